@@ -1,0 +1,210 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+
+	"github.com/BurntSushi/toml"
+	"github.com/redirectd/redirectd/matcher"
+)
+
+// Load reads the configuration at file, with the map files it names
+// (relative paths are taken from file's folder), and compiles its rules.
+func Load(file string) (*Config, error) {
+	dir := filepath.Dir(file)
+	return load(file, func(name string) ([]byte, error) {
+		if !filepath.IsAbs(name) {
+			name = filepath.Join(dir, name)
+		}
+		return os.ReadFile(name)
+	})
+}
+
+// LoadFS is Load reading from fsys, such as an embedded example.
+func LoadFS(fsys fs.FS, file string) (*Config, error) {
+	dir := path.Dir(file)
+	return load(file, func(name string) ([]byte, error) {
+		return fs.ReadFile(fsys, path.Join(dir, name))
+	})
+}
+
+// rawConfig is the TOML document. Rules and maps are decoded as plain maps
+// and converted by hand, so that a wrong type names its rule and line
+// instead of producing the decoder's position-less message.
+type rawConfig struct {
+	Server Server           `toml:"server"`
+	Rule   []rawRule `toml:"rule"`
+	Map    []rawMap  `toml:"map"`
+}
+
+func load(file string, read func(string) ([]byte, error)) (*Config, error) {
+	var src []byte
+	var err error
+	if src, err = readMain(file, read); err != nil {
+		return nil, err
+	}
+	var raw rawConfig
+	md, err := toml.Decode(string(src), &raw)
+	if err != nil {
+		return nil, decodeError(file, err)
+	}
+	loc := newLocator(src)
+	var errs errorList
+	checkKeys(file, md, loc, &errs)
+	if err := errs.err(); err != nil {
+		return nil, err
+	}
+	cfg := &Config{Path: file, Server: raw.Server}
+	if cfg.Server.Listen == "" {
+		cfg.Server.Listen = DefaultListen
+	}
+	if cfg.Server.EventLoops < 0 {
+		errs.add(&Error{File: file, Line: loc.line("server", 0, "event_loops"), What: "[server]", Key: "event_loops",
+			Msg: fmt.Sprintf("%d is negative; use 0 for one event loop per CPU", cfg.Server.EventLoops)})
+	}
+	// Rules and map files are read in file order: [[rule]] tables and
+	// [[map]] entries may interleave, and file order decides between
+	// regexes.
+	cfg.Rules = make([]matcher.Rule, 0, len(raw.Rule))
+	for _, e := range fileOrder(loc, len(raw.Rule), len(raw.Map)) {
+		if errs.full() {
+			break
+		}
+		if e.isMap {
+			cfg.Rules = appendMapRules(cfg.Rules, file, e.index, &raw.Map[e.index], loc, read, &errs)
+		} else {
+			if r, ok := convertRule(file, e.index, &raw.Rule[e.index], loc, &errs); ok {
+				cfg.Rules = append(cfg.Rules, r)
+			}
+		}
+	}
+	if err := errs.err(); err != nil {
+		return nil, err
+	}
+	if cfg.Set, err = matcher.Compile(cfg.Rules); err != nil {
+		return nil, placeRuleErrors(err, file, loc)
+	}
+	return cfg, nil
+}
+
+// placeRuleErrors turns matcher.Compile's errors into Errors on the line of
+// the key they are about: a [[rule]]'s errors carry its header line, which
+// locates the key; a map file's carry the entry's own line.
+func placeRuleErrors(err error, file string, loc *locator) error {
+	var out errorList
+	for _, e := range unjoin(err) {
+		var re *matcher.RuleError
+		if !errors.As(e, &re) {
+			out.add(e)
+			continue
+		}
+		ce := &Error{File: re.Rule.File, Line: re.Rule.Line, Key: re.Field, Msg: re.Msg}
+		if re.Rule.File == file {
+			ce.Line = loc.keyLine(re.Rule.Line, re.Field)
+			ce.What = fmt.Sprintf("[[rule]] at line %d", re.Rule.Line)
+		}
+		out.add(ce)
+	}
+	return out.err()
+}
+
+// unjoin splits an errors.Join result into its errors.
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+func readMain(file string, read func(string) ([]byte, error)) ([]byte, error) {
+	src, err := read(path.Base(filepath.ToSlash(file)))
+	if err != nil {
+		return nil, fmt.Errorf("cannot read config: %w", err)
+	}
+	return src, nil
+}
+
+// decodeError turns a TOML syntax error into file:line form.
+func decodeError(file string, err error) error {
+	if pe, ok := err.(toml.ParseError); ok {
+		return &Error{File: file, Line: pe.Position.Line, Msg: pe.Message}
+	}
+	return &Error{File: file, Msg: err.Error()}
+}
+
+// checkKeys reports every key the schema does not know, spelled exactly:
+// toml's Undecoded misses keys that differ only in case.
+func checkKeys(file string, md toml.MetaData, loc *locator, errs *errorList) {
+	count := map[string]int{}
+	for _, k := range md.Keys() {
+		switch len(k) {
+		case 1:
+			count[k[0]]++
+			if !isKnown("", k[0]) {
+				errs.add(&Error{File: file, Line: loc.line(k[0], 0, ""), Key: k[0], Msg: "unknown table or key; known: server, rule, map"})
+			}
+		case 2:
+			if !isKnown(k[0], k[1]) {
+				i := max(count[k[0]]-1, 0)
+				errs.add(&Error{File: file, Line: loc.line(k[0], i, k[1]), What: entryName(k[0], i), Key: k[1],
+					Msg: fmt.Sprintf("unknown key; known keys here: %v", known[k[0]])})
+			}
+		default:
+			if isKnown("", k[0]) && isKnown(k[0], k[1]) {
+				i := max(count[k[0]]-1, 0)
+				errs.add(&Error{File: file, Line: loc.line(k[0], i, k[1]), What: entryName(k[0], i), Key: k[1],
+					Msg: "must be a plain value, not a table"})
+			}
+		}
+	}
+}
+
+func isKnown(table, key string) bool {
+	keys, ok := known[table]
+	if !ok {
+		return false
+	}
+	for _, k := range keys {
+		if k == key {
+			return true
+		}
+	}
+	return false
+}
+
+func entryName(table string, i int) string {
+	if table == "server" {
+		return "[server]"
+	}
+	return fmt.Sprintf("[[%s]] #%d", table, i+1)
+}
+
+type entryRef struct {
+	isMap bool
+	index int
+}
+
+// fileOrder interleaves the rule and map entries by the line of their
+// headers.
+func fileOrder(loc *locator, rules, maps int) []entryRef {
+	out := make([]entryRef, 0, rules+maps)
+	r, m := 0, 0
+	for r < rules || m < maps {
+		takeMap := r >= rules
+		if !takeMap && m < maps {
+			takeMap = loc.header("map", m) < loc.header("rule", r)
+		}
+		if takeMap {
+			out = append(out, entryRef{isMap: true, index: m})
+			m++
+		} else {
+			out = append(out, entryRef{index: r})
+			r++
+		}
+	}
+	return out
+}

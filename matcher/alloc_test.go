@@ -1,0 +1,33 @@
+//go:build !race
+
+package matcher_test
+
+import (
+	"testing"
+
+	"github.com/redirectd/redirectd/benchmarks/rules"
+	"github.com/redirectd/redirectd/matcher"
+)
+
+// TestLookupAllocs checks the hot-path contract: a lookup and the Location
+// it builds allocate nothing once the Match has warmed up. (The race
+// detector allocates, hence the build tag.)
+func TestLookupAllocs(t *testing.T) {
+	s, err := matcher.Compile(rules.Rules(rules.Reference))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m matcher.Match
+	buf := make([]byte, 0, 512)
+	for _, path := range []string{rules.ExactHit, rules.PrefixHit, rules.LastRegex, rules.Miss} {
+		p, q := []byte(path), []byte("a=1")
+		allocs := testing.AllocsPerRun(100, func() {
+			if s.Lookup([]byte("www.example.com"), p, &m) {
+				buf = m.AppendLocation(buf[:0], q)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("%s: %v allocations per lookup, want 0", path, allocs)
+		}
+	}
+}

@@ -1,0 +1,345 @@
+package matcher
+
+// This file is adapted from the Go standard library's bounded backtracker,
+// src/regexp/backtrack.go, Copyright 2015 The Go Authors, used under the
+// BSD-style license in the Go distribution's LICENSE file.
+//
+// Why a port rather than regexp.FindSubmatchIndex: that method appends its
+// result to a fresh slice on every match, and package regexp has no API that
+// takes a caller-owned capture buffer. Running the same compiled
+// syntax.Prog through this backtracker, with the capture slice and all working
+// memory owned by the caller, lets a match allocate nothing once Scratch has
+// grown.
+//
+// Differences from the original:
+//   - No size limit. The original bounds the visited bitmap to
+//     maxBacktrackVector (256 Ki bits) and falls back to the NFA beyond it;
+//     a fallback would allocate, so the bitmap here grows to
+//     len(prog.Inst)*(len(input)+1) bits. URL paths of at most ~16 KiB and
+//     programs of a few hundred instructions need a few MB at worst, kept in
+//     Scratch and reused.
+//   - Leftmost-first only (no Longest mode), which is what
+//     regexp.Compile and FindSubmatchIndex use.
+//   - The capture registers are the caller's caps slice itself: a
+//     leftmost-first search stops at the first InstMatch, so no separate
+//     best-match copy is needed, and a failed start position leaves every
+//     register restored by its undo job.
+
+import (
+	"bytes"
+	"regexp/syntax"
+	"unicode/utf8"
+)
+
+// noRune is what decodeStep and emptyOpAt report past either end of the input,
+// the same sentinel regexp uses (syntax.EmptyOpContext treats r < 0 as the
+// text boundary).
+const noRune rune = -1
+
+// visitedWordBits is the width of one word of the visited bitmap.
+const visitedWordBits = 32
+
+// program is one regex compiled for allocation-free matching.
+// It is immutable after compileProgram and safe for concurrent use; all
+// per-match state lives in Scratch.
+type program struct {
+	prog *syntax.Prog
+	// numCap is regexp.Regexp.NumSubexp: the count from the parsed
+	// expression before Simplify, which can drop groups (`(a){0}`) from prog
+	// while regexp still reports them, as -1.
+	numCap int
+	// cond holds the empty-width conditions every match starts with;
+	// EmptyBeginText means the search is anchored at offset 0, and
+	// ^syntax.EmptyOp(0) means the program can never match.
+	cond syntax.EmptyOp
+	// prefix is the literal every unanchored match starts with, so the
+	// search can skip to its next occurrence with bytes.Index instead of
+	// trying every offset, as regexp does.
+	prefix []byte
+}
+
+// compileProgram compiles expr with the same flags as regexp.Compile
+// (syntax.Perl) and simplification as regexp does.
+func compileProgram(expr string) (*program, error) {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return nil, err
+	}
+	numCap := re.MaxCap()
+	prog, err := syntax.Compile(re.Simplify())
+	if err != nil {
+		return nil, err
+	}
+	p := &program{prog: prog, numCap: numCap, cond: prog.StartCond()}
+	if prefix, _ := prog.Prefix(); prefix != "" {
+		p.prefix = []byte(prefix)
+	}
+	return p, nil
+}
+
+// numSubexp reports the number of capture groups (like
+// regexp.Regexp.NumSubexp).
+func (p *program) numSubexp() int {
+	return p.numCap
+}
+
+// backtrackJob is an entry on the backtracker's job stack: resume at
+// instruction pc, input offset pos. arg marks a second visit: for InstAlt,
+// "now try the other branch"; for InstCapture, "restore register Arg to
+// pos", undoing the capture when the branch through it failed.
+type backtrackJob struct {
+	pc  uint32
+	arg bool
+	pos int
+}
+
+// Scratch is per-caller (per event loop) working memory for regex matching.
+// The zero value is ready to use; it grows to the largest need and is then
+// reused. Not safe for concurrent use.
+type Scratch struct {
+	// visited has one bit per (pc, pos) pair, at pc*(end+1)+pos; a set bit
+	// means that state was already explored and failed, which bounds a
+	// match to len(prog.Inst)*(len(input)+1) steps.
+	visited []uint32
+	jobs    []backtrackJob
+	end     int
+}
+
+// reset readies s for matching prog against an input of length end.
+func (s *Scratch) reset(prog *syntax.Prog, end int) {
+	s.end = end
+	s.jobs = s.jobs[:0]
+	n := (len(prog.Inst)*(end+1) + visitedWordBits - 1) / visitedWordBits
+	if cap(s.visited) < n {
+		s.visited = make([]uint32, n)
+	} else {
+		s.visited = s.visited[:n]
+		clear(s.visited)
+	}
+}
+
+// shouldVisit reports whether (pc, pos) has not been visited yet, and marks
+// it visited.
+func (s *Scratch) shouldVisit(pc uint32, pos int) bool {
+	n := uint(int(pc)*(s.end+1) + pos)
+	w, bit := n/visitedWordBits, uint32(1)<<(n&(visitedWordBits-1))
+	if s.visited[w]&bit != 0 {
+		return false
+	}
+	s.visited[w] |= bit
+	return true
+}
+
+// push queues (pc, pos, arg) unless it is a dead end or, for a first visit,
+// already explored. A second visit (arg) continues a state already marked.
+func (s *Scratch) push(prog *syntax.Prog, pc uint32, pos int, arg bool) {
+	if prog.Inst[pc].Op != syntax.InstFail && (arg || s.shouldVisit(pc, pos)) {
+		s.jobs = append(s.jobs, backtrackJob{pc: pc, arg: arg, pos: pos})
+	}
+}
+
+// decodeStep decodes the rune at pos the way regexp does: invalid UTF-8 is
+// utf8.RuneError of width 1, and the end of input is noRune of width 0.
+func decodeStep(input []byte, pos int) (rune, int) {
+	if pos < len(input) {
+		return utf8.DecodeRune(input[pos:])
+	}
+	return noRune, 0
+}
+
+// emptyOpAt reports the empty-width conditions that hold at pos, looking at
+// the runes on either side as regexp's inputBytes.context does (the rune
+// before is decoded backwards, which for invalid UTF-8 can differ from
+// stepping forwards; matching regexp matters more than symmetry).
+func emptyOpAt(input []byte, pos int) syntax.EmptyOp {
+	r1, r2 := noRune, noRune
+	if uint(pos-1) < uint(len(input)) {
+		r1, _ = utf8.DecodeLastRune(input[:pos])
+	}
+	if uint(pos) < uint(len(input)) {
+		r2, _ = utf8.DecodeRune(input[pos:])
+	}
+	return syntax.EmptyOpContext(r1, r2)
+}
+
+// match reports whether p matches input (searching like regexp does:
+// unanchored unless the pattern is anchored with ^ / \A).
+// On a match it fills caps[0:2*(numSubexp+1)] with byte offsets (-1 for
+// groups that did not participate) and returns true. caps must have that
+// length; the caller owns it. On no match caps holds only -1.
+// It allocates only while s grows.
+func (p *program) match(input []byte, caps []int, s *Scratch) bool {
+	for i := range caps {
+		caps[i] = -1
+	}
+	if p.cond == ^syntax.EmptyOp(0) {
+		return false
+	}
+	s.reset(p.prog, len(input))
+	start := uint32(p.prog.Start)
+
+	if p.cond&syntax.EmptyBeginText != 0 {
+		caps[0] = 0
+		if p.tryBacktrack(input, caps, s, start, 0) {
+			return true
+		}
+		caps[0] = -1
+		return false
+	}
+
+	// Unanchored: try each start offset, including the empty match at the
+	// end (hence pos <= end). Looks quadratic, but visited is not cleared
+	// between starts: a (pc, pos) state that failed from one start fails
+	// from any later one too, so total work stays linear.
+	end := len(input)
+	width := -1
+	for pos := 0; pos <= end && width != 0; pos += width {
+		if len(p.prefix) > 0 {
+			advance := bytes.Index(input[pos:], p.prefix)
+			if advance < 0 {
+				break
+			}
+			pos += advance
+		}
+		caps[0] = pos
+		if p.tryBacktrack(input, caps, s, start, pos) {
+			return true
+		}
+		_, width = decodeStep(input, pos)
+	}
+	caps[0] = -1
+	return false
+}
+
+// tryBacktrack runs a backtracking search of p from instruction pc at pos,
+// and on success leaves the match in caps (caps[0] is set by the caller).
+// On failure every capture register is back to its value on entry.
+//
+// It is one long function, as in regexp, because the goto-based dispatch
+// loop (no push/pop for the common single-successor step) is what keeps it
+// fast.
+func (p *program) tryBacktrack(input []byte, caps []int, s *Scratch, pc uint32, pos int) bool {
+	prog := p.prog
+	s.push(prog, pc, pos, false)
+	for len(s.jobs) > 0 {
+		l := len(s.jobs) - 1
+		pc := s.jobs[l].pc
+		pos := s.jobs[l].pos
+		arg := s.jobs[l].arg
+		s.jobs = s.jobs[:l]
+
+		// Steps that have exactly one successor update pc and pos and jump
+		// to CheckAndLoop instead of pushing and popping; they must still
+		// do the shouldVisit check push would have done.
+		goto Skip
+	CheckAndLoop:
+		if !s.shouldVisit(pc, pos) {
+			continue
+		}
+	Skip:
+		inst := &prog.Inst[pc]
+
+		switch inst.Op {
+		default:
+			panic("matcher: bad regexp instruction")
+		case syntax.InstFail:
+			panic("matcher: unexpected InstFail")
+		case syntax.InstAlt:
+			// Pushing both branches now would be wrong: if Out's branch
+			// reaches Arg's state by another path, it must explore it then
+			// (leftmost-first priority). So re-push this Alt with arg set as
+			// a reminder to try Arg once Out is exhausted.
+			if arg {
+				arg = false
+				pc = inst.Arg
+				goto CheckAndLoop
+			}
+			s.push(prog, pc, pos, true)
+			pc = inst.Out
+			goto CheckAndLoop
+
+		case syntax.InstAltMatch:
+			// One branch consumes runes; the other leads to a match.
+			switch prog.Inst[inst.Out].Op {
+			case syntax.InstRune, syntax.InstRune1, syntax.InstRuneAny, syntax.InstRuneAnyNotNL:
+				// inst.Arg is the match.
+				s.push(prog, inst.Arg, pos, false)
+				pc = inst.Arg
+				pos = s.end
+				goto CheckAndLoop
+			}
+			// inst.Out is the match: non-greedy.
+			s.push(prog, inst.Out, s.end, false)
+			pc = inst.Out
+			goto CheckAndLoop
+
+		case syntax.InstRune:
+			r, width := decodeStep(input, pos)
+			if !inst.MatchRune(r) {
+				continue
+			}
+			pos += width
+			pc = inst.Out
+			goto CheckAndLoop
+
+		case syntax.InstRune1:
+			r, width := decodeStep(input, pos)
+			if r != inst.Rune[0] {
+				continue
+			}
+			pos += width
+			pc = inst.Out
+			goto CheckAndLoop
+
+		case syntax.InstRuneAnyNotNL:
+			r, width := decodeStep(input, pos)
+			if r == '\n' || r == noRune {
+				continue
+			}
+			pos += width
+			pc = inst.Out
+			goto CheckAndLoop
+
+		case syntax.InstRuneAny:
+			r, width := decodeStep(input, pos)
+			if r == noRune {
+				continue
+			}
+			pos += width
+			pc = inst.Out
+			goto CheckAndLoop
+
+		case syntax.InstCapture:
+			if arg {
+				// The branch through this capture failed; restore the old
+				// value saved in pos.
+				caps[inst.Arg] = pos
+				continue
+			}
+			if inst.Arg < uint32(len(caps)) {
+				s.push(prog, pc, caps[inst.Arg], true)
+				caps[inst.Arg] = pos
+			}
+			pc = inst.Out
+			goto CheckAndLoop
+
+		case syntax.InstEmptyWidth:
+			if syntax.EmptyOp(inst.Arg)&^emptyOpAt(input, pos) != 0 {
+				continue
+			}
+			pc = inst.Out
+			goto CheckAndLoop
+
+		case syntax.InstNop:
+			pc = inst.Out
+			goto CheckAndLoop
+
+		case syntax.InstMatch:
+			// Leftmost-first: the first match found from this start is the
+			// answer; leftover jobs are dropped by the next reset.
+			caps[1] = pos
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,42 @@
+package matcher
+
+// maxHostLen bounds a host name (RFC 1035 allows 253 characters plus a dot;
+// the HTTP parser allows 255). Longer hosts match only host-less rules.
+const maxHostLen = 256
+
+// normalizeHost appends the lookup key of a Host header value to dst: lower
+// case, without port, without a trailing dot. It reports false when the host
+// is too long to be a configured host.
+func normalizeHost(dst, host []byte) ([]byte, bool) {
+	end := len(host)
+	if end > 0 && host[0] == '[' {
+		// IPv6 literal: the port, if any, follows ']'.
+		for i := range host {
+			if host[i] == ']' {
+				end = i + 1
+				break
+			}
+		}
+	} else {
+		for i := len(host) - 1; i >= 0; i-- {
+			if host[i] == ':' {
+				end = i
+				break
+			}
+		}
+	}
+	host = host[:end]
+	if n := len(host); n > 0 && host[n-1] == '.' {
+		host = host[:n-1]
+	}
+	if len(host) > cap(dst)-len(dst) {
+		return dst, false
+	}
+	for _, c := range host {
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst, true
+}

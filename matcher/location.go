@@ -1,0 +1,143 @@
+package matcher
+
+import (
+	"fmt"
+	"strings"
+)
+
+// template is a rule's To split at its group references, so that building
+// a Location is a few appends.
+type template struct {
+	parts []templatePart
+	// hasQuery records whether To already holds '?', so that the request's
+	// query is joined with '&' rather than '?'.
+	hasQuery bool
+}
+
+// templatePart is literal text, or (when group >= 0) a regex group.
+type templatePart struct {
+	lit   string
+	group int
+}
+
+// parseTemplate splits to at $N, ${N} and ${name} references, which only
+// regex rules have (names and numbers index into names as
+// regexp.SubexpNames does); "$$" is a literal '$'. Exact and prefix rules
+// pass names == nil and get to as one literal part, '$' included.
+//
+// Unlike regexp.Expand, a reference to a group the regex does not have is an
+// error: it would otherwise expand to nothing and hide a typo.
+func parseTemplate(to string, names []string) (template, error) {
+	t := template{hasQuery: strings.IndexByte(to, '?') >= 0}
+	if names == nil {
+		t.parts = []templatePart{{lit: to, group: -1}}
+		return t, nil
+	}
+	var lit strings.Builder
+	flush := func() {
+		if lit.Len() > 0 {
+			t.parts = append(t.parts, templatePart{lit: lit.String(), group: -1})
+			lit.Reset()
+		}
+	}
+	for i := 0; i < len(to); i++ {
+		c := to[i]
+		if c != '$' {
+			lit.WriteByte(c)
+			continue
+		}
+		if i+1 < len(to) && to[i+1] == '$' {
+			lit.WriteByte('$')
+			i++
+			continue
+		}
+		name, n, err := templateRef(to[i+1:])
+		if err != nil {
+			return t, err
+		}
+		g := groupIndex(name, names)
+		if g < 0 {
+			return t, fmt.Errorf("%q refers to group %q, which the regex does not have (it has %d)", to, name, len(names)-1)
+		}
+		flush()
+		t.parts = append(t.parts, templatePart{group: g})
+		i += n
+	}
+	flush()
+	return t, nil
+}
+
+// templateRef reads the reference after a '$': "{name}" or a run of
+// letters, digits and underscores, as regexp.Expand does. It returns the
+// name and how many bytes it took.
+func templateRef(s string) (string, int, error) {
+	if strings.HasPrefix(s, "{") {
+		end := strings.IndexByte(s, '}')
+		if end < 2 {
+			return "", 0, fmt.Errorf("unterminated or empty ${...} in %q; write $$ for a literal $", s)
+		}
+		return s[1:end], end + 1, nil
+	}
+	n := 0
+	for n < len(s) && isNameByte(s[n]) {
+		n++
+	}
+	if n == 0 {
+		return "", 0, fmt.Errorf("$ not followed by a group number or name in %q; write $$ for a literal $", s)
+	}
+	return s[:n], n, nil
+}
+
+func isNameByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// groupIndex resolves a reference to a group number, or -1.
+func groupIndex(name string, names []string) int {
+	num := 0
+	for i := 0; i < len(name); i++ {
+		if name[i] < '0' || name[i] > '9' {
+			num = -1
+			break
+		}
+		num = num*10 + int(name[i]-'0')
+		if num >= len(names) {
+			return -1
+		}
+	}
+	if num >= 0 {
+		return num
+	}
+	for i, n := range names {
+		if n == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// appendLocation appends the Location for a match to dst: the template with
+// its groups filled from caps over path, then rest (the unmatched tail of a
+// prefix rule), then the request's query.
+func (t *template) appendLocation(dst, path []byte, caps []int, rest, query []byte) []byte {
+	for i := range t.parts {
+		p := &t.parts[i]
+		if p.group < 0 {
+			dst = append(dst, p.lit...)
+			continue
+		}
+		if lo, hi := caps[2*p.group], caps[2*p.group+1]; lo >= 0 {
+			dst = append(dst, path[lo:hi]...)
+		}
+	}
+	dst = append(dst, rest...)
+	if len(query) > 0 {
+		if t.hasQuery {
+			dst = append(dst, '&')
+		} else {
+			dst = append(dst, '?')
+		}
+		dst = append(dst, query...)
+	}
+	return dst
+}

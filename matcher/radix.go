@@ -1,0 +1,95 @@
+package matcher
+
+import (
+	"bytes"
+	"strings"
+)
+
+// radix is a compressed byte trie mapping strings to int32 values. It serves
+// the longest-prefix lookups of prefix rules and the literal-prefix index of
+// regex rules: a walk visits at most one node per edge along the path, so its
+// cost depends on the path, not on how many strings the tree holds.
+//
+// It is built by insert and read-only afterwards.
+type radix struct {
+	root radixNode
+}
+
+type radixNode struct {
+	label string // edge label leading to this node
+	val   int32  // -1 when no string ends here
+	// first holds the first byte of each child's label, in the same order
+	// as children, so the next edge is found with one bytes.IndexByte.
+	first    []byte
+	children []*radixNode
+}
+
+func newRadix() *radix {
+	return &radix{root: radixNode{val: -1}}
+}
+
+// insert stores val under key, replacing an existing value; it returns the
+// previous value or -1.
+func (t *radix) insert(key string, val int32) int32 {
+	n := &t.root
+	for {
+		if key == "" {
+			old := n.val
+			n.val = val
+			return old
+		}
+		i := strings.IndexByte(string(n.first), key[0])
+		if i < 0 {
+			n.first = append(n.first, key[0])
+			n.children = append(n.children, &radixNode{label: key, val: val})
+			return -1
+		}
+		c := n.children[i]
+		common := commonPrefix(c.label, key)
+		if common < len(c.label) {
+			// Split c: a new node holds the shared part, c keeps the rest.
+			mid := &radixNode{label: c.label[:common], val: -1}
+			c.label = c.label[common:]
+			mid.first = []byte{c.label[0]}
+			mid.children = []*radixNode{c}
+			n.children[i] = mid
+			c = mid
+		}
+		n = c
+		key = key[common:]
+	}
+}
+
+func commonPrefix(a, b string) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}
+
+// longest returns the value of the longest key that is a prefix of path, the
+// key's length, and false when no key is.
+func (t *radix) longest(path []byte) (int32, int, bool) {
+	val, end := t.root.val, 0
+	found := val >= 0
+	n, pos := &t.root, 0
+	for pos < len(path) {
+		i := bytes.IndexByte(n.first, path[pos])
+		if i < 0 {
+			break
+		}
+		c := n.children[i]
+		if len(path)-pos < len(c.label) || string(path[pos:pos+len(c.label)]) != c.label {
+			break
+		}
+		pos += len(c.label)
+		n = c
+		if n.val >= 0 {
+			val, end, found = n.val, pos, true
+		}
+	}
+	return val, end, found
+}

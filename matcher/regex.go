@@ -1,0 +1,117 @@
+package matcher
+
+import (
+	"bytes"
+	"regexp"
+	"regexp/syntax"
+	"strings"
+)
+
+// regexIndex finds the regex rules that can match a path without running
+// the others. Each regex is filed under its literal prefix (the text an
+// anchored pattern must start with); only the regexes filed under prefixes
+// of the path are candidates. Unanchored patterns are filed under "" and are
+// candidates for every path.
+type regexIndex struct {
+	tree *radix
+	// lists[v] holds indexes into rules of the regexes filed under one
+	// literal prefix, in file order.
+	lists [][]int32
+	rules []*rule
+}
+
+// literalPrefix returns the literal text every match of an anchored
+// expression starts with, or "" when the expression is unanchored or starts
+// with something other than plain literals. It reads the parsed syntax tree
+// rather than regexp.LiteralPrefix, which returns "" for many anchored
+// patterns that are not one-pass.
+func literalPrefix(expr string) string {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return ""
+	}
+	re = re.Simplify()
+	if re.Op != syntax.OpConcat || len(re.Sub) < 2 || re.Sub[0].Op != syntax.OpBeginText {
+		return ""
+	}
+	var b strings.Builder
+	for _, s := range re.Sub[1:] {
+		if s.Op != syntax.OpLiteral || s.Flags&syntax.FoldCase != 0 {
+			break
+		}
+		b.WriteString(string(s.Rune))
+	}
+	return b.String()
+}
+
+func (x *regexIndex) add(r *rule) {
+	if x.tree == nil {
+		x.tree = newRadix()
+	}
+	idx := int32(len(x.rules))
+	x.rules = append(x.rules, r)
+	key := literalPrefix(r.From)
+	if v, _, ok := x.exact(key); ok {
+		x.lists[v] = append(x.lists[v], idx)
+		return
+	}
+	x.tree.insert(key, int32(len(x.lists)))
+	x.lists = append(x.lists, []int32{idx})
+}
+
+// exact returns the list number stored under exactly key.
+func (x *regexIndex) exact(key string) (int32, int, bool) {
+	v, n, ok := x.tree.longest([]byte(key))
+	return v, n, ok && n == len(key)
+}
+
+// lookup returns the first regex rule in file order that matches path,
+// filling m's captures. Every list met along the path is scanned in order
+// and stops at its first match or at a rule later than the best so far, so
+// the result is the earliest matching rule overall.
+func (x *regexIndex) lookup(path []byte, m *Match) *rule {
+	if x.tree == nil {
+		return nil
+	}
+	var best *rule
+	bestIdx := int32(len(x.rules))
+	n, pos := &x.tree.root, 0
+	for {
+		if n.val >= 0 {
+			for _, i := range x.lists[n.val] {
+				if i >= bestIdx {
+					break
+				}
+				r := x.rules[i]
+				if m.matchRegex(r, path) {
+					best, bestIdx = r, i
+					break
+				}
+			}
+		}
+		if pos >= len(path) {
+			break
+		}
+		i := bytes.IndexByte(n.first, path[pos])
+		if i < 0 {
+			break
+		}
+		c := n.children[i]
+		if len(path)-pos < len(c.label) || string(path[pos:pos+len(c.label)]) != c.label {
+			break
+		}
+		pos += len(c.label)
+		n = c
+	}
+	if best != nil && best != m.capsOf {
+		// A later candidate overwrote the captures; rerun the winner.
+		m.matchRegex(best, path)
+	}
+	return best
+}
+
+// subexpNames returns the group names of expr as regexp.SubexpNames does
+// (index 0 is the whole match); expr has already compiled.
+func subexpNames(expr string) []string {
+	return regexp.MustCompile(expr).SubexpNames()
+}

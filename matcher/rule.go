@@ -1,0 +1,73 @@
+package matcher
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// Kind is how a rule's From is compared with the request path.
+type Kind uint8
+
+const (
+	// Exact matches the whole path.
+	Exact Kind = iota
+	// Prefix matches a path that starts with From; the rest of the path is
+	// appended to To.
+	Prefix
+	// Regex matches From, a Go RE2 expression, against the path; To may
+	// refer to its groups as $1 or ${name}.
+	Regex
+)
+
+var kindNames = [...]string{Exact: "exact", Prefix: "prefix", Regex: "regex"}
+
+// String returns the name used in the configuration: "exact", "prefix" or "regex".
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("kind(%d)", k)
+}
+
+// ParseKind turns a configuration name into a Kind; "" means Exact.
+func ParseKind(s string) (Kind, bool) {
+	switch s {
+	case "", "exact":
+		return Exact, true
+	case "prefix":
+		return Prefix, true
+	case "regex":
+		return Regex, true
+	}
+	return 0, false
+}
+
+// Rule is one redirect as configured.
+type Rule struct {
+	Kind Kind
+	// Host restricts the rule to one host (compared case-insensitively,
+	// without port); empty means any host.
+	Host   string
+	From   string
+	To     string
+	Status int
+	// File and Line say where the rule was defined; explain and errors
+	// report them. File is shared by every rule of one file.
+	File string
+	Line int
+}
+
+// Source returns where the rule was defined, as "file:line".
+func (r *Rule) Source() string {
+	return r.File + ":" + strconv.Itoa(r.Line)
+}
+
+// ValidStatus reports whether code is a redirect status the server answers
+// with: 301, 302, 303, 307 or 308.
+func ValidStatus(code int) bool {
+	switch code {
+	case 301, 302, 303, 307, 308:
+		return true
+	}
+	return false
+}

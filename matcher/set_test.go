@@ -1,0 +1,193 @@
+package matcher_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/redirectd/redirectd/matcher"
+)
+
+// testRules exercises every kind and the precedence between them.
+var testRules = []matcher.Rule{
+	{Kind: matcher.Exact, From: "/old", To: "https://example.com/new", Status: 301},
+	{Kind: matcher.Exact, From: "/q", To: "https://example.com/q?a=1", Status: 302},
+	{Kind: matcher.Exact, From: "/docs/exact", To: "https://example.com/exact-wins", Status: 301},
+	{Kind: matcher.Prefix, From: "/docs/", To: "https://docs.example.com/", Status: 302},
+	{Kind: matcher.Prefix, From: "/docs/api/", To: "https://api.example.com/", Status: 307},
+	{Kind: matcher.Prefix, From: "/d", To: "https://d.example.com", Status: 301},
+	{Kind: matcher.Regex, From: `^/blog/(\d+)/(.*)$`, To: "https://example.com/posts/$1/$2", Status: 308},
+	{Kind: matcher.Regex, From: `^/blog/(?P<year>\d{4})/`, To: "https://example.com/year/${year}", Status: 301},
+	{Kind: matcher.Regex, From: `\.php$`, To: "https://example.com/no-php", Status: 301},
+	{Kind: matcher.Regex, From: `^/x/(a)?(b)`, To: "/x?a=$1&b=$2", Status: 303},
+	{Kind: matcher.Regex, From: `(?i)^/CASE/(.*)`, To: "/case/$1", Status: 301},
+	{Kind: matcher.Exact, From: "/only-here", Host: "shop.example.com", To: "https://shop.example.com/moved", Status: 307},
+	{Kind: matcher.Exact, From: "/only-here", To: "https://example.com/everywhere-else", Status: 301},
+	{Kind: matcher.Prefix, From: "/", Host: "old.example.com", To: "https://new.example.com/", Status: 301},
+}
+
+func compileTest(t *testing.T) *matcher.Set {
+	t.Helper()
+	rules := append([]matcher.Rule(nil), testRules...)
+	for i := range rules {
+		rules[i].File, rules[i].Line = "test.toml", i+1
+	}
+	s, err := matcher.Compile(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestLookup(t *testing.T) {
+	s := compileTest(t)
+	type result struct {
+		Line     int
+		Status   int
+		Location string
+	}
+	tests := []struct {
+		host, path, query string
+		want              *result
+	}{
+		{"", "/old", "", &result{1, 301, "https://example.com/new"}},
+		{"", "/old", "utm=1&b=2", &result{1, 301, "https://example.com/new?utm=1&b=2"}},
+		{"", "/q", "b=2", &result{2, 302, "https://example.com/q?a=1&b=2"}},
+		{"", "/old/", "", nil},
+		{"", "/Old", "", nil},
+		{"", "/docs/exact", "", &result{3, 301, "https://example.com/exact-wins"}},
+		{"", "/docs/guide/intro", "", &result{4, 302, "https://docs.example.com/guide/intro"}},
+		{"", "/docs/api/v1", "x=1", &result{5, 307, "https://api.example.com/v1?x=1"}},
+		{"", "/docs/", "", &result{4, 302, "https://docs.example.com/"}},
+		{"", "/docsx", "", &result{6, 301, "https://d.example.comocsx"}},
+		{"", "/blog/2024/hello", "", &result{7, 308, "https://example.com/posts/2024/hello"}},
+		{"", "/blog/2024/", "", &result{7, 308, "https://example.com/posts/2024/"}},
+		{"", "/blog/abcd/", "", nil},
+		{"", "/index.php", "", &result{9, 301, "https://example.com/no-php"}},
+		{"", "/blog/1/index.php", "", &result{7, 308, "https://example.com/posts/1/index.php"}},
+		{"", "/x/b", "", &result{10, 303, "/x?a=&b=b"}},
+		{"", "/x/ab", "q=1", &result{10, 303, "/x?a=a&b=b&q=1"}},
+		{"", "/case/Foo", "", &result{11, 301, "/case/Foo"}},
+		{"", "/CaSe/Foo", "", &result{11, 301, "/case/Foo"}},
+		{"shop.example.com", "/only-here", "", &result{12, 307, "https://shop.example.com/moved"}},
+		{"SHOP.example.COM:8080", "/only-here", "", &result{12, 307, "https://shop.example.com/moved"}},
+		{"shop.example.com.", "/only-here", "", &result{12, 307, "https://shop.example.com/moved"}},
+		{"other.example.com", "/only-here", "", &result{13, 301, "https://example.com/everywhere-else"}},
+		{"", "/only-here", "", &result{13, 301, "https://example.com/everywhere-else"}},
+		// A host's rules are all tried before host-less ones.
+		{"old.example.com", "/old", "", &result{14, 301, "https://new.example.com/old"}},
+		{"old.example.com", "/zzz", "", &result{14, 301, "https://new.example.com/zzz"}},
+		{"", "/nothing", "", nil},
+		{"", "/", "", nil},
+		{strings.Repeat("h", 300), "/old", "", &result{1, 301, "https://example.com/new"}},
+	}
+	var m matcher.Match
+	for _, tt := range tests {
+		t.Run(tt.host+tt.path+"?"+tt.query, func(t *testing.T) {
+			var got *result
+			if s.Lookup([]byte(tt.host), []byte(tt.path), &m) {
+				got = &result{m.Rule().Line, m.Status(), string(m.AppendLocation(nil, []byte(tt.query)))}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Lookup(%q, %q) mismatch (-want +got):\n%s", tt.host, tt.path, diff)
+			}
+		})
+	}
+}
+
+// TestRegexFileOrder checks that when several regexes match, the first in
+// file order wins, whichever literal prefix each is indexed under.
+func TestRegexFileOrder(t *testing.T) {
+	rules := []matcher.Rule{
+		{Kind: matcher.Regex, From: `^/a/b/c`, To: "/1", Status: 301},
+		{Kind: matcher.Regex, From: `^/a/(.*)`, To: "/2/$1", Status: 301},
+		{Kind: matcher.Regex, From: `^/a/b/(.*)`, To: "/3/$1", Status: 301},
+		{Kind: matcher.Regex, From: `b`, To: "/4", Status: 301},
+	}
+	s, err := matcher.Compile(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ path, want string }{
+		{"/a/b/c", "/1"},
+		{"/a/b/d", "/2/b/d"},
+		{"/a/x", "/2/x"},
+		{"/zb", "/4"},
+		{"/a", ""},
+	}
+	var m matcher.Match
+	for _, tt := range tests {
+		got := ""
+		if s.Lookup(nil, []byte(tt.path), &m) {
+			got = string(m.AppendLocation(nil, nil))
+		}
+		if got != tt.want {
+			t.Errorf("Lookup(%q) = %q, want %q", tt.path, got, tt.want)
+		}
+	}
+}
+
+func TestCompileErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		rules []matcher.Rule
+		want  string
+	}{
+		{"status", []matcher.Rule{{From: "/a", To: "/b", Status: 200}}, "t:1: status: 200 is not a redirect status"},
+		{"empty to", []matcher.Rule{{From: "/a", Status: 301}}, "t:1: to: empty"},
+		{"control in to", []matcher.Rule{{From: "/a", To: "/b\r\nSet-Cookie: x", Status: 301}}, "t:1: to: "},
+		{"relative from", []matcher.Rule{{From: "a", To: "/b", Status: 301}}, "t:1: from: \"a\" must be a path"},
+		{"query in from", []matcher.Rule{{From: "/a?x=1", To: "/b", Status: 301}}, "holds '?'"},
+		{"bad regex", []matcher.Rule{{Kind: matcher.Regex, From: "^/(a", To: "/b", Status: 301}}, "t:1: from: cannot compile regex"},
+		{"missing group", []matcher.Rule{{Kind: matcher.Regex, From: "^/(a)", To: "/$2", Status: 301}}, "refers to group \"2\""},
+		{"missing name", []matcher.Rule{{Kind: matcher.Regex, From: "^/(?P<x>a)", To: "/${y}", Status: 301}}, "refers to group \"y\""},
+		{"lone dollar", []matcher.Rule{{Kind: matcher.Regex, From: "^/a", To: "/$", Status: 301}}, "write $$ for a literal $"},
+		{"duplicate exact", []matcher.Rule{{From: "/a", To: "/b", Status: 301}, {From: "/a", To: "/c", Status: 301}},
+			"t:2: from: duplicate exact rule for \"/a\" (first defined at t:1)"},
+		{"duplicate prefix", []matcher.Rule{{Kind: matcher.Prefix, From: "/a", To: "/b", Status: 301}, {Kind: matcher.Prefix, From: "/a", To: "/c", Status: 301}},
+			"t:2: from: duplicate prefix rule"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for i := range tt.rules {
+				tt.rules[i].File, tt.rules[i].Line = "t", i+1
+			}
+			_, err := matcher.Compile(tt.rules)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Compile error = %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestSameExactOnTwoHosts checks that an exact path may be configured once
+// per host without counting as a duplicate.
+func TestSameExactOnTwoHosts(t *testing.T) {
+	_, err := matcher.Compile([]matcher.Rule{
+		{From: "/a", To: "/1", Status: 301},
+		{From: "/a", Host: "x.example", To: "/2", Status: 301},
+		{From: "/a", Host: "y.example", To: "/3", Status: 301},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDollarLiteral(t *testing.T) {
+	s, err := matcher.Compile([]matcher.Rule{
+		{Kind: matcher.Regex, From: "^/r/(.*)", To: "/cost$$/$1", Status: 301},
+		{Kind: matcher.Exact, From: "/e", To: "/keep$1", Status: 301},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m matcher.Match
+	for path, want := range map[string]string{"/r/x": "/cost$/x", "/e": "/keep$1"} {
+		if !s.Lookup(nil, []byte(path), &m) {
+			t.Fatalf("%s: no match", path)
+		}
+		if got := string(m.AppendLocation(nil, nil)); got != want {
+			t.Errorf("%s: Location %q, want %q", path, got, want)
+		}
+	}
+}
