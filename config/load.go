@@ -36,7 +36,7 @@ func LoadFS(fsys fs.FS, file string) (*Config, error) {
 // and converted by hand, so that a wrong type names its rule and line
 // instead of producing the decoder's position-less message.
 type rawConfig struct {
-	Server Server           `toml:"server"`
+	Server Server    `toml:"server"`
 	Rule   []rawRule `toml:"rule"`
 	Map    []rawMap  `toml:"map"`
 }
