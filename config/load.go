@@ -16,20 +16,31 @@ import (
 // (relative paths are taken from file's folder), and compiles its rules.
 func Load(file string) (*Config, error) {
 	dir := filepath.Dir(file)
-	return load(file, func(name string) ([]byte, error) {
-		if !filepath.IsAbs(name) {
-			name = filepath.Join(dir, name)
-		}
-		return os.ReadFile(name)
+	return load(file, files{
+		resolve: func(name string) string {
+			if filepath.IsAbs(name) {
+				return name
+			}
+			return filepath.Join(dir, name)
+		},
+		read: os.ReadFile,
 	})
 }
 
 // LoadFS is Load reading from fsys, such as an embedded example.
 func LoadFS(fsys fs.FS, file string) (*Config, error) {
 	dir := path.Dir(file)
-	return load(file, func(name string) ([]byte, error) {
-		return fs.ReadFile(fsys, path.Join(dir, name))
+	return load(file, files{
+		resolve: func(name string) string { return path.Join(dir, name) },
+		read:    func(name string) ([]byte, error) { return fs.ReadFile(fsys, name) },
 	})
+}
+
+// files reads the config and the map files it names; resolve turns a name
+// written in the config into the path to read and to report in errors.
+type files struct {
+	resolve func(name string) string
+	read    func(path string) ([]byte, error)
 }
 
 // rawConfig is the TOML document. Rules and maps are decoded as plain maps
@@ -41,11 +52,10 @@ type rawConfig struct {
 	Map    []rawMap  `toml:"map"`
 }
 
-func load(file string, read func(string) ([]byte, error)) (*Config, error) {
-	var src []byte
-	var err error
-	if src, err = readMain(file, read); err != nil {
-		return nil, err
+func load(file string, fl files) (*Config, error) {
+	src, err := fl.read(file)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read config: %w", err)
 	}
 	var raw rawConfig
 	md, err := toml.Decode(string(src), &raw)
@@ -75,7 +85,7 @@ func load(file string, read func(string) ([]byte, error)) (*Config, error) {
 			break
 		}
 		if e.isMap {
-			cfg.Rules = appendMapRules(cfg.Rules, file, e.index, &raw.Map[e.index], loc, read, &errs)
+			cfg.Rules = appendMapRules(cfg.Rules, file, e.index, &raw.Map[e.index], loc, fl, &errs)
 		} else {
 			if r, ok := convertRule(file, e.index, &raw.Rule[e.index], loc, &errs); ok {
 				cfg.Rules = append(cfg.Rules, r)
@@ -118,14 +128,6 @@ func unjoin(err error) []error {
 		return j.Unwrap()
 	}
 	return []error{err}
-}
-
-func readMain(file string, read func(string) ([]byte, error)) ([]byte, error) {
-	src, err := read(path.Base(filepath.ToSlash(file)))
-	if err != nil {
-		return nil, fmt.Errorf("cannot read config: %w", err)
-	}
-	return src, nil
 }
 
 // decodeError turns a TOML syntax error into file:line form.

@@ -9,14 +9,15 @@ import (
 
 // appendMapRules reads the map file named by the i-th [[map]] entry and
 // appends its rules.
-func appendMapRules(rules []matcher.Rule, file string, i int, raw *rawMap, loc *locator, read func(string) ([]byte, error), errs *errorList) []matcher.Rule {
+func appendMapRules(rules []matcher.Rule, file string, i int, raw *rawMap, loc *locator, fl files, errs *errorList) []matcher.Rule {
 	e := &entry{file: file, table: "map", index: i, loc: loc, errs: errs, ok: true}
 	name := e.str("file", raw.File, true)
 	tmpl := matcher.Rule{Kind: e.kind(raw.Match), Host: e.host(raw.Host), Status: e.status(raw.Status)}
 	if !e.ok {
 		return rules
 	}
-	data, err := read(name)
+	name = fl.resolve(name)
+	data, err := fl.read(name)
 	if err != nil {
 		e.fail("file", "cannot read map file: %v", err)
 		return rules
@@ -69,7 +70,7 @@ func parseMapFile(rules []matcher.Rule, name string, data []byte, tmpl matcher.R
 
 // mapRule builds the rule of one map entry of n tokens.
 func mapRule(toks []mapToken, n int, tmpl matcher.Rule) (matcher.Rule, error) {
-	if n == 1 && !toks[0].quoted {
+	if n > 0 && !toks[0].quoted {
 		switch toks[0].text {
 		case "default", "hostnames", "volatile", "include":
 			return tmpl, fmt.Errorf("nginx's %q has no place in a redirectd map file: a miss is answered 404 or forwarded upstream, hosts are set with host in [[map]]; remove the line", toks[0].text)

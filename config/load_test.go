@@ -1,0 +1,162 @@
+package config_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/redirectd/redirectd/config"
+	"github.com/redirectd/redirectd/matcher"
+)
+
+// writeFiles writes name -> content into a temporary folder and returns the
+// path of "redirectd.toml" there.
+func writeFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, "redirectd.toml")
+}
+
+func TestLoad(t *testing.T) {
+	file := writeFiles(t, map[string]string{
+		"redirectd.toml": `
+[server]
+listen = "127.0.0.1:9999"
+event_loops = 2
+
+[[rule]]
+from = "/old"
+to = "https://example.com/new"
+
+[[map]]
+file = "r.map"
+status = 302
+
+[[rule]]
+match = "regex"
+from = '^/b/(\d+)$'
+to = "/posts/$1"
+status = 308
+host = "Shop.Example.com"
+`,
+		"r.map": `# comment
+/a   /x;     # trailing comment
+"/with space" '/y';
+~^/m/(\d+)$  /z/$1;
+~*^/CI$ /ci;  /two /per-line;
+`,
+	})
+	cfg, err := config.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(config.Server{Listen: "127.0.0.1:9999", EventLoops: 2}, cfg.Server); diff != "" {
+		t.Errorf("server (-want +got):\n%s", diff)
+	}
+	mapFile := filepath.Join(filepath.Dir(file), "r.map")
+	want := []matcher.Rule{
+		{Kind: matcher.Exact, From: "/old", To: "https://example.com/new", Status: 301, File: file, Line: 6},
+		{Kind: matcher.Exact, From: "/a", To: "/x", Status: 302, File: mapFile, Line: 2},
+		{Kind: matcher.Exact, From: "/with space", To: "/y", Status: 302, File: mapFile, Line: 3},
+		{Kind: matcher.Regex, From: `^/m/(\d+)$`, To: "/z/$1", Status: 302, File: mapFile, Line: 4},
+		{Kind: matcher.Regex, From: `(?i)^/CI$`, To: "/ci", Status: 302, File: mapFile, Line: 5},
+		{Kind: matcher.Exact, From: "/two", To: "/per-line", Status: 302, File: mapFile, Line: 5},
+		{Kind: matcher.Regex, From: `^/b/(\d+)$`, To: "/posts/$1", Status: 308, Host: "shop.example.com", File: file, Line: 14},
+	}
+	if diff := cmp.Diff(want, cfg.Rules); diff != "" {
+		t.Errorf("rules (-want +got):\n%s", diff)
+	}
+	if got, want := cfg.Set.Counts(), (matcher.Counts{Exact: 4, Regex: 3}); got != want {
+		t.Errorf("counts %+v, want %+v", got, want)
+	}
+}
+
+func TestLoadDefaults(t *testing.T) {
+	cfg, err := config.Load(writeFiles(t, map[string]string{"redirectd.toml": "[[rule]]\nfrom = \"/a\"\nto = \"/b\"\n"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Server.Listen != config.DefaultListen || cfg.Rules[0].Status != 301 || cfg.Rules[0].Kind != matcher.Exact {
+		t.Errorf("defaults not applied: %+v %+v", cfg.Server, cfg.Rules[0])
+	}
+}
+
+// TestLoadErrors checks that every refused config names the file, the line
+// and the key or rule at fault.
+func TestLoadErrors(t *testing.T) {
+	const rule1 = "[[rule]]\nfrom = \"/a\"\nto = \"/b\"\n"
+	tests := []struct {
+		name  string
+		files map[string]string
+		want  []string // fragments of the error, each must appear
+	}{
+		{"syntax", map[string]string{"redirectd.toml": "[server]\nlisten = \n"},
+			[]string{"redirectd.toml:2: "}},
+		{"unknown key in second rule", map[string]string{"redirectd.toml": rule1 + "\n[[rule]]\nfrom = \"/c\"\ntraget = \"/d\"\n"},
+			[]string{"redirectd.toml:7: [[rule]] #2: traget: unknown key"}},
+		{"key in the wrong case", map[string]string{"redirectd.toml": "[server]\nLISTEN = \"127.0.0.1:1\"\n"},
+			[]string{"redirectd.toml:2: [server]: LISTEN: unknown key"}},
+		{"unknown table", map[string]string{"redirectd.toml": "[serverr]\nlisten = \"x\"\n"},
+			[]string{"redirectd.toml:1: serverr: unknown table or key"}},
+		{"bad status", map[string]string{"redirectd.toml": rule1 + "\n[[rule]]\nfrom = \"/c\"\nto = \"/d\"\nstatus = 305\n"},
+			[]string{"redirectd.toml:8: [[rule]] #2: status: 305 is not a redirect status"}},
+		{"status as string", map[string]string{"redirectd.toml": "[[rule]]\nfrom = \"/c\"\nto = \"/d\"\nstatus = \"301\"\n"},
+			[]string{"redirectd.toml:4: [[rule]] #1: status: must be an integer, not a string"}},
+		{"missing to", map[string]string{"redirectd.toml": "[[rule]]\nfrom = \"/c\"\n"},
+			[]string{"redirectd.toml:1: [[rule]] #1: to: missing"}},
+		{"bad match", map[string]string{"redirectd.toml": "[[rule]]\nmatch = \"glob\"\nfrom = \"/c\"\nto = \"/d\"\n"},
+			[]string{"redirectd.toml:2: [[rule]] #1: match: \"glob\" is not a match kind"}},
+		{"bad regex", map[string]string{"redirectd.toml": rule1 + "\n[[rule]]\nmatch = \"regex\"\nto = \"/d\"\nfrom = '^/(x'\n"},
+			[]string{"redirectd.toml:8: [[rule]] at line 5: from: cannot compile regex"}},
+		{"duplicate exact", map[string]string{"redirectd.toml": rule1 + "\n[[rule]]\nto = \"/d\"\nfrom = \"/a\"\n"},
+			[]string{"redirectd.toml:7: [[rule]] at line 5: from: duplicate exact rule for \"/a\" (first defined at "}},
+		{"every error at once", map[string]string{"redirectd.toml": "[[rule]]\nfrom = \"/c\"\nto = \"/d\"\nstatus = 1\n[[rule]]\nfrom = \"/e\"\nto = \"/f\"\nstatus = 2\n"},
+			[]string{"redirectd.toml:4: ", "redirectd.toml:8: "}},
+		{"missing map file", map[string]string{"redirectd.toml": "[[map]]\nfile = \"nope.map\"\n"},
+			[]string{"redirectd.toml:2: [[map]] #1: file: cannot read map file"}},
+		{"map line with three words", map[string]string{"redirectd.toml": "[[map]]\nfile = \"r.map\"\n", "r.map": "/a /b;\n\n/c /d /e;\n"},
+			[]string{"r.map:3: an entry is `from to;`, this one has 3 words"}},
+		{"map line without semicolon", map[string]string{"redirectd.toml": "[[map]]\nfile = \"r.map\"\n", "r.map": "/a /b;\n/c /d\n"},
+			[]string{"r.map:2: entry does not end with ';'"}},
+		{"map default", map[string]string{"redirectd.toml": "[[map]]\nfile = \"r.map\"\n", "r.map": "default /x;\n"},
+			[]string{"r.map:1: nginx's \"default\" has no place"}},
+		{"map bad regex", map[string]string{"redirectd.toml": "[[map]]\nfile = \"r.map\"\n", "r.map": "/ok /x;\n~^/(a /y;\n"},
+			[]string{"r.map:2: from: cannot compile regex"}},
+		{"map unclosed quote", map[string]string{"redirectd.toml": "[[map]]\nfile = \"r.map\"\n", "r.map": "\"/a /b;\n"},
+			[]string{"r.map:1: quoted word not closed"}},
+		{"host with port", map[string]string{"redirectd.toml": "[[rule]]\nfrom = \"/c\"\nto = \"/d\"\nhost = \"a.com:80\"\n"},
+			[]string{"redirectd.toml:4: [[rule]] #1: host: \"a.com:80\" is not a host name"}},
+		{"negative event loops", map[string]string{"redirectd.toml": "[server]\nevent_loops = -1\n"},
+			[]string{"redirectd.toml:2: [server]: event_loops: -1 is negative"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := writeFiles(t, tt.files)
+			_, err := config.Load(file)
+			if err == nil {
+				t.Fatal("Load succeeded, want an error")
+			}
+			// Errors name files by the path given to Load; compare by base name.
+			msg := strings.ReplaceAll(err.Error(), filepath.Dir(file)+string(filepath.Separator), "")
+			for _, w := range tt.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("error %q\ndoes not contain %q", msg, w)
+				}
+			}
+		})
+	}
+}
+
+func TestLoadMissingFile(t *testing.T) {
+	_, err := config.Load(filepath.Join(t.TempDir(), "nope.toml"))
+	if err == nil || !strings.Contains(err.Error(), "cannot read config") {
+		t.Fatalf("error = %v", err)
+	}
+}
