@@ -1,0 +1,54 @@
+// Command redirectd serves large HTTP redirect maps.
+//
+//	redirectd serve [-config FILE]        serve (the embedded example without -config)
+//	redirectd check -config FILE          validate a config and print its rule counts
+//	redirectd explain -config FILE URL    show which rule answers URL, and how
+//	redirectd version                     print the version
+package main
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+const usage = `usage:
+  redirectd serve [-config FILE]       serve the config (without -config, a built-in example)
+  redirectd check -config FILE         validate a config; print rule counts and compile time
+  redirectd explain -config FILE URL   print the rule that answers URL, its status and Location
+  redirectd version                    print the version
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes one subcommand and returns the exit status: 0 on success, 1
+// when the work failed (a bad config), 2 for bad usage.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	switch args[0] {
+	case "serve":
+		return serve(args[1:], stdout, stderr, log)
+	case "check":
+		return check(args[1:], stdout, stderr)
+	case "explain":
+		return explain(args[1:], stdout, stderr)
+	case "version", "-version", "--version":
+		fmt.Fprintf(stdout, "redirectd %s\n", version)
+		return 0
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "redirectd: unknown command %q\n%s", args[0], usage)
+	return 2
+}

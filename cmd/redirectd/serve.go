@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/redirectd/redirectd/config"
+	"github.com/redirectd/redirectd/engine"
+)
+
+// serve runs the server until SIGINT or SIGTERM; SIGHUP reloads the rules.
+func serve(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
+	fs, file := newFlags("serve", stderr)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	start := time.Now()
+	cfg, err := loadConfig(*file)
+	if err != nil {
+		fmt.Fprintf(stderr, "%v\n", err)
+		return 1
+	}
+	srv := engine.New(engine.Options{Listen: cfg.Server.Listen, EventLoops: cfg.Server.EventLoops, Logger: log}, cfg.Set)
+	done := make(chan error, 1)
+	go func() { done <- srv.Run() }()
+	select {
+	case err := <-done:
+		log.Error("cannot start", "err", err)
+		return 1
+	case <-srv.Ready():
+	}
+	c := cfg.Set.Counts()
+	log.Info("serving", "config", cfg.Path, "listen", srv.Addr(), "rules", cfg.Set.Len(),
+		"exact", c.Exact, "prefix", c.Prefix, "regex", c.Regex, "startup", time.Since(start).Round(time.Microsecond))
+	if *file == "" {
+		printExample(stdout, cfg, srv.Addr())
+	}
+
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sig)
+	for {
+		select {
+		case err := <-done:
+			log.Error("server stopped", "err", err)
+			return 1
+		case s := <-sig:
+			if s == syscall.SIGHUP {
+				reload(srv, cfg.Path, *file, log)
+				continue
+			}
+			log.Info("stopping", "signal", s.String())
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			err := srv.Stop(ctx)
+			cancel()
+			if err != nil {
+				log.Error("stop", "err", err)
+				return 1
+			}
+			<-done
+			return 0
+		}
+	}
+}
+
+// reload loads the config again and swaps its rules in; a config with
+// errors leaves the running rules in place.
+func reload(srv *engine.Server, name, file string, log *slog.Logger) {
+	start := time.Now()
+	cfg, err := loadConfig(file)
+	if err != nil {
+		log.Error("reload failed; the previous rules keep serving", "config", name, "err", err)
+		return
+	}
+	srv.Swap(cfg.Set)
+	log.Info("reloaded", "config", name, "rules", cfg.Set.Len(), "took", time.Since(start).Round(time.Microsecond))
+}
+
+// printExample tells a new user what the built-in example serves.
+func printExample(w io.Writer, cfg *config.Config, addr string) {
+	fmt.Fprintf(w, "redirectd is serving its built-in example on http://%s (start it with -config FILE for your own rules).\n", addr)
+	for _, r := range cfg.Rules {
+		host := ""
+		if r.Host != "" {
+			host = "  (Host: " + r.Host + ")"
+		}
+		fmt.Fprintf(w, "  %-7s %-34s -> %d %s%s\n", r.Kind, r.From, r.Status, r.To, host)
+	}
+	fmt.Fprintf(w, "Try: curl -i http://%s/old\n", addr)
+}

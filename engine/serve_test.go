@@ -1,0 +1,75 @@
+package engine
+
+import (
+	"testing"
+	"time"
+
+	"github.com/redirectd/redirectd/benchmarks/rules"
+	"github.com/redirectd/redirectd/httpparse"
+	"github.com/redirectd/redirectd/matcher"
+)
+
+// serveFixture runs conn.serve without sockets, over the reference rule set.
+type serveFixture struct {
+	set  *matcher.Set
+	conn *conn
+	date dateHeader
+}
+
+func newServeFixture(tb testing.TB) *serveFixture {
+	tb.Helper()
+	set, err := matcher.Compile(rules.Rules(rules.Reference))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	f := &serveFixture{set: set, conn: &conn{loop: &loop{}}}
+	f.date.update(time.Now())
+	return f
+}
+
+// serve answers every request in buf and checks that all were consumed.
+func (f *serveFixture) serve(tb testing.TB, buf []byte) []byte {
+	used, closing := f.conn.serve(buf, f.set, f.date.get(), &httpparse.DefaultLimits)
+	if used != len(buf) || closing {
+		tb.Fatalf("serve used %d of %d bytes, closing %v", used, len(buf), closing)
+	}
+	return f.conn.loop.out
+}
+
+func TestServeAnswer(t *testing.T) {
+	f := newServeFixture(t)
+	got := string(f.serve(t, []byte(rules.BrowserRequest)))
+	want := "HTTP/1.1 301 Moved Permanently\r\nLocation: https://example.com/new/9999\r\nContent-Length: 0\r\n" +
+		string(f.date.get()) + "\r\n"
+	if got != want {
+		t.Fatalf("answer:\n%q\nwant:\n%q", got, want)
+	}
+}
+
+// BenchmarkServe measures answering requests from bytes in to bytes out
+// (parse, match, write the answer) over the reference rule set, without
+// the socket.
+func BenchmarkServe(b *testing.B) {
+	pipelined := ""
+	for range 16 {
+		pipelined += "GET " + rules.ExactHit + " HTTP/1.1\r\nHost: www.example.com\r\n\r\n"
+	}
+	for _, bc := range []struct{ name, req string }{
+		{"exact", "GET " + rules.ExactHit + " HTTP/1.1\r\nHost: www.example.com\r\n\r\n"},
+		{"prefix", "GET " + rules.PrefixHit + " HTTP/1.1\r\nHost: www.example.com\r\n\r\n"},
+		{"last-regex", "GET " + rules.LastRegex + " HTTP/1.1\r\nHost: www.example.com\r\n\r\n"},
+		{"miss", "GET " + rules.Miss + " HTTP/1.1\r\nHost: www.example.com\r\n\r\n"},
+		{"browser-650B", rules.BrowserRequest},
+		{"pipelined-16", pipelined},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			f := newServeFixture(b)
+			buf := []byte(bc.req)
+			b.SetBytes(int64(len(buf)))
+			b.ReportAllocs()
+			for b.Loop() {
+				f.serve(b, buf)
+			}
+		})
+	}
+}
