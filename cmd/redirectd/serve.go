@@ -20,6 +20,12 @@ func serve(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	// Signals are caught from the start: SIGHUP's default action would
+	// kill a server that is reloaded while it starts.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sig)
+
 	start := time.Now()
 	cfg, err := loadConfig(*file)
 	if err != nil {
@@ -41,10 +47,6 @@ func serve(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
 	if *file == "" {
 		printExample(stdout, cfg, srv.Addr())
 	}
-
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sig)
 	for {
 		select {
 		case err := <-done:

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/redirectd/redirectd/benchmarks/rules"
+)
+
+const exampleFile = "example/redirectd.toml"
+
+func runCmd(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestCheck(t *testing.T) {
+	code, out, errs := runCmd("check", "-config", exampleFile)
+	if code != 0 || !strings.Contains(out, "ok: 7 rules (4 exact, 1 prefix, 2 regex)") {
+		t.Fatalf("check: exit %d\nstdout: %s\nstderr: %s", code, out, errs)
+	}
+}
+
+func TestCheckBadConfig(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "bad.toml")
+	os.WriteFile(file, []byte("[[rule]]\nfrom = \"/a\"\nto = \"/b\"\nstatus = 200\n"), 0o644)
+	code, _, errs := runCmd("check", "-config", file)
+	if code != 1 || !strings.Contains(errs, file+":4: [[rule]] #1: status: 200 is not a redirect status") {
+		t.Fatalf("check of a bad config: exit %d, stderr %q", code, errs)
+	}
+}
+
+func TestExplain(t *testing.T) {
+	tests := []struct {
+		url  string
+		want []string
+	}{
+		{"http://example.org/blog/12/hello-world?x=1", []string{"example/redirectd.toml:19 (regex", "status:   308", "location: https://example.com/posts/12/hello-world?x=1"}},
+		{"/docs/a", []string{"example/redirectd.toml:13 (prefix \"/docs/\")", "status:   302", "location: https://docs.example.com/a"}},
+		{"http://shop.example.com/only-here", []string{"(exact \"/only-here\", host \"shop.example.com\")", "status:   307"}},
+		{"/p/42", []string{"example/example.map:4 (regex", "location: https://example.com/products/42"}},
+		{"/none", []string{"no rule matches host \"\" path \"/none\": the answer is 404"}},
+	}
+	for _, tt := range tests {
+		code, out, errs := runCmd("explain", "-config", exampleFile, tt.url)
+		if code != 0 {
+			t.Fatalf("explain %s: exit %d: %s", tt.url, code, errs)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("explain %s:\n%s\nlacks %q", tt.url, out, w)
+			}
+		}
+	}
+}
+
+func TestUsage(t *testing.T) {
+	for _, args := range [][]string{{}, {"nope"}, {"check"}, {"explain", "-config", exampleFile}} {
+		if code, _, _ := runCmd(args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+	}
+	if code, out, _ := runCmd("version"); code != 0 || !strings.HasPrefix(out, "redirectd ") {
+		t.Errorf("version: %d %q", code, out)
+	}
+}
+
+// buildBinary builds redirectd into a temporary folder.
+func buildBinary(tb testing.TB) string {
+	tb.Helper()
+	bin := filepath.Join(tb.TempDir(), "redirectd")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func freePort(tb testing.TB) string {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// firstAnswer polls addr with a GET of path until it answers or the
+// deadline passes, and returns the answer's status and Location.
+func firstAnswer(addr, path string, deadline time.Time) (int, string, error) {
+	for {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.SetDeadline(time.Now().Add(2 * time.Second))
+			fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n", path)
+			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+			c.Close()
+			if err != nil {
+				return 0, "", err
+			}
+			resp.Body.Close()
+			return resp.StatusCode, resp.Header.Get("Location"), nil
+		}
+		if time.Now().After(deadline) {
+			return 0, "", err
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestServeBinary runs the built binary on a config, checks its answers,
+// reloads it with SIGHUP, and stops it with SIGTERM.
+func TestServeBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildBinary(t)
+	addr := freePort(t)
+	file := filepath.Join(t.TempDir(), "r.toml")
+	write := func(to string) {
+		cfg := fmt.Sprintf("[server]\nlisten = %q\n\n[[rule]]\nfrom = \"/a\"\nto = %q\n", addr, to)
+		if err := os.WriteFile(file, []byte(cfg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("/first")
+	cmd := exec.Command(bin, "serve", "-config", file)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	status, loc, err := firstAnswer(addr, "/a", time.Now().Add(10*time.Second))
+	if err != nil || status != 301 || loc != "/first" {
+		t.Fatalf("first answer: %d %q %v\n%s", status, loc, err, stderr.String())
+	}
+	write("/second")
+	cmd.Process.Signal(syscall.SIGHUP)
+	deadline := time.Now().Add(5 * time.Second)
+	for loc != "/second" && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+		_, loc, _ = firstAnswer(addr, "/a", deadline)
+	}
+	if loc != "/second" {
+		t.Fatalf("after SIGHUP Location is %q\n%s", loc, stderr.String())
+	}
+	// A broken config is refused and the rules in use keep serving.
+	os.WriteFile(file, []byte("[[rule]]\nfrom = \"/a\"\n"), 0o644)
+	cmd.Process.Signal(syscall.SIGHUP)
+	time.Sleep(100 * time.Millisecond)
+	if _, loc, _ = firstAnswer(addr, "/a", time.Now().Add(time.Second)); loc != "/second" {
+		t.Fatalf("after a failed reload Location is %q", loc)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("exit after SIGTERM: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "reload failed") || !strings.Contains(stderr.String(), "to: missing") {
+		t.Errorf("failed reload not logged:\n%s", stderr.String())
+	}
+}
+
+// BenchmarkStartup measures how long `redirectd serve` takes, with the
+// reference rule set (11,500 rules), from launch to its first correct
+// answer (target: 250 ms).
+func BenchmarkStartup(b *testing.B) {
+	bin := buildBinary(b)
+	addr := freePort(b)
+	file := filepath.Join(b.TempDir(), "rules.toml")
+	f, _ := os.Create(file)
+	if err := rules.WriteTOML(f, rules.Reference, addr); err != nil {
+		b.Fatal(err)
+	}
+	f.Close()
+	for b.Loop() {
+		start := time.Now()
+		cmd := exec.Command(bin, "serve", "-config", file)
+		cmd.Stderr = io.Discard
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		status, loc, err := firstAnswer(addr, rules.ExactHit, start.Add(10*time.Second))
+		took := time.Since(start)
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+		if err != nil || status != 301 || loc != "https://example.com/new/9999" {
+			b.Fatalf("first answer: %d %q %v", status, loc, err)
+		}
+		b.ReportMetric(float64(took.Microseconds())/1000, "ms-to-first-answer")
+	}
+}
