@@ -1,0 +1,42 @@
+# redirectd: see README.md.
+GO      ?= go
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X main.version=$(VERSION)
+BENCH_PKGS := ./matcher ./httpparse ./engine ./config
+
+.PHONY: build run test test-race test-allocs bench bench-startup fuzz clean
+
+build:
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/redirectd ./cmd/redirectd
+
+# Serves the built-in example on 127.0.0.1:8080.
+run: build
+	bin/redirectd serve
+
+# vet, every test under the race detector, then the allocation tests, which
+# need a build without it (the race detector allocates).
+test: test-race test-allocs
+
+test-race:
+	$(GO) vet ./...
+	$(GO) test -race -count=1 ./...
+
+test-allocs:
+	$(GO) test -count=1 -run 'Allocs' ./...
+
+# Go benchmarks: lookups, parsing, answering, loading the reference rule set,
+# and start-up to the first answer.
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem $(BENCH_PKGS)
+	$(GO) test -run '^$$' -bench Startup -benchtime 5x ./cmd/redirectd
+
+# A short run of every fuzz target.
+FUZZTIME ?= 20s
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) ./httpparse
+	$(GO) test -run '^$$' -fuzz FuzzBacktrack -fuzztime $(FUZZTIME) ./matcher
+	$(GO) test -run '^$$' -fuzz FuzzLoad -fuzztime $(FUZZTIME) ./config
+	$(GO) test -run '^$$' -fuzz FuzzMapFile -fuzztime $(FUZZTIME) ./config
+
+clean:
+	rm -rf bin

@@ -1,0 +1,75 @@
+package config_test
+
+import (
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/redirectd/redirectd/config"
+)
+
+// loadText loads a config named c.toml with the map file r.map beside it.
+func loadText(toml, mapFile string) (*config.Config, error) {
+	return config.LoadFS(fstest.MapFS{
+		"c.toml": {Data: []byte(toml)},
+		"r.map":  {Data: []byte(mapFile)},
+	}, "c.toml")
+}
+
+// checkLoaded holds for every load: an error names a file and a line or the
+// config file; a success has every rule placed and compiled.
+func checkLoaded(t *testing.T, cfg *config.Config, err error) {
+	if err != nil {
+		for _, line := range strings.Split(err.Error(), "\n") {
+			if !strings.HasPrefix(line, "c.toml") && !strings.HasPrefix(line, "r.map:") &&
+				!strings.HasPrefix(line, "cannot read config") && !strings.HasPrefix(line, "and ") {
+				t.Fatalf("error line %q does not say where", line)
+			}
+		}
+		return
+	}
+	if cfg.Set.Len() != len(cfg.Rules) {
+		t.Fatalf("%d rules, %d compiled", len(cfg.Rules), cfg.Set.Len())
+	}
+	for _, r := range cfg.Rules {
+		if r.File == "" || r.Line <= 0 {
+			t.Fatalf("rule %+v has no source", r)
+		}
+	}
+}
+
+func FuzzLoad(f *testing.F) {
+	f.Add("[server]\nlisten = \"127.0.0.1:1\"\n[[rule]]\nfrom = \"/a\"\nto = \"/b\"\nstatus = 302\n")
+	f.Add("[[rule]]\nmatch = \"regex\"\nfrom = '^/(\\d+)$'\nto = \"/$1\"\nhost = \"x.com\"\n")
+	f.Add("[[rule]]\nmatch = \"prefix\"\nfrom = \"/p/\"\nto = \"/q/\"\n[[map]]\nfile = \"r.map\"\n")
+	f.Add("[[rule]]\nfrom = \"/a\"\ntraget = \"/b\"\n")
+	f.Add("[[rule]]\nfrom = '''\n/a\n'''\nto = \"/b\"\n[[rule]]\nfrom = 3\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		if len(text) > 4096 {
+			return
+		}
+		cfg, err := loadText(text, "/m /n;\n")
+		checkLoaded(t, cfg, err)
+	})
+}
+
+func FuzzMapFile(f *testing.F) {
+	f.Add("/a /b;\n")
+	f.Add("# c\n\"/a b\" '/c';\n~^/x/(\\d+)$ /y/$1;\n~*^/Z$ /z;\n")
+	f.Add("default /x;\n")
+	f.Add("/a /b /c;\n/d")
+	f.Fuzz(func(t *testing.T, text string) {
+		if len(text) > 4096 {
+			return
+		}
+		cfg, err := loadText("[[map]]\nfile = \"r.map\"\nstatus = 302\n", text)
+		checkLoaded(t, cfg, err)
+		if err == nil {
+			for _, r := range cfg.Rules {
+				if r.File != "r.map" || r.Status != 302 {
+					t.Fatalf("map rule %+v lost its file or status", r)
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,44 @@
+//go:build !race
+
+// The race detector allocates on its own, so these run without it.
+
+package httpparse
+
+import "testing"
+
+// TestParseAllocs holds Parse to its contract: nothing allocated once the
+// Request has warmed up (AllocsPerRun's first, uncounted run grows Headers).
+func TestParseAllocs(t *testing.T) {
+	for _, tc := range []struct{ name, head string }{
+		{"simple", simpleHead},
+		{"browser650", browserHead},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			buf := []byte(tc.head)
+			var r Request
+			allocs := testing.AllocsPerRun(100, func() {
+				if n, err := Parse(buf, &r, nil); n != len(buf) || err != nil {
+					t.Fatalf("Parse = %d, %v", n, err)
+				}
+			})
+			if allocs != 0 {
+				t.Errorf("Parse allocated %v times per run, want 0", allocs)
+			}
+		})
+	}
+}
+
+// TestErrorAllocs checks that a rejected head costs no allocation either:
+// errors are preallocated sentinels.
+func TestErrorAllocs(t *testing.T) {
+	buf := []byte("GET / HTTP/1.1\r\nHost: a b\r\n\r\n")
+	var r Request
+	allocs := testing.AllocsPerRun(100, func() {
+		if _, err := Parse(buf, &r, nil); err != ErrBadHost {
+			t.Fatalf("Parse err = %v, want ErrBadHost", err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("Parse allocated %v times per run, want 0", allocs)
+	}
+}

@@ -1,0 +1,103 @@
+package httpparse
+
+// Byte classes as [256]bool tables: one indexed load per byte, no bounds
+// check (a byte index cannot leave a 256-entry array), no branches on ranges.
+
+const (
+	digits = "0123456789"
+	alphas = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+)
+
+// tokenTable holds the bytes of a method or a header field name.
+//
+//	token = 1*tchar
+//	tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." /
+//	        "^" / "_" / "`" / "|" / "~" / DIGIT / ALPHA
+//
+// (RFC 9110 section 5.6.2)
+var tokenTable = byteSet("!#$%&'*+-.^_`|~" + digits + alphas)
+
+// targetTable holds the bytes we accept in a request-target. RFC 3986 allows
+// fewer (no "[ ] { } | ^ `" outside their places), but browsers and crawlers
+// send those raw, so we accept every visible ASCII byte except the ones no
+// URI can hold and that a downstream Location header or log line would
+// misread: '"', '<', '>' and '\'. Controls, SP, DEL and bytes >= 0x80 are
+// rejected (RFC 9112 section 3.2; RFC 3986 section 2). '#' is accepted and
+// kept as part of the path or query: a client never sends a fragment, so
+// one that does is not treated specially.
+var targetTable = func() [256]bool {
+	t := byteRange(0x21, 0x7e)
+	for _, c := range []byte(`"<>\`) {
+		t[c] = false
+	}
+	return t
+}()
+
+// valueTable holds the bytes of a header field value.
+//
+//	field-value = *field-content
+//	field-vchar = VCHAR / obs-text
+//	obs-text    = %x80-FF
+//
+// plus SP and HTAB inside the value (RFC 9110 section 5.5). Every other
+// control byte, DEL included, is rejected; CR ends the value.
+var valueTable = func() [256]bool {
+	t := byteRange(0x21, 0x7e)
+	for c := 0x80; c <= 0xff; c++ {
+		t[c] = true
+	}
+	t[' '], t['\t'] = true, true
+	return t
+}()
+
+// regNameTable holds the bytes of a host name other than '%'.
+//
+//	reg-name   = *( unreserved / pct-encoded / sub-delims )
+//	unreserved = ALPHA / DIGIT / "-" / "." / "_" / "~"
+//	sub-delims = "!" / "$" / "&" / "'" / "(" / ")" / "*" / "+" / "," / ";" / "="
+//
+// (RFC 3986 section 3.2.2). An IPv4 address is a reg-name too.
+var regNameTable = byteSet("-._~" + "!$&'()*+,;=" + digits + alphas)
+
+// hexTable holds HEXDIG (RFC 5234 appendix B.1), in either case.
+var hexTable = byteSet(digits + "abcdefABCDEF")
+
+// lowerTable maps ASCII upper case to lower case and every other byte to
+// itself, for case-insensitive header name and token matching.
+var lowerTable = func() (t [256]byte) {
+	for i := range t {
+		t[i] = byte(i)
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = byte(c) + 'a' - 'A'
+	}
+	return t
+}()
+
+func byteSet(s string) (t [256]bool) {
+	for i := 0; i < len(s); i++ {
+		t[s[i]] = true
+	}
+	return t
+}
+
+func byteRange(lo, hi byte) (t [256]bool) {
+	for c := int(lo); c <= int(hi); c++ {
+		t[c] = true
+	}
+	return t
+}
+
+// equalFold reports whether b equals lower, ignoring ASCII case in b.
+// lower must be lower case already.
+func equalFold(b []byte, lower string) bool {
+	if len(b) != len(lower) {
+		return false
+	}
+	for i := 0; i < len(b); i++ {
+		if lowerTable[b[i]] != lower[i] {
+			return false
+		}
+	}
+	return true
+}
