@@ -27,6 +27,7 @@ package matcher
 
 import (
 	"bytes"
+	"fmt"
 	"regexp/syntax"
 	"unicode/utf8"
 )
@@ -48,6 +49,11 @@ type program struct {
 	// expression before Simplify, which can drop groups (`(a){0}`) from prog
 	// while regexp still reports them, as -1.
 	numCap int
+	// names are the group names as regexp.SubexpNames returns them.
+	names []string
+	// literal is what every match of an anchored expression starts with;
+	// the regex index files the rule under it.
+	literal string
 	// cond holds the empty-width conditions every match starts with;
 	// EmptyBeginText means the search is anchored at offset 0, and
 	// ^syntax.EmptyOp(0) means the program can never match.
@@ -66,16 +72,26 @@ func compileProgram(expr string) (*program, error) {
 		return nil, err
 	}
 	numCap := re.MaxCap()
-	prog, err := syntax.Compile(re.Simplify())
+	names := re.CapNames()
+	re = re.Simplify()
+	prog, err := syntax.Compile(re)
 	if err != nil {
 		return nil, err
 	}
-	p := &program{prog: prog, numCap: numCap, cond: prog.StartCond()}
+	if len(prog.Inst) > maxProgramInsts {
+		return nil, fmt.Errorf("compiles to %d instructions, more than the %d allowed; split it into simpler rules", len(prog.Inst), maxProgramInsts)
+	}
+	p := &program{prog: prog, numCap: numCap, names: names, literal: literalPrefix(re), cond: prog.StartCond()}
 	if prefix, _ := prog.Prefix(); prefix != "" {
 		p.prefix = []byte(prefix)
 	}
 	return p, nil
 }
+
+// maxProgramInsts bounds a regex's compiled size: matching keeps one
+// visited bit per instruction and path byte, so a huge program would cost
+// megabytes of scratch per event loop.
+const maxProgramInsts = 2000
 
 // numSubexp reports the number of capture groups (like
 // regexp.Regexp.NumSubexp).

@@ -2,7 +2,6 @@ package matcher
 
 import (
 	"bytes"
-	"regexp"
 	"regexp/syntax"
 	"strings"
 )
@@ -20,17 +19,12 @@ type regexIndex struct {
 	rules []*rule
 }
 
-// literalPrefix returns the literal text every match of an anchored
-// expression starts with, or "" when the expression is unanchored or starts
-// with something other than plain literals. It reads the parsed syntax tree
-// rather than regexp.LiteralPrefix, which returns "" for many anchored
-// patterns that are not one-pass.
-func literalPrefix(expr string) string {
-	re, err := syntax.Parse(expr, syntax.Perl)
-	if err != nil {
-		return ""
-	}
-	re = re.Simplify()
+// literalPrefix returns the literal text every match of an anchored,
+// simplified expression starts with, or "" when the expression is
+// unanchored or starts with something other than plain literals. It reads
+// the syntax tree rather than regexp.LiteralPrefix, which returns "" for
+// many anchored patterns that are not one-pass.
+func literalPrefix(re *syntax.Regexp) string {
 	if re.Op != syntax.OpConcat || len(re.Sub) < 2 || re.Sub[0].Op != syntax.OpBeginText {
 		return ""
 	}
@@ -50,7 +44,7 @@ func (x *regexIndex) add(r *rule) {
 	}
 	idx := int32(len(x.rules))
 	x.rules = append(x.rules, r)
-	key := literalPrefix(r.From)
+	key := r.prog.literal
 	if v, _, ok := x.exact(key); ok {
 		x.lists[v] = append(x.lists[v], idx)
 		return
@@ -108,10 +102,4 @@ func (x *regexIndex) lookup(path []byte, m *Match) *rule {
 		m.matchRegex(best, path)
 	}
 	return best
-}
-
-// subexpNames returns the group names of expr as regexp.SubexpNames does
-// (index 0 is the whole match); expr has already compiled.
-func subexpNames(expr string) []string {
-	return regexp.MustCompile(expr).SubexpNames()
 }

@@ -105,7 +105,7 @@ func compileRule(in *Rule) (*rule, error) {
 		}
 		r.prog = p
 		r.ncaps = 2 * (p.numSubexp() + 1)
-		names = subexpNames(r.From)
+		names = p.names
 	default:
 		return nil, fieldErr("match", "unknown rule kind %d", r.Kind)
 	}

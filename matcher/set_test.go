@@ -139,6 +139,7 @@ func TestCompileErrors(t *testing.T) {
 		{"relative from", []matcher.Rule{{From: "a", To: "/b", Status: 301}}, "t:1: from: \"a\" must be a path"},
 		{"query in from", []matcher.Rule{{From: "/a?x=1", To: "/b", Status: 301}}, "holds '?'"},
 		{"bad regex", []matcher.Rule{{Kind: matcher.Regex, From: "^/(a", To: "/b", Status: 301}}, "t:1: from: cannot compile regex"},
+		{"huge regex", []matcher.Rule{{Kind: matcher.Regex, From: "^/[a-z]{1000}[a-z]{1000}[a-z]{500}", To: "/b", Status: 301}}, "more than the 2000 allowed"},
 		{"missing group", []matcher.Rule{{Kind: matcher.Regex, From: "^/(a)", To: "/$2", Status: 301}}, "refers to group \"2\""},
 		{"missing name", []matcher.Rule{{Kind: matcher.Regex, From: "^/(?P<x>a)", To: "/${y}", Status: 301}}, "refers to group \"y\""},
 		{"lone dollar", []matcher.Rule{{Kind: matcher.Regex, From: "^/a", To: "/$", Status: 301}}, "write $$ for a literal $"},
