@@ -160,3 +160,12 @@ func TestLoadMissingFile(t *testing.T) {
 		t.Fatalf("error = %v", err)
 	}
 }
+
+// TestShippedConfigs keeps the configs in the repository loadable.
+func TestShippedConfigs(t *testing.T) {
+	for _, file := range []string{"../deploy/redirectd.toml", "../cmd/redirectd/example/redirectd.toml"} {
+		if _, err := config.Load(file); err != nil {
+			t.Errorf("%s: %v", file, err)
+		}
+	}
+}
