@@ -4,7 +4,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 BENCH_PKGS := ./matcher ./httpparse ./engine ./config
 
-.PHONY: build run test test-race test-allocs bench bench-startup fuzz clean
+.PHONY: build run test test-race test-allocs test-bench-smoke bench bench-startup fuzz clean
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/redirectd ./cmd/redirectd
@@ -15,7 +15,7 @@ run: build
 
 # vet, every test under the race detector, then the allocation tests, which
 # need a build without it (the race detector allocates).
-test: test-race test-allocs
+test: test-race test-allocs test-bench-smoke
 
 test-race:
 	$(GO) vet ./...
@@ -23,6 +23,10 @@ test-race:
 
 test-allocs:
 	$(GO) test -count=1 -run 'Allocs' ./...
+
+# Every benchmark once, so none rots between benchmark runs.
+test-bench-smoke:
+	$(GO) test -count=1 -run '^$$' -bench . -benchtime 1x ./...
 
 # Go benchmarks: lookups, parsing, answering, loading the reference rule set,
 # and start-up to the first answer.
