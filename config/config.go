@@ -15,12 +15,26 @@ type Config struct {
 	Set   *matcher.Set
 }
 
-// Server is the [server] table.
+// Server is the [server] table. Zero values mean the engine's defaults,
+// which the README's config reference lists.
 type Server struct {
 	// Listen is the traffic port's address.
 	Listen string `toml:"listen"`
 	// EventLoops is the number of event loops; 0 means one per CPU.
 	EventLoops int `toml:"event_loops"`
+	// MaxPathBytes bounds a request target (default 8192).
+	MaxPathBytes int `toml:"max_path_bytes"`
+	// IdleTimeout closes a connection silent between requests (default 10s).
+	IdleTimeout Duration `toml:"idle_timeout"`
+	// HeaderTimeout closes a connection slow to send a head (default 10s).
+	HeaderTimeout Duration `toml:"header_timeout"`
+	// MaxConnectionsPerIP bounds one client address's connections (default 256).
+	MaxConnectionsPerIP int `toml:"max_connections_per_ip"`
+	// MaxConnections bounds all connections (default: the open-file limit less 64).
+	MaxConnections int `toml:"max_connections"`
+	// HTTPSRedirect sends every request not marked X-Forwarded-Proto: https
+	// to https.
+	HTTPSRedirect bool `toml:"https_redirect"`
 }
 
 // DefaultListen is the traffic address when [server] listen is not set.
@@ -33,7 +47,8 @@ const DefaultStatus = 301
 // misspelt or differently cased key is reported rather than ignored.
 var known = map[string][]string{
 	"":       {"server", "rule", "map"},
-	"server": {"listen", "event_loops"},
+	"server": {"listen", "event_loops", "max_path_bytes", "idle_timeout", "header_timeout",
+		"max_connections_per_ip", "max_connections", "https_redirect"},
 	"rule":   {"match", "from", "to", "status", "host"},
 	"map":    {"file", "match", "status", "host"},
 }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
+	"strconv"
 
 	"github.com/BurntSushi/toml"
 	"github.com/redirectd/redirectd/matcher"
@@ -72,10 +74,7 @@ func load(file string, fl files) (*Config, error) {
 	if cfg.Server.Listen == "" {
 		cfg.Server.Listen = DefaultListen
 	}
-	if cfg.Server.EventLoops < 0 {
-		errs.add(&Error{File: file, Line: loc.line("server", 0, "event_loops"), What: "[server]", Key: "event_loops",
-			Msg: fmt.Sprintf("%d is negative; use 0 for one event loop per CPU", cfg.Server.EventLoops)})
-	}
+	checkServer(file, &cfg.Server, loc, &errs)
 	// Rules and map files are read in file order: [[rule]] tables and
 	// [[map]] entries may interleave, and file order decides between
 	// regexes.
@@ -130,13 +129,24 @@ func unjoin(err error) []error {
 	return []error{err}
 }
 
-// decodeError turns a TOML syntax error into file:line form.
+// decodeError turns a TOML decoding error into file:line form, naming the
+// key where the decoder says which.
 func decodeError(file string, err error) error {
-	if pe, ok := err.(toml.ParseError); ok {
-		return &Error{File: file, Line: pe.Position.Line, Msg: pe.Message}
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		e := &Error{File: file, Line: pe.Position.Line, Key: pe.LastKey, Msg: pe.Message}
+		return e
+	}
+	// Type mismatches come as plain errors of the form
+	// `toml: line N (last key "k"): msg`.
+	if m := decodeErrRE.FindStringSubmatch(err.Error()); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		return &Error{File: file, Line: line, Key: m[2], Msg: m[3]}
 	}
 	return &Error{File: file, Msg: err.Error()}
 }
+
+var decodeErrRE = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
 
 // checkKeys reports every key the schema does not know, spelled exactly:
 // toml's Undecoded misses keys that differ only in case.
@@ -210,3 +220,30 @@ func fileOrder(loc *locator, rules, maps int) []entryRef {
 	}
 	return out
 }
+
+// checkServer reports [server] values out of range; zero means the default.
+func checkServer(file string, sv *Server, loc *locator, errs *errorList) {
+	bad := func(key, format string, args ...any) {
+		errs.add(&Error{File: file, Line: loc.line("server", 0, key), What: "[server]", Key: key, Msg: fmt.Sprintf(format, args...)})
+	}
+	for _, v := range []struct {
+		key string
+		n   int
+	}{
+		{"event_loops", sv.EventLoops},
+		{"max_path_bytes", sv.MaxPathBytes},
+		{"max_connections_per_ip", sv.MaxConnectionsPerIP},
+		{"max_connections", sv.MaxConnections},
+	} {
+		if v.n < 0 {
+			bad(v.key, "%d is negative; leave it out or use 0 for the default", v.n)
+		}
+	}
+	if sv.MaxPathBytes > maxPathBytesLimit {
+		bad("max_path_bytes", "%d is more than %d; a request head is limited to it plus 64 KiB", sv.MaxPathBytes, maxPathBytesLimit)
+	}
+}
+
+// maxPathBytesLimit bounds max_path_bytes; longer URLs are refused by
+// browsers and proxies long before.
+const maxPathBytesLimit = 1 << 20

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/redirectd/redirectd/config"
@@ -30,6 +31,12 @@ func TestLoad(t *testing.T) {
 [server]
 listen = "127.0.0.1:9999"
 event_loops = 2
+max_path_bytes = 4096
+idle_timeout = "30s"
+header_timeout = "1m"
+max_connections_per_ip = 10
+max_connections = 1000
+https_redirect = true
 
 [[rule]]
 from = "/old"
@@ -57,18 +64,21 @@ host = "Shop.Example.com"
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(config.Server{Listen: "127.0.0.1:9999", EventLoops: 2}, cfg.Server); diff != "" {
+	wantServer := config.Server{Listen: "127.0.0.1:9999", EventLoops: 2, MaxPathBytes: 4096,
+		IdleTimeout: config.Duration(30 * time.Second), HeaderTimeout: config.Duration(time.Minute),
+		MaxConnectionsPerIP: 10, MaxConnections: 1000, HTTPSRedirect: true}
+	if diff := cmp.Diff(wantServer, cfg.Server); diff != "" {
 		t.Errorf("server (-want +got):\n%s", diff)
 	}
 	mapFile := filepath.Join(filepath.Dir(file), "r.map")
 	want := []matcher.Rule{
-		{Kind: matcher.Exact, From: "/old", To: "https://example.com/new", Status: 301, File: file, Line: 6},
+		{Kind: matcher.Exact, From: "/old", To: "https://example.com/new", Status: 301, File: file, Line: 12},
 		{Kind: matcher.Exact, From: "/a", To: "/x", Status: 302, File: mapFile, Line: 2},
 		{Kind: matcher.Exact, From: "/with space", To: "/y", Status: 302, File: mapFile, Line: 3},
 		{Kind: matcher.Regex, From: `^/m/(\d+)$`, To: "/z/$1", Status: 302, File: mapFile, Line: 4},
 		{Kind: matcher.Regex, From: `(?i)^/CI$`, To: "/ci", Status: 302, File: mapFile, Line: 5},
 		{Kind: matcher.Exact, From: "/two", To: "/per-line", Status: 302, File: mapFile, Line: 5},
-		{Kind: matcher.Regex, From: `^/b/(\d+)$`, To: "/posts/$1", Status: 308, Host: "shop.example.com", File: file, Line: 14},
+		{Kind: matcher.Regex, From: `^/b/(\d+)$`, To: "/posts/$1", Status: 308, Host: "shop.example.com", File: file, Line: 20},
 	}
 	if diff := cmp.Diff(want, cfg.Rules); diff != "" {
 		t.Errorf("rules (-want +got):\n%s", diff)
@@ -135,6 +145,14 @@ func TestLoadErrors(t *testing.T) {
 			[]string{"redirectd.toml:4: [[rule]] #1: host: \"a.com:80\" is not a host name"}},
 		{"negative event loops", map[string]string{"redirectd.toml": "[server]\nevent_loops = -1\n"},
 			[]string{"redirectd.toml:2: [server]: event_loops: -1 is negative"}},
+		{"duration without quotes", map[string]string{"redirectd.toml": "[server]\nidle_timeout = 10\n"},
+			[]string{"redirectd.toml:2: server.idle_timeout: must be a duration in quotes"}},
+		{"bad duration", map[string]string{"redirectd.toml": "[server]\nheader_timeout = \"ten\"\n"},
+			[]string{"redirectd.toml:2: server.header_timeout: \"ten\" is not a duration"}},
+		{"wrong type in server", map[string]string{"redirectd.toml": "[server]\n\nmax_path_bytes = \"a\"\n"},
+			[]string{"redirectd.toml:3: server.max_path_bytes: incompatible types"}},
+		{"negative limit", map[string]string{"redirectd.toml": "[server]\nmax_connections_per_ip = -5\n"},
+			[]string{"redirectd.toml:2: [server]: max_connections_per_ip: -5 is negative"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

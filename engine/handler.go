@@ -1,13 +1,12 @@
 package engine
 
 import (
-	"errors"
+	"net"
+	"net/netip"
 	"sync"
 	"time"
 
 	"github.com/panjf2000/gnet/v2"
-	"github.com/redirectd/redirectd/httpparse"
-	"github.com/redirectd/redirectd/matcher"
 )
 
 // handler implements gnet.EventHandler for a Server.
@@ -15,25 +14,9 @@ type handler struct {
 	gnet.BuiltinEventEngine
 	srv *Server
 	// loops maps each gnet event loop to its state. It is read once per
-	// connection, in OnOpen; the connection keeps the pointer.
+	// connection, in OnOpen (the connection keeps the pointer), and by the
+	// ticker to reach every loop.
 	loops sync.Map // gnet.EventLoop -> *loop
-}
-
-// loop is the state one event loop owns. Only that loop's goroutine
-// touches it.
-type loop struct {
-	req   httpparse.Request
-	match matcher.Match
-	out   []byte
-}
-
-// conn is the state of one client connection.
-type conn struct {
-	loop *loop
-	// discard counts request body bytes still to be skipped: a body sent
-	// with a request answered by a redirect is not needed, but its bytes
-	// come before the next request.
-	discard int64
 }
 
 func (h *handler) OnBoot(eng gnet.Engine) gnet.Action {
@@ -45,101 +28,109 @@ func (h *handler) OnBoot(eng gnet.Engine) gnet.Action {
 	return gnet.None
 }
 
+// OnOpen admits a connection if its address and the server are under
+// their connection limits; gnet still calls OnClose for a refused one,
+// which has no context.
 func (h *handler) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
-	el := c.EventLoop()
-	l, ok := h.loops.Load(el)
-	if !ok {
-		l, _ = h.loops.LoadOrStore(el, &loop{out: make([]byte, 0, 4096)})
+	s := h.srv
+	ip := remoteIP(c.RemoteAddr())
+	if s.conns.open(ip) != accepted {
+		return nil, gnet.Close
 	}
-	c.SetContext(&conn{loop: l.(*loop)})
+	el := c.EventLoop()
+	v, ok := h.loops.Load(el)
+	if !ok {
+		v, _ = h.loops.LoadOrStore(el, newLoop(s, el))
+	}
+	l := v.(*loop)
+	cs := &conn{c: c, loop: l, ip: ip, active: s.clock.now()}
+	l.add(cs)
+	c.SetContext(cs)
 	return nil, gnet.None
 }
 
-// OnTick refreshes the Date header once a second. It runs on gnet's ticker
-// goroutine, not on a loop.
+func remoteIP(a net.Addr) netip.Addr {
+	if t, ok := a.(*net.TCPAddr); ok {
+		return t.AddrPort().Addr().Unmap()
+	}
+	return netip.Addr{}
+}
+
+func (h *handler) OnClose(c gnet.Conn, _ error) gnet.Action {
+	cs, ok := c.Context().(*conn)
+	if !ok {
+		return gnet.None
+	}
+	cs.loop.remove(cs)
+	h.srv.conns.close(cs.ip)
+	c.SetContext(nil)
+	return gnet.None
+}
+
+// OnTick advances the coarse clock, refreshes the Date header once a
+// second, and has every loop check its connections' deadlines. It runs on
+// gnet's ticker goroutine, not on a loop, so the checks are handed to each
+// loop with Execute.
 func (h *handler) OnTick() (time.Duration, gnet.Action) {
-	h.srv.date.update(time.Now())
-	return time.Second, gnet.None
+	s := h.srv
+	now := time.Now()
+	prev := s.clock.now()
+	s.clock.set(now)
+	if now.Unix() != prev/int64(time.Second) {
+		s.date.update(now)
+	}
+	h.loops.Range(func(_, v any) bool {
+		v.(*loop).scheduleSweep()
+		return true
+	})
+	return s.tick(), gnet.None
+}
+
+// tick is how often deadlines are checked: a fifth of the shortest
+// timeout, between 10 ms and 100 ms.
+func (s *Server) tick() time.Duration {
+	d := min(s.opts.IdleTimeout, s.opts.HeaderTimeout, lingerIdle) / 5
+	return max(10*time.Millisecond, min(d, 100*time.Millisecond))
 }
 
 // OnTraffic answers every complete request in the connection's buffer and
 // writes the answers with one write. A partial request stays buffered
-// until the rest arrives.
+// until the rest arrives, or until the header timeout.
 func (h *handler) OnTraffic(c gnet.Conn) gnet.Action {
 	cs := c.Context().(*conn)
-	buf, _ := c.Peek(-1)
 	s := h.srv
-	used, closing := cs.serve(buf, s.rules.Load(), s.date.get(), &s.limits)
+	now := s.clock.now()
+	cs.active = now
+	buf, _ := c.Peek(-1)
+	if cs.lingerUntil != 0 {
+		return cs.drop(c, len(buf))
+	}
+	used, res := cs.serve(buf, s)
 	// gnet's Discard(0) drops the whole buffer, partial request included.
 	if used > 0 {
-		if _, err := c.Discard(used); err != nil {
-			return gnet.Close
-		}
+		c.Discard(used)
 	}
 	if out := cs.loop.out; len(out) > 0 {
 		if _, err := c.Write(out); err != nil {
 			return gnet.Close
 		}
 	}
-	if closing {
+	switch {
+	case res == closeLinger:
+		return cs.startLinger(c, now, len(buf)-used)
+	case res == closeNow:
+		return gnet.Close
+	case c.OutboundBuffered() > maxOutbound:
 		return gnet.Close
 	}
+	if used < len(buf) {
+		// A partial head is buffered; its clock starts with its first byte.
+		if cs.headStart == 0 || cs.answered {
+			cs.headStart = now
+		}
+	} else {
+		cs.headStart = 0
+	}
+	cs.answered = false
 	return gnet.None
-}
-
-// serve answers the complete requests at the start of buf into the loop's
-// output buffer. It returns how many bytes of buf it consumed and whether
-// the connection must close after the answers are written.
-func (cs *conn) serve(buf []byte, rules *matcher.Set, date []byte, limits *httpparse.Limits) (used int, closing bool) {
-	l := cs.loop
-	out := l.out[:0]
-	for used < len(buf) && !closing {
-		if cs.discard > 0 {
-			n := min(cs.discard, int64(len(buf)-used))
-			cs.discard -= n
-			used += int(n)
-			continue
-		}
-		req := &l.req
-		n, err := httpparse.Parse(buf[used:], req, limits)
-		if err != nil {
-			out = appendParseError(out, err, req, date)
-			closing = true
-			break
-		}
-		if n == 0 {
-			break
-		}
-		used += n
-		switch {
-		case req.Chunked:
-			// The body's length is only known by decoding it; rather than
-			// guess where the next request starts, answer and close.
-			closing = true
-		case req.ContentLength > 0:
-			cs.discard = req.ContentLength
-		}
-		closing = closing || !req.KeepAlive
-		if rules.Lookup(req.Host, req.Path, &l.match) {
-			out = appendRedirect(out, &l.match, req, date, closing)
-		} else {
-			out = appendText(out, 404, "not found\n", isHead(req.Method), req, date, closing)
-		}
-	}
-	l.out = out
-	return used, closing
-}
-
-func isHead(method []byte) bool { return string(method) == "HEAD" }
-
-// appendParseError answers a request that could not be parsed with the
-// status the parser chose (400 for anything unclassified) and closes.
-func appendParseError(dst []byte, err error, req *httpparse.Request, date []byte) []byte {
-	status, msg := 400, "bad request\n"
-	var pe *httpparse.Error
-	if errors.As(err, &pe) {
-		status = pe.Status
-		msg = pe.Msg + "\n"
-	}
-	return appendText(dst, status, msg, false, req, date, true)
 }

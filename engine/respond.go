@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"strconv"
 
 	"github.com/redirectd/redirectd/httpparse"
@@ -17,6 +18,7 @@ var statusLines = map[int]string{
 	308: "HTTP/1.1 308 Permanent Redirect\r\n",
 	400: "HTTP/1.1 400 Bad Request\r\n",
 	404: "HTTP/1.1 404 Not Found\r\n",
+	408: "HTTP/1.1 408 Request Timeout\r\n",
 	413: "HTTP/1.1 413 Content Too Large\r\n",
 	414: "HTTP/1.1 414 URI Too Long\r\n",
 	431: "HTTP/1.1 431 Request Header Fields Too Large\r\n",
@@ -77,4 +79,28 @@ func appendText(dst []byte, status int, body string, head bool, req *httpparse.R
 		dst = append(dst, body...)
 	}
 	return dst
+}
+
+// appendHTTPSRedirect answers with a 301 to the same host (without its
+// port, which served plain HTTP) and target over https.
+func appendHTTPSRedirect(dst []byte, req *httpparse.Request, date []byte, closing bool) []byte {
+	host := req.Host
+	if len(host) == 0 {
+		return appendText(dst, 400, "a Host header is needed to redirect to https\n", false, req, date, closing)
+	}
+	if i := bytes.LastIndexByte(host, ':'); i >= 0 && bytes.IndexByte(host[i:], ']') < 0 {
+		host = host[:i]
+	}
+	dst = append(dst, redirectLines[301-300]...)
+	dst = append(dst, "Location: https://"...)
+	dst = append(dst, host...)
+	dst = append(dst, req.Path...)
+	if req.Query != nil {
+		dst = append(dst, '?')
+		dst = append(dst, req.Query...)
+	}
+	dst = append(dst, "\r\nContent-Length: 0\r\n"...)
+	dst = append(dst, date...)
+	dst = appendConnection(dst, req, closing)
+	return append(dst, "\r\n"...)
 }

@@ -2,18 +2,15 @@ package engine
 
 import (
 	"testing"
-	"time"
 
 	"github.com/redirectd/redirectd/benchmarks/rules"
-	"github.com/redirectd/redirectd/httpparse"
 	"github.com/redirectd/redirectd/matcher"
 )
 
 // serveFixture runs conn.serve without sockets, over the reference rule set.
 type serveFixture struct {
-	set  *matcher.Set
+	srv  *Server
 	conn *conn
-	date dateHeader
 }
 
 func newServeFixture(tb testing.TB) *serveFixture {
@@ -22,16 +19,15 @@ func newServeFixture(tb testing.TB) *serveFixture {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	f := &serveFixture{set: set, conn: &conn{loop: &loop{}}}
-	f.date.update(time.Now())
-	return f
+	srv := New(Options{}, set)
+	return &serveFixture{srv: srv, conn: &conn{loop: newLoop(srv, nil)}}
 }
 
 // serve answers every request in buf and checks that all were consumed.
 func (f *serveFixture) serve(tb testing.TB, buf []byte) []byte {
-	used, closing := f.conn.serve(buf, f.set, f.date.get(), &httpparse.DefaultLimits)
-	if used != len(buf) || closing {
-		tb.Fatalf("serve used %d of %d bytes, closing %v", used, len(buf), closing)
+	used, res := f.conn.serve(buf, f.srv)
+	if used != len(buf) || res != keepOpen {
+		tb.Fatalf("serve used %d of %d bytes, result %v", used, len(buf), res)
 	}
 	return f.conn.loop.out
 }
@@ -40,7 +36,7 @@ func TestServeAnswer(t *testing.T) {
 	f := newServeFixture(t)
 	got := string(f.serve(t, []byte(rules.BrowserRequest)))
 	want := "HTTP/1.1 301 Moved Permanently\r\nLocation: https://example.com/new/9999\r\nContent-Length: 0\r\n" +
-		string(f.date.get()) + "\r\n"
+		string(f.srv.date.get()) + "\r\n"
 	if got != want {
 		t.Fatalf("answer:\n%q\nwant:\n%q", got, want)
 	}

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/panjf2000/gnet/v2"
@@ -16,46 +17,122 @@ import (
 	"github.com/redirectd/redirectd/matcher"
 )
 
-// Options configure a Server.
+// Options configure a Server. Zero values take the defaults named on each
+// field.
 type Options struct {
 	// Listen is the traffic address, host:port. Port 0 picks a free port,
 	// which Addr then reports.
 	Listen string
 	// EventLoops is the number of event loops; 0 means one per CPU.
 	EventLoops int
+	// MaxPathBytes bounds a request target; longer gets 414. Default 8192.
+	MaxPathBytes int
+	// IdleTimeout closes a connection that sends nothing for this long
+	// between requests. Default 10s.
+	IdleTimeout time.Duration
+	// HeaderTimeout closes a connection that takes longer than this to
+	// send a request head, answering 408. Default 10s.
+	HeaderTimeout time.Duration
+	// MaxConnsPerIP bounds the connections of one client address; one more
+	// is closed at once. Default 256.
+	MaxConnsPerIP int
+	// MaxConns bounds all connections; default: the file-descriptor limit
+	// less a reserve, so accept never fails for lack of descriptors.
+	MaxConns int
+	// HTTPSRedirect answers every request not marked
+	// "X-Forwarded-Proto: https" with a 301 to the same host and target
+	// over https, for use behind a TLS terminator.
+	HTTPSRedirect bool
 	// Logger receives the server's and gnet's messages; nil discards them.
 	Logger *slog.Logger
+}
+
+// Defaults of Options.
+const (
+	DefaultMaxPathBytes  = 8192
+	DefaultIdleTimeout   = 10 * time.Second
+	DefaultHeaderTimeout = 10 * time.Second
+	DefaultMaxConnsPerIP = 256
+)
+
+// Lingering close: after an answer that closes the connection while the
+// client may still be sending (a body, pipelined requests), what arrives is
+// read and dropped for a while, so that closing with unread data does not
+// reset the connection and destroy the answer before the client reads it
+// (RFC 9112 9.6).
+const (
+	lingerTotal   = 2 * time.Second
+	lingerIdle    = 500 * time.Millisecond
+	lingerMaxRead = 1 << 20
+)
+
+// maxOutbound bounds the answers waiting in a connection's outbound buffer:
+// a client that pipelines requests without reading the answers is closed
+// rather than allowed to grow it without limit.
+const maxOutbound = 1 << 20
+
+func (o *Options) setDefaults() {
+	if o.MaxPathBytes <= 0 {
+		o.MaxPathBytes = DefaultMaxPathBytes
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = DefaultIdleTimeout
+	}
+	if o.HeaderTimeout <= 0 {
+		o.HeaderTimeout = DefaultHeaderTimeout
+	}
+	if o.MaxConnsPerIP <= 0 {
+		o.MaxConnsPerIP = DefaultMaxConnsPerIP
+	}
+	if o.MaxConns <= 0 {
+		o.MaxConns = fdLimit() - 64
+	}
+	if o.EventLoops <= 0 {
+		o.EventLoops = runtime.GOMAXPROCS(0)
+	}
+}
+
+// fdLimit returns the soft limit on open files.
+func fdLimit() int {
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil || rl.Cur > 1<<30 {
+		return 1 << 20
+	}
+	return int(rl.Cur)
 }
 
 // Server is the traffic listener. Create it with New, start it with Run.
 type Server struct {
 	opts   Options
 	addr   string
-	loops  int
 	log    *slog.Logger
 	rules  atomic.Pointer[matcher.Set]
 	date   dateHeader
+	clock  clock
 	limits httpparse.Limits
+	conns  connLimiter
 
 	handler *handler
 	ready   chan struct{}
 	engMu   sync.Mutex
 	eng     gnet.Engine
-	started bool
 }
 
 // New returns a server that will answer from rules.
 func New(opts Options, rules *matcher.Set) *Server {
-	s := &Server{opts: opts, log: opts.Logger, limits: httpparse.DefaultLimits, ready: make(chan struct{})}
+	opts.setDefaults()
+	s := &Server{opts: opts, log: opts.Logger, ready: make(chan struct{})}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	s.loops = opts.EventLoops
-	if s.loops <= 0 {
-		s.loops = runtime.GOMAXPROCS(0)
-	}
+	s.limits = httpparse.DefaultLimits
+	s.limits.MaxTarget = opts.MaxPathBytes
+	s.limits.MaxRequestLine = opts.MaxPathBytes + 1024
+	s.conns.init(opts.MaxConns, opts.MaxConnsPerIP)
 	s.rules.Store(rules)
-	s.date.update(time.Now())
+	now := time.Now()
+	s.date.update(now)
+	s.clock.set(now)
 	s.handler = &handler{srv: s}
 	return s
 }
@@ -83,7 +160,7 @@ func (s *Server) Run() error {
 	}
 	s.addr = addr
 	err = gnet.Run(s.handler, "tcp://"+addr,
-		gnet.WithNumEventLoop(s.loops),
+		gnet.WithNumEventLoop(s.opts.EventLoops),
 		// Each loop gets its own listening socket, so the kernel spreads
 		// connections and no loop accepts for the others.
 		gnet.WithReusePort(true),

@@ -26,11 +26,24 @@ var testRules = []matcher.Rule{
 // stops it when the test ends.
 func startServer(t *testing.T) *engine.Server {
 	t.Helper()
+	return startServerWith(t, engine.Options{})
+}
+
+// startServerWith is startServer with options; Listen and EventLoops are
+// filled in when empty.
+func startServerWith(t *testing.T, opts engine.Options) *engine.Server {
+	t.Helper()
 	set, err := matcher.Compile(testRules)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := engine.New(engine.Options{Listen: "127.0.0.1:0", EventLoops: 2}, set)
+	if opts.Listen == "" {
+		opts.Listen = "127.0.0.1:0"
+	}
+	if opts.EventLoops == 0 {
+		opts.EventLoops = 2
+	}
+	srv := engine.New(opts, set)
 	done := make(chan error, 1)
 	go func() { done <- srv.Run() }()
 	select {
@@ -182,21 +195,29 @@ func TestSplitRequest(t *testing.T) {
 	}
 }
 
-// TestBodyIsSkipped checks that a body sent with a redirected request is
-// skipped, even when it arrives in a later read, and the next request on
-// the connection is answered.
+// TestBodyIsSkipped checks that a body received with its request is
+// skipped and the next request on the connection answered, and that a body
+// still on its way gets the answer and a close instead of being waited for.
 func TestBodyIsSkipped(t *testing.T) {
 	srv := startServer(t)
 	c := dial(t, srv)
 	br := bufio.NewReader(c)
-	io.WriteString(c, "POST /old HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\n01234")
-	if a := readAnswer(t, br, "POST"); a.Status != 301 {
+	io.WriteString(c, "POST /old HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\n0123456789GET /docs/y HTTP/1.1\r\nHost: a\r\n\r\n")
+	if a := readAnswer(t, br, "POST"); a.Status != 301 || a.Close {
 		t.Fatalf("first: %+v", a)
 	}
-	io.WriteString(c, "56789GET /docs/y HTTP/1.1\r\nHost: a\r\n\r\n")
 	if a := readAnswer(t, br, "GET"); a.Status != 302 || a.Location != "https://docs.example.com/y" {
 		t.Fatalf("request after the body: %+v", a)
 	}
+
+	c = dial(t, srv)
+	br = bufio.NewReader(c)
+	io.WriteString(c, "POST /old HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\n01234")
+	if a := readAnswer(t, br, "POST"); a.Status != 301 || !a.Close {
+		t.Fatalf("answer to a request whose body is still coming: %+v", a)
+	}
+	io.WriteString(c, "56789")
+	expectClosed(t, br)
 }
 
 func TestHTTP10KeepAlive(t *testing.T) {

@@ -36,21 +36,38 @@
 //
 // Parse follows RFC 9112 and RFC 9110 and, where they allow a choice, takes
 // the one that leaves no room for a proxy in front of us to read the head
-// differently (request smuggling):
+// differently (request smuggling). Each rule below is issue #3's; every
+// error is final and the caller closes after answering it.
 //
+//   - Versions: HTTP/1.0 and HTTP/1.1; another HTTP/DIGIT.DIGIT is 505,
+//     anything else in its place 400.
+//   - Limits: a target over MaxTarget (server.max_path_bytes, default 8192)
+//     or a request line over MaxRequestLine (default MaxTarget + 1024) is
+//     414; a header section over MaxHeaderBytes (64 KiB) or with more than
+//     MaxHeaders (100) field lines is 431.
 //   - Lines end in CRLF only; a bare LF or bare CR anywhere is ErrBareLF.
 //   - Empty lines before the request line are skipped (RFC 9112 section
 //     2.2); they count toward MaxRequestLine and HeadLen.
-//   - Obsolete line folding, whitespace before a field's colon, and control
-//     bytes other than HTAB in a field value are rejected, not repaired.
-//   - Only origin-form, absolute-form with an http or https scheme, and
-//     "OPTIONS *" are accepted; CONNECT's authority-form is rejected.
+//   - The request line is method SP target SP version CRLF with exactly one
+//     SP between the parts and nothing after the version: two spaces, an
+//     HTAB or a trailing space is 400.
+//   - Only origin-form, absolute-form with an http or https scheme (matched
+//     as its host and path) and "OPTIONS *" are accepted; "*" with another
+//     method and CONNECT's authority-form are 400.
 //   - The target may hold any visible ASCII byte but '"', '<', '>' and '\';
-//     it is not percent-decoded, and '#' is kept as an ordinary byte.
+//     SP, controls, DEL and bytes >= 0x80 are 400. "[ ] { } | ^ `", which
+//     browsers send raw in queries, are accepted. The target is not
+//     percent-decoded, and '#' is kept as an ordinary byte.
+//   - A field name must be a token directly followed by ':'. Obsolete line
+//     folding, controls other than HTAB in a value, and a value that is
+//     not valid UTF-8 are rejected, not repaired.
 //   - Host must be a valid host[:port] even when an absolute-form target
-//     overrides it, and appear exactly once in HTTP/1.1.
-//   - Content-Length is plain digits; repeats must agree. Transfer-Encoding
-//     must be exactly "chunked" (else 501), and is rejected together with
-//     Content-Length or in HTTP/1.0.
+//     overrides it, and appear exactly once in HTTP/1.1 (at most once in
+//     HTTP/1.0): a reg-name of 1 to 255 bytes, an IPv4 address or a
+//     bracketed IPv6 address, with an optional port of at most 65535.
+//   - Content-Length is plain digits that fit in an int64; repeats must
+//     agree. Transfer-Encoding must be "chunked" (any case) on one field
+//     line, else 400; it is rejected together with Content-Length and in
+//     HTTP/1.0.
 //   - Methods are any token and are not checked against a list.
 package httpparse

@@ -1,10 +1,11 @@
 package httpparse
 
 // Error is a malformed or oversized request head. Status is the HTTP status
-// code to answer with (RFC 9112 and RFC 9110: 431 for a head over the limits,
-// 414 for an overlong request line, 505 for an unsupported version, 501 for
-// a transfer coding we do not implement, 400 for everything else). Msg never
-// contains request bytes, so it is safe to log or to send back.
+// code to answer with (RFC 9112 and RFC 9110: 431 for a header section over
+// the limits, 414 for an overlong target or request line, 505 for an
+// unsupported version, 400 for everything else, a transfer coding we do not
+// implement included). Msg never contains request bytes, so it is safe to
+// log or to send back.
 type Error struct {
 	Status int
 	Msg    string
@@ -22,13 +23,15 @@ var (
 	ErrBadVersion = &Error{400, "malformed http version"}
 	// ErrVersionNotSupported is a well-formed version other than 1.0 or 1.1.
 	ErrVersionNotSupported = &Error{505, "http version not supported"}
-	// ErrURITooLong is a request line longer than Limits.MaxRequestLine.
+	// ErrURITooLong is a request-target longer than Limits.MaxTarget or a
+	// request line longer than Limits.MaxRequestLine.
 	ErrURITooLong = &Error{414, "request line too long"}
 	// ErrHeaderTooLarge is a header section longer than
 	// Limits.MaxHeaderBytes or with more than Limits.MaxHeaders fields.
 	ErrHeaderTooLarge = &Error{431, "request header fields too large"}
 	// ErrBadHeader is a header line that is not token ":" value, a value
-	// with control characters, or an obsolete line folding.
+	// with control characters other than HTAB or that is not valid UTF-8,
+	// or an obsolete line folding.
 	ErrBadHeader = &Error{400, "malformed header field"}
 	// ErrBadHost is a Host value, or the authority of an absolute-form
 	// target, that is not host[:port].
@@ -47,9 +50,11 @@ var (
 	// Content-Length values, or Transfer-Encoding in an HTTP/1.0 request
 	// (RFC 9112 sections 6.1 and 6.3).
 	ErrSmuggling = &Error{400, "ambiguous message framing"}
-	// ErrBadTransferEncoding is a Transfer-Encoding other than exactly
-	// "chunked", the only coding we implement (RFC 9112 section 6.1).
-	ErrBadTransferEncoding = &Error{501, "unsupported transfer-encoding"}
+	// ErrBadTransferEncoding is a Transfer-Encoding other than "chunked"
+	// (in any case) on one field line, the only coding we implement
+	// (RFC 9112 section 6.1). It is a 400, not the 501 RFC 9112 suggests:
+	// issue #3 treats it as a framing error like the ones above.
+	ErrBadTransferEncoding = &Error{400, "unsupported transfer-encoding"}
 	// ErrBareLF is an LF without a CR before it, or a CR without an LF
 	// after it, anywhere in the head. Rejecting both keeps us from reading
 	// line boundaries differently from a proxy in front of us.

@@ -3,12 +3,17 @@ package httpparse
 import (
 	"bytes"
 	"testing"
+	"unicode/utf8"
 	"unsafe"
 )
 
 // fuzzLimits are small so that the fuzzer reaches the limit paths with
-// short inputs.
-var fuzzLimits = &Limits{MaxRequestLine: 64, MaxHeaderBytes: 128, MaxHeaders: 4}
+// short inputs: the target limit below the request line's, and the target
+// limit alone with the request line derived from it.
+var fuzzLimits = []*Limits{
+	{MaxTarget: 24, MaxRequestLine: 64, MaxHeaderBytes: 128, MaxHeaders: 4},
+	{MaxTarget: 12},
+}
 
 var sentinels = map[*Error]bool{
 	ErrBadRequestLine: true, ErrBadVersion: true, ErrVersionNotSupported: true,
@@ -19,7 +24,8 @@ var sentinels = map[*Error]bool{
 }
 
 // FuzzParse checks Parse's contract on arbitrary bytes, with the default
-// and with small limits.
+// and with small limits. testdata/fuzz/FuzzParse holds seeds that plain
+// go test replays too.
 func FuzzParse(f *testing.F) {
 	for _, group := range [][]parseCase{validCases, errorCases, limitCases, incompleteCases} {
 		for _, tc := range group {
@@ -37,7 +43,9 @@ func FuzzParse(f *testing.F) {
 			return // the limits are what bounds work; longer adds nothing
 		}
 		checkParse(t, buf, nil)
-		checkParse(t, buf, fuzzLimits)
+		for _, lim := range fuzzLimits {
+			checkParse(t, buf, lim)
+		}
 	})
 }
 
@@ -45,7 +53,7 @@ func checkParse(t *testing.T, buf []byte, lim *Limits) {
 	var r Request
 	n, err := Parse(buf, &r, lim)
 	got := summarize(n, err)(&r)
-	maxLine, maxHeader, _ := lim.resolve()
+	l := lim.resolve()
 
 	switch {
 	case err != nil:
@@ -54,7 +62,7 @@ func checkParse(t *testing.T, buf []byte, lim *Limits) {
 			t.Fatalf("Parse(%q) = %d, %#v; want 0 and a sentinel *Error", buf, n, err)
 		}
 	case n == 0:
-		if len(buf) > maxLine+maxHeader {
+		if len(buf) > l.line+l.header {
 			t.Fatalf("Parse(%q) incomplete past the limits", buf)
 		}
 		rest := buf
@@ -66,6 +74,9 @@ func checkParse(t *testing.T, buf []byte, lim *Limits) {
 		}
 	default:
 		checkRequest(t, buf, n, &r)
+		if len(r.Target) > l.target || len(r.Headers) > l.count {
+			t.Fatalf("Parse(%q, %+v): target of %d bytes, %d headers", buf, l, len(r.Target), len(r.Headers))
+		}
 		// The head alone parses the same: nothing after it was looked at.
 		var again Request
 		if d := summarize(Parse(buf[:n], &again, lim))(&again); d != got {
@@ -106,6 +117,14 @@ func checkRequest(t *testing.T, buf []byte, n int, r *Request) {
 	fields := [][]byte{r.Method, r.Target, r.Path, r.Query, r.Host}
 	for _, h := range r.Headers {
 		fields = append(fields, h.Name, h.Value)
+		if !utf8.Valid(h.Value) || bytes.ContainsFunc(h.Value, func(c rune) bool { return c < ' ' && c != '\t' || c == 0x7f }) {
+			t.Fatalf("Parse(%q): header value %q", buf, h.Value)
+		}
+	}
+	for _, c := range r.Target {
+		if !targetTable[c] {
+			t.Fatalf("Parse(%q): byte %q in target", buf, c)
+		}
 	}
 	for _, s := range fields {
 		if !within(head, s) {

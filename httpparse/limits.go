@@ -1,11 +1,18 @@
 package httpparse
 
 // Limits bound one request head. A field that is zero or negative takes its
-// value from DefaultLimits' constants, so Limits{} and a nil *Limits both
-// mean the defaults.
+// default, so Limits{} and a nil *Limits both mean DefaultLimits.
 type Limits struct {
+	// MaxTarget bounds the request-target in bytes: the configured
+	// server.max_path_bytes. A target of MaxTarget bytes is accepted, a
+	// longer one gets 414 (ErrURITooLong), as soon as the bytes buffered
+	// show it. Default 8192.
+	MaxTarget int
 	// MaxRequestLine bounds the request line in bytes, counting its CRLF
-	// and any empty lines skipped before it. Over it: 414.
+	// and any empty lines skipped before it; over it: 414. It is what ends
+	// the wait for a line with no CRLF yet. Zero means MaxTarget + 1024,
+	// room for the method, the version and the two spaces around a target
+	// of MaxTarget bytes; set below that, it caps the target too.
 	MaxRequestLine int
 	// MaxHeaderBytes bounds the header section in bytes, from the first
 	// header line through the final empty line. Over it: 431.
@@ -15,36 +22,54 @@ type Limits struct {
 }
 
 const (
-	// 8 KiB of target is what common proxies and browsers cope with; the
-	// extra 1 KiB leaves room for method, version and a long query.
-	defaultMaxRequestLine = 8192 + 1024
+	// 8 KiB of target is what common proxies and browsers cope with.
+	defaultMaxTarget = 8192
+	// requestLineSlack is what a request line may hold besides its target
+	// when MaxRequestLine is unset: method, two SP, "HTTP/1.1", CRLF and
+	// a few empty lines before it, with room to spare for long methods.
+	requestLineSlack      = 1024
 	defaultMaxHeaderBytes = 64 << 10
 	defaultMaxHeaders     = 100
 )
 
 // DefaultLimits shows the limits Parse uses for a nil *Limits or a zero
-// field. Parse reads the constants behind it, not the variable, so that no
-// goroutine can change another's limits by assigning to it.
+// field. Its MaxRequestLine is 0, meaning MaxTarget + 1024 (9216 here), so a
+// copy that only changes MaxTarget keeps the request line in step with it.
+// Parse reads the constants behind DefaultLimits, not the variable, so that
+// no goroutine can change another's limits by assigning to it.
 var DefaultLimits = Limits{
-	MaxRequestLine: defaultMaxRequestLine,
+	MaxTarget:      defaultMaxTarget,
 	MaxHeaderBytes: defaultMaxHeaderBytes,
 	MaxHeaders:     defaultMaxHeaders,
 }
 
-// resolve returns the limits in force, with defaults for unset fields.
-func (l *Limits) resolve() (line, header, count int) {
-	line, header, count = defaultMaxRequestLine, defaultMaxHeaderBytes, defaultMaxHeaders
-	if l == nil {
-		return
-	}
-	if l.MaxRequestLine > 0 {
-		line = l.MaxRequestLine
-	}
-	if l.MaxHeaderBytes > 0 {
-		header = l.MaxHeaderBytes
-	}
-	if l.MaxHeaders > 0 {
-		count = l.MaxHeaders
-	}
-	return
+// resolved is the limits in force for one Parse call.
+type resolved struct {
+	target, line, header, count int
 }
+
+// resolve returns the limits in force, with defaults for unset fields.
+func (l *Limits) resolve() resolved {
+	r := resolved{defaultMaxTarget, 0, defaultMaxHeaderBytes, defaultMaxHeaders}
+	if l != nil {
+		if l.MaxTarget > 0 {
+			r.target = l.MaxTarget
+		}
+		if l.MaxRequestLine > 0 {
+			r.line = l.MaxRequestLine
+		}
+		if l.MaxHeaderBytes > 0 {
+			r.header = l.MaxHeaderBytes
+		}
+		if l.MaxHeaders > 0 {
+			r.count = l.MaxHeaders
+		}
+	}
+	if r.line == 0 {
+		// Saturate rather than wrap for a MaxTarget near MaxInt.
+		r.line = r.target + min(requestLineSlack, maxInt-r.target)
+	}
+	return r
+}
+
+const maxInt = int(^uint(0) >> 1)

@@ -50,17 +50,17 @@ type Request struct {
 // For example "GET /a?b HTTP/1.1\r\nHost: x\r\n\r\nGET ..." gives
 // n = 30, Method "GET", Path "/a", Query "b", Host "x", KeepAlive true.
 func Parse(buf []byte, r *Request, lim *Limits) (int, error) {
-	maxLine, maxHeader, maxCount := lim.resolve()
+	l := lim.resolve()
 	r.reset()
 	p := parser{r: r}
 
 	line := buf
-	if len(line) > maxLine {
-		line = line[:maxLine]
+	if len(line) > l.line {
+		line = line[:l.line]
 	}
-	pos, err := p.requestLine(line)
+	pos, err := p.requestLine(line, l.target)
 	if err == errNeedMore {
-		if len(buf) > maxLine {
+		if len(buf) > l.line {
 			return 0, ErrURITooLong
 		}
 		return 0, nil
@@ -70,12 +70,12 @@ func Parse(buf []byte, r *Request, lim *Limits) (int, error) {
 	}
 
 	head := buf
-	if len(head)-pos > maxHeader {
-		head = head[:pos+maxHeader]
+	if len(head)-pos > l.header {
+		head = head[:pos+l.header]
 	}
-	n, err := p.headers(head, pos, maxCount)
+	n, err := p.headers(head, pos, l.count)
 	if err == errNeedMore {
-		if len(buf)-pos > maxHeader {
+		if len(buf)-pos > l.header {
 			return 0, ErrHeaderTooLarge
 		}
 		return 0, nil

@@ -4,12 +4,12 @@ import "bytes"
 
 // requestLine parses the empty lines and the request line at the start of
 // b, which is already cut to MaxRequestLine, and returns the offset of the
-// first header line.
+// first header line. A target longer than maxTarget is ErrURITooLong.
 //
 //	request-line = method SP request-target SP HTTP-version CRLF
 //
 // (RFC 9112 section 3). Exactly one SP between the parts, nothing else.
-func (p *parser) requestLine(b []byte) (int, *Error) {
+func (p *parser) requestLine(b []byte, maxTarget int) (int, *Error) {
 	// RFC 9112 section 2.2: a server SHOULD ignore at least one empty line
 	// received before the request line; clients send one after a POST body.
 	pos := 0
@@ -30,9 +30,19 @@ func (p *parser) requestLine(b []byte) (int, *Error) {
 	p.r.Method = b[start:pos]
 	pos++
 
+	// The scan stops after maxTarget+1 target bytes: that many are a 414
+	// whatever follows, so a prefix of the line that shows them gets the
+	// same answer as the whole line (and the caller need not wait for it).
 	start = pos
-	for pos < len(b) && targetTable[b[pos]] {
+	t := b // b, or b cut to maxTarget+1 bytes of target
+	if len(t)-start > maxTarget {
+		t = t[:start+maxTarget+1]
+	}
+	for pos < len(t) && targetTable[t[pos]] {
 		pos++
+	}
+	if pos-start > maxTarget {
+		return 0, ErrURITooLong
 	}
 	if pos == start || pos >= len(b) || b[pos] != ' ' {
 		return 0, stopError(b, pos, ErrBadRequestLine)

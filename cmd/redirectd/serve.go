@@ -32,7 +32,7 @@ func serve(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
 		fmt.Fprintf(stderr, "%v\n", err)
 		return 1
 	}
-	srv := engine.New(engine.Options{Listen: cfg.Server.Listen, EventLoops: cfg.Server.EventLoops, Logger: log}, cfg.Set)
+	srv := engine.New(engineOptions(&cfg.Server, log), cfg.Set)
 	done := make(chan error, 1)
 	go func() { done <- srv.Run() }()
 	select {
@@ -95,4 +95,20 @@ func printExample(w io.Writer, cfg *config.Config, addr string) {
 		fmt.Fprintf(w, "  %-7s %-34s -> %d %s%s\n", r.Kind, r.From, r.Status, r.To, host)
 	}
 	fmt.Fprintf(w, "Try: curl -i http://%s/old\n", addr)
+}
+
+// engineOptions maps the [server] table onto the engine's options; zero
+// values take the engine's defaults.
+func engineOptions(sv *config.Server, log *slog.Logger) engine.Options {
+	return engine.Options{
+		Listen:        sv.Listen,
+		EventLoops:    sv.EventLoops,
+		MaxPathBytes:  sv.MaxPathBytes,
+		IdleTimeout:   sv.IdleTimeout.Std(),
+		HeaderTimeout: sv.HeaderTimeout.Std(),
+		MaxConnsPerIP: sv.MaxConnectionsPerIP,
+		MaxConns:      sv.MaxConnections,
+		HTTPSRedirect: sv.HTTPSRedirect,
+		Logger:        log,
+	}
 }

@@ -1,0 +1,190 @@
+package engine
+
+import (
+	"bytes"
+	"errors"
+	"net/netip"
+
+	"github.com/panjf2000/gnet/v2"
+	"github.com/redirectd/redirectd/httpparse"
+	"golang.org/x/sys/unix"
+)
+
+// conn is the state of one client connection, owned by its loop.
+type conn struct {
+	c    gnet.Conn
+	loop *loop
+	idx  int // position in loop.conns
+	ip   netip.Addr
+	// discard counts request body bytes still to be skipped: a body sent
+	// with a request answered locally is not needed, but its bytes come
+	// before the next request.
+	discard int64
+	// active is the coarse time of the last bytes received, headStart that
+	// of the first byte of the partial head now buffered (0: none).
+	active, headStart int64
+	// answered is set when the last read completed at least one request,
+	// so a partial head after it starts its own header clock.
+	answered bool
+	// lingerUntil is non-zero while the connection is closing lingeringly:
+	// the answer is sent and what arrives is dropped until this time.
+	lingerUntil int64
+	lingerRead  int
+}
+
+// result says what happens to a connection after serve's answers.
+type result uint8
+
+const (
+	keepOpen result = iota
+	// closeNow: the client sent nothing more; close after the answers.
+	closeNow
+	// closeLinger: the client may still be sending (a body, more
+	// requests); close after a lingering read.
+	closeLinger
+)
+
+// serve answers the complete requests at the start of buf into the loop's
+// output buffer. It returns how many bytes of buf it consumed and what to
+// do with the connection once the answers are written.
+func (cs *conn) serve(buf []byte, s *Server) (used int, res result) {
+	l := cs.loop
+	out := l.out[:0]
+	rules := s.rules.Load()
+	date := s.date.get()
+	for used < len(buf) {
+		if cs.discard > 0 {
+			n := min(cs.discard, int64(len(buf)-used))
+			cs.discard -= n
+			used += int(n)
+			continue
+		}
+		req := &l.req
+		n, err := httpparse.Parse(buf[used:], req, &s.limits)
+		if err != nil {
+			out = appendParseError(out, err, date)
+			res = closeLinger
+			break
+		}
+		if n == 0 {
+			break
+		}
+		used += n
+		cs.answered = true
+		closing := !req.KeepAlive
+		switch {
+		case req.Chunked:
+			// The body's end is only known by decoding it; the answer
+			// closes, and the body is dropped by the lingering read.
+			closing, res = true, closeLinger
+		case req.ContentLength > int64(len(buf)-used):
+			// A body still on its way: rather than wait for it, answer,
+			// close, and drop it while lingering.
+			closing, res = true, closeLinger
+		case req.ContentLength > 0:
+			cs.discard = req.ContentLength
+		}
+		https := s.opts.HTTPSRedirect && !forwardedHTTPS(req)
+		if https && len(req.Host) == 0 {
+			closing = true // answered 400: there is no host to redirect to
+		}
+		switch {
+		case https:
+			out = appendHTTPSRedirect(out, req, date, closing)
+		case rules.Lookup(req.Host, req.Path, &l.match):
+			out = appendRedirect(out, &l.match, req, date, closing)
+		default:
+			out = appendText(out, 404, "not found\n", isHead(req.Method), req, date, closing)
+		}
+		if closing {
+			if res == keepOpen {
+				res = closeNow
+				if cs.discard > 0 || used < len(buf) {
+					// Requests or body bytes follow: linger over them.
+					res = closeLinger
+				}
+			}
+			break
+		}
+	}
+	l.out = out
+	return used, res
+}
+
+func isHead(method []byte) bool { return string(method) == "HEAD" }
+
+// forwardedHTTPS reports whether a TLS terminator in front marked the
+// request as received over https. Proxies append to X-Forwarded-Proto, so
+// its first value is the client's.
+func forwardedHTTPS(req *httpparse.Request) bool {
+	for i := range req.Headers {
+		h := &req.Headers[i]
+		if len(h.Name) == len("x-forwarded-proto") && bytes.EqualFold(h.Name, []byte("x-forwarded-proto")) {
+			v, _, _ := bytes.Cut(h.Value, []byte{','})
+			return bytes.EqualFold(bytes.TrimSpace(v), []byte("https"))
+		}
+	}
+	return false
+}
+
+// appendParseError answers a request that could not be parsed with the
+// status the parser chose (400 for anything unclassified).
+func appendParseError(dst []byte, err error, date []byte) []byte {
+	status, msg := 400, "bad request\n"
+	var pe *httpparse.Error
+	if errors.As(err, &pe) {
+		status = pe.Status
+		msg = pe.Msg + "\n"
+	}
+	return appendText(dst, status, msg, false, nil, date, true)
+}
+
+// startLinger begins a lingering close: the answer is written; the write
+// side is shut so the client sees the end of the answer, and what the
+// client still sends is dropped until it closes, lingerIdle passes without
+// a byte, lingerTotal passes, or lingerMaxRead bytes have come.
+func (cs *conn) startLinger(c gnet.Conn, now int64, unread int) gnet.Action {
+	cs.lingerUntil = now + int64(lingerTotal)
+	if c.OutboundBuffered() == 0 {
+		// Without this the client would only see the end of the answer
+		// when the lingering read ends.
+		unix.Shutdown(c.Fd(), unix.SHUT_WR)
+	}
+	return cs.drop(c, unread)
+}
+
+// drop discards n buffered bytes of a lingering connection.
+func (cs *conn) drop(c gnet.Conn, n int) gnet.Action {
+	if n > 0 {
+		c.Discard(n)
+	}
+	cs.lingerRead += n
+	if cs.lingerRead > lingerMaxRead {
+		return gnet.Close
+	}
+	return gnet.None
+}
+
+// checkDeadline closes the connection when one of its timeouts has
+// passed; it runs on the connection's loop.
+func (cs *conn) checkDeadline(now int64) {
+	o := &cs.loop.srv.opts
+	switch {
+	case cs.lingerUntil != 0:
+		if now >= cs.lingerUntil || now-cs.active >= int64(lingerIdle) {
+			cs.close()
+		}
+	case cs.headStart != 0:
+		if now-cs.headStart >= int64(o.HeaderTimeout) {
+			// Tell the client why, as nginx and HAProxy do with 408.
+			cs.c.Write(appendText(cs.loop.out[:0], 408, "request head not received in time\n", false, nil, cs.loop.srv.date.get(), true))
+			cs.close()
+		}
+	case now-cs.active >= int64(o.IdleTimeout):
+		cs.close()
+	}
+}
+
+func (cs *conn) close() {
+	cs.loop.el.Close(cs.c)
+}

@@ -1,0 +1,79 @@
+package engine
+
+import (
+	"hash/maphash"
+	"net/netip"
+	"sync"
+	"sync/atomic"
+)
+
+// connLimiter counts open connections, in all and per client address.
+// Connections of one address spread over every event loop (SO_REUSEPORT
+// hashes the whole 4-tuple), so the count is shared: a map split into
+// shards, each behind its own mutex, taken once when a connection opens
+// and once when it closes, never while serving requests.
+type connLimiter struct {
+	max, maxPerIP int
+	total         atomic.Int64
+	seed          maphash.Seed
+	shards        [64]ipShard
+}
+
+type ipShard struct {
+	mu sync.Mutex
+	n  map[netip.Addr]int32
+}
+
+func (l *connLimiter) init(max, maxPerIP int) {
+	l.max, l.maxPerIP = max, maxPerIP
+	l.seed = maphash.MakeSeed()
+	for i := range l.shards {
+		l.shards[i].n = make(map[netip.Addr]int32)
+	}
+}
+
+func (l *connLimiter) shard(ip netip.Addr) *ipShard {
+	b := ip.As16()
+	return &l.shards[maphash.Bytes(l.seed, b[:])%uint64(len(l.shards))]
+}
+
+// rejectReason names a limit a new connection is over.
+type rejectReason uint8
+
+const (
+	accepted rejectReason = iota
+	overTotal
+	overPerIP
+)
+
+// open counts a new connection from ip, unless it is over a limit.
+func (l *connLimiter) open(ip netip.Addr) rejectReason {
+	if l.total.Add(1) > int64(l.max) {
+		l.total.Add(-1)
+		return overTotal
+	}
+	sh := l.shard(ip)
+	sh.mu.Lock()
+	n := sh.n[ip]
+	if int(n) >= l.maxPerIP {
+		sh.mu.Unlock()
+		l.total.Add(-1)
+		return overPerIP
+	}
+	sh.n[ip] = n + 1
+	sh.mu.Unlock()
+	return accepted
+}
+
+// close uncounts a connection that open accepted.
+func (l *connLimiter) close(ip netip.Addr) {
+	sh := l.shard(ip)
+	sh.mu.Lock()
+	if n := sh.n[ip] - 1; n > 0 {
+		sh.n[ip] = n
+	} else {
+		delete(sh.n, ip)
+	}
+	sh.mu.Unlock()
+	l.total.Add(-1)
+}

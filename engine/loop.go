@@ -1,0 +1,69 @@
+package engine
+
+import (
+	"context"
+	"sync/atomic"
+
+	"github.com/panjf2000/gnet/v2"
+	"github.com/redirectd/redirectd/httpparse"
+	"github.com/redirectd/redirectd/matcher"
+)
+
+// loop is the state one event loop owns. Only that loop's goroutine
+// touches it, except scheduleSweep.
+type loop struct {
+	srv   *Server
+	el    gnet.EventLoop
+	req   httpparse.Request
+	match matcher.Match
+	out   []byte
+	// conns lists the loop's connections for the deadline sweep; each
+	// conn knows its index, so removal is a swap with the last.
+	conns []*conn
+	// sweeping is set while a sweep is queued on the loop, so that a slow
+	// loop does not get a backlog of them.
+	sweeping atomic.Bool
+}
+
+func newLoop(s *Server, el gnet.EventLoop) *loop {
+	return &loop{srv: s, el: el, out: make([]byte, 0, 4096)}
+}
+
+func (l *loop) add(cs *conn) {
+	cs.idx = len(l.conns)
+	l.conns = append(l.conns, cs)
+}
+
+func (l *loop) remove(cs *conn) {
+	last := len(l.conns) - 1
+	l.conns[cs.idx] = l.conns[last]
+	l.conns[cs.idx].idx = cs.idx
+	l.conns[last] = nil
+	l.conns = l.conns[:last]
+}
+
+// scheduleSweep queues a deadline check on the loop; it is called from
+// the ticker goroutine.
+func (l *loop) scheduleSweep() {
+	if l.sweeping.Swap(true) {
+		return
+	}
+	if err := l.el.Execute(context.Background(), l); err != nil {
+		l.sweeping.Store(false)
+	}
+}
+
+// Run is the deadline check, run on the loop (gnet.Runnable). It walks the
+// connections from the end, so that closing one (which moves the last
+// into its place) skips none.
+func (l *loop) Run(context.Context) error {
+	l.sweeping.Store(false)
+	now := l.srv.clock.now()
+	for i := len(l.conns) - 1; i >= 0; i-- {
+		if i >= len(l.conns) {
+			continue
+		}
+		l.conns[i].checkDeadline(now)
+	}
+	return nil
+}
