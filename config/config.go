@@ -46,9 +46,9 @@ const DefaultStatus = 301
 // known lists the keys each table accepts. Keys are compared exactly, so a
 // misspelt or differently cased key is reported rather than ignored.
 var known = map[string][]string{
-	"":       {"server", "rule", "map"},
+	"": {"server", "rule", "map"},
 	"server": {"listen", "event_loops", "max_path_bytes", "idle_timeout", "header_timeout",
 		"max_connections_per_ip", "max_connections", "https_redirect"},
-	"rule":   {"match", "from", "to", "status", "host"},
-	"map":    {"file", "match", "status", "host"},
+	"rule": {"match", "from", "to", "status", "host"},
+	"map":  {"file", "match", "status", "host"},
 }
