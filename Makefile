@@ -37,7 +37,10 @@ bench:
 # A short run of every fuzz target.
 FUZZTIME ?= 20s
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) ./httpparse
+	$(GO) test -run '^$$' -fuzz 'FuzzParse$$' -fuzztime $(FUZZTIME) ./httpparse
+	$(GO) test -run '^$$' -fuzz FuzzParseVsNetHTTP -fuzztime $(FUZZTIME) ./httpparse
+	$(GO) test -run '^$$' -fuzz FuzzIPv6 -fuzztime $(FUZZTIME) ./httpparse
+	$(GO) test -run '^$$' -fuzz FuzzHandler -fuzztime $(FUZZTIME) ./engine
 	$(GO) test -run '^$$' -fuzz FuzzBacktrack -fuzztime $(FUZZTIME) ./matcher
 	$(GO) test -run '^$$' -fuzz FuzzLoad -fuzztime $(FUZZTIME) ./config
 	$(GO) test -run '^$$' -fuzz FuzzMapFile -fuzztime $(FUZZTIME) ./config
