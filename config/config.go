@@ -9,6 +9,8 @@ type Config struct {
 	// Path is the file it was read from.
 	Path   string
 	Server Server
+	// Upstream is nil when no [upstream] is configured: misses get 404.
+	Upstream *Upstream
 	// Rules lists every rule, from [[rule]] tables and map files, in file
 	// order; Set is them compiled.
 	Rules []matcher.Rule

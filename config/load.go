@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/BurntSushi/toml"
 	"github.com/redirectd/redirectd/matcher"
@@ -49,9 +50,10 @@ type files struct {
 // and converted by hand, so that a wrong type names its rule and line
 // instead of producing the decoder's position-less message.
 type rawConfig struct {
-	Server Server    `toml:"server"`
-	Rule   []rawRule `toml:"rule"`
-	Map    []rawMap  `toml:"map"`
+	Server   Server    `toml:"server"`
+	Upstream *Upstream `toml:"upstream"`
+	Rule     []rawRule `toml:"rule"`
+	Map      []rawMap  `toml:"map"`
 }
 
 func load(file string, fl files) (*Config, error) {
@@ -75,6 +77,10 @@ func load(file string, fl files) (*Config, error) {
 		cfg.Server.Listen = DefaultListen
 	}
 	checkServer(file, &cfg.Server, loc, &errs)
+	if raw.Upstream != nil {
+		checkUpstream(file, raw.Upstream, loc, &errs)
+		cfg.Upstream = raw.Upstream
+	}
 	// Rules and map files are read in file order: [[rule]] tables and
 	// [[map]] entries may interleave, and file order decides between
 	// regexes.
@@ -153,24 +159,27 @@ var decodeErrRE = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): 
 func checkKeys(file string, md toml.MetaData, loc *locator, errs *errorList) {
 	count := map[string]int{}
 	for _, k := range md.Keys() {
-		switch len(k) {
-		case 1:
+		if len(k) == 1 {
 			count[k[0]]++
 			if !isKnown("", k[0]) {
-				errs.add(&Error{File: file, Line: loc.line(k[0], 0, ""), Key: k[0], Msg: "unknown table or key; known: server, rule, map"})
+				errs.add(&Error{File: file, Line: loc.line(k[0], 0, ""), Key: k[0],
+					Msg: fmt.Sprintf("unknown table or key; known: %s", strings.Join(known[""], ", "))})
 			}
-		case 2:
-			if !isKnown(k[0], k[1]) {
-				i := max(count[k[0]]-1, 0)
-				errs.add(&Error{File: file, Line: loc.line(k[0], i, k[1]), What: entryName(k[0], i), Key: k[1],
-					Msg: fmt.Sprintf("unknown key; known keys here: %v", known[k[0]])})
-			}
-		default:
-			if isKnown("", k[0]) && isKnown(k[0], k[1]) {
+			continue
+		}
+		parent, key := strings.Join(k[:len(k)-1], "."), k[len(k)-1]
+		if _, isTable := known[parent]; !isTable {
+			if isKnown(k[0], k[1]) {
 				i := max(count[k[0]]-1, 0)
 				errs.add(&Error{File: file, Line: loc.line(k[0], i, k[1]), What: entryName(k[0], i), Key: k[1],
 					Msg: "must be a plain value, not a table"})
 			}
+			continue // under an unknown or misused table, reported once above
+		}
+		if !isKnown(parent, key) {
+			i := max(count[k[0]]-1, 0)
+			errs.add(&Error{File: file, Line: loc.line(parent, i, key), What: entryName(parent, i), Key: key,
+				Msg: fmt.Sprintf("unknown key; known keys here: %s", strings.Join(known[parent], ", "))})
 		}
 	}
 }
@@ -189,8 +198,8 @@ func isKnown(table, key string) bool {
 }
 
 func entryName(table string, i int) string {
-	if table == "server" {
-		return "[server]"
+	if table != "rule" && table != "map" {
+		return "[" + table + "]"
 	}
 	return fmt.Sprintf("[[%s]] #%d", table, i+1)
 }

@@ -30,6 +30,11 @@ type conn struct {
 	// the answer is sent and what arrives is dropped until this time.
 	lingerUntil int64
 	lingerRead  int
+	// fwd is the request being forwarded upstream, if any: requests after
+	// it wait in the buffer until its answer is written, so answers keep
+	// request order. waitDrain is set while its goroutine waits for the
+	// outbound buffer to drain.
+	fwd, waitDrain *forward
 }
 
 // result says what happens to a connection after serve's answers.
@@ -93,8 +98,22 @@ func (cs *conn) serve(buf []byte, s *Server) (used int, res result) {
 			out = appendHTTPSRedirect(out, req, date, closing)
 		case rules.Lookup(req.Host, req.Path, &l.match):
 			out = appendRedirect(out, &l.match, req, date, closing)
+		case s.up != nil:
+			if max := s.up.MaxRequestBodyBytes; max > 0 && req.ContentLength > max {
+				out = appendText(out, 413, "request body too large\n", false, req, date, true)
+				res = closeLinger
+				break
+			}
+			// The body is the upstream's: undo the local skipping.
+			cs.discard, closing, res = 0, !req.KeepAlive, keepOpen
+			l.out = out
+			used += cs.startForward(s, req, buf[used:], closing)
+			return used, keepOpen
 		default:
 			out = appendText(out, 404, "not found\n", isHead(req.Method), req, date, closing)
+		}
+		if res == closeLinger {
+			break
 		}
 		if closing {
 			if res == keepOpen {
@@ -170,6 +189,8 @@ func (cs *conn) drop(c gnet.Conn, n int) gnet.Action {
 func (cs *conn) checkDeadline(now int64) {
 	o := &cs.loop.srv.opts
 	switch {
+	case cs.fwd != nil:
+		cs.checkForward(now)
 	case cs.lingerUntil != 0:
 		if now >= cs.lingerUntil || now-cs.active >= int64(lingerIdle) {
 			cs.close()

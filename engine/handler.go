@@ -63,6 +63,9 @@ func (h *handler) OnClose(c gnet.Conn, _ error) gnet.Action {
 	}
 	cs.loop.remove(cs)
 	h.srv.conns.close(cs.ip)
+	if cs.fwd != nil {
+		cs.fwd.stop(0) // the client is gone
+	}
 	c.SetContext(nil)
 	return gnet.None
 }
@@ -104,6 +107,9 @@ func (h *handler) OnTraffic(c gnet.Conn) gnet.Action {
 	buf, _ := c.Peek(-1)
 	if cs.lingerUntil != 0 {
 		return cs.drop(c, len(buf))
+	}
+	if cs.fwd != nil {
+		return cs.whileForwarding(c, buf)
 	}
 	used, res := cs.serve(buf, s)
 	// gnet's Discard(0) drops the whole buffer, partial request included.

@@ -43,6 +43,9 @@ type Options struct {
 	// "X-Forwarded-Proto: https" with a 301 to the same host and target
 	// over https, for use behind a TLS terminator.
 	HTTPSRedirect bool
+	// Upstream, when set, receives the requests no rule matches; without
+	// it they get 404.
+	Upstream *UpstreamOptions
 	// Logger receives the server's and gnet's messages; nil discards them.
 	Logger *slog.Logger
 }
@@ -111,17 +114,22 @@ type Server struct {
 	clock  clock
 	limits httpparse.Limits
 	conns  connLimiter
+	up     *UpstreamOptions
 
 	handler *handler
 	ready   chan struct{}
-	engMu   sync.Mutex
-	eng     gnet.Engine
+	// stopping is closed by Stop, so forwarding goroutines stop waiting
+	// for callbacks that a stopped engine never runs.
+	stopping chan struct{}
+	stopOnce sync.Once
+	engMu    sync.Mutex
+	eng      gnet.Engine
 }
 
 // New returns a server that will answer from rules.
 func New(opts Options, rules *matcher.Set) *Server {
 	opts.setDefaults()
-	s := &Server{opts: opts, log: opts.Logger, ready: make(chan struct{})}
+	s := &Server{opts: opts, log: opts.Logger, ready: make(chan struct{}), stopping: make(chan struct{})}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -129,6 +137,13 @@ func New(opts Options, rules *matcher.Set) *Server {
 	s.limits.MaxTarget = opts.MaxPathBytes
 	s.limits.MaxRequestLine = opts.MaxPathBytes + 1024
 	s.conns.init(opts.MaxConns, opts.MaxConnsPerIP)
+	if opts.Upstream != nil {
+		up := *opts.Upstream
+		if up.BodyTimeout <= 0 {
+			up.BodyTimeout = DefaultBodyTimeout
+		}
+		s.up = &up
+	}
 	s.rules.Store(rules)
 	now := time.Now()
 	s.date.update(now)
@@ -181,6 +196,7 @@ func (s *Server) Stop(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+	s.stopOnce.Do(func() { close(s.stopping) })
 	s.engMu.Lock()
 	eng := s.eng
 	s.engMu.Unlock()

@@ -114,6 +114,7 @@ func scanValue(b []byte, pos int) (int, bool) {
 		seen |= x
 		pos += 8
 	}
+	// Fewer than 8 bytes left: the end of what has arrived so far.
 	for pos < len(b) && valueTable[b[pos]] {
 		seen |= uint64(b[pos])
 		pos++

@@ -58,7 +58,14 @@ func Parse(buf []byte, r *Request, lim *Limits) (int, error) {
 	if len(line) > l.line {
 		line = line[:l.line]
 	}
-	pos, err := p.requestLine(line, l.target)
+	pos, err := p.requestLine(line)
+	// More than MaxTarget target bytes in a row are a 414 whatever ends
+	// them (a space, a bad byte, the end of the bytes so far), so a prefix
+	// that shows them gets the same answer as the whole head, and the
+	// caller need not wait for the rest of an overlong line.
+	if len(r.Target) > l.target {
+		return 0, ErrURITooLong
+	}
 	if err == errNeedMore {
 		if len(buf) > l.line {
 			return 0, ErrURITooLong

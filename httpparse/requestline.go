@@ -4,12 +4,13 @@ import "bytes"
 
 // requestLine parses the empty lines and the request line at the start of
 // b, which is already cut to MaxRequestLine, and returns the offset of the
-// first header line. A target longer than maxTarget is ErrURITooLong.
+// first header line. Whatever it returns, r.Target holds the run of
+// target bytes it scanned, so that Parse can check it against MaxTarget.
 //
 //	request-line = method SP request-target SP HTTP-version CRLF
 //
 // (RFC 9112 section 3). Exactly one SP between the parts, nothing else.
-func (p *parser) requestLine(b []byte, maxTarget int) (int, *Error) {
+func (p *parser) requestLine(b []byte) (int, *Error) {
 	// RFC 9112 section 2.2: a server SHOULD ignore at least one empty line
 	// received before the request line; clients send one after a POST body.
 	pos := 0
@@ -30,20 +31,11 @@ func (p *parser) requestLine(b []byte, maxTarget int) (int, *Error) {
 	p.r.Method = b[start:pos]
 	pos++
 
-	// The scan stops after maxTarget+1 target bytes: that many are a 414
-	// whatever follows, so a prefix of the line that shows them gets the
-	// same answer as the whole line (and the caller need not wait for it).
 	start = pos
-	t := b // b, or b cut to maxTarget+1 bytes of target
-	if len(t)-start > maxTarget {
-		t = t[:start+maxTarget+1]
-	}
-	for pos < len(t) && targetTable[t[pos]] {
+	for pos < len(b) && targetTable[b[pos]] {
 		pos++
 	}
-	if pos-start > maxTarget {
-		return 0, ErrURITooLong
-	}
+	p.r.Target = b[start:pos]
 	if pos == start || pos >= len(b) || b[pos] != ' ' {
 		return 0, stopError(b, pos, ErrBadRequestLine)
 	}
@@ -90,12 +82,12 @@ func (p *parser) version(b []byte, pos int) (int, *Error) {
 	return pos + len(pattern), nil
 }
 
-// target sorts the request-target into the forms we serve (RFC 9112
-// section 3.2) and fills Target, Path, Query and, for absolute-form, Host.
+// target sorts the request-target t, already in r.Target, into the forms we
+// serve (RFC 9112 section 3.2) and fills Path, Query and, for absolute-form,
+// Host.
 // authority-form (CONNECT) is rejected: a redirect server is no proxy.
 func (p *parser) target(t []byte) *Error {
 	r := p.r
-	r.Target = t
 	switch {
 	case t[0] == '/': // origin-form = absolute-path [ "?" query ]
 		r.Path, r.Query = splitQuery(t)

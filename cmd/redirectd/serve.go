@@ -12,6 +12,7 @@ import (
 
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/engine"
+	"github.com/redirectd/redirectd/engine/upstream"
 )
 
 // serve runs the server until SIGINT or SIGTERM; SIGHUP reloads the rules.
@@ -32,7 +33,13 @@ func serve(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
 		fmt.Fprintf(stderr, "%v\n", err)
 		return 1
 	}
-	srv := engine.New(engineOptions(&cfg.Server, log), cfg.Set)
+	opts := engineOptions(&cfg.Server, log)
+	if u := cfg.Upstream; u != nil {
+		pool := upstream.New(upstreamConfig(u), log)
+		defer pool.Close()
+		opts.Upstream = &engine.UpstreamOptions{Pool: pool, HostFromUpstream: u.HostHeader == "upstream", MaxRequestBodyBytes: u.MaxRequestBodyBytes}
+	}
+	srv := engine.New(opts, cfg.Set)
 	done := make(chan error, 1)
 	go func() { done <- srv.Run() }()
 	select {
@@ -111,4 +118,20 @@ func engineOptions(sv *config.Server, log *slog.Logger) engine.Options {
 		HTTPSRedirect: sv.HTTPSRedirect,
 		Logger:        log,
 	}
+}
+
+// upstreamConfig maps the [upstream] table onto the pool's config.
+func upstreamConfig(u *config.Upstream) upstream.Config {
+	c := upstream.Config{
+		Servers:           u.Servers,
+		LeastConn:         u.Balance == "least_conn",
+		MaxConnsPerServer: u.MaxConnsPerServer,
+		ConnectTimeout:    u.ConnectTimeout.Std(),
+		ReadTimeout:       u.ReadTimeout.Std(),
+		WriteTimeout:      u.WriteTimeout.Std(),
+	}
+	if hc := u.HealthCheck; hc != nil {
+		c.HealthPath, c.HealthInterval = hc.Path, hc.Interval.Std()
+	}
+	return c
 }

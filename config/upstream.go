@@ -1,0 +1,103 @@
+package config
+
+import (
+	"fmt"
+	"net"
+	"time"
+)
+
+// Upstream is the [upstream] table: where misses are forwarded.
+type Upstream struct {
+	// Servers are host:port addresses of the application servers.
+	Servers []string `toml:"servers"`
+	// Balance is "round_robin" (default) or "least_conn".
+	Balance string `toml:"balance"`
+	// MaxConnsPerServer bounds the pooled connections to each server
+	// (default 512).
+	MaxConnsPerServer int `toml:"max_conns_per_server"`
+	// ConnectTimeout bounds dialing a server (default 2s).
+	ConnectTimeout Duration `toml:"connect_timeout"`
+	// ReadTimeout bounds the wait for an answer's head (default 30s).
+	ReadTimeout Duration `toml:"read_timeout"`
+	// WriteTimeout bounds sending a request (default 30s).
+	WriteTimeout Duration `toml:"write_timeout"`
+	// HostHeader is "preserve" (default: the client's Host) or "upstream"
+	// (the server's address).
+	HostHeader string `toml:"host_header"`
+	// MaxRequestBodyBytes bounds a forwarded request body; 0 means no
+	// limit.
+	MaxRequestBodyBytes int64 `toml:"max_request_body_bytes"`
+	// HealthCheck, when set, probes each server actively.
+	HealthCheck *HealthCheck `toml:"health_check"`
+}
+
+// HealthCheck is the optional active check of the upstream servers.
+type HealthCheck struct {
+	// Path is requested with GET; a 2xx or 3xx answer is healthy.
+	Path string `toml:"path"`
+	// Interval between checks of one server (default 5s).
+	Interval Duration `toml:"interval"`
+}
+
+// Upstream defaults.
+const (
+	DefaultMaxConnsPerServer = 512
+	DefaultConnectTimeout    = 2 * time.Second
+	DefaultReadTimeout       = 30 * time.Second
+	DefaultWriteTimeout      = 30 * time.Second
+	DefaultHealthInterval    = 5 * time.Second
+)
+
+// checkUpstream validates [upstream] and fills its defaults.
+func checkUpstream(file string, u *Upstream, loc *locator, errs *errorList) {
+	bad := func(key, format string, args ...any) {
+		line := loc.line("upstream", 0, key)
+		if key == "path" || key == "interval" {
+			line = loc.line("upstream", 0, "health_check")
+		}
+		errs.add(&Error{File: file, Line: line, What: "[upstream]", Key: key, Msg: fmt.Sprintf(format, args...)})
+	}
+	if len(u.Servers) == 0 {
+		bad("servers", "empty; list at least one host:port, such as [\"127.0.0.1:8081\"]")
+	}
+	for _, s := range u.Servers {
+		if _, port, err := net.SplitHostPort(s); err != nil || port == "" || port == "0" {
+			bad("servers", "%q is not host:port; write it as \"127.0.0.1:8081\"", s)
+		}
+	}
+	switch u.Balance {
+	case "":
+		u.Balance = "round_robin"
+	case "round_robin", "least_conn":
+	default:
+		bad("balance", "%q is not a balancing method; use \"round_robin\" or \"least_conn\"", u.Balance)
+	}
+	switch u.HostHeader {
+	case "":
+		u.HostHeader = "preserve"
+	case "preserve", "upstream":
+	default:
+		bad("host_header", "%q is not a choice; use \"preserve\" or \"upstream\"", u.HostHeader)
+	}
+	if u.MaxConnsPerServer < 0 || u.MaxRequestBodyBytes < 0 {
+		bad("max_conns_per_server", "negative values are not allowed; leave a key out for its default")
+	}
+	if u.MaxConnsPerServer == 0 {
+		u.MaxConnsPerServer = DefaultMaxConnsPerServer
+	}
+	defaultDuration(&u.ConnectTimeout, DefaultConnectTimeout)
+	defaultDuration(&u.ReadTimeout, DefaultReadTimeout)
+	defaultDuration(&u.WriteTimeout, DefaultWriteTimeout)
+	if hc := u.HealthCheck; hc != nil {
+		if len(hc.Path) == 0 || hc.Path[0] != '/' {
+			bad("path", "health_check path %q must start with '/'", hc.Path)
+		}
+		defaultDuration(&hc.Interval, DefaultHealthInterval)
+	}
+}
+
+func defaultDuration(d *Duration, def time.Duration) {
+	if *d == 0 {
+		*d = Duration(def)
+	}
+}

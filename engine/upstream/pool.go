@@ -1,0 +1,239 @@
+package upstream
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"sync/atomic"
+	"time"
+
+	"github.com/valyala/fasthttp"
+)
+
+// Config describes the servers and how to reach them.
+type Config struct {
+	Servers           []string
+	LeastConn         bool // else round robin
+	MaxConnsPerServer int
+	ConnectTimeout    time.Duration
+	ReadTimeout       time.Duration
+	WriteTimeout      time.Duration
+	// HealthPath, when set, is requested every HealthInterval on each
+	// server; a 2xx or 3xx answer marks it up.
+	HealthPath     string
+	HealthInterval time.Duration
+}
+
+// Passive health: after failThreshold failed connections in a row a server
+// is taken out for a back-off that doubles on each further failure, from
+// minBackoff to maxBackoff.
+const (
+	failThreshold = 3
+	minBackoff    = time.Second
+	maxBackoff    = 30 * time.Second
+)
+
+// ErrAllDown is returned by Pick when every server is out of service.
+var ErrAllDown = errors.New("upstream: every server is down")
+
+// Pool is the set of servers. It is safe for concurrent use.
+type Pool struct {
+	servers   []*Server
+	leastConn bool
+	next      atomic.Uint64
+	cancel    context.CancelFunc
+	log       *slog.Logger
+}
+
+// Server is one application server.
+type Server struct {
+	Addr   string
+	Client *fasthttp.HostClient
+	cfg    *Config
+	// inflight counts requests being forwarded, for least_conn.
+	inflight atomic.Int64
+	// fails counts failed connections in a row; downUntil is when a
+	// server taken out may be tried again (Unix ns; 0: in service).
+	fails     atomic.Int64
+	downUntil atomic.Int64
+	// healthChecked is set when an active check decides the server's state:
+	// a server taken out then waits for the check, not for the back-off.
+	healthChecked bool
+}
+
+// New builds the pool and starts the active health checks, if any.
+func New(cfg Config, log *slog.Logger) *Pool {
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &Pool{leastConn: cfg.LeastConn, cancel: cancel, log: log}
+	for _, addr := range cfg.Servers {
+		s := &Server{Addr: addr, cfg: &cfg, healthChecked: cfg.HealthPath != ""}
+		s.Client = newClient(addr, &cfg)
+		p.servers = append(p.servers, s)
+		if cfg.HealthPath != "" {
+			go s.checkLoop(ctx, log)
+		}
+	}
+	return p
+}
+
+// newClient returns the HostClient for one server, set up to pass requests
+// and answers through unchanged.
+func newClient(addr string, cfg *Config) *fasthttp.HostClient {
+	dialer := &net.Dialer{Timeout: cfg.ConnectTimeout}
+	return &fasthttp.HostClient{
+		Addr: addr,
+		Dial: func(a string) (net.Conn, error) {
+			return dialer.Dial("tcp", a)
+		},
+		MaxConns:     cfg.MaxConnsPerServer,
+		ReadTimeout:  cfg.ReadTimeout,
+		WriteTimeout: cfg.WriteTimeout,
+		// Header names and paths go through as the client sent them.
+		DisableHeaderNamesNormalizing: true,
+		DisablePathNormalizing:        true,
+		NoDefaultUserAgentHeader:      true,
+		StreamResponseBody:            true,
+		// One retry, for an idempotent request that failed on a reused
+		// idle connection before any byte came back (the server closed
+		// it); fasthttp's default of five would multiply timeouts.
+		MaxIdemponentCallAttempts: 2,
+		RetryIfErr: func(req *fasthttp.Request, attempts int, err error) (resetTimeout, retry bool) {
+			return false, attempts < 2 && idempotent(&req.Header) && closedBeforeAnswer(err)
+		},
+		MaxIdleConnDuration: 10 * time.Second,
+	}
+}
+
+// Close stops the active health checks and closes idle connections.
+func (p *Pool) Close() {
+	p.cancel()
+	for _, s := range p.servers {
+		s.Client.CloseIdleConnections()
+	}
+}
+
+// Servers returns the servers, in configured order.
+func (p *Pool) Servers() []*Server { return p.servers }
+
+// Pick chooses a server in service for one request and counts it in
+// flight; the caller reports the outcome with Done.
+func (p *Pool) Pick() (*Server, error) {
+	now := time.Now().UnixNano()
+	n := len(p.servers)
+	start := int(p.next.Add(1) % uint64(n))
+	var best *Server
+	for i := 0; i < n; i++ {
+		s := p.servers[(start+i)%n]
+		if !s.up(now) {
+			continue
+		}
+		if !p.leastConn {
+			best = s
+			break
+		}
+		if best == nil || s.inflight.Load() < best.inflight.Load() {
+			best = s
+		}
+	}
+	if best == nil {
+		return nil, ErrAllDown
+	}
+	best.inflight.Add(1)
+	return best, nil
+}
+
+// up reports whether s may be sent requests.
+func (s *Server) up(now int64) bool {
+	until := s.downUntil.Load()
+	return until == 0 || (!s.healthChecked && now >= until)
+}
+
+// Done reports the outcome of a request Pick chose s for. connFailed says
+// the server could not be reached (refused, dial timeout): enough of
+// those in a row take it out of service.
+func (s *Server) Done(connFailed bool) {
+	s.inflight.Add(-1)
+	if !connFailed {
+		s.fails.Store(0)
+		if !s.healthChecked {
+			s.downUntil.Store(0)
+		}
+		return
+	}
+	n := s.fails.Add(1)
+	if n < failThreshold {
+		return
+	}
+	backoff := minBackoff << min(n-failThreshold, 5)
+	s.downUntil.Store(time.Now().Add(min(backoff, maxBackoff)).UnixNano())
+}
+
+// InFlight returns the requests being forwarded to s.
+func (s *Server) InFlight() int64 { return s.inflight.Load() }
+
+// checkLoop probes s until ctx ends: a failed check takes it out, a passing
+// one brings it back.
+func (s *Server) checkLoop(ctx context.Context, log *slog.Logger) {
+	t := time.NewTicker(s.cfg.HealthInterval)
+	defer t.Stop()
+	for {
+		ok := s.check()
+		wasDown := s.downUntil.Load() != 0
+		switch {
+		case ok && wasDown:
+			s.fails.Store(0)
+			s.downUntil.Store(0)
+			log.Info("upstream server back in service", "server", s.Addr)
+		case !ok && !wasDown:
+			s.downUntil.Store(time.Now().UnixNano())
+			log.Warn("upstream server failed its health check", "server", s.Addr, "path", s.cfg.HealthPath)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// check requests the health path once.
+func (s *Server) check() bool {
+	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(req)
+	defer fasthttp.ReleaseResponse(resp)
+	req.SetRequestURI(s.cfg.HealthPath)
+	req.Header.SetHost(s.Addr)
+	timeout := s.cfg.ConnectTimeout + s.cfg.ReadTimeout
+	if err := s.Client.DoTimeout(req, resp, timeout); err != nil {
+		return false
+	}
+	if bs := resp.BodyStream(); bs != nil {
+		resp.CloseBodyStream()
+	}
+	code := resp.StatusCode()
+	return code >= 200 && code < 400
+}
+
+// IsConnError reports whether err means the server could not be reached,
+// as opposed to a slow or failed answer.
+func IsConnError(err error) bool {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return true
+	}
+	return errors.Is(err, fasthttp.ErrDialTimeout)
+}
+
+// idempotent reports whether a request may be sent twice (RFC 9110 9.2.2).
+func idempotent(h *fasthttp.RequestHeader) bool {
+	return h.IsGet() || h.IsHead() || h.IsPut() || h.IsDelete() || h.IsOptions() || h.IsTrace()
+}
+
+// closedBeforeAnswer reports whether err means the connection was closed
+// by the server before any byte of the answer came back: what a reused
+// idle connection that the server had just closed gives.
+func closedBeforeAnswer(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, fasthttp.ErrConnectionClosed)
+}
