@@ -107,7 +107,11 @@ func (cs *conn) serve(buf []byte, s *Server) (used int, res result) {
 			// The body is the upstream's: undo the local skipping.
 			cs.discard, closing, res = 0, !req.KeepAlive, keepOpen
 			l.out = out
-			used += cs.startForward(s, req, buf[used:], closing)
+			if isWebSocket(req) {
+				used += cs.startTunnel(s, req, buf[used:])
+			} else {
+				used += cs.startForward(s, req, buf[used:], closing)
+			}
 			return used, keepOpen
 		default:
 			out = appendText(out, 404, "not found\n", isHead(req.Method), req, date, closing)

@@ -51,6 +51,8 @@ type forward struct {
 	// closing: the client connection closes after this answer; http10:
 	// the client speaks HTTP/1.0 (no chunked answers); head: no body.
 	closing, http10, head bool
+	// tunnel: an upgraded connection relayed both ways (WebSocket).
+	tunnel bool
 	// body carries copied request body chunks from the loop; nil when the
 	// request has none. It is closed by the loop at the body's end.
 	body chan []byte
@@ -192,7 +194,10 @@ func (f *forward) feed(buf []byte) int {
 	for used < len(buf) && f.body != nil {
 		var data []byte
 		n, done := 0, false
-		if f.chunked != nil {
+		if f.tunnel {
+			n = len(buf) - used
+			data = buf[used:]
+		} else if f.chunked != nil {
 			d, m, fin, err := f.chunked.Next(buf[used:])
 			if err != nil {
 				f.stop(400)
@@ -211,7 +216,7 @@ func (f *forward) feed(buf []byte) int {
 		used += n
 		if len(data) > 0 {
 			f.bodySeen += int64(len(data))
-			if limit := f.s.up.MaxRequestBodyBytes; limit > 0 && f.bodySeen > limit {
+			if limit := f.s.up.MaxRequestBodyBytes; limit > 0 && f.bodySeen > limit && !f.tunnel {
 				f.stop(413)
 				return len(buf)
 			}
@@ -556,7 +561,7 @@ func (cs *conn) checkForward(now int64) {
 		cs.waitDrain = nil
 		w.drained <- struct{}{}
 	}
-	if f.body != nil && now-cs.active >= int64(cs.loop.srv.up.BodyTimeout) {
+	if f.body != nil && !f.tunnel && now-cs.active >= int64(cs.loop.srv.up.BodyTimeout) {
 		f.stop(408)
 	}
 }
