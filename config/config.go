@@ -48,7 +48,10 @@ const DefaultStatus = 301
 // known lists the keys each table accepts. Keys are compared exactly, so a
 // misspelt or differently cased key is reported rather than ignored.
 var known = map[string][]string{
-	"": {"server", "rule", "map"},
+	"": {"server", "upstream", "rule", "map"},
+	"upstream": {"servers", "balance", "max_conns_per_server", "connect_timeout", "read_timeout",
+		"write_timeout", "host_header", "max_request_body_bytes", "health_check"},
+	"upstream.health_check": {"path", "interval"},
 	"server": {"listen", "event_loops", "max_path_bytes", "idle_timeout", "header_timeout",
 		"max_connections_per_ip", "max_connections", "https_redirect"},
 	"rule": {"match", "from", "to", "status", "host"},

@@ -151,6 +151,20 @@ func TestLoadErrors(t *testing.T) {
 			[]string{"redirectd.toml:2: server.header_timeout: \"ten\" is not a duration"}},
 		{"wrong type in server", map[string]string{"redirectd.toml": "[server]\n\nmax_path_bytes = \"a\"\n"},
 			[]string{"redirectd.toml:3: server.max_path_bytes: incompatible types"}},
+		{"upstream without servers", map[string]string{"redirectd.toml": "[upstream]\nbalance = \"round_robin\"\n"},
+			[]string{"redirectd.toml:1: [upstream]: servers: empty"}},
+		{"upstream server without port", map[string]string{"redirectd.toml": "[upstream]\nservers = [\"127.0.0.1\"]\n"},
+			[]string{"redirectd.toml:2: [upstream]: servers: \"127.0.0.1\" is not host:port"}},
+		{"upstream balance", map[string]string{"redirectd.toml": "[upstream]\nservers = [\"a:1\"]\nbalance = \"random\"\n"},
+			[]string{"redirectd.toml:3: [upstream]: balance: \"random\" is not a balancing method"}},
+		{"upstream host_header", map[string]string{"redirectd.toml": "[upstream]\nservers = [\"a:1\"]\nhost_header = \"x\"\n"},
+			[]string{"redirectd.toml:3: [upstream]: host_header: \"x\" is not a choice"}},
+		{"upstream unknown key", map[string]string{"redirectd.toml": "[upstream]\nservers = [\"a:1\"]\nretries = 3\n"},
+			[]string{"redirectd.toml:3: [upstream]: retries: unknown key"}},
+		{"health check unknown key", map[string]string{"redirectd.toml": "[upstream]\nservers = [\"a:1\"]\nhealth_check = { path = \"/h\", every = \"1s\" }\n"},
+			[]string{"[upstream.health_check]: every: unknown key"}},
+		{"health check path", map[string]string{"redirectd.toml": "[upstream]\nservers = [\"a:1\"]\nhealth_check = { path = \"h\" }\n"},
+			[]string{"redirectd.toml:3: [upstream]: path: health_check path \"h\" must start with '/'"}},
 		{"negative limit", map[string]string{"redirectd.toml": "[server]\nmax_connections_per_ip = -5\n"},
 			[]string{"redirectd.toml:2: [server]: max_connections_per_ip: -5 is negative"}},
 	}
@@ -185,5 +199,33 @@ func TestShippedConfigs(t *testing.T) {
 		if _, err := config.Load(file); err != nil {
 			t.Errorf("%s: %v", file, err)
 		}
+	}
+}
+
+func TestLoadUpstream(t *testing.T) {
+	cfg, err := config.Load(writeFiles(t, map[string]string{"redirectd.toml": `
+[upstream]
+servers = ["127.0.0.1:8081", "127.0.0.1:8082"]
+balance = "least_conn"
+read_timeout = "5s"
+host_header = "upstream"
+max_request_body_bytes = 1048576
+health_check = { path = "/healthz", interval = "2s" }
+`}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &config.Upstream{
+		Servers: []string{"127.0.0.1:8081", "127.0.0.1:8082"}, Balance: "least_conn", MaxConnsPerServer: 512,
+		ConnectTimeout: config.Duration(2 * time.Second), ReadTimeout: config.Duration(5 * time.Second),
+		WriteTimeout: config.Duration(30 * time.Second), HostHeader: "upstream", MaxRequestBodyBytes: 1 << 20,
+		HealthCheck: &config.HealthCheck{Path: "/healthz", Interval: config.Duration(2 * time.Second)},
+	}
+	if diff := cmp.Diff(want, cfg.Upstream); diff != "" {
+		t.Errorf("upstream (-want +got):\n%s", diff)
+	}
+	cfg, err = config.Load(writeFiles(t, map[string]string{"redirectd.toml": "[[rule]]\nfrom = \"/a\"\nto = \"/b\"\n"}))
+	if err != nil || cfg.Upstream != nil {
+		t.Fatalf("no [upstream]: %v %+v", err, cfg.Upstream)
 	}
 }

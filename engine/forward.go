@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -409,10 +410,28 @@ func (f *forward) relay(resp *fasthttp.Response) {
 		f.finish(false)
 		return
 	}
+	if length >= 0 && length <= answerChunk {
+		// A small answer of known length goes out with its head in one
+		// write: one trip through the loop instead of two.
+		out := append(head, make([]byte, length)...)
+		if _, err := io.ReadFull(stream, out[len(head):]); err != nil {
+			f.s.log.Warn("upstream answer cut short", "err", err)
+			f.finish(true)
+			return
+		}
+		if f.write(out) {
+			f.finish(false)
+		}
+		return
+	}
 	if !f.write(head) {
 		return
 	}
-	buf := make([]byte, answerChunk+16)
+	// write waits until gnet has taken the bytes (written or copied to its
+	// outbound buffer), so one buffer serves every chunk.
+	bufp := chunkPool.Get().(*[]byte)
+	defer chunkPool.Put(bufp)
+	buf := *bufp
 	for {
 		off := 0
 		if chunkedOut {
@@ -422,16 +441,15 @@ func (f *forward) relay(resp *fasthttp.Response) {
 		if n > 0 {
 			out := buf[off : off+n]
 			if chunkedOut {
-				size := strconv.AppendInt(make([]byte, 0, 8), int64(n), 16)
-				size = append(size, "\r\n"...)
-				start := off - len(size)
-				copy(buf[start:], size)
+				var size [10]byte
+				line := append(strconv.AppendInt(size[:0], int64(n), 16), "\r\n"...)
+				start := off - len(line)
+				copy(buf[start:], line)
 				out = append(buf[start:off+n], "\r\n"...)
 			}
 			if !f.write(out) {
 				return
 			}
-			buf = make([]byte, answerChunk+16) // the last one belongs to gnet until written
 		}
 		if err == io.EOF {
 			break
@@ -449,6 +467,13 @@ func (f *forward) relay(resp *fasthttp.Response) {
 	}
 	f.finish(false)
 }
+
+// chunkPool holds the buffers answers are streamed through: a chunk, room
+// for its chunk-size line before it and CRLF after it.
+var chunkPool = sync.Pool{New: func() any {
+	b := make([]byte, answerChunk+16)
+	return &b
+}}
 
 // write sends p to the client and waits until the loop has taken it, and,
 // when the client reads slower than the upstream sends, until the outbound

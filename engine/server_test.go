@@ -66,6 +66,30 @@ func startServerWith(t *testing.T, opts engine.Options) *engine.Server {
 	return srv
 }
 
+// runBenchServer starts a server for a benchmark and returns it with a
+// function that stops it.
+func runBenchServer(b *testing.B, opts engine.Options) (*engine.Server, func()) {
+	set, err := matcher.Compile(testRules)
+	if err != nil {
+		b.Fatal(err)
+	}
+	opts.Listen, opts.EventLoops = "127.0.0.1:0", 1
+	srv := engine.New(opts, set)
+	done := make(chan error, 1)
+	go func() { done <- srv.Run() }()
+	select {
+	case <-srv.Ready():
+	case err := <-done:
+		b.Fatal(err)
+	}
+	return srv, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Stop(ctx)
+		<-done
+	}
+}
+
 // answer is what a test compares of a response.
 type answer struct {
 	Status   int

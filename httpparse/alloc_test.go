@@ -12,6 +12,8 @@ func TestParseAllocs(t *testing.T) {
 	for _, tc := range []struct{ name, head string }{
 		{"simple", simpleHead},
 		{"browser650", browserHead},
+		// A value with bytes >= 0x80 takes the UTF-8 check.
+		{"utf-8 value", "GET / HTTP/1.1\r\nHost: h\r\nX: caf\xc3\xa9 \xe2\x82\xac\r\n\r\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			buf := []byte(tc.head)

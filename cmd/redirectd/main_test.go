@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -201,5 +202,47 @@ func BenchmarkStartup(b *testing.B) {
 			b.Fatalf("first answer: %d %q %v", status, loc, err)
 		}
 		b.ReportMetric(float64(took.Microseconds())/1000, "ms-to-first-answer")
+	}
+}
+
+// TestServeBinaryUpstream runs the binary with an [upstream] and checks
+// that a miss is answered by the upstream and a hit still redirects.
+func TestServeBinaryUpstream(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "origin saw %s %s", r.Method, r.URL.RequestURI())
+	}))
+	defer origin.Close()
+	bin := buildBinary(t)
+	addr := freePort(t)
+	file := filepath.Join(t.TempDir(), "r.toml")
+	cfg := fmt.Sprintf("[server]\nlisten = %q\n\n[upstream]\nservers = [%q]\n\n[[rule]]\nfrom = \"/a\"\nto = \"/b\"\n",
+		addr, origin.Listener.Addr().String())
+	if err := os.WriteFile(file, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "serve", "-config", file)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+	}()
+	if status, loc, err := firstAnswer(addr, "/a", time.Now().Add(10*time.Second)); err != nil || status != 301 || loc != "/b" {
+		t.Fatalf("hit: %d %q %v\n%s", status, loc, err, stderr.String())
+	}
+	resp, err := http.Get("http://" + addr + "/elsewhere?q=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || string(body) != "origin saw GET /elsewhere?q=1" {
+		t.Fatalf("miss: %d %q", resp.StatusCode, body)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"reflect"
 	"syscall"
 	"time"
 
@@ -61,7 +62,9 @@ func serve(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
 			return 1
 		case s := <-sig:
 			if s == syscall.SIGHUP {
-				reload(srv, cfg.Path, *file, log)
+				if next := reload(srv, cfg, *file, log); next != nil {
+					cfg = next
+				}
 				continue
 			}
 			log.Info("stopping", "signal", s.String())
@@ -79,16 +82,23 @@ func serve(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
 }
 
 // reload loads the config again and swaps its rules in; a config with
-// errors leaves the running rules in place.
-func reload(srv *engine.Server, name, file string, log *slog.Logger) {
+// errors leaves the running rules in place. Settings that need a restart
+// (the [server] and [upstream] tables) are reported when they changed,
+// not silently ignored. It returns the new config, or nil.
+func reload(srv *engine.Server, cur *config.Config, file string, log *slog.Logger) *config.Config {
 	start := time.Now()
 	cfg, err := loadConfig(file)
 	if err != nil {
-		log.Error("reload failed; the previous rules keep serving", "config", name, "err", err)
-		return
+		log.Error("reload failed; the previous rules keep serving", "config", cur.Path, "err", err)
+		return nil
 	}
 	srv.Swap(cfg.Set)
-	log.Info("reloaded", "config", name, "rules", cfg.Set.Len(), "took", time.Since(start).Round(time.Microsecond))
+	log.Info("reloaded", "config", cfg.Path, "rules", cfg.Set.Len(), "took", time.Since(start).Round(time.Microsecond))
+	if !reflect.DeepEqual(cfg.Server, cur.Server) || !reflect.DeepEqual(cfg.Upstream, cur.Upstream) {
+		log.Warn("[server] or [upstream] changed: the new rules serve, but these settings take effect only after a restart", "config", cfg.Path)
+		cfg.Server, cfg.Upstream = cur.Server, cur.Upstream
+	}
+	return cfg
 }
 
 // printExample tells a new user what the built-in example serves.
