@@ -4,7 +4,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 BENCH_PKGS := ./matcher ./httpparse ./engine ./config
 
-.PHONY: build run test test-race test-allocs test-bench-smoke bench bench-startup fuzz clean
+.PHONY: build run test test-race test-allocs test-bench-smoke bench bench-startup bench-upstream fuzz clean
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/redirectd ./cmd/redirectd
@@ -33,6 +33,11 @@ test-bench-smoke:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(BENCH_PKGS)
 	$(GO) test -run '^$$' -bench Startup -benchtime 5x ./cmd/redirectd
+
+# Forwarded misses against nginx's proxy_pass, side by side (installs nginx
+# and wrk from Debian's packages when missing).
+bench-upstream:
+	benchmarks/upstream-compare.sh
 
 # A short run of every fuzz target.
 FUZZTIME ?= 20s

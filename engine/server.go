@@ -135,7 +135,6 @@ func New(opts Options, rules *matcher.Set) *Server {
 	}
 	s.limits = httpparse.DefaultLimits
 	s.limits.MaxTarget = opts.MaxPathBytes
-	s.limits.MaxRequestLine = opts.MaxPathBytes + 1024
 	s.conns.init(opts.MaxConns, opts.MaxConnsPerIP)
 	if opts.Upstream != nil {
 		up := *opts.Upstream
