@@ -404,10 +404,7 @@ func (f *forward) relay(resp *fasthttp.Response) {
 		if !noBody {
 			head = append(head, resp.Body()...)
 		}
-		if !f.write(head) {
-			return
-		}
-		f.finish(false)
+		f.writeLast(head)
 		return
 	}
 	if length >= 0 && length <= answerChunk {
@@ -419,9 +416,7 @@ func (f *forward) relay(resp *fasthttp.Response) {
 			f.finish(true)
 			return
 		}
-		if f.write(out) {
-			f.finish(false)
-		}
+		f.writeLast(out)
 		return
 	}
 	if !f.write(head) {
@@ -462,7 +457,8 @@ func (f *forward) relay(resp *fasthttp.Response) {
 			return
 		}
 	}
-	if chunkedOut && !f.write([]byte("0\r\n\r\n")) {
+	if chunkedOut {
+		f.writeLast([]byte("0\r\n\r\n"))
 		return
 	}
 	f.finish(false)
@@ -530,26 +526,42 @@ func (f *forward) answerError(status int, msg string) {
 	if !f.closing {
 		b = appendText(nil, status, msg, f.head, &httpparse.Request{Major: 1, Minor: 1}, f.s.date.get(), false)
 	}
-	if f.write(b) {
-		f.finish(false)
-	}
+	f.writeLast(b)
 }
 
-// finish hands the connection back to the loop: it closes it, or wakes
-// it to serve requests that arrived meanwhile.
-func (f *forward) finish(closeConn bool) {
-	f.c.AsyncWrite(nil, func(c gnet.Conn, _ error) error {
-		if f.cs.fwd == f {
-			f.cs.fwd = nil
-			f.cs.waitDrain = nil
-		}
-		if closeConn || f.closing {
-			c.Close()
-		} else {
-			c.Wake(nil)
-		}
+// writeLast writes the end of the answer and hands the connection back to
+// the loop in the same trip through it (see release).
+func (f *forward) writeLast(p []byte) {
+	f.c.AsyncWrite(p, func(c gnet.Conn, _ error) error {
+		f.release(c, false)
 		return nil
 	})
+}
+
+// finish hands the connection back to the loop without writing, closing
+// it when closeConn is set (an answer cut short).
+func (f *forward) finish(closeConn bool) {
+	f.c.AsyncWrite(nil, func(c gnet.Conn, _ error) error {
+		f.release(c, closeConn)
+		return nil
+	})
+}
+
+// release runs on the loop once the answer is written: it closes the
+// connection, or serves the requests that came meanwhile (new bytes would
+// call OnTraffic anyway, so the loop is only woken for bytes already
+// buffered).
+func (f *forward) release(c gnet.Conn, closeConn bool) {
+	if f.cs.fwd == f {
+		f.cs.fwd = nil
+		f.cs.waitDrain = nil
+	}
+	switch {
+	case closeConn || f.closing:
+		c.Close()
+	case c.InboundBuffered() > 0:
+		c.Wake(nil)
+	}
 }
 
 // maxPendingWhileForwarding bounds what a client may send while its
