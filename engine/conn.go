@@ -55,6 +55,7 @@ const (
 func (cs *conn) serve(buf []byte, s *Server) (used int, res result) {
 	l := cs.loop
 	out := l.out[:0]
+	l.answers = 0
 	rules := s.rules.Load()
 	date := s.date.get()
 	for used < len(buf) {
@@ -67,7 +68,9 @@ func (cs *conn) serve(buf []byte, s *Server) (used int, res result) {
 		req := &l.req
 		n, err := httpparse.Parse(buf[used:], req, &s.limits)
 		if err != nil {
-			out = appendParseError(out, err, date)
+			var status int
+			out, status = appendParseError(out, err, date)
+			s.m.answer(errorOutcome(status), status)
 			res = closeLinger
 			break
 		}
@@ -76,6 +79,7 @@ func (cs *conn) serve(buf []byte, s *Server) (used int, res result) {
 		}
 		used += n
 		cs.answered = true
+		l.answers++
 		closing := !req.KeepAlive
 		switch {
 		case req.Chunked:
@@ -89,6 +93,9 @@ func (cs *conn) serve(buf []byte, s *Server) (used int, res result) {
 		case req.ContentLength > 0:
 			cs.discard = req.ContentLength
 		}
+		if s.draining.Load() {
+			closing = true // answer, then let the client reconnect elsewhere
+		}
 		https := s.opts.HTTPSRedirect && !forwardedHTTPS(req)
 		if https && len(req.Host) == 0 {
 			closing = true // answered 400: there is no host to redirect to
@@ -96,11 +103,19 @@ func (cs *conn) serve(buf []byte, s *Server) (used int, res result) {
 		switch {
 		case https:
 			out = appendHTTPSRedirect(out, req, date, closing)
+			if len(req.Host) == 0 {
+				s.m.answer(outClientError, 400)
+			} else {
+				s.m.answer(outRedirect, 301)
+			}
 		case rules.Lookup(req.Host, req.Path, &l.match):
 			out = appendRedirect(out, &l.match, req, date, closing)
+			l.match.Hit()
+			s.m.answer(outRedirect, l.match.Status())
 		case s.up != nil:
 			if max := s.up.MaxRequestBodyBytes; max > 0 && req.ContentLength > max {
 				out = appendText(out, 413, "request body too large\n", false, req, date, true)
+				s.m.answer(outClientError, 413)
 				res = closeLinger
 				break
 			}
@@ -115,6 +130,7 @@ func (cs *conn) serve(buf []byte, s *Server) (used int, res result) {
 			return used, keepOpen
 		default:
 			out = appendText(out, 404, "not found\n", isHead(req.Method), req, date, closing)
+			s.m.answer(outMiss, 404)
 		}
 		if res == closeLinger {
 			break
@@ -151,15 +167,23 @@ func forwardedHTTPS(req *httpparse.Request) bool {
 }
 
 // appendParseError answers a request that could not be parsed with the
-// status the parser chose (400 for anything unclassified).
-func appendParseError(dst []byte, err error, date []byte) []byte {
+// status the parser chose (400 for anything unclassified), and returns
+// that status.
+func appendParseError(dst []byte, err error, date []byte) ([]byte, int) {
 	status, msg := 400, "bad request\n"
 	var pe *httpparse.Error
 	if errors.As(err, &pe) {
 		status = pe.Status
 		msg = pe.Msg + "\n"
 	}
-	return appendText(dst, status, msg, false, nil, date, true)
+	return appendText(dst, status, msg, false, nil, date, true), status
+}
+
+func errorOutcome(status int) outcome {
+	if status >= 500 {
+		return outServerError
+	}
+	return outClientError
 }
 
 // startLinger begins a lingering close: the answer is written; the write
@@ -197,19 +221,31 @@ func (cs *conn) checkDeadline(now int64) {
 		cs.checkForward(now)
 	case cs.lingerUntil != 0:
 		if now >= cs.lingerUntil || now-cs.active >= int64(lingerIdle) {
+			cs.loop.srv.m.timeouts.linger.Inc()
 			cs.close()
 		}
 	case cs.headStart != 0:
 		if now-cs.headStart >= int64(o.HeaderTimeout) {
+			cs.loop.srv.m.timeouts.header.Inc()
+			cs.loop.srv.m.answer(outClientError, 408)
 			// Tell the client why, as nginx and HAProxy do with 408.
 			cs.c.Write(appendText(cs.loop.out[:0], 408, "request head not received in time\n", false, nil, cs.loop.srv.date.get(), true))
 			cs.close()
 		}
-	case now-cs.active >= int64(o.IdleTimeout):
+	case now-cs.active >= int64(o.IdleTimeout) || cs.loop.srv.draining.Load() && cs.idle():
+		if !cs.loop.srv.draining.Load() {
+			cs.loop.srv.m.timeouts.idle.Inc()
+		}
 		cs.close()
 	}
 }
 
 func (cs *conn) close() {
 	cs.loop.el.Close(cs.c)
+}
+
+// idle reports whether the connection is between requests with nothing
+// buffered or owed, so that a draining server may close it.
+func (cs *conn) idle() bool {
+	return cs.fwd == nil && cs.discard == 0 && cs.headStart == 0 && cs.c.InboundBuffered() == 0 && cs.c.OutboundBuffered() == 0
 }

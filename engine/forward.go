@@ -310,6 +310,7 @@ func (f *forward) run() {
 	pool := f.s.up.Pool
 	srv, err := pool.Pick()
 	if err != nil {
+		f.s.m.forwarded[5].Inc()
 		f.answerError(502, "no upstream server is available\n")
 		return
 	}
@@ -317,8 +318,11 @@ func (f *forward) run() {
 		f.req.Header.SetHost(srv.Addr)
 	}
 	resp.Header.SetNoDefaultContentType(true)
+	start := time.Now()
 	err = srv.Client.Do(f.req, resp)
 	srv.Done(err != nil && upstream.IsConnError(err))
+	um := f.s.upMetrics[srv.Addr]
+	defer func() { f.s.m.fwdDur.Update(time.Since(start).Seconds()) }()
 	if err != nil {
 		if st := f.abortStatus.Load(); st != 0 {
 			f.answerError(int(st), abortMessage(int(st)))
@@ -328,14 +332,21 @@ func (f *forward) run() {
 			f.finish(true)
 			return
 		}
-		status, msg := 502, "the upstream server could not be reached\n"
+		status, msg, count := 502, "the upstream server could not be reached\n", um.failed
 		var ne net.Error
 		if errors.Is(err, fasthttp.ErrTimeout) || errors.As(err, &ne) && ne.Timeout() && !upstream.IsConnError(err) {
-			status, msg = 504, "the upstream server did not answer in time\n"
+			status, msg, count = 504, "the upstream server did not answer in time\n", um.timedOut
 		}
+		count.Inc()
+		f.s.m.forwarded[5].Inc()
 		f.s.log.Warn("forwarding failed", "server", srv.Addr, "status", status, "err", err)
 		f.answerError(status, msg)
 		return
+	}
+	um.ok.Inc()
+	um.dur.Update(time.Since(start).Seconds())
+	if c := resp.StatusCode() / 100; c >= 1 && c <= 5 {
+		f.s.m.forwarded[c].Inc()
 	}
 	f.relay(resp)
 }
@@ -557,7 +568,7 @@ func (f *forward) release(c gnet.Conn, closeConn bool) {
 		f.cs.waitDrain = nil
 	}
 	switch {
-	case closeConn || f.closing:
+	case closeConn || f.closing || f.s.draining.Load():
 		c.Close()
 	case c.InboundBuffered() > 0:
 		c.Wake(nil)
@@ -599,6 +610,7 @@ func (cs *conn) checkForward(now int64) {
 		w.drained <- struct{}{}
 	}
 	if f.body != nil && !f.tunnel && now-cs.active >= int64(cs.loop.srv.up.BodyTimeout) {
+		cs.loop.srv.m.timeouts.body.Inc()
 		f.stop(408)
 	}
 }

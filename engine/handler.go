@@ -34,9 +34,11 @@ func (h *handler) OnBoot(eng gnet.Engine) gnet.Action {
 func (h *handler) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 	s := h.srv
 	ip := remoteIP(c.RemoteAddr())
-	if s.conns.open(ip) != accepted {
+	if r := s.conns.open(ip); r != accepted {
+		s.m.rejected[r].Inc()
 		return nil, gnet.Close
 	}
+	s.m.accepted.Inc()
 	el := c.EventLoop()
 	v, ok := h.loops.Load(el)
 	if !ok {
@@ -111,12 +113,19 @@ func (h *handler) OnTraffic(c gnet.Conn) gnet.Action {
 	if cs.fwd != nil {
 		return cs.whileForwarding(c, buf)
 	}
+	start := time.Now()
 	used, res := cs.serve(buf, s)
+	s.m.bytesIn.Add(len(buf))
+	if n := cs.loop.answers; n > 0 {
+		// One histogram update per read: the mean time of its answers.
+		s.m.localDur.Update(time.Since(start).Seconds() / float64(n))
+	}
 	// gnet's Discard(0) drops the whole buffer, partial request included.
 	if used > 0 {
 		c.Discard(used)
 	}
 	if out := cs.loop.out; len(out) > 0 {
+		s.m.bytesOut.Add(len(out))
 		if _, err := c.Write(out); err != nil {
 			return gnet.Close
 		}

@@ -17,6 +17,8 @@ type loop struct {
 	req   httpparse.Request
 	match matcher.Match
 	out   []byte
+	// answers counts the requests answered by the last serve.
+	answers int
 	// conns lists the loop's connections for the deadline sweep; each
 	// conn knows its index, so removal is a swap with the last.
 	conns []*conn

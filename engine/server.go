@@ -115,6 +115,13 @@ type Server struct {
 	limits httpparse.Limits
 	conns  connLimiter
 	up     *UpstreamOptions
+	m      *serverMetrics
+	// upMetrics holds each upstream server's counters; written in New
+	// only.
+	upMetrics map[string]*upstreamMetrics
+	// draining is set by Drain: answers close their connections and idle
+	// connections are closed.
+	draining atomic.Bool
 
 	handler *handler
 	ready   chan struct{}
@@ -136,7 +143,12 @@ func New(opts Options, rules *matcher.Set) *Server {
 	s.limits = httpparse.DefaultLimits
 	s.limits.MaxTarget = opts.MaxPathBytes
 	s.conns.init(opts.MaxConns, opts.MaxConnsPerIP)
+	s.m = newServerMetrics(s)
+	s.upMetrics = make(map[string]*upstreamMetrics)
 	if opts.Upstream != nil {
+		for _, srv := range opts.Upstream.Pool.Servers() {
+			s.upMetrics[srv.Addr] = s.m.forServer(srv.Addr)
+		}
 		up := *opts.Upstream
 		if up.BodyTimeout <= 0 {
 			up.BodyTimeout = DefaultBodyTimeout
@@ -184,6 +196,40 @@ func (s *Server) Run() error {
 	)
 	if err != nil {
 		return fmt.Errorf("cannot serve on %s: %w", addr, err)
+	}
+	return nil
+}
+
+// Shutdown drains the server, then stops it: answers from now on carry
+// Connection: close, idle keep-alive connections are closed by the next
+// sweep, and requests in flight (forwarded ones included) are answered.
+// It stops when no connection is left or ctx ends, whichever is first.
+// Connections still arriving while it drains are served the same way, so
+// a second instance taking over the port loses no request.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.draining.Store(true)
+	t := time.NewTicker(20 * time.Millisecond)
+	defer t.Stop()
+	for s.conns.total.Load() > 0 {
+		select {
+		case <-ctx.Done():
+			s.log.Warn("shutdown timeout: closing the connections left", "connections", s.conns.total.Load())
+			return s.Stop(context.Background())
+		case <-t.C:
+		}
+	}
+	return s.Stop(context.Background())
+}
+
+// Readiness reports why the server cannot take traffic, or nil.
+func (s *Server) Readiness() error {
+	select {
+	case <-s.ready:
+	default:
+		return errors.New("listeners not up yet")
+	}
+	if s.draining.Load() {
+		return errors.New("draining for shutdown")
 	}
 	return nil
 }

@@ -17,6 +17,10 @@ type Match struct {
 // Rule returns the matched rule.
 func (m *Match) Rule() *Rule { return &m.rule.Rule }
 
+// Hit counts a request answered with the matched rule: one atomic add.
+// Lookup does not count, so that explain and tests leave counts alone.
+func (m *Match) Hit() { m.rule.hits.Add(1) }
+
 // Status returns the matched rule's status code.
 func (m *Match) Status() int { return m.rule.Status }
 

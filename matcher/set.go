@@ -3,6 +3,7 @@ package matcher
 import (
 	"errors"
 	"strings"
+	"sync/atomic"
 )
 
 // Set is an immutable, compiled rule set. Lookups on one Set may run from
@@ -25,6 +26,8 @@ type hostRules struct {
 // rule is a compiled Rule.
 type rule struct {
 	Rule
+	// hits counts the requests the server answered with this rule.
+	hits  atomic.Uint64
 	to    template
 	prog  *program // regex rules only
 	ncaps int      // 2 * (groups + 1), regex rules only
@@ -199,4 +202,17 @@ func (h *hostRules) lookup(path []byte, m *Match) bool {
 		return true
 	}
 	return false
+}
+
+// RuleHits is a rule with its hit count, as Set.Each reports it.
+type RuleHits struct {
+	*Rule
+	Hits uint64
+}
+
+// Each calls fn for every rule in file order with its hit count.
+func (s *Set) Each(fn func(RuleHits)) {
+	for _, r := range s.rules {
+		fn(RuleHits{Rule: &r.Rule, Hits: r.hits.Load()})
+	}
 }

@@ -1,0 +1,38 @@
+package admin
+
+import "io"
+
+// RuleInfo is one rule as /rules lists it.
+type RuleInfo struct {
+	Kind   string `json:"kind"`
+	From   string `json:"from"`
+	To     string `json:"to"`
+	Status int    `json:"status"`
+	Host   string `json:"host,omitempty"`
+	Source string `json:"source"` // "file:line"
+	Hits   uint64 `json:"hits"`   // since start
+}
+
+// Backend is what the admin endpoints report on and act upon. The server
+// calls its methods from net/http's request goroutines, several at once, so
+// every method must be safe for concurrent use; none is called from a
+// traffic event loop.
+type Backend interface {
+	// WriteMetrics writes every metric in the Prometheus text format
+	// (version 0.0.4) to w. Write errors (a client gone) can be ignored:
+	// the answer is lost either way.
+	WriteMetrics(w io.Writer)
+	// Ready returns nil when the server is ready to take traffic, otherwise
+	// an error saying why not ("rules not loaded", "listeners not up",
+	// "draining"); /readyz sends its text with a 503.
+	Ready() error
+	// Rules returns every loaded rule. The slice is only read, never kept.
+	Rules() []RuleInfo
+	// Explain says, in text for a human, how url would be answered. An
+	// error (a url that does not parse) is sent back with a 400.
+	Explain(url string) (string, error)
+	// Reload reads the config again and, when it is valid, swaps it in. It
+	// returns a summary of what changed, or the config error (file:line),
+	// in which case the old config must stay in force.
+	Reload() (string, error)
+}

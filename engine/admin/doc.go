@@ -1,0 +1,17 @@
+// Package admin serves the operator's endpoints on their own listener, apart
+// from the traffic port: Prometheus metrics (/metrics), liveness (/healthz)
+// and readiness (/readyz), the loaded rules with their hit counts (/rules),
+// how one URL would be answered (/explain), and a config reload (POST
+// /reload).
+//
+// It knows nothing of the rest of redirectd: every answer comes from a
+// Backend that the command wires up, so this package imports only the
+// standard library.
+//
+// Access: when [admin] token is set, every endpoint but /healthz requires
+// "Authorization: Bearer <token>". New refuses a listen address that is not
+// loopback unless a token is set, so the admin port is never open to the
+// network by accident. The server is plain net/http on its own goroutines;
+// nothing here runs on the traffic event loops, and nothing here is a hot
+// path, so it allocates freely.
+package admin

@@ -1,0 +1,67 @@
+package admin
+
+import (
+	"fmt"
+	"net"
+	"net/netip"
+	"strings"
+)
+
+// checkListen returns ErrTokenRequired when addr is not loopback and token
+// is empty. Loopback is "localhost", 127.0.0.0/8 or ::1 (an IPv4-mapped
+// ::ffff:127.x too); an empty host (":9180") and the unspecified addresses
+// (0.0.0.0, ::) listen on every interface, and any other name might resolve
+// to a public address, so all of these need a token.
+func checkListen(addr, token string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%w: cannot parse %q: %w", ErrBadListen, cut(addr), err)
+	}
+	if token == "" && !isLoopback(host) {
+		return fmt.Errorf("%w (listen is %q)", ErrTokenRequired, cut(addr))
+	}
+	return nil
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	// A zoned address ("::1%lo") parses but is not == ::1, so it counts as
+	// not loopback: the safe side.
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
+}
+
+// checkToken returns ErrBadToken unless token is empty or a b64token:
+//
+//	b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
+//
+// (RFC 6750, section 2.1). Anything else could not be sent in the header
+// as configured, so every request would get a 401 for a reason that is hard
+// to see.
+func checkToken(token string) error {
+	body := strings.TrimRight(token, "=")
+	if token != "" && body == "" {
+		return ErrBadToken
+	}
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		ok := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+			strings.IndexByte("-._~+/", c) >= 0
+		if !ok {
+			return ErrBadToken
+		}
+	}
+	return nil
+}
+
+// cut shortens s for an error message, so a pasted blob does not flood the
+// log.
+func cut(s string) string {
+	const max = 64
+	if len(s) <= max {
+		return s
+	}
+	return s[:max] + "..."
+}

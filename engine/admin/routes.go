@@ -1,0 +1,37 @@
+package admin
+
+import "net/http"
+
+// routes returns the admin endpoints. ServeMux method patterns give the
+// 405s for free: "GET /x" also matches HEAD, and any other method gets
+// 405 Method Not Allowed with an Allow header listing the ones that match.
+//
+// CrossOriginProtection rejects a POST that a browser sends from another
+// origin (403): without a token, a web page the operator visits could
+// otherwise make the browser POST a form to http://127.0.0.1:9180/reload.
+// curl and other tools send neither Sec-Fetch-Site nor Origin and pass.
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /metrics", s.metrics)
+	mux.HandleFunc("GET /healthz", healthz)
+	mux.HandleFunc("GET /readyz", s.readyz)
+	mux.HandleFunc("GET /rules", s.rules)
+	mux.HandleFunc("GET /explain", s.explain)
+	mux.HandleFunc("POST /reload", s.reload)
+	var h http.Handler = http.NewCrossOriginProtection().Handler(mux)
+	if s.opts.Token != "" {
+		h = requireToken(s.opts.Token, h)
+	}
+	return h
+}
+
+// text answers with status and a plain-text body. nosniff because /explain
+// and the error answers carry text derived from the request, which a
+// browser must never sniff as HTML.
+func text(w http.ResponseWriter, status int, body string) {
+	h := w.Header()
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	w.Write([]byte(body))
+}

@@ -1,0 +1,57 @@
+package admin
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+)
+
+// rules answers with every rule as a JSON array, or with ?unused=1 only the
+// rules with no hit since start: the ones a clean-up can look at. unused
+// takes strconv.ParseBool's spellings (1, true, 0, false, ...); any other
+// value is a 400 rather than a silent full list.
+func (s *Server) rules(w http.ResponseWriter, r *http.Request) {
+	unused := false
+	if v := r.URL.Query().Get("unused"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			text(w, http.StatusBadRequest, fmt.Sprintf("cannot parse unused %q: want 1 or 0\n", cut(v)))
+			return
+		}
+		unused = b
+	}
+	list := s.b.Rules()
+	if unused {
+		list = unusedRules(list)
+	}
+	if list == nil {
+		list = []RuleInfo{} // "[]", never "null"
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	// Rules are read by people with curl and jq: indent, and leave <, >
+	// and & in regexes readable rather than as \u003c.
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(list); err != nil { // cannot happen: plain fields
+		text(w, http.StatusInternalServerError, fmt.Sprintf("cannot encode rules: %v\n", err))
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Write(buf.Bytes())
+}
+
+// unusedRules returns the rules in list with no hits, in a new slice: list
+// belongs to the Backend.
+func unusedRules(list []RuleInfo) []RuleInfo {
+	out := []RuleInfo{}
+	for _, ri := range list {
+		if ri.Hits == 0 {
+			out = append(out, ri)
+		}
+	}
+	return out
+}

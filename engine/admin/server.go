@@ -1,0 +1,122 @@
+package admin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// DefaultListen is where the admin server listens when [admin] listen is
+// not set: loopback only, so it needs no token.
+const DefaultListen = "127.0.0.1:9180"
+
+// Timeouts and limits of the admin http.Server. Without them a client that
+// opens connections and sends nothing (or trickles a header) would hold a
+// goroutine and a socket for ever. WriteTimeout is the longest, for a
+// /metrics body of many rules to a slow scraper.
+const (
+	readHeaderTimeout = 5 * time.Second
+	readTimeout       = 10 * time.Second
+	writeTimeout      = 30 * time.Second
+	idleTimeout       = 60 * time.Second
+	maxHeaderBytes    = 64 << 10
+)
+
+// Options configure the admin server: the [admin] section of the config.
+type Options struct {
+	Listen string // host:port; "" means DefaultListen
+	Token  string // when set, required as a Bearer token everywhere but /healthz
+}
+
+// Server is the admin HTTP server. New checks the options, Start listens,
+// Shutdown stops it. A Server is started at most once.
+type Server struct {
+	opts Options
+	b    Backend
+	h    http.Handler
+	srv  *http.Server
+
+	mu      sync.Mutex
+	ln      net.Listener // set by Start
+	started bool         // Start or Shutdown was called
+}
+
+// New checks opts and returns a server that is not listening yet. It
+// refuses (ErrTokenRequired) an address that is not loopback when no
+// token is set, a token that could not be sent as a Bearer credential
+// (ErrBadToken), and an address that is not host:port (ErrBadListen).
+func New(opts Options, b Backend) (*Server, error) {
+	if b == nil {
+		return nil, errors.New("admin: nil Backend")
+	}
+	if opts.Listen == "" {
+		opts.Listen = DefaultListen
+	}
+	if err := checkToken(opts.Token); err != nil {
+		return nil, err
+	}
+	if err := checkListen(opts.Listen, opts.Token); err != nil {
+		return nil, err
+	}
+	s := &Server{opts: opts, b: b}
+	s.h = s.routes()
+	s.srv = &http.Server{
+		Handler:           s.h,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+	}
+	return s, nil
+}
+
+// Start listens on the configured address and serves on a new goroutine.
+// It returns the listen error (address in use, permission denied) itself,
+// so the command can fail at start-up rather than log it later.
+func (s *Server) Start() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.started {
+		return errStarted
+	}
+	ln, err := net.Listen("tcp", s.opts.Listen)
+	if err != nil {
+		return fmt.Errorf("admin: cannot listen on %q: %w", s.opts.Listen, err)
+	}
+	s.started, s.ln = true, ln
+	// Serve returns ErrServerClosed after Shutdown; any other error is an
+	// accept failure that net/http already retried, and there is no one
+	// left to return it to.
+	go s.srv.Serve(ln)
+	return nil
+}
+
+// Addr returns the address the server listens on, with port 0 resolved to
+// the port the system chose; before Start, the configured address.
+func (s *Server) Addr() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ln == nil {
+		return s.opts.Listen
+	}
+	return s.ln.Addr().String()
+}
+
+// Handler returns the server's handler, token check included, for tests
+// that do not need a listener.
+func (s *Server) Handler() http.Handler { return s.h }
+
+// Shutdown stops listening and waits for requests in flight to finish,
+// until ctx is done (http.Server.Shutdown). A server never started is
+// simply marked closed.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.started = true // no Start after Shutdown
+	s.mu.Unlock()
+	return s.srv.Shutdown(ctx)
+}

@@ -1,0 +1,114 @@
+package engine
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/VictoriaMetrics/metrics"
+)
+
+// serverMetrics are the server's counters, created once so that counting
+// on the hot path is an array index and an atomic add: no label
+// formatting, no map lookup.
+type serverMetrics struct {
+	set *metrics.Set
+	// answered[outcome][status] counts local answers; nil where a status
+	// never occurs for an outcome (answeredOther catches it).
+	answered      [numOutcomes][600]*metrics.Counter
+	answeredOther [numOutcomes]*metrics.Counter
+	// forwarded counts forwarded requests by status class (1xx..5xx) of
+	// the upstream's answer, or the proxy's own 502/504.
+	forwarded [6]*metrics.Counter
+	localDur  *metrics.PrometheusHistogram
+	fwdDur    *metrics.PrometheusHistogram
+	bytesIn   *metrics.Counter
+	bytesOut  *metrics.Counter
+	accepted  *metrics.Counter
+	rejected  [3]*metrics.Counter // by rejectReason
+	timeouts  struct{ idle, header, linger, body *metrics.Counter }
+}
+
+// outcome classifies a local answer.
+type outcome uint8
+
+const (
+	outRedirect outcome = iota
+	outMiss
+	outClientError
+	outServerError
+	numOutcomes
+)
+
+var outcomeNames = [numOutcomes]string{"redirect", "miss", "client_error", "server_error"}
+
+// statusesOf lists the statuses each outcome answers with.
+var statusesOf = [numOutcomes][]int{
+	outRedirect:    {301, 302, 303, 307, 308},
+	outMiss:        {404},
+	outClientError: {400, 408, 413, 414, 431},
+	outServerError: {500, 501, 502, 504, 505},
+}
+
+func newServerMetrics(s *Server) *serverMetrics {
+	m := &serverMetrics{set: metrics.NewSet()}
+	for o := range numOutcomes {
+		for _, st := range statusesOf[o] {
+			m.answered[o][st] = m.set.NewCounter(fmt.Sprintf(`redirectd_requests_total{outcome=%q,status="%d"}`, outcomeNames[o], st))
+		}
+		m.answeredOther[o] = m.set.NewCounter(fmt.Sprintf(`redirectd_requests_total{outcome=%q,status="other"}`, outcomeNames[o]))
+	}
+	for c := 1; c <= 5; c++ {
+		m.forwarded[c] = m.set.NewCounter(fmt.Sprintf(`redirectd_requests_total{outcome="forwarded",status="%dxx"}`, c))
+	}
+	m.localDur = m.set.NewPrometheusHistogramExt(`redirectd_request_duration_seconds{kind="local"}`,
+		[]float64{1e-6, 5e-6, 1e-5, 5e-5, 1e-4, 5e-4, 1e-3, 5e-3, 1e-2, 0.1})
+	m.fwdDur = m.set.NewPrometheusHistogram(`redirectd_request_duration_seconds{kind="forwarded"}`)
+	m.bytesIn = m.set.NewCounter(`redirectd_bytes_total{direction="in"}`)
+	m.bytesOut = m.set.NewCounter(`redirectd_bytes_total{direction="out"}`)
+	m.accepted = m.set.NewCounter(`redirectd_connections_accepted_total`)
+	m.rejected[overPerIP] = m.set.NewCounter(`redirectd_connections_rejected_total{reason="per_ip_limit"}`)
+	m.rejected[overTotal] = m.set.NewCounter(`redirectd_connections_rejected_total{reason="global_limit"}`)
+	m.timeouts.idle = m.set.NewCounter(`redirectd_connections_timed_out_total{timeout="idle"}`)
+	m.timeouts.header = m.set.NewCounter(`redirectd_connections_timed_out_total{timeout="header"}`)
+	m.timeouts.linger = m.set.NewCounter(`redirectd_connections_timed_out_total{timeout="linger"}`)
+	m.timeouts.body = m.set.NewCounter(`redirectd_connections_timed_out_total{timeout="body"}`)
+	m.set.NewGauge(`redirectd_connections_open`, func() float64 { return float64(s.conns.total.Load()) })
+	m.set.NewGauge(`redirectd_draining`, func() float64 {
+		if s.draining.Load() {
+			return 1
+		}
+		return 0
+	})
+	return m
+}
+
+// answer counts one local answer.
+func (m *serverMetrics) answer(o outcome, status int) {
+	if status > 0 && status < 600 {
+		if c := m.answered[o][status]; c != nil {
+			c.Inc()
+			return
+		}
+	}
+	m.answeredOther[o].Inc()
+}
+
+// upstreamMetrics are one upstream server's counters.
+type upstreamMetrics struct {
+	ok, failed, timedOut *metrics.Counter
+	dur                  *metrics.PrometheusHistogram
+}
+
+func (m *serverMetrics) forServer(addr string) *upstreamMetrics {
+	l := strconv.Quote(addr)
+	return &upstreamMetrics{
+		ok:       m.set.GetOrCreateCounter(`redirectd_upstream_requests_total{server=` + l + `,result="answered"}`),
+		failed:   m.set.GetOrCreateCounter(`redirectd_upstream_requests_total{server=` + l + `,result="error"}`),
+		timedOut: m.set.GetOrCreateCounter(`redirectd_upstream_requests_total{server=` + l + `,result="timeout"}`),
+		dur:      m.set.GetOrCreatePrometheusHistogram(`redirectd_upstream_duration_seconds{server=` + l + `}`),
+	}
+}
+
+// WriteMetrics writes the server's metrics in Prometheus text format.
+func (s *Server) WriteMetrics(w io.Writer) { s.m.set.WritePrometheus(w) }
