@@ -58,6 +58,9 @@ listen = "127.0.0.1:18083"
 event_loops = 1
 max_connections_per_ip = 100000
 
+[admin]
+listen = "off"
+
 [upstream]
 servers = ["127.0.0.1:18081"]
 

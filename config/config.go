@@ -1,6 +1,8 @@
 package config
 
 import (
+	"time"
+
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -10,7 +12,10 @@ type Config struct {
 	Path   string
 	Server Server
 	// Upstream is nil when no [upstream] is configured: misses get 404.
-	Upstream *Upstream
+	Upstream  *Upstream
+	Admin     Admin
+	AccessLog AccessLog
+	Reload    RulesReload
 	// Rules lists every rule, from [[rule]] tables and map files, in file
 	// order; Set is them compiled.
 	Rules []matcher.Rule
@@ -37,7 +42,47 @@ type Server struct {
 	// HTTPSRedirect sends every request not marked X-Forwarded-Proto: https
 	// to https.
 	HTTPSRedirect bool `toml:"https_redirect"`
+	// ShutdownTimeout bounds the drain on SIGTERM (default 10s).
+	ShutdownTimeout Duration `toml:"shutdown_timeout"`
 }
+
+// Admin is the [admin] table: the loopback API for operators.
+type Admin struct {
+	// Listen is the admin address (default 127.0.0.1:9180); "off"
+	// disables the admin listener.
+	Listen string `toml:"listen"`
+	// Token, when set, is required as "Authorization: Bearer <token>" by
+	// every endpoint but /healthz; a non-loopback Listen needs one.
+	Token string `toml:"token"`
+}
+
+// AccessLog is the [access_log] table.
+type AccessLog struct {
+	// Enabled defaults to true.
+	Enabled *bool `toml:"enabled"`
+	// Path is a file, or "-" for stderr (default "-").
+	Path string `toml:"path"`
+	// Format is "combined" (default) or "json".
+	Format string `toml:"format"`
+}
+
+// On reports whether the access log is enabled.
+func (a *AccessLog) On() bool { return a.Enabled == nil || *a.Enabled }
+
+// RulesReload is the [rules] table.
+type RulesReload struct {
+	// Watch reloads when the config or a map file changes.
+	Watch bool `toml:"watch"`
+	// WatchInterval is how often files are checked (default 2s).
+	WatchInterval Duration `toml:"watch_interval"`
+}
+
+// Defaults of the service tables.
+const (
+	DefaultAdminListen     = "127.0.0.1:9180"
+	DefaultShutdownTimeout = 10 * time.Second
+	DefaultWatchInterval   = 2 * time.Second
+)
 
 // DefaultListen is the traffic address when [server] listen is not set.
 const DefaultListen = "127.0.0.1:8080"
@@ -48,12 +93,15 @@ const DefaultStatus = 301
 // known lists the keys each table accepts. Keys are compared exactly, so a
 // misspelt or differently cased key is reported rather than ignored.
 var known = map[string][]string{
-	"": {"server", "upstream", "rule", "map"},
+	"":           {"server", "upstream", "admin", "access_log", "rules", "rule", "map"},
+	"admin":      {"listen", "token"},
+	"access_log": {"enabled", "path", "format"},
+	"rules":      {"watch", "watch_interval"},
 	"upstream": {"servers", "balance", "max_conns_per_server", "connect_timeout", "read_timeout",
 		"write_timeout", "host_header", "max_request_body_bytes", "health_check"},
 	"upstream.health_check": {"path", "interval"},
 	"server": {"listen", "event_loops", "max_path_bytes", "idle_timeout", "header_timeout",
-		"max_connections_per_ip", "max_connections", "https_redirect"},
+		"max_connections_per_ip", "max_connections", "https_redirect", "shutdown_timeout"},
 	"rule": {"match", "from", "to", "status", "host"},
 	"map":  {"file", "match", "status", "host"},
 }

@@ -50,10 +50,13 @@ type files struct {
 // and converted by hand, so that a wrong type names its rule and line
 // instead of producing the decoder's position-less message.
 type rawConfig struct {
-	Server   Server    `toml:"server"`
-	Upstream *Upstream `toml:"upstream"`
-	Rule     []rawRule `toml:"rule"`
-	Map      []rawMap  `toml:"map"`
+	Server    Server      `toml:"server"`
+	Upstream  *Upstream   `toml:"upstream"`
+	Admin     Admin       `toml:"admin"`
+	AccessLog AccessLog   `toml:"access_log"`
+	Rules     RulesReload `toml:"rules"`
+	Rule      []rawRule   `toml:"rule"`
+	Map       []rawMap    `toml:"map"`
 }
 
 func load(file string, fl files) (*Config, error) {
@@ -77,6 +80,8 @@ func load(file string, fl files) (*Config, error) {
 		cfg.Server.Listen = DefaultListen
 	}
 	checkServer(file, &cfg.Server, loc, &errs)
+	cfg.Admin, cfg.AccessLog, cfg.Reload = raw.Admin, raw.AccessLog, raw.Rules
+	checkService(file, cfg, loc, &errs)
 	if raw.Upstream != nil {
 		checkUpstream(file, raw.Upstream, loc, &errs)
 		cfg.Upstream = raw.Upstream
@@ -256,3 +261,24 @@ func checkServer(file string, sv *Server, loc *locator, errs *errorList) {
 // maxPathBytesLimit bounds max_path_bytes; longer URLs are refused by
 // browsers and proxies long before.
 const maxPathBytesLimit = 1 << 20
+
+// checkService validates [admin], [access_log] and [rules] and fills
+// their defaults.
+func checkService(file string, cfg *Config, loc *locator, errs *errorList) {
+	if cfg.Admin.Listen == "" {
+		cfg.Admin.Listen = DefaultAdminListen
+	}
+	if cfg.AccessLog.Path == "" {
+		cfg.AccessLog.Path = "-"
+	}
+	switch cfg.AccessLog.Format {
+	case "":
+		cfg.AccessLog.Format = "combined"
+	case "combined", "json":
+	default:
+		errs.add(&Error{File: file, Line: loc.line("access_log", 0, "format"), What: "[access_log]", Key: "format",
+			Msg: fmt.Sprintf("%q is not a format; use \"combined\" or \"json\"", cfg.AccessLog.Format)})
+	}
+	defaultDuration(&cfg.Server.ShutdownTimeout, DefaultShutdownTimeout)
+	defaultDuration(&cfg.Reload.WatchInterval, DefaultWatchInterval)
+}

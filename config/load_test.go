@@ -66,7 +66,7 @@ host = "Shop.Example.com"
 	}
 	wantServer := config.Server{Listen: "127.0.0.1:9999", EventLoops: 2, MaxPathBytes: 4096,
 		IdleTimeout: config.Duration(30 * time.Second), HeaderTimeout: config.Duration(time.Minute),
-		MaxConnectionsPerIP: 10, MaxConnections: 1000, HTTPSRedirect: true}
+		MaxConnectionsPerIP: 10, MaxConnections: 1000, HTTPSRedirect: true, ShutdownTimeout: config.Duration(config.DefaultShutdownTimeout)}
 	if diff := cmp.Diff(wantServer, cfg.Server); diff != "" {
 		t.Errorf("server (-want +got):\n%s", diff)
 	}

@@ -50,7 +50,7 @@ func Rules(s Spec) []matcher.Rule {
 // [[rule]] table per rule.
 func WriteTOML(w io.Writer, s Spec, listen string) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "# Reference rule set: %d exact, %d prefix, %d regex rules.\n\n[server]\nlisten = %q\n",
+	fmt.Fprintf(bw, "# Reference rule set: %d exact, %d prefix, %d regex rules.\n\n[server]\nlisten = %q\n\n[admin]\nlisten = \"off\"\n",
 		s.Exact, s.Prefix, s.Regex, listen)
 	for _, r := range Rules(s) {
 		fmt.Fprintf(bw, "\n[[rule]]\nmatch = %q\nfrom = '%s'\nto = %q\nstatus = %d\n", r.Kind, r.From, r.To, r.Status)

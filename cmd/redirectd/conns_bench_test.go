@@ -29,7 +29,7 @@ func BenchmarkIdleConnections(b *testing.B) {
 	bin := buildBinary(b)
 	addr := freePort(b)
 	file := filepath.Join(b.TempDir(), "r.toml")
-	cfg := fmt.Sprintf("[server]\nlisten = %q\nidle_timeout = \"5m\"\nmax_connections_per_ip = %d\n\n[[rule]]\nfrom = \"/a\"\nto = \"/b\"\n", addr, n+10)
+	cfg := fmt.Sprintf("[server]\nlisten = %q\nidle_timeout = \"5m\"\nmax_connections_per_ip = %d\n\n[admin]\nlisten = \"off\"\n\n[[rule]]\nfrom = \"/a\"\nto = \"/b\"\n", addr, n+10)
 	if err := os.WriteFile(file, []byte(cfg), 0o644); err != nil {
 		b.Fatal(err)
 	}

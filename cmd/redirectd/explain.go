@@ -22,28 +22,36 @@ func explain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "redirectd explain: give one URL, such as http://example.com/old?x=1 or /old")
 		return 2
 	}
-	host, path, query, err := splitURL(fs.Arg(0))
-	if err != nil {
-		fmt.Fprintf(stderr, "redirectd explain: %v\n", err)
-		return 2
-	}
 	cfg, err := loadConfig(*file)
 	if err != nil {
 		fmt.Fprintf(stderr, "%v\n", err)
 		return 1
 	}
+	if err := explainURL(stdout, cfg.Set, fs.Arg(0)); err != nil {
+		fmt.Fprintf(stderr, "redirectd explain: %v\n", err)
+		return 2
+	}
+	return 0
+}
+
+// explainURL writes which rule of set answers raw, and what it answers.
+func explainURL(w io.Writer, set *matcher.Set, raw string) error {
+	host, path, query, err := splitURL(raw)
+	if err != nil {
+		return err
+	}
 	var m matcher.Match
-	if !cfg.Set.Lookup([]byte(host), []byte(path), &m) {
-		fmt.Fprintf(stdout, "no rule matches host %q path %q: the answer is 404\n", host, path)
-		return 0
+	if !set.Lookup([]byte(host), []byte(path), &m) {
+		fmt.Fprintf(w, "no rule matches host %q path %q: the answer is 404, or the upstream's when one is set\n", host, path)
+		return nil
 	}
 	r := m.Rule()
-	fmt.Fprintf(stdout, "rule:     %s (%s %q", r.Source(), r.Kind, r.From)
+	fmt.Fprintf(w, "rule:     %s (%s %q", r.Source(), r.Kind, r.From)
 	if r.Host != "" {
-		fmt.Fprintf(stdout, ", host %q", r.Host)
+		fmt.Fprintf(w, ", host %q", r.Host)
 	}
-	fmt.Fprintf(stdout, ")\nstatus:   %d\nlocation: %s\n", m.Status(), m.AppendLocation(nil, []byte(query)))
-	return 0
+	fmt.Fprintf(w, ")\nstatus:   %d\nlocation: %s\n", m.Status(), m.AppendLocation(nil, []byte(query)))
+	return nil
 }
 
 // splitURL splits an absolute URL or an origin-form path into host, path

@@ -9,7 +9,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 )
 
@@ -17,7 +16,8 @@ import (
 var version = "dev"
 
 const usage = `usage:
-  redirectd serve [-config FILE]       serve the config (without -config, a built-in example)
+  redirectd serve [-config FILE] [-log-format text|json]
+                                       serve the config (without -config, a built-in example)
   redirectd check -config FILE         validate a config; print rule counts and compile time
   redirectd explain -config FILE URL   print the rule that answers URL, its status and Location
   redirectd version                    print the version
@@ -34,10 +34,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, usage)
 		return 2
 	}
-	log := slog.New(slog.NewTextHandler(stderr, nil))
 	switch args[0] {
 	case "serve":
-		return serve(args[1:], stdout, stderr, log)
+		return serve(args[1:], stdout, stderr)
 	case "check":
 		return check(args[1:], stdout, stderr)
 	case "explain":

@@ -52,7 +52,7 @@ func TestExplain(t *testing.T) {
 		{"/docs/a", []string{"example/redirectd.toml:13 (prefix \"/docs/\")", "status:   302", "location: https://docs.example.com/a"}},
 		{"http://shop.example.com/only-here", []string{"(exact \"/only-here\", host \"shop.example.com\")", "status:   307"}},
 		{"/p/42", []string{"example/example.map:4 (regex", "location: https://example.com/products/42"}},
-		{"/none", []string{"no rule matches host \"\" path \"/none\": the answer is 404"}},
+		{"/none", []string{"no rule matches host \"\" path \"/none\": the answer is 404, or the upstream's when one is set"}},
 	}
 	for _, tt := range tests {
 		code, out, errs := runCmd("explain", "-config", exampleFile, tt.url)
@@ -132,7 +132,7 @@ func TestServeBinary(t *testing.T) {
 	addr := freePort(t)
 	file := filepath.Join(t.TempDir(), "r.toml")
 	write := func(to string) {
-		cfg := fmt.Sprintf("[server]\nlisten = %q\n\n[[rule]]\nfrom = \"/a\"\nto = %q\n", addr, to)
+		cfg := fmt.Sprintf("[server]\nlisten = %q\n\n[admin]\nlisten = \"127.0.0.1:0\"\n\n[[rule]]\nfrom = \"/a\"\nto = %q\n", addr, to)
 		if err := os.WriteFile(file, []byte(cfg), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -218,7 +218,7 @@ func TestServeBinaryUpstream(t *testing.T) {
 	bin := buildBinary(t)
 	addr := freePort(t)
 	file := filepath.Join(t.TempDir(), "r.toml")
-	cfg := fmt.Sprintf("[server]\nlisten = %q\n\n[upstream]\nservers = [%q]\n\n[[rule]]\nfrom = \"/a\"\nto = \"/b\"\n",
+	cfg := fmt.Sprintf("[server]\nlisten = %q\n\n[admin]\nlisten = \"off\"\n\n[upstream]\nservers = [%q]\n\n[[rule]]\nfrom = \"/a\"\nto = \"/b\"\n",
 		addr, origin.Listener.Addr().String())
 	if err := os.WriteFile(file, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)

@@ -13,13 +13,20 @@ import (
 
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/engine"
+	"github.com/redirectd/redirectd/engine/admin"
 	"github.com/redirectd/redirectd/engine/upstream"
 )
 
 // serve runs the server until SIGINT or SIGTERM; SIGHUP reloads the rules.
-func serve(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
+func serve(args []string, stdout, stderr io.Writer) int {
 	fs, file := newFlags("serve", stderr)
+	logFormat := fs.String("log-format", "text", "log format: `text` or json")
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	log, err := newLogger(stderr, *logFormat)
+	if err != nil {
+		fmt.Fprintf(stderr, "redirectd serve: %v\n", err)
 		return 2
 	}
 	// Signals are caught from the start: SIGHUP's default action would
@@ -41,6 +48,18 @@ func serve(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
 		opts.Upstream = &engine.UpstreamOptions{Pool: pool, HostFromUpstream: u.HostHeader == "upstream", MaxRequestBodyBytes: u.MaxRequestBodyBytes}
 	}
 	srv := engine.New(opts, cfg.Set)
+	svc := newService(srv, cfg, *file, log)
+	var adm *admin.Server
+	if cfg.Admin.Listen != "off" {
+		if adm, err = admin.New(admin.Options{Listen: cfg.Admin.Listen, Token: cfg.Admin.Token}, svc); err != nil {
+			fmt.Fprintf(stderr, "%s: [admin]: %v\n", cfg.Path, err)
+			return 1
+		}
+		if err := adm.Start(); err != nil {
+			fmt.Fprintf(stderr, "%s: [admin]: %v\n", cfg.Path, err)
+			return 1
+		}
+	}
 	done := make(chan error, 1)
 	go func() { done <- srv.Run() }()
 	select {
@@ -50,10 +69,20 @@ func serve(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
 	case <-srv.Ready():
 	}
 	c := cfg.Set.Counts()
-	log.Info("serving", "config", cfg.Path, "listen", srv.Addr(), "rules", cfg.Set.Len(),
-		"exact", c.Exact, "prefix", c.Prefix, "regex", c.Regex, "startup", time.Since(start).Round(time.Microsecond))
+	attrs := []any{"config", cfg.Path, "listen", srv.Addr(), "rules", cfg.Set.Len(),
+		"exact", c.Exact, "prefix", c.Prefix, "regex", c.Regex, "startup", time.Since(start).Round(time.Microsecond)}
+	if adm != nil {
+		attrs = append(attrs, "admin", adm.Addr())
+	}
+	log.Info("serving", attrs...)
+	sdNotify("READY=1")
 	if *file == "" {
 		printExample(stdout, cfg, srv.Addr())
+	}
+	stopWatch := make(chan struct{})
+	defer close(stopWatch)
+	if cfg.Reload.Watch && *file != "" {
+		go svc.watch(cfg.Reload.WatchInterval.Std(), stopWatch)
 	}
 	for {
 		select {
@@ -62,43 +91,49 @@ func serve(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
 			return 1
 		case s := <-sig:
 			if s == syscall.SIGHUP {
-				if next := reload(srv, cfg, *file, log); next != nil {
-					cfg = next
-				}
+				svc.reload()
 				continue
 			}
-			log.Info("stopping", "signal", s.String())
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			err := srv.Stop(ctx)
-			cancel()
-			if err != nil {
-				log.Error("stop", "err", err)
-				return 1
-			}
-			<-done
-			return 0
+			return shutdown(srv, adm, done, cfg.Server.ShutdownTimeout.Std(), s, log)
 		}
 	}
 }
 
-// reload loads the config again and swaps its rules in; a config with
-// errors leaves the running rules in place. Settings that need a restart
-// (the [server] and [upstream] tables) are reported when they changed,
-// not silently ignored. It returns the new config, or nil.
-func reload(srv *engine.Server, cur *config.Config, file string, log *slog.Logger) *config.Config {
-	start := time.Now()
-	cfg, err := loadConfig(file)
-	if err != nil {
-		log.Error("reload failed; the previous rules keep serving", "config", cur.Path, "err", err)
-		return nil
+// shutdown drains and stops the server: what is in flight is answered
+// within timeout, idle connections are closed.
+func shutdown(srv *engine.Server, adm *admin.Server, done <-chan error, timeout time.Duration, s os.Signal, log *slog.Logger) int {
+	log.Info("stopping", "signal", s.String(), "timeout", timeout)
+	sdNotify("STOPPING=1")
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	code := 0
+	if err := srv.Shutdown(ctx); err != nil {
+		log.Error("stop", "err", err)
+		code = 1
 	}
-	srv.Swap(cfg.Set)
-	log.Info("reloaded", "config", cfg.Path, "rules", cfg.Set.Len(), "took", time.Since(start).Round(time.Microsecond))
-	if !reflect.DeepEqual(cfg.Server, cur.Server) || !reflect.DeepEqual(cfg.Upstream, cur.Upstream) {
-		log.Warn("[server] or [upstream] changed: the new rules serve, but these settings take effect only after a restart", "config", cfg.Path)
-		cfg.Server, cfg.Upstream = cur.Server, cur.Upstream
+	<-done
+	if adm != nil {
+		adm.Shutdown(context.Background())
 	}
-	return cfg
+	log.Info("stopped")
+	return code
+}
+
+// newLogger returns the process's logger: text or JSON on w.
+func newLogger(w io.Writer, format string) (*slog.Logger, error) {
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, nil)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, nil)), nil
+	}
+	return nil, fmt.Errorf("-log-format %q: use text or json", format)
+}
+
+// restartNeeded reports whether settings read only at start changed.
+func restartNeeded(old, cur *config.Config) bool {
+	return !reflect.DeepEqual(old.Server, cur.Server) || !reflect.DeepEqual(old.Upstream, cur.Upstream) ||
+		!reflect.DeepEqual(old.Admin, cur.Admin) || !reflect.DeepEqual(old.AccessLog, cur.AccessLog)
 }
 
 // printExample tells a new user what the built-in example serves.

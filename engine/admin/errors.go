@@ -16,5 +16,8 @@ var (
 	ErrBadListen = errors.New("admin: [admin] listen must be host:port")
 )
 
-// errStarted is Start called a second time, or after Shutdown.
-var errStarted = errors.New("admin: server already started")
+// Programming errors of the caller, not of the config.
+var (
+	errNilBackend = errors.New("admin: nil Backend")
+	errStarted    = errors.New("admin: server already started")
+)

@@ -27,8 +27,8 @@ func isLoopback(host string) bool {
 	if strings.EqualFold(host, "localhost") {
 		return true
 	}
-	// A zoned address ("::1%lo") parses but is not == ::1, so it counts as
-	// not loopback: the safe side.
+	// Unmap: ::ffff:127.0.0.1 binds the IPv4 loopback. A zone ("::1%lo")
+	// does not change that the address is loopback.
 	ip, err := netip.ParseAddr(host)
 	return err == nil && ip.Unmap().IsLoopback()
 }

@@ -2,7 +2,6 @@ package admin
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -51,7 +50,7 @@ type Server struct {
 // (ErrBadToken), and an address that is not host:port (ErrBadListen).
 func New(opts Options, b Backend) (*Server, error) {
 	if b == nil {
-		return nil, errors.New("admin: nil Backend")
+		return nil, errNilBackend
 	}
 	if opts.Listen == "" {
 		opts.Listen = DefaultListen

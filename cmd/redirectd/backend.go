@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/VictoriaMetrics/metrics"
+	"github.com/redirectd/redirectd/config"
+	"github.com/redirectd/redirectd/engine"
+	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/matcher"
+)
+
+// service ties the running server to its config: reloads (SIGHUP, POST
+// /reload, file changes), the admin API's view of it, and the metrics of
+// both.
+type service struct {
+	srv  *engine.Server
+	file string // "" for the built-in example
+	log  *slog.Logger
+
+	mu  sync.Mutex // serialises reloads
+	cfg *config.Config
+
+	set                  *metrics.Set
+	reloads, reloadFails *metrics.Counter
+	lastReload           *metrics.Gauge
+	lastReloadUnix       float64
+}
+
+func newService(srv *engine.Server, cfg *config.Config, file string, log *slog.Logger) *service {
+	s := &service{srv: srv, cfg: cfg, file: file, log: log, set: metrics.NewSet()}
+	s.reloads = s.set.NewCounter(`redirectd_config_reloads_total{result="ok"}`)
+	s.reloadFails = s.set.NewCounter(`redirectd_config_reloads_total{result="failed"}`)
+	s.lastReloadUnix = float64(time.Now().Unix())
+	s.lastReload = s.set.NewGauge(`redirectd_config_last_reload_success_timestamp_seconds`, func() float64 {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.lastReloadUnix
+	})
+	for _, kind := range []string{"exact", "prefix", "regex"} {
+		s.set.NewGauge(fmt.Sprintf(`redirectd_rules{kind=%q}`, kind), func() float64 {
+			c := s.srv.Rules().Counts()
+			return float64(map[string]int{"exact": c.Exact, "prefix": c.Prefix, "regex": c.Regex}[kind])
+		})
+	}
+	return s
+}
+
+// reload loads the config again and swaps its rules in; a config with
+// errors leaves the running rules in place and is returned. Settings that
+// need a restart ([server], [upstream], [admin], [access_log]) are
+// reported when they changed, not silently ignored.
+func (s *service) reload() (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sdNotify("RELOADING=1")
+	defer sdNotify("READY=1")
+	start := time.Now()
+	cfg, err := loadConfig(s.file)
+	if err != nil {
+		s.reloadFails.Inc()
+		s.log.Error("reload failed; the previous rules keep serving", "config", s.cfg.Path, "err", err)
+		return "", err
+	}
+	s.srv.Swap(cfg.Set)
+	s.reloads.Inc()
+	s.lastReloadUnix = float64(time.Now().Unix())
+	c := cfg.Set.Counts()
+	msg := fmt.Sprintf("%d rules (%d exact, %d prefix, %d regex) in %s", cfg.Set.Len(), c.Exact, c.Prefix, c.Regex, time.Since(start).Round(time.Microsecond))
+	s.log.Info("reloaded", "config", cfg.Path, "rules", cfg.Set.Len(), "took", time.Since(start).Round(time.Microsecond))
+	if restartNeeded(s.cfg, cfg) {
+		msg += "; [server], [upstream], [admin] or [access_log] changed: those take effect after a restart"
+		s.log.Warn("[server], [upstream], [admin] or [access_log] changed: the new rules serve, but these settings take effect only after a restart", "config", cfg.Path)
+		cfg.Server, cfg.Upstream, cfg.Admin, cfg.AccessLog = s.cfg.Server, s.cfg.Upstream, s.cfg.Admin, s.cfg.AccessLog
+	}
+	s.cfg = cfg
+	return msg, nil
+}
+
+// The admin.Backend methods.
+
+func (s *service) WriteMetrics(w io.Writer) {
+	s.srv.WriteMetrics(w)
+	s.set.WritePrometheus(w)
+	metrics.WriteProcessMetrics(w)
+}
+
+func (s *service) Ready() error { return s.srv.Readiness() }
+
+func (s *service) Rules() []admin.RuleInfo {
+	var out []admin.RuleInfo
+	s.srv.Rules().Each(func(r matcher.RuleHits) {
+		out = append(out, admin.RuleInfo{Kind: r.Kind.String(), From: r.From, To: r.To, Status: r.Status,
+			Host: r.Host, Source: r.Source(), Hits: r.Hits})
+	})
+	return out
+}
+
+func (s *service) Explain(url string) (string, error) {
+	var b bytes.Buffer
+	if err := explainURL(&b, s.srv.Rules(), url); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+func (s *service) Reload() (string, error) { return s.reload() }
+
+// watch reloads when the config file or a map file it names changes,
+// checking their modification times every interval, until stop closes.
+func (s *service) watch(interval time.Duration, stop <-chan struct{}) {
+	stamp := func() string {
+		s.mu.Lock()
+		files := []string{s.cfg.Path}
+		for _, r := range s.cfg.Rules {
+			if n := len(files); files[n-1] != r.File {
+				files = append(files, r.File)
+			}
+		}
+		s.mu.Unlock()
+		var b bytes.Buffer
+		for _, f := range files {
+			if st, err := os.Stat(f); err == nil {
+				fmt.Fprintf(&b, "%s %d %d;", f, st.ModTime().UnixNano(), st.Size())
+			} else {
+				fmt.Fprintf(&b, "%s missing;", f)
+			}
+		}
+		return b.String()
+	}
+	last := stamp()
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		if now := stamp(); now != last {
+			last = now
+			s.log.Info("config files changed; reloading", "config", s.cfg.Path)
+			s.reload()
+			last = stamp()
+		}
+	}
+}

@@ -1,0 +1,57 @@
+// Package accesslog writes the server's access log without ever making an
+// event loop wait on the disk.
+//
+// Each event loop owns a *Buffer and formats every answered request into it
+// with Append. When the buffer holds about 32 KiB (and on Flush, which the
+// server calls every tick) the filled slice is handed to the Log's single
+// writer goroutine over a channel, without blocking. The writer writes each
+// slice with one write(2) on a file opened O_APPEND, so lines are never torn
+// or interleaved, and returns the slice to a free list for the next
+// hand-over. If the writer is behind (the channel is full) the buffer's lines
+// are dropped and counted in Dropped: a slow disk costs log lines, never
+// latency.
+//
+// # Hot-path contract
+//
+//   - Append and Flush never block on the disk; they take a read lock only
+//     for the non-blocking channel send, which Close holds for a few
+//     instructions.
+//   - Append allocates nothing once the free list holds a slice for each
+//     hand-over, which is the case as soon as the writer keeps up. An entry
+//     whose escaped fields would not fit in a 64 KiB slice grows it once.
+//   - The byte slices in Entry are read only during Append; they may point
+//     into the loop's buffers.
+//   - A Buffer is not safe for concurrent use: one per event loop. Lines
+//     still in a Buffer are not written until it is flushed, so the server
+//     flushes every loop's Buffer before Close.
+//
+// # Formats
+//
+// Every string that came from the request is escaped, so a client can neither
+// forge a line (CR, LF) nor break a field (quotes) nor smuggle terminal escape
+// sequences into whoever tails the log.
+//
+// "combined" is nginx's combined format extended at the end with the Location
+// (or upstream address), the duration in seconds with microsecond resolution,
+// and the matched rule:
+//
+//	client - - [time] "method target" status bytes "referer" "user_agent" "location-or-upstream" duration_seconds "rule"
+//
+//	203.0.113.7 - - [30/Nov/2026:05:10:14 +0000] "GET /old?x=1" 301 162 "https://ref.example/" "curl/8.5.0" "https://new.example/page?x=1" 0.000042 "rules.toml:12"
+//
+// The request field has no protocol version because Entry carries none. Time
+// is in UTC. An empty string field is printed as "-" (the client too, when its
+// address is unknown); status and bytes are always numbers. Like nginx's
+// access_log, the bytes '"', '\', those below 0x20 and those from 0x7f up are
+// written as \xHH (upper-case hex), so every line is printable ASCII.
+//
+// "json" is one object per line with fixed keys in a fixed order:
+//
+//	{"time":"2026-11-30T05:10:14.123Z","client":"203.0.113.7","method":"GET","target":"/old?x=1","status":301,"location":"https://new.example/page?x=1","upstream":"","bytes":162,"duration_ms":0.042,"user_agent":"curl/8.5.0","referer":"https://ref.example/","rule":"rules.toml:12"}
+//
+// time is RFC 3339 in UTC with milliseconds; duration_ms is a number with
+// microsecond resolution; empty fields are "". Strings are escaped as
+// RFC 8259 requires; besides, DEL and the C1 controls are written as \u00XX
+// and U+2028/U+2029 as \u2028/\u2029 (as encoding/json does), and a byte
+// that is not valid UTF-8 becomes \ufffd, so every line is valid UTF-8 JSON.
+package accesslog

@@ -1,0 +1,93 @@
+package accesslog
+
+import (
+	"net/netip"
+	"strconv"
+)
+
+// formatter turns entries into lines of one Format. It keeps a stamp, so it
+// belongs to one Buffer.
+type formatter struct {
+	format Format
+	stamp  stamp
+}
+
+// appendLine appends e's line, newline included, to dst.
+func (f *formatter) appendLine(dst []byte, e *Entry) []byte {
+	if f.format == JSON {
+		return f.appendJSON(dst, e)
+	}
+	return f.appendCombined(dst, e)
+}
+
+// appendCombined writes the layout documented in doc.go.
+func (f *formatter) appendCombined(dst []byte, e *Entry) []byte {
+	dst = appendClient(dst, e.Client, "-")
+	dst = append(dst, " - - "...)
+	dst = append(dst, f.stamp.get(e.Time, Combined)...)
+	dst = append(dst, ` "`...)
+	dst = appendCombinedField(dst, e.Method)
+	dst = append(dst, ' ')
+	dst = appendCombinedField(dst, e.Target)
+	dst = append(dst, `" `...)
+	dst = appendInt(dst, int64(e.Status))
+	dst = append(dst, ' ')
+	dst = appendInt(dst, e.Bytes)
+	dst = append(dst, ` "`...)
+	dst = appendCombinedField(dst, e.Referer)
+	dst = append(dst, `" "`...)
+	dst = appendCombinedField(dst, e.UserAgent)
+	dst = append(dst, `" "`...)
+	if len(e.Location) > 0 {
+		dst = appendCombinedField(dst, e.Location)
+	} else {
+		dst = appendCombinedField(dst, e.Upstream)
+	}
+	dst = append(dst, `" `...)
+	dst = appendFixed(dst, e.Duration.Microseconds(), 6)
+	dst = append(dst, ` "`...)
+	dst = appendCombinedField(dst, e.Rule)
+	return append(dst, "\"\n"...)
+}
+
+// appendJSON writes one object with the keys, in the order, doc.go lists.
+func (f *formatter) appendJSON(dst []byte, e *Entry) []byte {
+	dst = append(dst, `{"time":"`...)
+	dst = append(dst, f.stamp.get(e.Time, JSON)...)
+	dst = appendMillis(dst, e.Time)
+	dst = append(dst, `Z","client":"`...)
+	dst = appendClient(dst, e.Client, "")
+	dst = append(dst, `","method":`...)
+	dst = appendJSONString(dst, e.Method)
+	dst = append(dst, `,"target":`...)
+	dst = appendJSONString(dst, e.Target)
+	dst = append(dst, `,"status":`...)
+	dst = appendInt(dst, int64(e.Status))
+	dst = append(dst, `,"location":`...)
+	dst = appendJSONString(dst, e.Location)
+	dst = append(dst, `,"upstream":`...)
+	dst = appendJSONString(dst, e.Upstream)
+	dst = append(dst, `,"bytes":`...)
+	dst = appendInt(dst, e.Bytes)
+	dst = append(dst, `,"duration_ms":`...)
+	dst = appendFixed(dst, e.Duration.Microseconds(), 3)
+	dst = append(dst, `,"user_agent":`...)
+	dst = appendJSONString(dst, e.UserAgent)
+	dst = append(dst, `,"referer":`...)
+	dst = appendJSONString(dst, e.Referer)
+	dst = append(dst, `,"rule":`...)
+	dst = appendJSONString(dst, e.Rule)
+	return append(dst, "}\n"...)
+}
+
+// appendClient appends the client's address, IPv4-mapped IPv6 addresses as
+// plain IPv4 (a dual-stack listener reports IPv4 clients that way), or
+// unknown when the address is not set. Neither form needs escaping.
+func appendClient(dst []byte, a netip.Addr, unknown string) []byte {
+	if !a.IsValid() {
+		return append(dst, unknown...)
+	}
+	return a.Unmap().AppendTo(dst)
+}
+
+func appendInt(dst []byte, v int64) []byte { return strconv.AppendInt(dst, v, 10) }
