@@ -4,7 +4,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 BENCH_PKGS := ./matcher ./httpparse ./engine ./config
 
-.PHONY: build run test test-race test-allocs test-bench-smoke bench bench-startup bench-upstream fuzz clean
+.PHONY: build run test test-race test-allocs test-bench-smoke bench bench-startup bench-upstream fuzz install clean
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/redirectd ./cmd/redirectd
@@ -49,6 +49,21 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzBacktrack -fuzztime $(FUZZTIME) ./matcher
 	$(GO) test -run '^$$' -fuzz FuzzLoad -fuzztime $(FUZZTIME) ./config
 	$(GO) test -run '^$$' -fuzz FuzzMapFile -fuzztime $(FUZZTIME) ./config
+
+# Installs the binary, the systemd unit, the config (kept when present) and
+# the logrotate file: make install [PREFIX=/usr/local] [DESTDIR=]
+PREFIX     ?= /usr/local
+SYSCONFDIR ?= /etc
+UNITDIR    ?= /etc/systemd/system
+install: build
+	install -D -m 0755 bin/redirectd $(DESTDIR)$(PREFIX)/bin/redirectd
+	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/redirectd $(DESTDIR)$(SYSCONFDIR)/logrotate.d
+	sed -e 's|/usr/local/bin/redirectd|$(PREFIX)/bin/redirectd|g' -e 's|/etc/redirectd/|$(SYSCONFDIR)/redirectd/|g' \
+		deploy/redirectd.service > $(DESTDIR)$(UNITDIR)/redirectd.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/redirectd.service
+	test -e $(DESTDIR)$(SYSCONFDIR)/redirectd/redirectd.toml || \
+		install -m 0644 deploy/redirectd.toml $(DESTDIR)$(SYSCONFDIR)/redirectd/redirectd.toml
+	install -m 0644 deploy/logrotate/redirectd $(DESTDIR)$(SYSCONFDIR)/logrotate.d/redirectd
 
 clean:
 	rm -rf bin

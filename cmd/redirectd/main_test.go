@@ -246,3 +246,25 @@ func TestServeBinaryUpstream(t *testing.T) {
 		t.Fatalf("miss: %d %q", resp.StatusCode, body)
 	}
 }
+
+var sigTERM = syscall.SIGTERM
+
+func listenUnixgram(path string) (*net.UnixConn, error) {
+	return net.ListenUnixgram("unixgram", &net.UnixAddr{Name: path, Net: "unixgram"})
+}
+
+// readDatagrams reads n notify datagrams, failing after 10s.
+func readDatagrams(t *testing.T, c *net.UnixConn, n int) []string {
+	t.Helper()
+	var out []string
+	buf := make([]byte, 4096)
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	for len(out) < n {
+		m, err := c.Read(buf)
+		if err != nil {
+			t.Fatalf("after %v: %v", out, err)
+		}
+		out = append(out, string(buf[:m]))
+	}
+	return out
+}

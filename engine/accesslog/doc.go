@@ -16,9 +16,11 @@
 //   - Append and Flush never block on the disk; they take a read lock only
 //     for the non-blocking channel send, which Close holds for a few
 //     instructions.
-//   - Append allocates nothing once the free list holds a slice for each
-//     hand-over, which is the case as soon as the writer keeps up. An entry
-//     whose escaped fields would not fit in a 64 KiB slice grows it once.
+//   - Append allocates nothing in steady state. It makes a 64 KiB slice
+//     only when the writer has not yet given one back; every slice stays in
+//     circulation, so a Log makes at most about 66 of them plus one per
+//     Buffer over its life. An entry whose escaped fields would not fit in
+//     64 KiB (a huge target) grows its slice once.
 //   - The byte slices in Entry are read only during Append; they may point
 //     into the loop's buffers.
 //   - A Buffer is not safe for concurrent use: one per event loop. Lines

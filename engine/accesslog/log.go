@@ -30,6 +30,7 @@ const (
 type Log struct {
 	format Format
 	path   string // "" when the log cannot be reopened (stderr, tests)
+	name   string // the path, or "-", for error messages
 
 	// mu orders hand-overs against Close: Buffers send under the read
 	// lock after checking closed, so once Close has set closed under the
@@ -69,7 +70,7 @@ func Open(path string, f Format) (*Log, error) {
 		return nil, err
 	}
 	l := newLog(file, f)
-	l.path, l.file = path, file
+	l.path, l.name, l.file = path, path, file
 	return l, nil
 }
 
@@ -85,6 +86,7 @@ func newLog(w io.Writer, f Format) *Log {
 		reopen: make(chan chan error),
 		quit:   make(chan struct{}),
 		done:   make(chan struct{}),
+		name:   "-",
 		out:    w,
 	}
 	go l.run()

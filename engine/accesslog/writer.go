@@ -20,7 +20,7 @@ func (l *Log) run() {
 			l.drain()
 			if l.file != nil {
 				if err := l.file.Close(); err != nil && l.err == nil {
-					l.err = fmt.Errorf("cannot close access log %q: %w", l.path, err)
+					l.err = fmt.Errorf("cannot close access log %q: %w", l.name, err)
 				}
 			}
 			return
@@ -45,7 +45,7 @@ func (l *Log) write(b batch) {
 	// (disk full) loses the rest of this slice. The first error is kept
 	// for Close rather than logged per slice, which would flood stderr.
 	if _, err := l.out.Write(b.buf); err != nil && l.err == nil {
-		l.err = fmt.Errorf("cannot write access log %q: %w", l.path, err)
+		l.err = fmt.Errorf("cannot write access log %q: %w", l.name, err)
 	}
 	select {
 	case l.free <- b.buf[:0]:

@@ -8,7 +8,7 @@
 // Backend that the command wires up, so this package imports only the
 // standard library.
 //
-// Access: when [admin] token is set, every endpoint but /healthz requires
+// Access: when the admin.token config key is set, every endpoint but /healthz requires
 // "Authorization: Bearer <token>". New refuses a listen address that is not
 // loopback unless a token is set, so the admin port is never open to the
 // network by accident. The server is plain net/http on its own goroutines;

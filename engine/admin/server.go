@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// DefaultListen is where the admin server listens when [admin] listen is
+// DefaultListen is where the admin server listens when admin.listen is
 // not set: loopback only, so it needs no token.
 const DefaultListen = "127.0.0.1:9180"
 
@@ -25,7 +25,7 @@ const (
 	maxHeaderBytes    = 64 << 10
 )
 
-// Options configure the admin server: the [admin] section of the config.
+// Options configure the admin server: the admin table of the config.
 type Options struct {
 	Listen string // host:port; "" means DefaultListen
 	Token  string // when set, required as a Bearer token everywhere but /healthz

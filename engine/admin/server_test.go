@@ -16,6 +16,7 @@ import (
 const (
 	textType = "text/plain; charset=utf-8"
 	jsonType = "application/json"
+	hint     = "percent-encode it: curl -G --data-urlencode url=http://host/path?query"
 )
 
 // start runs a server for b on a loopback port, shut down when the test
@@ -141,9 +142,15 @@ func TestEndpoints(t *testing.T) {
 		{"explain", "GET", "/explain?url=http%3A%2F%2Fexample.com%2Fold", nil,
 			answer{200, textType, "", "host example.com, path /old: rule exact /old -> /new (rules.toml:3)\n"}},
 		{"explain missing url", "GET", "/explain", nil,
-			answer{400, textType, "", "missing url: use /explain?url=http://host/path\n"}},
+			answer{400, textType, "", "missing url: " + hint + "\n"}},
 		{"explain empty url", "GET", "/explain?url=", nil,
-			answer{400, textType, "", "missing url: use /explain?url=http://host/path\n"}},
+			answer{400, textType, "", "missing url: " + hint + "\n"}},
+		{"explain unescaped url", "GET", "/explain?url=http://a/p?x=1&y=2", nil,
+			answer{400, textType, "", "unexpected query parameter \"y\": if it belongs to the url, " + hint + "\n"}},
+		{"explain two urls", "GET", "/explain?url=http%3A%2F%2Fa%2F&url=http%3A%2F%2Fb%2F", nil,
+			answer{400, textType, "", "more than one url: " + hint + "\n"}},
+		{"explain url with query, escaped", "GET", "/explain?url=http%3A%2F%2Fa%2Fp%3Fx%3D1%26y%3D2", nil,
+			answer{200, textType, "", "host a, path /p: rule exact /old -> /new (rules.toml:3)\n"}},
 		{"explain backend error", "GET", "/explain?url=%2Fold", nil,
 			answer{400, textType, "", "url has no host\n"}},
 		{"explain unparsable url", "GET", "/explain?url=http%3A%2F%2F%5B%3A%3A1", nil,
