@@ -64,6 +64,7 @@ install: build
 	test -e $(DESTDIR)$(SYSCONFDIR)/redirectd/redirectd.toml || \
 		install -m 0644 deploy/redirectd.toml $(DESTDIR)$(SYSCONFDIR)/redirectd/redirectd.toml
 	install -m 0644 deploy/logrotate/redirectd $(DESTDIR)$(SYSCONFDIR)/logrotate.d/redirectd
+	install -D -m 0644 deploy/sysctl/90-redirectd.conf $(DESTDIR)$(SYSCONFDIR)/sysctl.d/90-redirectd.conf
 
 clean:
 	rm -rf bin

@@ -24,7 +24,7 @@ func TestInstall(t *testing.T) {
 		t.Fatalf("make install: %v\n%s", err, out)
 	}
 	for _, f := range []string{"usr/bin/redirectd", "etc/systemd/system/redirectd.service",
-		"etc/redirectd/redirectd.toml", "etc/logrotate.d/redirectd"} {
+		"etc/redirectd/redirectd.toml", "etc/logrotate.d/redirectd", "etc/sysctl.d/90-redirectd.conf"} {
 		if _, err := os.Stat(filepath.Join(dest, f)); err != nil {
 			t.Errorf("not installed: %s", f)
 		}

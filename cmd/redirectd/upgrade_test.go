@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// migrateAcceptQueues asks the kernel to hand connections waiting in a
+// closing listener's accept queue to another listener of the same
+// SO_REUSEPORT group (net.ipv4.tcp_migrate_req, Linux 5.14+). It reports
+// whether the setting is on.
+func migrateAcceptQueues() bool {
+	const knob = "/proc/sys/net/ipv4/tcp_migrate_req"
+	if b, err := os.ReadFile(knob); err == nil && strings.TrimSpace(string(b)) == "1" {
+		return true
+	}
+	return os.WriteFile(knob, []byte("1"), 0o644) == nil
+}
+
+// TestZeroDowntimeUpgrade starts a second instance on the same port (both
+// bind it with SO_REUSEPORT), stops the first with SIGTERM so that it
+// drains, and checks that a client sending requests all along sees no
+// failure and is served by both.
+func TestZeroDowntimeUpgrade(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	if !migrateAcceptQueues() {
+		t.Skip("net.ipv4.tcp_migrate_req cannot be set here: connections queued on the old listener would be reset when it closes (see the README)")
+	}
+	bin := buildBinary(t)
+	addr := freePort(t)
+	dir := t.TempDir()
+	start := func(name string) *exec.Cmd {
+		file := filepath.Join(dir, name+".toml")
+		cfg := fmt.Sprintf("[server]\nlisten = %q\nshutdown_timeout = \"5s\"\n\n[admin]\nlisten = \"off\"\n\n[[rule]]\nfrom = \"/a\"\nto = \"/from-%s\"\n", addr, name)
+		os.WriteFile(file, []byte(cfg), 0o644)
+		cmd := exec.Command(bin, "serve", "-config", file)
+		cmd.Stderr = io.Discard
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		return cmd
+	}
+	old := start("old")
+	if _, _, err := firstAnswer(addr, "/a", time.Now().Add(10*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+
+	var stop atomic.Bool
+	var ok, failed atomic.Int64
+	seen := make(chan string, 100000)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for !stop.Load() {
+			loc, err := oneRequest(addr)
+			if err != nil {
+				failed.Add(1)
+				t.Logf("request failed: %v", err)
+				continue
+			}
+			ok.Add(1)
+			select {
+			case seen <- loc:
+			default:
+			}
+		}
+	}()
+
+	time.Sleep(300 * time.Millisecond)
+	start("new")
+	time.Sleep(500 * time.Millisecond) // both instances serve
+	old.Process.Signal(sigTERM)
+	waited := make(chan error, 1)
+	go func() { waited <- old.Wait() }()
+	select {
+	case err := <-waited:
+		if err != nil {
+			t.Errorf("old instance exit: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("old instance did not stop")
+	}
+	time.Sleep(300 * time.Millisecond)
+	stop.Store(true)
+	<-done
+	close(seen)
+	by := map[string]int{}
+	for l := range seen {
+		by[l]++
+	}
+	if failed.Load() > 0 || by["/from-old"] == 0 || by["/from-new"] == 0 {
+		t.Fatalf("%d requests answered (%v), %d failed; want none failed and both instances answering", ok.Load(), by, failed.Load())
+	}
+}
+
+// oneRequest sends a request on a new connection and returns the Location.
+func oneRequest(addr string) (string, error) {
+	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(2 * time.Second))
+	if _, err := io.WriteString(c, "GET /a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"); err != nil {
+		return "", err
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		return "", err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 301 {
+		return "", fmt.Errorf("status %d", resp.StatusCode)
+	}
+	return resp.Header.Get("Location"), nil
+}
