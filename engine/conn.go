@@ -69,8 +69,14 @@ func (cs *conn) serve(buf []byte, s *Server) (used int, res result) {
 		n, err := httpparse.Parse(buf[used:], req, &s.limits)
 		if err != nil {
 			var status int
+			mark := len(out)
 			out, status = appendParseError(out, err, date)
 			s.m.answer(errorOutcome(status), status)
+			if l.alog != nil {
+				// The request's fields are not to be trusted after an error.
+				l.ri = requestInfo{}
+				cs.logLocal(&l.ri, status, out[mark:], nil, "")
+			}
 			res = closeLinger
 			break
 		}
@@ -100,22 +106,36 @@ func (cs *conn) serve(buf []byte, s *Server) (used int, res result) {
 		if https && len(req.Host) == 0 {
 			closing = true // answered 400: there is no host to redirect to
 		}
+		mark := len(out)
+		if l.alog != nil {
+			l.ri.from(req)
+		}
 		switch {
 		case https:
 			out = appendHTTPSRedirect(out, req, date, closing)
+			status, o := 301, outRedirect
 			if len(req.Host) == 0 {
-				s.m.answer(outClientError, 400)
-			} else {
-				s.m.answer(outRedirect, 301)
+				status, o = 400, outClientError
+			}
+			s.m.answer(o, status)
+			if l.alog != nil {
+				cs.logLocal(&l.ri, status, out[mark:], nil, "")
 			}
 		case rules.Lookup(req.Host, req.Path, &l.match):
 			out = appendRedirect(out, &l.match, req, date, closing)
 			l.match.Hit()
 			s.m.answer(outRedirect, l.match.Status())
+			if l.alog != nil {
+				l.loc = l.match.AppendLocation(l.loc[:0], req.Query)
+				cs.logLocal(&l.ri, l.match.Status(), out[mark:], l.loc, l.match.Source())
+			}
 		case s.up != nil:
 			if max := s.up.MaxRequestBodyBytes; max > 0 && req.ContentLength > max {
 				out = appendText(out, 413, "request body too large\n", false, req, date, true)
 				s.m.answer(outClientError, 413)
+				if l.alog != nil {
+					cs.logLocal(&l.ri, 413, out[mark:], nil, "")
+				}
 				res = closeLinger
 				break
 			}
@@ -131,6 +151,9 @@ func (cs *conn) serve(buf []byte, s *Server) (used int, res result) {
 		default:
 			out = appendText(out, 404, "not found\n", isHead(req.Method), req, date, closing)
 			s.m.answer(outMiss, 404)
+			if l.alog != nil {
+				cs.logLocal(&l.ri, 404, out[mark:], nil, "")
+			}
 		}
 		if res == closeLinger {
 			break

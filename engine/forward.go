@@ -81,6 +81,13 @@ type forward struct {
 	// drained is signalled by the loop when the outbound buffer is below
 	// maxOutboundFwd again.
 	drained chan struct{}
+	// For the access log: the request (copied), when it started, the
+	// server chosen, the status answered and the bytes sent.
+	info   requestInfo
+	start  time.Time
+	server string
+	status atomic.Int32
+	sent   atomic.Int64
 }
 
 // hopByHop lists the headers that describe one connection and are not
@@ -109,6 +116,10 @@ func isHopByHop(name []byte, connTokens []byte) bool {
 func (cs *conn) startForward(s *Server, req *httpparse.Request, buf []byte, closing bool) int {
 	f := &forward{s: s, cs: cs, c: cs.c, closing: closing, http10: req.Minor == 0, head: isHead(req.Method),
 		abort: make(chan struct{}), drained: make(chan struct{}, 1)}
+	f.start = time.Now()
+	if cs.loop.alog != nil {
+		f.info = cs.loop.ri.copy()
+	}
 	f.req = fasthttp.AcquireRequest()
 	r := f.req
 	r.Header.DisableNormalizing()
@@ -314,6 +325,7 @@ func (f *forward) run() {
 		f.answerError(502, "no upstream server is available\n")
 		return
 	}
+	f.server = srv.Addr
 	if f.s.up.HostFromUpstream || len(f.req.Header.Host()) == 0 {
 		f.req.Header.SetHost(srv.Addr)
 	}
@@ -365,6 +377,7 @@ func abortMessage(status int) string {
 // body streamed in chunks, re-framed for the client.
 func (f *forward) relay(resp *fasthttp.Response) {
 	code := resp.StatusCode()
+	f.status.Store(int32(code))
 	length := resp.Header.ContentLength()
 	noBody := f.head || code == 204 || code == 304 || code < 200
 	chunkedOut := false
@@ -492,6 +505,7 @@ func (f *forward) write(p []byte) bool {
 		full bool
 	}
 	done := make(chan written, 1)
+	f.sent.Add(int64(len(p)))
 	err := f.c.AsyncWrite(p, func(c gnet.Conn, err error) error {
 		full := err == nil && c.OutboundBuffered() > maxOutboundFwd
 		if full {
@@ -529,6 +543,7 @@ func (f *forward) write(p []byte) bool {
 // answerError answers the client when nothing of an upstream answer has
 // been sent, and closes if the request body may still be on its way.
 func (f *forward) answerError(status int, msg string) {
+	f.status.Store(int32(status))
 	if f.hasBody && !f.bodyDone.Load() || f.aborted.Load() {
 		f.closing = true // the rest of the body would be read as a request
 	}
@@ -543,6 +558,7 @@ func (f *forward) answerError(status int, msg string) {
 // writeLast writes the end of the answer and hands the connection back to
 // the loop in the same trip through it (see release).
 func (f *forward) writeLast(p []byte) {
+	f.sent.Add(int64(len(p)))
 	f.c.AsyncWrite(p, func(c gnet.Conn, _ error) error {
 		f.release(c, false)
 		return nil
@@ -567,6 +583,7 @@ func (f *forward) release(c gnet.Conn, closeConn bool) {
 		f.cs.fwd = nil
 		f.cs.waitDrain = nil
 	}
+	f.logForwarded()
 	switch {
 	case closeConn || f.closing || f.s.draining.Load():
 		c.Close()

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/panjf2000/gnet/v2"
+	"github.com/redirectd/redirectd/engine/accesslog"
 	"github.com/redirectd/redirectd/httpparse"
 	"github.com/redirectd/redirectd/matcher"
 )
@@ -19,6 +20,12 @@ type loop struct {
 	out   []byte
 	// answers counts the requests answered by the last serve.
 	answers int
+	// alog is the loop's access-log buffer (nil: no access log), with the
+	// entry, request fields and Location it reuses for each line.
+	alog  *accesslog.Buffer
+	entry accesslog.Entry
+	ri    requestInfo
+	loc   []byte
 	// conns lists the loop's connections for the deadline sweep; each
 	// conn knows its index, so removal is a swap with the last.
 	conns []*conn
@@ -28,7 +35,11 @@ type loop struct {
 }
 
 func newLoop(s *Server, el gnet.EventLoop) *loop {
-	return &loop{srv: s, el: el, out: make([]byte, 0, 4096)}
+	l := &loop{srv: s, el: el, out: make([]byte, 0, 4096)}
+	if s.opts.AccessLog != nil {
+		l.alog = s.opts.AccessLog.NewBuffer()
+	}
+	return l
 }
 
 func (l *loop) add(cs *conn) {
@@ -60,6 +71,9 @@ func (l *loop) scheduleSweep() {
 // into its place) skips none.
 func (l *loop) Run(context.Context) error {
 	l.sweeping.Store(false)
+	if l.alog != nil {
+		l.alog.Flush()
+	}
 	now := l.srv.clock.now()
 	for i := len(l.conns) - 1; i >= 0; i-- {
 		if i >= len(l.conns) {

@@ -3,7 +3,10 @@
 package engine
 
 import (
+	"path/filepath"
 	"testing"
+
+	"github.com/redirectd/redirectd/engine/accesslog"
 
 	"github.com/redirectd/redirectd/benchmarks/rules"
 )
@@ -24,6 +27,31 @@ func TestServeAllocs(t *testing.T) {
 		allocs := testing.AllocsPerRun(100, func() { f.serve(t, buf) })
 		if allocs != 0 {
 			t.Errorf("%q: %v allocations per request, want 0", req[:30], allocs)
+		}
+	}
+}
+
+// TestServeAllocsWithAccessLog checks that the access log keeps the hot
+// path free of allocations: each loop formats into its own buffer.
+func TestServeAllocsWithAccessLog(t *testing.T) {
+	alog, err := accesslog.Open(filepath.Join(t.TempDir(), "access.log"), accesslog.Combined)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer alog.Close()
+	f := newServeFixtureWith(t, Options{AccessLog: alog})
+	for _, req := range []string{
+		"GET " + rules.ExactHit + "?utm=1 HTTP/1.1\r\nHost: a\r\n\r\n",
+		"GET " + rules.Miss + " HTTP/1.1\r\nHost: a\r\n\r\n",
+		rules.BrowserRequest,
+	} {
+		buf := []byte(req)
+		allocs := testing.AllocsPerRun(100, func() {
+			f.serve(t, buf)
+			f.conn.loop.alog.Flush()
+		})
+		if allocs != 0 {
+			t.Errorf("%q: %v allocations per request with the access log on, want 0", req[:30], allocs)
 		}
 	}
 }

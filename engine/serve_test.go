@@ -15,11 +15,16 @@ type serveFixture struct {
 
 func newServeFixture(tb testing.TB) *serveFixture {
 	tb.Helper()
+	return newServeFixtureWith(tb, Options{})
+}
+
+func newServeFixtureWith(tb testing.TB, opts Options) *serveFixture {
+	tb.Helper()
 	set, err := matcher.Compile(rules.Rules(rules.Reference))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	srv := New(Options{}, set)
+	srv := New(opts, set)
 	return &serveFixture{srv: srv, conn: &conn{loop: newLoop(srv, nil)}}
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/panjf2000/gnet/v2"
+	"github.com/redirectd/redirectd/engine/accesslog"
 	"github.com/redirectd/redirectd/httpparse"
 	"github.com/redirectd/redirectd/matcher"
 )
@@ -46,6 +47,9 @@ type Options struct {
 	// Upstream, when set, receives the requests no rule matches; without
 	// it they get 404.
 	Upstream *UpstreamOptions
+	// AccessLog, when set, gets a line per request; each loop writes
+	// into its own buffer.
+	AccessLog *accesslog.Log
 	// Logger receives the server's and gnet's messages; nil discards them.
 	Logger *slog.Logger
 }
@@ -214,11 +218,41 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			s.log.Warn("shutdown timeout: closing the connections left", "connections", s.conns.total.Load())
+			s.flushLogs()
 			return s.Stop(context.Background())
 		case <-t.C:
 		}
 	}
+	s.flushLogs()
 	return s.Stop(context.Background())
+}
+
+// flushLogs has every loop hand its access-log lines to the writer, so
+// that closing the log after Stop loses none.
+func (s *Server) flushLogs() {
+	if s.opts.AccessLog == nil {
+		return
+	}
+	var wg sync.WaitGroup
+	s.handler.loops.Range(func(_, v any) bool {
+		l := v.(*loop)
+		wg.Add(1)
+		err := l.el.Execute(context.Background(), gnet.RunnableFunc(func(context.Context) error {
+			l.alog.Flush()
+			wg.Done()
+			return nil
+		}))
+		if err != nil {
+			wg.Done()
+		}
+		return true
+	})
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(time.Second):
+	}
 }
 
 // Readiness reports why the server cannot take traffic, or nil.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"time"
 
 	"github.com/redirectd/redirectd/httpparse"
 )
@@ -36,7 +37,10 @@ func isWebSocket(req *httpparse.Request) bool {
 // side closes. Client bytes travel like a request body without end.
 func (cs *conn) startTunnel(s *Server, req *httpparse.Request, buf []byte) int {
 	f := &forward{s: s, cs: cs, c: cs.c, closing: true, tunnel: true,
-		abort: make(chan struct{}), drained: make(chan struct{}, 1)}
+		abort: make(chan struct{}), drained: make(chan struct{}, 1), start: time.Now()}
+	if cs.loop.alog != nil {
+		f.info = cs.loop.ri.copy()
+	}
 	// The request head is rebuilt now: req points into the loop's buffer.
 	head := make([]byte, 0, 512)
 	head = append(append(append(head, req.Method...), ' '), req.Path...)
@@ -76,6 +80,7 @@ func (f *forward) runTunnel(head []byte, fromClient io.Reader) {
 		f.answerError(502, "no upstream server is available\n")
 		return
 	}
+	f.server = srv.Addr
 	up, err := net.DialTimeout("tcp", srv.Addr, srv.Client.ReadTimeout)
 	srv.Done(err != nil)
 	if err != nil {
@@ -99,6 +104,7 @@ func (f *forward) runTunnel(head []byte, fromClient io.Reader) {
 		f.answerError(502, "the upstream server sent no valid answer\n")
 		return
 	}
+	f.status.Store(int32(resp.StatusCode))
 	// Relay the answer head as it came, then every byte after it.
 	var out bytes.Buffer
 	out.WriteString("HTTP/1.1 " + resp.Status + "\r\n")

@@ -21,6 +21,17 @@ func (m *Match) Rule() *Rule { return &m.rule.Rule }
 // Lookup does not count, so that explain and tests leave counts alone.
 func (m *Match) Hit() { m.rule.hits.Add(1) }
 
+// Source returns the matched rule's "file:line". It allocates the first
+// time a rule is asked, and never again for that rule.
+func (m *Match) Source() string {
+	if p := m.rule.source.Load(); p != nil {
+		return *p
+	}
+	s := m.rule.Source()
+	m.rule.source.Store(&s)
+	return s
+}
+
 // Status returns the matched rule's status code.
 func (m *Match) Status() int { return m.rule.Status }
 

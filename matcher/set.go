@@ -27,10 +27,13 @@ type hostRules struct {
 type rule struct {
 	Rule
 	// hits counts the requests the server answered with this rule.
-	hits  atomic.Uint64
-	to    template
-	prog  *program // regex rules only
-	ncaps int      // 2 * (groups + 1), regex rules only
+	hits atomic.Uint64
+	// source caches Source() for the access log, built on the first hit
+	// rather than for every rule of a million-rule map.
+	source atomic.Pointer[string]
+	to     template
+	prog   *program // regex rules only
+	ncaps  int      // 2 * (groups + 1), regex rules only
 }
 
 // Counts tells how many rules of each kind a Set holds.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/engine"
+	"github.com/redirectd/redirectd/engine/accesslog"
 	"github.com/redirectd/redirectd/engine/admin"
 	"github.com/redirectd/redirectd/engine/upstream"
 )
@@ -32,7 +33,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	// Signals are caught from the start: SIGHUP's default action would
 	// kill a server that is reloaded while it starts.
 	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGUSR1)
 	defer signal.Stop(sig)
 
 	start := time.Now()
@@ -47,8 +48,22 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		defer pool.Close()
 		opts.Upstream = &engine.UpstreamOptions{Pool: pool, HostFromUpstream: u.HostHeader == "upstream", MaxRequestBodyBytes: u.MaxRequestBodyBytes}
 	}
+	var alog *accesslog.Log
+	if cfg.AccessLog.On() {
+		format, _ := accesslog.ParseFormat(cfg.AccessLog.Format) // checked by config
+		if alog, err = accesslog.Open(cfg.AccessLog.Path, format); err != nil {
+			fmt.Fprintf(stderr, "%s: [access_log]: %v\n", cfg.Path, err)
+			return 1
+		}
+		defer alog.Close()
+		opts.AccessLog = alog
+	}
 	srv := engine.New(opts, cfg.Set)
 	svc := newService(srv, cfg, *file, log)
+	if alog != nil {
+		svc.set.NewGauge(`redirectd_access_log_dropped_lines_total`, func() float64 { return float64(alog.Dropped()) })
+		svc.set.NewGauge(`redirectd_access_log_written_lines_total`, func() float64 { return float64(alog.Written()) })
+	}
 	var adm *admin.Server
 	if cfg.Admin.Listen != "off" {
 		if adm, err = admin.New(admin.Options{Listen: cfg.Admin.Listen, Token: cfg.Admin.Token}, svc); err != nil {
@@ -90,8 +105,19 @@ func serve(args []string, stdout, stderr io.Writer) int {
 			log.Error("server stopped", "err", err)
 			return 1
 		case s := <-sig:
-			if s == syscall.SIGHUP {
+			switch s {
+			case syscall.SIGHUP:
 				svc.reload()
+				continue
+			case syscall.SIGUSR1:
+				// logrotate renamed the access log: write to a new file.
+				if alog != nil {
+					if err := alog.Reopen(); err != nil {
+						log.Error("cannot reopen the access log; still writing to the old file", "err", err)
+					} else {
+						log.Info("access log reopened", "path", cfg.AccessLog.Path)
+					}
+				}
 				continue
 			}
 			return shutdown(srv, adm, done, cfg.Server.ShutdownTimeout.Std(), s, log)

@@ -12,6 +12,7 @@ type Entry struct {
 	Client    netip.Addr
 	Method    []byte
 	Target    []byte
+	Proto     string // "HTTP/1.1" or "HTTP/1.0"; combined lines end the request field with it
 	UserAgent []byte
 	Referer   []byte
 	Status    int

@@ -2,7 +2,8 @@ package accesslog
 
 import "fmt"
 
-// Format is the layout of a log line; doc.go shows both with an example.
+// Format is the layout of a log line; the package doc shows both with an
+// example line.
 type Format uint8
 
 const (

@@ -29,6 +29,9 @@ func (f *formatter) appendCombined(dst []byte, e *Entry) []byte {
 	dst = appendCombinedField(dst, e.Method)
 	dst = append(dst, ' ')
 	dst = appendCombinedField(dst, e.Target)
+	if e.Proto != "" {
+		dst = append(append(dst, ' '), e.Proto...)
+	}
 	dst = append(dst, `" `...)
 	dst = appendInt(dst, int64(e.Status))
 	dst = append(dst, ' ')

@@ -72,7 +72,7 @@ func TestLine(t *testing.T) {
 	}, {
 		name: "non-ASCII and invalid UTF-8 in target and user agent",
 		edit: func(e *Entry) {
-			e.Target = []byte("/caf\xc3\xa9/\xff\xfe/\xe2\x82/\xed\xa0\x80")   // é, two bad bytes, a cut rune, a surrogate
+			e.Target = []byte("/caf\xc3\xa9/\xff\xfe/\xe2\x82/\xed\xa0\x80")        // é, two bad bytes, a cut rune, a surrogate
 			e.UserAgent = []byte("x\x1b[31m\xc2\x9b1m\xe2\x80\xa8\xf0\x9f\x98\x80") // ESC, C1 CSI, U+2028, U+1F600
 		},
 		combined: `203.0.113.7 - - [30/Nov/2026:05:10:14 +0000] "GET /caf\xC3\xA9/\xFF\xFE/\xE2\x82/\xED\xA0\x80" 301 162 "https://ref.example/" "x\x1B[31m\xC2\x9B1m\xE2\x80\xA8\xF0\x9F\x98\x80" "https://new.example/page?x=1" 0.000042 "rules.toml:12"`,

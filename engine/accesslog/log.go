@@ -153,7 +153,8 @@ func (l *Log) Close() error {
 // (or the log was closed).
 func (l *Log) Dropped() uint64 { return l.dropped.Load() }
 
-// Written returns the number of lines handed to the writer.
+// Written returns the number of lines handed to the writer. A failed write
+// can still lose some of them; Close returns the first such error.
 func (l *Log) Written() uint64 { return l.written.Load() }
 
 // handOver queues a filled slice for the writer without waiting. It reports

@@ -58,7 +58,7 @@ func (l *Log) write(b batch) {
 func (l *Log) reopenFile() error {
 	file, err := openFile(l.path)
 	if err != nil {
-		return fmt.Errorf("cannot reopen: %w", err)
+		return fmt.Errorf("cannot reopen, still writing to the old file: %w", err)
 	}
 	old := l.file
 	l.out, l.file = file, file
