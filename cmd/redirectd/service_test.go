@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// startBinary runs `redirectd serve` on cfg (a config body with %[1]s for
+// the traffic address and %[2]s for the admin address) and waits until
+// path answers.
+func startBinary(t *testing.T, cfg, path string) (cmd *exec.Cmd, addr, adminAddr, file string, stderr *bytes.Buffer) {
+	t.Helper()
+	bin := buildBinary(t)
+	addr, adminAddr = freePort(t), freePort(t)
+	file = filepath.Join(t.TempDir(), "r.toml")
+	os.WriteFile(file, []byte(fmt.Sprintf(cfg, addr, adminAddr)), 0o644)
+	cmd = exec.Command(bin, "serve", "-config", file)
+	stderr = &bytes.Buffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	if _, _, err := firstAnswer(addr, path, time.Now().Add(10*time.Second)); err != nil {
+		t.Fatalf("no answer: %v\n%s", err, stderr)
+	}
+	return cmd, addr, adminAddr, file, stderr
+}
+
+// TestReloadUnderLoad reloads 50 times in a row while clients keep sending
+// requests on keep-alive connections: none may fail or see a wrong answer.
+func TestReloadUnderLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	const cfg = "[server]\nlisten = %q\n\n[admin]\nlisten = %q\n\n[access_log]\nenabled = false\n\n[[rule]]\nfrom = \"/a\"\nto = \"/b\"\n"
+	_, addr, adminAddr, _, stderr := startBinary(t, fmt.Sprintf(cfg, "%[1]s", "%[2]s"), "/a")
+	var stop atomic.Bool
+	var ok, failed atomic.Int64
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				failed.Add(1)
+				return
+			}
+			defer c.Close()
+			br := bufio.NewReader(c)
+			for !stop.Load() {
+				c.SetDeadline(time.Now().Add(2 * time.Second))
+				io.WriteString(c, "GET /a HTTP/1.1\r\nHost: x\r\n\r\n")
+				resp, err := http.ReadResponse(br, nil)
+				if err != nil || resp.StatusCode != 301 || resp.Header.Get("Location") != "/b" {
+					failed.Add(1)
+					return
+				}
+				resp.Body.Close()
+				ok.Add(1)
+			}
+		}()
+	}
+	time.Sleep(100 * time.Millisecond)
+	for i := range 50 {
+		resp, err := http.Post("http://"+adminAddr+"/reload", "", nil)
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("reload %d: %v %v", i, resp, err)
+		}
+		resp.Body.Close()
+	}
+	stop.Store(true)
+	wg.Wait()
+	if failed.Load() > 0 || ok.Load() == 0 {
+		t.Fatalf("%d requests answered, %d failed across 50 reloads\n%s", ok.Load(), failed.Load(), stderr)
+	}
+	t.Logf("%d requests answered across 50 reloads", ok.Load())
+}
+
+// TestGracefulShutdown stops the server with SIGTERM while a forwarded
+// request is in flight and an idle keep-alive connection is open: the
+// request is answered, the idle connection closed, /readyz turns 503, and
+// the process exits 0.
+func TestGracefulShutdown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(800 * time.Millisecond)
+		io.WriteString(w, "slow answer")
+	}))
+	defer origin.Close()
+	cfg := "[server]\nlisten = %[1]q\nshutdown_timeout = \"5s\"\n\n[admin]\nlisten = %[2]q\n\n[upstream]\nservers = [\"" +
+		origin.Listener.Addr().String() + "\"]\n\n[[rule]]\nfrom = \"/a\"\nto = \"/b\"\n"
+	cmd, addr, adminAddr, _, stderr := startBinary(t, cfg, "/a")
+
+	idle, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(idle, "GET /a HTTP/1.1\r\nHost: x\r\n\r\n")
+	idleR := bufio.NewReader(idle)
+	if resp, err := http.ReadResponse(idleR, nil); err != nil || resp.StatusCode != 301 {
+		t.Fatalf("idle connection's request: %v %v", resp, err)
+	}
+
+	slow, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(slow, "GET /forwarded HTTP/1.1\r\nHost: x\r\n\r\n")
+	time.Sleep(200 * time.Millisecond) // the request is with the upstream
+	start := time.Now()
+	cmd.Process.Signal(syscall.SIGTERM)
+
+	time.Sleep(100 * time.Millisecond)
+	if resp, err := http.Get("http://" + adminAddr + "/readyz"); err != nil || resp.StatusCode != 503 {
+		t.Errorf("/readyz while draining: %v %v", resp, err)
+	}
+	idle.SetReadDeadline(time.Now().Add(3 * time.Second))
+	if _, err := idleR.ReadByte(); err != io.EOF {
+		t.Errorf("idle keep-alive connection not closed by the drain: %v", err)
+	}
+	slow.SetReadDeadline(time.Now().Add(5 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(slow), nil)
+	if err != nil {
+		t.Fatalf("in-flight request lost: %v\n%s", err, stderr)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || string(body) != "slow answer" {
+		t.Fatalf("in-flight request: %d %q", resp.StatusCode, body)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("exit: %v\n%s", err, stderr)
+	}
+	if took := time.Since(start); took > 4*time.Second {
+		t.Errorf("shutdown took %v", took)
+	}
+}
