@@ -151,3 +151,28 @@ func TestGracefulShutdown(t *testing.T) {
 		t.Errorf("shutdown took %v", took)
 	}
 }
+
+// TestWatchReload checks [rules] watch: editing a map file reloads the
+// rules without a signal.
+func TestWatchReload(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	dir := t.TempDir()
+	mapFile := filepath.Join(dir, "r.map")
+	os.WriteFile(mapFile, []byte("/m /first;\n"), 0o644)
+	cfg := "[server]\nlisten = %[1]q\n\n[admin]\nlisten = %[2]q\n\n[rules]\nwatch = true\nwatch_interval = \"100ms\"\n\n" +
+		"[[map]]\nfile = " + fmt.Sprintf("%q", mapFile) + "\n"
+	_, addr, _, _, stderr := startBinary(t, cfg, "/m")
+	os.WriteFile(mapFile, []byte("/m /second;\n"), 0o644)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if _, loc, _ := firstAnswer(addr, "/m", deadline); loc == "/second" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("map file change not picked up\n%s", stderr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
