@@ -75,21 +75,28 @@ func commonPrefix(a, b string) int {
 func (t *radix) longest(path []byte) (int32, int, bool) {
 	val, end := t.root.val, 0
 	found := val >= 0
-	n, pos := &t.root, 0
-	for pos < len(path) {
-		i := bytes.IndexByte(n.first, path[pos])
-		if i < 0 {
-			break
-		}
-		c := n.children[i]
-		if len(path)-pos < len(c.label) || string(path[pos:pos+len(c.label)]) != c.label {
-			break
-		}
-		pos += len(c.label)
-		n = c
+	for n, pos := t.root.step(path, 0); n != nil; n, pos = n.step(path, pos) {
 		if n.val >= 0 {
 			val, end, found = n.val, pos, true
 		}
 	}
 	return val, end, found
+}
+
+// step follows the edge from n that path continues with at pos, and
+// returns the child and the position after its label, or nil when no
+// edge matches.
+func (n *radixNode) step(path []byte, pos int) (*radixNode, int) {
+	if pos >= len(path) {
+		return nil, pos
+	}
+	i := bytes.IndexByte(n.first, path[pos])
+	if i < 0 {
+		return nil, pos
+	}
+	c := n.children[i]
+	if len(path)-pos < len(c.label) || string(path[pos:pos+len(c.label)]) != c.label {
+		return nil, pos
+	}
+	return c, pos + len(c.label)
 }

@@ -1,7 +1,6 @@
 package matcher
 
 import (
-	"bytes"
 	"regexp/syntax"
 	"strings"
 )
@@ -69,33 +68,20 @@ func (x *regexIndex) lookup(path []byte, m *Match) *rule {
 	}
 	var best *rule
 	bestIdx := int32(len(x.rules))
-	n, pos := &x.tree.root, 0
-	for {
-		if n.val >= 0 {
-			for _, i := range x.lists[n.val] {
-				if i >= bestIdx {
-					break
-				}
-				r := x.rules[i]
-				if m.matchRegex(r, path) {
-					best, bestIdx = r, i
-					break
-				}
+	for n, pos := &x.tree.root, 0; n != nil; n, pos = n.step(path, pos) {
+		if n.val < 0 {
+			continue
+		}
+		for _, i := range x.lists[n.val] {
+			if i >= bestIdx {
+				break
+			}
+			r := x.rules[i]
+			if m.matchRegex(r, path) {
+				best, bestIdx = r, i
+				break
 			}
 		}
-		if pos >= len(path) {
-			break
-		}
-		i := bytes.IndexByte(n.first, path[pos])
-		if i < 0 {
-			break
-		}
-		c := n.children[i]
-		if len(path)-pos < len(c.label) || string(path[pos:pos+len(c.label)]) != c.label {
-			break
-		}
-		pos += len(c.label)
-		n = c
 	}
 	if best != nil && best != m.capsOf {
 		// A later candidate overwrote the captures; rerun the winner.
