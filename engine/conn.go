@@ -24,8 +24,10 @@ type conn struct {
 	// of the first byte of the partial head now buffered (0: none).
 	active, headStart int64
 	// answered is set when the last read completed at least one request,
-	// so a partial head after it starts its own header clock.
+	// so a partial head after it starts its own header clock; served
+	// counts the requests answered on the connection.
 	answered bool
+	served   int
 	// lingerUntil is non-zero while the connection is closing lingeringly:
 	// the answer is sent and what arrives is dropped until this time.
 	lingerUntil int64
@@ -85,6 +87,7 @@ func (cs *conn) serve(buf []byte, s *Server) (used int, res result) {
 		}
 		used += n
 		cs.answered = true
+		cs.served++
 		l.answers++
 		closing := !req.KeepAlive
 		switch {
@@ -267,8 +270,12 @@ func (cs *conn) close() {
 	cs.loop.el.Close(cs.c)
 }
 
-// idle reports whether the connection is between requests with nothing
-// buffered or owed, so that a draining server may close it.
+// idle reports whether the connection is between two requests, with
+// nothing buffered or owed, so that a draining server may close it. A
+// connection that has not sent its first request yet is not idle: its
+// request is likely on the way, and closing would reset it; it gets its
+// answer with Connection: close instead.
 func (cs *conn) idle() bool {
-	return cs.fwd == nil && cs.discard == 0 && cs.headStart == 0 && cs.c.InboundBuffered() == 0 && cs.c.OutboundBuffered() == 0
+	return cs.served > 0 && cs.fwd == nil && cs.discard == 0 && cs.headStart == 0 &&
+		cs.c.InboundBuffered() == 0 && cs.c.OutboundBuffered() == 0
 }

@@ -204,14 +204,17 @@ func (s *Server) Run() error {
 	return nil
 }
 
-// Shutdown drains the server, then stops it: answers from now on carry
-// Connection: close, idle keep-alive connections are closed by the next
-// sweep, and requests in flight (forwarded ones included) are answered.
-// It stops when no connection is left or ctx ends, whichever is first.
-// Connections still arriving while it drains are served the same way, so
-// a second instance taking over the port loses no request.
+// Shutdown drains the server, then stops it: the listening sockets are
+// closed at once (so new connections go to another instance on the same
+// port, or are refused), answers from now on carry Connection: close, idle
+// keep-alive connections are closed by the next sweep, and requests in
+// flight (forwarded ones included) are answered. It stops when no
+// connection is left or ctx ends, whichever is first.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.draining.Store(true)
+	if err := s.stopAccepting(); err != nil {
+		s.log.Warn("cannot close the listeners before draining; new connections are served until the end", "err", err)
+	}
 	t := time.NewTicker(20 * time.Millisecond)
 	defer t.Stop()
 	for s.conns.total.Load() > 0 {

@@ -1,0 +1,89 @@
+package engine
+
+import (
+	"fmt"
+	"net/netip"
+	"os"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+)
+
+// stopAccepting closes the traffic port's listening sockets while the
+// event loops keep serving their connections: gnet closes listeners only
+// as part of Stop, which also closes every connection.
+//
+// Each listening socket's descriptor is replaced (dup2) by one of an idle,
+// non-blocking listening socket of our own. The replaced socket is closed
+// with its last descriptor, which takes it out of the SO_REUSEPORT group
+// (new connections go to the other instances of a zero-downtime upgrade)
+// and, with net.ipv4.tcp_migrate_req, hands its queued connections to
+// them; epoll forgets it by itself. An accept that gnet still attempts on
+// the descriptor gets EAGAIN from the idle socket, which gnet ignores.
+func (s *Server) stopAccepting() error {
+	want, err := netip.ParseAddrPort(s.addr)
+	if err != nil {
+		return err
+	}
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return fmt.Errorf("cannot list descriptors: %w", err)
+	}
+	var replaced int
+	for _, e := range entries {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil || !isListener(fd, want) {
+			continue
+		}
+		idle, err := idleListener()
+		if err != nil {
+			return err
+		}
+		err = unix.Dup3(idle, fd, unix.O_CLOEXEC)
+		unix.Close(idle)
+		if err != nil {
+			return fmt.Errorf("cannot replace listener %d: %w", fd, err)
+		}
+		replaced++
+	}
+	if replaced == 0 {
+		return fmt.Errorf("no listening socket for %s found", s.addr)
+	}
+	return nil
+}
+
+// isListener reports whether fd is a listening TCP socket bound to want.
+func isListener(fd int, want netip.AddrPort) bool {
+	if v, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_ACCEPTCONN); err != nil || v != 1 {
+		return false
+	}
+	sa, err := unix.Getsockname(fd)
+	if err != nil {
+		return false
+	}
+	switch a := sa.(type) {
+	case *unix.SockaddrInet4:
+		return netip.AddrPortFrom(netip.AddrFrom4(a.Addr), uint16(a.Port)) == want
+	case *unix.SockaddrInet6:
+		return netip.AddrPortFrom(netip.AddrFrom16(a.Addr).Unmap(), uint16(a.Port)) == netip.AddrPortFrom(want.Addr().Unmap(), want.Port())
+	}
+	return false
+}
+
+// idleListener returns a non-blocking listening socket on a loopback port
+// of its own, which nobody connects to.
+func idleListener() (int, error) {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return -1, err
+	}
+	if err := unix.Bind(fd, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		unix.Close(fd)
+		return -1, err
+	}
+	if err := unix.Listen(fd, 1); err != nil {
+		unix.Close(fd)
+		return -1, err
+	}
+	return fd, nil
+}
