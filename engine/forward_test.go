@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -435,4 +436,41 @@ func TestForwardLimits(t *testing.T) {
 // tail returns the end of an echoed answer, where the body summary is.
 func tail(s string) string {
 	return s[max(0, len(s)-200):]
+}
+
+// TestActiveHealthCheck checks that a server failing its health check is
+// taken out (requests get 502 at once, none reaches it) and comes back when
+// the check passes again.
+func TestActiveHealthCheck(t *testing.T) {
+	var healthy atomic.Bool
+	var served atomic.Int64
+	addr := startUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/healthz" {
+			if !healthy.Load() {
+				w.WriteHeader(503)
+			}
+			return
+		}
+		served.Add(1)
+		io.WriteString(w, "app")
+	}))
+	srv := startProxy(t, upstream.Config{Servers: []string{addr}, HealthPath: "/healthz", HealthInterval: 50 * time.Millisecond}, engine.UpstreamOptions{})
+	ask := func() int {
+		c := dial(t, srv)
+		io.WriteString(c, "GET /miss HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+		resp, _ := readFull(t, bufio.NewReader(c), "GET")
+		return resp.StatusCode
+	}
+	time.Sleep(200 * time.Millisecond)
+	if code := ask(); code != 502 || served.Load() != 0 {
+		t.Fatalf("with the check failing: %d, %d requests reached the server", code, served.Load())
+	}
+	healthy.Store(true)
+	deadline := time.Now().Add(3 * time.Second)
+	for ask() != 200 {
+		if time.Now().After(deadline) {
+			t.Fatal("server not back in service after its check passed")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

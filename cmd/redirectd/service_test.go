@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/redirectd/redirectd/benchmarks/rules"
 )
 
 // startBinary runs `redirectd serve` on cfg (a config body with %[1]s for
@@ -174,5 +176,69 @@ func TestWatchReload(t *testing.T) {
 			t.Fatalf("map file change not picked up\n%s", stderr)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// BenchmarkReloadUnderLoad reloads the reference rule set (11,500 rules)
+// through POST /reload while 4 keep-alive clients send requests; it
+// reports reload time and the requests that failed, which must be none.
+func BenchmarkReloadUnderLoad(b *testing.B) {
+	bin := buildBinary(b)
+	addr, adminAddr := freePort(b), freePort(b)
+	file := filepath.Join(b.TempDir(), "rules.toml")
+	f, _ := os.Create(file)
+	rules.WriteTOML(f, rules.Reference, addr)
+	f.Close()
+	data, _ := os.ReadFile(file)
+	data = bytes.Replace(data, []byte("[admin]\nlisten = \"off\""), []byte(fmt.Sprintf("[admin]\nlisten = %q\n\n[access_log]\nenabled = false", adminAddr)), 1)
+	os.WriteFile(file, data, 0o644)
+	cmd := exec.Command(bin, "serve", "-config", file)
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	if _, _, err := firstAnswer(addr, rules.ExactHit, time.Now().Add(10*time.Second)); err != nil {
+		b.Fatal(err)
+	}
+	var stop atomic.Bool
+	var ok, failed atomic.Int64
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				failed.Add(1)
+				return
+			}
+			defer c.Close()
+			br := bufio.NewReader(c)
+			for !stop.Load() {
+				c.SetDeadline(time.Now().Add(5 * time.Second))
+				io.WriteString(c, "GET "+rules.ExactHit+" HTTP/1.1\r\nHost: x\r\n\r\n")
+				resp, err := http.ReadResponse(br, nil)
+				if err != nil || resp.StatusCode != 301 {
+					failed.Add(1)
+					return
+				}
+				resp.Body.Close()
+				ok.Add(1)
+			}
+		}()
+	}
+	for b.Loop() {
+		resp, err := http.Post("http://"+adminAddr+"/reload", "", nil)
+		if err != nil || resp.StatusCode != 200 {
+			b.Fatalf("reload: %v %v", resp, err)
+		}
+		resp.Body.Close()
+	}
+	stop.Store(true)
+	wg.Wait()
+	b.ReportMetric(float64(failed.Load()), "failed-requests")
+	b.ReportMetric(float64(ok.Load())/float64(b.N), "requests/reload")
+	if failed.Load() > 0 {
+		b.Fatalf("%d requests failed during reloads", failed.Load())
 	}
 }

@@ -63,8 +63,12 @@ type Server struct {
 	healthChecked bool
 }
 
-// New builds the pool and starts the active health checks, if any.
+// New builds the pool and starts the active health checks, if any; log
+// may be nil.
 func New(cfg Config, log *slog.Logger) *Pool {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &Pool{leastConn: cfg.LeastConn, cancel: cancel, log: log}
 	for _, addr := range cfg.Servers {
