@@ -81,7 +81,7 @@ func (f *forward) runTunnel(head []byte, fromClient io.Reader) {
 		return
 	}
 	f.server = srv.Addr
-	up, err := net.DialTimeout("tcp", srv.Addr, srv.Client.ReadTimeout)
+	up, err := net.DialTimeout("tcp", srv.Addr, srv.ConnectTimeout())
 	srv.Done(err != nil)
 	if err != nil {
 		f.answerError(502, "the upstream server could not be reached\n")

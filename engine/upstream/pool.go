@@ -174,6 +174,9 @@ func (s *Server) Done(connFailed bool) {
 	s.downUntil.Store(time.Now().Add(min(backoff, maxBackoff)).UnixNano())
 }
 
+// ConnectTimeout is how long dialing s may take.
+func (s *Server) ConnectTimeout() time.Duration { return s.cfg.ConnectTimeout }
+
 // InFlight returns the requests being forwarded to s.
 func (s *Server) InFlight() int64 { return s.inflight.Load() }
 
