@@ -19,10 +19,11 @@ func TestLookupAllocs(t *testing.T) {
 	}
 	var m matcher.Match
 	buf := make([]byte, 0, 512)
+	host := []byte("www.example.com")
 	for _, path := range []string{rules.ExactHit, rules.PrefixHit, rules.LastRegex, rules.Miss} {
 		p, q := []byte(path), []byte("a=1")
 		allocs := testing.AllocsPerRun(100, func() {
-			if s.Lookup([]byte("www.example.com"), p, &m) {
+			if s.Lookup(host, p, &m) {
 				buf = m.AppendLocation(buf[:0], q)
 			}
 		})

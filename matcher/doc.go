@@ -15,5 +15,5 @@
 // once the caller's Match has warmed up. A Match holds per-caller scratch
 // memory (regex captures and backtracking state); give each event loop its
 // own and never share one between goroutines. Lookup keeps references into
-// the path it was given until the next Lookup on the same Match.
+// the host and path it was given until the next Lookup on the same Match.
 package matcher

@@ -40,3 +40,14 @@ func normalizeHost(dst, host []byte) ([]byte, bool) {
 	}
 	return dst, true
 }
+
+// appendHost appends host as $host gives it: lower case, without port or
+// trailing dot.
+func appendHost(dst, host []byte) []byte {
+	var buf [maxHostLen]byte
+	key, ok := normalizeHost(buf[:0], host)
+	if !ok {
+		return dst
+	}
+	return append(dst, key...)
+}

@@ -12,13 +12,28 @@ type template struct {
 	// hasQuery records whether To already holds '?', so that the request's
 	// query is joined with '&' rather than '?'.
 	hasQuery bool
+	// keepQuery says to append the request's query (QueryKeep).
+	keepQuery bool
 }
 
-// templatePart is literal text, or (when group >= 0) a regex group.
+// templatePart is literal text (group partLiteral), a regex group (group
+// >= 0), or one of the request's host, path or query.
 type templatePart struct {
 	lit   string
 	group int
 }
+
+// Template parts that are not groups.
+const (
+	partLiteral = -1
+	partHost    = -2 // $host: the request's host, lower case, without port
+	partPath    = -3 // $path: the request's path
+	partQuery   = -4 // $query: the request's query, without '?'
+)
+
+// specialVars are the variables a regex rule's To may use besides its
+// groups; a group of the same name wins.
+var specialVars = map[string]int{"host": partHost, "path": partPath, "query": partQuery}
 
 // parseTemplate splits to at $N, ${N} and ${name} references, which only
 // regex rules have (names and numbers index into names as
@@ -27,16 +42,19 @@ type templatePart struct {
 //
 // Unlike regexp.Expand, a reference to a group the regex does not have is an
 // error: it would otherwise expand to nothing and hide a typo.
-func parseTemplate(to string, names []string) (template, error) {
-	t := template{hasQuery: strings.IndexByte(to, '?') >= 0}
+func parseTemplate(to string, names []string, mode QueryMode) (template, error) {
+	if i := strings.IndexByte(to, '?'); i >= 0 && mode == QueryDrop {
+		to = to[:i]
+	}
+	t := template{hasQuery: strings.IndexByte(to, '?') >= 0, keepQuery: mode == QueryKeep}
 	if names == nil {
-		t.parts = []templatePart{{lit: to, group: -1}}
+		t.parts = []templatePart{{lit: to, group: partLiteral}}
 		return t, nil
 	}
 	var lit strings.Builder
 	flush := func() {
 		if lit.Len() > 0 {
-			t.parts = append(t.parts, templatePart{lit: lit.String(), group: -1})
+			t.parts = append(t.parts, templatePart{lit: lit.String(), group: partLiteral})
 			lit.Reset()
 		}
 	}
@@ -57,7 +75,11 @@ func parseTemplate(to string, names []string) (template, error) {
 		}
 		g := groupIndex(name, names)
 		if g < 0 {
-			return t, fmt.Errorf("%q refers to group %q, which the regex does not have (it has %d)", to, name, len(names)-1)
+			if v, ok := specialVars[name]; ok {
+				g = v
+			} else {
+				return t, fmt.Errorf("%q refers to group %q, which the regex does not have (it has %d; $host, $path and $query are also known)", to, name, len(names)-1)
+			}
 		}
 		flush()
 		t.parts = append(t.parts, templatePart{group: g})
@@ -117,21 +139,29 @@ func groupIndex(name string, names []string) int {
 }
 
 // appendLocation appends the Location for a match to dst: the template with
-// its groups filled from caps over path, then rest (the unmatched tail of a
-// prefix rule), then the request's query.
-func (t *template) appendLocation(dst, path []byte, caps []int, rest, query []byte) []byte {
+// its groups filled from caps over path (and $host, $path, $query), then
+// rest (the unmatched tail of a prefix rule), then the request's query
+// when the rule keeps it.
+func (t *template) appendLocation(dst, path []byte, caps []int, rest, host, query []byte) []byte {
 	for i := range t.parts {
 		p := &t.parts[i]
-		if p.group < 0 {
+		switch p.group {
+		case partLiteral:
 			dst = append(dst, p.lit...)
-			continue
-		}
-		if lo, hi := caps[2*p.group], caps[2*p.group+1]; lo >= 0 {
-			dst = append(dst, path[lo:hi]...)
+		case partHost:
+			dst = appendHost(dst, host)
+		case partPath:
+			dst = append(dst, path...)
+		case partQuery:
+			dst = append(dst, query...)
+		default:
+			if lo, hi := caps[2*p.group], caps[2*p.group+1]; lo >= 0 {
+				dst = append(dst, path[lo:hi]...)
+			}
 		}
 	}
 	dst = append(dst, rest...)
-	if len(query) > 0 {
+	if t.keepQuery && len(query) > 0 {
 		if t.hasQuery {
 			dst = append(dst, '&')
 		} else {

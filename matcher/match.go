@@ -5,6 +5,10 @@ package matcher
 // loop) so lookups allocate nothing once it has grown.
 type Match struct {
 	rule *rule
+	host []byte // the request's host as given to Lookup, for $host
+	// norm and lower hold the request path normalised and lower-cased,
+	// when it needed either.
+	norm, lower []byte
 	path []byte // the path of the last regex match, captures index into it
 	rest []byte // the path after a prefix rule's From
 	caps []int
@@ -41,9 +45,9 @@ func (m *Match) Status() int { return m.rule.Status }
 func (m *Match) AppendLocation(dst, query []byte) []byte {
 	r := m.rule
 	if r.Kind == Regex {
-		return r.to.appendLocation(dst, m.path, m.caps[:r.ncaps], nil, query)
+		return r.to.appendLocation(dst, m.path, m.caps[:r.ncaps], nil, m.host, query)
 	}
-	return r.to.appendLocation(dst, nil, nil, m.rest, query)
+	return r.to.appendLocation(dst, nil, nil, m.rest, m.host, query)
 }
 
 func (m *Match) matchRegex(r *rule, path []byte) bool {

@@ -51,6 +51,12 @@ type Rule struct {
 	From   string
 	To     string
 	Status int
+	// CaseInsensitive compares From with the path ignoring ASCII case.
+	CaseInsensitive bool
+	// TrailingSlash makes /a and /a/ match the same exact or prefix rule.
+	TrailingSlash bool
+	// QueryString says what Location does with queries.
+	QueryString QueryMode
 	// File and Line say where the rule was defined; explain and errors
 	// report them. File is shared by every rule of one file.
 	File string
@@ -70,4 +76,30 @@ func ValidStatus(code int) bool {
 		return true
 	}
 	return false
+}
+
+// QueryMode says how a rule's Location treats the request's query.
+type QueryMode uint8
+
+const (
+	// QueryKeep appends the request's query to Location (with '&' when To
+	// already holds one).
+	QueryKeep QueryMode = iota
+	// QueryDrop sends no query at all: not the request's, not To's.
+	QueryDrop
+	// QueryReplace sends only the query written in To.
+	QueryReplace
+)
+
+// ParseQueryMode turns "keep" (or ""), "drop" or "replace" into a QueryMode.
+func ParseQueryMode(s string) (QueryMode, bool) {
+	switch s {
+	case "", "keep":
+		return QueryKeep, true
+	case "drop":
+		return QueryDrop, true
+	case "replace":
+		return QueryReplace, true
+	}
+	return 0, false
 }

@@ -11,16 +11,24 @@ import (
 type Set struct {
 	any   *hostRules            // rules without a host
 	hosts map[string]*hostRules // by lower-case host
-	rules []*rule               // all rules, in file order
+	// wild holds the rules of wildcard hosts, "*.example.com" under
+	// ".example.com".
+	wild  map[string]*hostRules
+	rules []*rule // all rules, in file order
 }
 
 // hostRules holds the rules of one host (or of none).
 type hostRules struct {
-	exact  map[string]*rule
-	prefix *radix // value: index into prefixRules
-	// prefixRules are indexed by the radix values.
-	prefixRules []*rule
-	regex       regexIndex
+	exact map[string]*rule
+	// Exact rules compared loosely: case-insensitive ones by their
+	// lower-cased path (fold), trailing-slash-insensitive ones without the
+	// slash (slash), rules that are both under both (foldSlash).
+	fold, slash, foldSlash map[string]*rule
+	// prefix and prefixFold (case-insensitive rules, lower-cased) map
+	// prefixes to indexes into prefixRules.
+	prefix, prefixFold *radix
+	prefixRules        []*rule
+	regex              regexIndex
 }
 
 // rule is a compiled Rule.
@@ -48,7 +56,8 @@ const maxErrors = 20
 // decides between regexes that match the same path. It reports each bad
 // rule (up to 20) as a *RuleError, joined with errors.Join.
 func Compile(rules []Rule) (*Set, error) {
-	s := &Set{any: newHostRules(), hosts: make(map[string]*hostRules), rules: make([]*rule, 0, len(rules))}
+	s := &Set{any: newHostRules(), hosts: make(map[string]*hostRules), wild: make(map[string]*hostRules),
+		rules: make([]*rule, 0, len(rules))}
 	var errs []error
 	fail := func(in *Rule, err error) {
 		var fe *FieldError
@@ -65,9 +74,13 @@ func Compile(rules []Rule) (*Set, error) {
 		}
 		h := s.any
 		if r.Host != "" {
-			if h = s.hosts[r.Host]; h == nil {
+			table, key := s.hosts, r.Host
+			if strings.HasPrefix(key, "*.") {
+				table, key = s.wild, key[1:]
+			}
+			if h = table[key]; h == nil {
 				h = newHostRules()
-				s.hosts[r.Host] = h
+				table[key] = h
 			}
 		}
 		if err := h.add(r); err != nil {
@@ -86,9 +99,17 @@ func newHostRules() *hostRules {
 	return &hostRules{exact: make(map[string]*rule), prefix: newRadix()}
 }
 
+// loose reports whether any rule here is compared loosely.
+func (h *hostRules) loose() bool {
+	return h.fold != nil || h.slash != nil || h.foldSlash != nil || h.prefixFold != nil
+}
+
 func compileRule(in *Rule) (*rule, error) {
 	r := &rule{Rule: *in}
 	r.Host = strings.ToLower(r.Host)
+	if r.Kind == Regex && r.CaseInsensitive {
+		r.From = "(?i)" + r.From
+	}
 	if !ValidStatus(r.Status) {
 		return nil, fieldErr("status", "%d is not a redirect status; use 301, 302, 303, 307 or 308", r.Status)
 	}
@@ -115,7 +136,7 @@ func compileRule(in *Rule) (*rule, error) {
 	default:
 		return nil, fieldErr("match", "unknown rule kind %d", r.Kind)
 	}
-	t, err := parseTemplate(r.To, names)
+	t, err := parseTemplate(r.To, names, r.QueryString)
 	if err != nil {
 		return nil, fieldErr("to", "%v", err)
 	}
@@ -138,21 +159,58 @@ func checkTo(to string) error {
 }
 
 func (h *hostRules) add(r *rule) error {
+	from := normalizeString(r.From)
 	switch r.Kind {
 	case Exact:
-		if old := h.exact[r.From]; old != nil {
-			return fieldErr("from", "duplicate exact rule for %q (first defined at %s)", r.From, old.Source())
+		if !r.CaseInsensitive && !r.TrailingSlash {
+			return addExact(&h.exact, from, r, "exact")
 		}
-		h.exact[r.From] = r
+		return h.addLoose(from, r)
 	case Prefix:
+		tree := &h.prefix
+		if r.CaseInsensitive {
+			from = lowerString(from)
+			tree = &h.prefixFold
+		}
+		if *tree == nil {
+			*tree = newRadix()
+		}
 		idx := int32(len(h.prefixRules))
-		if old := h.prefix.insert(r.From, idx); old >= 0 {
+		if old := (*tree).insert(from, idx); old >= 0 {
 			return fieldErr("from", "duplicate prefix rule for %q (first defined at %s)", r.From, h.prefixRules[old].Source())
 		}
 		h.prefixRules = append(h.prefixRules, r)
+		if r.TrailingSlash && from != "/" && strings.HasSuffix(from, "/") {
+			// "/docs/" ignoring the slash also answers "/docs" itself.
+			return h.addLoose(from, r)
+		}
 	case Regex:
 		h.regex.add(r)
 	}
+	return nil
+}
+
+// addLoose files an exact rule (or a prefix rule's slash-less form) that
+// is compared case-insensitively, without its trailing slash, or both.
+func (h *hostRules) addLoose(from string, r *rule) error {
+	switch {
+	case r.CaseInsensitive && r.TrailingSlash:
+		return addExact(&h.foldSlash, trimSlashString(lowerString(from)), r, "exact")
+	case r.CaseInsensitive:
+		return addExact(&h.fold, lowerString(from), r, "exact")
+	default:
+		return addExact(&h.slash, trimSlashString(from), r, "exact")
+	}
+}
+
+func addExact(m *map[string]*rule, key string, r *rule, kind string) error {
+	if *m == nil {
+		*m = make(map[string]*rule)
+	}
+	if old := (*m)[key]; old != nil && old != r {
+		return fieldErr("from", "duplicate %s rule for %q (first defined at %s)", kind, r.From, old.Source())
+	}
+	(*m)[key] = r
 	return nil
 }
 
@@ -177,14 +235,28 @@ func (s *Set) Len() int { return len(s.rules) }
 
 // Lookup finds the rule for a request: host as sent in the Host header
 // (any case, port allowed) and path without the query. It reports whether a
-// rule matched; m then describes the match until its next Lookup.
+// rule matched; m then describes the match until its next Lookup. Rules of
+// the request's host are tried first, then those of wildcard hosts from
+// the longest, then host-less rules.
 func (s *Set) Lookup(host, path []byte, m *Match) bool {
-	m.rule, m.rest = nil, nil
-	if len(s.hosts) > 0 {
+	m.rule, m.rest, m.host = nil, nil, host
+	if indexPercent(path) >= 0 {
+		m.norm = normalizePath(m.norm[:0], path)
+		path = m.norm
+	}
+	if len(s.hosts) > 0 || len(s.wild) > 0 {
 		var buf [maxHostLen]byte
 		if key, ok := normalizeHost(buf[:0], host); ok {
 			if h := s.hosts[string(key)]; h != nil && h.lookup(path, m) {
 				return true
+			}
+			for i := 0; i < len(key) && len(s.wild) > 0; i++ {
+				if key[i] != '.' {
+					continue
+				}
+				if h := s.wild[string(key[i:])]; h != nil && h.lookup(path, m) {
+					return true
+				}
 			}
 		}
 	}
@@ -196,7 +268,30 @@ func (h *hostRules) lookup(path []byte, m *Match) bool {
 		m.rule = r
 		return true
 	}
-	if v, n, ok := h.prefix.longest(path); ok {
+	var lower []byte
+	if h.loose() {
+		m.lower = appendLower(m.lower[:0], path)
+		lower = m.lower
+		if r := h.fold[string(lower)]; r != nil {
+			m.rule = r
+			return true
+		}
+		if r := h.slash[string(trimSlash(path))]; r != nil {
+			m.rule = r
+			return true
+		}
+		if r := h.foldSlash[string(trimSlash(lower))]; r != nil {
+			m.rule = r
+			return true
+		}
+	}
+	v, n, ok := h.prefix.longest(path)
+	if h.prefixFold != nil {
+		if fv, fn, fok := h.prefixFold.longest(lower); fok && (!ok || fn > n) {
+			v, n, ok = fv, fn, true
+		}
+	}
+	if ok {
 		m.rule, m.rest = h.prefixRules[v], path[n:]
 		return true
 	}
