@@ -9,9 +9,9 @@ type Match struct {
 	// norm and lower hold the request path normalised and lower-cased,
 	// when it needed either.
 	norm, lower []byte
-	path []byte // the path of the last regex match, captures index into it
-	rest []byte // the path after a prefix rule's From
-	caps []int
+	path        []byte // the path of the last regex match, captures index into it
+	rest        []byte // the path after a prefix rule's From
+	caps        []int
 	// capsOf is the rule whose successful match filled caps, so that a
 	// failed attempt at another candidate is not mistaken for it.
 	capsOf  *rule
