@@ -46,17 +46,23 @@ type files struct {
 	read    func(path string) ([]byte, error)
 }
 
+// rawRules is the [rules] table.
+type rawRules struct {
+	RulesReload
+	Defaults *rawDefaults `toml:"defaults"`
+}
+
 // rawConfig is the TOML document. Rules and maps are decoded as plain maps
 // and converted by hand, so that a wrong type names its rule and line
 // instead of producing the decoder's position-less message.
 type rawConfig struct {
-	Server    Server      `toml:"server"`
-	Upstream  *Upstream   `toml:"upstream"`
-	Admin     Admin       `toml:"admin"`
-	AccessLog AccessLog   `toml:"access_log"`
-	Rules     RulesReload `toml:"rules"`
-	Rule      []rawRule   `toml:"rule"`
-	Map       []rawMap    `toml:"map"`
+	Server    Server    `toml:"server"`
+	Upstream  *Upstream `toml:"upstream"`
+	Admin     Admin     `toml:"admin"`
+	AccessLog AccessLog `toml:"access_log"`
+	Rules     rawRules  `toml:"rules"`
+	Rule      []rawRule `toml:"rule"`
+	Map       []rawMap  `toml:"map"`
 }
 
 func load(file string, fl files) (*Config, error) {
@@ -80,7 +86,8 @@ func load(file string, fl files) (*Config, error) {
 		cfg.Server.Listen = DefaultListen
 	}
 	checkServer(file, &cfg.Server, loc, &errs)
-	cfg.Admin, cfg.AccessLog, cfg.Reload = raw.Admin, raw.AccessLog, raw.Rules
+	cfg.Admin, cfg.AccessLog, cfg.Reload = raw.Admin, raw.AccessLog, raw.Rules.RulesReload
+	defaults := convertDefaults(file, raw.Rules.Defaults, loc, &errs)
 	checkService(file, cfg, loc, &errs)
 	if raw.Upstream != nil {
 		checkUpstream(file, raw.Upstream, loc, &errs)
@@ -95,11 +102,9 @@ func load(file string, fl files) (*Config, error) {
 			break
 		}
 		if e.isMap {
-			cfg.Rules = appendMapRules(cfg.Rules, file, e.index, &raw.Map[e.index], loc, fl, &errs)
-		} else {
-			if r, ok := convertRule(file, e.index, &raw.Rule[e.index], loc, &errs); ok {
-				cfg.Rules = append(cfg.Rules, r)
-			}
+			cfg.Rules = appendMapRules(cfg.Rules, file, e.index, &raw.Map[e.index], &defaults, loc, fl, &errs)
+		} else if rs, ok := convertRule(file, e.index, &raw.Rule[e.index], &defaults, loc, &errs); ok {
+			cfg.Rules = append(cfg.Rules, rs...)
 		}
 	}
 	if err := errs.err(); err != nil {

@@ -229,3 +229,75 @@ health_check = { path = "/healthz", interval = "2s" }
 		t.Fatalf("no [upstream]: %v %+v", err, cfg.Upstream)
 	}
 }
+
+// TestRuleOptions checks the rule language's options, host lists and
+// [rules.defaults].
+func TestRuleOptions(t *testing.T) {
+	cfg, err := config.Load(writeFiles(t, map[string]string{
+		"redirectd.toml": `
+[rules.defaults]
+status = 302
+query_string = "drop"
+case_insensitive = true
+
+[[rule]]
+from = "/a"
+to = "/b"
+host = ["Example.com", "*.example.org"]
+trailing_slash = "ignore"
+
+[[rule]]
+from = "/c"
+to = "/d"
+status = 308
+query_string = "keep"
+case_insensitive = false
+
+[[map]]
+file = "r.map"
+trailing_slash = "strict"
+`,
+		"r.map": "/m /n;\n",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type opts struct {
+		From, Host      string
+		Status          int
+		CaseInsensitive bool
+		TrailingSlash   bool
+		QueryString     matcher.QueryMode
+	}
+	var got []opts
+	for _, r := range cfg.Rules {
+		got = append(got, opts{r.From, r.Host, r.Status, r.CaseInsensitive, r.TrailingSlash, r.QueryString})
+	}
+	want := []opts{
+		{"/a", "example.com", 302, true, true, matcher.QueryDrop},
+		{"/a", "*.example.org", 302, true, true, matcher.QueryDrop},
+		{"/c", "", 308, false, false, matcher.QueryKeep},
+		{"/m", "", 302, true, false, matcher.QueryDrop},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("rules (-want +got):\n%s", diff)
+	}
+}
+
+func TestRuleOptionErrors(t *testing.T) {
+	for _, tt := range []struct{ text, want string }{
+		{"[[rule]]\nfrom = \"/a\"\nto = \"/b\"\ntrailing_slash = \"yes\"\n", "redirectd.toml:4: [[rule]] #1: trailing_slash: \"yes\" is not a choice"},
+		{"[[rule]]\nfrom = \"/a\"\nto = \"/b\"\nquery_string = \"merge\"\n", "redirectd.toml:4: [[rule]] #1: query_string: \"merge\" is not a choice"},
+		{"[[rule]]\nfrom = \"/a\"\nto = \"/b\"\ncase_insensitive = \"yes\"\n", "redirectd.toml:4: [[rule]] #1: case_insensitive: must be true or false"},
+		{"[[rule]]\nfrom = \"/a\"\nto = \"/b\"\nhost = [\"a.com\", 3]\n", "redirectd.toml:4: [[rule]] #1: host: must be a string or a list of strings"},
+		{"[[rule]]\nfrom = \"/a\"\nto = \"/b\"\nhost = \"a.*.com\"\n", "has a '*' other than a leading"},
+		{"[[rule]]\nfrom = \"/a\"\nto = \"/b\"\nhost = \"bücher.de\"\n", "write its punycode form"},
+		{"[rules.defaults]\nstatus = 200\n", "redirectd.toml:2: [rules.defaults]: status: 200 is not a redirect status"},
+		{"[rules.defaults]\nhost = \"a\"\n", "[rules.defaults]: host: unknown key"},
+	} {
+		_, err := config.Load(writeFiles(t, map[string]string{"redirectd.toml": tt.text}))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: error %v, want %q", tt.text, err, tt.want)
+		}
+	}
+}

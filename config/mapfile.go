@@ -9,10 +9,12 @@ import (
 
 // appendMapRules reads the map file named by the i-th [[map]] entry and
 // appends its rules.
-func appendMapRules(rules []matcher.Rule, file string, i int, raw *rawMap, loc *locator, fl files, errs *errorList) []matcher.Rule {
+func appendMapRules(rules []matcher.Rule, file string, i int, raw *rawMap, d *Defaults, loc *locator, fl files, errs *errorList) []matcher.Rule {
 	e := &entry{file: file, table: "map", index: i, loc: loc, errs: errs, ok: true}
 	name := e.str("file", raw.File, true)
-	tmpl := matcher.Rule{Kind: e.kind(raw.Match), Host: e.host(raw.Host), Status: e.status(raw.Status)}
+	tmpl := matcher.Rule{Kind: e.kind(raw.Match), Status: e.status(raw.Status, d.Status)}
+	e.options(&raw.rawOptions, d, &tmpl)
+	hosts := e.hosts(raw.Host)
 	if !e.ok {
 		return rules
 	}
@@ -22,7 +24,7 @@ func appendMapRules(rules []matcher.Rule, file string, i int, raw *rawMap, loc *
 		e.fail("file", "cannot read map file: %v", err)
 		return rules
 	}
-	return parseMapFile(rules, name, data, tmpl, errs)
+	return parseMapFile(rules, name, data, tmpl, hosts, errs)
 }
 
 // parseMapFile parses nginx map-file syntax: entries `key value;`, tokens
@@ -30,7 +32,7 @@ func appendMapRules(rules []matcher.Rule, file string, i int, raw *rawMap, loc *
 // the end of the line a comment. A key starting with ~ is a regex (~* one
 // that ignores case), as in nginx; every other key gets tmpl's kind. Each
 // rule takes tmpl's host and status.
-func parseMapFile(rules []matcher.Rule, name string, data []byte, tmpl matcher.Rule, errs *errorList) []matcher.Rule {
+func parseMapFile(rules []matcher.Rule, name string, data []byte, tmpl matcher.Rule, hosts []string, errs *errorList) []matcher.Rule {
 	t := mapTokenizer{src: string(data), line: 1}
 	var toks [3]mapToken
 	n := 0
@@ -61,7 +63,7 @@ func parseMapFile(rules []matcher.Rule, name string, data []byte, tmpl matcher.R
 			errs.add(&Error{File: name, Line: line, Msg: err.Error()})
 		} else {
 			r.File, r.Line = name, toks[0].line
-			rules = append(rules, r)
+			rules = append(rules, perHost(r, hosts)...)
 		}
 		n = 0
 	}

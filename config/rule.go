@@ -16,6 +16,28 @@ type rawRule struct {
 	To     any `toml:"to"`
 	Status any `toml:"status"`
 	Host   any `toml:"host"`
+	rawOptions
+}
+
+// rawOptions are the options a rule, a [[map]] and [rules.defaults] share.
+type rawOptions struct {
+	CaseInsensitive any `toml:"case_insensitive"`
+	TrailingSlash   any `toml:"trailing_slash"`
+	QueryString     any `toml:"query_string"`
+}
+
+// rawDefaults is [rules.defaults].
+type rawDefaults struct {
+	Status any `toml:"status"`
+	rawOptions
+}
+
+// Defaults are the values of rule options that a rule or map leaves out.
+type Defaults struct {
+	Status          int
+	CaseInsensitive bool
+	TrailingSlash   bool
+	QueryString     matcher.QueryMode
 }
 
 // rawMap is one [[map]] table.
@@ -24,6 +46,7 @@ type rawMap struct {
 	Match  any `toml:"match"`
 	Status any `toml:"status"`
 	Host   any `toml:"host"`
+	rawOptions
 }
 
 // entry converts the fields of one [[rule]] or [[map]] table, recording an
@@ -57,9 +80,9 @@ func (e *entry) str(key string, v any, required bool) string {
 	return s
 }
 
-func (e *entry) status(v any) int {
+func (e *entry) status(v any, def int) int {
 	if v == nil {
-		return DefaultStatus
+		return def
 	}
 	n, isInt := v.(int64)
 	if !isInt {
@@ -81,12 +104,119 @@ func (e *entry) kind(v any) matcher.Kind {
 	return k
 }
 
-func (e *entry) host(v any) string {
-	h := e.str("host", v, false)
-	if h != "" && strings.ContainsAny(h, "/:?#@ \t") {
-		e.fail("host", "%q is not a host name; give the name alone, without scheme, port or path", h)
+// hosts reads host: one name or a list of them; nil means any host.
+// "*.example.com" is any subdomain of example.com, not example.com itself.
+func (e *entry) hosts(v any) []string {
+	var names []string
+	switch h := v.(type) {
+	case nil:
+		return nil
+	case string:
+		names = []string{h}
+	case []any:
+		for _, x := range h {
+			s, ok := x.(string)
+			if !ok {
+				e.fail("host", "must be a string or a list of strings, not a list holding %s", tomlType(x))
+				return nil
+			}
+			names = append(names, s)
+		}
+		if len(names) == 0 {
+			e.fail("host", "the list is empty; leave host out for every host")
+		}
+	default:
+		e.fail("host", "must be a string or a list of strings, not %s", tomlType(v))
+		return nil
 	}
-	return strings.ToLower(strings.TrimSuffix(h, "."))
+	for i, h := range names {
+		if msg := checkHost(h); msg != "" {
+			e.fail("host", "%q %s", h, msg)
+		}
+		names[i] = strings.ToLower(strings.TrimSuffix(h, "."))
+	}
+	return names
+}
+
+// checkHost says what is wrong with a configured host name, or "".
+func checkHost(h string) string {
+	name := strings.TrimPrefix(h, "*.")
+	if name == "" {
+		return "is not a host name"
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c >= 0x80:
+			return "is not ASCII; write its punycode form (xn--...), which is what clients send"
+		case c == '*':
+			return "has a '*' other than a leading \"*.\"; write *.example.com for any subdomain"
+		case strings.IndexByte("/:?#@ \t[]", c) >= 0:
+			return "is not a host name; give the name alone, without scheme, port or path"
+		}
+	}
+	return ""
+}
+
+// flag reads a boolean option, def when absent.
+func (e *entry) flag(key string, v any, def bool) bool {
+	if v == nil {
+		return def
+	}
+	b, ok := v.(bool)
+	if !ok {
+		e.fail(key, "must be true or false, not %s", tomlType(v))
+	}
+	return b
+}
+
+// trailingSlash reads trailing_slash: "ignore" (true) or "strict".
+func (e *entry) trailingSlash(v any, def bool) bool {
+	if v == nil {
+		return def
+	}
+	switch s := e.str("trailing_slash", v, false); s {
+	case "ignore":
+		return true
+	case "strict":
+		return false
+	default:
+		e.fail("trailing_slash", "%q is not a choice; use \"ignore\" or \"strict\"", s)
+	}
+	return false
+}
+
+// queryString reads query_string: "keep", "drop" or "replace".
+func (e *entry) queryString(v any, def matcher.QueryMode) matcher.QueryMode {
+	if v == nil {
+		return def
+	}
+	s := e.str("query_string", v, false)
+	m, ok := matcher.ParseQueryMode(s)
+	if !ok {
+		e.fail("query_string", "%q is not a choice; use \"keep\", \"drop\" or \"replace\"", s)
+	}
+	return m
+}
+
+// options applies the shared options over the defaults.
+func (e *entry) options(o *rawOptions, d *Defaults, r *matcher.Rule) {
+	r.CaseInsensitive = e.flag("case_insensitive", o.CaseInsensitive, d.CaseInsensitive)
+	r.TrailingSlash = e.trailingSlash(o.TrailingSlash, d.TrailingSlash)
+	r.QueryString = e.queryString(o.QueryString, d.QueryString)
+}
+
+// perHost returns r once per host (r itself for no host).
+func perHost(r matcher.Rule, hosts []string) []matcher.Rule {
+	if len(hosts) == 0 {
+		return []matcher.Rule{r}
+	}
+	out := make([]matcher.Rule, 0, len(hosts))
+	for _, h := range hosts {
+		r.Host = h
+		out = append(out, r)
+	}
+	return out
 }
 
 // tomlType names the TOML type of a decoded value for messages.
@@ -108,19 +238,35 @@ func tomlType(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-// convertRule turns the i-th [[rule]] table into a Rule. The rule's own
-// checks (a regex that compiles, a To without control characters) are
-// left to matcher.Compile, whose errors Load places on their key's line.
-func convertRule(file string, i int, raw *rawRule, loc *locator, errs *errorList) (matcher.Rule, bool) {
+// convertRule turns the i-th [[rule]] table into rules, one per host. The
+// rule's own checks (a regex that compiles, a To without control
+// characters) are left to matcher.Compile, whose errors Load places on
+// their key's line.
+func convertRule(file string, i int, raw *rawRule, d *Defaults, loc *locator, errs *errorList) ([]matcher.Rule, bool) {
 	e := &entry{file: file, table: "rule", index: i, loc: loc, errs: errs, ok: true}
 	r := matcher.Rule{
 		Kind:   e.kind(raw.Match),
-		Host:   e.host(raw.Host),
 		From:   e.str("from", raw.From, true),
 		To:     e.str("to", raw.To, true),
-		Status: e.status(raw.Status),
+		Status: e.status(raw.Status, d.Status),
 		File:   file,
 		Line:   loc.header("rule", i),
 	}
-	return r, e.ok
+	e.options(&raw.rawOptions, d, &r)
+	hosts := e.hosts(raw.Host)
+	return perHost(r, hosts), e.ok
+}
+
+// convertDefaults reads [rules.defaults].
+func convertDefaults(file string, raw *rawDefaults, loc *locator, errs *errorList) Defaults {
+	d := Defaults{Status: DefaultStatus}
+	if raw == nil {
+		return d
+	}
+	e := &entry{file: file, table: "rules.defaults", loc: loc, errs: errs, ok: true}
+	d.Status = e.status(raw.Status, DefaultStatus)
+	var r matcher.Rule
+	e.options(&raw.rawOptions, &d, &r)
+	d.CaseInsensitive, d.TrailingSlash, d.QueryString = r.CaseInsensitive, r.TrailingSlash, r.QueryString
+	return d
 }
