@@ -93,7 +93,8 @@ const DefaultStatus = 301
 // known lists the keys each table accepts. Keys are compared exactly, so a
 // misspelt or differently cased key is reported rather than ignored.
 var known = map[string][]string{
-	"":           {"server", "upstream", "admin", "access_log", "rules", "rule", "map"},
+	"":           {"server", "upstream", "admin", "access_log", "rules", "rule", "map", "csv"},
+	"csv":        {"file"},
 	"admin":      {"listen", "token"},
 	"access_log": {"enabled", "path", "format"},
 	"rules":      {"watch", "watch_interval", "defaults"},

@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"github.com/redirectd/redirectd/matcher"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -69,6 +70,30 @@ func FuzzMapFile(f *testing.F) {
 				if r.File != "r.map" || r.Status != 302 {
 					t.Fatalf("map rule %+v lost its file or status", r)
 				}
+			}
+		}
+	})
+}
+
+func FuzzCSV(f *testing.F) {
+	f.Add("source,target,status\n/a,/b,301\nexample.com/c,https://x/d,302,false,true,true\n")
+	f.Add("\"/a,b\",/c,\n# c\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		if len(text) > 4096 {
+			return
+		}
+		rules, err := config.ReadCSV("bulk.csv", []byte(text))
+		if err != nil {
+			for _, line := range strings.Split(err.Error(), "\n") {
+				if !strings.HasPrefix(line, "bulk.csv") && !strings.HasPrefix(line, "and ") {
+					t.Fatalf("error line %q does not say where", line)
+				}
+			}
+			return
+		}
+		for _, r := range rules {
+			if r.Line <= 0 || !matcher.ValidStatus(r.Status) || r.From == "" {
+				t.Fatalf("bad rule %+v", r)
 			}
 		}
 	})

@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -63,6 +64,7 @@ type rawConfig struct {
 	Rules     rawRules  `toml:"rules"`
 	Rule      []rawRule `toml:"rule"`
 	Map       []rawMap  `toml:"map"`
+	CSV       []rawCSV  `toml:"csv"`
 }
 
 func load(file string, fl files) (*Config, error) {
@@ -97,11 +99,13 @@ func load(file string, fl files) (*Config, error) {
 	// [[map]] entries may interleave, and file order decides between
 	// regexes.
 	cfg.Rules = make([]matcher.Rule, 0, len(raw.Rule))
-	for _, e := range fileOrder(loc, len(raw.Rule), len(raw.Map)) {
+	for _, e := range fileOrder(loc, len(raw.Rule), len(raw.Map), len(raw.CSV)) {
 		if errs.full() {
 			break
 		}
-		if e.isMap {
+		if e.isCSV {
+			cfg.Rules = appendCSVRules(cfg.Rules, file, e.index, &raw.CSV[e.index], &defaults, loc, fl, &errs)
+		} else if e.isMap {
 			cfg.Rules = appendMapRules(cfg.Rules, file, e.index, &raw.Map[e.index], &defaults, loc, fl, &errs)
 		} else if rs, ok := convertRule(file, e.index, &raw.Rule[e.index], &defaults, loc, &errs); ok {
 			cfg.Rules = append(cfg.Rules, rs...)
@@ -215,28 +219,33 @@ func entryName(table string, i int) string {
 }
 
 type entryRef struct {
-	isMap bool
-	index int
+	isMap, isCSV bool
+	index        int
 }
 
-// fileOrder interleaves the rule and map entries by the line of their
-// headers.
-func fileOrder(loc *locator, rules, maps int) []entryRef {
-	out := make([]entryRef, 0, rules+maps)
-	r, m := 0, 0
-	for r < rules || m < maps {
-		takeMap := r >= rules
-		if !takeMap && m < maps {
-			takeMap = loc.header("map", m) < loc.header("rule", r)
-		}
-		if takeMap {
-			out = append(out, entryRef{isMap: true, index: m})
-			m++
-		} else {
-			out = append(out, entryRef{index: r})
-			r++
-		}
+// fileOrder interleaves the [[rule]], [[map]] and [[csv]] entries by the
+// line of their headers.
+func fileOrder(loc *locator, rules, maps, csvs int) []entryRef {
+	out := make([]entryRef, 0, rules+maps+csvs)
+	for i := range rules {
+		out = append(out, entryRef{index: i})
 	}
+	for i := range maps {
+		out = append(out, entryRef{isMap: true, index: i})
+	}
+	for i := range csvs {
+		out = append(out, entryRef{isCSV: true, index: i})
+	}
+	line := func(e entryRef) int {
+		switch {
+		case e.isMap:
+			return loc.header("map", e.index)
+		case e.isCSV:
+			return loc.header("csv", e.index)
+		}
+		return loc.header("rule", e.index)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return line(out[i]) < line(out[j]) })
 	return out
 }
 

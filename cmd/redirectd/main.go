@@ -20,6 +20,7 @@ const usage = `usage:
                                        serve the config (without -config, a built-in example)
   redirectd check -config FILE         validate a config; print rule counts and compile time
   redirectd explain -config FILE URL   print the rule that answers URL, its status and Location
+  redirectd import csv [-o FILE] FILE  convert a bulk-redirect CSV into a config
   redirectd version                    print the version
 `
 
@@ -41,6 +42,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return check(args[1:], stdout, stderr)
 	case "explain":
 		return explain(args[1:], stdout, stderr)
+	case "import":
+		return importCmd(args[1:], stdout, stderr)
 	case "version", "-version", "--version":
 		fmt.Fprintf(stdout, "redirectd %s\n", version)
 		return 0

@@ -268,3 +268,30 @@ func readDatagrams(t *testing.T, c *net.UnixConn, n int) []string {
 	}
 	return out
 }
+
+// TestImportCSV converts a CSV and checks the config it writes serves the
+// same redirects.
+func TestImportCSV(t *testing.T) {
+	dir := t.TempDir()
+	csvFile := filepath.Join(dir, "bulk.csv")
+	os.WriteFile(csvFile, []byte("source,target,status,preserve_query,include_subdomains,subpath_matching\n"+
+		"/old,https://example.com/new,301\nexample.com/docs,https://docs.example.com,302,false,true,true\n"), 0o644)
+	out := filepath.Join(dir, "imported.toml")
+	code, _, errs := runCmd("import", "csv", "-o", out, csvFile)
+	if code != 0 || !strings.Contains(errs, "wrote 3 rules (1 exact, 2 prefix)") {
+		t.Fatalf("import: exit %d, %s", code, errs)
+	}
+	for url, want := range map[string]string{
+		"/old?x=1":                        "location: https://example.com/new?x=1",
+		"http://a.example.com/docs/g?q=1": "location: https://docs.example.com/g\n",
+		"http://example.com/docs":         "location: https://docs.example.com/\n",
+	} {
+		code, stdout, errs := runCmd("explain", "-config", out, url)
+		if code != 0 || !strings.Contains(stdout, want) {
+			t.Errorf("explain %s on the imported config: %d %q %q, want %q", url, code, stdout, errs, want)
+		}
+	}
+	if code, _, errs := runCmd("import", "csv", filepath.Join(dir, "missing.csv")); code != 1 || errs == "" {
+		t.Errorf("import of a missing file: %d %q", code, errs)
+	}
+}

@@ -1,0 +1,208 @@
+package config
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/redirectd/redirectd/matcher"
+)
+
+// rawCSV is one [[csv]] table: a bulk-redirect CSV file.
+type rawCSV struct {
+	File any `toml:"file"`
+}
+
+// appendCSVRules reads the CSV file named by the i-th [[csv]] entry.
+func appendCSVRules(rules []matcher.Rule, file string, i int, raw *rawCSV, d *Defaults, loc *locator, fl files, errs *errorList) []matcher.Rule {
+	e := &entry{file: file, table: "csv", index: i, loc: loc, errs: errs, ok: true}
+	name := e.str("file", raw.File, true)
+	if !e.ok {
+		return rules
+	}
+	name = fl.resolve(name)
+	data, err := fl.read(name)
+	if err != nil {
+		e.fail("file", "cannot read CSV file: %v", err)
+		return rules
+	}
+	rs, err := parseCSV(name, data, d)
+	for _, err := range unjoin(err) {
+		if err != nil {
+			errs.add(err)
+		}
+	}
+	return append(rules, rs...)
+}
+
+// ReadCSV parses a bulk-redirect CSV file (see parseCSV) with the default
+// options, for `redirectd import csv`.
+func ReadCSV(name string, data []byte) ([]matcher.Rule, error) {
+	return parseCSV(name, data, &Defaults{Status: DefaultStatus})
+}
+
+// parseCSV reads the bulk-redirect CSV form, one redirect per row:
+//
+//	source,target,status[,preserve_query,include_subdomains,subpath_matching]
+//
+// as Cloudflare's Bulk Redirects export it. source is a path ("/old") or a
+// host and path ("example.com/old", a scheme allowed); status may be empty
+// for the default; the three flags are true or false (empty: the
+// defaults, which keep the query and match neither subdomains nor
+// subpaths). A first row whose status is not a number is a header. With
+// include_subdomains the rule also answers every subdomain of the host;
+// with subpath_matching it answers /old and everything under /old/,
+// appending the rest of the path to the target.
+func parseCSV(name string, data []byte, d *Defaults) ([]matcher.Rule, error) {
+	r := csv.NewReader(bytes.NewReader(data))
+	r.FieldsPerRecord = -1
+	r.Comment = '#'
+	r.TrimLeadingSpace = true
+	var rules []matcher.Rule
+	var errs errorList
+	for row := 0; !errs.full(); row++ {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			line := 0
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				line = pe.Line
+			}
+			errs.add(&Error{File: name, Line: line, Msg: fmt.Sprintf("cannot read the row: %v", err)})
+			break
+		}
+		line, _ := r.FieldPos(0)
+		if row == 0 && len(rec) >= 3 && !isNumberOrEmpty(rec[2]) {
+			continue // header
+		}
+		rs, err := csvRow(rec, d)
+		if err != nil {
+			errs.add(&Error{File: name, Line: line, Msg: err.Error()})
+			continue
+		}
+		for i := range rs {
+			rs[i].File, rs[i].Line = name, line
+		}
+		rules = append(rules, rs...)
+	}
+	return rules, errs.err()
+}
+
+func isNumberOrEmpty(s string) bool {
+	if s = strings.TrimSpace(s); s == "" {
+		return true
+	}
+	_, err := strconv.Atoi(s)
+	return err == nil
+}
+
+// csvRow turns one row into its rules (two when subdomains are included).
+func csvRow(rec []string, d *Defaults) ([]matcher.Rule, error) {
+	if len(rec) < 2 || len(rec) > 6 {
+		return nil, fmt.Errorf("a row is source,target,status[,preserve_query,include_subdomains,subpath_matching]; this one has %d fields", len(rec))
+	}
+	field := func(i int) string {
+		if i < len(rec) {
+			return strings.TrimSpace(rec[i])
+		}
+		return ""
+	}
+	flag := func(i int, name string, def bool) (bool, error) {
+		switch strings.ToLower(field(i)) {
+		case "":
+			return def, nil
+		case "true", "1", "yes":
+			return true, nil
+		case "false", "0", "no":
+			return false, nil
+		}
+		return false, fmt.Errorf("%s %q is not true or false", name, field(i))
+	}
+	host, path, err := splitSource(field(0))
+	if err != nil {
+		return nil, err
+	}
+	r := matcher.Rule{Kind: matcher.Exact, From: path, To: field(1), Status: d.Status,
+		CaseInsensitive: d.CaseInsensitive, TrailingSlash: d.TrailingSlash, QueryString: d.QueryString}
+	if s := field(2); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || !matcher.ValidStatus(n) {
+			return nil, fmt.Errorf("status %q is not a redirect status; use 301, 302, 303, 307 or 308", s)
+		}
+		r.Status = n
+	}
+	keep, err := flag(3, "preserve_query", d.QueryString == matcher.QueryKeep)
+	if err != nil {
+		return nil, err
+	}
+	if !keep {
+		r.QueryString = matcher.QueryReplace
+	}
+	subdomains, err := flag(4, "include_subdomains", false)
+	if err != nil {
+		return nil, err
+	}
+	subpaths, err := flag(5, "subpath_matching", false)
+	if err != nil {
+		return nil, err
+	}
+	if subdomains && host == "" {
+		return nil, fmt.Errorf("include_subdomains needs a source with a host, such as example.com%s", path)
+	}
+	if subpaths && path != "/" {
+		// /old and everything under /old/: a prefix rule on "/old/" that
+		// also answers "/old", the rest of the path joined to target.
+		r.Kind, r.TrailingSlash = matcher.Prefix, true
+		r.From = strings.TrimSuffix(path, "/") + "/"
+		if !strings.HasSuffix(r.To, "/") && !strings.Contains(r.To, "?") {
+			r.To += "/"
+		}
+	} else if subpaths {
+		r.Kind = matcher.Prefix
+	}
+	hosts := []string{}
+	if host != "" {
+		hosts = append(hosts, host)
+		if subdomains {
+			hosts = append(hosts, "*."+host)
+		}
+	}
+	return perHost(r, hosts), nil
+}
+
+// splitSource splits a CSV source into host and path: "/old",
+// "example.com/old" or "https://example.com/old".
+func splitSource(s string) (host, path string, err error) {
+	if s == "" {
+		return "", "", fmt.Errorf("source is empty")
+	}
+	if strings.HasPrefix(s, "/") {
+		return "", s, nil
+	}
+	if !strings.Contains(s, "://") {
+		s = "http://" + s
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" {
+		return "", "", fmt.Errorf("source %q is neither a path nor host/path", s)
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return "", "", fmt.Errorf("source %q holds a query or fragment; sources match the path only", s)
+	}
+	path = u.EscapedPath()
+	if path == "" {
+		path = "/"
+	}
+	if msg := checkHost(u.Hostname()); msg != "" {
+		return "", "", fmt.Errorf("host %q %s", u.Hostname(), msg)
+	}
+	return strings.ToLower(u.Hostname()), path, nil
+}
