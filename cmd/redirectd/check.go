@@ -1,14 +1,34 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"strings"
 	"time"
+
+	"github.com/redirectd/redirectd/config"
+	"github.com/redirectd/redirectd/config/lint"
+	"github.com/redirectd/redirectd/matcher"
 )
 
-// check validates a config and prints what it holds.
+// checkReport is what `check -json` prints.
+type checkReport struct {
+	Config   string          `json:"config"`
+	OK       bool            `json:"ok"`
+	Errors   []string        `json:"errors,omitempty"` // config errors (file:line)
+	Counts   *matcher.Counts `json:"counts,omitempty"`
+	Findings []lint.Finding  `json:"findings"`
+	Millis   float64         `json:"load_ms"`
+}
+
+// check validates a config, looks for loops, chains, bad Locations and
+// unreachable rules, and prints what it found.
 func check(args []string, stdout, stderr io.Writer) int {
 	fs, file := newFlags("check", stderr)
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	fix := fs.Bool("fix-chains", false, "write each map file holding a chain, flattened, as FILE.fixed")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -17,13 +37,112 @@ func check(args []string, stdout, stderr io.Writer) int {
 	}
 	start := time.Now()
 	cfg, err := loadConfig(*file)
-	if err != nil {
-		fmt.Fprintf(stderr, "%v\n", err)
-		return 1
-	}
 	took := time.Since(start)
+	rep := checkReport{Config: *file, Millis: float64(took.Microseconds()) / 1000, Findings: []lint.Finding{}}
+	if err != nil {
+		rep.Errors = strings.Split(err.Error(), "\n")
+		return report(rep, *asJSON, stdout, stderr)
+	}
 	c := cfg.Set.Counts()
-	fmt.Fprintf(stdout, "%s: ok: %d rules (%d exact, %d prefix, %d regex), loaded and compiled in %s\n",
-		cfg.Path, cfg.Set.Len(), c.Exact, c.Prefix, c.Regex, took.Round(time.Microsecond))
-	return 0
+	rep.Counts = &c
+	rep.Findings = lint.Check(cfg.Rules, cfg.Set)
+	rep.OK = true
+	for _, f := range rep.Findings {
+		if f.Severity == lint.Error {
+			rep.OK = false
+		}
+	}
+	if *fix {
+		if err := fixChains(cfg, rep.Findings, stderr); err != nil {
+			fmt.Fprintf(stderr, "redirectd check: %v\n", err)
+			return 1
+		}
+	}
+	return report(rep, *asJSON, stdout, stderr)
+}
+
+func report(rep checkReport, asJSON bool, stdout, stderr io.Writer) int {
+	code := 0
+	if !rep.OK {
+		code = 1
+	}
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(rep)
+		return code
+	}
+	for _, e := range rep.Errors {
+		fmt.Fprintln(stderr, e)
+	}
+	warnings, errs := 0, 0
+	for _, f := range rep.Findings {
+		fmt.Fprintf(stderr, "%s: %s: %s\n", f.Rules[0].Source, f.Severity, f.Message)
+		if f.Severity == lint.Error {
+			errs++
+		} else {
+			warnings++
+		}
+	}
+	if rep.Counts != nil {
+		c := rep.Counts
+		status := "ok"
+		if errs > 0 {
+			status = fmt.Sprintf("%d errors", errs)
+		}
+		fmt.Fprintf(stdout, "%s: %s: %d rules (%d exact, %d prefix, %d regex), %d warnings, loaded and compiled in %.3fms\n",
+			rep.Config, status, c.Exact+c.Prefix+c.Regex, c.Exact, c.Prefix, c.Regex, warnings, rep.Millis)
+	}
+	return code
+}
+
+// fixChains writes, for every map file holding the first rule of a chain,
+// FILE.fixed: the same entries with each chain's first rule pointing
+// straight at the chain's final Location.
+func fixChains(cfg *config.Config, findings []lint.Finding, stderr io.Writer) error {
+	final := map[string]string{} // source -> final Location
+	files := map[string]bool{}
+	for _, f := range findings {
+		if f.Kind == "chain" {
+			final[f.Rules[0].Source] = f.Final
+			file := f.Rules[0].Source[:strings.LastIndexByte(f.Rules[0].Source, ':')]
+			if file != cfg.Path {
+				files[file] = true
+			}
+		}
+	}
+	for file := range files {
+		var b strings.Builder
+		fmt.Fprintf(&b, "# %s with its redirect chains flattened by redirectd check -fix-chains.\n", file)
+		done := map[string]bool{}
+		for i := range cfg.Rules {
+			r := &cfg.Rules[i]
+			if r.File != file || done[r.Source()] {
+				continue // a rule listed for several hosts is one entry
+			}
+			done[r.Source()] = true
+			to := r.To
+			if f, ok := final[r.Source()]; ok {
+				to = f
+			}
+			from := r.From
+			if r.Kind == matcher.Regex {
+				from = "~" + strings.TrimPrefix(from, "(?i)")
+			}
+			fmt.Fprintf(&b, "%s %s;\n", mapWord(from), mapWord(to))
+		}
+		if err := os.WriteFile(file+".fixed", []byte(b.String()), 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "wrote %s.fixed\n", file)
+	}
+	return nil
+}
+
+// mapWord quotes a map-file word when it holds spaces, quotes or ';'.
+func mapWord(s string) string {
+	if !strings.ContainsAny(s, " \t;#\"'") {
+		return s
+	}
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
 }

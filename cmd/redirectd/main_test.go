@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -293,5 +294,41 @@ func TestImportCSV(t *testing.T) {
 	}
 	if code, _, errs := runCmd("import", "csv", filepath.Join(dir, "missing.csv")); code != 1 || errs == "" {
 		t.Errorf("import of a missing file: %d %q", code, errs)
+	}
+}
+
+// TestCheckFindings runs check on a map with a chain and a loop: text and
+// JSON reports, exit 1 for the loop, and -fix-chains writing the flattened
+// map.
+func TestCheckFindings(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "r.toml")
+	mapFile := filepath.Join(dir, "r.map")
+	os.WriteFile(file, []byte("[[map]]\nfile = \"r.map\"\n"), 0o644)
+	os.WriteFile(mapFile, []byte("/a /b;\n/b /c;\n/x /y;\n/y /x;\n"), 0o644)
+	code, out, errs := runCmd("check", "-config", file)
+	if code != 1 || !strings.Contains(errs, mapFile+":1: warning: redirect chain: /a") ||
+		!strings.Contains(errs, mapFile+":3: error: redirect loop: /x") || !strings.Contains(out, "2 errors") {
+		t.Fatalf("check: exit %d\nstdout %s\nstderr %s", code, out, errs)
+	}
+	code, out, _ = runCmd("check", "-json", "-config", file)
+	var rep struct {
+		OK       bool `json:"ok"`
+		Findings []struct {
+			Kind  string `json:"kind"`
+			Final string `json:"final"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 1 || rep.OK || len(rep.Findings) != 3 {
+		t.Fatalf("check -json: exit %d, %v\n%s", code, err, out)
+	}
+	// Without the loop, -fix-chains flattens the chain.
+	os.WriteFile(mapFile, []byte("/a /b;\n/b /c;\n\"/with space\" /z;\n"), 0o644)
+	if code, _, errs = runCmd("check", "-fix-chains", "-config", file); code != 0 {
+		t.Fatalf("check -fix-chains: exit %d %s", code, errs)
+	}
+	fixed, err := os.ReadFile(mapFile + ".fixed")
+	if err != nil || !strings.Contains(string(fixed), "/a /c;\n/b /c;\n\"/with space\" /z;\n") {
+		t.Fatalf("fixed map: %v\n%s", err, fixed)
 	}
 }

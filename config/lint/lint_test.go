@@ -1,0 +1,56 @@
+package lint_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/redirectd/redirectd/config/lint"
+	"github.com/redirectd/redirectd/matcher"
+)
+
+func TestCheck(t *testing.T) {
+	rules := []matcher.Rule{
+		{From: "/a", To: "/b"},         // 1: chain a -> b -> c
+		{From: "/b", To: "/c"},         // 2: chain b -> c
+		{From: "/loop1", To: "/loop2"}, // 3: loop
+		{From: "/loop2", To: "https://example.com/loop1", Host: "example.com"}, // 4: other host: not followed from host-less 3? (3 is host-less)
+		{From: "/loop1", To: "https://example.com/loop2", Host: "example.com"}, // 5: loop on example.com
+		{From: "/away", To: "https://elsewhere.example/away"},                  // 6: another site: not followed
+		{From: "/bad", To: "htp:/nope"},                                        // 7: bad Location
+		{From: "/space", To: "/a b"},                                           // 8: bad Location
+		{Kind: matcher.Regex, From: `^/r/(\d+)$`, To: "/n/$1"},                 // 9
+		{Kind: matcher.Regex, From: `^/r/(\d+)$`, To: "/m/$1"},                 // 10: unreachable
+		{Kind: matcher.Prefix, From: "/p/", To: "/p/sub/"},                     // 11: prefix loop /p/x -> /p/sub/x -> ...
+		{From: "/self", To: "/self?x=1"},                                       // 12: loop onto itself
+	}
+	for i := range rules {
+		rules[i].Status, rules[i].File, rules[i].Line = 301, "m", i+1
+	}
+	set, err := matcher.Compile(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type got struct {
+		Severity lint.Severity
+		Kind     string
+		First    string
+		Final    string
+	}
+	var findings []got
+	for _, f := range lint.Check(rules, set) {
+		findings = append(findings, got{f.Severity, f.Kind, f.Rules[0].Source, f.Final})
+	}
+	want := []got{
+		{lint.Error, "location", "m:7", ""},
+		{lint.Error, "location", "m:8", ""},
+		{lint.Warning, "unreachable", "m:10", ""},
+		{lint.Warning, "chain", "m:1", "/c"},
+		{lint.Error, "loop", "m:4", ""},
+		{lint.Error, "loop", "m:5", ""},
+		{lint.Error, "loop", "m:11", ""},
+		{lint.Error, "loop", "m:12", ""},
+	}
+	if diff := cmp.Diff(want, findings); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+}
