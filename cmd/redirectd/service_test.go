@@ -42,6 +42,44 @@ func startBinary(t *testing.T, cfg, path string) (cmd *exec.Cmd, addr, adminAddr
 	return cmd, addr, adminAddr, file, stderr
 }
 
+// keepAliveLoad runs n clients sending GET path on keep-alive connections
+// to addr, each expecting a 301 to location, until the returned function
+// is called; that function returns the requests answered and failed.
+func keepAliveLoad(addr, path, location string, n int) func() (ok, failed int64) {
+	var stop atomic.Bool
+	var answered, failures atomic.Int64
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				failures.Add(1)
+				return
+			}
+			defer c.Close()
+			br := bufio.NewReader(c)
+			for !stop.Load() {
+				c.SetDeadline(time.Now().Add(5 * time.Second))
+				io.WriteString(c, "GET "+path+" HTTP/1.1\r\nHost: x\r\n\r\n")
+				resp, err := http.ReadResponse(br, nil)
+				if err != nil || resp.StatusCode != 301 || resp.Header.Get("Location") != location {
+					failures.Add(1)
+					return
+				}
+				resp.Body.Close()
+				answered.Add(1)
+			}
+		}()
+	}
+	return func() (int64, int64) {
+		stop.Store(true)
+		wg.Wait()
+		return answered.Load(), failures.Load()
+	}
+}
+
 // TestReloadUnderLoad reloads 50 times in a row while clients keep sending
 // requests on keep-alive connections: none may fail or see a wrong answer.
 func TestReloadUnderLoad(t *testing.T) {
@@ -50,33 +88,7 @@ func TestReloadUnderLoad(t *testing.T) {
 	}
 	const cfg = "[server]\nlisten = %q\n\n[admin]\nlisten = %q\n\n[access_log]\nenabled = false\n\n[[rule]]\nfrom = \"/a\"\nto = \"/b\"\n"
 	_, addr, adminAddr, _, stderr := startBinary(t, fmt.Sprintf(cfg, "%[1]s", "%[2]s"), "/a")
-	var stop atomic.Bool
-	var ok, failed atomic.Int64
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c, err := net.Dial("tcp", addr)
-			if err != nil {
-				failed.Add(1)
-				return
-			}
-			defer c.Close()
-			br := bufio.NewReader(c)
-			for !stop.Load() {
-				c.SetDeadline(time.Now().Add(2 * time.Second))
-				io.WriteString(c, "GET /a HTTP/1.1\r\nHost: x\r\n\r\n")
-				resp, err := http.ReadResponse(br, nil)
-				if err != nil || resp.StatusCode != 301 || resp.Header.Get("Location") != "/b" {
-					failed.Add(1)
-					return
-				}
-				resp.Body.Close()
-				ok.Add(1)
-			}
-		}()
-	}
+	stopLoad := keepAliveLoad(addr, "/a", "/b", 4)
 	time.Sleep(100 * time.Millisecond)
 	for i := range 50 {
 		resp, err := http.Post("http://"+adminAddr+"/reload", "", nil)
@@ -85,12 +97,11 @@ func TestReloadUnderLoad(t *testing.T) {
 		}
 		resp.Body.Close()
 	}
-	stop.Store(true)
-	wg.Wait()
-	if failed.Load() > 0 || ok.Load() == 0 {
-		t.Fatalf("%d requests answered, %d failed across 50 reloads\n%s", ok.Load(), failed.Load(), stderr)
+	ok, failed := stopLoad()
+	if failed > 0 || ok == 0 {
+		t.Fatalf("%d requests answered, %d failed across 50 reloads\n%s", ok, failed, stderr)
 	}
-	t.Logf("%d requests answered across 50 reloads", ok.Load())
+	t.Logf("%d requests answered across 50 reloads", ok)
 }
 
 // TestGracefulShutdown stops the server with SIGTERM while a forwarded
@@ -200,33 +211,7 @@ func BenchmarkReloadUnderLoad(b *testing.B) {
 	if _, _, err := firstAnswer(addr, rules.ExactHit, time.Now().Add(10*time.Second)); err != nil {
 		b.Fatal(err)
 	}
-	var stop atomic.Bool
-	var ok, failed atomic.Int64
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c, err := net.Dial("tcp", addr)
-			if err != nil {
-				failed.Add(1)
-				return
-			}
-			defer c.Close()
-			br := bufio.NewReader(c)
-			for !stop.Load() {
-				c.SetDeadline(time.Now().Add(5 * time.Second))
-				io.WriteString(c, "GET "+rules.ExactHit+" HTTP/1.1\r\nHost: x\r\n\r\n")
-				resp, err := http.ReadResponse(br, nil)
-				if err != nil || resp.StatusCode != 301 {
-					failed.Add(1)
-					return
-				}
-				resp.Body.Close()
-				ok.Add(1)
-			}
-		}()
-	}
+	stopLoad := keepAliveLoad(addr, rules.ExactHit, "https://example.com/new/9999", 4)
 	for b.Loop() {
 		resp, err := http.Post("http://"+adminAddr+"/reload", "", nil)
 		if err != nil || resp.StatusCode != 200 {
@@ -234,11 +219,10 @@ func BenchmarkReloadUnderLoad(b *testing.B) {
 		}
 		resp.Body.Close()
 	}
-	stop.Store(true)
-	wg.Wait()
-	b.ReportMetric(float64(failed.Load()), "failed-requests")
-	b.ReportMetric(float64(ok.Load())/float64(b.N), "requests/reload")
-	if failed.Load() > 0 {
-		b.Fatalf("%d requests failed during reloads", failed.Load())
+	ok, failed := stopLoad()
+	b.ReportMetric(float64(failed), "failed-requests")
+	b.ReportMetric(float64(ok)/float64(b.N), "requests/reload")
+	if failed > 0 {
+		b.Fatalf("%d requests failed during reloads", failed)
 	}
 }
