@@ -177,9 +177,6 @@ func (s *Server) Done(connFailed bool) {
 // ConnectTimeout is how long dialing s may take.
 func (s *Server) ConnectTimeout() time.Duration { return s.cfg.ConnectTimeout }
 
-// InFlight returns the requests being forwarded to s.
-func (s *Server) InFlight() int64 { return s.inflight.Load() }
-
 // checkLoop probes s until ctx ends: a failed check takes it out, a passing
 // one brings it back.
 func (s *Server) checkLoop(ctx context.Context, log *slog.Logger) {
