@@ -1,0 +1,99 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os/exec"
+	"slices"
+	"strings"
+)
+
+// haproxy serves exact rules from a map_str (a tree), prefix rules from
+// map_beg (longest prefix, a tree) and regex rules from map_regm (file
+// order, the value takes the groups as \1), each read once into a variable
+// by `http-request set-var` and answered by `http-request redirect`.
+type haproxy struct{}
+
+func (haproxy) Name() string    { return "haproxy" }
+func (haproxy) Package() string { return "haproxy" }
+func (haproxy) Program() string { return "haproxy" }
+
+func (haproxy) Version() string {
+	out, _ := exec.Command("haproxy", "-v").Output()
+	first, _, _ := strings.Cut(string(out), "\n")
+	return strings.TrimSpace(strings.TrimPrefix(first, "HAProxy version "))
+}
+
+func (haproxy) Configure(in Instance) ([]string, []string, error) {
+	exact, prefix, regex := byKind(in.Spec)
+	if err := writeFile(join(in.Dir, "exact.map"), func(w *bufio.Writer) error {
+		for _, r := range exact {
+			fmt.Fprintf(w, "%s %s\n", r.From, r.To)
+		}
+		return nil
+	}); err != nil {
+		return nil, nil, err
+	}
+	// HAProxy 2.6 cannot cut a prefix of a length known only at run time
+	// (bytes() takes constants), so prefix rules are grouped by how many
+	// path segments they hold, one map per depth, and the rest of the path
+	// is field(depth+2,/,0). Deeper prefixes are longer and are tried first.
+	depths := map[int][]string{}
+	for _, r := range prefix {
+		if !strings.HasSuffix(r.From, "/") {
+			return nil, nil, fmt.Errorf("haproxy config: prefix rule %q does not end in /; only whole path segments can be cut", r.From)
+		}
+		d := strings.Count(r.From, "/") - 1
+		depths[d] = append(depths[d], fmt.Sprintf("%s %s\n", r.From, r.To))
+	}
+	var order []int
+	for d, lines := range depths {
+		order = append(order, d)
+		if err := writeFile(join(in.Dir, fmt.Sprintf("prefix-%d.map", d)), func(w *bufio.Writer) error {
+			for _, l := range lines {
+				w.WriteString(l)
+			}
+			return nil
+		}); err != nil {
+			return nil, nil, err
+		}
+	}
+	slices.Sort(order)
+	slices.Reverse(order)
+	if err := writeFile(join(in.Dir, "regex.map"), func(w *bufio.Writer) error {
+		for _, r := range regex {
+			fmt.Fprintf(w, "%s %s\n", r.From, strings.NewReplacer("$1", `\1`, "$2", `\2`).Replace(r.To))
+		}
+		return nil
+	}); err != nil {
+		return nil, nil, err
+	}
+
+	path := join(in.Dir, "haproxy.cfg")
+	err := writeFile(path, func(w *bufio.Writer) error {
+		fmt.Fprintf(w, "global\n  nbthread %d\n  maxconn 5000\n", in.CPUs)
+		if in.AccessLog != "" {
+			w.WriteString("  log stdout format raw local0\n") // the harness sends stdout to the log file
+		}
+		w.WriteString("defaults\n  mode http\n  timeout connect 5s\n  timeout client 30s\n  timeout server 30s\n  timeout http-keep-alive 30s\n")
+		if in.AccessLog != "" {
+			w.WriteString("  log global\n  option httplog\n")
+		}
+		fmt.Fprintf(w, "frontend fe\n  bind 127.0.0.1:%d\n", in.Port)
+		fmt.Fprintf(w, "  http-request set-var(txn.to) path,map_str(%s)\n", join(in.Dir, "exact.map"))
+		w.WriteString("  http-request redirect location %[var(txn.to)] code 301 if { var(txn.to) -m found }\n")
+		for _, d := range order {
+			fmt.Fprintf(w, "  http-request set-var(txn.p%d) path,map_beg(%s)\n", d, join(in.Dir, fmt.Sprintf("prefix-%d.map", d)))
+			fmt.Fprintf(w, "  http-request redirect location %%[var(txn.p%d)]%%[path,field(%d,/,0)] code 302 if { var(txn.p%d) -m found }\n", d, d+2, d)
+		}
+		fmt.Fprintf(w, "  http-request set-var(txn.rx) path,map_regm(%s)\n", join(in.Dir, "regex.map"))
+		w.WriteString("  http-request redirect location %[var(txn.rx)] code 308 if { var(txn.rx) -m found }\n")
+		if in.Origin != "" {
+			fmt.Fprintf(w, "  default_backend origin\nbackend origin\n  http-reuse always\n  server o %s\n", in.Origin)
+		} else {
+			w.WriteString("  http-request return status 404 content-type text/plain string \"not found\"\n")
+		}
+		return nil
+	})
+	return []string{"haproxy", "-db", "-f", path}, nil, err
+}

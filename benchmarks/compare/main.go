@@ -1,0 +1,183 @@
+// Command compare is `make bench-compare`: redirectd against nginx,
+// HAProxy and Caddy, each run as its own process on loopback from a config
+// generated here from the reference rule set (benchmarks/rules), pinned to
+// the same half of the CPUs, loaded by wrk (or, at a fixed rate, by its own
+// load generator) from the other half. Every server must answer every
+// scenario right before it is timed. Results go to
+// benchmarks/results/<date>-<commit>.json; `compare table` writes them into
+// README.md. See README.md, "Benchmarks against nginx, HAProxy and Caddy".
+//
+//	compare                       run, settings from the environment (EXACT, DURATION, ONLY ...)
+//	compare table [-readme F] R   write results R as the README's table
+//	compare loadgen ...           the fixed-rate load generator (run by compare itself)
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"syscall"
+	"time"
+)
+
+func main() {
+	var err error
+	switch {
+	case len(os.Args) > 1 && os.Args[1] == "loadgen":
+		err = loadgenMain(os.Args[2:])
+	case len(os.Args) > 1 && os.Args[1] == "table":
+		err = tableMain(os.Args[2:])
+	case len(os.Args) > 1:
+		err = fmt.Errorf("unknown command %q; use no argument (run), table or loadgen", os.Args[1])
+	default:
+		err = runMain()
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bench-compare: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func numCPU() int { return runtime.NumCPU() }
+
+// runMain is a whole run; it must be started in the repository's root.
+func runMain() error {
+	s, err := settingsFromEnv(os.Getenv)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat("cmd/redirectd"); err != nil {
+		return fmt.Errorf("run it from the repository's root (make bench-compare): %w", err)
+	}
+	progs := map[string]string{"nginx": "nginx", "wrk": "wrk", "taskset": "util-linux"} // nginx is the origin too
+	if s.Only == nil || s.Only["haproxy"] {
+		progs["haproxy"] = "haproxy"
+	}
+	if s.Only == nil || s.Only["caddy"] {
+		progs["caddy"] = "caddy"
+	}
+	if err := ensurePrograms(progs); err != nil {
+		return err
+	}
+	raiseFileLimit()
+	work, err := os.MkdirTemp("", "bench-compare-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sig
+		logf("interrupted: stopping the servers")
+		stopAll()
+		os.RemoveAll(work)
+		os.Exit(1)
+	}()
+	os.Chmod(work, 0o755)
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	h := &harness{s: s, work: work, self: self, script: filepath.Join(work, "requests.lua"),
+		scenarios: Scenarios(s.Spec), reqFiles: map[string]string{}}
+	if err := writeWrkScript(h.script); err != nil {
+		return err
+	}
+	for _, sc := range h.scenarios {
+		h.reqFiles[sc.Name] = filepath.Join(work, sc.Name+".req")
+		if err := writeRequests(h.reqFiles[sc.Name], sc); err != nil {
+			return err
+		}
+	}
+
+	logf("building redirectd")
+	bin, err := buildRedirectd(work, "")
+	if err != nil {
+		return err
+	}
+	var servers []Server
+	for _, srv := range allServers(bin) {
+		if s.Only == nil || s.Only[srv.Name()] {
+			servers = append(servers, srv)
+		}
+		if srv.Name() == "redirectd" && s.Baseline != "" && (s.Only == nil || s.Only["redirectd"]) {
+			logf("building redirectd at BASELINE=%s", s.Baseline)
+			base, err := buildRedirectd(work, s.Baseline)
+			if err != nil {
+				return err
+			}
+			servers = append(servers, &redirectd{name: "redirectd@" + s.Baseline, bin: base})
+		}
+	}
+
+	originDir := filepath.Join(work, "origin")
+	if err := mkdirs(originDir); err != nil {
+		return err
+	}
+	originPort, err := freePort()
+	if err != nil {
+		return err
+	}
+	argv, err := originConfig(originDir, originPort)
+	if err != nil {
+		return err
+	}
+	origin, err := start("origin", s.ClientCPUs, argv, nil, filepath.Join(originDir, "server.log"))
+	if err != nil {
+		return err
+	}
+	defer origin.Stop()
+	h.origin = fmt.Sprintf("127.0.0.1:%d", originPort)
+	if _, err := waitReady(origin, h.origin, Req{Path: "/", Raw: simpleRequest("/", false), Want: Want{Status: 200, Body: originBody}}, 30*time.Second); err != nil {
+		return fmt.Errorf("the origin nginx: %w", err)
+	}
+
+	h.res = &Results{Date: time.Now().UTC().Format("2006-01-02"), Commit: gitCommit(), Quick: s.Quick,
+		Settings: RunSettings{Exact: s.Spec.Exact, Prefix: s.Spec.Prefix, Regex: s.Spec.Regex,
+			WarmupS: s.Warmup.Seconds(), DurationS: s.Duration.Seconds(), Runs: s.Runs, Concurrency: s.Concurrency,
+			ServerCPUs: s.ServerCPUs, ClientCPUs: s.ClientCPUs, Baseline: s.Baseline},
+		Machine: machine(), Versions: map[string]string{"wrk": wrkVersion()}}
+	logf("servers on CPUs %s, load on CPUs %s; %s warm-up, %d x %s per scenario", s.ServerCPUs, s.ClientCPUs, s.Warmup, s.Runs, s.Duration)
+	for _, srv := range servers {
+		sr := h.maxThroughput(srv)
+		h.res.Versions[srv.Name()] = sr.Version
+		h.res.Servers = append(h.res.Servers, sr)
+	}
+	h.res.FixedRate = chooseRate(h.res.Servers)
+	logf("fixed rate: %.0f req/s", h.res.FixedRate)
+	for i, srv := range servers {
+		if h.res.Servers[i].Failed == "" {
+			h.second(srv, h.res.Servers[i], h.res.FixedRate)
+		}
+	}
+	for _, n := range s.Scale {
+		for _, srv := range servers {
+			if srv.Name() != "caddy" { // minutes to load a million-entry map walked in order
+				h.res.Scale = append(h.res.Scale, h.scale(srv, n))
+			}
+		}
+	}
+	if s.Soak > 0 {
+		for _, srv := range servers {
+			h.res.Soak = append(h.res.Soak, h.soak(srv))
+		}
+	}
+
+	if err := mkdirs(s.Out); err != nil {
+		return err
+	}
+	name := h.res.Date + "-" + h.res.Commit
+	if s.Quick {
+		name += "-quick"
+	}
+	path := filepath.Join(s.Out, name+".json")
+	if err := writeJSON(path, h.res); err != nil {
+		return err
+	}
+	fmt.Print(renderTable(h.res))
+	logf("results in %s; `go run ./benchmarks/compare table %s` writes them into README.md", path, path)
+	return nil
+}

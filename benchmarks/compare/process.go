@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Proc is a started server: the process taskset became, and its children
+// (nginx's workers).
+type Proc struct {
+	Name    string
+	cmd     *exec.Cmd
+	Started time.Time
+	logPath string
+	done    chan struct{}
+}
+
+// start runs argv pinned to cpus (a taskset list), in its own process
+// group, with stdout and stderr going to logPath.
+func start(name, cpus string, argv, env []string, logPath string) (*Proc, error) {
+	log, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command("taskset", append([]string{"-c", cpus}, argv...)...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	p := &Proc{Name: name, cmd: cmd, logPath: logPath, done: make(chan struct{})}
+	p.Started = time.Now()
+	if err := cmd.Start(); err != nil {
+		log.Close()
+		return nil, fmt.Errorf("cannot start %s: %w", name, err)
+	}
+	running.Store(p, true)
+	go func() { cmd.Wait(); log.Close(); running.Delete(p); close(p.done) }()
+	return p, nil
+}
+
+// running holds the processes started and not yet ended, so that an
+// interrupted run stops them rather than leaving servers behind.
+var running sync.Map
+
+// stopAll stops every process still running.
+func stopAll() {
+	running.Range(func(k, _ any) bool { k.(*Proc).Stop(); return true })
+}
+
+// Exited reports whether the process has ended.
+func (p *Proc) Exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// LogTail is the end of what the process printed, for error messages.
+func (p *Proc) LogTail() string {
+	b, _ := os.ReadFile(p.logPath)
+	if len(b) > 1500 {
+		b = b[len(b)-1500:]
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// Stop sends SIGTERM to the process group, then SIGKILL after 10 s.
+func (p *Proc) Stop() {
+	pgid := p.cmd.Process.Pid
+	syscall.Kill(-pgid, syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		syscall.Kill(-pgid, syscall.SIGKILL)
+		<-p.done
+	}
+}
+
+// Tree returns the pid of the process and of all its descendants.
+func (p *Proc) Tree() []int { return descendants(p.cmd.Process.Pid) }
+
+func descendants(root int) []int {
+	entries, _ := os.ReadDir("/proc")
+	parent := map[int]int{}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if st, err := readStat(pid); err == nil {
+			parent[pid] = st.ppid
+		}
+	}
+	out := []int{root}
+	for i := 0; i < len(out); i++ {
+		for pid, pp := range parent {
+			if pp == out[i] {
+				out = append(out, pid)
+			}
+		}
+	}
+	return out
+}
+
+type procStat struct {
+	ppid           int
+	utime, stime   int64 // clock ticks
+	cutime, cstime int64 // of waited-for children
+	rssPages       int64
+}
+
+// readStat parses /proc/PID/stat; the command name, in parentheses, may
+// hold spaces, so fields are counted from the last ')'.
+func readStat(pid int) (procStat, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return procStat{}, err
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return procStat{}, fmt.Errorf("cannot parse /proc/%d/stat", pid)
+	}
+	f := strings.Fields(string(b[i+1:]))
+	// f[0] is field 3 (state); ppid is field 4, utime 14, stime 15,
+	// cutime 16, cstime 17, rss 24.
+	if len(f) < 22 {
+		return procStat{}, fmt.Errorf("cannot parse /proc/%d/stat", pid)
+	}
+	n := func(field int) int64 { v, _ := strconv.ParseInt(f[field-3], 10, 64); return v }
+	return procStat{ppid: int(n(4)), utime: n(14), stime: n(15), cutime: n(16), cstime: n(17), rssPages: n(24)}, nil
+}
+
+// clockTick is USER_HZ, 100 on every Linux architecture Go supports.
+const clockTick = 100
+
+// CPU is the user+system CPU time the server's processes have used,
+// children that already ended included.
+func (p *Proc) CPU() time.Duration {
+	var ticks int64
+	for _, pid := range p.Tree() {
+		if st, err := readStat(pid); err == nil {
+			ticks += st.utime + st.stime + st.cutime + st.cstime
+		}
+	}
+	return time.Duration(ticks) * time.Second / clockTick
+}
+
+// RSS is the resident memory of all the server's processes together, in
+// bytes (shared pages counted in each, as ps and top do).
+func (p *Proc) RSS() int64 {
+	var pages int64
+	for _, pid := range p.Tree() {
+		if st, err := readStat(pid); err == nil {
+			pages += st.rssPages
+		}
+	}
+	return pages * int64(os.Getpagesize())
+}

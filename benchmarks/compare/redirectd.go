@@ -1,0 +1,92 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os/exec"
+	"strings"
+
+	"github.com/redirectd/redirectd/matcher"
+)
+
+// redirectd is this repository's server, or a build of another commit of
+// it (BASELINE). Rules go into three nginx-style map files, which load far
+// faster than [[rule]] tables (TOML decoding is most of the start-up time).
+type redirectd struct {
+	name, bin string
+}
+
+func (r *redirectd) Name() string    { return r.name }
+func (r *redirectd) Package() string { return "" }
+func (r *redirectd) Program() string { return r.bin }
+
+func (r *redirectd) Version() string {
+	out, err := exec.Command(r.bin, "version").Output()
+	if err != nil {
+		return "unknown"
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func (r *redirectd) Configure(in Instance) ([]string, []string, error) {
+	exact, prefix, regex := byKind(in.Spec)
+	// A map key starting with ~ is a regex, as in nginx.
+	write := func(name, keyPrefix string, rs []matcher.Rule) error {
+		return writeFile(join(in.Dir, name), func(w *bufio.Writer) error {
+			for _, x := range rs {
+				fmt.Fprintf(w, "%s%s %s;\n", keyPrefix, x.From, x.To)
+			}
+			return nil
+		})
+	}
+	if err := write("exact.map", "", exact); err != nil {
+		return nil, nil, err
+	}
+	if err := write("prefix.map", "", prefix); err != nil {
+		return nil, nil, err
+	}
+	if err := write("regex.map", "~", regex); err != nil {
+		return nil, nil, err
+	}
+	conf := fmt.Sprintf(`[server]
+listen = "127.0.0.1:%d"
+event_loops = %d
+max_connections_per_ip = 100000
+
+[admin]
+listen = "off"
+
+[access_log]
+enabled = %t
+path = %q
+`, in.Port, in.CPUs, in.AccessLog != "", orDash(in.AccessLog))
+	if in.Origin != "" {
+		conf += fmt.Sprintf("\n[upstream]\nservers = [%q]\n", in.Origin)
+	}
+	conf += `
+[[map]]
+file = "exact.map"
+status = 301
+
+[[map]]
+file = "prefix.map"
+match = "prefix"
+status = 302
+
+[[map]]
+file = "regex.map"
+status = 308
+`
+	path := join(in.Dir, "redirectd.toml")
+	if err := writeFile(path, func(w *bufio.Writer) error { _, err := w.WriteString(conf); return err }); err != nil {
+		return nil, nil, err
+	}
+	return []string{r.bin, "serve", "-config", path}, []string{fmt.Sprintf("GOMAXPROCS=%d", in.CPUs)}, nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,364 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redirectd/redirectd/benchmarks/rules"
+)
+
+// harness holds what one run shares: settings, the work directory, the
+// scenarios with their request files, and the origin for forwarded misses.
+type harness struct {
+	s         Settings
+	work      string
+	self      string // this executable, run again as `loadgen`
+	script    string // the wrk Lua script
+	scenarios []Scenario
+	reqFiles  map[string]string
+	origin    string
+	res       *Results
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
+}
+
+func mib(b int64) float64 { return float64(b) / (1 << 20) }
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// launch configures and starts srv from a fresh directory and waits for its
+// first correct exact-hit answer.
+func (h *harness) launch(srv Server, in Instance, tag string) (*Proc, string, time.Duration, error) {
+	in.Dir = filepath.Join(h.work, srv.Name()+"-"+tag)
+	if err := mkdirs(in.Dir); err != nil {
+		return nil, "", 0, err
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, "", 0, err
+	}
+	in.Port, in.CPUs = port, h.s.NServer
+	argv, env, err := srv.Configure(in)
+	if err != nil {
+		return nil, "", 0, err
+	}
+	p, err := start(srv.Name(), h.s.ServerCPUs, argv, env, filepath.Join(in.Dir, "server.log"))
+	if err != nil {
+		return nil, "", 0, err
+	}
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	hit := exactHit(in.Spec)
+	startup, err := waitReady(p, addr, Req{Path: hit, Raw: simpleRequest(hit, false), Want: expect(in.Spec, hit)}, 5*time.Minute)
+	if err != nil {
+		p.Stop()
+		return nil, "", 0, err
+	}
+	return p, addr, startup, nil
+}
+
+// timed runs sc against the server with wrk: a warm-up, then Runs runs.
+func (h *harness) timed(p *Proc, addr string, sc Scenario) *ScenarioResult {
+	file := h.reqFiles[sc.Name]
+	if _, err := runWrk(h.s.ClientCPUs, h.s.NClient, h.s.Concurrency, h.s.Warmup, addr, h.script, file, sc.Pipeline); err != nil {
+		return &ScenarioResult{Name: sc.Name, Failed: err.Error()}
+	}
+	var runs []Run
+	for range h.s.Runs {
+		c0 := p.CPU()
+		w, err := runWrk(h.s.ClientCPUs, h.s.NClient, h.s.Concurrency, h.s.Duration, addr, h.script, file, sc.Pipeline)
+		c1 := p.CPU()
+		if err != nil {
+			return &ScenarioResult{Name: sc.Name, Failed: err.Error()}
+		}
+		if w.Requests == 0 {
+			return &ScenarioResult{Name: sc.Name, Failed: "no request was answered"}
+		}
+		runs = append(runs, Run{
+			RPS:   float64(w.Requests) / (float64(w.DurationUS) / 1e6),
+			P50US: float64(w.P50US), P99US: float64(w.P99US), P999US: float64(w.P999US),
+			CPUPerReqUS: float64((c1 - c0).Microseconds()) / float64(w.Requests),
+			Errors:      w.Connect + w.Read + w.Write + w.Timeout,
+		})
+	}
+	r := median(runs)
+	r.Name = sc.Name
+	return r
+}
+
+// fixed runs sc at rate with the load generator.
+func (h *harness) fixed(p *Proc, addr string, sc Scenario, rate float64) *ScenarioResult {
+	var runs []Run
+	for range h.s.Runs {
+		c0 := p.CPU()
+		out, err := exec.Command("taskset", "-c", h.s.ClientCPUs, h.self, "loadgen", "-addr", addr,
+			"-rate", fmt.Sprint(rate), "-c", strconv.Itoa(h.s.Concurrency), "-warmup", h.s.Warmup.String(),
+			"-d", h.s.Duration.String(), "-requests", h.reqFiles[sc.Name]).Output()
+		c1 := p.CPU()
+		if err != nil {
+			return &ScenarioResult{Name: sc.Name, Failed: fmt.Sprintf("loadgen: %v", err)}
+		}
+		var lr LoadResult
+		if err := json.Unmarshal(out, &lr); err != nil {
+			return &ScenarioResult{Name: sc.Name, Failed: fmt.Sprintf("loadgen output %q: %v", out, err)}
+		}
+		if lr.Total == 0 {
+			return &ScenarioResult{Name: sc.Name, Failed: "no request was answered: " + lr.FirstError}
+		}
+		runs = append(runs, Run{RPS: lr.Achieved, P50US: lr.P50US, P99US: lr.P99US, P999US: lr.P999US,
+			CPUPerReqUS: float64((c1 - c0).Microseconds()) / float64(lr.Total),
+			Errors:      int64(lr.Errors), Rate: rate, PacerLagUS: lr.PacerLagUS})
+	}
+	r := median(runs)
+	r.Name = sc.Name
+	return r
+}
+
+// scenario runs one scenario: checked first, timed only when every answer
+// was right.
+func (h *harness) scenario(p *Proc, addr string, sc Scenario, rate float64) *ScenarioResult {
+	if err := verify(addr, sc); err != nil {
+		logf("  %-15s FAILED the check: %v", sc.Name, err)
+		return &ScenarioResult{Name: sc.Name, Failed: "wrong answer: " + err.Error()}
+	}
+	var r *ScenarioResult
+	if sc.Fixed {
+		r = h.fixed(p, addr, sc, rate)
+	} else {
+		r = h.timed(p, addr, sc)
+	}
+	if r.Failed != "" {
+		logf("  %-15s FAILED: %s", sc.Name, r.Failed)
+	} else {
+		logf("  %-15s %9.0f req/s  p50 %7.0f us  p99 %7.0f us  p99.9 %7.0f us  %6.1f us CPU/req  %d errors",
+			sc.Name, r.RPS, r.P50US, r.P99US, r.P999US, r.CPUPerReqUS, r.Errors)
+	}
+	return r
+}
+
+// maxThroughput is the first phase for one server: start-up, memory, and
+// every scenario without an upstream or a fixed rate.
+func (h *harness) maxThroughput(srv Server) *ServerResult {
+	sr := &ServerResult{Name: srv.Name(), Version: srv.Version()}
+	logf("%s %s: starting with %d exact, %d prefix, %d regex rules", srv.Name(), sr.Version, h.s.Spec.Exact, h.s.Spec.Prefix, h.s.Spec.Regex)
+	p, addr, startup, err := h.launch(srv, Instance{Spec: h.s.Spec}, "main")
+	if err != nil {
+		sr.Failed = err.Error()
+		logf("  FAILED to start: %v", err)
+		return sr
+	}
+	defer p.Stop()
+	sr.StartupMS = float64(startup.Microseconds()) / 1e3
+	time.Sleep(time.Second)
+	sr.RSSIdleMiB = mib(p.RSS())
+	logf("  start-up %.1f ms, idle RSS %.1f MiB", sr.StartupMS, sr.RSSIdleMiB)
+	for _, sc := range h.scenarios {
+		if !sc.Upstream && !sc.Fixed {
+			sr.Scenarios = append(sr.Scenarios, h.scenario(p, addr, sc, 0))
+		}
+	}
+	sr.RSSLoadMiB = mib(p.RSS())
+	logf("  RSS after load %.1f MiB", sr.RSSLoadMiB)
+	return sr
+}
+
+// second is the second phase: the fixed rate (known only once every
+// server's mixed figure is), then the upstream scenarios on an instance
+// that forwards misses.
+func (h *harness) second(srv Server, sr *ServerResult, rate float64) {
+	logf("%s: fixed rate and upstream", srv.Name())
+	for _, sc := range h.scenarios {
+		if !sc.Fixed {
+			continue
+		}
+		if rate <= 0 {
+			sr.Scenarios = append(sr.Scenarios, &ScenarioResult{Name: sc.Name, Failed: "no server had a mixed figure to set the rate"})
+			continue
+		}
+		if p, addr, _, err := h.launch(srv, Instance{Spec: h.s.Spec}, "fixed"); err != nil {
+			sr.Scenarios = append(sr.Scenarios, &ScenarioResult{Name: sc.Name, Failed: err.Error()})
+		} else {
+			sr.Scenarios = append(sr.Scenarios, h.scenario(p, addr, sc, rate))
+			p.Stop()
+		}
+	}
+	p, addr, _, err := h.launch(srv, Instance{Spec: h.s.Spec, Origin: h.origin}, "upstream")
+	for _, sc := range h.scenarios {
+		if !sc.Upstream {
+			continue
+		}
+		if err != nil {
+			sr.Scenarios = append(sr.Scenarios, &ScenarioResult{Name: sc.Name, Failed: err.Error()})
+			continue
+		}
+		sr.Scenarios = append(sr.Scenarios, h.scenario(p, addr, sc, 0))
+	}
+	if err == nil {
+		p.Stop()
+	}
+}
+
+// chooseRate is half the lowest mixed req/s, Caddy left out (it is tens of
+// times slower, and would set a rate that tells nothing about the others)
+// unless it is the only server.
+func chooseRate(servers []*ServerResult) float64 {
+	pick := func(withCaddy bool) float64 {
+		low := 0.0
+		for _, s := range servers {
+			if s.Name == "caddy" && !withCaddy {
+				continue
+			}
+			if m := s.scenario("mixed"); m != nil && m.Failed == "" && m.RPS > 0 && (low == 0 || m.RPS < low) {
+				low = m.RPS
+			}
+		}
+		return low
+	}
+	low := pick(false)
+	if low == 0 {
+		low = pick(true)
+	}
+	return float64(int(low / 2))
+}
+
+// scale measures start-up, memory and exact hits with n exact rules.
+func (h *harness) scale(srv Server, n int) *ScaleResult {
+	spec := rules.Spec{Exact: n, Prefix: h.s.Spec.Prefix, Regex: h.s.Spec.Regex}
+	r := &ScaleResult{Exact: n, Server: srv.Name()}
+	logf("%s with %d exact rules", srv.Name(), n)
+	p, addr, startup, err := h.launch(srv, Instance{Spec: spec}, fmt.Sprintf("scale-%d", n))
+	if err != nil {
+		r.Failed = err.Error()
+		logf("  FAILED to start: %v", err)
+		return r
+	}
+	defer func() {
+		p.Stop()
+		os.RemoveAll(filepath.Join(h.work, srv.Name()+"-"+fmt.Sprintf("scale-%d", n)))
+	}()
+	r.StartupMS = float64(startup.Microseconds()) / 1e3
+	time.Sleep(time.Second)
+	r.RSSIdleMiB = mib(p.RSS())
+	hit := exactHit(spec)
+	sc := Scenario{Name: "exact", Reqs: []Req{{Path: hit, Raw: simpleRequest(hit, false), Want: expect(spec, hit)}}}
+	file := filepath.Join(h.work, fmt.Sprintf("scale-%d.req", n))
+	if err := writeRequests(file, sc); err != nil {
+		r.Failed = err.Error()
+		return r
+	}
+	h.reqFiles["scale"] = file
+	sc.Name = "scale"
+	res := h.scenario(p, addr, sc, 0)
+	r.Failed, r.RPS, r.CPUPerReqUS = res.Failed, res.RPS, res.CPUPerReqUS
+	r.RSSLoadMiB = mib(p.RSS())
+	logf("  start-up %.1f ms, RSS idle %.1f MiB, after load %.1f MiB", r.StartupMS, r.RSSIdleMiB, r.RSSLoadMiB)
+	return r
+}
+
+// soak runs mixed traffic for SOAK with the access log on, sampling RSS.
+func (h *harness) soak(srv Server) *SoakResult {
+	r := &SoakResult{Server: srv.Name(), DurationS: h.s.Soak.Seconds()}
+	logf("%s: soak for %s with the access log on", srv.Name(), h.s.Soak)
+	dir := filepath.Join(h.work, srv.Name()+"-soak")
+	p, addr, _, err := h.launch(srv, Instance{Spec: h.s.Spec, AccessLog: filepath.Join(dir, "access.log")}, "soak")
+	if err != nil {
+		r.Failed = err.Error()
+		return r
+	}
+	defer func() { p.Stop(); os.RemoveAll(dir) }()
+	every := 15 * time.Second
+	if h.s.Soak < 2*time.Minute { // short soaks (tests, trials) still get a curve
+		every = h.s.Soak / 8
+	}
+	type out struct {
+		w   wrkSummary
+		err error
+	}
+	done := make(chan out, 1)
+	go func() {
+		w, err := runWrk(h.s.ClientCPUs, h.s.NClient, h.s.Concurrency, h.s.Soak, addr, h.script, h.reqFiles["mixed"], 1)
+		done <- out{w, err}
+	}()
+	t0 := time.Now()
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	r.Samples = append(r.Samples, [2]float64{0, mib(p.RSS())})
+	for {
+		select {
+		case <-tick.C:
+			r.Samples = append(r.Samples, [2]float64{time.Since(t0).Seconds(), mib(p.RSS())})
+			continue
+		case o := <-done:
+			if o.err != nil {
+				r.Failed = o.err.Error()
+				return r
+			}
+			r.RPS = float64(o.w.Requests) / (float64(o.w.DurationUS) / 1e6)
+		}
+		break
+	}
+	r.Samples = append(r.Samples, [2]float64{time.Since(t0).Seconds(), mib(p.RSS())})
+	r.GrowthPerMin = slope(r.Samples) * 60
+	half := r.DurationS / 2
+	var second [][2]float64
+	for _, s := range r.Samples {
+		if s[0] >= half {
+			second = append(second, s)
+		}
+	}
+	r.GrowthHalfMin = slope(second) * 60
+	logf("  %.0f req/s, RSS %.1f -> %.1f MiB, %.3f MiB/min (second half %.3f)", r.RPS, r.Samples[0][1], r.Samples[len(r.Samples)-1][1], r.GrowthPerMin, r.GrowthHalfMin)
+	return r
+}
+
+// gitCommit is HEAD's short hash, with -dirty when the tree has changes.
+func gitCommit() string {
+	out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return "unknown"
+	}
+	c := strings.TrimSpace(string(out))
+	if st, _ := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); len(st) > 0 {
+		c += "-dirty"
+	}
+	return c
+}
+
+// buildRedirectd builds ./cmd/redirectd of the working tree, or of ref
+// when ref is not empty (from `git archive`, in a directory of its own).
+func buildRedirectd(work, ref string) (string, error) {
+	bin := filepath.Join(work, "redirectd")
+	src := "."
+	if ref != "" {
+		src = filepath.Join(work, "baseline-src")
+		bin = filepath.Join(work, "redirectd-baseline")
+		if err := mkdirs(src); err != nil {
+			return "", err
+		}
+		cmd := exec.Command("sh", "-c", `git archive --format=tar "$1" | tar -x -C "$2"`, "sh", ref, src)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return "", fmt.Errorf("BASELINE=%s: cannot export that commit: %v: %s", ref, err, out)
+		}
+	}
+	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, "./cmd/redirectd")
+	cmd.Dir = src
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("cannot build redirectd%s: %v: %s", map[bool]string{true: " at " + ref}[ref != ""], err, out)
+	}
+	return bin, nil
+}

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestSplitCPUs(t *testing.T) {
+	tests := []struct {
+		spec           string
+		n              int
+		server, client []int
+		err            bool
+	}{
+		{"", 2, []int{0}, []int{1}, false},
+		{"", 8, []int{0, 1, 2, 3}, []int{4, 5, 6, 7}, false},
+		{"0-2,5", 8, []int{0, 1, 2, 5}, []int{3, 4, 6, 7}, false},
+		{"1", 2, []int{1}, []int{0}, false},
+		{"0-1", 2, nil, nil, true}, // nothing left for the load
+		{"4", 2, nil, nil, true},
+		{"x", 2, nil, nil, true},
+		{"", 1, nil, nil, true},
+	}
+	for _, tt := range tests {
+		server, client, err := splitCPUs(tt.spec, tt.n)
+		if (err != nil) != tt.err || !cmp.Equal(server, tt.server) || !cmp.Equal(client, tt.client) {
+			t.Errorf("splitCPUs(%q, %d) = %v, %v, %v; want %v, %v, error %v", tt.spec, tt.n, server, client, err, tt.server, tt.client, tt.err)
+		}
+	}
+}
+
+func TestSettingsFromEnv(t *testing.T) {
+	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+	s, err := settingsFromEnv(env(map[string]string{"EXACT": "500", "DURATION": "5", "RUNS": "1", "ONLY": "nginx,redirectd", "SOAK": "10m", "SCALE": "0", "QUICK": "1"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Spec.Exact != 500 || s.Duration != 5*time.Second || s.Runs != 1 || !s.Only["nginx"] || s.Only["caddy"] ||
+		s.Soak != 10*time.Minute || s.Scale != nil || !s.Quick || s.Warmup != time.Second {
+		t.Errorf("settings: %+v", s)
+	}
+	_, err = settingsFromEnv(env(map[string]string{"EXACT": "-1", "ONLY": "apache", "DURATION": "soon"}))
+	for _, want := range []string{`EXACT="-1"`, `"apache" is not a server`, `DURATION="soon"`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v does not name %s", err, want)
+		}
+	}
+}

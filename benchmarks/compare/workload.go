@@ -1,0 +1,151 @@
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/redirectd/redirectd/benchmarks/rules"
+)
+
+// Want is the answer a request must get: a status, and for redirects the
+// Location; Body, when not zero, is the length of the body (forwarded
+// misses answer 200 with 1 KiB from the origin).
+type Want struct {
+	Status   int
+	Location string
+	Body     int
+}
+
+// Req is one request of a scenario: its bytes on the wire and its answer.
+type Req struct {
+	Path string
+	Raw  string
+	Want Want
+}
+
+// Scenario is one timed workload.
+type Scenario struct {
+	Name string
+	// What is said about it in the README's table.
+	What     string
+	Reqs     []Req
+	Pipeline int  // requests per write (wrk's pipeline pattern); 0 or 1: one
+	Churn    bool // a new connection per request (Connection: close)
+	Upstream bool // served by the instance that forwards misses
+	Fixed    bool // at a fixed rate by the loadgen, not wrk
+}
+
+// originBody is the size of the origin's answer to forwarded misses.
+const originBody = 1024
+
+// Paths of the single-path scenarios for spec s: the last rule of each kind,
+// as rules.ExactHit, PrefixHit and LastRegex are for the reference set.
+func exactHit(s rules.Spec) string  { return fmt.Sprintf("/exact/%d", s.Exact-1) }
+func prefixHit(s rules.Spec) string { return fmt.Sprintf("/prefix/%d/a/b", s.Prefix-1) }
+func lastRegex(s rules.Spec) string { return fmt.Sprintf("/regex/%d/123/abc", s.Regex-1) }
+
+// simpleRequest is a GET with only a Host, as wrk sends by default.
+func simpleRequest(path string, close bool) string {
+	c := ""
+	if close {
+		c = "Connection: close\r\n"
+	}
+	return "GET " + path + " HTTP/1.1\r\nHost: www.example.com\r\n" + c + "\r\n"
+}
+
+// browserRequest is rules.BrowserRequest (about 650 bytes of a browser's
+// headers) for path.
+func browserRequest(path string) string {
+	return strings.Replace(rules.BrowserRequest, " "+rules.ExactHit+" ", " "+path+" ", 1)
+}
+
+// expect is what the generated rule set answers for path: it mirrors
+// rules.Rules (exact /exact/N, prefix /prefix/N/, regex
+// ^/regex/N/(\d+)/(.*)$), so a server's answers are checked against the
+// rules, not against another server.
+func expect(s rules.Spec, path string) Want {
+	var n int
+	var rest string
+	if _, err := fmt.Sscanf(path, "/exact/%d", &n); err == nil && path == fmt.Sprintf("/exact/%d", n) && n < s.Exact {
+		return Want{Status: 301, Location: fmt.Sprintf("https://example.com/new/%d", n)}
+	}
+	if after, ok := strings.CutPrefix(path, "/prefix/"); ok {
+		num, tail, found := strings.Cut(after, "/")
+		if _, err := fmt.Sscanf(num, "%d", &n); found && err == nil && num == fmt.Sprint(n) && n < s.Prefix {
+			return Want{Status: 302, Location: fmt.Sprintf("https://example.com/p/%d/%s", n, tail)}
+		}
+	}
+	if after, ok := strings.CutPrefix(path, "/regex/"); ok {
+		parts := strings.SplitN(after, "/", 3)
+		if len(parts) == 3 && isDigits(parts[1]) {
+			if _, err := fmt.Sscanf(parts[0], "%d", &n); err == nil && parts[0] == fmt.Sprint(n) && n < s.Regex {
+				rest = parts[2]
+				return Want{Status: 308, Location: fmt.Sprintf("https://example.com/r/%d/%s/%s", n, parts[1], rest)}
+			}
+		}
+	}
+	return Want{Status: 404}
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// mixedPaths returns n paths: 70 % exact hits spread over the rules, 15 %
+// prefix hits, 5 % regex hits, 10 % misses, in a fixed shuffled order (the
+// same on every run and for every server).
+func mixedPaths(s rules.Spec, n int) []string {
+	r := rand.New(rand.NewPCG(7, 11))
+	out := make([]string, 0, n)
+	for i := range n {
+		switch pct := i * 100 / n; {
+		case pct < 70:
+			out = append(out, fmt.Sprintf("/exact/%d", r.IntN(s.Exact)))
+		case pct < 85:
+			out = append(out, fmt.Sprintf("/prefix/%d/%s/%d", r.IntN(s.Prefix), []string{"a", "docs", "x/y/z"}[r.IntN(3)], r.IntN(1000)))
+		case pct < 90:
+			out = append(out, fmt.Sprintf("/regex/%d/%d/%s", r.IntN(s.Regex), r.IntN(100000), []string{"abc", "a-title", "x/y"}[r.IntN(3)]))
+		default:
+			out = append(out, fmt.Sprintf("/missing/%d/page", r.IntN(1000000)))
+		}
+	}
+	r.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
+}
+
+// Scenarios returns every scenario for spec s, in the order they run.
+func Scenarios(s rules.Spec) []Scenario {
+	one := func(path string, close bool, w Want) []Req {
+		return []Req{{Path: path, Raw: simpleRequest(path, close), Want: w}}
+	}
+	var mixed []Req
+	for _, p := range mixedPaths(s, 10000) {
+		mixed = append(mixed, Req{Path: p, Raw: browserRequest(p), Want: expect(s, p)})
+	}
+	pipelined := make([]Req, 16)
+	for i := range pipelined {
+		pipelined[i] = one(exactHit(s), false, expect(s, exactHit(s)))[0]
+	}
+	upstream := Want{Status: 200, Body: originBody}
+	return []Scenario{
+		{Name: "exact", What: "exact hit " + exactHit(s), Reqs: one(exactHit(s), false, expect(s, exactHit(s)))},
+		{Name: "prefix", What: "prefix hit " + prefixHit(s), Reqs: one(prefixHit(s), false, expect(s, prefixHit(s)))},
+		{Name: "regex", What: "last regex " + lastRegex(s), Reqs: one(lastRegex(s), false, expect(s, lastRegex(s)))},
+		{Name: "miss", What: "miss (404, every regex tried)", Reqs: one(rules.Miss, false, Want{Status: 404})},
+		{Name: "mixed", What: "mixed: 70 % exact, 15 % prefix, 5 % regex, 10 % miss, 650 B of browser headers", Reqs: mixed},
+		{Name: "exact-churn", What: "exact hit, a new connection per request", Reqs: one(exactHit(s), true, expect(s, exactHit(s))), Churn: true},
+		{Name: "pipelined", What: "16 pipelined exact hits per write", Reqs: pipelined, Pipeline: 16},
+		{Name: "upstream", What: "miss forwarded to a local nginx origin (1 KiB), keep-alive", Reqs: one(rules.Miss, false, upstream), Upstream: true},
+		{Name: "upstream-churn", What: "miss forwarded, a new client connection per request", Reqs: one(rules.Miss, true, upstream), Upstream: true, Churn: true},
+		{Name: "fixed-rate", What: "mixed at half the slowest server's mixed req/s (Caddy excluded); latency from each request's send time", Reqs: mixed, Fixed: true},
+	}
+}
