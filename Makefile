@@ -4,7 +4,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 BENCH_PKGS := ./matcher ./httpparse ./engine ./config
 
-.PHONY: build run test test-race test-allocs test-bench-smoke bench bench-startup bench-upstream fuzz install clean
+.PHONY: build run test test-race test-allocs test-bench-allocs test-bench-smoke bench bench-startup bench-upstream bench-compare bench-benchstat fuzz install clean
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/redirectd ./cmd/redirectd
@@ -15,7 +15,7 @@ run: build
 
 # vet, every test under the race detector, then the allocation tests, which
 # need a build without it (the race detector allocates).
-test: test-race test-allocs test-bench-smoke
+test: test-race test-allocs test-bench-allocs test-bench-smoke
 
 test-race:
 	$(GO) vet ./...
@@ -23,6 +23,15 @@ test-race:
 
 test-allocs:
 	$(GO) test -count=1 -run 'Allocs' ./...
+
+# The hot path's benchmarks (parse, match, answer, access log line) must
+# report 0 allocs/op: a CI-speed guard next to the AllocsPerRun tests.
+HOT_BENCH_PKGS := ./matcher ./httpparse ./engine ./engine/accesslog
+HOT_BENCH      := ^Benchmark(Lookup|Serve|Parse|ParseSplit|Append|Backtrack/port)(/|$$)
+test-bench-allocs:
+	@mkdir -p bin
+	$(GO) test -count=1 -run '^$$' -bench 'Lookup|Serve|Parse|Append|Backtrack' -benchmem -benchtime 1000x $(HOT_BENCH_PKGS) >bin/hot-bench.txt || (cat bin/hot-bench.txt; exit 1)
+	$(GO) run ./benchmarks/allocguard -match '$(HOT_BENCH)' <bin/hot-bench.txt
 
 # Every benchmark once, so none rots between benchmark runs.
 test-bench-smoke:
@@ -38,6 +47,19 @@ bench:
 # and wrk from Debian's packages when missing).
 bench-upstream:
 	benchmarks/upstream-compare.sh
+
+# redirectd against nginx, HAProxy and Caddy (see README.md, "Benchmarks
+# against nginx, HAProxy and Caddy"); settings from the environment:
+# EXACT PREFIX REGEX DURATION RUNS CONCURRENCY SERVER_CPUS ONLY QUICK
+# BASELINE SOAK SCALE README.
+bench-compare:
+	$(GO) build -o bin/bench-compare ./benchmarks/compare
+	bin/bench-compare
+
+# Go benchmarks of the working tree against OLD (a git ref) with benchstat.
+OLD ?= HEAD~1
+bench-benchstat:
+	OLD=$(OLD) benchmarks/benchstat.sh
 
 # A short run of every fuzz target.
 FUZZTIME ?= 20s

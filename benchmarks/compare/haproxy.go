@@ -20,8 +20,11 @@ func (haproxy) Program() string { return "haproxy" }
 
 func (haproxy) Version() string {
 	out, _ := exec.Command("haproxy", "-v").Output()
-	first, _, _ := strings.Cut(string(out), "\n")
-	return strings.TrimSpace(strings.TrimPrefix(first, "HAProxy version "))
+	first, _, _ := strings.Cut(string(out), "\n") // HAProxy version 2.6.12-1+deb12u4 2026/10/17 - https://haproxy.org/
+	if f := strings.Fields(strings.TrimPrefix(first, "HAProxy version ")); len(f) > 0 {
+		return f[0]
+	}
+	return "unknown"
 }
 
 func (haproxy) Configure(in Instance) ([]string, []string, error) {

@@ -178,6 +178,15 @@ func runMain() error {
 		return err
 	}
 	fmt.Print(renderTable(h.res))
-	logf("results in %s; `go run ./benchmarks/compare table %s` writes them into README.md", path, path)
+	logf("results in %s", path)
+	// A full run replaces the README's table; a QUICK one only with README=1.
+	if r := os.Getenv("README"); r == "1" || (r != "0" && !s.Quick) {
+		if err := tableMain([]string{path}); err != nil {
+			return err
+		}
+		logf("README.md's table rewritten")
+	} else {
+		logf("README.md left as it is; bin/bench-compare table %s writes this run into it", path)
+	}
 	return nil
 }

@@ -19,7 +19,7 @@ func (nginx) Program() string { return "nginx" }
 
 func (nginx) Version() string {
 	out, _ := exec.Command("nginx", "-v").CombinedOutput() // nginx -v prints to stderr
-	return strings.TrimPrefix(strings.TrimSpace(string(out)), "nginx version: ")
+	return strings.TrimPrefix(strings.TrimSpace(string(out)), "nginx version: nginx/")
 }
 
 // nginxMain is the part of nginx.conf outside http{}; workers run as the

@@ -25,7 +25,7 @@ func (r *redirectd) Version() string {
 	if err != nil {
 		return "unknown"
 	}
-	return strings.TrimSpace(string(out))
+	return strings.TrimPrefix(strings.TrimSpace(string(out)), "redirectd ")
 }
 
 func (r *redirectd) Configure(in Instance) ([]string, []string, error) {
