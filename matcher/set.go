@@ -14,7 +14,19 @@ type Set struct {
 	// wild holds the rules of wildcard hosts, "*.example.com" under
 	// ".example.com".
 	wild  map[string]*hostRules
-	rules []*rule // all rules, in file order
+	rules []*rule // the rules not in packed tables, in file order
+	// packed holds the packed tables of every host, packedN their rules;
+	// order lists rules and packed entries in file order, for Each.
+	packed  []*packedTable
+	packedN int
+	order   []span
+}
+
+// span is a run of rules in file order: s.rules[lo:hi] when t is nil,
+// else entries lo to hi of t.
+type span struct {
+	t      *packedTable
+	lo, hi int
 }
 
 // hostRules holds the rules of one host (or of none).
@@ -29,6 +41,8 @@ type hostRules struct {
 	prefix, prefixFold *radix
 	prefixRules        []*rule
 	regex              regexIndex
+	// packed holds the plain exact rules (see packable), nil when none.
+	packed *packedTable
 }
 
 // rule is a compiled Rule.
@@ -56,43 +70,34 @@ const maxErrors = 20
 // decides between regexes that match the same path. It reports each bad
 // rule (up to 20) as a *RuleError, joined with errors.Join.
 func Compile(rules []Rule) (*Set, error) {
-	s := &Set{any: newHostRules(), hosts: make(map[string]*hostRules), wild: make(map[string]*hostRules),
-		rules: make([]*rule, 0, len(rules))}
+	b := NewBuilder(DefaultLimits)
 	var errs []error
-	fail := func(in *Rule, err error) {
-		var fe *FieldError
-		if !errors.As(err, &fe) {
-			fe = &FieldError{Field: "from", Msg: err.Error()}
-		}
-		errs = append(errs, &RuleError{Rule: *in, FieldError: *fe})
-	}
 	for i := 0; i < len(rules) && len(errs) < maxErrors; i++ {
-		r, err := compileRule(&rules[i])
-		if err != nil {
-			fail(&rules[i], err)
-			continue
+		if err := b.Add(&rules[i]); err != nil {
+			errs = append(errs, err)
 		}
-		h := s.any
-		if r.Host != "" {
-			table, key := s.hosts, r.Host
-			if strings.HasPrefix(key, "*.") {
-				table, key = s.wild, key[1:]
-			}
-			if h = table[key]; h == nil {
-				h = newHostRules()
-				table[key] = h
-			}
-		}
-		if err := h.add(r); err != nil {
-			fail(&rules[i], err)
-			continue
-		}
-		s.rules = append(s.rules, r)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	return s, nil
+	return b.Set(), nil
+}
+
+// hostRules returns the rules of host (lower case), made when missing.
+func (s *Set) hostRules(host string) *hostRules {
+	if host == "" {
+		return s.any
+	}
+	table, key := s.hosts, host
+	if strings.HasPrefix(key, "*.") {
+		table, key = s.wild, key[1:]
+	}
+	h := table[key]
+	if h == nil {
+		h = newHostRules()
+		table[key] = h
+	}
+	return h
 }
 
 func newHostRules() *hostRules {
@@ -106,6 +111,9 @@ func (h *hostRules) loose() bool {
 
 func compileRule(in *Rule) (*rule, error) {
 	r := &rule{Rule: *in}
+	// A Set keeps no reference into the caller's memory: From and To of a
+	// map file's rules are substrings of the whole file.
+	r.From, r.To = strings.Clone(r.From), strings.Clone(r.To)
 	r.Host = strings.ToLower(r.Host)
 	if r.Kind == Regex && r.CaseInsensitive {
 		r.From = "(?i)" + r.From
@@ -163,6 +171,11 @@ func (h *hostRules) add(r *rule) error {
 	switch r.Kind {
 	case Exact:
 		if !r.CaseInsensitive && !r.TrailingSlash {
+			if h.packed != nil {
+				if i, ok := h.packed.find([]byte(from)); ok {
+					return fieldErr("from", "duplicate exact rule for %q (first defined at %s)", r.From, h.packed.appendSource(nil, i))
+				}
+			}
 			return addExact(&h.exact, from, r, "exact")
 		}
 		return h.addLoose(from, r)
@@ -216,7 +229,7 @@ func addExact(m *map[string]*rule, key string, r *rule, kind string) error {
 
 // Counts returns the number of rules of each kind.
 func (s *Set) Counts() Counts {
-	var c Counts
+	c := Counts{Exact: s.packedN}
 	for _, r := range s.rules {
 		switch r.Kind {
 		case Exact:
@@ -231,7 +244,7 @@ func (s *Set) Counts() Counts {
 }
 
 // Len returns the number of rules.
-func (s *Set) Len() int { return len(s.rules) }
+func (s *Set) Len() int { return len(s.rules) + s.packedN }
 
 // Lookup finds the rule for a request: host as sent in the Host header
 // (any case, port allowed) and path without the query. It reports whether a
@@ -239,7 +252,7 @@ func (s *Set) Len() int { return len(s.rules) }
 // the request's host are tried first, then those of wildcard hosts from
 // the longest, then host-less rules.
 func (s *Set) Lookup(host, path []byte, m *Match) bool {
-	m.rule, m.rest, m.host = nil, nil, host
+	m.rule, m.pk, m.rest, m.host = nil, nil, nil, host
 	if indexPercent(path) >= 0 {
 		m.norm = normalizePath(m.norm[:0], path)
 		path = m.norm
@@ -267,6 +280,12 @@ func (h *hostRules) lookup(path []byte, m *Match) bool {
 	if r := h.exact[string(path)]; r != nil {
 		m.rule = r
 		return true
+	}
+	if h.packed != nil {
+		if i, ok := h.packed.find(path); ok {
+			m.pk, m.pi = h.packed, i
+			return true
+		}
 	}
 	var lower []byte
 	if h.loose() {
@@ -308,9 +327,27 @@ type RuleHits struct {
 	Hits uint64
 }
 
-// Each calls fn for every rule in file order with its hit count.
+// Each calls fn for every rule in file order with its hit count. The Rule
+// is valid only during the call; Each allocates for rules of packed
+// tables, so it is for tools, not the hot path.
 func (s *Set) Each(fn func(RuleHits)) {
-	for _, r := range s.rules {
-		fn(RuleHits{Rule: &r.Rule, Hits: r.hits.Load()})
+	for _, sp := range s.order {
+		if sp.t == nil {
+			for _, r := range s.rules[sp.lo:sp.hi] {
+				fn(RuleHits{Rule: &r.Rule, Hits: r.hits.Load()})
+			}
+			continue
+		}
+		for i := sp.lo; i < sp.hi; i++ {
+			r := sp.t.rule(uint32(i))
+			fn(RuleHits{Rule: &r, Hits: sp.t.hits[i].Load()})
+		}
 	}
+}
+
+// Rules returns every rule in file order, as compiled (hosts lower-cased).
+func (s *Set) Rules() []Rule {
+	out := make([]Rule, 0, s.Len())
+	s.Each(func(r RuleHits) { out = append(out, *r.Rule) })
+	return out
 }
