@@ -16,10 +16,13 @@ type Config struct {
 	Admin     Admin
 	AccessLog AccessLog
 	Reload    RulesReload
-	// Rules lists every rule, from [[rule]] tables and map files, in file
-	// order; Set is them compiled.
-	Rules []matcher.Rule
-	Set   *matcher.Set
+	// Set is the compiled rules of [[rule]] tables, map and CSV files;
+	// Set.Rules lists them in file order. (The config keeps no []Rule of
+	// its own: for a million-rule map file that would be 100 MB held for
+	// nothing.)
+	Set *matcher.Set
+	// Files lists the map and CSV files read, for reloads on change.
+	Files []string
 }
 
 // Server is the [server] table. Zero values mean the engine's defaults,

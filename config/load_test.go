@@ -80,7 +80,7 @@ host = "Shop.Example.com"
 		{Kind: matcher.Exact, From: "/two", To: "/per-line", Status: 302, File: mapFile, Line: 5},
 		{Kind: matcher.Regex, From: `^/b/(\d+)$`, To: "/posts/$1", Status: 308, Host: "shop.example.com", File: file, Line: 20},
 	}
-	if diff := cmp.Diff(want, cfg.Rules); diff != "" {
+	if diff := cmp.Diff(want, cfg.Set.Rules()); diff != "" {
 		t.Errorf("rules (-want +got):\n%s", diff)
 	}
 	if got, want := cfg.Set.Counts(), (matcher.Counts{Exact: 4, Regex: 3}); got != want {
@@ -93,8 +93,8 @@ func TestLoadDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Server.Listen != config.DefaultListen || cfg.Rules[0].Status != 301 || cfg.Rules[0].Kind != matcher.Exact {
-		t.Errorf("defaults not applied: %+v %+v", cfg.Server, cfg.Rules[0])
+	if cfg.Server.Listen != config.DefaultListen || cfg.Set.Rules()[0].Status != 301 || cfg.Set.Rules()[0].Kind != matcher.Exact {
+		t.Errorf("defaults not applied: %+v %+v", cfg.Server, cfg.Set.Rules()[0])
 	}
 }
 
@@ -270,7 +270,7 @@ trailing_slash = "strict"
 		QueryString     matcher.QueryMode
 	}
 	var got []opts
-	for _, r := range cfg.Rules {
+	for _, r := range cfg.Set.Rules() {
 		got = append(got, opts{r.From, r.Host, r.Status, r.CaseInsensitive, r.TrailingSlash, r.QueryString})
 	}
 	want := []opts{

@@ -1,52 +1,72 @@
 package config
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
+	"unsafe"
 
 	"github.com/redirectd/redirectd/matcher"
 )
 
 // appendMapRules reads the map file named by the i-th [[map]] entry and
 // appends its rules.
-func appendMapRules(rules []matcher.Rule, file string, i int, raw *rawMap, d *Defaults, loc *locator, fl files, errs *errorList) []matcher.Rule {
-	e := &entry{file: file, table: "map", index: i, loc: loc, errs: errs, ok: true}
+func appendMapRules(k *ruleSink, i int, raw *rawMap, d *Defaults, fl files) {
+	e := &entry{file: k.file, table: "map", index: i, loc: k.loc, errs: k.errs, ok: true}
 	name := e.str("file", raw.File, true)
 	tmpl := matcher.Rule{Kind: e.kind(raw.Match), Status: e.status(raw.Status, d.Status)}
 	e.options(&raw.rawOptions, d, &tmpl)
 	hosts := e.hosts(raw.Host)
 	if !e.ok {
-		return rules
+		return
 	}
 	name = fl.resolve(name)
+	k.files = append(k.files, name)
 	data, err := fl.read(name)
 	if err != nil {
 		e.fail("file", "cannot read map file: %v", err)
-		return rules
+		return
 	}
-	return parseMapFile(rules, name, data, tmpl, hosts, errs)
+	if tmpl.Kind == matcher.Exact && !tmpl.CaseInsensitive && !tmpl.TrailingSlash {
+		// Most of the file will be packed exact rules of these hosts.
+		rules := bytes.Count(data, []byte("\n")) + 1
+		targets := hosts
+		if len(targets) == 0 {
+			targets = []string{""}
+		}
+		for _, h := range targets {
+			k.b.Grow(h, rules, len(data))
+		}
+	}
+	parseMapFile(k, name, data, tmpl, hosts)
 }
 
 // parseMapFile parses nginx map-file syntax: entries `key value;`, tokens
 // separated by whitespace, quoted with " or ' when they hold spaces, # to
 // the end of the line a comment. A key starting with ~ is a regex (~* one
 // that ignores case), as in nginx; every other key gets tmpl's kind. Each
-// rule takes tmpl's host and status.
-func parseMapFile(rules []matcher.Rule, name string, data []byte, tmpl matcher.Rule, hosts []string, errs *errorList) []matcher.Rule {
-	t := mapTokenizer{src: string(data), line: 1}
+// rule takes tmpl's host and status. Each entry is handed to k as it is
+// read, once per host; nothing is allocated per entry but what the Set
+// keeps of it.
+func parseMapFile(k *ruleSink, name string, data []byte, tmpl matcher.Rule, hosts []string) {
+	errs := k.errs
+	// The tokenizer's words are substrings of src. data is read for this
+	// load alone and never changed, and the Set copies what it keeps, so
+	// src aliases it rather than copying a file of maybe a gigabyte.
+	t := mapTokenizer{src: unsafe.String(unsafe.SliceData(data), len(data)), line: 1}
 	var toks [3]mapToken
 	n := 0
-	for !errs.full() {
+	for !errs.full() && !k.stop {
 		tok, err := t.next()
 		if err != nil {
 			errs.add(&Error{File: name, Line: t.line, Msg: err.Error()})
-			return rules
+			return
 		}
 		if tok.eof {
 			if n > 0 {
 				errs.add(&Error{File: name, Line: toks[0].line, Msg: "entry does not end with ';'"})
 			}
-			return rules
+			return
 		}
 		if !tok.semicolon {
 			if n < len(toks) {
@@ -63,11 +83,16 @@ func parseMapFile(rules []matcher.Rule, name string, data []byte, tmpl matcher.R
 			errs.add(&Error{File: name, Line: line, Msg: err.Error()})
 		} else {
 			r.File, r.Line = name, toks[0].line
-			rules = append(rules, perHost(r, hosts)...)
+			if len(hosts) == 0 {
+				k.add(&r)
+			}
+			for _, h := range hosts {
+				r.Host = h
+				k.add(&r)
+			}
 		}
 		n = 0
 	}
-	return rules
 }
 
 // mapRule builds the rule of one map entry of n tokens.
@@ -130,11 +155,12 @@ func (t *mapTokenizer) next() (mapToken, error) {
 		case c == '"' || c == '\'':
 			return t.quoted(c)
 		default:
-			start := t.pos
-			for t.pos < len(t.src) && !strings.ContainsRune(" \t\r\n;#", rune(t.src[t.pos])) {
-				t.pos++
+			src, start, i := t.src, t.pos, t.pos
+			for i < len(src) && !wordEnd[src[i]] {
+				i++
 			}
-			return mapToken{text: t.src[start:t.pos], line: t.line}, nil
+			t.pos = i
+			return mapToken{text: src[start:i], line: t.line}, nil
 		}
 	}
 	return mapToken{eof: true, line: t.line}, nil
@@ -160,3 +186,6 @@ func (t *mapTokenizer) quoted(q byte) (mapToken, error) {
 	}
 	return mapToken{}, fmt.Errorf("quoted word not closed on its line")
 }
+
+// wordEnd marks the bytes that end an unquoted word.
+var wordEnd = [256]bool{' ': true, '\t': true, '\r': true, '\n': true, ';': true, '#': true}

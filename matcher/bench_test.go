@@ -93,5 +93,9 @@ func packedSet(tb testing.TB, n int) *matcher.Set {
 			tb.Fatal(err)
 		}
 	}
-	return bl.Set()
+	s, err := bl.Set()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
 }

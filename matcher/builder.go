@@ -19,6 +19,8 @@ type Builder struct {
 	// share one host, so most adds skip the host lookup.
 	lastHost string
 	lastH    *hostRules
+	// errs are the duplicates found when packed tables are indexed.
+	errs []error
 }
 
 // NewBuilder returns a Builder of an empty Set whose packed tables are
@@ -28,9 +30,11 @@ func NewBuilder(l Limits) *Builder {
 		wild: make(map[string]*hostRules)}}
 }
 
-// Add checks one rule and adds it. A bad rule, a duplicate or a rule past
-// the Limits is reported as a *RuleError and leaves the Set as it was.
-// Add keeps no reference to in or its strings.
+// Add checks one rule and adds it. A bad rule or a rule past the Limits is
+// reported as a *RuleError and leaves the Set as it was; so is a
+// duplicate, except that one between two packed rules is found only when
+// the table is indexed, and reported by Set. Add keeps no reference to
+// in or its strings.
 func (b *Builder) Add(in *Rule) error {
 	if packable(in) {
 		ok, err := b.addPacked(in)
@@ -45,7 +49,12 @@ func (b *Builder) Add(in *Rule) error {
 	if err != nil {
 		return ruleError(in, err)
 	}
-	if err := b.s.hostRules(r.Host).add(r); err != nil {
+	h := b.s.hostRules(r.Host)
+	if h.packed != nil {
+		// hostRules.add looks for duplicates in the packed table.
+		b.errs = append(b.errs, h.packed.index()...)
+	}
+	if err := h.add(r); err != nil {
 		return ruleError(in, err)
 	}
 	b.s.rules = append(b.s.rules, r)
@@ -70,18 +79,27 @@ func (b *Builder) addPacked(in *Rule) (bool, error) {
 		h.packed = t
 		b.s.packed = append(b.s.packed, t)
 	}
-	dup, ok, err := t.add(in, b.limits)
-	switch {
-	case err != nil:
+	ok, err := t.add(in, b.limits)
+	if err != nil || !ok {
 		return false, err
-	case dup >= 0:
-		return false, fieldErr("from", "duplicate exact rule for %q (first defined at %s)", in.From, t.appendSource(nil, uint32(dup)))
-	case !ok:
-		return false, nil
 	}
 	b.s.packedN++
 	b.extend(t, len(t.ents)-1)
 	return true, nil
+}
+
+// Grow makes room in host's packed table for about rules more rules of
+// bytes more From and To bytes, such as a map file's size: appending a
+// million rules one by one would copy the arena a dozen times over.
+// Room left unused is given back when the Set is finished.
+func (b *Builder) Grow(host string, rules, bytes int) {
+	host = strings.ToLower(host)
+	h := b.s.hostRules(host)
+	if h.packed == nil {
+		h.packed = newPackedTable(host)
+		b.s.packed = append(b.s.packed, h.packed)
+	}
+	h.packed.grow(rules, bytes)
 }
 
 // extend records the rule just added (index i of t, or of s.rules when t
@@ -95,15 +113,20 @@ func (b *Builder) extend(t *packedTable, i int) {
 	b.s.order = append(o, span{t: t, lo: i, hi: i + 1})
 }
 
-// Set finishes the build and returns the Set; the Builder must not be
-// used after.
-func (b *Builder) Set() *Set {
+// Set finishes the build and returns the Set, or the duplicates found
+// among packed rules (up to 20, as *RuleErrors joined with errors.Join).
+// The Builder must not be used after.
+func (b *Builder) Set() (*Set, error) {
 	for _, t := range b.s.packed {
+		b.errs = append(b.errs, t.index()...)
 		t.finish()
 	}
-	s := b.s
-	b.s, b.lastH = nil, nil
-	return s
+	s, errs := b.s, b.errs
+	b.s, b.lastH, b.errs = nil, nil, nil
+	if len(errs) > 0 {
+		return nil, errors.Join(errs[:min(len(errs), maxErrors)]...)
+	}
+	return s, nil
 }
 
 func ruleError(in *Rule, err error) error {

@@ -1,6 +1,7 @@
 package matcher_test
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -179,10 +180,13 @@ func TestPackedLimits(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			b := matcher.NewBuilder(tt.limits)
 			err := add(b, 20, tt.host)
-			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
-				t.Fatalf("error %v, want %q...", err, tt.want)
+			if err == nil || !strings.HasPrefix(err.Error(), tt.want) || !errors.Is(err, matcher.ErrLimit) {
+				t.Fatalf("error %v, want %q... wrapping ErrLimit", err, tt.want)
 			}
-			s := b.Set()
+			s, err := b.Set()
+			if err != nil {
+				t.Fatal(err)
+			}
 			var m matcher.Match
 			if !s.Lookup([]byte(tt.host), []byte("/p/0"), &m) || s.Lookup([]byte(tt.host), []byte("/p/19"), &m) {
 				t.Error("the rules before the limit should serve, the one past it not")
@@ -202,7 +206,10 @@ func TestPackedGrowth(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s := b.Set()
+	s, err := b.Set()
+	if err != nil {
+		t.Fatal(err)
+	}
 	var m matcher.Match
 	for i := range n {
 		if !s.Lookup(nil, fmt.Appendf(nil, "/k/%d", i), &m) || string(m.AppendLocation(nil, nil)) != fmt.Sprintf("/v/%d", i) {

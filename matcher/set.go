@@ -77,10 +77,22 @@ func Compile(rules []Rule) (*Set, error) {
 			errs = append(errs, err)
 		}
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	s, err := b.Set()
+	if err != nil {
+		errs = append(errs, unjoin(err)...)
 	}
-	return b.Set(), nil
+	if len(errs) > 0 {
+		return nil, errors.Join(errs[:min(len(errs), maxErrors)]...)
+	}
+	return s, nil
+}
+
+// unjoin splits an errors.Join result into its errors.
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
 }
 
 // hostRules returns the rules of host (lower case), made when missing.
