@@ -84,10 +84,6 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		return 1
 	case <-srv.Ready():
 	}
-	// Loading a big map file leaves its bytes behind as garbage: hand it
-	// back to the OS rather than serve with an RSS twice what the rules
-	// need. Once serving, so that it does not delay the first answer.
-	debug.FreeOSMemory()
 	c := cfg.Set.Counts()
 	attrs := []any{"config", cfg.Path, "listen", srv.Addr(), "rules", cfg.Set.Len(),
 		"exact", c.Exact, "prefix", c.Prefix, "regex", c.Regex, "startup", time.Since(start).Round(time.Microsecond)}
@@ -104,6 +100,10 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	if cfg.Reload.Watch && *file != "" {
 		go svc.watch(cfg.Reload.WatchInterval.Std(), stopWatch)
 	}
+	// Loading a big map file leaves its bytes behind as garbage: hand it
+	// back to the OS rather than serve with an RSS twice what the rules
+	// need. Once serving (and watching), so that it delays nothing.
+	debug.FreeOSMemory()
 	for {
 		select {
 		case err := <-done:
