@@ -119,6 +119,12 @@ func TestLoadErrors(t *testing.T) {
 			[]string{"redirectd.toml:8: [[rule]] #2: status: 305 is not a redirect status"}},
 		{"status as string", map[string]string{"redirectd.toml": "[[rule]]\nfrom = \"/c\"\nto = \"/d\"\nstatus = \"301\"\n"},
 			[]string{"redirectd.toml:4: [[rule]] #1: status: must be an integer, not a string"}},
+		{"query not a table", map[string]string{"redirectd.toml": rule1 + "query = \"utm_source=x\"\n"},
+			[]string{"redirectd.toml:4: [[rule]] #1: query: must be a table of parameter names to values"}},
+		{"query value not a string", map[string]string{"redirectd.toml": rule1 + "query = { ref = 1 }\n"},
+			[]string{"redirectd.toml:4: [[rule]] #1: query: parameter \"ref\" must be a string"}},
+		{"same conditions twice", map[string]string{"redirectd.toml": rule1 + "query = { a = \"1\", b = \"*\" }\n[[rule]]\nfrom = \"/a\"\nto = \"/c\"\nquery = { b = \"*\", a = \"1\" }\n"},
+			[]string{"redirectd.toml:6: [[rule]] at line 5: from: duplicate exact rule for \"/a\" with the same query conditions (first defined at "}},
 		{"missing to", map[string]string{"redirectd.toml": "[[rule]]\nfrom = \"/c\"\n"},
 			[]string{"redirectd.toml:1: [[rule]] #1: to: missing"}},
 		{"bad match", map[string]string{"redirectd.toml": "[[rule]]\nmatch = \"glob\"\nfrom = \"/c\"\nto = \"/d\"\n"},
@@ -227,6 +233,43 @@ health_check = { path = "/healthz", interval = "2s" }
 	cfg, err = config.Load(writeFiles(t, map[string]string{"redirectd.toml": "[[rule]]\nfrom = \"/a\"\nto = \"/b\"\n"}))
 	if err != nil || cfg.Upstream != nil {
 		t.Fatalf("no [upstream]: %v %+v", err, cfg.Upstream)
+	}
+}
+
+// TestQueryConditions checks that `query` tables reach the matcher and
+// that a rule with conditions is tried before the one without.
+func TestQueryConditions(t *testing.T) {
+	cfg, err := config.Load(writeFiles(t, map[string]string{
+		"redirectd.toml": `
+[[rule]]
+from = "/promo"
+to = "/plain"
+
+[[rule]]
+from = "/promo"
+to = "/news"
+query = { utm_source = "newsletter", ref = "*" }
+query_string = "drop"
+`}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]matcher.QueryCond{{Name: "ref", Value: "*"}, {Name: "utm_source", Value: "newsletter"}}, cfg.Rules[1].Query); diff != "" {
+		t.Errorf("conditions (-want +got):\n%s", diff)
+	}
+	for query, want := range map[string]string{
+		"":                              "/plain",
+		"utm_source=newsletter":         "/plain?utm_source=newsletter",
+		"utm_source=newsletter&ref=abc": "/news",
+	} {
+		var m matcher.Match
+		got := ""
+		if cfg.Set.Lookup(nil, []byte("/promo"), []byte(query), &m) {
+			got = string(m.AppendLocation(nil, []byte(query)))
+		}
+		if got != want {
+			t.Errorf("/promo?%s: Location %q, want %q", query, got, want)
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/redirectd/redirectd/matcher"
@@ -16,6 +17,7 @@ type rawRule struct {
 	To     any `toml:"to"`
 	Status any `toml:"status"`
 	Host   any `toml:"host"`
+	Query  any `toml:"query"`
 	rawOptions
 }
 
@@ -253,8 +255,41 @@ func convertRule(file string, i int, raw *rawRule, d *Defaults, loc *locator, er
 		Line:   loc.header("rule", i),
 	}
 	e.options(&raw.rawOptions, d, &r)
+	r.Query = e.query(raw.Query)
 	hosts := e.hosts(raw.Host)
 	return perHost(r, hosts), e.ok
+}
+
+// query reads query conditions: a table of parameter names to the value
+// each must have, "*" for any value.
+func (e *entry) query(v any) []matcher.QueryCond {
+	if v == nil {
+		return nil
+	}
+	t, ok := v.(map[string]any)
+	if !ok {
+		e.fail("query", "must be a table of parameter names to values, such as { utm_source = \"newsletter\", ref = \"*\" }, not %s", tomlType(v))
+		return nil
+	}
+	if len(t) == 0 {
+		e.fail("query", "the table is empty; leave query out to match any query")
+		return nil
+	}
+	conds := make([]matcher.QueryCond, 0, len(t))
+	for name, val := range t {
+		s, ok := val.(string)
+		if !ok {
+			e.fail("query", "parameter %q must be a string (\"*\" for any value), not %s", name, tomlType(val))
+			continue
+		}
+		if name == "" {
+			e.fail("query", "a parameter name is empty")
+			continue
+		}
+		conds = append(conds, matcher.QueryCond{Name: name, Value: s})
+	}
+	slices.SortFunc(conds, func(a, b matcher.QueryCond) int { return strings.Compare(a.Name, b.Name) })
+	return conds
 }
 
 // convertDefaults reads [rules.defaults].

@@ -29,7 +29,7 @@ func BenchmarkLookup(b *testing.B) {
 			path := []byte(bc.path)
 			b.ReportAllocs()
 			for b.Loop() {
-				if s.Lookup(host, path, &m) {
+				if s.Lookup(host, path, nil, &m) {
 					buf = m.AppendLocation(buf[:0], nil)
 				}
 			}

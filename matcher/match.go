@@ -4,8 +4,9 @@ package matcher
 // it. The zero value is ready to use; reuse one per goroutine (per event
 // loop) so lookups allocate nothing once it has grown.
 type Match struct {
-	rule *rule
-	host []byte // the request's host as given to Lookup, for $host
+	rule  *rule
+	host  []byte // the request's host as given to Lookup, for $host
+	query []byte // the request's query as given to Lookup
 	// norm and lower hold the request path normalised and lower-cased,
 	// when it needed either.
 	norm, lower []byte

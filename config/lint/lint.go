@@ -159,7 +159,7 @@ func follow(start *matcher.Rule, set *matcher.Set) (Finding, bool) {
 	target := start.To
 	var m matcher.Match
 	for len(chain) <= maxChain {
-		if !set.Lookup([]byte(host), []byte(path), &m) {
+		if !set.Lookup([]byte(host), []byte(path), []byte(query), &m) {
 			break
 		}
 		r := m.Rule()
