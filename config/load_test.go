@@ -286,7 +286,7 @@ case_insensitive = true
 [[rule]]
 from = "/a"
 to = "/b"
-host = ["Example.com", "*.example.org"]
+host = ["Example.com", "*.example.org", "Bücher.example", "*.ÜBER.example"]
 trailing_slash = "ignore"
 
 [[rule]]
@@ -319,11 +319,20 @@ trailing_slash = "strict"
 	want := []opts{
 		{"/a", "example.com", 302, true, true, matcher.QueryDrop},
 		{"/a", "*.example.org", 302, true, true, matcher.QueryDrop},
+		{"/a", "xn--bcher-kva.example", 302, true, true, matcher.QueryDrop},
+		{"/a", "*.xn--ber-goa.example", 302, true, true, matcher.QueryDrop},
 		{"/c", "", 308, false, false, matcher.QueryKeep},
 		{"/m", "", 302, true, false, matcher.QueryDrop},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("rules (-want +got):\n%s", diff)
+	}
+	// Browsers send an internationalised host in its punycode form.
+	for _, host := range []string{"XN--BCHER-KVA.example:8080", "a.b.xn--ber-goa.example"} {
+		var m matcher.Match
+		if !cfg.Set.Lookup([]byte(host), []byte("/A"), nil, &m) || m.Rule().To != "/b" {
+			t.Errorf("host %q does not match its internationalised rule", host)
+		}
 	}
 }
 
@@ -334,7 +343,7 @@ func TestRuleOptionErrors(t *testing.T) {
 		{"[[rule]]\nfrom = \"/a\"\nto = \"/b\"\ncase_insensitive = \"yes\"\n", "redirectd.toml:4: [[rule]] #1: case_insensitive: must be true or false"},
 		{"[[rule]]\nfrom = \"/a\"\nto = \"/b\"\nhost = [\"a.com\", 3]\n", "redirectd.toml:4: [[rule]] #1: host: must be a string or a list of strings"},
 		{"[[rule]]\nfrom = \"/a\"\nto = \"/b\"\nhost = \"a.*.com\"\n", "has a '*' other than a leading"},
-		{"[[rule]]\nfrom = \"/a\"\nto = \"/b\"\nhost = \"bücher.de\"\n", "write its punycode form"},
+		{"[[rule]]\nfrom = \"/a\"\nto = \"/b\"\nhost = \"bü_cher.de\"\n", "redirectd.toml:4: [[rule]] #1: host: \"bü_cher.de\" is not a valid internationalised host name: idna: disallowed rune U+005F"},
 		{"[rules.defaults]\nstatus = 200\n", "redirectd.toml:2: [rules.defaults]: status: 200 is not a redirect status"},
 		{"[rules.defaults]\nhost = \"a\"\n", "[rules.defaults]: host: unknown key"},
 	} {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/redirectd/redirectd/matcher"
+	"golang.org/x/net/idna"
 )
 
 // rawRule is one [[rule]] table. Fields are decoded untyped and converted
@@ -132,15 +133,40 @@ func (e *entry) hosts(v any) []string {
 		return nil
 	}
 	for i, h := range names {
-		if msg := checkHost(h); msg != "" {
+		name, msg := asciiHost(h)
+		if msg != "" {
 			e.fail("host", "%q %s", h, msg)
 		}
-		names[i] = strings.ToLower(strings.TrimSuffix(h, "."))
+		names[i] = name
 	}
 	return names
 }
 
-// checkHost says what is wrong with a configured host name, or "".
+// asciiHost returns a configured host name as requests carry it: lower
+// case, without a trailing dot, an internationalised name in its punycode
+// form (bücher.example is xn--bcher-kva.example, as browsers send it). It
+// says what is wrong with a name it cannot take.
+func asciiHost(h string) (string, string) {
+	h = strings.TrimSuffix(h, ".")
+	wild, name := "", h
+	if strings.HasPrefix(h, "*.") {
+		wild, name = "*.", h[2:]
+	}
+	for i := 0; i < len(name); i++ {
+		if name[i] >= 0x80 {
+			a, err := idna.Lookup.ToASCII(name)
+			if err != nil {
+				return h, "is not a valid internationalised host name: " + err.Error()
+			}
+			name = a
+			break
+		}
+	}
+	name = strings.ToLower(name)
+	return wild + name, checkHost(wild + name)
+}
+
+// checkHost says what is wrong with an ASCII host name, or "".
 func checkHost(h string) string {
 	name := strings.TrimPrefix(h, "*.")
 	if name == "" {
@@ -150,7 +176,7 @@ func checkHost(h string) string {
 		c := name[i]
 		switch {
 		case c >= 0x80:
-			return "is not ASCII; write its punycode form (xn--...), which is what clients send"
+			return "is not ASCII"
 		case c == '*':
 			return "has a '*' other than a leading \"*.\"; write *.example.com for any subdomain"
 		case strings.IndexByte("/:?#@ \t[]", c) >= 0:
