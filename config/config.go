@@ -93,6 +93,10 @@ const DefaultListen = "127.0.0.1:8080"
 // DefaultStatus is the status of a rule that sets none.
 const DefaultStatus = 301
 
+// freeTables are tables whose keys are the user's own names (the query
+// parameters of a rule's conditions), checked by their converter.
+var freeTables = map[string]bool{"rule.query": true}
+
 // known lists the keys each table accepts. Keys are compared exactly, so a
 // misspelt or differently cased key is reported rather than ignored.
 var known = map[string][]string{
@@ -106,7 +110,7 @@ var known = map[string][]string{
 	"upstream.health_check": {"path", "interval"},
 	"server": {"listen", "event_loops", "max_path_bytes", "idle_timeout", "header_timeout",
 		"max_connections_per_ip", "max_connections", "https_redirect", "shutdown_timeout"},
-	"rule":           {"match", "from", "to", "status", "host", "case_insensitive", "trailing_slash", "query_string"},
+	"rule":           {"match", "from", "to", "status", "host", "case_insensitive", "trailing_slash", "query_string", "query"},
 	"map":            {"file", "match", "status", "host", "case_insensitive", "trailing_slash", "query_string"},
 	"rules.defaults": {"status", "case_insensitive", "trailing_slash", "query_string"},
 }

@@ -204,8 +204,9 @@ func splitSource(s string) (host, path string, err error) {
 	if path == "" {
 		path = "/"
 	}
-	if msg := checkHost(u.Hostname()); msg != "" {
+	host, msg := asciiHost(u.Hostname())
+	if msg != "" {
 		return "", "", fmt.Errorf("host %q %s", u.Hostname(), msg)
 	}
-	return strings.ToLower(u.Hostname()), path, nil
+	return host, path, nil
 }

@@ -36,7 +36,7 @@ func TestCSV(t *testing.T) {
 		t.Errorf("rules (-want +got):\n%s", diff)
 	}
 	var m matcher.Match
-	if !cfg.Set.Lookup([]byte("eu.shop.example.com"), []byte("/cat/shoes"), &m) ||
+	if !cfg.Set.Lookup([]byte("eu.shop.example.com"), []byte("/cat/shoes"), nil, &m) ||
 		string(m.AppendLocation(nil, []byte("x=1"))) != "https://example.com/category/shoes?x=1" {
 		t.Errorf("subpath and subdomain row does not answer as expected")
 	}

@@ -209,6 +209,9 @@ func checkKeys(file string, md toml.MetaData, loc *locator, errs *errorList) {
 			continue
 		}
 		parent, key := strings.Join(k[:len(k)-1], "."), k[len(k)-1]
+		if freeTables[parent] {
+			continue
+		}
 		if _, isTable := known[parent]; !isTable {
 			if isKnown(k[0], k[1]) {
 				i := max(count[k[0]]-1, 0)

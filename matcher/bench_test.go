@@ -30,7 +30,7 @@ func BenchmarkLookup(b *testing.B) {
 			path := []byte(bc.path)
 			b.ReportAllocs()
 			for b.Loop() {
-				if s.Lookup(host, path, &m) {
+				if s.Lookup(host, path, nil, &m) {
 					buf = m.AppendLocation(buf[:0], nil)
 				}
 			}
@@ -74,7 +74,7 @@ func BenchmarkLookupExact(b *testing.B) {
 						k = keys[i&4095]
 						i++
 					}
-					if !s.Lookup(nil, k, &m) {
+					if !s.Lookup(nil, k, nil, &m) {
 						b.Fatalf("%s: no match", k)
 					}
 					buf = m.AppendLocation(buf[:0], nil)

@@ -70,7 +70,7 @@ func (b *Builder) addPacked(in *Rule) (bool, error) {
 		b.lastHost, b.lastH = host, b.s.hostRules(host)
 	}
 	h := b.lastH
-	if r := h.exact[in.From]; r != nil {
+	if r := unconditioned(&h.exact, in.From); r != nil {
 		return false, fieldErr("from", "duplicate exact rule for %q (first defined at %s)", in.From, r.Source())
 	}
 	t := h.packed
@@ -135,4 +135,26 @@ func ruleError(in *Rule, err error) error {
 		fe = &FieldError{Field: "from", Msg: err.Error()}
 	}
 	return &RuleError{Rule: *in, FieldError: *fe}
+}
+
+// unconditioned returns the rule without query conditions filed under key
+// in t, or nil: the one a packed rule of the same key would duplicate.
+// (Rules with conditions stay in t and are tried before the packed rule.)
+func unconditioned(t *exactTable, key string) *rule {
+	r := t.m[key]
+	if r == nil {
+		return nil
+	}
+	if alts := t.alts[key]; alts != nil {
+		for _, a := range alts {
+			if len(a.Query) == 0 {
+				return a
+			}
+		}
+		return nil
+	}
+	if len(r.Query) == 0 {
+		return r
+	}
+	return nil
 }

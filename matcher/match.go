@@ -8,11 +8,12 @@ import "unsafe"
 type Match struct {
 	rule *rule
 	// pk and pi are the packed table and entry matched, when rule is nil.
-	pk   *packedTable
-	pi   uint32
-	pr   Rule   // Rule() of a packed entry
-	src  []byte // Source() of a packed entry
-	host []byte // the request's host as given to Lookup, for $host
+	pk    *packedTable
+	pi    uint32
+	pr    Rule   // Rule() of a packed entry
+	src   []byte // Source() of a packed entry
+	host  []byte // the request's host as given to Lookup, for $host
+	query []byte // the request's query as given to Lookup
 	// norm and lower hold the request path normalised and lower-cased,
 	// when it needed either.
 	norm, lower []byte

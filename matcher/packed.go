@@ -75,10 +75,11 @@ type Limits struct {
 var DefaultLimits = Limits{HostBytes: math.MaxUint32, HostRules: math.MaxInt32}
 
 // packable reports whether in can live in a packed table: a plain exact
-// rule that is valid and fits the entry's fields. Anything else, valid or
+// rule (no query conditions either) that is valid and fits the entry's
+// fields. Anything else, valid or
 // not, takes the ordinary path, which also reports what is wrong with it.
 func packable(in *Rule) bool {
-	return in.Kind == Exact && !in.CaseInsensitive && !in.TrailingSlash &&
+	return in.Kind == Exact && !in.CaseInsensitive && !in.TrailingSlash && len(in.Query) == 0 &&
 		len(in.From) > 0 && in.From[0] == '/' && len(in.From) <= math.MaxUint16 &&
 		!strings.ContainsAny(in.From, "?#%") &&
 		len(in.To) <= math.MaxUint16 && checkTo(in.To) == nil &&

@@ -79,7 +79,7 @@ func TestPackedLookup(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.host+tt.path, func(t *testing.T) {
 			var got *result
-			if s.Lookup([]byte(tt.host), []byte(tt.path), &m) {
+			if s.Lookup([]byte(tt.host), []byte(tt.path), []byte(tt.query), &m) {
 				got = &result{m.Source(), m.Status(), string(m.AppendLocation(nil, []byte(tt.query))), *m.Rule()}
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
@@ -95,7 +95,7 @@ func TestPackedEach(t *testing.T) {
 	s := compilePacked(t)
 	var m matcher.Match
 	for _, p := range []string{"/a", "/a", "/re/1", "/c"} {
-		if !s.Lookup(nil, []byte(p), &m) {
+		if !s.Lookup(nil, []byte(p), nil, &m) {
 			t.Fatalf("%s: no match", p)
 		}
 		m.Hit()
@@ -124,6 +124,10 @@ func TestPackedDuplicates(t *testing.T) {
 	exact := func(from, host string, line int, ci bool) matcher.Rule {
 		return matcher.Rule{Kind: matcher.Exact, From: from, Host: host, To: "/x", Status: 301, File: "m.map", Line: line, CaseInsensitive: ci}
 	}
+	cond := func(r matcher.Rule) matcher.Rule {
+		r.Query = []matcher.QueryCond{{Name: "x", Value: "*"}}
+		return r
+	}
 	for _, tt := range []struct {
 		name  string
 		rules []matcher.Rule
@@ -138,6 +142,11 @@ func TestPackedDuplicates(t *testing.T) {
 			`m.map:3: from: duplicate exact rule for "/caf%c3%a9" (first defined at m.map:1)`},
 		{"packed then ordinary", []matcher.Rule{exact("/~u", "", 1, false), exact("/%7Eu", "", 2, false)},
 			`m.map:2: from: duplicate exact rule for "/%7Eu" (first defined at m.map:1)`},
+		{"query conditions are no duplicate", []matcher.Rule{exact("/a", "", 1, false), cond(exact("/a", "", 2, false)), exact("/b", "", 3, false)}, ""},
+		{"but the plain rule is", []matcher.Rule{cond(exact("/a", "", 1, false)), exact("/a", "", 2, false), exact("/a", "", 3, false)},
+			`m.map:3: from: duplicate exact rule for "/a" (first defined at m.map:2)`},
+		{"ordinary plain rule after conditions", []matcher.Rule{cond(exact("/%7Eu", "", 1, false)), exact("/%7Eu", "", 2, false), exact("/~u", "", 3, false)},
+			`m.map:3: from: duplicate exact rule for "/~u" (first defined at m.map:2)`},
 		{"case-insensitive is another table", []matcher.Rule{exact("/a", "", 1, false), exact("/a", "", 2, true)}, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -188,7 +197,7 @@ func TestPackedLimits(t *testing.T) {
 				t.Fatal(err)
 			}
 			var m matcher.Match
-			if !s.Lookup([]byte(tt.host), []byte("/p/0"), &m) || s.Lookup([]byte(tt.host), []byte("/p/19"), &m) {
+			if !s.Lookup([]byte(tt.host), []byte("/p/0"), nil, &m) || s.Lookup([]byte(tt.host), []byte("/p/19"), nil, &m) {
 				t.Error("the rules before the limit should serve, the one past it not")
 			}
 		})
@@ -212,11 +221,38 @@ func TestPackedGrowth(t *testing.T) {
 	}
 	var m matcher.Match
 	for i := range n {
-		if !s.Lookup(nil, fmt.Appendf(nil, "/k/%d", i), &m) || string(m.AppendLocation(nil, nil)) != fmt.Sprintf("/v/%d", i) {
+		if !s.Lookup(nil, fmt.Appendf(nil, "/k/%d", i), nil, &m) || string(m.AppendLocation(nil, nil)) != fmt.Sprintf("/v/%d", i) {
 			t.Fatalf("/k/%d: not found or wrong Location", i)
 		}
-		if s.Lookup(nil, fmt.Appendf(nil, "/k/%d/", i), &m) {
+		if s.Lookup(nil, fmt.Appendf(nil, "/k/%d/", i), nil, &m) {
 			t.Fatalf("/k/%d/ found", i)
+		}
+	}
+}
+
+// TestPackedAfterConditions checks that rules with query conditions are
+// tried before the packed rule of the same path, in either file order.
+func TestPackedAfterConditions(t *testing.T) {
+	for _, condFirst := range []bool{true, false} {
+		plain := matcher.Rule{Kind: matcher.Exact, From: "/promo", To: "/plain", Status: 301, File: "m.map", Line: 1}
+		cond := matcher.Rule{Kind: matcher.Exact, From: "/promo", To: "/news", Status: 302, File: "m.map", Line: 2,
+			Query: []matcher.QueryCond{{Name: "utm", Value: "x"}}, QueryString: matcher.QueryDrop}
+		rs := []matcher.Rule{plain, cond}
+		if condFirst {
+			rs = []matcher.Rule{cond, plain}
+		}
+		s, err := matcher.Compile(rs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m matcher.Match
+		for query, want := range map[string]string{"": "/plain", "utm=y": "/plain?utm=y", "utm=x": "/news"} {
+			if !s.Lookup(nil, []byte("/promo"), []byte(query), &m) {
+				t.Fatalf("/promo?%s: no match", query)
+			}
+			if got := string(m.AppendLocation(nil, []byte(query))); got != want {
+				t.Errorf("condFirst %v: /promo?%s: Location %q, want %q", condFirst, query, got, want)
+			}
 		}
 	}
 }

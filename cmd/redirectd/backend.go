@@ -70,7 +70,6 @@ func (s *service) reload() (string, error) {
 		return "", err
 	}
 	s.srv.Swap(cfg.Set)
-	debug.FreeOSMemory() // the load's garbage, as at start
 	s.reloads.Inc()
 	s.lastReloadUnix = float64(time.Now().Unix())
 	c := cfg.Set.Counts()
@@ -82,6 +81,7 @@ func (s *service) reload() (string, error) {
 		cfg.Server, cfg.Upstream, cfg.Admin, cfg.AccessLog = s.cfg.Server, s.cfg.Upstream, s.cfg.Admin, s.cfg.AccessLog
 	}
 	s.cfg = cfg
+	debug.FreeOSMemory() // the old rules and the decoder's garbage
 	return msg, nil
 }
 

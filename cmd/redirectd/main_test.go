@@ -30,7 +30,7 @@ func runCmd(args ...string) (code int, stdout, stderr string) {
 
 func TestCheck(t *testing.T) {
 	code, out, errs := runCmd("check", "-config", exampleFile)
-	if code != 0 || !strings.Contains(out, "ok: 7 rules (4 exact, 1 prefix, 2 regex)") {
+	if code != 0 || !strings.Contains(out, "ok: 8 rules (5 exact, 1 prefix, 2 regex)") {
 		t.Fatalf("check: exit %d\nstdout: %s\nstderr: %s", code, out, errs)
 	}
 }
@@ -49,8 +49,10 @@ func TestExplain(t *testing.T) {
 		url  string
 		want []string
 	}{
-		{"http://example.org/blog/12/hello-world?x=1", []string{"example/redirectd.toml:19 (regex", "status:   308", "location: https://example.com/posts/12/hello-world?x=1"}},
-		{"/docs/a", []string{"example/redirectd.toml:13 (prefix \"/docs/\")", "status:   302", "location: https://docs.example.com/a"}},
+		{"http://example.org/blog/12/hello-world?x=1", []string{"example/redirectd.toml:28 (regex", "status:   308", "location: https://example.com/posts/12/hello-world?x=1"}},
+		{"/old?ref=x&utm_source=newsletter", []string{"example/redirectd.toml:15 (exact \"/old\"", "status:   302", "location: https://example.com/new/from-newsletter\n"}},
+		{"/old?utm_source=newsletter", []string{"example/redirectd.toml:8 (exact \"/old\"", "status:   301", "location: https://example.com/new?utm_source=newsletter\n"}},
+		{"/docs/a", []string{"example/redirectd.toml:22 (prefix \"/docs/\")", "status:   302", "location: https://docs.example.com/a"}},
 		{"http://shop.example.com/only-here", []string{"(exact \"/only-here\", host \"shop.example.com\")", "status:   307"}},
 		{"/p/42", []string{"example/example.map:4 (regex", "location: https://example.com/products/42"}},
 		{"/about?x=1", []string{"example/example.map:2 (exact \"/about\")", "status:   301", "location: https://example.com/company/about?x=1"}},

@@ -92,6 +92,10 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	}
 	log.Info("serving", attrs...)
 	sdNotify("READY=1")
+	// Loading leaves the decoder's garbage behind, several times the size
+	// of the compiled rules: hand it back to the OS now rather than when
+	// the scavenger gets to it, off the path to the first answer.
+	go debug.FreeOSMemory()
 	if *file == "" {
 		printExample(stdout, cfg, srv.Addr())
 	}
@@ -100,10 +104,6 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	if cfg.Reload.Watch && *file != "" {
 		go svc.watch(cfg.Reload.WatchInterval.Std(), stopWatch)
 	}
-	// Loading a big map file leaves its bytes behind as garbage: hand it
-	// back to the OS rather than serve with an RSS twice what the rules
-	// need. Once serving (and watching), so that it delays nothing.
-	debug.FreeOSMemory()
 	for {
 		select {
 		case err := <-done:
