@@ -178,8 +178,8 @@ func (t *packedTable) index() []error {
 	}
 	var errs []error
 	for _, p := range sortByHash(t.pending) {
-		key := t.key(p.i)
-		if d, found := probe(t, p.hash, key); found {
+		if d, found := t.probeEntry(p.hash, p.i); found {
+			key := t.key(p.i)
 			// Stable sorting keeps equal hashes in entry order, so the
 			// earlier rule is the one already indexed.
 			r := t.rule(p.i)
@@ -190,6 +190,22 @@ func (t *packedTable) index() []error {
 	}
 	t.pending = nil
 	return errs
+}
+
+// probeEntry is probe for the key of entry i, which it reads only when a
+// slot's tag matches: in hash order, entries come in no order at all, and
+// reading each one's key would cost a cache miss per entry.
+func (t *packedTable) probeEntry(h uint64, i uint32) (uint32, bool) {
+	tag, mask := uint32(h), uint64(len(t.slots)-1)
+	for j := h >> t.shift; ; j = (j + 1) & mask {
+		s := t.slots[j]
+		if s == 0 {
+			return 0, false
+		}
+		if uint32(s>>32) == tag && string(t.key(uint32(s)-1)) == string(t.key(i)) {
+			return uint32(s) - 1, true
+		}
+	}
 }
 
 // sortByHash returns keys ordered by the top 16 bits of their hash,
