@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/redirectd/redirectd/matcher"
@@ -48,23 +49,92 @@ func appendMapRules(k *ruleSink, i int, raw *rawMap, d *Defaults, fl files) {
 // rule takes tmpl's host and status. Each entry is handed to k as it is
 // read, once per host; nothing is allocated per entry but what the Set
 // keeps of it.
+//
+// A big file is read on a goroutine of its own while this one compiles
+// what it has read, in batches: reading and compiling each take about half
+// of a million-rule load, so on two CPUs the load takes about half as
+// long. Entries and errors still reach k in file order.
 func parseMapFile(k *ruleSink, name string, data []byte, tmpl matcher.Rule, hosts []string) {
-	errs := k.errs
+	take := func(it *mapItem) bool {
+		switch {
+		case it.err != nil:
+			k.errs.add(it.err)
+		case len(hosts) == 0:
+			k.add(&it.r)
+		default:
+			for _, h := range hosts {
+				if k.stop {
+					break
+				}
+				it.r.Host = h
+				k.add(&it.r)
+			}
+		}
+		return !k.errs.full() && !k.stop
+	}
+	if len(data) < 1<<20 {
+		scanMapFile(name, data, tmpl, take)
+		return
+	}
+	const batch = 1024
+	full, free := make(chan []mapItem, 8), make(chan []mapItem, 8)
+	var stop atomic.Bool
+	go func() {
+		defer close(full)
+		b := make([]mapItem, 0, batch)
+		scanMapFile(name, data, tmpl, func(it *mapItem) bool {
+			if b = append(b, *it); len(b) == batch {
+				full <- b
+				select {
+				case b = <-free:
+				default:
+					b = make([]mapItem, 0, batch)
+				}
+			}
+			return !stop.Load()
+		})
+		if len(b) > 0 {
+			full <- b
+		}
+	}()
+	for b := range full { // drained to the end, so the reader always finishes
+		for i := 0; i < len(b) && !stop.Load(); i++ {
+			if !take(&b[i]) {
+				stop.Store(true)
+			}
+		}
+		select {
+		case free <- b[:0]:
+		default:
+		}
+	}
+}
+
+// mapItem is one entry of a map file: a rule, or the error that it is.
+type mapItem struct {
+	r   matcher.Rule
+	err *Error
+}
+
+// scanMapFile reads the entries of a map file (see parseMapFile) and hands
+// each to emit, in file order, until emit returns false.
+func scanMapFile(name string, data []byte, tmpl matcher.Rule, emit func(*mapItem) bool) {
 	// The tokenizer's words are substrings of src. data is read for this
 	// load alone and never changed, and the Set copies what it keeps, so
 	// src aliases it rather than copying a file of maybe a gigabyte.
 	t := mapTokenizer{src: unsafe.String(unsafe.SliceData(data), len(data)), line: 1}
 	var toks [3]mapToken
+	var it mapItem
 	n := 0
-	for !errs.full() && !k.stop {
+	for {
 		tok, err := t.next()
 		if err != nil {
-			errs.add(&Error{File: name, Line: t.line, Msg: err.Error()})
+			emit(&mapItem{err: &Error{File: name, Line: t.line, Msg: err.Error()}})
 			return
 		}
 		if tok.eof {
 			if n > 0 {
-				errs.add(&Error{File: name, Line: toks[0].line, Msg: "entry does not end with ';'"})
+				emit(&mapItem{err: &Error{File: name, Line: toks[0].line, Msg: "entry does not end with ';'"}})
 			}
 			return
 		}
@@ -80,16 +150,13 @@ func parseMapFile(k *ruleSink, name string, data []byte, tmpl matcher.Rule, host
 			if n > 0 {
 				line = toks[0].line
 			}
-			errs.add(&Error{File: name, Line: line, Msg: err.Error()})
+			it = mapItem{err: &Error{File: name, Line: line, Msg: err.Error()}}
 		} else {
 			r.File, r.Line = name, toks[0].line
-			if len(hosts) == 0 {
-				k.add(&r)
-			}
-			for _, h := range hosts {
-				r.Host = h
-				k.add(&r)
-			}
+			it = mapItem{r: r}
+		}
+		if !emit(&it) {
+			return
 		}
 		n = 0
 	}
