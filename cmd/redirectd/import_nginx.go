@@ -62,7 +62,6 @@ func importNginx(args []string, stderr io.Writer) int {
 	return 0
 }
 
-
 func printImportSummary(w io.Writer, res *nginx.Result, written []string) {
 	counts := res.Counts()
 	forms := make([]string, 0, len(counts))

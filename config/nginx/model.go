@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Note is something the import could not translate, or translated with a
@@ -278,6 +279,10 @@ func (m *model) readLocation(s *server, d *Directive) {
 	}
 	switch l.mod {
 	case "=", "^~", "":
+		if !utf8.ValidString(l.path) {
+			m.note(d, "location %s: the path is not UTF-8; left out", l.mod)
+			return
+		}
 	case "~", "~*":
 		re, err := compileRegex(l.path, l.mod == "~*")
 		if err != nil {

@@ -84,7 +84,7 @@ func translateTarget(parts []part, addArgs bool, c *toCtx) (string, matcher.Quer
 				lit(c.concrete.req.path)
 				continue
 			}
-			if err := special("$path"); err != nil {
+			if err := special("${path}"); err != nil {
 				return "", 0, err
 			}
 		case p.text == "is_args":
@@ -93,11 +93,11 @@ func translateTarget(parts []part, addArgs bool, c *toCtx) (string, matcher.Quer
 			}
 			return b.String(), matcher.QueryKeep, nil
 		case p.text == "args" || p.text == "query_string":
-			if err := special("$query"); err != nil {
+			if err := special("${query}"); err != nil {
 				return "", 0, err
 			}
 		case p.text == "host":
-			if err := special("$host"); err != nil {
+			if err := special("${host}"); err != nil {
 				return "", 0, err
 			}
 		case p.text == "scheme":
@@ -112,6 +112,9 @@ func translateTarget(parts []part, addArgs bool, c *toCtx) (string, matcher.Quer
 	}
 	if b.Len() == 0 {
 		return "", 0, fmt.Errorf("the Location is empty")
+	}
+	if strings.ContainsFunc(b.String(), func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return "", 0, fmt.Errorf("the Location holds a control character")
 	}
 	return b.String(), mode, nil
 }

@@ -180,7 +180,11 @@ func (t *translator) exactCandidates(s *server) {
 	steps := append([]*step(nil), s.pre...)
 	for _, l := range s.locs {
 		if l.mod == "=" {
-			add(cand{path: l.path})
+			if !strings.HasPrefix(l.path, "/") || strings.ContainsAny(l.path, "?#") {
+				t.noteOnce(l.d, "location = %s can never match a request path; left out", l.path)
+			} else {
+				add(cand{path: l.path})
+			}
 		}
 		steps = append(steps, l.steps...)
 	}
