@@ -18,6 +18,8 @@ type outcome struct {
 	ctx *evalCtx
 	// entry is the map entry an if ($map) step found, nil for the default.
 	entry *mapEntry
+	// why says what made the outcome unknown.
+	why string
 }
 
 // request is one request the model is asked about.
@@ -169,7 +171,7 @@ func (m *model) runSteps(steps []*step, c *evalCtx) (outcome, bool) {
 func (c *evalCtx) redirect(st *step, addArgs bool) outcome {
 	loc, ok := c.render(st.target)
 	if !ok {
-		return outcome{unknown: true, step: st}
+		return outcome{unknown: true, step: st, why: "uses a variable redirectd has no equivalent for"}
 	}
 	if addArgs && c.req.query != "" {
 		if strings.Contains(loc, "?") {

@@ -207,10 +207,16 @@ func (t *translator) exactCandidates(s *server) {
 	host := probeHost(s)
 	for _, c := range cands {
 		o := t.m.emulate(request{host: host, path: c.path})
+		if o.why != "" {
+			t.noteOnce(o.step.d, "%s: %s; left out", directiveText(o.step.d), o.why)
+		}
 		if !o.redirect {
 			continue
 		}
 		st := o.step
+		if !c.fold && st.kind == stepIfMap && o.entry != nil && o.entry.re == nil {
+			continue // the map key's own candidate writes it
+		}
 		if c.fold && (st.kind != stepIfMap || st.mapv != c.mapv || o.entry == nil || o.entry.re != nil) {
 			continue // another directive answers this key; its own rules say how
 		}
