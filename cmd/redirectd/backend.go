@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -80,6 +81,7 @@ func (s *service) reload() (string, error) {
 		cfg.Server, cfg.Upstream, cfg.Admin, cfg.AccessLog = s.cfg.Server, s.cfg.Upstream, s.cfg.Admin, s.cfg.AccessLog
 	}
 	s.cfg = cfg
+	debug.FreeOSMemory() // the old rules and the decoder's garbage
 	return msg, nil
 }
 
