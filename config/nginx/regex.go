@@ -101,7 +101,9 @@ func (r *nginxRegex) withinRegex(loc *nginxRegex) bool {
 		return true
 	}
 	if !loc.prefixOnly {
-		return r.src == loc.src && r.ci == loc.ci
+		// The same regex is within its location's; a case-sensitive one
+		// also within the case-insensitive location of the same text.
+		return r.src == loc.src && (r.ci == loc.ci || loc.ci)
 	}
 	return r.within(loc.literal, loc.ci)
 }

@@ -314,8 +314,12 @@ func (t *translator) step(s *server, l *location, st *step) bool {
 		return false
 	case stepRewrite:
 		if !sc.contains(st.re) {
-			t.m.note(st.d, "rewrite %s inside location %s: its regex can match paths outside the location, and redirectd cannot test both; anchor it with the location's prefix (^%s...); left out",
-				st.re.src, strings.TrimSpace(l.mod+" "+l.path), l.path)
+			advice := fmt.Sprintf("anchor it with the location's prefix (^%s...)", l.path)
+			if sc.loc.re != nil {
+				advice = "give the rewrite the location's own regex"
+			}
+			t.m.note(st.d, "rewrite %s inside location %s: its regex can match paths outside the location, and redirectd cannot test both; %s; left out",
+				st.re.src, strings.TrimSpace(l.mod+" "+l.path), advice)
 			return true
 		}
 		t.add(s, st, st.re.src, st.re.ci, st.re.re.SubexpNames(), st.target, st.addArgs, nil, nil, "")
