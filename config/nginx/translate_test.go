@@ -54,6 +54,17 @@ func TestTranslate(t *testing.T) {
 			},
 		},
 		{
+			name: "rewrite inside a regex location of the same regex",
+			conf: `server {
+				location ~* ^/item/(\d+)$ { rewrite ^/item/(\d+)$ /items/$1 permanent; }
+				location ~ ^/x/(\d+)$ { rewrite ^/x/(\d+)$ /y/$1 permanent; }
+			}`,
+			want: []Rule{
+				{Kind: regex, From: `^/item/(\d+)$`, To: "/items/${1}", Status: 301, QueryString: keep, Form: "rewrite"},
+				{Kind: regex, From: `^/x/(\d+)$`, To: "/y/${1}", Status: 301, QueryString: keep, Form: "rewrite"},
+			},
+		},
+		{
 			name: "server_name hosts and a server-level return",
 			conf: `server { server_name a.test .b.test; return 301 https://$host$request_uri; }
 			       server { server_name *.c.test; location = /x { return 301 /y; } }`,
