@@ -58,6 +58,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzPacked -fuzztime $(FUZZTIME) ./matcher
 	$(GO) test -run '^$$' -fuzz FuzzLoad -fuzztime $(FUZZTIME) ./config
 	$(GO) test -run '^$$' -fuzz FuzzMapFile -fuzztime $(FUZZTIME) ./config
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) ./config/nginx
 
 # Installs the binary, the systemd unit, the config (kept when present) and
 # the logrotate file: make install [PREFIX=/usr/local] [DESTDIR=]
