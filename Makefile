@@ -4,7 +4,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 BENCH_PKGS := ./matcher ./httpparse ./engine ./config
 
-.PHONY: build run test test-race test-allocs test-bench-allocs test-bench-smoke bench bench-startup bench-upstream bench-compare bench-benchstat fuzz install clean
+.PHONY: build run test test-race test-allocs test-bench-allocs test-bench-smoke bench bench-startup bench-scale bench-upstream bench-compare bench-benchstat fuzz install clean
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/redirectd ./cmd/redirectd
@@ -43,6 +43,14 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(BENCH_PKGS)
 	$(GO) test -run '^$$' -bench Startup -benchtime 5x ./cmd/redirectd
 
+# Start-up time and memory of the binary with map files of 100k, 1M and
+# 10M exact rules (writes up to 850 MB of map file), and lookups in a
+# packed table of 10k vs 1M rules.
+MAP_RULES ?= 100000,1000000,10000000
+bench-scale:
+	MAP_RULES=$(MAP_RULES) $(GO) test -run '^$$' -bench StartupMap -benchtime 3x -timeout 30m ./cmd/redirectd
+	$(GO) test -run '^$$' -bench LookupExact -benchmem ./matcher
+
 # Forwarded misses against nginx's proxy_pass, side by side (installs nginx
 # and wrk from Debian's packages when missing).
 bench-upstream:
@@ -69,8 +77,10 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzIPv6 -fuzztime $(FUZZTIME) ./httpparse
 	$(GO) test -run '^$$' -fuzz FuzzHandler -fuzztime $(FUZZTIME) ./engine
 	$(GO) test -run '^$$' -fuzz FuzzBacktrack -fuzztime $(FUZZTIME) ./matcher
+	$(GO) test -run '^$$' -fuzz FuzzPacked -fuzztime $(FUZZTIME) ./matcher
 	$(GO) test -run '^$$' -fuzz FuzzLoad -fuzztime $(FUZZTIME) ./config
 	$(GO) test -run '^$$' -fuzz FuzzMapFile -fuzztime $(FUZZTIME) ./config
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) ./config/nginx
 
 # Installs the binary, the systemd unit, the config (kept when present) and
 # the logrotate file: make install [PREFIX=/usr/local] [DESTDIR=]

@@ -3,6 +3,7 @@ package config_test
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/redirectd/redirectd/benchmarks/rules"
@@ -34,6 +35,37 @@ func BenchmarkLoadReference(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := config.Load(file); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkLoadMap measures loading a config whose one map file holds N
+// exact rules (rules.WriteMap): 100,000 unless MAP_RULES sets N. Profile
+// it with -cpuprofile or -memprofile.
+func BenchmarkLoadMap(b *testing.B) {
+	n := 100000
+	if v, err := strconv.Atoi(os.Getenv("MAP_RULES")); err == nil && v > 0 {
+		n = v
+	}
+	dir := b.TempDir()
+	mapFile, conf := filepath.Join(dir, "big.map"), filepath.Join(dir, "r.toml")
+	for name, fill := range map[string]func(*os.File) error{
+		mapFile: func(f *os.File) error { return rules.WriteMap(f, n) },
+		conf:    func(f *os.File) error { return rules.WriteMapConfig(f, "127.0.0.1:8080", mapFile) },
+	} {
+		f, err := os.Create(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := fill(f); err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := config.Load(conf); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -16,10 +16,13 @@ type Config struct {
 	Admin     Admin
 	AccessLog AccessLog
 	Reload    RulesReload
-	// Rules lists every rule, from [[rule]] tables and map files, in file
-	// order; Set is them compiled.
-	Rules []matcher.Rule
-	Set   *matcher.Set
+	// Set is the compiled rules of [[rule]] tables, map and CSV files;
+	// Set.Rules lists them in file order. (The config keeps no []Rule of
+	// its own: for a million-rule map file that would be 100 MB held for
+	// nothing.)
+	Set *matcher.Set
+	// Files lists the map and CSV files read, for reloads on change.
+	Files []string
 }
 
 // Server is the [server] table. Zero values mean the engine's defaults,
@@ -90,6 +93,10 @@ const DefaultListen = "127.0.0.1:8080"
 // DefaultStatus is the status of a rule that sets none.
 const DefaultStatus = 301
 
+// freeTables are tables whose keys are the user's own names (the query
+// parameters of a rule's conditions), checked by their converter.
+var freeTables = map[string]bool{"rule.query": true}
+
 // known lists the keys each table accepts. Keys are compared exactly, so a
 // misspelt or differently cased key is reported rather than ignored.
 var known = map[string][]string{
@@ -103,7 +110,7 @@ var known = map[string][]string{
 	"upstream.health_check": {"path", "interval"},
 	"server": {"listen", "event_loops", "max_path_bytes", "idle_timeout", "header_timeout",
 		"max_connections_per_ip", "max_connections", "https_redirect", "shutdown_timeout"},
-	"rule":           {"match", "from", "to", "status", "host", "case_insensitive", "trailing_slash", "query_string"},
+	"rule":           {"match", "from", "to", "status", "host", "case_insensitive", "trailing_slash", "query_string", "query"},
 	"map":            {"file", "match", "status", "host", "case_insensitive", "trailing_slash", "query_string"},
 	"rules.defaults": {"status", "case_insensitive", "trailing_slash", "query_string"},
 }

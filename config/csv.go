@@ -19,25 +19,28 @@ type rawCSV struct {
 }
 
 // appendCSVRules reads the CSV file named by the i-th [[csv]] entry.
-func appendCSVRules(rules []matcher.Rule, file string, i int, raw *rawCSV, d *Defaults, loc *locator, fl files, errs *errorList) []matcher.Rule {
-	e := &entry{file: file, table: "csv", index: i, loc: loc, errs: errs, ok: true}
+func appendCSVRules(k *ruleSink, i int, raw *rawCSV, d *Defaults, fl files) {
+	e := &entry{file: k.file, table: "csv", index: i, loc: k.loc, errs: k.errs, ok: true}
 	name := e.str("file", raw.File, true)
 	if !e.ok {
-		return rules
+		return
 	}
 	name = fl.resolve(name)
+	k.files = append(k.files, name)
 	data, err := fl.read(name)
 	if err != nil {
 		e.fail("file", "cannot read CSV file: %v", err)
-		return rules
+		return
 	}
 	rs, err := parseCSV(name, data, d)
 	for _, err := range unjoin(err) {
 		if err != nil {
-			errs.add(err)
+			k.errs.add(err)
 		}
 	}
-	return append(rules, rs...)
+	for i := range rs {
+		k.add(&rs[i])
+	}
 }
 
 // ReadCSV parses a bulk-redirect CSV file (see parseCSV) with the default
@@ -201,8 +204,9 @@ func splitSource(s string) (host, path string, err error) {
 	if path == "" {
 		path = "/"
 	}
-	if msg := checkHost(u.Hostname()); msg != "" {
+	host, msg := asciiHost(u.Hostname())
+	if msg != "" {
 		return "", "", fmt.Errorf("host %q %s", u.Hostname(), msg)
 	}
-	return strings.ToLower(u.Hostname()), path, nil
+	return host, path, nil
 }

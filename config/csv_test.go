@@ -32,11 +32,11 @@ func TestCSV(t *testing.T) {
 		{Kind: matcher.Prefix, Host: "*.shop.example.com", From: "/cat/", To: "https://example.com/category/", Status: 301, TrailingSlash: true, File: csvFile, Line: 4},
 		{Kind: matcher.Exact, From: "/with,comma", To: "/x", Status: 308, File: csvFile, Line: 6},
 	}
-	if diff := cmp.Diff(want, cfg.Rules); diff != "" {
+	if diff := cmp.Diff(want, cfg.Set.Rules()); diff != "" {
 		t.Errorf("rules (-want +got):\n%s", diff)
 	}
 	var m matcher.Match
-	if !cfg.Set.Lookup([]byte("eu.shop.example.com"), []byte("/cat/shoes"), &m) ||
+	if !cfg.Set.Lookup([]byte("eu.shop.example.com"), []byte("/cat/shoes"), nil, &m) ||
 		string(m.AppendLocation(nil, []byte("x=1"))) != "https://example.com/category/shoes?x=1" {
 		t.Errorf("subpath and subdomain row does not answer as expected")
 	}

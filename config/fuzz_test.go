@@ -29,10 +29,10 @@ func checkLoaded(t *testing.T, cfg *config.Config, err error) {
 		}
 		return
 	}
-	if cfg.Set.Len() != len(cfg.Rules) {
-		t.Fatalf("%d rules, %d compiled", len(cfg.Rules), cfg.Set.Len())
+	if cfg.Set.Len() != len(cfg.Set.Rules()) {
+		t.Fatalf("%d rules, %d compiled", len(cfg.Set.Rules()), cfg.Set.Len())
 	}
-	for _, r := range cfg.Rules {
+	for _, r := range cfg.Set.Rules() {
 		if r.File == "" || r.Line <= 0 {
 			t.Fatalf("rule %+v has no source", r)
 		}
@@ -66,7 +66,7 @@ func FuzzMapFile(f *testing.F) {
 		cfg, err := loadText("[[map]]\nfile = \"r.map\"\nstatus = 302\n", text)
 		checkLoaded(t, cfg, err)
 		if err == nil {
-			for _, r := range cfg.Rules {
+			for _, r := range cfg.Set.Rules() {
 				if r.File != "r.map" || r.Status != 302 {
 					t.Fatalf("map rule %+v lost its file or status", r)
 				}

@@ -97,48 +97,75 @@ func load(file string, fl files) (*Config, error) {
 	}
 	// Rules and map files are read in file order: [[rule]] tables and
 	// [[map]] entries may interleave, and file order decides between
-	// regexes.
-	cfg.Rules = make([]matcher.Rule, 0, len(raw.Rule))
+	// regexes. Each rule is compiled as it is read, so that a map file's
+	// million rules never exist as a []matcher.Rule.
+	sink := &ruleSink{b: matcher.NewBuilder(packLimits), file: file, loc: loc, errs: &errs}
 	for _, e := range fileOrder(loc, len(raw.Rule), len(raw.Map), len(raw.CSV)) {
-		if errs.full() {
+		if errs.full() || sink.stop {
 			break
 		}
 		if e.isCSV {
-			cfg.Rules = appendCSVRules(cfg.Rules, file, e.index, &raw.CSV[e.index], &defaults, loc, fl, &errs)
+			appendCSVRules(sink, e.index, &raw.CSV[e.index], &defaults, fl)
 		} else if e.isMap {
-			cfg.Rules = appendMapRules(cfg.Rules, file, e.index, &raw.Map[e.index], &defaults, loc, fl, &errs)
+			appendMapRules(sink, e.index, &raw.Map[e.index], &defaults, fl)
 		} else if rs, ok := convertRule(file, e.index, &raw.Rule[e.index], &defaults, loc, &errs); ok {
-			cfg.Rules = append(cfg.Rules, rs...)
+			for i := range rs {
+				sink.add(&rs[i])
+			}
+		}
+	}
+	set, err := sink.b.Set()
+	for _, e := range unjoin(err) {
+		if e != nil {
+			sink.place(e)
 		}
 	}
 	if err := errs.err(); err != nil {
 		return nil, err
 	}
-	if cfg.Set, err = matcher.Compile(cfg.Rules); err != nil {
-		return nil, placeRuleErrors(err, file, loc)
-	}
+	cfg.Set, cfg.Files = set, sink.files
 	return cfg, nil
 }
 
-// placeRuleErrors turns matcher.Compile's errors into Errors on the line of
-// the key they are about: a [[rule]]'s errors carry its header line, which
-// locates the key; a map file's carry the entry's own line.
-func placeRuleErrors(err error, file string, loc *locator) error {
-	var out errorList
-	for _, e := range unjoin(err) {
-		var re *matcher.RuleError
-		if !errors.As(e, &re) {
-			out.add(e)
-			continue
-		}
-		ce := &Error{File: re.Rule.File, Line: re.Rule.Line, Key: re.Field, Msg: re.Msg}
-		if re.Rule.File == file {
-			ce.Line = loc.keyLine(re.Rule.Line, re.Field)
-			ce.What = fmt.Sprintf("[[rule]] at line %d", re.Rule.Line)
-		}
-		out.add(ce)
+// packLimits bounds the Set's packed tables; tests lower it.
+var packLimits = matcher.DefaultLimits
+
+// ruleSink compiles the rules of one load as they are read.
+type ruleSink struct {
+	b     *matcher.Builder
+	file  string // the config file
+	loc   *locator
+	errs  *errorList
+	files []string // map and CSV files read
+	stop  bool     // a limit was reached: read no more rules
+}
+
+// add compiles r into the Set, or records its error on the line of the key
+// it is about (see place).
+func (k *ruleSink) add(r *matcher.Rule) {
+	if err := k.b.Add(r); err != nil {
+		k.place(err)
 	}
-	return out.err()
+}
+
+// place records an error of the Set's builder on the line of the key it is
+// about: a [[rule]]'s errors carry its header line, which locates the key;
+// a map file's carry the entry's own line.
+func (k *ruleSink) place(err error) {
+	if errors.Is(err, matcher.ErrLimit) {
+		k.stop = true // every further rule would say the same
+	}
+	var re *matcher.RuleError
+	if !errors.As(err, &re) {
+		k.errs.add(err)
+		return
+	}
+	ce := &Error{File: re.Rule.File, Line: re.Rule.Line, Key: re.Field, Msg: re.Msg}
+	if re.Rule.File == k.file {
+		ce.Line = k.loc.keyLine(re.Rule.Line, re.Field)
+		ce.What = fmt.Sprintf("[[rule]] at line %d", re.Rule.Line)
+	}
+	k.errs.add(ce)
 }
 
 // unjoin splits an errors.Join result into its errors.
@@ -182,6 +209,9 @@ func checkKeys(file string, md toml.MetaData, loc *locator, errs *errorList) {
 			continue
 		}
 		parent, key := strings.Join(k[:len(k)-1], "."), k[len(k)-1]
+		if freeTables[parent] {
+			continue
+		}
 		if _, isTable := known[parent]; !isTable {
 			if isKnown(k[0], k[1]) {
 				i := max(count[k[0]]-1, 0)

@@ -80,7 +80,7 @@ host = "Shop.Example.com"
 		{Kind: matcher.Exact, From: "/two", To: "/per-line", Status: 302, File: mapFile, Line: 5},
 		{Kind: matcher.Regex, From: `^/b/(\d+)$`, To: "/posts/$1", Status: 308, Host: "shop.example.com", File: file, Line: 20},
 	}
-	if diff := cmp.Diff(want, cfg.Rules); diff != "" {
+	if diff := cmp.Diff(want, cfg.Set.Rules()); diff != "" {
 		t.Errorf("rules (-want +got):\n%s", diff)
 	}
 	if got, want := cfg.Set.Counts(), (matcher.Counts{Exact: 4, Regex: 3}); got != want {
@@ -93,8 +93,8 @@ func TestLoadDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Server.Listen != config.DefaultListen || cfg.Rules[0].Status != 301 || cfg.Rules[0].Kind != matcher.Exact {
-		t.Errorf("defaults not applied: %+v %+v", cfg.Server, cfg.Rules[0])
+	if cfg.Server.Listen != config.DefaultListen || cfg.Set.Rules()[0].Status != 301 || cfg.Set.Rules()[0].Kind != matcher.Exact {
+		t.Errorf("defaults not applied: %+v %+v", cfg.Server, cfg.Set.Rules()[0])
 	}
 }
 
@@ -119,6 +119,12 @@ func TestLoadErrors(t *testing.T) {
 			[]string{"redirectd.toml:8: [[rule]] #2: status: 305 is not a redirect status"}},
 		{"status as string", map[string]string{"redirectd.toml": "[[rule]]\nfrom = \"/c\"\nto = \"/d\"\nstatus = \"301\"\n"},
 			[]string{"redirectd.toml:4: [[rule]] #1: status: must be an integer, not a string"}},
+		{"query not a table", map[string]string{"redirectd.toml": rule1 + "query = \"utm_source=x\"\n"},
+			[]string{"redirectd.toml:4: [[rule]] #1: query: must be a table of parameter names to values"}},
+		{"query value not a string", map[string]string{"redirectd.toml": rule1 + "query = { ref = 1 }\n"},
+			[]string{"redirectd.toml:4: [[rule]] #1: query: parameter \"ref\" must be a string"}},
+		{"same conditions twice", map[string]string{"redirectd.toml": rule1 + "query = { a = \"1\", b = \"*\" }\n[[rule]]\nfrom = \"/a\"\nto = \"/c\"\nquery = { b = \"*\", a = \"1\" }\n"},
+			[]string{"redirectd.toml:6: [[rule]] at line 5: from: duplicate exact rule for \"/a\" with the same query conditions (first defined at "}},
 		{"missing to", map[string]string{"redirectd.toml": "[[rule]]\nfrom = \"/c\"\n"},
 			[]string{"redirectd.toml:1: [[rule]] #1: to: missing"}},
 		{"bad match", map[string]string{"redirectd.toml": "[[rule]]\nmatch = \"glob\"\nfrom = \"/c\"\nto = \"/d\"\n"},
@@ -230,6 +236,43 @@ health_check = { path = "/healthz", interval = "2s" }
 	}
 }
 
+// TestQueryConditions checks that `query` tables reach the matcher and
+// that a rule with conditions is tried before the one without.
+func TestQueryConditions(t *testing.T) {
+	cfg, err := config.Load(writeFiles(t, map[string]string{
+		"redirectd.toml": `
+[[rule]]
+from = "/promo"
+to = "/plain"
+
+[[rule]]
+from = "/promo"
+to = "/news"
+query = { utm_source = "newsletter", ref = "*" }
+query_string = "drop"
+`}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]matcher.QueryCond{{Name: "ref", Value: "*"}, {Name: "utm_source", Value: "newsletter"}}, cfg.Set.Rules()[1].Query); diff != "" {
+		t.Errorf("conditions (-want +got):\n%s", diff)
+	}
+	for query, want := range map[string]string{
+		"":                              "/plain",
+		"utm_source=newsletter":         "/plain?utm_source=newsletter",
+		"utm_source=newsletter&ref=abc": "/news",
+	} {
+		var m matcher.Match
+		got := ""
+		if cfg.Set.Lookup(nil, []byte("/promo"), []byte(query), &m) {
+			got = string(m.AppendLocation(nil, []byte(query)))
+		}
+		if got != want {
+			t.Errorf("/promo?%s: Location %q, want %q", query, got, want)
+		}
+	}
+}
+
 // TestRuleOptions checks the rule language's options, host lists and
 // [rules.defaults].
 func TestRuleOptions(t *testing.T) {
@@ -243,7 +286,7 @@ case_insensitive = true
 [[rule]]
 from = "/a"
 to = "/b"
-host = ["Example.com", "*.example.org"]
+host = ["Example.com", "*.example.org", "Bücher.example", "*.ÜBER.example"]
 trailing_slash = "ignore"
 
 [[rule]]
@@ -270,17 +313,26 @@ trailing_slash = "strict"
 		QueryString     matcher.QueryMode
 	}
 	var got []opts
-	for _, r := range cfg.Rules {
+	for _, r := range cfg.Set.Rules() {
 		got = append(got, opts{r.From, r.Host, r.Status, r.CaseInsensitive, r.TrailingSlash, r.QueryString})
 	}
 	want := []opts{
 		{"/a", "example.com", 302, true, true, matcher.QueryDrop},
 		{"/a", "*.example.org", 302, true, true, matcher.QueryDrop},
+		{"/a", "xn--bcher-kva.example", 302, true, true, matcher.QueryDrop},
+		{"/a", "*.xn--ber-goa.example", 302, true, true, matcher.QueryDrop},
 		{"/c", "", 308, false, false, matcher.QueryKeep},
 		{"/m", "", 302, true, false, matcher.QueryDrop},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("rules (-want +got):\n%s", diff)
+	}
+	// Browsers send an internationalised host in its punycode form.
+	for _, host := range []string{"XN--BCHER-KVA.example:8080", "a.b.xn--ber-goa.example"} {
+		var m matcher.Match
+		if !cfg.Set.Lookup([]byte(host), []byte("/A"), nil, &m) || m.Rule().To != "/b" {
+			t.Errorf("host %q does not match its internationalised rule", host)
+		}
 	}
 }
 
@@ -291,7 +343,7 @@ func TestRuleOptionErrors(t *testing.T) {
 		{"[[rule]]\nfrom = \"/a\"\nto = \"/b\"\ncase_insensitive = \"yes\"\n", "redirectd.toml:4: [[rule]] #1: case_insensitive: must be true or false"},
 		{"[[rule]]\nfrom = \"/a\"\nto = \"/b\"\nhost = [\"a.com\", 3]\n", "redirectd.toml:4: [[rule]] #1: host: must be a string or a list of strings"},
 		{"[[rule]]\nfrom = \"/a\"\nto = \"/b\"\nhost = \"a.*.com\"\n", "has a '*' other than a leading"},
-		{"[[rule]]\nfrom = \"/a\"\nto = \"/b\"\nhost = \"bücher.de\"\n", "write its punycode form"},
+		{"[[rule]]\nfrom = \"/a\"\nto = \"/b\"\nhost = \"bü_cher.de\"\n", "redirectd.toml:4: [[rule]] #1: host: \"bü_cher.de\" is not a valid internationalised host name: idna: disallowed rune U+005F"},
 		{"[rules.defaults]\nstatus = 200\n", "redirectd.toml:2: [rules.defaults]: status: 200 is not a redirect status"},
 		{"[rules.defaults]\nhost = \"a\"\n", "[rules.defaults]: host: unknown key"},
 	} {

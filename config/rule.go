@@ -2,9 +2,11 @@ package config
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/redirectd/redirectd/matcher"
+	"golang.org/x/net/idna"
 )
 
 // rawRule is one [[rule]] table. Fields are decoded untyped and converted
@@ -16,6 +18,7 @@ type rawRule struct {
 	To     any `toml:"to"`
 	Status any `toml:"status"`
 	Host   any `toml:"host"`
+	Query  any `toml:"query"`
 	rawOptions
 }
 
@@ -130,15 +133,40 @@ func (e *entry) hosts(v any) []string {
 		return nil
 	}
 	for i, h := range names {
-		if msg := checkHost(h); msg != "" {
+		name, msg := asciiHost(h)
+		if msg != "" {
 			e.fail("host", "%q %s", h, msg)
 		}
-		names[i] = strings.ToLower(strings.TrimSuffix(h, "."))
+		names[i] = name
 	}
 	return names
 }
 
-// checkHost says what is wrong with a configured host name, or "".
+// asciiHost returns a configured host name as requests carry it: lower
+// case, without a trailing dot, an internationalised name in its punycode
+// form (bücher.example is xn--bcher-kva.example, as browsers send it). It
+// says what is wrong with a name it cannot take.
+func asciiHost(h string) (string, string) {
+	h = strings.TrimSuffix(h, ".")
+	wild, name := "", h
+	if strings.HasPrefix(h, "*.") {
+		wild, name = "*.", h[2:]
+	}
+	for i := 0; i < len(name); i++ {
+		if name[i] >= 0x80 {
+			a, err := idna.Lookup.ToASCII(name)
+			if err != nil {
+				return h, "is not a valid internationalised host name: " + err.Error()
+			}
+			name = a
+			break
+		}
+	}
+	name = strings.ToLower(name)
+	return wild + name, checkHost(wild + name)
+}
+
+// checkHost says what is wrong with an ASCII host name, or "".
 func checkHost(h string) string {
 	name := strings.TrimPrefix(h, "*.")
 	if name == "" {
@@ -148,7 +176,7 @@ func checkHost(h string) string {
 		c := name[i]
 		switch {
 		case c >= 0x80:
-			return "is not ASCII; write its punycode form (xn--...), which is what clients send"
+			return "is not ASCII"
 		case c == '*':
 			return "has a '*' other than a leading \"*.\"; write *.example.com for any subdomain"
 		case strings.IndexByte("/:?#@ \t[]", c) >= 0:
@@ -253,8 +281,41 @@ func convertRule(file string, i int, raw *rawRule, d *Defaults, loc *locator, er
 		Line:   loc.header("rule", i),
 	}
 	e.options(&raw.rawOptions, d, &r)
+	r.Query = e.query(raw.Query)
 	hosts := e.hosts(raw.Host)
 	return perHost(r, hosts), e.ok
+}
+
+// query reads query conditions: a table of parameter names to the value
+// each must have, "*" for any value.
+func (e *entry) query(v any) []matcher.QueryCond {
+	if v == nil {
+		return nil
+	}
+	t, ok := v.(map[string]any)
+	if !ok {
+		e.fail("query", "must be a table of parameter names to values, such as { utm_source = \"newsletter\", ref = \"*\" }, not %s", tomlType(v))
+		return nil
+	}
+	if len(t) == 0 {
+		e.fail("query", "the table is empty; leave query out to match any query")
+		return nil
+	}
+	conds := make([]matcher.QueryCond, 0, len(t))
+	for name, val := range t {
+		s, ok := val.(string)
+		if !ok {
+			e.fail("query", "parameter %q must be a string (\"*\" for any value), not %s", name, tomlType(val))
+			continue
+		}
+		if name == "" {
+			e.fail("query", "a parameter name is empty")
+			continue
+		}
+		conds = append(conds, matcher.QueryCond{Name: name, Value: s})
+	}
+	slices.SortFunc(conds, func(a, b matcher.QueryCond) int { return strings.Compare(a.Name, b.Name) })
+	return conds
 }
 
 // convertDefaults reads [rules.defaults].

@@ -124,7 +124,7 @@ func (cs *conn) serve(buf []byte, s *Server) (used int, res result) {
 			if l.alog != nil {
 				cs.logLocal(&l.ri, status, out[mark:], nil, "")
 			}
-		case rules.Lookup(req.Host, req.Path, &l.match):
+		case rules.Lookup(req.Host, req.Path, req.Query, &l.match):
 			out = appendRedirect(out, &l.match, req, date, closing)
 			l.match.Hit()
 			s.m.answer(outRedirect, l.match.Status())

@@ -325,6 +325,63 @@ func TestForwardFailures(t *testing.T) {
 			t.Fatalf("got %d after %v, want 504 after about 300ms", resp.StatusCode, took)
 		}
 	})
+	t.Run("idle connection closed by the upstream", func(t *testing.T) {
+		// The upstream answers the first request on each connection and
+		// closes the connection when a second one arrives on it, without
+		// answering, as a server does whose keep-alive timeout just ran
+		// out. An idempotent request is retried once on a new connection;
+		// a POST is not (its body may have had effects) and gets 502.
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ln.Close() })
+		var conns atomic.Int32
+		go func() {
+			for {
+				uc, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				conns.Add(1)
+				go func() {
+					defer uc.Close()
+					br := bufio.NewReader(uc)
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					io.Copy(io.Discard, req.Body)
+					io.WriteString(uc, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+					br.Peek(1) // the next request: close without an answer
+				}()
+			}
+		}()
+		srv := startProxy(t, upstream.Config{Servers: []string{ln.Addr().String()}}, engine.UpstreamOptions{})
+		c := dial(t, srv)
+		br := bufio.NewReader(c)
+		for i, want := range []struct {
+			req    string
+			status int
+		}{
+			{"GET /a HTTP/1.1\r\nHost: a\r\n\r\n", 200},
+			{"GET /b HTTP/1.1\r\nHost: a\r\n\r\n", 200},
+			{"POST /c HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\n\r\nx", 502},
+		} {
+			io.WriteString(c, want.req)
+			resp, _ := readFull(t, br, "GET")
+			if resp.StatusCode != want.status {
+				t.Fatalf("request %d: %d, want %d", i+1, resp.StatusCode, want.status)
+			}
+			if resp.Close {
+				c = dial(t, srv)
+				br = bufio.NewReader(c)
+			}
+		}
+		if n := conns.Load(); n != 2 {
+			t.Errorf("the upstream saw %d connections, want 2 (the first; the GET's retry, which the POST reuses)", n)
+		}
+	})
 	t.Run("upstream dies mid-answer", func(t *testing.T) {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {

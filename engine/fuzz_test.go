@@ -170,11 +170,11 @@ func compareNetHTTP(t *testing.T, s *Server, data []byte, first fuzzAnswer) {
 	path, query, hasQuery := strings.Cut(req.RequestURI, "?")
 	var m matcher.Match
 	want := fuzzAnswer{status: 404}
-	if s.Rules().Lookup([]byte(req.Host), []byte(path), &m) {
-		q := []byte(nil)
-		if hasQuery {
-			q = []byte(query)
-		}
+	q := []byte(nil)
+	if hasQuery {
+		q = []byte(query)
+	}
+	if s.Rules().Lookup([]byte(req.Host), []byte(path), q, &m) {
 		want = fuzzAnswer{status: m.Status(), location: string(m.AppendLocation(nil, q))}
 	}
 	if first.status != want.status || first.location != want.location {

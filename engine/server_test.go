@@ -20,6 +20,8 @@ var testRules = []matcher.Rule{
 	{Kind: matcher.Prefix, From: "/docs/", To: "https://docs.example.com/", Status: 302},
 	{Kind: matcher.Regex, From: `^/blog/(\d+)/(.*)$`, To: "https://example.com/posts/$1/$2", Status: 308},
 	{Kind: matcher.Exact, From: "/only-here", Host: "shop.example.com", To: "https://shop.example.com/moved", Status: 307},
+	{Kind: matcher.Exact, From: "/old", To: "https://example.com/newsletter", Status: 302, QueryString: matcher.QueryDrop,
+		Query: []matcher.QueryCond{{Name: "utm_source", Value: "newsletter"}, {Name: "ref", Value: "*"}}},
 }
 
 // startServer runs a server with testRules on a free loopback port and
@@ -145,6 +147,8 @@ func TestAnswers(t *testing.T) {
 	}{
 		{"exact", "GET /old HTTP/1.1\r\nHost: a\r\n\r\n", "GET", answer{301, "https://example.com/new", "", false}},
 		{"exact with query", "GET /old?x=1&y=2 HTTP/1.1\r\nHost: a\r\n\r\n", "GET", answer{301, "https://example.com/new?x=1&y=2", "", false}},
+		{"query conditions", "GET /old?ref=&utm_source=newsletter HTTP/1.1\r\nHost: a\r\n\r\n", "GET", answer{302, "https://example.com/newsletter", "", false}},
+		{"query conditions unmet", "GET /old?utm_source=newsletter HTTP/1.1\r\nHost: a\r\n\r\n", "GET", answer{301, "https://example.com/new?utm_source=newsletter", "", false}},
 		{"prefix", "GET /docs/a/b?q HTTP/1.1\r\nHost: a\r\n\r\n", "GET", answer{302, "https://docs.example.com/a/b?q", "", false}},
 		{"regex", "GET /blog/12/hello HTTP/1.1\r\nHost: a\r\n\r\n", "GET", answer{308, "https://example.com/posts/12/hello", "", false}},
 		{"host rule", "GET /only-here HTTP/1.1\r\nHost: Shop.Example.com:8080\r\n\r\n", "GET", answer{307, "https://shop.example.com/moved", "", false}},

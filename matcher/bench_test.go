@@ -1,6 +1,7 @@
 package matcher_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/redirectd/redirectd/benchmarks/rules"
@@ -29,7 +30,7 @@ func BenchmarkLookup(b *testing.B) {
 			path := []byte(bc.path)
 			b.ReportAllocs()
 			for b.Loop() {
-				if s.Lookup(host, path, &m) {
+				if s.Lookup(host, path, nil, &m) {
 					buf = m.AppendLocation(buf[:0], nil)
 				}
 			}
@@ -46,4 +47,55 @@ func BenchmarkCompile(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkLookupExact measures an exact hit plus its Location in a packed
+// table of 10,000 and of 1,000,000 rules (rules.MapKey shapes): "same"
+// looks up one path again and again (cache-warm), "spread" cycles through
+// 4,096 paths spread over the whole table, so that at a million rules
+// most lookups miss the CPU caches as a busy server's would. The goal is
+// that 1M costs about what 10k does.
+func BenchmarkLookupExact(b *testing.B) {
+	for _, n := range []int{10000, 1000000} {
+		s := packedSet(b, n)
+		keys := make([][]byte, 4096)
+		for i := range keys {
+			keys[i] = []byte(rules.MapKey(int(uint64(i) * 2654435761 % uint64(n))))
+		}
+		for _, mode := range []string{"same", "spread"} {
+			b.Run(fmt.Sprintf("%d/%s", n, mode), func(b *testing.B) {
+				var m matcher.Match
+				buf := make([]byte, 0, 256)
+				i := 0
+				b.ReportAllocs()
+				for b.Loop() {
+					k := keys[0]
+					if mode == "spread" {
+						k = keys[i&4095]
+						i++
+					}
+					if !s.Lookup(nil, k, nil, &m) {
+						b.Fatalf("%s: no match", k)
+					}
+					buf = m.AppendLocation(buf[:0], nil)
+				}
+			})
+		}
+	}
+}
+
+// packedSet builds a Set of n exact rules as a map file would give them.
+func packedSet(tb testing.TB, n int) *matcher.Set {
+	bl := matcher.NewBuilder(matcher.DefaultLimits)
+	for i := range n {
+		r := matcher.Rule{Kind: matcher.Exact, From: rules.MapKey(i), To: rules.MapTarget(i), Status: 301, File: "big.map", Line: i + 1}
+		if err := bl.Add(&r); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	s, err := bl.Set()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
 }

@@ -73,7 +73,7 @@ func TestRuleLanguage(t *testing.T) {
 	var m matcher.Match
 	for _, tt := range tests {
 		got := ""
-		if s.Lookup([]byte(tt.host), []byte(tt.path), &m) {
+		if s.Lookup([]byte(tt.host), []byte(tt.path), []byte(tt.query), &m) {
 			got = string(m.AppendLocation(nil, []byte(tt.query)))
 		}
 		if diff := cmp.Diff(tt.want, got); diff != "" {
@@ -97,5 +97,78 @@ func TestRuleLanguageErrors(t *testing.T) {
 		if _, err := matcher.Compile(tt.rules); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("Compile(%+v) = %v, want %q", tt.rules, err, tt.want)
 		}
+	}
+}
+
+func TestQueryConditions(t *testing.T) {
+	q := func(kv ...string) []matcher.QueryCond {
+		var c []matcher.QueryCond
+		for i := 0; i < len(kv); i += 2 {
+			c = append(c, matcher.QueryCond{Name: kv[i], Value: kv[i+1]})
+		}
+		return c
+	}
+	rules := []matcher.Rule{
+		{From: "/promo", To: "/plain"},
+		{From: "/promo", To: "/news", Query: q("utm_source", "newsletter", "ref", "*")},
+		{From: "/promo", To: "/spring", Query: q("campaign", "spring sale")},
+		{From: "/only", To: "/cond", Query: q("a", "1")},
+		{Kind: matcher.Prefix, From: "/p/", To: "/short/"},
+		{Kind: matcher.Prefix, From: "/p/long/", To: "/long/", Query: q("x", "")},
+		{Kind: matcher.Regex, From: `^/r/(\d+)$`, To: "/rc/$1", Query: q("v", "2")},
+		{Kind: matcher.Regex, From: `^/r/(\d+)$`, To: "/r/$1"},
+		{From: "/ci", To: "/ci-cond", CaseInsensitive: true, Query: q("k", "*")},
+	}
+	for i := range rules {
+		rules[i].Status, rules[i].File, rules[i].Line = 301, "t", i+1
+		rules[i].QueryString = matcher.QueryDrop
+	}
+	s, err := matcher.Compile(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ path, query, want string }{
+		{"/promo", "", "/plain"},
+		{"/promo", "utm_source=newsletter", "/plain"},
+		{"/promo", "utm_source=newsletter&ref=", "/news"},
+		{"/promo", "ref&utm_source=newsletter", "/news"},
+		{"/promo", "ref=x&utm_source=other&utm_source=newsletter", "/news"},
+		{"/promo", "utm_source=Newsletter&ref=1", "/plain"},
+		{"/promo", "utm%5Fsource=news%6Cetter&ref=1", "/news"},
+		{"/promo", "campaign=spring+sale", "/spring"},
+		{"/promo", "campaign=spring%20sale", "/spring"},
+		{"/promo", "campaign=spring", "/plain"},
+		{"/only", "a=1", "/cond"},
+		{"/only", "a=2", ""},
+		{"/only", "", ""},
+		{"/p/long/x", "x=", "/long/x"},
+		{"/p/long/x", "x", "/long/x"},
+		{"/p/long/x", "x=1", "/short/long/x"},
+		{"/p/long/x", "", "/short/long/x"},
+		{"/r/5", "v=2", "/rc/5"},
+		{"/r/5", "v=3", "/r/5"},
+		{"/CI", "k=1", "/ci-cond"},
+		{"/CI", "", ""},
+	}
+	var m matcher.Match
+	for _, tt := range tests {
+		got := ""
+		if s.Lookup(nil, []byte(tt.path), []byte(tt.query), &m) {
+			got = string(m.AppendLocation(nil, []byte(tt.query)))
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("Lookup(%q?%s) (-want +got):\n%s", tt.path, tt.query, diff)
+		}
+	}
+
+	dup := []matcher.Rule{
+		{From: "/a", To: "/x", Query: q("b", "1", "a", "*")},
+		{From: "/a", To: "/y", Query: q("a", "*", "b", "1")},
+	}
+	for i := range dup {
+		dup[i].Status, dup[i].File, dup[i].Line = 301, "t", i+1
+	}
+	if _, err := matcher.Compile(dup); err == nil || !strings.Contains(err.Error(), "duplicate exact rule for \"/a\" with the same query conditions (first defined at t:1)") {
+		t.Errorf("Compile(same conditions twice) = %v, want a duplicate error", err)
 	}
 }

@@ -1,11 +1,19 @@
 package matcher
 
+import "unsafe"
+
 // Match is the result of Set.Lookup and the caller's working memory for
 // it. The zero value is ready to use; reuse one per goroutine (per event
 // loop) so lookups allocate nothing once it has grown.
 type Match struct {
 	rule *rule
-	host []byte // the request's host as given to Lookup, for $host
+	// pk and pi are the packed table and entry matched, when rule is nil.
+	pk    *packedTable
+	pi    uint32
+	pr    Rule   // Rule() of a packed entry
+	src   []byte // Source() of a packed entry
+	host  []byte // the request's host as given to Lookup, for $host
+	query []byte // the request's query as given to Lookup
 	// norm and lower hold the request path normalised and lower-cased,
 	// when it needed either.
 	norm, lower []byte
@@ -18,16 +26,38 @@ type Match struct {
 	scratch Scratch
 }
 
-// Rule returns the matched rule.
-func (m *Match) Rule() *Rule { return &m.rule.Rule }
+// Rule returns the matched rule, valid until the next Lookup. A rule of a
+// packed table is made on the call, with its From and To allocated: Rule
+// is for explain and tools, not the hot path.
+func (m *Match) Rule() *Rule {
+	if m.pk != nil {
+		m.pr = m.pk.rule(m.pi)
+		return &m.pr
+	}
+	return &m.rule.Rule
+}
 
 // Hit counts a request answered with the matched rule: one atomic add.
 // Lookup does not count, so that explain and tests leave counts alone.
-func (m *Match) Hit() { m.rule.hits.Add(1) }
+func (m *Match) Hit() {
+	if m.pk != nil {
+		m.pk.hits[m.pi].Add(1)
+		return
+	}
+	m.rule.hits.Add(1)
+}
 
-// Source returns the matched rule's "file:line". It allocates the first
-// time a rule is asked, and never again for that rule.
+// Source returns the matched rule's "file:line" without allocating once
+// warm. For a rule of a packed table the string is built in the Match's
+// own memory, so it is valid only until the next Source call on this
+// Match: the access log copies it at once. (A cached string per rule, as
+// ordinary rules have, would put a pointer per rule back into a million-
+// rule table for the garbage collector to scan.)
 func (m *Match) Source() string {
+	if m.pk != nil {
+		m.src = m.pk.appendSource(m.src[:0], m.pi)
+		return unsafe.String(unsafe.SliceData(m.src), len(m.src))
+	}
 	if p := m.rule.source.Load(); p != nil {
 		return *p
 	}
@@ -37,12 +67,20 @@ func (m *Match) Source() string {
 }
 
 // Status returns the matched rule's status code.
-func (m *Match) Status() int { return m.rule.Status }
+func (m *Match) Status() int {
+	if m.pk != nil {
+		return m.pk.status(m.pi)
+	}
+	return m.rule.Status
+}
 
 // AppendLocation appends the Location of the match to dst and returns it:
 // To with regex groups filled in, then (prefix rules) the rest of the path,
 // then '?' or '&' and query when query is not empty.
 func (m *Match) AppendLocation(dst, query []byte) []byte {
+	if m.pk != nil {
+		return m.pk.appendLocation(dst, m.pi, query)
+	}
 	r := m.rule
 	if r.Kind == Regex {
 		return r.to.appendLocation(dst, m.path, m.caps[:r.ncaps], nil, m.host, query)

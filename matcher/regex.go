@@ -77,6 +77,9 @@ func (x *regexIndex) lookup(path []byte, m *Match) *rule {
 				break
 			}
 			r := x.rules[i]
+			if len(r.Query) > 0 && !condsHold(r.Query, m.query) {
+				continue
+			}
 			if m.matchRegex(r, path) {
 				best, bestIdx = r, i
 				break

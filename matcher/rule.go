@@ -57,6 +57,10 @@ type Rule struct {
 	TrailingSlash bool
 	// QueryString says what Location does with queries.
 	QueryString QueryMode
+	// Query holds conditions on the request's query, all of which must
+	// hold; rules with conditions are tried before the rule without for
+	// the same path.
+	Query []QueryCond
 	// File and Line say where the rule was defined; explain and errors
 	// report them. File is shared by every rule of one file.
 	File string

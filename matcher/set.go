@@ -14,21 +14,125 @@ type Set struct {
 	// wild holds the rules of wildcard hosts, "*.example.com" under
 	// ".example.com".
 	wild  map[string]*hostRules
-	rules []*rule // all rules, in file order
+	rules []*rule // the rules not in packed tables, in file order
+	// packed holds the packed tables of every host, packedN their rules;
+	// order lists rules and packed entries in file order, for Each.
+	packed  []*packedTable
+	packedN int
+	order   []span
+}
+
+// span is a run of rules in file order: s.rules[lo:hi] when t is nil,
+// else entries lo to hi of t.
+type span struct {
+	t      *packedTable
+	lo, hi int
 }
 
 // hostRules holds the rules of one host (or of none).
 type hostRules struct {
-	exact map[string]*rule
+	exact exactTable
 	// Exact rules compared loosely: case-insensitive ones by their
 	// lower-cased path (fold), trailing-slash-insensitive ones without the
 	// slash (slash), rules that are both under both (foldSlash).
-	fold, slash, foldSlash map[string]*rule
+	fold, slash, foldSlash exactTable
 	// prefix and prefixFold (case-insensitive rules, lower-cased) map
 	// prefixes to indexes into prefixRules.
 	prefix, prefixFold *radix
 	prefixRules        []*rule
-	regex              regexIndex
+	// prefixAlts holds, for a prefix with more than one rule (some with
+	// query conditions), all of them in the order they are tried.
+	prefixAlts map[int32][]*rule
+	regex      regexIndex
+	// packed holds the plain exact rules (see packable), nil when none.
+	packed *packedTable
+}
+
+// exactTable maps keys to exact rules. Most keys have one rule, found with
+// one map lookup; a key with several (rules with query conditions) also
+// has them all in alts, in the order they are tried.
+type exactTable struct {
+	m    map[string]*rule
+	alts map[string][]*rule
+}
+
+// get returns the rule for key whose query conditions query satisfies.
+func (t *exactTable) get(key, query []byte) *rule {
+	r := t.m[string(key)]
+	if r == nil {
+		return nil
+	}
+	if t.alts != nil {
+		if alts := t.alts[string(key)]; alts != nil {
+			return pick(alts, query)
+		}
+	}
+	if len(r.Query) == 0 || condsHold(r.Query, query) {
+		return r
+	}
+	return nil
+}
+
+// pick returns the first of rules whose conditions query satisfies.
+func pick(rules []*rule, query []byte) *rule {
+	for _, r := range rules {
+		if len(r.Query) == 0 || condsHold(r.Query, query) {
+			return r
+		}
+	}
+	return nil
+}
+
+// link adds r to the rules tried for one key (alts, nil for a key with one
+// rule so far, whose rule is first): rules with query conditions before the
+// one without, each group in file order. Two rules with the same
+// conditions, or none, are duplicates.
+func link(alts []*rule, first, r *rule, kind string) ([]*rule, error) {
+	if alts == nil {
+		alts = []*rule{first}
+	}
+	for _, old := range alts {
+		if old == r {
+			return alts, nil
+		}
+		if old.condKey == r.condKey {
+			what := ""
+			if len(r.Query) > 0 {
+				what = " with the same query conditions"
+			}
+			return alts, fieldErr("from", "duplicate %s rule for %q%s (first defined at %s)", kind, r.From, what, old.Source())
+		}
+	}
+	i := len(alts)
+	if len(r.Query) > 0 {
+		for i = 0; i < len(alts) && len(alts[i].Query) > 0; i++ {
+		}
+	}
+	return append(alts[:i], append([]*rule{r}, alts[i:]...)...), nil
+}
+
+func (t *exactTable) add(key string, r *rule, kind string) error {
+	if t.m == nil {
+		t.m = make(map[string]*rule)
+	}
+	old := t.m[key]
+	if old == nil {
+		t.m[key] = r
+		return nil
+	}
+	if old == r {
+		return nil
+	}
+	alts, err := link(t.alts[key], old, r, kind)
+	if err != nil {
+		return err
+	}
+	if t.alts == nil {
+		t.alts = make(map[string][]*rule)
+	}
+	t.alts[key] = alts
+	t.m[key] = alts[0]
+	return nil
 }
 
 // rule is a compiled Rule.
@@ -40,8 +144,10 @@ type rule struct {
 	// rather than for every rule of a million-rule map.
 	source atomic.Pointer[string]
 	to     template
-	prog   *program // regex rules only
-	ncaps  int      // 2 * (groups + 1), regex rules only
+	// condKey is Query in a canonical form, to find duplicates.
+	condKey string
+	prog    *program // regex rules only
+	ncaps   int      // 2 * (groups + 1), regex rules only
 }
 
 // Counts tells how many rules of each kind a Set holds.
@@ -56,56 +162,62 @@ const maxErrors = 20
 // decides between regexes that match the same path. It reports each bad
 // rule (up to 20) as a *RuleError, joined with errors.Join.
 func Compile(rules []Rule) (*Set, error) {
-	s := &Set{any: newHostRules(), hosts: make(map[string]*hostRules), wild: make(map[string]*hostRules),
-		rules: make([]*rule, 0, len(rules))}
+	b := NewBuilder(DefaultLimits)
 	var errs []error
-	fail := func(in *Rule, err error) {
-		var fe *FieldError
-		if !errors.As(err, &fe) {
-			fe = &FieldError{Field: "from", Msg: err.Error()}
-		}
-		errs = append(errs, &RuleError{Rule: *in, FieldError: *fe})
-	}
 	for i := 0; i < len(rules) && len(errs) < maxErrors; i++ {
-		r, err := compileRule(&rules[i])
-		if err != nil {
-			fail(&rules[i], err)
-			continue
+		if err := b.Add(&rules[i]); err != nil {
+			errs = append(errs, err)
 		}
-		h := s.any
-		if r.Host != "" {
-			table, key := s.hosts, r.Host
-			if strings.HasPrefix(key, "*.") {
-				table, key = s.wild, key[1:]
-			}
-			if h = table[key]; h == nil {
-				h = newHostRules()
-				table[key] = h
-			}
-		}
-		if err := h.add(r); err != nil {
-			fail(&rules[i], err)
-			continue
-		}
-		s.rules = append(s.rules, r)
+	}
+	s, err := b.Set()
+	if err != nil {
+		errs = append(errs, unjoin(err)...)
 	}
 	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+		return nil, errors.Join(errs[:min(len(errs), maxErrors)]...)
 	}
 	return s, nil
 }
 
+// unjoin splits an errors.Join result into its errors.
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+// hostRules returns the rules of host (lower case), made when missing.
+func (s *Set) hostRules(host string) *hostRules {
+	if host == "" {
+		return s.any
+	}
+	table, key := s.hosts, host
+	if strings.HasPrefix(key, "*.") {
+		table, key = s.wild, key[1:]
+	}
+	h := table[key]
+	if h == nil {
+		h = newHostRules()
+		table[key] = h
+	}
+	return h
+}
+
 func newHostRules() *hostRules {
-	return &hostRules{exact: make(map[string]*rule), prefix: newRadix()}
+	return &hostRules{prefix: newRadix()}
 }
 
 // loose reports whether any rule here is compared loosely.
 func (h *hostRules) loose() bool {
-	return h.fold != nil || h.slash != nil || h.foldSlash != nil || h.prefixFold != nil
+	return h.fold.m != nil || h.slash.m != nil || h.foldSlash.m != nil || h.prefixFold != nil
 }
 
 func compileRule(in *Rule) (*rule, error) {
 	r := &rule{Rule: *in}
+	// A Set keeps no reference into the caller's memory: From and To of a
+	// map file's rules are substrings of the whole file.
+	r.From, r.To = strings.Clone(r.From), strings.Clone(r.To)
 	r.Host = strings.ToLower(r.Host)
 	if r.Kind == Regex && r.CaseInsensitive {
 		r.From = "(?i)" + r.From
@@ -115,6 +227,16 @@ func compileRule(in *Rule) (*rule, error) {
 	}
 	if err := checkTo(r.To); err != nil {
 		return nil, err
+	}
+	if len(r.Query) > 0 {
+		r.Query = append([]QueryCond(nil), r.Query...)
+		sortConds(r.Query)
+		for _, q := range r.Query {
+			if q.Name == "" {
+				return nil, fieldErr("query", "a condition has an empty parameter name")
+			}
+		}
+		r.condKey = condsKey(r.Query)
 	}
 	var names []string
 	switch r.Kind {
@@ -163,7 +285,12 @@ func (h *hostRules) add(r *rule) error {
 	switch r.Kind {
 	case Exact:
 		if !r.CaseInsensitive && !r.TrailingSlash {
-			return addExact(&h.exact, from, r, "exact")
+			if h.packed != nil && len(r.Query) == 0 {
+				if i, ok := h.packed.find([]byte(from)); ok {
+					return fieldErr("from", "duplicate exact rule for %q (first defined at %s)", r.From, h.packed.appendSource(nil, i))
+				}
+			}
+			return h.exact.add(from, r, "exact")
 		}
 		return h.addLoose(from, r)
 	case Prefix:
@@ -177,9 +304,19 @@ func (h *hostRules) add(r *rule) error {
 		}
 		idx := int32(len(h.prefixRules))
 		if old := (*tree).insert(from, idx); old >= 0 {
-			return fieldErr("from", "duplicate prefix rule for %q (first defined at %s)", r.From, h.prefixRules[old].Source())
+			(*tree).insert(from, old)
+			alts, err := link(h.prefixAlts[old], h.prefixRules[old], r, "prefix")
+			if err != nil {
+				return err
+			}
+			if h.prefixAlts == nil {
+				h.prefixAlts = make(map[int32][]*rule)
+			}
+			h.prefixAlts[old] = alts
+			h.prefixRules[old] = alts[0]
+		} else {
+			h.prefixRules = append(h.prefixRules, r)
 		}
-		h.prefixRules = append(h.prefixRules, r)
 		if r.TrailingSlash && from != "/" && strings.HasSuffix(from, "/") {
 			// "/docs/" ignoring the slash also answers "/docs" itself.
 			return h.addLoose(from, r)
@@ -195,28 +332,17 @@ func (h *hostRules) add(r *rule) error {
 func (h *hostRules) addLoose(from string, r *rule) error {
 	switch {
 	case r.CaseInsensitive && r.TrailingSlash:
-		return addExact(&h.foldSlash, trimSlashString(lowerString(from)), r, "exact")
+		return h.foldSlash.add(trimSlashString(lowerString(from)), r, "exact")
 	case r.CaseInsensitive:
-		return addExact(&h.fold, lowerString(from), r, "exact")
+		return h.fold.add(lowerString(from), r, "exact")
 	default:
-		return addExact(&h.slash, trimSlashString(from), r, "exact")
+		return h.slash.add(trimSlashString(from), r, "exact")
 	}
-}
-
-func addExact(m *map[string]*rule, key string, r *rule, kind string) error {
-	if *m == nil {
-		*m = make(map[string]*rule)
-	}
-	if old := (*m)[key]; old != nil && old != r {
-		return fieldErr("from", "duplicate %s rule for %q (first defined at %s)", kind, r.From, old.Source())
-	}
-	(*m)[key] = r
-	return nil
 }
 
 // Counts returns the number of rules of each kind.
 func (s *Set) Counts() Counts {
-	var c Counts
+	c := Counts{Exact: s.packedN}
 	for _, r := range s.rules {
 		switch r.Kind {
 		case Exact:
@@ -231,15 +357,16 @@ func (s *Set) Counts() Counts {
 }
 
 // Len returns the number of rules.
-func (s *Set) Len() int { return len(s.rules) }
+func (s *Set) Len() int { return len(s.rules) + s.packedN }
 
 // Lookup finds the rule for a request: host as sent in the Host header
-// (any case, port allowed) and path without the query. It reports whether a
-// rule matched; m then describes the match until its next Lookup. Rules of
-// the request's host are tried first, then those of wildcard hosts from
-// the longest, then host-less rules.
-func (s *Set) Lookup(host, path []byte, m *Match) bool {
-	m.rule, m.rest, m.host = nil, nil, host
+// (any case, port allowed), path without the query, and query (after '?',
+// nil for none) for rules with query conditions. It reports whether a rule
+// matched; m then describes the match until its next Lookup. Rules of the
+// request's host are tried first, then those of wildcard hosts from the
+// longest, then host-less rules.
+func (s *Set) Lookup(host, path, query []byte, m *Match) bool {
+	m.rule, m.pk, m.rest, m.host, m.query = nil, nil, nil, host, query
 	if indexPercent(path) >= 0 {
 		m.norm = normalizePath(m.norm[:0], path)
 		path = m.norm
@@ -264,35 +391,42 @@ func (s *Set) Lookup(host, path []byte, m *Match) bool {
 }
 
 func (h *hostRules) lookup(path []byte, m *Match) bool {
-	if r := h.exact[string(path)]; r != nil {
+	q := m.query
+	if r := h.exact.get(path, q); r != nil {
 		m.rule = r
 		return true
+	}
+	if h.packed != nil {
+		if i, ok := h.packed.find(path); ok {
+			m.pk, m.pi = h.packed, i
+			return true
+		}
 	}
 	var lower []byte
 	if h.loose() {
 		m.lower = appendLower(m.lower[:0], path)
 		lower = m.lower
-		if r := h.fold[string(lower)]; r != nil {
+		if r := h.fold.get(lower, q); r != nil {
 			m.rule = r
 			return true
 		}
-		if r := h.slash[string(trimSlash(path))]; r != nil {
+		if r := h.slash.get(trimSlash(path), q); r != nil {
 			m.rule = r
 			return true
 		}
-		if r := h.foldSlash[string(trimSlash(lower))]; r != nil {
+		if r := h.foldSlash.get(trimSlash(lower), q); r != nil {
 			m.rule = r
 			return true
 		}
 	}
-	v, n, ok := h.prefix.longest(path)
+	r, n := h.longestPrefix(h.prefix, path, q)
 	if h.prefixFold != nil {
-		if fv, fn, fok := h.prefixFold.longest(lower); fok && (!ok || fn > n) {
-			v, n, ok = fv, fn, true
+		if fr, fn := h.longestPrefix(h.prefixFold, lower, q); fr != nil && (r == nil || fn > n) {
+			r, n = fr, fn
 		}
 	}
-	if ok {
-		m.rule, m.rest = h.prefixRules[v], path[n:]
+	if r != nil {
+		m.rule, m.rest = r, path[n:]
 		return true
 	}
 	if r := h.regex.lookup(path, m); r != nil {
@@ -302,15 +436,63 @@ func (h *hostRules) lookup(path []byte, m *Match) bool {
 	return false
 }
 
+// longestPrefix returns the rule of the longest prefix in t of path whose
+// query conditions query satisfies, and that prefix's length.
+func (h *hostRules) longestPrefix(t *radix, path, query []byte) (*rule, int) {
+	var best *rule
+	end := 0
+	for n, pos := &t.root, 0; n != nil; n, pos = n.step(path, pos) {
+		if n.val < 0 {
+			continue
+		}
+		if r := h.prefixRule(n.val, query); r != nil {
+			best, end = r, pos
+		}
+	}
+	return best, end
+}
+
+// prefixRule returns the rule filed under prefix number v that query
+// satisfies.
+func (h *hostRules) prefixRule(v int32, query []byte) *rule {
+	if h.prefixAlts != nil {
+		if alts := h.prefixAlts[v]; alts != nil {
+			return pick(alts, query)
+		}
+	}
+	if r := h.prefixRules[v]; len(r.Query) == 0 || condsHold(r.Query, query) {
+		return r
+	}
+	return nil
+}
+
 // RuleHits is a rule with its hit count, as Set.Each reports it.
 type RuleHits struct {
 	*Rule
 	Hits uint64
 }
 
-// Each calls fn for every rule in file order with its hit count.
+// Each calls fn for every rule in file order with its hit count. The Rule
+// is valid only during the call; Each allocates for rules of packed
+// tables, so it is for tools, not the hot path.
 func (s *Set) Each(fn func(RuleHits)) {
-	for _, r := range s.rules {
-		fn(RuleHits{Rule: &r.Rule, Hits: r.hits.Load()})
+	for _, sp := range s.order {
+		if sp.t == nil {
+			for _, r := range s.rules[sp.lo:sp.hi] {
+				fn(RuleHits{Rule: &r.Rule, Hits: r.hits.Load()})
+			}
+			continue
+		}
+		for i := sp.lo; i < sp.hi; i++ {
+			r := sp.t.rule(uint32(i))
+			fn(RuleHits{Rule: &r, Hits: sp.t.hits[i].Load()})
+		}
 	}
+}
+
+// Rules returns every rule in file order, as compiled (hosts lower-cased).
+func (s *Set) Rules() []Rule {
+	out := make([]Rule, 0, s.Len())
+	s.Each(func(r RuleHits) { out = append(out, *r.Rule) })
+	return out
 }

@@ -85,7 +85,7 @@ func TestLookup(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.host+tt.path+"?"+tt.query, func(t *testing.T) {
 			var got *result
-			if s.Lookup([]byte(tt.host), []byte(tt.path), &m) {
+			if s.Lookup([]byte(tt.host), []byte(tt.path), nil, &m) {
 				got = &result{m.Rule().Line, m.Status(), string(m.AppendLocation(nil, []byte(tt.query)))}
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
@@ -118,7 +118,7 @@ func TestRegexFileOrder(t *testing.T) {
 	var m matcher.Match
 	for _, tt := range tests {
 		got := ""
-		if s.Lookup(nil, []byte(tt.path), &m) {
+		if s.Lookup(nil, []byte(tt.path), nil, &m) {
 			got = string(m.AppendLocation(nil, nil))
 		}
 		if got != tt.want {
@@ -184,7 +184,7 @@ func TestDollarLiteral(t *testing.T) {
 	}
 	var m matcher.Match
 	for path, want := range map[string]string{"/r/x": "/cost$/x", "/e": "/keep$1"} {
-		if !s.Lookup(nil, []byte(path), &m) {
+		if !s.Lookup(nil, []byte(path), nil, &m) {
 			t.Fatalf("%s: no match", path)
 		}
 		if got := string(m.AppendLocation(nil, nil)); got != want {

@@ -81,3 +81,30 @@ const BrowserRequest = "GET " + ExactHit + " HTTP/1.1\r\n" +
 	"Sec-Fetch-Mode: navigate\r\n" +
 	"Connection: keep-alive\r\n" +
 	"\r\n"
+
+// MapKey and MapTarget are the from and to of entry i of WriteMap's file.
+// The shapes are those of a migrated site: a section folder and an .html
+// page name becoming a new URL, about 30 and 45 bytes.
+func MapKey(i int) string { return fmt.Sprintf("/old/section-%d/page-%d.html", i%100, i) }
+
+// MapTarget is the to of entry i; see MapKey.
+func MapTarget(i int) string {
+	return fmt.Sprintf("https://www.example.com/new/section-%d/page-%d", i%100, i)
+}
+
+// WriteMap writes an nginx-style map file of n exact entries, MapKey(i)
+// to MapTarget(i), for the scale benchmarks (100k to 10M rules).
+func WriteMap(w io.Writer, n int) error {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	for i := range n {
+		fmt.Fprintf(bw, "%s %s;\n", MapKey(i), MapTarget(i))
+	}
+	return bw.Flush()
+}
+
+// WriteMapConfig writes a config listening on listen that serves the map
+// file mapFile (as WriteMap writes it) as exact 301 rules for any host.
+func WriteMapConfig(w io.Writer, listen, mapFile string) error {
+	_, err := fmt.Fprintf(w, "[server]\nlisten = %q\n\n[admin]\nlisten = \"off\"\n\n[access_log]\nenabled = false\n\n[[map]]\nfile = %q\n", listen, mapFile)
+	return err
+}

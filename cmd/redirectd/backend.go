@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -80,6 +81,7 @@ func (s *service) reload() (string, error) {
 		cfg.Server, cfg.Upstream, cfg.Admin, cfg.AccessLog = s.cfg.Server, s.cfg.Upstream, s.cfg.Admin, s.cfg.AccessLog
 	}
 	s.cfg = cfg
+	debug.FreeOSMemory() // the old rules and the decoder's garbage
 	return msg, nil
 }
 
@@ -117,12 +119,7 @@ func (s *service) Reload() (string, error) { return s.reload() }
 func (s *service) watch(interval time.Duration, stop <-chan struct{}) {
 	stamp := func() string {
 		s.mu.Lock()
-		files := []string{s.cfg.Path}
-		for _, r := range s.cfg.Rules {
-			if n := len(files); files[n-1] != r.File {
-				files = append(files, r.File)
-			}
-		}
+		files := append([]string{s.cfg.Path}, s.cfg.Files...)
 		s.mu.Unlock()
 		var b bytes.Buffer
 		for _, f := range files {

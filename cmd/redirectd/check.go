@@ -45,7 +45,7 @@ func check(args []string, stdout, stderr io.Writer) int {
 	}
 	c := cfg.Set.Counts()
 	rep.Counts = &c
-	rep.Findings = lint.Check(cfg.Rules, cfg.Set)
+	rep.Findings = lint.Check(cfg.Set.Rules(), cfg.Set)
 	rep.OK = true
 	for _, f := range rep.Findings {
 		if f.Severity == lint.Error {
@@ -111,12 +111,12 @@ func fixChains(cfg *config.Config, findings []lint.Finding, stderr io.Writer) er
 			}
 		}
 	}
+	all := cfg.Set.Rules()
 	for file := range files {
 		var b strings.Builder
 		fmt.Fprintf(&b, "# %s with its redirect chains flattened by redirectd check -fix-chains.\n", file)
 		done := map[string]bool{}
-		for i := range cfg.Rules {
-			r := &cfg.Rules[i]
+		for _, r := range all {
 			if r.File != file || done[r.Source()] {
 				continue // a rule listed for several hosts is one entry
 			}

@@ -41,7 +41,7 @@ func explainURL(w io.Writer, set *matcher.Set, raw string) error {
 		return err
 	}
 	var m matcher.Match
-	if !set.Lookup([]byte(host), []byte(path), &m) {
+	if !set.Lookup([]byte(host), []byte(path), []byte(query), &m) {
 		fmt.Fprintf(w, "no rule matches host %q path %q: the answer is 404, or the upstream's when one is set\n", host, path)
 		return nil
 	}

@@ -13,8 +13,11 @@ import (
 // importCmd converts a redirect list from another tool into a redirectd
 // config, written to stdout (or -o FILE).
 func importCmd(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "nginx" {
+		return importNginx(args[1:], stderr)
+	}
 	if len(args) == 0 || args[0] != "csv" {
-		fmt.Fprintln(stderr, "usage: redirectd import csv [-o FILE] FILE   (nginx import is not implemented yet)")
+		fmt.Fprintln(stderr, "usage: redirectd import csv [-o FILE] FILE\n       redirectd import nginx [-o DIR] FILE...")
 		return 2
 	}
 	fs, _ := newFlags("import csv", stderr)

@@ -21,6 +21,8 @@ const usage = `usage:
   redirectd check -config FILE         validate a config; print rule counts and compile time
   redirectd explain -config FILE URL   print the rule that answers URL, its status and Location
   redirectd import csv [-o FILE] FILE  convert a bulk-redirect CSV into a config
+  redirectd import nginx [-o DIR] FILE...
+                                       translate nginx configs' redirects into DIR/redirectd.toml
   redirectd version                    print the version
 `
 

@@ -30,7 +30,7 @@ func runCmd(args ...string) (code int, stdout, stderr string) {
 
 func TestCheck(t *testing.T) {
 	code, out, errs := runCmd("check", "-config", exampleFile)
-	if code != 0 || !strings.Contains(out, "ok: 7 rules (4 exact, 1 prefix, 2 regex)") {
+	if code != 0 || !strings.Contains(out, "ok: 8 rules (5 exact, 1 prefix, 2 regex)") {
 		t.Fatalf("check: exit %d\nstdout: %s\nstderr: %s", code, out, errs)
 	}
 }
@@ -49,10 +49,13 @@ func TestExplain(t *testing.T) {
 		url  string
 		want []string
 	}{
-		{"http://example.org/blog/12/hello-world?x=1", []string{"example/redirectd.toml:19 (regex", "status:   308", "location: https://example.com/posts/12/hello-world?x=1"}},
-		{"/docs/a", []string{"example/redirectd.toml:13 (prefix \"/docs/\")", "status:   302", "location: https://docs.example.com/a"}},
+		{"http://example.org/blog/12/hello-world?x=1", []string{"example/redirectd.toml:28 (regex", "status:   308", "location: https://example.com/posts/12/hello-world?x=1"}},
+		{"/old?ref=x&utm_source=newsletter", []string{"example/redirectd.toml:15 (exact \"/old\"", "status:   302", "location: https://example.com/new/from-newsletter\n"}},
+		{"/old?utm_source=newsletter", []string{"example/redirectd.toml:8 (exact \"/old\"", "status:   301", "location: https://example.com/new?utm_source=newsletter\n"}},
+		{"/docs/a", []string{"example/redirectd.toml:22 (prefix \"/docs/\")", "status:   302", "location: https://docs.example.com/a"}},
 		{"http://shop.example.com/only-here", []string{"(exact \"/only-here\", host \"shop.example.com\")", "status:   307"}},
 		{"/p/42", []string{"example/example.map:4 (regex", "location: https://example.com/products/42"}},
+		{"/about?x=1", []string{"example/example.map:2 (exact \"/about\")", "status:   301", "location: https://example.com/company/about?x=1"}},
 		{"/none", []string{"no rule matches host \"\" path \"/none\": the answer is 404, or the upstream's when one is set"}},
 	}
 	for _, tt := range tests {
@@ -294,6 +297,25 @@ func TestImportCSV(t *testing.T) {
 	}
 	if code, _, errs := runCmd("import", "csv", filepath.Join(dir, "missing.csv")); code != 1 || errs == "" {
 		t.Errorf("import of a missing file: %d %q", code, errs)
+	}
+}
+
+// TestCheckDuplicates checks that duplicate exact rules are refused with
+// both places named, within a (packed) map file and between a [[rule]]
+// and a map file.
+func TestCheckDuplicates(t *testing.T) {
+	dir := t.TempDir()
+	file, mapFile := filepath.Join(dir, "r.toml"), filepath.Join(dir, "r.map")
+	os.WriteFile(file, []byte("[[rule]]\nfrom = \"/b\"\nto = \"/x\"\n\n[[map]]\nfile = \"r.map\"\n"), 0o644)
+	os.WriteFile(mapFile, []byte("/a /1;\n/b /2;\n/c /3;\n/a /4;\n"), 0o644)
+	code, _, errs := runCmd("check", "-config", file)
+	for _, want := range []string{
+		mapFile + `:2: from: duplicate exact rule for "/b" (first defined at ` + file + ":1)",
+		mapFile + `:4: from: duplicate exact rule for "/a" (first defined at ` + mapFile + ":1)",
+	} {
+		if code != 1 || !strings.Contains(errs, want) {
+			t.Errorf("check: exit %d, stderr %q lacks %q", code, errs, want)
+		}
 	}
 }
 

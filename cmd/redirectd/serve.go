@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"reflect"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -91,6 +92,10 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	}
 	log.Info("serving", attrs...)
 	sdNotify("READY=1")
+	// Loading leaves the decoder's garbage behind, several times the size
+	// of the compiled rules: hand it back to the OS now rather than when
+	// the scavenger gets to it, off the path to the first answer.
+	go debug.FreeOSMemory()
 	if *file == "" {
 		printExample(stdout, cfg, srv.Addr())
 	}
@@ -165,7 +170,7 @@ func restartNeeded(old, cur *config.Config) bool {
 // printExample tells a new user what the built-in example serves.
 func printExample(w io.Writer, cfg *config.Config, addr string) {
 	fmt.Fprintf(w, "redirectd is serving its built-in example on http://%s (start it with -config FILE for your own rules).\n", addr)
-	for _, r := range cfg.Rules {
+	for _, r := range cfg.Set.Rules() {
 		host := ""
 		if r.Host != "" {
 			host = "  (Host: " + r.Host + ")"

@@ -118,26 +118,132 @@ func varRE(to string) string {
 	return b.String()
 }
 
-// unreachable reports regex rules that repeat an earlier regex of the same
-// host: the first always wins.
+// unreachable reports rules that can never match because another is
+// always tried first and matches whenever they would:
+//   - a rule sharing its path (or regex), kind, host and options with an
+//     earlier-tried one whose query conditions hold whenever its own do
+//     (for exact and prefix rules, those with conditions are tried first, in
+//     file order; regexes go in file order);
+//   - an exact rule with trailing_slash = "ignore" whose two forms, with
+//     and without the slash, both have a strict exact rule;
+//   - a regex whose every match starts with the path of a prefix rule of
+//     the same host without conditions: prefix rules win over regexes.
 func unreachable(rules []matcher.Rule) []Finding {
 	var out []Finding
-	first := map[string]*matcher.Rule{}
+	report := func(r, by *matcher.Rule, why string) {
+		out = append(out, Finding{Severity: Warning, Kind: "unreachable",
+			Message: fmt.Sprintf("%s rule %q never matches: %s", r.Kind, r.From, why),
+			Rules:   []RuleRef{ref(r), ref(by)}})
+	}
+	slots := map[slotKey][]*matcher.Rule{}
+	var prefixes []*matcher.Rule
 	for i := range rules {
 		r := &rules[i]
-		if r.Kind != matcher.Regex {
-			continue
+		k := slotOf(r)
+		for _, prev := range slots[k] {
+			tried := r.Kind == matcher.Regex || len(prev.Query) > 0 && len(r.Query) > 0 || len(r.Query) == 0
+			if !tried || !implies(prev.Query, r.Query) {
+				continue
+			}
+			why := fmt.Sprintf("%s is tried first for the same path and matches whenever it does", prev.Source())
+			if r.Kind == matcher.Regex && len(prev.Query) == 0 && len(r.Query) == 0 {
+				why = fmt.Sprintf("%s has the same regex and comes first", prev.Source())
+			}
+			report(r, prev, why)
+			break
 		}
-		key := r.Host + "\x00" + fmt.Sprint(r.CaseInsensitive) + "\x00" + r.From
-		if prev := first[key]; prev != nil {
-			out = append(out, Finding{Severity: Warning, Kind: "unreachable",
-				Message: fmt.Sprintf("regex %q never matches: %s has the same regex and comes first", r.From, prev.Source()),
-				Rules:   []RuleRef{ref(r), ref(prev)}})
-			continue
+		slots[k] = append(slots[k], r)
+		if r.Kind == matcher.Prefix && len(r.Query) == 0 {
+			prefixes = append(prefixes, r)
 		}
-		first[key] = r
+	}
+	for i := range rules {
+		r := &rules[i]
+		switch {
+		case r.Kind == matcher.Exact && r.TrailingSlash && len(r.Query) == 0:
+			k := slotOf(r)
+			k.ts = false
+			bare := k.from
+			k.from = bare + "/"
+			withSlash := strictRule(slots[k])
+			k.from = bare
+			if without := strictRule(slots[k]); bare != "/" && withSlash != nil && without != nil {
+				report(r, without, fmt.Sprintf("both %q (%s) and %q (%s) have exact rules without trailing_slash = \"ignore\", which are tried first",
+					without.From, without.Source(), withSlash.From, withSlash.Source()))
+			}
+		case r.Kind == matcher.Regex && !r.CaseInsensitive:
+			lit, err := matcher.RegexLiteralPrefix(r.From)
+			if err != nil || lit == "" {
+				continue
+			}
+			for _, p := range prefixes {
+				from := matcher.NormalizePath(p.From)
+				l := lit
+				if p.CaseInsensitive {
+					from, l = strings.ToLower(from), strings.ToLower(l)
+				}
+				if p.Host == r.Host && strings.HasPrefix(l, from) {
+					report(r, p, fmt.Sprintf("every path it matches starts with %q, which prefix rule %s answers first", p.From, p.Source()))
+					break
+				}
+			}
+		}
 	}
 	return out
+}
+
+// slotKey is where the matcher files a rule: rules with the same key are
+// tried one after another for the same requests.
+type slotKey struct {
+	host   string
+	kind   matcher.Kind
+	ci, ts bool
+	from   string
+}
+
+func slotOf(r *matcher.Rule) slotKey {
+	k := slotKey{host: r.Host, kind: r.Kind, ci: r.CaseInsensitive, from: r.From}
+	if r.Kind == matcher.Regex {
+		return k
+	}
+	k.from = matcher.NormalizePath(r.From)
+	if r.CaseInsensitive {
+		k.from = strings.ToLower(k.from)
+	}
+	if r.Kind == matcher.Exact && r.TrailingSlash {
+		k.ts = true
+		if len(k.from) > 1 {
+			k.from = strings.TrimSuffix(k.from, "/")
+		}
+	}
+	return k
+}
+
+// strictRule returns the rule without query conditions among rules, or nil.
+func strictRule(rules []*matcher.Rule) *matcher.Rule {
+	for _, r := range rules {
+		if len(r.Query) == 0 {
+			return r
+		}
+	}
+	return nil
+}
+
+// implies reports whether conditions a hold whenever conditions b do.
+func implies(a, b []matcher.QueryCond) bool {
+	for _, ca := range a {
+		held := false
+		for _, cb := range b {
+			if cb.Name == ca.Name && (ca.Value == matcher.AnyValue || ca.Value == cb.Value) {
+				held = true
+				break
+			}
+		}
+		if !held {
+			return false
+		}
+	}
+	return true
 }
 
 // follow walks where an exact or prefix rule's Location leads, when that
@@ -159,7 +265,7 @@ func follow(start *matcher.Rule, set *matcher.Set) (Finding, bool) {
 	target := start.To
 	var m matcher.Match
 	for len(chain) <= maxChain {
-		if !set.Lookup([]byte(host), []byte(path), &m) {
+		if !set.Lookup([]byte(host), []byte(path), []byte(query), &m) {
 			break
 		}
 		r := m.Rule()

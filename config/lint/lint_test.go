@@ -13,15 +13,25 @@ func TestCheck(t *testing.T) {
 		{From: "/a", To: "/b"},         // 1: chain a -> b -> c
 		{From: "/b", To: "/c"},         // 2: chain b -> c
 		{From: "/loop1", To: "/loop2"}, // 3: loop
-		{From: "/loop2", To: "https://example.com/loop1", Host: "example.com"}, // 4: other host: not followed from host-less 3? (3 is host-less)
-		{From: "/loop1", To: "https://example.com/loop2", Host: "example.com"}, // 5: loop on example.com
-		{From: "/away", To: "https://elsewhere.example/away"},                  // 6: another site: not followed
-		{From: "/bad", To: "htp:/nope"},                                        // 7: bad Location
-		{From: "/space", To: "/a b"},                                           // 8: bad Location
-		{Kind: matcher.Regex, From: `^/r/(\d+)$`, To: "/n/$1"},                 // 9
-		{Kind: matcher.Regex, From: `^/r/(\d+)$`, To: "/m/$1"},                 // 10: unreachable
-		{Kind: matcher.Prefix, From: "/p/", To: "/p/sub/"},                     // 11: prefix loop /p/x -> /p/sub/x -> ...
-		{From: "/self", To: "/self?x=1"},                                       // 12: loop onto itself
+		{From: "/loop2", To: "https://example.com/loop1", Host: "example.com"},                                      // 4: other host: not followed from host-less 3? (3 is host-less)
+		{From: "/loop1", To: "https://example.com/loop2", Host: "example.com"},                                      // 5: loop on example.com
+		{From: "/away", To: "https://elsewhere.example/away"},                                                       // 6: another site: not followed
+		{From: "/bad", To: "htp:/nope"},                                                                             // 7: bad Location
+		{From: "/space", To: "/a b"},                                                                                // 8: bad Location
+		{Kind: matcher.Regex, From: `^/r/(\d+)$`, To: "/n/$1"},                                                      // 9
+		{Kind: matcher.Regex, From: `^/r/(\d+)$`, To: "/m/$1"},                                                      // 10: unreachable
+		{Kind: matcher.Prefix, From: "/p/", To: "/p/sub/"},                                                          // 11: prefix loop /p/x -> /p/sub/x -> ...
+		{From: "/self", To: "/self?x=1"},                                                                            // 12: loop onto itself
+		{From: "/q", To: "/x", Query: []matcher.QueryCond{{Name: "a", Value: "*"}}},                                 // 13
+		{From: "/q", To: "/y", Query: []matcher.QueryCond{{Name: "a", Value: "1"}, {Name: "b", Value: "2"}}},        // 14: 13 holds whenever it does
+		{From: "/q", To: "/z"},                                                                                      // 15: tried after 13
+		{From: "/t", To: "/t1"},                                                                                     // 16
+		{From: "/t/", To: "/t2"},                                                                                    // 17
+		{From: "/t", To: "/t3", TrailingSlash: true},                                                                // 18: 16 and 17 first
+		{Kind: matcher.Prefix, From: "/old/", To: "/new/"},                                                          // 19
+		{Kind: matcher.Regex, From: `^/old/(\d+)$`, To: "/n/$1"},                                                    // 20: 19 answers first
+		{Kind: matcher.Regex, From: `^/ol(\d+)$`, To: "/n/$1"},                                                      // 21: reachable
+		{Kind: matcher.Regex, From: `^/r/(\d+)$`, To: "/o/$1", Query: []matcher.QueryCond{{Name: "a", Value: "1"}}}, // 22: 9 first
 	}
 	for i := range rules {
 		rules[i].Status, rules[i].File, rules[i].Line = 301, "m", i+1
@@ -44,6 +54,10 @@ func TestCheck(t *testing.T) {
 		{lint.Error, "location", "m:7", ""},
 		{lint.Error, "location", "m:8", ""},
 		{lint.Warning, "unreachable", "m:10", ""},
+		{lint.Warning, "unreachable", "m:14", ""},
+		{lint.Warning, "unreachable", "m:22", ""},
+		{lint.Warning, "unreachable", "m:18", ""},
+		{lint.Warning, "unreachable", "m:20", ""},
 		{lint.Warning, "chain", "m:1", "/c"},
 		{lint.Error, "loop", "m:4", ""},
 		{lint.Error, "loop", "m:5", ""},

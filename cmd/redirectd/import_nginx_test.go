@@ -1,0 +1,286 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redirectd/redirectd/config"
+)
+
+// sampleNginx writes an nginx config of several hundred redirects covering
+// every form import translates, listening on addr, and returns its path and
+// the requests to compare (host, then target).
+func sampleNginx(t *testing.T, dir, addr string) (string, [][2]string) {
+	t.Helper()
+	var reqs [][2]string
+	ask := func(host string, targets ...string) {
+		for _, target := range targets {
+			reqs = append(reqs, [2]string{host, target})
+		}
+	}
+	var maps, main strings.Builder
+	// A map on $uri used at server level: exact keys (compared without
+	// case), regex keys with captures.
+	maps.WriteString("map $uri $new_uri {\n    default \"\";\n")
+	for i := range 200 {
+		fmt.Fprintf(&maps, "    /old/page-%d /new/page-%d;\n", i, i)
+		if i%20 == 0 {
+			ask("main.test", fmt.Sprintf("/old/page-%d", i), fmt.Sprintf("/OLD/Page-%d?x=1", i), fmt.Sprintf("/old/page-%d/", i))
+		}
+	}
+	maps.WriteString("    ~^/legacy/(\\d+)/(.*)$ /l/$1/$2;\n    ~*^/shout/(\\w+)$ https://shout.example/$1;\n}\n")
+	ask("main.test", "/legacy/12/a/b", "/legacy/12/a?q=2", "/legacy/x/a", "/shout/abc", "/SHOUT/Abc?z=1", "/shout/a/b")
+	// A hostnames map on $host: whole hosts move.
+	maps.WriteString("map $host $moved_host {\n    hostnames;\n    default \"\";\n    .old-brand.test new-brand.example;\n    *.legacy.test legacy.example;\n    exact.test exact.example;\n}\n")
+	ask("old-brand.test", "/", "/a/b?c=d")
+	ask("www.old-brand.test", "/x")
+	ask("a.legacy.test", "/y?z=1")
+	ask("legacy.test", "/y")
+	ask("exact.test", "/p")
+	ask("sub.exact.test", "/p")
+
+	fmt.Fprintf(&main, "server {\n    listen %s default_server;\n    server_name main.test www.main.test .old-brand.test *.legacy.test exact.test sub.exact.test;\n", addr)
+	main.WriteString("    if ($moved_host) {\n        return 301 https://$moved_host$request_uri;\n    }\n")
+	main.WriteString("    if ($new_uri) {\n        return 301 $new_uri;\n    }\n")
+	main.WriteString("    rewrite ^/rw/(\\d+)$ /rewritten/$1 permanent;\n    rewrite ^/rwq/(\\w+)$ /rewritten?id=$1 redirect;\n")
+	ask("main.test", "/rw/7", "/rw/7?a=b", "/rw/x", "/rwq/abc?a=b", "/rwq/abc")
+	for i := range 100 {
+		fmt.Fprintf(&main, "    location = /exact/%d { return 301 /exact-target/%d; }\n", i, i)
+		if i%10 == 0 {
+			ask("main.test", fmt.Sprintf("/exact/%d", i), fmt.Sprintf("/exact/%d?q=1", i), fmt.Sprintf("/EXACT/%d", i), fmt.Sprintf("/exact/%d/more", i))
+		}
+	}
+	main.WriteString("    location = /exact-host { return 302 https://$host/elsewhere; }\n")
+	ask("main.test", "/exact-host", "/exact-host?x=1")
+	ask("www.main.test", "/exact-host")
+	for i := range 50 {
+		fmt.Fprintf(&main, "    location ^~ /caret/%d/ { return 301 /caret-target/%d; }\n", i, i)
+		fmt.Fprintf(&main, "    location /plain/%d/ { return 302 https://plain.example/%d; }\n", i, i)
+		if i%10 == 0 {
+			ask("main.test", fmt.Sprintf("/caret/%d/", i), fmt.Sprintf("/caret/%d/a/b.html?x=1", i), fmt.Sprintf("/caret/%d", i),
+				fmt.Sprintf("/plain/%d/", i), fmt.Sprintf("/plain/%d/deep/x?y=2", i), fmt.Sprintf("/Plain/%d/", i))
+		}
+	}
+	// Nested prefixes, and regexes that compete with prefixes.
+	main.WriteString("    location ^~ /shop/ { return 301 /store; }\n    location ^~ /shop/sale/ { return 302 /store/sale; }\n")
+	main.WriteString("    location /docs/ { return 301 https://docs.example/; }\n    location /docs/v1/ { return 301 https://docs.example/v1/; }\n")
+	main.WriteString("    location ~ \\.html$ { return 301 /html$uri; }\n")
+	main.WriteString("    location ~* ^/img/(?<name>[a-z]+)\\.(png|jpg)$ { return 308 /images/$name.$2; }\n")
+	main.WriteString("    location ~ ^/re/(\\d+)/(.*)$ { return 301 /re-target/$1?rest=$2; }\n")
+	main.WriteString("    location ^~ /caret-html/ { return 301 /caret-beats-regex; }\n")
+	ask("main.test", "/shop/", "/shop/x", "/shop/sale/", "/shop/sale/x.html", "/shop/x.html",
+		"/docs/", "/docs/a/b", "/docs/v1/x", "/docs/v1/x.html", "/docs/a.html?x=1",
+		"/img/cat.png", "/IMG/Cat.JPG", "/img/cat.gif", "/img/cat1.png",
+		"/re/12/abc", "/re/12/abc?x=1", "/re/ab/c", "/caret-html/a.html", "/other.html")
+	// Rewrites inside a location: the request's arguments kept, joined
+	// with '&', or dropped with a trailing '?'; a location serving
+	// content for the rest.
+	main.WriteString("    location /static/ {\n        rewrite ^/static/old/(.*)$ /static/new/$1 redirect;\n        rewrite ^/static/args/(.*)$ /s?src=$1 permanent;\n        rewrite ^/static/noargs/(.*)$ /s/$1? permanent;\n        rewrite ^/static/abs/(.*)$ https://cdn.example/$1;\n        root /nonexistent;\n    }\n")
+	ask("main.test", "/static/old/a.css", "/static/old/a.css?v=1", "/static/args/x", "/static/args/x?v=1",
+		"/static/noargs/x?v=1", "/static/abs/y?v=2", "/static/other.css")
+	// The server-level return of a server for its own names.
+	main.WriteString("}\nserver {\n    listen " + addr + ";\n    server_name .brand.test;\n    return 301 https://www.brand.example$request_uri;\n}\n")
+	ask("brand.test", "/", "/a?b=c")
+	ask("x.y.brand.test", "/deep/path")
+	// A wildcard server whose locations use $host and $uri.
+	main.WriteString("server {\n    listen " + addr + ";\n    server_name *.wild.test;\n    location / { return 302 https://$host/moved$uri; }\n    location = /robots.txt { return 301 /robots-moved.txt; }\n}\n")
+	ask("a.wild.test", "/x/y?z=1", "/robots.txt", "/robots.txt?a=1")
+	ask("B.Wild.Test", "/Case")
+	// Misses on the default server.
+	ask("main.test", "/", "/nothing/here", "/old/page-999", "/exact/1000", "/favicon.ico")
+
+	conf := fmt.Sprintf(`worker_processes 1;
+pid %[1]s/nginx.pid;
+error_log %[1]s/error.log;
+events { worker_connections 64; }
+http {
+    access_log off;
+    client_body_temp_path %[1]s/body;
+    proxy_temp_path %[1]s/proxy;
+    fastcgi_temp_path %[1]s/fastcgi;
+    uwsgi_temp_path %[1]s/uwsgi;
+    scgi_temp_path %[1]s/scgi;
+    include maps/*.conf;
+    include sites/*.conf;
+}
+`, dir)
+	for name, text := range map[string]string{"nginx.conf": conf, "maps/redirects.conf": maps.String(), "sites/main.conf": main.String()} {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, "nginx.conf"), reqs
+}
+
+// answer sends GET target with Host host to addr and returns the status
+// and the Location resolved against the request's URL at base.
+func answer(t *testing.T, addr, host, target, base string) (int, string) {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", target, host)
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("%s %s: %v", host, target, err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode < 300 || resp.StatusCode > 399 {
+		return 0, "" // not a redirect: nginx's 404, redirectd's miss
+	}
+	return resp.StatusCode, resolve(t, base, resp.Header.Get("Location"))
+}
+
+func resolve(t *testing.T, base, loc string) string {
+	b, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := url.Parse(loc)
+	if err != nil {
+		t.Fatalf("Location %q: %v", loc, err)
+	}
+	return b.ResolveReference(l).String()
+}
+
+// explainAnswer asks the rules what explain would print for host+target.
+func explainAnswer(t *testing.T, cfg *config.Config, host, target, base string) (int, string) {
+	var out bytes.Buffer
+	if err := explainURL(&out, cfg.Set, "http://"+host+target); err != nil {
+		t.Fatal(err)
+	}
+	var status int
+	var loc string
+	for _, line := range strings.Split(out.String(), "\n") {
+		fmt.Sscanf(line, "status: %d", &status)
+		if l, ok := strings.CutPrefix(line, "location: "); ok {
+			loc = strings.TrimSpace(l)
+		}
+	}
+	if status == 0 {
+		return 0, ""
+	}
+	return status, resolve(t, base, loc)
+}
+
+// TestImportNginxRoundTrip imports a sample nginx config and checks that,
+// for every request of a list, a real nginx serving that config and
+// redirectd serving the import (through explain's code and through the
+// real server) give the same status and Location. Relative Locations are
+// resolved against the request's URL on both sides: nginx makes them
+// absolute with the request's host and its port (absolute_redirect).
+func TestImportNginxRoundTrip(t *testing.T) {
+	nginxBin, err := exec.LookPath("nginx")
+	if err != nil {
+		if nginxBin, err = exec.LookPath("/usr/sbin/nginx"); err != nil {
+			t.Skip("nginx is not installed (apt-get install nginx); the round trip against a real nginx is skipped")
+		}
+	}
+	dir := t.TempDir()
+	nginxAddr := freePort(t)
+	conf, reqs := sampleNginx(t, dir, nginxAddr)
+	if len(reqs) < 100 {
+		t.Fatalf("only %d requests", len(reqs))
+	}
+
+	out := filepath.Join(dir, "out")
+	code, _, stderr := runCmd("import", "nginx", "-o", out, conf)
+	if code != 0 {
+		t.Fatalf("import: exit %d\n%s", code, stderr)
+	}
+	t.Logf("import:\n%s", stderr)
+	if strings.Contains(stderr, "differs:") {
+		t.Errorf("the import found answers that differ from nginx's:\n%s", stderr)
+	}
+	if !strings.Contains(stderr, "rules") || !strings.Contains(stderr, "map entry") || !strings.Contains(stderr, "location ^~") {
+		t.Errorf("the summary lacks the counts per kind:\n%s", stderr)
+	}
+	cfg, err := config.Load(filepath.Join(out, "redirectd.toml"))
+	if err != nil {
+		t.Fatalf("the imported config does not load: %v", err)
+	}
+	if code, _, errs := runCmd("check", "-config", filepath.Join(out, "redirectd.toml")); code != 0 {
+		t.Fatalf("check of the import: exit %d\n%s", code, errs)
+	}
+	if cfg.Set.Len() < 400 {
+		t.Errorf("the import holds %d rules, want the sample's several hundred", cfg.Set.Len())
+	}
+
+	cmd := exec.Command(nginxBin, "-p", dir, "-c", conf, "-g", "daemon off;")
+	var nginxErr bytes.Buffer
+	cmd.Stderr = &nginxErr
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting nginx: %v", err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() { cmd.Process.Kill(); <-exited })
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if c, err := net.Dial("tcp", nginxAddr); err == nil {
+			c.Close()
+			break
+		}
+		select {
+		case <-exited:
+			log, _ := os.ReadFile(filepath.Join(dir, "error.log"))
+			t.Fatalf("nginx exited: %s\n%s", nginxErr.String(), log)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("nginx does not listen on %s: %s", nginxAddr, nginxErr.String())
+		}
+	}
+
+	// The import served by the real binary, on its own port.
+	served := filepath.Join(out, "served.toml")
+	body, _ := os.ReadFile(filepath.Join(out, "redirectd.toml"))
+	addr, admin := freePort(t), freePort(t)
+	os.WriteFile(served, append([]byte(fmt.Sprintf("[server]\nlisten = %q\n[admin]\nlisten = %q\n[access_log]\nenabled = false\n", addr, admin)), body...), 0o644)
+	srv := exec.Command(buildBinary(t), "serve", "-config", served)
+	var srvErr bytes.Buffer
+	srv.Stderr = &srvErr
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
+	if _, _, err := firstAnswer(addr, "/", time.Now().Add(10*time.Second)); err != nil {
+		t.Fatalf("redirectd does not answer: %v\n%s", err, srvErr.String())
+	}
+
+	redirects := 0
+	for _, r := range reqs {
+		host, target := r[0], r[1]
+		base := "http://" + strings.ToLower(host) + ":" + strings.Split(nginxAddr, ":")[1] + target
+		ns, nl := answer(t, nginxAddr, host, target, base)
+		es, el := explainAnswer(t, cfg, host, target, base)
+		ss, sl := answer(t, addr, host, target, base)
+		if ns != 0 {
+			redirects++
+		}
+		if es != ns || el != nl {
+			t.Errorf("Host %s, %s: nginx %d %q, explain %d %q", host, target, ns, nl, es, el)
+		}
+		if ss != ns || sl != nl {
+			t.Errorf("Host %s, %s: nginx %d %q, redirectd serve %d %q", host, target, ns, nl, ss, sl)
+		}
+	}
+	if redirects < len(reqs)/2 {
+		t.Errorf("nginx redirected only %d of %d requests: the sample does not exercise the import", redirects, len(reqs))
+	}
+	t.Logf("%d requests compared, %d redirects", len(reqs), redirects)
+}

@@ -1,0 +1,181 @@
+package nginx
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/redirectd/redirectd/matcher"
+)
+
+// maxCheckNotes bounds the differences check reports one by one.
+const maxCheckNotes = 30
+
+// MatcherRules returns the rules as matcher.Compile takes them, one per
+// host; each rule's Line is its index in r.Rules plus one and File is
+// "nginx", so that a match leads back to its Rule.
+func (r *Result) MatcherRules() []matcher.Rule {
+	var out []matcher.Rule
+	for i, x := range r.Rules {
+		base := matcher.Rule{Kind: x.Kind, From: x.From, To: x.To, Status: x.Status, CaseInsensitive: x.CaseInsensitive,
+			QueryString: x.QueryString, File: "nginx", Line: i + 1}
+		if len(x.Hosts) == 0 {
+			out = append(out, base)
+			continue
+		}
+		for _, h := range x.Hosts {
+			base.Host = h
+			out = append(out, base)
+		}
+	}
+	return out
+}
+
+// check asks the model of nginx and the written rules the same requests,
+// built from every location, rewrite and map key, and notes each answer
+// that differs: the cases where redirectd's precedence cannot repeat
+// nginx's (a location that serves content shadowing a redirect redirectd
+// would still make, a server whose misses fall through to another's rules).
+func (t *translator) check(res *Result) {
+	set, err := matcher.Compile(res.MatcherRules())
+	if err != nil {
+		t.m.note(nil, "the written rules do not compile (a bug in the import; please report it): %v", err)
+		return
+	}
+	var diffs []string
+	alike := map[string]int{} // differences from one pair of directives
+	seen := map[string]int{}
+	for _, req := range t.probes() {
+		o := t.m.emulate(req)
+		if o.unknown {
+			continue
+		}
+		var m matcher.Match
+		got := "no redirect"
+		var origin string
+		if set.Lookup([]byte(req.host), []byte(req.path), []byte(req.query), &m) {
+			got = fmt.Sprintf("%d %s", m.Status(), m.AppendLocation(nil, []byte(req.query)))
+			origin = res.Rules[m.Rule().Line-1].Origin.Source()
+		}
+		want := "no redirect"
+		if o.redirect {
+			want = fmt.Sprintf("%d %s", o.status, o.location)
+		}
+		if got == want {
+			continue
+		}
+		key := origin
+		if o.step != nil {
+			key += "|" + o.step.d.Source()
+		}
+		if i, ok := seen[key]; ok {
+			alike[diffs[i]]++
+			continue
+		}
+		seen[key] = len(diffs)
+		msg := fmt.Sprintf("http://%s%s", req.host, req.path)
+		if req.query != "" {
+			msg += "?" + req.query
+		}
+		msg += ": nginx gives " + want
+		if o.step != nil {
+			msg += " (" + o.step.d.Source() + ")"
+		}
+		msg += ", the written rules " + got
+		if origin != "" {
+			msg += " (from " + origin + ")"
+		}
+		diffs = append(diffs, msg)
+	}
+	for i, d := range diffs {
+		if i == maxCheckNotes {
+			t.m.note(nil, "... and %d more differences", len(diffs)-maxCheckNotes)
+			break
+		}
+		if n := alike[d]; n > 0 {
+			d += fmt.Sprintf(" (and %d more requests alike)", n)
+		}
+		t.m.note(nil, "differs: %s", d)
+	}
+}
+
+// probes returns requests that exercise every part of the config: each
+// server's hosts, with paths from its locations, rewrites and map keys,
+// with and without a query.
+func (t *translator) probes() []request {
+	var out []request
+	for _, s := range t.m.servers {
+		hosts := []string{probeHost(s)}
+		for _, n := range s.names {
+			if h := probeHostOf(n); h != hosts[0] {
+				hosts = append(hosts, h)
+			}
+		}
+		if s.dflt && s.hosts == nil {
+			// A named default server's other hosts are noted once, in
+			// pickDefault, rather than request by request.
+			hosts = append(hosts, "unnamed.invalid")
+		}
+		paths := map[string]bool{"/": true, "/probe-miss": true}
+		addRe := func(re *nginxRegex) {
+			if re == nil {
+				return
+			}
+			if x := re.sample(); x != "" {
+				paths[x] = true
+				paths[strings.ToUpper(x)] = true
+			}
+			if re.literal != "" {
+				paths[re.literal+"probe"] = true
+			}
+		}
+		addSteps := func(steps []*step) {
+			for _, st := range steps {
+				addRe(st.re)
+				if st.mapv == nil {
+					continue
+				}
+				for _, e := range st.mapv.exact {
+					if strings.HasPrefix(e.key, "/") {
+						paths[e.key], paths[strings.ToUpper(e.key)], paths[e.key+"/probe"] = true, true, true
+					}
+				}
+				for _, e := range st.mapv.regex {
+					addRe(e.re)
+				}
+			}
+		}
+		addSteps(s.pre)
+		for _, l := range s.locs {
+			if l.re != nil {
+				addRe(l.re)
+			} else {
+				paths[l.path], paths[l.path+"probe"], paths[l.path+"probe/x.html"] = true, true, true
+			}
+			addSteps(l.steps)
+		}
+		sorted := make([]string, 0, len(paths))
+		for p := range paths {
+			if strings.HasPrefix(p, "/") {
+				sorted = append(sorted, p)
+			}
+		}
+		sort.Strings(sorted)
+		for _, h := range hosts {
+			for _, p := range sorted {
+				out = append(out, request{host: h, path: p}, request{host: h, path: p, query: "probe=1"})
+			}
+		}
+	}
+	return out
+}
+
+func probeHostOf(name string) string {
+	switch {
+	case strings.HasPrefix(name, "*."):
+		return "probe" + name[1:]
+	case strings.HasPrefix(name, "."):
+		return name[1:]
+	}
+	return name
+}

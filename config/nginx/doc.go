@@ -1,0 +1,16 @@
+// Package nginx reads nginx configuration files and translates their
+// redirects into redirectd rules, for `redirectd import nginx`.
+//
+// Reading (Parse) turns nginx's syntax into a tree of directives, following
+// include globs. Translating (Translate) models what nginx does with a
+// request path in each server block: the rewrite phase at server level,
+// location selection (exact, longest prefix, ^~, regexes in order, the
+// longest plain prefix) and the redirecting directives of the chosen
+// location (return 30x, rewrite ... permanent|redirect, if ($map) return),
+// then writes rules whose redirectd precedence gives the same answers.
+// What it cannot express (internal rewrites, most if conditions, variables
+// redirectd has no equivalent for, orders redirectd cannot keep) is listed
+// with the file and line, never dropped silently.
+//
+// Everything here runs once, off the hot path, and allocates freely.
+package nginx

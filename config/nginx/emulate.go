@@ -1,0 +1,294 @@
+package nginx
+
+import (
+	"strings"
+)
+
+// outcome is what nginx does with one request, as the model sees it.
+type outcome struct {
+	redirect bool
+	status   int
+	location string
+	// unknown: a directive the model cannot follow (an internal rewrite)
+	// decided, so nothing can be said.
+	unknown bool
+	step    *step
+	// ctx is the request's state when step decided: its captures and the
+	// map values it read.
+	ctx *evalCtx
+	// entry is the map entry an if ($map) step found, nil for the default.
+	entry *mapEntry
+	// why says what made the outcome unknown.
+	why string
+}
+
+// request is one request the model is asked about.
+type request struct {
+	host, path, query string
+}
+
+// evalCtx is what a target's variables read while one request is handled.
+type evalCtx struct {
+	req      request
+	srv      *server
+	groups   []string          // the last regex's captures, $0 first
+	names    map[string]string // its named groups
+	mapValue map[string]string // evaluated map variables
+	mapEntry map[string]*mapEntry
+}
+
+// emulate answers req as nginx would, as far as the model knows.
+func (m *model) emulate(req request) outcome {
+	s := m.selectServer(req.host)
+	if s == nil {
+		return outcome{}
+	}
+	c := &evalCtx{req: req, srv: s}
+	if o, done := m.runSteps(s.pre, c); done {
+		return o
+	}
+	l := s.selectLocation(req.path, c)
+	if l == nil {
+		return outcome{}
+	}
+	o, _ := m.runSteps(l.steps, c)
+	return o
+}
+
+// selectServer picks the server block for a host as nginx does: an exact
+// name, then the longest leading wildcard, then the default server.
+func (m *model) selectServer(host string) *server {
+	host = strings.TrimSuffix(strings.ToLower(hostOnly(host)), ".")
+	var best *server
+	bestLen := -1
+	for _, s := range m.servers {
+		for _, n := range s.names {
+			switch {
+			case n == host:
+				return s
+			case strings.HasPrefix(n, "*.") && strings.HasSuffix(host, n[1:]) && len(n) > bestLen:
+				best, bestLen = s, len(n)
+			case strings.HasPrefix(n, ".") && (host == n[1:] || strings.HasSuffix(host, n)) && len(n) > bestLen:
+				best, bestLen = s, len(n)
+			}
+		}
+	}
+	if best != nil {
+		return best
+	}
+	for _, s := range m.servers {
+		if s.dflt {
+			return s
+		}
+	}
+	return nil
+}
+
+func hostOnly(h string) string {
+	if i := strings.LastIndexByte(h, ':'); i >= 0 && !strings.Contains(h[i:], "]") {
+		return h[:i]
+	}
+	return h
+}
+
+// selectLocation is nginx's location search: an exact match; else the
+// longest prefix, which ends the search when it is ^~; else the first
+// regex in order; else that longest prefix.
+func (s *server) selectLocation(path string, c *evalCtx) *location {
+	var longest *location
+	for _, l := range s.locs {
+		switch l.mod {
+		case "=":
+			if l.path == path {
+				return l
+			}
+		case "", "^~":
+			if strings.HasPrefix(path, l.path) && (longest == nil || len(l.path) > len(longest.path)) {
+				longest = l
+			}
+		}
+	}
+	if longest != nil && longest.mod == "^~" {
+		return longest
+	}
+	for _, l := range s.locs {
+		if l.re != nil && c.match(l.re) {
+			return l
+		}
+	}
+	return longest
+}
+
+// match runs re on the path, keeping its captures as nginx does.
+func (c *evalCtx) match(re *nginxRegex) bool {
+	sub := re.re.FindStringSubmatch(c.req.path)
+	if sub == nil {
+		return false
+	}
+	c.groups, c.names = sub, map[string]string{}
+	for i, n := range re.re.SubexpNames() {
+		if n != "" {
+			c.names[n] = sub[i]
+		}
+	}
+	return true
+}
+
+// runSteps runs rewrite-phase steps in order; done reports that one ended
+// the request.
+func (m *model) runSteps(steps []*step, c *evalCtx) (outcome, bool) {
+	for _, st := range steps {
+		switch st.kind {
+		case stepStop:
+			if st.re != nil && !c.match(st.re) {
+				continue
+			}
+			return outcome{unknown: st.re != nil, step: st}, true
+		case stepReturn:
+			return c.redirect(st, false), true
+		case stepRewrite:
+			if !c.match(st.re) {
+				continue
+			}
+			return c.redirect(st, st.addArgs), true
+		case stepIfMap:
+			v, ok := c.mapLookup(st.mapv)
+			if !ok {
+				return outcome{unknown: true, step: st}, true
+			}
+			if v == "" || v == "0" && st.zeroFalse {
+				continue
+			}
+			o := c.redirect(st, false)
+			o.entry = c.mapEntry[st.mapv.name]
+			return o, true
+		}
+	}
+	return outcome{}, false
+}
+
+// redirect renders a step's target for the request.
+func (c *evalCtx) redirect(st *step, addArgs bool) outcome {
+	loc, ok := c.render(st.target)
+	if !ok {
+		return outcome{unknown: true, step: st, why: "uses a variable redirectd has no equivalent for"}
+	}
+	if addArgs && c.req.query != "" {
+		if strings.Contains(loc, "?") {
+			loc += "&" + c.req.query
+		} else {
+			loc += "?" + c.req.query
+		}
+	}
+	return outcome{redirect: true, status: st.status, location: loc, step: st, ctx: c}
+}
+
+// render expands a target; ok is false for a variable the model does not
+// know.
+func (c *evalCtx) render(parts []part) (string, bool) {
+	var b strings.Builder
+	for _, p := range parts {
+		switch p.kind {
+		case partLit:
+			b.WriteString(p.text)
+		case partCapture:
+			i := int(p.text[0] - '0')
+			if i < len(c.groups) {
+				b.WriteString(c.groups[i])
+			}
+		case partVar:
+			v, ok := c.variable(p.text)
+			if !ok {
+				return "", false
+			}
+			b.WriteString(v)
+		}
+	}
+	return b.String(), true
+}
+
+func (c *evalCtx) variable(name string) (string, bool) {
+	switch name {
+	case "uri", "document_uri":
+		return c.req.path, true
+	case "request_uri":
+		if c.req.query != "" {
+			return c.req.path + "?" + c.req.query, true
+		}
+		return c.req.path, true
+	case "args", "query_string":
+		return c.req.query, true
+	case "is_args":
+		if c.req.query != "" {
+			return "?", true
+		}
+		return "", true
+	case "host":
+		return strings.TrimSuffix(strings.ToLower(hostOnly(c.req.host)), "."), true
+	case "scheme":
+		return "http", true
+	case "server_name":
+		if len(c.srv.names) > 0 {
+			return c.srv.names[0], true
+		}
+		return "", true
+	}
+	if v, ok := c.names[name]; ok {
+		return v, true
+	}
+	if v, ok := c.mapValue[name]; ok {
+		return v, true
+	}
+	return "", false
+}
+
+// mapLookup evaluates a map variable as nginx does: exact keys (without
+// case), then hostnames wildcards (the longest), then regexes in order,
+// then the default.
+func (c *evalCtx) mapLookup(mp *nmap) (string, bool) {
+	src, ok := c.variable(mp.source)
+	if !ok {
+		return "", false
+	}
+	if mp.hostnames {
+		src = strings.TrimSuffix(src, ".")
+	}
+	var ent *mapEntry
+	var groups []string
+	low := strings.ToLower(src)
+	for _, e := range mp.exact {
+		if e.key == low {
+			ent = e
+			break
+		}
+	}
+	if ent == nil {
+		for _, e := range mp.wild {
+			if (strings.HasSuffix(low, e.key) || e.apex && low == e.key[1:]) && (ent == nil || len(e.key) > len(ent.key)) {
+				ent = e
+			}
+		}
+	}
+	if ent == nil {
+		for _, e := range mp.regex {
+			if groups = e.re.re.FindStringSubmatch(src); groups != nil {
+				ent = e
+				break
+			}
+		}
+	}
+	value := mp.dflt
+	if ent != nil {
+		value = ent.value
+	}
+	sub := &evalCtx{req: c.req, srv: c.srv, groups: groups}
+	v, ok := sub.render(value)
+	if !ok {
+		return "", false
+	}
+	if c.mapValue == nil {
+		c.mapValue, c.mapEntry = map[string]string{}, map[string]*mapEntry{}
+	}
+	c.mapValue[mp.name], c.mapEntry[mp.name] = v, ent
+	return v, true
+}

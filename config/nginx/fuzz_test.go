@@ -1,0 +1,49 @@
+package nginx
+
+import (
+	"strings"
+	"testing"
+)
+
+// FuzzParse feeds arbitrary text to the parser and the translator. A parse
+// either fails with an error naming the file and a line inside the text,
+// or gives directives whose lines lie inside it; translating never panics
+// and every rule it writes compiles (Translate's own check compiles them
+// and notes a failure as a bug).
+func FuzzParse(f *testing.F) {
+	f.Add("server { listen 80; server_name a.test *.b.test .c.test; location = /x { return 301 /y; } }")
+	f.Add("map $uri $n { default \"\"; /a /b; ~^/r/(\\d+)$ /s/$1; }\nserver { if ($n) { return 301 $n; } }")
+	f.Add("server { location ~* \\.php$ { rewrite ^/(.*)\\.php$ /$1 permanent; } location ^~ /p/ { return 302 https://$host$request_uri; } }")
+	f.Add("server { location / { rewrite ^ /x? redirect; rewrite ^/a$ /b last; if ($host = x) { return 301 /; } } }")
+	f.Add("a \"b\\\"c\" 'd' ${x}y; # c\n{")
+	f.Fuzz(func(t *testing.T, text string) {
+		if len(text) > 4096 {
+			return
+		}
+		dirs, err := Parse("f.conf", []byte(text))
+		lines := strings.Count(text, "\n") + 1
+		if err != nil {
+			e, ok := err.(*Error)
+			if !ok || e.File != "f.conf" || e.Line < 1 || e.Line > lines {
+				t.Fatalf("error %v does not place itself in the text (%d lines)", err, lines)
+			}
+			return
+		}
+		var walk func([]*Directive)
+		walk = func(ds []*Directive) {
+			for _, d := range ds {
+				if d.Line < 1 || d.Line > lines {
+					t.Fatalf("directive %q at line %d of %d", d.Name, d.Line, lines)
+				}
+				walk(d.Block)
+			}
+		}
+		walk(dirs)
+		res := Translate(dirs)
+		for _, n := range res.Notes {
+			if strings.Contains(n.Msg, "a bug in the import") {
+				t.Fatalf("%s", n)
+			}
+		}
+	})
+}

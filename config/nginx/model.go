@@ -1,0 +1,494 @@
+package nginx
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Note is something the import could not translate, or translated with a
+// caveat, at an nginx file and line.
+type Note struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (n Note) String() string {
+	if n.File == "" {
+		return n.Msg
+	}
+	return fmt.Sprintf("%s:%d: %s", n.File, n.Line, n.Msg)
+}
+
+// model is what the import understands of an nginx config.
+type model struct {
+	servers []*server
+	maps    map[string]*nmap // by variable name, without '$'
+	notes   []Note
+}
+
+func (m *model) note(d *Directive, format string, args ...any) {
+	n := Note{Msg: fmt.Sprintf(format, args...)}
+	if d != nil {
+		n.File, n.Line = d.File, d.Line
+	}
+	m.notes = append(m.notes, n)
+}
+
+// server is one server block.
+type server struct {
+	d     *Directive
+	names []string // server_name values usable as hosts, as written
+	// hosts are the redirectd hosts of its rules; nil means any host.
+	hosts []string
+	pre   []*step // rewrite-phase directives at server level, in order
+	locs  []*location
+	dflt  bool // nginx's default server for requests no name matches
+}
+
+// location is one location block directly inside a server.
+type location struct {
+	d     *Directive
+	mod   string // "=", "^~", "" (plain prefix), "~" or "~*"
+	path  string // for =, ^~ and plain prefixes
+	re    *nginxRegex
+	steps []*step
+}
+
+// kindName is how the location's rules are counted.
+func (l *location) kindName() string {
+	switch l.mod {
+	case "=":
+		return "location ="
+	case "":
+		return "location (prefix)"
+	}
+	return "location " + l.mod
+}
+
+type stepKind uint8
+
+const (
+	stepReturn  stepKind = iota // return CODE [URL]
+	stepRewrite                 // rewrite REGEX REPL [flag]
+	stepIfMap                   // if ($map) { return CODE ...$map...; }
+	stepStop                    // anything that ends with a non-redirect answer or an internal rewrite
+)
+
+// step is one rewrite-phase directive, in a server or a location.
+type step struct {
+	d      *Directive
+	kind   stepKind
+	status int    // redirect status; 0 for a step that does not redirect
+	target []part // return URL or rewrite replacement
+	re     *nginxRegex
+	// addArgs: a rewrite appends the request's arguments (its replacement
+	// does not end with '?').
+	addArgs bool
+	mapv    *nmap // stepIfMap: the map whose variable is tested
+	loc     *location
+	// uncond: a return at this place answers every request reaching it.
+	uncond bool
+	// zeroFalse: `if ($v)` is false for "0" as well as "", `if ($v != "")`
+	// only for "".
+	zeroFalse bool
+}
+
+// form names the nginx construct a rule comes from, for the counts.
+func (s *step) form() string {
+	switch {
+	case s.kind == stepIfMap:
+		if s.mapv.source == "host" {
+			return "map entry (host)"
+		}
+		return "map entry"
+	case s.kind == stepRewrite:
+		return "rewrite"
+	case s.loc == nil:
+		return "return (server)"
+	}
+	return s.loc.kindName()
+}
+
+// nmap is a map block on $uri, $request_uri or $host.
+type nmap struct {
+	d         *Directive
+	source    string // the tested variable, without '$'
+	name      string
+	hostnames bool
+	dflt      []part
+	exact     []*mapEntry // in file order; keys lower-cased
+	wild      []*mapEntry // hostnames: ".x" or "*.x" keys, stored as ".x" with apex
+	regex     []*mapEntry
+	bad       bool // used but not translatable
+}
+
+type mapEntry struct {
+	d     *Directive
+	key   string
+	apex  bool // hostnames ".x": matches x itself too
+	re    *nginxRegex
+	value []part
+}
+
+// build reads the http block(s) of dirs into a model.
+func build(dirs []*Directive) *model {
+	m := &model{maps: map[string]*nmap{}}
+	var walk func(ds []*Directive)
+	walk = func(ds []*Directive) {
+		for _, d := range ds {
+			switch {
+			case d.Name == "http" && d.IsBlock:
+				walk(d.Block)
+			case d.Name == "map" && d.IsBlock:
+				m.readMap(d)
+			case d.Name == "server" && d.IsBlock:
+				// At the top, a file holding only server blocks
+				// (conf.d/site.conf) is read as the inside of http.
+				m.readServer(d)
+			}
+		}
+	}
+	walk(dirs)
+	m.pickDefault()
+	return m
+}
+
+func (m *model) readMap(d *Directive) {
+	if len(d.Args) != 2 || !strings.HasPrefix(d.Args[0], "$") || !strings.HasPrefix(d.Args[1], "$") {
+		m.note(d, "map takes a source and a variable, both starting with '$'")
+		return
+	}
+	mp := &nmap{d: d, source: strings.Trim(d.Args[0], "${}"), name: strings.Trim(d.Args[1], "${}")}
+	switch mp.source {
+	case "uri", "document_uri", "request_uri", "host":
+	default:
+		mp.bad = true
+	}
+	for _, e := range d.Block {
+		if e.IsBlock {
+			m.note(e, "unexpected block in map")
+			continue
+		}
+		switch {
+		case e.Name == "hostnames" && len(e.Args) == 0:
+			mp.hostnames = true
+			continue
+		case e.Name == "volatile" && len(e.Args) == 0:
+			continue
+		case e.Name == "default" && len(e.Args) == 1:
+			if p, err := parseTarget(e.Args[0]); err != nil {
+				m.note(e, "map default: %v", err)
+			} else {
+				mp.dflt = p
+			}
+			continue
+		}
+		if len(e.Args) != 1 {
+			m.note(e, "map entry %q: an entry is `key value;`", e.Name)
+			continue
+		}
+		val, err := parseTarget(e.Args[0])
+		if err != nil {
+			m.note(e, "map entry %q: %v", e.Name, err)
+			continue
+		}
+		ent := &mapEntry{d: e, key: e.Name, value: val}
+		switch {
+		case strings.HasPrefix(e.Name, "~"):
+			src, ci := e.Name[1:], false
+			if strings.HasPrefix(src, "*") {
+				src, ci = src[1:], true
+			}
+			re, err := compileRegex(src, ci)
+			if err != nil {
+				m.note(e, "map entry: %v; left out", err)
+				continue
+			}
+			ent.re = re
+			mp.regex = append(mp.regex, ent)
+		case mp.hostnames && (strings.HasPrefix(e.Name, ".") || strings.HasPrefix(e.Name, "*.")):
+			ent.apex = e.Name[0] == '.'
+			ent.key = strings.ToLower(strings.TrimPrefix(e.Name, "*"))
+			mp.wild = append(mp.wild, ent)
+		case mp.hostnames && strings.HasSuffix(e.Name, ".*"):
+			m.note(e, "map entry %q: a wildcard at the end of a host name has no redirectd equivalent; left out", e.Name)
+		default:
+			ent.key = strings.ToLower(strings.TrimSuffix(e.Name, "."))
+			if strings.HasPrefix(ent.key, `\`) {
+				ent.key = ent.key[1:] // nginx's escape for keys named like parameters
+			}
+			mp.exact = append(mp.exact, ent)
+		}
+	}
+	m.maps[mp.name] = mp
+}
+
+func (m *model) readServer(d *Directive) {
+	s := &server{d: d}
+	for _, c := range d.Block {
+		switch c.Name {
+		case "server_name":
+			for _, n := range c.Args {
+				if n == "" || n == "_" || strings.HasPrefix(n, "~") || strings.HasSuffix(n, ".*") || strings.Contains(n, "$") {
+					if n != "" && n != "_" {
+						m.note(c, "server_name %q: regex and trailing-wildcard names have no redirectd equivalent; left out", n)
+					}
+					continue
+				}
+				s.names = append(s.names, strings.ToLower(strings.TrimSuffix(n, ".")))
+			}
+		case "listen":
+			for _, a := range c.Args {
+				if a == "default_server" || a == "default" {
+					s.dflt = true
+				}
+			}
+		case "location":
+			m.readLocation(s, c)
+		default:
+			if st := m.readStep(c, nil); st != nil {
+				s.pre = append(s.pre, st)
+			}
+		}
+	}
+	m.servers = append(m.servers, s)
+}
+
+func (m *model) readLocation(s *server, d *Directive) {
+	if !d.IsBlock || len(d.Args) == 0 || len(d.Args) > 2 {
+		m.note(d, "location takes an optional modifier and a path or regex, then a block")
+		return
+	}
+	l := &location{d: d}
+	if len(d.Args) == 2 {
+		l.mod, l.path = d.Args[0], d.Args[1]
+	} else if a := d.Args[0]; strings.HasPrefix(a, "@") {
+		return // a named location is reached only by internal redirects
+	} else {
+		l.path = a
+		// nginx also reads "=/x", "~*\.php$" and "^~/x" written as one word.
+		for _, mod := range []string{"^~", "~*", "=", "~"} {
+			if strings.HasPrefix(a, mod) && len(a) > len(mod) {
+				l.mod, l.path = mod, a[len(mod):]
+				break
+			}
+		}
+	}
+	switch l.mod {
+	case "=", "^~", "":
+		if !utf8.ValidString(l.path) {
+			m.note(d, "location %s: the path is not UTF-8; left out", l.mod)
+			return
+		}
+	case "~", "~*":
+		re, err := compileRegex(l.path, l.mod == "~*")
+		if err != nil {
+			m.note(d, "location %s: %v; its redirects are left out", l.mod, err)
+			return
+		}
+		l.re = re
+	default:
+		m.note(d, "location modifier %q is not one nginx knows", l.mod)
+		return
+	}
+	for _, c := range d.Block {
+		if c.Name == "location" {
+			m.note(c, "nested location: left out (only locations directly inside server are translated)")
+			continue
+		}
+		if st := m.readStep(c, l); st != nil {
+			l.steps = append(l.steps, st)
+		}
+	}
+	s.locs = append(s.locs, l)
+}
+
+// readStep reads one directive of the rewrite phase; other directives
+// (root, proxy_pass, ...) return nil: they serve content, which the model
+// treats as "no redirect".
+func (m *model) readStep(d *Directive, l *location) *step {
+	switch d.Name {
+	case "return":
+		return m.readReturn(d, l, d.Args)
+	case "rewrite":
+		return m.readRewrite(d, l)
+	case "if":
+		return m.readIf(d, l)
+	case "set", "break", "rewrite_log", "uninitialized_variable_warn":
+		if d.Name == "set" {
+			m.note(d, "set: variables set at run time are not translated; rules using them are left out")
+		}
+		if d.Name == "break" {
+			return &step{d: d, kind: stepStop, loc: l}
+		}
+	}
+	return nil
+}
+
+func (m *model) readReturn(d *Directive, l *location, args []string) *step {
+	st := &step{d: d, kind: stepStop, loc: l, uncond: true}
+	if len(args) == 0 || len(args) > 2 {
+		m.note(d, "return takes a code and a URL or text, or a URL alone")
+		return st
+	}
+	code, err := strconv.Atoi(args[0])
+	target := ""
+	switch {
+	case err != nil && len(args) == 1:
+		code, target = 302, args[0] // return URL: a 302
+	case err != nil:
+		m.note(d, "return code %q is not a number", args[0])
+		return st
+	case len(args) == 2:
+		target = args[1]
+	}
+	if code != 301 && code != 302 && code != 303 && code != 307 && code != 308 {
+		return st // an answer that is not a redirect
+	}
+	p, err := parseTarget(target)
+	if err != nil {
+		m.note(d, "return: %v", err)
+		return st
+	}
+	st.kind, st.status, st.target = stepReturn, code, p
+	return st
+}
+
+func (m *model) readRewrite(d *Directive, l *location) *step {
+	if len(d.Args) < 2 || len(d.Args) > 3 {
+		m.note(d, "rewrite takes a regex, a replacement and an optional flag")
+		return nil
+	}
+	flag := ""
+	if len(d.Args) == 3 {
+		flag = d.Args[2]
+	}
+	repl := d.Args[1]
+	absolute := strings.HasPrefix(repl, "http://") || strings.HasPrefix(repl, "https://") || strings.HasPrefix(repl, "$scheme")
+	st := &step{d: d, kind: stepRewrite, loc: l}
+	switch {
+	case flag == "permanent":
+		st.status = 301
+	case flag == "redirect" || absolute:
+		// An absolute replacement redirects whatever the flag.
+		st.status = 302
+	default:
+		m.note(d, "rewrite %s %s %s: an internal rewrite (not permanent or redirect) changes the URI nginx goes on with; left out, and requests it matches may be answered differently", d.Args[0], repl, flag)
+		st.kind = stepStop
+	}
+	re, err := compileRegex(d.Args[0], false)
+	if err != nil {
+		m.note(d, "rewrite: %v; left out", err)
+		return nil
+	}
+	st.re = re
+	if st.kind == stepStop {
+		return st
+	}
+	st.addArgs = true
+	if strings.HasSuffix(repl, "?") {
+		repl, st.addArgs = repl[:len(repl)-1], false
+	}
+	if st.target, err = parseTarget(repl); err != nil {
+		m.note(d, "rewrite: %v; left out", err)
+		return nil
+	}
+	return st
+}
+
+// readIf reads the one form of if the import translates: a test of a map
+// variable, whose block returns a redirect.
+func (m *model) readIf(d *Directive, l *location) *step {
+	cond := ifCondition(d.Args)
+	ok := len(cond) == 1 || len(cond) == 3 && cond[1] == "!=" && cond[2] == ""
+	var mp *nmap
+	if ok && strings.HasPrefix(cond[0], "$") {
+		mp = m.maps[strings.Trim(cond[0][1:], "{}")]
+	}
+	if !ok || mp == nil || len(d.Block) != 1 || d.Block[0].Name != "return" {
+		m.note(d, "if %s: only `if ($map_variable) { return 30x ...; }` is translated; left out", strings.Join(cond, " "))
+		return nil
+	}
+	ret := m.readReturn(d.Block[0], l, d.Block[0].Args)
+	if ret.kind != stepReturn {
+		return nil
+	}
+	if !hasVar(ret.target, mp.name) {
+		m.note(d, "if ($%s): the return inside does not use $%s; left out", mp.name, mp.name)
+		return nil
+	}
+	if mp.bad {
+		m.note(mp.d, "map on $%s: only maps on $uri, $request_uri and $host are translated; left out", mp.source)
+		return nil
+	}
+	ret.kind, ret.mapv, ret.d, ret.uncond, ret.zeroFalse = stepIfMap, mp, d, false, len(cond) == 1
+	return ret
+}
+
+// pickDefault marks the default server and sets every server's hosts.
+func (m *model) pickDefault() {
+	if len(m.servers) == 0 {
+		return
+	}
+	def := m.servers[0]
+	for _, s := range m.servers {
+		if s.dflt {
+			def = s
+			break
+		}
+	}
+	def.dflt = true
+	seen := map[string]*server{}
+	for _, s := range m.servers {
+		if len(m.servers) == 1 || len(s.names) == 0 {
+			s.hosts = nil // any host: the only server, or one without names
+			continue
+		}
+		for _, n := range s.names {
+			var hosts []string
+			if strings.HasPrefix(n, ".") {
+				hosts = []string{n[1:], "*" + n}
+			} else {
+				hosts = []string{n}
+			}
+			for _, h := range hosts {
+				if o := seen[h]; o == s {
+					continue
+				} else if o != nil {
+					m.note(s.d, "server_name %s is also a name of the server at %s; nginx uses the first, so this one is left out", h, o.d.Source())
+					continue
+				}
+				seen[h] = s
+				s.hosts = append(s.hosts, h)
+			}
+		}
+	}
+	if len(m.servers) > 1 && def.hosts != nil {
+		m.note(def.d, "nginx sends requests for hosts that no server_name names to this default server; its rules are written for its own names, so redirectd answers other hosts 404")
+	}
+}
+
+// ifCondition returns an if's condition without its parentheses:
+// "($a)", "( $a )" and "($a != "")" (which nginx reads as "($a", "!=", "",
+// ")") all lose them.
+func ifCondition(args []string) []string {
+	c := append([]string(nil), args...)
+	if len(c) > 0 {
+		if c[0] == "(" {
+			c = c[1:]
+		} else {
+			c[0] = strings.TrimPrefix(c[0], "(")
+		}
+	}
+	if n := len(c); n > 0 {
+		if c[n-1] == ")" {
+			c = c[:n-1]
+		} else {
+			c[n-1] = strings.TrimSuffix(c[n-1], ")")
+		}
+	}
+	return c
+}

@@ -1,0 +1,91 @@
+package nginx
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		name, src string
+		want      []*Directive
+		err       string
+	}{
+		{"simple", "a b c;\n", []*Directive{{Name: "a", Args: []string{"b", "c"}, Line: 1}}, ""},
+		{"block", "server {\n  listen 80;\n  location = /x { return 301 /y; }\n}\n", []*Directive{{Name: "server", IsBlock: true, Line: 1, Block: []*Directive{
+			{Name: "listen", Args: []string{"80"}, Line: 2},
+			{Name: "location", Args: []string{"=", "/x"}, IsBlock: true, Line: 3, Block: []*Directive{{Name: "return", Args: []string{"301", "/y"}, Line: 3}}},
+		}}}, ""},
+		{"quotes and escapes", `return 301 "a b\"c" 'd;e' x\\y \d;`, []*Directive{{Name: "return", Args: []string{"301", `a b"c`, "d;e", `x\y`, `\d`}, Line: 1}}, ""},
+		{"comments", "# top\na 1; # after\n#b 2;\n", []*Directive{{Name: "a", Args: []string{"1"}, Line: 2}}, ""},
+		{"variable braces", "return 301 ${scheme}://x${uri}y;", []*Directive{{Name: "return", Args: []string{"301", "${scheme}://x${uri}y"}, Line: 1}}, ""},
+		{"if parentheses", `if ($a != "") { return 301 $a; }`, []*Directive{{Name: "if", Args: []string{"($a", "!=", "", ")"}, IsBlock: true, Line: 1,
+			Block: []*Directive{{Name: "return", Args: []string{"301", "$a"}, Line: 1}}}}, ""},
+		{"multi-line quote", "a \"x\ny\";\nb;", []*Directive{{Name: "a", Args: []string{"x\ny"}, Line: 1}, {Name: "b", Line: 3}}, ""},
+		{"unterminated directive", "a b", nil, "t.conf:1: directive \"a\" does not end with ';' or '{'"},
+		{"unclosed block", "server {\n a;\n", nil, "t.conf:3: unexpected end of file: a block is not closed with '}'"},
+		{"stray close", "a;\n}\n", nil, "t.conf:2: unexpected '}' with no block open"},
+		{"unclosed quote", "a \"b;\n", nil, "quoted word starting on line 1 is not closed"},
+		{"text after quote", `a "b"c;`, nil, "a quoted word must be followed by"},
+		{"semicolon alone", ";", nil, "t.conf:1: unexpected ';' with no directive before it"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Parse("t.conf", []byte(tt.src))
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("error %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got, cmpopts.IgnoreFields(Directive{}, "File"), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestParseFileIncludes(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"nginx.conf":         "http {\n  include conf.d/*.conf;\n  include none/*.conf;\n}\n",
+		"conf.d/a.conf":      "server { include snippets/r.conf; }\n",
+		"conf.d/b.conf":      "map $uri $x { }\n",
+		"snippets/r.conf":    "return 301 /x;\n",
+		"loop/nginx.conf":    "include nginx.conf;\n",
+		"missing/nginx.conf": "include nope.conf;\n",
+	}
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(text), 0o644)
+	}
+	got, err := ParseFile(filepath.Join(dir, "nginx.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Includes are taken from the main file's folder at every depth, in
+	// name order; a glob matching nothing is no error.
+	http := got[0].Block
+	if len(http) != 2 || http[0].Name != "server" || http[1].Name != "map" {
+		t.Fatalf("http block: %+v", http)
+	}
+	ret := http[0].Block[0]
+	if ret.Name != "return" || ret.File != filepath.Join(dir, "snippets/r.conf") || ret.Line != 1 {
+		t.Errorf("included return: %+v", ret)
+	}
+	if _, err := ParseFile(filepath.Join(dir, "loop/nginx.conf")); err == nil || !strings.Contains(err.Error(), "nest deeper") {
+		t.Errorf("include loop: %v", err)
+	}
+	if _, err := ParseFile(filepath.Join(dir, "missing/nginx.conf")); err == nil || !strings.Contains(err.Error(), "missing/nginx.conf:1: include \"nope.conf\": no such file") {
+		t.Errorf("missing include: %v", err)
+	}
+}

@@ -1,0 +1,176 @@
+package nginx
+
+import (
+	"fmt"
+	"regexp"
+	"regexp/syntax"
+	"strings"
+	"unicode"
+)
+
+// nginxRegex is a PCRE regex from the nginx config, read as Go (RE2) syntax.
+type nginxRegex struct {
+	src string // as written in nginx
+	ci  bool   // ~* (or a case-insensitive rewrite: nginx has none)
+	re  *regexp.Regexp
+	// literal is the text every match starts with when the regex is
+	// anchored with ^, else "".
+	literal string
+	// prefixOnly: the regex is ^literal, perhaps followed by .* or (.*),
+	// so it matches exactly the paths starting with literal.
+	prefixOnly bool
+	anchored   bool
+}
+
+// compileRegex reads an nginx (PCRE) regex as Go syntax. Most path regexes
+// read the same; lookarounds, backreferences, possessive quantifiers and
+// the like are refused with Go's message.
+func compileRegex(src string, ci bool) (*nginxRegex, error) {
+	full := src
+	if ci {
+		full = "(?i)" + src
+	}
+	re, err := regexp.Compile(full)
+	if err != nil {
+		return nil, fmt.Errorf("regex %q is not RE2 syntax, which redirectd uses (%v)", src, err)
+	}
+	x := &nginxRegex{src: src, ci: ci, re: re}
+	tree, err := syntax.Parse(full, syntax.Perl)
+	if err != nil {
+		return nil, err
+	}
+	tree = tree.Simplify()
+	x.literal, x.prefixOnly, x.anchored = literalOf(tree)
+	return x, nil
+}
+
+// literalOf reads the literal an anchored tree starts with (lower-cased
+// when it folds case) and whether nothing else constrains the match.
+func literalOf(re *syntax.Regexp) (lit string, prefixOnly, anchored bool) {
+	subs := []*syntax.Regexp{re}
+	if re.Op == syntax.OpConcat {
+		subs = re.Sub
+	}
+	if len(subs) == 0 || subs[0].Op != syntax.OpBeginText {
+		return "", false, false
+	}
+	var b strings.Builder
+	i := 1
+	for ; i < len(subs) && subs[i].Op == syntax.OpLiteral; i++ {
+		s := string(subs[i].Rune)
+		if subs[i].Flags&syntax.FoldCase != 0 {
+			s = strings.ToLower(s)
+		}
+		b.WriteString(s)
+	}
+	rest := subs[i:]
+	prefixOnly = len(rest) == 0 || len(rest) == 1 && isAnyString(rest[0])
+	return b.String(), prefixOnly, true
+}
+
+// isAnyString reports whether re is .* or (.*) (with s or not).
+func isAnyString(re *syntax.Regexp) bool {
+	if re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	return re.Op == syntax.OpStar && (re.Sub[0].Op == syntax.OpAnyChar || re.Sub[0].Op == syntax.OpAnyCharNotNL)
+}
+
+// within reports whether every path r matches starts with prefix (compared
+// without case when ci), so that r needs no other condition to stand for
+// "r, inside the location of prefix".
+func (r *nginxRegex) within(prefix string, ci bool) bool {
+	if prefix == "/" || prefix == "" {
+		return true
+	}
+	if !r.anchored {
+		return false
+	}
+	lit := r.literal
+	if ci {
+		lit, prefix = strings.ToLower(lit), strings.ToLower(prefix)
+	} else if r.ci {
+		return false // a folded literal allows cases the prefix does not
+	}
+	return strings.HasPrefix(lit, prefix)
+}
+
+// withinRegex reports whether every path r matches also matches loc.
+func (r *nginxRegex) withinRegex(loc *nginxRegex) bool {
+	if isMatchAll(loc) {
+		return true
+	}
+	if !loc.prefixOnly {
+		// The same regex is within its location's; a case-sensitive one
+		// also within the case-insensitive location of the same text.
+		return r.src == loc.src && (r.ci == loc.ci || loc.ci)
+	}
+	return r.within(loc.literal, loc.ci)
+}
+
+// isMatchAll reports whether a regex matches every path: "^", "^/",
+// "^(.*)$" and the like.
+func isMatchAll(r *nginxRegex) bool {
+	if !r.anchored {
+		return r.re.MatchString("") && r.re.MatchString("/") && strings.Trim(r.src, "()^$.*") == ""
+	}
+	return r.prefixOnly && (r.literal == "" || r.literal == "/")
+}
+
+// sample returns a string re matches, built from its syntax tree (the
+// first choice of every alternative, one repetition of +), or "" when the
+// result does not match after all.
+func (r *nginxRegex) sample() string {
+	tree, err := syntax.Parse(r.re.String(), syntax.Perl)
+	if err != nil {
+		return ""
+	}
+	var b strings.Builder
+	writeSample(&b, tree.Simplify())
+	s := b.String()
+	if !strings.HasPrefix(s, "/") {
+		s = "/" + s
+	}
+	if !r.re.MatchString(s) {
+		return ""
+	}
+	return s
+}
+
+func writeSample(b *strings.Builder, re *syntax.Regexp) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		b.WriteString(string(re.Rune))
+	case syntax.OpCharClass:
+		if len(re.Rune) > 0 {
+			c := re.Rune[0]
+			// Prefer a letter or digit within the class, as paths hold.
+			for i := 0; i+1 < len(re.Rune); i += 2 {
+				for _, want := range []rune{'a', '0', 'A'} {
+					if re.Rune[i] <= want && want <= re.Rune[i+1] {
+						c = want
+					}
+				}
+			}
+			if unicode.IsPrint(c) && c < 0x80 && c != ' ' {
+				b.WriteRune(c)
+			} else {
+				b.WriteByte('x')
+			}
+		}
+	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		b.WriteByte('x')
+	case syntax.OpCapture, syntax.OpPlus:
+		writeSample(b, re.Sub[0])
+	case syntax.OpRepeat:
+		for i := 0; i < re.Min; i++ {
+			writeSample(b, re.Sub[0])
+		}
+	case syntax.OpConcat:
+		for _, s := range re.Sub {
+			writeSample(b, s)
+		}
+	case syntax.OpAlternate:
+		writeSample(b, re.Sub[0])
+	}
+}

@@ -1,0 +1,156 @@
+package nginx
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/redirectd/redirectd/matcher"
+)
+
+// toCtx says what a target's captures and variables become in one rule.
+type toCtx struct {
+	regex bool // the rule is a regex rule: $path, $host, $query, ${n} exist
+	// groups and names are the regex groups the rule's `from` has.
+	ngroups int
+	names   []string
+	// concrete, when set, is the request state of an exact rule: captures
+	// and map values are known text, and so is $uri unless fold is set
+	// (the rule ignores case, so the path as sent varies).
+	concrete *evalCtx
+	fold     bool
+	srv      *server
+	// mapv and value stand for the map variable: the entry's value, whose
+	// captures are the rule's own groups.
+	mapv  *nmap
+	value []part
+}
+
+// errNeedsRegex is returned for an exact rule whose target needs a
+// variable only regex rules have.
+var errNeedsRegex = fmt.Errorf("needs a regex rule")
+
+// translateTarget writes parts as a redirectd `to` and picks the query
+// mode: addArgs (a rewrite that keeps the arguments) is "keep", anything
+// else "replace" (the Location is the target as written), except that a
+// target ending in $request_uri or $is_args$args keeps the query too.
+func translateTarget(parts []part, addArgs bool, c *toCtx) (string, matcher.QueryMode, error) {
+	parts = c.inline(parts)
+	mode := matcher.QueryReplace
+	if addArgs {
+		mode = matcher.QueryKeep
+	}
+	var b strings.Builder
+	lit := func(s string) {
+		if c.regex {
+			s = strings.ReplaceAll(s, "$", "$$")
+		}
+		b.WriteString(s)
+	}
+	special := func(s string) error {
+		if !c.regex {
+			return errNeedsRegex
+		}
+		b.WriteString(s)
+		return nil
+	}
+	for i, p := range parts {
+		last := i == len(parts)-1
+		switch {
+		case p.kind == partLit:
+			lit(p.text)
+		case p.kind == partCapture || p.kind == partVar && c.isGroupName(p.text):
+			if c.concrete != nil {
+				v, _ := c.concrete.render([]part{p})
+				lit(v)
+				continue
+			}
+			if p.kind == partCapture && int(p.text[0]-'0') > c.ngroups {
+				continue // nginx leaves a capture the regex lacks empty
+			}
+			if err := special("${" + p.text + "}"); err != nil {
+				return "", 0, err
+			}
+		case p.text == "uri" || p.text == "document_uri" || p.text == "request_uri":
+			if p.text == "request_uri" {
+				if !last {
+					return "", 0, fmt.Errorf("$request_uri is followed by more text; only a target ending with it is translated")
+				}
+				if addArgs {
+					return "", 0, fmt.Errorf("the replacement ends with $request_uri but not with '?', so nginx appends the arguments twice; end it with '?'")
+				}
+				mode = matcher.QueryKeep
+			}
+			if c.concrete != nil && !c.fold {
+				lit(c.concrete.req.path)
+				continue
+			}
+			if err := special("${path}"); err != nil {
+				return "", 0, err
+			}
+		case p.text == "is_args":
+			if i != len(parts)-2 || (parts[i+1].text != "args" && parts[i+1].text != "query_string") || addArgs {
+				return "", 0, fmt.Errorf("$is_args is translated only as $is_args$args at the end of a return URL")
+			}
+			return b.String(), matcher.QueryKeep, nil
+		case p.text == "args" || p.text == "query_string":
+			if err := special("${query}"); err != nil {
+				return "", 0, err
+			}
+		case p.text == "host":
+			if err := special("${host}"); err != nil {
+				return "", 0, err
+			}
+		case p.text == "scheme":
+			lit("http")
+		case p.text == "server_name":
+			if len(c.srv.names) > 0 {
+				lit(c.srv.names[0])
+			}
+		default:
+			return "", 0, fmt.Errorf("variable $%s has no redirectd equivalent", p.text)
+		}
+	}
+	if b.Len() == 0 {
+		return "", 0, fmt.Errorf("the Location is empty")
+	}
+	if strings.ContainsFunc(b.String(), func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return "", 0, fmt.Errorf("the Location holds a control character")
+	}
+	return b.String(), mode, nil
+}
+
+func (c *toCtx) isGroupName(name string) bool {
+	if c.concrete != nil {
+		_, ok := c.concrete.names[name]
+		return ok
+	}
+	for _, n := range c.names {
+		if n == name && n != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// inline replaces the map variable by the entry's value: for an exact
+// rule the value nginx computed, for a rule made of a regex map entry the
+// value with its captures, which are then the rule's own groups.
+func (c *toCtx) inline(parts []part) []part {
+	if c.mapv == nil {
+		return parts
+	}
+	var out []part
+	for _, p := range parts {
+		if p.kind == partVar && p.text == c.mapv.name {
+			if c.concrete != nil {
+				v := c.concrete.mapValue[c.mapv.name]
+				out = append(out, part{kind: partLit, text: v})
+				continue
+			}
+			out = append(out, c.value...)
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}

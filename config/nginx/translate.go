@@ -1,0 +1,439 @@
+package nginx
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/redirectd/redirectd/matcher"
+)
+
+// Rule is one redirectd rule the import writes.
+type Rule struct {
+	Kind            matcher.Kind // Exact or Regex
+	From, To        string
+	Status          int
+	Hosts           []string // nil: any host
+	CaseInsensitive bool
+	QueryString     matcher.QueryMode
+	// Origin is the nginx directive the rule comes from; Form names its
+	// kind for the counts ("location =", "rewrite", "map entry", ...).
+	Origin *Directive
+	Form   string
+	// Map is set for the entries of one nginx map used at one place: the
+	// writer may put them in a map file together.
+	Map string
+}
+
+// Result is what Translate makes of a config.
+type Result struct {
+	Rules []Rule
+	// Notes lists what was not translated, or not faithfully, in the
+	// order found.
+	Notes []Note
+}
+
+// Counts returns how many rules of each form the result holds.
+func (r *Result) Counts() map[string]int {
+	c := map[string]int{}
+	for _, x := range r.Rules {
+		c[x.Form]++
+	}
+	return c
+}
+
+// Translate turns the parsed config into redirectd rules.
+func Translate(dirs []*Directive) *Result {
+	m := build(dirs)
+	t := &translator{m: m}
+	if len(m.servers) == 0 {
+		m.note(nil, "no server block found: nothing to translate")
+	}
+	for _, s := range m.servers {
+		t.server(s)
+	}
+	res := &Result{Rules: t.rules}
+	t.check(res)
+	res.Notes = m.notes
+	return res
+}
+
+type translator struct {
+	m     *model
+	rules []Rule
+	// noted avoids repeating one note per map entry.
+	noted map[string]bool
+}
+
+func (t *translator) noteOnce(d *Directive, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	key := d.Source() + msg
+	if t.noted == nil {
+		t.noted = map[string]bool{}
+	}
+	if !t.noted[key] {
+		t.noted[key] = true
+		t.m.note(d, "%s", msg)
+	}
+}
+
+// server writes the rules of one server block in an order whose redirectd
+// precedence (exact paths, then regexes in order) repeats nginx's: exact
+// paths as nginx answers them, then the server-level rewrite phase, then
+// ^~ locations from the longest, regex locations in order, plain prefix
+// locations from the longest.
+func (t *translator) server(s *server) {
+	t.claimHosts(s)
+	t.exactCandidates(s)
+	for _, st := range s.pre {
+		if !t.step(s, nil, st) {
+			return // everything after is unreachable
+		}
+	}
+	var caret, regex, plain []*location
+	for _, l := range s.locs {
+		switch l.mod {
+		case "^~":
+			caret = append(caret, l)
+		case "~", "~*":
+			regex = append(regex, l)
+		case "":
+			plain = append(plain, l)
+		}
+	}
+	longestFirst := func(ls []*location) {
+		sort.SliceStable(ls, func(i, j int) bool { return len(ls[i].path) > len(ls[j].path) })
+	}
+	longestFirst(caret)
+	longestFirst(plain)
+	for _, group := range [][]*location{caret, regex, plain} {
+		for _, l := range group {
+			for _, st := range l.steps {
+				if !t.step(s, l, st) {
+					break
+				}
+			}
+		}
+	}
+}
+
+// claimHosts handles the hosts a leading `if ($host_map)` redirects
+// whole: redirectd tries a host's own rules before any other, so those
+// hosts are taken out of the hosts of the server's other rules, where they
+// would win over the map's catch-all.
+func (t *translator) claimHosts(s *server) {
+	if s.hosts == nil {
+		return // the map's host rules are tried before host-less ones
+	}
+	var claimed []string
+	for _, st := range s.pre {
+		if st.kind != stepIfMap || st.mapv.source != "host" {
+			break
+		}
+		for _, e := range st.mapv.exact {
+			claimed = append(claimed, e.key)
+		}
+		for _, e := range st.mapv.wild {
+			claimed = append(claimed, "*"+e.key)
+			if e.apex {
+				claimed = append(claimed, e.key[1:])
+			}
+		}
+	}
+	var keep []string
+	for _, h := range s.hosts {
+		covered := false
+		for _, c := range claimed {
+			if h == c || strings.HasPrefix(c, "*.") && strings.HasSuffix(h, c[1:]) {
+				covered = true
+			}
+		}
+		if !covered {
+			keep = append(keep, h)
+		}
+	}
+	if len(keep) == 0 {
+		keep = []string{"*.invalid"} // every name claimed: the other rules serve none
+	}
+	s.hosts = keep
+}
+
+// exactCandidates writes exact rules for the paths nginx names exactly:
+// exact locations and the keys of maps on the URI. Each path is answered
+// as the model of nginx answers it, so a server-level rewrite or map that
+// nginx applies first is respected.
+func (t *translator) exactCandidates(s *server) {
+	type cand struct {
+		path string
+		fold bool // a map key: nginx compares it without case
+		mapv *nmap
+	}
+	var cands []cand
+	seen := map[cand]bool{}
+	add := func(c cand) {
+		if !seen[c] {
+			seen[c] = true
+			cands = append(cands, c)
+		}
+	}
+	steps := append([]*step(nil), s.pre...)
+	for _, l := range s.locs {
+		if l.mod == "=" {
+			if !strings.HasPrefix(l.path, "/") || strings.ContainsAny(l.path, "?#") {
+				t.noteOnce(l.d, "location = %s can never match a request path; left out", l.path)
+			} else {
+				add(cand{path: l.path})
+			}
+		}
+		steps = append(steps, l.steps...)
+	}
+	for _, st := range steps {
+		if st.kind != stepIfMap || st.mapv.source == "host" {
+			continue
+		}
+		for _, e := range st.mapv.exact {
+			if strings.Contains(e.key, "?") {
+				t.noteOnce(e.d, "map key %q holds a query; redirectd matches paths only; left out", e.key)
+				continue
+			}
+			if !strings.HasPrefix(e.key, "/") {
+				t.noteOnce(e.d, "map key %q is not a path; left out", e.key)
+				continue
+			}
+			add(cand{path: e.key, fold: true, mapv: st.mapv})
+		}
+	}
+	host := probeHost(s)
+	for _, c := range cands {
+		o := t.m.emulate(request{host: host, path: c.path})
+		if o.why != "" {
+			t.noteOnce(o.step.d, "%s: %s; left out", directiveText(o.step.d), o.why)
+		}
+		if !o.redirect {
+			continue
+		}
+		st := o.step
+		if !c.fold && st.kind == stepIfMap && o.entry != nil && o.entry.re == nil {
+			continue // the map key's own candidate writes it
+		}
+		if c.fold && (st.kind != stepIfMap || st.mapv != c.mapv || o.entry == nil || o.entry.re != nil) {
+			continue // another directive answers this key; its own rules say how
+		}
+		if st.kind == stepReturn && st.loc == nil {
+			continue // a server-level return: its catch-all rule answers it
+		}
+		ctx := &toCtx{concrete: o.ctx, fold: c.fold, srv: s, mapv: st.mapv}
+		to, mode, err := translateTarget(st.target, st.addArgs, ctx)
+		kind, from := matcher.Exact, c.path
+		if err == errNeedsRegex {
+			ctx.regex = true
+			to, mode, err = translateTarget(st.target, st.addArgs, ctx)
+			kind, from = matcher.Regex, "^"+regexp.QuoteMeta(c.path)+"$"
+		}
+		if err != nil {
+			t.noteOnce(st.d, "%s: %v; left out", directiveText(st.d), err)
+			continue
+		}
+		r := Rule{Kind: kind, From: from, To: to, Status: st.status, Hosts: s.hosts, CaseInsensitive: c.fold,
+			QueryString: mode, Origin: st.d, Form: st.form()}
+		if c.fold {
+			r.Origin = o.entry.d
+			if kind == matcher.Exact {
+				r.Map = mapGroup(st, "exact")
+			}
+		}
+		t.rules = append(t.rules, r)
+	}
+}
+
+// probeHost is a host nginx would send to s.
+func probeHost(s *server) string {
+	for _, n := range s.names {
+		switch {
+		case strings.HasPrefix(n, "*."):
+			return "probe" + n[1:]
+		case strings.HasPrefix(n, "."):
+			return n[1:]
+		default:
+			return n
+		}
+	}
+	return "probe.invalid"
+}
+
+func mapGroup(st *step, kind string) string {
+	return fmt.Sprintf("%s@%s:%d/%s", st.mapv.name, st.d.File, st.d.Line, kind)
+}
+
+func directiveText(d *Directive) string {
+	return strings.TrimSpace(d.Name + " " + strings.Join(d.Args, " "))
+}
+
+// scope is the paths a step applies to: its location's.
+type scope struct {
+	from string // a regex for the location's paths
+	ci   bool
+	loc  *location
+}
+
+func locationScope(l *location) scope {
+	if l == nil {
+		return scope{from: "^"}
+	}
+	if l.re != nil {
+		return scope{from: l.re.src, ci: l.re.ci, loc: l}
+	}
+	return scope{from: "^" + regexp.QuoteMeta(l.path), loc: l}
+}
+
+// inScope reports whether every path re matches lies in the scope.
+func (sc scope) contains(re *nginxRegex) bool {
+	switch {
+	case sc.loc == nil:
+		return true
+	case sc.loc.re != nil:
+		return re.withinRegex(sc.loc.re)
+	}
+	return re.within(sc.loc.path, false)
+}
+
+// step writes the rules of one rewrite-phase step of server s (l is nil at
+// server level). It reports false when the step answers every request
+// reaching it, so later steps are unreachable.
+func (t *translator) step(s *server, l *location, st *step) bool {
+	if l != nil && l.mod == "=" {
+		return false // written by exactCandidates
+	}
+	sc := locationScope(l)
+	switch st.kind {
+	case stepStop:
+		return st.re != nil
+	case stepReturn:
+		t.add(s, st, sc.from, sc.ci, l.groups(), st.target, false, nil, nil, "")
+		return false
+	case stepRewrite:
+		if !sc.contains(st.re) {
+			advice := fmt.Sprintf("anchor it with the location's prefix (^%s...)", l.path)
+			if sc.loc.re != nil {
+				advice = "give the rewrite the location's own regex"
+			}
+			t.m.note(st.d, "rewrite %s inside location %s: its regex can match paths outside the location, and redirectd cannot test both; %s; left out",
+				st.re.src, strings.TrimSpace(l.mod+" "+l.path), advice)
+			return true
+		}
+		t.add(s, st, st.re.src, st.re.ci, st.re.re.SubexpNames(), st.target, st.addArgs, nil, nil, "")
+		return true
+	case stepIfMap:
+		return t.ifMap(s, l, st, sc)
+	}
+	return true
+}
+
+// groups returns the capture names of a location's regex ("" for
+// unnamed ones, $0 first), or nil.
+func (l *location) groups() []string {
+	if l == nil || l.re == nil {
+		return []string{""}
+	}
+	return l.re.re.SubexpNames()
+}
+
+// ifMap writes `if ($map) { return ...; }`: the map's regex entries in
+// order (its exact keys are written by exactCandidates), then its default
+// when that redirects.
+func (t *translator) ifMap(s *server, l *location, st *step, sc scope) bool {
+	mp := st.mapv
+	if mp.source == "host" {
+		return t.hostMap(s, st, sc)
+	}
+	if mp.source == "request_uri" {
+		t.noteOnce(mp.d, "map on $request_uri: nginx compares the path with its query, redirectd the path alone, so its entries also answer requests that carry a query (nginx answers those only for keys that match the query too)")
+	}
+	for _, e := range mp.regex {
+		if !sc.contains(e.re) {
+			t.noteOnce(e.d, "map entry %s is used inside location %s but can match paths outside it; left out", e.d.Name, strings.TrimSpace(l.mod+" "+l.path))
+			continue
+		}
+		t.add(s, st, e.re.src, e.re.ci, e.re.re.SubexpNames(), st.target, false, mp, e, mapGroup(st, "regex"))
+	}
+	if dflt := partsString(mp.dflt); dflt != "" && !(dflt == "0" && st.zeroFalse) {
+		t.add(s, st, sc.from, sc.ci, l.groups(), st.target, false, mp, nil, "")
+		return false
+	}
+	return true
+}
+
+// hostMap writes an if on a map of $host: one catch-all rule per host key
+// that nginx would send to this server.
+func (t *translator) hostMap(s *server, st *step, sc scope) bool {
+	mp := st.mapv
+	for _, e := range mp.regex {
+		t.noteOnce(e.d, "map on $host: regex key %s has no redirectd equivalent (hosts are names or *.wildcards); left out", e.d.Name)
+	}
+	entries := append(append([]*mapEntry(nil), mp.exact...), mp.wild...)
+	for _, e := range entries {
+		var hosts []string
+		probe := e.key
+		switch {
+		case strings.HasPrefix(e.key, ".") && e.apex:
+			hosts, probe = []string{e.key[1:], "*" + e.key}, e.key[1:]
+		case strings.HasPrefix(e.key, "."):
+			hosts, probe = []string{"*" + e.key}, "probe"+e.key
+		default:
+			hosts = []string{e.key}
+		}
+		if t.m.selectServer(probe) != s {
+			t.noteOnce(e.d, "map key %s: nginx sends this host to another server, where this map is not used; left out", e.d.Name)
+			continue
+		}
+		r, ok := t.rule(s, st, sc.from, sc.ci, sc.loc.groups(), st.target, false, mp, e.value)
+		if !ok {
+			continue
+		}
+		r.Hosts, r.Origin, r.Form = hosts, e.d, "map entry (host)"
+		t.rules = append(t.rules, r)
+	}
+	if dflt := partsString(mp.dflt); dflt != "" && !(dflt == "0" && st.zeroFalse) {
+		t.add(s, st, sc.from, sc.ci, sc.loc.groups(), st.target, false, mp, nil, "")
+		return false
+	}
+	return true
+}
+
+// add appends a regex rule for a step.
+func (t *translator) add(s *server, st *step, from string, ci bool, names []string, target []part, addArgs bool, mp *nmap, e *mapEntry, group string) {
+	var value []part
+	if mp != nil {
+		value = mp.dflt
+		if e != nil {
+			value = e.value
+		}
+	}
+	r, ok := t.rule(s, st, from, ci, names, target, addArgs, mp, value)
+	if !ok {
+		return
+	}
+	r.Map = group
+	switch {
+	case e != nil:
+		r.Origin = e.d
+	case mp != nil:
+		r.Form = "map default"
+	}
+	t.rules = append(t.rules, r)
+}
+
+func (t *translator) rule(s *server, st *step, from string, ci bool, names []string, target []part, addArgs bool, mp *nmap, value []part) (Rule, bool) {
+	ctx := &toCtx{regex: true, ngroups: len(names) - 1, names: names, srv: s, mapv: mp, value: value}
+	to, mode, err := translateTarget(target, addArgs, ctx)
+	if err != nil {
+		t.noteOnce(st.d, "%s: %v; left out", directiveText(st.d), err)
+		return Rule{}, false
+	}
+	if hasVar(target, "scheme") {
+		t.noteOnce(st.d, "$scheme is written as http: redirectd serves plain HTTP (behind a TLS terminator, write the scheme you mean)")
+	}
+	return Rule{Kind: matcher.Regex, From: from, To: to, Status: st.status, Hosts: s.hosts, CaseInsensitive: ci,
+		QueryString: mode, Origin: st.d, Form: st.form()}, true
+}

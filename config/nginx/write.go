@@ -1,0 +1,167 @@
+package nginx
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/redirectd/redirectd/matcher"
+)
+
+// ConfigName is the file Write writes the config to.
+const ConfigName = "redirectd.toml"
+
+// Write writes res into dir as redirectd.toml, with the entries of each
+// nginx map used at one place in map files beside it. header is written
+// as the config's first comment. It returns the paths it wrote.
+func Write(dir string, res *Result, header string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("cannot create output folder: %w", err)
+	}
+	var b strings.Builder
+	for _, line := range strings.Split(strings.TrimSpace(header), "\n") {
+		b.WriteString("# " + line + "\n")
+	}
+	written := []string{}
+	mapNames := map[string]int{}
+	for i := 0; i < len(res.Rules); {
+		r := &res.Rules[i]
+		j := i + 1
+		for r.Map != "" && j < len(res.Rules) && sameMap(r, &res.Rules[j]) {
+			j++
+		}
+		if r.Map == "" {
+			writeRule(&b, r)
+			i = j
+			continue
+		}
+		name := mapFileName(r.Map, mapNames)
+		var m strings.Builder
+		fmt.Fprintf(&m, "# Entries of nginx map $%s (%s), used at %s.\n", strings.Split(r.Map, "@")[0], res.Rules[i].Origin.Source(), strings.Split(strings.Split(r.Map, "@")[1], "/")[0])
+		for _, x := range res.Rules[i:j] {
+			key := x.From
+			if x.Kind == matcher.Regex {
+				key = "~" + key
+				if x.CaseInsensitive {
+					key = "~*" + x.From
+				}
+			}
+			fmt.Fprintf(&m, "%s %s;\n", mapWord(key), mapWord(x.To))
+		}
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(m.String()), 0o644); err != nil {
+			return nil, fmt.Errorf("cannot write map file: %w", err)
+		}
+		written = append(written, path)
+		fmt.Fprintf(&b, "\n# %d entries of nginx map $%s, from %s\n[[map]]\nfile = %s\n", j-i, strings.Split(r.Map, "@")[0], r.Origin.Source(), tomlString(name))
+		writeOptions(&b, r, r.Kind == matcher.Exact)
+		i = j
+	}
+	path := filepath.Join(dir, ConfigName)
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		return nil, fmt.Errorf("cannot write config: %w", err)
+	}
+	return append([]string{path}, written...), nil
+}
+
+// sameMap reports whether b can share a [[map]] with a: the same map
+// use, kind and options.
+func sameMap(a, b *Rule) bool {
+	return a.Map == b.Map && a.Kind == b.Kind && a.Status == b.Status && a.QueryString == b.QueryString &&
+		strings.Join(a.Hosts, ",") == strings.Join(b.Hosts, ",") && (a.Kind == matcher.Regex || a.CaseInsensitive == b.CaseInsensitive)
+}
+
+func mapFileName(group string, used map[string]int) string {
+	name := strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			return r
+		}
+		return -1
+	}, strings.Split(group, "@")[0])
+	used[name]++
+	if n := used[name]; n > 1 {
+		return fmt.Sprintf("%s-%d.map", name, n)
+	}
+	return name + ".map"
+}
+
+func writeRule(b *strings.Builder, r *Rule) {
+	fmt.Fprintf(b, "\n# %s (%s)\n[[rule]]\n", r.Origin.Source(), r.Form)
+	if r.Kind != matcher.Exact {
+		fmt.Fprintf(b, "match = %q\n", r.Kind.String())
+	}
+	fmt.Fprintf(b, "from = %s\nto = %s\n", tomlString(r.From), tomlString(r.To))
+	writeOptions(b, r, true)
+}
+
+// writeOptions writes status, host, case_insensitive (unless withCase is
+// false: a map file of regexes marks each case-insensitive key with ~*)
+// and query_string.
+func writeOptions(b *strings.Builder, r *Rule, withCase bool) {
+	fmt.Fprintf(b, "status = %d\n", r.Status)
+	switch len(r.Hosts) {
+	case 0:
+	case 1:
+		fmt.Fprintf(b, "host = %s\n", tomlString(r.Hosts[0]))
+	default:
+		q := make([]string, len(r.Hosts))
+		for i, h := range r.Hosts {
+			q[i] = tomlString(h)
+		}
+		fmt.Fprintf(b, "host = [%s]\n", strings.Join(q, ", "))
+	}
+	if r.CaseInsensitive && withCase {
+		b.WriteString("case_insensitive = true\n")
+	}
+	mode := "keep"
+	switch r.QueryString {
+	case matcher.QueryReplace:
+		mode = "replace"
+	case matcher.QueryDrop:
+		mode = "drop"
+	}
+	fmt.Fprintf(b, "query_string = %q\n", mode)
+}
+
+// tomlString quotes s for TOML: a literal string when it can be one, which
+// keeps regexes readable, else a basic string with escapes.
+func tomlString(s string) string {
+	if !strings.ContainsAny(s, "'\n\r") && !hasControl(s) {
+		return "'" + s + "'"
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, c := range []byte(s) {
+		switch {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c < 0x20 || c == 0x7f:
+			fmt.Fprintf(&b, "\\u%04x", c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+func hasControl(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] == 0x7f {
+			return true
+		}
+	}
+	return false
+}
+
+// mapWord writes a word of a redirectd map file, quoted when it holds
+// what would end it (a backslash inside quotes escapes the next byte).
+func mapWord(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\r\n;#\"'") {
+		return s
+	}
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+	return `"` + r.Replace(s) + `"`
+}

@@ -1,0 +1,160 @@
+package matcher
+
+import (
+	"errors"
+	"strings"
+)
+
+// Builder compiles rules into a Set one at a time, so that a loader can
+// hand over a map file's rules as it reads them instead of holding a
+// []Rule of a million entries first. Plain exact rules (case-sensitive,
+// trailing-slash-strict, without percent escapes in From) go into the
+// packed table of their host; every other rule is compiled as Compile
+// does. Rules must be added in file order, which decides between regexes
+// and which of two duplicates an error calls the first.
+type Builder struct {
+	s      *Set
+	limits Limits
+	// The host of the last packed rule and its rules: a map file's rules
+	// share one host, so most adds skip the host lookup.
+	lastHost string
+	lastH    *hostRules
+	// errs are the duplicates found when packed tables are indexed.
+	errs []error
+}
+
+// NewBuilder returns a Builder of an empty Set whose packed tables are
+// bounded by l (DefaultLimits unless a test wants small ones).
+func NewBuilder(l Limits) *Builder {
+	return &Builder{limits: l, s: &Set{any: newHostRules(), hosts: make(map[string]*hostRules),
+		wild: make(map[string]*hostRules)}}
+}
+
+// Add checks one rule and adds it. A bad rule or a rule past the Limits is
+// reported as a *RuleError and leaves the Set as it was; so is a
+// duplicate, except that one between two packed rules is found only when
+// the table is indexed, and reported by Set. Add keeps no reference to
+// in or its strings.
+func (b *Builder) Add(in *Rule) error {
+	if packable(in) {
+		ok, err := b.addPacked(in)
+		if err != nil {
+			return ruleError(in, err)
+		}
+		if ok {
+			return nil
+		}
+	}
+	r, err := compileRule(in)
+	if err != nil {
+		return ruleError(in, err)
+	}
+	h := b.s.hostRules(r.Host)
+	if h.packed != nil {
+		// hostRules.add looks for duplicates in the packed table.
+		b.errs = append(b.errs, h.packed.index()...)
+	}
+	if err := h.add(r); err != nil {
+		return ruleError(in, err)
+	}
+	b.s.rules = append(b.s.rules, r)
+	b.extend(nil, len(b.s.rules)-1)
+	return nil
+}
+
+// addPacked adds in to its host's packed table; false without an error
+// means the table cannot hold it and the ordinary path should.
+func (b *Builder) addPacked(in *Rule) (bool, error) {
+	host := strings.ToLower(in.Host) // no copy when already lower case
+	if b.lastH == nil || host != b.lastHost {
+		b.lastHost, b.lastH = host, b.s.hostRules(host)
+	}
+	h := b.lastH
+	if r := unconditioned(&h.exact, in.From); r != nil {
+		return false, fieldErr("from", "duplicate exact rule for %q (first defined at %s)", in.From, r.Source())
+	}
+	t := h.packed
+	if t == nil {
+		t = newPackedTable(host)
+		h.packed = t
+		b.s.packed = append(b.s.packed, t)
+	}
+	ok, err := t.add(in, b.limits)
+	if err != nil || !ok {
+		return false, err
+	}
+	b.s.packedN++
+	b.extend(t, len(t.ents)-1)
+	return true, nil
+}
+
+// Grow makes room in host's packed table for about rules more rules of
+// bytes more From and To bytes, such as a map file's size: appending a
+// million rules one by one would copy the arena a dozen times over.
+// Room left unused is given back when the Set is finished.
+func (b *Builder) Grow(host string, rules, bytes int) {
+	host = strings.ToLower(host)
+	h := b.s.hostRules(host)
+	if h.packed == nil {
+		h.packed = newPackedTable(host)
+		b.s.packed = append(b.s.packed, h.packed)
+	}
+	h.packed.grow(rules, bytes)
+}
+
+// extend records the rule just added (index i of t, or of s.rules when t
+// is nil) in the Set's file order.
+func (b *Builder) extend(t *packedTable, i int) {
+	o := b.s.order
+	if n := len(o); n > 0 && o[n-1].t == t && o[n-1].hi == i {
+		o[n-1].hi++
+		return
+	}
+	b.s.order = append(o, span{t: t, lo: i, hi: i + 1})
+}
+
+// Set finishes the build and returns the Set, or the duplicates found
+// among packed rules (up to 20, as *RuleErrors joined with errors.Join).
+// The Builder must not be used after.
+func (b *Builder) Set() (*Set, error) {
+	for _, t := range b.s.packed {
+		b.errs = append(b.errs, t.index()...)
+		t.finish()
+	}
+	s, errs := b.s, b.errs
+	b.s, b.lastH, b.errs = nil, nil, nil
+	if len(errs) > 0 {
+		return nil, errors.Join(errs[:min(len(errs), maxErrors)]...)
+	}
+	return s, nil
+}
+
+func ruleError(in *Rule, err error) error {
+	var fe *FieldError
+	if !errors.As(err, &fe) {
+		fe = &FieldError{Field: "from", Msg: err.Error()}
+	}
+	return &RuleError{Rule: *in, FieldError: *fe}
+}
+
+// unconditioned returns the rule without query conditions filed under key
+// in t, or nil: the one a packed rule of the same key would duplicate.
+// (Rules with conditions stay in t and are tried before the packed rule.)
+func unconditioned(t *exactTable, key string) *rule {
+	r := t.m[key]
+	if r == nil {
+		return nil
+	}
+	if alts := t.alts[key]; alts != nil {
+		for _, a := range alts {
+			if len(a.Query) == 0 {
+				return a
+			}
+		}
+		return nil
+	}
+	if len(r.Query) == 0 {
+		return r
+	}
+	return nil
+}

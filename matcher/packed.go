@@ -1,0 +1,346 @@
+package matcher
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"hash/maphash"
+	"math"
+	"math/bits"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+)
+
+// A packed table holds the plain exact rules of one host (those that are
+// case-sensitive, trailing-slash-strict and carry no percent escape in
+// From), which is what million-line map files are made of. A Go map of
+// *rule costs about 400 bytes and several pointers per rule; here a rule
+// is its From and To bytes in one shared arena, a 16-byte entry, an
+// 8-byte hash slot or two and an 8-byte hit counter, and no pointer at
+// all, so the garbage collector has nothing to scan and a million rules
+// take about 100 MB rather than 450.
+type packedTable struct {
+	arena []byte        // From then To of every entry, back to back
+	ents  []packedEntry // in the order the rules were added
+	// slots is an open-addressing (linear probing) hash index: 0 is
+	// empty, else the low 32 bits are an entry index + 1 and the high 32
+	// the low 32 bits of the key's hash, so a probe rarely touches an
+	// entry that is not the one sought. A key's home slot is the top bits
+	// of its hash (shift), so that keys sorted by hash fill the slots in
+	// order.
+	slots []uint64
+	shift uint8
+	// pending holds the hashes of the entries added since the last
+	// index; see index.
+	pending []pendingKey
+	hits    []atomic.Uint64 // per entry, made by finish
+	seed    maphash.Seed
+	host    string   // the rules' Host, as Rule gives it
+	files   []string // File of the entries, by packedEntry.file
+}
+
+// pendingKey is an entry not yet in the hash index.
+type pendingKey struct {
+	hash uint64
+	i    uint32
+}
+
+// packedEntry is one rule of a packedTable: 16 bytes.
+type packedEntry struct {
+	off    uint32 // From at arena[off:off+klen], To right after it
+	line   uint32
+	klen   uint16
+	tlen   uint16
+	file   uint16 // index into packedTable.files
+	status uint8  // the status less 300
+	query  QueryMode
+}
+
+// Limits bound the packed table of one host. A rule that would pass a
+// limit is refused with an error naming it, rather than letting the
+// process run out of memory or offsets wrap.
+type Limits struct {
+	// HostBytes bounds the From and To bytes of one host's packed rules;
+	// arena offsets are 32-bit, so it is at most 4 GiB - 1.
+	HostBytes int64
+	// HostRules bounds the number of one host's packed rules (entry
+	// indexes are 32-bit); at most 2^31.
+	HostRules int
+}
+
+// DefaultLimits are the largest limits the packed table's 32-bit offsets
+// and indexes allow.
+var DefaultLimits = Limits{HostBytes: math.MaxUint32, HostRules: math.MaxInt32}
+
+// packable reports whether in can live in a packed table: a plain exact
+// rule (no query conditions either) that is valid and fits the entry's
+// fields. Anything else, valid or
+// not, takes the ordinary path, which also reports what is wrong with it.
+func packable(in *Rule) bool {
+	return in.Kind == Exact && !in.CaseInsensitive && !in.TrailingSlash && len(in.Query) == 0 &&
+		len(in.From) > 0 && in.From[0] == '/' && len(in.From) <= math.MaxUint16 &&
+		!strings.ContainsAny(in.From, "?#%") &&
+		len(in.To) <= math.MaxUint16 && checkTo(in.To) == nil &&
+		ValidStatus(in.Status) && in.QueryString <= QueryReplace &&
+		in.Line >= 0 && in.Line <= math.MaxUint32
+}
+
+func newPackedTable(host string) *packedTable {
+	return &packedTable{seed: maphash.MakeSeed(), host: host, slots: make([]uint64, 16), shift: 64 - 4}
+}
+
+// find returns the index of the entry whose From is key. The table must
+// be indexed.
+func (t *packedTable) find(key []byte) (uint32, bool) {
+	return probe(t, maphash.Bytes(t.seed, key), key)
+}
+
+// findString is find for a configured From, indexing the table first.
+// (maphash.Bytes and maphash.String agree.)
+func (t *packedTable) findString(key string) (uint32, bool, []error) {
+	errs := t.index()
+	i, ok := probe(t, maphash.String(t.seed, key), key)
+	return i, ok, errs
+}
+
+// probe looks for key, whose hash is h.
+func probe[K string | []byte](t *packedTable, h uint64, key K) (uint32, bool) {
+	tag, mask := uint32(h), uint64(len(t.slots)-1)
+	for i := h >> t.shift; ; i = (i + 1) & mask {
+		s := t.slots[i]
+		if s == 0 {
+			return 0, false
+		}
+		if uint32(s>>32) != tag {
+			continue
+		}
+		e := &t.ents[uint32(s)-1]
+		if int(e.klen) == len(key) && string(t.arena[e.off:e.off+uint32(e.klen)]) == string(key) {
+			return uint32(s) - 1, true
+		}
+	}
+}
+
+// add appends in, which packable accepted, unless a limit would be
+// passed. ok is false, with no error, when the table cannot describe the
+// rule (more than 65,535 files): it then takes the ordinary path. The
+// entry is not in the hash index yet: index files it, and finds
+// duplicates then.
+func (t *packedTable) add(in *Rule, lim Limits) (ok bool, err error) {
+	file, ok := t.fileIndex(in.File)
+	if !ok {
+		return false, nil
+	}
+	size := int64(len(t.arena)) + int64(len(in.From)) + int64(len(in.To))
+	if size > lim.HostBytes || size > math.MaxUint32 {
+		return false, t.full(fmt.Sprintf("their paths and targets would pass %d bytes", min(lim.HostBytes, math.MaxUint32)))
+	}
+	if len(t.ents) >= lim.HostRules || len(t.ents) >= math.MaxInt32 {
+		return false, t.full(fmt.Sprintf("there would be more than %d", min(lim.HostRules, math.MaxInt32)))
+	}
+	t.pending = append(t.pending, pendingKey{hash: maphash.String(t.seed, in.From), i: uint32(len(t.ents))})
+	t.ents = append(t.ents, packedEntry{off: uint32(len(t.arena)), line: uint32(in.Line),
+		klen: uint16(len(in.From)), tlen: uint16(len(in.To)), file: file,
+		status: uint8(in.Status - 300), query: in.QueryString})
+	t.arena = append(append(t.arena, in.From...), in.To...)
+	return true, nil
+}
+
+// index files the pending entries in the hash index and reports each
+// that repeats an earlier From. Inserting a million keys one by one into
+// a 16 MB index costs a cache miss each; sorted by hash (a counting sort
+// on the top 16 bits), they fill the slots front to back: a million
+// rules went from about 190 ms to about 60 ms in config.Load's profile.
+func (t *packedTable) index() []error {
+	if len(t.pending) == 0 {
+		return nil
+	}
+	n := len(t.slots)
+	for 4*len(t.ents) > 3*n {
+		n *= 2
+	}
+	if n > len(t.slots) {
+		t.slots = make([]uint64, n)
+		t.shift = uint8(64 - bits.TrailingZeros(uint(n)))
+		// Entries indexed before are indexed again with the pending.
+		all := make([]pendingKey, 0, len(t.ents))
+		for i, j := 0, 0; i < len(t.ents); i++ {
+			if j < len(t.pending) && t.pending[j].i == uint32(i) {
+				all = append(all, t.pending[j])
+				j++
+				continue
+			}
+			all = append(all, pendingKey{hash: maphash.Bytes(t.seed, t.key(uint32(i))), i: uint32(i)})
+		}
+		t.pending = all
+	}
+	var errs []error
+	for _, p := range sortByHash(t.pending) {
+		if d, found := t.probeEntry(p.hash, p.i); found {
+			key := t.key(p.i)
+			// Stable sorting keeps equal hashes in entry order, so the
+			// earlier rule is the one already indexed.
+			r := t.rule(p.i)
+			errs = append(errs, ruleError(&r, fieldErr("from", "duplicate exact rule for %q (first defined at %s)", key, t.appendSource(nil, d))))
+			continue
+		}
+		t.insert(p.hash, p.i)
+	}
+	t.pending = nil
+	return errs
+}
+
+// probeEntry is probe for the key of entry i, which it reads only when a
+// slot's tag matches: in hash order, entries come in no order at all, and
+// reading each one's key would cost a cache miss per entry.
+func (t *packedTable) probeEntry(h uint64, i uint32) (uint32, bool) {
+	tag, mask := uint32(h), uint64(len(t.slots)-1)
+	for j := h >> t.shift; ; j = (j + 1) & mask {
+		s := t.slots[j]
+		if s == 0 {
+			return 0, false
+		}
+		if uint32(s>>32) == tag && string(t.key(uint32(s)-1)) == string(t.key(i)) {
+			return uint32(s) - 1, true
+		}
+	}
+}
+
+// sortByHash returns keys ordered by the top 16 bits of their hash,
+// keeping the order of keys with equal top bits.
+func sortByHash(keys []pendingKey) []pendingKey {
+	if len(keys) < 1<<12 {
+		slices.SortStableFunc(keys, func(a, b pendingKey) int { return cmp.Compare(a.hash>>48, b.hash>>48) })
+		return keys
+	}
+	var count [1<<16 + 1]int
+	for _, k := range keys {
+		count[k.hash>>48+1]++
+	}
+	for i := 1; i < len(count); i++ {
+		count[i] += count[i-1]
+	}
+	out := make([]pendingKey, len(keys))
+	for _, k := range keys {
+		out[count[k.hash>>48]] = k
+		count[k.hash>>48]++
+	}
+	return out
+}
+
+func (t *packedTable) full(why string) error {
+	host := "host-less rules"
+	if t.host != "" {
+		host = "host " + strconv.Quote(t.host)
+	}
+	return &FieldError{Field: "from", err: ErrLimit,
+		Msg: fmt.Sprintf("too many exact rules for %s: %s, the most one host's rule table holds; split the rules over more hosts or use prefix rules", host, why)}
+}
+
+func (t *packedTable) fileIndex(file string) (uint16, bool) {
+	for i := len(t.files) - 1; i >= 0; i-- { // the last file is the likely one
+		if t.files[i] == file {
+			return uint16(i), true
+		}
+	}
+	if len(t.files) > math.MaxUint16 {
+		return 0, false
+	}
+	t.files = append(t.files, file)
+	return uint16(len(t.files) - 1), true
+}
+
+// grow makes room for rules more entries of bytes more arena bytes.
+func (t *packedTable) grow(rules, bytes int) {
+	bytes = min(bytes, math.MaxUint32-len(t.arena))
+	if len(t.arena) == 0 {
+		// Not slices.Grow, which clears the new room: fresh memory from
+		// the OS is zero already, and clearing 100 MB in one go holds up
+		// the garbage collector's stop-the-world.
+		t.arena = make([]byte, 0, bytes)
+	} else {
+		t.arena = slices.Grow(t.arena, bytes)
+	}
+	t.ents = slices.Grow(t.ents, rules)
+	t.pending = slices.Grow(t.pending, rules)
+}
+
+// insert files entry i, whose key hashes to h, in the hash index, which
+// has room for it.
+func (t *packedTable) insert(h uint64, i uint32) {
+	mask := uint64(len(t.slots) - 1)
+	j := h >> t.shift
+	for t.slots[j] != 0 {
+		j = (j + 1) & mask
+	}
+	t.slots[j] = uint64(uint32(h))<<32 | uint64(i+1)
+}
+
+// finish makes the hit counters and gives back the room append left at
+// the end of the arena and the entries, which for a big map is tens of
+// megabytes held for the life of the Set.
+func (t *packedTable) finish() {
+	t.pending = nil
+	if cap(t.arena)-len(t.arena) > len(t.arena)/16 {
+		t.arena = bytes.Clone(t.arena)
+	}
+	if cap(t.ents)-len(t.ents) > len(t.ents)/16 {
+		t.ents = append([]packedEntry(nil), t.ents...)
+	}
+	t.hits = make([]atomic.Uint64, len(t.ents))
+}
+
+func (t *packedTable) key(i uint32) []byte {
+	e := &t.ents[i]
+	return t.arena[e.off : e.off+uint32(e.klen)]
+}
+
+func (t *packedTable) to(i uint32) []byte {
+	e := &t.ents[i]
+	start := e.off + uint32(e.klen)
+	return t.arena[start : start+uint32(e.tlen)]
+}
+
+func (t *packedTable) status(i uint32) int { return int(t.ents[i].status) + 300 }
+
+// appendLocation is template.appendLocation for a packed rule: To, less
+// its query when the rule drops queries, then the request's query when it
+// keeps them.
+func (t *packedTable) appendLocation(dst []byte, i uint32, query []byte) []byte {
+	to := t.to(i)
+	switch t.ents[i].query {
+	case QueryDrop:
+		if q := bytes.IndexByte(to, '?'); q >= 0 {
+			to = to[:q]
+		}
+		return append(dst, to...)
+	case QueryReplace:
+		return append(dst, to...)
+	}
+	dst = append(dst, to...)
+	if len(query) > 0 {
+		if bytes.IndexByte(to, '?') >= 0 {
+			dst = append(dst, '&')
+		} else {
+			dst = append(dst, '?')
+		}
+		dst = append(dst, query...)
+	}
+	return dst
+}
+
+// appendSource appends entry i's "file:line".
+func (t *packedTable) appendSource(dst []byte, i uint32) []byte {
+	dst = append(dst, t.files[t.ents[i].file]...)
+	dst = append(dst, ':')
+	return strconv.AppendUint(dst, uint64(t.ents[i].line), 10)
+}
+
+// rule returns entry i as a Rule; it allocates its From and To.
+func (t *packedTable) rule(i uint32) Rule {
+	e := &t.ents[i]
+	return Rule{Kind: Exact, Host: t.host, From: string(t.key(i)), To: string(t.to(i)),
+		Status: t.status(i), QueryString: e.query, File: t.files[e.file], Line: int(e.line)}
+}
