@@ -123,25 +123,8 @@ func verify(addr string, sc Scenario) error {
 	}
 	if sc.Churn {
 		for _, r := range sc.Reqs {
-			c, br, err := dial()
-			if err != nil {
+			if err := verifyClose(dial, r); err != nil {
 				return err
-			}
-			defer c.Close()
-			if _, err := io.WriteString(c, r.Raw); err != nil {
-				return err
-			}
-			a, err := readAnswer(br, true)
-			if err != nil {
-				return fmt.Errorf("GET %s: %w", r.Path, err)
-			}
-			if err := check(r, a); err != nil {
-				return err
-			}
-			// The server must close after answering Connection: close.
-			c.SetReadDeadline(time.Now().Add(2 * time.Second))
-			if n, err := br.Read(make([]byte, 1)); n != 0 || err != io.EOF {
-				return fmt.Errorf("GET %s with Connection: close: the server did not close the connection (%v)", r.Path, err)
 			}
 		}
 		return nil
@@ -173,6 +156,31 @@ func verify(addr string, sc Scenario) error {
 				return fmt.Errorf("GET %s: the server closed a keep-alive connection", r.Path)
 			}
 		}
+	}
+	return nil
+}
+
+// verifyClose sends r with Connection: close on a new connection: the
+// answer must be right and the server must close after it.
+func verifyClose(dial func() (net.Conn, *bufio.Reader, error), r Req) error {
+	c, br, err := dial()
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if _, err := io.WriteString(c, r.Raw); err != nil {
+		return err
+	}
+	a, err := readAnswer(br, true)
+	if err != nil {
+		return fmt.Errorf("GET %s: %w", r.Path, err)
+	}
+	if err := check(r, a); err != nil {
+		return err
+	}
+	c.SetReadDeadline(time.Now().Add(2 * time.Second))
+	if n, err := br.Read(make([]byte, 1)); n != 0 || err != io.EOF {
+		return fmt.Errorf("GET %s with Connection: close: the server did not close the connection (%v)", r.Path, err)
 	}
 	return nil
 }
