@@ -47,7 +47,13 @@ type Server struct {
 	HTTPSRedirect bool `toml:"https_redirect"`
 	// ShutdownTimeout bounds the drain on SIGTERM (default 10s).
 	ShutdownTimeout Duration `toml:"shutdown_timeout"`
+	// DeferAccept hands a connection over once its first bytes arrive and
+	// acknowledges a request with its answer (default true).
+	DeferAccept *bool `toml:"defer_accept"`
 }
+
+// DeferAcceptOn reports whether defer_accept is on: unless set to false.
+func (s *Server) DeferAcceptOn() bool { return s.DeferAccept == nil || *s.DeferAccept }
 
 // Admin is the [admin] table: the loopback API for operators.
 type Admin struct {
@@ -109,7 +115,7 @@ var known = map[string][]string{
 		"write_timeout", "host_header", "max_request_body_bytes", "health_check"},
 	"upstream.health_check": {"path", "interval"},
 	"server": {"listen", "event_loops", "max_path_bytes", "idle_timeout", "header_timeout",
-		"max_connections_per_ip", "max_connections", "https_redirect", "shutdown_timeout"},
+		"max_connections_per_ip", "max_connections", "https_redirect", "shutdown_timeout", "defer_accept"},
 	"rule":           {"match", "from", "to", "status", "host", "case_insensitive", "trailing_slash", "query_string", "query"},
 	"map":            {"file", "match", "status", "host", "case_insensitive", "trailing_slash", "query_string"},
 	"rules.defaults": {"status", "case_insensitive", "trailing_slash", "query_string"},

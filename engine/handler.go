@@ -12,7 +12,8 @@ import (
 // handler implements gnet.EventHandler for a Server.
 type handler struct {
 	gnet.BuiltinEventEngine
-	srv *Server
+	srv      *Server
+	tuneOnce sync.Once
 	// loops maps each gnet event loop to its state. It is read once per
 	// connection, in OnOpen (the connection keeps the pointer), and by the
 	// ticker to reach every loop.
@@ -77,6 +78,11 @@ func (h *handler) OnClose(c gnet.Conn, _ error) gnet.Action {
 // gnet's ticker goroutine, not on a loop, so the checks are handed to each
 // loop with Execute.
 func (h *handler) OnTick() (time.Duration, gnet.Action) {
+	if h.srv.opts.DeferAccept {
+		// Here rather than in OnBoot: gnet opens the listening sockets of
+		// all loops but the first after OnBoot.
+		h.tuneOnce.Do(h.srv.deferAccept)
+	}
 	s := h.srv
 	now := time.Now()
 	prev := s.clock.now()

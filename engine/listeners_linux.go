@@ -87,3 +87,31 @@ func idleListener() (int, error) {
 	}
 	return fd, nil
 }
+
+// deferAccept sets TCP_DEFER_ACCEPT (one second) and delayed ACKs
+// (TCP_QUICKACK off, which accepted sockets inherit) on the traffic port's
+// listening sockets; see Options.DeferAccept. A failure costs only speed,
+// so it is logged, not fatal.
+func (s *Server) deferAccept() {
+	want, err := netip.ParseAddrPort(s.addr)
+	if err != nil {
+		return
+	}
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		s.log.Warn("defer_accept: cannot list descriptors", "err", err)
+		return
+	}
+	for _, e := range entries {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil || !isListener(fd, want) {
+			continue
+		}
+		if err := unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_DEFER_ACCEPT, 1); err != nil {
+			s.log.Warn("defer_accept: cannot set TCP_DEFER_ACCEPT", "err", err)
+		}
+		if err := unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_QUICKACK, 0); err != nil {
+			s.log.Warn("defer_accept: cannot set TCP_QUICKACK", "err", err)
+		}
+	}
+}

@@ -44,6 +44,14 @@ type Options struct {
 	// "X-Forwarded-Proto: https" with a 301 to the same host and target
 	// over https, for use behind a TLS terminator.
 	HTTPSRedirect bool
+	// DeferAccept sets TCP_DEFER_ACCEPT and delayed ACKs on the listening
+	// sockets, as HAProxy's tcp-smart-accept (its default) and nginx's
+	// `listen ... deferred` do: the kernel hands a connection over with
+	// its first request, so accepting and reading take one wakeup, and the
+	// request's ACK goes out with the answer instead of in a packet of its
+	// own. A connection that sends nothing is handed over only after about
+	// a second, then timed out by HeaderTimeout as usual.
+	DeferAccept bool
 	// Upstream, when set, receives the requests no rule matches; without
 	// it they get 404.
 	Upstream *UpstreamOptions

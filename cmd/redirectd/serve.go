@@ -192,6 +192,7 @@ func engineOptions(sv *config.Server, log *slog.Logger) engine.Options {
 		MaxConnsPerIP: sv.MaxConnectionsPerIP,
 		MaxConns:      sv.MaxConnections,
 		HTTPSRedirect: sv.HTTPSRedirect,
+		DeferAccept:   sv.DeferAcceptOn(),
 		Logger:        log,
 	}
 }

@@ -1,0 +1,77 @@
+package engine_test
+
+import (
+	"bufio"
+	"io"
+	"net/netip"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/redirectd/redirectd/engine"
+	"golang.org/x/sys/unix"
+)
+
+// listenerOption reads a TCP option of every listening socket of this
+// process bound to addr.
+func listenerOption(t *testing.T, addr string, opt int) []int {
+	t.Helper()
+	want := netip.MustParseAddrPort(addr)
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []int
+	for _, e := range entries {
+		fd, _ := strconv.Atoi(e.Name())
+		if v, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_ACCEPTCONN); err != nil || v != 1 {
+			continue
+		}
+		sa, err := unix.Getsockname(fd)
+		in4, ok := sa.(*unix.SockaddrInet4)
+		if err != nil || !ok || in4.Port != int(want.Port()) {
+			continue
+		}
+		v, err := unix.GetsockoptInt(fd, unix.IPPROTO_TCP, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// TestDeferAccept checks that DeferAccept reaches every loop's listening
+// socket, that requests are answered as before, and that a connection
+// that never sends a byte is still handed over and timed out.
+func TestDeferAccept(t *testing.T) {
+	srv := startServerWith(t, engine.Options{DeferAccept: true, EventLoops: 2, IdleTimeout: 300 * time.Millisecond})
+	deadline := time.Now().Add(3 * time.Second)
+	var got []int
+	for time.Now().Before(deadline) {
+		if got = listenerOption(t, srv.Addr(), unix.TCP_DEFER_ACCEPT); len(got) == 2 && got[0] > 0 && got[1] > 0 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if len(got) != 2 || got[0] == 0 || got[1] == 0 {
+		t.Fatalf("TCP_DEFER_ACCEPT on the listening sockets: %v, want two set", got)
+	}
+
+	c := dial(t, srv)
+	io.WriteString(c, "GET /old HTTP/1.1\r\nHost: a\r\n\r\n")
+	if a := readAnswer(t, bufio.NewReader(c), "GET"); a.Status != 301 {
+		t.Fatalf("answer %d, want 301", a.Status)
+	}
+
+	silent := dial(t, srv)
+	silent.SetDeadline(time.Now().Add(10 * time.Second))
+	start := time.Now()
+	if _, err := silent.Read(make([]byte, 1)); err == nil {
+		t.Fatal("a silent connection got bytes")
+	}
+	if took := time.Since(start); took > 8*time.Second {
+		t.Fatalf("a silent connection was closed after %v", took)
+	}
+}
