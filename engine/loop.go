@@ -20,6 +20,8 @@ type loop struct {
 	out   []byte
 	// answers counts the requests answered by the last serve.
 	answers int
+	// reads counts the reads served, to time one in timedReads.
+	reads uint32
 	// alog is the loop's access-log buffer (nil: no access log), with the
 	// entry, request fields and Location it reuses for each line.
 	alog  *accesslog.Buffer
