@@ -75,11 +75,15 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz 'FuzzParse$$' -fuzztime $(FUZZTIME) ./httpparse
 	$(GO) test -run '^$$' -fuzz FuzzParseVsNetHTTP -fuzztime $(FUZZTIME) ./httpparse
 	$(GO) test -run '^$$' -fuzz FuzzIPv6 -fuzztime $(FUZZTIME) ./httpparse
+	$(GO) test -run '^$$' -fuzz FuzzChunkedDecoder -fuzztime $(FUZZTIME) ./httpparse
 	$(GO) test -run '^$$' -fuzz FuzzHandler -fuzztime $(FUZZTIME) ./engine
+	$(GO) test -run '^$$' -fuzz FuzzEscape -fuzztime $(FUZZTIME) ./engine/accesslog
 	$(GO) test -run '^$$' -fuzz FuzzBacktrack -fuzztime $(FUZZTIME) ./matcher
 	$(GO) test -run '^$$' -fuzz FuzzPacked -fuzztime $(FUZZTIME) ./matcher
+	$(GO) test -run '^$$' -fuzz FuzzQueryConditions -fuzztime $(FUZZTIME) ./matcher
 	$(GO) test -run '^$$' -fuzz FuzzLoad -fuzztime $(FUZZTIME) ./config
 	$(GO) test -run '^$$' -fuzz FuzzMapFile -fuzztime $(FUZZTIME) ./config
+	$(GO) test -run '^$$' -fuzz FuzzCSV -fuzztime $(FUZZTIME) ./config
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) ./config/nginx
 
 # Installs the binary, the systemd unit, the config (kept when present) and
