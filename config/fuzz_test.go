@@ -1,12 +1,12 @@
 package config_test
 
 import (
-	"github.com/redirectd/redirectd/matcher"
 	"strings"
 	"testing"
 	"testing/fstest"
 
 	"github.com/redirectd/redirectd/config"
+	"github.com/redirectd/redirectd/matcher"
 )
 
 // loadText loads a config named c.toml with the map file r.map beside it.
@@ -43,6 +43,7 @@ func FuzzLoad(f *testing.F) {
 	f.Add("[server]\nlisten = \"127.0.0.1:1\"\n[[rule]]\nfrom = \"/a\"\nto = \"/b\"\nstatus = 302\n")
 	f.Add("[[rule]]\nmatch = \"regex\"\nfrom = '^/(\\d+)$'\nto = \"/$1\"\nhost = \"x.com\"\n")
 	f.Add("[[rule]]\nmatch = \"prefix\"\nfrom = \"/p/\"\nto = \"/q/\"\n[[map]]\nfile = \"r.map\"\n")
+	f.Add("[[rule]]\nfrom = \"/a\"\nto = \"/b\"\nquery = { ref = \"*\", u = \"x y\" }\nhost = [\"bücher.example\", \"*.ÜBER.example\"]\n")
 	f.Add("[[rule]]\nfrom = \"/a\"\ntraget = \"/b\"\n")
 	f.Add("[[rule]]\nfrom = '''\n/a\n'''\nto = \"/b\"\n[[rule]]\nfrom = 3\n")
 	f.Fuzz(func(t *testing.T, text string) {
