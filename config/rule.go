@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/redirectd/redirectd/matcher"
@@ -314,8 +313,7 @@ func (e *entry) query(v any) []matcher.QueryCond {
 		}
 		conds = append(conds, matcher.QueryCond{Name: name, Value: s})
 	}
-	slices.SortFunc(conds, func(a, b matcher.QueryCond) int { return strings.Compare(a.Name, b.Name) })
-	return conds
+	return conds // in map order: the matcher sorts them
 }
 
 // convertDefaults reads [rules.defaults].

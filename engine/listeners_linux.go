@@ -21,20 +21,11 @@ import (
 // them; epoll forgets it by itself. An accept that gnet still attempts on
 // the descriptor gets EAGAIN from the idle socket, which gnet ignores.
 func (s *Server) stopAccepting() error {
-	want, err := netip.ParseAddrPort(s.addr)
+	fds, err := s.listeners()
 	if err != nil {
 		return err
 	}
-	entries, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		return fmt.Errorf("cannot list descriptors: %w", err)
-	}
-	var replaced int
-	for _, e := range entries {
-		fd, err := strconv.Atoi(e.Name())
-		if err != nil || !isListener(fd, want) {
-			continue
-		}
+	for _, fd := range fds {
 		idle, err := idleListener()
 		if err != nil {
 			return err
@@ -44,12 +35,31 @@ func (s *Server) stopAccepting() error {
 		if err != nil {
 			return fmt.Errorf("cannot replace listener %d: %w", fd, err)
 		}
-		replaced++
 	}
-	if replaced == 0 {
+	if len(fds) == 0 {
 		return fmt.Errorf("no listening socket for %s found", s.addr)
 	}
 	return nil
+}
+
+// listeners returns the descriptors of the traffic port's listening
+// sockets, one per event loop: gnet does not hand them out.
+func (s *Server) listeners() ([]int, error) {
+	want, err := netip.ParseAddrPort(s.addr)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return nil, fmt.Errorf("cannot list descriptors: %w", err)
+	}
+	var fds []int
+	for _, e := range entries {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && isListener(fd, want) {
+			fds = append(fds, fd)
+		}
+	}
+	return fds, nil
 }
 
 // isListener reports whether fd is a listening TCP socket bound to want.
@@ -93,20 +103,12 @@ func idleListener() (int, error) {
 // listening sockets; see Options.DeferAccept. A failure costs only speed,
 // so it is logged, not fatal.
 func (s *Server) deferAccept() {
-	want, err := netip.ParseAddrPort(s.addr)
+	fds, err := s.listeners()
 	if err != nil {
+		s.log.Warn("defer_accept: cannot find the listening sockets", "err", err)
 		return
 	}
-	entries, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		s.log.Warn("defer_accept: cannot list descriptors", "err", err)
-		return
-	}
-	for _, e := range entries {
-		fd, err := strconv.Atoi(e.Name())
-		if err != nil || !isListener(fd, want) {
-			continue
-		}
+	for _, fd := range fds {
 		if err := unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_DEFER_ACCEPT, 1); err != nil {
 			s.log.Warn("defer_accept: cannot set TCP_DEFER_ACCEPT", "err", err)
 		}

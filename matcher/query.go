@@ -2,7 +2,7 @@ package matcher
 
 import (
 	"bytes"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -21,7 +21,7 @@ type QueryCond struct {
 // sortConds sorts conditions by name, so that two rules with the same
 // conditions in a different order compare equal.
 func sortConds(c []QueryCond) {
-	sort.Slice(c, func(i, j int) bool { return c[i].Name < c[j].Name })
+	slices.SortFunc(c, func(a, b QueryCond) int { return strings.Compare(a.Name, b.Name) })
 }
 
 // condsKey is the canonical text of sorted conditions, for duplicate checks.

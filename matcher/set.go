@@ -2,6 +2,7 @@ package matcher
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"sync/atomic"
 )
@@ -108,7 +109,7 @@ func link(alts []*rule, first, r *rule, kind string) ([]*rule, error) {
 		for i = 0; i < len(alts) && len(alts[i].Query) > 0; i++ {
 		}
 	}
-	return append(alts[:i], append([]*rule{r}, alts[i:]...)...), nil
+	return slices.Insert(alts, i, r), nil
 }
 
 func (t *exactTable) add(key string, r *rule, kind string) error {
