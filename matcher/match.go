@@ -37,6 +37,15 @@ func (m *Match) Rule() *Rule {
 	return &m.rule.Rule
 }
 
+// Passed returns the no-redirect rule (Rule.Pass) that decided the last
+// Lookup as a miss, or nil when no rule matched or a redirect did.
+func (m *Match) Passed() *Rule {
+	if m.rule != nil && m.rule.Pass {
+		return &m.rule.Rule
+	}
+	return nil
+}
+
 // Hit counts a request answered with the matched rule: one atomic add.
 // Lookup does not count, so that explain and tests leave counts alone.
 func (m *Match) Hit() {

@@ -61,6 +61,11 @@ type Rule struct {
 	// hold; rules with conditions are tried before the rule without for
 	// the same path.
 	Query []QueryCond
+	// Pass makes the rule an explicit "no redirect" entry (an nginx map
+	// value of ""): a request it decides is a miss, answered 404 or
+	// forwarded, and no later rule is tried for it. To and Status are
+	// unused and must be empty.
+	Pass bool
 	// File and Line say where the rule was defined; explain and errors
 	// report them. File is shared by every rule of one file.
 	File string

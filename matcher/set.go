@@ -223,11 +223,17 @@ func compileRule(in *Rule) (*rule, error) {
 	if r.Kind == Regex && r.CaseInsensitive {
 		r.From = "(?i)" + r.From
 	}
-	if !ValidStatus(r.Status) {
+	switch {
+	case r.Pass:
+		if r.To != "" {
+			return nil, fieldErr("to", "%q given for a no-redirect entry; leave it empty", r.To)
+		}
+	case !ValidStatus(r.Status):
 		return nil, fieldErr("status", "%d is not a redirect status; use 301, 302, 303, 307 or 308", r.Status)
-	}
-	if err := checkTo(r.To); err != nil {
-		return nil, err
+	default:
+		if err := checkTo(r.To); err != nil {
+			return nil, err
+		}
 	}
 	if len(r.Query) > 0 {
 		r.Query = append([]QueryCond(nil), r.Query...)
@@ -258,6 +264,9 @@ func compileRule(in *Rule) (*rule, error) {
 		names = p.names
 	default:
 		return nil, fieldErr("match", "unknown rule kind %d", r.Kind)
+	}
+	if r.Pass {
+		return r, nil
 	}
 	t, err := parseTemplate(r.To, names, r.QueryString)
 	if err != nil {
@@ -365,8 +374,13 @@ func (s *Set) Len() int { return len(s.rules) + s.packedN }
 // nil for none) for rules with query conditions. It reports whether a rule
 // matched; m then describes the match until its next Lookup. Rules of the
 // request's host are tried first, then those of wildcard hosts from the
-// longest, then host-less rules.
+// longest, then host-less rules. A rule with Pass decides a request as a
+// miss: Lookup returns false and m.Passed reports the rule.
 func (s *Set) Lookup(host, path, query []byte, m *Match) bool {
+	return s.lookup(host, path, query, m) && (m.rule == nil || !m.rule.Pass)
+}
+
+func (s *Set) lookup(host, path, query []byte, m *Match) bool {
 	m.rule, m.pk, m.rest, m.host, m.query = nil, nil, nil, host, query
 	if indexPercent(path) >= 0 {
 		m.norm = normalizePath(m.norm[:0], path)

@@ -192,3 +192,40 @@ func TestDollarLiteral(t *testing.T) {
 		}
 	}
 }
+
+// TestPass checks that a no-redirect entry (an nginx map value of "")
+// decides its requests as misses, ahead of later rules, and says so.
+func TestPass(t *testing.T) {
+	s, err := matcher.Compile([]matcher.Rule{
+		{Kind: matcher.Exact, From: "/keep", Pass: true, File: "m.map", Line: 1},
+		{Kind: matcher.Regex, From: `^/keep-re`, Pass: true, File: "m.map", Line: 2},
+		{Kind: matcher.Regex, From: `^/keep`, To: "/moved", Status: 301, File: "m.map", Line: 3},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		path       string
+		found      bool
+		passedLine int
+	}{
+		{"/keep", false, 1},
+		{"/keep-re/x", false, 2},
+		{"/keepx", true, 0},
+		{"/other", false, 0},
+	}
+	for _, tc := range tests {
+		var m matcher.Match
+		found := s.Lookup(nil, []byte(tc.path), nil, &m)
+		line := 0
+		if p := m.Passed(); p != nil {
+			line = p.Line
+		}
+		if found != tc.found || line != tc.passedLine {
+			t.Errorf("%s: found %v, passed at line %d; want %v, %d", tc.path, found, line, tc.found, tc.passedLine)
+		}
+	}
+	if _, err := matcher.Compile([]matcher.Rule{{From: "/a", To: "/b", Pass: true}}); err == nil {
+		t.Error("a no-redirect entry with a target compiled")
+	}
+}
