@@ -61,6 +61,11 @@ type Rule struct {
 	// hold; rules with conditions are tried before the rule without for
 	// the same path.
 	Query []QueryCond
+	// RequestURI compares From with the request target as the client sent
+	// it, path and query ("/a?x=1", not percent-decoded: nginx's
+	// $request_uri) instead of the normalised path alone. Exact and regex
+	// rules only.
+	RequestURI bool
 	// Pass makes the rule an explicit "no redirect" entry (an nginx map
 	// value of ""): a request it decides is a miss, answered 404 or
 	// forwarded, and no later rule is tried for it. To and Status are
