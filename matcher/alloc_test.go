@@ -3,6 +3,7 @@
 package matcher_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/redirectd/redirectd/benchmarks/rules"
@@ -63,6 +64,45 @@ func TestQueryConditionAllocs(t *testing.T) {
 		})
 		if allocs != 0 {
 			t.Errorf("%s: %v allocations per lookup, want 0", path, allocs)
+		}
+	}
+}
+
+// TestRegexTierAllocs checks the regex tier of a hand-written map: lowered
+// regexes (plain, (?i), wildcards, captures), regexes behind the gram
+// filter, and rules compared with the request target, hit and miss.
+func TestRegexTierAllocs(t *testing.T) {
+	var rs []matcher.Rule
+	for i, expr := range []string{`^/Definition.hs$`, `^/doc/2015.pdf.*$`, `(?i)^/Old/?$`, `^/blog/(.*)$`,
+		`^/.*/foo\.html$`, `^/[0-9]+-old$`, `(?i)^/(\w+)/feed$`} {
+		to := "/new"
+		if i == 3 || i == 6 {
+			to = "/new/$1"
+		}
+		rs = append(rs, matcher.Rule{Kind: matcher.Regex, From: expr, To: to, Status: 301})
+	}
+	rs = append(rs, matcher.Rule{Kind: matcher.Regex, From: `^/q\?a=(.*)$`, To: "/q/$1", Status: 301, RequestURI: true},
+		matcher.Rule{Kind: matcher.Exact, From: "/e?x=1", To: "/e", Status: 301, RequestURI: true, CaseInsensitive: true})
+	s, err := matcher.Compile(rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m matcher.Match
+	buf := make([]byte, 0, 512)
+	for _, target := range []string{"/Definition.hs", "/doc/2015-pdf/x", "/OLD/", "/blog/a/b", "/a/b/foo.html",
+		"/12-old", "/News/feed", "/q?a=1", "/E?X=1", "/nothing/here?z=1"} {
+		p, q, _ := strings.Cut(target, "?")
+		path, query := []byte(p), []byte(q)
+		if !strings.Contains(target, "?") {
+			query = nil
+		}
+		allocs := testing.AllocsPerRun(100, func() {
+			if s.Lookup(nil, path, query, &m) {
+				buf = m.AppendLocation(buf[:0], query)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("%s: %v allocations per lookup, want 0", target, allocs)
 		}
 	}
 }

@@ -54,6 +54,9 @@ type program struct {
 	// literal is what every match of an anchored expression starts with;
 	// the regex index files the rule under it.
 	literal string
+	// required are literals every match holds, for the regex index's gram
+	// filter.
+	required []string
 	// cond holds the empty-width conditions every match starts with;
 	// EmptyBeginText means the search is anchored at offset 0, and
 	// ^syntax.EmptyOp(0) means the program can never match.
@@ -81,7 +84,8 @@ func compileProgram(expr string) (*program, error) {
 	if len(prog.Inst) > maxProgramInsts {
 		return nil, fmt.Errorf("compiles to %d instructions, more than the %d allowed; split it into simpler rules", len(prog.Inst), maxProgramInsts)
 	}
-	p := &program{prog: prog, numCap: numCap, names: names, literal: literalPrefix(re), cond: prog.StartCond()}
+	p := &program{prog: prog, numCap: numCap, names: names, literal: literalPrefix(re), required: requiredLiterals(re),
+		cond: prog.StartCond()}
 	if prefix, _ := prog.Prefix(); prefix != "" {
 		p.prefix = []byte(prefix)
 	}

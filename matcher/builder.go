@@ -54,9 +54,11 @@ func (b *Builder) Add(in *Rule) error {
 		// hostRules.add looks for duplicates in the packed table.
 		b.errs = append(b.errs, h.packed.index()...)
 	}
+	r.seq = int32(len(b.s.rules))
 	if err := h.add(r); err != nil {
 		return ruleError(in, err)
 	}
+	b.s.uri = b.s.uri || r.RequestURI
 	b.s.rules = append(b.s.rules, r)
 	b.extend(nil, len(b.s.rules)-1)
 	return nil

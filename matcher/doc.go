@@ -10,9 +10,19 @@
 //
 // Precedence, per host: an exact path (hash lookup), then the longest prefix
 // (a radix tree walked once along the path), then the first regex in file
-// order whose literal prefix is a prefix of the path (regexes are indexed by
-// that literal in a second radix tree, so a miss runs almost none of them).
-// Rules for the request's host are tried before host-less rules.
+// order that matches. Rules for the request's host are tried before
+// host-less rules.
+//
+// The regex tier (regex.go) answers most regexes of hand-written maps
+// without running them: literals in disguise (`^/old$`, `^/old.*$`,
+// `(?i)^/Old/?$`, literals with '.' wildcards) are lowered to hash and
+// radix tables (regex_lower.go, regex_lit.go); the others are filed under
+// their literal prefix or a 3-byte piece of a literal every match holds,
+// and only those whose filter the path passes, and that come before the
+// best lowered match, are run by the backtracker, in file order, up to the
+// first match. FuzzLowered checks the whole tier against package regexp.
+// Rules with RequestURI see the target as sent (path and query), as
+// nginx's $request_uri.
 //
 // Allocation contract: Set.Lookup, Match.AppendLocation, Status, Hit and
 // Source allocate nothing once the caller's Match has warmed up (Source of

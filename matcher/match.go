@@ -20,6 +20,12 @@ type Match struct {
 	path        []byte // the path of the last regex match, captures index into it
 	rest        []byte // the path after a prefix rule's From
 	caps        []int
+	// uri is the request target as sent (raw path, '?', query), built when
+	// the Set has RequestURI rules; uriLower is it lower-cased; fold and
+	// foldURI are the path and target folded for (?i) lowered regexes.
+	uri, uriLower, fold, foldURI []byte
+	// cands are the regex tier's candidates, sorted in file order.
+	cands []*rule
 	// capsOf is the rule whose successful match filled caps, so that a
 	// failed attempt at another candidate is not mistaken for it.
 	capsOf  *rule

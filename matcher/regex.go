@@ -2,20 +2,185 @@ package matcher
 
 import (
 	"regexp/syntax"
+	"slices"
 	"strings"
 )
 
-// regexIndex finds the regex rules that can match a path without running
-// the others. Each regex is filed under its literal prefix (the text an
-// anchored pattern must start with); only the regexes filed under prefixes
-// of the path are candidates. Unanchored patterns are filed under "" and are
-// candidates for every path.
+// regexIndex is the regex tier of one host: the lowered regexes in
+// literal tables (regex_lit.go), the others behind a prefilter. A lookup
+// answers the matching rule added first (file order), and runs the
+// backtracker only on real regexes that come before the best lowered
+// match and whose required literals the input holds.
 type regexIndex struct {
-	tree *radix
-	// lists[v] holds indexes into rules of the regexes filed under one
-	// literal prefix, in file order.
-	lists [][]int32
-	rules []*rule
+	plain, fold litTables
+	real        realIndex
+	// n counts the rules added, for Counts-like checks in tests.
+	n int
+}
+
+func (x *regexIndex) add(r *rule) {
+	x.n++
+	if r.lit != nil {
+		e := &litEntry{r: r, p: r.lit}
+		if r.lit.fold {
+			x.fold.add(e)
+		} else {
+			x.plain.add(e)
+		}
+		return
+	}
+	x.real.add(r)
+}
+
+func (x *regexIndex) empty() bool { return x.n == 0 }
+
+// lookup returns the earliest rule (by seq) before limit whose regex
+// matches in, with query for the rules' query conditions; fold is scratch
+// for in folded. For a lowered rule hit holds the match; for a real regex
+// m's captures do.
+func (x *regexIndex) lookup(in, query []byte, limit int32, fold *[]byte, hit *litHit, m *Match) *rule {
+	*hit = litHit{}
+	if x.n == 0 {
+		return nil
+	}
+	x.plain.lookup(in, query, hit)
+	if x.fold.exact != nil || x.fold.tree != nil {
+		*fold = appendFold((*fold)[:0], in)
+		x.fold.lookup(*fold, query, hit)
+	}
+	if hit.e != nil && hit.e.r.seq < limit {
+		limit = hit.e.r.seq
+	} else {
+		*hit = litHit{}
+	}
+	if r := x.real.lookup(in, query, limit, m); r != nil {
+		*hit = litHit{}
+		return r
+	}
+	if hit.e != nil {
+		return hit.e.r
+	}
+	return nil
+}
+
+// realIndex finds the real regexes (those lower refuses) that can match
+// an input without running the others. Each is filed one way:
+//   - under its literal prefix in a radix tree, when that prefix is at
+//     least minFilter bytes: a candidate only for inputs starting with it;
+//   - else under one 3-byte piece (a gram) of a literal every match holds:
+//     a candidate only for inputs containing the gram;
+//   - else under a shorter literal prefix, or in always when it has none.
+//
+// The grams of an input are checked against a 64 Ki-bit filter before the
+// map, so most cost an array load.
+type realIndex struct {
+	tree  *radix
+	lists [][]*rule // by radix value, in file order
+	grams map[uint32][]*rule
+	bits  *[gramBits / 64]uint64
+	// always holds the regexes with no literal to file them under.
+	always []*rule
+}
+
+// minFilter is the shortest literal prefix filed in the radix tree when
+// a gram is available: "/" or "/a" would make the regex a candidate for
+// most requests.
+const minFilter = 3
+
+const gramBits = 1 << 16
+
+func gramOf(b []byte) uint32 { return uint32(b[0])<<16 | uint32(b[1])<<8 | uint32(b[2]) }
+
+func gramBit(g uint32) uint32 { return (g * 0x9E3779B1) >> 16 }
+
+func (x *realIndex) add(r *rule) {
+	lit := r.prog.literal
+	if len(lit) < minFilter {
+		if g, ok := x.pickGram(r.prog.required); ok {
+			if x.grams == nil {
+				x.grams = make(map[uint32][]*rule)
+				x.bits = new([gramBits / 64]uint64)
+			}
+			x.grams[g] = append(x.grams[g], r)
+			b := gramBit(g)
+			x.bits[b/64] |= 1 << (b % 64)
+			return
+		}
+	}
+	if lit == "" {
+		x.always = append(x.always, r)
+		return
+	}
+	if x.tree == nil {
+		x.tree = newRadix()
+	}
+	if v, n, ok := x.tree.longest([]byte(lit)); ok && n == len(lit) {
+		x.lists[v] = append(x.lists[v], r)
+		return
+	}
+	x.tree.insert(lit, int32(len(x.lists)))
+	x.lists = append(x.lists, []*rule{r})
+}
+
+// pickGram chooses the gram of the required literals that the fewest
+// regexes are filed under so far, so that common ones (".ht", "tml")
+// do not gather long lists.
+func (x *realIndex) pickGram(required []string) (uint32, bool) {
+	best, bestN, found := uint32(0), 0, false
+	for _, s := range required {
+		for i := 0; i+3 <= len(s); i++ {
+			g := gramOf([]byte(s[i : i+3]))
+			if n := len(x.grams[g]); !found || n < bestN {
+				best, bestN, found = g, n, true
+			}
+		}
+	}
+	return best, found
+}
+
+// lookup returns the earliest real regex before limit that matches in.
+func (x *realIndex) lookup(in, query []byte, limit int32, m *Match) *rule {
+	c := m.cands[:0]
+	take := func(rs []*rule) {
+		for _, r := range rs {
+			if r.seq >= limit {
+				break
+			}
+			c = append(c, r)
+		}
+	}
+	take(x.always)
+	if x.tree != nil {
+		for n, pos := &x.tree.root, 0; n != nil; n, pos = n.step(in, pos) {
+			if n.val >= 0 {
+				take(x.lists[n.val])
+			}
+		}
+	}
+	if x.bits != nil {
+		for i := 0; i+3 <= len(in); i++ {
+			g := gramOf(in[i:])
+			if b := gramBit(g); x.bits[b/64]&(1<<(b%64)) != 0 {
+				take(x.grams[g])
+			}
+		}
+	}
+	m.cands = c
+	if len(c) == 0 {
+		return nil
+	}
+	slices.SortFunc(c, func(a, b *rule) int { return int(a.seq - b.seq) })
+	prev := int32(-1)
+	for _, r := range c {
+		if r.seq == prev {
+			continue // filed under a gram the input holds twice
+		}
+		prev = r.seq
+		if r.condsHold(query) && m.matchRegex(r, in) {
+			return r
+		}
+	}
+	return nil
 }
 
 // literalPrefix returns the literal text every match of an anchored,
@@ -37,58 +202,42 @@ func literalPrefix(re *syntax.Regexp) string {
 	return b.String()
 }
 
-func (x *regexIndex) add(r *rule) {
-	if x.tree == nil {
-		x.tree = newRadix()
-	}
-	idx := int32(len(x.rules))
-	x.rules = append(x.rules, r)
-	key := r.prog.literal
-	if v, _, ok := x.exact(key); ok {
-		x.lists[v] = append(x.lists[v], idx)
-		return
-	}
-	x.tree.insert(key, int32(len(x.lists)))
-	x.lists = append(x.lists, []int32{idx})
-}
-
-// exact returns the list number stored under exactly key.
-func (x *regexIndex) exact(key string) (int32, int, bool) {
-	v, n, ok := x.tree.longest([]byte(key))
-	return v, n, ok && n == len(key)
-}
-
-// lookup returns the first regex rule in file order that matches path,
-// filling m's captures. Every list met along the path is scanned in order
-// and stops at its first match or at a rule later than the best so far, so
-// the result is the earliest matching rule overall.
-func (x *regexIndex) lookup(path []byte, m *Match) *rule {
-	if x.tree == nil {
-		return nil
-	}
-	var best *rule
-	bestIdx := int32(len(x.rules))
-	for n, pos := &x.tree.root, 0; n != nil; n, pos = n.step(path, pos) {
-		if n.val < 0 {
-			continue
-		}
-		for _, i := range x.lists[n.val] {
-			if i >= bestIdx {
-				break
+// requiredLiterals returns case-sensitive literals that every match of re
+// contains (each at least 3 bytes), for the gram filter. It may return
+// fewer than there are, never one a match can lack.
+func requiredLiterals(re *syntax.Regexp) []string {
+	var out []string
+	var walk func(re *syntax.Regexp)
+	walk = func(re *syntax.Regexp) {
+		switch re.Op {
+		case syntax.OpLiteral:
+			if re.Flags&syntax.FoldCase == 0 {
+				out = append(out, string(re.Rune))
 			}
-			r := x.rules[i]
-			if len(r.Query) > 0 && !condsHold(r.Query, m.query) {
-				continue
+		case syntax.OpCapture, syntax.OpPlus:
+			walk(re.Sub[0])
+		case syntax.OpRepeat:
+			if re.Min >= 1 {
+				walk(re.Sub[0])
 			}
-			if m.matchRegex(r, path) {
-				best, bestIdx = r, i
-				break
+		case syntax.OpConcat:
+			var run []rune
+			for _, s := range re.Sub {
+				if s.Op == syntax.OpLiteral && s.Flags&syntax.FoldCase == 0 {
+					run = append(run, s.Rune...)
+					continue
+				}
+				if len(run) > 0 {
+					out = append(out, string(run))
+					run = nil
+				}
+				walk(s)
+			}
+			if len(run) > 0 {
+				out = append(out, string(run))
 			}
 		}
 	}
-	if best != nil && best != m.capsOf {
-		// A later candidate overwrote the captures; rerun the winner.
-		m.matchRegex(best, path)
-	}
-	return best
+	walk(re)
+	return slices.DeleteFunc(out, func(s string) bool { return len(s) < 3 })
 }

@@ -1,6 +1,7 @@
 package matcher_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -227,5 +228,62 @@ func TestPass(t *testing.T) {
 	}
 	if _, err := matcher.Compile([]matcher.Rule{{From: "/a", To: "/b", Pass: true}}); err == nil {
 		t.Error("a no-redirect entry with a target compiled")
+	}
+}
+
+// TestRegexTierOrder checks that the regex tier answers the first matching
+// rule in file order whether it is lowered to a table or run as a regex,
+// and that RequestURI rules see the query as sent.
+func TestRegexTierOrder(t *testing.T) {
+	var rs []matcher.Rule
+	add := func(r matcher.Rule) {
+		r.Status, r.File, r.Line = 301, "m.map", len(rs)+1
+		if !strings.HasPrefix(r.From, "/") {
+			r.Kind = matcher.Regex
+		}
+		rs = append(rs, r)
+	}
+	add(matcher.Rule{From: `^/[a-z]+/first$`, To: "/1"}) // 1: real, gram-filtered
+	add(matcher.Rule{From: `^/a/first$`, To: "/2"})      // 2: lowered, after 1
+	add(matcher.Rule{From: `^/b.*$`, To: "/3"})          // 3: lowered prefix
+	add(matcher.Rule{From: `^/b(\d+)$`, To: "/4/$1"})    // 4: real, after 3
+	add(matcher.Rule{From: `^/c(\d+)$`, To: "/5/$1"})    // 5: real
+	add(matcher.Rule{From: `(?i)^/C1/?$`, To: "/6"})     // 6: lowered, after 5
+	add(matcher.Rule{From: `^/u\?id=(.*)$`, To: "/7/$1", RequestURI: true})
+	add(matcher.Rule{From: `^/u$`, To: "/8", RequestURI: true}) // no query only
+	add(matcher.Rule{From: `^/u`, To: "/9"})                    // path only
+	add(matcher.Rule{From: "/e?a=1", To: "/10", RequestURI: true, CaseInsensitive: true})
+	add(matcher.Rule{From: `^/p%20q$`, To: "/11", RequestURI: true}) // raw, not decoded
+	s, err := matcher.Compile(rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ target, want string }{
+		{"/a/first", "1 /1"},
+		{"/b12", "3 /3"},
+		{"/c1", "5 /5/1"},
+		{"/C1/", "6 /6"},
+		{"/u?id=42", "7 /7/42"},
+		{"/u", "8 /8"},
+		{"/u?x=1", "9 /9"},
+		{"/E?A=1", "10 /10"},
+		{"/p%20q", "11 /11"},
+		{"/zz", ""},
+	}
+	for _, tc := range tests {
+		p, q, hasQ := strings.Cut(tc.target, "?")
+		var query []byte
+		if hasQ {
+			query = []byte(q)
+		}
+		var m matcher.Match
+		got := ""
+		if s.Lookup(nil, []byte(p), query, &m) {
+			got = fmt.Sprintf("%d %s", m.Rule().Line, m.AppendLocation(nil, nil))
+			got = strings.TrimSuffix(got, "?"+q)
+		}
+		if got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.target, got, tc.want)
+		}
 	}
 }

@@ -1,0 +1,158 @@
+package matcher
+
+import (
+	"errors"
+	"regexp/syntax"
+	"strings"
+	"sync/atomic"
+)
+
+// rule is a compiled Rule.
+type rule struct {
+	Rule
+	// hits counts the requests the server answered with this rule.
+	hits atomic.Uint64
+	// source caches Source() for the access log, built on the first hit
+	// rather than for every rule of a million-rule map.
+	source atomic.Pointer[string]
+	to     template
+	// condKey is Query in a canonical form, to find duplicates.
+	condKey string
+	// A regex rule has lit when it is a literal in disguise (regex_lower.go),
+	// else prog; ncaps is 2 * (groups + 1).
+	lit   *litPattern
+	prog  *program
+	ncaps int
+	// seq is the rule's place among its Set's rules, in file order: the
+	// regex tier answers the matching rule with the smallest.
+	seq int32
+}
+
+// condsHold reports whether query satisfies r's query conditions.
+func (r *rule) condsHold(query []byte) bool {
+	return len(r.Query) == 0 || condsHold(r.Query, query)
+}
+
+// maxErrors bounds how many rule errors Compile reports at once.
+const maxErrors = 20
+
+// Compile checks rules and builds a Set. Rules are taken in file order, which
+// decides between regexes that match the same path. It reports each bad
+// rule (up to 20) as a *RuleError, joined with errors.Join.
+func Compile(rules []Rule) (*Set, error) {
+	b := NewBuilder(DefaultLimits)
+	var errs []error
+	for i := 0; i < len(rules) && len(errs) < maxErrors; i++ {
+		if err := b.Add(&rules[i]); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	s, err := b.Set()
+	if err != nil {
+		errs = append(errs, unjoin(err)...)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs[:min(len(errs), maxErrors)]...)
+	}
+	return s, nil
+}
+
+// unjoin splits an errors.Join result into its errors.
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+func compileRule(in *Rule) (*rule, error) {
+	r := &rule{Rule: *in}
+	// A Set keeps no reference into the caller's memory: From and To of a
+	// map file's rules are substrings of the whole file.
+	r.From, r.To = strings.Clone(r.From), strings.Clone(r.To)
+	r.Host = strings.ToLower(r.Host)
+	if r.Kind == Regex && r.CaseInsensitive {
+		r.From = "(?i)" + r.From
+	}
+	switch {
+	case r.Pass:
+		if r.To != "" {
+			return nil, fieldErr("to", "%q given for a no-redirect entry; leave it empty", r.To)
+		}
+	case !ValidStatus(r.Status):
+		return nil, fieldErr("status", "%d is not a redirect status; use 301, 302, 303, 307 or 308", r.Status)
+	default:
+		if err := checkTo(r.To); err != nil {
+			return nil, err
+		}
+	}
+	if len(r.Query) > 0 {
+		r.Query = append([]QueryCond(nil), r.Query...)
+		sortConds(r.Query)
+		for _, q := range r.Query {
+			if q.Name == "" {
+				return nil, fieldErr("query", "a condition has an empty parameter name")
+			}
+		}
+		r.condKey = condsKey(r.Query)
+	}
+	var names []string
+	switch r.Kind {
+	case Exact, Prefix:
+		if !strings.HasPrefix(r.From, "/") {
+			return nil, fieldErr("from", "%q must be a path starting with '/'", r.From)
+		}
+		if r.RequestURI && r.Kind == Prefix {
+			return nil, fieldErr("request_uri", "prefix rules compare paths only; use an exact or regex rule")
+		}
+		if r.RequestURI {
+			if strings.Contains(r.From, "#") {
+				return nil, fieldErr("from", "%q holds '#', which is never part of a request target", r.From)
+			}
+		} else if strings.ContainsAny(r.From, "?#") {
+			return nil, fieldErr("from", "%q holds '?' or '#'; it is compared with the path only, without the query", r.From)
+		}
+	case Regex:
+		re, err := syntax.Parse(r.From, syntax.Perl)
+		if err != nil {
+			return nil, fieldErr("from", "cannot compile regex %q: %v", r.From, err)
+		}
+		if r.lit = lower(re); r.lit != nil {
+			r.ncaps = r.lit.ncaps()
+			names = re.CapNames()
+			break
+		}
+		p, err := compileProgram(r.From)
+		if err != nil {
+			return nil, fieldErr("from", "cannot compile regex %q: %v", r.From, err)
+		}
+		r.prog = p
+		r.ncaps = 2 * (p.numSubexp() + 1)
+		names = p.names
+	default:
+		return nil, fieldErr("match", "unknown rule kind %d", r.Kind)
+	}
+	if r.Pass {
+		return r, nil
+	}
+	t, err := parseTemplate(r.To, names, r.QueryString)
+	if err != nil {
+		return nil, fieldErr("to", "%v", err)
+	}
+	r.to = t
+	return r, nil
+}
+
+// checkTo refuses a To that would break the answer's head: Location is
+// written as given, so a control character would end the header early.
+func checkTo(to string) error {
+	if to == "" {
+		return fieldErr("to", "empty; give the URL or path to redirect to")
+	}
+	for i := 0; i < len(to); i++ {
+		if c := to[i]; c < 0x20 || c == 0x7f {
+			return fieldErr("to", "%q holds a control character at byte %d", to, i)
+		}
+	}
+	return nil
+}

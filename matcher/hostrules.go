@@ -1,0 +1,230 @@
+package matcher
+
+import (
+	"math"
+	"strings"
+)
+
+// hostRules holds the rules of one host (or of none).
+type hostRules struct {
+	exact exactTable
+	// Exact rules compared loosely: case-insensitive ones by their
+	// lower-cased path (fold), trailing-slash-insensitive ones without the
+	// slash (slash), rules that are both under both (foldSlash).
+	fold, slash, foldSlash exactTable
+	// prefix and prefixFold (case-insensitive rules, lower-cased) map
+	// prefixes to indexes into prefixRules.
+	prefix, prefixFold *radix
+	prefixRules        []*rule
+	// prefixAlts holds, for a prefix with more than one rule (some with
+	// query conditions), all of them in the order they are tried.
+	prefixAlts map[int32][]*rule
+	regex      regexIndex
+	// Rules with RequestURI, compared with the request target as sent:
+	// exact ones by the target (uriFold: lower-cased), regexes in uriRegex.
+	uri, uriFold exactTable
+	uriRegex     regexIndex
+	// packed holds the plain exact rules (see packable), nil when none.
+	packed *packedTable
+}
+
+func (h *hostRules) add(r *rule) error {
+	if r.RequestURI {
+		return h.addURI(r)
+	}
+	from := normalizeString(r.From)
+	switch r.Kind {
+	case Exact:
+		if !r.CaseInsensitive && !r.TrailingSlash {
+			if h.packed != nil && len(r.Query) == 0 {
+				if i, ok := h.packed.find([]byte(from)); ok {
+					return fieldErr("from", "duplicate exact rule for %q (first defined at %s)", r.From, h.packed.appendSource(nil, i))
+				}
+			}
+			return h.exact.add(from, r, "exact")
+		}
+		return h.addLoose(from, r)
+	case Prefix:
+		tree := &h.prefix
+		if r.CaseInsensitive {
+			from = lowerString(from)
+			tree = &h.prefixFold
+		}
+		if *tree == nil {
+			*tree = newRadix()
+		}
+		idx := int32(len(h.prefixRules))
+		if old := (*tree).insert(from, idx); old >= 0 {
+			(*tree).insert(from, old)
+			alts, err := link(h.prefixAlts[old], h.prefixRules[old], r, "prefix")
+			if err != nil {
+				return err
+			}
+			if h.prefixAlts == nil {
+				h.prefixAlts = make(map[int32][]*rule)
+			}
+			h.prefixAlts[old] = alts
+			h.prefixRules[old] = alts[0]
+		} else {
+			h.prefixRules = append(h.prefixRules, r)
+		}
+		if r.TrailingSlash && from != "/" && strings.HasSuffix(from, "/") {
+			// "/docs/" ignoring the slash also answers "/docs" itself.
+			return h.addLoose(from, r)
+		}
+	case Regex:
+		h.regex.add(r)
+	}
+	return nil
+}
+
+// addLoose files an exact rule (or a prefix rule's slash-less form) that
+// is compared case-insensitively, without its trailing slash, or both.
+func (h *hostRules) addLoose(from string, r *rule) error {
+	switch {
+	case r.CaseInsensitive && r.TrailingSlash:
+		return h.foldSlash.add(trimSlashString(lowerString(from)), r, "exact")
+	case r.CaseInsensitive:
+		return h.fold.add(lowerString(from), r, "exact")
+	default:
+		return h.slash.add(trimSlashString(from), r, "exact")
+	}
+}
+
+// addURI files a rule with RequestURI. Its From is not normalised: nginx's
+// $request_uri is the target as sent.
+func (h *hostRules) addURI(r *rule) error {
+	switch {
+	case r.TrailingSlash:
+		return fieldErr("trailing_slash", "not available with request_uri, which compares the target as sent")
+	case r.Kind == Regex:
+		h.uriRegex.add(r)
+		return nil
+	case r.CaseInsensitive:
+		return h.uriFold.add(lowerString(r.From), r, "exact")
+	default:
+		return h.uri.add(r.From, r, "exact")
+	}
+}
+
+func (h *hostRules) lookup(path []byte, m *Match) bool {
+	q := m.query
+	if r := h.exact.get(path, q); r != nil {
+		m.rule = r
+		return true
+	}
+	if h.packed != nil {
+		if i, ok := h.packed.find(path); ok {
+			m.pk, m.pi = h.packed, i
+			return true
+		}
+	}
+	if h.uri.m != nil || h.uriFold.m != nil {
+		if r := h.uri.get(m.uri, q); r != nil {
+			m.rule = r
+			return true
+		}
+		if h.uriFold.m != nil {
+			m.uriLower = appendLower(m.uriLower[:0], m.uri)
+			if r := h.uriFold.get(m.uriLower, q); r != nil {
+				m.rule = r
+				return true
+			}
+		}
+	}
+	var lower []byte
+	if h.loose() {
+		m.lower = appendLower(m.lower[:0], path)
+		lower = m.lower
+		if r := h.fold.get(lower, q); r != nil {
+			m.rule = r
+			return true
+		}
+		if r := h.slash.get(trimSlash(path), q); r != nil {
+			m.rule = r
+			return true
+		}
+		if r := h.foldSlash.get(trimSlash(lower), q); r != nil {
+			m.rule = r
+			return true
+		}
+	}
+	r, n := h.longestPrefix(h.prefix, path, q)
+	if h.prefixFold != nil {
+		if fr, fn := h.longestPrefix(h.prefixFold, lower, q); fr != nil && (r == nil || fn > n) {
+			r, n = fr, fn
+		}
+	}
+	if r != nil {
+		m.rule, m.rest = r, path[n:]
+		return true
+	}
+	return h.lookupRegex(path, m)
+}
+
+// lookupRegex answers the regex tier: the earliest rule in file order of
+// those compared with the path and those compared with the target.
+func (h *hostRules) lookupRegex(path []byte, m *Match) bool {
+	var hit litHit
+	r := h.regex.lookup(path, m.query, math.MaxInt32, &m.fold, &hit, m)
+	in, folded := path, m.fold
+	if !h.uriRegex.empty() {
+		limit := int32(math.MaxInt32)
+		if r != nil {
+			limit = r.seq
+		}
+		var uhit litHit
+		if ur := h.uriRegex.lookup(m.uri, m.query, limit, &m.foldURI, &uhit, m); ur != nil {
+			r, hit, in, folded = ur, uhit, m.uri, m.foldURI
+		}
+	}
+	if r == nil {
+		return false
+	}
+	m.rule = r
+	switch {
+	case hit.e != nil:
+		if cap(m.caps) < 4 {
+			m.caps = make([]int, 4)
+		}
+		if !r.lit.fold {
+			folded = in
+		}
+		hit.fillCaps(m.caps[:r.ncaps], in, folded)
+		m.capsOf, m.path = r, in
+	case m.capsOf != r:
+		// A later candidate overwrote the captures; rerun the winner.
+		m.matchRegex(r, in)
+	}
+	return true
+}
+
+// longestPrefix returns the rule of the longest prefix in t of path whose
+// query conditions query satisfies, and that prefix's length.
+func (h *hostRules) longestPrefix(t *radix, path, query []byte) (*rule, int) {
+	var best *rule
+	end := 0
+	for n, pos := &t.root, 0; n != nil; n, pos = n.step(path, pos) {
+		if n.val < 0 {
+			continue
+		}
+		if r := h.prefixRule(n.val, query); r != nil {
+			best, end = r, pos
+		}
+	}
+	return best, end
+}
+
+// prefixRule returns the rule filed under prefix number v that query
+// satisfies.
+func (h *hostRules) prefixRule(v int32, query []byte) *rule {
+	if h.prefixAlts != nil {
+		if alts := h.prefixAlts[v]; alts != nil {
+			return pick(alts, query)
+		}
+	}
+	if r := h.prefixRules[v]; len(r.Query) == 0 || condsHold(r.Query, query) {
+		return r
+	}
+	return nil
+}

@@ -1,0 +1,223 @@
+package matcher
+
+import (
+	"math"
+	"regexp/syntax"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Lowering: most regexes in hand-written maps are literals in disguise
+// (`^/old-page$`, `^/doc/2015-report.pdf.*$`, `(?i)^/Old/?$`). Such a regex
+// is answered by the literal tables of lit.go instead of the backtracker,
+// with the same result for every input: lower accepts only the shapes
+// below and refuses everything else, and FuzzLowered checks the tables
+// against package regexp.
+//
+//	^L$          exact
+//	^L/?$        exact, with or without one trailing slash
+//	^L           prefix
+//	^L.*  ^L.*$  prefix (the rest holds no newline, as '.' does not match it)
+//	^L(.*)  ^L(.*)$  the same, the rest being group 1
+//
+// L is a run of literal characters and '.' wildcards (any character but a
+// newline), all case-sensitive or all (?i). A (?i) L may hold only ASCII
+// and caseless characters: its letters then fold only to ASCII letters and
+// to K (U+212A) and ſ (U+017F), which the lookup folds too.
+
+// tailKind is what follows L in a lowered regex.
+type tailKind uint8
+
+const (
+	tailEnd      tailKind = iota // ^L$
+	tailSlashEnd                 // ^L/?$
+	tailNone                     // ^L: the match ends after L
+	tailAny                      // ^L.*: the match runs to the first newline
+	tailAnyEnd                   // ^L.*$: the rest holds no newline
+)
+
+// litPattern is a lowered regex.
+type litPattern struct {
+	// pat is L's bytes (lower-cased when fold), with a placeholder byte at
+	// each wildcard; wild lists the wildcards' offsets in pat, ascending.
+	pat  string
+	wild []uint16
+	tail tailKind
+	fold bool
+	// capture: group 1 is the rest after L (tailAny or tailAnyEnd).
+	capture bool
+}
+
+// lower returns the literal pattern equivalent to re (parsed with
+// syntax.Perl, not simplified), or nil when re has another shape.
+func lower(re *syntax.Regexp) *litPattern {
+	if re.Op != syntax.OpConcat || len(re.Sub) < 2 || re.Sub[0].Op != syntax.OpBeginText {
+		return nil
+	}
+	subs := re.Sub[1:]
+	p := &litPattern{}
+	var b strings.Builder
+	hasLetter := func(rs []rune) bool {
+		for _, r := range rs {
+			if unicode.SimpleFold(r) != r {
+				return true
+			}
+		}
+		return false
+	}
+	foldSeen, exactSeen := false, false
+	i := 0
+	for ; i < len(subs); i++ {
+		s := subs[i]
+		switch s.Op {
+		case syntax.OpLiteral:
+			fold := s.Flags&syntax.FoldCase != 0
+			if !hasLetter(s.Rune) {
+				fold = false // the flag is meaningless here
+			} else if fold {
+				foldSeen = true
+			} else {
+				exactSeen = true
+			}
+			for _, r := range s.Rune {
+				if r == utf8.RuneError {
+					return nil // would also match an invalid byte
+				}
+				if fold {
+					if r >= utf8.RuneSelf {
+						return nil
+					}
+					r = unicode.ToLower(r)
+				}
+				b.WriteRune(r)
+			}
+			continue
+		case syntax.OpAnyCharNotNL:
+			if b.Len() >= math.MaxUint16 {
+				return nil
+			}
+			p.wild = append(p.wild, uint16(b.Len()))
+			b.WriteByte('.')
+			continue
+		}
+		break
+	}
+	if foldSeen && exactSeen {
+		return nil // (?i:a)b: a mix the tables cannot key
+	}
+	p.fold = foldSeen
+	if b.Len() == 0 || b.Len() > math.MaxUint16 {
+		return nil
+	}
+	p.pat = b.String()
+	if !p.tailOf(subs[i:]) {
+		return nil
+	}
+	return p
+}
+
+// tailOf sets p's tail from what follows L, reporting whether it is one
+// of the lowered shapes.
+func (p *litPattern) tailOf(rest []*syntax.Regexp) bool {
+	end := len(rest) > 0 && rest[len(rest)-1].Op == syntax.OpEndText
+	if end {
+		rest = rest[:len(rest)-1]
+	}
+	switch len(rest) {
+	case 0:
+		p.tail = tailNone
+		if end {
+			p.tail = tailEnd
+		}
+		return true
+	case 1:
+	default:
+		return false
+	}
+	s := rest[0]
+	if end && s.Op == syntax.OpQuest && s.Flags&syntax.NonGreedy == 0 && isRune(s.Sub[0], '/') {
+		p.tail = tailSlashEnd
+		return true
+	}
+	if s.Op == syntax.OpCapture && s.Cap == 1 {
+		p.capture = true
+		s = s.Sub[0]
+	}
+	// A lazy .* without $ matches nothing; keep it out rather than model it.
+	if s.Op != syntax.OpStar || s.Sub[0].Op != syntax.OpAnyCharNotNL || !end && s.Flags&syntax.NonGreedy != 0 {
+		return false
+	}
+	p.tail = tailAny
+	if end {
+		p.tail = tailAnyEnd
+	}
+	return true
+}
+
+// isRune reports whether re is the single case-sensitive character r.
+func isRune(re *syntax.Regexp, r rune) bool {
+	return re.Op == syntax.OpLiteral && len(re.Rune) == 1 && re.Rune[0] == r && re.Flags&syntax.FoldCase == 0
+}
+
+// key is the literal the pattern is filed under: all of pat for an exact
+// pattern without wildcards, else pat up to its first wildcard.
+func (p *litPattern) key() string {
+	if len(p.wild) > 0 {
+		return p.pat[:p.wild[0]]
+	}
+	return p.pat
+}
+
+// exact reports whether the pattern matches only whole inputs without
+// wildcards, so that a hash lookup finds it.
+func (p *litPattern) exact() bool {
+	return len(p.wild) == 0 && (p.tail == tailEnd || p.tail == tailSlashEnd)
+}
+
+// match reports whether the pattern matches in (folded when p.fold), and
+// returns where L ends and where the whole match ends.
+func (p *litPattern) match(in []byte) (litEnd, end int, ok bool) {
+	i, w := 0, p.wild
+	for j := 0; j < len(p.pat); j++ {
+		if len(w) > 0 && int(w[0]) == j {
+			w = w[1:]
+			if i >= len(in) {
+				return 0, 0, false
+			}
+			r, size := utf8.DecodeRune(in[i:])
+			if r == '\n' {
+				return 0, 0, false
+			}
+			i += size
+			continue
+		}
+		if i >= len(in) || in[i] != p.pat[j] {
+			return 0, 0, false
+		}
+		i++
+	}
+	switch p.tail {
+	case tailEnd:
+		return i, i, i == len(in)
+	case tailSlashEnd:
+		return i, len(in), i == len(in) || i == len(in)-1 && in[i] == '/'
+	case tailNone:
+		return i, i, true
+	case tailAny:
+		if nl := indexNewline(in[i:]); nl >= 0 {
+			return i, i + nl, true
+		}
+		return i, len(in), true
+	default: // tailAnyEnd
+		return i, len(in), indexNewline(in[i:]) < 0
+	}
+}
+
+// ncaps is the length of the capture slice the pattern fills.
+func (p *litPattern) ncaps() int {
+	if p.capture {
+		return 4
+	}
+	return 2
+}
