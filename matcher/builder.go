@@ -119,6 +119,10 @@ func (b *Builder) extend(t *packedTable, i int) {
 // among packed rules (up to 20, as *RuleErrors joined with errors.Join).
 // The Builder must not be used after.
 func (b *Builder) Set() (*Set, error) {
+	b.s.eachHost(func(h *hostRules) {
+		h.regex.finish()
+		h.uriRegex.finish()
+	})
 	for _, t := range b.s.packed {
 		b.errs = append(b.errs, t.index()...)
 		t.finish()

@@ -34,6 +34,9 @@ func (x *regexIndex) add(r *rule) {
 
 func (x *regexIndex) empty() bool { return x.n == 0 }
 
+// finish readies the index for lookups once every rule is added.
+func (x *regexIndex) finish() { x.real.finish() }
+
 // lookup returns the earliest rule (by seq) before limit whose regex
 // matches in, with query for the rules' query conditions; fold is scratch
 // for in folded. For a lowered rule hit holds the match; for a real regex
@@ -67,8 +70,9 @@ func (x *regexIndex) lookup(in, query []byte, limit int32, fold *[]byte, hit *li
 // an input without running the others. Each is filed one way:
 //   - under its literal prefix in a radix tree, when that prefix is at
 //     least minFilter bytes: a candidate only for inputs starting with it;
-//   - else under one 3-byte piece (a gram) of a literal every match holds:
-//     a candidate only for inputs containing the gram;
+//   - else under one 3-byte piece (a gram) of a literal every match holds,
+//     the one fewest regexes hold: a candidate only for inputs containing
+//     the gram;
 //   - else under a shorter literal prefix, or in always when it has none.
 //
 // The grams of an input are checked against a 64 Ki-bit filter before the
@@ -80,6 +84,12 @@ type realIndex struct {
 	bits  *[gramBits / 64]uint64
 	// always holds the regexes with no literal to file them under.
 	always []*rule
+	// pending holds the regexes to file under a gram once all are known.
+	pending []*rule
+	// n counts the regexes, minSeq is the first one's seq: a lookup whose
+	// limit is not above it has nothing to try.
+	n      int
+	minSeq int32
 }
 
 // minFilter is the shortest literal prefix filed in the radix tree when
@@ -94,19 +104,20 @@ func gramOf(b []byte) uint32 { return uint32(b[0])<<16 | uint32(b[1])<<8 | uint3
 func gramBit(g uint32) uint32 { return (g * 0x9E3779B1) >> 16 }
 
 func (x *realIndex) add(r *rule) {
-	lit := r.prog.literal
-	if len(lit) < minFilter {
-		if g, ok := x.pickGram(r.prog.required); ok {
-			if x.grams == nil {
-				x.grams = make(map[uint32][]*rule)
-				x.bits = new([gramBits / 64]uint64)
-			}
-			x.grams[g] = append(x.grams[g], r)
-			b := gramBit(g)
-			x.bits[b/64] |= 1 << (b % 64)
-			return
-		}
+	if x.n == 0 || r.seq < x.minSeq {
+		x.minSeq = r.seq
 	}
+	x.n++
+	lit := r.prog.literal
+	if len(lit) < minFilter && len(r.prog.required) > 0 {
+		x.pending = append(x.pending, r) // filed by finish, under its rarest gram
+		return
+	}
+	x.file(r, lit)
+}
+
+// file puts r under lit in the radix tree, or in always when lit is "".
+func (x *realIndex) file(r *rule, lit string) {
 	if lit == "" {
 		x.always = append(x.always, r)
 		return
@@ -122,24 +133,45 @@ func (x *realIndex) add(r *rule) {
 	x.lists = append(x.lists, []*rule{r})
 }
 
-// pickGram chooses the gram of the required literals that the fewest
-// regexes are filed under so far, so that common ones (".ht", "tml")
-// do not gather long lists.
-func (x *realIndex) pickGram(required []string) (uint32, bool) {
-	best, bestN, found := uint32(0), 0, false
-	for _, s := range required {
-		for i := 0; i+3 <= len(s); i++ {
-			g := gramOf([]byte(s[i : i+3]))
-			if n := len(x.grams[g]); !found || n < bestN {
-				best, bestN, found = g, n, true
+// finish files the regexes that wait for a gram, each under the gram of
+// its required literals that the fewest of them hold: a gram common to
+// many patterns (".ht", "tml") is likely common in paths too.
+func (x *realIndex) finish() {
+	if len(x.pending) == 0 {
+		return
+	}
+	freq := make(map[uint32]int)
+	for _, r := range x.pending {
+		for _, s := range r.prog.required {
+			for i := 0; i+3 <= len(s); i++ {
+				freq[gramOf([]byte(s[i:]))]++
 			}
 		}
 	}
-	return best, found
+	x.grams = make(map[uint32][]*rule)
+	x.bits = new([gramBits / 64]uint64)
+	for _, r := range x.pending {
+		best, bestN := uint32(0), -1
+		for _, s := range r.prog.required {
+			for i := 0; i+3 <= len(s); i++ {
+				g := gramOf([]byte(s[i:]))
+				if n := freq[g]; bestN < 0 || n < bestN {
+					best, bestN = g, n
+				}
+			}
+		}
+		x.grams[best] = append(x.grams[best], r)
+		b := gramBit(best)
+		x.bits[b/64] |= 1 << (b % 64)
+	}
+	x.pending = nil
 }
 
 // lookup returns the earliest real regex before limit that matches in.
 func (x *realIndex) lookup(in, query []byte, limit int32, m *Match) *rule {
+	if x.n == 0 || limit <= x.minSeq {
+		return nil
+	}
 	c := m.cands[:0]
 	take := func(rs []*rule) {
 		for _, r := range rs {

@@ -112,6 +112,17 @@ func (s *Set) hostRules(host string) *hostRules {
 	return h
 }
 
+// eachHost calls fn for the rules of every host, and of none.
+func (s *Set) eachHost(fn func(*hostRules)) {
+	fn(s.any)
+	for _, h := range s.hosts {
+		fn(h)
+	}
+	for _, h := range s.wild {
+		fn(h)
+	}
+}
+
 func newHostRules() *hostRules {
 	return &hostRules{prefix: newRadix()}
 }
