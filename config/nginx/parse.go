@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/redirectd/redirectd/config/nginx/syntax"
 )
 
 // Directive is one nginx directive: a name, its arguments (unquoted, with
@@ -111,11 +113,10 @@ func expandIncludes(dirs []*Directive, dir string, depth int) ([]*Directive, err
 
 // Parse reads nginx configuration syntax from data (named name in
 // errors): directives ending with ';' or holding a block in braces, words
-// separated by white space, quoted with " or ' (a backslash escapes the next
-// character), '#' to the end of the line a comment when it starts a word.
-// It does not follow includes; ParseFile does.
+// as nginx's own reader splits them and resolves their escapes (package
+// syntax). It does not follow includes; ParseFile does.
 func Parse(name string, data []byte) ([]*Directive, error) {
-	p := &parser{lex: lexer{src: string(data), line: 1}, file: name}
+	p := &parser{lex: syntax.New(string(data)), file: name}
 	dirs, err := p.block(0)
 	if err != nil {
 		return nil, err
@@ -128,7 +129,7 @@ func Parse(name string, data []byte) ([]*Directive, error) {
 const maxBlockDepth = 64
 
 type parser struct {
-	lex  lexer
+	lex  *syntax.Lexer
 	file string
 }
 
@@ -140,32 +141,32 @@ func (p *parser) fail(line int, format string, args ...any) error {
 // end of the input (depth 0).
 func (p *parser) block(depth int) ([]*Directive, error) {
 	if depth > maxBlockDepth {
-		return nil, p.fail(p.lex.line, "blocks nest deeper than %d", maxBlockDepth)
+		return nil, p.fail(p.lex.Line(), "blocks nest deeper than %d", maxBlockDepth)
 	}
 	var dirs []*Directive
 	var cur *Directive
 	for {
-		tok, err := p.lex.next()
+		tok, err := p.lex.Next()
 		if err != nil {
-			return nil, p.fail(p.lex.line, "%v", err)
+			return nil, p.fail(err.(*syntax.Error).Line, "%v", err)
 		}
 		switch {
-		case tok.kind == tokEOF:
+		case tok.Kind == syntax.EOF:
 			if cur != nil {
 				return nil, p.fail(cur.Line, "directive %q does not end with ';' or '{'", cur.Name)
 			}
 			if depth > 0 {
-				return nil, p.fail(tok.line, "unexpected end of file: a block is not closed with '}'")
+				return nil, p.fail(tok.Line, "unexpected end of file: a block is not closed with '}'")
 			}
 			return dirs, nil
-		case tok.kind == tokSemicolon:
+		case tok.Kind == syntax.Semicolon:
 			if cur == nil {
-				return nil, p.fail(tok.line, "unexpected ';' with no directive before it")
+				return nil, p.fail(tok.Line, "unexpected ';' with no directive before it")
 			}
 			dirs, cur = append(dirs, cur), nil
-		case tok.kind == tokOpen:
+		case tok.Kind == syntax.Open:
 			if cur == nil {
-				return nil, p.fail(tok.line, "unexpected '{' with no directive before it")
+				return nil, p.fail(tok.Line, "unexpected '{' with no directive before it")
 			}
 			block, err := p.block(depth + 1)
 			if err != nil {
@@ -173,170 +174,18 @@ func (p *parser) block(depth int) ([]*Directive, error) {
 			}
 			cur.Block, cur.IsBlock = block, true
 			dirs, cur = append(dirs, cur), nil
-		case tok.kind == tokClose:
+		case tok.Kind == syntax.Close:
 			if cur != nil {
 				return nil, p.fail(cur.Line, "directive %q does not end with ';' before '}'", cur.Name)
 			}
 			if depth == 0 {
-				return nil, p.fail(tok.line, "unexpected '}' with no block open")
+				return nil, p.fail(tok.Line, "unexpected '}' with no block open")
 			}
 			return dirs, nil
 		case cur == nil:
-			cur = &Directive{Name: tok.text, File: p.file, Line: tok.line}
+			cur = &Directive{Name: tok.Text, File: p.file, Line: tok.Line}
 		default:
-			cur.Args = append(cur.Args, tok.text)
+			cur.Args = append(cur.Args, tok.Text)
 		}
 	}
-}
-
-type tokKind uint8
-
-const (
-	tokWord tokKind = iota
-	tokSemicolon
-	tokOpen
-	tokClose
-	tokEOF
-)
-
-type token struct {
-	kind tokKind
-	text string
-	line int
-}
-
-// lexer splits nginx syntax into words and the punctuation ; { }.
-type lexer struct {
-	src  string
-	pos  int
-	line int
-}
-
-func (l *lexer) next() (token, error) {
-	for l.pos < len(l.src) {
-		c := l.src[l.pos]
-		switch c {
-		case '\n':
-			l.line++
-			l.pos++
-		case ' ', '\t', '\r':
-			l.pos++
-		case '#':
-			if i := strings.IndexByte(l.src[l.pos:], '\n'); i >= 0 {
-				l.pos += i
-			} else {
-				l.pos = len(l.src)
-			}
-		case ';':
-			l.pos++
-			return token{kind: tokSemicolon, line: l.line}, nil
-		case '{':
-			l.pos++
-			return token{kind: tokOpen, line: l.line}, nil
-		case '}':
-			l.pos++
-			return token{kind: tokClose, line: l.line}, nil
-		case '"', '\'':
-			return l.quoted(c)
-		default:
-			return l.word(), nil
-		}
-	}
-	return token{kind: tokEOF, line: l.line}, nil
-}
-
-// word reads an unquoted word. "${name}" keeps its braces, as nginx's
-// reader does, so that "$host${uri}x" is one word.
-func (l *lexer) word() token {
-	line := l.line
-	var b strings.Builder
-	for l.pos < len(l.src) {
-		c := l.src[l.pos]
-		if c == '$' && l.pos+1 < len(l.src) && l.src[l.pos+1] == '{' {
-			end := strings.IndexByte(l.src[l.pos:], '}')
-			if end < 0 || strings.ContainsAny(l.src[l.pos:l.pos+end], " \t\r\n;") {
-				b.WriteString("${")
-				l.pos += 2
-				continue
-			}
-			b.WriteString(l.src[l.pos : l.pos+end+1])
-			l.pos += end + 1
-			continue
-		}
-		if strings.IndexByte(" \t\r\n;{}", c) >= 0 {
-			break
-		}
-		if c == '\\' && l.pos+1 < len(l.src) {
-			// The escaped character never ends the word; unescape
-			// decides what the pair becomes.
-			if l.src[l.pos+1] == '\n' {
-				l.line++
-			}
-			b.WriteString(l.src[l.pos : l.pos+2])
-			l.pos += 2
-			continue
-		}
-		b.WriteByte(c)
-		l.pos++
-	}
-	return token{kind: tokWord, text: unescape(b.String()), line: line}
-}
-
-// quoted reads a word in quotes, which may span lines.
-func (l *lexer) quoted(q byte) (token, error) {
-	line := l.line
-	for i := l.pos + 1; i < len(l.src); i++ {
-		switch c := l.src[i]; {
-		case c == q:
-			raw := l.src[l.pos+1 : i]
-			l.pos = i + 1
-			if l.pos < len(l.src) && strings.IndexByte(" \t\r\n;{})", l.src[l.pos]) < 0 {
-				// nginx allows ')' too, for if ($a != "").
-				return token{}, fmt.Errorf("a quoted word must be followed by white space, ';', '{', '}' or ')'")
-			}
-			return token{kind: tokWord, text: unescape(raw), line: line}, nil
-		case c == '\\' && i+1 < len(l.src):
-			if l.src[i+1] == '\n' {
-				l.line++
-			}
-			i++
-		case c == '\n':
-			l.line++
-		}
-	}
-	return token{}, fmt.Errorf("quoted word starting on line %d is not closed", line)
-}
-
-// unescape resolves backslash escapes as nginx's reader does, quoted or
-// not: \" \' \\ become the character, \t \r \n the control character,
-// and any other backslash is kept (so "\d" reaches a regex intact).
-func unescape(s string) string {
-	if strings.IndexByte(s, '\\') < 0 {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '\\' || i+1 == len(s) {
-			b.WriteByte(c)
-			continue
-		}
-		switch e := s[i+1]; e {
-		case '"', '\'', '\\':
-			b.WriteByte(e)
-			i++
-		case 't':
-			b.WriteByte('\t')
-			i++
-		case 'r':
-			b.WriteByte('\r')
-			i++
-		case 'n':
-			b.WriteByte('\n')
-			i++
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
 }

@@ -30,8 +30,13 @@ func TestParse(t *testing.T) {
 		{"unterminated directive", "a b", nil, "t.conf:1: directive \"a\" does not end with ';' or '{'"},
 		{"unclosed block", "server {\n a;\n", nil, "t.conf:3: unexpected end of file: a block is not closed with '}'"},
 		{"stray close", "a;\n}\n", nil, "t.conf:2: unexpected '}' with no block open"},
-		{"unclosed quote", "a \"b;\n", nil, "quoted word starting on line 1 is not closed"},
-		{"text after quote", `a "b"c;`, nil, "a quoted word must be followed by"},
+		{"unclosed quote", "a;\nb \"c;\n", nil, "t.conf:2: quoted word not closed"},
+		{"text after quote", `a "b"c;`, nil, "t.conf:1: unexpected 'c' after a quoted word"},
+		{"brace after quote, as nginx", "server { return 301 \"/a\"}", nil, "t.conf:1: unexpected '}' after a quoted word"},
+		{"regex escapes kept, as nginx", `map $uri $m { "~^/GPT-3\).*$" "/gpt-3"; ~^/a\.b$ /c; }`, []*Directive{{Name: "map", Args: []string{"$uri", "$m"}, IsBlock: true, Line: 1,
+			Block: []*Directive{{Name: `~^/GPT-3\).*$`, Args: []string{"/gpt-3"}, Line: 1}, {Name: `~^/a\.b$`, Args: []string{"/c"}, Line: 1}}}}, ""},
+		{"brace inside a word, as nginx", "a b}c;", []*Directive{{Name: "a", Args: []string{"b}c"}, Line: 1}}, ""},
+		{"hash inside a word, as nginx", "a b#c;", []*Directive{{Name: "a", Args: []string{"b#c"}, Line: 1}}, ""},
 		{"semicolon alone", ";", nil, "t.conf:1: unexpected ';' with no directive before it"},
 	}
 	for _, tt := range tests {

@@ -61,6 +61,11 @@ type Token struct {
 type Error struct {
 	Line int
 	Msg  string
+	// Fatal is set when nothing after the error can be read as nginx
+	// would (a quote not closed). Otherwise Next goes on from the byte
+	// that caused it, for a reader that leaves bad entries out; nginx
+	// itself stops at any error.
+	Fatal bool
 }
 
 func (e *Error) Error() string { return e.Msg }
@@ -80,8 +85,8 @@ func New(src string) *Lexer { return &Lexer{src: src, line: 1} }
 // Line is the line the Lexer has reached.
 func (l *Lexer) Line() int { return l.line }
 
-// Next returns the next token. After an error the Lexer is not usable:
-// nginx stops reading there too.
+// Next returns the next token, or an *Error. After a Fatal error it
+// returns EOF.
 func (l *Lexer) Next() (Token, error) {
 	for l.pos < len(l.src) {
 		switch c := l.src[l.pos]; c {
@@ -182,7 +187,8 @@ func (l *Lexer) quoted(q byte) (Token, error) {
 			l.line++
 		}
 	}
-	return Token{}, &Error{Line: line, Msg: fmt.Sprintf("quoted word not closed: no %c after the one on this line", q)}
+	l.pos = len(src)
+	return Token{}, &Error{Line: line, Msg: fmt.Sprintf("quoted word not closed: no %c after the one on this line", q), Fatal: true}
 }
 
 // afterQuote marks the bytes that may follow a closing quote: nginx takes
