@@ -117,7 +117,7 @@ func compileRule(in *Rule) (*rule, error) {
 		if err != nil {
 			return nil, fieldErr("from", "cannot compile regex %q: %v", r.From, err)
 		}
-		if r.lit = lower(re); r.lit != nil {
+		if r.lit = lower(re, r.From); r.lit != nil {
 			r.ncaps = r.lit.ncaps()
 			names = re.CapNames()
 			break

@@ -47,7 +47,7 @@ func parseTemplate(to string, names []string, mode QueryMode) (template, error) 
 		to = to[:i]
 	}
 	t := template{hasQuery: strings.IndexByte(to, '?') >= 0, keepQuery: mode == QueryKeep}
-	if names == nil {
+	if names == nil || strings.IndexByte(to, '$') < 0 {
 		t.parts = []templatePart{{lit: to, group: partLiteral}}
 		return t, nil
 	}

@@ -21,11 +21,10 @@ type regexIndex struct {
 func (x *regexIndex) add(r *rule) {
 	x.n++
 	if r.lit != nil {
-		e := &litEntry{r: r, p: r.lit}
 		if r.lit.fold {
-			x.fold.add(e)
+			x.fold.add(r)
 		} else {
-			x.plain.add(e)
+			x.plain.add(r)
 		}
 		return
 	}
@@ -51,8 +50,8 @@ func (x *regexIndex) lookup(in, query []byte, limit int32, fold *[]byte, hit *li
 		*fold = appendFold((*fold)[:0], in)
 		x.fold.lookup(*fold, query, hit)
 	}
-	if hit.e != nil && hit.e.r.seq < limit {
-		limit = hit.e.r.seq
+	if hit.e != nil && hit.e.seq < limit {
+		limit = hit.e.seq
 	} else {
 		*hit = litHit{}
 	}
@@ -61,7 +60,7 @@ func (x *regexIndex) lookup(in, query []byte, limit int32, fold *[]byte, hit *li
 		return r
 	}
 	if hit.e != nil {
-		return hit.e.r
+		return hit.e
 	}
 	return nil
 }

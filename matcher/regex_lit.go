@@ -2,31 +2,26 @@ package matcher
 
 import "bytes"
 
-// litEntry is a lowered regex rule in a litTables.
-type litEntry struct {
-	r *rule
-	p *litPattern
-}
-
 // litTables answer the lowered regexes of one case mode: exact patterns
 // by a hash lookup of the whole input, every other pattern through a radix
 // tree keyed by its literal up to the first wildcard. A lookup costs one
 // hash lookup and one walk along the input, whatever the number of
 // patterns.
 type litTables struct {
-	exact map[string]*litEntry // the earliest rule for each key
+	exact map[string]*rule // the earliest rule for each key
 	tree  *radix
-	lists [][]*litEntry // by radix value, in file order
+	lists [][]*rule // by radix value, in file order
 }
 
-func (t *litTables) add(e *litEntry) {
-	if e.p.exact() {
+// add files e, a rule with lit.
+func (t *litTables) add(e *rule) {
+	if e.lit.exact() {
 		if t.exact == nil {
-			t.exact = make(map[string]*litEntry)
+			t.exact = make(map[string]*rule)
 		}
-		keys := [2]string{e.p.pat, e.p.pat + "/"}
+		keys := [2]string{e.lit.pat, e.lit.pat + "/"}
 		n := 1
-		if e.p.tail == tailSlashEnd {
+		if e.lit.tail == tailSlashEnd {
 			n = 2
 		}
 		for _, k := range keys[:n] {
@@ -39,27 +34,27 @@ func (t *litTables) add(e *litEntry) {
 	if t.tree == nil {
 		t.tree = newRadix()
 	}
-	key := e.p.key()
+	key := e.lit.key()
 	if v, n, ok := t.tree.longest([]byte(key)); ok && n == len(key) {
 		t.lists[v] = append(t.lists[v], e)
 		return
 	}
 	t.tree.insert(key, int32(len(t.lists)))
-	t.lists = append(t.lists, []*litEntry{e})
+	t.lists = append(t.lists, []*rule{e})
 }
 
 // litHit is the earliest lowered rule that matched, with where its
 // literal and its match end.
 type litHit struct {
-	e           *litEntry
+	e           *rule
 	litEnd, end int
 }
 
 // lookup sets hit to the earliest entry matching in if it comes before
 // hit's, skipping rules whose query conditions query fails.
 func (t *litTables) lookup(in, query []byte, hit *litHit) {
-	if e := t.exact[string(in)]; e != nil && e.before(hit) && e.r.condsHold(query) {
-		*hit = litHit{e: e, litEnd: len(e.p.pat), end: len(in)}
+	if e := t.exact[string(in)]; e != nil && e.before(hit) && e.condsHold(query) {
+		*hit = litHit{e: e, litEnd: len(e.lit.pat), end: len(in)}
 	}
 	if t.tree == nil {
 		return
@@ -72,7 +67,7 @@ func (t *litTables) lookup(in, query []byte, hit *litHit) {
 			if !e.before(hit) {
 				break
 			}
-			if litEnd, end, ok := e.p.match(in); ok && e.r.condsHold(query) {
+			if litEnd, end, ok := e.lit.match(in); ok && e.condsHold(query) {
 				*hit = litHit{e: e, litEnd: litEnd, end: end}
 				break
 			}
@@ -81,8 +76,8 @@ func (t *litTables) lookup(in, query []byte, hit *litHit) {
 }
 
 // before reports whether e comes before the hit so far in file order.
-func (e *litEntry) before(hit *litHit) bool {
-	return hit.e == nil || e.r.seq < hit.e.r.seq
+func (e *rule) before(hit *litHit) bool {
+	return hit.e == nil || e.seq < hit.e.seq
 }
 
 // fillCaps writes the hit's captures over in (the unfolded input) to
@@ -94,7 +89,7 @@ func (hit *litHit) fillCaps(caps []int, in, folded []byte) {
 		litEnd, end = unfoldOffset(in, litEnd), unfoldOffset(in, end)
 	}
 	caps[0], caps[1] = 0, end
-	if hit.e.p.capture {
+	if hit.e.lit.capture {
 		caps[2], caps[3] = litEnd, end
 	}
 }

@@ -49,9 +49,9 @@ type litPattern struct {
 	capture bool
 }
 
-// lower returns the literal pattern equivalent to re (parsed with
+// lower returns the literal pattern equivalent to re (expr parsed with
 // syntax.Perl, not simplified), or nil when re has another shape.
-func lower(re *syntax.Regexp) *litPattern {
+func lower(re *syntax.Regexp, expr string) *litPattern {
 	if re.Op != syntax.OpConcat || len(re.Sub) < 2 || re.Sub[0].Op != syntax.OpBeginText {
 		return nil
 	}
@@ -111,6 +111,9 @@ func lower(re *syntax.Regexp) *litPattern {
 		return nil
 	}
 	p.pat = b.String()
+	if i := strings.Index(expr, p.pat); i >= 0 {
+		p.pat = expr[i : i+len(p.pat)] // most often; one string less per rule
+	}
 	if !p.tailOf(subs[i:]) {
 		return nil
 	}

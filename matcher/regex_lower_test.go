@@ -57,7 +57,7 @@ func TestLowerShapes(t *testing.T) {
 			t.Fatalf("%s: %v", tc.expr, err)
 		}
 		var got *lowered
-		if p := lower(re); p != nil {
+		if p := lower(re, tc.expr); p != nil {
 			got = &lowered{Pat: p.pat, Wild: p.wild, Tail: p.tail, Fold: p.fold, Capture: p.capture}
 		}
 		if diff := cmp.Diff(tc.want, got); diff != "" {
