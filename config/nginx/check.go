@@ -18,7 +18,10 @@ func (r *Result) MatcherRules() []matcher.Rule {
 	var out []matcher.Rule
 	for i, x := range r.Rules {
 		base := matcher.Rule{Kind: x.Kind, From: x.From, To: x.To, Status: x.Status, CaseInsensitive: x.CaseInsensitive,
-			QueryString: x.QueryString, File: "nginx", Line: i + 1}
+			QueryString: x.QueryString, RequestURI: x.RequestURI, Pass: x.Pass, File: "nginx", Line: i + 1}
+		if x.Pass {
+			base.To, base.Status, base.QueryString = "", 0, 0
+		}
 		if len(x.Hosts) == 0 {
 			out = append(out, base)
 			continue

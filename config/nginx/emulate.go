@@ -1,6 +1,7 @@
 package nginx
 
 import (
+	"fmt"
 	"strings"
 )
 
@@ -156,10 +157,13 @@ func (m *model) runSteps(steps []*step, c *evalCtx) (outcome, bool) {
 			if !ok {
 				return outcome{unknown: true, step: st}, true
 			}
-			if v == "" || v == "0" && st.zeroFalse {
+			if st.always && v == "" {
+				return outcome{unknown: true, step: st, why: fmt.Sprintf("nginx answers %d with no Location where the map gives \"\"", st.status)}, true
+			}
+			if !st.always && st.falseValue(v) {
 				continue
 			}
-			o := c.redirect(st, false)
+			o := c.redirect(st, st.addArgs)
 			o.entry = c.mapEntry[st.mapv.name]
 			return o, true
 		}
@@ -174,7 +178,7 @@ func (c *evalCtx) redirect(st *step, addArgs bool) outcome {
 		return outcome{unknown: true, step: st, why: "uses a variable redirectd has no equivalent for"}
 	}
 	if addArgs && c.req.query != "" {
-		if strings.Contains(loc, "?") {
+		if st.argsAmp {
 			loc += "&" + c.req.query
 		} else {
 			loc += "?" + c.req.query
@@ -246,7 +250,7 @@ func (c *evalCtx) variable(name string) (string, bool) {
 // case), then hostnames wildcards (the longest), then regexes in order,
 // then the default.
 func (c *evalCtx) mapLookup(mp *nmap) (string, bool) {
-	src, ok := c.variable(mp.source)
+	src, ok := c.render(mp.src)
 	if !ok {
 		return "", false
 	}
@@ -256,8 +260,12 @@ func (c *evalCtx) mapLookup(mp *nmap) (string, bool) {
 	var ent *mapEntry
 	var groups []string
 	low := strings.ToLower(src)
+	prefix := ""
+	if mp.scheme {
+		prefix = "http://"
+	}
 	for _, e := range mp.exact {
-		if e.key == low {
+		if prefix+e.host+e.key == low {
 			ent = e
 			break
 		}
@@ -271,7 +279,15 @@ func (c *evalCtx) mapLookup(mp *nmap) (string, bool) {
 	}
 	if ent == nil {
 		for _, e := range mp.regex {
-			if groups = e.re.re.FindStringSubmatch(src); groups != nil {
+			subject := src
+			if mp.byHost {
+				rest, ok := strings.CutPrefix(src, prefix+e.host)
+				if !ok || !strings.HasPrefix(rest, "/") {
+					continue
+				}
+				subject = rest
+			}
+			if groups = e.re.re.FindStringSubmatch(subject); groups != nil {
 				ent = e
 				break
 			}

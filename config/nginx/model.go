@@ -13,6 +13,30 @@ type Note struct {
 	File string
 	Line int
 	Msg  string
+	// Kind groups the note in the report: NoteLeftOut, NoteRewritten,
+	// NoteCaveat or NoteDiffers.
+	Kind string
+}
+
+// The kinds of notes, as the report names them.
+const (
+	NoteLeftOut   = "left out"
+	NoteRewritten = "written as an equivalent"
+	NoteCaveat    = "translated with a caveat"
+	NoteDiffers   = "answers that differ"
+)
+
+// noteKind classifies a message: the import's messages end with "left
+// out" when a construct is not translated, and the self-check's start with
+// "differs:".
+func noteKind(msg string) string {
+	switch {
+	case strings.HasPrefix(msg, "differs:") || strings.HasPrefix(msg, "... and "):
+		return NoteDiffers
+	case strings.Contains(msg, "left out"):
+		return NoteLeftOut
+	}
+	return NoteCaveat
 }
 
 func (n Note) String() string {
@@ -31,10 +55,17 @@ type model struct {
 
 func (m *model) note(d *Directive, format string, args ...any) {
 	n := Note{Msg: fmt.Sprintf(format, args...)}
+	n.Kind = noteKind(n.Msg)
 	if d != nil {
 		n.File, n.Line = d.File, d.Line
 	}
 	m.notes = append(m.notes, n)
+}
+
+// noteRewritten records a construct written as an equivalent.
+func (m *model) noteRewritten(d *Directive, format string, args ...any) {
+	m.note(d, format, args...)
+	m.notes[len(m.notes)-1].Kind = NoteRewritten
 }
 
 // server is one server block.
@@ -94,6 +125,18 @@ type step struct {
 	// zeroFalse: `if ($v)` is false for "0" as well as "", `if ($v != "")`
 	// only for "".
 	zeroFalse bool
+	// always: a stepIfMap without an if (`return 301 $v;`, `rewrite ^
+	// $v permanent;`): it redirects whatever the value.
+	always bool
+	// argsAmp: a rewrite appending the arguments joins them with '&'
+	// rather than '?'. nginx decides this from the replacement as
+	// written (a literal '?' in it), not from the value it produces.
+	argsAmp bool
+}
+
+// falseValue reports whether a map value makes the step's if false.
+func (s *step) falseValue(v string) bool {
+	return v == "" || v == "0" && s.zeroFalse
 }
 
 // form names the nginx construct a rule comes from, for the counts.
@@ -112,22 +155,33 @@ func (s *step) form() string {
 	return s.loc.kindName()
 }
 
-// nmap is a map block on $uri, $request_uri or $host.
+// nmap is a map block on $uri, $request_uri, $host, or a host and a URI
+// together ($host$uri, $host$request_uri, $scheme://$host$request_uri).
 type nmap struct {
-	d         *Directive
-	source    string // the tested variable, without '$'
-	name      string
-	hostnames bool
-	dflt      []part
-	exact     []*mapEntry // in file order; keys lower-cased
-	wild      []*mapEntry // hostnames: ".x" or "*.x" keys, stored as ".x" with apex
-	regex     []*mapEntry
-	bad       bool // used but not translatable
+	d *Directive
+	// source is the tested value, normalised: "uri", "request_uri",
+	// "host", "host$uri", "host$request_uri", "scheme://host$uri" or
+	// "scheme://host$request_uri".
+	source string
+	src    []part // source as a template, for the model's lookups
+	// byHost: keys start with a host (after "http://" when scheme is set).
+	byHost, scheme bool
+	// requestURI: the path part is $request_uri, path and query as sent.
+	requestURI bool
+	name       string
+	hostnames  bool
+	dflt       []part
+	exact      []*mapEntry // in file order; keys lower-cased
+	wild       []*mapEntry // hostnames: ".x" or "*.x" keys, stored as ".x" with apex
+	regex      []*mapEntry
+	bad        bool // used but not translatable
 }
 
 type mapEntry struct {
-	d     *Directive
-	key   string
+	d   *Directive
+	key string // an exact key: the path (and query) part, lower-cased
+	// host is the host part of a key of a map on a host and a URI.
+	host  string
 	apex  bool // hostnames ".x": matches x itself too
 	re    *nginxRegex
 	value []part
@@ -161,12 +215,8 @@ func (m *model) readMap(d *Directive) {
 		m.note(d, "map takes a source and a variable, both starting with '$'")
 		return
 	}
-	mp := &nmap{d: d, source: strings.Trim(d.Args[0], "${}"), name: strings.Trim(d.Args[1], "${}")}
-	switch mp.source {
-	case "uri", "document_uri", "request_uri", "host":
-	default:
-		mp.bad = true
-	}
+	mp := &nmap{d: d, name: strings.Trim(d.Args[1], "${}")}
+	mp.readSource(d.Args[0])
 	for _, e := range d.Block {
 		if e.IsBlock {
 			m.note(e, "unexpected block in map")
@@ -202,9 +252,17 @@ func (m *model) readMap(d *Directive) {
 			if strings.HasPrefix(src, "*") {
 				src, ci = src[1:], true
 			}
-			re, err := compileRegex(src, ci)
+			if mp.byHost {
+				host, rest, err := splitHostRegex(src, mp.scheme, ci)
+				if err != nil {
+					m.note(e, "map entry %s: %v; left out", e.Name, err)
+					continue
+				}
+				ent.host, src = host, rest
+			}
+			re, err := m.compileRegex(e, src, ci)
 			if err != nil {
-				m.note(e, "map entry: %v; left out", err)
+				m.note(e, "map entry %s: %v; left out", e.Name, err)
 				continue
 			}
 			ent.re = re
@@ -219,6 +277,14 @@ func (m *model) readMap(d *Directive) {
 			ent.key = strings.ToLower(strings.TrimSuffix(e.Name, "."))
 			if strings.HasPrefix(ent.key, `\`) {
 				ent.key = ent.key[1:] // nginx's escape for keys named like parameters
+			}
+			if mp.byHost {
+				host, path, err := splitHostKey(ent.key, mp.scheme)
+				if err != nil {
+					m.note(e, "map entry %s: %v; left out", e.Name, err)
+					continue
+				}
+				ent.host, ent.key = host, path
 			}
 			mp.exact = append(mp.exact, ent)
 		}
@@ -284,7 +350,7 @@ func (m *model) readLocation(s *server, d *Directive) {
 			return
 		}
 	case "~", "~*":
-		re, err := compileRegex(l.path, l.mod == "~*")
+		re, err := m.compileRegex(d, l.path, l.mod == "~*")
 		if err != nil {
 			m.note(d, "location %s: %v; its redirects are left out", l.mod, err)
 			return
@@ -312,9 +378,12 @@ func (m *model) readLocation(s *server, d *Directive) {
 func (m *model) readStep(d *Directive, l *location) *step {
 	switch d.Name {
 	case "return":
-		return m.readReturn(d, l, d.Args)
+		return m.alwaysMap(m.readReturn(d, l, d.Args))
 	case "rewrite":
-		return m.readRewrite(d, l)
+		if st := m.readRewrite(d, l); st != nil {
+			return m.alwaysMap(st)
+		}
+		return nil
 	case "if":
 		return m.readIf(d, l)
 	case "set", "break", "rewrite_log", "uninitialized_variable_warn":
@@ -379,7 +448,7 @@ func (m *model) readRewrite(d *Directive, l *location) *step {
 		m.note(d, "rewrite %s %s %s: an internal rewrite (not permanent or redirect) changes the URI nginx goes on with; left out, and requests it matches may be answered differently", d.Args[0], repl, flag)
 		st.kind = stepStop
 	}
-	re, err := compileRegex(d.Args[0], false)
+	re, err := m.compileRegex(d, d.Args[0], false)
 	if err != nil {
 		m.note(d, "rewrite: %v; left out", err)
 		return nil
@@ -396,11 +465,15 @@ func (m *model) readRewrite(d *Directive, l *location) *step {
 		m.note(d, "rewrite: %v; left out", err)
 		return nil
 	}
+	for _, p := range st.target {
+		st.argsAmp = st.argsAmp || p.kind == partLit && strings.Contains(p.text, "?")
+	}
 	return st
 }
 
-// readIf reads the one form of if the import translates: a test of a map
-// variable, whose block returns a redirect.
+// readIf reads the forms of if the import translates: a test of a map
+// variable, `if ($v)` or `if ($v != "")`, whose block returns a redirect
+// or rewrites every path to one, using the variable.
 func (m *model) readIf(d *Directive, l *location) *step {
 	cond := ifCondition(d.Args)
 	ok := len(cond) == 1 || len(cond) == 3 && cond[1] == "!=" && cond[2] == ""
@@ -408,24 +481,68 @@ func (m *model) readIf(d *Directive, l *location) *step {
 	if ok && strings.HasPrefix(cond[0], "$") {
 		mp = m.maps[strings.Trim(cond[0][1:], "{}")]
 	}
-	if !ok || mp == nil || len(d.Block) != 1 || d.Block[0].Name != "return" {
-		m.note(d, "if %s: only `if ($map_variable) { return 30x ...; }` is translated; left out", strings.Join(cond, " "))
+	if !ok || mp == nil || len(d.Block) != 1 || d.Block[0].Name != "return" && d.Block[0].Name != "rewrite" {
+		m.note(d, "if %s: only `if ($map_variable) { return 30x ...; }` and `if ($map_variable) { rewrite ^ ... permanent; }` are translated; left out", strings.Join(cond, " "))
 		return nil
 	}
-	ret := m.readReturn(d.Block[0], l, d.Block[0].Args)
-	if ret.kind != stepReturn {
-		return nil
+	inner := d.Block[0]
+	var st *step
+	if inner.Name == "return" {
+		st = m.readReturn(inner, l, inner.Args)
+		if st.kind != stepReturn {
+			return nil
+		}
+	} else {
+		st = m.readRewrite(inner, l)
+		if st == nil || st.kind != stepRewrite {
+			return nil
+		}
+		if !isMatchAll(st.re) || hasCaptureRef(st.target) {
+			m.note(d, "if ($%s): the rewrite inside answers only some paths, or uses its captures; only `rewrite ^ $%s ...` and `rewrite ^(.*)$ $%s ...` are translated; left out", mp.name, mp.name, mp.name)
+			return nil
+		}
 	}
-	if !hasVar(ret.target, mp.name) {
-		m.note(d, "if ($%s): the return inside does not use $%s; left out", mp.name, mp.name)
+	if !hasVar(st.target, mp.name) {
+		m.note(d, "if ($%s): the %s inside does not use $%s; left out", mp.name, inner.Name, mp.name)
 		return nil
 	}
 	if mp.bad {
-		m.note(mp.d, "map on $%s: only maps on $uri, $request_uri and $host are translated; left out", mp.source)
+		m.note(mp.d, "map on %s: only maps on $uri, $request_uri, $host, $host$uri, $host$request_uri and $scheme://$host$request_uri are translated; left out", mp.d.Args[0])
 		return nil
 	}
-	ret.kind, ret.mapv, ret.d, ret.uncond, ret.zeroFalse = stepIfMap, mp, d, false, len(cond) == 1
-	return ret
+	st.kind, st.mapv, st.d, st.uncond, st.zeroFalse = stepIfMap, mp, d, false, len(cond) == 1
+	return st
+}
+
+// alwaysMap turns `return 30x $v;` or `rewrite ^ $v permanent;` (st, read
+// as a plain return or rewrite) into a map step that redirects whatever
+// the map gives: its entries, then its default, answer every request.
+func (m *model) alwaysMap(st *step) *step {
+	var mp *nmap
+	for _, p := range st.target {
+		if p.kind == partVar && m.maps[p.text] != nil {
+			mp = m.maps[p.text]
+			break
+		}
+	}
+	if mp == nil || st.kind == stepRewrite && (!isMatchAll(st.re) || hasCaptureRef(st.target)) {
+		return st // its target's variable is noted where it is translated
+	}
+	if mp.bad {
+		m.note(mp.d, "map on %s: only maps on $uri, $request_uri, $host, $host$uri, $host$request_uri and $scheme://$host$request_uri are translated; left out", mp.d.Args[0])
+		return &step{d: st.d, kind: stepStop, loc: st.loc}
+	}
+	st.kind, st.mapv, st.always, st.uncond = stepIfMap, mp, true, false
+	return st
+}
+
+func hasCaptureRef(parts []part) bool {
+	for _, p := range parts {
+		if p.kind == partCapture {
+			return true
+		}
+	}
+	return false
 }
 
 // pickDefault marks the default server and sets every server's hosts.

@@ -10,9 +10,10 @@ import (
 
 // nginxRegex is a PCRE regex from the nginx config, read as Go (RE2) syntax.
 type nginxRegex struct {
-	src string // as written in nginx
-	ci  bool   // ~* (or a case-insensitive rewrite: nginx has none)
-	re  *regexp.Regexp
+	src  string // RE2 syntax: as written in nginx, or toRE2's rewrite
+	pcre string // as written in nginx
+	ci   bool   // ~* (or a case-insensitive rewrite: nginx has none)
+	re   *regexp.Regexp
 	// literal is the text every match starts with when the regex is
 	// anchored with ^, else "".
 	literal string
@@ -22,19 +23,33 @@ type nginxRegex struct {
 	anchored   bool
 }
 
-// compileRegex reads an nginx (PCRE) regex as Go syntax. Most path regexes
-// read the same; lookarounds, backreferences, possessive quantifiers and
-// the like are refused with Go's message.
-func compileRegex(src string, ci bool) (*nginxRegex, error) {
+// compileRegex reads an nginx (PCRE) regex as Go syntax, noting where
+// toRE2 rewrote it. Most path regexes read the same; what has no RE2
+// equivalent (lookarounds, backreferences, most possessive quantifiers)
+// is refused with the reason.
+func (m *model) compileRegex(d *Directive, src string, ci bool) (*nginxRegex, error) {
+	re, err := compileRegex(src, ci)
+	if err == nil && re.src != re.pcre {
+		m.noteRewritten(d, "PCRE regex %s is written %s, which RE2 reads with the same matches", re.pcre, re.src)
+	}
+	return re, err
+}
+
+// compileRegex reads an nginx (PCRE) regex as Go syntax, through toRE2.
+func compileRegex(pcre string, ci bool) (*nginxRegex, error) {
+	src, _, err := toRE2(pcre, ci)
+	if err != nil {
+		return nil, fmt.Errorf("regex %s has no RE2 equivalent, which redirectd uses: %v", pcre, err)
+	}
 	full := src
 	if ci {
 		full = "(?i)" + src
 	}
 	re, err := regexp.Compile(full)
 	if err != nil {
-		return nil, fmt.Errorf("regex %q is not RE2 syntax, which redirectd uses (%v)", src, err)
+		return nil, fmt.Errorf("regex %q is not RE2 syntax, which redirectd uses (%v)", pcre, err)
 	}
-	x := &nginxRegex{src: src, ci: ci, re: re}
+	x := &nginxRegex{src: src, pcre: pcre, ci: ci, re: re}
 	tree, err := syntax.Parse(full, syntax.Perl)
 	if err != nil {
 		return nil, err
@@ -114,6 +129,9 @@ func isMatchAll(r *nginxRegex) bool {
 	if !r.anchored {
 		return r.re.MatchString("") && r.re.MatchString("/") && strings.Trim(r.src, "()^$.*") == ""
 	}
+	if r.src == "^(.*)$" || r.src == "^.*$" || r.src == "^/(.*)$" || r.src == "^/.*$" {
+		return true // every path but one holding a newline (%0A)
+	}
 	return r.prefixOnly && (r.literal == "" || r.literal == "/")
 }
 
@@ -173,4 +191,23 @@ func writeSample(b *strings.Builder, re *syntax.Regexp) {
 	case syntax.OpAlternate:
 		writeSample(b, re.Sub[0])
 	}
+}
+
+// literalPath returns the one path a regex matches when it is ^/literal$
+// (case-sensitive), else "".
+func literalPath(from string) string {
+	tree, err := syntax.Parse(from, syntax.Perl)
+	if err != nil {
+		return ""
+	}
+	tree = tree.Simplify()
+	if tree.Op != syntax.OpConcat || len(tree.Sub) != 3 || tree.Sub[0].Op != syntax.OpBeginText ||
+		tree.Sub[1].Op != syntax.OpLiteral || tree.Sub[1].Flags&syntax.FoldCase != 0 || tree.Sub[2].Op != syntax.OpEndText {
+		return ""
+	}
+	lit := string(tree.Sub[1].Rune)
+	if !strings.HasPrefix(lit, "/") {
+		return ""
+	}
+	return lit
 }

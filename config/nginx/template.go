@@ -23,6 +23,14 @@ type toCtx struct {
 	// captures are the rule's own groups.
 	mapv  *nmap
 	value []part
+	// base is the one path a regex rule's `from` matches (^/lit$), "" if
+	// it matches more: a relative target is resolved against it.
+	base string
+	// rewrites says, for the report, how translateTarget wrote a target
+	// nginx sends but redirectd refuses; valueQuery records that the map
+	// value inlined holds a '?'.
+	rewrites   []string
+	valueQuery bool
 }
 
 // errNeedsRegex is returned for an exact rule whose target needs a
@@ -40,7 +48,15 @@ func translateTarget(parts []part, addArgs bool, c *toCtx) (string, matcher.Quer
 		mode = matcher.QueryKeep
 	}
 	var b strings.Builder
+	encoded := false
 	lit := func(s string) {
+		if strings.ContainsAny(s, " \\") {
+			// nginx sends these as they are; redirectd refuses them in a
+			// Location, and a client percent-encodes the space (and
+			// reads a backslash as '/' in a browser, as %5C in curl).
+			s = strings.NewReplacer(" ", "%20", `\`, "%5C").Replace(s)
+			encoded = true
+		}
 		if c.regex {
 			s = strings.ReplaceAll(s, "$", "$$")
 		}
@@ -113,6 +129,25 @@ func translateTarget(parts []part, addArgs bool, c *toCtx) (string, matcher.Quer
 	if b.Len() == 0 {
 		return "", 0, fmt.Errorf("the Location is empty")
 	}
+	if encoded {
+		c.rewrites = append(c.rewrites, fmt.Sprintf("target %s is written %s: nginx sends a space or backslash as is, redirectd refuses them in a Location", partsString(parts), b.String()))
+	}
+	if to := b.String(); isRelative(to) {
+		base := c.base
+		if c.concrete != nil {
+			base = c.concrete.req.path
+			if c.regex {
+				base = strings.ReplaceAll(base, "$", "$$")
+			}
+		}
+		if base == "" {
+			return "", 0, fmt.Errorf("target %q is relative (no leading '/'): nginx sends it as is and the client resolves it against the request's path, which this rule's regex does not fix", to)
+		}
+		abs := resolvePath(base, to)
+		c.rewrites = append(c.rewrites, fmt.Sprintf("relative target %s is written %s, the path a client makes of it for %s (redirectd refuses a relative Location)", partsString(parts), abs, base))
+		b.Reset()
+		b.WriteString(abs)
+	}
 	if strings.ContainsFunc(b.String(), func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 		return "", 0, fmt.Errorf("the Location holds a control character")
 	}
@@ -144,8 +179,12 @@ func (c *toCtx) inline(parts []part) []part {
 		if p.kind == partVar && p.text == c.mapv.name {
 			if c.concrete != nil {
 				v := c.concrete.mapValue[c.mapv.name]
+				c.valueQuery = c.valueQuery || strings.Contains(v, "?")
 				out = append(out, part{kind: partLit, text: v})
 				continue
+			}
+			for _, v := range c.value {
+				c.valueQuery = c.valueQuery || v.kind == partLit && strings.Contains(v.text, "?")
 			}
 			out = append(out, c.value...)
 			continue
@@ -153,4 +192,59 @@ func (c *toCtx) inline(parts []part) []part {
 		out = append(out, p)
 	}
 	return out
+}
+
+// isRelative reports whether a written target is a relative reference
+// that does not start with '/': not "/x", "//host/x", "${...}" (a variable
+// whose value decides) or "scheme:...".
+func isRelative(to string) bool {
+	if to == "" || to[0] == '/' || strings.HasPrefix(to, "${") {
+		return false
+	}
+	for i := 0; i < len(to); i++ {
+		c := to[i]
+		switch {
+		case c == ':':
+			return i == 0
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && (c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.'):
+		default:
+			return true
+		}
+	}
+	return true
+}
+
+// resolvePath resolves a relative reference against the path base as a
+// client does (RFC 3986, section 5.2): "x/y" from "/a/b" is "/a/x/y",
+// "../x" is "/x", "?q" is "/a/b?q".
+func resolvePath(base, ref string) string {
+	if strings.HasPrefix(ref, "?") {
+		return base + ref
+	}
+	p, rest := ref, ""
+	if i := strings.IndexAny(ref, "?#"); i >= 0 {
+		p, rest = ref[:i], ref[i:]
+	}
+	full := base[:strings.LastIndexByte(base, '/')+1] + p
+	var out []string
+	segs := strings.Split(full, "/")
+	for i, seg := range segs {
+		last := i == len(segs)-1
+		switch seg {
+		case ".":
+			if last {
+				out = append(out, "")
+			}
+		case "..":
+			if len(out) > 1 {
+				out = out[:len(out)-1]
+			}
+			if last {
+				out = append(out, "")
+			}
+		default:
+			out = append(out, seg)
+		}
+	}
+	return strings.Join(out, "/") + rest
 }

@@ -17,6 +17,10 @@ type Rule struct {
 	Hosts           []string // nil: any host
 	CaseInsensitive bool
 	QueryString     matcher.QueryMode
+	// RequestURI compares From with the path and query as sent (a map on
+	// $request_uri); Pass makes the rule a "no redirect" entry (a map
+	// value of ""), whose To is empty.
+	RequestURI, Pass bool
 	// Origin is the nginx directive the rule comes from; Form names its
 	// kind for the counts ("location =", "rewrite", "map entry", ...).
 	Origin *Directive
@@ -160,18 +164,13 @@ func (t *translator) claimHosts(s *server) {
 }
 
 // exactCandidates writes exact rules for the paths nginx names exactly:
-// exact locations and the keys of maps on the URI. Each path is answered
-// as the model of nginx answers it, so a server-level rewrite or map that
-// nginx applies first is respected.
+// exact locations and the exact keys of maps on the URI. Each path is
+// answered as the model of nginx answers it, so a server-level rewrite or
+// map that nginx applies first is respected.
 func (t *translator) exactCandidates(s *server) {
-	type cand struct {
-		path string
-		fold bool // a map key: nginx compares it without case
-		mapv *nmap
-	}
-	var cands []cand
-	seen := map[cand]bool{}
-	add := func(c cand) {
+	var cands []exactCand
+	seen := map[exactCand]bool{}
+	add := func(c exactCand) {
 		if !seen[c] {
 			seen[c] = true
 			cands = append(cands, c)
@@ -183,7 +182,7 @@ func (t *translator) exactCandidates(s *server) {
 			if !strings.HasPrefix(l.path, "/") || strings.ContainsAny(l.path, "?#") {
 				t.noteOnce(l.d, "location = %s can never match a request path; left out", l.path)
 			} else {
-				add(cand{path: l.path})
+				add(exactCand{path: l.path})
 			}
 		}
 		steps = append(steps, l.steps...)
@@ -193,58 +192,110 @@ func (t *translator) exactCandidates(s *server) {
 			continue
 		}
 		for _, e := range st.mapv.exact {
-			if strings.Contains(e.key, "?") {
-				t.noteOnce(e.d, "map key %q holds a query; redirectd matches paths only; left out", e.key)
-				continue
+			if c, ok := t.mapCand(s, st, e); ok {
+				add(c)
 			}
-			if !strings.HasPrefix(e.key, "/") {
-				t.noteOnce(e.d, "map key %q is not a path; left out", e.key)
-				continue
-			}
-			add(cand{path: e.key, fold: true, mapv: st.mapv})
 		}
 	}
-	host := probeHost(s)
 	for _, c := range cands {
-		o := t.m.emulate(request{host: host, path: c.path})
-		if o.why != "" {
-			t.noteOnce(o.step.d, "%s: %s; left out", directiveText(o.step.d), o.why)
-		}
-		if !o.redirect {
-			continue
-		}
-		st := o.step
-		if !c.fold && st.kind == stepIfMap && o.entry != nil && o.entry.re == nil {
-			continue // the map key's own candidate writes it
-		}
-		if c.fold && (st.kind != stepIfMap || st.mapv != c.mapv || o.entry == nil || o.entry.re != nil) {
-			continue // another directive answers this key; its own rules say how
-		}
-		if st.kind == stepReturn && st.loc == nil {
-			continue // a server-level return: its catch-all rule answers it
-		}
-		ctx := &toCtx{concrete: o.ctx, fold: c.fold, srv: s, mapv: st.mapv}
-		to, mode, err := translateTarget(st.target, st.addArgs, ctx)
-		kind, from := matcher.Exact, c.path
-		if err == errNeedsRegex {
-			ctx.regex = true
-			to, mode, err = translateTarget(st.target, st.addArgs, ctx)
-			kind, from = matcher.Regex, "^"+regexp.QuoteMeta(c.path)+"$"
-		}
-		if err != nil {
-			t.noteOnce(st.d, "%s: %v; left out", directiveText(st.d), err)
-			continue
-		}
-		r := Rule{Kind: kind, From: from, To: to, Status: st.status, Hosts: s.hosts, CaseInsensitive: c.fold,
-			QueryString: mode, Origin: st.d, Form: st.form()}
-		if c.fold {
-			r.Origin = o.entry.d
-			if kind == matcher.Exact {
-				r.Map = mapGroup(st, "exact")
-			}
-		}
-		t.rules = append(t.rules, r)
+		t.exactRule(s, c)
 	}
+}
+
+// exactCand is a path nginx names exactly; fold marks a map key, which
+// nginx compares without case.
+type exactCand struct {
+	path, query string
+	host        string // a map key's host part, or ""
+	fold        bool
+	mapv        *nmap
+	entry       *mapEntry
+	st          *step // the map's use
+}
+
+// mapCand makes the candidate of one exact map key, or notes why it has none.
+func (t *translator) mapCand(s *server, st *step, e *mapEntry) (exactCand, bool) {
+	mp := st.mapv
+	path, query, hasQuery := strings.Cut(e.key, "?")
+	switch {
+	case hasQuery && !mp.requestURI:
+		t.noteOnce(e.d, "map key %q holds a query, which $uri never does; left out", e.key)
+		return exactCand{}, false
+	case !strings.HasPrefix(e.key, "/"):
+		t.noteOnce(e.d, "map key %q is not a path; left out", e.key)
+		return exactCand{}, false
+	case e.host != "" && t.m.selectServer(e.host) != s:
+		t.noteOnce(e.d, "map key %s: nginx sends host %s to another server, where this map is not used here; left out", e.d.Name, e.host)
+		return exactCand{}, false
+	}
+	return exactCand{path: path, query: query, host: e.host, fold: true, mapv: mp, entry: e, st: st}, true
+}
+
+// exactRule writes the rule of one candidate, as the model answers it.
+func (t *translator) exactRule(s *server, c exactCand) {
+	host := c.host
+	if host == "" {
+		host = probeHost(s)
+	}
+	o := t.m.emulate(request{host: host, path: c.path, query: c.query})
+	if o.why != "" {
+		what := directiveText(o.step.d)
+		if c.entry != nil {
+			what = "map key " + c.entry.d.Name
+		}
+		t.noteOnce(o.step.d, "%s: %s; left out", what, o.why)
+	}
+	from, hosts := c.path, s.hosts
+	if c.mapv != nil && c.mapv.requestURI {
+		from = c.entry.key
+	}
+	if c.host != "" {
+		hosts = []string{c.host}
+	}
+	if !o.redirect {
+		if c.fold && !o.unknown && c.st.falseValue(partsString(c.entry.value)) {
+			// nginx's if is false for this key and nothing later
+			// redirects it: a "no redirect" entry keeps the map's
+			// regexes and default from answering it.
+			t.rules = append(t.rules, Rule{Kind: matcher.Exact, From: from, Hosts: hosts, CaseInsensitive: true,
+				RequestURI: c.mapv.requestURI, Pass: true, Origin: c.entry.d, Form: "map entry (no redirect)", Map: mapGroup(c.st, "exact")})
+		}
+		return
+	}
+	st := o.step
+	if !c.fold && st.kind == stepIfMap && o.entry != nil && o.entry.re == nil {
+		return // the map key's own candidate writes it
+	}
+	if c.fold && (st.kind != stepIfMap || st.mapv != c.mapv || o.entry != c.entry) {
+		return // another directive answers this key; its own rules say how
+	}
+	if st.kind == stepReturn && st.loc == nil {
+		return // a server-level return: its catch-all rule answers it
+	}
+	ctx := &toCtx{concrete: o.ctx, fold: c.fold, srv: s, mapv: st.mapv}
+	to, mode, err := translateTarget(st.target, st.addArgs, ctx)
+	kind := matcher.Exact
+	if err == errNeedsRegex {
+		ctx = &toCtx{concrete: o.ctx, fold: c.fold, srv: s, mapv: st.mapv, regex: true}
+		to, mode, err = translateTarget(st.target, st.addArgs, ctx)
+		kind, from = matcher.Regex, "^"+regexp.QuoteMeta(from)+"$"
+	}
+	if err != nil {
+		t.noteOnce(st.d, "%s: %v; left out", directiveText(st.d), err)
+		return
+	}
+	origin := st.d
+	if c.fold {
+		origin = c.entry.d
+	}
+	t.noteTarget(origin, ctx)
+	t.noteArgsJoin(st, ctx)
+	r := Rule{Kind: kind, From: from, To: to, Status: st.status, Hosts: hosts, CaseInsensitive: c.fold,
+		RequestURI: c.mapv != nil && c.mapv.requestURI, QueryString: mode, Origin: origin, Form: st.form()}
+	if c.fold && kind == matcher.Exact {
+		r.Map = mapGroup(st, "exact")
+	}
+	t.rules = append(t.rules, r)
 }
 
 // probeHost is a host nginx would send to s.
@@ -339,26 +390,36 @@ func (l *location) groups() []string {
 	return l.re.re.SubexpNames()
 }
 
-// ifMap writes `if ($map) { return ...; }`: the map's regex entries in
-// order (its exact keys are written by exactCandidates), then its default
-// when that redirects.
+// ifMap writes a map step (`if ($map) { return ...; }` and the like):
+// the map's regex entries in order (its exact keys are written by
+// exactCandidates), then its default when that redirects.
 func (t *translator) ifMap(s *server, l *location, st *step, sc scope) bool {
 	mp := st.mapv
 	if mp.source == "host" {
 		return t.hostMap(s, st, sc)
-	}
-	if mp.source == "request_uri" {
-		t.noteOnce(mp.d, "map on $request_uri: nginx compares the path with its query, redirectd the path alone, so its entries also answer requests that carry a query (nginx answers those only for keys that match the query too)")
 	}
 	for _, e := range mp.regex {
 		if !sc.contains(e.re) {
 			t.noteOnce(e.d, "map entry %s is used inside location %s but can match paths outside it; left out", e.d.Name, strings.TrimSpace(l.mod+" "+l.path))
 			continue
 		}
-		t.add(s, st, e.re.src, e.re.ci, e.re.re.SubexpNames(), st.target, false, mp, e, mapGroup(st, "regex"))
+		if e.host != "" && t.m.selectServer(e.host) != s {
+			t.noteOnce(e.d, "map entry %s: nginx sends host %s to another server, where this map is not used here; left out", e.d.Name, e.host)
+			continue
+		}
+		if v := partsString(e.value); st.always && v == "" {
+			t.noteOnce(e.d, "map entry %s: nginx answers %d with no Location for it (the value is \"\"), which redirectd cannot send; left out", e.d.Name, st.status)
+			continue
+		}
+		t.add(s, st, e.re.src, e.re.ci, e.re.re.SubexpNames(), st.target, st.addArgs, mp, e, mapGroup(st, "regex"))
 	}
-	if dflt := partsString(mp.dflt); dflt != "" && !(dflt == "0" && st.zeroFalse) {
-		t.add(s, st, sc.from, sc.ci, l.groups(), st.target, false, mp, nil, "")
+	dflt := partsString(mp.dflt)
+	switch {
+	case st.always && dflt == "":
+		t.noteOnce(st.d, "%s: nginx answers %d with no Location to every request no key of $%s matches (its default is \"\"), which redirectd cannot send; left out", directiveText(st.d), st.status, mp.name)
+		return false
+	case st.always || !st.falseValue(dflt):
+		t.add(s, st, sc.from, sc.ci, l.groups(), st.target, st.addArgs, mp, nil, "")
 		return false
 	}
 	return true
@@ -401,7 +462,9 @@ func (t *translator) hostMap(s *server, st *step, sc scope) bool {
 	return true
 }
 
-// add appends a regex rule for a step.
+// add appends a regex rule for a step: for a map step, the rule of one
+// regex entry e (a "no redirect" rule when its value makes the if false)
+// or of the default (e nil).
 func (t *translator) add(s *server, st *step, from string, ci bool, names []string, target []part, addArgs bool, mp *nmap, e *mapEntry, group string) {
 	var value []part
 	if mp != nil {
@@ -410,14 +473,24 @@ func (t *translator) add(s *server, st *step, from string, ci bool, names []stri
 			value = e.value
 		}
 	}
-	r, ok := t.rule(s, st, from, ci, names, target, addArgs, mp, value)
-	if !ok {
-		return
+	var r Rule
+	if e != nil && !st.always && st.falseValue(partsString(value)) {
+		r = Rule{Kind: matcher.Regex, From: from, Status: st.status, Hosts: s.hosts, CaseInsensitive: ci, Pass: true,
+			Form: "map entry (no redirect)"}
+	} else {
+		var ok bool
+		if r, ok = t.rule(s, st, from, ci, names, target, addArgs, mp, value); !ok {
+			return
+		}
 	}
 	r.Map = group
 	switch {
 	case e != nil:
 		r.Origin = e.d
+		r.RequestURI = mp.requestURI
+		if e.host != "" {
+			r.Hosts = []string{e.host}
+		}
 	case mp != nil:
 		r.Form = "map default"
 	}
@@ -425,7 +498,7 @@ func (t *translator) add(s *server, st *step, from string, ci bool, names []stri
 }
 
 func (t *translator) rule(s *server, st *step, from string, ci bool, names []string, target []part, addArgs bool, mp *nmap, value []part) (Rule, bool) {
-	ctx := &toCtx{regex: true, ngroups: len(names) - 1, names: names, srv: s, mapv: mp, value: value}
+	ctx := &toCtx{regex: true, ngroups: len(names) - 1, names: names, srv: s, mapv: mp, value: value, base: literalPath(from)}
 	to, mode, err := translateTarget(target, addArgs, ctx)
 	if err != nil {
 		t.noteOnce(st.d, "%s: %v; left out", directiveText(st.d), err)
@@ -434,6 +507,25 @@ func (t *translator) rule(s *server, st *step, from string, ci bool, names []str
 	if hasVar(target, "scheme") {
 		t.noteOnce(st.d, "$scheme is written as http: redirectd serves plain HTTP (behind a TLS terminator, write the scheme you mean)")
 	}
+	t.noteTarget(st.d, ctx)
+	t.noteArgsJoin(st, ctx)
 	return Rule{Kind: matcher.Regex, From: from, To: to, Status: st.status, Hosts: s.hosts, CaseInsensitive: ci,
 		QueryString: mode, Origin: st.d, Form: st.form()}, true
+}
+
+// noteTarget says how a target nginx sends but redirectd refuses was
+// written.
+func (t *translator) noteTarget(d *Directive, ctx *toCtx) {
+	for _, w := range ctx.rewrites {
+		t.m.noteRewritten(d, "%s", w)
+	}
+}
+
+// noteArgsJoin notes, once per map use, the values holding a '?' that a
+// rewrite appends the arguments to: nginx picks '?' or '&' from the
+// rewrite's own text, so `rewrite ^ $v permanent` gives "/a?b=1?c=2".
+func (t *translator) noteArgsJoin(st *step, ctx *toCtx) {
+	if st.kind == stepIfMap && st.addArgs && !st.argsAmp && ctx.valueQuery {
+		t.noteOnce(st.d, "%s: map values holding a '?' get the request's arguments after a second '?' from nginx (it picks '?' or '&' from the rewrite's own text); redirectd joins them with '&'", directiveText(st.d))
+	}
 }

@@ -119,7 +119,7 @@ func TestTranslate(t *testing.T) {
 			notes: []string{
 				"t.conf:2: rewrite ^/int$ /other last: an internal rewrite",
 				"t.conf:3: if $scheme = http: only `if ($map_variable)",
-				"t.conf:5: location ~: regex \"^/(?=x)\" is not RE2 syntax",
+				"t.conf:5: location ~: regex ^/(?=x) has no RE2 equivalent",
 				"t.conf:6: return 301 /w$http_user_agent: uses a variable redirectd has no equivalent for; left out",
 				"t.conf:4: rewrite ^/(.*)$ inside location /a/: its regex can match paths outside the location",
 				"differs: http://probe.invalid/a/: nginx gives 301 /b/a/ (t.conf:4), the written rules 301 https://new.example/a/ (from t.conf:8)",

@@ -39,6 +39,7 @@ func Write(dir string, res *Result, header string) ([]string, error) {
 		name := mapFileName(r.Map, mapNames)
 		var m strings.Builder
 		fmt.Fprintf(&m, "# Entries of nginx map $%s (%s), used at %s.\n", strings.Split(r.Map, "@")[0], res.Rules[i].Origin.Source(), strings.Split(strings.Split(r.Map, "@")[1], "/")[0])
+		opts := r
 		for _, x := range res.Rules[i:j] {
 			key := x.From
 			if x.Kind == matcher.Regex {
@@ -46,6 +47,9 @@ func Write(dir string, res *Result, header string) ([]string, error) {
 				if x.CaseInsensitive {
 					key = "~*" + x.From
 				}
+			}
+			if opts.Pass && !x.Pass {
+				opts = &x
 			}
 			fmt.Fprintf(&m, "%s %s;\n", mapWord(key), mapWord(x.To))
 		}
@@ -55,7 +59,7 @@ func Write(dir string, res *Result, header string) ([]string, error) {
 		}
 		written = append(written, path)
 		fmt.Fprintf(&b, "\n# %d entries of nginx map $%s, from %s\n[[map]]\nfile = %s\n", j-i, strings.Split(r.Map, "@")[0], r.Origin.Source(), tomlString(name))
-		writeOptions(&b, r, r.Kind == matcher.Exact)
+		writeOptions(&b, opts, r.Kind == matcher.Exact)
 		i = j
 	}
 	path := filepath.Join(dir, ConfigName)
@@ -65,11 +69,13 @@ func Write(dir string, res *Result, header string) ([]string, error) {
 	return append([]string{path}, written...), nil
 }
 
-// sameMap reports whether b can share a [[map]] with a: the same map
-// use, kind and options.
+// sameMap reports whether b can share a [[map]] with the group a starts:
+// the same map use, kind and options (a "no redirect" entry has no status
+// or query mode of its own).
 func sameMap(a, b *Rule) bool {
-	return a.Map == b.Map && a.Kind == b.Kind && a.Status == b.Status && a.QueryString == b.QueryString &&
-		strings.Join(a.Hosts, ",") == strings.Join(b.Hosts, ",") && (a.Kind == matcher.Regex || a.CaseInsensitive == b.CaseInsensitive)
+	return a.Map == b.Map && a.Kind == b.Kind && (a.Pass || b.Pass || a.Status == b.Status && a.QueryString == b.QueryString) &&
+		a.RequestURI == b.RequestURI && strings.Join(a.Hosts, ",") == strings.Join(b.Hosts, ",") &&
+		(a.Kind == matcher.Regex || a.CaseInsensitive == b.CaseInsensitive)
 }
 
 func mapFileName(group string, used map[string]int) string {
@@ -114,6 +120,9 @@ func writeOptions(b *strings.Builder, r *Rule, withCase bool) {
 	if r.CaseInsensitive && withCase {
 		b.WriteString("case_insensitive = true\n")
 	}
+	if r.RequestURI {
+		b.WriteString("request_uri = true\n")
+	}
 	mode := "keep"
 	switch r.QueryString {
 	case matcher.QueryReplace:
@@ -156,12 +165,26 @@ func hasControl(s string) bool {
 	return false
 }
 
-// mapWord writes a word of a redirectd map file, quoted when it holds
-// what would end it (a backslash inside quotes escapes the next byte).
+// mapWord writes a word of a redirectd map file, which reads nginx's
+// syntax: quoted when it holds what would end it or is empty (`""`, a
+// "no redirect" value). nginx keeps a backslash except before '"', '\”,
+// '\\', 't', 'r' and 'n', so only a backslash before those (or at the end)
+// is doubled: ^/a\.b$ stays as written, ^/x\t is written ^/x\\t.
 func mapWord(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\r\n;#\"'") {
-		return s
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"':
+			b.WriteString(`\"`)
+		case c == '\\' && (i+1 == len(s) || strings.IndexByte("\"'\\trn", s[i+1]) >= 0):
+			b.WriteString(`\\`)
+		default:
+			b.WriteByte(c)
+		}
 	}
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`)
-	return `"` + r.Replace(s) + `"`
+	if s != "" && !strings.ContainsAny(s, " \t\r\n;#\"'{}") {
+		return b.String()
+	}
+	return `"` + b.String() + `"`
 }
