@@ -176,8 +176,16 @@ func New(opts Options, rules *matcher.Set) *Server {
 }
 
 // Swap replaces the rule set; requests parsed after it returns use the new
-// one.
-func (s *Server) Swap(rules *matcher.Set) { s.rules.Store(rules) }
+// one. It then has every event loop forget what its Match kept of the old
+// set (the packed table or rule of its last answer, regex candidates),
+// waiting for them up to a second: a loop that gets no request after a
+// reload would otherwise keep a million-rule set alive until it does, and
+// the garbage collection after a reload would find the old set still in
+// use (settled RSS grew by a whole set per reload, 121 to 340 MiB in two).
+func (s *Server) Swap(rules *matcher.Set) {
+	s.rules.Store(rules)
+	s.onLoops(func(l *loop) { l.match = matcher.Match{} })
+}
 
 // Rules returns the rule set in use.
 func (s *Server) Rules() *matcher.Set { return s.rules.Load() }
@@ -244,12 +252,18 @@ func (s *Server) flushLogs() {
 	if s.opts.AccessLog == nil {
 		return
 	}
+	s.onLoops(func(l *loop) { l.alog.Flush() })
+}
+
+// onLoops runs f on every event loop and waits for them, up to a second (a
+// loop busy with a long read still gets to it, later).
+func (s *Server) onLoops(f func(*loop)) {
 	var wg sync.WaitGroup
 	s.handler.loops.Range(func(_, v any) bool {
 		l := v.(*loop)
 		wg.Add(1)
 		err := l.el.Execute(context.Background(), gnet.RunnableFunc(func(context.Context) error {
-			l.alog.Flush()
+			f(l)
 			wg.Done()
 			return nil
 		}))

@@ -70,6 +70,11 @@ func (s *service) reload() (string, error) {
 		return "", err
 	}
 	s.srv.Swap(cfg.Set)
+	// The engine now holds the only reference the old rules need: serve's
+	// own variable still points at the first Config, which kept the first
+	// Set alive for the life of the process (a whole million-rule set of
+	// settled RSS after any reload).
+	s.cfg.Set = nil
 	s.reloads.Inc()
 	s.lastReloadUnix = float64(time.Now().Unix())
 	c := cfg.Set.Counts()
