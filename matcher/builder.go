@@ -21,6 +21,8 @@ type Builder struct {
 	lastH    *hostRules
 	// errs are the duplicates found when packed tables are indexed.
 	errs []error
+	// seq numbers the rules not in packed tables, in file order.
+	seq int32
 }
 
 // NewBuilder returns a Builder of an empty Set whose packed tables are
@@ -54,11 +56,26 @@ func (b *Builder) Add(in *Rule) error {
 		// hostRules.add looks for duplicates in the packed table.
 		b.errs = append(b.errs, h.packed.index()...)
 	}
-	r.seq = int32(len(b.s.rules))
+	r.seq = b.seq
+	b.seq++
+	b.s.uri = b.s.uri || r.RequestURI
+	if r.lit != nil {
+		x := &h.regex
+		if r.RequestURI {
+			x = &h.uriRegex
+		}
+		if i, ok := x.addLit(r); ok {
+			b.s.litN++
+			b.extendSpan(span{x: x, lo: int(i), hi: int(i) + 1})
+			return nil
+		}
+		if err := r.unlower(); err != nil {
+			return ruleError(in, err)
+		}
+	}
 	if err := h.add(r); err != nil {
 		return ruleError(in, err)
 	}
-	b.s.uri = b.s.uri || r.RequestURI
 	b.s.rules = append(b.s.rules, r)
 	b.extend(nil, len(b.s.rules)-1)
 	return nil
@@ -107,12 +124,17 @@ func (b *Builder) Grow(host string, rules, bytes int) {
 // extend records the rule just added (index i of t, or of s.rules when t
 // is nil) in the Set's file order.
 func (b *Builder) extend(t *packedTable, i int) {
+	b.extendSpan(span{t: t, lo: i, hi: i + 1})
+}
+
+// extendSpan records sp, one rule, in the Set's file order.
+func (b *Builder) extendSpan(sp span) {
 	o := b.s.order
-	if n := len(o); n > 0 && o[n-1].t == t && o[n-1].hi == i {
+	if n := len(o); n > 0 && o[n-1].t == sp.t && o[n-1].x == sp.x && o[n-1].hi == sp.lo {
 		o[n-1].hi++
 		return
 	}
-	b.s.order = append(o, span{t: t, lo: i, hi: i + 1})
+	b.s.order = append(o, sp)
 }
 
 // Set finishes the build and returns the Set, or the duplicates found

@@ -28,6 +28,23 @@ type rule struct {
 	seq int32
 }
 
+// compileProgram compiles r's regex for the backtracker.
+func (r *rule) compileProgram() error {
+	p, err := compileProgram(r.From)
+	if err != nil {
+		return fieldErr("from", "cannot compile regex %q: %v", r.From, err)
+	}
+	r.prog, r.ncaps = p, 2*(p.numSubexp()+1)
+	return nil
+}
+
+// unlower turns a lowered rule back into one run by the backtracker, for
+// when the literal tables cannot take it.
+func (r *rule) unlower() error {
+	r.lit = nil
+	return r.compileProgram()
+}
+
 // condsHold reports whether query satisfies r's query conditions.
 func (r *rule) condsHold(query []byte) bool {
 	return len(r.Query) == 0 || condsHold(r.Query, query)
@@ -117,18 +134,20 @@ func compileRule(in *Rule) (*rule, error) {
 		if err != nil {
 			return nil, fieldErr("from", "cannot compile regex %q: %v", r.From, err)
 		}
-		if r.lit = lower(re, r.From); r.lit != nil {
+		// Rules with query conditions keep their program: lowered rules
+		// are stored without them (litRule).
+		if len(r.Query) == 0 {
+			r.lit = lower(re, r.From)
+		}
+		if r.lit != nil {
 			r.ncaps = r.lit.ncaps()
 			names = re.CapNames()
 			break
 		}
-		p, err := compileProgram(r.From)
-		if err != nil {
-			return nil, fieldErr("from", "cannot compile regex %q: %v", r.From, err)
+		if err := r.compileProgram(); err != nil {
+			return nil, err
 		}
-		r.prog = p
-		r.ncaps = 2 * (p.numSubexp() + 1)
-		names = p.names
+		names = r.prog.names
 	default:
 		return nil, fieldErr("match", "unknown rule kind %d", r.Kind)
 	}

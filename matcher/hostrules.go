@@ -165,36 +165,36 @@ func (h *hostRules) lookup(path []byte, m *Match) bool {
 // lookupRegex answers the regex tier: the earliest rule in file order of
 // those compared with the path and those compared with the target.
 func (h *hostRules) lookupRegex(path []byte, m *Match) bool {
+	x, in, folded := &h.regex, path, &m.fold
 	var hit litHit
-	r := h.regex.lookup(path, m.query, math.MaxInt32, &m.fold, &hit, m)
-	in, folded := path, m.fold
+	r := x.lookup(path, m.query, math.MaxInt32, &m.fold, &hit, m)
 	if !h.uriRegex.empty() {
-		limit := int32(math.MaxInt32)
-		if r != nil {
-			limit = r.seq
-		}
 		var uhit litHit
-		if ur := h.uriRegex.lookup(m.uri, m.query, limit, &m.foldURI, &uhit, m); ur != nil {
-			r, hit, in, folded = ur, uhit, m.uri, m.foldURI
+		ur := h.uriRegex.lookup(m.uri, m.query, x.seqOf(r, &hit), &m.foldURI, &uhit, m)
+		if ur != nil || uhit.i >= 0 {
+			x, r, hit, in, folded = &h.uriRegex, ur, uhit, m.uri, &m.foldURI
 		}
 	}
-	if r == nil {
-		return false
-	}
-	m.rule = r
 	switch {
-	case hit.e != nil:
+	case r != nil:
+		m.rule = r
+		if m.capsOf != r {
+			// A later candidate overwrote the captures; rerun the winner.
+			m.matchRegex(r, in)
+		}
+	case hit.i >= 0:
+		l := &x.lits[hit.i]
 		if cap(m.caps) < 4 {
 			m.caps = make([]int, 4)
 		}
-		if !r.lit.fold {
-			folded = in
+		f := in
+		if l.fold {
+			f = *folded
 		}
-		hit.fillCaps(m.caps[:r.ncaps], in, folded)
-		m.capsOf, m.path = r, in
-	case m.capsOf != r:
-		// A later candidate overwrote the captures; rerun the winner.
-		m.matchRegex(r, in)
+		hit.fillCaps(m.caps[:l.ncaps()], &l.litPattern, in, f)
+		m.lx, m.li, m.path, m.capsOf = x, hit.i, in, nil
+	default:
+		return false
 	}
 	return true
 }

@@ -161,13 +161,19 @@ func (t *template) appendLocation(dst, path []byte, caps []int, rest, host, quer
 		}
 	}
 	dst = append(dst, rest...)
-	if t.keepQuery && len(query) > 0 {
-		if t.hasQuery {
-			dst = append(dst, '&')
-		} else {
-			dst = append(dst, '?')
-		}
-		dst = append(dst, query...)
+	return appendQuery(dst, query, t.hasQuery, t.keepQuery)
+}
+
+// appendQuery appends the request's query to a Location when the rule
+// keeps it, after '&' when the Location (hasQuery) already holds one.
+func appendQuery(dst, query []byte, hasQuery, keep bool) []byte {
+	if !keep || len(query) == 0 {
+		return dst
 	}
-	return dst
+	if hasQuery {
+		dst = append(dst, '&')
+	} else {
+		dst = append(dst, '?')
+	}
+	return append(dst, query...)
 }

@@ -7,9 +7,12 @@ import "unsafe"
 // loop) so lookups allocate nothing once it has grown.
 type Match struct {
 	rule *rule
-	// pk and pi are the packed table and entry matched, when rule is nil.
+	// pk and pi are the packed table and entry matched, when rule is nil;
+	// lx and li the lowered regex (regexIndex.lits), when both are.
 	pk    *packedTable
 	pi    uint32
+	lx    *regexIndex
+	li    int32
 	pr    Rule   // Rule() of a packed entry
 	src   []byte // Source() of a packed entry
 	host  []byte // the request's host as given to Lookup, for $host
@@ -36,8 +39,12 @@ type Match struct {
 // packed table is made on the call, with its From and To allocated: Rule
 // is for explain and tools, not the hot path.
 func (m *Match) Rule() *Rule {
-	if m.pk != nil {
+	switch {
+	case m.pk != nil:
 		m.pr = m.pk.rule(m.pi)
+		return &m.pr
+	case m.lx != nil:
+		m.pr = m.lx.rule(m.li)
 		return &m.pr
 	}
 	return &m.rule.Rule
@@ -46,17 +53,26 @@ func (m *Match) Rule() *Rule {
 // Passed returns the no-redirect rule (Rule.Pass) that decided the last
 // Lookup as a miss, or nil when no rule matched or a redirect did.
 func (m *Match) Passed() *Rule {
-	if m.rule != nil && m.rule.Pass {
-		return &m.rule.Rule
+	if m.passed() {
+		return m.Rule()
 	}
 	return nil
+}
+
+// passed reports whether the last Lookup ended on a Pass rule.
+func (m *Match) passed() bool {
+	return m.rule != nil && m.rule.Pass || m.lx != nil && m.lx.lits[m.li].flags&litPass != 0
 }
 
 // Hit counts a request answered with the matched rule: one atomic add.
 // Lookup does not count, so that explain and tests leave counts alone.
 func (m *Match) Hit() {
-	if m.pk != nil {
+	switch {
+	case m.pk != nil:
 		m.pk.hits[m.pi].Add(1)
+		return
+	case m.lx != nil:
+		m.lx.lits[m.li].hits.Add(1)
 		return
 	}
 	m.rule.hits.Add(1)
@@ -69,8 +85,12 @@ func (m *Match) Hit() {
 // ordinary rules have, would put a pointer per rule back into a million-
 // rule table for the garbage collector to scan.)
 func (m *Match) Source() string {
-	if m.pk != nil {
+	switch {
+	case m.pk != nil:
 		m.src = m.pk.appendSource(m.src[:0], m.pi)
+		return unsafe.String(unsafe.SliceData(m.src), len(m.src))
+	case m.lx != nil:
+		m.src = m.lx.appendSource(m.src[:0], m.li)
 		return unsafe.String(unsafe.SliceData(m.src), len(m.src))
 	}
 	if p := m.rule.source.Load(); p != nil {
@@ -83,8 +103,11 @@ func (m *Match) Source() string {
 
 // Status returns the matched rule's status code.
 func (m *Match) Status() int {
-	if m.pk != nil {
+	switch {
+	case m.pk != nil:
 		return m.pk.status(m.pi)
+	case m.lx != nil:
+		return int(m.lx.lits[m.li].status)
 	}
 	return m.rule.Status
 }
@@ -93,8 +116,11 @@ func (m *Match) Status() int {
 // To with regex groups filled in, then (prefix rules) the rest of the path,
 // then '?' or '&' and query when query is not empty.
 func (m *Match) AppendLocation(dst, query []byte) []byte {
-	if m.pk != nil {
+	switch {
+	case m.pk != nil:
 		return m.pk.appendLocation(dst, m.pi, query)
+	case m.lx != nil:
+		return m.lx.appendLocation(dst, m.li, m.path, m.caps, m.host, query)
 	}
 	r := m.rule
 	if r.Kind == Regex {

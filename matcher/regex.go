@@ -1,6 +1,7 @@
 package matcher
 
 import (
+	"math"
 	"regexp/syntax"
 	"slices"
 	"strings"
@@ -14,55 +15,79 @@ import (
 type regexIndex struct {
 	plain, fold litTables
 	real        realIndex
-	// n counts the rules added, for Counts-like checks in tests.
-	n int
+	// lits are the lowered rules in file order; tmpls the templates of
+	// those whose To refers to a group or variable; files their files.
+	lits  []litRule
+	tmpls []template
+	files []string
+	host  string // the rules' Host, as configured
 }
 
-func (x *regexIndex) add(r *rule) {
-	x.n++
-	if r.lit != nil {
-		if r.lit.fold {
-			x.fold.add(r)
-		} else {
-			x.plain.add(r)
-		}
-		return
+// add files r, a rule whose regex is not lowered.
+func (x *regexIndex) add(r *rule) { x.real.add(r) }
+
+// addLit files r, a rule with lit and no query conditions, as a litRule,
+// and returns its index; false when the index can hold no more files.
+func (x *regexIndex) addLit(r *rule) (int32, bool) {
+	if len(x.files) == math.MaxUint16 && x.files[len(x.files)-1] != r.File {
+		return 0, false
 	}
-	x.real.add(r)
+	i := int32(len(x.lits))
+	x.lits = append(x.lits, litRule{})
+	x.setLitRule(&x.lits[i], r)
+	if r.lit.fold {
+		x.fold.add(r.lit, i)
+	} else {
+		x.plain.add(r.lit, i)
+	}
+	return i, true
 }
 
-func (x *regexIndex) empty() bool { return x.n == 0 }
+func (x *regexIndex) empty() bool { return len(x.lits) == 0 && x.real.n == 0 }
 
 // finish readies the index for lookups once every rule is added.
-func (x *regexIndex) finish() { x.real.finish() }
+func (x *regexIndex) finish() {
+	x.real.finish()
+	if cap(x.lits)-len(x.lits) > len(x.lits)/8 {
+		// append doubled the slice; give back the unused part.
+		x.lits = append(make([]litRule, 0, len(x.lits)), x.lits...)
+	}
+}
 
 // lookup returns the earliest rule (by seq) before limit whose regex
 // matches in, with query for the rules' query conditions; fold is scratch
-// for in folded. For a lowered rule hit holds the match; for a real regex
-// m's captures do.
+// for in folded. A lowered rule is reported in hit (hit.i >= 0, and nil
+// returned); a real regex is returned, with m's captures filled.
 func (x *regexIndex) lookup(in, query []byte, limit int32, fold *[]byte, hit *litHit, m *Match) *rule {
-	*hit = litHit{}
-	if x.n == 0 {
-		return nil
-	}
-	x.plain.lookup(in, query, hit)
-	if x.fold.exact != nil || x.fold.tree != nil {
-		*fold = appendFold((*fold)[:0], in)
-		x.fold.lookup(*fold, query, hit)
-	}
-	if hit.e != nil && hit.e.seq < limit {
-		limit = hit.e.seq
-	} else {
-		*hit = litHit{}
+	*hit = litHit{i: -1}
+	if len(x.lits) > 0 {
+		x.plain.lookup(x.lits, in, hit)
+		if x.fold.exact != nil || x.fold.tree != nil {
+			*fold = appendFold((*fold)[:0], in)
+			x.fold.lookup(x.lits, *fold, hit)
+		}
+		if hit.i >= 0 && x.lits[hit.i].seq < limit {
+			limit = x.lits[hit.i].seq
+		} else {
+			*hit = litHit{i: -1}
+		}
 	}
 	if r := x.real.lookup(in, query, limit, m); r != nil {
-		*hit = litHit{}
+		*hit = litHit{i: -1}
 		return r
 	}
-	if hit.e != nil {
-		return hit.e
-	}
 	return nil
+}
+
+// seqOf returns the seq of the lookup's answer: r's, or hit's.
+func (x *regexIndex) seqOf(r *rule, hit *litHit) int32 {
+	if r != nil {
+		return r.seq
+	}
+	if hit.i >= 0 {
+		return x.lits[hit.i].seq
+	}
+	return math.MaxInt32
 }
 
 // realIndex finds the real regexes (those lower refuses) that can match

@@ -1,32 +1,134 @@
 package matcher
 
-import "bytes"
+import (
+	"bytes"
+	"strconv"
+	"sync/atomic"
+)
+
+// litRule is a lowered regex rule, kept in a value slice of its
+// regexIndex rather than as a *rule: about 110 bytes beyond its strings,
+// where a rule with a compiled program costs a few kilobytes. Regexes with
+// query conditions are not lowered, so a litRule has none.
+type litRule struct {
+	from, to string // as compiled: From with (?i) for case-insensitive rules
+	litPattern
+	hits   atomic.Uint64
+	line   uint32
+	seq    int32
+	tmpl   int32 // index into regexIndex.tmpls, -1 when To is answered as written
+	status uint16
+	file   uint16 // index into regexIndex.files
+	flags  litFlags
+}
+
+type litFlags uint8
+
+const (
+	litCaseInsensitive litFlags = 1 << iota
+	litPass
+	litRequestURI
+	litHasQuery  // To holds '?'
+	litKeepQuery // QueryKeep
+	litQueryReplace
+)
+
+// setLitRule makes l the litRule of r, a compiled rule with lit and no
+// query conditions; x keeps its file name and, when To refers to
+// anything, its template.
+func (x *regexIndex) setLitRule(l *litRule, r *rule) {
+	l.from, l.to, l.litPattern, l.line, l.seq, l.tmpl = r.From, r.To, *r.lit, uint32(r.Line), r.seq, -1
+	l.status, l.file = uint16(r.Status), x.fileIndex(r.File)
+	set := func(f litFlags, on bool) {
+		if on {
+			l.flags |= f
+		}
+	}
+	set(litCaseInsensitive, r.CaseInsensitive)
+	set(litPass, r.Pass)
+	set(litRequestURI, r.RequestURI)
+	set(litHasQuery, r.to.hasQuery)
+	set(litKeepQuery, r.to.keepQuery)
+	set(litQueryReplace, r.QueryString == QueryReplace)
+	if p := r.to.parts; !r.Pass && (len(p) != 1 || p[0].group != partLiteral || p[0].lit != r.To) {
+		l.tmpl = int32(len(x.tmpls))
+		x.tmpls = append(x.tmpls, r.to)
+	}
+}
+
+// fileIndex returns the index of name in x.files, adding it when it is
+// not the last one (rules come file by file).
+func (x *regexIndex) fileIndex(name string) uint16 {
+	if n := len(x.files); n > 0 && x.files[n-1] == name {
+		return uint16(n - 1)
+	}
+	for i, f := range x.files {
+		if f == name {
+			return uint16(i)
+		}
+	}
+	x.files = append(x.files, name)
+	return uint16(len(x.files) - 1)
+}
+
+// rule returns entry i as a Rule; it allocates, for tools.
+func (x *regexIndex) rule(i int32) Rule {
+	l := &x.lits[i]
+	mode := QueryDrop
+	switch {
+	case l.flags&litKeepQuery != 0:
+		mode = QueryKeep
+	case l.flags&litQueryReplace != 0:
+		mode = QueryReplace
+	}
+	return Rule{Kind: Regex, Host: x.host, From: l.from, To: l.to, Status: int(l.status), QueryString: mode,
+		CaseInsensitive: l.flags&litCaseInsensitive != 0, RequestURI: l.flags&litRequestURI != 0,
+		Pass: l.flags&litPass != 0, File: x.files[l.file], Line: int(l.line)}
+}
+
+// appendSource appends entry i's "file:line".
+func (x *regexIndex) appendSource(dst []byte, i int32) []byte {
+	l := &x.lits[i]
+	dst = append(dst, x.files[l.file]...)
+	dst = append(dst, ':')
+	return strconv.AppendUint(dst, uint64(l.line), 10)
+}
+
+// appendLocation appends entry i's Location for a match over in.
+func (x *regexIndex) appendLocation(dst []byte, i int32, in []byte, caps []int, host, query []byte) []byte {
+	l := &x.lits[i]
+	if l.tmpl >= 0 {
+		return x.tmpls[l.tmpl].appendLocation(dst, in, caps, nil, host, query)
+	}
+	dst = append(dst, l.to...)
+	return appendQuery(dst, query, l.flags&litHasQuery != 0, l.flags&litKeepQuery != 0)
+}
 
 // litTables answer the lowered regexes of one case mode: exact patterns
 // by a hash lookup of the whole input, every other pattern through a radix
 // tree keyed by its literal up to the first wildcard. A lookup costs one
 // hash lookup and one walk along the input, whatever the number of
-// patterns.
+// patterns. Values are indexes into regexIndex.lits.
 type litTables struct {
-	exact map[string]*rule // the earliest rule for each key
+	exact map[string]int32 // the earliest rule for each key
 	tree  *radix
-	lists [][]*rule // by radix value, in file order
+	lists [][]int32 // by radix value, in file order
 }
 
-// add files e, a rule with lit.
-func (t *litTables) add(e *rule) {
-	if e.lit.exact() {
+// add files entry i, whose pattern is p.
+func (t *litTables) add(p *litPattern, i int32) {
+	if p.exact() {
 		if t.exact == nil {
-			t.exact = make(map[string]*rule)
+			t.exact = make(map[string]int32)
 		}
-		keys := [2]string{e.lit.pat, e.lit.pat + "/"}
+		keys := [2]string{p.pat, p.pat + "/"}
 		n := 1
-		if e.lit.tail == tailSlashEnd {
+		if p.tail == tailSlashEnd {
 			n = 2
 		}
 		for _, k := range keys[:n] {
 			if _, dup := t.exact[k]; !dup {
-				t.exact[k] = e // an earlier rule of the same key always wins
+				t.exact[k] = i // an earlier rule of the same key always wins
 			}
 		}
 		return
@@ -34,27 +136,27 @@ func (t *litTables) add(e *rule) {
 	if t.tree == nil {
 		t.tree = newRadix()
 	}
-	key := e.lit.key()
+	key := p.key()
 	if v, n, ok := t.tree.longest([]byte(key)); ok && n == len(key) {
-		t.lists[v] = append(t.lists[v], e)
+		t.lists[v] = append(t.lists[v], i)
 		return
 	}
 	t.tree.insert(key, int32(len(t.lists)))
-	t.lists = append(t.lists, []*rule{e})
+	t.lists = append(t.lists, []int32{i})
 }
 
-// litHit is the earliest lowered rule that matched, with where its
-// literal and its match end.
+// litHit is the earliest lowered rule that matched (i, -1 for none), with
+// where its literal and its match end.
 type litHit struct {
-	e           *rule
+	i           int32
 	litEnd, end int
 }
 
-// lookup sets hit to the earliest entry matching in if it comes before
-// hit's, skipping rules whose query conditions query fails.
-func (t *litTables) lookup(in, query []byte, hit *litHit) {
-	if e := t.exact[string(in)]; e != nil && e.before(hit) && e.condsHold(query) {
-		*hit = litHit{e: e, litEnd: len(e.lit.pat), end: len(in)}
+// lookup sets hit to the earliest entry of lits matching in if it comes
+// before hit's. Entries are in file order, so a smaller index is earlier.
+func (t *litTables) lookup(lits []litRule, in []byte, hit *litHit) {
+	if i, ok := t.exact[string(in)]; ok && (hit.i < 0 || i < hit.i) {
+		*hit = litHit{i: i, litEnd: len(lits[i].pat), end: len(in)}
 	}
 	if t.tree == nil {
 		return
@@ -63,33 +165,28 @@ func (t *litTables) lookup(in, query []byte, hit *litHit) {
 		if n.val < 0 {
 			continue
 		}
-		for _, e := range t.lists[n.val] {
-			if !e.before(hit) {
+		for _, i := range t.lists[n.val] {
+			if hit.i >= 0 && i >= hit.i {
 				break
 			}
-			if litEnd, end, ok := e.lit.match(in); ok && e.condsHold(query) {
-				*hit = litHit{e: e, litEnd: litEnd, end: end}
+			if litEnd, end, ok := lits[i].match(in); ok {
+				*hit = litHit{i: i, litEnd: litEnd, end: end}
 				break
 			}
 		}
 	}
 }
 
-// before reports whether e comes before the hit so far in file order.
-func (e *rule) before(hit *litHit) bool {
-	return hit.e == nil || e.seq < hit.e.seq
-}
-
 // fillCaps writes the hit's captures over in (the unfolded input) to
 // caps, mapping offsets in the folded input back when folding changed
 // lengths.
-func (hit *litHit) fillCaps(caps []int, in, folded []byte) {
+func (hit *litHit) fillCaps(caps []int, p *litPattern, in, folded []byte) {
 	litEnd, end := hit.litEnd, hit.end
 	if len(folded) != len(in) {
 		litEnd, end = unfoldOffset(in, litEnd), unfoldOffset(in, end)
 	}
 	caps[0], caps[1] = 0, end
-	if hit.e.lit.capture {
+	if p.capture {
 		caps[2], caps[3] = litEnd, end
 	}
 }
@@ -99,7 +196,9 @@ func indexNewline(b []byte) int { return bytes.IndexByte(b, '\n') }
 // appendFold appends in folded as (?i) literals compare it: ASCII letters
 // lower-cased, and the two non-ASCII characters that fold to ASCII letters,
 // K (U+212A, Kelvin) and ſ (U+017F, long s), replaced by k and s. Every
-// character stays one character, so wildcards count alike.
+// character stays one character, so wildcards count alike. (Neither
+// sequence's first byte is a UTF-8 continuation byte, so a byte scan finds
+// them exactly where decoding would.)
 func appendFold(dst, in []byte) []byte {
 	for i := 0; i < len(in); i++ {
 		c := in[i]

@@ -17,15 +17,18 @@ type Set struct {
 	// order lists rules and packed entries in file order, for Each.
 	packed  []*packedTable
 	packedN int
-	order   []span
+	// litN counts the lowered regexes, kept in their regexIndex.
+	litN  int
+	order []span
 	// uri is set when a rule has RequestURI, so lookups build the target.
 	uri bool
 }
 
-// span is a run of rules in file order: s.rules[lo:hi] when t is nil,
-// else entries lo to hi of t.
+// span is a run of rules in file order: entries lo to hi of t, or of x's
+// lowered regexes, or s.rules[lo:hi] when both are nil.
 type span struct {
 	t      *packedTable
+	x      *regexIndex
 	lo, hi int
 }
 
@@ -36,7 +39,7 @@ type Counts struct {
 
 // Counts returns the number of rules of each kind.
 func (s *Set) Counts() Counts {
-	c := Counts{Exact: s.packedN}
+	c := Counts{Exact: s.packedN, Regex: s.litN}
 	for _, r := range s.rules {
 		switch r.Kind {
 		case Exact:
@@ -51,7 +54,7 @@ func (s *Set) Counts() Counts {
 }
 
 // Len returns the number of rules.
-func (s *Set) Len() int { return len(s.rules) + s.packedN }
+func (s *Set) Len() int { return len(s.rules) + s.packedN + s.litN }
 
 // Lookup finds the rule for a request: host as sent in the Host header
 // (any case, port allowed), path without the query, and query (after '?',
@@ -61,11 +64,11 @@ func (s *Set) Len() int { return len(s.rules) + s.packedN }
 // longest, then host-less rules. A rule with Pass decides a request as a
 // miss: Lookup returns false and m.Passed reports the rule.
 func (s *Set) Lookup(host, path, query []byte, m *Match) bool {
-	return s.lookup(host, path, query, m) && (m.rule == nil || !m.rule.Pass)
+	return s.lookup(host, path, query, m) && !m.passed()
 }
 
 func (s *Set) lookup(host, path, query []byte, m *Match) bool {
-	m.rule, m.pk, m.rest, m.host, m.query = nil, nil, nil, host, query
+	m.rule, m.pk, m.lx, m.rest, m.host, m.query = nil, nil, nil, nil, host, query
 	if s.uri {
 		m.uri = append(m.uri[:0], path...)
 		if query != nil {
@@ -107,6 +110,7 @@ func (s *Set) hostRules(host string) *hostRules {
 	h := table[key]
 	if h == nil {
 		h = newHostRules()
+		h.regex.host, h.uriRegex.host = host, host
 		table[key] = h
 	}
 	return h
@@ -143,15 +147,21 @@ type RuleHits struct {
 // tables, so it is for tools, not the hot path.
 func (s *Set) Each(fn func(RuleHits)) {
 	for _, sp := range s.order {
-		if sp.t == nil {
+		switch {
+		case sp.t != nil:
+			for i := sp.lo; i < sp.hi; i++ {
+				r := sp.t.rule(uint32(i))
+				fn(RuleHits{Rule: &r, Hits: sp.t.hits[i].Load()})
+			}
+		case sp.x != nil:
+			for i := sp.lo; i < sp.hi; i++ {
+				r := sp.x.rule(int32(i))
+				fn(RuleHits{Rule: &r, Hits: sp.x.lits[i].hits.Load()})
+			}
+		default:
 			for _, r := range s.rules[sp.lo:sp.hi] {
 				fn(RuleHits{Rule: &r.Rule, Hits: r.hits.Load()})
 			}
-			continue
-		}
-		for i := sp.lo; i < sp.hi; i++ {
-			r := sp.t.rule(uint32(i))
-			fn(RuleHits{Rule: &r, Hits: sp.t.hits[i].Load()})
 		}
 	}
 }

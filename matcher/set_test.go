@@ -286,4 +286,11 @@ func TestRegexTierOrder(t *testing.T) {
 			t.Errorf("%s: got %q, want %q", tc.target, got, tc.want)
 		}
 	}
+	// Lowered rules are stored apart but listed in file order, as written.
+	if diff := cmp.Diff(rs, s.Rules()); diff != "" {
+		t.Errorf("Rules() (-want +got):\n%s", diff)
+	}
+	if got, want := s.Counts(), (matcher.Counts{Exact: 1, Regex: 10}); got != want {
+		t.Errorf("Counts() = %+v, want %+v", got, want)
+	}
 }
