@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/redirectd/redirectd/config"
@@ -37,14 +36,10 @@ func importNginx(args []string, stderr io.Writer) int {
 			return 1
 		}
 	}
-	var dirs []*nginx.Directive
-	for _, name := range flags.Args() {
-		d, err := nginx.ParseFile(name)
-		if err != nil {
-			fmt.Fprintf(stderr, "redirectd import nginx: %v\n", err)
-			return 1
-		}
-		dirs = append(dirs, d...)
+	dirs, err := parseNginxFiles(flags.Args(), stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "redirectd import nginx: %v\n", err)
+		return 1
 	}
 	res := nginx.Translate(dirs)
 	header := fmt.Sprintf("Imported from %s by redirectd import nginx.\nEach rule names the nginx directive it comes from.", strings.Join(flags.Args(), " "))
@@ -58,27 +53,61 @@ func importNginx(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "redirectd import nginx: the written config does not load (a bug in the import; please report it):\n%v\n", err)
 		return 1
 	}
-	printImportSummary(stderr, res, written)
+	res.Report(stderr, written, "")
 	return 0
 }
 
-func printImportSummary(w io.Writer, res *nginx.Result, written []string) {
-	counts := res.Counts()
-	forms := make([]string, 0, len(counts))
-	for f := range counts {
-		forms = append(forms, f)
+// parseNginxFiles parses the files named, each once: a file that another
+// one named includes (nginx.conf and its sites-enabled/site.conf, both
+// given) is read where it is included and skipped as an argument, as is a
+// file named twice. Reading it twice made every server, map and note of it
+// twice over, and the report listed each untranslated construct twice.
+func parseNginxFiles(names []string, stderr io.Writer) ([]*nginx.Directive, error) {
+	type parsed struct {
+		name  string
+		dirs  []*nginx.Directive
+		files map[string]bool
 	}
-	sort.Strings(forms)
-	fmt.Fprintf(w, "wrote %s: %d rules\n", strings.Join(written, ", "), len(res.Rules))
-	for _, f := range forms {
-		fmt.Fprintf(w, "  %6d  %s\n", counts[f], f)
+	var all []parsed
+	for _, name := range names {
+		d, err := nginx.ParseFile(name)
+		if err != nil {
+			return nil, err
+		}
+		files := map[string]bool{}
+		collectFiles(d, files)
+		all = append(all, parsed{name, d, files})
 	}
-	if len(res.Notes) == 0 {
-		fmt.Fprintln(w, "everything was translated")
-		return
+	var dirs []*nginx.Directive
+	for i, p := range all {
+		abs, _ := filepath.Abs(p.name)
+		dup := ""
+		for j, q := range all {
+			if j == i || !q.files[abs] {
+				continue
+			}
+			// Another file that includes this one, or this file named
+			// earlier.
+			if qabs, _ := filepath.Abs(q.name); qabs != abs || j < i {
+				dup = q.name
+				break
+			}
+		}
+		if dup != "" {
+			fmt.Fprintf(stderr, "redirectd import nginx: %s is read through %s; not read again\n", p.name, dup)
+			continue
+		}
+		dirs = append(dirs, p.dirs...)
 	}
-	fmt.Fprintf(w, "not translated, or not exactly (%d):\n", len(res.Notes))
-	for _, n := range res.Notes {
-		fmt.Fprintf(w, "  %s\n", n)
+	return dirs, nil
+}
+
+// collectFiles adds the absolute path of every file a directive comes from.
+func collectFiles(dirs []*nginx.Directive, files map[string]bool) {
+	for _, d := range dirs {
+		if abs, err := filepath.Abs(d.File); err == nil {
+			files[abs] = true
+		}
+		collectFiles(d.Block, files)
 	}
 }

@@ -56,13 +56,17 @@ func (t *translator) check(res *Result) {
 		var m matcher.Match
 		got := "no redirect"
 		var origin string
-		if set.Lookup([]byte(req.host), []byte(req.path), []byte(req.query), &m) {
-			got = fmt.Sprintf("%d %s", m.Status(), m.AppendLocation(nil, []byte(req.query)))
+		var query []byte // nil: no '?' (an empty non-nil query is a bare "?" for request_uri rules)
+		if req.query != "" {
+			query = []byte(req.query)
+		}
+		if set.Lookup([]byte(req.host), []byte(req.path), query, &m) {
+			got = fmt.Sprintf("%d %s", m.Status(), m.AppendLocation(nil, query))
 			origin = res.Rules[m.Rule().Line-1].Origin.Source()
 		}
 		want := "no redirect"
 		if o.redirect {
-			want = fmt.Sprintf("%d %s", o.status, o.location)
+			want = fmt.Sprintf("%d %s", o.status, asClientSees(o.location, req.path))
 		}
 		if got == want {
 			continue
@@ -181,4 +185,16 @@ func probeHostOf(name string) string {
 		return name[1:]
 	}
 	return name
+}
+
+// asClientSees writes a Location nginx sends as a client reads it: a
+// relative reference resolved against the request's path, a space and a
+// backslash percent-encoded. The import writes targets so (redirectd
+// refuses the raw forms), and the check compares them so.
+func asClientSees(loc, path string) string {
+	loc = strings.NewReplacer(" ", "%20", `\`, "%5C").Replace(loc)
+	if isRelative(loc) {
+		loc = resolvePath(path, loc)
+	}
+	return loc
 }

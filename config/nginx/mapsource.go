@@ -9,14 +9,13 @@ import (
 // readSource; the $request_uri ones compare keys with the path and query
 // as sent.
 var mapSources = map[string]struct{ byHost, scheme, requestURI bool }{
-	"uri":                       {},
-	"document_uri":              {},
-	"request_uri":               {requestURI: true},
-	"host":                      {},
-	"host$uri":                  {byHost: true},
-	"host$request_uri":          {byHost: true, requestURI: true},
-	"scheme://host$uri":         {byHost: true, scheme: true},
-	"scheme://host$request_uri": {byHost: true, scheme: true, requestURI: true},
+	"uri":                        {},
+	"request_uri":                {requestURI: true},
+	"host":                       {},
+	"host$uri":                   {byHost: true},
+	"host$request_uri":           {byHost: true, requestURI: true},
+	"scheme://$host$uri":         {byHost: true, scheme: true},
+	"scheme://$host$request_uri": {byHost: true, scheme: true, requestURI: true},
 }
 
 // readSource reads a map's source ("$host$request_uri", "${host}${uri}")
@@ -28,20 +27,14 @@ func (mp *nmap) readSource(arg string) {
 		return
 	}
 	var b strings.Builder
-	for i, p := range parts {
-		switch {
-		case p.kind == partLit:
+	for _, p := range parts {
+		if p.kind == partLit {
 			b.WriteString(p.text)
-		case i == 0:
-			b.WriteString(p.text)
-		default:
-			b.WriteString("$" + p.text)
+		} else {
+			b.WriteString("$" + strings.Replace(p.text, "document_uri", "uri", 1))
 		}
 	}
-	mp.source, mp.src = b.String(), parts
-	if mp.source == "document_uri" {
-		mp.source = "uri"
-	}
+	mp.source, mp.src = strings.TrimPrefix(b.String(), "$"), parts
 	k, ok := mapSources[mp.source]
 	mp.bad = !ok
 	mp.byHost, mp.scheme, mp.requestURI = k.byHost, k.scheme, k.requestURI

@@ -160,8 +160,8 @@ func (s *step) form() string {
 type nmap struct {
 	d *Directive
 	// source is the tested value, normalised: "uri", "request_uri",
-	// "host", "host$uri", "host$request_uri", "scheme://host$uri" or
-	// "scheme://host$request_uri".
+	// "host", "host$uri", "host$request_uri", "scheme://$host$uri" or
+	// "scheme://$host$request_uri".
 	source string
 	src    []part // source as a template, for the model's lookups
 	// byHost: keys start with a host (after "http://" when scheme is set).

@@ -318,7 +318,14 @@ func mapGroup(st *step, kind string) string {
 }
 
 func directiveText(d *Directive) string {
-	return strings.TrimSpace(d.Name + " " + strings.Join(d.Args, " "))
+	args := make([]string, len(d.Args))
+	for i, a := range d.Args {
+		args[i] = a
+		if a == "" {
+			args[i] = `""`
+		}
+	}
+	return strings.TrimSpace(d.Name + " " + strings.Join(args, " "))
 }
 
 // scope is the paths a step applies to: its location's.

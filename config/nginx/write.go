@@ -36,9 +36,10 @@ func Write(dir string, res *Result, header string) ([]string, error) {
 			i = j
 			continue
 		}
-		name := mapFileName(r.Map, mapNames)
+		file := mapFileName(r.Map, mapNames)
 		var m strings.Builder
-		fmt.Fprintf(&m, "# Entries of nginx map $%s (%s), used at %s.\n", strings.Split(r.Map, "@")[0], res.Rules[i].Origin.Source(), strings.Split(strings.Split(r.Map, "@")[1], "/")[0])
+		name, use, _ := strings.Cut(r.Map, "@")
+		fmt.Fprintf(&m, "# Entries of nginx map $%s (%s), used at %s.\n", name, res.Rules[i].Origin.Source(), use[:strings.LastIndexByte(use, '/')])
 		opts := r
 		for _, x := range res.Rules[i:j] {
 			key := x.From
@@ -53,12 +54,12 @@ func Write(dir string, res *Result, header string) ([]string, error) {
 			}
 			fmt.Fprintf(&m, "%s %s;\n", mapWord(key), mapWord(x.To))
 		}
-		path := filepath.Join(dir, name)
+		path := filepath.Join(dir, file)
 		if err := os.WriteFile(path, []byte(m.String()), 0o644); err != nil {
 			return nil, fmt.Errorf("cannot write map file: %w", err)
 		}
 		written = append(written, path)
-		fmt.Fprintf(&b, "\n# %d entries of nginx map $%s, from %s\n[[map]]\nfile = %s\n", j-i, strings.Split(r.Map, "@")[0], r.Origin.Source(), tomlString(name))
+		fmt.Fprintf(&b, "\n# %d entries of nginx map $%s, from %s\n[[map]]\nfile = %s\n", j-i, name, r.Origin.Source(), tomlString(file))
 		writeOptions(&b, opts, r.Kind == matcher.Exact)
 		i = j
 	}
