@@ -182,7 +182,15 @@ func (t *packedTable) index() []error {
 			t.pending = all
 		}
 	}
-	var errs []error
+	// dups are the entries that repeat a key, with the slot of the key.
+	// The sort leaves equal hashes in any order, so the earliest rule of
+	// a key is the one kept in its slot, and the errors are made once
+	// every copy was seen: each names the later rule and the first.
+	type dup struct {
+		i    uint32
+		slot int
+	}
+	var dups []dup
 	sortByHash(t.pending)
 	for _, p := range t.pending {
 		j, found := t.probeEntry(p.hash, p.i)
@@ -190,15 +198,17 @@ func (t *packedTable) index() []error {
 			t.slots[j] = uint64(uint32(p.hash))<<32 | uint64(p.i+1)
 			continue
 		}
-		// The sort leaves equal hashes in any order: the earlier rule
-		// is the one indexed, the later the duplicate reported.
-		first, dup := uint32(t.slots[j])-1, p.i
-		if dup < first {
-			first, dup = dup, first
-			t.slots[j] = uint64(uint32(p.hash))<<32 | uint64(first+1)
+		later := p.i
+		if in := uint32(t.slots[j]) - 1; later < in {
+			later = in
+			t.slots[j] = uint64(uint32(p.hash))<<32 | uint64(p.i+1)
 		}
-		r := t.rule(dup)
-		errs = append(errs, ruleError(&r, fieldErr("from", "duplicate exact rule for %q (first defined at %s)", t.key(dup), t.appendSource(nil, first))))
+		dups = append(dups, dup{later, j})
+	}
+	var errs []error
+	for _, d := range dups {
+		r := t.rule(d.i)
+		errs = append(errs, ruleError(&r, fieldErr("from", "duplicate exact rule for %q (first defined at %s)", r.From, t.appendSource(nil, uint32(t.slots[d.slot])-1))))
 	}
 	t.pending = nil
 	return errs

@@ -3,6 +3,7 @@ package matcher_test
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -254,5 +255,38 @@ func TestPackedAfterConditions(t *testing.T) {
 				t.Errorf("condFirst %v: /promo?%s: Location %q, want %q", condFirst, query, got, want)
 			}
 		}
+	}
+}
+
+// TestPackedDuplicatesMany checks the duplicates of a table big enough for
+// the in-place radix sort, which leaves equal hashes in any order: each
+// error still names the later rule and the first one.
+func TestPackedDuplicatesMany(t *testing.T) {
+	const n = 20000
+	var rules []matcher.Rule
+	for i := range n {
+		from := fmt.Sprintf("/k/%d", i)
+		if i == 7000 || i == 12000 || i == 19999 {
+			from = "/k/3000" // a fourth time, counting the original
+		}
+		if i == 15000 {
+			from = "/k/14999"
+		}
+		rules = append(rules, matcher.Rule{Kind: matcher.Exact, From: from, To: "/x", Status: 301, File: "m.map", Line: i + 1})
+	}
+	_, err := matcher.Compile(rules)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	got := strings.Split(err.Error(), "\n")
+	slices.Sort(got)
+	want := []string{
+		`m.map:12001: from: duplicate exact rule for "/k/3000" (first defined at m.map:3001)`,
+		`m.map:15001: from: duplicate exact rule for "/k/14999" (first defined at m.map:15000)`,
+		`m.map:20000: from: duplicate exact rule for "/k/3000" (first defined at m.map:3001)`,
+		`m.map:7001: from: duplicate exact rule for "/k/3000" (first defined at m.map:3001)`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
 	}
 }
