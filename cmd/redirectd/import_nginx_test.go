@@ -99,28 +99,7 @@ func sampleNginx(t *testing.T, dir, addr string) (string, [][2]string) {
 	// Misses on the default server.
 	ask("main.test", "/", "/nothing/here", "/old/page-999", "/exact/1000", "/favicon.ico")
 
-	conf := fmt.Sprintf(`worker_processes 1;
-pid %[1]s/nginx.pid;
-error_log %[1]s/error.log;
-events { worker_connections 64; }
-http {
-    access_log off;
-    client_body_temp_path %[1]s/body;
-    proxy_temp_path %[1]s/proxy;
-    fastcgi_temp_path %[1]s/fastcgi;
-    uwsgi_temp_path %[1]s/uwsgi;
-    scgi_temp_path %[1]s/scgi;
-    include maps/*.conf;
-    include sites/*.conf;
-}
-`, dir)
-	for name, text := range map[string]string{"nginx.conf": conf, "maps/redirects.conf": maps.String(), "sites/main.conf": main.String()} {
-		p := filepath.Join(dir, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, dir, map[string]string{"nginx.conf": nginxConf(dir), "maps/redirects.conf": maps.String(), "sites/main.conf": main.String()})
 	return filepath.Join(dir, "nginx.conf"), reqs
 }
 
@@ -178,6 +157,47 @@ func explainAnswer(t *testing.T, cfg *config.Config, host, target, base string) 
 	return status, resolve(t, base, loc)
 }
 
+// nginxConf is the main file of a test nginx in dir: the http block
+// includes maps/*.conf and sites/*.conf.
+func nginxConf(dir string) string {
+	return fmt.Sprintf(`worker_processes 1;
+pid %[1]s/nginx.pid;
+error_log %[1]s/error.log;
+events { worker_connections 64; }
+http {
+    access_log off;
+    client_body_temp_path %[1]s/body;
+    proxy_temp_path %[1]s/proxy;
+    fastcgi_temp_path %[1]s/fastcgi;
+    uwsgi_temp_path %[1]s/uwsgi;
+    scgi_temp_path %[1]s/scgi;
+    include maps/*.conf;
+    include sites/*.conf;
+}
+`, dir)
+}
+
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func findNginx(t *testing.T) string {
+	nginxBin, err := exec.LookPath("nginx")
+	if err != nil {
+		if nginxBin, err = exec.LookPath("/usr/sbin/nginx"); err != nil {
+			t.Skip("nginx is not installed (apt-get install nginx); the round trip against a real nginx is skipped")
+		}
+	}
+	return nginxBin
+}
+
 // TestImportNginxRoundTrip imports a sample nginx config and checks that,
 // for every request of a list, a real nginx serving that config and
 // redirectd serving the import (through explain's code and through the
@@ -185,19 +205,28 @@ func explainAnswer(t *testing.T, cfg *config.Config, host, target, base string) 
 // resolved against the request's URL on both sides: nginx makes them
 // absolute with the request's host and its port (absolute_redirect).
 func TestImportNginxRoundTrip(t *testing.T) {
-	nginxBin, err := exec.LookPath("nginx")
-	if err != nil {
-		if nginxBin, err = exec.LookPath("/usr/sbin/nginx"); err != nil {
-			t.Skip("nginx is not installed (apt-get install nginx); the round trip against a real nginx is skipped")
-		}
-	}
+	nginxBin := findNginx(t)
 	dir := t.TempDir()
 	nginxAddr := freePort(t)
 	conf, reqs := sampleNginx(t, dir, nginxAddr)
 	if len(reqs) < 100 {
 		t.Fatalf("only %d requests", len(reqs))
 	}
+	stderr, cfg := roundTrip(t, nginxBin, dir, conf, nginxAddr, reqs)
+	if !strings.Contains(stderr, "rules") || !strings.Contains(stderr, "map entry") || !strings.Contains(stderr, "location ^~") {
+		t.Errorf("the summary lacks the counts per kind:\n%s", stderr)
+	}
+	if cfg.Set.Len() < 400 {
+		t.Errorf("the import holds %d rules, want the sample's several hundred", cfg.Set.Len())
+	}
+}
 
+// roundTrip imports conf, serves it with nginx (on nginxAddr) and with
+// redirectd, and compares the answers to reqs (host, then target) of
+// nginx, explain's code and redirectd serve. It returns what the import
+// printed and the loaded import.
+func roundTrip(t *testing.T, nginxBin, dir, conf, nginxAddr string, reqs [][2]string) (string, *config.Config) {
+	t.Helper()
 	out := filepath.Join(dir, "out")
 	code, _, stderr := runCmd("import", "nginx", "-o", out, conf)
 	if code != 0 {
@@ -207,18 +236,12 @@ func TestImportNginxRoundTrip(t *testing.T) {
 	if strings.Contains(stderr, "differs:") {
 		t.Errorf("the import found answers that differ from nginx's:\n%s", stderr)
 	}
-	if !strings.Contains(stderr, "rules") || !strings.Contains(stderr, "map entry") || !strings.Contains(stderr, "location ^~") {
-		t.Errorf("the summary lacks the counts per kind:\n%s", stderr)
-	}
 	cfg, err := config.Load(filepath.Join(out, "redirectd.toml"))
 	if err != nil {
 		t.Fatalf("the imported config does not load: %v", err)
 	}
 	if code, _, errs := runCmd("check", "-config", filepath.Join(out, "redirectd.toml")); code != 0 {
 		t.Fatalf("check of the import: exit %d\n%s", code, errs)
-	}
-	if cfg.Set.Len() < 400 {
-		t.Errorf("the import holds %d rules, want the sample's several hundred", cfg.Set.Len())
 	}
 
 	cmd := exec.Command(nginxBin, "-p", dir, "-c", conf, "-g", "daemon off;")
@@ -283,4 +306,106 @@ func TestImportNginxRoundTrip(t *testing.T) {
 		t.Errorf("nginx redirected only %d of %d requests: the sample does not exercise the import", redirects, len(reqs))
 	}
 	t.Logf("%d requests compared, %d redirects", len(reqs), redirects)
+	return stderr, cfg
+}
+
+// sampleNginxMaps writes an nginx config whose redirects are all driven
+// by maps, in each common idiom, one server per idiom, and returns its
+// path and the requests to compare. The $request_uri map is shaped like
+// real hand-written site maps: regex keys with unescaped dots, `\)`,
+// `.*$`, `^literal$`, `~*`, keys with no literal prefix beyond `/`, ""
+// values; the $uri map has `(.*)` captures with `$1` targets.
+func sampleNginxMaps(t *testing.T, dir, addr string) (string, [][2]string) {
+	t.Helper()
+	var reqs [][2]string
+	ask := func(host string, targets ...string) {
+		for _, target := range targets {
+			reqs = append(reqs, [2]string{host, target})
+		}
+	}
+	var move strings.Builder
+	for i := range 100 {
+		switch i % 5 {
+		case 0:
+			fmt.Fprintf(&move, "\"~^/doc/%d.pdf.*$\" \"/docs/%d.pdf\";\n", i, i)
+		case 1:
+			fmt.Fprintf(&move, "\"~^/Definition%d.hs$\" \"/static/build/Definition%d.hs\";\n", i, i)
+		case 2:
+			fmt.Fprintf(&move, "\"~^/GPT-%d\\).*$\" \"/gpt-%d\";\n", i, i)
+		case 3:
+			fmt.Fprintf(&move, "\"~*^/Shout-%d$\" \"/shout/%d\";\n", i, i)
+		case 4:
+			fmt.Fprintf(&move, "\"/exact-%d\" \"/exact-target/%d\";\n", i, i)
+		}
+	}
+	move.WriteString("\"~^/[0-9]+-[a-z]+\\.html$\" \"/numbered\";\n\"~^/.*-old$\" \"/no-prefix\";\n\"/with?q=1\" \"/query-key\";\n")
+	broken := "\"~^/doc/5.pdf-keep$\" \"\";\n\"/exact-gone\" \"\";\n\"~^/space$\" \"/a b\";\n"
+	ask("maps.test", "/doc/0.pdf", "/doc/0.pdf/x?y=1", "/doc/0Xpdf", "/doc/5.pdf-keep", "/doc/5.pdf-keep?x=1", "/doc/5.pdf-other",
+		"/Definition1.hs", "/Definition1.hs?v=2", "/definition1.hs", "/Definition1Xhs", "/GPT-2)", "/GPT-2)/more?a=b", "/GPT-2",
+		"/Shout-3", "/SHOUT-3?x=1", "/shout-3", "/exact-9", "/EXACT-9", "/exact-9?x=1", "/exact-4", "/exact-gone", "/exact-gone?x=1",
+		"/12-ab.html", "/12-ab.html?z=9", "/x-old", "/deep/y-old?q", "/with?q=1", "/WITH?Q=1", "/with?q=2", "/with", "/space", "/nothing")
+
+	maps := "map $request_uri $new_uri {\n    include move.conf;\n    include broken.conf;\n}\n" +
+		// $uri, with captures, "" and a default, inside location /.
+		"map $uri $uri_to {\n    default \"\";\n    ~^/cap/(.*)$ /captured/$1;\n    ~*^/Img/(\\w+)\\.(png|jpg)$ /images/$1.$2;\n    /keep \"\";\n    ~^/keep /kept;\n    /rel new-page;\n    /dir/rel ../up;\n}\n" +
+		// Unconditional return and rewrite with a default.
+		"map $uri $always {\n    default https://www.example/;\n    /a /b;\n    ~^/p/(\\d+)$ https://www.example/page?id=$1;\n}\n" +
+		"map $uri $rw {\n    default https://new.example/fallback;\n    /a https://new.example/b;\n    ~^/r/(.*)$ https://new.example/s/$1;\n}\n" +
+		// Host and URI together.
+		"map $host$request_uri $hr {\n    h1.test/old /new;\n    h2.test/old?x=1 /new-q;\n    ~^h1\\.test/re/(\\d+)$ /h1/$1;\n}\n" +
+		"map $scheme://$host$request_uri $shr {\n    http://h2.test/s /t;\n    ~^https?://h1\\.test/u$ /v;\n}\n" +
+		"map $host$uri $hu {\n    volatile;\n    h3.test/a /b;\n    ~^h3\\.test/c(.*)$ /d$1;\n}\n"
+	ask("uri.test", "/cap/x/y", "/cap/x?q=1", "/cap/", "/Img/cat.PNG", "/img/dog.jpg?z", "/keep", "/keep/more", "/KEEP", "/rel", "/rel?x=1", "/dir/rel", "/other")
+	ask("always.test", "/a", "/A", "/a?x=1", "/p/12", "/p/12?y=2", "/p/x", "/", "/anything?z=1")
+	ask("rw.test", "/a", "/a?y=2", "/r/x/y", "/r/x?y=2", "/", "/elsewhere?k=v")
+	ask("h1.test", "/old", "/old?x=1", "/re/7", "/re/7?a", "/u", "/u?z=1", "/s")
+	ask("h2.test", "/old", "/old?x=1", "/OLD?X=1", "/s", "/s?q", "/u")
+	ask("h3.test", "/a", "/a?q=1", "/c/x", "/cx?y", "/e")
+
+	sites := fmt.Sprintf("server {\n    listen %[1]s default_server;\n    server_name maps.test;\n    if ($new_uri != \"\") {\n        rewrite ^(.*)$ $new_uri permanent;\n    }\n}\n"+
+		"server {\n    listen %[1]s;\n    server_name uri.test;\n    location / {\n        if ($uri_to) {\n            return 301 $uri_to;\n        }\n    }\n}\n"+
+		"server {\n    listen %[1]s;\n    server_name always.test;\n    return 302 $always;\n}\n"+
+		"server {\n    listen %[1]s;\n    server_name rw.test;\n    rewrite ^ $rw permanent;\n}\n"+
+		"server {\n    listen %[1]s;\n    server_name h1.test h2.test h3.test;\n    if ($hr) { return 301 $hr; }\n    if ($shr != \"\") { return 308 $shr; }\n    if ($hu) { rewrite ^ $hu redirect; }\n}\n", addr)
+	writeFiles(t, dir, map[string]string{"nginx.conf": nginxConf(dir), "maps/maps.conf": maps, "move.conf": move.String(), "broken.conf": broken, "sites/maps.conf": sites})
+	return filepath.Join(dir, "nginx.conf"), reqs
+}
+
+// TestImportNginxMapsRoundTrip is the round trip of the map idioms:
+// if/return, if/rewrite, unconditional return and rewrite with a default,
+// maps on $uri, $request_uri, $host$uri, $host$request_uri and
+// $scheme://$host$request_uri, "" values, and targets redirectd writes
+// differently (a space, a relative target).
+func TestImportNginxMapsRoundTrip(t *testing.T) {
+	nginxBin := findNginx(t)
+	dir := t.TempDir()
+	nginxAddr := freePort(t)
+	conf, reqs := sampleNginxMaps(t, dir, nginxAddr)
+	stderr, _ := roundTrip(t, nginxBin, dir, conf, nginxAddr, reqs)
+	for _, want := range []string{"map entry (no redirect)", "map default", "written as an equivalent"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("the report lacks %q:\n%s", want, stderr)
+		}
+	}
+}
+
+// TestImportNginxFileOnce names a file that the main file includes, as
+// `import nginx nginx.conf sites-enabled/*` does: it is read once, and
+// each untranslated construct is listed once.
+func TestImportNginxFileOnce(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"nginx.conf": "http {\n    map $uri $v { /a /b; }\n    include site.conf;\n}\n",
+		"site.conf":  "server {\n    listen 80;\n    if ($v ~ x) { return 301 $v; }\n}\n",
+	})
+	code, _, stderr := runCmd("import", "nginx", "-o", filepath.Join(dir, "out"), filepath.Join(dir, "nginx.conf"), filepath.Join(dir, "site.conf"), filepath.Join(dir, "nginx.conf"))
+	if code != 0 {
+		t.Fatalf("import: exit %d\n%s", code, stderr)
+	}
+	if n := strings.Count(stderr, "site.conf:3: if"); n != 1 {
+		t.Errorf("the untranslated if is listed %d times, want once:\n%s", n, stderr)
+	}
+	if !strings.Contains(stderr, "site.conf is read through") {
+		t.Errorf("the import does not say it skipped the included file:\n%s", stderr)
+	}
 }
