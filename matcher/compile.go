@@ -28,6 +28,9 @@ type rule struct {
 	seq int32
 }
 
+// unnamed are the group names of a regex whose groups have none.
+var unnamed = []string{"", ""}
+
 // compileProgram compiles r's regex for the backtracker.
 func (r *rule) compileProgram() error {
 	p, err := compileProgram(r.From)
@@ -130,12 +133,18 @@ func compileRule(in *Rule) (*rule, error) {
 			return nil, fieldErr("from", "%q holds '?' or '#'; it is compared with the path only, without the query", r.From)
 		}
 	case Regex:
+		// Rules with query conditions keep their program: lowered rules
+		// are stored without them (litRule).
+		if len(r.Query) == 0 {
+			if p, ncap := lowerFast(r.From); p != nil {
+				r.lit, r.ncaps, names = p, p.ncaps(), unnamed[:ncap+1]
+				break
+			}
+		}
 		re, err := syntax.Parse(r.From, syntax.Perl)
 		if err != nil {
 			return nil, fieldErr("from", "cannot compile regex %q: %v", r.From, err)
 		}
-		// Rules with query conditions keep their program: lowered rules
-		// are stored without them (litRule).
 		if len(r.Query) == 0 {
 			r.lit = lower(re, r.From)
 		}

@@ -183,7 +183,7 @@ func (h *hostRules) lookupRegex(path []byte, m *Match) bool {
 			m.matchRegex(r, in)
 		}
 	case hit.i >= 0:
-		l := &x.lits[hit.i]
+		l := x.lit(hit.i)
 		if cap(m.caps) < 4 {
 			m.caps = make([]int, 4)
 		}

@@ -61,7 +61,7 @@ func (m *Match) Passed() *Rule {
 
 // passed reports whether the last Lookup ended on a Pass rule.
 func (m *Match) passed() bool {
-	return m.rule != nil && m.rule.Pass || m.lx != nil && m.lx.lits[m.li].flags&litPass != 0
+	return m.rule != nil && m.rule.Pass || m.lx != nil && m.lx.lit(m.li).flags&litPass != 0
 }
 
 // Hit counts a request answered with the matched rule: one atomic add.
@@ -72,7 +72,7 @@ func (m *Match) Hit() {
 		m.pk.hits[m.pi].Add(1)
 		return
 	case m.lx != nil:
-		m.lx.lits[m.li].hits.Add(1)
+		m.lx.lit(m.li).hits.Add(1)
 		return
 	}
 	m.rule.hits.Add(1)
@@ -107,7 +107,7 @@ func (m *Match) Status() int {
 	case m.pk != nil:
 		return m.pk.status(m.pi)
 	case m.lx != nil:
-		return int(m.lx.lits[m.li].status)
+		return int(m.lx.lit(m.li).status)
 	}
 	return m.rule.Status
 }

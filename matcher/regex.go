@@ -15,9 +15,12 @@ import (
 type regexIndex struct {
 	plain, fold litTables
 	real        realIndex
-	// lits are the lowered rules in file order; tmpls the templates of
-	// those whose To refers to a group or variable; files their files.
-	lits  []litRule
+	// lits are the lowered rules in file order, in chunks of litChunk so
+	// that a big map grows without copying (see lit); nlits counts them.
+	// tmpls are the templates of those whose To refers to a group or
+	// variable; files their files.
+	lits  [][]litRule
+	nlits int32
 	tmpls []template
 	files []string
 	host  string // the rules' Host, as configured
@@ -32,9 +35,14 @@ func (x *regexIndex) addLit(r *rule) (int32, bool) {
 	if len(x.files) == math.MaxUint16 && x.files[len(x.files)-1] != r.File {
 		return 0, false
 	}
-	i := int32(len(x.lits))
-	x.lits = append(x.lits, litRule{})
-	x.setLitRule(&x.lits[i], r)
+	i := x.nlits
+	if i%litChunk == 0 {
+		x.lits = append(x.lits, make([]litRule, 0, litChunk))
+	}
+	c := &x.lits[len(x.lits)-1]
+	*c = append(*c, litRule{})
+	x.nlits++
+	x.setLitRule(x.lit(i), r)
 	if r.lit.fold {
 		x.fold.add(r.lit, i)
 	} else {
@@ -43,14 +51,21 @@ func (x *regexIndex) addLit(r *rule) (int32, bool) {
 	return i, true
 }
 
-func (x *regexIndex) empty() bool { return len(x.lits) == 0 && x.real.n == 0 }
+// litChunk is the number of lowered rules in one chunk of regexIndex.lits.
+const litChunk = 512
+
+// lit returns lowered rule i.
+func (x *regexIndex) lit(i int32) *litRule { return &x.lits[i/litChunk][i%litChunk] }
+
+func (x *regexIndex) empty() bool { return x.nlits == 0 && x.real.n == 0 }
 
 // finish readies the index for lookups once every rule is added.
 func (x *regexIndex) finish() {
 	x.real.finish()
-	if cap(x.lits)-len(x.lits) > len(x.lits)/8 {
-		// append doubled the slice; give back the unused part.
-		x.lits = append(make([]litRule, 0, len(x.lits)), x.lits...)
+	x.plain.finish()
+	x.fold.finish()
+	if n := len(x.lits); n > 0 && cap(x.lits[n-1]) > len(x.lits[n-1]) {
+		x.lits[n-1] = append([]litRule(nil), x.lits[n-1]...)
 	}
 }
 
@@ -60,14 +75,14 @@ func (x *regexIndex) finish() {
 // returned); a real regex is returned, with m's captures filled.
 func (x *regexIndex) lookup(in, query []byte, limit int32, fold *[]byte, hit *litHit, m *Match) *rule {
 	*hit = litHit{i: -1}
-	if len(x.lits) > 0 {
-		x.plain.lookup(x.lits, in, hit)
+	if x.nlits > 0 {
+		x.plain.lookup(x, in, hit)
 		if x.fold.exact != nil || x.fold.tree != nil {
 			*fold = appendFold((*fold)[:0], in)
-			x.fold.lookup(x.lits, *fold, hit)
+			x.fold.lookup(x, *fold, hit)
 		}
-		if hit.i >= 0 && x.lits[hit.i].seq < limit {
-			limit = x.lits[hit.i].seq
+		if hit.i >= 0 && x.lit(hit.i).seq < limit {
+			limit = x.lit(hit.i).seq
 		} else {
 			*hit = litHit{i: -1}
 		}
@@ -85,7 +100,7 @@ func (x *regexIndex) seqOf(r *rule, hit *litHit) int32 {
 		return r.seq
 	}
 	if hit.i >= 0 {
-		return x.lits[hit.i].seq
+		return x.lit(hit.i).seq
 	}
 	return math.MaxInt32
 }

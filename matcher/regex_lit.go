@@ -73,7 +73,7 @@ func (x *regexIndex) fileIndex(name string) uint16 {
 
 // rule returns entry i as a Rule; it allocates, for tools.
 func (x *regexIndex) rule(i int32) Rule {
-	l := &x.lits[i]
+	l := x.lit(i)
 	mode := QueryDrop
 	switch {
 	case l.flags&litKeepQuery != 0:
@@ -88,7 +88,7 @@ func (x *regexIndex) rule(i int32) Rule {
 
 // appendSource appends entry i's "file:line".
 func (x *regexIndex) appendSource(dst []byte, i int32) []byte {
-	l := &x.lits[i]
+	l := x.lit(i)
 	dst = append(dst, x.files[l.file]...)
 	dst = append(dst, ':')
 	return strconv.AppendUint(dst, uint64(l.line), 10)
@@ -96,7 +96,7 @@ func (x *regexIndex) appendSource(dst []byte, i int32) []byte {
 
 // appendLocation appends entry i's Location for a match over in.
 func (x *regexIndex) appendLocation(dst []byte, i int32, in []byte, caps []int, host, query []byte) []byte {
-	l := &x.lits[i]
+	l := x.lit(i)
 	if l.tmpl >= 0 {
 		return x.tmpls[l.tmpl].appendLocation(dst, in, caps, nil, host, query)
 	}
@@ -113,7 +113,12 @@ type litTables struct {
 	exact map[string]int32 // the earliest rule for each key
 	tree  *radix
 	lists [][]int32 // by radix value, in file order
+	// keys finds a key's list while building, without walking the tree.
+	keys map[string]int32
 }
+
+// finish drops what only building needs.
+func (t *litTables) finish() { t.keys = nil }
 
 // add files entry i, whose pattern is p.
 func (t *litTables) add(p *litPattern, i int32) {
@@ -134,14 +139,16 @@ func (t *litTables) add(p *litPattern, i int32) {
 		return
 	}
 	if t.tree == nil {
-		t.tree = newRadix()
+		t.tree, t.keys = newRadix(), make(map[string]int32)
 	}
 	key := p.key()
-	if v, n, ok := t.tree.longest([]byte(key)); ok && n == len(key) {
+	if v, ok := t.keys[key]; ok {
 		t.lists[v] = append(t.lists[v], i)
 		return
 	}
-	t.tree.insert(key, int32(len(t.lists)))
+	v := int32(len(t.lists))
+	t.tree.insert(key, v)
+	t.keys[key] = v
 	t.lists = append(t.lists, []int32{i})
 }
 
@@ -154,9 +161,9 @@ type litHit struct {
 
 // lookup sets hit to the earliest entry of lits matching in if it comes
 // before hit's. Entries are in file order, so a smaller index is earlier.
-func (t *litTables) lookup(lits []litRule, in []byte, hit *litHit) {
+func (t *litTables) lookup(x *regexIndex, in []byte, hit *litHit) {
 	if i, ok := t.exact[string(in)]; ok && (hit.i < 0 || i < hit.i) {
-		*hit = litHit{i: i, litEnd: len(lits[i].pat), end: len(in)}
+		*hit = litHit{i: i, litEnd: len(x.lit(i).pat), end: len(in)}
 	}
 	if t.tree == nil {
 		return
@@ -169,7 +176,7 @@ func (t *litTables) lookup(lits []litRule, in []byte, hit *litHit) {
 			if hit.i >= 0 && i >= hit.i {
 				break
 			}
-			if litEnd, end, ok := lits[i].match(in); ok {
+			if litEnd, end, ok := x.lit(i).match(in); ok {
 				*hit = litHit{i: i, litEnd: litEnd, end: end}
 				break
 			}

@@ -84,9 +84,9 @@ func lower(re *syntax.Regexp, expr string) *litPattern {
 				if r == utf8.RuneError {
 					return nil // would also match an invalid byte
 				}
-				if fold {
+				if fold && unicode.SimpleFold(r) != r {
 					if r >= utf8.RuneSelf {
-						return nil
+						return nil // a non-ASCII letter: the tables fold ASCII only
 					}
 					r = unicode.ToLower(r)
 				}
@@ -158,9 +158,9 @@ func (p *litPattern) tailOf(rest []*syntax.Regexp) bool {
 	return true
 }
 
-// isRune reports whether re is the single case-sensitive character r.
+// isRune reports whether re is the single character r, which has no case.
 func isRune(re *syntax.Regexp, r rune) bool {
-	return re.Op == syntax.OpLiteral && len(re.Rune) == 1 && re.Rune[0] == r && re.Flags&syntax.FoldCase == 0
+	return re.Op == syntax.OpLiteral && len(re.Rune) == 1 && re.Rune[0] == r && unicode.SimpleFold(r) == r
 }
 
 // key is the literal the pattern is filed under: all of pat for an exact
@@ -223,4 +223,101 @@ func (p *litPattern) ncaps() int {
 		return 4
 	}
 	return 2
+}
+
+// lowerFast is lower for the common spellings, read straight from the
+// expression without building a syntax tree: regexp/syntax allocates about
+// 30 objects per regex, most of a map file's load. It returns nil for
+// anything it does not recognise (the caller then parses), and otherwise
+// exactly what lower(syntax.Parse(expr, syntax.Perl), expr) returns, with
+// the number of capture groups; FuzzLowerFast checks that.
+func lowerFast(expr string) (*litPattern, int) {
+	s := expr
+	fold := strings.HasPrefix(s, "(?i)")
+	if fold {
+		s = s[len("(?i)"):]
+	}
+	if !strings.HasPrefix(s, "^") {
+		return nil, 0
+	}
+	s = s[1:]
+	p := &litPattern{}
+	var buf [256]byte
+	b := buf[:0]
+	letters := false
+	for len(s) > 0 {
+		c, n := s[0], 1
+		switch {
+		case c == '\\':
+			if len(s) < 2 || !isEscapedPunct(s[1]) {
+				return nil, 0
+			}
+			c, n = s[1], 2
+		case strings.IndexByte(`$()*+?[]{}|^`, c) >= 0:
+			goto tail
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRuneInString(s)
+			if r == utf8.RuneError || fold && unicode.SimpleFold(r) != r {
+				return nil, 0 // invalid, U+FFFD itself, or a letter folding beyond ASCII
+			}
+			n = size
+		}
+		if len(s) > n && strings.IndexByte("*+?{", s[n]) >= 0 {
+			break // a quantified character: only the tails below are lowered
+		}
+		switch {
+		case n == 1 && c == '.':
+			if len(b) >= math.MaxUint16 {
+				return nil, 0
+			}
+			p.wild = append(p.wild, uint16(len(b)))
+			b = append(b, '.')
+		case c >= utf8.RuneSelf:
+			b = append(b, s[:n]...)
+		default:
+			if 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' {
+				letters = true
+				if fold && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+			}
+			b = append(b, c)
+		}
+		s = s[n:]
+	}
+tail:
+	if len(b) == 0 || len(b) > math.MaxUint16 {
+		return nil, 0
+	}
+	ncap := 0
+	switch s {
+	case "":
+		p.tail = tailNone
+	case "$":
+		p.tail = tailEnd
+	case "/?$":
+		p.tail = tailSlashEnd
+	case ".*":
+		p.tail = tailAny
+	case ".*$", ".*?$":
+		p.tail = tailAnyEnd
+	case "(.*)":
+		p.tail, p.capture, ncap = tailAny, true, 1
+	case "(.*)$", "(.*?)$":
+		p.tail, p.capture, ncap = tailAnyEnd, true, 1
+	default:
+		return nil, 0
+	}
+	p.fold = fold && letters
+	p.pat = string(b)
+	if i := strings.Index(expr, p.pat); i >= 0 {
+		p.pat = expr[i : i+len(p.pat)]
+	}
+	return p, ncap
+}
+
+// isEscapedPunct reports whether `\c` is the literal c in Go's syntax: an
+// ASCII punctuation character.
+func isEscapedPunct(c byte) bool {
+	return c > ' ' && c < utf8.RuneSelf && !('0' <= c && c <= '9' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z')
 }

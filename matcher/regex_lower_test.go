@@ -148,3 +148,63 @@ func FuzzLowered(f *testing.F) {
 		}
 	})
 }
+
+// TestLowerFastSpellings checks that the spellings of hand-written maps
+// take the fast path, and agree with the parsed one.
+func TestLowerFastSpellings(t *testing.T) {
+	for _, expr := range []string{`^/Definition.hs$`, `^/doc/iq/2015-strenze.pdf.*$`, `^/GPT-3\).*$`,
+		`^/old/?$`, `^/old/`, `^/blog/(.*)$`, `(?i)^/Old-Page$`, `(?i)^/Old.*$`, `^/a\.b\-c$`, `^/café$`,
+		`^/a.*`, `^/a(.*)`, `^/a(.*?)$`, `^/a.*?$`} {
+		p, _ := lowerFast(expr)
+		if p == nil {
+			t.Errorf("lowerFast(%q) = nil, want the fast path", expr)
+			continue
+		}
+		checkLowerFast(t, expr)
+	}
+}
+
+// checkLowerFast compares lowerFast with lower over the parsed expression.
+func checkLowerFast(t *testing.T, expr string) {
+	t.Helper()
+	fast, ncap := lowerFast(expr)
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		if fast != nil {
+			t.Errorf("lowerFast(%q) lowered what syntax.Parse refuses: %v", expr, err)
+		}
+		return
+	}
+	if fast == nil {
+		return // the fast path may leave any expression to the parser
+	}
+	slow := lower(re, expr)
+	if slow == nil {
+		t.Fatalf("lowerFast(%q) = %+v, but the parsed expression is not lowered", expr, fast)
+	}
+	if diff := cmp.Diff(slow, fast, cmp.AllowUnexported(litPattern{})); diff != "" {
+		t.Errorf("lowerFast(%q) (-parsed +fast):\n%s", expr, diff)
+	}
+	if ncap != re.MaxCap() {
+		t.Errorf("lowerFast(%q) counts %d groups, want %d", expr, ncap, re.MaxCap())
+	}
+}
+
+// FuzzLowerFast checks that the fast path agrees with parsing for any
+// expression.
+func FuzzLowerFast(f *testing.F) {
+	for _, s := range lowerSeeds {
+		for _, expr := range strings.Split(s.rules, "\n") {
+			f.Add(expr)
+		}
+	}
+	for _, expr := range []string{`^/a\*$`, `^/a\.?$`, `(?i)^/\x{212A}$`, `^/a{2}$`, "^/a\xff$", `^/a..*$`, `^/a\$`} {
+		f.Add(expr)
+	}
+	f.Fuzz(func(t *testing.T, expr string) {
+		if len(expr) > 300 {
+			t.Skip()
+		}
+		checkLowerFast(t, expr)
+	})
+}

@@ -156,7 +156,7 @@ func (s *Set) Each(fn func(RuleHits)) {
 		case sp.x != nil:
 			for i := sp.lo; i < sp.hi; i++ {
 				r := sp.x.rule(int32(i))
-				fn(RuleHits{Rule: &r, Hits: sp.x.lits[i].hits.Load()})
+				fn(RuleHits{Rule: &r, Hits: sp.x.lit(int32(i)).hits.Load()})
 			}
 		default:
 			for _, r := range s.rules[sp.lo:sp.hi] {
