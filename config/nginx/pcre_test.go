@@ -71,3 +71,28 @@ func TestToRE2(t *testing.T) {
 		})
 	}
 }
+
+// FuzzToRE2 checks that whatever toRE2 accepts compiles in Go, and that a
+// pattern Go reads and toRE2 leaves alone is returned unchanged.
+func FuzzToRE2(f *testing.F) {
+	for _, s := range []string{`^/a\Z`, `^/p/[^/]++/x$`, `^/(?>foo|bar)/$`, `^/caf\é$`, `^/(?'id'\d+)$`, `^/a(?#c)b`, `[\h\v]+\N`, `a{2}+b`, `\Q.+\E`} {
+		f.Add(s, false)
+	}
+	f.Fuzz(func(t *testing.T, src string, ci bool) {
+		if len(src) > 200 {
+			return
+		}
+		got, changed, err := toRE2(src, ci)
+		if err != nil {
+			return
+		}
+		if _, err := regexp.Compile(got); err != nil {
+			if _, err0 := regexp.Compile(src); err0 == nil {
+				t.Fatalf("toRE2(%q) = %q, which Go refuses (%v) though it reads the input", src, got, err)
+			}
+		}
+		if !changed && got != src {
+			t.Fatalf("toRE2(%q) = %q, reported unchanged", src, got)
+		}
+	})
+}
