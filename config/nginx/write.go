@@ -168,9 +168,10 @@ func hasControl(s string) bool {
 
 // mapWord writes a word of a redirectd map file, which reads nginx's
 // syntax: quoted when it holds what would end it or is empty (`""`, a
-// "no redirect" value). nginx keeps a backslash except before '"', '\”,
-// '\\', 't', 'r' and 'n', so only a backslash before those (or at the end)
-// is doubled: ^/a\.b$ stays as written, ^/x\t is written ^/x\\t.
+// "no redirect" value). nginx keeps a backslash except before a double
+// quote, a single quote, a backslash, t, r and n, so only a backslash
+// before those (or at the end) is doubled: ^/a\.b$ stays as written,
+// ^/x\t is written ^/x\\t.
 func mapWord(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {

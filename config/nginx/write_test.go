@@ -5,8 +5,9 @@ import (
 )
 
 // TestMapWord checks that each word written into a map file reads back as
-// itself through the nginx lexer, which keeps a backslash except before
-// '"', '\”, '\\', 't', 'r' and 'n', and reads `""` as the empty word.
+// itself through the nginx lexer, which keeps a backslash except before a
+// double quote, a single quote, a backslash, t, r and n, and reads `""`
+// as the empty word.
 func TestMapWord(t *testing.T) {
 	for _, w := range []string{
 		`/plain`, `^/GPT-3\).*$`, `^/a\.b$`, `^/x\t`, `^/x\\t`, `/a"b`, `/a'b`, `/a;b`, `/a b`, `/a#b`,
