@@ -170,6 +170,11 @@ func (t *translator) probes() []request {
 		sort.Strings(sorted)
 		for _, h := range hosts {
 			for _, p := range sorted {
+				if path, query, ok := strings.Cut(p, "?"); ok {
+					// A $request_uri key with its query.
+					out = append(out, request{host: h, path: path, query: query})
+					continue
+				}
 				out = append(out, request{host: h, path: p}, request{host: h, path: p, query: "probe=1"})
 			}
 		}

@@ -49,7 +49,6 @@ type pcreConv struct {
 	depth   int    // open groups
 	ngroups int    // capture groups opened so far, for telling \1 from octal
 	atom    string // the last single-character item written, "" if the last item is not one
-	atomEnd int    // out.Len() just after that item
 	err     error  // set by quantifier
 }
 
@@ -104,7 +103,7 @@ func (c *pcreConv) emit(s string, single bool) {
 	c.out.WriteString(s)
 	c.atom = ""
 	if single {
-		c.atom, c.atomEnd = s, c.out.Len()
+		c.atom = s
 	}
 }
 
@@ -121,15 +120,21 @@ func (c *pcreConv) escape(inClass bool) error {
 		c.emit(string(r), true)
 		return nil
 	}
-	set := func(class, neg bool) {
+	// class writes PCRE's \h or \v (\H, \V negated): inside a class its
+	// ranges, outside a class of its own.
+	class := func(neg bool) {
 		c.changed = true
+		ranges := pcreH
+		if r|0x20 == 'v' {
+			ranges = pcreV
+		}
 		switch {
 		case inClass:
-			c.out.WriteString(map[rune]string{'h': pcreH, 'v': pcreV}[r|0x20])
+			c.out.WriteString(ranges)
 		case neg:
-			c.emit("[^"+map[rune]string{'h': pcreH, 'v': pcreV}[r|0x20]+"]", true)
+			c.emit("[^"+ranges+"]", true)
 		default:
-			c.emit("["+map[rune]string{'h': pcreH, 'v': pcreV}[r]+"]", true)
+			c.emit("["+ranges+"]", true)
 		}
 	}
 	switch r {
@@ -151,12 +156,12 @@ func (c *pcreConv) escape(inClass bool) error {
 		c.changed = true
 		c.emit(`[^\n]`, true)
 	case 'h', 'v':
-		set(true, false)
+		class(false)
 	case 'H', 'V':
 		if inClass {
 			return fmt.Errorf(`\%c inside a character class`, r)
 		}
-		set(true, true)
+		class(true)
 	case 'e':
 		c.changed = true
 		c.emit(`\x1b`, true)
@@ -385,11 +390,10 @@ func isRepeat(s string) int {
 	if end < 2 {
 		return 0
 	}
-	lo, hi, two := strings.Cut(s[1:end], ",")
+	lo, hi, _ := strings.Cut(s[1:end], ",")
 	if lo == "" || strings.Trim(lo, "0123456789") != "" || strings.Trim(hi, "0123456789") != "" {
 		return 0
 	}
-	_ = two
 	return end + 1
 }
 
