@@ -23,7 +23,16 @@ type Config struct {
 	Set *matcher.Set
 	// Files lists the map and CSV files read, for reloads on change.
 	Files []string
+	// Skipped are map entries left out of Set because they are wrong and
+	// their [[map]] has invalid = "skip", in file order: the first
+	// MaxSkipped of SkippedEntries.
+	Skipped        []*Error
+	SkippedEntries int
 }
+
+// MaxSkipped bounds Config.Skipped, so that a map of a million wrong
+// entries is not held, and logged, a million times.
+const MaxSkipped = 1000
 
 // Server is the [server] table. Zero values mean the engine's defaults,
 // which the README's config reference lists.
@@ -116,7 +125,7 @@ var known = map[string][]string{
 	"upstream.health_check": {"path", "interval"},
 	"server": {"listen", "event_loops", "max_path_bytes", "idle_timeout", "header_timeout",
 		"max_connections_per_ip", "max_connections", "https_redirect", "shutdown_timeout", "defer_accept"},
-	"rule":           {"match", "from", "to", "status", "host", "case_insensitive", "trailing_slash", "query_string", "query"},
-	"map":            {"file", "match", "status", "host", "case_insensitive", "trailing_slash", "query_string"},
+	"rule":           {"match", "from", "to", "status", "host", "case_insensitive", "trailing_slash", "query_string", "query", "request_uri"},
+	"map":            {"file", "match", "status", "host", "case_insensitive", "trailing_slash", "query_string", "request_uri", "invalid"},
 	"rules.defaults": {"status", "case_insensitive", "trailing_slash", "query_string"},
 }

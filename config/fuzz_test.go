@@ -60,6 +60,8 @@ func FuzzMapFile(f *testing.F) {
 	f.Add("# c\n\"/a b\" '/c';\n~^/x/(\\d+)$ /y/$1;\n~*^/Z$ /z;\n")
 	f.Add("default /x;\n")
 	f.Add("/a /b /c;\n/d")
+	f.Add("volatile;\ndefault \"\";\n\"~^/GPT-3\\).*$\" \"/gpt-3\";\n\"~*^/x.*$\" \"\";\n\\/e /f;\n")
+	f.Add("~^/a{2}$ /b;\n}\n\"/c\"/d /e;\n/f\\ g /h#i;\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		if len(text) > 4096 {
 			return
@@ -68,9 +70,27 @@ func FuzzMapFile(f *testing.F) {
 		checkLoaded(t, cfg, err)
 		if err == nil {
 			for _, r := range cfg.Set.Rules() {
-				if r.File != "r.map" || r.Status != 302 {
+				if r.File != "r.map" || r.Status != 302 && !r.Pass {
 					t.Fatalf("map rule %+v lost its file or status", r)
 				}
+			}
+		}
+		// With invalid = "skip", only what cannot be left out entry by
+		// entry fails the load: a quote never closed, which hides the
+		// rest of the file, and duplicates found once the map is read.
+		cfg, err = loadText("[[map]]\nfile = \"r.map\"\nstatus = 302\ninvalid = \"skip\"\n", text)
+		checkLoaded(t, cfg, err)
+		if err != nil {
+			for _, line := range strings.Split(err.Error(), "\n") {
+				if !strings.Contains(line, "quoted word not closed") && !strings.Contains(line, "duplicate") && !strings.HasPrefix(line, "and ") {
+					t.Fatalf("invalid = \"skip\" failed the load: %q", line)
+				}
+			}
+			return
+		}
+		for _, e := range cfg.Skipped {
+			if e.File != "r.map" || e.Line < 1 || e.Line > strings.Count(text, "\n")+1 {
+				t.Fatalf("skipped entry %v is not placed in the file", e)
 			}
 		}
 	})

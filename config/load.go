@@ -124,6 +124,7 @@ func load(file string, fl files) (*Config, error) {
 		return nil, err
 	}
 	cfg.Set, cfg.Files = set, sink.files
+	cfg.Skipped, cfg.SkippedEntries = sink.skipped, sink.nskipped
 	return cfg, nil
 }
 
@@ -138,34 +139,72 @@ type ruleSink struct {
 	errs  *errorList
 	files []string // map and CSV files read
 	stop  bool     // a limit was reached: read no more rules
+
+	// skip is set while a [[map]] with invalid = "skip" is read: its
+	// wrong entries are left out and listed in skipped (the first
+	// MaxSkipped) and counted in nskipped, instead of failing the load.
+	skip     bool
+	skipped  []*Error
+	nskipped int
+	lastSkip Error // the last entry skipped
 }
 
 // add compiles r into the Set, or records its error on the line of the key
-// it is about (see place).
+// it is about (see place). A map entry the Set refuses is skipped when its
+// [[map]] says so; a limit of the Set is never an entry's fault.
 func (k *ruleSink) add(r *matcher.Rule) {
-	if err := k.b.Add(r); err != nil {
-		k.place(err)
+	err := k.b.Add(r)
+	if err == nil {
+		return
+	}
+	if ce, ok := k.locate(err).(*Error); ok && k.skip && !errors.Is(err, matcher.ErrLimit) {
+		k.refuse(ce)
+		return
+	}
+	k.place(err)
+}
+
+// refuse records a wrong map entry: an error of the load, or one more
+// skipped entry. A rule refused once per host of its [[map]] is skipped
+// once.
+func (k *ruleSink) refuse(e *Error) {
+	if !k.skip {
+		k.errs.add(e)
+		return
+	}
+	if k.nskipped > 0 && k.lastSkip == *e {
+		return
+	}
+	k.lastSkip = *e
+	if k.nskipped++; len(k.skipped) < MaxSkipped {
+		k.skipped = append(k.skipped, e)
 	}
 }
 
 // place records an error of the Set's builder on the line of the key it is
-// about: a [[rule]]'s errors carry its header line, which locates the key;
-// a map file's carry the entry's own line.
+// about (see locate).
 func (k *ruleSink) place(err error) {
 	if errors.Is(err, matcher.ErrLimit) {
 		k.stop = true // every further rule would say the same
 	}
+	k.errs.add(k.locate(err))
+}
+
+// locate turns an error of the Set's builder into an *Error on the line of
+// the key it is about: a [[rule]]'s errors carry its header line, which
+// locates the key; a map file's carry the entry's own line. Other errors
+// are returned as they are.
+func (k *ruleSink) locate(err error) error {
 	var re *matcher.RuleError
 	if !errors.As(err, &re) {
-		k.errs.add(err)
-		return
+		return err
 	}
 	ce := &Error{File: re.Rule.File, Line: re.Rule.Line, Key: re.Field, Msg: re.Msg}
 	if re.Rule.File == k.file {
 		ce.Line = k.loc.keyLine(re.Rule.Line, re.Field)
 		ce.What = fmt.Sprintf("[[rule]] at line %d", re.Rule.Line)
 	}
-	k.errs.add(ce)
+	return ce
 }
 
 // unjoin splits an errors.Join result into its errors.
@@ -325,4 +364,18 @@ func checkService(file string, cfg *Config, loc *locator, errs *errorList) {
 	}
 	defaultDuration(&cfg.Server.ShutdownTimeout, DefaultShutdownTimeout)
 	defaultDuration(&cfg.Reload.WatchInterval, DefaultWatchInterval)
+}
+
+// Where is the place of a problem: "file:line", or the file alone. With
+// Reason, it lets a caller write a skipped map entry as a warning.
+func (e *Error) Where() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d", e.File, e.Line)
+	}
+	return e.File
+}
+
+// Reason is the problem without its place: "from: cannot compile ...".
+func (e *Error) Reason() string {
+	return e.Error()[len(e.Where())+2:]
 }

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/redirectd/redirectd/config/nginx/syntax"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -17,6 +18,8 @@ func appendMapRules(k *ruleSink, i int, raw *rawMap, d *Defaults, fl files) {
 	name := e.str("file", raw.File, true)
 	tmpl := matcher.Rule{Kind: e.kind(raw.Match), Status: e.status(raw.Status, d.Status)}
 	e.options(&raw.rawOptions, d, &tmpl)
+	tmpl.RequestURI = e.requestURI(raw.RequestURI, tmpl.Kind)
+	skip := e.skipInvalid(raw.Invalid)
 	hosts := e.hosts(raw.Host)
 	if !e.ok {
 		return
@@ -28,7 +31,7 @@ func appendMapRules(k *ruleSink, i int, raw *rawMap, d *Defaults, fl files) {
 		e.fail("file", "cannot read map file: %v", err)
 		return
 	}
-	if tmpl.Kind == matcher.Exact && !tmpl.CaseInsensitive && !tmpl.TrailingSlash {
+	if tmpl.Kind == matcher.Exact && !tmpl.CaseInsensitive && !tmpl.TrailingSlash && !tmpl.RequestURI {
 		// Most of the file will be packed exact rules of these hosts.
 		rules := bytes.Count(data, []byte("\n")) + 1
 		targets := hosts
@@ -39,7 +42,9 @@ func appendMapRules(k *ruleSink, i int, raw *rawMap, d *Defaults, fl files) {
 			k.b.Grow(h, rules, len(data))
 		}
 	}
+	k.skip = skip
 	parseMapFile(k, name, data, tmpl, hosts)
+	k.skip = false
 }
 
 // parseMapFile parses nginx map-file syntax: entries `key value;`, tokens
@@ -57,8 +62,10 @@ func appendMapRules(k *ruleSink, i int, raw *rawMap, d *Defaults, fl files) {
 func parseMapFile(k *ruleSink, name string, data []byte, tmpl matcher.Rule, hosts []string) {
 	take := func(it *mapItem) bool {
 		switch {
+		case it.err != nil && it.fatal:
+			k.errs.add(it.err) // the rest of the file is unread: never skipped
 		case it.err != nil:
-			k.errs.add(it.err)
+			k.refuse(it.err)
 		case len(hosts) == 0:
 			k.add(&it.r)
 		default:
@@ -111,148 +118,144 @@ func parseMapFile(k *ruleSink, name string, data []byte, tmpl matcher.Rule, host
 }
 
 // mapItem is one entry of a map file: a rule, or the error that it is.
+// A fatal error ends the file.
 type mapItem struct {
-	r   matcher.Rule
-	err *Error
+	r     matcher.Rule
+	err   *Error
+	fatal bool
 }
 
 // scanMapFile reads the entries of a map file (see parseMapFile) and hands
-// each to emit, in file order, until emit returns false.
+// each to emit, in file order, until emit returns false. An entry that is
+// wrong (a word count other than two, a brace nginx would refuse) is
+// handed over as an error and reading goes on at the next ';'; a syntax
+// error the words cannot be told apart after (an unclosed quote) ends the
+// file.
 func scanMapFile(name string, data []byte, tmpl matcher.Rule, emit func(*mapItem) bool) {
-	// The tokenizer's words are substrings of src. data is read for this
-	// load alone and never changed, and the Set copies what it keeps, so
-	// src aliases it rather than copying a file of maybe a gigabyte.
-	t := mapTokenizer{src: unsafe.String(unsafe.SliceData(data), len(data)), line: 1}
-	var toks [3]mapToken
+	// The lexer's words are substrings of src. data is read for this load
+	// alone and never changed, and the Set copies what it keeps, so src
+	// aliases it rather than copying a file of maybe a gigabyte.
+	lx := syntax.New(unsafe.String(unsafe.SliceData(data), len(data)))
+	var toks [3]syntax.Token
 	var it mapItem
-	n := 0
+	n, bad := 0, "" // bad: why the entry being read is wrong
+	fail := func(line int, msg string) bool {
+		it = mapItem{err: &Error{File: name, Line: line, Msg: msg}}
+		return emit(&it)
+	}
 	for {
-		tok, err := t.next()
+		tok, err := lx.Next()
 		if err != nil {
-			emit(&mapItem{err: &Error{File: name, Line: t.line, Msg: err.Error()}})
-			return
+			se := err.(*syntax.Error)
+			it = mapItem{err: &Error{File: name, Line: se.Line, Msg: se.Msg}, fatal: se.Fatal}
+			if !emit(&it) || se.Fatal {
+				return
+			}
+			n, bad = 0, ""
+			skipEntry(lx)
+			continue
 		}
-		if tok.eof {
-			if n > 0 {
-				emit(&mapItem{err: &Error{File: name, Line: toks[0].line, Msg: "entry does not end with ';'"}})
+		switch tok.Kind {
+		case syntax.EOF:
+			if n > 0 || bad != "" {
+				fail(toks[0].Line, "entry does not end with ';'")
 			}
 			return
-		}
-		if !tok.semicolon {
+		case syntax.Open, syntax.Close:
+			if bad == "" {
+				bad = fmt.Sprintf("unexpected '%c': a map file holds the entries of nginx's map block, without braces; "+
+					"quote a word that holds '{', as nginx requires (\"~^/a{2}$\")", "{}"[tok.Kind-syntax.Open])
+			}
+			if n == 0 {
+				toks[0] = tok
+				n = 1
+			}
+			continue
+		case syntax.Word:
 			if n < len(toks) {
 				toks[n] = tok
 			}
 			n++
 			continue
 		}
-		if r, err := mapRule(toks[:min(n, len(toks))], n, tmpl); err != nil {
-			line := t.line
-			if n > 0 {
-				line = toks[0].line
+		// A semicolon: the entry is complete.
+		line := lx.Line()
+		if n > 0 {
+			line = toks[0].Line
+		}
+		switch {
+		case bad != "":
+			if !fail(line, bad) {
+				return
 			}
-			it = mapItem{err: &Error{File: name, Line: line, Msg: err.Error()}}
-		} else {
-			r.File, r.Line = name, toks[0].line
-			it = mapItem{r: r}
+		default:
+			r, ok, err := mapRule(toks[:min(n, len(toks))], n, tmpl)
+			switch {
+			case err != nil:
+				if !fail(line, err.Error()) {
+					return
+				}
+			case ok:
+				r.File, r.Line = name, line
+				it = mapItem{r: r}
+				if !emit(&it) {
+					return
+				}
+			}
 		}
-		if !emit(&it) {
-			return
-		}
-		n = 0
+		n, bad = 0, ""
 	}
 }
 
-// mapRule builds the rule of one map entry of n tokens.
-func mapRule(toks []mapToken, n int, tmpl matcher.Rule) (matcher.Rule, error) {
-	if n > 0 && !toks[0].quoted {
-		switch toks[0].text {
-		case "default", "hostnames", "volatile", "include":
-			return tmpl, fmt.Errorf("nginx's %q has no place in a redirectd map file: a miss is answered 404 or forwarded upstream, hosts are set with host in [[map]]; remove the line", toks[0].text)
+// skipEntry reads on to the end of the entry at hand, after an error.
+func skipEntry(lx *syntax.Lexer) {
+	for {
+		tok, err := lx.Next()
+		if err != nil && err.(*syntax.Error).Fatal || tok.Kind == syntax.Semicolon || tok.Kind == syntax.EOF {
+			return
 		}
 	}
-	if n != 2 {
-		return tmpl, fmt.Errorf("an entry is `from to;`, this one has %d words", n)
+}
+
+// mapRule builds the rule of one map entry of n words, as nginx's map
+// reads it (ngx_http_map in ngx_http_map_module.c): a key starting with ~
+// is a regex (~* one that ignores case), a backslash before any other key
+// is dropped (so \~a is the key ~a), and a value of "" is an explicit "no
+// redirect" entry (Rule.Pass). false without an error is an entry that
+// makes no rule: volatile, or default "" (a miss is no redirect anyway).
+func mapRule(toks []syntax.Token, n int, tmpl matcher.Rule) (matcher.Rule, bool, error) {
+	// nginx compares these names with the words as read, quoted or not.
+	switch {
+	case n == 1 && toks[0].Text == "volatile":
+		return tmpl, false, nil // only turns off nginx's caching of the variable
+	case n == 1 && toks[0].Text == "hostnames":
+		return tmpl, false, fmt.Errorf("nginx's \"hostnames\" makes the keys host names, but a [[map]] file's keys are paths; " +
+			"give the hosts with host in [[map]] (`redirectd import nginx` translates maps on $host)")
+	case n == 2 && toks[0].Text == "default" && toks[1].Text == "":
+		return tmpl, false, nil // a miss is no redirect already
+	case n == 2 && toks[0].Text == "default":
+		return tmpl, false, fmt.Errorf("nginx's \"default\" has no place in a [[map]] file: a miss is answered 404 or forwarded to [upstream]; "+
+			"to send every other path to %q, add a [[rule]] with match = \"prefix\" and from = \"/\" after this [[map]]", toks[1].Text)
+	case n == 2 && toks[0].Text == "include":
+		return tmpl, false, fmt.Errorf("nginx's \"include\" has no place in a [[map]] file (its path would be relative to nginx's folder); "+
+			"give %q a [[map]] of its own, in the place of this one", toks[1].Text)
+	case n != 2:
+		return tmpl, false, fmt.Errorf("an entry is `from to;`, this one has %d words", n)
 	}
 	r := tmpl
-	r.From, r.To = toks[0].text, toks[1].text
-	if strings.HasPrefix(r.From, "~") {
+	r.From, r.To = toks[0].Text, toks[1].Text
+	switch {
+	case strings.HasPrefix(r.From, "~"):
 		r.Kind = matcher.Regex
 		r.From = r.From[1:]
 		if strings.HasPrefix(r.From, "*") {
 			r.From = "(?i)" + r.From[1:]
 		}
+	case strings.HasPrefix(r.From, "\\"):
+		r.From = r.From[1:]
 	}
-	return r, nil
-}
-
-type mapToken struct {
-	text      string
-	line      int
-	quoted    bool
-	semicolon bool
-	eof       bool
-}
-
-// mapTokenizer splits a map file into words and semicolons. Unquoted words
-// are substrings of src, so a million-line file costs one copy of it.
-type mapTokenizer struct {
-	src  string
-	pos  int
-	line int
-}
-
-func (t *mapTokenizer) next() (mapToken, error) {
-	for t.pos < len(t.src) {
-		c := t.src[t.pos]
-		switch {
-		case c == '\n':
-			t.line++
-			t.pos++
-		case c == ' ' || c == '\t' || c == '\r':
-			t.pos++
-		case c == '#':
-			if i := strings.IndexByte(t.src[t.pos:], '\n'); i >= 0 {
-				t.pos += i
-			} else {
-				t.pos = len(t.src)
-			}
-		case c == ';':
-			t.pos++
-			return mapToken{semicolon: true, line: t.line}, nil
-		case c == '"' || c == '\'':
-			return t.quoted(c)
-		default:
-			src, start, i := t.src, t.pos, t.pos
-			for i < len(src) && !wordEnd[src[i]] {
-				i++
-			}
-			t.pos = i
-			return mapToken{text: src[start:i], line: t.line}, nil
-		}
+	if r.To == "" {
+		r.Pass, r.Status = true, 0
 	}
-	return mapToken{eof: true, line: t.line}, nil
+	return r, true, nil
 }
-
-// quoted reads a word in quotes; a backslash escapes the next byte.
-func (t *mapTokenizer) quoted(q byte) (mapToken, error) {
-	line := t.line
-	var b strings.Builder
-	for i := t.pos + 1; i < len(t.src); i++ {
-		switch c := t.src[i]; {
-		case c == q:
-			t.pos = i + 1
-			return mapToken{text: b.String(), line: line, quoted: true}, nil
-		case c == '\\' && i+1 < len(t.src):
-			i++
-			b.WriteByte(t.src[i])
-		case c == '\n':
-			return mapToken{}, fmt.Errorf("quoted word not closed on its line")
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return mapToken{}, fmt.Errorf("quoted word not closed on its line")
-}
-
-// wordEnd marks the bytes that end an unquoted word.
-var wordEnd = [256]bool{' ': true, '\t': true, '\r': true, '\n': true, ';': true, '#': true}

@@ -18,6 +18,8 @@ type rawRule struct {
 	Status any `toml:"status"`
 	Host   any `toml:"host"`
 	Query  any `toml:"query"`
+	// RequestURI compares from with the path and query as sent.
+	RequestURI any `toml:"request_uri"`
 	rawOptions
 }
 
@@ -44,10 +46,13 @@ type Defaults struct {
 
 // rawMap is one [[map]] table.
 type rawMap struct {
-	File   any `toml:"file"`
-	Match  any `toml:"match"`
-	Status any `toml:"status"`
-	Host   any `toml:"host"`
+	File       any `toml:"file"`
+	Match      any `toml:"match"`
+	Status     any `toml:"status"`
+	Host       any `toml:"host"`
+	RequestURI any `toml:"request_uri"`
+	// Invalid is "error" (the default) or "skip": what a bad entry does.
+	Invalid any `toml:"invalid"`
 	rawOptions
 }
 
@@ -226,6 +231,33 @@ func (e *entry) queryString(v any, def matcher.QueryMode) matcher.QueryMode {
 	return m
 }
 
+// requestURI reads request_uri, which prefix rules cannot have: nginx's
+// $request_uri holds the query, which no path prefix may end before.
+func (e *entry) requestURI(v any, k matcher.Kind) bool {
+	on := e.flag("request_uri", v, false)
+	if on && k == matcher.Prefix {
+		e.fail("request_uri", "true compares from with the path and query as sent, which prefix rules cannot do; "+
+			"use match = \"exact\" or \"regex\" (an nginx map on $request_uri is exact keys and ~ regexes), or leave request_uri out")
+	}
+	return on
+}
+
+// skipInvalid reads [[map]] invalid: "error" (false, the default) or "skip".
+func (e *entry) skipInvalid(v any) bool {
+	if v == nil {
+		return false
+	}
+	switch s := e.str("invalid", v, false); s {
+	case "error":
+		return false
+	case "skip":
+		return true
+	default:
+		e.fail("invalid", "%q is not a choice; use \"error\" (a bad entry is an error of the config) or \"skip\" (it is left out and logged)", s)
+	}
+	return false
+}
+
 // options applies the shared options over the defaults.
 func (e *entry) options(o *rawOptions, d *Defaults, r *matcher.Rule) {
 	r.CaseInsensitive = e.flag("case_insensitive", o.CaseInsensitive, d.CaseInsensitive)
@@ -280,6 +312,7 @@ func convertRule(file string, i int, raw *rawRule, d *Defaults, loc *locator, er
 		Line:   loc.header("rule", i),
 	}
 	e.options(&raw.rawOptions, d, &r)
+	r.RequestURI = e.requestURI(raw.RequestURI, r.Kind)
 	r.Query = e.query(raw.Query)
 	hosts := e.hosts(raw.Host)
 	return perHost(r, hosts), e.ok

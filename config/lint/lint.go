@@ -49,12 +49,18 @@ const maxChain = 32
 func Check(rules []matcher.Rule, set *matcher.Set) []Finding {
 	var out []Finding
 	for i := range rules {
+		if rules[i].Pass {
+			continue // a no-redirect entry has no Location
+		}
 		if f, ok := checkLocation(&rules[i]); ok {
 			out = append(out, f)
 		}
 	}
 	out = append(out, unreachable(rules)...)
 	for i := range rules {
+		if rules[i].Pass {
+			continue
+		}
 		if f, ok := follow(&rules[i], set); ok {
 			out = append(out, f)
 		}
