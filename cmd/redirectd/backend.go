@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/VictoriaMetrics/metrics"
@@ -32,6 +33,9 @@ type service struct {
 	reloads, reloadFails *metrics.Counter
 	lastReload           *metrics.Gauge
 	lastReloadUnix       float64
+	// skipped is the serving config's count of map entries left out
+	// (invalid = "skip"), read by a gauge without waiting for a reload.
+	skipped atomic.Int64
 }
 
 func newService(srv *engine.Server, cfg *config.Config, file string, log *slog.Logger) *service {
@@ -44,6 +48,8 @@ func newService(srv *engine.Server, cfg *config.Config, file string, log *slog.L
 		defer s.mu.Unlock()
 		return s.lastReloadUnix
 	})
+	s.skipped.Store(int64(cfg.SkippedEntries))
+	s.set.NewGauge(`redirectd_map_entries_skipped`, func() float64 { return float64(s.skipped.Load()) })
 	for _, kind := range []string{"exact", "prefix", "regex"} {
 		s.set.NewGauge(fmt.Sprintf(`redirectd_rules{kind=%q}`, kind), func() float64 {
 			c := s.srv.Rules().Counts()
@@ -75,6 +81,8 @@ func (s *service) reload() (string, error) {
 	// Set alive for the life of the process (a whole million-rule set of
 	// settled RSS after any reload).
 	s.cfg.Set = nil
+	s.skipped.Store(int64(cfg.SkippedEntries))
+	logSkipped(s.log, cfg)
 	s.reloads.Inc()
 	s.lastReloadUnix = float64(time.Now().Unix())
 	c := cfg.Set.Counts()
@@ -88,6 +96,17 @@ func (s *service) reload() (string, error) {
 	s.cfg = cfg
 	debug.FreeOSMemory() // the old rules and the decoder's garbage
 	return msg, nil
+}
+
+// logSkipped logs, once per load, each map entry cfg left out because its
+// [[map]] has invalid = "skip".
+func logSkipped(log *slog.Logger, cfg *config.Config) {
+	for _, e := range cfg.Skipped {
+		log.Warn("map entry left out (invalid = \"skip\")", "at", e.Where(), "reason", e.Reason())
+	}
+	if more := cfg.SkippedEntries - len(cfg.Skipped); more > 0 {
+		log.Warn("more map entries left out (invalid = \"skip\") than are logged", "not_logged", more, "skipped", cfg.SkippedEntries)
+	}
 }
 
 // The admin.Backend methods.

@@ -20,6 +20,7 @@ type checkReport struct {
 	Errors   []string        `json:"errors,omitempty"` // config errors (file:line)
 	Counts   *matcher.Counts `json:"counts,omitempty"`
 	Findings []lint.Finding  `json:"findings"`
+	Skipped  []string        `json:"skipped,omitempty"` // map entries left out (invalid = "skip")
 	Millis   float64         `json:"load_ms"`
 }
 
@@ -45,6 +46,7 @@ func check(args []string, stdout, stderr io.Writer) int {
 	}
 	c := cfg.Set.Counts()
 	rep.Counts = &c
+	rep.Skipped = skippedLines(cfg)
 	rep.Findings = lint.Check(cfg.Set.Rules(), cfg.Set)
 	rep.OK = true
 	for _, f := range rep.Findings {
@@ -75,7 +77,10 @@ func report(rep checkReport, asJSON bool, stdout, stderr io.Writer) int {
 	for _, e := range rep.Errors {
 		fmt.Fprintln(stderr, e)
 	}
-	warnings, errs := 0, 0
+	for _, e := range rep.Skipped {
+		fmt.Fprintf(stderr, "%s\n", e)
+	}
+	warnings, errs := len(rep.Skipped), 0
 	for _, f := range rep.Findings {
 		fmt.Fprintf(stderr, "%s: %s: %s\n", f.Rules[0].Source, f.Severity, f.Message)
 		if f.Severity == lint.Error {
@@ -94,6 +99,19 @@ func report(rep checkReport, asJSON bool, stdout, stderr io.Writer) int {
 			rep.Config, status, c.Exact+c.Prefix+c.Regex, c.Exact, c.Prefix, c.Regex, warnings, rep.Millis)
 	}
 	return code
+}
+
+// skippedLines says which map entries cfg left out, one warning a line:
+// "r.map:3: warning: map entry left out (invalid = "skip"): from: ...".
+func skippedLines(cfg *config.Config) []string {
+	var out []string
+	for _, e := range cfg.Skipped {
+		out = append(out, fmt.Sprintf("%s: warning: map entry left out (invalid = \"skip\"): %s", e.Where(), e.Reason()))
+	}
+	if more := cfg.SkippedEntries - len(cfg.Skipped); more > 0 {
+		out = append(out, fmt.Sprintf("warning: and %d more map entries skipped", more))
+	}
+	return out
 }
 
 // fixChains writes, for every map file holding the first rule of a chain,
@@ -126,8 +144,13 @@ func fixChains(cfg *config.Config, findings []lint.Finding, stderr io.Writer) er
 				to = f
 			}
 			from := r.From
-			if r.Kind == matcher.Regex {
-				from = "~" + strings.TrimPrefix(from, "(?i)")
+			switch {
+			case r.Kind == matcher.Regex && strings.HasPrefix(from, "(?i)"):
+				from = "~*" + from[len("(?i)"):]
+			case r.Kind == matcher.Regex:
+				from = "~" + from
+			case strings.HasPrefix(from, "~") || strings.HasPrefix(from, `\`):
+				from = `\` + from // the map reader drops one backslash before a key, as nginx does
 			}
 			fmt.Fprintf(&b, "%s %s;\n", mapWord(from), mapWord(to))
 		}
@@ -139,9 +162,11 @@ func fixChains(cfg *config.Config, findings []lint.Finding, stderr io.Writer) er
 	return nil
 }
 
-// mapWord quotes a map-file word when it holds spaces, quotes or ';'.
+// mapWord quotes a map-file word when nginx's reader would not read it
+// back bare: empty (a no-redirect entry), or holding white space, quotes,
+// ';', a brace, '#' or a backslash (which the quotes escape).
 func mapWord(s string) string {
-	if !strings.ContainsAny(s, " \t;#\"'") {
+	if s != "" && !strings.ContainsAny(s, " \t\r\n;#\"'{}\\") {
 		return s
 	}
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`

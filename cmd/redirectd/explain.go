@@ -42,16 +42,28 @@ func explainURL(w io.Writer, set *matcher.Set, raw string) error {
 	}
 	var m matcher.Match
 	if !set.Lookup([]byte(host), []byte(path), []byte(query), &m) {
+		if r := m.Passed(); r != nil {
+			// An nginx map value of "": it decides the request, so no
+			// later rule is tried.
+			fmt.Fprintf(w, "no redirect: %s (%s %q%s) is a no-redirect entry (its value is \"\"): the answer is 404, or the upstream's when one is set\n",
+				r.Source(), r.Kind, r.From, hostNote(r))
+			return nil
+		}
 		fmt.Fprintf(w, "no rule matches host %q path %q: the answer is 404, or the upstream's when one is set\n", host, path)
 		return nil
 	}
 	r := m.Rule()
-	fmt.Fprintf(w, "rule:     %s (%s %q", r.Source(), r.Kind, r.From)
-	if r.Host != "" {
-		fmt.Fprintf(w, ", host %q", r.Host)
-	}
-	fmt.Fprintf(w, ")\nstatus:   %d\nlocation: %s\n", m.Status(), m.AppendLocation(nil, []byte(query)))
+	fmt.Fprintf(w, "rule:     %s (%s %q%s)\nstatus:   %d\nlocation: %s\n", r.Source(), r.Kind, r.From, hostNote(r),
+		m.Status(), m.AppendLocation(nil, []byte(query)))
 	return nil
+}
+
+// hostNote is ", host \"h\"" for a rule of one host, "" for any host.
+func hostNote(r *matcher.Rule) string {
+	if r.Host == "" {
+		return ""
+	}
+	return fmt.Sprintf(", host %q", r.Host)
 }
 
 // splitURL splits an absolute URL or an origin-form path into host, path

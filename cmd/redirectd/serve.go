@@ -90,6 +90,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	if adm != nil {
 		attrs = append(attrs, "admin", adm.Addr())
 	}
+	logSkipped(log, cfg)
 	log.Info("serving", attrs...)
 	sdNotify("READY=1")
 	// Loading leaves the decoder's garbage behind, several times the size
