@@ -32,16 +32,15 @@ type packedTable struct {
 	// order.
 	slots []uint64
 	shift uint8
-	// pending holds the hashes of the entries added since the last
-	// index; see index.
-	pending []pendingKey
+	// indexed is how many entries (the first ones) are in the index.
+	indexed int
 	hits    []atomic.Uint64 // per entry, made by finish
 	seed    maphash.Seed
 	host    string   // the rules' Host, as Rule gives it
 	files   []string // File of the entries, by packedEntry.file
 }
 
-// pendingKey is an entry not yet in the hash index.
+// pendingKey is an entry being filed in the hash index.
 type pendingKey struct {
 	hash uint64
 	i    uint32
@@ -140,7 +139,6 @@ func (t *packedTable) add(in *Rule, lim Limits) (ok bool, err error) {
 	if len(t.ents) >= lim.HostRules || len(t.ents) >= math.MaxInt32 {
 		return false, t.full(fmt.Sprintf("there would be more than %d", min(lim.HostRules, math.MaxInt32)))
 	}
-	t.pending = append(t.pending, pendingKey{hash: maphash.String(t.seed, in.From), i: uint32(len(t.ents))})
 	t.ents = append(t.ents, packedEntry{off: uint32(len(t.arena)), line: uint32(in.Line),
 		klen: uint16(len(in.From)), tlen: uint16(len(in.To)), file: file,
 		status: uint8(in.Status - 300), query: in.QueryString})
@@ -148,40 +146,35 @@ func (t *packedTable) add(in *Rule, lim Limits) (ok bool, err error) {
 	return true, nil
 }
 
-// index files the pending entries in the hash index and reports each
-// that repeats an earlier From. Inserting a million keys one by one into
-// a 16 MB index costs a cache miss each; sorted by hash (a radix sort on
-// the top 16 bits), they fill the slots front to back: a million rules
-// went from about 190 ms to about 60 ms in config.Load's profile. The
-// sort is done in place, and the pending keys are the list to sort
-// whenever nothing was indexed before: a copy of them and a sorted copy
-// were 32 MB of a million-rule load's 250 MiB peak.
+// index files the entries added since the last index in the hash index
+// and reports each that repeats an earlier From. Inserting a million keys
+// one by one into a 16 MB index costs a cache miss each; sorted by hash
+// (a radix sort on the top 16 bits), they fill the slots front to back: a
+// million rules went from about 190 ms to about 60 ms in config.Load's
+// profile. The keys are hashed here rather than as they are added, and
+// sorted in place: a list of them kept through the load, a copy of it and
+// a sorted copy were 48 MB of a million-rule load's 250 MiB peak.
 func (t *packedTable) index() []error {
-	if len(t.pending) == 0 {
+	if t.indexed == len(t.ents) {
 		return nil
 	}
 	n := len(t.slots)
 	for 4*len(t.ents) > 3*n {
 		n *= 2
 	}
+	done, from := t.indexed, t.indexed
 	if n > len(t.slots) {
-		reindex := len(t.pending) < len(t.ents)
+		// A bigger index: the entries indexed before are filed again.
 		t.slots = make([]uint64, n)
 		t.shift = uint8(64 - bits.TrailingZeros(uint(n)))
-		if reindex {
-			// Entries indexed before are indexed again with the pending.
-			all := make([]pendingKey, 0, len(t.ents))
-			for i, j := 0, 0; i < len(t.ents); i++ {
-				if j < len(t.pending) && t.pending[j].i == uint32(i) {
-					all = append(all, t.pending[j])
-					j++
-					continue
-				}
-				all = append(all, pendingKey{hash: maphash.Bytes(t.seed, t.key(uint32(i))), i: uint32(i)})
-			}
-			t.pending = all
-		}
+		from = 0
 	}
+	keys := make([]pendingKey, len(t.ents)-from)
+	for k := range keys {
+		i := uint32(from + k)
+		keys[k] = pendingKey{hash: maphash.Bytes(t.seed, t.key(i)), i: i}
+	}
+	t.indexed = len(t.ents)
 	// dups are the entries that repeat a key, with the slot of the key.
 	// The sort leaves equal hashes in any order, so the earliest rule of
 	// a key is the one kept in its slot, and the errors are made once
@@ -191,8 +184,8 @@ func (t *packedTable) index() []error {
 		slot int
 	}
 	var dups []dup
-	sortByHash(t.pending)
-	for _, p := range t.pending {
+	sortByHash(keys)
+	for _, p := range keys {
 		j, found := t.probeEntry(p.hash, p.i)
 		if !found {
 			t.slots[j] = uint64(uint32(p.hash))<<32 | uint64(p.i+1)
@@ -203,14 +196,15 @@ func (t *packedTable) index() []error {
 			later = in
 			t.slots[j] = uint64(uint32(p.hash))<<32 | uint64(p.i+1)
 		}
-		dups = append(dups, dup{later, j})
+		if int(later) >= done { // else reported by an earlier index
+			dups = append(dups, dup{later, j})
+		}
 	}
 	var errs []error
 	for _, d := range dups {
 		r := t.rule(d.i)
 		errs = append(errs, ruleError(&r, fieldErr("from", "duplicate exact rule for %q (first defined at %s)", r.From, t.appendSource(nil, uint32(t.slots[d.slot])-1))))
 	}
-	t.pending = nil
 	return errs
 }
 
@@ -301,14 +295,12 @@ func (t *packedTable) grow(rules, bytes int) {
 		t.arena = slices.Grow(t.arena, bytes)
 	}
 	t.ents = slices.Grow(t.ents, rules)
-	t.pending = slices.Grow(t.pending, rules)
 }
 
 // finish makes the hit counters and gives back the room append left at
 // the end of the arena and the entries, which for a big map is tens of
 // megabytes held for the life of the Set.
 func (t *packedTable) finish() {
-	t.pending = nil
 	if cap(t.arena)-len(t.arena) > len(t.arena)/16 {
 		t.arena = bytes.Clone(t.arena)
 	}
