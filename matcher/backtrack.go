@@ -54,6 +54,8 @@ type program struct {
 	// literal is what every match of an anchored expression starts with;
 	// the regex index files the rule under it.
 	literal string
+	// strip is the literal prefix left out of prog (compileStripped).
+	strip string
 	// required are literals every match holds, for the regex index's gram
 	// filter.
 	required []string
@@ -70,6 +72,13 @@ type program struct {
 // compileProgram compiles expr with the same flags as regexp.Compile
 // (syntax.Perl) and simplification as regexp does.
 func compileProgram(expr string) (*program, error) {
+	return compileStripped(expr, false)
+}
+
+// compileStripped is compileProgram, except that with strip an anchored
+// expression's literal prefix is left out of the program (see stripPrefix):
+// the caller compares it and runs the program on the rest of the input.
+func compileStripped(expr string, strip bool) (*program, error) {
 	re, err := syntax.Parse(expr, syntax.Perl)
 	if err != nil {
 		return nil, err
@@ -77,15 +86,20 @@ func compileProgram(expr string) (*program, error) {
 	numCap := re.MaxCap()
 	names := re.CapNames()
 	re = re.Simplify()
-	prog, err := syntax.Compile(re)
+	lit := literalPrefix(re)
+	compiled, stripped := re, ""
+	if strip {
+		compiled, stripped = stripPrefix(re, lit)
+	}
+	prog, err := syntax.Compile(compiled)
 	if err != nil {
 		return nil, err
 	}
 	if len(prog.Inst) > maxProgramInsts {
 		return nil, fmt.Errorf("compiles to %d instructions, more than the %d allowed; split it into simpler rules", len(prog.Inst), maxProgramInsts)
 	}
-	p := &program{prog: prog, numCap: numCap, names: names, literal: literalPrefix(re), required: requiredLiterals(re),
-		cond: prog.StartCond()}
+	p := &program{prog: prog, numCap: numCap, names: names, literal: lit, strip: stripped,
+		required: requiredLiterals(re), cond: prog.StartCond()}
 	if prefix, _ := prog.Prefix(); prefix != "" {
 		p.prefix = []byte(prefix)
 	}

@@ -33,7 +33,7 @@ var unnamed = []string{"", ""}
 
 // compileProgram compiles r's regex for the backtracker.
 func (r *rule) compileProgram() error {
-	p, err := compileProgram(r.From)
+	p, err := compileStripped(r.From, true)
 	if err != nil {
 		return fieldErr("from", "cannot compile regex %q: %v", r.From, err)
 	}

@@ -1,6 +1,9 @@
 package matcher
 
-import "unsafe"
+import (
+	"bytes"
+	"unsafe"
+)
 
 // Match is the result of Set.Lookup and the caller's working memory for
 // it. The zero value is ready to use; reuse one per goroutine (per event
@@ -134,8 +137,23 @@ func (m *Match) matchRegex(r *rule, path []byte) bool {
 		m.caps = make([]int, r.ncaps)
 	}
 	m.capsOf = nil
-	if !r.prog.match(path, m.caps[:r.ncaps], &m.scratch) {
+	caps, in := m.caps[:r.ncaps], path
+	if n := len(r.prog.strip); n > 0 {
+		if !bytes.HasPrefix(path, []byte(r.prog.strip)) {
+			return false
+		}
+		in = path[n:]
+	}
+	if !r.prog.match(in, caps, &m.scratch) {
 		return false
+	}
+	if n := len(r.prog.strip); n > 0 {
+		caps[0] = 0
+		for i := 1; i < len(caps); i++ {
+			if caps[i] >= 0 {
+				caps[i] += n
+			}
+		}
 	}
 	m.capsOf, m.path = r, path
 	return true

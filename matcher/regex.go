@@ -2,6 +2,7 @@ package matcher
 
 import (
 	"math"
+	"unicode/utf8"
 	"regexp/syntax"
 	"slices"
 	"strings"
@@ -265,12 +266,61 @@ func literalPrefix(re *syntax.Regexp) string {
 	}
 	var b strings.Builder
 	for _, s := range re.Sub[1:] {
-		if s.Op != syntax.OpLiteral || s.Flags&syntax.FoldCase != 0 {
+		// U+FFFD also matches an invalid byte, which a byte comparison of
+		// the prefix would not.
+		if s.Op != syntax.OpLiteral || s.Flags&syntax.FoldCase != 0 || slices.Contains(s.Rune, utf8.RuneError) {
 			break
 		}
 		b.WriteString(string(s.Rune))
 	}
 	return b.String()
+}
+
+// stripPrefix returns re (simplified, with literal prefix lit) without
+// that prefix, still anchored: matching it on the input after lit is
+// matching re on the whole input, captures shifted by len(lit). A long
+// prefix is most of a hand-written regex's program (one instruction of 40
+// bytes per character), and comparing it with bytes.HasPrefix is faster
+// too. It returns re and "" when the rest could tell the difference: an
+// assertion about what precedes a position (\b, \B, ^ in any mode).
+func stripPrefix(re *syntax.Regexp, lit string) (*syntax.Regexp, string) {
+	if lit == "" {
+		return re, ""
+	}
+	n, i := 0, 1 // re.Sub[0] is OpBeginText
+	for ; i < len(re.Sub) && n < len(lit); i++ {
+		n += len(string(re.Sub[i].Rune))
+	}
+	if n != len(lit) {
+		return re, ""
+	}
+	rest := re.Sub[i:]
+	for _, s := range rest {
+		if looksBack(s) {
+			return re, ""
+		}
+	}
+	out := *re
+	out.Sub = append([]*syntax.Regexp{re.Sub[0]}, rest...)
+	if len(out.Sub) == 1 {
+		return &syntax.Regexp{Op: syntax.OpBeginText, Flags: re.Sub[0].Flags}, lit
+	}
+	return &out, lit
+}
+
+// looksBack reports whether re holds an assertion about the text before a
+// position.
+func looksBack(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpBeginText, syntax.OpBeginLine, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return true
+	}
+	for _, s := range re.Sub {
+		if looksBack(s) {
+			return true
+		}
+	}
+	return false
 }
 
 // requiredLiterals returns case-sensitive literals that every match of re

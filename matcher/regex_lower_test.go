@@ -80,6 +80,8 @@ var lowerSeeds = []struct{ rules, path string }{
 	{"\\.php$\n^/blog/(\\d+)/(.*)$\n^/blog/", "/blog/12/x.php"},
 	{"^/(.*)$\n^/a$", "/a"},
 	{"^/a.c/(.*)\n^/abc/x$", "/abc/x"},
+	{"^/blog\\b(\\d+)x$\n^/blog(\\d+)(x)$", "/blog12x"},
+	{"^/blog/(?m:^)x\n^/blog/(a|b)+(?P<n>c)?$", "/blog/abc"},
 }
 
 // FuzzLowered checks the regex tier (lowered tables, gram filter and the
