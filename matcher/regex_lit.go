@@ -28,8 +28,9 @@ const (
 	litCaseInsensitive litFlags = 1 << iota
 	litPass
 	litRequestURI
-	litHasQuery  // To holds '?'
-	litKeepQuery // QueryKeep
+	litHasQuery // To holds '?'
+	// The QueryMode: keep (neither bit), drop or replace.
+	litQueryDrop
 	litQueryReplace
 )
 
@@ -48,7 +49,7 @@ func (x *regexIndex) setLitRule(l *litRule, r *rule) {
 	set(litPass, r.Pass)
 	set(litRequestURI, r.RequestURI)
 	set(litHasQuery, r.to.hasQuery)
-	set(litKeepQuery, r.to.keepQuery)
+	set(litQueryDrop, r.QueryString == QueryDrop)
 	set(litQueryReplace, r.QueryString == QueryReplace)
 	if p := r.to.parts; !r.Pass && (len(p) != 1 || p[0].group != partLiteral || p[0].lit != r.To) {
 		l.tmpl = int32(len(x.tmpls))
@@ -74,10 +75,10 @@ func (x *regexIndex) fileIndex(name string) uint16 {
 // rule returns entry i as a Rule; it allocates, for tools.
 func (x *regexIndex) rule(i int32) Rule {
 	l := x.lit(i)
-	mode := QueryDrop
+	mode := QueryKeep
 	switch {
-	case l.flags&litKeepQuery != 0:
-		mode = QueryKeep
+	case l.flags&litQueryDrop != 0:
+		mode = QueryDrop
 	case l.flags&litQueryReplace != 0:
 		mode = QueryReplace
 	}
@@ -101,7 +102,7 @@ func (x *regexIndex) appendLocation(dst []byte, i int32, in []byte, caps []int, 
 		return x.tmpls[l.tmpl].appendLocation(dst, in, caps, nil, host, query)
 	}
 	dst = append(dst, l.to...)
-	return appendQuery(dst, query, l.flags&litHasQuery != 0, l.flags&litKeepQuery != 0)
+	return appendQuery(dst, query, l.flags&litHasQuery != 0, l.flags&(litQueryDrop|litQueryReplace) == 0)
 }
 
 // litTables answer the lowered regexes of one case mode: exact patterns

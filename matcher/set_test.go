@@ -226,6 +226,14 @@ func TestPass(t *testing.T) {
 			t.Errorf("%s: found %v, passed at line %d; want %v, %d", tc.path, found, line, tc.found, tc.passedLine)
 		}
 	}
+	want := []matcher.Rule{
+		{Kind: matcher.Exact, From: "/keep", Pass: true, File: "m.map", Line: 1},
+		{Kind: matcher.Regex, From: `^/keep-re`, Pass: true, File: "m.map", Line: 2},
+		{Kind: matcher.Regex, From: `^/keep`, To: "/moved", Status: 301, File: "m.map", Line: 3},
+	}
+	if diff := cmp.Diff(want, s.Rules()); diff != "" {
+		t.Errorf("Rules() (-want +got):\n%s", diff)
+	}
 	if _, err := matcher.Compile([]matcher.Rule{{From: "/a", To: "/b", Pass: true}}); err == nil {
 		t.Error("a no-redirect entry with a target compiled")
 	}

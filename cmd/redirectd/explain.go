@@ -41,7 +41,7 @@ func explainURL(w io.Writer, set *matcher.Set, raw string) error {
 		return err
 	}
 	var m matcher.Match
-	if !set.Lookup([]byte(host), []byte(path), []byte(query), &m) {
+	if !set.Lookup([]byte(host), []byte(path), query, &m) {
 		if r := m.Passed(); r != nil {
 			// An nginx map value of "": it decides the request, so no
 			// later rule is tried.
@@ -54,7 +54,7 @@ func explainURL(w io.Writer, set *matcher.Set, raw string) error {
 	}
 	r := m.Rule()
 	fmt.Fprintf(w, "rule:     %s (%s %q%s)\nstatus:   %d\nlocation: %s\n", r.Source(), r.Kind, r.From, hostNote(r),
-		m.Status(), m.AppendLocation(nil, []byte(query)))
+		m.Status(), m.AppendLocation(nil, query))
 	return nil
 }
 
@@ -67,15 +67,23 @@ func hostNote(r *matcher.Rule) string {
 }
 
 // splitURL splits an absolute URL or an origin-form path into host, path
-// and query, keeping the path as a client would send it.
-func splitURL(raw string) (host, path, query string, err error) {
+// and query, keeping the path as a client would send it. The query is nil
+// when there is no '?', as the server passes it: rules compared with the
+// request target (request_uri) tell "/a" from "/a?".
+func splitURL(raw string) (host, path string, query []byte, err error) {
 	if strings.HasPrefix(raw, "/") {
-		path, query, _ = strings.Cut(raw, "?")
+		path, q, hasQuery := strings.Cut(raw, "?")
+		if hasQuery {
+			query = []byte(q)
+		}
 		return "", path, query, nil
 	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
-		return "", "", "", fmt.Errorf("cannot read %q as a URL; give http://host/path or /path", raw)
+		return "", "", nil, fmt.Errorf("cannot read %q as a URL; give http://host/path or /path", raw)
 	}
-	return u.Host, u.EscapedPath(), u.RawQuery, nil
+	if u.ForceQuery || u.RawQuery != "" {
+		query = []byte(u.RawQuery)
+	}
+	return u.Host, u.EscapedPath(), query, nil
 }
