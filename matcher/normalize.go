@@ -34,12 +34,45 @@ func normalizePath(dst, p []byte) []byte {
 	return dst
 }
 
-// normalizeString is normalizePath for configured paths.
+// normalizeString is normalizePath for configured paths. A configured
+// path may also hold bytes a request target never does (a space, a byte
+// of UTF-8, '"', '<', '>', '\\': see httpparse's target table): those are
+// percent-encoded first, as a client sends them, so that "/old essay"
+// matches "/old%20essay" as it does in nginx, which compares $uri decoded.
 func normalizeString(s string) string {
+	if i := indexUnsent(s); i >= 0 {
+		b := []byte(s[:i])
+		for ; i < len(s); i++ {
+			if c := s[i]; unsent(c) {
+				b = append(b, '%', hexDigits[c>>4], hexDigits[c&15])
+			} else {
+				b = append(b, c)
+			}
+		}
+		s = string(b)
+	}
 	if indexPercent([]byte(s)) < 0 {
 		return s
 	}
 	return string(normalizePath(nil, []byte(s)))
+}
+
+const hexDigits = "0123456789ABCDEF"
+
+// unsent reports whether a request target never holds c as it is.
+func unsent(c byte) bool {
+	return c <= ' ' || c >= 0x7f || c == '"' || c == '<' || c == '>' || c == '\\'
+}
+
+// indexUnsent returns the index of the first byte of s that unsent
+// reports, or -1.
+func indexUnsent(s string) int {
+	for i := 0; i < len(s); i++ {
+		if unsent(s[i]) {
+			return i
+		}
+	}
+	return -1
 }
 
 func indexPercent(p []byte) int { return bytes.IndexByte(p, '%') }

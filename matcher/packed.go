@@ -80,7 +80,7 @@ var DefaultLimits = Limits{HostBytes: math.MaxUint32, HostRules: math.MaxInt32}
 func packable(in *Rule) bool {
 	return in.Kind == Exact && !in.Pass && !in.RequestURI && !in.CaseInsensitive && !in.TrailingSlash && len(in.Query) == 0 &&
 		len(in.From) > 0 && in.From[0] == '/' && len(in.From) <= math.MaxUint16 &&
-		!strings.ContainsAny(in.From, "?#%") &&
+		!strings.ContainsAny(in.From, "?#%") && indexUnsent(in.From) < 0 &&
 		len(in.To) <= math.MaxUint16 && checkTo(in.To) == nil &&
 		ValidStatus(in.Status) && in.QueryString <= QueryReplace &&
 		in.Line >= 0 && in.Line <= math.MaxUint32

@@ -239,6 +239,30 @@ func TestPass(t *testing.T) {
 	}
 }
 
+// TestUnsentBytes checks that configured paths holding bytes a client
+// never sends as they are (space, UTF-8) match the encoded request.
+func TestUnsentBytes(t *testing.T) {
+	s, err := matcher.Compile([]matcher.Rule{
+		{From: "/old essay", To: "/essay", Status: 301},
+		{From: "/café", To: "/cafe", Status: 301},
+		{Kind: matcher.Prefix, From: "/docs <old>/", To: "/docs/", Status: 301},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{"/old%20essay": "/essay", "/caf%C3%A9": "/cafe", "/caf%c3%a9": "/cafe",
+		"/docs%20%3Cold%3E/x": "/docs/x", "/old essay": ""} {
+		var m matcher.Match
+		got := ""
+		if s.Lookup(nil, []byte(path), nil, &m) {
+			got = string(m.AppendLocation(nil, nil))
+		}
+		if got != want {
+			t.Errorf("%s: got %q, want %q", path, got, want)
+		}
+	}
+}
+
 // TestRegexTierOrder checks that the regex tier answers the first matching
 // rule in file order whether it is lowered to a table or run as a regex,
 // and that RequestURI rules see the query as sent.
