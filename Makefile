@@ -63,7 +63,7 @@ bench-upstream:
 # redirectd against nginx, HAProxy and Caddy (see README.md, "Benchmarks
 # against nginx, HAProxy and Caddy"); settings from the environment:
 # EXACT PREFIX REGEX DURATION RUNS CONCURRENCY SERVER_CPUS ONLY QUICK
-# BASELINE SOAK SCALE README.
+# BASELINE SOAK SCALE SITEMAP SCENARIOS README.
 bench-compare:
 	$(GO) build -o bin/bench-compare ./benchmarks/compare
 	bin/bench-compare

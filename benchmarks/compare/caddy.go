@@ -23,6 +23,11 @@ func (caddy) Version() string {
 }
 
 func (caddy) Configure(in Instance) ([]string, []string, error) {
+	if in.Sitemap > 0 {
+		// 40,000 path_regexp matchers, tried in order at 2-3k req/s for 500:
+		// tens of requests a second, minutes to start.
+		return nil, nil, fmt.Errorf("caddy: %w (a path_regexp matcher per key, tried in order: minutes to load, about 30 req/s)", errNoSitemap)
+	}
 	exact, prefix, regex := byKind(in.Spec)
 	path := join(in.Dir, "Caddyfile")
 	err := writeFile(path, func(w *bufio.Writer) error {

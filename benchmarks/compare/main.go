@@ -7,17 +7,19 @@
 // benchmarks/results/<date>-<commit>.json; `compare table` writes them into
 // README.md. See README.md, "Benchmarks against nginx, HAProxy and Caddy".
 //
-//	compare                       run, settings from the environment (EXACT, DURATION, ONLY ...)
+//	compare                       run, settings from the environment (EXACT, DURATION, ONLY, SCENARIOS ...)
 //	compare table [-readme F] R   write results R as the README's table
 //	compare loadgen ...           the fixed-rate load generator (run by compare itself)
 package main
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"syscall"
 	"time"
 )
@@ -42,6 +44,66 @@ func main() {
 
 func numCPU() int { return runtime.NumCPU() }
 
+// hasScenario reports whether one of scs is as is says.
+func hasScenario(scs []Scenario, is func(Scenario) bool) bool {
+	return slices.ContainsFunc(scs, is)
+}
+
+// selectedNames lists the scenarios SCENARIOS chose, sorted; nil for all.
+func selectedNames(s Settings) []string {
+	if s.Selected == nil {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(s.Selected))
+}
+
+// selectionTag names a run of chosen scenarios in its results file:
+// "sitemap" or "reference" when they are all of that group, else "some".
+func selectionTag(sel map[string]bool) string {
+	for _, g := range []string{"sitemap", "reference"} {
+		all := true
+		for name := range sel {
+			all = all && slices.Contains(scenarioGroups[g], name)
+		}
+		if all {
+			return g
+		}
+	}
+	return "some"
+}
+
+// origin is the nginx that answers forwarded misses.
+type origin struct {
+	*Proc
+	addr string
+}
+
+// startOrigin starts the origin on the client CPUs and waits for it.
+func startOrigin(work, cpus string) (*origin, error) {
+	dir := filepath.Join(work, "origin")
+	if err := mkdirs(dir); err != nil {
+		return nil, err
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	argv, err := originConfig(dir, port)
+	if err != nil {
+		return nil, err
+	}
+	p, err := start("origin", cpus, argv, nil, filepath.Join(dir, "server.log"))
+	if err != nil {
+		return nil, err
+	}
+	o := &origin{Proc: p, addr: fmt.Sprintf("127.0.0.1:%d", port)}
+	if _, err := waitReady(p, o.addr, Req{Path: "/", Raw: simpleRequest("/", false), Want: Want{Status: 200, Body: originBody}}, 30*time.Second); err != nil {
+		p.Stop()
+		return nil, fmt.Errorf("the origin nginx: %w", err)
+	}
+	return o, nil
+}
+
 // runMain is a whole run; it must be started in the repository's root.
 func runMain() error {
 	s, err := settingsFromEnv(os.Getenv)
@@ -51,12 +113,16 @@ func runMain() error {
 	if _, err := os.Stat("cmd/redirectd"); err != nil {
 		return fmt.Errorf("run it from the repository's root (make bench-compare): %w", err)
 	}
+	scenarios := selectedScenarios(s)
+	if len(scenarios) == 0 && len(s.Scale) == 0 && s.Soak == 0 {
+		return fmt.Errorf("nothing to run: SCENARIOS=%q with SITEMAP=%d, no SCALE, no SOAK", os.Getenv("SCENARIOS"), s.Sitemap)
+	}
 	progs := map[string]string{"nginx": "nginx", "wrk": "wrk", "taskset": "util-linux"} // nginx is the origin too
 	if s.Only == nil || s.Only["haproxy"] {
 		progs["haproxy"] = "haproxy"
 	}
-	if s.Only == nil || s.Only["caddy"] {
-		progs["caddy"] = "caddy"
+	if (s.Only == nil || s.Only["caddy"]) && (hasScenario(scenarios, func(sc Scenario) bool { return !sc.Sitemap }) || s.Soak > 0) {
+		progs["caddy"] = "caddy" // not run on the sitemap corpus, nor in the scale runs
 	}
 	if err := ensurePrograms(progs); err != nil {
 		return err
@@ -82,11 +148,16 @@ func runMain() error {
 		return err
 	}
 	h := &harness{s: s, work: work, self: self, script: filepath.Join(work, "requests.lua"),
-		scenarios: Scenarios(s.Spec), reqFiles: map[string]string{}}
+		scenarios: scenarios, reqFiles: map[string]string{}}
 	if err := writeWrkScript(h.script); err != nil {
 		return err
 	}
-	for _, sc := range h.scenarios {
+	reqScenarios := h.scenarios
+	if s.Soak > 0 && !s.selected("mixed") { // the soak sends mixed's requests
+		i := slices.IndexFunc(Scenarios(s.Spec), func(sc Scenario) bool { return sc.Name == "mixed" })
+		reqScenarios = append(slices.Clip(reqScenarios), Scenarios(s.Spec)[i])
+	}
+	for _, sc := range reqScenarios {
 		h.reqFiles[sc.Name] = filepath.Join(work, sc.Name+".req")
 		if err := writeRequests(h.reqFiles[sc.Name], sc); err != nil {
 			return err
@@ -113,32 +184,19 @@ func runMain() error {
 		}
 	}
 
-	originDir := filepath.Join(work, "origin")
-	if err := mkdirs(originDir); err != nil {
-		return err
-	}
-	originPort, err := freePort()
-	if err != nil {
-		return err
-	}
-	argv, err := originConfig(originDir, originPort)
-	if err != nil {
-		return err
-	}
-	origin, err := start("origin", s.ClientCPUs, argv, nil, filepath.Join(originDir, "server.log"))
-	if err != nil {
-		return err
-	}
-	defer origin.Stop()
-	h.origin = fmt.Sprintf("127.0.0.1:%d", originPort)
-	if _, err := waitReady(origin, h.origin, Req{Path: "/", Raw: simpleRequest("/", false), Want: Want{Status: 200, Body: originBody}}, 30*time.Second); err != nil {
-		return fmt.Errorf("the origin nginx: %w", err)
+	if hasScenario(scenarios, func(sc Scenario) bool { return sc.Upstream }) {
+		origin, err := startOrigin(work, s.ClientCPUs)
+		if err != nil {
+			return err
+		}
+		defer origin.Stop()
+		h.origin = origin.addr
 	}
 
 	h.res = &Results{Date: time.Now().UTC().Format("2006-01-02"), Commit: gitCommit(), Quick: s.Quick,
 		Settings: RunSettings{Exact: s.Spec.Exact, Prefix: s.Spec.Prefix, Regex: s.Spec.Regex,
 			WarmupS: s.Warmup.Seconds(), DurationS: s.Duration.Seconds(), Runs: s.Runs, Concurrency: s.Concurrency,
-			ServerCPUs: s.ServerCPUs, ClientCPUs: s.ClientCPUs, Baseline: s.Baseline},
+			ServerCPUs: s.ServerCPUs, ClientCPUs: s.ClientCPUs, Baseline: s.Baseline, Scenarios: selectedNames(s)},
 		Machine: machine(), Versions: map[string]string{"wrk": wrkVersion()}}
 	logf("servers on CPUs %s, load on CPUs %s; %s warm-up, %d x %s per scenario", s.ServerCPUs, s.ClientCPUs, s.Warmup, s.Runs, s.Duration)
 	for _, srv := range servers {
@@ -146,11 +204,19 @@ func runMain() error {
 		h.res.Versions[srv.Name()] = sr.Version
 		h.res.Servers = append(h.res.Servers, sr)
 	}
-	h.res.FixedRate = chooseRate(h.res.Servers)
-	logf("fixed rate: %.0f req/s", h.res.FixedRate)
-	for i, srv := range servers {
-		if h.res.Servers[i].Failed == "" {
-			h.second(srv, h.res.Servers[i], h.res.FixedRate)
+	if hasScenario(scenarios, func(sc Scenario) bool { return sc.Fixed || sc.Upstream }) {
+		h.res.FixedRate = chooseRate(h.res.Servers)
+		logf("fixed rate: %.0f req/s", h.res.FixedRate)
+		for i, srv := range servers {
+			if h.res.Servers[i].Failed == "" {
+				h.second(srv, h.res.Servers[i], h.res.FixedRate)
+			}
+		}
+	}
+	if hasScenario(scenarios, func(sc Scenario) bool { return sc.Sitemap }) {
+		h.res.Settings.Sitemap = s.Sitemap
+		for i, srv := range servers {
+			h.sitemap(srv, h.res.Servers[i])
 		}
 	}
 	for _, n := range s.Scale {
@@ -173,14 +239,18 @@ func runMain() error {
 	if s.Quick {
 		name += "-quick"
 	}
+	if s.Selected != nil {
+		name += "-" + selectionTag(s.Selected)
+	}
 	path := filepath.Join(s.Out, name+".json")
 	if err := writeJSON(path, h.res); err != nil {
 		return err
 	}
 	fmt.Print(renderTable(h.res))
 	logf("results in %s", path)
-	// A full run replaces the README's table; a QUICK one only with README=1.
-	if r := os.Getenv("README"); r == "1" || (r != "0" && !s.Quick) {
+	// A full run of every scenario replaces the README's table; a QUICK
+	// one, or one of chosen SCENARIOS, only with README=1.
+	if r := os.Getenv("README"); r == "1" || (r != "0" && !s.Quick && s.Selected == nil) {
 		if err := tableMain([]string{path}); err != nil {
 			return err
 		}

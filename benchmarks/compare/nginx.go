@@ -22,13 +22,18 @@ func (nginx) Version() string {
 	return strings.TrimPrefix(strings.TrimSpace(string(out)), "nginx version: nginx/")
 }
 
-// nginxMain is the part of nginx.conf outside http{}; workers run as the
-// harness's user, so no file it writes needs other permissions.
+// nginxMain is the part of nginx.conf outside http{}, with pcre_jit on;
+// workers run as the harness's user, so no file it writes needs other
+// permissions.
 func nginxMain(dir string, workers int) string {
+	return "pcre_jit on;\n" + nginxMainNoJIT(dir, workers)
+}
+
+// nginxMainNoJIT is nginxMain with pcre_jit off, nginx's default.
+func nginxMainNoJIT(dir string, workers int) string {
 	return fmt.Sprintf(`daemon off;
 master_process on;
 worker_processes %d;
-pcre_jit on;
 pid %s;
 error_log %s warn;
 events { worker_connections 8192; }
@@ -40,6 +45,9 @@ func nginxTemps(dir string) string {
 }
 
 func (nginx) Configure(in Instance) ([]string, []string, error) {
+	if in.Sitemap > 0 {
+		return nginxSitemap(in)
+	}
 	exact, prefix, regex := byKind(in.Spec)
 	path := join(in.Dir, "nginx.conf")
 	err := writeFile(path, func(w *bufio.Writer) error {
@@ -76,6 +84,31 @@ func (nginx) Configure(in Instance) ([]string, []string, error) {
 			w.WriteString("  location / { return 404; }\n")
 		}
 		w.WriteString("}\n}\n")
+		return nil
+	})
+	return []string{"nginx", "-p", in.Dir, "-c", path}, nil, err
+}
+
+// nginxSitemap configures the sitemap corpus as the site deploys it: the
+// include file in a map on $request_uri, a server-level if with a rewrite.
+// absolute_redirect is off so that the Location is the map's value as
+// written, as the other servers send it (nginx would otherwise prefix
+// http://host:port). pcre_jit stays off, nginx's default: with it on,
+// nginx 1.22 took 800 MiB (RSS of master and worker) for the 40,000 JIT
+// programs and 166 ms of CPU for a miss, against about 2 ms without.
+func nginxSitemap(in Instance) ([]string, []string, error) {
+	if err := writeSitemap(in.Dir, in.Sitemap); err != nil {
+		return nil, nil, err
+	}
+	path := join(in.Dir, "nginx.conf")
+	err := writeFile(path, func(w *bufio.Writer) error {
+		w.WriteString(nginxMainNoJIT(in.Dir, in.CPUs))
+		w.WriteString("http {\naccess_log off;\nabsolute_redirect off;\n")
+		w.WriteString(nginxTemps(in.Dir))
+		fmt.Fprintf(w, "map $request_uri $new_uri {\n  include %s;\n}\n", join(in.Dir, sitemapFile))
+		fmt.Fprintf(w, "server {\n  listen 127.0.0.1:%d reuseport backlog=4096;\n  keepalive_requests 1000000;\n", in.Port)
+		w.WriteString("  if ($new_uri != \"\") { rewrite ^(.*)$ $new_uri permanent; }\n")
+		w.WriteString("  location / { return 404; }\n}\n}\n")
 		return nil
 	})
 	return []string{"nginx", "-p", in.Dir, "-c", path}, nil, err

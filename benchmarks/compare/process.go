@@ -164,3 +164,44 @@ func (p *Proc) RSS() int64 {
 	}
 	return pages * int64(os.Getpagesize())
 }
+
+// Mem is a server's memory, summed over its processes, in MiB.
+type Mem struct {
+	RSS float64 `json:"rss_mib"`
+	// PSS counts a page shared by k processes as 1/k in each (Pss in
+	// /proc/PID/smaps_rollup), so nginx's master and worker, which share
+	// most of their pages, are not counted twice as by RSS.
+	PSS float64 `json:"pss_mib"`
+	// Peak is VmHWM from /proc/PID/status: the highest RSS each process
+	// reached since it started, summed.
+	Peak float64 `json:"peak_mib"`
+}
+
+// Mem reads the memory of all the server's processes.
+func (p *Proc) Mem() Mem {
+	var m Mem
+	for _, pid := range p.Tree() {
+		if st, err := readStat(pid); err == nil {
+			m.RSS += mib(st.rssPages * int64(os.Getpagesize()))
+		}
+		m.PSS += float64(procKB(fmt.Sprintf("/proc/%d/smaps_rollup", pid), "Pss:")) / 1024
+		m.Peak += float64(procKB(fmt.Sprintf("/proc/%d/status", pid), "VmHWM:")) / 1024
+	}
+	return m
+}
+
+// procKB is the value in kB of the line starting with key in a /proc file
+// of "Key:   123 kB" lines; 0 when there is none.
+func procKB(path, key string) int64 {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(b)) {
+		if rest, ok := strings.CutPrefix(line, key); ok {
+			v, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return v
+		}
+	}
+	return 0
+}

@@ -35,6 +35,9 @@ type RunSettings struct {
 	ServerCPUs  string  `json:"server_cpus"`
 	ClientCPUs  string  `json:"client_cpus"`
 	Baseline    string  `json:"baseline,omitempty"`
+	Sitemap     int     `json:"sitemap_keys,omitempty"`
+	// Scenarios are those SCENARIOS chose; empty: every one.
+	Scenarios []string `json:"scenarios,omitempty"`
 }
 
 // Machine describes where it ran.
@@ -54,13 +57,35 @@ type ServerResult struct {
 	StartupMS  float64           `json:"startup_ms"`       // launch to the first correct answer
 	RSSIdleMiB float64           `json:"rss_idle_mib"`
 	RSSLoadMiB float64           `json:"rss_after_load_mib"`
+	PSSIdleMiB float64           `json:"pss_idle_mib,omitempty"`
+	PSSLoadMiB float64           `json:"pss_after_load_mib,omitempty"`
+	PeakMiB    float64           `json:"peak_mib,omitempty"` // VmHWM after load, summed over the processes
 	Scenarios  []*ScenarioResult `json:"scenarios"`
+	Sitemap    *SitemapResult    `json:"sitemap,omitempty"`
+}
+
+// SitemapResult is one server started on the sitemap corpus: its start-up
+// and memory (its scenarios' figures are in ServerResult.Scenarios).
+type SitemapResult struct {
+	Keys      int     `json:"keys"`
+	Skipped   string  `json:"skipped,omitempty"` // not run on this corpus, and why
+	Failed    string  `json:"failed,omitempty"`  // did not start
+	StartupMS float64 `json:"startup_ms"`        // launch to the first key's correct answer
+	Idle      Mem     `json:"after_start"`       // 1 s after that answer
+	Load      Mem     `json:"after_load"`        // after the sitemap scenarios
+	// CheckMS is the wall time of `redirectd check` on the config (median
+	// of three), CheckLoadMS the load+compile time it reports; redirectd
+	// only.
+	CheckMS     float64 `json:"check_ms,omitempty"`
+	CheckLoadMS float64 `json:"check_load_ms,omitempty"`
+	CheckFailed string  `json:"check_failed,omitempty"`
 }
 
 // ScenarioResult is the median of a scenario's runs, and the runs.
 type ScenarioResult struct {
 	Name        string  `json:"name"`
-	Failed      string  `json:"failed,omitempty"` // a wrong answer before timing: not timed
+	Failed      string  `json:"failed,omitempty"`  // a wrong answer before timing: not timed
+	Skipped     string  `json:"skipped,omitempty"` // not run for this server, and why
 	RPS         float64 `json:"rps"`
 	P50US       float64 `json:"p50_us"`
 	P99US       float64 `json:"p99_us"`
@@ -90,6 +115,8 @@ type ScaleResult struct {
 	StartupMS   float64 `json:"startup_ms"`
 	RSSIdleMiB  float64 `json:"rss_idle_mib"`
 	RSSLoadMiB  float64 `json:"rss_after_load_mib"`
+	PSSLoadMiB  float64 `json:"pss_after_load_mib,omitempty"`
+	PeakMiB     float64 `json:"peak_mib,omitempty"`
 	RPS         float64 `json:"exact_rps"`
 	CPUPerReqUS float64 `json:"cpu_per_request_us"`
 }

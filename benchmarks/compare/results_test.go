@@ -119,3 +119,42 @@ func TestRenderTable(t *testing.T) {
 		}
 	}
 }
+
+// A run of the sitemap scenarios alone: only their rows, Caddy skipped,
+// memory with PSS and peak, and redirectd against issue 11's targets.
+func TestRenderSitemapTable(t *testing.T) {
+	sc := func(name string, cpu float64) *ScenarioResult {
+		return &ScenarioResult{Name: name, RPS: 1e6 / cpu, CPUPerReqUS: cpu, P99US: 100}
+	}
+	skip := func(name string) *ScenarioResult { return &ScenarioResult{Name: name, Skipped: "not run"} }
+	res := &Results{Date: "2026-11-30", Commit: "abc1234", Quick: true,
+		Settings: RunSettings{Sitemap: 40000, Scenarios: []string{"sitemap-hit-first", "sitemap-miss"}},
+		Versions: map[string]string{"wrk": "4.1"},
+		Servers: []*ServerResult{
+			{Name: "redirectd", Scenarios: []*ScenarioResult{sc("sitemap-hit-first", 8), sc("sitemap-miss", 10)},
+				Sitemap: &SitemapResult{Keys: 40000, StartupMS: 150, Idle: Mem{RSS: 30, PSS: 29, Peak: 60}, Load: Mem{RSS: 31, PSS: 30, Peak: 60}, CheckMS: 400, CheckLoadMS: 300}},
+			{Name: "nginx", Scenarios: []*ScenarioResult{sc("sitemap-hit-first", 8), sc("sitemap-miss", 2000)},
+				Sitemap: &SitemapResult{Keys: 40000, StartupMS: 200, Idle: Mem{RSS: 58, PSS: 29, Peak: 60}, Load: Mem{RSS: 58, PSS: 29, Peak: 60}}},
+			{Name: "caddy", Scenarios: []*ScenarioResult{skip("sitemap-hit-first"), skip("sitemap-miss")},
+				Sitemap: &SitemapResult{Keys: 40000, Skipped: "not run"}},
+		}}
+	out := renderTable(res)
+	for _, want := range []string{
+		"Sitemap corpus: 40000 regex keys. Scenarios: sitemap-hit-first, sitemap-miss.",
+		"| sitemap-miss | 100000 | 500 | skipped | 200.00 |",
+		"| sitemap-miss | 10.0 | 2000.0 | skipped | 0.01 |",
+		"| PSS after start (MiB) | 29.0 | 29.0 | skipped | 1.00 |",
+		"| RSS after start (MiB) | 30.0 | 58.0 | skipped | 0.52 |",
+		"| `redirectd check` wall time (ms) | 400.0 | - | skipped | - |",
+		"| sitemap-miss | 10.0 | - | 0.01 |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	for _, absent := range []string{"| exact |", "| mixed |", "| memory and start-up |", "fixed rate"} {
+		if strings.Contains(out, absent) {
+			t.Errorf("table has %q, which this run did not measure:\n%s", absent, out)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -43,7 +44,8 @@ func freePort() (int, error) {
 }
 
 // launch configures and starts srv from a fresh directory and waits for its
-// first correct exact-hit answer.
+// first correct answer to in.ready() (the last exact rule, or the
+// sitemap's first key).
 func (h *harness) launch(srv Server, in Instance, tag string) (*Proc, string, time.Duration, error) {
 	in.Dir = filepath.Join(h.work, srv.Name()+"-"+tag)
 	if err := mkdirs(in.Dir); err != nil {
@@ -63,8 +65,7 @@ func (h *harness) launch(srv Server, in Instance, tag string) (*Proc, string, ti
 		return nil, "", 0, err
 	}
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	hit := exactHit(in.Spec)
-	startup, err := waitReady(p, addr, Req{Path: hit, Raw: simpleRequest(hit, false), Want: expect(in.Spec, hit)}, 5*time.Minute)
+	startup, err := waitReady(p, addr, in.ready(), 5*time.Minute)
 	if err != nil {
 		p.Stop()
 		return nil, "", 0, err
@@ -152,9 +153,13 @@ func (h *harness) scenario(p *Proc, addr string, sc Scenario, rate float64) *Sce
 }
 
 // maxThroughput is the first phase for one server: start-up, memory, and
-// every scenario without an upstream or a fixed rate.
+// every reference scenario without an upstream or a fixed rate (none of
+// it when none of those scenarios was chosen).
 func (h *harness) maxThroughput(srv Server) *ServerResult {
 	sr := &ServerResult{Name: srv.Name(), Version: srv.Version()}
+	if !hasScenario(h.scenarios, func(sc Scenario) bool { return !sc.Upstream && !sc.Fixed && !sc.Sitemap }) {
+		return sr
+	}
 	logf("%s %s: starting with %d exact, %d prefix, %d regex rules", srv.Name(), sr.Version, h.s.Spec.Exact, h.s.Spec.Prefix, h.s.Spec.Regex)
 	p, addr, startup, err := h.launch(srv, Instance{Spec: h.s.Spec}, "main")
 	if err != nil {
@@ -165,16 +170,82 @@ func (h *harness) maxThroughput(srv Server) *ServerResult {
 	defer p.Stop()
 	sr.StartupMS = float64(startup.Microseconds()) / 1e3
 	time.Sleep(time.Second)
-	sr.RSSIdleMiB = mib(p.RSS())
-	logf("  start-up %.1f ms, idle RSS %.1f MiB", sr.StartupMS, sr.RSSIdleMiB)
+	idle := p.Mem()
+	sr.RSSIdleMiB, sr.PSSIdleMiB = idle.RSS, idle.PSS
+	logf("  start-up %.1f ms, idle: %s", sr.StartupMS, idle)
 	for _, sc := range h.scenarios {
-		if !sc.Upstream && !sc.Fixed {
+		if !sc.Upstream && !sc.Fixed && !sc.Sitemap {
 			sr.Scenarios = append(sr.Scenarios, h.scenario(p, addr, sc, 0))
 		}
 	}
-	sr.RSSLoadMiB = mib(p.RSS())
-	logf("  RSS after load %.1f MiB", sr.RSSLoadMiB)
+	load := p.Mem()
+	sr.RSSLoadMiB, sr.PSSLoadMiB, sr.PeakMiB = load.RSS, load.PSS, load.Peak
+	logf("  after load: %s", load)
 	return sr
+}
+
+func (m Mem) String() string {
+	return fmt.Sprintf("RSS %.1f MiB, PSS %.1f MiB, peak %.1f MiB", m.RSS, m.PSS, m.Peak)
+}
+
+// sitemap is the phase on the sitemap corpus: a server of its own started
+// with it, start-up, memory after start, the sitemap scenarios, memory
+// after them, and for redirectd the time `check` takes on the corpus.
+func (h *harness) sitemap(srv Server, sr *ServerResult) {
+	r := &SitemapResult{Keys: h.s.Sitemap}
+	sr.Sitemap = r
+	var scs []Scenario
+	for _, sc := range h.scenarios {
+		if sc.Sitemap {
+			scs = append(scs, sc)
+		}
+	}
+	logf("%s: the sitemap corpus, %d regex keys", srv.Name(), h.s.Sitemap)
+	in := Instance{Spec: h.s.Spec, Sitemap: h.s.Sitemap}
+	p, addr, startup, err := h.launch(srv, in, "sitemap")
+	if err != nil {
+		if errors.Is(err, errNoSitemap) {
+			r.Skipped = err.Error()
+			logf("  skipped: %v", err)
+		} else {
+			r.Failed = err.Error()
+			logf("  FAILED to start: %v", err)
+		}
+		for _, sc := range scs {
+			res := &ScenarioResult{Name: sc.Name, Skipped: r.Skipped}
+			if r.Failed != "" {
+				res.Failed = "did not start on the sitemap corpus"
+			}
+			sr.Scenarios = append(sr.Scenarios, res)
+		}
+		return
+	}
+	r.StartupMS = float64(startup.Microseconds()) / 1e3
+	time.Sleep(time.Second)
+	r.Idle = p.Mem()
+	logf("  start-up %.1f ms, after start: %s", r.StartupMS, r.Idle)
+	for _, sc := range scs {
+		sr.Scenarios = append(sr.Scenarios, h.scenario(p, addr, sc, 0))
+	}
+	r.Load = p.Mem()
+	logf("  after load: %s", r.Load)
+	p.Stop()
+	if rd, ok := srv.(*redirectd); ok {
+		var walls, loads []float64
+		for range 3 {
+			wall, load, err := rd.checkTime(filepath.Join(h.work, srv.Name()+"-sitemap"), h.s.ServerCPUs, h.s.NServer)
+			if err != nil {
+				r.CheckFailed = err.Error()
+				logf("  check FAILED: %v", err)
+				break
+			}
+			walls, loads = append(walls, float64(wall.Microseconds())/1e3), append(loads, float64(load.Microseconds())/1e3)
+		}
+		if r.CheckFailed == "" {
+			r.CheckMS, r.CheckLoadMS = medianOf(walls), medianOf(loads)
+			logf("  redirectd check: %.0f ms (load+compile %.0f ms), median of 3", r.CheckMS, r.CheckLoadMS)
+		}
+	}
 }
 
 // second is the second phase: the fixed rate (known only once every
@@ -183,7 +254,7 @@ func (h *harness) maxThroughput(srv Server) *ServerResult {
 func (h *harness) second(srv Server, sr *ServerResult, rate float64) {
 	logf("%s: fixed rate and upstream", srv.Name())
 	for _, sc := range h.scenarios {
-		if !sc.Fixed {
+		if !sc.Fixed || sc.Sitemap {
 			continue
 		}
 		if rate <= 0 {
@@ -196,6 +267,9 @@ func (h *harness) second(srv Server, sr *ServerResult, rate float64) {
 			sr.Scenarios = append(sr.Scenarios, h.scenario(p, addr, sc, rate))
 			p.Stop()
 		}
+	}
+	if !hasScenario(h.scenarios, func(sc Scenario) bool { return sc.Upstream }) {
+		return
 	}
 	p, addr, _, err := h.launch(srv, Instance{Spec: h.s.Spec, Origin: h.origin}, "upstream")
 	for _, sc := range h.scenarios {
@@ -265,8 +339,9 @@ func (h *harness) scale(srv Server, n int) *ScaleResult {
 	sc.Name = "scale"
 	res := h.scenario(p, addr, sc, 0)
 	r.Failed, r.RPS, r.CPUPerReqUS = res.Failed, res.RPS, res.CPUPerReqUS
-	r.RSSLoadMiB = mib(p.RSS())
-	logf("  start-up %.1f ms, RSS idle %.1f MiB, after load %.1f MiB", r.StartupMS, r.RSSIdleMiB, r.RSSLoadMiB)
+	load := p.Mem()
+	r.RSSLoadMiB, r.PSSLoadMiB, r.PeakMiB = load.RSS, load.PSS, load.Peak
+	logf("  start-up %.1f ms, RSS idle %.1f MiB, after load: %s", r.StartupMS, r.RSSIdleMiB, load)
 	return r
 }
 

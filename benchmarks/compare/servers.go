@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,6 +21,34 @@ type Instance struct {
 	Origin string // host:port misses are forwarded to; "" answers 404
 	// AccessLog is a file to log every request to; "" turns logging off.
 	AccessLog string
+	// Sitemap, when not 0, replaces the rules with the first Sitemap keys
+	// of the sitemap corpus (rules.Sitemap), configured as the site does.
+	Sitemap int
+}
+
+// ready is the request whose first correct answer marks the server as
+// started: the last exact rule, or the sitemap's first key.
+func (in Instance) ready() Req {
+	if in.Sitemap > 0 {
+		e := rules.SitemapFirst()
+		return Req{Path: e.Path, Raw: simpleRequest(e.Path, false), Want: Want{Status: 301, Location: e.Location}}
+	}
+	hit := exactHit(in.Spec)
+	return Req{Path: hit, Raw: simpleRequest(hit, false), Want: expect(in.Spec, hit)}
+}
+
+// errNoSitemap is returned by Configure for a server not measured on the
+// sitemap corpus; the harness shows it as skipped.
+var errNoSitemap = errors.New("not run on the sitemap corpus")
+
+// sitemapFile is the name of the corpus's map file in an instance's
+// directory, the site's include file.
+const sitemapFile = "move.conf"
+
+// writeSitemap writes the first n keys of the corpus into dir as nginx's
+// include file (the site's own form), which redirectd reads as it is.
+func writeSitemap(dir string, n int) error {
+	return writeFile(join(dir, sitemapFile), func(w *bufio.Writer) error { return rules.WriteSitemapMap(w, n) })
 }
 
 // Server is one of the compared servers. Configure writes its config for

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -102,6 +103,32 @@ func TestServersAnswerEveryScenario(t *testing.T) {
 				p.Stop()
 				if !p.Exited() {
 					t.Errorf("%s still runs after Stop", srv.Name())
+				}
+			}
+			// The sitemap corpus, as each server is configured with it.
+			const keys = 300
+			p, addr, _, err := h.launch(srv, Instance{Spec: h.s.Spec, Sitemap: keys}, "test-sitemap")
+			if srv.Name() == "caddy" {
+				if !errors.Is(err, errNoSitemap) {
+					t.Errorf("caddy on the sitemap corpus: %v, want errNoSitemap", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Stop()
+			if m := p.Mem(); m.RSS <= 0 || m.PSS <= 0 || m.PSS > m.RSS || m.Peak < m.RSS {
+				t.Errorf("memory: %+v", m)
+			}
+			for _, sc := range SitemapScenarios(keys) {
+				if err := verify(addr, sc); err != nil {
+					t.Errorf("%s: %v", sc.Name, err)
+				}
+			}
+			if rd, ok := srv.(*redirectd); ok {
+				if wall, load, err := rd.checkTime(filepath.Join(h.work, srv.Name()+"-test-sitemap"), h.s.ServerCPUs, 1); err != nil || wall <= load || load <= 0 {
+					t.Errorf("check: %v, load %v, %v", wall, load, err)
 				}
 			}
 		})

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -27,14 +28,26 @@ type Settings struct {
 	Baseline    string        // a git ref of redirectd to measure too
 	Soak        time.Duration // 0: no soak
 	Scale       []int         // exact-rule counts for the scale runs; nil: none
-	Out         string        // results directory
+	Sitemap     int           // keys of the sitemap corpus; 0: no sitemap scenarios
+	// Selected holds the scenarios to run (SCENARIOS); nil: every one.
+	Selected map[string]bool
+	Out      string // results directory
 }
 
+// scenarioGroups are the names SCENARIOS takes besides single scenarios.
+var scenarioGroups = map[string][]string{
+	"reference": {"exact", "prefix", "regex", "miss", "mixed", "exact-churn", "pipelined", "upstream", "upstream-churn", "fixed-rate"},
+	"sitemap":   {"sitemap-hit-first", "sitemap-hit-last", "sitemap-miss", "sitemap-mixed"},
+}
+
+// selected reports whether scenario name runs.
+func (s *Settings) selected(name string) bool { return s.Selected == nil || s.Selected[name] }
+
 // settingsFromEnv reads EXACT, PREFIX, REGEX, DURATION, RUNS, CONCURRENCY,
-// SERVER_CPUS, ONLY, QUICK, BASELINE, SOAK and SCALE.
+// SERVER_CPUS, ONLY, QUICK, BASELINE, SOAK, SCALE, SITEMAP and SCENARIOS.
 func settingsFromEnv(getenv func(string) string) (Settings, error) {
 	s := Settings{Spec: rules.Reference, Warmup: 2 * time.Second, Duration: 10 * time.Second,
-		Runs: 3, Concurrency: 100, Scale: []int{100000, 1000000}, Out: "benchmarks/results"}
+		Runs: 3, Concurrency: 100, Scale: []int{100000, 1000000}, Sitemap: rules.SitemapSize, Out: "benchmarks/results"}
 	var errs []string
 	num := func(key string, dst *int, min int) {
 		if v := getenv(key); v != "" {
@@ -67,6 +80,10 @@ func settingsFromEnv(getenv func(string) string) (Settings, error) {
 	num("REGEX", &s.Spec.Regex, 1)
 	num("RUNS", &s.Runs, 1)
 	num("CONCURRENCY", &s.Concurrency, 1)
+	num("SITEMAP", &s.Sitemap, 0)
+	if s.Sitemap >= 1_000_000 {
+		errs = append(errs, fmt.Sprintf("SITEMAP=%d: the corpus has at most 999999 keys", s.Sitemap))
+	}
 	dur("DURATION", &s.Duration)
 	dur("SOAK", &s.Soak)
 	if v := getenv("SCALE"); v != "" {
@@ -91,6 +108,26 @@ func settingsFromEnv(getenv func(string) string) (Settings, error) {
 				continue
 			}
 			s.Only[name] = true
+		}
+	}
+	if v := getenv("SCENARIOS"); v != "" {
+		s.Selected = map[string]bool{}
+		for _, name := range strings.Split(v, ",") {
+			name = strings.TrimSpace(name)
+			if g, ok := scenarioGroups[name]; ok {
+				for _, n := range g {
+					s.Selected[n] = true
+				}
+				continue
+			}
+			if !slices.Contains(scenarioGroups["reference"], name) && !slices.Contains(scenarioGroups["sitemap"], name) {
+				errs = append(errs, fmt.Sprintf("SCENARIOS=%q: %q is not a scenario; use reference, sitemap or names from the README's table, separated by commas", v, name))
+				continue
+			}
+			s.Selected[name] = true
+		}
+		if getenv("SCALE") == "" { // a chosen set of scenarios runs no scale runs unless asked
+			s.Scale = nil
 		}
 	}
 	s.Baseline = getenv("BASELINE")

@@ -42,8 +42,28 @@ func TestSettingsFromEnv(t *testing.T) {
 		s.Soak != 10*time.Minute || s.Scale != nil || !s.Quick || s.Warmup != time.Second {
 		t.Errorf("settings: %+v", s)
 	}
-	_, err = settingsFromEnv(env(map[string]string{"EXACT": "-1", "ONLY": "apache", "DURATION": "soon"}))
-	for _, want := range []string{`EXACT="-1"`, `"apache" is not a server`, `DURATION="soon"`} {
+	if s.Sitemap != 40000 || s.Selected != nil || !s.selected("sitemap-miss") {
+		t.Errorf("sitemap defaults: %d keys, scenarios %v", s.Sitemap, s.Selected)
+	}
+	s, err = settingsFromEnv(env(map[string]string{"SCENARIOS": "sitemap,exact", "SITEMAP": "1000"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Sitemap != 1000 || !s.selected("sitemap-mixed") || !s.selected("exact") || s.selected("miss") || s.Scale != nil {
+		t.Errorf("SCENARIOS=sitemap,exact: %d keys, scenarios %v, scale %v", s.Sitemap, s.Selected, s.Scale)
+	}
+	if got := selectionTag(s.Selected); got != "some" {
+		t.Errorf("selectionTag = %q", got)
+	}
+	if got := len(selectedScenarios(s)); got != 5 {
+		t.Errorf("%d scenarios selected, want 5", got)
+	}
+	s, _ = settingsFromEnv(env(map[string]string{"SCENARIOS": "sitemap-miss", "SCALE": "100"}))
+	if !cmp.Equal(s.Scale, []int{100}) || selectionTag(s.Selected) != "sitemap" {
+		t.Errorf("SCENARIOS with SCALE: scale %v, tag %q", s.Scale, selectionTag(s.Selected))
+	}
+	_, err = settingsFromEnv(env(map[string]string{"EXACT": "-1", "ONLY": "apache", "DURATION": "soon", "SCENARIOS": "sitemap,hits", "SITEMAP": "2000000"}))
+	for _, want := range []string{`EXACT="-1"`, `"apache" is not a server`, `DURATION="soon"`, `"hits" is not a scenario`, `SITEMAP=2000000`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v does not name %s", err, want)
 		}

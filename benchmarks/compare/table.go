@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -70,8 +71,15 @@ func renderTable(res *Results) string {
 		label = "**QUICK run** (one short run per scenario, on a shared machine: indicative only)"
 	}
 	st := res.Settings
-	fmt.Fprintf(&b, "%s of `make bench-compare`, %s, commit %s. Rules: %d exact, %d prefix, %d regex. Each scenario: %.0f s warm-up, then %d x %.0f s with %d connections, median kept. Servers on CPU %s, load on CPU %s. Machine: %s, %d CPUs, %d MiB, Linux %s, %s.\n\n",
-		label, res.Date, res.Commit, st.Exact, st.Prefix, st.Regex, st.WarmupS, st.Runs, st.DurationS, st.Concurrency,
+	ruleSets := fmt.Sprintf("Rules: %d exact, %d prefix, %d regex.", st.Exact, st.Prefix, st.Regex)
+	if st.Sitemap > 0 {
+		ruleSets += fmt.Sprintf(" Sitemap corpus: %d regex keys.", st.Sitemap)
+	}
+	if len(st.Scenarios) > 0 {
+		ruleSets += " Scenarios: " + strings.Join(st.Scenarios, ", ") + "."
+	}
+	fmt.Fprintf(&b, "%s of `make bench-compare`, %s, commit %s. %s Each scenario: %.0f s warm-up, then %d x %.0f s with %d connections, median kept. Servers on CPU %s, load on CPU %s. Machine: %s, %d CPUs, %d MiB, Linux %s, %s.\n\n",
+		label, res.Date, res.Commit, ruleSets, st.WarmupS, st.Runs, st.DurationS, st.Concurrency,
 		st.ServerCPUs, st.ClientCPUs, res.Machine.CPU, res.Machine.CPUs, res.Machine.MemMiB, res.Machine.Kernel, res.Machine.Go)
 	var vs []string
 	for _, s := range res.Servers {
@@ -87,7 +95,13 @@ func renderTable(res *Results) string {
 	head := func(title, ratio string) {
 		fmt.Fprintf(&b, "| %s | %s | %s |\n|---|%s--:|\n", title, strings.Join(names, " | "), ratio, strings.Repeat("--:|", len(names)))
 	}
-	order := []string{"exact", "prefix", "regex", "miss", "mixed", "exact-churn", "pipelined", "upstream", "upstream-churn", "fixed-rate"}
+	// Only the scenarios of this run get a row.
+	var order []string
+	for _, sc := range append(slices.Clone(scenarioGroups["reference"]), scenarioGroups["sitemap"]...) {
+		if slices.ContainsFunc(res.Servers, func(s *ServerResult) bool { return s.scenario(sc) != nil }) {
+			order = append(order, sc)
+		}
+	}
 	cell := func(s *ServerResult, sc string, get func(*ScenarioResult) float64, format string) (string, float64) {
 		if s.Failed != "" {
 			return "failed to start", 0
@@ -96,6 +110,8 @@ func renderTable(res *Results) string {
 		switch {
 		case r == nil:
 			return "-", 0
+		case r.Skipped != "":
+			return "skipped", 0
 		case r.Failed != "":
 			return "failed", 0
 		}
@@ -119,6 +135,9 @@ func renderTable(res *Results) string {
 		{"server CPU per request (us)", "redirectd / best peer", func(r *ScenarioResult) float64 { return r.CPUPerReqUS }, "%.1f", false},
 		{"p99 latency (us)", "redirectd / best peer", func(r *ScenarioResult) float64 { return r.P99US }, "%.0f", false},
 	} {
+		if len(order) == 0 {
+			break
+		}
 		head(tab.title, tab.ratio)
 		for _, sc := range order {
 			var cells []string
@@ -132,7 +151,50 @@ func renderTable(res *Results) string {
 		b.WriteString("\n")
 	}
 
-	fmt.Fprintf(&b, "Mixed at a fixed %.0f req/s (latency from each request's send time):\n\n", res.FixedRate)
+	if slices.Contains(order, "fixed-rate") {
+		fixedRateTable(&b, res, head, cell, row)
+	}
+	if slices.ContainsFunc(res.Servers, func(s *ServerResult) bool { return s.StartupMS > 0 }) {
+		memoryTable(&b, res, head, row)
+	}
+	if slices.ContainsFunc(res.Servers, func(s *ServerResult) bool { return s.Sitemap != nil }) {
+		sitemapTables(&b, res, head, row)
+	}
+	scaleAndSoak(&b, res)
+	var failures []string
+	for _, s := range res.Servers {
+		if s.Failed != "" {
+			failures = append(failures, fmt.Sprintf("%s did not start: %s", s.Name, oneLine(s.Failed)))
+		}
+		for _, r := range s.Scenarios {
+			if r.Failed != "" {
+				failures = append(failures, fmt.Sprintf("%s %s: %s", s.Name, r.Name, oneLine(r.Failed)))
+			}
+		}
+		if s.Sitemap != nil && s.Sitemap.Failed != "" {
+			failures = append(failures, fmt.Sprintf("%s did not start on the sitemap corpus: %s", s.Name, oneLine(s.Sitemap.Failed)))
+		}
+		if s.Sitemap != nil && s.Sitemap.CheckFailed != "" {
+			failures = append(failures, fmt.Sprintf("%s check on the sitemap corpus: %s", s.Name, oneLine(s.Sitemap.CheckFailed)))
+		}
+	}
+	if len(failures) > 0 {
+		b.WriteString("Failed (not timed):\n\n- " + strings.Join(failures, "\n- ") + "\n")
+	}
+	return b.String()
+}
+
+// The table writers below share renderTable's helpers: head writes a
+// table's header, cell one scenario figure of a server, row one line with
+// redirectd's ratio to the best peer.
+type (
+	headFunc func(title, ratio string)
+	cellFunc func(s *ServerResult, sc string, get func(*ScenarioResult) float64, format string) (string, float64)
+	rowFunc  func(label string, cells []string, vals []float64, higher bool)
+)
+
+func fixedRateTable(b *strings.Builder, res *Results, head headFunc, cell cellFunc, row rowFunc) {
+	fmt.Fprintf(b, "Mixed at a fixed %.0f req/s (latency from each request's send time):\n\n", res.FixedRate)
 	head("fixed rate", "redirectd / best peer")
 	for _, f := range []struct {
 		label  string
@@ -153,37 +215,139 @@ func renderTable(res *Results) string {
 		row(f.label, cells, vals, false)
 	}
 	b.WriteString("\n")
+}
 
-	head("memory and start-up", "redirectd / best peer")
-	for _, f := range []struct {
-		label string
-		get   func(*ServerResult) float64
-	}{
-		{"start-up to first correct answer (ms)", func(s *ServerResult) float64 { return s.StartupMS }},
-		{"RSS idle (MiB)", func(s *ServerResult) float64 { return s.RSSIdleMiB }},
-		{"RSS after load (MiB)", func(s *ServerResult) float64 { return s.RSSLoadMiB }},
-	} {
+// memRow is one line of a memory table: label, and each server's figure
+// (0 shows as -: not measured, or a results file from before the figure).
+type memRow struct {
+	label string
+	get   func(*ServerResult) float64
+}
+
+func memoryRows(b *strings.Builder, res *Results, rows []memRow, row rowFunc, skipped func(*ServerResult) string) {
+	for _, f := range rows {
 		var cells []string
 		var vals []float64
 		for _, s := range res.Servers {
-			if s.Failed != "" {
+			switch v := f.get(s); {
+			case s.Failed != "":
 				cells, vals = append(cells, "failed to start"), append(vals, 0)
-				continue
+			case skipped(s) != "":
+				cells, vals = append(cells, skipped(s)), append(vals, 0)
+			case v == 0:
+				cells, vals = append(cells, "-"), append(vals, 0)
+			default:
+				cells, vals = append(cells, fmt.Sprintf("%.1f", v)), append(vals, v)
 			}
-			cells, vals = append(cells, fmt.Sprintf("%.1f", f.get(s))), append(vals, f.get(s))
 		}
 		row(f.label, cells, vals, false)
 	}
 	b.WriteString("\n")
+}
 
+// memoryTable is start-up and memory with the reference rules. RSS counts
+// a page shared by nginx's master and worker in both; PSS shares it out;
+// peak is VmHWM, the highest RSS of each process, summed.
+func memoryTable(b *strings.Builder, res *Results, head headFunc, row rowFunc) {
+	head("memory and start-up", "redirectd / best peer")
+	memoryRows(b, res, []memRow{
+		{"start-up to first correct answer (ms)", func(s *ServerResult) float64 { return s.StartupMS }},
+		{"RSS idle (MiB)", func(s *ServerResult) float64 { return s.RSSIdleMiB }},
+		{"PSS idle (MiB)", func(s *ServerResult) float64 { return s.PSSIdleMiB }},
+		{"RSS after load (MiB)", func(s *ServerResult) float64 { return s.RSSLoadMiB }},
+		{"PSS after load (MiB)", func(s *ServerResult) float64 { return s.PSSLoadMiB }},
+		{"peak RSS, VmHWM (MiB)", func(s *ServerResult) float64 { return s.PeakMiB }},
+	}, row, func(*ServerResult) string { return "" })
+}
+
+// sitemapTables is start-up, memory and check time on the sitemap corpus,
+// then redirectd's CPU per request there against issue 11's targets.
+func sitemapTables(b *strings.Builder, res *Results, head headFunc, row rowFunc) {
+	sm := func(get func(*SitemapResult) float64) func(*ServerResult) float64 {
+		return func(s *ServerResult) float64 {
+			if s.Sitemap == nil {
+				return 0
+			}
+			return get(s.Sitemap)
+		}
+	}
+	skipped := func(s *ServerResult) string {
+		switch {
+		case s.Sitemap == nil:
+			return ""
+		case s.Sitemap.Skipped != "":
+			return "skipped"
+		case s.Sitemap.Failed != "":
+			return "failed to start"
+		}
+		return ""
+	}
+	fmt.Fprintf(b, "Sitemap corpus (%d regex keys in one map, see benchmarks/README.md): start-up, memory, and `redirectd check` (median of 3, pinned as the server):\n\n", res.Settings.Sitemap)
+	head("sitemap: memory and start-up", "redirectd / best peer")
+	memoryRows(b, res, []memRow{
+		{"start-up to first correct answer (ms)", sm(func(r *SitemapResult) float64 { return r.StartupMS })},
+		{"RSS after start (MiB)", sm(func(r *SitemapResult) float64 { return r.Idle.RSS })},
+		{"PSS after start (MiB)", sm(func(r *SitemapResult) float64 { return r.Idle.PSS })},
+		{"peak after start, VmHWM (MiB)", sm(func(r *SitemapResult) float64 { return r.Idle.Peak })},
+		{"RSS after load (MiB)", sm(func(r *SitemapResult) float64 { return r.Load.RSS })},
+		{"PSS after load (MiB)", sm(func(r *SitemapResult) float64 { return r.Load.PSS })},
+		{"peak after load, VmHWM (MiB)", sm(func(r *SitemapResult) float64 { return r.Load.Peak })},
+		{"`redirectd check` wall time (ms)", sm(func(r *SitemapResult) float64 { return r.CheckMS })},
+		{"`redirectd check` load+compile (ms)", sm(func(r *SitemapResult) float64 { return r.CheckLoadMS })},
+	}, row, skipped)
+
+	var own *ServerResult
+	for _, s := range res.Servers {
+		if s.Name == "redirectd" {
+			own = s
+		}
+	}
+	cpu := func(s *ServerResult, sc string) float64 {
+		if s == nil {
+			return 0
+		}
+		if r := s.scenario(sc); r != nil && r.Failed == "" && r.Skipped == "" {
+			return r.CPUPerReqUS
+		}
+		return 0
+	}
+	var nginxMiss float64
+	for _, s := range res.Servers {
+		if s.Name == "nginx" {
+			nginxMiss = cpu(s, "sitemap-miss")
+		}
+	}
+	exact := cpu(own, "exact")
+	if own == nil || cpu(own, "sitemap-miss")+cpu(own, "sitemap-hit-first")+cpu(own, "sitemap-hit-last") == 0 {
+		return
+	}
+	ratio := func(a, b float64) string {
+		if a == 0 || b == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.2f", a/b)
+	}
+	fmt.Fprintf(b, "redirectd's CPU per request on the sitemap corpus against issue 11's targets (over its own exact hit in this run: <= 1.5; over nginx's sitemap miss: <= 0.2):\n\n")
+	b.WriteString("| sitemap | redirectd CPU per request (us) | / redirectd exact | / nginx sitemap-miss |\n|---|--:|--:|--:|\n")
+	for _, sc := range []string{"sitemap-hit-first", "sitemap-hit-last", "sitemap-miss", "sitemap-mixed"} {
+		if v := cpu(own, sc); v > 0 {
+			fmt.Fprintf(b, "| %s | %.1f | %s | %s |\n", sc, v, ratio(v, exact), ratio(v, nginxMiss))
+		}
+	}
+	b.WriteString("\n")
+}
+
+// scaleAndSoak writes the scale and soak tables, when the run had them.
+func scaleAndSoak(b *strings.Builder, res *Results) {
 	if len(res.Scale) > 0 {
-		b.WriteString("| scale: exact rules | server | start-up (ms) | RSS idle (MiB) | RSS after load (MiB) | exact hit req/s | CPU per request (us) |\n|--:|---|--:|--:|--:|--:|--:|\n")
+		b.WriteString("| scale: exact rules | server | start-up (ms) | RSS idle (MiB) | RSS after load (MiB) | PSS after load (MiB) | peak, VmHWM (MiB) | exact hit req/s | CPU per request (us) |\n|--:|---|--:|--:|--:|--:|--:|--:|--:|\n")
 		for _, s := range res.Scale {
 			if s.Failed != "" {
-				fmt.Fprintf(&b, "| %d | %s | failed: %s | | | | |\n", s.Exact, s.Server, oneLine(s.Failed))
+				fmt.Fprintf(b, "| %d | %s | failed: %s | | | | | | |\n", s.Exact, s.Server, oneLine(s.Failed))
 				continue
 			}
-			fmt.Fprintf(&b, "| %d | %s | %.0f | %.1f | %.1f | %.0f | %.1f |\n", s.Exact, s.Server, s.StartupMS, s.RSSIdleMiB, s.RSSLoadMiB, s.RPS, s.CPUPerReqUS)
+			fmt.Fprintf(b, "| %d | %s | %.0f | %.1f | %.1f | %s | %s | %.0f | %.1f |\n", s.Exact, s.Server, s.StartupMS, s.RSSIdleMiB, s.RSSLoadMiB,
+				orNone(s.PSSLoadMiB), orNone(s.PeakMiB), s.RPS, s.CPUPerReqUS)
 		}
 		b.WriteString("\n")
 	}
@@ -191,29 +355,21 @@ func renderTable(res *Results) string {
 		b.WriteString("| soak (mixed, access log on) | duration | req/s | RSS start -> end (MiB) | growth (MiB/min) | second half (MiB/min) |\n|---|--:|--:|--:|--:|--:|\n")
 		for _, s := range res.Soak {
 			if s.Failed != "" || len(s.Samples) == 0 {
-				fmt.Fprintf(&b, "| %s | failed: %s | | | | |\n", s.Server, oneLine(s.Failed))
+				fmt.Fprintf(b, "| %s | failed: %s | | | | |\n", s.Server, oneLine(s.Failed))
 				continue
 			}
-			fmt.Fprintf(&b, "| %s | %.0f s | %.0f | %.1f -> %.1f | %.3f | %.3f |\n", s.Server, s.DurationS, s.RPS,
+			fmt.Fprintf(b, "| %s | %.0f s | %.0f | %.1f -> %.1f | %.3f | %.3f |\n", s.Server, s.DurationS, s.RPS,
 				s.Samples[0][1], s.Samples[len(s.Samples)-1][1], s.GrowthPerMin, s.GrowthHalfMin)
 		}
 		b.WriteString("\n")
 	}
-	var failures []string
-	for _, s := range res.Servers {
-		if s.Failed != "" {
-			failures = append(failures, fmt.Sprintf("%s did not start: %s", s.Name, oneLine(s.Failed)))
-		}
-		for _, r := range s.Scenarios {
-			if r.Failed != "" {
-				failures = append(failures, fmt.Sprintf("%s %s: %s", s.Name, r.Name, oneLine(r.Failed)))
-			}
-		}
+}
+
+func orNone(v float64) string {
+	if v == 0 {
+		return "-"
 	}
-	if len(failures) > 0 {
-		b.WriteString("Failed (not timed):\n\n- " + strings.Join(failures, "\n- ") + "\n")
-	}
-	return b.String()
+	return fmt.Sprintf("%.1f", v)
 }
 
 // ratio is redirectd's value over the best peer's, "-" when either is
