@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -71,10 +72,17 @@ func renderTable(res *Results) string {
 		label = "**QUICK run** (one short run per scenario, on a shared machine: indicative only)"
 	}
 	st := res.Settings
-	ruleSets := fmt.Sprintf("Rules: %d exact, %d prefix, %d regex.", st.Exact, st.Prefix, st.Regex)
-	if st.Sitemap > 0 {
-		ruleSets += fmt.Sprintf(" Sitemap corpus: %d regex keys.", st.Sitemap)
+	var sets []string
+	reference := len(res.Scale) > 0 || len(res.Soak) > 0 || slices.ContainsFunc(res.Servers, func(s *ServerResult) bool {
+		return slices.ContainsFunc(s.Scenarios, func(r *ScenarioResult) bool { return !strings.HasPrefix(r.Name, "sitemap-") })
+	})
+	if reference || st.Sitemap == 0 {
+		sets = append(sets, fmt.Sprintf("Rules: %d exact, %d prefix, %d regex.", st.Exact, st.Prefix, st.Regex))
 	}
+	if st.Sitemap > 0 {
+		sets = append(sets, fmt.Sprintf("Sitemap corpus: %d regex keys.", st.Sitemap))
+	}
+	ruleSets := strings.Join(sets, " ")
 	if len(st.Scenarios) > 0 {
 		ruleSets += " Scenarios: " + strings.Join(st.Scenarios, ", ") + "."
 	}
@@ -83,7 +91,7 @@ func renderTable(res *Results) string {
 		st.ServerCPUs, st.ClientCPUs, res.Machine.CPU, res.Machine.CPUs, res.Machine.MemMiB, res.Machine.Kernel, res.Machine.Go)
 	var vs []string
 	for _, s := range res.Servers {
-		vs = append(vs, fmt.Sprintf("%s %s", s.Name, s.Version))
+		vs = append(vs, fmt.Sprintf("%s %s", s.Name, cmp.Or(s.Version, "(not installed)")))
 	}
 	vs = append(vs, "wrk "+res.Versions["wrk"])
 	fmt.Fprintf(&b, "Versions: %s.\n\n", strings.Join(vs, "; "))
@@ -325,7 +333,7 @@ func sitemapTables(b *strings.Builder, res *Results, head headFunc, row rowFunc)
 		if a == 0 || b == 0 {
 			return "-"
 		}
-		return fmt.Sprintf("%.2f", a/b)
+		return ratioString(a / b)
 	}
 	fmt.Fprintf(b, "redirectd's CPU per request on the sitemap corpus against issue 11's targets (over its own exact hit in this run: <= 1.5; over nginx's sitemap miss: <= 0.2):\n\n")
 	b.WriteString("| sitemap | redirectd CPU per request (us) | / redirectd exact | / nginx sitemap-miss |\n|---|--:|--:|--:|\n")
@@ -390,7 +398,16 @@ func ratio(names []string, vals []float64, higher bool) string {
 	if own == 0 || best == 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%.2f", own/best)
+	return ratioString(own / best)
+}
+
+// ratioString writes a ratio with two decimals, or two significant digits
+// below 0.1, where a hundredfold gap would round to 0.00.
+func ratioString(r float64) string {
+	if r < 0.1 {
+		return fmt.Sprintf("%.2g", r)
+	}
+	return fmt.Sprintf("%.2f", r)
 }
 
 func oneLine(s string) string {
