@@ -28,6 +28,7 @@ package matcher
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"regexp/syntax"
 	"unicode/utf8"
 )
@@ -57,8 +58,10 @@ type program struct {
 	// strip is the literal prefix left out of prog (compileStripped).
 	strip string
 	// required are literals every match holds, for the regex index's gram
-	// filter.
+	// filter; need is the longest, which a candidate's input must contain
+	// before the backtracker runs.
 	required []string
+	need     []byte
 	// cond holds the empty-width conditions every match starts with;
 	// EmptyBeginText means the search is anchored at offset 0, and
 	// ^syntax.EmptyOp(0) means the program can never match.
@@ -102,6 +105,11 @@ func compileStripped(expr string, strip bool) (*program, error) {
 		required: requiredLiterals(re), cond: prog.StartCond()}
 	if prefix, _ := prog.Prefix(); prefix != "" {
 		p.prefix = []byte(prefix)
+	}
+	for _, r := range p.required {
+		if len(r) > len(p.need) && !strings.HasPrefix(stripped, r) {
+			p.need = []byte(r)
+		}
 	}
 	return p, nil
 }

@@ -1,11 +1,12 @@
 package matcher
 
 import (
+	"bytes"
 	"math"
-	"unicode/utf8"
 	"regexp/syntax"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // regexIndex is the regex tier of one host: the lowered regexes in
@@ -248,6 +249,11 @@ func (x *realIndex) lookup(in, query []byte, limit int32, m *Match) *rule {
 			continue // filed under a gram the input holds twice
 		}
 		prev = r.seq
+		// Candidates came by one gram or their prefix; most fail on the
+		// longest literal they need, found faster than by backtracking.
+		if need := r.prog.need; len(need) > 0 && !bytes.Contains(in, need) {
+			continue
+		}
 		if r.condsHold(query) && m.matchRegex(r, in) {
 			return r
 		}
