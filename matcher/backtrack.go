@@ -28,8 +28,8 @@ package matcher
 import (
 	"bytes"
 	"fmt"
-	"strings"
 	"regexp/syntax"
+	"strings"
 	"unicode/utf8"
 )
 
