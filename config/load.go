@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -28,6 +29,7 @@ func Load(file string) (*Config, error) {
 			return filepath.Join(dir, name)
 		},
 		read: os.ReadFile,
+		open: func(name string) (io.ReadCloser, error) { return os.Open(name) },
 	})
 }
 
@@ -37,14 +39,17 @@ func LoadFS(fsys fs.FS, file string) (*Config, error) {
 	return load(file, files{
 		resolve: func(name string) string { return path.Join(dir, name) },
 		read:    func(name string) ([]byte, error) { return fs.ReadFile(fsys, name) },
+		open:    func(name string) (io.ReadCloser, error) { return fsys.Open(name) },
 	})
 }
 
 // files reads the config and the map files it names; resolve turns a name
 // written in the config into the path to read and to report in errors.
+// Map files are opened and read a piece at a time (see readMapFile).
 type files struct {
 	resolve func(name string) string
 	read    func(path string) ([]byte, error)
+	open    func(path string) (io.ReadCloser, error)
 }
 
 // rawRules is the [rules] table.

@@ -85,6 +85,10 @@ func New(src string) *Lexer { return &Lexer{src: src, line: 1} }
 // Line is the line the Lexer has reached.
 func (l *Lexer) Line() int { return l.line }
 
+// Offset is the byte of the source the Lexer has reached: after the last
+// token read, such as a ';'.
+func (l *Lexer) Offset() int { return l.pos }
+
 // Next returns the next token, or an *Error. After a Fatal error it
 // returns EOF.
 func (l *Lexer) Next() (Token, error) {
