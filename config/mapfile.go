@@ -33,13 +33,15 @@ func appendMapRules(k *ruleSink, i int, raw *rawMap, d *Defaults, fl files) {
 	// copied into: a million-rule load peaked at 1.7x its settled RSS
 	// and a reload at 2.8x, against 1.05x and 2.1x read in pieces
 	// (BenchmarkReloadMap, issue 11).
-	lines, size, err := countLines(fl, name)
+	lines, regexes, size, err := countLines(fl, name)
 	if err != nil {
 		e.fail("file", "cannot read map file: %v", err)
 		return
 	}
-	if tmpl.Kind == matcher.Exact && !tmpl.CaseInsensitive && !tmpl.TrailingSlash && !tmpl.RequestURI {
-		// Most of the file will be packed exact rules of these hosts.
+	if tmpl.Kind == matcher.Exact && !tmpl.CaseInsensitive && !tmpl.TrailingSlash && !tmpl.RequestURI && regexes < lines/2 {
+		// Most of the file will be packed exact rules of these hosts (a
+		// file of regex keys, as nginx maps often are, would leave the
+		// room unused).
 		targets := hosts
 		if len(targets) == 0 {
 			targets = []string{""}
@@ -61,24 +63,28 @@ func appendMapRules(k *ruleSink, i int, raw *rawMap, d *Defaults, fl files) {
 	k.skip = false
 }
 
-// countLines returns the number of lines and bytes of the file name.
-func countLines(fl files, name string) (lines, size int, err error) {
+// countLines returns the number of lines and bytes of the file name, and
+// about how many lines start with a regex key (~, "~ or '~; a line cut by
+// a read is not counted).
+func countLines(fl files, name string) (lines, regexes, size int, err error) {
 	f, err := fl.open(name)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	defer f.Close()
 	buf := make([]byte, 256<<10)
 	lines = 1
 	for {
 		n, err := f.Read(buf)
-		lines += bytes.Count(buf[:n], []byte("\n"))
+		b := buf[:n]
+		lines += bytes.Count(b, []byte("\n"))
+		regexes += bytes.Count(b, []byte("\n~")) + bytes.Count(b, []byte("\n\"~")) + bytes.Count(b, []byte("\n'~"))
 		size += n
 		if err == io.EOF {
-			return lines, size, nil
+			return lines, regexes, size, nil
 		}
 		if err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 	}
 }
