@@ -2,6 +2,8 @@ package nginx
 
 import (
 	"fmt"
+	"regexp/syntax"
+	"slices"
 	"strings"
 )
 
@@ -264,12 +266,8 @@ func (c *evalCtx) mapLookup(mp *nmap) (string, bool) {
 	if mp.scheme {
 		prefix = "http://"
 	}
-	for _, e := range mp.exact {
-		if prefix+e.host+e.key == low {
-			ent = e
-			break
-		}
-	}
+	ix := mp.index()
+	ent = ix.exact[low]
 	if ent == nil {
 		for _, e := range mp.wild {
 			if (strings.HasSuffix(low, e.key) || e.apex && low == e.key[1:]) && (ent == nil || len(e.key) > len(ent.key)) {
@@ -278,7 +276,8 @@ func (c *evalCtx) mapLookup(mp *nmap) (string, bool) {
 		}
 	}
 	if ent == nil {
-		for _, e := range mp.regex {
+		for _, i := range ix.candidates(src, prefix, mp.byHost) {
+			e := mp.regex[i]
 			subject := src
 			if mp.byHost {
 				rest, ok := strings.CutPrefix(src, prefix+e.host)
@@ -307,4 +306,113 @@ func (c *evalCtx) mapLookup(mp *nmap) (string, bool) {
 	}
 	c.mapValue[mp.name], c.mapEntry[mp.name] = v, ent
 	return v, true
+}
+
+// mapIndex finds a big map's entries without trying every one: the exact
+// keys by their full text, the regexes by the literal they start with, so
+// that only the regexes whose literal starts the subject run (in file
+// order, as nginx tries them). The import asks the model about every key
+// of the map; trying all 42,000 regexes of a real site map for each took
+// minutes.
+type mapIndex struct {
+	exact map[string]*mapEntry
+	// byLit and foldLit hold the indexes in regex of the entries whose
+	// subject must start with the key (foldLit: compared lower-cased);
+	// entries with no usable literal are under "".
+	byLit, foldLit map[string][]int
+	// need is, by entry, a literal every match contains (lower-cased when
+	// it folds case), "" if none: the regexes with no literal prefix
+	// beyond '/' are skipped for a subject that lacks it.
+	need     []string
+	needFold []bool
+}
+
+func (mp *nmap) index() *mapIndex {
+	if mp.idx != nil {
+		return mp.idx
+	}
+	ix := &mapIndex{exact: map[string]*mapEntry{}, byLit: map[string][]int{}, foldLit: map[string][]int{}}
+	prefix := ""
+	if mp.scheme {
+		prefix = "http://"
+	}
+	for _, e := range mp.exact {
+		k := prefix + e.host + e.key
+		if ix.exact[k] == nil {
+			ix.exact[k] = e
+		}
+	}
+	for i, e := range mp.regex {
+		lit := ""
+		if e.re.anchored && !strings.Contains(e.re.src, "(?") {
+			lit = e.re.literal
+		}
+		if e.re.ci {
+			ix.foldLit[lit] = append(ix.foldLit[lit], i)
+		} else {
+			ix.byLit[lit] = append(ix.byLit[lit], i)
+		}
+		need, fold := requiredLiteral(e.re)
+		ix.need, ix.needFold = append(ix.need, need), append(ix.needFold, fold)
+	}
+	mp.idx = ix
+	return ix
+}
+
+// candidates returns, in file order, the regex entries that can match src
+// (for a map on a host and a URI, the subject is src after the scheme and
+// the entry's host, so every prefix of the rest is looked up).
+func (ix *mapIndex) candidates(src, prefix string, byHost bool) []int {
+	subject := src
+	if byHost {
+		rest := strings.TrimPrefix(src, prefix)
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			subject = rest[i:]
+		}
+	}
+	low := strings.ToLower(subject)
+	var out []int
+	for n := 0; n <= len(subject); n++ {
+		out = append(out, ix.byLit[subject[:n]]...)
+		out = append(out, ix.foldLit[low[:n]]...)
+	}
+	slices.Sort(out)
+	kept := out[:0]
+	for _, i := range out {
+		switch n := ix.need[i]; {
+		case n == "":
+		case ix.needFold[i] && !strings.Contains(low, n), !ix.needFold[i] && !strings.Contains(subject, n):
+			continue
+		}
+		kept = append(kept, i)
+	}
+	return kept
+}
+
+// requiredLiteral returns the longest literal among the pieces a regex
+// is a sequence of, which every match contains, and whether it folds case.
+func requiredLiteral(re *nginxRegex) (string, bool) {
+	tree, err := syntax.Parse(re.re.String(), syntax.Perl)
+	if err != nil {
+		return "", false
+	}
+	tree = tree.Simplify()
+	subs := []*syntax.Regexp{tree}
+	if tree.Op == syntax.OpConcat {
+		subs = tree.Sub
+	}
+	best, fold := "", false
+	for _, sub := range subs {
+		for sub.Op == syntax.OpCapture {
+			sub = sub.Sub[0]
+		}
+		if sub.Op != syntax.OpLiteral || len(string(sub.Rune)) <= len(best) {
+			continue
+		}
+		best, fold = string(sub.Rune), sub.Flags&syntax.FoldCase != 0
+		if fold {
+			best = strings.ToLower(best)
+		}
+	}
+	return best, fold
 }

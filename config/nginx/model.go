@@ -175,6 +175,8 @@ type nmap struct {
 	wild       []*mapEntry // hostnames: ".x" or "*.x" keys, stored as ".x" with apex
 	regex      []*mapEntry
 	bad        bool // used but not translatable
+	// idx speeds up the model's lookups in big maps; built on first use.
+	idx *mapIndex
 }
 
 type mapEntry struct {
