@@ -45,7 +45,7 @@ func (s *Server) stopAccepting() error {
 // listeners returns the descriptors of the traffic port's listening
 // sockets, one per event loop: gnet does not hand them out.
 func (s *Server) listeners() ([]int, error) {
-	want, err := netip.ParseAddrPort(s.addr)
+	want, err := boundAddr(s.addr)
 	if err != nil {
 		return nil, err
 	}
@@ -71,11 +71,12 @@ func isListener(fd int, want netip.AddrPort) bool {
 	if err != nil {
 		return false
 	}
+	want = netip.AddrPortFrom(want.Addr().Unmap().WithZone(""), want.Port())
 	switch a := sa.(type) {
 	case *unix.SockaddrInet4:
 		return netip.AddrPortFrom(netip.AddrFrom4(a.Addr), uint16(a.Port)) == want
 	case *unix.SockaddrInet6:
-		return netip.AddrPortFrom(netip.AddrFrom16(a.Addr).Unmap(), uint16(a.Port)) == netip.AddrPortFrom(want.Addr().Unmap(), want.Port())
+		return netip.AddrPortFrom(netip.AddrFrom16(a.Addr).Unmap(), uint16(a.Port)) == want
 	}
 	return false
 }

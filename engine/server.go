@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -21,8 +20,10 @@ import (
 // Options configure a Server. Zero values take the defaults named on each
 // field.
 type Options struct {
-	// Listen is the traffic address, host:port. Port 0 picks a free port,
-	// which Addr then reports.
+	// Listen is the traffic address, in any form net.Listen takes (a name
+	// is resolved once, an empty host means every address; see
+	// resolveListen). Port 0 picks a free port; Addr reports the address
+	// bound.
 	Listen string
 	// EventLoops is the number of event loops; 0 means one per CPU.
 	EventLoops int
@@ -308,25 +309,6 @@ func (s *Server) Stop(ctx context.Context) error {
 		return err
 	}
 	return nil
-}
-
-// resolveListen checks addr and replaces port 0 with a free port: with
-// SO_REUSEPORT every loop binds its own socket, and port 0 would give each
-// a different one.
-func resolveListen(addr string) (string, error) {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return "", fmt.Errorf("cannot use listen address %q: %w; write host:port, such as 127.0.0.1:8080", addr, err)
-	}
-	if port != "0" {
-		return addr, nil
-	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
-	if err != nil {
-		return "", fmt.Errorf("cannot find a free port on %q: %w", host, err)
-	}
-	defer ln.Close()
-	return ln.Addr().String(), nil
 }
 
 // gnetLogger routes gnet's messages to slog; gnet's default is zap on
