@@ -41,10 +41,13 @@
 //
 //   - Versions: HTTP/1.0 and HTTP/1.1; another HTTP/DIGIT.DIGIT is 505,
 //     anything else in its place 400.
-//   - Limits: a target over MaxTarget (server.max_path_bytes, default 8192)
-//     or a request line over MaxRequestLine (default MaxTarget + 1024) is
-//     414; a header section over MaxHeaderBytes (64 KiB) or with more than
-//     MaxHeaders (100) field lines is 431.
+//   - Limits: a method over MaxMethod (32 bytes) is 501; a target over
+//     MaxTarget (server.max_path_bytes, default 8192) or a request line
+//     over MaxRequestLine (default MaxTarget + 1024) is 414; a header
+//     section over MaxHeaderBytes (64 KiB) or with more than MaxHeaders
+//     (100) field lines is 431. Each part of the request line is bounded
+//     on its own, so how a line's bytes are shared between method and
+//     target does not change its answer.
 //   - Lines end in CRLF only; a bare LF or bare CR anywhere is ErrBareLF.
 //   - Empty lines before the request line are skipped (RFC 9112 section
 //     2.2); they count toward MaxRequestLine and HeadLen.
@@ -56,8 +59,9 @@
 //     method and CONNECT's authority-form are 400.
 //   - The target may hold any visible ASCII byte but '"', '<', '>' and '\';
 //     SP, controls, DEL and bytes >= 0x80 are 400. "[ ] { } | ^ `", which
-//     browsers send raw in queries, are accepted. The target is not
-//     percent-decoded, and '#' is kept as an ordinary byte.
+//     browsers send raw in queries, are accepted; '#' is 400, as no
+//     request-target form holds a fragment. The target is not
+//     percent-decoded.
 //   - A field name must be a token directly followed by ':'. Obsolete line
 //     folding, controls other than HTAB in a value, and a value that is
 //     not valid UTF-8 are rejected, not repaired.

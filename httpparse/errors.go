@@ -2,10 +2,10 @@ package httpparse
 
 // Error is a malformed or oversized request head. Status is the HTTP status
 // code to answer with (RFC 9112 and RFC 9110: 431 for a header section over
-// the limits, 414 for an overlong target or request line, 505 for an
-// unsupported version, 400 for everything else, a transfer coding we do not
-// implement included). Msg never contains request bytes, so it is safe to
-// log or to send back.
+// the limits, 414 for an overlong target or request line, 501 for a method
+// longer than MaxMethod, 505 for an unsupported version, 400 for everything
+// else, a transfer coding we do not implement included). Msg never contains
+// request bytes, so it is safe to log or to send back.
 type Error struct {
 	Status int
 	Msg    string
@@ -23,6 +23,12 @@ var (
 	ErrBadVersion = &Error{400, "malformed http version"}
 	// ErrVersionNotSupported is a well-formed version other than 1.0 or 1.1.
 	ErrVersionNotSupported = &Error{505, "http version not supported"}
+	// ErrMethodTooLong is a method longer than MaxMethod bytes. RFC 9112
+	// section 3: "A server that receives a method longer than any that it
+	// implements SHOULD respond with a 501 (Not Implemented) status code."
+	// It is 501 whatever follows, so a long method is not answered 414 or
+	// accepted depending on the target's length.
+	ErrMethodTooLong = &Error{501, "method not implemented"}
 	// ErrURITooLong is a request-target longer than Limits.MaxTarget or a
 	// request line longer than Limits.MaxRequestLine.
 	ErrURITooLong = &Error{414, "request line too long"}

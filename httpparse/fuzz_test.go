@@ -17,7 +17,7 @@ var fuzzLimits = []*Limits{
 
 var sentinels = map[*Error]bool{
 	ErrBadRequestLine: true, ErrBadVersion: true, ErrVersionNotSupported: true,
-	ErrURITooLong: true, ErrHeaderTooLarge: true, ErrBadHeader: true,
+	ErrMethodTooLong: true, ErrURITooLong: true, ErrHeaderTooLarge: true, ErrBadHeader: true,
 	ErrBadHost: true, ErrMissingHost: true, ErrDuplicateHost: true,
 	ErrBadContentLength: true, ErrSmuggling: true, ErrBadTransferEncoding: true,
 	ErrBareLF: true,

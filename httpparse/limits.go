@@ -9,10 +9,14 @@ type Limits struct {
 	// show it. Default 8192.
 	MaxTarget int
 	// MaxRequestLine bounds the request line in bytes, counting its CRLF
-	// and any empty lines skipped before it; over it: 414. It is what ends
-	// the wait for a line with no CRLF yet. Zero means MaxTarget + 1024,
-	// room for the method, the version and the two spaces around a target
-	// of MaxTarget bytes; set below that, it caps the target too.
+	// and any empty lines skipped before it; over it: 414. Each part of
+	// the line has its own bound, checked as soon as the bytes show it:
+	// the method MaxMethod (501), the target MaxTarget (414), the version
+	// its 8 bytes; so the line proper is at most MaxMethod + MaxTarget +
+	// 12 bytes by construction, and what MaxRequestLine adds is a bound on
+	// the empty lines before it. Zero means MaxTarget + 1024, room for the
+	// other parts of a line with a target of MaxTarget bytes and for
+	// empty lines; set below that, it caps the target and method too.
 	MaxRequestLine int
 	// MaxHeaderBytes bounds the header section in bytes, from the first
 	// header line through the final empty line. Over it: 431.
@@ -21,12 +25,19 @@ type Limits struct {
 	MaxHeaders int
 }
 
+// MaxMethod is the longest method accepted, in bytes; a longer one is
+// ErrMethodTooLong (501). The longest registered method, UPDATEREDIRECTREF
+// (IANA's HTTP Method Registry), has 17 bytes. It is a constant, not a
+// Limits field: no client needs more, and a fixed bound keeps the request
+// line bounded part by part (see MaxRequestLine).
+const MaxMethod = 32
+
 const (
 	// 8 KiB of target is what common proxies and browsers cope with.
 	defaultMaxTarget = 8192
 	// requestLineSlack is what a request line may hold besides its target
-	// when MaxRequestLine is unset: method, two SP, "HTTP/1.1", CRLF and
-	// a few empty lines before it, with room to spare for long methods.
+	// when MaxRequestLine is unset: a method of up to MaxMethod bytes, two
+	// SP, "HTTP/1.1", CRLF, and empty lines before it.
 	requestLineSlack      = 1024
 	defaultMaxHeaderBytes = 64 << 10
 	defaultMaxHeaders     = 100
@@ -73,3 +84,8 @@ func (l *Limits) resolve() resolved {
 }
 
 const maxInt = int(^uint(0) >> 1)
+
+// The default request line holds every part at its bound, so only empty
+// lines before it can make it the limit that answers: this fails to
+// compile if MaxMethod outgrows the slack.
+const _ = uint(requestLineSlack - (MaxMethod + len(" ") + len(" HTTP/1.1\r\n")))

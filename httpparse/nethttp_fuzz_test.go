@@ -30,8 +30,9 @@ import (
 //   - "*" with a method other than OPTIONS, authority-form, schemes other
 //     than http and https, absolute-form with userinfo, an empty port or
 //     an IPv6 zone;
-//   - a target with '"', '<', '>', '\' or bytes >= 0x80, and a version
-//     other than 1.0 and 1.1 (HTTP/2.0 preface included).
+//   - a target with '"', '<', '>', '\', '#' or bytes >= 0x80, a method
+//     over MaxMethod bytes, and a version other than 1.0 and 1.1
+//     (HTTP/2.0 preface included).
 //
 // net/http rejects and Parse accepts: empty lines before the request line
 // (RFC 9112 section 2.2 says to skip them), a path with a malformed
@@ -163,6 +164,8 @@ func TestNetHTTPDivergences(t *testing.T) {
 		{"empty port in absolute-form", "GET http://h:/ HTTP/1.1\r\nHost: h\r\n\r\n", ErrBadHost, true},
 		{"quote in target", "GET /a\"b HTTP/1.1\r\nHost: h\r\n\r\n", ErrBadRequestLine, true},
 		{"http/2.0", "GET / HTTP/2.0\r\nHost: h\r\n\r\n", ErrVersionNotSupported, true},
+		{"fragment", "GET /a#b HTTP/1.1\r\nHost: h\r\n\r\n", ErrBadRequestLine, true},
+		{"method over MaxMethod", strings.Repeat("M", MaxMethod+1) + " / HTTP/1.1\r\nHost: h\r\n\r\n", ErrMethodTooLong, true},
 
 		// net/http is stricter.
 		{"empty line first", "\r\nGET / HTTP/1.1\r\nHost: h\r\n\r\n", nil, false},

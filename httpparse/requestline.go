@@ -21,9 +21,16 @@ func (p *parser) requestLine(b []byte) (int, *Error) {
 		pos += 2
 	}
 
+	// The method scan stops one byte past MaxMethod, so that no part of
+	// the line is scanned beyond its own bound: method, target and version
+	// each have one, and the line's is their sum.
 	start := pos
-	for pos < len(b) && tokenTable[b[pos]] {
+	end := min(len(b), start+MaxMethod+1)
+	for pos < end && tokenTable[b[pos]] {
 		pos++
+	}
+	if pos-start > MaxMethod {
+		return 0, ErrMethodTooLong
 	}
 	if pos == start || pos >= len(b) || b[pos] != ' ' {
 		return 0, stopError(b, pos, ErrBadRequestLine)

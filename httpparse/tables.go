@@ -22,12 +22,18 @@ var tokenTable = byteSet("!#$%&'*+-.^_`|~" + digits + alphas)
 // send those raw, so we accept every visible ASCII byte except the ones no
 // URI can hold and that a downstream Location header or log line would
 // misread: '"', '<', '>' and '\'. Controls, SP, DEL and bytes >= 0x80 are
-// rejected (RFC 9112 section 3.2; RFC 3986 section 2). '#' is accepted and
-// kept as part of the path or query: a client never sends a fragment, so
-// one that does is not treated specially.
+// rejected (RFC 9112 section 3.2; RFC 3986 section 2). '#' is rejected too:
+//
+//	origin-form   = absolute-path [ "?" query ]
+//	absolute-form = absolute-URI
+//	absolute-URI  = scheme ":" hier-part [ "?" query ]
+//
+// (RFC 9112 section 3.2, RFC 3986 section 4.3): no form has a fragment, and
+// '#' is in neither a path nor a query. Taking it as a path byte would make
+// "/a#b" a path nginx or an upstream reads as "/a" (issue 12).
 var targetTable = func() [256]bool {
 	t := byteRange(0x21, 0x7e)
-	for _, c := range []byte(`"<>\`) {
+	for _, c := range []byte(`"<>\#`) {
 		t[c] = false
 	}
 	return t
