@@ -73,7 +73,7 @@ func TestExplainHostileHandler(t *testing.T) {
 	queries["raw crlf"] = "url=http://a/\r\n\r\nGET / HTTP/1.1"
 	for name, q := range queries {
 		t.Run(name, func(t *testing.T) {
-			req := httptest.NewRequest("GET", "/explain", nil)
+			req := httptest.NewRequest("GET", "http://127.0.0.1/explain", nil)
 			req.URL.RawQuery = q
 			w := httptest.NewRecorder()
 			s.Handler().ServeHTTP(w, req)
@@ -105,7 +105,7 @@ func TestExplainRawTarget(t *testing.T) {
 			}
 			defer c.Close()
 			c.SetDeadline(time.Now().Add(5 * time.Second))
-			if _, err := c.Write([]byte("GET " + target + " HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")); err != nil {
+			if _, err := c.Write([]byte("GET " + target + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")); err != nil {
 				t.Fatal(err)
 			}
 			resp, err := http.ReadResponse(bufio.NewReader(c), nil)

@@ -10,6 +10,10 @@ import "net/http"
 // origin (403): without a token, a web page the operator visits could
 // otherwise make the browser POST a form to http://127.0.0.1:9180/reload.
 // curl and other tools send neither Sec-Fetch-Site nor Origin and pass.
+//
+// Without a token, a Host that is not loopback gets 421 before anything
+// else (requireLoopbackHost): a DNS-rebinding page's requests are
+// same-origin, so CrossOriginProtection alone would let it read /rules.
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /metrics", s.metrics)
@@ -21,6 +25,8 @@ func (s *Server) routes() http.Handler {
 	var h http.Handler = http.NewCrossOriginProtection().Handler(mux)
 	if s.opts.Token != "" {
 		h = requireToken(s.opts.Token, h)
+	} else {
+		h = requireLoopbackHost(h)
 	}
 	return h
 }
