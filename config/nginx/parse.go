@@ -40,21 +40,68 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s: %s", e.File, e.Msg)
 }
 
-// maxIncludeDepth stops include cycles (a file including itself).
-const maxIncludeDepth = 16
-
 // ParseFile reads an nginx configuration file, expanding include
 // directives in place. A relative include glob is taken, as nginx takes
 // it, from the folder of the main file (its conf prefix), at any depth of
 // includes: conf.d/site.conf including "snippets/x.conf" means the
 // snippets folder beside nginx.conf.
+//
+// Each file is read and parsed once: a file included at several places
+// (a snippet in every server block) gives the same directives, shared, at
+// each of them. A file that includes itself, directly or through others
+// (a glob such as conf.d/*.conf written inside conf.d/), is an error that
+// names the cycle with the line of each include in it.
 func ParseFile(name string) ([]*Directive, error) {
-	return parseFile(name, filepath.Dir(name), 0)
+	in := &includer{prefix: filepath.Dir(name), done: map[string][]*Directive{}}
+	return in.file(name, nil)
 }
 
-func parseFile(name, prefix string, depth int) ([]*Directive, error) {
-	if depth > maxIncludeDepth {
-		return nil, &Error{File: name, Msg: fmt.Sprintf("includes nest deeper than %d; is a file including itself?", maxIncludeDepth)}
+// includer expands the includes of one ParseFile call.
+type includer struct {
+	prefix string
+	// done holds each file read so far, by key, with its includes
+	// expanded: they depend only on prefix, the same for every file.
+	done map[string][]*Directive
+	// stack is the chain of files being expanded, the main file first;
+	// each one's line is that of its include being expanded.
+	stack []includeFrame
+}
+
+type includeFrame struct {
+	name, key string
+	line      int
+}
+
+// fileKey names a file the same however it is reached: absolute, cleaned,
+// through symbolic links (a conf.d/x.conf linked to ../nginx.conf is a
+// cycle).
+func fileKey(name string) string {
+	if k, err := filepath.EvalSymlinks(name); err == nil {
+		name = k
+	}
+	if k, err := filepath.Abs(name); err == nil {
+		return k
+	}
+	return filepath.Clean(name)
+}
+
+// file returns the directives of the file name, its includes expanded;
+// inc is the include directive that names it (nil for the main file).
+func (in *includer) file(name string, inc *Directive) ([]*Directive, error) {
+	key := fileKey(name)
+	for i, f := range in.stack {
+		if f.key != key {
+			continue
+		}
+		chain := make([]string, 0, len(in.stack)-i+1)
+		for _, g := range in.stack[i:] {
+			chain = append(chain, fmt.Sprintf("%s:%d", g.name, g.line))
+		}
+		chain = append(chain, name)
+		return nil, &Error{File: inc.File, Line: inc.Line, Msg: fmt.Sprintf("include %q makes a cycle: %s", inc.Args[0], strings.Join(chain, " -> "))}
+	}
+	if dirs, ok := in.done[key]; ok {
+		return dirs, nil
 	}
 	data, err := os.ReadFile(name)
 	if err != nil {
@@ -64,18 +111,25 @@ func parseFile(name, prefix string, depth int) ([]*Directive, error) {
 	if err != nil {
 		return nil, err
 	}
-	return expandIncludes(dirs, prefix, depth)
+	in.stack = append(in.stack, includeFrame{name: name, key: key})
+	dirs, err = in.expand(dirs)
+	in.stack = in.stack[:len(in.stack)-1]
+	if err != nil {
+		return nil, err
+	}
+	in.done[key] = dirs
+	return dirs, nil
 }
 
-// expandIncludes replaces every include directive, at any depth, by the
+// expand replaces every include directive, at any depth, by the
 // directives of the files its glob names, in name order as nginx reads
 // them.
-func expandIncludes(dirs []*Directive, dir string, depth int) ([]*Directive, error) {
+func (in *includer) expand(dirs []*Directive) ([]*Directive, error) {
 	out := make([]*Directive, 0, len(dirs))
 	for _, d := range dirs {
 		if d.Name != "include" || d.IsBlock {
 			if d.IsBlock {
-				block, err := expandIncludes(d.Block, dir, depth)
+				block, err := in.expand(d.Block)
 				if err != nil {
 					return nil, err
 				}
@@ -89,7 +143,7 @@ func expandIncludes(dirs []*Directive, dir string, depth int) ([]*Directive, err
 		}
 		pattern := d.Args[0]
 		if !filepath.IsAbs(pattern) {
-			pattern = filepath.Join(dir, pattern)
+			pattern = filepath.Join(in.prefix, pattern)
 		}
 		names, err := filepath.Glob(pattern)
 		if err != nil {
@@ -100,8 +154,9 @@ func expandIncludes(dirs []*Directive, dir string, depth int) ([]*Directive, err
 			return nil, &Error{File: d.File, Line: d.Line, Msg: fmt.Sprintf("include %q: no such file", d.Args[0])}
 		}
 		sort.Strings(names)
+		in.stack[len(in.stack)-1].line = d.Line
 		for _, n := range names {
-			inc, err := parseFile(n, dir, depth+1)
+			inc, err := in.file(n, d)
 			if err != nil {
 				return nil, err
 			}

@@ -1,6 +1,7 @@
 package nginx
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,10 +88,91 @@ func TestParseFileIncludes(t *testing.T) {
 	if ret.Name != "return" || ret.File != filepath.Join(dir, "snippets/r.conf") || ret.Line != 1 {
 		t.Errorf("included return: %+v", ret)
 	}
-	if _, err := ParseFile(filepath.Join(dir, "loop/nginx.conf")); err == nil || !strings.Contains(err.Error(), "nest deeper") {
+	loop := filepath.Join(dir, "loop/nginx.conf")
+	if _, err := ParseFile(loop); err == nil || err.Error() != loop+`:1: include "nginx.conf" makes a cycle: `+loop+":1 -> "+loop {
 		t.Errorf("include loop: %v", err)
 	}
 	if _, err := ParseFile(filepath.Join(dir, "missing/nginx.conf")); err == nil || !strings.Contains(err.Error(), "missing/nginx.conf:1: include \"nope.conf\": no such file") {
 		t.Errorf("missing include: %v", err)
+	}
+}
+
+// TestParseFileIncludeCycles checks that a cycle is named with the line of
+// each include in it, however long it is and whether a glob or a name
+// closes it (issue 12 item 13: it was "includes nest deeper than 16").
+func TestParseFileIncludeCycles(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"glob/nginx.conf":      "http {\n  include conf.d/*.conf;\n}\n",
+		"glob/conf.d/a.conf":   "server {\n  listen 80;\n  include conf.d/*.conf;\n}\n",
+		"pair/nginx.conf":      "include a.conf;\n",
+		"pair/a.conf":          "# a\n\ninclude b.conf;\n",
+		"pair/b.conf":          "return 301 /x;\ninclude a.conf;\n",
+		"back/nginx.conf":      "http {\n  include sites/*.conf;\n}\n",
+		"back/sites/site.conf": "server { include nginx.conf; }\n",
+	})
+	in := func(p string) string { return filepath.Join(dir, p) }
+	tests := []struct{ name, main, want string }{
+		{"file including its own folder's glob", "glob/nginx.conf",
+			in("glob/conf.d/a.conf") + `:3: include "conf.d/*.conf" makes a cycle: ` +
+				in("glob/conf.d/a.conf") + ":3 -> " + in("glob/conf.d/a.conf")},
+		{"two files", "pair/nginx.conf",
+			in("pair/b.conf") + `:2: include "a.conf" makes a cycle: ` +
+				in("pair/a.conf") + ":3 -> " + in("pair/b.conf") + ":2 -> " + in("pair/a.conf")},
+		{"back to the main file", "back/nginx.conf",
+			in("back/sites/site.conf") + `:1: include "nginx.conf" makes a cycle: ` +
+				in("back/nginx.conf") + ":2 -> " + in("back/sites/site.conf") + ":1 -> " + in("back/nginx.conf")},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseFile(in(tc.main))
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("error:\n%v\nwant\n%s", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestParseFileIncludedOnce checks that a file included at many places is
+// parsed once (the same directives at each place), and that a chain of
+// includes deeper than the old limit of 16 but without a cycle is read.
+func TestParseFileIncludedOnce(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"nginx.conf":      "http {\n" + strings.Repeat("  server { include snippets/r.conf; }\n", 50) + "  include chain/0.conf;\n}\n",
+		"snippets/r.conf": "return 301 /x;\n",
+	}
+	const depth = 40
+	for i := 0; i < depth; i++ {
+		files[fmt.Sprintf("chain/%d.conf", i)] = fmt.Sprintf("include chain/%d.conf;\n", i+1)
+	}
+	files[fmt.Sprintf("chain/%d.conf", depth)] = "map $uri $end { }\n"
+	writeTree(t, dir, files)
+	got, err := ParseFile(filepath.Join(dir, "nginx.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	http := got[0].Block
+	if len(http) != 51 || http[50].Name != "map" || http[50].Args[1] != "$end" {
+		t.Fatalf("http block: %d directives, last %+v", len(http), http[len(http)-1])
+	}
+	first := http[0].Block[0]
+	for i, s := range http[:50] {
+		if len(s.Block) != 1 || s.Block[0] != first {
+			t.Fatalf("server %d: %+v, want the one parse of r.conf", i, s.Block)
+		}
+	}
+}
+
+func writeTree(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
