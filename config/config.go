@@ -49,6 +49,9 @@ type Server struct {
 	HeaderTimeout Duration `toml:"header_timeout"`
 	// MaxConnectionsPerIP bounds one client address's connections (default 256).
 	MaxConnectionsPerIP int `toml:"max_connections_per_ip"`
+	// IPv6Prefix is the prefix length an IPv6 client is counted by for
+	// MaxConnectionsPerIP, 1 to 128 (default 64).
+	IPv6Prefix int `toml:"ipv6_prefix"`
 	// MaxConnections bounds all connections (default: the open-file limit less 64).
 	MaxConnections int `toml:"max_connections"`
 	// HTTPSRedirect sends every request not marked X-Forwarded-Proto: https
@@ -124,7 +127,7 @@ var known = map[string][]string{
 		"write_timeout", "host_header", "max_request_body_bytes", "health_check"},
 	"upstream.health_check": {"path", "interval"},
 	"server": {"listen", "event_loops", "max_path_bytes", "idle_timeout", "header_timeout",
-		"max_connections_per_ip", "max_connections", "https_redirect", "shutdown_timeout", "defer_accept"},
+		"max_connections_per_ip", "ipv6_prefix", "max_connections", "https_redirect", "shutdown_timeout", "defer_accept"},
 	"rule":           {"match", "from", "to", "status", "host", "case_insensitive", "trailing_slash", "query_string", "query", "request_uri"},
 	"map":            {"file", "match", "status", "host", "case_insensitive", "trailing_slash", "query_string", "request_uri", "invalid"},
 	"rules.defaults": {"status", "case_insensitive", "trailing_slash", "query_string"},

@@ -335,11 +335,15 @@ func checkServer(file string, sv *Server, loc *locator, errs *errorList) {
 		{"event_loops", sv.EventLoops},
 		{"max_path_bytes", sv.MaxPathBytes},
 		{"max_connections_per_ip", sv.MaxConnectionsPerIP},
+		{"ipv6_prefix", sv.IPv6Prefix},
 		{"max_connections", sv.MaxConnections},
 	} {
 		if v.n < 0 {
 			bad(v.key, "%d is negative; leave it out or use 0 for the default", v.n)
 		}
+	}
+	if sv.IPv6Prefix > 128 {
+		bad("ipv6_prefix", "%d is more than 128, the bits of an IPv6 address; use 64 (the default) for one client per /64", sv.IPv6Prefix)
 	}
 	if sv.MaxPathBytes > maxPathBytesLimit {
 		bad("max_path_bytes", "%d is more than %d; a request head is limited to it plus 64 KiB", sv.MaxPathBytes, maxPathBytesLimit)

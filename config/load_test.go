@@ -35,9 +35,9 @@ max_path_bytes = 4096
 idle_timeout = "30s"
 header_timeout = "1m"
 max_connections_per_ip = 10
+ipv6_prefix = 56
 max_connections = 1000
 https_redirect = true
-
 [[rule]]
 from = "/old"
 to = "https://example.com/new"
@@ -66,7 +66,7 @@ host = "Shop.Example.com"
 	}
 	wantServer := config.Server{Listen: "127.0.0.1:9999", EventLoops: 2, MaxPathBytes: 4096,
 		IdleTimeout: config.Duration(30 * time.Second), HeaderTimeout: config.Duration(time.Minute),
-		MaxConnectionsPerIP: 10, MaxConnections: 1000, HTTPSRedirect: true, ShutdownTimeout: config.Duration(config.DefaultShutdownTimeout)}
+		MaxConnectionsPerIP: 10, IPv6Prefix: 56, MaxConnections: 1000, HTTPSRedirect: true, ShutdownTimeout: config.Duration(config.DefaultShutdownTimeout)}
 	if diff := cmp.Diff(wantServer, cfg.Server); diff != "" {
 		t.Errorf("server (-want +got):\n%s", diff)
 	}
@@ -173,6 +173,14 @@ func TestLoadErrors(t *testing.T) {
 			[]string{"redirectd.toml:3: [upstream]: path: health_check path \"h\" must start with '/'"}},
 		{"negative limit", map[string]string{"redirectd.toml": "[server]\nmax_connections_per_ip = -5\n"},
 			[]string{"redirectd.toml:2: [server]: max_connections_per_ip: -5 is negative"}},
+		{"ipv6 prefix over 128", map[string]string{"redirectd.toml": "[server]\nlisten = \":80\"\nipv6_prefix = 129\n"},
+			[]string{"redirectd.toml:3: [server]: ipv6_prefix: 129 is more than 128"}},
+		{"negative ipv6 prefix", map[string]string{"redirectd.toml": "[server]\nipv6_prefix = -64\n"},
+			[]string{"redirectd.toml:2: [server]: ipv6_prefix: -64 is negative"}},
+		{"ipv6 prefix as text", map[string]string{"redirectd.toml": "[server]\n\nipv6_prefix = \"/64\"\n"},
+			[]string{"redirectd.toml:3: server.ipv6_prefix: incompatible types"}},
+		{"ipv6 prefix misspelt", map[string]string{"redirectd.toml": "[server]\nipv6_prefixlen = 64\n"},
+			[]string{"redirectd.toml:2: [server]: ipv6_prefixlen: unknown key"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,13 +7,15 @@ import (
 	"sync/atomic"
 )
 
-// connLimiter counts open connections, in all and per client address.
+// connLimiter counts open connections, in all and per client address, an
+// IPv6 address counted by its prefix of v6bits (see Options.IPv6Prefix).
 // Connections of one address spread over every event loop (SO_REUSEPORT
 // hashes the whole 4-tuple), so the count is shared: a map split into
 // shards, each behind its own mutex, taken once when a connection opens
 // and once when it closes, never while serving requests.
 type connLimiter struct {
 	max, maxPerIP int
+	v6bits        int
 	total         atomic.Int64
 	seed          maphash.Seed
 	shards        [64]ipShard
@@ -24,12 +26,26 @@ type ipShard struct {
 	n  map[netip.Addr]int32
 }
 
-func (l *connLimiter) init(max, maxPerIP int) {
-	l.max, l.maxPerIP = max, maxPerIP
+func (l *connLimiter) init(max, maxPerIP, v6bits int) {
+	l.max, l.maxPerIP, l.v6bits = max, maxPerIP, v6bits
 	l.seed = maphash.MakeSeed()
 	for i := range l.shards {
 		l.shards[i].n = make(map[netip.Addr]int32)
 	}
+}
+
+// client is what ip is counted as: an IPv4 address as it is, an IPv6 one
+// as the first address of its prefix (zone dropped), since one IPv6 host
+// is usually given a whole /64 and may rotate through it.
+func (l *connLimiter) client(ip netip.Addr) netip.Addr {
+	if !ip.Is6() || ip.Is4In6() {
+		return ip
+	}
+	p, err := ip.Prefix(l.v6bits)
+	if err != nil {
+		return ip
+	}
+	return p.Addr()
 }
 
 func (l *connLimiter) shard(ip netip.Addr) *ipShard {
@@ -52,6 +68,7 @@ func (l *connLimiter) open(ip netip.Addr) rejectReason {
 		l.total.Add(-1)
 		return overTotal
 	}
+	ip = l.client(ip)
 	sh := l.shard(ip)
 	sh.mu.Lock()
 	n := sh.n[ip]
@@ -67,6 +84,7 @@ func (l *connLimiter) open(ip netip.Addr) rejectReason {
 
 // close uncounts a connection that open accepted.
 func (l *connLimiter) close(ip netip.Addr) {
+	ip = l.client(ip)
 	sh := l.shard(ip)
 	sh.mu.Lock()
 	if n := sh.n[ip] - 1; n > 0 {

@@ -38,6 +38,11 @@ type Options struct {
 	// MaxConnsPerIP bounds the connections of one client address; one more
 	// is closed at once. Default 256.
 	MaxConnsPerIP int
+	// IPv6Prefix is the length of the prefix that MaxConnsPerIP counts an
+	// IPv6 client by, from 1 to 128: a host given a /64 can open
+	// connections from 2^64 addresses. Default 64. IPv4 clients (mapped
+	// ones too) are counted by their address.
+	IPv6Prefix int
 	// MaxConns bounds all connections; default: the file-descriptor limit
 	// less a reserve, so accept never fails for lack of descriptors.
 	MaxConns int
@@ -69,6 +74,7 @@ const (
 	DefaultIdleTimeout   = 10 * time.Second
 	DefaultHeaderTimeout = 10 * time.Second
 	DefaultMaxConnsPerIP = 256
+	DefaultIPv6Prefix    = 64
 )
 
 // Lingering close: after an answer that closes the connection while the
@@ -99,6 +105,9 @@ func (o *Options) setDefaults() {
 	}
 	if o.MaxConnsPerIP <= 0 {
 		o.MaxConnsPerIP = DefaultMaxConnsPerIP
+	}
+	if o.IPv6Prefix <= 0 || o.IPv6Prefix > 128 {
+		o.IPv6Prefix = DefaultIPv6Prefix
 	}
 	if o.MaxConns <= 0 {
 		o.MaxConns = fdLimit() - 64
@@ -155,7 +164,7 @@ func New(opts Options, rules *matcher.Set) *Server {
 	}
 	s.limits = httpparse.DefaultLimits
 	s.limits.MaxTarget = opts.MaxPathBytes
-	s.conns.init(opts.MaxConns, opts.MaxConnsPerIP)
+	s.conns.init(opts.MaxConns, opts.MaxConnsPerIP, opts.IPv6Prefix)
 	s.m = newServerMetrics(s)
 	s.upMetrics = make(map[string]*upstreamMetrics)
 	if opts.Upstream != nil {

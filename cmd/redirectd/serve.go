@@ -191,6 +191,7 @@ func engineOptions(sv *config.Server, log *slog.Logger) engine.Options {
 		IdleTimeout:   sv.IdleTimeout.Std(),
 		HeaderTimeout: sv.HeaderTimeout.Std(),
 		MaxConnsPerIP: sv.MaxConnectionsPerIP,
+		IPv6Prefix:    sv.IPv6Prefix,
 		MaxConns:      sv.MaxConnections,
 		HTTPSRedirect: sv.HTTPSRedirect,
 		DeferAccept:   sv.DeferAcceptOn(),
