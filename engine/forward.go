@@ -315,6 +315,8 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 
 // run does the upstream exchange on its own goroutine.
 func (f *forward) run() {
+	defer f.s.recoverConn(atForward, f.c, f.cs, nil)
+	f.s.testPanic(atForward, nil)
 	resp := fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseResponse(resp)
 	defer fasthttp.ReleaseRequest(f.req)

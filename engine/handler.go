@@ -32,8 +32,9 @@ func (h *handler) OnBoot(eng gnet.Engine) gnet.Action {
 // OnOpen admits a connection if its address and the server are under
 // their connection limits; gnet still calls OnClose for a refused one,
 // which has no context.
-func (h *handler) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
+func (h *handler) OnOpen(c gnet.Conn) (out []byte, action gnet.Action) {
 	s := h.srv
+	defer s.recoverConn(atOpen, c, nil, &action)
 	ip := remoteIP(c.RemoteAddr())
 	if r := s.conns.open(ip); r != accepted {
 		s.m.rejected[r].Inc()
@@ -49,6 +50,7 @@ func (h *handler) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 	cs := &conn{c: c, loop: l, ip: ip, active: s.clock.now()}
 	l.add(cs)
 	c.SetContext(cs)
+	s.testPanic(atOpen, nil)
 	return nil, gnet.None
 }
 
@@ -60,6 +62,7 @@ func remoteIP(a net.Addr) netip.Addr {
 }
 
 func (h *handler) OnClose(c gnet.Conn, _ error) gnet.Action {
+	defer h.srv.recoverConn(atClose, c, nil, nil)
 	cs, ok := c.Context().(*conn)
 	if !ok {
 		return gnet.None
@@ -70,6 +73,7 @@ func (h *handler) OnClose(c gnet.Conn, _ error) gnet.Action {
 		cs.fwd.stop(0) // the client is gone
 	}
 	c.SetContext(nil)
+	h.srv.testPanic(atClose, nil)
 	return gnet.None
 }
 
@@ -111,12 +115,14 @@ const timedReads = 16
 // OnTraffic answers every complete request in the connection's buffer and
 // writes the answers with one write. A partial request stays buffered
 // until the rest arrives, or until the header timeout.
-func (h *handler) OnTraffic(c gnet.Conn) gnet.Action {
-	cs := c.Context().(*conn)
+func (h *handler) OnTraffic(c gnet.Conn) (action gnet.Action) {
 	s := h.srv
+	defer s.recoverConn(atTraffic, c, nil, &action)
+	cs := c.Context().(*conn)
 	now := s.clock.now()
 	cs.active = now
 	buf, _ := c.Peek(-1)
+	s.testPanic(atTraffic, buf)
 	if cs.lingerUntil != 0 {
 		return cs.drop(c, len(buf))
 	}

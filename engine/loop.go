@@ -81,7 +81,7 @@ func (l *loop) Run(context.Context) error {
 		if i >= len(l.conns) {
 			continue
 		}
-		l.conns[i].checkDeadline(now)
+		l.conns[i].sweep(now)
 	}
 	return nil
 }

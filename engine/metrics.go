@@ -27,6 +27,7 @@ type serverMetrics struct {
 	accepted  *metrics.Counter
 	rejected  [3]*metrics.Counter // by rejectReason
 	timeouts  struct{ idle, header, linger, body *metrics.Counter }
+	panics    [numBoundaries]*metrics.Counter // by boundary, see recover.go
 }
 
 // outcome classifies a local answer.
@@ -73,6 +74,9 @@ func newServerMetrics(s *Server) *serverMetrics {
 	m.timeouts.header = m.set.NewCounter(`redirectd_connections_timed_out_total{timeout="header"}`)
 	m.timeouts.linger = m.set.NewCounter(`redirectd_connections_timed_out_total{timeout="linger"}`)
 	m.timeouts.body = m.set.NewCounter(`redirectd_connections_timed_out_total{timeout="body"}`)
+	for at := range numBoundaries {
+		m.panics[at] = m.set.NewCounter(fmt.Sprintf(`redirectd_panics_total{at=%q}`, boundaryNames[at]))
+	}
 	m.set.NewGauge(`redirectd_connections_open`, func() float64 { return float64(s.conns.total.Load()) })
 	m.set.NewGauge(`redirectd_draining`, func() float64 {
 		if s.draining.Load() {

@@ -153,6 +153,8 @@ type Server struct {
 	stopOnce sync.Once
 	engMu    sync.Mutex
 	eng      gnet.Engine
+	// panicHook is nil but in tests (SetPanicHook); see testPanic.
+	panicHook func(at boundary, data []byte)
 }
 
 // New returns a server that will answer from rules.

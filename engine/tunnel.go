@@ -75,6 +75,8 @@ func (cs *conn) startTunnel(s *Server, req *httpparse.Request, buf []byte) int {
 
 // runTunnel dials a server, sends the upgrade request and relays.
 func (f *forward) runTunnel(head []byte, fromClient io.Reader) {
+	defer f.s.recoverConn(atTunnel, f.c, f.cs, nil)
+	f.s.testPanic(atTunnel, nil)
 	srv, err := f.s.up.Pool.Pick()
 	if err != nil {
 		f.answerError(502, "no upstream server is available\n")
@@ -89,6 +91,7 @@ func (f *forward) runTunnel(head []byte, fromClient io.Reader) {
 	}
 	defer up.Close()
 	go func() {
+		defer f.s.recoverConn(atTunnel, f.c, f.cs, nil)
 		// Client to upstream; ends when the client goes (abort) or the
 		// upstream stops taking bytes.
 		io.Copy(up, fromClient)
