@@ -81,7 +81,9 @@ func (h *handler) OnClose(c gnet.Conn, _ error) gnet.Action {
 // second, and has every loop check its connections' deadlines. It runs on
 // gnet's ticker goroutine, not on a loop, so the checks are handed to each
 // loop with Execute.
-func (h *handler) OnTick() (time.Duration, gnet.Action) {
+func (h *handler) OnTick() (delay time.Duration, action gnet.Action) {
+	defer h.srv.recoverTick(&delay)
+	h.srv.testPanic(atTick, nil)
 	if h.srv.opts.DeferAccept {
 		// Here rather than in OnBoot: gnet opens the listening sockets of
 		// all loops but the first after OnBoot.

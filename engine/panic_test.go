@@ -168,8 +168,24 @@ func TestPanicRecovered(t *testing.T) {
 		return strings.Contains(metricsText(srv), "redirectd_connections_open 1\n")
 	})
 
+	// The ticker goes on after a panic: it still hands out sweeps (this
+	// one panics too, closing the connection left open).
+	fired = arm("tick")
+	waitFor(t, "the tick hook", func() bool { return !fired.Load() })
+	fired = arm("sweep")
+	waitFor(t, "a sweep after the tick's panic", func() bool { return !fired.Load() })
+	if st := served("GET /old HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"); st != 301 {
+		t.Errorf("after a panic in the ticker, a new connection got %d, want 301", st)
+	}
+
 	m := metricsText(srv)
-	for _, at := range []string{"open", "traffic", "close", "sweep", "forward", "tunnel"} {
+	if want := `redirectd_panics_total{at="tick"} 1`; !strings.Contains(m, want+"\n") {
+		t.Errorf("metrics lack %s", want)
+	}
+	if want := `redirectd_panics_total{at="sweep"} 2`; !strings.Contains(m, want+"\n") {
+		t.Errorf("metrics lack %s", want)
+	}
+	for _, at := range []string{"open", "traffic", "close", "forward", "tunnel"} {
 		if want := fmt.Sprintf(`redirectd_panics_total{at=%q} 1`, at); !strings.Contains(m, want+"\n") {
 			t.Errorf("metrics lack %s", want)
 		}
@@ -179,6 +195,9 @@ func TestPanicRecovered(t *testing.T) {
 		if !strings.Contains(l, `"panic recovered; the connection is closed" at=`+at+" client=127.0.0.1 panic=\"injected in "+at) {
 			t.Errorf("no log line for the panic in %s", at)
 		}
+	}
+	if !strings.Contains(l, `"panic recovered in the ticker" at=tick panic="injected in tick"`) {
+		t.Errorf("no log line for the panic in the ticker")
 	}
 	if !strings.Contains(l, "stack=\"goroutine ") || !strings.Contains(l, "engine_test.TestPanicRecovered") {
 		t.Errorf("the log lines hold no stack:\n%s", l)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"runtime/debug"
+	"time"
 
 	"github.com/panjf2000/gnet/v2"
 )
@@ -22,10 +23,11 @@ const (
 	atSweep                   // a connection's deadline check, run on its loop
 	atForward                 // forward.run, the upstream exchange
 	atTunnel                  // runTunnel and its copy from the client
+	atTick                    // OnTick, on gnet's ticker goroutine
 	numBoundaries
 )
 
-var boundaryNames = [numBoundaries]string{"open", "traffic", "close", "sweep", "forward", "tunnel"}
+var boundaryNames = [numBoundaries]string{"open", "traffic", "close", "sweep", "forward", "tunnel", "tick"}
 
 // recoverConn, deferred at a boundary, recovers a panic there: it logs the
 // panic with its stack and the client's address, counts it
@@ -66,6 +68,19 @@ func (s *Server) recoverConn(at boundary, c gnet.Conn, cs *conn, action *gnet.Ac
 	case at != atClose:
 		c.Close()
 	}
+}
+
+// recoverTick, deferred in OnTick, recovers a panic there as recoverConn
+// does, with no connection to close, and sets *delay so that the ticker
+// goes on: it drives the clock, the Date header and every deadline.
+func (s *Server) recoverTick(delay *time.Duration) {
+	v := recover()
+	if v == nil {
+		return
+	}
+	s.m.panics[atTick].Inc()
+	s.log.Error("panic recovered in the ticker", "at", boundaryNames[atTick], "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+	*delay = s.tick()
 }
 
 // sweep checks cs's deadlines (see checkDeadline), closing cs if that
