@@ -11,7 +11,10 @@
 // Access: when the admin.token config key is set, every endpoint but /healthz requires
 // "Authorization: Bearer <token>". New refuses a listen address that is not
 // loopback unless a token is set, so the admin port is never open to the
-// network by accident. The server is plain net/http on its own goroutines;
+// network by accident. Without a token, every request must carry a
+// loopback Host (localhost, 127.0.0.0/8, [::1]) or gets 421, so a
+// DNS-rebinding web page cannot use the operator's browser to reach it
+// (see requireLoopbackHost). The server is plain net/http on its own goroutines;
 // nothing here runs on the traffic event loops, and nothing here is a hot
 // path, so it allocates freely.
 package admin
