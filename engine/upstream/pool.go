@@ -94,7 +94,9 @@ func newClient(addr string, cfg *Config) *fasthttp.HostClient {
 		MaxConns:     cfg.MaxConnsPerServer,
 		ReadTimeout:  cfg.ReadTimeout,
 		WriteTimeout: cfg.WriteTimeout,
-		// Header names and paths go through as the client sent them.
+		// Header names and paths go through as the client sent them, the
+		// target and Host as the caller set them (asSet).
+		Transport:                     asSet{},
 		DisableHeaderNamesNormalizing: true,
 		DisablePathNormalizing:        true,
 		NoDefaultUserAgentHeader:      true,

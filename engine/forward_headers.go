@@ -1,0 +1,118 @@
+package engine
+
+import (
+	"bytes"
+	"net/netip"
+
+	"github.com/redirectd/redirectd/httpparse"
+	"github.com/valyala/fasthttp"
+)
+
+// hopByHop lists the headers that describe one connection and are not
+// forwarded (RFC 9110 7.6.1), in lower case.
+var hopByHop = []string{"connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade"}
+
+func isHopByHop(name []byte, connTokens []byte) bool {
+	for _, h := range hopByHop {
+		if len(name) == len(h) && bytes.EqualFold(name, []byte(h)) {
+			return true
+		}
+	}
+	// Headers named by Connection are hop-by-hop too.
+	for tok := range bytes.SplitSeq(connTokens, []byte{','}) {
+		if bytes.EqualFold(bytes.TrimSpace(tok), name) {
+			return true
+		}
+	}
+	return false
+}
+
+// headerSink receives the header fields of a request going upstream, in
+// order: a fasthttp request (forwards) or a raw head (tunnels).
+type headerSink interface {
+	add(name, value []byte)
+}
+
+// upstreamHeaders is the header policy of every request sent upstream,
+// forwarded or tunnelled (issue 12, item 4: the tunnel had its own, which
+// kept hop-by-hop headers and ignored host_header). It gives sink:
+//   - Host: the request's host as redirectd matched it (the Host field, or
+//     the authority of an absolute-form target), or the server's address
+//     (srvAddr) with host_header = "upstream" or when the request has none;
+//     never re-derived from the target;
+//   - every field of the client's as sent, names in their case, except the
+//     hop-by-hop ones (hopByHop and those Connection names), Host,
+//     Content-Length (the forward frames the body itself), Expect (answered
+//     here) and the X-Forwarded-* this function sets;
+//   - X-Forwarded-For: the client's list with the client appended;
+//     X-Forwarded-Proto: http, or https when https_redirect trusts the TLS
+//     terminator's mark on the request; X-Forwarded-Host: the request's host.
+//
+// A tunnel adds its Upgrade and Connection after these.
+func (s *Server) upstreamHeaders(sink headerSink, req *httpparse.Request, client netip.Addr, srvAddr string) {
+	host := req.Host
+	if s.up.HostFromUpstream || len(host) == 0 {
+		host = []byte(srvAddr)
+	}
+	sink.add([]byte("Host"), host)
+	var connTokens, xff []byte
+	for i := range req.Headers {
+		if h := &req.Headers[i]; bytes.EqualFold(h.Name, []byte("connection")) {
+			connTokens = append(append(connTokens, h.Value...), ',')
+		}
+	}
+	for i := range req.Headers {
+		h := &req.Headers[i]
+		switch {
+		case isHopByHop(h.Name, connTokens),
+			bytes.EqualFold(h.Name, []byte("host")),
+			bytes.EqualFold(h.Name, []byte("content-length")),
+			bytes.EqualFold(h.Name, []byte("expect")),
+			bytes.EqualFold(h.Name, []byte("x-forwarded-proto")),
+			bytes.EqualFold(h.Name, []byte("x-forwarded-host")):
+		case bytes.EqualFold(h.Name, []byte("x-forwarded-for")):
+			xff = append(append(xff, h.Value...), ", "...)
+		default:
+			sink.add(h.Name, h.Value)
+		}
+	}
+	sink.add([]byte("X-Forwarded-For"), client.AppendTo(xff))
+	proto := "http"
+	if s.opts.HTTPSRedirect && forwardedHTTPS(req) {
+		proto = "https" // marked by the TLS terminator this mode trusts
+	}
+	sink.add([]byte("X-Forwarded-Proto"), []byte(proto))
+	if len(req.Host) > 0 {
+		sink.add([]byte("X-Forwarded-Host"), req.Host)
+	}
+}
+
+// upstreamTarget is the request target sent upstream: the client's, byte
+// for byte (issue 12, item 3: fasthttp's URI parser read
+// //internal.example/x:// as an absolute URI and sent /x:// to
+// internal.example, and dropped a fragment). An absolute-form target is
+// sent in origin form, its path and query as sent, since its authority is
+// the Host. The result may alias req's buffer.
+func upstreamTarget(req *httpparse.Request) []byte {
+	if t := req.Target; len(t) > 0 && (t[0] == '/' || string(t) == "*") {
+		return t
+	}
+	if req.Query == nil {
+		return req.Path
+	}
+	return append(append(append([]byte(nil), req.Path...), '?'), req.Query...)
+}
+
+// fasthttpHeaders adds fields to a fasthttp request as they are: its
+// normalising is off, and its transport (upstream.Pool) sends the Host set
+// here and the target set with SetRequestURIBytes without parsing either.
+type fasthttpHeaders struct{ h *fasthttp.RequestHeader }
+
+func (f fasthttpHeaders) add(name, value []byte) { f.h.AddBytesKV(name, value) }
+
+// rawHead builds a request head in wire form.
+type rawHead []byte
+
+func (h *rawHead) add(name, value []byte) {
+	*h = append(append(append(append(*h, name...), ": "...), value...), "\r\n"...)
+}

@@ -1,0 +1,178 @@
+package engine
+
+import (
+	"bytes"
+	"io"
+	"strconv"
+	"sync"
+
+	"github.com/panjf2000/gnet/v2"
+	"github.com/valyala/fasthttp"
+)
+
+// relay writes the upstream's answer to the client: its head, then its
+// body streamed in chunks, re-framed for the client.
+func (f *forward) relay(resp *fasthttp.Response) {
+	code := resp.StatusCode()
+	f.status.Store(int32(code))
+	length := resp.Header.ContentLength()
+	noBody := f.head || code == 204 || code == 304 || code < 200
+	chunkedOut := false
+	head := make([]byte, 0, 512)
+	head = append(head, "HTTP/1.1 "...)
+	head = strconv.AppendInt(head, int64(code), 10)
+	head = append(head, ' ')
+	if msg := resp.Header.StatusMessage(); len(msg) > 0 {
+		head = append(head, msg...)
+	} else {
+		head = append(head, fasthttp.StatusMessage(code)...)
+	}
+	head = append(head, "\r\n"...)
+	var connTokens []byte
+	for k, v := range resp.Header.All() {
+		if bytes.EqualFold(k, []byte("connection")) {
+			connTokens = append(append(connTokens, v...), ',')
+		}
+	}
+	for k, v := range resp.Header.All() {
+		if isHopByHop(k, connTokens) || bytes.EqualFold(k, []byte("content-length")) {
+			continue
+		}
+		head = append(append(append(append(head, k...), ": "...), v...), "\r\n"...)
+	}
+	switch {
+	case length >= 0:
+		head = append(strconv.AppendInt(append(head, "Content-Length: "...), int64(length), 10), "\r\n"...)
+	case noBody:
+	case f.http10:
+		f.closing = true // the end of the body is the end of the connection
+	default:
+		chunkedOut = true
+		head = append(head, "Transfer-Encoding: chunked\r\n"...)
+	}
+	if f.closing {
+		head = append(head, "Connection: close\r\n"...)
+	} else if f.http10 {
+		head = append(head, "Connection: keep-alive\r\n"...)
+	}
+	head = append(head, "\r\n"...)
+
+	stream := resp.BodyStream()
+	if stream != nil {
+		defer resp.CloseBodyStream()
+	}
+	if noBody || stream == nil {
+		if !noBody {
+			head = append(head, resp.Body()...)
+		}
+		f.writeLast(head)
+		return
+	}
+	if length >= 0 && length <= answerChunk {
+		// A small answer of known length goes out with its head in one
+		// write: one trip through the loop instead of two.
+		out := append(head, make([]byte, length)...)
+		if _, err := io.ReadFull(stream, out[len(head):]); err != nil {
+			f.s.log.Warn("upstream answer cut short", "err", err)
+			f.finish(true)
+			return
+		}
+		f.writeLast(out)
+		return
+	}
+	if !f.write(head) {
+		return
+	}
+	// write waits until gnet has taken the bytes (written or copied to its
+	// outbound buffer), so one buffer serves every chunk.
+	bufp := chunkPool.Get().(*[]byte)
+	defer chunkPool.Put(bufp)
+	buf := *bufp
+	for {
+		off := 0
+		if chunkedOut {
+			off = 10 // room for the chunk-size line
+		}
+		n, err := stream.Read(buf[off : off+answerChunk])
+		if n > 0 {
+			out := buf[off : off+n]
+			if chunkedOut {
+				var size [10]byte
+				line := append(strconv.AppendInt(size[:0], int64(n), 16), "\r\n"...)
+				start := off - len(line)
+				copy(buf[start:], line)
+				out = append(buf[start:off+n], "\r\n"...)
+			}
+			if !f.write(out) {
+				return
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			// The upstream died mid-answer: close, so the client never
+			// takes a truncated answer for a whole one.
+			f.s.log.Warn("upstream answer cut short", "err", err)
+			f.finish(true)
+			return
+		}
+	}
+	if chunkedOut {
+		f.writeLast([]byte("0\r\n\r\n"))
+		return
+	}
+	f.finish(false)
+}
+
+// chunkPool holds the buffers answers are streamed through: a chunk, room
+// for its chunk-size line before it and CRLF after it.
+var chunkPool = sync.Pool{New: func() any {
+	b := make([]byte, answerChunk+16)
+	return &b
+}}
+
+// write sends p to the client and waits until the loop has taken it, and,
+// when the client reads slower than the upstream sends, until the outbound
+// buffer has drained below maxOutboundFwd (the loop's sweep signals it).
+// It reports false when the client is gone or the exchange was aborted.
+func (f *forward) write(p []byte) bool {
+	type written struct {
+		err  error
+		full bool
+	}
+	done := make(chan written, 1)
+	f.sent.Add(int64(len(p)))
+	err := f.c.AsyncWrite(p, func(c gnet.Conn, err error) error {
+		full := err == nil && c.OutboundBuffered() > maxOutboundFwd
+		if full {
+			f.cs.waitDrain = f
+		}
+		done <- written{err, full}
+		return nil
+	})
+	if err != nil {
+		return false
+	}
+	// The callback always runs, on a closed connection too, unless the
+	// engine is stopping.
+	var w written
+	select {
+	case w = <-done:
+	case <-f.s.stopping:
+		return false
+	}
+	if w.err != nil {
+		return false
+	}
+	if w.full {
+		select {
+		case <-f.drained:
+		case <-f.abort:
+			return false
+		case <-f.s.stopping:
+			return false
+		}
+	}
+	return true
+}

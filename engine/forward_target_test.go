@@ -1,0 +1,94 @@
+package engine_test
+
+import (
+	"bufio"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/redirectd/redirectd/engine"
+	"github.com/redirectd/redirectd/engine/upstream"
+)
+
+// TestForwardTargetAndHost checks that the upstream gets the request
+// target redirectd matched, byte for byte, and the Host host_header says
+// (issue 12, item 3): fasthttp's URI parser used to read
+// //internal.example/x:// as an absolute URI and send its host, to send /
+// with no Host for a Host it refused, and to drop a fragment.
+func TestForwardTargetAndHost(t *testing.T) {
+	up := startRawUpstream(t, answerOK)
+	for _, hostFromUpstream := range []bool{false, true} {
+		srv := startProxy(t, upstream.Config{Servers: []string{up.addr}}, engine.UpstreamOptions{HostFromUpstream: hostFromUpstream})
+		for _, tc := range []struct {
+			name, req string
+			// line is the request line the upstream must get; host its
+			// Host with host_header = "preserve" ("" for the server's
+			// address); xfh its X-Forwarded-Host ("" for none).
+			line, host, xfh string
+			// refusable: redirectd may answer 400 instead (a fragment
+			// is not part of origin-form, issue 12 item 2).
+			refusable bool
+		}{
+			{name: "path that looks like an authority",
+				req:  "GET //internal.example/x:// HTTP/1.1\r\nHost: public.example\r\n\r\n",
+				line: "GET //internal.example/x:// HTTP/1.1", host: "public.example", xfh: "public.example"},
+			{name: "host fasthttp's URI parser refuses",
+				req:  "GET /p HTTP/1.1\r\nHost: a%41\r\n\r\n",
+				line: "GET /p HTTP/1.1", host: "a%41", xfh: "a%41"},
+			{name: "fragment", refusable: true,
+				req:  "GET /a#b HTTP/1.1\r\nHost: h.example\r\n\r\n",
+				line: "GET /a#b HTTP/1.1", host: "h.example", xfh: "h.example"},
+			{name: "dot segments, doubled slashes, escapes",
+				req:  "GET /a/../b//c/%2e%2E/%7e%41?q=%41&&x=a+b HTTP/1.1\r\nHost: h.example\r\n\r\n",
+				line: "GET /a/../b//c/%2e%2E/%7e%41?q=%41&&x=a+b HTTP/1.1", host: "h.example", xfh: "h.example"},
+			{name: "empty query",
+				req:  "GET /a? HTTP/1.1\r\nHost: h.example\r\n\r\n",
+				line: "GET /a? HTTP/1.1", host: "h.example", xfh: "h.example"},
+			{name: "scheme inside the path",
+				req:  "GET /go/https://evil.example/ HTTP/1.1\r\nHost: h.example\r\n\r\n",
+				line: "GET /go/https://evil.example/ HTTP/1.1", host: "h.example", xfh: "h.example"},
+			{name: "host case and port as sent",
+				req:  "GET /p HTTP/1.1\r\nHost: Public.Example:8080\r\n\r\n",
+				line: "GET /p HTTP/1.1", host: "Public.Example:8080", xfh: "Public.Example:8080"},
+			{name: "absolute form: origin form of its path, its authority as Host",
+				req:  "GET http://abs.example/p//q?x HTTP/1.1\r\nHost: other.example\r\n\r\n",
+				line: "GET /p//q?x HTTP/1.1", host: "abs.example", xfh: "abs.example"},
+			{name: "HTTP/1.0 without Host",
+				req:  "GET /p HTTP/1.0\r\n\r\n",
+				line: "GET /p HTTP/1.1", host: ""},
+		} {
+			t.Run(tc.name+map[bool]string{false: "", true: "/host_header=upstream"}[hostFromUpstream], func(t *testing.T) {
+				c := dial(t, srv)
+				io.WriteString(c, tc.req)
+				resp, body := readFull(t, bufio.NewReader(c), "GET")
+				if tc.refusable && resp.StatusCode == 400 {
+					select {
+					case h := <-up.heads:
+						t.Fatalf("answered 400 but forwarded:\n%s", h)
+					case <-time.After(50 * time.Millisecond):
+					}
+					return
+				}
+				if resp.StatusCode != 200 || body != "ok" {
+					t.Fatalf("answer: %d %q", resp.StatusCode, body)
+				}
+				head := up.nextHead(t)
+				host := tc.host
+				if host == "" || hostFromUpstream {
+					host = up.addr
+				}
+				var xfh []string
+				if tc.xfh != "" {
+					xfh = []string{tc.xfh}
+				}
+				got := []any{requestLine(head), headerValues(head, "Host"), headerValues(head, "X-Forwarded-Host")}
+				want := []any{tc.line, []string{host}, xfh}
+				if d := cmp.Diff(want, got); d != "" {
+					t.Errorf("request line, Host, X-Forwarded-Host (-want +got):\n%s\nthe upstream received:\n%s", d, strings.TrimSpace(head))
+				}
+			})
+		}
+	}
+}
