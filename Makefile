@@ -84,6 +84,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzEscape -fuzztime $(FUZZTIME) ./engine/accesslog
 	$(GO) test -run '^$$' -fuzz FuzzBacktrack -fuzztime $(FUZZTIME) ./matcher
 	$(GO) test -run '^$$' -fuzz FuzzLowered -fuzztime $(FUZZTIME) ./matcher
+	$(GO) test -run '^$$' -fuzz FuzzLowerFast -fuzztime $(FUZZTIME) ./matcher
+	$(GO) test -run '^$$' -fuzz FuzzLocationHost -fuzztime $(FUZZTIME) ./matcher
 	$(GO) test -run '^$$' -fuzz FuzzPacked -fuzztime $(FUZZTIME) ./matcher
 	$(GO) test -run '^$$' -fuzz FuzzQueryConditions -fuzztime $(FUZZTIME) ./matcher
 	$(GO) test -run '^$$' -fuzz FuzzLoad -fuzztime $(FUZZTIME) ./config

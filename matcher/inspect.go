@@ -1,6 +1,9 @@
 package matcher
 
-import "regexp/syntax"
+import (
+	"regexp/syntax"
+	"strings"
+)
 
 // NormalizePath returns a configured path as the matcher files it, after
 // the percent-encoding normalisation applied to every path.
@@ -15,4 +18,24 @@ func RegexLiteralPrefix(expr string) (string, error) {
 		return "", err
 	}
 	return literalPrefix(re.Simplify()), nil
+}
+
+// JoinsHost reports whether what a rule appends to To (a prefix rule's rest
+// of the path, or a regex group written right after the host) would follow
+// To's host directly: "https://new.example" or "https://new.example$1".
+// The matcher then puts a '/' between them, so that no request can extend
+// the host ("/old.evil.net"); checks warn, since the written rule meant
+// otherwise.
+func JoinsHost(to string, kind Kind) bool {
+	end := authorityEnd(to)
+	if end < 0 {
+		return false
+	}
+	head := to[:end]
+	if kind == Regex {
+		if i := strings.IndexByte(head, '$'); i >= 0 && !strings.HasPrefix(head[i:], "$host") && !strings.HasPrefix(head[i:], "${host}") {
+			return true
+		}
+	}
+	return kind == Prefix && end == len(to)
 }

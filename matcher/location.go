@@ -2,7 +2,9 @@ package matcher
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"unsafe"
 )
 
 // template is a rule's To split at its group references, so that building
@@ -14,6 +16,10 @@ type template struct {
 	hasQuery bool
 	// keepQuery says to append the request's query (QueryKeep).
 	keepQuery bool
+	// authParts counts the leading parts that are To's scheme and host
+	// (0 when To names none): appendLocation keeps whatever follows them
+	// on that host, and a Location without one on the request's.
+	authParts int
 }
 
 // templatePart is literal text (group partLiteral), a regex group (group
@@ -47,9 +53,43 @@ func parseTemplate(to string, names []string, mode QueryMode) (template, error) 
 		to = to[:i]
 	}
 	t := template{hasQuery: strings.IndexByte(to, '?') >= 0, keepQuery: mode == QueryKeep}
-	if names == nil || strings.IndexByte(to, '$') < 0 {
-		t.parts = []templatePart{{lit: to, group: partLiteral}}
-		return t, nil
+	rest := to
+	if end := authorityEnd(to); end >= 0 {
+		if host := strings.TrimLeft(to[schemeEnd(to):end], "/\\"); host == "" || host[0] == '$' && !strings.HasPrefix(host, "$host") && !strings.HasPrefix(host, "${host}") {
+			return t, fmt.Errorf("%q names no host after its scheme; write one, so that no request can name the host it is sent to", to)
+		}
+		// The scheme and host are literal (or the request's own host), and
+		// a part of their own, so that appendLocation knows where they end.
+		if err := t.addParts(to[:end], names); err != nil {
+			return t, err
+		}
+		t.authParts, rest = len(t.parts), to[end:]
+		for i, p := range t.parts {
+			if p.group == partLiteral || p.group == partHost {
+				continue
+			}
+			if i < len(t.parts)-1 || i == 0 {
+				return t, fmt.Errorf("%q takes its scheme or host from the request; write them, so that no request can name the host it is sent to ($host, the request's own, is allowed)", to)
+			}
+			// "https://new.example$1": what the group holds follows the
+			// host; appendLocation puts a '/' before it if needed.
+			t.authParts = i
+		}
+	}
+	if err := t.addParts(rest, names); err != nil {
+		return t, err
+	}
+	return t, nil
+}
+
+// addParts appends the parts of s, a piece of To, to t.parts.
+func (t *template) addParts(s string, names []string) error {
+	if s == "" {
+		return nil
+	}
+	if names == nil || strings.IndexByte(s, '$') < 0 {
+		t.parts = append(t.parts, templatePart{lit: s, group: partLiteral})
+		return nil
 	}
 	var lit strings.Builder
 	flush := func() {
@@ -58,27 +98,27 @@ func parseTemplate(to string, names []string, mode QueryMode) (template, error) 
 			lit.Reset()
 		}
 	}
-	for i := 0; i < len(to); i++ {
-		c := to[i]
+	for i := 0; i < len(s); i++ {
+		c := s[i]
 		if c != '$' {
 			lit.WriteByte(c)
 			continue
 		}
-		if i+1 < len(to) && to[i+1] == '$' {
+		if i+1 < len(s) && s[i+1] == '$' {
 			lit.WriteByte('$')
 			i++
 			continue
 		}
-		name, n, err := templateRef(to[i+1:])
+		name, n, err := templateRef(s[i+1:])
 		if err != nil {
-			return t, err
+			return err
 		}
 		g := groupIndex(name, names)
 		if g < 0 {
 			if v, ok := specialVars[name]; ok {
 				g = v
 			} else {
-				return t, fmt.Errorf("%q refers to group %q, which the regex does not have (it has %d; $host, $path and $query are also known)", to, name, len(names)-1)
+				return fmt.Errorf("%q refers to group %q, which the regex does not have (it has %d; $host, $path and $query are also known)", s, name, len(names)-1)
 			}
 		}
 		flush()
@@ -86,7 +126,44 @@ func parseTemplate(to string, names []string, mode QueryMode) (template, error) 
 		i += n
 	}
 	flush()
-	return t, nil
+	return nil
+}
+
+// authorityEnd returns where the scheme and host of to end ("https://a.b"
+// in "https://a.b/x", "//a.b" in "//a.b?q"), or -1 when to names no host:
+// it has no scheme and does not start with "//". Browsers take '\' for
+// '/' there, and "https:a.b" for "https://a.b", so both count.
+func authorityEnd(to string) int {
+	start := schemeEnd(to)
+	if start == 0 {
+		if len(to) < 2 || to[0] != '/' && to[0] != '\\' || to[1] != '/' && to[1] != '\\' {
+			return -1
+		}
+	}
+	for start < len(to) && (to[start] == '/' || to[start] == '\\') {
+		start++
+	}
+	if i := strings.IndexAny(to[start:], "/?#\\"); i >= 0 {
+		return start + i
+	}
+	return len(to)
+}
+
+// schemeEnd returns the length of s's scheme and its ':' (RFC 3986 3.1:
+// ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":"), or 0.
+func schemeEnd(s string) int {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
+		case i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'):
+		case i > 0 && c == ':':
+			return i + 1
+		default:
+			return 0
+		}
+	}
+	return 0
 }
 
 // templateRef reads the reference after a '$': "{name}" or a run of
@@ -143,7 +220,14 @@ func groupIndex(name string, names []string) int {
 // rest (the unmatched tail of a prefix rule), then the request's query
 // when the rule keeps it.
 func (t *template) appendLocation(dst, path []byte, caps []int, rest, host, query []byte) []byte {
+	mark, authEnd := len(dst), -1
+	if t.authParts == 0 {
+		authEnd = mark
+	}
 	for i := range t.parts {
+		if i == t.authParts && i > 0 {
+			authEnd = len(dst)
+		}
 		p := &t.parts[i]
 		switch p.group {
 		case partLiteral:
@@ -160,8 +244,45 @@ func (t *template) appendLocation(dst, path []byte, caps []int, rest, host, quer
 			}
 		}
 	}
+	if t.authParts == len(t.parts) && t.authParts > 0 {
+		authEnd = len(dst)
+	}
 	dst = append(dst, rest...)
-	return appendQuery(dst, query, t.hasQuery, t.keepQuery)
+	dst = appendQuery(dst, query, t.hasQuery, t.keepQuery)
+	if t.authParts > 0 {
+		return guardAuthority(dst, authEnd)
+	}
+	return guardRelative(dst, mark)
+}
+
+// guardAuthority keeps what follows the written scheme and host (ending at
+// end) a path, query or fragment: "https://new.example" and a prefix
+// rule's rest ".evil.net" or "@evil.net" would otherwise name another
+// host, so a '/' goes between them.
+func guardAuthority(dst []byte, end int) []byte {
+	if end < len(dst) && dst[end] != '/' && dst[end] != '?' && dst[end] != '#' {
+		dst = slices.Insert(dst, end, '/')
+	}
+	return dst
+}
+
+// guardRelative keeps a Location written without a host (starting at
+// mark) without one: browsers read "//evil.net" and "/\\evil.net" as
+// another host, and "https:..." taken whole from a capture as a URL. The
+// extra slashes go; a scheme gets a '/' before it, which makes it a path.
+func guardRelative(dst []byte, mark int) []byte {
+	loc := dst[mark:]
+	switch {
+	case len(loc) >= 2 && loc[0] == '/' && (loc[1] == '/' || loc[1] == '\\'):
+		n := 1
+		for n < len(loc) && (loc[n] == '/' || loc[n] == '\\') {
+			n++
+		}
+		return append(dst[:mark+1], loc[n:]...)
+	case len(loc) > 0 && loc[0] == '\\', schemeEnd(unsafeString(loc)) > 0:
+		return guardRelative(slices.Insert(dst, mark, '/'), mark)
+	}
+	return dst
 }
 
 // appendQuery appends the request's query to a Location when the rule
@@ -177,3 +298,6 @@ func appendQuery(dst, query []byte, hasQuery, keep bool) []byte {
 	}
 	return append(dst, query...)
 }
+
+// unsafeString views b as a string without copying, for read-only checks.
+func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }

@@ -60,7 +60,7 @@ func TestLookup(t *testing.T) {
 		{"", "/docs/guide/intro", "", &result{4, 302, "https://docs.example.com/guide/intro"}},
 		{"", "/docs/api/v1", "x=1", &result{5, 307, "https://api.example.com/v1?x=1"}},
 		{"", "/docs/", "", &result{4, 302, "https://docs.example.com/"}},
-		{"", "/docsx", "", &result{6, 301, "https://d.example.comocsx"}},
+		{"", "/docsx", "", &result{6, 301, "https://d.example.com/ocsx"}},
 		{"", "/blog/2024/hello", "", &result{7, 308, "https://example.com/posts/2024/hello"}},
 		{"", "/blog/2024/", "", &result{7, 308, "https://example.com/posts/2024/"}},
 		{"", "/blog/abcd/", "", nil},

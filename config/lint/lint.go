@@ -89,6 +89,10 @@ func checkLocation(r *matcher.Rule) (Finding, bool) {
 		msg = fmt.Sprintf("to %q is neither a path starting with '/' nor an http or https URL with a host", r.To)
 	}
 	if msg == "" {
+		if matcher.JoinsHost(r.To, r.Kind) {
+			return Finding{Severity: Warning, Kind: "location", Rules: []RuleRef{ref(r)},
+				Message: fmt.Sprintf("what this %s rule appends follows the host of to %q directly, where a request could extend the host (%q + \".evil.net\"); redirectd puts a '/' between them: end the host with '/' to say so", r.Kind, r.To, r.To)}, true
+		}
 		return Finding{}, false
 	}
 	return Finding{Severity: Error, Kind: "location", Message: msg, Rules: []RuleRef{ref(r)}}, true

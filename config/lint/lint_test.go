@@ -32,6 +32,9 @@ func TestCheck(t *testing.T) {
 		{Kind: matcher.Regex, From: `^/old/(\d+)$`, To: "/n/$1"},                                                    // 20: 19 answers first
 		{Kind: matcher.Regex, From: `^/ol(\d+)$`, To: "/n/$1"},                                                      // 21: reachable
 		{Kind: matcher.Regex, From: `^/r/(\d+)$`, To: "/o/$1", Query: []matcher.QueryCond{{Name: "a", Value: "1"}}}, // 22: 9 first
+		{Kind: matcher.Prefix, From: "/join", To: "https://new.example"},                                            // 23: rest joins the host
+		{Kind: matcher.Regex, From: `^/go(.*)$`, To: "https://new.example$1"},                                       // 24: group joins the host
+		{Kind: matcher.Prefix, From: "/ok", To: "https://new.example/"},                                             // 25: fine
 	}
 	for i := range rules {
 		rules[i].Status, rules[i].File, rules[i].Line = 301, "m", i+1
@@ -53,6 +56,8 @@ func TestCheck(t *testing.T) {
 	want := []got{
 		{lint.Error, "location", "m:7", ""},
 		{lint.Error, "location", "m:8", ""},
+		{lint.Warning, "location", "m:23", ""},
+		{lint.Warning, "location", "m:24", ""},
 		{lint.Warning, "unreachable", "m:10", ""},
 		{lint.Warning, "unreachable", "m:14", ""},
 		{lint.Warning, "unreachable", "m:22", ""},
