@@ -28,6 +28,8 @@ package matcher
 import (
 	"bytes"
 	"fmt"
+	"regexp"
+	"sync/atomic"
 	"regexp/syntax"
 	"strings"
 	"unicode/utf8"
@@ -57,6 +59,10 @@ type program struct {
 	literal string
 	// strip is the literal prefix left out of prog (compileStripped).
 	strip string
+	// expr is the expression as written; big is what matchBig compiles of
+	// it, once, for inputs too long for the visited bitmap.
+	expr string
+	big  atomic.Pointer[regexp.Regexp]
 	// required are literals every match holds, for the regex index's gram
 	// filter; need is the longest, which a candidate's input must contain
 	// before the backtracker runs.
@@ -101,7 +107,7 @@ func compileStripped(expr string, strip bool) (*program, error) {
 	if len(prog.Inst) > maxProgramInsts {
 		return nil, fmt.Errorf("compiles to %d instructions, more than the %d allowed; split it into simpler rules", len(prog.Inst), maxProgramInsts)
 	}
-	p := &program{prog: prog, numCap: numCap, names: names, literal: lit, strip: stripped,
+	p := &program{prog: prog, numCap: numCap, names: names, literal: lit, strip: stripped, expr: expr,
 		required: requiredLiterals(re), cond: prog.StartCond()}
 	if prefix, _ := prog.Prefix(); prefix != "" {
 		p.prefix = []byte(prefix)
@@ -143,20 +149,34 @@ type Scratch struct {
 	// means that state was already explored and failed, which bounds a
 	// match to len(prog.Inst)*(len(input)+1) steps.
 	visited []uint32
+	// touched lists the words of visited that are not zero: reset clears
+	// those alone, so a candidate that fails at its first byte costs what
+	// it did, not a clear of instructions x path length bits (which for
+	// a long path and a hundred candidates was most of a miss).
+	touched []uint32
 	jobs    []backtrackJob
 	end     int
 }
+
+// maxVisitedBits bounds the visited bitmap: 2,000 instructions
+// (maxProgramInsts) on a path of 8 KiB (the default max_path_bytes) need
+// 16 Mi bits, 2 MiB per event loop. A longer path, with a larger
+// max_path_bytes, is matched by package regexp instead (see match).
+const maxVisitedBits = 1 << 24
 
 // reset readies s for matching prog against an input of length end.
 func (s *Scratch) reset(prog *syntax.Prog, end int) {
 	s.end = end
 	s.jobs = s.jobs[:0]
+	for _, w := range s.touched {
+		s.visited[w] = 0
+	}
+	s.touched = s.touched[:0]
 	n := (len(prog.Inst)*(end+1) + visitedWordBits - 1) / visitedWordBits
 	if cap(s.visited) < n {
-		s.visited = make([]uint32, n)
+		s.visited = make([]uint32, n) // every word of visited is zero but the touched ones
 	} else {
 		s.visited = s.visited[:n]
-		clear(s.visited)
 	}
 }
 
@@ -165,10 +185,14 @@ func (s *Scratch) reset(prog *syntax.Prog, end int) {
 func (s *Scratch) shouldVisit(pc uint32, pos int) bool {
 	n := uint(int(pc)*(s.end+1) + pos)
 	w, bit := n/visitedWordBits, uint32(1)<<(n&(visitedWordBits-1))
-	if s.visited[w]&bit != 0 {
+	v := s.visited[w]
+	if v&bit != 0 {
 		return false
 	}
-	s.visited[w] |= bit
+	if v == 0 {
+		s.touched = append(s.touched, uint32(w))
+	}
+	s.visited[w] = v | bit
 	return true
 }
 
@@ -217,6 +241,7 @@ func (p *program) match(input []byte, caps []int, s *Scratch) bool {
 	if p.cond == ^syntax.EmptyOp(0) {
 		return false
 	}
+
 	s.reset(p.prog, len(input))
 	start := uint32(p.prog.Start)
 
@@ -251,6 +276,27 @@ func (p *program) match(input []byte, caps []int, s *Scratch) bool {
 	}
 	caps[0] = -1
 	return false
+}
+
+// tooBig reports whether matching an input of n bytes would take a
+// visited bitmap of more than maxVisitedBits.
+func (p *program) tooBig(n int) bool { return len(p.prog.Inst)*(n+1) > maxVisitedBits }
+
+// matchBig is match of the whole expression (strip included) for an input
+// that tooBig reports: package regexp's own matcher, which bounds its
+// memory whatever the input, at the cost of allocating.
+func (p *program) matchBig(input []byte, caps []int) bool {
+	re := p.big.Load()
+	if re == nil {
+		re = regexp.MustCompile(p.expr) // compileProgram parsed it already
+		p.big.Store(re)
+	}
+	loc := re.FindSubmatchIndex(input)
+	if loc == nil {
+		return false
+	}
+	copy(caps, loc)
+	return true
 }
 
 // tryBacktrack runs a backtracking search of p from instruction pc at pos,

@@ -2,6 +2,7 @@ package matcher_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/redirectd/redirectd/benchmarks/rules"
@@ -135,5 +136,28 @@ func BenchmarkLookupSitemap(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkLongMiss measures a miss on a long path (8 KiB, the default
+// max_path_bytes) against 100 unanchored regexes with no literal to file
+// them under, so that every one runs: the backtracker's scratch is reset
+// for each (issue 12, item 15).
+func BenchmarkLongMiss(b *testing.B) {
+	var rs []matcher.Rule
+	for i := range 100 {
+		rs = append(rs, matcher.Rule{Kind: matcher.Regex, From: fmt.Sprintf(`[0-9]{%d}[a-z]+[A-Z]`, i%7+2), To: "/x", Status: 301})
+	}
+	s, err := matcher.Compile(rs)
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := []byte("/" + strings.Repeat("a1", 4095))
+	var m matcher.Match
+	b.ReportAllocs()
+	for b.Loop() {
+		if s.Lookup(nil, path, nil, &m) {
+			b.Fatal("hit")
+		}
 	}
 }

@@ -138,6 +138,13 @@ func (m *Match) matchRegex(r *rule, path []byte) bool {
 	}
 	m.capsOf = nil
 	caps, in := m.caps[:r.ncaps], path
+	if r.prog.tooBig(len(path)) {
+		if !r.prog.matchBig(path, caps) {
+			return false
+		}
+		m.capsOf, m.path = r, path
+		return true
+	}
 	if n := len(r.prog.strip); n > 0 {
 		if !bytes.HasPrefix(path, []byte(r.prog.strip)) {
 			return false

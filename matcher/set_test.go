@@ -2,6 +2,7 @@ package matcher_test
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -324,5 +325,24 @@ func TestRegexTierOrder(t *testing.T) {
 	}
 	if got, want := s.Counts(), (matcher.Counts{Exact: 1, Regex: 10}); got != want {
 		t.Errorf("Counts() = %+v, want %+v", got, want)
+	}
+}
+
+// TestLongPathRegex checks a path too long for the backtracker's bounded
+// bitmap: it is matched by package regexp, with the same answer.
+func TestLongPathRegex(t *testing.T) {
+	expr := `^/x/([a-z]+)(\d{1,3}|[A-Z]{2,40})?(.*)end$`
+	s, err := matcher.Compile([]matcher.Rule{{Kind: matcher.Regex, From: expr, To: "/y/$1/$3", Status: 301}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := "/x/" + strings.Repeat("ab", 1<<16) + "9" + strings.Repeat("-", 1<<15) + "end"
+	var m matcher.Match
+	if !s.Lookup(nil, []byte(path), nil, &m) {
+		t.Fatal("no match")
+	}
+	sub := regexp.MustCompile(expr).FindStringSubmatch(path)
+	if got, want := string(m.AppendLocation(nil, nil)), "/y/"+sub[1]+"/"+sub[3]; got != want {
+		t.Errorf("Location of %d bytes, want %d", len(got), len(want))
 	}
 }
