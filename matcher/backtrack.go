@@ -29,9 +29,9 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
-	"sync/atomic"
 	"regexp/syntax"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
