@@ -6,8 +6,12 @@
 // request path in each server block: the rewrite phase at server level,
 // location selection (exact, longest prefix, ^~, regexes in order, the
 // longest plain prefix) and the redirecting directives of the chosen
-// location (return 30x, rewrite ... permanent|redirect, if ($map) return),
-// then writes rules whose redirectd precedence gives the same answers.
+// location (return 30x, rewrite ... permanent|redirect, and the ways a map
+// drives them: if ($map) or if ($map != "") around return or rewrite, an
+// unconditional return or rewrite with the map's default as a catch-all;
+// maps on $uri, $request_uri and host-and-URI sources), then writes rules
+// whose redirectd precedence gives the same answers: a map's exact keys,
+// then its regex keys in file order, "" values as no-redirect entries.
 // What it cannot express (internal rewrites, most if conditions, variables
 // redirectd has no equivalent for, orders redirectd cannot keep) is listed
 // with the file and line, never dropped silently.
