@@ -118,12 +118,18 @@ func (cs *conn) startForward(s *Server, req *httpparse.Request, buf []byte, clos
 // stop aborts the exchange from the loop; status, when not 0, is answered
 // to the client if nothing of the upstream's answer was sent yet.
 func (f *forward) stop(status int) {
+	f.abortExchange(status)
+	f.body, f.pending = nil, nil
+}
+
+// abortExchange is stop's part that any goroutine may run: the first call
+// closes abort, which ends the body reader and the exchange.
+func (f *forward) abortExchange(status int) {
 	if f.aborted.Swap(true) {
 		return
 	}
 	f.abortStatus.Store(int32(status))
 	close(f.abort)
-	f.body, f.pending = nil, nil
 }
 
 // run does the upstream exchange on its own goroutine.

@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"io"
+	"iter"
 	"strconv"
 	"sync"
 
@@ -14,27 +15,49 @@ import (
 // body streamed in chunks, re-framed for the client.
 func (f *forward) relay(resp *fasthttp.Response) {
 	code := resp.StatusCode()
-	f.status.Store(int32(code))
 	length := resp.Header.ContentLength()
-	noBody := f.head || code == 204 || code == 304 || code < 200
-	chunkedOut := false
-	head := make([]byte, 0, 512)
+	head, chunkedOut, noBody := f.answerHead(code, resp.Header.StatusMessage(), resp.Header.All(), length)
+	stream := resp.BodyStream()
+	if stream != nil {
+		defer resp.CloseBodyStream()
+	}
+	if noBody || stream == nil {
+		if !noBody {
+			head = append(head, resp.Body()...)
+		}
+		f.writeLast(head)
+		return
+	}
+	f.relayBody(head, stream, length, chunkedOut)
+}
+
+// answerHead builds the head of an upstream answer for the client: its
+// status (msg, or the standard text when empty), its fields less the
+// hop-by-hop ones, and its framing: Content-Length when length (the
+// upstream's, -1 or less when it has none) is known, else chunked, or
+// the end of the connection for an HTTP/1.0 client. noBody says the
+// answer has no body whatever its fields say; chunkedOut, that the body
+// must be sent chunked. It records the status for the access log.
+func (f *forward) answerHead(code int, msg []byte, fields iter.Seq2[[]byte, []byte], length int) (head []byte, chunkedOut, noBody bool) {
+	f.status.Store(int32(code))
+	noBody = f.head || code == 204 || code == 304 || code < 200
+	head = make([]byte, 0, 512)
 	head = append(head, "HTTP/1.1 "...)
 	head = strconv.AppendInt(head, int64(code), 10)
 	head = append(head, ' ')
-	if msg := resp.Header.StatusMessage(); len(msg) > 0 {
+	if len(msg) > 0 {
 		head = append(head, msg...)
 	} else {
 		head = append(head, fasthttp.StatusMessage(code)...)
 	}
 	head = append(head, "\r\n"...)
 	var connTokens []byte
-	for k, v := range resp.Header.All() {
+	for k, v := range fields {
 		if bytes.EqualFold(k, []byte("connection")) {
 			connTokens = append(append(connTokens, v...), ',')
 		}
 	}
-	for k, v := range resp.Header.All() {
+	for k, v := range fields {
 		if isHopByHop(k, connTokens) || bytes.EqualFold(k, []byte("content-length")) {
 			continue
 		}
@@ -55,19 +78,12 @@ func (f *forward) relay(resp *fasthttp.Response) {
 	} else if f.http10 {
 		head = append(head, "Connection: keep-alive\r\n"...)
 	}
-	head = append(head, "\r\n"...)
+	return append(head, "\r\n"...), chunkedOut, noBody
+}
 
-	stream := resp.BodyStream()
-	if stream != nil {
-		defer resp.CloseBodyStream()
-	}
-	if noBody || stream == nil {
-		if !noBody {
-			head = append(head, resp.Body()...)
-		}
-		f.writeLast(head)
-		return
-	}
+// relayBody writes head, then the body read from stream, re-framed as
+// answerHead decided, and hands the connection back to the loop.
+func (f *forward) relayBody(head []byte, stream io.Reader, length int, chunkedOut bool) {
 	if length >= 0 && length <= answerChunk {
 		// A small answer of known length goes out with its head in one
 		// write: one trip through the loop instead of two.

@@ -3,23 +3,32 @@ package engine
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io"
 	"net"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 
+	"github.com/panjf2000/gnet/v2"
 	"github.com/redirectd/redirectd/httpparse"
 )
 
 // isWebSocket reports whether req asks to switch to WebSocket (RFC 6455
-// 4.1): Upgrade names websocket and Connection names upgrade.
+// 4.1): a GET without a body whose Connection names upgrade and one of
+// whose Upgrade fields names websocket. startTunnel refuses one with
+// several Upgrade fields.
 func isWebSocket(req *httpparse.Request) bool {
+	if string(req.Method) != "GET" || req.ContentLength > 0 || req.Chunked {
+		return false
+	}
 	var upgrade, connUpgrade bool
 	for i := range req.Headers {
 		h := &req.Headers[i]
 		switch {
 		case bytes.EqualFold(h.Name, []byte("upgrade")):
-			upgrade = bytes.EqualFold(bytes.TrimSpace(h.Value), []byte("websocket"))
+			upgrade = upgrade || bytes.EqualFold(bytes.TrimSpace(h.Value), []byte("websocket"))
 		case bytes.EqualFold(h.Name, []byte("connection")):
 			for tok := range bytes.SplitSeq(h.Value, []byte{','}) {
 				if bytes.EqualFold(bytes.TrimSpace(tok), []byte("upgrade")) {
@@ -28,60 +37,76 @@ func isWebSocket(req *httpparse.Request) bool {
 			}
 		}
 	}
-	return upgrade && connUpgrade && req.Method != nil && string(req.Method) == "GET"
+	return upgrade && connUpgrade
+}
+
+// upgradeFields returns the value of req's Upgrade field and how many
+// there are.
+func upgradeFields(req *httpparse.Request) (value []byte, n int) {
+	for i := range req.Headers {
+		if h := &req.Headers[i]; bytes.EqualFold(h.Name, []byte("upgrade")) {
+			value, n = bytes.TrimSpace(h.Value), n+1
+		}
+	}
+	return value, n
 }
 
 // startTunnel forwards a WebSocket upgrade. fasthttp cannot carry an
-// upgraded connection, so the request goes over a connection of its own:
-// once the upstream answers 101, bytes are relayed both ways until either
-// side closes. Client bytes travel like a request body without end.
+// upgraded connection, so the request goes over a connection of its own,
+// with the headers every forward gets (upstreamHeaders) and the upgrade.
+//
+// Nothing the client sent after the head is taken: until the upstream
+// answers, it waits in the connection's buffer like any pipelined request
+// (issue 12, item 4: it used to be copied upstream at once, so a request
+// behind a refused upgrade reached the upstream unparsed, with the
+// client's own X-Forwarded-For). On 101 the connection becomes a tunnel
+// (switchTunnel); any other answer is relayed, and what follows is parsed
+// as requests. It returns how many bytes of buf it took: none.
 func (cs *conn) startTunnel(s *Server, req *httpparse.Request, buf []byte) int {
-	f := &forward{s: s, cs: cs, c: cs.c, closing: true, tunnel: true,
+	f := &forward{s: s, cs: cs, c: cs.c, closing: !req.KeepAlive, http10: req.Minor == 0, tunnel: true,
 		abort: make(chan struct{}), drained: make(chan struct{}, 1), start: time.Now()}
 	if cs.loop.alog != nil {
 		f.info = cs.loop.ri.copy()
 	}
-	// The request head is rebuilt now: req points into the loop's buffer.
-	head := make([]byte, 0, 512)
-	head = append(append(append(head, req.Method...), ' '), req.Path...)
-	if req.Query != nil {
-		head = append(append(head, '?'), req.Query...)
-	}
-	head = append(head, " HTTP/1.1\r\n"...)
-	var xff []byte
-	for i := range req.Headers {
-		h := &req.Headers[i]
-		switch {
-		case bytes.EqualFold(h.Name, []byte("x-forwarded-for")):
-			xff = append(append(xff, h.Value...), ", "...)
-		case bytes.EqualFold(h.Name, []byte("x-forwarded-proto")), bytes.EqualFold(h.Name, []byte("x-forwarded-host")):
-		default:
-			head = append(append(append(append(head, h.Name...), ": "...), h.Value...), "\r\n"...)
-		}
-	}
-	head = append(append(append(head, "X-Forwarded-For: "...), xff...), cs.ip.String()...)
-	head = append(head, "\r\nX-Forwarded-Proto: http\r\n"...)
-	if len(req.Host) > 0 {
-		head = append(append(append(head, "X-Forwarded-Host: "...), req.Host...), "\r\n"...)
-	}
-	head = append(head, "\r\n"...)
-	f.body = make(chan []byte, bodyChunks)
-	f.hasBody = true
 	cs.fwd = f
-	used := f.feed(buf)
-	go f.runTunnel(head, &bodyReader{f: f, ch: f.body})
-	return used
+	upgrade, n := upgradeFields(req)
+	if n != 1 {
+		// Which one would the upstream read? Proxies disagree (the last
+		// one won here), so the request is refused.
+		s.m.answer(outClientError, 400)
+		f.closing = true
+		f.answerError(400, "several Upgrade fields\n")
+		return 0
+	}
+	f.srv, f.pickErr = s.up.Pool.Pick()
+	if f.pickErr != nil {
+		go f.runTunnel(nil)
+		return 0
+	}
+	// The head is built now: req points into the loop's buffer.
+	head := rawHead(make([]byte, 0, 512))
+	head = append(append(append(append(head, req.Method...), ' '), upstreamTarget(req)...), " HTTP/1.1\r\n"...)
+	s.upstreamHeaders(&head, req, cs.ip, f.srv.Addr)
+	head.add([]byte("Upgrade"), upgrade)
+	head.add([]byte("Connection"), []byte("Upgrade"))
+	head = append(head, "\r\n"...)
+	go f.runTunnel(head)
+	return 0
 }
 
-// runTunnel dials a server, sends the upgrade request and relays.
-func (f *forward) runTunnel(head []byte, fromClient io.Reader) {
+// runTunnel dials the server picked, sends the upgrade request and
+// relays the answer; on 101 it relays bytes both ways until either side
+// closes.
+func (f *forward) runTunnel(head []byte) {
 	defer f.s.recoverConn(atTunnel, f.c, f.cs, nil)
 	f.s.testPanic(atTunnel, nil)
-	srv, err := f.s.up.Pool.Pick()
-	if err != nil {
+	// However the tunnel ends, the client's side stops feeding it.
+	defer f.abortExchange(0)
+	if f.pickErr != nil {
 		f.answerError(502, "no upstream server is available\n")
 		return
 	}
+	srv := f.srv
 	f.server = srv.Addr
 	up, err := net.DialTimeout("tcp", srv.Addr, srv.ConnectTimeout())
 	srv.Done(err != nil)
@@ -91,41 +116,68 @@ func (f *forward) runTunnel(head []byte, fromClient io.Reader) {
 	}
 	defer up.Close()
 	go func() {
-		defer f.s.recoverConn(atTunnel, f.c, f.cs, nil)
-		// Client to upstream; ends when the client goes (abort) or the
-		// upstream stops taking bytes.
-		io.Copy(up, fromClient)
-		up.(*net.TCPConn).CloseWrite()
+		// The client went (or the tunnel ended): unblock the reads below.
+		<-f.abort
+		up.Close()
 	}()
+	if d := srv.ReadTimeout(); d > 0 {
+		// The upgrade's answer is due as a forward's is; a refusal's body
+		// too. A tunnel has no deadline.
+		up.SetDeadline(time.Now().Add(d))
+	}
 	if _, err := up.Write(head); err != nil {
 		f.answerError(502, "the upstream server could not be reached\n")
 		return
 	}
 	br := bufio.NewReader(up)
-	resp, err := http.ReadResponse(br, nil)
+	resp, err := readFinalAnswer(br)
 	if err != nil {
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			f.answerError(504, "the upstream server did not answer in time\n")
+			return
+		}
 		f.answerError(502, "the upstream server sent no valid answer\n")
 		return
 	}
-	f.status.Store(int32(resp.StatusCode))
-	// Relay the answer head as it came, then every byte after it.
-	var out bytes.Buffer
-	out.WriteString("HTTP/1.1 " + resp.Status + "\r\n")
 	if resp.StatusCode != http.StatusSwitchingProtocols {
-		resp.Header.Set("Connection", "close")
-	}
-	resp.Header.Write(&out)
-	out.WriteString("\r\n")
-	if !f.write(out.Bytes()) {
+		// Relayed as a forward's answer; the upstream connection, which
+		// was the upgrade's own, closes, and the client's stays open for
+		// the requests it sent behind the head.
+		msg := strings.TrimPrefix(resp.Status, strconv.Itoa(resp.StatusCode)+" ")
+		head, chunkedOut, noBody := f.answerHead(resp.StatusCode, []byte(msg), headerFields(resp.Header), int(resp.ContentLength))
+		if noBody {
+			f.writeLast(head)
+			return
+		}
+		f.relayBody(head, resp.Body, int(resp.ContentLength), chunkedOut)
 		return
 	}
-	var from io.Reader = br
-	if resp.StatusCode != http.StatusSwitchingProtocols {
-		from = resp.Body
+	up.SetDeadline(time.Time{})
+	f.status.Store(http.StatusSwitchingProtocols)
+	f.closing = true // the end of the tunnel is the end of the connection
+	// The 101 goes as it came: its Upgrade and Connection are the switch.
+	var out bytes.Buffer
+	out.WriteString("HTTP/1.1 " + resp.Status + "\r\n")
+	resp.Header.Write(&out)
+	out.WriteString("\r\n")
+	body := make(chan []byte, bodyChunks)
+	if !f.switchTunnel(out.Bytes(), body) {
+		return
 	}
+	go func() {
+		defer f.s.recoverConn(atTunnel, f.c, f.cs, nil)
+		// Client to upstream; ends when the client goes (abort) or the
+		// upstream stops taking bytes.
+		io.Copy(up, &bodyReader{f: f, ch: body})
+		up.(*net.TCPConn).CloseWrite()
+	}()
+	bufp := chunkPool.Get().(*[]byte)
+	defer chunkPool.Put(bufp)
+	buf := (*bufp)[:answerChunk]
 	for {
-		buf := make([]byte, answerChunk)
-		n, err := from.Read(buf)
+		// br first: bytes after the 101 may have come with it.
+		n, err := br.Read(buf)
 		if n > 0 && !f.write(buf[:n]) {
 			return
 		}
@@ -134,4 +186,56 @@ func (f *forward) runTunnel(head []byte, fromClient io.Reader) {
 		}
 	}
 	f.finish(true)
+}
+
+// readFinalAnswer reads the upstream's answer head, skipping 1xx other
+// than 101 (RFC 9110 15.2).
+func readFinalAnswer(br *bufio.Reader) (*http.Response, error) {
+	for {
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil || resp.StatusCode >= 200 || resp.StatusCode == http.StatusSwitchingProtocols {
+			return resp, err
+		}
+	}
+}
+
+// headerFields gives h's fields one by one, for answerHead.
+func headerFields(h http.Header) func(yield func(k, v []byte) bool) {
+	return func(yield func(k, v []byte) bool) {
+		for k, vs := range h {
+			for _, v := range vs {
+				if !yield([]byte(k), []byte(v)) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// switchTunnel writes the upstream's 101 to the client and, on the loop,
+// in the same trip, makes the connection a tunnel: from then on, what the
+// client sent after its head and sends later goes into body, for the
+// upstream. It reports false when the client is gone.
+func (f *forward) switchTunnel(head []byte, body chan []byte) bool {
+	done := make(chan error, 1)
+	f.sent.Add(int64(len(head)))
+	err := f.c.AsyncWrite(head, func(c gnet.Conn, err error) error {
+		if err == nil && !f.aborted.Load() {
+			f.body = body
+			if c.InboundBuffered() > 0 {
+				c.Wake(nil) // whileForwarding feeds what is buffered
+			}
+		}
+		done <- err
+		return nil
+	})
+	if err != nil {
+		return false
+	}
+	select {
+	case err = <-done:
+		return err == nil && !f.aborted.Load()
+	case <-f.s.stopping:
+		return false
+	}
 }

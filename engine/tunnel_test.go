@@ -132,8 +132,14 @@ func TestWebSocketRefused(t *testing.T) {
 	srv := startProxy(t, upstream.Config{Servers: []string{addr}}, engine.UpstreamOptions{})
 	c := dial(t, srv)
 	io.WriteString(c, "GET /chat HTTP/1.1\r\nHost: a\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
-	resp, body := readFull(t, bufio.NewReader(c), "GET")
-	if resp.StatusCode != 403 || !strings.Contains(body, "no websockets here") || !resp.Close {
+	br := bufio.NewReader(c)
+	resp, body := readFull(t, br, "GET")
+	if resp.StatusCode != 403 || !strings.Contains(body, "no websockets here") || resp.Close {
 		t.Fatalf("refused upgrade: %d %q close=%v", resp.StatusCode, body, resp.Close)
+	}
+	// The connection stays an HTTP one.
+	io.WriteString(c, "GET /old HTTP/1.1\r\nHost: a\r\n\r\n")
+	if resp, _ := readFull(t, br, "GET"); resp.StatusCode != 301 {
+		t.Fatalf("request after the refused upgrade: %d", resp.StatusCode)
 	}
 }

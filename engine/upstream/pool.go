@@ -179,6 +179,9 @@ func (s *Server) Done(connFailed bool) {
 // ConnectTimeout is how long dialing s may take.
 func (s *Server) ConnectTimeout() time.Duration { return s.cfg.ConnectTimeout }
 
+// ReadTimeout is how long s may take to answer.
+func (s *Server) ReadTimeout() time.Duration { return s.cfg.ReadTimeout }
+
 // checkLoop probes s until ctx ends: a failed check takes it out, a passing
 // one brings it back.
 func (s *Server) checkLoop(ctx context.Context, log *slog.Logger) {
