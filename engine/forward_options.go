@@ -10,7 +10,7 @@ import (
 type UpstreamOptions struct {
 	Pool *upstream.Pool
 	// HostFromUpstream sends the server's address as Host instead of the
-	// client's.
+	// host the request was matched with (see upstreamHeaders).
 	HostFromUpstream bool
 	// MaxRequestBodyBytes bounds a forwarded body; 0: no limit.
 	MaxRequestBodyBytes int64

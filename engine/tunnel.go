@@ -16,11 +16,12 @@ import (
 )
 
 // isWebSocket reports whether req asks to switch to WebSocket (RFC 6455
-// 4.1): a GET without a body whose Connection names upgrade and one of
-// whose Upgrade fields names websocket. startTunnel refuses one with
-// several Upgrade fields.
+// 4.1): an HTTP/1.1 GET without a body whose Connection names upgrade and
+// one of whose Upgrade fields names websocket. startTunnel refuses one
+// with several Upgrade fields. Upgrade on HTTP/1.0 is ignored (RFC 9110
+// 7.8): the request is forwarded without it.
 func isWebSocket(req *httpparse.Request) bool {
-	if string(req.Method) != "GET" || req.ContentLength > 0 || req.Chunked {
+	if string(req.Method) != "GET" || req.Minor == 0 || req.ContentLength > 0 || req.Chunked {
 		return false
 	}
 	var upgrade, connUpgrade bool

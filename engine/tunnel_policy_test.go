@@ -220,3 +220,19 @@ func TestTunnelHeaderPolicy(t *testing.T) {
 		}
 	}
 }
+
+// TestWebSocketOnHTTP10: Upgrade means nothing on HTTP/1.0 (RFC 9110 7.8);
+// the request is forwarded as a plain one, without it.
+func TestWebSocketOnHTTP10(t *testing.T) {
+	seen := make(chan upgradeSeen, 1)
+	up := wsRawUpstream(t, true, seen)
+	srv := startProxy(t, upstream.Config{Servers: []string{up.addr}}, engine.UpstreamOptions{})
+	c := dial(t, srv)
+	io.WriteString(c, "GET /chat HTTP/1.0\r\nHost: site.example\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
+	if resp, body := readFull(t, bufio.NewReader(c), "GET"); resp.StatusCode != 200 || body != "ok" {
+		t.Fatalf("answer: %d %q", resp.StatusCode, body)
+	}
+	if head := up.nextHead(t); len(headerValues(head, "Upgrade")) != 0 || len(headerValues(head, "Connection")) != 0 {
+		t.Errorf("forwarded with its upgrade:\n%s", head)
+	}
+}
