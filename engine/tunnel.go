@@ -72,8 +72,9 @@ func (cs *conn) startTunnel(s *Server, req *httpparse.Request, buf []byte) int {
 	cs.fwd = f
 	upgrade, n := upgradeFields(req)
 	if n != 1 {
-		// Which one would the upstream read? Proxies disagree (the last
-		// one won here), so the request is refused.
+		// Which one would the upstream act on? Servers and proxies
+		// disagree (redirectd used to send all and check the last), so
+		// the request is refused.
 		s.m.answer(outClientError, 400)
 		f.closing = true
 		f.answerError(400, "several Upgrade fields\n")
