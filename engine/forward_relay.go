@@ -18,18 +18,24 @@ func (f *forward) relay(resp *fasthttp.Response) {
 	length := resp.Header.ContentLength()
 	head, chunkedOut, noBody := f.answerHead(code, resp.Header.StatusMessage(), resp.Header.All(), length)
 	stream := resp.BodyStream()
-	if stream != nil {
-		defer resp.CloseBodyStream()
-	}
 	if noBody || stream == nil {
 		if !noBody {
 			head = append(head, resp.Body()...)
 		}
+		if stream != nil {
+			resp.CloseBodyStream() // before the write: see relayBody
+		}
 		f.writeLast(head)
 		return
 	}
-	f.relayBody(head, stream, length, chunkedOut)
+	f.relayBody(head, stream, streamCloser{resp}, length, chunkedOut)
 }
+
+// streamCloser closes a fasthttp answer's body stream, which gives its
+// connection back to the pool.
+type streamCloser struct{ resp *fasthttp.Response }
+
+func (s streamCloser) Close() error { return s.resp.CloseBodyStream() }
 
 // answerHead builds the head of an upstream answer for the client: its
 // status (msg, or the standard text when empty), its fields less the
@@ -82,17 +88,30 @@ func (f *forward) answerHead(code int, msg []byte, fields iter.Seq2[[]byte, []by
 }
 
 // relayBody writes head, then the body read from stream, re-framed as
-// answerHead decided, and hands the connection back to the loop.
-func (f *forward) relayBody(head []byte, stream io.Reader, length int, chunkedOut bool) {
+// answerHead decided, and hands the connection back to the loop. It
+// closes the stream with closer before the answer's last write, so that
+// the upstream connection is back in the pool before the client, having
+// its answer, sends the next request (which took a new connection else).
+func (f *forward) relayBody(head []byte, stream io.Reader, closer io.Closer, length int, chunkedOut bool) {
+	closed := false
+	closeStream := func() {
+		if !closed {
+			closed = true
+			closer.Close()
+		}
+	}
+	defer closeStream()
 	if length >= 0 && length <= answerChunk {
 		// A small answer of known length goes out with its head in one
 		// write: one trip through the loop instead of two.
 		out := append(head, make([]byte, length)...)
 		if _, err := io.ReadFull(stream, out[len(head):]); err != nil {
 			f.s.log.Warn("upstream answer cut short", "err", err)
+			closeStream()
 			f.finish(true)
 			return
 		}
+		closeStream()
 		f.writeLast(out)
 		return
 	}
@@ -130,14 +149,17 @@ func (f *forward) relayBody(head []byte, stream io.Reader, length int, chunkedOu
 			// The upstream died mid-answer: close, so the client never
 			// takes a truncated answer for a whole one.
 			f.s.log.Warn("upstream answer cut short", "err", err)
+			closeStream()
 			f.finish(true)
 			return
 		}
 	}
 	if chunkedOut {
+		closeStream()
 		f.writeLast([]byte("0\r\n\r\n"))
 		return
 	}
+	closeStream()
 	f.finish(false)
 }
 

@@ -152,7 +152,7 @@ func (f *forward) runTunnel(head []byte) {
 			f.writeLast(head)
 			return
 		}
-		f.relayBody(head, resp.Body, int(resp.ContentLength), chunkedOut)
+		f.relayBody(head, resp.Body, resp.Body, int(resp.ContentLength), chunkedOut)
 		return
 	}
 	up.SetDeadline(time.Time{})
