@@ -23,6 +23,8 @@ type Builder struct {
 	errs []error
 	// seq numbers the rules not in packed tables, in file order.
 	seq int32
+	// spare is a zero rule to compile the next one into.
+	spare *rule
 }
 
 // NewBuilder returns a Builder of an empty Set whose packed tables are
@@ -47,8 +49,14 @@ func (b *Builder) Add(in *Rule) error {
 			return nil
 		}
 	}
-	r, err := compileRule(in)
-	if err != nil {
+	// A lowered regex is kept as a litRule, not as its rule: the rule
+	// is then reused for the next one.
+	r := b.spare
+	if r == nil {
+		r = new(rule)
+	}
+	b.spare = nil
+	if err := compileRuleInto(r, in); err != nil {
 		return ruleError(in, err)
 	}
 	h := b.s.hostRules(r.Host)
@@ -67,6 +75,8 @@ func (b *Builder) Add(in *Rule) error {
 		if i, ok := x.addLit(r); ok {
 			b.s.litN++
 			b.extendSpan(span{x: x, lo: int(i), hi: int(i) + 1})
+			*r = rule{}
+			b.spare = r
 			return nil
 		}
 		if err := r.unlower(); err != nil {

@@ -21,6 +21,7 @@ type rule struct {
 	// A regex rule has lit when it is a literal in disguise (regex_lower.go),
 	// else prog; ncaps is 2 * (groups + 1).
 	lit   *litPattern
+	litv  litPattern // lit's storage when lowerFast made it
 	prog  *program
 	ncaps int
 	// seq is the rule's place among its Set's rules, in file order: the
@@ -86,7 +87,14 @@ func unjoin(err error) []error {
 }
 
 func compileRule(in *Rule) (*rule, error) {
-	r := &rule{Rule: *in}
+	r := new(rule)
+	return r, compileRuleInto(r, in)
+}
+
+// compileRuleInto is compileRule writing to r, a zero rule the caller
+// may reuse when the rule is not kept (a lowered regex: see Builder.Add).
+func compileRuleInto(r *rule, in *Rule) error {
+	r.Rule = *in
 	// A Set keeps no reference into the caller's memory: From and To of a
 	// map file's rules are substrings of the whole file.
 	r.From, r.To = strings.Clone(r.From), strings.Clone(r.To)
@@ -97,13 +105,13 @@ func compileRule(in *Rule) (*rule, error) {
 	switch {
 	case r.Pass:
 		if r.To != "" {
-			return nil, fieldErr("to", "%q given for a no-redirect entry; leave it empty", r.To)
+			return fieldErr("to", "%q given for a no-redirect entry; leave it empty", r.To)
 		}
 	case !ValidStatus(r.Status):
-		return nil, fieldErr("status", "%d is not a redirect status; use 301, 302, 303, 307 or 308", r.Status)
+		return fieldErr("status", "%d is not a redirect status; use 301, 302, 303, 307 or 308", r.Status)
 	default:
 		if err := checkTo(r.To); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if len(r.Query) > 0 {
@@ -111,7 +119,7 @@ func compileRule(in *Rule) (*rule, error) {
 		sortConds(r.Query)
 		for _, q := range r.Query {
 			if q.Name == "" {
-				return nil, fieldErr("query", "a condition has an empty parameter name")
+				return fieldErr("query", "a condition has an empty parameter name")
 			}
 		}
 		r.condKey = condsKey(r.Query)
@@ -120,30 +128,30 @@ func compileRule(in *Rule) (*rule, error) {
 	switch r.Kind {
 	case Exact, Prefix:
 		if !strings.HasPrefix(r.From, "/") {
-			return nil, fieldErr("from", "%q must be a path starting with '/'", r.From)
+			return fieldErr("from", "%q must be a path starting with '/'", r.From)
 		}
 		if r.RequestURI && r.Kind == Prefix {
-			return nil, fieldErr("request_uri", "prefix rules compare paths only; use an exact or regex rule")
+			return fieldErr("request_uri", "prefix rules compare paths only; use an exact or regex rule")
 		}
 		if r.RequestURI {
 			if strings.Contains(r.From, "#") {
-				return nil, fieldErr("from", "%q holds '#', which is never part of a request target", r.From)
+				return fieldErr("from", "%q holds '#', which is never part of a request target", r.From)
 			}
 		} else if strings.ContainsAny(r.From, "?#") {
-			return nil, fieldErr("from", "%q holds '?' or '#'; it is compared with the path only, without the query", r.From)
+			return fieldErr("from", "%q holds '?' or '#'; it is compared with the path only, without the query", r.From)
 		}
 	case Regex:
 		// Rules with query conditions keep their program: lowered rules
 		// are stored without them (litRule).
 		if len(r.Query) == 0 {
-			if p, ncap := lowerFast(r.From); p != nil {
-				r.lit, r.ncaps, names = p, p.ncaps(), unnamed[:ncap+1]
+			if ncap, ok := lowerFastInto(&r.litv, r.From); ok {
+				r.lit, r.ncaps, names = &r.litv, r.litv.ncaps(), unnamed[:ncap+1]
 				break
 			}
 		}
 		re, err := syntax.Parse(r.From, syntax.Perl)
 		if err != nil {
-			return nil, fieldErr("from", "cannot compile regex %q: %v", r.From, err)
+			return fieldErr("from", "cannot compile regex %q: %v", r.From, err)
 		}
 		if len(r.Query) == 0 {
 			r.lit = lower(re, r.From)
@@ -154,21 +162,21 @@ func compileRule(in *Rule) (*rule, error) {
 			break
 		}
 		if err := r.compileProgram(); err != nil {
-			return nil, err
+			return err
 		}
 		names = r.prog.names
 	default:
-		return nil, fieldErr("match", "unknown rule kind %d", r.Kind)
+		return fieldErr("match", "unknown rule kind %d", r.Kind)
 	}
 	if r.Pass {
-		return r, nil
+		return nil
 	}
 	t, err := parseTemplate(r.To, names, r.QueryString)
 	if err != nil {
-		return nil, fieldErr("to", "%v", err)
+		return fieldErr("to", "%v", err)
 	}
 	r.to = t
-	return r, nil
+	return nil
 }
 
 // checkTo refuses a To that would break the answer's head: Location is

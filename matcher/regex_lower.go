@@ -232,16 +232,28 @@ func (p *litPattern) ncaps() int {
 // exactly what lower(syntax.Parse(expr, syntax.Perl), expr) returns, with
 // the number of capture groups; FuzzLowerFast checks that.
 func lowerFast(expr string) (*litPattern, int) {
+	p := new(litPattern)
+	ncap, ok := lowerFastInto(p, expr)
+	if !ok {
+		return nil, 0
+	}
+	return p, ncap
+}
+
+// lowerFastInto is lowerFast writing the pattern to p, which the caller
+// may reuse (a rule's own storage): a map file's load allocates one less
+// object per regex.
+func lowerFastInto(p *litPattern, expr string) (int, bool) {
+	*p = litPattern{}
 	s := expr
 	fold := strings.HasPrefix(s, "(?i)")
 	if fold {
 		s = s[len("(?i)"):]
 	}
 	if !strings.HasPrefix(s, "^") {
-		return nil, 0
+		return 0, false
 	}
 	s = s[1:]
-	p := &litPattern{}
 	var buf [256]byte
 	b := buf[:0]
 	letters := false
@@ -250,7 +262,7 @@ func lowerFast(expr string) (*litPattern, int) {
 		switch {
 		case c == '\\':
 			if len(s) < 2 || !isEscapedPunct(s[1]) {
-				return nil, 0
+				return 0, false
 			}
 			c, n = s[1], 2
 		case strings.IndexByte(`$()*+?[]{}|^`, c) >= 0:
@@ -258,7 +270,7 @@ func lowerFast(expr string) (*litPattern, int) {
 		case c >= utf8.RuneSelf:
 			r, size := utf8.DecodeRuneInString(s)
 			if r == utf8.RuneError || fold && unicode.SimpleFold(r) != r {
-				return nil, 0 // invalid, U+FFFD itself, or a letter folding beyond ASCII
+				return 0, false // invalid, U+FFFD itself, or a letter folding beyond ASCII
 			}
 			n = size
 		}
@@ -268,7 +280,7 @@ func lowerFast(expr string) (*litPattern, int) {
 		switch {
 		case n == 1 && c == '.':
 			if len(b) >= math.MaxUint16 {
-				return nil, 0
+				return 0, false
 			}
 			p.wild = append(p.wild, uint16(len(b)))
 			b = append(b, '.')
@@ -287,7 +299,7 @@ func lowerFast(expr string) (*litPattern, int) {
 	}
 tail:
 	if len(b) == 0 || len(b) > math.MaxUint16 {
-		return nil, 0
+		return 0, false
 	}
 	ncap := 0
 	switch s {
@@ -306,14 +318,14 @@ tail:
 	case "(.*)$", "(.*?)$":
 		p.tail, p.capture, ncap = tailAnyEnd, true, 1
 	default:
-		return nil, 0
+		return 0, false
 	}
 	p.fold = fold && letters
 	p.pat = string(b)
 	if i := strings.Index(expr, p.pat); i >= 0 {
 		p.pat = expr[i : i+len(p.pat)]
 	}
-	return p, ncap
+	return ncap, true
 }
 
 // isEscapedPunct reports whether `\c` is the literal c in Go's syntax: an
