@@ -265,7 +265,7 @@ func lowerFastInto(p *litPattern, expr string) (int, bool) {
 				return 0, false
 			}
 			c, n = s[1], 2
-		case strings.IndexByte(`$()*+?[]{}|^`, c) >= 0:
+		case regexMeta[c]:
 			goto tail
 		case c >= utf8.RuneSelf:
 			r, size := utf8.DecodeRuneInString(s)
@@ -274,7 +274,7 @@ func lowerFastInto(p *litPattern, expr string) (int, bool) {
 			}
 			n = size
 		}
-		if len(s) > n && strings.IndexByte("*+?{", s[n]) >= 0 {
+		if len(s) > n && quantifier[s[n]] {
 			break // a quantified character: only the tails below are lowered
 		}
 		switch {
@@ -326,6 +326,18 @@ tail:
 		p.pat = expr[i : i+len(p.pat)]
 	}
 	return ncap, true
+}
+
+// regexMeta marks the characters that are not literals outside a class,
+// but for '.' and '\\', which lowerFastInto reads itself; quantifier marks
+// those that make the character before them optional or repeated.
+var regexMeta, quantifier = byteSet(`$()*+?[]{}|^`), byteSet("*+?{")
+
+func byteSet(s string) (set [256]bool) {
+	for i := 0; i < len(s); i++ {
+		set[s[i]] = true
+	}
+	return set
 }
 
 // isEscapedPunct reports whether `\c` is the literal c in Go's syntax: an
