@@ -46,9 +46,9 @@ func (x *regexIndex) addLit(r *rule) (int32, bool) {
 	x.nlits++
 	x.setLitRule(x.lit(i), r)
 	if r.lit.fold {
-		x.fold.add(r.lit, i)
+		x.fold.add(x, r.lit, i)
 	} else {
-		x.plain.add(r.lit, i)
+		x.plain.add(x, r.lit, i)
 	}
 	return i, true
 }

@@ -17,6 +17,7 @@ type litRule struct {
 	line   uint32
 	seq    int32
 	tmpl   int32 // index into regexIndex.tmpls, -1 when To is answered as written
+	next   int32 // the next rule of the same key in litTables' tree, or -1
 	status uint16
 	file   uint16 // index into regexIndex.files
 	flags  litFlags
@@ -38,7 +39,7 @@ const (
 // query conditions; x keeps its file name and, when To refers to
 // anything, its template.
 func (x *regexIndex) setLitRule(l *litRule, r *rule) {
-	l.from, l.to, l.litPattern, l.line, l.seq, l.tmpl = r.From, r.To, *r.lit, uint32(r.Line), r.seq, -1
+	l.from, l.to, l.litPattern, l.line, l.seq, l.tmpl, l.next = r.From, r.To, *r.lit, uint32(r.Line), r.seq, -1, -1
 	l.status, l.file = uint16(r.Status), x.fileIndex(r.File)
 	set := func(f litFlags, on bool) {
 		if on {
@@ -109,20 +110,22 @@ func (x *regexIndex) appendLocation(dst []byte, i int32, in []byte, caps []int, 
 // by a hash lookup of the whole input, every other pattern through a radix
 // tree keyed by its literal up to the first wildcard. A lookup costs one
 // hash lookup and one walk along the input, whatever the number of
-// patterns. Values are indexes into regexIndex.lits.
+// patterns. Values are indexes into regexIndex.lits; the tree holds the
+// first rule of each key, whose litRule.next chain holds the others in
+// file order (no slice per key: most keys have one rule).
 type litTables struct {
 	exact map[string]int32 // the earliest rule for each key
 	tree  *radix
-	lists [][]int32 // by radix value, in file order
-	// keys finds a key's list while building, without walking the tree.
-	keys map[string]int32
+	// last finds a key's last rule while building, without walking the
+	// tree.
+	last map[string]int32
 }
 
 // finish drops what only building needs.
-func (t *litTables) finish() { t.keys = nil }
+func (t *litTables) finish() { t.last = nil }
 
-// add files entry i, whose pattern is p.
-func (t *litTables) add(p *litPattern, i int32) {
+// add files entry i of x, whose pattern is p.
+func (t *litTables) add(x *regexIndex, p *litPattern, i int32) {
 	if p.exact() {
 		if t.exact == nil {
 			t.exact = make(map[string]int32)
@@ -140,17 +143,15 @@ func (t *litTables) add(p *litPattern, i int32) {
 		return
 	}
 	if t.tree == nil {
-		t.tree, t.keys = newRadix(), make(map[string]int32)
+		t.tree, t.last = newRadix(), make(map[string]int32)
 	}
 	key := p.key()
-	if v, ok := t.keys[key]; ok {
-		t.lists[v] = append(t.lists[v], i)
-		return
+	if last, ok := t.last[key]; ok {
+		x.lit(last).next = i
+	} else {
+		t.tree.insert(key, i)
 	}
-	v := int32(len(t.lists))
-	t.tree.insert(key, v)
-	t.keys[key] = v
-	t.lists = append(t.lists, []int32{i})
+	t.last[key] = i
 }
 
 // litHit is the earliest lowered rule that matched (i, -1 for none), with
@@ -173,14 +174,13 @@ func (t *litTables) lookup(x *regexIndex, in []byte, hit *litHit) {
 		if n.val < 0 {
 			continue
 		}
-		for _, i := range t.lists[n.val] {
-			if hit.i >= 0 && i >= hit.i {
-				break
-			}
-			if litEnd, end, ok := x.lit(i).match(in); ok {
+		for i := n.val; i >= 0 && (hit.i < 0 || i < hit.i); {
+			l := x.lit(i)
+			if litEnd, end, ok := l.match(in); ok {
 				*hit = litHit{i: i, litEnd: litEnd, end: end}
 				break
 			}
+			i = l.next
 		}
 	}
 }
