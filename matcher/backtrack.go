@@ -92,6 +92,12 @@ func compileStripped(expr string, strip bool) (*program, error) {
 	if err != nil {
 		return nil, err
 	}
+	return compileParsed(expr, re, strip)
+}
+
+// compileParsed is compileStripped for expr already parsed (as re, with
+// syntax.Perl), which it does not change.
+func compileParsed(expr string, re *syntax.Regexp, strip bool) (*program, error) {
 	numCap := re.MaxCap()
 	names := re.CapNames()
 	re = re.Simplify()

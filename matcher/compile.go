@@ -32,9 +32,16 @@ type rule struct {
 // unnamed are the group names of a regex whose groups have none.
 var unnamed = []string{"", ""}
 
-// compileProgram compiles r's regex for the backtracker.
-func (r *rule) compileProgram() error {
-	p, err := compileStripped(r.From, true)
+// compileProgram compiles r's regex for the backtracker; re is it parsed,
+// or nil.
+func (r *rule) compileProgram(re *syntax.Regexp) error {
+	var p *program
+	var err error
+	if re != nil {
+		p, err = compileParsed(r.From, re, true)
+	} else {
+		p, err = compileStripped(r.From, true)
+	}
 	if err != nil {
 		return fieldErr("from", "cannot compile regex %q: %v", r.From, err)
 	}
@@ -46,7 +53,7 @@ func (r *rule) compileProgram() error {
 // when the literal tables cannot take it.
 func (r *rule) unlower() error {
 	r.lit = nil
-	return r.compileProgram()
+	return r.compileProgram(nil)
 }
 
 // condsHold reports whether query satisfies r's query conditions.
@@ -161,7 +168,7 @@ func compileRuleInto(r *rule, in *Rule) error {
 			names = re.CapNames()
 			break
 		}
-		if err := r.compileProgram(); err != nil {
+		if err := r.compileProgram(re); err != nil {
 			return err
 		}
 		names = r.prog.names

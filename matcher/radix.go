@@ -2,7 +2,6 @@ package matcher
 
 import (
 	"bytes"
-	"strings"
 )
 
 // radix is a compressed byte trie mapping strings to int32 values. It serves
@@ -38,7 +37,7 @@ func (t *radix) insert(key string, val int32) int32 {
 			n.val = val
 			return old
 		}
-		i := strings.IndexByte(string(n.first), key[0])
+		i := bytes.IndexByte(n.first, key[0])
 		if i < 0 {
 			n.first = append(n.first, key[0])
 			n.children = append(n.children, &radixNode{label: key, val: val})
