@@ -18,8 +18,16 @@ type Config struct {
 	LeastConn         bool // else round robin
 	MaxConnsPerServer int
 	ConnectTimeout    time.Duration
-	ReadTimeout       time.Duration
-	WriteTimeout      time.Duration
+	// ReadTimeout bounds each wait for bytes of an answer: its first
+	// byte after the request is sent, and every later read (not the
+	// whole answer). WriteTimeout bounds each write of a request. See
+	// progressConn.
+	ReadTimeout  time.Duration
+	WriteTimeout time.Duration
+	// PoolWaitTimeout bounds the wait for a pooled connection when a
+	// server has MaxConnsPerServer in use; past it Do fails with
+	// fasthttp.ErrNoFreeConns. 0: fail at once.
+	PoolWaitTimeout time.Duration
 	// HealthPath, when set, is requested every HealthInterval on each
 	// server; a 2xx or 3xx answer marks it up.
 	HealthPath     string
@@ -88,12 +96,18 @@ func newClient(addr string, cfg *Config) *fasthttp.HostClient {
 	dialer := &net.Dialer{Timeout: cfg.ConnectTimeout}
 	return &fasthttp.HostClient{
 		Addr: addr,
+		// The timeouts are the connection's, between bytes
+		// (progressConn), not fasthttp's, per exchange.
 		Dial: func(a string) (net.Conn, error) {
-			return dialer.Dial("tcp", a)
+			c, err := dialer.Dial("tcp", a)
+			if err != nil {
+				return nil, err
+			}
+			return &progressConn{Conn: c, read: cfg.ReadTimeout, write: cfg.WriteTimeout}, nil
 		},
-		MaxConns:     cfg.MaxConnsPerServer,
-		ReadTimeout:  cfg.ReadTimeout,
-		WriteTimeout: cfg.WriteTimeout,
+		MaxConns:           cfg.MaxConnsPerServer,
+		MaxConnWaitTimeout: cfg.PoolWaitTimeout,
+		ReadBufferSize:     MaxAnswerHead,
 		// Header names and paths go through as the client sent them, the
 		// target and Host as the caller set them (asSet).
 		Transport:                     asSet{},
@@ -179,7 +193,7 @@ func (s *Server) Done(connFailed bool) {
 // ConnectTimeout is how long dialing s may take.
 func (s *Server) ConnectTimeout() time.Duration { return s.cfg.ConnectTimeout }
 
-// ReadTimeout is how long s may take to answer.
+// ReadTimeout is how long s may take to send the next bytes of an answer.
 func (s *Server) ReadTimeout() time.Duration { return s.cfg.ReadTimeout }
 
 // checkLoop probes s until ctx ends: a failed check takes it out, a passing

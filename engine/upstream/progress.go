@@ -1,0 +1,41 @@
+package upstream
+
+import (
+	"net"
+	"time"
+)
+
+// MaxAnswerHead is the largest answer head (status line and fields) read
+// from a server; a bigger one fails the exchange with a
+// *fasthttp.ErrSmallBuffer. fasthttp reads a head into its read buffer
+// whole, and its default of 4 KiB turned any answer with more than 4 KiB
+// of fields into a 502 (issue 12, item 7). nginx's proxy_buffer_size is
+// 4 or 8 KiB; 64 KiB leaves room for large cookies and CSP fields.
+const MaxAnswerHead = 64 << 10
+
+// progressConn is a connection to a server whose timeouts count time
+// without progress: each Read may wait read, each Write write, from the
+// moment it starts. fasthttp's own ReadTimeout and WriteTimeout are one
+// deadline per exchange, set when the request is sent, so an upload
+// slower than WriteTimeout, or an answer (a large download, server-sent
+// events) still streaming ReadTimeout after it began, was cut (issue 12,
+// item 7). A deadline set before each call costs a clock read and no
+// allocation.
+type progressConn struct {
+	net.Conn
+	read, write time.Duration
+}
+
+func (c *progressConn) Read(p []byte) (int, error) {
+	if c.read > 0 {
+		c.Conn.SetReadDeadline(time.Now().Add(c.read))
+	}
+	return c.Conn.Read(p)
+}
+
+func (c *progressConn) Write(p []byte) (int, error) {
+	if c.write > 0 {
+		c.Conn.SetWriteDeadline(time.Now().Add(c.write))
+	}
+	return c.Conn.Write(p)
+}
