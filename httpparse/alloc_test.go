@@ -44,3 +44,24 @@ func TestErrorAllocs(t *testing.T) {
 		t.Errorf("Parse allocated %v times per run, want 0", allocs)
 	}
 }
+
+// TestParseResumeAllocs holds ParseResume to Parse's contract: a head
+// arriving in pieces allocates nothing either.
+func TestParseResumeAllocs(t *testing.T) {
+	buf := []byte(browserHead)
+	var r Request
+	var pr Progress
+	allocs := testing.AllocsPerRun(100, func() {
+		for k := 1; k < len(buf); k += 7 {
+			if n, err := ParseResume(buf[:k], &r, nil, &pr); n != 0 || err != nil {
+				t.Fatalf("ParseResume of %d bytes = %d, %v", k, n, err)
+			}
+		}
+		if n, err := ParseResume(buf, &r, nil, &pr); n != len(buf) || err != nil {
+			t.Fatalf("ParseResume = %d, %v", n, err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("ParseResume allocated %v times per run, want 0", allocs)
+	}
+}

@@ -24,7 +24,8 @@ var sentinels = map[*Error]bool{
 }
 
 // FuzzParse checks Parse's contract on arbitrary bytes, with the default
-// and with small limits. testdata/fuzz/FuzzParse holds seeds that plain
+// and with small limits, and that ParseResume gives Parse's answers when
+// the bytes come in pieces. testdata/fuzz/FuzzParse holds seeds that plain
 // go test replays too.
 func FuzzParse(f *testing.F) {
 	for _, group := range [][]parseCase{validCases, errorCases, limitCases, incompleteCases} {
@@ -84,10 +85,16 @@ func checkParse(t *testing.T, buf []byte, lim *Limits) {
 		}
 	}
 
+	// ParseResume answers as Parse does however the bytes arrive: in
+	// pieces of sizes the input itself picks.
+	step := max(1, len(buf)/128)
+	if len(buf) > 0 {
+		checkResume(t, buf, lim, []int{step + int(buf[0])%5*step, step + int(buf[len(buf)-1])%3*step, step})
+	}
+
 	// An answer depends only on the bytes before it: every prefix is
 	// incomplete or gives the same answer, so splitting a read never
 	// changes a result. Small inputs try every prefix, big ones a sample.
-	step := max(1, len(buf)/128)
 	for k := 0; k < len(buf); k += step {
 		var pr Request
 		p := summarize(Parse(buf[:k], &pr, lim))(&pr)

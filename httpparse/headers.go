@@ -19,10 +19,12 @@ func (p *parser) headers(b []byte, pos, maxCount int) (int, *Error) {
 	r := p.r
 	for {
 		if pos >= len(b) {
+			p.stop(pos, lineHint{})
 			return 0, errNeedMore
 		}
 		if b[pos] == '\r' || b[pos] == '\n' {
 			if err := crlf(b, pos, ErrBareLF); err != nil {
+				p.stop(pos, lineHint{})
 				return 0, err
 			}
 			return pos + 2, nil
@@ -36,26 +38,29 @@ func (p *parser) headers(b []byte, pos, maxCount int) (int, *Error) {
 		// before the first field); RFC 9112 section 5.2 lets a server
 		// reject it with 400, and unfolding would need a copy.
 		if pos == start || pos >= len(b) || b[pos] != ':' {
+			p.stop(start, lineHint{scanned: pos})
 			return 0, stopError(b, pos, ErrBadHeader)
 		}
 		name := b[start:pos]
+		colon := pos
 		pos++
 
 		for pos < len(b) && (b[pos] == ' ' || b[pos] == '\t') {
 			pos++
 		}
-		start = pos
+		vstart := pos
 		var high bool // a byte >= 0x80 in the value
 		pos, high = scanValue(b, pos)
 		if err := crlf(b, pos, ErrBadHeader); err != nil {
+			p.stop(start, lineHint{colon: colon, scanned: pos, high: high})
 			return 0, err
 		}
 		end := pos
-		for end > start && (b[end-1] == ' ' || b[end-1] == '\t') {
+		for end > vstart && (b[end-1] == ' ' || b[end-1] == '\t') {
 			end--
 		}
 		pos += 2
-		value := b[start:end]
+		value := b[vstart:end]
 		// Only a value with a byte >= 0x80 can be invalid UTF-8, so an
 		// ASCII head never pays for the check.
 		if high && !utf8.Valid(value) {
@@ -70,6 +75,23 @@ func (p *parser) headers(b []byte, pos, maxCount int) (int, *Error) {
 			return 0, err
 		}
 	}
+}
+
+// lineHint is how far a scan got into a field line before the bytes ran
+// out, so that a later call with more bytes (ParseResume) goes on from
+// there: colon is the offset of the line's colon (0: the name is not
+// complete yet); scanned the offset where the scan of the name (colon ==
+// 0) or of the value stopped; high whether a byte >= 0x80 was among the
+// value bytes scanned. The zero lineHint scans the line from its start.
+type lineHint struct {
+	colon, scanned int
+	high           bool
+}
+
+// stop records where headers stopped, for ParseResume: the start of the
+// line not yet complete and how far into it the scan got.
+func (p *parser) stop(line int, h lineHint) {
+	p.line, p.hint = line, h
 }
 
 // scanValue returns the offset of the first byte at or after pos that is

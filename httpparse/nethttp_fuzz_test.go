@@ -14,7 +14,8 @@ import (
 // method, version, target, path, query, host, Content-Length, chunked
 // framing and keep-alive decision must agree. Only disagreement on a head
 // both accept counts: Parse is stricter by design (issue #3), so a head
-// only one side accepts says nothing. testdata/fuzz/FuzzParseVsNetHTTP
+// only one side accepts says nothing. The head is also fed to ParseResume
+// in pieces, which must read it as Parse does. testdata/fuzz/FuzzParseVsNetHTTP
 // holds seeds that plain go test replays too.
 //
 // Known divergences, each pinned by TestNetHTTPDivergences. Parse rejects
@@ -67,6 +68,12 @@ func FuzzParseVsNetHTTP(f *testing.F) {
 		if err != nil || n == 0 {
 			return
 		}
+		// The head sent in pieces, as a slow client sends it, must be
+		// read the same by ParseResume: compare that reading too.
+		var rr Request
+		if rn, rerr := parseInPieces(in, &rr); rn != n || rerr != nil {
+			t.Fatalf("ParseResume in pieces of %q = %d, %v; Parse = %d", in, rn, rerr, n)
+		}
 		req, herr := http.ReadRequest(bufio.NewReader(bytes.NewReader(in[:n])))
 		if herr != nil {
 			return // net/http is stricter here; see TestNetHTTPDivergences
@@ -74,7 +81,25 @@ func FuzzParseVsNetHTTP(f *testing.F) {
 		if d := diffNetHTTP(&r, req); d != "" {
 			t.Fatalf("Parse and net/http disagree on %q: %s", in[:n], d)
 		}
+		if d := diffNetHTTP(&rr, req); d != "" {
+			t.Fatalf("ParseResume and net/http disagree on %q: %s", in[:n], d)
+		}
 	})
+}
+
+// parseInPieces feeds in to ParseResume a few bytes at a time (sizes
+// cycling through 1, 2 and 3) until it answers, each time from a fresh
+// copy, and returns that answer.
+func parseInPieces(in []byte, r *Request) (int, error) {
+	var pr Progress
+	for k, i := 0, 0; k < len(in); i++ {
+		k = min(len(in), k+1+i%3)
+		n, err := ParseResume(bytes.Clone(in[:k]), r, nil, &pr)
+		if n > 0 || err != nil {
+			return n, err
+		}
+	}
+	return 0, nil
 }
 
 // diffNetHTTP describes the first field on which r and req disagree, or

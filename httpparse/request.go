@@ -50,9 +50,30 @@ type Request struct {
 // For example "GET /a?b HTTP/1.1\r\nHost: x\r\n\r\nGET ..." gives
 // n = 30, Method "GET", Path "/a", Query "b", Host "x", KeepAlive true.
 func Parse(buf []byte, r *Request, lim *Limits) (int, error) {
+	return parseHead(buf, r, lim, nil)
+}
+
+// parseHead is Parse. With a non-nil pr it is ParseResume: it goes on from
+// where pr says an earlier call stopped, and records where this one stops
+// when the head is not complete; any other outcome leaves pr zero.
+func parseHead(buf []byte, r *Request, lim *Limits, pr *Progress) (int, error) {
 	l := lim.resolve()
 	r.reset()
 	p := parser{r: r}
+	if pr != nil {
+		if pr.hdr > 0 && len(buf) >= pr.seen {
+			if err := p.resumeHeaders(buf, l, pr); err != nil || pr.hdr > 0 {
+				return 0, errorOrNil(err)
+			}
+			// The head is complete: parse it from its start, which fills
+			// r with slices of buf.
+			r.reset()
+			p = parser{r: r}
+		} else if len(buf) >= pr.seen {
+			p.targetEnd = pr.target
+		}
+		*pr = Progress{}
+	}
 
 	line := buf
 	if len(line) > l.line {
@@ -70,6 +91,9 @@ func Parse(buf []byte, r *Request, lim *Limits) (int, error) {
 		if len(buf) > l.line {
 			return 0, ErrURITooLong
 		}
+		if pr != nil {
+			*pr = Progress{seen: len(buf), target: p.targetEnd}
+		}
 		return 0, nil
 	}
 	if err != nil {
@@ -84,6 +108,9 @@ func Parse(buf []byte, r *Request, lim *Limits) (int, error) {
 	if err == errNeedMore {
 		if len(buf)-pos > l.header {
 			return 0, ErrHeaderTooLarge
+		}
+		if pr != nil {
+			pr.save(&p, pos, len(buf), len(r.Headers))
 		}
 		return 0, nil
 	}
@@ -113,6 +140,14 @@ type parser struct {
 	close     bool // Connection lists "close"
 	keepAlive bool // Connection lists "keep-alive"
 	expect    bool // Expect: 100-continue
+
+	// Where the scan stopped when the bytes ran out, and where a resumed
+	// scan (ParseResume) starts: targetEnd is where the target scan of
+	// the request line stopped; line the start of the field line not yet
+	// complete, hint how far into it the scan got.
+	targetEnd int
+	line      int
+	hint      lineHint
 }
 
 // finish applies the checks that need the whole head.

@@ -38,10 +38,14 @@ func (p *parser) requestLine(b []byte) (int, *Error) {
 	p.r.Method = b[start:pos]
 	pos++
 
+	// An earlier call with fewer bytes (ParseResume) may have scanned
+	// part of the target: targetEnd is where that scan stopped.
 	start = pos
+	pos = max(pos, p.targetEnd)
 	for pos < len(b) && targetTable[b[pos]] {
 		pos++
 	}
+	p.targetEnd = pos
 	p.r.Target = b[start:pos]
 	if pos == start || pos >= len(b) || b[pos] != ' ' {
 		return 0, stopError(b, pos, ErrBadRequestLine)
