@@ -37,6 +37,62 @@ type conn struct {
 	// request order. waitDrain is set while its goroutine waits for the
 	// outbound buffer to drain.
 	fwd, waitDrain *forward
+	// head is where the parse of a partial head stopped, so that the next
+	// read scans only the bytes after it (a head dribbled a byte per
+	// segment would otherwise be parsed from its start once per byte).
+	// It describes the bytes at the start of the connection's buffer: it
+	// is zero whenever those are not a partial head that serve left
+	// there, as ParseResume sets it after a whole head or an error.
+	head httpparse.Progress
+	// partial holds a partial head moved out of gnet's buffer, with the
+	// bytes of each later read appended, until the head is complete.
+	// gnet's Peek copies everything buffered into a freshly allocated
+	// buffer on every read while bytes of an earlier read are still in
+	// its buffer, so a 73 KiB head sent a byte per segment was copied
+	// whole 73,000 times (issue 12 item 14). Only without an upstream: a
+	// forward or a tunnel reads what follows its head from gnet's buffer.
+	partial []byte
+}
+
+// maxKeptPartial is the capacity of conn.partial kept for the next partial
+// head once a head is complete; a bigger one, grown by a long head, is let
+// go rather than held by an idle connection.
+const maxKeptPartial = 4 << 10
+
+// input returns the bytes serve works on: buf, what gnet holds, after the
+// partial head held in cs.partial, if any. While it holds one, gnet holds
+// only the bytes of the current read (hold moved the rest out), so each
+// read costs a copy of its own bytes.
+func (cs *conn) input(c gnet.Conn, buf []byte) []byte {
+	if len(cs.partial) == 0 {
+		return buf
+	}
+	cs.partial = append(cs.partial, buf...)
+	c.Discard(len(buf))
+	return cs.partial
+}
+
+// hold keeps the partial head at in[used:], in being what input returned
+// and gnet having discarded used bytes of it, for the next read.
+func (cs *conn) hold(c gnet.Conn, in []byte, used int) {
+	switch {
+	case len(cs.partial) > 0:
+		if used > 0 {
+			cs.partial = cs.partial[:copy(cs.partial, in[used:])]
+		}
+	case cs.loop.srv.up == nil:
+		cs.partial = append(cs.partial[:0], in[used:]...)
+		c.Discard(len(in) - used)
+	}
+}
+
+// release lets go of the partial head held, once serve has used it all.
+func (cs *conn) release() {
+	if cap(cs.partial) > maxKeptPartial {
+		cs.partial = nil
+	} else {
+		cs.partial = cs.partial[:0]
+	}
 }
 
 // result says what happens to a connection after serve's answers.
@@ -68,7 +124,7 @@ func (cs *conn) serve(buf []byte, s *Server) (used int, res result) {
 			continue
 		}
 		req := &l.req
-		n, err := httpparse.Parse(buf[used:], req, &s.limits)
+		n, err := httpparse.ParseResume(buf[used:], req, &s.limits, &cs.head)
 		if err != nil {
 			var status int
 			mark := len(out)

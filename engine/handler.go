@@ -140,8 +140,9 @@ func (h *handler) OnTraffic(c gnet.Conn) (action gnet.Action) {
 	if timed {
 		start = time.Now()
 	}
-	used, res := cs.serve(buf, s)
 	s.m.bytesIn.Add(len(buf))
+	buf = cs.input(c, buf)
+	used, res := cs.serve(buf, s)
 	if n := l.answers; n > 0 && timed {
 		// The mean time of the read's answers.
 		s.m.localDur.Update(time.Since(start).Seconds() / float64(n))
@@ -166,10 +167,12 @@ func (h *handler) OnTraffic(c gnet.Conn) (action gnet.Action) {
 	}
 	if used < len(buf) {
 		// A partial head is buffered; its clock starts with its first byte.
+		cs.hold(c, buf, used)
 		if cs.headStart == 0 || cs.answered {
 			cs.headStart = now
 		}
 	} else {
+		cs.release()
 		cs.headStart = 0
 	}
 	cs.answered = false

@@ -17,6 +17,11 @@
 // pipelined request. An error is final: a longer buffer with the same start
 // gives the same error, so the caller answers and closes.
 //
+// ParseResume is Parse for a caller that keeps a Progress beside the
+// buffer: after (0, nil), the next call scans only from where the last one
+// stopped, so a head that arrives a byte per read is scanned about once
+// rather than once per byte. Its answers are Parse's, for any split.
+//
 // Parse never returns (0, nil) once the buffer holds more than
 // MaxRequestLine+MaxHeaderBytes bytes: a caller that buffers that much for
 // one head gets an answer.
