@@ -165,6 +165,10 @@ func TestLoadErrors(t *testing.T) {
 			[]string{"redirectd.toml:3: [upstream]: balance: \"random\" is not a balancing method"}},
 		{"upstream host_header", map[string]string{"redirectd.toml": "[upstream]\nservers = [\"a:1\"]\nhost_header = \"x\"\n"},
 			[]string{"redirectd.toml:3: [upstream]: host_header: \"x\" is not a choice"}},
+		{"upstream send_timeout", map[string]string{"redirectd.toml": "[upstream]\nservers = [\"a:1\"]\n\nsend_timeout = \"5ms\"\n"},
+			[]string{"redirectd.toml:4: [upstream]: send_timeout: 5ms is shorter than the deadline sweep's 100ms"}},
+		{"upstream tunnel_idle_timeout", map[string]string{"redirectd.toml": "[upstream]\nservers = [\"a:1\"]\ntunnel_idle_timeout = \"1ms\"\n"},
+			[]string{"redirectd.toml:3: [upstream]: tunnel_idle_timeout: 1ms is shorter"}},
 		{"upstream unknown key", map[string]string{"redirectd.toml": "[upstream]\nservers = [\"a:1\"]\nretries = 3\n"},
 			[]string{"redirectd.toml:3: [upstream]: retries: unknown key"}},
 		{"health check unknown key", map[string]string{"redirectd.toml": "[upstream]\nservers = [\"a:1\"]\nhealth_check = { path = \"/h\", every = \"1s\" }\n"},
@@ -232,7 +236,9 @@ health_check = { path = "/healthz", interval = "2s" }
 	want := &config.Upstream{
 		Servers: []string{"127.0.0.1:8081", "127.0.0.1:8082"}, Balance: "least_conn", MaxConnsPerServer: 512,
 		ConnectTimeout: config.Duration(2 * time.Second), ReadTimeout: config.Duration(5 * time.Second),
-		WriteTimeout: config.Duration(30 * time.Second), HostHeader: "upstream", MaxRequestBodyBytes: 1 << 20,
+		WriteTimeout: config.Duration(30 * time.Second), PoolWaitTimeout: config.Duration(2 * time.Second),
+		SendTimeout: config.Duration(30 * time.Second), BodyTimeout: config.Duration(10 * time.Second),
+		TunnelIdleTimeout: config.Duration(5 * time.Minute), HostHeader: "upstream", MaxRequestBodyBytes: 1 << 20,
 		HealthCheck: &config.HealthCheck{Path: "/healthz", Interval: config.Duration(2 * time.Second)},
 	}
 	if diff := cmp.Diff(want, cfg.Upstream); diff != "" {

@@ -17,10 +17,26 @@ type Upstream struct {
 	MaxConnsPerServer int `toml:"max_conns_per_server"`
 	// ConnectTimeout bounds dialing a server (default 2s).
 	ConnectTimeout Duration `toml:"connect_timeout"`
-	// ReadTimeout bounds the wait for an answer's head (default 30s).
+	// ReadTimeout bounds each wait for bytes of an answer: its first
+	// byte, then the time between two reads; not the whole answer
+	// (default 30s).
 	ReadTimeout Duration `toml:"read_timeout"`
-	// WriteTimeout bounds sending a request (default 30s).
+	// WriteTimeout bounds each write of a request to a server, not the
+	// whole request (default 30s).
 	WriteTimeout Duration `toml:"write_timeout"`
+	// PoolWaitTimeout bounds the wait for a connection when a server has
+	// max_conns_per_server in use; past it the client gets 503 with
+	// Retry-After (default 2s).
+	PoolWaitTimeout Duration `toml:"pool_wait_timeout"`
+	// SendTimeout closes a client that takes nothing of a relayed answer
+	// (or tunnel) for this long (default 30s).
+	SendTimeout Duration `toml:"send_timeout"`
+	// BodyTimeout answers 408 when no byte of a forwarded request's body
+	// is passed on for this long (default 10s).
+	BodyTimeout Duration `toml:"body_timeout"`
+	// TunnelIdleTimeout closes a WebSocket tunnel that moves no byte
+	// either way for this long (default 5m).
+	TunnelIdleTimeout Duration `toml:"tunnel_idle_timeout"`
 	// HostHeader is "preserve" (default: the client's Host) or "upstream"
 	// (the server's address).
 	HostHeader string `toml:"host_header"`
@@ -45,7 +61,14 @@ const (
 	DefaultConnectTimeout    = 2 * time.Second
 	DefaultReadTimeout       = 30 * time.Second
 	DefaultWriteTimeout      = 30 * time.Second
-	DefaultHealthInterval    = 5 * time.Second
+	DefaultPoolWaitTimeout   = 2 * time.Second
+	DefaultSendTimeout       = 30 * time.Second
+	DefaultBodyTimeout       = 10 * time.Second
+	DefaultTunnelIdleTimeout = 5 * time.Minute
+	// minProgressTimeout is the shortest send, body or tunnel timeout:
+	// the deadline sweep that enforces them runs every 100 ms.
+	minProgressTimeout    = 100 * time.Millisecond
+	DefaultHealthInterval = 5 * time.Second
 )
 
 // checkUpstream validates [upstream] and fills its defaults.
@@ -88,6 +111,21 @@ func checkUpstream(file string, u *Upstream, loc *locator, errs *errorList) {
 	defaultDuration(&u.ConnectTimeout, DefaultConnectTimeout)
 	defaultDuration(&u.ReadTimeout, DefaultReadTimeout)
 	defaultDuration(&u.WriteTimeout, DefaultWriteTimeout)
+	defaultDuration(&u.PoolWaitTimeout, DefaultPoolWaitTimeout)
+	for _, d := range []struct {
+		key string
+		d   *Duration
+		def time.Duration
+	}{
+		{"send_timeout", &u.SendTimeout, DefaultSendTimeout},
+		{"body_timeout", &u.BodyTimeout, DefaultBodyTimeout},
+		{"tunnel_idle_timeout", &u.TunnelIdleTimeout, DefaultTunnelIdleTimeout},
+	} {
+		defaultDuration(d.d, d.def)
+		if d.d.Std() < minProgressTimeout {
+			bad(d.key, "%s is shorter than the deadline sweep's 100ms; use at least \"100ms\"", d.d.Std())
+		}
+	}
 	if hc := u.HealthCheck; hc != nil {
 		if len(hc.Path) == 0 || hc.Path[0] != '/' {
 			bad("path", "health_check path %q must start with '/'", hc.Path)

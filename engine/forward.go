@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"errors"
 	"net"
 	"sync/atomic"
@@ -52,6 +53,11 @@ type forward struct {
 	// drained is signalled by the loop when the outbound buffer is below
 	// maxOutboundFwd again.
 	drained chan struct{}
+	// outLast is the outbound buffer's size when the client last took
+	// bytes of it, outSince the coarse time of that (loop-only, while
+	// waiting for drained).
+	outLast  int
+	outSince int64
 	// srv is the server picked for the request; pickErr says why none
 	// was.
 	srv     *upstream.Server
@@ -163,7 +169,18 @@ func (f *forward) run() {
 		}
 		status, msg, count := 502, "the upstream server could not be reached\n", um.failed
 		var ne net.Error
-		if errors.Is(err, fasthttp.ErrTimeout) || errors.As(err, &ne) && ne.Timeout() && !upstream.IsConnError(err) {
+		var small *fasthttp.ErrSmallBuffer
+		switch {
+		case errors.Is(err, fasthttp.ErrNoFreeConns):
+			// Every pooled connection stayed busy for pool_wait_timeout.
+			status, msg, count = 503, "the upstream server is busy\n", um.poolFull
+		case errors.As(err, &small):
+			count.Inc()
+			f.s.m.forwarded[5].Inc()
+			f.s.log.Warn("forwarding failed: the upstream answer's head is larger than 64 KiB", "server", srv.Addr, "status", 502, "limit", upstream.MaxAnswerHead)
+			f.answerError(502, "the upstream server sent an answer head too large\n")
+			return
+		case errors.Is(err, fasthttp.ErrTimeout) || errors.As(err, &ne) && ne.Timeout() && !upstream.IsConnError(err):
 			status, msg, count = 504, "the upstream server did not answer in time\n", um.timedOut
 		}
 		count.Inc()
@@ -201,6 +218,12 @@ func (f *forward) answerError(status int, msg string) {
 	b = appendText(b, status, msg, f.head, nil, f.s.date.get(), true)
 	if !f.closing {
 		b = appendText(nil, status, msg, f.head, &httpparse.Request{Major: 1, Minor: 1}, f.s.date.get(), false)
+	}
+	if status == 503 {
+		// A full pool empties in about a request's time: ask the client
+		// to try again soon (RFC 9110 10.2.3).
+		line := bytes.Index(b, []byte("\r\n")) + 2
+		b = append(b[:line:line], append([]byte("Retry-After: 1\r\n"), b[line:]...)...)
 	}
 	f.writeLast(b)
 }

@@ -149,14 +149,26 @@ func (cs *conn) whileForwarding(c gnet.Conn, buf []byte) gnet.Action {
 
 // checkForward runs from the deadline sweep for a connection whose request
 // is being forwarded: it resumes an answer waiting for the client to read,
-// and gives up on a request body that stopped coming.
+// closes a client that reads nothing of it for send_timeout, and gives up
+// on a request body that stopped coming.
 func (cs *conn) checkForward(now int64) {
-	f := cs.fwd
-	if w := cs.waitDrain; w != nil && cs.c.OutboundBuffered() <= maxOutboundFwd {
-		cs.waitDrain = nil
-		w.drained <- struct{}{}
+	f, up := cs.fwd, cs.loop.srv.up
+	if w := cs.waitDrain; w != nil {
+		switch out := cs.c.OutboundBuffered(); {
+		case out <= maxOutboundFwd:
+			cs.waitDrain = nil
+			w.drained <- struct{}{}
+		case out < w.outLast:
+			w.outLast, w.outSince = out, now // the client took some
+		case now-w.outSince >= int64(up.SendTimeout):
+			// Closing stops the exchange (OnClose), which frees the
+			// upstream connection.
+			cs.loop.srv.m.timeouts.send.Inc()
+			cs.close()
+			return
+		}
 	}
-	if f.body != nil && !f.tunnel && now-cs.active >= int64(cs.loop.srv.up.BodyTimeout) {
+	if f.body != nil && !f.tunnel && now-cs.active >= int64(up.BodyTimeout) {
 		cs.loop.srv.m.timeouts.body.Inc()
 		f.stop(408)
 	}

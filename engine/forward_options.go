@@ -14,17 +14,31 @@ type UpstreamOptions struct {
 	HostFromUpstream bool
 	// MaxRequestBodyBytes bounds a forwarded body; 0: no limit.
 	MaxRequestBodyBytes int64
-	// BodyTimeout answers 408 when a forwarded request's body stops
-	// arriving for this long (default 10s).
+	// BodyTimeout answers 408 when no byte of a forwarded request's body
+	// is passed on for this long (default 10s): bytes the client sends
+	// while the upstream takes none do not count.
 	BodyTimeout time.Duration
+	// SendTimeout closes a client connection whose relayed answer (or
+	// tunnel) waits with nothing taken by the client for this long
+	// (default 30s), which frees the upstream connection.
+	SendTimeout time.Duration
+	// TunnelIdleTimeout closes a tunnel that moves no byte either way
+	// for this long (default 5m).
+	TunnelIdleTimeout time.Duration
 }
 
-// DefaultBodyTimeout is UpstreamOptions.BodyTimeout's default.
-const DefaultBodyTimeout = 10 * time.Second
+// Defaults of UpstreamOptions.
+const (
+	DefaultBodyTimeout       = 10 * time.Second
+	DefaultSendTimeout       = 30 * time.Second
+	DefaultTunnelIdleTimeout = 5 * time.Minute
+)
 
 // Flow control of forwarding: at most bodyChunks copied chunks of a
 // request body wait for the upstream, and an answer is read from the
-// upstream only while less than maxOutboundFwd of it waits for the client.
+// upstream only while less than maxOutboundFwd of it waits for the
+// client. What the client sends meanwhile is bounded by
+// maxPendingWhileForwarding (forward_body.go).
 const (
 	bodyChunks     = 16
 	maxOutboundFwd = 256 << 10

@@ -122,4 +122,3 @@ func TestUpstreamLargeAnswerHead(t *testing.T) {
 		})
 	}
 }
-

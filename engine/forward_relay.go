@@ -173,7 +173,10 @@ var chunkPool = sync.Pool{New: func() any {
 // write sends p to the client and waits until the loop has taken it, and,
 // when the client reads slower than the upstream sends, until the outbound
 // buffer has drained below maxOutboundFwd (the loop's sweep signals it).
-// It reports false when the client is gone or the exchange was aborted.
+// It reports false when the client is gone or the exchange was aborted:
+// the sweep closes a client that takes nothing for send_timeout, so a
+// client that never reads does not hold the upstream connection forever
+// (issue 12, item 6).
 func (f *forward) write(p []byte) bool {
 	type written struct {
 		err  error
@@ -184,7 +187,10 @@ func (f *forward) write(p []byte) bool {
 	err := f.c.AsyncWrite(p, func(c gnet.Conn, err error) error {
 		full := err == nil && c.OutboundBuffered() > maxOutboundFwd
 		if full {
+			// The sweep signals drained, or closes the client once it
+			// takes nothing for send_timeout (checkForward).
 			f.cs.waitDrain = f
+			f.outLast, f.outSince = c.OutboundBuffered(), f.s.clock.now()
 		}
 		done <- written{err, full}
 		return nil

@@ -26,8 +26,11 @@ type serverMetrics struct {
 	bytesOut  *metrics.Counter
 	accepted  *metrics.Counter
 	rejected  [3]*metrics.Counter // by rejectReason
-	timeouts  struct{ idle, header, linger, body *metrics.Counter }
-	panics    [numBoundaries]*metrics.Counter // by boundary, see recover.go
+	// timeouts counts connections closed by each timeout; send is a
+	// client that took nothing of a relayed answer for send_timeout,
+	// tunnel a tunnel idle for tunnel_idle_timeout.
+	timeouts struct{ idle, header, linger, body, send, tunnel *metrics.Counter }
+	panics   [numBoundaries]*metrics.Counter // by boundary, see recover.go
 }
 
 // outcome classifies a local answer.
@@ -74,6 +77,8 @@ func newServerMetrics(s *Server) *serverMetrics {
 	m.timeouts.header = m.set.NewCounter(`redirectd_connections_timed_out_total{timeout="header"}`)
 	m.timeouts.linger = m.set.NewCounter(`redirectd_connections_timed_out_total{timeout="linger"}`)
 	m.timeouts.body = m.set.NewCounter(`redirectd_connections_timed_out_total{timeout="body"}`)
+	m.timeouts.send = m.set.NewCounter(`redirectd_connections_timed_out_total{timeout="send"}`)
+	m.timeouts.tunnel = m.set.NewCounter(`redirectd_connections_timed_out_total{timeout="tunnel"}`)
 	for at := range numBoundaries {
 		m.panics[at] = m.set.NewCounter(fmt.Sprintf(`redirectd_panics_total{at=%q}`, boundaryNames[at]))
 	}
@@ -101,7 +106,10 @@ func (m *serverMetrics) answer(o outcome, status int) {
 // upstreamMetrics are one upstream server's counters.
 type upstreamMetrics struct {
 	ok, failed, timedOut *metrics.Counter
-	dur                  *metrics.PrometheusHistogram
+	// poolFull counts requests answered 503 because no pooled
+	// connection came free within pool_wait_timeout.
+	poolFull *metrics.Counter
+	dur      *metrics.PrometheusHistogram
 }
 
 func (m *serverMetrics) forServer(addr string) *upstreamMetrics {
@@ -110,6 +118,7 @@ func (m *serverMetrics) forServer(addr string) *upstreamMetrics {
 		ok:       m.set.GetOrCreateCounter(`redirectd_upstream_requests_total{server=` + l + `,result="answered"}`),
 		failed:   m.set.GetOrCreateCounter(`redirectd_upstream_requests_total{server=` + l + `,result="error"}`),
 		timedOut: m.set.GetOrCreateCounter(`redirectd_upstream_requests_total{server=` + l + `,result="timeout"}`),
+		poolFull: m.set.GetOrCreateCounter(`redirectd_upstream_requests_total{server=` + l + `,result="pool_full"}`),
 		dur:      m.set.GetOrCreatePrometheusHistogram(`redirectd_upstream_duration_seconds{server=` + l + `}`),
 	}
 }

@@ -177,6 +177,12 @@ func New(opts Options, rules *matcher.Set) *Server {
 		if up.BodyTimeout <= 0 {
 			up.BodyTimeout = DefaultBodyTimeout
 		}
+		if up.SendTimeout <= 0 {
+			up.SendTimeout = DefaultSendTimeout
+		}
+		if up.TunnelIdleTimeout <= 0 {
+			up.TunnelIdleTimeout = DefaultTunnelIdleTimeout
+		}
 		s.up = &up
 	}
 	s.rules.Store(rules)

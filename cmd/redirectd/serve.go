@@ -54,7 +54,8 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	if u := cfg.Upstream; u != nil {
 		pool := upstream.New(upstreamConfig(u), log)
 		defer pool.Close()
-		opts.Upstream = &engine.UpstreamOptions{Pool: pool, HostFromUpstream: u.HostHeader == "upstream", MaxRequestBodyBytes: u.MaxRequestBodyBytes}
+		opts.Upstream = &engine.UpstreamOptions{Pool: pool, HostFromUpstream: u.HostHeader == "upstream", MaxRequestBodyBytes: u.MaxRequestBodyBytes,
+			BodyTimeout: u.BodyTimeout.Std(), SendTimeout: u.SendTimeout.Std(), TunnelIdleTimeout: u.TunnelIdleTimeout.Std()}
 	}
 	var alog *accesslog.Log
 	if cfg.AccessLog.On() {
@@ -215,6 +216,7 @@ func upstreamConfig(u *config.Upstream) upstream.Config {
 		ConnectTimeout:    u.ConnectTimeout.Std(),
 		ReadTimeout:       u.ReadTimeout.Std(),
 		WriteTimeout:      u.WriteTimeout.Std(),
+		PoolWaitTimeout:   u.PoolWaitTimeout.Std(),
 	}
 	if hc := u.HealthCheck; hc != nil {
 		c.HealthPath, c.HealthInterval = hc.Path, hc.Interval.Std()
