@@ -45,6 +45,12 @@ type forward struct {
 	// stalled is set by the loop when body was full and bytes wait in the
 	// connection's buffer; the reader wakes the connection when it drains.
 	stalled atomic.Bool
+	// moved is the coarse time bytes last moved on: a body chunk passed
+	// to the upstream (the body timeout counts from it), or, in a tunnel,
+	// a chunk either way (the tunnel's idle timeout counts from it). A
+	// read that is only buffered does not count: the client could keep a
+	// stalled forward alive forever by sending (issue 12, item 5).
+	moved atomic.Int64
 	// abort is closed by the loop to stop the exchange (client gone, body
 	// timeout); abortStatus says what to answer, if anything.
 	abort       chan struct{}
@@ -79,6 +85,7 @@ func (cs *conn) startForward(s *Server, req *httpparse.Request, buf []byte, clos
 	f := &forward{s: s, cs: cs, c: cs.c, closing: closing, http10: req.Minor == 0, head: isHead(req.Method),
 		abort: make(chan struct{}), drained: make(chan struct{}, 1)}
 	f.start = time.Now()
+	f.moved.Store(s.clock.now())
 	if cs.loop.alog != nil {
 		f.info = cs.loop.ri.copy()
 	}

@@ -71,6 +71,7 @@ func (f *forward) feed(buf []byte) int {
 func (f *forward) trySend(chunk []byte) bool {
 	select {
 	case f.body <- chunk:
+		f.moved.Store(f.s.clock.now())
 		return true
 	default:
 	}
@@ -78,6 +79,7 @@ func (f *forward) trySend(chunk []byte) bool {
 	select {
 	case f.body <- chunk:
 		f.stalled.Store(false)
+		f.moved.Store(f.s.clock.now())
 		return true
 	default:
 		return false
@@ -122,9 +124,12 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// maxPendingWhileForwarding bounds what a client may send while its
-// forwarded request is answered: the next pipelined requests wait in the
-// connection's buffer, and gnet cannot stop reading.
+// maxPendingWhileForwarding bounds what a client may have buffered while
+// its forwarded request is answered or its tunnel runs: body bytes the
+// upstream has not taken yet, the next pipelined requests. gnet cannot
+// stop reading: it appends every read to the connection's buffer, and
+// Peek copies that buffer whole on each read, so past this bound the
+// connection is closed.
 const maxPendingWhileForwarding = 1 << 20
 
 // whileForwarding handles bytes that arrive while a request is forwarded:
@@ -136,21 +141,40 @@ func (cs *conn) whileForwarding(c gnet.Conn, buf []byte) gnet.Action {
 			c.Discard(n)
 			buf = buf[n:]
 		}
-		if f.pending != nil {
-			return gnet.None // the reader wakes the connection when it drains
-		}
 	}
+	// Checked whether or not the body is stalled: with the body channel
+	// full, a client sending at line rate grew the buffer without bound
+	// (issue 12, item 5).
 	if len(buf) > maxPendingWhileForwarding {
-		f.stop(0)
+		f.overflow(c)
 		return gnet.Close
 	}
 	return gnet.None
 }
 
+// overflow stops a forward whose client sent more than the connection may
+// buffer. When the request's body was still coming and nothing of an
+// answer has gone out, the client is told 413 first: the body came faster
+// than the upstream took it, and this much of it cannot be held. An
+// answer written by the exchange's goroutine after this is dropped: its
+// AsyncWrite runs on the loop after the connection is closed.
+func (f *forward) overflow(c gnet.Conn) {
+	s := f.s
+	if !f.tunnel && f.hasBody && !f.bodyDone.Load() && f.sent.Load() == 0 {
+		b := appendText(f.cs.loop.out[:0], 413, "request body too large to buffer\n", f.head, nil, s.date.get(), true)
+		f.status.Store(413)
+		f.sent.Add(int64(len(b)))
+		s.m.answer(outClientError, 413)
+		c.Write(b)
+	}
+	f.stop(0)
+}
+
 // checkForward runs from the deadline sweep for a connection whose request
 // is being forwarded: it resumes an answer waiting for the client to read,
-// closes a client that reads nothing of it for send_timeout, and gives up
-// on a request body that stopped coming.
+// closes a client that reads nothing of it for send_timeout, gives up on
+// a request body that the upstream was passed none of for body_timeout,
+// and closes a tunnel that moved nothing for tunnel_idle_timeout.
 func (cs *conn) checkForward(now int64) {
 	f, up := cs.fwd, cs.loop.srv.up
 	if w := cs.waitDrain; w != nil {
@@ -168,8 +192,15 @@ func (cs *conn) checkForward(now int64) {
 			return
 		}
 	}
-	if f.body != nil && !f.tunnel && now-cs.active >= int64(up.BodyTimeout) {
+	idle := now - f.moved.Load()
+	switch {
+	case f.body == nil:
+	case !f.tunnel && idle >= int64(up.BodyTimeout):
 		cs.loop.srv.m.timeouts.body.Inc()
 		f.stop(408)
+	case f.tunnel && idle >= int64(up.TunnelIdleTimeout):
+		// A tunnel used to have no timeout at all (issue 12, item 5).
+		cs.loop.srv.m.timeouts.tunnel.Inc()
+		cs.close()
 	}
 }

@@ -66,6 +66,7 @@ func upgradeFields(req *httpparse.Request) (value []byte, n int) {
 func (cs *conn) startTunnel(s *Server, req *httpparse.Request, buf []byte) int {
 	f := &forward{s: s, cs: cs, c: cs.c, closing: !req.KeepAlive, http10: req.Minor == 0, tunnel: true,
 		abort: make(chan struct{}), drained: make(chan struct{}, 1), start: time.Now()}
+	f.moved.Store(s.clock.now())
 	if cs.loop.alog != nil {
 		f.info = cs.loop.ri.copy()
 	}
@@ -124,7 +125,8 @@ func (f *forward) runTunnel(head []byte) {
 	}()
 	if d := srv.ReadTimeout(); d > 0 {
 		// The upgrade's answer is due as a forward's is; a refusal's body
-		// too. A tunnel has no deadline.
+		// too. Once switched, the tunnel has its own idle timeout
+		// (tunnel_idle_timeout, checkForward).
 		up.SetDeadline(time.Now().Add(d))
 	}
 	if _, err := up.Write(head); err != nil {
@@ -180,8 +182,11 @@ func (f *forward) runTunnel(head []byte) {
 	for {
 		// br first: bytes after the 101 may have come with it.
 		n, err := br.Read(buf)
-		if n > 0 && !f.write(buf[:n]) {
-			return
+		if n > 0 {
+			if !f.write(buf[:n]) {
+				return
+			}
+			f.moved.Store(f.s.clock.now())
 		}
 		if err != nil {
 			break
@@ -224,6 +229,7 @@ func (f *forward) switchTunnel(head []byte, body chan []byte) bool {
 	err := f.c.AsyncWrite(head, func(c gnet.Conn, err error) error {
 		if err == nil && !f.aborted.Load() {
 			f.body = body
+			f.moved.Store(f.s.clock.now()) // the idle timeout starts
 			if c.InboundBuffered() > 0 {
 				c.Wake(nil) // whileForwarding feeds what is buffered
 			}

@@ -1,0 +1,155 @@
+package engine_test
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redirectd/redirectd/engine"
+	"github.com/redirectd/redirectd/engine/upstream"
+)
+
+// stallAfterHead reads a request head, answers with answer (nothing when
+// empty), then reads nothing more until the test ends.
+func stallAfterHead(t *testing.T, answer string) func(u *rawUpstream, rc *rawConn) {
+	return func(u *rawUpstream, rc *rawConn) {
+		if _, err := rc.readHead(5 * time.Second); err != nil {
+			return
+		}
+		if answer != "" {
+			io.WriteString(rc.c, answer)
+		}
+		<-t.Context().Done()
+	}
+}
+
+// sendUntilRefused writes up to total bytes in 64 KiB pieces and returns
+// how many the server took before it closed the connection (or all).
+func sendUntilRefused(c net.Conn, total int) *atomic.Int64 {
+	var sent atomic.Int64
+	go func() {
+		chunk := make([]byte, 64<<10)
+		for sent.Load() < int64(total) {
+			c.SetWriteDeadline(time.Now().Add(10 * time.Second))
+			n, err := c.Write(chunk)
+			sent.Add(int64(n))
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return &sent
+}
+
+const (
+	mib       = 1 << 20
+	sentLimit = 64 * mib
+)
+
+// TestForwardStalledBodyBounded: a body sent at line rate to an upstream
+// that takes none of it is held up to the bound, then answered 413 and
+// closed; the server used to read on into memory without limit, and each
+// read refreshed the body timeout (issue 12, item 5).
+func TestForwardStalledBodyBounded(t *testing.T) {
+	u := startRawUpstream(t, stallAfterHead(t, ""))
+	srv := startProxy(t, upstream.Config{Servers: []string{u.addr}, WriteTimeout: 30 * time.Second},
+		engine.UpstreamOptions{BodyTimeout: 30 * time.Second})
+	c := dial(t, srv)
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	io.WriteString(c, "POST /upload HTTP/1.1\r\nHost: a.example\r\nContent-Length: 1073741824\r\n\r\n")
+	sent := sendUntilRefused(c, sentLimit)
+	resp, err := http.ReadResponse(bufio.NewReader(c), &http.Request{Method: "POST"})
+	if err != nil {
+		t.Fatalf("no answer (%d MiB sent): %v", sent.Load()/mib, err)
+	}
+	if resp.StatusCode != 413 {
+		t.Fatalf("got %d, want 413", resp.StatusCode)
+	}
+	if n := sent.Load(); n >= sentLimit {
+		t.Errorf("the server took all %d MiB of a stalled body", n/mib)
+	}
+	t.Logf("413 after %d MiB", sent.Load()/mib)
+}
+
+// wsUpgradeHead asks for a WebSocket.
+const wsUpgradeHead = "GET /ws HTTP/1.1\r\nHost: a.example\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
+	"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+
+const switched = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n"
+
+// openTunnel sends the upgrade and reads the 101.
+func openTunnel(t *testing.T, srv *engine.Server) (net.Conn, *bufio.Reader) {
+	t.Helper()
+	c := dial(t, srv)
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	io.WriteString(c, wsUpgradeHead)
+	br := bufio.NewReader(c)
+	resp, err := http.ReadResponse(br, &http.Request{Method: "GET"})
+	if err != nil || resp.StatusCode != 101 {
+		t.Fatalf("upgrade: %v %v", resp, err)
+	}
+	return c, br
+}
+
+// TestTunnelStalledBounded: a tunnel whose upstream takes nothing holds
+// at most the bound of what the client sends, then closes; it used to
+// read on into memory without limit (issue 12, item 5).
+func TestTunnelStalledBounded(t *testing.T) {
+	u := startRawUpstream(t, stallAfterHead(t, switched))
+	srv := startProxy(t, upstream.Config{Servers: []string{u.addr}}, engine.UpstreamOptions{})
+	c, br := openTunnel(t, srv)
+	sent := sendUntilRefused(c, sentLimit)
+	if _, err := io.Copy(io.Discard, br); err != nil && !isReset(err) {
+		t.Fatalf("waiting for the close: %v (%d MiB sent)", err, sent.Load()/mib)
+	}
+	if n := sent.Load(); n >= sentLimit {
+		t.Errorf("the server took all %d MiB sent into a stalled tunnel", n/mib)
+	}
+}
+
+// TestTunnelIdleTimeout: a tunnel that moves nothing either way for
+// tunnel_idle_timeout is closed; one byte now and then keeps it open. A
+// tunnel used to have no timeout (issue 12, item 5).
+func TestTunnelIdleTimeout(t *testing.T) {
+	u := startRawUpstream(t, func(u *rawUpstream, rc *rawConn) {
+		if _, err := rc.readHead(5 * time.Second); err != nil {
+			return
+		}
+		io.WriteString(rc.c, switched)
+		rc.unreadWithin(20 * time.Second) // reads what comes until closed
+	})
+	srv := startProxy(t, upstream.Config{Servers: []string{u.addr}}, engine.UpstreamOptions{TunnelIdleTimeout: 400 * time.Millisecond})
+	c, br := openTunnel(t, srv)
+	for range 8 {
+		time.Sleep(100 * time.Millisecond)
+		if _, err := c.Write([]byte{'x'}); err != nil {
+			t.Fatalf("the tunnel closed while bytes moved: %v", err)
+		}
+	}
+	start := time.Now()
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.Copy(io.Discard, br); err != nil && !isReset(err) {
+		t.Fatalf("the idle tunnel was not closed: %v", err)
+	}
+	if d := time.Since(start); d < 300*time.Millisecond || d > 2*time.Second {
+		t.Errorf("closed %v after the last byte, want about 400ms", d)
+	}
+	if m := metricsOf(srv); !containsLine(m, `redirectd_connections_timed_out_total{timeout="tunnel"} 1`) {
+		t.Errorf("tunnel timeout not counted")
+	}
+}
+
+func isReset(err error) bool {
+	var ne *net.OpError
+	return errorsAs(err, &ne) && !ne.Timeout()
+}
+
+func errorsAs(err error, target any) bool { return errors.As(err, target) }
+
+func containsLine(text, line string) bool { return strings.Contains("\n"+text, "\n"+line+"\n") }
