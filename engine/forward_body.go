@@ -153,18 +153,30 @@ func (cs *conn) whileForwarding(c gnet.Conn, buf []byte) gnet.Action {
 }
 
 // overflow stops a forward whose client sent more than the connection may
-// buffer. When the request's body was still coming and nothing of an
-// answer has gone out, the client is told 413 first: the body came faster
-// than the upstream took it, and this much of it cannot be held. An
-// answer written by the exchange's goroutine after this is dropped: its
-// AsyncWrite runs on the loop after the connection is closed.
+// buffer. When the request's body was still coming, the client is told
+// 413 first (refuse): the body came faster than the upstream took it,
+// and this much of it cannot be held.
 func (f *forward) overflow(c gnet.Conn) {
-	s := f.s
-	if !f.tunnel && f.hasBody && !f.bodyDone.Load() && f.sent.Load() == 0 {
-		b := appendText(f.cs.loop.out[:0], 413, "request body too large to buffer\n", f.head, nil, s.date.get(), true)
-		f.status.Store(413)
+	if !f.tunnel && f.hasBody && !f.bodyDone.Load() {
+		f.refuse(c, 413, "request body too large to buffer\n")
+		return
+	}
+	f.stop(0)
+}
+
+// refuse answers status from the loop, when nothing of an answer has
+// gone out, and stops the exchange; the caller closes the connection. It
+// does not wait for the exchange's goroutine, which may be blocked
+// writing to an upstream that takes nothing (until write_timeout). An
+// answer that goroutine writes later is dropped: its AsyncWrite runs on
+// the loop after the connection is closed.
+func (f *forward) refuse(c gnet.Conn, status int, msg string) {
+	if f.sent.Load() == 0 {
+		s := f.s
+		b := appendText(f.cs.loop.out[:0], status, msg, f.head, nil, s.date.get(), true)
+		f.status.Store(int32(status))
 		f.sent.Add(int64(len(b)))
-		s.m.answer(outClientError, 413)
+		s.m.answer(outClientError, status)
 		c.Write(b)
 	}
 	f.stop(0)
@@ -197,7 +209,8 @@ func (cs *conn) checkForward(now int64) {
 	case f.body == nil:
 	case !f.tunnel && idle >= int64(up.BodyTimeout):
 		cs.loop.srv.m.timeouts.body.Inc()
-		f.stop(408)
+		f.refuse(cs.c, 408, abortMessage(408))
+		cs.close()
 	case f.tunnel && idle >= int64(up.TunnelIdleTimeout):
 		// A tunnel used to have no timeout at all (issue 12, item 5).
 		cs.loop.srv.m.timeouts.tunnel.Inc()

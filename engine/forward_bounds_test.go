@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -153,3 +154,46 @@ func isReset(err error) bool {
 func errorsAs(err error, target any) bool { return errors.As(err, target) }
 
 func containsLine(text, line string) bool { return strings.Contains("\n"+text, "\n"+line+"\n") }
+
+// TestForwardBodyTimeoutWithoutProgress: the body timeout counts from the
+// last body bytes passed on to the upstream. A client that keeps sending
+// to an upstream that takes nothing gets 408 once the server stops
+// passing its bytes on; every read used to restart the body clock, so it
+// never fired (issue 12, item 5). The upstream's receive buffer is made
+// small so that the path fills in well under a second; the client's rate
+// keeps it under the 1 MiB bound for longer than the body timeout.
+func TestForwardBodyTimeoutWithoutProgress(t *testing.T) {
+	lc := net.ListenConfig{Control: func(_, _ string, rc syscall.RawConn) error {
+		return rc.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
+	}}
+	u := startRawUpstreamOn(t, &lc, stallAfterHead(t, ""))
+	srv := startProxy(t, upstream.Config{Servers: []string{u.addr}, WriteTimeout: 30 * time.Second},
+		engine.UpstreamOptions{BodyTimeout: 300 * time.Millisecond})
+	c := dial(t, srv)
+	c.(*net.TCPConn).SetWriteBuffer(16 << 10)
+	start := time.Now()
+	c.SetReadDeadline(start.Add(8 * time.Second))
+	io.WriteString(c, "POST /upload HTTP/1.1\r\nHost: a.example\r\nContent-Length: 1073741824\r\n\r\n")
+	var sent atomic.Int64
+	go func() {
+		// About 1 MB/s: the 1 MiB bound is a second away once stalled.
+		chunk := make([]byte, 16<<10)
+		for time.Since(start) < 8*time.Second {
+			c.SetWriteDeadline(time.Now().Add(time.Second))
+			n, err := c.Write(chunk)
+			sent.Add(int64(n))
+			if err != nil {
+				return
+			}
+			time.Sleep(16 * time.Millisecond)
+		}
+	}()
+	resp, err := http.ReadResponse(bufio.NewReader(c), &http.Request{Method: "POST"})
+	if err != nil {
+		t.Fatalf("no answer after %v (%d KiB sent): %v", time.Since(start), sent.Load()>>10, err)
+	}
+	if resp.StatusCode != 408 {
+		t.Fatalf("got %d after %v (%d KiB sent), want 408", resp.StatusCode, time.Since(start), sent.Load()>>10)
+	}
+	t.Logf("408 after %v, %d KiB sent", time.Since(start), sent.Load()>>10)
+}

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"bytes"
+	"context"
 	"net"
 	"strings"
 	"sync"
@@ -34,7 +35,13 @@ type rawConn struct {
 // returns.
 func startRawUpstream(t *testing.T, handle func(u *rawUpstream, rc *rawConn)) *rawUpstream {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	return startRawUpstreamOn(t, &net.ListenConfig{}, handle)
+}
+
+// startRawUpstreamOn is startRawUpstream listening with lc.
+func startRawUpstreamOn(t *testing.T, lc *net.ListenConfig, handle func(u *rawUpstream, rc *rawConn)) *rawUpstream {
+	t.Helper()
+	ln, err := lc.Listen(context.Background(), "tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
