@@ -56,6 +56,10 @@ type forward struct {
 	abort       chan struct{}
 	aborted     atomic.Bool
 	abortStatus atomic.Int32
+	// refused is set on the loop when the loop answered the client itself
+	// and left the connection to a lingering read (refuse): release then
+	// writes nothing and closes nothing.
+	refused bool
 	// drained is signalled by the loop when the outbound buffer is below
 	// maxOutboundFwd again.
 	drained chan struct{}
@@ -259,6 +263,10 @@ func (f *forward) finish(closeConn bool) {
 // call OnTraffic anyway, so the loop is only woken for bytes already
 // buffered).
 func (f *forward) release(c gnet.Conn, closeConn bool) {
+	if f.refused {
+		f.logForwarded()
+		return
+	}
 	if f.cs.fwd == f {
 		f.cs.fwd = nil
 		f.cs.waitDrain = nil

@@ -146,40 +146,41 @@ func (cs *conn) whileForwarding(c gnet.Conn, buf []byte) gnet.Action {
 	// full, a client sending at line rate grew the buffer without bound
 	// (issue 12, item 5).
 	if len(buf) > maxPendingWhileForwarding {
-		f.overflow(c)
+		if !f.tunnel && f.hasBody && !f.bodyDone.Load() && !f.aborted.Load() {
+			// The body came faster than the upstream took it, and this
+			// much of it cannot be held.
+			return f.refuse(c, 413, "request body too large to buffer\n", len(buf))
+		}
+		f.stop(0)
 		return gnet.Close
 	}
 	return gnet.None
 }
 
-// overflow stops a forward whose client sent more than the connection may
-// buffer. When the request's body was still coming, the client is told
-// 413 first (refuse): the body came faster than the upstream took it,
-// and this much of it cannot be held.
-func (f *forward) overflow(c gnet.Conn) {
-	if !f.tunnel && f.hasBody && !f.bodyDone.Load() {
-		f.refuse(c, 413, "request body too large to buffer\n")
-		return
-	}
-	f.stop(0)
-}
-
 // refuse answers status from the loop, when nothing of an answer has
-// gone out, and stops the exchange; the caller closes the connection. It
-// does not wait for the exchange's goroutine, which may be blocked
-// writing to an upstream that takes nothing (until write_timeout). An
-// answer that goroutine writes later is dropped: its AsyncWrite runs on
-// the loop after the connection is closed.
-func (f *forward) refuse(c gnet.Conn, status int, msg string) {
+// gone out, stops the exchange, and closes the connection after a
+// lingering read (startLinger), unread being the bytes buffered: the
+// client may still be sending, and closing at once would reset the
+// connection and destroy the answer. It does not wait for the exchange's
+// goroutine, which may be blocked writing to an upstream that takes
+// nothing (until write_timeout); the connection leaves it (refused), so
+// its release leaves the connection to the lingering read. That goroutine
+// writes no answer of its own: the exchange was not aborted before (the
+// callers check), and a body not passed on whole makes the exchange fail
+// once abort is closed, so it ends in finish.
+func (f *forward) refuse(c gnet.Conn, status int, msg string, unread int) gnet.Action {
+	cs, s := f.cs, f.s
 	if f.sent.Load() == 0 {
-		s := f.s
-		b := appendText(f.cs.loop.out[:0], status, msg, f.head, nil, s.date.get(), true)
+		b := appendText(cs.loop.out[:0], status, msg, f.head, nil, s.date.get(), true)
 		f.status.Store(int32(status))
 		f.sent.Add(int64(len(b)))
 		s.m.answer(outClientError, status)
 		c.Write(b)
 	}
 	f.stop(0)
+	f.refused = true
+	cs.fwd, cs.waitDrain = nil, nil
+	return cs.startLinger(c, s.clock.now(), unread)
 }
 
 // checkForward runs from the deadline sweep for a connection whose request
@@ -209,8 +210,9 @@ func (cs *conn) checkForward(now int64) {
 	case f.body == nil:
 	case !f.tunnel && idle >= int64(up.BodyTimeout):
 		cs.loop.srv.m.timeouts.body.Inc()
-		f.refuse(cs.c, 408, abortMessage(408))
-		cs.close()
+		if f.refuse(cs.c, 408, abortMessage(408), cs.c.InboundBuffered()) == gnet.Close {
+			cs.close()
+		}
 	case f.tunnel && idle >= int64(up.TunnelIdleTimeout):
 		// A tunnel used to have no timeout at all (issue 12, item 5).
 		cs.loop.srv.m.timeouts.tunnel.Inc()
