@@ -33,6 +33,21 @@ type headerSink interface {
 	add(name, value []byte)
 }
 
+// The names and fixed values upstreamHeaders gives its sink. They are
+// package variables because sink is an interface: a []byte("Host")
+// conversion in the call escapes, and cost one allocation per field and
+// forward: 4 of the about 24 that redirectd made for a forwarded GET
+// (BenchmarkForward/keepalive's memory profile; 55 -> 50 allocs/op there,
+// client and origin included). Sinks copy them and never modify them.
+var (
+	hdrHost           = []byte("Host")
+	hdrXForwardedFor  = []byte("X-Forwarded-For")
+	hdrXForwardedProt = []byte("X-Forwarded-Proto")
+	hdrXForwardedHost = []byte("X-Forwarded-Host")
+	protoHTTP         = []byte("http")
+	protoHTTPS        = []byte("https")
+)
+
 // upstreamHeaders is the header policy of every request sent upstream,
 // forwarded or tunnelled (issue 12, item 4: the tunnel had its own, which
 // kept hop-by-hop headers and ignored host_header). It gives sink:
@@ -54,7 +69,7 @@ func (s *Server) upstreamHeaders(sink headerSink, req *httpparse.Request, client
 	if s.up.HostFromUpstream || len(host) == 0 {
 		host = []byte(srvAddr)
 	}
-	sink.add([]byte("Host"), host)
+	sink.add(hdrHost, host)
 	var connTokens, xff []byte
 	for i := range req.Headers {
 		if h := &req.Headers[i]; bytes.EqualFold(h.Name, []byte("connection")) {
@@ -76,14 +91,14 @@ func (s *Server) upstreamHeaders(sink headerSink, req *httpparse.Request, client
 			sink.add(h.Name, h.Value)
 		}
 	}
-	sink.add([]byte("X-Forwarded-For"), client.AppendTo(xff))
-	proto := "http"
+	sink.add(hdrXForwardedFor, client.AppendTo(xff))
+	proto := protoHTTP
 	if s.opts.HTTPSRedirect && forwardedHTTPS(req) {
-		proto = "https" // marked by the TLS terminator this mode trusts
+		proto = protoHTTPS // marked by the TLS terminator this mode trusts
 	}
-	sink.add([]byte("X-Forwarded-Proto"), []byte(proto))
+	sink.add(hdrXForwardedProt, proto)
 	if len(req.Host) > 0 {
-		sink.add([]byte("X-Forwarded-Host"), req.Host)
+		sink.add(hdrXForwardedHost, req.Host)
 	}
 }
 
