@@ -94,8 +94,10 @@ func (haproxy) Configure(in Instance) ([]string, []string, error) {
 			fmt.Fprintf(w, "  http-request set-var(txn.p%d) path,map_beg(%s)\n", d, join(in.Dir, fmt.Sprintf("prefix-%d.map", d)))
 			fmt.Fprintf(w, "  http-request redirect location %%[var(txn.p%d)]%%[path,field(%d,/,0)] code 302 if { var(txn.p%d) -m found }\n", d, d+2, d)
 		}
-		fmt.Fprintf(w, "  http-request set-var(txn.rx) path,map_regm(%s)\n", join(in.Dir, "regex.map"))
-		w.WriteString("  http-request redirect location %[var(txn.rx)] code 308 if { var(txn.rx) -m found }\n")
+		if len(regex) > 0 { // the proxy scenario has none: no empty lookup
+			fmt.Fprintf(w, "  http-request set-var(txn.rx) path,map_regm(%s)\n", join(in.Dir, "regex.map"))
+			w.WriteString("  http-request redirect location %[var(txn.rx)] code 308 if { var(txn.rx) -m found }\n")
+		}
 		if in.Origin != "" {
 			fmt.Fprintf(w, "  default_backend origin\nbackend origin\n  http-reuse always\n  server o %s\n", in.Origin)
 		} else {

@@ -58,9 +58,9 @@ func selectedNames(s Settings) []string {
 }
 
 // selectionTag names a run of chosen scenarios in its results file:
-// "sitemap" or "reference" when they are all of that group, else "some".
+// "sitemap", "proxy" or "reference" when they are all of that group, else "some".
 func selectionTag(sel map[string]bool) string {
-	for _, g := range []string{"sitemap", "reference"} {
+	for _, g := range []string{"sitemap", "proxy", "reference"} {
 		all := true
 		for name := range sel {
 			all = all && slices.Contains(scenarioGroups[g], name)
@@ -184,7 +184,7 @@ func runMain() error {
 		}
 	}
 
-	if hasScenario(scenarios, func(sc Scenario) bool { return sc.Upstream }) {
+	if hasScenario(scenarios, Scenario.forwards) {
 		origin, err := startOrigin(work, s.ClientCPUs)
 		if err != nil {
 			return err
@@ -204,7 +204,7 @@ func runMain() error {
 		h.res.Versions[srv.Name()] = sr.Version
 		h.res.Servers = append(h.res.Servers, sr)
 	}
-	if hasScenario(scenarios, func(sc Scenario) bool { return sc.Fixed || sc.Upstream }) {
+	if hasScenario(scenarios, func(sc Scenario) bool { return sc.Fixed || sc.forwards() }) {
 		h.res.FixedRate = chooseRate(h.res.Servers)
 		logf("fixed rate: %.0f req/s", h.res.FixedRate)
 		for i, srv := range servers {

@@ -69,20 +69,14 @@ path = %q
 	if in.Origin != "" {
 		conf += fmt.Sprintf("\n[upstream]\nservers = [%q]\n", in.Origin)
 	}
-	conf += `
-[[map]]
-file = "exact.map"
-status = 301
-
-[[map]]
-file = "prefix.map"
-match = "prefix"
-status = 302
-
-[[map]]
-file = "regex.map"
-status = 308
-`
+	conf += "\n[[map]]\nfile = \"exact.map\"\nstatus = 301\n"
+	// The proxy scenario's rule set has no prefix or regex rules.
+	if len(prefix) > 0 {
+		conf += "\n[[map]]\nfile = \"prefix.map\"\nmatch = \"prefix\"\nstatus = 302\n"
+	}
+	if len(regex) > 0 {
+		conf += "\n[[map]]\nfile = \"regex.map\"\nstatus = 308\n"
+	}
 	path := join(in.Dir, "redirectd.toml")
 	if err := writeFile(path, func(w *bufio.Writer) error { _, err := w.WriteString(conf); return err }); err != nil {
 		return nil, nil, err

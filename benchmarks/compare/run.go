@@ -157,7 +157,7 @@ func (h *harness) scenario(p *Proc, addr string, sc Scenario, rate float64) *Sce
 // it when none of those scenarios was chosen).
 func (h *harness) maxThroughput(srv Server) *ServerResult {
 	sr := &ServerResult{Name: srv.Name(), Version: srv.Version()}
-	if !hasScenario(h.scenarios, func(sc Scenario) bool { return !sc.Upstream && !sc.Fixed && !sc.Sitemap }) {
+	if !hasScenario(h.scenarios, Scenario.onMain) {
 		return sr
 	}
 	logf("%s %s: starting with %d exact, %d prefix, %d regex rules", srv.Name(), sr.Version, h.s.Spec.Exact, h.s.Spec.Prefix, h.s.Spec.Regex)
@@ -174,7 +174,7 @@ func (h *harness) maxThroughput(srv Server) *ServerResult {
 	sr.RSSIdleMiB, sr.PSSIdleMiB = idle.RSS, idle.PSS
 	logf("  start-up %.1f ms, idle: %s", sr.StartupMS, idle)
 	for _, sc := range h.scenarios {
-		if !sc.Upstream && !sc.Fixed && !sc.Sitemap {
+		if sc.onMain() {
 			sr.Scenarios = append(sr.Scenarios, h.scenario(p, addr, sc, 0))
 		}
 	}
@@ -250,7 +250,7 @@ func (h *harness) sitemap(srv Server, sr *ServerResult) {
 
 // second is the second phase: the fixed rate (known only once every
 // server's mixed figure is), then the upstream scenarios on an instance
-// that forwards misses.
+// that forwards misses, then proxy on one with a single exact rule.
 func (h *harness) second(srv Server, sr *ServerResult, rate float64) {
 	logf("%s: fixed rate and upstream", srv.Name())
 	for _, sc := range h.scenarios {
@@ -268,12 +268,22 @@ func (h *harness) second(srv Server, sr *ServerResult, rate float64) {
 			p.Stop()
 		}
 	}
-	if !hasScenario(h.scenarios, func(sc Scenario) bool { return sc.Upstream }) {
+	h.forwarding(srv, sr, h.s.Spec, "upstream", func(sc Scenario) bool { return sc.Upstream })
+	h.forwarding(srv, sr, proxySpec, "proxy", func(sc Scenario) bool { return sc.Proxy })
+}
+
+// forwarding runs the scenarios that is picks on an instance of srv with
+// the rules of spec that forwards misses to the origin.
+func (h *harness) forwarding(srv Server, sr *ServerResult, spec rules.Spec, tag string, is func(Scenario) bool) {
+	if !hasScenario(h.scenarios, is) {
 		return
 	}
-	p, addr, _, err := h.launch(srv, Instance{Spec: h.s.Spec, Origin: h.origin}, "upstream")
+	if tag == "proxy" {
+		logf("%s: proxy, %d exact rule, every request forwarded", srv.Name(), spec.Exact)
+	}
+	p, addr, _, err := h.launch(srv, Instance{Spec: spec, Origin: h.origin}, tag)
 	for _, sc := range h.scenarios {
-		if !sc.Upstream {
+		if !is(sc) {
 			continue
 		}
 		if err != nil {

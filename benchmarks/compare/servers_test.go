@@ -94,7 +94,7 @@ func TestServersAnswerEveryScenario(t *testing.T) {
 					t.Errorf("start-up %v, RSS %d, processes %v", startup, p.RSS(), p.Tree())
 				}
 				for _, sc := range h.scenarios {
-					if sc.Upstream == (origin != "") {
+					if !sc.Proxy && sc.Upstream == (origin != "") {
 						if err := verify(addr, sc); err != nil {
 							t.Errorf("%s: %v", sc.Name, err)
 						}
@@ -105,9 +105,22 @@ func TestServersAnswerEveryScenario(t *testing.T) {
 					t.Errorf("%s still runs after Stop", srv.Name())
 				}
 			}
+			// proxy: one exact rule, every other request forwarded.
+			p, addr, _, err := h.launch(srv, Instance{Spec: proxySpec, Origin: h.origin}, "test-proxy")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, sc := range h.scenarios {
+				if sc.Proxy {
+					if err := verify(addr, sc); err != nil {
+						t.Errorf("%s: %v", sc.Name, err)
+					}
+				}
+			}
+			p.Stop()
 			// The sitemap corpus, as each server is configured with it.
 			const keys = 300
-			p, addr, _, err := h.launch(srv, Instance{Spec: h.s.Spec, Sitemap: keys}, "test-sitemap")
+			p, addr, _, err = h.launch(srv, Instance{Spec: h.s.Spec, Sitemap: keys}, "test-sitemap")
 			if srv.Name() == "caddy" {
 				if !errors.Is(err, errNoSitemap) {
 					t.Errorf("caddy on the sitemap corpus: %v, want errNoSitemap", err)

@@ -38,6 +38,9 @@ type Settings struct {
 var scenarioGroups = map[string][]string{
 	"reference": {"exact", "prefix", "regex", "miss", "mixed", "exact-churn", "pipelined", "upstream", "upstream-churn", "fixed-rate"},
 	"sitemap":   {"sitemap-hit-first", "sitemap-hit-last", "sitemap-miss", "sitemap-mixed"},
+	// proxy: every request a miss forwarded to the origin by an instance
+	// with one exact rule (issue 12, item 8).
+	"proxy": {"proxy"},
 }
 
 // selected reports whether scenario name runs.
@@ -121,7 +124,7 @@ func settingsFromEnv(getenv func(string) string) (Settings, error) {
 				continue
 			}
 			if !slices.Contains(scenarioGroups["reference"], name) && !slices.Contains(scenarioGroups["sitemap"], name) {
-				errs = append(errs, fmt.Sprintf("SCENARIOS=%q: %q is not a scenario; use reference, sitemap or names from the README's table, separated by commas", v, name))
+				errs = append(errs, fmt.Sprintf("SCENARIOS=%q: %q is not a scenario; use reference, sitemap, proxy or names from the README's table, separated by commas", v, name))
 				continue
 			}
 			s.Selected[name] = true

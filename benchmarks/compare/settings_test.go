@@ -62,6 +62,12 @@ func TestSettingsFromEnv(t *testing.T) {
 	if !cmp.Equal(s.Scale, []int{100}) || selectionTag(s.Selected) != "sitemap" {
 		t.Errorf("SCENARIOS with SCALE: scale %v, tag %q", s.Scale, selectionTag(s.Selected))
 	}
+	// proxy: only the forwarding scenario, on its own one-rule instance.
+	s, _ = settingsFromEnv(env(map[string]string{"SCENARIOS": "proxy"}))
+	if scs := selectedScenarios(s); len(scs) != 1 || scs[0].Name != "proxy" || !scs[0].Proxy || scs[0].onMain() || !scs[0].forwards() ||
+		scs[0].Reqs[0].Want.Status != 200 || selectionTag(s.Selected) != "proxy" || s.Scale != nil {
+		t.Errorf("SCENARIOS=proxy: %+v, tag %q, scale %v", scs, selectionTag(s.Selected), s.Scale)
+	}
 	_, err = settingsFromEnv(env(map[string]string{"EXACT": "-1", "ONLY": "apache", "DURATION": "soon", "SCENARIOS": "sitemap,hits", "SITEMAP": "2000000"}))
 	for _, want := range []string{`EXACT="-1"`, `"apache" is not a server`, `DURATION="soon"`, `"hits" is not a scenario`, `SITEMAP=2000000`} {
 		if err == nil || !strings.Contains(err.Error(), want) {

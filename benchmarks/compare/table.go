@@ -74,10 +74,14 @@ func renderTable(res *Results) string {
 	st := res.Settings
 	var sets []string
 	reference := len(res.Scale) > 0 || len(res.Soak) > 0 || slices.ContainsFunc(res.Servers, func(s *ServerResult) bool {
-		return slices.ContainsFunc(s.Scenarios, func(r *ScenarioResult) bool { return !strings.HasPrefix(r.Name, "sitemap-") })
+		return slices.ContainsFunc(s.Scenarios, func(r *ScenarioResult) bool { return !strings.HasPrefix(r.Name, "sitemap-") && r.Name != "proxy" })
 	})
-	if reference || st.Sitemap == 0 {
+	proxy := slices.ContainsFunc(res.Servers, func(s *ServerResult) bool { return s.scenario("proxy") != nil })
+	if reference || st.Sitemap == 0 && !proxy {
 		sets = append(sets, fmt.Sprintf("Rules: %d exact, %d prefix, %d regex.", st.Exact, st.Prefix, st.Regex))
+	}
+	if proxy {
+		sets = append(sets, fmt.Sprintf("proxy: %d exact rule, no prefix or regex; every request a miss forwarded to an nginx origin on CPU %s answering %d bytes, keep-alive both sides.", proxySpec.Exact, st.ClientCPUs, originBody))
 	}
 	if st.Sitemap > 0 {
 		sets = append(sets, fmt.Sprintf("Sitemap corpus: %d regex keys.", st.Sitemap))
@@ -105,7 +109,7 @@ func renderTable(res *Results) string {
 	}
 	// Only the scenarios of this run get a row.
 	var order []string
-	for _, sc := range append(slices.Clone(scenarioGroups["reference"]), scenarioGroups["sitemap"]...) {
+	for _, sc := range slices.Concat(scenarioGroups["reference"], scenarioGroups["proxy"], scenarioGroups["sitemap"]) {
 		if slices.ContainsFunc(res.Servers, func(s *ServerResult) bool { return s.scenario(sc) != nil }) {
 			order = append(order, sc)
 		}

@@ -31,9 +31,23 @@ type Scenario struct {
 	Pipeline int  // requests per write (wrk's pipeline pattern); 0 or 1: one
 	Churn    bool // a new connection per request (Connection: close)
 	Upstream bool // served by the instance that forwards misses
-	Fixed    bool // at a fixed rate by the loadgen, not wrk
-	Sitemap  bool // served by an instance configured with the sitemap corpus
+	// Proxy: served by an instance with one exact rule (proxySpec) that
+	// forwards misses: the cost of forwarding alone, no regex tried first.
+	Proxy   bool
+	Fixed   bool // at a fixed rate by the loadgen, not wrk
+	Sitemap bool // served by an instance configured with the sitemap corpus
 }
+
+// onMain reports whether sc runs on the instance started with the
+// reference rules and no upstream (the first phase).
+func (sc Scenario) onMain() bool { return !sc.Upstream && !sc.Proxy && !sc.Fixed && !sc.Sitemap }
+
+// forwards reports whether sc needs the origin.
+func (sc Scenario) forwards() bool { return sc.Upstream || sc.Proxy }
+
+// proxySpec is the rule set of the proxy scenario's instance: one exact
+// rule, no prefix and no regex, so that a miss goes straight upstream.
+var proxySpec = rules.Spec{Exact: 1}
 
 // originBody is the size of the origin's answer to forwarded misses.
 const originBody = 1024
@@ -146,6 +160,7 @@ func Scenarios(s rules.Spec) []Scenario {
 		{Name: "upstream", Reqs: one(rules.Miss, false, upstream), Upstream: true},
 		{Name: "upstream-churn", Reqs: one(rules.Miss, true, upstream), Upstream: true, Churn: true},
 		{Name: "fixed-rate", Reqs: mixed, Fixed: true},
+		{Name: "proxy", Reqs: one(rules.Miss, false, upstream), Proxy: true},
 	}
 }
 
