@@ -138,24 +138,28 @@ func (s *service) Explain(url string) (string, error) {
 
 func (s *service) Reload() (string, error) { return s.reload() }
 
-// watch reloads when the config file or a map file it names changes,
-// checking their modification times every interval, until stop closes.
-func (s *service) watch(interval time.Duration, stop <-chan struct{}) {
-	stamp := func() string {
-		s.mu.Lock()
-		files := append([]string{s.cfg.Path}, s.cfg.Files...)
-		s.mu.Unlock()
-		var b bytes.Buffer
-		for _, f := range files {
-			if st, err := os.Stat(f); err == nil {
-				fmt.Fprintf(&b, "%s %d %d;", f, st.ModTime().UnixNano(), st.Size())
-			} else {
-				fmt.Fprintf(&b, "%s missing;", f)
-			}
+// stamp describes the config file and the map files it names (path,
+// modification time, size), for watch to tell when one changes.
+func (s *service) stamp() string {
+	s.mu.Lock()
+	files := append([]string{s.cfg.Path}, s.cfg.Files...)
+	s.mu.Unlock()
+	var b bytes.Buffer
+	for _, f := range files {
+		if st, err := os.Stat(f); err == nil {
+			fmt.Fprintf(&b, "%s %d %d;", f, st.ModTime().UnixNano(), st.Size())
+		} else {
+			fmt.Fprintf(&b, "%s missing;", f)
 		}
-		return b.String()
 	}
-	last := stamp()
+	return b.String()
+}
+
+// watch reloads when the config file or a map file it names changes from
+// last (a stamp taken as the rules were loaded, not when watch starts: a
+// file edited while the server started would otherwise never be read),
+// checking every interval, until stop closes.
+func (s *service) watch(last string, interval time.Duration, stop <-chan struct{}) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -164,11 +168,12 @@ func (s *service) watch(interval time.Duration, stop <-chan struct{}) {
 			return
 		case <-t.C:
 		}
-		if now := stamp(); now != last {
+		if now := s.stamp(); now != last {
+			// Stamped before reloading: a change made during the reload
+			// is seen at the next tick.
 			last = now
 			s.log.Info("config files changed; reloading", "config", s.cfg.Path)
 			s.reload()
-			last = stamp()
 		}
 	}
 }

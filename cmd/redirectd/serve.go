@@ -69,6 +69,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	}
 	srv := engine.New(opts, cfg.Set)
 	svc := newService(srv, cfg, *file, log)
+	loaded := svc.stamp() // before serving: what watch compares with
 	if alog != nil {
 		svc.set.NewGauge(`redirectd_access_log_dropped_lines_total`, func() float64 { return float64(alog.Dropped()) })
 		svc.set.NewGauge(`redirectd_access_log_written_lines_total`, func() float64 { return float64(alog.Written()) })
@@ -111,7 +112,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	stopWatch := make(chan struct{})
 	defer close(stopWatch)
 	if cfg.Reload.Watch && *file != "" {
-		go svc.watch(cfg.Reload.WatchInterval.Std(), stopWatch)
+		go svc.watch(loaded, cfg.Reload.WatchInterval.Std(), stopWatch)
 	}
 	for {
 		select {
