@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"net/netip"
 	"time"
 
 	"github.com/redirectd/redirectd/engine/accesslog"
@@ -43,15 +44,32 @@ func (ri requestInfo) copy() requestInfo {
 	return ri
 }
 
-// logLocal logs an answer the loop wrote: answer is its bytes, location
-// its Location (redirects), rule the matched rule's source.
-func (cs *conn) logLocal(ri *requestInfo, status int, answer, location []byte, rule string) {
-	l := cs.loop
+// logged is what the access log records of an answer besides its request.
+type logged struct {
+	status   int
+	bytes    int64
+	location []byte // a redirect's Location
+	rule     string // the source of the rule that matched
+	upstream string // the upstream server a forward went to
+	// start is when a forward began (its duration is logged); zero for
+	// an answer the loop wrote, whose time is the loop's coarse clock.
+	start time.Time
+}
+
+// log appends the access-log line of one answer; it runs on the loop, for
+// answers it wrote and for forwards once their answer is written.
+func (l *loop) log(client netip.Addr, ri *requestInfo, a logged) {
 	e := &l.entry
 	*e = accesslog.Entry{
-		Time: time.Unix(0, l.srv.clock.now()), Client: cs.ip,
+		Client: client,
 		Method: ri.method, Target: ri.target, Proto: ri.proto, UserAgent: ri.userAgent, Referer: ri.referer,
-		Status: status, Location: location, Bytes: int64(len(answer)), Rule: rule,
+		Status: a.status, Location: a.location, Bytes: a.bytes, Rule: a.rule, Upstream: a.upstream,
+	}
+	if a.start.IsZero() {
+		e.Time = time.Unix(0, l.srv.clock.now())
+	} else {
+		e.Time = time.Now()
+		e.Duration = e.Time.Sub(a.start)
 	}
 	l.alog.Append(e)
 }
@@ -59,15 +77,7 @@ func (cs *conn) logLocal(ri *requestInfo, status int, answer, location []byte, r
 // logForwarded logs a forwarded request once its answer is written; it
 // runs on the loop.
 func (f *forward) logForwarded() {
-	l := f.cs.loop
-	if l.alog == nil {
-		return
+	if l := f.cs.loop; l.alog != nil {
+		l.log(f.cs.ip, &f.info, logged{status: int(f.status.Load()), bytes: f.sent.Load(), upstream: f.server, start: f.start})
 	}
-	e := &l.entry
-	*e = accesslog.Entry{
-		Time: time.Now(), Client: f.cs.ip,
-		Method: f.info.method, Target: f.info.target, Proto: f.info.proto, UserAgent: f.info.userAgent, Referer: f.info.referer,
-		Status: int(f.status.Load()), Upstream: f.server, Bytes: f.sent.Load(), Duration: time.Since(f.start),
-	}
-	l.alog.Append(e)
 }

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"errors"
 	"net/netip"
 
@@ -110,6 +109,10 @@ const (
 // serve answers the complete requests at the start of buf into the loop's
 // output buffer. It returns how many bytes of buf it consumed and what to
 // do with the connection once the answers are written.
+//
+// It is the parse loop: framing and the connection's fate are decided
+// here, the answer to each request by answer, and every answer the loop
+// writes is counted and logged by record.
 func (cs *conn) serve(buf []byte, s *Server) (used int, res result) {
 	l := cs.loop
 	out := l.out[:0]
@@ -126,15 +129,12 @@ func (cs *conn) serve(buf []byte, s *Server) (used int, res result) {
 		req := &l.req
 		n, err := httpparse.ParseResume(buf[used:], req, &s.limits, &cs.head)
 		if err != nil {
-			var status int
 			mark := len(out)
-			out, status = appendParseError(out, err, date)
-			s.m.answer(errorOutcome(status), status)
-			if l.alog != nil {
-				// The request's fields are not to be trusted after an error.
-				l.ri = requestInfo{}
-				cs.logLocal(&l.ri, status, out[mark:], nil, "")
-			}
+			var v verdict
+			out, v = appendParseError(out, err, date)
+			// The request's fields are not to be trusted after an error.
+			l.ri = requestInfo{}
+			cs.record(&v, out[mark:])
 			res = closeLinger
 			break
 		}
@@ -161,69 +161,36 @@ func (cs *conn) serve(buf []byte, s *Server) (used int, res result) {
 		if s.draining.Load() {
 			closing = true // answer, then let the client reconnect elsewhere
 		}
-		https := s.opts.HTTPSRedirect && !forwardedHTTPS(req)
-		if https && len(req.Host) == 0 {
-			closing = true // answered 400: there is no host to redirect to
-		}
-		mark := len(out)
 		if l.alog != nil {
 			l.ri.from(req)
 		}
-		switch {
-		case https:
-			out = appendHTTPSRedirect(out, req, date, closing)
-			status, o := 301, outRedirect
-			if len(req.Host) == 0 {
-				status, o = 400, outClientError
-			}
-			s.m.answer(o, status)
-			if l.alog != nil {
-				cs.logLocal(&l.ri, status, out[mark:], nil, "")
-			}
-		case rules.Lookup(req.Host, req.Path, req.Query, &l.match):
-			out = appendRedirect(out, &l.match, req, date, closing)
-			l.match.Hit()
-			s.m.answer(outRedirect, l.match.Status())
-			if l.alog != nil {
-				l.loc = l.match.AppendLocation(l.loc[:0], req.Query)
-				cs.logLocal(&l.ri, l.match.Status(), out[mark:], l.loc, l.match.Source())
-			}
-		case s.up != nil:
-			if max := s.up.MaxRequestBodyBytes; max > 0 && req.ContentLength > max {
-				out = appendText(out, 413, "request body too large\n", false, req, date, true)
-				s.m.answer(outClientError, 413)
-				if l.alog != nil {
-					cs.logLocal(&l.ri, 413, out[mark:], nil, "")
-				}
-				res = closeLinger
-				break
-			}
+		mark := len(out)
+		var v verdict
+		out, v = cs.answer(out, req, rules, date, closing)
+		if v.upstream {
 			// The body is the upstream's: undo the local skipping.
-			cs.discard, closing, res = 0, !req.KeepAlive, keepOpen
+			cs.discard = 0
 			l.out = out
 			if isWebSocket(req) {
 				used += cs.startTunnel(s, req, buf[used:])
 			} else {
-				used += cs.startForward(s, req, buf[used:], closing)
+				used += cs.startForward(s, req, buf[used:], !req.KeepAlive)
 			}
 			return used, keepOpen
-		default:
-			out = appendText(out, 404, "not found\n", isHead(req.Method), req, date, closing)
-			s.m.answer(outMiss, 404)
-			if l.alog != nil {
-				cs.logLocal(&l.ri, 404, out[mark:], nil, "")
-			}
+		}
+		cs.record(&v, out[mark:])
+		if v.linger {
+			res = closeLinger
+			break
 		}
 		if res == closeLinger {
 			break
 		}
-		if closing {
-			if res == keepOpen {
-				res = closeNow
-				if cs.discard > 0 || used < len(buf) {
-					// Requests or body bytes follow: linger over them.
-					res = closeLinger
-				}
+		if closing || v.closing {
+			res = closeNow
+			if cs.discard > 0 || used < len(buf) {
+				// Requests or body bytes follow: linger over them.
+				res = closeLinger
 			}
 			break
 		}
@@ -234,31 +201,16 @@ func (cs *conn) serve(buf []byte, s *Server) (used int, res result) {
 
 func isHead(method []byte) bool { return string(method) == "HEAD" }
 
-// forwardedHTTPS reports whether a TLS terminator in front marked the
-// request as received over https. Proxies append to X-Forwarded-Proto, so
-// its first value is the client's.
-func forwardedHTTPS(req *httpparse.Request) bool {
-	for i := range req.Headers {
-		h := &req.Headers[i]
-		if len(h.Name) == len("x-forwarded-proto") && bytes.EqualFold(h.Name, []byte("x-forwarded-proto")) {
-			v, _, _ := bytes.Cut(h.Value, []byte{','})
-			return bytes.EqualFold(bytes.TrimSpace(v), []byte("https"))
-		}
-	}
-	return false
-}
-
 // appendParseError answers a request that could not be parsed with the
-// status the parser chose (400 for anything unclassified), and returns
-// that status.
-func appendParseError(dst []byte, err error, date []byte) ([]byte, int) {
+// status the parser chose (400 for anything unclassified).
+func appendParseError(dst []byte, err error, date []byte) ([]byte, verdict) {
 	status, msg := 400, "bad request\n"
 	var pe *httpparse.Error
 	if errors.As(err, &pe) {
 		status = pe.Status
 		msg = pe.Msg + "\n"
 	}
-	return appendText(dst, status, msg, false, nil, date, true), status
+	return appendText(dst, status, "", msg, false, date, connClose), verdict{status: status, outcome: errorOutcome(status), closing: true}
 }
 
 func errorOutcome(status int) outcome {
@@ -311,7 +263,7 @@ func (cs *conn) checkDeadline(now int64) {
 			cs.loop.srv.m.timeouts.header.Inc()
 			cs.loop.srv.m.answer(outClientError, 408)
 			// Tell the client why, as nginx and HAProxy do with 408.
-			cs.c.Write(appendText(cs.loop.out[:0], 408, "request head not received in time\n", false, nil, cs.loop.srv.date.get(), true))
+			cs.c.Write(appendText(cs.loop.out[:0], 408, "", "request head not received in time\n", false, cs.loop.srv.date.get(), connClose))
 			cs.close()
 		}
 	case now-cs.active >= int64(o.IdleTimeout) || cs.loop.srv.draining.Load() && cs.idle():

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"errors"
 	"net"
 	"sync/atomic"
@@ -225,17 +224,13 @@ func (f *forward) answerError(status int, msg string) {
 	if f.hasBody && !f.bodyDone.Load() || f.aborted.Load() {
 		f.closing = true // the rest of the body would be read as a request
 	}
-	var b []byte
-	b = appendText(b, status, msg, f.head, nil, f.s.date.get(), true)
-	if !f.closing {
-		b = appendText(nil, status, msg, f.head, &httpparse.Request{Major: 1, Minor: 1}, f.s.date.get(), false)
-	}
+	fields := ""
 	if status == 503 {
 		// A full pool empties in about a request's time: ask the client
 		// to try again soon (RFC 9110 10.2.3).
-		line := bytes.Index(b, []byte("\r\n")) + 2
-		b = append(b[:line:line], append([]byte("Retry-After: 1\r\n"), b[line:]...)...)
+		fields = "Retry-After: 1\r\n"
 	}
+	b := appendText(nil, status, fields, msg, f.head, f.s.date.get(), connFieldFor(f.http10, f.closing))
 	f.writeLast(b)
 }
 

@@ -37,33 +37,61 @@ func init() {
 	}
 }
 
-// appendConnection appends the Connection header an answer needs: close
-// when the server will close, keep-alive for an HTTP/1.0 client that asked
-// to stay open (1.0 closes by default, RFC 9112 9.3), nothing otherwise.
-func appendConnection(dst []byte, req *httpparse.Request, closing bool) []byte {
+// connField is the Connection field an answer carries.
+type connField uint8
+
+const (
+	// connDefault: none; an HTTP/1.1 connection stays open.
+	connDefault connField = iota
+	// connClose: the server closes after the answer.
+	connClose
+	// connKeepAlive: an HTTP/1.0 client asked to stay open, and 1.0
+	// closes by default (RFC 9112 9.3), so the answer says it stays.
+	connKeepAlive
+)
+
+// connFieldFor is the Connection field of an answer to an HTTP/1.x client
+// (http10: 1.0) after which the server closes or not.
+func connFieldFor(http10, closing bool) connField {
 	switch {
 	case closing:
+		return connClose
+	case http10:
+		return connKeepAlive
+	}
+	return connDefault
+}
+
+// connFieldOf is connFieldFor for req.
+func connFieldOf(req *httpparse.Request, closing bool) connField {
+	return connFieldFor(req.Minor == 0, closing)
+}
+
+func appendConnection(dst []byte, cf connField) []byte {
+	switch cf {
+	case connClose:
 		return append(dst, "Connection: close\r\n"...)
-	case req.Minor == 0:
+	case connKeepAlive:
 		return append(dst, "Connection: keep-alive\r\n"...)
 	}
 	return dst
 }
 
 // appendRedirect appends a redirect answer with an empty body.
-func appendRedirect(dst []byte, m *matcher.Match, req *httpparse.Request, date []byte, closing bool) []byte {
+func appendRedirect(dst []byte, m *matcher.Match, req *httpparse.Request, date []byte, cf connField) []byte {
 	dst = append(dst, redirectLines[m.Status()-300]...)
 	dst = append(dst, "Location: "...)
 	dst = m.AppendLocation(dst, req.Query)
 	dst = append(dst, "\r\nContent-Length: 0\r\n"...)
 	dst = append(dst, date...)
-	dst = appendConnection(dst, req, closing)
+	dst = appendConnection(dst, cf)
 	return append(dst, "\r\n"...)
 }
 
 // appendText appends an answer with a short text/plain body; head leaves
-// the body out, as a HEAD request needs (RFC 9110 9.3.2).
-func appendText(dst []byte, status int, body string, head bool, req *httpparse.Request, date []byte, closing bool) []byte {
+// the body out, as a HEAD request needs (RFC 9110 9.3.2). fields are more
+// header lines, each ending in CRLF.
+func appendText(dst []byte, status int, fields, body string, head bool, date []byte, cf connField) []byte {
 	line, ok := statusLines[status]
 	if !ok {
 		line = "HTTP/1.1 " + strconv.Itoa(status) + " \r\n"
@@ -72,8 +100,9 @@ func appendText(dst []byte, status int, body string, head bool, req *httpparse.R
 	dst = append(dst, "Content-Type: text/plain; charset=utf-8\r\nContent-Length: "...)
 	dst = strconv.AppendInt(dst, int64(len(body)), 10)
 	dst = append(dst, "\r\n"...)
+	dst = append(dst, fields...)
 	dst = append(dst, date...)
-	dst = appendConnection(dst, req, closing)
+	dst = appendConnection(dst, cf)
 	dst = append(dst, "\r\n"...)
 	if !head {
 		dst = append(dst, body...)
@@ -83,11 +112,8 @@ func appendText(dst []byte, status int, body string, head bool, req *httpparse.R
 
 // appendHTTPSRedirect answers with a 301 to the same host (without its
 // port, which served plain HTTP) and target over https.
-func appendHTTPSRedirect(dst []byte, req *httpparse.Request, date []byte, closing bool) []byte {
+func appendHTTPSRedirect(dst []byte, req *httpparse.Request, date []byte, cf connField) []byte {
 	host := req.Host
-	if len(host) == 0 {
-		return appendText(dst, 400, "a Host header is needed to redirect to https\n", false, req, date, closing)
-	}
 	if i := bytes.LastIndexByte(host, ':'); i >= 0 && bytes.IndexByte(host[i:], ']') < 0 {
 		host = host[:i]
 	}
@@ -101,6 +127,6 @@ func appendHTTPSRedirect(dst []byte, req *httpparse.Request, date []byte, closin
 	}
 	dst = append(dst, "\r\nContent-Length: 0\r\n"...)
 	dst = append(dst, date...)
-	dst = appendConnection(dst, req, closing)
+	dst = appendConnection(dst, cf)
 	return append(dst, "\r\n"...)
 }

@@ -1,0 +1,82 @@
+package engine
+
+import (
+	"bytes"
+
+	"github.com/redirectd/redirectd/httpparse"
+	"github.com/redirectd/redirectd/matcher"
+)
+
+// verdict is what answer decided for one request.
+type verdict struct {
+	// status and outcome are what the metrics and the access log record
+	// of an answer the loop wrote.
+	status  int
+	outcome outcome
+	// location (only with an access log) and rule are those of a
+	// redirect.
+	location []byte
+	rule     string
+	// closing: the answer says Connection: close although the request
+	// did not; linger: the connection closes after a lingering read,
+	// since the client may still be sending.
+	closing, linger bool
+	// upstream: nothing was written; the request goes to the upstream.
+	upstream bool
+}
+
+// answer decides what a parsed request gets, in this order: the https
+// redirect, a rule, the upstream, 404. A local answer is appended to out;
+// closing says whether it ends the connection.
+func (cs *conn) answer(out []byte, req *httpparse.Request, rules *matcher.Set, date []byte, closing bool) ([]byte, verdict) {
+	l := cs.loop
+	s := l.srv
+	switch {
+	case s.opts.HTTPSRedirect && !forwardedHTTPS(req):
+		if len(req.Host) == 0 {
+			// There is no host to redirect to.
+			return appendText(out, 400, "", "a Host header is needed to redirect to https\n", false, date, connClose),
+				verdict{status: 400, outcome: outClientError, closing: true}
+		}
+		return appendHTTPSRedirect(out, req, date, connFieldOf(req, closing)), verdict{status: 301, outcome: outRedirect}
+	case rules.Lookup(req.Host, req.Path, req.Query, &l.match):
+		m := &l.match
+		m.Hit()
+		v := verdict{status: m.Status(), outcome: outRedirect, rule: m.Source()}
+		if l.alog != nil {
+			l.loc = m.AppendLocation(l.loc[:0], req.Query)
+			v.location = l.loc
+		}
+		return appendRedirect(out, m, req, date, connFieldOf(req, closing)), v
+	case s.up != nil:
+		if max := s.up.MaxRequestBodyBytes; max > 0 && req.ContentLength > max {
+			return appendText(out, 413, "", "request body too large\n", false, date, connClose),
+				verdict{status: 413, outcome: outClientError, closing: true, linger: true}
+		}
+		return out, verdict{upstream: true}
+	}
+	return appendText(out, 404, "", "not found\n", isHead(req.Method), date, connFieldOf(req, closing)), verdict{status: 404, outcome: outMiss}
+}
+
+// record counts an answer the loop wrote, and logs it with its bytes.
+func (cs *conn) record(v *verdict, answer []byte) {
+	l := cs.loop
+	l.srv.m.answer(v.outcome, v.status)
+	if l.alog != nil {
+		l.log(cs.ip, &l.ri, logged{status: v.status, bytes: int64(len(answer)), location: v.location, rule: v.rule})
+	}
+}
+
+// forwardedHTTPS reports whether a TLS terminator in front marked the
+// request as received over https. Proxies append to X-Forwarded-Proto, so
+// its first value is the client's.
+func forwardedHTTPS(req *httpparse.Request) bool {
+	for i := range req.Headers {
+		h := &req.Headers[i]
+		if len(h.Name) == len("x-forwarded-proto") && bytes.EqualFold(h.Name, []byte("x-forwarded-proto")) {
+			v, _, _ := bytes.Cut(h.Value, []byte{','})
+			return bytes.EqualFold(bytes.TrimSpace(v), []byte("https"))
+		}
+	}
+	return false
+}
