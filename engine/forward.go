@@ -127,7 +127,7 @@ func (cs *conn) startForward(s *Server, req *httpparse.Request, buf []byte, clos
 	if f.body != nil {
 		used = f.feed(buf)
 	}
-	go f.run()
+	s.workers.run(f)
 	return used
 }
 

@@ -141,6 +141,8 @@ type Server struct {
 	// upMetrics holds each upstream server's counters; written in New
 	// only.
 	upMetrics map[string]*upstreamMetrics
+	// workers run the forwards.
+	workers *workers
 	// draining is set by Drain: answers close their connections and idle
 	// connections are closed.
 	draining atomic.Bool
@@ -169,6 +171,7 @@ func New(opts Options, rules *matcher.Set) *Server {
 	s.conns.init(opts.MaxConns, opts.MaxConnsPerIP, opts.IPv6Prefix)
 	s.m = newServerMetrics(s)
 	s.upMetrics = make(map[string]*upstreamMetrics)
+	s.workers = newWorkers()
 	if opts.Upstream != nil {
 		for _, srv := range opts.Upstream.Pool.Servers() {
 			s.upMetrics[srv.Addr] = s.m.forServer(srv.Addr)
