@@ -32,10 +32,10 @@ func (cs *conn) answer(out []byte, req *httpparse.Request, rules *matcher.Set, d
 	l := cs.loop
 	s := l.srv
 	switch {
-	case s.opts.HTTPSRedirect && !forwardedHTTPS(req):
+	case s.opts.HTTPSRedirect && !cs.https(req):
 		if len(req.Host) == 0 {
 			// There is no host to redirect to.
-			return appendText(out, 400, "", "a Host header is needed to redirect to https\n", false, date, connClose),
+			return appendText(out, 400, cs.fields(), "a Host header is needed to redirect to https\n", false, date, connClose),
 				verdict{status: 400, outcome: outClientError, closing: true}
 		}
 		return appendHTTPSRedirect(out, req, date, connFieldOf(req, closing)), verdict{status: 301, outcome: outRedirect}
@@ -47,15 +47,15 @@ func (cs *conn) answer(out []byte, req *httpparse.Request, rules *matcher.Set, d
 			l.loc = m.AppendLocation(l.loc[:0], req.Query)
 			v.location = l.loc
 		}
-		return appendRedirect(out, m, req, date, connFieldOf(req, closing)), v
+		return appendRedirect(out, m, req, cs.fields(), date, connFieldOf(req, closing)), v
 	case s.up != nil:
 		if max := s.up.MaxRequestBodyBytes; max > 0 && req.ContentLength > max {
-			return appendText(out, 413, "", "request body too large\n", false, date, connClose),
+			return appendText(out, 413, cs.fields(), "request body too large\n", false, date, connClose),
 				verdict{status: 413, outcome: outClientError, closing: true, linger: true}
 		}
 		return out, verdict{upstream: true}
 	}
-	return appendText(out, 404, "", "not found\n", isHead(req.Method), date, connFieldOf(req, closing)), verdict{status: 404, outcome: outMiss}
+	return appendText(out, 404, cs.fields(), "not found\n", isHead(req.Method), date, connFieldOf(req, closing)), verdict{status: 404, outcome: outMiss}
 }
 
 // record counts an answer the loop wrote, and logs it with its bytes.
@@ -65,6 +65,21 @@ func (cs *conn) record(v *verdict, answer []byte) {
 	if l.alog != nil {
 		l.log(cs.ip, &l.ri, logged{status: v.status, bytes: int64(len(answer)), location: v.location, rule: v.rule})
 	}
+}
+
+// https reports whether req came over https: through the TLS listener, or
+// marked so by a TLS terminator in front, which https_redirect trusts.
+func (cs *conn) https(req *httpparse.Request) bool {
+	return cs.tls || cs.loop.srv.opts.HTTPSRedirect && forwardedHTTPS(req)
+}
+
+// fields are the header lines every answer on the connection carries:
+// Strict-Transport-Security on the TLS port when hsts is set.
+func (cs *conn) fields() string {
+	if cs.tls {
+		return cs.loop.srv.tls.hsts
+	}
+	return ""
 }
 
 // forwardedHTTPS reports whether a TLS terminator in front marked the

@@ -15,6 +15,8 @@ type conn struct {
 	loop *loop
 	idx  int // position in loop.conns
 	ip   netip.Addr
+	// tls: the connection came through the TLS listener (tlsConn).
+	tls bool
 	// discard counts request body bytes still to be skipped: a body sent
 	// with a request answered locally is not needed, but its bytes come
 	// before the next request.
@@ -131,7 +133,7 @@ func (cs *conn) serve(buf []byte, s *Server) (used int, res result) {
 		if err != nil {
 			mark := len(out)
 			var v verdict
-			out, v = appendParseError(out, err, date)
+			out, v = appendParseError(out, err, cs.fields(), date)
 			// The request's fields are not to be trusted after an error.
 			l.ri = requestInfo{}
 			cs.record(&v, out[mark:])
@@ -203,14 +205,14 @@ func isHead(method []byte) bool { return string(method) == "HEAD" }
 
 // appendParseError answers a request that could not be parsed with the
 // status the parser chose (400 for anything unclassified).
-func appendParseError(dst []byte, err error, date []byte) ([]byte, verdict) {
+func appendParseError(dst []byte, err error, fields string, date []byte) ([]byte, verdict) {
 	status, msg := 400, "bad request\n"
 	var pe *httpparse.Error
 	if errors.As(err, &pe) {
 		status = pe.Status
 		msg = pe.Msg + "\n"
 	}
-	return appendText(dst, status, "", msg, false, date, connClose), verdict{status: status, outcome: errorOutcome(status), closing: true}
+	return appendText(dst, status, fields, msg, false, date, connClose), verdict{status: status, outcome: errorOutcome(status), closing: true}
 }
 
 func errorOutcome(status int) outcome {
@@ -226,7 +228,9 @@ func errorOutcome(status int) outcome {
 // a byte, lingerTotal passes, or lingerMaxRead bytes have come.
 func (cs *conn) startLinger(c gnet.Conn, now int64, unread int) gnet.Action {
 	cs.lingerUntil = now + int64(lingerTotal)
-	if c.OutboundBuffered() == 0 {
+	if tc, ok := c.(*tlsConn); ok {
+		tc.closeWriteAfterFlush()
+	} else if c.OutboundBuffered() == 0 {
 		// Without this the client would only see the end of the answer
 		// when the lingering read ends.
 		unix.Shutdown(c.Fd(), unix.SHUT_WR)
@@ -263,7 +267,7 @@ func (cs *conn) checkDeadline(now int64) {
 			cs.loop.srv.m.timeouts.header.Inc()
 			cs.loop.srv.m.answer(outClientError, 408)
 			// Tell the client why, as nginx and HAProxy do with 408.
-			cs.c.Write(appendText(cs.loop.out[:0], 408, "", "request head not received in time\n", false, cs.loop.srv.date.get(), connClose))
+			cs.c.Write(appendText(cs.loop.out[:0], 408, cs.fields(), "request head not received in time\n", false, cs.loop.srv.date.get(), connClose))
 			cs.close()
 		}
 	case now-cs.active >= int64(o.IdleTimeout) || cs.loop.srv.draining.Load() && cs.idle():

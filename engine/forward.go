@@ -103,7 +103,7 @@ func (cs *conn) startForward(s *Server, req *httpparse.Request, buf []byte, clos
 	// rebuilding the target and Host (upstream.Pool).
 	r.SetRequestURIBytes(upstreamTarget(req))
 	if f.srv != nil {
-		s.upstreamHeaders(fasthttpHeaders{&r.Header}, req, cs.ip, f.srv.Addr)
+		s.upstreamHeaders(fasthttpHeaders{&r.Header}, req, cs.ip, cs.https(req), f.srv.Addr)
 	}
 	used := 0
 	switch {
@@ -224,11 +224,11 @@ func (f *forward) answerError(status int, msg string) {
 	if f.hasBody && !f.bodyDone.Load() || f.aborted.Load() {
 		f.closing = true // the rest of the body would be read as a request
 	}
-	fields := ""
+	fields := f.cs.fields()
 	if status == 503 {
 		// A full pool empties in about a request's time: ask the client
 		// to try again soon (RFC 9110 10.2.3).
-		fields = "Retry-After: 1\r\n"
+		fields += "Retry-After: 1\r\n"
 	}
 	b := appendText(nil, status, fields, msg, f.head, f.s.date.get(), connFieldFor(f.http10, f.closing))
 	f.writeLast(b)

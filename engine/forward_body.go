@@ -171,7 +171,7 @@ func (cs *conn) whileForwarding(c gnet.Conn, buf []byte) gnet.Action {
 func (f *forward) refuse(c gnet.Conn, status int, msg string, unread int) gnet.Action {
 	cs, s := f.cs, f.s
 	if f.sent.Load() == 0 {
-		b := appendText(cs.loop.out[:0], status, "", msg, f.head, s.date.get(), connClose)
+		b := appendText(cs.loop.out[:0], status, cs.fields(), msg, f.head, s.date.get(), connClose)
 		f.status.Store(int32(status))
 		f.sent.Add(int64(len(b)))
 		s.m.answer(outClientError, status)

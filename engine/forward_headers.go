@@ -60,11 +60,12 @@ var (
 //     Content-Length (the forward frames the body itself), Expect (answered
 //     here) and the X-Forwarded-* this function sets;
 //   - X-Forwarded-For: the client's list with the client appended;
-//     X-Forwarded-Proto: http, or https when https_redirect trusts the TLS
-//     terminator's mark on the request; X-Forwarded-Host: the request's host.
+//     X-Forwarded-Proto: https when the request came over https (the TLS
+//     listener, or a TLS terminator's mark that https_redirect trusts),
+//     else http; X-Forwarded-Host: the request's host.
 //
 // A tunnel adds its Upgrade and Connection after these.
-func (s *Server) upstreamHeaders(sink headerSink, req *httpparse.Request, client netip.Addr, srvAddr string) {
+func (s *Server) upstreamHeaders(sink headerSink, req *httpparse.Request, client netip.Addr, https bool, srvAddr string) {
 	host := req.Host
 	if s.up.HostFromUpstream || len(host) == 0 {
 		host = []byte(srvAddr)
@@ -93,8 +94,8 @@ func (s *Server) upstreamHeaders(sink headerSink, req *httpparse.Request, client
 	}
 	sink.add(hdrXForwardedFor, client.AppendTo(xff))
 	proto := protoHTTP
-	if s.opts.HTTPSRedirect && forwardedHTTPS(req) {
-		proto = protoHTTPS // marked by the TLS terminator this mode trusts
+	if https {
+		proto = protoHTTPS
 	}
 	sink.add(hdrXForwardedProt, proto)
 	if len(req.Host) > 0 {

@@ -58,14 +58,16 @@ func (f *forward) answerHead(code int, msg []byte, fields iter.Seq2[[]byte, []by
 	}
 	head = append(head, "\r\n"...)
 	var connTokens []byte
+	hsts := f.cs.fields() != ""
 	for k, v := range fields {
 		if bytes.EqualFold(k, []byte("connection")) {
 			connTokens = append(append(connTokens, v...), ',')
 		}
 	}
 	for k, v := range fields {
-		if isHopByHop(k, connTokens) || bytes.EqualFold(k, []byte("content-length")) {
-			continue
+		if isHopByHop(k, connTokens) || bytes.EqualFold(k, []byte("content-length")) ||
+			hsts && bytes.EqualFold(k, []byte("strict-transport-security")) {
+			continue // the TLS port's own Strict-Transport-Security replaces the upstream's
 		}
 		head = append(append(append(append(head, k...), ": "...), v...), "\r\n"...)
 	}
@@ -79,6 +81,7 @@ func (f *forward) answerHead(code int, msg []byte, fields iter.Seq2[[]byte, []by
 		chunkedOut = true
 		head = append(head, "Transfer-Encoding: chunked\r\n"...)
 	}
+	head = append(head, f.cs.fields()...)
 	if f.closing {
 		head = append(head, "Connection: close\r\n"...)
 	} else if f.http10 {

@@ -96,6 +96,12 @@ func TestForwardRequest(t *testing.T) {
 	for _, l := range lines {
 		got[l] = true
 	}
+	// The client's own X-Forwarded-Proto is not trusted; over TLS the
+	// request came over https.
+	proto := "X-Forwarded-Proto: http"
+	if overTLS {
+		proto = "X-Forwarded-Proto: https"
+	}
 	for _, must := range []string{
 		"GET /miss/x?b=2&a=1",
 		"Host: site.example",
@@ -103,7 +109,7 @@ func TestForwardRequest(t *testing.T) {
 		"Upgrade-Insecure-Requests: 1",
 		"User-Agent: test",
 		"X-Forwarded-For: 203.0.113.7, 127.0.0.1",
-		"X-Forwarded-Proto: http",
+		proto,
 		"X-Forwarded-Host: site.example",
 		"body 0 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
 	} {

@@ -47,7 +47,8 @@ func (h *handler) OnOpen(c gnet.Conn) (out []byte, action gnet.Action) {
 		v, _ = h.loops.LoadOrStore(el, newLoop(s, el))
 	}
 	l := v.(*loop)
-	cs := &conn{c: c, loop: l, ip: ip, active: s.clock.now()}
+	_, isTLS := c.(*tlsConn)
+	cs := &conn{c: c, loop: l, ip: ip, tls: isTLS, active: s.clock.now()}
 	l.add(cs)
 	c.SetContext(cs)
 	s.testPanic(atOpen, nil)

@@ -78,11 +78,12 @@ func appendConnection(dst []byte, cf connField) []byte {
 }
 
 // appendRedirect appends a redirect answer with an empty body.
-func appendRedirect(dst []byte, m *matcher.Match, req *httpparse.Request, date []byte, cf connField) []byte {
+func appendRedirect(dst []byte, m *matcher.Match, req *httpparse.Request, fields string, date []byte, cf connField) []byte {
 	dst = append(dst, redirectLines[m.Status()-300]...)
 	dst = append(dst, "Location: "...)
 	dst = m.AppendLocation(dst, req.Query)
 	dst = append(dst, "\r\nContent-Length: 0\r\n"...)
+	dst = append(dst, fields...)
 	dst = append(dst, date...)
 	dst = appendConnection(dst, cf)
 	return append(dst, "\r\n"...)

@@ -58,6 +58,8 @@ type Options struct {
 	// own. A connection that sends nothing is handed over only after about
 	// a second, then timed out by HeaderTimeout as usual.
 	DeferAccept bool
+	// TLS, when set, serves TLS on a listener of its own.
+	TLS *TLSOptions
 	// Upstream, when set, receives the requests no rule matches; without
 	// it they get 404.
 	Upstream *UpstreamOptions
@@ -143,6 +145,8 @@ type Server struct {
 	upMetrics map[string]*upstreamMetrics
 	// workers run the forwards.
 	workers *workers
+	// tls is the TLS listener, if any.
+	tls *tlsListener
 	// draining is set by Drain: answers close their connections and idle
 	// connections are closed.
 	draining atomic.Bool
@@ -226,6 +230,18 @@ func (s *Server) Run() error {
 		return err
 	}
 	s.addr = addr
+	if s.opts.TLS != nil {
+		if err := s.listenTLS(); err != nil {
+			return err
+		}
+		go func() {
+			select {
+			case <-s.ready:
+				s.tls.serve()
+			case <-s.stopping:
+			}
+		}()
+	}
 	err = gnet.Run(s.handler, "tcp://"+addr,
 		gnet.WithNumEventLoop(s.opts.EventLoops),
 		// Each loop gets its own listening socket, so the kernel spreads
@@ -249,6 +265,9 @@ func (s *Server) Run() error {
 // connection is left or ctx ends, whichever is first.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.draining.Store(true)
+	if s.tls != nil {
+		s.tls.stopAccepting()
+	}
 	if err := s.stopAccepting(); err != nil {
 		s.log.Warn("cannot close the listeners before draining; new connections are served until the end", "err", err)
 	}
@@ -325,10 +344,22 @@ func (s *Server) Stop(ctx context.Context) error {
 	s.engMu.Lock()
 	eng := s.eng
 	s.engMu.Unlock()
+	if s.tls != nil {
+		s.tls.stop(ctx)
+	}
 	if err := eng.Stop(ctx); err != nil && !errors.Is(err, context.Canceled) {
 		return err
 	}
 	return nil
+}
+
+// sendTimeout is how long a write to a client may make no progress: the
+// upstream's send_timeout when forwarding, else the idle timeout.
+func (s *Server) sendTimeout() time.Duration {
+	if s.up != nil {
+		return s.up.SendTimeout
+	}
+	return s.opts.IdleTimeout
 }
 
 // gnetLogger routes gnet's messages to slog; gnet's default is zap on

@@ -45,6 +45,9 @@ func startServerWith(t *testing.T, opts engine.Options) *engine.Server {
 	if opts.EventLoops == 0 {
 		opts.EventLoops = 2
 	}
+	if overTLS && opts.TLS == nil {
+		opts.TLS = testTLSOptions(t)
+	}
 	srv := engine.New(opts, set)
 	done := make(chan error, 1)
 	go func() { done <- srv.Run() }()
@@ -100,8 +103,13 @@ type answer struct {
 	Close    bool
 }
 
+// dial connects to the server's plain port, or to its TLS port under
+// TestOverTLS, with the handshake done.
 func dial(t *testing.T, srv *engine.Server) net.Conn {
 	t.Helper()
+	if overTLS {
+		return dialTLS(t, srv)
+	}
 	c, err := net.DialTimeout("tcp", srv.Addr(), 2*time.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -210,7 +218,6 @@ func TestPipelined(t *testing.T) {
 func TestSplitRequest(t *testing.T) {
 	srv := startServer(t)
 	c := dial(t, srv)
-	c.(*net.TCPConn).SetNoDelay(true)
 	req := "GET /old HTTP/1.1\r\nHost: a\r\nUser-Agent: test\r\n\r\n"
 	for i := range len(req) {
 		if _, err := c.Write([]byte{req[i]}); err != nil {

@@ -1,0 +1,141 @@
+package engine_test
+
+import (
+	"bufio"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"io"
+	"math/big"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redirectd/redirectd/engine"
+)
+
+// overTLS makes startServerWith add a TLS listener and dial connect to it,
+// so that TestOverTLS runs the traffic-port tests over TLS. No engine test
+// calls t.Parallel, so a package variable is safe.
+var overTLS bool
+
+var (
+	testCertOnce sync.Once
+	testCert     tls.Certificate
+	testRoots    *x509.CertPool
+)
+
+// testCertificate is a self-signed ECDSA P-256 certificate for
+// example.com, *.example.com and 127.0.0.1.
+func testCertificate(t testing.TB) (tls.Certificate, *x509.CertPool) {
+	testCertOnce.Do(func() {
+		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		if err != nil {
+			panic(err)
+		}
+		tmpl := &x509.Certificate{
+			SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "example.com"},
+			DNSNames: []string{"example.com", "*.example.com"}, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
+			NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+			KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+			BasicConstraintsValid: true, IsCA: true,
+		}
+		der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+		if err != nil {
+			panic(err)
+		}
+		leaf, _ := x509.ParseCertificate(der)
+		testCert = tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}
+		testRoots = x509.NewCertPool()
+		testRoots.AddCert(leaf)
+	})
+	return testCert, testRoots
+}
+
+func testTLSOptions(t testing.TB) *engine.TLSOptions {
+	cert, _ := testCertificate(t)
+	return &engine.TLSOptions{Listen: "127.0.0.1:0", Config: &tls.Config{
+		Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12, NextProtos: []string{"http/1.1"},
+	}}
+}
+
+// dialTLS connects to the TLS port; the handshake happens with the first
+// write or read, so that a connection the server refuses at once reads as
+// closed, as on the plain port.
+func dialTLS(t *testing.T, srv *engine.Server) net.Conn {
+	t.Helper()
+	_, roots := testCertificate(t)
+	raw, err := net.DialTimeout("tcp", srv.TLSAddr(), 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := tls.Client(raw, &tls.Config{ServerName: "example.com", RootCAs: roots, NextProtos: []string{"http/1.1"}})
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// TestOverTLS runs the traffic port's tests that apply over TLS: the same
+// answers, framing, strictness, pipelining, timeouts, limits and
+// forwarding, through the TLS listener.
+func TestOverTLS(t *testing.T) {
+	tests := []struct {
+		name string
+		f    func(*testing.T)
+	}{
+		{"Answers", TestAnswers},
+		{"Pipelined", TestPipelined},
+		{"SplitRequest", TestSplitRequest},
+		{"BodyIsSkipped", TestBodyIsSkipped},
+		{"HTTP10KeepAlive", TestHTTP10KeepAlive},
+		{"Malformed", TestMalformed},
+		{"StrictRequestLine", TestStrictRequestLine},
+		{"StrictHeaders", TestStrictHeaders},
+		{"StrictFraming", TestStrictFraming},
+		{"IdleTimeout", TestIdleTimeout},
+		{"HeaderTimeout", TestHeaderTimeout},
+		{"LingeringClose", TestLingeringClose},
+		{"ConnectionsPerIP", TestConnectionsPerIP},
+		{"MaxConnections", TestMaxConnections},
+		{"UnreadAnswersClose", TestUnreadAnswersClose},
+		{"ForwardRequest", TestForwardRequest},
+		{"ForwardBodies", TestForwardBodies},
+		{"ForwardAnswers", TestForwardAnswers},
+		{"ForwardPipelined", TestForwardPipelined},
+		{"ForwardFailures", TestForwardFailures},
+		{"ForwardErrorKeepsHTTP10KeepAlive", TestForwardErrorKeepsHTTP10KeepAlive},
+		{"ForwardTargetAndHost", TestForwardTargetAndHost},
+		{"OpenRedirects", TestOpenRedirects},
+		{"RequestLineParts", TestRequestLineParts},
+		{"WebSocketTunnel", TestWebSocketTunnel},
+		{"WebSocketRefused", TestWebSocketRefused},
+		{"WebSocketRefusedThenRequest", TestWebSocketRefusedThenRequest},
+		{"WebSocketBytesAfter101", TestWebSocketBytesAfter101},
+		{"WebSocketSeveralUpgrades", TestWebSocketSeveralUpgrades},
+		{"TunnelHeaderPolicy", TestTunnelHeaderPolicy},
+		{"TunnelIdleTimeout", TestTunnelIdleTimeout},
+		{"ForwardBodyTimeoutWithoutProgress", TestForwardBodyTimeoutWithoutProgress},
+		{"UpstreamSlowAnswer", TestUpstreamSlowAnswer},
+		{"UpstreamSlowUpload", TestUpstreamSlowUpload},
+		{"UpstreamLargeAnswerHead", TestUpstreamLargeAnswerHead},
+		{"PoolWaitTimeout", TestPoolWaitTimeout},
+		{"SendTimeout", TestSendTimeout},
+	}
+	overTLS = true
+	defer func() { overTLS = false }()
+	for _, tc := range tests {
+		t.Run(tc.name, tc.f)
+	}
+}
+
+// readTLSAnswer sends req over a fresh TLS connection and reads the answer.
+func readTLSAnswer(t *testing.T, srv *engine.Server, req string) (*bufio.Reader, net.Conn) {
+	t.Helper()
+	c := dialTLS(t, srv)
+	io.WriteString(c, req)
+	return bufio.NewReader(c), c
+}

@@ -1,0 +1,460 @@
+package engine
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/panjf2000/gnet/v2"
+)
+
+// tlsConn is a TLS connection dressed as a gnet.Conn, so that the handler
+// serves it with the code that serves the plain port: OnOpen, OnTraffic
+// and OnClose are called as gnet calls them, with the connection's
+// tlsLoop locked in place of running on an event loop.
+//
+// Its goroutine (run) does the handshake, then reads, decrypts and hands
+// each read to OnTraffic. What the handler writes is buffered (out) and
+// written by flush once the loop's lock is released, by whichever
+// goroutine wrote it: the connection's own after OnTraffic, a forward's
+// after AsyncWrite. A write that makes no progress for the send timeout
+// fails and closes the connection, as the loop's sweep closes a plain one.
+type tlsConn struct {
+	t   *tlsListener
+	tl  *tlsLoop
+	raw net.Conn
+	tc  *tls.Conn
+	ctx any
+
+	// in is the inbound buffer (with tl.mu held); Discard reslices it, so
+	// that slices of it handed out by Peek stay valid until the next read.
+	in, inBase []byte
+	// out is what the handler wrote and flush has not taken (tl.mu).
+	out, spare []byte
+	// flushing is set while a goroutine writes (tl.mu); flushed is
+	// signalled when it stops, for the teardown's last flush.
+	flushing bool
+	flushed  *sync.Cond
+	// inflight is what the flushing goroutine took and the socket has not
+	// yet accepted, as far as the raw writes tell (progress).
+	inflight atomic.Int64
+	// closeReq asks the connection's goroutine to close; shutWrite asks
+	// the flush to end the write side once out is empty (a lingering
+	// close); gone is set once OnClose ran (tl.mu).
+	closeReq  atomic.Bool
+	shutWrite bool
+	gone      bool
+	// writeErr is set when a write failed: the connection is closing.
+	writeErr atomic.Bool
+	// waiting is set while the connection's goroutine holds off reading
+	// (tl.mu): a forward has more than tlsMaxPending of the client's bytes
+	// waiting. room wakes it (kick).
+	waiting bool
+	room    chan struct{}
+}
+
+// tlsMaxPending is how much of what a client sent may wait while one of its
+// requests is forwarded or tunnelled before the connection stops reading
+// it. The plain port cannot stop reading (gnet reads whatever arrives) and
+// closes past maxPendingWhileForwarding; here the client is held back by
+// TCP flow control instead, as nginx holds back a body the upstream reads
+// slowly.
+const tlsMaxPending = 256 << 10
+
+func newTLSConn(t *tlsListener, tl *tlsLoop, nc net.Conn) *tlsConn {
+	c := &tlsConn{t: t, tl: tl}
+	c.raw = &progressConn{Conn: nc, c: c}
+	c.tc = tls.Server(c.raw, t.opts.Config)
+	c.flushed = sync.NewCond(&tl.mu)
+	c.room = make(chan struct{}, 1)
+	return c
+}
+
+// tlsReadSize is the read buffer of a TLS connection; crypto/tls keeps
+// the rest of a record for the next read.
+const tlsReadSize = 8 << 10
+
+func (c *tlsConn) run() {
+	defer c.t.wg.Done()
+	s := c.t.s
+	h := s.handler
+	c.tl.lock()
+	_, act := h.OnOpen(c)
+	opened := act != gnet.Close && c.ctx != nil
+	if opened {
+		if c.tl.conns == nil {
+			c.tl.conns = make(map[*tlsConn]struct{})
+		}
+		c.tl.conns[c] = struct{}{}
+	}
+	c.tl.unlock()
+	if !opened {
+		c.raw.Close()
+		if opened {
+			c.teardown()
+		}
+		return
+	}
+	// The handshake counts toward the connection limits (OnOpen above) and
+	// has a deadline of its own: a slow handshake is slowloris too.
+	ctx, cancel := context.WithTimeout(context.Background(), c.t.opts.HandshakeTimeout)
+	err := c.tc.HandshakeContext(ctx)
+	cancel()
+	if c.t.opts.Handshake != nil {
+		st := c.tc.ConnectionState()
+		c.t.opts.Handshake(&st, err)
+	}
+	if err == nil {
+		c.readLoop(h)
+	}
+	c.teardown()
+}
+
+func (c *tlsConn) readLoop(h *handler) {
+	buf := make([]byte, tlsReadSize)
+	for !c.closeReq.Load() {
+		n, err := c.tc.Read(buf)
+		if n > 0 {
+			c.tl.lock()
+			if c.closeReq.Load() {
+				c.tl.unlock()
+				return
+			}
+			if len(c.in) == 0 {
+				c.in = c.inBase[:0]
+			}
+			c.in = append(c.in, buf[:n]...)
+			if len(c.in) == n {
+				c.inBase = c.in
+			}
+			act := h.OnTraffic(c)
+			for act != gnet.Close && c.holdBack() {
+				c.waiting = true
+				c.tl.unlock()
+				c.flush()
+				<-c.room
+				c.tl.lock()
+				c.waiting = false
+			}
+			c.tl.unlock()
+			c.flush()
+			if act == gnet.Close {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// holdBack reports whether the connection should wait before reading more
+// (tl.mu): its request is being forwarded and enough of what follows is
+// buffered.
+func (c *tlsConn) holdBack() bool {
+	if c.closeReq.Load() || len(c.in) <= tlsMaxPending {
+		return false
+	}
+	cs, _ := c.ctx.(*conn)
+	return cs != nil && cs.fwd != nil
+}
+
+// kick wakes the connection's goroutine if it holds off reading, to look
+// again.
+func (c *tlsConn) kick() {
+	select {
+	case c.room <- struct{}{}:
+	default:
+	}
+}
+
+// teardown writes what is left to write, closes, and calls OnClose.
+func (c *tlsConn) teardown() {
+	c.closeReq.Store(true)
+	c.tl.lock()
+	for c.flushing {
+		c.flushed.Wait()
+		c.tl.held.Store(true)
+	}
+	c.tl.unlock()
+	c.flush()
+	c.tc.Close()
+	c.tl.lock()
+	c.gone = true
+	delete(c.tl.conns, c)
+	c.t.s.handler.OnClose(c, nil)
+	c.tl.unlock()
+}
+
+// flush writes out until it is empty, unless another goroutine is at it:
+// that one finds what was added, since it stops only when it sees out
+// empty with the lock held.
+func (c *tlsConn) flush() {
+	c.tl.lock()
+	if c.flushing {
+		c.tl.unlock()
+		return
+	}
+	c.flushing = true
+	for len(c.out) > 0 && !c.writeErr.Load() {
+		p := c.out
+		c.out, c.spare = c.spare[:0], nil
+		c.inflight.Store(int64(len(p)))
+		c.tl.unlock()
+		_, err := c.tc.Write(p)
+		c.inflight.Store(0)
+		c.tl.lock()
+		c.spare = p[:0]
+		if cap(c.spare) > maxKeptOut {
+			c.spare = nil
+		}
+		if err != nil {
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() && !c.closeReq.Load() {
+				c.t.s.m.timeouts.send.Inc() // the client took nothing for the send timeout
+			}
+			c.writeErr.Store(true)
+			c.out = c.out[:0]
+			c.requestClose()
+		}
+	}
+	shut := c.shutWrite && len(c.out) == 0 && !c.writeErr.Load()
+	c.shutWrite = false
+	c.flushing = false
+	c.flushed.Broadcast()
+	c.tl.unlock()
+	if shut {
+		// The client sees the end of the answer before the lingering
+		// read ends, as the plain port's shutdown(SHUT_WR) does.
+		c.tc.CloseWrite()
+		if cw, ok := c.raw.(*progressConn).Conn.(interface{ CloseWrite() error }); ok {
+			cw.CloseWrite()
+		}
+	}
+}
+
+// maxKeptOut is the capacity of a spent write buffer kept for the next
+// write; a bigger one (a large answer) is let go.
+const maxKeptOut = 64 << 10
+
+// requestClose has the connection's goroutine close: its read returns at
+// once.
+func (c *tlsConn) requestClose() {
+	if !c.closeReq.Swap(true) {
+		c.raw.SetReadDeadline(time.Unix(1, 0))
+		c.kick()
+	}
+}
+
+// progressConn is the TCP connection under crypto/tls: each write gets the
+// send timeout as its deadline, so a client that stops reading fails the
+// write, and the bytes it accepts are taken off inflight, so that
+// OutboundBuffered shows progress as the plain port's does.
+type progressConn struct {
+	net.Conn
+	c *tlsConn
+}
+
+func (p *progressConn) Write(b []byte) (int, error) {
+	p.Conn.SetWriteDeadline(time.Now().Add(p.c.t.s.sendTimeout()))
+	n, err := p.Conn.Write(b)
+	if v := p.c.inflight.Add(-int64(n)); v < 0 {
+		p.c.inflight.Store(0) // records are bigger than their plaintext
+	}
+	return n, err
+}
+
+// The gnet.Conn methods the handler uses, with gnet's meaning. Those
+// marked "loop" are called with tl.mu held.
+
+// Peek returns the inbound buffer (loop).
+func (c *tlsConn) Peek(n int) ([]byte, error) {
+	if n < 0 || n > len(c.in) {
+		return c.in, nil
+	}
+	return c.in[:n], nil
+}
+
+// Next returns and discards n bytes (loop).
+func (c *tlsConn) Next(n int) ([]byte, error) {
+	b, _ := c.Peek(n)
+	c.in = c.in[len(b):]
+	return b, nil
+}
+
+// Discard drops n buffered bytes, all of them for n <= 0 as gnet does
+// (loop).
+func (c *tlsConn) Discard(n int) (int, error) {
+	if n <= 0 || n > len(c.in) {
+		n = len(c.in)
+	}
+	c.in = c.in[n:]
+	if c.waiting {
+		c.kick()
+	}
+	return n, nil
+}
+
+// InboundBuffered is what is buffered and not discarded (loop).
+func (c *tlsConn) InboundBuffered() int { return len(c.in) }
+
+// Write buffers p for flush (loop).
+func (c *tlsConn) Write(p []byte) (int, error) {
+	if c.writeErr.Load() || c.gone {
+		return 0, net.ErrClosed
+	}
+	c.out = append(c.out, p...)
+	return len(p), nil
+}
+
+// Writev is Write of each (loop).
+func (c *tlsConn) Writev(bs [][]byte) (n int, err error) {
+	for _, b := range bs {
+		m, err := c.Write(b)
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// Flush is a no-op: flush runs when the loop's lock is released.
+func (c *tlsConn) Flush() error { return nil }
+
+// OutboundBuffered is what is written and not yet taken by the socket
+// (loop).
+func (c *tlsConn) OutboundBuffered() int { return len(c.out) + int(c.inflight.Load()) }
+
+// AsyncWrite writes p from any goroutine and then calls callback with the
+// loop's lock held, as gnet calls it on the loop. It writes on the
+// calling goroutine (a forward's), which the write holds back while the
+// client is slow to read: that is the forward's flow control.
+func (c *tlsConn) AsyncWrite(p []byte, callback gnet.AsyncCallback) error {
+	if c.tl.held.Load() {
+		// Called on the loop (or while it is busy with another
+		// connection): gnet queues the write for later; so does this.
+		go c.asyncWrite(p, callback)
+		return nil
+	}
+	c.asyncWrite(p, callback)
+	return nil
+}
+
+func (c *tlsConn) asyncWrite(p []byte, callback gnet.AsyncCallback) {
+	c.tl.lock()
+	_, err := c.Write(p)
+	c.tl.unlock()
+	c.flush()
+	if callback != nil {
+		c.tl.lock()
+		if c.gone || c.writeErr.Load() {
+			err = net.ErrClosed
+		}
+		callback(c, err)
+		if c.waiting {
+			c.kick()
+		}
+		c.tl.unlock()
+		c.flush()
+	}
+}
+
+// AsyncWritev is AsyncWrite of the buffers joined.
+func (c *tlsConn) AsyncWritev(bs [][]byte, callback gnet.AsyncCallback) error {
+	var p []byte
+	for _, b := range bs {
+		p = append(p, b...)
+	}
+	return c.AsyncWrite(p, callback)
+}
+
+// Wake calls OnTraffic from another goroutine, as gnet's Wake has the loop
+// call it.
+func (c *tlsConn) Wake(callback gnet.AsyncCallback) error {
+	go func() {
+		c.tl.lock()
+		if c.gone || c.closeReq.Load() {
+			if callback != nil {
+				callback(c, net.ErrClosed)
+			}
+			c.tl.unlock()
+			return
+		}
+		act := c.t.s.handler.OnTraffic(c)
+		if callback != nil {
+			callback(c, nil)
+		}
+		if c.waiting {
+			c.kick() // the forward may have ended
+		}
+		c.tl.unlock()
+		c.flush()
+		if act == gnet.Close {
+			c.requestClose()
+		}
+	}()
+	return nil
+}
+
+// Close has the connection's goroutine write what is buffered, close and
+// call OnClose; it does not wait, and may be called with the lock held.
+func (c *tlsConn) Close() error {
+	c.requestClose()
+	return nil
+}
+
+// CloseWithCallback is Close; the callback runs once OnClose has.
+func (c *tlsConn) CloseWithCallback(callback gnet.AsyncCallback) error {
+	c.requestClose()
+	if callback != nil {
+		go func() {
+			c.tl.lock()
+			for !c.gone {
+				c.tl.unlock()
+				time.Sleep(time.Millisecond)
+				c.tl.lock()
+			}
+			callback(c, nil)
+			c.tl.unlock()
+		}()
+	}
+	return nil
+}
+
+// closeWriteAfterFlush ends the write side once what is buffered is
+// written (loop): the lingering close's shutdown(SHUT_WR).
+func (c *tlsConn) closeWriteAfterFlush() { c.shutWrite = true }
+
+func (c *tlsConn) Context() any                     { return c.ctx }
+func (c *tlsConn) SetContext(ctx any)               { c.ctx = ctx }
+func (c *tlsConn) EventLoop() gnet.EventLoop        { return c.tl }
+func (c *tlsConn) LocalAddr() net.Addr              { return c.raw.LocalAddr() }
+func (c *tlsConn) RemoteAddr() net.Addr             { return c.raw.RemoteAddr() }
+func (c *tlsConn) SetDeadline(time.Time) error      { return errUnsupported }
+func (c *tlsConn) SetReadDeadline(time.Time) error  { return errUnsupported }
+func (c *tlsConn) SetWriteDeadline(time.Time) error { return errUnsupported }
+
+// The rest of gnet.Conn, which the handler does not use.
+func (c *tlsConn) Read([]byte) (int, error)               { return 0, errUnsupported }
+func (c *tlsConn) WriteTo(io.Writer) (int64, error)       { return 0, errUnsupported }
+func (c *tlsConn) ReadFrom(io.Reader) (int64, error)      { return 0, errUnsupported }
+func (c *tlsConn) SendTo([]byte, net.Addr) (int, error)   { return 0, errUnsupported }
+func (c *tlsConn) Fd() int                                { return -1 }
+func (c *tlsConn) Dup() (int, error)                      { return -1, errUnsupported }
+func (c *tlsConn) SetReadBuffer(int) error                { return errUnsupported }
+func (c *tlsConn) SetWriteBuffer(int) error               { return errUnsupported }
+func (c *tlsConn) SetLinger(int) error                    { return errUnsupported }
+func (c *tlsConn) SetKeepAlivePeriod(time.Duration) error { return errUnsupported }
+func (c *tlsConn) SetNoDelay(bool) error                  { return errUnsupported }
+func (c *tlsConn) SetKeepAlive(bool, time.Duration, time.Duration, int) error {
+	return errUnsupported
+}
+
+var _ gnet.Conn = (*tlsConn)(nil)
+var _ gnet.EventLoop = (*tlsLoop)(nil)
