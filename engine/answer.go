@@ -32,7 +32,7 @@ func (cs *conn) answer(out []byte, req *httpparse.Request, rules *matcher.Set, d
 	l := cs.loop
 	s := l.srv
 	switch {
-	case s.opts.HTTPSRedirect && !forwardedHTTPS(req):
+	case s.opts.HTTPSRedirect && !cs.forwardedHTTPS(req): // trusted peers only (clientaddr.go)
 		if len(req.Host) == 0 {
 			// There is no host to redirect to.
 			return appendText(out, 400, "", "a Host header is needed to redirect to https\n", false, date, connClose),

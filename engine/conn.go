@@ -15,6 +15,8 @@ type conn struct {
 	loop *loop
 	idx  int // position in loop.conns
 	ip   netip.Addr
+	// proxy is what the peer is trusted with (clientaddr.go).
+	proxy proxyConn
 	// discard counts request body bytes still to be skipped: a body sent
 	// with a request answered locally is not needed, but its bytes come
 	// before the next request.
@@ -163,6 +165,7 @@ func (cs *conn) serve(buf []byte, s *Server) (used int, res result) {
 		}
 		if l.alog != nil {
 			l.ri.from(req)
+			l.ri.client = cs.requestClient(req) // clientaddr.go
 		}
 		mark := len(out)
 		var v verdict

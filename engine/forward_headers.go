@@ -93,7 +93,7 @@ func (s *Server) upstreamHeaders(sink headerSink, req *httpparse.Request, client
 	}
 	sink.add(hdrXForwardedFor, client.AppendTo(xff))
 	proto := protoHTTP
-	if s.opts.HTTPSRedirect && forwardedHTTPS(req) {
+	if s.opts.HTTPSRedirect && s.proxy.trustsProto(client) && forwardedHTTPS(req) {
 		proto = protoHTTPS // marked by the TLS terminator this mode trusts
 	}
 	sink.add(hdrXForwardedProt, proto)
