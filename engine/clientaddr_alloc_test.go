@@ -2,7 +2,40 @@
 
 package engine
 
-import "testing"
+import (
+	"net/netip"
+	"path/filepath"
+	"testing"
+
+	"github.com/redirectd/redirectd/benchmarks/rules"
+	"github.com/redirectd/redirectd/engine/accesslog"
+)
+
+// TestServeAllocsTrustedProxy: a request from a trusted proxy, its client
+// taken from X-Forwarded-For and its scheme from X-Forwarded-Proto, is
+// answered and logged without allocating.
+func TestServeAllocsTrustedProxy(t *testing.T) {
+	alog, err := accesslog.Open(filepath.Join(t.TempDir(), "access.log"), accesslog.Combined)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer alog.Close()
+	f := newServeFixtureWith(t, Options{AccessLog: alog, HTTPSRedirect: true,
+		Proxies: ProxyOptions{Trusted: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}}})
+	f.conn.ip = netip.MustParseAddr("10.0.0.1")
+	f.conn.proxy.trust(&f.srv.proxy, f.conn.ip)
+	buf := []byte("GET " + rules.ExactHit + " HTTP/1.1\r\nHost: a\r\nX-Forwarded-For: 198.51.100.1, 10.9.9.9\r\nX-Forwarded-Proto: https\r\n\r\n")
+	allocs := testing.AllocsPerRun(100, func() {
+		f.serve(t, buf)
+		f.conn.loop.alog.Flush()
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per request, want 0", allocs)
+	}
+	if got := f.conn.loop.ri.client; got != netip.MustParseAddr("198.51.100.1") {
+		t.Errorf("client %v, want 198.51.100.1", got)
+	}
+}
 
 // TestRequestClientAllocs: the client of every request is decided on the
 // loop, so walking X-Forwarded-For must allocate nothing.
