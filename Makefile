@@ -26,7 +26,7 @@ test-allocs:
 
 # The hot path's benchmarks (parse, match, answer, access log line) must
 # report 0 allocs/op: a CI-speed guard next to the AllocsPerRun tests.
-HOT_BENCH_PKGS := ./matcher ./httpparse ./engine ./engine/accesslog
+HOT_BENCH_PKGS := ./matcher ./httpparse ./httpparse/proxyproto ./engine ./engine/accesslog
 HOT_BENCH      := ^Benchmark(Lookup|LookupExact|LookupSitemap|Serve|Parse|ParseSplit|Append|Backtrack/port)(/|$$)
 test-bench-allocs:
 	@mkdir -p bin

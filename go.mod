@@ -7,6 +7,7 @@ require (
 	github.com/VictoriaMetrics/metrics v1.45.0
 	github.com/google/go-cmp v0.7.0
 	github.com/panjf2000/gnet/v2 v2.9.7
+	github.com/pires/go-proxyproto v0.15.0
 	github.com/valyala/fasthttp v1.78.0
 	golang.org/x/net v0.62.0
 	golang.org/x/sys v0.49.0

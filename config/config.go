@@ -62,6 +62,8 @@ type Server struct {
 	// DeferAccept hands a connection over once its first bytes arrive and
 	// acknowledges a request with its answer (default true).
 	DeferAccept *bool `toml:"defer_accept"`
+	// Proxies: proxy_protocol and trusted_proxies (proxy.go).
+	Proxies
 }
 
 // DeferAcceptOn reports whether defer_accept is on: unless set to false.
@@ -128,7 +130,8 @@ var known = map[string][]string{
 		"host_header", "max_request_body_bytes", "health_check"},
 	"upstream.health_check": {"path", "interval"},
 	"server": {"listen", "event_loops", "max_path_bytes", "idle_timeout", "header_timeout",
-		"max_connections_per_ip", "ipv6_prefix", "max_connections", "https_redirect", "shutdown_timeout", "defer_accept"},
+		"max_connections_per_ip", "ipv6_prefix", "max_connections", "https_redirect", "shutdown_timeout", "defer_accept",
+		"proxy_protocol", "trusted_proxies"},
 	"rule":           {"match", "from", "to", "status", "host", "case_insensitive", "trailing_slash", "query_string", "query", "request_uri"},
 	"map":            {"file", "match", "status", "host", "case_insensitive", "trailing_slash", "query_string", "request_uri", "invalid"},
 	"rules.defaults": {"status", "case_insensitive", "trailing_slash", "query_string"},

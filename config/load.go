@@ -93,6 +93,7 @@ func load(file string, fl files) (*Config, error) {
 		cfg.Server.Listen = DefaultListen
 	}
 	checkServer(file, &cfg.Server, loc, &errs)
+	checkProxies(file, &cfg.Server.Proxies, loc, &errs)
 	cfg.Admin, cfg.AccessLog, cfg.Reload = raw.Admin, raw.AccessLog, raw.Rules.RulesReload
 	defaults := convertDefaults(file, raw.Rules.Defaults, loc, &errs)
 	checkService(file, cfg, loc, &errs)

@@ -15,6 +15,8 @@ import (
 type requestInfo struct {
 	method, target, userAgent, referer []byte
 	proto                              string
+	// client is the request's client (requestClient), if decided.
+	client netip.Addr
 }
 
 func (ri *requestInfo) from(req *httpparse.Request) {
@@ -61,7 +63,7 @@ type logged struct {
 func (l *loop) log(client netip.Addr, ri *requestInfo, a logged) {
 	e := &l.entry
 	*e = accesslog.Entry{
-		Client: client,
+		Client: ri.clientOr(client),
 		Method: ri.method, Target: ri.target, Proto: ri.proto, UserAgent: ri.userAgent, Referer: ri.referer,
 		Status: a.status, Location: a.location, Bytes: a.bytes, Rule: a.rule, Upstream: a.upstream,
 	}

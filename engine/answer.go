@@ -68,9 +68,10 @@ func (cs *conn) record(v *verdict, answer []byte) {
 }
 
 // https reports whether req came over https: through the TLS listener, or
-// marked so by a TLS terminator in front, which https_redirect trusts.
+// marked so by a TLS terminator in front that https_redirect trusts (a
+// trusted proxy's X-Forwarded-Proto, clientaddr.go).
 func (cs *conn) https(req *httpparse.Request) bool {
-	return cs.tls || cs.loop.srv.opts.HTTPSRedirect && forwardedHTTPS(req)
+	return cs.tls || cs.loop.srv.opts.HTTPSRedirect && cs.forwardedHTTPS(req)
 }
 
 // fields are the header lines every answer on the connection carries:

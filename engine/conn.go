@@ -17,6 +17,8 @@ type conn struct {
 	ip   netip.Addr
 	// tls: the connection came through the TLS listener (tlsConn).
 	tls bool
+	// proxy is what the peer is trusted with (clientaddr.go).
+	proxy proxyConn
 	// discard counts request body bytes still to be skipped: a body sent
 	// with a request answered locally is not needed, but its bytes come
 	// before the next request.
@@ -165,6 +167,7 @@ func (cs *conn) serve(buf []byte, s *Server) (used int, res result) {
 		}
 		if l.alog != nil {
 			l.ri.from(req)
+			l.ri.client = cs.requestClient(req) // clientaddr.go
 		}
 		mark := len(out)
 		var v verdict

@@ -35,7 +35,10 @@ func (h *handler) OnBoot(eng gnet.Engine) gnet.Action {
 func (h *handler) OnOpen(c gnet.Conn) (out []byte, action gnet.Action) {
 	s := h.srv
 	defer s.recoverConn(atOpen, c, nil, &action)
-	ip := remoteIP(c.RemoteAddr())
+	pc, ip, ok := s.proxy.open(remoteIP(c.RemoteAddr())) // proxyheader.go
+	if !ok {
+		return nil, gnet.Close
+	}
 	if r := s.conns.open(ip); r != accepted {
 		s.m.rejected[r].Inc()
 		return nil, gnet.Close
@@ -48,7 +51,7 @@ func (h *handler) OnOpen(c gnet.Conn) (out []byte, action gnet.Action) {
 	}
 	l := v.(*loop)
 	_, isTLS := c.(*tlsConn)
-	cs := &conn{c: c, loop: l, ip: ip, tls: isTLS, active: s.clock.now()}
+	cs := &conn{c: c, loop: l, ip: ip, tls: isTLS, proxy: pc, active: s.clock.now()}
 	l.add(cs)
 	c.SetContext(cs)
 	s.testPanic(atOpen, nil)
@@ -126,6 +129,12 @@ func (h *handler) OnTraffic(c gnet.Conn) (action gnet.Action) {
 	cs.active = now
 	buf, _ := c.Peek(-1)
 	s.testPanic(atTraffic, buf)
+	if cs.proxy.waiting { // the PROXY protocol header comes first (proxyheader.go)
+		var more bool
+		if buf, more, action = cs.proxyHeader(c, buf); !more {
+			return action
+		}
+	}
 	if cs.lingerUntil != 0 {
 		return cs.drop(c, len(buf))
 	}

@@ -62,36 +62,51 @@ const (
 	overPerIP
 )
 
-// open counts a new connection from ip, unless it is over a limit.
+// open counts a new connection from ip, unless it is over a limit. An
+// invalid ip (a client not known yet: see proxyPolicy.open) is counted in
+// the total only; openIP counts it once it is known.
 func (l *connLimiter) open(ip netip.Addr) rejectReason {
 	if l.total.Add(1) > int64(l.max) {
 		l.total.Add(-1)
 		return overTotal
 	}
-	ip = l.client(ip)
-	sh := l.shard(ip)
-	sh.mu.Lock()
-	n := sh.n[ip]
-	if int(n) >= l.maxPerIP {
-		sh.mu.Unlock()
+	if r := l.openIP(ip); r != accepted {
 		l.total.Add(-1)
-		return overPerIP
+		return r
 	}
-	sh.n[ip] = n + 1
-	sh.mu.Unlock()
 	return accepted
 }
 
-// close uncounts a connection that open accepted.
-func (l *connLimiter) close(ip netip.Addr) {
+// openIP counts a connection, already in the total, against ip's limit.
+func (l *connLimiter) openIP(ip netip.Addr) rejectReason {
+	if !ip.IsValid() {
+		return accepted
+	}
 	ip = l.client(ip)
 	sh := l.shard(ip)
 	sh.mu.Lock()
-	if n := sh.n[ip] - 1; n > 0 {
-		sh.n[ip] = n
-	} else {
-		delete(sh.n, ip)
+	defer sh.mu.Unlock()
+	n := sh.n[ip]
+	if int(n) >= l.maxPerIP {
+		return overPerIP
 	}
-	sh.mu.Unlock()
+	sh.n[ip] = n + 1
+	return accepted
+}
+
+// close uncounts a connection that open accepted, ip being the address
+// counted by open or openIP (invalid if neither counted one).
+func (l *connLimiter) close(ip netip.Addr) {
+	if ip.IsValid() {
+		ip = l.client(ip)
+		sh := l.shard(ip)
+		sh.mu.Lock()
+		if n := sh.n[ip] - 1; n > 0 {
+			sh.n[ip] = n
+		} else {
+			delete(sh.n, ip)
+		}
+		sh.mu.Unlock()
+	}
 	l.total.Add(-1)
 }

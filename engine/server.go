@@ -60,6 +60,9 @@ type Options struct {
 	DeferAccept bool
 	// TLS, when set, serves TLS on a listener of its own.
 	TLS *TLSOptions
+	// Proxies say whom to believe about the client's address and scheme
+	// (clientaddr.go).
+	Proxies ProxyOptions
 	// Upstream, when set, receives the requests no rule matches; without
 	// it they get 404.
 	Upstream *UpstreamOptions
@@ -138,6 +141,7 @@ type Server struct {
 	clock  clock
 	limits httpparse.Limits
 	conns  connLimiter
+	proxy  proxyPolicy
 	up     *UpstreamOptions
 	m      *serverMetrics
 	// upMetrics holds each upstream server's counters; written in New
@@ -174,6 +178,7 @@ func New(opts Options, rules *matcher.Set) *Server {
 	s.limits.MaxTarget = opts.MaxPathBytes
 	s.conns.init(opts.MaxConns, opts.MaxConnsPerIP, opts.IPv6Prefix)
 	s.m = newServerMetrics(s)
+	s.proxy.init(opts.Proxies, s.m.set)
 	s.upMetrics = make(map[string]*upstreamMetrics)
 	s.workers = newWorkers()
 	if opts.Upstream != nil {

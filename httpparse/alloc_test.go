@@ -65,3 +65,13 @@ func TestParseResumeAllocs(t *testing.T) {
 		t.Errorf("ParseResume allocated %v times per run, want 0", allocs)
 	}
 }
+
+// TestParseIPAllocs: an X-Forwarded-For entry is parsed per request.
+func TestParseIPAllocs(t *testing.T) {
+	for _, s := range []string{"192.0.2.1", "2001:db8:85a3::8a2e:370:7334", "::ffff:192.0.2.1", "not-an-address"} {
+		b := []byte(s)
+		if allocs := testing.AllocsPerRun(100, func() { ParseIP(b) }); allocs != 0 {
+			t.Errorf("ParseIP(%q) allocated %v times per run, want 0", s, allocs)
+		}
+	}
+}

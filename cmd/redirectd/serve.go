@@ -204,6 +204,7 @@ func engineOptions(sv *config.Server, log *slog.Logger) engine.Options {
 		MaxConns:      sv.MaxConnections,
 		HTTPSRedirect: sv.HTTPSRedirect,
 		DeferAccept:   sv.DeferAcceptOn(),
+		Proxies:       engine.ProxyOptions{Protocol: sv.ProxyProtocol, Trusted: sv.TrustedProxies},
 		Logger:        log,
 	}
 }
