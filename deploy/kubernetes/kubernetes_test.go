@@ -1,8 +1,11 @@
 package kubernetes
 
 import (
+	"bytes"
+	"fmt"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,7 +21,7 @@ import (
 // config with the project's loader and lint (as `redirectd check` does),
 // and checks that the manifests agree with it and with each other.
 func TestManifests(t *testing.T) {
-	fs, err := readFiles(".")
+	fs, err := readFiles(baseDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +75,7 @@ func (fs files) with(t *testing.T, edits ...edit) files {
 // the manifests and expects the check to name it: a port, path, token,
 // selector or timeout changed in one place only must fail TestManifests.
 func TestManifestsCatchDrift(t *testing.T) {
-	base, err := readFiles(".")
+	base, err := readFiles(baseDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +134,7 @@ func TestManifestsCatchDrift(t *testing.T) {
 // source, poll and cache_dir (issue 14); until then the ports, token,
 // shutdown_timeout and cache_dir are read from the TOML without it.
 func TestSourceOverlay(t *testing.T) {
-	base, err := readFiles(".")
+	base, err := readFiles(baseDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,19 +142,15 @@ func TestSourceOverlay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := os.ReadFile(filepath.Join("source", "kustomization.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var kz kustomization
-	if err := decodeStrict("source/kustomization.yaml", k, &kz); err != nil {
+	if err := decodeFile(filepath.Join("source", "kustomization.yaml"), &kz); err != nil {
 		t.Fatal(err)
 	}
 	var patches []string
 	for _, p := range kz.Patches {
 		patches = append(patches, p.Path)
 	}
-	if diff := cmp.Diff([]string{".."}, kz.Resources); diff != "" {
+	if diff := cmp.Diff([]string{"../" + baseDir}, kz.Resources); diff != "" {
 		t.Errorf("source/kustomization.yaml resources (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{"configmap.yaml"}, patches); diff != "" {
@@ -161,39 +160,20 @@ func TestSourceOverlay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// check returns the problems of the overlay's ConfigMap text and, while
-	// the loader does not know the source keys, why it was read loosely.
-	var loosely string
-	check := func(t *testing.T, text []byte) []string {
-		loosely = ""
+	check := func(t *testing.T, text []byte) ([]string, string) {
 		var cm corev1.ConfigMap
 		if err := decodeStrict("source/configmap.yaml", text, &cm); err != nil {
-			return []string{err.Error()}
+			return []string{err.Error()}, ""
 		}
 		if cm.Name != m.ConfigMap.Name {
-			return []string{"source/configmap.yaml patches ConfigMap " + cm.Name + ", not the base's " + m.ConfigMap.Name}
+			return []string{"source/configmap.yaml patches ConfigMap " + cm.Name + ", not the base's " + m.ConfigMap.Name}, ""
 		}
-		loose, err := looseConfig(&cm)
-		if err != nil {
-			return []string{err.Error()}
-		}
-		if loose.CacheDir == "" {
-			return []string{"the source config has no [rules] cache_dir: a restarted pod could not serve while the source is down"}
-		}
-		s, err := loadConfig(t.TempDir(), &cm)
-		switch {
-		case err != nil && onlySourceKeysUnknown(err):
-			loosely = err.Error()
-			s = loose
-		case err != nil:
-			return []string{err.Error()}
-		}
-		s.CacheDir = loose.CacheDir
 		over := *m
 		over.ConfigMap = &cm
-		return over.check(s)
+		return over.checkSource(t.TempDir())
 	}
-	if problems := check(t, text); len(problems) > 0 {
+	problems, loosely := check(t, text)
+	if len(problems) > 0 {
 		t.Fatalf("source/configmap.yaml disagrees with the base:\n%s", strings.Join(problems, "\n"))
 	}
 	if loosely != "" {
@@ -210,24 +190,107 @@ func TestSourceOverlay(t *testing.T) {
 			if strings.Count(string(text), tc.old) != 1 {
 				t.Fatalf("source/configmap.yaml holds %q not once: update this case", tc.old)
 			}
-			got := strings.Join(check(t, []byte(strings.Replace(string(text), tc.old, tc.new, 1))), "\n")
-			if !strings.Contains(got, tc.want) {
+			problems, _ := check(t, []byte(strings.Replace(string(text), tc.old, tc.new, 1)))
+			if got := strings.Join(problems, "\n"); !strings.Contains(got, tc.want) {
 				t.Errorf("problems do not say %q:\n%s", tc.want, got)
 			}
 		})
 	}
 }
 
-// TestKustomizationsNameEveryFile fails on a manifest in source/ that its
-// kustomization does not name, as readFiles does for the base.
-func TestKustomizationsNameEveryFile(t *testing.T) {
-	yamls, _ := filepath.Glob(filepath.Join("source", "*.yaml"))
-	var names []string
-	for _, y := range yamls {
-		names = append(names, filepath.Base(y))
+// checkSource checks m, whose ConfigMap holds a URL-source config: with
+// the loader when it knows the source keys, else with looseConfig, and
+// then says why in loosely.
+func (m *manifests) checkSource(dir string) (problems []string, loosely string) {
+	loose, err := looseConfig(m.ConfigMap)
+	if err != nil {
+		return []string{err.Error()}, ""
 	}
-	slices.Sort(names)
-	if diff := cmp.Diff([]string{"configmap.yaml", "kustomization.yaml"}, names); diff != "" {
-		t.Errorf("files in source/ (-want +got); name a new one in source/kustomization.yaml and here:\n%s", diff)
+	if loose.CacheDir == "" {
+		return []string{"the source config has no [rules] cache_dir: a restarted pod could not serve while the source is down"}, ""
+	}
+	s, err := loadConfig(dir, m.ConfigMap)
+	switch {
+	case err != nil && onlySourceKeysUnknown(err):
+		loosely = err.Error()
+		s = loose
+	case err != nil:
+		return []string{err.Error()}, ""
+	}
+	s.CacheDir = loose.CacheDir
+	return m.check(s), loosely
+}
+
+// TestKustomizationsNameEveryFile fails on a manifest that a
+// kustomization does not name (readFiles does this for base/), and checks
+// that deploy/kubernetes builds on base/.
+func TestKustomizationsNameEveryFile(t *testing.T) {
+	for dir, want := range map[string][]string{
+		".":      {"kustomization.yaml"},
+		"source": {"configmap.yaml", "kustomization.yaml"},
+	} {
+		yamls, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+		var names []string
+		for _, y := range yamls {
+			names = append(names, filepath.Base(y))
+		}
+		slices.Sort(names)
+		if diff := cmp.Diff(want, names); diff != "" {
+			t.Errorf("YAML files in %s (-want +got); name a new one in its kustomization.yaml and here:\n%s", dir, diff)
+		}
+	}
+	var kz kustomization
+	if err := decodeFile("kustomization.yaml", &kz); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{baseDir}, kz.Resources); diff != "" || len(kz.Patches) > 0 {
+		t.Errorf("kustomization.yaml should be base/ alone (-want +got):\n%s%v", diff, kz.Patches)
+	}
+}
+
+// TestKustomizeBuild renders both kustomizations with kubectl's kustomize,
+// where kubectl is installed, and checks what it renders, the source
+// overlay's patch applied: the layout of the folders and the patch are
+// kustomize's to judge (it refuses an overlay nested in its base, for one).
+func TestKustomizeBuild(t *testing.T) {
+	kubectl, err := exec.LookPath("kubectl")
+	if err != nil {
+		t.Skip("kubectl is not installed: the kustomizations were not rendered here")
+	}
+	for _, dir := range []string{".", "source"} {
+		t.Run(dir, func(t *testing.T) {
+			var stderr bytes.Buffer
+			cmd := exec.Command(kubectl, "kustomize", dir)
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("kubectl kustomize %s: %v\n%s", dir, err, stderr.String())
+			}
+			m := &manifests{}
+			for i, doc := range bytes.Split(out, []byte("\n---\n")) {
+				if err := m.add(fmt.Sprintf("rendered %s, document %d", dir, i+1), doc); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if m.ConfigMap == nil || m.Deployment == nil || m.Service == nil || m.PDB == nil || m.HPA == nil {
+				t.Fatalf("kubectl kustomize %s rendered %+v", dir, *m)
+			}
+			var problems []string
+			if dir == "." {
+				s, err := loadConfig(t.TempDir(), m.ConfigMap)
+				if err != nil {
+					t.Fatal(err)
+				}
+				problems = m.check(s)
+			} else {
+				problems, _ = m.checkSource(t.TempDir())
+				if !strings.Contains(m.ConfigMap.Data[configKey], "source = ") {
+					t.Errorf("the rendered overlay's config has no [rules] source: the patch was not applied")
+				}
+			}
+			if len(problems) > 0 {
+				t.Errorf("rendered %s:\n%s", dir, strings.Join(problems, "\n"))
+			}
+		})
 	}
 }

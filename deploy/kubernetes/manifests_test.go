@@ -27,6 +27,9 @@ import (
 // configKey is the ConfigMap key holding redirectd's TOML.
 const configKey = "redirectd.toml"
 
+// baseDir holds the objects every variant shares.
+const baseDir = "base"
+
 // kustomization is the part of kustomize's Kustomization these manifests
 // use. kustomize's own types are a large module for three fields; decoding
 // strictly into this struct still fails on any field added here that the
@@ -150,6 +153,15 @@ func once[T any](where string, have, fresh *T) (any, *T) {
 		return nil, have
 	}
 	return fresh, fresh
+}
+
+// decodeFile decodes a YAML file strictly into obj.
+func decodeFile(file string, obj any) error {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	return decodeStrict(file, b, obj)
 }
 
 // decodeStrict decodes YAML into obj, failing on unknown fields and

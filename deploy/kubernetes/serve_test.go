@@ -27,7 +27,7 @@ func TestManifestsServe(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	fs, err := readFiles(".")
+	fs, err := readFiles(baseDir)
 	if err != nil {
 		t.Fatal(err)
 	}
