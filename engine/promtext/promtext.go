@@ -141,6 +141,6 @@ func (f *filter) line(l []byte) {
 
 // escapeHelp escapes a HELP text as the text format requires: a backslash
 // as \\ and a line feed as \n.
-func escapeHelp(s string) string {
-	return strings.NewReplacer(`\`, `\\`, "\n", `\n`).Replace(s)
-}
+func escapeHelp(s string) string { return helpEscaper.Replace(s) }
+
+var helpEscaper = strings.NewReplacer(`\`, `\\`, "\n", `\n`)
