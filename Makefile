@@ -82,6 +82,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzChunkedDecoder -fuzztime $(FUZZTIME) ./httpparse
 	$(GO) test -run '^$$' -fuzz FuzzHandler -fuzztime $(FUZZTIME) ./engine
 	$(GO) test -run '^$$' -fuzz FuzzEscape -fuzztime $(FUZZTIME) ./engine/accesslog
+	$(GO) test -run '^$$' -fuzz FuzzFilter -fuzztime $(FUZZTIME) ./engine/promtext
 	$(GO) test -run '^$$' -fuzz FuzzBacktrack -fuzztime $(FUZZTIME) ./matcher
 	$(GO) test -run '^$$' -fuzz FuzzLowered -fuzztime $(FUZZTIME) ./matcher
 	$(GO) test -run '^$$' -fuzz FuzzLowerFast -fuzztime $(FUZZTIME) ./matcher

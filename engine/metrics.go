@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	"github.com/VictoriaMetrics/metrics"
+
+	"github.com/redirectd/redirectd/engine/promtext"
 )
 
 // serverMetrics are the server's counters, created once so that counting
@@ -52,6 +54,22 @@ var statusesOf = [numOutcomes][]int{
 	outMiss:        {404},
 	outClientError: {400, 408, 413, 414, 431},
 	outServerError: {500, 501, 502, 504, 505},
+}
+
+// metricHelp is the HELP text of every family registered here: a family
+// added without a line fails TestMetricHelp, which names it.
+var metricHelp = promtext.Help{
+	"redirectd_requests_total":              "Requests answered, by outcome (redirect, miss, forwarded, client_error, server_error) and status (a class for forwarded ones).",
+	"redirectd_request_duration_seconds":    "Time to answer a request, local (the mean of one read's answers, sampled) or forwarded, in seconds.",
+	"redirectd_bytes_total":                 "Bytes read from and written to clients on the traffic ports.",
+	"redirectd_connections_accepted_total":  "Client connections accepted.",
+	"redirectd_connections_rejected_total":  "Client connections refused at once, by the limit reached.",
+	"redirectd_connections_timed_out_total": "Client connections closed by a timeout, by timeout.",
+	"redirectd_panics_total":                "Panics recovered, by where they were caught; each is logged with its stack.",
+	"redirectd_connections_open":            "Client connections open now.",
+	"redirectd_draining":                    "1 while the server drains for shutdown, else 0.",
+	"redirectd_upstream_requests_total":     "Requests forwarded to each upstream server, by result.",
+	"redirectd_upstream_duration_seconds":   "Time each upstream server took to answer, in seconds.",
 }
 
 func newServerMetrics(s *Server) *serverMetrics {
@@ -123,5 +141,6 @@ func (m *serverMetrics) forServer(addr string) *upstreamMetrics {
 	}
 }
 
-// WriteMetrics writes the server's metrics in Prometheus text format.
-func (s *Server) WriteMetrics(w io.Writer) { s.m.set.WritePrometheus(w) }
+// WriteMetrics writes the server's metrics in Prometheus text format, with
+// HELP and TYPE lines.
+func (s *Server) WriteMetrics(w io.Writer) { promtext.WriteSet(w, s.m.set, metricHelp) }

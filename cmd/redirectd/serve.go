@@ -71,8 +71,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	svc := newService(srv, cfg, *file, log)
 	loaded := svc.stamp() // before serving: what watch compares with
 	if alog != nil {
-		svc.set.NewGauge(`redirectd_access_log_dropped_lines_total`, func() float64 { return float64(alog.Dropped()) })
-		svc.set.NewGauge(`redirectd_access_log_written_lines_total`, func() float64 { return float64(alog.Written()) })
+		svc.countAccessLog(alog)
 	}
 	var adm *admin.Server
 	if cfg.Admin.Listen != "off" {
