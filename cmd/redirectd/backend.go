@@ -36,6 +36,11 @@ type service struct {
 	// skipped is the serving config's count of map entries left out
 	// (invalid = "skip"), read by a gauge without waiting for a reload.
 	skipped atomic.Int64
+
+	// rs pulls the rules from [rules] source (nil without one); versions
+	// lists the rule sets loaded (versions.go).
+	rs       *ruleSource
+	versions versionLog
 }
 
 func newService(srv *engine.Server, cfg *config.Config, file string, log *slog.Logger) *service {
@@ -56,6 +61,7 @@ func newService(srv *engine.Server, cfg *config.Config, file string, log *slog.L
 			return float64(map[string]int{"exact": c.Exact, "prefix": c.Prefix, "regex": c.Regex}[kind])
 		})
 	}
+	s.initVersions(cfg)
 	return s
 }
 
@@ -66,28 +72,41 @@ func newService(srv *engine.Server, cfg *config.Config, file string, log *slog.L
 func (s *service) reload() (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.kickSource() // SIGHUP and POST /reload also ask the source now
+	return s.reloadLocked(nil)
+}
+
+// reloadLocked is the one path by which rules change after start: SIGHUP,
+// POST /reload, watch, a new version at the source and a rollback all
+// come here, so each is validated alike. c is a rule set from the source
+// to load (nil: the config's own rules, or the source's version serving).
+// s.mu is held.
+func (s *service) reloadLocked(c *candidate) (string, error) {
 	sdNotify("RELOADING=1")
 	defer sdNotify("READY=1")
 	start := time.Now()
-	cfg, err := loadConfig(s.file)
+	cfg, ver, err := s.load(c)
 	if err != nil {
 		s.reloadFails.Inc()
 		s.log.Error("reload failed; the previous rules keep serving", "config", s.cfg.Path, "err", err)
 		return "", err
 	}
+	old := s.srv.Rules()
 	s.srv.Swap(cfg.Set)
+	carried := cfg.Set.CarryHits(old)
 	// The engine now holds the only reference the old rules need: serve's
 	// own variable still points at the first Config, which kept the first
 	// Set alive for the life of the process (a whole million-rule set of
 	// settled RSS after any reload).
 	s.cfg.Set = nil
+	s.recordVersion(ver, cfg.Set.Len())
 	s.skipped.Store(int64(cfg.SkippedEntries))
 	logSkipped(s.log, cfg)
 	s.reloads.Inc()
 	s.lastReloadUnix = float64(time.Now().Unix())
-	c := cfg.Set.Counts()
-	msg := fmt.Sprintf("%d rules (%d exact, %d prefix, %d regex) in %s", cfg.Set.Len(), c.Exact, c.Prefix, c.Regex, time.Since(start).Round(time.Microsecond))
-	s.log.Info("reloaded", "config", cfg.Path, "rules", cfg.Set.Len(), "took", time.Since(start).Round(time.Microsecond))
+	counts := cfg.Set.Counts()
+	msg := fmt.Sprintf("%d rules (%d exact, %d prefix, %d regex) in %s, version %s", cfg.Set.Len(), counts.Exact, counts.Prefix, counts.Regex, time.Since(start).Round(time.Microsecond), ver.hash)
+	s.log.Info("reloaded", "config", cfg.Path, "rules", cfg.Set.Len(), "version", ver.hash, "hits_carried", carried, "took", time.Since(start).Round(time.Microsecond))
 	if restartNeeded(s.cfg, cfg) {
 		msg += "; [server], [upstream], [admin] or [access_log] changed: those take effect after a restart"
 		s.log.Warn("[server], [upstream], [admin] or [access_log] changed: the new rules serve, but these settings take effect only after a restart", "config", cfg.Path)
@@ -114,10 +133,16 @@ func logSkipped(log *slog.Logger, cfg *config.Config) {
 func (s *service) WriteMetrics(w io.Writer) {
 	s.srv.WriteMetrics(w)
 	s.set.WritePrometheus(w)
+	s.writeVersionMetrics(w)
 	metrics.WriteProcessMetrics(w)
 }
 
-func (s *service) Ready() error { return s.srv.Readiness() }
+func (s *service) Ready() error {
+	if err := s.rulesReady(); err != nil {
+		return err
+	}
+	return s.srv.Readiness()
+}
 
 func (s *service) Rules() []admin.RuleInfo {
 	var out []admin.RuleInfo
