@@ -31,8 +31,13 @@ type ruleSource struct {
 	// or bad, sent with the next fetch: a bad version is not fetched and
 	// refused again every poll while it stays at the source.
 	seen source.Validators
-	// bad is the hash of the last version that did not load.
-	bad string
+	// bad is the hash of the last version that did not load, badErr why:
+	// while the source keeps it (a 304 to its validators, or the same
+	// files again), each poll counts the failure again, and the age of
+	// the last success grows, so an alert sees a source stuck on a bad
+	// version as it sees one that is down.
+	bad    string
+	badErr error
 	// lastErr is the last failure's text: a failure repeated every poll
 	// is logged once, not every few seconds.
 	lastErr  string
@@ -228,9 +233,11 @@ func (s *service) pollOnce(ctx context.Context) {
 		if ctx.Err() != nil {
 			return // stopping
 		}
-		if err != nil {
+		switch {
+		case err != nil:
 			s.sourceFailed(err)
-		} else {
+		case s.stillBad():
+		default:
 			rs.same.Inc()
 			s.sourceOK()
 		}
@@ -245,12 +252,13 @@ func (s *service) pollOnce(ctx context.Context) {
 		if _, err := rs.cache.Commit(staged, meta); err == nil {
 			rs.latest = meta
 		}
+		rs.bad, rs.badErr = "", nil // the bad version is gone from the source
 		rs.same.Inc()
 		s.sourceOK()
 		return
 	case rs.bad:
 		os.RemoveAll(staged)
-		s.log.Debug("the source still holds the rule set that did not load", "version", f.Hash)
+		s.sourceFailed(rs.badErr)
 		return
 	}
 	dir, err := rs.cache.Commit(staged, meta)
@@ -261,11 +269,12 @@ func (s *service) pollOnce(ctx context.Context) {
 	}
 	if _, err := s.reloadLocked(&candidate{dir: dir, meta: meta}); err != nil {
 		rs.bad = f.Hash
+		rs.badErr = &source.Error{Reason: source.ReasonInvalid, Err: fmt.Errorf("the source's rule set %s does not load, so the running rules stay: %w", f.Hash, err)}
 		s.pruneCache()
-		s.sourceFailed(&source.Error{Reason: source.ReasonInvalid, Err: fmt.Errorf("the source's new rule set %s does not load, so the running rules stay: %w", f.Hash, err)})
+		s.sourceFailed(rs.badErr)
 		return
 	}
-	rs.latest, rs.bad = meta, ""
+	rs.latest, rs.bad, rs.badErr = meta, "", nil
 	if err := rs.cache.SetCurrent(f.Hash); err != nil {
 		s.log.Error("cannot record the new version in [rules] cache_dir; a restart may serve an older one", "err", err)
 	}
@@ -278,6 +287,18 @@ func (s *service) pollOnce(ctx context.Context) {
 	rs.changed.Inc()
 	s.sourceOK()
 	s.log.Info("new rule set from the source", "version", f.Hash, "etag", f.ETag, "source", rs.cfg.Source)
+}
+
+// stillBad counts a 304 to the validators of a version that did not load
+// as that failure again, and reports whether it was one.
+func (s *service) stillBad() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.rs.bad == "" {
+		return false
+	}
+	s.sourceFailed(s.rs.badErr)
+	return true
 }
 
 // pruneCache removes the versions no longer listed, but the source's

@@ -51,6 +51,10 @@ type Fetched struct {
 	Validators
 }
 
+// defaultClient is shared, so that its idle connection is reused by the
+// next poll rather than a Transport left behind at each.
+var defaultClient = NewClient()
+
 // NewClient returns the client Fetch uses by default: bounded connect,
 // TLS and first-byte waits, so that a source that accepts and then says
 // nothing is a failure within a minute rather than a stuck poller. The
@@ -135,7 +139,7 @@ func (f *Fetcher) get(ctx context.Context, prev Validators) (*http.Response, err
 	}
 	c := f.Client
 	if c == nil {
-		c = NewClient()
+		c = defaultClient
 	}
 	resp, err := c.Do(req)
 	if err != nil {

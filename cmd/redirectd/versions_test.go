@@ -1,0 +1,83 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/redirectd/redirectd/engine/admin"
+)
+
+// TestVersionsLocal checks versions of a config's own rules: listed with
+// their hash, not kept for rollback, and hit counts carried over a SIGHUP
+// reload for the rules that did not change.
+func TestVersionsLocal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	const cfg = "[server]\nlisten = %[1]q\n\n[admin]\nlisten = %[2]q\n\n[access_log]\nenabled = false\n\n" +
+		"[[rule]]\nfrom = \"/keep\"\nto = \"/k\"\n\n[[rule]]\nfrom = \"/change\"\nto = \"/c1\"\n"
+	cmd, addr, adminAddr, file, stderr := startBinary(t, cfg, "/keep")
+	node := &sourceNode{t: t, addr: addr, adminAddr: adminAddr, cmd: cmd, stderr: stderr}
+	for range 3 {
+		node.answer("/keep")
+		node.answer("/change")
+	}
+	vs := node.versions()
+	if len(vs) != 1 || !vs[0].Serving || vs[0].Kept || vs[0].Rules != 2 || vs[0].Source != "file:"+file || len(vs[0].Hash) != 12 {
+		t.Fatalf("/versions at start: %+v", vs)
+	}
+	h1 := vs[0].Hash
+
+	body, _ := os.ReadFile(file)
+	os.WriteFile(file, []byte(strings.Replace(string(body), `"/c1"`, `"/c2"`, 1)), 0o644)
+	cmd.Process.Signal(syscall.SIGHUP)
+	node.waitAnswer("/change", 301, "/c2", 5*time.Second)
+	vs = node.versions()
+	if len(vs) != 2 || vs[1].Hash != h1 || vs[0].Hash == h1 || !vs[0].Serving || vs[1].Serving {
+		t.Fatalf("/versions after a reload: %+v", vs)
+	}
+	_, rb := node.call("GET", "/rules")
+	var rules []admin.RuleInfo
+	json.Unmarshal([]byte(rb), &rules)
+	got := map[string]uint64{}
+	for _, r := range rules {
+		got[r.From] = r.Hits
+	}
+	// /keep: 1 from startBinary's probe and 3; /change changed, so its
+	// count starts again (1: waitAnswer's request that saw /c2).
+	if got["/keep"] != 4 || got["/change"] != 1 {
+		t.Errorf("hits after the reload: %v, want /keep 4 and /change 1", got)
+	}
+	if code, body := node.call("POST", "/versions/rollback?to="+h1); code != 409 || !strings.Contains(body, "only versions from [rules] source") {
+		t.Errorf("rollback of a local version: %d %q, want 409", code, body)
+	}
+	if code, body := node.call("GET", fmt.Sprintf("/versions/diff?from=%s&to=%s", vs[0].Hash, vs[0].Hash)); code != 200 || !strings.Contains(body, `"added_count": 0`) {
+		t.Errorf("diff of the serving version with itself: %d %q", code, body)
+	}
+	if code, _ := node.call("GET", "/versions/diff?from="+h1); code != 409 {
+		t.Errorf("diff with a local version not kept: %d, want 409", code)
+	}
+	if code, body := node.call("POST", "/versions/unpin"); code != 409 {
+		t.Errorf("unpin without a source: %d %q, want 409", code, body)
+	}
+}
+
+func TestJitter(t *testing.T) {
+	const d = 10 * time.Second
+	seen := map[time.Duration]bool{}
+	for range 1000 {
+		j := jitter(d)
+		if j < d*8/10 || j > d*12/10 {
+			t.Fatalf("jitter(%s) = %s, outside a fifth either way", d, j)
+		}
+		seen[j] = true
+	}
+	if len(seen) < 900 {
+		t.Errorf("jitter gave %d different waits in 1000, want them spread", len(seen))
+	}
+}
