@@ -162,6 +162,9 @@ func (s *service) loadCached() {
 		}
 	}
 	if _, err := s.reloadLocked(&candidate{dir: rs.cache.Dir(want.Hash), meta: want}); err != nil {
+		// Forget its validators: a 304 to them would leave the node
+		// without rules while the source holds good ones.
+		rs.latest, rs.seen = source.Meta{}, source.Validators{}
 		s.log.Error("cannot serve the version in [rules] cache_dir; waiting for the source", "version", want.Hash, "err", err)
 		return
 	}

@@ -411,3 +411,33 @@ func TestSourceNotReady(t *testing.T) {
 	}
 	node.waitAnswer("/a", 301, "/b", time.Second)
 }
+
+// TestSourceDamagedCache restarts a node whose cached version was damaged
+// on disk: it cannot serve it, and must fetch the source's copy again
+// rather than take the source's 304 for "nothing to do".
+func TestSourceDamagedCache(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	origin := &ruleOrigin{}
+	srv := httptest.NewServer(origin)
+	defer srv.Close()
+	origin.publish(t, map[string]string{"redirectd.toml": "[[rule]]\nfrom = \"/a\"\nto = \"/one\"\n"})
+	cache := t.TempDir()
+	node := newSourceNode(t, buildBinary(t), srv.URL+"/site.tar.gz", cache)
+	node.start()
+	node.waitAnswer("/a", 301, "/one", 5*time.Second)
+	h, _ := node.serving()
+	node.stop()
+	if err := os.WriteFile(filepath.Join(cache, "versions", h, "redirectd.toml"), []byte("[[rule]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	node.start()
+	node.waitAnswer("/a", 301, "/one", 5*time.Second)
+	if !strings.Contains(node.stderr.String(), "cannot serve the version in [rules] cache_dir") {
+		t.Errorf("the log does not say the cached version failed:\n%s", node.stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(cache, "versions", h, "redirectd.toml")); !strings.Contains(string(b), "/one") {
+		t.Errorf("the damaged copy is still in the cache: %q", b)
+	}
+}

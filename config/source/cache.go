@@ -61,14 +61,20 @@ func (c *Cache) Stage() (string, error) {
 }
 
 // Commit moves a staged folder holding the version m describes into the
-// cache (when a version with its hash is there already, the staged copy is
-// dropped: same hash, same files) and records m. It returns the version's
-// folder.
+// cache and records m. It returns the version's folder. A folder of the
+// same hash already there is replaced, not trusted: the files just
+// fetched are known whole, the old ones may have been damaged on disk
+// since (and would then never load again).
 func (c *Cache) Commit(staged string, m Meta) (string, error) {
 	dst := c.Dir(m.Hash)
 	if _, err := os.Stat(dst); err == nil {
-		os.RemoveAll(staged)
-	} else if err := os.Rename(staged, dst); err != nil {
+		trash := staged + ".old" // under tmp/, which OpenCache clears
+		if err := os.Rename(dst, trash); err != nil {
+			return "", fmt.Errorf("cannot replace version %s in [rules] cache_dir: %w", m.Hash, err)
+		}
+		defer os.RemoveAll(trash)
+	}
+	if err := os.Rename(staged, dst); err != nil {
 		return "", fmt.Errorf("cannot keep the rule set in [rules] cache_dir: %w", err)
 	}
 	if err := syncDir(filepath.Join(c.dir, "versions")); err != nil {

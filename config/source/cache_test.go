@@ -68,14 +68,14 @@ func TestCache(t *testing.T) {
 		}
 		metas = append(metas, m)
 	}
-	// The same files again: the staged copy goes, the record is updated.
+	// The same files again: they replace the copy kept, the record is updated.
 	dir, h := stage(t, c, map[string]string{"redirectd.toml": "one"})
 	metas[0].ETag = "one again"
 	if _, err := c.Commit(dir, metas[0]); err != nil || h != metas[0].Hash {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
-		t.Errorf("the staged copy of a version kept already is still there: %v", err)
+		t.Errorf("the staged folder is still there after Commit: %v", err)
 	}
 	if err := c.SetCurrent(metas[1].Hash); err != nil {
 		t.Fatal(err)
