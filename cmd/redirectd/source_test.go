@@ -43,6 +43,10 @@ func (o *ruleOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.requests++
+	if r.Header.Get("Authorization") != "Bearer fleet" { // [rules] source_header
+		http.Error(w, "who are you", http.StatusUnauthorized)
+		return
+	}
 	if o.down || o.body == nil {
 		http.Error(w, "maintenance", http.StatusServiceUnavailable)
 		return
