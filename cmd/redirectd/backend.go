@@ -82,8 +82,12 @@ func (s *service) reload() (string, error) {
 // to load (nil: the config's own rules, or the source's version serving).
 // s.mu is held.
 func (s *service) reloadLocked(c *candidate) (string, error) {
-	sdNotify("RELOADING=1")
-	defer sdNotify("READY=1")
+	// Not while starting (the cached rule set of a source loads before
+	// the listeners are up): READY=1 would tell systemd too early.
+	if s.srv.Readiness() == nil {
+		sdNotify("RELOADING=1")
+		defer sdNotify("READY=1")
+	}
 	start := time.Now()
 	cfg, ver, err := s.load(c)
 	if err != nil {

@@ -102,6 +102,7 @@ type sourceNode struct {
 	addr, adminAddr string
 	cmd             *exec.Cmd
 	stderr          *bytes.Buffer
+	env             []string // added to the environment
 }
 
 func newSourceNode(t *testing.T, bin, url, cacheDir string) *sourceNode {
@@ -117,6 +118,7 @@ func newSourceNode(t *testing.T, bin, url, cacheDir string) *sourceNode {
 func (n *sourceNode) start() {
 	n.t.Helper()
 	n.cmd = exec.Command(n.bin, "serve", "-config", n.file)
+	n.cmd.Env = append(os.Environ(), n.env...)
 	n.stderr = &bytes.Buffer{}
 	n.cmd.Stderr = n.stderr
 	if err := n.cmd.Start(); err != nil {
@@ -443,5 +445,34 @@ func TestSourceDamagedCache(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(cache, "versions", h, "redirectd.toml")); !strings.Contains(string(b), "/one") {
 		t.Errorf("the damaged copy is still in the cache: %q", b)
+	}
+}
+
+// TestSourceNotifyAtStart restarts a node that serves its cached version:
+// loading it goes through the reload path, which must not tell systemd
+// RELOADING=1 and READY=1 before the listeners are up.
+func TestSourceNotifyAtStart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	origin := &ruleOrigin{}
+	srv := httptest.NewServer(origin)
+	defer srv.Close()
+	origin.publish(t, map[string]string{"redirectd.toml": "[[rule]]\nfrom = \"/a\"\nto = \"/one\"\n"})
+	node := newSourceNode(t, buildBinary(t), srv.URL+"/site.tar.gz", t.TempDir())
+	node.start()
+	node.waitAnswer("/a", 301, "/one", 5*time.Second)
+	node.stop()
+
+	sock := filepath.Join(t.TempDir(), "notify")
+	conn, err := listenUnixgram(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	node.env = []string{"NOTIFY_SOCKET=" + sock}
+	node.start()
+	if got := readDatagrams(t, conn, 1); got[0] != "READY=1" {
+		t.Fatalf("first notification %q, want READY=1", got[0])
 	}
 }
