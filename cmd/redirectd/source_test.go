@@ -101,8 +101,27 @@ type sourceNode struct {
 	bin, file       string
 	addr, adminAddr string
 	cmd             *exec.Cmd
-	stderr          *bytes.Buffer
+	stderr          fmt.Stringer
 	env             []string // added to the environment
+}
+
+// lockedBuffer is a bytes.Buffer that a test may read while the command
+// writes to it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 func newSourceNode(t *testing.T, bin, url, cacheDir string) *sourceNode {
@@ -119,8 +138,8 @@ func (n *sourceNode) start() {
 	n.t.Helper()
 	n.cmd = exec.Command(n.bin, "serve", "-config", n.file)
 	n.cmd.Env = append(os.Environ(), n.env...)
-	n.stderr = &bytes.Buffer{}
-	n.cmd.Stderr = n.stderr
+	stderr := &lockedBuffer{}
+	n.cmd.Stderr, n.stderr = stderr, stderr
 	if err := n.cmd.Start(); err != nil {
 		n.t.Fatal(err)
 	}
