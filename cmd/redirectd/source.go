@@ -169,6 +169,7 @@ func (s *service) loadCached() {
 		return
 	}
 	vl.setPinned(pinned)
+	s.pruneCache() // a smaller keep_versions than the last run's
 	s.log.Info("serving the rule set kept in [rules] cache_dir until the source answers", "version", want.Hash, "pinned", pinned, "fetched", want.FetchedAt)
 }
 
