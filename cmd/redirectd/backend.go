@@ -95,6 +95,13 @@ func (s *service) reloadLocked(c *candidate) (string, error) {
 		s.log.Error("reload failed; the previous rules keep serving", "config", s.cfg.Path, "err", err)
 		return "", err
 	}
+	// Recorded before the swap, so that whoever sees the new rules answer
+	// finds them in /versions (and the pin as the load set it) too.
+	pin := keepPin
+	if c != nil {
+		pin = c.pin
+	}
+	s.recordVersion(ver, cfg.Set.Len(), pin)
 	old := s.srv.Rules()
 	s.srv.Swap(cfg.Set)
 	carried := cfg.Set.CarryHits(old)
@@ -103,7 +110,6 @@ func (s *service) reloadLocked(c *candidate) (string, error) {
 	// Set alive for the life of the process (a whole million-rule set of
 	// settled RSS after any reload).
 	s.cfg.Set = nil
-	s.recordVersion(ver, cfg.Set.Len())
 	s.skipped.Store(int64(cfg.SkippedEntries))
 	logSkipped(s.log, cfg)
 	s.reloads.Inc()

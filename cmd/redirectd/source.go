@@ -51,10 +51,12 @@ type ruleSource struct {
 	same     *metrics.Counter
 }
 
-// candidate is a rule set from the source, to be loaded.
+// candidate is a rule set from the source, to be loaded, and what loading
+// it does to a rollback's pin.
 type candidate struct {
 	dir  string
 	meta source.Meta
+	pin  pinState
 }
 
 // startSource, with [rules] source, serves the version the cache holds
@@ -161,14 +163,17 @@ func (s *service) loadCached() {
 			want, pinned = m, true
 		}
 	}
-	if _, err := s.reloadLocked(&candidate{dir: rs.cache.Dir(want.Hash), meta: want}); err != nil {
+	c := &candidate{dir: rs.cache.Dir(want.Hash), meta: want, pin: unpin}
+	if pinned {
+		c.pin = pin
+	}
+	if _, err := s.reloadLocked(c); err != nil {
 		// Forget its validators: a 304 to them would leave the node
 		// without rules while the source holds good ones.
 		rs.latest, rs.seen = source.Meta{}, source.Validators{}
 		s.log.Error("cannot serve the version in [rules] cache_dir; waiting for the source", "version", want.Hash, "err", err)
 		return
 	}
-	vl.setPinned(pinned)
 	s.pruneCache() // a smaller keep_versions than the last run's
 	s.log.Info("serving the rule set kept in [rules] cache_dir until the source answers", "version", want.Hash, "pinned", pinned, "fetched", want.FetchedAt)
 }
@@ -271,7 +276,8 @@ func (s *service) pollOnce(ctx context.Context) {
 		s.sourceFailed(&source.Error{Reason: source.ReasonArchive, Err: err})
 		return
 	}
-	if _, err := s.reloadLocked(&candidate{dir: dir, meta: meta}); err != nil {
+	wasPinned := s.versions.isPinned()
+	if _, err := s.reloadLocked(&candidate{dir: dir, meta: meta, pin: unpin}); err != nil {
 		rs.bad = f.Hash
 		rs.badErr = &source.Error{Reason: source.ReasonInvalid, Err: fmt.Errorf("the source's rule set %s does not load, so the running rules stay: %w", f.Hash, err)}
 		s.pruneCache()
@@ -282,8 +288,7 @@ func (s *service) pollOnce(ctx context.Context) {
 	if err := rs.cache.SetCurrent(f.Hash); err != nil {
 		s.log.Error("cannot record the new version in [rules] cache_dir; a restart may serve an older one", "err", err)
 	}
-	if s.versions.isPinned() {
-		s.versions.setPinned(false)
+	if wasPinned {
 		s.log.Warn("the source changed: the rollback's pin ends", "version", f.Hash)
 	}
 	rs.cache.SetPinned("")

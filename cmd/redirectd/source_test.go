@@ -263,12 +263,12 @@ func TestSourcePoll(t *testing.T) {
 	node.start()
 
 	// The first version serves, and a later poll is a 304.
-	node.waitAnswer("/a", 301, "/one", 5*time.Second)
+	node.waitAnswer("/a", 301, "/one", 15*time.Second)
 	if code, body := node.call("GET", "/readyz"); code != 200 {
 		t.Fatalf("/readyz with rules: %d %q", code, body)
 	}
 	h1, _ := node.serving()
-	node.waitMetric(`redirectd_rules_source_fetches_total{result="unchanged"}`, 1, 5*time.Second)
+	node.waitMetric(`redirectd_rules_source_fetches_total{result="unchanged"}`, 1, 15*time.Second)
 	if _, nm := origin.counts(); nm < 1 {
 		t.Errorf("the source answered no 304")
 	}
@@ -287,7 +287,7 @@ func TestSourcePoll(t *testing.T) {
 		"redirectd.toml": "[[rule]]\nfrom = \"/b\"\nto = \"/two\"\n\n[[rule]]\nfrom = \"/a\"\nto = \"/one\"\n\n[[map]]\nfile = \"maps/site.map\"\n",
 		"maps/site.map":  "/c /y;\n",
 	})
-	node.waitAnswer("/b", 301, "/two", 5*time.Second)
+	node.waitAnswer("/b", 301, "/two", 15*time.Second)
 	node.waitAnswer("/c", 301, "/y", time.Second)
 	h2, _ := node.serving()
 	if h2 == h1 {
@@ -324,7 +324,7 @@ func TestSourcePoll(t *testing.T) {
 
 	// v3 does not load: the running rules stay, and it counts.
 	origin.publish(t, map[string]string{"redirectd.toml": "[[rule]]\nfrom = \"/b\"\nto = \"/three\"\nstatus = 200\n"})
-	node.waitMetric(`redirectd_rules_source_failures_total{reason="invalid"}`, 1, 5*time.Second)
+	node.waitMetric(`redirectd_rules_source_failures_total{reason="invalid"}`, 1, 15*time.Second)
 	node.waitAnswer("/b", 301, "/two", time.Second)
 	if h, _ := node.serving(); h != h2 {
 		t.Errorf("serving %s after a bad version, want %s", h, h2)
@@ -353,7 +353,7 @@ func TestSourcePoll(t *testing.T) {
 	}
 	// SIGHUP reloads, but keeps the pinned version.
 	node.cmd.Process.Signal(syscall.SIGHUP)
-	node.waitMetric(`redirectd_config_reloads_total{result="ok"}`, 4, 5*time.Second)
+	node.waitMetric(`redirectd_config_reloads_total{result="ok"}`, 4, 15*time.Second)
 	if h, pinned := node.serving(); h != h1 || !pinned {
 		t.Errorf("after SIGHUP: serving %s pinned %v, want %s pinned", h, pinned, h1)
 	}
@@ -373,7 +373,7 @@ func TestSourcePoll(t *testing.T) {
 	node.call("POST", "/versions/rollback?to="+h1)
 	node.waitAnswer("/b", 404, "", time.Second)
 	origin.publish(t, map[string]string{"redirectd.toml": "[[rule]]\nfrom = \"/e\"\nto = \"/four\"\n"})
-	node.waitAnswer("/e", 301, "/four", 5*time.Second)
+	node.waitAnswer("/e", 301, "/four", 15*time.Second)
 	h4, pinned := node.serving()
 	if pinned {
 		t.Errorf("%s is pinned after a change at the source", h4)
@@ -392,7 +392,7 @@ func TestSourcePoll(t *testing.T) {
 	if h, _ := node.serving(); h != h4 {
 		t.Errorf("serving %s from the cache, want %s", h, h4)
 	}
-	node.waitMetric(`redirectd_rules_source_failures_total{reason="status"}`, 1, 5*time.Second)
+	node.waitMetric(`redirectd_rules_source_failures_total{reason="status"}`, 1, 15*time.Second)
 	if !regexp.MustCompile(`the source answered 503 Service Unavailable`).MatchString(node.stderr.String()) {
 		t.Errorf("the log does not say the source is down:\n%s", node.stderr)
 	}
@@ -424,13 +424,13 @@ func TestSourceNotReady(t *testing.T) {
 	origin.mu.Lock()
 	origin.body = []byte("/a /b;\n")
 	origin.mu.Unlock()
-	node.waitAnswer("/a", 301, "/b", 5*time.Second)
+	node.waitAnswer("/a", 301, "/b", 15*time.Second)
 	if code, body := node.call("GET", "/readyz"); code != 200 {
 		t.Errorf("/readyz once loaded: %d %q", code, body)
 	}
 	// Down again: still ready, the rules stay.
 	origin.setDown(true)
-	node.waitMetric(`redirectd_rules_source_failures_total{reason="status"}`, 2, 5*time.Second)
+	node.waitMetric(`redirectd_rules_source_failures_total{reason="status"}`, 2, 15*time.Second)
 	if code, _ := node.call("GET", "/readyz"); code != 200 {
 		t.Errorf("/readyz with the source down after a load: %d, want 200", code)
 	}
@@ -451,14 +451,14 @@ func TestSourceDamagedCache(t *testing.T) {
 	cache := t.TempDir()
 	node := newSourceNode(t, buildBinary(t), srv.URL+"/site.tar.gz", cache)
 	node.start()
-	node.waitAnswer("/a", 301, "/one", 5*time.Second)
+	node.waitAnswer("/a", 301, "/one", 15*time.Second)
 	h, _ := node.serving()
 	node.stop()
 	if err := os.WriteFile(filepath.Join(cache, "versions", h, "redirectd.toml"), []byte("[[rule]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	node.start()
-	node.waitAnswer("/a", 301, "/one", 5*time.Second)
+	node.waitAnswer("/a", 301, "/one", 15*time.Second)
 	if !strings.Contains(node.stderr.String(), "cannot serve the version in [rules] cache_dir") {
 		t.Errorf("the log does not say the cached version failed:\n%s", node.stderr)
 	}
@@ -480,7 +480,7 @@ func TestSourceNotifyAtStart(t *testing.T) {
 	origin.publish(t, map[string]string{"redirectd.toml": "[[rule]]\nfrom = \"/a\"\nto = \"/one\"\n"})
 	node := newSourceNode(t, buildBinary(t), srv.URL+"/site.tar.gz", t.TempDir())
 	node.start()
-	node.waitAnswer("/a", 301, "/one", 5*time.Second)
+	node.waitAnswer("/a", 301, "/one", 15*time.Second)
 	node.stop()
 
 	sock := filepath.Join(t.TempDir(), "notify")

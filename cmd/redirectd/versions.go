@@ -67,7 +67,7 @@ func (s *service) initVersions(cfg *config.Config) {
 	if cfg.Reload.Source != "" {
 		return
 	}
-	s.recordVersion(localVersion(cfg), cfg.Set.Len())
+	s.recordVersion(localVersion(cfg), cfg.Set.Len(), keepPin)
 }
 
 // localVersion describes a config's own rules: its hash covers the config
@@ -88,11 +88,23 @@ func localVersion(cfg *config.Config) ruleVersion {
 	return ruleVersion{hash: hex.EncodeToString(h.Sum(nil))[:source.HashLen], loadedAt: time.Now(), source: "file:" + cfg.Path}
 }
 
-// recordVersion notes that v serves now, with n rules.
-func (s *service) recordVersion(v ruleVersion, n int) {
+// pinState is what a load does to the pin of a rollback.
+type pinState uint8
+
+const (
+	keepPin pinState = iota // a reload: the version serving stays, pinned or not
+	pin                     // a rollback
+	unpin                   // the source's version
+)
+
+// recordVersion notes that v serves now, with n rules, and sets the pin.
+func (s *service) recordVersion(v ruleVersion, n int, p pinState) {
 	vl := &s.versions
 	vl.mu.Lock()
 	defer vl.mu.Unlock()
+	if p != keepPin {
+		vl.pinned = p == pin
+	}
 	v.rules = n
 	if v.loadedAt.IsZero() {
 		v.loadedAt = time.Now()
@@ -194,11 +206,11 @@ func (s *service) Rollback(to string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	c.pin = pin
 	msg, err := s.reloadLocked(c)
 	if err != nil {
 		return "", fmt.Errorf("cannot roll back to %s; the running rules stay: %w", to, err)
 	}
-	s.versions.setPinned(true)
 	if err := s.rs.cache.SetPinned(to); err != nil {
 		s.log.Error("cannot record the pin in [rules] cache_dir; a restart serves the source's version", "err", err)
 	}
@@ -224,8 +236,8 @@ func (s *service) Unpin() (string, error) {
 	c, err := s.rs.cached(latest.Hash)
 	if err == nil {
 		var msg string
+		c.pin = unpin
 		if msg, err = s.reloadLocked(c); err == nil {
-			s.versions.setPinned(false)
 			s.rs.cache.SetPinned("")
 			return "unpinned; serving the source's version " + latest.Hash + ": " + msg, nil
 		}
