@@ -46,25 +46,34 @@ func (r *Rule) identity() string {
 // CarryHits adds the hit counts of old's rules to the identical rules of s
 // (same Key, and Same), so that a reload does not make every rule look
 // unused, and returns how many rules got counts. Only old's rules with
-// hits are held in a map meanwhile: for a million-rule set where a few
-// thousand rules are used, that is the few thousand. Hits old counts
-// while CarryHits runs may be missed; call it after the server serves s.
-// It walks both sets (Each's cost), so it is for reloads, not requests.
+// hits are held in a map meanwhile, and a rule of s is looked at closely
+// only when its From is one of theirs: for a million-rule map where ten
+// thousand rules are used, that took 0.35 s and made 626 MB of garbage
+// when every rule was built, and takes 0.04 s and 10 MB now
+// (BenchmarkCarryHits/1000000, 2-CPU AMD EPYC, Go 1.26). Hits old counts while CarryHits runs may
+// be missed; call it after the server serves s. It is for reloads, not
+// requests.
 func (s *Set) CarryHits(old *Set) int {
 	if old == nil || old == s {
 		return 0
 	}
 	hits := map[string]uint64{}
-	old.eachCounter(func(r *Rule, n *atomic.Uint64) {
-		if v := n.Load(); v > 0 {
-			hits[r.identity()] += v
-		}
-	})
+	froms := map[string]bool{}
+	old.walk(func(_ []byte, _ string, n *atomic.Uint64) bool { return n.Load() > 0 },
+		func(r *Rule, n *atomic.Uint64) {
+			hits[r.identity()] += n.Load()
+			froms[r.From] = true
+		})
 	if len(hits) == 0 {
 		return 0
 	}
 	carried := 0
-	s.eachCounter(func(r *Rule, n *atomic.Uint64) {
+	s.walk(func(fromB []byte, fromS string, _ *atomic.Uint64) bool {
+		if fromB != nil {
+			return froms[string(fromB)] // no allocation: a map index
+		}
+		return froms[fromS]
+	}, func(r *Rule, n *atomic.Uint64) {
 		id := r.identity()
 		if v, ok := hits[id]; ok {
 			n.Add(v)
@@ -75,23 +84,33 @@ func (s *Set) CarryHits(old *Set) int {
 	return carried
 }
 
-// eachCounter is Each handing out the hit counter itself.
-func (s *Set) eachCounter(fn func(*Rule, *atomic.Uint64)) {
+// walk calls fn, in file order, for every rule that keep accepts, with
+// its hit counter. keep sees the rule's From before the Rule is built
+// (which allocates for packed tables), as bytes of a packed table's key
+// or else as a string.
+func (s *Set) walk(keep func(fromB []byte, fromS string, n *atomic.Uint64) bool, fn func(*Rule, *atomic.Uint64)) {
 	for _, sp := range s.order {
 		switch {
 		case sp.t != nil:
 			for i := sp.lo; i < sp.hi; i++ {
-				r := sp.t.rule(uint32(i))
-				fn(&r, &sp.t.hits[i])
+				if keep(sp.t.key(uint32(i)), "", &sp.t.hits[i]) {
+					r := sp.t.rule(uint32(i))
+					fn(&r, &sp.t.hits[i])
+				}
 			}
 		case sp.x != nil:
 			for i := sp.lo; i < sp.hi; i++ {
-				r := sp.x.rule(int32(i))
-				fn(&r, &sp.x.lit(int32(i)).hits)
+				l := sp.x.lit(int32(i))
+				if keep(nil, l.from, &l.hits) {
+					r := sp.x.rule(int32(i))
+					fn(&r, &l.hits)
+				}
 			}
 		default:
 			for _, r := range s.rules[sp.lo:sp.hi] {
-				fn(&r.Rule, &r.hits)
+				if keep(nil, r.From, &r.hits) {
+					fn(&r.Rule, &r.hits)
+				}
 			}
 		}
 	}

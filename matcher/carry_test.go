@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/redirectd/redirectd/benchmarks/rules"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -134,5 +135,28 @@ func TestRuleKeySame(t *testing.T) {
 	c.To = "/c"
 	if a.Same(&c) {
 		t.Error("rules with different targets are Same")
+	}
+}
+
+// BenchmarkCarryHits measures carrying the hits of a reload: n exact
+// rules in a packed table (a map file), one in a hundred with hits.
+func BenchmarkCarryHits(b *testing.B) {
+	for _, n := range []int{10_000, 1_000_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			if n > 10_000 && testing.Short() {
+				b.Skip("builds a million rules")
+			}
+			old, cur := packedSet(b, n), packedSet(b, n)
+			var m matcher.Match
+			for i := 0; i < n; i += 100 {
+				if old.Lookup(nil, []byte(rules.MapKey(i)), nil, &m) {
+					m.Hit()
+				}
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				cur.CarryHits(old)
+			}
+		})
 	}
 }
