@@ -93,6 +93,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzMapFile -fuzztime $(FUZZTIME) ./config
 	$(GO) test -run '^$$' -fuzz FuzzCSV -fuzztime $(FUZZTIME) ./config
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) ./config/nginx
+	$(GO) test -run '^$$' -fuzz FuzzExtract -fuzztime $(FUZZTIME) -parallel 1 ./config/source
 
 # Installs the binary, the systemd unit, the config (kept when present) and
 # the logrotate file: make install [PREFIX=/usr/local] [DESTDIR=]

@@ -98,6 +98,8 @@ type RulesReload struct {
 	Watch bool `toml:"watch"`
 	// WatchInterval is how often files are checked (default 2s).
 	WatchInterval Duration `toml:"watch_interval"`
+	// RulesSource fetches the rules from a URL (see rules_source.go).
+	RulesSource
 }
 
 // Defaults of the service tables.
@@ -124,7 +126,8 @@ var known = map[string][]string{
 	"csv":        {"file"},
 	"admin":      {"listen", "token"},
 	"access_log": {"enabled", "path", "format"},
-	"rules":      {"watch", "watch_interval", "defaults"},
+	"rules": {"watch", "watch_interval", "defaults", "source", "poll", "source_header", "source_header_file",
+		"cache_dir", "keep_versions"},
 	"upstream": {"servers", "balance", "max_conns_per_server", "connect_timeout", "read_timeout",
 		"write_timeout", "pool_wait_timeout", "send_timeout", "body_timeout", "tunnel_idle_timeout",
 		"host_header", "max_request_body_bytes", "health_check"},

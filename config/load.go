@@ -50,6 +50,8 @@ type files struct {
 	resolve func(name string) string
 	read    func(path string) ([]byte, error)
 	open    func(path string) (io.ReadCloser, error)
+	// ruleSetOnly refuses every table but the rules' (LoadRuleSet).
+	ruleSetOnly bool
 }
 
 // rawRules is the [rules] table.
@@ -85,6 +87,9 @@ func load(file string, fl files) (*Config, error) {
 	loc := newLocator(src)
 	var errs errorList
 	checkKeys(file, md, loc, &errs)
+	if fl.ruleSetOnly {
+		checkRuleSetKeys(file, md, loc, &errs)
+	}
 	if err := errs.err(); err != nil {
 		return nil, err
 	}
@@ -97,6 +102,7 @@ func load(file string, fl files) (*Config, error) {
 	cfg.Admin, cfg.AccessLog, cfg.Reload = raw.Admin, raw.AccessLog, raw.Rules.RulesReload
 	defaults := convertDefaults(file, raw.Rules.Defaults, loc, &errs)
 	checkService(file, cfg, loc, &errs)
+	checkRulesSource(file, &raw, cfg, loc, &errs)
 	if raw.Upstream != nil {
 		checkUpstream(file, raw.Upstream, loc, &errs)
 		cfg.Upstream = raw.Upstream

@@ -38,6 +38,11 @@ type service struct {
 	// skipped is the serving config's count of map entries left out
 	// (invalid = "skip"), read by a gauge without waiting for a reload.
 	skipped atomic.Int64
+
+	// rs pulls the rules from [rules] source (nil without one); versions
+	// lists the rule sets loaded (versions.go).
+	rs       *ruleSource
+	versions versionLog
 }
 
 // serviceMetricHelp is the HELP text of every family the service
@@ -50,6 +55,17 @@ var serviceMetricHelp = promtext.Help{
 	"redirectd_rules":                                        "Rules serving, by kind.",
 	"redirectd_access_log_dropped_lines_total":               "Access log lines dropped because the disk could not keep up.",
 	"redirectd_access_log_written_lines_total":               "Access log lines handed to the writer.",
+}
+
+// versionMetricHelp is serviceMetricHelp for the families of the rules
+// source and of the version serving (source.go, versions.go).
+var versionMetricHelp = promtext.Help{
+	"redirectd_rules_source_last_success_timestamp_seconds": "Time of the last fetch from [rules] source that succeeded (changed or not), in seconds since the Unix epoch.",
+	"redirectd_rules_source_age_seconds":                    "Seconds since the last fetch from [rules] source that succeeded.",
+	"redirectd_rules_source_fetches_total":                  "Fetches from [rules] source that succeeded, by result: a new version or unchanged.",
+	"redirectd_rules_source_failures_total":                 "Fetches or loads from [rules] source that failed, by reason; the running rules stay.",
+	"redirectd_rules_pinned":                                "1 while a rolled-back version is pinned (POST /versions/rollback), else 0.",
+	"redirectd_rules_version_info":                          "The content hash of the rule set serving, as a label; the value is 1.",
 }
 
 func newService(srv *engine.Server, cfg *config.Config, file string, log *slog.Logger) *service {
@@ -70,6 +86,7 @@ func newService(srv *engine.Server, cfg *config.Config, file string, log *slog.L
 			return float64(map[string]int{"exact": c.Exact, "prefix": c.Prefix, "regex": c.Regex}[kind])
 		})
 	}
+	s.initVersions(cfg)
 	return s
 }
 
@@ -80,16 +97,39 @@ func newService(srv *engine.Server, cfg *config.Config, file string, log *slog.L
 func (s *service) reload() (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	sdNotify("RELOADING=1")
-	defer sdNotify("READY=1")
+	s.kickSource() // SIGHUP and POST /reload also ask the source now
+	return s.reloadLocked(nil)
+}
+
+// reloadLocked is the one path by which rules change after start: SIGHUP,
+// POST /reload, watch, a new version at the source and a rollback all
+// come here, so each is validated alike. c is a rule set from the source
+// to load (nil: the config's own rules, or the source's version serving).
+// s.mu is held.
+func (s *service) reloadLocked(c *candidate) (string, error) {
+	// Not while starting (the cached rule set of a source loads before
+	// the listeners are up): READY=1 would tell systemd too early.
+	if s.srv.Readiness() == nil {
+		sdNotify("RELOADING=1")
+		defer sdNotify("READY=1")
+	}
 	start := time.Now()
-	cfg, err := loadConfig(s.file)
+	cfg, ver, err := s.load(c)
 	if err != nil {
 		s.reloadFails.Inc()
 		s.log.Error("reload failed; the previous rules keep serving", "config", s.cfg.Path, "err", err)
 		return "", err
 	}
+	// Recorded before the swap, so that whoever sees the new rules answer
+	// finds them in /versions (and the pin as the load set it) too.
+	pin := keepPin
+	if c != nil {
+		pin = c.pin
+	}
+	s.recordVersion(ver, cfg.Set.Len(), pin)
+	old := s.srv.Rules()
 	s.srv.Swap(cfg.Set)
+	carried := cfg.Set.CarryHits(old)
 	// The engine now holds the only reference the old rules need: serve's
 	// own variable still points at the first Config, which kept the first
 	// Set alive for the life of the process (a whole million-rule set of
@@ -99,9 +139,9 @@ func (s *service) reload() (string, error) {
 	logSkipped(s.log, cfg)
 	s.reloads.Inc()
 	s.lastReloadUnix = float64(time.Now().Unix())
-	c := cfg.Set.Counts()
-	msg := fmt.Sprintf("%d rules (%d exact, %d prefix, %d regex) in %s", cfg.Set.Len(), c.Exact, c.Prefix, c.Regex, time.Since(start).Round(time.Microsecond))
-	s.log.Info("reloaded", "config", cfg.Path, "rules", cfg.Set.Len(), "took", time.Since(start).Round(time.Microsecond))
+	counts := cfg.Set.Counts()
+	msg := fmt.Sprintf("%d rules (%d exact, %d prefix, %d regex) in %s, version %s", cfg.Set.Len(), counts.Exact, counts.Prefix, counts.Regex, time.Since(start).Round(time.Microsecond), ver.hash)
+	s.log.Info("reloaded", "config", cfg.Path, "rules", cfg.Set.Len(), "version", ver.hash, "hits_carried", carried, "took", time.Since(start).Round(time.Microsecond))
 	if restartNeeded(s.cfg, cfg) {
 		msg += "; [server], [upstream], [admin] or [access_log] changed: those take effect after a restart"
 		s.log.Warn("[server], [upstream], [admin] or [access_log] changed: the new rules serve, but these settings take effect only after a restart", "config", cfg.Path)
@@ -139,10 +179,16 @@ func logSkipped(log *slog.Logger, cfg *config.Config) {
 func (s *service) WriteMetrics(w io.Writer) {
 	s.srv.WriteMetrics(w)
 	promtext.WriteSet(w, s.set, serviceMetricHelp)
+	s.writeVersionMetrics(w)
 	promtext.WriteProcess(w)
 }
 
-func (s *service) Ready() error { return s.srv.Readiness() }
+func (s *service) Ready() error {
+	if err := s.rulesReady(); err != nil {
+		return err
+	}
+	return s.srv.Readiness()
+}
 
 func (s *service) Rules() []admin.RuleInfo {
 	var out []admin.RuleInfo

@@ -69,6 +69,12 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	}
 	srv := engine.New(opts, cfg.Set)
 	svc := newService(srv, cfg, *file, log)
+	stopSource, err := svc.startSource() // [rules] source: serve the cached version, poll
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: [rules]: %v\n", cfg.Path, err)
+		return 1
+	}
+	defer stopSource()
 	loaded := svc.stamp() // before serving: what watch compares with
 	if alog != nil {
 		svc.countAccessLog(alog)
@@ -92,8 +98,10 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		return 1
 	case <-srv.Ready():
 	}
-	c := cfg.Set.Counts()
-	attrs := []any{"config", cfg.Path, "listen", srv.Addr(), "rules", cfg.Set.Len(),
+	// srv.Rules, not cfg.Set: a reload (the cached rule set of [rules]
+	// source, an early POST /reload) may have replaced and dropped it.
+	c := srv.Rules().Counts()
+	attrs := []any{"config", cfg.Path, "listen", srv.Addr(), "rules", srv.Rules().Len(),
 		"exact", c.Exact, "prefix", c.Prefix, "regex", c.Regex, "startup", time.Since(start).Round(time.Microsecond)}
 	if adm != nil {
 		attrs = append(attrs, "admin", adm.Addr())

@@ -1,8 +1,9 @@
 // Package admin serves the operator's endpoints on their own listener, apart
 // from the traffic port: Prometheus metrics (/metrics), liveness (/healthz)
 // and readiness (/readyz), the loaded rules with their hit counts (/rules),
-// how one URL would be answered (/explain), and a config reload (POST
-// /reload).
+// how one URL would be answered (/explain), a config reload (POST
+// /reload), and, when the Backend is a Versioner, the rule-set versions
+// (/versions, /versions/diff, POST /versions/rollback and /versions/unpin).
 //
 // It knows nothing of the rest of redirectd: every answer comes from a
 // Backend that the command wires up, so this package imports only the

@@ -22,6 +22,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /rules", s.rules)
 	mux.HandleFunc("GET /explain", s.explain)
 	mux.HandleFunc("POST /reload", s.reload)
+	s.versionRoutes(mux)
 	var h http.Handler = http.NewCrossOriginProtection().Handler(mux)
 	if s.opts.Token != "" {
 		h = requireToken(s.opts.Token, h)

@@ -1,0 +1,376 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/VictoriaMetrics/metrics"
+	"github.com/redirectd/redirectd/config"
+	"github.com/redirectd/redirectd/config/source"
+)
+
+// fetchTimeout bounds one fetch, body included: 512 MiB at 1 MiB/s.
+const fetchTimeout = 10 * time.Minute
+
+// ruleSource pulls rule sets from [rules] source. Its fields, but the
+// metrics', are guarded by service.mu.
+type ruleSource struct {
+	cfg     config.RulesSource
+	fetcher *source.Fetcher
+	cache   *source.Cache
+	// latest is the source's newest version that loaded: what serves
+	// unless a rollback pinned another.
+	latest source.Meta
+	// seen are the validators of the source's last answer, good version
+	// or bad, sent with the next fetch: a bad version is not fetched and
+	// refused again every poll while it stays at the source.
+	seen source.Validators
+	// bad is the hash of the last version that did not load, badErr why:
+	// while the source keeps it (a 304 to its validators, or the same
+	// files again), each poll counts the failure again, and the age of
+	// the last success grows, so an alert sees a source stuck on a bad
+	// version as it sees one that is down.
+	bad    string
+	badErr error
+	// lastErr is the last failure's text: a failure repeated every poll
+	// is logged once, not every few seconds.
+	lastErr  string
+	failRun  int
+	kick     chan struct{}
+	metrics  *metrics.Set
+	started  time.Time
+	lastOK   atomic.Int64 // unix nanoseconds of the last good fetch, 0 for none
+	failures map[source.Reason]*metrics.Counter
+	changed  *metrics.Counter
+	same     *metrics.Counter
+}
+
+// candidate is a rule set from the source, to be loaded, and what loading
+// it does to a rollback's pin.
+type candidate struct {
+	dir  string
+	meta source.Meta
+	pin  pinState
+}
+
+// startSource, with [rules] source, serves the version the cache holds
+// (the pinned one, else the last good one) and starts polling the source;
+// stop ends the polling. Without a source it does nothing.
+func (s *service) startSource() (stop func(), err error) {
+	rc := s.cfg.Reload.RulesSource
+	if rc.Source == "" {
+		return func() {}, nil
+	}
+	cache, err := source.OpenCache(rc.CacheDir)
+	if err != nil {
+		return nil, err
+	}
+	rs := &ruleSource{cfg: rc, cache: cache, kick: make(chan struct{}, 1), metrics: metrics.NewSet(), started: time.Now(),
+		fetcher: &source.Fetcher{URL: rc.Source, Header: headerFunc(rc)}}
+	rs.register(&s.versions)
+	s.mu.Lock()
+	s.rs = rs
+	s.loadCached()
+	s.mu.Unlock()
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		s.pollSource(quit)
+	}()
+	return func() { close(quit); <-done }, nil
+}
+
+// headerFunc returns the Fetcher's Header: source_header as configured, or
+// source_header_file read at each fetch (a rotated token needs no reload).
+func headerFunc(rc config.RulesSource) func() (string, string, error) {
+	switch {
+	case rc.SourceHeader != "":
+		name, value, _ := config.ParseHeader(rc.SourceHeader) // checked by config
+		return func() (string, string, error) { return name, value, nil }
+	case rc.SourceHeaderFile != "":
+		return func() (string, string, error) {
+			b, err := os.ReadFile(rc.SourceHeaderFile)
+			if err != nil {
+				return "", "", fmt.Errorf("[rules] source_header_file: %w", err)
+			}
+			name, value, err := config.ParseHeader(strings.TrimRight(string(b), "\r\n"))
+			if err != nil {
+				return "", "", fmt.Errorf("[rules] source_header_file %s: %w", rc.SourceHeaderFile, err)
+			}
+			return name, value, nil
+		}
+	}
+	return nil
+}
+
+func (rs *ruleSource) register(vl *versionLog) {
+	m := rs.metrics
+	m.NewGauge(`redirectd_rules_source_last_success_timestamp_seconds`, func() float64 {
+		return float64(rs.lastOK.Load()) / 1e9
+	})
+	// The age counts from start while no fetch has succeeded, so an alert
+	// on it fires for a node that never reached its source too.
+	m.NewGauge(`redirectd_rules_source_age_seconds`, func() float64 {
+		last := time.Unix(0, rs.lastOK.Load())
+		if rs.lastOK.Load() == 0 {
+			last = rs.started
+		}
+		return time.Since(last).Seconds()
+	})
+	rs.changed = m.NewCounter(`redirectd_rules_source_fetches_total{result="changed"}`)
+	rs.same = m.NewCounter(`redirectd_rules_source_fetches_total{result="unchanged"}`)
+	rs.failures = map[source.Reason]*metrics.Counter{}
+	for _, r := range source.Reasons {
+		rs.failures[r] = m.NewCounter(fmt.Sprintf(`redirectd_rules_source_failures_total{reason=%q}`, r))
+	}
+	m.NewGauge(`redirectd_rules_pinned`, func() float64 {
+		if vl.isPinned() {
+			return 1
+		}
+		return 0
+	})
+}
+
+// loadCached lists the versions the cache keeps and serves the pinned or
+// current one, so a node restarted while the source is down serves what
+// it served before. s.mu is held.
+func (s *service) loadCached() {
+	rs := s.rs
+	vl := &s.versions
+	for _, m := range rs.cache.List() {
+		if len(vl.list) < vl.keep {
+			vl.list = append(vl.list, ruleVersion{hash: m.Hash, fetchedAt: m.FetchedAt, source: m.Source,
+				validators: m.Validators, kept: true, entry: m.Entry})
+		}
+	}
+	cur, ok, err := rs.cache.Current()
+	if err != nil {
+		s.log.Error("cannot read the last good version in [rules] cache_dir; waiting for the source", "err", err)
+	}
+	if !ok {
+		return
+	}
+	rs.latest, rs.seen = cur, cur.Validators
+	want, pinned := cur, false
+	if h, ok := rs.cache.Pinned(); ok {
+		if m, err := rs.cache.Meta(h); err == nil {
+			want, pinned = m, true
+		}
+	}
+	c := &candidate{dir: rs.cache.Dir(want.Hash), meta: want, pin: unpin}
+	if pinned {
+		c.pin = pin
+	}
+	if _, err := s.reloadLocked(c); err != nil {
+		// Forget its validators: a 304 to them would leave the node
+		// without rules while the source holds good ones.
+		rs.latest, rs.seen = source.Meta{}, source.Validators{}
+		s.log.Error("cannot serve the version in [rules] cache_dir; waiting for the source", "version", want.Hash, "err", err)
+		return
+	}
+	s.pruneCache() // a smaller keep_versions than the last run's
+	s.log.Info("serving the rule set kept in [rules] cache_dir until the source answers", "version", want.Hash, "pinned", pinned, "fetched", want.FetchedAt)
+}
+
+// cached returns the version hash from the cache as a candidate.
+func (rs *ruleSource) cached(hash string) (*candidate, error) {
+	m, err := rs.cache.Meta(hash)
+	if err != nil {
+		return nil, err
+	}
+	return &candidate{dir: rs.cache.Dir(hash), meta: m}, nil
+}
+
+// kickSource asks the poller to fetch now rather than at its next tick.
+func (s *service) kickSource() {
+	if s.rs != nil {
+		select {
+		case s.rs.kick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// pollSource fetches at once, then every poll interval give or take a
+// fifth at random, so that a fleet started together does not ask the
+// source in lock step, until quit closes.
+func (s *service) pollSource(quit <-chan struct{}) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { <-quit; cancel() }()
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-s.rs.kick:
+		}
+		s.pollOnce(ctx)
+		t.Reset(jitter(s.rs.cfg.Poll.Std()))
+	}
+}
+
+// jitter returns d stretched or shrunk by up to a fifth, at random.
+func jitter(d time.Duration) time.Duration {
+	return time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
+}
+
+// pollOnce asks the source once and loads what is new.
+func (s *service) pollOnce(ctx context.Context) {
+	rs := s.rs
+	s.mu.Lock()
+	prev := rs.seen
+	s.mu.Unlock()
+	staged, err := rs.cache.Stage()
+	if err != nil {
+		s.sourceFailed(&source.Error{Reason: source.ReasonArchive, Err: fmt.Errorf("cannot write to [rules] cache_dir: %w", err)})
+		return
+	}
+	fctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+	f, err := rs.fetcher.Fetch(fctx, staged, prev)
+	cancel()
+	if err != nil || f == nil {
+		os.RemoveAll(staged)
+		if ctx.Err() != nil {
+			return // stopping
+		}
+		switch {
+		case err != nil:
+			s.sourceFailed(err)
+		case s.stillBad():
+		default:
+			rs.same.Inc()
+			s.sourceOK()
+		}
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rs.seen = f.Validators
+	meta := source.Meta{Hash: f.Hash, Entry: f.Entry, Source: rs.cfg.Source, Validators: f.Validators, FetchedAt: time.Now()}
+	switch f.Hash {
+	case rs.latest.Hash: // the same files under new validators
+		if _, err := rs.cache.Commit(staged, meta); err == nil {
+			rs.latest = meta
+		}
+		rs.bad, rs.badErr = "", nil // the bad version is gone from the source
+		rs.same.Inc()
+		s.sourceOK()
+		return
+	case rs.bad:
+		os.RemoveAll(staged)
+		s.sourceFailed(rs.badErr)
+		return
+	}
+	dir, err := rs.cache.Commit(staged, meta)
+	if err != nil {
+		os.RemoveAll(staged)
+		s.sourceFailed(&source.Error{Reason: source.ReasonArchive, Err: err})
+		return
+	}
+	wasPinned := s.versions.isPinned()
+	if _, err := s.reloadLocked(&candidate{dir: dir, meta: meta, pin: unpin}); err != nil {
+		rs.bad = f.Hash
+		rs.badErr = &source.Error{Reason: source.ReasonInvalid, Err: fmt.Errorf("the source's rule set %s does not load, so the running rules stay: %w", f.Hash, err)}
+		s.pruneCache()
+		s.sourceFailed(rs.badErr)
+		return
+	}
+	rs.latest, rs.bad, rs.badErr = meta, "", nil
+	if err := rs.cache.SetCurrent(f.Hash); err != nil {
+		s.log.Error("cannot record the new version in [rules] cache_dir; a restart may serve an older one", "err", err)
+	}
+	if wasPinned {
+		s.log.Warn("the source changed: the rollback's pin ends", "version", f.Hash)
+	}
+	rs.cache.SetPinned("")
+	s.pruneCache()
+	rs.changed.Inc()
+	s.sourceOK()
+	s.log.Info("new rule set from the source", "version", f.Hash, "etag", f.ETag, "source", rs.cfg.Source)
+}
+
+// stillBad counts a 304 to the validators of a version that did not load
+// as that failure again, and reports whether it was one.
+func (s *service) stillBad() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.rs.bad == "" {
+		return false
+	}
+	s.sourceFailed(s.rs.badErr)
+	return true
+}
+
+// pruneCache removes the versions no longer listed, but the source's
+// latest (unpin's target).
+func (s *service) pruneCache() {
+	keep := s.versions.keptHashes()
+	keep[s.rs.latest.Hash] = true
+	s.rs.cache.Prune(keep)
+}
+
+func (s *service) sourceOK() {
+	rs := s.rs
+	rs.lastOK.Store(time.Now().UnixNano())
+	if rs.failRun > 0 {
+		s.log.Info("the source answers again", "failures", rs.failRun)
+	}
+	rs.lastErr, rs.failRun = "", 0
+}
+
+// sourceFailed counts a failure by its reason and logs it, unless it is
+// the same failure as the last poll's.
+func (s *service) sourceFailed(err error) {
+	rs := s.rs
+	rs.failures[source.ReasonOf(err)].Inc()
+	rs.failRun++
+	if msg := err.Error(); msg != rs.lastErr {
+		rs.lastErr = msg
+		s.log.Error("cannot update the rules from the source; the running rules stay (a failure repeated at each poll is logged once)",
+			"source", rs.cfg.Source, "reason", source.ReasonOf(err), "err", err)
+	}
+}
+
+// load loads the config, and with a source the rule set c (nil: the
+// version serving), for reloadLocked. With a source, the local config
+// holds no rules; the source's settings take effect at a restart only.
+func (s *service) load(c *candidate) (*config.Config, ruleVersion, error) {
+	cfg, err := loadConfig(s.file)
+	if err != nil {
+		return nil, ruleVersion{}, err
+	}
+	if s.rs == nil {
+		if cfg.Reload.Source != "" {
+			return nil, ruleVersion{}, errors.New(cfg.Path + ": [rules] source was added: restart redirectd to pull the rules from it; the running rules stay")
+		}
+		return cfg, localVersion(cfg), nil
+	}
+	if cfg.Reload.RulesSource != s.rs.cfg {
+		return nil, ruleVersion{}, errors.New(cfg.Path + ": [rules] source, poll, source_header, cache_dir or keep_versions changed: restart redirectd to apply them; the running rules stay")
+	}
+	if c == nil {
+		h := s.versions.servingHash()
+		if h == "" {
+			return nil, ruleVersion{}, fmt.Errorf("no rule set from [rules] source has loaded yet; it is asked again now, and every %s", s.rs.cfg.Poll.Std())
+		}
+		if c, err = s.rs.cached(h); err != nil {
+			return nil, ruleVersion{}, err
+		}
+	}
+	rules, err := config.LoadRuleSet(c.dir, c.meta.Entry)
+	if err != nil {
+		return nil, ruleVersion{}, fmt.Errorf("rule set %s from %s: %w", c.meta.Hash, c.meta.Source, err)
+	}
+	cfg.Set, cfg.Files, cfg.Skipped, cfg.SkippedEntries = rules.Set, nil, rules.Skipped, rules.SkippedEntries
+	return cfg, ruleVersion{hash: c.meta.Hash, fetchedAt: c.meta.FetchedAt, source: c.meta.Source,
+		validators: c.meta.Validators, kept: true, entry: c.meta.Entry}, nil
+}

@@ -1,0 +1,349 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"github.com/redirectd/redirectd/engine/promtext"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/VictoriaMetrics/metrics"
+	"github.com/redirectd/redirectd/config"
+	"github.com/redirectd/redirectd/config/source"
+	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/matcher"
+)
+
+// ruleVersion is one rule set as loaded. Only this is held per version, not
+// its rules: a compiled million-rule set is about 50 MiB, and even its
+// rule list twice that, so ten of them in memory would cost a gigabyte
+// for an occasional diff or rollback. The files of a version from the
+// source are kept in cache_dir/versions/HASH instead, and loaded again
+// (through reloadLocked, like any reload) when asked for.
+type ruleVersion struct {
+	hash       string
+	loadedAt   time.Time
+	fetchedAt  time.Time
+	source     string
+	validators source.Validators
+	rules      int
+	// kept: the version came from the source, and its files are in the
+	// cache (entry is its TOML there).
+	kept  bool
+	entry string
+}
+
+// versionLog lists the versions loaded, newest first. Its own mutex, not
+// the service's, guards it: /versions answers while a long reload holds
+// the service's.
+type versionLog struct {
+	mu      sync.Mutex
+	list    []ruleVersion
+	keep    int
+	serving string
+	pinned  bool
+	// loaded is set once a rule set has loaded: /readyz is 503 before.
+	loaded atomic.Bool
+	// info is the set holding redirectd_rules_version_info, remade when
+	// the version serving changes (its label is the hash).
+	info atomic.Pointer[metrics.Set]
+	// diffing serialises diffs: each may load two versions' rules.
+	diffing sync.Mutex
+}
+
+// initVersions records the version of the config serve loaded, unless
+// its rules come from a source (startSource loads them).
+func (s *service) initVersions(cfg *config.Config) {
+	s.versions.keep = cfg.Reload.KeepVersions
+	if s.versions.keep == 0 {
+		s.versions.keep = config.DefaultKeepVersions
+	}
+	if cfg.Reload.Source != "" {
+		return
+	}
+	s.recordVersion(localVersion(cfg), cfg.Set.Len(), keepPin)
+}
+
+// localVersion describes a config's own rules: its hash covers the config
+// file and the map and CSV files it names. Their earlier contents are not
+// kept, so such a version is listed, not rolled back to.
+func localVersion(cfg *config.Config) ruleVersion {
+	h := sha256.New()
+	for _, f := range append([]string{cfg.Path}, cfg.Files...) {
+		io.WriteString(h, f+"\x00")
+		if in, err := os.Open(f); err == nil {
+			io.Copy(h, in)
+			in.Close()
+		} else if cfg.Path == exampleName {
+			b, _ := exampleFS.ReadFile(f)
+			h.Write(b)
+		}
+	}
+	return ruleVersion{hash: hex.EncodeToString(h.Sum(nil))[:source.HashLen], loadedAt: time.Now(), source: "file:" + cfg.Path}
+}
+
+// pinState is what a load does to the pin of a rollback.
+type pinState uint8
+
+const (
+	keepPin pinState = iota // a reload: the version serving stays, pinned or not
+	pin                     // a rollback
+	unpin                   // the source's version
+)
+
+// recordVersion notes that v serves now, with n rules, and sets the pin.
+func (s *service) recordVersion(v ruleVersion, n int, p pinState) {
+	vl := &s.versions
+	vl.mu.Lock()
+	defer vl.mu.Unlock()
+	if p != keepPin {
+		vl.pinned = p == pin
+	}
+	v.rules = n
+	if v.loadedAt.IsZero() {
+		v.loadedAt = time.Now()
+	}
+	vl.list = slices.DeleteFunc(vl.list, func(o ruleVersion) bool { return o.hash == v.hash })
+	vl.list = slices.Insert(vl.list, 0, v)
+	if len(vl.list) > vl.keep {
+		vl.list = vl.list[:vl.keep]
+	}
+	vl.loaded.Store(true)
+	if vl.serving != v.hash {
+		vl.serving = v.hash
+		set := metrics.NewSet()
+		set.NewGauge(fmt.Sprintf(`redirectd_rules_version_info{hash=%q}`, v.hash), func() float64 { return 1 })
+		vl.info.Store(set)
+	}
+}
+
+// keptHashes returns the hashes of the versions listed, for the cache to
+// keep.
+func (vl *versionLog) keptHashes() map[string]bool {
+	vl.mu.Lock()
+	defer vl.mu.Unlock()
+	keep := map[string]bool{}
+	for _, v := range vl.list {
+		keep[v.hash] = true
+	}
+	return keep
+}
+
+// find returns the version hash, or ErrUnknownVersion.
+func (vl *versionLog) find(hash string) (ruleVersion, error) {
+	vl.mu.Lock()
+	defer vl.mu.Unlock()
+	for _, v := range vl.list {
+		if v.hash == hash {
+			return v, nil
+		}
+	}
+	return ruleVersion{}, fmt.Errorf("version %q: %w", cutQ(hash), admin.ErrUnknownVersion)
+}
+
+func (vl *versionLog) setPinned(p bool) {
+	vl.mu.Lock()
+	vl.pinned = p
+	vl.mu.Unlock()
+}
+
+func (vl *versionLog) isPinned() bool {
+	vl.mu.Lock()
+	defer vl.mu.Unlock()
+	return vl.pinned
+}
+
+// rulesReady says why no rules serve yet: only with a source, before its
+// first version (fetched or cached) loads.
+func (s *service) rulesReady() error {
+	if s.versions.loaded.Load() {
+		return nil
+	}
+	return fmt.Errorf("no rule set loaded yet: waiting for [rules] source (the log says why it has not loaded)")
+}
+
+func (s *service) writeVersionMetrics(w io.Writer) {
+	if set := s.versions.info.Load(); set != nil {
+		promtext.WriteSet(w, set, versionMetricHelp)
+	}
+	if s.rs != nil {
+		promtext.WriteSet(w, s.rs.metrics, versionMetricHelp)
+	}
+}
+
+// The admin.Versioner methods.
+
+func (s *service) Versions() []admin.VersionInfo {
+	vl := &s.versions
+	vl.mu.Lock()
+	defer vl.mu.Unlock()
+	out := make([]admin.VersionInfo, 0, len(vl.list))
+	for _, v := range vl.list {
+		out = append(out, admin.VersionInfo{Hash: v.hash, LoadedAt: v.loadedAt, FetchedAt: v.fetchedAt, Source: v.source,
+			ETag: v.validators.ETag, LastModified: v.validators.LastModified, Rules: v.rules,
+			Serving: v.hash == vl.serving, Pinned: v.hash == vl.serving && vl.pinned, Kept: v.kept})
+	}
+	return out
+}
+
+func (s *service) Rollback(to string) (string, error) {
+	v, err := s.versions.find(to)
+	if err != nil {
+		return "", err
+	}
+	if !v.kept || s.rs == nil {
+		return "", fmt.Errorf("version %s came from the local config, whose earlier files are not kept: only versions from [rules] source can be rolled back to", to)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, err := s.rs.cached(to)
+	if err != nil {
+		return "", err
+	}
+	c.pin = pin
+	msg, err := s.reloadLocked(c)
+	if err != nil {
+		return "", fmt.Errorf("cannot roll back to %s; the running rules stay: %w", to, err)
+	}
+	if err := s.rs.cache.SetPinned(to); err != nil {
+		s.log.Error("cannot record the pin in [rules] cache_dir; a restart serves the source's version", "err", err)
+	}
+	s.log.Warn("rolled back; pinned until the source changes or POST /versions/unpin", "version", to)
+	return fmt.Sprintf("serving %s, pinned until the source changes or POST /versions/unpin: %s", to, msg), nil
+}
+
+func (s *service) Unpin() (string, error) {
+	if s.rs == nil {
+		return "", errors.New("nothing is pinned: rollback needs [rules] source")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.versions.isPinned() {
+		return "", errors.New("nothing is pinned: POST /versions/rollback?to=HASH pins a version")
+	}
+	latest := s.rs.latest
+	if latest.Hash == "" || latest.Hash == s.versions.servingHash() {
+		s.versions.setPinned(false)
+		s.rs.cache.SetPinned("")
+		return "unpinned; the source's version serves already", nil
+	}
+	c, err := s.rs.cached(latest.Hash)
+	if err == nil {
+		var msg string
+		c.pin = unpin
+		if msg, err = s.reloadLocked(c); err == nil {
+			s.rs.cache.SetPinned("")
+			return "unpinned; serving the source's version " + latest.Hash + ": " + msg, nil
+		}
+	}
+	return "", fmt.Errorf("cannot load the source's version %s, so the pin stays: %w", latest.Hash, err)
+}
+
+func (vl *versionLog) servingHash() string {
+	vl.mu.Lock()
+	defer vl.mu.Unlock()
+	return vl.serving
+}
+
+func (s *service) Diff(from, to string, limit int) (*admin.VersionDiff, error) {
+	if to == "" {
+		to = s.versions.servingHash()
+	}
+	s.versions.diffing.Lock()
+	defer s.versions.diffing.Unlock()
+	a, err := s.versionRules(from)
+	if err != nil {
+		return nil, err
+	}
+	b, err := s.versionRules(to)
+	if err != nil {
+		return nil, err
+	}
+	d := diffRules(a, b, limit)
+	d.From, d.To = from, to
+	return d, nil
+}
+
+// versionRules returns the rules of version hash: the serving set's when
+// it serves, else loaded from the cache (compiled: the loader has no
+// cheaper path, and a diff is rare).
+func (s *service) versionRules(hash string) (*matcher.Set, error) {
+	v, err := s.versions.find(hash)
+	if err != nil {
+		return nil, err
+	}
+	if hash == s.versions.servingHash() {
+		return s.srv.Rules(), nil
+	}
+	if !v.kept || s.rs == nil {
+		return nil, fmt.Errorf("version %s came from the local config, whose earlier files are not kept: only versions from [rules] source can be compared", hash)
+	}
+	cfg, err := config.LoadRuleSet(s.rs.cache.Dir(hash), v.entry)
+	if err != nil {
+		return nil, fmt.Errorf("cannot load version %s from [rules] cache_dir: %w", hash, err)
+	}
+	return cfg.Set, nil
+}
+
+// diffRules compares two rule sets by Rule.Key, listing at most limit
+// rules of each kind, in b's file order (a's for those removed).
+func diffRules(a, b *matcher.Set, limit int) *admin.VersionDiff {
+	oldRules := map[string]*matcher.Rule{}
+	var order []string
+	a.Each(func(r matcher.RuleHits) {
+		k := r.Key()
+		rc := *r.Rule
+		oldRules[k] = &rc
+		order = append(order, k)
+	})
+	d := &admin.VersionDiff{Added: []admin.DiffRule{}, Removed: []admin.DiffRule{}, Changed: []admin.RuleChange{}}
+	seen := map[string]bool{}
+	b.Each(func(r matcher.RuleHits) {
+		k := r.Key()
+		seen[k] = true
+		o, ok := oldRules[k]
+		switch {
+		case !ok:
+			if d.AddedCount++; len(d.Added) < limit {
+				d.Added = append(d.Added, diffRule(r.Rule))
+			}
+		case !o.Same(r.Rule):
+			if d.ChangedCount++; len(d.Changed) < limit {
+				d.Changed = append(d.Changed, admin.RuleChange{Old: diffRule(o), New: diffRule(r.Rule)})
+			}
+		}
+	})
+	for _, k := range order {
+		if !seen[k] {
+			seen[k] = true // a key twice in a (per host of a map) is one removal
+			if d.RemovedCount++; len(d.Removed) < limit {
+				d.Removed = append(d.Removed, diffRule(oldRules[k]))
+			}
+		}
+	}
+	d.Truncated = d.AddedCount > len(d.Added) || d.RemovedCount > len(d.Removed) || d.ChangedCount > len(d.Changed)
+	return d
+}
+
+func diffRule(r *matcher.Rule) admin.DiffRule {
+	var q []string
+	for _, c := range r.Query {
+		q = append(q, c.Name+"="+c.Value)
+	}
+	return admin.DiffRule{Kind: r.Kind.String(), Host: r.Host, From: r.From, Query: strings.Join(q, "&"),
+		To: r.To, Status: r.Status, Pass: r.Pass, Source: r.Source()}
+}
+
+func cutQ(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "..."
+	}
+	return s
+}

@@ -1,0 +1,265 @@
+package source
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Meta describes a version kept in a Cache.
+type Meta struct {
+	Hash string `json:"hash"`
+	// Entry is the rules TOML inside the version's folder.
+	Entry  string `json:"entry"`
+	Source string `json:"source"`
+	Validators
+	FetchedAt time.Time `json:"fetched_at"`
+}
+
+// Cache keeps fetched rule sets in a folder:
+//
+//	tmp/fetch-*       a fetch in progress (removed by OpenCache)
+//	versions/HASH/    a version's files, as fetched
+//	versions/HASH.json  its Meta
+//	current           the hash of the last good version
+//	pinned            the hash of a version a rollback pinned
+//
+// A Cache is used by one goroutine at a time.
+type Cache struct {
+	dir string
+}
+
+// OpenCache makes dir's layout when missing and removes what an earlier
+// process left half-fetched.
+func OpenCache(dir string) (*Cache, error) {
+	for _, d := range []string{dir, filepath.Join(dir, "versions"), filepath.Join(dir, "tmp")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, fmt.Errorf("cannot make [rules] cache_dir: %w; make it writable by redirectd", err)
+		}
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, "tmp", "*"))
+	for _, l := range left {
+		os.RemoveAll(l)
+	}
+	return &Cache{dir: dir}, nil
+}
+
+// Stage returns a new empty folder to fetch into, on the cache's file
+// system so that Commit is a rename.
+func (c *Cache) Stage() (string, error) {
+	return os.MkdirTemp(filepath.Join(c.dir, "tmp"), "fetch-")
+}
+
+// Commit moves a staged folder holding the version m describes into the
+// cache and records m. It returns the version's folder. A folder of the
+// same hash already there is replaced, not trusted: the files just
+// fetched are known whole, the old ones may have been damaged on disk
+// since (and would then never load again).
+func (c *Cache) Commit(staged string, m Meta) (string, error) {
+	dst := c.Dir(m.Hash)
+	if _, err := os.Stat(dst); err == nil {
+		trash := staged + ".old" // under tmp/, which OpenCache clears
+		if err := os.Rename(dst, trash); err != nil {
+			return "", fmt.Errorf("cannot replace version %s in [rules] cache_dir: %w", m.Hash, err)
+		}
+		defer os.RemoveAll(trash)
+	}
+	if err := os.Rename(staged, dst); err != nil {
+		return "", fmt.Errorf("cannot keep the rule set in [rules] cache_dir: %w", err)
+	}
+	if err := syncDir(filepath.Join(c.dir, "versions")); err != nil {
+		return "", err
+	}
+	b, _ := json.MarshalIndent(m, "", "  ")
+	return dst, writeAtomic(filepath.Join(c.dir, "versions", m.Hash+".json"), b)
+}
+
+// Dir returns the folder of the version hash.
+func (c *Cache) Dir(hash string) string { return filepath.Join(c.dir, "versions", hash) }
+
+// SetCurrent records hash as the last good version.
+func (c *Cache) SetCurrent(hash string) error {
+	return writeAtomic(filepath.Join(c.dir, "current"), []byte(hash+"\n"))
+}
+
+// SetPinned records hash as pinned by a rollback, so that a restart
+// serves it too; "" removes the pin.
+func (c *Cache) SetPinned(hash string) error {
+	name := filepath.Join(c.dir, "pinned")
+	if hash == "" {
+		if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	return writeAtomic(name, []byte(hash+"\n"))
+}
+
+// Pinned returns the pinned version's hash, if one is.
+func (c *Cache) Pinned() (string, bool) {
+	b, err := os.ReadFile(filepath.Join(c.dir, "pinned"))
+	if err != nil {
+		return "", false
+	}
+	h := strings.TrimSpace(string(b))
+	return h, validHash(h)
+}
+
+// Current returns the last good version, or ok false when there is none.
+func (c *Cache) Current() (m Meta, ok bool, err error) {
+	b, err := os.ReadFile(filepath.Join(c.dir, "current"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return Meta{}, false, nil
+	}
+	if err != nil {
+		return Meta{}, false, err
+	}
+	m, err = c.Meta(strings.TrimSpace(string(b)))
+	return m, err == nil, err
+}
+
+// Meta returns what the cache recorded of version hash.
+func (c *Cache) Meta(hash string) (Meta, error) {
+	var m Meta
+	if !validHash(hash) {
+		return m, fmt.Errorf("%q is not a version hash", cutName(hash))
+	}
+	b, err := os.ReadFile(filepath.Join(c.dir, "versions", hash+".json"))
+	if err != nil {
+		return m, fmt.Errorf("version %s is not in [rules] cache_dir: %w", hash, err)
+	}
+	if err := json.Unmarshal(b, &m); err != nil || m.Hash != hash {
+		return m, fmt.Errorf("version %s: its record in [rules] cache_dir is damaged", hash)
+	}
+	return m, nil
+}
+
+// List returns every version the cache holds, the newest fetch first.
+func (c *Cache) List() []Meta {
+	names, _ := filepath.Glob(filepath.Join(c.dir, "versions", "*.json"))
+	var out []Meta
+	for _, n := range names {
+		if m, err := c.Meta(strings.TrimSuffix(filepath.Base(n), ".json")); err == nil {
+			out = append(out, m)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].FetchedAt.After(out[j].FetchedAt) })
+	return out
+}
+
+// Prune removes every version but those in keep.
+func (c *Cache) Prune(keep map[string]bool) {
+	ents, _ := os.ReadDir(filepath.Join(c.dir, "versions"))
+	for _, e := range ents {
+		hash := strings.TrimSuffix(e.Name(), ".json")
+		if !keep[hash] {
+			os.RemoveAll(filepath.Join(c.dir, "versions", e.Name()))
+		}
+	}
+}
+
+// HashLen is the length of a version hash: 12 hex digits (48 bits) tell
+// apart the few versions a node keeps, and fit in a metric label.
+const HashLen = 12
+
+func validHash(h string) bool {
+	if len(h) != HashLen {
+		return false
+	}
+	_, err := hex.DecodeString(h)
+	return err == nil
+}
+
+// Hash returns a rule set's content hash: the first HashLen hex digits of
+// the SHA-256 of every regular file under dir, in path order, each as its
+// slash-separated path, a NUL, its size (8 bytes, big endian) and its
+// bytes. Names are part of it, so a renamed map file is a new version;
+// modification times are not, so the same files fetched again are not.
+func Hash(dir string) (string, error) {
+	h := sha256.New()
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		st, err := f.Stat()
+		if err != nil {
+			return err
+		}
+		io.WriteString(h, filepath.ToSlash(rel)+"\x00")
+		binary.Write(h, binary.BigEndian, st.Size())
+		_, err = io.Copy(h, f)
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("cannot hash the rule set: %w", err)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:HashLen], nil
+}
+
+// syncTree syncs every folder under dir (files are synced as written), so
+// that the names survive a crash before a rename makes them the cache's.
+func syncTree(dir string) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		return syncDir(p)
+	})
+}
+
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("cannot sync %s: %w", dir, err)
+	}
+	return nil
+}
+
+// writeSynced writes b to a new file name and syncs it.
+func writeSynced(name string, b []byte) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// writeAtomic replaces name with b: a reader sees the old bytes or the
+// new, never a mix, even after a crash.
+func writeAtomic(name string, b []byte) error {
+	tmp := name + ".tmp"
+	if err := writeSynced(tmp, b); err != nil {
+		return fmt.Errorf("cannot write %s: %w", name, err)
+	}
+	if err := os.Rename(tmp, name); err != nil {
+		return fmt.Errorf("cannot write %s: %w", name, err)
+	}
+	return syncDir(filepath.Dir(name))
+}

@@ -1,0 +1,116 @@
+package source
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func stage(t *testing.T, c *Cache, files map[string]string) (string, string) {
+	t.Helper()
+	dir, err := c.Stage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range files {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h, err := Hash(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, h
+}
+
+func TestHash(t *testing.T) {
+	c, err := OpenCache(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, a := stage(t, c, map[string]string{"redirectd.toml": "x", "m/a.map": "/a /b;"})
+	_, same := stage(t, c, map[string]string{"m/a.map": "/a /b;", "redirectd.toml": "x"})
+	_, renamed := stage(t, c, map[string]string{"redirectd.toml": "x", "m/b.map": "/a /b;"})
+	_, moved := stage(t, c, map[string]string{"redirectd.toml": "x/a", "m/.map": "/b;"}) // same bytes, cut elsewhere
+	if a != same {
+		t.Errorf("the same files hash differently: %s, %s", a, same)
+	}
+	if a == renamed || a == moved {
+		t.Errorf("different files hash alike: %s, %s, %s", a, renamed, moved)
+	}
+}
+
+func TestCache(t *testing.T) {
+	root := t.TempDir()
+	c, err := OpenCache(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := c.Current(); ok || err != nil {
+		t.Fatalf("Current of a new cache = %v, %v; want none", ok, err)
+	}
+	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	var metas []Meta
+	for i, body := range []string{"one", "two", "three"} {
+		dir, h := stage(t, c, map[string]string{"redirectd.toml": body})
+		m := Meta{Hash: h, Entry: "redirectd.toml", Source: "http://s/x", Validators: Validators{ETag: body}, FetchedAt: t0.Add(time.Duration(i) * time.Minute)}
+		got, err := c.Commit(dir, m)
+		if err != nil || got != c.Dir(h) {
+			t.Fatalf("Commit = %q, %v", got, err)
+		}
+		if b, _ := os.ReadFile(filepath.Join(got, "redirectd.toml")); string(b) != body {
+			t.Fatalf("version %s holds %q, want %q", h, b, body)
+		}
+		metas = append(metas, m)
+	}
+	// The same files again: they replace the copy kept, the record is updated.
+	dir, h := stage(t, c, map[string]string{"redirectd.toml": "one"})
+	metas[0].ETag = "one again"
+	if _, err := c.Commit(dir, metas[0]); err != nil || h != metas[0].Hash {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("the staged folder is still there after Commit: %v", err)
+	}
+	if err := c.SetCurrent(metas[1].Hash); err != nil {
+		t.Fatal(err)
+	}
+	cur, ok, err := c.Current()
+	if !ok || err != nil {
+		t.Fatalf("Current: %v %v", ok, err)
+	}
+	if diff := cmp.Diff(metas[1], cur); diff != "" {
+		t.Errorf("Current (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]Meta{metas[2], metas[1], metas[0]}, c.List()); diff != "" {
+		t.Errorf("List (-want +got):\n%s", diff)
+	}
+	c.SetPinned(metas[0].Hash)
+	if h, ok := c.Pinned(); !ok || h != metas[0].Hash {
+		t.Errorf("Pinned = %q %v", h, ok)
+	}
+	c.SetPinned("")
+	if _, ok := c.Pinned(); ok {
+		t.Error("still pinned after SetPinned(\"\")")
+	}
+	c.Prune(map[string]bool{metas[1].Hash: true})
+	if diff := cmp.Diff([]Meta{metas[1]}, c.List()); diff != "" {
+		t.Errorf("List after Prune (-want +got):\n%s", diff)
+	}
+	if _, err := c.Meta("../../etc"); err == nil {
+		t.Error("Meta of a path, not a hash: no error")
+	}
+	// A fetch cut short by a crash is cleared at the next open.
+	left, _ := c.Stage()
+	if _, err := OpenCache(root); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(left); !os.IsNotExist(err) {
+		t.Errorf("a staged folder survived OpenCache: %v", err)
+	}
+}
