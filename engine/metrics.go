@@ -59,17 +59,18 @@ var statusesOf = [numOutcomes][]int{
 // metricHelp is the HELP text of every family registered here: a family
 // added without a line fails TestMetricHelp, which names it.
 var metricHelp = promtext.Help{
-	"redirectd_requests_total":              "Requests answered, by outcome (redirect, miss, forwarded, client_error, server_error) and status (a class for forwarded ones).",
-	"redirectd_request_duration_seconds":    "Time to answer a request, local (the mean of one read's answers, sampled) or forwarded, in seconds.",
-	"redirectd_bytes_total":                 "Bytes read from and written to clients on the traffic ports.",
-	"redirectd_connections_accepted_total":  "Client connections accepted.",
-	"redirectd_connections_rejected_total":  "Client connections refused at once, by the limit reached.",
-	"redirectd_connections_timed_out_total": "Client connections closed by a timeout, by timeout.",
-	"redirectd_panics_total":                "Panics recovered, by where they were caught; each is logged with its stack.",
-	"redirectd_connections_open":            "Client connections open now.",
-	"redirectd_draining":                    "1 while the server drains for shutdown, else 0.",
-	"redirectd_upstream_requests_total":     "Requests forwarded to each upstream server, by result.",
-	"redirectd_upstream_duration_seconds":   "Time each upstream server took to answer, in seconds.",
+	"redirectd_proxy_protocol_rejected_total": "Connections closed for their PROXY protocol header, by reason: an untrusted peer, a missing or a malformed header.",
+	"redirectd_requests_total":                "Requests answered, by outcome (redirect, miss, forwarded, client_error, server_error) and status (a class for forwarded ones).",
+	"redirectd_request_duration_seconds":      "Time to answer a request, local (the mean of one read's answers, sampled) or forwarded, in seconds.",
+	"redirectd_bytes_total":                   "Bytes read from and written to clients on the traffic ports.",
+	"redirectd_connections_accepted_total":    "Client connections accepted.",
+	"redirectd_connections_rejected_total":    "Client connections refused at once, by the limit reached.",
+	"redirectd_connections_timed_out_total":   "Client connections closed by a timeout, by timeout.",
+	"redirectd_panics_total":                  "Panics recovered, by where they were caught; each is logged with its stack.",
+	"redirectd_connections_open":              "Client connections open now.",
+	"redirectd_draining":                      "1 while the server drains for shutdown, else 0.",
+	"redirectd_upstream_requests_total":       "Requests forwarded to each upstream server, by result.",
+	"redirectd_upstream_duration_seconds":     "Time each upstream server took to answer, in seconds.",
 }
 
 func newServerMetrics(s *Server) *serverMetrics {
