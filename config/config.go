@@ -16,6 +16,10 @@ type Config struct {
 	Admin     Admin
 	AccessLog AccessLog
 	Reload    RulesReload
+	// TLS is the [tls] table; ACME the [acme] table, nil when absent
+	// (see tls.go).
+	TLS  TLS
+	ACME *ACME
 	// Set is the compiled rules of [[rule]] tables, map and CSV files;
 	// Set.Rules lists them in file order. (The config keeps no []Rule of
 	// its own: for a million-rule map file that would be 100 MB held for
@@ -118,11 +122,14 @@ var freeTables = map[string]bool{"rule.query": true}
 // known lists the keys each table accepts. Keys are compared exactly, so a
 // misspelt or differently cased key is reported rather than ignored.
 var known = map[string][]string{
-	"":           {"server", "upstream", "admin", "access_log", "rules", "rule", "map", "csv"},
-	"csv":        {"file"},
-	"admin":      {"listen", "token"},
-	"access_log": {"enabled", "path", "format"},
-	"rules":      {"watch", "watch_interval", "defaults"},
+	"":                {"server", "upstream", "admin", "access_log", "rules", "rule", "map", "csv", "tls", "acme"},
+	"tls":             {"listen", "certificate", "certificates_dir", "hsts", "handshake_timeout"},
+	"tls.certificate": {"cert", "key"},
+	"acme":            {"email", "ca", "storage", "hosts", "on_demand", "on_demand_rate"},
+	"csv":             {"file"},
+	"admin":           {"listen", "token"},
+	"access_log":      {"enabled", "path", "format"},
+	"rules":           {"watch", "watch_interval", "defaults"},
 	"upstream": {"servers", "balance", "max_conns_per_server", "connect_timeout", "read_timeout",
 		"write_timeout", "pool_wait_timeout", "send_timeout", "body_timeout", "tunnel_idle_timeout",
 		"host_header", "max_request_body_bytes", "health_check"},

@@ -70,6 +70,8 @@ type rawConfig struct {
 	Rule      []rawRule `toml:"rule"`
 	Map       []rawMap  `toml:"map"`
 	CSV       []rawCSV  `toml:"csv"`
+	TLS       TLS       `toml:"tls"`
+	ACME      *ACME     `toml:"acme"`
 }
 
 func load(file string, fl files) (*Config, error) {
@@ -96,6 +98,7 @@ func load(file string, fl files) (*Config, error) {
 	cfg.Admin, cfg.AccessLog, cfg.Reload = raw.Admin, raw.AccessLog, raw.Rules.RulesReload
 	defaults := convertDefaults(file, raw.Rules.Defaults, loc, &errs)
 	checkService(file, cfg, loc, &errs)
+	checkTLS(file, &raw, cfg, fl, loc, &errs)
 	if raw.Upstream != nil {
 		checkUpstream(file, raw.Upstream, loc, &errs)
 		cfg.Upstream = raw.Upstream
