@@ -125,7 +125,7 @@ var known = map[string][]string{
 	"":                {"server", "upstream", "admin", "access_log", "rules", "rule", "map", "csv", "tls", "acme"},
 	"tls":             {"listen", "certificate", "certificates_dir", "hsts", "handshake_timeout"},
 	"tls.certificate": {"cert", "key"},
-	"acme":            {"email", "ca", "storage", "hosts", "on_demand", "on_demand_rate"},
+	"acme":            {"email", "ca", "ca_root", "storage", "hosts", "on_demand", "on_demand_rate"},
 	"csv":             {"file"},
 	"admin":           {"listen", "token"},
 	"access_log":      {"enabled", "path", "format"},

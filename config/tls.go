@@ -51,6 +51,9 @@ type ACME struct {
 	// CA is the ACME directory URL (default Let's Encrypt's production
 	// directory, DefaultACMECA).
 	CA string `toml:"ca"`
+	// CARoot is a PEM file of the root that signs the directory's HTTPS
+	// certificate, for a private CA; empty trusts the system's roots.
+	CARoot string `toml:"ca_root"`
 	// Storage is the folder for the account key and the certificates;
 	// required, so that certificates survive restarts (the CA's rate
 	// limits make re-issuing at each start a failure mode).
@@ -188,6 +191,9 @@ func checkACME(file string, a *ACME, fl files, loc *locator, errs *errorList) {
 	}
 	if u, err := url.Parse(a.CA); err != nil || u.Scheme != "https" || u.Host == "" {
 		bad("ca", "%q is not an https URL of an ACME directory; leave it out for Let's Encrypt", cut(a.CA))
+	}
+	if a.CARoot != "" {
+		a.CARoot = fl.resolve(a.CARoot)
 	}
 	if a.Email != "" && !strings.Contains(a.Email, "@") {
 		bad("email", "%q is not an email address", cut(a.Email))
