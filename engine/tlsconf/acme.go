@@ -23,6 +23,10 @@ import (
 // renew; 0 is certmagic's default (10 minutes). Tests lower it.
 var renewCheckInterval time.Duration
 
+// onlyChallenge, when set by a test to "http-01" or "tls-alpn-01",
+// disables the other challenge type, so that each path is exercised.
+var onlyChallenge string
+
 // acmeState is one [acme] configuration turned into certmagic configs,
 // swapped whole on reload. Both configs share the Manager's cache.
 type acmeState struct {
@@ -124,6 +128,9 @@ func (m *Manager) applyACME(cfg *config.Config, certs *certSet) error {
 			AltHTTPPort:    httpPort,
 			AltTLSALPNPort: tlsPort,
 			Logger:         zl,
+
+			DisableHTTPChallenge:    onlyChallenge == "tls-alpn-01",
+			DisableTLSALPNChallenge: onlyChallenge == "http-01",
 		})
 		c.Issuers = []certmagic.Issuer{iss}
 		return c, iss
