@@ -2,6 +2,7 @@ package config_test
 
 import (
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -27,6 +28,8 @@ key = "b.key"
 
 [acme]
 email = "ops@example.com"
+ca = "https://ca.internal:14000/dir"
+ca_root = "ca.pem"
 storage = "acme"
 hosts = ["A.example.com", "b.example.com"]
 on_demand = true
@@ -50,7 +53,8 @@ on_demand_rate = "5/30m"
 	if diff := cmp.Diff(want, cfg.TLS); diff != "" {
 		t.Errorf("[tls] (-want +got):\n%s", diff)
 	}
-	wantACME := &config.ACME{Email: "ops@example.com", CA: config.DefaultACMECA, Storage: filepath.Join(dir, "acme"),
+	wantACME := &config.ACME{Email: "ops@example.com", CA: "https://ca.internal:14000/dir", CARoot: filepath.Join(dir, "ca.pem"),
+		Storage:  filepath.Join(dir, "acme"),
 		Hosts:    config.ACMEHosts{Names: []string{"a.example.com", "b.example.com"}},
 		OnDemand: true, OnDemandRate: config.Rate{N: 5, Per: 30 * time.Minute}}
 	if diff := cmp.Diff(wantACME, cfg.ACME); diff != "" {
@@ -123,4 +127,28 @@ func TestTLSConfigErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzRate checks that an accepted on_demand_rate is positive and reads
+// back the same when written out again.
+func FuzzRate(f *testing.F) {
+	for _, s := range []string{"10/1h", "1/1s", " 5 / 30m ", "0/1h", "-1/1h", "10/-1h", "10", "/", "1/1h/2", "999999999999999999999/1h"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var r config.Rate
+		if err := r.UnmarshalTOML(s); err != nil {
+			if !strings.Contains(err.Error(), "is not a rate") {
+				t.Fatalf("%q: error %q does not say what is wrong", s, err)
+			}
+			return
+		}
+		if r.N <= 0 || r.Per <= 0 {
+			t.Fatalf("%q accepted as %+v", s, r)
+		}
+		var again config.Rate
+		if err := again.UnmarshalTOML(strconv.Itoa(r.N) + "/" + r.Per.String()); err != nil || again != r {
+			t.Fatalf("%q = %+v does not read back: %+v, %v", s, r, again, err)
+		}
+	})
 }
