@@ -56,9 +56,14 @@ const (
 )
 
 // FailureReason classifies a server-side handshake error into one of the
-// Reason constants. It looks at the error's type first and its text only
-// where crypto/tls gives nothing else.
+// Reason constants: "GET / HTTP/1.1" sent to the TLS port gives
+// ReasonNotTLS, a client that rejects the certificate ReasonBadCertificate.
+// It looks at the error's type first and at its text only where
+// crypto/tls gives nothing else. A nil error gives "".
 func FailureReason(err error) string {
+	if err == nil {
+		return ""
+	}
 	var ne net.Error
 	var rh tls.RecordHeaderError
 	var op *net.OpError
@@ -135,6 +140,9 @@ func (m *Manager) HandshakeDone(version uint16) {
 // returns the reason, for the caller's log.
 func (m *Manager) HandshakeFailed(err error) string {
 	r := FailureReason(err)
+	if r == "" {
+		return r
+	}
 	m.hm.failures[r].Inc()
 	return r
 }
