@@ -38,10 +38,10 @@ type pebble struct {
 
 func startPebble(t *testing.T, httpPort, tlsPort int, validity time.Duration) *pebble {
 	t.Helper()
-	t.Setenv("PEBBLE_VA_NOSLEEP", "1")       // no random delay before validating
-	t.Setenv("PEBBLE_WFE_NONCEREJECT", "0")  // no deliberate bad-nonce errors
-	t.Setenv("PEBBLE_AUTHZREUSE", "0")       // each order validates again: renewal too
-	t.Setenv("PEBBLE_VA_ALWAYS_VALID", "0")  // real validation
+	t.Setenv("PEBBLE_VA_NOSLEEP", "1")      // no random delay before validating
+	t.Setenv("PEBBLE_WFE_NONCEREJECT", "0") // no deliberate bad-nonce errors
+	t.Setenv("PEBBLE_AUTHZREUSE", "0")      // each order validates again: renewal too
+	t.Setenv("PEBBLE_VA_ALWAYS_VALID", "0") // real validation
 	var logw io.Writer = io.Discard
 	if testing.Verbose() {
 		logw = tWriter{t}

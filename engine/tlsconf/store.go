@@ -2,6 +2,7 @@ package tlsconf
 
 import (
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -171,4 +172,36 @@ func normalName(name string) string {
 		}
 	}
 	return name
+}
+
+// CheckCertificates loads the certificates t names and reports every one
+// that does not load, each naming its file; for `redirectd check`, which
+// must not start ACME or timers as New does.
+func CheckCertificates(t *config.TLS) error {
+	_, errs := loadSet(t)
+	return errors.Join(errs...)
+}
+
+// Files lists what the certificates of t are read from: the
+// [[tls.certificate]] files, certificates_dir, and the files and folders
+// in it, so that a [rules] watch that stats them (links followed) sees a
+// certificate replaced, added or removed, certbot's renewals included.
+func Files(t *config.TLS) []string {
+	var out []string
+	for _, c := range t.Certificates {
+		out = append(out, c.Cert, c.Key)
+	}
+	if t.CertificatesDir == "" {
+		return out
+	}
+	out = append(out, t.CertificatesDir)
+	ents, _ := os.ReadDir(t.CertificatesDir) // a missing folder fails the load itself
+	for _, e := range ents {
+		p := filepath.Join(t.CertificatesDir, e.Name())
+		out = append(out, p)
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			out = append(out, filepath.Join(p, "fullchain.pem"), filepath.Join(p, "privkey.pem"))
+		}
+	}
+	return out
 }

@@ -126,3 +126,26 @@ func must[T any](v T, err error) T {
 	}
 	return v
 }
+
+// TestFilesAndCheck checks the files a watch must stat, and that
+// CheckCertificates reports what loadSet refuses.
+func TestFilesAndCheck(t *testing.T) {
+	ca, dir := newTestCA(t), t.TempDir()
+	later := time.Now().Add(time.Hour)
+	c, k := ca.issue(t, t.TempDir(), "one", later, "one.example")
+	ca.issue(t, dir, "a", later, "a.example")
+	ca.issue(t, filepath.Join(dir, "live"), "x", later, "x.example")
+	tc := &config.TLS{Certificates: pairs(c, k), CertificatesDir: dir}
+	want := []string{c, k, dir, filepath.Join(dir, "a.crt"), filepath.Join(dir, "a.key"), filepath.Join(dir, "live"),
+		filepath.Join(dir, "live", "fullchain.pem"), filepath.Join(dir, "live", "privkey.pem")}
+	if diff := cmp.Diff(want, Files(tc)); diff != "" {
+		t.Errorf("Files (-want +got):\n%s", diff)
+	}
+	// live/ has x.crt, not certbot's names: an error naming the file.
+	if err := CheckCertificates(tc); err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "live", "fullchain.pem")) {
+		t.Errorf("CheckCertificates = %v, want the missing fullchain.pem named", err)
+	}
+	if err := CheckCertificates(&config.TLS{Certificates: pairs(c, k)}); err != nil {
+		t.Errorf("CheckCertificates of a good pair: %v", err)
+	}
+}
