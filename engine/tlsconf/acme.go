@@ -114,9 +114,12 @@ func (m *Manager) applyACME(cfg *config.Config, certs *certSet) error {
 			OnDemand: od,
 		})
 		iss := certmagic.NewACMEIssuer(c, certmagic.ACMEIssuer{
-			CA:     a.CA,
-			TestCA: a.CA, // never fall back to another CA than the one configured
-			Email:  a.Email,
+			// TestCA is left to certmagic: with Let's Encrypt production it
+			// makes retries after a failure against Let's Encrypt staging
+			// first, sparing production's rate limits; with another CA,
+			// retries go to that CA.
+			CA:    a.CA,
+			Email: a.Email,
 			// Setting [acme] is the operator's agreement to the CA's
 			// subscriber terms; there is no one to ask at run time.
 			Agreed:       true,

@@ -159,7 +159,7 @@ func serveTLS(t *testing.T, m *Manager, errs chan<- error) string {
 // dial handshakes with addr as name and reads the "ok", so that a TLS 1.3
 // session ticket (sent after the handshake) has arrived.
 func dial(addr string, cfg *tls.Config) (tls.ConnectionState, error) {
-	c, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", addr, cfg)
+	c, err := tls.DialWithDialer(&net.Dialer{Timeout: 10 * time.Second}, "tcp", addr, cfg)
 	if err != nil {
 		return tls.ConnectionState{}, err
 	}

@@ -56,6 +56,10 @@ type Manager struct {
 	// expiry gauge.
 	acmeNames sync.Map // string -> struct{}
 
+	// gone is set by Close: the expiry gauge of a closed Manager writes
+	// nothing, so that a set may serve Managers one after another.
+	gone atomic.Bool
+
 	mu      sync.Mutex // serialises Start, Reload and Close
 	cache   *certmagic.Cache
 	failed  []string
@@ -68,9 +72,9 @@ type Manager struct {
 // is present. A certificate that does not load fails New with an error
 // naming its file. hosts serves [acme] hosts = "rules" and decide gates
 // on-demand issuance; either may be nil (no hosts, nothing on demand).
-// Metrics are registered in set (a private set when nil); use one Manager
-// per set, since the expiry gauge is written at each scrape by the
-// Managers registered. No certificate is obtained before Start.
+// Metrics are registered in set (a private set when nil); one Manager at a
+// time per set: a second one made before the first is closed would write
+// the expiry gauge twice. No certificate is obtained before Start.
 func New(cfg *config.Config, hosts HostsFunc, decide DecisionFunc, set *metrics.Set, log *slog.Logger) (*Manager, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -182,6 +186,7 @@ func (m *Manager) Close() {
 		return
 	}
 	m.closed = true
+	m.gone.Store(true)
 	m.cancel()
 	m.ticket.close()
 	if m.cache != nil {

@@ -151,6 +151,23 @@ func TestExpiryGauge(t *testing.T) {
 	if v := metricValue(set, `redirectd_tls_certificate_expiry_seconds{name="*.b.example.com",source="file"}`); v != -1 {
 		t.Errorf("a certificate removed by reload still has an expiry gauge (%v)", v)
 	}
+
+	// A closed Manager leaves the set; the next one writes its own.
+	m.Close()
+	a := `redirectd_tls_certificate_expiry_seconds{name="a.example.com",source="file"}`
+	if v := metricValue(set, a); v != -1 {
+		t.Errorf("a closed Manager still writes %s (%v)", a, v)
+	}
+	m2, err := New(&config.Config{TLS: config.TLS{Certificates: pairs(c1, k1)}}, nil, nil, set, testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m2.Close()
+	var b bytes.Buffer
+	set.WritePrometheus(&b)
+	if n := strings.Count(b.String(), a+" "); n != 1 {
+		t.Errorf("%s written %d times after a second New on the set, want once", a, n)
+	}
 }
 
 // TestSessionResumption checks that a session resumes across a ticket key

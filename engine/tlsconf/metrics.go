@@ -152,6 +152,9 @@ func (m *Manager) HandshakeFailed(err error) string {
 // each scrape, so that the value is current and a certificate gone after
 // a reload is gone from the metrics too.
 func (m *Manager) writeExpiry(w io.Writer) {
+	if m.gone.Load() {
+		return
+	}
 	now := time.Now()
 	seen := map[string]bool{}
 	line := func(name, source string, notAfter time.Time) {
