@@ -122,14 +122,11 @@ var freeTables = map[string]bool{"rule.query": true}
 // known lists the keys each table accepts. Keys are compared exactly, so a
 // misspelt or differently cased key is reported rather than ignored.
 var known = map[string][]string{
-	"":                {"server", "upstream", "admin", "access_log", "rules", "rule", "map", "csv", "tls", "acme"},
-	"tls":             {"listen", "certificate", "certificates_dir", "hsts", "handshake_timeout"},
-	"tls.certificate": {"cert", "key"},
-	"acme":            {"email", "ca", "ca_root", "storage", "hosts", "on_demand", "on_demand_rate"},
-	"csv":             {"file"},
-	"admin":           {"listen", "token"},
-	"access_log":      {"enabled", "path", "format"},
-	"rules":           {"watch", "watch_interval", "defaults"},
+	"":           {"server", "upstream", "admin", "access_log", "rules", "rule", "map", "csv", "tls", "acme"},
+	"csv":        {"file"},
+	"admin":      {"listen", "token"},
+	"access_log": {"enabled", "path", "format"},
+	"rules":      {"watch", "watch_interval", "defaults"},
 	"upstream": {"servers", "balance", "max_conns_per_server", "connect_timeout", "read_timeout",
 		"write_timeout", "pool_wait_timeout", "send_timeout", "body_timeout", "tunnel_idle_timeout",
 		"host_header", "max_request_body_bytes", "health_check"},
@@ -139,4 +136,8 @@ var known = map[string][]string{
 	"rule":           {"match", "from", "to", "status", "host", "case_insensitive", "trailing_slash", "query_string", "query", "request_uri"},
 	"map":            {"file", "match", "status", "host", "case_insensitive", "trailing_slash", "query_string", "request_uri", "invalid"},
 	"rules.defaults": {"status", "case_insensitive", "trailing_slash", "query_string"},
+	// [tls] and [acme], see tls.go.
+	"tls":             {"listen", "certificate", "certificates_dir", "hsts", "handshake_timeout"},
+	"tls.certificate": {"cert", "key"},
+	"acme":            {"email", "ca", "ca_root", "storage", "hosts", "on_demand", "on_demand_rate"},
 }
