@@ -16,6 +16,10 @@ type Config struct {
 	Admin     Admin
 	AccessLog AccessLog
 	Reload    RulesReload
+	// TLS is the [tls] table; ACME the [acme] table, nil when absent
+	// (see tls.go).
+	TLS  TLS
+	ACME *ACME
 	// Set is the compiled rules of [[rule]] tables, map and CSV files;
 	// Set.Rules lists them in file order. (The config keeps no []Rule of
 	// its own: for a million-rule map file that would be 100 MB held for
@@ -122,7 +126,7 @@ var freeTables = map[string]bool{"rule.query": true}
 // known lists the keys each table accepts. Keys are compared exactly, so a
 // misspelt or differently cased key is reported rather than ignored.
 var known = map[string][]string{
-	"":           {"server", "upstream", "admin", "access_log", "rules", "rule", "map", "csv"},
+	"":           {"server", "upstream", "admin", "access_log", "rules", "rule", "map", "csv", "tls", "acme"},
 	"csv":        {"file"},
 	"admin":      {"listen", "token"},
 	"access_log": {"enabled", "path", "format"},
@@ -138,4 +142,8 @@ var known = map[string][]string{
 	"rule":           {"match", "from", "to", "status", "host", "case_insensitive", "trailing_slash", "query_string", "query", "request_uri"},
 	"map":            {"file", "match", "status", "host", "case_insensitive", "trailing_slash", "query_string", "request_uri", "invalid"},
 	"rules.defaults": {"status", "case_insensitive", "trailing_slash", "query_string"},
+	// [tls] and [acme], see tls.go.
+	"tls":             {"listen", "certificate", "certificates_dir", "hsts", "handshake_timeout"},
+	"tls.certificate": {"cert", "key"},
+	"acme":            {"email", "ca", "ca_root", "storage", "hosts", "on_demand", "on_demand_rate"},
 }

@@ -72,6 +72,8 @@ type rawConfig struct {
 	Rule      []rawRule `toml:"rule"`
 	Map       []rawMap  `toml:"map"`
 	CSV       []rawCSV  `toml:"csv"`
+	TLS       TLS       `toml:"tls"`
+	ACME      *ACME     `toml:"acme"`
 }
 
 func load(file string, fl files) (*Config, error) {
@@ -103,6 +105,7 @@ func load(file string, fl files) (*Config, error) {
 	defaults := convertDefaults(file, raw.Rules.Defaults, loc, &errs)
 	checkService(file, cfg, loc, &errs)
 	checkRulesSource(file, &raw, cfg, loc, &errs)
+	checkTLS(file, &raw, cfg, fl, loc, &errs)
 	if raw.Upstream != nil {
 		checkUpstream(file, raw.Upstream, loc, &errs)
 		cfg.Upstream = raw.Upstream

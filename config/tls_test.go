@@ -1,0 +1,154 @@
+package config_test
+
+import (
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/redirectd/redirectd/config"
+)
+
+func TestTLSConfig(t *testing.T) {
+	file := writeFiles(t, map[string]string{"redirectd.toml": `
+[tls]
+listen = "0.0.0.0:443"
+certificates_dir = "certs"
+hsts = "max-age=31536000; includeSubDomains"
+
+[[tls.certificate]]
+cert = "a.crt"
+key = "/abs/a.key"
+
+[[tls.certificate]]
+cert = "b.crt"
+key = "b.key"
+
+[acme]
+email = "ops@example.com"
+ca = "https://ca.internal:14000/dir"
+ca_root = "ca.pem"
+storage = "acme"
+hosts = ["A.example.com", "b.example.com"]
+on_demand = true
+on_demand_rate = "5/30m"
+`})
+	cfg, err := config.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Dir(file)
+	want := config.TLS{
+		Listen:          "0.0.0.0:443",
+		CertificatesDir: filepath.Join(dir, "certs"),
+		HSTS:            "max-age=31536000; includeSubDomains",
+		Certificates: []config.TLSCertificate{
+			{Cert: filepath.Join(dir, "a.crt"), Key: "/abs/a.key", File: file, Line: 7},
+			{Cert: filepath.Join(dir, "b.crt"), Key: filepath.Join(dir, "b.key"), File: file, Line: 11},
+		},
+		HandshakeTimeout: config.Duration(10 * time.Second),
+	}
+	if diff := cmp.Diff(want, cfg.TLS); diff != "" {
+		t.Errorf("[tls] (-want +got):\n%s", diff)
+	}
+	wantACME := &config.ACME{Email: "ops@example.com", CA: "https://ca.internal:14000/dir", CARoot: filepath.Join(dir, "ca.pem"),
+		Storage:  filepath.Join(dir, "acme"),
+		Hosts:    config.ACMEHosts{Names: []string{"a.example.com", "b.example.com"}},
+		OnDemand: true, OnDemandRate: config.Rate{N: 5, Per: 30 * time.Minute}}
+	if diff := cmp.Diff(wantACME, cfg.ACME); diff != "" {
+		t.Errorf("[acme] (-want +got):\n%s", diff)
+	}
+}
+
+func TestTLSDefaults(t *testing.T) {
+	file := writeFiles(t, map[string]string{"redirectd.toml": `
+[tls]
+listen = ":443"
+[acme]
+storage = "/var/lib/redirectd/acme"
+`})
+	cfg, err := config.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &config.ACME{CA: config.DefaultACMECA, Storage: "/var/lib/redirectd/acme",
+		Hosts: config.ACMEHosts{FromRules: true}, OnDemandRate: config.Rate{N: 10, Per: time.Hour}}
+	if diff := cmp.Diff(want, cfg.ACME); diff != "" {
+		t.Errorf("[acme] (-want +got):\n%s", diff)
+	}
+	if cfg.TLS.HandshakeTimeout.Std() != 10*time.Second {
+		t.Errorf("handshake_timeout = %s, want the default 10s", cfg.TLS.HandshakeTimeout.Std())
+	}
+
+	// No [tls] at all: off, and no [acme].
+	file = writeFiles(t, map[string]string{"redirectd.toml": "[server]\nlisten = \":80\"\n"})
+	if cfg, err = config.Load(file); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.TLS.On() || cfg.ACME != nil {
+		t.Errorf("TLS on = %v, ACME = %+v; want both off without the tables", cfg.TLS.On(), cfg.ACME)
+	}
+}
+
+// TestTLSConfigErrors checks that each mistake is refused with its file,
+// line and key.
+func TestTLSConfigErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, src, want string
+	}{
+		{"no certificate", "[tls]\nlisten = \":443\"\n", "redirectd.toml:2: [tls]: listen: no certificate to serve"},
+		{"bad listen", "[tls]\nlisten = \"443\"\ncertificates_dir = \"c\"\n", "redirectd.toml:2: [tls]: listen: \"443\" is not host:port"},
+		{"missing key", "[tls]\nlisten = \":443\"\n[[tls.certificate]]\ncert = \"a.crt\"\n", "redirectd.toml:3: [[tls.certificate]] #1: key: missing"},
+		{"unknown key", "[tls]\nlisten = \":443\"\ncertificates_dir = \"c\"\ncert = \"x\"\n", "redirectd.toml:4: [tls]: cert: unknown key"},
+		{"unknown certificate key", "[tls]\nlisten = \":443\"\n[[tls.certificate]]\ncert = \"a\"\nkey = \"b\"\nchain = \"c\"\n", "redirectd.toml:6: [tls.certificate]: chain: unknown key"},
+		{"bad hsts", "[tls]\nlisten = \":443\"\ncertificates_dir = \"c\"\nhsts = \"31536000\"\n", "redirectd.toml:4: [tls]: hsts: \"31536000\" is not a Strict-Transport-Security value"},
+		{"hsts newline", "[tls]\nlisten = \":443\"\ncertificates_dir = \"c\"\nhsts = \"max-age=1\\r\\nX: y\"\n", "[tls]: hsts:"},
+		{"bad timeout", "[tls]\nlisten = \":443\"\ncertificates_dir = \"c\"\nhandshake_timeout = 10\n", "handshake_timeout"},
+		{"acme without tls", "[acme]\nstorage = \"s\"\n", "redirectd.toml:1: [acme]: [acme] needs the HTTPS listener"},
+		{"acme no storage", "[tls]\nlisten = \":443\"\n[acme]\nemail = \"a@b.c\"\n", "redirectd.toml:3: [acme]: storage: missing"},
+		{"acme http ca", "[tls]\nlisten = \":443\"\n[acme]\nstorage = \"s\"\nca = \"http://ca/dir\"\n", "redirectd.toml:5: [acme]: ca: \"http://ca/dir\" is not an https URL"},
+		{"acme bad email", "[tls]\nlisten = \":443\"\n[acme]\nstorage = \"s\"\nemail = \"nobody\"\n", "redirectd.toml:5: [acme]: email: \"nobody\" is not an email address"},
+		{"acme wildcard host", "[tls]\nlisten = \":443\"\n[acme]\nstorage = \"s\"\nhosts = [\"*.example.com\"]\n", "redirectd.toml:5: [acme]: hosts: \"*.example.com\": a wildcard certificate needs the DNS-01 challenge"},
+		{"acme bad host", "[tls]\nlisten = \":443\"\n[acme]\nstorage = \"s\"\nhosts = [\"a b\"]\n", "hosts: \"a b\" is not a host name"},
+		{"acme hosts word", "[tls]\nlisten = \":443\"\n[acme]\nstorage = \"s\"\nhosts = \"all\"\n", "\"all\" is not a choice; write \"rules\""},
+		{"acme bad rate", "[tls]\nlisten = \":443\"\n[acme]\nstorage = \"s\"\non_demand_rate = \"10 per hour\"\n", "\"10 per hour\" is not a rate"},
+		{"acme zero rate", "[tls]\nlisten = \":443\"\n[acme]\nstorage = \"s\"\non_demand_rate = \"0/1h\"\n", "\"0/1h\" is not a rate"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := writeFiles(t, map[string]string{"redirectd.toml": tc.src})
+			_, err := config.Load(file)
+			if err == nil {
+				t.Fatalf("loaded; want an error containing %q", tc.want)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error:\n%v\nwant it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// FuzzRate checks that an accepted on_demand_rate is positive and reads
+// back the same when written out again.
+func FuzzRate(f *testing.F) {
+	for _, s := range []string{"10/1h", "1/1s", " 5 / 30m ", "0/1h", "-1/1h", "10/-1h", "10", "/", "1/1h/2", "999999999999999999999/1h"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var r config.Rate
+		if err := r.UnmarshalTOML(s); err != nil {
+			if !strings.Contains(err.Error(), "is not a rate") {
+				t.Fatalf("%q: error %q does not say what is wrong", s, err)
+			}
+			return
+		}
+		if r.N <= 0 || r.Per <= 0 {
+			t.Fatalf("%q accepted as %+v", s, r)
+		}
+		var again config.Rate
+		if err := again.UnmarshalTOML(strconv.Itoa(r.N) + "/" + r.Per.String()); err != nil || again != r {
+			t.Fatalf("%q = %+v does not read back: %+v, %v", s, r, again, err)
+		}
+	})
+}

@@ -1,0 +1,375 @@
+package tlsconf
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/caddyserver/certmagic"
+	"github.com/redirectd/redirectd/config"
+)
+
+// renewCheckInterval is how often certmagic looks for certificates to
+// renew; 0 is certmagic's default (10 minutes). Tests lower it.
+var renewCheckInterval time.Duration
+
+// onlyChallenge, when set by a test to "http-01" or "tls-alpn-01",
+// disables the other challenge type, so that each path is exercised.
+var onlyChallenge string
+
+// acmeState is one [acme] configuration turned into certmagic configs,
+// swapped whole on reload. Both configs share the Manager's cache.
+type acmeState struct {
+	// managed obtains the listed hosts ahead of time and renews them in
+	// the background; onDemand (nil when on_demand is off) obtains during
+	// a handshake and renews then. certmagic's maintenance skips configs
+	// with OnDemand set, hence two.
+	managed, onDemand *certmagic.Config
+	issuer            *certmagic.ACMEIssuer // managed's, for HTTP-01
+	hosts             map[string]bool
+	hostList          []string
+	cache             *certmagic.Cache
+	m                 *Manager
+}
+
+// applyACME builds the ACME state of cfg (nil when [acme] is off) and
+// stores it; on error nothing changes. The caller holds m.mu (or is New).
+func (m *Manager) applyACME(cfg *config.Config, certs *certSet) error {
+	a := cfg.ACME
+	if a == nil {
+		m.acme.Store(nil)
+		if m.cache != nil {
+			m.cache.Stop()
+			m.cache = nil
+		}
+		return nil
+	}
+	var roots *x509.CertPool
+	if a.CARoot != "" {
+		pem, err := os.ReadFile(a.CARoot)
+		if err != nil {
+			return fmt.Errorf("%s: [acme] ca_root: cannot read: %v", cfg.Path, err)
+		}
+		roots = x509.NewCertPool()
+		if !roots.AppendCertsFromPEM(pem) {
+			return fmt.Errorf("%s: [acme] ca_root: %s holds no PEM certificate", cfg.Path, a.CARoot)
+		}
+	}
+	st := &acmeState{hosts: map[string]bool{}, m: m}
+	var names []string
+	if a.Hosts.FromRules {
+		if m.hosts != nil {
+			names = m.hosts(cfg)
+		}
+	} else {
+		names = a.Hosts.Names
+	}
+	var skipped []string
+	for _, h := range names {
+		h = normalName(h)
+		switch {
+		case st.hosts[h]:
+		case !certmagic.SubjectQualifiesForPublicCert(h) || strings.Contains(h, "*"):
+			skipped = append(skipped, h)
+		case certs.lookup(h) != nil:
+			// A certificate from files already serves it and wins in
+			// getCertificate: obtaining one would spend the CA's rate
+			// limits for nothing.
+		default:
+			st.hosts[h] = true
+			st.hostList = append(st.hostList, h)
+		}
+	}
+	if len(skipped) > 0 {
+		m.log.Warn("acme: hosts no public CA issues for are left out", "hosts", skipped)
+	}
+	m.limiter.set(a.OnDemandRate.N, a.OnDemandRate.Per)
+
+	zl := zapToSlog(m.log)
+	if m.cache == nil {
+		m.cache = certmagic.NewCache(certmagic.CacheOptions{
+			GetConfigForCert:   m.configForCert,
+			RenewCheckInterval: renewCheckInterval,
+			Logger:             zl,
+		})
+	}
+	st.cache = m.cache
+	httpHost, httpPort := splitPort(cfg.Server.Listen, 80)
+	_, tlsPort := splitPort(cfg.TLS.Listen, 443)
+	build := func(od *certmagic.OnDemandConfig) (*certmagic.Config, *certmagic.ACMEIssuer) {
+		c := certmagic.New(m.cache, certmagic.Config{
+			Storage:  &certmagic.FileStorage{Path: a.Storage},
+			Logger:   zl,
+			OnEvent:  m.onEvent,
+			OnDemand: od,
+		})
+		iss := certmagic.NewACMEIssuer(c, certmagic.ACMEIssuer{
+			// TestCA is left to certmagic: with Let's Encrypt production it
+			// makes retries after a failure against Let's Encrypt staging
+			// first, sparing production's rate limits; with another CA,
+			// retries go to that CA.
+			CA:    a.CA,
+			Email: a.Email,
+			// Setting [acme] is the operator's agreement to the CA's
+			// subscriber terms; there is no one to ask at run time.
+			Agreed:       true,
+			TrustedRoots: roots,
+			// certmagic binds these itself when free; pointing them at our
+			// own listeners makes it find them taken and rely on
+			// HTTPChallenge and getCertificate instead.
+			ListenHost:     httpHost,
+			AltHTTPPort:    httpPort,
+			AltTLSALPNPort: tlsPort,
+			Logger:         zl,
+
+			DisableHTTPChallenge:    onlyChallenge == "tls-alpn-01",
+			DisableTLSALPNChallenge: onlyChallenge == "http-01",
+		})
+		c.Issuers = []certmagic.Issuer{iss}
+		return c, iss
+	}
+	st.managed, st.issuer = build(nil)
+	if len(st.hostList) > 0 {
+		// Clients without SNI get the first host's certificate when no
+		// file certificate is the default.
+		st.managed.DefaultServerName = st.hostList[0]
+	}
+	if a.OnDemand {
+		st.onDemand, _ = build(&certmagic.OnDemandConfig{DecisionFunc: st.decideOnDemand})
+		st.onDemand.DefaultServerName = st.managed.DefaultServerName
+	}
+	m.acme.Store(st)
+	return nil
+}
+
+// splitPort returns the host and port of addr, or def for the port when
+// addr has none.
+func splitPort(addr string, def int) (string, int) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", def
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil || n == 0 {
+		return host, def
+	}
+	return host, n
+}
+
+// configForCert is the cache's GetConfigForCert: renewals of a managed
+// host go through the managed config, others through the on-demand one.
+func (m *Manager) configForCert(c certmagic.Certificate) (*certmagic.Config, error) {
+	st := m.acme.Load()
+	if st == nil {
+		return nil, fmt.Errorf("[acme] is off")
+	}
+	if st.onDemand != nil {
+		for _, n := range c.Names {
+			if !st.hosts[n] {
+				return st.onDemand, nil
+			}
+		}
+	}
+	return st.managed, nil
+}
+
+// manage starts obtaining (or loading from storage) hosts' certificates in
+// the background.
+func (st *acmeState) manage(ctx context.Context, hosts []string) {
+	if len(hosts) == 0 {
+		return
+	}
+	if err := st.managed.ManageAsync(ctx, hosts); err != nil {
+		st.m.log.Error("acme: cannot manage hosts", "hosts", hosts, "err", err)
+	}
+}
+
+// unmanageDropped stops renewing the hosts that next no longer lists.
+func (st *acmeState) unmanageDropped(next *acmeState) {
+	var gone []certmagic.SubjectIssuer
+	for _, h := range st.hostList {
+		if next == nil || !next.hosts[h] {
+			gone = append(gone, certmagic.SubjectIssuer{Subject: h})
+		}
+	}
+	if len(gone) > 0 && next != nil {
+		st.cache.RemoveManaged(gone)
+	}
+}
+
+func (st *acmeState) getCertificate(hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
+	if st.onDemand != nil {
+		return st.onDemand.GetCertificate(hello)
+	}
+	return st.managed.GetCertificate(hello)
+}
+
+// decideOnDemand is certmagic's DecisionFunc. certmagic asks it before
+// loading a certificate from storage as well as before obtaining one, so
+// a name whose certificate is already stored passes without spending the
+// rate limit: a restart must not lose the certificates it has.
+func (st *acmeState) decideOnDemand(ctx context.Context, name string) error {
+	if st.hosts[name] {
+		return nil
+	}
+	m := st.m
+	if m.decide == nil || !m.decide(name) {
+		return fmt.Errorf("%q is not a host the rules answer for", name)
+	}
+	key := certmagic.StorageKeys.SiteCert(st.issuer.IssuerKey(), name)
+	if st.onDemand.Storage.Exists(ctx, key) {
+		return nil
+	}
+	if !m.limiter.allow(name) {
+		n, per := m.limiter.limits()
+		m.log.Warn("acme: on-demand issuance refused: on_demand_rate reached", "host", name, "rate", fmt.Sprintf("%d/%s", n, per))
+		return fmt.Errorf("on_demand_rate %d/%s reached", n, per)
+	}
+	return nil
+}
+
+// onEvent counts ACME results and learns the names ACME holds.
+func (m *Manager) onEvent(_ context.Context, event string, data map[string]any) error {
+	switch event {
+	case "cert_obtained", "cert_failed":
+		res := 0
+		if event == "cert_failed" {
+			res = 1
+		}
+		if renewal, _ := data["renewal"].(bool); renewal {
+			m.hm.renew[res].Inc()
+		} else {
+			m.hm.obtain[res].Inc()
+		}
+		if id, ok := data["identifier"].(string); ok && res == 0 {
+			m.acmeNames.Store(id, struct{}{})
+		}
+	case "cached_managed_cert":
+		if sans, ok := data["sans"].([]string); ok {
+			for _, n := range sans {
+				m.acmeNames.Store(n, struct{}{})
+			}
+		}
+	}
+	return nil
+}
+
+// expiries lists, for each name ACME holds, when its newest cached
+// certificate expires.
+func (st *acmeState) expiries() []loadedCert {
+	var out []loadedCert
+	st.m.acmeNames.Range(func(k, _ any) bool {
+		name := k.(string)
+		var best time.Time
+		for _, c := range st.cache.AllMatchingCertificates(name) {
+			if c.Leaf != nil && c.Leaf.NotAfter.After(best) {
+				best = c.Leaf.NotAfter
+			}
+		}
+		if !best.IsZero() {
+			out = append(out, loadedCert{name: name, notAfter: best})
+		}
+		return true
+	})
+	return out
+}
+
+// HTTPChallengePrefix is the path under which HTTP-01 challenges are
+// asked (RFC 8555 section 8.3).
+const HTTPChallengePrefix = "/.well-known/acme-challenge/"
+
+// HTTPChallenge answers an HTTP-01 challenge: for a GET of path on host
+// (the Host header; a port is ignored) it returns the key authorization
+// to send as a 200 text/plain body, and true; false when the request is no
+// challenge this server is solving (answer it as any other request). It
+// may read the storage folder (a challenge begun by another instance
+// sharing it), so call it from a goroutine, not an event loop; cheap
+// pre-check: strings.HasPrefix(path, HTTPChallengePrefix).
+func (m *Manager) HTTPChallenge(host, path string) ([]byte, bool) {
+	st := m.acme.Load()
+	if st == nil || !strings.HasPrefix(path, HTTPChallengePrefix) {
+		return nil, false
+	}
+	ctx, cancel := context.WithTimeout(m.ctx, 10*time.Second)
+	defer cancel()
+	r := (&http.Request{Method: http.MethodGet, Host: host, URL: &url.URL{Path: path},
+		Header: http.Header{}, RequestURI: path}).WithContext(ctx)
+	var w challengeWriter
+	if !st.issuer.HandleHTTPChallenge(&w, r) || (w.status != 0 && w.status != http.StatusOK) {
+		return nil, false
+	}
+	return w.body.Bytes(), true
+}
+
+// challengeWriter records certmagic's challenge answer.
+type challengeWriter struct {
+	h      http.Header
+	body   bytes.Buffer
+	status int
+}
+
+func (w *challengeWriter) Header() http.Header {
+	if w.h == nil {
+		w.h = http.Header{}
+	}
+	return w.h
+}
+func (w *challengeWriter) Write(b []byte) (int, error) { return w.body.Write(b) }
+func (w *challengeWriter) WriteHeader(s int)           { w.status = s }
+
+// limiter admits at most n new names per interval: a sliding window of
+// the names admitted. A name admitted once passes again while it is in the
+// window (a client retrying while its certificate is obtained).
+type limiter struct {
+	mu       sync.Mutex
+	n        int
+	per      time.Duration
+	admitted map[string]time.Time
+	now      func() time.Time
+}
+
+func newLimiter() *limiter {
+	return &limiter{n: config.DefaultOnDemandCount, per: config.DefaultOnDemandPer,
+		admitted: map[string]time.Time{}, now: time.Now}
+}
+
+func (l *limiter) set(n int, per time.Duration) {
+	l.mu.Lock()
+	l.n, l.per = n, per
+	l.mu.Unlock()
+}
+
+func (l *limiter) limits() (int, time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.n, l.per
+}
+
+func (l *limiter) allow(name string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := l.now()
+	for k, t := range l.admitted { // at most n entries
+		if now.Sub(t) >= l.per {
+			delete(l.admitted, k)
+		}
+	}
+	if _, ok := l.admitted[name]; ok {
+		return true
+	}
+	if len(l.admitted) >= l.n {
+		return false
+	}
+	l.admitted[name] = now
+	return true
+}

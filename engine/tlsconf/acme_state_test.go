@@ -1,0 +1,115 @@
+package tlsconf
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/redirectd/redirectd/config"
+)
+
+// TestLimiter checks the sliding window of on-demand admissions.
+func TestLimiter(t *testing.T) {
+	now := time.Unix(1e9, 0)
+	l := newLimiter()
+	l.now = func() time.Time { return now }
+	l.set(2, time.Hour)
+	var got []bool
+	step := func(d time.Duration, name string) {
+		now = now.Add(d)
+		got = append(got, l.allow(name))
+	}
+	step(0, "a")              // 1st name
+	step(time.Minute, "b")    // 2nd
+	step(time.Minute, "c")    // over 2/h
+	step(time.Minute, "a")    // admitted before: a retry passes
+	step(57*time.Minute, "c") // "a" left the window at 60m
+	step(0, "d")              // "b" is still in it
+	step(time.Minute, "d")    // now "b" left too
+	if diff := cmp.Diff([]bool{true, true, false, true, true, false, true}, got); diff != "" {
+		t.Errorf("admissions (-want +got):\n%s", diff)
+	}
+}
+
+// TestACMEHosts checks which hosts are managed: the list or the rules'
+// hosts, lower case, once each, without names a file certificate serves
+// or no public CA issues for.
+func TestACMEHosts(t *testing.T) {
+	ca, dir := newTestCA(t), t.TempDir()
+	c, k := ca.issue(t, dir, "f", time.Now().Add(time.Hour), "*.files.example")
+	base := func(hosts config.ACMEHosts) *config.Config {
+		return &config.Config{
+			Path: "redirectd.toml",
+			TLS:  config.TLS{Listen: "127.0.0.1:0", Certificates: pairs(c, k)},
+			ACME: &config.ACME{CA: "https://127.0.0.1:1/dir", Storage: t.TempDir(), Hosts: hosts,
+				OnDemandRate: config.Rate{N: 1, Per: time.Hour}},
+		}
+	}
+	rules := []string{"B.example.com", "a.example.com", "b.example.com", "x.files.example", "localhost", "10.0.0.1", "*.w.example.com"}
+	for _, tc := range []struct {
+		name  string
+		hosts config.ACMEHosts
+		want  []string
+	}{
+		{"from rules", config.ACMEHosts{FromRules: true}, []string{"b.example.com", "a.example.com"}},
+		{"list", config.ACMEHosts{Names: []string{"c.example.com"}}, []string{"c.example.com"}},
+		{"none", config.ACMEHosts{Names: []string{}}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := New(base(tc.hosts), func(*config.Config) []string { return rules }, nil, nil, testLogger(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			if diff := cmp.Diff(tc.want, m.acme.Load().hostList); diff != "" {
+				t.Errorf("managed hosts (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestACMEReload checks that [acme] follows reloads: a bad ca_root is
+// refused and the running state stays; removing [acme] turns challenges
+// off.
+func TestACMEReload(t *testing.T) {
+	cfg := &config.Config{
+		Path: "redirectd.toml",
+		TLS:  config.TLS{Listen: "127.0.0.1:0"},
+		ACME: &config.ACME{CA: "https://127.0.0.1:1/dir", Storage: t.TempDir(),
+			Hosts: config.ACMEHosts{Names: []string{"a.example.com"}}, OnDemandRate: config.Rate{N: 1, Per: time.Hour}},
+	}
+	m := newManager(t, cfg)
+	before := m.acme.Load()
+
+	bad := *cfg
+	badACME := *cfg.ACME
+	badACME.CARoot = filepath.Join(t.TempDir(), "missing.pem")
+	bad.ACME = &badACME
+	if err := m.Reload(&bad); err == nil || !strings.Contains(err.Error(), "redirectd.toml: [acme] ca_root: cannot read") {
+		t.Errorf("reload with a missing ca_root: err = %v", err)
+	}
+	if m.acme.Load() != before {
+		t.Error("a refused reload replaced the ACME state")
+	}
+	writeFile(t, badACME.CARoot, []byte("not PEM"))
+	if err := m.Reload(&bad); err == nil || !strings.Contains(err.Error(), "holds no PEM certificate") {
+		t.Errorf("reload with a ca_root that is not PEM: err = %v", err)
+	}
+
+	if _, ok := m.HTTPChallenge("a.example.com", "/index.html"); ok {
+		t.Error("HTTPChallenge answered a path outside /.well-known/acme-challenge/")
+	}
+	off := *cfg
+	off.ACME = nil
+	if err := m.Reload(&off); err != nil {
+		t.Fatal(err)
+	}
+	if m.acme.Load() != nil {
+		t.Error("[acme] removed, ACME still on")
+	}
+	if _, ok := m.HTTPChallenge("a.example.com", HTTPChallengePrefix+"token"); ok {
+		t.Error("HTTPChallenge answered with [acme] off")
+	}
+}

@@ -1,0 +1,261 @@
+package tlsconf
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/VictoriaMetrics/metrics"
+	"github.com/letsencrypt/pebble/v2/ca"
+	"github.com/letsencrypt/pebble/v2/db"
+	"github.com/letsencrypt/pebble/v2/va"
+	"github.com/letsencrypt/pebble/v2/wfe"
+	"github.com/miekg/dns"
+	"github.com/redirectd/redirectd/config"
+)
+
+// pebble is an ACME CA (letsencrypt/pebble) run in the test's process on
+// loopback, wired as its cmd/pebble does: a WFE over a CA, a VA and a
+// memory store. Its VA validates challenges for real: it resolves every
+// name to 127.0.0.1 through dnsAddr and connects to the test's HTTP-01
+// and TLS-ALPN-01 ports.
+type pebble struct {
+	dirURL string
+	caRoot string // PEM of the directory's HTTPS certificate
+	roots  *x509.CertPool
+}
+
+func startPebble(t *testing.T, httpPort, tlsPort int, validity time.Duration) *pebble {
+	t.Helper()
+	t.Setenv("PEBBLE_VA_NOSLEEP", "1")      // no random delay before validating
+	t.Setenv("PEBBLE_WFE_NONCEREJECT", "0") // no deliberate bad-nonce errors
+	t.Setenv("PEBBLE_AUTHZREUSE", "0")      // each order validates again: renewal too
+	t.Setenv("PEBBLE_VA_ALWAYS_VALID", "0") // real validation
+	var logw io.Writer = io.Discard
+	if testing.Verbose() {
+		logw = tWriter{t}
+	}
+	logger := log.New(logw, "pebble ", 0)
+
+	dnsAddr := startDNS(t)
+	store := db.NewMemoryStore()
+	pca := ca.New(logger, store, "", "ecdsa", 0, 1, map[string]ca.Profile{
+		"default": {Description: "short-lived, to see renewals", ValidityPeriod: uint64(validity / time.Second)},
+	})
+	pva := va.New(logger, httpPort, tlsPort, false, dnsAddr, store)
+	w := wfe.New(logger, store, pva, pca, []string{"pebble.letsencrypt.org"}, false, false, 0, 0)
+	srv := httptest.NewUnstartedServer(w.Handler())
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+
+	p := &pebble{dirURL: srv.URL + wfe.DirectoryPath, caRoot: filepath.Join(t.TempDir(), "pebble-https.pem"),
+		roots: x509.NewCertPool()}
+	writeFile(t, p.caRoot, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}))
+	p.roots.AddCert(pca.GetRootCert(0).Cert)
+	return p
+}
+
+// startDNS serves A 127.0.0.1 for every name over TCP (the transport
+// Pebble's VA uses), and empty answers for other types.
+func startDNS(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &dns.Server{Listener: ln, Net: "tcp", Handler: dns.HandlerFunc(func(w dns.ResponseWriter, r *dns.Msg) {
+		m := new(dns.Msg)
+		m.SetReply(r)
+		for _, q := range r.Question {
+			if q.Qtype == dns.TypeA {
+				m.Answer = append(m.Answer, &dns.A{Hdr: dns.RR_Header{Name: q.Name, Rrtype: dns.TypeA, Class: dns.ClassINET, Ttl: 1},
+					A: net.IPv4(127, 0, 0, 1)})
+			}
+		}
+		w.WriteMsg(m)
+	})}
+	go srv.ActivateAndServe()
+	t.Cleanup(func() { srv.Shutdown() })
+	return ln.Addr().String()
+}
+
+type tWriter struct{ t *testing.T }
+
+func (w tWriter) Write(b []byte) (int, error) {
+	w.t.Log(strings.TrimSuffix(string(b), "\n"))
+	return len(b), nil
+}
+
+// challengeServer is the plain listener's part in the test: HTTP-01
+// requests answered by Manager.HTTPChallenge, anything else 404. It
+// counts the challenges it answered.
+func challengeServer(t *testing.T, ln net.Listener, m *atomic.Pointer[Manager], answered *atomic.Int32) {
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if mg := m.Load(); mg != nil {
+			if body, ok := mg.HTTPChallenge(r.Host, r.URL.Path); ok {
+				answered.Add(1)
+				w.Write(body)
+				return
+			}
+		}
+		http.NotFound(w, r)
+	})}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+}
+
+// TestACME obtains certificates from Pebble with real HTTP-01 and
+// TLS-ALPN-01 validation over loopback, sees certmagic's maintenance renew
+// the short-lived one, and checks on-demand issuance: allowed by the
+// decision function, refused by it, and refused past the rate.
+func TestACME(t *testing.T) {
+	if testing.Short() {
+		t.Skip("issues and renews certificates: about 20s")
+	}
+	renewCheckInterval = 500 * time.Millisecond
+	t.Cleanup(func() { renewCheckInterval = 0; onlyChallenge = "" })
+	for _, ch := range []string{"http-01", "tls-alpn-01"} {
+		t.Run(ch, func(t *testing.T) {
+			onlyChallenge = ch
+			testACME(t, ch)
+		})
+	}
+}
+
+func testACME(t *testing.T, challenge string) {
+	httpLn, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tlsLn, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	httpPort, tlsPort := httpLn.Addr().(*net.TCPAddr).Port, tlsLn.Addr().(*net.TCPAddr).Port
+	// 12s certificates: certmagic renews in the last third, after 8s.
+	pb := startPebble(t, httpPort, tlsPort, 12*time.Second)
+
+	var mp atomic.Pointer[Manager]
+	var httpAnswered, alpnAnswered atomic.Int32
+	challengeServer(t, httpLn, &mp, &httpAnswered)
+
+	cfg := &config.Config{
+		Server: config.Server{Listen: httpLn.Addr().String()},
+		TLS:    config.TLS{Listen: tlsLn.Addr().String()},
+		ACME: &config.ACME{CA: pb.dirURL, CARoot: pb.caRoot, Storage: t.TempDir(), Email: "ops@example.com",
+			Hosts:    config.ACMEHosts{Names: []string{"managed.example.com"}},
+			OnDemand: true, OnDemandRate: config.Rate{N: 1, Per: time.Hour}},
+	}
+	decide := func(host string) bool { return strings.HasSuffix(host, ".wild.example.com") }
+	set := metrics.NewSet()
+	m, err := New(cfg, nil, decide, set, testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	mp.Store(m)
+	go func() {
+		for {
+			c, err := tlsLn.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				tc := tls.Server(c, m.TLSConfig())
+				tc.SetDeadline(time.Now().Add(20 * time.Second))
+				if err := tc.Handshake(); err != nil {
+					m.HandshakeFailed(err)
+					return
+				}
+				m.HandshakeDone(tc.ConnectionState().Version)
+				if tc.ConnectionState().NegotiatedProtocol == alpnACME {
+					alpnAnswered.Add(1)
+					return
+				}
+				tc.Write([]byte("ok"))
+			}()
+		}
+	}()
+	t.Cleanup(func() { tlsLn.Close() })
+	m.Start()
+
+	addr := tlsLn.Addr().String()
+	client := func(name string) *tls.Config { return &tls.Config{ServerName: name, RootCAs: pb.roots} }
+	// serial waits for a verified certificate for name other than not.
+	serial := func(name, not string, within time.Duration) string {
+		t.Helper()
+		var last error
+		for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+			st, err := dial(addr, client(name))
+			if err != nil {
+				last = err
+				continue
+			}
+			if s := st.PeerCertificates[0].SerialNumber.String(); s != not {
+				return s
+			}
+			last = fmt.Errorf("still serial %s", not)
+		}
+		t.Fatalf("no new certificate for %s within %s: %v", name, within, last)
+		return ""
+	}
+
+	first := serial("managed.example.com", "", 20*time.Second)
+	renewed := serial("managed.example.com", first, 25*time.Second)
+	t.Logf("managed.example.com: serial %s, renewed as %s", first, renewed)
+	waitMetricAtLeast(t, set, `redirectd_acme_obtain_total{result="ok"}`, 1)
+	waitMetricAtLeast(t, set, `redirectd_acme_renew_total{result="ok"}`, 1)
+	if v := metricValue(set, `redirectd_tls_certificate_expiry_seconds{name="managed.example.com",source="acme"}`); v <= 0 || v > 12 {
+		t.Errorf("expiry gauge of the ACME certificate = %v, want 1 to 12 (seconds of a 12s certificate)", v)
+	}
+
+	// On demand: the first name under the wildcard rule is issued during
+	// its handshake; a name the rules do not serve is refused; a second
+	// wildcard name is over the rate of 1 per hour.
+	if _, err := dial(addr, client("a.wild.example.com")); err != nil {
+		t.Errorf("on-demand a.wild.example.com: %v", err)
+	}
+	if _, err := dial(addr, client("other.example.com")); err == nil {
+		t.Error("other.example.com, which the rules do not serve, got a certificate")
+	}
+	if _, err := dial(addr, client("b.wild.example.com")); err == nil {
+		t.Error("b.wild.example.com got a certificate past on_demand_rate 1/1h")
+	}
+	waitMetricAtLeast(t, set, `redirectd_tls_handshake_failures_total{reason="unknown_sni"}`, 2)
+
+	t.Logf("challenges answered: HTTP-01 %d, TLS-ALPN-01 %d", httpAnswered.Load(), alpnAnswered.Load())
+	// Pebble validates each challenge from 3 perspectives.
+	want, other := &httpAnswered, &alpnAnswered
+	if challenge == "tls-alpn-01" {
+		want, other = other, want
+	}
+	if want.Load() < 3 || other.Load() != 0 {
+		t.Errorf("%s: %d challenges answered by its path and %d by the other; want at least 3 (one per issuance) and 0",
+			challenge, want.Load(), other.Load())
+	}
+	if b, ok := m.HTTPChallenge("managed.example.com", HTTPChallengePrefix+"unknown-token"); ok {
+		t.Errorf("HTTPChallenge answered %q for a token no challenge has", b)
+	}
+}
+
+func waitMetricAtLeast(t *testing.T, set *metrics.Set, name string, want float64) {
+	t.Helper()
+	var got float64
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if got = metricValue(set, name); got >= want {
+			return
+		}
+	}
+	t.Errorf("%s = %v, want at least %v", name, got, want)
+}

@@ -1,0 +1,19 @@
+// Package tlsconf has one job: the TLS configuration of the traffic side.
+// It loads certificates from files, picks one per handshake by SNI
+// (wildcards included, a default for clients without SNI), rotates the
+// session ticket keys, obtains and renews certificates through ACME
+// (caddyserver/certmagic), and counts handshakes and certificate expiry
+// in the server's metrics.
+//
+// The listener is not here: the engine accepts TLS connections, runs the
+// handshake with Manager.TLSConfig() under a deadline, and reports the
+// result with HandshakeDone or HandshakeFailed. HTTP-01 challenges are
+// answered by the engine's plain listener through HTTPChallenge.
+//
+// Contract: TLSConfig's GetCertificate runs on the handshake's goroutine
+// and does a map lookup for certificates from files; for ACME names it may
+// read the storage folder, and for an on-demand name it may wait on the CA
+// (bounded by the handshake deadline). HTTPChallenge may read the storage
+// folder too: call it from a goroutine, never from an event loop. Reload
+// swaps the whole certificate set atomically, or keeps the old one.
+package tlsconf

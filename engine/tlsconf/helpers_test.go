@@ -1,0 +1,173 @@
+package tlsconf
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"io"
+	"log/slog"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/redirectd/redirectd/config"
+)
+
+// testCA issues certificates for the tests.
+type testCA struct {
+	cert *x509.Certificate
+	key  *ecdsa.PrivateKey
+	pool *x509.CertPool
+}
+
+func newTestCA(t *testing.T) *testCA {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "redirectd test CA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, _ := x509.ParseCertificate(der)
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	return &testCA{cert: cert, key: key, pool: pool}
+}
+
+// issue writes dir/base.crt and dir/base.key for names, valid until
+// notAfter, and returns their paths.
+func (ca *testCA) issue(t *testing.T, dir, base string, notAfter time.Time, names ...string) (string, string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	serial, _ := rand.Int(rand.Reader, big.NewInt(1<<62))
+	tmpl := &x509.Certificate{
+		SerialNumber: serial, Subject: pkix.Name{CommonName: names[0]}, DNSNames: names,
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: notAfter,
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile := filepath.Join(dir, base+".crt"), filepath.Join(dir, base+".key")
+	writeFile(t, certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
+	writeFile(t, keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kder}))
+	return certFile, keyFile
+}
+
+func writeFile(t *testing.T, path string, b []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// pairs turns (cert, key) paths into [[tls.certificate]] entries.
+func pairs(files ...string) []config.TLSCertificate {
+	var out []config.TLSCertificate
+	for i := 0; i+1 < len(files); i += 2 {
+		out = append(out, config.TLSCertificate{Cert: files[i], Key: files[i+1], File: "redirectd.toml", Line: 10 + i})
+	}
+	return out
+}
+
+func testLogger(t *testing.T) *slog.Logger {
+	if testing.Verbose() {
+		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}
+
+func newManager(t *testing.T, cfg *config.Config) *Manager {
+	t.Helper()
+	m, err := New(cfg, nil, nil, nil, testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Close)
+	return m
+}
+
+// serveTLS accepts TLS connections on a loopback port with m's config:
+// each is handshaken within a second, counted with HandshakeDone or
+// HandshakeFailed, answered "ok" and closed. Handshake errors go to errs
+// when it is not nil.
+func serveTLS(t *testing.T, m *Manager, errs chan<- error) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				tc := tls.Server(c, m.TLSConfig())
+				tc.SetDeadline(time.Now().Add(time.Second))
+				err := tc.Handshake()
+				if errs != nil {
+					select {
+					case errs <- err:
+					default:
+					}
+				}
+				if err != nil {
+					m.HandshakeFailed(err)
+					return
+				}
+				st := tc.ConnectionState()
+				m.HandshakeDone(st.Version)
+				if st.NegotiatedProtocol == alpnACME {
+					return // RFC 8737: the handshake was the whole job
+				}
+				tc.Write([]byte("ok"))
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// dial handshakes with addr as name and reads the "ok", so that a TLS 1.3
+// session ticket (sent after the handshake) has arrived.
+func dial(addr string, cfg *tls.Config) (tls.ConnectionState, error) {
+	c, err := tls.DialWithDialer(&net.Dialer{Timeout: 10 * time.Second}, "tcp", addr, cfg)
+	if err != nil {
+		return tls.ConnectionState{}, err
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	buf := make([]byte, 2)
+	if _, err := io.ReadFull(c, buf); err != nil {
+		return tls.ConnectionState{}, err
+	}
+	return c.ConnectionState(), nil
+}
