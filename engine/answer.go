@@ -23,15 +23,19 @@ type verdict struct {
 	closing, linger bool
 	// upstream: nothing was written; the request goes to the upstream.
 	upstream bool
+	// challenge: nothing was written; the request is an ACME challenge.
+	challenge bool
 }
 
-// answer decides what a parsed request gets, in this order: the https
-// redirect, a rule, the upstream, 404. A local answer is appended to out;
+// answer decides what a parsed request gets, in this order: an ACME
+// challenge, the https redirect, a rule, the upstream, 404. A local answer is appended to out;
 // closing says whether it ends the connection.
 func (cs *conn) answer(out []byte, req *httpparse.Request, rules *matcher.Set, date []byte, closing bool) ([]byte, verdict) {
 	l := cs.loop
 	s := l.srv
 	switch {
+	case cs.isChallenge(req):
+		return out, verdict{challenge: true}
 	case s.opts.HTTPSRedirect && !cs.https(req):
 		if len(req.Host) == 0 {
 			// There is no host to redirect to.

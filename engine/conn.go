@@ -172,6 +172,13 @@ func (cs *conn) serve(buf []byte, s *Server) (used int, res result) {
 		mark := len(out)
 		var v verdict
 		out, v = cs.answer(out, req, rules, date, closing)
+		if v.challenge {
+			// Answered off the loop; what follows waits, as behind a
+			// forward. A body (there should be none) is skipped.
+			l.out = out
+			cs.startChallenge(s, req, closing || res == closeLinger)
+			return used, keepOpen
+		}
 		if v.upstream {
 			// The body is the upstream's: undo the local skipping.
 			cs.discard = 0

@@ -25,6 +25,9 @@ type forward struct {
 	closing, http10, head bool
 	// tunnel: an upgraded connection relayed both ways (WebSocket).
 	tunnel bool
+	// challenge, when set, makes this an ACME challenge answered by the
+	// certificate manager, not a forward (challenge.go).
+	challenge *challenge
 	// body carries copied request body chunks from the loop; nil when the
 	// request has none. It is closed by the loop at the body's end.
 	body chan []byte
@@ -150,6 +153,10 @@ func (f *forward) abortExchange(status int) {
 
 // run does the upstream exchange on its own goroutine.
 func (f *forward) run() {
+	if f.challenge != nil {
+		f.answerChallenge()
+		return
+	}
 	defer f.s.recoverConn(atForward, f.c, f.cs, nil)
 	f.s.testPanic(atForward, nil)
 	resp := fasthttp.AcquireResponse()

@@ -33,6 +33,9 @@ type serverMetrics struct {
 	// tunnel a tunnel idle for tunnel_idle_timeout.
 	timeouts struct{ idle, header, linger, body, send, tunnel *metrics.Counter }
 	panics   [numBoundaries]*metrics.Counter // by boundary, see recover.go
+	// challenges counts ACME HTTP-01 challenges: [0] unknown tokens, [1]
+	// answered.
+	challenges [2]*metrics.Counter
 }
 
 // outcome classifies a local answer.
@@ -59,6 +62,7 @@ var statusesOf = [numOutcomes][]int{
 // metricHelp is the HELP text of every family registered here: a family
 // added without a line fails TestMetricHelp, which names it.
 var metricHelp = promtext.Help{
+	"redirectd_acme_http_challenges_total":    "ACME HTTP-01 challenge requests on the plain port, answered or for a token no order knows (404).",
 	"redirectd_proxy_protocol_rejected_total": "Connections closed for their PROXY protocol header, by reason: an untrusted peer, a missing or a malformed header.",
 	"redirectd_requests_total":                "Requests answered, by outcome (redirect, miss, forwarded, client_error, server_error) and status (a class for forwarded ones).",
 	"redirectd_request_duration_seconds":      "Time to answer a request, local (the mean of one read's answers, sampled) or forwarded, in seconds.",
@@ -101,6 +105,8 @@ func newServerMetrics(s *Server) *serverMetrics {
 	for at := range numBoundaries {
 		m.panics[at] = m.set.NewCounter(fmt.Sprintf(`redirectd_panics_total{at=%q}`, boundaryNames[at]))
 	}
+	m.challenges[0] = m.set.NewCounter(`redirectd_acme_http_challenges_total{result="unknown"}`)
+	m.challenges[1] = m.set.NewCounter(`redirectd_acme_http_challenges_total{result="answered"}`)
 	m.set.NewGauge(`redirectd_connections_open`, func() float64 { return float64(s.conns.total.Load()) })
 	m.set.NewGauge(`redirectd_draining`, func() float64 {
 		if s.draining.Load() {

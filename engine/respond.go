@@ -11,6 +11,7 @@ import (
 // statusLines holds the status line of every status the server answers
 // with, so that writing one is a single append.
 var statusLines = map[int]string{
+	200: "HTTP/1.1 200 OK\r\n",
 	301: "HTTP/1.1 301 Moved Permanently\r\n",
 	302: "HTTP/1.1 302 Found\r\n",
 	303: "HTTP/1.1 303 See Other\r\n",

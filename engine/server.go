@@ -60,6 +60,11 @@ type Options struct {
 	DeferAccept bool
 	// TLS, when set, serves TLS on a listener of its own.
 	TLS *TLSOptions
+	// ACMEChallenge, when set, answers ACME HTTP-01 challenges on the
+	// plain port, before any rule and https_redirect: the body for
+	// host's token at path, or false for one it does not know. It is
+	// called off the event loops.
+	ACMEChallenge func(host, path string) (body []byte, ok bool)
 	// Proxies say whom to believe about the client's address and scheme
 	// (clientaddr.go).
 	Proxies ProxyOptions

@@ -109,7 +109,8 @@ func (c *tlsConn) run() {
 		st := c.tc.ConnectionState()
 		c.t.opts.Handshake(&st, err)
 	}
-	if err == nil {
+	// A TLS-ALPN-01 challenge ends with the handshake (RFC 8737 3).
+	if err == nil && c.tc.ConnectionState().NegotiatedProtocol != "acme-tls/1" {
 		c.readLoop(h)
 	}
 	c.teardown()

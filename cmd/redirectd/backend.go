@@ -30,6 +30,8 @@ type service struct {
 
 	mu  sync.Mutex // serialises reloads
 	cfg *config.Config
+	// https is the HTTPS port's certificate manager (nil without [tls]).
+	https *httpsSide
 
 	set                  *metrics.Set
 	reloads, reloadFails *metrics.Counter
@@ -115,6 +117,11 @@ func (s *service) reloadLocked(c *candidate) (string, error) {
 	}
 	start := time.Now()
 	cfg, ver, err := s.load(c)
+	if err == nil {
+		// Certificates reload with the rules; one that does not load
+		// fails the reload, and the running rules and certificates stay.
+		err = s.https.reload(cfg)
+	}
 	if err != nil {
 		s.reloadFails.Inc()
 		s.log.Error("reload failed; the previous rules keep serving", "config", s.cfg.Path, "err", err)
@@ -143,9 +150,10 @@ func (s *service) reloadLocked(c *candidate) (string, error) {
 	msg := fmt.Sprintf("%d rules (%d exact, %d prefix, %d regex) in %s, version %s", cfg.Set.Len(), counts.Exact, counts.Prefix, counts.Regex, time.Since(start).Round(time.Microsecond), ver.hash)
 	s.log.Info("reloaded", "config", cfg.Path, "rules", cfg.Set.Len(), "version", ver.hash, "hits_carried", carried, "took", time.Since(start).Round(time.Microsecond))
 	if restartNeeded(s.cfg, cfg) {
-		msg += "; [server], [upstream], [admin] or [access_log] changed: those take effect after a restart"
-		s.log.Warn("[server], [upstream], [admin] or [access_log] changed: the new rules serve, but these settings take effect only after a restart", "config", cfg.Path)
+		msg += "; [server], [upstream], [admin], [access_log] or [tls] listen, hsts or handshake_timeout changed: those take effect after a restart"
+		s.log.Warn("[server], [upstream], [admin], [access_log] or [tls] listen, hsts or handshake_timeout changed: the new rules serve, but these settings take effect only after a restart", "config", cfg.Path)
 		cfg.Server, cfg.Upstream, cfg.Admin, cfg.AccessLog = s.cfg.Server, s.cfg.Upstream, s.cfg.Admin, s.cfg.AccessLog
+		cfg.TLS.Listen, cfg.TLS.HSTS, cfg.TLS.HandshakeTimeout = s.cfg.TLS.Listen, s.cfg.TLS.HSTS, s.cfg.TLS.HandshakeTimeout
 	}
 	s.cfg = cfg
 	debug.FreeOSMemory() // the old rules and the decoder's garbage
@@ -180,11 +188,15 @@ func (s *service) WriteMetrics(w io.Writer) {
 	s.srv.WriteMetrics(w)
 	promtext.WriteSet(w, s.set, serviceMetricHelp)
 	s.writeVersionMetrics(w)
+	s.https.writeMetrics(w)
 	promtext.WriteProcess(w)
 }
 
 func (s *service) Ready() error {
 	if err := s.rulesReady(); err != nil {
+		return err
+	}
+	if err := s.https.ready(); err != nil {
 		return err
 	}
 	return s.srv.Readiness()
@@ -214,6 +226,7 @@ func (s *service) Reload() (string, error) { return s.reload() }
 func (s *service) stamp() string {
 	s.mu.Lock()
 	files := append([]string{s.cfg.Path}, s.cfg.Files...)
+	files = append(files, s.https.files(s.cfg)...)
 	s.mu.Unlock()
 	var b bytes.Buffer
 	for _, f := range files {

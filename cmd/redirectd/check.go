@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/redirectd/redirectd/engine/tlsconf"
 	"io"
 	"os"
 	"strings"
@@ -41,6 +42,10 @@ func check(args []string, stdout, stderr io.Writer) int {
 	took := time.Since(start)
 	rep := checkReport{Config: *file, Millis: float64(took.Microseconds()) / 1000, Findings: []lint.Finding{}}
 	if err != nil {
+		rep.Errors = strings.Split(err.Error(), "\n")
+		return report(rep, *asJSON, stdout, stderr)
+	}
+	if err := tlsconf.CheckCertificates(&cfg.TLS); err != nil {
 		rep.Errors = strings.Split(err.Error(), "\n")
 		return report(rep, *asJSON, stdout, stderr)
 	}

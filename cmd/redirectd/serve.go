@@ -17,6 +17,7 @@ import (
 	"github.com/redirectd/redirectd/engine/accesslog"
 	"github.com/redirectd/redirectd/engine/admin"
 	"github.com/redirectd/redirectd/engine/upstream"
+	"github.com/redirectd/redirectd/matcher"
 )
 
 // serve runs the server until SIGINT or SIGTERM; SIGHUP reloads the rules.
@@ -67,8 +68,16 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		defer alog.Close()
 		opts.AccessLog = alog
 	}
-	srv := engine.New(opts, cfg.Set)
+	var srv *engine.Server
+	https, err := newHTTPS(cfg, &opts, func() *matcher.Set { return srv.Rules() }, log)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: [tls]: %v\n", cfg.Path, err)
+		return 1
+	}
+	defer https.close()
+	srv = engine.New(opts, cfg.Set)
 	svc := newService(srv, cfg, *file, log)
+	svc.https = https
 	stopSource, err := svc.startSource() // [rules] source: serve the cached version, poll
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: [rules]: %v\n", cfg.Path, err)
@@ -98,6 +107,9 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		return 1
 	case <-srv.Ready():
 	}
+	if https != nil {
+		https.m.Start() // ACME, now that the challenge ports are ours
+	}
 	// srv.Rules, not cfg.Set: a reload (the cached rule set of [rules]
 	// source, an early POST /reload) may have replaced and dropped it.
 	c := srv.Rules().Counts()
@@ -105,6 +117,9 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		"exact", c.Exact, "prefix", c.Prefix, "regex", c.Regex, "startup", time.Since(start).Round(time.Microsecond)}
 	if adm != nil {
 		attrs = append(attrs, "admin", adm.Addr())
+	}
+	if a := srv.TLSAddr(); a != "" {
+		attrs = append(attrs, "tls", a)
 	}
 	logSkipped(log, cfg)
 	log.Info("serving", attrs...)
@@ -181,7 +196,8 @@ func newLogger(w io.Writer, format string) (*slog.Logger, error) {
 // restartNeeded reports whether settings read only at start changed.
 func restartNeeded(old, cur *config.Config) bool {
 	return !reflect.DeepEqual(old.Server, cur.Server) || !reflect.DeepEqual(old.Upstream, cur.Upstream) ||
-		!reflect.DeepEqual(old.Admin, cur.Admin) || !reflect.DeepEqual(old.AccessLog, cur.AccessLog)
+		!reflect.DeepEqual(old.Admin, cur.Admin) || !reflect.DeepEqual(old.AccessLog, cur.AccessLog) ||
+		old.TLS.Listen != cur.TLS.Listen || old.TLS.HSTS != cur.TLS.HSTS || old.TLS.HandshakeTimeout != cur.TLS.HandshakeTimeout
 }
 
 // printExample tells a new user what the built-in example serves.

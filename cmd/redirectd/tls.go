@@ -1,0 +1,122 @@
+package main
+
+import (
+	"crypto/tls"
+	"errors"
+	"io"
+	"log/slog"
+	"strings"
+
+	"github.com/VictoriaMetrics/metrics"
+	"github.com/redirectd/redirectd/config"
+	"github.com/redirectd/redirectd/engine"
+	"github.com/redirectd/redirectd/engine/promtext"
+	"github.com/redirectd/redirectd/engine/tlsconf"
+	"github.com/redirectd/redirectd/matcher"
+)
+
+// tlsMetricHelp is serviceMetricHelp for the families of engine/tlsconf.
+var tlsMetricHelp = promtext.Help{
+	"redirectd_tls_handshakes_total":           "TLS handshakes completed on the HTTPS port, by protocol version.",
+	"redirectd_tls_handshake_failures_total":   "TLS handshakes that failed, by reason (timeout, eof, not_tls, unknown_sni, protocol_version, bad_certificate, other).",
+	"redirectd_tls_certificate_expiry_seconds": "Seconds until each served certificate expires, negative once expired, by first name and source (file or acme).",
+	"redirectd_acme_obtain_total":              "ACME certificate issuances, by result.",
+	"redirectd_acme_renew_total":               "ACME certificate renewals, by result.",
+}
+
+// httpsSide is the HTTPS listener's certificate manager with its metrics.
+type httpsSide struct {
+	m   *tlsconf.Manager
+	set *metrics.Set
+}
+
+// newHTTPS builds the certificate manager of cfg's [tls] table and sets
+// opts to serve it, or returns nil without [tls] listen. rules returns the
+// rule set serving, for on-demand certificates.
+func newHTTPS(cfg *config.Config, opts *engine.Options, rules func() *matcher.Set, log *slog.Logger) (*httpsSide, error) {
+	if !cfg.TLS.On() {
+		return nil, nil
+	}
+	h := &httpsSide{set: metrics.NewSet()}
+	hosts := func(c *config.Config) []string {
+		if c.Set == nil {
+			return nil
+		}
+		return c.Set.Hosts()
+	}
+	// Only names under a wildcard host rule get a certificate on demand:
+	// host-less rules answer for any name, and would leave only the rate
+	// limit between a scanner and the CA's limits.
+	decide := func(host string) bool {
+		set := rules()
+		return set != nil && set.CoversWildcard(host)
+	}
+	m, err := tlsconf.New(cfg, hosts, decide, h.set, log)
+	if err != nil {
+		return nil, err
+	}
+	h.m = m
+	opts.TLS = &engine.TLSOptions{
+		Listen:           cfg.TLS.Listen,
+		Config:           m.TLSConfig(),
+		HandshakeTimeout: cfg.TLS.HandshakeTimeout.Std(),
+		HSTS:             cfg.TLS.HSTS,
+		Handshake: func(st *tls.ConnectionState, err error) {
+			if err != nil {
+				m.HandshakeFailed(err)
+				return
+			}
+			m.HandshakeDone(st.Version)
+		},
+	}
+	if cfg.ACME != nil {
+		opts.ACMEChallenge = func(host, path string) ([]byte, bool) {
+			return m.HTTPChallenge(strings.ToLower(host), path)
+		}
+	}
+	return h, nil
+}
+
+// reload applies a reloaded config's certificates: a certificate that does
+// not load refuses the whole reload, as a broken rule does, and the
+// running rules and certificates stay.
+func (h *httpsSide) reload(cfg *config.Config) error {
+	if h == nil {
+		if cfg.TLS.On() {
+			return errors.New(cfg.Path + ": [tls] listen was added: restart redirectd to open the HTTPS port; the running rules stay")
+		}
+		return nil
+	}
+	return h.m.Reload(cfg)
+}
+
+// ready reports certificates that failed to load at the last reload.
+func (h *httpsSide) ready() error {
+	if h == nil {
+		return nil
+	}
+	if f := h.m.Failed(); len(f) > 0 {
+		return errors.New("certificates failed to load (the previous ones serve): " + strings.Join(f, "; "))
+	}
+	return nil
+}
+
+func (h *httpsSide) writeMetrics(w io.Writer) {
+	if h != nil {
+		promtext.WriteSet(w, h.set, tlsMetricHelp)
+	}
+}
+
+// files are the certificate files and folders [rules] watch stats.
+func (h *httpsSide) files(cfg *config.Config) []string {
+	if h == nil {
+		return nil
+	}
+	return tlsconf.Files(&cfg.TLS)
+}
+
+func (h *httpsSide) close() {
+	if h != nil {
+		h.m.Close()
+	}
+}

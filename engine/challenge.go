@@ -1,0 +1,59 @@
+package engine
+
+import (
+	"bytes"
+	"time"
+
+	"github.com/redirectd/redirectd/httpparse"
+)
+
+// challengePrefix is where ACME HTTP-01 challenges are fetched (RFC 8555
+// 8.3).
+const challengePrefix = "/.well-known/acme-challenge/"
+
+// isChallenge reports whether req is an ACME HTTP-01 challenge the server
+// answers itself, before any rule and before https_redirect: on the plain
+// port only, and only with an ACME configuration.
+func (cs *conn) isChallenge(req *httpparse.Request) bool {
+	return !cs.tls && cs.loop.srv.opts.ACMEChallenge != nil &&
+		bytes.HasPrefix(req.Path, []byte(challengePrefix)) && (string(req.Method) == "GET" || string(req.Method) == "HEAD")
+}
+
+// startChallenge answers an ACME challenge off the loop: the key
+// authorization is looked up by the certificate manager, which may take
+// locks, so it is asked on a forward worker, and the answer written as a
+// forward's is, in request order.
+func (cs *conn) startChallenge(s *Server, req *httpparse.Request, closing bool) {
+	f := &forward{s: s, cs: cs, c: cs.c, closing: closing, http10: req.Minor == 0,
+		head: isHead(req.Method), abort: make(chan struct{}), drained: make(chan struct{}, 1), start: time.Now()}
+	f.moved.Store(s.clock.now())
+	if cs.loop.alog != nil {
+		f.info = cs.loop.ri.copy()
+	}
+	host := req.Host
+	if i := bytes.LastIndexByte(host, ':'); i >= 0 && bytes.IndexByte(host[i:], ']') < 0 {
+		host = host[:i]
+	}
+	f.challenge = &challenge{host: string(host), path: string(req.Path)}
+	cs.fwd = f
+	s.workers.run(f)
+}
+
+// challenge is what a challenge forward asks the certificate manager.
+type challenge struct{ host, path string }
+
+// answerChallenge runs on a worker: 200 with the key authorization, or
+// 404 for a token the manager does not know.
+func (f *forward) answerChallenge() {
+	defer f.s.recoverConn(atForward, f.c, f.cs, nil)
+	body, ok := f.s.opts.ACMEChallenge(f.challenge.host, f.challenge.path)
+	if !ok {
+		f.s.m.challenges[0].Inc()
+		f.s.m.answer(outMiss, 404)
+		f.answerError(404, "not found\n")
+		return
+	}
+	f.s.m.challenges[1].Inc()
+	f.status.Store(200)
+	f.writeLast(appendText(nil, 200, "", string(body), f.head, f.s.date.get(), connFieldFor(f.http10, f.closing)))
+}
