@@ -69,7 +69,6 @@ const tlsMaxPending = 256 << 10
 func newTLSConn(t *tlsListener, tl *tlsLoop, nc net.Conn) *tlsConn {
 	c := &tlsConn{t: t, tl: tl}
 	c.raw = &progressConn{Conn: nc, c: c}
-	c.tc = tls.Server(c.raw, t.opts.Config)
 	c.flushed = sync.NewCond(&tl.mu)
 	c.room = make(chan struct{}, 1)
 	return c
@@ -100,6 +99,13 @@ func (c *tlsConn) run() {
 		}
 		return
 	}
+	if cs, _ := c.ctx.(*conn); cs != nil && cs.proxy.waiting && !c.readProxyHeader(cs) {
+		c.teardown()
+		return
+	}
+	c.tl.lock()
+	c.tc = tls.Server(c.raw, c.t.opts.Config)
+	c.tl.unlock()
 	// The handshake counts toward the connection limits (OnOpen above) and
 	// has a deadline of its own: a slow handshake is slowloris too.
 	ctx, cancel := context.WithTimeout(context.Background(), c.t.opts.HandshakeTimeout)
@@ -154,6 +160,41 @@ func (c *tlsConn) readLoop(h *handler) {
 	}
 }
 
+// readProxyHeader reads the PROXY protocol header that a trusted load
+// balancer sends before the TLS handshake, within the header timeout, and
+// applies it as the plain port does (proxyHeader: the client it names is
+// the connection's, counted against its limit). What follows the header
+// is the start of the handshake, read again by crypto/tls. It reports
+// false when the connection is to be closed.
+func (c *tlsConn) readProxyHeader(cs *conn) bool {
+	c.raw.SetReadDeadline(time.Now().Add(c.t.s.opts.HeaderTimeout))
+	buf := make([]byte, 512)
+	for {
+		n, err := c.raw.Read(buf)
+		if n > 0 {
+			c.tl.lock()
+			c.in = append(c.in, buf[:n]...)
+			_, _, act := cs.proxyHeader(c, c.in)
+			done := !cs.proxy.waiting
+			if done {
+				c.raw.(*progressConn).pre = append([]byte(nil), c.in...)
+				c.in = c.in[:0]
+			}
+			c.tl.unlock()
+			if act == gnet.Close {
+				return false
+			}
+			if done {
+				c.raw.SetReadDeadline(time.Time{})
+				return true
+			}
+		}
+		if err != nil {
+			return false
+		}
+	}
+}
+
 // holdBack reports whether the connection should wait before reading more
 // (tl.mu): its request is being forwarded and enough of what follows is
 // buffered.
@@ -184,7 +225,11 @@ func (c *tlsConn) teardown() {
 	}
 	c.tl.unlock()
 	c.flush()
-	c.tc.Close()
+	if c.tc != nil {
+		c.tc.Close()
+	} else {
+		c.raw.Close()
+	}
 	c.tl.lock()
 	c.gone = true
 	delete(c.tl.conns, c)
@@ -202,6 +247,9 @@ func (c *tlsConn) flush() {
 		return
 	}
 	c.flushing = true
+	if c.tc == nil {
+		c.out = c.out[:0] // before the handshake (a 408 to a PROXY header): nothing can be sent
+	}
 	for len(c.out) > 0 && !c.writeErr.Load() {
 		p := c.out
 		c.out, c.spare = c.spare[:0], nil
@@ -259,6 +307,18 @@ func (c *tlsConn) requestClose() {
 type progressConn struct {
 	net.Conn
 	c *tlsConn
+	// pre is what was read after a PROXY protocol header: the start of
+	// the handshake, returned first.
+	pre []byte
+}
+
+func (p *progressConn) Read(b []byte) (int, error) {
+	if len(p.pre) > 0 {
+		n := copy(b, p.pre)
+		p.pre = p.pre[n:]
+		return n, nil
+	}
+	return p.Conn.Read(b)
 }
 
 func (p *progressConn) Write(b []byte) (int, error) {
