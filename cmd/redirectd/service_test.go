@@ -23,14 +23,15 @@ import (
 // startBinary runs `redirectd serve` on cfg (a config body with %[1]s for
 // the traffic address and %[2]s for the admin address) and waits until
 // path answers.
-func startBinary(t *testing.T, cfg, path string) (cmd *exec.Cmd, addr, adminAddr, file string, stderr *bytes.Buffer) {
+func startBinary(t *testing.T, cfg, path string) (cmd *exec.Cmd, addr, adminAddr, file string, stderr *lockedBuffer) {
 	t.Helper()
 	bin := buildBinary(t)
 	addr, adminAddr = freePort(t), freePort(t)
 	file = filepath.Join(t.TempDir(), "r.toml")
 	os.WriteFile(file, []byte(fmt.Sprintf(cfg, addr, adminAddr)), 0o644)
 	cmd = exec.Command(bin, "serve", "-config", file)
-	stderr = &bytes.Buffer{}
+	// Read by the test while the command writes to it.
+	stderr = &lockedBuffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
