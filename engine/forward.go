@@ -245,19 +245,13 @@ func (f *forward) answerError(status int, msg string) {
 // the loop in the same trip through it (see release).
 func (f *forward) writeLast(p []byte) {
 	f.sent.Add(int64(len(p)))
-	f.c.AsyncWrite(p, func(c gnet.Conn, _ error) error {
-		f.release(c, false)
-		return nil
-	})
+	f.c.AsyncWrite(p, f.onLoop(func(c gnet.Conn, _ error) { f.release(c, false) }))
 }
 
 // finish hands the connection back to the loop without writing, closing
 // it when closeConn is set (an answer cut short).
 func (f *forward) finish(closeConn bool) {
-	f.c.AsyncWrite(nil, func(c gnet.Conn, _ error) error {
-		f.release(c, closeConn)
-		return nil
-	})
+	f.c.AsyncWrite(nil, f.onLoop(func(c gnet.Conn, _ error) { f.release(c, closeConn) }))
 }
 
 // release runs on the loop once the answer is written: it closes the

@@ -187,7 +187,7 @@ func (f *forward) write(p []byte) bool {
 	}
 	done := make(chan written, 1)
 	f.sent.Add(int64(len(p)))
-	err := f.c.AsyncWrite(p, func(c gnet.Conn, err error) error {
+	err := f.c.AsyncWrite(p, f.onLoop(func(c gnet.Conn, err error) {
 		full := err == nil && c.OutboundBuffered() > maxOutboundFwd
 		if full {
 			// The sweep signals drained, or closes the client once it
@@ -196,16 +196,18 @@ func (f *forward) write(p []byte) bool {
 			f.outLast, f.outSince = c.OutboundBuffered(), f.s.clock.now()
 		}
 		done <- written{err, full}
-		return nil
-	})
+	}))
 	if err != nil {
 		return false
 	}
 	// The callback always runs, on a closed connection too, unless the
-	// engine is stopping.
+	// engine is stopping or it panicked (the connection then closes,
+	// which aborts the exchange).
 	var w written
 	select {
 	case w = <-done:
+	case <-f.abort:
+		return false
 	case <-f.s.stopping:
 		return false
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -142,7 +144,25 @@ func TestPanicRecovered(t *testing.T) {
 		}
 		stillServing(tt.at)
 	}
-	fired := arm("close")
+	// A forward's AsyncWrite callback runs on the loop: its answer was
+	// written before the callback, so it may arrive, and then the
+	// connection closes, although it was keep-alive.
+	fired := arm("callback")
+	c := dial(t, srv)
+	io.WriteString(c, "GET /miss HTTP/1.1\r\nHost: a\r\n\r\n")
+	if _, err := io.ReadAll(c); err != nil && !errors.Is(err, syscall.ECONNRESET) {
+		t.Errorf("panic in a callback: the connection was not closed: %v", err)
+	}
+	c.Close()
+	if fired.Load() {
+		t.Errorf("panic in callback: the hook did not fire")
+	}
+	waitFor(t, "the callback panic counted", func() bool {
+		return strings.Contains(metricsText(srv), `redirectd_panics_total{at="callback"} 1`)
+	})
+	stillServing("callback")
+
+	fired = arm("close")
 	if st := served("GET /old HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"); st != 301 {
 		t.Errorf("before a panic in close: %d, want 301", st)
 	}

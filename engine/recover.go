@@ -24,10 +24,11 @@ const (
 	atForward                 // forward.run, the upstream exchange
 	atTunnel                  // runTunnel and its copy from the client
 	atTick                    // OnTick, on gnet's ticker goroutine
+	atCallback                // a forward's AsyncWrite callback, run on its loop (onLoop)
 	numBoundaries
 )
 
-var boundaryNames = [numBoundaries]string{"open", "traffic", "close", "sweep", "forward", "tunnel", "tick"}
+var boundaryNames = [numBoundaries]string{"open", "traffic", "close", "sweep", "forward", "tunnel", "tick", "callback"}
 
 // recoverConn, deferred at a boundary, recovers a panic there: it logs the
 // panic with its stack and the client's address, counts it
@@ -81,6 +82,29 @@ func (s *Server) recoverTick(delay *time.Duration) {
 	s.m.panics[atTick].Inc()
 	s.log.Error("panic recovered in the ticker", "at", boundaryNames[atTick], "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 	*delay = s.tick()
+}
+
+// recoverTask, deferred in a task run on every loop (onLoops), recovers a
+// panic there as recoverConn does, with no connection to close.
+func (s *Server) recoverTask() {
+	v := recover()
+	if v == nil {
+		return
+	}
+	s.m.panics[atCallback].Inc()
+	s.log.Error("panic recovered in a task on an event loop", "at", boundaryNames[atCallback], "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+}
+
+// onLoop wraps fn as an AsyncWrite callback of f's: it runs on the loop,
+// where a panic would end the loop's goroutine and the process with it, so
+// it is recovered there and f's connection closed.
+func (f *forward) onLoop(fn func(c gnet.Conn, err error)) gnet.AsyncCallback {
+	return func(c gnet.Conn, err error) error {
+		defer f.s.recoverConn(atCallback, c, f.cs, nil)
+		f.s.testPanic(atCallback, nil)
+		fn(c, err)
+		return nil
+	}
 }
 
 // sweep checks cs's deadlines (see checkDeadline), closing cs if that

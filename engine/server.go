@@ -313,8 +313,9 @@ func (s *Server) onLoops(f func(*loop)) {
 		l := v.(*loop)
 		wg.Add(1)
 		err := l.el.Execute(context.Background(), gnet.RunnableFunc(func(context.Context) error {
+			defer wg.Done()
+			defer s.recoverTask()
 			f(l)
-			wg.Done()
 			return nil
 		}))
 		if err != nil {

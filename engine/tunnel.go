@@ -226,7 +226,7 @@ func headerFields(h http.Header) func(yield func(k, v []byte) bool) {
 func (f *forward) switchTunnel(head []byte, body chan []byte) bool {
 	done := make(chan error, 1)
 	f.sent.Add(int64(len(head)))
-	err := f.c.AsyncWrite(head, func(c gnet.Conn, err error) error {
+	err := f.c.AsyncWrite(head, f.onLoop(func(c gnet.Conn, err error) {
 		if err == nil && !f.aborted.Load() {
 			f.body = body
 			f.moved.Store(f.s.clock.now()) // the idle timeout starts
@@ -235,14 +235,15 @@ func (f *forward) switchTunnel(head []byte, body chan []byte) bool {
 			}
 		}
 		done <- err
-		return nil
-	})
+	}))
 	if err != nil {
 		return false
 	}
 	select {
 	case err = <-done:
 		return err == nil && !f.aborted.Load()
+	case <-f.abort: // the connection closed (a panic in the callback too)
+		return false
 	case <-f.s.stopping:
 		return false
 	}
