@@ -147,6 +147,12 @@ func TestPanicRecovered(t *testing.T) {
 	// A forward's AsyncWrite callback runs on the loop: its answer was
 	// written before the callback, so it may arrive, and then the
 	// connection closes, although it was keep-alive.
+	// The hook fires in whichever callback runs next: wait until the
+	// forwards before are done (their callbacks run before the server
+	// sees their connections close).
+	waitFor(t, "the earlier connections closed", func() bool {
+		return strings.Contains(metricsText(srv), "redirectd_connections_open 1\n")
+	})
 	fired := arm("callback")
 	c := dial(t, srv)
 	io.WriteString(c, "GET /miss HTTP/1.1\r\nHost: a\r\n\r\n")
