@@ -101,6 +101,12 @@ func (cs *conn) startForward(s *Server, req *httpparse.Request, buf []byte, clos
 	f.req = fasthttp.AcquireRequest()
 	r := f.req
 	r.Header.DisableNormalizing()
+	// Host, User-Agent, Content-Type and Cookie are fields like the others:
+	// fasthttp would otherwise send them first (Cookie last), in its own
+	// spelling, with several Cookie fields joined and each cookie's value
+	// re-serialised (quotes dropped: `e="x y"` went out as `e=x y`). It
+	// still frames the body (Content-Length or chunked).
+	r.Header.DisableSpecialHeader()
 	r.Header.SetMethodBytes(req.Method)
 	// Sent as set: the pool's transport keeps fasthttp's URI parser from
 	// rebuilding the target and Host (upstream.Pool).

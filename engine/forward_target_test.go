@@ -95,3 +95,32 @@ func TestForwardTargetAndHost(t *testing.T) {
 		}
 	}
 }
+
+// TestForwardFieldsAsSent checks that the upstream gets the client's fields
+// in their order, case and bytes, the four fasthttp keeps apart included:
+// it sent Host, User-Agent and Content-Type first and Cookie last, in its
+// own spelling, joined several Cookie fields and re-serialised each
+// cookie's value, dropping quotes.
+func TestForwardFieldsAsSent(t *testing.T) {
+	up := startRawUpstream(t, answerOK)
+	srv := startProxy(t, upstream.Config{Servers: []string{up.addr}}, engine.UpstreamOptions{})
+	c := dial(t, srv)
+	io.WriteString(c, "POST /p HTTP/1.1\r\nx-first: 1\r\ncookie: a=1;b=2\r\nhost: h.example\r\nuser-agent: ua/1\r\n"+
+		"Cookie: e=\"x y\";  f\r\ncontent-type: text/plain\r\nContent-Length: 5\r\nx-last: 2\r\n\r\nhello")
+	if resp, body := readFull(t, bufio.NewReader(c), "POST"); resp.StatusCode != 200 || body != "ok" {
+		t.Fatalf("answer: %d %q", resp.StatusCode, body)
+	}
+	head := up.nextHead(t)
+	var got []string
+	for _, l := range strings.Split(strings.TrimSpace(head), "\r\n")[1:] {
+		if !strings.HasPrefix(strings.ToLower(l), "x-forwarded-") {
+			got = append(got, l)
+		}
+	}
+	// Host is the header policy's own (host_header), first.
+	want := []string{"Host: h.example", "x-first: 1", "cookie: a=1;b=2", "user-agent: ua/1",
+		"Cookie: e=\"x y\";  f", "content-type: text/plain", "x-last: 2", "Content-Length: 5"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("fields the upstream received (-want +got):\n%s\n%s", d, head)
+	}
+}
