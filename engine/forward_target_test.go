@@ -124,3 +124,45 @@ func TestForwardFieldsAsSent(t *testing.T) {
 		t.Errorf("fields the upstream received (-want +got):\n%s\n%s", d, head)
 	}
 }
+
+// TestForwardAnswerFieldsAsSent checks that the client gets the upstream's
+// answer fields with their values byte for byte (a quoted cookie value and
+// doubled spaces too), several fields of one name in their order, less
+// the hop-by-hop ones and the framing that redirectd sets itself. (Field
+// names are compared ignoring case: fasthttp's answer parser keeps
+// Content-Type, Server and Set-Cookie apart and writes them first, in
+// their usual spelling; it has no switch for answers as it has for
+// requests.)
+func TestForwardAnswerFieldsAsSent(t *testing.T) {
+	up := startRawUpstream(t, func(u *rawUpstream, rc *rawConn) {
+		for {
+			if _, err := rc.readHead(5 * time.Second); err != nil {
+				return
+			}
+			io.WriteString(rc.c, "HTTP/1.1 200 OK\r\nset-cookie: a=\"x y\";  Path=/; HttpOnly\r\nserver: origin/1\r\n"+
+				"Set-Cookie: b=2\r\nKeep-Alive: timeout=5\r\ncontent-type: text/x\r\nx-last:  1\r\nContent-Length: 2\r\n\r\nok")
+		}
+	})
+	srv := startProxy(t, upstream.Config{Servers: []string{up.addr}}, engine.UpstreamOptions{})
+	c := dial(t, srv)
+	io.WriteString(c, "GET /p HTTP/1.1\r\nHost: h.example\r\n\r\n")
+	br := bufio.NewReader(c)
+	got := map[string][]string{}
+	for {
+		l, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l == "\r\n" {
+			break
+		}
+		if name, value, ok := strings.Cut(strings.TrimSuffix(l, "\r\n"), ": "); ok {
+			got[strings.ToLower(name)] = append(got[strings.ToLower(name)], value)
+		}
+	}
+	want := map[string][]string{"set-cookie": {`a="x y";  Path=/; HttpOnly`, "b=2"}, "server": {"origin/1"},
+		"content-type": {"text/x"}, "x-last": {"1"}, "content-length": {"2"}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("answer fields by name (-want +got):\n%s", d)
+	}
+}
