@@ -232,4 +232,3 @@ func validHostName(h string) bool {
 	}
 	return !strings.Contains(h, "..")
 }
-

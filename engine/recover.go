@@ -17,14 +17,14 @@ import (
 type boundary uint8
 
 const (
-	atOpen    boundary = iota // OnOpen
-	atTraffic                 // OnTraffic
-	atClose                   // OnClose
-	atSweep                   // a connection's deadline check, run on its loop
-	atForward                 // forward.run, the upstream exchange
-	atTunnel                  // runTunnel and its copy from the client
-	atTick                    // OnTick, on gnet's ticker goroutine
-	atCallback                // a forward's AsyncWrite callback, run on its loop (onLoop)
+	atOpen     boundary = iota // OnOpen
+	atTraffic                  // OnTraffic
+	atClose                    // OnClose
+	atSweep                    // a connection's deadline check, run on its loop
+	atForward                  // forward.run, the upstream exchange
+	atTunnel                   // runTunnel and its copy from the client
+	atTick                     // OnTick, on gnet's ticker goroutine
+	atCallback                 // a forward's AsyncWrite callback, run on its loop (onLoop)
 	numBoundaries
 )
 
