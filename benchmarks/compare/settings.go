@@ -51,7 +51,8 @@ var scenarioGroups = map[string][]string{
 func (s *Settings) selected(name string) bool { return s.Selected == nil || s.Selected[name] }
 
 // settingsFromEnv reads EXACT, PREFIX, REGEX, DURATION, RUNS, CONCURRENCY,
-// SERVER_CPUS, ONLY, QUICK, BASELINE, SOAK, SCALE, SITEMAP and SCENARIOS.
+// SERVER_CPUS, ONLY, QUICK, BASELINE, SOAK, SCALE, SITEMAP, SCENARIOS and
+// TLS_IDLE_CONNS.
 func settingsFromEnv(getenv func(string) string) (Settings, error) {
 	s := Settings{Spec: rules.Reference, Warmup: 2 * time.Second, Duration: 10 * time.Second,
 		Runs: 3, Concurrency: 100, Scale: []int{100000, 1000000}, Sitemap: rules.SitemapSize, Out: "benchmarks/results", TLSIdle: 2000}
