@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
+
+	"github.com/redirectd/redirectd/matcher"
 )
 
 // caddy serves exact rules from a `map` (Caddy 2.6 walks its entries in
@@ -33,36 +35,54 @@ func (caddy) Configure(in Instance) ([]string, []string, error) {
 	err := writeFile(path, func(w *bufio.Writer) error {
 		w.WriteString("{\n\tadmin off\n\tauto_https off\n}\n")
 		// Any Host (the scenarios send www.example.com), bound to loopback.
-		fmt.Fprintf(w, "http://:%d {\n\tbind 127.0.0.1\n", in.Port)
-		if in.AccessLog != "" {
-			fmt.Fprintf(w, "\tlog {\n\t\toutput file %s\n\t}\n", in.AccessLog)
+		sites := []string{fmt.Sprintf("http://:%d", in.Port)}
+		if in.TLS != nil {
+			// The same site on the HTTPS port, with the run's certificate.
+			sites = append(sites, fmt.Sprintf("https://:%d", in.TLSPort))
 		}
-		w.WriteString("\tmap {path} {exact_to} {\n")
-		for _, r := range exact {
-			fmt.Fprintf(w, "\t\t%s %s\n", r.From, r.To)
-		}
-		w.WriteString("\t\tdefault -\n\t}\n\t@exact not vars {exact_to} -\n\tredir @exact {exact_to} 301\n")
-		for _, r := range prefix {
-			if !strings.HasSuffix(r.From, "/") {
-				return fmt.Errorf("caddy config: prefix rule %q does not end in /", r.From)
+		for _, site := range sites {
+			if err := caddySite(w, in, site, exact, prefix, regex); err != nil {
+				return err
 			}
-			fmt.Fprintf(w, "\thandle_path %s* {\n\t\tredir %s{path} %d\n\t}\n", r.From, strings.TrimSuffix(r.To, "/"), r.Status)
 		}
-		w.WriteString("\thandle {\n")
-		for i, r := range regex {
-			fmt.Fprintf(w, "\t\t@r%d path_regexp r%d %s\n", i, i, r.From)
-			to := strings.NewReplacer("$1", fmt.Sprintf("{re.r%d.1}", i), "$2", fmt.Sprintf("{re.r%d.2}", i)).Replace(r.To)
-			fmt.Fprintf(w, "\t\tredir @r%d %s %d\n", i, to, r.Status)
-		}
-		if in.Origin != "" {
-			fmt.Fprintf(w, "\t\treverse_proxy %s\n", in.Origin)
-		} else {
-			w.WriteString("\t\trespond \"not found\" 404\n")
-		}
-		w.WriteString("\t}\n}\n")
 		return nil
 	})
 	env := []string{fmt.Sprintf("GOMAXPROCS=%d", in.CPUs), "HOME=" + in.Dir,
 		"XDG_DATA_HOME=" + join(in.Dir, "data"), "XDG_CONFIG_HOME=" + join(in.Dir, "config")}
 	return []string{"caddy", "run", "--config", path, "--adapter", "caddyfile"}, env, err
+}
+
+// caddySite writes one site block serving the rules at address site.
+func caddySite(w *bufio.Writer, in Instance, site string, exact, prefix, regex []matcher.Rule) error {
+	fmt.Fprintf(w, "%s {\n\tbind 127.0.0.1\n", site)
+	if strings.HasPrefix(site, "https://") {
+		fmt.Fprintf(w, "\ttls %s %s\n", in.TLS.Cert, in.TLS.Key)
+	}
+	if in.AccessLog != "" {
+		fmt.Fprintf(w, "\tlog {\n\t\toutput file %s\n\t}\n", in.AccessLog)
+	}
+	w.WriteString("\tmap {path} {exact_to} {\n")
+	for _, r := range exact {
+		fmt.Fprintf(w, "\t\t%s %s\n", r.From, r.To)
+	}
+	w.WriteString("\t\tdefault -\n\t}\n\t@exact not vars {exact_to} -\n\tredir @exact {exact_to} 301\n")
+	for _, r := range prefix {
+		if !strings.HasSuffix(r.From, "/") {
+			return fmt.Errorf("caddy config: prefix rule %q does not end in /", r.From)
+		}
+		fmt.Fprintf(w, "\thandle_path %s* {\n\t\tredir %s{path} %d\n\t}\n", r.From, strings.TrimSuffix(r.To, "/"), r.Status)
+	}
+	w.WriteString("\thandle {\n")
+	for i, r := range regex {
+		fmt.Fprintf(w, "\t\t@r%d path_regexp r%d %s\n", i, i, r.From)
+		to := strings.NewReplacer("$1", fmt.Sprintf("{re.r%d.1}", i), "$2", fmt.Sprintf("{re.r%d.2}", i)).Replace(r.To)
+		fmt.Fprintf(w, "\t\tredir @r%d %s %d\n", i, to, r.Status)
+	}
+	if in.Origin != "" {
+		fmt.Fprintf(w, "\t\treverse_proxy %s\n", in.Origin)
+	} else {
+		w.WriteString("\t\trespond \"not found\" 404\n")
+	}
+	w.WriteString("\t}\n}\n")
+	return nil
 }

@@ -111,12 +111,22 @@ func check(r Req, a Answer) error {
 // verify sends every distinct request of sc to addr the way the scenario
 // does (one keep-alive connection, a connection each, or pipelined
 // batches) and checks every answer: a server that fails is not timed.
-func verify(addr string, sc Scenario) error {
+func verify(addr string, sc Scenario) error { return verifyTLS(addr, sc, nil) }
+
+// verifyTLS is verify; a TLS scenario is sent over TLS with f's
+// certificate, which the server must present.
+func verifyTLS(addr string, sc Scenario, f *TLSFiles) error {
+	if sc.TLS && f == nil {
+		return fmt.Errorf("%s: a TLS scenario with no certificate to check", sc.Name)
+	}
 	deadline := time.Now().Add(60 * time.Second)
 	if sc.Sitemap { // up to 10 ms a request in nginx and HAProxy
 		deadline = time.Now().Add(3 * time.Minute)
 	}
 	dial := func() (net.Conn, *bufio.Reader, error) {
+		if sc.TLS {
+			return dialTLS(addr, f, deadline)
+		}
 		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
 		if err != nil {
 			return nil, nil, err

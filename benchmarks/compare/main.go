@@ -58,9 +58,9 @@ func selectedNames(s Settings) []string {
 }
 
 // selectionTag names a run of chosen scenarios in its results file:
-// "sitemap", "proxy" or "reference" when they are all of that group, else "some".
+// "sitemap", "proxy", "tls" or "reference" when they are all of that group, else "some".
 func selectionTag(sel map[string]bool) string {
-	for _, g := range []string{"sitemap", "proxy", "reference"} {
+	for _, g := range []string{"sitemap", "proxy", "tls", "reference"} {
 		all := true
 		for name := range sel {
 			all = all && slices.Contains(scenarioGroups[g], name)
@@ -157,6 +157,11 @@ func runMain() error {
 		i := slices.IndexFunc(Scenarios(s.Spec), func(sc Scenario) bool { return sc.Name == "mixed" })
 		reqScenarios = append(slices.Clip(reqScenarios), Scenarios(s.Spec)[i])
 	}
+	if hasScenario(scenarios, func(sc Scenario) bool { return sc.TLS }) {
+		if h.tlsFiles, err = writeTLSFiles(work); err != nil {
+			return err
+		}
+	}
 	for _, sc := range reqScenarios {
 		h.reqFiles[sc.Name] = filepath.Join(work, sc.Name+".req")
 		if err := writeRequests(h.reqFiles[sc.Name], sc); err != nil {
@@ -201,6 +206,7 @@ func runMain() error {
 	logf("servers on CPUs %s, load on CPUs %s; %s warm-up, %d x %s per scenario", s.ServerCPUs, s.ClientCPUs, s.Warmup, s.Runs, s.Duration)
 	for _, srv := range servers {
 		sr := h.maxThroughput(srv)
+		h.tlsPhase(srv, sr)
 		h.res.Versions[srv.Name()] = sr.Version
 		h.res.Servers = append(h.res.Servers, sr)
 	}

@@ -77,6 +77,12 @@ func (nginx) Configure(in Instance) ([]string, []string, error) {
 			fmt.Fprintf(w, "upstream origin { server %s; keepalive 1024; keepalive_requests 1000000; }\n", in.Origin)
 		}
 		fmt.Fprintf(w, "server {\n  listen 127.0.0.1:%d reuseport backlog=4096;\n  keepalive_requests 1000000;\n", in.Port)
+		if in.TLS != nil {
+			// Defaults otherwise: session tickets on, no session cache,
+			// 16 KiB ssl_buffer_size, OpenSSL's cipher order.
+			fmt.Fprintf(w, "  listen %s ssl reuseport backlog=4096;\n  ssl_certificate %s;\n  ssl_certificate_key %s;\n  ssl_protocols TLSv1.2 TLSv1.3;\n",
+				tlsListen(in), in.TLS.Cert, in.TLS.Key)
+		}
 		w.WriteString("  if ($exact_to) { return 301 $exact_to; }\n")
 		for _, r := range prefix {
 			fmt.Fprintf(w, "  location ^~ %s { rewrite ^%s(.*)$ %s$1 redirect; }\n", r.From, r.From, r.To)

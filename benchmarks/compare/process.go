@@ -20,6 +20,8 @@ type Proc struct {
 	Started time.Time
 	logPath string
 	done    chan struct{}
+	// TLSAddr is the HTTPS address of an instance started with TLS.
+	TLSAddr string
 }
 
 // start runs argv pinned to cpus (a taskset list), in its own process

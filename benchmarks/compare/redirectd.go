@@ -66,6 +66,12 @@ listen = "off"
 enabled = %t
 path = %q
 `, in.Port, in.CPUs, in.AccessLog != "", orDash(in.AccessLog))
+	if in.TLS != nil {
+		// idle_timeout: 75 s, nginx's keepalive_timeout, so that tls-idle's
+		// connections outlive the measurement (the default is 10 s).
+		conf = strings.Replace(conf, "max_connections_per_ip = 100000\n", "max_connections_per_ip = 100000\nidle_timeout = \"75s\"\n", 1)
+		conf += fmt.Sprintf("\n[tls]\nlisten = %q\n\n[[tls.certificate]]\ncert = %q\nkey = %q\n", tlsListen(in), in.TLS.Cert, in.TLS.Key)
+	}
 	if in.Origin != "" {
 		conf += fmt.Sprintf("\n[upstream]\nservers = [%q]\n", in.Origin)
 	}

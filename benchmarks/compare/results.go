@@ -62,6 +62,19 @@ type ServerResult struct {
 	PeakMiB    float64           `json:"peak_mib,omitempty"` // VmHWM after load, summed over the processes
 	Scenarios  []*ScenarioResult `json:"scenarios"`
 	Sitemap    *SitemapResult    `json:"sitemap,omitempty"`
+	TLSIdle    *IdleResult       `json:"tls_idle,omitempty"`
+}
+
+// IdleResult is the tls-idle measurement: the server's memory before and
+// with Conns idle TLS keep-alive connections open (each did a full
+// handshake and one request), and the growth per connection.
+type IdleResult struct {
+	Failed        string  `json:"failed,omitempty"`
+	Conns         int     `json:"conns"`
+	Before        Mem     `json:"before"`
+	After         Mem     `json:"after"`
+	PSSPerConnKiB float64 `json:"pss_per_conn_kib"`
+	RSSPerConnKiB float64 `json:"rss_per_conn_kib"`
 }
 
 // SitemapResult is one server started on the sitemap corpus: its start-up

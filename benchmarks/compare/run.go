@@ -26,6 +26,7 @@ type harness struct {
 	reqFiles  map[string]string
 	origin    string
 	res       *Results
+	tlsFiles  *TLSFiles // the HTTPS scenarios' certificate; nil without them
 }
 
 func logf(format string, args ...any) {
@@ -56,6 +57,11 @@ func (h *harness) launch(srv Server, in Instance, tag string) (*Proc, string, ti
 		return nil, "", 0, err
 	}
 	in.Port, in.CPUs = port, h.s.NServer
+	if in.TLS != nil {
+		if in.TLSPort, err = freePort(); err != nil {
+			return nil, "", 0, err
+		}
+	}
 	argv, env, err := srv.Configure(in)
 	if err != nil {
 		return nil, "", 0, err
@@ -63,6 +69,9 @@ func (h *harness) launch(srv Server, in Instance, tag string) (*Proc, string, ti
 	p, err := start(srv.Name(), h.s.ServerCPUs, argv, env, filepath.Join(in.Dir, "server.log"))
 	if err != nil {
 		return nil, "", 0, err
+	}
+	if in.TLS != nil {
+		p.TLSAddr = tlsListen(in)
 	}
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	startup, err := waitReady(p, addr, in.ready(), 5*time.Minute)
@@ -76,13 +85,17 @@ func (h *harness) launch(srv Server, in Instance, tag string) (*Proc, string, ti
 // timed runs sc against the server with wrk: a warm-up, then Runs runs.
 func (h *harness) timed(p *Proc, addr string, sc Scenario) *ScenarioResult {
 	file := h.reqFiles[sc.Name]
-	if _, err := runWrk(h.s.ClientCPUs, h.s.NClient, h.s.Concurrency, h.s.Warmup, addr, h.script, file, sc.Pipeline); err != nil {
+	target := "http://" + addr
+	if sc.TLS {
+		target = "https://" + addr
+	}
+	if _, err := runWrk(h.s.ClientCPUs, h.s.NClient, h.s.Concurrency, h.s.Warmup, target, h.script, file, sc.Pipeline); err != nil {
 		return &ScenarioResult{Name: sc.Name, Failed: err.Error()}
 	}
 	var runs []Run
 	for range h.s.Runs {
 		c0 := p.CPU()
-		w, err := runWrk(h.s.ClientCPUs, h.s.NClient, h.s.Concurrency, h.s.Duration, addr, h.script, file, sc.Pipeline)
+		w, err := runWrk(h.s.ClientCPUs, h.s.NClient, h.s.Concurrency, h.s.Duration, target, h.script, file, sc.Pipeline)
 		c1 := p.CPU()
 		if err != nil {
 			return &ScenarioResult{Name: sc.Name, Failed: err.Error()}
@@ -133,7 +146,7 @@ func (h *harness) fixed(p *Proc, addr string, sc Scenario, rate float64) *Scenar
 // scenario runs one scenario: checked first, timed only when every answer
 // was right.
 func (h *harness) scenario(p *Proc, addr string, sc Scenario, rate float64) *ScenarioResult {
-	if err := verify(addr, sc); err != nil {
+	if err := verifyTLS(addr, sc, h.tlsFiles); err != nil {
 		logf("  %-15s FAILED the check: %v", sc.Name, err)
 		return &ScenarioResult{Name: sc.Name, Failed: "wrong answer: " + err.Error()}
 	}
@@ -376,7 +389,7 @@ func (h *harness) soak(srv Server) *SoakResult {
 	}
 	done := make(chan out, 1)
 	go func() {
-		w, err := runWrk(h.s.ClientCPUs, h.s.NClient, h.s.Concurrency, h.s.Soak, addr, h.script, h.reqFiles["mixed"], 1)
+		w, err := runWrk(h.s.ClientCPUs, h.s.NClient, h.s.Concurrency, h.s.Soak, "http://"+addr, h.script, h.reqFiles["mixed"], 1)
 		done <- out{w, err}
 	}()
 	t0 := time.Now()

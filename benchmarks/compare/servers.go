@@ -24,6 +24,10 @@ type Instance struct {
 	// Sitemap, when not 0, replaces the rules with the first Sitemap keys
 	// of the sitemap corpus (rules.Sitemap), configured as the site does.
 	Sitemap int
+	// TLS, when set, adds an HTTPS listener on TLSPort (chosen by launch)
+	// with this certificate, serving the same rules as Port.
+	TLS     *TLSFiles
+	TLSPort int
 }
 
 // ready is the request whose first correct answer marks the server as

@@ -197,7 +197,7 @@ func TestCheckAndLoad(t *testing.T) {
 		t.Skip("wrk is not installed (apt-get install wrk)")
 	}
 	for _, depth := range []int{1, 16} {
-		w, err := runWrk(h.s.ClientCPUs, 1, 10, time.Second, addr, h.script, h.reqFiles["mixed"], depth)
+		w, err := runWrk(h.s.ClientCPUs, 1, 10, time.Second, "http://"+addr, h.script, h.reqFiles["mixed"], depth)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -32,6 +32,8 @@ type Settings struct {
 	// Selected holds the scenarios to run (SCENARIOS); nil: every one.
 	Selected map[string]bool
 	Out      string // results directory
+	// TLSIdle is how many idle TLS connections tls-idle opens.
+	TLSIdle int
 }
 
 // scenarioGroups are the names SCENARIOS takes besides single scenarios.
@@ -41,16 +43,19 @@ var scenarioGroups = map[string][]string{
 	// proxy: every request a miss forwarded to the origin by an instance
 	// with one exact rule (issue 12, item 8).
 	"proxy": {"proxy"},
+	// tls: HTTPS with an ECDSA P-256 certificate (issue 13).
+	"tls": {"tls-exact", "tls-churn", "tls-idle"},
 }
 
 // selected reports whether scenario name runs.
 func (s *Settings) selected(name string) bool { return s.Selected == nil || s.Selected[name] }
 
 // settingsFromEnv reads EXACT, PREFIX, REGEX, DURATION, RUNS, CONCURRENCY,
-// SERVER_CPUS, ONLY, QUICK, BASELINE, SOAK, SCALE, SITEMAP and SCENARIOS.
+// SERVER_CPUS, ONLY, QUICK, BASELINE, SOAK, SCALE, SITEMAP, SCENARIOS and
+// TLS_IDLE_CONNS.
 func settingsFromEnv(getenv func(string) string) (Settings, error) {
 	s := Settings{Spec: rules.Reference, Warmup: 2 * time.Second, Duration: 10 * time.Second,
-		Runs: 3, Concurrency: 100, Scale: []int{100000, 1000000}, Sitemap: rules.SitemapSize, Out: "benchmarks/results"}
+		Runs: 3, Concurrency: 100, Scale: []int{100000, 1000000}, Sitemap: rules.SitemapSize, Out: "benchmarks/results", TLSIdle: 2000}
 	var errs []string
 	num := func(key string, dst *int, min int) {
 		if v := getenv(key); v != "" {
@@ -84,6 +89,7 @@ func settingsFromEnv(getenv func(string) string) (Settings, error) {
 	num("RUNS", &s.Runs, 1)
 	num("CONCURRENCY", &s.Concurrency, 1)
 	num("SITEMAP", &s.Sitemap, 0)
+	num("TLS_IDLE_CONNS", &s.TLSIdle, 10)
 	if s.Sitemap >= 1_000_000 {
 		errs = append(errs, fmt.Sprintf("SITEMAP=%d: the corpus has at most 999999 keys", s.Sitemap))
 	}
@@ -123,8 +129,8 @@ func settingsFromEnv(getenv func(string) string) (Settings, error) {
 				}
 				continue
 			}
-			if !slices.Contains(scenarioGroups["reference"], name) && !slices.Contains(scenarioGroups["sitemap"], name) {
-				errs = append(errs, fmt.Sprintf("SCENARIOS=%q: %q is not a scenario; use reference, sitemap, proxy or names from the README's table, separated by commas", v, name))
+			if !slices.Contains(scenarioGroups["reference"], name) && !slices.Contains(scenarioGroups["sitemap"], name) && !slices.Contains(scenarioGroups["tls"], name) {
+				errs = append(errs, fmt.Sprintf("SCENARIOS=%q: %q is not a scenario; use reference, sitemap, proxy, tls or names from the README's table, separated by commas", v, name))
 				continue
 			}
 			s.Selected[name] = true

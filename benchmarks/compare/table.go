@@ -83,6 +83,9 @@ func renderTable(res *Results) string {
 	if proxy {
 		sets = append(sets, fmt.Sprintf("proxy: %d exact rule, no prefix or regex; every request a miss forwarded to an nginx origin on CPU %s answering %d bytes, keep-alive both sides.", proxySpec.Exact, st.ClientCPUs, originBody))
 	}
+	if slices.ContainsFunc(res.Servers, func(s *ServerResult) bool { return s.scenario("tls-exact") != nil || s.TLSIdle != nil }) {
+		sets = append(sets, "tls-*: the same rules over HTTPS, one ECDSA P-256 certificate generated for the run, each server's default TLS settings (1.2 and 1.3, session tickets on); tls-churn's wrk resumes the session on each new connection.")
+	}
 	if st.Sitemap > 0 {
 		sets = append(sets, fmt.Sprintf("Sitemap corpus: %d regex keys.", st.Sitemap))
 	}
@@ -109,7 +112,7 @@ func renderTable(res *Results) string {
 	}
 	// Only the scenarios of this run get a row.
 	var order []string
-	for _, sc := range slices.Concat(scenarioGroups["reference"], scenarioGroups["proxy"], scenarioGroups["sitemap"]) {
+	for _, sc := range slices.Concat(scenarioGroups["reference"], scenarioGroups["proxy"], scenarioGroups["tls"], scenarioGroups["sitemap"]) {
 		if slices.ContainsFunc(res.Servers, func(s *ServerResult) bool { return s.scenario(sc) != nil }) {
 			order = append(order, sc)
 		}
@@ -172,6 +175,7 @@ func renderTable(res *Results) string {
 	if slices.ContainsFunc(res.Servers, func(s *ServerResult) bool { return s.Sitemap != nil }) {
 		sitemapTables(&b, res, head, row)
 	}
+	tlsTables(&b, res, head, row)
 	scaleAndSoak(&b, res)
 	var failures []string
 	for _, s := range res.Servers {
@@ -185,6 +189,9 @@ func renderTable(res *Results) string {
 		}
 		if s.Sitemap != nil && s.Sitemap.Failed != "" {
 			failures = append(failures, fmt.Sprintf("%s did not start on the sitemap corpus: %s", s.Name, oneLine(s.Sitemap.Failed)))
+		}
+		if s.TLSIdle != nil && s.TLSIdle.Failed != "" {
+			failures = append(failures, fmt.Sprintf("%s tls-idle: %s", s.Name, oneLine(s.TLSIdle.Failed)))
 		}
 		if s.Sitemap != nil && s.Sitemap.CheckFailed != "" {
 			failures = append(failures, fmt.Sprintf("%s check on the sitemap corpus: %s", s.Name, oneLine(s.Sitemap.CheckFailed)))
@@ -421,4 +428,115 @@ func oneLine(s string) string {
 		s = s[:200] + "..."
 	}
 	return s
+}
+
+// tlsTables writes the idle TLS memory per connection and redirectd's
+// HTTPS figures against issue 13's targets, when the run had them.
+func tlsTables(b *strings.Builder, res *Results, head headFunc, row rowFunc) {
+	if slices.ContainsFunc(res.Servers, func(s *ServerResult) bool { return s.TLSIdle != nil }) {
+		conns := 0
+		for _, s := range res.Servers {
+			if s.TLSIdle != nil && s.TLSIdle.Conns > 0 {
+				conns = s.TLSIdle.Conns
+			}
+		}
+		fmt.Fprintf(b, "tls-idle: the server's memory growth with %d idle TLS keep-alive connections open (each did a full handshake and one request), over %d:\n\n", conns, conns)
+		head("tls-idle", "redirectd / best peer")
+		idle := func(get func(*IdleResult) float64) func(*ServerResult) float64 {
+			return func(s *ServerResult) float64 {
+				if s.TLSIdle == nil || s.TLSIdle.Failed != "" {
+					return 0
+				}
+				return get(s.TLSIdle)
+			}
+		}
+		memoryRows(b, res, []memRow{
+			{"PSS per idle TLS connection (KiB)", idle(func(r *IdleResult) float64 { return r.PSSPerConnKiB })},
+			{"RSS per idle TLS connection (KiB)", idle(func(r *IdleResult) float64 { return r.RSSPerConnKiB })},
+			{"PSS before (MiB)", idle(func(r *IdleResult) float64 { return r.Before.PSS })},
+			{"PSS with the connections open (MiB)", idle(func(r *IdleResult) float64 { return r.After.PSS })},
+		}, row, func(s *ServerResult) string {
+			if s.TLSIdle != nil && s.TLSIdle.Failed != "" {
+				return "failed"
+			}
+			return ""
+		})
+	}
+	if v := tlsVerdicts(res); len(v) > 0 {
+		b.WriteString("redirectd over HTTPS against issue 13's targets (same run):\n\n| target | redirectd | reference | ratio | verdict |\n|---|--:|--:|--:|---|\n")
+		for _, x := range v {
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", x.Target, x.Own, x.Ref, ratioString(x.Ratio), x.Verdict)
+		}
+		b.WriteString("\n")
+	}
+}
+
+// tlsVerdict is one of issue 13's targets, as measured in one run.
+type tlsVerdict struct {
+	Target, Own, Ref string
+	Ratio            float64 // redirectd's figure over the reference
+	Verdict          string  // "met" or "**missed**"
+}
+
+// tlsVerdicts checks issue 13's targets: keep-alive HTTPS req/s at least
+// the best peer's, CPU per request no more than the best peer's,
+// handshakes/s (tls-churn) at least twice nginx's. A target whose figures
+// are missing is left out.
+func tlsVerdicts(res *Results) []tlsVerdict {
+	fig := func(s *ServerResult, sc string, get func(*ScenarioResult) float64) float64 {
+		if s == nil || s.Failed != "" {
+			return 0
+		}
+		if r := s.scenario(sc); r != nil && r.Failed == "" && r.Skipped == "" {
+			return get(r)
+		}
+		return 0
+	}
+	var own *ServerResult
+	for _, s := range res.Servers {
+		if s.Name == "redirectd" {
+			own = s
+		}
+	}
+	// best is the best peer's figure and its name.
+	best := func(sc string, get func(*ScenarioResult) float64, higher bool) (float64, string) {
+		v, name := 0.0, ""
+		for _, s := range res.Servers {
+			x := fig(s, sc, get)
+			if !peers[s.Name] || x == 0 {
+				continue
+			}
+			if v == 0 || (higher && x > v) || (!higher && x < v) {
+				v, name = x, s.Name
+			}
+		}
+		return v, name
+	}
+	rps := func(r *ScenarioResult) float64 { return r.RPS }
+	cpu := func(r *ScenarioResult) float64 { return r.CPUPerReqUS }
+	var out []tlsVerdict
+	add := func(target string, own, ref float64, refName, format string, factor float64, higher bool) {
+		if own == 0 || ref == 0 {
+			return
+		}
+		r := own / ref
+		ok := (higher && r >= factor) || (!higher && r <= factor)
+		v := tlsVerdict{Target: target, Own: fmt.Sprintf(format, own), Ref: fmt.Sprintf(format+" (%s)", ref, refName), Ratio: r, Verdict: "met"}
+		if !ok {
+			v.Verdict = "**missed**"
+		}
+		out = append(out, v)
+	}
+	ref, name := best("tls-exact", rps, true)
+	add("tls-exact req/s >= best peer", fig(own, "tls-exact", rps), ref, name, "%.0f", 1, true)
+	ref, name = best("tls-exact", cpu, false)
+	add("tls-exact CPU per request <= best peer", fig(own, "tls-exact", cpu), ref, name, "%.1f us", 1, false)
+	var nginx *ServerResult
+	for _, s := range res.Servers {
+		if s.Name == "nginx" {
+			nginx = s
+		}
+	}
+	add("tls-churn handshakes/s >= 2x nginx", fig(own, "tls-churn", rps), fig(nginx, "tls-churn", rps), "nginx", "%.0f", 2, true)
+	return out
 }

@@ -36,11 +36,17 @@ type Scenario struct {
 	Proxy   bool
 	Fixed   bool // at a fixed rate by the loadgen, not wrk
 	Sitemap bool // served by an instance configured with the sitemap corpus
+	// TLS: sent over TLS to the instance's HTTPS port (tlsPhase).
+	TLS bool
+	// Idle: not timed; the memory of idle TLS keep-alive connections.
+	Idle bool
 }
 
 // onMain reports whether sc runs on the instance started with the
 // reference rules and no upstream (the first phase).
-func (sc Scenario) onMain() bool { return !sc.Upstream && !sc.Proxy && !sc.Fixed && !sc.Sitemap }
+func (sc Scenario) onMain() bool {
+	return !sc.Upstream && !sc.Proxy && !sc.Fixed && !sc.Sitemap && !sc.TLS
+}
 
 // forwards reports whether sc needs the origin.
 func (sc Scenario) forwards() bool { return sc.Upstream || sc.Proxy }
@@ -203,10 +209,22 @@ func sitemapMixed(n, m int) []Req {
 	return out
 }
 
+// TLSScenarios are the HTTPS scenarios (issue 13), on an instance with a
+// TLS port: the exact hit on keep-alive connections; the exact hit with a
+// new connection each (Connection: close), which is a handshake per
+// request; and the memory of idle keep-alive connections.
+func TLSScenarios(s rules.Spec) []Scenario {
+	return []Scenario{
+		{Name: "tls-exact", Reqs: []Req{exactReq(s, false)}, TLS: true},
+		{Name: "tls-churn", Reqs: []Req{exactReq(s, true)}, TLS: true, Churn: true},
+		{Name: "tls-idle", Reqs: []Req{exactReq(s, false)}, TLS: true, Idle: true},
+	}
+}
+
 // selectedScenarios is every scenario the settings ask for, in the order
 // they run: the reference ones, then those on the sitemap corpus.
 func selectedScenarios(s Settings) []Scenario {
-	all := Scenarios(s.Spec)
+	all := append(Scenarios(s.Spec), TLSScenarios(s.Spec)...)
 	if s.Sitemap > 0 {
 		all = append(all, SitemapScenarios(s.Sitemap)...)
 	}

@@ -84,11 +84,12 @@ func parseWrk(out []byte) (wrkSummary, error) {
 	return s, fmt.Errorf("no summary in wrk's output: %q", out)
 }
 
-// runWrk runs wrk pinned to cpus against addr for d.
-func runWrk(cpus string, threads, conns int, d time.Duration, addr, script, reqFile string, depth int) (wrkSummary, error) {
+// runWrk runs wrk pinned to cpus against target (http:// or https://
+// host:port) for d.
+func runWrk(cpus string, threads, conns int, d time.Duration, target, script, reqFile string, depth int) (wrkSummary, error) {
 	args := []string{"-c", cpus, "wrk", "-t", strconv.Itoa(threads), "-c", strconv.Itoa(conns),
 		"-d", fmt.Sprintf("%ds", max(1, int(d.Round(time.Second).Seconds()))), "--timeout", "5s", "-s", script,
-		"http://" + addr + "/", "--", reqFile, strconv.Itoa(max(1, depth))}
+		target + "/", "--", reqFile, strconv.Itoa(max(1, depth))}
 	out, err := exec.Command("taskset", args...).CombinedOutput()
 	if err != nil {
 		return wrkSummary{}, fmt.Errorf("wrk: %v: %s", err, strings.TrimSpace(string(out)))
