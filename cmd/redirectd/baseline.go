@@ -102,6 +102,7 @@ func checkBaseline(args []string, stdout, stderr io.Writer) int {
 	if *format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false) // "->" in rules, "&" in URLs
 		enc.Encode(rep)
 	} else {
 		writeBaselineText(stdout, rep)
@@ -239,7 +240,8 @@ func sampleLookup(cfg *config.Config, u sampleURL, m *matcher.Match) sampleAnswe
 	if st >= 300 && st < 400 {
 		a += " " + string(m.AppendLocation(nil, u.query))
 	}
-	return sampleAnswer{a, m.Source()}
+	// Cloned: a packed table's Source lives in m until its next call.
+	return sampleAnswer{a, strings.Clone(m.Source())}
 }
 
 // rulePaths returns the URLs sampled for r: its From for an exact rule,

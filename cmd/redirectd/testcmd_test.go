@@ -57,10 +57,10 @@ func golden(t *testing.T, name, got string) {
 	}
 }
 
-// TestTestCommandBinary runs `redirectd test`, built, on the configs and
-// case files of testdata/testcmd: each case is answered by the real
-// server on a loopback port.
-func TestTestCommandBinary(t *testing.T) {
+// TestTestAndBaselineBinary runs `redirectd test` and `redirectd check
+// -baseline`, built, on the configs and case files of testdata/testcmd:
+// each case is answered by the real server on a loopback port.
+func TestTestAndBaselineBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -112,6 +112,7 @@ func TestTestCommandBinary(t *testing.T) {
 		}
 		golden(t, "bad.golden", errs)
 	})
+	t.Run("check -baseline", func(t *testing.T) { testBaselineBinary(t, bin) })
 	t.Run("bad config", func(t *testing.T) {
 		bad := filepath.Join(t.TempDir(), "bad.toml")
 		os.WriteFile(bad, []byte("[[rule]]\nfrom = \"/a\"\nto = \"/b\"\nstatus = 200\n"), 0o644)
