@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime"
 	"time"
 
 	"github.com/redirectd/redirectd/config"
@@ -125,7 +126,11 @@ type testEnv struct {
 func startTestServer(cfg *config.Config) (*testEnv, error) {
 	opts := engineOptions(&cfg.Server, nil)
 	opts.Listen = "127.0.0.1:0"
-	opts.EventLoops = min(max(cfg.Server.EventLoops, 1), 4)
+	// As many loops as connections at most: more would sit idle.
+	if opts.EventLoops <= 0 {
+		opts.EventLoops = runtime.GOMAXPROCS(0)
+	}
+	opts.EventLoops = min(opts.EventLoops, testConns)
 	opts.DeferAccept = false
 	// Trusted empty: X-Forwarded-Proto is believed from loopback, which is
 	// how an https:// case says it came over https.

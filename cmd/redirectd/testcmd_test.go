@@ -239,3 +239,26 @@ func TestTestCommandUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeCases: the case file shown in the README's "Testing a rule
+// set" is testdata/testcmd/pass.cases, which TestTestAndBaselineBinary
+// runs.
+func TestReadmeCases(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const mark = "# TestReadmeCases checks that this block is that file.\n"
+	_, block, ok := strings.Cut(string(readme), mark)
+	if !ok {
+		t.Fatalf("README lacks %q", mark)
+	}
+	block, _, _ = strings.Cut(block, "```")
+	file, err := os.ReadFile(filepath.Join(testcmdDir, "pass.cases"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(string(file), block); d != "" {
+		t.Errorf("README example (-pass.cases +README):\n%s", d)
+	}
+}
