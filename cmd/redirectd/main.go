@@ -3,6 +3,9 @@
 //	redirectd serve [-config FILE]        serve (the embedded example without -config)
 //	redirectd check -config FILE          validate a config and print its rule counts
 //	redirectd explain -config FILE URL    show which rule answers URL, and how
+//	redirectd test -config FILE CASES...  run case files against the real server
+//	redirectd check -baseline OLD -config NEW
+//	                                      list what a config change changes
 //	redirectd version                     print the version
 package main
 
@@ -20,6 +23,10 @@ const usage = `usage:
                                        serve the config (without -config, a built-in example)
   redirectd check -config FILE         validate a config; print rule counts and compile time
   redirectd explain -config FILE URL   print the rule that answers URL, its status and Location
+  redirectd test -config FILE [-format text|junit] [-o FILE] CASES...
+                                       run case files against the rules, answered by the real server
+  redirectd check -baseline OLD -config NEW [-format text|json]
+                                       list the rules and URLs whose answer a change of config changes
   redirectd import csv [-o FILE] FILE  convert a bulk-redirect CSV into a config
   redirectd import nginx [-o DIR] FILE...
                                        translate nginx configs' redirects into DIR/redirectd.toml
@@ -41,7 +48,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "serve":
 		return serve(args[1:], stdout, stderr)
 	case "check":
+		if wantsBaseline(args[1:]) {
+			return checkBaseline(args[1:], stdout, stderr)
+		}
 		return check(args[1:], stdout, stderr)
+	case "test":
+		return test(args[1:], stdout, stderr)
 	case "explain":
 		return explain(args[1:], stdout, stderr)
 	case "import":

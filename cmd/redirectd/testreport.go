@@ -1,0 +1,190 @@
+package main
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/redirectd/redirectd/matcher"
+)
+
+// caseResult is a case with what it got.
+type caseResult struct {
+	*testCase
+	Got  caseAnswer
+	Pass bool
+	// Rule names what answered: a rule's "file:line", "no rule", a
+	// no-redirect entry or https_redirect. Only for failed cases.
+	Rule string
+	// Note explains a failure that the diff alone does not.
+	Note string
+}
+
+// judge compares each case with its answer, and names the rule behind
+// each failed one.
+func judge(cases []testCase, got []caseAnswer, env *testEnv, host string) []caseResult {
+	res := make([]caseResult, len(cases))
+	var m matcher.Match
+	for i := range cases {
+		c := &cases[i]
+		r := caseResult{testCase: c, Got: got[i]}
+		r.Pass = got[i].Err == "" && (c.Want.Forward && got[i].Forward ||
+			!c.Want.Forward && !got[i].Forward && c.Want.Status == got[i].Status && c.Want.Location == got[i].Location)
+		if !r.Pass {
+			r.Rule = env.explain(c, host, &m)
+			if c.Want.Forward && !env.forwarding && got[i].Status == 404 {
+				r.Note = "the config has no [upstream], so a request no rule answers gets 404, never forwarded; add [upstream] to test forwarding"
+			}
+		}
+		res[i] = r
+	}
+	return res
+}
+
+// explain names what answers c, with the rule set the server answered
+// from: the same Lookup the server's answer ran.
+func (e *testEnv) explain(c *testCase, host string, m *matcher.Match) string {
+	if c.Host != "" {
+		host = c.Host
+	}
+	if e.httpsRedirect && !c.HTTPS {
+		return "[server] https_redirect (a request not marked https gets a 301 to https)"
+	}
+	path, query, hasQuery := strings.Cut(c.Target, "?")
+	var q []byte
+	if hasQuery {
+		q = []byte(query)
+	}
+	if e.set.Lookup([]byte(host), []byte(path), q, m) {
+		r := m.Rule()
+		return fmt.Sprintf("%s (%s %q%s)", r.Source(), r.Kind, r.From, hostNote(r))
+	}
+	miss := "404"
+	if e.forwarding {
+		miss = "forwarded"
+	}
+	if r := m.Passed(); r != nil {
+		return fmt.Sprintf("%s (%s %q%s), a no-redirect entry: %s", r.Source(), r.Kind, r.From, hostNote(r), miss)
+	}
+	return fmt.Sprintf("no rule matches host %q path %q: %s", host, path, miss)
+}
+
+// writeTestText writes each failure as a diff, then the summary.
+func writeTestText(w io.Writer, files []string, res []caseResult) error {
+	var b strings.Builder
+	for _, r := range res {
+		if r.Pass {
+			continue
+		}
+		b.WriteString("FAIL ")
+		b.WriteString(r.where())
+		b.WriteString(": ")
+		b.WriteString(r.Text)
+		b.WriteByte('\n')
+		b.WriteString(r.diff())
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	return writeSummary(w, files, res)
+}
+
+// diff is the indented want/got lines of a failed case, with the rule
+// that answered.
+func (r *caseResult) diff() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "    - want: %s\n    + got:  %s\n      rule: %s\n", r.Want, r.Got, r.Rule)
+	if r.Note != "" {
+		fmt.Fprintf(&b, "      note: %s\n", r.Note)
+	}
+	return b.String()
+}
+
+// writeSummary writes the one-line summary of a run.
+func writeSummary(w io.Writer, files []string, res []caseResult) error {
+	failed := 0
+	for _, r := range res {
+		if !r.Pass {
+			failed++
+		}
+	}
+	var err error
+	if failed == 0 {
+		_, err = fmt.Fprintf(w, "ok: %d cases passed (%s)\n", len(res), plural(len(files), "case file"))
+	} else {
+		_, err = fmt.Fprintf(w, "FAIL: %d of %d cases failed (%s)\n", failed, len(res), plural(len(files), "case file"))
+	}
+	return err
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
+}
+
+// The JUnit XML report, in the shape Jenkins, GitLab and GitHub's test
+// reporters read: a testsuite per case file, a testcase per case, named
+// by its file:line, with a failure holding the diff.
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Failure   *junitFailure `xml:"failure,omitempty"`
+}
+
+type junitFailure struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Text    string `xml:",cdata"`
+}
+
+// writeJUnit writes res as a JUnit XML report.
+func writeJUnit(w io.Writer, files []string, res []caseResult) error {
+	rep := junitSuites{Name: "redirectd test"}
+	at := map[string]int{}
+	for _, f := range files {
+		at[f] = len(rep.Suites)
+		rep.Suites = append(rep.Suites, junitSuite{Name: f})
+	}
+	for _, r := range res {
+		s := &rep.Suites[at[r.File]]
+		jc := junitCase{Name: r.where(), Classname: r.File}
+		if !r.Pass {
+			jc.Failure = &junitFailure{Message: fmt.Sprintf("want %s, got %s", r.Want, r.Got), Type: "mismatch",
+				Text: r.Text + "\n" + r.diff()}
+			s.Failures++
+			rep.Failures++
+		}
+		s.Tests++
+		rep.Tests++
+		s.Cases = append(s.Cases, jc)
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(rep); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
