@@ -1,0 +1,98 @@
+package engine
+
+import (
+	"context"
+	"errors"
+
+	"github.com/panjf2000/gnet/v2"
+	"github.com/redirectd/redirectd/engine/misses"
+	"github.com/redirectd/redirectd/httpparse"
+)
+
+// Each event loop counts its own misses in a sketch of its own, so that
+// counting takes no lock and shares no cache line; GET /misses merges
+// them. Options.MissesCapacity is shared out between the loops, so memory
+// stays what was configured whatever the number of loops.
+
+// initMisses registers the sketches' gauges; called once by New.
+func (s *Server) initMisses() {
+	if s.opts.MissesCapacity <= 0 {
+		return
+	}
+	sum := func(f func(*misses.Sketch) float64) func() float64 {
+		return func() float64 {
+			var t float64
+			s.handler.loops.Range(func(_, v any) bool {
+				if sk := v.(*loop).misses; sk != nil {
+					t += f(sk)
+				}
+				return true
+			})
+			return t
+		}
+	}
+	s.m.set.NewGauge(`redirectd_misses_tracked`, sum(func(sk *misses.Sketch) float64 { return float64(sk.Tracked()) }))
+	s.m.set.NewGauge(`redirectd_misses_error_bound`, sum(func(sk *misses.Sketch) float64 { return float64(sk.MinCount()) }))
+}
+
+// newMissSketch returns a loop's sketch, nil when misses are not counted.
+func (s *Server) newMissSketch() *misses.Sketch {
+	if s.opts.MissesCapacity <= 0 {
+		return nil
+	}
+	n := max(s.opts.EventLoops, 1)
+	return misses.New((s.opts.MissesCapacity + n - 1) / n)
+}
+
+// miss counts a request that matched no rule (answered 404 or forwarded).
+func (l *loop) miss(req *httpparse.Request) {
+	if l.misses != nil {
+		l.misses.Add(req.Host, req.Path, l.srv.clock.now())
+	}
+}
+
+// ErrMissesOff is returned by Misses when Options.MissesCapacity is 0.
+var ErrMissesOff = errors.New("misses are not counted: [misses] capacity is 0")
+
+// Misses returns the most requested paths that matched no rule, merged
+// from every loop's sketch and sorted by count (see misses.Merge for host
+// and limit). Each loop copies its counters on its own goroutine (a copy
+// of at most a few MB, no lock); a loop that has not done so when ctx
+// ends is left out, and ctx's error returned with what the others gave.
+func (s *Server) Misses(ctx context.Context, host string, limit int) ([]misses.Entry, error) {
+	if s.opts.MissesCapacity <= 0 {
+		return nil, ErrMissesOff
+	}
+	type job struct {
+		snap *misses.Snapshot
+		done chan struct{}
+	}
+	var jobs []job
+	s.handler.loops.Range(func(_, v any) bool {
+		l := v.(*loop)
+		if l.misses == nil {
+			return true
+		}
+		j := job{misses.NewSnapshot(l.misses.Cap()), make(chan struct{})}
+		err := l.el.Execute(context.Background(), gnet.RunnableFunc(func(context.Context) error {
+			l.misses.CopyTo(j.snap)
+			close(j.done)
+			return nil
+		}))
+		if err == nil {
+			jobs = append(jobs, j)
+		}
+		return true
+	})
+	var snaps []*misses.Snapshot
+	var err error
+	for _, j := range jobs {
+		select {
+		case <-j.done:
+			snaps = append(snaps, j.snap)
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+	}
+	return misses.Merge(snaps, host, limit), err
+}
