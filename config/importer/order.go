@@ -1,7 +1,12 @@
 package importer
 
 import (
+	"bytes"
+	"errors"
+	"testing/fstest"
+
 	"fmt"
+	"github.com/redirectd/redirectd/config"
 	"strings"
 
 	"github.com/redirectd/redirectd/matcher"
@@ -72,13 +77,14 @@ func Order(cands []Candidate) *Result {
 		if len(c.Samples) == 0 {
 			continue
 		}
-		earlier := -1
+		// The candidate's own samples come first, before those
+		// addHostSamples added: name the rule that takes the first.
+		earlier := expect[j][0]
 		for _, e := range expect[j] {
 			if e == j || e < 0 {
 				earlier = -1
 				break
 			}
-			earlier = e
 		}
 		if earlier >= 0 {
 			live[j] = false
@@ -92,10 +98,14 @@ func Order(cands []Candidate) *Result {
 		rules := build(cands, live, regex)
 		set, err := matcher.Compile(rules)
 		if err != nil {
-			// Each rule compiled alone; together they can still clash
-			// (two regexes the same), which the notes name.
-			res.Notes = append(res.Notes, Note{"", 0, LeftOut, fmt.Sprintf("the translated rules do not compile together (a bug of the import; please report it): %v", err)})
-			return res
+			// Each rule compiled alone; together two can still clash (an
+			// exact /a and a prefix /a/ that also takes /a): the one
+			// blamed, the later, becomes a regex, or is left out.
+			if !resolve(res, cands, err, live, regex) {
+				res.Notes = append(res.Notes, Note{"", 0, LeftOut, fmt.Sprintf("the translated rules do not compile together (a bug of the import; please report it): %v", err)})
+				return res
+			}
+			continue
 		}
 		changed := false
 		diffs = diffs[:0]
@@ -146,13 +156,30 @@ func checkRule(res *Result, c *Candidate, r *matcher.Rule, note bool) *matcher.R
 	if r == nil {
 		return nil
 	}
-	if _, err := matcher.Compile([]matcher.Rule{*r}); err != nil {
+	err := error(nil)
+	if _, err = matcher.Compile([]matcher.Rule{*r}); err == nil {
+		err = loads(r)
+	}
+	if err != nil {
 		if note {
 			res.Notes = append(res.Notes, Note{c.File, c.Line, LeftOut, fmt.Sprintf("%s: %v; left out", c.Text, unwrapRule(err))})
 		}
 		return nil
 	}
 	return r
+}
+
+// loads checks r as the config loader will, with what it checks beyond
+// the matcher (host names, for one): written alone, does it load?
+func loads(r *matcher.Rule) error {
+	var b bytes.Buffer
+	WriteTOML(&b, "", []Rule{{Rule: *r}})
+	_, err := config.LoadFS(fstest.MapFS{"r.toml": {Data: b.Bytes()}}, "r.toml")
+	var ce *config.Error
+	if errors.As(err, &ce) {
+		return fmt.Errorf("%s: %s", ce.Key, ce.Msg)
+	}
+	return err
 }
 
 func unwrapRule(err error) error {
@@ -300,4 +327,38 @@ func addHostSamples(cands []Candidate) {
 			}
 		}
 	}
+}
+
+// resolve settles the clashes Compile reports between rules: each rule
+// blamed is written as a regex, or, when it is one already, left out with
+// a note. It reports whether it found a rule to blame.
+func resolve(res *Result, cands []Candidate, err error, live, regex []bool) bool {
+	found := false
+	for _, e := range flatten(err) {
+		var re *matcher.RuleError
+		if !errors.As(e, &re) || re.Rule.Line < 1 || re.Rule.Line > len(cands) {
+			continue
+		}
+		j := re.Rule.Line - 1
+		c := &cands[j]
+		found = true
+		if !regex[j] && c.Natural != nil && c.Regex != nil {
+			regex[j] = true
+			continue
+		}
+		live[j] = false
+		res.Notes = append(res.Notes, Note{c.File, c.Line, LeftOut, fmt.Sprintf("%s: %v; left out", c.Text, &re.FieldError)})
+	}
+	return found
+}
+
+func flatten(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, flatten(e)...)
+		}
+		return out
+	}
+	return []error{err}
 }

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/redirectd/redirectd/config/importer"
 )
@@ -41,6 +42,13 @@ func Parse(file string, data []byte) ([]Redirect, []importer.Note) {
 	for i, line := range strings.Split(string(data), "\n") {
 		line = strings.TrimSpace(strings.TrimSuffix(line, "\r"))
 		if line == "" || line[0] == '#' {
+			continue
+		}
+		if !utf8.ValidString(line) || strings.ContainsFunc(line, func(r rune) bool { return r < 0x20 && r != '\t' || r == 0x7f }) {
+			// A config is UTF-8 (TOML), and its paths hold no control
+			// characters: such bytes are written percent-encoded.
+			notes = append(notes, importer.Note{File: file, Line: i + 1, Kind: importer.LeftOut,
+				Msg: fmt.Sprintf("%q: not valid UTF-8, or holds a control character; write such bytes percent-encoded; left out", line)})
 			continue
 		}
 		fields := strings.Fields(line)

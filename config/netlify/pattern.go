@@ -38,6 +38,9 @@ func parsePattern(from string) (pattern, error) {
 		return p, nil
 	}
 	for _, s := range strings.Split(base[1:], "/") {
+		if s == "" {
+			return p, fmt.Errorf("the path has an empty segment (//), which Netlify's trailing-slash rule makes ambiguous")
+		}
 		if name, ok := strings.CutPrefix(s, ":"); ok {
 			if !nameRE.MatchString(name) || name == "splat" {
 				return p, fmt.Errorf("the placeholder %q is not a name of letters, digits and _ (and not :splat)", s)
@@ -114,7 +117,7 @@ func (p *pattern) regex() string {
 	case p.splat:
 		b.WriteString("(?:/(?P<splat>.*))?")
 	case len(p.segs) == 0:
-		b.WriteString("/")
+		b.WriteString("//?") // match drops one trailing slash: "//" is "/"
 	default:
 		b.WriteString("/?")
 	}

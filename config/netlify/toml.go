@@ -85,9 +85,9 @@ func ParseTOML(file string, data []byte) ([]Redirect, []importer.Note, error) {
 		case t.To == "":
 			note("no to; left out")
 			continue
-		case len(t.Headers) > 0 || t.Signed != "":
-			note("headers and signed are for proxies to another site, which redirectd does not make; left out")
-			continue
+		case (len(t.Headers) > 0 || t.Signed != "") && t.Status != 200:
+			notes = append(notes, importer.Note{File: file, Line: r.Line, Kind: importer.Caveat,
+				Msg: r.Text + ": headers and signed apply to proxies (status 200) only; ignored"})
 		}
 		out = append(out, r)
 	}
