@@ -55,14 +55,15 @@ func WriteTOML(w io.Writer, header string, rules []Rule) error {
 	return err
 }
 
-// oneLine keeps a comment on one line whatever the source text holds.
+// oneLine keeps a comment on one line of valid TOML whatever the source
+// text holds: control characters (line ends included) become '?'.
 func oneLine(s string) string {
 	return strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\r' {
-			return ' '
+		if r < 0x20 && r != '\t' || r == 0x7f {
+			return '?'
 		}
 		return r
-	}, s)
+	}, strings.ToValidUTF8(s, "?"))
 }
 
 // Quote quotes s for TOML: a literal string when it can be one, which
