@@ -72,3 +72,5 @@ func startServe(t *testing.T, bin, file string) func() {
 		}
 	}
 }
+
+func execCommand(name string, args ...string) *exec.Cmd { return exec.Command(name, args...) }
