@@ -148,7 +148,7 @@ func TestImportVercelServes(t *testing.T) {
 		{h, "/blog/2024/05/launch", 301, "/blog/launch"},
 		{h, "/blog/launch", 308, "/articles/launch"},
 		{h, "/blog/archive", 308, "/articles/archive"}, // the :slug entry comes first
-		{h, "/blog/launch/", 0, ""},                   // strict about the trailing slash
+		{h, "/blog/launch/", 0, ""},                    // strict about the trailing slash
 		{h, "/changelog", 308, "https://github.com/acme/app/releases/"},
 		{h, "/changelog/v2.1", 308, "https://github.com/acme/app/releases/v2.1"},
 		{h, "/old-blog/a/b", 308, "/blog/a/b"},
