@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 
 	"github.com/panjf2000/gnet/v2"
 	"github.com/redirectd/redirectd/engine/misses"
@@ -14,10 +15,23 @@ import (
 // them. Options.MissesCapacity is shared out between the loops, so memory
 // stays what was configured whatever the number of loops.
 
-// initMisses registers the sketches' gauges; called once by New.
+// missSketches are the loops' sketches, made by New so that a loop does
+// not allocate and clear megabytes when it takes its first connection;
+// newMissSketch hands them out.
+type missSketches struct {
+	list []*misses.Sketch
+	next atomic.Int32
+}
+
+// initMisses makes the sketches and registers their gauges; called once
+// by New.
 func (s *Server) initMisses() {
 	if s.opts.MissesCapacity <= 0 {
 		return
+	}
+	n := max(s.opts.EventLoops, 1)
+	for range n {
+		s.missSketches.list = append(s.missSketches.list, misses.New((s.opts.MissesCapacity+n-1)/n))
 	}
 	sum := func(f func(*misses.Sketch) float64) func() float64 {
 		return func() float64 {
@@ -40,8 +54,12 @@ func (s *Server) newMissSketch() *misses.Sketch {
 	if s.opts.MissesCapacity <= 0 {
 		return nil
 	}
-	n := max(s.opts.EventLoops, 1)
-	return misses.New((s.opts.MissesCapacity + n - 1) / n)
+	if i := int(s.missSketches.next.Add(1)) - 1; i < len(s.missSketches.list) {
+		return s.missSketches.list[i]
+	}
+	// More loops than EventLoops (a test's fixture loop, or a gnet
+	// that made more): a sketch of the same size.
+	return misses.New(s.missSketches.list[0].Cap())
 }
 
 // miss counts a request that matched no rule (answered 404 or forwarded).

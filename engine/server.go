@@ -173,6 +173,8 @@ type Server struct {
 	eng      gnet.Engine
 	// panicHook is nil but in tests (SetPanicHook); see testPanic.
 	panicHook func(at boundary, data []byte)
+	// missSketches are the loops' miss counters (see misses_hook.go).
+	missSketches missSketches
 }
 
 // New returns a server that will answer from rules.

@@ -94,7 +94,7 @@ func TestDestination(t *testing.T) {
 		"/q?x=:slug&y=1":               "/q?x=${slug}&y=1",
 		"/u/:unknown":                  "/u/:unknown",
 	} {
-		if got, _ := destination(in, g); got != want {
+		if got := destination(in, g); got != want {
 			t.Errorf("destination(%q) = %q, want %q", in, got, want)
 		}
 	}

@@ -92,11 +92,15 @@ func (r *Redirect) translate(c *importer.Candidate) string {
 		return fmt.Sprintf("statusCode %d is not a redirect status (301, 302, 303, 307, 308)", tmpl.Status)
 	}
 	c.Matches = model
-	to, msg := destination(r.Destination, groups(tokens))
-	if msg != "" {
-		c.What = "a redirect redirectd cannot write"
-		return msg
+	for _, h := range r.Has {
+		// Vercel lets the destination use a has key's value (:key), which
+		// a path regex cannot capture.
+		if h.Key != "" && groups(tokens)[h.Key] == 0 && usesName(r.Destination, h.Key) {
+			c.What = "a redirect redirectd cannot write"
+			return fmt.Sprintf("the destination uses :%s, the value of a has condition, which redirectd cannot put into a Location", h.Key)
+		}
 	}
+	to := destination(r.Destination, groups(tokens))
 	rx := tmpl
 	rx.Kind, rx.From, rx.To = matcher.Regex, expr, to
 	c.Regex = &rx
@@ -134,7 +138,7 @@ func (h *Cond) apply(r *matcher.Rule) string {
 // destination writes a destination as a regex rule's to: :name (with
 // any modifier, *, + or ?) and :n of an unnamed group become ${name} and
 // ${group}, $n becomes ${n}, and another $ is doubled.
-func destination(dst string, groups map[string]int) (string, string) {
+func destination(dst string, groups map[string]int) string {
 	var b strings.Builder
 	for i := 0; i < len(dst); i++ {
 		c := dst[i]
@@ -165,7 +169,17 @@ func destination(dst string, groups map[string]int) (string, string) {
 		}
 		b.WriteByte(c)
 	}
-	return b.String(), ""
+	return b.String()
+}
+
+// usesName reports whether dst refers to :name.
+func usesName(dst, name string) bool {
+	for i := 0; i+1+len(name) <= len(dst); i++ {
+		if dst[i] == ':' && dst[i+1:i+1+len(name)] == name && (i+1+len(name) == len(dst) || !isWord(dst[i+1+len(name)])) {
+			return true
+		}
+	}
+	return false
 }
 
 func isWord(c byte) bool {
