@@ -49,8 +49,9 @@ func ParseTOML(file string, data []byte) ([]Redirect, []importer.Note, error) {
 	}
 	var notes []importer.Note
 	for _, k := range md.Undecoded() {
-		if len(k) > 0 && k[0] == "redirects" {
-			notes = append(notes, importer.Note{File: file, Kind: importer.LeftOut, Msg: fmt.Sprintf("[[redirects]] key %q is not one Netlify documents; ignored", k.String())})
+		if len(k) > 1 && k[0] == "redirects" {
+			notes = append(notes, importer.Note{File: file, Line: keyLine(data, lines, k[len(k)-1]), Kind: importer.LeftOut,
+				Msg: fmt.Sprintf("[[redirects]] key %q is not one Netlify documents; ignored", k.String())})
 		}
 	}
 	var out []Redirect
@@ -119,4 +120,19 @@ func Load(file string, data []byte) ([]importer.Candidate, []importer.Note, erro
 	}
 	cands, more := Translate(file, rules)
 	return cands, append(notes, more...), nil
+}
+
+// keyLine returns the first line, after the first [[redirects]] header,
+// that sets key (the decoder reports no lines), or 0.
+func keyLine(data []byte, headers []int, key string) int {
+	if len(headers) == 0 {
+		return 0
+	}
+	for i, l := range bytes.Split(data, []byte("\n"))[headers[0]:] {
+		name, _, ok := bytes.Cut(bytes.TrimSpace(l), []byte("="))
+		if ok && strings.Trim(string(bytes.TrimSpace(name)), `"'`) == key {
+			return headers[0] + i + 1
+		}
+	}
+	return 0
 }
