@@ -12,7 +12,9 @@ import (
 
 // Each event loop counts its own misses in a sketch of its own, so that
 // counting takes no lock and shares no cache line; GET /misses merges
-// them. Options.MissesCapacity is shared out between the loops, so memory
+// them. Options.MissesCapacity is shared out between the loops (the TLS
+// listener's stand-in loops included, which run the handler with their
+// lock held, one goroutine at a time, as a gnet loop does), so memory
 // stays what was configured whatever the number of loops.
 
 // missSketches are the loops' sketches, made by New so that a loop does
@@ -30,6 +32,9 @@ func (s *Server) initMisses() {
 		return
 	}
 	n := max(s.opts.EventLoops, 1)
+	if s.opts.TLS != nil {
+		n *= 2 // the TLS listener has as many loops of its own
+	}
 	for range n {
 		s.missSketches.list = append(s.missSketches.list, misses.New((s.opts.MissesCapacity+n-1)/n))
 	}
