@@ -30,6 +30,9 @@ type Candidate struct {
 	// Matches reports whether the source service applies this rule to a
 	// request; the service takes the first rule that does.
 	Matches func(r Request) bool
+	// Prefix, when set, starts every path Matches takes: a cheap test
+	// before it, which keeps the order check of thousands of rules fast.
+	Prefix string
 	// Samples are requests this rule is about: its own path, with and
 	// without a trailing slash, its placeholders and splats filled in.
 	Samples []Request
@@ -210,7 +213,7 @@ func build(cands []Candidate, live, regex []bool) []matcher.Rule {
 
 func firstMatch(cands []Candidate, r Request) int {
 	for i := range cands {
-		if cands[i].Matches != nil && cands[i].Matches(r) {
+		if cands[i].Matches != nil && strings.HasPrefix(r.Path, cands[i].Prefix) && cands[i].Matches(r) {
 			return i
 		}
 	}

@@ -92,7 +92,7 @@ func TestImportLarge(t *testing.T) {
 			t.Errorf("unexpected note: %s", n)
 		}
 	}
-	if took > time.Minute { // a guard against a blow-up; about 1.4 s without the race detector
+	if took > time.Minute { // a guard against a blow-up; about 0.3 s without the race detector
 		t.Errorf("import of %d rules took %v", len(rules), took)
 	}
 	t.Logf("%d lines, %d rules written, in %v", strings.Count(src, "\n"), len(res.Rules), took)

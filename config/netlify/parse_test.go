@@ -1,6 +1,7 @@
 package netlify
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -61,6 +62,9 @@ func TestPatternMatchesRegex(t *testing.T) {
 		for _, path := range paths {
 			if m, r := p.match(path), re.MatchString(path); m != r {
 				t.Errorf("%s on %s: model %v, regex %s %v", pat, path, m, re, r)
+			}
+			if p.match(path) && !strings.HasPrefix(path, p.prefix()) {
+				t.Errorf("%s matches %s, which does not start with its prefix %q", pat, path, p.prefix())
 			}
 		}
 		for _, s := range p.samples() {

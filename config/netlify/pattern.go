@@ -151,3 +151,20 @@ func (p *pattern) samples() []string {
 	}
 	return out
 }
+
+// prefix returns what every path the pattern matches starts with: its
+// literal segments up to the first placeholder or the splat.
+func (p *pattern) prefix() string {
+	var b strings.Builder
+	for _, s := range p.segs {
+		b.WriteString("/")
+		if s.param != "" {
+			return b.String()
+		}
+		b.WriteString(s.lit)
+	}
+	if b.Len() == 0 {
+		return "/"
+	}
+	return b.String()
+}

@@ -28,7 +28,7 @@ func Translate(file string, rules []Redirect) ([]importer.Candidate, []importer.
 			note(r, importer.LeftOut, "%v; left out", err)
 			continue
 		}
-		c := importer.Candidate{File: file, Line: r.Line, Text: r.Text, Matches: r.matcher(p), Samples: r.samples(p)}
+		c := importer.Candidate{File: file, Line: r.Line, Text: r.Text, Matches: r.matcher(p), Samples: r.samples(p), Prefix: p.prefix()}
 		status := r.Status
 		if status == 0 {
 			status = 301

@@ -3,6 +3,7 @@ package vercel
 import (
 	"bytes"
 	"regexp"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -39,6 +40,9 @@ func FuzzSource(f *testing.F) {
 			for _, s := range c.Samples {
 				if !re.MatchString(s.Path) {
 					t.Errorf("sample %q does not match %s", s.Path, c.Regex.From)
+				}
+				if !strings.HasPrefix(s.Path, c.Prefix) {
+					t.Errorf("sample %q does not start with the prefix %q", s.Path, c.Prefix)
 				}
 			}
 		}

@@ -77,6 +77,9 @@ func (r *Redirect) translate(c *importer.Candidate) string {
 		}
 		return true
 	}
+	if !tokens[0].param {
+		c.Prefix = tokens[0].text // every match starts with it
+	}
 	for _, p := range samples(tokens, re) {
 		c.Samples = append(c.Samples, importer.Request{Host: tmpl.Host, Path: p, Query: sampleQuery(tmpl.Query)})
 	}
