@@ -159,8 +159,8 @@ func checkRule(res *Result, c *Candidate, r *matcher.Rule, note bool) *matcher.R
 	if r == nil {
 		return nil
 	}
-	err := error(nil)
-	if _, err = matcher.Compile([]matcher.Rule{*r}); err == nil {
+	_, err := matcher.Compile([]matcher.Rule{*r})
+	if err == nil {
 		err = loads(r)
 	}
 	if err != nil {
