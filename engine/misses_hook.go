@@ -119,3 +119,10 @@ func (s *Server) Misses(ctx context.Context, host string, limit int) ([]misses.E
 	}
 	return misses.Merge(snaps, host, limit), err
 }
+
+// The HELP text of the misses gauges, kept here with the gauges rather
+// than in metrics.go's table, which every feature edits.
+func init() {
+	metricHelp["redirectd_misses_tracked"] = "Paths that matched no rule tracked for GET /misses, summed over the event loops' sketches (a path seen on two loops counts twice)."
+	metricHelp["redirectd_misses_error_bound"] = "The most any count of GET /misses can be over the truth: the sum of the loops' smallest counts once their sketches are full."
+}
