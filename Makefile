@@ -94,6 +94,10 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzCSV -fuzztime $(FUZZTIME) ./config
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) ./config/nginx
 	$(GO) test -run '^$$' -fuzz FuzzExtract -fuzztime $(FUZZTIME) -parallel 1 ./config/source
+	$(GO) test -run '^$$' -fuzz FuzzImport -fuzztime $(FUZZTIME) ./config/netlify
+	$(GO) test -run '^$$' -fuzz FuzzSketch -fuzztime $(FUZZTIME) ./engine/misses
+	$(GO) test -run '^$$' -fuzz FuzzSource -fuzztime $(FUZZTIME) ./config/vercel
+	$(GO) test -run '^$$' -fuzz 'FuzzParse$$' -fuzztime $(FUZZTIME) ./config/vercel
 
 # Installs the binary, the systemd unit, the config (kept when present) and
 # the logrotate file: make install [PREFIX=/usr/local] [DESTDIR=]

@@ -16,6 +16,7 @@ type Config struct {
 	Admin     Admin
 	AccessLog AccessLog
 	Reload    RulesReload
+	Misses    Misses
 	// TLS is the [tls] table; ACME the [acme] table, nil when absent
 	// (see tls.go).
 	TLS  TLS
@@ -126,7 +127,8 @@ var freeTables = map[string]bool{"rule.query": true}
 // known lists the keys each table accepts. Keys are compared exactly, so a
 // misspelt or differently cased key is reported rather than ignored.
 var known = map[string][]string{
-	"":           {"server", "upstream", "admin", "access_log", "rules", "rule", "map", "csv", "tls", "acme"},
+	"":           {"server", "upstream", "admin", "access_log", "rules", "rule", "map", "csv", "tls", "acme", "misses"},
+	"misses":     {"capacity"},
 	"csv":        {"file"},
 	"admin":      {"listen", "token"},
 	"access_log": {"enabled", "path", "format"},

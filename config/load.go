@@ -74,6 +74,7 @@ type rawConfig struct {
 	CSV       []rawCSV  `toml:"csv"`
 	TLS       TLS       `toml:"tls"`
 	ACME      *ACME     `toml:"acme"`
+	Misses    rawMisses `toml:"misses"`
 }
 
 func load(file string, fl files) (*Config, error) {
@@ -106,6 +107,7 @@ func load(file string, fl files) (*Config, error) {
 	checkService(file, cfg, loc, &errs)
 	checkRulesSource(file, &raw, cfg, loc, &errs)
 	checkTLS(file, &raw, cfg, fl, loc, &errs)
+	cfg.Misses = checkMisses(file, &raw.Misses, loc, &errs)
 	if raw.Upstream != nil {
 		checkUpstream(file, raw.Upstream, loc, &errs)
 		cfg.Upstream = raw.Upstream

@@ -362,6 +362,11 @@ func mapRule(toks []syntax.Token, n int, tmpl matcher.Rule) (matcher.Rule, bool,
 	case n == 2 && toks[0].Text == "include":
 		return tmpl, false, fmt.Errorf("nginx's \"include\" has no place in a [[map]] file (its path would be relative to nginx's folder); "+
 			"give %q a [[map]] of its own, in the place of this one", toks[1].Text)
+	case n == 1:
+		// GET /misses?format=map writes entries so, for the operator to
+		// fill in: one left empty must not load as if it were complete.
+		return tmpl, false, fmt.Errorf("the entry %q has no target: write where it redirects before the ';' (`%s /new-path;`), "+
+			"\"\" for no redirect, or delete the line", toks[0].Text, toks[0].Text)
 	case n != 2:
 		return tmpl, false, fmt.Errorf("an entry is `from to;`, this one has %d words", n)
 	}

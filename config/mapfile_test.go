@@ -95,7 +95,7 @@ func TestMapFileErrors(t *testing.T) {
 		want    string // the error with invalid = "error"
 	}{
 		{"three words", "", "/a /b;\n\n/c /d /e;\n", "r.map:3: an entry is `from to;`, this one has 3 words"},
-		{"one word", "", "/a;\n", "r.map:1: an entry is `from to;`, this one has 1 words"},
+		{"one word", "", "/a;\n", "r.map:1: the entry \"/a\" has no target: write where it redirects before the ';'"},
 		{"no semicolon", "", "/a /b;\n/c /d\n", "r.map:2: entry does not end with ';'"},
 		{"bad regex", "", "/ok /x;\n~^/(a /y;\n", "r.map:2: from: cannot compile regex"},
 		{"bad target", "", "/a \"/b\tc\";\n", "r.map:1: to:"},

@@ -53,12 +53,14 @@ func (cs *conn) answer(out []byte, req *httpparse.Request, rules *matcher.Set, d
 		}
 		return appendRedirect(out, m, req, cs.fields(), date, connFieldOf(req, closing)), v
 	case s.up != nil:
+		l.miss(req)
 		if max := s.up.MaxRequestBodyBytes; max > 0 && req.ContentLength > max {
 			return appendText(out, 413, cs.fields(), "request body too large\n", false, date, connClose),
 				verdict{status: 413, outcome: outClientError, closing: true, linger: true}
 		}
 		return out, verdict{upstream: true}
 	}
+	l.miss(req)
 	return appendText(out, 404, cs.fields(), "not found\n", isHead(req.Method), date, connFieldOf(req, closing)), verdict{status: 404, outcome: outMiss}
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/panjf2000/gnet/v2"
 	"github.com/redirectd/redirectd/engine/accesslog"
+	"github.com/redirectd/redirectd/engine/misses"
 	"github.com/redirectd/redirectd/httpparse"
 	"github.com/redirectd/redirectd/matcher"
 )
@@ -34,10 +35,12 @@ type loop struct {
 	// sweeping is set while a sweep is queued on the loop, so that a slow
 	// loop does not get a backlog of them.
 	sweeping atomic.Bool
+	// misses counts the requests that matched no rule (nil: not counted).
+	misses *misses.Sketch
 }
 
 func newLoop(s *Server, el gnet.EventLoop) *loop {
-	l := &loop{srv: s, el: el, out: make([]byte, 0, 4096)}
+	l := &loop{srv: s, el: el, out: make([]byte, 0, 4096), misses: s.newMissSketch()}
 	if s.opts.AccessLog != nil {
 		l.alog = s.opts.AccessLog.NewBuffer()
 	}

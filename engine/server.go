@@ -76,6 +76,9 @@ type Options struct {
 	AccessLog *accesslog.Log
 	// Logger receives the server's and gnet's messages; nil discards them.
 	Logger *slog.Logger
+	// MissesCapacity is the number of paths that matched no rule tracked
+	// for Misses, shared out between the loops; 0 counts none.
+	MissesCapacity int
 }
 
 // Defaults of Options.
@@ -170,6 +173,8 @@ type Server struct {
 	eng      gnet.Engine
 	// panicHook is nil but in tests (SetPanicHook); see testPanic.
 	panicHook func(at boundary, data []byte)
+	// missSketches are the loops' miss counters (see misses_hook.go).
+	missSketches missSketches
 }
 
 // New returns a server that will answer from rules.
@@ -184,6 +189,7 @@ func New(opts Options, rules *matcher.Set) *Server {
 	s.conns.init(opts.MaxConns, opts.MaxConnsPerIP, opts.IPv6Prefix)
 	s.m = newServerMetrics(s)
 	s.proxy.init(opts.Proxies, s.m.set)
+	s.initMisses()
 	s.upMetrics = make(map[string]*upstreamMetrics)
 	s.workers = newWorkers()
 	if opts.Upstream != nil {

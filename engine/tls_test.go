@@ -124,6 +124,7 @@ func TestOverTLS(t *testing.T) {
 		{"UpstreamLargeAnswerHead", TestUpstreamLargeAnswerHead},
 		{"PoolWaitTimeout", TestPoolWaitTimeout},
 		{"SendTimeout", TestSendTimeout},
+		{"MissesForwarded", TestMissesForwarded},
 	}
 	overTLS = true
 	defer func() { overTLS = false }()

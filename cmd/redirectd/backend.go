@@ -150,9 +150,9 @@ func (s *service) reloadLocked(c *candidate) (string, error) {
 	msg := fmt.Sprintf("%d rules (%d exact, %d prefix, %d regex) in %s, version %s", cfg.Set.Len(), counts.Exact, counts.Prefix, counts.Regex, time.Since(start).Round(time.Microsecond), ver.hash)
 	s.log.Info("reloaded", "config", cfg.Path, "rules", cfg.Set.Len(), "version", ver.hash, "hits_carried", carried, "took", time.Since(start).Round(time.Microsecond))
 	if restartNeeded(s.cfg, cfg) {
-		msg += "; [server], [upstream], [admin], [access_log] or [tls] listen, hsts or handshake_timeout changed: those take effect after a restart"
-		s.log.Warn("[server], [upstream], [admin], [access_log] or [tls] listen, hsts or handshake_timeout changed: the new rules serve, but these settings take effect only after a restart", "config", cfg.Path)
-		cfg.Server, cfg.Upstream, cfg.Admin, cfg.AccessLog = s.cfg.Server, s.cfg.Upstream, s.cfg.Admin, s.cfg.AccessLog
+		msg += "; [server], [upstream], [admin], [access_log], [misses] or [tls] listen, hsts or handshake_timeout changed: those take effect after a restart"
+		s.log.Warn("[server], [upstream], [admin], [access_log], [misses] or [tls] listen, hsts or handshake_timeout changed: the new rules serve, but these settings take effect only after a restart", "config", cfg.Path)
+		cfg.Server, cfg.Upstream, cfg.Admin, cfg.AccessLog, cfg.Misses = s.cfg.Server, s.cfg.Upstream, s.cfg.Admin, s.cfg.AccessLog, s.cfg.Misses
 		cfg.TLS.Listen, cfg.TLS.HSTS, cfg.TLS.HandshakeTimeout = s.cfg.TLS.Listen, s.cfg.TLS.HSTS, s.cfg.TLS.HandshakeTimeout
 	}
 	s.cfg = cfg

@@ -16,8 +16,12 @@ func importCmd(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "nginx" {
 		return importNginx(args[1:], stderr)
 	}
+	if len(args) > 0 && hostedLoaders[args[0]] != nil {
+		return importHosted(args[0], args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "csv" {
-		fmt.Fprintln(stderr, "usage: redirectd import csv [-o FILE] FILE\n       redirectd import nginx [-o DIR] FILE...")
+		fmt.Fprintln(stderr, "usage: redirectd import csv [-o FILE] FILE\n       redirectd import nginx [-o DIR] FILE...\n"+
+			"       redirectd import netlify [-o FILE] _redirects|netlify.toml...\n       redirectd import vercel [-o FILE] vercel.json")
 		return 2
 	}
 	fs, _ := newFlags("import csv", stderr)

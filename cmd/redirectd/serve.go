@@ -52,6 +52,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	opts := engineOptions(&cfg.Server, log)
+	opts.MissesCapacity = cfg.Misses.Capacity
 	if u := cfg.Upstream; u != nil {
 		pool := upstream.New(upstreamConfig(u), log)
 		defer pool.Close()
@@ -197,7 +198,8 @@ func newLogger(w io.Writer, format string) (*slog.Logger, error) {
 func restartNeeded(old, cur *config.Config) bool {
 	return !reflect.DeepEqual(old.Server, cur.Server) || !reflect.DeepEqual(old.Upstream, cur.Upstream) ||
 		!reflect.DeepEqual(old.Admin, cur.Admin) || !reflect.DeepEqual(old.AccessLog, cur.AccessLog) ||
-		old.TLS.Listen != cur.TLS.Listen || old.TLS.HSTS != cur.TLS.HSTS || old.TLS.HandshakeTimeout != cur.TLS.HandshakeTimeout
+		old.TLS.Listen != cur.TLS.Listen || old.TLS.HSTS != cur.TLS.HSTS || old.TLS.HandshakeTimeout != cur.TLS.HandshakeTimeout ||
+		old.Misses != cur.Misses
 }
 
 // printExample tells a new user what the built-in example serves.

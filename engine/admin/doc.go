@@ -3,7 +3,9 @@
 // and readiness (/readyz), the loaded rules with their hit counts (/rules),
 // how one URL would be answered (/explain), a config reload (POST
 // /reload), and, when the Backend is a Versioner, the rule-set versions
-// (/versions, /versions/diff, POST /versions/rollback and /versions/unpin).
+// (/versions, /versions/diff, POST /versions/rollback and /versions/unpin),
+// and, when it is a MissReporter, the most requested paths that matched no
+// rule (/misses).
 //
 // It knows nothing of the rest of redirectd: every answer comes from a
 // Backend that the command wires up, so this package imports only the

@@ -21,6 +21,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /readyz", s.readyz)
 	mux.HandleFunc("GET /rules", s.rules)
 	mux.HandleFunc("GET /explain", s.explain)
+	mux.HandleFunc("GET /misses", s.misses)
 	mux.HandleFunc("POST /reload", s.reload)
 	s.versionRoutes(mux)
 	var h http.Handler = http.NewCrossOriginProtection().Handler(mux)

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"testing/fstest"
+
+	"github.com/redirectd/redirectd/config"
+	"github.com/redirectd/redirectd/config/importer"
+	"github.com/redirectd/redirectd/config/netlify"
+	"github.com/redirectd/redirectd/config/vercel"
+)
+
+// hostedLoaders read the files of each hosted service that import knows.
+var hostedLoaders = map[string]func(file string, data []byte) ([]importer.Candidate, []importer.Note, error){
+	"netlify": netlify.Load,
+	"vercel":  vercel.Load,
+}
+
+// hostedUsage says which files each service's import reads.
+var hostedUsage = map[string]string{
+	"netlify": "give _redirects and/or netlify.toml, in the order Netlify reads them (_redirects first)",
+	"vercel":  "give vercel.json",
+}
+
+// importHosted translates the redirect rules of a hosted service into one
+// config, written to stdout (or -o FILE), checks that it loads as `check`
+// loads it, and prints the report to stderr: rule counts and every rule
+// or construct not translated, with file:line.
+func importHosted(kind string, args []string, stdout, stderr io.Writer) int {
+	fs, _ := newFlags("import "+kind, stderr)
+	out := fs.String("o", "", "write the config to `file` instead of stdout")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintf(stderr, "redirectd import %s: %s\n", kind, hostedUsage[kind])
+		return 2
+	}
+	var cands []importer.Candidate
+	var notes []importer.Note
+	for _, name := range fs.Args() {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			fmt.Fprintf(stderr, "redirectd import %s: %v\n", kind, err)
+			return 1
+		}
+		c, n, err := hostedLoaders[kind](name, data)
+		if err != nil {
+			fmt.Fprintf(stderr, "redirectd import %s: %v\n", kind, err)
+			return 1
+		}
+		cands, notes = append(cands, c...), append(notes, n...)
+	}
+	res := importer.Order(cands)
+	res.Notes = append(notes, res.Notes...)
+	var buf bytes.Buffer
+	header := fmt.Sprintf("Imported from %s by redirectd import %s.\nEach rule names the line it comes from.", strings.Join(fs.Args(), " "), kind)
+	importer.WriteTOML(&buf, header, res.Rules)
+	// What is written must load, as `redirectd check` loads it.
+	if _, err := config.LoadFS(fstest.MapFS{"redirectd.toml": {Data: buf.Bytes()}}, "redirectd.toml"); err != nil {
+		fmt.Fprintf(stderr, "redirectd import %s: the written config does not load (a bug in the import; please report it):\n%v\n", kind, err)
+		return 1
+	}
+	w, written := stdout, "stdout"
+	if *out != "" {
+		f, err := os.Create(*out)
+		if err != nil {
+			fmt.Fprintf(stderr, "redirectd import %s: %v\n", kind, err)
+			return 1
+		}
+		defer f.Close()
+		w, written = f, *out
+	}
+	if _, err := w.Write(buf.Bytes()); err != nil {
+		fmt.Fprintf(stderr, "redirectd import %s: %v\n", kind, err)
+		return 1
+	}
+	res.Report(stderr, written)
+	return 0
+}

@@ -1,0 +1,25 @@
+package main
+
+import (
+	"context"
+	"errors"
+
+	"github.com/redirectd/redirectd/engine"
+	"github.com/redirectd/redirectd/engine/admin"
+)
+
+// Misses makes the service an admin.MissReporter: GET /misses.
+func (s *service) Misses(ctx context.Context, host string, limit int) ([]admin.MissInfo, error) {
+	list, err := s.srv.Misses(ctx, host, limit)
+	if errors.Is(err, engine.ErrMissesOff) {
+		return nil, admin.ErrMissesOff
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]admin.MissInfo, len(list))
+	for i, e := range list {
+		out[i] = admin.MissInfo(e)
+	}
+	return out, nil
+}

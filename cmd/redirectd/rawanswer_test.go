@@ -1,0 +1,76 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"os/exec"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// rawAnswer sends "GET target" with Host host on a new connection to addr,
+// asking it to close, and reads the answer's bytes to the end: it returns
+// the status code and the Location field as they were on the wire.
+func rawAnswer(t *testing.T, addr, host, target string) (int, string) {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", target, host)
+	raw, err := io.ReadAll(c)
+	if err != nil {
+		t.Fatalf("%s %s: %v after %q", host, target, err, raw)
+	}
+	head, _, ok := bytes.Cut(raw, []byte("\r\n\r\n"))
+	lines := bytes.Split(head, []byte("\r\n"))
+	if !ok || len(lines[0]) < 12 || !bytes.HasPrefix(lines[0], []byte("HTTP/1.1 ")) {
+		t.Fatalf("%s %s: not an HTTP/1.1 answer: %q", host, target, raw)
+	}
+	status, err := strconv.Atoi(string(lines[0][9:12]))
+	if err != nil {
+		t.Fatalf("%s %s: status line %q", host, target, lines[0])
+	}
+	loc := ""
+	for _, l := range lines[1:] {
+		if v, ok := bytes.CutPrefix(l, []byte("Location: ")); ok {
+			loc = string(v)
+		}
+	}
+	return status, loc
+}
+
+// startServe runs `bin serve -config file` and returns a function that
+// stops it (SIGTERM, then a kill after 5 s) and reports its stderr if the
+// test failed.
+func startServe(t *testing.T, bin, file string) func() {
+	t.Helper()
+	cmd := exec.Command(bin, "serve", "-config", file)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+		if t.Failed() {
+			t.Logf("serve's stderr:\n%s", stderr.String())
+		}
+	}
+}
+
+func execCommand(name string, args ...string) *exec.Cmd { return exec.Command(name, args...) }

@@ -1,0 +1,94 @@
+package importer
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/redirectd/redirectd/matcher"
+)
+
+// WriteTOML writes rules as a redirectd config: header as its first
+// comment, then each rule as a [[rule]] table under a comment naming the
+// source line and its text.
+func WriteTOML(w io.Writer, header string, rules []Rule) error {
+	var b strings.Builder
+	for _, line := range strings.Split(strings.TrimSpace(header), "\n") {
+		b.WriteString("# " + line + "\n")
+	}
+	for _, r := range rules {
+		fmt.Fprintf(&b, "\n# %s:%d: %s\n[[rule]]\n", r.File, r.Line, oneLine(r.Text))
+		if r.Kind != matcher.Exact {
+			fmt.Fprintf(&b, "match = %q\n", r.Kind.String())
+		}
+		fmt.Fprintf(&b, "from = %s\nto = %s\nstatus = %d\n", Quote(r.From), Quote(r.To), r.Status)
+		if r.Host != "" {
+			fmt.Fprintf(&b, "host = %s\n", Quote(r.Host))
+		}
+		if r.CaseInsensitive {
+			b.WriteString("case_insensitive = true\n")
+		}
+		if r.TrailingSlash {
+			b.WriteString("trailing_slash = \"ignore\"\n")
+		}
+		switch r.QueryString {
+		case matcher.QueryDrop:
+			b.WriteString("query_string = \"drop\"\n")
+		case matcher.QueryReplace:
+			b.WriteString("query_string = \"replace\"\n")
+		}
+		if r.RequestURI {
+			b.WriteString("request_uri = true\n")
+		}
+		if len(r.Query) > 0 {
+			q := slices.Clone(r.Query)
+			slices.SortFunc(q, func(a, b matcher.QueryCond) int { return strings.Compare(a.Name, b.Name) })
+			parts := make([]string, len(q))
+			for i, c := range q {
+				parts[i] = Quote(c.Name) + " = " + Quote(c.Value)
+			}
+			fmt.Fprintf(&b, "query = { %s }\n", strings.Join(parts, ", "))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// oneLine keeps a comment on one line of valid TOML whatever the source
+// text holds: control characters (line ends included) become '?'.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 && r != '\t' || r == 0x7f {
+			return '?'
+		}
+		return r
+	}, strings.ToValidUTF8(s, "?"))
+}
+
+// Quote quotes s for TOML: a literal string when it can be one, which
+// keeps regexes readable, else a basic string with escapes.
+func Quote(s string) string {
+	plain := !strings.ContainsAny(s, "'\n\r")
+	for i := 0; plain && i < len(s); i++ {
+		plain = s[i] >= 0x20 && s[i] != 0x7f
+	}
+	if plain {
+		return "'" + s + "'"
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, c := range []byte(s) {
+		switch {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c < 0x20 || c == 0x7f:
+			fmt.Fprintf(&b, "\\u%04x", c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}

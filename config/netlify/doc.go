@@ -1,0 +1,17 @@
+// Package netlify translates Netlify's redirect rules (a _redirects file,
+// also read by Cloudflare Pages, or the [[redirects]] tables of
+// netlify.toml) into redirectd rules, for `redirectd import netlify`.
+//
+// Parse reads the rules; Translate turns them into candidates for
+// importer.Order, which keeps Netlify's first-match order. Splats (/*
+// and :splat) become prefix rules where the rest of the path is appended,
+// placeholders (:name) regex groups, literal paths exact rules; every
+// rule ignores a trailing slash, as Netlify does. Query parameter
+// matching becomes query conditions (or, where a parameter's value is
+// used in the target, a regex on the path and query). What redirectd
+// cannot do (200 rewrites and proxies, custom 404 pages, Country,
+// Language, Role and Cookie conditions, statuses other than 30x) is
+// listed with its file:line, never dropped silently.
+//
+// Everything here runs once, off the hot path, and allocates freely.
+package netlify

@@ -1,0 +1,230 @@
+package netlify
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/redirectd/redirectd/config/importer"
+	"github.com/redirectd/redirectd/matcher"
+)
+
+// Translate turns rules into candidates for importer.Order, in order,
+// and notes what it does not translate. Each rule's model (Matches) is
+// Netlify's reading of it, so that the order check can compare.
+func Translate(file string, rules []Redirect) ([]importer.Candidate, []importer.Note) {
+	var cands []importer.Candidate
+	var notes []importer.Note
+	note := func(r *Redirect, kind, format string, args ...any) {
+		notes = append(notes, importer.Note{File: file, Line: r.Line, Kind: kind, Msg: r.Text + ": " + fmt.Sprintf(format, args...)})
+	}
+	unforced, firstUnforced := 0, 0
+	for i := range rules {
+		r := &rules[i]
+		p, err := parsePattern(r.From)
+		if err != nil {
+			note(r, importer.LeftOut, "%v; left out", err)
+			continue
+		}
+		c := importer.Candidate{File: file, Line: r.Line, Text: r.Text, Matches: r.matcher(p), Samples: r.samples(p), Prefix: p.prefix()}
+		status := r.Status
+		if status == 0 {
+			status = 301
+		}
+		switch {
+		case len(r.Conditions) > 0:
+			// Netlify applies it to some visitors only: for the order
+			// check, to none.
+			c.Matches = nil
+			note(r, importer.LeftOut, "the conditions %s are not in redirectd's config (no conditions on country, language, role or cookie); left out",
+				strings.Join(r.Conditions, " "))
+		case status == 200:
+			c.What = "a 200 rewrite"
+			if !strings.HasPrefix(r.To, "/") {
+				c.What = "a 200 proxy"
+				note(r, importer.LeftOut, "a proxy (200 to another site) is not a redirect; redirectd forwards what no rule matches to [upstream], "+
+					"so set [upstream] servers to the site's address instead; left out")
+			} else {
+				note(r, importer.LeftOut, "a rewrite (200) serves another path's content without a redirect, which redirectd does not do; "+
+					"its requests are misses, forwarded to [upstream] when one is set, else answered 404; left out")
+			}
+		case status == 404:
+			c.What = "a custom 404 page"
+			note(r, importer.LeftOut, "a custom 404 page: redirectd answers a miss with its own 404, or forwards it to [upstream] (which can serve the page); left out")
+		case !matcher.ValidStatus(status):
+			c.What = fmt.Sprintf("status %d", status)
+			note(r, importer.LeftOut, "status %d is not a redirect redirectd answers (301, 302, 303, 307, 308); left out", status)
+		default:
+			if msg := r.translate(p, status, &c); msg != "" {
+				note(r, importer.LeftOut, "%s; left out", msg)
+			} else if !r.Force {
+				unforced++
+				if firstUnforced == 0 {
+					firstUnforced = r.Line
+				}
+			}
+		}
+		cands = append(cands, c)
+	}
+	if unforced > 0 {
+		notes = append(notes, importer.Note{File: file, Line: firstUnforced, Kind: importer.Caveat, Msg: fmt.Sprintf(
+			"%d redirects (the first here) have no '!': Netlify applies them only when no file of the site has the path; redirectd has no files and always applies them", unforced)})
+	}
+	return cands, notes
+}
+
+// translate fills c's Natural and Regex rules, or says why it cannot.
+func (r *Redirect) translate(p pattern, status int, c *importer.Candidate) string {
+	names := slices.Clone(p.names)
+	if p.splat {
+		names = append(names, "splat")
+	}
+	tmpl := matcher.Rule{Host: r.Host, Status: status}
+	var inTarget []Param // query placeholders the target uses
+	for _, q := range r.Query {
+		name, isVar := strings.CutPrefix(q.Value, ":")
+		switch {
+		case isVar && uses(r.To, name):
+			inTarget = append(inTarget, q)
+		case isVar:
+			tmpl.Query = append(tmpl.Query, matcher.QueryCond{Name: unescape(q.Name), Value: matcher.AnyValue})
+		default:
+			tmpl.Query = append(tmpl.Query, matcher.QueryCond{Name: unescape(q.Name), Value: unescape(q.Value)})
+		}
+	}
+	if len(r.Query) > 0 {
+		// A rule that matches on the query says in its target which
+		// parameters go on (see the README).
+		tmpl.QueryString = matcher.QueryReplace
+	}
+	if len(inTarget) > 1 {
+		return "more than one query parameter's value is used in the target, which a regex on the query cannot take in any order"
+	}
+	re := tmpl
+	re.Kind = matcher.Regex
+	re.From = "^" + p.regex() + "$"
+	if len(inTarget) == 1 {
+		name := inTarget[0].Value[1:]
+		if !nameRE.MatchString(name) || slices.Contains(names, name) {
+			return fmt.Sprintf("the query placeholder %q is not a name of letters, digits and _, or is used in the path too", inTarget[0].Value)
+		}
+		names = append(names, name)
+		re.RequestURI = true
+		re.From = "^" + p.regex() + `\?(?:[^#]*&)?` + regexp.QuoteMeta(inTarget[0].Name) + "=(?P<" + name + ">[^&#]*)(?:&[^#]*)?$"
+	}
+	re.To = substitute(r.To, names)
+	c.Regex = &re
+	if len(inTarget) > 0 {
+		return ""
+	}
+	if path, ok := p.literal(); ok {
+		nat := tmpl
+		nat.From, nat.To, nat.TrailingSlash = path, r.To, true
+		c.Natural = &nat
+	} else if to, ok := strings.CutSuffix(r.To, ":splat"); ok && p.splat && len(p.names) == 0 && !usesAny(to, names) {
+		nat := tmpl
+		nat.Kind, nat.TrailingSlash, nat.To = matcher.Prefix, true, to
+		nat.From = strings.TrimSuffix(p.base(), "/") + "/"
+		c.Natural = &nat
+	}
+	return ""
+}
+
+// matcher returns Netlify's reading of the rule, for the order check.
+func (r *Redirect) matcher(p pattern) func(importer.Request) bool {
+	return func(q importer.Request) bool {
+		if r.Host != "" && q.Host != r.Host || !p.match(q.Path) {
+			return false
+		}
+		for _, want := range r.Query {
+			found := false
+			for _, kv := range strings.Split(q.Query, "&") {
+				k, v, _ := strings.Cut(kv, "=")
+				if unescape(k) == unescape(want.Name) && (strings.HasPrefix(want.Value, ":") || unescape(v) == unescape(want.Value)) {
+					found = true
+					break
+				}
+			}
+			if !found {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// samples returns requests for the order check: the pattern's paths, on
+// the rule's host, with the query it matches and without a query.
+func (r *Redirect) samples(p pattern) []importer.Request {
+	var query []string
+	for _, q := range r.Query {
+		v := q.Value
+		if strings.HasPrefix(v, ":") {
+			v = "q1"
+		}
+		query = append(query, q.Name+"="+v)
+	}
+	var out []importer.Request
+	for _, path := range p.samples() {
+		out = append(out, importer.Request{Host: r.Host, Path: path})
+		if len(query) > 0 {
+			out = append(out, importer.Request{Host: r.Host, Path: path, Query: strings.Join(query, "&")})
+		}
+	}
+	return out
+}
+
+// substitute writes a Netlify target as a regex rule's to: :name of a
+// placeholder (or :splat) becomes ${name}, and a literal $ is doubled.
+func substitute(to string, names []string) string {
+	var b strings.Builder
+	for i := 0; i < len(to); i++ {
+		c := to[i]
+		if c == '$' {
+			b.WriteString("$$")
+			continue
+		}
+		if c == ':' {
+			n := nameLen(to[i+1:])
+			if n > 0 && slices.Contains(names, to[i+1:i+1+n]) {
+				b.WriteString("${" + to[i+1:i+1+n] + "}")
+				i += n
+				continue
+			}
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// uses reports whether to refers to :name.
+func uses(to, name string) bool { return usesAny(to, []string{name}) }
+
+func usesAny(to string, names []string) bool {
+	for i := 0; i < len(to); i++ {
+		if to[i] == ':' {
+			if n := nameLen(to[i+1:]); n > 0 && slices.Contains(names, to[i+1:i+1+n]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// nameLen is the length of the placeholder name s starts with.
+func nameLen(s string) int {
+	n := 0
+	for n < len(s) && (s[n] == '_' || s[n] >= '0' && s[n] <= '9' || s[n] >= 'a' && s[n] <= 'z' || s[n] >= 'A' && s[n] <= 'Z') {
+		n++
+	}
+	return n
+}
+
+func unescape(s string) string {
+	if u, err := url.QueryUnescape(s); err == nil {
+		return u
+	}
+	return s
+}

@@ -1,0 +1,72 @@
+package vercel
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/redirectd/redirectd/config"
+	"github.com/redirectd/redirectd/config/importer"
+)
+
+// FuzzSource feeds arbitrary sources and destinations through the
+// translation and checks, beyond not panicking, that a source that parses
+// gives a regex that compiles or a note, that each sample matches its
+// regex, and that the written config loads.
+func FuzzSource(f *testing.F) {
+	for _, s := range [][2]string{
+		{"/a", "/b"}, {"/blog/:slug", "/n/:slug"}, {"/d/:p*", "https://x.example/:p*"}, {"/o/(.*)", "/n/$1"},
+		{"/f/:n.pdf", "/g/:n.pdf"}, {"/a{/:b}?", "/c/:b"}, {"/:x((?!y).*)", "/z"}, {"/i/:id(\\d+)", "/j/:id?q=$"},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, source, dst string) {
+		if len(source) > 200 || len(dst) > 200 {
+			return
+		}
+		rules := []Redirect{{Index: 0, Line: 1, Source: source, Destination: dst}}
+		cands, notes := Translate("vercel.json", rules)
+		c := cands[0]
+		if c.Regex == nil && len(notes) == 0 {
+			t.Fatalf("%q -> %q: neither translated nor noted", source, dst)
+		}
+		if c.Regex != nil {
+			re, err := regexp.Compile(c.Regex.From)
+			if err != nil {
+				t.Fatalf("regex %s: %v", c.Regex.From, err)
+			}
+			for _, s := range c.Samples {
+				if !re.MatchString(s.Path) {
+					t.Errorf("sample %q does not match %s", s.Path, c.Regex.From)
+				}
+				if !strings.HasPrefix(s.Path, c.Prefix) {
+					t.Errorf("sample %q does not start with the prefix %q", s.Path, c.Prefix)
+				}
+			}
+		}
+		res := importer.Order(cands)
+		var buf bytes.Buffer
+		importer.WriteTOML(&buf, "fuzz", res.Rules)
+		if _, err := config.LoadFS(fstest.MapFS{"r.toml": {Data: buf.Bytes()}}, "r.toml"); err != nil {
+			t.Errorf("the written config does not load: %v\n%s", err, buf.String())
+		}
+	})
+}
+
+// FuzzParse feeds arbitrary bytes to the JSON reader: no panic, and each
+// entry read has a line within the file.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(`{"redirects":[{"source":"/a","destination":"/b"}]}`))
+	f.Add([]byte("{\n\"trailingSlash\": true,\n\"redirects\": [\n{\"source\":\"/a\",\"destination\":\"/b\",\"x\":1}\n]}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rules, _, err := Parse("vercel.json", data)
+		lines := bytes.Count(data, []byte("\n")) + 1
+		for _, r := range rules {
+			if err == nil && (r.Line < 1 || r.Line > lines) {
+				t.Errorf("entry %d at line %d of %d", r.Index, r.Line, lines)
+			}
+		}
+	})
+}
