@@ -308,16 +308,23 @@ backend nodes
 	// The load: fleetRate requests a second, each on its own connection
 	// (so round robin spreads them), from goroutines whose threads are in
 	// the load generator's namespace.
-	var sent, failed, answeredV1, answeredV2 atomic.Int64
+	var sent, failed, answeredV1, answeredV2, late atomic.Int64
 	var failMu sync.Mutex
 	var failures []string
-	ticks := make(chan struct{}, fleetRate)
+	// Open loop: every request has its send time, and one the workers
+	// cannot take at once waits in the queue and is counted late, rather
+	// than dropped, so a stall of a busy machine shows as lateness.
+	total := int(fleetRate * fleetLength / time.Second)
+	ticks := make(chan time.Time, total)
 	var workers sync.WaitGroup
-	for range 32 {
+	for range 64 {
 		workers.Add(1)
 		err := inNetns(f.prefix+"lg", func() {
 			defer workers.Done()
-			for range ticks {
+			for due := range ticks {
+				if time.Since(due) > 100*time.Millisecond {
+					late.Add(1)
+				}
 				loc, err := fleetGet(fleetLB + ":8080")
 				sent.Add(1)
 				switch {
@@ -341,18 +348,14 @@ backend nodes
 	}
 	start := time.Now()
 	loadDone := make(chan struct{})
-	var late atomic.Int64 // ticks the workers could not take in time
 	go func() {
 		defer close(loadDone)
 		// Each request's send time is fixed from the start (a
 		// time.Ticker would drop ticks on a busy machine).
-		for i := range int(fleetRate * fleetLength / time.Second) {
-			time.Sleep(time.Until(start.Add(time.Duration(i) * time.Second / fleetRate)))
-			select {
-			case ticks <- struct{}{}:
-			default:
-				late.Add(1)
-			}
+		for i := range total {
+			due := start.Add(time.Duration(i) * time.Second / fleetRate)
+			time.Sleep(time.Until(due))
+			ticks <- due
 		}
 		close(ticks)
 		workers.Wait()
@@ -473,7 +476,7 @@ backend nodes
 		t.Errorf("n1 answered nothing through HAProxy after its restart")
 	}
 
-	t.Logf("fleet: %d requests in %s at %d/s (%d ticks missed), %d failed; answered /v1 %d, /v2 %d",
+	t.Logf("fleet: %d requests in %s at %d/s (%d sent over 100 ms late), %d failed; answered /v1 %d, /v2 %d",
 		sent.Load(), fleetLength, fleetRate, late.Load(), failed.Load(), answeredV1.Load(), answeredV2.Load())
 	t.Logf("fleet: per node (access logs) n1 %d, n2 %d, all from client %s; n1 after its restart %d",
 		perNode[0], perNode[1], fleetClient, n1AfterRestart)
@@ -484,11 +487,8 @@ backend nodes
 	if failed.Load() != 0 {
 		t.Errorf("%d requests failed, the first: %v", failed.Load(), failures[:min(5, len(failures))])
 	}
-	if late.Load() > int64(fleetRate*fleetLength/time.Second/100) {
-		t.Errorf("%d of the ticks were not sent: the load generator fell behind", late.Load())
-	}
-	if got, want := sent.Load()+late.Load(), int64(fleetRate*fleetLength/time.Second); got != want {
-		t.Errorf("sent and missed %d requests, want %d", got, want)
+	if got := sent.Load(); got != int64(total) {
+		t.Errorf("sent %d requests, want %d", got, total)
 	}
 }
 
