@@ -4,7 +4,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 BENCH_PKGS := ./matcher ./httpparse ./engine ./config
 
-.PHONY: build run test test-race test-allocs test-bench-allocs test-bench-smoke bench bench-startup bench-scale bench-upstream bench-compare bench-benchstat fuzz install clean
+.PHONY: build run test test-race test-allocs test-bench-allocs test-bench-smoke test-fleet bench bench-startup bench-scale bench-upstream bench-compare bench-benchstat fuzz install clean
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/redirectd ./cmd/redirectd
@@ -36,6 +36,11 @@ test-bench-allocs:
 # Every benchmark once, so none rots between benchmark runs.
 test-bench-smoke:
 	$(GO) test -count=1 -run '^$$' -bench . -benchtime 1x ./...
+
+# Issue 14's proof (README, "Running a fleet"): two nodes in network
+# namespaces behind HAProxy under load for 30 s. Needs root, ip and haproxy.
+test-fleet:
+	REDIRECTD_FLEET=1 $(GO) test -count=1 -v -timeout 5m -run '^TestFleet$$' ./cmd/redirectd
 
 # Go benchmarks: lookups, parsing, answering, loading the reference rule set,
 # and start-up to the first answer.
