@@ -21,8 +21,8 @@ var updateTestGolden = flag.Bool("update-testcmd", false, "rewrite the golden fi
 // names it prints are short and stable.
 const testcmdDir = "testdata/testcmd"
 
-// runBinary runs bin with args in testcmdDir.
-func runBinary(t *testing.T, bin string, args ...string) (code int, stdout, stderr string) {
+// runInTestcmd runs bin with args in testcmdDir.
+func runInTestcmd(t *testing.T, bin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = testcmdDir
@@ -67,13 +67,13 @@ func TestTestAndBaselineBinary(t *testing.T) {
 	bin := buildBinary(t)
 
 	t.Run("passing", func(t *testing.T) {
-		code, out, errs := runBinary(t, bin, "test", "-config", "site.toml", "pass.cases")
+		code, out, errs := runInTestcmd(t, bin, "test", "-config", "site.toml", "pass.cases")
 		if code != 0 || out != "ok: 11 cases passed (1 case file)\n" || errs != "" {
 			t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
 		}
 	})
 	t.Run("failing", func(t *testing.T) {
-		code, out, errs := runBinary(t, bin, "test", "-config", "site.toml", "fail.cases")
+		code, out, errs := runInTestcmd(t, bin, "test", "-config", "site.toml", "fail.cases")
 		if code != 1 || errs != "" {
 			t.Errorf("exit %d, stderr %q; want 1 and nothing", code, errs)
 		}
@@ -81,7 +81,7 @@ func TestTestAndBaselineBinary(t *testing.T) {
 	})
 	t.Run("junit", func(t *testing.T) {
 		report := filepath.Join(t.TempDir(), "report.xml")
-		code, out, errs := runBinary(t, bin, "test", "-config", "site.toml", "-format", "junit", "-o", report, "pass.cases", "fail.cases")
+		code, out, errs := runInTestcmd(t, bin, "test", "-config", "site.toml", "-format", "junit", "-o", report, "pass.cases", "fail.cases")
 		if code != 1 || out != "FAIL: 4 of 17 cases failed (2 case files)\n" {
 			t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
 		}
@@ -92,13 +92,13 @@ func TestTestAndBaselineBinary(t *testing.T) {
 		checkJUnit(t, data)
 	})
 	t.Run("forward with upstream", func(t *testing.T) {
-		code, out, errs := runBinary(t, bin, "test", "-config", "upstream.toml", "forward.cases")
+		code, out, errs := runInTestcmd(t, bin, "test", "-config", "upstream.toml", "forward.cases")
 		if code != 0 || out != "ok: 5 cases passed (1 case file)\n" {
 			t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
 		}
 	})
 	t.Run("forward without upstream", func(t *testing.T) {
-		code, out, _ := runBinary(t, bin, "test", "-config", "site.toml", "forward.cases")
+		code, out, _ := runInTestcmd(t, bin, "test", "-config", "site.toml", "forward.cases")
 		note := "note: the config has no [upstream], so a request no rule answers gets 404, never forwarded; add [upstream] to test forwarding"
 		if code != 1 || strings.Count(out, note) != 3 || !strings.HasSuffix(out, "FAIL: 3 of 5 cases failed (1 case file)\n") ||
 			!strings.Contains(out, "FAIL forward.cases:4: GET /keep               -> forward\n    - want: forward\n    + got:  404\n      rule: site.map:4 (exact \"/keep\"), a no-redirect entry: 404\n") {
@@ -106,7 +106,7 @@ func TestTestAndBaselineBinary(t *testing.T) {
 		}
 	})
 	t.Run("malformed case file", func(t *testing.T) {
-		code, out, errs := runBinary(t, bin, "test", "-config", "site.toml", "pass.cases", "bad.cases")
+		code, out, errs := runInTestcmd(t, bin, "test", "-config", "site.toml", "pass.cases", "bad.cases")
 		if code != 2 || out != "" {
 			t.Errorf("exit %d, stdout %q; want 2 and nothing", code, out)
 		}
@@ -116,7 +116,7 @@ func TestTestAndBaselineBinary(t *testing.T) {
 	t.Run("bad config", func(t *testing.T) {
 		bad := filepath.Join(t.TempDir(), "bad.toml")
 		os.WriteFile(bad, []byte("[[rule]]\nfrom = \"/a\"\nto = \"/b\"\nstatus = 200\n"), 0o644)
-		code, _, errs := runBinary(t, bin, "test", "-config", bad, "pass.cases")
+		code, _, errs := runInTestcmd(t, bin, "test", "-config", bad, "pass.cases")
 		if code != 2 || !strings.Contains(errs, bad+":4: [[rule]] #1: status") {
 			t.Errorf("exit %d\nstderr: %s", code, errs)
 		}
