@@ -103,6 +103,8 @@ func load(file string, fl files) (*Config, error) {
 	checkProxies(file, &cfg.Server.Proxies, loc, &errs)
 	cfg.Admin, cfg.AccessLog, cfg.Reload = raw.Admin, raw.AccessLog, raw.Rules.RulesReload
 	defaults := convertDefaults(file, raw.Rules.Defaults, loc, &errs)
+	cfg.Server.HeaderList = serverHeaders(file, &cfg.Server, loc, &errs)
+	defaults.Headers = cfg.Server.HeaderList
 	checkService(file, cfg, loc, &errs)
 	checkRulesSource(file, &raw, cfg, loc, &errs)
 	checkTLS(file, &raw, cfg, fl, loc, &errs)
@@ -137,6 +139,9 @@ func load(file string, fl files) (*Config, error) {
 	}
 	if err := errs.err(); err != nil {
 		return nil, err
+	}
+	if err := set.SetHeaders(cfg.Server.HeaderList); err != nil {
+		return nil, err // checked by serverHeaders already
 	}
 	cfg.Set, cfg.Files = set, sink.files
 	cfg.Skipped, cfg.SkippedEntries = sink.skipped, sink.nskipped

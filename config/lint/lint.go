@@ -58,7 +58,7 @@ func Check(rules []matcher.Rule, set *matcher.Set) []Finding {
 	}
 	out = append(out, unreachable(rules)...)
 	for i := range rules {
-		if rules[i].Pass {
+		if rules[i].Pass || !matcher.HasLocation(rules[i].Status) { // 410 and 451 have no Location
 			continue
 		}
 		if f, ok := follow(&rules[i], set); ok {
