@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// readmeExample returns the TOML block after marker in the README.
+func readmeExample(t *testing.T, marker string) string {
+	t.Helper()
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(data), marker)
+	if !ok {
+		t.Fatalf("README has no %q", marker)
+	}
+	_, rest, _ = strings.Cut(rest, "```toml\n")
+	block, _, ok := strings.Cut(rest, "```")
+	if !ok {
+		t.Fatal("the README example has no end")
+	}
+	return block
+}
+
+// TestReadmeAnswersExample serves the README's example of 410, 451 and
+// headers with the binary, sends each request on one kept-alive
+// connection, and checks the answers and their access log lines.
+func TestReadmeAnswersExample(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	example := readmeExample(t, "<!-- answers-example")
+	bin := buildBinary(t)
+	addr := freePort(t)
+	dir := t.TempDir()
+	logFile := filepath.Join(dir, "access.log")
+	file := filepath.Join(dir, "r.toml")
+	cfg := strings.Replace(example, "[server]\n", fmt.Sprintf("[server]\nlisten = %q\n", addr), 1) +
+		fmt.Sprintf("\n[admin]\nlisten = \"off\"\n\n[access_log]\npath = %q\nformat = \"json\"\n", logFile)
+	if err := os.WriteFile(file, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "serve", "-config", file)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	if _, _, err := firstAnswer(addr, "/", time.Now().Add(10*time.Second)); err != nil {
+		t.Fatalf("no answer: %v\n%s", err, stderr.String())
+	}
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	br := bufio.NewReader(c)
+	type got struct {
+		Status                          int
+		Location, CacheControl, Nosniff string
+		Link, Body                      string
+	}
+	nosniff := "nosniff"
+	tests := []struct {
+		method, target string
+		want           got
+	}{
+		{"GET", "/old-pricing?plan=pro", got{301, "https://example.com/pricing?plan=pro", "max-age=3600", nosniff, "", ""}},
+		{"GET", "/discontinued", got{410, "", "no-store", nosniff, "", "gone\n"}},
+		{"HEAD", "/discontinued", got{410, "", "no-store", nosniff, "", ""}},
+		{"GET", "/court-order/case-1", got{451, "", "no-store", nosniff, `<https://example.com/legal>; rel="blocked-by"`, "unavailable for legal reasons\n"}},
+		{"GET", "/nothing", got{404, "", "no-store", nosniff, "", "not found\n"}},
+	}
+	for _, tt := range tests {
+		fmt.Fprintf(c, "%s %s HTTP/1.1\r\nHost: example.com\r\n\r\n", tt.method, tt.target)
+		resp, err := http.ReadResponse(br, &http.Request{Method: tt.method})
+		if err != nil {
+			t.Fatalf("%s %s: %v", tt.method, tt.target, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		g := got{resp.StatusCode, resp.Header.Get("Location"), resp.Header.Get("Cache-Control"),
+			resp.Header.Get("X-Content-Type-Options"), resp.Header.Get("Link"), string(body)}
+		if diff := cmp.Diff(tt.want, g); diff != "" {
+			t.Errorf("%s %s (-want +got):\n%s", tt.method, tt.target, diff)
+		}
+		if resp.Close {
+			t.Errorf("%s %s: the connection closes", tt.method, tt.target)
+		}
+	}
+	c.Close()
+	time.Sleep(300 * time.Millisecond) // a sweep flushes the loop's buffer
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("exit: %v\n%s", err, stderr.String())
+	}
+	data, err := os.ReadFile(logFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type line struct {
+		Method, Target, Location string
+		Status                   int
+		HasRule                  bool
+	}
+	var lines []line
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var e struct {
+			Method, Target, Location, Rule string
+			Status                         int
+		}
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			t.Fatalf("not JSON: %q", l)
+		}
+		if e.Target == "/" {
+			continue // the readiness probe
+		}
+		lines = append(lines, line{e.Method, e.Target, e.Location, e.Status, e.Rule != ""})
+	}
+	sort.Slice(lines, func(i, j int) bool { return lines[i].Target+lines[i].Method < lines[j].Target+lines[j].Method })
+	want := []line{
+		{"GET", "/court-order/case-1", "", 451, true},
+		{"GET", "/discontinued", "", 410, true},
+		{"HEAD", "/discontinued", "", 410, true},
+		{"GET", "/nothing", "", 404, false},
+		{"GET", "/old-pricing?plan=pro", "https://example.com/pricing?plan=pro", 301, true},
+	}
+	if diff := cmp.Diff(want, lines); diff != "" {
+		t.Errorf("access log (-want +got):\n%s", diff)
+	}
+}
