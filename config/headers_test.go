@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -163,4 +164,25 @@ func unwrapAll(err error) []error {
 		return out
 	}
 	return []error{err}
+}
+
+// TestRuleSetHeaders checks that a rule set from a source, which cannot
+// hold [server], gets the local config's headers: on its Set, and merged
+// into its rules' own.
+func TestRuleSetHeaders(t *testing.T) {
+	file := writeFiles(t, map[string]string{"redirectd.toml": "[[rule]]\nfrom = \"/a\"\nto = \"/b\"\nheaders = { Cache-Control = \"max-age=60\" }\n"})
+	server := []matcher.Header{{Name: "Cache-Control", Value: "no-store"}, {Name: "X-Frame-Options", Value: "DENY"}}
+	cfg, err := config.LoadRuleSet(filepath.Dir(file), filepath.Base(file), server...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m matcher.Match
+	if !cfg.Set.Lookup(nil, []byte("/a"), nil, &m) {
+		t.Fatal("no match for /a")
+	}
+	got := []string{cfg.Set.Headers(), m.Headers()}
+	want := []string{"Cache-Control: no-store\r\nX-Frame-Options: DENY\r\n", "Cache-Control: max-age=60\r\nX-Frame-Options: DENY\r\n"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("headers (-want +got):\n%s", diff)
+	}
 }

@@ -52,6 +52,8 @@ type files struct {
 	open    func(path string) (io.ReadCloser, error)
 	// ruleSetOnly refuses every table but the rules' (LoadRuleSet).
 	ruleSetOnly bool
+	// headers are [server] headers given to LoadRuleSet.
+	headers []matcher.Header
 }
 
 // rawRules is the [rules] table.
@@ -104,6 +106,9 @@ func load(file string, fl files) (*Config, error) {
 	cfg.Admin, cfg.AccessLog, cfg.Reload = raw.Admin, raw.AccessLog, raw.Rules.RulesReload
 	defaults := convertDefaults(file, raw.Rules.Defaults, loc, &errs)
 	cfg.Server.HeaderList = serverHeaders(file, &cfg.Server, loc, &errs)
+	if fl.ruleSetOnly {
+		cfg.Server.HeaderList = fl.headers
+	}
 	defaults.Headers = cfg.Server.HeaderList
 	checkService(file, cfg, loc, &errs)
 	checkRulesSource(file, &raw, cfg, loc, &errs)

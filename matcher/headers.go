@@ -132,8 +132,17 @@ func (s *Set) SetHeaders(hs []Header) error {
 	if err != nil {
 		return err
 	}
-	s.headers = b
+	s.headers, s.headerList = b, append([]Header(nil), hs...)
 	return nil
+}
+
+// HeaderFields returns the fields SetHeaders set, to load another
+// version of the rules with the same (the slice is only read).
+func (s *Set) HeaderFields() []Header {
+	if s == nil {
+		return nil
+	}
+	return s.headerList
 }
 
 // Headers returns the lines SetHeaders set, each ending in CRLF.

@@ -24,7 +24,8 @@ type Set struct {
 	uri bool
 	// headers are the header lines of answers no rule's headers decide
 	// (headers.go).
-	headers string
+	headers    string
+	headerList []Header
 }
 
 // span is a run of rules in file order: entries lo to hi of t, or of x's
