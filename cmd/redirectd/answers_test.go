@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/redirectd/redirectd/config"
 )
 
 // readmeExample returns the TOML block after marker in the README.
@@ -48,12 +49,12 @@ func TestReadmeAnswersExample(t *testing.T) {
 	}
 	example := readmeExample(t, "<!-- answers-example")
 	bin := buildBinary(t)
-	addr := freePort(t)
+	addr, adminAddr := freePort(t), freePort(t)
 	dir := t.TempDir()
 	logFile := filepath.Join(dir, "access.log")
 	file := filepath.Join(dir, "r.toml")
 	cfg := strings.Replace(example, "[server]\n", fmt.Sprintf("[server]\nlisten = %q\n", addr), 1) +
-		fmt.Sprintf("\n[admin]\nlisten = \"off\"\n\n[access_log]\npath = %q\nformat = \"json\"\n", logFile)
+		fmt.Sprintf("\n[admin]\nlisten = %q\n\n[access_log]\npath = %q\nformat = \"json\"\n", adminAddr, logFile)
 	if err := os.WriteFile(file, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -107,6 +108,41 @@ func TestReadmeAnswersExample(t *testing.T) {
 		}
 	}
 	c.Close()
+	// /rules lists the 410 and 451 with no to, and each rule's headers
+	// as it sends them.
+	resp, err := http.Get("http://" + adminAddr + "/rules")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rules []struct {
+		From, To string
+		Status   int
+		Headers  map[string]string
+		Hits     uint64
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&rules); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	type ruleOf struct {
+		From, To string
+		Status   int
+		Headers  map[string]string
+		Hits     uint64
+	}
+	var gotRules []ruleOf
+	for _, r := range rules {
+		gotRules = append(gotRules, ruleOf(r))
+	}
+	wantRules := []ruleOf{
+		{"/old-pricing", "https://example.com/pricing", 301, map[string]string{"Cache-Control": "max-age=3600", "X-Content-Type-Options": "nosniff"}, 1},
+		{"/discontinued", "", 410, nil, 2},
+		{"/court-order/", "", 451, map[string]string{"Link": `<https://example.com/legal>; rel="blocked-by"`,
+			"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}, 1},
+	}
+	if diff := cmp.Diff(wantRules, gotRules); diff != "" {
+		t.Errorf("/rules (-want +got):\n%s", diff)
+	}
 	time.Sleep(300 * time.Millisecond) // a sweep flushes the loop's buffer
 	cmd.Process.Signal(syscall.SIGTERM)
 	if err := cmd.Wait(); err != nil {
@@ -145,5 +181,33 @@ func TestReadmeAnswersExample(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, lines); diff != "" {
 		t.Errorf("access log (-want +got):\n%s", diff)
+	}
+}
+
+// TestExplainAnswers checks what explain prints for a 410 and for a
+// redirect with headers of its own, and for a miss's server headers.
+func TestExplainAnswers(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "r.toml")
+	if err := os.WriteFile(file, []byte(readmeExample(t, "<!-- answers-example")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ url, want string }{
+		{"/discontinued?x=1", "rule:     " + file + ":12 (exact \"/discontinued\")\nstatus:   410\nlocation: none (a 410 answer has none; its body is \"gone\\n\")\n" +
+			"header:   Cache-Control: no-store\nheader:   X-Content-Type-Options: nosniff\n"},
+		{"/old-pricing", "rule:     " + file + ":5 (exact \"/old-pricing\")\nstatus:   301\nlocation: https://example.com/pricing\n" +
+			"header:   Cache-Control: max-age=3600\nheader:   X-Content-Type-Options: nosniff\n"},
+	}
+	for _, tt := range tests {
+		var b bytes.Buffer
+		if err := explainURL(&b, cfg.Set, tt.url); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tt.want, b.String()); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.url, diff)
+		}
 	}
 }
