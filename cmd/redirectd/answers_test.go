@@ -143,8 +143,30 @@ func TestReadmeAnswersExample(t *testing.T) {
 	if diff := cmp.Diff(wantRules, gotRules); diff != "" {
 		t.Errorf("/rules (-want +got):\n%s", diff)
 	}
+	// [server] headers change with a reload (SIGHUP), without a restart.
+	if err := os.WriteFile(file, []byte(strings.Replace(cfg, `Cache-Control = "no-store"`, `Cache-Control = "no-cache"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Process.Signal(syscall.SIGHUP)
+	cc := ""
+	for deadline := time.Now().Add(5 * time.Second); cc != "no-cache" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		resp, err := http.Get("http://" + addr + "/reload-probe")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		cc = resp.Header.Get("Cache-Control")
+	}
+	if cc != "no-cache" {
+		t.Errorf("after the reload a 404 has Cache-Control %q, want the new \"no-cache\"\n%s", cc, stderr.String())
+	}
 	time.Sleep(300 * time.Millisecond) // a sweep flushes the loop's buffer
 	cmd.Process.Signal(syscall.SIGTERM)
+	defer func() {
+		if strings.Contains(stderr.String(), "after a restart") {
+			t.Errorf("the reload of [server] headers asked for a restart:\n%s", stderr.String())
+		}
+	}()
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("exit: %v\n%s", err, stderr.String())
 	}
@@ -166,8 +188,8 @@ func TestReadmeAnswersExample(t *testing.T) {
 		if err := json.Unmarshal([]byte(l), &e); err != nil {
 			t.Fatalf("not JSON: %q", l)
 		}
-		if e.Target == "/" {
-			continue // the readiness probe
+		if e.Target == "/" || e.Target == "/reload-probe" {
+			continue // the readiness and reload probes
 		}
 		lines = append(lines, line{e.Method, e.Target, e.Location, e.Status, e.Rule != ""})
 	}
