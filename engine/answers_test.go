@@ -153,3 +153,29 @@ func TestGoneRawBytes(t *testing.T) {
 		t.Errorf("body = %q, want %q", body, "gone\n")
 	}
 }
+
+// TestHTTPSRedirectHeaders checks that the https redirect carries the
+// [server] headers too: every answer the server writes after reading a
+// request does.
+func TestHTTPSRedirectHeaders(t *testing.T) {
+	set, err := matcher.Compile(answerRules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := set.SetHeaders(serverHeaders); err != nil {
+		t.Fatal(err)
+	}
+	srv := startServerWith(t, engine.Options{HTTPSRedirect: true})
+	srv.Swap(set)
+	c := dial(t, srv)
+	io.WriteString(c, "GET /a?b HTTP/1.1\r\nHost: example.com\r\n\r\n")
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []string{resp.Status, resp.Header.Get("Location"), resp.Header.Get("Cache-Control"), resp.Header.Get("X-Frame-Options")}
+	want := []string{"301 Moved Permanently", "https://example.com/a?b", "no-store", "DENY"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("answer (-want +got):\n%s", diff)
+	}
+}
