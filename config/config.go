@@ -67,6 +67,10 @@ type Server struct {
 	// DeferAccept hands a connection over once its first bytes arrive and
 	// acknowledges a request with its answer (default true).
 	DeferAccept *bool `toml:"defer_accept"`
+	// Headers is the headers table: fields added to every answer the
+	// server writes itself (headers.go); HeaderList is it checked.
+	Headers    any              `toml:"headers"`
+	HeaderList []matcher.Header `toml:"-"`
 	// Proxies: proxy_protocol and trusted_proxies (proxy.go).
 	Proxies
 }
@@ -122,14 +126,15 @@ const DefaultStatus = 301
 
 // freeTables are tables whose keys are the user's own names (the query
 // parameters of a rule's conditions), checked by their converter.
-var freeTables = map[string]bool{"rule.query": true}
+var freeTables = map[string]bool{"rule.query": true,
+	"server.headers": true, "rule.headers": true, "map.headers": true, "csv.headers": true}
 
 // known lists the keys each table accepts. Keys are compared exactly, so a
 // misspelt or differently cased key is reported rather than ignored.
 var known = map[string][]string{
 	"":           {"server", "upstream", "admin", "access_log", "rules", "rule", "map", "csv", "tls", "acme", "misses"},
 	"misses":     {"capacity"},
-	"csv":        {"file"},
+	"csv":        {"file", "headers"},
 	"admin":      {"listen", "token"},
 	"access_log": {"enabled", "path", "format"},
 	"rules": {"watch", "watch_interval", "defaults", "source", "poll", "source_header", "source_header_file",
@@ -140,9 +145,9 @@ var known = map[string][]string{
 	"upstream.health_check": {"path", "interval"},
 	"server": {"listen", "event_loops", "max_path_bytes", "idle_timeout", "header_timeout",
 		"max_connections_per_ip", "ipv6_prefix", "max_connections", "https_redirect", "shutdown_timeout", "defer_accept",
-		"proxy_protocol", "trusted_proxies"},
-	"rule":           {"match", "from", "to", "status", "host", "case_insensitive", "trailing_slash", "query_string", "query", "request_uri"},
-	"map":            {"file", "match", "status", "host", "case_insensitive", "trailing_slash", "query_string", "request_uri", "invalid"},
+		"proxy_protocol", "trusted_proxies", "headers"},
+	"rule":           {"match", "from", "to", "status", "host", "case_insensitive", "trailing_slash", "query_string", "query", "request_uri", "headers"},
+	"map":            {"file", "match", "status", "host", "case_insensitive", "trailing_slash", "query_string", "request_uri", "invalid", "headers"},
 	"rules.defaults": {"status", "case_insensitive", "trailing_slash", "query_string"},
 	// [tls] and [acme], see tls.go.
 	"tls":             {"listen", "certificate", "certificates_dir", "hsts", "handshake_timeout"},

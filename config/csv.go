@@ -16,12 +16,15 @@ import (
 // rawCSV is one [[csv]] table: a bulk-redirect CSV file.
 type rawCSV struct {
 	File any `toml:"file"`
+	// Headers are added to the answers of every row (headers.go).
+	Headers any `toml:"headers"`
 }
 
 // appendCSVRules reads the CSV file named by the i-th [[csv]] entry.
 func appendCSVRules(k *ruleSink, i int, raw *rawCSV, d *Defaults, fl files) {
 	e := &entry{file: k.file, table: "csv", index: i, loc: k.loc, errs: k.errs, ok: true}
 	name := e.str("file", raw.File, true)
+	hdrs := e.ownHeaders(raw.Headers, d)
 	if !e.ok {
 		return
 	}
@@ -39,6 +42,7 @@ func appendCSVRules(k *ruleSink, i int, raw *rawCSV, d *Defaults, fl files) {
 		}
 	}
 	for i := range rs {
+		rs[i].Headers = hdrs
 		k.add(&rs[i])
 	}
 }
@@ -138,7 +142,7 @@ func csvRow(rec []string, d *Defaults) ([]matcher.Rule, error) {
 	if s := field(2); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || !matcher.ValidStatus(n) {
-			return nil, fmt.Errorf("status %q is not a redirect status; use 301, 302, 303, 307 or 308", s)
+			return nil, fmt.Errorf("status %q is not a redirect status; use 301, 302, 303, 307 or 308, or 410 or 451 (an answer with no Location: leave target empty)", s)
 		}
 		r.Status = n
 	}
@@ -165,7 +169,7 @@ func csvRow(rec []string, d *Defaults) ([]matcher.Rule, error) {
 		// also answers "/old", the rest of the path joined to target.
 		r.Kind, r.TrailingSlash = matcher.Prefix, true
 		r.From = strings.TrimSuffix(path, "/") + "/"
-		if !strings.HasSuffix(r.To, "/") && !strings.Contains(r.To, "?") {
+		if matcher.HasLocation(r.Status) && !strings.HasSuffix(r.To, "/") && !strings.Contains(r.To, "?") {
 			r.To += "/"
 		}
 	} else if subpaths {

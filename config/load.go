@@ -52,6 +52,8 @@ type files struct {
 	open    func(path string) (io.ReadCloser, error)
 	// ruleSetOnly refuses every table but the rules' (LoadRuleSet).
 	ruleSetOnly bool
+	// headers are [server] headers given to LoadRuleSet.
+	headers []matcher.Header
 }
 
 // rawRules is the [rules] table.
@@ -104,6 +106,11 @@ func load(file string, fl files) (*Config, error) {
 	checkProxies(file, &cfg.Server.Proxies, loc, &errs)
 	cfg.Admin, cfg.AccessLog, cfg.Reload = raw.Admin, raw.AccessLog, raw.Rules.RulesReload
 	defaults := convertDefaults(file, raw.Rules.Defaults, loc, &errs)
+	cfg.Server.HeaderList = serverHeaders(file, &cfg.Server, loc, &errs)
+	if fl.ruleSetOnly {
+		cfg.Server.HeaderList = fl.headers
+	}
+	defaults.Headers = cfg.Server.HeaderList
 	checkService(file, cfg, loc, &errs)
 	checkRulesSource(file, &raw, cfg, loc, &errs)
 	checkTLS(file, &raw, cfg, fl, loc, &errs)
@@ -139,6 +146,9 @@ func load(file string, fl files) (*Config, error) {
 	}
 	if err := errs.err(); err != nil {
 		return nil, err
+	}
+	if err := set.SetHeaders(cfg.Server.HeaderList); err != nil {
+		return nil, err // checked by serverHeaders already
 	}
 	cfg.Set, cfg.Files = set, sink.files
 	cfg.Skipped, cfg.SkippedEntries = sink.skipped, sink.nskipped

@@ -17,7 +17,7 @@ import (
 func appendMapRules(k *ruleSink, i int, raw *rawMap, d *Defaults, fl files) {
 	e := &entry{file: k.file, table: "map", index: i, loc: k.loc, errs: k.errs, ok: true}
 	name := e.str("file", raw.File, true)
-	tmpl := matcher.Rule{Kind: e.kind(raw.Match), Status: e.status(raw.Status, d.Status)}
+	tmpl := matcher.Rule{Kind: e.kind(raw.Match), Status: e.status(raw.Status, d.Status), Headers: e.ownHeaders(raw.Headers, d)}
 	e.options(&raw.rawOptions, d, &tmpl)
 	tmpl.RequestURI = e.requestURI(raw.RequestURI, tmpl.Kind)
 	skip := e.skipInvalid(raw.Invalid)
@@ -382,8 +382,13 @@ func mapRule(toks []syntax.Token, n int, tmpl matcher.Rule) (matcher.Rule, bool,
 	case strings.HasPrefix(r.From, "\\"):
 		r.From = r.From[1:]
 	}
-	if r.To == "" {
+	switch r.To {
+	case "":
 		r.Pass, r.Status = true, 0
+	case "410", "451":
+		// A value that is a status with no Location: as nginx's
+		// `return 410;`, which import writes this way.
+		r.Status, r.To = int(r.To[0]-'0')*100+int(r.To[1]-'0')*10+int(r.To[2]-'0'), ""
 	}
 	return r, true, nil
 }

@@ -20,6 +20,8 @@ type rawRule struct {
 	Query  any `toml:"query"`
 	// RequestURI compares from with the path and query as sent.
 	RequestURI any `toml:"request_uri"`
+	// Headers are added to the rule's answers (headers.go).
+	Headers any `toml:"headers"`
 	rawOptions
 }
 
@@ -42,6 +44,8 @@ type Defaults struct {
 	CaseInsensitive bool
 	TrailingSlash   bool
 	QueryString     matcher.QueryMode
+	// Headers are [server] headers, which a rule's own extend.
+	Headers []matcher.Header
 }
 
 // rawMap is one [[map]] table.
@@ -53,6 +57,8 @@ type rawMap struct {
 	RequestURI any `toml:"request_uri"`
 	// Invalid is "error" (the default) or "skip": what a bad entry does.
 	Invalid any `toml:"invalid"`
+	// Headers are added to the answers of every entry (headers.go).
+	Headers any `toml:"headers"`
 	rawOptions
 }
 
@@ -97,7 +103,7 @@ func (e *entry) status(v any, def int) int {
 		return 0
 	}
 	if !matcher.ValidStatus(int(n)) {
-		e.fail("status", "%d is not a redirect status; use 301, 302, 303, 307 or 308", n)
+		e.fail("status", "%d is not a redirect status; use 301, 302, 303, 307 or 308, or 410 or 451 (an answer with no Location: leave to out)", n)
 	}
 	return int(n)
 }
@@ -303,13 +309,17 @@ func tomlType(v any) string {
 // their key's line.
 func convertRule(file string, i int, raw *rawRule, d *Defaults, loc *locator, errs *errorList) ([]matcher.Rule, bool) {
 	e := &entry{file: file, table: "rule", index: i, loc: loc, errs: errs, ok: true}
+	status := e.status(raw.Status, d.Status)
 	r := matcher.Rule{
-		Kind:   e.kind(raw.Match),
-		From:   e.str("from", raw.From, true),
-		To:     e.str("to", raw.To, true),
-		Status: e.status(raw.Status, d.Status),
-		File:   file,
-		Line:   loc.header("rule", i),
+		Kind: e.kind(raw.Match),
+		From: e.str("from", raw.From, true),
+		// 410 and 451 have no Location: to is left out (matcher.Compile
+		// refuses one given).
+		To:      e.str("to", raw.To, matcher.HasLocation(status)),
+		Status:  status,
+		Headers: e.ownHeaders(raw.Headers, d),
+		File:    file,
+		Line:    loc.header("rule", i),
 	}
 	e.options(&raw.rawOptions, d, &r)
 	r.RequestURI = e.requestURI(raw.RequestURI, r.Kind)

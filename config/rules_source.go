@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"github.com/redirectd/redirectd/matcher"
 	"io"
 	"io/fs"
 	"net/url"
@@ -168,7 +169,11 @@ func checkRuleSetKeys(file string, md toml.MetaData, loc *locator, errs *errorLi
 // inside dir (an absolute path, "..", or a link out of dir is an error),
 // so a rule set cannot make the node read its own files. Errors name
 // files by their path inside dir.
-func LoadRuleSet(dir, file string) (*Config, error) {
+//
+// serverHeaders are the local config's [server] headers, which a rule set
+// cannot hold: its rules' own headers are merged with them, and its Set
+// carries them (see headers.go).
+func LoadRuleSet(dir, file string, serverHeaders ...matcher.Header) (*Config, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open rule set: %w", err)
@@ -185,5 +190,6 @@ func LoadRuleSet(dir, file string) (*Config, error) {
 		read:        func(name string) ([]byte, error) { return fs.ReadFile(fsys, name) },
 		open:        func(name string) (io.ReadCloser, error) { return fsys.Open(name) },
 		ruleSetOnly: true,
+		headers:     serverHeaders,
 	})
 }

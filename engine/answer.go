@@ -39,29 +39,32 @@ func (cs *conn) answer(out []byte, req *httpparse.Request, rules *matcher.Set, d
 	case s.opts.HTTPSRedirect && !cs.https(req):
 		if len(req.Host) == 0 {
 			// There is no host to redirect to.
-			return appendText(out, 400, cs.fields(), "a Host header is needed to redirect to https\n", false, date, connClose),
+			return appendTextWith(out, 400, cs.fields(), rules.Headers(), "a Host header is needed to redirect to https\n", false, date, connClose),
 				verdict{status: 400, outcome: outClientError, closing: true}
 		}
-		return appendHTTPSRedirect(out, req, date, connFieldOf(req, closing)), verdict{status: 301, outcome: outRedirect}
+		return appendHTTPSRedirect(out, req, rules.Headers(), date, connFieldOf(req, closing)), verdict{status: 301, outcome: outRedirect}
 	case rules.Lookup(req.Host, req.Path, req.Query, &l.match):
 		m := &l.match
 		m.Hit()
+		if st := m.Status(); !matcher.HasLocation(st) {
+			return cs.appendNoLocation(out, req, rules, st, date, closing)
+		}
 		v := verdict{status: m.Status(), outcome: outRedirect, rule: m.Source()}
 		if l.alog != nil {
 			l.loc = m.AppendLocation(l.loc[:0], req.Query)
 			v.location = l.loc
 		}
-		return appendRedirect(out, m, req, cs.fields(), date, connFieldOf(req, closing)), v
+		return appendRedirect(out, m, req, cs.fields(), ruleHeaders(m, rules), date, connFieldOf(req, closing)), v
 	case s.up != nil:
 		l.miss(req)
 		if max := s.up.MaxRequestBodyBytes; max > 0 && req.ContentLength > max {
-			return appendText(out, 413, cs.fields(), "request body too large\n", false, date, connClose),
+			return appendTextWith(out, 413, cs.fields(), rules.Headers(), "request body too large\n", false, date, connClose),
 				verdict{status: 413, outcome: outClientError, closing: true, linger: true}
 		}
 		return out, verdict{upstream: true}
 	}
 	l.miss(req)
-	return appendText(out, 404, cs.fields(), "not found\n", isHead(req.Method), date, connFieldOf(req, closing)), verdict{status: 404, outcome: outMiss}
+	return appendTextWith(out, 404, cs.fields(), rules.Headers(), "not found\n", isHead(req.Method), date, connFieldOf(req, closing)), verdict{status: 404, outcome: outMiss}
 }
 
 // record counts an answer the loop wrote, and logs it with its bytes.

@@ -20,9 +20,11 @@ var statusLines = map[int]string{
 	400: "HTTP/1.1 400 Bad Request\r\n",
 	404: "HTTP/1.1 404 Not Found\r\n",
 	408: "HTTP/1.1 408 Request Timeout\r\n",
+	410: "HTTP/1.1 410 Gone\r\n",
 	413: "HTTP/1.1 413 Content Too Large\r\n",
 	414: "HTTP/1.1 414 URI Too Long\r\n",
 	431: "HTTP/1.1 431 Request Header Fields Too Large\r\n",
+	451: "HTTP/1.1 451 Unavailable For Legal Reasons\r\n",
 	500: "HTTP/1.1 500 Internal Server Error\r\n",
 	501: "HTTP/1.1 501 Not Implemented\r\n",
 	505: "HTTP/1.1 505 HTTP Version Not Supported\r\n",
@@ -78,13 +80,15 @@ func appendConnection(dst []byte, cf connField) []byte {
 	return dst
 }
 
-// appendRedirect appends a redirect answer with an empty body.
-func appendRedirect(dst []byte, m *matcher.Match, req *httpparse.Request, fields string, date []byte, cf connField) []byte {
+// appendRedirect appends a redirect answer with an empty body; extra are
+// the configured header lines (answer_headers.go).
+func appendRedirect(dst []byte, m *matcher.Match, req *httpparse.Request, fields, extra string, date []byte, cf connField) []byte {
 	dst = append(dst, redirectLines[m.Status()-300]...)
 	dst = append(dst, "Location: "...)
 	dst = m.AppendLocation(dst, req.Query)
 	dst = append(dst, "\r\nContent-Length: 0\r\n"...)
 	dst = append(dst, fields...)
+	dst = append(dst, extra...)
 	dst = append(dst, date...)
 	dst = appendConnection(dst, cf)
 	return append(dst, "\r\n"...)
@@ -94,6 +98,12 @@ func appendRedirect(dst []byte, m *matcher.Match, req *httpparse.Request, fields
 // the body out, as a HEAD request needs (RFC 9110 9.3.2). fields are more
 // header lines, each ending in CRLF.
 func appendText(dst []byte, status int, fields, body string, head bool, date []byte, cf connField) []byte {
+	return appendTextWith(dst, status, fields, "", body, head, date, cf)
+}
+
+// appendTextWith is appendText with extra, the configured header lines
+// (answer_headers.go), after fields.
+func appendTextWith(dst []byte, status int, fields, extra, body string, head bool, date []byte, cf connField) []byte {
 	line, ok := statusLines[status]
 	if !ok {
 		line = "HTTP/1.1 " + strconv.Itoa(status) + " \r\n"
@@ -103,6 +113,7 @@ func appendText(dst []byte, status int, fields, body string, head bool, date []b
 	dst = strconv.AppendInt(dst, int64(len(body)), 10)
 	dst = append(dst, "\r\n"...)
 	dst = append(dst, fields...)
+	dst = append(dst, extra...)
 	dst = append(dst, date...)
 	dst = appendConnection(dst, cf)
 	dst = append(dst, "\r\n"...)
@@ -114,7 +125,7 @@ func appendText(dst []byte, status int, fields, body string, head bool, date []b
 
 // appendHTTPSRedirect answers with a 301 to the same host (without its
 // port, which served plain HTTP) and target over https.
-func appendHTTPSRedirect(dst []byte, req *httpparse.Request, date []byte, cf connField) []byte {
+func appendHTTPSRedirect(dst []byte, req *httpparse.Request, extra string, date []byte, cf connField) []byte {
 	host := req.Host
 	if i := bytes.LastIndexByte(host, ':'); i >= 0 && bytes.IndexByte(host[i:], ']') < 0 {
 		host = host[:i]
@@ -128,6 +139,7 @@ func appendHTTPSRedirect(dst []byte, req *httpparse.Request, date []byte, cf con
 		dst = append(dst, req.Query...)
 	}
 	dst = append(dst, "\r\nContent-Length: 0\r\n"...)
+	dst = append(dst, extra...)
 	dst = append(dst, date...)
 	dst = appendConnection(dst, cf)
 	return append(dst, "\r\n"...)

@@ -55,3 +55,16 @@ func TestServeAllocsWithAccessLog(t *testing.T) {
 		}
 	}
 }
+
+// TestServeAnswersAllocs is TestServeAllocs for a redirect with headers of
+// its own, a 410, a HEAD 451 of a regex and a miss with [server] headers.
+func TestServeAnswersAllocs(t *testing.T) {
+	f := newAnswersFixture(t)
+	for _, c := range answerCases {
+		buf := []byte(c.req)
+		allocs := testing.AllocsPerRun(100, func() { f.serve(t, buf) })
+		if allocs != 0 {
+			t.Errorf("%s: %v allocations per request, want 0", c.name, allocs)
+		}
+	}
+}

@@ -88,6 +88,8 @@ func TestOverTLS(t *testing.T) {
 		f    func(*testing.T)
 	}{
 		{"Answers", TestAnswers},
+		{"GoneAndHeaders", TestGoneAndHeaders},
+		{"GoneRawBytes", TestGoneRawBytes},
 		{"Pipelined", TestPipelined},
 		{"SplitRequest", TestSplitRequest},
 		{"BodyIsSkipped", TestBodyIsSkipped},

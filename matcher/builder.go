@@ -25,6 +25,8 @@ type Builder struct {
 	seq int32
 	// spare is a zero rule to compile the next one into.
 	spare *rule
+	// hdrs interns the rules' header blocks (headers.go).
+	hdrs map[string]string
 }
 
 // NewBuilder returns a Builder of an empty Set whose packed tables are
@@ -40,7 +42,7 @@ func NewBuilder(l Limits) *Builder {
 // the table is indexed, and reported by Set. Add keeps no reference to
 // in or its strings.
 func (b *Builder) Add(in *Rule) error {
-	if packable(in) {
+	if packable(in) && len(in.Headers) == 0 {
 		ok, err := b.addPacked(in)
 		if err != nil {
 			return ruleError(in, err)
@@ -64,9 +66,17 @@ func (b *Builder) Add(in *Rule) error {
 		// hostRules.add looks for duplicates in the packed table.
 		b.errs = append(b.errs, h.packed.index()...)
 	}
+	if r.hdr != "" {
+		r.hdr = b.intern(r.hdr)
+	}
 	r.seq = b.seq
 	b.seq++
 	b.s.uri = b.s.uri || r.RequestURI
+	if r.lit != nil && r.hdr != "" { // a lowered regex has no room for headers
+		if err := r.unlower(); err != nil {
+			return ruleError(in, err)
+		}
+	}
 	if r.lit != nil {
 		x := &h.regex
 		if r.RequestURI {

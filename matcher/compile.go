@@ -16,6 +16,8 @@ type rule struct {
 	// rather than for every rule of a million-rule map.
 	source atomic.Pointer[string]
 	to     template
+	// hdr is Headers as the lines of an answer's head (headers.go).
+	hdr string
 	// condKey is Query in a canonical form, to find duplicates.
 	condKey string
 	// A regex rule has lit when it is a literal in disguise (regex_lower.go),
@@ -115,11 +117,23 @@ func compileRuleInto(r *rule, in *Rule) error {
 			return fieldErr("to", "%q given for a no-redirect entry; leave it empty", r.To)
 		}
 	case !ValidStatus(r.Status):
-		return fieldErr("status", "%d is not a redirect status; use 301, 302, 303, 307 or 308", r.Status)
+		return fieldErr("status", "%d is not a redirect status; use 301, 302, 303, 307 or 308, or 410 or 451 (an answer with no Location)", r.Status)
+	case !HasLocation(r.Status):
+		if r.To != "" {
+			return fieldErr("to", "%q given for a %d answer, which has no Location; leave to out (or empty)", r.To, r.Status)
+		}
 	default:
 		if err := checkTo(r.To); err != nil {
 			return err
 		}
+	}
+	if len(r.Headers) > 0 {
+		r.Headers = append([]Header(nil), r.Headers...)
+		hdr, err := headerBlock(r.Headers)
+		if err != nil {
+			return err
+		}
+		r.hdr = hdr
 	}
 	if len(r.Query) > 0 {
 		r.Query = append([]QueryCond(nil), r.Query...)

@@ -82,7 +82,7 @@ func packable(in *Rule) bool {
 		len(in.From) > 0 && in.From[0] == '/' && len(in.From) <= math.MaxUint16 &&
 		!strings.ContainsAny(in.From, "?#%") && indexUnsent(in.From) < 0 &&
 		len(in.To) <= math.MaxUint16 && checkTo(in.To) == nil &&
-		ValidStatus(in.Status) && in.QueryString <= QueryReplace &&
+		ValidStatus(in.Status) && HasLocation(in.Status) && in.QueryString <= QueryReplace &&
 		in.Line >= 0 && in.Line <= math.MaxUint32
 }
 

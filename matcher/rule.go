@@ -71,6 +71,8 @@ type Rule struct {
 	// forwarded, and no later rule is tried for it. To and Status are
 	// unused and must be empty.
 	Pass bool
+	// Headers are added to the rule's answers, in this order (headers.go).
+	Headers []Header
 	// File and Line say where the rule was defined; explain and errors
 	// report them. File is shared by every rule of one file.
 	File string
@@ -82,11 +84,12 @@ func (r *Rule) Source() string {
 	return r.File + ":" + strconv.Itoa(r.Line)
 }
 
-// ValidStatus reports whether code is a redirect status the server answers
-// with: 301, 302, 303, 307 or 308.
+// ValidStatus reports whether code is a status a rule answers with: a
+// redirect (301, 302, 303, 307 or 308), or 410 or 451, which have no
+// Location (HasLocation).
 func ValidStatus(code int) bool {
 	switch code {
-	case 301, 302, 303, 307, 308:
+	case 301, 302, 303, 307, 308, 410, 451:
 		return true
 	}
 	return false

@@ -22,6 +22,10 @@ type Set struct {
 	order []span
 	// uri is set when a rule has RequestURI, so lookups build the target.
 	uri bool
+	// headers are the header lines of answers no rule's headers decide
+	// (headers.go).
+	headers    string
+	headerList []Header
 }
 
 // span is a run of rules in file order: entries lo to hi of t, or of x's

@@ -53,8 +53,14 @@ func explainURL(w io.Writer, set *matcher.Set, raw string) error {
 		return nil
 	}
 	r := m.Rule()
-	fmt.Fprintf(w, "rule:     %s (%s %q%s)\nstatus:   %d\nlocation: %s\n", r.Source(), r.Kind, r.From, hostNote(r),
-		m.Status(), m.AppendLocation(nil, query))
+	if !matcher.HasLocation(m.Status()) {
+		fmt.Fprintf(w, "rule:     %s (%s %q%s)\nstatus:   %d\nlocation: none (a %d answer has none; its body is %q)\n", r.Source(), r.Kind, r.From, hostNote(r),
+			m.Status(), m.Status(), matcher.StatusText(m.Status()))
+	} else {
+		fmt.Fprintf(w, "rule:     %s (%s %q%s)\nstatus:   %d\nlocation: %s\n", r.Source(), r.Kind, r.From, hostNote(r),
+			m.Status(), m.AppendLocation(nil, query))
+	}
+	explainHeaders(w, &m, set)
 	return nil
 }
 

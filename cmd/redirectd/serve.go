@@ -196,7 +196,10 @@ func newLogger(w io.Writer, format string) (*slog.Logger, error) {
 
 // restartNeeded reports whether settings read only at start changed.
 func restartNeeded(old, cur *config.Config) bool {
-	return !reflect.DeepEqual(old.Server, cur.Server) || !reflect.DeepEqual(old.Upstream, cur.Upstream) ||
+	os, cs := old.Server, cur.Server
+	// [server] headers travel with the rules (matcher.Set.Headers).
+	os.Headers, os.HeaderList, cs.Headers, cs.HeaderList = nil, nil, nil, nil
+	return !reflect.DeepEqual(os, cs) || !reflect.DeepEqual(old.Upstream, cur.Upstream) ||
 		!reflect.DeepEqual(old.Admin, cur.Admin) || !reflect.DeepEqual(old.AccessLog, cur.AccessLog) ||
 		old.TLS.Listen != cur.TLS.Listen || old.TLS.HSTS != cur.TLS.HSTS || old.TLS.HandshakeTimeout != cur.TLS.HandshakeTimeout ||
 		old.Misses != cur.Misses

@@ -366,7 +366,7 @@ func (s *service) load(c *candidate) (*config.Config, ruleVersion, error) {
 			return nil, ruleVersion{}, err
 		}
 	}
-	rules, err := config.LoadRuleSet(c.dir, c.meta.Entry)
+	rules, err := config.LoadRuleSet(c.dir, c.meta.Entry, cfg.Server.HeaderList...)
 	if err != nil {
 		return nil, ruleVersion{}, fmt.Errorf("rule set %s from %s: %w", c.meta.Hash, c.meta.Source, err)
 	}

@@ -49,8 +49,8 @@ const maxChain = 32
 func Check(rules []matcher.Rule, set *matcher.Set) []Finding {
 	var out []Finding
 	for i := range rules {
-		if rules[i].Pass {
-			continue // a no-redirect entry has no Location
+		if rules[i].Pass || !matcher.HasLocation(rules[i].Status) {
+			continue // a no-redirect entry, a 410 or a 451 has no Location
 		}
 		if f, ok := checkLocation(&rules[i]); ok {
 			out = append(out, f)
@@ -58,7 +58,7 @@ func Check(rules []matcher.Rule, set *matcher.Set) []Finding {
 	}
 	out = append(out, unreachable(rules)...)
 	for i := range rules {
-		if rules[i].Pass {
+		if rules[i].Pass || !matcher.HasLocation(rules[i].Status) { // 410 and 451 have no Location
 			continue
 		}
 		if f, ok := follow(&rules[i], set); ok {

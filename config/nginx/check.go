@@ -69,11 +69,17 @@ func (t *translator) check(res *Result) {
 		}
 		if set.Lookup([]byte(req.host), []byte(req.path), query, &m) {
 			got = fmt.Sprintf("%d %s", m.Status(), m.AppendLocation(nil, query))
+			if !matcher.HasLocation(m.Status()) {
+				got = fmt.Sprintf("%d", m.Status())
+			}
 			origin = res.Rules[m.Rule().Line-1].Origin.Source()
 		}
 		want := "no redirect"
 		if o.redirect {
 			want = fmt.Sprintf("%d %s", o.status, asClientSees(o.location, req.path))
+			if !matcher.HasLocation(o.status) {
+				want = fmt.Sprintf("%d", o.status)
+			}
 		}
 		if got == want {
 			continue

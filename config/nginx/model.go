@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/redirectd/redirectd/matcher"
 )
 
 // Note is something the import could not translate, or translated with a
@@ -70,8 +72,10 @@ func (m *model) noteRewritten(d *Directive, format string, args ...any) {
 
 // server is one server block.
 type server struct {
-	d     *Directive
-	names []string // server_name values usable as hosts, as written
+	d *Directive
+	// headers are its add_header directives (headers.go).
+	headers []addHeader
+	names   []string // server_name values usable as hosts, as written
 	// hosts are the redirectd hosts of its rules; nil means any host.
 	hosts []string
 	pre   []*step // rewrite-phase directives at server level, in order
@@ -86,6 +90,10 @@ type location struct {
 	path  string // for =, ^~ and plain prefixes
 	re    *nginxRegex
 	steps []*step
+	// headers are its add_header directives; hasHeaders is set when it
+	// has any, even one left out, since nginx then inherits none.
+	headers    []addHeader
+	hasHeaders bool
 }
 
 // kindName is how the location's rules are counted.
@@ -316,6 +324,10 @@ func (m *model) readServer(d *Directive) {
 			}
 		case "location":
 			m.readLocation(s, c)
+		case "add_header":
+			if h, ok := m.readAddHeader(c); ok {
+				s.headers = append(s.headers, h)
+			}
 		default:
 			if st := m.readStep(c, nil); st != nil {
 				s.pre = append(s.pre, st)
@@ -367,6 +379,13 @@ func (m *model) readLocation(s *server, d *Directive) {
 			m.note(c, "nested location: left out (only locations directly inside server are translated)")
 			continue
 		}
+		if c.Name == "add_header" {
+			l.hasHeaders = true
+			if h, ok := m.readAddHeader(c); ok {
+				l.headers = append(l.headers, h)
+			}
+			continue
+		}
 		if st := m.readStep(c, l); st != nil {
 			l.steps = append(l.steps, st)
 		}
@@ -415,6 +434,14 @@ func (m *model) readReturn(d *Directive, l *location, args []string) *step {
 		return st
 	case len(args) == 2:
 		target = args[1]
+	}
+	if code == 410 || code == 451 {
+		// An answer with no Location, which redirectd rules give too.
+		if target != "" {
+			m.note(d, "return %d with a text: redirectd answers %d with its own short text (%q); translated", code, code, matcher.StatusText(code))
+		}
+		st.kind, st.status = stepReturn, code
+		return st
 	}
 	if code != 301 && code != 302 && code != 303 && code != 307 && code != 308 {
 		return st // an answer that is not a redirect

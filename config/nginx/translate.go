@@ -28,6 +28,8 @@ type Rule struct {
 	// Map is set for the entries of one nginx map used at one place: the
 	// writer may put them in a map file together.
 	Map string
+	// Headers are what add_header adds to the rule's answers.
+	Headers []matcher.Header
 }
 
 // Result is what Translate makes of a config.
@@ -274,6 +276,9 @@ func (t *translator) exactRule(s *server, c exactCand) {
 	}
 	ctx := &toCtx{concrete: o.ctx, fold: c.fold, srv: s, mapv: st.mapv}
 	to, mode, err := translateTarget(st.target, st.addArgs, ctx)
+	if !matcher.HasLocation(st.status) {
+		to, mode, err = "", matcher.QueryKeep, nil // return 410; has no target
+	}
 	kind := matcher.Exact
 	if err == errNeedsRegex {
 		ctx = &toCtx{concrete: o.ctx, fold: c.fold, srv: s, mapv: st.mapv, regex: true}
@@ -291,7 +296,8 @@ func (t *translator) exactRule(s *server, c exactCand) {
 	t.noteTarget(origin, ctx)
 	t.noteArgsJoin(st, ctx)
 	r := Rule{Kind: kind, From: from, To: to, Status: st.status, Hosts: hosts, CaseInsensitive: c.fold,
-		RequestURI: c.mapv != nil && c.mapv.requestURI, QueryString: mode, Origin: origin, Form: st.form()}
+		RequestURI: c.mapv != nil && c.mapv.requestURI, QueryString: mode, Origin: origin, Form: st.form(),
+		Headers: headersFor(s, st.loc, st.status)}
 	if c.fold && kind == matcher.Exact {
 		r.Map = mapGroup(st, "exact")
 	}
@@ -507,6 +513,9 @@ func (t *translator) add(s *server, st *step, from string, ci bool, names []stri
 func (t *translator) rule(s *server, st *step, from string, ci bool, names []string, target []part, addArgs bool, mp *nmap, value []part) (Rule, bool) {
 	ctx := &toCtx{regex: true, ngroups: len(names) - 1, names: names, srv: s, mapv: mp, value: value, base: literalPath(from)}
 	to, mode, err := translateTarget(target, addArgs, ctx)
+	if !matcher.HasLocation(st.status) {
+		to, mode, err = "", matcher.QueryKeep, nil // return 410; has no target
+	}
 	if err != nil {
 		t.noteOnce(st.d, "%s: %v; left out", directiveText(st.d), err)
 		return Rule{}, false
@@ -517,7 +526,7 @@ func (t *translator) rule(s *server, st *step, from string, ci bool, names []str
 	t.noteTarget(st.d, ctx)
 	t.noteArgsJoin(st, ctx)
 	return Rule{Kind: matcher.Regex, From: from, To: to, Status: st.status, Hosts: s.hosts, CaseInsensitive: ci,
-		QueryString: mode, Origin: st.d, Form: st.form()}, true
+		QueryString: mode, Origin: st.d, Form: st.form(), Headers: headersFor(s, st.loc, st.status)}, true
 }
 
 // noteTarget says how a target nginx sends but redirectd refuses was

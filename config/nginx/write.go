@@ -76,6 +76,7 @@ func Write(dir string, res *Result, header string) ([]string, error) {
 func sameMap(a, b *Rule) bool {
 	return a.Map == b.Map && a.Kind == b.Kind && (a.Pass || b.Pass || a.Status == b.Status && a.QueryString == b.QueryString) &&
 		a.RequestURI == b.RequestURI && strings.Join(a.Hosts, ",") == strings.Join(b.Hosts, ",") &&
+		(a.Pass || b.Pass || headersKey(a.Headers) == headersKey(b.Headers)) &&
 		(a.Kind == matcher.Regex || a.CaseInsensitive == b.CaseInsensitive)
 }
 
@@ -98,7 +99,10 @@ func writeRule(b *strings.Builder, r *Rule) {
 	if r.Kind != matcher.Exact {
 		fmt.Fprintf(b, "match = %q\n", r.Kind.String())
 	}
-	fmt.Fprintf(b, "from = %s\nto = %s\n", tomlString(r.From), tomlString(r.To))
+	fmt.Fprintf(b, "from = %s\n", tomlString(r.From))
+	if matcher.HasLocation(r.Status) {
+		fmt.Fprintf(b, "to = %s\n", tomlString(r.To))
+	}
 	writeOptions(b, r, true)
 }
 
@@ -132,6 +136,7 @@ func writeOptions(b *strings.Builder, r *Rule, withCase bool) {
 		mode = "drop"
 	}
 	fmt.Fprintf(b, "query_string = %q\n", mode)
+	writeHeaders(b, r.Headers)
 }
 
 // tomlString quotes s for TOML: a literal string when it can be one, which

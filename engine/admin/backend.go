@@ -11,6 +11,9 @@ type RuleInfo struct {
 	Host   string `json:"host,omitempty"`
 	Source string `json:"source"` // "file:line"
 	Hits   uint64 `json:"hits"`   // since start
+	// Headers are the rule's header fields, the [server] ones merged in;
+	// absent for a rule that sends only the server's.
+	Headers map[string]string `json:"headers,omitempty"`
 }
 
 // Backend is what the admin endpoints report on and act upon. The server
