@@ -68,7 +68,7 @@ func (s *Set) Lookup(host, path, query []byte, m *Match) bool {
 }
 
 func (s *Set) lookup(host, path, query []byte, m *Match) bool {
-	m.rule, m.pk, m.lx, m.rest, m.host, m.query = nil, nil, nil, nil, host, query
+	m.rule, m.pk, m.lx, m.rest, m.host, m.query, m.shadow = nil, nil, nil, nil, host, query, nil
 	if s.uri {
 		m.uri = append(m.uri[:0], path...)
 		if query != nil {
@@ -140,6 +140,8 @@ func (h *hostRules) loose() bool {
 type RuleHits struct {
 	*Rule
 	Hits uint64
+	// ShadowHits counts the requests a shadow rule would have answered.
+	ShadowHits uint64
 }
 
 // Each calls fn for every rule in file order with its hit count. The Rule
@@ -160,6 +162,10 @@ func (s *Set) Each(fn func(RuleHits)) {
 			}
 		default:
 			for _, r := range s.rules[sp.lo:sp.hi] {
+				if r.Shadow {
+					fn(RuleHits{Rule: &r.Rule, ShadowHits: r.hits.Load()})
+					continue
+				}
 				fn(RuleHits{Rule: &r.Rule, Hits: r.hits.Load()})
 			}
 		}
