@@ -16,12 +16,15 @@ import (
 // rawCSV is one [[csv]] table: a bulk-redirect CSV file.
 type rawCSV struct {
 	File any `toml:"file"`
+	rawGate
 }
 
 // appendCSVRules reads the CSV file named by the i-th [[csv]] entry.
 func appendCSVRules(k *ruleSink, i int, raw *rawCSV, d *Defaults, fl files) {
 	e := &entry{file: k.file, table: "csv", index: i, loc: k.loc, errs: k.errs, ok: true}
 	name := e.str("file", raw.File, true)
+	var g matcher.Rule
+	e.gate(&raw.rawGate, &g)
 	if !e.ok {
 		return
 	}
@@ -39,6 +42,7 @@ func appendCSVRules(k *ruleSink, i int, raw *rawCSV, d *Defaults, fl files) {
 		}
 	}
 	for i := range rs {
+		rs[i].Active, rs[i].Shadow = g.Active, g.Shadow
 		k.add(&rs[i])
 	}
 }

@@ -21,6 +21,7 @@ type rawRule struct {
 	// RequestURI compares from with the path and query as sent.
 	RequestURI any `toml:"request_uri"`
 	rawOptions
+	rawGate
 }
 
 // rawOptions are the options a rule, a [[map]] and [rules.defaults] share.
@@ -54,6 +55,7 @@ type rawMap struct {
 	// Invalid is "error" (the default) or "skip": what a bad entry does.
 	Invalid any `toml:"invalid"`
 	rawOptions
+	rawGate
 }
 
 // entry converts the fields of one [[rule]] or [[map]] table, recording an
@@ -314,6 +316,7 @@ func convertRule(file string, i int, raw *rawRule, d *Defaults, loc *locator, er
 	e.options(&raw.rawOptions, d, &r)
 	r.RequestURI = e.requestURI(raw.RequestURI, r.Kind)
 	r.Query = e.query(raw.Query)
+	e.gate(&raw.rawGate, &r)
 	hosts := e.hosts(raw.Host)
 	return perHost(r, hosts), e.ok
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/redirectd/redirectd/matcher"
 )
@@ -57,6 +58,7 @@ func Check(rules []matcher.Rule, set *matcher.Set) []Finding {
 		}
 	}
 	out = append(out, unreachable(rules)...)
+	out = append(out, windows(rules, time.Now())...) // window.go
 	for i := range rules {
 		if rules[i].Pass {
 			continue
