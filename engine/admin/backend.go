@@ -11,6 +11,14 @@ type RuleInfo struct {
 	Host   string `json:"host,omitempty"`
 	Source string `json:"source"` // "file:line"
 	Hits   uint64 `json:"hits"`   // since start
+	// Mode is "shadow" for a shadow rule, whose requests are counted in
+	// ShadowHits (since start) instead of Hits; "" for a live rule.
+	Mode       string `json:"mode,omitempty"`
+	ShadowHits uint64 `json:"shadow_hits,omitempty"`
+	// ActiveFrom and ActiveUntil are the rule's time window (RFC 3339),
+	// "" for an open bound.
+	ActiveFrom  string `json:"active_from,omitempty"`
+	ActiveUntil string `json:"active_until,omitempty"`
 }
 
 // Backend is what the admin endpoints report on and act upon. The server
