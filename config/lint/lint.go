@@ -153,6 +153,9 @@ func unreachable(rules []matcher.Rule) []Finding {
 		r := &rules[i]
 		k := slotOf(r)
 		for _, prev := range slots[k] {
+			if gated(prev) {
+				continue // answers only at times, or never: window.go
+			}
 			tried := r.Kind == matcher.Regex || len(prev.Query) > 0 && len(r.Query) > 0 || len(r.Query) == 0
 			if !tried || !implies(prev.Query, r.Query) {
 				continue
@@ -165,7 +168,7 @@ func unreachable(rules []matcher.Rule) []Finding {
 			break
 		}
 		slots[k] = append(slots[k], r)
-		if r.Kind == matcher.Prefix && len(r.Query) == 0 {
+		if r.Kind == matcher.Prefix && len(r.Query) == 0 && !gated(r) {
 			prefixes = append(prefixes, r)
 		}
 	}
@@ -234,7 +237,7 @@ func slotOf(r *matcher.Rule) slotKey {
 // strictRule returns the rule without query conditions among rules, or nil.
 func strictRule(rules []*matcher.Rule) *matcher.Rule {
 	for _, r := range rules {
-		if len(r.Query) == 0 {
+		if len(r.Query) == 0 && !gated(r) {
 			return r
 		}
 	}

@@ -24,3 +24,7 @@ func windows(rules []matcher.Rule, now time.Time) []Finding {
 	}
 	return out
 }
+
+// gated reports whether r answers only inside a window or never (shadow),
+// so that it cannot make a later rule unreachable.
+func gated(r *matcher.Rule) bool { return !r.Active.IsZero() || r.Shadow }
