@@ -60,7 +60,9 @@ func Check(rules []matcher.Rule, set *matcher.Set) []Finding {
 	out = append(out, unreachable(rules)...)
 	out = append(out, windows(rules, time.Now())...) // window.go
 	for i := range rules {
-		if rules[i].Pass {
+		if rules[i].Pass || rules[i].Shadow {
+			// A shadow rule answers nothing, and lookups pass over it:
+			// following it would report chains that do not exist.
 			continue
 		}
 		if f, ok := follow(&rules[i], set); ok {
