@@ -62,7 +62,9 @@ func (s *Set) Len() int { return len(s.rules) + s.packedN + s.litN }
 // matched; m then describes the match until its next Lookup. Rules of the
 // request's host are tried first, then those of wildcard hosts from the
 // longest, then host-less rules. A rule with Pass decides a request as a
-// miss: Lookup returns false and m.Passed reports the rule.
+// miss: Lookup returns false and m.Passed reports the rule. A rule with a
+// window (Rule.Active) outside it at m.Now, or in shadow mode, is passed
+// over as if absent; m.Shadowed reports a shadow rule that would have won.
 func (s *Set) Lookup(host, path, query []byte, m *Match) bool {
 	return s.lookup(host, path, query, m) && !m.passed()
 }
