@@ -18,6 +18,7 @@ type rawCSV struct {
 	File any `toml:"file"`
 	// Headers are added to the answers of every row (headers.go).
 	Headers any `toml:"headers"`
+	rawGate
 }
 
 // appendCSVRules reads the CSV file named by the i-th [[csv]] entry.
@@ -25,6 +26,8 @@ func appendCSVRules(k *ruleSink, i int, raw *rawCSV, d *Defaults, fl files) {
 	e := &entry{file: k.file, table: "csv", index: i, loc: k.loc, errs: k.errs, ok: true}
 	name := e.str("file", raw.File, true)
 	hdrs := e.ownHeaders(raw.Headers, d)
+	var g matcher.Rule
+	e.gate(&raw.rawGate, &g)
 	if !e.ok {
 		return
 	}
@@ -43,6 +46,7 @@ func appendCSVRules(k *ruleSink, i int, raw *rawCSV, d *Defaults, fl files) {
 	}
 	for i := range rs {
 		rs[i].Headers = hdrs
+		rs[i].Active, rs[i].Shadow = g.Active, g.Shadow
 		k.add(&rs[i])
 	}
 }

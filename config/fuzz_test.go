@@ -45,6 +45,8 @@ func FuzzLoad(f *testing.F) {
 	f.Add("[[rule]]\nmatch = \"prefix\"\nfrom = \"/p/\"\nto = \"/q/\"\n[[map]]\nfile = \"r.map\"\n")
 	f.Add("[[rule]]\nfrom = \"/a\"\nto = \"/b\"\nquery = { ref = \"*\", u = \"x y\" }\nhost = [\"bücher.example\", \"*.ÜBER.example\"]\n")
 	f.Add("[[rule]]\nfrom = \"/a\"\ntraget = \"/b\"\n")
+	f.Add("[[rule]]\nfrom = \"/a\"\nto = \"/b\"\nmode = \"shadow\"\nactive = { from = 2026-12-01T00:00:00Z, until = \"2027-01-07T00:00:00+01:00\" }\n")
+	f.Add("[[map]]\nfile = \"r.map\"\nactive = { until = 2026-12-01T00:00:00 }\n")
 	f.Add("[[rule]]\nfrom = '''\n/a\n'''\nto = \"/b\"\n[[rule]]\nfrom = 3\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		if len(text) > 4096 {

@@ -20,6 +20,7 @@ func appendMapRules(k *ruleSink, i int, raw *rawMap, d *Defaults, fl files) {
 	tmpl := matcher.Rule{Kind: e.kind(raw.Match), Status: e.status(raw.Status, d.Status), Headers: e.ownHeaders(raw.Headers, d)}
 	e.options(&raw.rawOptions, d, &tmpl)
 	tmpl.RequestURI = e.requestURI(raw.RequestURI, tmpl.Kind)
+	e.gate(&raw.rawGate, &tmpl)
 	skip := e.skipInvalid(raw.Invalid)
 	hosts := e.hosts(raw.Host)
 	if !e.ok {

@@ -23,6 +23,7 @@ type rawRule struct {
 	// Headers are added to the rule's answers (headers.go).
 	Headers any `toml:"headers"`
 	rawOptions
+	rawGate
 }
 
 // rawOptions are the options a rule, a [[map]] and [rules.defaults] share.
@@ -60,6 +61,7 @@ type rawMap struct {
 	// Headers are added to the answers of every entry (headers.go).
 	Headers any `toml:"headers"`
 	rawOptions
+	rawGate
 }
 
 // entry converts the fields of one [[rule]] or [[map]] table, recording an
@@ -324,6 +326,7 @@ func convertRule(file string, i int, raw *rawRule, d *Defaults, loc *locator, er
 	e.options(&raw.rawOptions, d, &r)
 	r.RequestURI = e.requestURI(raw.RequestURI, r.Kind)
 	r.Query = e.query(raw.Query)
+	e.gate(&raw.rawGate, &r)
 	hosts := e.hosts(raw.Host)
 	return perHost(r, hosts), e.ok
 }

@@ -17,11 +17,16 @@ type requestInfo struct {
 	proto                              string
 	// client is the request's client (requestClient), if decided.
 	client netip.Addr
+	// shadowRule and shadowLoc are the shadow rule that would have
+	// answered and its Location (shadow.go), "" and empty when none.
+	shadowRule string
+	shadowLoc  []byte
 }
 
 func (ri *requestInfo) from(req *httpparse.Request) {
 	ri.method, ri.target = req.Method, req.Target
 	ri.userAgent, ri.referer = nil, nil
+	ri.shadowRule, ri.shadowLoc = "", ri.shadowLoc[:0]
 	for i := range req.Headers {
 		h := &req.Headers[i]
 		switch {
@@ -43,6 +48,7 @@ func (ri requestInfo) copy() requestInfo {
 	ri.target = bytes.Clone(ri.target)
 	ri.userAgent = bytes.Clone(ri.userAgent)
 	ri.referer = bytes.Clone(ri.referer)
+	ri.shadowLoc = bytes.Clone(ri.shadowLoc)
 	return ri
 }
 
@@ -66,6 +72,7 @@ func (l *loop) log(client netip.Addr, ri *requestInfo, a logged) {
 		Client: ri.clientOr(client),
 		Method: ri.method, Target: ri.target, Proto: ri.proto, UserAgent: ri.userAgent, Referer: ri.referer,
 		Status: a.status, Location: a.location, Bytes: a.bytes, Rule: a.rule, Upstream: a.upstream,
+		ShadowRule: ri.shadowRule, ShadowLocation: ri.shadowLoc,
 	}
 	if a.start.IsZero() {
 		e.Time = time.Unix(0, l.srv.clock.now())

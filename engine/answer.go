@@ -43,7 +43,7 @@ func (cs *conn) answer(out []byte, req *httpparse.Request, rules *matcher.Set, d
 				verdict{status: 400, outcome: outClientError, closing: true}
 		}
 		return appendHTTPSRedirect(out, req, rules.Headers(), date, connFieldOf(req, closing)), verdict{status: 301, outcome: outRedirect}
-	case rules.Lookup(req.Host, req.Path, req.Query, &l.match):
+	case cs.lookup(rules, req): // shadow.go
 		m := &l.match
 		m.Hit()
 		if st := m.Status(); !matcher.HasLocation(st) {

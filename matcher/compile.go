@@ -29,6 +29,9 @@ type rule struct {
 	// seq is the rule's place among its Set's rules, in file order: the
 	// regex tier answers the matching rule with the smallest.
 	seq int32
+	// gate is the rule's window and shadow mode (window.go), nil when
+	// it has neither.
+	gate *gate
 }
 
 // unnamed are the group names of a regex whose groups have none.
@@ -135,6 +138,11 @@ func compileRuleInto(r *rule, in *Rule) error {
 		}
 		r.hdr = hdr
 	}
+	g, err := newGate(&r.Rule)
+	if err != nil {
+		return err
+	}
+	r.gate = g
 	if len(r.Query) > 0 {
 		r.Query = append([]QueryCond(nil), r.Query...)
 		sortConds(r.Query)
@@ -145,6 +153,7 @@ func compileRuleInto(r *rule, in *Rule) error {
 		}
 		r.condKey = condsKey(r.Query)
 	}
+	r.condKey += gateKey(&r.Rule)
 	var names []string
 	switch r.Kind {
 	case Exact, Prefix:
@@ -164,7 +173,7 @@ func compileRuleInto(r *rule, in *Rule) error {
 	case Regex:
 		// Rules with query conditions keep their program: lowered rules
 		// are stored without them (litRule).
-		if len(r.Query) == 0 {
+		if !r.conditional() {
 			if ncap, ok := lowerFastInto(&r.litv, r.From); ok {
 				r.lit, r.ncaps, names = &r.litv, r.litv.ncaps(), unnamed[:ncap+1]
 				break
@@ -174,7 +183,7 @@ func compileRuleInto(r *rule, in *Rule) error {
 		if err != nil {
 			return fieldErr("from", "cannot compile regex %q: %v", r.From, err)
 		}
-		if len(r.Query) == 0 {
+		if !r.conditional() {
 			r.lit = lower(re, r.From)
 		}
 		if r.lit != nil {

@@ -10,27 +10,28 @@ type exactTable struct {
 	alts map[string][]*rule
 }
 
-// get returns the rule for key whose query conditions query satisfies.
-func (t *exactTable) get(key, query []byte) *rule {
+// get returns the rule for key whose query conditions and gate hold for
+// the lookup m is doing.
+func (t *exactTable) get(key []byte, m *Match) *rule {
 	r := t.m[string(key)]
 	if r == nil {
 		return nil
 	}
 	if t.alts != nil {
 		if alts := t.alts[string(key)]; alts != nil {
-			return pick(alts, query)
+			return pick(alts, m)
 		}
 	}
-	if len(r.Query) == 0 || condsHold(r.Query, query) {
+	if r.holds(m) {
 		return r
 	}
 	return nil
 }
 
 // pick returns the first of rules whose conditions query satisfies.
-func pick(rules []*rule, query []byte) *rule {
+func pick(rules []*rule, m *Match) *rule {
 	for _, r := range rules {
-		if len(r.Query) == 0 || condsHold(r.Query, query) {
+		if r.holds(m) {
 			return r
 		}
 	}
@@ -58,8 +59,8 @@ func link(alts []*rule, first, r *rule, kind string) ([]*rule, error) {
 		}
 	}
 	i := len(alts)
-	if len(r.Query) > 0 {
-		for i = 0; i < len(alts) && len(alts[i].Query) > 0; i++ {
+	if r.conditional() {
+		for i = 0; i < len(alts) && alts[i].conditional(); i++ {
 		}
 	}
 	return slices.Insert(alts, i, r), nil

@@ -36,6 +36,15 @@ type Match struct {
 	// failed attempt at another candidate is not mistaken for it.
 	capsOf  *rule
 	scratch Scratch
+	// Now is the time windows are compared with, in Unix nanoseconds; the
+	// server sets its coarse clock's. Zero means time.Now, read only when
+	// a rule with a window matches.
+	Now int64
+	// shadow is the first shadow rule the last Lookup met (shadow.go),
+	// with what its Location needs.
+	shadow                 *rule
+	shadowRest, shadowPath []byte
+	shadowCaps             []int
 }
 
 // Rule returns the matched rule, valid until the next Lookup. A rule of a

@@ -73,6 +73,12 @@ type Rule struct {
 	Pass bool
 	// Headers are added to the rule's answers, in this order (headers.go).
 	Headers []Header
+	// Active is when the rule answers; outside it the rule is as if
+	// absent. The zero Window is always.
+	Active Window
+	// Shadow makes the rule answer nothing: requests go on as if it were
+	// absent, and Match.Shadowed reports the ones it would have answered.
+	Shadow bool
 	// File and Line say where the rule was defined; explain and errors
 	// report them. File is shared by every rule of one file.
 	File string

@@ -66,13 +66,15 @@ func (s *Set) Len() int { return len(s.rules) + s.packedN + s.litN }
 // matched; m then describes the match until its next Lookup. Rules of the
 // request's host are tried first, then those of wildcard hosts from the
 // longest, then host-less rules. A rule with Pass decides a request as a
-// miss: Lookup returns false and m.Passed reports the rule.
+// miss: Lookup returns false and m.Passed reports the rule. A rule with a
+// window (Rule.Active) outside it at m.Now, or in shadow mode, is passed
+// over as if absent; m.Shadowed reports a shadow rule that would have won.
 func (s *Set) Lookup(host, path, query []byte, m *Match) bool {
 	return s.lookup(host, path, query, m) && !m.passed()
 }
 
 func (s *Set) lookup(host, path, query []byte, m *Match) bool {
-	m.rule, m.pk, m.lx, m.rest, m.host, m.query = nil, nil, nil, nil, host, query
+	m.rule, m.pk, m.lx, m.rest, m.host, m.query, m.shadow = nil, nil, nil, nil, host, query, nil
 	if s.uri {
 		m.uri = append(m.uri[:0], path...)
 		if query != nil {
@@ -144,6 +146,8 @@ func (h *hostRules) loose() bool {
 type RuleHits struct {
 	*Rule
 	Hits uint64
+	// ShadowHits counts the requests a shadow rule would have answered.
+	ShadowHits uint64
 }
 
 // Each calls fn for every rule in file order with its hit count. The Rule
@@ -164,6 +168,10 @@ func (s *Set) Each(fn func(RuleHits)) {
 			}
 		default:
 			for _, r := range s.rules[sp.lo:sp.hi] {
+				if r.Shadow {
+					fn(RuleHits{Rule: &r.Rule, ShadowHits: r.hits.Load()})
+					continue
+				}
 				fn(RuleHits{Rule: &r.Rule, Hits: r.hits.Load()})
 			}
 		}

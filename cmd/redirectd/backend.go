@@ -205,8 +205,7 @@ func (s *service) Ready() error {
 func (s *service) Rules() []admin.RuleInfo {
 	var out []admin.RuleInfo
 	s.srv.Rules().Each(func(r matcher.RuleHits) {
-		out = append(out, admin.RuleInfo{Kind: r.Kind.String(), From: r.From, To: r.To, Status: r.Status,
-			Host: r.Host, Source: r.Source(), Hits: r.Hits, Headers: ruleInfoHeaders(r.Headers)})
+		out = append(out, ruleInfo(r)) // window.go
 	})
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/redirectd/redirectd/matcher"
 )
@@ -12,6 +13,7 @@ import (
 // explain prints which rule answers a URL and what it answers.
 func explain(args []string, stdout, stderr io.Writer) int {
 	fs, file := newFlags("explain", stderr)
+	at := fs.String("at", "", "answer as of this time (RFC 3339, such as 2026-12-24T12:00:00Z) instead of now, for rules with a time window")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -22,25 +24,36 @@ func explain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "redirectd explain: give one URL, such as http://example.com/old?x=1 or /old")
 		return 2
 	}
+	now, err := parseAt(*at)
+	if err != nil {
+		fmt.Fprintf(stderr, "redirectd explain: %v\n", err)
+		return 2
+	}
 	cfg, err := loadConfig(*file)
 	if err != nil {
 		fmt.Fprintf(stderr, "%v\n", err)
 		return 1
 	}
-	if err := explainURL(stdout, cfg.Set, fs.Arg(0)); err != nil {
+	if err := explainURLAt(stdout, cfg.Set, fs.Arg(0), now); err != nil {
 		fmt.Fprintf(stderr, "redirectd explain: %v\n", err)
 		return 2
 	}
 	return 0
 }
 
-// explainURL writes which rule of set answers raw, and what it answers.
+// explainURL writes which rule of set answers raw now, and what it answers.
 func explainURL(w io.Writer, set *matcher.Set, raw string) error {
+	return explainURLAt(w, set, raw, time.Now())
+}
+
+// explainURLAt writes which rule of set answers raw at the instant now.
+func explainURLAt(w io.Writer, set *matcher.Set, raw string, now time.Time) error {
 	host, path, query, err := splitURL(raw)
 	if err != nil {
 		return err
 	}
-	var m matcher.Match
+	m := matcher.Match{Now: now.UnixNano()}
+	defer explainShadow(w, &m, query) // window.go
 	if !set.Lookup([]byte(host), []byte(path), query, &m) {
 		if r := m.Passed(); r != nil {
 			// An nginx map value of "": it decides the request, so no

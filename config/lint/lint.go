@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/redirectd/redirectd/matcher"
 )
@@ -57,8 +58,12 @@ func Check(rules []matcher.Rule, set *matcher.Set) []Finding {
 		}
 	}
 	out = append(out, unreachable(rules)...)
+	out = append(out, windows(rules, time.Now())...) // window.go
 	for i := range rules {
-		if rules[i].Pass || !matcher.HasLocation(rules[i].Status) { // 410 and 451 have no Location
+		if rules[i].Pass || rules[i].Shadow || !matcher.HasLocation(rules[i].Status) {
+			// A shadow rule answers nothing, and lookups pass over it:
+			// following it would report chains that do not exist. 410
+			// and 451 have no Location to follow.
 			continue
 		}
 		if f, ok := follow(&rules[i], set); ok {
@@ -151,6 +156,9 @@ func unreachable(rules []matcher.Rule) []Finding {
 		r := &rules[i]
 		k := slotOf(r)
 		for _, prev := range slots[k] {
+			if gated(prev) {
+				continue // answers only at times, or never: window.go
+			}
 			tried := r.Kind == matcher.Regex || len(prev.Query) > 0 && len(r.Query) > 0 || len(r.Query) == 0
 			if !tried || !implies(prev.Query, r.Query) {
 				continue
@@ -163,7 +171,7 @@ func unreachable(rules []matcher.Rule) []Finding {
 			break
 		}
 		slots[k] = append(slots[k], r)
-		if r.Kind == matcher.Prefix && len(r.Query) == 0 {
+		if r.Kind == matcher.Prefix && len(r.Query) == 0 && !gated(r) {
 			prefixes = append(prefixes, r)
 		}
 	}
@@ -232,7 +240,7 @@ func slotOf(r *matcher.Rule) slotKey {
 // strictRule returns the rule without query conditions among rules, or nil.
 func strictRule(rules []*matcher.Rule) *matcher.Rule {
 	for _, r := range rules {
-		if len(r.Query) == 0 {
+		if len(r.Query) == 0 && !gated(r) {
 			return r
 		}
 	}

@@ -51,6 +51,11 @@
 //
 //	{"time":"2026-11-30T05:10:14.123Z","client":"203.0.113.7","method":"GET","target":"/old?x=1","status":301,"location":"https://new.example/page?x=1","upstream":"","bytes":162,"duration_ms":0.042,"user_agent":"curl/8.5.0","referer":"https://ref.example/","rule":"rules.toml:12"}
 //
+// A request that a shadow rule would have answered (mode = "shadow") adds
+// two fields after rule in combined, "shadow_rule" "shadow_location", and
+// the keys "shadow_rule" and "shadow_location" after "rule" in json; other
+// lines are unchanged.
+//
 // time is RFC 3339 in UTC with milliseconds; duration_ms is a number with
 // microsecond resolution; empty fields are "". Strings are escaped as
 // RFC 8259 requires; besides, DEL and the C1 controls are written as \u00XX

@@ -21,6 +21,10 @@ type Entry struct {
 	Bytes     int64         // bytes of the answer sent
 	Duration  time.Duration // time taken to answer
 	Rule      string        // "file:line" of the matched rule, "" if none
+	// ShadowRule is the "file:line" of the shadow rule that would have
+	// answered, "" if none; ShadowLocation its would-be Location.
+	ShadowRule     string
+	ShadowLocation []byte
 }
 
 // maxLen bounds the length of e's line in either format: each byte of a
@@ -29,6 +33,6 @@ type Entry struct {
 func (e *Entry) maxLen() int {
 	const fixed = 512 // keys, punctuation, time, address, numbers
 	n := len(e.Method) + len(e.Target) + len(e.UserAgent) + len(e.Referer) +
-		len(e.Location) + len(e.Upstream) + len(e.Rule)
+		len(e.Location) + len(e.Upstream) + len(e.Rule) + len(e.ShadowRule) + len(e.ShadowLocation)
 	return fixed + 6*n
 }

@@ -50,6 +50,14 @@ func (f *formatter) appendCombined(dst []byte, e *Entry) []byte {
 	dst = appendFixed(dst, e.Duration.Microseconds(), 6)
 	dst = append(dst, ` "`...)
 	dst = appendCombinedField(dst, e.Rule)
+	if e.ShadowRule != "" {
+		// Only lines with a shadow rule grow, so that parsers of the
+		// usual fields see no change.
+		dst = append(dst, `" "`...)
+		dst = appendCombinedField(dst, e.ShadowRule)
+		dst = append(dst, `" "`...)
+		dst = appendCombinedField(dst, e.ShadowLocation)
+	}
 	return append(dst, "\"\n"...)
 }
 
@@ -80,6 +88,12 @@ func (f *formatter) appendJSON(dst []byte, e *Entry) []byte {
 	dst = appendJSONString(dst, e.Referer)
 	dst = append(dst, `,"rule":`...)
 	dst = appendJSONString(dst, e.Rule)
+	if e.ShadowRule != "" {
+		dst = append(dst, `,"shadow_rule":`...)
+		dst = appendJSONString(dst, e.ShadowRule)
+		dst = append(dst, `,"shadow_location":`...)
+		dst = appendJSONString(dst, e.ShadowLocation)
+	}
 	return append(dst, "}\n"...)
 }
 

@@ -14,6 +14,14 @@ type RuleInfo struct {
 	// Headers are the rule's header fields, the [server] ones merged in;
 	// absent for a rule that sends only the server's.
 	Headers map[string]string `json:"headers,omitempty"`
+	// Mode is "shadow" for a shadow rule, whose requests are counted in
+	// ShadowHits (since start) instead of Hits; "" for a live rule.
+	Mode       string `json:"mode,omitempty"`
+	ShadowHits uint64 `json:"shadow_hits,omitempty"`
+	// ActiveFrom and ActiveUntil are the rule's time window (RFC 3339),
+	// "" for an open bound.
+	ActiveFrom  string `json:"active_from,omitempty"`
+	ActiveUntil string `json:"active_until,omitempty"`
 }
 
 // Backend is what the admin endpoints report on and act upon. The server

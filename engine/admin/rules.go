@@ -44,12 +44,12 @@ func (s *Server) rules(w http.ResponseWriter, r *http.Request) {
 	w.Write(buf.Bytes())
 }
 
-// unusedRules returns the rules in list with no hits, in a new slice: list
+// unusedRules returns the rules in list with no hits (live or shadow), in a new slice: list
 // belongs to the Backend.
 func unusedRules(list []RuleInfo) []RuleInfo {
 	out := []RuleInfo{}
 	for _, ri := range list {
-		if ri.Hits == 0 {
+		if ri.Hits == 0 && ri.ShadowHits == 0 {
 			out = append(out, ri)
 		}
 	}
