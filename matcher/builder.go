@@ -185,13 +185,13 @@ func unconditioned(t *exactTable, key string) *rule {
 	}
 	if alts := t.alts[key]; alts != nil {
 		for _, a := range alts {
-			if len(a.Query) == 0 {
+			if !a.conditional() {
 				return a
 			}
 		}
 		return nil
 	}
-	if len(r.Query) == 0 {
+	if !r.conditional() {
 		return r
 	}
 	return nil

@@ -18,6 +18,10 @@ type rule struct {
 	to     template
 	// condKey is Query in a canonical form, to find duplicates.
 	condKey string
+	when    *when
+	// vary is the Vary line of r's answer: the fields read by the
+	// conditions of r and of the rules tried before it for its path.
+	vary string
 	// A regex rule has lit when it is a literal in disguise (regex_lower.go),
 	// else prog; ncaps is 2 * (groups + 1).
 	lit   *litPattern
@@ -57,8 +61,8 @@ func (r *rule) unlower() error {
 }
 
 // condsHold reports whether query satisfies r's query conditions.
-func (r *rule) condsHold(query []byte) bool {
-	return len(r.Query) == 0 || condsHold(r.Query, query)
+func (r *rule) condsHold(m *Match) bool {
+	return !r.conditional() || r.holds(m)
 }
 
 // maxErrors bounds how many rule errors Compile reports at once.
@@ -131,6 +135,13 @@ func compileRuleInto(r *rule, in *Rule) error {
 		}
 		r.condKey = condsKey(r.Query)
 	}
+	if !r.When.Empty() {
+		w, key, err := compileWhen(r.When)
+		if err != nil {
+			return err
+		}
+		r.when, r.condKey, r.vary = w, r.condKey+"\x01"+key, w.vary
+	}
 	var names []string
 	switch r.Kind {
 	case Exact, Prefix:
@@ -150,7 +161,7 @@ func compileRuleInto(r *rule, in *Rule) error {
 	case Regex:
 		// Rules with query conditions keep their program: lowered rules
 		// are stored without them (litRule).
-		if len(r.Query) == 0 {
+		if !r.conditional() {
 			if ncap, ok := lowerFastInto(&r.litv, r.From); ok {
 				r.lit, r.ncaps, names = &r.litv, r.litv.ncaps(), unnamed[:ncap+1]
 				break
@@ -160,7 +171,7 @@ func compileRuleInto(r *rule, in *Rule) error {
 		if err != nil {
 			return fieldErr("from", "cannot compile regex %q: %v", r.From, err)
 		}
-		if len(r.Query) == 0 {
+		if !r.conditional() {
 			r.lit = lower(re, r.From)
 		}
 		if r.lit != nil {

@@ -11,26 +11,26 @@ type exactTable struct {
 }
 
 // get returns the rule for key whose query conditions query satisfies.
-func (t *exactTable) get(key, query []byte) *rule {
+func (t *exactTable) get(key []byte, m *Match) *rule {
 	r := t.m[string(key)]
 	if r == nil {
 		return nil
 	}
 	if t.alts != nil {
 		if alts := t.alts[string(key)]; alts != nil {
-			return pick(alts, query)
+			return pick(alts, m)
 		}
 	}
-	if len(r.Query) == 0 || condsHold(r.Query, query) {
+	if !r.conditional() || r.holds(m) {
 		return r
 	}
 	return nil
 }
 
 // pick returns the first of rules whose conditions query satisfies.
-func pick(rules []*rule, query []byte) *rule {
+func pick(rules []*rule, m *Match) *rule {
 	for _, r := range rules {
-		if len(r.Query) == 0 || condsHold(r.Query, query) {
+		if !r.conditional() || r.holds(m) {
 			return r
 		}
 	}
@@ -51,18 +51,23 @@ func link(alts []*rule, first, r *rule, kind string) ([]*rule, error) {
 		}
 		if old.condKey == r.condKey {
 			what := ""
-			if len(r.Query) > 0 {
+			switch {
+			case len(r.Query) > 0:
 				what = " with the same query conditions"
+			case r.when != nil:
+				what = " with the same conditions"
 			}
 			return alts, fieldErr("from", "duplicate %s rule for %q%s (first defined at %s)", kind, r.From, what, old.Source())
 		}
 	}
 	i := len(alts)
-	if len(r.Query) > 0 {
-		for i = 0; i < len(alts) && len(alts[i].Query) > 0; i++ {
+	if r.conditional() {
+		for i = 0; i < len(alts) && alts[i].conditional(); i++ {
 		}
 	}
-	return slices.Insert(alts, i, r), nil
+	alts = slices.Insert(alts, i, r)
+	setVary(alts)
+	return alts, nil
 }
 
 func (t *exactTable) add(key string, r *rule, kind string) error {

@@ -36,7 +36,7 @@ func (h *hostRules) add(r *rule) error {
 	switch r.Kind {
 	case Exact:
 		if !r.CaseInsensitive && !r.TrailingSlash {
-			if h.packed != nil && len(r.Query) == 0 {
+			if h.packed != nil && !r.conditional() {
 				if i, ok := h.packed.find([]byte(from)); ok {
 					return fieldErr("from", "duplicate exact rule for %q (first defined at %s)", r.From, h.packed.appendSource(nil, i))
 				}
@@ -108,8 +108,7 @@ func (h *hostRules) addURI(r *rule) error {
 }
 
 func (h *hostRules) lookup(path []byte, m *Match) bool {
-	q := m.query
-	if r := h.exact.get(path, q); r != nil {
+	if r := h.exact.get(path, m); r != nil {
 		m.rule = r
 		return true
 	}
@@ -120,13 +119,13 @@ func (h *hostRules) lookup(path []byte, m *Match) bool {
 		}
 	}
 	if h.uri.m != nil || h.uriFold.m != nil {
-		if r := h.uri.get(m.uri, q); r != nil {
+		if r := h.uri.get(m.uri, m); r != nil {
 			m.rule = r
 			return true
 		}
 		if h.uriFold.m != nil {
 			m.uriLower = appendLower(m.uriLower[:0], m.uri)
-			if r := h.uriFold.get(m.uriLower, q); r != nil {
+			if r := h.uriFold.get(m.uriLower, m); r != nil {
 				m.rule = r
 				return true
 			}
@@ -136,22 +135,22 @@ func (h *hostRules) lookup(path []byte, m *Match) bool {
 	if h.loose() {
 		m.lower = appendLower(m.lower[:0], path)
 		lower = m.lower
-		if r := h.fold.get(lower, q); r != nil {
+		if r := h.fold.get(lower, m); r != nil {
 			m.rule = r
 			return true
 		}
-		if r := h.slash.get(trimSlash(path), q); r != nil {
+		if r := h.slash.get(trimSlash(path), m); r != nil {
 			m.rule = r
 			return true
 		}
-		if r := h.foldSlash.get(trimSlash(lower), q); r != nil {
+		if r := h.foldSlash.get(trimSlash(lower), m); r != nil {
 			m.rule = r
 			return true
 		}
 	}
-	r, n := h.longestPrefix(h.prefix, path, q)
+	r, n := h.longestPrefix(h.prefix, path, m)
 	if h.prefixFold != nil {
-		if fr, fn := h.longestPrefix(h.prefixFold, lower, q); fr != nil && (r == nil || fn > n) {
+		if fr, fn := h.longestPrefix(h.prefixFold, lower, m); fr != nil && (r == nil || fn > n) {
 			r, n = fr, fn
 		}
 	}
@@ -201,14 +200,14 @@ func (h *hostRules) lookupRegex(path []byte, m *Match) bool {
 
 // longestPrefix returns the rule of the longest prefix in t of path whose
 // query conditions query satisfies, and that prefix's length.
-func (h *hostRules) longestPrefix(t *radix, path, query []byte) (*rule, int) {
+func (h *hostRules) longestPrefix(t *radix, path []byte, m *Match) (*rule, int) {
 	var best *rule
 	end := 0
 	for n, pos := &t.root, 0; n != nil; n, pos = n.step(path, pos) {
 		if n.val < 0 {
 			continue
 		}
-		if r := h.prefixRule(n.val, query); r != nil {
+		if r := h.prefixRule(n.val, m); r != nil {
 			best, end = r, pos
 		}
 	}
@@ -217,13 +216,13 @@ func (h *hostRules) longestPrefix(t *radix, path, query []byte) (*rule, int) {
 
 // prefixRule returns the rule filed under prefix number v that query
 // satisfies.
-func (h *hostRules) prefixRule(v int32, query []byte) *rule {
+func (h *hostRules) prefixRule(v int32, m *Match) *rule {
 	if h.prefixAlts != nil {
 		if alts := h.prefixAlts[v]; alts != nil {
-			return pick(alts, query)
+			return pick(alts, m)
 		}
 	}
-	if r := h.prefixRules[v]; len(r.Query) == 0 || condsHold(r.Query, query) {
+	if r := h.prefixRules[v]; !r.conditional() || r.holds(m) {
 		return r
 	}
 	return nil

@@ -69,6 +69,7 @@ func (s *Set) Lookup(host, path, query []byte, m *Match) bool {
 
 func (s *Set) lookup(host, path, query []byte, m *Match) bool {
 	m.rule, m.pk, m.lx, m.rest, m.host, m.query = nil, nil, nil, nil, host, query
+	m.failVary = ""
 	if s.uri {
 		m.uri = append(m.uri[:0], path...)
 		if query != nil {
