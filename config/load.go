@@ -74,6 +74,7 @@ type rawConfig struct {
 	CSV       []rawCSV  `toml:"csv"`
 	TLS       TLS       `toml:"tls"`
 	ACME      *ACME     `toml:"acme"`
+	GeoIP     GeoIP     `toml:"geoip"`
 }
 
 func load(file string, fl files) (*Config, error) {
@@ -103,6 +104,10 @@ func load(file string, fl files) (*Config, error) {
 	checkProxies(file, &cfg.Server.Proxies, loc, &errs)
 	cfg.Admin, cfg.AccessLog, cfg.Reload = raw.Admin, raw.AccessLog, raw.Rules.RulesReload
 	defaults := convertDefaults(file, raw.Rules.Defaults, loc, &errs)
+	cfg.GeoIP, defaults.geoip = raw.GeoIP, raw.GeoIP.Database != ""
+	if defaults.geoip {
+		cfg.GeoIP.Database = fl.resolve(cfg.GeoIP.Database)
+	}
 	checkService(file, cfg, loc, &errs)
 	checkRulesSource(file, &raw, cfg, loc, &errs)
 	checkTLS(file, &raw, cfg, fl, loc, &errs)
@@ -138,7 +143,13 @@ func load(file string, fl files) (*Config, error) {
 	if err := errs.err(); err != nil {
 		return nil, err
 	}
+	if err := openGeoIP(file, cfg, loc); err != nil {
+		return nil, err
+	}
 	cfg.Set, cfg.Files = set, sink.files
+	if cfg.GeoIP.db != nil {
+		set.SetCountries(cfg.GeoIP.db)
+	}
 	cfg.Skipped, cfg.SkippedEntries = sink.skipped, sink.nskipped
 	return cfg, nil
 }

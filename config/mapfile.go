@@ -21,6 +21,7 @@ func appendMapRules(k *ruleSink, i int, raw *rawMap, d *Defaults, fl files) {
 	e.options(&raw.rawOptions, d, &tmpl)
 	tmpl.RequestURI = e.requestURI(raw.RequestURI, tmpl.Kind)
 	skip := e.skipInvalid(raw.Invalid)
+	tmpl.When = e.when(raw.When, d.geoip)
 	hosts := e.hosts(raw.Host)
 	if !e.ok {
 		return

@@ -18,6 +18,7 @@ type rawRule struct {
 	Status any `toml:"status"`
 	Host   any `toml:"host"`
 	Query  any `toml:"query"`
+	When   any `toml:"when"`
 	// RequestURI compares from with the path and query as sent.
 	RequestURI any `toml:"request_uri"`
 	rawOptions
@@ -42,6 +43,8 @@ type Defaults struct {
 	CaseInsensitive bool
 	TrailingSlash   bool
 	QueryString     matcher.QueryMode
+	// geoip says whether [geoip] names a database (when.country).
+	geoip bool
 }
 
 // rawMap is one [[map]] table.
@@ -53,6 +56,7 @@ type rawMap struct {
 	RequestURI any `toml:"request_uri"`
 	// Invalid is "error" (the default) or "skip": what a bad entry does.
 	Invalid any `toml:"invalid"`
+	When    any `toml:"when"`
 	rawOptions
 }
 
@@ -314,6 +318,7 @@ func convertRule(file string, i int, raw *rawRule, d *Defaults, loc *locator, er
 	e.options(&raw.rawOptions, d, &r)
 	r.RequestURI = e.requestURI(raw.RequestURI, r.Kind)
 	r.Query = e.query(raw.Query)
+	r.When = e.when(raw.When, d.geoip)
 	hosts := e.hosts(raw.Host)
 	return perHost(r, hosts), e.ok
 }

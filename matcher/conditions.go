@@ -2,6 +2,7 @@ package matcher
 
 import (
 	"bytes"
+	"net/netip"
 	"slices"
 	"strings"
 )
@@ -388,3 +389,17 @@ func setVary(alts []*rule) {
 		}
 	}
 }
+
+// Countries gives the country of a client address: a MaxMind database
+// (package geoip), held by the Set so that a reload swaps both at once.
+type Countries interface {
+	// Country returns addr's ISO 3166 code in upper case, "" when unknown.
+	Country(addr netip.Addr) string
+}
+
+// SetCountries gives s the country database its when.country rules read.
+// Call it before the Set serves.
+func (s *Set) SetCountries(c Countries) { s.countries = c }
+
+// Countries returns the database given to SetCountries, or nil.
+func (s *Set) Countries() Countries { return s.countries }

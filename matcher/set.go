@@ -7,8 +7,10 @@ import (
 // Set is an immutable, compiled rule set. Lookups on one Set may run from
 // any number of goroutines at once.
 type Set struct {
-	any   *hostRules            // rules without a host
-	hosts map[string]*hostRules // by lower-case host
+	// countries answers when.country (conditions.go); nil: no database.
+	countries Countries
+	any       *hostRules            // rules without a host
+	hosts     map[string]*hostRules // by lower-case host
 	// wild holds the rules of wildcard hosts, "*.example.com" under
 	// ".example.com".
 	wild  map[string]*hostRules

@@ -1,0 +1,95 @@
+package config_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/redirectd/redirectd/config"
+	"github.com/redirectd/redirectd/geoip/geoiptest"
+	"github.com/redirectd/redirectd/matcher"
+)
+
+func TestWhenLoad(t *testing.T) {
+	db := geoiptest.Write(t, map[string]string{"127.0.0.0/8": "AT"})
+	file := writeFiles(t, map[string]string{
+		"redirectd.toml": `
+[geoip]
+database = "` + db + `"
+
+[[rule]]
+from = "/home"
+to = "/en/"
+
+[[rule]]
+from = "/home"
+to = "/de/"
+when = { language = ["de", "de-*"], country = ["AT", "CH", "DE"], header = { X-Device = "mobile" }, cookie = { lang = "fr" } }
+
+[[map]]
+file = "de.map"
+when = { language = "de" }
+`,
+		"de.map": "/shop /de/shop;\n",
+	})
+	cfg, err := config.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &matcher.When{
+		Language: []string{"de", "de-*"},
+		Country:  []string{"AT", "CH", "DE"},
+		Header:   []matcher.KeyValue{{Name: "X-Device", Value: "mobile"}},
+		Cookie:   []matcher.KeyValue{{Name: "lang", Value: "fr"}},
+	}
+	rules := cfg.Set.Rules()
+	if diff := cmp.Diff(want, rules[1].When); diff != "" {
+		t.Errorf("rule's when (-want +got)\n%s", diff)
+	}
+	if diff := cmp.Diff(&matcher.When{Language: []string{"de"}}, rules[2].When); diff != "" {
+		t.Errorf("map's when (-want +got)\n%s", diff)
+	}
+	if cfg.Set.Countries() == nil {
+		t.Error("the Set has no country database")
+	}
+}
+
+func TestWhenErrors(t *testing.T) {
+	const rule = "[[rule]]\nfrom = \"/a\"\nto = \"/b\"\n"
+	db := geoiptest.Write(t, map[string]string{"127.0.0.0/8": "AT"})
+	junk := filepath.Join(t.TempDir(), "junk.mmdb")
+	if err := os.WriteFile(junk, []byte("junk"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	geo := "[geoip]\ndatabase = \"" + db + "\"\n"
+	tests := []struct{ name, toml, want string }{
+		{"bad language tag", rule + "when = { language = [\"de_DE\"] }\n", `redirectd.toml:4: [[rule]] #1: when.language: "de_DE" is not a language range`},
+		{"language not a string", rule + "when = { language = [1] }\n", `redirectd.toml:4: [[rule]] #1: when.language: must be a list of strings`},
+		{"bad country code", geo + rule + "\nwhen = { country = [\"de\"] }\n", `redirectd.toml:7: [[rule]] #1: when.country: "de" is not an ISO 3166 alpha-2 country code`},
+		{"country without geoip", rule + "when = { country = [\"DE\"] }\n", `redirectd.toml:4: [[rule]] #1: when.country: needs a country database: add [geoip]`},
+		{"unknown condition", rule + "when = { browser = \"x\" }\n", `redirectd.toml:4: [[rule]] #1: when.browser: unknown condition`},
+		{"when not a table", rule + "when = \"de\"\n", `redirectd.toml:4: [[rule]] #1: when: must be a table`},
+		{"empty when", rule + "when = {}\n", `redirectd.toml:4: [[rule]] #1: when: the table is empty`},
+		{"header value not a string", rule + "when = { header = { X-A = 1 } }\n", `redirectd.toml:4: [[rule]] #1: when.header: "X-A" must be a string`},
+		{"bad header name", rule + "when = { header = { \"X A\" = \"1\" } }\n", `redirectd.toml:4: [[rule]] #1: when.header: "X A" is not a valid name`},
+		{"map bad language", "[[map]]\nfile = \"m.map\"\nwhen = { language = \"123\" }\n", `redirectd.toml:3: [[map]] #1: when.language: "123" is not a language range`},
+		{"database missing", "[geoip]\ndatabase = \"/nonexistent/x.mmdb\"\n", `redirectd.toml:2: [geoip]: database: cannot open the country database`},
+		{"database junk", "[geoip]\n\ndatabase = \"" + junk + "\"\n", `redirectd.toml:3: [geoip]: database: cannot open the country database`},
+		{"geoip unknown key", "[geoip]\npath = \"x\"\n", `redirectd.toml:2: [geoip]: path: unknown key`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := writeFiles(t, map[string]string{"redirectd.toml": tt.toml, "m.map": "/x /y;\n"})
+			_, err := config.Load(file)
+			if err == nil {
+				t.Fatal("Load succeeded, want an error")
+			}
+			msg := strings.ReplaceAll(err.Error(), filepath.Dir(file)+string(filepath.Separator), "")
+			if !strings.Contains(msg, tt.want) {
+				t.Errorf("error %q\ndoes not contain %q", msg, tt.want)
+			}
+		})
+	}
+}
