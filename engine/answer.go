@@ -33,6 +33,7 @@ type verdict struct {
 func (cs *conn) answer(out []byte, req *httpparse.Request, rules *matcher.Set, date []byte, closing bool) ([]byte, verdict) {
 	l := cs.loop
 	s := l.srv
+	l.setCondReq(cs, req, rules)
 	switch {
 	case cs.isChallenge(req):
 		return out, verdict{challenge: true}

@@ -84,6 +84,7 @@ func appendRedirect(dst []byte, m *matcher.Match, req *httpparse.Request, fields
 	dst = append(dst, "Location: "...)
 	dst = m.AppendLocation(dst, req.Query)
 	dst = append(dst, "\r\nContent-Length: 0\r\n"...)
+	dst = append(dst, m.Vary()...) // conditions.go
 	dst = append(dst, fields...)
 	dst = append(dst, date...)
 	dst = appendConnection(dst, cf)
