@@ -93,3 +93,30 @@ func TestWhenErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestWhenReadmeExample loads the README's example of conditions, with a
+// database written by the test in place of the path.
+func TestWhenReadmeExample(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(readme), "## Rules that know for whom: conditions\n")
+	if !ok {
+		t.Fatal("README has no conditions section")
+	}
+	_, block, _ := strings.Cut(sec, "```toml\n")
+	block, _, ok = strings.Cut(block, "```")
+	if !ok {
+		t.Fatal("no toml block in the conditions section")
+	}
+	db := geoiptest.Write(t, map[string]string{"127.0.0.0/8": "AT"})
+	block = strings.Replace(block, "/var/lib/GeoIP/GeoLite2-Country.mmdb", db, 1)
+	cfg, err := config.Load(writeFiles(t, map[string]string{"redirectd.toml": block, "de.map": "/shop /de/shop;\n"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := cfg.Set.Len(); n != 3 {
+		t.Errorf("%d rules, want 3", n)
+	}
+}
