@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -118,5 +119,33 @@ func TestWhenReadmeExample(t *testing.T) {
 	}
 	if n := cfg.Set.Len(); n != 3 {
 		t.Errorf("%d rules, want 3", n)
+	}
+}
+
+// TestGeoIPReadAtEachLoad checks that a database replaced on disk is seen
+// by the next load, which is what a reload (SIGHUP, POST /reload) does.
+func TestGeoIPReadAtEachLoad(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "country.mmdb")
+	file := filepath.Join(dir, "redirectd.toml")
+	if err := os.WriteFile(file, []byte("[geoip]\ndatabase = \"country.mmdb\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	client := netip.MustParseAddr("127.0.0.1")
+	for _, code := range []string{"AT", "DE"} {
+		b, err := os.ReadFile(geoiptest.Write(t, map[string]string{"127.0.0.0/8": code}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := config.Load(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cfg.Set.Countries().Country(client); got != code {
+			t.Errorf("after writing a database of %s, the loaded one says %q", code, got)
+		}
 	}
 }

@@ -228,3 +228,33 @@ func TestWhenLookupAllocs(t *testing.T) {
 		t.Errorf("%v allocations, Location %q; want 0 and /de/", allocs, dst)
 	}
 }
+
+// BenchmarkLookupConditions measures a lookup decided by conditions: the
+// unconditional rule reached after a language and a cookie condition
+// failed, and a conditional rule that holds.
+func BenchmarkLookupConditions(b *testing.B) {
+	s, err := matcher.Compile([]matcher.Rule{
+		{From: "/home", To: "/en/", Status: 302},
+		{From: "/home", To: "/de/", Status: 302, When: &matcher.When{Language: []string{"de"}}},
+		{From: "/home", To: "/fr/", Status: 302, When: &matcher.When{Cookie: []matcher.KeyValue{{Name: "lang", Value: "fr"}}}},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name string
+		req  *fakeReq
+	}{
+		{"fallback", &fakeReq{fields: [][2]string{{"Accept-Language", "en-US,en;q=0.9,de;q=0.8"}, {"Cookie", "session=abc; theme=dark"}}}},
+		{"language", &fakeReq{fields: [][2]string{{"Accept-Language", "de-DE,de;q=0.9,en;q=0.8"}}}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			m := matcher.Match{Req: bc.req}
+			host, path := []byte("h"), []byte("/home")
+			b.ReportAllocs()
+			for b.Loop() {
+				s.Lookup(host, path, nil, &m)
+			}
+		})
+	}
+}
