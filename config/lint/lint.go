@@ -151,6 +151,9 @@ func unreachable(rules []matcher.Rule) []Finding {
 		r := &rules[i]
 		k := slotOf(r)
 		for _, prev := range slots[k] {
+			if r.When != nil || prev.When != nil {
+				continue // conditions on who asks: neither always holds (matcher/conditions.go)
+			}
 			tried := r.Kind == matcher.Regex || len(prev.Query) > 0 && len(r.Query) > 0 || len(r.Query) == 0
 			if !tried || !implies(prev.Query, r.Query) {
 				continue
@@ -163,14 +166,14 @@ func unreachable(rules []matcher.Rule) []Finding {
 			break
 		}
 		slots[k] = append(slots[k], r)
-		if r.Kind == matcher.Prefix && len(r.Query) == 0 {
+		if r.Kind == matcher.Prefix && len(r.Query) == 0 && r.When == nil {
 			prefixes = append(prefixes, r)
 		}
 	}
 	for i := range rules {
 		r := &rules[i]
 		switch {
-		case r.Kind == matcher.Exact && r.TrailingSlash && len(r.Query) == 0:
+		case r.Kind == matcher.Exact && r.TrailingSlash && len(r.Query) == 0 && r.When == nil:
 			k := slotOf(r)
 			k.ts = false
 			bare := k.from
@@ -232,7 +235,7 @@ func slotOf(r *matcher.Rule) slotKey {
 // strictRule returns the rule without query conditions among rules, or nil.
 func strictRule(rules []*matcher.Rule) *matcher.Rule {
 	for _, r := range rules {
-		if len(r.Query) == 0 {
+		if len(r.Query) == 0 && r.When == nil {
 			return r
 		}
 	}
