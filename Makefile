@@ -27,7 +27,7 @@ test-allocs:
 # The hot path's benchmarks (parse, match, answer, access log line) must
 # report 0 allocs/op: a CI-speed guard next to the AllocsPerRun tests.
 HOT_BENCH_PKGS := ./matcher ./httpparse ./httpparse/proxyproto ./engine ./engine/accesslog
-HOT_BENCH      := ^Benchmark(Lookup|LookupExact|LookupSitemap|Serve|ServeAnswers|Parse|ParseSplit|Append|Backtrack/port)(/|$$)
+HOT_BENCH      := ^Benchmark(Lookup|LookupExact|LookupConditions|LookupSitemap|Serve|ServeAnswers|Parse|ParseSplit|Append|Backtrack/port)(/|$$)
 test-bench-allocs:
 	@mkdir -p bin
 	$(GO) test -count=1 -run '^$$' -bench 'Lookup|Serve|Parse|Append|Backtrack' -benchmem -benchtime 1000x $(HOT_BENCH_PKGS) >bin/hot-bench.txt || (cat bin/hot-bench.txt; exit 1)

@@ -31,7 +31,9 @@ type Config struct {
 	// Skipped are map entries left out of Set because they are wrong and
 	// their [[map]] has invalid = "skip", in file order: the first
 	// MaxSkipped of SkippedEntries.
-	Skipped        []*Error
+	Skipped []*Error
+	// GeoIP is the [geoip] table (conditions.go).
+	GeoIP          GeoIP
 	SkippedEntries int
 }
 
@@ -127,13 +129,16 @@ const DefaultStatus = 301
 // freeTables are tables whose keys are the user's own names (the query
 // parameters of a rule's conditions), checked by their converter.
 var freeTables = map[string]bool{"rule.query": true,
-	"server.headers": true, "rule.headers": true, "map.headers": true, "csv.headers": true}
+	"server.headers": true, "rule.headers": true, "map.headers": true, "csv.headers": true,
+	"rule.when": true, "rule.when.header": true, "rule.when.cookie": true, // checked by when (conditions.go)
+	"map.when": true, "map.when.header": true, "map.when.cookie": true}
 
 // known lists the keys each table accepts. Keys are compared exactly, so a
 // misspelt or differently cased key is reported rather than ignored.
 var known = map[string][]string{
-	"":           {"server", "upstream", "admin", "access_log", "rules", "rule", "map", "csv", "tls", "acme", "misses"},
+	"":           {"server", "upstream", "admin", "access_log", "rules", "rule", "map", "csv", "tls", "acme", "misses", "geoip"},
 	"misses":     {"capacity"},
+	"geoip":      {"database"},
 	"csv":        {"file", "headers"},
 	"admin":      {"listen", "token"},
 	"access_log": {"enabled", "path", "format"},
@@ -146,8 +151,8 @@ var known = map[string][]string{
 	"server": {"listen", "event_loops", "max_path_bytes", "idle_timeout", "header_timeout",
 		"max_connections_per_ip", "ipv6_prefix", "max_connections", "https_redirect", "shutdown_timeout", "defer_accept",
 		"proxy_protocol", "trusted_proxies", "headers"},
-	"rule":           {"match", "from", "to", "status", "host", "case_insensitive", "trailing_slash", "query_string", "query", "request_uri", "headers"},
-	"map":            {"file", "match", "status", "host", "case_insensitive", "trailing_slash", "query_string", "request_uri", "invalid", "headers"},
+	"rule":           {"match", "from", "to", "status", "host", "case_insensitive", "trailing_slash", "query_string", "query", "request_uri", "headers", "when"},
+	"map":            {"file", "match", "status", "host", "case_insensitive", "trailing_slash", "query_string", "request_uri", "invalid", "headers", "when"},
 	"rules.defaults": {"status", "case_insensitive", "trailing_slash", "query_string"},
 	// [tls] and [acme], see tls.go.
 	"tls":             {"listen", "certificate", "certificates_dir", "hsts", "handshake_timeout"},

@@ -77,6 +77,7 @@ type rawConfig struct {
 	TLS       TLS       `toml:"tls"`
 	ACME      *ACME     `toml:"acme"`
 	Misses    rawMisses `toml:"misses"`
+	GeoIP     GeoIP     `toml:"geoip"`
 }
 
 func load(file string, fl files) (*Config, error) {
@@ -111,6 +112,10 @@ func load(file string, fl files) (*Config, error) {
 		cfg.Server.HeaderList = fl.headers
 	}
 	defaults.Headers = cfg.Server.HeaderList
+	cfg.GeoIP, defaults.geoip = raw.GeoIP, raw.GeoIP.Database != ""
+	if defaults.geoip {
+		cfg.GeoIP.Database = fl.resolve(cfg.GeoIP.Database)
+	}
 	checkService(file, cfg, loc, &errs)
 	checkRulesSource(file, &raw, cfg, loc, &errs)
 	checkTLS(file, &raw, cfg, fl, loc, &errs)
@@ -150,7 +155,13 @@ func load(file string, fl files) (*Config, error) {
 	if err := set.SetHeaders(cfg.Server.HeaderList); err != nil {
 		return nil, err // checked by serverHeaders already
 	}
+	if err := openGeoIP(file, cfg, loc); err != nil {
+		return nil, err
+	}
 	cfg.Set, cfg.Files = set, sink.files
+	if cfg.GeoIP.db != nil {
+		set.SetCountries(cfg.GeoIP.db)
+	}
 	cfg.Skipped, cfg.SkippedEntries = sink.skipped, sink.nskipped
 	return cfg, nil
 }

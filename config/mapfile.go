@@ -22,6 +22,7 @@ func appendMapRules(k *ruleSink, i int, raw *rawMap, d *Defaults, fl files) {
 	tmpl.RequestURI = e.requestURI(raw.RequestURI, tmpl.Kind)
 	e.gate(&raw.rawGate, &tmpl)
 	skip := e.skipInvalid(raw.Invalid)
+	tmpl.When = e.when(raw.When, d.geoip)
 	hosts := e.hosts(raw.Host)
 	if !e.ok {
 		return

@@ -18,6 +18,7 @@ type rawRule struct {
 	Status any `toml:"status"`
 	Host   any `toml:"host"`
 	Query  any `toml:"query"`
+	When   any `toml:"when"`
 	// RequestURI compares from with the path and query as sent.
 	RequestURI any `toml:"request_uri"`
 	// Headers are added to the rule's answers (headers.go).
@@ -47,6 +48,8 @@ type Defaults struct {
 	QueryString     matcher.QueryMode
 	// Headers are [server] headers, which a rule's own extend.
 	Headers []matcher.Header
+	// geoip says whether [geoip] names a database (when.country).
+	geoip bool
 }
 
 // rawMap is one [[map]] table.
@@ -60,6 +63,7 @@ type rawMap struct {
 	Invalid any `toml:"invalid"`
 	// Headers are added to the answers of every entry (headers.go).
 	Headers any `toml:"headers"`
+	When    any `toml:"when"`
 	rawOptions
 	rawGate
 }
@@ -327,6 +331,7 @@ func convertRule(file string, i int, raw *rawRule, d *Defaults, loc *locator, er
 	r.RequestURI = e.requestURI(raw.RequestURI, r.Kind)
 	r.Query = e.query(raw.Query)
 	e.gate(&raw.rawGate, &r)
+	r.When = e.when(raw.When, d.geoip)
 	hosts := e.hosts(raw.Host)
 	return perHost(r, hosts), e.ok
 }

@@ -33,6 +33,7 @@ type verdict struct {
 func (cs *conn) answer(out []byte, req *httpparse.Request, rules *matcher.Set, date []byte, closing bool) ([]byte, verdict) {
 	l := cs.loop
 	s := l.srv
+	l.setCondReq(cs, req, rules)
 	switch {
 	case cs.isChallenge(req):
 		return out, verdict{challenge: true}
@@ -64,7 +65,7 @@ func (cs *conn) answer(out []byte, req *httpparse.Request, rules *matcher.Set, d
 		return out, verdict{upstream: true}
 	}
 	l.miss(req)
-	return appendTextWith(out, 404, cs.fields(), rules.Headers(), "not found\n", isHead(req.Method), date, connFieldOf(req, closing)), verdict{status: 404, outcome: outMiss}
+	return appendTextVary(out, 404, l.match.Vary(), cs.fields(), rules.Headers(), "not found\n", isHead(req.Method), date, connFieldOf(req, closing)), verdict{status: 404, outcome: outMiss}
 }
 
 // record counts an answer the loop wrote, and logs it with its bytes.

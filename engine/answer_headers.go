@@ -22,5 +22,5 @@ func ruleHeaders(m *matcher.Match, rules *matcher.Set) string {
 func (cs *conn) appendNoLocation(out []byte, req *httpparse.Request, rules *matcher.Set, status int, date []byte, closing bool) ([]byte, verdict) {
 	m := &cs.loop.match
 	v := verdict{status: status, outcome: outRedirect, rule: m.Source()}
-	return appendTextWith(out, status, cs.fields(), ruleHeaders(m, rules), matcher.StatusText(status), isHead(req.Method), date, connFieldOf(req, closing)), v
+	return appendTextVary(out, status, m.Vary(), cs.fields(), ruleHeaders(m, rules), matcher.StatusText(status), isHead(req.Method), date, connFieldOf(req, closing)), v
 }

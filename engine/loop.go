@@ -18,6 +18,7 @@ type loop struct {
 	el    gnet.EventLoop
 	req   httpparse.Request
 	match matcher.Match
+	cond  condReq // the request as match's conditions see it (conditions.go)
 	out   []byte
 	// answers counts the requests answered by the last serve.
 	answers int

@@ -87,6 +87,7 @@ func appendRedirect(dst []byte, m *matcher.Match, req *httpparse.Request, fields
 	dst = append(dst, "Location: "...)
 	dst = m.AppendLocation(dst, req.Query)
 	dst = append(dst, "\r\nContent-Length: 0\r\n"...)
+	dst = append(dst, m.Vary()...) // conditions.go
 	dst = append(dst, fields...)
 	dst = append(dst, extra...)
 	dst = append(dst, date...)
@@ -104,6 +105,12 @@ func appendText(dst []byte, status int, fields, body string, head bool, date []b
 // appendTextWith is appendText with extra, the configured header lines
 // (answer_headers.go), after fields.
 func appendTextWith(dst []byte, status int, fields, extra, body string, head bool, date []byte, cf connField) []byte {
+	return appendTextVary(dst, status, "", fields, extra, body, head, date, cf)
+}
+
+// appendTextVary is appendTextWith with vary, the Vary line of an answer
+// that rule conditions decided (matcher.Match.Vary), before fields.
+func appendTextVary(dst []byte, status int, vary, fields, extra, body string, head bool, date []byte, cf connField) []byte {
 	line, ok := statusLines[status]
 	if !ok {
 		line = "HTTP/1.1 " + strconv.Itoa(status) + " \r\n"
@@ -112,6 +119,7 @@ func appendTextWith(dst []byte, status int, fields, extra, body string, head boo
 	dst = append(dst, "Content-Type: text/plain; charset=utf-8\r\nContent-Length: "...)
 	dst = strconv.AppendInt(dst, int64(len(body)), 10)
 	dst = append(dst, "\r\n"...)
+	dst = append(dst, vary...)
 	dst = append(dst, fields...)
 	dst = append(dst, extra...)
 	dst = append(dst, date...)

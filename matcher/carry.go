@@ -22,6 +22,11 @@ func (r *Rule) Key() string {
 	conds := append([]QueryCond(nil), r.Query...)
 	sortConds(conds)
 	b.WriteString(condsKey(conds))
+	if !r.When.Empty() {
+		if _, k, err := compileWhen(r.When); err == nil {
+			b.WriteString("\x01" + k)
+		}
+	}
 	if r.RequestURI {
 		b.WriteString("\x00uri")
 	}

@@ -20,6 +20,10 @@ type rule struct {
 	hdr string
 	// condKey is Query in a canonical form, to find duplicates.
 	condKey string
+	when    *when
+	// vary is the Vary line of r's answer: the fields read by the
+	// conditions of r and of the rules tried before it for its path.
+	vary string
 	// A regex rule has lit when it is a literal in disguise (regex_lower.go),
 	// else prog; ncaps is 2 * (groups + 1).
 	lit   *litPattern
@@ -59,11 +63,6 @@ func (r *rule) compileProgram(re *syntax.Regexp) error {
 func (r *rule) unlower() error {
 	r.lit = nil
 	return r.compileProgram(nil)
-}
-
-// condsHold reports whether query satisfies r's query conditions.
-func (r *rule) condsHold(query []byte) bool {
-	return len(r.Query) == 0 || condsHold(r.Query, query)
 }
 
 // maxErrors bounds how many rule errors Compile reports at once.
@@ -154,6 +153,13 @@ func compileRuleInto(r *rule, in *Rule) error {
 		r.condKey = condsKey(r.Query)
 	}
 	r.condKey += gateKey(&r.Rule)
+	if !r.When.Empty() {
+		w, key, err := compileWhen(r.When)
+		if err != nil {
+			return err
+		}
+		r.when, r.condKey, r.vary = w, r.condKey+"\x01"+key, w.vary
+	}
 	var names []string
 	switch r.Kind {
 	case Exact, Prefix:

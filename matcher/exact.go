@@ -10,8 +10,8 @@ type exactTable struct {
 	alts map[string][]*rule
 }
 
-// get returns the rule for key whose query conditions and gate hold for
-// the lookup m is doing.
+// get returns the rule for key whose conditions and gate hold for the
+// lookup m is doing.
 func (t *exactTable) get(key []byte, m *Match) *rule {
 	r := t.m[string(key)]
 	if r == nil {
@@ -22,7 +22,7 @@ func (t *exactTable) get(key []byte, m *Match) *rule {
 			return pick(alts, m)
 		}
 	}
-	if r.holds(m) {
+	if !r.conditional() || r.holds(m) {
 		return r
 	}
 	return nil
@@ -31,7 +31,7 @@ func (t *exactTable) get(key []byte, m *Match) *rule {
 // pick returns the first of rules whose conditions query satisfies.
 func pick(rules []*rule, m *Match) *rule {
 	for _, r := range rules {
-		if r.holds(m) {
+		if !r.conditional() || r.holds(m) {
 			return r
 		}
 	}
@@ -52,8 +52,11 @@ func link(alts []*rule, first, r *rule, kind string) ([]*rule, error) {
 		}
 		if old.condKey == r.condKey {
 			what := ""
-			if len(r.Query) > 0 {
+			switch {
+			case len(r.Query) > 0:
 				what = " with the same query conditions"
+			case r.when != nil:
+				what = " with the same conditions"
 			}
 			return alts, fieldErr("from", "duplicate %s rule for %q%s (first defined at %s)", kind, r.From, what, old.Source())
 		}
@@ -63,7 +66,9 @@ func link(alts []*rule, first, r *rule, kind string) ([]*rule, error) {
 		for i = 0; i < len(alts) && alts[i].conditional(); i++ {
 		}
 	}
-	return slices.Insert(alts, i, r), nil
+	alts = slices.Insert(alts, i, r)
+	setVary(alts)
+	return alts, nil
 }
 
 func (t *exactTable) add(key string, r *rule, kind string) error {

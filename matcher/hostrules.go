@@ -232,7 +232,7 @@ func (h *hostRules) prefixRule(v int32, m *Match) *rule {
 			return pick(alts, m)
 		}
 	}
-	if r := h.prefixRules[v]; r.holds(m) {
+	if r := h.prefixRules[v]; !r.conditional() || r.holds(m) {
 		return r
 	}
 	return nil

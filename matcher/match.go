@@ -9,7 +9,13 @@ import (
 // it. The zero value is ready to use; reuse one per goroutine (per event
 // loop) so lookups allocate nothing once it has grown.
 type Match struct {
-	rule *rule
+	// Req is the request, for rules with conditions (Rule.When); the
+	// caller sets it before Lookup. Nil means no such rule matches.
+	Req Request
+	// failVary is the Vary line of a rule whose conditions failed during
+	// the last Lookup.
+	failVary string
+	rule     *rule
 	// pk and pi are the packed table and entry matched, when rule is nil;
 	// lx and li the lowered regex (regexIndex.lits), when both are.
 	pk    *packedTable

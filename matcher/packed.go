@@ -78,7 +78,7 @@ var DefaultLimits = Limits{HostBytes: math.MaxUint32, HostRules: math.MaxInt32}
 // fields. Anything else, valid or
 // not, takes the ordinary path, which also reports what is wrong with it.
 func packable(in *Rule) bool {
-	return in.Kind == Exact && !in.Pass && !in.RequestURI && !in.CaseInsensitive && !in.TrailingSlash && len(in.Query) == 0 &&
+	return in.Kind == Exact && !in.Pass && !in.RequestURI && !in.CaseInsensitive && !in.TrailingSlash && len(in.Query) == 0 && in.When.Empty() &&
 		in.Active.IsZero() && !in.Shadow &&
 		len(in.From) > 0 && in.From[0] == '/' && len(in.From) <= math.MaxUint16 &&
 		!strings.ContainsAny(in.From, "?#%") && indexUnsent(in.From) < 0 &&

@@ -254,7 +254,7 @@ func (x *realIndex) lookup(in, query []byte, limit int32, m *Match) *rule {
 		if need := r.prog.need; len(need) > 0 && !bytes.Contains(in, need) {
 			continue
 		}
-		if r.condsHold(query) && m.matchRegex(r, in) && (r.gate == nil || m.open(r)) {
+		if r.condsHold(m) && m.matchRegex(r, in) && (r.gate == nil || m.open(r)) {
 			return r
 		}
 	}

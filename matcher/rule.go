@@ -61,6 +61,9 @@ type Rule struct {
 	// hold; rules with conditions are tried before the rule without for
 	// the same path.
 	Query []QueryCond
+	// When holds conditions on language, country, header fields and
+	// cookies (conditions.go), ordered like Query.
+	When *When
 	// RequestURI compares From with the request target as the client sent
 	// it, path and query ("/a?x=1", not percent-decoded: nginx's
 	// $request_uri) instead of the normalised path alone. Exact and regex

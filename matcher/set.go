@@ -7,8 +7,10 @@ import (
 // Set is an immutable, compiled rule set. Lookups on one Set may run from
 // any number of goroutines at once.
 type Set struct {
-	any   *hostRules            // rules without a host
-	hosts map[string]*hostRules // by lower-case host
+	// countries answers when.country (conditions.go); nil: no database.
+	countries Countries
+	any       *hostRules            // rules without a host
+	hosts     map[string]*hostRules // by lower-case host
 	// wild holds the rules of wildcard hosts, "*.example.com" under
 	// ".example.com".
 	wild  map[string]*hostRules
@@ -75,6 +77,7 @@ func (s *Set) Lookup(host, path, query []byte, m *Match) bool {
 
 func (s *Set) lookup(host, path, query []byte, m *Match) bool {
 	m.rule, m.pk, m.lx, m.rest, m.host, m.query, m.shadow = nil, nil, nil, nil, host, query, nil
+	m.failVary = ""
 	if s.uri {
 		m.uri = append(m.uri[:0], path...)
 		if query != nil {

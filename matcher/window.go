@@ -80,17 +80,15 @@ func gateKey(r *Rule) string {
 }
 
 // conditional reports whether r is tried only when something besides its
-// path holds: query conditions, a window or shadow mode. Such rules come
-// before the plain rule of the same path.
-func (r *rule) conditional() bool { return len(r.Query) > 0 || r.gate != nil }
+// path holds: query or when conditions, a window or shadow mode. Such
+// rules come before the plain rule of the same path.
+func (r *rule) conditional() bool { return len(r.Query) > 0 || r.when != nil || r.gate != nil }
 
 // holds reports whether r answers the lookup m is doing, its path having
-// matched: its query conditions hold and its gate (if any) is open.
+// matched: its conditions hold (conditions.go) and its gate (if any) is
+// open.
 func (r *rule) holds(m *Match) bool {
-	if len(r.Query) > 0 && !condsHold(r.Query, m.query) {
-		return false
-	}
-	return r.gate == nil || m.open(r)
+	return r.condsHold(m) && (r.gate == nil || m.open(r))
 }
 
 // open reports whether r's gate lets it answer now. A shadow rule never

@@ -156,8 +156,10 @@ func unreachable(rules []matcher.Rule) []Finding {
 		r := &rules[i]
 		k := slotOf(r)
 		for _, prev := range slots[k] {
-			if gated(prev) {
-				continue // answers only at times, or never: window.go
+			if gated(prev) || r.When != nil || prev.When != nil {
+				// prev answers only at times, or never (window.go), or
+				// on conditions on who asks (matcher/conditions.go).
+				continue
 			}
 			tried := r.Kind == matcher.Regex || len(prev.Query) > 0 && len(r.Query) > 0 || len(r.Query) == 0
 			if !tried || !implies(prev.Query, r.Query) {
@@ -171,14 +173,14 @@ func unreachable(rules []matcher.Rule) []Finding {
 			break
 		}
 		slots[k] = append(slots[k], r)
-		if r.Kind == matcher.Prefix && len(r.Query) == 0 && !gated(r) {
+		if r.Kind == matcher.Prefix && len(r.Query) == 0 && r.When == nil && !gated(r) {
 			prefixes = append(prefixes, r)
 		}
 	}
 	for i := range rules {
 		r := &rules[i]
 		switch {
-		case r.Kind == matcher.Exact && r.TrailingSlash && len(r.Query) == 0:
+		case r.Kind == matcher.Exact && r.TrailingSlash && len(r.Query) == 0 && r.When == nil:
 			k := slotOf(r)
 			k.ts = false
 			bare := k.from
@@ -240,7 +242,7 @@ func slotOf(r *matcher.Rule) slotKey {
 // strictRule returns the rule without query conditions among rules, or nil.
 func strictRule(rules []*matcher.Rule) *matcher.Rule {
 	for _, r := range rules {
-		if len(r.Query) == 0 && !gated(r) {
+		if len(r.Query) == 0 && r.When == nil && !gated(r) {
 			return r
 		}
 	}

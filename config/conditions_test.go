@@ -1,0 +1,151 @@
+package config_test
+
+import (
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/redirectd/redirectd/config"
+	"github.com/redirectd/redirectd/geoip/geoiptest"
+	"github.com/redirectd/redirectd/matcher"
+)
+
+func TestWhenLoad(t *testing.T) {
+	db := geoiptest.Write(t, map[string]string{"127.0.0.0/8": "AT"})
+	file := writeFiles(t, map[string]string{
+		"redirectd.toml": `
+[geoip]
+database = "` + db + `"
+
+[[rule]]
+from = "/home"
+to = "/en/"
+
+[[rule]]
+from = "/home"
+to = "/de/"
+when = { language = ["de", "de-*"], country = ["AT", "CH", "DE"], header = { X-Device = "mobile" }, cookie = { lang = "fr" } }
+
+[[map]]
+file = "de.map"
+when = { language = "de" }
+`,
+		"de.map": "/shop /de/shop;\n",
+	})
+	cfg, err := config.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &matcher.When{
+		Language: []string{"de", "de-*"},
+		Country:  []string{"AT", "CH", "DE"},
+		Header:   []matcher.KeyValue{{Name: "X-Device", Value: "mobile"}},
+		Cookie:   []matcher.KeyValue{{Name: "lang", Value: "fr"}},
+	}
+	rules := cfg.Set.Rules()
+	if diff := cmp.Diff(want, rules[1].When); diff != "" {
+		t.Errorf("rule's when (-want +got)\n%s", diff)
+	}
+	if diff := cmp.Diff(&matcher.When{Language: []string{"de"}}, rules[2].When); diff != "" {
+		t.Errorf("map's when (-want +got)\n%s", diff)
+	}
+	if cfg.Set.Countries() == nil {
+		t.Error("the Set has no country database")
+	}
+}
+
+func TestWhenErrors(t *testing.T) {
+	const rule = "[[rule]]\nfrom = \"/a\"\nto = \"/b\"\n"
+	db := geoiptest.Write(t, map[string]string{"127.0.0.0/8": "AT"})
+	junk := filepath.Join(t.TempDir(), "junk.mmdb")
+	if err := os.WriteFile(junk, []byte("junk"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	geo := "[geoip]\ndatabase = \"" + db + "\"\n"
+	tests := []struct{ name, toml, want string }{
+		{"bad language tag", rule + "when = { language = [\"de_DE\"] }\n", `redirectd.toml:4: [[rule]] #1: when.language: "de_DE" is not a language range`},
+		{"language not a string", rule + "when = { language = [1] }\n", `redirectd.toml:4: [[rule]] #1: when.language: must be a list of strings`},
+		{"bad country code", geo + rule + "\nwhen = { country = [\"de\"] }\n", `redirectd.toml:7: [[rule]] #1: when.country: "de" is not an ISO 3166 alpha-2 country code`},
+		{"country without geoip", rule + "when = { country = [\"DE\"] }\n", `redirectd.toml:4: [[rule]] #1: when.country: needs a country database: add [geoip]`},
+		{"unknown condition", rule + "when = { browser = \"x\" }\n", `redirectd.toml:4: [[rule]] #1: when.browser: unknown condition`},
+		{"when not a table", rule + "when = \"de\"\n", `redirectd.toml:4: [[rule]] #1: when: must be a table`},
+		{"empty when", rule + "when = {}\n", `redirectd.toml:4: [[rule]] #1: when: the table is empty`},
+		{"header value not a string", rule + "when = { header = { X-A = 1 } }\n", `redirectd.toml:4: [[rule]] #1: when.header: "X-A" must be a string`},
+		{"bad header name", rule + "when = { header = { \"X A\" = \"1\" } }\n", `redirectd.toml:4: [[rule]] #1: when.header: "X A" is not a valid name`},
+		{"map bad language", "[[map]]\nfile = \"m.map\"\nwhen = { language = \"123\" }\n", `redirectd.toml:3: [[map]] #1: when.language: "123" is not a language range`},
+		{"database missing", "[geoip]\ndatabase = \"/nonexistent/x.mmdb\"\n", `redirectd.toml:2: [geoip]: database: cannot open the country database`},
+		{"database junk", "[geoip]\n\ndatabase = \"" + junk + "\"\n", `redirectd.toml:3: [geoip]: database: cannot open the country database`},
+		{"geoip unknown key", "[geoip]\npath = \"x\"\n", `redirectd.toml:2: [geoip]: path: unknown key`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := writeFiles(t, map[string]string{"redirectd.toml": tt.toml, "m.map": "/x /y;\n"})
+			_, err := config.Load(file)
+			if err == nil {
+				t.Fatal("Load succeeded, want an error")
+			}
+			msg := strings.ReplaceAll(err.Error(), filepath.Dir(file)+string(filepath.Separator), "")
+			if !strings.Contains(msg, tt.want) {
+				t.Errorf("error %q\ndoes not contain %q", msg, tt.want)
+			}
+		})
+	}
+}
+
+// TestWhenReadmeExample loads the README's example of conditions, with a
+// database written by the test in place of the path.
+func TestWhenReadmeExample(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(readme), "## Rules that know for whom: conditions\n")
+	if !ok {
+		t.Fatal("README has no conditions section")
+	}
+	_, block, _ := strings.Cut(sec, "```toml\n")
+	block, _, ok = strings.Cut(block, "```")
+	if !ok {
+		t.Fatal("no toml block in the conditions section")
+	}
+	db := geoiptest.Write(t, map[string]string{"127.0.0.0/8": "AT"})
+	block = strings.Replace(block, "/var/lib/GeoIP/GeoLite2-Country.mmdb", db, 1)
+	cfg, err := config.Load(writeFiles(t, map[string]string{"redirectd.toml": block, "de.map": "/shop /de/shop;\n"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := cfg.Set.Len(); n != 3 {
+		t.Errorf("%d rules, want 3", n)
+	}
+}
+
+// TestGeoIPReadAtEachLoad checks that a database replaced on disk is seen
+// by the next load, which is what a reload (SIGHUP, POST /reload) does.
+func TestGeoIPReadAtEachLoad(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "country.mmdb")
+	file := filepath.Join(dir, "redirectd.toml")
+	if err := os.WriteFile(file, []byte("[geoip]\ndatabase = \"country.mmdb\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	client := netip.MustParseAddr("127.0.0.1")
+	for _, code := range []string{"AT", "DE"} {
+		b, err := os.ReadFile(geoiptest.Write(t, map[string]string{"127.0.0.0/8": code}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := config.Load(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cfg.Set.Countries().Country(client); got != code {
+			t.Errorf("after writing a database of %s, the loaded one says %q", code, got)
+		}
+	}
+}

@@ -1,0 +1,50 @@
+package engine
+
+import (
+	"bytes"
+
+	"github.com/redirectd/redirectd/httpparse"
+	"github.com/redirectd/redirectd/matcher"
+)
+
+// condReq is the request as rule conditions (matcher.When) see it. Each
+// loop holds one, set on its Match once, and refills its three pointers
+// per request: the matcher reads fields and the client's country only when
+// a rule with conditions is tried, so other requests pay three stores.
+type condReq struct {
+	cs    *conn
+	req   *httpparse.Request
+	rules *matcher.Set
+}
+
+// setCondReq points the loop's condition view at this request.
+func (l *loop) setCondReq(cs *conn, req *httpparse.Request, rules *matcher.Set) {
+	if l.match.Req == nil {
+		l.match.Req = &l.cond
+	}
+	l.cond = condReq{cs: cs, req: req, rules: rules}
+}
+
+// Header returns the first value of the field named name (ASCII case
+// ignored). A repeated Accept-Language or X-Device is rare and its later
+// lines are ignored; a Cookie split over lines (HTTP/2 style, not sent
+// over HTTP/1.1) likewise.
+func (c *condReq) Header(name []byte) []byte {
+	for _, h := range c.req.Headers {
+		if len(h.Name) == len(name) && bytes.EqualFold(h.Name, name) {
+			return h.Value
+		}
+	}
+	return nil
+}
+
+// Country looks the request's client address (as the proxy settings
+// decide it: PROXY protocol, trusted X-Forwarded-For) up in the Set's
+// country database.
+func (c *condReq) Country() string {
+	db := c.rules.Countries()
+	if db == nil {
+		return ""
+	}
+	return db.Country(c.cs.requestClient(c.req))
+}

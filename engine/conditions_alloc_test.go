@@ -1,0 +1,35 @@
+//go:build !race
+
+package engine
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/redirectd/redirectd/matcher"
+)
+
+// TestConditionsAllocs checks that a request decided by conditions on
+// language, header and cookie allocates nothing, Vary included.
+func TestConditionsAllocs(t *testing.T) {
+	set, err := matcher.Compile([]matcher.Rule{
+		{From: "/home", To: "https://example.com/en/", Status: 302},
+		{From: "/home", To: "https://example.com/at/", Status: 302, When: &matcher.When{Country: []string{"AT"}}},
+		{From: "/home", To: "https://example.com/de/", Status: 302, When: &matcher.When{
+			Language: []string{"de"}, Header: []matcher.KeyValue{{Name: "X-Device", Value: "mobile"}},
+			Cookie: []matcher.KeyValue{{Name: "lang", Value: "de"}}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := New(Options{}, set)
+	f := &serveFixture{srv: srv, conn: &conn{loop: newLoop(srv, nil)}}
+	buf := []byte("GET /home HTTP/1.1\r\nHost: a\r\nAccept-Language: fr;q=0.5, de-DE\r\nX-Device: mobile\r\nCookie: x=1; lang=de\r\n\r\n")
+	out := string(f.serve(t, buf))
+	if !strings.Contains(out, "Location: https://example.com/de/\r\n") || !strings.Contains(out, "Vary: Accept-Language, X-Device, Cookie\r\n") {
+		t.Fatalf("answer %q, want /de/ with Vary", out)
+	}
+	if allocs := testing.AllocsPerRun(100, func() { f.serve(t, buf) }); allocs != 0 {
+		t.Errorf("%v allocations per request, want 0", allocs)
+	}
+}

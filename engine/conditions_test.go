@@ -1,0 +1,128 @@
+package engine_test
+
+import (
+	"bufio"
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/redirectd/redirectd/engine"
+	"github.com/redirectd/redirectd/geoip"
+	"github.com/redirectd/redirectd/geoip/geoiptest"
+	"github.com/redirectd/redirectd/matcher"
+)
+
+// conditionRules are rules for one path with each kind of condition, the
+// unconditional one first in file order.
+var conditionRules = []matcher.Rule{
+	{From: "/home", To: "https://example.com/en/", Status: 302},
+	{From: "/home", To: "https://example.com/de/", Status: 302, When: &matcher.When{Language: []string{"de", "de-*"}}},
+	{From: "/home", To: "https://example.com/mobile/", Status: 302, When: &matcher.When{Header: []matcher.KeyValue{{Name: "X-Device", Value: "mobile"}}}},
+	{From: "/home", To: "https://example.com/fr/", Status: 302, When: &matcher.When{Cookie: []matcher.KeyValue{{Name: "lang", Value: "fr"}}}},
+	{From: "/home", To: "https://example.com/at/", Status: 302, When: &matcher.When{Country: []string{"AT", "CH"}}},
+}
+
+// startConditionServer serves conditionRules with a country database in
+// which 203.0.113.0/24 is Austria and 198.51.100.0/24 France, trusting
+// loopback peers' X-Forwarded-For.
+func startConditionServer(t *testing.T) *engine.Server {
+	t.Helper()
+	set, err := matcher.Compile(conditionRules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := geoip.Open(geoiptest.Write(t, map[string]string{"203.0.113.0/24": "AT", "198.51.100.0/24": "FR"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set.SetCountries(db)
+	opts := engine.Options{Listen: "127.0.0.1:0", EventLoops: 2, Proxies: engine.ProxyOptions{Trusted: trustLoopback}}
+	if overTLS {
+		opts.TLS = testTLSOptions(t)
+	}
+	srv := engine.New(opts, set)
+	done := make(chan error, 1)
+	go func() { done <- srv.Run() }()
+	select {
+	case <-srv.Ready():
+	case err := <-done:
+		t.Fatalf("server did not start: %v", err)
+	case <-time.After(5 * time.Second):
+		t.Fatal("server did not start within 5s")
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := srv.Stop(ctx); err != nil {
+			t.Errorf("stop: %v", err)
+		}
+		<-done
+	})
+	return srv
+}
+
+func TestConditionsEndToEnd(t *testing.T) {
+	srv := startConditionServer(t)
+	const all = "Accept-Language, X-Device, Cookie"
+	tests := []struct {
+		name, fields   string
+		location, vary string
+	}{
+		{"none", "", "https://example.com/en/", all},
+		{"german", "Accept-Language: de-AT, en;q=0.8\r\n", "https://example.com/de/", "Accept-Language"},
+		{"german second choice", "Accept-Language: en, de;q=0.9\r\n", "https://example.com/en/", all},
+		{"header", "X-Device: mobile\r\n", "https://example.com/mobile/", "Accept-Language, X-Device"},
+		{"cookie", "Cookie: a=1; lang=fr\r\n", "https://example.com/fr/", all},
+		{"country from trusted X-Forwarded-For", "X-Forwarded-For: 203.0.113.9\r\n", "https://example.com/at/", all},
+		{"country not listed", "X-Forwarded-For: 198.51.100.1\r\n", "https://example.com/en/", all},
+		{"language before country", "X-Forwarded-For: 203.0.113.9\r\nAccept-Language: de\r\n", "https://example.com/de/", "Accept-Language"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := dial(t, srv)
+			if _, err := c.Write([]byte("GET /home HTTP/1.1\r\nHost: a\r\n" + tt.fields + "\r\n")); err != nil {
+				t.Fatal(err)
+			}
+			resp, err := http.ReadResponse(bufio.NewReader(c), &http.Request{Method: "GET"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != 302 || resp.Header.Get("Location") != tt.location || resp.Header.Get("Vary") != tt.vary {
+				t.Errorf("got %d Location %q Vary %q; want 302 %q %q", resp.StatusCode, resp.Header.Get("Location"), resp.Header.Get("Vary"), tt.location, tt.vary)
+			}
+		})
+	}
+}
+
+// TestConditionsRawAnswer checks the bytes of an answer with Vary: one
+// line, after Content-Length.
+func TestConditionsRawAnswer(t *testing.T) {
+	srv := startConditionServer(t)
+	c := dial(t, srv)
+	if _, err := c.Write([]byte("GET /home HTTP/1.1\r\nHost: a\r\nAccept-Language: de\r\n\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(c)
+	var head []string
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if line == "\r\n" {
+			break
+		}
+		head = append(head, line)
+	}
+	want := []string{"HTTP/1.1 302 Found\r\n", "Location: https://example.com/de/\r\n", "Content-Length: 0\r\n", "Vary: Accept-Language\r\n"}
+	if len(head) < len(want) {
+		t.Fatalf("head %q, want it to start with %q", head, want)
+	}
+	for i, w := range want {
+		if head[i] != w {
+			t.Errorf("head line %d = %q, want %q (head %q)", i, head[i], w, head)
+		}
+	}
+}

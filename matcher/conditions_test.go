@@ -1,0 +1,261 @@
+package matcher_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/redirectd/redirectd/matcher"
+)
+
+// fakeReq is a request's fields and country, as the engine would give them.
+type fakeReq struct {
+	fields  [][2]string
+	country string
+	vals    [][]byte // fields' values as bytes, made once so Header does not allocate
+}
+
+func (f *fakeReq) Header(name []byte) []byte {
+	if f.vals == nil {
+		for _, h := range f.fields {
+			f.vals = append(f.vals, []byte(h[1]))
+		}
+	}
+	for i, h := range f.fields {
+		if strings.EqualFold(h[0], string(name)) {
+			return f.vals[i]
+		}
+	}
+	return nil
+}
+
+func (f *fakeReq) Country() string { return f.country }
+
+func TestWhenConditions(t *testing.T) {
+	rules := []matcher.Rule{
+		// The unconditional rule comes first in the file: conditional ones
+		// are still tried before it.
+		{From: "/home", To: "/en/", Status: 302},
+		{From: "/home", To: "/de/", Status: 302, When: &matcher.When{Language: []string{"de", "de-*"}}},
+		{From: "/home", To: "/fr-cookie/", Status: 302, When: &matcher.When{Cookie: []matcher.KeyValue{{Name: "lang", Value: "fr"}}}},
+		{From: "/home", To: "/mobile/", Status: 302, When: &matcher.When{Header: []matcher.KeyValue{{Name: "X-Device", Value: "mobile"}}}},
+		{From: "/home", To: "/dach/", Status: 302, When: &matcher.When{Country: []string{"AT", "CH"}}},
+		{Kind: matcher.Prefix, From: "/shop/", To: "/en/shop/", Status: 302},
+		{Kind: matcher.Prefix, From: "/shop/", To: "/de/shop/", Status: 302, When: &matcher.When{Language: []string{"de"}, Country: []string{"DE"}}},
+		{Kind: matcher.Regex, From: `^/r/(.*)$`, To: "/any/$1", Status: 302},
+		{Kind: matcher.Regex, From: `^/r/(.*)$`, To: "/de/$1", Status: 302, When: &matcher.When{Language: []string{"de"}}},
+		{Kind: matcher.Regex, From: `^/s/(.*)$`, To: "/de/$1", Status: 302, When: &matcher.When{Language: []string{"de"}}},
+		{Kind: matcher.Regex, From: `^/s/(.*)$`, To: "/any/$1", Status: 302},
+	}
+	for i := range rules {
+		rules[i].File, rules[i].Line = "t", i+1
+	}
+	s, err := matcher.Compile(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type out struct{ Loc, Vary string }
+	// The rule without conditions answers after the others failed, so its
+	// answer varies with every field they read.
+	const allVary = "Vary: Accept-Language, Cookie, X-Device\r\n"
+	tests := []struct {
+		name string
+		path string
+		req  *fakeReq
+		want out
+	}{
+		{"no request", "/home", nil, out{"/en/", allVary}},
+		{"no fields", "/home", &fakeReq{}, out{"/en/", allVary}},
+		{"german", "/home", &fakeReq{fields: [][2]string{{"Accept-Language", "de"}}}, out{"/de/", "Vary: Accept-Language\r\n"}},
+		{"german region", "/home", &fakeReq{fields: [][2]string{{"accept-language", "de-AT,en;q=0.5"}}}, out{"/de/", "Vary: Accept-Language\r\n"}},
+		{"german second", "/home", &fakeReq{fields: [][2]string{{"Accept-Language", "fr, de;q=0.9"}}}, out{"/en/", allVary}},
+		{"german higher q", "/home", &fakeReq{fields: [][2]string{{"Accept-Language", "fr;q=0.3, de;q=0.9"}}}, out{"/de/", "Vary: Accept-Language\r\n"}},
+		{"deutsch is not de", "/home", &fakeReq{fields: [][2]string{{"Accept-Language", "dex"}}}, out{"/en/", allVary}},
+		{"q zero", "/home", &fakeReq{fields: [][2]string{{"Accept-Language", "de;q=0"}}}, out{"/en/", allVary}},
+		{"cookie", "/home", &fakeReq{fields: [][2]string{{"Cookie", "a=1; lang=fr"}}}, out{"/fr-cookie/", "Vary: Accept-Language, Cookie\r\n"}},
+		{"cookie other value", "/home", &fakeReq{fields: [][2]string{{"Cookie", "lang=de"}}}, out{"/en/", allVary}},
+		{"header", "/home", &fakeReq{fields: [][2]string{{"x-device", "mobile"}}}, out{"/mobile/", "Vary: Accept-Language, Cookie, X-Device\r\n"}},
+		{"header case of value", "/home", &fakeReq{fields: [][2]string{{"X-Device", "Mobile"}}}, out{"/en/", allVary}},
+		{"country", "/home", &fakeReq{country: "CH"}, out{"/dach/", "Vary: Accept-Language, Cookie, X-Device\r\n"}},
+		{"country other", "/home", &fakeReq{country: "DE"}, out{"/en/", allVary}},
+		{"file order among conditional", "/home", &fakeReq{country: "AT", fields: [][2]string{{"Accept-Language", "de"}}}, out{"/de/", "Vary: Accept-Language\r\n"}},
+		{"prefix all hold", "/shop/x", &fakeReq{country: "DE", fields: [][2]string{{"Accept-Language", "de-DE"}}}, out{"/de/shop/x", "Vary: Accept-Language\r\n"}},
+		{"prefix one fails", "/shop/x", &fakeReq{country: "AT", fields: [][2]string{{"Accept-Language", "de-DE"}}}, out{"/en/shop/x", "Vary: Accept-Language\r\n"}},
+		// Regexes are tried in file order, conditions or not, as with query
+		// conditions: the earlier unconditional regex wins.
+		{"regex file order", "/r/x", &fakeReq{fields: [][2]string{{"Accept-Language", "de"}}}, out{"/any/x", ""}},
+		{"regex", "/s/x", &fakeReq{fields: [][2]string{{"Accept-Language", "de"}}}, out{"/de/x", "Vary: Accept-Language\r\n"}},
+		{"regex without", "/s/x", &fakeReq{}, out{"/any/x", "Vary: Accept-Language\r\n"}},
+	}
+	var m matcher.Match
+	for _, tt := range tests {
+		m.Req = nil
+		if tt.req != nil {
+			m.Req = tt.req
+		}
+		if !s.Lookup([]byte("h"), []byte(tt.path), nil, &m) {
+			t.Errorf("%s: no match", tt.name)
+			continue
+		}
+		got := out{string(m.AppendLocation(nil, nil)), m.Vary()}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s: (-want +got)\n%s", tt.name, diff)
+		}
+	}
+}
+
+func TestWhenErrors(t *testing.T) {
+	tests := []struct {
+		when *matcher.When
+		want string
+	}{
+		{&matcher.When{Language: []string{"de_DE"}}, `when.language: "de_DE" is not a language range`},
+		{&matcher.When{Language: []string{"toolongsubtag"}}, `is not a language range`},
+		{&matcher.When{Country: []string{"de"}}, `when.country: "de" is not an ISO 3166 alpha-2 country code`},
+		{&matcher.When{Country: []string{"DEU"}}, `"DEU" is not an ISO 3166`},
+		{&matcher.When{Header: []matcher.KeyValue{{Name: "X Bad", Value: "1"}}}, `when.header: "X Bad" is not a header field name`},
+		{&matcher.When{Cookie: []matcher.KeyValue{{Name: "", Value: "1"}}}, `when.cookie: "" is not a cookie name`},
+	}
+	for _, tt := range tests {
+		_, err := matcher.Compile([]matcher.Rule{{From: "/a", To: "/b", Status: 301, When: tt.when, File: "f", Line: 3}})
+		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "f:3") {
+			t.Errorf("%+v: error %v, want one holding f:3 and %q", tt.when, err, tt.want)
+		}
+	}
+	// The same conditions twice on one path are a duplicate.
+	w := &matcher.When{Language: []string{"de"}}
+	_, err := matcher.Compile([]matcher.Rule{
+		{From: "/a", To: "/b", Status: 301, When: w, File: "f", Line: 1},
+		{From: "/a", To: "/c", Status: 301, When: &matcher.When{Language: []string{"DE"}}, File: "f", Line: 2},
+	})
+	if err == nil || !strings.Contains(err.Error(), "duplicate") {
+		t.Errorf("same conditions twice: %v, want a duplicate error", err)
+	}
+}
+
+func TestPreferredLanguage(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", ""},
+		{"de", "de"},
+		{"en-US,en;q=0.9,de;q=0.8", "en-US"},
+		{"fr;q=0.5, de-CH ; q=0.7", "de-CH"},
+		{"de;q=0.5, fr;q=0.5", "de"},
+		{"*", ""},
+		{"*;q=0.1, de;q=0.05", ""},
+		{"de;q=0", ""},
+		{"de;q=2, fr;q=0.1", "fr"},
+		{"de;q=0.1234, fr;q=0.1", "fr"},
+		{"d e, fr", "fr"},
+		{"x-klingon, fr;q=0.9", "x-klingon"},
+		{",,,de", "de"},
+		{"de;Q=1.000", "de"},
+	}
+	for _, tt := range tests {
+		tag, ok := matcher.PreferredLanguage([]byte(tt.in))
+		if got := string(tag); got != tt.want || ok != (tt.want != "") {
+			t.Errorf("PreferredLanguage(%q) = %q, %v; want %q", tt.in, got, ok, tt.want)
+		}
+	}
+}
+
+func TestCookieValue(t *testing.T) {
+	tests := []struct{ in, name, want string }{
+		{"lang=fr", "lang", "fr"},
+		{"a=1;  lang=\"fr\" ; b=2", "lang", "fr"},
+		{"xlang=fr", "lang", "<none>"},
+		{"lang", "lang", "<none>"},
+		{"lang=", "lang", ""},
+	}
+	for _, tt := range tests {
+		v, ok := matcher.CookieValue([]byte(tt.in), []byte(tt.name))
+		got := string(v)
+		if !ok {
+			got = "<none>"
+		}
+		if got != tt.want {
+			t.Errorf("CookieValue(%q, %q) = %q, want %q", tt.in, tt.name, got, tt.want)
+		}
+	}
+}
+
+// FuzzPreferredLanguage checks the in-place parser against its contract:
+// no panic, and a tag it returns is one of the input's elements, made of
+// letters, digits and '-', with a weight above zero.
+func FuzzPreferredLanguage(f *testing.F) {
+	for _, s := range []string{"de", "en-US,en;q=0.9", "*;q=0.1", "de;q=0, fr;q=1.0", ";;,,q=", "a;q=0.001"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		tag, ok := matcher.PreferredLanguage([]byte(s))
+		if !ok {
+			if tag != nil {
+				t.Fatalf("not ok but tag %q", tag)
+			}
+			return
+		}
+		if len(tag) == 0 || !strings.Contains(s, string(tag)) {
+			t.Fatalf("tag %q is not in %q", tag, s)
+		}
+		if bytes.ContainsFunc(tag, func(r rune) bool {
+			return !(r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+		}) {
+			t.Fatalf("tag %q holds a character no tag has", tag)
+		}
+	})
+}
+
+func TestWhenLookupAllocs(t *testing.T) {
+	s, err := matcher.Compile([]matcher.Rule{
+		{From: "/home", To: "/en/", Status: 302},
+		{From: "/home", To: "/de/", Status: 302, When: &matcher.When{Language: []string{"de"}, Cookie: []matcher.KeyValue{{Name: "lang", Value: "de"}}, Country: []string{"DE"}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := &fakeReq{country: "DE", fields: [][2]string{{"Accept-Language", "de-DE,en;q=0.5"}, {"Cookie", "lang=de"}}}
+	m := matcher.Match{Req: req}
+	host, path := []byte("h"), []byte("/home")
+	var dst []byte
+	allocs := testing.AllocsPerRun(200, func() {
+		if !s.Lookup(host, path, nil, &m) {
+			t.Fatal("no match")
+		}
+		dst = m.AppendLocation(dst[:0], nil)
+		_ = m.Vary()
+	})
+	if allocs != 0 || string(dst) != "/de/" {
+		t.Errorf("%v allocations, Location %q; want 0 and /de/", allocs, dst)
+	}
+}
+
+// BenchmarkLookupConditions measures a lookup decided by conditions: the
+// unconditional rule reached after a language and a cookie condition
+// failed, and a conditional rule that holds.
+func BenchmarkLookupConditions(b *testing.B) {
+	s, err := matcher.Compile([]matcher.Rule{
+		{From: "/home", To: "/en/", Status: 302},
+		{From: "/home", To: "/de/", Status: 302, When: &matcher.When{Language: []string{"de"}}},
+		{From: "/home", To: "/fr/", Status: 302, When: &matcher.When{Cookie: []matcher.KeyValue{{Name: "lang", Value: "fr"}}}},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name string
+		req  *fakeReq
+	}{
+		{"fallback", &fakeReq{fields: [][2]string{{"Accept-Language", "en-US,en;q=0.9,de;q=0.8"}, {"Cookie", "session=abc; theme=dark"}}}},
+		{"language", &fakeReq{fields: [][2]string{{"Accept-Language", "de-DE,de;q=0.9,en;q=0.8"}}}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			m := matcher.Match{Req: bc.req}
+			host, path := []byte("h"), []byte("/home")
+			s.Lookup(host, path, nil, &m) // fakeReq makes its byte values once
+			b.ReportAllocs()
+			for b.Loop() {
+				s.Lookup(host, path, nil, &m)
+			}
+		})
+	}
+}
