@@ -53,7 +53,10 @@ func Translate(file string, rules []Redirect) ([]importer.Candidate, []importer.
 		case status == 404:
 			c.What = "a custom 404 page"
 			note(r, importer.LeftOut, "a custom 404 page: redirectd answers a miss with its own 404, or forwards it to [upstream] (which can serve the page); left out")
-		case !matcher.ValidStatus(status):
+		case !matcher.ValidStatus(status) || !matcher.HasLocation(status):
+			// Netlify serves the target's content with a 410 or 451 (as
+			// with a 404 page); redirectd's 410 and 451 have a body of
+			// their own, so the rule is not the same and is not guessed.
 			c.What = fmt.Sprintf("status %d", status)
 			note(r, importer.LeftOut, "status %d is not a redirect redirectd answers (301, 302, 303, 307, 308); left out", status)
 		default:

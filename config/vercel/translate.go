@@ -90,7 +90,7 @@ func (r *Redirect) translate(c *importer.Candidate) string {
 		return "missing conditions are not in redirectd's config"
 	case len(unsupported) > 0:
 		return strings.Join(unsupported, "; ")
-	case !matcher.ValidStatus(tmpl.Status):
+	case !matcher.ValidStatus(tmpl.Status) || !matcher.HasLocation(tmpl.Status): // a redirect's destination is a Location
 		c.Matches, c.What = model, fmt.Sprintf("status %d", tmpl.Status)
 		return fmt.Sprintf("statusCode %d is not a redirect status (301, 302, 303, 307, 308)", tmpl.Status)
 	}
