@@ -15,13 +15,13 @@ import (
 // the built binary: a rule added, removed and changed each, map entries
 // among them, and the sampled URLs whose answer changes.
 func testBaselineBinary(t *testing.T, bin string) {
-	code, out, errs := runBinary(t, bin, "check", "-baseline", "baseline-old.toml", "-config", "baseline-new.toml")
+	code, out, errs := runInTestcmd(t, bin, "check", "-baseline", "baseline-old.toml", "-config", "baseline-new.toml")
 	if code != 1 || errs != "" {
 		t.Errorf("exit %d, stderr %q; want 1 (answers change) and nothing", code, errs)
 	}
 	golden(t, "baseline.golden", out)
 
-	code, out, _ = runBinary(t, bin, "check", "-baseline", "baseline-old.toml", "-config", "baseline-new.toml", "-format", "json")
+	code, out, _ = runInTestcmd(t, bin, "check", "-baseline", "baseline-old.toml", "-config", "baseline-new.toml", "-format", "json")
 	if code != 1 {
 		t.Errorf("-format json: exit %d, want 1", code)
 	}
@@ -31,14 +31,14 @@ func testBaselineBinary(t *testing.T, bin string) {
 	}
 	golden(t, "baseline.json.golden", out)
 
-	code, out, _ = runBinary(t, bin, "check", "-config", "baseline-old.toml", "-baseline", "baseline-old.toml")
+	code, out, _ = runInTestcmd(t, bin, "check", "-config", "baseline-old.toml", "-baseline", "baseline-old.toml")
 	if code != 0 || !strings.HasSuffix(out, "no answer changes: 0 added, 0 removed, 0 changed, 0 of 10 sampled URLs answered differently\n") {
 		t.Errorf("a config against itself: exit %d\n%s", code, out)
 	}
 
 	bad := filepath.Join(t.TempDir(), "bad.toml")
 	os.WriteFile(bad, []byte("[[rule]]\nfrom = \"/a\"\nto = \"/b\"\nstatus = 200\n"), 0o644)
-	code, _, errs = runBinary(t, bin, "check", "-baseline", "baseline-old.toml", "-config", bad)
+	code, _, errs = runInTestcmd(t, bin, "check", "-baseline", "baseline-old.toml", "-config", bad)
 	if code != 2 || !strings.Contains(errs, bad+":4: [[rule]] #1: status") {
 		t.Errorf("a bad config: exit %d, want 2\n%s", code, errs)
 	}
