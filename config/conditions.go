@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/redirectd/redirectd/geoip"
+	"github.com/redirectd/redirectd/config/geoip"
 	"github.com/redirectd/redirectd/matcher"
 )
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/redirectd/redirectd/config"
-	"github.com/redirectd/redirectd/geoip/geoiptest"
+	"github.com/redirectd/redirectd/config/geoip/geoiptest"
 	"github.com/redirectd/redirectd/matcher"
 )
 

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redirectd/redirectd/config/geoip"
+	"github.com/redirectd/redirectd/config/geoip/geoiptest"
 	"github.com/redirectd/redirectd/engine"
-	"github.com/redirectd/redirectd/geoip"
-	"github.com/redirectd/redirectd/geoip/geoiptest"
 	"github.com/redirectd/redirectd/matcher"
 )
 

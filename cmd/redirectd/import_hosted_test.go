@@ -123,7 +123,7 @@ func TestImportNetlifyServes(t *testing.T) {
 		{d, "/unknown", 0, ""},
 	})
 	for _, want := range []string{"_redirects:57: /docs/v1/install /docs/v2/getting-started 301 never applies: line 55", "_redirects:82: /app/* /app/index.html 200: a rewrite (200)",
-		"_redirects:85: / /de/ 302 Language=de: the conditions Language=de are not in redirectd's config"} {
+		"_redirects:85: / /de/ 302 Language=de: the conditions Language=de are not translated"} {
 		if !strings.Contains(report, want) {
 			t.Errorf("the report lacks %q:\n%s", want, report)
 		}

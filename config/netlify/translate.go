@@ -38,7 +38,7 @@ func Translate(file string, rules []Redirect) ([]importer.Candidate, []importer.
 			// Netlify applies it to some visitors only: for the order
 			// check, to none.
 			c.Matches = nil
-			note(r, importer.LeftOut, "the conditions %s are not in redirectd's config (no conditions on country, language, role or cookie); left out",
+			note(r, importer.LeftOut, "the conditions %s are not translated: Netlify's Country, Language, Role and Cookie (a cookie present) are not read as redirectd's when reads its own (see the README, conditions); write when by hand if its matching suits; left out",
 				strings.Join(r.Conditions, " "))
 		case status == 200:
 			c.What = "a 200 rewrite"

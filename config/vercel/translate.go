@@ -135,7 +135,7 @@ func (h *Cond) apply(r *matcher.Rule) string {
 	case h.Type == "host" || h.Type == "query":
 		return fmt.Sprintf("a has condition on the %s with the regex %q (redirectd compares hosts and query values as written)", h.Type, *h.Value)
 	}
-	return fmt.Sprintf("a has condition on a %s (%s) is not in redirectd's config (only host and query are)", h.Type, h.Key)
+	return fmt.Sprintf("a has condition on a %s (%s) is not translated (only host and query are; write when = { %s = ... } by hand for a value compared whole)", h.Type, h.Key, h.Type)
 }
 
 // destination writes a destination as a regex rule's to: :name (with

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/redirectd/redirectd/geoip"
-	"github.com/redirectd/redirectd/geoip/geoiptest"
+	"github.com/redirectd/redirectd/config/geoip"
+	"github.com/redirectd/redirectd/config/geoip/geoiptest"
 )
 
 func TestCountry(t *testing.T) {
