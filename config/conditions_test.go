@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/redirectd/redirectd/config"
@@ -119,6 +120,27 @@ func TestWhenReadmeExample(t *testing.T) {
 	}
 	if n := cfg.Set.Len(); n != 3 {
 		t.Errorf("%d rules, want 3", n)
+	}
+	now := time.Now()
+	all := fakeReq{fields: map[string]string{"Accept-Language": "de-CH, en;q=0.5", "X-Device": "mobile", "Cookie": "a=1; lang=fr"}, country: "CH"}
+	english := fakeReq{fields: map[string]string{"Accept-Language": "en", "X-Device": "mobile", "Cookie": "lang=fr"}, country: "CH"}
+	german := fakeReq{fields: map[string]string{"Accept-Language": "de"}}
+	got := []lookupAnswer{
+		lookupAt(cfg.Set, "/home", now, all),
+		lookupAt(cfg.Set, "/home", now, english),
+		lookupAt(cfg.Set, "/home", now, nil),
+		lookupAt(cfg.Set, "/shop", now, german),
+		lookupAt(cfg.Set, "/shop", now, english),
+	}
+	want := []lookupAnswer{
+		{Status: 301, Location: "https://example.com/de/"},
+		{Status: 301, Location: "https://example.com/en/"},
+		{Status: 301, Location: "https://example.com/en/"},
+		{Status: 301, Location: "/de/shop"},
+		{Status: 404},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("README conditions example (-want +got):\n%s", diff)
 	}
 }
 

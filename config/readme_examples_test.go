@@ -1,0 +1,99 @@
+package config_test
+
+import (
+	"net/textproto"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/redirectd/redirectd/config"
+	"github.com/redirectd/redirectd/matcher"
+)
+
+// readmeBlock returns the first ```toml block of the README section that
+// starts with heading.
+func readmeBlock(t *testing.T, heading string) string {
+	t.Helper()
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(readme), heading+"\n")
+	if !ok {
+		t.Fatalf("README has no section %q", heading)
+	}
+	_, block, _ := strings.Cut(sec, "```toml\n")
+	block, _, ok = strings.Cut(block, "```")
+	if !ok {
+		t.Fatalf("no toml block in the README section %q", heading)
+	}
+	return block
+}
+
+// lookupAnswer is what the README examples' tests compare of a lookup.
+type lookupAnswer struct {
+	Status   int
+	Location string
+	Shadowed bool
+}
+
+func lookupAt(set *matcher.Set, path string, now time.Time, req matcher.Request) lookupAnswer {
+	m := &matcher.Match{Now: now.UnixNano(), Req: req}
+	if !set.Lookup([]byte("example.com"), []byte(path), nil, m) {
+		return lookupAnswer{Status: 404, Shadowed: m.Shadowed()}
+	}
+	return lookupAnswer{Status: m.Status(), Location: string(m.AppendLocation(nil, nil)), Shadowed: m.Shadowed()}
+}
+
+// fakeReq is a request as conditions read it: its header fields and the
+// country its address is in.
+type fakeReq struct {
+	fields  map[string]string
+	country string
+}
+
+func (r fakeReq) Header(name []byte) []byte {
+	v, ok := r.fields[textproto.CanonicalMIMEHeaderKey(string(name))]
+	if !ok {
+		return nil
+	}
+	return []byte(v)
+}
+
+func (r fakeReq) Country() string { return r.country }
+
+// TestWindowsReadmeExample loads the README's example of windows and
+// shadow rules and asks it, as of three instants, what the example says:
+// the winter sale during its window, the usual page before and after, and
+// the shadow map's pages answered by nothing while noted as shadowed.
+func TestWindowsReadmeExample(t *testing.T) {
+	block := readmeBlock(t, "## Rules that know when: windows and shadow rules")
+	cfg, err := config.Load(writeFiles(t, map[string]string{"redirectd.toml": block, "new-site.map": "/new-page /landing;\n"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(s string) time.Time {
+		tm, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tm
+	}
+	got := []lookupAnswer{
+		lookupAt(cfg.Set, "/sale", at("2026-11-30T23:59:59Z"), nil),
+		lookupAt(cfg.Set, "/sale", at("2026-12-01T00:00:00Z"), nil),
+		lookupAt(cfg.Set, "/sale", at("2027-01-07T00:00:00Z"), nil),
+		lookupAt(cfg.Set, "/new-page", at("2026-12-15T00:00:00Z"), nil),
+	}
+	want := []lookupAnswer{
+		{Status: 301, Location: "/sale-over"},
+		{Status: 302, Location: "/winter-sale"},
+		{Status: 301, Location: "/sale-over"},
+		{Status: 404, Shadowed: true},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("README windows example (-want +got):\n%s", diff)
+	}
+}
