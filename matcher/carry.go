@@ -30,6 +30,9 @@ func (r *Rule) Key() string {
 	if r.RequestURI {
 		b.WriteString("\x00uri")
 	}
+	// A windowed or shadow rule shares its path with the plain one
+	// (window.go): they are two rules, whose hits and diffs are apart.
+	b.WriteString(gateKey(r))
 	return b.String()
 }
 

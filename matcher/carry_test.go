@@ -3,6 +3,7 @@ package matcher_test
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/redirectd/redirectd/benchmarks/rules"
@@ -121,11 +122,14 @@ func TestRuleKeySame(t *testing.T) {
 		t.Errorf("rules differing only in place and condition order: Key equal %v, Same %v", a.Key() == b.Key(), a.Same(&b))
 	}
 	for name, c := range map[string]matcher.Rule{
-		"host":  {Host: "h", From: "/a"},
-		"kind":  {Kind: matcher.Prefix, From: "/a"},
-		"from":  {From: "/a/"},
-		"query": {From: "/a", Query: []matcher.QueryCond{{"x", "1"}}},
-		"uri":   {From: "/a", RequestURI: true, Query: a.Query},
+		"host":   {Host: "h", From: "/a"},
+		"kind":   {Kind: matcher.Prefix, From: "/a"},
+		"from":   {From: "/a/"},
+		"query":  {From: "/a", Query: []matcher.QueryCond{{"x", "1"}}},
+		"uri":    {From: "/a", RequestURI: true, Query: a.Query},
+		"window": {From: "/a", Query: a.Query, Active: matcher.Window{Until: time.Date(2027, 1, 7, 0, 0, 0, 0, time.UTC)}},
+		"shadow": {From: "/a", Query: a.Query, Shadow: true},
+		"when":   {From: "/a", Query: a.Query, When: &matcher.When{Language: []string{"de"}}},
 	} {
 		if c.Key() == a.Key() {
 			t.Errorf("a different %s gives the same Key", name)
