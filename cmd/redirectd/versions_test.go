@@ -45,15 +45,23 @@ func TestVersionsLocal(t *testing.T) {
 	if len(vs) != 2 || vs[1].Hash != h1 || vs[0].Hash == h1 || !vs[0].Serving || vs[1].Serving {
 		t.Fatalf("/versions after a reload: %+v", vs)
 	}
-	_, rb := node.call("GET", "/rules")
-	var rules []admin.RuleInfo
-	json.Unmarshal([]byte(rb), &rules)
-	got := map[string]uint64{}
-	for _, r := range rules {
-		got[r.From] = r.Hits
-	}
 	// /keep: 1 from startBinary's probe and 3; /change changed, so its
-	// count starts again (1: waitAnswer's request that saw /c2).
+	// count starts again (1: waitAnswer's request that saw /c2). The
+	// counts are carried just after the new rules serve, so the answer
+	// above can come before them: ask until they are there.
+	var got map[string]uint64
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		_, rb := node.call("GET", "/rules")
+		var rules []admin.RuleInfo
+		json.Unmarshal([]byte(rb), &rules)
+		got = map[string]uint64{}
+		for _, r := range rules {
+			got[r.From] = r.Hits
+		}
+		if got["/keep"] == 4 || time.Now().After(deadline) {
+			break
+		}
+	}
 	if got["/keep"] != 4 || got["/change"] != 1 {
 		t.Errorf("hits after the reload: %v, want /keep 4 and /change 1", got)
 	}
