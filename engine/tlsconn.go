@@ -74,9 +74,12 @@ func newTLSConn(t *tlsListener, tl *tlsLoop, nc net.Conn) *tlsConn {
 	return c
 }
 
-// tlsReadSize is the read buffer of a TLS connection; crypto/tls keeps
-// the rest of a record for the next read.
-const tlsReadSize = 8 << 10
+// tlsReadSize is the read buffer of a TLS connection, held while it is
+// idle; crypto/tls keeps the rest of a record for the next read. 4 KiB
+// takes a browser's request or a burst of pipelined small ones in one read
+// at half of the 8 KiB idle cost (benchmarks/README.md, "Memory per idle
+// TLS connection").
+const tlsReadSize = 4 << 10
 
 func (c *tlsConn) run() {
 	defer c.t.wg.Done()
@@ -116,10 +119,19 @@ func (c *tlsConn) run() {
 		c.t.opts.Handshake(&st, err)
 	}
 	// A TLS-ALPN-01 challenge ends with the handshake (RFC 8737 3).
-	if err == nil && c.tc.ConnectionState().NegotiatedProtocol != "acme-tls/1" {
-		c.readLoop(h)
+	if err != nil || c.tc.ConnectionState().NegotiatedProtocol == "acme-tls/1" {
+		c.teardown()
+		return
 	}
-	c.teardown()
+	// The handshake grew this goroutine's stack to 16 KiB, which Go gives
+	// back only at a GC that an idle server does not run: the connection
+	// waits for requests on a fresh goroutine with a small stack instead.
+	c.t.wg.Add(1)
+	go func() {
+		defer c.t.wg.Done()
+		c.readLoop(h)
+		c.teardown()
+	}()
 }
 
 func (c *tlsConn) readLoop(h *handler) {
