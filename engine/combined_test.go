@@ -28,6 +28,7 @@ func TestAnswersWindowsConditionsTogether(t *testing.T) {
 		{From: "/promo", Status: 410, Headers: cache},
 		{From: "/over", To: "https://example.com/de/over", Status: 302,
 			Active: matcher.Window{Until: now.Add(-time.Hour)}, When: &matcher.When{Language: []string{"de"}}},
+		{From: "/only-de", To: "https://example.com/de/", Status: 302, When: &matcher.When{Language: []string{"de"}}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -46,6 +47,7 @@ func TestAnswersWindowsConditionsTogether(t *testing.T) {
 		{"gone", "/promo", "", got{410, "", "Accept-Language, X-Device", "max-age=60"}},
 		{"shadow answers nothing", "/promo", "X-Device: mobile\r\n", got{410, "", "Accept-Language, X-Device", "max-age=60"}},
 		{"window over", "/over", "Accept-Language: de\r\n", got{404, "", "", ""}},
+		{"miss after a failed condition", "/only-de", "Accept-Language: fr\r\n", got{404, "", "Accept-Language", ""}},
 	}
 	c := dial(t, srv)
 	br := bufio.NewReader(c)
