@@ -14,6 +14,9 @@ import (
 func explain(args []string, stdout, stderr io.Writer) int {
 	fs, file := newFlags("explain", stderr)
 	at := fs.String("at", "", "answer as of this time (RFC 3339, such as 2026-12-24T12:00:00Z) instead of now, for rules with a time window")
+	var fields explainFields
+	fs.Var(&fields, "H", "a request header field 'Name: value' (repeatable), for rules with when conditions: 'Accept-Language: de', 'Cookie: lang=fr'")
+	client := fs.String("client", "", "the client's IP address, for rules with when.country (looked up in the config's [geoip] database)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -29,12 +32,18 @@ func explain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "redirectd explain: %v\n", err)
 		return 2
 	}
+	addr, err := parseClient(*client)
+	if err != nil {
+		fmt.Fprintf(stderr, "redirectd explain: %v\n", err)
+		return 2
+	}
 	cfg, err := loadConfig(*file)
 	if err != nil {
 		fmt.Fprintf(stderr, "%v\n", err)
 		return 1
 	}
-	if err := explainURLAt(stdout, cfg.Set, fs.Arg(0), now); err != nil {
+	req := &explainRequest{fields: fields, client: addr, set: cfg.Set}
+	if err := explainRequestAt(stdout, cfg.Set, fs.Arg(0), now, req); err != nil {
 		fmt.Fprintf(stderr, "redirectd explain: %v\n", err)
 		return 2
 	}
@@ -48,11 +57,18 @@ func explainURL(w io.Writer, set *matcher.Set, raw string) error {
 
 // explainURLAt writes which rule of set answers raw at the instant now.
 func explainURLAt(w io.Writer, set *matcher.Set, raw string, now time.Time) error {
+	return explainRequestAt(w, set, raw, now, nil)
+}
+
+// explainRequestAt writes which rule of set answers raw at the instant
+// now, for a request with req's fields and client (nil: none, so rules
+// with when conditions do not answer).
+func explainRequestAt(w io.Writer, set *matcher.Set, raw string, now time.Time, req matcher.Request) error {
 	host, path, query, err := splitURL(raw)
 	if err != nil {
 		return err
 	}
-	m := matcher.Match{Now: now.UnixNano()}
+	m := matcher.Match{Now: now.UnixNano(), Req: req}
 	defer explainShadow(w, &m, query) // window.go
 	if !set.Lookup([]byte(host), []byte(path), query, &m) {
 		if r := m.Passed(); r != nil {
@@ -63,6 +79,7 @@ func explainURLAt(w io.Writer, set *matcher.Set, raw string, now time.Time) erro
 			return nil
 		}
 		fmt.Fprintf(w, "no rule matches host %q path %q: the answer is 404, or the upstream's when one is set\n", host, path)
+		explainVary(w, &m)
 		return nil
 	}
 	r := m.Rule()
@@ -73,8 +90,17 @@ func explainURLAt(w io.Writer, set *matcher.Set, raw string, now time.Time) erro
 		fmt.Fprintf(w, "rule:     %s (%s %q%s)\nstatus:   %d\nlocation: %s\n", r.Source(), r.Kind, r.From, hostNote(r),
 			m.Status(), m.AppendLocation(nil, query))
 	}
+	explainVary(w, &m)
 	explainHeaders(w, &m, set)
 	return nil
+}
+
+// explainVary writes the Vary line an answer decided by conditions
+// carries.
+func explainVary(w io.Writer, m *matcher.Match) {
+	if v := strings.TrimSpace(m.Vary()); v != "" {
+		fmt.Fprintf(w, "header:   %s\n", v)
+	}
 }
 
 // hostNote is ", host \"h\"" for a rule of one host, "" for any host.

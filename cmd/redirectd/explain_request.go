@@ -1,0 +1,63 @@
+package main
+
+import (
+	"fmt"
+	"net/netip"
+	"strings"
+
+	"github.com/redirectd/redirectd/matcher"
+)
+
+// explainFields are explain's -H flags: the request's header fields, for
+// rules with when conditions on language, header or cookie.
+type explainFields []string
+
+func (f *explainFields) String() string { return strings.Join(*f, ", ") }
+
+func (f *explainFields) Set(v string) error {
+	name, value, ok := strings.Cut(v, ":")
+	if !ok || strings.TrimSpace(name) == "" || strings.ContainsAny(name, " \t") {
+		return fmt.Errorf("%q is not a header field; write it as 'Name: value', such as 'Accept-Language: de'", v)
+	}
+	*f = append(*f, name+":"+strings.TrimSpace(value))
+	return nil
+}
+
+// explainRequest is the request explain asks about, as conditions read it
+// (matcher.Request): the -H fields and the -client address's country in
+// the config's [geoip] database.
+type explainRequest struct {
+	fields explainFields
+	client netip.Addr
+	set    *matcher.Set
+}
+
+func (r *explainRequest) Header(name []byte) []byte {
+	for _, f := range r.fields {
+		n, v, _ := strings.Cut(f, ":")
+		if strings.EqualFold(n, string(name)) {
+			return []byte(v)
+		}
+	}
+	return nil
+}
+
+func (r *explainRequest) Country() string {
+	db := r.set.Countries()
+	if db == nil || !r.client.IsValid() {
+		return ""
+	}
+	return db.Country(r.client)
+}
+
+// parseClient reads explain's -client flag: "" for none.
+func parseClient(s string) (netip.Addr, error) {
+	if s == "" {
+		return netip.Addr{}, nil
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		return netip.Addr{}, fmt.Errorf("-client %q is not an IP address, such as 203.0.113.9", s)
+	}
+	return a, nil
+}
