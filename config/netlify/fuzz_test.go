@@ -41,7 +41,7 @@ func FuzzImport(f *testing.F) {
 			return
 		}
 		rules, notes := Parse("_redirects", []byte(src))
-		cands, more := Translate("_redirects", rules)
+		cands, more := Translate("_redirects", rules, importer.Options{})
 		notes = append(notes, more...)
 		res := importer.Order(cands)
 		accounted := map[int]bool{}
@@ -71,7 +71,7 @@ func FuzzImport(f *testing.F) {
 			}
 		}
 		var buf bytes.Buffer
-		importer.WriteTOML(&buf, "fuzz", res.Rules)
+		importer.WriteTOML(&buf, "fuzz", "", res.Rules)
 		if _, err := config.LoadFS(fstest.MapFS{"r.toml": {Data: buf.Bytes()}}, "r.toml"); err != nil {
 			t.Errorf("the written config does not load: %v\n%s", err, buf.String())
 		}

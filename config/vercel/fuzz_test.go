@@ -48,7 +48,7 @@ func FuzzSource(f *testing.F) {
 		}
 		res := importer.Order(cands)
 		var buf bytes.Buffer
-		importer.WriteTOML(&buf, "fuzz", res.Rules)
+		importer.WriteTOML(&buf, "fuzz", "", res.Rules)
 		if _, err := config.LoadFS(fstest.MapFS{"r.toml": {Data: buf.Bytes()}}, "r.toml"); err != nil {
 			t.Errorf("the written config does not load: %v\n%s", err, buf.String())
 		}
