@@ -161,6 +161,59 @@ func matcherRequest(c *Client) matcher.Request {
 	return request{c}
 }
 
+// maxClients bounds the kinds of client addClientSamples makes from pairs
+// of rules' conditions.
+const maxClients = 256
+
+// merge returns a client who sends what a and b send, nil when no client
+// can (two languages, two countries, one header or cookie with two
+// values). Only a client's top language counts, so de and fr cannot meet;
+// de and de-AT meet in de-AT.
+func merge(a, b *Client) *Client {
+	c := *a
+	la, lb := strings.ToLower(c.Language), strings.ToLower(b.Language)
+	switch {
+	case la == "" || strings.HasPrefix(lb, la+"-"):
+		c.Language = b.Language // de-AT falls in de too
+	case lb == "" || lb == la || strings.HasPrefix(la, lb+"-"):
+	default:
+		return nil
+	}
+	switch {
+	case c.Country == "":
+		c.Country = b.Country
+	case b.Country != "" && b.Country != c.Country:
+		return nil
+	}
+	c.Header = slices.Clone(c.Header)
+	for _, h := range b.Header {
+		v, ok := c.header(h.Name)
+		if ok && v != h.Value {
+			return nil
+		}
+		if !ok {
+			c.Header = append(c.Header, h)
+		}
+	}
+	c.Cookie = slices.Clone(c.Cookie)
+	for _, k := range b.Cookie {
+		i := slices.IndexFunc(c.Cookie, func(x matcher.KeyValue) bool { return x.Name == k.Name })
+		if i >= 0 && c.Cookie[i].Value != k.Value {
+			return nil
+		}
+		if i < 0 {
+			c.Cookie = append(c.Cookie, k)
+		}
+	}
+	return &c
+}
+
+// maxClientSamples bounds the requests addClientSamples adds for the
+// clients of other rules than a sample's own: each is asked of every rule
+// in each round of Order, and a file of many splats under many different
+// conditions would otherwise ask millions.
+const maxClientSamples = 20000
+
 // addClientSamples asks requests again as the clients who satisfy the
 // rules' conditions. A rule with conditions has its own samples asked as
 // a client who satisfies them (first, for the check that it ever
@@ -168,8 +221,9 @@ func matcherRequest(c *Client) matcher.Request {
 // a rule with conditions takes for some client is asked as that client
 // too: there, file order and redirectd's precedence (conditions first
 // for one path, exact before prefix before regex whatever the
-// conditions) can disagree, and nowhere else.
-func addClientSamples(cands []Candidate) {
+// conditions) can disagree, and nowhere else. It returns how many kinds
+// of client it could not ask about in full (maxClientSamples).
+func addClientSamples(cands []Candidate) (skipped int) {
 	type persona struct {
 		c  *Client
 		by []int // the candidates whose conditions it satisfies
@@ -191,7 +245,22 @@ func addClientSamples(cands []Candidate) {
 		own[j] = p.c
 	}
 	if len(ps) == 0 {
-		return
+		return 0
+	}
+	// A client who satisfies two rules' conditions at once (German and
+	// in Austria) meets them in file order on the service, and in
+	// redirectd's precedence here: ask as one for each pair of rules.
+	n := len(ps)
+	for a := 0; a < n && len(ps) < maxClients; a++ {
+		for b := a + 1; b < n && len(ps) < maxClients; b++ {
+			c := merge(ps[a].c, ps[b].c)
+			if c == nil || byKey[c.key()] != nil {
+				continue
+			}
+			p := &persona{c: c}
+			byKey[c.key()] = p
+			ps = append(ps, p)
+		}
 	}
 	for _, p := range ps {
 		for j := range cands {
@@ -200,30 +269,45 @@ func addClientSamples(cands []Candidate) {
 			}
 		}
 	}
+	base := make([][]Request, len(cands))
 	for j := range cands {
-		base := cands[j].Samples
+		base[j] = cands[j].Samples
 		var out []Request
 		if own[j] != nil {
-			for _, s := range base {
+			for _, s := range base[j] {
 				s.Client = own[j]
 				out = append(out, s)
 			}
 		}
-		out = append(out, base...)
-		for _, p := range ps {
+		cands[j].Samples = append(out, base[j]...)
+	}
+	added := 0
+	for _, p := range ps {
+		var more [][2]int // candidate, sample
+		for j := range cands {
 			if p.c == own[j] {
 				continue
 			}
-			for _, s := range base {
+			for k, s := range base[j] {
 				s.Client = p.c
 				for _, i := range p.by {
 					if strings.HasPrefix(s.Path, cands[i].Prefix) && cands[i].Matches(s) {
-						out = append(out, s)
+						more = append(more, [2]int{j, k})
 						break
 					}
 				}
 			}
 		}
-		cands[j].Samples = out
+		if added+len(more) > maxClientSamples {
+			skipped++
+			continue
+		}
+		added += len(more)
+		for _, x := range more {
+			s := base[x[0]][x[1]]
+			s.Client = p.c
+			cands[x[0]].Samples = append(cands[x[0]].Samples, s)
+		}
 	}
+	return skipped
 }

@@ -69,7 +69,10 @@ func Order(cands []Candidate) *Result {
 	res := &Result{}
 	n := len(cands)
 	addHostSamples(cands)
-	addClientSamples(cands)
+	if n := addClientSamples(cands); n > 0 {
+		res.Notes = append(res.Notes, Note{"", 0, Caveat, fmt.Sprintf(
+			"the rules' conditions make too many kinds of client to ask about (%d not asked): the order is not checked for those clients' requests beyond the rules' own paths", n)})
+	}
 	expect := make([][]int, n) // per candidate and sample: the source's answer
 	for j := range cands {
 		c := &cands[j]
