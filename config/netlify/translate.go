@@ -105,12 +105,13 @@ func Translate(file string, rules []Redirect, opt importer.Options) ([]importer.
 	if languages > 0 {
 		notes = append(notes, importer.Note{File: file, Line: firstLanguage, Kind: importer.Caveat, Msg: fmt.Sprintf(
 			"%s Language=, written as when.language: redirectd takes the client's most preferred Accept-Language tag "+
-				"(highest q) and matches it by RFC 4647 basic filtering (en takes en-GB); Netlify documents its own matching only loosely", rulesHave(languages))})
+				"(highest q) and matches it by RFC 4647 basic filtering (en takes en-GB); Netlify documents its own matching only loosely "+
+				"(its CLI compares the first tag's two letters), and lets an nf_lang cookie override the header, which redirectd does not read", rulesHave(languages))})
 	}
 	if countries > 0 {
 		notes = append(notes, importer.Note{File: file, Line: firstCountry, Kind: importer.Caveat, Msg: fmt.Sprintf(
 			"%s Country=, written as when.country: redirectd reads the client address in the [geoip] database "+
-				"(behind a proxy, set [server] trusted_proxies), where Netlify uses its own geolocation; the two can disagree on some addresses", rulesHave(countries))})
+				"(behind a proxy, set [server] trusted_proxies), where Netlify uses its own geolocation and an nf_country cookie; the two can disagree on some addresses", rulesHave(countries))})
 	}
 	return cands, notes
 }
