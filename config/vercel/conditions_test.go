@@ -35,6 +35,7 @@ func TestHasConditions(t *testing.T) {
 		{"presence", []Cond{{Type: "cookie", Key: "session"}}, nil, nil, "a has condition on the cookie session without a value asks only that it be present"},
 		{"regex", []Cond{{Type: "header", Key: "user-agent", Value: str(".*Android.*")}}, nil, nil, `a has condition on the header user-agent with the regex ".*Android.*"`},
 		{"twice", []Cond{{Type: "header", Key: "X-A", Value: str("1")}, {Type: "header", Key: "x-a", Value: str("2")}}, nil, nil, "two has conditions on the header x-a"},
+		{"spaces", []Cond{{Type: "header", Key: "x-a", Value: str(" 1")}}, nil, nil, `the value " 1", which begins or ends with a space`},
 		{"missing", nil, []Cond{{Type: "header", Key: "x-a", Value: str("1")}}, nil, "missing (header x-a): redirectd's when has no negation"},
 		{"host without a value", []Cond{{Type: "host"}}, nil, nil, "a has condition on the host without a value"},
 		{"unknown type", []Cond{{Type: "ip", Key: "x", Value: str("1")}}, nil, nil, `a has condition of type "ip"`},

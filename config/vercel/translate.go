@@ -157,6 +157,11 @@ func (h *Cond) apply(r *matcher.Rule) string {
 	case !literal:
 		return fmt.Sprintf("a has condition on the %s %s with the regex %q; redirectd's when compares a value whole", h.Type, h.Key, *h.Value)
 	}
+	if h.Type == "header" && strings.TrimSpace(value) != value {
+		// RFC 9110 section 5.5: the spaces around a field value are not
+		// part of it, so such a value matches no request.
+		return fmt.Sprintf("a has condition on the header %s with the value %q, which begins or ends with a space no field value holds", h.Key, value)
+	}
 	if r.When == nil {
 		r.When = &matcher.When{}
 	}
