@@ -103,6 +103,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzImport -fuzztime $(FUZZTIME) ./config/netlify
 	$(GO) test -run '^$$' -fuzz FuzzSketch -fuzztime $(FUZZTIME) ./engine/misses
 	$(GO) test -run '^$$' -fuzz FuzzSource -fuzztime $(FUZZTIME) ./config/vercel
+	$(GO) test -run '^$$' -fuzz FuzzHas -fuzztime $(FUZZTIME) ./config/vercel
 	$(GO) test -run '^$$' -fuzz 'FuzzParse$$' -fuzztime $(FUZZTIME) ./config/vercel
 
 # Installs the binary, the systemd unit, the config (kept when present) and

@@ -21,7 +21,7 @@ func importCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(args) == 0 || args[0] != "csv" {
 		fmt.Fprintln(stderr, "usage: redirectd import csv [-o FILE] FILE\n       redirectd import nginx [-o DIR] FILE...\n"+
-			"       redirectd import netlify [-o FILE] _redirects|netlify.toml...\n       redirectd import vercel [-o FILE] vercel.json")
+			"       redirectd import netlify [-geoip FILE] [-o FILE] _redirects|netlify.toml...\n       redirectd import vercel [-o FILE] vercel.json")
 		return 2
 	}
 	fs, _ := newFlags("import csv", stderr)

@@ -5,17 +5,18 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
-	"testing/fstest"
 
 	"github.com/redirectd/redirectd/config"
+	"github.com/redirectd/redirectd/config/geoip"
 	"github.com/redirectd/redirectd/config/importer"
 	"github.com/redirectd/redirectd/config/netlify"
 	"github.com/redirectd/redirectd/config/vercel"
 )
 
 // hostedLoaders read the files of each hosted service that import knows.
-var hostedLoaders = map[string]func(file string, data []byte) ([]importer.Candidate, []importer.Note, error){
+var hostedLoaders = map[string]func(file string, data []byte, opt importer.Options) ([]importer.Candidate, []importer.Note, error){
 	"netlify": netlify.Load,
 	"vercel":  vercel.Load,
 }
@@ -33,8 +34,25 @@ var hostedUsage = map[string]string{
 func importHosted(kind string, args []string, stdout, stderr io.Writer) int {
 	fs, _ := newFlags("import "+kind, stderr)
 	out := fs.String("o", "", "write the config to `file` instead of stdout")
+	var opt importer.Options
+	if kind == "netlify" {
+		fs.StringVar(&opt.GeoIP, "geoip", "", "translate Country= conditions, reading the MaxMind country database `file` ([geoip] database)")
+	}
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if opt.GeoIP != "" {
+		// The config is read from wherever -o puts it: name the database
+		// by its absolute path, and check now that it opens.
+		abs, err := filepath.Abs(opt.GeoIP)
+		if err == nil {
+			_, err = geoip.Open(abs)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "redirectd import %s: -geoip: %v; give the path of a GeoLite2-Country.mmdb or GeoIP2-Country.mmdb\n", kind, err)
+			return 1
+		}
+		opt.GeoIP = abs
 	}
 	if fs.NArg() == 0 {
 		fmt.Fprintf(stderr, "redirectd import %s: %s\n", kind, hostedUsage[kind])
@@ -48,7 +66,7 @@ func importHosted(kind string, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "redirectd import %s: %v\n", kind, err)
 			return 1
 		}
-		c, n, err := hostedLoaders[kind](name, data)
+		c, n, err := hostedLoaders[kind](name, data, opt)
 		if err != nil {
 			fmt.Fprintf(stderr, "redirectd import %s: %v\n", kind, err)
 			return 1
@@ -59,9 +77,9 @@ func importHosted(kind string, args []string, stdout, stderr io.Writer) int {
 	res.Notes = append(notes, res.Notes...)
 	var buf bytes.Buffer
 	header := fmt.Sprintf("Imported from %s by redirectd import %s.\nEach rule names the line it comes from.", strings.Join(fs.Args(), " "), kind)
-	importer.WriteTOML(&buf, header, res.Rules)
+	importer.WriteTOML(&buf, header, opt.GeoIP, res.Rules)
 	// What is written must load, as `redirectd check` loads it.
-	if _, err := config.LoadFS(fstest.MapFS{"redirectd.toml": {Data: buf.Bytes()}}, "redirectd.toml"); err != nil {
+	if err := loadsAsWritten(buf.Bytes()); err != nil {
 		fmt.Fprintf(stderr, "redirectd import %s: the written config does not load (a bug in the import; please report it):\n%v\n", kind, err)
 		return 1
 	}
@@ -81,4 +99,21 @@ func importHosted(kind string, args []string, stdout, stderr io.Writer) int {
 	}
 	res.Report(stderr, written)
 	return 0
+}
+
+// loadsAsWritten loads a written config as `check` would, from a file,
+// so that its [geoip] database (an absolute path) is opened as serve
+// opens it.
+func loadsAsWritten(data []byte) error {
+	dir, err := os.MkdirTemp("", "redirectd-import")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	file := filepath.Join(dir, "redirectd.toml")
+	if err := os.WriteFile(file, data, 0o600); err != nil {
+		return err
+	}
+	_, err = config.Load(file)
+	return err
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/redirectd/redirectd/config/geoip/geoiptest"
 )
 
 // hostedCase is a request and the answer the service gives it, as its
@@ -18,15 +20,41 @@ type hostedCase struct {
 	location     string
 }
 
+// condCase is a hostedCase asked with more header lines (each ending in
+// "\r\n"): Accept-Language, X-Forwarded-For, a header or a cookie that a
+// rule's conditions read.
+type condCase struct {
+	hostedCase
+	headers string
+}
+
+// serveOpts are what a test gives the import and the server beyond the
+// source: more import flags (-geoip FILE) and more [server] keys.
+type serveOpts struct {
+	args   []string
+	server string
+}
+
 // serveImport runs `redirectd import KIND -o FILE SOURCE` with the built
 // binary, then serves the config written (behind a [server] table) and
 // asks it each case on loopback, reading the raw answer.
 func serveImport(t *testing.T, kind, source string, cases []hostedCase) string {
 	t.Helper()
+	asked := make([]condCase, len(cases))
+	for i, c := range cases {
+		asked[i].hostedCase = c
+	}
+	return serveImportWith(t, kind, source, serveOpts{}, asked)
+}
+
+// serveImportWith is serveImport with options and header lines.
+func serveImportWith(t *testing.T, kind, source string, o serveOpts, cases []condCase) string {
+	t.Helper()
 	bin := buildBinary(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "imported.toml")
-	code, _, report := runBinary(t, bin, "import", kind, "-o", out, source)
+	args := append(append([]string{"import", kind}, o.args...), "-o", out, source)
+	code, _, report := runBinary(t, bin, args...)
 	if code != 0 {
 		t.Fatalf("import %s: exit %d\n%s", kind, code, report)
 	}
@@ -36,20 +64,20 @@ func serveImport(t *testing.T, kind, source string, cases []hostedCase) string {
 	}
 	addr := freePort(t)
 	file := filepath.Join(dir, "redirectd.toml")
-	os.WriteFile(file, fmt.Appendf(nil, "[server]\nlisten = %q\n\n[admin]\nlisten = \"off\"\n\n[access_log]\nenabled = false\n\n%s", addr, imported), 0o644)
+	os.WriteFile(file, fmt.Appendf(nil, "[server]\nlisten = %q\n%s\n[admin]\nlisten = \"off\"\n\n[access_log]\nenabled = false\n\n%s", addr, o.server, imported), 0o644)
 	stop := startServe(t, bin, file)
 	defer stop()
 	if _, _, err := firstAnswer(addr, "/", time.Now().Add(10*time.Second)); err != nil {
 		t.Fatalf("no answer: %v", err)
 	}
 	for _, c := range cases {
-		status, loc := rawAnswer(t, addr, c.host, c.target)
+		status, loc := rawAnswerWith(t, addr, c.host, c.target, c.headers)
 		want := c.status
 		if want == 0 {
 			want = 404
 		}
 		if status != want || loc != c.location {
-			t.Errorf("%s%s: %d %q, want %d %q", c.host, c.target, status, loc, want, c.location)
+			t.Errorf("%s%s %q: %d %q, want %d %q", c.host, c.target, c.headers, status, loc, want, c.location)
 		}
 	}
 	return report
@@ -80,7 +108,7 @@ func TestImportNetlifyServes(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	const d = "docs.example.dev"
-	report := serveImport(t, "netlify", "../../config/netlify/testdata/docs/_redirects", []hostedCase{
+	cases := []hostedCase{
 		{"old-docs.example.dev", "/guides/secrets", 301, "https://docs.example.dev/guides/secrets"},
 		{"www.docs.example.dev", "/x?y=1", 301, "https://docs.example.dev/x?y=1"},
 		{d, "/install.html", 302, "/docs/install/"},
@@ -121,12 +149,106 @@ func TestImportNetlifyServes(t *testing.T) {
 		{d, "/tutorials/new-thing", 301, "/docs/tutorials/new-thing"},
 		{d, "/integrations/slack", 301, "https://integrations.example.dev/slack"},
 		{d, "/unknown", 0, ""},
-	})
+	}
+	// Lines 85 and 86: / to /de/ for Language=de, to /uk/ for Country=gb,ie.
+	asked := append(plain(cases),
+		condCase{hostedCase{d, "/", 302, "/de/"}, "Accept-Language: de\r\n"},
+		condCase{hostedCase{d, "/?x=1", 302, "/de/?x=1"}, "Accept-Language: de-AT, en;q=0.5\r\n"},
+		condCase{hostedCase{d, "/", 0, ""}, "Accept-Language: en, de;q=0.9\r\n"}, // prefers English
+		condCase{hostedCase{d, "/", 302, "/uk/"}, "X-Forwarded-For: 192.0.2.10\r\n"},
+		condCase{hostedCase{d, "/", 302, "/de/"}, "X-Forwarded-For: 192.0.2.10\r\nAccept-Language: de\r\n"}, // line 85 first
+		condCase{hostedCase{d, "/", 0, ""}, "X-Forwarded-For: 198.51.100.7\r\n"},
+		condCase{hostedCase{d, "/", 0, ""}, ""},
+	)
+	report := serveImportWith(t, "netlify", "../../config/netlify/testdata/docs/_redirects", geoipOpts(t), asked)
 	for _, want := range []string{"_redirects:57: /docs/v1/install /docs/v2/getting-started 301 never applies: line 55", "_redirects:82: /app/* /app/index.html 200: a rewrite (200)",
-		"_redirects:85: / /de/ 302 Language=de: the conditions Language=de are not translated"} {
+		"_redirects:85: this rule has Language=, written as when.language", "_redirects:86: this rule has Country=, written as when.country",
+		"_redirects:87: /admin/* /admin/:splat 200! Role=admin: Role=admin reads the roles"} {
 		if !strings.Contains(report, want) {
 			t.Errorf("the report lacks %q:\n%s", want, report)
 		}
+	}
+}
+
+// plain turns cases into condCases without header lines.
+func plain(cases []hostedCase) []condCase {
+	out := make([]condCase, len(cases))
+	for i, c := range cases {
+		out[i].hostedCase = c
+	}
+	return out
+}
+
+// geoipOpts writes a country database (192.0.2.0/25 GB, 192.0.2.128/25
+// CH, 198.51.100.0/24 AT, 203.0.113.0/24 FR), gives it to the import with
+// -geoip, and has the server believe X-Forwarded-For from loopback, so
+// that a request names its client's country.
+func geoipOpts(t *testing.T) serveOpts {
+	db := geoiptest.Write(t, map[string]string{"192.0.2.0/25": "GB", "192.0.2.128/25": "CH", "198.51.100.0/24": "AT", "203.0.113.0/24": "FR"})
+	return serveOpts{args: []string{"-geoip", db}, server: "trusted_proxies = [\"127.0.0.1\"]\n"}
+}
+
+// TestImportNetlifyConditionsServes imports the conditions folder's
+// _redirects with -geoip and asks the real server as clients of several
+// languages and countries: the answers are Netlify's first match in file
+// order, for each client, where redirectd's own precedence (rules with
+// conditions first for one path, exact before prefix before regex) would
+// differ unless the import wrote the rules to keep it.
+func TestImportNetlifyConditionsServes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	const h = "example.com"
+	de, fr, at := "Accept-Language: de\r\n", "Accept-Language: fr-BE, de;q=0.5\r\n", "X-Forwarded-For: 198.51.100.7\r\n"
+	report := serveImportWith(t, "netlify", "../../config/netlify/testdata/conditions/_redirects", geoipOpts(t), []condCase{
+		{hostedCase{h, "/", 302, "/de/"}, de},
+		{hostedCase{h, "/", 302, "/fr/"}, fr + "X-Forwarded-For: 203.0.113.5\r\n"},
+		{hostedCase{h, "/", 302, "/en/"}, fr}, // no country: line 7 needs FR or BE
+		{hostedCase{h, "/", 302, "/en/"}, "Accept-Language: en, de;q=0.9\r\n"},
+		{hostedCase{h, "/", 302, "/en/"}, ""},
+		{hostedCase{h, "/about", 301, "/company"}, de}, // line 12 never applies
+		{hostedCase{h, "/blog/feed", 302, "/de/blog/feed"}, de},
+		{hostedCase{h, "/blog/feed/", 302, "/de/blog/feed/"}, de},
+		{hostedCase{h, "/blog/feed", 301, "/feed.xml"}, ""},
+		{hostedCase{h, "/blog/other", 0, ""}, ""},
+		{hostedCase{h, "/blog", 302, "/de/blog/"}, de},
+		{hostedCase{h, "/shop/cart", 302, "/at/shop/cart"}, at},
+		{hostedCase{h, "/shop/cart", 302, "/cart"}, ""},
+		{hostedCase{h, "/shop/cart", 302, "/cart"}, "X-Forwarded-For: 203.0.113.5\r\n"},
+		{hostedCase{h, "/shop/shoes", 302, "/at/shop/shoes"}, at},
+		{hostedCase{h, "/docs/a/b", 302, "/docs/es/a/b"}, "Accept-Language: pt-BR\r\n"},
+		{hostedCase{h, "/docs/a/b", 0, ""}, de},
+		{hostedCase{"shop.example.com", "/sale", 302, "https://shop.example.com/ch/sale"}, "X-Forwarded-For: 192.0.2.200\r\n"},
+		{hostedCase{"shop.example.com", "/sale", 0, ""}, "X-Forwarded-For: 192.0.2.10\r\n"},
+		{hostedCase{h, "/sale", 0, ""}, "X-Forwarded-For: 192.0.2.200\r\n"},
+		{hostedCase{h, "/members/x", 0, ""}, ""}, // Role=: left out
+		{hostedCase{h, "/beta", 0, ""}, "Cookie: beta=1\r\n"},
+		{hostedCase{h, "/app/old", 301, "/app/new"}, ""},
+	})
+	for _, want := range []string{"_redirects:12: /about /de/firma 301 Language=de never applies: line 11 comes first",
+		"_redirects:30: /beta /beta/new 302 Cookie=beta: Cookie=beta asks only that the cookie be present",
+		"_redirects:31: /app/old (Accept-Language: de): line 31 (a 200 rewrite, not translated) applies, redirectd answers with line 32"} {
+		if !strings.Contains(report, want) {
+			t.Errorf("the report lacks %q:\n%s", want, report)
+		}
+	}
+}
+
+// TestImportNetlifyCountryNeedsGeoIP checks that without -geoip a
+// Country= rule is left out with a note that says what to give, and that
+// -geoip with a file that is not a database is refused.
+func TestImportNetlifyCountryNeedsGeoIP(t *testing.T) {
+	t.Chdir(t.TempDir())
+	os.WriteFile("_redirects", []byte("/ /uk/ 302 Country=gb\n/ /de/ 302 Language=de\n"), 0o644)
+	code, cfg, report := runCmd("import", "netlify", "_redirects")
+	if code != 0 || strings.Contains(cfg, "country") || !strings.Contains(cfg, "when = { language = ['de'] }") ||
+		!strings.Contains(report, "_redirects:1: / /uk/ 302 Country=gb: Country=gb needs a country database: give import -geoip FILE") {
+		t.Errorf("exit %d\n%s\n%s", code, cfg, report)
+	}
+	os.WriteFile("not.mmdb", []byte("no"), 0o644)
+	code, _, report = runCmd("import", "netlify", "-geoip", "not.mmdb", "_redirects")
+	if code != 1 || !strings.Contains(report, "-geoip:") || !strings.Contains(report, "is not a MaxMind database") {
+		t.Errorf("exit %d\n%s", code, report)
 	}
 }
 
@@ -138,7 +260,7 @@ func TestImportVercelServes(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	const h = "acme.dev"
-	report := serveImport(t, "vercel", "../../config/vercel/testdata/app/vercel.json", []hostedCase{
+	cases := []hostedCase{
 		{"acme.io", "/", 308, "https://acme.dev/"},
 		{"www.acme.dev", "/docs/intro?x=1", 308, "https://acme.dev/docs/intro?x=1"},
 		{h, "/docs", 307, "/docs/getting-started"},
@@ -169,9 +291,56 @@ func TestImportVercelServes(t *testing.T) {
 		{h, "/news/intro-to-acme", 307, "/blog/intro-to-acme"},
 		{h, "/gone", 0, ""},
 		{h, "/dashboard/x", 0, ""}, // missing: not translated
-	})
+	}
+	// Entries 18 and 19: / to /de for the header x-vercel-ip-country: DE,
+	// to /fr for the cookie lang=fr.
+	asked := append(plain(cases),
+		condCase{hostedCase{h, "/", 307, "/de"}, "X-Vercel-IP-Country: DE\r\n"},
+		condCase{hostedCase{h, "/", 307, "/fr"}, "Cookie: a=1; lang=fr\r\n"},
+		condCase{hostedCase{h, "/", 307, "/de"}, "Cookie: lang=fr\r\nx-vercel-ip-country: DE\r\n"}, // entry 18 first
+		condCase{hostedCase{h, "/", 0, ""}, "X-Vercel-IP-Country: de\r\nCookie: lang=FR\r\n"},      // values compared whole, with case
+	)
+	report := serveImportWith(t, "vercel", "../../config/vercel/testdata/app/vercel.json", serveOpts{}, asked)
 	for _, want := range []string{`redirects[29]: json: unknown field "basePath"; left out`, "lookarounds such as (?!...) have no equivalent",
-		"trailingSlash: false makes Vercel redirect (308)"} {
+		"trailingSlash: false makes Vercel redirect (308)", "redirects[20] /dashboard/:path* -> /login: missing (cookie session): redirectd's when has no negation",
+		"redirects[18] / -> /de: x-vercel-ip-country is a header Vercel's edge sets"} {
+		if !strings.Contains(report, want) {
+			t.Errorf("the report lacks %q:\n%s", want, report)
+		}
+	}
+}
+
+// TestImportVercelConditionsServes imports the conditions folder's
+// vercel.json and asks the real server with headers and cookies: has on a
+// header or cookie with a literal value is when.header or when.cookie;
+// one without a value, with a regex, and missing are left out; and the
+// answers keep Vercel's first match in file order for every client.
+func TestImportVercelConditionsServes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	const h = "acme.dev"
+	mobile, fr, beta := "X-Device: mobile\r\n", "Cookie: lang=fr\r\n", "Cookie: theme=dark; beta=1\r\n"
+	report := serveImportWith(t, "vercel", "../../config/vercel/testdata/conditions/vercel.json", serveOpts{}, []condCase{
+		{hostedCase{h, "/", 307, "/m/"}, mobile},
+		{hostedCase{h, "/", 307, "/m/"}, "x-device:  mobile \r\n"},
+		{hostedCase{h, "/", 307, "/home"}, "X-Device: Mobile\r\n"},
+		{hostedCase{h, "/?ref=x", 307, "/fr/?ref=x"}, fr},
+		{hostedCase{h, "/?ref=x", 307, "/m/?ref=x"}, mobile + fr}, // entry 0 first
+		{hostedCase{h, "/", 307, "/home"}, fr},                    // entry 1 needs ?ref too
+		{hostedCase{h, "/", 307, "/home"}, ""},
+		{hostedCase{h, "/about", 308, "/company"}, "Cookie: lang=de\r\n"}, // entry 4 never applies
+		{hostedCase{h, "/blog/feed", 308, "/beta/blog/feed"}, beta},
+		{hostedCase{h, "/blog/a/b", 308, "/beta/blog/a/b"}, beta},
+		{hostedCase{h, "/blog/feed", 308, "/feed.xml"}, ""},
+		{hostedCase{h, "/blog/feed", 308, "/feed.xml"}, "Cookie: beta=2\r\n"},
+		{hostedCase{h, "/app", 0, ""}, "X-App-Version: 2\r\nUser-Agent: Android\r\n"},
+		{hostedCase{h, "/account", 0, ""}, ""},
+	})
+	for _, want := range []string{"redirects[4] /about -> /de/firma never applies: line 20 comes first",
+		"redirects[7] /app -> /app/new: a has condition on the header x-app-version without a value asks only that it be present",
+		"redirects[8] /app -> /app/android: a has condition on the header user-agent with the regex",
+		"redirects[9] /account -> /login: missing (cookie session): redirectd's when has no negation"} {
 		if !strings.Contains(report, want) {
 			t.Errorf("the report lacks %q:\n%s", want, report)
 		}

@@ -17,13 +17,20 @@ import (
 // the status code and the Location field as they were on the wire.
 func rawAnswer(t *testing.T, addr, host, target string) (int, string) {
 	t.Helper()
+	return rawAnswerWith(t, addr, host, target, "")
+}
+
+// rawAnswerWith is rawAnswer sending the header lines extra too (each
+// ending in "\r\n").
+func rawAnswerWith(t *testing.T, addr, host, target, extra string) (int, string) {
+	t.Helper()
 	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(5 * time.Second))
-	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", target, host)
+	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\n%sConnection: close\r\n\r\n", target, host, extra)
 	raw, err := io.ReadAll(c)
 	if err != nil {
 		t.Fatalf("%s %s: %v after %q", host, target, err, raw)

@@ -13,8 +13,12 @@ import (
 )
 
 // Request is one request of the order check: host in lower case without
-// port ("" for any host), path, and query without '?' ("" for none).
-type Request struct{ Host, Path, Query string }
+// port ("" for any host), path, query without '?' ("" for none), and who
+// sends it (nil: a client that satisfies no rule's conditions).
+type Request struct {
+	Host, Path, Query string
+	Client            *Client
+}
 
 // Candidate is one rule of the source, in source order.
 type Candidate struct {
@@ -28,8 +32,13 @@ type Candidate struct {
 	// later rules would answer for them is checked all the same.
 	Natural, Regex *matcher.Rule
 	// Matches reports whether the source service applies this rule to a
-	// request; the service takes the first rule that does.
+	// request; the service takes the first rule that does. For a rule
+	// with conditions it reads r.Client (see Client.Satisfies).
 	Matches func(r Request) bool
+	// When holds the conditions the source applies the rule under, as
+	// Natural and Regex carry them; Order asks the rule's samples as a
+	// client who satisfies them. Nil: none, or none Matches reads.
+	When *matcher.When
 	// Prefix, when set, starts every path Matches takes: a cheap test
 	// before it, which keeps the order check of thousands of rules fast.
 	Prefix string
@@ -60,6 +69,10 @@ func Order(cands []Candidate) *Result {
 	res := &Result{}
 	n := len(cands)
 	addHostSamples(cands)
+	if n := addClientSamples(cands); n > 0 {
+		res.Notes = append(res.Notes, Note{"", 0, Caveat, fmt.Sprintf(
+			"the rules' conditions make too many kinds of client to ask about (%d not asked): the order is not checked for those clients' requests beyond the rules' own paths", n)})
+	}
 	expect := make([][]int, n) // per candidate and sample: the source's answer
 	for j := range cands {
 		c := &cands[j]
@@ -81,9 +94,15 @@ func Order(cands []Candidate) *Result {
 			continue
 		}
 		// The candidate's own samples come first, before those
-		// addHostSamples added: name the rule that takes the first.
+		// addHostSamples added: name the rule that takes the first. A
+		// rule with conditions is asked about the clients who satisfy
+		// them (addClientSamples put those first), as only they reach it.
 		earlier := expect[j][0]
-		for _, e := range expect[j] {
+		own := c.Samples[0].Client
+		for k, e := range expect[j] {
+			if c.Samples[k].Client != own {
+				continue
+			}
 			if e == j || e < 0 {
 				earlier = -1
 				break
@@ -118,6 +137,7 @@ func Order(cands []Candidate) *Result {
 			for k, s := range cands[j].Samples {
 				want := expect[j][k]
 				got := -1
+				m.Req = matcherRequest(s.Client)
 				if set.Lookup([]byte(s.Host), []byte(s.Path), queryBytes(s.Query), &m) {
 					got = m.Rule().Line - 1
 				}
@@ -175,8 +195,19 @@ func checkRule(res *Result, c *Candidate, r *matcher.Rule, note bool) *matcher.R
 // loads checks r as the config loader will, with what it checks beyond
 // the matcher (host names, for one): written alone, does it load?
 func loads(r *matcher.Rule) error {
+	x := *r
+	if x.When != nil && len(x.When.Country) > 0 {
+		// Country needs a database to load; the matcher checked the
+		// codes, and the command loads the whole config with its
+		// [geoip] at the end.
+		w := *x.When
+		w.Country, x.When = nil, &w
+		if w.Empty() {
+			x.When = nil
+		}
+	}
 	var b bytes.Buffer
-	WriteTOML(&b, "", []Rule{{Rule: *r}})
+	WriteTOML(&b, "", "", []Rule{{Rule: x}})
 	_, err := config.LoadFS(fstest.MapFS{"r.toml": {Data: b.Bytes()}}, "r.toml")
 	var ce *config.Error
 	if errors.As(err, &ce) {
@@ -294,6 +325,9 @@ func reqString(s Request) string {
 	if s.Query != "" {
 		req += "?" + s.Query
 	}
+	if s.Client != nil {
+		req += " (" + s.Client.String() + ")"
+	}
 	return req
 }
 
@@ -326,7 +360,7 @@ func addHostSamples(cands []Candidate) {
 				continue
 			}
 			for _, h := range hosts {
-				c.Samples = append(c.Samples, Request{h, s.Path, s.Query})
+				c.Samples = append(c.Samples, Request{h, s.Path, s.Query, s.Client})
 			}
 		}
 	}

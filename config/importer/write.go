@@ -10,12 +10,16 @@ import (
 )
 
 // WriteTOML writes rules as a redirectd config: header as its first
-// comment, then each rule as a [[rule]] table under a comment naming the
-// source line and its text.
-func WriteTOML(w io.Writer, header string, rules []Rule) error {
+// comment, a [geoip] table naming the database geoip when it is not "",
+// then each rule as a [[rule]] table under a comment naming the source
+// line and its text.
+func WriteTOML(w io.Writer, header, geoip string, rules []Rule) error {
 	var b strings.Builder
 	for _, line := range strings.Split(strings.TrimSpace(header), "\n") {
 		b.WriteString("# " + line + "\n")
+	}
+	if geoip != "" {
+		fmt.Fprintf(&b, "\n[geoip]\ndatabase = %s\n", Quote(geoip))
 	}
 	for _, r := range rules {
 		fmt.Fprintf(&b, "\n# %s:%d: %s\n[[rule]]\n", r.File, r.Line, oneLine(r.Text))
@@ -50,9 +54,58 @@ func WriteTOML(w io.Writer, header string, rules []Rule) error {
 			}
 			fmt.Fprintf(&b, "query = { %s }\n", strings.Join(parts, ", "))
 		}
+		if !r.When.Empty() {
+			b.WriteString("when = " + whenTOML(r.When) + "\n")
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// whenTOML writes w as an inline table:
+// { language = ['de'], header = { X-Device = 'mobile' } }.
+func whenTOML(w *matcher.When) string {
+	var parts []string
+	list := func(key string, vs []string) {
+		if len(vs) == 0 {
+			return
+		}
+		q := make([]string, len(vs))
+		for i, v := range vs {
+			q[i] = Quote(v)
+		}
+		parts = append(parts, key+" = ["+strings.Join(q, ", ")+"]")
+	}
+	table := func(key string, kvs []matcher.KeyValue) {
+		if len(kvs) == 0 {
+			return
+		}
+		q := make([]string, len(kvs))
+		for i, kv := range kvs {
+			q[i] = bareKey(kv.Name) + " = " + Quote(kv.Value)
+		}
+		parts = append(parts, key+" = { "+strings.Join(q, ", ")+" }")
+	}
+	list("language", w.Language)
+	list("country", w.Country)
+	table("header", w.Header)
+	table("cookie", w.Cookie)
+	return "{ " + strings.Join(parts, ", ") + " }"
+}
+
+// bareKey writes a TOML key bare when it can be (letters, digits, - and
+// _), else quoted.
+func bareKey(k string) string {
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return Quote(k)
+		}
+	}
+	if k == "" {
+		return Quote(k)
+	}
+	return k
 }
 
 // oneLine keeps a comment on one line of valid TOML whatever the source

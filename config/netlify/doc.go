@@ -8,10 +8,13 @@
 // placeholders (:name) regex groups, literal paths exact rules; every
 // rule ignores a trailing slash, as Netlify does. Query parameter
 // matching becomes query conditions (or, where a parameter's value is
-// used in the target, a regex on the path and query). What redirectd
-// cannot do (200 rewrites and proxies, custom 404 pages, Country,
-// Language, Role and Cookie conditions, statuses other than 30x) is
-// listed with its file:line, never dropped silently.
+// used in the target, a regex on the path and query). Language= becomes
+// when.language, and Country= when.country where the import is given a
+// country database (-geoip); each rule's model reads them as redirectd
+// does, so that the order check can ask as the clients they pick out.
+// What redirectd cannot do (200 rewrites and proxies, custom 404 pages,
+// Role= and Cookie= conditions, Country= without a database, statuses
+// other than 30x) is listed with its file:line, never dropped silently.
 //
 // Everything here runs once, off the hot path, and allocates freely.
 package netlify

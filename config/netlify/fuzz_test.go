@@ -2,12 +2,15 @@ package netlify
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"testing/fstest"
 
 	"github.com/redirectd/redirectd/config"
+	"github.com/redirectd/redirectd/config/geoip/geoiptest"
 	"github.com/redirectd/redirectd/config/importer"
 )
 
@@ -33,15 +36,25 @@ func FuzzImport(f *testing.F) {
 		"https://h.example/* https://x.example/:splat 301!\n/ /fr 302 Country=fr\n",
 		"/x /y 200\n/z /w 404\n/* /index.html 200\n",
 		"/a/:b/:b /c\n/a* /b\n/$ /$1 301\n",
+		"/ /de/ 302 Language=de\n/ /en/\n/b/* /de/b/:splat 302 Language=de-AT,fr\n/b/c /d\n",
+		"/x /y Language=*\n/x /z Language=\n/x /w Language=d_e Cookie=a Role=r\n",
+		"/ /at/ 302 Country=at,ch Language=de\n/ /x/ 302 Country=A1\n/s/:p /t/:p Country=at\n/s/q /r\n",
 	} {
 		f.Add(s)
 	}
+	// A source with Country= is imported as with -geoip, its config
+	// loaded with this database.
+	db := geoiptest.Write(f, map[string]string{"192.0.2.0/24": "AT"})
 	f.Fuzz(func(t *testing.T, src string) {
 		if len(src) > 4096 {
 			return
 		}
+		var opt importer.Options
+		if strings.Contains(src, "Country=") {
+			opt.GeoIP = db
+		}
 		rules, notes := Parse("_redirects", []byte(src))
-		cands, more := Translate("_redirects", rules)
+		cands, more := Translate("_redirects", rules, opt)
 		notes = append(notes, more...)
 		res := importer.Order(cands)
 		accounted := map[int]bool{}
@@ -65,14 +78,28 @@ func FuzzImport(f *testing.F) {
 			}
 			re := mustRegexp(t, c.Regex.From)
 			for _, s := range c.Samples {
+				// The model of a rule with conditions holds for the
+				// clients who satisfy them: ask as one.
+				s.Client = importer.ClientFor(c.When)
 				if s.Query == "" && s.Host == c.Regex.Host && len(c.Regex.Query) == 0 && re.MatchString(s.Path) != c.Matches(s) {
 					t.Errorf("line %d: regex %s and model disagree on %s", c.Line, c.Regex.From, s.Path)
 				}
 			}
 		}
 		var buf bytes.Buffer
-		importer.WriteTOML(&buf, "fuzz", res.Rules)
-		if _, err := config.LoadFS(fstest.MapFS{"r.toml": {Data: buf.Bytes()}}, "r.toml"); err != nil {
+		importer.WriteTOML(&buf, "fuzz", opt.GeoIP, res.Rules)
+		var err error
+		if opt.GeoIP != "" {
+			// The database is named by an absolute path, which LoadFS
+			// would take as relative to its root: load a file.
+			file := filepath.Join(t.TempDir(), "r.toml")
+			if err = os.WriteFile(file, buf.Bytes(), 0o644); err == nil {
+				_, err = config.Load(file)
+			}
+		} else {
+			_, err = config.LoadFS(fstest.MapFS{"r.toml": {Data: buf.Bytes()}}, "r.toml")
+		}
+		if err != nil {
 			t.Errorf("the written config does not load: %v\n%s", err, buf.String())
 		}
 	})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/redirectd/redirectd/config"
+	"github.com/redirectd/redirectd/config/geoip/geoiptest"
 	"github.com/redirectd/redirectd/config/importer"
 	"github.com/redirectd/redirectd/config/netlify"
 )
@@ -19,15 +20,31 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 // TestImportGolden imports each testdata folder's _redirects or
 // netlify.toml and compares the config written and the report with the
 // golden files beside it (-update rewrites them). The config must load.
+// The folder conditions is imported as with -geoip country.mmdb, and
+// loaded with a test database in that name's place.
 func TestImportGolden(t *testing.T) {
-	for _, dir := range []string{"docs", "order", "toml"} {
+	for _, dir := range []string{"docs", "order", "toml", "conditions"} {
 		t.Run(dir, func(t *testing.T) {
 			name := "_redirects"
 			if dir == "toml" {
 				name = "netlify.toml"
 			}
-			cfg, report := importFile(t, filepath.Join("testdata", dir), name)
-			if _, err := config.LoadFS(fstest.MapFS{"redirectd.toml": {Data: cfg}}, "redirectd.toml"); err != nil {
+			var opt importer.Options
+			if dir == "conditions" {
+				opt.GeoIP = "country.mmdb"
+			}
+			cfg, report := importFile(t, filepath.Join("testdata", dir), name, opt)
+			if opt.GeoIP != "" {
+				db := geoiptest.Write(t, map[string]string{"192.0.2.0/24": "AT"})
+				cfg := bytes.Replace(cfg, []byte("'country.mmdb'"), []byte(importer.Quote(db)), 1)
+				file := filepath.Join(t.TempDir(), "redirectd.toml")
+				if err := os.WriteFile(file, cfg, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := config.Load(file); err != nil {
+					t.Fatalf("the written config does not load: %v", err)
+				}
+			} else if _, err := config.LoadFS(fstest.MapFS{"redirectd.toml": {Data: cfg}}, "redirectd.toml"); err != nil {
 				t.Fatalf("the written config does not load: %v", err)
 			}
 			golden(t, filepath.Join("testdata", dir, "redirectd.toml.golden"), cfg)
@@ -38,20 +55,20 @@ func TestImportGolden(t *testing.T) {
 
 // importFile runs the import as the command does, with the file named as
 // in the folder, so that the golden files do not depend on the path.
-func importFile(t *testing.T, dir, name string) (cfg, report []byte) {
+func importFile(t *testing.T, dir, name string, opt importer.Options) (cfg, report []byte) {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(dir, name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cands, notes, err := netlify.Load(name, data)
+	cands, notes, err := netlify.Load(name, data, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	res := importer.Order(cands)
 	res.Notes = append(notes, res.Notes...)
 	var out, rep bytes.Buffer
-	if err := importer.WriteTOML(&out, "Imported from "+name+" by redirectd import netlify.", res.Rules); err != nil {
+	if err := importer.WriteTOML(&out, "Imported from "+name+" by redirectd import netlify.", opt.GeoIP, res.Rules); err != nil {
 		t.Fatal(err)
 	}
 	res.Report(&rep, "redirectd.toml")

@@ -81,7 +81,7 @@ func TestImportLarge(t *testing.T) {
 	src := largeRedirects(4000)
 	start := time.Now()
 	rules, notes := Parse("_redirects", []byte(src))
-	cands, more := Translate("_redirects", rules)
+	cands, more := Translate("_redirects", rules, importer.Options{})
 	res := importer.Order(cands)
 	took := time.Since(start)
 	if len(rules) < 3000 {
@@ -97,7 +97,7 @@ func TestImportLarge(t *testing.T) {
 	}
 	t.Logf("%d lines, %d rules written, in %v", strings.Count(src, "\n"), len(res.Rules), took)
 	var buf bytes.Buffer
-	importer.WriteTOML(&buf, "large", res.Rules)
+	importer.WriteTOML(&buf, "large", "", res.Rules)
 	cfg, err := config.LoadFS(fstest.MapFS{"r.toml": {Data: buf.Bytes()}}, "r.toml")
 	if err != nil {
 		t.Fatal(err)

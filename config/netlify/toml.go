@@ -107,7 +107,7 @@ func sortedKeys[V any](m map[string]V) []string {
 // Load reads a _redirects file, or a netlify.toml (by its .toml name),
 // and translates it: the candidates for importer.Order and the notes on
 // what is not translated. An error is a netlify.toml that is not TOML.
-func Load(file string, data []byte) ([]importer.Candidate, []importer.Note, error) {
+func Load(file string, data []byte, opt importer.Options) ([]importer.Candidate, []importer.Note, error) {
 	var rules []Redirect
 	var notes []importer.Note
 	if filepath.Ext(file) == ".toml" {
@@ -118,7 +118,7 @@ func Load(file string, data []byte) ([]importer.Candidate, []importer.Note, erro
 	} else {
 		rules, notes = Parse(file, data)
 	}
-	cands, more := Translate(file, rules)
+	cands, more := Translate(file, rules, opt)
 	return cands, append(notes, more...), nil
 }
 

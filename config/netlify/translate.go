@@ -14,13 +14,18 @@ import (
 // Translate turns rules into candidates for importer.Order, in order,
 // and notes what it does not translate. Each rule's model (Matches) is
 // Netlify's reading of it, so that the order check can compare.
-func Translate(file string, rules []Redirect) ([]importer.Candidate, []importer.Note) {
+//
+// Language= and Country= (with opt.GeoIP) become when conditions; the
+// model reads them as redirectd does, since Netlify does not document
+// its matching closely: a caveat says so.
+func Translate(file string, rules []Redirect, opt importer.Options) ([]importer.Candidate, []importer.Note) {
 	var cands []importer.Candidate
 	var notes []importer.Note
 	note := func(r *Redirect, kind, format string, args ...any) {
 		notes = append(notes, importer.Note{File: file, Line: r.Line, Kind: kind, Msg: r.Text + ": " + fmt.Sprintf(format, args...)})
 	}
 	unforced, firstUnforced := 0, 0
+	languages, firstLanguage, countries, firstCountry := 0, 0, 0, 0
 	for i := range rules {
 		r := &rules[i]
 		p, err := parsePattern(r.From)
@@ -33,13 +38,21 @@ func Translate(file string, rules []Redirect) ([]importer.Candidate, []importer.
 		if status == 0 {
 			status = 301
 		}
-		switch {
-		case len(r.Conditions) > 0:
-			// Netlify applies it to some visitors only: for the order
-			// check, to none.
+		w, why := r.when(opt)
+		if why != "" {
+			// Netlify applies it to some visitors only, whom redirectd
+			// cannot tell: for the order check, to none.
 			c.Matches = nil
-			note(r, importer.LeftOut, "the conditions %s are not translated: Netlify's Country, Language, Role and Cookie (a cookie present) are not read as redirectd's when reads its own (see the README, conditions); write when by hand if its matching suits; left out",
-				strings.Join(r.Conditions, " "))
+			note(r, importer.LeftOut, "%s; left out", why)
+			cands = append(cands, c)
+			continue
+		}
+		if w != nil {
+			c.When = w
+			path := c.Matches
+			c.Matches = func(q importer.Request) bool { return q.Client.Satisfies(w) && path(q) }
+		}
+		switch {
 		case status == 200:
 			c.What = "a 200 rewrite"
 			if !strings.HasPrefix(r.To, "/") {
@@ -60,12 +73,26 @@ func Translate(file string, rules []Redirect) ([]importer.Candidate, []importer.
 			c.What = fmt.Sprintf("status %d", status)
 			note(r, importer.LeftOut, "status %d is not a redirect redirectd answers (301, 302, 303, 307, 308); left out", status)
 		default:
-			if msg := r.translate(p, status, &c); msg != "" {
+			if msg := r.translate(p, status, w, &c); msg != "" {
 				note(r, importer.LeftOut, "%s; left out", msg)
-			} else if !r.Force {
+				break
+			}
+			if !r.Force {
 				unforced++
 				if firstUnforced == 0 {
 					firstUnforced = r.Line
+				}
+			}
+			if w != nil && len(w.Language) > 0 {
+				languages++
+				if firstLanguage == 0 {
+					firstLanguage = r.Line
+				}
+			}
+			if w != nil && len(w.Country) > 0 {
+				countries++
+				if firstCountry == 0 {
+					firstCountry = r.Line
 				}
 			}
 		}
@@ -75,16 +102,35 @@ func Translate(file string, rules []Redirect) ([]importer.Candidate, []importer.
 		notes = append(notes, importer.Note{File: file, Line: firstUnforced, Kind: importer.Caveat, Msg: fmt.Sprintf(
 			"%d redirects (the first here) have no '!': Netlify applies them only when no file of the site has the path; redirectd has no files and always applies them", unforced)})
 	}
+	if languages > 0 {
+		notes = append(notes, importer.Note{File: file, Line: firstLanguage, Kind: importer.Caveat, Msg: fmt.Sprintf(
+			"%s Language=, written as when.language: redirectd takes the client's most preferred Accept-Language tag "+
+				"(highest q) and matches it by RFC 4647 basic filtering (en takes en-GB); Netlify documents its own matching only loosely "+
+				"(its CLI compares the first tag's two letters), and lets an nf_lang cookie override the header, which redirectd does not read", rulesHave(languages))})
+	}
+	if countries > 0 {
+		notes = append(notes, importer.Note{File: file, Line: firstCountry, Kind: importer.Caveat, Msg: fmt.Sprintf(
+			"%s Country=, written as when.country: redirectd reads the client address in the [geoip] database "+
+				"(behind a proxy, set [server] trusted_proxies), where Netlify uses its own geolocation and an nf_country cookie; the two can disagree on some addresses", rulesHave(countries))})
+	}
 	return cands, notes
 }
 
+// rulesHave starts a note on n rules, the first at the note's line.
+func rulesHave(n int) string {
+	if n == 1 {
+		return "this rule has"
+	}
+	return fmt.Sprintf("%d rules (the first here) have", n)
+}
+
 // translate fills c's Natural and Regex rules, or says why it cannot.
-func (r *Redirect) translate(p pattern, status int, c *importer.Candidate) string {
+func (r *Redirect) translate(p pattern, status int, w *matcher.When, c *importer.Candidate) string {
 	names := slices.Clone(p.names)
 	if p.splat {
 		names = append(names, "splat")
 	}
-	tmpl := matcher.Rule{Host: r.Host, Status: status}
+	tmpl := matcher.Rule{Host: r.Host, Status: status, When: w}
 	var inTarget []Param // query placeholders the target uses
 	for _, q := range r.Query {
 		name, isVar := strings.CutPrefix(q.Value, ":")

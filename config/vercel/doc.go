@@ -9,10 +9,12 @@
 // literal source, a regex rule otherwise, :name and $n in the destination
 // as ${name} and ${n}. permanent (default true) gives 308, false 307,
 // statusCode any redirect status. A has condition on the host or on a
-// query parameter becomes host or a query condition; conditions on
-// headers and cookies, missing, lookarounds (which Go's RE2 regexes do
-// not have) and the file-wide trailingSlash and cleanUrls are listed
-// with the entry's line, never dropped silently.
+// query parameter becomes host or a query condition, one on a header or
+// cookie with a literal value when.header or when.cookie; has without a
+// value or with a regex on a header or cookie, missing (when has no
+// negation), lookarounds (which Go's RE2 regexes do not have) and the
+// file-wide trailingSlash and cleanUrls are listed with the entry's line,
+// never dropped silently.
 //
 // Everything here runs once, off the hot path, and allocates freely.
 package vercel

@@ -48,7 +48,7 @@ func FuzzSource(f *testing.F) {
 		}
 		res := importer.Order(cands)
 		var buf bytes.Buffer
-		importer.WriteTOML(&buf, "fuzz", res.Rules)
+		importer.WriteTOML(&buf, "fuzz", "", res.Rules)
 		if _, err := config.LoadFS(fstest.MapFS{"r.toml": {Data: buf.Bytes()}}, "r.toml"); err != nil {
 			t.Errorf("the written config does not load: %v\n%s", err, buf.String())
 		}
@@ -67,6 +67,51 @@ func FuzzParse(f *testing.F) {
 			if err == nil && (r.Line < 1 || r.Line > lines) {
 				t.Errorf("entry %d at line %d of %d", r.Index, r.Line, lines)
 			}
+		}
+	})
+}
+
+// FuzzHas feeds arbitrary has and missing conditions through the
+// translation and checks, beyond not panicking, that each is translated
+// or noted, that a header or cookie written into when keeps the value
+// Vercel compares, and that the written config loads.
+func FuzzHas(f *testing.F) {
+	f.Add("header", "X-Device", "mobile", true, false)
+	f.Add("cookie", "lang", `f\.r`, true, false)
+	f.Add("cookie", "session", "", false, true)
+	f.Add("host", "", "", false, false)
+	f.Add("query", "a b", "(x|y)", true, false)
+	f.Fuzz(func(t *testing.T, typ, key, value string, withValue, missing bool) {
+		if len(key) > 100 || len(value) > 100 {
+			return
+		}
+		cond := Cond{Type: typ, Key: key}
+		if withValue {
+			cond.Value = &value
+		}
+		r := Redirect{Line: 1, Source: "/a", Destination: "/b", Has: []Cond{cond}}
+		if missing {
+			r.Has, r.Missing = nil, []Cond{cond}
+		}
+		cands, notes := Translate("vercel.json", []Redirect{r})
+		res := importer.Order(cands)
+		if len(res.Rules) == 0 && len(notes)+len(res.Notes) == 0 {
+			t.Fatalf("%+v: neither translated nor noted", cond)
+		}
+		for _, x := range res.Rules {
+			if x.When == nil {
+				continue
+			}
+			for _, kv := range append(x.When.Header, x.When.Cookie...) {
+				if re := regexp.MustCompile("^(?:" + value + ")$"); !re.MatchString(kv.Value) || kv.Name != key {
+					t.Errorf("%+v written as %s = %q, which Vercel's ^value$ does not take", cond, kv.Name, kv.Value)
+				}
+			}
+		}
+		var buf bytes.Buffer
+		importer.WriteTOML(&buf, "fuzz", "", res.Rules)
+		if _, err := config.LoadFS(fstest.MapFS{"r.toml": {Data: buf.Bytes()}}, "r.toml"); err != nil {
+			t.Errorf("the written config does not load: %v\n%s", err, buf.String())
 		}
 	})
 }

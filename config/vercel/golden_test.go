@@ -19,7 +19,7 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 // TestImportGolden imports each testdata folder's vercel.json and compares the config written and the report with the
 // golden files beside it (-update rewrites them). The config must load.
 func TestImportGolden(t *testing.T) {
-	for _, dir := range []string{"app"} {
+	for _, dir := range []string{"app", "conditions"} {
 		t.Run(dir, func(t *testing.T) {
 			name := "vercel.json"
 			cfg, report := importFile(t, filepath.Join("testdata", dir), name)
@@ -40,14 +40,14 @@ func importFile(t *testing.T, dir, name string) (cfg, report []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cands, notes, err := vercel.Load(name, data)
+	cands, notes, err := vercel.Load(name, data, importer.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	res := importer.Order(cands)
 	res.Notes = append(notes, res.Notes...)
 	var out, rep bytes.Buffer
-	if err := importer.WriteTOML(&out, "Imported from "+name+" by redirectd import vercel.", res.Rules); err != nil {
+	if err := importer.WriteTOML(&out, "Imported from "+name+" by redirectd import vercel.", "", res.Rules); err != nil {
 		t.Fatal(err)
 	}
 	res.Report(&rep, "redirectd.toml")

@@ -11,7 +11,9 @@ import (
 
 // Load reads and translates a vercel.json: the candidates for
 // importer.Order and the notes on what is not translated.
-func Load(file string, data []byte) ([]importer.Candidate, []importer.Note, error) {
+// opt is unused: Vercel has no country condition (its has on the
+// x-vercel-ip-country header is a header that its own edge sets).
+func Load(file string, data []byte, opt importer.Options) ([]importer.Candidate, []importer.Note, error) {
 	rules, notes, err := Parse(file, data)
 	if err != nil {
 		return nil, nil, err
@@ -31,6 +33,14 @@ func Translate(file string, rules []Redirect) ([]importer.Candidate, []importer.
 		c := importer.Candidate{File: file, Line: r.Line, Text: r.Text()}
 		if msg := r.translate(&c); msg != "" {
 			notes = append(notes, importer.Note{File: file, Line: r.Line, Kind: importer.LeftOut, Msg: r.Text() + ": " + msg + "; left out"})
+		} else if c.When != nil {
+			for _, h := range c.When.Header {
+				if strings.HasPrefix(strings.ToLower(h.Name), "x-vercel-") {
+					notes = append(notes, importer.Note{File: file, Line: r.Line, Kind: importer.Caveat, Msg: r.Text() + ": " + h.Name +
+						" is a header Vercel's edge sets; written as when.header, it holds only where the client or a proxy in front of redirectd sends it " +
+						"(for a country, write when.country with [geoip] instead)"})
+				}
+			}
 		}
 		cands = append(cands, c)
 	}
@@ -67,7 +77,7 @@ func (r *Redirect) translate(c *importer.Candidate) string {
 		}
 	}
 	model := func(q importer.Request) bool {
-		if tmpl.Host != "" && q.Host != tmpl.Host || !re.MatchString(q.Path) {
+		if tmpl.Host != "" && q.Host != tmpl.Host || !re.MatchString(q.Path) || !q.Client.Satisfies(tmpl.When) {
 			return false
 		}
 		for _, cond := range tmpl.Query {
@@ -87,14 +97,18 @@ func (r *Redirect) translate(c *importer.Candidate) string {
 	case len(r.Missing) > 0:
 		// Vercel applies it to some requests only: for the order check,
 		// to none.
-		return "missing conditions are not in redirectd's config"
+		var what []string
+		for _, m := range r.Missing {
+			what = append(what, m.Type+" "+m.Key)
+		}
+		return fmt.Sprintf("missing (%s): redirectd's when has no negation", strings.Join(what, ", "))
 	case len(unsupported) > 0:
 		return strings.Join(unsupported, "; ")
 	case !matcher.ValidStatus(tmpl.Status) || !matcher.HasLocation(tmpl.Status): // a redirect's destination is a Location
 		c.Matches, c.What = model, fmt.Sprintf("status %d", tmpl.Status)
 		return fmt.Sprintf("statusCode %d is not a redirect status (301, 302, 303, 307, 308)", tmpl.Status)
 	}
-	c.Matches = model
+	c.Matches, c.When = model, tmpl.When
 	for _, h := range r.Has {
 		// Vercel lets the destination use a has key's value (:key), which
 		// a path regex cannot capture.
@@ -115,15 +129,17 @@ func (r *Redirect) translate(c *importer.Candidate) string {
 	return ""
 }
 
-// apply turns a has condition into the rule's host or a query condition,
-// or says why it cannot.
+// apply turns a has condition into the rule's host, a query condition
+// or a when condition (header, cookie), or says why it cannot.
 func (h *Cond) apply(r *matcher.Rule) string {
 	value, literal := "", true
 	if h.Value != nil {
 		value, literal = literalValue(*h.Value)
 	}
 	switch {
-	case h.Type == "host" && h.Value != nil && literal:
+	case h.Type == "host" && h.Value == nil:
+		return "a has condition on the host without a value"
+	case h.Type == "host" && literal:
 		r.Host = strings.ToLower(value)
 		return ""
 	case h.Type == "query" && h.Value == nil:
@@ -134,8 +150,32 @@ func (h *Cond) apply(r *matcher.Rule) string {
 		return ""
 	case h.Type == "host" || h.Type == "query":
 		return fmt.Sprintf("a has condition on the %s with the regex %q (redirectd compares hosts and query values as written)", h.Type, *h.Value)
+	case h.Type != "header" && h.Type != "cookie":
+		return fmt.Sprintf("a has condition of type %q, which Vercel does not document (host, query, header, cookie)", h.Type)
+	case h.Value == nil:
+		return fmt.Sprintf("a has condition on the %s %s without a value asks only that it be present; redirectd's when compares a value whole and has no presence test", h.Type, h.Key)
+	case !literal:
+		return fmt.Sprintf("a has condition on the %s %s with the regex %q; redirectd's when compares a value whole", h.Type, h.Key, *h.Value)
 	}
-	return fmt.Sprintf("a has condition on a %s (%s) is not translated (only host and query are; write when = { %s = ... } by hand for a value compared whole)", h.Type, h.Key, h.Type)
+	if h.Type == "header" && strings.TrimSpace(value) != value {
+		// RFC 9110 section 5.5: the spaces around a field value are not
+		// part of it, so such a value matches no request.
+		return fmt.Sprintf("a has condition on the header %s with the value %q, which begins or ends with a space no field value holds", h.Key, value)
+	}
+	if r.When == nil {
+		r.When = &matcher.When{}
+	}
+	list := &r.When.Header
+	if h.Type == "cookie" {
+		list = &r.When.Cookie
+	}
+	for _, kv := range *list {
+		if h.Type == "header" && strings.EqualFold(kv.Name, h.Key) || kv.Name == h.Key {
+			return fmt.Sprintf("two has conditions on the %s %s", h.Type, h.Key)
+		}
+	}
+	*list = append(*list, matcher.KeyValue{Name: h.Key, Value: value})
+	return ""
 }
 
 // destination writes a destination as a regex rule's to: :name (with
