@@ -2,10 +2,8 @@ package engine_test
 
 import (
 	"bufio"
-	"context"
 	"net/http"
 	"testing"
-	"time"
 
 	"github.com/redirectd/redirectd/config/geoip"
 	"github.com/redirectd/redirectd/config/geoip/geoiptest"
@@ -37,28 +35,8 @@ func startConditionServer(t *testing.T) *engine.Server {
 		t.Fatal(err)
 	}
 	set.SetCountries(db)
-	opts := engine.Options{Listen: "127.0.0.1:0", EventLoops: 2, Proxies: engine.ProxyOptions{Trusted: trustLoopback}}
-	if overTLS {
-		opts.TLS = testTLSOptions(t)
-	}
-	srv := engine.New(opts, set)
-	done := make(chan error, 1)
-	go func() { done <- srv.Run() }()
-	select {
-	case <-srv.Ready():
-	case err := <-done:
-		t.Fatalf("server did not start: %v", err)
-	case <-time.After(5 * time.Second):
-		t.Fatal("server did not start within 5s")
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := srv.Stop(ctx); err != nil {
-			t.Errorf("stop: %v", err)
-		}
-		<-done
-	})
+	srv := startServerWith(t, engine.Options{Proxies: engine.ProxyOptions{Trusted: trustLoopback}})
+	srv.Swap(set)
 	return srv
 }
 

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/redirectd/redirectd/config/importer"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -139,37 +140,8 @@ func writeOptions(b *strings.Builder, r *Rule, withCase bool) {
 	writeHeaders(b, r.Headers)
 }
 
-// tomlString quotes s for TOML: a literal string when it can be one, which
-// keeps regexes readable, else a basic string with escapes.
-func tomlString(s string) string {
-	if !strings.ContainsAny(s, "'\n\r") && !hasControl(s) {
-		return "'" + s + "'"
-	}
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, c := range []byte(s) {
-		switch {
-		case c == '"' || c == '\\':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case c < 0x20 || c == 0x7f:
-			fmt.Fprintf(&b, "\\u%04x", c)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
-func hasControl(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] == 0x7f {
-			return true
-		}
-	}
-	return false
-}
+// tomlString quotes s for TOML as every import writes it (importer.Quote).
+func tomlString(s string) string { return importer.Quote(s) }
 
 // mapWord writes a word of a redirectd map file, which reads nginx's
 // syntax: quoted when it holds what would end it or is empty (`""`, a
