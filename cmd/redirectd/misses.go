@@ -14,12 +14,5 @@ func (s *service) Misses(ctx context.Context, host string, limit int) ([]admin.M
 	if errors.Is(err, engine.ErrMissesOff) {
 		return nil, admin.ErrMissesOff
 	}
-	if err != nil {
-		return nil, err
-	}
-	out := make([]admin.MissInfo, len(list))
-	for i, e := range list {
-		out[i] = admin.MissInfo(e)
-	}
-	return out, nil
+	return list, err
 }

@@ -10,19 +10,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/redirectd/redirectd/engine/misses"
 )
 
-// MissInfo is one path that matched no rule, as /misses lists it. Count
-// is an upper bound of the requests, Count-Error a lower bound.
-type MissInfo struct {
-	Host      string    `json:"host"`
-	Path      string    `json:"path"`
-	Count     uint64    `json:"count"`
-	Error     uint64    `json:"error"`
-	FirstSeen time.Time `json:"first_seen"`
-	LastSeen  time.Time `json:"last_seen"`
-	Truncated bool      `json:"truncated,omitempty"`
-}
+// MissInfo is one path that matched no rule, as /misses lists it: the
+// sketch's own entry (Count is an upper bound of the requests, Count-Error
+// a lower bound).
+type MissInfo = misses.Entry
 
 // MissReporter is a Backend that counts misses; /misses answers 404
 // when the Backend is not one. Misses is called like the Backend's
