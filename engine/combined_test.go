@@ -2,11 +2,14 @@ package engine_test
 
 import (
 	"bufio"
+	"io"
 	"net/http"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/redirectd/redirectd/engine"
+	"github.com/redirectd/redirectd/engine/upstream"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -63,6 +66,42 @@ func TestAnswersWindowsConditionsTogether(t *testing.T) {
 		g := got{resp.StatusCode, resp.Header.Get("Location"), resp.Header.Get("Vary"), resp.Header.Get("Cache-Control")}
 		if diff := cmp.Diff(tt.want, g); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}
+
+// TestForwardVaryAfterConditions checks that a miss forwarded after a
+// rule's conditions failed carries the Vary of the fields they read, next
+// to the upstream's own, and that a plain miss carries none.
+func TestForwardVaryAfterConditions(t *testing.T) {
+	addr := startUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Vary", "Accept-Encoding")
+		io.WriteString(w, "upstream\n")
+	}))
+	srv := startProxy(t, upstream.Config{Servers: []string{addr}}, engine.UpstreamOptions{})
+	set, err := matcher.Compile([]matcher.Rule{
+		{From: "/home", To: "/de/", Status: 302, When: &matcher.When{Language: []string{"de"}, Cookie: []matcher.KeyValue{{Name: "beta", Value: "1"}}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Swap(set)
+	c := dial(t, srv)
+	br := bufio.NewReader(c)
+	for _, tt := range []struct {
+		target string
+		want   []string
+	}{
+		{"/home", []string{"Accept-Encoding", "Accept-Language, Cookie"}},
+		{"/other", []string{"Accept-Encoding"}},
+	} {
+		io.WriteString(c, "GET "+tt.target+" HTTP/1.1\r\nHost: a\r\nAccept-Language: fr\r\n\r\n")
+		resp, body := readFull(t, br, "GET")
+		if resp.StatusCode != 200 || body != "upstream\n" {
+			t.Fatalf("%s: %d %q, want the upstream's answer", tt.target, resp.StatusCode, body)
+		}
+		if diff := cmp.Diff(tt.want, resp.Header.Values("Vary")); diff != "" {
+			t.Errorf("%s: Vary lines (-want +got):\n%s", tt.target, diff)
 		}
 	}
 }

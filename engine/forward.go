@@ -25,6 +25,10 @@ type forward struct {
 	closing, http10, head bool
 	// tunnel: an upgraded connection relayed both ways (WebSocket).
 	tunnel bool
+	// vary is the Vary line of rule conditions that failed before the
+	// request became a miss (matcher.Match.Vary): the upstream's answer
+	// depends on them too, so a cache must key it on those fields.
+	vary string
 	// challenge, when set, makes this an ACME challenge answered by the
 	// certificate manager, not a forward (challenge.go).
 	challenge *challenge
@@ -92,6 +96,7 @@ func (cs *conn) startForward(s *Server, req *httpparse.Request, buf []byte, clos
 		abort: make(chan struct{}), drained: make(chan struct{}, 1)}
 	f.start = time.Now()
 	f.moved.Store(s.clock.now())
+	f.vary = cs.loop.match.Vary() // the lookup of this request, just done (answer.go)
 	if cs.loop.alog != nil {
 		f.info = cs.loop.ri.copy()
 	}

@@ -71,6 +71,8 @@ func (f *forward) answerHead(code int, msg []byte, fields iter.Seq2[[]byte, []by
 		}
 		head = append(append(append(append(head, k...), ": "...), v...), "\r\n"...)
 	}
+	// A second Vary line adds to the upstream's (RFC 9110 5.3).
+	head = append(head, f.vary...)
 	switch {
 	case length >= 0:
 		head = append(strconv.AppendInt(append(head, "Content-Length: "...), int64(length), 10), "\r\n"...)
