@@ -86,6 +86,15 @@ func TestAdminAPI(t *testing.T) {
 	if code, body = call("GET", "/explain?url=/hit%3Fq%3D1", true); code != 200 || !strings.Contains(body, "location: /there?q=1") {
 		t.Errorf("/explain: %d %q", code, body)
 	}
+	if code, body = call("GET", "/explain?url=/hit&header=Accept-Language%3A%20de&client=203.0.113.9", true); code != 200 || !strings.Contains(body, "location: /there") {
+		t.Errorf("/explain with a header field and a client: %d %q", code, body)
+	}
+	if code, body = call("GET", "/explain?url=/hit&header=no-colon", true); code != 400 || !strings.Contains(body, "is not a header field") {
+		t.Errorf("/explain with a malformed header field: %d %q", code, body)
+	}
+	if code, body = call("GET", "/explain?url=/hit&client=nope", true); code != 400 || !strings.Contains(body, "is not an IP address") {
+		t.Errorf("/explain with a malformed client: %d %q", code, body)
+	}
 	// A broken config is refused with its error; the rules stay.
 	os.WriteFile(file, []byte(good+"\n[[rule]]\nfrom = \"/bad\"\nstatus = 999\nto = \"/x\"\n"), 0o644)
 	if code, body = call("POST", "/reload", true); code != 400 || !strings.Contains(body, "status: 999 is not a redirect status") {

@@ -210,9 +210,21 @@ func (s *service) Rules() []admin.RuleInfo {
 	return out
 }
 
-func (s *service) Explain(url string) (string, error) {
+func (s *service) Explain(url string, ar admin.ExplainRequest) (string, error) {
+	set := s.srv.Rules()
+	req := &explainRequest{set: set}
+	for _, h := range ar.Headers {
+		if err := req.fields.Set(h); err != nil {
+			return "", err
+		}
+	}
+	client, err := parseClient(ar.Client)
+	if err != nil {
+		return "", err
+	}
+	req.client = client
 	var b bytes.Buffer
-	if err := explainURL(&b, s.srv.Rules(), url); err != nil {
+	if err := explainRequestAt(&b, set, url, time.Now(), req); err != nil {
 		return "", err
 	}
 	return b.String(), nil

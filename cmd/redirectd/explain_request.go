@@ -57,7 +57,7 @@ func parseClient(s string) (netip.Addr, error) {
 	}
 	a, err := netip.ParseAddr(s)
 	if err != nil {
-		return netip.Addr{}, fmt.Errorf("-client %q is not an IP address, such as 203.0.113.9", s)
+		return netip.Addr{}, fmt.Errorf("client %q is not an IP address, such as 203.0.113.9", s)
 	}
 	return a, nil
 }

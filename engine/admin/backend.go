@@ -39,11 +39,21 @@ type Backend interface {
 	Ready() error
 	// Rules returns every loaded rule. The slice is only read, never kept.
 	Rules() []RuleInfo
-	// Explain says, in text for a human, how url would be answered. An
-	// error (a url that does not parse) is sent back with a 400.
-	Explain(url string) (string, error)
+	// Explain says, in text for a human, how url would be answered for
+	// a request with req's header fields from req's client, which rules
+	// with when conditions read. An error (a url that does not parse, a
+	// malformed field or address) is sent back with a 400.
+	Explain(url string, req ExplainRequest) (string, error)
 	// Reload reads the config again and, when it is valid, swaps it in. It
 	// returns a summary of what changed, or the config error (file:line),
 	// in which case the old config must stay in force.
 	Reload() (string, error)
+}
+
+// ExplainRequest is what /explain is told of the request besides its URL:
+// header fields as "Name: value" (the header parameters) and the client's
+// IP address (client), both optional.
+type ExplainRequest struct {
+	Headers []string
+	Client  string
 }

@@ -24,7 +24,7 @@ func (s *Server) explain(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u := q.Get("url")
-	out, err := s.b.Explain(u)
+	out, err := s.b.Explain(u, ExplainRequest{Headers: q["header"], Client: q.Get("client")})
 	if err != nil {
 		text(w, http.StatusBadRequest, line(err.Error()))
 		return
@@ -32,17 +32,20 @@ func (s *Server) explain(w http.ResponseWriter, r *http.Request) {
 	text(w, http.StatusOK, line(out))
 }
 
-// checkExplainQuery requires exactly one non-empty url and no other
-// parameter. A second key or a second url almost always means the url was
-// pasted unescaped: "?url=http://a/p?x=1&y=2" parses as url=http://a/p?x=1
+// checkExplainQuery requires exactly one non-empty url, and allows only
+// header (repeated) and at most one client beside it. Another key or a
+// second url almost always means the url was pasted unescaped: "?url=http://a/p?x=1&y=2" parses as url=http://a/p?x=1
 // and y=2, and explaining the shortened url would be a wrong answer that
 // looks right.
 func checkExplainQuery(q url.Values) error {
 	const hint = "percent-encode it: curl -G --data-urlencode url=http://host/path?query"
 	for k := range q {
-		if k != "url" {
-			return fmt.Errorf("unexpected query parameter %q: if it belongs to the url, %s", cut(k), hint)
+		if k != "url" && k != "header" && k != "client" {
+			return fmt.Errorf("unexpected query parameter %q: if it belongs to the url, %s; header=Name:value and client=IP describe the request", cut(k), hint)
 		}
+	}
+	if len(q["client"]) > 1 {
+		return errors.New("more than one client: give one IP address")
 	}
 	switch us := q["url"]; {
 	case len(us) == 0 || us[0] == "":

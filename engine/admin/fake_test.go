@@ -40,7 +40,7 @@ func (f *fakeBackend) Rules() []RuleInfo {
 
 // Explain parses url as the real one would, so hostile input reaches a
 // real parser.
-func (f *fakeBackend) Explain(raw string) (string, error) {
+func (f *fakeBackend) Explain(raw string, req ExplainRequest) (string, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return "", fmt.Errorf("cannot parse url %q: %w", raw, err)
@@ -48,7 +48,14 @@ func (f *fakeBackend) Explain(raw string) (string, error) {
 	if u.Host == "" {
 		return "", errors.New("url has no host")
 	}
-	return "host " + u.Host + ", path " + u.Path + ": rule exact /old -> /new (rules.toml:3)", nil
+	out := "host " + u.Host + ", path " + u.Path + ": rule exact /old -> /new (rules.toml:3)"
+	for _, h := range req.Headers {
+		out += "\nwith " + h
+	}
+	if req.Client != "" {
+		out += "\nfrom " + req.Client
+	}
+	return out, nil
 }
 
 func (f *fakeBackend) Reload() (string, error) {
