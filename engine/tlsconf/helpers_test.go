@@ -159,8 +159,22 @@ func serveTLS(t *testing.T, m *Manager, errs chan<- error) string {
 // dial handshakes with addr as name and reads the "ok", so that a TLS 1.3
 // session ticket (sent after the handshake) has arrived.
 func dial(addr string, cfg *tls.Config) (tls.ConnectionState, error) {
-	c, err := tls.DialWithDialer(&net.Dialer{Timeout: 10 * time.Second}, "tcp", addr, cfg)
+	raw, err := net.DialTimeout("tcp", addr, 10*time.Second)
 	if err != nil {
+		return tls.ConnectionState{}, err
+	}
+	c := tls.Client(raw, cfg)
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	if err := c.Handshake(); err != nil {
+		// Not a plain close: the server's flight may be unread here (the
+		// client gives up at its certificate), and closing a socket with
+		// unread data sends a reset, which can reach the server before
+		// the client's alert and turn "bad certificate" into a reset.
+		// Half-close, and wait for the server to close.
+		raw.(*net.TCPConn).CloseWrite()
+		raw.SetReadDeadline(time.Now().Add(3 * time.Second))
+		io.Copy(io.Discard, raw)
+		raw.Close()
 		return tls.ConnectionState{}, err
 	}
 	defer c.Close()
