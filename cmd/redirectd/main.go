@@ -22,7 +22,8 @@ const usage = `usage:
   redirectd serve [-config FILE] [-log-format text|json]
                                        serve the config (without -config, a built-in example)
   redirectd check -config FILE         validate a config; print rule counts and compile time
-  redirectd explain -config FILE URL   print the rule that answers URL, its status and Location
+  redirectd explain -config FILE [-at TIME] [-H 'Name: value']... [-client IP] URL
+                                       print the rule that answers URL, its status and Location
   redirectd test -config FILE [-format text|junit] [-o FILE] CASES...
                                        run case files against the rules, answered by the real server
   redirectd check -baseline OLD -config NEW [-format text|json]
@@ -30,6 +31,10 @@ const usage = `usage:
   redirectd import csv [-o FILE] FILE  convert a bulk-redirect CSV into a config
   redirectd import nginx [-o DIR] FILE...
                                        translate nginx configs' redirects into DIR/redirectd.toml
+  redirectd import netlify [-geoip FILE] [-o FILE] _redirects|netlify.toml...
+                                       translate Netlify's redirects into a config
+  redirectd import vercel [-o FILE] vercel.json
+                                       translate a vercel.json's redirects into a config
   redirectd version                    print the version
 `
 
