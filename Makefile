@@ -105,6 +105,15 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzSource -fuzztime $(FUZZTIME) ./config/vercel
 	$(GO) test -run '^$$' -fuzz FuzzHas -fuzztime $(FUZZTIME) ./config/vercel
 	$(GO) test -run '^$$' -fuzz 'FuzzParse$$' -fuzztime $(FUZZTIME) ./config/vercel
+	$(GO) test -run '^$$' -fuzz 'FuzzParseIP$$' -fuzztime $(FUZZTIME) ./httpparse
+	$(GO) test -run '^$$' -fuzz FuzzParseVsPires -fuzztime $(FUZZTIME) ./httpparse/proxyproto
+	$(GO) test -run '^$$' -fuzz 'FuzzPreferredLanguage$$' -fuzztime $(FUZZTIME) ./matcher
+	$(GO) test -run '^$$' -fuzz FuzzPreferredLanguageXText -fuzztime $(FUZZTIME) ./matcher
+	$(GO) test -run '^$$' -fuzz FuzzMapChunks -fuzztime $(FUZZTIME) ./config
+	$(GO) test -run '^$$' -fuzz FuzzRate -fuzztime $(FUZZTIME) ./config
+	$(GO) test -run '^$$' -fuzz FuzzToRE2 -fuzztime $(FUZZTIME) ./config/nginx
+	$(GO) test -run '^$$' -fuzz FuzzLexer -fuzztime $(FUZZTIME) ./config/nginx/syntax
+	$(GO) test -run '^$$' -fuzz FuzzParseCases -fuzztime $(FUZZTIME) ./cmd/redirectd
 
 # Installs the binary, the systemd unit, the config (kept when present) and
 # the logrotate file: make install [PREFIX=/usr/local] [DESTDIR=]

@@ -48,6 +48,9 @@ func FuzzLoad(f *testing.F) {
 	f.Add("[[rule]]\nfrom = \"/a\"\nto = \"/b\"\nmode = \"shadow\"\nactive = { from = 2026-12-01T00:00:00Z, until = \"2027-01-07T00:00:00+01:00\" }\n")
 	f.Add("[[map]]\nfile = \"r.map\"\nactive = { until = 2026-12-01T00:00:00 }\n")
 	f.Add("[[rule]]\nfrom = '''\n/a\n'''\nto = \"/b\"\n[[rule]]\nfrom = 3\n")
+	f.Add("[server]\nheaders = { X-Frame-Options = \"DENY\" }\n[[rule]]\nfrom = \"/g\"\nstatus = 410\nheaders = { Cache-Control = \"max-age=60\" }\n")
+	f.Add("[[rule]]\nfrom = \"/h\"\nto = \"/de/\"\nwhen = { language = [\"de\", \"de-*\"], header = { X-Device = \"mobile\" }, cookie = { lang = \"fr\" } }\n[[rule]]\nfrom = \"/h\"\nto = \"/en/\"\n")
+	f.Add("[[map]]\nfile = \"r.map\"\nstatus = 451\nwhen = { country = \"AT\" }\nheaders = { Link = \"<x>\" }\n[misses]\ncapacity = 64\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		if len(text) > 4096 {
 			return
