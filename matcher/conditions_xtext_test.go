@@ -13,13 +13,19 @@ import (
 // section 12.4.2); x/text also takes any float ("q=1e-1", "q=7").
 var weightRE = regexp.MustCompile(`^\s*q=(0(\.[0-9]{0,3})?|1(\.0{0,3})?)\s*$`)
 
+// rangeRE is RFC 4647's language-range without "*": x/text also reads a
+// malformed tag leniently, dropping what it cannot read ("aa-t-00-0a-" is
+// aa-t-00 to it), where this parser skips the element.
+var rangeRE = regexp.MustCompile(`^\s*([A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*)?\s*$`)
+
 // FuzzPreferredLanguageXText compares the in-place parser's top
 // preference with golang.org/x/text/language.ParseAcceptLanguage's first
 // tag (it sorts by weight, stably), on the headers both read alike: x/text
 // accepts them, every weight is in RFC 9110's grammar, and no tag is "*"
 // (which x/text refuses and this parser skips as a preference), and no
 // '_' (x/text takes "de_AT" as "de-AT"; RFC 9110 tags use '-' only, so
-// this parser skips such an element), and only printable ASCII and tabs,
+// this parser skips such an element), every tag an RFC 4647 range, and
+// only printable ASCII and tabs,
 // what a field value holds (x/text trims any Unicode space).
 func FuzzPreferredLanguageXText(f *testing.F) {
 	for _, s := range []string{"de", "en-US,en;q=0.9,de;q=0.8", "fr;q=0.5, de-CH;q=0.7", "de;q=0.5, fr;q=0.5",
@@ -33,7 +39,7 @@ func FuzzPreferredLanguageXText(f *testing.F) {
 		}
 		for _, elem := range strings.Split(s, ",") {
 			tag, w, hasW := strings.Cut(elem, ";")
-			if strings.TrimSpace(tag) == "*" || hasW && !weightRE.MatchString(w) {
+			if strings.TrimSpace(tag) == "*" || !rangeRE.MatchString(tag) || hasW && !weightRE.MatchString(w) {
 				return
 			}
 		}
