@@ -1,6 +1,7 @@
 package nginx
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -41,13 +42,55 @@ func (r *Result) MatcherRules() []matcher.Rule {
 	return out
 }
 
+// compileKept compiles res's rules, leaving out with a note each rule
+// that redirectd refuses on its own (nginx took the directive, but the
+// rule would fail the whole load): a Location with no host after "//"
+// (`return $n` of a map value "//"), a regex past redirectd's limits. The
+// rules refused are found from the errors, each of which names its rule
+// (MatcherRules' Line), so a clean import compiles once.
+func (t *translator) compileKept(res *Result) (*matcher.Set, error) {
+	for {
+		set, err := matcher.Compile(res.MatcherRules())
+		if err == nil {
+			return set, nil
+		}
+		refused := map[int]string{}
+		for _, e := range joined(err) {
+			var re *matcher.RuleError
+			if errors.As(e, &re) && re.Rule.File == "nginx" && re.Rule.Line >= 1 && re.Rule.Line <= len(res.Rules) {
+				refused[re.Rule.Line-1] = re.FieldError.Error()
+			}
+		}
+		if len(refused) == 0 {
+			return nil, err
+		}
+		kept := res.Rules[:0]
+		for i, r := range res.Rules {
+			if msg, ok := refused[i]; ok {
+				t.m.note(r.Origin, "redirectd refuses the rule for %q: %s; left out", r.From, msg)
+				continue
+			}
+			kept = append(kept, r)
+		}
+		res.Rules = kept
+	}
+}
+
+// joined is err's list when it is an errors.Join, else err alone.
+func joined(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
 // check asks the model of nginx and the written rules the same requests,
 // built from every location, rewrite and map key, and notes each answer
 // that differs: the cases where redirectd's precedence cannot repeat
 // nginx's (a location that serves content shadowing a redirect redirectd
 // would still make, a server whose misses fall through to another's rules).
 func (t *translator) check(res *Result) {
-	set, err := matcher.Compile(res.MatcherRules())
+	set, err := t.compileKept(res)
 	if err != nil {
 		t.m.note(nil, "the written rules do not compile (a bug in the import; please report it): %v", err)
 		return
