@@ -367,8 +367,14 @@ func mapRule(toks []syntax.Token, n int, tmpl matcher.Rule) (matcher.Rule, bool,
 	case n == 1:
 		// GET /misses?format=map writes entries so, for the operator to
 		// fill in: one left empty must not load as if it were complete.
+		// The example repeats the key, unless it holds a control
+		// character (a "\n" escape), which would break the message's line.
+		ex := toks[0].Text
+		if strings.ContainsFunc(ex, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+			ex = "/old-path"
+		}
 		return tmpl, false, fmt.Errorf("the entry %q has no target: write where it redirects before the ';' (`%s /new-path;`), "+
-			"\"\" for no redirect, or delete the line", toks[0].Text, toks[0].Text)
+			"\"\" for no redirect, or delete the line", toks[0].Text, ex)
 	case n != 2:
 		return tmpl, false, fmt.Errorf("an entry is `from to;`, this one has %d words", n)
 	}
