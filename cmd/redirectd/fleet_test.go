@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -516,22 +515,5 @@ func waitServing(t *testing.T, nodes []*fleetNode, not string, within time.Durat
 // fleetGet sends GET /fleet on a new connection and returns the Location
 // of a 301; anything else is an error.
 func fleetGet(addr string) (string, error) {
-	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
-	if err != nil {
-		return "", err
-	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(5 * time.Second))
-	if _, err := io.WriteString(c, "GET /fleet HTTP/1.1\r\nHost: fleet.example\r\nConnection: close\r\n\r\n"); err != nil {
-		return "", err
-	}
-	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-	if err != nil {
-		return "", err
-	}
-	resp.Body.Close()
-	if resp.StatusCode != 301 {
-		return "", fmt.Errorf("status %d", resp.StatusCode)
-	}
-	return resp.Header.Get("Location"), nil
+	return locationOf(addr, "fleet.example", "/fleet", 5*time.Second)
 }

@@ -106,15 +106,20 @@ func TestZeroDowntimeUpgrade(t *testing.T) {
 	}
 }
 
-// oneRequest sends a request on a new connection and returns the Location.
-func oneRequest(addr string) (string, error) {
+// oneRequest sends GET /a on a new connection and returns the Location
+// of a 301; anything else is an error.
+func oneRequest(addr string) (string, error) { return locationOf(addr, "x", "/a", 2*time.Second) }
+
+// locationOf sends GET target with Host host on a new connection, within
+// limit, and returns the Location of a 301; anything else is an error.
+func locationOf(addr, host, target string, limit time.Duration) (string, error) {
 	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
 	if err != nil {
 		return "", err
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(2 * time.Second))
-	if _, err := io.WriteString(c, "GET /a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"); err != nil {
+	c.SetDeadline(time.Now().Add(limit))
+	if _, err := io.WriteString(c, "GET "+target+" HTTP/1.1\r\nHost: "+host+"\r\nConnection: close\r\n\r\n"); err != nil {
 		return "", err
 	}
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
