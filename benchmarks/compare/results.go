@@ -103,8 +103,10 @@ type ScenarioResult struct {
 	P50US       float64 `json:"p50_us"`
 	P99US       float64 `json:"p99_us"`
 	P999US      float64 `json:"p999_us"`
-	CPUPerReqUS float64 `json:"cpu_per_request_us"` // the server's CPU time over the requests
-	Errors      int64   `json:"errors"`             // socket errors and timeouts, all runs
+	CPUPerReqUS float64 `json:"cpu_per_request_us"`    // the server's CPU time over the requests
+	Errors      int64   `json:"errors"`                // socket errors and timeouts, all runs
+	ServerBusy  float64 `json:"server_busy,omitempty"` // medians of the runs' (see Run)
+	ClientBusy  float64 `json:"client_busy,omitempty"`
 	Runs        []Run   `json:"runs"`
 }
 
@@ -118,6 +120,11 @@ type Run struct {
 	Errors      int64   `json:"errors"`
 	Rate        float64 `json:"rate,omitempty"` // asked, at a fixed rate
 	PacerLagUS  float64 `json:"pacer_lag_p99_us,omitempty"`
+	// ServerBusy and ClientBusy are the server's and wrk's CPU time over
+	// the run's duration (1 is one CPU kept busy): which of the two bounded
+	// the run.
+	ServerBusy float64 `json:"server_busy,omitempty"`
+	ClientBusy float64 `json:"client_busy,omitempty"`
 }
 
 // ScaleResult is one server at one size of exact map.
@@ -160,6 +167,8 @@ func median(runs []Run) *ScenarioResult {
 	r.P99US = pick(func(x Run) float64 { return x.P99US })
 	r.P999US = pick(func(x Run) float64 { return x.P999US })
 	r.CPUPerReqUS = pick(func(x Run) float64 { return x.CPUPerReqUS })
+	r.ServerBusy = pick(func(x Run) float64 { return x.ServerBusy })
+	r.ClientBusy = pick(func(x Run) float64 { return x.ClientBusy })
 	for _, x := range runs {
 		r.Errors += x.Errors
 	}

@@ -95,10 +95,11 @@ func TestReplaceSection(t *testing.T) {
 
 func TestRenderTable(t *testing.T) {
 	sc := func(name string, rps, cpu float64) *ScenarioResult {
-		return &ScenarioResult{Name: name, RPS: rps, CPUPerReqUS: cpu, P99US: 100}
+		return &ScenarioResult{Name: name, RPS: rps, CPUPerReqUS: cpu, P99US: 100,
+			ServerBusy: rps * cpu / 1e6, ClientBusy: 0.97 - 0.17*(5-cpu)}
 	}
 	res := &Results{Date: "2026-11-30", Commit: "abc1234", Quick: true, FixedRate: 1000,
-		Versions: map[string]string{"wrk": "4.1"},
+		Versions: map[string]string{"wrk": "4.1"}, Settings: RunSettings{ClientCPUs: "1"},
 		Servers: []*ServerResult{
 			{Name: "redirectd", Version: "dev", Scenarios: []*ScenarioResult{sc("exact", 150000, 4), {Name: "miss", Failed: "wrong answer: GET /x: got 200"}}},
 			{Name: "nginx", Version: "1.22", Scenarios: []*ScenarioResult{sc("exact", 100000, 5)}},
@@ -113,6 +114,8 @@ func TestRenderTable(t *testing.T) {
 		"| miss | failed | - | failed to start | - |",
 		"- redirectd miss: wrong answer: GET /x: got 200",
 		"- haproxy did not start: exited at start",
+		"| CPU busy, % of one CPU: server / wrk | redirectd | nginx | haproxy |",
+		"| exact | 60 / 80 | 50 / 97 (wrk) | - |",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)

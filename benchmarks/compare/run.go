@@ -103,11 +103,14 @@ func (h *harness) timed(p *Proc, addr string, sc Scenario) *ScenarioResult {
 		if w.Requests == 0 {
 			return &ScenarioResult{Name: sc.Name, Failed: "no request was answered"}
 		}
+		wall := float64(w.DurationUS)
 		runs = append(runs, Run{
-			RPS:   float64(w.Requests) / (float64(w.DurationUS) / 1e6),
+			RPS:   float64(w.Requests) / (wall / 1e6),
 			P50US: float64(w.P50US), P99US: float64(w.P99US), P999US: float64(w.P999US),
 			CPUPerReqUS: float64((c1 - c0).Microseconds()) / float64(w.Requests),
 			Errors:      w.Connect + w.Read + w.Write + w.Timeout,
+			ServerBusy:  float64((c1 - c0).Microseconds()) / wall,
+			ClientBusy:  float64(w.ClientCPU.Microseconds()) / wall,
 		})
 	}
 	r := median(runs)

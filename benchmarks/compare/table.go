@@ -166,6 +166,7 @@ func renderTable(res *Results) string {
 		b.WriteString("\n")
 	}
 
+	busyTable(&b, res, names, order)
 	if slices.Contains(order, "fixed-rate") {
 		fixedRateTable(&b, res, head, cell, row)
 	}
@@ -540,3 +541,41 @@ func tlsVerdicts(res *Results) []tlsVerdict {
 	add("tls-churn handshakes/s >= 2x nginx", fig(own, "tls-churn", rps), fig(nginx, "tls-churn", rps), "nginx", "%.0f", 2, true)
 	return out
 }
+
+// busyTable shows how busy the server and wrk kept their CPUs in each
+// timed scenario, so a figure bounded by the load generator reads as such:
+// the server cannot be shown faster than wrk can ask. Results from before
+// the figure was kept have no table.
+func busyTable(b *strings.Builder, res *Results, names, order []string) {
+	var rows []string
+	marked := false
+	for _, sc := range order {
+		cells, found := make([]string, len(res.Servers)), false
+		for i, s := range res.Servers {
+			cells[i] = "-"
+			if r := s.scenario(sc); r != nil && r.ClientBusy > 0 {
+				cells[i], found = fmt.Sprintf("%.0f / %.0f", 100*r.ServerBusy, 100*r.ClientBusy), true
+				if r.ClientBusy >= wrkBound*float64(cpuCount(res.Settings.ClientCPUs)) {
+					cells[i], marked = cells[i]+" (wrk)", true
+				}
+			}
+		}
+		if found {
+			rows = append(rows, fmt.Sprintf("| %s | %s |\n", sc, strings.Join(cells, " | ")))
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "| CPU busy, %% of one CPU: server / wrk | %s |\n|---|%s\n", strings.Join(names, " | "), strings.Repeat("--:|", len(names)))
+	b.WriteString(strings.Join(rows, "") + "\n")
+	if marked {
+		fmt.Fprintf(b, "(wrk): wrk kept its CPUs at least %.0f %% busy, so the load generator, not the server, bounded that run's req/s.\n\n", 100*wrkBound)
+	}
+}
+
+// wrkBound is the share of its CPUs at which wrk is taken to bound a run.
+const wrkBound = 0.95
+
+// cpuCount counts the CPUs of a list as cpuList writes it ("1" or "8,9,10").
+func cpuCount(list string) int { return max(1, strings.Count(list, ",")+1) }

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -59,6 +60,11 @@ type wrkSummary struct {
 	P50US      int64 `json:"p50_us"`
 	P99US      int64 `json:"p99_us"`
 	P999US     int64 `json:"p999_us"`
+
+	// ClientCPU is wrk's own CPU time (user and system, from its rusage),
+	// set by runWrk: near the run's duration, the load generator and not
+	// the server bounded the run.
+	ClientCPU time.Duration `json:"-"`
 }
 
 // writeRequests writes the raw requests of sc to path, for wrk and the
@@ -90,11 +96,16 @@ func runWrk(cpus string, threads, conns int, d time.Duration, target, script, re
 	args := []string{"-c", cpus, "wrk", "-t", strconv.Itoa(threads), "-c", strconv.Itoa(conns),
 		"-d", fmt.Sprintf("%ds", max(1, int(d.Round(time.Second).Seconds()))), "--timeout", "5s", "-s", script,
 		target + "/", "--", reqFile, strconv.Itoa(max(1, depth))}
-	out, err := exec.Command("taskset", args...).CombinedOutput()
+	cmd := exec.Command("taskset", args...) // taskset execs wrk: its rusage is wrk's
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return wrkSummary{}, fmt.Errorf("wrk: %v: %s", err, strings.TrimSpace(string(out)))
 	}
-	return parseWrk(out)
+	s, err := parseWrk(out)
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		s.ClientCPU = time.Duration(syscall.TimevalToNsec(ru.Utime) + syscall.TimevalToNsec(ru.Stime))
+	}
+	return s, err
 }
 
 func writeWrkScript(path string) error { return os.WriteFile(path, []byte(wrkScript), 0o644) }
