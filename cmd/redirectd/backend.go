@@ -45,12 +45,15 @@ type service struct {
 	// lists the rule sets loaded (versions.go).
 	rs       *ruleSource
 	versions versionLog
+	// idle hands a burst's garbage back once the process is quiet.
+	idle *idleCollector
 }
 
 // serviceMetricHelp is the HELP text of every family the service
 // registers: a family added without a line fails TestServiceMetricHelp,
 // which names it.
 var serviceMetricHelp = promtext.Help{
+	"redirectd_idle_collections_total":                       "Collections run because the process went quiet with a burst's garbage in its heap, each followed by handing the free memory back to the OS.",
 	"redirectd_config_reloads_total":                         "Config reloads (SIGHUP, POST /reload, watch), by result; a failed one leaves the running rules in place.",
 	"redirectd_config_last_reload_success_timestamp_seconds": "Time the serving rules were loaded, in seconds since the Unix epoch.",
 	"redirectd_map_entries_skipped":                          "Map entries the serving config left out (invalid = \"skip\").",
@@ -89,6 +92,7 @@ func newService(srv *engine.Server, cfg *config.Config, file string, log *slog.L
 		})
 	}
 	s.initVersions(cfg)
+	s.idle = newIdleCollector(s.set)
 	return s
 }
 

@@ -137,6 +137,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	if cfg.Reload.Watch && *file != "" {
 		go svc.watch(loaded, cfg.Reload.WatchInterval.Std(), stopWatch)
 	}
+	go svc.idle.run(stopWatch)
 	for {
 		select {
 		case err := <-done:
