@@ -11,6 +11,7 @@ import (
 	"io"
 	"math/big"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -141,4 +142,47 @@ func readTLSAnswer(t *testing.T, srv *engine.Server, req string) (*bufio.Reader,
 	c := dialTLS(t, srv)
 	io.WriteString(c, req)
 	return bufio.NewReader(c), c
+}
+
+// TestTLSQuietConnection serves a TLS connection across its quiet
+// hand-overs (a connection that has read nothing for a quarter second
+// waits on a fresh goroutine with a 512-byte buffer): requests larger than
+// that buffer, a request split across a hand-over, and a pipelined burst
+// after one, each answered on the same connection.
+func TestTLSQuietConnection(t *testing.T) {
+	srv := startServerWith(t, engine.Options{TLS: testTLSOptions(t)})
+	c := dialTLS(t, srv)
+	c.SetDeadline(time.Now().Add(20 * time.Second))
+	br := bufio.NewReader(c)
+	quiet := func() { time.Sleep(600 * time.Millisecond) } // past the hand-over
+	big := "GET /old HTTP/1.1\r\nHost: a\r\nCookie: " + strings.Repeat("c", 3000) + "\r\n\r\n"
+	want := answer{301, "https://example.com/new", "", false}
+	steps := []struct {
+		name  string
+		parts []string
+		n     int
+	}{
+		{"first request, larger than the waiting buffer", []string{big}, 1},
+		{"after a hand-over, larger than the waiting buffer", []string{big}, 1},
+		{"split across a hand-over", []string{big[:40], big[40:]}, 1},
+		{"pipelined after a hand-over", []string{strings.Repeat("GET /old HTTP/1.1\r\nHost: a\r\n\r\n", 3) + big}, 4},
+	}
+	for i, st := range steps {
+		if i > 0 {
+			quiet()
+		}
+		for j, p := range st.parts {
+			if j > 0 {
+				quiet()
+			}
+			if _, err := io.WriteString(c, p); err != nil {
+				t.Fatalf("%s: %v", st.name, err)
+			}
+		}
+		for range st.n {
+			if got := readAnswer(t, br, "GET"); got != want {
+				t.Fatalf("%s: got %+v, want %+v", st.name, got, want)
+			}
+		}
+	}
 }

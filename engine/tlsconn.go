@@ -74,12 +74,23 @@ func newTLSConn(t *tlsListener, tl *tlsLoop, nc net.Conn) *tlsConn {
 	return c
 }
 
-// tlsReadSize is the read buffer of a TLS connection, held while it is
-// idle; crypto/tls keeps the rest of a record for the next read. 4 KiB
-// takes a browser's request or a burst of pipelined small ones in one read
-// at half of the 8 KiB idle cost (benchmarks/README.md, "Memory per idle
-// TLS connection").
-const tlsReadSize = 4 << 10
+// A connection's goroutine reads in one of two modes. Serving, it reads
+// into a tlsReadSize buffer: 4 KiB takes a browser's request or a burst of
+// pipelined small ones in one read. Once it has read nothing for about
+// tlsQuiet (readLoop) it hands the connection to a fresh goroutine that waits with a
+// tlsWaitSize buffer: the serving goroutine's stack (grown to 8 KiB in
+// OnTraffic, and given back by Go only at a collection) and its buffer go
+// with it. An idle connection so costs a small stack and 512 bytes rather
+// than 12 KiB (benchmarks/README.md, "Memory per idle TLS connection").
+// What a 512-byte read leaves of a record, crypto/tls keeps for the next.
+const (
+	tlsReadSize = 4 << 10
+	tlsWaitSize = 512
+	tlsQuiet    = 250 * time.Millisecond
+)
+
+// tlsReadBufs holds the serving buffers of connections that went quiet.
+var tlsReadBufs = sync.Pool{New: func() any { b := make([]byte, tlsReadSize); return &b }}
 
 func (c *tlsConn) run() {
 	defer c.t.wg.Done()
@@ -123,26 +134,56 @@ func (c *tlsConn) run() {
 		c.teardown()
 		return
 	}
-	// The handshake grew this goroutine's stack to 16 KiB, which Go gives
-	// back only at a GC that an idle server does not run: the connection
-	// waits for requests on a fresh goroutine with a small stack instead.
+	// The handshake grew this goroutine's stack to 16 KiB: the
+	// connection waits for its first request on a fresh one.
+	c.wait(h)
+}
+
+// wait has a fresh goroutine wait for the connection's next request, and
+// serve it.
+func (c *tlsConn) wait(h *handler) {
 	c.t.wg.Add(1)
 	go func() {
 		defer c.t.wg.Done()
-		c.readLoop(h)
+		if c.readLoop(h) {
+			c.wait(h)
+			return
+		}
 		c.teardown()
 	}()
 }
 
-func (c *tlsConn) readLoop(h *handler) {
-	buf := make([]byte, tlsReadSize)
+// readLoop reads and serves until the connection is to close (false), or
+// until it has served and then read nothing for tlsQuiet (true: wait on a
+// fresh goroutine).
+func (c *tlsConn) readLoop(h *handler) (quiet bool) {
+	buf := make([]byte, tlsWaitSize)
+	var serving *[]byte
+	defer func() {
+		if serving != nil {
+			tlsReadBufs.Put(serving)
+		}
+	}()
+	var armed time.Time
 	for !c.closeReq.Load() {
+		// The deadline is moved at most twice per tlsQuiet, not on every
+		// read, so a busy connection seldom touches its timer; it goes
+		// quiet after between half of tlsQuiet and all of it. It is set
+		// before closeReq is looked at: requestClose sets closeReq and
+		// then a deadline in the past, which this one cannot undo.
+		if now := time.Now(); serving != nil && now.Sub(armed) >= tlsQuiet/2 {
+			c.raw.SetReadDeadline(now.Add(tlsQuiet))
+			armed = now
+			if c.closeReq.Load() {
+				return false
+			}
+		}
 		n, err := c.tc.Read(buf)
 		if n > 0 {
 			c.tl.lock()
 			if c.closeReq.Load() {
 				c.tl.unlock()
-				return
+				return false
 			}
 			if len(c.in) == 0 {
 				c.in = c.inBase[:0]
@@ -163,13 +204,25 @@ func (c *tlsConn) readLoop(h *handler) {
 			c.tl.unlock()
 			c.flush()
 			if act == gnet.Close {
-				return
+				return false
+			}
+			if serving == nil {
+				serving = tlsReadBufs.Get().(*[]byte)
+				buf = *serving
 			}
 		}
 		if err != nil {
-			return
+			// A read deadline is not fatal to crypto/tls: the timeout is a
+			// temporary net.Error, and a record read in part stays.
+			var ne net.Error
+			if serving == nil || !errors.As(err, &ne) || !ne.Timeout() || c.closeReq.Load() {
+				return false
+			}
+			c.raw.SetReadDeadline(time.Time{})
+			return !c.closeReq.Load()
 		}
 	}
+	return false
 }
 
 // readProxyHeader reads the PROXY protocol header that a trusted load
