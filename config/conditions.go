@@ -3,6 +3,8 @@ package config
 import (
 	"fmt"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/redirectd/redirectd/config/geoip"
 	"github.com/redirectd/redirectd/matcher"
@@ -31,7 +33,10 @@ func openGeoIP(file string, cfg *Config, loc *locator) error {
 }
 
 // whenKeys are the conditions when accepts.
-var whenKeys = []string{"language", "country", "header", "cookie"}
+var whenKeys = []string{"language", "country", "header", "cookie", "unless"}
+
+// unlessKeys are the conditions when.unless accepts.
+var unlessKeys = []string{"language", "country", "header", "cookie", "query"}
 
 // failWhen records an error about a condition on the line of the rule's
 // when key, naming the condition ("when.country").
@@ -57,39 +62,77 @@ func (e *entry) when(v any, geoip bool) *matcher.When {
 		e.fail("when", "the table is empty; leave when out to match every request")
 		return nil
 	}
+	return e.whenIn("when", t, geoip)
+}
+
+// whenIn reads the conditions of the table t at field: when, or
+// when.unless, which also takes query and no unless of its own.
+func (e *entry) whenIn(field string, t map[string]any, geoip bool) *matcher.When {
 	w := &matcher.When{}
+	inUnless := field != "when"
 	for _, key := range sortedKeys(t) {
-		val := t[key]
+		val, name := t[key], field+"."+key
 		switch key {
 		case "language":
-			w.Language = e.whenList("when.language", val)
+			w.Language = e.whenList(name, val)
 			for _, l := range w.Language {
 				if !validLanguageRange(l) {
-					e.failWhen("when.language", "%q is not a language range; write a tag such as \"de\", \"de-AT\", \"de-*\" or \"*\"", l)
+					e.failWhen(name, "%q is not a language range; write a tag such as \"de\", \"de-AT\", \"de-*\" or \"*\"", l)
 				}
 			}
 		case "country":
-			w.Country = e.whenList("when.country", val)
+			w.Country = e.whenList(name, val)
 			for _, c := range w.Country {
 				if len(c) != 2 || c[0] < 'A' || c[0] > 'Z' || c[1] < 'A' || c[1] > 'Z' {
-					e.failWhen("when.country", "%q is not an ISO 3166 alpha-2 country code; write two capital letters such as \"DE\"", c)
+					e.failWhen(name, "%q is not an ISO 3166 alpha-2 country code; write two capital letters such as \"DE\"", c)
 				}
 			}
 			if len(w.Country) > 0 && !geoip {
-				e.failWhen("when.country", "needs a country database: add [geoip] database = \"/var/lib/GeoIP/GeoLite2-Country.mmdb\"")
+				e.failWhen(name, "needs a country database: add [geoip] database = \"/var/lib/GeoIP/GeoLite2-Country.mmdb\"")
 			}
 		case "header", "cookie":
-			kv := e.whenTable("when."+key, val)
+			kv := e.whenTable(name, val, true)
 			if key == "header" {
 				w.Header = kv
 			} else {
 				w.Cookie = kv
 			}
+		case "unless":
+			u, ok := val.(map[string]any)
+			switch {
+			case inUnless:
+				e.failWhen(name, "an unless holds no unless; write its conditions in the one unless")
+			case !ok || len(u) == 0:
+				e.failWhen(name, "must be a non-empty table of conditions none of which may hold, such as { cookie = { seen = \"*\" } }, not %s", tomlType(val))
+			default:
+				w.Unless = e.whenIn(name, u, geoip)
+			}
+		case "query":
+			if !inUnless {
+				e.failWhen(name, "a query condition goes in the rule's query; when.unless.query names a parameter that must not be there")
+				continue
+			}
+			for _, kv := range e.whenTable(name, val, false) {
+				w.Query = append(w.Query, matcher.QueryCond{Name: kv.Name, Value: kv.Value})
+			}
 		default:
-			e.failWhen("when."+key, "unknown condition; use %q, %q, %q or %q", whenKeys[0], whenKeys[1], whenKeys[2], whenKeys[3])
+			keys := whenKeys
+			if inUnless {
+				keys = unlessKeys
+			}
+			e.failWhen(name, "unknown condition; use %s", quotedList(keys))
 		}
 	}
 	return w
+}
+
+// quotedList writes "a", "b" or "c".
+func quotedList(keys []string) string {
+	q := make([]string, len(keys))
+	for i, k := range keys {
+		q[i] = strconv.Quote(k)
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }
 
 // whenList reads a string or a non-empty list of strings.
@@ -116,8 +159,9 @@ func (e *entry) whenList(key string, v any) []string {
 	return nil
 }
 
-// whenTable reads a table of names to the string each must have.
-func (e *entry) whenTable(key string, v any) []matcher.KeyValue {
+// whenTable reads a table of names to the string each must have ("*":
+// any value); tokens says the names are field or cookie names.
+func (e *entry) whenTable(key string, v any, tokens bool) []matcher.KeyValue {
 	t, ok := v.(map[string]any)
 	if !ok || len(t) == 0 {
 		e.failWhen(key, "must be a non-empty table of names to values, such as { X-Device = \"mobile\" }, not %s", tomlType(v))
@@ -130,7 +174,7 @@ func (e *entry) whenTable(key string, v any) []matcher.KeyValue {
 			e.failWhen(key, "%q must be a string, not %s", name, tomlType(t[name]))
 			continue
 		}
-		if !isFieldName(name) {
+		if tokens && !isFieldName(name) || name == "" {
 			e.failWhen(key, "%q is not a valid name: use letters, digits and !#$%%&'*+-.^_`|~", name)
 			continue
 		}

@@ -58,6 +58,33 @@ when = { language = "de" }
 	}
 }
 
+// TestWhenUnlessLoad reads a presence condition ("*") and an unless table
+// with its query, as the Vercel import writes them.
+func TestWhenUnlessLoad(t *testing.T) {
+	file := writeFiles(t, map[string]string{"redirectd.toml": `
+[[rule]]
+from = "/welcome"
+to = "/start"
+when = { cookie = { session = "*" }, unless = { cookie = { seen = "*" }, header = { X-Beta = "1" }, query = { stay = "*", "utm source" = "x" }, language = "de" } }
+`})
+	cfg, err := config.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &matcher.When{
+		Cookie: []matcher.KeyValue{{Name: "session", Value: "*"}},
+		Unless: &matcher.When{
+			Language: []string{"de"},
+			Header:   []matcher.KeyValue{{Name: "X-Beta", Value: "1"}},
+			Cookie:   []matcher.KeyValue{{Name: "seen", Value: "*"}},
+			Query:    []matcher.QueryCond{{Name: "stay", Value: "*"}, {Name: "utm source", Value: "x"}},
+		},
+	}
+	if diff := cmp.Diff(want, cfg.Set.Rules()[0].When); diff != "" {
+		t.Errorf("when (-want +got)\n%s", diff)
+	}
+}
+
 func TestWhenErrors(t *testing.T) {
 	const rule = "[[rule]]\nfrom = \"/a\"\nto = \"/b\"\n"
 	db := geoiptest.Write(t, map[string]string{"127.0.0.0/8": "AT"})
@@ -80,6 +107,14 @@ func TestWhenErrors(t *testing.T) {
 		{"database missing", "[geoip]\ndatabase = \"/nonexistent/x.mmdb\"\n", `redirectd.toml:2: [geoip]: database: cannot open the country database`},
 		{"database junk", "[geoip]\n\ndatabase = \"" + junk + "\"\n", `redirectd.toml:3: [geoip]: database: cannot open the country database`},
 		{"geoip unknown key", "[geoip]\npath = \"x\"\n", `redirectd.toml:2: [geoip]: path: unknown key`},
+		{"query outside unless", rule + "when = { query = { a = \"1\" } }\n", `redirectd.toml:4: [[rule]] #1: when.query: a query condition goes in the rule's query`},
+		{"unless not a table", rule + "when = { unless = \"x\" }\n", `redirectd.toml:4: [[rule]] #1: when.unless: must be a non-empty table`},
+		{"empty unless", rule + "when = { unless = {} }\n", `redirectd.toml:4: [[rule]] #1: when.unless: must be a non-empty table`},
+		{"unless in unless", rule + "when = { unless = { unless = { language = \"de\" } } }\n", `redirectd.toml:4: [[rule]] #1: when.unless.unless: an unless holds no unless`},
+		{"unknown in unless", rule + "when = { unless = { browser = \"x\" } }\n", `redirectd.toml:4: [[rule]] #1: when.unless.browser: unknown condition; use "language", "country", "header", "cookie" or "query"`},
+		{"unless country without geoip", rule + "when = { unless = { country = \"DE\" } }\n", `redirectd.toml:4: [[rule]] #1: when.unless.country: needs a country database`},
+		{"unless bad header", rule + "when = { unless = { header = { \"X A\" = \"1\" } } }\n", `redirectd.toml:4: [[rule]] #1: when.unless.header: "X A" is not a valid name`},
+		{"unless query empty name", rule + "when = { unless = { query = { \"\" = \"1\" } } }\n", `redirectd.toml:4: [[rule]] #1: when.unless.query: "" is not a valid name`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

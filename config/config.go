@@ -131,7 +131,11 @@ const DefaultStatus = 301
 var freeTables = map[string]bool{"rule.query": true,
 	"server.headers": true, "rule.headers": true, "map.headers": true, "csv.headers": true,
 	"rule.when": true, "rule.when.header": true, "rule.when.cookie": true, // checked by when (conditions.go)
-	"map.when": true, "map.when.header": true, "map.when.cookie": true}
+	"map.when": true, "map.when.header": true, "map.when.cookie": true,
+	"rule.when.unless": true, "rule.when.unless.header": true, "rule.when.unless.cookie": true, "rule.when.unless.query": true,
+	"map.when.unless": true, "map.when.unless.header": true, "map.when.unless.cookie": true, "map.when.unless.query": true,
+	"rule.when.query": true, "map.when.query": true, // refused by when, with the reason
+	"rule.when.unless.unless": true, "map.when.unless.unless": true}
 
 // known lists the keys each table accepts. Keys are compared exactly, so a
 // misspelt or differently cased key is reported rather than ignored.

@@ -97,3 +97,37 @@ func TestWindowsReadmeExample(t *testing.T) {
 		t.Errorf("README windows example (-want +got):\n%s", diff)
 	}
 }
+
+// TestUnlessReadmeExample loads the README's example of unless and asks
+// it as the visitors it describes.
+func TestUnlessReadmeExample(t *testing.T) {
+	block := readmeBlock(t, "- **Present, or not there.** A header or cookie value `\"*\"` asks only")
+	block = strings.ReplaceAll(block, "\n  ", "\n") // indented in the list item
+	cfg, err := config.Load(writeFiles(t, map[string]string{"redirectd.toml": block}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ask := func(query string, req fakeReq) lookupAnswer {
+		m := &matcher.Match{Req: req}
+		if !cfg.Set.Lookup([]byte("example.com"), []byte("/welcome"), []byte(query), m) {
+			return lookupAnswer{Status: 404}
+		}
+		return lookupAnswer{Status: m.Status(), Location: string(m.AppendLocation(nil, nil))}
+	}
+	newVisitor, back := lookupAnswer{Status: 302, Location: "/welcome/new-visitor"}, lookupAnswer{Status: 302, Location: "/welcome/back"}
+	for _, tc := range []struct {
+		name  string
+		query string
+		req   fakeReq
+		want  lookupAnswer
+	}{
+		{"none of them", "", fakeReq{fields: map[string]string{"Cookie": "theme=dark", "X-Beta": "2"}}, newVisitor},
+		{"the seen cookie", "", fakeReq{fields: map[string]string{"Cookie": "theme=dark; seen=1"}}, back},
+		{"X-Beta: 1", "", fakeReq{fields: map[string]string{"X-Beta": "1"}}, back},
+		{"?stay", "stay", fakeReq{}, back},
+	} {
+		if diff := cmp.Diff(tc.want, ask(tc.query, tc.req)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
+	}
+}

@@ -32,9 +32,19 @@ type When struct {
 	// Country lists ISO 3166 alpha-2 codes, upper case.
 	Country []string
 	// Header and Cookie are fields and cookies that must have the value
-	// given exactly (field names without case, values with it).
+	// given exactly (field names without case, values with it), or be
+	// present with any value when the value is AnyValue ("*"), as in a
+	// query condition.
 	Header []KeyValue
 	Cookie []KeyValue
+	// Unless holds conditions none of which may hold: each language list,
+	// country list, header, cookie and query parameter in it is one
+	// condition, and the rule answers only when every one of them fails
+	// (Vercel's missing). Its Query conditions read the request's query
+	// as Rule.Query does; Query is refused outside Unless, where
+	// Rule.Query says the same. An Unless holds no Unless.
+	Unless *When
+	Query  []QueryCond
 }
 
 // KeyValue is a header field or cookie name with the value it must have.
@@ -42,7 +52,7 @@ type KeyValue struct{ Name, Value string }
 
 // Empty reports whether w holds no condition at all.
 func (w *When) Empty() bool {
-	return w == nil || len(w.Language)+len(w.Country)+len(w.Header)+len(w.Cookie) == 0
+	return w == nil || len(w.Language)+len(w.Country)+len(w.Header)+len(w.Cookie)+len(w.Query) == 0 && w.Unless.Empty()
 }
 
 // when is a compiled When.
@@ -51,9 +61,13 @@ type when struct {
 	country []string
 	header  []kvBytes
 	cookie  []kvBytes
+	// unless is the compiled Unless, nil for none; query is set on it
+	// alone.
+	unless *when
+	query  []QueryCond
 	// vary is the Vary line the answer carries ("Vary: ...\r\n").
 	vary string
-	// fields are the names in vary.
+	// fields are the names in vary, Unless's included.
 	fields []string
 }
 
@@ -66,14 +80,25 @@ var (
 
 // compileWhen checks w and builds its compiled form and condKey text.
 func compileWhen(w *When) (*when, string, error) {
+	return compileWhenIn(w, "when")
+}
+
+// compileWhenIn is compileWhen for w at field (when, or when.unless).
+func compileWhenIn(w *When, field string) (*when, string, error) {
 	c := &when{}
 	var key strings.Builder
 	var vary []string
+	if len(w.Query) > 0 && field == "when" {
+		return nil, "", fieldErr("when.query", "a query condition goes in the rule's query; when.unless.query is for a parameter that must not be there")
+	}
+	if w.Unless != nil && field != "when" {
+		return nil, "", fieldErr(field+".unless", "an unless holds no unless; write its conditions in the one unless")
+	}
 	for _, l := range w.Language {
 		r := strings.ToLower(l)
 		r = strings.TrimSuffix(r, "-*")
 		if !validRange(r) {
-			return nil, "", fieldErr("when.language", "%q is not a language range; write a tag such as \"de\", \"de-AT\", \"de-*\" or \"*\"", l)
+			return nil, "", fieldErr(field+".language", "%q is not a language range; write a tag such as \"de\", \"de-AT\", \"de-*\" or \"*\"", l)
 		}
 		c.langs = append(c.langs, r)
 		key.WriteString("l" + r + "\x00")
@@ -83,14 +108,14 @@ func compileWhen(w *When) (*when, string, error) {
 	}
 	for _, cc := range w.Country {
 		if len(cc) != 2 || cc[0] < 'A' || cc[0] > 'Z' || cc[1] < 'A' || cc[1] > 'Z' {
-			return nil, "", fieldErr("when.country", "%q is not an ISO 3166 alpha-2 country code; write two capital letters such as \"DE\"", cc)
+			return nil, "", fieldErr(field+".country", "%q is not an ISO 3166 alpha-2 country code; write two capital letters such as \"DE\"", cc)
 		}
 		c.country = append(c.country, cc)
 		key.WriteString("c" + cc + "\x00")
 	}
 	for _, h := range w.Header {
 		if !isToken(h.Name) {
-			return nil, "", fieldErr("when.header", "%q is not a header field name", h.Name)
+			return nil, "", fieldErr(field+".header", "%q is not a header field name", h.Name)
 		}
 		c.header = append(c.header, kvBytes{[]byte(strings.ToLower(h.Name)), []byte(h.Value)})
 		key.WriteString("h" + strings.ToLower(h.Name) + "\x00" + h.Value + "\x00")
@@ -98,13 +123,33 @@ func compileWhen(w *When) (*when, string, error) {
 	}
 	for _, k := range w.Cookie {
 		if !isToken(k.Name) {
-			return nil, "", fieldErr("when.cookie", "%q is not a cookie name", k.Name)
+			return nil, "", fieldErr(field+".cookie", "%q is not a cookie name", k.Name)
 		}
 		c.cookie = append(c.cookie, kvBytes{[]byte(k.Name), []byte(k.Value)})
 		key.WriteString("k" + k.Name + "\x00" + k.Value + "\x00")
 	}
 	if len(c.cookie) > 0 {
 		vary = append(vary, "Cookie")
+	}
+	for _, q := range w.Query {
+		if q.Name == "" {
+			return nil, "", fieldErr(field+".query", "a parameter needs a name")
+		}
+		c.query = append(c.query, q)
+		key.WriteString("q" + q.Name + "\x00" + q.Value + "\x00")
+	}
+	if !w.Unless.Empty() {
+		u, ukey, err := compileWhenIn(w.Unless, "when.unless")
+		if err != nil {
+			return nil, "", err
+		}
+		c.unless = u
+		key.WriteString("u{" + ukey + "}")
+		for _, f := range u.fields {
+			if !slices.ContainsFunc(vary, func(g string) bool { return strings.EqualFold(f, g) }) {
+				vary = append(vary, f)
+			}
+		}
 	}
 	c.fields = vary
 	if len(vary) > 0 {
@@ -147,8 +192,9 @@ func isToken(s string) bool {
 	return true
 }
 
-// holds reports whether the request satisfies every condition; a Match
-// without Req satisfies none.
+// holds reports whether the request satisfies every condition, and none
+// of unless's but its query ones (queryUnless); a Match without Req
+// satisfies none.
 func (w *when) holds(req Request) bool {
 	if req == nil {
 		return false
@@ -156,34 +202,88 @@ func (w *when) holds(req Request) bool {
 	if len(w.langs) > 0 && !langHolds(w.langs, req.Header(acceptLanguage)) {
 		return false
 	}
-	if len(w.country) > 0 {
-		cc, ok := req.Country(), false
-		for _, c := range w.country {
-			if c == cc {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			return false
-		}
+	if len(w.country) > 0 && !countryHolds(w.country, req) {
+		return false
 	}
 	for _, h := range w.header {
-		if v := req.Header(h.name); v == nil || !bytes.Equal(bytes.TrimSpace(v), h.value) {
+		if !headerHolds(h, req) {
 			return false
 		}
 	}
 	if len(w.cookie) > 0 {
 		cookies := req.Header(cookieField)
 		for _, k := range w.cookie {
-			v, ok := CookieValue(cookies, k.name)
-			if !ok || !bytes.Equal(v, k.value) {
+			if !cookieHolds(k, cookies) {
 				return false
 			}
 		}
 	}
-	return true
+	return w.unless == nil || !w.unless.anyHolds(req)
 }
+
+// anyHolds reports whether one of w's conditions holds (w is an unless;
+// its query conditions are queryUnless's).
+func (w *when) anyHolds(req Request) bool {
+	if len(w.langs) > 0 && langHolds(w.langs, req.Header(acceptLanguage)) {
+		return true
+	}
+	if len(w.country) > 0 && countryHolds(w.country, req) {
+		return true
+	}
+	for _, h := range w.header {
+		if headerHolds(h, req) {
+			return true
+		}
+	}
+	if len(w.cookie) > 0 {
+		cookies := req.Header(cookieField)
+		for _, k := range w.cookie {
+			if cookieHolds(k, cookies) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// queryUnless reports whether one of the query conditions of w's unless
+// holds in query.
+func (w *when) queryUnless(query []byte) bool {
+	if w == nil || w.unless == nil {
+		return false
+	}
+	for i := range w.unless.query {
+		if condsHold(w.unless.query[i:i+1], query) {
+			return true
+		}
+	}
+	return false
+}
+
+func countryHolds(list []string, req Request) bool {
+	cc := req.Country()
+	for _, c := range list {
+		if c == cc {
+			return true
+		}
+	}
+	return false
+}
+
+// headerHolds reports whether req has the field h names, with h's value
+// or, for AnyValue, any.
+func headerHolds(h kvBytes, req Request) bool {
+	v := req.Header(h.name)
+	return v != nil && (isAny(h.value) || bytes.Equal(bytes.TrimSpace(v), h.value))
+}
+
+// cookieHolds is headerHolds for a cookie of the Cookie field cookies.
+func cookieHolds(k kvBytes, cookies []byte) bool {
+	v, ok := CookieValue(cookies, k.name)
+	return ok && (isAny(k.value) || bytes.Equal(v, k.value))
+}
+
+func isAny(v []byte) bool { return len(v) == 1 && v[0] == AnyValue[0] }
 
 // langHolds reports whether the top preference of an Accept-Language
 // value falls in one of ranges.
@@ -345,7 +445,7 @@ func (r *rule) condsHold(m *Match) bool {
 	if len(r.Query) > 0 && !condsHold(r.Query, m.query) {
 		return false
 	}
-	if r.when == nil || r.when.holds(m.Req) {
+	if r.when == nil || !r.when.queryUnless(m.query) && r.when.holds(m.Req) {
 		return true
 	}
 	if len(r.vary) > len(m.failVary) {

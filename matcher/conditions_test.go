@@ -32,6 +32,21 @@ func (f *fakeReq) Header(name []byte) []byte {
 
 func (f *fakeReq) Country() string { return f.country }
 
+// compileLines compiles a copy of rules, each in file on the line of its
+// place in the list.
+func compileLines(t *testing.T, file string, rules []matcher.Rule) *matcher.Set {
+	t.Helper()
+	rules = append([]matcher.Rule(nil), rules...)
+	for i := range rules {
+		rules[i].File, rules[i].Line = file, i+1
+	}
+	s, err := matcher.Compile(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 func TestWhenConditions(t *testing.T) {
 	rules := []matcher.Rule{
 		// The unconditional rule comes first in the file: conditional ones
@@ -48,13 +63,7 @@ func TestWhenConditions(t *testing.T) {
 		{Kind: matcher.Regex, From: `^/s/(.*)$`, To: "/de/$1", Status: 302, When: &matcher.When{Language: []string{"de"}}},
 		{Kind: matcher.Regex, From: `^/s/(.*)$`, To: "/any/$1", Status: 302},
 	}
-	for i := range rules {
-		rules[i].File, rules[i].Line = "t", i+1
-	}
-	s, err := matcher.Compile(rules)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := compileLines(t, "t", rules)
 	type out struct{ Loc, Vary string }
 	// The rule without conditions answers after the others failed, so its
 	// answer varies with every field they read.
@@ -105,6 +114,64 @@ func TestWhenConditions(t *testing.T) {
 	}
 }
 
+// TestWhenPresenceAndUnless covers a header or cookie asked for with any
+// value ("*"), and unless: the rule answers only when none of the
+// conditions in it holds, query parameters included (Vercel's has
+// without a value, and missing).
+func TestWhenPresenceAndUnless(t *testing.T) {
+	any := matcher.AnyValue
+	rules := []matcher.Rule{
+		{From: "/p", To: "/plain/", Status: 302},
+		{From: "/p", To: "/preview/", Status: 302, When: &matcher.When{Cookie: []matcher.KeyValue{{Name: "preview", Value: any}}}},
+		{From: "/u", To: "/fallback/", Status: 302},
+		{From: "/u", To: "/new-visitor/", Status: 302, When: &matcher.When{Unless: &matcher.When{
+			Cookie: []matcher.KeyValue{{Name: "seen", Value: any}},
+			Header: []matcher.KeyValue{{Name: "X-Beta", Value: "1"}},
+			Query:  []matcher.QueryCond{{Name: "stay", Value: any}},
+		}}},
+		{Kind: matcher.Prefix, From: "/shop/", To: "/intl/shop/", Status: 302, When: &matcher.When{
+			Header: []matcher.KeyValue{{Name: "X-Device", Value: any}},
+			Unless: &matcher.When{Country: []string{"DE"}, Language: []string{"de"}}}},
+		{Kind: matcher.Prefix, From: "/shop/", To: "/shop-de/", Status: 302},
+	}
+	s := compileLines(t, "t", rules)
+	type out struct{ Loc, Vary string }
+	tests := []struct {
+		name, path, query string
+		req               *fakeReq
+		want              out
+	}{
+		{"cookie present", "/p", "", &fakeReq{fields: [][2]string{{"Cookie", "a=1; preview=yes"}}}, out{"/preview/", "Vary: Cookie\r\n"}},
+		{"cookie present, empty value", "/p", "", &fakeReq{fields: [][2]string{{"Cookie", "preview="}}}, out{"/preview/", "Vary: Cookie\r\n"}},
+		{"cookie absent", "/p", "", &fakeReq{fields: [][2]string{{"Cookie", "previews=1"}}}, out{"/plain/", "Vary: Cookie\r\n"}},
+		{"none of unless holds", "/u", "", &fakeReq{fields: [][2]string{{"X-Beta", "2"}, {"Cookie", "other=1"}}}, out{"/new-visitor/", "Vary: X-Beta, Cookie\r\n"}},
+		{"unless cookie holds", "/u", "", &fakeReq{fields: [][2]string{{"Cookie", "seen=1"}}}, out{"/fallback/", "Vary: X-Beta, Cookie\r\n"}},
+		{"unless header holds", "/u", "", &fakeReq{fields: [][2]string{{"x-beta", "1"}}}, out{"/fallback/", "Vary: X-Beta, Cookie\r\n"}},
+		{"unless query holds", "/u", "a=1&stay", &fakeReq{}, out{"/fallback/?a=1&stay", "Vary: X-Beta, Cookie\r\n"}},
+		{"unless query other", "/u", "stays=1", &fakeReq{}, out{"/new-visitor/?stays=1", "Vary: X-Beta, Cookie\r\n"}},
+		{"header present, unless fails", "/shop/x", "", &fakeReq{country: "AT", fields: [][2]string{{"X-Device", "tablet"}}}, out{"/intl/shop/x", "Vary: X-Device, Accept-Language\r\n"}},
+		{"unless country holds", "/shop/x", "", &fakeReq{country: "DE", fields: [][2]string{{"X-Device", "tablet"}}}, out{"/shop-de/x", "Vary: X-Device, Accept-Language\r\n"}},
+		{"unless language holds", "/shop/x", "", &fakeReq{fields: [][2]string{{"X-Device", "t"}, {"Accept-Language", "de-CH"}}}, out{"/shop-de/x", "Vary: X-Device, Accept-Language\r\n"}},
+		{"header absent", "/shop/x", "", &fakeReq{}, out{"/shop-de/x", "Vary: X-Device, Accept-Language\r\n"}},
+	}
+	var m matcher.Match
+	for _, tt := range tests {
+		m.Req = tt.req
+		var q []byte
+		if tt.query != "" {
+			q = []byte(tt.query)
+		}
+		if !s.Lookup([]byte("h"), []byte(tt.path), q, &m) {
+			t.Errorf("%s: no match", tt.name)
+			continue
+		}
+		got := out{string(m.AppendLocation(nil, q)), m.Vary()}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s: (-want +got)\n%s", tt.name, diff)
+		}
+	}
+}
+
 func TestWhenErrors(t *testing.T) {
 	tests := []struct {
 		when *matcher.When
@@ -116,6 +183,10 @@ func TestWhenErrors(t *testing.T) {
 		{&matcher.When{Country: []string{"DEU"}}, `"DEU" is not an ISO 3166`},
 		{&matcher.When{Header: []matcher.KeyValue{{Name: "X Bad", Value: "1"}}}, `when.header: "X Bad" is not a header field name`},
 		{&matcher.When{Cookie: []matcher.KeyValue{{Name: "", Value: "1"}}}, `when.cookie: "" is not a cookie name`},
+		{&matcher.When{Query: []matcher.QueryCond{{Name: "a", Value: "1"}}}, `when.query: a query condition goes in the rule's query`},
+		{&matcher.When{Unless: &matcher.When{Unless: &matcher.When{Country: []string{"DE"}}}}, `when.unless.unless: an unless holds no unless`},
+		{&matcher.When{Unless: &matcher.When{Header: []matcher.KeyValue{{Name: "X Bad", Value: "1"}}}}, `when.unless.header: "X Bad" is not a header field name`},
+		{&matcher.When{Unless: &matcher.When{Query: []matcher.QueryCond{{Name: "", Value: "1"}}}}, `when.unless.query: a parameter needs a name`},
 	}
 	for _, tt := range tests {
 		_, err := matcher.Compile([]matcher.Rule{{From: "/a", To: "/b", Status: 301, When: tt.when, File: "f", Line: 3}})
@@ -208,6 +279,8 @@ func FuzzPreferredLanguage(f *testing.F) {
 func TestWhenLookupAllocs(t *testing.T) {
 	s, err := matcher.Compile([]matcher.Rule{
 		{From: "/home", To: "/en/", Status: 302},
+		// Tried first and fails: the lang cookie is there.
+		{From: "/home", To: "/x/", Status: 302, When: &matcher.When{Unless: &matcher.When{Cookie: []matcher.KeyValue{{Name: "lang", Value: matcher.AnyValue}}, Query: []matcher.QueryCond{{Name: "x", Value: matcher.AnyValue}}}}},
 		{From: "/home", To: "/de/", Status: 302, When: &matcher.When{Language: []string{"de"}, Cookie: []matcher.KeyValue{{Name: "lang", Value: "de"}}, Country: []string{"DE"}}},
 	})
 	if err != nil {

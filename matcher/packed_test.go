@@ -31,15 +31,7 @@ var packedRules = []matcher.Rule{
 
 func compilePacked(t *testing.T) *matcher.Set {
 	t.Helper()
-	rules := append([]matcher.Rule(nil), packedRules...)
-	for i := range rules {
-		rules[i].File, rules[i].Line = "big.map", i+1
-	}
-	s, err := matcher.Compile(rules)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return compileLines(t, "big.map", packedRules)
 }
 
 func TestPackedLookup(t *testing.T) {

@@ -30,15 +30,7 @@ var testRules = []matcher.Rule{
 
 func compileTest(t *testing.T) *matcher.Set {
 	t.Helper()
-	rules := append([]matcher.Rule(nil), testRules...)
-	for i := range rules {
-		rules[i].File, rules[i].Line = "test.toml", i+1
-	}
-	s, err := matcher.Compile(rules)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return compileLines(t, "test.toml", testRules)
 }
 
 func TestLookup(t *testing.T) {

@@ -35,7 +35,7 @@ func ClientFor(w *matcher.When) *Client {
 	if w.Empty() {
 		return nil
 	}
-	c := &Client{Header: w.Header, Cookie: w.Cookie}
+	c := &Client{Header: present(w.Header), Cookie: present(w.Cookie)}
 	if len(w.Language) > 0 {
 		c.Language = strings.TrimSuffix(w.Language[0], "-*")
 		if c.Language == "*" {
@@ -67,16 +67,51 @@ func (c *Client) Satisfies(w *matcher.When) bool {
 		return false
 	}
 	for _, h := range w.Header {
-		if v, ok := c.header(h.Name); !ok || v != h.Value {
+		if !c.hasHeader(h) {
 			return false
 		}
 	}
 	for _, k := range w.Cookie {
-		if !slices.Contains(c.Cookie, k) {
+		if !c.hasCookie(k) {
 			return false
 		}
 	}
-	return true
+	return !c.meetsAny(w.Unless)
+}
+
+// meetsAny reports whether c meets one of the conditions of u (an
+// unless; its query conditions are the caller's).
+func (c *Client) meetsAny(u *matcher.When) bool {
+	if u == nil {
+		return false
+	}
+	return slices.ContainsFunc(u.Language, c.speaks) || slices.Contains(u.Country, c.Country) && c.Country != "" ||
+		slices.ContainsFunc(u.Header, c.hasHeader) || slices.ContainsFunc(u.Cookie, c.hasCookie)
+}
+
+// hasHeader reports whether c sends the field h names, with h's value or,
+// for matcher.AnyValue, any.
+func (c *Client) hasHeader(h matcher.KeyValue) bool {
+	v, ok := c.header(h.Name)
+	return ok && (h.Value == matcher.AnyValue || v == h.Value)
+}
+
+// hasCookie is hasHeader for a cookie.
+func (c *Client) hasCookie(k matcher.KeyValue) bool {
+	return slices.ContainsFunc(c.Cookie, func(x matcher.KeyValue) bool {
+		return x.Name == k.Name && (k.Value == matcher.AnyValue || x.Value == k.Value)
+	})
+}
+
+// present gives each field or cookie asked for with any value one.
+func present(kvs []matcher.KeyValue) []matcher.KeyValue {
+	out := slices.Clone(kvs)
+	for i := range out {
+		if out[i].Value == matcher.AnyValue {
+			out[i].Value = "present"
+		}
+	}
+	return out
 }
 
 // speaks reports whether c's language falls in the range r.

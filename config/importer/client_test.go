@@ -24,6 +24,10 @@ func TestClientSatisfiesAsMatcher(t *testing.T) {
 		{Language: []string{"fr"}, Country: []string{"FR", "BE"}},
 		{Header: []matcher.KeyValue{{Name: "X-Device", Value: "mobile"}}},
 		{Cookie: []matcher.KeyValue{{Name: "lang", Value: "fr"}, {Name: "beta", Value: "1"}}},
+		{Header: []matcher.KeyValue{{Name: "X-Device", Value: "*"}}, Cookie: []matcher.KeyValue{{Name: "beta", Value: "*"}}},
+		{Unless: &matcher.When{Cookie: []matcher.KeyValue{{Name: "lang", Value: "*"}}}},
+		{Unless: &matcher.When{Language: []string{"de"}, Country: []string{"AT"}, Header: []matcher.KeyValue{{Name: "x-device", Value: "mobile"}}}},
+		{Cookie: []matcher.KeyValue{{Name: "beta", Value: "*"}}, Unless: &matcher.When{Cookie: []matcher.KeyValue{{Name: "lang", Value: "fr"}}}},
 	}
 	clients := []*Client{
 		nil,

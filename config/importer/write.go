@@ -90,6 +90,16 @@ func whenTOML(w *matcher.When) string {
 	list("country", w.Country)
 	table("header", w.Header)
 	table("cookie", w.Cookie)
+	if len(w.Query) > 0 {
+		q := make([]matcher.KeyValue, len(w.Query))
+		for i, c := range w.Query {
+			q[i] = matcher.KeyValue{Name: c.Name, Value: c.Value}
+		}
+		table("query", q)
+	}
+	if !w.Unless.Empty() {
+		parts = append(parts, "unless = "+whenTOML(w.Unless))
+	}
 	return "{ " + strings.Join(parts, ", ") + " }"
 }
 

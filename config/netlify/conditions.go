@@ -12,8 +12,9 @@ import (
 // when.language, Country= when.country when the config will have a
 // country database (opt.GeoIP). It returns why it cannot when one does
 // not translate: Role= (Netlify Identity's JWT roles, which redirectd
-// cannot know), Cookie= (a cookie present, whatever its value; when.cookie
-// compares a value and has no presence test), Country= without -geoip.
+// cannot know), Cookie= with several names (any one of them; when.cookie
+// asks for all), Country= without -geoip. Cookie= with one name becomes
+// when.cookie asking for it with any value ("*").
 func (r *Redirect) when(opt importer.Options) (*matcher.When, string) {
 	if len(r.Conditions) == 0 {
 		return nil, ""
@@ -41,8 +42,10 @@ func (r *Redirect) when(opt importer.Options) (*matcher.When, string) {
 			}
 		case k == "role":
 			why = append(why, fmt.Sprintf("%s reads the roles of the visitor's Netlify Identity token, which redirectd cannot know", c))
+		case k == "cookie" && len(values) > 1:
+			why = append(why, fmt.Sprintf("%s asks for any one of several cookies; redirectd's when.cookie asks for all it names", c))
 		case k == "cookie":
-			why = append(why, fmt.Sprintf("%s asks only that the cookie be present; redirectd's when.cookie compares a value whole and has no presence test", c))
+			w.Cookie = append(w.Cookie, matcher.KeyValue{Name: values[0], Value: matcher.AnyValue}) // present, with any value
 		}
 	}
 	if len(why) > 0 {

@@ -9,11 +9,12 @@
 // rule ignores a trailing slash, as Netlify does. Query parameter
 // matching becomes query conditions (or, where a parameter's value is
 // used in the target, a regex on the path and query). Language= becomes
-// when.language, and Country= when.country where the import is given a
-// country database (-geoip); each rule's model reads them as redirectd
-// does, so that the order check can ask as the clients they pick out.
-// What redirectd cannot do (200 rewrites and proxies, custom 404 pages,
-// Role= and Cookie= conditions, Country= without a database, statuses
+// when.language, Country= when.country where the import is given a
+// country database (-geoip), and Cookie= with one name when.cookie with
+// any value ("*"); each rule's model reads them as redirectd does, so
+// that the order check can ask as the clients they pick out. What
+// redirectd cannot do (200 rewrites and proxies, custom 404 pages, Role=,
+// Cookie= with several names, Country= without a database, statuses
 // other than 30x) is listed with its file:line, never dropped silently.
 //
 // Everything here runs once, off the hot path, and allocates freely.

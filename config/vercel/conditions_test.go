@@ -10,9 +10,10 @@ import (
 )
 
 // TestHasConditions checks how has and missing on headers and cookies
-// are written: a literal value becomes when.header or when.cookie; no
-// value (presence), a regex, missing and a repeated key are left out with
-// a note that says why.
+// are written: a literal value becomes when.header or when.cookie, no
+// value "*" (present); missing becomes when.unless (query included); a
+// regex, a missing host and a repeated key are left out with a note that
+// says why.
 func TestHasConditions(t *testing.T) {
 	str := func(s string) *string { return &s }
 	for _, tc := range []struct {
@@ -32,11 +33,20 @@ func TestHasConditions(t *testing.T) {
 			&matcher.When{Header: []matcher.KeyValue{{Name: "x-a", Value: "1"}}, Cookie: []matcher.KeyValue{{Name: "lang", Value: "fr"}}}, ""},
 		{"vercel's own header", []Cond{{Type: "header", Key: "x-vercel-ip-country", Value: str("DE")}}, nil,
 			&matcher.When{Header: []matcher.KeyValue{{Name: "x-vercel-ip-country", Value: "DE"}}}, "x-vercel-ip-country is a header Vercel's edge sets"},
-		{"presence", []Cond{{Type: "cookie", Key: "session"}}, nil, nil, "a has condition on the cookie session without a value asks only that it be present"},
+		{"presence", []Cond{{Type: "cookie", Key: "session"}}, nil,
+			&matcher.When{Cookie: []matcher.KeyValue{{Name: "session", Value: "*"}}}, ""},
+		{"a star value", []Cond{{Type: "cookie", Key: "session", Value: str("*")}}, nil, nil, `the value "*", which redirectd's when reads as any value`},
 		{"regex", []Cond{{Type: "header", Key: "user-agent", Value: str(".*Android.*")}}, nil, nil, `a has condition on the header user-agent with the regex ".*Android.*"`},
 		{"twice", []Cond{{Type: "header", Key: "X-A", Value: str("1")}, {Type: "header", Key: "x-a", Value: str("2")}}, nil, nil, "two has conditions on the header x-a"},
 		{"spaces", []Cond{{Type: "header", Key: "x-a", Value: str(" 1")}}, nil, nil, `the value " 1", which begins or ends with a space`},
-		{"missing", nil, []Cond{{Type: "header", Key: "x-a", Value: str("1")}}, nil, "missing (header x-a): redirectd's when has no negation"},
+		{"missing", nil, []Cond{{Type: "header", Key: "x-a", Value: str("1")}, {Type: "cookie", Key: "seen"}, {Type: "query", Key: "stay"}},
+			&matcher.When{Unless: &matcher.When{Header: []matcher.KeyValue{{Name: "x-a", Value: "1"}}, Cookie: []matcher.KeyValue{{Name: "seen", Value: "*"}},
+				Query: []matcher.QueryCond{{Name: "stay", Value: "*"}}}}, ""},
+		{"has and missing", []Cond{{Type: "cookie", Key: "session"}}, []Cond{{Type: "cookie", Key: "session", Value: str("guest")}},
+			&matcher.When{Cookie: []matcher.KeyValue{{Name: "session", Value: "*"}}, Unless: &matcher.When{Cookie: []matcher.KeyValue{{Name: "session", Value: "guest"}}}}, ""},
+		{"missing header with spaces always holds", nil, []Cond{{Type: "header", Key: "x-a", Value: str(" 1")}}, nil, ""},
+		{"missing host", nil, []Cond{{Type: "host", Value: str("old.example.com")}}, nil, "a missing condition on the host"},
+		{"missing regex", nil, []Cond{{Type: "header", Key: "user-agent", Value: str(".*bot.*")}}, nil, `a missing condition on the header user-agent with the regex ".*bot.*"`},
 		{"host without a value", []Cond{{Type: "host"}}, nil, nil, "a has condition on the host without a value"},
 		{"unknown type", []Cond{{Type: "ip", Key: "x", Value: str("1")}}, nil, nil, `a has condition of type "ip"`},
 		{"not a cookie name", []Cond{{Type: "cookie", Key: "a b", Value: str("1")}}, nil, nil, `when.cookie: "a b" is not a`},
@@ -58,8 +68,11 @@ func TestHasConditions(t *testing.T) {
 			if tc.note != "" && !strings.Contains(text, tc.note) {
 				t.Errorf("the notes lack %q:\n%s", tc.note, text)
 			}
-			if tc.want == nil && !strings.Contains(text, "left out") {
+			switch leftOut := tc.want == nil && tc.note != ""; {
+			case leftOut && !strings.Contains(text, "left out"):
 				t.Errorf("left out without a note:\n%s", text)
+			case !leftOut && len(res.Rules) != 1:
+				t.Errorf("%d rules written, want 1; notes:\n%s", len(res.Rules), text)
 			}
 		})
 	}

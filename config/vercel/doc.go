@@ -10,11 +10,12 @@
 // as ${name} and ${n}. permanent (default true) gives 308, false 307,
 // statusCode any redirect status. A has condition on the host or on a
 // query parameter becomes host or a query condition, one on a header or
-// cookie with a literal value when.header or when.cookie; has without a
-// value or with a regex on a header or cookie, missing (when has no
-// negation), lookarounds (which Go's RE2 regexes do not have) and the
-// file-wide trailingSlash and cleanUrls are listed with the entry's line,
-// never dropped silently.
+// cookie when.header or when.cookie (without a value: "*", any value);
+// missing on a header, cookie or query parameter becomes when.unless.
+// A has or missing value that is a regex, missing on the host,
+// lookarounds (which Go's RE2 regexes do not have) and the file-wide
+// trailingSlash and cleanUrls are listed with the entry's line, never
+// dropped silently.
 //
 // Everything here runs once, off the hot path, and allocates freely.
 package vercel

@@ -76,6 +76,11 @@ func (r *Redirect) translate(c *importer.Candidate) string {
 			unsupported = append(unsupported, msg)
 		}
 	}
+	for _, m := range r.Missing {
+		if msg := m.applyMissing(&tmpl); msg != "" {
+			unsupported = append(unsupported, msg)
+		}
+	}
 	model := func(q importer.Request) bool {
 		if tmpl.Host != "" && q.Host != tmpl.Host || !re.MatchString(q.Path) || !q.Client.Satisfies(tmpl.When) {
 			return false
@@ -83,6 +88,13 @@ func (r *Redirect) translate(c *importer.Candidate) string {
 		for _, cond := range tmpl.Query {
 			if !hasParam(q.Query, cond) {
 				return false
+			}
+		}
+		if tmpl.When != nil && tmpl.When.Unless != nil {
+			for _, cond := range tmpl.When.Unless.Query {
+				if hasParam(q.Query, cond) {
+					return false
+				}
 			}
 		}
 		return true
@@ -94,14 +106,6 @@ func (r *Redirect) translate(c *importer.Candidate) string {
 		c.Samples = append(c.Samples, importer.Request{Host: tmpl.Host, Path: p, Query: sampleQuery(tmpl.Query)})
 	}
 	switch {
-	case len(r.Missing) > 0:
-		// Vercel applies it to some requests only: for the order check,
-		// to none.
-		var what []string
-		for _, m := range r.Missing {
-			what = append(what, m.Type+" "+m.Key)
-		}
-		return fmt.Sprintf("missing (%s): redirectd's when has no negation", strings.Join(what, ", "))
 	case len(unsupported) > 0:
 		return strings.Join(unsupported, "; ")
 	case !matcher.ValidStatus(tmpl.Status) || !matcher.HasLocation(tmpl.Status): // a redirect's destination is a Location
@@ -153,7 +157,9 @@ func (h *Cond) apply(r *matcher.Rule) string {
 	case h.Type != "header" && h.Type != "cookie":
 		return fmt.Sprintf("a has condition of type %q, which Vercel does not document (host, query, header, cookie)", h.Type)
 	case h.Value == nil:
-		return fmt.Sprintf("a has condition on the %s %s without a value asks only that it be present; redirectd's when compares a value whole and has no presence test", h.Type, h.Key)
+		value = matcher.AnyValue // present, with any value
+	case value == matcher.AnyValue:
+		return fmt.Sprintf("a has condition on the %s %s with the value \"*\", which redirectd's when reads as any value", h.Type, h.Key)
 	case !literal:
 		return fmt.Sprintf("a has condition on the %s %s with the regex %q; redirectd's when compares a value whole", h.Type, h.Key, *h.Value)
 	}
@@ -175,6 +181,46 @@ func (h *Cond) apply(r *matcher.Rule) string {
 		}
 	}
 	*list = append(*list, matcher.KeyValue{Name: h.Key, Value: value})
+	return ""
+}
+
+// applyMissing turns a missing condition into a condition of the rule's
+// when.unless (header, cookie, query; without a value: present with any),
+// or says why it cannot.
+func (m *Cond) applyMissing(r *matcher.Rule) string {
+	value, literal := matcher.AnyValue, true
+	if m.Value != nil {
+		value, literal = literalValue(*m.Value)
+	}
+	switch {
+	case m.Type == "host":
+		return "a missing condition on the host: redirectd's rules name the hosts they answer, not hosts to leave out"
+	case m.Type != "header" && m.Type != "cookie" && m.Type != "query":
+		return fmt.Sprintf("a missing condition of type %q, which Vercel does not document (host, query, header, cookie)", m.Type)
+	case !literal:
+		return fmt.Sprintf("a missing condition on the %s %s with the regex %q; redirectd's when compares a value whole", m.Type, m.Key, *m.Value)
+	case m.Value != nil && value == matcher.AnyValue:
+		return fmt.Sprintf("a missing condition on the %s %s with the value \"*\", which redirectd's when reads as any value", m.Type, m.Key)
+	case m.Type == "header" && strings.TrimSpace(value) != value:
+		// No field value holds it (RFC 9110 section 5.5), so the header
+		// is always "missing": the condition always holds.
+		return ""
+	}
+	if r.When == nil {
+		r.When = &matcher.When{}
+	}
+	if r.When.Unless == nil {
+		r.When.Unless = &matcher.When{}
+	}
+	u := r.When.Unless
+	switch m.Type {
+	case "header":
+		u.Header = append(u.Header, matcher.KeyValue{Name: m.Key, Value: value})
+	case "cookie":
+		u.Cookie = append(u.Cookie, matcher.KeyValue{Name: m.Key, Value: value})
+	default:
+		u.Query = append(u.Query, matcher.QueryCond{Name: m.Key, Value: value})
+	}
 	return ""
 }
 
