@@ -51,6 +51,7 @@ func FuzzLoad(f *testing.F) {
 	f.Add("[server]\nheaders = { X-Frame-Options = \"DENY\" }\n[[rule]]\nfrom = \"/g\"\nstatus = 410\nheaders = { Cache-Control = \"max-age=60\" }\n")
 	f.Add("[[rule]]\nfrom = \"/h\"\nto = \"/de/\"\nwhen = { language = [\"de\", \"de-*\"], header = { X-Device = \"mobile\" }, cookie = { lang = \"fr\" } }\n[[rule]]\nfrom = \"/h\"\nto = \"/en/\"\n")
 	f.Add("[[map]]\nfile = \"r.map\"\nstatus = 451\nwhen = { country = \"AT\" }\nheaders = { Link = \"<x>\" }\n[misses]\ncapacity = 64\n")
+	f.Add("[[rule]]\nfrom = \"/w\"\nto = \"/n\"\nwhen = { cookie = { s = \"*\" }, unless = { cookie = { seen = \"*\" }, header = { X-Beta = \"1\" }, query = { stay = \"*\" }, language = \"de\" } }\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		if len(text) > 4096 {
 			return

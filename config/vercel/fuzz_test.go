@@ -9,6 +9,7 @@ import (
 
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/config/importer"
+	"github.com/redirectd/redirectd/matcher"
 )
 
 // FuzzSource feeds arbitrary sources and destinations through the
@@ -98,13 +99,29 @@ func FuzzHas(f *testing.F) {
 		if len(res.Rules) == 0 && len(notes)+len(res.Notes) == 0 {
 			t.Fatalf("%+v: neither translated nor noted", cond)
 		}
+		// What is written asks for the key with the value Vercel's ^value$
+		// takes, or with any value ("*") when the condition has none.
+		check := func(kvs []matcher.KeyValue) {
+			for _, kv := range kvs {
+				switch {
+				case kv.Name != key:
+					t.Errorf("%+v written for the name %q", cond, kv.Name)
+				case !withValue && kv.Value != matcher.AnyValue:
+					t.Errorf("%+v without a value written as %s = %q, want %q", cond, kv.Name, kv.Value, matcher.AnyValue)
+				case withValue && !regexp.MustCompile("^(?:"+value+")$").MatchString(kv.Value):
+					t.Errorf("%+v written as %s = %q, which Vercel's ^value$ does not take", cond, kv.Name, kv.Value)
+				}
+			}
+		}
 		for _, x := range res.Rules {
 			if x.When == nil {
 				continue
 			}
-			for _, kv := range append(x.When.Header, x.When.Cookie...) {
-				if re := regexp.MustCompile("^(?:" + value + ")$"); !re.MatchString(kv.Value) || kv.Name != key {
-					t.Errorf("%+v written as %s = %q, which Vercel's ^value$ does not take", cond, kv.Name, kv.Value)
+			check(append(x.When.Header, x.When.Cookie...))
+			if u := x.When.Unless; u != nil {
+				check(append(u.Header, u.Cookie...))
+				for _, q := range u.Query {
+					check([]matcher.KeyValue{{Name: q.Name, Value: q.Value}})
 				}
 			}
 		}
