@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/benchmarks/rules"
+	"github.com/redirectd/redirectd/engine/testport"
 )
 
 const exampleFile = "example/redirectd.toml"
@@ -95,12 +96,8 @@ func buildBinary(tb testing.TB) string {
 
 func freePort(tb testing.TB) string {
 	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
+	addr, _ := testport.Addr(tb)
+	return addr
 }
 
 // firstAnswer polls addr with a GET of path until it answers or the

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redirectd/redirectd/engine/testport"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -132,10 +133,6 @@ func get(t *testing.T, addr, path string) (int, string) {
 
 func freePort(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
+	addr, _ := testport.Addr(t)
+	return addr
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/engine"
+	"github.com/redirectd/redirectd/engine/testport"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -49,14 +50,7 @@ func handshake(addr string, cfg *tls.Config) (tls.ConnectionState, error) {
 	return c.ConnectionState(), nil
 }
 
-func freeAddr(t *testing.T) (string, int) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String(), ln.Addr().(*net.TCPAddr).Port
-}
+func freeAddr(t *testing.T) (string, int) { return testport.Addr(t) }
 
 func testACMEThroughServer(t *testing.T, challenge string) {
 	httpAddr, httpPort := freeAddr(t)
