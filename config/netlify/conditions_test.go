@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/redirectd/redirectd/config/importer"
+	"github.com/redirectd/redirectd/config/importer/importertest"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -45,24 +45,7 @@ func TestTranslateConditions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := importer.Order(cands)
-			var got *matcher.When
-			if len(res.Rules) == 1 {
-				got = res.Rules[0].When
-			}
-			if d := cmp.Diff(tc.want, got); d != "" {
-				t.Errorf("when (-want +got):\n%s", d)
-			}
-			text := ""
-			for _, n := range append(notes, res.Notes...) {
-				text += n.String() + "\n"
-			}
-			if tc.note != "" && !strings.Contains(text, tc.note) {
-				t.Errorf("the notes lack %q:\n%s", tc.note, text)
-			}
-			if tc.want == nil && !strings.Contains(text, "left out") {
-				t.Errorf("left out without a note:\n%s", text)
-			}
+			importertest.CheckWhen(t, cands, notes, tc.want, tc.note)
 		})
 	}
 }

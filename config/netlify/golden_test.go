@@ -8,10 +8,10 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/config/geoip/geoiptest"
 	"github.com/redirectd/redirectd/config/importer"
+	"github.com/redirectd/redirectd/config/importer/importertest"
 	"github.com/redirectd/redirectd/config/netlify"
 )
 
@@ -33,7 +33,7 @@ func TestImportGolden(t *testing.T) {
 			if dir == "conditions" {
 				opt.GeoIP = "country.mmdb"
 			}
-			cfg, report := importFile(t, filepath.Join("testdata", dir), name, opt)
+			cfg, report := importertest.Import(t, "netlify", netlify.Load, filepath.Join("testdata", dir), name, opt)
 			if opt.GeoIP != "" {
 				db := geoiptest.Write(t, map[string]string{"192.0.2.0/24": "AT"})
 				cfg := bytes.Replace(cfg, []byte("'country.mmdb'"), []byte(importer.Quote(db)), 1)
@@ -47,47 +47,8 @@ func TestImportGolden(t *testing.T) {
 			} else if _, err := config.LoadFS(fstest.MapFS{"redirectd.toml": {Data: cfg}}, "redirectd.toml"); err != nil {
 				t.Fatalf("the written config does not load: %v", err)
 			}
-			golden(t, filepath.Join("testdata", dir, "redirectd.toml.golden"), cfg)
-			golden(t, filepath.Join("testdata", dir, "report.golden"), report)
+			importertest.Golden(t, filepath.Join("testdata", dir, "redirectd.toml.golden"), cfg, *update)
+			importertest.Golden(t, filepath.Join("testdata", dir, "report.golden"), report, *update)
 		})
-	}
-}
-
-// importFile runs the import as the command does, with the file named as
-// in the folder, so that the golden files do not depend on the path.
-func importFile(t *testing.T, dir, name string, opt importer.Options) (cfg, report []byte) {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cands, notes, err := netlify.Load(name, data, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := importer.Order(cands)
-	res.Notes = append(notes, res.Notes...)
-	var out, rep bytes.Buffer
-	if err := importer.WriteTOML(&out, "Imported from "+name+" by redirectd import netlify.", opt.GeoIP, res.Rules); err != nil {
-		t.Fatal(err)
-	}
-	res.Report(&rep, "redirectd.toml")
-	return out.Bytes(), rep.Bytes()
-}
-
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to write it)", err)
-	}
-	if d := cmp.Diff(string(want), string(got)); d != "" {
-		t.Errorf("%s (-want +got):\n%s", path, d)
 	}
 }

@@ -1,11 +1,9 @@
 package vercel
 
 import (
-	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-	"github.com/redirectd/redirectd/config/importer"
+	"github.com/redirectd/redirectd/config/importer/importertest"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -53,27 +51,7 @@ func TestHasConditions(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cands, notes := Translate("vercel.json", []Redirect{{Line: 1, Source: "/", Destination: "/x", Has: tc.has, Missing: tc.missing}})
-			res := importer.Order(cands)
-			var got *matcher.When
-			if len(res.Rules) == 1 {
-				got = res.Rules[0].When
-			}
-			if d := cmp.Diff(tc.want, got); d != "" {
-				t.Errorf("when (-want +got):\n%s", d)
-			}
-			text := ""
-			for _, n := range append(notes, res.Notes...) {
-				text += n.String() + "\n"
-			}
-			if tc.note != "" && !strings.Contains(text, tc.note) {
-				t.Errorf("the notes lack %q:\n%s", tc.note, text)
-			}
-			switch leftOut := tc.want == nil && tc.note != ""; {
-			case leftOut && !strings.Contains(text, "left out"):
-				t.Errorf("left out without a note:\n%s", text)
-			case !leftOut && len(res.Rules) != 1:
-				t.Errorf("%d rules written, want 1; notes:\n%s", len(res.Rules), text)
-			}
+			importertest.CheckWhen(t, cands, notes, tc.want, tc.note)
 		})
 	}
 }
