@@ -85,6 +85,9 @@ func load(file string, fl files) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot read config: %w", err)
 	}
+	if err := CheckNesting(file, src); err != nil {
+		return nil, err
+	}
 	var raw rawConfig
 	md, err := toml.Decode(string(src), &raw)
 	if err != nil {

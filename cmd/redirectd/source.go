@@ -74,6 +74,9 @@ func (s *service) startSource() (stop func(), err error) {
 	rs := &ruleSource{cfg: rc, cache: cache, kick: make(chan struct{}, 1), metrics: metrics.NewSet(), started: time.Now(),
 		fetcher: &source.Fetcher{URL: rc.Source, Header: headerFunc(rc)}}
 	rs.register(&s.versions)
+	if h, ok := cache.Interrupted(); ok {
+		s.log.Error("the rule set version loading when redirectd last stopped is refused from now on: it may have ended the process", "version", h, "refused", cache.RefusedFile())
+	}
 	s.mu.Lock()
 	s.rs = rs
 	s.loadCached()
@@ -366,7 +369,15 @@ func (s *service) load(c *candidate) (*config.Config, ruleVersion, error) {
 			return nil, ruleVersion{}, err
 		}
 	}
+	if s.rs.cache.Refused(c.meta.Hash) {
+		return nil, ruleVersion{}, fmt.Errorf("rule set %s from %s was loading when redirectd last stopped, and may have ended it: it is not loaded again (delete %s to try)",
+			c.meta.Hash, c.meta.Source, s.rs.cache.RefusedFile())
+	}
+	if err := s.rs.cache.BeginLoad(c.meta.Hash); err != nil {
+		s.log.Warn("cannot record the version loading in [rules] cache_dir; a rule set that ends the process would be loaded again after a restart", "err", err)
+	}
 	rules, err := config.LoadRuleSet(c.dir, c.meta.Entry, cfg.Server.HeaderList...)
+	s.rs.cache.EndLoad()
 	if err != nil {
 		return nil, ruleVersion{}, fmt.Errorf("rule set %s from %s: %w", c.meta.Hash, c.meta.Source, err)
 	}

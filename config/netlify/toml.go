@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/config/importer"
 )
 
@@ -29,6 +30,9 @@ type tomlRedirect struct {
 func ParseTOML(file string, data []byte) ([]Redirect, []importer.Note, error) {
 	var raw struct {
 		Redirects []tomlRedirect `toml:"redirects"`
+	}
+	if err := config.CheckNesting(file, data); err != nil {
+		return nil, nil, err
 	}
 	md, err := toml.Decode(string(data), &raw)
 	if err != nil {

@@ -33,10 +33,13 @@ type Meta struct {
 //	versions/HASH.json  its Meta
 //	current           the hash of the last good version
 //	pinned            the hash of a version a rollback pinned
+//	loading           the hash of a version being loaded now
+//	refused           hashes that were loading when a process ended
 //
 // A Cache is used by one goroutine at a time.
 type Cache struct {
-	dir string
+	dir         string
+	interrupted string // the version loading when the last process ended
 }
 
 // OpenCache makes dir's layout when missing and removes what an earlier
@@ -51,7 +54,72 @@ func OpenCache(dir string) (*Cache, error) {
 	for _, l := range left {
 		os.RemoveAll(l)
 	}
-	return &Cache{dir: dir}, nil
+	c := &Cache{dir: dir}
+	if h, ok := c.readHash("loading"); ok {
+		if err := c.refuse(h); err != nil {
+			return nil, err
+		}
+		c.interrupted = h
+	}
+	os.Remove(filepath.Join(dir, "loading")) // damaged: names no version
+	return c, nil
+}
+
+// BeginLoad records that version hash is being loaded, until EndLoad. A
+// process that ends while loading (a crash the loader could not catch, an
+// out-of-memory kill) leaves the record behind, and the next OpenCache
+// refuses that version: a rule set that ends a node must not end it again
+// after every restart.
+func (c *Cache) BeginLoad(hash string) error {
+	return writeAtomic(filepath.Join(c.dir, "loading"), []byte(hash+"\n"))
+}
+
+// EndLoad records that no version is loading: the last one loaded, or
+// failed with an error, and the process goes on.
+func (c *Cache) EndLoad() {
+	os.Remove(filepath.Join(c.dir, "loading"))
+}
+
+// Interrupted returns the version that was loading when the last process
+// ended, found by OpenCache, if one was.
+func (c *Cache) Interrupted() (string, bool) { return c.interrupted, c.interrupted != "" }
+
+// Refused reports whether version hash was loading when a process ended.
+// Deleting RefusedFile lets it load again.
+func (c *Cache) Refused(hash string) bool {
+	b, _ := os.ReadFile(filepath.Join(c.dir, "refused"))
+	for _, h := range strings.Fields(string(b)) {
+		if h == hash {
+			return true
+		}
+	}
+	return false
+}
+
+// RefusedFile is the file that lists the refused versions.
+func (c *Cache) RefusedFile() string { return filepath.Join(c.dir, "refused") }
+
+func (c *Cache) refuse(hash string) error {
+	if c.Refused(hash) {
+		return nil
+	}
+	b, _ := os.ReadFile(filepath.Join(c.dir, "refused"))
+	b = append(b, hash+"\n"...)
+	if err := writeAtomic(filepath.Join(c.dir, "refused"), b); err != nil {
+		return fmt.Errorf("cannot record in [rules] cache_dir the version that was loading when redirectd last stopped: %w", err)
+	}
+	os.Remove(filepath.Join(c.dir, "loading"))
+	return nil
+}
+
+// readHash reads a file of the cache holding one version hash.
+func (c *Cache) readHash(name string) (string, bool) {
+	b, err := os.ReadFile(filepath.Join(c.dir, name))
+	if err != nil {
+		return "", false
+	}
+	h := strings.TrimSpace(string(b))
+	return h, validHash(h)
 }
 
 // Stage returns a new empty folder to fetch into, on the cache's file
@@ -106,14 +174,7 @@ func (c *Cache) SetPinned(hash string) error {
 }
 
 // Pinned returns the pinned version's hash, if one is.
-func (c *Cache) Pinned() (string, bool) {
-	b, err := os.ReadFile(filepath.Join(c.dir, "pinned"))
-	if err != nil {
-		return "", false
-	}
-	h := strings.TrimSpace(string(b))
-	return h, validHash(h)
-}
+func (c *Cache) Pinned() (string, bool) { return c.readHash("pinned") }
 
 // Current returns the last good version, or ok false when there is none.
 func (c *Cache) Current() (m Meta, ok bool, err error) {

@@ -114,3 +114,41 @@ func TestCache(t *testing.T) {
 		t.Errorf("a staged folder survived OpenCache: %v", err)
 	}
 }
+
+// TestCacheInterruptedLoad: a version still marked loading when the cache
+// is opened again (its process ended during the load) is refused from
+// then on, and one whose load ended is not.
+func TestCacheInterruptedLoad(t *testing.T) {
+	root := t.TempDir()
+	c, err := OpenCache(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const good, bad = "aaaaaaaaaaaa", "bbbbbbbbbbbb"
+	if err := c.BeginLoad(good); err != nil {
+		t.Fatal(err)
+	}
+	c.EndLoad()
+	if err := c.BeginLoad(bad); err != nil {
+		t.Fatal(err)
+	}
+	// The process ends here; a new one opens the cache twice (restarts).
+	for range 2 {
+		if c, err = OpenCache(root); err != nil {
+			t.Fatal(err)
+		}
+		if got := []bool{c.Refused(good), c.Refused(bad)}; !cmp.Equal(got, []bool{false, true}) {
+			t.Errorf("refused good, bad = %v, want [false true]", got)
+		}
+	}
+	if h, ok := c.Interrupted(); ok {
+		t.Errorf("the second open found %s interrupted again, want nothing", h)
+	}
+	if b, _ := os.ReadFile(c.RefusedFile()); string(b) != bad+"\n" {
+		t.Errorf("refused file %q, want the bad hash once", b)
+	}
+	os.Remove(c.RefusedFile())
+	if c.Refused(bad) {
+		t.Errorf("still refused after its file was deleted")
+	}
+}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redirectd/redirectd/config/source"
+)
+
+// TestSourceDeepNesting publishes a rule set nesting two million arrays
+// (4 MB, a few KB gzipped), which ended the process with a stack overflow
+// in the TOML decoder, again after every restart. The node refuses it with
+// the line, keeps serving, and does the same after a restart.
+func TestSourceDeepNesting(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	origin := &ruleOrigin{}
+	srv := httptest.NewServer(origin)
+	defer srv.Close()
+	origin.publish(t, map[string]string{"redirectd.toml": "[[rule]]\nfrom = \"/a\"\nto = \"/one\"\n"})
+	node := newSourceNode(t, buildBinary(t), srv.URL+"/site.tar.gz", t.TempDir())
+	node.start()
+	node.waitAnswer("/a", 301, "/one", 15*time.Second)
+
+	const n = 2_000_000
+	origin.publish(t, map[string]string{"redirectd.toml": "[[rule]]\nfrom = \"/a\"\nto = \"/two\"\nx = " + strings.Repeat("[", n) + strings.Repeat("]", n) + "\n"})
+	node.waitMetric(`redirectd_rules_source_failures_total{reason="invalid"}`, 1, 15*time.Second)
+	node.waitAnswer("/a", 301, "/one", time.Second)
+	if !strings.Contains(node.stderr.String(), "redirectd.toml:4: nests deeper than 64") {
+		t.Errorf("the log does not name the line that nests too deep:\n%s", node.stderr)
+	}
+	node.stop()
+	node.start()
+	node.waitMetric(`redirectd_rules_source_failures_total{reason="invalid"}`, 1, 15*time.Second)
+	node.waitAnswer("/a", 301, "/one", time.Second)
+}
+
+// TestSourceInterruptedLoad starts a node on a cache whose last process
+// ended while it loaded a version (as a crash or an out-of-memory kill in
+// the loader leaves it): that version is refused when the source serves
+// it, the log says why and how to try it again, and the cached good one
+// keeps serving. Deleting the refused file lets it load.
+func TestSourceInterruptedLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	origin := &ruleOrigin{}
+	srv := httptest.NewServer(origin)
+	defer srv.Close()
+	origin.publish(t, map[string]string{"redirectd.toml": "[[rule]]\nfrom = \"/a\"\nto = \"/one\"\n"})
+	cache := t.TempDir()
+	node := newSourceNode(t, buildBinary(t), srv.URL+"/site.tar.gz", cache)
+	node.start()
+	node.waitAnswer("/a", 301, "/one", 15*time.Second)
+	node.stop()
+
+	v2 := map[string]string{"redirectd.toml": "[[rule]]\nfrom = \"/a\"\nto = \"/two\"\n"}
+	origin.publish(t, v2)
+	h2 := hashFiles(t, v2)
+	if err := os.WriteFile(filepath.Join(cache, "loading"), []byte(h2+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	node.start()
+	node.waitMetric(`redirectd_rules_source_failures_total{reason="invalid"}`, 1, 15*time.Second)
+	node.waitAnswer("/a", 301, "/one", time.Second)
+	for _, want := range []string{"is refused from now on", "was loading when redirectd last stopped", filepath.Join(cache, "refused")} {
+		if !strings.Contains(node.stderr.String(), want) {
+			t.Errorf("the log does not say %q:\n%s", want, node.stderr)
+		}
+	}
+	if err := os.Remove(filepath.Join(cache, "refused")); err != nil {
+		t.Fatal(err)
+	}
+	// A new version at the source is loaded; the refused one was never
+	// marked good.
+	origin.publish(t, map[string]string{"redirectd.toml": "[[rule]]\nfrom = \"/a\"\nto = \"/three\"\n"})
+	node.waitAnswer("/a", 301, "/three", 15*time.Second)
+}
+
+// hashFiles returns the version hash the cache gives files.
+func hashFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range files {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h, err := source.Hash(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
