@@ -1,29 +1,40 @@
 package main
 
 import (
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/redirectd/redirectd/config/source"
 )
 
-// TestSourceDeepNesting publishes a rule set nesting two million arrays
+// TestSourceHostile runs the binary on rule sources that attack it.
+//
+// testSourceDeepNesting publishes a rule set nesting two million arrays
 // (4 MB, a few KB gzipped), which ended the process with a stack overflow
 // in the TOML decoder, again after every restart. The node refuses it with
 // the line, keeps serving, and does the same after a restart.
-func TestSourceDeepNesting(t *testing.T) {
+func TestSourceHostile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
+	bin := buildBinary(t)
+	t.Run("deep nesting", func(t *testing.T) { testSourceDeepNesting(t, bin) })
+	t.Run("interrupted load", func(t *testing.T) { testSourceInterruptedLoad(t, bin) })
+	t.Run("header after a redirect", func(t *testing.T) { testSourceHeaderRedirect(t, bin) })
+}
+
+func testSourceDeepNesting(t *testing.T, bin string) {
 	origin := &ruleOrigin{}
 	srv := httptest.NewServer(origin)
 	defer srv.Close()
 	origin.publish(t, map[string]string{"redirectd.toml": "[[rule]]\nfrom = \"/a\"\nto = \"/one\"\n"})
-	node := newSourceNode(t, buildBinary(t), srv.URL+"/site.tar.gz", t.TempDir())
+	node := newSourceNode(t, bin, srv.URL+"/site.tar.gz", t.TempDir())
 	node.start()
 	node.waitAnswer("/a", 301, "/one", 15*time.Second)
 
@@ -40,21 +51,18 @@ func TestSourceDeepNesting(t *testing.T) {
 	node.waitAnswer("/a", 301, "/one", time.Second)
 }
 
-// TestSourceInterruptedLoad starts a node on a cache whose last process
+// testSourceInterruptedLoad starts a node on a cache whose last process
 // ended while it loaded a version (as a crash or an out-of-memory kill in
 // the loader leaves it): that version is refused when the source serves
 // it, the log says why and how to try it again, and the cached good one
 // keeps serving. Deleting the refused file lets it load.
-func TestSourceInterruptedLoad(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
+func testSourceInterruptedLoad(t *testing.T, bin string) {
 	origin := &ruleOrigin{}
 	srv := httptest.NewServer(origin)
 	defer srv.Close()
 	origin.publish(t, map[string]string{"redirectd.toml": "[[rule]]\nfrom = \"/a\"\nto = \"/one\"\n"})
 	cache := t.TempDir()
-	node := newSourceNode(t, buildBinary(t), srv.URL+"/site.tar.gz", cache)
+	node := newSourceNode(t, bin, srv.URL+"/site.tar.gz", cache)
 	node.start()
 	node.waitAnswer("/a", 301, "/one", 15*time.Second)
 	node.stop()
@@ -80,6 +88,43 @@ func TestSourceInterruptedLoad(t *testing.T) {
 	// marked good.
 	origin.publish(t, map[string]string{"redirectd.toml": "[[rule]]\nfrom = \"/a\"\nto = \"/three\"\n"})
 	node.waitAnswer("/a", 301, "/three", 15*time.Second)
+}
+
+// testSourceHeaderRedirect points a node at a source that redirects to
+// another address: the source_header reaches the configured origin only.
+func testSourceHeaderRedirect(t *testing.T, bin string) {
+	origin := &ruleOrigin{}
+	home := httptest.NewServer(origin)
+	defer home.Close()
+	origin.publish(t, map[string]string{"redirectd.toml": "[[rule]]\nfrom = \"/a\"\nto = \"/one\"\n"})
+	var mu sync.Mutex
+	var seen []string
+	away := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Header.Get("Authorization"))
+		mu.Unlock()
+		http.Redirect(w, r, home.URL+"/site.tar.gz", http.StatusFound)
+	}))
+	defer away.Close()
+	redirector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, away.URL+"/site.tar.gz", http.StatusFound)
+	}))
+	defer redirector.Close()
+	node := newSourceNode(t, bin, redirector.URL+"/site.tar.gz", t.TempDir())
+	node.start()
+	// The rule set is not served: the way back to home drops the header,
+	// and home answers 401 without it.
+	node.waitMetric(`redirectd_rules_source_failures_total{reason="status"}`, 1, 15*time.Second)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) == 0 {
+		t.Fatal("the redirect was not followed")
+	}
+	for _, h := range seen {
+		if h != "" {
+			t.Errorf("another address got the source_header: %q", h)
+		}
+	}
 }
 
 // hashFiles returns the version hash the cache gives files.

@@ -128,8 +128,10 @@ func (f *Fetcher) get(ctx context.Context, prev Validators) (*http.Response, err
 	if prev.LastModified != "" {
 		req.Header.Set("If-Modified-Since", prev.LastModified)
 	}
+	var name string
 	if f.Header != nil {
-		name, value, err := f.Header()
+		var value string
+		name, value, err = f.Header()
 		if err != nil {
 			return nil, fail(ReasonNetwork, "cannot read the source header: %v", err)
 		}
@@ -141,11 +143,49 @@ func (f *Fetcher) get(ctx context.Context, prev Validators) (*http.Response, err
 	if c == nil {
 		c = defaultClient
 	}
-	resp, err := c.Do(req)
+	cc := *c // the same Transport and its idle connections
+	cc.CheckRedirect = func(next *http.Request, via []*http.Request) error {
+		return checkRedirect(next, via, name)
+	}
+	resp, err := cc.Do(req)
 	if err != nil {
 		return nil, fail(ReasonNetwork, "cannot reach the source: %v", err)
 	}
 	return resp, nil
+}
+
+// maxRedirects is as many redirects as a fetch follows, as net/http's
+// default.
+const maxRedirects = 10
+
+// checkRedirect lets a fetch follow a redirect, with the configured header
+// (named name) only to the origin the configured URL names: the same
+// scheme, host and port. net/http would send a header of any other name
+// to every host a redirect names, and Authorization to subdomains, or over
+// plain HTTP to the same host: a source (or whoever can make it redirect)
+// would collect the secret. A redirect from https to http is refused
+// outright: the rule set itself would then travel unprotected.
+func checkRedirect(next *http.Request, via []*http.Request, name string) error {
+	if len(via) >= maxRedirects {
+		return fmt.Errorf("stopped after %d redirects", maxRedirects)
+	}
+	first := via[0].URL
+	if first.Scheme == "https" && next.URL.Scheme != "https" {
+		return fmt.Errorf("the source redirected from https to %s://%s, which is refused: point [rules] source at the final https URL", next.URL.Scheme, next.URL.Host)
+	}
+	if name != "" && originOf(next.URL) != originOf(first) {
+		next.Header.Del(name)
+	}
+	return nil
+}
+
+// originOf returns u's scheme, host and port, the port made explicit.
+func originOf(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
+	}
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(strings.TrimSuffix(u.Hostname(), ".")) + ":" + port
 }
 
 // statusError describes an answer that is neither 200 nor 304, with the

@@ -196,3 +196,83 @@ func TestFetchHeader(t *testing.T) {
 		t.Errorf("Authorization = %q, want the configured header", got)
 	}
 }
+
+// TestFetchHeaderRedirects follows redirects from a real source: the
+// configured header goes only to the configured scheme, host and port,
+// whatever its name, and a redirect from https to http is refused.
+func TestFetchHeaderRedirects(t *testing.T) {
+	other := &origin{body: []byte("/a /b;\n")}
+	otherURL := serve(t, other)
+	home := &origin{body: []byte("/a /b;\n")}
+	homeSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/same":
+			http.Redirect(w, r, "/r.map", http.StatusFound)
+		case "/away":
+			http.Redirect(w, r, otherURL+"/r.map", http.StatusFound)
+		default:
+			home.ServeHTTP(w, r)
+		}
+	}))
+	t.Cleanup(homeSrv.Close)
+	tlsSrv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, homeSrv.URL+"/r.map", http.StatusFound)
+	}))
+	t.Cleanup(tlsSrv.Close)
+	header := func() (string, string, error) { return "X-Api-Key", "SECRET-TOKEN-123", nil }
+
+	tests := []struct {
+		name      string
+		url       string
+		client    *http.Client
+		home, far string // the header each server saw on its last request
+		farAsked  bool   // the other server was asked
+		err       string
+	}{
+		{name: "same origin", url: homeSrv.URL + "/same", home: "SECRET-TOKEN-123"},
+		{name: "another port", url: homeSrv.URL + "/away", farAsked: true},
+		{name: "https to http", url: tlsSrv.URL + "/", client: tlsSrv.Client(), err: "redirected from https to http://"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, o := range []*origin{home, other} {
+				o.mu.Lock()
+				o.got = nil
+				o.mu.Unlock()
+			}
+			f := &Fetcher{URL: tc.url, Header: header, Client: tc.client}
+			_, _, err := fetch(t, f, Validators{})
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("err = %v, want %q", err, tc.err)
+				}
+				home.mu.Lock()
+				defer home.mu.Unlock()
+				if len(home.got) != 0 {
+					t.Errorf("the http URL was asked after a downgrade: %v", home.got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			last := func(o *origin) string {
+				o.mu.Lock()
+				defer o.mu.Unlock()
+				if len(o.got) == 0 {
+					return ""
+				}
+				return o.got[len(o.got)-1].Get("X-Api-Key")
+			}
+			other.mu.Lock()
+			asked := len(other.got) > 0
+			other.mu.Unlock()
+			if asked != tc.farAsked {
+				t.Errorf("the other server was asked: %v, want %v", asked, tc.farAsked)
+			}
+			if got := []string{last(home), last(other)}; !cmp.Equal(got, []string{tc.home, tc.far}) {
+				t.Errorf("X-Api-Key seen by the configured origin, the other = %q, want %q", got, []string{tc.home, tc.far})
+			}
+		})
+	}
+}
