@@ -63,3 +63,53 @@ func TestImportNginxIncludedOften(t *testing.T) {
 		t.Errorf("the rule at the end of the chain is missing:\n%s", toml)
 	}
 }
+
+// TestImportNginxIncludeSecrets imports configs that include files which
+// are not nginx configs: one outside the config's folder (as `include
+// /etc/shadow;` would), one reached through a link in conf.d, one inside
+// the folder. No error quotes a byte of them; the first two are not read
+// at all unless -include-dir names their folder.
+func TestImportNginxIncludeSecrets(t *testing.T) {
+	secret := "root:$y$j9T$SECRETHASH:19700:0:99999:7:::"
+	etc := t.TempDir()
+	if err := os.WriteFile(filepath.Join(etc, "shadow"), []byte(secret+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"outside.conf":    "http {\n    include " + filepath.Join(etc, "shadow") + ";\n}\n",
+		"linked.conf":     "http {\n    include conf.d/*.conf;\n}\n",
+		"inside.conf":     "http {\n    include data/secret.txt;\n}\n",
+		"data/secret.txt": secret + "\n",
+	})
+	if err := os.MkdirAll(filepath.Join(dir, "conf.d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(etc, "shadow"), filepath.Join(dir, "conf.d", "x.conf")); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		file  string
+		flags []string
+		want  string
+	}{
+		{"outside.conf", nil, "outside.conf:2: include \"" + filepath.Join(etc, "shadow") + "\" names " + filepath.Join(etc, "shadow") + ", outside the folders an import reads"},
+		{"linked.conf", nil, "linked.conf:2: include \"conf.d/*.conf\" names " + filepath.Join(dir, "conf.d", "x.conf") + ", outside"},
+		{"inside.conf", nil, filepath.Join(dir, "data", "secret.txt") + ":1: not nginx configuration syntax"},
+		{"outside.conf", []string{"-include-dir", etc}, filepath.Join(etc, "shadow") + ":1: not nginx configuration syntax: directive \"(not shown)\""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.file+strings.Join(tc.flags, ""), func(t *testing.T) {
+			args := append([]string{"import", "nginx", "-o", t.TempDir()}, tc.flags...)
+			code, stdout, stderr := runCmd(append(args, filepath.Join(dir, tc.file))...)
+			if code != 1 || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, want 1 and %q:\n%s", code, tc.want, stderr)
+			}
+			for _, part := range []string{"SECRETHASH", "root:", "19700"} {
+				if strings.Contains(stdout+stderr, part) {
+					t.Errorf("the output quotes the included file (%q):\n%s%s", part, stdout, stderr)
+				}
+			}
+		})
+	}
+}

@@ -19,6 +19,11 @@ import (
 func importNginx(args []string, stderr io.Writer) int {
 	flags, _ := newFlags("import nginx", stderr)
 	out := flags.String("o", ".", "write redirectd.toml and its map files into `dir`")
+	var allow []string
+	flags.Func("include-dir", "also follow includes into `dir` (repeatable); by default only the folder of each file named is read", func(dir string) error {
+		allow = append(allow, dir)
+		return nil
+	})
 	if err := flags.Parse(args); err != nil {
 		return 2
 	}
@@ -36,7 +41,7 @@ func importNginx(args []string, stderr io.Writer) int {
 			return 1
 		}
 	}
-	dirs, err := parseNginxFiles(flags.Args(), stderr)
+	dirs, err := parseNginxFiles(flags.Args(), allow, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "redirectd import nginx: %v\n", err)
 		return 1
@@ -62,7 +67,7 @@ func importNginx(args []string, stderr io.Writer) int {
 // given) is read where it is included and skipped as an argument, as is a
 // file named twice. Reading it twice made every server, map and note of it
 // twice over, and the report listed each untranslated construct twice.
-func parseNginxFiles(names []string, stderr io.Writer) ([]*nginx.Directive, error) {
+func parseNginxFiles(names, allow []string, stderr io.Writer) ([]*nginx.Directive, error) {
 	type parsed struct {
 		name  string
 		dirs  []*nginx.Directive
@@ -70,7 +75,7 @@ func parseNginxFiles(names []string, stderr io.Writer) ([]*nginx.Directive, erro
 	}
 	var all []parsed
 	for _, name := range names {
-		d, err := nginx.ParseFile(name)
+		d, err := nginx.ParseFile(name, allow...)
 		if err != nil {
 			return nil, err
 		}

@@ -51,14 +51,26 @@ func (e *Error) Error() string {
 // each of them. A file that includes itself, directly or through others
 // (a glob such as conf.d/*.conf written inside conf.d/), is an error that
 // names the cycle with the line of each include in it.
-func ParseFile(name string) ([]*Directive, error) {
+//
+// Includes are read only from the main file's folder and the folders
+// given in allow (and below them), symbolic links resolved: an include of
+// any other file is an error naming the include's file:line. Errors about
+// an included file name its file and line but never quote its bytes. The
+// import runs as whoever runs it, often root, and its errors are shown or
+// sent on: a config that includes /etc/shadow, or that a link in conf.d
+// points there, must not print a line of it.
+func ParseFile(name string, allow ...string) ([]*Directive, error) {
 	in := &includer{prefix: filepath.Dir(name), done: map[string][]*Directive{}}
+	for _, dir := range append([]string{filepath.Dir(name)}, allow...) {
+		in.roots = append(in.roots, fileKey(dir))
+	}
 	return in.file(name, nil)
 }
 
 // includer expands the includes of one ParseFile call.
 type includer struct {
 	prefix string
+	roots  []string // the folders includes may read, as fileKey gives them
 	// done holds each file read so far, by key, with its includes
 	// expanded: they depend only on prefix, the same for every file.
 	done map[string][]*Directive
@@ -103,11 +115,16 @@ func (in *includer) file(name string, inc *Directive) ([]*Directive, error) {
 	if dirs, ok := in.done[key]; ok {
 		return dirs, nil
 	}
+	if inc != nil && !in.allowed(key) {
+		return nil, &Error{File: inc.File, Line: inc.Line, Msg: fmt.Sprintf("include %q names %s, outside the folders an import reads (%s); it is not read: give -include-dir with its folder to read it",
+			inc.Args[0], name, strings.Join(in.roots, ", "))}
+	}
 	data, err := os.ReadFile(name)
 	if err != nil {
 		return nil, &Error{File: name, Msg: fmt.Sprintf("cannot read: %v", err)}
 	}
-	dirs, err := Parse(name, data)
+	p := &parser{lex: syntax.New(string(data)), file: name, quiet: inc != nil}
+	dirs, err := p.block(0)
 	if err != nil {
 		return nil, err
 	}
@@ -119,6 +136,16 @@ func (in *includer) file(name string, inc *Directive) ([]*Directive, error) {
 	}
 	in.done[key] = dirs
 	return dirs, nil
+}
+
+// allowed reports whether the file key lies in one of the roots.
+func (in *includer) allowed(key string) bool {
+	for _, r := range in.roots {
+		if rel, err := filepath.Rel(r, key); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
 }
 
 // expand replaces every include directive, at any depth, by the
@@ -186,9 +213,23 @@ const maxBlockDepth = 64
 type parser struct {
 	lex  *syntax.Lexer
 	file string
+	// quiet keeps the file's bytes out of errors: an included file may
+	// not be a config at all (see ParseFile).
+	quiet bool
 }
 
+// fail returns a syntax error; args are the file's own bytes (a directive
+// name, the lexer's message), which a quiet parser leaves out.
 func (p *parser) fail(line int, format string, args ...any) error {
+	if p.quiet {
+		for i := range args {
+			args[i] = "(not shown)"
+		}
+		if format == "%v" { // the lexer's message
+			format, args = "a quoted word is not closed, or is followed by a character nginx refuses", nil
+		}
+		format = "not nginx configuration syntax: " + format + " (an included file's text is not quoted)"
+	}
 	return &Error{File: p.file, Line: line, Msg: fmt.Sprintf(format, args...)}
 }
 
