@@ -37,13 +37,13 @@ func (cs *conn) answer(out []byte, req *httpparse.Request, rules *matcher.Set, d
 	switch {
 	case cs.isChallenge(req):
 		return out, verdict{challenge: true}
-	case s.opts.HTTPSRedirect && !cs.https(req):
+	case s.opts.HTTPSRedirect && !cs.https(req) && !isAsterisk(req):
 		if len(req.Host) == 0 {
 			// There is no host to redirect to.
 			return appendTextWith(out, 400, cs.fields(), rules.Headers(), "a Host header is needed to redirect to https\n", false, date, connClose),
 				verdict{status: 400, outcome: outClientError, closing: true}
 		}
-		return appendHTTPSRedirect(out, req, rules.Headers(), date, connFieldOf(req, closing)), verdict{status: 301, outcome: outRedirect}
+		return appendHTTPSRedirect(out, req, cs.fields(), rules.Headers(), date, connFieldOf(req, closing)), verdict{status: 301, outcome: outRedirect}
 	case cs.lookup(rules, req): // shadow.go
 		m := &l.match
 		m.Hit()
@@ -85,12 +85,28 @@ func (cs *conn) https(req *httpparse.Request) bool {
 }
 
 // fields are the header lines every answer on the connection carries:
-// Strict-Transport-Security on the TLS port when hsts is set.
+// Strict-Transport-Security on the TLS port when hsts is set; on a plain
+// connection whose X-Forwarded-Proto https_redirect believes, a Vary on
+// it, since every answer there (the redirect to https, or what the rules
+// and the upstream answer) depends on it. Without it a cache between the
+// TLS terminator and redirectd would replay the 301 to https visitors,
+// who would then loop.
 func (cs *conn) fields() string {
-	if cs.tls {
+	switch {
+	case cs.tls:
 		return cs.loop.srv.tls.hsts
+	case cs.loop.srv.opts.HTTPSRedirect && cs.proxy.xfp:
+		return varyForwardedProto
 	}
 	return ""
+}
+
+const varyForwardedProto = "Vary: X-Forwarded-Proto\r\n"
+
+// isAsterisk reports whether req's target is "*" (OPTIONS * asks about
+// the server, not a resource): no redirect applies to it.
+func isAsterisk(req *httpparse.Request) bool {
+	return len(req.Target) == 1 && req.Target[0] == '*'
 }
 
 // forwardedHTTPS reports whether a TLS terminator in front marked the

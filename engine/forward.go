@@ -117,7 +117,7 @@ func (cs *conn) startForward(s *Server, req *httpparse.Request, buf []byte, clos
 	// rebuilding the target and Host (upstream.Pool).
 	r.SetRequestURIBytes(upstreamTarget(req))
 	if f.srv != nil {
-		s.upstreamHeaders(fasthttpHeaders{&r.Header}, req, cs.ip, cs.https(req), f.srv.Addr)
+		s.upstreamHeaders(fasthttpHeaders{&r.Header}, req, cs.ip, cs.https(req), cs.proxy.xff, f.srv.Addr)
 	}
 	used := 0
 	switch {

@@ -27,6 +27,30 @@ func isHopByHop(name []byte, connTokens []byte) bool {
 	return false
 }
 
+// proxyIdentity lists, in lower case, the fields by which a proxy tells
+// its upstream who the client is, how it came or what it asked for
+// (RFC 7239's Forwarded and the de facto ones the common proxies, CDNs
+// and frameworks read), beside the X-Forwarded-For, -Proto and -Host that
+// upstreamHeaders writes itself. An upstream believes them as it believes
+// redirectd: from a client that is not a trusted proxy they are forgeries
+// (Forwarded: for=127.0.0.1;host=admin.internal), so they are dropped
+// unless the connection's peer is in trusted_proxies.
+var proxyIdentity = []string{
+	"forwarded", "x-real-ip", "x-forwarded-port", "x-forwarded-server", "x-forwarded-ssl",
+	"x-forwarded-scheme", "x-forwarded-prefix", "x-forwarded-uri", "x-original-uri", "x-original-url",
+	"x-rewrite-url", "x-scheme", "x-url-scheme", "front-end-https", "x-client-ip", "true-client-ip",
+	"x-cluster-client-ip", "cf-connecting-ip", "fastly-client-ip", "x-original-forwarded-for",
+}
+
+func isProxyIdentity(name []byte) bool {
+	for _, h := range proxyIdentity {
+		if len(name) == len(h) && bytes.EqualFold(name, []byte(h)) {
+			return true
+		}
+	}
+	return false
+}
+
 // headerSink receives the header fields of a request going upstream, in
 // order: a fasthttp request (forwards) or a raw head (tunnels).
 type headerSink interface {
@@ -58,14 +82,15 @@ var (
 //   - every field of the client's as sent, names in their case, except the
 //     hop-by-hop ones (hopByHop and those Connection names), Host,
 //     Content-Length (the forward frames the body itself), Expect (answered
-//     here) and the X-Forwarded-* this function sets;
+//     here), the X-Forwarded-* this function sets, and the proxyIdentity
+//     fields unless trusted (the connection's peer is in trusted_proxies);
 //   - X-Forwarded-For: the client's list with the client appended;
 //     X-Forwarded-Proto: https when the request came over https (the TLS
 //     listener, or a TLS terminator's mark that https_redirect trusts),
 //     else http; X-Forwarded-Host: the request's host.
 //
 // A tunnel adds its Upgrade and Connection after these.
-func (s *Server) upstreamHeaders(sink headerSink, req *httpparse.Request, client netip.Addr, https bool, srvAddr string) {
+func (s *Server) upstreamHeaders(sink headerSink, req *httpparse.Request, client netip.Addr, https, trusted bool, srvAddr string) {
 	host := req.Host
 	if s.up.HostFromUpstream || len(host) == 0 {
 		host = []byte(srvAddr)
@@ -88,6 +113,10 @@ func (s *Server) upstreamHeaders(sink headerSink, req *httpparse.Request, client
 			bytes.EqualFold(h.Name, []byte("x-forwarded-host")):
 		case bytes.EqualFold(h.Name, []byte("x-forwarded-for")):
 			xff = append(append(xff, h.Value...), ", "...)
+		case isProxyIdentity(h.Name):
+			if trusted {
+				sink.add(h.Name, h.Value)
+			}
 		default:
 			sink.add(h.Name, h.Value)
 		}

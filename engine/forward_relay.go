@@ -58,7 +58,7 @@ func (f *forward) answerHead(code int, msg []byte, fields iter.Seq2[[]byte, []by
 	}
 	head = append(head, "\r\n"...)
 	var connTokens []byte
-	hsts := f.cs.fields() != ""
+	hsts := f.cs.tls && f.cs.fields() != ""
 	for k, v := range fields {
 		if bytes.EqualFold(k, []byte("connection")) {
 			connTokens = append(append(connTokens, v...), ',')

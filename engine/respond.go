@@ -133,7 +133,7 @@ func appendTextVary(dst []byte, status int, vary, fields, extra, body string, he
 
 // appendHTTPSRedirect answers with a 301 to the same host (without its
 // port, which served plain HTTP) and target over https.
-func appendHTTPSRedirect(dst []byte, req *httpparse.Request, extra string, date []byte, cf connField) []byte {
+func appendHTTPSRedirect(dst []byte, req *httpparse.Request, fields, extra string, date []byte, cf connField) []byte {
 	host := req.Host
 	if i := bytes.LastIndexByte(host, ':'); i >= 0 && bytes.IndexByte(host[i:], ']') < 0 {
 		host = host[:i]
@@ -147,6 +147,7 @@ func appendHTTPSRedirect(dst []byte, req *httpparse.Request, extra string, date 
 		dst = append(dst, req.Query...)
 	}
 	dst = append(dst, "\r\nContent-Length: 0\r\n"...)
+	dst = append(dst, fields...)
 	dst = append(dst, extra...)
 	dst = append(dst, date...)
 	dst = appendConnection(dst, cf)

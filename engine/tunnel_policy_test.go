@@ -181,7 +181,8 @@ func TestTunnelHeaderPolicy(t *testing.T) {
 		Upstream: &engine.UpstreamOptions{Pool: pool, HostFromUpstream: true}})
 	const headers = "Host: site.example\r\nX-Hop: dropped\r\nKeep-Alive: timeout=5\r\nTE: trailers\r\n" +
 		"Proxy-Connection: keep-alive\r\nx-lower: Kept As Sent\r\nX-Forwarded-For: 192.0.2.1\r\n" +
-		"X-Forwarded-Proto: https\r\nX-Forwarded-Host: spoofed.example\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+		"X-Forwarded-Proto: https\r\nX-Forwarded-Host: spoofed.example\r\nForwarded: for=127.0.0.1;host=admin.internal\r\n" +
+		"X-Real-IP: 127.0.0.1\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
 
 	c := dial(t, srv)
 	io.WriteString(c, "GET /plain HTTP/1.1\r\n"+headers+"Connection: X-Hop\r\n\r\n")
@@ -214,6 +215,7 @@ func TestTunnelHeaderPolicy(t *testing.T) {
 		"X-Forwarded-Host":  {"site.example"},
 		"x-lower":           {"Kept As Sent"},
 		"Keep-Alive":        nil, "TE": nil, "X-Hop": nil, "Proxy-Connection": nil,
+		"Forwarded": nil, "X-Real-IP": nil, // a client not in trusted_proxies
 	} {
 		if got := headerValues(tunnel, name); !slices.Equal(got, v) {
 			t.Errorf("%s: %q, want %q; the tunnel's head:\n%s", name, got, v, tunnel)
