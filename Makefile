@@ -81,39 +81,14 @@ bench-benchstat:
 # A short run of every fuzz target.
 FUZZTIME ?= 20s
 fuzz:
-	$(GO) test -run '^$$' -fuzz 'FuzzParse$$' -fuzztime $(FUZZTIME) ./httpparse
-	$(GO) test -run '^$$' -fuzz FuzzParseVsNetHTTP -fuzztime $(FUZZTIME) ./httpparse
-	$(GO) test -run '^$$' -fuzz FuzzIPv6 -fuzztime $(FUZZTIME) ./httpparse
-	$(GO) test -run '^$$' -fuzz FuzzChunkedDecoder -fuzztime $(FUZZTIME) ./httpparse
-	$(GO) test -run '^$$' -fuzz FuzzHandler -fuzztime $(FUZZTIME) ./engine
-	$(GO) test -run '^$$' -fuzz FuzzEscape -fuzztime $(FUZZTIME) ./engine/accesslog
-	$(GO) test -run '^$$' -fuzz FuzzFilter -fuzztime $(FUZZTIME) ./engine/promtext
-	$(GO) test -run '^$$' -fuzz FuzzBacktrack -fuzztime $(FUZZTIME) ./matcher
-	$(GO) test -run '^$$' -fuzz FuzzLowered -fuzztime $(FUZZTIME) ./matcher
-	$(GO) test -run '^$$' -fuzz FuzzLowerFast -fuzztime $(FUZZTIME) ./matcher
-	$(GO) test -run '^$$' -fuzz FuzzLocationHost -fuzztime $(FUZZTIME) ./matcher
-	$(GO) test -run '^$$' -fuzz FuzzPacked -fuzztime $(FUZZTIME) ./matcher
-	$(GO) test -run '^$$' -fuzz FuzzCheckHeader -fuzztime $(FUZZTIME) ./matcher
-	$(GO) test -run '^$$' -fuzz FuzzQueryConditions -fuzztime $(FUZZTIME) ./matcher
-	$(GO) test -run '^$$' -fuzz FuzzLoad -fuzztime $(FUZZTIME) ./config
-	$(GO) test -run '^$$' -fuzz FuzzMapFile -fuzztime $(FUZZTIME) ./config
-	$(GO) test -run '^$$' -fuzz FuzzCSV -fuzztime $(FUZZTIME) ./config
-	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) ./config/nginx
-	$(GO) test -run '^$$' -fuzz FuzzExtract -fuzztime $(FUZZTIME) -parallel 1 ./config/source
-	$(GO) test -run '^$$' -fuzz FuzzImport -fuzztime $(FUZZTIME) ./config/netlify
-	$(GO) test -run '^$$' -fuzz FuzzSketch -fuzztime $(FUZZTIME) ./engine/misses
-	$(GO) test -run '^$$' -fuzz FuzzSource -fuzztime $(FUZZTIME) ./config/vercel
-	$(GO) test -run '^$$' -fuzz FuzzHas -fuzztime $(FUZZTIME) ./config/vercel
-	$(GO) test -run '^$$' -fuzz 'FuzzParse$$' -fuzztime $(FUZZTIME) ./config/vercel
-	$(GO) test -run '^$$' -fuzz 'FuzzParseIP$$' -fuzztime $(FUZZTIME) ./httpparse
-	$(GO) test -run '^$$' -fuzz FuzzParseVsPires -fuzztime $(FUZZTIME) ./httpparse/proxyproto
-	$(GO) test -run '^$$' -fuzz 'FuzzPreferredLanguage$$' -fuzztime $(FUZZTIME) ./matcher
-	$(GO) test -run '^$$' -fuzz FuzzPreferredLanguageXText -fuzztime $(FUZZTIME) ./matcher
-	$(GO) test -run '^$$' -fuzz FuzzMapChunks -fuzztime $(FUZZTIME) ./config
-	$(GO) test -run '^$$' -fuzz FuzzRate -fuzztime $(FUZZTIME) ./config
-	$(GO) test -run '^$$' -fuzz FuzzToRE2 -fuzztime $(FUZZTIME) ./config/nginx
-	$(GO) test -run '^$$' -fuzz FuzzLexer -fuzztime $(FUZZTIME) ./config/nginx/syntax
-	$(GO) test -run '^$$' -fuzz FuzzParseCases -fuzztime $(FUZZTIME) ./cmd/redirectd
+	@set -e; for file in $$(grep -rl --include='*_test.go' '^func Fuzz' . | sort); do \
+		pkg=./$$(dirname $${file#./}); \
+		for name in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$file); do \
+			par=; if [ "$$name" = FuzzExtract ]; then par='-parallel 1'; fi; \
+			echo "$$pkg $$name"; \
+			$(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) $$par $$pkg; \
+		done; \
+	done
 
 # Installs the binary, the systemd unit, the config (kept when present) and
 # the logrotate file: make install [PREFIX=/usr/local] [DESTDIR=]

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/panjf2000/gnet/v2"
+	"github.com/redirectd/redirectd/httpparse"
 	"github.com/valyala/fasthttp"
 )
 
@@ -48,15 +49,7 @@ func (f *forward) answerHead(code int, msg []byte, fields iter.Seq2[[]byte, []by
 	f.status.Store(int32(code))
 	noBody = f.head || code == 204 || code == 304 || code < 200
 	head = make([]byte, 0, 512)
-	head = append(head, "HTTP/1.1 "...)
-	head = strconv.AppendInt(head, int64(code), 10)
-	head = append(head, ' ')
-	if len(msg) > 0 {
-		head = append(head, msg...)
-	} else {
-		head = append(head, fasthttp.StatusMessage(code)...)
-	}
-	head = append(head, "\r\n"...)
+	head = appendStatusLine(head, code, msg)
 	var connTokens []byte
 	hsts := f.cs.tls && f.cs.fields() != ""
 	for k, v := range fields {
@@ -69,7 +62,7 @@ func (f *forward) answerHead(code int, msg []byte, fields iter.Seq2[[]byte, []by
 			hsts && bytes.EqualFold(k, []byte("strict-transport-security")) {
 			continue // the TLS port's own Strict-Transport-Security replaces the upstream's
 		}
-		head = append(append(append(append(head, k...), ": "...), v...), "\r\n"...)
+		head = f.appendUpstreamField(head, k, v)
 	}
 	// A second Vary line adds to the upstream's (RFC 9110 5.3).
 	head = append(head, f.vary...)
@@ -90,6 +83,36 @@ func (f *forward) answerHead(code int, msg []byte, fields iter.Seq2[[]byte, []by
 		head = append(head, "Connection: keep-alive\r\n"...)
 	}
 	return append(head, "\r\n"...), chunkedOut, noBody
+}
+
+// appendStatusLine appends an HTTP/1.1 status line for an upstream's
+// answer: the code, and its reason if every byte of it is one a reason
+// may hold (else, or when empty, the standard text). Written from the
+// code, never copied: a bare CR in a reason ("403 Forbidden\rSet-Cookie:
+// ...") reads as a line end to some clients.
+func appendStatusLine(head []byte, code int, reason []byte) []byte {
+	head = append(head, "HTTP/1.1 "...)
+	head = strconv.AppendInt(head, int64(code), 10)
+	head = append(head, ' ')
+	if len(reason) == 0 || !httpparse.ValidReason(reason) {
+		head = append(head, fasthttp.StatusMessage(code)...)
+	} else {
+		head = append(head, reason...)
+	}
+	return append(head, "\r\n"...)
+}
+
+// appendUpstreamField appends an upstream answer's field to head if its
+// name is a token and its value holds only field-value bytes, the checks
+// a client's fields pass; a field that fails them is left out and
+// counted (redirectd_upstream_fields_dropped_total), so that no byte an
+// upstream sends can start a field or an answer of its own.
+func (f *forward) appendUpstreamField(head, k, v []byte) []byte {
+	if !httpparse.ValidToken(k) || !httpparse.ValidFieldValue(v) {
+		f.s.m.fieldsDropped.Inc()
+		return head
+	}
+	return append(append(append(append(head, k...), ": "...), v...), "\r\n"...)
 }
 
 // relayBody writes head, then the body read from stream, re-framed as

@@ -36,6 +36,9 @@ type serverMetrics struct {
 	// challenges counts ACME HTTP-01 challenges: [0] unknown tokens, [1]
 	// answered.
 	challenges [2]*metrics.Counter
+	// fieldsDropped counts upstream answer fields left out for bytes no
+	// field may hold (forward_relay.go).
+	fieldsDropped *metrics.Counter
 }
 
 // outcome classifies a local answer.
@@ -63,6 +66,7 @@ var statusesOf = [numOutcomes][]int{
 // added without a line fails TestMetricHelp, which names it.
 var metricHelp = promtext.Help{
 	"redirectd_acme_http_challenges_total":    "ACME HTTP-01 challenge requests on the plain port, answered or for a token no order knows (404).",
+	"redirectd_upstream_fields_dropped_total": "Fields of upstream answers left out because their name is not a token or their value holds a control byte.",
 	"redirectd_proxy_protocol_rejected_total": "Connections closed for their PROXY protocol header, by reason: an untrusted peer, a missing or a malformed header.",
 	"redirectd_requests_total":                "Requests answered, by outcome (redirect, miss, forwarded, client_error, server_error) and status (a class for forwarded ones).",
 	"redirectd_request_duration_seconds":      "Time to answer a request, local (the mean of one read's answers, sampled) or forwarded, in seconds.",
@@ -107,6 +111,7 @@ func newServerMetrics(s *Server) *serverMetrics {
 	}
 	m.challenges[0] = m.set.NewCounter(`redirectd_acme_http_challenges_total{result="unknown"}`)
 	m.challenges[1] = m.set.NewCounter(`redirectd_acme_http_challenges_total{result="answered"}`)
+	m.fieldsDropped = m.set.NewCounter(`redirectd_upstream_fields_dropped_total`)
 	m.set.NewGauge(`redirectd_connections_open`, func() float64 { return float64(s.conns.total.Load()) })
 	m.set.NewGauge(`redirectd_draining`, func() float64 {
 		if s.draining.Load() {

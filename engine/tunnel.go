@@ -7,12 +7,12 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/panjf2000/gnet/v2"
+	"github.com/redirectd/redirectd/engine/upstream"
 	"github.com/redirectd/redirectd/httpparse"
+	"github.com/valyala/fasthttp"
 )
 
 // isWebSocket reports whether req asks to switch to WebSocket (RFC 6455
@@ -133,9 +133,18 @@ func (f *forward) runTunnel(head []byte) {
 		f.answerError(502, "the upstream server could not be reached\n")
 		return
 	}
-	br := bufio.NewReader(up)
-	resp, err := readFinalAnswer(br)
-	if err != nil {
+	// The answer is read by the parser forwards use (fasthttp's), with
+	// their bounds: a head of at most upstream.MaxAnswerHead bytes, at
+	// most 100 interim answers before the final one. net/http's
+	// ReadResponse read a head without bound (an endless field took 1 GB
+	// in two seconds) and its 1xx loop had no count.
+	br := bufio.NewReaderSize(up, upstream.MaxAnswerHead)
+	resp := fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseResponse(resp)
+	resp.Header.DisableNormalizing()
+	resp.Header.SetNoDefaultContentType(true)
+	resp.StreamBody = true
+	if err := resp.Read(br); err != nil {
 		var ne net.Error
 		if errors.As(err, &ne) && ne.Timeout() {
 			f.answerError(504, "the upstream server did not answer in time\n")
@@ -144,29 +153,26 @@ func (f *forward) runTunnel(head []byte) {
 		f.answerError(502, "the upstream server sent no valid answer\n")
 		return
 	}
-	if resp.StatusCode != http.StatusSwitchingProtocols {
+	if resp.StatusCode() != http.StatusSwitchingProtocols {
 		// Relayed as a forward's answer; the upstream connection, which
 		// was the upgrade's own, closes, and the client's stays open for
 		// the requests it sent behind the head.
-		msg := strings.TrimPrefix(resp.Status, strconv.Itoa(resp.StatusCode)+" ")
-		head, chunkedOut, noBody := f.answerHead(resp.StatusCode, []byte(msg), headerFields(resp.Header), int(resp.ContentLength))
-		if noBody {
-			f.writeLast(head)
-			return
-		}
-		f.relayBody(head, resp.Body, resp.Body, int(resp.ContentLength), chunkedOut)
+		f.relay(resp)
 		return
 	}
 	up.SetDeadline(time.Time{})
 	f.status.Store(http.StatusSwitchingProtocols)
 	f.closing = true // the end of the tunnel is the end of the connection
-	// The 101 goes as it came: its Upgrade and Connection are the switch.
-	var out bytes.Buffer
-	out.WriteString("HTTP/1.1 " + resp.Status + "\r\n")
-	resp.Header.Write(&out)
-	out.WriteString("\r\n")
+	// The 101 goes with the upstream's fields, its Upgrade and Connection
+	// included (they are the switch), each checked as every relayed
+	// field is; the status line is written from the code.
+	out := appendStatusLine(make([]byte, 0, 256), http.StatusSwitchingProtocols, resp.Header.StatusMessage())
+	for k, v := range resp.Header.All() {
+		out = f.appendUpstreamField(out, k, v)
+	}
+	out = append(out, "\r\n"...)
 	body := make(chan []byte, bodyChunks)
-	if !f.switchTunnel(out.Bytes(), body) {
+	if !f.switchTunnel(out, body) {
 		return
 	}
 	go func() {
@@ -193,30 +199,6 @@ func (f *forward) runTunnel(head []byte) {
 		}
 	}
 	f.finish(true)
-}
-
-// readFinalAnswer reads the upstream's answer head, skipping 1xx other
-// than 101 (RFC 9110 15.2).
-func readFinalAnswer(br *bufio.Reader) (*http.Response, error) {
-	for {
-		resp, err := http.ReadResponse(br, nil)
-		if err != nil || resp.StatusCode >= 200 || resp.StatusCode == http.StatusSwitchingProtocols {
-			return resp, err
-		}
-	}
-}
-
-// headerFields gives h's fields one by one, for answerHead.
-func headerFields(h http.Header) func(yield func(k, v []byte) bool) {
-	return func(yield func(k, v []byte) bool) {
-		for k, vs := range h {
-			for _, v := range vs {
-				if !yield([]byte(k), []byte(v)) {
-					return
-				}
-			}
-		}
-	}
 }
 
 // switchTunnel writes the upstream's 101 to the client and, on the loop,
