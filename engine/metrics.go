@@ -66,6 +66,7 @@ var statusesOf = [numOutcomes][]int{
 // added without a line fails TestMetricHelp, which names it.
 var metricHelp = promtext.Help{
 	"redirectd_acme_http_challenges_total":    "ACME HTTP-01 challenge requests on the plain port, answered or for a token no order knows (404).",
+	"redirectd_upstream_idle_closed_total":    "Pooled upstream connections closed unused because bytes or an end of stream came while they were idle.",
 	"redirectd_upstream_fields_dropped_total": "Fields of upstream answers left out because their name is not a token or their value holds a control byte.",
 	"redirectd_proxy_protocol_rejected_total": "Connections closed for their PROXY protocol header, by reason: an untrusted peer, a missing or a malformed header.",
 	"redirectd_requests_total":                "Requests answered, by outcome (redirect, miss, forwarded, client_error, server_error) and status (a class for forwarded ones).",
@@ -139,7 +140,10 @@ type upstreamMetrics struct {
 	// poolFull counts requests answered 503 because no pooled
 	// connection came free within pool_wait_timeout.
 	poolFull *metrics.Counter
-	dur      *metrics.PrometheusHistogram
+	// stale counts pooled connections closed before reuse because bytes
+	// or an end of stream came while they were idle.
+	stale *metrics.Counter
+	dur   *metrics.PrometheusHistogram
 }
 
 func (m *serverMetrics) forServer(addr string) *upstreamMetrics {
@@ -149,6 +153,7 @@ func (m *serverMetrics) forServer(addr string) *upstreamMetrics {
 		failed:   m.set.GetOrCreateCounter(`redirectd_upstream_requests_total{server=` + l + `,result="error"}`),
 		timedOut: m.set.GetOrCreateCounter(`redirectd_upstream_requests_total{server=` + l + `,result="timeout"}`),
 		poolFull: m.set.GetOrCreateCounter(`redirectd_upstream_requests_total{server=` + l + `,result="pool_full"}`),
+		stale:    m.set.GetOrCreateCounter(`redirectd_upstream_idle_closed_total{server=` + l + `}`),
 		dur:      m.set.GetOrCreatePrometheusHistogram(`redirectd_upstream_duration_seconds{server=` + l + `}`),
 	}
 }

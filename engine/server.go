@@ -195,6 +195,7 @@ func New(opts Options, rules *matcher.Set) *Server {
 	if opts.Upstream != nil {
 		for _, srv := range opts.Upstream.Pool.Servers() {
 			s.upMetrics[srv.Addr] = s.m.forServer(srv.Addr)
+			srv.CountStale(s.upMetrics[srv.Addr].stale)
 		}
 		up := *opts.Upstream
 		if up.BodyTimeout <= 0 {

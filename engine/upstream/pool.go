@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/VictoriaMetrics/metrics"
 	"github.com/valyala/fasthttp"
 )
 
@@ -66,6 +67,9 @@ type Server struct {
 	// server taken out may be tried again (Unix ns; 0: in service).
 	fails     atomic.Int64
 	downUntil atomic.Int64
+	// stale counts pooled connections closed for bytes or an EOF that
+	// came while they were idle (progressConn).
+	stale atomic.Pointer[metrics.Counter]
 	// healthChecked is set when an active check decides the server's state:
 	// a server taken out then waits for the check, not for the back-off.
 	healthChecked bool
@@ -81,7 +85,7 @@ func New(cfg Config, log *slog.Logger) *Pool {
 	p := &Pool{leastConn: cfg.LeastConn, cancel: cancel, log: log}
 	for _, addr := range cfg.Servers {
 		s := &Server{Addr: addr, cfg: &cfg, healthChecked: cfg.HealthPath != ""}
-		s.Client = newClient(addr, &cfg)
+		s.Client = newClient(s)
 		p.servers = append(p.servers, s)
 		if cfg.HealthPath != "" {
 			go s.checkLoop(ctx, log)
@@ -92,10 +96,11 @@ func New(cfg Config, log *slog.Logger) *Pool {
 
 // newClient returns the HostClient for one server, set up to pass requests
 // and answers through unchanged.
-func newClient(addr string, cfg *Config) *fasthttp.HostClient {
+func newClient(s *Server) *fasthttp.HostClient {
+	cfg := s.cfg
 	dialer := &net.Dialer{Timeout: cfg.ConnectTimeout}
 	return &fasthttp.HostClient{
-		Addr: addr,
+		Addr: s.Addr,
 		// The timeouts are the connection's, between bytes
 		// (progressConn), not fasthttp's, per exchange.
 		Dial: func(a string) (net.Conn, error) {
@@ -103,7 +108,8 @@ func newClient(addr string, cfg *Config) *fasthttp.HostClient {
 			if err != nil {
 				return nil, err
 			}
-			return &progressConn{Conn: c, read: cfg.ReadTimeout, write: cfg.WriteTimeout}, nil
+			redial := func() (net.Conn, error) { return dialer.Dial("tcp", a) }
+			return &progressConn{Conn: c, read: cfg.ReadTimeout, write: cfg.WriteTimeout, srv: s, dial: redial}, nil
 		},
 		MaxConns:           cfg.MaxConnsPerServer,
 		MaxConnWaitTimeout: cfg.PoolWaitTimeout,
@@ -125,6 +131,10 @@ func newClient(addr string, cfg *Config) *fasthttp.HostClient {
 		MaxIdleConnDuration: 10 * time.Second,
 	}
 }
+
+// CountStale makes c count the server's pooled connections closed before
+// reuse because bytes or an end of stream came while they were idle.
+func (s *Server) CountStale(c *metrics.Counter) { s.stale.Store(c) }
 
 // Close stops the active health checks and closes idle connections.
 func (p *Pool) Close() {
