@@ -111,6 +111,24 @@ type RulesReload struct {
 	WatchInterval Duration `toml:"watch_interval"`
 	// RulesSource fetches the rules from a URL (see rules_source.go).
 	RulesSource
+	// MaxRegexes and MaxRegexInstructions bound the regexes of the rules
+	// that compile to programs, and their instructions in all
+	// (matcher.Limits); 0: the defaults. They apply to a rule set from
+	// the source too.
+	MaxRegexes           int `toml:"max_regexes"`
+	MaxRegexInstructions int `toml:"max_regex_instructions"`
+}
+
+// limits returns the matcher's limits with r's regex budgets.
+func (r *RulesReload) limits() matcher.Limits {
+	l := packLimits
+	if r.MaxRegexes > 0 {
+		l.Programs = r.MaxRegexes
+	}
+	if r.MaxRegexInstructions > 0 {
+		l.ProgramInsts = r.MaxRegexInstructions
+	}
+	return l
 }
 
 // Defaults of the service tables.
@@ -147,7 +165,7 @@ var known = map[string][]string{
 	"admin":      {"listen", "token"},
 	"access_log": {"enabled", "path", "format"},
 	"rules": {"watch", "watch_interval", "defaults", "source", "poll", "source_header", "source_header_file",
-		"cache_dir", "keep_versions"},
+		"cache_dir", "keep_versions", "max_regexes", "max_regex_instructions"},
 	"upstream": {"servers", "balance", "max_conns_per_server", "connect_timeout", "read_timeout",
 		"write_timeout", "pool_wait_timeout", "send_timeout", "body_timeout", "tunnel_idle_timeout",
 		"host_header", "max_request_body_bytes", "health_check"},

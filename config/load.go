@@ -52,8 +52,10 @@ type files struct {
 	open    func(path string) (io.ReadCloser, error)
 	// ruleSetOnly refuses every table but the rules' (LoadRuleSet).
 	ruleSetOnly bool
-	// headers are [server] headers given to LoadRuleSet.
+	// headers are [server] headers given to LoadRuleSet, and node the
+	// [rules] settings of the node loading it.
 	headers []matcher.Header
+	node    RulesReload
 }
 
 // rawRules is the [rules] table.
@@ -131,7 +133,19 @@ func load(file string, fl files) (*Config, error) {
 	// [[map]] entries may interleave, and file order decides between
 	// regexes. Each rule is compiled as it is read, so that a map file's
 	// million rules never exist as a []matcher.Rule.
-	sink := &ruleSink{b: matcher.NewBuilder(packLimits), file: file, loc: loc, errs: &errs}
+	limits := raw.Rules.limits()
+	if fl.ruleSetOnly {
+		limits = fl.node.limits()
+	}
+	for _, k := range []struct {
+		key string
+		v   int
+	}{{"max_regexes", raw.Rules.MaxRegexes}, {"max_regex_instructions", raw.Rules.MaxRegexInstructions}} {
+		if k.v < 0 {
+			errs.add(&Error{File: file, Line: loc.line("rules", 0, k.key), What: "[rules]", Key: k.key, Msg: fmt.Sprintf("%d: give a positive number, or leave it out for the default", k.v)})
+		}
+	}
+	sink := &ruleSink{b: matcher.NewBuilder(limits), file: file, loc: loc, errs: &errs}
 	for _, e := range fileOrder(loc, len(raw.Rule), len(raw.Map), len(raw.CSV)) {
 		if errs.full() || sink.stop {
 			break

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,4 +115,45 @@ func nestDepth(v any) int {
 		return 0
 	}
 	return d + 1
+}
+
+// TestRegexBudget loads rules whose regexes compile to more programs, or
+// instructions, than [rules] allows: the load fails at the rule past the
+// budget, with its file and line, for a map file as for [[rule]]s.
+func TestRegexBudget(t *testing.T) {
+	dir := t.TempDir()
+	var m strings.Builder
+	for i := range 60 {
+		fmt.Fprintf(&m, "\"~^/a%d/(\\d+)-([a-z]+)$\" /b/$1;\n", i)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "re.map"), []byte(m.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		rules, want string
+	}{
+		{"", ""},
+		{"max_regexes = 50\n", "re.map:51: from: more than 50 regexes that compile to programs"},
+		{"max_regex_instructions = 300\n", "the rule set's regexes compile to more than 300 instructions"},
+		{"max_regexes = -1\n", "redirectd.toml:2: [rules]: max_regexes: -1: give a positive number"},
+	} {
+		cfg := "[rules]\n" + tc.rules + "\n[[map]]\nfile = \"re.map\"\nstatus = 301\n"
+		if err := os.WriteFile(filepath.Join(dir, "redirectd.toml"), []byte(cfg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(filepath.Join(dir, "redirectd.toml"))
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%q: %v", tc.rules, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%q: %v, want %q", tc.rules, err, tc.want)
+		}
+	}
+	// A rule set from a source is bounded by the node's [rules].
+	if err := os.WriteFile(filepath.Join(dir, "redirectd.toml"), []byte("[[map]]\nfile = \"re.map\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadRuleSetFor(RulesReload{MaxRegexes: 10}, dir, "redirectd.toml"); err == nil || !strings.Contains(err.Error(), "re.map:11: from: more than 10 regexes") {
+		t.Errorf("LoadRuleSetFor: %v", err)
+	}
 }

@@ -174,6 +174,12 @@ func checkRuleSetKeys(file string, md toml.MetaData, loc *locator, errs *errorLi
 // cannot hold: its rules' own headers are merged with them, and its Set
 // carries them (see headers.go).
 func LoadRuleSet(dir, file string, serverHeaders ...matcher.Header) (*Config, error) {
+	return LoadRuleSetFor(RulesReload{}, dir, file, serverHeaders...)
+}
+
+// LoadRuleSetFor is LoadRuleSet on a node whose [rules] are node: its
+// regex budgets (max_regexes, max_regex_instructions) bound the rule set.
+func LoadRuleSetFor(node RulesReload, dir, file string, serverHeaders ...matcher.Header) (*Config, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open rule set: %w", err)
@@ -191,5 +197,6 @@ func LoadRuleSet(dir, file string, serverHeaders ...matcher.Header) (*Config, er
 		open:        func(name string) (io.ReadCloser, error) { return fsys.Open(name) },
 		ruleSetOnly: true,
 		headers:     serverHeaders,
+		node:        node,
 	})
 }

@@ -2,6 +2,7 @@ package matcher
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 )
 
@@ -27,6 +28,9 @@ type Builder struct {
 	spare *rule
 	// hdrs interns the rules' header blocks (headers.go).
 	hdrs map[string]string
+	// progs and insts count the regex programs compiled so far and their
+	// instructions, against limits.Programs and ProgramInsts.
+	progs, insts int
 }
 
 // NewBuilder returns a Builder of an empty Set whose packed tables are
@@ -59,6 +63,11 @@ func (b *Builder) Add(in *Rule) error {
 	}
 	b.spare = nil
 	if err := compileRuleInto(r, in); err != nil {
+		return ruleError(in, err)
+	}
+	if err := b.budget(r); err != nil {
+		*r = rule{}
+		b.spare = r
 		return ruleError(in, err)
 	}
 	h := b.s.hostRules(r.Host)
@@ -98,6 +107,23 @@ func (b *Builder) Add(in *Rule) error {
 	}
 	b.s.rules = append(b.s.rules, r)
 	b.extend(nil, len(b.s.rules)-1)
+	return nil
+}
+
+// budget counts r's regex program, if it has one, against the Limits.
+func (b *Builder) budget(r *rule) error {
+	if r.prog == nil {
+		return nil
+	}
+	b.progs++
+	b.insts += len(r.prog.prog.Inst)
+	l := b.limits
+	switch {
+	case l.Programs > 0 && b.progs > l.Programs:
+		return &FieldError{Field: "from", err: ErrLimit, Msg: fmt.Sprintf("more than %d regexes that compile to programs (not answered as literals) in one rule set: split it over nodes, or write the rules as exact, prefix or anchored literal ones", l.Programs)}
+	case l.ProgramInsts > 0 && b.insts > l.ProgramInsts:
+		return &FieldError{Field: "from", err: ErrLimit, Msg: fmt.Sprintf("the rule set's regexes compile to more than %d instructions in all: split it over nodes, or simplify the regexes", l.ProgramInsts)}
+	}
 	return nil
 }
 

@@ -376,7 +376,7 @@ func (s *service) load(c *candidate) (*config.Config, ruleVersion, error) {
 	if err := s.rs.cache.BeginLoad(c.meta.Hash); err != nil {
 		s.log.Warn("cannot record the version loading in [rules] cache_dir; a rule set that ends the process would be loaded again after a restart", "err", err)
 	}
-	rules, err := config.LoadRuleSet(c.dir, c.meta.Entry, cfg.Server.HeaderList...)
+	rules, err := config.LoadRuleSetFor(cfg.Reload, c.dir, c.meta.Entry, cfg.Server.HeaderList...)
 	s.rs.cache.EndLoad()
 	if err != nil {
 		return nil, ruleVersion{}, fmt.Errorf("rule set %s from %s: %w", c.meta.Hash, c.meta.Source, err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -27,6 +28,34 @@ func TestSourceHostile(t *testing.T) {
 	t.Run("deep nesting", func(t *testing.T) { testSourceDeepNesting(t, bin) })
 	t.Run("interrupted load", func(t *testing.T) { testSourceInterruptedLoad(t, bin) })
 	t.Run("header after a redirect", func(t *testing.T) { testSourceHeaderRedirect(t, bin) })
+	t.Run("regex budget", func(t *testing.T) { testSourceRegexBudget(t, bin) })
+}
+
+// testSourceRegexBudget publishes a rule set of more regexes than the
+// node's [rules] max_regexes: it is refused with the line past the budget,
+// and the running rules stay.
+func testSourceRegexBudget(t *testing.T, bin string) {
+	origin := &ruleOrigin{}
+	srv := httptest.NewServer(origin)
+	defer srv.Close()
+	origin.publish(t, map[string]string{"redirectd.toml": "[[rule]]\nfrom = \"/a\"\nto = \"/one\"\n"})
+	node := newSourceNode(t, bin, srv.URL+"/site.tar.gz", t.TempDir())
+	cfg, _ := os.ReadFile(node.file)
+	if err := os.WriteFile(node.file, append(cfg, "max_regexes = 10\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	node.start()
+	node.waitAnswer("/a", 301, "/one", 15*time.Second)
+	var m strings.Builder
+	for i := range 20 {
+		fmt.Fprintf(&m, "\"~^/r%d/(\\d+)-([a-z]+)$\" /b/$1;\n", i)
+	}
+	origin.publish(t, map[string]string{"redirectd.toml": "[[map]]\nfile = \"re.map\"\n", "re.map": m.String()})
+	node.waitMetric(`redirectd_rules_source_failures_total{reason="invalid"}`, 1, 15*time.Second)
+	node.waitAnswer("/a", 301, "/one", time.Second)
+	if !strings.Contains(node.stderr.String(), "re.map:11: from: more than 10 regexes") {
+		t.Errorf("the log does not name the rule past the budget:\n%s", node.stderr)
+	}
 }
 
 func testSourceDeepNesting(t *testing.T, bin string) {

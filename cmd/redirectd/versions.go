@@ -285,7 +285,7 @@ func (s *service) versionRules(hash string) (*matcher.Set, error) {
 	if !v.kept || s.rs == nil {
 		return nil, fmt.Errorf("version %s came from the local config, whose earlier files are not kept: only versions from [rules] source can be compared", hash)
 	}
-	cfg, err := config.LoadRuleSet(s.rs.cache.Dir(hash), v.entry, s.srv.Rules().HeaderFields()...)
+	cfg, err := config.LoadRuleSetFor(s.cfg.Reload, s.rs.cache.Dir(hash), v.entry, s.srv.Rules().HeaderFields()...)
 	if err != nil {
 		return nil, fmt.Errorf("cannot load version %s from [rules] cache_dir: %w", hash, err)
 	}
