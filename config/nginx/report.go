@@ -34,7 +34,7 @@ func (r *Result) Report(w io.Writer, written []string, dir string) {
 		forms = append(forms, f)
 	}
 	sort.Strings(forms)
-	fmt.Fprintf(w, "wrote %s: %d rules\n", strings.Join(names, ", "), len(r.Rules))
+	fmt.Fprintf(w, "wrote %s: %s\n", strings.Join(names, ", "), plural(len(r.Rules), "rule", "rules"))
 	for _, f := range forms {
 		fmt.Fprintf(w, "  %6d  %s\n", counts[f], f)
 	}
