@@ -227,6 +227,15 @@ func TestImportNginxRoundTrip(t *testing.T) {
 // printed and the loaded import.
 func roundTrip(t *testing.T, nginxBin, dir, conf, nginxAddr string, reqs [][2]string) (string, *config.Config) {
 	t.Helper()
+	return roundTripExcept(t, nginxBin, dir, conf, nginxAddr, reqs, nil)
+}
+
+// roundTripExcept is roundTrip, where an answer of redirectd that differs
+// from nginx's is no error when except (if not nil) says the import's
+// report names it: except gets the target, nginx's Location and
+// redirectd's, both resolved.
+func roundTripExcept(t *testing.T, nginxBin, dir, conf, nginxAddr string, reqs [][2]string, except func(target, nginxLoc, loc string) bool) (string, *config.Config) {
+	t.Helper()
 	out := filepath.Join(dir, "out")
 	code, _, stderr := runCmd("import", "nginx", "-o", out, conf)
 	if code != 0 {
@@ -294,6 +303,9 @@ func roundTrip(t *testing.T, nginxBin, dir, conf, nginxAddr string, reqs [][2]st
 		ss, sl := answer(t, addr, host, target, base)
 		if ns != 0 {
 			redirects++
+		}
+		if except != nil && ns == es && ns == ss && el == sl && except(target, nl, el) {
+			continue
 		}
 		if es != ns || el != nl {
 			t.Errorf("Host %s, %s: nginx %d %q, explain %d %q", host, target, ns, nl, es, el)
