@@ -103,8 +103,8 @@ func (t *translator) check(res *Result) {
 	seen := map[string]int{}
 	for _, req := range t.probes() {
 		o := t.m.emulate(req)
-		if o.unknown {
-			continue
+		if o.unknown || o.entry != nil && t.m.leftOutAt[o.entry.d] {
+			continue // nothing to say, or said: the entry is left out
 		}
 		var m matcher.Match
 		got := "no redirect"

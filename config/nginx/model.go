@@ -53,9 +53,11 @@ type model struct {
 	servers []*server
 	maps    map[string]*nmap // by variable name, without '$'
 	notes   []Note
-	// leftOut counts, by map name, the entries of each map left out
-	// (values.go).
-	leftOut map[string]int
+	// leftOut counts, by map name, the entries of each map left out, and
+	// leftOutAt holds those entries: the self-check does not report
+	// again that the import answers them differently (values.go).
+	leftOut   map[string]int
+	leftOutAt map[*Directive]bool
 }
 
 func (m *model) note(d *Directive, format string, args ...any) {

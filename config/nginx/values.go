@@ -45,10 +45,15 @@ func exactKey(name string, hostnames bool) string {
 // for its map: the writer marks a map that lost entries invalid = "skip".
 func (m *model) entryLeftOut(mp *nmap, e *Directive, format string, args ...any) {
 	m.note(e, format, args...)
+	m.countLeftOut(mp.name, e)
+}
+
+func (m *model) countLeftOut(name string, e *Directive) {
 	if m.leftOut == nil {
-		m.leftOut = map[string]int{}
+		m.leftOut, m.leftOutAt = map[string]int{}, map[*Directive]bool{}
 	}
-	m.leftOut[mp.name]++
+	m.leftOut[name]++
+	m.leftOutAt[e] = true
 }
 
 // slashTypo repairs "https:/host/x" and "http:/host/x", a missing slash
@@ -110,10 +115,7 @@ func (t *translator) valueLeftOut(st *step, e *mapEntry, err error) {
 // counts it for its map.
 func (t *translator) ruleLeftOut(r *Rule, msg string) {
 	if name, _, ok := strings.Cut(r.Map, "@"); ok {
-		if t.m.leftOut == nil {
-			t.m.leftOut = map[string]int{}
-		}
-		t.m.leftOut[name]++
+		t.m.countLeftOut(name, r.Origin)
 	}
 	t.m.note(r.Origin, "%s", msg)
 }
