@@ -280,3 +280,46 @@ func TestImportNginxValuesRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestImportNginxKeyCase serves maps on every source the import takes,
+// with string keys written in mixed case, to a real nginx and to
+// redirectd's import, and asks them in other cases: nginx's map looks up
+// the value with its ASCII letters lower-cased (the path, the query, the
+// host, a percent escape's hex digits), and regex keys keep their own
+// rule (~ with case, ~* without).
+func TestImportNginxKeyCase(t *testing.T) {
+	nginxBin := findNginx(t)
+	dir := t.TempDir()
+	addr := freePort(t)
+	maps := "map $uri $by_uri {\n    /Old/Page /new/page;\n    /CAF%C3%A9 /cafe-escaped;\n    /Caf\u00e9 /cafe-decoded;\n    /CAFÉ-2 /cafe-upper;\n    \"/A B\" /space;\n    /Dot. /dot;\n    ~^/Re/(\\d+)$ /re/$1;\n    ~*^/Ci/(\\w+)$ /ci/$1;\n}\n" +
+		"map $request_uri $by_request_uri {\n    /Q?Key=Value /q-target;\n    /Esc%2Fx /esc-target;\n    /Plain /plain-target;\n    ~^/RQ/(\\d+)\\?ID=(\\w+)$ /rq/$1/$2;\n}\n" +
+		"map $host$uri $by_host_uri {\n    Case.Test/Mixed /host-uri-target;\n}\n" +
+		"map $host$request_uri $by_host_request_uri {\n    Case.Test/HRU?A=B /host-request-uri-target;\n}\n" +
+		"map $host $by_host {\n    hostnames;\n    Moved.Test new.example;\n    .Wild.Test wild.example;\n}\n"
+	sites := fmt.Sprintf("server {\n    listen %[1]s default_server;\n    server_name case.test;\n"+
+		"    if ($by_uri) { return 301 $by_uri; }\n    if ($by_request_uri) { return 301 $by_request_uri; }\n"+
+		"    if ($by_host_uri) { return 301 $by_host_uri; }\n    if ($by_host_request_uri) { return 301 $by_host_request_uri; }\n}\n"+
+		"server {\n    listen %[1]s;\n    server_name moved.test .wild.test;\n    if ($by_host) { return 301 https://$by_host$request_uri; }\n}\n", addr)
+	writeFiles(t, dir, map[string]string{"nginx.conf": nginxConf(dir), "maps/case.conf": maps, "sites/case.conf": sites})
+	var reqs [][2]string
+	ask := func(host string, targets ...string) {
+		for _, target := range targets {
+			reqs = append(reqs, [2]string{host, target})
+		}
+	}
+	// A $uri key is compared with the decoded path: "/CAF%C3%A9" is
+	// reached by "/caf%25C3%25A9", "/Café" by "/CAF%C3%A9", and "/CAFÉ-2"
+	// not by "/caf%C3%A9-2" (É is not an ASCII letter).
+	ask("case.test", "/caf%25C3%25A9", "/CAF%25c3%25a9", "/CAF%C3%A9", "/caf%c3%a9?x=1", "/CAF%C3%89-2", "/caf%C3%89-2", "/caf%C3%A9-2",
+		"/a%20b", "/A%20B?x=1", "/a+b")
+	ask("case.test", "/old/page", "/OLD/PAGE?x=1", "/Old/Page/", "/caf%C3%A9", "/CAF%c3%a9", "/dot.", "/DOT.", "/dot",
+		"/Re/12", "/re/12", "/ci/abc", "/CI/Abc",
+		"/q?key=value", "/Q?KEY=VALUE", "/q?key=other", "/esc%2fx", "/ESC%2FX", "/plain", "/PLAIN?x=1",
+		"/RQ/7?ID=ab", "/rq/7?id=ab", "/mixed", "/MIXED", "/hru?a=b", "/HRU?A=B", "/hru?a=c", "/nothing")
+	ask("CASE.TEST", "/Mixed", "/hru?A=B")
+	ask("moved.test", "/", "/A?b=C")
+	ask("MOVED.TEST", "/x")
+	ask("a.wild.test", "/y")
+	ask("wild.test", "/z")
+	roundTrip(t, nginxBin, dir, filepath.Join(dir, "nginx.conf"), addr, reqs)
+}

@@ -202,6 +202,11 @@ func (t *translator) probes() []request {
 					continue
 				}
 				for _, e := range t.sample(st.mapv, st.mapv.exact, "exact") {
+					if !st.mapv.requestURI && clientPath(e.key) != e.key {
+						// A $uri key a client sends encoded: the model
+						// compares the path as sent, not decoded.
+						continue
+					}
 					if strings.HasPrefix(e.key, "/") {
 						paths[e.key], paths[strings.ToUpper(e.key)], paths[e.key+"/probe"] = true, true, true
 					}

@@ -252,6 +252,8 @@ func (t *translator) exactRule(s *server, c exactCand) {
 	from, hosts := c.path, s.hosts
 	if c.mapv != nil && c.mapv.requestURI {
 		from = c.entry.key
+	} else if c.mapv != nil {
+		from = clientPath(from) // a $uri key is decoded: see clientPath
 	}
 	if c.host != "" {
 		hosts = []string{c.host}

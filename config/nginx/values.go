@@ -173,3 +173,23 @@ func plural(n int, one, many string) string {
 	}
 	return strconv.Itoa(n) + " " + many
 }
+
+// clientPath writes a path as a client sends it: the bytes of the URL
+// standard's path percent-encode set (controls, space, '"', '#', '<',
+// '>', '?', '`', '{', '}'), '%' and every byte past ASCII as %XX. A key
+// of a map on $uri is compared with the decoded path (nginx's $uri), and
+// redirectd compares a map's keys with the path as sent, where only
+// unreserved escapes are decoded: "/café" is reached as "/caf%C3%A9",
+// and "/a%20b", which only "/a%2520b" reaches in nginx, as "/a%2520b".
+func clientPath(p string) string {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"#<>?`{}%", c) >= 0 {
+			fmt.Fprintf(&b, "%%%02X", c)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
