@@ -121,9 +121,9 @@ func TestImportNginxGwern(t *testing.T) {
 	// What the import could not keep is named with the line of its map
 	// entry, and the map says so.
 	for _, want := range []string{
-		"broken.conf:914: nginx sends Location data:image/gif;base64,",
-		"broken.conf:1223: nginx sends Location irc://irc.synirc.net/vndb as it is",
-		"broken.conf:7681: nginx sends Location //docs/statistics/decision/1994-benter.pdf as http://HOST:PORT//docs/",
+		"broken.conf:914: map entry ~^/static/img/popup-title-bar-pattern-focused.gif$: nginx sends Location data:image/gif;base64,",
+		"broken.conf:1223: map entry ~^/irc://irc.synirc.net/vndb.*$: nginx sends Location irc://irc.synirc.net/vndb as it is",
+		"nginx sends Location //docs/statistics/decision/1994-benter.pdf as http://HOST:PORT//docs/",
 		"broken.conf:37: target https:/creativecommons.org/publicdomain/zero/1.0/ is written https://creativecommons.org/publicdomain/zero/1.0/",
 		"broken.conf:6: target ${u} starts with a capture and is sent as it is",
 		"broken.conf:21382: relative target 404 is sent as it is",
@@ -274,7 +274,7 @@ func TestImportNginxValuesRoundTrip(t *testing.T) {
 		func(target string, nginxStatus int, nginxLoc string, status int, loc string) bool {
 			return leftOut[target] && nginxStatus == 301 && status == 0
 		})
-	for _, want := range []string{"values.conf:5: nginx sends Location data:", "values.conf:6: nginx sends Location irc:", "values.conf:7: nginx sends Location //docs/x"} {
+	for _, want := range []string{"values.conf:5: map entry ~^/gif$: nginx sends Location data:", "values.conf:6: map entry ~^/chat$: nginx sends Location irc:", "values.conf:7: map entry ~^/dslash$: nginx sends Location //docs/x"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("the report does not name what it leaves out: %q", want)
 		}

@@ -167,7 +167,7 @@ func translateTarget(parts []part, addArgs bool, c *toCtx) (string, matcher.Quer
 			return to, mode, checkControl(to)
 		}
 		abs := resolvePath(base, to)
-		c.rewrites = append(c.rewrites, fmt.Sprintf("relative target %s is written %s, the path a client makes of it for %s (redirectd refuses a relative Location)", partsString(parts), abs, base))
+		c.rewrites = append(c.rewrites, fmt.Sprintf("relative target %s is written %s, the path a client makes of it for %s (check can follow it there)", partsString(parts), abs, base))
 		b.Reset()
 		b.WriteString(abs)
 	}

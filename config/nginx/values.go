@@ -144,10 +144,15 @@ func (t *translator) leaveOutChecked(res *Result, set *matcher.Set) bool {
 			continue
 		}
 		r := &res.Rules[i-1]
+		what := directiveText(r.Origin)
+		if r.Map != "" {
+			what = "map entry " + r.Origin.Name
+		}
 		if strings.HasPrefix(r.To, "//") {
-			refused[i-1] = fmt.Sprintf("nginx sends Location %s as http://HOST:PORT%s (absolute_redirect), which a client would read as a host if redirectd sent it as written; left out", r.To, r.To)
+			refused[i-1] = fmt.Sprintf("%s: nginx sends Location %s as http://HOST:PORT%s (absolute_redirect), which a client would read as a host if redirectd sent it as written; left out", what, r.To, r.To)
 		} else {
-			refused[i-1] = fmt.Sprintf("nginx sends Location %s as it is, but redirectd check refuses it (%s); left out", r.To, f.Message)
+			why, _ := strings.CutPrefix(f.Message, fmt.Sprintf("to %q is ", r.To))
+			refused[i-1] = fmt.Sprintf("%s: nginx sends Location %s as it is, which redirectd check refuses (%s); left out", what, r.To, why)
 		}
 	}
 	if len(refused) == 0 {

@@ -1,6 +1,7 @@
 package nginx
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -107,4 +108,26 @@ func FuzzValueHelpers(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestReportCounts checks the report's first line: the count agrees with
+// the rules and reads in the singular for one, and a map split into many
+// files is named by its first and last.
+func TestReportCounts(t *testing.T) {
+	one := &Result{Rules: []Rule{{Form: "map entry"}}}
+	var b strings.Builder
+	one.Report(&b, []string{"out/redirectd.toml", "out/v.map"}, "out")
+	if want := "wrote redirectd.toml, v.map: 1 rule\n       1  map entry\n"; !strings.HasPrefix(b.String(), want) {
+		t.Errorf("report of one rule:\n%s\nwant it to start with:\n%s", b.String(), want)
+	}
+	many := &Result{Rules: make([]Rule, 12)}
+	names := []string{"out/redirectd.toml"}
+	for i := range 11 {
+		names = append(names, fmt.Sprintf("out/v-%d.map", i+1))
+	}
+	b.Reset()
+	many.Report(&b, names, "out")
+	if want := "wrote redirectd.toml and 11 map files beside it (v-1.map to v-11.map): 12 rules\n"; !strings.HasPrefix(b.String(), want) {
+		t.Errorf("report of a map split in 11 files:\n%s\nwant it to start with:\n%s", b.String(), want)
+	}
 }

@@ -65,7 +65,7 @@ func Write(dir string, res *Result, header string) ([]string, error) {
 			// The import left out entries of this map (its report says
 			// which and why): should the loader refuse one more, it
 			// costs that entry, not the config.
-			fmt.Fprintf(&b, "# %s of the map left out by the import: see its report\ninvalid = \"skip\"\n", plural(n, "entry", "entries"))
+			fmt.Fprintf(&b, "# the import left out %s of nginx map $%s: see its report\ninvalid = \"skip\"\n", plural(n, "entry", "entries"), name)
 		}
 		writeOptions(&b, opts, r.Kind == matcher.Exact)
 		i = j
