@@ -323,3 +323,33 @@ func TestImportNginxKeyCase(t *testing.T) {
 	ask("wild.test", "/z")
 	roundTrip(t, nginxBin, dir, filepath.Join(dir, "nginx.conf"), addr, reqs)
 }
+
+// TestImportNginxGwernWholeConf imports the real site's whole
+// gwern.net.conf (TLS, Lua, nested locations, internal rewrites, 900
+// rewrites and the 42,000-key map), its includes pointed at where the
+// files lie (the map files beside it; mime.types and a generated file it
+// names, which are not there, as empty files), and checks the result:
+// whatever the import cannot keep is in its report, and `check` passes.
+func TestImportNginxGwernWholeConf(t *testing.T) {
+	real := realMaps(t, "gwern")
+	dir := t.TempDir()
+	text, err := os.ReadFile(filepath.Join(real, "gwern.net.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(dir, "empty.conf")
+	conf := strings.NewReplacer("/home/gwern/gwern.net/static/nginx/redirect/", real+string(filepath.Separator),
+		"/etc/nginx/mime.types", empty, "/etc/nginx/conf.d/memoriam.conf", empty).Replace(string(text))
+	writeFiles(t, dir, map[string]string{"gwern.net.conf": conf, "empty.conf": ""})
+	out := filepath.Join(dir, "out")
+	code, _, stderr := runCmd("import", "nginx", "-o", out, filepath.Join(dir, "gwern.net.conf"))
+	if code != 0 {
+		t.Fatalf("import: exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "  map entry\n") || !strings.Contains(stderr, "left out") {
+		t.Errorf("the report does not count the map's entries and what it left out:\n%.3000s", stderr)
+	}
+	if code, stdout, errs := runCmd("check", "-config", filepath.Join(out, "redirectd.toml")); code != 0 {
+		t.Errorf("check of the import: exit %d\n%s\n%s", code, stdout, errs)
+	}
+}
