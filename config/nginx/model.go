@@ -257,7 +257,7 @@ func (m *model) readMap(d *Directive) {
 		}
 		val, err := parseTarget(e.Args[0])
 		if err != nil {
-			m.note(e, "map entry %q: %v", e.Name, err)
+			m.entryLeftOut(mp, e, "map entry %q: %v; left out", e.Name, err)
 			continue
 		}
 		ent := &mapEntry{d: e, key: e.Name, value: val}
