@@ -161,7 +161,7 @@ var known = map[string][]string{
 	"":           {"server", "upstream", "admin", "access_log", "rules", "rule", "map", "csv", "tls", "acme", "misses", "geoip"},
 	"misses":     {"capacity"},
 	"geoip":      {"database"},
-	"csv":        {"file", "headers"},
+	"csv":        {"file", "headers", "invalid"},
 	"admin":      {"listen", "token"},
 	"access_log": {"enabled", "path", "format"},
 	"rules": {"watch", "watch_interval", "defaults", "source", "poll", "source_header", "source_header_file",

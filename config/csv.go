@@ -18,6 +18,9 @@ type rawCSV struct {
 	File any `toml:"file"`
 	// Headers are added to the answers of every row (headers.go).
 	Headers any `toml:"headers"`
+	// Invalid is "error" (the default) or "skip", as on [[map]]: a bad
+	// row is left out and listed, not an error of the config.
+	Invalid any `toml:"invalid"`
 	rawGate
 }
 
@@ -28,6 +31,7 @@ func appendCSVRules(k *ruleSink, i int, raw *rawCSV, d *Defaults, fl files) {
 	hdrs := e.ownHeaders(raw.Headers, d)
 	var g matcher.Rule
 	e.gate(&raw.rawGate, &g)
+	skip := e.skipInvalid(raw.Invalid)
 	if !e.ok {
 		return
 	}
@@ -38,12 +42,12 @@ func appendCSVRules(k *ruleSink, i int, raw *rawCSV, d *Defaults, fl files) {
 		e.fail("file", "cannot read CSV file: %v", err)
 		return
 	}
-	rs, err := parseCSV(name, data, d)
-	for _, err := range unjoin(err) {
-		if err != nil {
-			k.errs.add(err)
-		}
-	}
+	k.skip = skip
+	defer func() { k.skip = false }()
+	rs := parseCSV(name, data, d, func(e *Error) bool {
+		k.refuse(e)
+		return skip || !k.errs.full()
+	})
 	for i := range rs {
 		rs[i].Headers = hdrs
 		rs[i].Active, rs[i].Shadow = g.Active, g.Shadow
@@ -52,9 +56,16 @@ func appendCSVRules(k *ruleSink, i int, raw *rawCSV, d *Defaults, fl files) {
 }
 
 // ReadCSV parses a bulk-redirect CSV file (see parseCSV) with the default
-// options, for `redirectd import csv`.
-func ReadCSV(name string, data []byte) ([]matcher.Rule, error) {
-	return parseCSV(name, data, &Defaults{Status: DefaultStatus})
+// options, for `redirectd import csv`. It returns the rules of the good
+// rows and an error naming file and line for each bad one, in file
+// order: one bad row costs that row, not the file.
+func ReadCSV(name string, data []byte) ([]matcher.Rule, []*Error) {
+	var bad []*Error
+	rs := parseCSV(name, data, &Defaults{Status: DefaultStatus}, func(e *Error) bool {
+		bad = append(bad, e)
+		return true
+	})
+	return rs, bad
 }
 
 // parseCSV reads the bulk-redirect CSV form, one redirect per row:
@@ -69,14 +80,18 @@ func ReadCSV(name string, data []byte) ([]matcher.Rule, error) {
 // include_subdomains the rule also answers every subdomain of the host;
 // with subpath_matching it answers /old and everything under /old/,
 // appending the rest of the path to the target.
-func parseCSV(name string, data []byte, d *Defaults) ([]matcher.Rule, error) {
+//
+// Each bad row is handed to bad, and reading goes on with the next row
+// while bad returns true. A row the CSV reader cannot read (an unclosed
+// quote) is one bad row too: the reader resumes after it.
+func parseCSV(name string, data []byte, d *Defaults, bad func(*Error) bool) []matcher.Rule {
 	r := csv.NewReader(bytes.NewReader(data))
 	r.FieldsPerRecord = -1
 	r.Comment = '#'
 	r.TrimLeadingSpace = true
 	var rules []matcher.Rule
-	var errs errorList
-	for row := 0; !errs.full(); row++ {
+	lastBad := -1
+	for row := 0; ; row++ {
 		rec, err := r.Read()
 		if err == io.EOF {
 			break
@@ -85,10 +100,13 @@ func parseCSV(name string, data []byte, d *Defaults) ([]matcher.Rule, error) {
 			line := 0
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
-				line = pe.Line
+				line = pe.StartLine
 			}
-			errs.add(&Error{File: name, Line: line, Msg: fmt.Sprintf("cannot read the row: %v", err)})
-			break
+			if line == lastBad || !bad(&Error{File: name, Line: line, Msg: fmt.Sprintf("cannot read the row: %v", err)}) {
+				break // the reader no longer moves on, or enough said
+			}
+			lastBad = line
+			continue
 		}
 		line, _ := r.FieldPos(0)
 		if row == 0 && len(rec) >= 3 && !isNumberOrEmpty(rec[2]) {
@@ -96,7 +114,9 @@ func parseCSV(name string, data []byte, d *Defaults) ([]matcher.Rule, error) {
 		}
 		rs, err := csvRow(rec, d)
 		if err != nil {
-			errs.add(&Error{File: name, Line: line, Msg: err.Error()})
+			if !bad(&Error{File: name, Line: line, Msg: err.Error()}) {
+				break
+			}
 			continue
 		}
 		for i := range rs {
@@ -104,7 +124,7 @@ func parseCSV(name string, data []byte, d *Defaults) ([]matcher.Rule, error) {
 		}
 		rules = append(rules, rs...)
 	}
-	return rules, errs.err()
+	return rules
 }
 
 func isNumberOrEmpty(s string) bool {
@@ -118,7 +138,11 @@ func isNumberOrEmpty(s string) bool {
 // csvRow turns one row into its rules (two when subdomains are included).
 func csvRow(rec []string, d *Defaults) ([]matcher.Rule, error) {
 	if len(rec) < 2 || len(rec) > 6 {
-		return nil, fmt.Errorf("a row is source,target,status[,preserve_query,include_subdomains,subpath_matching]; this one has %d fields", len(rec))
+		n := fmt.Sprintf("%d fields", len(rec))
+		if len(rec) == 1 {
+			n = "1 field"
+		}
+		return nil, fmt.Errorf("a row is source,target,status[,preserve_query,include_subdomains,subpath_matching]; this one has %s", n)
 	}
 	field := func(i int) string {
 		if i < len(rec) {

@@ -57,3 +57,65 @@ func TestCSVErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestCSVInvalidSkip loads a [[csv]] with invalid = "skip": each bad row,
+// whatever is wrong with it, is left out and listed with its line, and
+// the good rows load. Without it the same file is an error of the config.
+// (A duplicate source is found once the whole Set is built, and fails
+// the load as it does for a [[map]] with invalid = "skip".)
+func TestCSVInvalidSkip(t *testing.T) {
+	rows := "source,target,status\n" +
+		"/a,/b,301\n" +
+		"/c,/d,299\n" + // not a redirect status
+		"/e\n" + // too few fields
+		"/f,/g,301,maybe\n" + // not a flag
+		"/k,/l,302\n" +
+		"\"/h,/i\n" // an unclosed quote, to the end of the file
+	for _, tt := range []struct {
+		invalid string
+		skipped []string // with the folder left out
+		err     string
+	}{
+		{invalid: `invalid = "skip"`, skipped: []string{
+			`bulk.csv:3: status "299" is not a redirect status`,
+			`bulk.csv:4: a row is source,target,status[,preserve_query,include_subdomains,subpath_matching]; this one has 1 field`,
+			`bulk.csv:5: preserve_query "maybe" is not true or false`,
+			`bulk.csv:7: cannot read the row`,
+		}},
+		{invalid: "", err: `bulk.csv:3: status "299" is not a redirect status`},
+		{invalid: `invalid = "error"`, err: `bulk.csv:7: cannot read the row`},
+		{invalid: `invalid = "drop"`, err: `invalid: "drop" is not a choice`},
+	} {
+		t.Run(tt.invalid, func(t *testing.T) {
+			file := writeFiles(t, map[string]string{"redirectd.toml": "[[csv]]\nfile = \"bulk.csv\"\n" + tt.invalid + "\n", "bulk.csv": rows})
+			cfg, err := config.Load(file)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("error %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for i, e := range cfg.Skipped {
+				msg := strings.ReplaceAll(e.Error(), filepath.Dir(file)+string(filepath.Separator), "")
+				if i < len(tt.skipped) && strings.HasPrefix(msg, tt.skipped[i]) {
+					msg = tt.skipped[i]
+				}
+				got = append(got, msg)
+			}
+			if diff := cmp.Diff(tt.skipped, got); diff != "" {
+				t.Errorf("skipped rows (-want +got):\n%s", diff)
+			}
+			var froms []string
+			for _, r := range cfg.Set.Rules() {
+				froms = append(froms, r.From+" "+r.To)
+			}
+			if diff := cmp.Diff([]string{"/a /b", "/k /l"}, froms); diff != "" {
+				t.Errorf("rules (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -109,16 +109,20 @@ func FuzzCSV(f *testing.F) {
 		if len(text) > 4096 {
 			return
 		}
-		rules, err := config.ReadCSV("bulk.csv", []byte(text))
-		if err != nil {
-			for _, line := range strings.Split(err.Error(), "\n") {
-				if !strings.HasPrefix(line, "bulk.csv") && !strings.HasPrefix(line, "and ") {
-					t.Fatalf("error line %q does not say where", line)
-				}
+		rules, bad := config.ReadCSV("bulk.csv", []byte(text))
+		// A bad row says where it is, and costs that row only: every
+		// line holds at most one rule's row or one bad row.
+		lines := map[int]bool{}
+		for _, e := range bad {
+			if !strings.HasPrefix(e.Error(), "bulk.csv:") || e.Line <= 0 || lines[e.Line] {
+				t.Fatalf("bad row %q does not say where, or twice", e.Error())
 			}
-			return
+			lines[e.Line] = true
 		}
 		for _, r := range rules {
+			if lines[r.Line] {
+				t.Fatalf("line %d is both a rule and a bad row", r.Line)
+			}
 			if r.Line <= 0 || !matcher.ValidStatus(r.Status) || r.From == "" {
 				t.Fatalf("bad rule %+v", r)
 			}

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"sort"
 
 	"github.com/BurntSushi/toml"
 	"github.com/redirectd/redirectd/config"
@@ -39,14 +41,23 @@ func importCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "redirectd import csv: %v\n", err)
 		return 1
 	}
-	rules, err := config.ReadCSV(name, data)
-	if err != nil {
-		fmt.Fprintf(stderr, "%v\n", err)
-		return 1
+	rules, bad := config.ReadCSV(name, data)
+	// A bad row is left out with a note, as a [[map]] with invalid =
+	// "skip" leaves out a bad entry: one typo in a file of thousands of
+	// rows must not cost the others. So are rows the rules refuse
+	// together (a duplicate source).
+	rules, refused := compileKept(rules)
+	bad = append(bad, refused...)
+	sort.SliceStable(bad, func(i, j int) bool { return bad[i].Line < bad[j].Line })
+	notes := make([]string, len(bad))
+	for i, e := range bad {
+		notes[i] = fmt.Sprintf("%s:%d: left out: %s", e.File, e.Line, e.Msg)
 	}
-	// The rules must also compile together (duplicates, for one).
-	if _, err := matcher.Compile(rules); err != nil {
-		fmt.Fprintf(stderr, "%v\n", err)
+	if len(rules) == 0 && len(notes) > 0 {
+		for _, n := range notes {
+			fmt.Fprintln(stderr, n)
+		}
+		fmt.Fprintf(stderr, "redirectd import csv: no row of %s could be read\n", name)
 		return 1
 	}
 	w := stdout
@@ -59,7 +70,14 @@ func importCmd(args []string, stdout, stderr io.Writer) int {
 		defer f.Close()
 		w = f
 	}
-	fmt.Fprintf(w, "# Imported from %s by redirectd import csv.\n\n", name)
+	fmt.Fprintf(w, "# Imported from %s by redirectd import csv.\n", name)
+	if len(notes) > 0 {
+		fmt.Fprintf(w, "# %s left out:\n", plural(len(notes), "row"))
+		for _, n := range notes {
+			fmt.Fprintf(w, "#   %s\n", n)
+		}
+	}
+	fmt.Fprintln(w)
 	if err := toml.NewEncoder(w).Encode(tomlRules(rules)); err != nil {
 		fmt.Fprintf(stderr, "redirectd import csv: %v\n", err)
 		return 1
@@ -72,8 +90,53 @@ func importCmd(args []string, stdout, stderr io.Writer) int {
 			exact++
 		}
 	}
-	fmt.Fprintf(stderr, "%s: wrote %d rules (%d exact, %d prefix)\n", name, len(rules), exact, prefix)
+	fmt.Fprintf(stderr, "%s: wrote %d rules (%d exact, %d prefix)", name, len(rules), exact, prefix)
+	if len(notes) > 0 {
+		fmt.Fprintf(stderr, "; %s left out:", plural(len(notes), "row"))
+	}
+	fmt.Fprintln(stderr)
+	for _, n := range notes {
+		fmt.Fprintf(stderr, "  %s\n", n)
+	}
 	return 0
+}
+
+// compileKept compiles rules, leaving out each rule the Set refuses
+// (a duplicate source, a Location with a control character), and returns
+// the rules kept with one note per row left out. A row is left out whole:
+// a row that became two rules (include_subdomains) loses both.
+func compileKept(rules []matcher.Rule) ([]matcher.Rule, []*config.Error) {
+	var notes []*config.Error
+	for {
+		_, err := matcher.Compile(rules)
+		if err == nil {
+			return rules, notes
+		}
+		refused := map[int]bool{}
+		var errs []error
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			errs = j.Unwrap()
+		} else {
+			errs = []error{err}
+		}
+		for _, e := range errs {
+			var re *matcher.RuleError
+			if errors.As(e, &re) && re.Rule.Line > 0 && !refused[re.Rule.Line] {
+				refused[re.Rule.Line] = true
+				notes = append(notes, &config.Error{File: re.Rule.File, Line: re.Rule.Line, Msg: re.FieldError.Error()})
+			}
+		}
+		if len(refused) == 0 {
+			return nil, append(notes, &config.Error{Msg: err.Error()}) // not a row's fault
+		}
+		kept := rules[:0]
+		for _, r := range rules {
+			if !refused[r.Line] {
+				kept = append(kept, r)
+			}
+		}
+		rules = kept
+	}
 }
 
 // ruleTable is one [[rule]] as import writes it.

@@ -125,7 +125,15 @@ func answer(t *testing.T, addr, host, target, base string) (int, string) {
 	return resp.StatusCode, resolve(t, base, resp.Header.Get("Location"))
 }
 
+// resolve reads loc as a browser does, against base: the URL standard
+// reads one slash after http: or https: as two ("https:/host/x" is
+// https://host/x), where url.Parse reads a path.
 func resolve(t *testing.T, base, loc string) string {
+	for _, scheme := range []string{"http:/", "https:/"} {
+		if rest, ok := strings.CutPrefix(loc, scheme); ok && rest != "" && rest[0] != '/' {
+			loc = scheme + "/" + rest
+		}
+	}
 	b, err := url.Parse(base)
 	if err != nil {
 		t.Fatal(err)
@@ -227,6 +235,15 @@ func TestImportNginxRoundTrip(t *testing.T) {
 // printed and the loaded import.
 func roundTrip(t *testing.T, nginxBin, dir, conf, nginxAddr string, reqs [][2]string) (string, *config.Config) {
 	t.Helper()
+	return roundTripExcept(t, nginxBin, dir, conf, nginxAddr, reqs, nil)
+}
+
+// roundTripExcept is roundTrip, where an answer of redirectd (explain's
+// and serve's alike) that differs from nginx's is no error when except
+// (if not nil) says the import's report names it: except gets the target,
+// then nginx's status and Location and redirectd's, resolved.
+func roundTripExcept(t *testing.T, nginxBin, dir, conf, nginxAddr string, reqs [][2]string, except func(target string, nginxStatus int, nginxLoc string, status int, loc string) bool) (string, *config.Config) {
+	t.Helper()
 	out := filepath.Join(dir, "out")
 	code, _, stderr := runCmd("import", "nginx", "-o", out, conf)
 	if code != 0 {
@@ -294,6 +311,9 @@ func roundTrip(t *testing.T, nginxBin, dir, conf, nginxAddr string, reqs [][2]st
 		ss, sl := answer(t, addr, host, target, base)
 		if ns != 0 {
 			redirects++
+		}
+		if except != nil && es == ss && el == sl && (es != ns || el != nl) && except(target, ns, nl, es, el) {
+			continue
 		}
 		if es != ns || el != nl {
 			t.Errorf("Host %s, %s: nginx %d %q, explain %d %q", host, target, ns, nl, es, el)

@@ -90,6 +90,12 @@ func checkLocation(r *matcher.Rule) (Finding, bool) {
 		}
 	} else if u, err := url.Parse(to); err != nil {
 		msg = fmt.Sprintf("to %q is not a valid URL: %v", r.To, err)
+	} else if u.Scheme == "" && u.Host == "" && !strings.HasPrefix(to, "/") {
+		// A relative reference is a valid Location (RFC 9110, section
+		// 10.2.2), sent as written: nginx sends its relative targets so,
+		// and an import keeps them. More often a slash left out.
+		return Finding{Severity: Warning, Kind: "location", Rules: []RuleRef{ref(r)},
+			Message: fmt.Sprintf("to %q is a relative reference: a client resolves it against the request's path (from /a/b, %q is /a/%s); start it with '/' unless that is meant", r.To, r.To, r.To)}, true
 	} else if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
 		msg = fmt.Sprintf("to %q is neither a path starting with '/' nor an http or https URL with a host", r.To)
 	}

@@ -35,6 +35,14 @@ func TestCheck(t *testing.T) {
 		{Kind: matcher.Prefix, From: "/join", To: "https://new.example"},                                            // 23: rest joins the host
 		{Kind: matcher.Regex, From: `^/go(.*)$`, To: "https://new.example$1"},                                       // 24: group joins the host
 		{Kind: matcher.Prefix, From: "/ok", To: "https://new.example/"},                                             // 25: fine
+		// A relative reference is a valid Location, sent as written (nginx
+		// sends its relative targets so): a warning. A scheme other than
+		// http(s), and a bare //path, stay errors.
+		{From: "/rel", To: "new-page"},                            // 26: relative: a warning
+		{Kind: matcher.Regex, From: `^/(?P<u>.*)\.$`, To: "${u}"}, // 27: relative: a warning
+		{From: "/irc", To: "irc://irc.example/x"},                 // 28: not http(s)
+		{From: "/dslash", To: "//docs/x"},                         // 29: a host "docs"
+		{From: "/typo", To: "https:/creativecommons.org/x/"},      // 30: no host
 	}
 	for i := range rules {
 		rules[i].Status, rules[i].File, rules[i].Line = 301, "m", i+1
@@ -58,6 +66,11 @@ func TestCheck(t *testing.T) {
 		{lint.Error, "location", "m:8", ""},
 		{lint.Warning, "location", "m:23", ""},
 		{lint.Warning, "location", "m:24", ""},
+		{lint.Warning, "location", "m:26", ""},
+		{lint.Warning, "location", "m:27", ""},
+		{lint.Error, "location", "m:28", ""},
+		{lint.Error, "location", "m:29", ""},
+		{lint.Error, "location", "m:30", ""},
 		{lint.Warning, "unreachable", "m:10", ""},
 		{lint.Warning, "unreachable", "m:14", ""},
 		{lint.Warning, "unreachable", "m:22", ""},

@@ -51,6 +51,9 @@ func (r *Result) MatcherRules() []matcher.Rule {
 func (t *translator) compileKept(res *Result) (*matcher.Set, error) {
 	for {
 		set, err := matcher.Compile(res.MatcherRules())
+		if err == nil && t.leaveOutChecked(res, set) {
+			continue // recompiled without the rules check refuses
+		}
 		if err == nil {
 			return set, nil
 		}
@@ -67,7 +70,7 @@ func (t *translator) compileKept(res *Result) (*matcher.Set, error) {
 		kept := res.Rules[:0]
 		for i, r := range res.Rules {
 			if msg, ok := refused[i]; ok {
-				t.m.note(r.Origin, "redirectd refuses the rule for %q: %s; left out", r.From, msg)
+				t.ruleLeftOut(&r, fmt.Sprintf("redirectd refuses the rule for %q: %s; left out", r.From, msg))
 				continue
 			}
 			kept = append(kept, r)
@@ -100,8 +103,8 @@ func (t *translator) check(res *Result) {
 	seen := map[string]int{}
 	for _, req := range t.probes() {
 		o := t.m.emulate(req)
-		if o.unknown {
-			continue
+		if o.unknown || o.entry != nil && t.m.leftOutAt[o.entry.d] {
+			continue // nothing to say, or said: the entry is left out
 		}
 		var m matcher.Match
 		got := "no redirect"
@@ -111,7 +114,7 @@ func (t *translator) check(res *Result) {
 			query = []byte(req.query)
 		}
 		if set.Lookup([]byte(req.host), []byte(req.path), query, &m) {
-			got = fmt.Sprintf("%d %s", m.Status(), m.AppendLocation(nil, query))
+			got = fmt.Sprintf("%d %s", m.Status(), asClientSees(string(m.AppendLocation(nil, query)), req.path))
 			if !matcher.HasLocation(m.Status()) {
 				got = fmt.Sprintf("%d", m.Status())
 			}
@@ -199,6 +202,11 @@ func (t *translator) probes() []request {
 					continue
 				}
 				for _, e := range t.sample(st.mapv, st.mapv.exact, "exact") {
+					if !st.mapv.requestURI && clientPath(e.key) != e.key {
+						// A $uri key a client sends encoded: the model
+						// compares the path as sent, not decoded.
+						continue
+					}
 					if strings.HasPrefix(e.key, "/") {
 						paths[e.key], paths[strings.ToUpper(e.key)], paths[e.key+"/probe"] = true, true, true
 					}
@@ -226,6 +234,9 @@ func (t *translator) probes() []request {
 		sort.Strings(sorted)
 		for _, h := range hosts {
 			for _, p := range sorted {
+				if !clientSends(p) {
+					continue // a request no client makes: nothing to compare
+				}
 				if path, query, ok := strings.Cut(p, "?"); ok {
 					// A $request_uri key with its query.
 					out = append(out, request{host: h, path: path, query: query})
@@ -248,12 +259,16 @@ func probeHostOf(name string) string {
 	return name
 }
 
-// asClientSees writes a Location nginx sends as a client reads it: a
-// relative reference resolved against the request's path, a space and a
-// backslash percent-encoded. The import writes targets so (redirectd
-// refuses the raw forms), and the check compares them so.
+// asClientSees writes a Location as a client reads it: a relative
+// reference resolved against the request's path, a space, backslash,
+// quote, < and > percent-encoded, "https:/host" read as "https://host".
+// The import writes targets so where redirectd refuses the raw forms, and
+// the check compares both answers so.
 func asClientSees(loc, path string) string {
-	loc = strings.NewReplacer(" ", "%20", `\`, "%5C").Replace(loc)
+	loc = locationEscapes.Replace(loc)
+	if fixed, ok := slashTypo(loc); ok {
+		loc = fixed
+	}
 	if isRelative(loc) {
 		loc = resolvePath(path, loc)
 	}

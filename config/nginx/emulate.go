@@ -261,7 +261,7 @@ func (c *evalCtx) mapLookup(mp *nmap) (string, bool) {
 	}
 	var ent *mapEntry
 	var groups []string
-	low := strings.ToLower(src)
+	low := lowerASCII(src) // as nginx's map lowers what it looks up
 	prefix := ""
 	if mp.scheme {
 		prefix = "http://"

@@ -3,19 +3,23 @@ package nginx
 import (
 	"strings"
 	"testing"
+
+	"github.com/redirectd/redirectd/config/lint"
+	"github.com/redirectd/redirectd/matcher"
 )
 
 // FuzzParse feeds arbitrary text to the parser and the translator. A parse
 // either fails with an error naming the file and a line inside the text,
 // or gives directives whose lines lie inside it; translating never panics
 // and every rule it writes compiles (Translate's own check compiles them
-// and notes a failure as a bug).
+// and notes a failure as a bug), with no Location that check refuses.
 func FuzzParse(f *testing.F) {
 	f.Add("server { listen 80; server_name a.test *.b.test .c.test; location = /x { return 301 /y; } }")
 	f.Add("map $uri $n { default \"\"; /a /b; ~^/r/(\\d+)$ /s/$1; }\nserver { if ($n) { return 301 $n; } }")
 	f.Add("server { location ~* \\.php$ { rewrite ^/(.*)\\.php$ /$1 permanent; } location ^~ /p/ { return 302 https://$host$request_uri; } }")
 	f.Add("server { location / { rewrite ^ /x? redirect; rewrite ^/a$ /b last; if ($host = x) { return 301 /; } } }")
 	f.Add("a \"b\\\"c\" 'd' ${x}y; # c\n{")
+	f.Add("map $request_uri $v { \"~^/(?<u>.*)\\.$\" \"$u\"; ~^/t$ https:/a.example/x; ~^/g$ data:x; ~^/d$ //d/x; /r 404; ~^/q\\?a=1 /z?b=2; }\nserver { if ($v != \"\") { rewrite ^(.*)$ $v permanent; } }")
 	f.Fuzz(func(t *testing.T, text string) {
 		if len(text) > 4096 {
 			return
@@ -43,6 +47,15 @@ func FuzzParse(f *testing.F) {
 		for _, n := range res.Notes {
 			if strings.Contains(n.Msg, "a bug in the import") {
 				t.Fatalf("%s", n)
+			}
+		}
+		set, err := matcher.Compile(res.MatcherRules())
+		if err != nil {
+			t.Fatalf("the written rules do not compile: %v", err)
+		}
+		for _, f := range lint.Check(set.Rules(), set) {
+			if f.Severity == lint.Error && f.Kind == "location" {
+				t.Fatalf("check refuses a written Location: %s", f.Message)
 			}
 		}
 	})

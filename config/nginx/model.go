@@ -53,6 +53,11 @@ type model struct {
 	servers []*server
 	maps    map[string]*nmap // by variable name, without '$'
 	notes   []Note
+	// leftOut counts, by map name, the entries of each map left out, and
+	// leftOutAt holds those entries: the self-check does not report
+	// again that the import answers them differently (values.go).
+	leftOut   map[string]int
+	leftOutAt map[*Directive]bool
 }
 
 func (m *model) note(d *Directive, format string, args ...any) {
@@ -252,7 +257,7 @@ func (m *model) readMap(d *Directive) {
 		}
 		val, err := parseTarget(e.Args[0])
 		if err != nil {
-			m.note(e, "map entry %q: %v", e.Name, err)
+			m.entryLeftOut(mp, e, "map entry %q: %v; left out", e.Name, err)
 			continue
 		}
 		ent := &mapEntry{d: e, key: e.Name, value: val}
@@ -265,33 +270,30 @@ func (m *model) readMap(d *Directive) {
 			if mp.byHost {
 				host, rest, err := splitHostRegex(src, mp.scheme, ci)
 				if err != nil {
-					m.note(e, "map entry %s: %v; left out", e.Name, err)
+					m.entryLeftOut(mp, e, "map entry %s: %v; left out", e.Name, err)
 					continue
 				}
 				ent.host, src = host, rest
 			}
 			re, err := m.compileRegex(e, src, ci)
 			if err != nil {
-				m.note(e, "map entry %s: %v; left out", e.Name, err)
+				m.entryLeftOut(mp, e, "map entry %s: %v; left out", e.Name, err)
 				continue
 			}
 			ent.re = re
 			mp.regex = append(mp.regex, ent)
 		case mp.hostnames && (strings.HasPrefix(e.Name, ".") || strings.HasPrefix(e.Name, "*.")):
 			ent.apex = e.Name[0] == '.'
-			ent.key = strings.ToLower(strings.TrimPrefix(e.Name, "*"))
+			ent.key = lowerASCII(strings.TrimPrefix(e.Name, "*"))
 			mp.wild = append(mp.wild, ent)
 		case mp.hostnames && strings.HasSuffix(e.Name, ".*"):
-			m.note(e, "map entry %q: a wildcard at the end of a host name has no redirectd equivalent; left out", e.Name)
+			m.entryLeftOut(mp, e, "map entry %q: a wildcard at the end of a host name has no redirectd equivalent; left out", e.Name)
 		default:
-			ent.key = strings.ToLower(strings.TrimSuffix(e.Name, "."))
-			if strings.HasPrefix(ent.key, `\`) {
-				ent.key = ent.key[1:] // nginx's escape for keys named like parameters
-			}
+			ent.key = exactKey(e.Name, mp.hostnames)
 			if mp.byHost {
 				host, path, err := splitHostKey(ent.key, mp.scheme)
 				if err != nil {
-					m.note(e, "map entry %s: %v; left out", e.Name, err)
+					m.entryLeftOut(mp, e, "map entry %s: %v; left out", e.Name, err)
 					continue
 				}
 				ent.host, ent.key = host, path

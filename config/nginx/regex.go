@@ -55,13 +55,16 @@ func compileRegex(pcre string, ci bool) (*nginxRegex, error) {
 		return nil, err
 	}
 	tree = tree.Simplify()
-	x.literal, x.prefixOnly, x.anchored = literalOf(tree)
+	x.literal, x.prefixOnly, x.anchored = literalOf(tree, ci)
 	return x, nil
 }
 
 // literalOf reads the literal an anchored tree starts with (lower-cased
-// when it folds case) and whether nothing else constrains the match.
-func literalOf(re *syntax.Regexp) (lit string, prefixOnly, anchored bool) {
+// when it folds case) and whether nothing else constrains the match. In a
+// regex that keeps case (ci false), the literal ends where a piece that
+// folds case begins: RE2 reads [Cc] as a case-folded c, so ^/[Cc]ompet
+// starts with "/", not "/compet", which "/Compet" does not start with.
+func literalOf(re *syntax.Regexp, ci bool) (lit string, prefixOnly, anchored bool) {
 	subs := []*syntax.Regexp{re}
 	if re.Op == syntax.OpConcat {
 		subs = re.Sub
@@ -74,6 +77,9 @@ func literalOf(re *syntax.Regexp) (lit string, prefixOnly, anchored bool) {
 	for ; i < len(subs) && subs[i].Op == syntax.OpLiteral; i++ {
 		s := string(subs[i].Rune)
 		if subs[i].Flags&syntax.FoldCase != 0 {
+			if !ci {
+				break
+			}
 			s = strings.ToLower(s)
 		}
 		b.WriteString(s)

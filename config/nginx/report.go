@@ -34,7 +34,13 @@ func (r *Result) Report(w io.Writer, written []string, dir string) {
 		forms = append(forms, f)
 	}
 	sort.Strings(forms)
-	fmt.Fprintf(w, "wrote %s: %d rules\n", strings.Join(names, ", "), len(r.Rules))
+	files := strings.Join(names, ", ")
+	if len(names) > 8 {
+		// A map split where its entries' options change (a real site's
+		// map made 17 files): the first and last say where they are.
+		files = fmt.Sprintf("%s and %d map files beside it (%s to %s)", names[0], len(names)-1, names[1], names[len(names)-1])
+	}
+	fmt.Fprintf(w, "wrote %s: %s\n", files, plural(len(r.Rules), "rule", "rules"))
 	for _, f := range forms {
 		fmt.Fprintf(w, "  %6d  %s\n", counts[f], f)
 	}

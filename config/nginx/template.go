@@ -27,10 +27,17 @@ type toCtx struct {
 	// it matches more: a relative target is resolved against it.
 	base string
 	// rewrites says, for the report, how translateTarget wrote a target
-	// nginx sends but redirectd refuses; valueQuery records that the map
+	// nginx sends but redirectd refuses, and caveats what it sends as
+	// nginx does but check warns about; valueQuery records that the map
 	// value inlined holds a '?'.
 	rewrites   []string
+	caveats    []string
 	valueQuery bool
+	// argsQ: nginx appends the request's arguments after a '?' (a
+	// rewrite whose own text has none), and every request the rule
+	// matches has some (a $request_uri key whose literal start holds a
+	// '?'): a value holding a '?' then gets a second one, as nginx sends.
+	argsQ bool
 }
 
 // errNeedsRegex is returned for an exact rule whose target needs a
@@ -50,11 +57,11 @@ func translateTarget(parts []part, addArgs bool, c *toCtx) (string, matcher.Quer
 	var b strings.Builder
 	encoded := false
 	lit := func(s string) {
-		if strings.ContainsAny(s, " \\") {
+		if strings.ContainsAny(s, " \\\"<>") {
 			// nginx sends these as they are; redirectd refuses them in a
-			// Location, and a client percent-encodes the space (and
-			// reads a backslash as '/' in a browser, as %5C in curl).
-			s = strings.NewReplacer(" ", "%20", `\`, "%5C").Replace(s)
+			// Location, and a client percent-encodes them (and reads a
+			// backslash as '/' in a browser, as %5C in curl).
+			s = locationEscapes.Replace(s)
 			encoded = true
 		}
 		if c.regex {
@@ -130,28 +137,56 @@ func translateTarget(parts []part, addArgs bool, c *toCtx) (string, matcher.Quer
 		return "", 0, fmt.Errorf("the Location is empty")
 	}
 	if encoded {
-		c.rewrites = append(c.rewrites, fmt.Sprintf("target %s is written %s: nginx sends a space or backslash as is, redirectd refuses them in a Location", partsString(parts), b.String()))
+		c.rewrites = append(c.rewrites, fmt.Sprintf("target %s is written %s: nginx sends a space, backslash, quote, < or > as is, redirectd refuses them in a Location", partsString(parts), b.String()))
+	}
+	if first := parts[0]; c.concrete == nil && (first.kind == partCapture || first.kind == partVar && c.isGroupName(first.text)) {
+		c.caveats = append(c.caveats, fmt.Sprintf("target %s starts with a capture and is sent as it is: where the capture does not start with '/' or a scheme, the client resolves it against the request's path, as it does nginx's", partsString(parts)))
+	}
+	if to, ok := slashTypo(b.String()); ok {
+		c.rewrites = append(c.rewrites, fmt.Sprintf("target %s is written %s: nginx sends it as it is, and browsers read the one slash after the scheme as two", partsString(parts), to))
+		b.Reset()
+		b.WriteString(to)
 	}
 	if to := b.String(); isRelative(to) {
 		base := c.base
-		if c.concrete != nil {
+		if c.concrete != nil && c.fold {
+			// A key compared without case: the request's path is the
+			// key in any case, and the client resolves against that.
+			base = ""
+		} else if c.concrete != nil {
 			base = c.concrete.req.path
 			if c.regex {
 				base = strings.ReplaceAll(base, "$", "$$")
 			}
 		}
 		if base == "" {
-			return "", 0, fmt.Errorf("target %q is relative (no leading '/'): nginx sends it as is and the client resolves it against the request's path, which this rule's regex does not fix", to)
+			// Sent as nginx sends it: as is, to be resolved by the
+			// client against the request's path, which this rule's
+			// regex does not fix.
+			c.caveats = append(c.caveats, fmt.Sprintf("relative target %s is sent as it is, as nginx sends it: the client resolves it against the request's path (check warns about it)", partsString(parts)))
+			return to, mode, checkControl(to)
 		}
 		abs := resolvePath(base, to)
-		c.rewrites = append(c.rewrites, fmt.Sprintf("relative target %s is written %s, the path a client makes of it for %s (redirectd refuses a relative Location)", partsString(parts), abs, base))
+		c.rewrites = append(c.rewrites, fmt.Sprintf("relative target %s is written %s, the path a client makes of it for %s (check can follow it there)", partsString(parts), abs, base))
 		b.Reset()
 		b.WriteString(abs)
 	}
-	if strings.ContainsFunc(b.String(), func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return "", 0, fmt.Errorf("the Location holds a control character")
+	if c.argsQ && c.valueQuery && mode == matcher.QueryKeep {
+		// redirectd would join with '&'; nginx writes "?" and the
+		// arguments, which this rule's requests always have.
+		b.WriteString("?${query}")
+		mode, c.valueQuery = matcher.QueryReplace, false
 	}
-	return b.String(), mode, nil
+	return b.String(), mode, checkControl(b.String())
+}
+
+// checkControl refuses a Location with a control character, which would
+// end the answer's header early.
+func checkControl(to string) error {
+	if i := strings.IndexFunc(to, func(r rune) bool { return r < 0x20 || r == 0x7f }); i >= 0 {
+		return fmt.Errorf("the Location %q holds a control character at byte %d", to, i)
+	}
+	return nil
 }
 
 func (c *toCtx) isGroupName(name string) bool {

@@ -38,6 +38,8 @@ type Result struct {
 	// Notes lists what was not translated, or not faithfully, in the
 	// order found.
 	Notes []Note
+	// LeftOut counts, by nginx map name, the entries left out.
+	LeftOut map[string]int
 }
 
 // Counts returns how many rules of each form the result holds.
@@ -61,7 +63,7 @@ func Translate(dirs []*Directive) *Result {
 	}
 	res := &Result{Rules: t.rules}
 	t.check(res)
-	res.Notes = m.notes
+	res.Notes, res.LeftOut = m.notes, m.leftOut
 	return res
 }
 
@@ -250,6 +252,8 @@ func (t *translator) exactRule(s *server, c exactCand) {
 	from, hosts := c.path, s.hosts
 	if c.mapv != nil && c.mapv.requestURI {
 		from = c.entry.key
+	} else if c.mapv != nil {
+		from = clientPath(from) // a $uri key is decoded: see clientPath
 	}
 	if c.host != "" {
 		hosts = []string{c.host}
@@ -286,7 +290,11 @@ func (t *translator) exactRule(s *server, c exactCand) {
 		kind, from = matcher.Regex, "^"+regexp.QuoteMeta(from)+"$"
 	}
 	if err != nil {
-		t.noteOnce(st.d, "%s: %v; left out", directiveText(st.d), err)
+		if c.fold {
+			t.valueLeftOut(st, c.entry, err)
+		} else {
+			t.valueLeftOut(st, nil, err)
+		}
 		return
 	}
 	origin := st.d
@@ -461,7 +469,7 @@ func (t *translator) hostMap(s *server, st *step, sc scope) bool {
 			t.noteOnce(e.d, "map key %s: nginx sends this host to another server, where this map is not used; left out", e.d.Name)
 			continue
 		}
-		r, ok := t.rule(s, st, sc.from, sc.ci, sc.loc.groups(), st.target, false, mp, e.value)
+		r, ok := t.rule(s, st, sc.from, sc.ci, sc.loc.groups(), st.target, false, mp, e)
 		if !ok {
 			continue
 		}
@@ -492,7 +500,7 @@ func (t *translator) add(s *server, st *step, from string, ci bool, names []stri
 			Form: "map entry (no redirect)"}
 	} else {
 		var ok bool
-		if r, ok = t.rule(s, st, from, ci, names, target, addArgs, mp, value); !ok {
+		if r, ok = t.rule(s, st, from, ci, names, target, addArgs, mp, e); !ok {
 			return
 		}
 	}
@@ -510,20 +518,32 @@ func (t *translator) add(s *server, st *step, from string, ci bool, names []stri
 	t.rules = append(t.rules, r)
 }
 
-func (t *translator) rule(s *server, st *step, from string, ci bool, names []string, target []part, addArgs bool, mp *nmap, value []part) (Rule, bool) {
+// rule makes the regex rule of a step; e is the map entry whose value the
+// target takes (nil: the map's default, or no map), and what is noted of
+// that value is noted at the entry's line.
+func (t *translator) rule(s *server, st *step, from string, ci bool, names []string, target []part, addArgs bool, mp *nmap, e *mapEntry) (Rule, bool) {
+	var value []part
+	at := st.d
+	if mp != nil {
+		value = mp.dflt
+	}
+	if e != nil {
+		value, at = e.value, e.d
+	}
 	ctx := &toCtx{regex: true, ngroups: len(names) - 1, names: names, srv: s, mapv: mp, value: value, base: literalPath(from)}
+	ctx.argsQ = st.kind == stepIfMap && addArgs && !st.argsAmp && e != nil && e.re != nil && mp.requestURI && strings.Contains(e.re.literal, "?")
 	to, mode, err := translateTarget(target, addArgs, ctx)
 	if !matcher.HasLocation(st.status) {
 		to, mode, err = "", matcher.QueryKeep, nil // return 410; has no target
 	}
 	if err != nil {
-		t.noteOnce(st.d, "%s: %v; left out", directiveText(st.d), err)
+		t.valueLeftOut(st, e, err)
 		return Rule{}, false
 	}
 	if hasVar(target, "scheme") {
 		t.noteOnce(st.d, "$scheme is written as http: redirectd serves plain HTTP (behind a TLS terminator, write the scheme you mean)")
 	}
-	t.noteTarget(st.d, ctx)
+	t.noteTarget(at, ctx)
 	t.noteArgsJoin(st, ctx)
 	return Rule{Kind: matcher.Regex, From: from, To: to, Status: st.status, Hosts: s.hosts, CaseInsensitive: ci,
 		QueryString: mode, Origin: st.d, Form: st.form(), Headers: headersFor(s, st.loc, st.status)}, true
@@ -534,6 +554,9 @@ func (t *translator) rule(s *server, st *step, from string, ci bool, names []str
 func (t *translator) noteTarget(d *Directive, ctx *toCtx) {
 	for _, w := range ctx.rewrites {
 		t.m.noteRewritten(d, "%s", w)
+	}
+	for _, w := range ctx.caveats {
+		t.noteOnce(d, "%s", w)
 	}
 }
 
