@@ -63,7 +63,7 @@ func TestImportNginxGwern(t *testing.T) {
 	writeFiles(t, dir, map[string]string{"nginx.conf": nginxConf(dir), "maps/gwern.conf": maps, "sites/gwern.conf": site})
 	conf := filepath.Join(dir, "nginx.conf")
 
-	dirs, err := nginx.ParseFile(conf)
+	dirs, err := nginx.ParseFile(conf, real)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestImportNginxGwern(t *testing.T) {
 		i := strings.LastIndexByte(nginxLoc, '?')
 		return status == nginxStatus && strings.Count(nginxLoc, "?") == 2 && loc == nginxLoc[:i]+"&"+nginxLoc[i+1:]
 	}
-	stderr, _ := roundTripExcept(t, nginxBin, dir, conf, addr, reqs, secondQuery)
+	stderr, _ := roundTripExcept(t, nginxBin, dir, conf, addr, reqs, secondQuery, "-include-dir", real)
 	if !strings.Contains(stderr, secondQ) {
 		t.Errorf("the report does not name the second '?' it leaves as '&'")
 	}
@@ -342,7 +342,7 @@ func TestImportNginxGwernWholeConf(t *testing.T) {
 		"/etc/nginx/mime.types", empty, "/etc/nginx/conf.d/memoriam.conf", empty).Replace(string(text))
 	writeFiles(t, dir, map[string]string{"gwern.net.conf": conf, "empty.conf": ""})
 	out := filepath.Join(dir, "out")
-	code, _, stderr := runCmd("import", "nginx", "-o", out, filepath.Join(dir, "gwern.net.conf"))
+	code, _, stderr := runCmd("import", "nginx", "-o", out, "-include-dir", real, filepath.Join(dir, "gwern.net.conf"))
 	if code != 0 {
 		t.Fatalf("import: exit %d\n%s", code, stderr)
 	}

@@ -242,10 +242,10 @@ func roundTrip(t *testing.T, nginxBin, dir, conf, nginxAddr string, reqs [][2]st
 // and serve's alike) that differs from nginx's is no error when except
 // (if not nil) says the import's report names it: except gets the target,
 // then nginx's status and Location and redirectd's, resolved.
-func roundTripExcept(t *testing.T, nginxBin, dir, conf, nginxAddr string, reqs [][2]string, except func(target string, nginxStatus int, nginxLoc string, status int, loc string) bool) (string, *config.Config) {
+func roundTripExcept(t *testing.T, nginxBin, dir, conf, nginxAddr string, reqs [][2]string, except func(target string, nginxStatus int, nginxLoc string, status int, loc string) bool, importFlags ...string) (string, *config.Config) {
 	t.Helper()
 	out := filepath.Join(dir, "out")
-	code, _, stderr := runCmd("import", "nginx", "-o", out, conf)
+	code, _, stderr := runCmd(append(append([]string{"import", "nginx", "-o", out}, importFlags...), conf)...)
 	if code != 0 {
 		t.Fatalf("import: exit %d\n%s", code, stderr)
 	}
