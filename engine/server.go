@@ -46,6 +46,14 @@ type Options struct {
 	// MaxConns bounds all connections; default: the file-descriptor limit
 	// less a reserve, so accept never fails for lack of descriptors.
 	MaxConns int
+	// Takeover lets the listening addresses be served by another
+	// instance already, as in a zero-downtime upgrade: each loop binds
+	// beside it with SO_REUSEPORT and the kernel splits new connections
+	// between the two until the old one stops. Without it an address in
+	// use is an error, as it is for nginx, HAProxy and Caddy: a second
+	// instance started by mistake would otherwise silently answer part of
+	// the traffic with its own rules.
+	Takeover bool
 	// HTTPSRedirect answers every request not marked
 	// "X-Forwarded-Proto: https" with a 301 to the same host and target
 	// over https, for use behind a TLS terminator.
@@ -247,6 +255,11 @@ func (s *Server) Run() error {
 		return err
 	}
 	s.addr = addr
+	if !s.opts.Takeover {
+		if err := checkFree(addr); err != nil {
+			return err
+		}
+	}
 	if s.opts.TLS != nil {
 		if err := s.listenTLS(); err != nil {
 			return err

@@ -75,6 +75,11 @@ func (s *Server) listenTLS() error {
 	if err != nil {
 		return err
 	}
+	if !s.opts.Takeover {
+		if err := checkFree(addr); err != nil {
+			return err
+		}
+	}
 	lc := net.ListenConfig{Control: func(_, _ string, c syscall.RawConn) error {
 		var serr error
 		err := c.Control(func(fd uintptr) {

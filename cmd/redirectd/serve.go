@@ -24,6 +24,7 @@ import (
 func serve(args []string, stdout, stderr io.Writer) int {
 	fs, file := newFlags("serve", stderr)
 	logFormat := fs.String("log-format", "text", "log format: `text` or json")
+	takeover := fs.Bool("upgrade", false, "take over the traffic ports from the redirectd serving them, for a zero-downtime upgrade (both serve until the old one is stopped); without it a port in use is an error")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -52,6 +53,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	opts := engineOptions(&cfg.Server, log)
+	opts.Takeover = *takeover
 	opts.MissesCapacity = cfg.Misses.Capacity
 	if u := cfg.Upstream; u != nil {
 		pool := upstream.New(upstreamConfig(u), log)
@@ -123,6 +125,10 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		attrs = append(attrs, "tls", a)
 	}
 	logSkipped(log, cfg)
+	if *takeover {
+		attrs = append(attrs, "upgrade", true)
+		log.Warn("upgrade: serving beside the instance already on these ports, if one is; stop it (SIGTERM) to complete the hand-over", "listen", srv.Addr())
+	}
 	log.Info("serving", attrs...)
 	sdNotify("READY=1")
 	// Loading leaves the decoder's garbage behind, several times the size

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -41,11 +43,11 @@ func TestZeroDowntimeUpgrade(t *testing.T) {
 	bin := buildBinary(t)
 	addr := freePort(t)
 	dir := t.TempDir()
-	start := func(name string) *exec.Cmd {
+	start := func(name string, flags ...string) *exec.Cmd {
 		file := filepath.Join(dir, name+".toml")
 		cfg := fmt.Sprintf("[server]\nlisten = %q\nshutdown_timeout = \"5s\"\n\n[admin]\nlisten = \"off\"\n\n[[rule]]\nfrom = \"/a\"\nto = \"/from-%s\"\n", addr, name)
 		os.WriteFile(file, []byte(cfg), 0o644)
-		cmd := exec.Command(bin, "serve", "-config", file)
+		cmd := exec.Command(bin, append([]string{"serve", "-config", file}, flags...)...)
 		cmd.Stderr = io.Discard
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -80,7 +82,7 @@ func TestZeroDowntimeUpgrade(t *testing.T) {
 	}()
 
 	time.Sleep(300 * time.Millisecond)
-	start("new")
+	start("new", "-upgrade")
 	time.Sleep(500 * time.Millisecond) // both instances serve
 	old.Process.Signal(sigTERM)
 	waited := make(chan error, 1)
@@ -131,4 +133,56 @@ func locationOf(addr, host, target string, limit time.Duration) (string, error) 
 		return "", fmt.Errorf("status %d", resp.StatusCode)
 	}
 	return resp.Header.Get("Location"), nil
+}
+
+// TestSecondInstanceRefused starts a second instance, with another config,
+// on the port a first one serves: without -upgrade it exits 1 saying the
+// address is in use, before it serves anything, and every request still
+// gets the first instance's answer.
+func TestSecondInstanceRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildBinary(t)
+	addr := freePort(t)
+	dir := t.TempDir()
+	conf := func(name string) string {
+		file := filepath.Join(dir, name+".toml")
+		cfg := fmt.Sprintf("[server]\nlisten = %q\n\n[admin]\nlisten = \"off\"\n\n[[rule]]\nfrom = \"/a\"\nto = \"/from-%s\"\n", addr, name)
+		if err := os.WriteFile(file, []byte(cfg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return file
+	}
+	first := exec.Command(bin, "serve", "-config", conf("first"))
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { first.Process.Kill(); first.Wait() })
+	if _, _, err := firstAnswer(addr, "/a", time.Now().Add(10*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	second := exec.Command(bin, "serve", "-config", conf("second"))
+	second.Stderr = &stderr
+	done := make(chan error, 1)
+	if err := second.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- second.Wait() }()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(stderr.String(), "address already in use") || !strings.Contains(stderr.String(), "-upgrade") {
+			t.Errorf("second instance: %v, want exit 1 saying the address is in use and naming -upgrade:\n%s", err, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		second.Process.Kill()
+		t.Fatalf("the second instance is still running:\n%s", stderr.String())
+	}
+	for range 20 {
+		if loc, err := oneRequest(addr); err != nil || loc != "/from-first" {
+			t.Fatalf("after the refused start: %q, %v; want every answer from the first instance", loc, err)
+		}
+	}
 }
