@@ -90,11 +90,20 @@ func (t *translator) noteOnce(d *Directive, format string, args ...any) {
 // ^~ locations from the longest, regex locations in order, plain prefix
 // locations from the longest.
 func (t *translator) server(s *server) {
+	if t.serverRules(s) && t.exposed(s) {
+		t.endServer(s)
+	}
+}
+
+// serverRules writes the rules of s; it reports false when a
+// server-level step answers every request, so that nothing is left to
+// end.
+func (t *translator) serverRules(s *server) bool {
 	t.claimHosts(s)
 	t.exactCandidates(s)
 	for _, st := range s.pre {
 		if !t.step(s, nil, st) {
-			return // everything after is unreachable
+			return false // everything after is unreachable
 		}
 	}
 	var caret, regex, plain []*location
@@ -122,6 +131,51 @@ func (t *translator) server(s *server) {
 			}
 		}
 	}
+	return true
+}
+
+// FormServerEnd is the form of the rule that ends a server's hosts: a
+// no-redirect catch-all after the server's own rules.
+const FormServerEnd = "server end (no redirect)"
+
+// endServer ends the hosts of s after its own rules. nginx answers a
+// request with the rules of the one server it picked, and a request that
+// none of them redirects gets that server's 404 (or its content); in
+// redirectd a request its host's rules miss goes on to the rules of
+// wildcard hosts and then to host-less ones, which belong to other nginx
+// servers. A no-redirect regex matching every path, last among the host's
+// rules, stops it there: the request is a miss, answered 404 or
+// forwarded.
+func (t *translator) endServer(s *server) {
+	t.rules = append(t.rules, Rule{Kind: matcher.Regex, From: "^", Hosts: s.hosts, Pass: true, Origin: s.d, Form: FormServerEnd})
+}
+
+// exposed reports whether a request for one of the hosts of s could reach
+// another server's rules in redirectd: that of a server without names
+// (host-less rules) or of a wildcard name covering the host.
+func (t *translator) exposed(s *server) bool {
+	if s.hosts == nil {
+		return false
+	}
+	for _, o := range t.m.servers {
+		if o == s {
+			continue
+		}
+		if o.hosts == nil {
+			return true
+		}
+		for _, w := range o.hosts {
+			if !strings.HasPrefix(w, "*.") {
+				continue
+			}
+			for _, h := range s.hosts {
+				if strings.HasSuffix(h, w[1:]) && h != w {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // claimHosts handles the hosts a leading `if ($host_map)` redirects

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/redirectd/redirectd/config/importer"
@@ -31,6 +32,13 @@ func Write(dir string, res *Result, header string) ([]string, error) {
 		j := i + 1
 		for r.Map != "" && j < len(res.Rules) && sameMap(r, &res.Rules[j]) {
 			j++
+		}
+		if r.Form == FormServerEnd {
+			if err := writeServerEnd(&b, dir, r, &written); err != nil {
+				return nil, err
+			}
+			i = j
+			continue
 		}
 		if r.Map == "" {
 			writeRule(&b, r)
@@ -95,6 +103,21 @@ func mapFileName(group string, used map[string]int) string {
 	return name + ".map"
 }
 
+// writeHosts writes the host key (nothing for any host).
+func writeHosts(b *strings.Builder, hosts []string) {
+	switch len(hosts) {
+	case 0:
+	case 1:
+		fmt.Fprintf(b, "host = %s\n", tomlString(hosts[0]))
+	default:
+		q := make([]string, len(hosts))
+		for i, h := range hosts {
+			q[i] = tomlString(h)
+		}
+		fmt.Fprintf(b, "host = [%s]\n", strings.Join(q, ", "))
+	}
+}
+
 func writeRule(b *strings.Builder, r *Rule) {
 	fmt.Fprintf(b, "\n# %s (%s)\n[[rule]]\n", r.Origin.Source(), r.Form)
 	if r.Kind != matcher.Exact {
@@ -112,17 +135,7 @@ func writeRule(b *strings.Builder, r *Rule) {
 // and query_string.
 func writeOptions(b *strings.Builder, r *Rule, withCase bool) {
 	fmt.Fprintf(b, "status = %d\n", r.Status)
-	switch len(r.Hosts) {
-	case 0:
-	case 1:
-		fmt.Fprintf(b, "host = %s\n", tomlString(r.Hosts[0]))
-	default:
-		q := make([]string, len(r.Hosts))
-		for i, h := range r.Hosts {
-			q[i] = tomlString(h)
-		}
-		fmt.Fprintf(b, "host = [%s]\n", strings.Join(q, ", "))
-	}
+	writeHosts(b, r.Hosts)
 	if r.CaseInsensitive && withCase {
 		b.WriteString("case_insensitive = true\n")
 	}
@@ -166,4 +179,26 @@ func mapWord(s string) string {
 		return b.String()
 	}
 	return `"` + b.String() + `"`
+}
+
+// serverEndName is the map file of the no-redirect catch-all that ends a
+// server's hosts (FormServerEnd): a [[rule]] cannot say "no redirect", a
+// map entry of "" can, so every server's end is a [[map]] of this file
+// with the server's hosts.
+const serverEndName = "server-end.map"
+
+func writeServerEnd(b *strings.Builder, dir string, r *Rule, written *[]string) error {
+	path := filepath.Join(dir, serverEndName)
+	if !slices.Contains(*written, path) {
+		text := "# Every path, no redirect: the end of an nginx server's rules, so that a\n" +
+			"# request they do not redirect is answered 404 or forwarded, as nginx\n" +
+			"# answers it from that server, and not by another server's rules.\n~^ \"\";\n"
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			return fmt.Errorf("cannot write map file: %w", err)
+		}
+		*written = append(*written, path)
+	}
+	fmt.Fprintf(b, "\n# %s: the end of this server's rules; other paths are not redirected\n[[map]]\nfile = %s\n", r.Origin.Source(), tomlString(serverEndName))
+	writeHosts(b, r.Hosts)
+	return nil
 }
