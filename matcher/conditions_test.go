@@ -13,6 +13,7 @@ import (
 type fakeReq struct {
 	fields  [][2]string
 	country string
+	https   bool
 	vals    [][]byte // fields' values as bytes, made once so Header does not allocate
 }
 
@@ -31,6 +32,8 @@ func (f *fakeReq) Header(name []byte) []byte {
 }
 
 func (f *fakeReq) Country() string { return f.country }
+
+func (f *fakeReq) HTTPS() bool { return f.https }
 
 // compileLines compiles a copy of rules, each in file on the line of its
 // place in the list.
