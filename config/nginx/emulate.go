@@ -28,6 +28,7 @@ type outcome struct {
 // request is one request the model is asked about.
 type request struct {
 	host, path, query string
+	https             bool // over TLS
 }
 
 // evalCtx is what a target's variables read while one request is handled.
@@ -42,7 +43,7 @@ type evalCtx struct {
 
 // emulate answers req as nginx would, as far as the model knows.
 func (m *model) emulate(req request) outcome {
-	s := m.selectServer(req.host)
+	s := m.selectServer(req.host, req.https)
 	if s == nil {
 		return outcome{}
 	}
@@ -58,13 +59,18 @@ func (m *model) emulate(req request) outcome {
 	return o
 }
 
-// selectServer picks the server block for a host as nginx does: an exact
-// name, then the longest leading wildcard, then the default server.
-func (m *model) selectServer(host string) *server {
+// selectServer picks the server block for a host as nginx does: among
+// the servers listening on the request's kind of port, an exact name, then
+// the longest leading wildcard, then the default server of that port.
+func (m *model) selectServer(host string, https bool) *server {
 	host = strings.TrimSuffix(strings.ToLower(hostOnly(host)), ".")
+	k := kindOf(https)
 	var best *server
 	bestLen := -1
 	for _, s := range m.servers {
+		if !s.on[k] {
+			continue
+		}
 		for _, n := range s.names {
 			switch {
 			case n == host:
@@ -80,7 +86,7 @@ func (m *model) selectServer(host string) *server {
 		return best
 	}
 	for _, s := range m.servers {
-		if s.dflt {
+		if s.dfltOn[k] {
 			return s
 		}
 	}
@@ -148,6 +154,13 @@ func (m *model) runSteps(steps []*step, c *evalCtx) (outcome, bool) {
 			}
 			return outcome{unknown: st.re != nil, step: st}, true
 		case stepReturn:
+			return c.redirect(st, false), true
+		case stepIfHost:
+			// nginx compares $host, lower-cased and without its port or
+			// final dot, with the name as written.
+			if h, _ := c.variable("host"); h != st.host {
+				continue
+			}
 			return c.redirect(st, false), true
 		case stepRewrite:
 			if !c.match(st.re) {
@@ -232,6 +245,9 @@ func (c *evalCtx) variable(name string) (string, bool) {
 	case "host":
 		return strings.TrimSuffix(strings.ToLower(hostOnly(c.req.host)), "."), true
 	case "scheme":
+		if c.req.https {
+			return "https", true
+		}
 		return "http", true
 	case "server_name":
 		if len(c.srv.names) > 0 {

@@ -71,6 +71,57 @@ func TestServerSelection(t *testing.T) {
 				{host: "other.example", target: "/z", want: "301 https://fallback.example/"},
 			},
 		},
+		{
+			name: "a certbot pair: the port-80 server sends its hosts to https, the TLS server answers them",
+			conf: `server { server_name old.example www.old.example;
+					location = /moved { return 301 /new; }
+					listen 443 ssl;
+					ssl_certificate /etc/letsencrypt/live/old.example/fullchain.pem;
+					ssl_certificate_key /etc/letsencrypt/live/old.example/privkey.pem; }
+				server {
+					if ($host = www.old.example) { return 301 https://$host$request_uri; }
+					if ($host = old.example) { return 301 https://$host$request_uri; }
+					listen 80; server_name old.example www.old.example;
+					return 404; }
+				server { listen 80 default_server; server_name _; return 301 https://$host$request_uri; }`,
+			asks: []ask{
+				{host: "old.example", target: "/about?x=1", want: "301 https://old.example/about?x=1"},
+				{host: "www.old.example", target: "/", want: "301 https://www.old.example/"},
+				{host: "old.example", target: "/moved", want: "301 https://old.example/moved"},
+				{https: true, host: "old.example", target: "/about", want: "404"},
+				{https: true, host: "www.old.example", target: "/about", want: "404"},
+				{https: true, host: "old.example", target: "/moved", want: "301 /new"},
+				{host: "other.example", target: "/x", want: "301 https://other.example/x"},
+				{https: true, host: "other.example", target: "/x", want: "404"},
+			},
+		},
+		{
+			name: "if ($host = name) is a rule of that host, before the server's locations",
+			conf: `server { listen 80; server_name example.com www.example.com;
+					if ($host = 'www.example.com') { return 301 https://example.com$request_uri; }
+					location = /a { return 301 /b; }
+					location /c/ { return 302 /d; } }
+				server { listen 80 default_server; return 301 https://elsewhere.example/; }`,
+			asks: []ask{
+				{host: "www.example.com", target: "/a?q=1", want: "301 https://example.com/a?q=1"},
+				{host: "WWW.example.com", target: "/c/x", want: "301 https://example.com/c/x"},
+				{host: "example.com", target: "/a", want: "301 /b"},
+				{host: "example.com", target: "/c/x", want: "302 /d"},
+				{host: "example.com", target: "/z", want: "404"},
+				{host: "x.example", target: "/z", want: "301 https://elsewhere.example/"},
+			},
+		},
+		{
+			name: "a server ending in return 404 ends its hosts",
+			conf: `server { listen 80; server_name a.example; location = /x { return 301 /y; } return 404; }
+				server { listen 80 default_server; return 301 https://elsewhere.example/; }`,
+			asks: []ask{
+				// The server's return runs before nginx picks a location.
+				{host: "a.example", target: "/x", want: "404"},
+				{host: "a.example", target: "/z", want: "404"},
+				{host: "b.example", target: "/z", want: "301 https://elsewhere.example/"},
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,7 +2,9 @@ package nginx
 
 import (
 	"fmt"
+	"net"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -30,6 +32,9 @@ type Rule struct {
 	Map string
 	// Headers are what add_header adds to the rule's answers.
 	Headers []matcher.Header
+	// Scheme is the rule's when.scheme: "http" or "https" for the rules
+	// of a server that listens on one kind of port, "" for either.
+	Scheme string
 }
 
 // Result is what Translate makes of a config.
@@ -38,6 +43,19 @@ type Result struct {
 	// Notes lists what was not translated, or not faithfully, in the
 	// order found.
 	Notes []Note
+	// Listen are nginx's plain and TLS addresses (the first of each
+	// kind), as redirectd's [server] listen and [tls] listen write them;
+	// "" for none.
+	Listen [2]string
+	// Certificates are the ssl_certificate and ssl_certificate_key
+	// pairs, for [[tls.certificate]].
+	Certificates []Certificate
+}
+
+// Certificate is one server's ssl_certificate and ssl_certificate_key.
+type Certificate struct {
+	Cert, Key string
+	Origin    *Directive
 }
 
 // Counts returns how many rules of each form the result holds.
@@ -57,12 +75,51 @@ func Translate(dirs []*Directive) *Result {
 		m.note(nil, "no server block found: nothing to translate")
 	}
 	for _, s := range m.servers {
+		start := len(t.rules)
 		t.server(s)
+		for i := start; i < len(t.rules); i++ {
+			t.rules[i].Scheme = s.scheme(m)
+		}
 	}
 	res := &Result{Rules: t.rules}
+	for k := range 2 {
+		res.Listen[k] = listenAddr(m.addrs[k], m.ports[k])
+	}
+	seen := map[Certificate]bool{}
+	for _, c := range m.certs {
+		if c.file == "" || c.key == "" {
+			m.note(c.d, "a server needs both ssl_certificate and ssl_certificate_key for [[tls.certificate]]; left out")
+			continue
+		}
+		x := Certificate{Cert: c.file, Key: c.key}
+		if !seen[x] {
+			seen[x] = true
+			x.Origin = c.d
+			res.Certificates = append(res.Certificates, x)
+		}
+	}
+	if m.ports[1] != "" && len(res.Certificates) == 0 {
+		m.note(nil, "nginx listens with ssl, but no server names its ssl_certificate and ssl_certificate_key; add [[tls.certificate]] to [tls]")
+	}
 	t.check(res)
 	res.Notes = m.notes
 	return res
+}
+
+// listenAddr writes nginx's listen address as redirectd's host:port:
+// "443" is every IPv4 address, as nginx reads it.
+func listenAddr(addr, port string) string {
+	switch {
+	case port == "":
+		return ""
+	case addr == port:
+		return "0.0.0.0:" + port
+	case strings.HasPrefix(addr, "*:"):
+		return "0.0.0.0:" + port
+	case strings.HasSuffix(addr, ":"+port):
+		return addr
+	}
+	return net.JoinHostPort(addr, port)
 }
 
 type translator struct {
@@ -96,14 +153,15 @@ func (t *translator) server(s *server) {
 }
 
 // serverRules writes the rules of s; it reports false when a
-// server-level step answers every request, so that nothing is left to
-// end.
+// server-level rule redirects every request, so that nothing is left to
+// end. A server-level answer that is not a redirect (`return 404;`) ends
+// every request that reaches it with no rule, which the end must say.
 func (t *translator) serverRules(s *server) bool {
 	t.claimHosts(s)
 	t.exactCandidates(s)
 	for _, st := range s.pre {
 		if !t.step(s, nil, st) {
-			return false // everything after is unreachable
+			return st.kind == stepStop // everything after is unreachable
 		}
 	}
 	var caret, regex, plain []*location
@@ -147,8 +205,15 @@ const FormServerEnd = "server end (no redirect)"
 // rules, stops it there: the request is a miss, answered 404 or
 // forwarded.
 func (t *translator) endServer(s *server) {
-	t.rules = append(t.rules, Rule{Kind: matcher.Regex, From: "^", Hosts: s.hosts, Pass: true, Origin: s.d, Form: FormServerEnd})
+	hosts := slices.DeleteFunc(slices.Clone(s.hosts), func(h string) bool { return h == noHost })
+	if len(hosts) > 0 {
+		t.rules = append(t.rules, Rule{Kind: matcher.Regex, From: "^", Hosts: hosts, Pass: true, Origin: s.d, Form: FormServerEnd})
+	}
 }
+
+// noHost is the host of a server's rules when leading ifs on $host answer
+// all its names: a name no request has (RFC 2606 reserves .invalid).
+const noHost = "*.invalid"
 
 // exposed reports whether a request for one of the hosts of s could reach
 // another server's rules in redirectd: that of a server without names
@@ -160,6 +225,9 @@ func (t *translator) exposed(s *server) bool {
 	for _, o := range t.m.servers {
 		if o == s {
 			continue
+		}
+		if sch, osch := s.scheme(t.m), o.scheme(t.m); sch != "" && osch != "" && sch != osch {
+			continue // rules for the other kind of port never answer these requests
 		}
 		if o.hosts == nil {
 			return true
@@ -188,6 +256,10 @@ func (t *translator) claimHosts(s *server) {
 	}
 	var claimed []string
 	for _, st := range s.pre {
+		if st.kind == stepIfHost {
+			claimed = append(claimed, st.host)
+			continue
+		}
 		if st.kind != stepIfMap || st.mapv.source != "host" {
 			break
 		}
@@ -214,7 +286,7 @@ func (t *translator) claimHosts(s *server) {
 		}
 	}
 	if len(keep) == 0 {
-		keep = []string{"*.invalid"} // every name claimed: the other rules serve none
+		keep = []string{noHost} // every name claimed: the other rules serve none
 	}
 	s.hosts = keep
 }
@@ -280,7 +352,7 @@ func (t *translator) mapCand(s *server, st *step, e *mapEntry) (exactCand, bool)
 	case !strings.HasPrefix(e.key, "/"):
 		t.noteOnce(e.d, "map key %q is not a path; left out", e.key)
 		return exactCand{}, false
-	case e.host != "" && t.m.selectServer(e.host) != s:
+	case e.host != "" && t.m.selectServer(e.host, s.probeHTTPS()) != s:
 		t.noteOnce(e.d, "map key %s: nginx sends host %s to another server, where this map is not used here; left out", e.d.Name, e.host)
 		return exactCand{}, false
 	}
@@ -293,7 +365,7 @@ func (t *translator) exactRule(s *server, c exactCand) {
 	if host == "" {
 		host = probeHost(s)
 	}
-	o := t.m.emulate(request{host: host, path: c.path, query: c.query})
+	o := t.m.emulate(request{host: host, path: c.path, query: c.query, https: s.probeHTTPS()})
 	if o.why != "" {
 		what := directiveText(o.step.d)
 		if c.entry != nil {
@@ -325,7 +397,7 @@ func (t *translator) exactRule(s *server, c exactCand) {
 	if c.fold && (st.kind != stepIfMap || st.mapv != c.mapv || o.entry != c.entry) {
 		return // another directive answers this key; its own rules say how
 	}
-	if st.kind == stepReturn && st.loc == nil {
+	if (st.kind == stepReturn || st.kind == stepIfHost) && st.loc == nil {
 		return // a server-level return: its catch-all rule answers it
 	}
 	ctx := &toCtx{concrete: o.ctx, fold: c.fold, srv: s, mapv: st.mapv}
@@ -444,8 +516,25 @@ func (t *translator) step(s *server, l *location, st *step) bool {
 		return true
 	case stepIfMap:
 		return t.ifMap(s, l, st, sc)
+	case stepIfHost:
+		t.ifHost(s, l, st, sc)
 	}
 	return true
+}
+
+// ifHost writes `if ($host = NAME) { return ...; }`: a rule for that host
+// alone, in the step's place.
+func (t *translator) ifHost(s *server, l *location, st *step, sc scope) {
+	if t.m.selectServer(st.host, s.probeHTTPS()) != s {
+		t.noteOnce(st.d, "if ($host = %s): nginx sends this host to another server, so this if never holds; left out", st.host)
+		return
+	}
+	r, ok := t.rule(s, st, sc.from, sc.ci, l.groups(), st.target, false, nil, nil)
+	if !ok {
+		return
+	}
+	r.Hosts = []string{st.host}
+	t.rules = append(t.rules, r)
 }
 
 // groups returns the capture names of a location's regex ("" for
@@ -470,7 +559,7 @@ func (t *translator) ifMap(s *server, l *location, st *step, sc scope) bool {
 			t.noteOnce(e.d, "map entry %s is used inside location %s but can match paths outside it; left out", e.d.Name, strings.TrimSpace(l.mod+" "+l.path))
 			continue
 		}
-		if e.host != "" && t.m.selectServer(e.host) != s {
+		if e.host != "" && t.m.selectServer(e.host, s.probeHTTPS()) != s {
 			t.noteOnce(e.d, "map entry %s: nginx sends host %s to another server, where this map is not used here; left out", e.d.Name, e.host)
 			continue
 		}
@@ -511,7 +600,7 @@ func (t *translator) hostMap(s *server, st *step, sc scope) bool {
 		default:
 			hosts = []string{e.key}
 		}
-		if t.m.selectServer(probe) != s {
+		if t.m.selectServer(probe, s.probeHTTPS()) != s {
 			t.noteOnce(e.d, "map key %s: nginx sends this host to another server, where this map is not used; left out", e.d.Name)
 			continue
 		}
@@ -574,8 +663,8 @@ func (t *translator) rule(s *server, st *step, from string, ci bool, names []str
 		t.noteOnce(st.d, "%s: %v; left out", directiveText(st.d), err)
 		return Rule{}, false
 	}
-	if hasVar(target, "scheme") {
-		t.noteOnce(st.d, "$scheme is written as http: redirectd serves plain HTTP (behind a TLS terminator, write the scheme you mean)")
+	if _, fixed := s.fixedScheme(); hasVar(target, "scheme") && !fixed {
+		t.noteOnce(st.d, "$scheme is written as http: the server listens on plain and TLS ports, and a redirectd target has no scheme variable")
 	}
 	t.noteTarget(st.d, ctx)
 	t.noteArgsJoin(st, ctx)

@@ -72,6 +72,7 @@ func Write(dir string, res *Result, header string) ([]string, error) {
 		writeOptions(&b, opts, r.Kind == matcher.Exact)
 		i = j
 	}
+	writeListeners(&b, res)
 	path := filepath.Join(dir, ConfigName)
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		return nil, fmt.Errorf("cannot write config: %w", err)
@@ -84,7 +85,7 @@ func Write(dir string, res *Result, header string) ([]string, error) {
 // or query mode of its own).
 func sameMap(a, b *Rule) bool {
 	return a.Map == b.Map && a.Kind == b.Kind && (a.Pass || b.Pass || a.Status == b.Status && a.QueryString == b.QueryString) &&
-		a.RequestURI == b.RequestURI && strings.Join(a.Hosts, ",") == strings.Join(b.Hosts, ",") &&
+		a.RequestURI == b.RequestURI && a.Scheme == b.Scheme && strings.Join(a.Hosts, ",") == strings.Join(b.Hosts, ",") &&
 		(a.Pass || b.Pass || headersKey(a.Headers) == headersKey(b.Headers)) &&
 		(a.Kind == matcher.Regex || a.CaseInsensitive == b.CaseInsensitive)
 }
@@ -136,6 +137,7 @@ func writeRule(b *strings.Builder, r *Rule) {
 func writeOptions(b *strings.Builder, r *Rule, withCase bool) {
 	fmt.Fprintf(b, "status = %d\n", r.Status)
 	writeHosts(b, r.Hosts)
+	writeScheme(b, r.Scheme)
 	if r.CaseInsensitive && withCase {
 		b.WriteString("case_insensitive = true\n")
 	}
@@ -200,5 +202,29 @@ func writeServerEnd(b *strings.Builder, dir string, r *Rule, written *[]string) 
 	}
 	fmt.Fprintf(b, "\n# %s: the end of this server's rules; other paths are not redirected\n[[map]]\nfile = %s\n", r.Origin.Source(), tomlString(serverEndName))
 	writeHosts(b, r.Hosts)
+	writeScheme(b, r.Scheme)
 	return nil
+}
+
+// writeScheme writes when.scheme (nothing for either).
+func writeScheme(b *strings.Builder, scheme string) {
+	if scheme != "" {
+		fmt.Fprintf(b, "when = { scheme = %q }\n", scheme)
+	}
+}
+
+// writeListeners writes nginx's TLS port as [tls], with its certificates,
+// and names its plain port; the [server] table is left to the operator,
+// who may merge it with settings of their own.
+func writeListeners(b *strings.Builder, res *Result) {
+	if res.Listen[1] == "" {
+		return
+	}
+	if res.Listen[0] != "" {
+		fmt.Fprintf(b, "\n# nginx's plain port; redirectd's is [server] listen (default %q):\n# [server]\n# listen = %s\n", "127.0.0.1:8080", tomlString(res.Listen[0]))
+	}
+	fmt.Fprintf(b, "\n# nginx's TLS port\n[tls]\nlisten = %s\n", tomlString(res.Listen[1]))
+	for _, c := range res.Certificates {
+		fmt.Fprintf(b, "\n# %s\n[[tls.certificate]]\ncert = %s\nkey = %s\n", c.Origin.Source(), tomlString(c.Cert), tomlString(c.Key))
+	}
 }
