@@ -183,7 +183,7 @@ type step struct {
 	// addArgs: a rewrite appends the request's arguments (its replacement
 	// does not end with '?').
 	addArgs bool
-	mapv    *nmap // stepIfMap: the map whose variable is tested
+	mapv    *nmap  // stepIfMap: the map whose variable is tested
 	host    string // stepIfHost: the name compared, lower case
 	loc     *location
 	// uncond: a return at this place answers every request reaching it.
