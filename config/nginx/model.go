@@ -65,6 +65,11 @@ type model struct {
 	// certs are the ssl_certificate and ssl_certificate_key pairs, in
 	// order, each once.
 	certs []cert
+	// proxies, upstreams and hostHeader are what [upstream] is made of
+	// (content.go).
+	proxies    []proxy
+	upstreams  map[string]*upstreamBlock
+	hostHeader []*Directive
 }
 
 // cert is one server's ssl_certificate and ssl_certificate_key.
@@ -259,7 +264,7 @@ type mapEntry struct {
 
 // build reads the http block(s) of dirs into a model.
 func build(dirs []*Directive) *model {
-	m := &model{maps: map[string]*nmap{}}
+	m := &model{maps: map[string]*nmap{}, upstreams: map[string]*upstreamBlock{}}
 	var walk func(ds []*Directive)
 	walk = func(ds []*Directive) {
 		for _, d := range ds {
@@ -268,6 +273,8 @@ func build(dirs []*Directive) *model {
 				walk(d.Block)
 			case d.Name == "map" && d.IsBlock:
 				m.readMap(d)
+			case d.Name == "upstream" && d.IsBlock:
+				m.readUpstream(d)
 			case d.Name == "server" && d.IsBlock:
 				// At the top, a file holding only server blocks
 				// (conf.d/site.conf) is read as the inside of http.
@@ -387,6 +394,9 @@ func (m *model) readServer(d *Directive) {
 				s.headers = append(s.headers, h)
 			}
 		default:
+			if m.readContent(c, s) {
+				continue
+			}
 			if st := m.readStep(c, nil); st != nil {
 				s.pre = append(s.pre, st)
 			}
@@ -470,6 +480,10 @@ func (m *model) readCert(s *server, d *Directive) {
 }
 
 func (m *model) readLocation(s *server, d *Directive) {
+	m.readLocationIn(s, nil, d)
+}
+
+func (m *model) readLocationIn(s *server, parent *location, d *Directive) {
 	if !d.IsBlock || len(d.Args) == 0 || len(d.Args) > 2 {
 		m.note(d, "location takes an optional modifier and a path or regex, then a block")
 		return
@@ -516,6 +530,9 @@ func (m *model) readLocation(s *server, d *Directive) {
 			if h, ok := m.readAddHeader(c); ok {
 				l.headers = append(l.headers, h)
 			}
+			continue
+		}
+		if m.readContent(c, s) {
 			continue
 		}
 		if st := m.readStep(c, l); st != nil {

@@ -50,6 +50,8 @@ type Result struct {
 	// Certificates are the ssl_certificate and ssl_certificate_key
 	// pairs, for [[tls.certificate]].
 	Certificates []Certificate
+	// Upstream is nginx's proxy_pass as [upstream], nil for none.
+	Upstream *Upstream
 }
 
 // Certificate is one server's ssl_certificate and ssl_certificate_key.
@@ -81,7 +83,7 @@ func Translate(dirs []*Directive) *Result {
 			t.rules[i].Scheme = s.scheme(m)
 		}
 	}
-	res := &Result{Rules: t.rules}
+	res := &Result{Rules: t.rules, Upstream: m.upstream()}
 	for k := range 2 {
 		res.Listen[k] = listenAddr(m.addrs[k], m.ports[k])
 	}

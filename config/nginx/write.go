@@ -217,6 +217,17 @@ func writeScheme(b *strings.Builder, scheme string) {
 // and names its plain port; the [server] table is left to the operator,
 // who may merge it with settings of their own.
 func writeListeners(b *strings.Builder, res *Result) {
+	if u := res.Upstream; u != nil {
+		q := make([]string, len(u.Servers))
+		for i, s := range u.Servers {
+			q[i] = tomlString(s)
+		}
+		fmt.Fprintf(b, "\n# %s: where nginx proxies; redirectd forwards every request it does not redirect\n[upstream]\nservers = [%s]\n", u.Origin.Source(), strings.Join(q, ", "))
+		if u.Balance != "" {
+			fmt.Fprintf(b, "balance = %q\n", u.Balance)
+		}
+		fmt.Fprintf(b, "host_header = %q\n", u.HostHeader)
+	}
 	if res.Listen[1] == "" {
 		return
 	}
