@@ -100,16 +100,28 @@ func hostOnly(h string) string {
 	return h
 }
 
-// selectLocation is nginx's location search: an exact match; else the
-// longest prefix, which ends the search when it is ^~; else the first
-// regex in order; else that longest prefix.
+// selectLocation is nginx's location search (ngx_http_core_find_location)
+// over the server's locations.
 func (s *server) selectLocation(path string, c *evalCtx) *location {
+	l, _ := findLocation(s.top, path, c)
+	return l
+}
+
+// findLocation searches one level of locations and, through the one it
+// finds, the levels nested in it: an exact match ends the search; else
+// the longest prefix, whose nested locations are searched in turn (a
+// nested exact or regex match ends the search); then, unless that
+// longest prefix is ^~, this level's regexes in order, the first that
+// matches being searched for nested locations too; else the prefix
+// found. final reports an exact or regex match, which the levels above
+// keep.
+func findLocation(locs []*location, path string, c *evalCtx) (found *location, final bool) {
 	var longest *location
-	for _, l := range s.locs {
+	for _, l := range locs {
 		switch l.mod {
 		case "=":
 			if l.path == path {
-				return l
+				return l, true
 			}
 		case "", "^~":
 			if strings.HasPrefix(path, l.path) && (longest == nil || len(l.path) > len(longest.path)) {
@@ -117,15 +129,27 @@ func (s *server) selectLocation(path string, c *evalCtx) *location {
 			}
 		}
 	}
-	if longest != nil && longest.mod == "^~" {
-		return longest
-	}
-	for _, l := range s.locs {
-		if l.re != nil && c.match(l.re) {
-			return l
+	noregex := false
+	if longest != nil {
+		found, noregex = longest, longest.mod == "^~"
+		if sub, fin := findLocation(longest.children, path, c); sub != nil {
+			if fin {
+				return sub, true
+			}
+			found = sub
 		}
 	}
-	return longest
+	if !noregex {
+		for _, l := range locs {
+			if l.re != nil && c.match(l.re) {
+				if sub, _ := findLocation(l.children, path, c); sub != nil {
+					return sub, true
+				}
+				return l, true
+			}
+		}
+	}
+	return found, false
 }
 
 // match runs re on the path, keeping its captures as nginx does.

@@ -103,7 +103,10 @@ type server struct {
 	// hosts are the redirectd hosts of its rules; nil means any host.
 	hosts []string
 	pre   []*step // rewrite-phase directives at server level, in order
+	// locs are all its locations, nested ones after their parent; top
+	// are those directly inside the server.
 	locs  []*location
+	top   []*location
 	dflt  bool // nginx's default server for requests no name matches
 	// on says whether it listens on a plain (0) or TLS (1) port;
 	// dfltOn, whether it is the default server of that kind, and
@@ -144,9 +147,13 @@ func (s *server) scheme(m *model) string {
 	return "http"
 }
 
-// location is one location block directly inside a server.
+// location is one location block, inside a server or another location.
 type location struct {
-	d     *Directive
+	d *Directive
+	// parent is the enclosing location, nil directly inside the server;
+	// children are the locations nested in it, in order.
+	parent   *location
+	children []*location
 	mod   string // "=", "^~", "" (plain prefix), "~" or "~*"
 	path  string // for =, ^~ and plain prefixes
 	re    *nginxRegex
@@ -484,6 +491,10 @@ func (m *model) readLocation(s *server, d *Directive) {
 }
 
 func (m *model) readLocationIn(s *server, parent *location, d *Directive) {
+	if parent != nil && parent.mod == "=" {
+		m.note(d, "location inside an exact location: nginx refuses it; left out")
+		return
+	}
 	if !d.IsBlock || len(d.Args) == 0 || len(d.Args) > 2 {
 		m.note(d, "location takes an optional modifier and a path or regex, then a block")
 		return
@@ -520,9 +531,20 @@ func (m *model) readLocationIn(s *server, parent *location, d *Directive) {
 		m.note(d, "location modifier %q is not one nginx knows", l.mod)
 		return
 	}
+	if parent != nil && parent.re == nil && l.re == nil && !strings.HasPrefix(l.path, parent.path) {
+		m.note(d, "location %s is outside location %s, which nginx refuses; left out", l.path, parent.path)
+		return
+	}
+	l.parent = parent
+	if parent == nil {
+		s.top = append(s.top, l)
+	} else {
+		parent.children = append(parent.children, l)
+	}
+	s.locs = append(s.locs, l)
 	for _, c := range d.Block {
 		if c.Name == "location" {
-			m.note(c, "nested location: left out (only locations directly inside server are translated)")
+			m.readLocationIn(s, l, c)
 			continue
 		}
 		if c.Name == "add_header" {
@@ -539,7 +561,24 @@ func (m *model) readLocationIn(s *server, parent *location, d *Directive) {
 			l.steps = append(l.steps, st)
 		}
 	}
-	s.locs = append(s.locs, l)
+}
+
+// topmost is the location directly inside the server that holds l.
+func (l *location) topmost() *location {
+	for l.parent != nil {
+		l = l.parent
+	}
+	return l
+}
+
+// inRegex reports whether a location encloses l with a regex.
+func (l *location) inRegex() bool {
+	for x := l.parent; x != nil; x = x.parent {
+		if x.re != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // readStep reads one directive of the rewrite phase; other directives

@@ -37,11 +37,6 @@ func (r schemeReq) HTTPS() bool        { return bool(r) }
 // other server's: each case is a config and requests with what nginx
 // answers them.
 func TestServerSelection(t *testing.T) {
-	type ask struct {
-		https        bool
-		host, target string
-		want         string
-	}
 	tests := []struct {
 		name string
 		conf string
@@ -124,30 +119,77 @@ func TestServerSelection(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			dirs, err := Parse("nginx.conf", []byte(tt.conf))
-			if err != nil {
-				t.Fatal(err)
-			}
-			res := Translate(dirs)
-			for _, n := range res.Notes {
-				if n.Kind == NoteDiffers {
-					t.Errorf("the self-check found a difference: %s", n)
-				}
-			}
-			set, err := matcher.Compile(res.MatcherRules())
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got, want []string
-			for _, a := range tt.asks {
-				line := fmt.Sprintf("https=%v %s%s: ", a.https, a.host, a.target)
-				got = append(got, line+answerOf(t, set, a.https, a.host, a.target))
-				want = append(want, line+a.want)
-			}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("answers (-nginx +import):\n%s", diff)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { checkAnswers(t, tt.conf, tt.asks) })
 	}
+}
+
+// ask is a request and what nginx answers it.
+type ask struct {
+	https        bool
+	host, target string
+	want         string
+}
+
+// checkAnswers imports conf and checks that its rules answer each request
+// as nginx does, and that the import's self-check found no difference.
+func checkAnswers(t *testing.T, conf string, asks []ask) {
+	t.Helper()
+	dirs, err := Parse("nginx.conf", []byte(conf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := Translate(dirs)
+	for _, n := range res.Notes {
+		if n.Kind == NoteDiffers {
+			t.Errorf("the self-check found a difference: %s", n)
+		}
+	}
+	set, err := matcher.Compile(res.MatcherRules())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, want []string
+	for _, a := range asks {
+		line := fmt.Sprintf("https=%v %s%s: ", a.https, a.host, a.target)
+		got = append(got, line+answerOf(t, set, a.https, a.host, a.target))
+		want = append(want, line+a.want)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("answers (-nginx +import):\n%s", diff)
+	}
+}
+
+// TestNestedLocations checks nginx's whole location search: exact, the
+// longest prefix and the locations nested in it, ^~, regexes in order at
+// each level, and a location that answers itself ending its paths.
+func TestNestedLocations(t *testing.T) {
+	conf := `server { listen 80;
+		location /docs/ {
+			location /docs/old/ { return 301 /docs/new/; }
+			location ~ ^/docs/.*\.pdf$ { return 301 /pdf$uri; }
+			location = /docs/index { return 301 /docs/; }
+			return 302 /docs-home;
+		}
+		location ^~ /static/ {
+			location /static/legacy/ { return 301 /assets/legacy/; }
+		}
+		location /served/ { root /srv; }
+		location ~ \.png$ { return 301 /images$uri; }
+		location / { return 301 https://new.example$request_uri; }
+	}`
+	checkAnswers(t, conf, []ask{
+		{host: "a", target: "/docs/old/a", want: "301 /docs/new/"},
+		{host: "a", target: "/docs/old/a.pdf", want: "301 /pdf/docs/old/a.pdf"},
+		{host: "a", target: "/docs/x.pdf?v=1", want: "301 /pdf/docs/x.pdf"},
+		{host: "a", target: "/docs/x.png", want: "301 /images/docs/x.png"},
+		{host: "a", target: "/docs/old/x.png", want: "301 /images/docs/old/x.png"},
+		{host: "a", target: "/docs/index", want: "301 /docs/"},
+		{host: "a", target: "/docs/", want: "302 /docs-home"},
+		{host: "a", target: "/docs/other", want: "302 /docs-home"},
+		{host: "a", target: "/static/legacy/x.png", want: "301 /assets/legacy/"},
+		{host: "a", target: "/static/x.png", want: "404"},
+		{host: "a", target: "/served/x.html", want: "404"},
+		{host: "a", target: "/served/x.png", want: "301 /images/served/x.png"},
+		{host: "a", target: "/elsewhere", want: "301 https://new.example/elsewhere"},
+	})
 }

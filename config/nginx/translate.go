@@ -166,14 +166,29 @@ func (t *translator) serverRules(s *server) bool {
 			return st.kind == stepStop // everything after is unreachable
 		}
 	}
-	var caret, regex, plain []*location
+	// A nested prefix location is tried with its outermost location's
+	// group, before it (it is longer); a regex nested in a prefix
+	// location is tried before the regexes of the level above, which
+	// nginx tries only when the nested level finds no regex.
+	var caretRegex, caret, plainRegex, regex, plain []*location
 	for _, l := range s.locs {
-		switch l.mod {
-		case "^~":
-			caret = append(caret, l)
-		case "~", "~*":
+		top := l.topmost()
+		switch {
+		case l.mod == "=":
+		case l.inRegex():
+			t.noteOnce(l.d, "location %s inside a regex location: redirectd cannot test both the regex and this location; its redirects are left out", strings.TrimSpace(l.mod+" "+l.path))
+		case l.re != nil && l.parent != nil && !l.re.within(l.parent.path, false):
+			t.noteOnce(l.d, "location %s %s inside location %s: its regex can match paths outside the enclosing location, and redirectd cannot test both; anchor it with the enclosing prefix (^%s...); its redirects are left out",
+				l.mod, l.path, strings.TrimSpace(l.parent.mod+" "+l.parent.path), l.parent.path)
+		case l.re != nil && l.parent != nil && top.mod == "^~":
+			caretRegex = append(caretRegex, l)
+		case l.re != nil && l.parent != nil:
+			plainRegex = append(plainRegex, l)
+		case l.re != nil:
 			regex = append(regex, l)
-		case "":
+		case top.mod == "^~":
+			caret = append(caret, l)
+		default:
 			plain = append(plain, l)
 		}
 	}
@@ -182,16 +197,40 @@ func (t *translator) serverRules(s *server) bool {
 	}
 	longestFirst(caret)
 	longestFirst(plain)
-	for _, group := range [][]*location{caret, regex, plain} {
+	for _, group := range [][]*location{caretRegex, caret, plainRegex, regex, plain} {
 		for _, l := range group {
+			ended := false
+			sc := locationScope(l)
 			for _, st := range l.steps {
 				if !t.step(s, l, st) {
+					ended = st.kind != stepStop
 					break
 				}
+				if st.kind == stepRewrite && st.re.src == sc.from && st.re.ci == sc.ci {
+					ended = true // it redirects every path of the location
+					break
+				}
+			}
+			if !ended {
+				t.endLocation(s, l)
 			}
 		}
 	}
 	return true
+}
+
+// FormLocationEnd is the form of the rule that ends a location: a
+// no-redirect entry for its paths after its own rules.
+const FormLocationEnd = "location (no redirect)"
+
+// endLocation ends the paths of l after its rules: nginx answers a
+// request with the one location it picked, so a request none of its
+// rules redirects is served by it (404 or content), where redirectd would
+// go on to the rules of shorter prefixes and later regexes.
+func (t *translator) endLocation(s *server, l *location) {
+	sc := locationScope(l)
+	t.rules = append(t.rules, Rule{Kind: matcher.Regex, From: sc.from, CaseInsensitive: sc.ci, Hosts: s.hosts, Pass: true,
+		Origin: l.d, Form: FormLocationEnd, Map: "no-redirect@" + s.d.Source() + "/regex"})
 }
 
 // FormServerEnd is the form of the rule that ends a server's hosts: a
@@ -312,7 +351,7 @@ func (t *translator) exactCandidates(s *server) {
 			if !strings.HasPrefix(l.path, "/") || strings.ContainsAny(l.path, "?#") {
 				t.noteOnce(l.d, "location = %s can never match a request path; left out", l.path)
 			} else {
-				add(exactCand{path: l.path})
+				add(exactCand{path: l.path, loc: l})
 			}
 		}
 		steps = append(steps, l.steps...)
@@ -340,7 +379,8 @@ type exactCand struct {
 	fold        bool
 	mapv        *nmap
 	entry       *mapEntry
-	st          *step // the map's use
+	st          *step     // the map's use
+	loc         *location // an exact location's
 }
 
 // mapCand makes the candidate of one exact map key, or notes why it has none.
@@ -389,6 +429,12 @@ func (t *translator) exactRule(s *server, c exactCand) {
 			// regexes and default from answering it.
 			t.rules = append(t.rules, Rule{Kind: matcher.Exact, From: from, Hosts: hosts, CaseInsensitive: true,
 				RequestURI: c.mapv.requestURI, Pass: true, Origin: c.entry.d, Form: "map entry (no redirect)", Map: mapGroup(c.st, "exact")})
+		}
+		if c.loc != nil && !o.unknown {
+			// An exact location nginx answers itself (return 200,
+			// content): no later regex may redirect its path.
+			t.rules = append(t.rules, Rule{Kind: matcher.Exact, From: from, Hosts: hosts, Pass: true, Origin: c.loc.d,
+				Form: FormLocationEnd, Map: "no-redirect@" + s.d.Source() + "/exact"})
 		}
 		return
 	}

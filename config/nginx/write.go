@@ -48,7 +48,11 @@ func Write(dir string, res *Result, header string) ([]string, error) {
 		file := mapFileName(r.Map, mapNames)
 		var m strings.Builder
 		name, use, _ := strings.Cut(r.Map, "@")
-		fmt.Fprintf(&m, "# Entries of nginx map $%s (%s), used at %s.\n", name, res.Rules[i].Origin.Source(), use[:strings.LastIndexByte(use, '/')])
+		if r.Form == FormLocationEnd {
+			fmt.Fprintf(&m, "# Locations of the nginx server at %s that answer what their rules do not redirect themselves (404 or content): no redirect.\n", use[:strings.LastIndexByte(use, '/')])
+		} else {
+			fmt.Fprintf(&m, "# Entries of nginx map $%s (%s), used at %s.\n", name, res.Rules[i].Origin.Source(), use[:strings.LastIndexByte(use, '/')])
+		}
 		opts := r
 		for _, x := range res.Rules[i:j] {
 			key := x.From
@@ -68,6 +72,13 @@ func Write(dir string, res *Result, header string) ([]string, error) {
 			return nil, fmt.Errorf("cannot write map file: %w", err)
 		}
 		written = append(written, path)
+		if r.Form == FormLocationEnd {
+			fmt.Fprintf(&b, "\n# locations that nginx answers itself, from %s on\n[[map]]\nfile = %s\n", r.Origin.Source(), tomlString(file))
+			writeHosts(&b, r.Hosts)
+			writeScheme(&b, r.Scheme)
+			i = j
+			continue
+		}
 		fmt.Fprintf(&b, "\n# %d entries of nginx map $%s, from %s\n[[map]]\nfile = %s\n", j-i, name, r.Origin.Source(), tomlString(file))
 		writeOptions(&b, opts, r.Kind == matcher.Exact)
 		i = j
