@@ -105,9 +105,9 @@ type server struct {
 	pre   []*step // rewrite-phase directives at server level, in order
 	// locs are all its locations, nested ones after their parent; top
 	// are those directly inside the server.
-	locs  []*location
-	top   []*location
-	dflt  bool // nginx's default server for requests no name matches
+	locs []*location
+	top  []*location
+	dflt bool // nginx's default server for requests no name matches
 	// on says whether it listens on a plain (0) or TLS (1) port;
 	// dfltOn, whether it is the default server of that kind, and
 	// dfltFlag, whether a listen of that kind says default_server.
@@ -154,10 +154,10 @@ type location struct {
 	// children are the locations nested in it, in order.
 	parent   *location
 	children []*location
-	mod   string // "=", "^~", "" (plain prefix), "~" or "~*"
-	path  string // for =, ^~ and plain prefixes
-	re    *nginxRegex
-	steps []*step
+	mod      string // "=", "^~", "" (plain prefix), "~" or "~*"
+	path     string // for =, ^~ and plain prefixes
+	re       *nginxRegex
+	steps    []*step
 	// headers are its add_header directives; hasHeaders is set when it
 	// has any, even one left out, since nginx then inherits none.
 	headers    []addHeader
