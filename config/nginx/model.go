@@ -112,6 +112,7 @@ type server struct {
 	// dfltOn, whether it is the default server of that kind, and
 	// dfltFlag, whether a listen of that kind says default_server.
 	on, dfltOn, dfltFlag [2]bool
+	sslOn                bool // `ssl on;`
 }
 
 // kindOf is the index of on for a request over TLS or not.
@@ -379,6 +380,10 @@ func (m *model) readMap(d *Directive) {
 func (m *model) readServer(d *Directive) {
 	s := &server{d: d}
 	for _, c := range d.Block {
+		// The old `ssl on;` makes every listen of the server a TLS one.
+		s.sslOn = s.sslOn || c.Name == "ssl" && len(c.Args) == 1 && c.Args[0] == "on"
+	}
+	for _, c := range d.Block {
 		switch c.Name {
 		case "server_name":
 			for _, n := range c.Args {
@@ -411,6 +416,9 @@ func (m *model) readServer(d *Directive) {
 	}
 	if !s.on[0] && !s.on[1] {
 		s.on[0] = true // nginx's default: *:80
+		if m.ports[0] == "" {
+			m.addrs[0] = "80"
+		}
 		m.keepPort(nil, "80", 0)
 	}
 	m.servers = append(m.servers, s)
@@ -426,6 +434,9 @@ func (m *model) readListen(s *server, d *Directive) {
 		return
 	}
 	addr, k, dflt := d.Args[0], 0, false
+	if s.sslOn {
+		k = 1
+	}
 	for _, a := range d.Args[1:] {
 		switch a {
 		case "ssl":

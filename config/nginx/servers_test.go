@@ -91,6 +91,16 @@ func TestServerSelection(t *testing.T) {
 			},
 		},
 		{
+			name: "the old ssl on makes a server's listens TLS ones",
+			conf: `server { listen 8443; ssl on; ssl_certificate c.pem; ssl_certificate_key k.pem; server_name a.example; location = /x { return 301 /y; } }
+				server { listen 80; server_name a.example; return 301 https://a.example$request_uri; }`,
+			asks: []ask{
+				{https: true, host: "a.example", target: "/x", want: "301 /y"},
+				{https: true, host: "a.example", target: "/z", want: "404"},
+				{host: "a.example", target: "/x", want: "301 https://a.example/x"},
+			},
+		},
+		{
 			name: "if ($host = name) is a rule of that host, before the server's locations",
 			conf: `server { listen 80; server_name example.com www.example.com;
 					if ($host = 'www.example.com') { return 301 https://example.com$request_uri; }
@@ -192,4 +202,74 @@ func TestNestedLocations(t *testing.T) {
 		{host: "a", target: "/served/x.png", want: "301 /images/served/x.png"},
 		{host: "a", target: "/elsewhere", want: "301 https://new.example/elsewhere"},
 	})
+}
+
+// TestListenAndCertificates checks what listen and ssl_certificate
+// become: redirectd's plain and TLS addresses, [[tls.certificate]] pairs
+// (each once), and notes for what cannot be kept.
+func TestListenAndCertificates(t *testing.T) {
+	tests := []struct {
+		name   string
+		conf   string
+		listen [2]string
+		certs  []Certificate
+		notes  []string
+	}{
+		{
+			name:   "no listen is nginx's port 80",
+			conf:   `server { return 301 https://x.example/; }`,
+			listen: [2]string{"0.0.0.0:80", ""},
+		},
+		{
+			name: "certbot's listens, one certificate for two servers",
+			conf: `server { listen [::]:443 ssl ipv6only=on; listen 443 ssl; server_name a; ssl_certificate /c.pem; ssl_certificate_key /k.pem; }
+				server { listen 443 ssl http2; server_name b; ssl_certificate /c.pem; ssl_certificate_key /k.pem; }
+				server { listen 80; listen [::]:80; server_name a b; return 301 https://$host$request_uri; }`,
+			listen: [2]string{"0.0.0.0:80", "[::]:443"},
+			certs:  []Certificate{{Cert: "/c.pem", Key: "/k.pem"}},
+		},
+		{
+			name: "a second port of a kind, an address, a socket, a certificate without its key",
+			conf: `server { listen 127.0.0.1:8080; listen 8081; listen 10.0.0.1:8443 ssl; listen unix:/run/x.sock; server_name a; ssl_certificate /c.pem; }`,
+			listen: [2]string{"127.0.0.1:8080", "10.0.0.1:8443"},
+			notes: []string{
+				"nginx.conf:1: listen 8081: redirectd has one plain listener, and nginx's plain port 8080 comes first",
+				"nginx.conf:1: listen unix:/run/x.sock: redirectd listens on TCP ports only",
+				"nginx.conf:1: a server needs both ssl_certificate and ssl_certificate_key",
+				"nginx listens with ssl, but no server names its ssl_certificate",
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dirs, err := Parse("nginx.conf", []byte(tt.conf))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := Translate(dirs)
+			if res.Listen != tt.listen {
+				t.Errorf("listen %q, want %q", res.Listen, tt.listen)
+			}
+			var certs []Certificate
+			for _, c := range res.Certificates {
+				certs = append(certs, Certificate{Cert: c.Cert, Key: c.Key})
+			}
+			if diff := cmp.Diff(tt.certs, certs); diff != "" {
+				t.Errorf("certificates (-want +got):\n%s", diff)
+			}
+			var got []string
+			for _, n := range res.UniqueNotes() {
+				got = append(got, n.String())
+			}
+			for _, want := range tt.notes {
+				found := false
+				for _, g := range got {
+					found = found || strings.Contains(g, want)
+				}
+				if !found {
+					t.Errorf("no note holds %q; notes:\n%s", want, strings.Join(got, "\n"))
+				}
+			}
+		})
+	}
 }
