@@ -229,8 +229,8 @@ func TestListenAndCertificates(t *testing.T) {
 			certs:  []Certificate{{Cert: "/c.pem", Key: "/k.pem"}},
 		},
 		{
-			name: "a second port of a kind, an address, a socket, a certificate without its key",
-			conf: `server { listen 127.0.0.1:8080; listen 8081; listen 10.0.0.1:8443 ssl; listen unix:/run/x.sock; server_name a; ssl_certificate /c.pem; }`,
+			name:   "a second port of a kind, an address, a socket, a certificate without its key",
+			conf:   `server { listen 127.0.0.1:8080; listen 8081; listen 10.0.0.1:8443 ssl; listen unix:/run/x.sock; server_name a; ssl_certificate /c.pem; }`,
 			listen: [2]string{"127.0.0.1:8080", "10.0.0.1:8443"},
 			notes: []string{
 				"nginx.conf:1: listen 8081: redirectd has one plain listener, and nginx's plain port 8080 comes first",
