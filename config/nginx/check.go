@@ -228,7 +228,10 @@ func (t *translator) probes() []request {
 		}
 		sort.Strings(sorted)
 		for k, https := range []bool{false, true} {
-			if !s.on[k] {
+			// A server on both kinds of port is asked over TLS too
+			// only where servers on one kind make nginx's choice
+			// differ between them.
+			if !s.on[k] || k == 1 && s.on[0] && !t.m.schemed {
 				continue
 			}
 			for _, h := range hosts {

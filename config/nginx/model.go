@@ -59,8 +59,8 @@ type model struct {
 	ports [2]string
 	// addrs are the listen addresses of those ports, as written.
 	addrs [2]string
-	// schemed: servers listen on both kinds, so a server on one kind
-	// only gets rules for its scheme alone (when.scheme).
+	// schemed: servers listen on both kinds and some on one kind only,
+	// which gets rules for its scheme alone (when.scheme).
 	schemed bool
 	// certs are the ssl_certificate and ssl_certificate_key pairs, in
 	// order, each once.
@@ -800,7 +800,9 @@ func (m *model) pickDefault() {
 	if len(m.servers) == 0 {
 		return
 	}
-	m.schemed = m.ports[0] != "" && m.ports[1] != ""
+	for _, s := range m.servers {
+		m.schemed = m.schemed || s.on[0] != s.on[1] && m.ports[0] != "" && m.ports[1] != ""
+	}
 	for k := range 2 {
 		var def *server
 		for _, s := range m.servers {

@@ -1,8 +1,11 @@
 package nginx
 
 import (
+	"errors"
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -58,6 +61,9 @@ type Result struct {
 type Certificate struct {
 	Cert, Key string
 	Origin    *Directive
+	// Missing: a file cannot be read where the import runs, so [tls] is
+	// written as a comment (check and serve would refuse it).
+	Missing bool
 }
 
 // Counts returns how many rules of each form the result holds.
@@ -93,10 +99,16 @@ func Translate(dirs []*Directive) *Result {
 			m.note(c.d, "a server needs both ssl_certificate and ssl_certificate_key for [[tls.certificate]]; left out")
 			continue
 		}
-		x := Certificate{Cert: c.file, Key: c.key}
+		x := Certificate{Cert: certPath(dirs, c.file), Key: certPath(dirs, c.key)}
 		if !seen[x] {
 			seen[x] = true
 			x.Origin = c.d
+			for _, f := range []string{x.Cert, x.Key} {
+				if _, err := os.Stat(f); err != nil && !x.Missing {
+					x.Missing = true
+					m.note(c.d, "%s cannot be read here (%v): [tls] is written as a comment, to uncomment where nginx's certificate files are", f, errors.Unwrap(err))
+				}
+			}
 			res.Certificates = append(res.Certificates, x)
 		}
 	}
@@ -106,6 +118,15 @@ func Translate(dirs []*Directive) *Result {
 	t.check(res)
 	res.Notes = m.notes
 	return res
+}
+
+// certPath is a certificate file's path as redirectd reads it: nginx
+// reads a relative one from its prefix, taken as the main file's folder.
+func certPath(dirs []*Directive, p string) string {
+	if filepath.IsAbs(p) || len(dirs) == 0 {
+		return p
+	}
+	return filepath.Join(filepath.Dir(dirs[0].File), p)
 }
 
 // listenAddr writes nginx's listen address as redirectd's host:port:

@@ -245,8 +245,19 @@ func writeListeners(b *strings.Builder, res *Result) {
 	if res.Listen[0] != "" {
 		fmt.Fprintf(b, "\n# nginx's plain port; redirectd's is [server] listen (default %q):\n# [server]\n# listen = %s\n", "127.0.0.1:8080", tomlString(res.Listen[0]))
 	}
-	fmt.Fprintf(b, "\n# nginx's TLS port\n[tls]\nlisten = %s\n", tomlString(res.Listen[1]))
+	// A certificate that cannot be read would fail check and serve:
+	// the whole table is then a comment, for the host that has the files.
+	cm := ""
 	for _, c := range res.Certificates {
-		fmt.Fprintf(b, "\n# %s\n[[tls.certificate]]\ncert = %s\nkey = %s\n", c.Origin.Source(), tomlString(c.Cert), tomlString(c.Key))
+		if c.Missing {
+			cm = "# "
+		}
+	}
+	if len(res.Certificates) == 0 {
+		cm = "# " // [tls] with no certificate is refused
+	}
+	fmt.Fprintf(b, "\n# nginx's TLS port\n%s[tls]\n%slisten = %s\n", cm, cm, tomlString(res.Listen[1]))
+	for _, c := range res.Certificates {
+		fmt.Fprintf(b, "\n# %s\n%s[[tls.certificate]]\n%scert = %s\n%skey = %s\n", c.Origin.Source(), cm, cm, tomlString(c.Cert), cm, tomlString(c.Key))
 	}
 }
