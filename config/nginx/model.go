@@ -393,7 +393,13 @@ func (m *model) readServer(d *Directive) {
 					}
 					continue
 				}
-				s.names = append(s.names, strings.ToLower(strings.TrimSuffix(n, ".")))
+				name := strings.ToLower(strings.TrimSuffix(n, "."))
+				if bare := strings.TrimPrefix(strings.TrimPrefix(name, "*."), "."); bare == "" || strings.ContainsAny(bare, "*/:?#@ \t[]\"'\\") {
+					// nginx takes any word; a Host header never holds these.
+					m.note(c, "server_name %q is not a host name a request can carry; left out", n)
+					continue
+				}
+				s.names = append(s.names, name)
 			}
 		case "listen":
 			m.readListen(s, c)

@@ -146,7 +146,10 @@ func writeRule(b *strings.Builder, r *Rule) {
 // false: a map file of regexes marks each case-insensitive key with ~*)
 // and query_string.
 func writeOptions(b *strings.Builder, r *Rule, withCase bool) {
-	fmt.Fprintf(b, "status = %d\n", r.Status)
+	if !r.Pass {
+		// A map of no-redirect entries alone has no status.
+		fmt.Fprintf(b, "status = %d\n", r.Status)
+	}
 	writeHosts(b, r.Hosts)
 	writeScheme(b, r.Scheme)
 	if r.CaseInsensitive && withCase {
@@ -162,8 +165,10 @@ func writeOptions(b *strings.Builder, r *Rule, withCase bool) {
 	case matcher.QueryDrop:
 		mode = "drop"
 	}
-	fmt.Fprintf(b, "query_string = %q\n", mode)
-	writeHeaders(b, r.Headers)
+	if !r.Pass {
+		fmt.Fprintf(b, "query_string = %q\n", mode)
+		writeHeaders(b, r.Headers)
+	}
 }
 
 // tomlString quotes s for TOML as every import writes it (importer.Quote).
