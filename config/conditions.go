@@ -33,10 +33,10 @@ func openGeoIP(file string, cfg *Config, loc *locator) error {
 }
 
 // whenKeys are the conditions when accepts.
-var whenKeys = []string{"language", "country", "header", "cookie", "unless"}
+var whenKeys = []string{"language", "country", "header", "cookie", "scheme", "unless"}
 
 // unlessKeys are the conditions when.unless accepts.
-var unlessKeys = []string{"language", "country", "header", "cookie", "query"}
+var unlessKeys = []string{"language", "country", "header", "cookie", "scheme", "query"}
 
 // failWhen records an error about a condition on the line of the rule's
 // when key, naming the condition ("when.country").
@@ -89,6 +89,12 @@ func (e *entry) whenIn(field string, t map[string]any, geoip bool) *matcher.When
 			}
 			if len(w.Country) > 0 && !geoip {
 				e.failWhen(name, "needs a country database: add [geoip] database = \"/var/lib/GeoIP/GeoLite2-Country.mmdb\"")
+			}
+		case "scheme":
+			if sch, ok := val.(string); ok && (sch == "http" || sch == "https") {
+				w.Scheme = sch
+			} else {
+				e.failWhen(name, "must be \"http\" (plain requests) or \"https\" (requests over TLS), not %s", whenValue(val))
 			}
 		case "header", "cookie":
 			kv := e.whenTable(name, val, true)
@@ -245,4 +251,12 @@ func validLanguageRange(r string) bool {
 		n++
 	}
 	return true
+}
+
+// whenValue shows a wrong condition value: a string quoted, else its type.
+func whenValue(v any) string {
+	if s, ok := v.(string); ok {
+		return fmt.Sprintf("%q", cut(s))
+	}
+	return tomlType(v)
 }

@@ -111,7 +111,9 @@ func TestWhenErrors(t *testing.T) {
 		{"unless not a table", rule + "when = { unless = \"x\" }\n", `redirectd.toml:4: [[rule]] #1: when.unless: must be a non-empty table`},
 		{"empty unless", rule + "when = { unless = {} }\n", `redirectd.toml:4: [[rule]] #1: when.unless: must be a non-empty table`},
 		{"unless in unless", rule + "when = { unless = { unless = { language = \"de\" } } }\n", `redirectd.toml:4: [[rule]] #1: when.unless.unless: an unless holds no unless`},
-		{"unknown in unless", rule + "when = { unless = { browser = \"x\" } }\n", `redirectd.toml:4: [[rule]] #1: when.unless.browser: unknown condition; use "language", "country", "header", "cookie" or "query"`},
+		{"unknown in unless", rule + "when = { unless = { browser = \"x\" } }\n", `redirectd.toml:4: [[rule]] #1: when.unless.browser: unknown condition; use "language", "country", "header", "cookie", "scheme" or "query"`},
+		{"bad scheme", rule + "when = { scheme = \"ftp\" }\n", `redirectd.toml:4: [[rule]] #1: when.scheme: must be "http" (plain requests) or "https" (requests over TLS), not "ftp"`},
+		{"scheme not a string", rule + "when = { scheme = [\"http\"] }\n", `redirectd.toml:4: [[rule]] #1: when.scheme: must be "http" (plain requests) or "https" (requests over TLS), not an array`},
 		{"unless country without geoip", rule + "when = { unless = { country = \"DE\" } }\n", `redirectd.toml:4: [[rule]] #1: when.unless.country: needs a country database`},
 		{"unless bad header", rule + "when = { unless = { header = { \"X A\" = \"1\" } } }\n", `redirectd.toml:4: [[rule]] #1: when.unless.header: "X A" is not a valid name`},
 		{"unless query empty name", rule + "when = { unless = { query = { \"\" = \"1\" } } }\n", `redirectd.toml:4: [[rule]] #1: when.unless.query: "" is not a valid name`},
@@ -204,5 +206,37 @@ func TestGeoIPReadAtEachLoad(t *testing.T) {
 		if got := cfg.Set.Countries().Country(client); got != code {
 			t.Errorf("after writing a database of %s, the loaded one says %q", code, got)
 		}
+	}
+}
+
+// TestWhenScheme checks when.scheme: a rule for plain requests and one for
+// requests over TLS on the same path, each answering its own, and a
+// no-redirect map entry that ends the TLS requests only.
+func TestWhenScheme(t *testing.T) {
+	cfg, err := config.Load(writeFiles(t, map[string]string{
+		"redirectd.toml": "[[rule]]\nfrom = \"/a\"\nto = \"https://example.com/a\"\nwhen = { scheme = \"http\" }\n" +
+			"[[rule]]\nfrom = \"/a\"\nto = \"/b\"\nwhen = { scheme = \"https\" }\n" +
+			"[[map]]\nfile = \"end.map\"\nwhen = { scheme = \"https\" }\n" +
+			"[[rule]]\nmatch = \"prefix\"\nfrom = \"/\"\nto = \"/other\"\n",
+		"end.map": "/c \"\";\n",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	got := []lookupAnswer{
+		lookupAt(cfg.Set, "/a", now, fakeReq{}),
+		lookupAt(cfg.Set, "/a", now, fakeReq{https: true}),
+		lookupAt(cfg.Set, "/c", now, fakeReq{}),
+		lookupAt(cfg.Set, "/c", now, fakeReq{https: true}),
+	}
+	want := []lookupAnswer{
+		{Status: 301, Location: "https://example.com/a"},
+		{Status: 301, Location: "/b"},
+		{Status: 301, Location: "/otherc"},
+		{Status: 404},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("answers (-want +got):\n%s", diff)
 	}
 }

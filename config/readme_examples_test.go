@@ -52,6 +52,7 @@ func lookupAt(set *matcher.Set, path string, now time.Time, req matcher.Request)
 type fakeReq struct {
 	fields  map[string]string
 	country string
+	https   bool
 }
 
 func (r fakeReq) Header(name []byte) []byte {
@@ -63,6 +64,8 @@ func (r fakeReq) Header(name []byte) []byte {
 }
 
 func (r fakeReq) Country() string { return r.country }
+
+func (r fakeReq) HTTPS() bool { return r.https }
 
 // TestWindowsReadmeExample loads the README's example of windows and
 // shadow rules and asks it, as of three instants, what the example says:

@@ -33,3 +33,31 @@ func TestConditionsAllocs(t *testing.T) {
 		t.Errorf("%v allocations per request, want 0", allocs)
 	}
 }
+
+// TestSchemeConditionAllocs checks that a request decided by when.scheme
+// (a plain port's catch-all passed over, then a no-redirect entry) and one
+// answered by the catch-all allocate nothing.
+func TestSchemeConditionAllocs(t *testing.T) {
+	set, err := matcher.Compile([]matcher.Rule{
+		{Kind: matcher.Regex, From: "^", To: "https://a${path}", Status: 301, Host: "a", When: &matcher.When{Scheme: "https"}},
+		{Kind: matcher.Regex, From: "^/x", To: "/y", Status: 301, Host: "a", When: &matcher.When{Scheme: "http"}},
+		{Kind: matcher.Regex, From: "^", Pass: true, Host: "a", When: &matcher.When{Scheme: "http"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := New(Options{}, set)
+	f := &serveFixture{srv: srv, conn: &conn{loop: newLoop(srv, nil)}}
+	for _, tc := range []struct{ target, want string }{
+		{"/x/1", "Location: /y\r\n"},
+		{"/z", "HTTP/1.1 404 "},
+	} {
+		buf := []byte("GET " + tc.target + " HTTP/1.1\r\nHost: a\r\n\r\n")
+		if out := string(f.serve(t, buf)); !strings.Contains(out, tc.want) {
+			t.Fatalf("answer %q, want %q", out, tc.want)
+		}
+		if allocs := testing.AllocsPerRun(100, func() { f.serve(t, buf) }); allocs != 0 {
+			t.Errorf("%s: %v allocations per request, want 0", tc.target, allocs)
+		}
+	}
+}

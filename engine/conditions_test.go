@@ -104,3 +104,58 @@ func TestConditionsRawAnswer(t *testing.T) {
 		}
 	}
 }
+
+// TestSchemeCondition serves the layout certbot writes for nginx, as the
+// import translates it: on plain HTTP every path of old.example goes to
+// https, and over TLS the host's own rules answer, ending in a
+// no-redirect entry. The plain port's catch-all must never answer a
+// request over TLS (it would redirect https://old.example/about to
+// itself).
+func TestSchemeCondition(t *testing.T) {
+	plain, tlsOnly := &matcher.When{Scheme: "http"}, &matcher.When{Scheme: "https"}
+	set, err := matcher.Compile([]matcher.Rule{
+		{Kind: matcher.Regex, From: "^", To: "https://old.example${path}", Status: 301, Host: "old.example", When: plain},
+		{Kind: matcher.Exact, From: "/moved", To: "/new", Status: 301, Host: "old.example", When: tlsOnly},
+		{Kind: matcher.Regex, From: "^", Pass: true, Host: "old.example", When: tlsOnly},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := startServerWith(t, engine.Options{TLS: testTLSOptions(t)})
+	srv.Swap(set)
+	tests := []struct {
+		name     string
+		tls      bool
+		target   string
+		status   int
+		location string
+	}{
+		{"plain: to https", false, "/about?x=1", 301, "https://old.example/about?x=1"},
+		{"plain: even a path the TLS server redirects", false, "/moved", 301, "https://old.example/moved"},
+		{"TLS: the host's own rule", true, "/moved", 301, "/new"},
+		{"TLS: the host's end, not the plain catch-all", true, "/about", 404, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := "GET " + tt.target + " HTTP/1.1\r\nHost: old.example\r\n\r\n"
+			var br *bufio.Reader
+			if tt.tls {
+				br, _ = readTLSAnswer(t, srv, req)
+			} else {
+				c := dial(t, srv)
+				if _, err := c.Write([]byte(req)); err != nil {
+					t.Fatal(err)
+				}
+				br = bufio.NewReader(c)
+			}
+			resp, err := http.ReadResponse(br, &http.Request{Method: "GET"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != tt.status || resp.Header.Get("Location") != tt.location {
+				t.Errorf("got %d %q, want %d %q", resp.StatusCode, resp.Header.Get("Location"), tt.status, tt.location)
+			}
+		})
+	}
+}

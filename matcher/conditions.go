@@ -18,6 +18,9 @@ type Request interface {
 	// Country returns the client's ISO 3166 country code in upper case,
 	// "" when unknown (no database, or an address it does not list).
 	Country() string
+	// HTTPS reports whether the request came over TLS: to the TLS
+	// listener, or marked so by a TLS terminator the server trusts.
+	HTTPS() bool
 }
 
 // When holds conditions on who sends a request, all of which must hold.
@@ -37,6 +40,10 @@ type When struct {
 	// query condition.
 	Header []KeyValue
 	Cookie []KeyValue
+	// Scheme is "http" (plain requests only) or "https" (requests over
+	// TLS only; Request.HTTPS), "" for either: an nginx server that
+	// listens on one kind of port only.
+	Scheme string
 	// Unless holds conditions none of which may hold: each language list,
 	// country list, header, cookie and query parameter in it is one
 	// condition, and the rule answers only when every one of them fails
@@ -52,7 +59,7 @@ type KeyValue struct{ Name, Value string }
 
 // Empty reports whether w holds no condition at all.
 func (w *When) Empty() bool {
-	return w == nil || len(w.Language)+len(w.Country)+len(w.Header)+len(w.Cookie)+len(w.Query) == 0 && w.Unless.Empty()
+	return w == nil || len(w.Language)+len(w.Country)+len(w.Header)+len(w.Cookie)+len(w.Query)+len(w.Scheme) == 0 && w.Unless.Empty()
 }
 
 // when is a compiled When.
@@ -61,6 +68,8 @@ type when struct {
 	country []string
 	header  []kvBytes
 	cookie  []kvBytes
+	// scheme is 0 for either, schemeHTTP or schemeHTTPS.
+	scheme uint8
 	// unless is the compiled Unless, nil for none; query is set on it
 	// alone.
 	unless *when
@@ -72,6 +81,12 @@ type when struct {
 }
 
 type kvBytes struct{ name, value []byte }
+
+// The values of when.scheme.
+const (
+	schemeHTTP uint8 = 1 + iota
+	schemeHTTPS
+)
 
 var (
 	acceptLanguage = []byte("accept-language")
@@ -130,6 +145,20 @@ func compileWhenIn(w *When, field string) (*when, string, error) {
 	}
 	if len(c.cookie) > 0 {
 		vary = append(vary, "Cookie")
+	}
+	switch w.Scheme {
+	case "":
+	case "http":
+		c.scheme = schemeHTTP
+	case "https":
+		c.scheme = schemeHTTPS
+	default:
+		return nil, "", fieldErr(field+".scheme", "%q is not a scheme; write \"http\" (plain requests) or \"https\" (requests over TLS)", w.Scheme)
+	}
+	if c.scheme != 0 {
+		// No Vary: a cache keys its entries by the whole URL, scheme
+		// included.
+		key.WriteString("s" + w.Scheme + "\x00")
 	}
 	for _, q := range w.Query {
 		if q.Name == "" {
@@ -199,6 +228,9 @@ func (w *when) holds(req Request) bool {
 	if req == nil {
 		return false
 	}
+	if w.scheme != 0 && req.HTTPS() != (w.scheme == schemeHTTPS) {
+		return false
+	}
 	if len(w.langs) > 0 && !langHolds(w.langs, req.Header(acceptLanguage)) {
 		return false
 	}
@@ -224,6 +256,9 @@ func (w *when) holds(req Request) bool {
 // anyHolds reports whether one of w's conditions holds (w is an unless;
 // its query conditions are queryUnless's).
 func (w *when) anyHolds(req Request) bool {
+	if w.scheme != 0 && req.HTTPS() == (w.scheme == schemeHTTPS) {
+		return true
+	}
 	if len(w.langs) > 0 && langHolds(w.langs, req.Header(acceptLanguage)) {
 		return true
 	}

@@ -13,6 +13,7 @@ import (
 type fakeReq struct {
 	fields  [][2]string
 	country string
+	https   bool
 	vals    [][]byte // fields' values as bytes, made once so Header does not allocate
 }
 
@@ -31,6 +32,8 @@ func (f *fakeReq) Header(name []byte) []byte {
 }
 
 func (f *fakeReq) Country() string { return f.country }
+
+func (f *fakeReq) HTTPS() bool { return f.https }
 
 // compileLines compiles a copy of rules, each in file on the line of its
 // place in the list.
@@ -187,6 +190,7 @@ func TestWhenErrors(t *testing.T) {
 		{&matcher.When{Unless: &matcher.When{Unless: &matcher.When{Country: []string{"DE"}}}}, `when.unless.unless: an unless holds no unless`},
 		{&matcher.When{Unless: &matcher.When{Header: []matcher.KeyValue{{Name: "X Bad", Value: "1"}}}}, `when.unless.header: "X Bad" is not a header field name`},
 		{&matcher.When{Unless: &matcher.When{Query: []matcher.QueryCond{{Name: "", Value: "1"}}}}, `when.unless.query: a parameter needs a name`},
+		{&matcher.When{Scheme: "HTTP"}, `when.scheme: "HTTP" is not a scheme`},
 	}
 	for _, tt := range tests {
 		_, err := matcher.Compile([]matcher.Rule{{From: "/a", To: "/b", Status: 301, When: tt.when, File: "f", Line: 3}})
@@ -330,5 +334,40 @@ func BenchmarkLookupConditions(b *testing.B) {
 				s.Lookup(host, path, nil, &m)
 			}
 		})
+	}
+}
+
+// TestWhenScheme checks when.scheme: the rule for plain requests, the one
+// for requests over TLS and an unless, on one path and in the regex tier,
+// where a failed scheme condition passes on to the next regex; no Vary.
+func TestWhenScheme(t *testing.T) {
+	s, err := matcher.Compile([]matcher.Rule{
+		{From: "/a", To: "/any/", Status: 301},
+		{From: "/a", To: "/plain/", Status: 301, When: &matcher.When{Scheme: "http"}},
+		{From: "/a", To: "/tls/", Status: 301, When: &matcher.When{Scheme: "https"}},
+		{Kind: matcher.Regex, From: "^/r", To: "https://h${path}", Status: 301, When: &matcher.When{Scheme: "http"}},
+		{Kind: matcher.Regex, From: "^/r", To: "/r-tls", Status: 301, When: &matcher.When{Unless: &matcher.When{Scheme: "http"}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		path  string
+		https bool
+		want  string
+	}{
+		{"/a", false, "/plain/"},
+		{"/a", true, "/tls/"},
+		{"/r/x", false, "https://h/r/x"},
+		{"/r/x", true, "/r-tls"},
+	} {
+		m := matcher.Match{Req: &fakeReq{https: tt.https}}
+		if !s.Lookup([]byte("h"), []byte(tt.path), nil, &m) {
+			t.Errorf("%s https=%v: no match", tt.path, tt.https)
+			continue
+		}
+		if got := string(m.AppendLocation(nil, nil)); got != tt.want || m.Vary() != "" {
+			t.Errorf("%s https=%v: %q Vary %q, want %q and no Vary", tt.path, tt.https, got, m.Vary(), tt.want)
+		}
 	}
 }

@@ -62,11 +62,19 @@ func explainURLAt(w io.Writer, set *matcher.Set, raw string, now time.Time) erro
 
 // explainRequestAt writes which rule of set answers raw at the instant
 // now, for a request with req's fields and client (nil: none, so rules
-// with when conditions do not answer).
+// with when conditions on them do not answer). The URL's scheme is the
+// request's for when.scheme.
 func explainRequestAt(w io.Writer, set *matcher.Set, raw string, now time.Time, req matcher.Request) error {
 	host, path, query, err := splitURL(raw)
 	if err != nil {
 		return err
+	}
+	https := len(raw) > 8 && strings.EqualFold(raw[:8], "https://")
+	switch r := req.(type) {
+	case nil:
+		req = &explainRequest{set: set, https: https}
+	case *explainRequest:
+		r.https = https
 	}
 	m := matcher.Match{Now: now.UnixNano(), Req: req}
 	defer explainShadow(w, &m, query) // window.go

@@ -30,6 +30,8 @@ type explainRequest struct {
 	fields explainFields
 	client netip.Addr
 	set    *matcher.Set
+	// https: the URL asked about is https://.
+	https bool
 }
 
 func (r *explainRequest) Header(name []byte) []byte {
@@ -41,6 +43,8 @@ func (r *explainRequest) Header(name []byte) []byte {
 	}
 	return nil
 }
+
+func (r *explainRequest) HTTPS() bool { return r.https }
 
 func (r *explainRequest) Country() string {
 	db := r.set.Countries()

@@ -27,6 +27,8 @@ type Client struct {
 	Country string
 	// Header and Cookie are the fields and cookies it sends.
 	Header, Cookie []matcher.KeyValue
+	// HTTPS: it asks over TLS.
+	HTTPS bool
 }
 
 // ClientFor returns a client that satisfies w: the first language and
@@ -45,6 +47,7 @@ func ClientFor(w *matcher.When) *Client {
 	if len(w.Country) > 0 {
 		c.Country = w.Country[0]
 	}
+	c.HTTPS = w.Scheme == "https"
 	return c
 }
 
@@ -186,6 +189,8 @@ func (r request) Header(name []byte) []byte {
 }
 
 func (r request) Country() string { return r.c.Country }
+
+func (r request) HTTPS() bool { return r.c.HTTPS }
 
 // matcherRequest returns what Lookup reads conditions from: nil for a
 // client that sends nothing they read.

@@ -30,6 +30,9 @@ func (r *Result) MatcherRules() []matcher.Rule {
 		if x.Pass {
 			base.To, base.Status, base.QueryString = "", 0, 0
 		}
+		if x.Scheme != "" {
+			base.When = &matcher.When{Scheme: x.Scheme}
+		}
 		if len(x.Hosts) == 0 {
 			out = append(out, base)
 			continue
@@ -106,7 +109,7 @@ func (t *translator) check(res *Result) {
 		if o.unknown || o.entry != nil && t.m.leftOutAt[o.entry.d] {
 			continue // nothing to say, or said: the entry is left out
 		}
-		var m matcher.Match
+		m := matcher.Match{Req: probeReq(req.https)}
 		got := "no redirect"
 		var origin string
 		var query []byte // nil: no '?' (an empty non-nil query is a bare "?" for request_uri rules)
@@ -139,7 +142,7 @@ func (t *translator) check(res *Result) {
 			continue
 		}
 		seen[key] = len(diffs)
-		msg := fmt.Sprintf("http://%s%s", req.host, req.path)
+		msg := fmt.Sprintf("%s://%s%s", [2]string{"http", "https"}[kindOf(req.https)], req.host, req.path)
 		if req.query != "" {
 			msg += "?" + req.query
 		}
@@ -232,22 +235,38 @@ func (t *translator) probes() []request {
 			}
 		}
 		sort.Strings(sorted)
-		for _, h := range hosts {
-			for _, p := range sorted {
-				if !clientSends(p) {
-					continue // a request no client makes: nothing to compare
+		for k, https := range []bool{false, true} {
+			// A server on both kinds of port is asked over TLS too
+			// only where servers on one kind make nginx's choice
+			// differ between them.
+			if !s.on[k] || k == 1 && s.on[0] && !t.m.schemed {
+				continue
+			}
+			for _, h := range hosts {
+				for _, p := range sorted {
+					if !clientSends(p) {
+						continue // a request no client makes: nothing to compare
+					}
+					if path, query, ok := strings.Cut(p, "?"); ok {
+						// A $request_uri key with its query.
+						out = append(out, request{host: h, path: path, query: query, https: https})
+						continue
+					}
+					out = append(out, request{host: h, path: p, https: https}, request{host: h, path: p, query: "probe=1", https: https})
 				}
-				if path, query, ok := strings.Cut(p, "?"); ok {
-					// A $request_uri key with its query.
-					out = append(out, request{host: h, path: path, query: query})
-					continue
-				}
-				out = append(out, request{host: h, path: p}, request{host: h, path: p, query: "probe=1"})
 			}
 		}
 	}
 	return out
 }
+
+// probeReq is a probe as rule conditions see it: no fields, over TLS or
+// not (when.scheme).
+type probeReq bool
+
+func (probeReq) Header([]byte) []byte { return nil }
+func (probeReq) Country() string      { return "" }
+func (r probeReq) HTTPS() bool        { return bool(r) }
 
 func probeHostOf(name string) string {
 	switch {

@@ -28,6 +28,7 @@ type outcome struct {
 // request is one request the model is asked about.
 type request struct {
 	host, path, query string
+	https             bool // over TLS
 }
 
 // evalCtx is what a target's variables read while one request is handled.
@@ -42,7 +43,7 @@ type evalCtx struct {
 
 // emulate answers req as nginx would, as far as the model knows.
 func (m *model) emulate(req request) outcome {
-	s := m.selectServer(req.host)
+	s := m.selectServer(req.host, req.https)
 	if s == nil {
 		return outcome{}
 	}
@@ -58,13 +59,18 @@ func (m *model) emulate(req request) outcome {
 	return o
 }
 
-// selectServer picks the server block for a host as nginx does: an exact
-// name, then the longest leading wildcard, then the default server.
-func (m *model) selectServer(host string) *server {
+// selectServer picks the server block for a host as nginx does: among
+// the servers listening on the request's kind of port, an exact name, then
+// the longest leading wildcard, then the default server of that port.
+func (m *model) selectServer(host string, https bool) *server {
 	host = strings.TrimSuffix(strings.ToLower(hostOnly(host)), ".")
+	k := kindOf(https)
 	var best *server
 	bestLen := -1
 	for _, s := range m.servers {
+		if !s.on[k] {
+			continue
+		}
 		for _, n := range s.names {
 			switch {
 			case n == host:
@@ -80,7 +86,7 @@ func (m *model) selectServer(host string) *server {
 		return best
 	}
 	for _, s := range m.servers {
-		if s.dflt {
+		if s.dfltOn[k] {
 			return s
 		}
 	}
@@ -94,16 +100,28 @@ func hostOnly(h string) string {
 	return h
 }
 
-// selectLocation is nginx's location search: an exact match; else the
-// longest prefix, which ends the search when it is ^~; else the first
-// regex in order; else that longest prefix.
+// selectLocation is nginx's location search (ngx_http_core_find_location)
+// over the server's locations.
 func (s *server) selectLocation(path string, c *evalCtx) *location {
+	l, _ := findLocation(s.top, path, c)
+	return l
+}
+
+// findLocation searches one level of locations and, through the one it
+// finds, the levels nested in it: an exact match ends the search; else
+// the longest prefix, whose nested locations are searched in turn (a
+// nested exact or regex match ends the search); then, unless that
+// longest prefix is ^~, this level's regexes in order, the first that
+// matches being searched for nested locations too; else the prefix
+// found. final reports an exact or regex match, which the levels above
+// keep.
+func findLocation(locs []*location, path string, c *evalCtx) (found *location, final bool) {
 	var longest *location
-	for _, l := range s.locs {
+	for _, l := range locs {
 		switch l.mod {
 		case "=":
 			if l.path == path {
-				return l
+				return l, true
 			}
 		case "", "^~":
 			if strings.HasPrefix(path, l.path) && (longest == nil || len(l.path) > len(longest.path)) {
@@ -111,15 +129,27 @@ func (s *server) selectLocation(path string, c *evalCtx) *location {
 			}
 		}
 	}
-	if longest != nil && longest.mod == "^~" {
-		return longest
-	}
-	for _, l := range s.locs {
-		if l.re != nil && c.match(l.re) {
-			return l
+	noregex := false
+	if longest != nil {
+		found, noregex = longest, longest.mod == "^~"
+		if sub, fin := findLocation(longest.children, path, c); sub != nil {
+			if fin {
+				return sub, true
+			}
+			found = sub
 		}
 	}
-	return longest
+	if !noregex {
+		for _, l := range locs {
+			if l.re != nil && c.match(l.re) {
+				if sub, _ := findLocation(l.children, path, c); sub != nil {
+					return sub, true
+				}
+				return l, true
+			}
+		}
+	}
+	return found, false
 }
 
 // match runs re on the path, keeping its captures as nginx does.
@@ -148,6 +178,13 @@ func (m *model) runSteps(steps []*step, c *evalCtx) (outcome, bool) {
 			}
 			return outcome{unknown: st.re != nil, step: st}, true
 		case stepReturn:
+			return c.redirect(st, false), true
+		case stepIfHost:
+			// nginx compares $host, lower-cased and without its port or
+			// final dot, with the name as written.
+			if h, _ := c.variable("host"); h != st.host {
+				continue
+			}
 			return c.redirect(st, false), true
 		case stepRewrite:
 			if !c.match(st.re) {
@@ -232,6 +269,9 @@ func (c *evalCtx) variable(name string) (string, bool) {
 	case "host":
 		return strings.TrimSuffix(strings.ToLower(hostOnly(c.req.host)), "."), true
 	case "scheme":
+		if c.req.https {
+			return "https", true
+		}
 		return "http", true
 	case "server_name":
 		if len(c.srv.names) > 0 {

@@ -1,9 +1,11 @@
 package nginx
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/config/lint"
 	"github.com/redirectd/redirectd/matcher"
 )
@@ -20,6 +22,11 @@ func FuzzParse(f *testing.F) {
 	f.Add("server { location / { rewrite ^ /x? redirect; rewrite ^/a$ /b last; if ($host = x) { return 301 /; } } }")
 	f.Add("a \"b\\\"c\" 'd' ${x}y; # c\n{")
 	f.Add("map $request_uri $v { \"~^/(?<u>.*)\\.$\" \"$u\"; ~^/t$ https:/a.example/x; ~^/g$ data:x; ~^/d$ //d/x; /r 404; ~^/q\\?a=1 /z?b=2; }\nserver { if ($v != \"\") { rewrite ^(.*)$ $v permanent; } }")
+	// Servers per port, certbot's pair, nested locations, proxy_pass.
+	f.Add("server { listen 443 ssl; server_name a; ssl_certificate c; ssl_certificate_key k; location /d/ { location /d/e/ { return 301 /f; } location ~ ^/d/.*\\.pdf$ { return 302 /p$uri; } } }\n" +
+		"server { if ($host = a) { return 301 https://$host$request_uri; } listen 80; server_name a; return 404; }\nserver { listen 80 default_server; return 301 https://$host$request_uri; }")
+	f.Add("upstream u { server 127.0.0.1:81; least_conn; }\nserver { listen [::]:8080; server_name .w.test; location / { proxy_set_header Host $host; proxy_pass http://u; } location /x/ { root /r; } }\n" +
+		"server { server_name www.w.test; location = /a { return 200; } location ^~ /s/ { try_files $uri =404; } }")
 	f.Fuzz(func(t *testing.T, text string) {
 		if len(text) > 4096 {
 			return
@@ -57,6 +64,15 @@ func FuzzParse(f *testing.F) {
 			if f.Severity == lint.Error && f.Kind == "location" {
 				t.Fatalf("check refuses a written Location: %s", f.Message)
 			}
+		}
+		// What the import writes loads: the rules, the no-redirect
+		// entries' map files, [upstream] and [tls].
+		out := t.TempDir()
+		if _, err := Write(out, res, "fuzz"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := config.Load(filepath.Join(out, ConfigName)); err != nil {
+			t.Fatalf("the import does not load: %v", err)
 		}
 	})
 }

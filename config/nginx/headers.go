@@ -44,8 +44,12 @@ func (m *model) readAddHeader(d *Directive) (addHeader, bool) {
 // is not 2xx or 3xx, only the ones marked always.
 func headersFor(s *server, l *location, status int) []matcher.Header {
 	list := s.headers
-	if l != nil && l.hasHeaders {
-		list = l.headers
+	// A location without add_header inherits the nearest enclosing one's.
+	for x := l; x != nil; x = x.parent {
+		if x.hasHeaders {
+			list = x.headers
+			break
+		}
 	}
 	var out []matcher.Header
 	for _, h := range list {

@@ -2,6 +2,7 @@ package nginx
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -58,6 +59,29 @@ type model struct {
 	// again that the import answers them differently (values.go).
 	leftOut   map[string]int
 	leftOutAt map[*Directive]bool
+	// ports are the plain (0) and TLS (1) ports redirectd keeps: the
+	// first of each kind that a listen names; "" for none.
+	ports [2]string
+	// addrs are the listen addresses of those ports, as written.
+	addrs [2]string
+	// schemed: servers listen on both kinds and some on one kind only,
+	// which gets rules for its scheme alone (when.scheme).
+	schemed bool
+	// certs are the ssl_certificate and ssl_certificate_key pairs, in
+	// order, each once.
+	certs []cert
+	// proxies, upstreams and hostHeader are what [upstream] is made of
+	// (content.go).
+	proxies    []proxy
+	upstreams  map[string]*upstreamBlock
+	hostHeader []*Directive
+}
+
+// cert is one server's ssl_certificate and ssl_certificate_key.
+type cert struct {
+	d         *Directive // the first of the pair
+	srv       *server
+	file, key string
 }
 
 func (m *model) note(d *Directive, format string, args ...any) {
@@ -84,17 +108,62 @@ type server struct {
 	// hosts are the redirectd hosts of its rules; nil means any host.
 	hosts []string
 	pre   []*step // rewrite-phase directives at server level, in order
-	locs  []*location
-	dflt  bool // nginx's default server for requests no name matches
+	// locs are all its locations, nested ones after their parent; top
+	// are those directly inside the server.
+	locs []*location
+	top  []*location
+	dflt bool // nginx's default server for requests no name matches
+	// on says whether it listens on a plain (0) or TLS (1) port;
+	// dfltOn, whether it is the default server of that kind, and
+	// dfltFlag, whether a listen of that kind says default_server.
+	on, dfltOn, dfltFlag [2]bool
+	sslOn                bool // `ssl on;`
 }
 
-// location is one location block directly inside a server.
+// kindOf is the index of on for a request over TLS or not.
+func kindOf(https bool) int {
+	if https {
+		return 1
+	}
+	return 0
+}
+
+// probeHTTPS is the kind of request the import asks the model about for
+// s: a plain one when s listens on a plain port.
+func (s *server) probeHTTPS() bool { return !s.on[0] }
+
+// fixedScheme is nginx's $scheme in every request s answers; ok is false
+// for a server on both kinds of port ("http" is then given).
+func (s *server) fixedScheme() (string, bool) {
+	if s.on[1] && !s.on[0] {
+		return "https", true
+	}
+	return "http", !s.on[1]
+}
+
+// scheme is the when.scheme of the rules of s: "http" or "https" for a
+// server on one kind of port when the config has both, else "".
+func (s *server) scheme(m *model) string {
+	switch {
+	case !m.schemed || s.on[0] && s.on[1]:
+		return ""
+	case s.on[1]:
+		return "https"
+	}
+	return "http"
+}
+
+// location is one location block, inside a server or another location.
 type location struct {
-	d     *Directive
-	mod   string // "=", "^~", "" (plain prefix), "~" or "~*"
-	path  string // for =, ^~ and plain prefixes
-	re    *nginxRegex
-	steps []*step
+	d *Directive
+	// parent is the enclosing location, nil directly inside the server;
+	// children are the locations nested in it, in order.
+	parent   *location
+	children []*location
+	mod      string // "=", "^~", "" (plain prefix), "~" or "~*"
+	path     string // for =, ^~ and plain prefixes
+	re       *nginxRegex
+	steps    []*step
 	// headers are its add_header directives; hasHeaders is set when it
 	// has any, even one left out, since nginx then inherits none.
 	headers    []addHeader
@@ -119,6 +188,7 @@ const (
 	stepRewrite                 // rewrite REGEX REPL [flag]
 	stepIfMap                   // if ($map) { return CODE ...$map...; }
 	stepStop                    // anything that ends with a non-redirect answer or an internal rewrite
+	stepIfHost                  // if ($host = NAME) { return 30x URL; }
 )
 
 // step is one rewrite-phase directive, in a server or a location.
@@ -131,7 +201,8 @@ type step struct {
 	// addArgs: a rewrite appends the request's arguments (its replacement
 	// does not end with '?').
 	addArgs bool
-	mapv    *nmap // stepIfMap: the map whose variable is tested
+	mapv    *nmap  // stepIfMap: the map whose variable is tested
+	host    string // stepIfHost: the name compared, lower case
 	loc     *location
 	// uncond: a return at this place answers every request reaching it.
 	uncond bool
@@ -162,6 +233,8 @@ func (s *step) form() string {
 		return "map entry"
 	case s.kind == stepRewrite:
 		return "rewrite"
+	case s.kind == stepIfHost:
+		return "if ($host =)"
 	case s.loc == nil:
 		return "return (server)"
 	}
@@ -204,7 +277,7 @@ type mapEntry struct {
 
 // build reads the http block(s) of dirs into a model.
 func build(dirs []*Directive) *model {
-	m := &model{maps: map[string]*nmap{}}
+	m := &model{maps: map[string]*nmap{}, upstreams: map[string]*upstreamBlock{}}
 	var walk func(ds []*Directive)
 	walk = func(ds []*Directive) {
 		for _, d := range ds {
@@ -213,6 +286,8 @@ func build(dirs []*Directive) *model {
 				walk(d.Block)
 			case d.Name == "map" && d.IsBlock:
 				m.readMap(d)
+			case d.Name == "upstream" && d.IsBlock:
+				m.readUpstream(d)
 			case d.Name == "server" && d.IsBlock:
 				// At the top, a file holding only server blocks
 				// (conf.d/site.conf) is read as the inside of http.
@@ -307,6 +382,10 @@ func (m *model) readMap(d *Directive) {
 func (m *model) readServer(d *Directive) {
 	s := &server{d: d}
 	for _, c := range d.Block {
+		// The old `ssl on;` makes every listen of the server a TLS one.
+		s.sslOn = s.sslOn || c.Name == "ssl" && len(c.Args) == 1 && c.Args[0] == "on"
+	}
+	for _, c := range d.Block {
 		switch c.Name {
 		case "server_name":
 			for _, n := range c.Args {
@@ -316,14 +395,18 @@ func (m *model) readServer(d *Directive) {
 					}
 					continue
 				}
-				s.names = append(s.names, strings.ToLower(strings.TrimSuffix(n, ".")))
+				name := strings.ToLower(strings.TrimSuffix(n, "."))
+				if bare := strings.TrimPrefix(strings.TrimPrefix(name, "*."), "."); bare == "" || strings.ContainsAny(bare, "*/:?#@ \t[]\"'\\") {
+					// nginx takes any word; a Host header never holds these.
+					m.note(c, "server_name %q is not a host name a request can carry; left out", n)
+					continue
+				}
+				s.names = append(s.names, name)
 			}
 		case "listen":
-			for _, a := range c.Args {
-				if a == "default_server" || a == "default" {
-					s.dflt = true
-				}
-			}
+			m.readListen(s, c)
+		case "ssl_certificate", "ssl_certificate_key":
+			m.readCert(s, c)
 		case "location":
 			m.readLocation(s, c)
 		case "add_header":
@@ -331,15 +414,106 @@ func (m *model) readServer(d *Directive) {
 				s.headers = append(s.headers, h)
 			}
 		default:
+			if m.readContent(c, s) {
+				continue
+			}
 			if st := m.readStep(c, nil); st != nil {
 				s.pre = append(s.pre, st)
 			}
 		}
 	}
+	if !s.on[0] && !s.on[1] {
+		s.on[0] = true // nginx's default: *:80
+		if m.ports[0] == "" {
+			m.addrs[0] = "80"
+		}
+		m.keepPort(nil, "80", 0)
+	}
 	m.servers = append(m.servers, s)
 }
 
+// readListen reads the port of a listen and whether it is a TLS one
+// (ssl) and the default server's. redirectd has one plain and one TLS
+// listener: ports past the first of a kind are noted, and their servers
+// are answered as if on the first.
+func (m *model) readListen(s *server, d *Directive) {
+	if len(d.Args) == 0 {
+		m.note(d, "listen takes an address or port")
+		return
+	}
+	addr, k, dflt := d.Args[0], 0, false
+	if s.sslOn {
+		k = 1
+	}
+	for _, a := range d.Args[1:] {
+		switch a {
+		case "ssl":
+			k = 1
+		case "default_server", "default":
+			dflt = true
+		}
+	}
+	if strings.HasPrefix(addr, "unix:") {
+		m.note(d, "listen %s: redirectd listens on TCP ports only; this server is read as listening on the %s port", addr, [2]string{"plain", "TLS"}[k])
+		addr = ""
+	}
+	port := addr
+	if i := strings.LastIndexByte(addr, ':'); i >= 0 && !strings.HasSuffix(addr, "]") {
+		port = addr[i+1:]
+	} else if strings.Trim(addr, "0123456789") != "" {
+		port = [2]string{"80", "443"}[k] // an address without a port
+	}
+	s.on[k] = true
+	s.dfltFlag[k] = s.dfltFlag[k] || dflt
+	if m.ports[k] == "" {
+		m.addrs[k] = addr
+	}
+	m.keepPort(d, port, k)
+}
+
+// keepPort records a port of kind k, noting one past the first.
+func (m *model) keepPort(d *Directive, port string, k int) {
+	switch {
+	case port == "" || m.ports[k] == port:
+	case m.ports[k] == "":
+		m.ports[k] = port
+	default:
+		kind := [2]string{"plain", "TLS"}[k]
+		m.note(d, "listen %s: redirectd has one %s listener, and nginx's %s port %s comes first; requests to port %s are answered as those to port %s (from all the servers of both)",
+			port, kind, kind, m.ports[k], port, m.ports[k])
+	}
+}
+
+// readCert keeps a server's certificate and key for [[tls.certificate]].
+func (m *model) readCert(s *server, d *Directive) {
+	if len(d.Args) != 1 || strings.Contains(d.Args[0], "$") || strings.HasPrefix(d.Args[0], "data:") || strings.HasPrefix(d.Args[0], "engine:") {
+		m.note(d, "%s: only a file name is translated into [[tls.certificate]]; left out", directiveText(d))
+		return
+	}
+	var c *cert
+	if n := len(m.certs); n > 0 && m.certs[n-1].srv == s {
+		c = &m.certs[n-1]
+	}
+	if c == nil || (d.Name == "ssl_certificate" && c.file != "") || (d.Name == "ssl_certificate_key" && c.key != "") {
+		m.certs = append(m.certs, cert{d: d, srv: s})
+		c = &m.certs[len(m.certs)-1]
+	}
+	if d.Name == "ssl_certificate" {
+		c.file = d.Args[0]
+	} else {
+		c.key = d.Args[0]
+	}
+}
+
 func (m *model) readLocation(s *server, d *Directive) {
+	m.readLocationIn(s, nil, d)
+}
+
+func (m *model) readLocationIn(s *server, parent *location, d *Directive) {
+	if parent != nil && parent.mod == "=" {
+		m.note(d, "location inside an exact location: nginx refuses it; left out")
+		return
+	}
 	if !d.IsBlock || len(d.Args) == 0 || len(d.Args) > 2 {
 		m.note(d, "location takes an optional modifier and a path or regex, then a block")
 		return
@@ -376,9 +550,20 @@ func (m *model) readLocation(s *server, d *Directive) {
 		m.note(d, "location modifier %q is not one nginx knows", l.mod)
 		return
 	}
+	if parent != nil && parent.re == nil && l.re == nil && !strings.HasPrefix(l.path, parent.path) {
+		m.note(d, "location %s is outside location %s, which nginx refuses; left out", l.path, parent.path)
+		return
+	}
+	l.parent = parent
+	if parent == nil {
+		s.top = append(s.top, l)
+	} else {
+		parent.children = append(parent.children, l)
+	}
+	s.locs = append(s.locs, l)
 	for _, c := range d.Block {
 		if c.Name == "location" {
-			m.note(c, "nested location: left out (only locations directly inside server are translated)")
+			m.readLocationIn(s, l, c)
 			continue
 		}
 		if c.Name == "add_header" {
@@ -388,11 +573,31 @@ func (m *model) readLocation(s *server, d *Directive) {
 			}
 			continue
 		}
+		if m.readContent(c, s) {
+			continue
+		}
 		if st := m.readStep(c, l); st != nil {
 			l.steps = append(l.steps, st)
 		}
 	}
-	s.locs = append(s.locs, l)
+}
+
+// topmost is the location directly inside the server that holds l.
+func (l *location) topmost() *location {
+	for l.parent != nil {
+		l = l.parent
+	}
+	return l
+}
+
+// inRegex reports whether a location encloses l with a regex.
+func (l *location) inRegex() bool {
+	for x := l.parent; x != nil; x = x.parent {
+		if x.re != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // readStep reads one directive of the rewrite phase; other directives
@@ -507,6 +712,9 @@ func (m *model) readRewrite(d *Directive, l *location) *step {
 // or rewrites every path to one, using the variable.
 func (m *model) readIf(d *Directive, l *location) *step {
 	cond := ifCondition(d.Args)
+	if len(cond) == 3 && cond[0] == "$host" && cond[1] == "=" {
+		return m.readIfHost(d, l, cond[2])
+	}
 	ok := len(cond) == 1 || len(cond) == 3 && cond[1] == "!=" && cond[2] == ""
 	var mp *nmap
 	if ok && strings.HasPrefix(cond[0], "$") {
@@ -545,6 +753,23 @@ func (m *model) readIf(d *Directive, l *location) *step {
 	return st
 }
 
+// readIfHost reads `if ($host = NAME) { return 30x URL; }`, the form
+// certbot writes: a redirect of every path for one host name.
+func (m *model) readIfHost(d *Directive, l *location, name string) *step {
+	if len(d.Block) != 1 || d.Block[0].Name != "return" || name == "" || strings.ContainsAny(name, "$*~ /") {
+		m.note(d, "if ($host = %s): only `if ($host = name) { return 30x URL; }` is translated; left out", name)
+		return nil
+	}
+	inner := d.Block[0]
+	st := m.readReturn(inner, l, inner.Args)
+	if st.kind != stepReturn {
+		m.note(d, "if ($host = %s): the return inside is not a redirect or 410, which redirectd rules cannot answer for one host; left out", name)
+		return nil
+	}
+	st.kind, st.d, st.uncond, st.host = stepIfHost, d, false, strings.TrimSuffix(strings.ToLower(name), ".")
+	return st
+}
+
 // alwaysMap turns `return 30x $v;` or `rewrite ^ $v permanent;` (st, read
 // as a plain return or rewrite) into a map step that redirects whatever
 // the map gives: its entries, then its default, answer every request.
@@ -576,20 +801,28 @@ func hasCaptureRef(parts []part) bool {
 	return false
 }
 
-// pickDefault marks the default server and sets every server's hosts.
+// pickDefault marks the default server of each kind of port and sets
+// every server's hosts: the names it is the first to claim on a kind of
+// port it listens on.
 func (m *model) pickDefault() {
 	if len(m.servers) == 0 {
 		return
 	}
-	def := m.servers[0]
 	for _, s := range m.servers {
-		if s.dflt {
-			def = s
-			break
+		m.schemed = m.schemed || s.on[0] != s.on[1] && m.ports[0] != "" && m.ports[1] != ""
+	}
+	for k := range 2 {
+		var def *server
+		for _, s := range m.servers {
+			if s.on[k] && (def == nil || s.dfltFlag[k] && !def.dfltFlag[k]) {
+				def = s
+			}
+		}
+		if def != nil {
+			def.dfltOn[k], def.dflt = true, true
 		}
 	}
-	def.dflt = true
-	seen := map[string]*server{}
+	seen := [2]map[string]*server{{}, {}}
 	for _, s := range m.servers {
 		if len(m.servers) == 1 || len(s.names) == 0 {
 			s.hosts = nil // any host: the only server, or one without names
@@ -603,19 +836,35 @@ func (m *model) pickDefault() {
 				hosts = []string{n}
 			}
 			for _, h := range hosts {
-				if o := seen[h]; o == s {
-					continue
-				} else if o != nil {
-					m.note(s.d, "server_name %s is also a name of the server at %s; nginx uses the first, so this one is left out", h, o.d.Source())
-					continue
+				var other *server
+				claimed := false
+				for k := range 2 {
+					if !s.on[k] {
+						continue
+					}
+					switch o := seen[k][h]; {
+					case o == nil:
+						seen[k][h] = s
+						claimed = true
+					case o == s:
+						claimed = true
+					default:
+						other = o
+					}
 				}
-				seen[h] = s
-				s.hosts = append(s.hosts, h)
+				if other != nil && !claimed {
+					m.note(s.d, "server_name %s is also a name of the server at %s on the same port; nginx uses the first, so this one is left out", h, other.d.Source())
+				}
+				if claimed && !slices.Contains(s.hosts, h) {
+					s.hosts = append(s.hosts, h)
+				}
 			}
 		}
 	}
-	if len(m.servers) > 1 && def.hosts != nil {
-		m.note(def.d, "nginx sends requests for hosts that no server_name names to this default server; its rules are written for its own names, so redirectd answers other hosts 404")
+	for _, s := range m.servers {
+		if s.dflt && len(m.servers) > 1 && s.hosts != nil {
+			m.note(s.d, "nginx sends requests for hosts that no server_name names to this default server; its rules are written for its own names, so redirectd answers other hosts 404")
+		}
 	}
 }
 

@@ -9,7 +9,7 @@ import (
 )
 
 // noteKinds is the order of the report's sections.
-var noteKinds = []string{NoteLeftOut, NoteCaveat, NoteRewritten, NoteDiffers}
+var noteKinds = []string{NoteLeftOut, NoteServed, NoteCaveat, NoteRewritten, NoteDiffers}
 
 // Report writes what `import nginx` prints: the files written and the
 // rules of each form, how many notes of each kind, then each note once,

@@ -124,7 +124,8 @@ func translateTarget(parts []part, addArgs bool, c *toCtx) (string, matcher.Quer
 				return "", 0, err
 			}
 		case p.text == "scheme":
-			lit("http")
+			sch, _ := c.srv.fixedScheme()
+			lit(sch)
 		case p.text == "server_name":
 			if len(c.srv.names) > 0 {
 				lit(c.srv.names[0])

@@ -1,8 +1,13 @@
 package nginx
 
 import (
+	"errors"
 	"fmt"
+	"net"
+	"os"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -30,6 +35,9 @@ type Rule struct {
 	Map string
 	// Headers are what add_header adds to the rule's answers.
 	Headers []matcher.Header
+	// Scheme is the rule's when.scheme: "http" or "https" for the rules
+	// of a server that listens on one kind of port, "" for either.
+	Scheme string
 }
 
 // Result is what Translate makes of a config.
@@ -40,6 +48,24 @@ type Result struct {
 	Notes []Note
 	// LeftOut counts, by nginx map name, the entries left out.
 	LeftOut map[string]int
+	// Listen are nginx's plain and TLS addresses (the first of each
+	// kind), as redirectd's [server] listen and [tls] listen write them;
+	// "" for none.
+	Listen [2]string
+	// Certificates are the ssl_certificate and ssl_certificate_key
+	// pairs, for [[tls.certificate]].
+	Certificates []Certificate
+	// Upstream is nginx's proxy_pass as [upstream], nil for none.
+	Upstream *Upstream
+}
+
+// Certificate is one server's ssl_certificate and ssl_certificate_key.
+type Certificate struct {
+	Cert, Key string
+	Origin    *Directive
+	// Missing: a file cannot be read where the import runs, so [tls] is
+	// written as a comment (check and serve would refuse it).
+	Missing bool
 }
 
 // Counts returns how many rules of each form the result holds.
@@ -59,12 +85,66 @@ func Translate(dirs []*Directive) *Result {
 		m.note(nil, "no server block found: nothing to translate")
 	}
 	for _, s := range m.servers {
+		start := len(t.rules)
 		t.server(s)
+		for i := start; i < len(t.rules); i++ {
+			t.rules[i].Scheme = s.scheme(m)
+		}
 	}
-	res := &Result{Rules: t.rules}
+	res := &Result{Rules: t.rules, Upstream: m.upstream()}
+	for k := range 2 {
+		res.Listen[k] = listenAddr(m.addrs[k], m.ports[k])
+	}
+	seen := map[Certificate]bool{}
+	for _, c := range m.certs {
+		if c.file == "" || c.key == "" {
+			m.note(c.d, "a server needs both ssl_certificate and ssl_certificate_key for [[tls.certificate]]; left out")
+			continue
+		}
+		x := Certificate{Cert: certPath(dirs, c.file), Key: certPath(dirs, c.key)}
+		if !seen[x] {
+			seen[x] = true
+			x.Origin = c.d
+			for _, f := range []string{x.Cert, x.Key} {
+				if _, err := os.Stat(f); err != nil && !x.Missing {
+					x.Missing = true
+					m.note(c.d, "%s cannot be read here (%v): [tls] is written as a comment, to uncomment where nginx's certificate files are", f, errors.Unwrap(err))
+				}
+			}
+			res.Certificates = append(res.Certificates, x)
+		}
+	}
+	if m.ports[1] != "" && len(res.Certificates) == 0 {
+		m.note(nil, "nginx listens with ssl, but no server names its ssl_certificate and ssl_certificate_key; add [[tls.certificate]] to [tls]")
+	}
 	t.check(res)
 	res.Notes, res.LeftOut = m.notes, m.leftOut
 	return res
+}
+
+// certPath is a certificate file's path as redirectd reads it: nginx
+// reads a relative one from its prefix, taken as the main file's folder.
+func certPath(dirs []*Directive, p string) string {
+	if filepath.IsAbs(p) || len(dirs) == 0 {
+		return p
+	}
+	return filepath.Join(filepath.Dir(dirs[0].File), p)
+}
+
+// listenAddr writes nginx's listen address as redirectd's host:port:
+// "443" is every IPv4 address, as nginx reads it.
+func listenAddr(addr, port string) string {
+	switch {
+	case port == "":
+		return ""
+	case addr == port:
+		return "0.0.0.0:" + port
+	case strings.HasPrefix(addr, "*:"):
+		return "0.0.0.0:" + port
+	case strings.HasSuffix(addr, ":"+port):
+		return addr
+	}
+	return net.JoinHostPort(addr, port)
 }
 
 type translator struct {
@@ -92,21 +172,46 @@ func (t *translator) noteOnce(d *Directive, format string, args ...any) {
 // ^~ locations from the longest, regex locations in order, plain prefix
 // locations from the longest.
 func (t *translator) server(s *server) {
+	if t.serverRules(s) && t.exposed(s) {
+		t.endServer(s)
+	}
+}
+
+// serverRules writes the rules of s; it reports false when a
+// server-level rule redirects every request, so that nothing is left to
+// end. A server-level answer that is not a redirect (`return 404;`) ends
+// every request that reaches it with no rule, which the end must say.
+func (t *translator) serverRules(s *server) bool {
 	t.claimHosts(s)
 	t.exactCandidates(s)
 	for _, st := range s.pre {
 		if !t.step(s, nil, st) {
-			return // everything after is unreachable
+			return st.kind == stepStop // everything after is unreachable
 		}
 	}
-	var caret, regex, plain []*location
+	// A nested prefix location is tried with its outermost location's
+	// group, before it (it is longer); a regex nested in a prefix
+	// location is tried before the regexes of the level above, which
+	// nginx tries only when the nested level finds no regex.
+	var caretRegex, caret, plainRegex, regex, plain []*location
 	for _, l := range s.locs {
-		switch l.mod {
-		case "^~":
-			caret = append(caret, l)
-		case "~", "~*":
+		top := l.topmost()
+		switch {
+		case l.mod == "=":
+		case l.inRegex():
+			t.noteOnce(l.d, "location %s inside a regex location: redirectd cannot test both the regex and this location; its redirects are left out", strings.TrimSpace(l.mod+" "+l.path))
+		case l.re != nil && l.parent != nil && !l.re.within(l.parent.path, false):
+			t.noteOnce(l.d, "location %s %s inside location %s: its regex can match paths outside the enclosing location, and redirectd cannot test both; anchor it with the enclosing prefix (^%s...); its redirects are left out",
+				l.mod, l.path, strings.TrimSpace(l.parent.mod+" "+l.parent.path), l.parent.path)
+		case l.re != nil && l.parent != nil && top.mod == "^~":
+			caretRegex = append(caretRegex, l)
+		case l.re != nil && l.parent != nil:
+			plainRegex = append(plainRegex, l)
+		case l.re != nil:
 			regex = append(regex, l)
-		case "":
+		case top.mod == "^~":
+			caret = append(caret, l)
+		default:
 			plain = append(plain, l)
 		}
 	}
@@ -115,15 +220,94 @@ func (t *translator) server(s *server) {
 	}
 	longestFirst(caret)
 	longestFirst(plain)
-	for _, group := range [][]*location{caret, regex, plain} {
+	for _, group := range [][]*location{caretRegex, caret, plainRegex, regex, plain} {
 		for _, l := range group {
+			ended := false
+			sc := locationScope(l)
 			for _, st := range l.steps {
 				if !t.step(s, l, st) {
+					ended = st.kind != stepStop
 					break
+				}
+				if st.kind == stepRewrite && st.re.src == sc.from && st.re.ci == sc.ci {
+					ended = true // it redirects every path of the location
+					break
+				}
+			}
+			if !ended {
+				t.endLocation(s, l)
+			}
+		}
+	}
+	return true
+}
+
+// FormLocationEnd is the form of the rule that ends a location: a
+// no-redirect entry for its paths after its own rules.
+const FormLocationEnd = "location (no redirect)"
+
+// endLocation ends the paths of l after its rules: nginx answers a
+// request with the one location it picked, so a request none of its
+// rules redirects is served by it (404 or content), where redirectd would
+// go on to the rules of shorter prefixes and later regexes.
+func (t *translator) endLocation(s *server, l *location) {
+	sc := locationScope(l)
+	t.rules = append(t.rules, Rule{Kind: matcher.Regex, From: sc.from, CaseInsensitive: sc.ci, Hosts: s.hosts, Pass: true,
+		Origin: l.d, Form: FormLocationEnd, Map: "no-redirect@" + s.d.Source() + "/regex"})
+}
+
+// FormServerEnd is the form of the rule that ends a server's hosts: a
+// no-redirect catch-all after the server's own rules.
+const FormServerEnd = "server end (no redirect)"
+
+// endServer ends the hosts of s after its own rules. nginx answers a
+// request with the rules of the one server it picked, and a request that
+// none of them redirects gets that server's 404 (or its content); in
+// redirectd a request its host's rules miss goes on to the rules of
+// wildcard hosts and then to host-less ones, which belong to other nginx
+// servers. A no-redirect regex matching every path, last among the host's
+// rules, stops it there: the request is a miss, answered 404 or
+// forwarded.
+func (t *translator) endServer(s *server) {
+	hosts := slices.DeleteFunc(slices.Clone(s.hosts), func(h string) bool { return h == noHost })
+	if len(hosts) > 0 {
+		t.rules = append(t.rules, Rule{Kind: matcher.Regex, From: "^", Hosts: hosts, Pass: true, Origin: s.d, Form: FormServerEnd})
+	}
+}
+
+// noHost is the host of a server's rules when leading ifs on $host answer
+// all its names: a name no request has (RFC 2606 reserves .invalid).
+const noHost = "*.invalid"
+
+// exposed reports whether a request for one of the hosts of s could reach
+// another server's rules in redirectd: that of a server without names
+// (host-less rules) or of a wildcard name covering the host.
+func (t *translator) exposed(s *server) bool {
+	if s.hosts == nil {
+		return false
+	}
+	for _, o := range t.m.servers {
+		if o == s {
+			continue
+		}
+		if sch, osch := s.scheme(t.m), o.scheme(t.m); sch != "" && osch != "" && sch != osch {
+			continue // rules for the other kind of port never answer these requests
+		}
+		if o.hosts == nil {
+			return true
+		}
+		for _, w := range o.hosts {
+			if !strings.HasPrefix(w, "*.") {
+				continue
+			}
+			for _, h := range s.hosts {
+				if strings.HasSuffix(h, w[1:]) && h != w {
+					return true
 				}
 			}
 		}
 	}
+	return false
 }
 
 // claimHosts handles the hosts a leading `if ($host_map)` redirects
@@ -136,6 +320,10 @@ func (t *translator) claimHosts(s *server) {
 	}
 	var claimed []string
 	for _, st := range s.pre {
+		if st.kind == stepIfHost {
+			claimed = append(claimed, st.host)
+			continue
+		}
 		if st.kind != stepIfMap || st.mapv.source != "host" {
 			break
 		}
@@ -162,7 +350,7 @@ func (t *translator) claimHosts(s *server) {
 		}
 	}
 	if len(keep) == 0 {
-		keep = []string{"*.invalid"} // every name claimed: the other rules serve none
+		keep = []string{noHost} // every name claimed: the other rules serve none
 	}
 	s.hosts = keep
 }
@@ -186,7 +374,7 @@ func (t *translator) exactCandidates(s *server) {
 			if !strings.HasPrefix(l.path, "/") || strings.ContainsAny(l.path, "?#") {
 				t.noteOnce(l.d, "location = %s can never match a request path; left out", l.path)
 			} else {
-				add(exactCand{path: l.path})
+				add(exactCand{path: l.path, loc: l})
 			}
 		}
 		steps = append(steps, l.steps...)
@@ -214,7 +402,8 @@ type exactCand struct {
 	fold        bool
 	mapv        *nmap
 	entry       *mapEntry
-	st          *step // the map's use
+	st          *step     // the map's use
+	loc         *location // an exact location's
 }
 
 // mapCand makes the candidate of one exact map key, or notes why it has none.
@@ -228,7 +417,7 @@ func (t *translator) mapCand(s *server, st *step, e *mapEntry) (exactCand, bool)
 	case !strings.HasPrefix(e.key, "/"):
 		t.noteOnce(e.d, "map key %q is not a path; left out", e.key)
 		return exactCand{}, false
-	case e.host != "" && t.m.selectServer(e.host) != s:
+	case e.host != "" && t.m.selectServer(e.host, s.probeHTTPS()) != s:
 		t.noteOnce(e.d, "map key %s: nginx sends host %s to another server, where this map is not used here; left out", e.d.Name, e.host)
 		return exactCand{}, false
 	}
@@ -241,7 +430,7 @@ func (t *translator) exactRule(s *server, c exactCand) {
 	if host == "" {
 		host = probeHost(s)
 	}
-	o := t.m.emulate(request{host: host, path: c.path, query: c.query})
+	o := t.m.emulate(request{host: host, path: c.path, query: c.query, https: s.probeHTTPS()})
 	if o.why != "" {
 		what := directiveText(o.step.d)
 		if c.entry != nil {
@@ -266,6 +455,12 @@ func (t *translator) exactRule(s *server, c exactCand) {
 			t.rules = append(t.rules, Rule{Kind: matcher.Exact, From: from, Hosts: hosts, CaseInsensitive: true,
 				RequestURI: c.mapv.requestURI, Pass: true, Origin: c.entry.d, Form: "map entry (no redirect)", Map: mapGroup(c.st, "exact")})
 		}
+		if c.loc != nil && !o.unknown {
+			// An exact location nginx answers itself (return 200,
+			// content): no later regex may redirect its path.
+			t.rules = append(t.rules, Rule{Kind: matcher.Exact, From: from, Hosts: hosts, Pass: true, Origin: c.loc.d,
+				Form: FormLocationEnd, Map: "no-redirect@" + s.d.Source() + "/exact"})
+		}
 		return
 	}
 	st := o.step
@@ -275,7 +470,7 @@ func (t *translator) exactRule(s *server, c exactCand) {
 	if c.fold && (st.kind != stepIfMap || st.mapv != c.mapv || o.entry != c.entry) {
 		return // another directive answers this key; its own rules say how
 	}
-	if st.kind == stepReturn && st.loc == nil {
+	if (st.kind == stepReturn || st.kind == stepIfHost) && st.loc == nil {
 		return // a server-level return: its catch-all rule answers it
 	}
 	ctx := &toCtx{concrete: o.ctx, fold: c.fold, srv: s, mapv: st.mapv}
@@ -398,8 +593,25 @@ func (t *translator) step(s *server, l *location, st *step) bool {
 		return true
 	case stepIfMap:
 		return t.ifMap(s, l, st, sc)
+	case stepIfHost:
+		t.ifHost(s, l, st, sc)
 	}
 	return true
+}
+
+// ifHost writes `if ($host = NAME) { return ...; }`: a rule for that host
+// alone, in the step's place.
+func (t *translator) ifHost(s *server, l *location, st *step, sc scope) {
+	if t.m.selectServer(st.host, s.probeHTTPS()) != s {
+		t.noteOnce(st.d, "if ($host = %s): nginx sends this host to another server, so this if never holds; left out", st.host)
+		return
+	}
+	r, ok := t.rule(s, st, sc.from, sc.ci, l.groups(), st.target, false, nil, nil)
+	if !ok {
+		return
+	}
+	r.Hosts = []string{st.host}
+	t.rules = append(t.rules, r)
 }
 
 // groups returns the capture names of a location's regex ("" for
@@ -424,7 +636,7 @@ func (t *translator) ifMap(s *server, l *location, st *step, sc scope) bool {
 			t.noteOnce(e.d, "map entry %s is used inside location %s but can match paths outside it; left out", e.d.Name, strings.TrimSpace(l.mod+" "+l.path))
 			continue
 		}
-		if e.host != "" && t.m.selectServer(e.host) != s {
+		if e.host != "" && t.m.selectServer(e.host, s.probeHTTPS()) != s {
 			t.noteOnce(e.d, "map entry %s: nginx sends host %s to another server, where this map is not used here; left out", e.d.Name, e.host)
 			continue
 		}
@@ -465,7 +677,7 @@ func (t *translator) hostMap(s *server, st *step, sc scope) bool {
 		default:
 			hosts = []string{e.key}
 		}
-		if t.m.selectServer(probe) != s {
+		if t.m.selectServer(probe, s.probeHTTPS()) != s {
 			t.noteOnce(e.d, "map key %s: nginx sends this host to another server, where this map is not used; left out", e.d.Name)
 			continue
 		}
@@ -540,8 +752,8 @@ func (t *translator) rule(s *server, st *step, from string, ci bool, names []str
 		t.valueLeftOut(st, e, err)
 		return Rule{}, false
 	}
-	if hasVar(target, "scheme") {
-		t.noteOnce(st.d, "$scheme is written as http: redirectd serves plain HTTP (behind a TLS terminator, write the scheme you mean)")
+	if _, fixed := s.fixedScheme(); hasVar(target, "scheme") && !fixed {
+		t.noteOnce(st.d, "$scheme is written as http: the server listens on plain and TLS ports, and a redirectd target has no scheme variable")
 	}
 	t.noteTarget(at, ctx)
 	t.noteArgsJoin(st, ctx)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/redirectd/redirectd/config/importer"
@@ -32,6 +33,13 @@ func Write(dir string, res *Result, header string) ([]string, error) {
 		for r.Map != "" && j < len(res.Rules) && sameMap(r, &res.Rules[j]) {
 			j++
 		}
+		if r.Form == FormServerEnd {
+			if err := writeServerEnd(&b, dir, r, &written); err != nil {
+				return nil, err
+			}
+			i = j
+			continue
+		}
 		if r.Map == "" {
 			writeRule(&b, r)
 			i = j
@@ -40,7 +48,11 @@ func Write(dir string, res *Result, header string) ([]string, error) {
 		file := mapFileName(r.Map, mapNames)
 		var m strings.Builder
 		name, use, _ := strings.Cut(r.Map, "@")
-		fmt.Fprintf(&m, "# Entries of nginx map $%s (%s), used at %s.\n", name, res.Rules[i].Origin.Source(), use[:strings.LastIndexByte(use, '/')])
+		if r.Form == FormLocationEnd {
+			fmt.Fprintf(&m, "# Locations of the nginx server at %s that answer what their rules do not redirect themselves (404 or content): no redirect.\n", use[:strings.LastIndexByte(use, '/')])
+		} else {
+			fmt.Fprintf(&m, "# Entries of nginx map $%s (%s), used at %s.\n", name, res.Rules[i].Origin.Source(), use[:strings.LastIndexByte(use, '/')])
+		}
 		opts := r
 		for _, x := range res.Rules[i:j] {
 			key := x.From
@@ -60,6 +72,13 @@ func Write(dir string, res *Result, header string) ([]string, error) {
 			return nil, fmt.Errorf("cannot write map file: %w", err)
 		}
 		written = append(written, path)
+		if r.Form == FormLocationEnd {
+			fmt.Fprintf(&b, "\n# locations that nginx answers itself, from %s on\n[[map]]\nfile = %s\n", r.Origin.Source(), tomlString(file))
+			writeHosts(&b, r.Hosts)
+			writeScheme(&b, r.Scheme)
+			i = j
+			continue
+		}
 		fmt.Fprintf(&b, "\n# %s of nginx map $%s, from %s\n[[map]]\nfile = %s\n", plural(j-i, "entry", "entries"), name, r.Origin.Source(), tomlString(file))
 		if n := res.LeftOut[name]; n > 0 {
 			// The import left out entries of this map (its report says
@@ -70,6 +89,7 @@ func Write(dir string, res *Result, header string) ([]string, error) {
 		writeOptions(&b, opts, r.Kind == matcher.Exact)
 		i = j
 	}
+	writeListeners(&b, res)
 	path := filepath.Join(dir, ConfigName)
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		return nil, fmt.Errorf("cannot write config: %w", err)
@@ -82,7 +102,7 @@ func Write(dir string, res *Result, header string) ([]string, error) {
 // or query mode of its own).
 func sameMap(a, b *Rule) bool {
 	return a.Map == b.Map && a.Kind == b.Kind && (a.Pass || b.Pass || a.Status == b.Status && a.QueryString == b.QueryString) &&
-		a.RequestURI == b.RequestURI && strings.Join(a.Hosts, ",") == strings.Join(b.Hosts, ",") &&
+		a.RequestURI == b.RequestURI && a.Scheme == b.Scheme && strings.Join(a.Hosts, ",") == strings.Join(b.Hosts, ",") &&
 		(a.Pass || b.Pass || headersKey(a.Headers) == headersKey(b.Headers)) &&
 		(a.Kind == matcher.Regex || a.CaseInsensitive == b.CaseInsensitive)
 }
@@ -101,6 +121,21 @@ func mapFileName(group string, used map[string]int) string {
 	return name + ".map"
 }
 
+// writeHosts writes the host key (nothing for any host).
+func writeHosts(b *strings.Builder, hosts []string) {
+	switch len(hosts) {
+	case 0:
+	case 1:
+		fmt.Fprintf(b, "host = %s\n", tomlString(hosts[0]))
+	default:
+		q := make([]string, len(hosts))
+		for i, h := range hosts {
+			q[i] = tomlString(h)
+		}
+		fmt.Fprintf(b, "host = [%s]\n", strings.Join(q, ", "))
+	}
+}
+
 func writeRule(b *strings.Builder, r *Rule) {
 	fmt.Fprintf(b, "\n# %s (%s)\n[[rule]]\n", r.Origin.Source(), r.Form)
 	if r.Kind != matcher.Exact {
@@ -117,18 +152,12 @@ func writeRule(b *strings.Builder, r *Rule) {
 // false: a map file of regexes marks each case-insensitive key with ~*)
 // and query_string.
 func writeOptions(b *strings.Builder, r *Rule, withCase bool) {
-	fmt.Fprintf(b, "status = %d\n", r.Status)
-	switch len(r.Hosts) {
-	case 0:
-	case 1:
-		fmt.Fprintf(b, "host = %s\n", tomlString(r.Hosts[0]))
-	default:
-		q := make([]string, len(r.Hosts))
-		for i, h := range r.Hosts {
-			q[i] = tomlString(h)
-		}
-		fmt.Fprintf(b, "host = [%s]\n", strings.Join(q, ", "))
+	if !r.Pass {
+		// A map of no-redirect entries alone has no status.
+		fmt.Fprintf(b, "status = %d\n", r.Status)
 	}
+	writeHosts(b, r.Hosts)
+	writeScheme(b, r.Scheme)
 	if r.CaseInsensitive && withCase {
 		b.WriteString("case_insensitive = true\n")
 	}
@@ -142,8 +171,10 @@ func writeOptions(b *strings.Builder, r *Rule, withCase bool) {
 	case matcher.QueryDrop:
 		mode = "drop"
 	}
-	fmt.Fprintf(b, "query_string = %q\n", mode)
-	writeHeaders(b, r.Headers)
+	if !r.Pass {
+		fmt.Fprintf(b, "query_string = %q\n", mode)
+		writeHeaders(b, r.Headers)
+	}
 }
 
 // tomlString quotes s for TOML as every import writes it (importer.Quote).
@@ -172,4 +203,72 @@ func mapWord(s string) string {
 		return b.String()
 	}
 	return `"` + b.String() + `"`
+}
+
+// serverEndName is the map file of the no-redirect catch-all that ends a
+// server's hosts (FormServerEnd): a [[rule]] cannot say "no redirect", a
+// map entry of "" can, so every server's end is a [[map]] of this file
+// with the server's hosts.
+const serverEndName = "server-end.map"
+
+func writeServerEnd(b *strings.Builder, dir string, r *Rule, written *[]string) error {
+	path := filepath.Join(dir, serverEndName)
+	if !slices.Contains(*written, path) {
+		text := "# Every path, no redirect: the end of an nginx server's rules, so that a\n" +
+			"# request they do not redirect is answered 404 or forwarded, as nginx\n" +
+			"# answers it from that server, and not by another server's rules.\n~^ \"\";\n"
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			return fmt.Errorf("cannot write map file: %w", err)
+		}
+		*written = append(*written, path)
+	}
+	fmt.Fprintf(b, "\n# %s: the end of this server's rules; other paths are not redirected\n[[map]]\nfile = %s\n", r.Origin.Source(), tomlString(serverEndName))
+	writeHosts(b, r.Hosts)
+	writeScheme(b, r.Scheme)
+	return nil
+}
+
+// writeScheme writes when.scheme (nothing for either).
+func writeScheme(b *strings.Builder, scheme string) {
+	if scheme != "" {
+		fmt.Fprintf(b, "when = { scheme = %q }\n", scheme)
+	}
+}
+
+// writeListeners writes nginx's TLS port as [tls], with its certificates,
+// and names its plain port; the [server] table is left to the operator,
+// who may merge it with settings of their own.
+func writeListeners(b *strings.Builder, res *Result) {
+	if u := res.Upstream; u != nil {
+		q := make([]string, len(u.Servers))
+		for i, s := range u.Servers {
+			q[i] = tomlString(s)
+		}
+		fmt.Fprintf(b, "\n# %s: where nginx proxies; redirectd forwards every request it does not redirect\n[upstream]\nservers = [%s]\n", u.Origin.Source(), strings.Join(q, ", "))
+		if u.Balance != "" {
+			fmt.Fprintf(b, "balance = %q\n", u.Balance)
+		}
+		fmt.Fprintf(b, "host_header = %q\n", u.HostHeader)
+	}
+	if res.Listen[1] == "" {
+		return
+	}
+	if res.Listen[0] != "" {
+		fmt.Fprintf(b, "\n# nginx's plain port; redirectd's is [server] listen (default %q):\n# [server]\n# listen = %s\n", "127.0.0.1:8080", tomlString(res.Listen[0]))
+	}
+	// A certificate that cannot be read would fail check and serve:
+	// the whole table is then a comment, for the host that has the files.
+	cm := ""
+	for _, c := range res.Certificates {
+		if c.Missing {
+			cm = "# "
+		}
+	}
+	if len(res.Certificates) == 0 {
+		cm = "# " // [tls] with no certificate is refused
+	}
+	fmt.Fprintf(b, "\n# nginx's TLS port\n%s[tls]\n%slisten = %s\n", cm, cm, tomlString(res.Listen[1]))
+	for _, c := range res.Certificates {
+		fmt.Fprintf(b, "\n# %s\n%s[[tls.certificate]]\n%scert = %s\n%skey = %s\n", c.Origin.Source(), cm, cm, tomlString(c.Cert), cm, tomlString(c.Key))
+	}
 }
