@@ -19,6 +19,7 @@ type rawCSV struct {
 	// Headers are added to the answers of every row (headers.go).
 	Headers any `toml:"headers"`
 	rawGate
+	rawFallback
 }
 
 // appendCSVRules reads the CSV file named by the i-th [[csv]] entry.
@@ -28,6 +29,7 @@ func appendCSVRules(k *ruleSink, i int, raw *rawCSV, d *Defaults, fl files) {
 	hdrs := e.ownHeaders(raw.Headers, d)
 	var g matcher.Rule
 	e.gate(&raw.rawGate, &g)
+	e.fallback(&raw.rawFallback, d, &g)
 	if !e.ok {
 		return
 	}
@@ -47,6 +49,7 @@ func appendCSVRules(k *ruleSink, i int, raw *rawCSV, d *Defaults, fl files) {
 	for i := range rs {
 		rs[i].Headers = hdrs
 		rs[i].Active, rs[i].Shadow = g.Active, g.Shadow
+		rs[i].Fallback, rs[i].FallbackStatus = g.Fallback, g.FallbackStatus
 		k.add(&rs[i])
 	}
 }

@@ -62,7 +62,10 @@ func newFallback(r *rule) (*Fallback, error) {
 		return nil, nil
 	}
 	if r.Pass {
-		return nil, fieldErr("fallback", "a no-redirect entry cannot be a fallback: it answers nothing of its own")
+		// A no-redirect entry of a fallback map: it answers nothing of
+		// its own, so the upstream's answer is relayed whatever it is,
+		// as for any miss.
+		return nil, nil
 	}
 	f := &Fallback{r: r}
 	statuses := r.FallbackStatus

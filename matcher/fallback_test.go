@@ -21,6 +21,7 @@ func TestFallbackLookup(t *testing.T) {
 		{Kind: matcher.Regex, From: `^/lit/x$`, To: "/l", Status: 301, Fallback: true},
 		{Kind: matcher.Regex, From: `^/re/(\d+)$`, To: "/r/$1", Status: 308, Fallback: true},
 		{From: "/gone", Status: 410, Fallback: true},
+		{From: "/pass", Pass: true, Fallback: true},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -65,6 +66,9 @@ func TestFallbackLookup(t *testing.T) {
 	if s.Lookup(nil, []byte("/none"), nil, &m) || m.Fallback() != nil {
 		t.Error("a miss reports a fallback")
 	}
+	if s.Lookup(nil, []byte("/pass"), nil, &m) || m.Passed() == nil || m.Fallback() != nil {
+		t.Error("a no-redirect entry of a fallback map is not a plain miss")
+	}
 }
 
 // TestFallbackHit checks that Fallback.Hit counts on the rule, as Each
@@ -96,7 +100,6 @@ func TestFallbackErrors(t *testing.T) {
 		{"2xx status", matcher.Rule{From: "/a", To: "/b", Status: 301, Fallback: true, FallbackStatus: []int{404, 200}}, "fallback_status: 200 is not an error status"},
 		{"3xx status", matcher.Rule{From: "/a", To: "/b", Status: 301, Fallback: true, FallbackStatus: []int{301}}, "fallback_status: 301 is not an error status"},
 		{"600", matcher.Rule{From: "/a", To: "/b", Status: 301, Fallback: true, FallbackStatus: []int{600}}, "fallback_status: 600 is not an error status"},
-		{"pass", matcher.Rule{From: "/a", Pass: true, Fallback: true}, "fallback: a no-redirect entry cannot be a fallback"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
