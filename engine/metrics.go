@@ -36,6 +36,8 @@ type serverMetrics struct {
 	// challenges counts ACME HTTP-01 challenges: [0] unknown tokens, [1]
 	// answered.
 	challenges [2]*metrics.Counter
+	// fallback counts forwards of fallback rules (fallback.go).
+	fallback [2]*metrics.Counter
 }
 
 // outcome classifies a local answer.
@@ -107,6 +109,7 @@ func newServerMetrics(s *Server) *serverMetrics {
 	}
 	m.challenges[0] = m.set.NewCounter(`redirectd_acme_http_challenges_total{result="unknown"}`)
 	m.challenges[1] = m.set.NewCounter(`redirectd_acme_http_challenges_total{result="answered"}`)
+	m.newFallbackMetrics()
 	m.set.NewGauge(`redirectd_connections_open`, func() float64 { return float64(s.conns.total.Load()) })
 	m.set.NewGauge(`redirectd_draining`, func() float64 {
 		if s.draining.Load() {
