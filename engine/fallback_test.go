@@ -2,16 +2,22 @@ package engine_test
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/redirectd/redirectd/engine"
+	"github.com/redirectd/redirectd/engine/accesslog"
 	"github.com/redirectd/redirectd/engine/upstream"
 	"github.com/redirectd/redirectd/matcher"
 )
@@ -231,5 +237,61 @@ func TestFallbackWithoutUpstream(t *testing.T) {
 	want := []fbAnswer{{Status: 301, Location: "/elsewhere"}, {Status: 302, Location: "/d/x"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("answers (-want +got):\n%s", diff)
+	}
+}
+
+// TestFallbackAccessLog checks the access log line of a fallback rule's
+// forward: when the rule answers, its status, Location and rule beside the
+// upstream asked; when the upstream's page is relayed, its status alone.
+func TestFallbackAccessLog(t *testing.T) {
+	var asked atomic.Int64
+	pool := upstream.New(upstream.Config{Servers: []string{startUpstream(t, fallbackUpstream(&asked))},
+		ConnectTimeout: time.Second, ReadTimeout: 5 * time.Second, WriteTimeout: 5 * time.Second, MaxConnsPerServer: 8}, nil)
+	t.Cleanup(pool.Close)
+	logFile := filepath.Join(t.TempDir(), "access.log")
+	alog, err := accesslog.Open(logFile, accesslog.JSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { alog.Close() })
+	srv := startServerWith(t, engine.Options{Upstream: &engine.UpstreamOptions{Pool: pool}, AccessLog: alog})
+	rules := append([]matcher.Rule(nil), fallbackRules...)
+	for i := range rules {
+		rules[i].File, rules[i].Line = "r.toml", i+1
+	}
+	set, err := matcher.Compile(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Swap(set)
+	c := dial(t, srv)
+	io.WriteString(c, "GET /missing?x=1 HTTP/1.1\r\nHost: a\r\n\r\nGET /page HTTP/1.1\r\nHost: a\r\n\r\n")
+	br := bufio.NewReader(c)
+	readFallback(t, br, "GET")
+	readFallback(t, br, "GET")
+	type line struct {
+		Target, Location, Rule string
+		Status                 int
+		Upstream               bool
+	}
+	var got []line
+	deadline := time.Now().Add(5 * time.Second)
+	for len(got) < 2 && time.Now().Before(deadline) {
+		got = got[:0]
+		data, _ := os.ReadFile(logFile)
+		for _, l := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+			var e struct {
+				Target, Location, Rule, Upstream string
+				Status                           int
+			}
+			if len(l) > 0 && json.Unmarshal(l, &e) == nil {
+				got = append(got, line{e.Target, e.Location, e.Rule, e.Status, e.Upstream != ""})
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	want := []line{{"/missing?x=1", "/new?x=1", "r.toml:3", 301, true}, {"/page", "", "", 200, true}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("access log (-want +got):\n%s", diff)
 	}
 }
