@@ -22,6 +22,7 @@ type rawCSV struct {
 	// row is left out and listed, not an error of the config.
 	Invalid any `toml:"invalid"`
 	rawGate
+	rawFallback
 }
 
 // appendCSVRules reads the CSV file named by the i-th [[csv]] entry.
@@ -32,6 +33,7 @@ func appendCSVRules(k *ruleSink, i int, raw *rawCSV, d *Defaults, fl files) {
 	var g matcher.Rule
 	e.gate(&raw.rawGate, &g)
 	skip := e.skipInvalid(raw.Invalid)
+	e.fallback(&raw.rawFallback, d, &g)
 	if !e.ok {
 		return
 	}
@@ -51,6 +53,7 @@ func appendCSVRules(k *ruleSink, i int, raw *rawCSV, d *Defaults, fl files) {
 	for i := range rs {
 		rs[i].Headers = hdrs
 		rs[i].Active, rs[i].Shadow = g.Active, g.Shadow
+		rs[i].Fallback, rs[i].FallbackStatus = g.Fallback, g.FallbackStatus
 		k.add(&rs[i])
 	}
 }

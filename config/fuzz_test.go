@@ -49,6 +49,7 @@ func FuzzLoad(f *testing.F) {
 	f.Add("[[map]]\nfile = \"r.map\"\nactive = { until = 2026-12-01T00:00:00 }\n")
 	f.Add("[[rule]]\nfrom = '''\n/a\n'''\nto = \"/b\"\n[[rule]]\nfrom = 3\n")
 	f.Add("[server]\nheaders = { X-Frame-Options = \"DENY\" }\n[[rule]]\nfrom = \"/g\"\nstatus = 410\nheaders = { Cache-Control = \"max-age=60\" }\n")
+	f.Add("[rules.defaults]\nfallback = true\n[[rule]]\nfrom = \"/a\"\nto = \"/b\"\nfallback_status = [404, 410]\n[[map]]\nfile = \"r.map\"\nfallback = false\nfallback_status = [200]\n")
 	f.Add("[[rule]]\nfrom = \"/h\"\nto = \"/de/\"\nwhen = { language = [\"de\", \"de-*\"], header = { X-Device = \"mobile\" }, cookie = { lang = \"fr\" } }\n[[rule]]\nfrom = \"/h\"\nto = \"/en/\"\n")
 	f.Add("[[map]]\nfile = \"r.map\"\nstatus = 451\nwhen = { country = \"AT\" }\nheaders = { Link = \"<x>\" }\n[misses]\ncapacity = 64\n")
 	f.Add("[[rule]]\nfrom = \"/w\"\nto = \"/n\"\nwhen = { cookie = { s = \"*\" }, unless = { cookie = { seen = \"*\" }, header = { X-Beta = \"1\" }, query = { stay = \"*\" }, language = \"de\" } }\n")

@@ -21,6 +21,7 @@ func appendMapRules(k *ruleSink, i int, raw *rawMap, d *Defaults, fl files) {
 	e.options(&raw.rawOptions, d, &tmpl)
 	tmpl.RequestURI = e.requestURI(raw.RequestURI, tmpl.Kind)
 	e.gate(&raw.rawGate, &tmpl)
+	e.fallback(&raw.rawFallback, d, &tmpl)
 	skip := e.skipInvalid(raw.Invalid)
 	tmpl.When = e.when(raw.When, d.geoip)
 	hosts := e.hosts(raw.Host)
@@ -40,7 +41,7 @@ func appendMapRules(k *ruleSink, i int, raw *rawMap, d *Defaults, fl files) {
 		e.fail("file", "cannot read map file: %v", err)
 		return
 	}
-	if tmpl.Kind == matcher.Exact && !tmpl.CaseInsensitive && !tmpl.TrailingSlash && !tmpl.RequestURI && regexes < lines/2 {
+	if tmpl.Kind == matcher.Exact && !tmpl.CaseInsensitive && !tmpl.TrailingSlash && !tmpl.RequestURI && !tmpl.Fallback && regexes < lines/2 {
 		// Most of the file will be packed exact rules of these hosts (a
 		// file of regex keys, as nginx maps often are, would leave the
 		// room unused).

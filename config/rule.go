@@ -25,6 +25,7 @@ type rawRule struct {
 	Headers any `toml:"headers"`
 	rawOptions
 	rawGate
+	rawFallback
 }
 
 // rawOptions are the options a rule, a [[map]] and [rules.defaults] share.
@@ -38,6 +39,7 @@ type rawOptions struct {
 type rawDefaults struct {
 	Status any `toml:"status"`
 	rawOptions
+	rawFallback
 }
 
 // Defaults are the values of rule options that a rule or map leaves out.
@@ -46,6 +48,9 @@ type Defaults struct {
 	CaseInsensitive bool
 	TrailingSlash   bool
 	QueryString     matcher.QueryMode
+	// Fallback and FallbackStatus make rules fallbacks (fallback.go).
+	Fallback       bool
+	FallbackStatus []int
 	// Headers are [server] headers, which a rule's own extend.
 	Headers []matcher.Header
 	// geoip says whether [geoip] names a database (when.country).
@@ -66,6 +71,7 @@ type rawMap struct {
 	When    any `toml:"when"`
 	rawOptions
 	rawGate
+	rawFallback
 }
 
 // entry converts the fields of one [[rule]] or [[map]] table, recording an
@@ -331,6 +337,7 @@ func convertRule(file string, i int, raw *rawRule, d *Defaults, loc *locator, er
 	r.RequestURI = e.requestURI(raw.RequestURI, r.Kind)
 	r.Query = e.query(raw.Query)
 	e.gate(&raw.rawGate, &r)
+	e.fallback(&raw.rawFallback, d, &r)
 	r.When = e.when(raw.When, d.geoip)
 	hosts := e.hosts(raw.Host)
 	return perHost(r, hosts), e.ok
@@ -378,5 +385,7 @@ func convertDefaults(file string, raw *rawDefaults, loc *locator, errs *errorLis
 	var r matcher.Rule
 	e.options(&raw.rawOptions, &d, &r)
 	d.CaseInsensitive, d.TrailingSlash, d.QueryString = r.CaseInsensitive, r.TrailingSlash, r.QueryString
+	e.fallback(&raw.rawFallback, &d, &r)
+	d.Fallback, d.FallbackStatus = r.Fallback, r.FallbackStatus
 	return d
 }

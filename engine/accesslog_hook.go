@@ -87,6 +87,10 @@ func (l *loop) log(client netip.Addr, ri *requestInfo, a logged) {
 // runs on the loop.
 func (f *forward) logForwarded() {
 	if l := f.cs.loop; l.alog != nil {
-		l.log(f.cs.ip, &f.info, logged{status: int(f.status.Load()), bytes: f.sent.Load(), upstream: f.server, start: f.start})
+		a := logged{status: int(f.status.Load()), bytes: f.sent.Load(), upstream: f.server, start: f.start}
+		if fa := f.fallback; fa != nil && fa.answered {
+			a.rule, a.location = fa.rule, fa.location // fallback.go
+		}
+		l.log(f.cs.ip, &f.info, a)
 	}
 }

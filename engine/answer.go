@@ -46,6 +46,9 @@ func (cs *conn) answer(out []byte, req *httpparse.Request, rules *matcher.Set, d
 		return appendHTTPSRedirect(out, req, cs.fields(), rules.Headers(), date, connFieldOf(req, closing)), verdict{status: 301, outcome: outRedirect}
 	case cs.lookup(rules, req): // shadow.go
 		m := &l.match
+		if fb := m.Fallback(); fb != nil && s.up != nil {
+			return cs.startFallback(out, req, rules, fb, date) // fallback.go
+		}
 		m.Hit()
 		if st := m.Status(); !matcher.HasLocation(st) {
 			return cs.appendNoLocation(out, req, rules, st, date, closing)

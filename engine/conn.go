@@ -55,6 +55,9 @@ type conn struct {
 	// whole 73,000 times (issue 12 item 14). Only without an upstream: a
 	// forward or a tunnel reads what follows its head from gnet's buffer.
 	partial []byte
+	// fallback is the answer of the fallback rule the request being
+	// started matched, taken by startForward (fallback.go).
+	fallback *fallbackAnswer
 }
 
 // maxKeptPartial is the capacity of conn.partial kept for the next partial

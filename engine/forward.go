@@ -32,6 +32,10 @@ type forward struct {
 	// challenge, when set, makes this an ACME challenge answered by the
 	// certificate manager, not a forward (challenge.go).
 	challenge *challenge
+	// fallback is the answer of the fallback rule the request matched,
+	// written instead of the upstream's when its status lets it
+	// (fallback.go); nil for a plain miss.
+	fallback *fallbackAnswer
 	// body carries copied request body chunks from the loop; nil when the
 	// request has none. It is closed by the loop at the body's end.
 	body chan []byte
@@ -97,6 +101,7 @@ func (cs *conn) startForward(s *Server, req *httpparse.Request, buf []byte, clos
 	f.start = time.Now()
 	f.moved.Store(s.clock.now())
 	f.vary = cs.loop.match.Vary() // the lookup of this request, just done (answer.go)
+	f.fallback = cs.fallbackFor()
 	if cs.loop.alog != nil {
 		f.info = cs.loop.ri.copy()
 	}
@@ -176,7 +181,7 @@ func (f *forward) run() {
 	srv := f.srv
 	if f.pickErr != nil {
 		f.s.m.forwarded[5].Inc()
-		f.answerError(502, "no upstream server is available\n")
+		f.failed(502, "no upstream server is available\n")
 		return
 	}
 	f.server = srv.Addr
@@ -206,7 +211,7 @@ func (f *forward) run() {
 			count.Inc()
 			f.s.m.forwarded[5].Inc()
 			f.s.log.Warn("forwarding failed: the upstream answer's head is larger than 64 KiB", "server", srv.Addr, "status", 502, "limit", upstream.MaxAnswerHead)
-			f.answerError(502, "the upstream server sent an answer head too large\n")
+			f.failed(502, "the upstream server sent an answer head too large\n")
 			return
 		case errors.Is(err, fasthttp.ErrTimeout) || errors.As(err, &ne) && ne.Timeout() && !upstream.IsConnError(err):
 			status, msg, count = 504, "the upstream server did not answer in time\n", um.timedOut
@@ -214,13 +219,16 @@ func (f *forward) run() {
 		count.Inc()
 		f.s.m.forwarded[5].Inc()
 		f.s.log.Warn("forwarding failed", "server", srv.Addr, "status", status, "err", err)
-		f.answerError(status, msg)
+		f.failed(status, msg)
 		return
 	}
 	um.ok.Inc()
 	um.dur.Update(time.Since(start).Seconds())
 	if c := resp.StatusCode() / 100; c >= 1 && c <= 5 {
 		f.s.m.forwarded[c].Inc()
+	}
+	if f.answeredFallback(resp) { // fallback.go
+		return
 	}
 	f.relay(resp)
 }

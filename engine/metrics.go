@@ -39,6 +39,8 @@ type serverMetrics struct {
 	// fieldsDropped counts upstream answer fields left out for bytes no
 	// field may hold (forward_relay.go).
 	fieldsDropped *metrics.Counter
+	// fallback counts forwards of fallback rules (fallback.go).
+	fallback [2]*metrics.Counter
 }
 
 // outcome classifies a local answer.
@@ -113,6 +115,7 @@ func newServerMetrics(s *Server) *serverMetrics {
 	m.challenges[0] = m.set.NewCounter(`redirectd_acme_http_challenges_total{result="unknown"}`)
 	m.challenges[1] = m.set.NewCounter(`redirectd_acme_http_challenges_total{result="answered"}`)
 	m.fieldsDropped = m.set.NewCounter(`redirectd_upstream_fields_dropped_total`)
+	m.newFallbackMetrics()
 	m.set.NewGauge(`redirectd_connections_open`, func() float64 { return float64(s.conns.total.Load()) })
 	m.set.NewGauge(`redirectd_draining`, func() float64 {
 		if s.draining.Load() {

@@ -106,3 +106,35 @@ func TestRegexTierAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestFallbackLookupAllocs checks that fallback rules cost nothing on the
+// hot path: a lookup that hits one, reads its Fallback and builds its
+// Location, and lookups of plain rules and misses beside them, allocate
+// nothing.
+func TestFallbackLookupAllocs(t *testing.T) {
+	rs := rules.Rules(rules.Reference)
+	rs = append(rs,
+		matcher.Rule{From: "/fb/exact", To: "/x", Status: 301, Fallback: true},
+		matcher.Rule{Kind: matcher.Regex, From: `^/fb/re/(\d+)$`, To: "/r/$1", Status: 301, Fallback: true, FallbackStatus: []int{404, 410}})
+	s, err := matcher.Compile(rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m matcher.Match
+	buf := make([]byte, 0, 512)
+	host := []byte("www.example.com")
+	for _, path := range []string{"/fb/exact", "/fb/re/12", rules.ExactHit, rules.LastRegex, rules.Miss} {
+		p := []byte(path)
+		allocs := testing.AllocsPerRun(100, func() {
+			if s.Lookup(host, p, nil, &m) {
+				if fb := m.Fallback(); fb != nil && !fb.Applies(404) {
+					t.Fatal("404 does not apply")
+				}
+				buf = m.AppendLocation(buf[:0], nil)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("%s: %v allocations per lookup, want 0", path, allocs)
+		}
+	}
+}

@@ -81,7 +81,7 @@ func (b *Builder) Add(in *Rule) error {
 	r.seq = b.seq
 	b.seq++
 	b.s.uri = b.s.uri || r.RequestURI
-	if r.lit != nil && r.hdr != "" { // a lowered regex has no room for headers
+	if r.lit != nil && (r.hdr != "" || r.fb != nil) { // a lowered regex has no room for headers or a fallback
 		if err := r.unlower(); err != nil {
 			return ruleError(in, err)
 		}

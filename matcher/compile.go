@@ -36,6 +36,8 @@ type rule struct {
 	// gate is the rule's window and shadow mode (window.go), nil when
 	// it has neither.
 	gate *gate
+	// fb is the rule's fallback part (fallback.go), nil for most rules.
+	fb *Fallback
 }
 
 // unnamed are the group names of a regex whose groups have none.
@@ -142,6 +144,9 @@ func compileRuleInto(r *rule, in *Rule) error {
 		return err
 	}
 	r.gate = g
+	if r.fb, err = newFallback(r); err != nil {
+		return err
+	}
 	if len(r.Query) > 0 {
 		r.Query = append([]QueryCond(nil), r.Query...)
 		sortConds(r.Query)

@@ -89,7 +89,7 @@ var DefaultLimits = Limits{HostBytes: math.MaxUint32, HostRules: math.MaxInt32, 
 // not, takes the ordinary path, which also reports what is wrong with it.
 func packable(in *Rule) bool {
 	return in.Kind == Exact && !in.Pass && !in.RequestURI && !in.CaseInsensitive && !in.TrailingSlash && len(in.Query) == 0 && in.When.Empty() &&
-		in.Active.IsZero() && !in.Shadow &&
+		in.Active.IsZero() && !in.Shadow && !in.Fallback && len(in.FallbackStatus) == 0 &&
 		len(in.From) > 0 && in.From[0] == '/' && len(in.From) <= math.MaxUint16 &&
 		!strings.ContainsAny(in.From, "?#%") && indexUnsent(in.From) < 0 &&
 		len(in.To) <= math.MaxUint16 && checkTo(in.To) == nil &&

@@ -82,6 +82,13 @@ type Rule struct {
 	// Shadow makes the rule answer nothing: requests go on as if it were
 	// absent, and Match.Shadowed reports the ones it would have answered.
 	Shadow bool
+	// Fallback makes the rule answer only where the upstream has no page:
+	// a request it matches is still forwarded, and the rule's answer
+	// replaces the upstream's only when the upstream answers one of
+	// FallbackStatus (empty: 404). Without an upstream it answers as any
+	// rule does (fallback.go).
+	Fallback       bool
+	FallbackStatus []int
 	// File and Line say where the rule was defined; explain and errors
 	// report them. File is shared by every rule of one file.
 	File string

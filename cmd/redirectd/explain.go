@@ -100,6 +100,7 @@ func explainRequestAt(w io.Writer, set *matcher.Set, raw string, now time.Time, 
 	}
 	explainVary(w, &m)
 	explainHeaders(w, &m, set)
+	explainFallback(w, &m) // explain_fallback.go
 	return nil
 }
 

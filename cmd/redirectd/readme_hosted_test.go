@@ -10,12 +10,16 @@ import (
 
 // readmeBlock returns the fenced block that follows the README comment
 // "<!-- README example: name", so that the README's examples are the ones
-// tests run.
+// tests run. The import references beside their packages are read too.
 func readmeBlock(t *testing.T, name string) string {
 	t.Helper()
-	data, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
+	var data []byte
+	for _, f := range []string{"../../README.md", "../../config/netlify/README.md"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = append(data, b...)
 	}
 	_, rest, ok := strings.Cut(string(data), "<!-- README example: "+name)
 	if !ok {

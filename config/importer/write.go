@@ -57,6 +57,16 @@ func WriteTOML(w io.Writer, header, geoip string, rules []Rule) error {
 		if !r.When.Empty() {
 			b.WriteString("when = " + whenTOML(r.When) + "\n")
 		}
+		if r.Fallback {
+			b.WriteString("fallback = true\n")
+		}
+		if len(r.FallbackStatus) > 0 {
+			st := make([]string, len(r.FallbackStatus))
+			for i, s := range r.FallbackStatus {
+				st[i] = fmt.Sprint(s)
+			}
+			fmt.Fprintf(&b, "fallback_status = [%s]\n", strings.Join(st, ", "))
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -289,6 +289,8 @@ func follow(start *matcher.Rule, set *matcher.Set) (Finding, bool) {
 		return Finding{}, false
 	}
 	target := start.To
+	// fallback says which rules of chain are fallbacks (fallback.go).
+	fallback := []bool{start.Fallback}
 	var m matcher.Match
 	for len(chain) <= maxChain {
 		if !set.Lookup([]byte(host), []byte(path), []byte(query), &m) {
@@ -296,7 +298,11 @@ func follow(start *matcher.Rule, set *matcher.Set) (Finding, bool) {
 		}
 		r := m.Rule()
 		chain = append(chain, ref(r))
+		fallback = append(fallback, r.Fallback)
 		if seen[r.Source()+r.Host] {
+			if loopOfFallbacks(chain, fallback) {
+				return fallbackLoop(chain), true
+			}
 			return Finding{Severity: Error, Kind: "loop",
 				Message: fmt.Sprintf("redirect loop: %s", describe(chain)), Rules: chain}, true
 		}

@@ -3,8 +3,11 @@
 // netlify.toml) into redirectd rules, for `redirectd import netlify`.
 //
 // Parse reads the rules; Translate turns them into candidates for
-// importer.Order, which keeps Netlify's first-match order. Splats (/*
-// and :splat) become prefix rules where the rest of the path is appended,
+// importer.Order, which keeps Netlify's first-match order. A rule without
+// '!' becomes a fallback rule (fallback = true), which answers only where
+// the upstream has no page, as Netlify applies it only where the site has
+// no file. Splats (/* and :splat, or a * after text, as in /kubectl_*)
+// become prefix rules where the rest of the path is appended,
 // placeholders (:name) regex groups, literal paths exact rules; every
 // rule ignores a trailing slash, as Netlify does. Query parameter
 // matching becomes query conditions (or, where a parameter's value is

@@ -39,6 +39,8 @@ func FuzzImport(f *testing.F) {
 		"/ /de/ 302 Language=de\n/ /en/\n/b/* /de/b/:splat 302 Language=de-AT,fr\n/b/c /d\n",
 		"/x /y Language=*\n/x /z Language=\n/x /w Language=d_e Cookie=a Role=r\n",
 		"/ /at/ 302 Country=at,ch Language=de\n/ /x/ 302 Country=A1\n/s/:p /t/:p Country=at\n/s/q /r\n",
+		"/d/k_* /r#:splat 301\n/d/k_x /y\n/v1.* /v/:splat 302!\n/* /z/:splat\n/a/:p* /b\n/a/b*c /d\n",
+		"/a /b\n/b /a\n/c /c 301!\n",
 	} {
 		f.Add(s)
 	}

@@ -23,7 +23,7 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 // The folder conditions is imported as with -geoip country.mmdb, and
 // loaded with a test database in that name's place.
 func TestImportGolden(t *testing.T) {
-	for _, dir := range []string{"docs", "order", "toml", "conditions"} {
+	for _, dir := range []string{"docs", "order", "toml", "conditions", "fallback"} {
 		t.Run(dir, func(t *testing.T) {
 			name := "_redirects"
 			if dir == "toml" {

@@ -8,11 +8,16 @@ import (
 
 // pattern is a from path read: its segments after the leading '/' (a
 // trailing slash dropped: Netlify treats /a and /a/ as one path), and
-// whether a splat (a final *) takes the rest.
+// whether a splat (a final *) takes the rest. A splat after a character
+// other than '/' (/docs/kubectl_*) has splatLit, the text of its segment
+// before the '*': Netlify documents that "an asterisk matches anything
+// that follows it", so the splat takes the rest of that segment and all
+// that follows.
 type pattern struct {
-	segs  []seg
-	splat bool
-	names []string
+	segs     []seg
+	splat    bool
+	splatLit string
+	names    []string
 }
 
 // seg is a literal segment, or a placeholder when param is set.
@@ -31,8 +36,20 @@ func parsePattern(from string) (pattern, error) {
 		base = strings.TrimSuffix(base, "*")
 		base = strings.TrimSuffix(base, "/")
 	}
-	if strings.Contains(base, "*") {
-		return p, fmt.Errorf("a '*' is a splat only at the end of the path, after a '/'")
+	if !p.splat && strings.HasSuffix(base, "*") {
+		p.splat = true
+		base = strings.TrimSuffix(base, "*")
+		i := strings.LastIndexByte(base, '/')
+		base, p.splatLit = base[:i], base[i+1:]
+		if strings.HasPrefix(p.splatLit, ":") {
+			return p, fmt.Errorf("the placeholder %q is followed by '*'; a placeholder is a whole segment", p.splatLit)
+		}
+		if base == "" {
+			base = "/"
+		}
+	}
+	if strings.Contains(base, "*") || strings.Contains(p.splatLit, "*") {
+		return p, fmt.Errorf("a '*' is a splat only at the end of the path")
 	}
 	if base == "/" || base == "" {
 		return p, nil
@@ -71,6 +88,9 @@ func (p *pattern) match(path string) bool {
 		parts = strings.Split(strings.TrimPrefix(path, "/"), "/")
 	}
 	if len(parts) < len(p.segs) || !p.splat && len(parts) != len(p.segs) {
+		return false
+	}
+	if p.splatLit != "" && (len(parts) == len(p.segs) || !strings.HasPrefix(parts[len(p.segs)], p.splatLit)) {
 		return false
 	}
 	for i, s := range p.segs {
@@ -114,6 +134,8 @@ func (p *pattern) regex() string {
 		}
 	}
 	switch {
+	case p.splatLit != "":
+		b.WriteString("/" + regexp.QuoteMeta(p.splatLit) + "(?P<splat>.*)")
 	case p.splat:
 		b.WriteString("(?:/(?P<splat>.*))?")
 	case len(p.segs) == 0:
@@ -139,6 +161,10 @@ func (p *pattern) samples() []string {
 		}
 	}
 	path := b.String()
+	if p.splatLit != "" {
+		path += "/" + p.splatLit
+		return []string{path, path + "s1", path + "s1/s2"}
+	}
 	if path == "" {
 		if p.splat {
 			return []string{"/", "/s1/s2"}
@@ -162,6 +188,9 @@ func (p *pattern) prefix() string {
 			return b.String()
 		}
 		b.WriteString(s.lit)
+	}
+	if p.splatLit != "" {
+		return b.String() + "/" + p.splatLit
 	}
 	if b.Len() == 0 {
 		return "/"

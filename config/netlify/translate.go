@@ -100,7 +100,9 @@ func Translate(file string, rules []Redirect, opt importer.Options) ([]importer.
 	}
 	if unforced > 0 {
 		notes = append(notes, importer.Note{File: file, Line: firstUnforced, Kind: importer.Caveat, Msg: fmt.Sprintf(
-			"%d redirects (the first here) have no '!': Netlify applies them only when no file of the site has the path; redirectd has no files and always applies them", unforced)})
+			"%d redirects (the first here) have no '!': Netlify applies them only when no file of the site has the path. They are written with fallback = true: "+
+				"with an [upstream] serving the site, redirectd forwards their requests first and redirects only where it answers 404; "+
+				"without one they always apply", unforced)})
 	}
 	if languages > 0 {
 		notes = append(notes, importer.Note{File: file, Line: firstLanguage, Kind: importer.Caveat, Msg: fmt.Sprintf(
@@ -130,7 +132,11 @@ func (r *Redirect) translate(p pattern, status int, w *matcher.When, c *importer
 	if p.splat {
 		names = append(names, "splat")
 	}
-	tmpl := matcher.Rule{Host: r.Host, Status: status, When: w}
+	// A rule without '!' applies only where the site has no file at the
+	// path (Netlify's shadowing): a fallback rule, which answers only
+	// where the upstream answers 404. Without an [upstream] it applies
+	// always, as it did before fallbacks, so it is written in any case.
+	tmpl := matcher.Rule{Host: r.Host, Status: status, When: w, Fallback: !r.Force}
 	var inTarget []Param // query placeholders the target uses
 	for _, q := range r.Query {
 		name, isVar := strings.CutPrefix(q.Value, ":")
@@ -176,6 +182,12 @@ func (r *Redirect) translate(p pattern, status int, w *matcher.When, c *importer
 		nat := tmpl
 		nat.Kind, nat.TrailingSlash, nat.To = matcher.Prefix, true, to
 		nat.From = strings.TrimSuffix(p.base(), "/") + "/"
+		if p.splatLit != "" {
+			// /docs/kubectl_* is every path that starts with
+			// /docs/kubectl_, with or without a slash after.
+			nat.From += p.splatLit
+			nat.TrailingSlash = false
+		}
 		c.Natural = &nat
 	}
 	return ""
