@@ -1,12 +1,10 @@
 package engine
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"net/netip"
 	"strconv"
-	"syscall"
 )
 
 // resolveListen turns a listen address in any form net.Listen takes into
@@ -57,21 +55,4 @@ func boundAddr(addr string) (netip.AddrPort, error) {
 		host = "::"
 	}
 	return netip.ParseAddrPort(net.JoinHostPort(host, port))
-}
-
-// checkFree reports an error when addr, a result of resolveListen, is
-// already bound by another socket: it binds it once without SO_REUSEPORT,
-// which the kernel refuses beside any listener, one with SO_REUSEPORT
-// included, and lets it go. Every socket of ours then binds with
-// SO_REUSEPORT, which alone would join another instance's group and split
-// the traffic with it in silence.
-func checkFree(addr string) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		if errors.Is(err, syscall.EADDRINUSE) {
-			return fmt.Errorf("cannot serve on %s: address already in use (another redirectd, or another server, listens there): stop it first, or start this one with serve -upgrade to take over from it without downtime", addr)
-		}
-		return fmt.Errorf("cannot serve on %s: %w", addr, err)
-	}
-	return ln.Close()
 }
