@@ -76,6 +76,31 @@ type program struct {
 	// search can skip to its next occurrence with bytes.Index instead of
 	// trying every offset, as regexp does.
 	prefix []byte
+	// first holds the bytes a match of an anchored program starts with,
+	// at offset len(strip) of the input, when hasFirst (firstBytes); last
+	// those it ends with, when hasLast, and maxLen the most bytes it
+	// spans (-1: no bound), both for an expression anchored at both ends,
+	// whose match is the whole input.
+	first, last       byteSet256
+	hasFirst, hasLast bool
+	maxLen            int
+}
+
+// rejects reports whether the first or last byte or the length of input
+// rule out a match, without running the program: most of the regexes a
+// real site's map holds without a literal to file them under fail there
+// on almost every path.
+func (p *program) rejects(input []byte) bool {
+	if p.hasFirst {
+		n := len(p.strip)
+		if len(input) <= n || !p.first.has(input[n]) {
+			return true
+		}
+	}
+	if p.maxLen >= 0 && len(input) > p.maxLen {
+		return true
+	}
+	return p.hasLast && (len(input) == 0 || !p.last.has(input[len(input)-1]))
 }
 
 // compileProgram compiles expr with the same flags as regexp.Compile
@@ -115,6 +140,16 @@ func compileParsed(expr string, re *syntax.Regexp, strip bool) (*program, error)
 	}
 	p := &program{prog: prog, numCap: numCap, names: names, literal: lit, strip: stripped, expr: expr,
 		required: requiredLiterals(re), cond: prog.StartCond()}
+	if p.cond&syntax.EmptyBeginText != 0 {
+		p.first, p.hasFirst = firstBytes(prog)
+	}
+	p.maxLen = -1
+	if n := len(re.Sub); re.Op == syntax.OpConcat && n >= 2 && re.Sub[0].Op == syntax.OpBeginText && re.Sub[n-1].Op == syntax.OpEndText {
+		p.last, p.hasLast = lastBytes(re)
+		if m, ok := maxBytes(re); ok {
+			p.maxLen = m
+		}
+	}
 	if prefix, _ := prog.Prefix(); prefix != "" {
 		p.prefix = []byte(prefix)
 	}

@@ -2,10 +2,13 @@ package matcher_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/redirectd/redirectd/benchmarks/rules"
+	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -159,5 +162,91 @@ func BenchmarkLongMiss(b *testing.B) {
 		if s.Lookup(nil, path, nil, &m) {
 			b.Fatal("hit")
 		}
+	}
+}
+
+// BenchmarkLookupGwern measures one lookup plus its Location in a real
+// site's nginx map of about 42,000 regex keys (../shared/realmaps/gwern:
+// move.conf then broken.conf, compared with $request_uri), loaded as
+// `serve` loads it, the entries it cannot serve left out. The target is
+// each case within 1.5x of an exact hit.
+func BenchmarkLookupGwern(b *testing.B) {
+	dir := filepath.Join(realMaps(b), "gwern")
+	toml := filepath.Join(b.TempDir(), "redirectd.toml")
+	var cfg strings.Builder
+	for _, f := range []string{"move.conf", "broken.conf"} {
+		fmt.Fprintf(&cfg, "[[map]]\nfile = %q\nrequest_uri = true\ninvalid = \"skip\"\nstatus = 301\n\n", filepath.Join(dir, f))
+	}
+	if err := os.WriteFile(toml, []byte(cfg.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	c, err := config.Load(toml)
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchLookups(b, c.Set, []lookupCase{
+		{"exact-10k", rules.MapKey(5000), packedSet(b, 10000), true},
+		{"hit-first", "/Definition.hs", c.Set, true},
+		{"hit-late", "/ceshi/x", c.Set, true},
+		{"miss", "/doc/nothing/here-at-all.html", c.Set, false},
+	})
+}
+
+type lookupCase struct {
+	name, path string
+	set        *matcher.Set
+	hit        bool
+}
+
+// benchLookups runs one sub-benchmark per case: a Lookup of its path and,
+// on a hit, its Location.
+func benchLookups(b *testing.B, _ *matcher.Set, cases []lookupCase) {
+	for _, bc := range cases {
+		b.Run(bc.name, func(b *testing.B) {
+			var m matcher.Match
+			buf := make([]byte, 0, 256)
+			path := []byte(bc.path)
+			if bc.set.Lookup(nil, path, nil, &m) != bc.hit {
+				b.Fatalf("%s: hit is not %v", bc.path, bc.hit)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if bc.set.Lookup(nil, path, nil, &m) {
+					buf = m.AppendLocation(buf[:0], nil)
+				}
+			}
+		})
+	}
+}
+
+// realMaps returns the folder of real sites' redirect files, kept outside
+// the repository in ../shared/realmaps beside the module (or beside the
+// folder of git worktrees holding it), and skips tb when there is none.
+func realMaps(tb testing.TB) string {
+	root := moduleRoot(tb)
+	for _, dir := range []string{filepath.Join(root, "..", "shared", "realmaps"), filepath.Join(root, "..", "..", "shared", "realmaps")} {
+		if _, err := os.Stat(dir); err == nil {
+			return dir
+		}
+	}
+	tb.Skipf("no real maps in ../shared/realmaps beside %s: they are kept outside this repository", root)
+	return ""
+}
+
+// moduleRoot returns the folder holding go.mod, above the test's folder.
+func moduleRoot(tb testing.TB) string {
+	dir, err := os.Getwd()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			tb.Fatal("no go.mod above the test's folder")
+		}
+		dir = up
 	}
 }

@@ -64,8 +64,8 @@ func (x *regexIndex) empty() bool { return x.nlits == 0 && x.real.n == 0 }
 // finish readies the index for lookups once every rule is added.
 func (x *regexIndex) finish() {
 	x.real.finish()
-	x.plain.finish()
-	x.fold.finish()
+	x.plain.finish(x)
+	x.fold.finish(x)
 	if n := len(x.lits); n > 0 && cap(x.lits[n-1]) > len(x.lits[n-1]) {
 		x.lits[n-1] = append([]litRule(nil), x.lits[n-1]...)
 	}
@@ -178,6 +178,7 @@ func (x *realIndex) file(r *rule, lit string) {
 // its required literals that the fewest of them hold: a gram common to
 // many patterns (".ht", "tml") is likely common in paths too.
 func (x *realIndex) finish() {
+	x.uncrowd()
 	if len(x.pending) == 0 {
 		return
 	}
@@ -208,18 +209,47 @@ func (x *realIndex) finish() {
 	x.pending = nil
 }
 
+// crowded is the most regexes one literal prefix keeps when others filed
+// under it hold a literal elsewhere: a real site's map filed 218 regexes
+// under "/doc/" (`^/doc/.+/GPT-2$`), which most of its paths start with,
+// so that a miss checked all 218 for their literal.
+const crowded = 8
+
+// uncrowd moves the regexes of crowded prefixes that hold a literal
+// beyond their prefix to pending, to be filed under a gram of it.
+func (x *realIndex) uncrowd() {
+	for v, rs := range x.lists {
+		if len(rs) <= crowded {
+			continue
+		}
+		x.lists[v] = slices.DeleteFunc(rs, func(r *rule) bool {
+			for _, s := range r.prog.required {
+				if !strings.Contains(r.prog.literal, s) {
+					x.pending = append(x.pending, r)
+					return true
+				}
+			}
+			return false
+		})
+	}
+}
+
 // lookup returns the earliest real regex before limit that matches in.
 func (x *realIndex) lookup(in, query []byte, limit int32, m *Match) *rule {
 	if x.n == 0 || limit <= x.minSeq {
 		return nil
 	}
 	c := m.cands[:0]
+	// Candidates that their first or last byte or their length rules
+	// out are left out before the sort.
 	take := func(rs []*rule) {
 		for _, r := range rs {
 			if r.seq >= limit {
 				break
 			}
-			c = append(c, r)
+			if !r.prog.rejects(in) {
+				c = append(c, r)
+			}
 		}
 	}
 	take(x.always)

@@ -119,10 +119,15 @@ type litTables struct {
 	// last finds a key's last rule while building, without walking the
 	// tree.
 	last map[string]int32
+	// crowds split the chains longer than litCrowded, by their head.
+	crowds map[int32]*litCrowd
 }
 
 // finish drops what only building needs.
-func (t *litTables) finish() { t.last = nil }
+func (t *litTables) finish(x *regexIndex) {
+	t.last = nil
+	t.crowd(x)
+}
 
 // add files entry i of x, whose pattern is p.
 func (t *litTables) add(x *regexIndex, p *litPattern, i int32) {
@@ -170,17 +175,44 @@ func (t *litTables) lookup(x *regexIndex, in []byte, hit *litHit) {
 	if t.tree == nil {
 		return
 	}
+	// The keys along the input are tried longest first: a longer key is
+	// rarer and more likely to match, and a match bounds the chains of the
+	// shorter keys, which are in file order. Tried shortest first, a hit
+	// on a site's first key (`^/Definition.hs$`, keyed "/Definition")
+	// first ran the 165 patterns keyed "/" (`^/.rss$`) to their end. Any
+	// order gives the same answer, so keys past the stack's room are tried
+	// as they come.
+	var stack [32]int32
+	vals := stack[:0]
 	for n, pos := &t.tree.root, 0; n != nil; n, pos = n.step(in, pos) {
 		if n.val < 0 {
 			continue
 		}
-		for i := n.val; i >= 0 && (hit.i < 0 || i < hit.i); {
-			l := x.lit(i)
-			if litEnd, end, ok := l.match(in); ok {
-				*hit = litHit{i: i, litEnd: litEnd, end: end}
-				break
-			}
-			i = l.next
+		if len(vals) == len(stack) {
+			t.tryChain(x, in, vals[0], hit)
+			copy(vals, vals[1:])
+			vals = vals[:len(vals)-1]
+		}
+		vals = append(vals, n.val)
+	}
+	for k := len(vals) - 1; k >= 0; k-- {
+		t.tryChain(x, in, vals[k], hit)
+	}
+}
+
+// tryChain sets hit to the first entry of the chain from i that matches
+// in, if it comes before hit's.
+func (t *litTables) tryChain(x *regexIndex, in []byte, i int32, hit *litHit) {
+	if t.crowds != nil {
+		if c := t.crowds[i]; c != nil {
+			c.lookup(x, in, hit)
+			return
+		}
+	}
+	for ; i >= 0 && (hit.i < 0 || i < hit.i); i = x.lit(i).next {
+		if litEnd, end, ok := x.lit(i).match(in); ok {
+			*hit = litHit{i: i, litEnd: litEnd, end: end}
+			return
 		}
 	}
 }

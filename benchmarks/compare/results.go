@@ -107,6 +107,9 @@ type ScenarioResult struct {
 	Errors      int64   `json:"errors"`                // socket errors and timeouts, all runs
 	ServerBusy  float64 `json:"server_busy,omitempty"` // medians of the runs' (see Run)
 	ClientBusy  float64 `json:"client_busy,omitempty"`
+	// RSSAfterMiB is the server's RSS (all its processes) right after the
+	// scenario's last run: what its traffic left resident.
+	RSSAfterMiB float64 `json:"rss_after_mib,omitempty"`
 	Runs        []Run   `json:"runs"`
 }
 

@@ -96,7 +96,7 @@ func TestReplaceSection(t *testing.T) {
 func TestRenderTable(t *testing.T) {
 	sc := func(name string, rps, cpu float64) *ScenarioResult {
 		return &ScenarioResult{Name: name, RPS: rps, CPUPerReqUS: cpu, P99US: 100,
-			ServerBusy: rps * cpu / 1e6, ClientBusy: 0.97 - 0.17*(5-cpu)}
+			ServerBusy: rps * cpu / 1e6, ClientBusy: 0.97 - 0.17*(5-cpu), RSSAfterMiB: 4 * cpu}
 	}
 	res := &Results{Date: "2026-11-30", Commit: "abc1234", Quick: true, FixedRate: 1000,
 		Versions: map[string]string{"wrk": "4.1"}, Settings: RunSettings{ClientCPUs: "1"},
@@ -116,6 +116,8 @@ func TestRenderTable(t *testing.T) {
 		"- haproxy did not start: exited at start",
 		"| CPU busy, % of one CPU: server / wrk | redirectd | nginx | haproxy |",
 		"| exact | 60 / 80 | 50 / 97 (wrk) | - |",
+		"| RSS right after the scenario (MiB) | redirectd | nginx | haproxy | redirectd / best peer |",
+		"| exact | 16.0 | 20.0 | failed to start | 0.80 |",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)

@@ -162,8 +162,9 @@ func (h *harness) scenario(p *Proc, addr string, sc Scenario, rate float64) *Sce
 	if r.Failed != "" {
 		logf("  %-15s FAILED: %s", sc.Name, r.Failed)
 	} else {
-		logf("  %-15s %9.0f req/s  p50 %7.0f us  p99 %7.0f us  p99.9 %7.0f us  %6.1f us CPU/req  %d errors",
-			sc.Name, r.RPS, r.P50US, r.P99US, r.P999US, r.CPUPerReqUS, r.Errors)
+		r.RSSAfterMiB = p.Mem().RSS
+		logf("  %-15s %9.0f req/s  p50 %7.0f us  p99 %7.0f us  p99.9 %7.0f us  %6.1f us CPU/req  %d errors  RSS %.1f MiB",
+			sc.Name, r.RPS, r.P50US, r.P99US, r.P999US, r.CPUPerReqUS, r.Errors, r.RSSAfterMiB)
 	}
 	return r
 }

@@ -149,6 +149,7 @@ func renderTable(res *Results) string {
 		{"req/s", "redirectd / best peer", func(r *ScenarioResult) float64 { return r.RPS }, "%.0f", true},
 		{"server CPU per request (us)", "redirectd / best peer", func(r *ScenarioResult) float64 { return r.CPUPerReqUS }, "%.1f", false},
 		{"p99 latency (us)", "redirectd / best peer", func(r *ScenarioResult) float64 { return r.P99US }, "%.0f", false},
+		{"RSS right after the scenario (MiB)", "redirectd / best peer", func(r *ScenarioResult) float64 { return r.RSSAfterMiB }, "%.1f", false},
 	} {
 		if len(order) == 0 {
 			break

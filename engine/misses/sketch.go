@@ -23,7 +23,8 @@ const none = -1
 
 // Sketch is a space-saving sketch of fixed capacity. Slot i holds one
 // tracked key; bucket b holds the slots whose count is bcount[b]. All
-// arrays are allocated by New and never grow.
+// arrays are allocated by New, outside the Go heap (offheap.go), and never
+// grow.
 type Sketch struct {
 	seed maphash.Seed
 	used int32 // slots in use: 0..cap
@@ -68,30 +69,31 @@ type Sketch struct {
 func New(capacity int) *Sketch {
 	capacity = max(capacity, 1)
 	s := &Sketch{seed: maphash.MakeSeed(), cap: int32(capacity)}
-	s.count = make([]uint64, capacity)
-	s.err = make([]uint64, capacity)
-	s.first = make([]int64, capacity)
-	s.last = make([]int64, capacity)
-	s.hash = make([]uint64, capacity)
-	s.hostLen = make([]uint8, capacity)
-	s.pathLen = make([]uint16, capacity)
-	s.trunc = make([]bool, capacity)
-	s.bucket = make([]int32, capacity)
-	s.snext = make([]int32, capacity)
-	s.sprev = make([]int32, capacity)
-	s.hnext = make([]int32, capacity)
-	s.keys = make([]byte, capacity*slotSize)
 	// Twice the slots, rounded up to a power of two: chains stay short.
 	n := 1 << bits.Len(uint(2*capacity-1))
-	s.table = make([]int32, n)
+	c := newCarver(s, sketchBytes(capacity, n))
+	s.count = carve[uint64](c, capacity)
+	s.err = carve[uint64](c, capacity)
+	s.first = carve[int64](c, capacity)
+	s.last = carve[int64](c, capacity)
+	s.hash = carve[uint64](c, capacity)
+	s.hostLen = carve[uint8](c, capacity)
+	s.pathLen = carve[uint16](c, capacity)
+	s.trunc = carve[bool](c, capacity)
+	s.bucket = carve[int32](c, capacity)
+	s.snext = carve[int32](c, capacity)
+	s.sprev = carve[int32](c, capacity)
+	s.hnext = carve[int32](c, capacity)
+	s.keys = carve[byte](c, capacity*slotSize)
+	s.table = carve[int32](c, n)
 	for i := range s.table {
 		s.table[i] = none
 	}
 	s.mask = uint64(n - 1)
-	s.bcount = make([]uint64, capacity)
-	s.bhead = make([]int32, capacity)
-	s.bnext = make([]int32, capacity)
-	s.bprev = make([]int32, capacity)
+	s.bcount = carve[uint64](c, capacity)
+	s.bhead = carve[int32](c, capacity)
+	s.bnext = carve[int32](c, capacity)
+	s.bprev = carve[int32](c, capacity)
 	for b := range s.bnext {
 		s.bnext[b] = int32(b + 1)
 	}
