@@ -159,9 +159,9 @@ var known = map[string][]string{
 	"server": {"listen", "event_loops", "max_path_bytes", "idle_timeout", "header_timeout",
 		"max_connections_per_ip", "ipv6_prefix", "max_connections", "https_redirect", "absolute_redirect", "shutdown_timeout", "defer_accept",
 		"proxy_protocol", "trusted_proxies", "headers"},
-	"rule":           {"match", "from", "to", "status", "host", "case_insensitive", "trailing_slash", "query_string", "query", "request_uri", "headers", "when"},
-	"map":            {"file", "match", "status", "host", "case_insensitive", "trailing_slash", "query_string", "request_uri", "invalid", "headers", "when"},
-	"rules.defaults": {"status", "case_insensitive", "trailing_slash", "query_string"},
+	"rule":           {"match", "from", "to", "status", "host", "case_insensitive", "trailing_slash", "query_string", "query", "request_uri", "path", "headers", "when"},
+	"map":            {"file", "format", "match", "status", "host", "case_insensitive", "trailing_slash", "query_string", "request_uri", "path", "invalid", "headers", "when"},
+	"rules.defaults": {"status", "case_insensitive", "trailing_slash", "query_string", "path"},
 	// [tls] and [acme], see tls.go.
 	"tls":             {"listen", "certificate", "certificates_dir", "hsts", "handshake_timeout"},
 	"tls.certificate": {"cert", "key"},

@@ -26,11 +26,74 @@ type hostRules struct {
 	uriRegex     regexIndex
 	// packed holds the plain exact rules (see packable), nil when none.
 	packed *packedTable
+	// decoded holds the exact rules with DecodedPath, by decodedForm;
+	// decodedN counts them.
+	decoded  [6]exactTable
+	decodedN int
+}
+
+// decodedForm is the index into hostRules.decoded of a rule's table:
+// how it folds case (none, ASCII, Unicode) and whether it ignores a
+// trailing slash.
+func decodedForm(r *Rule) int {
+	f := 0
+	switch {
+	case r.UnicodeFold:
+		f = 4
+	case r.CaseInsensitive:
+		f = 2
+	}
+	if r.TrailingSlash {
+		f++
+	}
+	return f
+}
+
+// appendDecodedKey appends p, a decoded path, as the tables of form f
+// file it.
+func appendDecodedKey(dst, p []byte, f int) []byte {
+	switch f / 2 {
+	case 2:
+		dst = appendFoldUnicode(dst, p)
+	case 1:
+		dst = appendLower(dst, p)
+	default:
+		dst = append(dst, p...)
+	}
+	if f%2 == 1 {
+		dst = trimSlash(dst)
+	}
+	return dst
+}
+
+// lookupDecoded looks the decoded path up in the decoded tables.
+func (h *hostRules) lookupDecoded(m *Match) *rule {
+	p := m.decodedPath()
+	for f := range h.decoded {
+		t := &h.decoded[f]
+		if t.m == nil {
+			continue
+		}
+		key := p
+		if f > 0 {
+			m.decKey = appendDecodedKey(m.decKey[:0], p, f)
+			key = m.decKey
+		}
+		if r := t.get(key, m); r != nil {
+			return r
+		}
+	}
+	return nil
 }
 
 func (h *hostRules) add(r *rule) error {
 	if r.RequestURI {
 		return h.addURI(r)
+	}
+	if r.DecodedPath {
+		f := decodedForm(&r.Rule)
+		h.decodedN++
+		return h.decoded[f].add(string(appendDecodedKey(nil, []byte(r.From), f)), r, "exact")
 	}
 	from := normalizeString(r.From)
 	switch r.Kind {
@@ -144,6 +207,12 @@ func (h *hostRules) lookup(path []byte, m *Match) bool {
 			return true
 		}
 		if r := h.foldSlash.get(trimSlash(lower), m); r != nil {
+			m.rule = r
+			return true
+		}
+	}
+	if h.decodedN > 0 {
+		if r := h.lookupDecoded(m); r != nil {
 			m.rule = r
 			return true
 		}

@@ -78,11 +78,11 @@ var DefaultLimits = Limits{HostBytes: math.MaxUint32, HostRules: math.MaxInt32}
 // fields. Anything else, valid or
 // not, takes the ordinary path, which also reports what is wrong with it.
 func packable(in *Rule) bool {
-	return in.Kind == Exact && !in.Pass && !in.RequestURI && !in.CaseInsensitive && !in.TrailingSlash && len(in.Query) == 0 && in.When.Empty() &&
+	return in.Kind == Exact && !in.Pass && !in.RequestURI && !in.DecodedPath && !in.CaseInsensitive && !in.TrailingSlash && len(in.Query) == 0 && in.When.Empty() &&
 		in.Active.IsZero() && !in.Shadow &&
 		len(in.From) > 0 && in.From[0] == '/' && len(in.From) <= math.MaxUint16 &&
 		!strings.ContainsAny(in.From, "?#%") && indexUnsent(in.From) < 0 &&
-		len(in.To) <= math.MaxUint16 && checkTo(in.To) == nil &&
+		len(in.To) <= math.MaxUint16 && checkTo(in.To) == nil && !NeedsEncoding(in.To) &&
 		ValidStatus(in.Status) && HasLocation(in.Status) && in.QueryString <= QueryReplace &&
 		in.Line >= 0 && in.Line <= math.MaxUint32
 }
@@ -362,20 +362,26 @@ func (t *packedTable) appendLocation(dst []byte, i uint32, query []byte) []byte 
 	switch t.ents[i].query {
 	case QueryDrop:
 		if q := bytes.IndexByte(to, '?'); q >= 0 {
-			to = to[:q]
+			if f := bytes.IndexByte(to, '#'); f < 0 || q < f {
+				dst = append(dst, to[:q]...)
+				if f >= 0 {
+					dst = append(dst, to[f:]...)
+				}
+				return dst
+			}
 		}
 		return append(dst, to...)
 	case QueryReplace:
 		return append(dst, to...)
 	}
+	mark := len(dst)
 	dst = append(dst, to...)
 	if len(query) > 0 {
-		if bytes.IndexByte(to, '?') >= 0 {
-			dst = append(dst, '&')
-		} else {
-			dst = append(dst, '?')
+		head := to
+		if f := bytes.IndexByte(to, '#'); f >= 0 {
+			head = to[:f]
 		}
-		dst = append(dst, query...)
+		dst = appendQuery(dst, mark, query, bytes.IndexByte(head, '?') >= 0)
 	}
 	return dst
 }
