@@ -58,7 +58,9 @@ type Defaults struct {
 
 // rawMap is one [[map]] table.
 type rawMap struct {
-	File       any `toml:"file"`
+	File any `toml:"file"`
+	// Format is "nginx" (the default) or "tsv" (maptsv.go).
+	Format     any `toml:"format"`
 	Match      any `toml:"match"`
 	Status     any `toml:"status"`
 	Host       any `toml:"host"`

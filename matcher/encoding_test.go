@@ -34,6 +34,7 @@ var encodingRules = []Rule{
 	{Kind: Exact, From: "/Docs/html:element:SMALL/", To: "/ci", Status: 301, DecodedPath: true, CaseInsensitive: true, TrailingSlash: true},
 	{Kind: Exact, From: "/glossary/bézier_curve", To: "/fr/docs/Glossaire/Courbe_de_Bézier", Status: 301, DecodedPath: true, CaseInsensitive: true, UnicodeFold: true},
 	{Kind: Exact, From: "/ascii/bézier", To: "/ascii", Status: 301, DecodedPath: true, CaseInsensitive: true},
+	{Kind: Exact, From: "/css/%3Ccolor%3E", To: "/css/color_value", Status: 301, DecodedPath: true, CaseInsensitive: true},
 }
 
 var locationCases = []struct{ path, query, want string }{
@@ -66,6 +67,7 @@ var locationCases = []struct{ path, query, want string }{
 	// ASCII folding leaves É and é apart, as nginx's map does.
 	{"/ASCII/B%C3%89ZIER", "", ""},
 	{"/ASCII/B%C3%A9ZIER", "", "/ascii"},
+	{"/CSS/%3ccolor%3e", "", "/css/color_value"},
 }
 
 // TestLocationEncoding checks the Location of each case: echoed request

@@ -93,7 +93,9 @@ func (h *hostRules) add(r *rule) error {
 	if r.DecodedPath {
 		f := decodedForm(&r.Rule)
 		h.decodedN++
-		return h.decoded[f].add(string(appendDecodedKey(nil, []byte(r.From), f)), r, "exact")
+		// From is decoded too, so that a key may be written either way
+		// ("/a:b" or "/a%3Ab"; "/faq?" or "/faq%3F").
+		return h.decoded[f].add(string(appendDecodedKey(nil, decodePath(nil, []byte(r.From)), f)), r, "exact")
 	}
 	from := normalizeString(r.From)
 	switch r.Kind {
