@@ -155,3 +155,42 @@ func TestEncodeTarget(t *testing.T) {
 		t.Errorf("EncodeTarget (-want +got):\n%s", diff)
 	}
 }
+
+// TestPackedForms checks the packed tables of loose exact rules: they
+// report rules as written, find duplicates in any spelling of a key, and
+// leave rules with conditions of the same key tried first.
+func TestPackedForms(t *testing.T) {
+	for _, pair := range [][2]Rule{
+		{{Kind: Exact, From: "/A", To: "/x", Status: 301, CaseInsensitive: true}, {Kind: Exact, From: "/a", To: "/y", Status: 301, CaseInsensitive: true}},
+		{{Kind: Exact, From: "/a:b", To: "/x", Status: 301, DecodedPath: true}, {Kind: Exact, From: "/a%3Ab", To: "/y", Status: 301, DecodedPath: true}},
+		{{Kind: Exact, From: "/É", To: "/x", Status: 301, DecodedPath: true, CaseInsensitive: true, UnicodeFold: true}, {Kind: Exact, From: "/%C3%A9", To: "/y", Status: 301, DecodedPath: true, CaseInsensitive: true, UnicodeFold: true}},
+		{{Kind: Exact, From: "/s/", To: "/x", Status: 301, TrailingSlash: true}, {Kind: Exact, From: "/s", To: "/y", Status: 301, TrailingSlash: true, Headers: []Header{{Name: "X-A", Value: "1"}}}},
+	} {
+		if _, err := Compile(pair[:]); err == nil || !strings.Contains(err.Error(), "duplicate") {
+			t.Errorf("%q and %q: error %v, want a duplicate", pair[0].From, pair[1].From, err)
+		}
+	}
+	s, err := Compile([]Rule{
+		{Kind: Exact, From: "/Case", To: "/plain", Status: 301, CaseInsensitive: true, File: "m", Line: 1},
+		{Kind: Exact, From: "/CASE", To: "/cond", Status: 302, CaseInsensitive: true, Query: []QueryCond{{Name: "a", Value: "1"}}, File: "m", Line: 2},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m Match
+	for q, want := range map[string]string{"": "/plain", "a=1": "/cond?a=1"} {
+		if !s.Lookup(nil, []byte("/case"), []byte(q), &m) {
+			t.Fatalf("?%s: no match", q)
+		}
+		if got := string(m.AppendLocation(nil, []byte(q))); got != want {
+			t.Errorf("?%s: Location %q, want %q", q, got, want)
+		}
+	}
+	want := []Rule{
+		{Kind: Exact, From: "/Case", To: "/plain", Status: 301, CaseInsensitive: true, File: "m", Line: 1},
+		{Kind: Exact, From: "/CASE", To: "/cond", Status: 302, CaseInsensitive: true, Query: []QueryCond{{Name: "a", Value: "1"}}, File: "m", Line: 2},
+	}
+	if diff := cmp.Diff(want, s.Rules()); diff != "" {
+		t.Errorf("rules (-want +got):\n%s", diff)
+	}
+}

@@ -26,61 +26,37 @@ type hostRules struct {
 	uriRegex     regexIndex
 	// packed holds the plain exact rules (see packable), nil when none.
 	packed *packedTable
-	// decoded holds the exact rules with DecodedPath, by decodedForm;
-	// decodedN counts them.
+	// decoded holds the exact rules with DecodedPath that are not
+	// packed, by decodedIndex; decodedN counts them and the packed ones.
 	decoded  [6]exactTable
 	decodedN int
+	// formPacked holds the packed tables of loose exact rules, by form
+	// (packed_form.go); formN counts them.
+	formPacked [numForms]*packedTable
+	formN      int
 }
 
-// decodedForm is the index into hostRules.decoded of a rule's table:
-// how it folds case (none, ASCII, Unicode) and whether it ignores a
-// trailing slash.
-func decodedForm(r *Rule) int {
-	f := 0
-	switch {
-	case r.UnicodeFold:
-		f = 4
-	case r.CaseInsensitive:
-		f = 2
-	}
-	if r.TrailingSlash {
-		f++
-	}
-	return f
-}
-
-// appendDecodedKey appends p, a decoded path, as the tables of form f
-// file it.
-func appendDecodedKey(dst, p []byte, f int) []byte {
-	switch f / 2 {
-	case 2:
-		dst = appendFoldUnicode(dst, p)
-	case 1:
-		dst = appendLower(dst, p)
-	default:
-		dst = append(dst, p...)
-	}
-	if f%2 == 1 {
-		dst = trimSlash(dst)
-	}
-	return dst
-}
-
-// lookupDecoded looks the decoded path up in the decoded tables.
+// lookupDecoded looks the decoded path up in the decoded tables, each
+// form's unpacked rules (those with conditions among them) before its
+// packed ones.
 func (h *hostRules) lookupDecoded(m *Match) *rule {
 	p := m.decodedPath()
-	for f := range h.decoded {
-		t := &h.decoded[f]
-		if t.m == nil {
+	for i := range h.decoded {
+		f := decodedIndexForm(i)
+		t, pt := &h.decoded[i], h.formPacked[f]
+		if t.m == nil && pt == nil {
 			continue
 		}
 		key := p
-		if f > 0 {
-			m.decKey = appendDecodedKey(m.decKey[:0], p, f)
+		if f != formDecoded {
+			m.decKey = appendFormKey(m.decKey[:0], p, f)
 			key = m.decKey
 		}
 		if r := t.get(key, m); r != nil {
 			return r
+		}
+		if h.findForm(f, key, m) {
+			return nil
 		}
 	}
 	return nil
@@ -91,11 +67,15 @@ func (h *hostRules) add(r *rule) error {
 		return h.addURI(r)
 	}
 	if r.DecodedPath {
-		f := decodedForm(&r.Rule)
-		h.decodedN++
 		// From is decoded too, so that a key may be written either way
 		// ("/a:b" or "/a%3Ab"; "/faq?" or "/faq%3F").
-		return h.decoded[f].add(string(appendDecodedKey(nil, decodePath(nil, []byte(r.From)), f)), r, "exact")
+		f := ruleForm(&r.Rule)
+		key := formKey(r.From, f)
+		if err := h.dupInForm(f, key, r); err != nil {
+			return err
+		}
+		h.decodedN++
+		return h.decoded[decodedIndex(f)].add(key, r, "exact")
 	}
 	from := normalizeString(r.From)
 	switch r.Kind {
@@ -146,6 +126,12 @@ func (h *hostRules) add(r *rule) error {
 // addLoose files an exact rule (or a prefix rule's slash-less form) that
 // is compared case-insensitively, without its trailing slash, or both.
 func (h *hostRules) addLoose(from string, r *rule) error {
+	if r.Kind == Exact {
+		f := ruleForm(&r.Rule)
+		if err := h.dupInForm(f, formKey(r.From, f), r); err != nil {
+			return err
+		}
+	}
 	switch {
 	case r.CaseInsensitive && r.TrailingSlash:
 		return h.foldSlash.add(trimSlashString(lowerString(from)), r, "exact")
@@ -204,18 +190,30 @@ func (h *hostRules) lookup(path []byte, m *Match) bool {
 			m.rule = r
 			return true
 		}
+		if h.findForm(formFold, lower, m) {
+			return true
+		}
 		if r := h.slash.get(trimSlash(path), m); r != nil {
 			m.rule = r
+			return true
+		}
+		if h.findForm(formSlash, trimSlash(path), m) {
 			return true
 		}
 		if r := h.foldSlash.get(trimSlash(lower), m); r != nil {
 			m.rule = r
 			return true
 		}
+		if h.findForm(formFold|formSlash, trimSlash(lower), m) {
+			return true
+		}
 	}
 	if h.decodedN > 0 {
 		if r := h.lookupDecoded(m); r != nil {
 			m.rule = r
+			return true
+		}
+		if m.pk != nil {
 			return true
 		}
 	}

@@ -38,6 +38,12 @@ type packedTable struct {
 	seed    maphash.Seed
 	host    string   // the rules' Host, as Rule gives it
 	files   []string // File of the entries, by packedEntry.file
+	// form is how the keys compare (packed_form.go); 0: plain. A loose
+	// table keeps each rule's From as written too, for Rule: orig holds
+	// them back to back, origEnd[i] where entry i's ends.
+	form    uint8
+	orig    []byte
+	origEnd []uint32
 }
 
 // pendingKey is an entry being filed in the hash index.
@@ -82,9 +88,21 @@ func packable(in *Rule) bool {
 		in.Active.IsZero() && !in.Shadow &&
 		len(in.From) > 0 && in.From[0] == '/' && len(in.From) <= math.MaxUint16 &&
 		!strings.ContainsAny(in.From, "?#%") && indexUnsent(in.From) < 0 &&
-		len(in.To) <= math.MaxUint16 && checkTo(in.To) == nil && !NeedsEncoding(in.To) &&
+		len(in.To) <= math.MaxUint16 && checkTo(in.To) == nil && !NeedsEncoding(in.To) && !namesNoHost(in.To) &&
 		ValidStatus(in.Status) && HasLocation(in.Status) && in.QueryString <= QueryReplace &&
 		in.Line >= 0 && in.Line <= math.MaxUint32
+}
+
+// namesNoHost reports a To that has a scheme or "//" but no host after
+// it ("//", "https:///x"), or a host taken from the request: parseTemplate
+// refuses it, so the ordinary path takes it and reports why.
+func namesNoHost(to string) bool {
+	end := authorityEnd(to)
+	if end < 0 {
+		return false
+	}
+	host := strings.TrimLeft(to[schemeEnd(to):end], "/\\")
+	return host == "" || host[0] == '$'
 }
 
 func newPackedTable(host string) *packedTable {
@@ -338,6 +356,12 @@ func (t *packedTable) finish() {
 	if cap(t.ents)-len(t.ents) > len(t.ents)/16 {
 		t.ents = append([]packedEntry(nil), t.ents...)
 	}
+	if cap(t.orig)-len(t.orig) > len(t.orig)/16 {
+		t.orig = bytes.Clone(t.orig)
+	}
+	if cap(t.origEnd)-len(t.origEnd) > len(t.origEnd)/16 {
+		t.origEnd = append([]uint32(nil), t.origEnd...)
+	}
 	t.hits = make([]atomic.Uint64, len(t.ents))
 }
 
@@ -396,6 +420,16 @@ func (t *packedTable) appendSource(dst []byte, i uint32) []byte {
 // rule returns entry i as a Rule; it allocates its From and To.
 func (t *packedTable) rule(i uint32) Rule {
 	e := &t.ents[i]
-	return Rule{Kind: Exact, Host: t.host, From: string(t.key(i)), To: string(t.to(i)),
-		Status: t.status(i), QueryString: e.query, File: t.files[e.file], Line: int(e.line)}
+	from := t.key(i)
+	if t.origEnd != nil {
+		start := uint32(0)
+		if i > 0 {
+			start = t.origEnd[i-1]
+		}
+		from = t.orig[start:t.origEnd[i]]
+	}
+	return Rule{Kind: Exact, Host: t.host, From: string(from), To: string(t.to(i)),
+		Status: t.status(i), QueryString: e.query, File: t.files[e.file], Line: int(e.line),
+		CaseInsensitive: t.form&formFold != 0, TrailingSlash: t.form&formSlash != 0,
+		DecodedPath: t.form&formDecoded != 0, UnicodeFold: t.form&formUnicode != 0}
 }

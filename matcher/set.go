@@ -143,7 +143,7 @@ func newHostRules() *hostRules {
 
 // loose reports whether any rule here is compared loosely.
 func (h *hostRules) loose() bool {
-	return h.fold.m != nil || h.slash.m != nil || h.foldSlash.m != nil || h.prefixFold != nil
+	return h.fold.m != nil || h.slash.m != nil || h.foldSlash.m != nil || h.prefixFold != nil || h.formN > 0
 }
 
 // RuleHits is a rule with its hit count, as Set.Each reports it.
