@@ -38,8 +38,8 @@ type hostRules struct {
 
 // lookupDecoded looks the decoded path up in the decoded tables, each
 // form's unpacked rules (those with conditions among them) before its
-// packed ones.
-func (h *hostRules) lookupDecoded(m *Match) *rule {
+// packed ones, and records a match in m.
+func (h *hostRules) lookupDecoded(m *Match) bool {
 	p := m.decodedPath()
 	for i := range h.decoded {
 		f := decodedIndexForm(i)
@@ -53,13 +53,14 @@ func (h *hostRules) lookupDecoded(m *Match) *rule {
 			key = m.decKey
 		}
 		if r := t.get(key, m); r != nil {
-			return r
+			m.rule = r
+			return true
 		}
 		if h.findForm(f, key, m) {
-			return nil
+			return true
 		}
 	}
-	return nil
+	return false
 }
 
 func (h *hostRules) add(r *rule) error {
@@ -208,14 +209,8 @@ func (h *hostRules) lookup(path []byte, m *Match) bool {
 			return true
 		}
 	}
-	if h.decodedN > 0 {
-		if r := h.lookupDecoded(m); r != nil {
-			m.rule = r
-			return true
-		}
-		if m.pk != nil {
-			return true
-		}
+	if h.decodedN > 0 && h.lookupDecoded(m) {
+		return true
 	}
 	r, n := h.longestPrefix(h.prefix, path, m)
 	if h.prefixFold != nil {
