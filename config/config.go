@@ -64,6 +64,10 @@ type Server struct {
 	// HTTPSRedirect sends every request not marked X-Forwarded-Proto: https
 	// to https.
 	HTTPSRedirect bool `toml:"https_redirect"`
+	// AbsoluteRedirect sends a Location that is a path as an absolute URL
+	// with the request's scheme, host and port, as nginx's default
+	// `absolute_redirect on` (default false: the path as configured).
+	AbsoluteRedirect bool `toml:"absolute_redirect"`
 	// ShutdownTimeout bounds the drain on SIGTERM (default 10s).
 	ShutdownTimeout Duration `toml:"shutdown_timeout"`
 	// DeferAccept hands a connection over once its first bytes arrive and
@@ -171,11 +175,11 @@ var known = map[string][]string{
 		"host_header", "max_request_body_bytes", "health_check"},
 	"upstream.health_check": {"path", "interval"},
 	"server": {"listen", "event_loops", "max_path_bytes", "idle_timeout", "header_timeout",
-		"max_connections_per_ip", "ipv6_prefix", "max_connections", "https_redirect", "shutdown_timeout", "defer_accept",
+		"max_connections_per_ip", "ipv6_prefix", "max_connections", "https_redirect", "absolute_redirect", "shutdown_timeout", "defer_accept",
 		"proxy_protocol", "trusted_proxies", "headers"},
-	"rule":           {"match", "from", "to", "status", "host", "case_insensitive", "trailing_slash", "query_string", "query", "request_uri", "headers", "when"},
-	"map":            {"file", "match", "status", "host", "case_insensitive", "trailing_slash", "query_string", "request_uri", "invalid", "headers", "when"},
-	"rules.defaults": {"status", "case_insensitive", "trailing_slash", "query_string"},
+	"rule":           {"match", "from", "to", "status", "host", "case_insensitive", "trailing_slash", "query_string", "query", "request_uri", "path", "headers", "when"},
+	"map":            {"file", "format", "match", "status", "host", "case_insensitive", "trailing_slash", "query_string", "request_uri", "path", "invalid", "headers", "when"},
+	"rules.defaults": {"status", "case_insensitive", "trailing_slash", "query_string", "path"},
 	// [tls] and [acme], see tls.go.
 	"tls":             {"listen", "certificate", "certificates_dir", "hsts", "handshake_timeout"},
 	"tls.certificate": {"cert", "key"},

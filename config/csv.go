@@ -169,7 +169,8 @@ func csvRow(rec []string, d *Defaults) ([]matcher.Rule, error) {
 		return nil, err
 	}
 	r := matcher.Rule{Kind: matcher.Exact, From: path, To: field(1), Status: d.Status,
-		CaseInsensitive: d.CaseInsensitive, TrailingSlash: d.TrailingSlash, QueryString: d.QueryString}
+		CaseInsensitive: d.CaseInsensitive, UnicodeFold: d.UnicodeFold, TrailingSlash: d.TrailingSlash, QueryString: d.QueryString,
+		DecodedPath: d.DecodedPath}
 	if s := field(2); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || !matcher.ValidStatus(n) {

@@ -38,6 +38,7 @@ max_connections_per_ip = 10
 ipv6_prefix = 56
 max_connections = 1000
 https_redirect = true
+absolute_redirect = true
 [[rule]]
 from = "/old"
 to = "https://example.com/new"
@@ -66,19 +67,19 @@ host = "Shop.Example.com"
 	}
 	wantServer := config.Server{Listen: "127.0.0.1:9999", EventLoops: 2, MaxPathBytes: 4096,
 		IdleTimeout: config.Duration(30 * time.Second), HeaderTimeout: config.Duration(time.Minute),
-		MaxConnectionsPerIP: 10, IPv6Prefix: 56, MaxConnections: 1000, HTTPSRedirect: true, ShutdownTimeout: config.Duration(config.DefaultShutdownTimeout)}
+		MaxConnectionsPerIP: 10, IPv6Prefix: 56, MaxConnections: 1000, HTTPSRedirect: true, AbsoluteRedirect: true, ShutdownTimeout: config.Duration(config.DefaultShutdownTimeout)}
 	if diff := cmp.Diff(wantServer, cfg.Server); diff != "" {
 		t.Errorf("server (-want +got):\n%s", diff)
 	}
 	mapFile := filepath.Join(filepath.Dir(file), "r.map")
 	want := []matcher.Rule{
-		{Kind: matcher.Exact, From: "/old", To: "https://example.com/new", Status: 301, File: file, Line: 12},
+		{Kind: matcher.Exact, From: "/old", To: "https://example.com/new", Status: 301, File: file, Line: 13},
 		{Kind: matcher.Exact, From: "/a", To: "/x", Status: 302, File: mapFile, Line: 2},
 		{Kind: matcher.Exact, From: "/with space", To: "/y", Status: 302, File: mapFile, Line: 3},
 		{Kind: matcher.Regex, From: `^/m/(\d+)$`, To: "/z/$1", Status: 302, File: mapFile, Line: 4},
 		{Kind: matcher.Regex, From: `(?i)^/CI$`, To: "/ci", Status: 302, File: mapFile, Line: 5},
 		{Kind: matcher.Exact, From: "/two", To: "/per-line", Status: 302, File: mapFile, Line: 5},
-		{Kind: matcher.Regex, From: `^/b/(\d+)$`, To: "/posts/$1", Status: 308, Host: "shop.example.com", File: file, Line: 20},
+		{Kind: matcher.Regex, From: `^/b/(\d+)$`, To: "/posts/$1", Status: 308, Host: "shop.example.com", File: file, Line: 21},
 	}
 	if diff := cmp.Diff(want, cfg.Set.Rules()); diff != "" {
 		t.Errorf("rules (-want +got):\n%s", diff)

@@ -23,6 +23,7 @@ func appendMapRules(k *ruleSink, i int, raw *rawMap, d *Defaults, fl files) {
 	e.gate(&raw.rawGate, &tmpl)
 	e.fallback(&raw.rawFallback, d, &tmpl)
 	skip := e.skipInvalid(raw.Invalid)
+	scan := e.mapFormat(raw.Format)
 	tmpl.When = e.when(raw.When, d.geoip)
 	hosts := e.hosts(raw.Host)
 	if !e.ok {
@@ -60,7 +61,7 @@ func appendMapRules(k *ruleSink, i int, raw *rawMap, d *Defaults, fl files) {
 	}
 	defer f.Close()
 	k.skip = skip
-	if err := parseMapFile(k, name, f, size, tmpl, hosts); err != nil {
+	if err := parseMapFile(k, name, f, size, tmpl, hosts, scan); err != nil {
 		k.errs.add(&Error{File: name, Msg: fmt.Sprintf("cannot read map file: %v", err)})
 	}
 	k.skip = false
@@ -111,7 +112,7 @@ var mapChunk, mapAsync = 1 << 20, 1 << 20
 // long. Entries and errors still reach k in file order. The entries'
 // words are substrings of the piece of the file they were read from: a
 // piece is read again into only once its last batch is compiled.
-func parseMapFile(k *ruleSink, name string, r io.Reader, size int, tmpl matcher.Rule, hosts []string) error {
+func parseMapFile(k *ruleSink, name string, r io.Reader, size int, tmpl matcher.Rule, hosts []string, scan scanner) error {
 	take := func(it *mapItem) bool {
 		switch {
 		case it.err != nil && it.fatal:
@@ -132,7 +133,7 @@ func parseMapFile(k *ruleSink, name string, r io.Reader, size int, tmpl matcher.
 		return !k.errs.full() && !k.stop
 	}
 	if size < mapAsync {
-		return readMapFile(name, r, tmpl, take, func(used []byte) []byte {
+		return readMapFile(name, r, tmpl, scan, take, func(used []byte) []byte {
 			if used == nil {
 				return make([]byte, min(mapChunk, size+1))
 			}
@@ -161,7 +162,7 @@ func parseMapFile(k *ruleSink, name string, r io.Reader, size int, tmpl matcher.
 				b = make([]mapItem, 0, batch)
 			}
 		}
-		readErr = readMapFile(name, r, tmpl, func(it *mapItem) bool {
+		readErr = readMapFile(name, r, tmpl, scan, func(it *mapItem) bool {
 			if b = append(b, *it); len(b) == batch {
 				send(nil)
 			}
@@ -198,7 +199,7 @@ func parseMapFile(k *ruleSink, name string, r io.Reader, size int, tmpl matcher.
 // it is given the last piece's buffer once every entry of it was emitted
 // (nil the first time), and may return the same. An entry that a piece
 // cuts is read again at the start of the next one.
-func readMapFile(name string, r io.Reader, tmpl matcher.Rule, emit func(*mapItem) bool, next func(used []byte) []byte) error {
+func readMapFile(name string, r io.Reader, tmpl matcher.Rule, scan scanner, emit func(*mapItem) bool, next func(used []byte) []byte) error {
 	buf, have, line := next(nil), 0, 1
 	for {
 		n, err := io.ReadFull(r, buf[have:])
@@ -207,7 +208,7 @@ func readMapFile(name string, r io.Reader, tmpl matcher.Rule, emit func(*mapItem
 		if err != nil && !final {
 			return err
 		}
-		end, lines, more := scanMapFile(name, buf[:have], final, line, tmpl, emit)
+		end, lines, more := scan(name, buf[:have], final, line, tmpl, emit)
 		if final || !more {
 			return nil
 		}
@@ -223,6 +224,10 @@ func readMapFile(name string, r io.Reader, tmpl matcher.Rule, emit func(*mapItem
 		have = copy(buf, used[end:have])
 	}
 }
+
+// scanner reads the entries of a piece of a map file in one format:
+// scanMapFile (nginx's map syntax) or scanTSV.
+type scanner func(name string, data []byte, final bool, line int, tmpl matcher.Rule, emit func(*mapItem) bool) (end, lines int, more bool)
 
 // mapItem is one entry of a map file: a rule, or the error that it is.
 // A fatal error ends the file.

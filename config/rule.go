@@ -33,6 +33,8 @@ type rawOptions struct {
 	CaseInsensitive any `toml:"case_insensitive"`
 	TrailingSlash   any `toml:"trailing_slash"`
 	QueryString     any `toml:"query_string"`
+	// Path is "normalized" (the default) or "decoded" (matcher.Rule.DecodedPath).
+	Path any `toml:"path"`
 }
 
 // rawDefaults is [rules.defaults].
@@ -46,11 +48,13 @@ type rawDefaults struct {
 type Defaults struct {
 	Status          int
 	CaseInsensitive bool
+	UnicodeFold     bool
 	TrailingSlash   bool
 	QueryString     matcher.QueryMode
 	// Fallback and FallbackStatus make rules fallbacks (fallback.go).
 	Fallback       bool
 	FallbackStatus []int
+	DecodedPath    bool
 	// Headers are [server] headers, which a rule's own extend.
 	Headers []matcher.Header
 	// geoip says whether [geoip] names a database (when.country).
@@ -59,7 +63,9 @@ type Defaults struct {
 
 // rawMap is one [[map]] table.
 type rawMap struct {
-	File       any `toml:"file"`
+	File any `toml:"file"`
+	// Format is "nginx" (the default) or "tsv" (maptsv.go).
+	Format     any `toml:"format"`
 	Match      any `toml:"match"`
 	Status     any `toml:"status"`
 	Host       any `toml:"host"`
@@ -278,9 +284,42 @@ func (e *entry) skipInvalid(v any) bool {
 
 // options applies the shared options over the defaults.
 func (e *entry) options(o *rawOptions, d *Defaults, r *matcher.Rule) {
-	r.CaseInsensitive = e.flag("case_insensitive", o.CaseInsensitive, d.CaseInsensitive)
+	r.CaseInsensitive, r.UnicodeFold = e.caseInsensitive(o.CaseInsensitive, d)
 	r.TrailingSlash = e.trailingSlash(o.TrailingSlash, d.TrailingSlash)
 	r.QueryString = e.queryString(o.QueryString, d.QueryString)
+	r.DecodedPath = e.pathForm(o.Path, d.DecodedPath)
+}
+
+// caseInsensitive reads case_insensitive: true (ASCII letters, as nginx's
+// map and ~* compare), false, or "unicode" (every letter: the decoded
+// path lower-cased, as sites that look up lower-cased paths do).
+func (e *entry) caseInsensitive(v any, d *Defaults) (fold, unicode bool) {
+	if s, ok := v.(string); ok {
+		if s != "unicode" {
+			e.fail("case_insensitive", "must be true or false, or \"unicode\" to fold every letter of the decoded path (path = \"decoded\"), not %q", s)
+		}
+		return true, true
+	}
+	if v == nil {
+		return d.CaseInsensitive, d.UnicodeFold
+	}
+	return e.flag("case_insensitive", v, false), false
+}
+
+// pathForm reads path: "normalized" (false) or "decoded" (true).
+func (e *entry) pathForm(v any, def bool) bool {
+	if v == nil {
+		return def
+	}
+	switch s := e.str("path", v, false); s {
+	case "normalized":
+		return false
+	case "decoded":
+		return true
+	default:
+		e.fail("path", "%q is not a choice; use \"normalized\" (escapes of unreserved characters decoded, the rest as sent) or \"decoded\" (every escape decoded, as nginx's $uri)", s)
+	}
+	return false
 }
 
 // perHost returns r once per host (r itself for no host).
@@ -387,5 +426,6 @@ func convertDefaults(file string, raw *rawDefaults, loc *locator, errs *errorLis
 	d.CaseInsensitive, d.TrailingSlash, d.QueryString = r.CaseInsensitive, r.TrailingSlash, r.QueryString
 	e.fallback(&raw.rawFallback, &d, &r)
 	d.Fallback, d.FallbackStatus = r.Fallback, r.FallbackStatus
+	d.UnicodeFold, d.DecodedPath = r.UnicodeFold, r.DecodedPath
 	return d
 }

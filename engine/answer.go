@@ -55,10 +55,10 @@ func (cs *conn) answer(out []byte, req *httpparse.Request, rules *matcher.Set, d
 		}
 		v := verdict{status: m.Status(), outcome: outRedirect, rule: m.Source()}
 		if l.alog != nil {
-			l.loc = m.AppendLocation(l.loc[:0], req.Query)
+			l.loc = cs.appendLocation(l.loc[:0], m, req)
 			v.location = l.loc
 		}
-		return appendRedirect(out, m, req, cs.fields(), ruleHeaders(m, rules), date, connFieldOf(req, closing)), v
+		return cs.appendRedirect(out, m, req, cs.fields(), ruleHeaders(m, rules), date, connFieldOf(req, closing)), v
 	case s.up != nil:
 		l.miss(req)
 		if max := s.up.MaxRequestBodyBytes; max > 0 && req.ContentLength > max {

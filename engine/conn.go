@@ -17,6 +17,9 @@ type conn struct {
 	ip   netip.Addr
 	// tls: the connection came through the TLS listener (tlsConn).
 	tls bool
+	// local is the address the connection was accepted on, for
+	// absolute_redirect's port and its host when a request names none.
+	local netip.AddrPort
 	// proxy is what the peer is trusted with (clientaddr.go).
 	proxy proxyConn
 	// discard counts request body bytes still to be skipped: a body sent

@@ -51,11 +51,19 @@ func (h *handler) OnOpen(c gnet.Conn) (out []byte, action gnet.Action) {
 	}
 	l := v.(*loop)
 	_, isTLS := c.(*tlsConn)
-	cs := &conn{c: c, loop: l, ip: ip, tls: isTLS, proxy: pc, active: s.clock.now()}
+	cs := &conn{c: c, loop: l, ip: ip, tls: isTLS, proxy: pc, active: s.clock.now(), local: addrPort(c.LocalAddr())}
 	l.add(cs)
 	c.SetContext(cs)
 	s.testPanic(atOpen, nil)
 	return nil, gnet.None
+}
+
+func addrPort(a net.Addr) netip.AddrPort {
+	if t, ok := a.(*net.TCPAddr); ok {
+		ap := t.AddrPort()
+		return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
+	}
+	return netip.AddrPort{}
 }
 
 func remoteIP(a net.Addr) netip.Addr {

@@ -82,10 +82,10 @@ func appendConnection(dst []byte, cf connField) []byte {
 
 // appendRedirect appends a redirect answer with an empty body; extra are
 // the configured header lines (answer_headers.go).
-func appendRedirect(dst []byte, m *matcher.Match, req *httpparse.Request, fields, extra string, date []byte, cf connField) []byte {
+func (cs *conn) appendRedirect(dst []byte, m *matcher.Match, req *httpparse.Request, fields, extra string, date []byte, cf connField) []byte {
 	dst = append(dst, redirectLines[m.Status()-300]...)
 	dst = append(dst, "Location: "...)
-	dst = m.AppendLocation(dst, req.Query)
+	dst = cs.appendLocation(dst, m, req)
 	dst = append(dst, "\r\nContent-Length: 0\r\n"...)
 	dst = append(dst, m.Vary()...) // conditions.go
 	dst = append(dst, fields...)

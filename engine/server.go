@@ -58,6 +58,11 @@ type Options struct {
 	// "X-Forwarded-Proto: https" with a 301 to the same host and target
 	// over https, for use behind a TLS terminator.
 	HTTPSRedirect bool
+	// AbsoluteRedirect sends a Location that is a path ("/new") as an
+	// absolute URL, as nginx's default `absolute_redirect on` does
+	// (absolute.go): the scheme of the listener, the request's Host name
+	// and the listener's port unless it is the scheme's default.
+	AbsoluteRedirect bool
 	// DeferAccept sets TCP_DEFER_ACCEPT and delayed ACKs on the listening
 	// sockets, as HAProxy's tcp-smart-accept (its default) and nginx's
 	// `listen ... deferred` do: the kernel hands a connection over with

@@ -46,8 +46,8 @@ func NewBuilder(l Limits) *Builder {
 // the table is indexed, and reported by Set. Add keeps no reference to
 // in or its strings.
 func (b *Builder) Add(in *Rule) error {
-	if packable(in) && len(in.Headers) == 0 {
-		ok, err := b.addPacked(in)
+	if f, ok := packableForm(in); ok && len(in.Headers) == 0 {
+		ok, err := b.addPacked(in, f)
 		if err != nil {
 			return ruleError(in, err)
 		}
@@ -74,6 +74,11 @@ func (b *Builder) Add(in *Rule) error {
 	if h.packed != nil {
 		// hostRules.add looks for duplicates in the packed table.
 		b.errs = append(b.errs, h.packed.index()...)
+	}
+	if h.formN > 0 {
+		if t := h.formPacked[ruleForm(&r.Rule)]; t != nil {
+			b.errs = append(b.errs, t.index()...)
+		}
 	}
 	if r.hdr != "" {
 		r.hdr = b.intern(r.hdr)
@@ -129,12 +134,15 @@ func (b *Builder) budget(r *rule) error {
 
 // addPacked adds in to its host's packed table; false without an error
 // means the table cannot hold it and the ordinary path should.
-func (b *Builder) addPacked(in *Rule) (bool, error) {
+func (b *Builder) addPacked(in *Rule, form uint8) (bool, error) {
 	host := strings.ToLower(in.Host) // no copy when already lower case
 	if b.lastH == nil || host != b.lastHost {
 		b.lastHost, b.lastH = host, b.s.hostRules(host)
 	}
 	h := b.lastH
+	if form != 0 {
+		return b.addPackedForm(in, form, h, host)
+	}
 	if r := unconditioned(&h.exact, in.From); r != nil {
 		return false, fieldErr("from", "duplicate exact rule for %q (first defined at %s)", in.From, r.Source())
 	}

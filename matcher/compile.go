@@ -165,6 +165,9 @@ func compileRuleInto(r *rule, in *Rule) error {
 		}
 		r.when, r.condKey, r.vary = w, r.condKey+"\x01"+key, w.vary
 	}
+	if err := checkForm(&r.Rule); err != nil {
+		return err
+	}
 	var names []string
 	switch r.Kind {
 	case Exact, Prefix:
@@ -174,7 +177,9 @@ func compileRuleInto(r *rule, in *Rule) error {
 		if r.RequestURI && r.Kind == Prefix {
 			return fieldErr("request_uri", "prefix rules compare paths only; use an exact or regex rule")
 		}
-		if r.RequestURI {
+		if r.DecodedPath {
+			// The decoded path may hold anything, '?' and '#' too.
+		} else if r.RequestURI {
 			if strings.Contains(r.From, "#") {
 				return fieldErr("from", "%q holds '#', which is never part of a request target", r.From)
 			}
@@ -217,6 +222,19 @@ func compileRuleInto(r *rule, in *Rule) error {
 		return fieldErr("to", "%v", err)
 	}
 	r.to = t
+	return nil
+}
+
+// checkForm refuses the forms of comparison a rule's kind cannot have.
+func checkForm(r *Rule) error {
+	switch {
+	case r.UnicodeFold && !(r.CaseInsensitive && r.DecodedPath):
+		return fieldErr("case_insensitive", "\"unicode\" folds the decoded path; add path = \"decoded\"")
+	case r.DecodedPath && r.Kind != Exact:
+		return fieldErr("path", "\"decoded\" is for exact rules (a map of paths); a %s rule compares the normalised path", r.Kind)
+	case r.DecodedPath && r.RequestURI:
+		return fieldErr("path", "\"decoded\" compares the decoded path, request_uri the target as sent: choose one")
+	}
 	return nil
 }
 

@@ -22,7 +22,11 @@
 // best lowered match, are run by the backtracker, in file order, up to the
 // first match. FuzzLowered checks the whole tier against package regexp.
 // Rules with RequestURI see the target as sent (path and query), as
-// nginx's $request_uri.
+// nginx's $request_uri; exact rules with DecodedPath see the decoded path,
+// as nginx's $uri (decode.go), and are tried after the other exact rules.
+// Loose exact rules (case-insensitive, trailing-slash, decoded) are packed
+// too, one table per form (packed_form.go). Targets are percent-encoded
+// into URI references when compiled (encode.go).
 //
 // Allocation contract: Set.Lookup, Match.AppendLocation, Status, Hit and
 // Source allocate nothing once the caller's Match has warmed up (Source of

@@ -26,11 +26,57 @@ type hostRules struct {
 	uriRegex     regexIndex
 	// packed holds the plain exact rules (see packable), nil when none.
 	packed *packedTable
+	// decoded holds the exact rules with DecodedPath that are not
+	// packed, by decodedIndex; decodedN counts them and the packed ones.
+	decoded  [6]exactTable
+	decodedN int
+	// formPacked holds the packed tables of loose exact rules, by form
+	// (packed_form.go); formN counts them.
+	formPacked [numForms]*packedTable
+	formN      int
+}
+
+// lookupDecoded looks the decoded path up in the decoded tables, each
+// form's unpacked rules (those with conditions among them) before its
+// packed ones, and records a match in m.
+func (h *hostRules) lookupDecoded(m *Match) bool {
+	p := m.decodedPath()
+	for i := range h.decoded {
+		f := decodedIndexForm(i)
+		t, pt := &h.decoded[i], h.formPacked[f]
+		if t.m == nil && pt == nil {
+			continue
+		}
+		key := p
+		if f != formDecoded {
+			m.decKey = appendFormKey(m.decKey[:0], p, f)
+			key = m.decKey
+		}
+		if r := t.get(key, m); r != nil {
+			m.rule = r
+			return true
+		}
+		if h.findForm(f, key, m) {
+			return true
+		}
+	}
+	return false
 }
 
 func (h *hostRules) add(r *rule) error {
 	if r.RequestURI {
 		return h.addURI(r)
+	}
+	if r.DecodedPath {
+		// From is decoded too, so that a key may be written either way
+		// ("/a:b" or "/a%3Ab"; "/faq?" or "/faq%3F").
+		f := ruleForm(&r.Rule)
+		key := formKey(r.From, f)
+		if err := h.dupInForm(f, key, r); err != nil {
+			return err
+		}
+		h.decodedN++
+		return h.decoded[decodedIndex(f)].add(key, r, "exact")
 	}
 	from := normalizeString(r.From)
 	switch r.Kind {
@@ -81,6 +127,12 @@ func (h *hostRules) add(r *rule) error {
 // addLoose files an exact rule (or a prefix rule's slash-less form) that
 // is compared case-insensitively, without its trailing slash, or both.
 func (h *hostRules) addLoose(from string, r *rule) error {
+	if r.Kind == Exact {
+		f := ruleForm(&r.Rule)
+		if err := h.dupInForm(f, formKey(r.From, f), r); err != nil {
+			return err
+		}
+	}
 	switch {
 	case r.CaseInsensitive && r.TrailingSlash:
 		return h.foldSlash.add(trimSlashString(lowerString(from)), r, "exact")
@@ -139,14 +191,26 @@ func (h *hostRules) lookup(path []byte, m *Match) bool {
 			m.rule = r
 			return true
 		}
+		if h.findForm(formFold, lower, m) {
+			return true
+		}
 		if r := h.slash.get(trimSlash(path), m); r != nil {
 			m.rule = r
+			return true
+		}
+		if h.findForm(formSlash, trimSlash(path), m) {
 			return true
 		}
 		if r := h.foldSlash.get(trimSlash(lower), m); r != nil {
 			m.rule = r
 			return true
 		}
+		if h.findForm(formFold|formSlash, trimSlash(lower), m) {
+			return true
+		}
+	}
+	if h.decodedN > 0 && h.lookupDecoded(m) {
+		return true
 	}
 	r, n := h.longestPrefix(h.prefix, path, m)
 	if h.prefixFold != nil {

@@ -89,7 +89,7 @@ func TestRuleLanguageErrors(t *testing.T) {
 	}{
 		{[]matcher.Rule{{From: "/A", To: "/x", CaseInsensitive: true}, {From: "/a", To: "/y", CaseInsensitive: true}}, "duplicate exact rule"},
 		{[]matcher.Rule{{From: "/a/", To: "/x", TrailingSlash: true}, {From: "/a", To: "/y", TrailingSlash: true}}, "duplicate exact rule"},
-		{[]matcher.Rule{{Kind: matcher.Regex, From: "^/(a)", To: "/$nope"}}, "$host, $path and $query are also known"},
+		{[]matcher.Rule{{Kind: matcher.Regex, From: "^/(a)", To: "/$nope"}}, "$host, $path, $uri and $query are also known"},
 	} {
 		for i := range tt.rules {
 			tt.rules[i].Status, tt.rules[i].File, tt.rules[i].Line = 301, "t", i+1

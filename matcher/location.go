@@ -1,6 +1,7 @@
 package matcher
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"strings"
@@ -35,11 +36,12 @@ const (
 	partHost    = -2 // $host: the request's host, lower case, without port
 	partPath    = -3 // $path: the request's path
 	partQuery   = -4 // $query: the request's query, without '?'
+	partURI     = -5 // $uri: the request's path decoded (decode.go), encoded again
 )
 
 // specialVars are the variables a regex rule's To may use besides its
 // groups; a group of the same name wins.
-var specialVars = map[string]int{"host": partHost, "path": partPath, "query": partQuery}
+var specialVars = map[string]int{"host": partHost, "path": partPath, "query": partQuery, "uri": partURI}
 
 // parseTemplate splits to at $N, ${N} and ${name} references, which only
 // regex rules have (names and numbers index into names as
@@ -49,10 +51,10 @@ var specialVars = map[string]int{"host": partHost, "path": partPath, "query": pa
 // Unlike regexp.Expand, a reference to a group the regex does not have is an
 // error: it would otherwise expand to nothing and hide a typo.
 func parseTemplate(to string, names []string, mode QueryMode) (template, error) {
-	if i := strings.IndexByte(to, '?'); i >= 0 && mode == QueryDrop {
-		to = to[:i]
+	if mode == QueryDrop {
+		to = dropQuery(to)
 	}
-	t := template{hasQuery: strings.IndexByte(to, '?') >= 0, keepQuery: mode == QueryKeep}
+	t := template{hasQuery: strings.IndexByte(beforeFragment(to), '?') >= 0, keepQuery: mode == QueryKeep}
 	rest := to
 	if end := authorityEnd(to); end >= 0 {
 		if host := strings.TrimLeft(to[schemeEnd(to):end], "/\\"); host == "" || host[0] == '$' && !strings.HasPrefix(host, "$host") && !strings.HasPrefix(host, "${host}") {
@@ -60,7 +62,7 @@ func parseTemplate(to string, names []string, mode QueryMode) (template, error) 
 		}
 		// The scheme and host are literal (or the request's own host), and
 		// a part of their own, so that appendLocation knows where they end.
-		if err := t.addParts(to[:end], names); err != nil {
+		if err := t.addParts(to[:end], names, false); err != nil {
 			return t, err
 		}
 		t.authParts, rest = len(t.parts), to[end:]
@@ -76,25 +78,54 @@ func parseTemplate(to string, names []string, mode QueryMode) (template, error) 
 			t.authParts = i
 		}
 	}
-	if err := t.addParts(rest, names); err != nil {
+	if err := t.addParts(rest, names, true); err != nil {
 		return t, err
 	}
 	return t, nil
 }
 
-// addParts appends the parts of s, a piece of To, to t.parts.
-func (t *template) addParts(s string, names []string) error {
+// beforeFragment returns to up to its '#', if any.
+func beforeFragment(to string) string {
+	if i := strings.IndexByte(to, '#'); i >= 0 {
+		return to[:i]
+	}
+	return to
+}
+
+// dropQuery returns to without its query, keeping its fragment:
+// "/b?x=1#f" is "/b#f".
+func dropQuery(to string) string {
+	q := strings.IndexByte(beforeFragment(to), '?')
+	if q < 0 {
+		return to
+	}
+	if f := strings.IndexByte(to, '#'); f >= 0 {
+		return to[:q] + to[f:]
+	}
+	return to[:q]
+}
+
+// addParts appends the parts of s, a piece of To, to t.parts; encode
+// says to percent-encode its literal text (EncodeTarget), as the path,
+// query and fragment of a target are.
+func (t *template) addParts(s string, names []string, encode bool) error {
 	if s == "" {
 		return nil
 	}
+	literal := func(s string) templatePart {
+		if encode {
+			s = EncodeTarget(s)
+		}
+		return templatePart{lit: s, group: partLiteral}
+	}
 	if names == nil || strings.IndexByte(s, '$') < 0 {
-		t.parts = append(t.parts, templatePart{lit: s, group: partLiteral})
+		t.parts = append(t.parts, literal(s))
 		return nil
 	}
 	var lit strings.Builder
 	flush := func() {
 		if lit.Len() > 0 {
-			t.parts = append(t.parts, templatePart{lit: lit.String(), group: partLiteral})
+			t.parts = append(t.parts, literal(lit.String()))
 			lit.Reset()
 		}
 	}
@@ -118,7 +149,7 @@ func (t *template) addParts(s string, names []string) error {
 			if v, ok := specialVars[name]; ok {
 				g = v
 			} else {
-				return fmt.Errorf("%q refers to group %q, which the regex does not have (it has %d; $host, $path and $query are also known)", s, name, len(names)-1)
+				return fmt.Errorf("%q refers to group %q, which the regex does not have (it has %d; $host, $path, $uri and $query are also known)", s, name, len(names)-1)
 			}
 		}
 		flush()
@@ -216,10 +247,10 @@ func groupIndex(name string, names []string) int {
 }
 
 // appendLocation appends the Location for a match to dst: the template with
-// its groups filled from caps over path (and $host, $path, $query), then
-// rest (the unmatched tail of a prefix rule), then the request's query
-// when the rule keeps it.
-func (t *template) appendLocation(dst, path []byte, caps []int, rest, host, query []byte) []byte {
+// its groups filled from caps over path (and $host, $path, $uri, $query
+// from m's request), then rest (the unmatched tail of a prefix rule), then
+// the request's query when the rule keeps it.
+func (t *template) appendLocation(dst, path []byte, caps []int, rest []byte, m *Match, query []byte) []byte {
 	mark, authEnd := len(dst), -1
 	if t.authParts == 0 {
 		authEnd = mark
@@ -233,9 +264,12 @@ func (t *template) appendLocation(dst, path []byte, caps []int, rest, host, quer
 		case partLiteral:
 			dst = append(dst, p.lit...)
 		case partHost:
-			dst = appendHost(dst, host)
+			dst = appendHost(dst, m.host)
 		case partPath:
-			dst = append(dst, path...)
+			// The path as the client sent it, as nginx's $request_uri.
+			dst = append(dst, m.raw...)
+		case partURI:
+			dst = appendEscapedPath(dst, m.decodedPath())
 		case partQuery:
 			dst = append(dst, query...)
 		default:
@@ -248,7 +282,9 @@ func (t *template) appendLocation(dst, path []byte, caps []int, rest, host, quer
 		authEnd = len(dst)
 	}
 	dst = append(dst, rest...)
-	dst = appendQuery(dst, query, t.hasQuery, t.keepQuery)
+	if t.keepQuery && len(query) > 0 {
+		dst = appendQuery(dst, mark, query, t.hasQuery)
+	}
 	if t.authParts > 0 {
 		return guardAuthority(dst, authEnd)
 	}
@@ -285,18 +321,28 @@ func guardRelative(dst []byte, mark int) []byte {
 	return dst
 }
 
-// appendQuery appends the request's query to a Location when the rule
-// keeps it, after '&' when the Location (hasQuery) already holds one.
-func appendQuery(dst, query []byte, hasQuery, keep bool) []byte {
-	if !keep || len(query) == 0 {
-		return dst
-	}
+// appendQuery adds the request's query to the Location at dst[mark:]:
+// after '&' when To holds a query already (hasQuery), after '?' when not,
+// and before the Location's fragment (RFC 3986 4.2 order: "/b#frag" and
+// "x=1" are "/b?x=1#frag"; after the '#' the query would never be sent).
+// A '#' in the Location is always its fragment's: text from the request
+// is never appended with a raw '#' in it.
+func appendQuery(dst []byte, mark int, query []byte, hasQuery bool) []byte {
+	sep := byte('?')
 	if hasQuery {
-		dst = append(dst, '&')
-	} else {
-		dst = append(dst, '?')
+		sep = '&'
 	}
-	return append(dst, query...)
+	frag := bytes.IndexByte(dst[mark:], '#')
+	if frag < 0 {
+		return append(append(dst, sep), query...)
+	}
+	at, n := mark+frag, 1+len(query)
+	dst = slices.Grow(dst, n)
+	dst = dst[:len(dst)+n]
+	copy(dst[at+n:], dst[at:len(dst)-n])
+	dst[at] = sep
+	copy(dst[at+1:], query)
+	return dst
 }
 
 // unsafeString views b as a string without copying, for read-only checks.

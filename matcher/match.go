@@ -18,14 +18,19 @@ type Match struct {
 	rule     *rule
 	// pk and pi are the packed table and entry matched, when rule is nil;
 	// lx and li the lowered regex (regexIndex.lits), when both are.
-	pk    *packedTable
-	pi    uint32
-	lx    *regexIndex
-	li    int32
-	pr    Rule   // Rule() of a packed entry
-	src   []byte // Source() of a packed entry
-	host  []byte // the request's host as given to Lookup, for $host
-	query []byte // the request's query as given to Lookup
+	pk   *packedTable
+	pi   uint32
+	lx   *regexIndex
+	li   int32
+	pr   Rule   // Rule() of a packed entry
+	src  []byte // Source() of a packed entry
+	host []byte // the request's host as given to Lookup, for $host
+	// raw is the request's path as given to Lookup, for $path; dec is it
+	// decoded (decode.go) once decoded is set, for $uri and rules with
+	// DecodedPath; decKey is dec in a table's form (folded, trimmed).
+	raw, dec, decKey []byte
+	decoded          bool
+	query            []byte // the request's query as given to Lookup
 	// norm and lower hold the request path normalised and lower-cased,
 	// when it needed either.
 	norm, lower []byte
@@ -138,13 +143,22 @@ func (m *Match) AppendLocation(dst, query []byte) []byte {
 	case m.pk != nil:
 		return m.pk.appendLocation(dst, m.pi, query)
 	case m.lx != nil:
-		return m.lx.appendLocation(dst, m.li, m.path, m.caps, m.host, query)
+		return m.lx.appendLocation(dst, m.li, m.path, m.caps, m, query)
 	}
 	r := m.rule
 	if r.Kind == Regex {
-		return r.to.appendLocation(dst, m.path, m.caps[:r.ncaps], nil, m.host, query)
+		return r.to.appendLocation(dst, m.path, m.caps[:r.ncaps], nil, m, query)
 	}
-	return r.to.appendLocation(dst, nil, nil, m.rest, m.host, query)
+	return r.to.appendLocation(dst, nil, nil, m.rest, m, query)
+}
+
+// decodedPath returns the request's path in its decoded form, decoding
+// it on the first call after a Lookup.
+func (m *Match) decodedPath() []byte {
+	if !m.decoded {
+		m.dec, m.decoded = decodePath(m.dec[:0], m.raw), true
+	}
+	return m.dec
 }
 
 func (m *Match) matchRegex(r *rule, path []byte) bool {

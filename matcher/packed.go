@@ -38,6 +38,12 @@ type packedTable struct {
 	seed    maphash.Seed
 	host    string   // the rules' Host, as Rule gives it
 	files   []string // File of the entries, by packedEntry.file
+	// form is how the keys compare (packed_form.go); 0: plain. A loose
+	// table keeps each rule's From as written too, for Rule: orig holds
+	// them back to back, origEnd[i] where entry i's ends.
+	form    uint8
+	orig    []byte
+	origEnd []uint32
 }
 
 // pendingKey is an entry being filed in the hash index.
@@ -88,13 +94,25 @@ var DefaultLimits = Limits{HostBytes: math.MaxUint32, HostRules: math.MaxInt32, 
 // fields. Anything else, valid or
 // not, takes the ordinary path, which also reports what is wrong with it.
 func packable(in *Rule) bool {
-	return in.Kind == Exact && !in.Pass && !in.RequestURI && !in.CaseInsensitive && !in.TrailingSlash && len(in.Query) == 0 && in.When.Empty() &&
+	return in.Kind == Exact && !in.Pass && !in.RequestURI && !in.DecodedPath && !in.CaseInsensitive && !in.TrailingSlash && len(in.Query) == 0 && in.When.Empty() &&
 		in.Active.IsZero() && !in.Shadow && !in.Fallback && len(in.FallbackStatus) == 0 &&
 		len(in.From) > 0 && in.From[0] == '/' && len(in.From) <= math.MaxUint16 &&
 		!strings.ContainsAny(in.From, "?#%") && indexUnsent(in.From) < 0 &&
-		len(in.To) <= math.MaxUint16 && checkTo(in.To) == nil &&
+		len(in.To) <= math.MaxUint16 && checkTo(in.To) == nil && !NeedsEncoding(in.To) && !namesNoHost(in.To) &&
 		ValidStatus(in.Status) && HasLocation(in.Status) && in.QueryString <= QueryReplace &&
 		in.Line >= 0 && in.Line <= math.MaxUint32
+}
+
+// namesNoHost reports a To that has a scheme or "//" but no host after
+// it ("//", "https:///x"), or a host taken from the request: parseTemplate
+// refuses it, so the ordinary path takes it and reports why.
+func namesNoHost(to string) bool {
+	end := authorityEnd(to)
+	if end < 0 {
+		return false
+	}
+	host := strings.TrimLeft(to[schemeEnd(to):end], "/\\")
+	return host == "" || host[0] == '$'
 }
 
 func newPackedTable(host string) *packedTable {
@@ -348,6 +366,12 @@ func (t *packedTable) finish() {
 	if cap(t.ents)-len(t.ents) > len(t.ents)/16 {
 		t.ents = append([]packedEntry(nil), t.ents...)
 	}
+	if cap(t.orig)-len(t.orig) > len(t.orig)/16 {
+		t.orig = bytes.Clone(t.orig)
+	}
+	if cap(t.origEnd)-len(t.origEnd) > len(t.origEnd)/16 {
+		t.origEnd = append([]uint32(nil), t.origEnd...)
+	}
 	t.hits = make([]atomic.Uint64, len(t.ents))
 }
 
@@ -372,20 +396,26 @@ func (t *packedTable) appendLocation(dst []byte, i uint32, query []byte) []byte 
 	switch t.ents[i].query {
 	case QueryDrop:
 		if q := bytes.IndexByte(to, '?'); q >= 0 {
-			to = to[:q]
+			if f := bytes.IndexByte(to, '#'); f < 0 || q < f {
+				dst = append(dst, to[:q]...)
+				if f >= 0 {
+					dst = append(dst, to[f:]...)
+				}
+				return dst
+			}
 		}
 		return append(dst, to...)
 	case QueryReplace:
 		return append(dst, to...)
 	}
+	mark := len(dst)
 	dst = append(dst, to...)
 	if len(query) > 0 {
-		if bytes.IndexByte(to, '?') >= 0 {
-			dst = append(dst, '&')
-		} else {
-			dst = append(dst, '?')
+		head := to
+		if f := bytes.IndexByte(to, '#'); f >= 0 {
+			head = to[:f]
 		}
-		dst = append(dst, query...)
+		dst = appendQuery(dst, mark, query, bytes.IndexByte(head, '?') >= 0)
 	}
 	return dst
 }
@@ -400,6 +430,16 @@ func (t *packedTable) appendSource(dst []byte, i uint32) []byte {
 // rule returns entry i as a Rule; it allocates its From and To.
 func (t *packedTable) rule(i uint32) Rule {
 	e := &t.ents[i]
-	return Rule{Kind: Exact, Host: t.host, From: string(t.key(i)), To: string(t.to(i)),
-		Status: t.status(i), QueryString: e.query, File: t.files[e.file], Line: int(e.line)}
+	from := t.key(i)
+	if t.origEnd != nil {
+		start := uint32(0)
+		if i > 0 {
+			start = t.origEnd[i-1]
+		}
+		from = t.orig[start:t.origEnd[i]]
+	}
+	return Rule{Kind: Exact, Host: t.host, From: string(from), To: string(t.to(i)),
+		Status: t.status(i), QueryString: e.query, File: t.files[e.file], Line: int(e.line),
+		CaseInsensitive: t.form&formFold != 0, TrailingSlash: t.form&formSlash != 0,
+		DecodedPath: t.form&formDecoded != 0, UnicodeFold: t.form&formUnicode != 0}
 }

@@ -97,13 +97,17 @@ func (x *regexIndex) appendSource(dst []byte, i int32) []byte {
 }
 
 // appendLocation appends entry i's Location for a match over in.
-func (x *regexIndex) appendLocation(dst []byte, i int32, in []byte, caps []int, host, query []byte) []byte {
+func (x *regexIndex) appendLocation(dst []byte, i int32, in []byte, caps []int, m *Match, query []byte) []byte {
 	l := x.lit(i)
 	if l.tmpl >= 0 {
-		return x.tmpls[l.tmpl].appendLocation(dst, in, caps, nil, host, query)
+		return x.tmpls[l.tmpl].appendLocation(dst, in, caps, nil, m, query)
 	}
+	mark := len(dst)
 	dst = append(dst, l.to...)
-	return appendQuery(dst, query, l.flags&litHasQuery != 0, l.flags&(litQueryDrop|litQueryReplace) == 0)
+	if l.flags&(litQueryDrop|litQueryReplace) != 0 || len(query) == 0 {
+		return dst
+	}
+	return appendQuery(dst, mark, query, l.flags&litHasQuery != 0)
 }
 
 // litTables answer the lowered regexes of one case mode: exact patterns

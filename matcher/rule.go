@@ -53,6 +53,15 @@ type Rule struct {
 	Status int
 	// CaseInsensitive compares From with the path ignoring ASCII case.
 	CaseInsensitive bool
+	// UnicodeFold, with CaseInsensitive and DecodedPath, ignores case
+	// beyond ASCII too (Unicode's simple lower-case mapping: "BÉZIER"
+	// is "bézier"), as sites that lower-case the decoded path do.
+	UnicodeFold bool
+	// DecodedPath compares From with the request path in its decoded
+	// form (decode.go), nginx's $uri: every escape decoded, slashes
+	// merged, "." and ".." resolved. From is taken as written: "/a:b",
+	// "/café", "/faq?" (reached by "/faq%3F"). Exact rules only.
+	DecodedPath bool
 	// TrailingSlash makes /a and /a/ match the same exact or prefix rule.
 	TrailingSlash bool
 	// QueryString says what Location does with queries.

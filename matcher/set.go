@@ -78,6 +78,7 @@ func (s *Set) Lookup(host, path, query []byte, m *Match) bool {
 func (s *Set) lookup(host, path, query []byte, m *Match) bool {
 	m.rule, m.pk, m.lx, m.rest, m.host, m.query, m.shadow = nil, nil, nil, nil, host, query, nil
 	m.failVary = ""
+	m.raw, m.decoded = path, false
 	if s.uri {
 		m.uri = append(m.uri[:0], path...)
 		if query != nil {
@@ -142,7 +143,7 @@ func newHostRules() *hostRules {
 
 // loose reports whether any rule here is compared loosely.
 func (h *hostRules) loose() bool {
-	return h.fold.m != nil || h.slash.m != nil || h.foldSlash.m != nil || h.prefixFold != nil
+	return h.fold.m != nil || h.slash.m != nil || h.foldSlash.m != nil || h.prefixFold != nil || h.formN > 0
 }
 
 // RuleHits is a rule with its hit count, as Set.Each reports it.

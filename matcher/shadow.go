@@ -35,7 +35,7 @@ func (m *Match) ShadowSource() string {
 func (m *Match) AppendShadowLocation(dst, query []byte) []byte {
 	r := m.shadow
 	if r.Kind == Regex {
-		return r.to.appendLocation(dst, m.shadowPath, m.shadowCaps[:r.ncaps], nil, m.host, query)
+		return r.to.appendLocation(dst, m.shadowPath, m.shadowCaps[:r.ncaps], nil, m, query)
 	}
-	return r.to.appendLocation(dst, nil, nil, m.shadowRest, m.host, query)
+	return r.to.appendLocation(dst, nil, nil, m.shadowRest, m, query)
 }

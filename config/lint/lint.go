@@ -81,10 +81,11 @@ func checkLocation(r *matcher.Rule) (Finding, bool) {
 		// Group references become a plain letter for the check.
 		to = varRE(to)
 	}
+	// What the server sends: a space, UTF-8 or '<' percent-encoded. The
+	// server loads such a target, so check does not refuse it either.
+	to = matcher.EncodeTarget(to)
 	msg := ""
-	if strings.ContainsAny(to, " \\\"<>") {
-		msg = fmt.Sprintf("to %q holds characters a URL cannot hold (space, backslash, quote, < or >); percent-encode them", r.To)
-	} else if strings.HasPrefix(to, "/") && !strings.HasPrefix(to, "//") {
+	if strings.HasPrefix(to, "/") && !strings.HasPrefix(to, "//") {
 		if _, err := url.Parse(to); err != nil {
 			msg = fmt.Sprintf("to %q is not a valid path: %v", r.To, err)
 		}

@@ -86,8 +86,8 @@ func isCaptureName(name string) bool {
 // requestVars are the request variables a translation can express, with
 // what they become in a regex rule's `to` (empty: handled specially).
 var requestVars = map[string]string{
-	"uri":          "$path",
-	"document_uri": "$path",
+	"uri":          "$uri",
+	"document_uri": "$uri",
 	"request_uri":  "", // $path, then the query: only at the end of a target
 	"args":         "$query",
 	"query_string": "$query",

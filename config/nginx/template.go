@@ -107,7 +107,13 @@ func translateTarget(parts []part, addArgs bool, c *toCtx) (string, matcher.Quer
 				lit(c.concrete.req.path)
 				continue
 			}
-			if err := special("${path}"); err != nil {
+			// $request_uri's path is the client's bytes (${path}); $uri is
+			// decoded and resolved (${uri}, encoded again when written).
+			v := "${uri}"
+			if p.text == "request_uri" {
+				v = "${path}"
+			}
+			if err := special(v); err != nil {
 				return "", 0, err
 			}
 		case p.text == "is_args":
