@@ -110,13 +110,28 @@ func TestImportNginxGwern(t *testing.T) {
 	// request's arguments after a second '?' from nginx and after '&'
 	// from redirectd.
 	const secondQ = "map values holding a '?' get the request's arguments after a second '?' from nginx"
+	// And one the report names as deliberate: the request's query goes
+	// before a target's fragment (RFC 3986), where nginx appends it after.
+	const fragmentQ = "redirectd puts the request's query before the '#' (RFC 3986)"
 	secondQuery := func(target string, nginxStatus int, nginxLoc string, status int, loc string) bool {
+		if status != nginxStatus {
+			return false
+		}
+		if _, q, ok := strings.Cut(target, "?"); ok && strings.HasSuffix(nginxLoc, "?"+q) {
+			head := strings.TrimSuffix(nginxLoc, "?"+q)
+			if i := strings.IndexByte(head, '#'); i >= 0 && loc == head[:i]+"?"+q+head[i:] {
+				return true
+			}
+		}
 		i := strings.LastIndexByte(nginxLoc, '?')
-		return status == nginxStatus && strings.Count(nginxLoc, "?") == 2 && loc == nginxLoc[:i]+"&"+nginxLoc[i+1:]
+		return strings.Count(nginxLoc, "?") == 2 && loc == nginxLoc[:i]+"&"+nginxLoc[i+1:]
 	}
 	stderr, _ := roundTripExcept(t, nginxBin, dir, conf, addr, reqs, secondQuery, "-include-dir", real)
 	if !strings.Contains(stderr, secondQ) {
 		t.Errorf("the report does not name the second '?' it leaves as '&'")
+	}
+	if !strings.Contains(stderr, fragmentQ) {
+		t.Errorf("the report does not name the query it puts before a fragment")
 	}
 	// What the import could not keep is named with the line of its map
 	// entry, and the map says so.
