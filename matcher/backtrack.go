@@ -84,6 +84,9 @@ type program struct {
 	first, last       byteSet256
 	hasFirst, hasLast bool
 	maxLen            int
+	// suffix is the literal every match of an expression anchored at both
+	// ends finishes with (case-sensitive only).
+	suffix []byte
 }
 
 // rejects reports whether the first or last byte or the length of input
@@ -98,6 +101,9 @@ func (p *program) rejects(input []byte) bool {
 		}
 	}
 	if p.maxLen >= 0 && len(input) > p.maxLen {
+		return true
+	}
+	if len(p.suffix) > 0 && !bytes.HasSuffix(input, p.suffix) {
 		return true
 	}
 	return p.hasLast && (len(input) == 0 || !p.last.has(input[len(input)-1]))
@@ -148,6 +154,12 @@ func compileParsed(expr string, re *syntax.Regexp, strip bool) (*program, error)
 		p.last, p.hasLast = lastBytes(re)
 		if m, ok := maxBytes(re); ok {
 			p.maxLen = m
+		}
+		// The literal a match must end with, before the $: compared
+		// before the program runs, so that a path crafted to hold many
+		// regexes' literals runs only those whose ending it has.
+		if s := re.Sub[n-2]; n >= 3 && s.Op == syntax.OpLiteral && s.Flags&syntax.FoldCase == 0 {
+			p.suffix = []byte(string(s.Rune))
 		}
 	}
 	if prefix, _ := prog.Prefix(); prefix != "" {

@@ -41,8 +41,10 @@ type Match struct {
 	// the Set has RequestURI rules; uriLower is it lower-cased; fold and
 	// foldURI are the path and target folded for (?i) lowered regexes.
 	uri, uriLower, fold, foldURI []byte
-	// cands are the regex tier's candidates, sorted in file order.
+	// cands are the regex tier's candidates, sorted in file order, and
+	// grams the indexed grams of the input, each once (regex.go).
 	cands []*rule
+	grams []uint32
 	// capsOf is the rule whose successful match filled caps, so that a
 	// failed attempt at another candidate is not mistaken for it.
 	capsOf  *rule
