@@ -56,3 +56,16 @@ func boundAddr(addr string) (netip.AddrPort, error) {
 	}
 	return netip.ParseAddrPort(net.JoinHostPort(host, port))
 }
+
+// CheckListen reports an error for a listen address serve would refuse
+// before binding it: one that does not parse, a port out of range, a name
+// that does not resolve. redirectd check calls it.
+func CheckListen(addr string) error {
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		return fmt.Errorf("cannot use listen address %q: %w; write host:port, such as 127.0.0.1:8080", addr, err)
+	}
+	if _, err := net.ResolveTCPAddr("tcp", addr); err != nil {
+		return fmt.Errorf("cannot resolve listen address %q: %w", addr, err)
+	}
+	return nil
+}

@@ -45,6 +45,10 @@ func check(args []string, stdout, stderr io.Writer) int {
 		rep.Errors = strings.Split(err.Error(), "\n")
 		return report(rep, *asJSON, stdout, stderr)
 	}
+	if err := startable(cfg); err != nil {
+		rep.Errors = strings.Split(err.Error(), "\n")
+		return report(rep, *asJSON, stdout, stderr)
+	}
 	if err := tlsconf.CheckCertificates(&cfg.TLS); err != nil {
 		rep.Errors = strings.Split(err.Error(), "\n")
 		return report(rep, *asJSON, stdout, stderr)

@@ -52,6 +52,10 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%v\n", err)
 		return 1
 	}
+	if err := startable(cfg); err != nil {
+		fmt.Fprintf(stderr, "%v\n", err)
+		return 1
+	}
 	opts := engineOptions(&cfg.Server, log)
 	opts.Takeover = *takeover
 	opts.MissesCapacity = cfg.Misses.Capacity

@@ -7,6 +7,20 @@ import (
 	"strings"
 )
 
+// Check reports what New would refuse in opts, without listening: a token
+// that is not a b64token, an address that does not parse, or one beyond
+// loopback without a token. redirectd check calls it, so that a config it
+// passes is one serve starts with.
+func Check(opts Options) error {
+	if opts.Listen == "" {
+		opts.Listen = DefaultListen
+	}
+	if err := checkToken(opts.Token); err != nil {
+		return err
+	}
+	return checkListen(opts.Listen, opts.Token)
+}
+
 // checkListen returns ErrTokenRequired when addr is not loopback and token
 // is empty. Loopback is "localhost", 127.0.0.0/8 or ::1 (an IPv4-mapped
 // ::ffff:127.x too); an empty host (":9180") and the unspecified addresses

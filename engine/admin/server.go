@@ -55,10 +55,7 @@ func New(opts Options, b Backend) (*Server, error) {
 	if opts.Listen == "" {
 		opts.Listen = DefaultListen
 	}
-	if err := checkToken(opts.Token); err != nil {
-		return nil, err
-	}
-	if err := checkListen(opts.Listen, opts.Token); err != nil {
+	if err := Check(opts); err != nil {
 		return nil, err
 	}
 	s := &Server{opts: opts, b: b}
