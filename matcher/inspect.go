@@ -27,15 +27,31 @@ func RegexLiteralPrefix(expr string) (string, error) {
 // the host ("/old.evil.net"); checks warn, since the written rule meant
 // otherwise.
 func JoinsHost(to string, kind Kind) bool {
+	// $path and $uri always start with '/': what they append ends the
+	// host ("https://example.com${path}", as imports write it).
 	end := authorityEnd(to)
 	if end < 0 {
 		return false
 	}
 	head := to[:end]
 	if kind == Regex {
-		if i := strings.IndexByte(head, '$'); i >= 0 && !strings.HasPrefix(head[i:], "$host") && !strings.HasPrefix(head[i:], "${host}") {
+		if i := strings.IndexByte(head, '$'); i >= 0 && !strings.HasPrefix(head[i:], "$host") && !strings.HasPrefix(head[i:], "${host}") && !startsWithSlashVar(head[i:]) {
 			return true
 		}
 	}
 	return kind == Prefix && end == len(to)
+}
+
+// startsWithSlashVar reports whether s starts with a reference to a
+// variable whose value always starts with '/': $path or $uri.
+func startsWithSlashVar(s string) bool {
+	for _, v := range []string{"$path", "${path}", "$uri", "${uri}"} {
+		if rest, ok := strings.CutPrefix(s, v); ok {
+			// "$paths" would be a group named paths.
+			if v[1] == '{' || rest == "" || !isNameByte(rest[0]) {
+				return true
+			}
+		}
+	}
+	return false
 }

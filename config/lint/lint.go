@@ -103,7 +103,7 @@ func checkLocation(r *matcher.Rule) (Finding, bool) {
 	if msg == "" {
 		if matcher.JoinsHost(r.To, r.Kind) {
 			return Finding{Severity: Warning, Kind: "location", Rules: []RuleRef{ref(r)},
-				Message: fmt.Sprintf("what this %s rule appends follows the host of to %q directly, where a request could extend the host (%q + \".evil.net\"); redirectd puts a '/' between them: end the host with '/' to say so", r.Kind, r.To, r.To)}, true
+				Message: fmt.Sprintf("what this %s rule appends follows the host of to %q directly, where a request could extend the host (%q + \".evil.net\"); redirectd puts a '/' between them unless what is appended starts with '/', '?' or '#', so no request can: nothing needs changing, unless a '/' there is not what you mean", r.Kind, r.To, r.To)}, true
 		}
 		return Finding{}, false
 	}
