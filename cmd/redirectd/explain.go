@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"net"
 	"net/url"
 	"strings"
 	"time"
@@ -42,12 +43,53 @@ func explain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%v\n", err)
 		return 1
 	}
+	raw := fs.Arg(0)
+	if cfg.Server.HTTPSRedirect {
+		var err error
+		if raw, err = explainHTTPSRedirect(stdout, raw); err != nil {
+			fmt.Fprintf(stderr, "redirectd explain: %v\n", err)
+			return 2
+		}
+	}
 	req := &explainRequest{fields: fields, client: addr, set: cfg.Set}
-	if err := explainRequestAt(stdout, cfg.Set, fs.Arg(0), now, req); err != nil {
+	if err := explainRequestAt(stdout, cfg.Set, raw, now, req); err != nil {
 		fmt.Fprintf(stderr, "redirectd explain: %v\n", err)
 		return 2
 	}
 	return 0
+}
+
+// explainHTTPSRedirect writes, under https_redirect, what the plain port
+// answers raw (a URL without "https://": plain HTTP) before any rule, as
+// the server does (answer.go), and returns the URL to explain the rules
+// for: raw over https, as the redirect leads there.
+func explainHTTPSRedirect(w io.Writer, raw string) (string, error) {
+	if len(raw) > 8 && strings.EqualFold(raw[:8], "https://") {
+		return raw, nil
+	}
+	host, path, query, err := splitURL(raw)
+	if err != nil {
+		return "", err
+	}
+	if path == "*" {
+		return raw, nil // OPTIONS * is not redirected
+	}
+	shown := host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		shown = h // the plain port's own, not the https one's
+	}
+	if shown == "" {
+		shown = "HOST" // a request without a Host field gets 400
+	}
+	loc := "https://" + shown + path
+	if query != nil {
+		loc += "?" + string(query)
+	}
+	fmt.Fprintf(w, "https_redirect: status 301\nlocation: %s\n(the plain port answers so before any rule, unless a trusted proxy marks the request X-Forwarded-Proto: https; over https the rules answer:)\n", loc)
+	if host == "" {
+		return raw, nil
+	}
+	return "https://" + shown + strings.TrimPrefix(raw, raw[:strings.Index(raw, host)+len(host)]), nil
 }
 
 // explainURL writes which rule of set answers raw now, and what it answers.
