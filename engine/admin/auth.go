@@ -7,25 +7,40 @@ import (
 	"strings"
 )
 
-// requireToken wraps next so that every request but those for /healthz must carry
-// "Authorization: Bearer <token>"; others get a 401 with
-// "WWW-Authenticate: Bearer" (RFC 6750, section 3). /healthz stays open
-// because a load balancer or an orchestrator probes it without secrets, and
-// it says nothing but "ok".
+// requireToken wraps next so that every request but the health probes
+// must carry "Authorization: Bearer <token>"; others get a 401 with
+// "WWW-Authenticate: Bearer" (RFC 6750, section 3). GET /healthz, /livez
+// and /readyz stay open because a load balancer or an orchestrator probes
+// them without secrets (a Kubernetes probe cannot read one from a
+// Secret); without the token they go to probe, which says nothing but
+// the status and "ok", "ready" or "not ready".
 //
 // The check runs before routing, so without the token even a wrong method
 // or an unknown path gets 401, never a 404 or 405 that would map the
 // endpoints.
-func requireToken(token string, next http.Handler) http.Handler {
+func requireToken(token string, next, probe http.Handler) http.Handler {
 	want := sha256.Sum256([]byte(token))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/healthz" || hasToken(r, &want) {
+		if hasToken(r, &want) {
 			next.ServeHTTP(w, r)
+			return
+		}
+		if isProbe(r) {
+			probe.ServeHTTP(w, r)
 			return
 		}
 		w.Header().Set("WWW-Authenticate", "Bearer")
 		text(w, http.StatusUnauthorized, "unauthorized\n")
 	})
+}
+
+// isProbe reports whether r is a health probe, which needs no token.
+func isProbe(r *http.Request) bool {
+	switch r.URL.Path {
+	case "/healthz", "/livez", "/readyz":
+		return r.Method == http.MethodGet || r.Method == http.MethodHead
+	}
+	return false
 }
 
 // hasToken reports whether r's Authorization header is "Bearer" (any case,

@@ -26,7 +26,11 @@ func TestToken(t *testing.T) {
 		{"healthz open", "GET", "/healthz", nil, result{200, ""}},
 		{"healthz wrong token", "GET", "/healthz", bearer("Bearer nope"), result{200, ""}},
 		{"metrics missing", "GET", "/metrics", nil, result{401, "Bearer"}},
-		{"readyz missing", "GET", "/readyz", nil, result{401, "Bearer"}},
+		// Probes need no token; without one /readyz says only ready or
+		// not (quietReadyz).
+		{"readyz open", "GET", "/readyz", nil, result{200, ""}},
+		{"livez open", "GET", "/livez", nil, result{200, ""}},
+		{"readyz wrong method", "POST", "/readyz", nil, result{401, "Bearer"}},
 		{"rules missing", "GET", "/rules", nil, result{401, "Bearer"}},
 		{"explain missing", "GET", "/explain?url=http%3A%2F%2Fa%2F", nil, result{401, "Bearer"}},
 		{"reload missing", "POST", "/reload", nil, result{401, "Bearer"}},

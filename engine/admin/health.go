@@ -21,6 +21,16 @@ func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
 	text(w, http.StatusOK, "ready\n")
 }
 
+// quietReadyz is readyz for a request without the token: the status and
+// "ready" or "not ready", never why (a reload's error names files).
+func (s *Server) quietReadyz(w http.ResponseWriter, _ *http.Request) {
+	if s.b.Ready() != nil {
+		text(w, http.StatusServiceUnavailable, "not ready\n")
+		return
+	}
+	text(w, http.StatusOK, "ready\n")
+}
+
 // line returns s ending with exactly one newline, for curl output that
 // does not run into the prompt.
 func line(s string) string {

@@ -18,6 +18,7 @@ func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /metrics", s.metrics)
 	mux.HandleFunc("GET /healthz", healthz)
+	mux.HandleFunc("GET /livez", healthz)
 	mux.HandleFunc("GET /readyz", s.readyz)
 	mux.HandleFunc("GET /rules", s.rules)
 	mux.HandleFunc("GET /explain", s.explain)
@@ -26,7 +27,11 @@ func (s *Server) routes() http.Handler {
 	s.versionRoutes(mux)
 	var h http.Handler = http.NewCrossOriginProtection().Handler(mux)
 	if s.opts.Token != "" {
-		h = requireToken(s.opts.Token, h)
+		probes := http.NewServeMux()
+		probes.HandleFunc("GET /healthz", healthz)
+		probes.HandleFunc("GET /livez", healthz)
+		probes.HandleFunc("GET /readyz", s.quietReadyz)
+		h = requireToken(s.opts.Token, h, probes)
 	} else {
 		h = requireLoopbackHost(h)
 	}
