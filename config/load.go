@@ -282,9 +282,65 @@ func decodeError(file string, err error) error {
 	// `toml: line N (last key "k"): msg`.
 	if m := decodeErrRE.FindStringSubmatch(err.Error()); m != nil {
 		line, _ := strconv.Atoi(m[1])
-		return &Error{File: file, Line: line, Key: m[2], Msg: m[3]}
+		return &Error{File: file, Line: line, Key: m[2], Msg: mismatchMessage(m[2], m[3])}
 	}
 	return &Error{File: file, Msg: err.Error()}
+}
+
+// mismatchMessage rewrites the decoder's message for a value of the wrong
+// kind at key into one that names what to write, without Go's type names
+// ("type mismatch for config.rawRules: expected table but found
+// []map[string]any" for a [[rules]] that means [[rule]]).
+func mismatchMessage(key, msg string) string {
+	last := key[strings.LastIndexByte(key, '.')+1:]
+	switch {
+	case strings.Contains(msg, "expected table but found []map"):
+		hint := ""
+		if arr := nearestArrayTable(last); arr != "" {
+			hint = fmt.Sprintf("; for rules, write [[%s]]", arr)
+		}
+		return fmt.Sprintf("unknown table [[%s]]: [%s] is a table of settings, written once%s", key, key, hint)
+	case strings.Contains(msg, "type map[string]any; destination has type slice"):
+		return fmt.Sprintf("[%s] must be written [[%s]], once for each entry", key, key)
+	case strings.Contains(msg, "destination has type "):
+		want := msg[strings.LastIndex(msg, "destination has type ")+len("destination has type "):]
+		got := ""
+		if i, j := strings.Index(msg, "TOML value has type "), strings.Index(msg, ";"); i >= 0 && j > i {
+			got = msg[i+len("TOML value has type ") : j]
+		}
+		return fmt.Sprintf("wrong type: %s, where %s is wanted", tomlKind(got), tomlKind(want))
+	}
+	return msg
+}
+
+// tomlKind names a decoder type as a TOML writer knows it.
+func tomlKind(t string) string {
+	switch {
+	case t == "string":
+		return "a string"
+	case strings.HasPrefix(t, "int"), t == "integer":
+		return "an integer"
+	case strings.HasPrefix(t, "float"):
+		return "a number"
+	case t == "bool", t == "boolean":
+		return "true or false"
+	case strings.HasPrefix(t, "map"), t == "struct":
+		return "a table"
+	case strings.HasPrefix(t, "[]"), t == "slice", t == "array":
+		return "a list"
+	}
+	return t
+}
+
+// nearestArrayTable returns the array of tables whose name is name less
+// or plus one letter (rules, maps, csvs), or "".
+func nearestArrayTable(name string) string {
+	for _, a := range []string{"rule", "map", "csv"} {
+		if strings.TrimSuffix(name, "s") == a || name == a+"s" {
+			return a
+		}
+	}
+	return ""
 }
 
 var decodeErrRE = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
