@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"sort"
 
@@ -28,7 +29,12 @@ func importCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	fs, _ := newFlags("import csv", stderr)
 	out := fs.String("o", "", "write the config to `file` instead of stdout")
+	force := fs.Bool("force", false, "replace the -o file when it exists")
 	if err := fs.Parse(args[1:]); err != nil {
+		return 2
+	}
+	if err := refuseOverwrite(*out, *force); err != nil {
+		fmt.Fprintf(stderr, "redirectd import csv: %v\n", err)
 		return 2
 	}
 	if fs.NArg() != 1 {
@@ -171,4 +177,18 @@ func tomlRules(rules []matcher.Rule) any {
 		out.Rule = append(out.Rule, t)
 	}
 	return out
+}
+
+// refuseOverwrite returns an error when file exists and force is false:
+// an import run again must not replace a config edited since by hand.
+func refuseOverwrite(file string, force bool) error {
+	if file == "" || force {
+		return nil
+	}
+	if _, err := os.Stat(file); err == nil {
+		return fmt.Errorf("%s exists: give -force to replace it, or another -o", file)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
 }

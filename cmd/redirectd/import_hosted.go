@@ -34,11 +34,16 @@ var hostedUsage = map[string]string{
 func importHosted(kind string, args []string, stdout, stderr io.Writer) int {
 	fs, _ := newFlags("import "+kind, stderr)
 	out := fs.String("o", "", "write the config to `file` instead of stdout")
+	force := fs.Bool("force", false, "replace the -o file when it exists")
 	var opt importer.Options
 	if kind == "netlify" {
 		fs.StringVar(&opt.GeoIP, "geoip", "", "translate Country= conditions, reading the MaxMind country database `file` ([geoip] database)")
 	}
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if err := refuseOverwrite(*out, *force); err != nil {
+		fmt.Fprintf(stderr, "redirectd import %s: %v\n", kind, err)
 		return 2
 	}
 	if opt.GeoIP != "" {

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -19,6 +16,7 @@ import (
 func importNginx(args []string, stderr io.Writer) int {
 	flags, _ := newFlags("import nginx", stderr)
 	out := flags.String("o", ".", "write redirectd.toml and its map files into `dir`")
+	force := flags.Bool("force", false, "replace the files of an earlier import in the -o dir")
 	var allow []string
 	flags.Func("include-dir", "also follow includes into `dir` (repeatable); by default only the folder of each file named is read", func(dir string) error {
 		allow = append(allow, dir)
@@ -32,14 +30,9 @@ func importNginx(args []string, stderr io.Writer) int {
 		return 2
 	}
 	target := filepath.Join(*out, nginx.ConfigName)
-	if *out == "." {
-		if _, err := os.Stat(target); err == nil {
-			fmt.Fprintf(stderr, "redirectd import nginx: %s exists; give -o DIR for the output, or remove it\n", target)
-			return 2
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			fmt.Fprintf(stderr, "redirectd import nginx: %v\n", err)
-			return 1
-		}
+	if err := refuseOverwrite(target, *force); err != nil {
+		fmt.Fprintf(stderr, "redirectd import nginx: %v\n", err)
+		return 2
 	}
 	dirs, err := parseNginxFiles(flags.Args(), allow, stderr)
 	if err != nil {
