@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -27,6 +28,9 @@ type service struct {
 	srv  *engine.Server
 	file string // "" for the built-in example
 	log  *slog.Logger
+	// adminListen is serve -admin-listen, which replaces [admin] listen
+	// in every config loaded, reloads included.
+	adminListen string
 
 	mu  sync.Mutex // serialises reloads
 	cfg *config.Config
@@ -121,6 +125,9 @@ func (s *service) reloadLocked(c *candidate) (string, error) {
 	}
 	start := time.Now()
 	cfg, ver, err := s.load(c)
+	if err == nil && s.adminListen != "" {
+		cfg.Admin.Listen = s.adminListen
+	}
 	if err == nil {
 		// Certificates reload with the rules; one that does not load
 		// fails the reload, and the running rules and certificates stay.
@@ -153,9 +160,10 @@ func (s *service) reloadLocked(c *candidate) (string, error) {
 	counts := cfg.Set.Counts()
 	msg := fmt.Sprintf("%d rules (%d exact, %d prefix, %d regex) in %s, version %s", cfg.Set.Len(), counts.Exact, counts.Prefix, counts.Regex, time.Since(start).Round(time.Microsecond), ver.hash)
 	s.log.Info("reloaded", "config", cfg.Path, "rules", cfg.Set.Len(), "version", ver.hash, "hits_carried", carried, "took", time.Since(start).Round(time.Microsecond))
-	if restartNeeded(s.cfg, cfg) {
-		msg += "; [server], [upstream], [admin], [access_log], [misses] or [tls] listen, hsts or handshake_timeout changed: those take effect after a restart"
-		s.log.Warn("[server], [upstream], [admin], [access_log], [misses] or [tls] listen, hsts or handshake_timeout changed: the new rules serve, but these settings take effect only after a restart", "config", cfg.Path)
+	if keys := restartNeeded(s.cfg, cfg); len(keys) > 0 {
+		changed := strings.Join(keys, ", ")
+		msg += "; " + changed + " changed: restart to apply"
+		s.log.Warn(changed+" changed: the new rules serve, but these settings take effect only after a restart", "config", cfg.Path)
 		cfg.Server, cfg.Upstream, cfg.Admin, cfg.AccessLog, cfg.Misses = s.cfg.Server, s.cfg.Upstream, s.cfg.Admin, s.cfg.AccessLog, s.cfg.Misses
 		cfg.TLS.Listen, cfg.TLS.HSTS, cfg.TLS.HandshakeTimeout = s.cfg.TLS.Listen, s.cfg.TLS.HSTS, s.cfg.TLS.HandshakeTimeout
 	}

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"reflect"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 
@@ -24,6 +25,7 @@ import (
 func serve(args []string, stdout, stderr io.Writer) int {
 	fs, file := newFlags("serve", stderr)
 	logFormat := fs.String("log-format", "text", "log format: `text` or json")
+	adminListen := fs.String("admin-listen", "", "serve the admin endpoints on `addr` instead of [admin] listen (\"off\": none); for a second instance during an upgrade")
 	takeover := fs.Bool("upgrade", false, "take over the traffic ports from the redirectd serving them, for a zero-downtime upgrade (both serve until the old one is stopped); without it a port in use is an error")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -51,6 +53,9 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "%v\n", err)
 		return 1
+	}
+	if *adminListen != "" {
+		cfg.Admin.Listen = *adminListen
 	}
 	if err := startable(cfg); err != nil {
 		fmt.Fprintf(stderr, "%v\n", err)
@@ -84,6 +89,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	defer https.close()
 	srv = engine.New(opts, cfg.Set)
 	svc := newService(srv, cfg, *file, log)
+	svc.adminListen = *adminListen
 	svc.https = https
 	stopSource, err := svc.startSource() // [rules] source: serve the cached version, poll
 	if err != nil {
@@ -205,15 +211,63 @@ func newLogger(w io.Writer, format string) (*slog.Logger, error) {
 	return nil, fmt.Errorf("-log-format %q: use text or json", format)
 }
 
-// restartNeeded reports whether settings read only at start changed.
-func restartNeeded(old, cur *config.Config) bool {
+// restartNeeded returns the settings read only at start that changed
+// between old and cur, each as "[table] key", in the order of the file's
+// structs; none when a reload applies everything.
+func restartNeeded(old, cur *config.Config) []string {
 	os, cs := old.Server, cur.Server
 	// [server] headers travel with the rules (matcher.Set.Headers).
 	os.Headers, os.HeaderList, cs.Headers, cs.HeaderList = nil, nil, nil, nil
-	return !reflect.DeepEqual(os, cs) || !reflect.DeepEqual(old.Upstream, cur.Upstream) ||
-		!reflect.DeepEqual(old.Admin, cur.Admin) || !reflect.DeepEqual(old.AccessLog, cur.AccessLog) ||
-		old.TLS.Listen != cur.TLS.Listen || old.TLS.HSTS != cur.TLS.HSTS || old.TLS.HandshakeTimeout != cur.TLS.HandshakeTimeout ||
-		old.Misses != cur.Misses
+	var keys []string
+	keys = changedKeys(keys, "server", os, cs)
+	var ou, cu config.Upstream
+	if old.Upstream != nil {
+		ou = *old.Upstream
+	}
+	if cur.Upstream != nil {
+		cu = *cur.Upstream
+	}
+	if (old.Upstream == nil) != (cur.Upstream == nil) {
+		keys = append(keys, "[upstream]")
+	} else {
+		keys = changedKeys(keys, "upstream", ou, cu)
+	}
+	keys = changedKeys(keys, "admin", old.Admin, cur.Admin)
+	keys = changedKeys(keys, "access_log", old.AccessLog, cur.AccessLog)
+	keys = changedKeys(keys, "misses", old.Misses, cur.Misses)
+	for _, k := range []struct {
+		name string
+		same bool
+	}{{"listen", old.TLS.Listen == cur.TLS.Listen}, {"hsts", old.TLS.HSTS == cur.TLS.HSTS}, {"handshake_timeout", old.TLS.HandshakeTimeout == cur.TLS.HandshakeTimeout}} {
+		if !k.same {
+			keys = append(keys, "[tls] "+k.name)
+		}
+	}
+	return keys
+}
+
+// changedKeys appends "[table] key" for each field of the structs a and b
+// (of one type) that differs, named by its toml tag.
+func changedKeys(keys []string, table string, a, b any) []string {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	if va.Kind() != reflect.Struct {
+		if !reflect.DeepEqual(a, b) {
+			keys = append(keys, "["+table+"]")
+		}
+		return keys
+	}
+	t := va.Type()
+	for i := range t.NumField() {
+		if reflect.DeepEqual(va.Field(i).Interface(), vb.Field(i).Interface()) {
+			continue
+		}
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("toml"), ",")
+		if name == "" || name == "-" {
+			name = strings.ToLower(t.Field(i).Name)
+		}
+		keys = append(keys, "["+table+"] "+name)
+	}
+	return keys
 }
 
 // printExample tells a new user what the built-in example serves.

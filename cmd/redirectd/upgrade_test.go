@@ -41,11 +41,14 @@ func TestZeroDowntimeUpgrade(t *testing.T) {
 		t.Skip("net.ipv4.tcp_migrate_req cannot be set here: connections queued on the old listener would be reset when it closes (see the README)")
 	}
 	bin := buildBinary(t)
-	addr := freePort(t)
+	addr, adminAddr, newAdmin := freePort(t), freePort(t), freePort(t)
 	dir := t.TempDir()
+	// Both configs hold the same [admin] listen, as one config file
+	// would: the new instance takes another with -admin-listen, as the
+	// README's procedure says.
 	start := func(name string, flags ...string) *exec.Cmd {
 		file := filepath.Join(dir, name+".toml")
-		cfg := fmt.Sprintf("[server]\nlisten = %q\nshutdown_timeout = \"5s\"\n\n[admin]\nlisten = \"off\"\n\n[[rule]]\nfrom = \"/a\"\nto = \"/from-%s\"\n", addr, name)
+		cfg := fmt.Sprintf("[server]\nlisten = %q\nshutdown_timeout = \"5s\"\n\n[admin]\nlisten = %q\n\n[[rule]]\nfrom = \"/a\"\nto = \"/from-%s\"\n", addr, adminAddr, name)
 		os.WriteFile(file, []byte(cfg), 0o644)
 		cmd := exec.Command(bin, append([]string{"serve", "-config", file}, flags...)...)
 		cmd.Stderr = io.Discard
@@ -82,8 +85,19 @@ func TestZeroDowntimeUpgrade(t *testing.T) {
 	}()
 
 	time.Sleep(300 * time.Millisecond)
-	start("new", "-upgrade")
-	time.Sleep(500 * time.Millisecond) // both instances serve
+	start("new", "-upgrade", "-admin-listen", newAdmin)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if resp, err := http.Get("http://" + newAdmin + "/readyz"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the new instance's /readyz did not answer 200 on its -admin-listen address")
+		}
+	}
+	time.Sleep(300 * time.Millisecond) // both instances serve
 	old.Process.Signal(sigTERM)
 	waited := make(chan error, 1)
 	go func() { waited <- old.Wait() }()
