@@ -77,7 +77,7 @@ func checkBaseline(args []string, stdout, stderr io.Writer) int {
 	base := fs.String("baseline", "", "the config serving now (`file`), compared with -config")
 	format := fs.String("format", "text", "report format: `text` or json")
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseExit(err)
 	}
 	if *base == "" || *file == "" || fs.NArg() > 0 {
 		fmt.Fprintln(stderr, "redirectd check: give -baseline OLD.toml -config NEW.toml")

@@ -32,6 +32,9 @@ func check(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	fix := fs.Bool("fix-chains", false, "write each map file holding a chain, flattened, as FILE.fixed")
 	if err := fs.Parse(args); err != nil {
+		return parseExit(err)
+	}
+	if !noArgs(fs, stderr) {
 		return 2
 	}
 	if !needConfig(*file, stderr, "check") {

@@ -19,7 +19,7 @@ func explain(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&fields, "H", "a request header field 'Name: value' (repeatable), for rules with when conditions: 'Accept-Language: de', 'Cookie: lang=fr'")
 	client := fs.String("client", "", "the client's IP address, for rules with when.country (looked up in the config's [geoip] database)")
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseExit(err)
 	}
 	if !needConfig(*file, stderr, "explain") {
 		return 2

@@ -31,7 +31,7 @@ func importCmd(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("o", "", "write the config to `file` instead of stdout")
 	force := fs.Bool("force", false, "replace the -o file when it exists")
 	if err := fs.Parse(args[1:]); err != nil {
-		return 2
+		return parseExit(err)
 	}
 	if err := refuseOverwrite(*out, *force); err != nil {
 		fmt.Fprintf(stderr, "redirectd import csv: %v\n", err)

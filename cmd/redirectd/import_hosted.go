@@ -40,7 +40,7 @@ func importHosted(kind string, args []string, stdout, stderr io.Writer) int {
 		fs.StringVar(&opt.GeoIP, "geoip", "", "translate Country= conditions, reading the MaxMind country database `file` ([geoip] database)")
 	}
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseExit(err)
 	}
 	if err := refuseOverwrite(*out, *force); err != nil {
 		fmt.Fprintf(stderr, "redirectd import %s: %v\n", kind, err)

@@ -23,7 +23,7 @@ func importNginx(args []string, stderr io.Writer) int {
 		return nil
 	})
 	if err := flags.Parse(args); err != nil {
-		return 2
+		return parseExit(err)
 	}
 	if flags.NArg() == 0 {
 		fmt.Fprintln(stderr, "redirectd import nginx: give the nginx config file(s), such as /etc/nginx/nginx.conf")

@@ -28,6 +28,9 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	adminListen := fs.String("admin-listen", "", "serve the admin endpoints on `addr` instead of [admin] listen (\"off\": none); for a second instance during an upgrade")
 	takeover := fs.Bool("upgrade", false, "take over the traffic ports from the redirectd serving them, for a zero-downtime upgrade (both serve until the old one is stopped); without it a port in use is an error")
 	if err := fs.Parse(args); err != nil {
+		return parseExit(err)
+	}
+	if !noArgs(fs, stderr) {
 		return 2
 	}
 	log, err := newLogger(stderr, *logFormat)

@@ -35,7 +35,7 @@ func test(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("o", "", "write the report to `file` instead of standard output")
 	host := fs.String("host", defaultTestHost, "Host sent for cases written as a path")
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseExit(err)
 	}
 	if !needConfig(*file, stderr, "test") {
 		return 2
