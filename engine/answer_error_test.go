@@ -11,7 +11,7 @@ import (
 )
 
 // An HTTP/1.0 client that asked to stay open keeps its connection after an
-// error the forward answers itself (issue 12, structure: answerError used
+// error the forward answers itself (answerError used
 // to build its answer for a made-up HTTP/1.1 request, so it carried no
 // Connection: keep-alive and the client took it as the end).
 func TestForwardErrorKeepsHTTP10KeepAlive(t *testing.T) {

@@ -55,7 +55,7 @@ type conn struct {
 	// gnet's Peek copies everything buffered into a freshly allocated
 	// buffer on every read while bytes of an earlier read are still in
 	// its buffer, so a 73 KiB head sent a byte per segment was copied
-	// whole 73,000 times (issue 12 item 14). Only without an upstream: a
+	// whole 73,000 times. Only without an upstream: a
 	// forward or a tunnel reads what follows its head from gnet's buffer.
 	partial []byte
 	// fallback is the answer of the fallback rule the request being

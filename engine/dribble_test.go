@@ -166,7 +166,7 @@ func TestDribbledHeadMeasure(t *testing.T) {
 
 // TestDribbledHead sends a 73 KiB head a byte per segment over loopback to
 // a server process and checks that the server's work per read stays flat
-// as the head grows (issue 12 item 14). Before, every read copied all
+// as the head grows. Before, every read copied all
 // that was buffered into a fresh buffer (gnet's Peek) and parsed it from
 // its first byte, so a read near the end of the head cost several times
 // one near its start. Comparing the server's CPU time per read in the

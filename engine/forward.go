@@ -59,7 +59,7 @@ type forward struct {
 	// to the upstream (the body timeout counts from it), or, in a tunnel,
 	// a chunk either way (the tunnel's idle timeout counts from it). A
 	// read that is only buffered does not count: the client could keep a
-	// stalled forward alive forever by sending (issue 12, item 5).
+	// stalled forward alive forever by sending.
 	moved atomic.Int64
 	// abort is closed by the loop to stop the exchange (client gone, body
 	// timeout); abortStatus says what to answer, if anything.

@@ -21,7 +21,7 @@ func metricsOf(srv *engine.Server) string {
 
 // TestPoolWaitTimeout: with every pooled connection busy, a request waits
 // pool_wait_timeout for one, then gets 503 with Retry-After, counted as
-// pool_full; it was a 502 at once (issue 12, item 6).
+// pool_full; it was a 502 at once.
 func TestPoolWaitTimeout(t *testing.T) {
 	release := make(chan struct{})
 	u := startRawUpstream(t, func(u *rawUpstream, rc *rawConn) {
@@ -71,8 +71,7 @@ func TestPoolWaitTimeout(t *testing.T) {
 
 // TestSendTimeout: a client that reads nothing of a relayed answer is
 // closed after send_timeout, which frees the upstream connection; the
-// relay used to wait for it forever, holding the upstream connection
-// (issue 12, item 6).
+// relay used to wait for it forever, holding the upstream connection.
 func TestSendTimeout(t *testing.T) {
 	upstreamGone := make(chan time.Time, 1)
 	u := startRawUpstream(t, func(u *rawUpstream, rc *rawConn) {

@@ -143,8 +143,7 @@ func (cs *conn) whileForwarding(c gnet.Conn, buf []byte) gnet.Action {
 		}
 	}
 	// Checked whether or not the body is stalled: with the body channel
-	// full, a client sending at line rate grew the buffer without bound
-	// (issue 12, item 5).
+	// full, a client sending at line rate grew the buffer without bound.
 	if len(buf) > maxPendingWhileForwarding {
 		if !f.tunnel && f.hasBody && !f.bodyDone.Load() && !f.aborted.Load() {
 			// The body came faster than the upstream took it, and this
@@ -214,7 +213,7 @@ func (cs *conn) checkForward(now int64) {
 			cs.close()
 		}
 	case f.tunnel && idle >= int64(up.TunnelIdleTimeout):
-		// A tunnel used to have no timeout at all (issue 12, item 5).
+		// A tunnel used to have no timeout at all.
 		cs.loop.srv.m.timeouts.tunnel.Inc()
 		cs.close()
 	}

@@ -56,7 +56,7 @@ const (
 // TestForwardStalledBodyBounded: a body sent at line rate to an upstream
 // that takes none of it is held up to the bound, then answered 413 and
 // closed; the server used to read on into memory without limit, and each
-// read refreshed the body timeout (issue 12, item 5).
+// read refreshed the body timeout.
 func TestForwardStalledBodyBounded(t *testing.T) {
 	u := startRawUpstream(t, stallAfterHead(t, ""))
 	srv := startProxy(t, upstream.Config{Servers: []string{u.addr}, WriteTimeout: 30 * time.Second},
@@ -100,7 +100,7 @@ func openTunnel(t *testing.T, srv *engine.Server) (net.Conn, *bufio.Reader) {
 
 // TestTunnelStalledBounded: a tunnel whose upstream takes nothing holds
 // at most the bound of what the client sends, then closes; it used to
-// read on into memory without limit (issue 12, item 5).
+// read on into memory without limit.
 func TestTunnelStalledBounded(t *testing.T) {
 	u := startRawUpstream(t, stallAfterHead(t, switched))
 	srv := startProxy(t, upstream.Config{Servers: []string{u.addr}}, engine.UpstreamOptions{})
@@ -116,7 +116,7 @@ func TestTunnelStalledBounded(t *testing.T) {
 
 // TestTunnelIdleTimeout: a tunnel that moves nothing either way for
 // tunnel_idle_timeout is closed; one byte now and then keeps it open. A
-// tunnel used to have no timeout (issue 12, item 5).
+// tunnel used to have no timeout.
 func TestTunnelIdleTimeout(t *testing.T) {
 	u := startRawUpstream(t, func(u *rawUpstream, rc *rawConn) {
 		if _, err := rc.readHead(5 * time.Second); err != nil {
@@ -159,7 +159,7 @@ func containsLine(text, line string) bool { return strings.Contains("\n"+text, "
 // last body bytes passed on to the upstream. A client that keeps sending
 // to an upstream that takes nothing gets 408 once the server stops
 // passing its bytes on; every read used to restart the body clock, so it
-// never fired (issue 12, item 5). The upstream's receive buffer is made
+// never fired. The upstream's receive buffer is made
 // small so that the path fills in well under a second; the client's rate
 // keeps it under the 1 MiB bound for longer than the body timeout.
 func TestForwardBodyTimeoutWithoutProgress(t *testing.T) {

@@ -73,7 +73,7 @@ var (
 )
 
 // upstreamHeaders is the header policy of every request sent upstream,
-// forwarded or tunnelled (issue 12, item 4: the tunnel had its own, which
+// forwarded or tunnelled (the tunnel had its own, which
 // kept hop-by-hop headers and ignored host_header). It gives sink:
 //   - Host: the request's host as redirectd matched it (the Host field, or
 //     the authority of an absolute-form target), or the server's address
@@ -133,7 +133,7 @@ func (s *Server) upstreamHeaders(sink headerSink, req *httpparse.Request, client
 }
 
 // upstreamTarget is the request target sent upstream: the client's, byte
-// for byte (issue 12, item 3: fasthttp's URI parser read
+// for byte (fasthttp's URI parser read
 // //internal.example/x:// as an absolute URI and sent /x:// to
 // internal.example, and dropped a fragment). An absolute-form target is
 // sent in origin form, its path and query as sent, since its authority is

@@ -32,8 +32,7 @@ func (rc *rawConn) readBody(n int, timeout time.Duration) (string, error) {
 
 // TestUpstreamSlowAnswer: read_timeout counts between bytes. An answer
 // streamed over 1 s with 100 ms between pieces passes a 300 ms
-// read_timeout whole; fasthttp's deadline per exchange cut it at 300 ms
-// (issue 12, item 7).
+// read_timeout whole; fasthttp's deadline per exchange cut it at 300 ms.
 func TestUpstreamSlowAnswer(t *testing.T) {
 	u := startRawUpstream(t, func(u *rawUpstream, rc *rawConn) {
 		if _, err := rc.readHead(5 * time.Second); err != nil {
@@ -84,7 +83,7 @@ func TestUpstreamSlowUpload(t *testing.T) {
 
 // TestUpstreamLargeAnswerHead: an answer head of up to 64 KiB is relayed;
 // fasthttp's default 4 KiB read buffer made anything over 4 KiB a 502. A
-// bigger one is a 502 (issue 12, item 7).
+// bigger one is a 502.
 func TestUpstreamLargeAnswerHead(t *testing.T) {
 	for _, tc := range []struct {
 		fields int // bytes of X-Big values

@@ -203,8 +203,7 @@ var chunkPool = sync.Pool{New: func() any {
 // buffer has drained below maxOutboundFwd (the loop's sweep signals it).
 // It reports false when the client is gone or the exchange was aborted:
 // the sweep closes a client that takes nothing for send_timeout, so a
-// client that never reads does not hold the upstream connection forever
-// (issue 12, item 6).
+// client that never reads does not hold the upstream connection forever.
 func (f *forward) write(p []byte) bool {
 	type written struct {
 		err  error

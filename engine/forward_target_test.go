@@ -13,8 +13,8 @@ import (
 )
 
 // TestForwardTargetAndHost checks that the upstream gets the request
-// target redirectd matched, byte for byte, and the Host host_header says
-// (issue 12, item 3): fasthttp's URI parser used to read
+// target redirectd matched, byte for byte, and the Host host_header says:
+// fasthttp's URI parser used to read
 // //internal.example/x:// as an absolute URI and send its host, to send /
 // with no Host for a Host it refused, and to drop a fragment.
 func TestForwardTargetAndHost(t *testing.T) {

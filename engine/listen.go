@@ -19,7 +19,7 @@ import (
 // Resolving here rather than in gnet means the address bound and the one
 // listeners matches are the same: "localhost:80" and ":80" used to reach
 // gnet as written, so the drain and defer_accept, which compare literal
-// addresses, found no socket (issue 12, item 12).
+// addresses, found no socket.
 func resolveListen(addr string) (string, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {

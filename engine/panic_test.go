@@ -45,7 +45,7 @@ func (l *lockedBuffer) String() string {
 // a forwarded request's goroutine, a tunnel's), and checks each time that
 // the connection concerned is closed, that the panic is logged with its
 // stack and counted, that a keep-alive connection opened before is still
-// served, and that no connection stays counted (issue 12, item 11).
+// served, and that no connection stays counted.
 // Without the recovery, the first panic ends the test binary.
 func TestPanicRecovered(t *testing.T) {
 	up := startUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "from upstream") }))

@@ -58,7 +58,7 @@ func upgradeFields(req *httpparse.Request) (value []byte, n int) {
 //
 // Nothing the client sent after the head is taken: until the upstream
 // answers, it waits in the connection's buffer like any pipelined request
-// (issue 12, item 4: it used to be copied upstream at once, so a request
+// (it used to be copied upstream at once, so a request
 // behind a refused upgrade reached the upstream unparsed, with the
 // client's own X-Forwarded-For). On 101 the connection becomes a tunnel
 // (switchTunnel); any other answer is relayed, and what follows is parsed

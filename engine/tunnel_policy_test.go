@@ -88,7 +88,7 @@ func waitSeen(t *testing.T, seen <-chan upgradeSeen) upgradeSeen {
 }
 
 // TestWebSocketRefusedThenRequest: bytes behind an upgrade head are not
-// the upstream's until it answers 101 (issue 12, item 4). A refusal is
+// the upstream's until it answers 101. A refusal is
 // relayed, and a request sent behind the head is parsed and forwarded as
 // any other, with redirectd's X-Forwarded-For.
 func TestWebSocketRefusedThenRequest(t *testing.T) {

@@ -30,7 +30,7 @@ var tokenTable = byteSet("!#$%&'*+-.^_`|~" + digits + alphas)
 //
 // (RFC 9112 section 3.2, RFC 3986 section 4.3): no form has a fragment, and
 // '#' is in neither a path nor a query. Taking it as a path byte would make
-// "/a#b" a path nginx or an upstream reads as "/a" (issue 12).
+// "/a#b" a path nginx or an upstream reads as "/a".
 var targetTable = func() [256]bool {
 	t := byteRange(0x21, 0x7e)
 	for _, c := range []byte(`"<>\#`) {

@@ -145,7 +145,7 @@ func BenchmarkLookupSitemap(b *testing.B) {
 // BenchmarkLongMiss measures a miss on a long path (8 KiB, the default
 // max_path_bytes) against 100 unanchored regexes with no literal to file
 // them under, so that every one runs: the backtracker's scratch is reset
-// for each (issue 12, item 15).
+// for each.
 func BenchmarkLongMiss(b *testing.B) {
 	var rs []matcher.Rule
 	for i := range 100 {

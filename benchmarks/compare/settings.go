@@ -41,9 +41,9 @@ var scenarioGroups = map[string][]string{
 	"reference": {"exact", "prefix", "regex", "miss", "mixed", "exact-churn", "pipelined", "upstream", "upstream-churn", "fixed-rate"},
 	"sitemap":   {"sitemap-hit-first", "sitemap-hit-last", "sitemap-miss", "sitemap-mixed"},
 	// proxy: every request a miss forwarded to the origin by an instance
-	// with one exact rule (issue 12, item 8).
+	// with one exact rule.
 	"proxy": {"proxy"},
-	// tls: HTTPS with an ECDSA P-256 certificate (issue 13).
+	// tls: HTTPS with an ECDSA P-256 certificate.
 	"tls": {"tls-exact", "tls-churn", "tls-idle"},
 }
 

@@ -22,7 +22,7 @@ import (
 )
 
 // TLSFiles is the certificate every server is configured with for the
-// HTTPS scenarios (issue 13): one ECDSA P-256 key and a self-signed
+// HTTPS scenarios: one ECDSA P-256 key and a self-signed
 // certificate for www.example.com and 127.0.0.1, generated for the run.
 type TLSFiles struct {
 	Cert, Key string // PEM files

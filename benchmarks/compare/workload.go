@@ -209,7 +209,7 @@ func sitemapMixed(n, m int) []Req {
 	return out
 }
 
-// TLSScenarios are the HTTPS scenarios (issue 13), on an instance with a
+// TLSScenarios are the HTTPS scenarios, on an instance with a
 // TLS port: the exact hit on keep-alive connections; the exact hit with a
 // new connection each (Connection: close), which is a handshake per
 // request; and the memory of idle keep-alive connections.

@@ -12,7 +12,7 @@ import (
 )
 
 // The sitemap corpus is shaped like a real site's hand-written nginx
-// redirect map (issue 11): about 40,000 regex keys, declared as
+// redirect map: about 40,000 regex keys, declared as
 //
 //	map $request_uri $new_uri { include move.conf; }
 //

@@ -20,7 +20,7 @@ func TestSitemapDeterministic(t *testing.T) {
 	}
 }
 
-// The corpus has the mix of the real map (issue 11): about 30 % of keys
+// The corpus has the mix of the real map: about 30 % of keys
 // end in .*$, 18 % are ^literal$, 3 % have no literal prefix but /.
 func TestSitemapShares(t *testing.T) {
 	shapes := map[SitemapShape]int{}

@@ -20,7 +20,7 @@ import (
 	"github.com/redirectd/redirectd/benchmarks/rules"
 )
 
-// The memory targets of a million-rule map (issue 11), checked by
+// The memory targets of a million-rule map, checked by
 // BenchmarkReloadMap from that size up.
 const (
 	maxLoadPeak   = 1.3 // peak while loading, over the settled RSS

@@ -48,7 +48,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	// The first load builds a heap from nothing: at the default GOGC the
 	// collector runs on every doubling of a growing heap, marking it again
 	// each time, about a fifth of the time to the first answer on a
-	// 40,000-regex map (issue 11). It runs less often during that load;
+	// 40,000-regex map. It runs less often during that load;
 	// FreeOSMemory below hands the garbage back once serving.
 	gc := debug.SetGCPercent(400)
 	cfg, err := loadConfig(*file)

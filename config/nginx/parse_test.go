@@ -99,7 +99,7 @@ func TestParseFileIncludes(t *testing.T) {
 
 // TestParseFileIncludeCycles checks that a cycle is named with the line of
 // each include in it, however long it is and whether a glob or a name
-// closes it (issue 12 item 13: it was "includes nest deeper than 16").
+// closes it (it was "includes nest deeper than 16").
 func TestParseFileIncludeCycles(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{

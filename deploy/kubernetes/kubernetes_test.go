@@ -131,7 +131,7 @@ func TestManifestsCatchDrift(t *testing.T) {
 // TestSourceOverlay checks deploy/kubernetes/source: its kustomization
 // patches the base ConfigMap, and its config agrees with the base
 // Deployment. The loader checks the config in full once it knows [rules]
-// source, poll and cache_dir (issue 14); until then the ports, token,
+// source, poll and cache_dir; until then the ports, token,
 // shutdown_timeout and cache_dir are read from the TOML without it.
 func TestSourceOverlay(t *testing.T) {
 	base, err := readFiles(baseDir)

@@ -210,7 +210,7 @@ func writeConfig(dir string, cm *corev1.ConfigMap) (string, error) {
 	return file, os.WriteFile(file, []byte(text), 0o644)
 }
 
-// sourceKeys are the [rules] keys of the URL source (issue 14), which the
+// sourceKeys are the [rules] keys of the URL source, which the
 // loader may not know yet.
 var sourceKeys = []string{"source", "poll", "cache_dir", "source_header", "source_header_file"}
 

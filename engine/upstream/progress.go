@@ -9,7 +9,7 @@ import (
 // from a server; a bigger one fails the exchange with a
 // *fasthttp.ErrSmallBuffer. fasthttp reads a head into its read buffer
 // whole, and its default of 4 KiB turned any answer with more than 4 KiB
-// of fields into a 502 (issue 12, item 7). nginx's proxy_buffer_size is
+// of fields into a 502. nginx's proxy_buffer_size is
 // 4 or 8 KiB; 64 KiB leaves room for large cookies and CSP fields.
 const MaxAnswerHead = 64 << 10
 
