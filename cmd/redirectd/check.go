@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/redirectd/redirectd/config/nginx/syntax"
 	"github.com/redirectd/redirectd/engine/tlsconf"
 	"io"
 	"os"
@@ -164,7 +165,7 @@ func fixChains(cfg *config.Config, findings []lint.Finding, stderr io.Writer) er
 			case strings.HasPrefix(from, "~") || strings.HasPrefix(from, `\`):
 				from = `\` + from // the map reader drops one backslash before a key, as nginx does
 			}
-			fmt.Fprintf(&b, "%s %s;\n", mapWord(from), mapWord(to))
+			fmt.Fprintf(&b, "%s %s;\n", syntax.Quote(from), syntax.Quote(to))
 		}
 		if err := os.WriteFile(file+".fixed", []byte(b.String()), 0o644); err != nil {
 			return err
@@ -172,14 +173,4 @@ func fixChains(cfg *config.Config, findings []lint.Finding, stderr io.Writer) er
 		fmt.Fprintf(stderr, "wrote %s.fixed\n", file)
 	}
 	return nil
-}
-
-// mapWord quotes a map-file word when nginx's reader would not read it
-// back bare: empty (a no-redirect entry), or holding white space, quotes,
-// ';', a brace, '#' or a backslash (which the quotes escape).
-func mapWord(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\r\n;#\"'{}\\") {
-		return s
-	}
-	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
 }

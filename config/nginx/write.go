@@ -2,6 +2,7 @@ package nginx
 
 import (
 	"fmt"
+	"github.com/redirectd/redirectd/config/nginx/syntax"
 	"os"
 	"path/filepath"
 	"slices"
@@ -65,7 +66,7 @@ func Write(dir string, res *Result, header string) ([]string, error) {
 			if opts.Pass && !x.Pass {
 				opts = &x
 			}
-			fmt.Fprintf(&m, "%s %s;\n", mapWord(key), mapWord(x.To))
+			fmt.Fprintf(&m, "%s %s;\n", syntax.Quote(key), syntax.Quote(x.To))
 		}
 		path := filepath.Join(dir, file)
 		if err := os.WriteFile(path, []byte(m.String()), 0o644); err != nil {
@@ -179,31 +180,6 @@ func writeOptions(b *strings.Builder, r *Rule, withCase bool) {
 
 // tomlString quotes s for TOML as every import writes it (importer.Quote).
 func tomlString(s string) string { return importer.Quote(s) }
-
-// mapWord writes a word of a redirectd map file, which reads nginx's
-// syntax: quoted when it holds what would end it or is empty (`""`, a
-// "no redirect" value). nginx keeps a backslash except before a double
-// quote, a single quote, a backslash, t, r and n, so only a backslash
-// before those (or at the end) is doubled: ^/a\.b$ stays as written,
-// ^/x\t is written ^/x\\t.
-func mapWord(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"':
-			b.WriteString(`\"`)
-		case c == '\\' && (i+1 == len(s) || strings.IndexByte("\"'\\trn", s[i+1]) >= 0):
-			b.WriteString(`\\`)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	if s != "" && !strings.ContainsAny(s, " \t\r\n;#\"'{}") {
-		return b.String()
-	}
-	return `"` + b.String() + `"`
-}
 
 // serverEndName is the map file of the no-redirect catch-all that ends a
 // server's hosts (FormServerEnd): a [[rule]] cannot say "no redirect", a

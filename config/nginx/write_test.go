@@ -1,6 +1,7 @@
 package nginx
 
 import (
+	"github.com/redirectd/redirectd/config/nginx/syntax"
 	"testing"
 )
 
@@ -13,14 +14,14 @@ func TestMapWord(t *testing.T) {
 		`/plain`, `^/GPT-3\).*$`, `^/a\.b$`, `^/x\t`, `^/x\\t`, `/a"b`, `/a'b`, `/a;b`, `/a b`, `/a#b`,
 		``, `/end\`, `~*^/(?P<n>\d+)$`, `/{x}`, `\n\r`,
 	} {
-		text := "k " + mapWord(w) + ";\n"
+		text := "k " + syntax.Quote(w) + ";\n"
 		dirs, err := Parse("w.map", []byte(text))
 		if err != nil {
-			t.Errorf("mapWord(%q) = %s, which does not parse: %v", w, text, err)
+			t.Errorf("syntax.Quote(%q) = %s, which does not parse: %v", w, text, err)
 			continue
 		}
 		if len(dirs) != 1 || len(dirs[0].Args) != 1 || dirs[0].Args[0] != w {
-			t.Errorf("mapWord(%q) = %s, read back as %q", w, text, dirs[0].Args)
+			t.Errorf("syntax.Quote(%q) = %s, read back as %q", w, text, dirs[0].Args)
 		}
 	}
 }
