@@ -2,6 +2,7 @@ package matcher_test
 
 import (
 	"fmt"
+	"github.com/redirectd/redirectd/benchmarks/realmaps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -171,7 +172,7 @@ func BenchmarkLongMiss(b *testing.B) {
 // `serve` loads it, the entries it cannot serve left out. The target is
 // each case within 1.5x of an exact hit.
 func BenchmarkLookupGwern(b *testing.B) {
-	dir := filepath.Join(realMaps(b), "gwern")
+	dir := realmaps.Dir(b, "gwern")
 	toml := filepath.Join(b.TempDir(), "redirectd.toml")
 	var cfg strings.Builder
 	for _, f := range []string{"move.conf", "broken.conf"} {
@@ -216,37 +217,5 @@ func benchLookups(b *testing.B, _ *matcher.Set, cases []lookupCase) {
 				}
 			}
 		})
-	}
-}
-
-// realMaps returns the folder of real sites' redirect files, kept outside
-// the repository in ../shared/realmaps beside the module (or beside the
-// folder of git worktrees holding it), and skips tb when there is none.
-func realMaps(tb testing.TB) string {
-	root := moduleRoot(tb)
-	for _, dir := range []string{filepath.Join(root, "..", "shared", "realmaps"), filepath.Join(root, "..", "..", "shared", "realmaps")} {
-		if _, err := os.Stat(dir); err == nil {
-			return dir
-		}
-	}
-	tb.Skipf("no real maps in ../shared/realmaps beside %s: they are kept outside this repository", root)
-	return ""
-}
-
-// moduleRoot returns the folder holding go.mod, above the test's folder.
-func moduleRoot(tb testing.TB) string {
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			tb.Fatal("no go.mod above the test's folder")
-		}
-		dir = up
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/redirectd/redirectd/benchmarks/realmaps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,35 +13,6 @@ import (
 
 	"github.com/redirectd/redirectd/config/nginx"
 )
-
-// realMaps returns the folder of one real site's redirect files in
-// ../shared/realmaps (beside the repository, never copied into it), or
-// skips the test when it is absent. In a git worktree the folder is
-// looked for beside the main checkout too.
-func realMaps(t *testing.T, site string) string {
-	t.Helper()
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	roots := []string{root}
-	if b, err := os.ReadFile(filepath.Join(root, ".git")); err == nil {
-		// A worktree's .git file: "gitdir: MAIN/.git/worktrees/NAME".
-		if gitdir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: "); ok {
-			roots = append(roots, filepath.Dir(filepath.Dir(filepath.Dir(gitdir))))
-		}
-	}
-	var tried []string
-	for _, r := range roots {
-		dir := filepath.Join(r, "..", "shared", "realmaps", site)
-		if _, err := os.Stat(dir); err == nil {
-			return dir
-		}
-		tried = append(tried, dir)
-	}
-	t.Skipf("the real redirect files of %s are absent (looked in %s): they live beside the repository, in ../shared/realmaps, and are not part of it", site, strings.Join(tried, ", "))
-	return ""
-}
 
 // TestImportNginxGwern imports a real site's 42,000-key map as the site
 // serves it (SOURCE: `map $request_uri $new_uri { include move.conf;
@@ -53,7 +25,7 @@ func realMaps(t *testing.T, site string) string {
 // requests alike: the first keys, the last, keys spread between, misses,
 // and the keys in other case and with a query.
 func TestImportNginxGwern(t *testing.T) {
-	real := realMaps(t, "gwern")
+	real := realmaps.Dir(t, "gwern")
 	nginxBin := findNginx(t)
 	dir := t.TempDir()
 	addr := freePort(t)
@@ -346,7 +318,7 @@ func TestImportNginxKeyCase(t *testing.T) {
 // names, which are not there, as empty files), and checks the result:
 // whatever the import cannot keep is in its report, and `check` passes.
 func TestImportNginxGwernWholeConf(t *testing.T) {
-	real := realMaps(t, "gwern")
+	real := realmaps.Dir(t, "gwern")
 	dir := t.TempDir()
 	text, err := os.ReadFile(filepath.Join(real, "gwern.net.conf"))
 	if err != nil {

@@ -1,6 +1,7 @@
 package netlify_test
 
 import (
+	"github.com/redirectd/redirectd/benchmarks/realmaps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -89,34 +90,6 @@ func TestImportFallback(t *testing.T) {
 	}
 }
 
-// realMaps returns the folder of one real site's redirect files in
-// ../shared/realmaps beside the repository (or beside the main checkout,
-// from a git worktree), or skips the test: they are never copied into it.
-func realMaps(t *testing.T, site string) string {
-	t.Helper()
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	roots := []string{root}
-	if b, err := os.ReadFile(filepath.Join(root, ".git")); err == nil {
-		// A worktree's .git file: "gitdir: MAIN/.git/worktrees/NAME".
-		if gitdir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: "); ok {
-			roots = append(roots, filepath.Dir(filepath.Dir(filepath.Dir(gitdir))))
-		}
-	}
-	var tried []string
-	for _, r := range roots {
-		dir := filepath.Join(r, "..", "shared", "realmaps", site)
-		if _, err := os.Stat(dir); err == nil {
-			return dir
-		}
-		tried = append(tried, dir)
-	}
-	t.Skipf("the real redirect files of %s are absent (looked in %s): they live beside the repository, in ../shared/realmaps, and are not part of it", site, strings.Join(tried, ", "))
-	return ""
-}
-
 // TestImportKubernetes imports a large documentation site's real
 // _redirects (515 rules; SOURCE beside it) as `redirectd import netlify`
 // does and checks it as `redirectd check` does: it must pass, its loops
@@ -124,7 +97,7 @@ func realMaps(t *testing.T, site string) string {
 // and every rule Netlify applies must be written. What is left out are
 // its custom 404 pages and the twins Netlify never reaches.
 func TestImportKubernetes(t *testing.T) {
-	dir := realMaps(t, "kubernetes")
+	dir := realmaps.Dir(t, "kubernetes")
 	data, err := os.ReadFile(filepath.Join(dir, "_redirects.base"))
 	if err != nil {
 		t.Fatal(err)
