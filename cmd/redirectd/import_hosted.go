@@ -102,7 +102,7 @@ func importHosted(kind string, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "redirectd import %s: %v\n", kind, err)
 		return 1
 	}
-	res.Report(stderr, written)
+	res.Report(written).Write(stderr)
 	return 0
 }
 

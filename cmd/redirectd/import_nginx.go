@@ -51,7 +51,7 @@ func importNginx(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "redirectd import nginx: the written config does not load (a bug in the import; please report it):\n%v\n", err)
 		return 1
 	}
-	res.Report(stderr, written, "")
+	res.Report(written, "").Write(stderr)
 	return 0
 }
 

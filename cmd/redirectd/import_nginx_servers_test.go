@@ -296,7 +296,7 @@ server {
 	ask(false, "other.example", "/x", "/y?z=1")
 	ask(true, "other.example", "/x")
 	report := siteRoundTrip(t, nginxBin, dir, filepath.Join(dir, "nginx.conf"), plain, tlsAddr, reqs)
-	for _, want := range []string{"if ($host =)", "server end (no redirect)", "location (no redirect)", "served by nginx itself", "root: nginx serves files", "try_files", "error_page"} {
+	for _, want := range []string{"if ($host =)", "server end (no redirect)", "location (no redirect)", "served by the original server itself", "root: nginx serves files", "try_files", "error_page"} {
 		if !strings.Contains(report, want) {
 			t.Errorf("the report lacks %q:\n%s", want, report)
 		}

@@ -1,6 +1,7 @@
 package nginx
 
 import (
+	"github.com/redirectd/redirectd/config/importer"
 	"net"
 	"slices"
 	"strings"
@@ -11,9 +12,6 @@ import (
 // directives that serve files or pages, which redirectd has no equivalent
 // for. Each is noted with its place, so that an import never forwards
 // nothing where nginx proxied, or serves nothing without saying so.
-
-// NoteServed is the kind of note for content nginx serves itself.
-const NoteServed = "served by nginx itself"
 
 // servedDirectives are the directives that make nginx answer with
 // content of its own (files, error pages, other protocols' backends).
@@ -68,7 +66,7 @@ func (m *model) readContent(d *Directive, s *server) bool {
 			what += " " + strings.Join(d.Args, " ")
 		}
 		m.note(d, "%s: nginx %s here; redirectd serves no content of its own, so requests nginx answers so are answered 404, or forwarded to [upstream] when one is set", d.Name, what)
-		m.notes[len(m.notes)-1].Kind = NoteServed
+		m.notes[len(m.notes)-1].Kind = importer.Served
 		return true
 	}
 	return false

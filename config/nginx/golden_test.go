@@ -97,7 +97,7 @@ func importGolden(t *testing.T, dir string) map[string]string {
 		got["out/"+filepath.Base(p)] = clean(string(b))
 	}
 	var report bytes.Buffer
-	res.Report(&report, written, out)
+	res.Report(written, out).Write(&report)
 	got["out/report"] = clean(report.String())
 	return got
 }

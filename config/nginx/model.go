@@ -7,27 +7,14 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/redirectd/redirectd/config/importer"
+
 	"github.com/redirectd/redirectd/matcher"
 )
 
-// Note is something the import could not translate, or translated with a
-// caveat, at an nginx file and line.
-type Note struct {
-	File string
-	Line int
-	Msg  string
-	// Kind groups the note in the report: NoteLeftOut, NoteRewritten,
-	// NoteCaveat or NoteDiffers.
-	Kind string
-}
-
-// The kinds of notes, as the report names them.
-const (
-	NoteLeftOut   = "left out"
-	NoteRewritten = "written as an equivalent"
-	NoteCaveat    = "translated with a caveat"
-	NoteDiffers   = "answers that differ"
-)
+// Note is something the import could not translate, or translated with
+// a caveat, at an nginx file and line.
+type Note = importer.Note
 
 // noteKind classifies a message: the import's messages end with "left
 // out" when a construct is not translated, and the self-check's start with
@@ -35,18 +22,11 @@ const (
 func noteKind(msg string) string {
 	switch {
 	case strings.HasPrefix(msg, "differs:") || strings.HasPrefix(msg, "... and "):
-		return NoteDiffers
+		return importer.Differs
 	case strings.Contains(msg, "left out"):
-		return NoteLeftOut
+		return importer.LeftOut
 	}
-	return NoteCaveat
-}
-
-func (n Note) String() string {
-	if n.File == "" {
-		return n.Msg
-	}
-	return fmt.Sprintf("%s:%d: %s", n.File, n.Line, n.Msg)
+	return importer.Caveat
 }
 
 // model is what the import understands of an nginx config.
@@ -96,7 +76,7 @@ func (m *model) note(d *Directive, format string, args ...any) {
 // noteRewritten records a construct written as an equivalent.
 func (m *model) noteRewritten(d *Directive, format string, args ...any) {
 	m.note(d, format, args...)
-	m.notes[len(m.notes)-1].Kind = NoteRewritten
+	m.notes[len(m.notes)-1].Kind = importer.Rewritten
 }
 
 // server is one server block.

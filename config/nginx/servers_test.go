@@ -2,6 +2,7 @@ package nginx
 
 import (
 	"fmt"
+	"github.com/redirectd/redirectd/config/importer"
 	"strings"
 	"testing"
 
@@ -150,7 +151,7 @@ func checkAnswers(t *testing.T, conf string, asks []ask) {
 	}
 	res := Translate(dirs)
 	for _, n := range res.Notes {
-		if n.Kind == NoteDiffers {
+		if n.Kind == importer.Differs {
 			t.Errorf("the self-check found a difference: %s", n)
 		}
 	}
@@ -258,7 +259,7 @@ func TestListenAndCertificates(t *testing.T) {
 				t.Errorf("certificates (-want +got):\n%s", diff)
 			}
 			var got []string
-			for _, n := range res.UniqueNotes() {
+			for _, n := range importer.UniqueNotes(res.Notes) {
 				got = append(got, n.String())
 			}
 			for _, want := range tt.notes {

@@ -116,7 +116,7 @@ func FuzzValueHelpers(f *testing.F) {
 func TestReportCounts(t *testing.T) {
 	one := &Result{Rules: []Rule{{Form: "map entry"}}}
 	var b strings.Builder
-	one.Report(&b, []string{"out/redirectd.toml", "out/v.map"}, "out")
+	one.Report([]string{"out/redirectd.toml", "out/v.map"}, "out").Write(&b)
 	if want := "wrote redirectd.toml, v.map: 1 rule\n       1  map entry\n"; !strings.HasPrefix(b.String(), want) {
 		t.Errorf("report of one rule:\n%s\nwant it to start with:\n%s", b.String(), want)
 	}
@@ -126,7 +126,7 @@ func TestReportCounts(t *testing.T) {
 		names = append(names, fmt.Sprintf("out/v-%d.map", i+1))
 	}
 	b.Reset()
-	many.Report(&b, names, "out")
+	many.Report(names, "out").Write(&b)
 	if want := "wrote redirectd.toml and 11 map files beside it (v-1.map to v-11.map): 12 rules\n"; !strings.HasPrefix(b.String(), want) {
 		t.Errorf("report of a map split in 11 files:\n%s\nwant it to start with:\n%s", b.String(), want)
 	}

@@ -1,0 +1,154 @@
+package importer
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// The kinds of notes, in the order the report names them.
+const (
+	// LeftOut: a construct the config does not hold; its requests are
+	// answered as if it were absent.
+	LeftOut = "left out"
+	// Served: the source's server answers these requests itself (files,
+	// content, other protocols); redirectd forwards or answers 404.
+	Served = "served by the original server itself"
+	// Caveat: translated, with a difference the note names.
+	Caveat = "translated with a caveat"
+	// Rewritten: translated as an equivalent written another way.
+	Rewritten = "written as an equivalent"
+	// Differs: the import's self-check found requests answered
+	// differently.
+	Differs = "answers that differ"
+)
+
+var kinds = []string{LeftOut, Served, Caveat, Rewritten, Differs}
+
+// Note is one thing the import could not translate as it stands, or
+// translated with a caveat, at a place of the source.
+type Note struct {
+	File string
+	Line int
+	// Kind groups the note in the report: one of the kinds above.
+	Kind string
+	Msg  string
+}
+
+func (n Note) String() string {
+	if n.File == "" {
+		return n.Msg
+	}
+	if n.Line == 0 {
+		return fmt.Sprintf("%s: %s", n.File, n.Msg)
+	}
+	return fmt.Sprintf("%s:%d: %s", n.File, n.Line, n.Msg)
+}
+
+// Report is what every import prints when it has written its config.
+type Report struct {
+	// Files are the files written, the config first ("stdout" when it
+	// went there).
+	Files []string
+	// Dir, when not "", is the folder paths are written relative to.
+	Dir string
+	// Forms counts the rules written by the form of their source
+	// ("exact", "location =", "map entry", ...); Rules is their sum.
+	Forms map[string]int
+	Notes []Note
+}
+
+// Write writes the report: the files written and the rules of each form,
+// how many notes of each kind, then each note once (the same message at
+// the same place is one note however many uses gave it), by kind, in
+// source order.
+func (r *Report) Write(w io.Writer) {
+	rel := func(p string) string {
+		if r.Dir != "" {
+			if q, err := filepath.Rel(r.Dir, p); err == nil && !strings.HasPrefix(q, "..") {
+				return q
+			}
+		}
+		return p
+	}
+	names := make([]string, len(r.Files))
+	for i, p := range r.Files {
+		names[i] = rel(p)
+	}
+	files := strings.Join(names, ", ")
+	if len(names) > 8 {
+		// A map split where its entries' options change (a real site's
+		// map made 17 files): the first and last say where they are.
+		files = fmt.Sprintf("%s and %d map files beside it (%s to %s)", names[0], len(names)-1, names[1], names[len(names)-1])
+	}
+	total := 0
+	forms := make([]string, 0, len(r.Forms))
+	for f, n := range r.Forms {
+		forms = append(forms, f)
+		total += n
+	}
+	slices.Sort(forms)
+	fmt.Fprintf(w, "wrote %s: %s\n", files, Plural(total, "rule", "rules"))
+	for _, f := range forms {
+		fmt.Fprintf(w, "  %6d  %s\n", r.Forms[f], f)
+	}
+	notes := UniqueNotes(r.Notes)
+	if len(notes) == 0 {
+		fmt.Fprintln(w, "everything was translated")
+		return
+	}
+	byKind := map[string][]Note{}
+	for _, n := range notes {
+		byKind[n.Kind] = append(byKind[n.Kind], n)
+	}
+	for _, k := range kinds {
+		if n := len(byKind[k]); n > 0 {
+			fmt.Fprintf(w, "  %6d  %s\n", n, k)
+		}
+	}
+	for _, k := range kinds {
+		notes := byKind[k]
+		if len(notes) == 0 {
+			continue
+		}
+		// Files in the order the import read them, lines in order.
+		order := map[string]int{}
+		for _, n := range notes {
+			if _, ok := order[n.File]; !ok {
+				order[n.File] = len(order)
+			}
+		}
+		slices.SortStableFunc(notes, func(a, b Note) int {
+			return cmp.Or(cmp.Compare(order[a.File], order[b.File]), cmp.Compare(a.Line, b.Line))
+		})
+		fmt.Fprintf(w, "%s (%d):\n", k, len(notes))
+		for _, n := range notes {
+			n.File = rel(n.File)
+			fmt.Fprintf(w, "  %s\n", n)
+		}
+	}
+}
+
+// UniqueNotes returns notes without repeats, in their order.
+func UniqueNotes(notes []Note) []Note {
+	seen := map[Note]bool{}
+	var out []Note
+	for _, n := range notes {
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Plural writes n with the noun's form for it: "1 entry", "2 entries".
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
