@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -8,8 +9,8 @@ import (
 	"os"
 	"sort"
 
-	"github.com/BurntSushi/toml"
 	"github.com/redirectd/redirectd/config"
+	"github.com/redirectd/redirectd/config/importer"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -54,19 +55,35 @@ func importCmd(args []string, stdout, stderr io.Writer) int {
 	// together (a duplicate source).
 	rules, refused := compileKept(rules)
 	bad = append(bad, refused...)
-	sort.SliceStable(bad, func(i, j int) bool { return bad[i].Line < bad[j].Line })
-	notes := make([]string, len(bad))
-	for i, e := range bad {
-		notes[i] = fmt.Sprintf("%s:%d: left out: %s", e.File, e.Line, e.Msg)
+	res := &importer.Result{}
+	for _, r := range rules {
+		if err := importer.Writable(&r); err != nil {
+			bad = append(bad, &config.Error{File: r.File, Line: r.Line, Msg: err.Error()})
+			continue
+		}
+		res.Rules = append(res.Rules, importer.Rule{Rule: r, Text: r.From + " -> " + r.To})
 	}
-	if len(rules) == 0 && len(notes) > 0 {
-		for _, n := range notes {
+	sort.SliceStable(bad, func(i, j int) bool { return bad[i].Line < bad[j].Line })
+	for _, e := range bad {
+		res.Notes = append(res.Notes, importer.Note{File: e.File, Line: e.Line, Kind: importer.LeftOut, Msg: e.Msg + "; left out"})
+	}
+	if len(res.Rules) == 0 && len(res.Notes) > 0 {
+		for _, n := range res.Notes {
 			fmt.Fprintln(stderr, n)
 		}
 		fmt.Fprintf(stderr, "redirectd import csv: no row of %s could be read\n", name)
 		return 1
 	}
-	w := stdout
+	header := fmt.Sprintf("Imported from %s by redirectd import csv.\nEach rule names the row it comes from.", name)
+	if len(res.Notes) > 0 {
+		header += fmt.Sprintf("\n%s left out:", importer.Plural(len(res.Notes), "row", "rows"))
+		for _, n := range res.Notes {
+			header += "\n  " + n.String()
+		}
+	}
+	var buf bytes.Buffer
+	importer.WriteTOML(&buf, header, "", res.Rules)
+	w, written := stdout, "stdout"
 	if *out != "" {
 		f, err := os.Create(*out)
 		if err != nil {
@@ -74,36 +91,13 @@ func importCmd(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		defer f.Close()
-		w = f
+		w, written = f, *out
 	}
-	fmt.Fprintf(w, "# Imported from %s by redirectd import csv.\n", name)
-	if len(notes) > 0 {
-		fmt.Fprintf(w, "# %s left out:\n", plural(len(notes), "row"))
-		for _, n := range notes {
-			fmt.Fprintf(w, "#   %s\n", n)
-		}
-	}
-	fmt.Fprintln(w)
-	if err := toml.NewEncoder(w).Encode(tomlRules(rules)); err != nil {
+	if _, err := w.Write(buf.Bytes()); err != nil {
 		fmt.Fprintf(stderr, "redirectd import csv: %v\n", err)
 		return 1
 	}
-	var exact, prefix int
-	for _, r := range rules {
-		if r.Kind == matcher.Prefix {
-			prefix++
-		} else {
-			exact++
-		}
-	}
-	fmt.Fprintf(stderr, "%s: wrote %d rules (%d exact, %d prefix)", name, len(rules), exact, prefix)
-	if len(notes) > 0 {
-		fmt.Fprintf(stderr, "; %s left out:", plural(len(notes), "row"))
-	}
-	fmt.Fprintln(stderr)
-	for _, n := range notes {
-		fmt.Fprintf(stderr, "  %s\n", n)
-	}
+	res.Report(written).Write(stderr)
 	return 0
 }
 
@@ -143,40 +137,6 @@ func compileKept(rules []matcher.Rule) ([]matcher.Rule, []*config.Error) {
 		}
 		rules = kept
 	}
-}
-
-// ruleTable is one [[rule]] as import writes it.
-type ruleTable struct {
-	Match         string `toml:"match,omitempty"`
-	From          string `toml:"from"`
-	To            string `toml:"to"`
-	Status        int    `toml:"status"`
-	Host          string `toml:"host,omitempty"`
-	TrailingSlash string `toml:"trailing_slash,omitempty"`
-	QueryString   string `toml:"query_string,omitempty"`
-}
-
-func tomlRules(rules []matcher.Rule) any {
-	out := struct {
-		Rule []ruleTable `toml:"rule"`
-	}{}
-	for _, r := range rules {
-		t := ruleTable{From: r.From, To: r.To, Status: r.Status, Host: r.Host}
-		if r.Kind != matcher.Exact {
-			t.Match = r.Kind.String()
-		}
-		if r.TrailingSlash {
-			t.TrailingSlash = "ignore"
-		}
-		switch r.QueryString {
-		case matcher.QueryDrop:
-			t.QueryString = "drop"
-		case matcher.QueryReplace:
-			t.QueryString = "replace"
-		}
-		out.Rule = append(out.Rule, t)
-	}
-	return out
 }
 
 // refuseOverwrite returns an error when file exists and force is false:

@@ -279,7 +279,7 @@ func TestImportCSV(t *testing.T) {
 		"/old,https://example.com/new,301\nexample.com/docs,https://docs.example.com,302,false,true,true\n"), 0o644)
 	out := filepath.Join(dir, "imported.toml")
 	code, _, errs := runCmd("import", "csv", "-o", out, csvFile)
-	if code != 0 || !strings.Contains(errs, "wrote 3 rules (1 exact, 2 prefix)") {
+	if code != 0 || !strings.Contains(errs, "wrote "+out+": 3 rules\n       1  exact\n       2  prefix\n") {
 		t.Fatalf("import: exit %d, %s", code, errs)
 	}
 	for url, want := range map[string]string{

@@ -195,6 +195,9 @@ func checkRule(res *Result, c *Candidate, r *matcher.Rule, note bool) *matcher.R
 // loads checks r as the config loader will, with what it checks beyond
 // the matcher (host names, for one): written alone, does it load?
 func loads(r *matcher.Rule) error {
+	if err := Writable(r); err != nil {
+		return err
+	}
 	x := *r
 	if x.When != nil && len(x.When.Country) > 0 {
 		// Country needs a database to load; the matcher checked the

@@ -5,9 +5,15 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
+	"unicode/utf8"
 
 	"github.com/redirectd/redirectd/matcher"
 )
+
+// This file is the one writer of redirectd configs that every import
+// uses: the inverse of config.Load, so that loading what it writes gives
+// back the rules it was given (FuzzWriteRule).
 
 // WriteTOML writes rules as a redirectd config: header as its first
 // comment, a [geoip] table naming the database geoip when it is not "",
@@ -15,102 +21,263 @@ import (
 // line and its text.
 func WriteTOML(w io.Writer, header, geoip string, rules []Rule) error {
 	var b strings.Builder
-	for _, line := range strings.Split(strings.TrimSpace(header), "\n") {
-		b.WriteString("# " + line + "\n")
-	}
+	WriteHeader(&b, header)
 	if geoip != "" {
 		fmt.Fprintf(&b, "\n[geoip]\ndatabase = %s\n", Quote(geoip))
 	}
 	for _, r := range rules {
-		fmt.Fprintf(&b, "\n# %s:%d: %s\n[[rule]]\n", r.File, r.Line, oneLine(r.Text))
-		if r.Kind != matcher.Exact {
-			fmt.Fprintf(&b, "match = %q\n", r.Kind.String())
+		WriteRule(&b, fmt.Sprintf("%s:%d: %s", r.File, r.Line, r.Text), r.Rule, nil)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Writable reports why r cannot be written as a [[rule]] (nil when it
+// can): TOML holds text only, so a word with bytes that are not UTF-8
+// (a Latin-1 path in a source file) has no TOML form. The caller leaves
+// such a rule out with a note; a map file holds bytes and can hold it.
+func Writable(r *matcher.Rule) error {
+	words := []struct{ key, v string }{{"from", r.From}, {"to", r.To}, {"host", r.Host}}
+	for _, q := range r.Query {
+		words = append(words, struct{ key, v string }{"query", q.Name + q.Value})
+	}
+	for _, h := range r.Headers {
+		words = append(words, struct{ key, v string }{"headers", h.Name + h.Value})
+	}
+	for w := r.When; w != nil; w = w.Unless {
+		for _, kv := range append(slices.Clone(w.Header), w.Cookie...) {
+			words = append(words, struct{ key, v string }{"when", kv.Name + kv.Value})
 		}
-		fmt.Fprintf(&b, "from = %s\nto = %s\nstatus = %d\n", Quote(r.From), Quote(r.To), r.Status)
-		if r.Host != "" {
-			fmt.Fprintf(&b, "host = %s\n", Quote(r.Host))
+		for _, q := range w.Query {
+			words = append(words, struct{ key, v string }{"when", q.Name + q.Value})
 		}
-		if r.CaseInsensitive {
+		for _, v := range append(slices.Clone(w.Language), w.Country...) {
+			words = append(words, struct{ key, v string }{"when", v})
+		}
+	}
+	for _, w := range words {
+		if !utf8.ValidString(w.v) {
+			return fmt.Errorf("%s %q holds bytes that are not UTF-8, which a TOML config cannot hold", w.key, w.v)
+		}
+	}
+	return nil
+}
+
+// WriteHeader writes text as the config's first comment, one line of it
+// per line of text.
+func WriteHeader(b *strings.Builder, text string) {
+	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
+		WriteComment(b, line)
+	}
+}
+
+// WriteComment writes text as one comment line, whatever it holds.
+func WriteComment(b *strings.Builder, text string) {
+	b.WriteString("# " + oneLine(text) + "\n")
+}
+
+// WriteRule writes r as a [[rule]] table under the comment (none for
+// ""). hosts, when not nil, are the names the rule is for in place of
+// r.Host: host = [...], which the loader turns into one rule per name.
+func WriteRule(b *strings.Builder, comment string, r matcher.Rule, hosts []string) {
+	b.WriteString("\n")
+	if comment != "" {
+		WriteComment(b, comment)
+	}
+	b.WriteString("[[rule]]\n")
+	if r.Kind != matcher.Exact {
+		fmt.Fprintf(b, "match = %q\n", r.Kind.String())
+	}
+	from := r.From
+	if r.Kind == matcher.Regex && r.CaseInsensitive {
+		// A compiled Set holds a case-insensitive regex with the (?i)
+		// that case_insensitive adds: written from a Set's rules, the
+		// flag says it once.
+		from = strings.TrimPrefix(from, "(?i)")
+	}
+	fmt.Fprintf(b, "from = %s\n", Quote(from))
+	if r.To != "" || matcher.HasLocation(r.Status) {
+		fmt.Fprintf(b, "to = %s\n", Quote(r.To))
+	}
+	if len(r.Query) > 0 {
+		fmt.Fprintf(b, "query = %s\n", queryTable(r.Query))
+	}
+	writeOptions(b, r, hosts, true)
+}
+
+// Map is a [[map]] table: the file of its entries and what they share.
+type Map struct {
+	File string
+	// Format is the file's format ("" for the default, nginx's map).
+	Format string
+	// Skip writes invalid = "skip", with SkipWhy as its comment.
+	Skip    bool
+	SkipWhy string
+	// Options holds what every entry shares: Kind (written as match when
+	// not Exact), Status (none for a map of "no redirect" entries: Pass),
+	// Host, the path options, RequestURI, Headers, When, Fallback, Active
+	// and Shadow. Hosts, when not nil, replace Options.Host.
+	Options matcher.Rule
+	Hosts   []string
+	// KeyCase: the map file marks each case-insensitive key itself (~*),
+	// so case_insensitive is not written.
+	KeyCase bool
+}
+
+// WriteMap writes m as a [[map]] table under the comment (none for "").
+func WriteMap(b *strings.Builder, comment string, m Map) {
+	b.WriteString("\n")
+	if comment != "" {
+		WriteComment(b, comment)
+	}
+	fmt.Fprintf(b, "[[map]]\nfile = %s\n", Quote(m.File))
+	if m.Format != "" {
+		fmt.Fprintf(b, "format = %s\n", Quote(m.Format))
+	}
+	if m.Skip {
+		if m.SkipWhy != "" {
+			WriteComment(b, m.SkipWhy)
+		}
+		b.WriteString("invalid = \"skip\"\n")
+	}
+	if m.Options.Kind != matcher.Exact {
+		fmt.Fprintf(b, "match = %q\n", m.Options.Kind.String())
+	}
+	writeOptions(b, m.Options, m.Hosts, !m.KeyCase)
+}
+
+// writeOptions writes the keys a rule and a map share, each only when it
+// is not the loader's default.
+func writeOptions(b *strings.Builder, r matcher.Rule, hosts []string, withCase bool) {
+	if !r.Pass {
+		fmt.Fprintf(b, "status = %d\n", r.Status)
+	}
+	if hosts == nil && r.Host != "" {
+		hosts = []string{r.Host}
+	}
+	switch len(hosts) {
+	case 0:
+	case 1:
+		fmt.Fprintf(b, "host = %s\n", Quote(hosts[0]))
+	default:
+		fmt.Fprintf(b, "host = %s\n", list(hosts))
+	}
+	if r.CaseInsensitive && withCase {
+		if r.UnicodeFold {
+			b.WriteString("case_insensitive = \"unicode\"\n")
+		} else {
 			b.WriteString("case_insensitive = true\n")
 		}
-		if r.TrailingSlash {
-			b.WriteString("trailing_slash = \"ignore\"\n")
-		}
+	}
+	if r.DecodedPath {
+		b.WriteString("path = \"decoded\"\n")
+	}
+	if r.TrailingSlash {
+		b.WriteString("trailing_slash = \"ignore\"\n")
+	}
+	if r.RequestURI {
+		b.WriteString("request_uri = true\n")
+	}
+	if !r.Pass {
 		switch r.QueryString {
 		case matcher.QueryDrop:
 			b.WriteString("query_string = \"drop\"\n")
 		case matcher.QueryReplace:
 			b.WriteString("query_string = \"replace\"\n")
-		}
-		if r.RequestURI {
-			b.WriteString("request_uri = true\n")
-		}
-		if len(r.Query) > 0 {
-			q := slices.Clone(r.Query)
-			slices.SortFunc(q, func(a, b matcher.QueryCond) int { return strings.Compare(a.Name, b.Name) })
-			parts := make([]string, len(q))
-			for i, c := range q {
-				parts[i] = Quote(c.Name) + " = " + Quote(c.Value)
-			}
-			fmt.Fprintf(&b, "query = { %s }\n", strings.Join(parts, ", "))
-		}
-		if !r.When.Empty() {
-			b.WriteString("when = " + whenTOML(r.When) + "\n")
-		}
-		if r.Fallback {
-			b.WriteString("fallback = true\n")
-		}
-		if len(r.FallbackStatus) > 0 {
-			st := make([]string, len(r.FallbackStatus))
-			for i, s := range r.FallbackStatus {
-				st[i] = fmt.Sprint(s)
-			}
-			fmt.Fprintf(&b, "fallback_status = [%s]\n", strings.Join(st, ", "))
+		default:
+			b.WriteString("query_string = \"keep\"\n")
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	if r.When != nil && !r.When.Empty() {
+		b.WriteString("when = " + whenTOML(r.When) + "\n")
+	}
+	if len(r.Headers) > 0 && !r.Pass {
+		kvs := make([]matcher.KeyValue, len(r.Headers))
+		for i, h := range r.Headers {
+			kvs[i] = matcher.KeyValue{Name: h.Name, Value: h.Value}
+		}
+		b.WriteString("headers = " + table(kvs) + "\n")
+	}
+	if r.Fallback {
+		b.WriteString("fallback = true\n")
+	}
+	if len(r.FallbackStatus) > 0 {
+		st := make([]string, len(r.FallbackStatus))
+		for i, s := range r.FallbackStatus {
+			st[i] = fmt.Sprint(s)
+		}
+		fmt.Fprintf(b, "fallback_status = [%s]\n", strings.Join(st, ", "))
+	}
+	if !r.Active.IsZero() {
+		var parts []string
+		if !r.Active.From.IsZero() {
+			parts = append(parts, "from = "+r.Active.From.Format(time.RFC3339Nano))
+		}
+		if !r.Active.Until.IsZero() {
+			parts = append(parts, "until = "+r.Active.Until.Format(time.RFC3339Nano))
+		}
+		fmt.Fprintf(b, "active = { %s }\n", strings.Join(parts, ", "))
+	}
+	if r.Shadow {
+		b.WriteString("mode = \"shadow\"\n")
+	}
+}
+
+// queryTable writes query conditions as an inline table, by name (a TOML
+// table has no order; the loader reads them by name).
+func queryTable(q []matcher.QueryCond) string {
+	kvs := make([]matcher.KeyValue, len(q))
+	for i, c := range q {
+		kvs[i] = matcher.KeyValue{Name: c.Name, Value: c.Value}
+	}
+	slices.SortFunc(kvs, func(a, b matcher.KeyValue) int { return strings.Compare(a.Name, b.Name) })
+	return table(kvs)
 }
 
 // whenTOML writes w as an inline table:
 // { language = ['de'], header = { X-Device = 'mobile' } }.
 func whenTOML(w *matcher.When) string {
 	var parts []string
-	list := func(key string, vs []string) {
-		if len(vs) == 0 {
-			return
-		}
-		q := make([]string, len(vs))
-		for i, v := range vs {
-			q[i] = Quote(v)
-		}
-		parts = append(parts, key+" = ["+strings.Join(q, ", ")+"]")
+	if len(w.Language) > 0 {
+		parts = append(parts, "language = "+list(w.Language))
 	}
-	table := func(key string, kvs []matcher.KeyValue) {
-		if len(kvs) == 0 {
-			return
-		}
-		q := make([]string, len(kvs))
-		for i, kv := range kvs {
-			q[i] = bareKey(kv.Name) + " = " + Quote(kv.Value)
-		}
-		parts = append(parts, key+" = { "+strings.Join(q, ", ")+" }")
+	if len(w.Country) > 0 {
+		parts = append(parts, "country = "+list(w.Country))
 	}
-	list("language", w.Language)
-	list("country", w.Country)
-	table("header", w.Header)
-	table("cookie", w.Cookie)
+	if len(w.Header) > 0 {
+		parts = append(parts, "header = "+table(w.Header))
+	}
+	if len(w.Cookie) > 0 {
+		parts = append(parts, "cookie = "+table(w.Cookie))
+	}
+	if w.Scheme != "" {
+		parts = append(parts, "scheme = "+Quote(w.Scheme))
+	}
 	if len(w.Query) > 0 {
-		q := make([]matcher.KeyValue, len(w.Query))
-		for i, c := range w.Query {
-			q[i] = matcher.KeyValue{Name: c.Name, Value: c.Value}
-		}
-		table("query", q)
+		parts = append(parts, "query = "+queryTable(w.Query))
 	}
-	if !w.Unless.Empty() {
+	if w.Unless != nil && !w.Unless.Empty() {
 		parts = append(parts, "unless = "+whenTOML(w.Unless))
 	}
 	return "{ " + strings.Join(parts, ", ") + " }"
+}
+
+// list writes strings as a TOML array.
+func list(vs []string) string {
+	q := make([]string, len(vs))
+	for i, v := range vs {
+		q[i] = Quote(v)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
+
+// table writes names and values as an inline table, in their order.
+func table(kvs []matcher.KeyValue) string {
+	q := make([]string, len(kvs))
+	for i, kv := range kvs {
+		q[i] = bareKey(kv.Name) + " = " + Quote(kv.Value)
+	}
+	return "{ " + strings.Join(q, ", ") + " }"
 }
 
 // bareKey writes a TOML key bare when it can be (letters, digits, - and

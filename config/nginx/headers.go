@@ -78,28 +78,3 @@ func headersKey(hs []matcher.Header) string {
 	}
 	return b.String()
 }
-
-// writeHeaders writes a headers inline table.
-func writeHeaders(b *strings.Builder, hs []matcher.Header) {
-	if len(hs) == 0 {
-		return
-	}
-	b.WriteString("headers = { ")
-	for i, h := range hs {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(tomlKey(h.Name) + " = " + tomlString(h.Value))
-	}
-	b.WriteString(" }\n")
-}
-
-// tomlKey writes a field name as a bare TOML key when it can be one.
-func tomlKey(s string) string {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !(c == '-' || c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
-			return tomlString(s)
-		}
-	}
-	return s
-}

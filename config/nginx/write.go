@@ -47,12 +47,12 @@ func Write(dir string, res *Result, header string) ([]string, error) {
 			continue
 		}
 		file := mapFileName(r.Map, mapNames)
-		var m strings.Builder
+		var text strings.Builder
 		name, use, _ := strings.Cut(r.Map, "@")
 		if r.Form == FormLocationEnd {
-			fmt.Fprintf(&m, "# Locations of the nginx server at %s that answer what their rules do not redirect themselves (404 or content): no redirect.\n", use[:strings.LastIndexByte(use, '/')])
+			fmt.Fprintf(&text, "# Locations of the nginx server at %s that answer what their rules do not redirect themselves (404 or content): no redirect.\n", use[:strings.LastIndexByte(use, '/')])
 		} else {
-			fmt.Fprintf(&m, "# Entries of nginx map $%s (%s), used at %s.\n", name, res.Rules[i].Origin.Source(), use[:strings.LastIndexByte(use, '/')])
+			fmt.Fprintf(&text, "# Entries of nginx map $%s (%s), used at %s.\n", name, res.Rules[i].Origin.Source(), use[:strings.LastIndexByte(use, '/')])
 		}
 		opts := r
 		for _, x := range res.Rules[i:j] {
@@ -66,28 +66,30 @@ func Write(dir string, res *Result, header string) ([]string, error) {
 			if opts.Pass && !x.Pass {
 				opts = &x
 			}
-			fmt.Fprintf(&m, "%s %s;\n", syntax.Quote(key), syntax.Quote(x.To))
+			fmt.Fprintf(&text, "%s %s;\n", syntax.Quote(key), syntax.Quote(x.To))
 		}
 		path := filepath.Join(dir, file)
-		if err := os.WriteFile(path, []byte(m.String()), 0o644); err != nil {
+		if err := os.WriteFile(path, []byte(text.String()), 0o644); err != nil {
 			return nil, fmt.Errorf("cannot write map file: %w", err)
 		}
 		written = append(written, path)
 		if r.Form == FormLocationEnd {
-			fmt.Fprintf(&b, "\n# locations that nginx answers itself, from %s on\n[[map]]\nfile = %s\n", r.Origin.Source(), tomlString(file))
-			writeHosts(&b, r.Hosts)
-			writeScheme(&b, r.Scheme)
+			importer.WriteMap(&b, "locations that nginx answers itself, from "+r.Origin.Source()+" on",
+				importer.Map{File: file, Options: passOptions(r), Hosts: r.Hosts})
 			i = j
 			continue
 		}
-		fmt.Fprintf(&b, "\n# %s of nginx map $%s, from %s\n[[map]]\nfile = %s\n", importer.Plural(j-i, "entry", "entries"), name, r.Origin.Source(), tomlString(file))
+		m := importer.Map{File: file, Options: opts.options(), Hosts: opts.Hosts, KeyCase: r.Kind != matcher.Exact}
+		// The map file's keys say exact or regex (~) themselves.
+		m.Options.Kind = matcher.Exact
 		if n := res.LeftOut[name]; n > 0 {
 			// The import left out entries of this map (its report says
 			// which and why): should the loader refuse one more, it
 			// costs that entry, not the config.
-			fmt.Fprintf(&b, "# the import left out %s of nginx map $%s: see its report\ninvalid = \"skip\"\n", importer.Plural(n, "entry", "entries"), name)
+			m.Skip = true
+			m.SkipWhy = fmt.Sprintf("the import left out %s of nginx map $%s: see its report", importer.Plural(n, "entry", "entries"), name)
 		}
-		writeOptions(&b, opts, r.Kind == matcher.Exact)
+		importer.WriteMap(&b, fmt.Sprintf("%s of nginx map $%s, from %s", importer.Plural(j-i, "entry", "entries"), name, r.Origin.Source()), m)
 		i = j
 	}
 	writeListeners(&b, res)
@@ -122,64 +124,32 @@ func mapFileName(group string, used map[string]int) string {
 	return name + ".map"
 }
 
-// writeHosts writes the host key (nothing for any host).
-func writeHosts(b *strings.Builder, hosts []string) {
-	switch len(hosts) {
-	case 0:
-	case 1:
-		fmt.Fprintf(b, "host = %s\n", tomlString(hosts[0]))
-	default:
-		q := make([]string, len(hosts))
-		for i, h := range hosts {
-			q[i] = tomlString(h)
-		}
-		fmt.Fprintf(b, "host = [%s]\n", strings.Join(q, ", "))
-	}
-}
-
 func writeRule(b *strings.Builder, r *Rule) {
-	fmt.Fprintf(b, "\n# %s (%s)\n[[rule]]\n", r.Origin.Source(), r.Form)
-	if r.Kind != matcher.Exact {
-		fmt.Fprintf(b, "match = %q\n", r.Kind.String())
-	}
-	fmt.Fprintf(b, "from = %s\n", tomlString(r.From))
-	if matcher.HasLocation(r.Status) {
-		fmt.Fprintf(b, "to = %s\n", tomlString(r.To))
-	}
-	writeOptions(b, r, true)
+	importer.WriteRule(b, fmt.Sprintf("%s (%s)", r.Origin.Source(), r.Form), r.options(), r.Hosts)
 }
 
-// writeOptions writes status, host, case_insensitive (unless withCase is
-// false: a map file of regexes marks each case-insensitive key with ~*)
-// and query_string.
-func writeOptions(b *strings.Builder, r *Rule, withCase bool) {
-	if !r.Pass {
-		// A map of no-redirect entries alone has no status.
-		fmt.Fprintf(b, "status = %d\n", r.Status)
+// options is what the rule's [[rule]] or [[map]] table says.
+func (r *Rule) options() matcher.Rule {
+	x := matcher.Rule{Kind: r.Kind, From: r.From, To: r.To, Status: r.Status, CaseInsensitive: r.CaseInsensitive,
+		QueryString: r.QueryString, RequestURI: r.RequestURI, Pass: r.Pass, Headers: r.Headers}
+	if r.Pass {
+		x.To, x.Status = "", 0
 	}
-	writeHosts(b, r.Hosts)
-	writeScheme(b, r.Scheme)
-	if r.CaseInsensitive && withCase {
-		b.WriteString("case_insensitive = true\n")
+	if r.Scheme != "" {
+		x.When = &matcher.When{Scheme: r.Scheme}
 	}
-	if r.RequestURI {
-		b.WriteString("request_uri = true\n")
-	}
-	mode := "keep"
-	switch r.QueryString {
-	case matcher.QueryReplace:
-		mode = "replace"
-	case matcher.QueryDrop:
-		mode = "drop"
-	}
-	if !r.Pass {
-		fmt.Fprintf(b, "query_string = %q\n", mode)
-		writeHeaders(b, r.Headers)
-	}
+	return x
 }
 
-// tomlString quotes s for TOML as every import writes it (importer.Quote).
-func tomlString(s string) string { return importer.Quote(s) }
+// passOptions are those of a map of "no redirect" entries for r's hosts
+// and scheme.
+func passOptions(r *Rule) matcher.Rule {
+	x := matcher.Rule{Pass: true}
+	if r.Scheme != "" {
+		x.When = &matcher.When{Scheme: r.Scheme}
+	}
+	return x
+}
 
 // serverEndName is the map file of the no-redirect catch-all that ends a
 // server's hosts (FormServerEnd): a [[rule]] cannot say "no redirect", a
@@ -198,17 +168,9 @@ func writeServerEnd(b *strings.Builder, dir string, r *Rule, written *[]string) 
 		}
 		*written = append(*written, path)
 	}
-	fmt.Fprintf(b, "\n# %s: the end of this server's rules; other paths are not redirected\n[[map]]\nfile = %s\n", r.Origin.Source(), tomlString(serverEndName))
-	writeHosts(b, r.Hosts)
-	writeScheme(b, r.Scheme)
+	importer.WriteMap(b, r.Origin.Source()+": the end of this server's rules; other paths are not redirected",
+		importer.Map{File: serverEndName, Options: passOptions(r), Hosts: r.Hosts})
 	return nil
-}
-
-// writeScheme writes when.scheme (nothing for either).
-func writeScheme(b *strings.Builder, scheme string) {
-	if scheme != "" {
-		fmt.Fprintf(b, "when = { scheme = %q }\n", scheme)
-	}
 }
 
 // writeListeners writes nginx's TLS port as [tls], with its certificates,
@@ -218,7 +180,7 @@ func writeListeners(b *strings.Builder, res *Result) {
 	if u := res.Upstream; u != nil {
 		q := make([]string, len(u.Servers))
 		for i, s := range u.Servers {
-			q[i] = tomlString(s)
+			q[i] = importer.Quote(s)
 		}
 		fmt.Fprintf(b, "\n# %s: where nginx proxies; redirectd forwards every request it does not redirect\n[upstream]\nservers = [%s]\n", u.Origin.Source(), strings.Join(q, ", "))
 		if u.Balance != "" {
@@ -230,7 +192,7 @@ func writeListeners(b *strings.Builder, res *Result) {
 		return
 	}
 	if res.Listen[0] != "" {
-		fmt.Fprintf(b, "\n# nginx's plain port; redirectd's is [server] listen (default %q):\n# [server]\n# listen = %s\n", "127.0.0.1:8080", tomlString(res.Listen[0]))
+		fmt.Fprintf(b, "\n# nginx's plain port; redirectd's is [server] listen (default %q):\n# [server]\n# listen = %s\n", "127.0.0.1:8080", importer.Quote(res.Listen[0]))
 	}
 	// A certificate that cannot be read would fail check and serve:
 	// the whole table is then a comment, for the host that has the files.
@@ -243,8 +205,8 @@ func writeListeners(b *strings.Builder, res *Result) {
 	if len(res.Certificates) == 0 {
 		cm = "# " // [tls] with no certificate is refused
 	}
-	fmt.Fprintf(b, "\n# nginx's TLS port\n%s[tls]\n%slisten = %s\n", cm, cm, tomlString(res.Listen[1]))
+	fmt.Fprintf(b, "\n# nginx's TLS port\n%s[tls]\n%slisten = %s\n", cm, cm, importer.Quote(res.Listen[1]))
 	for _, c := range res.Certificates {
-		fmt.Fprintf(b, "\n# %s\n%s[[tls.certificate]]\n%scert = %s\n%skey = %s\n", c.Origin.Source(), cm, cm, tomlString(c.Cert), cm, tomlString(c.Key))
+		fmt.Fprintf(b, "\n# %s\n%s[[tls.certificate]]\n%scert = %s\n%skey = %s\n", c.Origin.Source(), cm, cm, importer.Quote(c.Cert), cm, importer.Quote(c.Key))
 	}
 }
