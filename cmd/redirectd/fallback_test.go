@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/redirectd/redirectd/config/importer/importertest"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -65,7 +66,7 @@ func TestCheckFallbackLoop(t *testing.T) {
 	}
 }
 
-// TestImportNetlifyFallbackServes imports config/netlify/testdata/fallback
+// TestImportNetlifyFallbackServes imports config/netlify/testdata/import/fallback.txt
 // and serves it with the built binary in front of a real upstream that
 // has some of the pages, as Netlify has the site's files: where the page
 // exists the upstream's page is served (so the loops between existing
@@ -98,7 +99,7 @@ func TestImportNetlifyFallbackServes(t *testing.T) {
 		{h, "/user-guide/pods", 301, "/tasks/pods"},
 		{h, "/unknown", 404, ""}, // the upstream's 404
 	})
-	report := serveImportWith(t, "netlify", "../../config/netlify/testdata/fallback/_redirects",
+	report := serveImportWith(t, "netlify", filepath.Join(importertest.Extract(t, "../../config/netlify/testdata/import/fallback.txt"), "_redirects"),
 		serveOpts{server: fmt.Sprintf("\n[upstream]\nservers = [%q]\n", up.Listener.Addr().String())}, cases)
 	if !strings.Contains(report, "written with fallback = true") {
 		t.Errorf("report:\n%s", report)

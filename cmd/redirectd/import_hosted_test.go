@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/redirectd/redirectd/config/importer/importertest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -160,7 +161,7 @@ func TestImportNetlifyServes(t *testing.T) {
 		condCase{hostedCase{d, "/", 0, ""}, "X-Forwarded-For: 198.51.100.7\r\n"},
 		condCase{hostedCase{d, "/", 0, ""}, ""},
 	)
-	report := serveImportWith(t, "netlify", "../../config/netlify/testdata/docs/_redirects", geoipOpts(t), asked)
+	report := serveImportWith(t, "netlify", filepath.Join(importertest.Extract(t, "../../config/netlify/testdata/import/docs.txt"), "_redirects"), geoipOpts(t), asked)
 	for _, want := range []string{"_redirects:57: /docs/v1/install /docs/v2/getting-started 301 never applies: line 55", "_redirects:82: /app/* /app/index.html 200: a rewrite (200)",
 		"_redirects:85: this rule has Language=, written as when.language", "_redirects:86: this rule has Country=, written as when.country",
 		"_redirects:87: /admin/* /admin/:splat 200! Role=admin: Role=admin reads the roles"} {
@@ -200,7 +201,7 @@ func TestImportNetlifyConditionsServes(t *testing.T) {
 	}
 	const h = "example.com"
 	de, fr, at := "Accept-Language: de\r\n", "Accept-Language: fr-BE, de;q=0.5\r\n", "X-Forwarded-For: 198.51.100.7\r\n"
-	report := serveImportWith(t, "netlify", "../../config/netlify/testdata/conditions/_redirects", geoipOpts(t), []condCase{
+	report := serveImportWith(t, "netlify", filepath.Join(importertest.Extract(t, "../../config/netlify/testdata/import/conditions.txt"), "_redirects"), geoipOpts(t), []condCase{
 		{hostedCase{h, "/", 302, "/de/"}, de},
 		{hostedCase{h, "/", 302, "/fr/"}, fr + "X-Forwarded-For: 203.0.113.5\r\n"},
 		{hostedCase{h, "/", 302, "/en/"}, fr}, // no country: line 7 needs FR or BE
@@ -303,7 +304,7 @@ func TestImportVercelServes(t *testing.T) {
 		condCase{hostedCase{h, "/", 0, ""}, "X-Vercel-IP-Country: de\r\nCookie: lang=FR\r\n"},      // values compared whole, with case
 		condCase{hostedCase{h, "/dashboard/x", 0, ""}, "Cookie: session=abc\r\n"},                  // the cookie is there
 	)
-	report := serveImportWith(t, "vercel", "../../config/vercel/testdata/app/vercel.json", serveOpts{}, asked)
+	report := serveImportWith(t, "vercel", filepath.Join(importertest.Extract(t, "../../config/vercel/testdata/import/app.txt"), "vercel.json"), serveOpts{}, asked)
 	for _, want := range []string{`redirects[29]: json: unknown field "basePath"; left out`, "lookarounds such as (?!...) have no equivalent",
 		"trailingSlash: false makes Vercel redirect (308)",
 		"redirects[18] / -> /de: x-vercel-ip-country is a header Vercel's edge sets"} {
@@ -325,7 +326,7 @@ func TestImportVercelConditionsServes(t *testing.T) {
 	}
 	const h = "acme.dev"
 	mobile, fr, beta := "X-Device: mobile\r\n", "Cookie: lang=fr\r\n", "Cookie: theme=dark; beta=1\r\n"
-	report := serveImportWith(t, "vercel", "../../config/vercel/testdata/conditions/vercel.json", serveOpts{}, []condCase{
+	report := serveImportWith(t, "vercel", filepath.Join(importertest.Extract(t, "../../config/vercel/testdata/import/conditions.txt"), "vercel.json"), serveOpts{}, []condCase{
 		{hostedCase{h, "/", 307, "/m/"}, mobile},
 		{hostedCase{h, "/", 307, "/m/"}, "x-device:  mobile \r\n"},
 		{hostedCase{h, "/", 307, "/home"}, "X-Device: Mobile\r\n"},

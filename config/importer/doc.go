@@ -1,12 +1,16 @@
-// Package importer holds what the imports from hosted redirect services
-// (`redirectd import netlify`, `redirectd import vercel`) share: the
-// translated rules with the source line each comes from, the notes on
-// what was not translated (never dropped silently), the order check that
+// Package importer is what every import (`redirectd import nginx`,
+// `netlify`, `vercel`, `csv`) shares: the one writer of redirectd
+// configs (write.go: [[rule]] and [[map]] tables, the inverse of
+// config.Load, fuzzed by loading what it writes), the one note and report
+// type (report.go: what was not translated, never dropped silently, by
+// kind and source line), and, for the hosted services, the translated
+// rules with the source line each comes from and the order check that
 // makes redirectd's precedence (exact, longest prefix, regexes in file
 // order; rules with conditions first for one path) give the answers of
 // the services' first-match-in-file-order, for every kind of client the
-// rules' conditions pick out (client.go), and the writing of the config
-// and the report.
+// rules' conditions pick out (client.go). Its importertest package is the
+// one golden test of every importer: txtar archives of the source files
+// and what the import writes.
 //
 // Everything here runs once, off the hot path, and allocates freely.
 package importer

@@ -46,12 +46,12 @@ func loops(findings []lint.Finding) []string {
 	return out
 }
 
-// TestImportFallback imports testdata/fallback: rules without '!' are
+// TestImportFallback imports testdata/import/fallback.txt: rules without '!' are
 // written as fallbacks, forced ones plain, and the loops between pages
 // that exist (which Netlify never serves) are warnings, so that check
 // passes; splats after a non-slash character are translated.
 func TestImportFallback(t *testing.T) {
-	cfgText, _ := importertest.Import(t, "netlify", netlify.Load, filepath.Join("testdata", "fallback"), "_redirects", importer.Options{})
+	cfgText, _ := importertest.Import(t, "netlify", netlify.Load, importertest.Extract(t, "testdata/import/fallback.txt"), "_redirects", importer.Options{})
 	cfg, findings := checkImport(t, cfgText)
 	want := []string{
 		"warning /guide/overview", "warning /whatisit", "warning /guide/overview/what-is-it",

@@ -1,8 +1,6 @@
 package vercel_test
 
 import (
-	"flag"
-	"path/filepath"
 	"testing"
 	"testing/fstest"
 
@@ -12,20 +10,15 @@ import (
 	"github.com/redirectd/redirectd/config/vercel"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
-
-// TestImportGolden imports each testdata folder's vercel.json and compares the config written and the report with the
-// golden files beside it (-update rewrites them). The config must load.
+// TestImportGolden imports the vercel.json of each testdata/import
+// archive and compares the config written and the report with the
+// archive's out/ files (-update rewrites them). The config must load.
 func TestImportGolden(t *testing.T) {
-	for _, dir := range []string{"app", "conditions"} {
-		t.Run(dir, func(t *testing.T) {
-			name := "vercel.json"
-			cfg, report := importertest.Import(t, "vercel", vercel.Load, filepath.Join("testdata", dir), name, importer.Options{})
-			if _, err := config.LoadFS(fstest.MapFS{"redirectd.toml": {Data: cfg}}, "redirectd.toml"); err != nil {
-				t.Fatalf("the written config does not load: %v", err)
-			}
-			importertest.Golden(t, filepath.Join("testdata", dir, "redirectd.toml.golden"), cfg, *update)
-			importertest.Golden(t, filepath.Join("testdata", dir, "report.golden"), report, *update)
-		})
-	}
+	importertest.Golden(t, "testdata/import/*.txt", func(t *testing.T, in string) map[string]string {
+		cfg, report := importertest.Import(t, "vercel", vercel.Load, in, "vercel.json", importer.Options{})
+		if _, err := config.LoadFS(fstest.MapFS{"redirectd.toml": {Data: cfg}}, "redirectd.toml"); err != nil {
+			t.Fatalf("the written config does not load: %v", err)
+		}
+		return map[string]string{"out/redirectd.toml": string(cfg), "out/report": string(report)}
+	})
 }

@@ -41,25 +41,6 @@ func Import(t testing.TB, tool string, load LoadFunc, dir, name string, opt impo
 	return out.Bytes(), rep.Bytes()
 }
 
-// Golden compares got with the file at path, or writes it there when
-// update is set (a test's -update flag).
-func Golden(t testing.TB, path string, got []byte, update bool) {
-	t.Helper()
-	if update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to write it)", err)
-	}
-	if d := cmp.Diff(string(want), string(got)); d != "" {
-		t.Errorf("%s (-want +got):\n%s", path, d)
-	}
-}
-
 // CheckWhen orders cands as the import does and checks what it wrote: one
 // rule with the conditions want, or, when want is nil and note is given,
 // no rule and a "left out" note. note, when given, is in the notes.
