@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	"github.com/redirectd/redirectd/config/nginx/syntax"
+	"github.com/redirectd/redirectd/config/syntax"
 	"github.com/redirectd/redirectd/matcher"
 )
 

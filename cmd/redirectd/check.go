@@ -3,7 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/redirectd/redirectd/config/nginx/syntax"
+	"github.com/redirectd/redirectd/config/syntax"
 	"github.com/redirectd/redirectd/engine/tlsconf"
 	"io"
 	"os"

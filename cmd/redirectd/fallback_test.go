@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/redirectd/redirectd/config/importer/importertest"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/redirectd/redirectd/config/importer/importertest"
 )
 
 const fallbackConfig = `[[rule]]

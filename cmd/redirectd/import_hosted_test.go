@@ -2,12 +2,13 @@ package main
 
 import (
 	"fmt"
-	"github.com/redirectd/redirectd/config/importer/importertest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/redirectd/redirectd/config/importer/importertest"
 
 	"github.com/redirectd/redirectd/config/geoip/geoiptest"
 )

@@ -1,7 +1,6 @@
 package netlify_test
 
 import (
-	"github.com/redirectd/redirectd/benchmarks/realmaps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,7 +8,10 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/redirectd/redirectd/benchmarks/realmaps"
+
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/config/importer"
 	"github.com/redirectd/redirectd/config/importer/importertest"

@@ -1,10 +1,11 @@
 package nginx
 
 import (
-	"github.com/redirectd/redirectd/config/importer"
 	"net"
 	"slices"
 	"strings"
+
+	"github.com/redirectd/redirectd/config/importer"
 )
 
 // What nginx answers itself rather than with a redirect: proxy_pass and

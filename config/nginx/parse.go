@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/redirectd/redirectd/config/nginx/syntax"
+	"github.com/redirectd/redirectd/config/syntax"
 )
 
 // Directive is one nginx directive: a name, its arguments (unquoted, with

@@ -2,11 +2,13 @@ package nginx
 
 import (
 	"fmt"
-	"github.com/redirectd/redirectd/config/importer"
 	"strings"
 	"testing"
 
+	"github.com/redirectd/redirectd/config/importer"
+
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/redirectd/redirectd/matcher"
 )
 

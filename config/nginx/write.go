@@ -2,13 +2,13 @@ package nginx
 
 import (
 	"fmt"
-	"github.com/redirectd/redirectd/config/nginx/syntax"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/redirectd/redirectd/config/importer"
+	"github.com/redirectd/redirectd/config/syntax"
 	"github.com/redirectd/redirectd/matcher"
 )
 

@@ -1,7 +1,7 @@
 package nginx
 
 import (
-	"github.com/redirectd/redirectd/config/nginx/syntax"
+	"github.com/redirectd/redirectd/config/syntax"
 	"testing"
 )
 
