@@ -113,6 +113,18 @@ func TestReferenceNamesEveryKey(t *testing.T) {
 		}
 		last = i
 	}
+	// when's conditions are decoded by hand (conditions.go), not by tag:
+	// each is a row of the [[rule]] section's when table.
+	for _, c := range whenKeys {
+		keys = append(keys, referenceKey{"`[[rule]]`", "when." + c})
+	}
+	_, row, _ := strings.Cut(sections["`[[rule]]`"], "\n| `when.unless` |")
+	row, _, _ = strings.Cut(row, "\n")
+	for _, c := range unlessKeys {
+		if !strings.Contains(row, "`"+c+"`") {
+			t.Errorf("config/README.md, section `[[rule]]`: the row of when.unless does not name %q", c)
+		}
+	}
 	for _, k := range keys {
 		body, ok := sections[k.table]
 		if !ok {
