@@ -130,8 +130,18 @@ func TestReferenceNamesEveryKey(t *testing.T) {
 		if !ok {
 			continue // reported above
 		}
-		if !strings.Contains(body, "\n| `"+k.key+"` |") {
+		_, row, ok := strings.Cut(body, "\n| `"+k.key+"` |")
+		if !ok {
 			t.Errorf("config/README.md, section %s: no row for the key %q (\"| `%s` | type | default | what it does | refused |\")", k.table, k.key, k.key)
+			continue
+		}
+		if strings.Contains(k.key, ".") {
+			continue // a condition of when, in its own table
+		}
+		row, _, _ = strings.Cut(row, "\n")
+		cells := strings.Split(row, " |")
+		if len(cells) != 5 || strings.TrimSpace(cells[0]) == "" || strings.TrimSpace(cells[1]) == "" || strings.TrimSpace(cells[2]) == "" {
+			t.Errorf("config/README.md, section %s, key %q: the row needs a type, a default, what it does and what is refused (\"| `%s` | type | default | what it does | refused |\"), not %q", k.table, k.key, k.key, row)
 		}
 	}
 }
