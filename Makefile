@@ -37,7 +37,7 @@ test-bench-allocs:
 test-bench-smoke:
 	$(GO) test -count=1 -run '^$$' -bench . -benchtime 1x ./...
 
-# Issue 14's proof (README, "Running a fleet"): two nodes in network
+# The fleet drill (deploy/README.md, "Running a fleet"): two nodes in network
 # namespaces behind HAProxy under load for 30 s. Needs root, ip and haproxy.
 test-fleet:
 	REDIRECTD_FLEET=1 $(GO) test -count=1 -v -timeout 5m -run '^TestFleet$$' ./cmd/redirectd
@@ -52,7 +52,7 @@ bench:
 # 10M exact rules (writes up to 850 MB of map file), lookups in a packed
 # table of 10k vs 1M rules, then the memory of RELOAD_RULES rules loaded
 # and reloaded 5 times under a little loopback load, which fails on a
-# failed request or a peak or settled RSS over issue 11's targets.
+# failed request or a peak or settled RSS over its targets (benchmarks/README.md).
 MAP_RULES ?= 100000,1000000,10000000
 RELOAD_RULES ?= 1000000
 bench-scale:
@@ -65,7 +65,7 @@ bench-scale:
 bench-upstream:
 	benchmarks/upstream-compare.sh
 
-# redirectd against nginx, HAProxy and Caddy (see README.md, "Benchmarks
+# redirectd against nginx, HAProxy and Caddy (see benchmarks/README.md, "Benchmarks
 # against nginx, HAProxy and Caddy"); settings from the environment:
 # EXACT PREFIX REGEX DURATION RUNS CONCURRENCY SERVER_CPUS ONLY QUICK
 # BASELINE SOAK SCALE SITEMAP SCENARIOS README.

@@ -136,7 +136,7 @@ func TestWhenErrors(t *testing.T) {
 // TestWhenReadmeExample loads the README's example of conditions, with a
 // database written by the test in place of the path.
 func TestWhenReadmeExample(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../matcher/README.md")
 	if err != nil {
 		t.Fatal(err)
 	}

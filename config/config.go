@@ -42,7 +42,7 @@ type Config struct {
 const MaxSkipped = 1000
 
 // Server is the [server] table. Zero values mean the engine's defaults,
-// which the README's config reference lists.
+// which config/README.md lists.
 type Server struct {
 	// Listen is the traffic port's address.
 	Listen string `toml:"listen"`

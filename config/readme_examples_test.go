@@ -16,7 +16,7 @@ import (
 // starts with heading.
 func readmeBlock(t *testing.T, heading string) string {
 	t.Helper()
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../matcher/README.md")
 	if err != nil {
 		t.Fatal(err)
 	}

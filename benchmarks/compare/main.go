@@ -5,7 +5,7 @@
 // load generator) from the other half. Every server must answer every
 // scenario right before it is timed. Results go to
 // benchmarks/results/<date>-<commit>.json; `compare table` writes them into
-// README.md. See README.md, "Benchmarks against nginx, HAProxy and Caddy".
+// benchmarks/README.md. See there, "Benchmarks against nginx, HAProxy and Caddy".
 //
 //	compare                       run, settings from the environment (EXACT, DURATION, ONLY, SCENARIOS ...)
 //	compare table [-readme F] R   write results R as the README's table
@@ -260,9 +260,9 @@ func runMain() error {
 		if err := tableMain([]string{path}); err != nil {
 			return err
 		}
-		logf("README.md's table rewritten")
+		logf("benchmarks/README.md's table rewritten")
 	} else {
-		logf("README.md left as it is; bin/bench-compare table %s writes this run into it", path)
+		logf("benchmarks/README.md left as it is; bin/bench-compare table %s writes this run into it", path)
 	}
 	return nil
 }

@@ -130,7 +130,7 @@ func settingsFromEnv(getenv func(string) string) (Settings, error) {
 				continue
 			}
 			if !slices.Contains(scenarioGroups["reference"], name) && !slices.Contains(scenarioGroups["sitemap"], name) && !slices.Contains(scenarioGroups["tls"], name) {
-				errs = append(errs, fmt.Sprintf("SCENARIOS=%q: %q is not a scenario; use reference, sitemap, proxy, tls or names from the README's table, separated by commas", v, name))
+				errs = append(errs, fmt.Sprintf("SCENARIOS=%q: %q is not a scenario; use reference, sitemap, proxy, tls or names from benchmarks/README.md's table, separated by commas", v, name))
 				continue
 			}
 			s.Selected[name] = true

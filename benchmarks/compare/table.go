@@ -11,16 +11,16 @@ import (
 	"strings"
 )
 
-// The README's section between these markers is rewritten by `compare table`.
+// benchmarks/README.md's section between these markers is rewritten by `compare table`.
 const (
 	tableStart = "<!-- bench-compare:start -->"
 	tableEnd   = "<!-- bench-compare:end -->"
 )
 
-// tableMain is `compare table [-readme README.md] results.json`.
+// tableMain is `compare table [-readme benchmarks/README.md] results.json`.
 func tableMain(args []string) error {
 	fs := flag.NewFlagSet("table", flag.ContinueOnError)
-	readme := fs.String("readme", "README.md", "file whose marked section is replaced")
+	readme := fs.String("readme", "benchmarks/README.md", "file whose marked section is replaced")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -282,7 +282,7 @@ func memoryTable(b *strings.Builder, res *Results, head headFunc, row rowFunc) {
 }
 
 // sitemapTables is start-up, memory and check time on the sitemap corpus,
-// then redirectd's CPU per request there against issue 11's targets.
+// then redirectd's CPU per request there against its targets.
 func sitemapTables(b *strings.Builder, res *Results, head headFunc, row rowFunc) {
 	sm := func(get func(*SitemapResult) float64) func(*ServerResult) float64 {
 		return func(s *ServerResult) float64 {
@@ -303,7 +303,7 @@ func sitemapTables(b *strings.Builder, res *Results, head headFunc, row rowFunc)
 		}
 		return ""
 	}
-	fmt.Fprintf(b, "Sitemap corpus (%d regex keys in one map, see benchmarks/README.md): start-up, memory, and `redirectd check` (median of 3, pinned as the server):\n\n", res.Settings.Sitemap)
+	fmt.Fprintf(b, "Sitemap corpus (%d regex keys in one map): start-up, memory, and `redirectd check` (median of 3, pinned as the server):\n\n", res.Settings.Sitemap)
 	head("sitemap: memory and start-up", "redirectd / best peer")
 	memoryRows(b, res, []memRow{
 		{"start-up to first correct answer (ms)", sm(func(r *SitemapResult) float64 { return r.StartupMS })},
@@ -348,7 +348,7 @@ func sitemapTables(b *strings.Builder, res *Results, head headFunc, row rowFunc)
 		}
 		return ratioString(a / b)
 	}
-	fmt.Fprintf(b, "redirectd's CPU per request on the sitemap corpus against issue 11's targets (over its own exact hit in this run: <= 1.5; over nginx's sitemap miss: <= 0.2):\n\n")
+	fmt.Fprintf(b, "redirectd's CPU per request on the sitemap corpus against its targets (over its own exact hit in this run: <= 1.5; over nginx's sitemap miss: <= 0.2):\n\n")
 	b.WriteString("| sitemap | redirectd CPU per request (us) | / redirectd exact | / nginx sitemap-miss |\n|---|--:|--:|--:|\n")
 	for _, sc := range []string{"sitemap-hit-first", "sitemap-hit-last", "sitemap-miss", "sitemap-mixed"} {
 		if v := cpu(own, sc); v > 0 {
@@ -433,7 +433,7 @@ func oneLine(s string) string {
 }
 
 // tlsTables writes the idle TLS memory per connection and redirectd's
-// HTTPS figures against issue 13's targets, when the run had them.
+// HTTPS figures against the HTTPS targets, when the run had them.
 func tlsTables(b *strings.Builder, res *Results, head headFunc, row rowFunc) {
 	if slices.ContainsFunc(res.Servers, func(s *ServerResult) bool { return s.TLSIdle != nil }) {
 		conns := 0
@@ -465,7 +465,7 @@ func tlsTables(b *strings.Builder, res *Results, head headFunc, row rowFunc) {
 		})
 	}
 	if v := tlsVerdicts(res); len(v) > 0 {
-		b.WriteString("redirectd over HTTPS against issue 13's targets (same run):\n\n| target | redirectd | reference | ratio | verdict |\n|---|--:|--:|--:|---|\n")
+		b.WriteString("redirectd over HTTPS against its targets (same run):\n\n| target | redirectd | reference | ratio | verdict |\n|---|--:|--:|--:|---|\n")
 		for _, x := range v {
 			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", x.Target, x.Own, x.Ref, ratioString(x.Ratio), x.Verdict)
 		}
@@ -473,14 +473,14 @@ func tlsTables(b *strings.Builder, res *Results, head headFunc, row rowFunc) {
 	}
 }
 
-// tlsVerdict is one of issue 13's targets, as measured in one run.
+// tlsVerdict is one of the HTTPS targets, as measured in one run.
 type tlsVerdict struct {
 	Target, Own, Ref string
 	Ratio            float64 // redirectd's figure over the reference
 	Verdict          string  // "met" or "**missed**"
 }
 
-// tlsVerdicts checks issue 13's targets: keep-alive HTTPS req/s at least
+// tlsVerdicts checks the HTTPS targets: keep-alive HTTPS req/s at least
 // the best peer's, CPU per request no more than the best peer's,
 // handshakes/s (tls-churn) at least twice nginx's. A target whose figures
 // are missing is left out.

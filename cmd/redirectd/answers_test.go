@@ -24,7 +24,7 @@ import (
 // readmeExample returns the TOML block after marker in the README.
 func readmeExample(t *testing.T, marker string) string {
 	t.Helper()
-	data, err := os.ReadFile("../../README.md")
+	data, err := os.ReadFile("../../matcher/README.md")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 func readmeBlock(t *testing.T, name string) string {
 	t.Helper()
 	var data []byte
-	for _, f := range []string{"../../README.md", "../../config/netlify/README.md"} {
+	for _, f := range []string{"../../engine/misses/README.md", "../../config/netlify/README.md"} {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)

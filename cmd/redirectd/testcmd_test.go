@@ -240,19 +240,20 @@ func TestTestCommandUsage(t *testing.T) {
 	}
 }
 
-// TestReadmeCases: the case file shown in the README's "Testing a rule
-// set" is testdata/testcmd/pass.cases, which TestTestAndBaselineBinary
-// runs.
+// TestReadmeCases: the case file shown in this command's README, "Testing
+// a rule set", is testdata/testcmd/pass.cases, which
+// TestTestAndBaselineBinary runs.
 func TestReadmeCases(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	const mark = "# TestReadmeCases checks that this block is that file.\n"
+	const mark = "<!-- README example: pass-cases"
 	_, block, ok := strings.Cut(string(readme), mark)
 	if !ok {
-		t.Fatalf("README lacks %q", mark)
+		t.Fatalf("cmd/redirectd/README.md lacks %q", mark)
 	}
+	_, block, _ = strings.Cut(block, "```\n")
 	block, _, _ = strings.Cut(block, "```")
 	file, err := os.ReadFile(filepath.Join(testcmdDir, "pass.cases"))
 	if err != nil {

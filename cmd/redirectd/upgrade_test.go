@@ -38,14 +38,14 @@ func TestZeroDowntimeUpgrade(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	if !migrateAcceptQueues() {
-		t.Skip("net.ipv4.tcp_migrate_req cannot be set here: connections queued on the old listener would be reset when it closes (see the README)")
+		t.Skip("net.ipv4.tcp_migrate_req cannot be set here: connections queued on the old listener would be reset when it closes (see deploy/README.md)")
 	}
 	bin := buildBinary(t)
 	addr, adminAddr, newAdmin := freePort(t), freePort(t), freePort(t)
 	dir := t.TempDir()
 	// Both configs hold the same [admin] listen, as one config file
 	// would: the new instance takes another with -admin-listen, as the
-	// README's procedure says.
+	// procedure in deploy/README.md says.
 	start := func(name string, flags ...string) *exec.Cmd {
 		file := filepath.Join(dir, name+".toml")
 		cfg := fmt.Sprintf("[server]\nlisten = %q\nshutdown_timeout = \"5s\"\n\n[admin]\nlisten = %q\n\n[[rule]]\nfrom = \"/a\"\nto = \"/from-%s\"\n", addr, adminAddr, name)
