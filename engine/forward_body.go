@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"io"
+	"time"
 
 	"github.com/panjf2000/gnet/v2"
 )
@@ -52,6 +53,22 @@ func (f *forward) feed(buf []byte) int {
 				f.stop(413)
 				return len(buf)
 			}
+		}
+		if f.buffering {
+			data = f.hold(data)
+			switch {
+			case len(data) == 0 && done:
+				f.endBody()
+				f.startExchange() // the whole body is in hand
+				continue
+			case len(data) == 0 && len(f.buffered) < f.s.up.RequestBufferBytes:
+				continue
+			}
+			// The buffer is full: the exchange starts, and the rest of
+			// the body follows as it comes, what did not fit first.
+			f.startExchange()
+		}
+		if len(data) > 0 {
 			chunk := append([]byte(nil), data...)
 			if !f.trySend(chunk) {
 				f.pending, f.pendingEnd = chunk, done
@@ -63,6 +80,27 @@ func (f *forward) feed(buf []byte) int {
 		}
 	}
 	return used
+}
+
+// hold appends to the buffered body what fits of data under
+// request_buffer_bytes and returns the rest. The buffer grows as bytes
+// come, never past the limit or the announced length: a client that
+// announces a body and sends none costs nothing.
+func (f *forward) hold(data []byte) []byte {
+	limit := f.s.up.RequestBufferBytes
+	take := min(len(data), limit-len(f.buffered))
+	if need := len(f.buffered) + take; need > cap(f.buffered) {
+		size := min(max(2*cap(f.buffered), need, 512), limit)
+		if f.chunked == nil {
+			size = int(min(int64(size), int64(len(f.buffered)+take)+f.bodyLeft))
+		}
+		nb := make([]byte, len(f.buffered), size)
+		copy(nb, f.buffered)
+		f.buffered = nb
+	}
+	f.buffered = append(f.buffered, data[:take]...)
+	f.moved.Store(f.s.clock.now()) // body_timeout counts the client's pace
+	return data[take:]
 }
 
 // trySend hands chunk to the upstream reader without blocking. On failure
@@ -156,6 +194,21 @@ func (cs *conn) whileForwarding(c gnet.Conn, buf []byte) gnet.Action {
 	return gnet.None
 }
 
+// rateDeadline is when the body of an exchange that started before its
+// body was whole must be whole: body_timeout after the exchange started,
+// plus a second per body_min_rate bytes that came since. While the
+// upstream takes nothing (a chunk is pending), the client is not the slow
+// side: the clock is held back, so the deadline stays body_timeout ahead.
+func (f *forward) rateDeadline(now int64) int64 {
+	up := f.s.up
+	seen, rate := f.bodySeen-f.rateSeen, up.BodyMinRate
+	credit := seen/rate*int64(time.Second) + seen%rate*int64(time.Second)/rate
+	if f.pending != nil {
+		f.rateStart = max(f.rateStart, now-credit)
+	}
+	return f.rateStart + int64(up.BodyTimeout) + credit
+}
+
 // refuse answers status from the loop, when nothing of an answer has
 // gone out, stops the exchange, and closes the connection after a
 // lingering read (startLinger), unread being the bytes buffered: the
@@ -209,6 +262,13 @@ func (cs *conn) checkForward(now int64) {
 	case f.body == nil:
 	case !f.tunnel && idle >= int64(up.BodyTimeout):
 		cs.loop.srv.m.timeouts.body.Inc()
+		if f.refuse(cs.c, 408, abortMessage(408), cs.c.InboundBuffered()) == gnet.Close {
+			cs.close()
+		}
+	case f.rated && now > f.rateDeadline(now):
+		// A body larger than the buffer, sent so slowly that it would
+		// hold its pooled connection without bound.
+		cs.loop.srv.m.timeouts.bodyRate.Inc()
 		if f.refuse(cs.c, 408, abortMessage(408), cs.c.InboundBuffered()) == gnet.Close {
 			cs.close()
 		}
