@@ -61,11 +61,13 @@ func (f *forward) feed(buf []byte) int {
 				f.endBody()
 				f.startExchange() // the whole body is in hand
 				continue
-			case len(data) == 0 && len(f.buffered) < f.s.up.RequestBufferBytes:
+			case len(data) == 0:
+				// Even a full buffer waits: a chunked body of just the
+				// limit has its end still to come.
 				continue
 			}
-			// The buffer is full: the exchange starts, and the rest of
-			// the body follows as it comes, what did not fit first.
+			// A byte past the buffer: the exchange starts, and the rest
+			// of the body follows as it comes, what did not fit first.
 			f.startExchange()
 		}
 		if len(data) > 0 {

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"bufio"
+	"crypto/sha256"
 	"fmt"
 	"io"
 	"net"
@@ -103,8 +104,8 @@ func TestForwardTrickledBodies(t *testing.T) {
 	}
 	m := metricsOf(srv)
 	for name, want := range map[string]string{
-		`redirectd_upstream_request_bodies_total{result="buffered"}`:                 "4",
-		`redirectd_upstream_request_bodies_total{result="streamed"}`:                 "0",
+		`redirectd_upstream_request_bodies_total{result="buffered"}`:                  "4",
+		`redirectd_upstream_request_bodies_total{result="streamed"}`:                  "0",
 		`redirectd_upstream_requests_total{server="` + addr + `",result="pool_full"}`: "0",
 	} {
 		if got := metricValue(m, name); got != want {
@@ -114,7 +115,7 @@ func TestForwardTrickledBodies(t *testing.T) {
 }
 
 // TestForwardBodyMinRate: a body larger than request_buffer_bytes starts
-// its exchange once the buffer is full, and must then come at
+// its exchange with its first byte past the buffer, and must then come at
 // body_min_rate: within body_timeout plus a second per body_min_rate
 // bytes. One trickled at half the rate, though never idle for
 // body_timeout, gets 408 and gives its pooled connection back (the one
@@ -226,5 +227,75 @@ func TestForwardClientLimit(t *testing.T) {
 	}
 	if got := metricValue(m, `redirectd_requests_total{outcome="forwarded",status="4xx"}`); got != "1" {
 		t.Errorf("forwarded 4xx counted %q, want 1", got)
+	}
+}
+
+// TestForwardBufferedBodies: bodies on either side of request_buffer_bytes,
+// announced or chunked, arriving in one piece or two, reach the upstream
+// whole; those that fit are read before the exchange (buffered), a
+// chunked one of just the limit too, its end coming after the buffer is
+// full; the others start it with their first byte past the buffer and
+// pass the rest on (streamed), what did not fit of that read first.
+func TestForwardBufferedBodies(t *testing.T) {
+	addr := startUpstream(t, echoUpstream("a"))
+	srv := startProxy(t, upstream.Config{Servers: []string{addr}}, engine.UpstreamOptions{RequestBufferBytes: 1000})
+	sum := func(b string) string { return fmt.Sprintf("body %d %x", len(b), sha256.Sum256([]byte(b))) }
+	type body struct {
+		size    int
+		chunked bool
+		split   int // the body goes in two writes, split after this many bytes of it on the wire (0: one; negative: from its end)
+	}
+	var bodies []body
+	for _, size := range []int{1, 999, 1000, 1001, 5000} {
+		for _, chunked := range []bool{false, true} {
+			bodies = append(bodies, body{size, chunked, 0}, body{size, chunked, size / 2})
+		}
+	}
+	// A chunked body of just the limit whose last chunk comes in a write
+	// of its own.
+	bodies = append(bodies, body{1000, true, -len("0\r\n\r\n")})
+	want := map[string]int{}
+	got := map[string]int{}
+	for _, b := range bodies {
+		payload := strings.Repeat(string(rune('a'+b.size%26)), b.size)
+		var head, wire string
+		if b.chunked {
+			head = "POST /up HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n"
+			wire = fmt.Sprintf("%x\r\n%s\r\n0\r\n\r\n", len(payload), payload)
+		} else {
+			head = fmt.Sprintf("POST /up HTTP/1.1\r\nHost: a\r\nContent-Length: %d\r\n\r\n", b.size)
+			wire = payload
+		}
+		if b.split < 0 {
+			b.split += len(wire)
+		}
+		c := dial(t, srv)
+		go func() {
+			if b.split == 0 {
+				io.WriteString(c, head+wire)
+				return
+			}
+			io.WriteString(c, head+wire[:b.split])
+			time.Sleep(20 * time.Millisecond)
+			io.WriteString(c, wire[b.split:])
+		}()
+		resp, echoed := readFull(t, bufio.NewReader(c), "POST")
+		if resp.StatusCode != 200 || !strings.Contains(echoed, sum(payload)) {
+			t.Errorf("%+v: %d, upstream saw %q", b, resp.StatusCode, tail(echoed))
+		}
+		kind := "buffered"
+		if b.size > 1000 {
+			kind = "streamed"
+		}
+		want[kind]++
+	}
+	m := metricsOf(srv)
+	for kind := range want {
+		var n int
+		fmt.Sscan(metricValue(m, `redirectd_upstream_request_bodies_total{result="`+kind+`"}`), &n)
+		got[kind] = n
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("bodies counted (-want +got):\n%s", diff)
 	}
 }
