@@ -59,11 +59,12 @@ type forward struct {
 	buffered           []byte
 	reader             *bodyReader
 	// rateStart and rateSeen (loop-only) are the coarse time the exchange
-	// of a body larger than the buffer started and bodySeen then: the
-	// rest must come at body_min_rate (checkForward). rated says they
-	// are in use.
-	rateStart, rateSeen int64
-	rated               bool
+	// of a body larger than the buffer started, moved on by the time the
+	// upstream took nothing, and bodySeen then: the rest must come at
+	// body_min_rate (rateDeadline). rated says they are in use;
+	// stallStart is when the pending chunk was kept.
+	rateStart, rateSeen, stallStart int64
+	rated                           bool
 	// client is the address the exchange counts against
 	// max_conns_per_client (clientSlots).
 	client netip.Addr

@@ -18,6 +18,8 @@ func (f *forward) feed(buf []byte) int {
 			return 0
 		}
 		f.pending = nil
+		// The time the upstream took nothing is not the client's.
+		f.rateStart += f.s.clock.now() - f.stallStart
 		if f.pendingEnd {
 			f.endBody()
 			return 0
@@ -74,6 +76,7 @@ func (f *forward) feed(buf []byte) int {
 			chunk := append([]byte(nil), data...)
 			if !f.trySend(chunk) {
 				f.pending, f.pendingEnd = chunk, done
+				f.stallStart = f.s.clock.now()
 				return used
 			}
 		}
@@ -198,17 +201,20 @@ func (cs *conn) whileForwarding(c gnet.Conn, buf []byte) gnet.Action {
 
 // rateDeadline is when the body of an exchange that started before its
 // body was whole must be whole: body_timeout after the exchange started,
-// plus a second per body_min_rate bytes that came since. While the
-// upstream takes nothing (a chunk is pending), the client is not the slow
-// side: the clock is held back, so the deadline stays body_timeout ahead.
+// plus a second per body_min_rate bytes that came since, not counting the
+// time the upstream took nothing. While a chunk is pending (the body
+// channel is full), the bytes the client sends wait in the connection's
+// buffer and are not counted in bodySeen: the upstream is the slow side,
+// so that time moves the start on (feed adds it once the chunk goes).
 func (f *forward) rateDeadline(now int64) int64 {
 	up := f.s.up
 	seen, rate := f.bodySeen-f.rateSeen, up.BodyMinRate
 	credit := seen/rate*int64(time.Second) + seen%rate*int64(time.Second)/rate
+	start := f.rateStart
 	if f.pending != nil {
-		f.rateStart = max(f.rateStart, now-credit)
+		start += now - f.stallStart
 	}
-	return f.rateStart + int64(up.BodyTimeout) + credit
+	return start + int64(up.BodyTimeout) + credit
 }
 
 // refuse answers status from the loop, when nothing of an answer has

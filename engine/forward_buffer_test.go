@@ -124,7 +124,7 @@ func TestForwardTrickledBodies(t *testing.T) {
 func TestForwardBodyMinRate(t *testing.T) {
 	addr := startUpstream(t, echoUpstream("a"))
 	srv := startProxy(t, upstream.Config{Servers: []string{addr}, MaxConnsPerServer: 1, PoolWaitTimeout: time.Second},
-		engine.UpstreamOptions{RequestBufferBytes: 16, BodyMinRate: 20, BodyTimeout: 300 * time.Millisecond})
+		engine.UpstreamOptions{RequestBufferBytes: 16, BodyMinRate: 20, BodyTimeout: 500 * time.Millisecond})
 	send := func(c net.Conn, every time.Duration, per int) {
 		io.WriteString(c, "POST /upload HTTP/1.1\r\nHost: a\r\nContent-Length: 100\r\n\r\n"+strings.Repeat("b", 16))
 		for sent := 16; sent < 100; sent += per {
@@ -139,9 +139,9 @@ func TestForwardBodyMinRate(t *testing.T) {
 		start := time.Now()
 		go send(c, 100*time.Millisecond, 1) // 10 bytes a second
 		resp, _ := readFull(t, bufio.NewReader(c), "POST")
-		// 300 ms plus 1/20 s per byte, at 10 bytes a second: about 600 ms.
+		// 500 ms plus 1/20 s per byte, at 10 bytes a second: about 1 s.
 		if took := time.Since(start); resp.StatusCode != 408 || !resp.Close || took > 3*time.Second {
-			t.Fatalf("got %d close=%v after %v, want 408 and close after about 600ms", resp.StatusCode, resp.Close, took)
+			t.Fatalf("got %d close=%v after %v, want 408 and close after about 1s", resp.StatusCode, resp.Close, took)
 		}
 		c2 := dial(t, srv)
 		io.WriteString(c2, "GET /next HTTP/1.1\r\nHost: a\r\n\r\n")
@@ -297,5 +297,69 @@ func TestForwardBufferedBodies(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("bodies counted (-want +got):\n%s", diff)
+	}
+}
+
+// TestForwardBodyMinRateSlowUpstream: body_min_rate is the client's
+// rate, the bytes received from it, not the upstream's. An upstream that
+// takes a 900 KiB body at about 420 KiB/s (64 KiB, then nothing for
+// 150 ms, under a body_timeout of 300 ms), under half of a body_min_rate
+// of 1 MiB/s, gets it whole from a client that sent it at once. (The
+// kernel's buffers take most of the body here, so this does not show the
+// clock held back while the body channel is full: see rateDeadline.)
+func TestForwardBodyMinRateSlowUpstream(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			uc, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer uc.Close()
+				br := bufio.NewReaderSize(uc, 4096)
+				length := 0
+				for {
+					line, err := br.ReadString('\n')
+					if err != nil {
+						return
+					}
+					if v, ok := strings.CutPrefix(strings.ToLower(line), "content-length: "); ok {
+						fmt.Sscan(v, &length)
+					}
+					if line == "\r\n" {
+						break
+					}
+				}
+				for got := 0; got < length; {
+					n, err := io.CopyN(io.Discard, br, int64(min(64<<10, length-got)))
+					got += int(n)
+					if err != nil {
+						return
+					}
+					time.Sleep(150 * time.Millisecond)
+				}
+				fmt.Fprintf(uc, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%d", len(fmt.Sprint(length)), length)
+			}()
+		}
+	}()
+	srv := startProxy(t, upstream.Config{Servers: []string{ln.Addr().String()}},
+		engine.UpstreamOptions{RequestBufferBytes: 16 << 10, BodyMinRate: 1 << 20, BodyTimeout: 300 * time.Millisecond})
+	const size = 900 << 10
+	c := dial(t, srv)
+	c.SetDeadline(time.Now().Add(15 * time.Second))
+	go fmt.Fprintf(c, "POST /upload HTTP/1.1\r\nHost: a\r\nContent-Length: %d\r\n\r\n%s", size, strings.Repeat("u", size))
+	start := time.Now()
+	resp, body := readFull(t, bufio.NewReader(c), "POST")
+	if resp.StatusCode != 200 || body != fmt.Sprint(size) {
+		t.Fatalf("got %d %q after %v, want 200 and the whole body upstream", resp.StatusCode, body, time.Since(start))
+	}
+	m := metricsOf(srv)
+	if got := metricValue(m, `redirectd_connections_timed_out_total{timeout="body_rate"}`); got != "0" {
+		t.Errorf("body_rate timeouts %q, want 0", got)
 	}
 }
