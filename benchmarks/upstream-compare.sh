@@ -63,6 +63,7 @@ listen = "off"
 
 [upstream]
 servers = ["127.0.0.1:18081"]
+max_conns_per_client = 100000
 
 [[rule]]
 from = "/only-this-redirects"

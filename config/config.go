@@ -172,7 +172,7 @@ var known = map[string][]string{
 		"cache_dir", "keep_versions", "max_regexes", "max_regex_instructions"},
 	"upstream": {"servers", "balance", "max_conns_per_server", "connect_timeout", "read_timeout",
 		"write_timeout", "pool_wait_timeout", "send_timeout", "body_timeout", "tunnel_idle_timeout",
-		"host_header", "max_request_body_bytes", "health_check"},
+		"host_header", "max_request_body_bytes", "request_buffer_bytes", "body_min_rate", "max_conns_per_client", "health_check"},
 	"upstream.health_check": {"path", "interval"},
 	"server": {"listen", "event_loops", "max_path_bytes", "idle_timeout", "header_timeout",
 		"max_connections_per_ip", "ipv6_prefix", "max_connections", "https_redirect", "absolute_redirect", "shutdown_timeout", "defer_accept",

@@ -174,6 +174,12 @@ func TestLoadErrors(t *testing.T) {
 			[]string{"redirectd.toml:4: [upstream]: send_timeout: 5ms is shorter than the deadline sweep's 100ms"}},
 		{"upstream tunnel_idle_timeout", map[string]string{"redirectd.toml": "[upstream]\nservers = [\"a:1\"]\ntunnel_idle_timeout = \"1ms\"\n"},
 			[]string{"redirectd.toml:3: [upstream]: tunnel_idle_timeout: 1ms is shorter"}},
+		{"upstream request_buffer_bytes too large", map[string]string{"redirectd.toml": "[upstream]\nservers = [\"a:1\"]\nrequest_buffer_bytes = 1000000000\n"},
+			[]string{"redirectd.toml:3: [upstream]: request_buffer_bytes: 1000000000 is more than 67108864"}},
+		{"upstream body_min_rate negative", map[string]string{"redirectd.toml": "[upstream]\nservers = [\"a:1\"]\nbody_min_rate = -1\n"},
+			[]string{"redirectd.toml:3: [upstream]: body_min_rate: negative values are not allowed"}},
+		{"upstream max_conns_per_client negative", map[string]string{"redirectd.toml": "[upstream]\nservers = [\"a:1\"]\n\nmax_conns_per_client = -2\n"},
+			[]string{"redirectd.toml:4: [upstream]: max_conns_per_client: negative values are not allowed"}},
 		{"upstream unknown key", map[string]string{"redirectd.toml": "[upstream]\nservers = [\"a:1\"]\nretries = 3\n"},
 			[]string{"redirectd.toml:3: [upstream]: retries: unknown key"}},
 		{"health check unknown key", map[string]string{"redirectd.toml": "[upstream]\nservers = [\"a:1\"]\nhealth_check = { path = \"/h\", every = \"1s\" }\n"},
@@ -233,6 +239,7 @@ balance = "least_conn"
 read_timeout = "5s"
 host_header = "upstream"
 max_request_body_bytes = 1048576
+max_conns_per_client = 8
 health_check = { path = "/healthz", interval = "2s" }
 `}))
 	if err != nil {
@@ -244,6 +251,7 @@ health_check = { path = "/healthz", interval = "2s" }
 		WriteTimeout: config.Duration(30 * time.Second), PoolWaitTimeout: config.Duration(2 * time.Second),
 		SendTimeout: config.Duration(30 * time.Second), BodyTimeout: config.Duration(10 * time.Second),
 		TunnelIdleTimeout: config.Duration(5 * time.Minute), HostHeader: "upstream", MaxRequestBodyBytes: 1 << 20,
+		RequestBufferBytes: 64 << 10, BodyMinRate: 4096, MaxConnsPerClient: 8,
 		HealthCheck: &config.HealthCheck{Path: "/healthz", Interval: config.Duration(2 * time.Second)},
 	}
 	if diff := cmp.Diff(want, cfg.Upstream); diff != "" {

@@ -43,6 +43,19 @@ type Upstream struct {
 	// MaxRequestBodyBytes bounds a forwarded request body; 0 means no
 	// limit.
 	MaxRequestBodyBytes int64 `toml:"max_request_body_bytes"`
+	// RequestBufferBytes is how much of a request body is read before a
+	// pooled connection is taken (default 65536): a body no larger is
+	// read whole first, as nginx's proxy_request_buffering does, so that
+	// a client sending it slowly holds no upstream connection.
+	RequestBufferBytes int `toml:"request_buffer_bytes"`
+	// BodyMinRate is the lowest mean rate, in bytes per second, of the
+	// rest of a body larger than RequestBufferBytes once its exchange has
+	// started (default 4096): 408 past body_timeout plus a second per
+	// body_min_rate bytes received.
+	BodyMinRate int64 `toml:"body_min_rate"`
+	// MaxConnsPerClient bounds the upstream exchanges the requests of one
+	// client address run at once (default 64); past it, 429.
+	MaxConnsPerClient int `toml:"max_conns_per_client"`
 	// HealthCheck, when set, probes each server actively.
 	HealthCheck *HealthCheck `toml:"health_check"`
 }
@@ -57,14 +70,20 @@ type HealthCheck struct {
 
 // Upstream defaults.
 const (
-	DefaultMaxConnsPerServer = 512
-	DefaultConnectTimeout    = 2 * time.Second
-	DefaultReadTimeout       = 30 * time.Second
-	DefaultWriteTimeout      = 30 * time.Second
-	DefaultPoolWaitTimeout   = 2 * time.Second
-	DefaultSendTimeout       = 30 * time.Second
-	DefaultBodyTimeout       = 10 * time.Second
-	DefaultTunnelIdleTimeout = 5 * time.Minute
+	DefaultMaxConnsPerServer  = 512
+	DefaultConnectTimeout     = 2 * time.Second
+	DefaultReadTimeout        = 30 * time.Second
+	DefaultWriteTimeout       = 30 * time.Second
+	DefaultPoolWaitTimeout    = 2 * time.Second
+	DefaultSendTimeout        = 30 * time.Second
+	DefaultBodyTimeout        = 10 * time.Second
+	DefaultTunnelIdleTimeout  = 5 * time.Minute
+	DefaultRequestBufferBytes = 64 << 10
+	// maxRequestBufferBytes bounds request_buffer_bytes: the buffer is
+	// memory held per client connection.
+	maxRequestBufferBytes    = 64 << 20
+	DefaultBodyMinRate       = 4096
+	DefaultMaxConnsPerClient = 64
 	// minProgressTimeout is the shortest send, body or tunnel timeout:
 	// the deadline sweep that enforces them runs every 100 ms.
 	minProgressTimeout    = 100 * time.Millisecond
@@ -107,6 +126,26 @@ func checkUpstream(file string, u *Upstream, loc *locator, errs *errorList) {
 	}
 	if u.MaxConnsPerServer == 0 {
 		u.MaxConnsPerServer = DefaultMaxConnsPerServer
+	}
+	switch {
+	case u.RequestBufferBytes < 0:
+		bad("request_buffer_bytes", "negative values are not allowed; leave the key out for its default (%d)", DefaultRequestBufferBytes)
+	case u.RequestBufferBytes == 0:
+		u.RequestBufferBytes = DefaultRequestBufferBytes
+	case u.RequestBufferBytes > maxRequestBufferBytes:
+		bad("request_buffer_bytes", "%d is more than %d: the buffer is memory each client connection may hold", u.RequestBufferBytes, maxRequestBufferBytes)
+	}
+	switch {
+	case u.BodyMinRate < 0:
+		bad("body_min_rate", "negative values are not allowed; leave the key out for its default (%d bytes a second)", DefaultBodyMinRate)
+	case u.BodyMinRate == 0:
+		u.BodyMinRate = DefaultBodyMinRate
+	}
+	switch {
+	case u.MaxConnsPerClient < 0:
+		bad("max_conns_per_client", "negative values are not allowed; leave the key out for its default (%d)", DefaultMaxConnsPerClient)
+	case u.MaxConnsPerClient == 0:
+		u.MaxConnsPerClient = DefaultMaxConnsPerClient
 	}
 	defaultDuration(&u.ConnectTimeout, DefaultConnectTimeout)
 	defaultDuration(&u.ReadTimeout, DefaultReadTimeout)

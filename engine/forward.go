@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"net"
+	"net/netip"
 	"sync/atomic"
 	"time"
 
@@ -48,6 +49,25 @@ type forward struct {
 	bodyLeft int64
 	chunked  *httpparse.ChunkedDecoder
 	bodySeen int64
+	// buffering is set (loop-only) while the body is read into buffered
+	// before the exchange starts: a body of up to request_buffer_bytes
+	// is read whole, so that a client sending it slowly holds no pooled
+	// connection meanwhile (as nginx's proxy_request_buffering). started
+	// is set once run was handed to a worker; reader is the body as the
+	// upstream request reads it, which takes buffered first.
+	buffering, started bool
+	buffered           []byte
+	reader             *bodyReader
+	// rateStart and rateSeen (loop-only) are the coarse time the exchange
+	// of a body larger than the buffer started, moved on by the time the
+	// upstream took nothing, and bodySeen then: the rest must come at
+	// body_min_rate (rateDeadline). rated says they are in use;
+	// stallStart is when the pending chunk was kept.
+	rateStart, rateSeen, stallStart int64
+	rated                           bool
+	// client is the address the exchange counts against
+	// max_conns_per_client (clientSlots).
+	client netip.Addr
 	// pending is a body chunk the full channel did not take yet;
 	// pendingEnd says it is the last.
 	pending    []byte
@@ -129,11 +149,13 @@ func (cs *conn) startForward(s *Server, req *httpparse.Request, buf []byte, clos
 	case req.Chunked:
 		f.chunked = &httpparse.ChunkedDecoder{}
 		f.body = make(chan []byte, bodyChunks)
-		r.SetBodyStream(&bodyReader{f: f, ch: f.body}, -1)
+		f.reader = &bodyReader{f: f, ch: f.body}
+		r.SetBodyStream(f.reader, -1)
 	case req.ContentLength > 0:
 		f.bodyLeft = req.ContentLength
 		f.body = make(chan []byte, bodyChunks)
-		r.SetBodyStream(&bodyReader{f: f, ch: f.body}, int(req.ContentLength))
+		f.reader = &bodyReader{f: f, ch: f.body}
+		r.SetBodyStream(f.reader, int(req.ContentLength))
 	}
 	if f.body != nil && req.ExpectContinue {
 		// The client waits for this before sending the body; fasthttp
@@ -143,18 +165,53 @@ func (cs *conn) startForward(s *Server, req *httpparse.Request, buf []byte, clos
 	}
 	cs.fwd = f
 	f.hasBody = f.body != nil
+	f.client = s.conns.client(cs.requestClient(req))
+	// With no server up there is nothing to wait for: the 502 goes out
+	// at once.
+	f.buffering = f.hasBody && f.pickErr == nil
 	if f.body != nil {
 		used = f.feed(buf)
 	}
-	s.workers.run(f)
+	if !f.buffering {
+		f.startExchange()
+	}
 	return used
+}
+
+// startExchange hands the forward to a worker (on the loop, once): what
+// was buffered of the body goes first, the rest, if it is still coming,
+// through the body channel, at body_min_rate at least.
+func (f *forward) startExchange() {
+	if f.started {
+		return
+	}
+	if f.buffering {
+		f.buffering = false
+		if f.body == nil {
+			f.s.m.bodies[bodyBuffered].Inc()
+		} else {
+			f.s.m.bodies[bodyStreamed].Inc()
+			f.rated, f.rateStart, f.rateSeen = true, f.s.clock.now(), f.bodySeen
+		}
+	}
+	if f.reader != nil {
+		f.reader.pending, f.buffered = f.buffered, nil
+	}
+	f.started = true
+	f.s.workers.run(f)
 }
 
 // stop aborts the exchange from the loop; status, when not 0, is answered
 // to the client if nothing of the upstream's answer was sent yet.
 func (f *forward) stop(status int) {
 	f.abortExchange(status)
-	f.body, f.pending = nil, nil
+	f.body, f.pending, f.buffered = nil, nil, nil
+	// A forward still reading its body has no goroutine yet: run
+	// answers status (or nothing), without an exchange.
+	if f.buffering {
+		f.buffering = false
+		f.startExchange()
+	}
 }
 
 // abortExchange is stop's part that any goroutine may run: the first call
@@ -185,11 +242,30 @@ func (f *forward) run() {
 		return
 	}
 	f.server = srv.Addr
+	um := f.s.upMetrics[srv.Addr]
+	if f.aborted.Load() {
+		// Stopped while its body was read (client gone, body too large,
+		// too slow or malformed): nothing was sent.
+		srv.Cancel()
+		if st := f.abortStatus.Load(); st != 0 {
+			f.answerError(int(st), abortMessage(int(st)))
+			return
+		}
+		f.finish(true)
+		return
+	}
+	if !f.s.slots.take(f.client) {
+		srv.Cancel()
+		um.clientLimit.Inc()
+		f.s.m.forwarded[4].Inc()
+		f.failed(429, "too many requests of this client are being forwarded\n")
+		return
+	}
+	defer f.s.slots.put(f.client)
 	resp.Header.SetNoDefaultContentType(true)
 	start := time.Now()
 	err := srv.Client.Do(f.req, resp)
 	srv.Done(err != nil && upstream.IsConnError(err))
-	um := f.s.upMetrics[srv.Addr]
 	defer func() { f.s.m.fwdDur.Update(time.Since(start).Seconds()) }()
 	if err != nil {
 		if st := f.abortStatus.Load(); st != 0 {
@@ -251,9 +327,10 @@ func (f *forward) answerError(status int, msg string) {
 		f.closing = true // the rest of the body would be read as a request
 	}
 	fields := f.cs.fields()
-	if status == 503 {
-		// A full pool empties in about a request's time: ask the client
-		// to try again soon (RFC 9110 10.2.3).
+	if status == 503 || status == 429 {
+		// A full pool, or this client's share of it, empties in about a
+		// request's time: ask the client to try again soon (RFC 9110
+		// 10.2.3, RFC 6585 4).
 		fields += "Retry-After: 1\r\n"
 	}
 	b := appendText(nil, status, fields, msg, f.head, f.s.date.get(), connFieldFor(f.http10, f.closing))

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"io"
+	"time"
 
 	"github.com/panjf2000/gnet/v2"
 )
@@ -17,6 +18,8 @@ func (f *forward) feed(buf []byte) int {
 			return 0
 		}
 		f.pending = nil
+		// The time the upstream took nothing is not the client's.
+		f.rateStart += f.s.clock.now() - f.stallStart
 		if f.pendingEnd {
 			f.endBody()
 			return 0
@@ -52,9 +55,28 @@ func (f *forward) feed(buf []byte) int {
 				f.stop(413)
 				return len(buf)
 			}
+		}
+		if f.buffering {
+			data = f.hold(data)
+			switch {
+			case len(data) == 0 && done:
+				f.endBody()
+				f.startExchange() // the whole body is in hand
+				continue
+			case len(data) == 0:
+				// Even a full buffer waits: a chunked body of just the
+				// limit has its end still to come.
+				continue
+			}
+			// A byte past the buffer: the exchange starts, and the rest
+			// of the body follows as it comes, what did not fit first.
+			f.startExchange()
+		}
+		if len(data) > 0 {
 			chunk := append([]byte(nil), data...)
 			if !f.trySend(chunk) {
 				f.pending, f.pendingEnd = chunk, done
+				f.stallStart = f.s.clock.now()
 				return used
 			}
 		}
@@ -63,6 +85,27 @@ func (f *forward) feed(buf []byte) int {
 		}
 	}
 	return used
+}
+
+// hold appends to the buffered body what fits of data under
+// request_buffer_bytes and returns the rest. The buffer grows as bytes
+// come, never past the limit or the announced length: a client that
+// announces a body and sends none costs nothing.
+func (f *forward) hold(data []byte) []byte {
+	limit := f.s.up.RequestBufferBytes
+	take := min(len(data), limit-len(f.buffered))
+	if need := len(f.buffered) + take; need > cap(f.buffered) {
+		size := min(max(2*cap(f.buffered), need, 512), limit)
+		if f.chunked == nil {
+			size = int(min(int64(size), int64(len(f.buffered)+take)+f.bodyLeft))
+		}
+		nb := make([]byte, len(f.buffered), size)
+		copy(nb, f.buffered)
+		f.buffered = nb
+	}
+	f.buffered = append(f.buffered, data[:take]...)
+	f.moved.Store(f.s.clock.now()) // body_timeout counts the client's pace
+	return data[take:]
 }
 
 // trySend hands chunk to the upstream reader without blocking. On failure
@@ -156,6 +199,24 @@ func (cs *conn) whileForwarding(c gnet.Conn, buf []byte) gnet.Action {
 	return gnet.None
 }
 
+// rateDeadline is when the body of an exchange that started before its
+// body was whole must be whole: body_timeout after the exchange started,
+// plus a second per body_min_rate bytes that came since, not counting the
+// time the upstream took nothing. While a chunk is pending (the body
+// channel is full), the bytes the client sends wait in the connection's
+// buffer and are not counted in bodySeen: the upstream is the slow side,
+// so that time moves the start on (feed adds it once the chunk goes).
+func (f *forward) rateDeadline(now int64) int64 {
+	up := f.s.up
+	seen, rate := f.bodySeen-f.rateSeen, up.BodyMinRate
+	credit := seen/rate*int64(time.Second) + seen%rate*int64(time.Second)/rate
+	start := f.rateStart
+	if f.pending != nil {
+		start += now - f.stallStart
+	}
+	return start + int64(up.BodyTimeout) + credit
+}
+
 // refuse answers status from the loop, when nothing of an answer has
 // gone out, stops the exchange, and closes the connection after a
 // lingering read (startLinger), unread being the bytes buffered: the
@@ -209,6 +270,13 @@ func (cs *conn) checkForward(now int64) {
 	case f.body == nil:
 	case !f.tunnel && idle >= int64(up.BodyTimeout):
 		cs.loop.srv.m.timeouts.body.Inc()
+		if f.refuse(cs.c, 408, abortMessage(408), cs.c.InboundBuffered()) == gnet.Close {
+			cs.close()
+		}
+	case f.rated && now > f.rateDeadline(now):
+		// A body larger than the buffer, sent so slowly that it would
+		// hold its pooled connection without bound.
+		cs.loop.srv.m.timeouts.bodyRate.Inc()
 		if f.refuse(cs.c, 408, abortMessage(408), cs.c.InboundBuffered()) == gnet.Close {
 			cs.close()
 		}

@@ -25,13 +25,30 @@ type UpstreamOptions struct {
 	// TunnelIdleTimeout closes a tunnel that moves no byte either way
 	// for this long (default 5m).
 	TunnelIdleTimeout time.Duration
+	// RequestBufferBytes is how much of a request body is read before
+	// the exchange with the upstream starts (default 64 KiB): a body no
+	// larger is read whole first, so a client sending it slowly holds no
+	// pooled connection meanwhile (forward_body.go).
+	RequestBufferBytes int
+	// BodyMinRate is the lowest mean rate, in bytes per second, at which
+	// the rest of a body larger than RequestBufferBytes must come once the
+	// exchange has started (default 4096): it must be whole within
+	// BodyTimeout plus one second per BodyMinRate bytes, else 408.
+	BodyMinRate int64
+	// MaxConnsPerClient bounds the exchanges the requests of one client
+	// address run at once, each holding or waiting for a pooled
+	// connection (default 64); past it a request gets 429.
+	MaxConnsPerClient int
 }
 
 // Defaults of UpstreamOptions.
 const (
-	DefaultBodyTimeout       = 10 * time.Second
-	DefaultSendTimeout       = 30 * time.Second
-	DefaultTunnelIdleTimeout = 5 * time.Minute
+	DefaultBodyTimeout        = 10 * time.Second
+	DefaultSendTimeout        = 30 * time.Second
+	DefaultTunnelIdleTimeout  = 5 * time.Minute
+	DefaultRequestBufferBytes = 64 << 10
+	DefaultBodyMinRate        = 4096
+	DefaultMaxConnsPerClient  = 64
 )
 
 // Flow control of forwarding: at most bodyChunks copied chunks of a

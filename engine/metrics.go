@@ -31,8 +31,14 @@ type serverMetrics struct {
 	// timeouts counts connections closed by each timeout; send is a
 	// client that took nothing of a relayed answer for send_timeout,
 	// tunnel a tunnel idle for tunnel_idle_timeout.
-	timeouts struct{ idle, header, linger, body, send, tunnel *metrics.Counter }
-	panics   [numBoundaries]*metrics.Counter // by boundary, see recover.go
+	// body_rate is a body larger than request_buffer_bytes that came
+	// slower than body_min_rate.
+	timeouts struct{ idle, header, linger, body, bodyRate, send, tunnel *metrics.Counter }
+	// bodies counts forwarded request bodies: [bodyBuffered] read whole
+	// before the exchange started, [bodyStreamed] larger than
+	// request_buffer_bytes, passed on as they came once it had.
+	bodies [2]*metrics.Counter
+	panics [numBoundaries]*metrics.Counter // by boundary, see recover.go
 	// challenges counts ACME HTTP-01 challenges: [0] unknown tokens, [1]
 	// answered.
 	challenges [2]*metrics.Counter
@@ -82,6 +88,7 @@ var metricHelp = promtext.Help{
 	"redirectd_draining":                      "1 while the server drains for shutdown, else 0.",
 	"redirectd_upstream_requests_total":       "Requests forwarded to each upstream server, by result.",
 	"redirectd_upstream_duration_seconds":     "Time each upstream server took to answer, in seconds.",
+	"redirectd_upstream_request_bodies_total": "Forwarded request bodies: read whole before an upstream connection was taken (buffered), or larger than request_buffer_bytes and passed on as they came (streamed).",
 }
 
 func newServerMetrics(s *Server) *serverMetrics {
@@ -107,6 +114,9 @@ func newServerMetrics(s *Server) *serverMetrics {
 	m.timeouts.header = m.set.NewCounter(`redirectd_connections_timed_out_total{timeout="header"}`)
 	m.timeouts.linger = m.set.NewCounter(`redirectd_connections_timed_out_total{timeout="linger"}`)
 	m.timeouts.body = m.set.NewCounter(`redirectd_connections_timed_out_total{timeout="body"}`)
+	m.timeouts.bodyRate = m.set.NewCounter(`redirectd_connections_timed_out_total{timeout="body_rate"}`)
+	m.bodies[bodyBuffered] = m.set.NewCounter(`redirectd_upstream_request_bodies_total{result="buffered"}`)
+	m.bodies[bodyStreamed] = m.set.NewCounter(`redirectd_upstream_request_bodies_total{result="streamed"}`)
 	m.timeouts.send = m.set.NewCounter(`redirectd_connections_timed_out_total{timeout="send"}`)
 	m.timeouts.tunnel = m.set.NewCounter(`redirectd_connections_timed_out_total{timeout="tunnel"}`)
 	for at := range numBoundaries {
@@ -126,6 +136,12 @@ func newServerMetrics(s *Server) *serverMetrics {
 	return m
 }
 
+// Indexes of serverMetrics.bodies.
+const (
+	bodyBuffered = iota
+	bodyStreamed
+)
+
 // answer counts one local answer.
 func (m *serverMetrics) answer(o outcome, status int) {
 	if status > 0 && status < 600 {
@@ -143,6 +159,9 @@ type upstreamMetrics struct {
 	// poolFull counts requests answered 503 because no pooled
 	// connection came free within pool_wait_timeout.
 	poolFull *metrics.Counter
+	// clientLimit counts requests answered 429 because their client
+	// had max_conns_per_client exchanges running.
+	clientLimit *metrics.Counter
 	// stale counts pooled connections closed before reuse because bytes
 	// or an end of stream came while they were idle.
 	stale *metrics.Counter
@@ -152,12 +171,13 @@ type upstreamMetrics struct {
 func (m *serverMetrics) forServer(addr string) *upstreamMetrics {
 	l := strconv.Quote(addr)
 	return &upstreamMetrics{
-		ok:       m.set.GetOrCreateCounter(`redirectd_upstream_requests_total{server=` + l + `,result="answered"}`),
-		failed:   m.set.GetOrCreateCounter(`redirectd_upstream_requests_total{server=` + l + `,result="error"}`),
-		timedOut: m.set.GetOrCreateCounter(`redirectd_upstream_requests_total{server=` + l + `,result="timeout"}`),
-		poolFull: m.set.GetOrCreateCounter(`redirectd_upstream_requests_total{server=` + l + `,result="pool_full"}`),
-		stale:    m.set.GetOrCreateCounter(`redirectd_upstream_idle_closed_total{server=` + l + `}`),
-		dur:      m.set.GetOrCreatePrometheusHistogram(`redirectd_upstream_duration_seconds{server=` + l + `}`),
+		ok:          m.set.GetOrCreateCounter(`redirectd_upstream_requests_total{server=` + l + `,result="answered"}`),
+		failed:      m.set.GetOrCreateCounter(`redirectd_upstream_requests_total{server=` + l + `,result="error"}`),
+		timedOut:    m.set.GetOrCreateCounter(`redirectd_upstream_requests_total{server=` + l + `,result="timeout"}`),
+		poolFull:    m.set.GetOrCreateCounter(`redirectd_upstream_requests_total{server=` + l + `,result="pool_full"}`),
+		clientLimit: m.set.GetOrCreateCounter(`redirectd_upstream_requests_total{server=` + l + `,result="client_limit"}`),
+		stale:       m.set.GetOrCreateCounter(`redirectd_upstream_idle_closed_total{server=` + l + `}`),
+		dur:         m.set.GetOrCreatePrometheusHistogram(`redirectd_upstream_duration_seconds{server=` + l + `}`),
 	}
 }
 

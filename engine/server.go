@@ -162,9 +162,12 @@ type Server struct {
 	clock  clock
 	limits httpparse.Limits
 	conns  connLimiter
-	proxy  proxyPolicy
-	up     *UpstreamOptions
-	m      *serverMetrics
+	// slots counts the upstream exchanges of each client address
+	// (max_conns_per_client).
+	slots clientSlots
+	proxy proxyPolicy
+	up    *UpstreamOptions
+	m     *serverMetrics
 	// upMetrics holds each upstream server's counters; written in New
 	// only.
 	upMetrics map[string]*upstreamMetrics
@@ -220,6 +223,16 @@ func New(opts Options, rules *matcher.Set) *Server {
 		if up.TunnelIdleTimeout <= 0 {
 			up.TunnelIdleTimeout = DefaultTunnelIdleTimeout
 		}
+		if up.RequestBufferBytes <= 0 {
+			up.RequestBufferBytes = DefaultRequestBufferBytes
+		}
+		if up.BodyMinRate <= 0 {
+			up.BodyMinRate = DefaultBodyMinRate
+		}
+		if up.MaxConnsPerClient <= 0 {
+			up.MaxConnsPerClient = DefaultMaxConnsPerClient
+		}
+		s.slots.init(up.MaxConnsPerClient)
 		s.up = &up
 	}
 	s.rules.Store(rules)

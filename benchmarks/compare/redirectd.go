@@ -73,7 +73,9 @@ path = %q
 		conf += fmt.Sprintf("\n[tls]\nlisten = %q\n\n[[tls.certificate]]\ncert = %q\nkey = %q\n", tlsListen(in), in.TLS.Cert, in.TLS.Key)
 	}
 	if in.Origin != "" {
-		conf += fmt.Sprintf("\n[upstream]\nservers = [%q]\n", in.Origin)
+		// Every load generator connection comes from one loopback
+		// address, as max_connections_per_ip above.
+		conf += fmt.Sprintf("\n[upstream]\nservers = [%q]\nmax_conns_per_client = 100000\n", in.Origin)
 	}
 	conf += "\n[[map]]\nfile = \"exact.map\"\nstatus = 301\n"
 	// The proxy scenario's rule set has no prefix or regex rules.

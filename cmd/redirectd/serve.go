@@ -71,7 +71,8 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		pool := upstream.New(upstreamConfig(u), log)
 		defer pool.Close()
 		opts.Upstream = &engine.UpstreamOptions{Pool: pool, HostFromUpstream: u.HostHeader == "upstream", MaxRequestBodyBytes: u.MaxRequestBodyBytes,
-			BodyTimeout: u.BodyTimeout.Std(), SendTimeout: u.SendTimeout.Std(), TunnelIdleTimeout: u.TunnelIdleTimeout.Std()}
+			BodyTimeout: u.BodyTimeout.Std(), SendTimeout: u.SendTimeout.Std(), TunnelIdleTimeout: u.TunnelIdleTimeout.Std(),
+			RequestBufferBytes: u.RequestBufferBytes, BodyMinRate: u.BodyMinRate, MaxConnsPerClient: u.MaxConnsPerClient}
 	}
 	var alog *accesslog.Log
 	if cfg.AccessLog.On() {

@@ -151,7 +151,8 @@ func startTestServer(cfg *config.Config) (*testEnv, error) {
 		pool := upstream.New(upstreamConfig(&mu), nil)
 		env.stops = append(env.stops, pool.Close)
 		opts.Upstream = &engine.UpstreamOptions{Pool: pool, HostFromUpstream: u.HostHeader == "upstream", MaxRequestBodyBytes: u.MaxRequestBodyBytes,
-			BodyTimeout: u.BodyTimeout.Std(), SendTimeout: u.SendTimeout.Std(), TunnelIdleTimeout: u.TunnelIdleTimeout.Std()}
+			BodyTimeout: u.BodyTimeout.Std(), SendTimeout: u.SendTimeout.Std(), TunnelIdleTimeout: u.TunnelIdleTimeout.Std(),
+			RequestBufferBytes: u.RequestBufferBytes, BodyMinRate: u.BodyMinRate, MaxConnsPerClient: u.MaxConnsPerClient}
 		env.forwarding = true
 	}
 	env.srv = engine.New(opts, cfg.Set)

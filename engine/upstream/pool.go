@@ -200,6 +200,11 @@ func (s *Server) Done(connFailed bool) {
 	s.downUntil.Store(time.Now().Add(min(backoff, maxBackoff)).UnixNano())
 }
 
+// Cancel reports that a request Pick chose s for was never sent (its
+// client left, or was refused, before the exchange began): it is no
+// longer in flight, and says nothing of the server's health.
+func (s *Server) Cancel() { s.inflight.Add(-1) }
+
 // ConnectTimeout is how long dialing s may take.
 func (s *Server) ConnectTimeout() time.Duration { return s.cfg.ConnectTimeout }
 
