@@ -15,7 +15,7 @@ import (
 	"github.com/redirectd/redirectd/matcher"
 )
 
-// checkReport is what `check -json` prints.
+// checkReport is what `check -format json` prints.
 type checkReport struct {
 	Config   string          `json:"config"`
 	OK       bool            `json:"ok"`
@@ -26,36 +26,60 @@ type checkReport struct {
 	Millis   float64         `json:"load_ms"`
 }
 
-// check validates a config, looks for loops, chains, bad Locations and
-// unreachable rules, and prints what it found.
-func check(args []string, stdout, stderr io.Writer) int {
-	fs, file := newFlags("check", stderr)
-	asJSON := fs.Bool("json", false, "print the report as JSON")
+// checkCmd runs check, or with -baseline checkBaseline: one command, so
+// that one flag set (and its -h) holds every flag either takes.
+func checkCmd(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("check", stderr)
+	file := configFlag(fs)
+	format := fs.String("format", "text", "report format: `text` or json")
+	asJSON := fs.Bool("json", false, "deprecated: the same as -format json")
 	fix := fs.Bool("fix-chains", false, "write each map file holding a chain, flattened, as FILE.fixed")
-	if err := fs.Parse(args); err != nil {
+	base := fs.String("baseline", "", "compare -config with the config serving now (`file`): list the rules and sampled URLs whose answer changes")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
 		return parseExit(err)
 	}
-	if !noArgs(fs, stderr) {
+	if !noArgs(fs, pos, stderr) || !needConfig(fs, *file, stderr) {
 		return 2
 	}
-	if !needConfig(*file, stderr, "check") {
+	if *asJSON {
+		if given(fs, "format") && *format != "json" {
+			fmt.Fprintf(stderr, "redirectd check: -json is -format json; -format %s contradicts it\n", *format)
+			return 2
+		}
+		*format = "json"
+	}
+	if !oneOf(fs, "format", *format, stderr, "text", "json") {
 		return 2
 	}
+	if *base != "" {
+		if *fix {
+			fmt.Fprintln(stderr, "redirectd check: -fix-chains checks one config: give it without -baseline")
+			return 2
+		}
+		return checkBaseline(*base, *file, *format, stdout, stderr)
+	}
+	return check(*file, *format == "json", *fix, stdout, stderr)
+}
+
+// check validates a config, looks for loops, chains, bad Locations and
+// unreachable rules, and prints what it found.
+func check(file string, asJSON, fix bool, stdout, stderr io.Writer) int {
 	start := time.Now()
-	cfg, err := loadConfig(*file)
+	cfg, err := loadConfig(file)
 	took := time.Since(start)
-	rep := checkReport{Config: *file, Millis: float64(took.Microseconds()) / 1000, Findings: []lint.Finding{}}
+	rep := checkReport{Config: file, Millis: float64(took.Microseconds()) / 1000, Findings: []lint.Finding{}}
 	if err != nil {
 		rep.Errors = strings.Split(err.Error(), "\n")
-		return report(rep, *asJSON, stdout, stderr)
+		return report(rep, asJSON, stdout, stderr)
 	}
 	if err := startable(cfg); err != nil {
 		rep.Errors = strings.Split(err.Error(), "\n")
-		return report(rep, *asJSON, stdout, stderr)
+		return report(rep, asJSON, stdout, stderr)
 	}
 	if err := tlsconf.CheckCertificates(&cfg.TLS); err != nil {
 		rep.Errors = strings.Split(err.Error(), "\n")
-		return report(rep, *asJSON, stdout, stderr)
+		return report(rep, asJSON, stdout, stderr)
 	}
 	c := cfg.Set.Counts()
 	rep.Counts = &c
@@ -67,13 +91,13 @@ func check(args []string, stdout, stderr io.Writer) int {
 			rep.OK = false
 		}
 	}
-	if *fix {
+	if fix {
 		if err := fixChains(cfg, rep.Findings, stderr); err != nil {
 			fmt.Fprintf(stderr, "redirectd check: %v\n", err)
 			return 1
 		}
 	}
-	return report(rep, *asJSON, stdout, stderr)
+	return report(rep, asJSON, stdout, stderr)
 }
 
 func report(rep checkReport, asJSON bool, stdout, stderr io.Writer) int {
