@@ -12,6 +12,7 @@ import (
 
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/config/lint"
+	"github.com/redirectd/redirectd/internal/plural"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -19,8 +20,9 @@ import (
 type checkReport struct {
 	Config   string          `json:"config"`
 	OK       bool            `json:"ok"`
-	Errors   []string        `json:"errors,omitempty"` // config errors (file:line)
-	Counts   *matcher.Counts `json:"counts,omitempty"`
+	Errors   []string        `json:"errors,omitempty"`   // config errors (file:line)
+	Counts   *matcher.Counts `json:"counts,omitempty"`   // rules as written (config.Config.Written)
+	PerHost  *matcher.Counts `json:"per_host,omitempty"` // the same, once per host each is listed for
 	Findings []lint.Finding  `json:"findings"`
 	Skipped  []string        `json:"skipped,omitempty"` // map entries left out (invalid = "skip")
 	Millis   float64         `json:"load_ms"`
@@ -81,8 +83,8 @@ func check(file string, asJSON, fix bool, stdout, stderr io.Writer) int {
 		rep.Errors = strings.Split(err.Error(), "\n")
 		return report(rep, asJSON, stdout, stderr)
 	}
-	c := cfg.Set.Counts()
-	rep.Counts = &c
+	c, h := cfg.Written, cfg.Set.Counts()
+	rep.Counts, rep.PerHost = &c, &h
 	rep.Skipped = skippedLines(cfg)
 	rep.Findings = lint.Check(cfg.Set.Rules(), cfg.Set)
 	rep.OK = true
@@ -127,15 +129,28 @@ func report(rep checkReport, asJSON bool, stdout, stderr io.Writer) int {
 		}
 	}
 	if rep.Counts != nil {
-		c := rep.Counts
 		status := "ok"
 		if errs > 0 {
-			status = fmt.Sprintf("%d errors", errs)
+			status = plural.Count(errs, "error")
 		}
-		fmt.Fprintf(stdout, "%s: %s: %d rules (%d exact, %d prefix, %d regex), %d warnings, loaded and compiled in %.3fms\n",
-			rep.Config, status, c.Exact+c.Prefix+c.Regex, c.Exact, c.Prefix, c.Regex, warnings, rep.Millis)
+		fmt.Fprintf(stdout, "%s: %s: %s, %s, loaded and compiled in %.3fms\n",
+			rep.Config, status, ruleCounts(*rep.Counts, *rep.PerHost), plural.Count(warnings, "warning"), rep.Millis)
 	}
 	return code
+}
+
+// ruleCounts says how many rules a config holds as written, "10 rules (6
+// exact, 0 prefix, 4 regex)": each [[rule]] table, map entry and CSV row
+// once, as the imports count what they write. A rule listed for several
+// hosts is one rule per host to the matcher; when that makes a
+// difference, the count per host follows: "; 22 counted once per host".
+func ruleCounts(written, perHost matcher.Counts) string {
+	total := func(c matcher.Counts) int { return c.Exact + c.Prefix + c.Regex }
+	s := fmt.Sprintf("%s (%d exact, %d prefix, %d regex", plural.Count(total(written), "rule"), written.Exact, written.Prefix, written.Regex)
+	if n := total(perHost); n != total(written) {
+		s += fmt.Sprintf("; %d counted once per host", n)
+	}
+	return s + ")"
 }
 
 // skippedLines says which map entries cfg left out, one warning a line:
@@ -146,7 +161,7 @@ func skippedLines(cfg *config.Config) []string {
 		out = append(out, fmt.Sprintf("%s: warning: map entry left out (invalid = \"skip\"): %s", e.Where(), e.Reason()))
 	}
 	if more := cfg.SkippedEntries - len(cfg.Skipped); more > 0 {
-		out = append(out, fmt.Sprintf("warning: and %d more map entries skipped", more))
+		out = append(out, fmt.Sprintf("warning: and %s skipped", plural.Count(more, "more map entry", "more map entries")))
 	}
 	return out
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/redirectd/redirectd/config"
+	"github.com/redirectd/redirectd/internal/plural"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -71,7 +72,7 @@ func importCSV(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(w, "# Imported from %s by redirectd import csv.\n", name)
 	if len(notes) > 0 {
-		fmt.Fprintf(w, "# %s left out:\n", plural(len(notes), "row"))
+		fmt.Fprintf(w, "# %s left out:\n", plural.Count(len(notes), "row"))
 		for _, n := range notes {
 			fmt.Fprintf(w, "#   %s\n", n)
 		}
@@ -89,9 +90,9 @@ func importCSV(args []string, stdout, stderr io.Writer) int {
 			exact++
 		}
 	}
-	fmt.Fprintf(stderr, "%s: wrote %d rules (%d exact, %d prefix)", name, len(rules), exact, prefix)
+	fmt.Fprintf(stderr, "%s: wrote %s (%d exact, %d prefix)", name, plural.Count(len(rules), "rule"), exact, prefix)
 	if len(notes) > 0 {
-		fmt.Fprintf(stderr, "; %s left out:", plural(len(notes), "row"))
+		fmt.Fprintf(stderr, "; %s left out:", plural.Count(len(notes), "row"))
 	}
 	fmt.Fprintln(stderr)
 	for _, n := range notes {

@@ -6,6 +6,8 @@ import (
 	"sort"
 
 	"github.com/redirectd/redirectd/matcher"
+
+	"github.com/redirectd/redirectd/internal/plural"
 )
 
 // Note is one thing the import could not translate as it stands, at a
@@ -64,7 +66,7 @@ func (r *Result) Report(w io.Writer, written string) {
 		forms = append(forms, f)
 	}
 	sort.Strings(forms)
-	fmt.Fprintf(w, "wrote %s: %d rules\n", written, len(r.Rules))
+	fmt.Fprintf(w, "wrote %s: %s\n", written, plural.Count(len(r.Rules), "rule"))
 	for _, f := range forms {
 		fmt.Fprintf(w, "  %6d  %s\n", counts[f], f)
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/redirectd/redirectd/internal/plural"
 )
 
 // noteKinds is the order of the report's sections.
@@ -40,7 +42,7 @@ func (r *Result) Report(w io.Writer, written []string, dir string) {
 		// map made 17 files): the first and last say where they are.
 		files = fmt.Sprintf("%s and %d map files beside it (%s to %s)", names[0], len(names)-1, names[1], names[len(names)-1])
 	}
-	fmt.Fprintf(w, "wrote %s: %s\n", files, plural(len(r.Rules), "rule", "rules"))
+	fmt.Fprintf(w, "wrote %s: %s\n", files, plural.Count(len(r.Rules), "rule", "rules"))
 	for _, f := range forms {
 		fmt.Fprintf(w, "  %6d  %s\n", counts[f], f)
 	}

@@ -171,14 +171,6 @@ func (t *translator) leaveOutChecked(res *Result, set *matcher.Set) bool {
 	return true
 }
 
-// plural writes n with the noun's form for it: "1 entry", "2 entries".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
-}
-
 // clientPath writes a path as a client sends it: the bytes of the URL
 // standard's path percent-encode set (controls, space, '"', '#', '<',
 // '>', '?', '`', '{', '}'), '%' and every byte past ASCII as %XX. A key

@@ -10,6 +10,8 @@ import (
 
 	"github.com/redirectd/redirectd/config/importer"
 	"github.com/redirectd/redirectd/matcher"
+
+	"github.com/redirectd/redirectd/internal/plural"
 )
 
 // ConfigName is the file Write writes the config to.
@@ -80,12 +82,12 @@ func Write(dir string, res *Result, header string) ([]string, error) {
 			i = j
 			continue
 		}
-		fmt.Fprintf(&b, "\n# %s of nginx map $%s, from %s\n[[map]]\nfile = %s\n", plural(j-i, "entry", "entries"), name, r.Origin.Source(), tomlString(file))
+		fmt.Fprintf(&b, "\n# %s of nginx map $%s, from %s\n[[map]]\nfile = %s\n", plural.Count(j-i, "entry", "entries"), name, r.Origin.Source(), tomlString(file))
 		if n := res.LeftOut[name]; n > 0 {
 			// The import left out entries of this map (its report says
 			// which and why): should the loader refuse one more, it
 			// costs that entry, not the config.
-			fmt.Fprintf(&b, "# the import left out %s of nginx map $%s: see its report\ninvalid = \"skip\"\n", plural(n, "entry", "entries"), name)
+			fmt.Fprintf(&b, "# the import left out %s of nginx map $%s: see its report\ninvalid = \"skip\"\n", plural.Count(n, "entry", "entries"), name)
 		}
 		writeOptions(&b, opts, r.Kind == matcher.Exact)
 		i = j
