@@ -130,9 +130,16 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	}
 	// srv.Rules, not cfg.Set: a reload (the cached rule set of [rules]
 	// source, an early POST /reload) may have replaced and dropped it.
-	c := srv.Rules().Counts()
-	attrs := []any{"config", cfg.Path, "listen", srv.Addr(), "rules", srv.Rules().Len(),
-		"exact", c.Exact, "prefix", c.Prefix, "regex", c.Regex, "startup", time.Since(start).Round(time.Microsecond)}
+	c, perHost := srv.Rules().Counts(), srv.Rules().Len()
+	if srv.Rules() == cfg.Set {
+		c = cfg.Written // the rules as written, as check and the imports count them
+	}
+	attrs := []any{"config", cfg.Path, "listen", srv.Addr(), "rules", c.Exact + c.Prefix + c.Regex,
+		"exact", c.Exact, "prefix", c.Prefix, "regex", c.Regex}
+	if perHost != c.Exact+c.Prefix+c.Regex {
+		attrs = append(attrs, "per_host", perHost)
+	}
+	attrs = append(attrs, "startup", time.Since(start).Round(time.Microsecond))
 	if adm != nil {
 		attrs = append(attrs, "admin", adm.Addr())
 	}
