@@ -86,7 +86,9 @@ func check(file string, asJSON, fix bool, stdout, stderr io.Writer) int {
 	c, h := cfg.Written, cfg.Set.Counts()
 	rep.Counts, rep.PerHost = &c, &h
 	rep.Skipped = skippedLines(cfg)
-	rep.Findings = lint.Check(cfg.Set.Rules(), cfg.Set)
+	if f := lint.Check(cfg.Set.Rules(), cfg.Set); f != nil {
+		rep.Findings = f // else [] as set above: JSON readers get a list, not null
+	}
 	rep.OK = true
 	for _, f := range rep.Findings {
 		if f.Severity == lint.Error {

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestCommandLine runs the built binary over every subcommand: 0 for
@@ -167,5 +169,34 @@ func TestHelpListsEveryFlag(t *testing.T) {
 			}
 			t.Logf("%s: %d flags", c.name, n)
 		})
+	}
+}
+
+// TestParseArgs: flags are read wherever they stand, the arguments kept in
+// order; "--" makes the rest arguments, dashes and all.
+func TestParseArgs(t *testing.T) {
+	for _, tt := range []struct {
+		args    []string
+		config  string
+		verbose bool
+		pos     []string
+	}{
+		{[]string{"-config", "a.toml", "x", "y"}, "a.toml", false, []string{"x", "y"}},
+		{[]string{"x", "-config", "a.toml", "y", "-v"}, "a.toml", true, []string{"x", "y"}},
+		{[]string{"x", "--", "-config", "b"}, "", false, []string{"x", "-config", "b"}},
+		{[]string{"-v", "--", "--"}, "", true, []string{"--"}},
+		{nil, "", false, nil},
+	} {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		config := fs.String("config", "", "")
+		verbose := fs.Bool("v", false, "")
+		pos, err := parseArgs(fs, tt.args)
+		if err != nil {
+			t.Errorf("%q: %v", tt.args, err)
+			continue
+		}
+		if diff := cmp.Diff(tt.pos, pos); diff != "" || *config != tt.config || *verbose != tt.verbose {
+			t.Errorf("%q: -config %q -v %v, arguments -want +got:\n%s", tt.args, *config, *verbose, diff)
+		}
 	}
 }
