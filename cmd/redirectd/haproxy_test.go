@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -68,9 +69,10 @@ func findHAProxy(t *testing.T) string {
 // TestFleetExampleHealthCheck runs the fleet example's backend in front of
 // two nodes on loopback: one serving, one whose traffic port is open but
 // which is not ready (its [rules] source is down and it has no cache, so
-// /readyz answers 503, as it does while a node drains). HAProxy must
-// mark the first up and the second down: a TCP connect check would mark
-// both up.
+// /readyz answers 503). HAProxy must mark the first up and the second
+// down: a TCP connect check would mark both up. Then the first drains
+// (SIGTERM while a client's request is unfinished): HAProxy must mark it
+// down while it still runs.
 func TestFleetExampleHealthCheck(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
@@ -85,7 +87,9 @@ func TestFleetExampleHealthCheck(t *testing.T) {
 	downAddr := down.Addr().String()
 	down.Close()
 	var nodes []haproxyNode
-	var logs []*bytes.Buffer
+	var logs []*lockedBuffer
+	var cmds []*exec.Cmd
+	exited := make([]chan struct{}, 2)
 	for i, rules := range []string{
 		"[[rule]]\nfrom = \"/a\"\nto = \"/b\"\n",
 		fmt.Sprintf("[rules]\nsource = \"http://%s/site.tar.gz\"\npoll = \"1s\"\ncache_dir = %q\n", downAddr, t.TempDir()),
@@ -93,19 +97,20 @@ func TestFleetExampleHealthCheck(t *testing.T) {
 		traffic, admin := freePort(t), freePort(t)
 		_, adminPort, _ := net.SplitHostPort(admin)
 		file := filepath.Join(dir, fmt.Sprintf("n%d.toml", i+1))
-		cfg := fmt.Sprintf("[server]\nlisten = %q\nproxy_protocol = true\ntrusted_proxies = [\"127.0.0.1\"]\n\n[admin]\nlisten = %q\n\n%s", traffic, admin, rules)
+		cfg := fmt.Sprintf("[server]\nlisten = %q\nproxy_protocol = true\ntrusted_proxies = [\"127.0.0.1\"]\nshutdown_timeout = \"10s\"\nheader_timeout = \"10s\"\n\n[admin]\nlisten = %q\n\n%s", traffic, admin, rules)
 		if err := os.WriteFile(file, []byte(cfg), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		cmd := exec.Command(bin, "serve", "-config", file)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
+		stderr := &lockedBuffer{}
+		cmd.Stderr = stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-		nodes = append(nodes, haproxyNode{traffic, adminPort})
-		logs = append(logs, &stderr)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		t.Cleanup(func() { cmd.Process.Kill(); <-done })
+		nodes, logs, cmds, exited[i] = append(nodes, haproxyNode{traffic, adminPort}), append(logs, stderr), append(cmds, cmd), done
 	}
 	sock := filepath.Join(dir, "haproxy.sock")
 	front := freePort(t)
@@ -123,27 +128,48 @@ func TestFleetExampleHealthCheck(t *testing.T) {
 
 	// show servers state: srv_op_state (the 6th field) is 2 when the
 	// server is up, 0 when down.
-	want := map[string]string{"n1": "2", "n2": "0"}
-	var got map[string]string
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		out, err := haproxy(sock, "show servers state redirectd")
-		got = map[string]string{}
-		for _, l := range strings.Split(out, "\n") {
-			if f := strings.Fields(l); len(f) > 5 && (f[3] == "n1" || f[3] == "n2") {
-				got[f[3]] = f[5]
+	waitStates := func(n1, n2 string) {
+		t.Helper()
+		var got map[string]string
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			out, err := haproxy(sock, "show servers state redirectd")
+			got = map[string]string{}
+			for _, l := range strings.Split(out, "\n") {
+				if f := strings.Fields(l); len(f) > 5 && (f[3] == "n1" || f[3] == "n2") {
+					got[f[3]] = f[5]
+				}
 			}
+			if err == nil && got["n1"] == n1 && got["n2"] == n2 {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("HAProxy's server states %v, want n1 %s and n2 %s (2 up, 0 down): %v\nhaproxy:\n%s\nn1:\n%s\nn2:\n%s", got, n1, n2, err, &hlog, logs[0], logs[1])
+			}
+			time.Sleep(50 * time.Millisecond)
 		}
-		if err == nil && got["n1"] == want["n1"] && got["n2"] == want["n2"] {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("HAProxy's server states %v, want n1 up (2) and n2 down (0): %v\nhaproxy:\n%s\nn1:\n%s\nn2:\n%s", got, err, &hlog, logs[0], logs[1])
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
+	waitStates("2", "0")
 	// Through HAProxy, the ready node answers.
 	if code, loc, err := firstAnswer(front, "/a", time.Now().Add(2*time.Second)); err != nil || code != 301 || loc != "/b" {
 		t.Errorf("through HAProxy: %d %q %v", code, loc, err)
+	}
+
+	// A client that has sent half a request keeps n1 draining after
+	// SIGTERM (up to shutdown_timeout): /readyz answers 503 meanwhile,
+	// and HAProxy must take n1 out before it stops.
+	c, err := net.Dial("tcp", nodes[0].traffic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "PROXY TCP4 127.0.0.1 127.0.0.1 40000 %s\r\nGET /a HTTP/1.1\r\n", strings.TrimPrefix(nodes[0].traffic, "127.0.0.1:"))
+	time.Sleep(100 * time.Millisecond) // accepted and counted before the drain starts
+	cmds[0].Process.Signal(syscall.SIGTERM)
+	waitStates("0", "0")
+	select {
+	case <-exited[0]:
+		t.Fatalf("n1 exited before HAProxy took it out: the drain was not seen\n%s", logs[0])
+	default:
 	}
 }
