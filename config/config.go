@@ -35,6 +35,11 @@ type Config struct {
 	// GeoIP is the [geoip] table (conditions.go).
 	GeoIP          GeoIP
 	SkippedEntries int
+	// Written counts the rules as the files write them: each [[rule]]
+	// table, map entry and CSV row once, however many hosts it is listed
+	// for, where Set holds (and Set.Counts counts) one rule per host.
+	// check and the imports print this count, so that they agree.
+	Written matcher.Counts
 }
 
 // MaxSkipped bounds Config.Skipped, so that a map of a million wrong

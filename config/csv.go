@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/redirectd/redirectd/matcher"
+
+	"github.com/redirectd/redirectd/internal/plural"
 )
 
 // rawCSV is one [[csv]] table: a bulk-redirect CSV file.
@@ -141,11 +143,7 @@ func isNumberOrEmpty(s string) bool {
 // csvRow turns one row into its rules (two when subdomains are included).
 func csvRow(rec []string, d *Defaults) ([]matcher.Rule, error) {
 	if len(rec) < 2 || len(rec) > 6 {
-		n := fmt.Sprintf("%d fields", len(rec))
-		if len(rec) == 1 {
-			n = "1 field"
-		}
-		return nil, fmt.Errorf("a row is source,target,status[,preserve_query,include_subdomains,subpath_matching]; this one has %s", n)
+		return nil, fmt.Errorf("a row is source,target,status[,preserve_query,include_subdomains,subpath_matching]; this one has %s", plural.Count(len(rec), "field"))
 	}
 	field := func(i int) string {
 		if i < len(rec) {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/redirectd/redirectd/internal/plural"
 )
 
 // Error is one problem in a configuration, located as precisely as it can be.
@@ -59,7 +61,7 @@ func (l *errorList) err() error {
 		return nil
 	}
 	if l.dropped > 0 {
-		l.errs = append(l.errs, fmt.Errorf("and %d more errors", l.dropped))
+		l.errs = append(l.errs, errors.New("and "+plural.Count(l.dropped, "more error")))
 	}
 	return errors.Join(l.errs...)
 }

@@ -180,6 +180,7 @@ func load(file string, fl files) (*Config, error) {
 		set.SetCountries(cfg.GeoIP.db)
 	}
 	cfg.Skipped, cfg.SkippedEntries = sink.skipped, sink.nskipped
+	cfg.Written = sink.written
 	return cfg, nil
 }
 
@@ -202,6 +203,13 @@ type ruleSink struct {
 	skipped  []*Error
 	nskipped int
 	lastSkip Error // the last entry skipped
+
+	// written counts the rules added as the files write them (see
+	// Config.Written): the rules of one entry, one per host, are added
+	// one after the other with the entry's file and line.
+	written  matcher.Counts
+	lastFile string
+	lastLine int
 }
 
 // add compiles r into the Set, or records its error on the line of the key
@@ -210,6 +218,7 @@ type ruleSink struct {
 func (k *ruleSink) add(r *matcher.Rule) {
 	err := k.b.Add(r)
 	if err == nil {
+		k.count(r)
 		return
 	}
 	if ce, ok := k.locate(err).(*Error); ok && k.skip && !errors.Is(err, matcher.ErrLimit) {
@@ -217,6 +226,23 @@ func (k *ruleSink) add(r *matcher.Rule) {
 		return
 	}
 	k.place(err)
+}
+
+// count adds r to written unless it is another host's copy of the entry
+// counted last.
+func (k *ruleSink) count(r *matcher.Rule) {
+	if r.Line > 0 && r.Line == k.lastLine && r.File == k.lastFile {
+		return
+	}
+	k.lastFile, k.lastLine = r.File, r.Line
+	switch r.Kind {
+	case matcher.Exact:
+		k.written.Exact++
+	case matcher.Prefix:
+		k.written.Prefix++
+	case matcher.Regex:
+		k.written.Regex++
+	}
 }
 
 // refuse records a wrong map entry: an error of the load, or one more

@@ -120,11 +120,11 @@ status = 301
 	return []string{r.bin, "serve", "-config", path}, []string{fmt.Sprintf("GOMAXPROCS=%d", in.CPUs)}, nil
 }
 
-// checkTime runs `redirectd check -json` on the config in dir, pinned to
+// checkTime runs `redirectd check -format json` on the config in dir, pinned to
 // cpus with GOMAXPROCS=n as the server is, and returns its wall time (the
 // process's, start to exit) and the load+compile time it reports.
 func (r *redirectd) checkTime(dir, cpus string, n int) (wall, load time.Duration, err error) {
-	cmd := exec.Command("taskset", "-c", cpus, r.bin, "check", "-json", "-config", join(dir, "redirectd.toml"))
+	cmd := exec.Command("taskset", "-c", cpus, r.bin, "check", "-format", "json", "-config", join(dir, "redirectd.toml"))
 	cmd.Env = append(os.Environ(), fmt.Sprintf("GOMAXPROCS=%d", n))
 	t0 := time.Now()
 	out, err := cmd.Output()

@@ -157,8 +157,7 @@ func (s *service) reloadLocked(c *candidate) (string, error) {
 	logSkipped(s.log, cfg)
 	s.reloads.Inc()
 	s.lastReloadUnix = float64(time.Now().Unix())
-	counts := cfg.Set.Counts()
-	msg := fmt.Sprintf("%d rules (%d exact, %d prefix, %d regex) in %s, version %s", cfg.Set.Len(), counts.Exact, counts.Prefix, counts.Regex, time.Since(start).Round(time.Microsecond), ver.hash)
+	msg := fmt.Sprintf("%s in %s, version %s", ruleCounts(cfg.Written, cfg.Set.Counts()), time.Since(start).Round(time.Microsecond), ver.hash)
 	s.log.Info("reloaded", "config", cfg.Path, "rules", cfg.Set.Len(), "version", ver.hash, "hits_carried", carried, "took", time.Since(start).Round(time.Microsecond))
 	if keys := restartNeeded(s.cfg, cfg); len(keys) > 0 {
 		changed := strings.Join(keys, ", ")

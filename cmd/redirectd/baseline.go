@@ -12,21 +12,6 @@ import (
 	"github.com/redirectd/redirectd/matcher"
 )
 
-// wantsBaseline reports whether check's arguments ask for -baseline,
-// which makes check compare two configs instead of validating one.
-func wantsBaseline(args []string) bool {
-	for _, a := range args {
-		if a == "--" {
-			return false
-		}
-		name := strings.TrimLeft(a, "-")
-		if name != a && (name == "baseline" || strings.HasPrefix(name, "baseline=")) {
-			return true
-		}
-	}
-	return false
-}
-
 // baselineReport is what check -baseline finds; -format json prints it.
 type baselineReport struct {
 	Baseline string       `json:"baseline"`
@@ -69,37 +54,23 @@ func (r *baselineReport) changes() bool {
 	return len(r.Added)+len(r.Removed)+len(r.Changed)+len(r.Settings)+len(r.URLs) > 0
 }
 
-// checkBaseline compares -config with -baseline and reports what changes.
-// Exit status: 0 when no answer changes, 1 when some does, 2 for bad
-// usage or a config that does not load.
-func checkBaseline(args []string, stdout, stderr io.Writer) int {
-	fs, file := newFlags("check", stderr)
-	base := fs.String("baseline", "", "the config serving now (`file`), compared with -config")
-	format := fs.String("format", "text", "report format: `text` or json")
-	if err := fs.Parse(args); err != nil {
-		return parseExit(err)
-	}
-	if *base == "" || *file == "" || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "redirectd check: give -baseline OLD.toml -config NEW.toml")
-		return 2
-	}
-	if *format != "text" && *format != "json" {
-		fmt.Fprintf(stderr, "redirectd check: -format %q: use text or json\n", *format)
-		return 2
-	}
-	old, err := loadConfig(*base)
+// checkBaseline compares file with base and reports what changes. Exit
+// status: 0 when no answer changes, 1 when some does or a config does not
+// load.
+func checkBaseline(base, file, format string, stdout, stderr io.Writer) int {
+	old, err := loadConfig(base)
 	if err != nil {
 		fmt.Fprintf(stderr, "%v\n", err)
-		return 2
+		return 1
 	}
-	cur, err := loadConfig(*file)
+	cur, err := loadConfig(file)
 	if err != nil {
 		fmt.Fprintf(stderr, "%v\n", err)
-		return 2
+		return 1
 	}
 	rep := compareConfigs(old, cur)
-	rep.Baseline, rep.Config = *base, *file
-	if *format == "json" {
+	rep.Baseline, rep.Config = base, file
+	if format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false) // "->" in rules, "&" in URLs

@@ -12,68 +12,96 @@ import (
 
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/config/lint"
+	"github.com/redirectd/redirectd/internal/plural"
 	"github.com/redirectd/redirectd/matcher"
 )
 
-// checkReport is what `check -json` prints.
+// checkReport is what `check -format json` prints.
 type checkReport struct {
 	Config   string          `json:"config"`
 	OK       bool            `json:"ok"`
-	Errors   []string        `json:"errors,omitempty"` // config errors (file:line)
-	Counts   *matcher.Counts `json:"counts,omitempty"`
+	Errors   []string        `json:"errors,omitempty"`   // config errors (file:line)
+	Counts   *matcher.Counts `json:"counts,omitempty"`   // rules as written (config.Config.Written)
+	PerHost  *matcher.Counts `json:"per_host,omitempty"` // the same, once per host each is listed for
 	Findings []lint.Finding  `json:"findings"`
 	Skipped  []string        `json:"skipped,omitempty"` // map entries left out (invalid = "skip")
 	Millis   float64         `json:"load_ms"`
 }
 
-// check validates a config, looks for loops, chains, bad Locations and
-// unreachable rules, and prints what it found.
-func check(args []string, stdout, stderr io.Writer) int {
-	fs, file := newFlags("check", stderr)
-	asJSON := fs.Bool("json", false, "print the report as JSON")
+// checkCmd runs check, or with -baseline checkBaseline: one command, so
+// that one flag set (and its -h) holds every flag either takes.
+func checkCmd(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("check", stderr)
+	file := configFlag(fs)
+	format := fs.String("format", "text", "report format: `text` or json")
+	asJSON := fs.Bool("json", false, "deprecated: the same as -format json")
 	fix := fs.Bool("fix-chains", false, "write each map file holding a chain, flattened, as FILE.fixed")
-	if err := fs.Parse(args); err != nil {
+	base := fs.String("baseline", "", "compare -config with the config serving now (`file`): list the rules and sampled URLs whose answer changes")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
 		return parseExit(err)
 	}
-	if !noArgs(fs, stderr) {
+	if !noArgs(fs, pos, stderr) || !needConfig(fs, *file, stderr) {
 		return 2
 	}
-	if !needConfig(*file, stderr, "check") {
+	if *asJSON {
+		if given(fs, "format") && *format != "json" {
+			fmt.Fprintf(stderr, "redirectd check: -json is -format json; -format %s contradicts it\n", *format)
+			return 2
+		}
+		*format = "json"
+	}
+	if !oneOf(fs, "format", *format, stderr, "text", "json") {
 		return 2
 	}
+	if *base != "" {
+		if *fix {
+			fmt.Fprintln(stderr, "redirectd check: -fix-chains checks one config: give it without -baseline")
+			return 2
+		}
+		return checkBaseline(*base, *file, *format, stdout, stderr)
+	}
+	return check(*file, *format == "json", *fix, stdout, stderr)
+}
+
+// check validates a config, looks for loops, chains, bad Locations and
+// unreachable rules, and prints what it found.
+func check(file string, asJSON, fix bool, stdout, stderr io.Writer) int {
 	start := time.Now()
-	cfg, err := loadConfig(*file)
+	cfg, err := loadConfig(file)
 	took := time.Since(start)
-	rep := checkReport{Config: *file, Millis: float64(took.Microseconds()) / 1000, Findings: []lint.Finding{}}
+	rep := checkReport{Config: file, Millis: float64(took.Microseconds()) / 1000, Findings: []lint.Finding{}}
 	if err != nil {
 		rep.Errors = strings.Split(err.Error(), "\n")
-		return report(rep, *asJSON, stdout, stderr)
+		return report(rep, asJSON, stdout, stderr)
 	}
 	if err := startable(cfg); err != nil {
 		rep.Errors = strings.Split(err.Error(), "\n")
-		return report(rep, *asJSON, stdout, stderr)
+		return report(rep, asJSON, stdout, stderr)
 	}
 	if err := tlsconf.CheckCertificates(&cfg.TLS); err != nil {
 		rep.Errors = strings.Split(err.Error(), "\n")
-		return report(rep, *asJSON, stdout, stderr)
+		return report(rep, asJSON, stdout, stderr)
 	}
-	c := cfg.Set.Counts()
-	rep.Counts = &c
+	c, h := cfg.Written, cfg.Set.Counts()
+	rep.Counts, rep.PerHost = &c, &h
 	rep.Skipped = skippedLines(cfg)
-	rep.Findings = lint.Check(cfg.Set.Rules(), cfg.Set)
+	if f := lint.Check(cfg.Set.Rules(), cfg.Set); f != nil {
+		rep.Findings = f // else [] as set above: JSON readers get a list, not null
+	}
 	rep.OK = true
 	for _, f := range rep.Findings {
 		if f.Severity == lint.Error {
 			rep.OK = false
 		}
 	}
-	if *fix {
+	if fix {
 		if err := fixChains(cfg, rep.Findings, stderr); err != nil {
 			fmt.Fprintf(stderr, "redirectd check: %v\n", err)
 			return 1
 		}
 	}
-	return report(rep, *asJSON, stdout, stderr)
+	return report(rep, asJSON, stdout, stderr)
 }
 
 func report(rep checkReport, asJSON bool, stdout, stderr io.Writer) int {
@@ -103,15 +131,28 @@ func report(rep checkReport, asJSON bool, stdout, stderr io.Writer) int {
 		}
 	}
 	if rep.Counts != nil {
-		c := rep.Counts
 		status := "ok"
 		if errs > 0 {
-			status = fmt.Sprintf("%d errors", errs)
+			status = plural.Count(errs, "error")
 		}
-		fmt.Fprintf(stdout, "%s: %s: %d rules (%d exact, %d prefix, %d regex), %d warnings, loaded and compiled in %.3fms\n",
-			rep.Config, status, c.Exact+c.Prefix+c.Regex, c.Exact, c.Prefix, c.Regex, warnings, rep.Millis)
+		fmt.Fprintf(stdout, "%s: %s: %s, %s, loaded and compiled in %.3fms\n",
+			rep.Config, status, ruleCounts(*rep.Counts, *rep.PerHost), plural.Count(warnings, "warning"), rep.Millis)
 	}
 	return code
+}
+
+// ruleCounts says how many rules a config holds as written, "10 rules (6
+// exact, 0 prefix, 4 regex)": each [[rule]] table, map entry and CSV row
+// once, as the imports count what they write. A rule listed for several
+// hosts is one rule per host to the matcher; when that makes a
+// difference, the count per host follows: "; 22 counted once per host".
+func ruleCounts(written, perHost matcher.Counts) string {
+	total := func(c matcher.Counts) int { return c.Exact + c.Prefix + c.Regex }
+	s := fmt.Sprintf("%s (%d exact, %d prefix, %d regex", plural.Count(total(written), "rule"), written.Exact, written.Prefix, written.Regex)
+	if n := total(perHost); n != total(written) {
+		s += fmt.Sprintf("; %d counted once per host", n)
+	}
+	return s + ")"
 }
 
 // skippedLines says which map entries cfg left out, one warning a line:
@@ -122,7 +163,7 @@ func skippedLines(cfg *config.Config) []string {
 		out = append(out, fmt.Sprintf("%s: warning: map entry left out (invalid = \"skip\"): %s", e.Where(), e.Reason()))
 	}
 	if more := cfg.SkippedEntries - len(cfg.Skipped); more > 0 {
-		out = append(out, fmt.Sprintf("warning: and %d more map entries skipped", more))
+		out = append(out, fmt.Sprintf("warning: and %s skipped", plural.Count(more, "more map entry", "more map entries")))
 	}
 	return out
 }

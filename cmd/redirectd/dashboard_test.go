@@ -232,3 +232,103 @@ func promqlMetricNames(expr string) ([]string, error) {
 	})
 	return names, nil
 }
+
+// dashboardFile is the Grafana dashboard deploy/ ships.
+const dashboardFile = "../../deploy/grafana/redirectd.json"
+
+// TestGrafanaDashboardScope: the dashboard has job and instance
+// variables, every query is scoped to them (a dashboard for one fleet
+// must not add up every job that Prometheus scrapes), and panels show
+// the metrics an operator is paged for: panics, misses and map entries
+// left out.
+func TestGrafanaDashboardScope(t *testing.T) {
+	b, err := os.ReadFile(dashboardFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Templating struct {
+			List []struct {
+				Name       string `json:"name"`
+				Type       string `json:"type"`
+				Definition string `json:"definition"`
+				Multi      bool   `json:"multi"`
+				IncludeAll bool   `json:"includeAll"`
+				AllValue   string `json:"allValue"`
+			} `json:"list"`
+		} `json:"templating"`
+	}
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	vars := map[string]string{}
+	for _, v := range d.Templating.List {
+		if v.Type != "query" {
+			continue
+		}
+		vars[v.Name] = v.Definition
+		if !v.Multi || !v.IncludeAll || v.AllValue != ".*" {
+			t.Errorf("variable %s: want multi-value with All (.*), so one node or the whole fleet can be shown", v.Name)
+		}
+	}
+	if got, want := vars["job"], "label_values(redirectd_requests_total, job)"; got != want {
+		t.Errorf("variable job: query %q, want %q", got, want)
+	}
+	if got, want := vars["instance"], `label_values(redirectd_requests_total{job=~"$job"}, instance)`; got != want {
+		t.Errorf("variable instance: query %q, want %q (the nodes of the jobs chosen)", got, want)
+	}
+
+	shown := map[string]bool{}
+	for title, exprs := range dashboardExprs(t, dashboardFile) {
+		for _, e := range exprs {
+			sels, err := promqlSelectors(e)
+			if err != nil {
+				t.Errorf("panel %q: %q: %v", title, e, err)
+				continue
+			}
+			for _, s := range sels {
+				if s.matchers["job"] != `=~$job` || s.matchers["instance"] != `=~$instance` {
+					t.Errorf("panel %q: %s is not scoped with {job=~\"$job\",instance=~\"$instance\"}: %q", title, s.name, e)
+				}
+				shown[s.name] = true
+				if v, ok := s.matchers["outcome"]; ok {
+					shown[s.name+"{outcome"+v+"}"] = true
+				}
+			}
+		}
+	}
+	for _, m := range []string{"redirectd_panics_total", `redirectd_requests_total{outcome=miss}`, "redirectd_misses_tracked", "redirectd_map_entries_skipped"} {
+		if !shown[m] {
+			t.Errorf("no panel shows %s", m)
+		}
+	}
+}
+
+// promqlSelector is one vector selector of an expression: the metric
+// name and each other label's matcher, as "=~value".
+type promqlSelector struct {
+	name     string
+	matchers map[string]string
+}
+
+func promqlSelectors(expr string) ([]promqlSelector, error) {
+	r := strings.NewReplacer("$__rate_interval", "1m", "$__interval", "1m", "$__range", "1h")
+	e, err := parser.NewParser(parser.Options{}).ParseExpr(r.Replace(expr))
+	if err != nil {
+		return nil, err
+	}
+	var out []promqlSelector
+	parser.Inspect(e, func(n parser.Node, _ []parser.Node) error {
+		if vs, ok := n.(*parser.VectorSelector); ok {
+			s := promqlSelector{name: vs.Name, matchers: map[string]string{}}
+			for _, m := range vs.LabelMatchers {
+				if m.Name != "__name__" {
+					s.matchers[m.Name] = m.Type.String() + m.Value
+				}
+			}
+			out = append(out, s)
+		}
+		return nil
+	})
+	return out, nil
+}

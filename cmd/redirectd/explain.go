@@ -13,18 +13,20 @@ import (
 
 // explain prints which rule answers a URL and what it answers.
 func explain(args []string, stdout, stderr io.Writer) int {
-	fs, file := newFlags("explain", stderr)
+	fs := newFlags("explain", stderr)
+	file := configFlag(fs)
 	at := fs.String("at", "", "answer as of this time (RFC 3339, such as 2026-12-24T12:00:00Z) instead of now, for rules with a time window")
 	var fields explainFields
 	fs.Var(&fields, "H", "a request header field 'Name: value' (repeatable), for rules with when conditions: 'Accept-Language: de', 'Cookie: lang=fr'")
 	client := fs.String("client", "", "the client's IP address, for rules with when.country (looked up in the config's [geoip] database)")
-	if err := fs.Parse(args); err != nil {
+	pos, err := parseArgs(fs, args)
+	if err != nil {
 		return parseExit(err)
 	}
-	if !needConfig(*file, stderr, "explain") {
+	if !needConfig(fs, *file, stderr) || !extraArgs(fs, pos, 1, "one URL", stderr) {
 		return 2
 	}
-	if fs.NArg() != 1 {
+	if len(pos) == 0 {
 		fmt.Fprintln(stderr, "redirectd explain: give one URL, such as http://example.com/old?x=1 or /old")
 		return 2
 	}
@@ -43,7 +45,7 @@ func explain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%v\n", err)
 		return 1
 	}
-	raw := fs.Arg(0)
+	raw := pos[0]
 	if cfg.Server.HTTPSRedirect {
 		var err error
 		if raw, err = explainHTTPSRedirect(stdout, raw); err != nil {

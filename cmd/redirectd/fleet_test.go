@@ -259,10 +259,12 @@ source_header = "Authorization: Bearer fleet"
 	}
 	v1 := waitServing(t, nodes, "", 10*time.Second)
 
-	// HAProxy: TCP mode, PROXY v2 to each node, round robin; its health
-	// check is a connect to the admin port (the traffic port needs a
-	// PROXY header). The runtime API drains a node before its restart.
+	// HAProxy: the fleet example's backend (deploy/fleet/haproxy.cfg):
+	// TCP mode, PROXY v2 to each node, round robin, its health check
+	// GET /readyz on the admin port (the traffic port needs a PROXY
+	// header). The runtime API drains a node before its restart.
 	sock := filepath.Join(f.dir, "haproxy.sock")
+	backend := fleetBackend(t, []haproxyNode{{fleetNodes[0] + ":8080", "9180"}, {fleetNodes[1] + ":8080", "9180"}})
 	hcfg := fmt.Sprintf(`global
 	stats socket %s mode 600 level admin
 	maxconn 4096
@@ -275,12 +277,9 @@ defaults
 	option redispatch
 frontend fe
 	bind %s:8080
-	default_backend nodes
-backend nodes
-	balance roundrobin
-	server n1 %s:8080 send-proxy-v2 check port 9180 inter 200ms fall 2 rise 1
-	server n2 %s:8080 send-proxy-v2 check port 9180 inter 200ms fall 2 rise 1
-`, sock, fleetLB, fleetNodes[0], fleetNodes[1])
+	default_backend redirectd
+%s
+`, sock, fleetLB, backend)
 	hfile := filepath.Join(f.dir, "haproxy.cfg")
 	os.WriteFile(hfile, []byte(hcfg), 0o644)
 	hcmd := exec.Command("ip", "netns", "exec", f.prefix+"lb", hap, "-db", "-f", hfile)
@@ -294,7 +293,7 @@ backend nodes
 	t.Cleanup(func() { hcmd.Process.Kill(); <-hdone })
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		out, err := haproxy(sock, "show servers state nodes")
+		out, err := haproxy(sock, "show servers state redirectd")
 		if err == nil && strings.Count(out, " 2 ") >= 2 { // srv_op_state 2: running
 			break
 		}
@@ -387,7 +386,7 @@ backend nodes
 	time.Sleep(time.Until(start.Add(fleetBounce)))
 	origin.setDown(true)
 	n1 := nodes[0]
-	if out, err := haproxy(sock, "set server nodes/n1 state drain"); err != nil || strings.TrimSpace(out) != "" {
+	if out, err := haproxy(sock, "set server redirectd/n1 state drain"); err != nil || strings.TrimSpace(out) != "" {
 		t.Fatalf("draining n1: %v %q", err, out)
 	}
 	time.Sleep(300 * time.Millisecond) // the connections in flight finish
@@ -418,7 +417,7 @@ backend nodes
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if out, err := haproxy(sock, "set server nodes/n1 state ready"); err != nil || strings.TrimSpace(out) != "" {
+	if out, err := haproxy(sock, "set server redirectd/n1 state ready"); err != nil || strings.TrimSpace(out) != "" {
 		t.Fatalf("putting n1 back: %v %q", err, out)
 	}
 	restartedAt := time.Now()

@@ -11,38 +11,32 @@ import (
 
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/config/importer"
+	"github.com/redirectd/redirectd/internal/plural"
 	"github.com/redirectd/redirectd/matcher"
 )
 
-// importCmd converts a redirect list from another tool into a redirectd
-// config, written to stdout (or -o FILE).
-func importCmd(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "nginx" {
-		return importNginx(args[1:], stderr)
-	}
-	if len(args) > 0 && hostedLoaders[args[0]] != nil {
-		return importHosted(args[0], args[1:], stdout, stderr)
-	}
-	if len(args) == 0 || args[0] != "csv" {
-		fmt.Fprintln(stderr, "usage: redirectd import csv [-o FILE] FILE\n       redirectd import nginx [-o DIR] FILE...\n"+
-			"       redirectd import netlify [-geoip FILE] [-o FILE] _redirects|netlify.toml...\n       redirectd import vercel [-o FILE] vercel.json")
-		return 2
-	}
-	fs, _ := newFlags("import csv", stderr)
+// importCSV converts a bulk-redirect CSV into a redirectd config, written
+// to stdout (or -o FILE).
+func importCSV(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("import csv", stderr)
 	out := fs.String("o", "", "write the config to `file` instead of stdout")
 	force := fs.Bool("force", false, "replace the -o file when it exists")
-	if err := fs.Parse(args[1:]); err != nil {
+	pos, err := parseArgs(fs, args)
+	if err != nil {
 		return parseExit(err)
+	}
+	if !extraArgs(fs, pos, 1, "one CSV file", stderr) {
+		return 2
+	}
+	if len(pos) == 0 {
+		fmt.Fprintln(stderr, "redirectd import csv: give one CSV file")
+		return 2
 	}
 	if err := refuseOverwrite(*out, *force); err != nil {
 		fmt.Fprintf(stderr, "redirectd import csv: %v\n", err)
 		return 2
 	}
-	if fs.NArg() != 1 {
-		fmt.Fprintln(stderr, "redirectd import csv: give one CSV file")
-		return 2
-	}
-	name := fs.Arg(0)
+	name := pos[0]
 	data, err := os.ReadFile(name)
 	if err != nil {
 		fmt.Fprintf(stderr, "redirectd import csv: %v\n", err)
@@ -76,7 +70,7 @@ func importCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	header := fmt.Sprintf("Imported from %s by redirectd import csv.\nEach rule names the row it comes from.", name)
 	if len(res.Notes) > 0 {
-		header += fmt.Sprintf("\n%s left out:", importer.Plural(len(res.Notes), "row", "rows"))
+		header += fmt.Sprintf("\n%s left out:", plural.Count(len(res.Notes), "row", "rows"))
 		for _, n := range res.Notes {
 			header += "\n  " + n.String()
 		}

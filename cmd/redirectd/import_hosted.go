@@ -32,14 +32,15 @@ var hostedUsage = map[string]string{
 // loads it, and prints the report to stderr: rule counts and every rule
 // or construct not translated, with file:line.
 func importHosted(kind string, args []string, stdout, stderr io.Writer) int {
-	fs, _ := newFlags("import "+kind, stderr)
+	fs := newFlags("import "+kind, stderr)
 	out := fs.String("o", "", "write the config to `file` instead of stdout")
 	force := fs.Bool("force", false, "replace the -o file when it exists")
 	var opt importer.Options
 	if kind == "netlify" {
 		fs.StringVar(&opt.GeoIP, "geoip", "", "translate Country= conditions, reading the MaxMind country database `file` ([geoip] database)")
 	}
-	if err := fs.Parse(args); err != nil {
+	names, err := parseArgs(fs, args)
+	if err != nil {
 		return parseExit(err)
 	}
 	if err := refuseOverwrite(*out, *force); err != nil {
@@ -59,13 +60,13 @@ func importHosted(kind string, args []string, stdout, stderr io.Writer) int {
 		}
 		opt.GeoIP = abs
 	}
-	if fs.NArg() == 0 {
+	if len(names) == 0 {
 		fmt.Fprintf(stderr, "redirectd import %s: %s\n", kind, hostedUsage[kind])
 		return 2
 	}
 	var cands []importer.Candidate
 	var notes []importer.Note
-	for _, name := range fs.Args() {
+	for _, name := range names {
 		data, err := os.ReadFile(name)
 		if err != nil {
 			fmt.Fprintf(stderr, "redirectd import %s: %v\n", kind, err)
@@ -81,7 +82,7 @@ func importHosted(kind string, args []string, stdout, stderr io.Writer) int {
 	res := importer.Order(cands)
 	res.Notes = append(notes, res.Notes...)
 	var buf bytes.Buffer
-	header := fmt.Sprintf("Imported from %s by redirectd import %s.\nEach rule names the line it comes from.", strings.Join(fs.Args(), " "), kind)
+	header := fmt.Sprintf("Imported from %s by redirectd import %s.\nEach rule names the line it comes from.", strings.Join(names, " "), kind)
 	importer.WriteTOML(&buf, header, opt.GeoIP, res.Rules)
 	// What is written must load, as `redirectd check` loads it.
 	if err := loadsAsWritten(buf.Bytes()); err != nil {

@@ -13,8 +13,8 @@ import (
 // importNginx translates nginx configs into DIR/redirectd.toml and map
 // files, then loads the result as check would. It prints the rule counts
 // and every directive it could not translate to stderr.
-func importNginx(args []string, stderr io.Writer) int {
-	flags, _ := newFlags("import nginx", stderr)
+func importNginx(args []string, _, stderr io.Writer) int {
+	flags := newFlags("import nginx", stderr)
 	out := flags.String("o", ".", "write redirectd.toml and its map files into `dir`")
 	force := flags.Bool("force", false, "replace the files of an earlier import in the -o dir")
 	var allow []string
@@ -22,10 +22,11 @@ func importNginx(args []string, stderr io.Writer) int {
 		allow = append(allow, dir)
 		return nil
 	})
-	if err := flags.Parse(args); err != nil {
+	names, err := parseArgs(flags, args)
+	if err != nil {
 		return parseExit(err)
 	}
-	if flags.NArg() == 0 {
+	if len(names) == 0 {
 		fmt.Fprintln(stderr, "redirectd import nginx: give the nginx config file(s), such as /etc/nginx/nginx.conf")
 		return 2
 	}
@@ -34,13 +35,13 @@ func importNginx(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "redirectd import nginx: %v\n", err)
 		return 2
 	}
-	dirs, err := parseNginxFiles(flags.Args(), allow, stderr)
+	dirs, err := parseNginxFiles(names, allow, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "redirectd import nginx: %v\n", err)
 		return 1
 	}
 	res := nginx.Translate(dirs)
-	header := fmt.Sprintf("Imported from %s by redirectd import nginx.\nEach rule names the nginx directive it comes from.", strings.Join(flags.Args(), " "))
+	header := fmt.Sprintf("Imported from %s by redirectd import nginx.\nEach rule names the nginx directive it comes from.", strings.Join(names, " "))
 	written, err := nginx.Write(*out, res, header)
 	if err != nil {
 		fmt.Fprintf(stderr, "redirectd import nginx: %v\n", err)

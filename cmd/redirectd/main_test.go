@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/redirectd/redirectd/benchmarks/rules"
 	"github.com/redirectd/redirectd/engine/testport"
 )
@@ -330,7 +331,7 @@ func TestCheckFindings(t *testing.T) {
 		!strings.Contains(errs, mapFile+":3: error: redirect loop: /x") || !strings.Contains(out, "2 errors") {
 		t.Fatalf("check: exit %d\nstdout %s\nstderr %s", code, out, errs)
 	}
-	code, out, _ = runCmd("check", "-json", "-config", file)
+	code, out, _ = runCmd("check", "-format", "json", "-config", file)
 	var rep struct {
 		OK       bool `json:"ok"`
 		Findings []struct {
@@ -339,7 +340,17 @@ func TestCheckFindings(t *testing.T) {
 		} `json:"findings"`
 	}
 	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 1 || rep.OK || len(rep.Findings) != 3 {
-		t.Fatalf("check -json: exit %d, %v\n%s", code, err, out)
+		t.Fatalf("check -format json: exit %d, %v\n%s", code, err, out)
+	}
+	// -json, the old spelling, prints the same (but for the time taken).
+	c, o, _ := runCmd("check", "-json", "-config", file)
+	var a, b map[string]any
+	json.Unmarshal([]byte(out), &a)
+	json.Unmarshal([]byte(o), &b)
+	delete(a, "load_ms")
+	delete(b, "load_ms")
+	if diff := cmp.Diff(a, b); c != code || diff != "" {
+		t.Errorf("check -json: exit %d, want %d; -format json -> -json:\n%s", c, code, diff)
 	}
 	// Without the loop, -fix-chains flattens the chain.
 	os.WriteFile(mapFile, []byte("/a /b;\n/b /c;\n\"/with space\" /z;\n"), 0o644)

@@ -23,14 +23,16 @@ import (
 
 // serve runs the server until SIGINT or SIGTERM; SIGHUP reloads the rules.
 func serve(args []string, stdout, stderr io.Writer) int {
-	fs, file := newFlags("serve", stderr)
+	fs := newFlags("serve", stderr)
+	file := configFlag(fs)
 	logFormat := fs.String("log-format", "text", "log format: `text` or json")
 	adminListen := fs.String("admin-listen", "", "serve the admin endpoints on `addr` instead of [admin] listen (\"off\": none); for a second instance during an upgrade")
 	takeover := fs.Bool("upgrade", false, "take over the traffic ports from the redirectd serving them, for a zero-downtime upgrade (both serve until the old one is stopped); without it a port in use is an error")
-	if err := fs.Parse(args); err != nil {
+	pos, err := parseArgs(fs, args)
+	if err != nil {
 		return parseExit(err)
 	}
-	if !noArgs(fs, stderr) {
+	if !noArgs(fs, pos, stderr) {
 		return 2
 	}
 	log, err := newLogger(stderr, *logFormat)
@@ -129,9 +131,16 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	}
 	// srv.Rules, not cfg.Set: a reload (the cached rule set of [rules]
 	// source, an early POST /reload) may have replaced and dropped it.
-	c := srv.Rules().Counts()
-	attrs := []any{"config", cfg.Path, "listen", srv.Addr(), "rules", srv.Rules().Len(),
-		"exact", c.Exact, "prefix", c.Prefix, "regex", c.Regex, "startup", time.Since(start).Round(time.Microsecond)}
+	c, perHost := srv.Rules().Counts(), srv.Rules().Len()
+	if srv.Rules() == cfg.Set {
+		c = cfg.Written // the rules as written, as check and the imports count them
+	}
+	attrs := []any{"config", cfg.Path, "listen", srv.Addr(), "rules", c.Exact + c.Prefix + c.Regex,
+		"exact", c.Exact, "prefix", c.Prefix, "regex", c.Regex}
+	if perHost != c.Exact+c.Prefix+c.Regex {
+		attrs = append(attrs, "per_host", perHost)
+	}
+	attrs = append(attrs, "startup", time.Since(start).Round(time.Microsecond))
 	if adm != nil {
 		attrs = append(attrs, "admin", adm.Addr())
 	}

@@ -31,20 +31,3 @@ func TestCheckMeansServe(t *testing.T) {
 		})
 	}
 }
-
-// TestHelpAndStrayArguments: -h prints the usage and exits 0 for every
-// subcommand; a stray argument to check or serve is refused (exit 2)
-// rather than ignored.
-func TestHelpAndStrayArguments(t *testing.T) {
-	for _, args := range [][]string{{"serve", "-h"}, {"check", "-h"}, {"explain", "-h"}, {"test", "-h"},
-		{"import", "csv", "-h"}, {"import", "nginx", "-h"}, {"import", "netlify", "-h"}, {"import", "vercel", "-h"}} {
-		if code, _, stderr := runCmd(args...); code != 0 || !strings.Contains(stderr, "Usage of") {
-			t.Errorf("%v: exit %d, want 0 and the usage:\n%s", args, code, stderr)
-		}
-	}
-	for _, args := range [][]string{{"check", "redirectd.toml"}, {"serve", "redirectd.toml"}} {
-		if code, _, stderr := runCmd(args...); code != 2 || !strings.Contains(stderr, `unexpected argument "redirectd.toml"`) {
-			t.Errorf("%v: exit %d, want 2 naming the argument:\n%s", args, code, stderr)
-		}
-	}
-}

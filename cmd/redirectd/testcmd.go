@@ -27,39 +27,37 @@ const forwardMarker = "X-Redirectd-Test"
 
 // test runs case files against a config's rules, answered by the real
 // server on a loopback port. Exit status: 0 when every case passes, 1 when
-// one fails, 2 for bad usage, a config that does not load, a malformed
-// case file or a server that cannot start.
+// one fails or an input does not load (the config, a case file) or the
+// server cannot start, 2 for bad usage.
 func test(args []string, stdout, stderr io.Writer) int {
-	fs, file := newFlags("test", stderr)
+	fs := newFlags("test", stderr)
+	file := configFlag(fs)
 	format := fs.String("format", "text", "report format: `text` or junit")
 	out := fs.String("o", "", "write the report to `file` instead of standard output")
 	host := fs.String("host", defaultTestHost, "Host sent for cases written as a path")
-	if err := fs.Parse(args); err != nil {
+	names, err := parseArgs(fs, args)
+	if err != nil {
 		return parseExit(err)
 	}
-	if !needConfig(*file, stderr, "test") {
+	if !needConfig(fs, *file, stderr) || !oneOf(fs, "format", *format, stderr, "text", "junit") {
 		return 2
 	}
-	if *format != "text" && *format != "junit" {
-		fmt.Fprintf(stderr, "redirectd test: -format %q: use text or junit\n", *format)
-		return 2
-	}
-	if fs.NArg() == 0 {
+	if len(names) == 0 {
 		fmt.Fprintln(stderr, "redirectd test: give one or more case files, such as redirects.cases")
 		return 2
 	}
 	var cases []testCase
 	var files []string
-	for _, name := range fs.Args() {
+	for _, name := range names {
 		data, err := os.ReadFile(name)
 		if err != nil {
 			fmt.Fprintf(stderr, "redirectd test: %v\n", err)
-			return 2
+			return 1
 		}
 		cs, err := parseCases(name, data)
 		if err != nil {
 			fmt.Fprintf(stderr, "%v\n", err)
-			return 2
+			return 1
 		}
 		cases = append(cases, cs...)
 		files = append(files, name)
@@ -67,12 +65,12 @@ func test(args []string, stdout, stderr io.Writer) int {
 	cfg, err := loadConfig(*file)
 	if err != nil {
 		fmt.Fprintf(stderr, "%v\n", err)
-		return 2
+		return 1
 	}
 	env, err := startTestServer(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "redirectd test: %v\n", err)
-		return 2
+		return 1
 	}
 	got := env.run(cases, *host)
 	env.stop() // not waited for: see stop
@@ -83,7 +81,7 @@ func test(args []string, stdout, stderr io.Writer) int {
 		f, err := os.Create(*out)
 		if err != nil {
 			fmt.Fprintf(stderr, "redirectd test: %v\n", err)
-			return 2
+			return 1
 		}
 		defer f.Close()
 		w = f
@@ -95,7 +93,7 @@ func test(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "redirectd test: cannot write the report: %v\n", err)
-		return 2
+		return 1
 	}
 	if *out != "" && *format == "junit" {
 		writeSummary(stdout, files, res) // the report went to a file: say how it went

@@ -4,9 +4,9 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
+	"github.com/redirectd/redirectd/internal/plural"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -112,18 +112,11 @@ func writeSummary(w io.Writer, files []string, res []caseResult) error {
 	}
 	var err error
 	if failed == 0 {
-		_, err = fmt.Fprintf(w, "ok: %d cases passed (%s)\n", len(res), plural(len(files), "case file"))
+		_, err = fmt.Fprintf(w, "ok: %s passed (%s)\n", plural.Count(len(res), "case"), plural.Count(len(files), "case file"))
 	} else {
-		_, err = fmt.Fprintf(w, "FAIL: %d of %d cases failed (%s)\n", failed, len(res), plural(len(files), "case file"))
+		_, err = fmt.Fprintf(w, "FAIL: %d of %s failed (%s)\n", failed, plural.Count(len(res), "case"), plural.Count(len(files), "case file"))
 	}
 	return err
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.Itoa(n) + " " + what + "s"
 }
 
 // The JUnit XML report, in the shape Jenkins, GitLab and GitHub's test

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/redirectd/redirectd/matcher"
+
+	"github.com/redirectd/redirectd/internal/plural"
 )
 
 // Request is one request of the order check: host in lower case without
@@ -301,7 +303,7 @@ func differs(cands []Candidate, diffs []diff, live []bool) []Note {
 				for i, x := range ds {
 					lines[i] = source(cands, x.want, live)
 				}
-				notes = append(notes, Note{file, line, Differs, fmt.Sprintf("%s and %d more requests: %s apply, %s", reqString(d.req), len(ds)-1, strings.Join(lines, ", "), dst)})
+				notes = append(notes, Note{file, line, Differs, fmt.Sprintf("%s and %s: %s apply, %s", reqString(d.req), plural.Count(len(ds)-1, "more request"), strings.Join(lines, ", "), dst)})
 				break
 			}
 			notes = append(notes, Note{file, line, Differs, fmt.Sprintf("%s: %s applies, %s", reqString(d.req), source(cands, d.want, live), dst)})

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/redirectd/redirectd/internal/plural"
 )
 
 // The kinds of notes, in the order the report names them.
@@ -91,7 +93,7 @@ func (r *Report) Write(w io.Writer) {
 		total += n
 	}
 	slices.Sort(forms)
-	fmt.Fprintf(w, "wrote %s: %s\n", files, Plural(total, "rule", "rules"))
+	fmt.Fprintf(w, "wrote %s: %s\n", files, plural.Count(total, "rule"))
 	for _, f := range forms {
 		fmt.Fprintf(w, "  %6d  %s\n", r.Forms[f], f)
 	}
@@ -143,12 +145,4 @@ func UniqueNotes(notes []Note) []Note {
 		}
 	}
 	return out
-}
-
-// Plural writes n with the noun's form for it: "1 entry", "2 entries".
-func Plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

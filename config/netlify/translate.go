@@ -9,6 +9,8 @@ import (
 
 	"github.com/redirectd/redirectd/config/importer"
 	"github.com/redirectd/redirectd/matcher"
+
+	"github.com/redirectd/redirectd/internal/plural"
 )
 
 // Translate turns rules into candidates for importer.Order, in order,
@@ -100,9 +102,9 @@ func Translate(file string, rules []Redirect, opt importer.Options) ([]importer.
 	}
 	if unforced > 0 {
 		notes = append(notes, importer.Note{File: file, Line: firstUnforced, Kind: importer.Caveat, Msg: fmt.Sprintf(
-			"%d redirects (the first here) have no '!': Netlify applies them only when no file of the site has the path. They are written with fallback = true: "+
+			"%s no '!': Netlify applies them only when no file of the site has the path. They are written with fallback = true: "+
 				"with an [upstream] serving the site, redirectd forwards their requests first and redirects only where it answers 404; "+
-				"without one they always apply", unforced)})
+				"without one they always apply", redirectsHave(unforced))})
 	}
 	if languages > 0 {
 		notes = append(notes, importer.Note{File: file, Line: firstLanguage, Kind: importer.Caveat, Msg: fmt.Sprintf(
@@ -118,12 +120,21 @@ func Translate(file string, rules []Redirect, opt importer.Options) ([]importer.
 	return cands, notes
 }
 
+// redirectsHave starts a note on n redirects of the _redirects file, the
+// first at the note's line.
+func redirectsHave(n int) string {
+	if n == 1 {
+		return "this redirect has"
+	}
+	return plural.Count(n, "redirect") + " (the first here) have"
+}
+
 // rulesHave starts a note on n rules, the first at the note's line.
 func rulesHave(n int) string {
 	if n == 1 {
 		return "this rule has"
 	}
-	return fmt.Sprintf("%d rules (the first here) have", n)
+	return plural.Count(n, "rule") + " (the first here) have"
 }
 
 // translate fills c's Natural and Regex rules, or says why it cannot.

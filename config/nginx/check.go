@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/redirectd/redirectd/matcher"
+
+	"github.com/redirectd/redirectd/internal/plural"
 )
 
 // maxCheckNotes bounds the differences check reports one by one.
@@ -167,11 +169,11 @@ func (t *translator) check(res *Result) {
 	}
 	for i, d := range diffs {
 		if i == maxCheckNotes {
-			t.m.note(nil, "... and %d more differences", len(diffs)-maxCheckNotes)
+			t.m.note(nil, "... and %s", plural.Count(len(diffs)-maxCheckNotes, "more difference"))
 			break
 		}
 		if n := alike[d]; n > 0 {
-			d += fmt.Sprintf(" (and %d more requests alike)", n)
+			d += " (and " + plural.Count(n, "more request") + " alike)"
 		}
 		t.m.note(nil, "differs: %s", d)
 	}

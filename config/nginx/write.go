@@ -9,6 +9,7 @@ import (
 
 	"github.com/redirectd/redirectd/config/importer"
 	"github.com/redirectd/redirectd/config/syntax"
+	"github.com/redirectd/redirectd/internal/plural"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -87,9 +88,9 @@ func Write(dir string, res *Result, header string) ([]string, error) {
 			// which and why): should the loader refuse one more, it
 			// costs that entry, not the config.
 			m.Skip = true
-			m.SkipWhy = fmt.Sprintf("the import left out %s of nginx map $%s: see its report", importer.Plural(n, "entry", "entries"), name)
+			m.SkipWhy = fmt.Sprintf("the import left out %s of nginx map $%s: see its report", plural.Count(n, "entry", "entries"), name)
 		}
-		importer.WriteMap(&b, fmt.Sprintf("%s of nginx map $%s, from %s", importer.Plural(j-i, "entry", "entries"), name, r.Origin.Source()), m)
+		importer.WriteMap(&b, fmt.Sprintf("%s of nginx map $%s, from %s", plural.Count(j-i, "entry", "entries"), name, r.Origin.Source()), m)
 		i = j
 	}
 	writeListeners(&b, res)

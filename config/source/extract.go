@@ -11,6 +11,8 @@ import (
 	"os"
 	"path"
 	"strings"
+
+	"github.com/redirectd/redirectd/internal/plural"
 )
 
 // Limits bound what an archive may unpack to: a small .tar.gz can hold
@@ -58,7 +60,7 @@ func Extract(r io.Reader, dir string, lim Limits) error {
 			break
 		}
 		if err != nil {
-			return fail(ReasonArchive, "cannot read the archive after %d entries: %v", x.n, err)
+			return fail(ReasonArchive, "cannot read the archive after %s: %v", plural.Count(x.n, "entry", "entries"), err)
 		}
 		if err := x.entry(h, tr); err != nil {
 			return err

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/engine/misses"
+
+	"github.com/redirectd/redirectd/internal/plural"
 )
 
 // MissInfo is one path that matched no rule, as /misses lists it: the
@@ -110,7 +112,7 @@ func missMap(list []MissInfo, now time.Time) []byte {
 			host = m.Host
 			fmt.Fprintf(&b, "\n# host %q: use these entries in a [[map]] with host = %q\n", host, host)
 		}
-		fmt.Fprintf(&b, "# %d requests (error up to %d), last %s", m.Count, m.Error, m.LastSeen.UTC().Format(time.RFC3339))
+		fmt.Fprintf(&b, "# %s (error up to %d), last %s", plural.Count(int(m.Count), "request"), m.Error, m.LastSeen.UTC().Format(time.RFC3339))
 		if m.Truncated {
 			b.WriteString("; the path was longer and is cut")
 		}
