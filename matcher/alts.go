@@ -92,8 +92,11 @@ func (a *altList) pick(m *Match) *rule {
 // conditions are on headers, language, country or scheme alone, are
 // tried in turn, as without an index.
 type altIndex struct {
-	// keys maps altKey text to the positions of its rules, ascending.
-	keys map[string][]int32
+	// groups hold the keys by kind and name; groupOf finds one by its
+	// appendAltKey text without value, when there are more than a few
+	// (else they are compared in turn: most lists ask for one name).
+	groups  []keyGroup
+	groupOf map[string]int32
 	// rest are the positions of the rules filed under no key, ascending.
 	rest []int32
 	// only marks the rules whose one condition is their key: found
@@ -109,6 +112,19 @@ type altIndex struct {
 	// one skipped, as it fails.
 	lastCookie []int32
 }
+
+// keyGroup is the keys of one kind and name: the positions of its rules
+// by value (keyQuery, keyCookie) or all (keyQueryName, keyCookieName),
+// ascending.
+type keyGroup struct {
+	kind    byte
+	name    string
+	byValue map[string][]int32
+	all     []int32
+}
+
+// fewGroups is the most groups compared in turn.
+const fewGroups = 4
 
 // The kinds of altIndex key.
 const (
@@ -129,15 +145,21 @@ func appendAltKey(dst []byte, kind byte, name, value []byte) []byte {
 	return append(dst, value...)
 }
 
+// altKey is one condition a rule can be filed under.
+type altKey struct {
+	kind        byte
+	name, value string
+}
+
 // ruleKeys returns the keys r can be filed under: its query conditions,
 // or when it has none its cookie conditions.
-func ruleKeys(r *rule) []string {
-	var keys []string
+func ruleKeys(r *rule) []altKey {
+	var keys []altKey
 	for _, q := range r.Query {
 		if q.Value == AnyValue {
-			keys = append(keys, string(appendAltKey(nil, keyQueryName, []byte(q.Name), nil)))
+			keys = append(keys, altKey{keyQueryName, q.Name, ""})
 		} else {
-			keys = append(keys, string(appendAltKey(nil, keyQuery, []byte(q.Name), []byte(q.Value))))
+			keys = append(keys, altKey{keyQuery, q.Name, q.Value})
 		}
 	}
 	if len(keys) > 0 || r.when == nil {
@@ -145,12 +167,59 @@ func ruleKeys(r *rule) []string {
 	}
 	for _, k := range r.when.cookie {
 		if k.Value == AnyValue {
-			keys = append(keys, string(appendAltKey(nil, keyCookieName, []byte(k.Name), nil)))
+			keys = append(keys, altKey{keyCookieName, k.Name, ""})
 		} else {
-			keys = append(keys, string(appendAltKey(nil, keyCookie, []byte(k.Name), []byte(k.Value))))
+			keys = append(keys, altKey{keyCookie, k.Name, k.Value})
 		}
 	}
 	return keys
+}
+
+// file adds position i under key k.
+func (ix *altIndex) file(k altKey, i int32) {
+	var scratch []byte
+	g := ix.group(k.kind, []byte(k.name), &scratch)
+	if g == nil {
+		ix.groups = append(ix.groups, keyGroup{kind: k.kind, name: k.name})
+		g = &ix.groups[len(ix.groups)-1]
+		if k.kind == keyQuery || k.kind == keyCookie {
+			g.byValue = make(map[string][]int32)
+		}
+		switch {
+		case ix.groupOf != nil:
+			ix.groupOf[string(appendAltKey(nil, k.kind, []byte(k.name), nil))] = int32(len(ix.groups) - 1)
+		case len(ix.groups) > fewGroups:
+			ix.groupOf = make(map[string]int32, len(ix.groups))
+			for j := range ix.groups {
+				o := &ix.groups[j]
+				ix.groupOf[string(appendAltKey(nil, o.kind, []byte(o.name), nil))] = int32(j)
+			}
+		}
+	}
+	if g.byValue != nil {
+		g.byValue[k.value] = append(g.byValue[k.value], i)
+	} else {
+		g.all = append(g.all, i)
+	}
+	ix.kinds[k.kind] = true
+}
+
+// group returns the group of kind and name, nil for none; scratch is
+// memory for its groupOf key.
+func (ix *altIndex) group(kind byte, name []byte, scratch *[]byte) *keyGroup {
+	if ix.groupOf == nil {
+		for j := range ix.groups {
+			if g := &ix.groups[j]; g.kind == kind && g.name == string(name) {
+				return g
+			}
+		}
+		return nil
+	}
+	*scratch = appendAltKey((*scratch)[:0], kind, name, nil)
+	if j, ok := ix.groupOf[string(*scratch)]; ok {
+		return &ix.groups[j]
+	}
+	return nil
 }
 
 // keyIsAll reports whether r has no condition besides the one of its
@@ -166,9 +235,9 @@ func keyIsAll(r *rule) bool {
 }
 
 func newAltIndex(rules []*rule) *altIndex {
-	ix := &altIndex{keys: make(map[string][]int32)}
-	count := make(map[string]int)
-	all := make([][]string, len(rules))
+	ix := &altIndex{}
+	count := make(map[altKey]int)
+	all := make([][]altKey, len(rules))
 	for i, r := range rules {
 		all[i] = ruleKeys(r)
 		for _, k := range all[i] {
@@ -188,16 +257,15 @@ func newAltIndex(rules []*rule) *altIndex {
 				best = k
 			}
 		}
-		ix.keys[best] = append(ix.keys[best], int32(i))
+		ix.file(best, int32(i))
 		ix.only[i] = len(keys) == 1 && keyIsAll(rules[i])
-		ix.kinds[best[0]] = true
-		cookies = cookies || best[0] == keyCookie || best[0] == keyCookieName
+		cookies = cookies || best.kind == keyCookie || best.kind == keyCookieName
 	}
 	if cookies {
 		ix.lastCookie = make([]int32, len(rules))
 		last := int32(-1)
 		for i, keys := range all {
-			if len(keys) > 0 && (keys[0][0] == keyCookie || keys[0][0] == keyCookieName) {
+			if len(keys) > 0 && (keys[0].kind == keyCookie || keys[0].kind == keyCookieName) {
 				last = int32(i)
 			}
 			ix.lastCookie[i] = last
@@ -243,33 +311,51 @@ func (ix *altIndex) pick(rules []*rule, m *Match) *rule {
 	for _, p := range c {
 		r := rules[p]
 		if ix.only[p] && (r.gate == nil || m.open(r)) || !ix.only[p] && (!r.conditional() || r.holds(m)) {
-			ix.failed(rules, p, m)
+			ix.failed(rules, p, c, m)
 			return r
 		}
 	}
-	ix.failed(rules, int32(len(rules)), m)
+	ix.failed(rules, int32(len(rules)), c, m)
 	return nil
 }
 
 // lookup appends the positions filed under one key to c.
 func (ix *altIndex) lookup(c []int32, kind byte, name, value []byte, m *Match) []int32 {
-	m.altKey = appendAltKey(m.altKey[:0], kind, name, value)
-	if ps, ok := ix.keys[string(m.altKey)]; ok {
-		c = append(c, ps...)
+	g := ix.group(kind, name, &m.altKey)
+	switch {
+	case g == nil:
+	case g.byValue != nil:
+		c = append(c, g.byValue[string(value)]...)
+	default:
+		c = append(c, g.all...)
 	}
 	return c
 }
 
 // failed leaves in m.failVary what the rules before position end that
-// were skipped would have left had they been tried: the Vary line of the
-// last one filed under a cookie. (Lines grow along the list, setVary, so
-// the last is the longest.)
-func (ix *altIndex) failed(rules []*rule, end int32, m *Match) {
+// were skipped (not in tried, sorted) would have left had they been
+// tried: the Vary line of the last one filed under a cookie. (Lines grow
+// along the list, setVary, so the last is the longest; the rules tried
+// left theirs, or none when their conditions held and their gate did
+// not.)
+func (ix *altIndex) failed(rules []*rule, end int32, tried []int32, m *Match) {
 	if ix.lastCookie == nil || end == 0 {
 		return
 	}
-	if j := ix.lastCookie[end-1]; j >= 0 && len(rules[j].vary) > len(m.failVary) {
-		m.failVary = rules[j].vary
+	k := len(tried) - 1
+	for j := ix.lastCookie[end-1]; j >= 0; j = ix.lastCookie[j-1] {
+		for k >= 0 && tried[k] > j {
+			k--
+		}
+		if k < 0 || tried[k] != j {
+			if len(rules[j].vary) > len(m.failVary) {
+				m.failVary = rules[j].vary
+			}
+			return
+		}
+		if j == 0 {
+			return
+		}
 	}
 }
 

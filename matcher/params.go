@@ -180,6 +180,10 @@ func pairHash(hn, hv uint64) uint64 {
 // index marks the first occurrences in list and, past smallParams,
 // builds byName and byPair over it.
 func (p *params) index() {
+	if len(p.list) == 1 {
+		p.list[0].firstName, p.list[0].firstPair = true, true
+		return
+	}
 	if len(p.list) <= smallParams {
 		for i := range p.list {
 			e := &p.list[i]
