@@ -152,7 +152,7 @@ func (p *params) setCookies(field []byte) {
 }
 
 // appendQueryDecoded appends raw with its percent-escapes and '+' decoded;
-// a malformed escape is kept as written, as decodedEqual compares it.
+// a malformed escape is kept as written, as most servers do.
 func appendQueryDecoded(dst, raw []byte) []byte {
 	i := 0
 	for i < len(raw) && raw[i] != '%' && raw[i] != '+' {
@@ -290,7 +290,7 @@ func (p *params) has(name, value string) bool {
 
 // holds reports whether the parameters satisfy query condition c: a
 // parameter named c.Name, with c.Value unless that is AnyValue. (A
-// parameter without '=' has the empty value, as condHolds reads it.)
+// parameter without '=' has the empty value: "k" and "k=" both meet k = "".)
 func (p *params) holds(c *QueryCond) bool {
 	if c.Value == AnyValue {
 		_, ok := p.first(c.Name)
