@@ -138,3 +138,37 @@ func TestFallbackLookupAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestConditionIndexAllocs checks that rules told apart by a query or
+// cookie condition on one path, looked up through their index with the
+// query and cookies split once, allocate nothing: short and long queries
+// (past the hashed size and past MaxParams), escaped ones, short and long
+// Cookie fields.
+func TestConditionIndexAllocs(t *testing.T) {
+	s := conditionSet(t, 200, 50)
+	var m matcher.Match
+	buf := make([]byte, 0, 512)
+	many := strings.Repeat("x=1&", 20) + "id=7"
+	for _, tc := range []struct{ path, query, cookie string }{
+		{"/article.php", "id=12", ""},
+		{"/article.php", "id=1%32&utm_source=a+b", ""},
+		{"/article.php", "id=none", ""},
+		{"/article.php", many, ""},
+		{"/article.php", longQuery(), ""},
+		{"/c", "", "a=1; v=42"},
+		{"/c", "", longCookie()},
+		{"/c", "", ""},
+	} {
+		path, query := []byte(tc.path), []byte(tc.query)
+		m.Req = &fakeReq{fields: [][2]string{{"Cookie", tc.cookie}}}
+		allocs := testing.AllocsPerRun(100, func() {
+			if s.Lookup(nil, path, query, &m) {
+				buf = m.AppendLocation(buf[:0], query)
+				_ = m.Vary()
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("%s?%.30s cookie %.30s: %v allocations per lookup, want 0", tc.path, tc.query, tc.cookie, allocs)
+		}
+	}
+}

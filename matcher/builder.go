@@ -198,6 +198,7 @@ func (b *Builder) Set() (*Set, error) {
 	b.s.eachHost(func(h *hostRules) {
 		h.regex.finish()
 		h.uriRegex.finish()
+		h.finishAlts()
 	})
 	for _, t := range b.s.packed {
 		b.errs = append(b.errs, t.index()...)
@@ -223,12 +224,13 @@ func ruleError(in *Rule, err error) error {
 // in t, or nil: the one a packed rule of the same key would duplicate.
 // (Rules with conditions stay in t and are tried before the packed rule.)
 func unconditioned(t *exactTable, key string) *rule {
-	r := t.m[key]
+	e := t.m[key]
+	r := e.r
 	if r == nil {
 		return nil
 	}
-	if alts := t.alts[key]; alts != nil {
-		for _, a := range alts {
+	if alts := e.alts; alts != nil {
+		for _, a := range alts.rules {
 			if !a.conditional() {
 				return a
 			}

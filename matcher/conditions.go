@@ -67,7 +67,7 @@ type when struct {
 	langs   []string // lower case, "-*" cut off; "*" for any
 	country []string
 	header  []kvBytes
-	cookie  []kvBytes
+	cookie  []KeyValue
 	// scheme is 0 for either, schemeHTTP or schemeHTTPS.
 	scheme uint8
 	// unless is the compiled Unless, nil for none; query is set on it
@@ -140,7 +140,7 @@ func compileWhenIn(w *When, field string) (*when, string, error) {
 		if !isToken(k.Name) {
 			return nil, "", fieldErr(field+".cookie", "%q is not a cookie name", k.Name)
 		}
-		c.cookie = append(c.cookie, kvBytes{[]byte(k.Name), []byte(k.Value)})
+		c.cookie = append(c.cookie, k)
 		key.WriteString("k" + k.Name + "\x00" + k.Value + "\x00")
 	}
 	if len(c.cookie) > 0 {
@@ -221,10 +221,11 @@ func isToken(s string) bool {
 	return true
 }
 
-// holds reports whether the request satisfies every condition, and none
-// of unless's but its query ones (queryUnless); a Match without Req
+// holds reports whether the request of m satisfies every condition, and
+// none of unless's but its query ones (queryUnless); a Match without Req
 // satisfies none.
-func (w *when) holds(req Request) bool {
+func (w *when) holds(m *Match) bool {
+	req := m.Req
 	if req == nil {
 		return false
 	}
@@ -243,19 +244,20 @@ func (w *when) holds(req Request) bool {
 		}
 	}
 	if len(w.cookie) > 0 {
-		cookies := req.Header(cookieField)
-		for _, k := range w.cookie {
-			if !cookieHolds(k, cookies) {
+		cookies := m.cookieParams()
+		for i := range w.cookie {
+			if !cookieHolds(&w.cookie[i], cookies) {
 				return false
 			}
 		}
 	}
-	return w.unless == nil || !w.unless.anyHolds(req)
+	return w.unless == nil || !w.unless.anyHolds(m)
 }
 
 // anyHolds reports whether one of w's conditions holds (w is an unless;
 // its query conditions are queryUnless's).
-func (w *when) anyHolds(req Request) bool {
+func (w *when) anyHolds(m *Match) bool {
+	req := m.Req
 	if w.scheme != 0 && req.HTTPS() == (w.scheme == schemeHTTPS) {
 		return true
 	}
@@ -271,9 +273,9 @@ func (w *when) anyHolds(req Request) bool {
 		}
 	}
 	if len(w.cookie) > 0 {
-		cookies := req.Header(cookieField)
-		for _, k := range w.cookie {
-			if cookieHolds(k, cookies) {
+		cookies := m.cookieParams()
+		for i := range w.cookie {
+			if cookieHolds(&w.cookie[i], cookies) {
 				return true
 			}
 		}
@@ -282,13 +284,14 @@ func (w *when) anyHolds(req Request) bool {
 }
 
 // queryUnless reports whether one of the query conditions of w's unless
-// holds in query.
-func (w *when) queryUnless(query []byte) bool {
-	if w == nil || w.unless == nil {
+// holds in the query of m.
+func (w *when) queryUnless(m *Match) bool {
+	if w == nil || w.unless == nil || len(w.unless.query) == 0 {
 		return false
 	}
+	q := m.queryParams()
 	for i := range w.unless.query {
-		if condsHold(w.unless.query[i:i+1], query) {
+		if q.holds(&w.unless.query[i]) {
 			return true
 		}
 	}
@@ -312,10 +315,11 @@ func headerHolds(h kvBytes, req Request) bool {
 	return v != nil && (isAny(h.value) || bytes.Equal(bytes.TrimSpace(v), h.value))
 }
 
-// cookieHolds is headerHolds for a cookie of the Cookie field cookies.
-func cookieHolds(k kvBytes, cookies []byte) bool {
-	v, ok := CookieValue(cookies, k.name)
-	return ok && (isAny(k.value) || bytes.Equal(v, k.value))
+// cookieHolds is headerHolds for a cookie: the first of that name (as
+// CookieValue finds it) among the request's cookies.
+func cookieHolds(k *KeyValue, cookies *params) bool {
+	v, ok := cookies.first(k.Name)
+	return ok && (k.Value == AnyValue || string(v) == k.Value)
 }
 
 func isAny(v []byte) bool { return len(v) == 1 && v[0] == AnyValue[0] }
@@ -477,10 +481,10 @@ func CookieValue(cookies, name []byte) ([]byte, bool) {
 // only once its pattern matched). A failed when condition leaves the
 // fields it read for the answer's Vary.
 func (r *rule) condsHold(m *Match) bool {
-	if len(r.Query) > 0 && !condsHold(r.Query, m.query) {
+	if len(r.Query) > 0 && !m.queryParams().holdsAll(r.Query) {
 		return false
 	}
-	if r.when == nil || !r.when.queryUnless(m.query) && r.when.holds(m.Req) {
+	if r.when == nil || !r.when.queryUnless(m) && r.when.holds(m) {
 		return true
 	}
 	if len(r.vary) > len(m.failVary) {

@@ -1,26 +1,28 @@
 package matcher
 
-import "slices"
-
-// exactTable maps keys to exact rules. Most keys have one rule, found with
-// one map lookup; a key with several (rules with query conditions) also
-// has them all in alts, in the order they are tried.
+// exactTable maps keys to exact rules. Most keys have one rule; a key with
+// several (rules with query conditions) has them all in alts, in the order
+// they are tried. Either is found with one map lookup.
 type exactTable struct {
-	m    map[string]*rule
-	alts map[string][]*rule
+	m map[string]exactEntry
+}
+
+// exactEntry is the rule of a key, the first of alts when it has several.
+type exactEntry struct {
+	r    *rule
+	alts *altList
 }
 
 // get returns the rule for key whose conditions and gate hold for the
 // lookup m is doing.
 func (t *exactTable) get(key []byte, m *Match) *rule {
-	r := t.m[string(key)]
+	e := t.m[string(key)]
+	r := e.r
 	if r == nil {
 		return nil
 	}
-	if t.alts != nil {
-		if alts := t.alts[string(key)]; alts != nil {
-			return pick(alts, m)
-		}
+	if e.alts != nil {
+		return e.alts.pick(m)
 	}
 	if !r.conditional() || r.holds(m) {
 		return r
@@ -42,55 +44,52 @@ func pick(rules []*rule, m *Match) *rule {
 // rule so far, whose rule is first): rules with query conditions before the
 // one without, each group in file order. Two rules with the same
 // conditions, or none, are duplicates.
-func link(alts []*rule, first, r *rule, kind string) ([]*rule, error) {
+func link(alts *altList, first, r *rule, kind string) (*altList, error) {
 	if alts == nil {
-		alts = []*rule{first}
+		alts = &altList{rules: []*rule{first}}
 	}
-	for _, old := range alts {
+	if old := alts.find(r.condKey); old != nil {
 		if old == r {
 			return alts, nil
 		}
-		if old.condKey == r.condKey {
-			what := ""
-			switch {
-			case len(r.Query) > 0:
-				what = " with the same query conditions"
-			case r.when != nil:
-				what = " with the same conditions"
-			}
-			return alts, fieldErr("from", "duplicate %s rule for %q%s (first defined at %s)", kind, r.From, what, old.Source())
+		what := ""
+		switch {
+		case len(r.Query) > 0:
+			what = " with the same query conditions"
+		case r.when != nil:
+			what = " with the same conditions"
 		}
+		return alts, fieldErr("from", "duplicate %s rule for %q%s (first defined at %s)", kind, r.From, what, old.Source())
 	}
-	i := len(alts)
-	if r.conditional() {
-		for i = 0; i < len(alts) && alts[i].conditional(); i++ {
-		}
-	}
-	alts = slices.Insert(alts, i, r)
-	setVary(alts)
+	alts.insert(r)
 	return alts, nil
 }
 
 func (t *exactTable) add(key string, r *rule, kind string) error {
 	if t.m == nil {
-		t.m = make(map[string]*rule)
+		t.m = make(map[string]exactEntry)
 	}
-	old := t.m[key]
-	if old == nil {
-		t.m[key] = r
+	e := t.m[key]
+	if e.r == nil {
+		t.m[key] = exactEntry{r: r}
 		return nil
 	}
-	if old == r {
+	if e.r == r {
 		return nil
 	}
-	alts, err := link(t.alts[key], old, r, kind)
+	alts, err := link(e.alts, e.r, r, kind)
 	if err != nil {
 		return err
 	}
-	if t.alts == nil {
-		t.alts = make(map[string][]*rule)
-	}
-	t.alts[key] = alts
-	t.m[key] = alts[0]
+	t.m[key] = exactEntry{alts.rules[0], alts}
 	return nil
+}
+
+// finish builds the index of each list of alternatives.
+func (t *exactTable) finish() {
+	for _, e := range t.m {
+		if e.alts != nil {
+			e.alts.finish()
+		}
+	}
 }

@@ -18,7 +18,7 @@ type hostRules struct {
 	prefixRules        []*rule
 	// prefixAlts holds, for a prefix with more than one rule (some with
 	// query conditions), all of them in the order they are tried.
-	prefixAlts map[int32][]*rule
+	prefixAlts map[int32]*altList
 	regex      regexIndex
 	// Rules with RequestURI, compared with the request target as sent:
 	// exact ones by the target (uriFold: lower-cased), regexes in uriRegex.
@@ -61,6 +61,20 @@ func (h *hostRules) lookupDecoded(m *Match) bool {
 		}
 	}
 	return false
+}
+
+// finishAlts builds the index of every list of rules told apart by
+// their conditions (alts.go).
+func (h *hostRules) finishAlts() {
+	for _, t := range []*exactTable{&h.exact, &h.fold, &h.slash, &h.foldSlash, &h.uri, &h.uriFold} {
+		t.finish()
+	}
+	for i := range h.decoded {
+		h.decoded[i].finish()
+	}
+	for _, a := range h.prefixAlts {
+		a.finish()
+	}
 }
 
 func (h *hostRules) add(r *rule) error {
@@ -107,10 +121,10 @@ func (h *hostRules) add(r *rule) error {
 				return err
 			}
 			if h.prefixAlts == nil {
-				h.prefixAlts = make(map[int32][]*rule)
+				h.prefixAlts = make(map[int32]*altList)
 			}
 			h.prefixAlts[old] = alts
-			h.prefixRules[old] = alts[0]
+			h.prefixRules[old] = alts.rules[0]
 		} else {
 			h.prefixRules = append(h.prefixRules, r)
 		}
@@ -293,7 +307,7 @@ func (h *hostRules) longestPrefix(t *radix, path []byte, m *Match) (*rule, int) 
 func (h *hostRules) prefixRule(v int32, m *Match) *rule {
 	if h.prefixAlts != nil {
 		if alts := h.prefixAlts[v]; alts != nil {
-			return pick(alts, m)
+			return alts.pick(m)
 		}
 	}
 	if r := h.prefixRules[v]; !r.conditional() || r.holds(m) {

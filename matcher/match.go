@@ -31,6 +31,12 @@ type Match struct {
 	raw, dec, decKey []byte
 	decoded          bool
 	query            []byte // the request's query as given to Lookup
+	// qp and cp are the query and the cookies split for conditions
+	// (params.go), on first use after a Lookup.
+	qp, cp params
+	// altCands and altKey are altIndex.pick's working memory.
+	altCands []int32
+	altKey   []byte
 	// norm and lower hold the request path normalised and lower-cased,
 	// when it needed either.
 	norm, lower []byte

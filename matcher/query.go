@@ -1,7 +1,6 @@
 package matcher
 
 import (
-	"bytes"
 	"slices"
 	"strings"
 )
@@ -34,64 +33,4 @@ func condsKey(c []QueryCond) string {
 		b.WriteByte(0)
 	}
 	return b.String()
-}
-
-// condsHold reports whether query (the request's, without '?') satisfies
-// every condition.
-func condsHold(conds []QueryCond, query []byte) bool {
-	for i := range conds {
-		if !condHolds(&conds[i], query) {
-			return false
-		}
-	}
-	return true
-}
-
-// condHolds scans the parameters of query for one that satisfies c. A
-// parameter may appear more than once; any occurrence will do.
-func condHolds(c *QueryCond, query []byte) bool {
-	for len(query) > 0 {
-		param := query
-		if i := bytes.IndexByte(query, '&'); i >= 0 {
-			param, query = query[:i], query[i+1:]
-		} else {
-			query = nil
-		}
-		name, value, hasValue := param, []byte(nil), false
-		if i := bytes.IndexByte(param, '='); i >= 0 {
-			name, value, hasValue = param[:i], param[i+1:], true
-		}
-		if !decodedEqual(name, c.Name) {
-			continue
-		}
-		if c.Value == AnyValue {
-			return true
-		}
-		if (hasValue || c.Value == "") && decodedEqual(value, c.Value) {
-			return true
-		}
-	}
-	return false
-}
-
-// decodedEqual reports whether raw, a query component with its
-// percent-escapes and '+' decoded, equals want. A malformed escape is taken
-// literally, as most servers do.
-func decodedEqual(raw []byte, want string) bool {
-	j := 0
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		switch {
-		case c == '+':
-			c = ' '
-		case c == '%' && i+2 < len(raw) && unhexDigit(raw[i+1]) >= 0 && unhexDigit(raw[i+2]) >= 0:
-			c = byte(unhexDigit(raw[i+1])<<4 | unhexDigit(raw[i+2]))
-			i += 2
-		}
-		if j >= len(want) || want[j] != c {
-			return false
-		}
-		j++
-	}
-	return j == len(want)
 }
