@@ -36,7 +36,7 @@ func appendMapRules(k *ruleSink, i int, raw *rawMap, d *Defaults, fl files) {
 	// compiled. Read whole, its bytes lived beside the table they are
 	// copied into: a million-rule load peaked at 1.7x its settled RSS
 	// and a reload at 2.8x, against 1.05x and 2.1x read in pieces
-	// (BenchmarkReloadMap, issue 11).
+	// (BenchmarkReloadMap).
 	lines, regexes, size, err := countLines(fl, name)
 	if err != nil {
 		e.fail("file", "cannot read map file: %v", err)

@@ -14,7 +14,7 @@ import (
 )
 
 // TestAnswersWindowsConditionsTogether serves one path with a rule of each
-// kind issue 15 added, in the order a site would write them: a German
+// kind of rule gate (windows, shadow, conditions, 410), in the order a site would write them: a German
 // campaign inside a window, a shadow rule being tried on mobile devices,
 // and a 410 with a cache header for everyone else. Each request must get
 // the answer of the first rule that holds, with the Vary of the

@@ -55,8 +55,7 @@ func TestUpstreamSlowAnswer(t *testing.T) {
 
 // TestUpstreamSlowUpload: write_timeout counts between bytes. A body sent
 // over 1 s reaches the upstream whole under a 300 ms write_timeout;
-// fasthttp's write deadline per exchange cut it at 300 ms (issue 12,
-// item 7).
+// fasthttp's write deadline per exchange cut it at 300 ms.
 func TestUpstreamSlowUpload(t *testing.T) {
 	u := startRawUpstream(t, func(u *rawUpstream, rc *rawConn) {
 		if _, err := rc.readHead(5 * time.Second); err != nil {

@@ -28,7 +28,7 @@ func TestForwardTargetAndHost(t *testing.T) {
 			// address); xfh its X-Forwarded-Host ("" for none).
 			line, host, xfh string
 			// refusable: redirectd may answer 400 instead (a fragment
-			// is not part of origin-form, issue 12 item 2).
+			// is not part of origin-form).
 			refusable bool
 		}{
 			{name: "path that looks like an authority",

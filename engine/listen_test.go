@@ -59,8 +59,8 @@ func listening(t *testing.T, port int) []int {
 // TestListenNames serves on "localhost:PORT" and ":PORT", forms net.Listen
 // takes that are not literal addresses, and checks that defer_accept
 // reaches both loops' listening sockets and that a drain closes them at
-// once while an open connection is still answered (issue 12, item 12:
-// both were silently skipped for such addresses).
+// once while an open connection is still answered (both
+// were once silently skipped for such addresses).
 func TestListenNames(t *testing.T) {
 	for _, host := range []string{"localhost", ""} {
 		t.Run("host="+host, func(t *testing.T) {

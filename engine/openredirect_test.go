@@ -9,8 +9,7 @@ import (
 )
 
 // TestOpenRedirects sends, over a real socket, the requests that turned
-// prefix and capture rules into redirects to another host (issue 12, item
-// 1), and checks that every Location keeps the host written in `to`, or
+// prefix and capture rules into redirects to another host, and checks that every Location keeps the host written in `to`, or
 // stays on the request's own host when `to` names none.
 func TestOpenRedirects(t *testing.T) {
 	srv := startServer(t)

@@ -7,7 +7,7 @@ import (
 	"github.com/redirectd/redirectd/engine"
 )
 
-// TestRequestLineParts checks issue 12 item 2 through the traffic port:
+// TestRequestLineParts checks the request line's bounds through the traffic port:
 // every part of the request line has its own bound, so a long method gets
 // the same answer whatever the target's length, and a '#' in the target is
 // 400, since no request-target form holds a fragment.

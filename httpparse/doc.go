@@ -41,7 +41,7 @@
 //
 // Parse follows RFC 9112 and RFC 9110 and, where they allow a choice, takes
 // the one that leaves no room for a proxy in front of us to read the head
-// differently (request smuggling). Each rule below is issue #3's; every
+// differently (request smuggling). Every rule below is enforced; every
 // error is final and the caller closes after answering it.
 //
 //   - Versions: HTTP/1.0 and HTTP/1.1; another HTTP/DIGIT.DIGIT is 505,

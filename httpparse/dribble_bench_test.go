@@ -33,7 +33,7 @@ func maxHead(lineLen int) string {
 
 // BenchmarkDribbledHead measures one 73 KiB head arriving a byte per read:
 // "parse" calls Parse on everything buffered after each byte, as the
-// engine did before issue 12 item 14; "resume" calls ParseResume, which
+// engine once did; "resume" calls ParseResume, which
 // scans only the bytes after where the last call stopped.
 func BenchmarkDribbledHead(b *testing.B) {
 	for _, hc := range dribbledHeads {

@@ -59,7 +59,7 @@ var (
 	// ErrBadTransferEncoding is a Transfer-Encoding other than "chunked"
 	// (in any case) on one field line, the only coding we implement
 	// (RFC 9112 section 6.1). It is a 400, not the 501 RFC 9112 suggests:
-	// issue #3 treats it as a framing error like the ones above.
+	// It is a framing error like the ones above.
 	ErrBadTransferEncoding = &Error{400, "unsupported transfer-encoding"}
 	// ErrBareLF is an LF without a CR before it, or a CR without an LF
 	// after it, anywhere in the head. Rejecting both keeps us from reading

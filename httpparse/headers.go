@@ -12,7 +12,7 @@ import (
 //	field-line = field-name ":" OWS field-value OWS CRLF
 //
 // (RFC 9112 section 5). No whitespace before the colon, no obs-fold, and
-// a value must be valid UTF-8 (issue #3: obs-text that is not UTF-8 is
+// a value must be valid UTF-8 (obs-text that is not UTF-8 is
 // most often a Latin-1 or binary value that a backend would read
 // differently from a proxy, and no browser sends it).
 func (p *parser) headers(b []byte, pos, maxCount int) (int, *Error) {
@@ -196,7 +196,7 @@ func (p *parser) field(name, value []byte) *Error {
 		// is not "chunked"; so would any list. Coding names are
 		// case-insensitive (RFC 9112 section 7), so "Chunked" is fine.
 		// RFC 9112 section 6.1 suggests 501 for a coding we do not know;
-		// issue #3 answers every framing problem 400, and we close anyway.
+		// Every framing problem is answered 400, and the connection closed anyway.
 		if r.Chunked || !equalFold(value, "chunked") {
 			return ErrBadTransferEncoding
 		}

@@ -13,7 +13,7 @@ import (
 // parser: for a head that both Parse and http.ReadRequest accept, the
 // method, version, target, path, query, host, Content-Length, chunked
 // framing and keep-alive decision must agree. Only disagreement on a head
-// both accept counts: Parse is stricter by design (issue #3), so a head
+// both accept counts: Parse is stricter by design (doc.go), so a head
 // only one side accepts says nothing. The head is also fed to ParseResume
 // in pieces, which must read it as Parse does. testdata/fuzz/FuzzParseVsNetHTTP
 // holds seeds that plain go test replays too.

@@ -27,8 +27,7 @@ type Progress struct {
 // ParseResume is Parse for bytes that arrive a little at a time: after a
 // (0, nil) answer, the next call with the same head and more bytes after
 // it scans only from where the last one stopped, so a head sent a byte per
-// segment costs its length once rather than once per byte (issue 12 item
-// 14: a 73 KiB head dribbled a byte per read took 0.65 s of parsing).
+// segment costs its length once rather than once per byte (a 73 KiB head dribbled a byte per read took 0.65 s of parsing).
 //
 // Its answer is Parse's for the same buf, whatever pieces the head came
 // in: the scan goes on from the start of the field line that was not

@@ -30,7 +30,7 @@ func hostOf(loc string) string {
 
 var refRE = regexp.MustCompile(`\$(\{[^}]*\}|[A-Za-z0-9_]+)`)
 
-// FuzzLocationHost checks the open-redirect invariant of issue 12: for
+// FuzzLocationHost checks the open-redirect invariant: for
 // any To and any text a prefix rule appends or a capture holds, the
 // Location is sent to the host written in To, or stays on the request's
 // host when To names none.

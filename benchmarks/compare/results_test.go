@@ -126,7 +126,7 @@ func TestRenderTable(t *testing.T) {
 }
 
 // A run of the sitemap scenarios alone: only their rows, Caddy skipped,
-// memory with PSS and peak, and redirectd against issue 11's targets.
+// memory with PSS and peak, and redirectd against the sitemap targets.
 func TestRenderSitemapTable(t *testing.T) {
 	sc := func(name string, cpu float64) *ScenarioResult {
 		return &ScenarioResult{Name: name, RPS: 1e6 / cpu, CPUPerReqUS: cpu, P99US: 100}

@@ -102,7 +102,7 @@ func TestTLSSettings(t *testing.T) {
 	}
 }
 
-// The targets of issue 13, each met and missed, and the idle memory table.
+// The HTTPS targets, each met and missed, and the idle memory table.
 func TestTLSVerdicts(t *testing.T) {
 	sc := func(name string, rps, cpu float64) *ScenarioResult {
 		return &ScenarioResult{Name: name, RPS: rps, CPUPerReqUS: cpu, P99US: 100}

@@ -17,8 +17,7 @@ import (
 // TestAdminHostWithoutToken runs the binary with a loopback admin listener
 // and no token, and sends raw requests with the Host headers a DNS-rebinding
 // page would make the browser send: they get 421 and neither read the
-// rules nor reload; loopback names and addresses are served (issue 12,
-// item 9).
+// rules nor reload; loopback names and addresses are served.
 func TestAdminHostWithoutToken(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")

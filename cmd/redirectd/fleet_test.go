@@ -175,7 +175,7 @@ func haproxy(sock, cmd string) (string, error) {
 	return string(b), err
 }
 
-// TestFleet is issue 14's proof: two nodes behind HAProxy (PROXY v2,
+// TestFleet runs a fleet as deploy/README.md describes it: two nodes behind HAProxy (PROXY v2,
 // round robin) pulling rules from one source, under load at a fixed rate
 // for 30 s; the rules change at the source at 10 s, and node 1 restarts
 // with the source down at 20 s. It needs root, ip and haproxy, and runs

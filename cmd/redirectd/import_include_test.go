@@ -10,8 +10,8 @@ import (
 
 // TestImportNginxIncludeCycle runs redirectd import nginx on a conf.d
 // folder whose file includes conf.d/*.conf, itself among them: the error
-// names the cycle with the include's file:line (issue 12 item 13; it was
-// "includes nest deeper than 16").
+// names the cycle with the include's file:line (it once said
+// only "includes nest deeper than 16").
 func TestImportNginxIncludeCycle(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{

@@ -20,8 +20,7 @@ const netnsEnv = "REDIRECTD_TEST_NETNS_BIN"
 
 // TestPerIPLimitIPv6Prefix checks that max_connections_per_ip counts an
 // IPv6 client by its /64 (or the prefix ipv6_prefix sets), so a client
-// cannot pass the limit by rotating through its addresses (issue 12, item
-// 10). The clients need several IPv6 addresses on the loopback interface,
+// cannot pass the limit by rotating through its addresses. The clients need several IPv6 addresses on the loopback interface,
 // so the test runs itself again in a network namespace of its own
 // (`unshare -rn`, or `-n` as root), where it may add them without touching
 // the machine's; it skips, saying why, where that is not allowed.

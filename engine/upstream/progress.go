@@ -18,8 +18,7 @@ const MaxAnswerHead = 64 << 10
 // moment it starts. fasthttp's own ReadTimeout and WriteTimeout are one
 // deadline per exchange, set when the request is sent, so an upload
 // slower than WriteTimeout, or an answer (a large download, server-sent
-// events) still streaming ReadTimeout after it began, was cut (issue 12,
-// item 7). A deadline set before each call costs a clock read and no
+// events) still streaming ReadTimeout after it began, was cut. A deadline set before each call costs a clock read and no
 // allocation.
 //
 // It also keeps one answer from reaching another client. A Write after a
