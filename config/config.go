@@ -100,8 +100,12 @@ type AccessLog struct {
 	Enabled *bool `toml:"enabled"`
 	// Path is a file, or "-" for stderr (default "-").
 	Path string `toml:"path"`
-	// Format is "combined" (default) or "json".
+	// Format is "combined" (default), "json", or a layout of nginx
+	// log_format $variables, compiled at load.
 	Format string `toml:"format"`
+	// Escape is nginx's log_format escape= for a layout: "default" or
+	// "json".
+	Escape string `toml:"escape"`
 }
 
 // On reports whether the access log is enabled.
@@ -167,7 +171,7 @@ var known = map[string][]string{
 	"geoip":      {"database"},
 	"csv":        {"file", "headers", "invalid"},
 	"admin":      {"listen", "token"},
-	"access_log": {"enabled", "path", "format"},
+	"access_log": {"enabled", "path", "format", "escape"},
 	"rules": {"watch", "watch_interval", "defaults", "source", "poll", "source_header", "source_header_file",
 		"cache_dir", "keep_versions", "max_regexes", "max_regex_instructions"},
 	"upstream": {"servers", "balance", "max_conns_per_server", "connect_timeout", "read_timeout",

@@ -75,7 +75,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	}
 	var alog *accesslog.Log
 	if cfg.AccessLog.On() {
-		format, _ := accesslog.ParseFormat(cfg.AccessLog.Format) // checked by config
+		format, _ := accesslog.ParseFormatEscape(cfg.AccessLog.Format, cfg.AccessLog.Escape) // checked by config
 		if alog, err = accesslog.Open(cfg.AccessLog.Path, format); err != nil {
 			fmt.Fprintf(stderr, "%s: [access_log]: %v\n", cfg.Path, err)
 			return 1
