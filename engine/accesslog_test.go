@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -80,7 +81,11 @@ func TestAccessLogFields(t *testing.T) {
 		want = append(want, strings.Join([]string{host, "GET " + r.target + " HTTP/1.1", status,
 			strconv.Itoa(len(body)), strconv.Itoa(len(answer)), upAddr, upStatus, reqID, scheme, r.target, args}, "|"))
 	}
+	// Each connection may be on another loop, whose buffer is flushed
+	// on its own.
 	got := readLines(t, logFile, len(want))
+	sort.Strings(got)
+	sort.Strings(want)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("log lines (-want +got):\n%s", diff)
 	}
@@ -91,8 +96,8 @@ func TestAccessLogFields(t *testing.T) {
 
 // TestAccessLogDuration checks that a local answer's duration is
 // measured, from the read that brought the request's first byte: a head
-// sent in two parts 100 ms apart logs at least 100 ms, and one sent
-// whole far less.
+// sent in two parts 100 ms apart logs about 100 ms, and one sent whole
+// less, but more than nothing.
 func TestAccessLogDuration(t *testing.T) {
 	logFile := filepath.Join(t.TempDir(), "access.log")
 	alog, err := accesslog.Open(logFile, accesslog.Combined)
@@ -112,7 +117,9 @@ func TestAccessLogDuration(t *testing.T) {
 	readFull(t, br, "GET")
 	lines = readLines(t, logFile, 2)
 	split, whole := durationOf(t, lines[0]), durationOf(t, lines[1])
-	if split < 100*time.Millisecond || split > 5*time.Second {
+	// The server's read of the first part starts a little after the
+	// client's write of it.
+	if split < 90*time.Millisecond || split > 5*time.Second {
 		t.Errorf("a head sent in two parts 100 ms apart logged %v", split)
 	}
 	if whole <= 0 || whole >= split {

@@ -13,8 +13,7 @@ type Entry struct {
 	Method []byte
 	Target []byte // the request target as sent
 	// Path and Query are the target's path and what follows its '?';
-	// Query is nil when the target has no '?' (nginx's $args is then
-	// absent, "-", rather than empty).
+	// Query is nil when the target has no '?'.
 	Path, Query []byte
 	Proto       string // "HTTP/1.1" or "HTTP/1.0"; combined lines end the request field with it
 	Scheme      string // "http" or "https"

@@ -3,9 +3,9 @@ package accesslog
 import "time"
 
 // appendTemplate writes e's line in a layout of $variables. A variable
-// that does not apply to the request (no upstream, no such header field)
-// is "-", as in nginx; one that applies but is empty ($args after a bare
-// '?') is empty. With escape=json both are empty.
+// that does not apply to the request or is empty (no upstream, no such
+// header field, no query) is "-", as in nginx, but for $is_args, which is
+// empty then. With escape=json such a variable is empty.
 func (f *formatter) appendTemplate(dst []byte, e *Entry) []byte {
 	t := f.format.t
 	for i := range t.ops {
@@ -63,11 +63,8 @@ func (f *formatter) appendTemplate(dst []byte, e *Entry) []byte {
 			f.scratch = appendNormalPath(f.scratch[:0], e.Path)
 			dst = t.chars(dst, f.scratch)
 		case vArgs:
-			if e.Query == nil {
-				dst = t.absent(dst)
-			} else {
-				dst = t.chars(dst, e.Query)
-			}
+			// "-" after a bare '?' too, as nginx (found by comparing).
+			dst = appendValue(dst, t, e.Query)
 		case vIsArgs:
 			if len(e.Query) > 0 {
 				dst = append(dst, '?')

@@ -47,7 +47,7 @@ func TestTemplate(t *testing.T) {
 			e.Host, e.Scheme, e.ShadowRule = []byte("[2001:DB8::1]:8443"), "https", "new.map:3"
 		},
 		want: `203.0.113.7|-|30/Nov/2026:05:10:14 +0000|2026-11-30T05:10:14+00:00|1796015414.123|[2001:db8::1]|[2001:DB8::1]:8443|GET /a//b/./c/../%64? HTTP/1.1|GET|` +
-			`/a//b/./c/../%64?|/a/b/d|/a/b/d||||HTTP/1.1|https|200|5|120|` +
+			`/a//b/./c/../%64?|/a/b/d|/a/b/d|-|-||HTTP/1.1|https|200|5|120|` +
 			`1.250|10.0.0.2:8080|200|1.234|curl/8.5.0|https://ref.example/|` +
 			`-|-|-|-|new.map:3`,
 	}, {
