@@ -90,8 +90,12 @@ type Admin struct {
 	// disables the admin listener.
 	Listen string `toml:"listen"`
 	// Token, when set, is required as "Authorization: Bearer <token>" by
-	// every endpoint but /healthz; a non-loopback Listen needs one.
+	// every endpoint but the health probes; a non-loopback Listen needs
+	// one.
 	Token string `toml:"token"`
+	// TokenFile names a file holding the token instead (secrets.go),
+	// read at every load into Token.
+	TokenFile string `toml:"token_file"`
 }
 
 // AccessLog is the [access_log] table.
@@ -170,7 +174,7 @@ var known = map[string][]string{
 	"misses":     {"capacity"},
 	"geoip":      {"database"},
 	"csv":        {"file", "headers", "invalid"},
-	"admin":      {"listen", "token"},
+	"admin":      {"listen", "token", "token_file"},
 	"access_log": {"enabled", "path", "format", "escape"},
 	"rules": {"watch", "watch_interval", "defaults", "source", "poll", "source_header", "source_header_file",
 		"cache_dir", "keep_versions", "max_regexes", "max_regex_instructions"},

@@ -467,6 +467,7 @@ func checkService(file string, cfg *Config, loc *locator, errs *errorList) {
 	if cfg.Admin.Listen == "" {
 		cfg.Admin.Listen = DefaultAdminListen
 	}
+	checkAdminToken(file, &cfg.Admin, loc, errs)
 	if cfg.AccessLog.Path == "" {
 		cfg.AccessLog.Path = "-"
 	}

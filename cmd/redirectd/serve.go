@@ -114,6 +114,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "%s: [admin]: %v\n", cfg.Path, err)
 			return 1
 		}
+		svc.attachAdmin(adm)
 	}
 	done := make(chan error, 1)
 	go func() { done <- srv.Run() }()
@@ -235,7 +236,12 @@ func restartNeeded(old, cur *config.Config) []string {
 	} else {
 		keys = changedKeys(keys, "upstream", ou, cu)
 	}
-	keys = changedKeys(keys, "admin", old.Admin, cur.Admin)
+	oa, ca := old.Admin, cur.Admin
+	if tokenSwappable(oa, ca) {
+		// A rotated token_file applies with the reload (applyToken).
+		oa.Token, oa.TokenFile, ca.Token, ca.TokenFile = "", "", "", ""
+	}
+	keys = changedKeys(keys, "admin", oa, ca)
 	keys = changedKeys(keys, "access_log", old.AccessLog, cur.AccessLog)
 	keys = changedKeys(keys, "misses", old.Misses, cur.Misses)
 	for _, k := range []struct {
