@@ -292,6 +292,11 @@ func (s *service) stamp() string {
 	s.mu.Lock()
 	files := append([]string{s.cfg.Path}, s.cfg.Files...)
 	files = append(files, s.https.files(s.cfg)...)
+	// A rotated admin token (a Kubernetes Secret updated in place)
+	// reloads too.
+	if f := s.cfg.Admin.TokenFile; f != "" {
+		files = append(files, f)
+	}
 	s.mu.Unlock()
 	var b bytes.Buffer
 	for _, f := range files {

@@ -18,7 +18,8 @@ import (
 // TestTokenFileRotation runs the binary with [admin] token_file, as a
 // Kubernetes Secret mounted as a file gives it: the probes answer without
 // the token, the file's token opens the rest, and after the file changes
-// a reload (SIGHUP) makes the new token the only one, without a restart.
+// a reload (SIGHUP, or [rules] watch seeing the file change) makes the new
+// token the only one, without a restart.
 func TestTokenFileRotation(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
@@ -30,6 +31,7 @@ func TestTokenFileRotation(t *testing.T) {
 	os.WriteFile(tokenFile, []byte("first-token\n"), 0o600)
 	file := filepath.Join(dir, "r.toml")
 	os.WriteFile(file, []byte(fmt.Sprintf("[server]\nlisten = %q\n\n[admin]\nlisten = %q\ntoken_file = \"token\"\n\n[access_log]\nenabled = false\n\n"+
+		"[rules]\nwatch = true\nwatch_interval = \"100ms\"\n\n"+
 		"[[rule]]\nfrom = \"/hit\"\nto = \"/there\"\n", addr, adminAddr)), 0o644)
 	cmd := exec.Command(bin, "serve", "-config", file)
 	var stderr bytes.Buffer
@@ -75,17 +77,26 @@ func TestTokenFileRotation(t *testing.T) {
 	if strings.Contains(stderr.String(), "restart to apply") {
 		t.Errorf("the rotation asked for a restart:\n%s", stderr.String())
 	}
+	// With [rules] watch, a change of the file alone reloads, as when
+	// kubelet updates a mounted Secret.
+	os.WriteFile(tokenFile, []byte("third-token"), 0o600)
+	for status("/rules", "third-token") != 200 {
+		if time.Now().After(deadline) {
+			t.Fatalf("watch did not take the new token\n%s", stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	// A token file gone at reload fails the reload, naming the key; the
 	// running token stays.
 	os.Remove(tokenFile)
 	cmd.Process.Signal(syscall.SIGHUP)
-	for !strings.Contains(stderr.String(), "token_file") {
+	for !strings.Contains(stderr.String(), "token_file: cannot read") {
 		if time.Now().After(deadline.Add(5 * time.Second)) {
 			t.Fatalf("no error naming token_file after the file went:\n%s", stderr.String())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if got := status("/rules", "second-token"); got != 200 {
+	if got := status("/rules", "third-token"); got != 200 {
 		t.Errorf("the running token after a failed reload: %d, want 200", got)
 	}
 	cmd.Process.Signal(syscall.SIGTERM)
