@@ -154,4 +154,3 @@ func TestMonitoring(t *testing.T) {
 		t.Errorf("promtool check config monitoring/prometheus.yml: %v\n%s", err, out)
 	}
 }
-

@@ -82,7 +82,9 @@ func TestToken(t *testing.T) {
 func TestProbesRevealNothing(t *testing.T) {
 	const token = "probe-token"
 	f := newFake()
-	f.set(func(f *fakeBackend) { f.notReady = errors.New("reload failed: /etc/redirectd/secret-rules.toml:3: bad") })
+	f.set(func(f *fakeBackend) {
+		f.notReady = errors.New("reload failed: /etc/redirectd/secret-rules.toml:3: bad")
+	})
 	s := start(t, Options{Token: token}, f)
 	type answer struct {
 		Status  int
