@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/accesslog"
 	"github.com/redirectd/redirectd/engine/testport"
+	"github.com/redirectd/redirectd/engine/upstream"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -45,21 +47,32 @@ http {
     server {
         listen 127.0.0.1:%[2]d;
         location = /old { return 301 https://example.com/new$is_args$args; }
-        location / { return 404; }
+        location / { proxy_pass http://%[5]s; }
     }
 }
 `
 
 // accessLogRequests are the heads sent to both: case and port in Host,
 // a trailing dot, HTTP/1.0, a path nginx normalises, an empty query, a
-// HEAD, and header values that need escaping.
+// HEAD, and header values that need escaping. Paths but /old go to the
+// same upstream from both.
 var accessLogRequests = []string{
 	"GET /old?a=1&b=%20 HTTP/1.1\r\nHost: Example.COM:8080\r\nUser-Agent: curl/8.5.0\r\nReferer: https://r.example/\r\nX-Request-Id: abc\r\n\r\n",
 	"GET /old HTTP/1.0\r\nHost: www.example.org.\r\n\r\n",
 	"GET /a//b/./c/../%6Fld? HTTP/1.1\r\nHost: x\r\n\r\n",
 	"HEAD /old HTTP/1.1\r\nHost: x\r\n\r\n",
 	"GET /missing HTTP/1.1\r\nHost: x\r\nUser-Agent: a\"b\\c \xc3\xa9\r\nx-request-id: first\r\nX-Request-ID: second\r\n\r\n",
+	"GET /up/page?q=1 HTTP/1.1\r\nHost: x\r\n\r\n",
 }
+
+// accessLogUpstream answers /up/ with a page, anything else with 404.
+var accessLogUpstream = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	if !strings.HasPrefix(r.URL.Path, "/up/") {
+		http.Error(w, "not here", http.StatusNotFound)
+		return
+	}
+	io.WriteString(w, "from the upstream\n")
+})
 
 // TestAccessLogAsNginx sends the same requests to nginx and to redirectd,
 // both logging the same log_format, and compares the lines: the fields
@@ -72,9 +85,10 @@ func TestAccessLogAsNginx(t *testing.T) {
 			t.Skip("nginx is not installed (apt-get install nginx); the comparison with a real nginx is skipped")
 		}
 	}
+	up := startUpstream(t, accessLogUpstream)
 	dir := t.TempDir()
 	nginxAddr, port := testport.Addr(t)
-	runNginx(t, bin, dir, fmt.Sprintf(accessLogNginx, dir, port, sameAsNginx, bytesLayout), nginxAddr)
+	runNginx(t, bin, dir, fmt.Sprintf(accessLogNginx, dir, port, sameAsNginx, bytesLayout, up), nginxAddr)
 
 	same, err := accesslog.ParseFormat(sameAsNginx)
 	if err != nil {
@@ -97,7 +111,10 @@ func TestAccessLogAsNginx(t *testing.T) {
 		}
 		t.Cleanup(func() { alog.Close() })
 		// One loop: the lines are in the order of the requests.
-		srv := startServerWith(t, engine.Options{AccessLog: alog, EventLoops: 1})
+		pool := upstream.New(upstream.Config{Servers: []string{up}, ConnectTimeout: time.Second, ReadTimeout: 5 * time.Second,
+			WriteTimeout: 5 * time.Second, MaxConnsPerServer: 4}, nil)
+		t.Cleanup(pool.Close)
+		srv := startServerWith(t, engine.Options{AccessLog: alog, EventLoops: 1, Upstream: &engine.UpstreamOptions{Pool: pool}})
 		set, err := matcher.Compile([]matcher.Rule{{Kind: matcher.Exact, From: "/old", To: "https://example.com/new", Status: 301}})
 		if err != nil {
 			t.Fatal(err)
@@ -121,6 +138,11 @@ func TestAccessLogAsNginx(t *testing.T) {
 	theirs := readLines(t, filepath.Join(dir, "same.log"), len(accessLogRequests))
 	if diff := cmp.Diff(theirs, ours); diff != "" {
 		t.Errorf("log lines (-nginx +redirectd):\n%s", diff)
+	}
+	// Not a comparison of two dashes: the forwarded lines name the
+	// upstream and its status.
+	if last := ours[len(ours)-1]; !strings.HasSuffix(last, "|"+up+"|200|-") {
+		t.Errorf("the forwarded request's line %q does not end with the upstream %s and its 200", last, up)
 	}
 	theirBytes := readLines(t, filepath.Join(dir, "bytes.log"), len(accessLogRequests))
 	if diff := cmp.Diff(nginxReceived, theirBytes); diff != "" {
