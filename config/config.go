@@ -95,8 +95,12 @@ type Admin struct {
 	// disables the admin listener.
 	Listen string `toml:"listen"`
 	// Token, when set, is required as "Authorization: Bearer <token>" by
-	// every endpoint but /healthz; a non-loopback Listen needs one.
+	// every endpoint but the health probes; a non-loopback Listen needs
+	// one.
 	Token string `toml:"token"`
+	// TokenFile names a file holding the token instead (secrets.go),
+	// read at every load into Token.
+	TokenFile string `toml:"token_file"`
 }
 
 // AccessLog is the [access_log] table.
@@ -105,8 +109,12 @@ type AccessLog struct {
 	Enabled *bool `toml:"enabled"`
 	// Path is a file, or "-" for stderr (default "-").
 	Path string `toml:"path"`
-	// Format is "combined" (default) or "json".
+	// Format is "combined" (default), "json", or a layout of nginx
+	// log_format $variables, compiled at load.
 	Format string `toml:"format"`
+	// Escape is nginx's log_format escape= for a layout: "default" or
+	// "json".
+	Escape string `toml:"escape"`
 }
 
 // On reports whether the access log is enabled.
@@ -171,8 +179,8 @@ var known = map[string][]string{
 	"misses":     {"capacity"},
 	"geoip":      {"database"},
 	"csv":        {"file", "headers", "invalid"},
-	"admin":      {"listen", "token"},
-	"access_log": {"enabled", "path", "format"},
+	"admin":      {"listen", "token", "token_file"},
+	"access_log": {"enabled", "path", "format", "escape"},
 	"rules": {"watch", "watch_interval", "defaults", "source", "poll", "source_header", "source_header_file",
 		"cache_dir", "keep_versions", "max_regexes", "max_regex_instructions"},
 	"upstream": {"servers", "balance", "max_conns_per_server", "connect_timeout", "read_timeout",

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/redirectd/redirectd/engine/accesslog"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -492,16 +493,24 @@ func checkService(file string, cfg *Config, loc *locator, errs *errorList) {
 	if cfg.Admin.Listen == "" {
 		cfg.Admin.Listen = DefaultAdminListen
 	}
+	checkAdminToken(file, &cfg.Admin, loc, errs)
 	if cfg.AccessLog.Path == "" {
 		cfg.AccessLog.Path = "-"
 	}
-	switch cfg.AccessLog.Format {
-	case "":
+	if cfg.AccessLog.Format == "" {
 		cfg.AccessLog.Format = "combined"
-	case "combined", "json":
-	default:
-		errs.add(&Error{File: file, Line: loc.line("access_log", 0, "format"), What: "[access_log]", Key: "format",
-			Msg: fmt.Sprintf("%q is not a format; use \"combined\" or \"json\"", cfg.AccessLog.Format)})
+	}
+	// Compiled here, so that check refuses what serve would, with the
+	// place of the unknown variable.
+	if _, err := accesslog.ParseFormatEscape(cfg.AccessLog.Format, cfg.AccessLog.Escape); err != nil {
+		key, msg := "format", err.Error()
+		switch {
+		case errors.Is(err, accesslog.ErrEscape):
+			key = "escape"
+		case errors.Is(err, accesslog.ErrUnknownFormat):
+			msg = fmt.Sprintf("%q is not a format; use \"combined\", \"json\" or a layout of nginx log_format $variables", cut(cfg.AccessLog.Format))
+		}
+		errs.add(&Error{File: file, Line: loc.line("access_log", 0, key), What: "[access_log]", Key: key, Msg: msg})
 	}
 	defaultDuration(&cfg.Server.ShutdownTimeout, DefaultShutdownTimeout)
 	defaultDuration(&cfg.Reload.WatchInterval, DefaultWatchInterval)

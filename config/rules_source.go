@@ -88,8 +88,15 @@ func checkRulesSource(file string, raw *rawConfig, cfg *Config, loc *locator, er
 	} else if !filepath.IsAbs(rs.CacheDir) {
 		rs.CacheDir = filepath.Join(filepath.Dir(file), rs.CacheDir)
 	}
-	if rs.SourceHeaderFile != "" && !filepath.IsAbs(rs.SourceHeaderFile) {
-		rs.SourceHeaderFile = filepath.Join(filepath.Dir(file), rs.SourceHeaderFile)
+	if rs.SourceHeaderFile != "" {
+		// Read now as well as at each fetch: a missing secret is an
+		// error of the config, not a 401 from the source later.
+		rs.SourceHeaderFile = secretPath(file, rs.SourceHeaderFile)
+		if h, err := readSecret(rs.SourceHeaderFile); err != nil {
+			bad("source_header_file", "%v", err)
+		} else if _, _, err := ParseHeader(h); err != nil {
+			bad("source_header_file", "%s: %v", rs.SourceHeaderFile, err)
+		}
 	}
 	switch {
 	case rs.KeepVersions == 0:

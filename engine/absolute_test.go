@@ -150,8 +150,16 @@ func startNginx(t *testing.T, bin string) (plain, secure string) {
 	os.WriteFile(filepath.Join(dir, "key.pem"), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: key}), 0o600)
 	plain, pp := testport.Addr(t)
 	secure, sp := testport.Addr(t)
+	runNginx(t, bin, dir, fmt.Sprintf(absoluteNginx, dir, pp, sp), plain, secure)
+	return plain, secure
+}
+
+// runNginx runs nginx in dir on the config text conf until the test ends,
+// and waits until it listens on addrs.
+func runNginx(t *testing.T, bin, dir, text string, addrs ...string) {
+	t.Helper()
 	conf := filepath.Join(dir, "nginx.conf")
-	os.WriteFile(conf, []byte(fmt.Sprintf(absoluteNginx, dir, pp, sp)), 0o644)
+	os.WriteFile(conf, []byte(text), 0o644)
 	cmd := exec.Command(bin, "-p", dir, "-c", conf, "-g", "daemon off;")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -161,7 +169,7 @@ func startNginx(t *testing.T, bin string) (plain, secure string) {
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
 	t.Cleanup(func() { cmd.Process.Kill(); <-exited })
-	for _, addr := range []string{plain, secure} {
+	for _, addr := range addrs {
 		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 			if c, err := net.Dial("tcp", addr); err == nil {
 				c.Close()
@@ -178,7 +186,6 @@ func startNginx(t *testing.T, bin string) (plain, secure string) {
 			}
 		}
 	}
-	return plain, secure
 }
 
 // rawLocation sends req as it is to addr (over TLS when secure) and

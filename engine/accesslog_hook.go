@@ -13,20 +13,29 @@ import (
 // answer; for a forwarded request it is copied, since the answer comes
 // after the loop's buffer has moved on.
 type requestInfo struct {
-	method, target, userAgent, referer []byte
-	proto                              string
+	method, target, path, query, host, userAgent, referer []byte
+	// fields are the header values the log's format names with
+	// $http_NAME (accesslog.Format.Fields), nil for one not sent.
+	fields        [][]byte
+	proto, scheme string
 	// client is the request's client (requestClient), if decided.
 	client netip.Addr
+	// start is when the read that brought the request's first byte
+	// began: nginx's $request_time counts from there.
+	start time.Time
 	// shadowRule and shadowLoc are the shadow rule that would have
 	// answered and its Location (shadow.go), "" and empty when none.
 	shadowRule string
 	shadowLoc  []byte
 }
 
-func (ri *requestInfo) from(req *httpparse.Request) {
-	ri.method, ri.target = req.Method, req.Target
+// from takes what the log needs of req; names are the header fields of
+// the format (the loop's fieldNames, the length of ri.fields).
+func (ri *requestInfo) from(req *httpparse.Request, names []string) {
+	ri.method, ri.target, ri.path, ri.query, ri.host = req.Method, req.Target, req.Path, req.Query, req.Host
 	ri.userAgent, ri.referer = nil, nil
 	ri.shadowRule, ri.shadowLoc = "", ri.shadowLoc[:0]
+	clear(ri.fields)
 	for i := range req.Headers {
 		h := &req.Headers[i]
 		switch {
@@ -35,6 +44,12 @@ func (ri *requestInfo) from(req *httpparse.Request) {
 		case len(h.Name) == len("referer") && bytes.EqualFold(h.Name, []byte("referer")):
 			ri.referer = h.Value
 		}
+		for j, n := range names {
+			// The first field of a name, as nginx's $http_NAME.
+			if ri.fields[j] == nil && accesslog.FieldMatches(h.Name, n) {
+				ri.fields[j] = h.Value
+			}
+		}
 	}
 	ri.proto = "HTTP/1.1"
 	if req.Minor == 0 {
@@ -42,25 +57,48 @@ func (ri *requestInfo) from(req *httpparse.Request) {
 	}
 }
 
+// reset forgets the request, for a head that did not parse, keeping the
+// slices for the next one.
+func (ri *requestInfo) reset() {
+	fields, loc := ri.fields, ri.shadowLoc[:0]
+	clear(fields)
+	*ri = requestInfo{fields: fields, shadowLoc: loc}
+}
+
 // copy returns ri with its bytes copied out of the loop's buffer.
 func (ri requestInfo) copy() requestInfo {
 	ri.method = bytes.Clone(ri.method)
 	ri.target = bytes.Clone(ri.target)
+	ri.path = bytes.Clone(ri.path)
+	ri.query = bytes.Clone(ri.query) // nil stays nil: no '?'
+	ri.host = bytes.Clone(ri.host)
 	ri.userAgent = bytes.Clone(ri.userAgent)
 	ri.referer = bytes.Clone(ri.referer)
 	ri.shadowLoc = bytes.Clone(ri.shadowLoc)
+	if ri.fields != nil {
+		fields := make([][]byte, len(ri.fields))
+		for i, v := range ri.fields {
+			fields[i] = bytes.Clone(v)
+		}
+		ri.fields = fields
+	}
 	return ri
 }
 
 // logged is what the access log records of an answer besides its request.
 type logged struct {
-	status   int
-	bytes    int64
-	location []byte // a redirect's Location
-	rule     string // the source of the rule that matched
-	upstream string // the upstream server a forward went to
-	// start is when a forward began (its duration is logged); zero for
-	// an answer the loop wrote, whose time is the loop's coarse clock.
+	status    int
+	bytes     int64 // the answer's, head included
+	bodyBytes int64
+	location  []byte // a redirect's Location
+	rule      string // the source of the rule that matched
+	upstream  string // the upstream server a forward went to
+	// upStatus and upTime are the upstream's status and the time its
+	// exchange took.
+	upStatus int
+	upTime   time.Duration
+	// start is when a forward began, the start of its duration if the
+	// request's own is not known.
 	start time.Time
 }
 
@@ -70,27 +108,62 @@ func (l *loop) log(client netip.Addr, ri *requestInfo, a logged) {
 	e := &l.entry
 	*e = accesslog.Entry{
 		Client: ri.clientOr(client),
-		Method: ri.method, Target: ri.target, Proto: ri.proto, UserAgent: ri.userAgent, Referer: ri.referer,
-		Status: a.status, Location: a.location, Bytes: a.bytes, Rule: a.rule, Upstream: a.upstream,
+		Method: ri.method, Target: ri.target, Path: ri.path, Query: ri.query, Proto: ri.proto, Scheme: ri.scheme,
+		Host: ri.host, UserAgent: ri.userAgent, Referer: ri.referer, Fields: ri.fields,
+		Status: a.status, Location: a.location, Bytes: a.bytes, BodyBytes: a.bodyBytes, Rule: a.rule,
+		Upstream: a.upstream, UpstreamStatus: a.upStatus, UpstreamTime: a.upTime,
 		ShadowRule: ri.shadowRule, ShadowLocation: ri.shadowLoc,
 	}
-	if a.start.IsZero() {
-		e.Time = time.Unix(0, l.srv.clock.now())
-	} else {
-		e.Time = time.Now()
-		e.Duration = e.Time.Sub(a.start)
+	// Every answer is timed, a local one too: two clock reads are a few
+	// per cent of a logged answer's cost, and an always-zero duration
+	// hides a slow loop.
+	e.Time = time.Now()
+	start := ri.start
+	if start.IsZero() {
+		start = a.start
+	}
+	if !start.IsZero() {
+		e.Duration = e.Time.Sub(start)
 	}
 	l.alog.Append(e)
+}
+
+// bodyBytes returns the bytes of an answer's body in p, which holds the
+// answer from its first byte: what follows the head's CRLF CRLF (none
+// when p ends inside the head).
+func bodyBytes(p []byte, headLen int) int64 {
+	return int64(len(p) - headLen)
+}
+
+// headLen is the length of the answer head at the start of p, all of p
+// when it holds no head end.
+func headLen(p []byte) int {
+	if i := bytes.Index(p, []byte("\r\n\r\n")); i >= 0 {
+		return i + 4
+	}
+	return len(p)
 }
 
 // logForwarded logs a forwarded request once its answer is written; it
 // runs on the loop.
 func (f *forward) logForwarded() {
 	if l := f.cs.loop; l.alog != nil {
-		a := logged{status: int(f.status.Load()), bytes: f.sent.Load(), upstream: f.server, start: f.start}
+		sent := f.sent.Load()
+		a := logged{status: int(f.status.Load()), bytes: sent, bodyBytes: sent - f.headSent.Load(),
+			upstream: f.server, upStatus: int(f.upStatus.Load()), upTime: time.Duration(f.upTime.Load()), start: f.start}
 		if fa := f.fallback; fa != nil && fa.answered {
 			a.rule, a.location = fa.rule, fa.location // fallback.go
 		}
 		l.log(f.cs.ip, &f.info, a)
 	}
+}
+
+// wrote counts p, about to be written to the client, as sent. The first
+// write of an answer starts with its head, whose length is kept so that
+// the log can tell the body's bytes from the head's.
+func (f *forward) wrote(p []byte) {
+	if f.sent.Load() == 0 {
+		f.headSent.Store(int64(headLen(p)))
+	}
+	f.sent.Add(int64(len(p)))
 }

@@ -76,7 +76,8 @@ func (cs *conn) record(v *verdict, answer []byte) {
 	l := cs.loop
 	l.srv.m.answer(v.outcome, v.status)
 	if l.alog != nil {
-		l.log(cs.ip, &l.ri, logged{status: v.status, bytes: int64(len(answer)), location: v.location, rule: v.rule})
+		l.log(cs.ip, &l.ri, logged{status: v.status, bytes: int64(len(answer)), bodyBytes: bodyBytes(answer, headLen(answer)),
+			location: v.location, rule: v.rule})
 	}
 }
 

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"net/netip"
+	"time"
 
 	"github.com/panjf2000/gnet/v2"
 	"github.com/redirectd/redirectd/httpparse"
@@ -29,6 +30,10 @@ type conn struct {
 	// active is the coarse time of the last bytes received, headStart that
 	// of the first byte of the partial head now buffered (0: none).
 	active, headStart int64
+	// firstRead is when the read that brought the partial head's first
+	// byte began, with an access log (zero: not known): its request's
+	// duration counts from there.
+	firstRead time.Time
 	// answered is set when the last read completed at least one request,
 	// so a partial head after it starts its own header clock; served
 	// counts the requests answered on the connection.
@@ -143,7 +148,8 @@ func (cs *conn) serve(buf []byte, s *Server) (used int, res result) {
 			var v verdict
 			out, v = appendParseError(out, err, cs.fields(), date)
 			// The request's fields are not to be trusted after an error.
-			l.ri = requestInfo{}
+			l.ri.reset()
+			l.ri.start = cs.requestStart(used)
 			cs.record(&v, out[mark:])
 			res = closeLinger
 			break
@@ -172,8 +178,13 @@ func (cs *conn) serve(buf []byte, s *Server) (used int, res result) {
 			closing = true // answer, then let the client reconnect elsewhere
 		}
 		if l.alog != nil {
-			l.ri.from(req)
+			l.ri.from(req, l.fieldNames)
 			l.ri.client = cs.requestClient(req) // clientaddr.go
+			l.ri.start = cs.requestStart(used - n)
+			l.ri.scheme = "http"
+			if cs.tls {
+				l.ri.scheme = "https"
+			}
 		}
 		mark := len(out)
 		var v verdict
@@ -218,6 +229,16 @@ func (cs *conn) serve(buf []byte, s *Server) (used int, res result) {
 }
 
 func isHead(method []byte) bool { return string(method) == "HEAD" }
+
+// requestStart returns when the request at offset at of the bytes served
+// began: for the first, held over from earlier reads, the start of the
+// read that brought its first byte; else the start of this read.
+func (cs *conn) requestStart(at int) time.Time {
+	if at == 0 && cs.headStart != 0 && !cs.firstRead.IsZero() {
+		return cs.firstRead
+	}
+	return cs.loop.readStart
+}
 
 // appendParseError answers a request that could not be parsed with the
 // status the parser chose (400 for anything unclassified).

@@ -109,6 +109,12 @@ type forward struct {
 	server string
 	status atomic.Int32
 	sent   atomic.Int64
+	// headSent is the length of the answer's head among the bytes sent;
+	// upStatus and upTime the upstream's status and exchange time
+	// (nanoseconds).
+	headSent atomic.Int64
+	upStatus atomic.Int32
+	upTime   atomic.Int64
 }
 
 // startForward builds the upstream request for req (copying everything it
@@ -265,6 +271,7 @@ func (f *forward) run() {
 	resp.Header.SetNoDefaultContentType(true)
 	start := time.Now()
 	err := srv.Client.Do(f.req, resp)
+	f.upTime.Store(int64(time.Since(start)))
 	srv.Done(err != nil && upstream.IsConnError(err))
 	defer func() { f.s.m.fwdDur.Update(time.Since(start).Seconds()) }()
 	if err != nil {
@@ -294,12 +301,14 @@ func (f *forward) run() {
 		}
 		count.Inc()
 		f.s.m.forwarded[5].Inc()
+		f.upStatus.Store(int32(status)) // as nginx logs a failed exchange
 		f.s.log.Warn("forwarding failed", "server", srv.Addr, "status", status, "err", err)
 		f.failed(status, msg)
 		return
 	}
 	um.ok.Inc()
 	um.dur.Update(time.Since(start).Seconds())
+	f.upStatus.Store(int32(resp.StatusCode()))
 	if c := resp.StatusCode() / 100; c >= 1 && c <= 5 {
 		f.s.m.forwarded[c].Inc()
 	}
@@ -340,7 +349,7 @@ func (f *forward) answerError(status int, msg string) {
 // writeLast writes the end of the answer and hands the connection back to
 // the loop in the same trip through it (see release).
 func (f *forward) writeLast(p []byte) {
-	f.sent.Add(int64(len(p)))
+	f.wrote(p)
 	f.c.AsyncWrite(p, f.onLoop(func(c gnet.Conn, _ error) { f.release(c, false) }))
 }
 

@@ -233,7 +233,7 @@ func (f *forward) refuse(c gnet.Conn, status int, msg string, unread int) gnet.A
 	if f.sent.Load() == 0 {
 		b := appendText(cs.loop.out[:0], status, cs.fields(), msg, f.head, s.date.get(), connClose)
 		f.status.Store(int32(status))
-		f.sent.Add(int64(len(b)))
+		f.wrote(b)
 		s.m.answer(outClientError, status)
 		c.Write(b)
 	}

@@ -210,7 +210,7 @@ func (f *forward) write(p []byte) bool {
 		full bool
 	}
 	done := make(chan written, 1)
-	f.sent.Add(int64(len(p)))
+	f.wrote(p)
 	err := f.c.AsyncWrite(p, f.onLoop(func(c gnet.Conn, err error) {
 		full := err == nil && c.OutboundBuffered() > maxOutboundFwd
 		if full {

@@ -155,8 +155,9 @@ func (h *handler) OnTraffic(c gnet.Conn) (action gnet.Action) {
 	l.reads++
 	timed := l.reads%timedReads == 0
 	var start time.Time
-	if timed {
+	if timed || l.alog != nil {
 		start = time.Now()
+		l.readStart = start
 	}
 	s.m.bytesIn.Add(len(buf))
 	buf = cs.input(c, buf)
@@ -188,10 +189,12 @@ func (h *handler) OnTraffic(c gnet.Conn) (action gnet.Action) {
 		cs.hold(c, buf, used)
 		if cs.headStart == 0 || cs.answered {
 			cs.headStart = now
+			cs.firstRead = start
 		}
 	} else {
 		cs.release()
 		cs.headStart = 0
+		cs.firstRead = time.Time{}
 	}
 	cs.answered = false
 	return gnet.None

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"sync/atomic"
+	"time"
 
 	"github.com/panjf2000/gnet/v2"
 	"github.com/redirectd/redirectd/engine/accesslog"
@@ -30,6 +31,11 @@ type loop struct {
 	entry accesslog.Entry
 	ri    requestInfo
 	loc   []byte
+	// fieldNames are the header fields the log's format reads
+	// (accesslog.Format.Fields), ri.fields their values; readStart is
+	// when the read being served began.
+	fieldNames []string
+	readStart  time.Time
 	// conns lists the loop's connections for the deadline sweep; each
 	// conn knows its index, so removal is a swap with the last.
 	conns []*conn
@@ -44,6 +50,8 @@ func newLoop(s *Server, el gnet.EventLoop) *loop {
 	l := &loop{srv: s, el: el, out: make([]byte, 0, 4096), misses: s.newMissSketch()}
 	if s.opts.AccessLog != nil {
 		l.alog = s.opts.AccessLog.NewBuffer()
+		l.fieldNames = s.opts.AccessLog.Fields()
+		l.ri.fields = make([][]byte, len(l.fieldNames))
 	}
 	return l
 }

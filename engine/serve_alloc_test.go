@@ -32,26 +32,34 @@ func TestServeAllocs(t *testing.T) {
 }
 
 // TestServeAllocsWithAccessLog checks that the access log keeps the hot
-// path free of allocations: each loop formats into its own buffer.
+// path free of allocations: each loop formats into its own buffer, in
+// either built-in format or a layout of $variables that reads a header
+// field of its own.
 func TestServeAllocsWithAccessLog(t *testing.T) {
-	alog, err := accesslog.Open(filepath.Join(t.TempDir(), "access.log"), accesslog.Combined)
+	layout, err := accesslog.ParseFormat(`$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" $host $uri $request_time "$http_x_request_id"`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer alog.Close()
-	f := newServeFixtureWith(t, Options{AccessLog: alog})
-	for _, req := range []string{
-		"GET " + rules.ExactHit + "?utm=1 HTTP/1.1\r\nHost: a\r\n\r\n",
-		"GET " + rules.Miss + " HTTP/1.1\r\nHost: a\r\n\r\n",
-		rules.BrowserRequest,
-	} {
-		buf := []byte(req)
-		allocs := testing.AllocsPerRun(100, func() {
-			f.serve(t, buf)
-			f.conn.loop.alog.Flush()
-		})
-		if allocs != 0 {
-			t.Errorf("%q: %v allocations per request with the access log on, want 0", req[:30], allocs)
+	for _, format := range []accesslog.Format{accesslog.Combined, accesslog.JSON, layout} {
+		alog, err := accesslog.Open(filepath.Join(t.TempDir(), "access.log"), format)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer alog.Close()
+		f := newServeFixtureWith(t, Options{AccessLog: alog})
+		for _, req := range []string{
+			"GET " + rules.ExactHit + "?utm=1 HTTP/1.1\r\nHost: a\r\nX-Request-Id: 42\r\n\r\n",
+			"GET " + rules.Miss + " HTTP/1.1\r\nHost: a\r\n\r\n",
+			rules.BrowserRequest,
+		} {
+			buf := []byte(req)
+			allocs := testing.AllocsPerRun(100, func() {
+				f.serve(t, buf)
+				f.conn.loop.alog.Flush()
+			})
+			if allocs != 0 {
+				t.Errorf("%.20s: %q: %v allocations per request with the access log on, want 0", format, req[:30], allocs)
+			}
 		}
 	}
 }

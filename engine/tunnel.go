@@ -207,7 +207,7 @@ func (f *forward) runTunnel(head []byte) {
 // upstream. It reports false when the client is gone.
 func (f *forward) switchTunnel(head []byte, body chan []byte) bool {
 	done := make(chan error, 1)
-	f.sent.Add(int64(len(head)))
+	f.wrote(head)
 	err := f.c.AsyncWrite(head, f.onLoop(func(c gnet.Conn, err error) {
 		if err == nil && !f.aborted.Load() {
 			f.body = body

@@ -36,6 +36,9 @@ type service struct {
 	cfg *config.Config
 	// https is the HTTPS port's certificate manager (nil without [tls]).
 	https *httpsSide
+	// admin is the admin server (nil until it is made, or with listen
+	// "off"), whose token a reload replaces (token_file rotated).
+	admin *admin.Server
 
 	set                  *metrics.Set
 	reloads, reloadFails *metrics.Counter
@@ -159,16 +162,55 @@ func (s *service) reloadLocked(c *candidate) (string, error) {
 	s.lastReloadUnix = float64(time.Now().Unix())
 	msg := fmt.Sprintf("%s in %s, version %s", ruleCounts(cfg.Written, cfg.Set.Counts()), time.Since(start).Round(time.Microsecond), ver.hash)
 	s.log.Info("reloaded", "config", cfg.Path, "rules", cfg.Set.Len(), "version", ver.hash, "hits_carried", carried, "took", time.Since(start).Round(time.Microsecond))
+	s.applyToken(cfg)
 	if keys := restartNeeded(s.cfg, cfg); len(keys) > 0 {
 		changed := strings.Join(keys, ", ")
 		msg += "; " + changed + " changed: restart to apply"
 		s.log.Warn(changed+" changed: the new rules serve, but these settings take effect only after a restart", "config", cfg.Path)
+		token := cfg.Admin
 		cfg.Server, cfg.Upstream, cfg.Admin, cfg.AccessLog, cfg.Misses = s.cfg.Server, s.cfg.Upstream, s.cfg.Admin, s.cfg.AccessLog, s.cfg.Misses
+		if tokenSwappable(s.cfg.Admin, token) {
+			cfg.Admin.Token, cfg.Admin.TokenFile = token.Token, token.TokenFile // applied by applyToken
+		}
 		cfg.TLS.Listen, cfg.TLS.HSTS, cfg.TLS.HandshakeTimeout = s.cfg.TLS.Listen, s.cfg.TLS.HSTS, s.cfg.TLS.HandshakeTimeout
 	}
 	s.cfg = cfg
 	debug.FreeOSMemory() // the old rules and the decoder's garbage
 	return msg, nil
+}
+
+// attachAdmin gives the service its admin server, once made, so that
+// reloads can replace its token; a reload that came first (the cached
+// rule set of a source) may have read a newer token than the server was
+// made with.
+func (s *service) attachAdmin(adm *admin.Server) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.admin = adm
+	s.applyToken(s.cfg)
+}
+
+// applyToken puts cfg's admin token, read from token_file at this load,
+// in the admin server's place when only the token changed; turning one
+// on or off needs a restart (restartNeeded says so). s.mu is held.
+func (s *service) applyToken(cfg *config.Config) {
+	if s.admin == nil || !tokenSwappable(s.cfg.Admin, cfg.Admin) {
+		return
+	}
+	if err := s.admin.SetToken(cfg.Admin.Token); err != nil {
+		s.log.Error("cannot replace the admin token; the old one stays", "config", cfg.Path, "err", err)
+		return
+	}
+	if cfg.Admin.Token != s.cfg.Admin.Token {
+		s.log.Info("admin token replaced", "config", cfg.Path, "token_file", cfg.Admin.TokenFile)
+	}
+}
+
+// tokenSwappable reports whether a reload from old to cur can replace
+// the admin token in place: both have one (the admin server checks
+// tokens rather than Hosts).
+func tokenSwappable(old, cur config.Admin) bool {
+	return old.Token != "" && cur.Token != ""
 }
 
 // countAccessLog exports the access log's line counts. Counters, not
@@ -249,6 +291,11 @@ func (s *service) stamp() string {
 	s.mu.Lock()
 	files := append([]string{s.cfg.Path}, s.cfg.Files...)
 	files = append(files, s.https.files(s.cfg)...)
+	// A rotated admin token (a Kubernetes Secret updated in place)
+	// reloads too.
+	if f := s.cfg.Admin.TokenFile; f != "" {
+		files = append(files, f)
+	}
 	s.mu.Unlock()
 	var b bytes.Buffer
 	for _, f := range files {

@@ -78,7 +78,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	}
 	var alog *accesslog.Log
 	if cfg.AccessLog.On() {
-		format, _ := accesslog.ParseFormat(cfg.AccessLog.Format) // checked by config
+		format, _ := accesslog.ParseFormatEscape(cfg.AccessLog.Format, cfg.AccessLog.Escape) // checked by config
 		if alog, err = accesslog.Open(cfg.AccessLog.Path, format); err != nil {
 			fmt.Fprintf(stderr, "%s: [access_log]: %v\n", cfg.Path, err)
 			return 1
@@ -117,6 +117,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "%s: [admin]: %v\n", cfg.Path, err)
 			return 1
 		}
+		svc.attachAdmin(adm)
 	}
 	done := make(chan error, 1)
 	go func() { done <- srv.Run() }()
@@ -245,7 +246,12 @@ func restartNeeded(old, cur *config.Config) []string {
 	} else {
 		keys = changedKeys(keys, "upstream", ou, cu)
 	}
-	keys = changedKeys(keys, "admin", old.Admin, cur.Admin)
+	oa, ca := old.Admin, cur.Admin
+	if tokenSwappable(oa, ca) {
+		// A rotated token_file applies with the reload (applyToken).
+		oa.Token, oa.TokenFile, ca.Token, ca.TokenFile = "", "", "", ""
+	}
+	keys = changedKeys(keys, "admin", oa, ca)
 	keys = changedKeys(keys, "access_log", old.AccessLog, cur.AccessLog)
 	keys = changedKeys(keys, "misses", old.Misses, cur.Misses)
 	for _, k := range []struct {

@@ -33,7 +33,8 @@ func (m *manifests) check(s settings) []string {
 	p.checkConfigMount(m, c)
 	httpPort, adminPort := p.listenPort("[server] listen", s.Listen), p.listenPort("[admin] listen", s.AdminListen)
 	p.checkPorts(c, httpPort, adminPort, s)
-	p.checkProbes(c, adminPort, s.Token)
+	p.checkProbes(c, adminPort)
+	p.checkToken(m, c, s)
 	p.checkService(m, c, httpPort)
 	p.checkDrain(pod, c, s)
 	p.checkSelectors(m)
@@ -130,9 +131,9 @@ func containerPort(c *corev1.Container, port intstr.IntOrString) (int32, bool) {
 }
 
 // checkProbes checks that readiness asks /readyz and liveness and startup
-// /healthz on the admin port, and that readiness carries the admin token
-// (every endpoint but /healthz needs it).
-func (p *problems) checkProbes(c *corev1.Container, adminPort int32, token string) {
+// /healthz on the admin port, and that none sends a token: the probes
+// need none, and one written in a probe is in plain text.
+func (p *problems) checkProbes(c *corev1.Container, adminPort int32) {
 	for _, pr := range []struct {
 		what, path string
 		probe      *corev1.Probe
@@ -155,16 +156,51 @@ func (p *problems) checkProbes(c *corev1.Container, adminPort int32, token strin
 		if got, ok := containerPort(c, g.Port); !ok || got != adminPort {
 			p.add("%s probes port %s (%d) but the config's [admin] listen is port %d", pr.what, g.Port.String(), got, adminPort)
 		}
-		auth := ""
 		for _, h := range g.HTTPHeaders {
 			if strings.EqualFold(h.Name, "Authorization") {
-				auth = h.Value
+				p.add("%s sends an Authorization header: the probes need no token, and one written in the Deployment is in plain text", pr.what)
 			}
 		}
-		if pr.path == readyPath && token != "" && auth != "Bearer "+token {
-			p.add("%s sends Authorization %q but the config's [admin] token needs \"Bearer <token>\" with the same token", pr.what, auth)
+	}
+}
+
+// checkToken checks that the admin token is not in the ConfigMap and
+// comes from a Secret: [admin] token_file is a key of a Secret mounted in
+// the container.
+func (p *problems) checkToken(m *manifests, c *corev1.Container, s settings) {
+	if s.InlineToken != "" {
+		p.add("the ConfigMap's config holds [admin] token in plain text (anyone who may read ConfigMaps reads it): set token_file to a key of a Secret mounted in the container")
+	}
+	if s.TokenFile == "" {
+		return
+	}
+	if _, _, ok := tokenSecret(m, c, s.TokenFile); !ok {
+		p.add("[admin] token_file %s is not a key of a Secret mounted in the container", s.TokenFile)
+	}
+	for _, e := range c.Env {
+		if e.Value != "" && s.Token != "" && strings.Contains(e.Value, s.Token) {
+			p.add("env %s holds the admin token in plain text", e.Name)
 		}
 	}
+}
+
+// tokenSecret returns the Secret and key whose mounted file is file.
+func tokenSecret(m *manifests, c *corev1.Container, file string) (name, key string, ok bool) {
+	for _, vm := range c.VolumeMounts {
+		v := volume(m.Deployment.Spec.Template.Spec.Volumes, vm.Name)
+		if v == nil || v.Secret == nil {
+			continue
+		}
+		for _, it := range v.Secret.Items {
+			if path.Join(vm.MountPath, it.Path) == file {
+				return v.Secret.SecretName, it.Key, true
+			}
+		}
+		if len(v.Secret.Items) == 0 && path.Dir(file) == path.Clean(vm.MountPath) {
+			return v.Secret.SecretName, path.Base(file), true
+		}
+	}
+	return "", "", false
 }
 
 // checkService checks that every Service port leads to the traffic port.

@@ -94,7 +94,11 @@ func TestManifestsCatchDrift(t *testing.T) {
 		{"liveness path", []edit{{dep, "livenessProbe:\n            httpGet:\n              path: /healthz", "livenessProbe:\n            httpGet:\n              path: /livez"}}, `livenessProbe asks "/livez"`},
 		{"readiness on traffic port", []edit{{dep, "path: /readyz\n              port: admin", "path: /readyz\n              port: http"}}, `readinessProbe probes port http (8080)`},
 		{"liveness by number", []edit{{dep, "path: /healthz\n              port: admin\n            periodSeconds: 10", "path: /healthz\n              port: 9181\n            periodSeconds: 10"}}, `livenessProbe probes port 9181 (0)`},
-		{"token in config only", []edit{{cm, `token = "change-me-to-a-long-random-token"`, `token = "another-token"`}}, `readinessProbe sends Authorization "Bearer change-me-to-a-long-random-token"`},
+		{"token in the ConfigMap", []edit{{cm, `token_file = "/etc/redirectd/secret/token"`, `token = "change-me-to-a-long-random-token"`}}, `the ConfigMap's config holds [admin] token in plain text`},
+		{"token file not the Secret's", []edit{{cm, `token_file = "/etc/redirectd/secret/token"`, `token_file = "/etc/redirectd/token"`}}, `[admin] token_file /etc/redirectd/token is not a key of a Secret mounted`},
+		{"Secret mounted elsewhere", []edit{{dep, "mountPath: /etc/redirectd/secret", "mountPath: /etc/secret"}}, `[admin] token_file /etc/redirectd/secret/token is not a key of a Secret mounted`},
+		{"Secret's key renamed", []edit{{dep, "path: token", "path: admin-token"}}, `is not a key of a Secret mounted`},
+		{"probe sends a token", []edit{{dep, "path: /readyz\n              port: admin", "path: /readyz\n              port: admin\n              httpHeaders:\n                - name: Authorization\n                  value: Bearer change-me"}}, `readinessProbe sends an Authorization header`},
 		{"service target port", []edit{{"service.yaml", "targetPort: http", "targetPort: 8081"}}, `Service port 80 targets 8081, which is container port 0`},
 		{"grace period", []edit{{dep, "terminationGracePeriodSeconds: 20", "terminationGracePeriodSeconds: 15"}}, `terminationGracePeriodSeconds 15 does not exceed`},
 		{"shutdown timeout", []edit{{cm, `shutdown_timeout = "10s"`, `shutdown_timeout = "15s"`}}, `does not exceed the preStop sleep (5 s) plus [server] shutdown_timeout (15s)`},
@@ -181,6 +185,7 @@ func TestSourceOverlay(t *testing.T) {
 	}
 	for _, tc := range []struct{ name, old, new, want string }{
 		{"admin port", `listen = ":9180"`, `listen = ":9181"`, `is port 9181`},
+		{"token in the ConfigMap", `token_file = "/etc/redirectd/secret/token"`, `token = "change-me"`, `holds [admin] token in plain text`},
 		{"cache on the read-only root", `cache_dir = "/var/cache/redirectd"`, `cache_dir = "/var/lib/redirectd"`, `cache_dir /var/lib/redirectd is not on a writable`},
 		{"no cache", `cache_dir = "/var/cache/redirectd"`, ``, `no [rules] cache_dir`},
 		{"other ConfigMap", "name: redirectd-config", "name: redirectd-source", `patches ConfigMap redirectd-source`},
@@ -226,8 +231,9 @@ func (m *manifests) checkSource(dir string) (problems []string, loosely string) 
 // that deploy/kubernetes builds on base/.
 func TestKustomizationsNameEveryFile(t *testing.T) {
 	for dir, want := range map[string][]string{
-		".":      {"kustomization.yaml"},
-		"source": {"configmap.yaml", "kustomization.yaml"},
+		".":          {"kustomization.yaml"},
+		"source":     {"configmap.yaml", "kustomization.yaml"},
+		"monitoring": {"kustomization.yaml", "podmonitor.yaml"},
 	} {
 		yamls, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
 		var names []string

@@ -177,14 +177,21 @@ func decodeStrict(where string, doc []byte, obj any) error {
 // settings are what the manifests must agree with in a redirectd config.
 type settings struct {
 	Listen, AdminListen, Token string
-	Shutdown                   time.Duration
-	CacheDir                   string // [rules] cache_dir of the URL source; "" without one
+	// TokenFile is [admin] token_file as written (the Secret's mount);
+	// InlineToken is [admin] token as written, which must be empty.
+	TokenFile, InlineToken string
+	Shutdown               time.Duration
+	CacheDir               string // [rules] cache_dir of the URL source; "" without one
 }
 
 // loadConfig writes the ConfigMap's config into dir and loads it with the
 // project's own loader, then runs check's lint, as `redirectd check` does.
 func loadConfig(dir string, cm *corev1.ConfigMap) (settings, error) {
-	file, err := writeConfig(dir, cm)
+	file, tokenFile, err := writeConfig(dir, cm)
+	if err != nil {
+		return settings{}, err
+	}
+	loose, err := looseConfig(cm)
 	if err != nil {
 		return settings{}, err
 	}
@@ -198,16 +205,31 @@ func loadConfig(dir string, cm *corev1.ConfigMap) (settings, error) {
 		}
 	}
 	return settings{Listen: cfg.Server.Listen, AdminListen: cfg.Admin.Listen, Token: cfg.Admin.Token,
-		Shutdown: cfg.Server.ShutdownTimeout.Std()}, nil
+		TokenFile: tokenFile, InlineToken: loose.InlineToken, Shutdown: cfg.Server.ShutdownTimeout.Std()}, nil
 }
 
-func writeConfig(dir string, cm *corev1.ConfigMap) (string, error) {
+// placeholderToken stands for the Secret's token where a test loads the
+// config outside a pod.
+const placeholderToken = "token-of-the-secret"
+
+// writeConfig writes the ConfigMap's config into dir. Its [admin]
+// token_file, a Secret's file in the pod, is moved to a file in dir
+// holding placeholderToken; tokenFile is the path as written.
+func writeConfig(dir string, cm *corev1.ConfigMap) (file, tokenFile string, err error) {
 	text, ok := cm.Data[configKey]
 	if !ok {
-		return "", fmt.Errorf("ConfigMap %s has no %s", cm.Name, configKey)
+		return "", "", fmt.Errorf("ConfigMap %s has no %s", cm.Name, configKey)
 	}
-	file := filepath.Join(dir, configKey)
-	return file, os.WriteFile(file, []byte(text), 0o644)
+	if loose, err := looseConfig(cm); err == nil && loose.TokenFile != "" {
+		tokenFile = loose.TokenFile
+		local := filepath.Join(dir, "admin-token")
+		if err := os.WriteFile(local, []byte(placeholderToken+"\n"), 0o600); err != nil {
+			return "", "", err
+		}
+		text = strings.Replace(text, strconv.Quote(tokenFile), strconv.Quote(local), 1)
+	}
+	file = filepath.Join(dir, configKey)
+	return file, tokenFile, os.WriteFile(file, []byte(text), 0o644)
 }
 
 // sourceKeys are the [rules] keys of the URL source, which the
@@ -240,8 +262,9 @@ func looseConfig(cm *corev1.ConfigMap) (settings, error) {
 			ShutdownTimeout string `toml:"shutdown_timeout"`
 		} `toml:"server"`
 		Admin struct {
-			Listen string `toml:"listen"`
-			Token  string `toml:"token"`
+			Listen    string `toml:"listen"`
+			Token     string `toml:"token"`
+			TokenFile string `toml:"token_file"`
 		} `toml:"admin"`
 		Rules struct {
 			CacheDir string `toml:"cache_dir"`
@@ -251,7 +274,11 @@ func looseConfig(cm *corev1.ConfigMap) (settings, error) {
 		return settings{}, err
 	}
 	s := settings{Listen: raw.Server.Listen, AdminListen: raw.Admin.Listen, Token: raw.Admin.Token,
+		TokenFile: raw.Admin.TokenFile, InlineToken: raw.Admin.Token,
 		Shutdown: config.DefaultShutdownTimeout, CacheDir: raw.Rules.CacheDir}
+	if s.TokenFile != "" {
+		s.Token = placeholderToken // what loadConfig's copy of the file holds
+	}
 	if s.Listen == "" {
 		s.Listen = config.DefaultListen
 	}

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -50,7 +51,16 @@ func TestManifestsServe(t *testing.T) {
 		}
 		text = strings.Replace(text, old, `listen = "`+r[1]+`"`, 1)
 	}
-	file := filepath.Join(t.TempDir(), configKey)
+	// The Secret's file, as kubelet writes it: the token and a newline.
+	dir := t.TempDir()
+	const token = "the-secret-token"
+	tokenFile := filepath.Join(dir, "token")
+	os.WriteFile(tokenFile, []byte(token+"\n"), 0o600)
+	if s.TokenFile == "" || strings.Count(text, strconv.Quote(s.TokenFile)) != 1 {
+		t.Fatalf("the config names [admin] token_file %q not once; this test moves it to a file of its own", s.TokenFile)
+	}
+	text = strings.Replace(text, strconv.Quote(s.TokenFile), strconv.Quote(tokenFile), 1)
+	file := filepath.Join(dir, configKey)
 	os.WriteFile(file, []byte(text), 0o644)
 	args := slices.Clone(c.Args)
 	args[slices.Index(args, "-config")+1] = file
@@ -93,6 +103,25 @@ func TestManifestsServe(t *testing.T) {
 	for name, p := range map[string]*corev1.Probe{"liveness": c.LivenessProbe, "startup": c.StartupProbe} {
 		if code, err := probe(p); code != 200 {
 			t.Errorf("%s probe %s: %d %v", name, p.HTTPGet.Path, code, err)
+		}
+	}
+	// What the PodMonitor scrapes: /metrics with the Secret's token, and
+	// nothing without it.
+	for _, tc := range []struct {
+		auth string
+		want int
+	}{{"", 401}, {"Bearer " + token, 200}} {
+		req, _ := http.NewRequest("GET", "http://"+adminAddr+"/metrics", nil)
+		if tc.auth != "" {
+			req.Header.Set("Authorization", tc.auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("/metrics with Authorization %q: %d, want %d", tc.auth, resp.StatusCode, tc.want)
 		}
 	}
 	if status, loc := get(t, httpAddr, "/old"); status != 301 || loc != "https://example.com/new" {

@@ -17,8 +17,8 @@ import (
 // hand-over takes a slice from the free list whether or not the writer
 // keeps up.
 func TestAppendAllocs(t *testing.T) {
-	for _, f := range []Format{Combined, JSON} {
-		t.Run(f.String(), func(t *testing.T) {
+	for _, f := range testFormats(t) {
+		t.Run(formatName(f), func(t *testing.T) {
 			l, b := warmLog(t, f)
 			defer l.Close()
 			e := redirect()

@@ -9,8 +9,8 @@ import (
 // buffer, hand-overs to a writer that discards included. dropped/op should
 // stay near 0: a dropped buffer skips the hand-over and flatters the result.
 func BenchmarkAppend(b *testing.B) {
-	for _, f := range []Format{Combined, JSON} {
-		b.Run(f.String(), func(b *testing.B) {
+	for _, f := range testFormats(b) {
+		b.Run(formatName(f), func(b *testing.B) {
 			l, buf := warmLog(b, f)
 			defer l.Close()
 			e := redirect()
@@ -55,4 +55,20 @@ type gateWriter struct{ open chan struct{} }
 func (w gateWriter) Write(p []byte) (int, error) {
 	<-w.open
 	return len(p), nil
+}
+
+// testFormats are the built-in formats and a layout of every variable.
+func testFormats(tb testing.TB) []Format {
+	layout, err := ParseFormat(everyVariable)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return []Format{Combined, JSON, layout}
+}
+
+func formatName(f Format) string {
+	if f.kind == customKind {
+		return "layout"
+	}
+	return f.String()
 }

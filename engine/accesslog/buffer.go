@@ -14,7 +14,7 @@ type Buffer struct {
 // flushAt bytes. It never waits for the disk; if the writer is behind, the
 // buffer's lines are dropped and counted. e's byte slices are not kept.
 func (b *Buffer) Append(e *Entry) {
-	if len(b.buf) > 0 && len(b.buf)+e.maxLen() > cap(b.buf) {
+	if len(b.buf) > 0 && len(b.buf)+b.lf.maxLen(e) > cap(b.buf) {
 		// Hand over first rather than let append regrow the slice.
 		b.Flush()
 	}

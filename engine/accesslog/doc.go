@@ -35,21 +35,45 @@
 //
 // "combined" is nginx's combined format extended at the end with the Location
 // (or upstream address), the duration in seconds with microsecond resolution,
-// and the matched rule:
+// the matched rule and the Host:
 //
-//	client - - [time] "method target" status bytes "referer" "user_agent" "location-or-upstream" duration_seconds "rule"
+//	client - - [time] "method target protocol" status body_bytes "referer" "user_agent" "location-or-upstream" duration_seconds "rule" "host"
 //
-//	203.0.113.7 - - [30/Nov/2026:05:10:14 +0000] "GET /old?x=1" 301 162 "https://ref.example/" "curl/8.5.0" "https://new.example/page?x=1" 0.000042 "rules.toml:12"
+//	203.0.113.7 - - [30/Nov/2026:05:10:14 +0000] "GET /old?x=1 HTTP/1.1" 301 0 "https://ref.example/" "curl/8.5.0" "https://new.example/page?x=1" 0.000042 "rules.toml:12" "old.example"
 //
-// The request field has no protocol version because Entry carries none. Time
-// is in UTC. An empty string field is printed as "-" (the client too, when its
-// address is unknown); status and bytes are always numbers. Like nginx's
-// access_log, the bytes '"', '\', those below 0x20 and those from 0x7f up are
-// written as \xHH (upper-case hex), so every line is printable ASCII.
+// The first nine fields mean what nginx's combined format's do: body_bytes
+// is $body_bytes_sent, the bytes of the answer's body (0 for an
+// empty-bodied redirect, where nginx's own 301 page counts about 169), and
+// the Host comes last, as sent, so a parser of nginx's combined lines reads
+// redirectd's unchanged. The duration runs from the start of the read that
+// brought the request's first byte to its answer, for every answer. Time
+// is in UTC. An empty string field is printed as "-" (the client too, when
+// its address is unknown); status and bytes are always numbers. Like
+// nginx's access_log, the bytes '"', '\', those below 0x20 and those from
+// 0x7f up are written as \xHH (upper-case hex), so every line is printable
+// ASCII.
+//
+// A layout of nginx log_format $variables ("$remote_addr [$time_local]
+// \"$request\" $status ...") is compiled once by ParseFormat into a list
+// of ops; an unknown variable is refused there, and a line costs no
+// allocation. The variables are those of Variables and $http_NAME; each
+// means what nginx's does, checked against a real nginx by
+// TestAccessLogAsNginx in the engine: $host is lower-case without the
+// port, $uri is the path decoded and with dot segments and "//"
+// resolved, $request_time is seconds with milliseconds, $upstream_* are
+// "-" for an answer that was not forwarded, and a variable that is empty
+// or does not apply is "-" ($is_args excepted). Times are in UTC, where
+// nginx uses the local zone. $remote_user is always "-"; $rule and
+// $shadow_rule are redirectd's own. With escape "json" strings are
+// escaped for a JSON string and an absent variable is empty, as nginx's
+// escape=json.
 //
 // "json" is one object per line with fixed keys in a fixed order:
 //
-//	{"time":"2026-11-30T05:10:14.123Z","client":"203.0.113.7","method":"GET","target":"/old?x=1","status":301,"location":"https://new.example/page?x=1","upstream":"","bytes":162,"duration_ms":0.042,"user_agent":"curl/8.5.0","referer":"https://ref.example/","rule":"rules.toml:12"}
+//	{"time":"2026-11-30T05:10:14.123Z","client":"203.0.113.7","host":"old.example","method":"GET","target":"/old?x=1","status":301,"location":"https://new.example/page?x=1","upstream":"","bytes":162,"body_bytes":0,"duration_ms":0.042,"user_agent":"curl/8.5.0","referer":"https://ref.example/","rule":"rules.toml:12"}
+//
+// bytes is the whole answer, head included (nginx's $bytes_sent), and
+// body_bytes its body ($body_bytes_sent).
 //
 // A request that a shadow rule would have answered (mode = "shadow") adds
 // two fields after rule in combined, "shadow_rule" "shadow_location", and

@@ -8,31 +8,44 @@ import (
 // Entry is one request, as the loop knows it. Byte slices are only read
 // during Append (they point into the loop's buffers).
 type Entry struct {
-	Time      time.Time // when the request was answered
-	Client    netip.Addr
-	Method    []byte
-	Target    []byte
-	Proto     string // "HTTP/1.1" or "HTTP/1.0"; combined lines end the request field with it
+	Time   time.Time // when the request was answered
+	Client netip.Addr
+	Method []byte
+	Target []byte // the request target as sent
+	// Path and Query are the target's path and what follows its '?';
+	// Query is nil when the target has no '?'.
+	Path, Query []byte
+	Proto       string // "HTTP/1.1" or "HTTP/1.0"; combined lines end the request field with it
+	Scheme      string // "http" or "https"
+	// Host is the request's host as sent (the Host field, or the
+	// authority of an absolute-form target), port and case included.
+	Host      []byte
 	UserAgent []byte
 	Referer   []byte
-	Status    int
-	Location  []byte        // redirects
-	Upstream  string        // forwarded requests: the server address
-	Bytes     int64         // bytes of the answer sent
-	Duration  time.Duration // time taken to answer
-	Rule      string        // "file:line" of the matched rule, "" if none
+	// Fields are the values of the request header fields a format of
+	// $variables names with $http_NAME, in the order of Format.Fields;
+	// nil for a field the request lacks.
+	Fields   [][]byte
+	Status   int
+	Location []byte // redirects
+	Upstream string // forwarded requests: the server address
+	// UpstreamStatus and UpstreamTime are the upstream's status and the
+	// time its exchange took, for forwarded requests (0 otherwise).
+	UpstreamStatus int
+	UpstreamTime   time.Duration
+	Bytes          int64         // bytes of the answer sent, head included (nginx's $bytes_sent)
+	BodyBytes      int64         // bytes of the answer's body sent (nginx's $body_bytes_sent)
+	Duration       time.Duration // from the request's first byte to its answer
+	Rule           string        // "file:line" of the matched rule, "" if none
 	// ShadowRule is the "file:line" of the shadow rule that would have
 	// answered, "" if none; ShadowLocation its would-be Location.
 	ShadowRule     string
 	ShadowLocation []byte
 }
 
-// maxLen bounds the length of e's line in either format: each byte of a
-// string can grow to at most 6 ("\u00XX", "\ufffd"), plus the fixed parts.
-// Append uses it to hand a buffer over before an entry would make it grow.
-func (e *Entry) maxLen() int {
-	const fixed = 512 // keys, punctuation, time, address, numbers
-	n := len(e.Method) + len(e.Target) + len(e.UserAgent) + len(e.Referer) +
+// strLen is the length of e's strings, the fields a built-in format
+// prints.
+func (e *Entry) strLen() int {
+	return len(e.Method) + len(e.Target) + len(e.UserAgent) + len(e.Referer) + len(e.Host) +
 		len(e.Location) + len(e.Upstream) + len(e.Rule) + len(e.ShadowRule) + len(e.ShadowLocation)
-	return fixed + 6*n
 }

@@ -24,6 +24,11 @@ func appendCombinedField[S string | []byte](dst []byte, s S) []byte {
 	if len(s) == 0 {
 		return append(dst, '-')
 	}
+	return appendCombinedChars(dst, s)
+}
+
+// appendCombinedChars appends s escaped as nginx's escape=default does.
+func appendCombinedChars[S string | []byte](dst []byte, s S) []byte {
 	start := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -58,6 +63,13 @@ var jsonEscape = func() (t [utf8.RuneSelf]byte) {
 // the line is valid JSON for every reader.
 func appendJSONString[S string | []byte](dst []byte, s S) []byte {
 	dst = append(dst, '"')
+	dst = appendJSONChars(dst, s)
+	return append(dst, '"')
+}
+
+// appendJSONChars is appendJSONString without the quotes, for nginx's
+// escape=json.
+func appendJSONChars[S string | []byte](dst []byte, s S) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -92,8 +104,7 @@ func appendJSONString[S string | []byte](dst []byte, s S) []byte {
 		i += size
 		start = i
 	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return append(dst, s[start:]...)
 }
 
 // decodeRune is utf8.DecodeRune for either string type, written out

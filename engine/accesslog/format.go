@@ -1,40 +1,98 @@
 package accesslog
 
-import "fmt"
-
-// Format is the layout of a log line; the package doc shows both with an
-// example line.
-type Format uint8
-
-const (
-	// Combined is nginx's combined format with location, duration and rule
-	// appended.
-	Combined Format = iota
-	// JSON is one JSON object per line.
-	JSON
+import (
+	"fmt"
+	"strings"
 )
 
-// ParseFormat turns the config's format name into a Format: "combined" (also
-// "", the default) or "json".
-func ParseFormat(s string) (Format, error) {
-	switch s {
-	case "", "combined":
-		return Combined, nil
-	case "json":
-		return JSON, nil
-	}
-	return 0, fmt.Errorf("cannot parse access log format %q: %w", cut(s), ErrUnknownFormat)
+// Format is the layout of a log line: one of the built-in Combined and
+// JSON (the package doc shows both with an example line), or a layout of
+// nginx log_format $variables compiled by ParseFormat. The zero Format is
+// Combined.
+type Format struct {
+	kind kind
+	t    *template // the compiled layout when kind is custom
 }
 
-// String returns the name ParseFormat accepts.
+type kind uint8
+
+const (
+	combinedKind kind = iota
+	jsonKind
+	customKind
+)
+
+var (
+	// Combined is nginx's combined format with location, duration, rule
+	// and host appended.
+	Combined = Format{kind: combinedKind}
+	// JSON is one JSON object per line.
+	JSON = Format{kind: jsonKind}
+)
+
+// ParseFormat turns the config's format into a Format: "combined" (also
+// "", the default), "json", or a layout of nginx log_format $variables
+// ("$remote_addr - $remote_user [$time_local] \"$request\" ..."), escaped
+// as nginx's escape=default does. A layout is compiled here, once: an
+// unknown variable is an error (a *FormatError), never a "-" on every
+// line.
+func ParseFormat(s string) (Format, error) {
+	return ParseFormatEscape(s, "")
+}
+
+// ParseFormatEscape is ParseFormat with nginx's escape parameter for a
+// layout of $variables: "default" (also "") or "json". A built-in format
+// takes no escape.
+func ParseFormatEscape(s, escape string) (Format, error) {
+	switch s {
+	case "", "combined", "json":
+		if escape != "" {
+			return Format{}, fmt.Errorf("escape %q applies only to a format of $variables, not to %q: %w", cut(escape), s, ErrEscape)
+		}
+		if s == "json" {
+			return JSON, nil
+		}
+		return Combined, nil
+	}
+	if !strings.Contains(s, "$") {
+		return Format{}, fmt.Errorf("cannot parse access log format %q: %w", cut(s), ErrUnknownFormat)
+	}
+	json := false
+	switch escape {
+	case "", "default":
+	case "json":
+		json = true
+	default:
+		return Format{}, fmt.Errorf("escape %q: %w", cut(escape), ErrEscape)
+	}
+	t, err := compile(s, json)
+	if err != nil {
+		return Format{}, err
+	}
+	return Format{kind: customKind, t: t}, nil
+}
+
+// Fields returns the names of the request header fields that the layout
+// reads with $http_NAME beyond $http_user_agent, $http_referer and
+// $http_host, lower-case with '_' for '-' as nginx spells them; the
+// server fills Entry.Fields with their values in this order. Nil for a
+// built-in format.
+func (f Format) Fields() []string {
+	if f.t == nil {
+		return nil
+	}
+	return f.t.fields
+}
+
+// String returns the name or layout ParseFormat accepts.
 func (f Format) String() string {
-	switch f {
-	case Combined:
+	switch f.kind {
+	case combinedKind:
 		return "combined"
-	case JSON:
+	case jsonKind:
 		return "json"
 	}
-	return fmt.Sprintf("Format(%d)", uint8(f))
+	return f.t.src
 }
 
 // cut shortens user input quoted in an error so a pasted file cannot flood

@@ -5,26 +5,45 @@ import (
 	"strconv"
 )
 
-// formatter turns entries into lines of one Format. It keeps a stamp, so it
-// belongs to one Buffer.
+// formatter turns entries into lines of one Format. It keeps stamps and a
+// scratch slice, so it belongs to one Buffer.
 type formatter struct {
 	format Format
 	stamp  stamp
+	// iso is the second stamp a layout of $variables may need
+	// ($time_local and $time_iso8601 together); scratch holds $uri
+	// while it is normalised.
+	iso     stamp
+	scratch []byte
 }
 
 // appendLine appends e's line, newline included, to dst.
 func (f *formatter) appendLine(dst []byte, e *Entry) []byte {
-	if f.format == JSON {
+	switch f.format.kind {
+	case jsonKind:
 		return f.appendJSON(dst, e)
+	case customKind:
+		return f.appendTemplate(dst, e)
 	}
 	return f.appendCombined(dst, e)
+}
+
+// maxLen bounds the length of e's line: each byte of a string can grow to
+// at most 6 ("\u00XX", "\ufffd"), plus the fixed parts. Append uses it to
+// hand a buffer over before an entry would make it grow.
+func (f *formatter) maxLen(e *Entry) int {
+	if f.format.kind == customKind {
+		return f.format.t.maxLen(e)
+	}
+	const fixed = 512 // keys, punctuation, time, address, numbers
+	return fixed + 6*e.strLen()
 }
 
 // appendCombined writes the layout documented in doc.go.
 func (f *formatter) appendCombined(dst []byte, e *Entry) []byte {
 	dst = appendClient(dst, e.Client, "-")
 	dst = append(dst, " - - "...)
-	dst = append(dst, f.stamp.get(e.Time, Combined)...)
+	dst = append(dst, f.stamp.get(e.Time, combinedLayout)...)
 	dst = append(dst, ` "`...)
 	dst = appendCombinedField(dst, e.Method)
 	dst = append(dst, ' ')
@@ -35,7 +54,7 @@ func (f *formatter) appendCombined(dst []byte, e *Entry) []byte {
 	dst = append(dst, `" `...)
 	dst = appendInt(dst, int64(e.Status))
 	dst = append(dst, ' ')
-	dst = appendInt(dst, e.Bytes)
+	dst = appendInt(dst, e.BodyBytes)
 	dst = append(dst, ` "`...)
 	dst = appendCombinedField(dst, e.Referer)
 	dst = append(dst, `" "`...)
@@ -50,6 +69,8 @@ func (f *formatter) appendCombined(dst []byte, e *Entry) []byte {
 	dst = appendFixed(dst, e.Duration.Microseconds(), 6)
 	dst = append(dst, ` "`...)
 	dst = appendCombinedField(dst, e.Rule)
+	dst = append(dst, `" "`...)
+	dst = appendCombinedField(dst, e.Host)
 	if e.ShadowRule != "" {
 		// Only lines with a shadow rule grow, so that parsers of the
 		// usual fields see no change.
@@ -64,11 +85,13 @@ func (f *formatter) appendCombined(dst []byte, e *Entry) []byte {
 // appendJSON writes one object with the keys, in the order, doc.go lists.
 func (f *formatter) appendJSON(dst []byte, e *Entry) []byte {
 	dst = append(dst, `{"time":"`...)
-	dst = append(dst, f.stamp.get(e.Time, JSON)...)
+	dst = append(dst, f.stamp.get(e.Time, jsonLayout)...)
 	dst = appendMillis(dst, e.Time)
 	dst = append(dst, `Z","client":"`...)
 	dst = appendClient(dst, e.Client, "")
-	dst = append(dst, `","method":`...)
+	dst = append(dst, `","host":`...)
+	dst = appendJSONString(dst, e.Host)
+	dst = append(dst, `,"method":`...)
 	dst = appendJSONString(dst, e.Method)
 	dst = append(dst, `,"target":`...)
 	dst = appendJSONString(dst, e.Target)
@@ -80,6 +103,8 @@ func (f *formatter) appendJSON(dst []byte, e *Entry) []byte {
 	dst = appendJSONString(dst, e.Upstream)
 	dst = append(dst, `,"bytes":`...)
 	dst = appendInt(dst, e.Bytes)
+	dst = append(dst, `,"body_bytes":`...)
+	dst = appendInt(dst, e.BodyBytes)
 	dst = append(dst, `,"duration_ms":`...)
 	dst = appendFixed(dst, e.Duration.Microseconds(), 3)
 	dst = append(dst, `,"user_agent":`...)

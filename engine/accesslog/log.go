@@ -109,6 +109,10 @@ func openFile(path string) (*os.File, error) {
 	return nil, fmt.Errorf("cannot open access log %q: %w", path, err)
 }
 
+// Fields returns the request header fields the format reads
+// (Format.Fields), whose values go into Entry.Fields in this order.
+func (l *Log) Fields() []string { return l.format.Fields() }
+
 // NewBuffer returns a Buffer for one event loop.
 func (l *Log) NewBuffer() *Buffer {
 	return &Buffer{log: l, buf: l.getBuf(), lf: formatter{format: l.format}}

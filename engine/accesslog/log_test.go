@@ -20,7 +20,7 @@ import (
 
 // combinedLine matches a whole combined line; the groups are the request
 // and the user agent. Escaping guarantees no field holds a '"'.
-var combinedLine = regexp.MustCompile(`^\S+ - - \[\d\d/[A-Z][a-z]{2}/\d{4}:\d\d:\d\d:\d\d \+0000\] "([^"]*)" \d{3} \d+ "[^"]*" "([^"]*)" "[^"]*" \d+\.\d{6} "[^"]*"$`)
+var combinedLine = regexp.MustCompile(`^\S+ - - \[\d\d/[A-Z][a-z]{2}/\d{4}:\d\d:\d\d:\d\d \+0000\] "([^"]*)" \d{3} \d+ "[^"]*" "([^"]*)" "[^"]*" \d+\.\d{6} "[^"]*" "[^"]*"$`)
 
 // target returns the request target of a line in either format.
 func target(t *testing.T, f Format, line string) string {

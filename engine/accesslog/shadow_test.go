@@ -17,7 +17,7 @@ func TestShadowFields(t *testing.T) {
 		format Format
 		suffix string
 	}{
-		{Combined, `"rules.toml:12" "new.map:7" "https://new.example/\x22x\x22"` + "\n"},
+		{Combined, `"rules.toml:12" "Old.Example:8080" "new.map:7" "https://new.example/\x22x\x22"` + "\n"},
 		{JSON, `"rule":"rules.toml:12","shadow_rule":"new.map:7","shadow_location":"https://new.example/\"x\""}` + "\n"},
 	} {
 		f := formatter{format: tc.format}
@@ -35,5 +35,5 @@ func tailOf(f Format) string {
 	if f == JSON {
 		return `"rule":"rules.toml:12"}` + "\n"
 	}
-	return `"rules.toml:12"` + "\n"
+	return `"rules.toml:12" "Old.Example:8080"` + "\n"
 }

@@ -15,16 +15,15 @@ type stamp struct {
 const (
 	combinedLayout = "[02/Jan/2006:15:04:05 -0700]"
 	jsonLayout     = "2006-01-02T15:04:05"
+	// nginx's $time_local and $time_iso8601.
+	localLayout   = "02/Jan/2006:15:04:05 -0700"
+	iso8601Layout = "2006-01-02T15:04:05-07:00"
 )
 
-// get returns the formatted second of t, in UTC; the slice is valid until
-// the next call.
-func (s *stamp) get(t time.Time, f Format) []byte {
+// get returns the formatted second of t, in UTC and the layout (always the
+// same one for a stamp); the slice is valid until the next call.
+func (s *stamp) get(t time.Time, layout string) []byte {
 	if u := t.Unix(); !s.valid || u != s.unix {
-		layout := combinedLayout
-		if f == JSON {
-			layout = jsonLayout
-		}
 		if s.text == nil {
 			s.text = make([]byte, 0, 64)
 		}

@@ -3,9 +3,30 @@ package admin
 import (
 	"crypto/sha256"
 	"crypto/subtle"
+	"errors"
 	"net/http"
 	"strings"
+	"sync/atomic"
 )
+
+// SetToken replaces the token of a server started with one, for a reload
+// that read a rotated [admin] token_file: requests with the old token get
+// 401 from then on. Turning the token on or off changes which checks
+// guard the endpoints (a Host check without one), so that needs a new
+// Server; SetToken refuses it.
+func (s *Server) SetToken(token string) error {
+	if err := checkToken(token); err != nil {
+		return err
+	}
+	if s.opts.Token == "" || token == "" {
+		return errTokenMode
+	}
+	h := sha256.Sum256([]byte(token))
+	s.token.Store(&h)
+	return nil
+}
+
+var errTokenMode = errors.New("admin: a token can be replaced, not turned on or off, while serving: restart to apply")
 
 // requireToken wraps next so that every request but the health probes
 // must carry "Authorization: Bearer <token>"; others get a 401 with
@@ -18,10 +39,12 @@ import (
 // The check runs before routing, so without the token even a wrong method
 // or an unknown path gets 401, never a 404 or 405 that would map the
 // endpoints.
-func requireToken(token string, next, probe http.Handler) http.Handler {
-	want := sha256.Sum256([]byte(token))
+//
+// want holds the SHA-256 of the token, swapped by SetToken when a reload
+// reads a rotated token file.
+func requireToken(want *atomic.Pointer[[sha256.Size]byte], next, probe http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if hasToken(r, &want) {
+		if hasToken(r, want.Load()) {
 			next.ServeHTTP(w, r)
 			return
 		}

@@ -1,7 +1,10 @@
 package admin
 
 import (
+	"errors"
+	"io"
 	"net/http"
+	"sort"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -69,5 +72,88 @@ func TestToken(t *testing.T) {
 				t.Errorf("%s %s (-want +got):\n%s", tt.method, tt.path, diff)
 			}
 		})
+	}
+}
+
+// TestProbesRevealNothing checks that without the token the health
+// probes answer their status and a fixed word, never the reason a node
+// is not ready (a reload's error names files), nor any header a request
+// with the token would not get.
+func TestProbesRevealNothing(t *testing.T) {
+	const token = "probe-token"
+	f := newFake()
+	f.set(func(f *fakeBackend) {
+		f.notReady = errors.New("reload failed: /etc/redirectd/secret-rules.toml:3: bad")
+	})
+	s := start(t, Options{Token: token}, f)
+	type answer struct {
+		Status  int
+		Body    string
+		Headers []string
+	}
+	get := func(method, path string) answer {
+		req, _ := http.NewRequest(method, "http://"+s.Addr()+path, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		var names []string
+		for k := range resp.Header {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		return answer{resp.StatusCode, string(body), names}
+	}
+	fields := []string{"Content-Length", "Content-Type", "Date", "X-Content-Type-Options"}
+	for _, tt := range []struct {
+		method, path string
+		want         answer
+	}{
+		{"GET", "/readyz", answer{503, "not ready\n", fields}},
+		{"HEAD", "/readyz", answer{503, "", fields}},
+		{"GET", "/livez", answer{200, "ok\n", fields}},
+		{"GET", "/healthz", answer{200, "ok\n", fields}},
+		{"GET", "/readyz?verbose=1", answer{503, "not ready\n", fields}},
+	} {
+		if diff := cmp.Diff(tt.want, get(tt.method, tt.path)); diff != "" {
+			t.Errorf("%s %s without the token (-want +got):\n%s", tt.method, tt.path, diff)
+		}
+	}
+}
+
+// TestSetToken checks that a replaced token takes effect at once, the old
+// one being refused, and that a token cannot be turned on or off.
+func TestSetToken(t *testing.T) {
+	s := start(t, Options{Token: "old-token"}, newFake())
+	status := func(token string) int {
+		req, _ := http.NewRequest("GET", "http://"+s.Addr()+"/rules", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := status("old-token"); got != 200 {
+		t.Fatalf("old token before the swap: %d", got)
+	}
+	if err := s.SetToken("new-token"); err != nil {
+		t.Fatal(err)
+	}
+	if got := []int{status("old-token"), status("new-token")}; !cmp.Equal(got, []int{401, 200}) {
+		t.Errorf("old, new token after the swap: %v, want [401 200]", got)
+	}
+	if err := s.SetToken(""); err == nil {
+		t.Error("SetToken(\"\") turned the token off")
+	}
+	if err := s.SetToken("bad token"); !errors.Is(err, ErrBadToken) {
+		t.Errorf("SetToken with a space: %v, want ErrBadToken", err)
+	}
+	open := start(t, Options{}, newFake())
+	if err := open.SetToken("x"); err == nil {
+		t.Error("SetToken turned a token on")
 	}
 }

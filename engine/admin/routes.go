@@ -31,7 +31,7 @@ func (s *Server) routes() http.Handler {
 		probes.HandleFunc("GET /healthz", healthz)
 		probes.HandleFunc("GET /livez", healthz)
 		probes.HandleFunc("GET /readyz", s.quietReadyz)
-		h = requireToken(s.opts.Token, h, probes)
+		h = requireToken(&s.token, h, probes)
 	} else {
 		h = requireLoopbackHost(h)
 	}

@@ -2,10 +2,12 @@ package admin
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -38,6 +40,9 @@ type Server struct {
 	b    Backend
 	h    http.Handler
 	srv  *http.Server
+	// token is the SHA-256 of the token required, when one is
+	// (SetToken).
+	token atomic.Pointer[[sha256.Size]byte]
 
 	mu      sync.Mutex
 	ln      net.Listener // set by Start
@@ -59,6 +64,10 @@ func New(opts Options, b Backend) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{opts: opts, b: b}
+	if opts.Token != "" {
+		h := sha256.Sum256([]byte(opts.Token))
+		s.token.Store(&h)
+	}
 	s.h = s.routes()
 	s.srv = &http.Server{
 		Handler:           s.h,
