@@ -57,7 +57,7 @@ func (m *Manager) applyACME(cfg *Settings, certs *certSet) error {
 	if a.CARoot != "" {
 		pem, err := os.ReadFile(a.CARoot)
 		if err != nil {
-			return fmt.Errorf("%s: [acme] ca_root: cannot read: %v", cfg.File, err)
+			return fmt.Errorf("%s: [acme] ca_root: cannot read: %w", cfg.File, err)
 		}
 		roots = x509.NewCertPool()
 		if !roots.AppendCertsFromPEM(pem) {

@@ -219,6 +219,9 @@ func (m *Manager) getCertificate(hello *tls.ClientHelloInfo) (*tls.Certificate, 
 		return set.def, nil
 	}
 	if acmeErr != nil {
+		// The CA's failure is detail for the log, %v and not %w: wrapped,
+		// its context.DeadlineExceeded would let a caller take a failed
+		// issuance for a slow client.
 		return nil, fmt.Errorf("%w: %q: %v", ErrNoCertificate, name, acmeErr)
 	}
 	return nil, fmt.Errorf("%w: %q", ErrNoCertificate, name)

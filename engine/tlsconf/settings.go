@@ -66,7 +66,12 @@ type CertError struct {
 	Line  int // 0 when unknown
 	Entry int // the [[tls.certificate]] entry, from 1; 0 for certificates_dir
 	Msg   string
+	// Err is the cause (fs.ErrNotExist for a missing file, through
+	// errors.Is), nil when there is none but the message.
+	Err error
 }
+
+func (e *CertError) Unwrap() error { return e.Err }
 
 func (e *CertError) Error() string {
 	var b strings.Builder

@@ -54,7 +54,7 @@ func loadSet(t *Settings) (*certSet, []error) {
 	var errs []error
 	for i, c := range t.Certificates {
 		if err := s.addPair(c.Cert, c.Key); err != nil {
-			errs = append(errs, &CertError{File: c.File, Line: c.Line, Entry: i + 1, Msg: err.Error()})
+			errs = append(errs, &CertError{File: c.File, Line: c.Line, Entry: i + 1, Msg: err.Error(), Err: err})
 		}
 	}
 	if t.CertificatesDir != "" {
@@ -75,14 +75,14 @@ func loadSet(t *Settings) (*certSet, []error) {
 func (s *certSet) addDir(dir string) []error {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return []error{&CertError{File: dir, Msg: fmt.Sprintf("cannot read certificates_dir: %v", err)}}
+		return []error{&CertError{File: dir, Msg: fmt.Sprintf("cannot read certificates_dir: %v", err), Err: err}}
 	}
 	var errs []error
 	names := map[string]bool{}
 	for _, e := range ents {
 		names[e.Name()] = true
 	}
-	fail := func(file string, err error) { errs = append(errs, &CertError{File: file, Msg: err.Error()}) }
+	fail := func(file string, err error) { errs = append(errs, &CertError{File: file, Msg: err.Error(), Err: err}) }
 	for _, e := range ents { // os.ReadDir sorts by name
 		path := filepath.Join(dir, e.Name())
 		if st, err := os.Stat(path); err == nil && st.IsDir() { // follows links, as certbot's are
@@ -120,17 +120,17 @@ func (s *certSet) addDir(dir string) []error {
 func (s *certSet) addPair(certFile, keyFile string) error {
 	certPEM, err := os.ReadFile(certFile)
 	if err != nil {
-		return fmt.Errorf("cannot read the certificate: %v", err)
+		return fmt.Errorf("cannot read the certificate: %w", err)
 	}
 	keyPEM := certPEM
 	if keyFile != certFile {
 		if keyPEM, err = os.ReadFile(keyFile); err != nil {
-			return fmt.Errorf("cannot read the key: %v", err)
+			return fmt.Errorf("cannot read the key: %w", err)
 		}
 	}
 	cert, err := tls.X509KeyPair(certPEM, keyPEM)
 	if err != nil {
-		return fmt.Errorf("cannot load %s with key %s: %v", certFile, keyFile, err)
+		return fmt.Errorf("cannot load %s with key %s: %w", certFile, keyFile, err)
 	}
 	leaf := cert.Leaf // set by X509KeyPair since Go 1.23
 	names := leaf.DNSNames

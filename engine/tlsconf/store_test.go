@@ -3,6 +3,7 @@ package tlsconf
 import (
 	"crypto/tls"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -146,5 +147,13 @@ func TestFilesAndCheck(t *testing.T) {
 	}
 	if err := CheckCertificates(&Settings{Certificates: pairs(c, k)}); err != nil {
 		t.Errorf("CheckCertificates of a good pair: %v", err)
+	}
+	// The cause stays inspectable through the entry's error: a caller
+	// can tell a missing file from a broken one.
+	missing := filepath.Join(dir, "gone.crt")
+	err := CheckCertificates(&Settings{Certificates: pairs(missing, k)})
+	var ce *CertError
+	if !errors.Is(err, fs.ErrNotExist) || !errors.As(err, &ce) || ce.Entry != 1 || ce.Line != 10 {
+		t.Errorf("CheckCertificates of a missing file = %v, want a *CertError of entry 1 wrapping fs.ErrNotExist", err)
 	}
 }
