@@ -1,4 +1,3 @@
-// Package redirectd_test holds the checks on the module as a whole.
 package redirectd_test
 
 import (
