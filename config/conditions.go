@@ -119,7 +119,7 @@ func (e *entry) whenIn(field string, t map[string]any, geoip bool) *matcher.When
 				continue
 			}
 			for _, kv := range e.whenTable(name, val, false) {
-				w.Query = append(w.Query, matcher.QueryCond{Name: kv.Name, Value: kv.Value})
+				w.Query = append(w.Query, matcher.QueryCond(kv))
 			}
 		default:
 			keys := whenKeys

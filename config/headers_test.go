@@ -103,7 +103,7 @@ func TestAnswersConfigErrors(t *testing.T) {
 		want   []string
 	}{
 		{"to with 410", "[[rule]]\nfrom = \"/a\"\nto = \"/b\"\nstatus = 410\n", nil,
-			[]string{`redirectd.toml:3: [[rule]] at line 1: to: "/b" given for a 410 answer, which has no Location; leave to out (or empty)`}},
+			[]string{`redirectd.toml:3: [[rule]] #1: to: "/b" given for a 410 answer, which has no Location; leave to out (or empty)`}},
 		{"status 404", "[[rule]]\nfrom = \"/a\"\nto = \"/b\"\nstatus = 404\n", nil,
 			[]string{"redirectd.toml:4: [[rule]] #1: status: 404 is not a redirect status; use 301, 302, 303, 307 or 308, or 410 or 451 (an answer with no Location: leave to out)"}},
 		{"to still needed for 301", "[[rule]]\nfrom = \"/a\"\n", nil,

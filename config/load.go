@@ -283,8 +283,13 @@ func (k *ruleSink) locate(err error) error {
 	}
 	ce := &Error{File: re.Rule.File, Line: re.Rule.Line, Key: re.Field, Msg: re.Msg}
 	if re.Rule.File == k.file {
+		// Named as the decoding checks name it ([[rule]] #N), the line
+		// being the key's: one form for every error of a [[rule]].
 		ce.Line = k.loc.keyLine(re.Rule.Line, re.Field)
-		ce.What = fmt.Sprintf("[[rule]] at line %d", re.Rule.Line)
+		ce.What = "[[rule]]"
+		if i := k.loc.entry("rule", re.Rule.Line); i >= 0 {
+			ce.What = entryName("rule", i)
+		}
 	}
 	return ce
 }

@@ -2,6 +2,7 @@ package config
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 )
 
@@ -71,6 +72,15 @@ func (l *locator) header(name string, i int) int {
 		return t[i]
 	}
 	return 0
+}
+
+// entry returns the index (0-based) of the entry of table name whose
+// header is on line header, or -1: the inverse of header.
+func (l *locator) entry(name string, header int) int {
+	if header == 0 {
+		return -1
+	}
+	return slices.Index(l.tables[name], header)
 }
 
 // line returns the line of key in the i-th entry of table name, falling

@@ -108,9 +108,6 @@ func (c *tlsConn) run() {
 	c.tl.unlock()
 	if !opened {
 		c.raw.Close()
-		if opened {
-			c.teardown()
-		}
 		return
 	}
 	if cs, _ := c.ctx.(*conn); cs != nil && cs.proxy.waiting && !c.readProxyHeader(cs) {

@@ -99,13 +99,8 @@ func unjoin(err error) []error {
 	return []error{err}
 }
 
-func compileRule(in *Rule) (*rule, error) {
-	r := new(rule)
-	return r, compileRuleInto(r, in)
-}
-
-// compileRuleInto is compileRule writing to r, a zero rule the caller
-// may reuse when the rule is not kept (a lowered regex: see Builder.Add).
+// compileRuleInto compiles in into r, a zero rule the caller may reuse
+// when the rule is not kept (a lowered regex: see Builder.Add).
 func compileRuleInto(r *rule, in *Rule) error {
 	r.Rule = *in
 	// A Set keeps no reference into the caller's memory: From and To of a

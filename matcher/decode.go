@@ -111,7 +111,3 @@ func appendFoldUnicode(dst, p []byte) []byte {
 	}
 	return dst
 }
-
-func foldUnicodeString(s string) string {
-	return string(appendFoldUnicode(nil, []byte(s)))
-}

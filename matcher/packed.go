@@ -125,14 +125,6 @@ func (t *packedTable) find(key []byte) (uint32, bool) {
 	return probe(t, maphash.Bytes(t.seed, key), key)
 }
 
-// findString is find for a configured From, indexing the table first.
-// (maphash.Bytes and maphash.String agree.)
-func (t *packedTable) findString(key string) (uint32, bool, []error) {
-	errs := t.index()
-	i, ok := probe(t, maphash.String(t.seed, key), key)
-	return i, ok, errs
-}
-
 // probe looks for key, whose hash is h.
 func probe[K string | []byte](t *packedTable, h uint64, key K) (uint32, bool) {
 	tag, mask := uint32(h), uint64(len(t.slots)-1)

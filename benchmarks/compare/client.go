@@ -193,6 +193,7 @@ func verifyClose(dial func() (net.Conn, *bufio.Reader, error), r Req) error {
 	}
 	c.SetReadDeadline(time.Now().Add(2 * time.Second))
 	if n, err := br.Read(make([]byte, 1)); n != 0 || err != io.EOF {
+		// %v: err is nil when a byte came instead of the close.
 		return fmt.Errorf("GET %s with Connection: close: the server did not close the connection (%v)", r.Path, err)
 	}
 	return nil

@@ -22,12 +22,12 @@ func ensurePrograms(packages map[string]string) error { // program -> package
 	}
 	fmt.Fprintf(os.Stderr, "installing %s from Debian's packages\n", strings.Join(missing, " "))
 	if out, err := exec.Command("apt-get", "update", "-qq").CombinedOutput(); err != nil {
-		return fmt.Errorf("cannot install %s: apt-get update: %v: %s; install them yourself, or leave them out with ONLY=", strings.Join(missing, " "), err, out)
+		return fmt.Errorf("cannot install %s: apt-get update: %w: %s; install them yourself, or leave them out with ONLY=", strings.Join(missing, " "), err, out)
 	}
 	cmd := exec.Command("apt-get", append([]string{"install", "-y", "-qq"}, missing...)...)
 	cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("cannot install %s: apt-get install: %v: %s; install them yourself, or leave them out with ONLY=", strings.Join(missing, " "), err, out)
+		return fmt.Errorf("cannot install %s: apt-get install: %w: %s; install them yourself, or leave them out with ONLY=", strings.Join(missing, " "), err, out)
 	}
 	return nil
 }

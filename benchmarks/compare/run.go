@@ -454,13 +454,13 @@ func buildRedirectd(work, ref string) (string, error) {
 		}
 		cmd := exec.Command("sh", "-c", `git archive --format=tar "$1" | tar -x -C "$2"`, "sh", ref, src)
 		if out, err := cmd.CombinedOutput(); err != nil {
-			return "", fmt.Errorf("BASELINE=%s: cannot export that commit: %v: %s", ref, err, out)
+			return "", fmt.Errorf("BASELINE=%s: cannot export that commit: %w: %s", ref, err, out)
 		}
 	}
 	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, "./cmd/redirectd")
 	cmd.Dir = src
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("cannot build redirectd%s: %v: %s", map[bool]string{true: " at " + ref}[ref != ""], err, out)
+		return "", fmt.Errorf("cannot build redirectd%s: %w: %s", map[bool]string{true: " at " + ref}[ref != ""], err, out)
 	}
 	return bin, nil
 }

@@ -99,7 +99,7 @@ func runWrk(cpus string, threads, conns int, d time.Duration, target, script, re
 	cmd := exec.Command("taskset", args...) // taskset execs wrk: its rusage is wrk's
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return wrkSummary{}, fmt.Errorf("wrk: %v: %s", err, strings.TrimSpace(string(out)))
+		return wrkSummary{}, fmt.Errorf("wrk: %w: %s", err, strings.TrimSpace(string(out)))
 	}
 	s, err := parseWrk(out)
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {

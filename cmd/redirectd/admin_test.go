@@ -107,7 +107,7 @@ func TestAdminAPI(t *testing.T) {
 	if status, loc, err := firstAnswer(addr, "/new", time.Now().Add(time.Second)); status != 301 || loc != "/y" {
 		t.Errorf("rule added by /reload: %d %q %v", status, loc, err)
 	}
-	if code, body = call("GET", "/metrics", true); !strings.Contains(body, `redirectd_config_reloads_total{result="failed"} 1`) ||
+	if _, body = call("GET", "/metrics", true); !strings.Contains(body, `redirectd_config_reloads_total{result="failed"} 1`) ||
 		!strings.Contains(body, `redirectd_config_reloads_total{result="ok"} 1`) {
 		t.Errorf("reload counters:\n%.3000s", body)
 	}

@@ -79,7 +79,7 @@ func check(file string, asJSON, fix bool, stdout, stderr io.Writer) int {
 		rep.Errors = strings.Split(err.Error(), "\n")
 		return report(rep, asJSON, stdout, stderr)
 	}
-	if err := tlsconf.CheckCertificates(&cfg.TLS); err != nil {
+	if err := tlsconf.CheckCertificates(certSettings(cfg)); err != nil {
 		rep.Errors = strings.Split(err.Error(), "\n")
 		return report(rep, asJSON, stdout, stderr)
 	}

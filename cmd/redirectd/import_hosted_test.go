@@ -37,19 +37,10 @@ type serveOpts struct {
 	server string
 }
 
-// serveImport runs `redirectd import KIND -o FILE SOURCE` with the built
-// binary, then serves the config written (behind a [server] table) and
-// asks it each case on loopback, reading the raw answer.
-func serveImport(t *testing.T, kind, source string, cases []hostedCase) string {
-	t.Helper()
-	asked := make([]condCase, len(cases))
-	for i, c := range cases {
-		asked[i].hostedCase = c
-	}
-	return serveImportWith(t, kind, source, serveOpts{}, asked)
-}
-
-// serveImportWith is serveImport with options and header lines.
+// serveImportWith runs `redirectd import KIND -o FILE SOURCE` with the
+// built binary and the options, then serves the config written (behind a
+// [server] table) and asks it each case on loopback, reading the raw
+// answer.
 func serveImportWith(t *testing.T, kind, source string, o serveOpts, cases []condCase) string {
 	t.Helper()
 	bin := buildBinary(t)

@@ -92,7 +92,7 @@ func parseCases(name string, data []byte) ([]testCase, error) {
 		}
 		c, err := parseCase(line)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s:%d: %v", name, n+1, err))
+			errs = append(errs, fmt.Errorf("%s:%d: %w", name, n+1, err))
 			if len(errs) == maxCaseErrors {
 				errs = append(errs, fmt.Errorf("%s: too many errors; is this a case file?", name))
 				break

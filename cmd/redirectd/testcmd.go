@@ -159,7 +159,7 @@ func startTestServer(cfg *config.Config) (*testEnv, error) {
 	select {
 	case err := <-done:
 		<-env.stop()
-		return nil, fmt.Errorf("cannot start the server: %v", err)
+		return nil, fmt.Errorf("cannot start the server: %w", err)
 	case <-env.srv.Ready():
 	}
 	env.stops = append(env.stops, func() {
@@ -191,7 +191,7 @@ func (e *testEnv) stop() <-chan struct{} {
 func startMarker() (addr string, stop func(), err error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return "", nil, fmt.Errorf("cannot start the marker upstream: %v", err)
+		return "", nil, fmt.Errorf("cannot start the marker upstream: %w", err)
 	}
 	srv := &http.Server{
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -38,12 +38,6 @@ func newHTTPS(cfg *config.Config, opts *engine.Options, rules func() *matcher.Se
 		return nil, nil
 	}
 	h := &httpsSide{set: metrics.NewSet()}
-	hosts := func(c *config.Config) []string {
-		if c.Set == nil {
-			return nil
-		}
-		return c.Set.Hosts()
-	}
 	// Only names under a wildcard host rule get a certificate on demand:
 	// host-less rules answer for any name, and would leave only the rate
 	// limit between a scanner and the CA's limits.
@@ -51,7 +45,7 @@ func newHTTPS(cfg *config.Config, opts *engine.Options, rules func() *matcher.Se
 		set := rules()
 		return set != nil && set.CoversWildcard(host)
 	}
-	m, err := tlsconf.New(cfg, hosts, decide, h.set, log)
+	m, err := tlsconf.New(tlsSettings(cfg), decide, h.set, log)
 	if err != nil {
 		return nil, err
 	}
@@ -77,6 +71,42 @@ func newHTTPS(cfg *config.Config, opts *engine.Options, rules func() *matcher.Se
 	return h, nil
 }
 
+// tlsSettings is cfg's [tls] and [acme] in engine/tlsconf's terms, with
+// [acme] hosts = "rules" resolved into the exact hosts cfg's rules and maps
+// name.
+func tlsSettings(cfg *config.Config) *tlsconf.Settings {
+	s := certSettings(cfg)
+	if a := cfg.ACME; a != nil {
+		s.ACME = &tlsconf.ACME{
+			Email: a.Email, CA: a.CA, CARoot: a.CARoot, Storage: a.Storage,
+			Names:    a.Hosts.Names,
+			OnDemand: a.OnDemand, OnDemandN: a.OnDemandRate.N, OnDemandPer: a.OnDemandRate.Per,
+		}
+		if a.Hosts.FromRules {
+			s.ACME.Names = nil
+			if cfg.Set != nil {
+				s.ACME.Names = cfg.Set.Hosts()
+			}
+		}
+	}
+	return s
+}
+
+// certSettings is tlsSettings without [acme], for what reads only the
+// certificate files: it spares listing the rules' hosts.
+func certSettings(cfg *config.Config) *tlsconf.Settings {
+	s := &tlsconf.Settings{
+		File:            cfg.Path,
+		HTTPListen:      cfg.Server.Listen,
+		TLSListen:       cfg.TLS.Listen,
+		CertificatesDir: cfg.TLS.CertificatesDir,
+	}
+	for _, c := range cfg.TLS.Certificates {
+		s.Certificates = append(s.Certificates, tlsconf.Certificate{Cert: c.Cert, Key: c.Key, File: c.File, Line: c.Line})
+	}
+	return s
+}
+
 // reload applies a reloaded config's certificates: a certificate that does
 // not load refuses the whole reload, as a broken rule does, and the
 // running rules and certificates stay.
@@ -87,7 +117,7 @@ func (h *httpsSide) reload(cfg *config.Config) error {
 		}
 		return nil
 	}
-	return h.m.Reload(cfg)
+	return h.m.Reload(tlsSettings(cfg))
 }
 
 // ready reports certificates that failed to load at the last reload.
@@ -112,7 +142,7 @@ func (h *httpsSide) files(cfg *config.Config) []string {
 	if h == nil {
 		return nil
 	}
-	return tlsconf.Files(&cfg.TLS)
+	return tlsconf.Files(certSettings(cfg))
 }
 
 func (h *httpsSide) close() {

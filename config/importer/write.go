@@ -194,7 +194,7 @@ func writeOptions(b *strings.Builder, r matcher.Rule, hosts []string, withCase b
 	if len(r.Headers) > 0 && !r.Pass {
 		kvs := make([]matcher.KeyValue, len(r.Headers))
 		for i, h := range r.Headers {
-			kvs[i] = matcher.KeyValue{Name: h.Name, Value: h.Value}
+			kvs[i] = matcher.KeyValue(h)
 		}
 		b.WriteString("headers = " + table(kvs) + "\n")
 	}
@@ -228,7 +228,7 @@ func writeOptions(b *strings.Builder, r matcher.Rule, hosts []string, withCase b
 func queryTable(q []matcher.QueryCond) string {
 	kvs := make([]matcher.KeyValue, len(q))
 	for i, c := range q {
-		kvs[i] = matcher.KeyValue{Name: c.Name, Value: c.Value}
+		kvs[i] = matcher.KeyValue(c)
 	}
 	slices.SortFunc(kvs, func(a, b matcher.KeyValue) int { return strings.Compare(a.Name, b.Name) })
 	return table(kvs)

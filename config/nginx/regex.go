@@ -39,7 +39,7 @@ func (m *model) compileRegex(d *Directive, src string, ci bool) (*nginxRegex, er
 func compileRegex(pcre string, ci bool) (*nginxRegex, error) {
 	src, _, err := toRE2(pcre, ci)
 	if err != nil {
-		return nil, fmt.Errorf("regex %s has no RE2 equivalent, which redirectd uses: %v", pcre, err)
+		return nil, fmt.Errorf("regex %s has no RE2 equivalent, which redirectd uses: %w", pcre, err)
 	}
 	full := src
 	if ci {
@@ -47,7 +47,7 @@ func compileRegex(pcre string, ci bool) (*nginxRegex, error) {
 	}
 	re, err := regexp.Compile(full)
 	if err != nil {
-		return nil, fmt.Errorf("regex %q is not RE2 syntax, which redirectd uses (%v)", pcre, err)
+		return nil, fmt.Errorf("regex %q is not RE2 syntax, which redirectd uses (%w)", pcre, err)
 	}
 	x := &nginxRegex{src: src, pcre: pcre, ci: ci, re: re}
 	tree, err := syntax.Parse(full, syntax.Perl)

@@ -83,20 +83,6 @@ func isCaptureName(name string) bool {
 	return len(name) == 1 && name[0] >= '1' && name[0] <= '9'
 }
 
-// requestVars are the request variables a translation can express, with
-// what they become in a regex rule's `to` (empty: handled specially).
-var requestVars = map[string]string{
-	"uri":          "$uri",
-	"document_uri": "$uri",
-	"request_uri":  "", // $path, then the query: only at the end of a target
-	"args":         "$query",
-	"query_string": "$query",
-	"is_args":      "", // only as $is_args$args at the end of a target
-	"host":         "$host",
-	"scheme":       "http",
-	"server_name":  "", // the server's first name, a literal
-}
-
 func hasVar(parts []part, name string) bool {
 	for _, p := range parts {
 		if p.kind == partVar && p.text == name {

@@ -100,7 +100,7 @@ func (x *extractor) entry(h *tar.Header, r io.Reader) error {
 			return fail(ReasonArchive, "cannot make folder %q of the archive: %v", name, err)
 		}
 		return nil
-	case tar.TypeReg, tar.TypeRegA:
+	case tar.TypeReg: // tar.Reader turns the legacy TypeRegA into TypeReg (or TypeDir)
 		return x.file(name, h, r)
 	case tar.TypeSymlink, tar.TypeLink:
 		return fail(ReasonArchive, "the archive's entry %q is a link (to %q); only regular files and folders are allowed: archive the files themselves (tar --dereference)", name, cutName(h.Linkname))

@@ -20,7 +20,6 @@ type entry struct {
 	name, body string
 	typ        byte   // tar.TypeReg when 0
 	link       string // for links
-	size       int64  // the header's size when not len(body)
 }
 
 // tarball builds a tar archive of ents, gzip-compressed when gz.

@@ -41,6 +41,7 @@ func (r *Redirect) Text() string {
 func Parse(file string, data []byte) ([]Redirect, []importer.Note, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		// %v, not %w: err is nil when the file is JSON but not an object.
 		return nil, nil, fmt.Errorf("%s: not a JSON object (%v); vercel.json holds one", file, err)
 	}
 	var out []Redirect
@@ -51,14 +52,14 @@ func Parse(file string, data []byte) ([]Redirect, []importer.Note, error) {
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s:%d: %v", file, lineAt(data, int(dec.InputOffset())), err)
+			return nil, nil, fmt.Errorf("%s:%d: %w", file, lineAt(data, int(dec.InputOffset())), err)
 		}
 		key, _ := t.(string)
 		line := lineAt(data, int(dec.InputOffset()))
 		if key != "redirects" {
 			var v json.RawMessage
 			if err := dec.Decode(&v); err != nil {
-				return nil, nil, fmt.Errorf("%s:%d: %s: %v", file, line, key, err)
+				return nil, nil, fmt.Errorf("%s:%d: %s: %w", file, line, key, err)
 			}
 			if msg := otherKey(key, v); msg != "" {
 				note(line, "%s", msg)
@@ -72,7 +73,7 @@ func Parse(file string, data []byte) ([]Redirect, []importer.Note, error) {
 			at := lineAt(data, int(dec.InputOffset()))
 			var raw json.RawMessage
 			if err := dec.Decode(&raw); err != nil {
-				return nil, nil, fmt.Errorf("%s:%d: redirects[%d]: %v", file, at, i, err)
+				return nil, nil, fmt.Errorf("%s:%d: redirects[%d]: %w", file, at, i, err)
 			}
 			r := Redirect{Index: i, Line: at}
 			strict := json.NewDecoder(bytes.NewReader(raw))
@@ -85,7 +86,7 @@ func Parse(file string, data []byte) ([]Redirect, []importer.Note, error) {
 			out = append(out, r)
 		}
 		if _, err := dec.Token(); err != nil {
-			return nil, nil, fmt.Errorf("%s: redirects: %v", file, err)
+			return nil, nil, fmt.Errorf("%s: redirects: %w", file, err)
 		}
 	}
 	sort.SliceStable(notes, func(i, j int) bool { return notes[i].Line < notes[j].Line })

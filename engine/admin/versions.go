@@ -144,7 +144,7 @@ func versionDiff(w http.ResponseWriter, r *http.Request, v Versioner) {
 func versionQuery(r *http.Request, names ...string) (url.Values, error) {
 	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
-		return nil, fmt.Errorf("cannot parse query: %v", err)
+		return nil, fmt.Errorf("cannot parse query: %w", err)
 	}
 	for k, vs := range q {
 		known := false

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/caddyserver/certmagic"
-	"github.com/redirectd/redirectd/config"
 )
 
 // renewCheckInterval is how often certmagic looks for certificates to
@@ -44,7 +43,7 @@ type acmeState struct {
 
 // applyACME builds the ACME state of cfg (nil when [acme] is off) and
 // stores it; on error nothing changes. The caller holds m.mu (or is New).
-func (m *Manager) applyACME(cfg *config.Config, certs *certSet) error {
+func (m *Manager) applyACME(cfg *Settings, certs *certSet) error {
 	a := cfg.ACME
 	if a == nil {
 		m.acme.Store(nil)
@@ -58,24 +57,16 @@ func (m *Manager) applyACME(cfg *config.Config, certs *certSet) error {
 	if a.CARoot != "" {
 		pem, err := os.ReadFile(a.CARoot)
 		if err != nil {
-			return fmt.Errorf("%s: [acme] ca_root: cannot read: %v", cfg.Path, err)
+			return fmt.Errorf("%s: [acme] ca_root: cannot read: %w", cfg.File, err)
 		}
 		roots = x509.NewCertPool()
 		if !roots.AppendCertsFromPEM(pem) {
-			return fmt.Errorf("%s: [acme] ca_root: %s holds no PEM certificate", cfg.Path, a.CARoot)
+			return fmt.Errorf("%s: [acme] ca_root: %s holds no PEM certificate", cfg.File, a.CARoot)
 		}
 	}
 	st := &acmeState{hosts: map[string]bool{}, m: m}
-	var names []string
-	if a.Hosts.FromRules {
-		if m.hosts != nil {
-			names = m.hosts(cfg)
-		}
-	} else {
-		names = a.Hosts.Names
-	}
 	var skipped []string
-	for _, h := range names {
+	for _, h := range a.Names {
 		h = normalName(h)
 		switch {
 		case st.hosts[h]:
@@ -93,7 +84,7 @@ func (m *Manager) applyACME(cfg *config.Config, certs *certSet) error {
 	if len(skipped) > 0 {
 		m.log.Warn("acme: hosts no public CA issues for are left out", "hosts", skipped)
 	}
-	m.limiter.set(a.OnDemandRate.N, a.OnDemandRate.Per)
+	m.limiter.set(a.OnDemandN, a.OnDemandPer)
 
 	zl := zapToSlog(m.log)
 	if m.cache == nil {
@@ -104,8 +95,8 @@ func (m *Manager) applyACME(cfg *config.Config, certs *certSet) error {
 		})
 	}
 	st.cache = m.cache
-	httpHost, httpPort := splitPort(cfg.Server.Listen, 80)
-	_, tlsPort := splitPort(cfg.TLS.Listen, 443)
+	httpHost, httpPort := splitPort(cfg.HTTPListen, 80)
+	_, tlsPort := splitPort(cfg.TLSListen, 443)
 	build := func(od *certmagic.OnDemandConfig) (*certmagic.Config, *certmagic.ACMEIssuer) {
 		c := certmagic.New(m.cache, certmagic.Config{
 			Storage:  &certmagic.FileStorage{Path: a.Storage},
@@ -339,7 +330,7 @@ type limiter struct {
 }
 
 func newLimiter() *limiter {
-	return &limiter{n: config.DefaultOnDemandCount, per: config.DefaultOnDemandPer,
+	return &limiter{n: defaultOnDemandCount, per: defaultOnDemandPer,
 		admitted: map[string]time.Time{}, now: time.Now}
 }
 

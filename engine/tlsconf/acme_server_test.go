@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/VictoriaMetrics/metrics"
-	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/testport"
 	"github.com/redirectd/redirectd/matcher"
@@ -56,14 +55,14 @@ func testACMEThroughServer(t *testing.T, challenge string) {
 	httpAddr, httpPort := freeAddr(t)
 	tlsAddr, tlsPort := freeAddr(t)
 	pb := startPebble(t, httpPort, tlsPort, 12*time.Second)
-	cfg := &config.Config{
-		Server: config.Server{Listen: httpAddr},
-		TLS:    config.TLS{Listen: tlsAddr},
-		ACME: &config.ACME{CA: pb.dirURL, CARoot: pb.caRoot, Storage: t.TempDir(),
-			Hosts: config.ACMEHosts{Names: []string{"managed.example.com"}}},
+	cfg := &Settings{
+		HTTPListen: httpAddr,
+		TLSListen:  tlsAddr,
+		ACME: &ACME{CA: pb.dirURL, CARoot: pb.caRoot, Storage: t.TempDir(),
+			Names: []string{"managed.example.com"}},
 	}
 	tlsSet := metrics.NewSet()
-	m, err := New(cfg, nil, nil, tlsSet, testLogger(t))
+	m, err := New(cfg, nil, tlsSet, testLogger(t))
 	if err != nil {
 		t.Fatal(err)
 	}

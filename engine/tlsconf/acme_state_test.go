@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/redirectd/redirectd/config"
 )
 
 // TestLimiter checks the sliding window of on-demand admissions.
@@ -33,32 +32,33 @@ func TestLimiter(t *testing.T) {
 	}
 }
 
-// TestACMEHosts checks which hosts are managed: the list or the rules'
-// hosts, lower case, once each, without names a file certificate serves
-// or no public CA issues for.
+// TestACMEHosts checks which hosts are managed: the names given, lower
+// case, once each, without names a file certificate serves or no public
+// CA issues for.
 func TestACMEHosts(t *testing.T) {
 	ca, dir := newTestCA(t), t.TempDir()
 	c, k := ca.issue(t, dir, "f", time.Now().Add(time.Hour), "*.files.example")
-	base := func(hosts config.ACMEHosts) *config.Config {
-		return &config.Config{
-			Path: "redirectd.toml",
-			TLS:  config.TLS{Listen: "127.0.0.1:0", Certificates: pairs(c, k)},
-			ACME: &config.ACME{CA: "https://127.0.0.1:1/dir", Storage: t.TempDir(), Hosts: hosts,
-				OnDemandRate: config.Rate{N: 1, Per: time.Hour}},
+	base := func(names []string) *Settings {
+		return &Settings{
+			File:         "redirectd.toml",
+			TLSListen:    "127.0.0.1:0",
+			Certificates: pairs(c, k),
+			ACME: &ACME{CA: "https://127.0.0.1:1/dir", Storage: t.TempDir(), Names: names,
+				OnDemandN: 1, OnDemandPer: time.Hour},
 		}
 	}
 	rules := []string{"B.example.com", "a.example.com", "b.example.com", "x.files.example", "localhost", "10.0.0.1", "*.w.example.com"}
 	for _, tc := range []struct {
 		name  string
-		hosts config.ACMEHosts
+		names []string
 		want  []string
 	}{
-		{"from rules", config.ACMEHosts{FromRules: true}, []string{"b.example.com", "a.example.com"}},
-		{"list", config.ACMEHosts{Names: []string{"c.example.com"}}, []string{"c.example.com"}},
-		{"none", config.ACMEHosts{Names: []string{}}, nil},
+		{"rules' hosts", rules, []string{"b.example.com", "a.example.com"}},
+		{"list", []string{"c.example.com"}, []string{"c.example.com"}},
+		{"none", []string{}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m, err := New(base(tc.hosts), func(*config.Config) []string { return rules }, nil, nil, testLogger(t))
+			m, err := New(base(tc.names), nil, nil, testLogger(t))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -74,11 +74,11 @@ func TestACMEHosts(t *testing.T) {
 // refused and the running state stays; removing [acme] turns challenges
 // off.
 func TestACMEReload(t *testing.T) {
-	cfg := &config.Config{
-		Path: "redirectd.toml",
-		TLS:  config.TLS{Listen: "127.0.0.1:0"},
-		ACME: &config.ACME{CA: "https://127.0.0.1:1/dir", Storage: t.TempDir(),
-			Hosts: config.ACMEHosts{Names: []string{"a.example.com"}}, OnDemandRate: config.Rate{N: 1, Per: time.Hour}},
+	cfg := &Settings{
+		File:      "redirectd.toml",
+		TLSListen: "127.0.0.1:0",
+		ACME: &ACME{CA: "https://127.0.0.1:1/dir", Storage: t.TempDir(),
+			Names: []string{"a.example.com"}, OnDemandN: 1, OnDemandPer: time.Hour},
 	}
 	m := newManager(t, cfg)
 	before := m.acme.Load()

@@ -22,7 +22,6 @@ import (
 	"github.com/letsencrypt/pebble/v2/va"
 	"github.com/letsencrypt/pebble/v2/wfe"
 	"github.com/miekg/dns"
-	"github.com/redirectd/redirectd/config"
 )
 
 // pebble is an ACME CA (letsencrypt/pebble) run in the test's process on
@@ -149,16 +148,16 @@ func testACME(t *testing.T, challenge string) {
 	var httpAnswered, alpnAnswered atomic.Int32
 	challengeServer(t, httpLn, &mp, &httpAnswered)
 
-	cfg := &config.Config{
-		Server: config.Server{Listen: httpLn.Addr().String()},
-		TLS:    config.TLS{Listen: tlsLn.Addr().String()},
-		ACME: &config.ACME{CA: pb.dirURL, CARoot: pb.caRoot, Storage: t.TempDir(), Email: "ops@example.com",
-			Hosts:    config.ACMEHosts{Names: []string{"managed.example.com"}},
-			OnDemand: true, OnDemandRate: config.Rate{N: 1, Per: time.Hour}},
+	cfg := &Settings{
+		HTTPListen: httpLn.Addr().String(),
+		TLSListen:  tlsLn.Addr().String(),
+		ACME: &ACME{CA: pb.dirURL, CARoot: pb.caRoot, Storage: t.TempDir(), Email: "ops@example.com",
+			Names:    []string{"managed.example.com"},
+			OnDemand: true, OnDemandN: 1, OnDemandPer: time.Hour},
 	}
 	decide := func(host string) bool { return strings.HasSuffix(host, ".wild.example.com") }
 	set := metrics.NewSet()
-	m, err := New(cfg, nil, decide, set, testLogger(t))
+	m, err := New(cfg, decide, set, testLogger(t))
 	if err != nil {
 		t.Fatal(err)
 	}

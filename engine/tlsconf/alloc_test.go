@@ -8,8 +8,6 @@ import (
 	"crypto/tls"
 	"testing"
 	"time"
-
-	"github.com/redirectd/redirectd/config"
 )
 
 // TestLookupAllocs checks that choosing a certificate from files
@@ -17,7 +15,7 @@ import (
 func TestLookupAllocs(t *testing.T) {
 	ca, dir := newTestCA(t), t.TempDir()
 	c, k := ca.issue(t, dir, "w", time.Now().Add(time.Hour), "*.wild.example")
-	m := newManager(t, &config.Config{TLS: config.TLS{Certificates: pairs(c, k)}})
+	m := newManager(t, &Settings{Certificates: pairs(c, k)})
 	hello := &tls.ClientHelloInfo{ServerName: "x.wild.example"}
 	if n := testing.AllocsPerRun(100, func() { m.getCertificate(hello) }); n != 0 {
 		t.Errorf("getCertificate allocates %v times, want 0", n)

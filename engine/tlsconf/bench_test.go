@@ -6,8 +6,6 @@ import (
 	"net"
 	"testing"
 	"time"
-
-	"github.com/redirectd/redirectd/config"
 )
 
 // BenchmarkGetCertificate measures choosing a certificate by SNI among
@@ -20,7 +18,7 @@ func BenchmarkGetCertificate(b *testing.B) {
 		names = append(names, "host"+itoa(i)+".example")
 	}
 	c, k := ca.issue(t, dir, "many", time.Now().Add(time.Hour), names...)
-	m, err := New(&config.Config{TLS: config.TLS{Certificates: pairs(c, k)}}, nil, nil, nil, nil)
+	m, err := New(&Settings{Certificates: pairs(c, k)}, nil, nil, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -54,7 +52,7 @@ func BenchmarkHandshake(b *testing.B) {
 	t := &testing.T{}
 	ca, dir := newTestCA(t), b.TempDir()
 	c, k := ca.issue(t, dir, "a", time.Now().Add(time.Hour), "a.example.com")
-	m, err := New(&config.Config{TLS: config.TLS{Certificates: pairs(c, k)}}, nil, nil, nil, nil)
+	m, err := New(&Settings{Certificates: pairs(c, k)}, nil, nil, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -16,8 +16,6 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/redirectd/redirectd/config"
 )
 
 // testCA issues certificates for the tests.
@@ -87,10 +85,10 @@ func writeFile(t *testing.T, path string, b []byte) {
 }
 
 // pairs turns (cert, key) paths into [[tls.certificate]] entries.
-func pairs(files ...string) []config.TLSCertificate {
-	var out []config.TLSCertificate
+func pairs(files ...string) []Certificate {
+	var out []Certificate
 	for i := 0; i+1 < len(files); i += 2 {
-		out = append(out, config.TLSCertificate{Cert: files[i], Key: files[i+1], File: "redirectd.toml", Line: 10 + i})
+		out = append(out, Certificate{Cert: files[i], Key: files[i+1], File: "redirectd.toml", Line: 10 + i})
 	}
 	return out
 }
@@ -102,9 +100,9 @@ func testLogger(t *testing.T) *slog.Logger {
 	return slog.New(slog.NewTextHandler(io.Discard, nil))
 }
 
-func newManager(t *testing.T, cfg *config.Config) *Manager {
+func newManager(t *testing.T, cfg *Settings) *Manager {
 	t.Helper()
-	m, err := New(cfg, nil, nil, nil, testLogger(t))
+	m, err := New(cfg, nil, nil, testLogger(t))
 	if err != nil {
 		t.Fatal(err)
 	}

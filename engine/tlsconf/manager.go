@@ -12,7 +12,6 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 	"github.com/caddyserver/certmagic"
-	"github.com/redirectd/redirectd/config"
 )
 
 // ErrNoCertificate is returned (wrapped) by the handshake when no
@@ -23,11 +22,6 @@ var ErrNoCertificate = errors.New("tlsconf: no certificate for this server name"
 // alpnACME is the ALPN protocol of TLS-ALPN-01 challenges (RFC 8737).
 const alpnACME = "acme-tls/1"
 
-// HostsFunc returns the exact hosts that cfg's rules and maps name; it
-// serves [acme] hosts = "rules". It is called by New and Reload with the
-// config being applied.
-type HostsFunc func(cfg *config.Config) []string
-
 // DecisionFunc reports whether the rules now serving answer for host, a
 // lower-case name; it gates on-demand issuance. It is called on the
 // handshake's goroutine and must not block.
@@ -37,7 +31,6 @@ type DecisionFunc func(host string) bool
 // safe for concurrent use.
 type Manager struct {
 	log    *slog.Logger
-	hosts  HostsFunc
 	decide DecisionFunc
 	hm     *handshakeMetrics
 	tls    *tls.Config
@@ -68,22 +61,22 @@ type Manager struct {
 }
 
 // New builds the TLS configuration from cfg: it loads the certificates
-// ([[tls.certificate]] and certificates_dir) and sets up ACME when [acme]
-// is present. A certificate that does not load fails New with an error
-// naming its file. hosts serves [acme] hosts = "rules" and decide gates
-// on-demand issuance; either may be nil (no hosts, nothing on demand).
+// ([[tls.certificate]] and certificates_dir) and sets up ACME when
+// cfg.ACME is set. A certificate that does not load fails New with an
+// error naming its file (a *CertError). decide gates on-demand issuance;
+// nil obtains nothing on demand.
 // Metrics are registered in set (a private set when nil); one Manager at a
 // time per set: a second one made before the first is closed would write
 // the expiry gauge twice. No certificate is obtained before Start.
-func New(cfg *config.Config, hosts HostsFunc, decide DecisionFunc, set *metrics.Set, log *slog.Logger) (*Manager, error) {
+func New(cfg *Settings, decide DecisionFunc, set *metrics.Set, log *slog.Logger) (*Manager, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	if set == nil {
 		set = metrics.NewSet()
 	}
-	m := &Manager{log: log, hosts: hosts, decide: decide, limiter: newLimiter()}
-	certs, errs := loadSet(&cfg.TLS)
+	m := &Manager{log: log, decide: decide, limiter: newLimiter()}
+	certs, errs := loadSet(cfg)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
@@ -132,13 +125,13 @@ func (m *Manager) Start() {
 // Reload applies cfg's certificates and [acme] table. When a certificate
 // fails to load, the error names its file, the old set keeps serving and
 // Failed lists the problem until a reload succeeds.
-func (m *Manager) Reload(cfg *config.Config) error {
+func (m *Manager) Reload(cfg *Settings) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
 		return errors.New("tlsconf: reload after Close")
 	}
-	certs, errs := loadSet(&cfg.TLS)
+	certs, errs := loadSet(cfg)
 	if len(errs) > 0 {
 		m.failed = m.failed[:0]
 		for _, e := range errs {
@@ -226,6 +219,9 @@ func (m *Manager) getCertificate(hello *tls.ClientHelloInfo) (*tls.Certificate, 
 		return set.def, nil
 	}
 	if acmeErr != nil {
+		// The CA's failure is detail for the log, %v and not %w: wrapped,
+		// its context.DeadlineExceeded would let a caller take a failed
+		// issuance for a slow client.
 		return nil, fmt.Errorf("%w: %q: %v", ErrNoCertificate, name, acmeErr)
 	}
 	return nil, fmt.Errorf("%w: %q", ErrNoCertificate, name)

@@ -13,7 +13,6 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 	"github.com/google/go-cmp/cmp"
-	"github.com/redirectd/redirectd/config"
 )
 
 // TestHandshake runs real handshakes over loopback with the Manager's
@@ -23,7 +22,7 @@ func TestHandshake(t *testing.T) {
 	ca, dir := newTestCA(t), t.TempDir()
 	c, k := ca.issue(t, dir, "a", time.Now().Add(time.Hour), "a.example.com")
 	set := metrics.NewSet()
-	m, err := New(&config.Config{TLS: config.TLS{Certificates: pairs(c, k)}}, nil, nil, set, testLogger(t))
+	m, err := New(&Settings{Certificates: pairs(c, k)}, nil, set, testLogger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +84,7 @@ func TestReloadKeepsOldSet(t *testing.T) {
 	ca, dir := newTestCA(t), t.TempDir()
 	c1, k1 := ca.issue(t, dir, "one", time.Now().Add(time.Hour), "one.example.com")
 	c2, k2 := ca.issue(t, dir, "two", time.Now().Add(time.Hour), "two.example.com")
-	m := newManager(t, &config.Config{TLS: config.TLS{Certificates: pairs(c1, k1)}})
+	m := newManager(t, &Settings{Certificates: pairs(c1, k1)})
 	addr := serveTLS(t, m, nil)
 	served := func(name string) bool {
 		_, err := dial(addr, &tls.Config{ServerName: name, RootCAs: ca.pool})
@@ -97,7 +96,7 @@ func TestReloadKeepsOldSet(t *testing.T) {
 
 	broken := dir + "/broken.crt"
 	writeFile(t, broken, []byte("-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n"))
-	err := m.Reload(&config.Config{TLS: config.TLS{Certificates: pairs(c2, k2, broken, k1)}})
+	err := m.Reload(&Settings{Certificates: pairs(c2, k2, broken, k1)})
 	if err == nil || !strings.Contains(err.Error(), "redirectd.toml:12: [[tls.certificate]] #2: cert: cannot load "+broken) {
 		t.Fatalf("reload with a broken certificate: err = %v, want it to name the entry and the file", err)
 	}
@@ -108,7 +107,7 @@ func TestReloadKeepsOldSet(t *testing.T) {
 		t.Errorf("Failed() = %q, want the broken file", f)
 	}
 
-	if err := m.Reload(&config.Config{TLS: config.TLS{Certificates: pairs(c2, k2)}}); err != nil {
+	if err := m.Reload(&Settings{Certificates: pairs(c2, k2)}); err != nil {
 		t.Fatal(err)
 	}
 	if served("one.example.com") || !served("two.example.com") {
@@ -126,7 +125,7 @@ func TestExpiryGauge(t *testing.T) {
 	c1, k1 := ca.issue(t, dir, "a", time.Now().Add(48*time.Hour), "a.example.com")
 	c2, k2 := ca.issue(t, dir, "b", time.Now().Add(-time.Hour), "*.b.example.com") // expired an hour ago
 	set := metrics.NewSet()
-	m, err := New(&config.Config{TLS: config.TLS{Certificates: pairs(c1, k1, c2, k2)}}, nil, nil, set, testLogger(t))
+	m, err := New(&Settings{Certificates: pairs(c1, k1, c2, k2)}, nil, set, testLogger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +144,7 @@ func TestExpiryGauge(t *testing.T) {
 			t.Errorf("%s = %v, want about %v", tc.name, got, tc.want.Seconds())
 		}
 	}
-	if err := m.Reload(&config.Config{TLS: config.TLS{Certificates: pairs(c1, k1)}}); err != nil {
+	if err := m.Reload(&Settings{Certificates: pairs(c1, k1)}); err != nil {
 		t.Fatal(err)
 	}
 	if v := metricValue(set, `redirectd_tls_certificate_expiry_seconds{name="*.b.example.com",source="file"}`); v != -1 {
@@ -158,7 +157,7 @@ func TestExpiryGauge(t *testing.T) {
 	if v := metricValue(set, a); v != -1 {
 		t.Errorf("a closed Manager still writes %s (%v)", a, v)
 	}
-	m2, err := New(&config.Config{TLS: config.TLS{Certificates: pairs(c1, k1)}}, nil, nil, set, testLogger(t))
+	m2, err := New(&Settings{Certificates: pairs(c1, k1)}, nil, set, testLogger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +174,7 @@ func TestExpiryGauge(t *testing.T) {
 func TestSessionResumption(t *testing.T) {
 	ca, dir := newTestCA(t), t.TempDir()
 	c, k := ca.issue(t, dir, "a", time.Now().Add(time.Hour), "a.example.com")
-	m := newManager(t, &config.Config{TLS: config.TLS{Certificates: pairs(c, k)}})
+	m := newManager(t, &Settings{Certificates: pairs(c, k)})
 	addr := serveTLS(t, m, nil)
 	for _, v := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
 		t.Run(tls.VersionName(v), func(t *testing.T) {
@@ -209,8 +208,8 @@ func TestSessionResumption(t *testing.T) {
 func TestFailureReason(t *testing.T) {
 	ca, dir := newTestCA(t), t.TempDir()
 	c, k := ca.issue(t, dir, "a", time.Now().Add(time.Hour), "a.example.com")
-	withCert := newManager(t, &config.Config{TLS: config.TLS{Certificates: pairs(c, k)}})
-	noCert := newManager(t, &config.Config{})
+	withCert := newManager(t, &Settings{Certificates: pairs(c, k)})
+	noCert := newManager(t, &Settings{})
 	for _, tc := range []struct {
 		name   string
 		m      *Manager
@@ -265,7 +264,7 @@ func TestFailureReason(t *testing.T) {
 // exposition with the documented names.
 func TestMetricNames(t *testing.T) {
 	set := metrics.NewSet()
-	m, err := New(&config.Config{}, nil, nil, set, testLogger(t))
+	m, err := New(&Settings{}, nil, set, testLogger(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/redirectd/redirectd/config"
 )
 
 // certSet is one immutable set of certificates from files, swapped whole
@@ -51,13 +49,12 @@ func (s *certSet) lookup(name string) *tls.Certificate {
 // loadSet reads the certificates t names: the [[tls.certificate]] pairs in
 // order, then certificates_dir. It returns every problem, each naming its
 // file; the set holds what did load.
-func loadSet(t *config.TLS) (*certSet, []error) {
+func loadSet(t *Settings) (*certSet, []error) {
 	s := &certSet{exact: map[string]*tls.Certificate{}, wild: map[string]*tls.Certificate{}}
 	var errs []error
 	for i, c := range t.Certificates {
 		if err := s.addPair(c.Cert, c.Key); err != nil {
-			errs = append(errs, &config.Error{File: c.File, Line: c.Line,
-				What: fmt.Sprintf("[[tls.certificate]] #%d", i+1), Key: "cert", Msg: err.Error()})
+			errs = append(errs, &CertError{File: c.File, Line: c.Line, Entry: i + 1, Msg: err.Error(), Err: err})
 		}
 	}
 	if t.CertificatesDir != "" {
@@ -78,14 +75,14 @@ func loadSet(t *config.TLS) (*certSet, []error) {
 func (s *certSet) addDir(dir string) []error {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return []error{&config.Error{File: dir, Msg: fmt.Sprintf("cannot read certificates_dir: %v", err)}}
+		return []error{&CertError{File: dir, Msg: fmt.Sprintf("cannot read certificates_dir: %v", err), Err: err}}
 	}
 	var errs []error
 	names := map[string]bool{}
 	for _, e := range ents {
 		names[e.Name()] = true
 	}
-	fail := func(file string, err error) { errs = append(errs, &config.Error{File: file, Msg: err.Error()}) }
+	fail := func(file string, err error) { errs = append(errs, &CertError{File: file, Msg: err.Error(), Err: err}) }
 	for _, e := range ents { // os.ReadDir sorts by name
 		path := filepath.Join(dir, e.Name())
 		if st, err := os.Stat(path); err == nil && st.IsDir() { // follows links, as certbot's are
@@ -123,17 +120,17 @@ func (s *certSet) addDir(dir string) []error {
 func (s *certSet) addPair(certFile, keyFile string) error {
 	certPEM, err := os.ReadFile(certFile)
 	if err != nil {
-		return fmt.Errorf("cannot read the certificate: %v", err)
+		return fmt.Errorf("cannot read the certificate: %w", err)
 	}
 	keyPEM := certPEM
 	if keyFile != certFile {
 		if keyPEM, err = os.ReadFile(keyFile); err != nil {
-			return fmt.Errorf("cannot read the key: %v", err)
+			return fmt.Errorf("cannot read the key: %w", err)
 		}
 	}
 	cert, err := tls.X509KeyPair(certPEM, keyPEM)
 	if err != nil {
-		return fmt.Errorf("cannot load %s with key %s: %v", certFile, keyFile, err)
+		return fmt.Errorf("cannot load %s with key %s: %w", certFile, keyFile, err)
 	}
 	leaf := cert.Leaf // set by X509KeyPair since Go 1.23
 	names := leaf.DNSNames
@@ -177,7 +174,7 @@ func normalName(name string) string {
 // CheckCertificates loads the certificates t names and reports every one
 // that does not load, each naming its file; for `redirectd check`, which
 // must not start ACME or timers as New does.
-func CheckCertificates(t *config.TLS) error {
+func CheckCertificates(t *Settings) error {
 	_, errs := loadSet(t)
 	return errors.Join(errs...)
 }
@@ -186,7 +183,7 @@ func CheckCertificates(t *config.TLS) error {
 // [[tls.certificate]] files, certificates_dir, and the files and folders
 // in it, so that a [rules] watch that stats them (links followed) sees a
 // certificate replaced, added or removed, certbot's renewals included.
-func Files(t *config.TLS) []string {
+func Files(t *Settings) []string {
 	var out []string
 	for _, c := range t.Certificates {
 		out = append(out, c.Cert, c.Key)

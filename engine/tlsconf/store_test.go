@@ -3,6 +3,7 @@ package tlsconf
 import (
 	"crypto/tls"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +11,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/redirectd/redirectd/config"
 )
 
 // TestSNISelection checks which certificate each server name gets.
@@ -22,7 +22,7 @@ func TestSNISelection(t *testing.T) {
 	c3, k3 := ca.issue(t, dir, "wild", later, "*.wild.example")
 	c4, k4 := ca.issue(t, dir, "www", later, "www.wild.example")
 	c5, k5 := ca.issue(t, dir, "dup", later, "a.example.com") // a.example.com again: the first keeps it
-	m := newManager(t, &config.Config{TLS: config.TLS{Certificates: pairs(c1, k1, c2, k2, c3, k3, c4, k4, c5, k5)}})
+	m := newManager(t, &Settings{Certificates: pairs(c1, k1, c2, k2, c3, k3, c4, k4, c5, k5)})
 	for _, tc := range []struct {
 		name, sni, want string
 	}{
@@ -51,7 +51,7 @@ func TestSNISelection(t *testing.T) {
 
 // TestNoCertificate checks the error when nothing can serve a name.
 func TestNoCertificate(t *testing.T) {
-	m := newManager(t, &config.Config{})
+	m := newManager(t, &Settings{})
 	for _, hello := range []*tls.ClientHelloInfo{
 		{ServerName: "a.example.com"},
 		{},
@@ -80,7 +80,7 @@ func TestCertificatesDir(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "c.example.com", "privkey.pem"), must(os.ReadFile(ck)))
 	writeFile(t, filepath.Join(dir, "README"), []byte("certbot's note, ignored"))
 
-	s, errs := loadSet(&config.TLS{CertificatesDir: dir})
+	s, errs := loadSet(&Settings{CertificatesDir: dir})
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -112,7 +112,7 @@ func TestCertificatesDir(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			d := t.TempDir()
 			tc.setup(d)
-			_, errs := loadSet(&config.TLS{CertificatesDir: d})
+			_, errs := loadSet(&Settings{CertificatesDir: d})
 			if len(errs) != 1 || !strings.Contains(errs[0].Error(), tc.want) {
 				t.Errorf("errors %v, want one containing %q", errs, tc.want)
 			}
@@ -135,7 +135,7 @@ func TestFilesAndCheck(t *testing.T) {
 	c, k := ca.issue(t, t.TempDir(), "one", later, "one.example")
 	ca.issue(t, dir, "a", later, "a.example")
 	ca.issue(t, filepath.Join(dir, "live"), "x", later, "x.example")
-	tc := &config.TLS{Certificates: pairs(c, k), CertificatesDir: dir}
+	tc := &Settings{Certificates: pairs(c, k), CertificatesDir: dir}
 	want := []string{c, k, dir, filepath.Join(dir, "a.crt"), filepath.Join(dir, "a.key"), filepath.Join(dir, "live"),
 		filepath.Join(dir, "live", "fullchain.pem"), filepath.Join(dir, "live", "privkey.pem")}
 	if diff := cmp.Diff(want, Files(tc)); diff != "" {
@@ -145,7 +145,15 @@ func TestFilesAndCheck(t *testing.T) {
 	if err := CheckCertificates(tc); err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "live", "fullchain.pem")) {
 		t.Errorf("CheckCertificates = %v, want the missing fullchain.pem named", err)
 	}
-	if err := CheckCertificates(&config.TLS{Certificates: pairs(c, k)}); err != nil {
+	if err := CheckCertificates(&Settings{Certificates: pairs(c, k)}); err != nil {
 		t.Errorf("CheckCertificates of a good pair: %v", err)
+	}
+	// The cause stays inspectable through the entry's error: a caller
+	// can tell a missing file from a broken one.
+	missing := filepath.Join(dir, "gone.crt")
+	err := CheckCertificates(&Settings{Certificates: pairs(missing, k)})
+	var ce *CertError
+	if !errors.Is(err, fs.ErrNotExist) || !errors.As(err, &ce) || ce.Entry != 1 || ce.Line != 10 {
+		t.Errorf("CheckCertificates of a missing file = %v, want a *CertError of entry 1 wrapping fs.ErrNotExist", err)
 	}
 }

@@ -1,0 +1,88 @@
+package tlsconf
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Settings is what the Manager is built from: the [tls] and [acme] tables
+// in the package's own terms, so that the engine does not depend on the
+// config package (cmd/redirectd converts). Names such as
+// [[tls.certificate]] appear in it only in error messages.
+type Settings struct {
+	// File is the config file, for the errors of [acme] ca_root.
+	File string
+	// HTTPListen and TLSListen are the plain and HTTPS listeners'
+	// addresses: certmagic is pointed at their ports, so that it finds
+	// them taken and does not bind a challenge port of its own.
+	HTTPListen, TLSListen string
+	// Certificates are the [[tls.certificate]] pairs in file order; the
+	// first is the default for clients without SNI.
+	Certificates []Certificate
+	// CertificatesDir is a folder of PEM pairs; empty for none.
+	CertificatesDir string
+	// ACME is the [acme] table; nil turns ACME off.
+	ACME *ACME
+}
+
+// Certificate is one [[tls.certificate]] entry.
+type Certificate struct {
+	Cert, Key string
+	// File and Line locate the entry, for the error when it does not load.
+	File string
+	Line int
+}
+
+// ACME is [acme]: certificates obtained and renewed through a CA.
+type ACME struct {
+	Email   string
+	CA      string // the directory URL
+	CARoot  string // a PEM root for a private CA; empty trusts the system's
+	Storage string // the folder for the account key and certificates
+	// Names are the hosts obtained ahead of time. The caller resolves
+	// hosts = "rules" into the exact hosts its rules name, before each
+	// New and Reload.
+	Names []string
+	// OnDemand obtains during the handshake for names DecisionFunc
+	// accepts, at most OnDemandN new names per OnDemandPer.
+	OnDemand    bool
+	OnDemandN   int
+	OnDemandPer time.Duration
+}
+
+// The on-demand budget until a Settings with ACME sets one; the same as
+// [acme] on_demand_rate's default.
+const (
+	defaultOnDemandCount = 10
+	defaultOnDemandPer   = time.Hour
+)
+
+// CertError is a certificate that does not load. It prints as the config
+// package's errors do: "file:line: [[tls.certificate]] #2: cert: problem"
+// for an entry, "file: problem" for a certificates_dir file.
+type CertError struct {
+	File  string
+	Line  int // 0 when unknown
+	Entry int // the [[tls.certificate]] entry, from 1; 0 for certificates_dir
+	Msg   string
+	// Err is the cause (fs.ErrNotExist for a missing file, through
+	// errors.Is), nil when there is none but the message.
+	Err error
+}
+
+func (e *CertError) Unwrap() error { return e.Err }
+
+func (e *CertError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	b.WriteString(": ")
+	if e.Entry > 0 {
+		fmt.Fprintf(&b, "[[tls.certificate]] #%d: cert: ", e.Entry)
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
