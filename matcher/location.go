@@ -174,8 +174,12 @@ func authorityEnd(to string) int {
 	for start < len(to) && (to[start] == '/' || to[start] == '\\') {
 		start++
 	}
-	if i := strings.IndexAny(to[start:], "/?#\\"); i >= 0 {
-		return start + i
+	// A loop, not strings.IndexAny, which builds its set at each call:
+	// every `to` of a million-rule map comes here at load.
+	for i := start; i < len(to); i++ {
+		if c := to[i]; c == '/' || c == '?' || c == '#' || c == '\\' {
+			return i
+		}
 	}
 	return len(to)
 }

@@ -97,10 +97,22 @@ func packable(in *Rule) bool {
 	return in.Kind == Exact && !in.Pass && !in.RequestURI && !in.DecodedPath && !in.CaseInsensitive && !in.TrailingSlash && len(in.Query) == 0 && in.When.Empty() &&
 		in.Active.IsZero() && !in.Shadow && !in.Fallback && len(in.FallbackStatus) == 0 &&
 		len(in.From) > 0 && in.From[0] == '/' && len(in.From) <= math.MaxUint16 &&
-		!strings.ContainsAny(in.From, "?#%") && indexUnsent(in.From) < 0 &&
+		!containsQueryFragmentOrEscape(in.From) && indexUnsent(in.From) < 0 &&
 		len(in.To) <= math.MaxUint16 && checkTo(in.To) == nil && !NeedsEncoding(in.To) && !namesNoHost(in.To) &&
 		ValidStatus(in.Status) && HasLocation(in.Status) && in.QueryString <= QueryReplace &&
 		in.Line >= 0 && in.Line <= math.MaxUint32
+}
+
+// containsQueryFragmentOrEscape reports whether from holds '?', '#' or
+// '%' (a loop: strings.ContainsAny builds its set at each of a million
+// calls).
+func containsQueryFragmentOrEscape(from string) bool {
+	for i := 0; i < len(from); i++ {
+		if c := from[i]; c == '?' || c == '#' || c == '%' {
+			return true
+		}
+	}
+	return false
 }
 
 // namesNoHost reports a To that has a scheme or "//" but no host after
