@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"unicode/utf8"
@@ -158,7 +159,7 @@ func compileParsed(expr string, re *syntax.Regexp, strip bool) (*program, error)
 		// The literal a match must end with, before the $: compared
 		// before the program runs, so that a path crafted to hold many
 		// regexes' literals runs only those whose ending it has.
-		if s := re.Sub[n-2]; n >= 3 && s.Op == syntax.OpLiteral && s.Flags&syntax.FoldCase == 0 {
+		if s := re.Sub[n-2]; n >= 3 && s.Op == syntax.OpLiteral && s.Flags&syntax.FoldCase == 0 && !slices.Contains(s.Rune, utf8.RuneError) {
 			p.suffix = []byte(string(s.Rune))
 		}
 	}
@@ -209,6 +210,9 @@ type Scratch struct {
 	touched []uint32
 	jobs    []backtrackJob
 	end     int
+	// steps counts the states visited since the caller last cleared it:
+	// the work the regex tier's budget bounds.
+	steps int
 }
 
 // maxVisitedBits bounds the visited bitmap: 2,000 instructions
@@ -242,6 +246,7 @@ func (s *Scratch) shouldVisit(pc uint32, pos int) bool {
 	if v&bit != 0 {
 		return false
 	}
+	s.steps++
 	if v == 0 {
 		s.touched = append(s.touched, uint32(w))
 	}

@@ -49,6 +49,14 @@ type Match struct {
 	// failed attempt at another candidate is not mistaken for it.
 	capsOf  *rule
 	scratch Scratch
+	// dfa answers the candidates left past the work budget; runs counts
+	// the backtracker runs of the last Lookup and passes its one-pass
+	// runs, for tests.
+	dfa          setDFA
+	runs, passes int
+	// budget replaces workBudget when not 0, for tests (-1: every
+	// candidate goes to the one pass).
+	budget int
 	// Now is the time windows are compared with, in Unix nanoseconds; the
 	// server sets its coarse clock's. Zero means time.Now, read only when
 	// a rule with a window matches.
@@ -161,6 +169,12 @@ func (m *Match) decodedPath() []byte {
 		m.dec, m.decoded = decodePath(m.dec[:0], m.raw), true
 	}
 	return m.dec
+}
+
+// runRegex is matchRegex for the regex tier's lookup, counted.
+func (m *Match) runRegex(r *rule, path []byte) bool {
+	m.runs++
+	return m.matchRegex(r, path)
 }
 
 func (m *Match) matchRegex(r *rule, path []byte) bool {

@@ -1,0 +1,77 @@
+package matcher
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// budgetSeeds are rule sets and inputs for FuzzRegexBudget: each empty-
+// width condition, stripped prefixes, folded and non-ASCII classes,
+// invalid UTF-8, and candidates that match at the end only.
+var budgetSeeds = []struct{ rules, path string }{
+	{"[a-z]1[0-9]*\\.ht(m|ml)?\n[a-z]2[0-9]*\\.ht(m|ml)?\n^/x.*y$", "/.ht.ht.b2.htm"},
+	{"^/a/(.*)/b$\n^/a/.*c$\n^/a/(x|y)+$", "/a/xyxy"},
+	{"\\bfoo\\b\n\\Bbar\n(?m)^baz$", "/x/foo/"},
+	{"\\bfoo\\b\n\\Bbar\n(?m)^baz$", "/xbar"},
+	{"(?i)^/straße/.*k$\n(?i)ǅ+", "/STRASSE/\u212a"},
+	{"(?i)^/straße/.*k$\n(?i)ǅ+", "/Straße/xK"},
+	{"^/\\x{fffd}+$\n^/[^a]$", "/\xff\xfe"},
+	{"^/doc/.+/Ontological-pantheism$\n^/.*ichiban-project.ucoz.*$", "/doc/x/ichiban-project/ucoz/"},
+	{"a$\nb\\z\n(?s)x.y", "/x\ny"},
+	{"^/(?:)$\n^$\n$", "/"},
+}
+
+// FuzzRegexBudget checks that the one pass that answers the candidates
+// left past the work budget (regex_dfa.go) answers as running them one by
+// one: the first matching rule in file order, and its match, as package
+// regexp finds them.
+func FuzzRegexBudget(f *testing.F) {
+	for _, s := range budgetSeeds {
+		f.Add(s.rules, []byte(s.path))
+	}
+	var one, pass Match // reused, as an event loop reuses its own
+	pass.budget = -1
+	f.Fuzz(func(t *testing.T, spec string, path []byte) {
+		if len(spec) > 2000 || len(path) > 2000 {
+			t.Skip()
+		}
+		var rules []Rule
+		var res []*regexp.Regexp
+		for _, expr := range strings.Split(spec, "\n") {
+			re, err := regexp.Compile(expr)
+			if err != nil || len(rules) >= 16 {
+				continue
+			}
+			rules = append(rules, Rule{Kind: Regex, From: expr, To: "/t/$0", Status: 301, File: "f", Line: len(rules) + 1})
+			res = append(res, re)
+		}
+		s, err := Compile(rules)
+		if err != nil {
+			t.Skip()
+		}
+		in := normalizePath(nil, path)
+		want := "miss"
+		for i, re := range res {
+			if loc := re.FindIndex(in); loc != nil {
+				want = fmt.Sprintf("%d %v", i+1, loc)
+				break
+			}
+		}
+		answer := func(m *Match) string {
+			if !s.Lookup(nil, path, nil, m) {
+				return "miss"
+			}
+			return fmt.Sprintf("%d %v", m.Rule().Line, m.caps[:2])
+		}
+		if diff := cmp.Diff(want, answer(&pass)); diff != "" {
+			t.Errorf("rules %q on %q, in one pass (-regexp +got):\n%s", spec, path, diff)
+		}
+		if diff := cmp.Diff(want, answer(&one)); diff != "" {
+			t.Errorf("rules %q on %q, one by one (-regexp +got):\n%s", spec, path, diff)
+		}
+	})
+}
