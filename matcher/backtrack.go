@@ -95,6 +95,12 @@ type program struct {
 // real site's map holds without a literal to file them under fail there
 // on almost every path.
 func (p *program) rejects(input []byte) bool {
+	// The literal after ^, left out of the program, and the one before $:
+	// a path crafted to hold many regexes' literals makes candidates of
+	// only those whose beginning and ending it has.
+	if n := len(p.strip); n > 0 && (len(input) < n || string(input[:n]) != p.strip) {
+		return true
+	}
 	if p.hasFirst {
 		n := len(p.strip)
 		if len(input) <= n || !p.first.has(input[n]) {

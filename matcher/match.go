@@ -47,7 +47,10 @@ type Match struct {
 	grams []uint32
 	// capsOf is the rule whose successful match filled caps, so that a
 	// failed attempt at another candidate is not mistaken for it.
-	capsOf  *rule
+	capsOf *rule
+	// caps2 holds the other tier's captures while lookupRegex tries the
+	// rules compared with the target.
+	caps2   []int
 	scratch Scratch
 	// dfa answers the candidates left past the work budget; runs counts
 	// the backtracker runs of the last Lookup and passes its one-pass
@@ -171,13 +174,8 @@ func (m *Match) decodedPath() []byte {
 	return m.dec
 }
 
-// runRegex is matchRegex for the regex tier's lookup, counted.
-func (m *Match) runRegex(r *rule, path []byte) bool {
-	m.runs++
-	return m.matchRegex(r, path)
-}
-
 func (m *Match) matchRegex(r *rule, path []byte) bool {
+	m.runs++
 	if cap(m.caps) < r.ncaps {
 		m.caps = make([]int, r.ncaps)
 	}

@@ -316,7 +316,7 @@ func (x *realIndex) lookup(in, query []byte, limit int32, m *Match) *rule {
 			m.scratch.steps += len(in) / 16 // the scan, at SIMD speed
 			continue
 		}
-		if r.condsHold(m) && m.runRegex(r, in) && (r.gate == nil || m.open(r)) {
+		if r.condsHold(m) && m.matchRegex(r, in) && (r.gate == nil || m.open(r)) {
 			return r
 		}
 	}
@@ -333,7 +333,7 @@ func (x *realIndex) lookupRest(c []*rule, in []byte, m *Match) *rule {
 	d.run(in)
 	m.passes++
 	for k, r := range c {
-		if r.condsHold(m) && d.matches(k) && m.runRegex(r, in) && (r.gate == nil || m.open(r)) {
+		if r.condsHold(m) && d.matches(k) && m.matchRegex(r, in) && (r.gate == nil || m.open(r)) {
 			return r
 		}
 	}

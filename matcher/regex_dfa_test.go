@@ -75,3 +75,27 @@ func FuzzRegexBudget(f *testing.F) {
 		}
 	})
 }
+
+// TestOnePassAllocs checks that the lookups of the crafted paths, one
+// pass and all (and with every candidate sent to it), allocate nothing
+// once the Match has grown.
+func TestOnePassAllocs(t *testing.T) {
+	for _, tc := range craftedSets(t) {
+		for _, budget := range []int{0, -1} {
+			var m Match
+			m.budget = budget
+			buf := make([]byte, 0, 512)
+			hitPath := append(append([]byte(nil), tc.path...), "/z1.htm"...)
+			for _, path := range [][]byte{tc.path, hitPath} {
+				allocs := testing.AllocsPerRun(20, func() {
+					if tc.set.Lookup(nil, path, nil, &m) {
+						buf = m.AppendLocation(buf[:0], nil)
+					}
+				})
+				if allocs != 0 {
+					t.Errorf("%s (budget %d): %v allocations per lookup, want 0", tc.name, budget, allocs)
+				}
+			}
+		}
+	}
+}
