@@ -69,6 +69,9 @@ type program struct {
 	// before the backtracker runs.
 	required []string
 	need     []byte
+	// short are up to four literals of one or two bytes that every match
+	// holds, checked as need is.
+	short [][]byte
 	// cond holds the empty-width conditions every match starts with;
 	// EmptyBeginText means the search is anchored at offset 0, and
 	// ^syntax.EmptyOp(0) means the program can never match.
@@ -177,7 +180,30 @@ func compileParsed(expr string, re *syntax.Regexp, strip bool) (*program, error)
 			p.need = []byte(r)
 		}
 	}
+	// The short ones too, when a match needs nothing longer: PCRE's
+	// "required character" rejected `[a-z]0[0-9]*\.ht` on paths without
+	// a 0 while each ran over the path here.
+	for _, r := range allRequiredLiterals(re) {
+		if len(r) < 3 && !strings.Contains(stripped, r) && len(p.short) < 4 {
+			p.short = append(p.short, []byte(r))
+		}
+	}
 	return p, nil
+}
+
+// holdsNeeds reports whether input holds the literals every match needs
+// beyond its stripped prefix (need and short): most candidates fail
+// there, faster than by backtracking.
+func (p *program) holdsNeeds(input []byte) bool {
+	if len(p.need) > 0 && !bytes.Contains(input, p.need) {
+		return false
+	}
+	for _, s := range p.short {
+		if !bytes.Contains(input, s) {
+			return false
+		}
+	}
+	return true
 }
 
 // maxProgramInsts bounds a regex's compiled size: matching keeps one

@@ -43,8 +43,8 @@ type Match struct {
 	uri, uriLower, fold, foldURI []byte
 	// cands are the regex tier's candidates, sorted in file order, and
 	// grams the indexed grams of the input, each once (regex.go).
-	cands []*rule
-	grams []uint32
+	cands, left []*rule
+	grams       []uint32
 	// capsOf is the rule whose successful match filled caps, so that a
 	// failed attempt at another candidate is not mistaken for it.
 	capsOf *rule

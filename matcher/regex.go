@@ -1,7 +1,6 @@
 package matcher
 
 import (
-	"bytes"
 	"math"
 	"regexp/syntax"
 	"slices"
@@ -312,8 +311,8 @@ func (x *realIndex) lookup(in, query []byte, limit int32, m *Match) *rule {
 		}
 		// Candidates came by one gram or their prefix; most fail on the
 		// longest literal they need, found faster than by backtracking.
-		if need := r.prog.need; len(need) > 0 && !bytes.Contains(in, need) {
-			m.scratch.steps += len(in) / 16 // the scan, at SIMD speed
+		if !r.prog.holdsNeeds(in) {
+			m.scratch.steps += len(in) / 16 // the scans, at SIMD speed
 			continue
 		}
 		if r.condsHold(m) && m.matchRegex(r, in) && (r.gate == nil || m.open(r)) {
@@ -328,6 +327,18 @@ func (x *realIndex) lookup(in, query []byte, limit int32, m *Match) *rule {
 // of those whose conditions hold runs on the backtracker, for its
 // captures. It answers as the loop would have.
 func (x *realIndex) lookupRest(c []*rule, in []byte, m *Match) *rule {
+	// Those lacking a literal they need are left out first: a scan each,
+	// where a program in the pass costs a step per character.
+	left := m.left[:0]
+	for _, r := range c {
+		if r.prog.holdsNeeds(in) {
+			left = append(left, r)
+		}
+	}
+	m.left, c = left, left
+	if len(c) == 0 {
+		return nil
+	}
 	d := &m.dfa
 	d.load(c, in, x.cls)
 	d.run(in)
@@ -412,6 +423,11 @@ func looksBack(re *syntax.Regexp) bool {
 // contains (each at least 3 bytes), for the gram filter. It may return
 // fewer than there are, never one a match can lack.
 func requiredLiterals(re *syntax.Regexp) []string {
+	return slices.DeleteFunc(allRequiredLiterals(re), func(s string) bool { return len(s) < 3 })
+}
+
+// allRequiredLiterals is requiredLiterals with the short ones too.
+func allRequiredLiterals(re *syntax.Regexp) []string {
 	var out []string
 	var walk func(re *syntax.Regexp)
 	// U+FFFD also matches an invalid byte, which a byte search for its
@@ -452,5 +468,5 @@ func requiredLiterals(re *syntax.Regexp) []string {
 		}
 	}
 	walk(re)
-	return slices.DeleteFunc(out, func(s string) bool { return len(s) < 3 })
+	return slices.DeleteFunc(out, func(s string) bool { return s == "" })
 }
