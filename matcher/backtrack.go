@@ -87,6 +87,11 @@ type program struct {
 	// whose match is the whole input.
 	first, last       byteSet256
 	hasFirst, hasLast bool
+	// starts holds the (ASCII) bytes an unanchored match starts with,
+	// when hasStarts: the search skips the offsets holding others, as
+	// PCRE's start bitmap does, rather than backtracking from each.
+	starts    byteSet256
+	hasStarts bool
 	maxLen            int
 	// suffix is the literal every match of an expression anchored at both
 	// ends finishes with (case-sensitive only).
@@ -158,6 +163,9 @@ func compileParsed(expr string, re *syntax.Regexp, strip bool) (*program, error)
 		required: requiredLiterals(re), cond: prog.StartCond()}
 	if p.cond&syntax.EmptyBeginText != 0 {
 		p.first, p.hasFirst = firstBytes(prog)
+	} else if set, ok := firstBytes(prog); ok && set[2] == 0 && set[3] == 0 {
+		// ASCII only, so that a byte in the set is where a rune starts.
+		p.starts, p.hasStarts = set, true
 	}
 	p.maxLen = -1
 	if n := len(re.Sub); re.Op == syntax.OpConcat && n >= 2 && re.Sub[0].Op == syntax.OpBeginText && re.Sub[n-1].Op == syntax.OpEndText {
@@ -357,6 +365,13 @@ func (p *program) match(input []byte, caps []int, s *Scratch) bool {
 				break
 			}
 			pos += advance
+		} else if p.hasStarts {
+			for pos < end && !p.starts.has(input[pos]) {
+				pos++
+			}
+			if pos == end {
+				break // no match is empty (firstBytes would have said)
+			}
 		}
 		caps[0] = pos
 		if p.tryBacktrack(input, caps, s, start, pos) {
