@@ -327,11 +327,13 @@ func (x *realIndex) lookup(in, query []byte, limit int32, m *Match) *rule {
 // of those whose conditions hold runs on the backtracker, for its
 // captures. It answers as the loop would have.
 func (x *realIndex) lookupRest(c []*rule, in []byte, m *Match) *rule {
-	// Those lacking a literal they need are left out first: a scan each,
-	// where a program in the pass costs a step per character.
+	// Anchored ones lacking a literal they need are left out first, a
+	// scan each: in the pass, their `.*` would stay live to the end, a
+	// step per character. An unanchored one costs less in the pass,
+	// whose states repeat as the path does, than scanned for.
 	left := m.left[:0]
 	for _, r := range c {
-		if r.prog.holdsNeeds(in) {
+		if r.prog.cond&syntax.EmptyBeginText == 0 || r.prog.holdsNeeds(in) {
 			left = append(left, r)
 		}
 	}

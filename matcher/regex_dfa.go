@@ -378,8 +378,13 @@ func (d *setDFA) run(in []byte) {
 		if d.start[s] == d.start[s+1] && len(d.every) == 0 && li == len(d.late) {
 			return // nothing left to follow
 		}
-		r, w := decodeStep(in, pos)
-		c := d.cls.of(r)
+		r, w, c := rune(in[pos]), 1, 0
+		if r < utf8.RuneSelf {
+			c = int(d.cls.ascii[r])
+		} else {
+			r, w = decodeStep(in, pos)
+			c = d.cls.of(r)
+		}
 		t := d.trans[int(s)*d.ncls+c]
 		pos += w
 		if t < 0 || li < len(d.late) && d.late[li].off == pos {
