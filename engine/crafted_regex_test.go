@@ -23,6 +23,8 @@ func craftedRegexCases(tb testing.TB) []struct {
 	set    *matcher.Set
 	target string
 	want   answer
+	// onePass: the lookup goes past the work budget.
+	onePass bool
 } {
 	tb.Helper()
 	var loose, articles []matcher.Rule
@@ -47,24 +49,31 @@ func craftedRegexCases(tb testing.TB) []struct {
 	}
 	arts := b.String()
 	return []struct {
-		name   string
-		set    *matcher.Set
-		target string
-		want   answer
+		name    string
+		set     *matcher.Set
+		target  string
+		want    answer
+		onePass bool
 	}{
-		{"300 unanchored, every literal", l, digits, answer{Status: 404}},
-		{"300 unanchored, rule 7 at the end", l, digits + "/q7.htm", answer{Status: 301, Location: "/x7"}},
-		{"500 articles, no ending", a, arts + "/article-0500.html", answer{Status: 404}},
-		{"500 articles, the last", a, arts + "/article-0499.html", answer{Status: 301, Location: "/a" + arts}},
+		{"300 unanchored, every literal", l, digits, answer{Status: 404}, true},
+		{"300 unanchored, rule 7 at the end", l, digits + "/q7.htm", answer{Status: 301, Location: "/x7"}, true},
+		// Only the regex whose ending the path has is a candidate.
+		{"500 articles, no ending", a, arts + "/article-0500.html", answer{Status: 404}, false},
+		{"500 articles, the last", a, arts + "/article-0499.html", answer{Status: 301, Location: "/a" + arts}, false},
 	}
 }
 
 // TestCraftedRegexPath sends the crafted paths to the real server and
 // checks each answer, twice on one connection (the second lookup reuses
-// the loop's matcher state).
+// the loop's matcher state), and that the lookups past the work budget
+// are counted.
 func TestCraftedRegexPath(t *testing.T) {
 	srv := startServerWith(t, engine.Options{EventLoops: 1})
+	passes := 0
 	for _, tc := range craftedRegexCases(t) {
+		if tc.onePass {
+			passes += 2
+		}
 		srv.Swap(tc.set)
 		c := dial(t, srv)
 		br := bufio.NewReader(c)
@@ -77,6 +86,11 @@ func TestCraftedRegexPath(t *testing.T) {
 				t.Errorf("%s, request %d (-want +got):\n%s", tc.name, i+1, diff)
 			}
 		}
+	}
+	var b strings.Builder
+	srv.WriteMetrics(&b)
+	if line := fmt.Sprintf("redirectd_regex_one_pass_total %d\n", passes); !strings.Contains(b.String(), line) {
+		t.Errorf("metrics lack %s%s", line, grepLines(b.String(), "one_pass"))
 	}
 }
 

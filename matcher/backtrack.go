@@ -92,7 +92,7 @@ type program struct {
 	// PCRE's start bitmap does, rather than backtracking from each.
 	starts    byteSet256
 	hasStarts bool
-	maxLen            int
+	maxLen    int
 	// suffix is the literal every match of an expression anchored at both
 	// ends finishes with (case-sensitive only).
 	suffix []byte

@@ -174,6 +174,12 @@ func (m *Match) decodedPath() []byte {
 	return m.dec
 }
 
+// OnePass reports whether the last Lookup's regex candidates cost more
+// than the work budget one by one, the rest answered in one pass over
+// the path (regex_dfa.go): a request worth counting, most likely crafted
+// from the rules' literals.
+func (m *Match) OnePass() bool { return m.passes > 0 }
+
 func (m *Match) matchRegex(r *rule, path []byte) bool {
 	m.runs++
 	if cap(m.caps) < r.ncaps {
