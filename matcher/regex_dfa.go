@@ -1,6 +1,7 @@
 package matcher
 
 import (
+	"math/bits"
 	"regexp/syntax"
 	"slices"
 	"unicode"
@@ -181,6 +182,11 @@ type setDFA struct {
 	ctx   []rune   // state i's before-context
 	trans []int32  // state i's next state for class c: trans[i*ncls+c], -1 unknown
 	table []int32  // hash of a state's content: state+1, 0 empty
+	// maxStates is the most states kept: dfaMaxStates, fewer when the
+	// classes are so many that the transitions would pass dfaMaxTrans.
+	maxStates int
+	// capStates lowers maxStates when not 0, for tests of a full cache.
+	capStates int
 
 	visit, next sparseSet
 	stack       []uint32
@@ -263,7 +269,13 @@ func (d *setDFA) lateStarts(k, off int) {
 // flush drops every state.
 func (d *setDFA) flush() {
 	d.ids, d.start, d.ctx, d.trans = d.ids[:0], append(d.start[:0], 0), d.ctx[:0], d.trans[:0]
-	size := 2 * min(dfaMaxStates, dfaMaxTrans/d.ncls)
+	// The table is a power of two (its probe masks the hash) at least
+	// twice the states.
+	d.maxStates = max(1, min(dfaMaxStates, dfaMaxTrans/d.ncls))
+	if d.capStates > 0 {
+		d.maxStates = min(d.maxStates, d.capStates)
+	}
+	size := 1 << bits.Len(uint(2*d.maxStates-1))
 	if cap(d.table) < size {
 		d.table = make([]int32, size)
 	}
@@ -290,7 +302,9 @@ func (d *setDFA) intern(ids []uint32, ctx rune) (state int32, flushed bool) {
 			return s, false
 		}
 	}
-	if len(d.ctx) >= len(d.table)/2 || len(d.ids)+len(ids) > dfaMaxIDs {
+	// Once emptied, the cache takes one state however big (a state holds
+	// at most every instruction of the candidates).
+	if len(d.ctx) > 0 && (len(d.ctx) >= d.maxStates || len(d.ids)+len(ids) > dfaMaxIDs) {
 		d.flush()
 		s, _ := d.intern(ids, ctx)
 		return s, true

@@ -33,8 +33,9 @@ func FuzzRegexBudget(f *testing.F) {
 	for _, s := range budgetSeeds {
 		f.Add(s.rules, []byte(s.path))
 	}
-	var one, pass Match // reused, as an event loop reuses its own
-	pass.budget = -1
+	var one, pass, full Match // reused, as an event loop reuses its own
+	pass.budget, full.budget = -1, -1
+	full.dfa.capStates = 3 // starting over all the time
 	f.Fuzz(func(t *testing.T, spec string, path []byte) {
 		if len(spec) > 2000 || len(path) > 2000 {
 			t.Skip()
@@ -70,6 +71,9 @@ func FuzzRegexBudget(f *testing.F) {
 		if diff := cmp.Diff(want, answer(&pass)); diff != "" {
 			t.Errorf("rules %q on %q, in one pass (-regexp +got):\n%s", spec, path, diff)
 		}
+		if diff := cmp.Diff(want, answer(&full)); diff != "" {
+			t.Errorf("rules %q on %q, in one pass with a full cache (-regexp +got):\n%s", spec, path, diff)
+		}
 		if diff := cmp.Diff(want, answer(&one)); diff != "" {
 			t.Errorf("rules %q on %q, one by one (-regexp +got):\n%s", spec, path, diff)
 		}
@@ -97,5 +101,36 @@ func TestOnePassAllocs(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestOnePassCacheFull runs the one pass with many classes and its cache
+// capped at two states, so that it starts over on almost every character:
+// the answer must not change.
+func TestOnePassCacheFull(t *testing.T) {
+	var rules []Rule
+	var b strings.Builder
+	for i := range 200 {
+		// Each rule's own characters make classes of their own.
+		c := rune(0x4e00 + 3*i)
+		rules = append(rules, Rule{Kind: Regex, From: fmt.Sprintf(`[%c-%c]x%d`, c, c+1, i), To: "/t", Status: 301, File: "f", Line: i + 1})
+		fmt.Fprintf(&b, "/%cy%d", c, i)
+	}
+	s, err := Compile(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := []byte(b.String() + "/\u4e00x0")
+	var pass, each Match
+	pass.budget, each.budget = -1, 1<<30
+	pass.dfa.capStates = 2
+	if !s.Lookup(nil, path, nil, &pass) || !s.Lookup(nil, path, nil, &each) {
+		t.Fatal("miss")
+	}
+	if pass.Rule().Line != 1 || each.Rule().Line != 1 || !pass.OnePass() {
+		t.Errorf("lines %d and %d, one pass %v; want 1, 1, true", pass.Rule().Line, each.Rule().Line, pass.OnePass())
+	}
+	if n := len(s.any.regex.real.cls.starts); n < 400 {
+		t.Errorf("%d classes, want the rules' 400 and more", n)
 	}
 }
