@@ -47,6 +47,9 @@ type serverMetrics struct {
 	fieldsDropped *metrics.Counter
 	// fallback counts forwards of fallback rules (fallback.go).
 	fallback [2]*metrics.Counter
+	// onePass counts lookups whose regex candidates went past the
+	// matcher's work budget (shadow.go).
+	onePass *metrics.Counter
 }
 
 // outcome classifies a local answer.
@@ -74,6 +77,7 @@ var statusesOf = [numOutcomes][]int{
 // added without a line fails TestMetricHelp, which names it.
 var metricHelp = promtext.Help{
 	"redirectd_acme_http_challenges_total":    "ACME HTTP-01 challenge requests on the plain port, answered or for a token no order knows (404).",
+	"redirectd_regex_one_pass_total":          "Lookups whose regex candidates cost more than the work budget one by one, the rest answered in one pass over the path: most are requests crafted from the rules' literals.",
 	"redirectd_upstream_idle_closed_total":    "Pooled upstream connections closed unused because bytes or an end of stream came while they were idle.",
 	"redirectd_upstream_fields_dropped_total": "Fields of upstream answers left out because their name is not a token or their value holds a control byte.",
 	"redirectd_proxy_protocol_rejected_total": "Connections closed for their PROXY protocol header, by reason: an untrusted peer, a missing or a malformed header.",
@@ -126,6 +130,7 @@ func newServerMetrics(s *Server) *serverMetrics {
 	m.challenges[1] = m.set.NewCounter(`redirectd_acme_http_challenges_total{result="answered"}`)
 	m.fieldsDropped = m.set.NewCounter(`redirectd_upstream_fields_dropped_total`)
 	m.newFallbackMetrics()
+	m.onePass = m.set.NewCounter(`redirectd_regex_one_pass_total`)
 	m.set.NewGauge(`redirectd_connections_open`, func() float64 { return float64(s.conns.total.Load()) })
 	m.set.NewGauge(`redirectd_draining`, func() float64 {
 		if s.draining.Load() {

@@ -14,6 +14,9 @@ func (cs *conn) lookup(rules *matcher.Set, req *httpparse.Request) bool {
 	m := &l.match
 	m.Now = l.srv.clock.now()
 	ok := rules.Lookup(req.Host, req.Path, req.Query, m)
+	if m.OnePass() {
+		l.srv.m.onePass.Inc()
+	}
 	if m.Shadowed() {
 		m.ShadowHit()
 		if l.alog != nil {

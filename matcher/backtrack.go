@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"unicode/utf8"
@@ -68,6 +69,9 @@ type program struct {
 	// before the backtracker runs.
 	required []string
 	need     []byte
+	// short are up to four literals of one or two bytes that every match
+	// holds, checked as need is.
+	short [][]byte
 	// cond holds the empty-width conditions every match starts with;
 	// EmptyBeginText means the search is anchored at offset 0, and
 	// ^syntax.EmptyOp(0) means the program can never match.
@@ -83,7 +87,12 @@ type program struct {
 	// whose match is the whole input.
 	first, last       byteSet256
 	hasFirst, hasLast bool
-	maxLen            int
+	// starts holds the (ASCII) bytes an unanchored match starts with,
+	// when hasStarts: the search skips the offsets holding others, as
+	// PCRE's start bitmap does, rather than backtracking from each.
+	starts    byteSet256
+	hasStarts bool
+	maxLen    int
 	// suffix is the literal every match of an expression anchored at both
 	// ends finishes with (case-sensitive only).
 	suffix []byte
@@ -94,6 +103,12 @@ type program struct {
 // real site's map holds without a literal to file them under fail there
 // on almost every path.
 func (p *program) rejects(input []byte) bool {
+	// The literal after ^, left out of the program, and the one before $:
+	// a path crafted to hold many regexes' literals makes candidates of
+	// only those whose beginning and ending it has.
+	if n := len(p.strip); n > 0 && (len(input) < n || string(input[:n]) != p.strip) {
+		return true
+	}
 	if p.hasFirst {
 		n := len(p.strip)
 		if len(input) <= n || !p.first.has(input[n]) {
@@ -148,6 +163,9 @@ func compileParsed(expr string, re *syntax.Regexp, strip bool) (*program, error)
 		required: requiredLiterals(re), cond: prog.StartCond()}
 	if p.cond&syntax.EmptyBeginText != 0 {
 		p.first, p.hasFirst = firstBytes(prog)
+	} else if set, ok := firstBytes(prog); ok && set[2] == 0 && set[3] == 0 {
+		// ASCII only, so that a byte in the set is where a rune starts.
+		p.starts, p.hasStarts = set, true
 	}
 	p.maxLen = -1
 	if n := len(re.Sub); re.Op == syntax.OpConcat && n >= 2 && re.Sub[0].Op == syntax.OpBeginText && re.Sub[n-1].Op == syntax.OpEndText {
@@ -158,7 +176,7 @@ func compileParsed(expr string, re *syntax.Regexp, strip bool) (*program, error)
 		// The literal a match must end with, before the $: compared
 		// before the program runs, so that a path crafted to hold many
 		// regexes' literals runs only those whose ending it has.
-		if s := re.Sub[n-2]; n >= 3 && s.Op == syntax.OpLiteral && s.Flags&syntax.FoldCase == 0 {
+		if s := re.Sub[n-2]; n >= 3 && s.Op == syntax.OpLiteral && s.Flags&syntax.FoldCase == 0 && !slices.Contains(s.Rune, utf8.RuneError) {
 			p.suffix = []byte(string(s.Rune))
 		}
 	}
@@ -170,7 +188,30 @@ func compileParsed(expr string, re *syntax.Regexp, strip bool) (*program, error)
 			p.need = []byte(r)
 		}
 	}
+	// The short ones too, when a match needs nothing longer: PCRE's
+	// "required character" rejected `[a-z]0[0-9]*\.ht` on paths without
+	// a 0 while each ran over the path here.
+	for _, r := range allRequiredLiterals(re) {
+		if len(r) < 3 && !strings.Contains(stripped, r) && len(p.short) < 4 {
+			p.short = append(p.short, []byte(r))
+		}
+	}
 	return p, nil
+}
+
+// holdsNeeds reports whether input holds the literals every match needs
+// beyond its stripped prefix (need and short): most candidates fail
+// there, faster than by backtracking.
+func (p *program) holdsNeeds(input []byte) bool {
+	if len(p.need) > 0 && !bytes.Contains(input, p.need) {
+		return false
+	}
+	for _, s := range p.short {
+		if !bytes.Contains(input, s) {
+			return false
+		}
+	}
+	return true
 }
 
 // maxProgramInsts bounds a regex's compiled size: matching keeps one
@@ -209,6 +250,9 @@ type Scratch struct {
 	touched []uint32
 	jobs    []backtrackJob
 	end     int
+	// steps counts the states visited since the caller last cleared it:
+	// the work the regex tier's budget bounds.
+	steps int
 }
 
 // maxVisitedBits bounds the visited bitmap: 2,000 instructions
@@ -242,6 +286,7 @@ func (s *Scratch) shouldVisit(pc uint32, pos int) bool {
 	if v&bit != 0 {
 		return false
 	}
+	s.steps++
 	if v == 0 {
 		s.touched = append(s.touched, uint32(w))
 	}
@@ -320,6 +365,13 @@ func (p *program) match(input []byte, caps []int, s *Scratch) bool {
 				break
 			}
 			pos += advance
+		} else if p.hasStarts {
+			for pos < end && !p.starts.has(input[pos]) {
+				pos++
+			}
+			if pos == end {
+				break // no match is empty (firstBytes would have said)
+			}
 		}
 		caps[0] = pos
 		if p.tryBacktrack(input, caps, s, start, pos) {

@@ -193,6 +193,42 @@ func BenchmarkLookupGwern(b *testing.B) {
 	})
 }
 
+// BenchmarkCraftedGwern is a lookup of an 8 KiB path crafted from the
+// literals of the regexes of the real site's map that run on the
+// backtracker (matcher.CraftedPath), loaded as BenchmarkLookupGwern loads
+// it: the CPU one request aimed at a real map's regex tier costs. The
+// target is a quarter of nginx's on the same map (benchmarks/README.md).
+func BenchmarkCraftedGwern(b *testing.B) {
+	dir := realmaps.Dir(b, "gwern")
+	toml := filepath.Join(b.TempDir(), "redirectd.toml")
+	var cfg strings.Builder
+	for _, f := range []string{"move.conf", "broken.conf"} {
+		fmt.Fprintf(&cfg, "[[map]]\nfile = %q\nrequest_uri = true\ninvalid = \"skip\"\nstatus = 301\n\n", filepath.Join(dir, f))
+	}
+	if err := os.WriteFile(toml, []byte(cfg.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	c, err := config.Load(toml)
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := matcher.CraftedPath(c.Set, 8192)
+	if len(path) < 7000 || c.Set.Lookup(nil, path, nil, new(matcher.Match)) {
+		b.Fatalf("crafted path of %d bytes, want a miss of about 8 KiB", len(path))
+	}
+	if out := os.Getenv("CRAFTED_PATH_OUT"); out != "" {
+		// For the comparison with nginx (benchmarks/README.md).
+		if err := os.WriteFile(out, path, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var m matcher.Match
+	b.ReportAllocs()
+	for b.Loop() {
+		c.Set.Lookup(nil, path, nil, &m)
+	}
+}
+
 type lookupCase struct {
 	name, path string
 	set        *matcher.Set

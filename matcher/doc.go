@@ -20,7 +20,11 @@
 // their literal prefix or a 3-byte piece of a literal every match holds,
 // and only those whose filter the path passes, and that come before the
 // best lowered match, are run by the backtracker, in file order, up to the
-// first match. FuzzLowered checks the whole tier against package regexp.
+// first match. Past a budget of backtracker steps per request, the
+// candidates left are answered in one pass over the path by a DFA over
+// all of them (regex_dfa.go), and only the first that matches runs again,
+// for its groups. FuzzLowered checks the whole tier against package
+// regexp, FuzzRegexBudget the one pass.
 // Rules with RequestURI see the target as sent (path and query), as
 // nginx's $request_uri; exact rules with DecodedPath see the decoded path,
 // as nginx's $uri (decode.go), and are tried after the other exact rules.

@@ -246,10 +246,17 @@ func (h *hostRules) lookupRegex(path []byte, m *Match) bool {
 	var hit litHit
 	r := x.lookup(path, m.query, math.MaxInt32, &m.fold, &hit, m)
 	if !h.uriRegex.empty() {
+		// The target's candidates match into other captures, so that the
+		// path's winner keeps its own and runs once.
+		won, wonPath := m.capsOf, m.path
+		m.caps, m.caps2 = m.caps2, m.caps
 		var uhit litHit
 		ur := h.uriRegex.lookup(m.uri, m.query, x.seqOf(r, &hit), &m.foldURI, &uhit, m)
 		if ur != nil || uhit.i >= 0 {
 			x, r, hit, in, folded = &h.uriRegex, ur, uhit, m.uri, &m.foldURI
+		} else {
+			m.caps, m.caps2 = m.caps2, m.caps
+			m.capsOf, m.path = won, wonPath
 		}
 	}
 	switch {

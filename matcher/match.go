@@ -49,12 +49,23 @@ type Match struct {
 	uri, uriLower, fold, foldURI []byte
 	// cands are the regex tier's candidates, sorted in file order, and
 	// grams the indexed grams of the input, each once (regex.go).
-	cands []*rule
-	grams []uint32
+	cands, left []*rule
+	grams       []uint32
 	// capsOf is the rule whose successful match filled caps, so that a
 	// failed attempt at another candidate is not mistaken for it.
-	capsOf  *rule
+	capsOf *rule
+	// caps2 holds the other tier's captures while lookupRegex tries the
+	// rules compared with the target.
+	caps2   []int
 	scratch Scratch
+	// dfa answers the candidates left past the work budget; runs counts
+	// the backtracker runs of the last Lookup and passes its one-pass
+	// runs, for tests.
+	dfa          setDFA
+	runs, passes int
+	// budget replaces workBudget when not 0, for tests (-1: every
+	// candidate goes to the one pass).
+	budget int
 	// Now is the time windows are compared with, in Unix nanoseconds; the
 	// server sets its coarse clock's. Zero means time.Now, read only when
 	// a rule with a window matches.
@@ -169,7 +180,14 @@ func (m *Match) decodedPath() []byte {
 	return m.dec
 }
 
+// OnePass reports whether the last Lookup's regex candidates cost more
+// than the work budget one by one, the rest answered in one pass over
+// the path (regex_dfa.go): a request worth counting, most likely crafted
+// from the rules' literals.
+func (m *Match) OnePass() bool { return m.passes > 0 }
+
 func (m *Match) matchRegex(r *rule, path []byte) bool {
+	m.runs++
 	if cap(m.caps) < r.ncaps {
 		m.caps = make([]int, r.ncaps)
 	}

@@ -1,7 +1,6 @@
 package matcher
 
 import (
-	"bytes"
 	"math"
 	"regexp/syntax"
 	"slices"
@@ -131,6 +130,9 @@ type realIndex struct {
 	// limit is not above it has nothing to try.
 	n      int
 	minSeq int32
+	// cls are the rune classes of all the programs, for the one-pass
+	// matcher that takes over past the work budget (regex_dfa.go).
+	cls *runeClasses
 }
 
 // minFilter is the shortest literal prefix filed in the radix tree when
@@ -179,6 +181,15 @@ func (x *realIndex) file(r *rule, lit string) {
 // many patterns (".ht", "tml") is likely common in paths too.
 func (x *realIndex) finish() {
 	x.uncrowd()
+	if x.n > 0 {
+		var progs []*syntax.Prog
+		for _, rs := range append([][]*rule{x.always, x.pending}, x.lists...) {
+			for _, r := range rs {
+				progs = append(progs, r.prog.prog)
+			}
+		}
+		x.cls = newRuneClasses(progs)
+	}
 	if len(x.pending) == 0 {
 		return
 	}
@@ -286,18 +297,56 @@ func (x *realIndex) lookup(in, query []byte, limit int32, m *Match) *rule {
 		return nil
 	}
 	slices.SortFunc(c, func(a, b *rule) int { return int(a.seq - b.seq) })
-	prev := int32(-1)
-	for _, r := range c {
-		if r.seq == prev {
-			continue // filed under a gram the input holds twice
+	// Each regex is a candidate once (it is filed once), so each runs at
+	// most once: on the backtracker while the work spent stays under the
+	// budget (for the whole request: Set.lookup clears the count), else in
+	// the one pass that answers the rest (regex_dfa.go).
+	budget := workBudget
+	if m.budget != 0 {
+		budget = m.budget
+	}
+	for i, r := range c {
+		if m.scratch.steps > budget {
+			return x.lookupRest(c[i:], in, m)
 		}
-		prev = r.seq
 		// Candidates came by one gram or their prefix; most fail on the
 		// longest literal they need, found faster than by backtracking.
-		if need := r.prog.need; len(need) > 0 && !bytes.Contains(in, need) {
+		if !r.prog.holdsNeeds(in) {
+			m.scratch.steps += len(in) / 16 // the scans, at SIMD speed
 			continue
 		}
 		if r.condsHold(m) && m.matchRegex(r, in) && (r.gate == nil || m.open(r)) {
+			return r
+		}
+	}
+	return nil
+}
+
+// lookupRest is lookup's loop for the candidates c left past the work
+// budget: one pass over in tells which of them match, and only the first
+// of those whose conditions hold runs on the backtracker, for its
+// captures. It answers as the loop would have.
+func (x *realIndex) lookupRest(c []*rule, in []byte, m *Match) *rule {
+	// Anchored ones lacking a literal they need are left out first, a
+	// scan each: in the pass, their `.*` would stay live to the end, a
+	// step per character. An unanchored one costs less in the pass,
+	// whose states repeat as the path does, than scanned for.
+	left := m.left[:0]
+	for _, r := range c {
+		if r.prog.cond&syntax.EmptyBeginText == 0 || r.prog.holdsNeeds(in) {
+			left = append(left, r)
+		}
+	}
+	m.left, c = left, left
+	if len(c) == 0 {
+		return nil
+	}
+	d := &m.dfa
+	d.load(c, in, x.cls)
+	d.run(in)
+	m.passes++
+	for k, r := range c {
+		if r.condsHold(m) && d.matches(k) && m.matchRegex(r, in) && (r.gate == nil || m.open(r)) {
 			return r
 		}
 	}
@@ -376,13 +425,25 @@ func looksBack(re *syntax.Regexp) bool {
 // contains (each at least 3 bytes), for the gram filter. It may return
 // fewer than there are, never one a match can lack.
 func requiredLiterals(re *syntax.Regexp) []string {
+	return slices.DeleteFunc(allRequiredLiterals(re), func(s string) bool { return len(s) < 3 })
+}
+
+// allRequiredLiterals is requiredLiterals with the short ones too.
+func allRequiredLiterals(re *syntax.Regexp) []string {
 	var out []string
 	var walk func(re *syntax.Regexp)
+	// U+FFFD also matches an invalid byte, which a byte search for its
+	// encoding would not find: a literal is cut there.
+	lits := func(rs []rune) {
+		for _, part := range strings.Split(string(rs), string(utf8.RuneError)) {
+			out = append(out, part)
+		}
+	}
 	walk = func(re *syntax.Regexp) {
 		switch re.Op {
 		case syntax.OpLiteral:
 			if re.Flags&syntax.FoldCase == 0 {
-				out = append(out, string(re.Rune))
+				lits(re.Rune)
 			}
 		case syntax.OpCapture, syntax.OpPlus:
 			walk(re.Sub[0])
@@ -398,16 +459,16 @@ func requiredLiterals(re *syntax.Regexp) []string {
 					continue
 				}
 				if len(run) > 0 {
-					out = append(out, string(run))
+					lits(run)
 					run = nil
 				}
 				walk(s)
 			}
 			if len(run) > 0 {
-				out = append(out, string(run))
+				lits(run)
 			}
 		}
 	}
 	walk(re)
-	return slices.DeleteFunc(out, func(s string) bool { return len(s) < 3 })
+	return slices.DeleteFunc(out, func(s string) bool { return s == "" })
 }

@@ -79,6 +79,7 @@ func (s *Set) lookup(host, path, query []byte, m *Match) bool {
 	m.rule, m.pk, m.lx, m.rest, m.host, m.query, m.shadow = nil, nil, nil, nil, host, query, nil
 	m.failVary = ""
 	m.qp.ready, m.cp.ready = false, false
+	m.runs, m.passes, m.scratch.steps = 0, 0, 0
 	m.raw, m.decoded = path, false
 	if s.uri {
 		m.uri = append(m.uri[:0], path...)
