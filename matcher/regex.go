@@ -435,9 +435,7 @@ func allRequiredLiterals(re *syntax.Regexp) []string {
 	// U+FFFD also matches an invalid byte, which a byte search for its
 	// encoding would not find: a literal is cut there.
 	lits := func(rs []rune) {
-		for _, part := range strings.Split(string(rs), string(utf8.RuneError)) {
-			out = append(out, part)
-		}
+		out = append(out, strings.Split(string(rs), string(utf8.RuneError))...)
 	}
 	walk = func(re *syntax.Regexp) {
 		switch re.Op {
