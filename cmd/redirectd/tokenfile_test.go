@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"net/http"
 	"os"
@@ -34,7 +33,7 @@ func TestTokenFileRotation(t *testing.T) {
 		"[rules]\nwatch = true\nwatch_interval = \"100ms\"\n\n"+
 		"[[rule]]\nfrom = \"/hit\"\nto = \"/there\"\n", addr, adminAddr)), 0o644)
 	cmd := exec.Command(bin, "serve", "-config", file)
-	var stderr bytes.Buffer
+	var stderr lockedBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
