@@ -51,6 +51,8 @@ type Match struct {
 	// grams the indexed grams of the input, each once (regex.go).
 	cands, left []*rule
 	grams       []uint32
+	// gramsTmp is sortGrams' second buffer.
+	gramsTmp []uint32
 	// capsOf is the rule whose successful match filled caps, so that a
 	// failed attempt at another candidate is not mistaken for it.
 	capsOf *rule

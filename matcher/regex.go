@@ -144,6 +144,34 @@ const gramBits = 1 << 16
 
 func gramOf(b []byte) uint32 { return uint32(b[0])<<16 | uint32(b[1])<<8 | uint32(b[2]) }
 
+// sortGrams sorts grams (24-bit values) by radix, three passes of a byte
+// each, in time linear in their number whatever they hold: a comparison
+// sort's n log n is the one step of a lookup that was not linear in the
+// path. tmp is a buffer it may grow; it returns the sorted grams and the
+// other buffer, both for the next call.
+func sortGrams(gs, tmp []uint32) (sorted, spare []uint32) {
+	if cap(tmp) < len(gs) {
+		tmp = make([]uint32, len(gs))
+	}
+	tmp = tmp[:len(gs)]
+	for shift := uint(0); shift < 24; shift += 8 {
+		var count [257]int
+		for _, g := range gs {
+			count[(g>>shift)&0xff+1]++
+		}
+		for i := 1; i < len(count); i++ {
+			count[i] += count[i-1]
+		}
+		for _, g := range gs {
+			b := (g >> shift) & 0xff
+			tmp[count[b]] = g
+			count[b]++
+		}
+		gs, tmp = tmp, gs
+	}
+	return gs, tmp
+}
+
 func gramBit(g uint32) uint32 { return (g * 0x9E3779B1) >> 16 }
 
 func (x *realIndex) add(r *rule) {
@@ -274,8 +302,8 @@ func (x *realIndex) lookup(in, query []byte, limit int32, m *Match) *rule {
 	if x.bits != nil {
 		// Each gram's regexes are taken once, however often the input
 		// holds it: a path repeating one gram 2,666 times made a list
-		// of 300 regexes 800,000 candidates long. Sorting the grams
-		// found keeps the work near linear in the path.
+		// of 300 regexes 800,000 candidates long. The grams found are
+		// sorted by radix (linear in the path) and each kept once.
 		gs := m.grams[:0]
 		for i := 0; i+3 <= len(in); i++ {
 			g := gramOf(in[i:])
@@ -284,7 +312,7 @@ func (x *realIndex) lookup(in, query []byte, limit int32, m *Match) *rule {
 			}
 		}
 		if len(gs) > 1 {
-			slices.Sort(gs)
+			gs, m.gramsTmp = sortGrams(gs, m.gramsTmp)
 			gs = slices.Compact(gs)
 		}
 		for _, g := range gs {
