@@ -97,23 +97,31 @@ func packable(in *Rule) bool {
 	return in.Kind == Exact && !in.Pass && !in.RequestURI && !in.DecodedPath && !in.CaseInsensitive && !in.TrailingSlash && len(in.Query) == 0 && in.When.Empty() &&
 		in.Active.IsZero() && !in.Shadow && !in.Fallback && len(in.FallbackStatus) == 0 &&
 		len(in.From) > 0 && in.From[0] == '/' && len(in.From) <= math.MaxUint16 &&
-		!containsQueryFragmentOrEscape(in.From) && indexUnsent(in.From) < 0 &&
-		len(in.To) <= math.MaxUint16 && checkTo(in.To) == nil && !NeedsEncoding(in.To) && !namesNoHost(in.To) &&
+		plainPath(in.From) &&
+		// NeedsEncoding holds for every byte checkTo refuses (controls).
+		len(in.To) <= math.MaxUint16 && in.To != "" && !NeedsEncoding(in.To) && !namesNoHost(in.To) &&
 		ValidStatus(in.Status) && HasLocation(in.Status) && in.QueryString <= QueryReplace &&
 		in.Line >= 0 && in.Line <= math.MaxUint32
 }
 
-// containsQueryFragmentOrEscape reports whether from holds '?', '#' or
-// '%' (a loop: strings.ContainsAny builds its set at each of a million
-// calls).
-func containsQueryFragmentOrEscape(from string) bool {
+// plainPath reports whether from holds no '?', '#' or '%' and no byte a
+// request target never holds as it is (unsent): one pass over a table,
+// as every From of a million-rule map comes here at load.
+func plainPath(from string) bool {
 	for i := 0; i < len(from); i++ {
-		if c := from[i]; c == '?' || c == '#' || c == '%' {
-			return true
+		if notPlain[from[i]] {
+			return false
 		}
 	}
-	return false
+	return true
 }
+
+var notPlain = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c == '?' || c == '#' || c == '%' || unsent(byte(c))
+	}
+	return t
+}()
 
 // namesNoHost reports a To that has a scheme or "//" but no host after
 // it ("//", "https:///x"), or a host taken from the request: parseTemplate
