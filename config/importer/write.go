@@ -332,3 +332,58 @@ func Quote(s string) string {
 	b.WriteByte('"')
 	return b.String()
 }
+
+// Upstream is an [upstream] table: where the source's server proxied.
+type Upstream struct {
+	Servers []string
+	// Balance and HostHeader are written when not "".
+	Balance, HostHeader string
+}
+
+// WriteUpstream writes u as the [upstream] table under the comment.
+func WriteUpstream(b *strings.Builder, comment string, u Upstream) {
+	b.WriteString("\n")
+	if comment != "" {
+		WriteComment(b, comment)
+	}
+	fmt.Fprintf(b, "[upstream]\nservers = %s\n", list(u.Servers))
+	if u.Balance != "" {
+		fmt.Fprintf(b, "balance = %s\n", Quote(u.Balance))
+	}
+	if u.HostHeader != "" {
+		fmt.Fprintf(b, "host_header = %s\n", Quote(u.HostHeader))
+	}
+}
+
+// TLS is a [tls] table with its [[tls.certificate]] pairs.
+type TLS struct {
+	Listen       string
+	Certificates []Certificate
+	// Commented writes the tables as comments, for the operator to
+	// uncomment where the certificate files are: [tls] with a file that
+	// cannot be read, or with none, would fail check and serve.
+	Commented bool
+}
+
+// Certificate is one [[tls.certificate]], with the comment above it.
+type Certificate struct{ Cert, Key, Comment string }
+
+// WriteTLS writes t under the comment.
+func WriteTLS(b *strings.Builder, comment string, t TLS) {
+	cm := ""
+	if t.Commented {
+		cm = "# "
+	}
+	b.WriteString("\n")
+	if comment != "" {
+		WriteComment(b, comment)
+	}
+	fmt.Fprintf(b, "%s[tls]\n%slisten = %s\n", cm, cm, Quote(t.Listen))
+	for _, c := range t.Certificates {
+		b.WriteString("\n")
+		if c.Comment != "" {
+			WriteComment(b, c.Comment)
+		}
+		fmt.Fprintf(b, "%s[[tls.certificate]]\n%scert = %s\n%skey = %s\n", cm, cm, Quote(c.Cert), cm, Quote(c.Key))
+	}
+}

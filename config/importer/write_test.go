@@ -117,3 +117,43 @@ func FuzzWriteRule(f *testing.F) {
 func isASCII(s string) bool {
 	return !slices.ContainsFunc([]byte(s), func(c byte) bool { return c >= 0x80 })
 }
+
+// TestWriteTablesRoundTrip writes [upstream] and [tls] tables as the
+// nginx import does and loads them back.
+func TestWriteTablesRoundTrip(t *testing.T) {
+	var b strings.Builder
+	WriteHeader(&b, "tables")
+	WriteRule(&b, "", matcher.Rule{From: "/a", To: "/b", Status: 301}, nil)
+	WriteUpstream(&b, "nginx.conf:3: upstream", Upstream{Servers: []string{"127.0.0.1:8001", "app'2.internal:8002"}, Balance: "least_conn", HostHeader: "upstream"})
+	WriteTLS(&b, "nginx's TLS port", TLS{Listen: "127.0.0.1:8443", Certificates: []Certificate{
+		{Cert: "certs/a.crt", Key: "certs/a.key", Comment: "nginx.conf:9"},
+		{Cert: "b \"quoted\".crt", Key: "b.key"},
+	}})
+	cfg, err := config.LoadFS(fstest.MapFS{"redirectd.toml": {Data: []byte(b.String())}}, "redirectd.toml")
+	if err != nil {
+		t.Fatalf("the written config does not load: %v\n%s", err, b.String())
+	}
+	got := struct {
+		Servers             []string
+		Balance, HostHeader string
+		Listen              string
+		Certs               [][2]string
+	}{Servers: cfg.Upstream.Servers, Balance: cfg.Upstream.Balance, HostHeader: cfg.Upstream.HostHeader, Listen: cfg.TLS.Listen}
+	for _, c := range cfg.TLS.Certificates {
+		got.Certs = append(got.Certs, [2]string{c.Cert, c.Key})
+	}
+	want := got
+	want.Servers, want.Balance, want.HostHeader, want.Listen = []string{"127.0.0.1:8001", "app'2.internal:8002"}, "least_conn", "upstream", "127.0.0.1:8443"
+	want.Certs = [][2]string{{"certs/a.crt", "certs/a.key"}, {"b \"quoted\".crt", "b.key"}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("loaded tables (-wrote +loaded):\n%s\n%s", d, b.String())
+	}
+	// Commented, the tables are not there for the loader.
+	var c strings.Builder
+	WriteRule(&c, "", matcher.Rule{From: "/a", To: "/b", Status: 301}, nil)
+	WriteTLS(&c, "", TLS{Listen: "127.0.0.1:8443", Commented: true, Certificates: []Certificate{{Cert: "x", Key: "y"}}})
+	cfg, err = config.LoadFS(fstest.MapFS{"redirectd.toml": {Data: []byte(c.String())}}, "redirectd.toml")
+	if err != nil || cfg.TLS.Listen != "" {
+		t.Errorf("a commented [tls]: %v, listen %q\n%s", err, cfg.TLS.Listen, c.String())
+	}
+}

@@ -179,15 +179,8 @@ func writeServerEnd(b *strings.Builder, dir string, r *Rule, written *[]string) 
 // who may merge it with settings of their own.
 func writeListeners(b *strings.Builder, res *Result) {
 	if u := res.Upstream; u != nil {
-		q := make([]string, len(u.Servers))
-		for i, s := range u.Servers {
-			q[i] = importer.Quote(s)
-		}
-		fmt.Fprintf(b, "\n# %s: where nginx proxies; redirectd forwards every request it does not redirect\n[upstream]\nservers = [%s]\n", u.Origin.Source(), strings.Join(q, ", "))
-		if u.Balance != "" {
-			fmt.Fprintf(b, "balance = %q\n", u.Balance)
-		}
-		fmt.Fprintf(b, "host_header = %q\n", u.HostHeader)
+		importer.WriteUpstream(b, u.Origin.Source()+": where nginx proxies; redirectd forwards every request it does not redirect",
+			importer.Upstream{Servers: u.Servers, Balance: u.Balance, HostHeader: u.HostHeader})
 	}
 	if res.Listen[1] == "" {
 		return
@@ -197,17 +190,10 @@ func writeListeners(b *strings.Builder, res *Result) {
 	}
 	// A certificate that cannot be read would fail check and serve:
 	// the whole table is then a comment, for the host that has the files.
-	cm := ""
+	t := importer.TLS{Listen: res.Listen[1], Commented: len(res.Certificates) == 0} // [tls] with no certificate is refused
 	for _, c := range res.Certificates {
-		if c.Missing {
-			cm = "# "
-		}
+		t.Commented = t.Commented || c.Missing
+		t.Certificates = append(t.Certificates, importer.Certificate{Cert: c.Cert, Key: c.Key, Comment: c.Origin.Source()})
 	}
-	if len(res.Certificates) == 0 {
-		cm = "# " // [tls] with no certificate is refused
-	}
-	fmt.Fprintf(b, "\n# nginx's TLS port\n%s[tls]\n%slisten = %s\n", cm, cm, importer.Quote(res.Listen[1]))
-	for _, c := range res.Certificates {
-		fmt.Fprintf(b, "\n# %s\n%s[[tls.certificate]]\n%scert = %s\n%skey = %s\n", c.Origin.Source(), cm, cm, importer.Quote(c.Cert), cm, importer.Quote(c.Key))
-	}
+	importer.WriteTLS(b, "nginx's TLS port", t)
 }
