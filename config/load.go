@@ -83,6 +83,8 @@ type rawConfig struct {
 	GeoIP     GeoIP     `toml:"geoip"`
 }
 
+// load reads the config file through fl, checks every table and
+// compiles its rules; each problem found names file, line and key.
 func load(file string, fl files) (*Config, error) {
 	src, err := fl.read(file)
 	if err != nil {
@@ -130,43 +132,7 @@ func load(file string, fl files) (*Config, error) {
 		checkUpstream(file, raw.Upstream, loc, &errs)
 		cfg.Upstream = raw.Upstream
 	}
-	// Rules and map files are read in file order: [[rule]] tables and
-	// [[map]] entries may interleave, and file order decides between
-	// regexes. Each rule is compiled as it is read, so that a map file's
-	// million rules never exist as a []matcher.Rule.
-	limits := raw.Rules.limits()
-	if fl.ruleSetOnly {
-		limits = fl.node.limits()
-	}
-	for _, k := range []struct {
-		key string
-		v   int
-	}{{"max_regexes", raw.Rules.MaxRegexes}, {"max_regex_instructions", raw.Rules.MaxRegexInstructions}} {
-		if k.v < 0 {
-			errs.add(&Error{File: file, Line: loc.line("rules", 0, k.key), What: "[rules]", Key: k.key, Msg: fmt.Sprintf("%d: give a positive number, or leave it out for the default", k.v)})
-		}
-	}
-	sink := &ruleSink{b: matcher.NewBuilder(limits), file: file, loc: loc, errs: &errs}
-	for _, e := range fileOrder(loc, len(raw.Rule), len(raw.Map), len(raw.CSV)) {
-		if errs.full() || sink.stop {
-			break
-		}
-		if e.isCSV {
-			appendCSVRules(sink, e.index, &raw.CSV[e.index], &defaults, fl)
-		} else if e.isMap {
-			appendMapRules(sink, e.index, &raw.Map[e.index], &defaults, fl)
-		} else if rs, ok := convertRule(file, e.index, &raw.Rule[e.index], &defaults, loc, &errs); ok {
-			for i := range rs {
-				sink.add(&rs[i])
-			}
-		}
-	}
-	set, err := sink.b.Set()
-	for _, e := range unjoin(err) {
-		if e != nil {
-			sink.place(e)
-		}
-	}
+	set, sink := readRules(file, &raw, &defaults, fl, loc, &errs)
 	if err := errs.err(); err != nil {
 		return nil, err
 	}
@@ -183,6 +149,50 @@ func load(file string, fl files) (*Config, error) {
 	cfg.Skipped, cfg.SkippedEntries = sink.skipped, sink.nskipped
 	cfg.Written = sink.written
 	return cfg, nil
+}
+
+// readRules reads the rules of [[rule]], [[map]] and [[csv]] into a
+// Set, noting each problem in errs; the sink returned tells which files
+// were read and what was skipped.
+func readRules(file string, raw *rawConfig, defaults *Defaults, fl files, loc *locator, errs *errorList) (*matcher.Set, *ruleSink) {
+	// Rules and map files are read in file order: [[rule]] tables and
+	// [[map]] entries may interleave, and file order decides between
+	// regexes. Each rule is compiled as it is read, so that a map file's
+	// million rules never exist as a []matcher.Rule.
+	limits := raw.Rules.limits()
+	if fl.ruleSetOnly {
+		limits = fl.node.limits()
+	}
+	for _, k := range []struct {
+		key string
+		v   int
+	}{{"max_regexes", raw.Rules.MaxRegexes}, {"max_regex_instructions", raw.Rules.MaxRegexInstructions}} {
+		if k.v < 0 {
+			errs.add(&Error{File: file, Line: loc.line("rules", 0, k.key), What: "[rules]", Key: k.key, Msg: fmt.Sprintf("%d: give a positive number, or leave it out for the default", k.v)})
+		}
+	}
+	sink := &ruleSink{b: matcher.NewBuilder(limits), file: file, loc: loc, errs: errs}
+	for _, e := range fileOrder(loc, len(raw.Rule), len(raw.Map), len(raw.CSV)) {
+		if errs.full() || sink.stop {
+			break
+		}
+		if e.isCSV {
+			appendCSVRules(sink, e.index, &raw.CSV[e.index], defaults, fl)
+		} else if e.isMap {
+			appendMapRules(sink, e.index, &raw.Map[e.index], defaults, fl)
+		} else if rs, ok := convertRule(file, e.index, &raw.Rule[e.index], defaults, loc, errs); ok {
+			for i := range rs {
+				sink.add(&rs[i])
+			}
+		}
+	}
+	set, err := sink.b.Set()
+	for _, e := range unjoin(err) {
+		if e != nil {
+			sink.place(e)
+		}
+	}
+	return set, sink
 }
 
 // packLimits bounds the Set's packed tables; tests lower it.

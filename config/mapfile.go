@@ -309,29 +309,34 @@ func scanMapFile(name string, data []byte, final bool, line int, tmpl matcher.Ru
 		if n > 0 {
 			line = toks[0].Line
 		}
-		switch {
-		case bad != "":
-			if !fail(line, bad) {
-				return end, lines, false
-			}
-		default:
-			r, ok, err := mapRule(toks[:min(n, len(toks))], n, tmpl)
-			switch {
-			case err != nil:
-				if !fail(line, err.Error()) {
-					return end, lines, false
-				}
-			case ok:
-				r.File, r.Line = name, at(line)
-				it = mapItem{r: r}
-				if !emit(&it) {
-					return end, lines, false
-				}
-			}
+		if entryItem(&it, name, at(line), toks[:min(n, len(toks))], n, bad, tmpl) && !emit(&it) {
+			return end, lines, false
 		}
 		n, bad = 0, ""
 		done()
 	}
+}
+
+// entryItem sets it to what the map entry of n words (the first of
+// them in toks), at line of file name, hands on: its rule, or why it is
+// wrong (bad, when the words already told). It is false for an entry
+// that makes no rule and is not wrong.
+func entryItem(it *mapItem, name string, line int, toks []syntax.Token, n int, bad string, tmpl matcher.Rule) bool {
+	if bad != "" {
+		*it = mapItem{err: &Error{File: name, Line: line, Msg: bad}}
+		return true
+	}
+	r, ok, err := mapRule(toks, n, tmpl)
+	switch {
+	case err != nil:
+		*it = mapItem{err: &Error{File: name, Line: line, Msg: err.Error()}}
+		return true
+	case ok:
+		r.File, r.Line = name, line
+		*it = mapItem{r: r}
+		return true
+	}
+	return false
 }
 
 // skipEntry reads on to the end of the entry at hand, after an error, and

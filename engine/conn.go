@@ -127,7 +127,10 @@ const (
 //
 // It is the parse loop: framing and the connection's fate are decided
 // here, the answer to each request by answer, and every answer the loop
-// writes is counted and logged by record.
+// writes is counted and logged by record. It is long because the loop's
+// state (the output buffer, the offset, the fate so far) is shared by
+// every step of it; split up, each step would take and return it all on
+// the path that answers every request.
 func (cs *conn) serve(buf []byte, s *Server) (used int, res result) {
 	l := cs.loop
 	out := l.out[:0]

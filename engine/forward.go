@@ -275,35 +275,7 @@ func (f *forward) run() {
 	srv.Done(err != nil && upstream.IsConnError(err))
 	defer func() { f.s.m.fwdDur.Update(time.Since(start).Seconds()) }()
 	if err != nil {
-		if st := f.abortStatus.Load(); st != 0 {
-			f.answerError(int(st), abortMessage(int(st)))
-			return
-		}
-		if f.aborted.Load() {
-			f.finish(true)
-			return
-		}
-		status, msg, count := 502, "the upstream server could not be reached\n", um.failed
-		var ne net.Error
-		var small *fasthttp.ErrSmallBuffer
-		switch {
-		case errors.Is(err, fasthttp.ErrNoFreeConns):
-			// Every pooled connection stayed busy for pool_wait_timeout.
-			status, msg, count = 503, "the upstream server is busy\n", um.poolFull
-		case errors.As(err, &small):
-			count.Inc()
-			f.s.m.forwarded[5].Inc()
-			f.s.log.Warn("forwarding failed: the upstream answer's head is larger than 64 KiB", "server", srv.Addr, "status", 502, "limit", upstream.MaxAnswerHead)
-			f.failed(502, "the upstream server sent an answer head too large\n")
-			return
-		case errors.Is(err, fasthttp.ErrTimeout) || errors.As(err, &ne) && ne.Timeout() && !upstream.IsConnError(err):
-			status, msg, count = 504, "the upstream server did not answer in time\n", um.timedOut
-		}
-		count.Inc()
-		f.s.m.forwarded[5].Inc()
-		f.upStatus.Store(int32(status)) // as nginx logs a failed exchange
-		f.s.log.Warn("forwarding failed", "server", srv.Addr, "status", status, "err", err)
-		f.failed(status, msg)
+		f.exchangeFailed(err, srv, um)
 		return
 	}
 	um.ok.Inc()
@@ -316,6 +288,41 @@ func (f *forward) run() {
 		return
 	}
 	f.relay(resp)
+}
+
+// exchangeFailed answers the client when the exchange with srv failed
+// with err: as the abort that stopped it asked, or with 502, 503 or 504
+// as err says, each counted and logged.
+func (f *forward) exchangeFailed(err error, srv *upstream.Server, um *upstreamMetrics) {
+	if st := f.abortStatus.Load(); st != 0 {
+		f.answerError(int(st), abortMessage(int(st)))
+		return
+	}
+	if f.aborted.Load() {
+		f.finish(true)
+		return
+	}
+	status, msg, count := 502, "the upstream server could not be reached\n", um.failed
+	var ne net.Error
+	var small *fasthttp.ErrSmallBuffer
+	switch {
+	case errors.Is(err, fasthttp.ErrNoFreeConns):
+		// Every pooled connection stayed busy for pool_wait_timeout.
+		status, msg, count = 503, "the upstream server is busy\n", um.poolFull
+	case errors.As(err, &small):
+		count.Inc()
+		f.s.m.forwarded[5].Inc()
+		f.s.log.Warn("forwarding failed: the upstream answer's head is larger than 64 KiB", "server", srv.Addr, "status", 502, "limit", upstream.MaxAnswerHead)
+		f.failed(502, "the upstream server sent an answer head too large\n")
+		return
+	case errors.Is(err, fasthttp.ErrTimeout) || errors.As(err, &ne) && ne.Timeout() && !upstream.IsConnError(err):
+		status, msg, count = 504, "the upstream server did not answer in time\n", um.timedOut
+	}
+	count.Inc()
+	f.s.m.forwarded[5].Inc()
+	f.upStatus.Store(int32(status)) // as nginx logs a failed exchange
+	f.s.log.Warn("forwarding failed", "server", srv.Addr, "status", status, "err", err)
+	f.failed(status, msg)
 }
 
 func abortMessage(status int) string {

@@ -175,6 +175,14 @@ func (f *forward) runTunnel(head []byte) {
 	if !f.switchTunnel(out, body) {
 		return
 	}
+	f.pumpTunnel(up, br, body)
+}
+
+// pumpTunnel relays the bytes of a switched tunnel both ways: what the
+// client sends (body) to up on a goroutine of its own, what up sends
+// (read through br) to the client here, until up closes or the client
+// goes.
+func (f *forward) pumpTunnel(up net.Conn, br *bufio.Reader, body chan []byte) {
 	go func() {
 		defer f.s.recoverConn(atTunnel, f.c, f.cs, nil)
 		// Client to upstream; ends when the client goes (abort) or the

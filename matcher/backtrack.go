@@ -408,9 +408,9 @@ func (p *program) matchBig(input []byte, caps []int) bool {
 // and on success leaves the match in caps (caps[0] is set by the caller).
 // On failure every capture register is back to its value on entry.
 //
-// It is one long function, as in regexp, because the goto-based dispatch
-// loop (no push/pop for the common single-successor step) is what keeps it
-// fast.
+// It is long because, as in regexp, the goto-based dispatch loop (no
+// push/pop for the common single-successor step) is what keeps it fast:
+// split into functions, each step would pay a call and spill its state.
 func (p *program) tryBacktrack(input []byte, caps []int, s *Scratch, pc uint32, pos int) bool {
 	prog := p.prog
 	s.push(prog, pc, pos, false)

@@ -110,6 +110,43 @@ func compileRuleInto(r *rule, in *Rule) error {
 	if r.Kind == Regex && r.CaseInsensitive {
 		r.From = "(?i)" + r.From
 	}
+	if err := checkAnswer(&r.Rule); err != nil {
+		return err
+	}
+	if err := r.compileConds(); err != nil {
+		return err
+	}
+	if err := checkForm(&r.Rule); err != nil {
+		return err
+	}
+	var names []string
+	switch r.Kind {
+	case Exact, Prefix:
+		if err := checkPathFrom(&r.Rule); err != nil {
+			return err
+		}
+	case Regex:
+		var err error
+		if names, err = r.compileRegex(); err != nil {
+			return err
+		}
+	default:
+		return fieldErr("match", "unknown rule kind %d", r.Kind)
+	}
+	if r.Pass {
+		return nil
+	}
+	t, err := parseTemplate(r.To, names, r.QueryString)
+	if err != nil {
+		return fieldErr("to", "%v", err)
+	}
+	r.to = t
+	return nil
+}
+
+// checkAnswer refuses a status that is no redirect, and a `to` that the
+// answer cannot have or that is no Location.
+func checkAnswer(r *Rule) error {
 	switch {
 	case r.Pass:
 		if r.To != "" {
@@ -122,10 +159,16 @@ func compileRuleInto(r *rule, in *Rule) error {
 			return fieldErr("to", "%q given for a %d answer, which has no Location; leave to out (or empty)", r.To, r.Status)
 		}
 	default:
-		if err := checkTo(r.To); err != nil {
-			return err
-		}
+		return checkTo(r.To)
 	}
+	return nil
+}
+
+// compileConds compiles what a request must have besides its path for
+// r to answer, and what r's answer adds: the extra headers, the gate,
+// the fallback, the query and when conditions, and the key that tells
+// rules with the same conditions apart.
+func (r *rule) compileConds() error {
 	if len(r.Headers) > 0 {
 		r.Headers = append([]Header(nil), r.Headers...)
 		hdr, err := headerBlock(r.Headers)
@@ -160,64 +203,57 @@ func compileRuleInto(r *rule, in *Rule) error {
 		}
 		r.when, r.condKey, r.vary = w, r.condKey+"\x01"+key, w.vary
 	}
-	if err := checkForm(&r.Rule); err != nil {
-		return err
-	}
-	var names []string
-	switch r.Kind {
-	case Exact, Prefix:
-		if !strings.HasPrefix(r.From, "/") {
-			return fieldErr("from", "%q must be a path starting with '/'", r.From)
-		}
-		if r.RequestURI && r.Kind == Prefix {
-			return fieldErr("request_uri", "prefix rules compare paths only; use an exact or regex rule")
-		}
-		if r.DecodedPath {
-			// The decoded path may hold anything, '?' and '#' too.
-		} else if r.RequestURI {
-			if strings.Contains(r.From, "#") {
-				return fieldErr("from", "%q holds '#', which is never part of a request target", r.From)
-			}
-		} else if strings.ContainsAny(r.From, "?#") {
-			return fieldErr("from", "%q holds '?' or '#'; it is compared with the path only, without the query", r.From)
-		}
-	case Regex:
-		// Rules with query conditions keep their program: lowered rules
-		// are stored without them (litRule).
-		if !r.conditional() {
-			if ncap, ok := lowerFastInto(&r.litv, r.From); ok {
-				r.lit, r.ncaps, names = &r.litv, r.litv.ncaps(), unnamed[:ncap+1]
-				break
-			}
-		}
-		re, err := syntax.Parse(r.From, syntax.Perl)
-		if err != nil {
-			return fieldErr("from", "cannot compile regex %q: %v", r.From, err)
-		}
-		if !r.conditional() {
-			r.lit = lower(re, r.From)
-		}
-		if r.lit != nil {
-			r.ncaps = r.lit.ncaps()
-			names = re.CapNames()
-			break
-		}
-		if err := r.compileProgram(re); err != nil {
-			return err
-		}
-		names = r.prog.names
-	default:
-		return fieldErr("match", "unknown rule kind %d", r.Kind)
-	}
-	if r.Pass {
-		return nil
-	}
-	t, err := parseTemplate(r.To, names, r.QueryString)
-	if err != nil {
-		return fieldErr("to", "%v", err)
-	}
-	r.to = t
 	return nil
+}
+
+// checkPathFrom refuses an exact or prefix rule's `from` that no
+// request's path (or target, for request_uri) can be.
+func checkPathFrom(r *Rule) error {
+	if !strings.HasPrefix(r.From, "/") {
+		return fieldErr("from", "%q must be a path starting with '/'", r.From)
+	}
+	if r.RequestURI && r.Kind == Prefix {
+		return fieldErr("request_uri", "prefix rules compare paths only; use an exact or regex rule")
+	}
+	if r.DecodedPath {
+		// The decoded path may hold anything, '?' and '#' too.
+	} else if r.RequestURI {
+		if strings.Contains(r.From, "#") {
+			return fieldErr("from", "%q holds '#', which is never part of a request target", r.From)
+		}
+	} else if strings.ContainsAny(r.From, "?#") {
+		return fieldErr("from", "%q holds '?' or '#'; it is compared with the path only, without the query", r.From)
+	}
+	return nil
+}
+
+// compileRegex compiles a regex rule's `from`: lowered to literal parts
+// where it can be, else into a program. It returns the names of its
+// capture groups, which `to` may refer to.
+func (r *rule) compileRegex() ([]string, error) {
+	// Rules with query conditions keep their program: lowered rules
+	// are stored without them (litRule).
+	if !r.conditional() {
+		if ncap, ok := lowerFastInto(&r.litv, r.From); ok {
+			r.lit, r.ncaps = &r.litv, r.litv.ncaps()
+			return unnamed[:ncap+1], nil
+		}
+	}
+	re, err := syntax.Parse(r.From, syntax.Perl)
+	if err != nil {
+		return nil, fieldErr("from", "cannot compile regex %q: %v", r.From, err)
+	}
+	if !r.conditional() {
+		r.lit = lower(re, r.From)
+	}
+	if r.lit != nil {
+		r.ncaps = r.lit.ncaps()
+		return re.CapNames(), nil
+	}
+	if err := r.compileProgram(re); err != nil {
+		return nil, err
+	}
+	return r.prog.names, nil
 }
 
 // checkForm refuses the forms of comparison a rule's kind cannot have.

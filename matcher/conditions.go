@@ -109,42 +109,8 @@ func compileWhenIn(w *When, field string) (*when, string, error) {
 	if w.Unless != nil && field != "when" {
 		return nil, "", fieldErr(field+".unless", "an unless holds no unless; write its conditions in the one unless")
 	}
-	for _, l := range w.Language {
-		r := strings.ToLower(l)
-		r = strings.TrimSuffix(r, "-*")
-		if !validRange(r) {
-			return nil, "", fieldErr(field+".language", "%q is not a language range; write a tag such as \"de\", \"de-AT\", \"de-*\" or \"*\"", l)
-		}
-		c.langs = append(c.langs, r)
-		key.WriteString("l" + r + "\x00")
-	}
-	if len(c.langs) > 0 {
-		vary = append(vary, "Accept-Language")
-	}
-	for _, cc := range w.Country {
-		if len(cc) != 2 || cc[0] < 'A' || cc[0] > 'Z' || cc[1] < 'A' || cc[1] > 'Z' {
-			return nil, "", fieldErr(field+".country", "%q is not an ISO 3166 alpha-2 country code; write two capital letters such as \"DE\"", cc)
-		}
-		c.country = append(c.country, cc)
-		key.WriteString("c" + cc + "\x00")
-	}
-	for _, h := range w.Header {
-		if !isToken(h.Name) {
-			return nil, "", fieldErr(field+".header", "%q is not a header field name", h.Name)
-		}
-		c.header = append(c.header, kvBytes{[]byte(strings.ToLower(h.Name)), []byte(h.Value)})
-		key.WriteString("h" + strings.ToLower(h.Name) + "\x00" + h.Value + "\x00")
-		vary = append(vary, h.Name)
-	}
-	for _, k := range w.Cookie {
-		if !isToken(k.Name) {
-			return nil, "", fieldErr(field+".cookie", "%q is not a cookie name", k.Name)
-		}
-		c.cookie = append(c.cookie, k)
-		key.WriteString("k" + k.Name + "\x00" + k.Value + "\x00")
-	}
-	if len(c.cookie) > 0 {
-		vary = append(vary, "Cookie")
+	if err := c.compileClientConds(w, field, &key, &vary); err != nil {
+		return nil, "", err
 	}
 	switch w.Scheme {
 	case "":
@@ -185,6 +151,50 @@ func compileWhenIn(w *When, field string) (*when, string, error) {
 		c.vary = "Vary: " + strings.Join(vary, ", ") + "\r\n"
 	}
 	return c, key.String(), nil
+}
+
+// compileClientConds compiles w's conditions on what the client sends
+// and where it is (language, country, header, cookie) into c, writing
+// each to key and the header fields they read to vary.
+func (c *when) compileClientConds(w *When, field string, key *strings.Builder, vary *[]string) error {
+	for _, l := range w.Language {
+		r := strings.ToLower(l)
+		r = strings.TrimSuffix(r, "-*")
+		if !validRange(r) {
+			return fieldErr(field+".language", "%q is not a language range; write a tag such as \"de\", \"de-AT\", \"de-*\" or \"*\"", l)
+		}
+		c.langs = append(c.langs, r)
+		key.WriteString("l" + r + "\x00")
+	}
+	if len(c.langs) > 0 {
+		*vary = append(*vary, "Accept-Language")
+	}
+	for _, cc := range w.Country {
+		if len(cc) != 2 || cc[0] < 'A' || cc[0] > 'Z' || cc[1] < 'A' || cc[1] > 'Z' {
+			return fieldErr(field+".country", "%q is not an ISO 3166 alpha-2 country code; write two capital letters such as \"DE\"", cc)
+		}
+		c.country = append(c.country, cc)
+		key.WriteString("c" + cc + "\x00")
+	}
+	for _, h := range w.Header {
+		if !isToken(h.Name) {
+			return fieldErr(field+".header", "%q is not a header field name", h.Name)
+		}
+		c.header = append(c.header, kvBytes{[]byte(strings.ToLower(h.Name)), []byte(h.Value)})
+		key.WriteString("h" + strings.ToLower(h.Name) + "\x00" + h.Value + "\x00")
+		*vary = append(*vary, h.Name)
+	}
+	for _, k := range w.Cookie {
+		if !isToken(k.Name) {
+			return fieldErr(field+".cookie", "%q is not a cookie name", k.Name)
+		}
+		c.cookie = append(c.cookie, k)
+		key.WriteString("k" + k.Name + "\x00" + k.Value + "\x00")
+	}
+	if len(c.cookie) > 0 {
+		*vary = append(*vary, "Cookie")
+	}
+	return nil
 }
 
 // validRange reports whether r (lower case, "-*" cut) is "*" or

@@ -301,6 +301,22 @@ tail:
 	if len(b) == 0 || len(b) > math.MaxUint16 {
 		return 0, false
 	}
+	ncap, ok := lowerTail(p, s)
+	if !ok {
+		return 0, false
+	}
+	p.fold = fold && letters
+	p.pat = string(b)
+	if i := strings.Index(expr, p.pat); i >= 0 {
+		p.pat = expr[i : i+len(p.pat)]
+	}
+	return ncap, true
+}
+
+// lowerTail sets p's tail from s, what follows the literal part of a
+// regex, and returns its number of capture groups; it is false for a
+// tail lowerFast does not recognise.
+func lowerTail(p *litPattern, s string) (int, bool) {
 	ncap := 0
 	switch s {
 	case "":
@@ -319,11 +335,6 @@ tail:
 		p.tail, p.capture, ncap = tailAnyEnd, true, 1
 	default:
 		return 0, false
-	}
-	p.fold = fold && letters
-	p.pat = string(b)
-	if i := strings.Index(expr, p.pat); i >= 0 {
-		p.pat = expr[i : i+len(p.pat)]
 	}
 	return ncap, true
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/redirectd/redirectd/benchmarks/rules"
+	"github.com/redirectd/redirectd/matcher"
 )
 
 // haproxy serves exact rules from a map_str (a tree), prefix rules from
@@ -42,32 +43,10 @@ func (haproxy) Configure(in Instance) ([]string, []string, error) {
 	}); err != nil {
 		return nil, nil, err
 	}
-	// HAProxy 2.6 cannot cut a prefix of a length known only at run time
-	// (bytes() takes constants), so prefix rules are grouped by how many
-	// path segments they hold, one map per depth, and the rest of the path
-	// is field(depth+2,/,0). Deeper prefixes are longer and are tried first.
-	depths := map[int][]string{}
-	for _, r := range prefix {
-		if !strings.HasSuffix(r.From, "/") {
-			return nil, nil, fmt.Errorf("haproxy config: prefix rule %q does not end in /; only whole path segments can be cut", r.From)
-		}
-		d := strings.Count(r.From, "/") - 1
-		depths[d] = append(depths[d], fmt.Sprintf("%s %s\n", r.From, r.To))
+	order, err := haproxyPrefixMaps(in.Dir, prefix)
+	if err != nil {
+		return nil, nil, err
 	}
-	var order []int
-	for d, lines := range depths {
-		order = append(order, d)
-		if err := writeFile(join(in.Dir, fmt.Sprintf("prefix-%d.map", d)), func(w *bufio.Writer) error {
-			for _, l := range lines {
-				w.WriteString(l)
-			}
-			return nil
-		}); err != nil {
-			return nil, nil, err
-		}
-	}
-	slices.Sort(order)
-	slices.Reverse(order)
 	if err := writeFile(join(in.Dir, "regex.map"), func(w *bufio.Writer) error {
 		for _, r := range regex {
 			fmt.Fprintf(w, "%s %s\n", r.From, strings.NewReplacer("$1", `\1`, "$2", `\2`).Replace(r.To))
@@ -78,7 +57,7 @@ func (haproxy) Configure(in Instance) ([]string, []string, error) {
 	}
 
 	path := join(in.Dir, "haproxy.cfg")
-	err := writeFile(path, func(w *bufio.Writer) error {
+	err = writeFile(path, func(w *bufio.Writer) error {
 		fmt.Fprintf(w, "global\n  nbthread %d\n  maxconn 5000\n", in.CPUs)
 		if in.AccessLog != "" {
 			w.WriteString("  log stdout format raw local0\n") // the harness sends stdout to the log file
@@ -111,6 +90,39 @@ func (haproxy) Configure(in Instance) ([]string, []string, error) {
 		return nil
 	})
 	return []string{"haproxy", "-db", "-f", path}, nil, err
+}
+
+// haproxyPrefixMaps writes the prefix rules into dir, one map per depth,
+// and returns the depths, deepest first.
+//
+// HAProxy 2.6 cannot cut a prefix of a length known only at run time
+// (bytes() takes constants), so prefix rules are grouped by how many
+// path segments they hold, one map per depth, and the rest of the path
+// is field(depth+2,/,0). Deeper prefixes are longer and are tried first.
+func haproxyPrefixMaps(dir string, prefix []matcher.Rule) ([]int, error) {
+	depths := map[int][]string{}
+	for _, r := range prefix {
+		if !strings.HasSuffix(r.From, "/") {
+			return nil, fmt.Errorf("haproxy config: prefix rule %q does not end in /; only whole path segments can be cut", r.From)
+		}
+		d := strings.Count(r.From, "/") - 1
+		depths[d] = append(depths[d], fmt.Sprintf("%s %s\n", r.From, r.To))
+	}
+	var order []int
+	for d, lines := range depths {
+		order = append(order, d)
+		if err := writeFile(join(dir, fmt.Sprintf("prefix-%d.map", d)), func(w *bufio.Writer) error {
+			for _, l := range lines {
+				w.WriteString(l)
+			}
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+	}
+	slices.Sort(order)
+	slices.Reverse(order)
+	return order, nil
 }
 
 // haproxySitemap serves the sitemap corpus from one map_regm, tried in file

@@ -97,8 +97,7 @@ type job struct {
 func fixedRate(addr string, reqs [][]byte, rate float64, conns int, warm, d time.Duration) (LoadResult, error) {
 	queues := make([]chan job, conns)
 	lat := make([][]time.Duration, conns)
-	var errs, total atomic.Int64
-	var firstErr atomic.Value
+	var counts loadCounts
 	var wg sync.WaitGroup
 	for i := range conns {
 		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
@@ -112,64 +111,92 @@ func fixedRate(addr string, reqs [][]byte, rate float64, conns int, warm, d time
 		wg.Add(1)
 		go func(i int, c net.Conn) {
 			defer wg.Done()
-			br := bufio.NewReaderSize(c, 64<<10)
-			broken := false
-			for j := range queues[i] {
-				if broken {
-					continue
-				}
-				_, err := c.Write(j.req)
-				if err == nil {
-					_, err = readAnswer(br, false)
-				}
-				if err != nil {
-					errs.Add(1)
-					firstErr.CompareAndSwap(nil, err.Error())
-					broken = true // the rest of this connection's jobs are dropped and counted as missing
-					continue
-				}
-				total.Add(1)
-				if j.count {
-					lat[i] = append(lat[i], time.Since(j.sent))
-				}
-			}
+			counts.send(c, queues[i], &lat[i])
 		}(i, c)
 	}
-
-	// The pacer holds its own OS thread so it sleeps in nanosleep, not in
-	// the Go scheduler.
-	interval := time.Duration(float64(time.Second) / rate)
 	var lags []time.Duration
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		runtime.LockOSThread()
-		unix.Prctl(unix.PR_SET_TIMERSLACK, 1000, 0, 0, 0)
-		start := time.Now().Add(10 * time.Millisecond)
-		measureFrom, end := start.Add(warm), start.Add(warm+d)
-		n := 0
-		for due := start; due.Before(end); due = due.Add(interval) {
-			if wait := time.Until(due); wait > 0 {
-				ts := unix.NsecToTimespec(wait.Nanoseconds())
-				unix.Nanosleep(&ts, nil)
-			}
-			now := time.Now()
-			lags = append(lags, now.Sub(due))
-			select {
-			case queues[n%conns] <- job{req: reqs[n%len(reqs)], sent: now, count: !due.Before(measureFrom)}:
-			default: // a connection a whole second behind: count it as an error, not a wait
-				errs.Add(1)
-				firstErr.CompareAndSwap(nil, "a connection fell more than a second behind")
-			}
-			n++
-		}
+		lags = pace(queues, reqs, rate, warm, d, &counts)
 	}()
 	<-done
 	for _, q := range queues {
 		close(q)
 	}
 	wg.Wait()
+	return summarise(lat, lags, &counts, rate, d), nil
+}
 
+// loadCounts counts what fixedRate's connections send, from all of
+// them at once.
+type loadCounts struct {
+	errs, total atomic.Int64
+	firstErr    atomic.Value // string
+}
+
+// fail counts an error, keeping the first one's text.
+func (n *loadCounts) fail(msg string) {
+	n.errs.Add(1)
+	n.firstErr.CompareAndSwap(nil, msg)
+}
+
+// send sends the jobs of q over c one at a time, each after the answer
+// to the one before, appending the latency of those measured to lat.
+func (n *loadCounts) send(c net.Conn, q <-chan job, lat *[]time.Duration) {
+	br := bufio.NewReaderSize(c, 64<<10)
+	broken := false
+	for j := range q {
+		if broken {
+			continue
+		}
+		_, err := c.Write(j.req)
+		if err == nil {
+			_, err = readAnswer(br, false)
+		}
+		if err != nil {
+			n.fail(err.Error())
+			broken = true // the rest of this connection's jobs are dropped and counted as missing
+			continue
+		}
+		n.total.Add(1)
+		if j.count {
+			*lat = append(*lat, time.Since(j.sent))
+		}
+	}
+}
+
+// pace hands reqs in turn to the queues at rate for warm and then d,
+// and returns how late each hand-over was. It holds its own OS thread
+// so that it sleeps in nanosleep, not in the Go scheduler.
+func pace(queues []chan job, reqs [][]byte, rate float64, warm, d time.Duration, counts *loadCounts) []time.Duration {
+	runtime.LockOSThread()
+	unix.Prctl(unix.PR_SET_TIMERSLACK, 1000, 0, 0, 0)
+	interval := time.Duration(float64(time.Second) / rate)
+	var lags []time.Duration
+	start := time.Now().Add(10 * time.Millisecond)
+	measureFrom, end := start.Add(warm), start.Add(warm+d)
+	n := 0
+	for due := start; due.Before(end); due = due.Add(interval) {
+		if wait := time.Until(due); wait > 0 {
+			ts := unix.NsecToTimespec(wait.Nanoseconds())
+			unix.Nanosleep(&ts, nil)
+		}
+		now := time.Now()
+		lags = append(lags, now.Sub(due))
+		select {
+		case queues[n%len(queues)] <- job{req: reqs[n%len(reqs)], sent: now, count: !due.Before(measureFrom)}:
+		default: // a connection a whole second behind: count it as an error, not a wait
+			counts.fail("a connection fell more than a second behind")
+		}
+		n++
+	}
+	return lags
+}
+
+// summarise turns the latencies of the measured part and the pacer's
+// lags into fixedRate's result.
+func summarise(lat [][]time.Duration, lags []time.Duration, counts *loadCounts, rate float64, d time.Duration) LoadResult {
 	var all []time.Duration
 	for _, l := range lat {
 		all = append(all, l...)
@@ -182,11 +209,11 @@ func fixedRate(addr string, reqs [][]byte, rate float64, conns int, warm, d time
 		}
 		return float64(s[min(len(s)-1, int(q*float64(len(s))))].Nanoseconds()) / 1e3
 	}
-	res := LoadResult{Rate: rate, Requests: len(all), Total: int(total.Load()), Errors: int(errs.Load()),
+	res := LoadResult{Rate: rate, Requests: len(all), Total: int(counts.total.Load()), Errors: int(counts.errs.Load()),
 		Achieved: float64(len(all)) / d.Seconds(),
 		P50US:    us(all, 0.50), P99US: us(all, 0.99), P999US: us(all, 0.999), PacerLagUS: us(lags, 0.99)}
-	if e, ok := firstErr.Load().(string); ok {
+	if e, ok := counts.firstErr.Load().(string); ok {
 		res.FirstError = e
 	}
-	return res, nil
+	return res
 }

@@ -117,14 +117,7 @@ func runMain() error {
 	if len(scenarios) == 0 && len(s.Scale) == 0 && s.Soak == 0 {
 		return fmt.Errorf("nothing to run: SCENARIOS=%q with SITEMAP=%d, no SCALE, no SOAK", os.Getenv("SCENARIOS"), s.Sitemap)
 	}
-	progs := map[string]string{"nginx": "nginx", "wrk": "wrk", "taskset": "util-linux"} // nginx is the origin too
-	if s.Only == nil || s.Only["haproxy"] {
-		progs["haproxy"] = "haproxy"
-	}
-	if (s.Only == nil || s.Only["caddy"]) && (hasScenario(scenarios, func(sc Scenario) bool { return !sc.Sitemap }) || s.Soak > 0) {
-		progs["caddy"] = "caddy" // not run on the sitemap corpus, nor in the scale runs
-	}
-	if err := ensurePrograms(progs); err != nil {
+	if err := ensurePrograms(neededPrograms(s, scenarios)); err != nil {
 		return err
 	}
 	raiseFileLimit()
@@ -149,6 +142,47 @@ func runMain() error {
 	}
 	h := &harness{s: s, work: work, self: self, script: filepath.Join(work, "requests.lua"),
 		scenarios: scenarios, reqFiles: map[string]string{}}
+	if err := h.writeInputs(); err != nil {
+		return err
+	}
+	servers, err := chooseServers(s, work)
+	if err != nil {
+		return err
+	}
+	if hasScenario(scenarios, Scenario.forwards) {
+		origin, err := startOrigin(work, s.ClientCPUs)
+		if err != nil {
+			return err
+		}
+		defer origin.Stop()
+		h.origin = origin.addr
+	}
+	h.res = &Results{Date: time.Now().UTC().Format("2006-01-02"), Commit: gitCommit(), Quick: s.Quick,
+		Settings: RunSettings{Exact: s.Spec.Exact, Prefix: s.Spec.Prefix, Regex: s.Spec.Regex,
+			WarmupS: s.Warmup.Seconds(), DurationS: s.Duration.Seconds(), Runs: s.Runs, Concurrency: s.Concurrency,
+			ServerCPUs: s.ServerCPUs, ClientCPUs: s.ClientCPUs, Baseline: s.Baseline, Scenarios: selectedNames(s)},
+		Machine: machine(), Versions: map[string]string{"wrk": wrkVersion()}}
+	h.measure(servers)
+	return h.save()
+}
+
+// neededPrograms lists the programs the run needs, each with the
+// package that holds it.
+func neededPrograms(s Settings, scenarios []Scenario) map[string]string {
+	progs := map[string]string{"nginx": "nginx", "wrk": "wrk", "taskset": "util-linux"} // nginx is the origin too
+	if s.Only == nil || s.Only["haproxy"] {
+		progs["haproxy"] = "haproxy"
+	}
+	if (s.Only == nil || s.Only["caddy"]) && (hasScenario(scenarios, func(sc Scenario) bool { return !sc.Sitemap }) || s.Soak > 0) {
+		progs["caddy"] = "caddy" // not run on the sitemap corpus, nor in the scale runs
+	}
+	return progs
+}
+
+// writeInputs writes wrk's script, the TLS files and each scenario's
+// requests into h.work.
+func (h *harness) writeInputs() error {
+	s := h.s
 	if err := writeWrkScript(h.script); err != nil {
 		return err
 	}
@@ -157,22 +191,28 @@ func runMain() error {
 		i := slices.IndexFunc(Scenarios(s.Spec), func(sc Scenario) bool { return sc.Name == "mixed" })
 		reqScenarios = append(slices.Clip(reqScenarios), Scenarios(s.Spec)[i])
 	}
-	if hasScenario(scenarios, func(sc Scenario) bool { return sc.TLS }) {
-		if h.tlsFiles, err = writeTLSFiles(work); err != nil {
+	if hasScenario(h.scenarios, func(sc Scenario) bool { return sc.TLS }) {
+		var err error
+		if h.tlsFiles, err = writeTLSFiles(h.work); err != nil {
 			return err
 		}
 	}
 	for _, sc := range reqScenarios {
-		h.reqFiles[sc.Name] = filepath.Join(work, sc.Name+".req")
+		h.reqFiles[sc.Name] = filepath.Join(h.work, sc.Name+".req")
 		if err := writeRequests(h.reqFiles[sc.Name], sc); err != nil {
 			return err
 		}
 	}
+	return nil
+}
 
+// chooseServers builds redirectd (and its BASELINE) into work and
+// returns the servers ONLY chose.
+func chooseServers(s Settings, work string) ([]Server, error) {
 	logf("building redirectd")
 	bin, err := buildRedirectd(work, "")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var servers []Server
 	for _, srv := range allServers(bin) {
@@ -183,26 +223,19 @@ func runMain() error {
 			logf("building redirectd at BASELINE=%s", s.Baseline)
 			base, err := buildRedirectd(work, s.Baseline)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			servers = append(servers, &redirectd{name: "redirectd@" + s.Baseline, bin: base})
 		}
 	}
+	return servers, nil
+}
 
-	if hasScenario(scenarios, Scenario.forwards) {
-		origin, err := startOrigin(work, s.ClientCPUs)
-		if err != nil {
-			return err
-		}
-		defer origin.Stop()
-		h.origin = origin.addr
-	}
-
-	h.res = &Results{Date: time.Now().UTC().Format("2006-01-02"), Commit: gitCommit(), Quick: s.Quick,
-		Settings: RunSettings{Exact: s.Spec.Exact, Prefix: s.Spec.Prefix, Regex: s.Spec.Regex,
-			WarmupS: s.Warmup.Seconds(), DurationS: s.Duration.Seconds(), Runs: s.Runs, Concurrency: s.Concurrency,
-			ServerCPUs: s.ServerCPUs, ClientCPUs: s.ClientCPUs, Baseline: s.Baseline, Scenarios: selectedNames(s)},
-		Machine: machine(), Versions: map[string]string{"wrk": wrkVersion()}}
+// measure runs every phase the settings ask for on each server, into
+// h.res: the throughput and TLS phases, the fixed rate, the sitemap,
+// the scale and the soak runs.
+func (h *harness) measure(servers []Server) {
+	s, scenarios := h.s, h.scenarios
 	logf("servers on CPUs %s, load on CPUs %s; %s warm-up, %d x %s per scenario", s.ServerCPUs, s.ClientCPUs, s.Warmup, s.Runs, s.Duration)
 	for _, srv := range servers {
 		sr := h.maxThroughput(srv)
@@ -237,7 +270,12 @@ func runMain() error {
 			h.res.Soak = append(h.res.Soak, h.soak(srv))
 		}
 	}
+}
 
+// save writes h.res to its results file under OUT, prints its table
+// and, for a full run or README=1, rewrites the README's table.
+func (h *harness) save() error {
+	s := h.s
 	if err := mkdirs(s.Out); err != nil {
 		return err
 	}

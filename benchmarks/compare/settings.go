@@ -96,45 +96,19 @@ func settingsFromEnv(getenv func(string) string) (Settings, error) {
 	dur("DURATION", &s.Duration)
 	dur("SOAK", &s.Soak)
 	if v := getenv("SCALE"); v != "" {
-		s.Scale = nil
-		for _, f := range strings.Split(v, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil || n < 0 {
-				errs = append(errs, fmt.Sprintf("SCALE=%q: want exact-rule counts separated by commas, or 0 for none", v))
-				break
-			}
-			if n > 0 {
-				s.Scale = append(s.Scale, n)
-			}
-		}
+		var bad []string
+		s.Scale, bad = parseScale(v)
+		errs = append(errs, bad...)
 	}
 	if v := getenv("ONLY"); v != "" {
-		s.Only = map[string]bool{}
-		for _, name := range strings.Split(v, ",") {
-			name = strings.TrimSpace(name)
-			if name != "redirectd" && name != "nginx" && name != "haproxy" && name != "caddy" {
-				errs = append(errs, fmt.Sprintf("ONLY=%q: %q is not a server; use redirectd, nginx, haproxy and caddy, separated by commas", v, name))
-				continue
-			}
-			s.Only[name] = true
-		}
+		var bad []string
+		s.Only, bad = parseOnly(v)
+		errs = append(errs, bad...)
 	}
 	if v := getenv("SCENARIOS"); v != "" {
-		s.Selected = map[string]bool{}
-		for _, name := range strings.Split(v, ",") {
-			name = strings.TrimSpace(name)
-			if g, ok := scenarioGroups[name]; ok {
-				for _, n := range g {
-					s.Selected[n] = true
-				}
-				continue
-			}
-			if !slices.Contains(scenarioGroups["reference"], name) && !slices.Contains(scenarioGroups["sitemap"], name) && !slices.Contains(scenarioGroups["tls"], name) {
-				errs = append(errs, fmt.Sprintf("SCENARIOS=%q: %q is not a scenario; use reference, sitemap, proxy, tls or names from benchmarks/README.md's table, separated by commas", v, name))
-				continue
-			}
-			s.Selected[name] = true
-		}
+		var bad []string
+		s.Selected, bad = parseScenarios(v)
+		errs = append(errs, bad...)
 		if getenv("SCALE") == "" { // a chosen set of scenarios runs no scale runs unless asked
 			s.Scale = nil
 		}
@@ -154,6 +128,60 @@ func settingsFromEnv(getenv func(string) string) (Settings, error) {
 		return s, fmt.Errorf("bench-compare settings:\n  %s", strings.Join(errs, "\n  "))
 	}
 	return s, nil
+}
+
+// parseScale reads SCALE=v, exact-rule counts separated by commas (0:
+// none), and says what is wrong with it.
+func parseScale(v string) (scale []int, errs []string) {
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 0 {
+			errs = append(errs, fmt.Sprintf("SCALE=%q: want exact-rule counts separated by commas, or 0 for none", v))
+			break
+		}
+		if n > 0 {
+			scale = append(scale, n)
+		}
+	}
+	return scale, errs
+}
+
+// parseOnly reads ONLY=v, server names separated by commas, and says
+// what is wrong with it.
+func parseOnly(v string) (map[string]bool, []string) {
+	only := map[string]bool{}
+	var errs []string
+	for _, name := range strings.Split(v, ",") {
+		name = strings.TrimSpace(name)
+		if name != "redirectd" && name != "nginx" && name != "haproxy" && name != "caddy" {
+			errs = append(errs, fmt.Sprintf("ONLY=%q: %q is not a server; use redirectd, nginx, haproxy and caddy, separated by commas", v, name))
+			continue
+		}
+		only[name] = true
+	}
+	return only, errs
+}
+
+// parseScenarios reads SCENARIOS=v, scenario and group names separated
+// by commas, and says what is wrong with it.
+func parseScenarios(v string) (map[string]bool, []string) {
+	sel := map[string]bool{}
+	var errs []string
+	for _, name := range strings.Split(v, ",") {
+		name = strings.TrimSpace(name)
+		if g, ok := scenarioGroups[name]; ok {
+			for _, n := range g {
+				sel[n] = true
+			}
+			continue
+		}
+		if !slices.Contains(scenarioGroups["reference"], name) && !slices.Contains(scenarioGroups["sitemap"], name) && !slices.Contains(scenarioGroups["tls"], name) {
+			errs = append(errs, fmt.Sprintf("SCENARIOS=%q: %q is not a scenario; use reference, sitemap, proxy, tls or names from benchmarks/README.md's table, separated by commas", v, name))
+			continue
+		}
+		sel[name] = true
+	}
+	return sel, errs
 }
 
 // splitCPUs gives the servers the CPUs in spec (a taskset list such as

@@ -67,42 +67,7 @@ var peers = map[string]bool{"nginx": true, "haproxy": true, "caddy": true}
 // one table per kind of figure, with redirectd's ratio to the best peer.
 func renderTable(res *Results) string {
 	var b strings.Builder
-	label := "Full run"
-	if res.Quick {
-		label = "**QUICK run** (one short run per scenario, on a shared machine: indicative only)"
-	}
-	st := res.Settings
-	var sets []string
-	reference := len(res.Scale) > 0 || len(res.Soak) > 0 || slices.ContainsFunc(res.Servers, func(s *ServerResult) bool {
-		return slices.ContainsFunc(s.Scenarios, func(r *ScenarioResult) bool { return !strings.HasPrefix(r.Name, "sitemap-") && r.Name != "proxy" })
-	})
-	proxy := slices.ContainsFunc(res.Servers, func(s *ServerResult) bool { return s.scenario("proxy") != nil })
-	if reference || st.Sitemap == 0 && !proxy {
-		sets = append(sets, fmt.Sprintf("Rules: %d exact, %d prefix, %d regex.", st.Exact, st.Prefix, st.Regex))
-	}
-	if proxy {
-		sets = append(sets, fmt.Sprintf("proxy: %d exact rule, no prefix or regex; every request a miss forwarded to an nginx origin on CPU %s answering %d bytes, keep-alive both sides.", proxySpec.Exact, st.ClientCPUs, originBody))
-	}
-	if slices.ContainsFunc(res.Servers, func(s *ServerResult) bool { return s.scenario("tls-exact") != nil || s.TLSIdle != nil }) {
-		sets = append(sets, "tls-*: the same rules over HTTPS, one ECDSA P-256 certificate generated for the run, each server's default TLS settings (1.2 and 1.3, session tickets on); tls-churn's wrk resumes the session on each new connection.")
-	}
-	if st.Sitemap > 0 {
-		sets = append(sets, fmt.Sprintf("Sitemap corpus: %d regex keys.", st.Sitemap))
-	}
-	ruleSets := strings.Join(sets, " ")
-	if len(st.Scenarios) > 0 {
-		ruleSets += " Scenarios: " + strings.Join(st.Scenarios, ", ") + "."
-	}
-	fmt.Fprintf(&b, "%s of `make bench-compare`, %s, commit %s. %s Each scenario: %.0f s warm-up, then %d x %.0f s with %d connections, median kept. Servers on CPU %s, load on CPU %s. Machine: %s, %d CPUs, %d MiB, Linux %s, %s.\n\n",
-		label, res.Date, res.Commit, ruleSets, st.WarmupS, st.Runs, st.DurationS, st.Concurrency,
-		st.ServerCPUs, st.ClientCPUs, res.Machine.CPU, res.Machine.CPUs, res.Machine.MemMiB, res.Machine.Kernel, res.Machine.Go)
-	var vs []string
-	for _, s := range res.Servers {
-		vs = append(vs, fmt.Sprintf("%s %s", s.Name, cmp.Or(s.Version, "(not installed)")))
-	}
-	vs = append(vs, "wrk "+res.Versions["wrk"])
-	fmt.Fprintf(&b, "Versions: %s.\n\n", strings.Join(vs, "; "))
-
+	writeRunHeader(&b, res)
 	names := make([]string, len(res.Servers))
 	for i, s := range res.Servers {
 		names[i] = s.Name
@@ -110,13 +75,7 @@ func renderTable(res *Results) string {
 	head := func(title, ratio string) {
 		fmt.Fprintf(&b, "| %s | %s | %s |\n|---|%s--:|\n", title, strings.Join(names, " | "), ratio, strings.Repeat("--:|", len(names)))
 	}
-	// Only the scenarios of this run get a row.
-	var order []string
-	for _, sc := range slices.Concat(scenarioGroups["reference"], scenarioGroups["proxy"], scenarioGroups["tls"], scenarioGroups["sitemap"]) {
-		if slices.ContainsFunc(res.Servers, func(s *ServerResult) bool { return s.scenario(sc) != nil }) {
-			order = append(order, sc)
-		}
-	}
+	order := scenarioOrder(res) // only the scenarios of this run get a row
 	cell := func(s *ServerResult, sc string, get func(*ScenarioResult) float64, format string) (string, float64) {
 		if s.Failed != "" {
 			return "failed to start", 0
@@ -179,6 +138,72 @@ func renderTable(res *Results) string {
 	}
 	tlsTables(&b, res, head, row)
 	scaleAndSoak(&b, res)
+	if failures := failureList(res); len(failures) > 0 {
+		b.WriteString("Failed (not timed):\n\n- " + strings.Join(failures, "\n- ") + "\n")
+	}
+	return b.String()
+}
+
+// writeRunHeader writes what ran where: the rules and scenarios, the
+// settings, the machine and each program's version.
+func writeRunHeader(b *strings.Builder, res *Results) {
+	label := "Full run"
+	if res.Quick {
+		label = "**QUICK run** (one short run per scenario, on a shared machine: indicative only)"
+	}
+	st := res.Settings
+	ruleSets := runSetsText(res)
+	fmt.Fprintf(b, "%s of `make bench-compare`, %s, commit %s. %s Each scenario: %.0f s warm-up, then %d x %.0f s with %d connections, median kept. Servers on CPU %s, load on CPU %s. Machine: %s, %d CPUs, %d MiB, Linux %s, %s.\n\n",
+		label, res.Date, res.Commit, ruleSets, st.WarmupS, st.Runs, st.DurationS, st.Concurrency,
+		st.ServerCPUs, st.ClientCPUs, res.Machine.CPU, res.Machine.CPUs, res.Machine.MemMiB, res.Machine.Kernel, res.Machine.Go)
+	var vs []string
+	for _, s := range res.Servers {
+		vs = append(vs, fmt.Sprintf("%s %s", s.Name, cmp.Or(s.Version, "(not installed)")))
+	}
+	vs = append(vs, "wrk "+res.Versions["wrk"])
+	fmt.Fprintf(b, "Versions: %s.\n\n", strings.Join(vs, "; "))
+}
+
+// runSetsText says which rule sets and scenarios the run had.
+func runSetsText(res *Results) string {
+	st := res.Settings
+	var sets []string
+	reference := len(res.Scale) > 0 || len(res.Soak) > 0 || slices.ContainsFunc(res.Servers, func(s *ServerResult) bool {
+		return slices.ContainsFunc(s.Scenarios, func(r *ScenarioResult) bool { return !strings.HasPrefix(r.Name, "sitemap-") && r.Name != "proxy" })
+	})
+	proxy := slices.ContainsFunc(res.Servers, func(s *ServerResult) bool { return s.scenario("proxy") != nil })
+	if reference || st.Sitemap == 0 && !proxy {
+		sets = append(sets, fmt.Sprintf("Rules: %d exact, %d prefix, %d regex.", st.Exact, st.Prefix, st.Regex))
+	}
+	if proxy {
+		sets = append(sets, fmt.Sprintf("proxy: %d exact rule, no prefix or regex; every request a miss forwarded to an nginx origin on CPU %s answering %d bytes, keep-alive both sides.", proxySpec.Exact, st.ClientCPUs, originBody))
+	}
+	if slices.ContainsFunc(res.Servers, func(s *ServerResult) bool { return s.scenario("tls-exact") != nil || s.TLSIdle != nil }) {
+		sets = append(sets, "tls-*: the same rules over HTTPS, one ECDSA P-256 certificate generated for the run, each server's default TLS settings (1.2 and 1.3, session tickets on); tls-churn's wrk resumes the session on each new connection.")
+	}
+	if st.Sitemap > 0 {
+		sets = append(sets, fmt.Sprintf("Sitemap corpus: %d regex keys.", st.Sitemap))
+	}
+	ruleSets := strings.Join(sets, " ")
+	if len(st.Scenarios) > 0 {
+		ruleSets += " Scenarios: " + strings.Join(st.Scenarios, ", ") + "."
+	}
+	return ruleSets
+}
+
+// scenarioOrder lists the scenarios of this run in the tables' order.
+func scenarioOrder(res *Results) []string {
+	var order []string
+	for _, sc := range slices.Concat(scenarioGroups["reference"], scenarioGroups["proxy"], scenarioGroups["tls"], scenarioGroups["sitemap"]) {
+		if slices.ContainsFunc(res.Servers, func(s *ServerResult) bool { return s.scenario(sc) != nil }) {
+			order = append(order, sc)
+		}
+	}
+	return order
+}
+
+// failureList says, one line each, what failed to start or run.
+func failureList(res *Results) []string {
 	var failures []string
 	for _, s := range res.Servers {
 		if s.Failed != "" {
@@ -199,10 +224,7 @@ func renderTable(res *Results) string {
 			failures = append(failures, fmt.Sprintf("%s check on the sitemap corpus: %s", s.Name, oneLine(s.Sitemap.CheckFailed)))
 		}
 	}
-	if len(failures) > 0 {
-		b.WriteString("Failed (not timed):\n\n- " + strings.Join(failures, "\n- ") + "\n")
-	}
-	return b.String()
+	return failures
 }
 
 // The table writers below share renderTable's helpers: head writes a

@@ -22,23 +22,13 @@ import (
 )
 
 // serve runs the server until SIGINT or SIGTERM; SIGHUP reloads the rules.
+// It reads the flags, loads the config, starts the server and its
+// companions (upstream pool, access log, TLS, rule source, admin) in
+// that order, then waits for signals; each companion's defer stops it.
 func serve(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("serve", stderr)
-	file := configFlag(fs)
-	logFormat := fs.String("log-format", "text", "log format: `text` or json")
-	adminListen := fs.String("admin-listen", "", "serve the admin endpoints on `addr` instead of [admin] listen (\"off\": none); for a second instance during an upgrade")
-	takeover := fs.Bool("upgrade", false, "take over the traffic ports from the redirectd serving them, for a zero-downtime upgrade (both serve until the old one is stopped); without it a port in use is an error")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return parseExit(err)
-	}
-	if !noArgs(fs, pos, stderr) {
-		return 2
-	}
-	log, err := newLogger(stderr, *logFormat)
-	if err != nil {
-		fmt.Fprintf(stderr, "redirectd serve: %v\n", err)
-		return 2
+	fl, log, code := parseServeFlags(args, stderr)
+	if log == nil {
+		return code
 	}
 	// Signals are caught from the start: SIGHUP's default action would
 	// kill a server that is reloaded while it starts.
@@ -47,42 +37,25 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	defer signal.Stop(sig)
 
 	start := time.Now()
-	// The first load builds a heap from nothing: at the default GOGC the
-	// collector runs on every doubling of a growing heap, marking it again
-	// each time, about a fifth of the time to the first answer on a
-	// 40,000-regex map. It runs less often during that load;
-	// FreeOSMemory below hands the garbage back once serving.
-	gc := debug.SetGCPercent(400)
-	cfg, err := loadConfig(*file)
-	debug.SetGCPercent(gc)
+	cfg, err := loadForServe(fl)
 	if err != nil {
 		fmt.Fprintf(stderr, "%v\n", err)
 		return 1
 	}
-	if *adminListen != "" {
-		cfg.Admin.Listen = *adminListen
-	}
-	if err := startable(cfg); err != nil {
-		fmt.Fprintf(stderr, "%v\n", err)
-		return 1
-	}
 	opts := engineOptions(&cfg.Server, log)
-	opts.Takeover = *takeover
+	opts.Takeover = fl.takeover
 	opts.MissesCapacity = cfg.Misses.Capacity
 	if u := cfg.Upstream; u != nil {
 		pool := upstream.New(upstreamConfig(u), log)
 		defer pool.Close()
-		opts.Upstream = &engine.UpstreamOptions{Pool: pool, HostFromUpstream: u.HostHeader == "upstream", MaxRequestBodyBytes: u.MaxRequestBodyBytes,
-			BodyTimeout: u.BodyTimeout.Std(), SendTimeout: u.SendTimeout.Std(), TunnelIdleTimeout: u.TunnelIdleTimeout.Std(),
-			RequestBufferBytes: u.RequestBufferBytes, BodyMinRate: u.BodyMinRate, MaxConnsPerClient: u.MaxConnsPerClient}
+		opts.Upstream = upstreamOptions(u, pool)
 	}
-	var alog *accesslog.Log
-	if cfg.AccessLog.On() {
-		format, _ := accesslog.ParseFormatEscape(cfg.AccessLog.Format, cfg.AccessLog.Escape) // checked by config
-		if alog, err = accesslog.Open(cfg.AccessLog.Path, format); err != nil {
-			fmt.Fprintf(stderr, "%s: [access_log]: %v\n", cfg.Path, err)
-			return 1
-		}
+	alog, err := openAccessLog(cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: [access_log]: %v\n", cfg.Path, err)
+		return 1
+	}
+	if alog != nil {
 		defer alog.Close()
 		opts.AccessLog = alog
 	}
@@ -94,8 +67,8 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	}
 	defer https.close()
 	srv = engine.New(opts, cfg.Set)
-	svc := newService(srv, cfg, *file, log)
-	svc.adminListen = *adminListen
+	svc := newService(srv, cfg, fl.file, log)
+	svc.adminListen = fl.adminListen
 	svc.https = https
 	stopSource, err := svc.startSource() // [rules] source: serve the cached version, poll
 	if err != nil {
@@ -107,29 +80,145 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	if alog != nil {
 		svc.countAccessLog(alog)
 	}
-	var adm *admin.Server
-	if cfg.Admin.Listen != "off" {
-		if adm, err = admin.New(admin.Options{Listen: cfg.Admin.Listen, Token: cfg.Admin.Token}, svc); err != nil {
-			fmt.Fprintf(stderr, "%s: [admin]: %v\n", cfg.Path, err)
-			return 1
-		}
-		if err := adm.Start(); err != nil {
-			fmt.Fprintf(stderr, "%s: [admin]: %v\n", cfg.Path, err)
-			return 1
-		}
-		svc.attachAdmin(adm)
+	adm, err := startAdmin(cfg, svc)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: [admin]: %v\n", cfg.Path, err)
+		return 1
 	}
-	done := make(chan error, 1)
+	done, ok := startServer(srv, https, log)
+	if !ok {
+		return 1
+	}
+	logServing(log, srv, cfg, adm, start, fl.takeover)
+	sdNotify("READY=1")
+	// Loading leaves the decoder's garbage behind, several times the size
+	// of the compiled rules: hand it back to the OS now rather than when
+	// the scavenger gets to it, off the path to the first answer.
+	go debug.FreeOSMemory()
+	if fl.file == "" {
+		printExample(stdout, cfg, srv.Addr())
+	}
+	stop := make(chan struct{})
+	defer close(stop)
+	if cfg.Reload.Watch && fl.file != "" {
+		go svc.watch(loaded, cfg.Reload.WatchInterval.Std(), stop)
+	}
+	go svc.idle.run(stop)
+	return awaitSignals(sig, done, svc, srv, adm, alog, cfg, log)
+}
+
+// serveFlags holds serve's command line.
+type serveFlags struct {
+	file        string
+	adminListen string
+	takeover    bool
+}
+
+// parseServeFlags reads serve's command line and makes its logger. With
+// a nil logger the caller exits with code: the flags were wrong or
+// asked for help, and what to say is said on stderr.
+func parseServeFlags(args []string, stderr io.Writer) (serveFlags, *slog.Logger, int) {
+	fs := newFlags("serve", stderr)
+	file := configFlag(fs)
+	logFormat := fs.String("log-format", "text", "log format: `text` or json")
+	adminListen := fs.String("admin-listen", "", "serve the admin endpoints on `addr` instead of [admin] listen (\"off\": none); for a second instance during an upgrade")
+	takeover := fs.Bool("upgrade", false, "take over the traffic ports from the redirectd serving them, for a zero-downtime upgrade (both serve until the old one is stopped); without it a port in use is an error")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return serveFlags{}, nil, parseExit(err)
+	}
+	if !noArgs(fs, pos, stderr) {
+		return serveFlags{}, nil, 2
+	}
+	log, err := newLogger(stderr, *logFormat)
+	if err != nil {
+		fmt.Fprintf(stderr, "redirectd serve: %v\n", err)
+		return serveFlags{}, nil, 2
+	}
+	return serveFlags{file: *file, adminListen: *adminListen, takeover: *takeover}, log, 0
+}
+
+// loadForServe loads the config named on the command line, with its
+// admin address overridden by -admin-listen, and checks that it can be
+// served.
+func loadForServe(fl serveFlags) (*config.Config, error) {
+	// The first load builds a heap from nothing: at the default GOGC the
+	// collector runs on every doubling of a growing heap, marking it again
+	// each time, about a fifth of the time to the first answer on a
+	// 40,000-regex map. It runs less often during that load;
+	// FreeOSMemory in serve hands the garbage back once serving.
+	gc := debug.SetGCPercent(400)
+	cfg, err := loadConfig(fl.file)
+	debug.SetGCPercent(gc)
+	if err != nil {
+		return nil, err
+	}
+	if fl.adminListen != "" {
+		cfg.Admin.Listen = fl.adminListen
+	}
+	if err := startable(cfg); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// upstreamOptions are the engine's options for forwarding to pool as
+// [upstream] u says.
+func upstreamOptions(u *config.Upstream, pool *upstream.Pool) *engine.UpstreamOptions {
+	return &engine.UpstreamOptions{Pool: pool, HostFromUpstream: u.HostHeader == "upstream", MaxRequestBodyBytes: u.MaxRequestBodyBytes,
+		BodyTimeout: u.BodyTimeout.Std(), SendTimeout: u.SendTimeout.Std(), TunnelIdleTimeout: u.TunnelIdleTimeout.Std(),
+		RequestBufferBytes: u.RequestBufferBytes, BodyMinRate: u.BodyMinRate, MaxConnsPerClient: u.MaxConnsPerClient}
+}
+
+// openAccessLog opens [access_log]'s file, or returns nil when there is
+// none.
+func openAccessLog(cfg *config.Config) (*accesslog.Log, error) {
+	if !cfg.AccessLog.On() {
+		return nil, nil
+	}
+	format, _ := accesslog.ParseFormatEscape(cfg.AccessLog.Format, cfg.AccessLog.Escape) // checked by config
+	return accesslog.Open(cfg.AccessLog.Path, format)
+}
+
+// startAdmin starts the admin endpoints on [admin] listen and attaches
+// them to svc, or returns nil when they are "off".
+func startAdmin(cfg *config.Config, svc *service) (*admin.Server, error) {
+	if cfg.Admin.Listen == "off" {
+		return nil, nil
+	}
+	adm, err := admin.New(admin.Options{Listen: cfg.Admin.Listen, Token: cfg.Admin.Token}, svc)
+	if err != nil {
+		return nil, err
+	}
+	if err := adm.Start(); err != nil {
+		return nil, err
+	}
+	svc.attachAdmin(adm)
+	return adm, nil
+}
+
+// startServer runs srv on its own goroutine, whose error comes on done,
+// and waits until it listens; then ACME starts, now that the challenge
+// ports are ours. It is false, and has logged why, when srv cannot
+// start.
+func startServer(srv *engine.Server, https *httpsSide, log *slog.Logger) (done chan error, ok bool) {
+	done = make(chan error, 1)
 	go func() { done <- srv.Run() }()
 	select {
 	case err := <-done:
 		log.Error("cannot start", "err", err)
-		return 1
+		return nil, false
 	case <-srv.Ready():
 	}
 	if https != nil {
-		https.m.Start() // ACME, now that the challenge ports are ours
+		https.m.Start()
 	}
+	return done, true
+}
+
+// logServing says that srv serves: where, how many rules, how long the
+// start took; and, on -upgrade, that the old instance is still to stop.
+func logServing(log *slog.Logger, srv *engine.Server, cfg *config.Config, adm *admin.Server, start time.Time, takeover bool) {
 	// srv.Rules, not cfg.Set: a reload (the cached rule set of [rules]
 	// source, an early POST /reload) may have replaced and dropped it.
 	c, perHost := srv.Rules().Counts(), srv.Rules().Len()
@@ -149,25 +238,17 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		attrs = append(attrs, "tls", a)
 	}
 	logSkipped(log, cfg)
-	if *takeover {
+	if takeover {
 		attrs = append(attrs, "upgrade", true)
 		log.Warn("upgrade: serving beside the instance already on these ports, if one is; stop it (SIGTERM) to complete the hand-over", "listen", srv.Addr())
 	}
 	log.Info("serving", attrs...)
-	sdNotify("READY=1")
-	// Loading leaves the decoder's garbage behind, several times the size
-	// of the compiled rules: hand it back to the OS now rather than when
-	// the scavenger gets to it, off the path to the first answer.
-	go debug.FreeOSMemory()
-	if *file == "" {
-		printExample(stdout, cfg, srv.Addr())
-	}
-	stopWatch := make(chan struct{})
-	defer close(stopWatch)
-	if cfg.Reload.Watch && *file != "" {
-		go svc.watch(loaded, cfg.Reload.WatchInterval.Std(), stopWatch)
-	}
-	go svc.idle.run(stopWatch)
+}
+
+// awaitSignals serves until the server stops by itself or a signal
+// other than SIGHUP (reload) or SIGUSR1 (reopen the access log) comes,
+// and returns the exit code.
+func awaitSignals(sig <-chan os.Signal, done <-chan error, svc *service, srv *engine.Server, adm *admin.Server, alog *accesslog.Log, cfg *config.Config, log *slog.Logger) int {
 	for {
 		select {
 		case err := <-done:

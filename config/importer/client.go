@@ -264,63 +264,11 @@ const maxClientSamples = 20000
 // conditions) can disagree, and nowhere else. It returns how many kinds
 // of client it could not ask about in full (maxClientSamples).
 func addClientSamples(cands []Candidate) (skipped int) {
-	type persona struct {
-		c  *Client
-		by []int // the candidates whose conditions it satisfies
-	}
-	var ps []*persona
-	byKey := map[string]*persona{}
-	own := make([]*Client, len(cands))
-	for j := range cands {
-		c := ClientFor(cands[j].When)
-		if c == nil {
-			continue
-		}
-		p := byKey[c.key()]
-		if p == nil {
-			p = &persona{c: c}
-			byKey[c.key()] = p
-			ps = append(ps, p)
-		}
-		own[j] = p.c
-	}
+	ps, own := personas(cands)
 	if len(ps) == 0 {
 		return 0
 	}
-	// A client who satisfies two rules' conditions at once (German and
-	// in Austria) meets them in file order on the service, and in
-	// redirectd's precedence here: ask as one for each pair of rules.
-	n := len(ps)
-	for a := 0; a < n && len(ps) < maxClients; a++ {
-		for b := a + 1; b < n && len(ps) < maxClients; b++ {
-			c := merge(ps[a].c, ps[b].c)
-			if c == nil || byKey[c.key()] != nil {
-				continue
-			}
-			p := &persona{c: c}
-			byKey[c.key()] = p
-			ps = append(ps, p)
-		}
-	}
-	for _, p := range ps {
-		for j := range cands {
-			if cands[j].Matches != nil && !cands[j].When.Empty() && p.c.Satisfies(cands[j].When) {
-				p.by = append(p.by, j)
-			}
-		}
-	}
-	base := make([][]Request, len(cands))
-	for j := range cands {
-		base[j] = cands[j].Samples
-		var out []Request
-		if own[j] != nil {
-			for _, s := range base[j] {
-				s.Client = own[j]
-				out = append(out, s)
-			}
-		}
-		cands[j].Samples = append(out, base[j]...)
-	}
+	base := ownSamplesFirst(cands, own)
 	added := 0
 	for _, p := range ps {
 		var more [][2]int // candidate, sample
@@ -350,4 +298,77 @@ func addClientSamples(cands []Candidate) (skipped int) {
 		}
 	}
 	return skipped
+}
+
+// persona is one kind of client addClientSamples asks as.
+type persona struct {
+	c  *Client
+	by []int // the candidates whose conditions it satisfies
+}
+
+// personas lists the kinds of client the candidates' conditions make:
+// one per set of conditions, and one per pair that a client can satisfy
+// at once (up to maxClients). own holds, per candidate, the client of
+// its own conditions (nil: it has none).
+func personas(cands []Candidate) (ps []*persona, own []*Client) {
+	byKey := map[string]*persona{}
+	own = make([]*Client, len(cands))
+	for j := range cands {
+		c := ClientFor(cands[j].When)
+		if c == nil {
+			continue
+		}
+		p := byKey[c.key()]
+		if p == nil {
+			p = &persona{c: c}
+			byKey[c.key()] = p
+			ps = append(ps, p)
+		}
+		own[j] = p.c
+	}
+	if len(ps) == 0 {
+		return nil, own
+	}
+	// A client who satisfies two rules' conditions at once (German and
+	// in Austria) meets them in file order on the service, and in
+	// redirectd's precedence here: ask as one for each pair of rules.
+	n := len(ps)
+	for a := 0; a < n && len(ps) < maxClients; a++ {
+		for b := a + 1; b < n && len(ps) < maxClients; b++ {
+			c := merge(ps[a].c, ps[b].c)
+			if c == nil || byKey[c.key()] != nil {
+				continue
+			}
+			p := &persona{c: c}
+			byKey[c.key()] = p
+			ps = append(ps, p)
+		}
+	}
+	for _, p := range ps {
+		for j := range cands {
+			if cands[j].Matches != nil && !cands[j].When.Empty() && p.c.Satisfies(cands[j].When) {
+				p.by = append(p.by, j)
+			}
+		}
+	}
+	return ps, own
+}
+
+// ownSamplesFirst puts before each candidate's samples the same asked as
+// the client of its own conditions, and returns the samples as they
+// were.
+func ownSamplesFirst(cands []Candidate, own []*Client) (base [][]Request) {
+	base = make([][]Request, len(cands))
+	for j := range cands {
+		base[j] = cands[j].Samples
+		var out []Request
+		if own[j] != nil {
+			for _, s := range base[j] {
+				s.Client = own[j]
+				out = append(out, s)
+			}
+		}
+		cands[j].Samples = append(out, base[j]...)
+	}
+	return base
 }

@@ -69,13 +69,49 @@ const maxRounds = 20
 // rather than written to confuse. Answers that still differ are noted.
 func Order(cands []Candidate) *Result {
 	res := &Result{}
-	n := len(cands)
 	addHostSamples(cands)
 	if n := addClientSamples(cands); n > 0 {
 		res.Notes = append(res.Notes, Note{"", 0, Caveat, fmt.Sprintf(
 			"the rules' conditions make too many kinds of client to ask about (%d not asked): the order is not checked for those clients' requests beyond the rules' own paths", n)})
 	}
-	expect := make([][]int, n) // per candidate and sample: the source's answer
+	expect := sourceAnswers(res, cands)
+	live := liveRules(res, cands, expect)
+	regex := make([]bool, len(cands))
+	var diffs []diff
+	for range maxRounds {
+		rules := build(cands, live, regex)
+		set, err := matcher.Compile(rules)
+		if err != nil {
+			// Each rule compiled alone; together two can still clash (an
+			// exact /a and a prefix /a/ that also takes /a): the one
+			// blamed, the later, becomes a regex, or is left out.
+			if !resolve(res, cands, err, live, regex) {
+				res.Notes = append(res.Notes, Note{"", 0, LeftOut, fmt.Sprintf("the translated rules do not compile together (a bug of the import; please report it): %v", err)})
+				return res
+			}
+			continue
+		}
+		var changed bool
+		if diffs, changed = compareAnswers(set, cands, expect, live, regex, diffs[:0]); !changed {
+			break
+		}
+	}
+	res.Notes = append(res.Notes, differs(cands, diffs, live)...)
+	for _, r := range build(cands, live, regex) {
+		// The rules carry their source file and line from here on.
+		c := &cands[r.Line-1]
+		r.File, r.Line = c.File, c.Line
+		res.Rules = append(res.Rules, Rule{Rule: r, Text: c.Text})
+	}
+	return res
+}
+
+// sourceAnswers compiles each candidate's translations alone, dropping
+// (and noting) those that do not compile, and returns, per candidate and
+// sample, the index of the candidate the source answers it with (-1:
+// none).
+func sourceAnswers(res *Result, cands []Candidate) [][]int {
+	expect := make([][]int, len(cands))
 	for j := range cands {
 		c := &cands[j]
 		c.Natural = checkRule(res, c, c.Natural, false)
@@ -85,7 +121,14 @@ func Order(cands []Candidate) *Result {
 			expect[j][k] = firstMatch(cands, s)
 		}
 	}
-	live := make([]bool, n)
+	return expect
+}
+
+// liveRules says which candidates are written: those translated that
+// apply to a request of their own. One that never applies is noted with
+// the earlier rule that takes its requests.
+func liveRules(res *Result, cands []Candidate, expect [][]int) []bool {
+	live := make([]bool, len(cands))
 	for j := range cands {
 		c := &cands[j]
 		if c.Natural == nil && c.Regex == nil {
@@ -116,63 +159,44 @@ func Order(cands []Candidate) *Result {
 				fmt.Sprintf("%s never applies: line %d comes first and takes every request it matches; left out", c.Text, cands[earlier].Line)})
 		}
 	}
-	regex := make([]bool, n)
-	var diffs []diff
-	for range maxRounds {
-		rules := build(cands, live, regex)
-		set, err := matcher.Compile(rules)
-		if err != nil {
-			// Each rule compiled alone; together two can still clash (an
-			// exact /a and a prefix /a/ that also takes /a): the one
-			// blamed, the later, becomes a regex, or is left out.
-			if !resolve(res, cands, err, live, regex) {
-				res.Notes = append(res.Notes, Note{"", 0, LeftOut, fmt.Sprintf("the translated rules do not compile together (a bug of the import; please report it): %v", err)})
-				return res
+	return live
+}
+
+// compareAnswers asks set every candidate's samples and compares its
+// answers with the source's (expect). Where a later rule written as an
+// exact or prefix rule answers ahead of its turn, it is marked to be
+// written as a regex (changed: the rules are to be built again); the
+// other differences are appended to diffs, each pair of answers once.
+func compareAnswers(set *matcher.Set, cands []Candidate, expect [][]int, live, regex []bool, diffs []diff) (_ []diff, changed bool) {
+	seen := map[[2]int]bool{}
+	var m matcher.Match
+	for j := range cands {
+		for k, s := range cands[j].Samples {
+			want := expect[j][k]
+			got := -1
+			m.Req = matcherRequest(s.Client)
+			if set.Lookup([]byte(s.Host), []byte(s.Path), queryBytes(s.Query), &m) {
+				got = m.Rule().Line - 1
 			}
-			continue
-		}
-		changed := false
-		diffs = diffs[:0]
-		seen := map[[2]int]bool{}
-		var m matcher.Match
-		for j := range cands {
-			for k, s := range cands[j].Samples {
-				want := expect[j][k]
-				got := -1
-				m.Req = matcherRequest(s.Client)
-				if set.Lookup([]byte(s.Host), []byte(s.Path), queryBytes(s.Query), &m) {
-					got = m.Rule().Line - 1
-				}
-				if want >= 0 && !live[want] {
-					if got < 0 {
-						continue
-					}
-				} else if got == want {
+			if want >= 0 && !live[want] {
+				if got < 0 {
 					continue
 				}
-				if got > want && want >= 0 && live[want] && !regex[got] && cands[got].Natural != nil && cands[got].Regex != nil {
-					regex[got], changed = true, true
-					continue
-				}
-				if seen[[2]int{want, got}] {
-					continue
-				}
-				seen[[2]int{want, got}] = true
-				diffs = append(diffs, diff{s, want, got})
+			} else if got == want {
+				continue
 			}
-		}
-		if !changed {
-			break
+			if got > want && want >= 0 && live[want] && !regex[got] && cands[got].Natural != nil && cands[got].Regex != nil {
+				regex[got], changed = true, true
+				continue
+			}
+			if seen[[2]int{want, got}] {
+				continue
+			}
+			seen[[2]int{want, got}] = true
+			diffs = append(diffs, diff{s, want, got})
 		}
 	}
-	res.Notes = append(res.Notes, differs(cands, diffs, live)...)
-	for _, r := range build(cands, live, regex) {
-		// The rules carry their source file and line from here on.
-		c := &cands[r.Line-1]
-		r.File, r.Line = c.File, c.Line
-		res.Rules = append(res.Rules, Rule{Rule: r, Text: c.Text})
-	}
-	return res
+	return diffs, changed
 }
 
 // checkRule compiles r alone; a rule that does not compile is noted (when

@@ -26,8 +26,7 @@ func Translate(file string, rules []Redirect, opt importer.Options) ([]importer.
 	note := func(r *Redirect, kind, format string, args ...any) {
 		notes = append(notes, importer.Note{File: file, Line: r.Line, Kind: kind, Msg: r.Text + ": " + fmt.Sprintf(format, args...)})
 	}
-	unforced, firstUnforced := 0, 0
-	languages, firstLanguage, countries, firstCountry := 0, 0, 0, 0
+	var unforced, languages, countries tally
 	for i := range rules {
 		r := &rules[i]
 		p, err := parsePattern(r.From)
@@ -54,70 +53,82 @@ func Translate(file string, rules []Redirect, opt importer.Options) ([]importer.
 			path := c.Matches
 			c.Matches = func(q importer.Request) bool { return q.Client.Satisfies(w) && path(q) }
 		}
-		switch {
-		case status == 200:
-			c.What = "a 200 rewrite"
-			if !strings.HasPrefix(r.To, "/") {
-				c.What = "a 200 proxy"
-				note(r, importer.LeftOut, "a proxy (200 to another site) is not a redirect; redirectd forwards what no rule matches to [upstream], "+
-					"so set [upstream] servers to the site's address instead; left out")
-			} else {
-				note(r, importer.LeftOut, "a rewrite (200) serves another path's content without a redirect, which redirectd does not do; "+
-					"its requests are misses, forwarded to [upstream] when one is set, else answered 404; left out")
-			}
-		case status == 404:
-			c.What = "a custom 404 page"
-			note(r, importer.LeftOut, "a custom 404 page: redirectd answers a miss with its own 404, or forwards it to [upstream] (which can serve the page); left out")
-		case !matcher.ValidStatus(status) || !matcher.HasLocation(status):
-			// Netlify serves the target's content with a 410 or 451 (as
-			// with a 404 page); redirectd's 410 and 451 have a body of
-			// their own, so the rule is not the same and is not guessed.
-			c.What = fmt.Sprintf("status %d", status)
-			note(r, importer.LeftOut, "status %d is not a redirect redirectd answers (301, 302, 303, 307, 308); left out", status)
-		default:
-			if msg := r.translate(p, status, w, &c); msg != "" {
-				note(r, importer.LeftOut, "%s; left out", msg)
-				break
-			}
+		if what, why := nonRedirect(r, status); what != "" {
+			c.What = what
+			note(r, importer.LeftOut, "%s; left out", why)
+		} else if msg := r.translate(p, status, w, &c); msg != "" {
+			note(r, importer.LeftOut, "%s; left out", msg)
+		} else {
 			if !r.Force {
-				unforced++
-				if firstUnforced == 0 {
-					firstUnforced = r.Line
-				}
+				unforced.add(r.Line)
 			}
 			if w != nil && len(w.Language) > 0 {
-				languages++
-				if firstLanguage == 0 {
-					firstLanguage = r.Line
-				}
+				languages.add(r.Line)
 			}
 			if w != nil && len(w.Country) > 0 {
-				countries++
-				if firstCountry == 0 {
-					firstCountry = r.Line
-				}
+				countries.add(r.Line)
 			}
 		}
 		cands = append(cands, c)
 	}
-	if unforced > 0 {
-		notes = append(notes, importer.Note{File: file, Line: firstUnforced, Kind: importer.Caveat, Msg: fmt.Sprintf(
+	return cands, append(notes, caveats(file, unforced, languages, countries)...)
+}
+
+// tally counts rules of one kind and keeps the line of the first.
+type tally struct{ n, first int }
+
+func (t *tally) add(line int) {
+	t.n++
+	if t.first == 0 {
+		t.first = line
+	}
+}
+
+// nonRedirect names what r does instead of a redirect with status, and
+// says why it is left out; "" for a redirect redirectd answers.
+func nonRedirect(r *Redirect, status int) (what, why string) {
+	switch {
+	case status == 200:
+		if !strings.HasPrefix(r.To, "/") {
+			return "a 200 proxy", "a proxy (200 to another site) is not a redirect; redirectd forwards what no rule matches to [upstream], " +
+				"so set [upstream] servers to the site's address instead"
+		}
+		return "a 200 rewrite", "a rewrite (200) serves another path's content without a redirect, which redirectd does not do; " +
+			"its requests are misses, forwarded to [upstream] when one is set, else answered 404"
+	case status == 404:
+		return "a custom 404 page", "a custom 404 page: redirectd answers a miss with its own 404, or forwards it to [upstream] (which can serve the page)"
+	case !matcher.ValidStatus(status) || !matcher.HasLocation(status):
+		// Netlify serves the target's content with a 410 or 451 (as
+		// with a 404 page); redirectd's 410 and 451 have a body of
+		// their own, so the rule is not the same and is not guessed.
+		return fmt.Sprintf("status %d", status), fmt.Sprintf("status %d is not a redirect redirectd answers (301, 302, 303, 307, 308)", status)
+	}
+	return "", ""
+}
+
+// caveats are the notes on the rules translated that redirectd may
+// answer otherwise than Netlify: those without '!', those with
+// Language=, those with Country=, each at its first rule.
+func caveats(file string, unforced, languages, countries tally) []importer.Note {
+	var notes []importer.Note
+	if unforced.n > 0 {
+		notes = append(notes, importer.Note{File: file, Line: unforced.first, Kind: importer.Caveat, Msg: fmt.Sprintf(
 			"%s no '!': Netlify applies them only when no file of the site has the path. They are written with fallback = true: "+
 				"with an [upstream] serving the site, redirectd forwards their requests first and redirects only where it answers 404; "+
-				"without one they always apply", redirectsHave(unforced))})
+				"without one they always apply", redirectsHave(unforced.n))})
 	}
-	if languages > 0 {
-		notes = append(notes, importer.Note{File: file, Line: firstLanguage, Kind: importer.Caveat, Msg: fmt.Sprintf(
+	if languages.n > 0 {
+		notes = append(notes, importer.Note{File: file, Line: languages.first, Kind: importer.Caveat, Msg: fmt.Sprintf(
 			"%s Language=, written as when.language: redirectd takes the client's most preferred Accept-Language tag "+
 				"(highest q) and matches it by RFC 4647 basic filtering (en takes en-GB); Netlify documents its own matching only loosely "+
-				"(its CLI compares the first tag's two letters), and lets an nf_lang cookie override the header, which redirectd does not read", rulesHave(languages))})
+				"(its CLI compares the first tag's two letters), and lets an nf_lang cookie override the header, which redirectd does not read", rulesHave(languages.n))})
 	}
-	if countries > 0 {
-		notes = append(notes, importer.Note{File: file, Line: firstCountry, Kind: importer.Caveat, Msg: fmt.Sprintf(
+	if countries.n > 0 {
+		notes = append(notes, importer.Note{File: file, Line: countries.first, Kind: importer.Caveat, Msg: fmt.Sprintf(
 			"%s Country=, written as when.country: redirectd reads the client address in the [geoip] database "+
-				"(behind a proxy, set [server] trusted_proxies), where Netlify uses its own geolocation and an nf_country cookie; the two can disagree on some addresses", rulesHave(countries))})
+				"(behind a proxy, set [server] trusted_proxies), where Netlify uses its own geolocation and an nf_country cookie; the two can disagree on some addresses", rulesHave(countries.n))})
 	}
-	return cands, notes
+	return notes
 }
 
 // redirectsHave starts a note on n redirects of the _redirects file, the

@@ -201,67 +201,7 @@ func queryBeforeFragment(answer, query string) (string, bool) {
 func (t *translator) probes() []request {
 	var out []request
 	for _, s := range t.m.servers {
-		hosts := []string{probeHost(s)}
-		for _, n := range s.names {
-			if h := probeHostOf(n); h != hosts[0] {
-				hosts = append(hosts, h)
-			}
-		}
-		if s.dflt && s.hosts == nil {
-			// A named default server's other hosts are noted once, in
-			// pickDefault, rather than request by request.
-			hosts = append(hosts, "unnamed.invalid")
-		}
-		paths := map[string]bool{"/": true, "/probe-miss": true}
-		addRe := func(re *nginxRegex) {
-			if re == nil {
-				return
-			}
-			if x := re.sample(); x != "" {
-				paths[x] = true
-				paths[strings.ToUpper(x)] = true
-			}
-			if re.literal != "" {
-				paths[re.literal+"probe"] = true
-			}
-		}
-		addSteps := func(steps []*step) {
-			for _, st := range steps {
-				addRe(st.re)
-				if st.mapv == nil {
-					continue
-				}
-				for _, e := range t.sample(st.mapv, st.mapv.exact, "exact") {
-					if !st.mapv.requestURI && clientPath(e.key) != e.key {
-						// A $uri key a client sends encoded: the model
-						// compares the path as sent, not decoded.
-						continue
-					}
-					if strings.HasPrefix(e.key, "/") {
-						paths[e.key], paths[strings.ToUpper(e.key)], paths[e.key+"/probe"] = true, true, true
-					}
-				}
-				for _, e := range t.sample(st.mapv, st.mapv.regex, "regex") {
-					addRe(e.re)
-				}
-			}
-		}
-		addSteps(s.pre)
-		for _, l := range s.locs {
-			if l.re != nil {
-				addRe(l.re)
-			} else {
-				paths[l.path], paths[l.path+"probe"], paths[l.path+"probe/x.html"] = true, true, true
-			}
-			addSteps(l.steps)
-		}
-		sorted := make([]string, 0, len(paths))
-		for p := range paths {
-			if strings.HasPrefix(p, "/") {
-				sorted = append(sorted, p)
-			}
-		}
-		sort.Strings(sorted)
+		hosts, paths := probeHosts(s), t.probePaths(s)
 		for k, https := range []bool{false, true} {
 			// A server on both kinds of port is asked over TLS too
 			// only where servers on one kind make nginx's choice
@@ -270,7 +210,7 @@ func (t *translator) probes() []request {
 				continue
 			}
 			for _, h := range hosts {
-				for _, p := range sorted {
+				for _, p := range paths {
 					if !clientSends(p) {
 						continue // a request no client makes: nothing to compare
 					}
@@ -285,6 +225,80 @@ func (t *translator) probes() []request {
 		}
 	}
 	return out
+}
+
+// probeHosts returns the hosts to ask server s about: one per name, and
+// one it is the default for when it is.
+func probeHosts(s *server) []string {
+	hosts := []string{probeHost(s)}
+	for _, n := range s.names {
+		if h := probeHostOf(n); h != hosts[0] {
+			hosts = append(hosts, h)
+		}
+	}
+	if s.dflt && s.hosts == nil {
+		// A named default server's other hosts are noted once, in
+		// pickDefault, rather than request by request.
+		hosts = append(hosts, "unnamed.invalid")
+	}
+	return hosts
+}
+
+// probePaths returns, sorted, the paths to ask server s about: from its
+// locations, its rewrites' regexes and its maps' keys, each also in
+// upper case and with more after it, and two of no rule.
+func (t *translator) probePaths(s *server) []string {
+	paths := map[string]bool{"/": true, "/probe-miss": true}
+	addRe := func(re *nginxRegex) {
+		if re == nil {
+			return
+		}
+		if x := re.sample(); x != "" {
+			paths[x] = true
+			paths[strings.ToUpper(x)] = true
+		}
+		if re.literal != "" {
+			paths[re.literal+"probe"] = true
+		}
+	}
+	addSteps := func(steps []*step) {
+		for _, st := range steps {
+			addRe(st.re)
+			if st.mapv == nil {
+				continue
+			}
+			for _, e := range t.sample(st.mapv, st.mapv.exact, "exact") {
+				if !st.mapv.requestURI && clientPath(e.key) != e.key {
+					// A $uri key a client sends encoded: the model
+					// compares the path as sent, not decoded.
+					continue
+				}
+				if strings.HasPrefix(e.key, "/") {
+					paths[e.key], paths[strings.ToUpper(e.key)], paths[e.key+"/probe"] = true, true, true
+				}
+			}
+			for _, e := range t.sample(st.mapv, st.mapv.regex, "regex") {
+				addRe(e.re)
+			}
+		}
+	}
+	addSteps(s.pre)
+	for _, l := range s.locs {
+		if l.re != nil {
+			addRe(l.re)
+		} else {
+			paths[l.path], paths[l.path+"probe"], paths[l.path+"probe/x.html"] = true, true, true
+		}
+		addSteps(l.steps)
+	}
+	sorted := make([]string, 0, len(paths))
+	for p := range paths {
+		if strings.HasPrefix(p, "/") {
+			sorted = append(sorted, p)
+		}
+	}
+	sort.Strings(sorted)
+	return sorted
 }
 
 // probeReq is a probe as rule conditions see it: no fields, over TLS or

@@ -120,23 +120,6 @@ func (c *pcreConv) escape(inClass bool) error {
 		c.emit(string(r), true)
 		return nil
 	}
-	// class writes PCRE's \h or \v (\H, \V negated): inside a class its
-	// ranges, outside a class of its own.
-	class := func(neg bool) {
-		c.changed = true
-		ranges := pcreH
-		if r|0x20 == 'v' {
-			ranges = pcreV
-		}
-		switch {
-		case inClass:
-			c.out.WriteString(ranges)
-		case neg:
-			c.emit("[^"+ranges+"]", true)
-		default:
-			c.emit("["+ranges+"]", true)
-		}
-	}
 	switch r {
 	case 'Z':
 		if inClass {
@@ -156,50 +139,21 @@ func (c *pcreConv) escape(inClass bool) error {
 		c.changed = true
 		c.emit(`[^\n]`, true)
 	case 'h', 'v':
-		class(false)
+		c.spaceClass(r, inClass, false)
 	case 'H', 'V':
 		if inClass {
 			return fmt.Errorf(`\%c inside a character class`, r)
 		}
-		class(true)
+		c.spaceClass(r, inClass, true)
 	case 'e':
 		c.changed = true
 		c.emit(`\x1b`, true)
 	case 'G', 'K', 'R', 'X', 'C', 'g', 'k', 'c', 'o':
 		return fmt.Errorf(`\%c has no RE2 equivalent`, r)
 	case 'Q':
-		end := strings.Index(c.src[c.i:], `\E`)
-		if end < 0 {
-			end = len(c.src) - c.i
-		}
-		// Copied whole; Go reads \Q...\E the same way.
-		lit := c.src[c.i-1 : min(c.i+end+2, len(c.src))]
-		c.i += min(end+1, len(c.src)-c.i-1)
-		c.emit(`\`+lit[1:], false)
-	case 'x':
-		j := c.i + 1
-		if j < len(c.src) && c.src[j] == '{' {
-			if k := strings.IndexByte(c.src[j:], '}'); k > 0 {
-				j += k + 1
-			}
-		} else {
-			for k := 0; k < 2 && j < len(c.src) && isHex(c.src[j]); k++ {
-				j++
-			}
-		}
-		c.emit(`\`+c.src[c.i:j], true)
-		c.i = j - 1
-	case 'p', 'P':
-		j := c.i + 1
-		if j < len(c.src) && c.src[j] == '{' {
-			if k := strings.IndexByte(c.src[j:], '}'); k > 0 {
-				j += k + 1
-			}
-		} else if j < len(c.src) {
-			j++
-		}
-		c.emit(`\`+c.src[c.i:j], true)
-		c.i = j - 1
+		c.quoted()
+	case 'x', 'p', 'P':
+		c.withOperand(r == 'x')
 	default:
 		if r >= '1' && r <= '9' {
 			return fmt.Errorf(`backreference \%c has no RE2 equivalent`, r)
@@ -207,6 +161,57 @@ func (c *pcreConv) escape(inClass bool) error {
 		c.emit(`\`+string(r), true)
 	}
 	return nil
+}
+
+// spaceClass writes PCRE's \h or \v (r; \H, \V negated): inside a class
+// its ranges, outside a class of its own.
+func (c *pcreConv) spaceClass(r rune, inClass, neg bool) {
+	c.changed = true
+	ranges := pcreH
+	if r|0x20 == 'v' {
+		ranges = pcreV
+	}
+	switch {
+	case inClass:
+		c.out.WriteString(ranges)
+	case neg:
+		c.emit("[^"+ranges+"]", true)
+	default:
+		c.emit("["+ranges+"]", true)
+	}
+}
+
+// quoted copies a \Q...\E run, c.i on its Q, whole: Go reads it the same
+// way.
+func (c *pcreConv) quoted() {
+	end := strings.Index(c.src[c.i:], `\E`)
+	if end < 0 {
+		end = len(c.src) - c.i
+	}
+	lit := c.src[c.i-1 : min(c.i+end+2, len(c.src))]
+	c.i += min(end+1, len(c.src)-c.i-1)
+	c.emit(`\`+lit[1:], false)
+}
+
+// withOperand copies an escape that takes an operand, c.i on its letter:
+// \x (hex, true) with {...} or up to two hex digits, \p and \P with {...}
+// or one letter.
+func (c *pcreConv) withOperand(hex bool) {
+	j := c.i + 1
+	switch {
+	case j < len(c.src) && c.src[j] == '{':
+		if k := strings.IndexByte(c.src[j:], '}'); k > 0 {
+			j += k + 1
+		}
+	case hex:
+		for k := 0; k < 2 && j < len(c.src) && isHex(c.src[j]); k++ {
+			j++
+		}
+	case j < len(c.src):
+		j++
+	}
+	c.emit(`\`+c.src[c.i:j], true)
+	c.i = j - 1
 }
 
 func isHex(b byte) bool {

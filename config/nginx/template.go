@@ -54,137 +54,178 @@ func translateTarget(parts []part, addArgs bool, c *toCtx) (string, matcher.Quer
 	if addArgs {
 		mode = matcher.QueryKeep
 	}
-	var b strings.Builder
-	encoded := false
-	lit := func(s string) {
-		if strings.ContainsAny(s, " \\\"<>") {
-			// nginx sends these as they are; redirectd refuses them in a
-			// Location, and a client percent-encodes them (and reads a
-			// backslash as '/' in a browser, as %5C in curl).
-			s = locationEscapes.Replace(s)
-			encoded = true
+	w := &targetWriter{c: c}
+	for i := range parts {
+		keep, end, err := w.part(parts, i, addArgs)
+		if err != nil {
+			return "", 0, err
 		}
-		if c.regex {
-			s = strings.ReplaceAll(s, "$", "$$")
+		if end {
+			// $is_args$args ends the target: the query is kept and
+			// what came before is the target as written.
+			return w.b.String(), matcher.QueryKeep, nil
 		}
-		b.WriteString(s)
-	}
-	special := func(s string) error {
-		if !c.regex {
-			return errNeedsRegex
-		}
-		b.WriteString(s)
-		return nil
-	}
-	for i, p := range parts {
-		last := i == len(parts)-1
-		switch {
-		case p.kind == partLit:
-			lit(p.text)
-		case p.kind == partCapture || p.kind == partVar && c.isGroupName(p.text):
-			if c.concrete != nil {
-				v, _ := c.concrete.render([]part{p})
-				lit(v)
-				continue
-			}
-			if p.kind == partCapture && int(p.text[0]-'0') > c.ngroups {
-				continue // nginx leaves a capture the regex lacks empty
-			}
-			if err := special("${" + p.text + "}"); err != nil {
-				return "", 0, err
-			}
-		case p.text == "uri" || p.text == "document_uri" || p.text == "request_uri":
-			if p.text == "request_uri" {
-				if !last {
-					return "", 0, fmt.Errorf("$request_uri is followed by more text; only a target ending with it is translated")
-				}
-				if addArgs {
-					return "", 0, fmt.Errorf("the replacement ends with $request_uri but not with '?', so nginx appends the arguments twice; end it with '?'")
-				}
-				mode = matcher.QueryKeep
-			}
-			if c.concrete != nil && !c.fold {
-				lit(c.concrete.req.path)
-				continue
-			}
-			// $request_uri's path is the client's bytes (${path}); $uri is
-			// decoded and resolved (${uri}, encoded again when written).
-			v := "${uri}"
-			if p.text == "request_uri" {
-				v = "${path}"
-			}
-			if err := special(v); err != nil {
-				return "", 0, err
-			}
-		case p.text == "is_args":
-			if i != len(parts)-2 || (parts[i+1].text != "args" && parts[i+1].text != "query_string") || addArgs {
-				return "", 0, fmt.Errorf("$is_args is translated only as $is_args$args at the end of a return URL")
-			}
-			return b.String(), matcher.QueryKeep, nil
-		case p.text == "args" || p.text == "query_string":
-			if err := special("${query}"); err != nil {
-				return "", 0, err
-			}
-		case p.text == "host":
-			if err := special("${host}"); err != nil {
-				return "", 0, err
-			}
-		case p.text == "scheme":
-			sch, _ := c.srv.fixedScheme()
-			lit(sch)
-		case p.text == "server_name":
-			if len(c.srv.names) > 0 {
-				lit(c.srv.names[0])
-			}
-		default:
-			return "", 0, fmt.Errorf("variable $%s has no redirectd equivalent", p.text)
+		if keep {
+			mode = matcher.QueryKeep
 		}
 	}
-	if b.Len() == 0 {
+	if w.b.Len() == 0 {
 		return "", 0, fmt.Errorf("the Location is empty")
 	}
+	return c.finishTarget(parts, w.b.String(), w.encoded, mode)
+}
+
+// targetWriter builds a `to` from a target's parts, one at a time.
+type targetWriter struct {
+	c *toCtx
+	b strings.Builder
+	// encoded says that a literal byte nginx sends as is was
+	// percent-encoded, for the report.
+	encoded bool
+}
+
+// lit writes literal text, escaped as a redirectd Location needs.
+func (w *targetWriter) lit(s string) {
+	if strings.ContainsAny(s, " \\\"<>") {
+		// nginx sends these as they are; redirectd refuses them in a
+		// Location, and a client percent-encodes them (and reads a
+		// backslash as '/' in a browser, as %5C in curl).
+		s = locationEscapes.Replace(s)
+		w.encoded = true
+	}
+	if w.c.regex {
+		s = strings.ReplaceAll(s, "$", "$$")
+	}
+	w.b.WriteString(s)
+}
+
+// special writes a redirectd variable, which only a regex rule has.
+func (w *targetWriter) special(s string) error {
+	if !w.c.regex {
+		return errNeedsRegex
+	}
+	w.b.WriteString(s)
+	return nil
+}
+
+// part writes parts[i]. keep says that the target keeps the request's
+// query ($request_uri at its end); end that parts[i] and the rest are
+// $is_args$args, which keep the query and write nothing.
+func (w *targetWriter) part(parts []part, i int, addArgs bool) (keep, end bool, err error) {
+	c, p, last := w.c, parts[i], i == len(parts)-1
+	switch {
+	case p.kind == partLit:
+		w.lit(p.text)
+	case p.kind == partCapture || p.kind == partVar && c.isGroupName(p.text):
+		if c.concrete != nil {
+			v, _ := c.concrete.render([]part{p})
+			w.lit(v)
+			return false, false, nil
+		}
+		if p.kind == partCapture && int(p.text[0]-'0') > c.ngroups {
+			return false, false, nil // nginx leaves a capture the regex lacks empty
+		}
+		return false, false, w.special("${" + p.text + "}")
+	case p.text == "uri" || p.text == "document_uri" || p.text == "request_uri":
+		if p.text == "request_uri" {
+			if !last {
+				return false, false, fmt.Errorf("$request_uri is followed by more text; only a target ending with it is translated")
+			}
+			if addArgs {
+				return false, false, fmt.Errorf("the replacement ends with $request_uri but not with '?', so nginx appends the arguments twice; end it with '?'")
+			}
+			keep = true
+		}
+		if c.concrete != nil && !c.fold {
+			w.lit(c.concrete.req.path)
+			return keep, false, nil
+		}
+		// $request_uri's path is the client's bytes (${path}); $uri is
+		// decoded and resolved (${uri}, encoded again when written).
+		v := "${uri}"
+		if p.text == "request_uri" {
+			v = "${path}"
+		}
+		return keep, false, w.special(v)
+	case p.text == "is_args":
+		if i != len(parts)-2 || (parts[i+1].text != "args" && parts[i+1].text != "query_string") || addArgs {
+			return false, false, fmt.Errorf("$is_args is translated only as $is_args$args at the end of a return URL")
+		}
+		return true, true, nil
+	case p.text == "args" || p.text == "query_string":
+		return false, false, w.special("${query}")
+	case p.text == "host":
+		return false, false, w.special("${host}")
+	case p.text == "scheme":
+		sch, _ := c.srv.fixedScheme()
+		w.lit(sch)
+	case p.text == "server_name":
+		if len(c.srv.names) > 0 {
+			w.lit(c.srv.names[0])
+		}
+	default:
+		return false, false, fmt.Errorf("variable $%s has no redirectd equivalent", p.text)
+	}
+	return false, false, nil
+}
+
+// finishTarget turns to, the target written from parts, into what
+// nginx's client ends up at: a slash typo after the scheme mended, a
+// relative target resolved where the rule fixes the path, the query
+// joined as nginx joins it. It notes each change for the report.
+func (c *toCtx) finishTarget(parts []part, to string, encoded bool, mode matcher.QueryMode) (string, matcher.QueryMode, error) {
 	if encoded {
-		c.rewrites = append(c.rewrites, fmt.Sprintf("target %s is written %s: nginx sends a space, backslash, quote, < or > as is, redirectd refuses them in a Location", partsString(parts), b.String()))
+		c.rewrites = append(c.rewrites, fmt.Sprintf("target %s is written %s: nginx sends a space, backslash, quote, < or > as is, redirectd refuses them in a Location", partsString(parts), to))
 	}
 	if first := parts[0]; c.concrete == nil && (first.kind == partCapture || first.kind == partVar && c.isGroupName(first.text)) {
 		c.caveats = append(c.caveats, fmt.Sprintf("target %s starts with a capture and is sent as it is: where the capture does not start with '/' or a scheme, the client resolves it against the request's path, as it does nginx's", partsString(parts)))
 	}
-	if to, ok := slashTypo(b.String()); ok {
-		c.rewrites = append(c.rewrites, fmt.Sprintf("target %s is written %s: nginx sends it as it is, and browsers read the one slash after the scheme as two", partsString(parts), to))
-		b.Reset()
-		b.WriteString(to)
+	if fixed, ok := slashTypo(to); ok {
+		c.rewrites = append(c.rewrites, fmt.Sprintf("target %s is written %s: nginx sends it as it is, and browsers read the one slash after the scheme as two", partsString(parts), fixed))
+		to = fixed
 	}
-	if to := b.String(); isRelative(to) {
-		base := c.base
-		if c.concrete != nil && c.fold {
-			// A key compared without case: the request's path is the
-			// key in any case, and the client resolves against that.
-			base = ""
-		} else if c.concrete != nil {
-			base = c.concrete.req.path
-			if c.regex {
-				base = strings.ReplaceAll(base, "$", "$$")
-			}
-		}
-		if base == "" {
-			// Sent as nginx sends it: as is, to be resolved by the
-			// client against the request's path, which this rule's
-			// regex does not fix.
-			c.caveats = append(c.caveats, fmt.Sprintf("relative target %s is sent as it is, as nginx sends it: the client resolves it against the request's path (check warns about it)", partsString(parts)))
+	if isRelative(to) {
+		abs, ok := c.resolveRelative(parts, to)
+		if !ok {
 			return to, mode, checkControl(to)
 		}
-		abs := resolvePath(base, to)
-		c.rewrites = append(c.rewrites, fmt.Sprintf("relative target %s is written %s, the path a client makes of it for %s (check can follow it there)", partsString(parts), abs, base))
-		b.Reset()
-		b.WriteString(abs)
+		to = abs
 	}
 	if c.argsQ && c.valueQuery && mode == matcher.QueryKeep {
 		// redirectd would join with '&'; nginx writes "?" and the
 		// arguments, which this rule's requests always have.
-		b.WriteString("?${query}")
+		to += "?${query}"
 		mode, c.valueQuery = matcher.QueryReplace, false
 	}
-	return b.String(), mode, checkControl(b.String())
+	return to, mode, checkControl(to)
+}
+
+// resolveRelative resolves the relative target to, written from parts,
+// against the one path the rule matches. It is false, with a caveat
+// noted, when the rule matches more than one path: the target is then
+// sent as it is, as nginx sends it.
+func (c *toCtx) resolveRelative(parts []part, to string) (string, bool) {
+	base := c.base
+	if c.concrete != nil && c.fold {
+		// A key compared without case: the request's path is the
+		// key in any case, and the client resolves against that.
+		base = ""
+	} else if c.concrete != nil {
+		base = c.concrete.req.path
+		if c.regex {
+			base = strings.ReplaceAll(base, "$", "$$")
+		}
+	}
+	if base == "" {
+		// Sent as nginx sends it: as is, to be resolved by the
+		// client against the request's path, which this rule's
+		// regex does not fix.
+		c.caveats = append(c.caveats, fmt.Sprintf("relative target %s is sent as it is, as nginx sends it: the client resolves it against the request's path (check warns about it)", partsString(parts)))
+		return "", false
+	}
+	abs := resolvePath(base, to)
+	c.rewrites = append(c.rewrites, fmt.Sprintf("relative target %s is written %s, the path a client makes of it for %s (check can follow it there)", partsString(parts), abs, base))
+	return abs, true
 }
 
 // checkControl refuses a Location with a control character, which would

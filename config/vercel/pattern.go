@@ -93,6 +93,11 @@ func lex(s string) ([]lexTok, error) {
 
 // parse is path-to-regexp's parse with Vercel's options (delimiter "/",
 // prefixes "./").
+//
+// It is long because it follows path-to-regexp's parse (v6, which
+// Vercel uses) statement for statement, closures included, so that the
+// two read side by side; a difference in what they accept is a
+// difference in which rules Vercel matches.
 func parse(s string) ([]token, error) {
 	lt, err := lex(s)
 	if err != nil {

@@ -6,6 +6,10 @@ import "time"
 // that does not apply to the request or is empty (no upstream, no such
 // header field, no query) is "-", as in nginx, but for $is_args, which is
 // empty then. With escape=json such a variable is empty.
+//
+// It is long because it is a table: one case per variable, each a line
+// or a few, read side by side with the list of variables; it runs for
+// every answer logged, where a call per variable would cost.
 func (f *formatter) appendTemplate(dst []byte, e *Entry) []byte {
 	t := f.format.t
 	for i := range t.ops {

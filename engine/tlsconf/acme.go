@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/caddyserver/certmagic"
+	"go.uber.org/zap"
 )
 
 // renewCheckInterval is how often certmagic looks for certificates to
@@ -53,37 +54,12 @@ func (m *Manager) applyACME(cfg *Settings, certs *certSet) error {
 		}
 		return nil
 	}
-	var roots *x509.CertPool
-	if a.CARoot != "" {
-		pem, err := os.ReadFile(a.CARoot)
-		if err != nil {
-			return fmt.Errorf("%s: [acme] ca_root: cannot read: %w", cfg.File, err)
-		}
-		roots = x509.NewCertPool()
-		if !roots.AppendCertsFromPEM(pem) {
-			return fmt.Errorf("%s: [acme] ca_root: %s holds no PEM certificate", cfg.File, a.CARoot)
-		}
+	roots, err := readCARoot(cfg.File, a.CARoot)
+	if err != nil {
+		return err
 	}
-	st := &acmeState{hosts: map[string]bool{}, m: m}
-	var skipped []string
-	for _, h := range a.Names {
-		h = normalName(h)
-		switch {
-		case st.hosts[h]:
-		case !certmagic.SubjectQualifiesForPublicCert(h) || strings.Contains(h, "*"):
-			skipped = append(skipped, h)
-		case certs.lookup(h) != nil:
-			// A certificate from files already serves it and wins in
-			// getCertificate: obtaining one would spend the CA's rate
-			// limits for nothing.
-		default:
-			st.hosts[h] = true
-			st.hostList = append(st.hostList, h)
-		}
-	}
-	if len(skipped) > 0 {
-		m.log.Warn("acme: hosts no public CA issues for are left out", "hosts", skipped)
-	}
+	st := &acmeState{m: m}
+	st.hosts, st.hostList = m.acmeHosts(a.Names, certs)
 	m.limiter.set(a.OnDemandN, a.OnDemandPer)
 
 	zl := zapToSlog(m.log)
@@ -95,52 +71,101 @@ func (m *Manager) applyACME(cfg *Settings, certs *certSet) error {
 		})
 	}
 	st.cache = m.cache
-	httpHost, httpPort := splitPort(cfg.HTTPListen, 80)
-	_, tlsPort := splitPort(cfg.TLSListen, 443)
-	build := func(od *certmagic.OnDemandConfig) (*certmagic.Config, *certmagic.ACMEIssuer) {
-		c := certmagic.New(m.cache, certmagic.Config{
-			Storage:  &certmagic.FileStorage{Path: a.Storage},
-			Logger:   zl,
-			OnEvent:  m.onEvent,
-			OnDemand: od,
-		})
-		iss := certmagic.NewACMEIssuer(c, certmagic.ACMEIssuer{
-			// TestCA is left to certmagic: with Let's Encrypt production it
-			// makes retries after a failure against Let's Encrypt staging
-			// first, sparing production's rate limits; with another CA,
-			// retries go to that CA.
-			CA:    a.CA,
-			Email: a.Email,
-			// Setting [acme] is the operator's agreement to the CA's
-			// subscriber terms; there is no one to ask at run time.
-			Agreed:       true,
-			TrustedRoots: roots,
-			// certmagic binds these itself when free; pointing them at our
-			// own listeners makes it find them taken and rely on
-			// HTTPChallenge and getCertificate instead.
-			ListenHost:     httpHost,
-			AltHTTPPort:    httpPort,
-			AltTLSALPNPort: tlsPort,
-			Logger:         zl,
-
-			DisableHTTPChallenge:    onlyChallenge == "tls-alpn-01",
-			DisableTLSALPNChallenge: onlyChallenge == "http-01",
-		})
-		c.Issuers = []certmagic.Issuer{iss}
-		return c, iss
-	}
-	st.managed, st.issuer = build(nil)
+	st.managed, st.issuer = m.newACMEConfig(cfg, roots, zl, nil)
 	if len(st.hostList) > 0 {
 		// Clients without SNI get the first host's certificate when no
 		// file certificate is the default.
 		st.managed.DefaultServerName = st.hostList[0]
 	}
 	if a.OnDemand {
-		st.onDemand, _ = build(&certmagic.OnDemandConfig{DecisionFunc: st.decideOnDemand})
+		st.onDemand, _ = m.newACMEConfig(cfg, roots, zl, &certmagic.OnDemandConfig{DecisionFunc: st.decideOnDemand})
 		st.onDemand.DefaultServerName = st.managed.DefaultServerName
 	}
 	m.acme.Store(st)
 	return nil
+}
+
+// readCARoot reads [acme] ca_root, the CA's roots to trust, from path
+// (none: nil, the system's roots). file is the config, for errors.
+func readCARoot(file, path string) (*x509.CertPool, error) {
+	if path == "" {
+		return nil, nil
+	}
+	pem, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: [acme] ca_root: cannot read: %w", file, err)
+	}
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("%s: [acme] ca_root: %s holds no PEM certificate", file, path)
+	}
+	return roots, nil
+}
+
+// acmeHosts returns the hosts of names to obtain certificates for, as a
+// set and in order: each once, in lower case, without those no public CA
+// issues for (logged) and those a certificate from files serves.
+func (m *Manager) acmeHosts(names []string, certs *certSet) (map[string]bool, []string) {
+	hosts := map[string]bool{}
+	var list, skipped []string
+	for _, h := range names {
+		h = normalName(h)
+		switch {
+		case hosts[h]:
+		case !certmagic.SubjectQualifiesForPublicCert(h) || strings.Contains(h, "*"):
+			skipped = append(skipped, h)
+		case certs.lookup(h) != nil:
+			// A certificate from files already serves it and wins in
+			// getCertificate: obtaining one would spend the CA's rate
+			// limits for nothing.
+		default:
+			hosts[h] = true
+			list = append(list, h)
+		}
+	}
+	if len(skipped) > 0 {
+		m.log.Warn("acme: hosts no public CA issues for are left out", "hosts", skipped)
+	}
+	return hosts, list
+}
+
+// newACMEConfig makes a certmagic config on m's cache that obtains
+// certificates from cfg's CA, on demand when od is set, with its one
+// issuer.
+func (m *Manager) newACMEConfig(cfg *Settings, roots *x509.CertPool, zl *zap.Logger, od *certmagic.OnDemandConfig) (*certmagic.Config, *certmagic.ACMEIssuer) {
+	a := cfg.ACME
+	httpHost, httpPort := splitPort(cfg.HTTPListen, 80)
+	_, tlsPort := splitPort(cfg.TLSListen, 443)
+	c := certmagic.New(m.cache, certmagic.Config{
+		Storage:  &certmagic.FileStorage{Path: a.Storage},
+		Logger:   zl,
+		OnEvent:  m.onEvent,
+		OnDemand: od,
+	})
+	iss := certmagic.NewACMEIssuer(c, certmagic.ACMEIssuer{
+		// TestCA is left to certmagic: with Let's Encrypt production it
+		// makes retries after a failure against Let's Encrypt staging
+		// first, sparing production's rate limits; with another CA,
+		// retries go to that CA.
+		CA:    a.CA,
+		Email: a.Email,
+		// Setting [acme] is the operator's agreement to the CA's
+		// subscriber terms; there is no one to ask at run time.
+		Agreed:       true,
+		TrustedRoots: roots,
+		// certmagic binds these itself when free; pointing them at our
+		// own listeners makes it find them taken and rely on
+		// HTTPChallenge and getCertificate instead.
+		ListenHost:     httpHost,
+		AltHTTPPort:    httpPort,
+		AltTLSALPNPort: tlsPort,
+		Logger:         zl,
+
+		DisableHTTPChallenge:    onlyChallenge == "tls-alpn-01",
+		DisableTLSALPNChallenge: onlyChallenge == "http-01",
+	})
+	c.Issuers = []certmagic.Issuer{iss}
+	return c, iss
 }
 
 // splitPort returns the host and port of addr, or def for the port when
