@@ -143,27 +143,3 @@ func headLen(p []byte) int {
 	}
 	return len(p)
 }
-
-// logForwarded logs a forwarded request once its answer is written; it
-// runs on the loop.
-func (f *forward) logForwarded() {
-	if l := f.cs.loop; l.alog != nil {
-		sent := f.sent.Load()
-		a := logged{status: int(f.status.Load()), bytes: sent, bodyBytes: sent - f.headSent.Load(),
-			upstream: f.server, upStatus: int(f.upStatus.Load()), upTime: time.Duration(f.upTime.Load()), start: f.start}
-		if fa := f.fallback; fa != nil && fa.answered {
-			a.rule, a.location = fa.rule, fa.location // fallback.go
-		}
-		l.log(f.cs.ip, &f.info, a)
-	}
-}
-
-// wrote counts p, about to be written to the client, as sent. The first
-// write of an answer starts with its head, whose length is kept so that
-// the log can tell the body's bytes from the head's.
-func (f *forward) wrote(p []byte) {
-	if f.sent.Load() == 0 {
-		f.headSent.Store(int64(headLen(p)))
-	}
-	f.sent.Add(int64(len(p)))
-}

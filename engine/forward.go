@@ -353,10 +353,32 @@ func (f *forward) writeLast(p []byte) {
 	f.c.AsyncWrite(p, f.onLoop(func(c gnet.Conn, _ error) { f.release(c, false) }))
 }
 
+// wrote counts p, about to be written to the client, as sent. The first
+// write of an answer starts with its head, whose length is kept so that
+// the log can tell the body's bytes from the head's.
+func (f *forward) wrote(p []byte) {
+	if f.sent.Load() == 0 {
+		f.headSent.Store(int64(headLen(p)))
+	}
+	f.sent.Add(int64(len(p)))
+}
+
 // finish hands the connection back to the loop without writing, closing
 // it when closeConn is set (an answer cut short).
 func (f *forward) finish(closeConn bool) {
 	f.c.AsyncWrite(nil, f.onLoop(func(c gnet.Conn, _ error) { f.release(c, closeConn) }))
+}
+
+// onLoop wraps fn as an AsyncWrite callback of f's: it runs on the loop,
+// where a panic would end the loop's goroutine and the process with it, so
+// it is recovered there and f's connection closed.
+func (f *forward) onLoop(fn func(c gnet.Conn, err error)) gnet.AsyncCallback {
+	return func(c gnet.Conn, err error) error {
+		defer f.s.recoverConn(atCallback, c, f.cs, nil)
+		f.s.testPanic(atCallback, nil)
+		fn(c, err)
+		return nil
+	}
 }
 
 // release runs on the loop once the answer is written: it closes the
@@ -378,5 +400,19 @@ func (f *forward) release(c gnet.Conn, closeConn bool) {
 		c.Close()
 	case c.InboundBuffered() > 0:
 		c.Wake(nil)
+	}
+}
+
+// logForwarded logs a forwarded request once its answer is written; it
+// runs on the loop.
+func (f *forward) logForwarded() {
+	if l := f.cs.loop; l.alog != nil {
+		sent := f.sent.Load()
+		a := logged{status: int(f.status.Load()), bytes: sent, bodyBytes: sent - f.headSent.Load(),
+			upstream: f.server, upStatus: int(f.upStatus.Load()), upTime: time.Duration(f.upTime.Load()), start: f.start}
+		if fa := f.fallback; fa != nil && fa.answered {
+			a.rule, a.location = fa.rule, fa.location // fallback.go
+		}
+		l.log(f.cs.ip, &f.info, a)
 	}
 }

@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"net"
-	"net/netip"
 	"sync"
 	"time"
 
@@ -56,21 +54,6 @@ func (h *handler) OnOpen(c gnet.Conn) (out []byte, action gnet.Action) {
 	c.SetContext(cs)
 	s.testPanic(atOpen, nil)
 	return nil, gnet.None
-}
-
-func addrPort(a net.Addr) netip.AddrPort {
-	if t, ok := a.(*net.TCPAddr); ok {
-		ap := t.AddrPort()
-		return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
-	}
-	return netip.AddrPort{}
-}
-
-func remoteIP(a net.Addr) netip.Addr {
-	if t, ok := a.(*net.TCPAddr); ok {
-		return t.AddrPort().Addr().Unmap()
-	}
-	return netip.Addr{}
 }
 
 func (h *handler) OnClose(c gnet.Conn, _ error) gnet.Action {
