@@ -30,9 +30,6 @@ type forward struct {
 	// request became a miss (matcher.Match.Vary): the upstream's answer
 	// depends on them too, so a cache must key it on those fields.
 	vary string
-	// challenge, when set, makes this an ACME challenge answered by the
-	// certificate manager, not a forward (challenge.go).
-	challenge *challenge
 	// fallback is the answer of the fallback rule the request matched,
 	// written instead of the upstream's when its status lets it
 	// (fallback.go); nil for a plain miss.
@@ -232,10 +229,6 @@ func (f *forward) abortExchange(status int) {
 
 // run does the upstream exchange on its own goroutine.
 func (f *forward) run() {
-	if f.challenge != nil {
-		f.answerChallenge()
-		return
-	}
 	defer f.s.recoverConn(atForward, f.c, f.cs, nil)
 	f.s.testPanic(atForward, nil)
 	resp := fasthttp.AcquireResponse()

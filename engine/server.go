@@ -171,7 +171,7 @@ type Server struct {
 	// upMetrics holds each upstream server's counters; written in New
 	// only.
 	upMetrics map[string]*upstreamMetrics
-	// workers run the forwards.
+	// workers run the forwards and ACME challenges.
 	workers *workers
 	// tls is the TLS listener, if any.
 	tls *tlsListener
