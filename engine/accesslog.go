@@ -85,6 +85,15 @@ func (ri requestInfo) copy() requestInfo {
 	return ri
 }
 
+// clientOr is the request's client decided by requestClient, or ip for a
+// request that got no further than its parse.
+func (ri *requestInfo) clientOr(ip netip.Addr) netip.Addr {
+	if ri.client.IsValid() {
+		return ri.client
+	}
+	return ip
+}
+
 // logged is what the access log records of an answer besides its request.
 type logged struct {
 	status    int

@@ -257,12 +257,3 @@ func xffAddr(b []byte) (netip.Addr, bool) {
 	a, ok := httpparse.ParseIP(b)
 	return a.Unmap(), ok
 }
-
-// clientOr is the request's client decided by requestClient, or ip for a
-// request that got no further than its parse.
-func (ri *requestInfo) clientOr(ip netip.Addr) netip.Addr {
-	if ri.client.IsValid() {
-		return ri.client
-	}
-	return ip
-}
