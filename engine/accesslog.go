@@ -24,7 +24,7 @@ type requestInfo struct {
 	// began: nginx's $request_time counts from there.
 	start time.Time
 	// shadowRule and shadowLoc are the shadow rule that would have
-	// answered and its Location (shadow.go), "" and empty when none.
+	// answered and its Location (conn.lookup), "" and empty when none.
 	shadowRule string
 	shadowLoc  []byte
 }

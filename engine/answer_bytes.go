@@ -112,7 +112,7 @@ func ruleHeaders(m *matcher.Match, rules *matcher.Set) string {
 }
 
 // appendRedirect appends a redirect answer with an empty body; extra are
-// the configured header lines (answer_headers.go).
+// the configured header lines (ruleHeaders).
 func (cs *conn) appendRedirect(dst []byte, m *matcher.Match, req *httpparse.Request, fields, extra string, date []byte, cf connField) []byte {
 	dst = append(dst, redirectLines[m.Status()-300]...)
 	dst = append(dst, "Location: "...)
@@ -134,7 +134,7 @@ func appendText(dst []byte, status int, fields, body string, head bool, date []b
 }
 
 // appendTextWith is appendText with extra, the configured header lines
-// (answer_headers.go), after fields.
+// (ruleHeaders), after fields.
 func appendTextWith(dst []byte, status int, fields, extra, body string, head bool, date []byte, cf connField) []byte {
 	return appendTextVary(dst, status, "", fields, extra, body, head, date, cf)
 }

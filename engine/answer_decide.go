@@ -42,7 +42,7 @@ func (cs *conn) answer(out []byte, req *httpparse.Request, rules *matcher.Set, d
 				verdict{status: 400, outcome: outClientError, closing: true}
 		}
 		return appendHTTPSRedirect(out, req, cs.fields(), rules.Headers(), date, connFieldOf(req, closing)), verdict{status: 301, outcome: outRedirect}
-	case cs.lookup(rules, req): // shadow.go
+	case cs.lookup(rules, req): // the one call into the matcher
 		m := &l.match
 		if fb := m.Fallback(); fb != nil && s.up != nil {
 			return cs.startFallback(out, req, rules, fb, date) // fallback.go

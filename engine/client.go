@@ -175,7 +175,7 @@ func addrPort(a net.Addr) netip.AddrPort {
 
 // https reports whether req came over https: through the TLS listener, or
 // marked so by a TLS terminator in front that https_redirect trusts (a
-// trusted proxy's X-Forwarded-Proto, clientaddr.go).
+// trusted proxy's X-Forwarded-Proto, forwardedHTTPS).
 func (cs *conn) https(req *httpparse.Request) bool {
 	return cs.tls || cs.loop.srv.opts.HTTPSRedirect && cs.forwardedHTTPS(req)
 }

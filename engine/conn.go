@@ -20,7 +20,7 @@ type conn struct {
 	// local is the address the connection was accepted on, for
 	// absolute_redirect's port and its host when a request names none.
 	local netip.AddrPort
-	// proxy is what the peer is trusted with (clientaddr.go).
+	// proxy is what the peer is trusted with (client.go).
 	proxy proxyConn
 	// discard counts request body bytes still to be skipped: a body sent
 	// with a request answered locally is not needed, but its bytes come
@@ -178,7 +178,7 @@ func (cs *conn) serve(buf []byte, s *Server) (used int, res result) {
 		}
 		if l.alog != nil {
 			l.ri.from(req, l.fieldNames)
-			l.ri.client = cs.requestClient(req) // clientaddr.go
+			l.ri.client = cs.requestClient(req) // client.go
 			l.ri.start = cs.requestStart(used - n)
 			l.ri.scheme = "http"
 			if cs.tls {

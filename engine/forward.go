@@ -123,7 +123,7 @@ func (cs *conn) startForward(s *Server, req *httpparse.Request, buf []byte, clos
 		abort: make(chan struct{}), drained: make(chan struct{}, 1)}
 	f.start = time.Now()
 	f.moved.Store(s.clock.now())
-	f.vary = cs.loop.match.Vary() // the lookup of this request, just done (answer.go)
+	f.vary = cs.loop.match.Vary() // the lookup of this request, just done (conn.answer)
 	f.fallback = cs.fallbackFor()
 	if cs.loop.alog != nil {
 		f.info = cs.loop.ri.copy()

@@ -33,7 +33,7 @@ func (h *handler) OnBoot(eng gnet.Engine) gnet.Action {
 func (h *handler) OnOpen(c gnet.Conn) (out []byte, action gnet.Action) {
 	s := h.srv
 	defer s.recoverConn(atOpen, c, nil, &action)
-	pc, ip, ok := s.proxy.open(remoteIP(c.RemoteAddr())) // proxyheader.go
+	pc, ip, ok := s.proxy.open(remoteIP(c.RemoteAddr())) // client.go
 	if !ok {
 		return nil, gnet.Close
 	}
@@ -120,7 +120,7 @@ func (h *handler) OnTraffic(c gnet.Conn) (action gnet.Action) {
 	cs.active = now
 	buf, _ := c.Peek(-1)
 	s.testPanic(atTraffic, buf)
-	if cs.proxy.waiting { // the PROXY protocol header comes first (proxyheader.go)
+	if cs.proxy.waiting { // the PROXY protocol header comes first (client.go)
 		var more bool
 		if buf, more, action = cs.proxyHeader(c, buf); !more {
 			return action
