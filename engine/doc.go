@@ -114,6 +114,7 @@
 //
 // Callers (the daemon, the admin listener's handlers) may call the
 // Server's exported methods but Run from any goroutine: they read
-// atomics, or hand work to the loops with Execute and wait for it with a
-// time bound or their context.
+// atomics (the metrics too, the misses gauges summing each loop's
+// sketch's atomic counts), or hand work to the loops with Execute and wait
+// for it with a time bound or their context.
 package engine
