@@ -22,7 +22,8 @@ func (cs *conn) isChallenge(req *httpparse.Request) bool {
 // startChallenge answers an ACME challenge off the loop: the key
 // authorization is looked up by the certificate manager, which may take
 // locks, so it is asked on a forward worker, and the answer written as a
-// forward's is, in request order.
+// forward's is, in request order: the connection's fwd is a forward
+// without an exchange, which the challenge writes through.
 func (cs *conn) startChallenge(s *Server, req *httpparse.Request, closing bool) {
 	f := &forward{s: s, cs: cs, c: cs.c, closing: closing, http10: req.Minor == 0,
 		head: isHead(req.Method), abort: make(chan struct{}), drained: make(chan struct{}, 1), start: time.Now()}
@@ -34,19 +35,27 @@ func (cs *conn) startChallenge(s *Server, req *httpparse.Request, closing bool) 
 	if i := bytes.LastIndexByte(host, ':'); i >= 0 && bytes.IndexByte(host[i:], ']') < 0 {
 		host = host[:i]
 	}
-	f.challenge = &challenge{host: string(host), path: string(req.Path)}
+	ch := &challenge{f: f, host: string(host), path: string(req.Path)}
 	cs.fwd = f
-	s.workers.run(f)
+	s.workers.run(ch)
 }
 
-// challenge is what a challenge forward asks the certificate manager.
-type challenge struct{ host, path string }
+// challenge is an ACME HTTP-01 challenge answered on a worker: what it
+// asks the certificate manager, and f, the forward its answer is written
+// through (it holds the connection's place in request order, its access
+// log line and its hand-back to the loop), which has no upstream
+// exchange.
+type challenge struct {
+	f          *forward
+	host, path string
+}
 
-// answerChallenge runs on a worker: 200 with the key authorization, or
-// 404 for a token the manager does not know.
-func (f *forward) answerChallenge() {
+// run runs on a worker: 200 with the key authorization, or 404 for a
+// token the manager does not know.
+func (ch *challenge) run() {
+	f := ch.f
 	defer f.s.recoverConn(atForward, f.c, f.cs, nil)
-	body, ok := f.s.opts.ACMEChallenge(f.challenge.host, f.challenge.path)
+	body, ok := f.s.opts.ACMEChallenge(ch.host, ch.path)
 	if !ok {
 		f.s.m.challenges[0].Inc()
 		f.s.m.answer(outMiss, 404)

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"errors"
 	"net/netip"
 	"time"
 
@@ -21,7 +20,7 @@ type conn struct {
 	// local is the address the connection was accepted on, for
 	// absolute_redirect's port and its host when a request names none.
 	local netip.AddrPort
-	// proxy is what the peer is trusted with (clientaddr.go).
+	// proxy is what the peer is trusted with (client.go).
 	proxy proxyConn
 	// discard counts request body bytes still to be skipped: a body sent
 	// with a request answered locally is not needed, but its bytes come
@@ -182,7 +181,7 @@ func (cs *conn) serve(buf []byte, s *Server) (used int, res result) {
 		}
 		if l.alog != nil {
 			l.ri.from(req, l.fieldNames)
-			l.ri.client = cs.requestClient(req) // clientaddr.go
+			l.ri.client = cs.requestClient(req) // client.go
 			l.ri.start = cs.requestStart(used - n)
 			l.ri.scheme = "http"
 			if cs.tls {
@@ -243,25 +242,6 @@ func (cs *conn) requestStart(at int) time.Time {
 	return cs.loop.readStart
 }
 
-// appendParseError answers a request that could not be parsed with the
-// status the parser chose (400 for anything unclassified).
-func appendParseError(dst []byte, err error, fields string, date []byte) ([]byte, verdict) {
-	status, msg := 400, "bad request\n"
-	var pe *httpparse.Error
-	if errors.As(err, &pe) {
-		status = pe.Status
-		msg = pe.Msg + "\n"
-	}
-	return appendText(dst, status, fields, msg, false, date, connClose), verdict{status: status, outcome: errorOutcome(status), closing: true}
-}
-
-func errorOutcome(status int) outcome {
-	if status >= 500 {
-		return outServerError
-	}
-	return outClientError
-}
-
 // startLinger begins a lingering close: the answer is written; the write
 // side is shut so the client sees the end of the answer, and what the
 // client still sends is dropped until it closes, lingerIdle passes without
@@ -316,6 +296,14 @@ func (cs *conn) checkDeadline(now int64) {
 		}
 		cs.close()
 	}
+}
+
+// sweep checks cs's deadlines (see checkDeadline), closing cs if that
+// panics rather than leaving the loop's other connections unchecked.
+func (cs *conn) sweep(now int64) {
+	defer cs.loop.srv.recoverConn(atSweep, cs.c, cs, nil)
+	cs.loop.srv.testPanic(atSweep, nil)
+	cs.checkDeadline(now)
 }
 
 func (cs *conn) close() {

@@ -30,9 +30,6 @@ type forward struct {
 	// request became a miss (matcher.Match.Vary): the upstream's answer
 	// depends on them too, so a cache must key it on those fields.
 	vary string
-	// challenge, when set, makes this an ACME challenge answered by the
-	// certificate manager, not a forward (challenge.go).
-	challenge *challenge
 	// fallback is the answer of the fallback rule the request matched,
 	// written instead of the upstream's when its status lets it
 	// (fallback.go); nil for a plain miss.
@@ -126,7 +123,7 @@ func (cs *conn) startForward(s *Server, req *httpparse.Request, buf []byte, clos
 		abort: make(chan struct{}), drained: make(chan struct{}, 1)}
 	f.start = time.Now()
 	f.moved.Store(s.clock.now())
-	f.vary = cs.loop.match.Vary() // the lookup of this request, just done (answer.go)
+	f.vary = cs.loop.match.Vary() // the lookup of this request, just done (conn.answer)
 	f.fallback = cs.fallbackFor()
 	if cs.loop.alog != nil {
 		f.info = cs.loop.ri.copy()
@@ -220,6 +217,82 @@ func (f *forward) stop(status int) {
 	}
 }
 
+// maxPendingWhileForwarding bounds what a client may have buffered while
+// its forwarded request is answered or its tunnel runs: body bytes the
+// upstream has not taken yet, the next pipelined requests. gnet cannot
+// stop reading: it appends every read to the connection's buffer, and
+// Peek copies that buffer whole on each read, so past this bound the
+// connection is closed.
+const maxPendingWhileForwarding = 1 << 20
+
+// whileForwarding handles bytes that arrive while a request is forwarded:
+// body bytes go to the upstream, later requests wait in the buffer.
+func (cs *conn) whileForwarding(c gnet.Conn, buf []byte) gnet.Action {
+	f := cs.fwd
+	if f.body != nil {
+		if n := f.feed(buf); n > 0 {
+			c.Discard(n)
+			buf = buf[n:]
+		}
+	}
+	// Checked whether or not the body is stalled: with the body channel
+	// full, a client sending at line rate grew the buffer without bound.
+	if len(buf) > maxPendingWhileForwarding {
+		if !f.tunnel && f.hasBody && !f.bodyDone.Load() && !f.aborted.Load() {
+			// The body came faster than the upstream took it, and this
+			// much of it cannot be held.
+			return f.refuse(c, 413, "request body too large to buffer\n", len(buf))
+		}
+		f.stop(0)
+		return gnet.Close
+	}
+	return gnet.None
+}
+
+// checkForward runs from the deadline sweep for a connection whose request
+// is being forwarded: it resumes an answer waiting for the client to read,
+// closes a client that reads nothing of it for send_timeout, gives up on
+// a request body that the upstream was passed none of for body_timeout,
+// and closes a tunnel that moved nothing for tunnel_idle_timeout.
+func (cs *conn) checkForward(now int64) {
+	f, up := cs.fwd, cs.loop.srv.up
+	if w := cs.waitDrain; w != nil {
+		switch out := cs.c.OutboundBuffered(); {
+		case out <= maxOutboundFwd:
+			cs.waitDrain = nil
+			w.drained <- struct{}{}
+		case out < w.outLast:
+			w.outLast, w.outSince = out, now // the client took some
+		case now-w.outSince >= int64(up.SendTimeout):
+			// Closing stops the exchange (OnClose), which frees the
+			// upstream connection.
+			cs.loop.srv.m.timeouts.send.Inc()
+			cs.close()
+			return
+		}
+	}
+	idle := now - f.moved.Load()
+	switch {
+	case f.body == nil:
+	case !f.tunnel && idle >= int64(up.BodyTimeout):
+		cs.loop.srv.m.timeouts.body.Inc()
+		if f.refuse(cs.c, 408, abortMessage(408), cs.c.InboundBuffered()) == gnet.Close {
+			cs.close()
+		}
+	case f.rated && now > f.rateDeadline(now):
+		// A body larger than the buffer, sent so slowly that it would
+		// hold its pooled connection without bound.
+		cs.loop.srv.m.timeouts.bodyRate.Inc()
+		if f.refuse(cs.c, 408, abortMessage(408), cs.c.InboundBuffered()) == gnet.Close {
+			cs.close()
+		}
+	case f.tunnel && idle >= int64(up.TunnelIdleTimeout):
+		// A tunnel used to have no timeout at all.
+		cs.loop.srv.m.timeouts.tunnel.Inc()
+		cs.close()
+	}
+}
+
 // abortExchange is stop's part that any goroutine may run: the first call
 // closes abort, which ends the body reader and the exchange.
 func (f *forward) abortExchange(status int) {
@@ -232,10 +305,6 @@ func (f *forward) abortExchange(status int) {
 
 // run does the upstream exchange on its own goroutine.
 func (f *forward) run() {
-	if f.challenge != nil {
-		f.answerChallenge()
-		return
-	}
 	defer f.s.recoverConn(atForward, f.c, f.cs, nil)
 	f.s.testPanic(atForward, nil)
 	resp := fasthttp.AcquireResponse()
@@ -360,10 +429,32 @@ func (f *forward) writeLast(p []byte) {
 	f.c.AsyncWrite(p, f.onLoop(func(c gnet.Conn, _ error) { f.release(c, false) }))
 }
 
+// wrote counts p, about to be written to the client, as sent. The first
+// write of an answer starts with its head, whose length is kept so that
+// the log can tell the body's bytes from the head's.
+func (f *forward) wrote(p []byte) {
+	if f.sent.Load() == 0 {
+		f.headSent.Store(int64(headLen(p)))
+	}
+	f.sent.Add(int64(len(p)))
+}
+
 // finish hands the connection back to the loop without writing, closing
 // it when closeConn is set (an answer cut short).
 func (f *forward) finish(closeConn bool) {
 	f.c.AsyncWrite(nil, f.onLoop(func(c gnet.Conn, _ error) { f.release(c, closeConn) }))
+}
+
+// onLoop wraps fn as an AsyncWrite callback of f's: it runs on the loop,
+// where a panic would end the loop's goroutine and the process with it, so
+// it is recovered there and f's connection closed.
+func (f *forward) onLoop(fn func(c gnet.Conn, err error)) gnet.AsyncCallback {
+	return func(c gnet.Conn, err error) error {
+		defer f.s.recoverConn(atCallback, c, f.cs, nil)
+		f.s.testPanic(atCallback, nil)
+		fn(c, err)
+		return nil
+	}
 }
 
 // release runs on the loop once the answer is written: it closes the
@@ -385,5 +476,19 @@ func (f *forward) release(c gnet.Conn, closeConn bool) {
 		c.Close()
 	case c.InboundBuffered() > 0:
 		c.Wake(nil)
+	}
+}
+
+// logForwarded logs a forwarded request once its answer is written; it
+// runs on the loop.
+func (f *forward) logForwarded() {
+	if l := f.cs.loop; l.alog != nil {
+		sent := f.sent.Load()
+		a := logged{status: int(f.status.Load()), bytes: sent, bodyBytes: sent - f.headSent.Load(),
+			upstream: f.server, upStatus: int(f.upStatus.Load()), upTime: time.Duration(f.upTime.Load()), start: f.start}
+		if fa := f.fallback; fa != nil && fa.answered {
+			a.rule, a.location = fa.rule, fa.location // fallback.go
+		}
+		l.log(f.cs.ip, &f.info, a)
 	}
 }

@@ -167,38 +167,6 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// maxPendingWhileForwarding bounds what a client may have buffered while
-// its forwarded request is answered or its tunnel runs: body bytes the
-// upstream has not taken yet, the next pipelined requests. gnet cannot
-// stop reading: it appends every read to the connection's buffer, and
-// Peek copies that buffer whole on each read, so past this bound the
-// connection is closed.
-const maxPendingWhileForwarding = 1 << 20
-
-// whileForwarding handles bytes that arrive while a request is forwarded:
-// body bytes go to the upstream, later requests wait in the buffer.
-func (cs *conn) whileForwarding(c gnet.Conn, buf []byte) gnet.Action {
-	f := cs.fwd
-	if f.body != nil {
-		if n := f.feed(buf); n > 0 {
-			c.Discard(n)
-			buf = buf[n:]
-		}
-	}
-	// Checked whether or not the body is stalled: with the body channel
-	// full, a client sending at line rate grew the buffer without bound.
-	if len(buf) > maxPendingWhileForwarding {
-		if !f.tunnel && f.hasBody && !f.bodyDone.Load() && !f.aborted.Load() {
-			// The body came faster than the upstream took it, and this
-			// much of it cannot be held.
-			return f.refuse(c, 413, "request body too large to buffer\n", len(buf))
-		}
-		f.stop(0)
-		return gnet.Close
-	}
-	return gnet.None
-}
-
 // rateDeadline is when the body of an exchange that started before its
 // body was whole must be whole: body_timeout after the exchange started,
 // plus a second per body_min_rate bytes that came since, not counting the
@@ -241,48 +209,4 @@ func (f *forward) refuse(c gnet.Conn, status int, msg string, unread int) gnet.A
 	f.refused = true
 	cs.fwd, cs.waitDrain = nil, nil
 	return cs.startLinger(c, s.clock.now(), unread)
-}
-
-// checkForward runs from the deadline sweep for a connection whose request
-// is being forwarded: it resumes an answer waiting for the client to read,
-// closes a client that reads nothing of it for send_timeout, gives up on
-// a request body that the upstream was passed none of for body_timeout,
-// and closes a tunnel that moved nothing for tunnel_idle_timeout.
-func (cs *conn) checkForward(now int64) {
-	f, up := cs.fwd, cs.loop.srv.up
-	if w := cs.waitDrain; w != nil {
-		switch out := cs.c.OutboundBuffered(); {
-		case out <= maxOutboundFwd:
-			cs.waitDrain = nil
-			w.drained <- struct{}{}
-		case out < w.outLast:
-			w.outLast, w.outSince = out, now // the client took some
-		case now-w.outSince >= int64(up.SendTimeout):
-			// Closing stops the exchange (OnClose), which frees the
-			// upstream connection.
-			cs.loop.srv.m.timeouts.send.Inc()
-			cs.close()
-			return
-		}
-	}
-	idle := now - f.moved.Load()
-	switch {
-	case f.body == nil:
-	case !f.tunnel && idle >= int64(up.BodyTimeout):
-		cs.loop.srv.m.timeouts.body.Inc()
-		if f.refuse(cs.c, 408, abortMessage(408), cs.c.InboundBuffered()) == gnet.Close {
-			cs.close()
-		}
-	case f.rated && now > f.rateDeadline(now):
-		// A body larger than the buffer, sent so slowly that it would
-		// hold its pooled connection without bound.
-		cs.loop.srv.m.timeouts.bodyRate.Inc()
-		if f.refuse(cs.c, 408, abortMessage(408), cs.c.InboundBuffered()) == gnet.Close {
-			cs.close()
-		}
-	case f.tunnel && idle >= int64(up.TunnelIdleTimeout):
-		// A tunnel used to have no timeout at all.
-		cs.loop.srv.m.timeouts.tunnel.Inc()
-		cs.close()
-	}
 }

@@ -55,7 +55,7 @@ const (
 // request body wait for the upstream, and an answer is read from the
 // upstream only while less than maxOutboundFwd of it waits for the
 // client. What the client sends meanwhile is bounded by
-// maxPendingWhileForwarding (forward_body.go).
+// maxPendingWhileForwarding (forward.go).
 const (
 	bodyChunks     = 16
 	maxOutboundFwd = 256 << 10

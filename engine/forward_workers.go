@@ -2,11 +2,15 @@ package engine
 
 import "time"
 
-// workers runs forwards on long-lived goroutines. A goroutine started per
-// forward grew its stack through fasthttp's call chain on every request
-// (morestack and copystack were 3 % of the server's CPU in the proxy
-// scenario, newproc another 0.9 %); a worker keeps its grown stack from one
-// forward to the next.
+// job is what a worker runs: a forward's exchange (forward.run) or an
+// ACME challenge (challenge.run).
+type job interface{ run() }
+
+// workers runs forwards and challenges on long-lived goroutines. A
+// goroutine started per forward grew its stack through fasthttp's call
+// chain on every request (morestack and copystack were 3 % of the
+// server's CPU in the proxy scenario, newproc another 0.9 %); a worker
+// keeps its grown stack from one forward to the next.
 //
 // There is no fixed pool: a forward can wait on a slow upstream for
 // minutes, and a fixed set of workers would queue the others behind it.
@@ -14,32 +18,32 @@ import "time"
 // one; a worker with nothing to do for workerIdle exits.
 type workers struct {
 	// idle is unbuffered: a send succeeds only when a worker waits.
-	idle chan *forward
+	idle chan job
 }
 
 // workerIdle is how long a worker without work waits before it exits. The
 // workers a burst started then go away, and stacks with them.
 const workerIdle = 10 * time.Second
 
-func newWorkers() *workers { return &workers{idle: make(chan *forward)} }
+func newWorkers() *workers { return &workers{idle: make(chan job)} }
 
-// run hands f to an idle worker or starts one.
-func (w *workers) run(f *forward) {
+// run hands j to an idle worker or starts one.
+func (w *workers) run(j job) {
 	select {
-	case w.idle <- f:
+	case w.idle <- j:
 	default:
-		go w.work(f)
+		go w.work(j)
 	}
 }
 
-func (w *workers) work(f *forward) {
+func (w *workers) work(j job) {
 	t := time.NewTimer(workerIdle)
 	defer t.Stop()
 	for {
-		f.run()
+		j.run()
 		t.Reset(workerIdle)
 		select {
-		case f = <-w.idle:
+		case j = <-w.idle:
 		case <-t.C:
 			return
 		}

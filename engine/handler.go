@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"net"
-	"net/netip"
 	"sync"
 	"time"
 
@@ -35,7 +33,7 @@ func (h *handler) OnBoot(eng gnet.Engine) gnet.Action {
 func (h *handler) OnOpen(c gnet.Conn) (out []byte, action gnet.Action) {
 	s := h.srv
 	defer s.recoverConn(atOpen, c, nil, &action)
-	pc, ip, ok := s.proxy.open(remoteIP(c.RemoteAddr())) // proxyheader.go
+	pc, ip, ok := s.proxy.open(remoteIP(c.RemoteAddr())) // client.go
 	if !ok {
 		return nil, gnet.Close
 	}
@@ -56,21 +54,6 @@ func (h *handler) OnOpen(c gnet.Conn) (out []byte, action gnet.Action) {
 	c.SetContext(cs)
 	s.testPanic(atOpen, nil)
 	return nil, gnet.None
-}
-
-func addrPort(a net.Addr) netip.AddrPort {
-	if t, ok := a.(*net.TCPAddr); ok {
-		ap := t.AddrPort()
-		return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
-	}
-	return netip.AddrPort{}
-}
-
-func remoteIP(a net.Addr) netip.Addr {
-	if t, ok := a.(*net.TCPAddr); ok {
-		return t.AddrPort().Addr().Unmap()
-	}
-	return netip.Addr{}
 }
 
 func (h *handler) OnClose(c gnet.Conn, _ error) gnet.Action {
@@ -137,7 +120,7 @@ func (h *handler) OnTraffic(c gnet.Conn) (action gnet.Action) {
 	cs.active = now
 	buf, _ := c.Peek(-1)
 	s.testPanic(atTraffic, buf)
-	if cs.proxy.waiting { // the PROXY protocol header comes first (proxyheader.go)
+	if cs.proxy.waiting { // the PROXY protocol header comes first (client.go)
 		var more bool
 		if buf, more, action = cs.proxyHeader(c, buf); !more {
 			return action

@@ -48,7 +48,7 @@ type serverMetrics struct {
 	// fallback counts forwards of fallback rules (fallback.go).
 	fallback [2]*metrics.Counter
 	// onePass counts lookups whose regex candidates went past the
-	// matcher's work budget (shadow.go).
+	// matcher's work budget (conn.lookup).
 	onePass *metrics.Counter
 }
 

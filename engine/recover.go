@@ -95,26 +95,6 @@ func (s *Server) recoverTask() {
 	s.log.Error("panic recovered in a task on an event loop", "at", boundaryNames[atCallback], "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 }
 
-// onLoop wraps fn as an AsyncWrite callback of f's: it runs on the loop,
-// where a panic would end the loop's goroutine and the process with it, so
-// it is recovered there and f's connection closed.
-func (f *forward) onLoop(fn func(c gnet.Conn, err error)) gnet.AsyncCallback {
-	return func(c gnet.Conn, err error) error {
-		defer f.s.recoverConn(atCallback, c, f.cs, nil)
-		f.s.testPanic(atCallback, nil)
-		fn(c, err)
-		return nil
-	}
-}
-
-// sweep checks cs's deadlines (see checkDeadline), closing cs if that
-// panics rather than leaving the loop's other connections unchecked.
-func (cs *conn) sweep(now int64) {
-	defer cs.loop.srv.recoverConn(atSweep, cs.c, cs, nil)
-	cs.loop.srv.testPanic(atSweep, nil)
-	cs.checkDeadline(now)
-}
-
 // testPanic calls the test hook set by SetPanicHook (export_test.go), which
 // panics where a test wants one; it is nil outside tests, and nothing a
 // client sends can set it.

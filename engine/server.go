@@ -60,7 +60,7 @@ type Options struct {
 	HTTPSRedirect bool
 	// AbsoluteRedirect sends a Location that is a path ("/new") as an
 	// absolute URL, as nginx's default `absolute_redirect on` does
-	// (absolute.go): the scheme of the listener, the request's Host name
+	// (location.go): the scheme of the listener, the request's Host name
 	// and the listener's port unless it is the scheme's default.
 	AbsoluteRedirect bool
 	// DeferAccept sets TCP_DEFER_ACCEPT and delayed ACKs on the listening
@@ -79,7 +79,7 @@ type Options struct {
 	// called off the event loops.
 	ACMEChallenge func(host, path string) (body []byte, ok bool)
 	// Proxies say whom to believe about the client's address and scheme
-	// (clientaddr.go).
+	// (client.go).
 	Proxies ProxyOptions
 	// Upstream, when set, receives the requests no rule matches; without
 	// it they get 404.
@@ -171,7 +171,7 @@ type Server struct {
 	// upMetrics holds each upstream server's counters; written in New
 	// only.
 	upMetrics map[string]*upstreamMetrics
-	// workers run the forwards.
+	// workers run the forwards and ACME challenges.
 	workers *workers
 	// tls is the TLS listener, if any.
 	tls *tlsListener
@@ -189,7 +189,7 @@ type Server struct {
 	eng      gnet.Engine
 	// panicHook is nil but in tests (SetPanicHook); see testPanic.
 	panicHook func(at boundary, data []byte)
-	// missSketches are the loops' miss counters (see misses_hook.go).
+	// missSketches are the loops' miss counters (see misses.go).
 	missSketches missSketches
 }
 

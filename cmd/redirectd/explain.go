@@ -63,7 +63,7 @@ func explain(args []string, stdout, stderr io.Writer) int {
 
 // explainHTTPSRedirect writes, under https_redirect, what the plain port
 // answers raw (a URL without "https://": plain HTTP) before any rule, as
-// the server does (answer.go), and returns the URL to explain the rules
+// the server does (engine's conn.answer), and returns the URL to explain the rules
 // for: raw over https, as the redirect leads there.
 func explainHTTPSRedirect(w io.Writer, raw string) (string, error) {
 	if len(raw) > 8 && strings.EqualFold(raw[:8], "https://") {

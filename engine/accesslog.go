@@ -24,7 +24,7 @@ type requestInfo struct {
 	// began: nginx's $request_time counts from there.
 	start time.Time
 	// shadowRule and shadowLoc are the shadow rule that would have
-	// answered and its Location (shadow.go), "" and empty when none.
+	// answered and its Location (conn.lookup), "" and empty when none.
 	shadowRule string
 	shadowLoc  []byte
 }
@@ -85,6 +85,15 @@ func (ri requestInfo) copy() requestInfo {
 	return ri
 }
 
+// clientOr is the request's client decided by requestClient, or ip for a
+// request that got no further than its parse.
+func (ri *requestInfo) clientOr(ip netip.Addr) netip.Addr {
+	if ri.client.IsValid() {
+		return ri.client
+	}
+	return ip
+}
+
 // logged is what the access log records of an answer besides its request.
 type logged struct {
 	status    int
@@ -142,28 +151,4 @@ func headLen(p []byte) int {
 		return i + 4
 	}
 	return len(p)
-}
-
-// logForwarded logs a forwarded request once its answer is written; it
-// runs on the loop.
-func (f *forward) logForwarded() {
-	if l := f.cs.loop; l.alog != nil {
-		sent := f.sent.Load()
-		a := logged{status: int(f.status.Load()), bytes: sent, bodyBytes: sent - f.headSent.Load(),
-			upstream: f.server, upStatus: int(f.upStatus.Load()), upTime: time.Duration(f.upTime.Load()), start: f.start}
-		if fa := f.fallback; fa != nil && fa.answered {
-			a.rule, a.location = fa.rule, fa.location // fallback.go
-		}
-		l.log(f.cs.ip, &f.info, a)
-	}
-}
-
-// wrote counts p, about to be written to the client, as sent. The first
-// write of an answer starts with its head, whose length is kept so that
-// the log can tell the body's bytes from the head's.
-func (f *forward) wrote(p []byte) {
-	if f.sent.Load() == 0 {
-		f.headSent.Store(int64(headLen(p)))
-	}
-	f.sent.Add(int64(len(p)))
 }

@@ -2,10 +2,13 @@ package engine
 
 import (
 	"bytes"
+	"net"
 	"net/netip"
 
 	"github.com/VictoriaMetrics/metrics"
+	"github.com/panjf2000/gnet/v2"
 	"github.com/redirectd/redirectd/httpparse"
+	"github.com/redirectd/redirectd/httpparse/proxyproto"
 )
 
 // ProxyOptions say whom the server believes about a client's address and
@@ -91,10 +94,110 @@ func (pc *proxyConn) trust(p *proxyPolicy, client netip.Addr) {
 	pc.xfp = p.trustsProto(client)
 }
 
+// open decides, in OnOpen, whether a connection from peer is served, and
+// what it is trusted with. client is the address to count it by: peer,
+// or, with the PROXY protocol, none yet: a load balancer carries many
+// clients, so its connections count against max_connections_per_ip only
+// once their header names the client (proxyHeader), or names none.
+func (p *proxyPolicy) open(peer netip.Addr) (pc proxyConn, client netip.Addr, ok bool) {
+	pc.peer = peer
+	if !p.Protocol {
+		pc.trust(p, peer)
+		return pc, peer, true
+	}
+	if !p.trusts(peer) {
+		// Nothing it sends can be believed, and a header is required: it
+		// is closed before reading a byte.
+		p.rejected[ppUntrusted].Inc()
+		return pc, netip.Addr{}, false
+	}
+	pc.waiting = true
+	return pc, netip.Addr{}, true
+}
+
+// proxyHeader reads the PROXY header from the start of buf, the first
+// bytes of the connection, in OnTraffic. Once it is whole, it is
+// discarded, the client it names becomes the connection's (cs.ip), and
+// that client is counted against its limit; rest is what follows the
+// header in buf, and more says whether serve has bytes to answer. A
+// partial header waits for more bytes (proxyproto bounds it), under
+// header_timeout; anything else closes the connection.
+func (cs *conn) proxyHeader(c gnet.Conn, buf []byte) (rest []byte, more bool, action gnet.Action) {
+	s := cs.loop.srv
+	var h proxyproto.Header
+	n, err := proxyproto.Parse(buf, &h)
+	switch {
+	case err == proxyproto.ErrMissing:
+		s.proxy.rejected[ppMissing].Inc()
+		return nil, false, gnet.Close
+	case err != nil:
+		s.proxy.rejected[ppMalformed].Inc()
+		return nil, false, gnet.Close
+	case n == 0:
+		if cs.headStart == 0 {
+			cs.headStart = cs.active
+		}
+		return nil, false, gnet.None
+	}
+	c.Discard(n)
+	s.m.bytesIn.Add(n)
+	cs.headStart = 0
+	cs.proxy.waiting = false
+	// LOCAL (a balancer's health check) and headers without an IP
+	// address keep the connection's own, as the spec asks.
+	client := cs.proxy.peer
+	if h.Command == proxyproto.Proxy && h.Source.IsValid() {
+		client = h.Source.Addr().Unmap()
+	}
+	if r := s.conns.openIP(client); r != accepted {
+		s.m.rejected[r].Inc()
+		return nil, false, gnet.Close
+	}
+	cs.ip = client
+	cs.proxy.trust(&s.proxy, client)
+	return buf[n:], n < len(buf), gnet.None
+}
+
+func remoteIP(a net.Addr) netip.Addr {
+	if t, ok := a.(*net.TCPAddr); ok {
+		return t.AddrPort().Addr().Unmap()
+	}
+	return netip.Addr{}
+}
+
+func addrPort(a net.Addr) netip.AddrPort {
+	if t, ok := a.(*net.TCPAddr); ok {
+		ap := t.AddrPort()
+		return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
+	}
+	return netip.AddrPort{}
+}
+
+// https reports whether req came over https: through the TLS listener, or
+// marked so by a TLS terminator in front that https_redirect trusts (a
+// trusted proxy's X-Forwarded-Proto, forwardedHTTPS).
+func (cs *conn) https(req *httpparse.Request) bool {
+	return cs.tls || cs.loop.srv.opts.HTTPSRedirect && cs.forwardedHTTPS(req)
+}
+
 // forwardedHTTPS reports whether the request was marked as received over
 // https by a proxy this connection's client is trusted as.
 func (cs *conn) forwardedHTTPS(req *httpparse.Request) bool {
 	return cs.proxy.xfp && forwardedHTTPS(req)
+}
+
+// forwardedHTTPS reports whether a TLS terminator in front marked the
+// request as received over https. Proxies append to X-Forwarded-Proto, so
+// its first value is the client's.
+func forwardedHTTPS(req *httpparse.Request) bool {
+	for i := range req.Headers {
+		h := &req.Headers[i]
+		if len(h.Name) == len("x-forwarded-proto") && bytes.EqualFold(h.Name, []byte("x-forwarded-proto")) {
+			v, _, _ := bytes.Cut(h.Value, []byte{','})
+			return bytes.EqualFold(bytes.TrimSpace(v), []byte("https"))
+		}
+	}
+	return false
 }
 
 // requestClient is the client address of a request: the connection's
@@ -153,13 +256,4 @@ func xffAddr(b []byte) (netip.Addr, bool) {
 	}
 	a, ok := httpparse.ParseIP(b)
 	return a.Unmap(), ok
-}
-
-// clientOr is the request's client decided by requestClient, or ip for a
-// request that got no further than its parse.
-func (ri *requestInfo) clientOr(ip netip.Addr) netip.Addr {
-	if ri.client.IsValid() {
-		return ri.client
-	}
-	return ip
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"errors"
 	"strconv"
 
 	"github.com/redirectd/redirectd/httpparse"
@@ -80,8 +81,38 @@ func appendConnection(dst []byte, cf connField) []byte {
 	return dst
 }
 
+// fields are the header lines every answer on the connection carries:
+// Strict-Transport-Security on the TLS port when hsts is set; on a plain
+// connection whose X-Forwarded-Proto https_redirect believes, a Vary on
+// it, since every answer there (the redirect to https, or what the rules
+// and the upstream answer) depends on it. Without it a cache between the
+// TLS terminator and redirectd would replay the 301 to https visitors,
+// who would then loop.
+func (cs *conn) fields() string {
+	switch {
+	case cs.tls:
+		return cs.loop.srv.tls.hsts
+	case cs.loop.srv.opts.HTTPSRedirect && cs.proxy.xfp:
+		return varyForwardedProto
+	}
+	return ""
+}
+
+const varyForwardedProto = "Vary: X-Forwarded-Proto\r\n"
+
+// ruleHeaders are the configured header lines of an answer m decides: the
+// rule's own (merged with the server's when the config was read), else
+// the server's. Both are strings built at load, so this costs no
+// allocation.
+func ruleHeaders(m *matcher.Match, rules *matcher.Set) string {
+	if h := m.Headers(); h != "" {
+		return h
+	}
+	return rules.Headers()
+}
+
 // appendRedirect appends a redirect answer with an empty body; extra are
-// the configured header lines (answer_headers.go).
+// the configured header lines (ruleHeaders).
 func (cs *conn) appendRedirect(dst []byte, m *matcher.Match, req *httpparse.Request, fields, extra string, date []byte, cf connField) []byte {
 	dst = append(dst, redirectLines[m.Status()-300]...)
 	dst = append(dst, "Location: "...)
@@ -103,7 +134,7 @@ func appendText(dst []byte, status int, fields, body string, head bool, date []b
 }
 
 // appendTextWith is appendText with extra, the configured header lines
-// (answer_headers.go), after fields.
+// (ruleHeaders), after fields.
 func appendTextWith(dst []byte, status int, fields, extra, body string, head bool, date []byte, cf connField) []byte {
 	return appendTextVary(dst, status, "", fields, extra, body, head, date, cf)
 }
@@ -131,6 +162,15 @@ func appendTextVary(dst []byte, status int, vary, fields, extra, body string, he
 	return dst
 }
 
+// appendNoLocation answers a rule whose status has no Location (410 Gone,
+// 451): a short text body, left out for HEAD, and the connection kept as
+// for a redirect.
+func (cs *conn) appendNoLocation(out []byte, req *httpparse.Request, rules *matcher.Set, status int, date []byte, closing bool) ([]byte, verdict) {
+	m := &cs.loop.match
+	v := verdict{status: status, outcome: outRedirect, rule: m.Source()}
+	return appendTextVary(out, status, m.Vary(), cs.fields(), ruleHeaders(m, rules), matcher.StatusText(status), isHead(req.Method), date, connFieldOf(req, closing)), v
+}
+
 // appendHTTPSRedirect answers with a 301 to the same host (without its
 // port, which served plain HTTP) and target over https.
 func appendHTTPSRedirect(dst []byte, req *httpparse.Request, fields, extra string, date []byte, cf connField) []byte {
@@ -152,4 +192,23 @@ func appendHTTPSRedirect(dst []byte, req *httpparse.Request, fields, extra strin
 	dst = append(dst, date...)
 	dst = appendConnection(dst, cf)
 	return append(dst, "\r\n"...)
+}
+
+// appendParseError answers a request that could not be parsed with the
+// status the parser chose (400 for anything unclassified).
+func appendParseError(dst []byte, err error, fields string, date []byte) ([]byte, verdict) {
+	status, msg := 400, "bad request\n"
+	var pe *httpparse.Error
+	if errors.As(err, &pe) {
+		status = pe.Status
+		msg = pe.Msg + "\n"
+	}
+	return appendText(dst, status, fields, msg, false, date, connClose), verdict{status: status, outcome: errorOutcome(status), closing: true}
+}
+
+func errorOutcome(status int) outcome {
+	if status >= 500 {
+		return outServerError
+	}
+	return outClientError
 }

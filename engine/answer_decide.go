@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"bytes"
-
 	"github.com/redirectd/redirectd/httpparse"
 	"github.com/redirectd/redirectd/matcher"
 )
@@ -44,7 +42,7 @@ func (cs *conn) answer(out []byte, req *httpparse.Request, rules *matcher.Set, d
 				verdict{status: 400, outcome: outClientError, closing: true}
 		}
 		return appendHTTPSRedirect(out, req, cs.fields(), rules.Headers(), date, connFieldOf(req, closing)), verdict{status: 301, outcome: outRedirect}
-	case cs.lookup(rules, req): // shadow.go
+	case cs.lookup(rules, req): // the one call into the matcher
 		m := &l.match
 		if fb := m.Fallback(); fb != nil && s.up != nil {
 			return cs.startFallback(out, req, rules, fb, date) // fallback.go
@@ -71,6 +69,28 @@ func (cs *conn) answer(out []byte, req *httpparse.Request, rules *matcher.Set, d
 	return appendTextVary(out, 404, l.match.Vary(), cs.fields(), rules.Headers(), "not found\n", isHead(req.Method), date, connFieldOf(req, closing)), verdict{status: 404, outcome: outMiss}
 }
 
+// lookup finds the rule for req as of the coarse clock, so that rules with
+// a time window start and stop without a reload. A shadow rule that would
+// have answered is counted, and noted for the access log line of whatever
+// the request does get (a redirect, a 404, a forward).
+func (cs *conn) lookup(rules *matcher.Set, req *httpparse.Request) bool {
+	l := cs.loop
+	m := &l.match
+	m.Now = l.srv.clock.now()
+	ok := rules.Lookup(req.Host, req.Path, req.Query, m)
+	if m.OnePass() {
+		l.srv.m.onePass.Inc()
+	}
+	if m.Shadowed() {
+		m.ShadowHit()
+		if l.alog != nil {
+			l.ri.shadowRule = m.ShadowSource()
+			l.ri.shadowLoc = m.AppendShadowLocation(l.ri.shadowLoc[:0], req.Query)
+		}
+	}
+	return ok
+}
+
 // record counts an answer the loop wrote, and logs it with its bytes.
 func (cs *conn) record(v *verdict, answer []byte) {
 	l := cs.loop
@@ -81,48 +101,8 @@ func (cs *conn) record(v *verdict, answer []byte) {
 	}
 }
 
-// https reports whether req came over https: through the TLS listener, or
-// marked so by a TLS terminator in front that https_redirect trusts (a
-// trusted proxy's X-Forwarded-Proto, clientaddr.go).
-func (cs *conn) https(req *httpparse.Request) bool {
-	return cs.tls || cs.loop.srv.opts.HTTPSRedirect && cs.forwardedHTTPS(req)
-}
-
-// fields are the header lines every answer on the connection carries:
-// Strict-Transport-Security on the TLS port when hsts is set; on a plain
-// connection whose X-Forwarded-Proto https_redirect believes, a Vary on
-// it, since every answer there (the redirect to https, or what the rules
-// and the upstream answer) depends on it. Without it a cache between the
-// TLS terminator and redirectd would replay the 301 to https visitors,
-// who would then loop.
-func (cs *conn) fields() string {
-	switch {
-	case cs.tls:
-		return cs.loop.srv.tls.hsts
-	case cs.loop.srv.opts.HTTPSRedirect && cs.proxy.xfp:
-		return varyForwardedProto
-	}
-	return ""
-}
-
-const varyForwardedProto = "Vary: X-Forwarded-Proto\r\n"
-
 // isAsterisk reports whether req's target is "*" (OPTIONS * asks about
 // the server, not a resource): no redirect applies to it.
 func isAsterisk(req *httpparse.Request) bool {
 	return len(req.Target) == 1 && req.Target[0] == '*'
-}
-
-// forwardedHTTPS reports whether a TLS terminator in front marked the
-// request as received over https. Proxies append to X-Forwarded-Proto, so
-// its first value is the client's.
-func forwardedHTTPS(req *httpparse.Request) bool {
-	for i := range req.Headers {
-		h := &req.Headers[i]
-		if len(h.Name) == len("x-forwarded-proto") && bytes.EqualFold(h.Name, []byte("x-forwarded-proto")) {
-			v, _, _ := bytes.Cut(h.Value, []byte{','})
-			return bytes.EqualFold(bytes.TrimSpace(v), []byte("https"))
-		}
-	}
-	return false
 }
