@@ -1,9 +1,7 @@
 package engine
 
 import (
-	"hash/maphash"
 	"net/netip"
-	"sync"
 	"sync/atomic"
 )
 
@@ -11,27 +9,18 @@ import (
 // IPv6 address counted by its prefix of v6bits (see Options.IPv6Prefix).
 // Connections of one address spread over every event loop (SO_REUSEPORT
 // hashes the whole 4-tuple), so the count is shared: a map split into
-// shards, each behind its own mutex, taken once when a connection opens
-// and once when it closes, never while serving requests.
+// shards (ipCounts), taken once when a connection opens and once when it
+// closes, never while serving requests.
 type connLimiter struct {
-	max, maxPerIP int
-	v6bits        int
-	total         atomic.Int64
-	seed          maphash.Seed
-	shards        [64]ipShard
-}
-
-type ipShard struct {
-	mu sync.Mutex
-	n  map[netip.Addr]int32
+	max    int
+	v6bits int
+	total  atomic.Int64
+	perIP  ipCounts
 }
 
 func (l *connLimiter) init(max, maxPerIP, v6bits int) {
-	l.max, l.maxPerIP, l.v6bits = max, maxPerIP, v6bits
-	l.seed = maphash.MakeSeed()
-	for i := range l.shards {
-		l.shards[i].n = make(map[netip.Addr]int32)
-	}
+	l.max, l.v6bits = max, v6bits
+	l.perIP.init(maxPerIP)
 }
 
 // client is what ip is counted as: an IPv4 address as it is, an IPv6 one
@@ -46,11 +35,6 @@ func (l *connLimiter) client(ip netip.Addr) netip.Addr {
 		return ip
 	}
 	return p.Addr()
-}
-
-func (l *connLimiter) shard(ip netip.Addr) *ipShard {
-	b := ip.As16()
-	return &l.shards[maphash.Bytes(l.seed, b[:])%uint64(len(l.shards))]
 }
 
 // rejectReason names a limit a new connection is over.
@@ -82,15 +66,9 @@ func (l *connLimiter) openIP(ip netip.Addr) rejectReason {
 	if !ip.IsValid() {
 		return accepted
 	}
-	ip = l.client(ip)
-	sh := l.shard(ip)
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	n := sh.n[ip]
-	if int(n) >= l.maxPerIP {
+	if !l.perIP.take(l.client(ip)) {
 		return overPerIP
 	}
-	sh.n[ip] = n + 1
 	return accepted
 }
 
@@ -98,15 +76,7 @@ func (l *connLimiter) openIP(ip netip.Addr) rejectReason {
 // counted by open or openIP (invalid if neither counted one).
 func (l *connLimiter) close(ip netip.Addr) {
 	if ip.IsValid() {
-		ip = l.client(ip)
-		sh := l.shard(ip)
-		sh.mu.Lock()
-		if n := sh.n[ip] - 1; n > 0 {
-			sh.n[ip] = n
-		} else {
-			delete(sh.n, ip)
-		}
-		sh.mu.Unlock()
+		l.perIP.put(l.client(ip))
 	}
 	l.total.Add(-1)
 }

@@ -38,10 +38,8 @@ func TestConnLimiterIPv6Prefix(t *testing.T) {
 		for _, ip := range open {
 			l.close(ip)
 		}
-		for i := range l.shards {
-			if n := len(l.shards[i].n); n != 0 {
-				t.Errorf("/%d: %d clients still counted after every close", tt.bits, n)
-			}
+		if n := l.perIP.counted(); n != 0 {
+			t.Errorf("/%d: %d clients still counted after every close", tt.bits, n)
 		}
 		if n := l.total.Load(); n != 0 {
 			t.Errorf("/%d: total %d after every close", tt.bits, n)
