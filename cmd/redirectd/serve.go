@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/redirectd/redirectd/cmd/redirectd/internal/engineopts"
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/accesslog"
@@ -66,11 +67,11 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%v\n", err)
 		return 1
 	}
-	opts := engineOptions(&cfg.Server, log)
+	opts := engineopts.Engine(&cfg.Server, log)
 	opts.Takeover = *takeover
 	opts.MissesCapacity = cfg.Misses.Capacity
 	if u := cfg.Upstream; u != nil {
-		pool := upstream.New(upstreamConfig(u), log)
+		pool := upstream.New(engineopts.Upstream(u), log)
 		defer pool.Close()
 		opts.Upstream = &engine.UpstreamOptions{Pool: pool, HostFromUpstream: u.HostHeader == "upstream", MaxRequestBodyBytes: u.MaxRequestBodyBytes,
 			BodyTimeout: u.BodyTimeout.Std(), SendTimeout: u.SendTimeout.Std(), TunnelIdleTimeout: u.TunnelIdleTimeout.Std(),
@@ -300,41 +301,4 @@ func printExample(w io.Writer, cfg *config.Config, addr string) {
 		fmt.Fprintf(w, "  %-7s %-34s -> %d %s%s\n", r.Kind, r.From, r.Status, r.To, host)
 	}
 	fmt.Fprintf(w, "Try: curl -i http://%s/old\n", addr)
-}
-
-// engineOptions maps the [server] table onto the engine's options; zero
-// values take the engine's defaults.
-func engineOptions(sv *config.Server, log *slog.Logger) engine.Options {
-	return engine.Options{
-		Listen:           sv.Listen,
-		EventLoops:       sv.EventLoops,
-		MaxPathBytes:     sv.MaxPathBytes,
-		IdleTimeout:      sv.IdleTimeout.Std(),
-		HeaderTimeout:    sv.HeaderTimeout.Std(),
-		MaxConnsPerIP:    sv.MaxConnectionsPerIP,
-		IPv6Prefix:       sv.IPv6Prefix,
-		MaxConns:         sv.MaxConnections,
-		HTTPSRedirect:    sv.HTTPSRedirect,
-		AbsoluteRedirect: sv.AbsoluteRedirect,
-		DeferAccept:      sv.DeferAcceptOn(),
-		Proxies:          engine.ProxyOptions{Protocol: sv.ProxyProtocol, Trusted: sv.TrustedProxies},
-		Logger:           log,
-	}
-}
-
-// upstreamConfig maps the [upstream] table onto the pool's config.
-func upstreamConfig(u *config.Upstream) upstream.Config {
-	c := upstream.Config{
-		Servers:           u.Servers,
-		LeastConn:         u.Balance == "least_conn",
-		MaxConnsPerServer: u.MaxConnsPerServer,
-		ConnectTimeout:    u.ConnectTimeout.Std(),
-		ReadTimeout:       u.ReadTimeout.Std(),
-		WriteTimeout:      u.WriteTimeout.Std(),
-		PoolWaitTimeout:   u.PoolWaitTimeout.Std(),
-	}
-	if hc := u.HealthCheck; hc != nil {
-		c.HealthPath, c.HealthInterval = hc.Path, hc.Interval.Std()
-	}
-	return c
 }

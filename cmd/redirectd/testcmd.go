@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/redirectd/redirectd/cmd/redirectd/internal/engineopts"
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/upstream"
@@ -122,7 +123,7 @@ type testEnv struct {
 // reaching the rules is left out: the PROXY protocol, TLS, deferred
 // accept, the access log; [upstream] is replaced by the marker upstream.
 func startTestServer(cfg *config.Config) (*testEnv, error) {
-	opts := engineOptions(&cfg.Server, nil)
+	opts := engineopts.Engine(&cfg.Server, nil)
 	opts.Listen = "127.0.0.1:0"
 	// As many loops as connections at most: more would sit idle.
 	if opts.EventLoops <= 0 {
@@ -146,7 +147,7 @@ func startTestServer(cfg *config.Config) (*testEnv, error) {
 		env.stops = append(env.stops, stop)
 		mu := *u
 		mu.Servers, mu.HealthCheck = []string{addr}, nil
-		pool := upstream.New(upstreamConfig(&mu), nil)
+		pool := upstream.New(engineopts.Upstream(&mu), nil)
 		env.stops = append(env.stops, pool.Close)
 		opts.Upstream = &engine.UpstreamOptions{Pool: pool, HostFromUpstream: u.HostHeader == "upstream", MaxRequestBodyBytes: u.MaxRequestBodyBytes,
 			BodyTimeout: u.BodyTimeout.Std(), SendTimeout: u.SendTimeout.Std(), TunnelIdleTimeout: u.TunnelIdleTimeout.Std(),
