@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/VictoriaMetrics/metrics"
+	"github.com/redirectd/redirectd/cmd/redirectd/internal/explain"
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/accesslog"
@@ -265,19 +266,19 @@ func (s *service) Rules() []admin.RuleInfo {
 
 func (s *service) Explain(url string, ar admin.ExplainRequest) (string, error) {
 	set := s.srv.Rules()
-	req := &explainRequest{set: set}
+	req := &explain.Request{Set: set}
 	for _, h := range ar.Headers {
-		if err := req.fields.Set(h); err != nil {
+		if err := req.Fields.Set(h); err != nil {
 			return "", err
 		}
 	}
-	client, err := parseClient(ar.Client)
+	client, err := explain.ParseClient(ar.Client)
 	if err != nil {
 		return "", err
 	}
-	req.client = client
+	req.Client = client
 	var b bytes.Buffer
-	if err := explainRequestAt(&b, set, url, time.Now(), req); err != nil {
+	if err := explain.RequestAt(&b, set, url, time.Now(), req); err != nil {
 		return "", err
 	}
 	return b.String(), nil

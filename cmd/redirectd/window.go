@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/redirectd/redirectd/engine/admin"
@@ -21,17 +20,6 @@ func parseAt(s string) (time.Time, error) {
 	return t, nil
 }
 
-// explainShadow adds to explain's answer the shadow rule that would have
-// answered, when one would.
-func explainShadow(w io.Writer, m *matcher.Match, query []byte) {
-	r := m.ShadowRule()
-	if r == nil {
-		return
-	}
-	fmt.Fprintf(w, "shadow:   %s (%s %q%s) would answer %d %s; in shadow mode it is only counted and logged\n",
-		r.Source(), r.Kind, r.From, hostNote(r), r.Status, m.AppendShadowLocation(nil, query))
-}
-
 // ruleInfo is one rule as the admin /rules lists it.
 func ruleInfo(r matcher.RuleHits) admin.RuleInfo {
 	ri := admin.RuleInfo{Kind: r.Kind.String(), From: r.From, To: r.To, Status: r.Status,
@@ -47,4 +35,16 @@ func ruleInfo(r matcher.RuleHits) admin.RuleInfo {
 		ri.ActiveUntil = r.Active.Until.UTC().Format(time.RFC3339)
 	}
 	return ri
+}
+
+// ruleInfoHeaders is a rule's headers as /rules lists them, nil for none.
+func ruleInfoHeaders(hs []matcher.Header) map[string]string {
+	if len(hs) == 0 {
+		return nil
+	}
+	m := make(map[string]string, len(hs))
+	for _, h := range hs {
+		m[h.Name] = h.Value
+	}
+	return m
 }
