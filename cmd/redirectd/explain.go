@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/explain"
 )
@@ -55,4 +56,16 @@ func explainCmd(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	return 0
+}
+
+// parseAt reads explain's -at: "" is now.
+func parseAt(s string) (time.Time, error) {
+	if s == "" {
+		return time.Now(), nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("-at %q is not an RFC 3339 time; write it with an offset, such as 2026-12-24T12:00:00Z", s)
+	}
+	return t, nil
 }

@@ -1,24 +1,11 @@
-package main
+package daemon
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/redirectd/redirectd/engine/admin"
 	"github.com/redirectd/redirectd/matcher"
 )
-
-// parseAt reads explain's -at: "" is now.
-func parseAt(s string) (time.Time, error) {
-	if s == "" {
-		return time.Now(), nil
-	}
-	t, err := time.Parse(time.RFC3339, s)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("-at %q is not an RFC 3339 time; write it with an offset, such as 2026-12-24T12:00:00Z", s)
-	}
-	return t, nil
-}
 
 // ruleInfo is one rule as the admin /rules lists it.
 func ruleInfo(r matcher.RuleHits) admin.RuleInfo {

@@ -1,4 +1,9 @@
-package main
+// Package daemon is redirectd serve: it starts the engine with a config's
+// rules, the admin listener, the HTTPS side and the access log, and keeps
+// them serving: reloads (SIGHUP, POST /reload, file changes), [rules]
+// source polling with versions and rollback, idle garbage collection,
+// systemd notification, and the drain on SIGTERM.
+package daemon
 
 import (
 	"context"
@@ -13,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/redirectd/redirectd/cmd/redirectd/internal/configload"
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/engineopts"
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/engine"
@@ -22,20 +28,18 @@ import (
 	"github.com/redirectd/redirectd/matcher"
 )
 
-// serve runs the server until SIGINT or SIGTERM; SIGHUP reloads the rules.
-func serve(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("serve", stderr)
-	file := configFlag(fs)
-	logFormat := fs.String("log-format", "text", "log format: `text` or json")
-	adminListen := fs.String("admin-listen", "", "serve the admin endpoints on `addr` instead of [admin] listen (\"off\": none); for a second instance during an upgrade")
-	takeover := fs.Bool("upgrade", false, "take over the traffic ports from the redirectd serving them, for a zero-downtime upgrade (both serve until the old one is stopped); without it a port in use is an error")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return parseExit(err)
-	}
-	if !noArgs(fs, pos, stderr) {
-		return 2
-	}
+// Options are serve's command line, and how it loads configs.
+type Options struct {
+	Config      string // -config: "" for the built-in example
+	LogFormat   string // -log-format: text or json
+	AdminListen string // -admin-listen
+	Upgrade     bool   // -upgrade
+	Loader      configload.Loader
+}
+
+// Serve runs the server until SIGINT or SIGTERM; SIGHUP reloads the rules.
+func Serve(o Options, stdout, stderr io.Writer) int {
+	file, logFormat, adminListen, takeover := &o.Config, &o.LogFormat, &o.AdminListen, &o.Upgrade
 	log, err := newLogger(stderr, *logFormat)
 	if err != nil {
 		fmt.Fprintf(stderr, "redirectd serve: %v\n", err)
@@ -54,7 +58,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	// 40,000-regex map. It runs less often during that load;
 	// FreeOSMemory below hands the garbage back once serving.
 	gc := debug.SetGCPercent(400)
-	cfg, err := loadConfig(*file)
+	cfg, err := o.Loader.Load(*file)
 	debug.SetGCPercent(gc)
 	if err != nil {
 		fmt.Fprintf(stderr, "%v\n", err)
@@ -63,7 +67,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	if *adminListen != "" {
 		cfg.Admin.Listen = *adminListen
 	}
-	if err := startable(cfg); err != nil {
+	if err := Startable(cfg); err != nil {
 		fmt.Fprintf(stderr, "%v\n", err)
 		return 1
 	}
@@ -95,7 +99,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	}
 	defer https.close()
 	srv = engine.New(opts, cfg.Set)
-	svc := newService(srv, cfg, *file, log)
+	svc := newService(srv, cfg, *file, o.Loader, log)
 	svc.adminListen = *adminListen
 	svc.https = https
 	stopSource, err := svc.startSource() // [rules] source: serve the cached version, poll
