@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/redirectd/redirectd/cmd/redirectd/internal/explain"
 	"github.com/redirectd/redirectd/config"
 )
 
@@ -225,7 +226,7 @@ func TestExplainAnswers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var b bytes.Buffer
-		if err := explainURL(&b, cfg.Set, tt.url); err != nil {
+		if err := explain.URL(&b, cfg.Set, tt.url); err != nil {
 			t.Fatal(err)
 		}
 		if diff := cmp.Diff(tt.want, b.String()); diff != "" {

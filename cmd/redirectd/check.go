@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/redirectd/redirectd/config/syntax"
-	"github.com/redirectd/redirectd/engine/tlsconf"
 	"io"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/redirectd/redirectd/cmd/redirectd/internal/daemon"
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/config/lint"
 	"github.com/redirectd/redirectd/internal/plural"
@@ -75,11 +75,11 @@ func check(file string, asJSON, fix bool, stdout, stderr io.Writer) int {
 		rep.Errors = strings.Split(err.Error(), "\n")
 		return report(rep, asJSON, stdout, stderr)
 	}
-	if err := startable(cfg); err != nil {
+	if err := daemon.Startable(cfg); err != nil {
 		rep.Errors = strings.Split(err.Error(), "\n")
 		return report(rep, asJSON, stdout, stderr)
 	}
-	if err := tlsconf.CheckCertificates(certSettings(cfg)); err != nil {
+	if err := daemon.CheckCertificates(cfg); err != nil {
 		rep.Errors = strings.Split(err.Error(), "\n")
 		return report(rep, asJSON, stdout, stderr)
 	}
@@ -136,23 +136,9 @@ func report(rep checkReport, asJSON bool, stdout, stderr io.Writer) int {
 			status = plural.Count(errs, "error")
 		}
 		fmt.Fprintf(stdout, "%s: %s: %s, %s, loaded and compiled in %.3fms\n",
-			rep.Config, status, ruleCounts(*rep.Counts, *rep.PerHost), plural.Count(warnings, "warning"), rep.Millis)
+			rep.Config, status, daemon.RuleCounts(*rep.Counts, *rep.PerHost), plural.Count(warnings, "warning"), rep.Millis)
 	}
 	return code
-}
-
-// ruleCounts says how many rules a config holds as written, "10 rules (6
-// exact, 0 prefix, 4 regex)": each [[rule]] table, map entry and CSV row
-// once, as the imports count what they write. A rule listed for several
-// hosts is one rule per host to the matcher; when that makes a
-// difference, the count per host follows: "; 22 counted once per host".
-func ruleCounts(written, perHost matcher.Counts) string {
-	total := func(c matcher.Counts) int { return c.Exact + c.Prefix + c.Regex }
-	s := fmt.Sprintf("%s (%d exact, %d prefix, %d regex", plural.Count(total(written), "rule"), written.Exact, written.Prefix, written.Regex)
-	if n := total(perHost); n != total(written) {
-		s += fmt.Sprintf("; %d counted once per host", n)
-	}
-	return s + ")"
 }
 
 // skippedLines says which map entries cfg left out, one warning a line:

@@ -2,11 +2,9 @@ package main
 
 import (
 	"embed"
-	"fmt"
 
+	"github.com/redirectd/redirectd/cmd/redirectd/internal/configload"
 	"github.com/redirectd/redirectd/config"
-	"github.com/redirectd/redirectd/engine"
-	"github.com/redirectd/redirectd/engine/admin"
 )
 
 //go:embed example
@@ -15,32 +13,11 @@ var exampleFS embed.FS
 // exampleName is how the embedded example is named in messages.
 const exampleName = "example/redirectd.toml"
 
+// loader loads the config a command names, the embedded example when
+// none is named.
+var loader = configload.Loader{Example: exampleFS, Name: exampleName}
+
 // loadConfig loads file, or the embedded example when file is "".
 func loadConfig(file string) (*config.Config, error) {
-	if file == "" {
-		return config.LoadFS(exampleFS, exampleName)
-	}
-	return config.Load(file)
-}
-
-// startable reports what serve would refuse in a config that loads,
-// short of a port being taken: the traffic and TLS addresses, and the
-// admin address and token. check and serve both call it, so that a
-// config check passes is one serve starts with (and an ExecStartPre check
-// means what it says).
-func startable(cfg *config.Config) error {
-	if err := engine.CheckListen(cfg.Server.Listen); err != nil {
-		return fmt.Errorf("%s: [server] listen: %w", cfg.Path, err)
-	}
-	if cfg.TLS.Listen != "" {
-		if err := engine.CheckListen(cfg.TLS.Listen); err != nil {
-			return fmt.Errorf("%s: [tls] listen: %w", cfg.Path, err)
-		}
-	}
-	if cfg.Admin.Listen != "off" {
-		if err := admin.Check(admin.Options{Listen: cfg.Admin.Listen, Token: cfg.Admin.Token}); err != nil {
-			return fmt.Errorf("%s: [admin]: %w", cfg.Path, err)
-		}
-	}
-	return nil
+	return loader.Load(file)
 }

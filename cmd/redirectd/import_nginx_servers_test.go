@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redirectd/redirectd/cmd/redirectd/internal/explain"
 	"github.com/redirectd/redirectd/config"
 )
 
@@ -184,7 +185,7 @@ func siteRoundTrip(t *testing.T, nginxBin, dir, conf, plain, tlsAddr string, req
 		if strings.HasPrefix(want, "3") || strings.HasPrefix(want, "410") {
 			redirects++
 			var ex bytes.Buffer
-			if err := explainURL(&ex, cfg.Set, scheme+"://"+r.host+r.target); err != nil {
+			if err := explain.URL(&ex, cfg.Set, scheme+"://"+r.host+r.target); err != nil {
 				t.Fatal(err)
 			}
 			var status int

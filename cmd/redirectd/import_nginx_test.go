@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redirectd/redirectd/cmd/redirectd/internal/explain"
 	"github.com/redirectd/redirectd/config"
 )
 
@@ -148,7 +149,7 @@ func resolve(t *testing.T, base, loc string) string {
 // explainAnswer asks the rules what explain would print for host+target.
 func explainAnswer(t *testing.T, cfg *config.Config, host, target, base string) (int, string) {
 	var out bytes.Buffer
-	if err := explainURL(&out, cfg.Set, "http://"+host+target); err != nil {
+	if err := explain.URL(&out, cfg.Set, "http://"+host+target); err != nil {
 		t.Fatal(err)
 	}
 	var status int

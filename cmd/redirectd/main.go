@@ -47,7 +47,7 @@ func init() {
 		{"check", "-config FILE [-format text|json] [-fix-chains] [-baseline OLD]",
 			"validate a config: rule counts, errors and warnings; with -baseline, list the rules and URLs whose answer changes from OLD to FILE", checkCmd},
 		{"explain", "-config FILE [-at TIME] [-H 'Name: value']... [-client IP] URL",
-			"print the rule that answers URL, its status and Location", explain},
+			"print the rule that answers URL, its status and Location", explainCmd},
 		{"test", "-config FILE [-format text|junit] [-o FILE] [-host HOST] CASES...",
 			"run case files against the rules, answered by the real server", test},
 		{"import csv", "[-o FILE] [-force] FILE", "convert a bulk-redirect CSV into a config", importCSV},

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,26 +14,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/promtext"
 )
 
 // whereHelp says where a family's HELP text goes, for the failure messages.
 const whereHelp = "add a one-line description to the promtext.Help table next to where the family is registered " +
-	"(engine/metrics.go metricHelp, cmd/redirectd/backend.go serviceMetricHelp, engine/promtext/process.go processHelp)"
-
-// TestServiceMetricHelp fails when a family newService registers has no
-// line in serviceMetricHelp.
-func TestServiceMetricHelp(t *testing.T) {
-	cfg, err := loadConfig("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc := newService(engine.New(engine.Options{}, cfg.Set), cfg, "", slog.New(slog.DiscardHandler))
-	for _, fam := range promtext.Missing(svc.set, serviceMetricHelp) {
-		t.Errorf("metric family %s has no help: add a one-line description to serviceMetricHelp in cmd/redirectd/backend.go", fam)
-	}
-}
+	"(engine/metrics.go metricHelp, cmd/redirectd/internal/daemon/backend.go serviceMetricHelp, engine/promtext/process.go processHelp)"
 
 // TestMetricsPromtool scrapes /metrics of the real binary, with an
 // upstream, the access log and a redirect, a forward and a miss counted,

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -347,7 +347,7 @@ func (s *service) sourceFailed(err error) {
 // version serving), for reloadLocked. With a source, the local config
 // holds no rules; the source's settings take effect at a restart only.
 func (s *service) load(c *candidate) (*config.Config, ruleVersion, error) {
-	cfg, err := loadConfig(s.file)
+	cfg, err := s.loader.Load(s.file)
 	if err != nil {
 		return nil, ruleVersion{}, err
 	}
@@ -355,7 +355,7 @@ func (s *service) load(c *candidate) (*config.Config, ruleVersion, error) {
 		if cfg.Reload.Source != "" {
 			return nil, ruleVersion{}, errors.New(cfg.Path + ": [rules] source was added: restart redirectd to pull the rules from it; the running rules stay")
 		}
-		return cfg, localVersion(cfg), nil
+		return cfg, localVersion(cfg, s.loader), nil
 	}
 	if cfg.Reload.RulesSource != s.rs.cfg {
 		return nil, ruleVersion{}, errors.New(cfg.Path + ": [rules] source, poll, source_header, cache_dir or keep_versions changed: restart redirectd to apply them; the running rules stay")

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"crypto/tls"
@@ -105,6 +105,12 @@ func certSettings(cfg *config.Config) *tlsconf.Settings {
 		s.Certificates = append(s.Certificates, tlsconf.Certificate{Cert: c.Cert, Key: c.Key, File: c.File, Line: c.Line})
 	}
 	return s
+}
+
+// CheckCertificates loads cfg's certificates as serve would, for check:
+// an error names the file, line and entry.
+func CheckCertificates(cfg *config.Config) error {
+	return tlsconf.CheckCertificates(certSettings(cfg))
 }
 
 // reload applies a reloaded config's certificates: a certificate that does

@@ -1,4 +1,4 @@
-package main
+package explain
 
 import (
 	"fmt"
@@ -21,16 +21,4 @@ func explainHeaders(w io.Writer, m *matcher.Match, set *matcher.Set) {
 			fmt.Fprintf(w, "header:   %s\n", line)
 		}
 	}
-}
-
-// ruleInfoHeaders is a rule's headers as /rules lists them, nil for none.
-func ruleInfoHeaders(hs []matcher.Header) map[string]string {
-	if len(hs) == 0 {
-		return nil
-	}
-	m := make(map[string]string, len(hs))
-	for _, h := range hs {
-		m[h.Name] = h.Value
-	}
-	return m
 }

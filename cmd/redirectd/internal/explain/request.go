@@ -1,4 +1,4 @@
-package main
+package explain
 
 import (
 	"fmt"
@@ -8,13 +8,13 @@ import (
 	"github.com/redirectd/redirectd/matcher"
 )
 
-// explainFields are explain's -H flags: the request's header fields, for
+// Fields are explain's -H flags: the request's header fields, for
 // rules with when conditions on language, header or cookie.
-type explainFields []string
+type Fields []string
 
-func (f *explainFields) String() string { return strings.Join(*f, ", ") }
+func (f *Fields) String() string { return strings.Join(*f, ", ") }
 
-func (f *explainFields) Set(v string) error {
+func (f *Fields) Set(v string) error {
 	name, value, ok := strings.Cut(v, ":")
 	if !ok || strings.TrimSpace(name) == "" || strings.ContainsAny(name, " \t") {
 		return fmt.Errorf("%q is not a header field; write it as 'Name: value', such as 'Accept-Language: de'", v)
@@ -23,19 +23,19 @@ func (f *explainFields) Set(v string) error {
 	return nil
 }
 
-// explainRequest is the request explain asks about, as conditions read it
+// Request is the request explain asks about, as conditions read it
 // (matcher.Request): the -H fields and the -client address's country in
 // the config's [geoip] database.
-type explainRequest struct {
-	fields explainFields
-	client netip.Addr
-	set    *matcher.Set
+type Request struct {
+	Fields Fields     // the -H fields
+	Client netip.Addr // the -client address, invalid for none
+	Set    *matcher.Set
 	// https: the URL asked about is https://.
 	https bool
 }
 
-func (r *explainRequest) Header(name []byte) []byte {
-	for _, f := range r.fields {
+func (r *Request) Header(name []byte) []byte {
+	for _, f := range r.Fields {
 		n, v, _ := strings.Cut(f, ":")
 		if strings.EqualFold(n, string(name)) {
 			return []byte(v)
@@ -44,18 +44,18 @@ func (r *explainRequest) Header(name []byte) []byte {
 	return nil
 }
 
-func (r *explainRequest) HTTPS() bool { return r.https }
+func (r *Request) HTTPS() bool { return r.https }
 
-func (r *explainRequest) Country() string {
-	db := r.set.Countries()
-	if db == nil || !r.client.IsValid() {
+func (r *Request) Country() string {
+	db := r.Set.Countries()
+	if db == nil || !r.Client.IsValid() {
 		return ""
 	}
-	return db.Country(r.client)
+	return db.Country(r.Client)
 }
 
-// parseClient reads explain's -client flag: "" for none.
-func parseClient(s string) (netip.Addr, error) {
+// ParseClient reads explain's -client flag: "" for none.
+func ParseClient(s string) (netip.Addr, error) {
 	if s == "" {
 		return netip.Addr{}, nil
 	}

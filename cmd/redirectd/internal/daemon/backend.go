@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"bytes"
@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/VictoriaMetrics/metrics"
+	"github.com/redirectd/redirectd/cmd/redirectd/internal/configload"
+	"github.com/redirectd/redirectd/cmd/redirectd/internal/explain"
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/accesslog"
@@ -27,7 +29,9 @@ import (
 type service struct {
 	srv  *engine.Server
 	file string // "" for the built-in example
-	log  *slog.Logger
+	// loader loads file, or the example.
+	loader configload.Loader
+	log    *slog.Logger
 	// adminListen is serve -admin-listen, which replaces [admin] listen
 	// in every config loaded, reloads included.
 	adminListen string
@@ -80,8 +84,8 @@ var versionMetricHelp = promtext.Help{
 	"redirectd_rules_version_info":                          "The content hash of the rule set serving, as a label; the value is 1.",
 }
 
-func newService(srv *engine.Server, cfg *config.Config, file string, log *slog.Logger) *service {
-	s := &service{srv: srv, cfg: cfg, file: file, log: log, set: metrics.NewSet()}
+func newService(srv *engine.Server, cfg *config.Config, file string, loader configload.Loader, log *slog.Logger) *service {
+	s := &service{srv: srv, cfg: cfg, file: file, loader: loader, log: log, set: metrics.NewSet()}
 	s.reloads = s.set.NewCounter(`redirectd_config_reloads_total{result="ok"}`)
 	s.reloadFails = s.set.NewCounter(`redirectd_config_reloads_total{result="failed"}`)
 	s.lastReloadUnix = float64(time.Now().Unix())
@@ -160,7 +164,7 @@ func (s *service) reloadLocked(c *candidate) (string, error) {
 	logSkipped(s.log, cfg)
 	s.reloads.Inc()
 	s.lastReloadUnix = float64(time.Now().Unix())
-	msg := fmt.Sprintf("%s in %s, version %s", ruleCounts(cfg.Written, cfg.Set.Counts()), time.Since(start).Round(time.Microsecond), ver.hash)
+	msg := fmt.Sprintf("%s in %s, version %s", RuleCounts(cfg.Written, cfg.Set.Counts()), time.Since(start).Round(time.Microsecond), ver.hash)
 	s.log.Info("reloaded", "config", cfg.Path, "rules", cfg.Set.Len(), "version", ver.hash, "hits_carried", carried, "took", time.Since(start).Round(time.Microsecond))
 	s.applyToken(cfg)
 	if keys := restartNeeded(s.cfg, cfg); len(keys) > 0 {
@@ -258,26 +262,26 @@ func (s *service) Ready() error {
 func (s *service) Rules() []admin.RuleInfo {
 	var out []admin.RuleInfo
 	s.srv.Rules().Each(func(r matcher.RuleHits) {
-		out = append(out, ruleInfo(r)) // window.go
+		out = append(out, ruleInfo(r)) // rules.go
 	})
 	return out
 }
 
 func (s *service) Explain(url string, ar admin.ExplainRequest) (string, error) {
 	set := s.srv.Rules()
-	req := &explainRequest{set: set}
+	req := &explain.Request{Set: set}
 	for _, h := range ar.Headers {
-		if err := req.fields.Set(h); err != nil {
+		if err := req.Fields.Set(h); err != nil {
 			return "", err
 		}
 	}
-	client, err := parseClient(ar.Client)
+	client, err := explain.ParseClient(ar.Client)
 	if err != nil {
 		return "", err
 	}
-	req.client = client
+	req.Client = client
 	var b bytes.Buffer
-	if err := explainRequestAt(&b, set, url, time.Now(), req); err != nil {
+	if err := explain.RequestAt(&b, set, url, time.Now(), req); err != nil {
 		return "", err
 	}
 	return b.String(), nil

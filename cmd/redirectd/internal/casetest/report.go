@@ -1,4 +1,4 @@
-package main
+package casetest
 
 import (
 	"encoding/xml"
@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/redirectd/redirectd/cmd/redirectd/internal/explain"
 	"github.com/redirectd/redirectd/internal/plural"
 	"github.com/redirectd/redirectd/matcher"
 )
@@ -59,14 +60,14 @@ func (e *testEnv) explain(c *testCase, host string, m *matcher.Match) string {
 	}
 	if e.set.Lookup([]byte(host), []byte(path), q, m) {
 		r := m.Rule()
-		return fmt.Sprintf("%s (%s %q%s)", r.Source(), r.Kind, r.From, hostNote(r))
+		return fmt.Sprintf("%s (%s %q%s)", r.Source(), r.Kind, r.From, explain.HostNote(r))
 	}
 	miss := "404"
 	if e.forwarding {
 		miss = "forwarded"
 	}
 	if r := m.Passed(); r != nil {
-		return fmt.Sprintf("%s (%s %q%s), a no-redirect entry: %s", r.Source(), r.Kind, r.From, hostNote(r), miss)
+		return fmt.Sprintf("%s (%s %q%s), a no-redirect entry: %s", r.Source(), r.Kind, r.From, explain.HostNote(r), miss)
 	}
 	return fmt.Sprintf("no rule matches host %q path %q: %s", host, path, miss)
 }

@@ -1,18 +1,21 @@
-package main
+package daemon
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/redirectd/redirectd/engine/promtext"
 	"io"
+	"io/fs"
 	"os"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/redirectd/redirectd/cmd/redirectd/internal/configload"
+	"github.com/redirectd/redirectd/engine/promtext"
 
 	"github.com/VictoriaMetrics/metrics"
 	"github.com/redirectd/redirectd/config"
@@ -68,21 +71,21 @@ func (s *service) initVersions(cfg *config.Config) {
 	if cfg.Reload.Source != "" {
 		return
 	}
-	s.recordVersion(localVersion(cfg), cfg.Set.Len(), keepPin)
+	s.recordVersion(localVersion(cfg, s.loader), cfg.Set.Len(), keepPin)
 }
 
 // localVersion describes a config's own rules: its hash covers the config
 // file and the map and CSV files it names. Their earlier contents are not
 // kept, so such a version is listed, not rolled back to.
-func localVersion(cfg *config.Config) ruleVersion {
+func localVersion(cfg *config.Config, example configload.Loader) ruleVersion {
 	h := sha256.New()
 	for _, f := range append([]string{cfg.Path}, cfg.Files...) {
 		io.WriteString(h, f+"\x00")
 		if in, err := os.Open(f); err == nil {
 			io.Copy(h, in)
 			in.Close()
-		} else if cfg.Path == exampleName {
-			b, _ := exampleFS.ReadFile(f)
+		} else if cfg.Path == example.Name {
+			b, _ := fs.ReadFile(example.Example, f)
 			h.Write(b)
 		}
 	}

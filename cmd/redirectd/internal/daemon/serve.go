@@ -1,4 +1,9 @@
-package main
+// Package daemon is redirectd serve: it starts the engine with a config's
+// rules, the admin listener, the HTTPS side and the access log, and keeps
+// them serving: reloads (SIGHUP, POST /reload, file changes), [rules]
+// source polling with versions and rollback, idle garbage collection,
+// systemd notification, and the drain on SIGTERM.
+package daemon
 
 import (
 	"context"
@@ -13,6 +18,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/redirectd/redirectd/cmd/redirectd/internal/configload"
+	"github.com/redirectd/redirectd/cmd/redirectd/internal/engineopts"
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/accesslog"
@@ -21,14 +28,24 @@ import (
 	"github.com/redirectd/redirectd/matcher"
 )
 
-// serve runs the server until SIGINT or SIGTERM; SIGHUP reloads the rules.
-// It reads the flags, loads the config, starts the server and its
-// companions (upstream pool, access log, TLS, rule source, admin) in
-// that order, then waits for signals; each companion's defer stops it.
-func serve(args []string, stdout, stderr io.Writer) int {
-	fl, log, code := parseServeFlags(args, stderr)
-	if log == nil {
-		return code
+// Options are serve's command line, and how it loads configs.
+type Options struct {
+	Config      string // -config: "" for the built-in example
+	LogFormat   string // -log-format: text or json
+	AdminListen string // -admin-listen
+	Upgrade     bool   // -upgrade
+	Loader      configload.Loader
+}
+
+// Serve runs the server until SIGINT or SIGTERM; SIGHUP reloads the rules.
+// It loads the config, starts the server and its companions (upstream
+// pool, access log, TLS, rule source, admin) in that order, then waits
+// for signals; each companion's defer stops it.
+func Serve(o Options, stdout, stderr io.Writer) int {
+	log, err := newLogger(stderr, o.LogFormat)
+	if err != nil {
+		fmt.Fprintf(stderr, "redirectd serve: %v\n", err)
+		return 2
 	}
 	// Signals are caught from the start: SIGHUP's default action would
 	// kill a server that is reloaded while it starts.
@@ -37,16 +54,16 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	defer signal.Stop(sig)
 
 	start := time.Now()
-	cfg, err := loadForServe(fl)
+	cfg, err := loadForServe(o)
 	if err != nil {
 		fmt.Fprintf(stderr, "%v\n", err)
 		return 1
 	}
-	opts := engineOptions(&cfg.Server, log)
-	opts.Takeover = fl.takeover
+	opts := engineopts.Engine(&cfg.Server, log)
+	opts.Takeover = o.Upgrade
 	opts.MissesCapacity = cfg.Misses.Capacity
 	if u := cfg.Upstream; u != nil {
-		pool := upstream.New(upstreamConfig(u), log)
+		pool := upstream.New(engineopts.Upstream(u), log)
 		defer pool.Close()
 		opts.Upstream = upstreamOptions(u, pool)
 	}
@@ -67,8 +84,8 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	}
 	defer https.close()
 	srv = engine.New(opts, cfg.Set)
-	svc := newService(srv, cfg, fl.file, log)
-	svc.adminListen = fl.adminListen
+	svc := newService(srv, cfg, o.Config, o.Loader, log)
+	svc.adminListen = o.AdminListen
 	svc.https = https
 	stopSource, err := svc.startSource() // [rules] source: serve the cached version, poll
 	if err != nil {
@@ -89,74 +106,43 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return 1
 	}
-	logServing(log, srv, cfg, adm, start, fl.takeover)
+	logServing(log, srv, cfg, adm, start, o.Upgrade)
 	sdNotify("READY=1")
 	// Loading leaves the decoder's garbage behind, several times the size
 	// of the compiled rules: hand it back to the OS now rather than when
 	// the scavenger gets to it, off the path to the first answer.
 	go debug.FreeOSMemory()
-	if fl.file == "" {
+	if o.Config == "" {
 		printExample(stdout, cfg, srv.Addr())
 	}
 	stop := make(chan struct{})
 	defer close(stop)
-	if cfg.Reload.Watch && fl.file != "" {
+	if cfg.Reload.Watch && o.Config != "" {
 		go svc.watch(loaded, cfg.Reload.WatchInterval.Std(), stop)
 	}
 	go svc.idle.run(stop)
 	return awaitSignals(sig, done, svc, srv, adm, alog, cfg, log)
 }
 
-// serveFlags holds serve's command line.
-type serveFlags struct {
-	file        string
-	adminListen string
-	takeover    bool
-}
-
-// parseServeFlags reads serve's command line and makes its logger. With
-// a nil logger the caller exits with code: the flags were wrong or
-// asked for help, and what to say is said on stderr.
-func parseServeFlags(args []string, stderr io.Writer) (serveFlags, *slog.Logger, int) {
-	fs := newFlags("serve", stderr)
-	file := configFlag(fs)
-	logFormat := fs.String("log-format", "text", "log format: `text` or json")
-	adminListen := fs.String("admin-listen", "", "serve the admin endpoints on `addr` instead of [admin] listen (\"off\": none); for a second instance during an upgrade")
-	takeover := fs.Bool("upgrade", false, "take over the traffic ports from the redirectd serving them, for a zero-downtime upgrade (both serve until the old one is stopped); without it a port in use is an error")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return serveFlags{}, nil, parseExit(err)
-	}
-	if !noArgs(fs, pos, stderr) {
-		return serveFlags{}, nil, 2
-	}
-	log, err := newLogger(stderr, *logFormat)
-	if err != nil {
-		fmt.Fprintf(stderr, "redirectd serve: %v\n", err)
-		return serveFlags{}, nil, 2
-	}
-	return serveFlags{file: *file, adminListen: *adminListen, takeover: *takeover}, log, 0
-}
-
 // loadForServe loads the config named on the command line, with its
 // admin address overridden by -admin-listen, and checks that it can be
 // served.
-func loadForServe(fl serveFlags) (*config.Config, error) {
+func loadForServe(o Options) (*config.Config, error) {
 	// The first load builds a heap from nothing: at the default GOGC the
 	// collector runs on every doubling of a growing heap, marking it again
 	// each time, about a fifth of the time to the first answer on a
 	// 40,000-regex map. It runs less often during that load;
 	// FreeOSMemory in serve hands the garbage back once serving.
 	gc := debug.SetGCPercent(400)
-	cfg, err := loadConfig(fl.file)
+	cfg, err := o.Loader.Load(o.Config)
 	debug.SetGCPercent(gc)
 	if err != nil {
 		return nil, err
 	}
-	if fl.adminListen != "" {
-		cfg.Admin.Listen = fl.adminListen
+	if o.AdminListen != "" {
+		cfg.Admin.Listen = o.AdminListen
 	}
-	if err := startable(cfg); err != nil {
+	if err := Startable(cfg); err != nil {
 		return nil, err
 	}
 	return cfg, nil
@@ -381,41 +367,4 @@ func printExample(w io.Writer, cfg *config.Config, addr string) {
 		fmt.Fprintf(w, "  %-7s %-34s -> %d %s%s\n", r.Kind, r.From, r.Status, r.To, host)
 	}
 	fmt.Fprintf(w, "Try: curl -i http://%s/old\n", addr)
-}
-
-// engineOptions maps the [server] table onto the engine's options; zero
-// values take the engine's defaults.
-func engineOptions(sv *config.Server, log *slog.Logger) engine.Options {
-	return engine.Options{
-		Listen:           sv.Listen,
-		EventLoops:       sv.EventLoops,
-		MaxPathBytes:     sv.MaxPathBytes,
-		IdleTimeout:      sv.IdleTimeout.Std(),
-		HeaderTimeout:    sv.HeaderTimeout.Std(),
-		MaxConnsPerIP:    sv.MaxConnectionsPerIP,
-		IPv6Prefix:       sv.IPv6Prefix,
-		MaxConns:         sv.MaxConnections,
-		HTTPSRedirect:    sv.HTTPSRedirect,
-		AbsoluteRedirect: sv.AbsoluteRedirect,
-		DeferAccept:      sv.DeferAcceptOn(),
-		Proxies:          engine.ProxyOptions{Protocol: sv.ProxyProtocol, Trusted: sv.TrustedProxies},
-		Logger:           log,
-	}
-}
-
-// upstreamConfig maps the [upstream] table onto the pool's config.
-func upstreamConfig(u *config.Upstream) upstream.Config {
-	c := upstream.Config{
-		Servers:           u.Servers,
-		LeastConn:         u.Balance == "least_conn",
-		MaxConnsPerServer: u.MaxConnsPerServer,
-		ConnectTimeout:    u.ConnectTimeout.Std(),
-		ReadTimeout:       u.ReadTimeout.Std(),
-		WriteTimeout:      u.WriteTimeout.Std(),
-		PoolWaitTimeout:   u.PoolWaitTimeout.Std(),
-	}
-	if hc := u.HealthCheck; hc != nil {
-		c.HealthPath, c.HealthInterval = hc.Path, hc.Interval.Std()
-	}
-	return c
 }

@@ -1,0 +1,109 @@
+package daemon
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/redirectd/redirectd/config"
+	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/matcher"
+)
+
+func TestJitter(t *testing.T) {
+	const d = 10 * time.Second
+	seen := map[time.Duration]bool{}
+	for range 1000 {
+		j := jitter(d)
+		if j < d*8/10 || j > d*12/10 {
+			t.Fatalf("jitter(%s) = %s, outside a fifth either way", d, j)
+		}
+		seen[j] = true
+	}
+	if len(seen) < 900 {
+		t.Errorf("jitter gave %d different waits in 1000, want them spread", len(seen))
+	}
+}
+
+// TestHeaderFile checks that source_header_file is read at each fetch, so
+// a rotated token is used without a reload.
+func TestHeaderFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "header")
+	get := headerFunc(config.RulesSource{SourceHeaderFile: file})
+	if _, _, err := get(); err == nil || !strings.Contains(err.Error(), "source_header_file") {
+		t.Errorf("missing file: %v, want an error naming source_header_file", err)
+	}
+	for _, tok := range []string{"one", "two"} {
+		os.WriteFile(file, []byte("Authorization: Bearer "+tok+"\n"), 0o600)
+		name, value, err := get()
+		if err != nil || name != "Authorization" || value != "Bearer "+tok {
+			t.Errorf("header file with token %s: %q %q %v", tok, name, value, err)
+		}
+	}
+	os.WriteFile(file, []byte("Authorization: Bearer x\r\nX-Injected: 1\n"), 0o600)
+	if _, _, err := get(); err == nil || strings.Contains(err.Error(), "Bearer x") {
+		t.Errorf("a header file with two lines: %v, want an error without the secret", err)
+	}
+}
+
+func TestDiffRules(t *testing.T) {
+	set := func(rules ...matcher.Rule) *matcher.Set {
+		b := matcher.NewBuilder(matcher.DefaultLimits)
+		for i := range rules {
+			r := rules[i]
+			if r.Status == 0 && !r.Pass {
+				r.Status = 301
+			}
+			r.File, r.Line = "r.toml", i+1
+			if err := b.Add(&r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s, err := b.Set()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	q := []matcher.QueryCond{{Name: "p", Value: "1"}}
+	tests := []struct {
+		name  string
+		a, b  *matcher.Set
+		limit int
+		want  *admin.VersionDiff
+	}{
+		{"same rules moved", set(matcher.Rule{From: "/a", To: "/x"}, matcher.Rule{From: "/b", To: "/y"}),
+			set(matcher.Rule{From: "/b", To: "/y"}, matcher.Rule{From: "/a", To: "/x"}), 10,
+			&admin.VersionDiff{Added: []admin.DiffRule{}, Removed: []admin.DiffRule{}, Changed: []admin.RuleChange{}}},
+		{"status and pass are changes", set(matcher.Rule{From: "/a", To: "/x"}, matcher.Rule{From: "/b", To: "/y"}),
+			set(matcher.Rule{From: "/a", To: "/x", Status: 302}, matcher.Rule{From: "/b", Pass: true}), 10,
+			&admin.VersionDiff{ChangedCount: 2, Added: []admin.DiffRule{}, Removed: []admin.DiffRule{}, Changed: []admin.RuleChange{
+				{Old: admin.DiffRule{Kind: "exact", From: "/a", To: "/x", Status: 301, Source: "r.toml:1"}, New: admin.DiffRule{Kind: "exact", From: "/a", To: "/x", Status: 302, Source: "r.toml:1"}},
+				{Old: admin.DiffRule{Kind: "exact", From: "/b", To: "/y", Status: 301, Source: "r.toml:2"}, New: admin.DiffRule{Kind: "exact", From: "/b", Pass: true, Source: "r.toml:2"}},
+			}}},
+		{"host, kind and query tell rules apart", set(matcher.Rule{From: "/a", To: "/x"}),
+			set(matcher.Rule{From: "/a", To: "/x", Host: "h.example"}, matcher.Rule{Kind: matcher.Prefix, From: "/a", To: "/x"}, matcher.Rule{From: "/a", To: "/x", Query: q}), 10,
+			&admin.VersionDiff{AddedCount: 3, RemovedCount: 1, Changed: []admin.RuleChange{},
+				Added: []admin.DiffRule{
+					{Kind: "exact", Host: "h.example", From: "/a", To: "/x", Status: 301, Source: "r.toml:1"},
+					{Kind: "prefix", From: "/a", To: "/x", Status: 301, Source: "r.toml:2"},
+					{Kind: "exact", From: "/a", Query: "p=1", To: "/x", Status: 301, Source: "r.toml:3"},
+				},
+				Removed: []admin.DiffRule{{Kind: "exact", From: "/a", To: "/x", Status: 301, Source: "r.toml:1"}}}},
+		{"lists cut at the limit, counts whole", set(), set(matcher.Rule{From: "/a", To: "/x"}, matcher.Rule{From: "/b", To: "/x"}, matcher.Rule{From: "/c", To: "/x"}), 2,
+			&admin.VersionDiff{AddedCount: 3, Truncated: true, Removed: []admin.DiffRule{}, Changed: []admin.RuleChange{},
+				Added: []admin.DiffRule{{Kind: "exact", From: "/a", To: "/x", Status: 301, Source: "r.toml:1"}, {Kind: "exact", From: "/b", To: "/x", Status: 301, Source: "r.toml:2"}}}},
+		{"limit 0: counts only", set(matcher.Rule{From: "/a", To: "/x"}), set(), 0,
+			&admin.VersionDiff{RemovedCount: 1, Truncated: true, Added: []admin.DiffRule{}, Removed: []admin.DiffRule{}, Changed: []admin.RuleChange{}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, diffRules(tt.a, tt.b, tt.limit)); diff != "" {
+				t.Errorf("diffRules (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

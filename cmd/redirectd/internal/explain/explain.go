@@ -1,0 +1,141 @@
+// Package explain answers, for one URL and a rule set, which rule answers
+// it and what it answers (status, Location, the header fields, the Vary
+// line, the fallback and shadow rules), as the server would: for the
+// explain command and the admin listener's /explain.
+package explain
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/redirectd/redirectd/matcher"
+)
+
+// HTTPSRedirect writes, under https_redirect, what the plain port
+// answers raw (a URL without "https://": plain HTTP) before any rule, as
+// the server does (engine's conn.answer), and returns the URL to explain the rules
+// for: raw over https, as the redirect leads there.
+func HTTPSRedirect(w io.Writer, raw string) (string, error) {
+	if len(raw) > 8 && strings.EqualFold(raw[:8], "https://") {
+		return raw, nil
+	}
+	host, path, query, err := splitURL(raw)
+	if err != nil {
+		return "", err
+	}
+	if path == "*" {
+		return raw, nil // OPTIONS * is not redirected
+	}
+	shown := host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		shown = h // the plain port's own, not the https one's
+	}
+	if shown == "" {
+		shown = "HOST" // a request without a Host field gets 400
+	}
+	loc := "https://" + shown + path
+	if query != nil {
+		loc += "?" + string(query)
+	}
+	fmt.Fprintf(w, "https_redirect: status 301\nlocation: %s\n(the plain port answers so before any rule, unless a trusted proxy marks the request X-Forwarded-Proto: https; over https the rules answer:)\n", loc)
+	if host == "" {
+		return raw, nil
+	}
+	return "https://" + shown + strings.TrimPrefix(raw, raw[:strings.Index(raw, host)+len(host)]), nil
+}
+
+// URL writes which rule of set answers raw now, and what it answers.
+func URL(w io.Writer, set *matcher.Set, raw string) error {
+	return urlAt(w, set, raw, time.Now())
+}
+
+// urlAt writes which rule of set answers raw at the instant now.
+func urlAt(w io.Writer, set *matcher.Set, raw string, now time.Time) error {
+	return RequestAt(w, set, raw, now, nil)
+}
+
+// RequestAt writes which rule of set answers raw at the instant
+// now, for a request with req's fields and client (nil: none, so rules
+// with when conditions on them do not answer). The URL's scheme is the
+// request's for when.scheme.
+func RequestAt(w io.Writer, set *matcher.Set, raw string, now time.Time, req matcher.Request) error {
+	host, path, query, err := splitURL(raw)
+	if err != nil {
+		return err
+	}
+	https := len(raw) > 8 && strings.EqualFold(raw[:8], "https://")
+	switch r := req.(type) {
+	case nil:
+		req = &Request{Set: set, https: https}
+	case *Request:
+		r.https = https
+	}
+	m := matcher.Match{Now: now.UnixNano(), Req: req}
+	defer explainShadow(w, &m, query) // shadow.go
+	if !set.Lookup([]byte(host), []byte(path), query, &m) {
+		if r := m.Passed(); r != nil {
+			// An nginx map value of "": it decides the request, so no
+			// later rule is tried.
+			fmt.Fprintf(w, "no redirect: %s (%s %q%s) is a no-redirect entry (its value is \"\"): the answer is 404, or the upstream's when one is set\n",
+				r.Source(), r.Kind, r.From, HostNote(r))
+			return nil
+		}
+		fmt.Fprintf(w, "no rule matches host %q path %q: the answer is 404, or the upstream's when one is set\n", host, path)
+		explainVary(w, &m)
+		return nil
+	}
+	r := m.Rule()
+	if !matcher.HasLocation(m.Status()) {
+		fmt.Fprintf(w, "rule:     %s (%s %q%s)\nstatus:   %d\nlocation: none (a %d answer has none; its body is %q)\n", r.Source(), r.Kind, r.From, HostNote(r),
+			m.Status(), m.Status(), matcher.StatusText(m.Status()))
+	} else {
+		fmt.Fprintf(w, "rule:     %s (%s %q%s)\nstatus:   %d\nlocation: %s\n", r.Source(), r.Kind, r.From, HostNote(r),
+			m.Status(), m.AppendLocation(nil, query))
+	}
+	explainVary(w, &m)
+	explainHeaders(w, &m, set)
+	explainFallback(w, &m) // fallback.go
+	return nil
+}
+
+// explainVary writes the Vary line an answer decided by conditions
+// carries.
+func explainVary(w io.Writer, m *matcher.Match) {
+	if v := strings.TrimSpace(m.Vary()); v != "" {
+		fmt.Fprintf(w, "header:   %s\n", v)
+	}
+}
+
+// HostNote is ", host \"h\"" for a rule of one host, "" for any host.
+func HostNote(r *matcher.Rule) string {
+	if r.Host == "" {
+		return ""
+	}
+	return fmt.Sprintf(", host %q", r.Host)
+}
+
+// splitURL splits an absolute URL or an origin-form path into host, path
+// and query, keeping the path as a client would send it. The query is nil
+// when there is no '?', as the server passes it: rules compared with the
+// request target (request_uri) tell "/a" from "/a?".
+func splitURL(raw string) (host, path string, query []byte, err error) {
+	if strings.HasPrefix(raw, "/") {
+		path, q, hasQuery := strings.Cut(raw, "?")
+		if hasQuery {
+			query = []byte(q)
+		}
+		return "", path, query, nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "", "", nil, fmt.Errorf("cannot read %q as a URL; give http://host/path or /path", raw)
+	}
+	if u.ForceQuery || u.RawQuery != "" {
+		query = []byte(u.RawQuery)
+	}
+	return u.Host, u.EscapedPath(), query, nil
+}

@@ -1,0 +1,19 @@
+package explain
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/redirectd/redirectd/matcher"
+)
+
+// explainShadow adds to explain's answer the shadow rule that would have
+// answered, when one would.
+func explainShadow(w io.Writer, m *matcher.Match, query []byte) {
+	r := m.ShadowRule()
+	if r == nil {
+		return
+	}
+	fmt.Fprintf(w, "shadow:   %s (%s %q%s) would answer %d %s; in shadow mode it is only counted and logged\n",
+		r.Source(), r.Kind, r.From, HostNote(r), r.Status, m.AppendShadowLocation(nil, query))
+}
