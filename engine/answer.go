@@ -117,12 +117,6 @@ func isAsterisk(req *httpparse.Request) bool {
 // request as received over https. Proxies append to X-Forwarded-Proto, so
 // its first value is the client's.
 func forwardedHTTPS(req *httpparse.Request) bool {
-	for i := range req.Headers {
-		h := &req.Headers[i]
-		if len(h.Name) == len("x-forwarded-proto") && bytes.EqualFold(h.Name, []byte("x-forwarded-proto")) {
-			v, _, _ := bytes.Cut(h.Value, []byte{','})
-			return bytes.EqualFold(bytes.TrimSpace(v), []byte("https"))
-		}
-	}
-	return false
+	v, _, _ := bytes.Cut(req.Header([]byte("x-forwarded-proto")), []byte{','})
+	return bytes.EqualFold(bytes.TrimSpace(v), []byte("https"))
 }

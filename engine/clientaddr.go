@@ -111,7 +111,7 @@ func (cs *conn) requestClient(req *httpparse.Request) netip.Addr {
 	// 9110 5.3): walk from the right, past the trusted hops.
 	for i := len(req.Headers) - 1; i >= 0; i-- {
 		h := &req.Headers[i]
-		if len(h.Name) != len("x-forwarded-for") || !bytes.EqualFold(h.Name, []byte("x-forwarded-for")) {
+		if !h.Is("x-forwarded-for") {
 			continue
 		}
 		list := h.Value

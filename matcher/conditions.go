@@ -5,6 +5,8 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
+
+	"github.com/redirectd/redirectd/internal/ascii"
 )
 
 // Request gives a rule's conditions (Rule.When) the parts of the request
@@ -344,11 +346,7 @@ func hasPrefixFold(s []byte, prefix string) bool {
 		return false
 	}
 	for i := 0; i < len(prefix); i++ {
-		c := s[i]
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != prefix[i] {
+		if ascii.Lower(s[i]) != prefix[i] {
 			return false
 		}
 	}

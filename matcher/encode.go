@@ -1,6 +1,10 @@
 package matcher
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/redirectd/redirectd/internal/ascii"
+)
 
 // A Location on the wire is a URI reference (RFC 9110 10.2.2, RFC 3986
 // 4.1), which holds no space, no byte above 0x7e and none of
@@ -65,7 +69,7 @@ func EncodeTarget(to string) string {
 
 // validEscape reports whether s[i], a '%', starts an escape.
 func validEscape(s string, i int) bool {
-	return i+2 < len(s) && unhexDigit(s[i+1]) >= 0 && unhexDigit(s[i+2]) >= 0
+	return i+2 < len(s) && ascii.Unhex(s[i+1]) >= 0 && ascii.Unhex(s[i+2]) >= 0
 }
 
 // pathSafe marks the bytes a path segment holds as they are (RFC 3986

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/redirectd/redirectd/internal/ascii"
 )
 
 // toRE2 rewrites a PCRE pattern (nginx's regex dialect) into Go's RE2
@@ -183,7 +185,7 @@ func (c *pcreConv) escape(inClass bool) error {
 				j += k + 1
 			}
 		} else {
-			for k := 0; k < 2 && j < len(c.src) && isHex(c.src[j]); k++ {
+			for k := 0; k < 2 && j < len(c.src) && ascii.IsHex(c.src[j]); k++ {
 				j++
 			}
 		}
@@ -207,10 +209,6 @@ func (c *pcreConv) escape(inClass bool) error {
 		c.emit(`\`+string(r), true)
 	}
 	return nil
-}
-
-func isHex(b byte) bool {
-	return b >= '0' && b <= '9' || b >= 'a' && b <= 'f' || b >= 'A' && b <= 'F'
 }
 
 // class copies a bracket expression, rewriting the escapes inside it.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/redirectd/redirectd/config/lint"
+	"github.com/redirectd/redirectd/internal/ascii"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -15,14 +16,9 @@ import (
 // (ngx_hash_strlow): "/CAFÉ" is "/cafÉ", not "/café".
 func lowerASCII(s string) string {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 'A' && c <= 'Z' {
-			b := []byte(s)
-			for j := i; j < len(b); j++ {
-				if c := b[j]; c >= 'A' && c <= 'Z' {
-					b[j] = c + 'a' - 'A'
-				}
-			}
-			return string(b)
+		if c := s[i]; ascii.Lower(c) != c {
+			b := append(make([]byte, 0, len(s)), s[:i]...)
+			return string(ascii.AppendLower(b, s[i:]))
 		}
 	}
 	return s
