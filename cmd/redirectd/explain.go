@@ -3,11 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
-	"net"
 	"net/url"
 	"strings"
 	"time"
 
+	"github.com/redirectd/redirectd/httpparse"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -76,10 +76,7 @@ func explainHTTPSRedirect(w io.Writer, raw string) (string, error) {
 	if path == "*" {
 		return raw, nil // OPTIONS * is not redirected
 	}
-	shown := host
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		shown = h // the plain port's own, not the https one's
-	}
+	shown := httpparse.HostName(host) // the plain port's own, not the https one's
 	if shown == "" {
 		shown = "HOST" // a request without a Host field gets 400
 	}
