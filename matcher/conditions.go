@@ -131,7 +131,7 @@ func compileWhenIn(w *When, field string) (*when, string, error) {
 		key.WriteString("c" + cc + "\x00")
 	}
 	for _, h := range w.Header {
-		if !isToken(h.Name) {
+		if !ascii.IsToken(h.Name) {
 			return nil, "", fieldErr(field+".header", "%q is not a header field name", h.Name)
 		}
 		c.header = append(c.header, kvBytes{[]byte(strings.ToLower(h.Name)), []byte(h.Value)})
@@ -139,7 +139,7 @@ func compileWhenIn(w *When, field string) (*when, string, error) {
 		vary = append(vary, h.Name)
 	}
 	for _, k := range w.Cookie {
-		if !isToken(k.Name) {
+		if !ascii.IsToken(k.Name) {
 			return nil, "", fieldErr(field+".cookie", "%q is not a cookie name", k.Name)
 		}
 		c.cookie = append(c.cookie, k)
@@ -205,19 +205,6 @@ func validRange(r string) bool {
 			if !(c >= 'a' && c <= 'z' || i > 0 && c >= '0' && c <= '9') {
 				return false
 			}
-		}
-	}
-	return true
-}
-
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"(),/:;<=>?@[\\]{}", c) >= 0 {
-			return false
 		}
 	}
 	return true

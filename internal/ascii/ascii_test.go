@@ -17,8 +17,11 @@ func TestBytes(t *testing.T) {
 		letter := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 		digit := '0' <= c && c <= '9'
 		tchar := letter || digit || c != 0 && strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
-		if got := TokenChar(c); got != tchar {
-			t.Errorf("TokenChar(%#x) = %v, want %v", c, got, tchar)
+		// RFC 9110 says it the other way too: a visible character that is
+		// not a delimiter.
+		vchar := c > ' ' && c < 0x7f && strings.IndexByte("\"(),/:;<=>?@[\\]{}", c) < 0
+		if got := TokenChar(c); got != tchar || got != vchar {
+			t.Errorf("TokenChar(%#x) = %v, want %v (and %v)", c, got, tchar, vchar)
 		}
 		hex := digit || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 		if got := IsHex(c); got != hex {
