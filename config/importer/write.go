@@ -300,7 +300,7 @@ func bareKey(k string) string {
 // text holds: control characters (line ends included) become '?'.
 func oneLine(s string) string {
 	return strings.Map(func(r rune) rune {
-		if r < 0x20 && r != '\t' || r == 0x7f {
+		if r != '\t' && ascii.IsControl(r) {
 			return '?'
 		}
 		return r

@@ -108,10 +108,11 @@ func EqualFold[T ~string | ~[]byte](a []byte, b T) bool {
 	return true
 }
 
-// IsControl reports whether c is an ASCII control character (CTL, RFC
-// 5234 appendix B.1: 0x00 to 0x1F and DEL), HTAB and the line ends among
-// them.
-func IsControl(c byte) bool { return c < 0x20 || c == 0x7f }
+// IsControl reports whether c, a byte or a rune, is an ASCII control
+// character (CTL, RFC 5234 appendix B.1: 0x00 to 0x1F and DEL), HTAB and
+// the line ends among them. As a rune it takes no other: U+0080 to U+009F
+// are not.
+func IsControl[C ~byte | ~rune](c C) bool { return c < 0x20 || c == 0x7f }
 
 // IndexControl returns the index of the first control character in s, or
 // -1 when there is none. A byte of a UTF-8 sequence is never one, so the

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -45,6 +46,18 @@ func TestBytes(t *testing.T) {
 		if got := IsControl(c); got != ctl {
 			t.Errorf("IsControl(%#x) = %v, want %v", c, got, ctl)
 		}
+	}
+}
+
+func TestIsControlRune(t *testing.T) {
+	var got []bool
+	for _, r := range []rune{'\t', '\n', 0x7f, ' ', 0x85, 0x17f, 0x100a, utf8.RuneError} {
+		got = append(got, IsControl(r))
+	}
+	// A rune is compared whole: U+017F is not DEL, though its low byte is.
+	want := []bool{true, true, true, false, false, false, false, false}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("IsControl of runes: -want +got\n%s", diff)
 	}
 }
 
