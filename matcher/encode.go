@@ -24,7 +24,7 @@ func escapeInTarget(c byte) bool { return targetEscapes[c] }
 // search of the punctuation per byte was a quarter of the load's time.
 var targetEscapes = func() (t [256]bool) {
 	for c := range 256 {
-		t[c] = c <= ' ' || c >= 0x7f || strings.IndexByte("\"<>\\^`{|}", byte(c)) >= 0
+		t[c] = !ascii.IsVisible(byte(c)) || strings.IndexByte("\"<>\\^`{|}", byte(c)) >= 0
 	}
 	return t
 }()

@@ -65,7 +65,7 @@ const hexDigits = "0123456789ABCDEF"
 
 // unsent reports whether a request target never holds c as it is.
 func unsent(c byte) bool {
-	return c <= ' ' || c >= 0x7f || c == '"' || c == '<' || c == '>' || c == '\\'
+	return !ascii.IsVisible(c) || c == '"' || c == '<' || c == '>' || c == '\\'
 }
 
 // indexUnsent returns the index of the first byte of s that unsent

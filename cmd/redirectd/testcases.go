@@ -229,7 +229,7 @@ func (c *testCase) setWant(f []string) error {
 // ASCII, which no request line carries unescaped.
 func caseVisible(what, s string) error {
 	for i := 0; i < len(s); i++ {
-		if s[i] <= ' ' || s[i] >= 0x7f {
+		if !ascii.IsVisible(s[i]) {
 			return fmt.Errorf("%s %q: byte %#x at %d is not visible ASCII; percent-encode it", what, cutCase(s), s[i], i)
 		}
 	}

@@ -74,7 +74,7 @@ func slashTypo(to string) (string, bool) {
 func clientSends(s string) bool {
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
-		case c <= ' ' || c >= 0x7f:
+		case !ascii.IsVisible(c):
 			return false
 		case strings.IndexByte("\"<>`{}\\#", c) >= 0:
 			return false
@@ -178,7 +178,7 @@ func clientPath(p string) string {
 	var b strings.Builder
 	for i := 0; i < len(p); i++ {
 		c := p[i]
-		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"#<>?`{}%", c) >= 0 {
+		if !ascii.IsVisible(c) || strings.IndexByte("\"#<>?`{}%", c) >= 0 {
 			fmt.Fprintf(&b, "%%%02X", c)
 			continue
 		}

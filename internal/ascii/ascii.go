@@ -63,6 +63,10 @@ func IsToken[T ~string | ~[]byte](s T) bool {
 	return true
 }
 
+// IsVisible reports whether c is a visible ASCII character (VCHAR, RFC
+// 5234 appendix B.1: '!' to '~'): not a control, not SP, not past ASCII.
+func IsVisible(c byte) bool { return c > ' ' && c < 0x7f }
+
 // IsHex reports whether c is a hex digit, in either case.
 func IsHex(c byte) bool { return hexTable[c] }
 

@@ -42,6 +42,9 @@ func TestBytes(t *testing.T) {
 		if got := Lower(c); got != lower {
 			t.Errorf("Lower(%#x) = %#x, want %#x", c, got, lower)
 		}
+		if got, want := IsVisible(c), c < 0x80 && unicode.IsGraphic(rune(c)) && c != ' '; got != want {
+			t.Errorf("IsVisible(%#x) = %v, want %v", c, got, want)
+		}
 		ctl := c < 0x80 && unicode.IsControl(rune(c))
 		if got := IsControl(c); got != ctl {
 			t.Errorf("IsControl(%#x) = %v, want %v", c, got, ctl)
