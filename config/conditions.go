@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/redirectd/redirectd/config/geoip"
+	"github.com/redirectd/redirectd/internal/ascii"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -180,7 +181,7 @@ func (e *entry) whenTable(key string, v any, tokens bool) []matcher.KeyValue {
 			e.failWhen(key, "%q must be a string, not %s", name, tomlType(t[name]))
 			continue
 		}
-		if tokens && !isFieldName(name) || name == "" {
+		if tokens && !ascii.IsToken(name) || name == "" {
 			e.failWhen(key, "%q is not a valid name: use letters, digits and !#$%%&'*+-.^_`|~", name)
 			continue
 		}
@@ -196,33 +197,6 @@ func sortedKeys(t map[string]any) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-// isFieldName reports whether s is an RFC 9110 token, which header field
-// and cookie names both are.
-func isFieldName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		case c < 0x80 && c > ' ' && isTokenPunct(c):
-		default:
-			return false
-		}
-	}
-	return true
-}
-
-func isTokenPunct(c byte) bool {
-	for i := 0; i < len("!#$%&'*+-.^_`|~"); i++ {
-		if "!#$%&'*+-.^_`|~"[i] == c {
-			return true
-		}
-	}
-	return false
 }
 
 // validLanguageRange accepts "*", and subtags of 1 to 8 letters (the

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/redirectd/redirectd/config/syntax"
+	"github.com/redirectd/redirectd/internal/ascii"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -381,7 +382,7 @@ func mapRule(toks []syntax.Token, n int, tmpl matcher.Rule) (matcher.Rule, bool,
 		// The example repeats the key, unless it holds a control
 		// character (a "\n" escape), which would break the message's line.
 		ex := toks[0].Text
-		if strings.ContainsFunc(ex, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		if ascii.IndexControl(ex) >= 0 {
 			ex = "/old-path"
 		}
 		return tmpl, false, fmt.Errorf("the entry %q has no target: write where it redirects before the ';' (`%s /new-path;`), "+

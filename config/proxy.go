@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+
+	"github.com/redirectd/redirectd/internal/shorten"
 )
 
 // Proxies holds the [server] keys that say whom redirectd believes about
@@ -49,16 +51,16 @@ func parseTrusted(s string) (netip.Prefix, error) {
 	if !strings.Contains(s, "/") {
 		a, err := netip.ParseAddr(s)
 		if err != nil || a.Zone() != "" {
-			return netip.Prefix{}, fmt.Errorf("%q is not an address or CIDR; write it as 10.0.0.0/8, 2001:db8::/32 or 192.0.2.7", shorten(s))
+			return netip.Prefix{}, fmt.Errorf("%q is not an address or CIDR; write it as 10.0.0.0/8, 2001:db8::/32 or 192.0.2.7", shorten.Text(s, 64))
 		}
 		return mappedPrefix(netip.PrefixFrom(a, a.BitLen()))
 	}
 	p, err := netip.ParsePrefix(s)
 	if err != nil {
-		return netip.Prefix{}, fmt.Errorf("%q is not a CIDR; write it as 10.0.0.0/8 or 2001:db8::/32", shorten(s))
+		return netip.Prefix{}, fmt.Errorf("%q is not a CIDR; write it as 10.0.0.0/8 or 2001:db8::/32", shorten.Text(s, 64))
 	}
 	if m := p.Masked(); m != p {
-		return netip.Prefix{}, fmt.Errorf("%q has bits set past its /%d; write %s", shorten(s), p.Bits(), m)
+		return netip.Prefix{}, fmt.Errorf("%q has bits set past its /%d; write %s", shorten.Text(s, 64), p.Bits(), m)
 	}
 	return mappedPrefix(p)
 }
@@ -70,12 +72,4 @@ func mappedPrefix(p netip.Prefix) (netip.Prefix, error) {
 		return netip.Prefix{}, fmt.Errorf("%q is an IPv4-mapped IPv6 prefix, which never matches: IPv4 peers are compared by their IPv4 address; write the IPv4 form", p)
 	}
 	return p, nil
-}
-
-// shorten shortens what is quoted back in an error.
-func shorten(s string) string {
-	if len(s) > 64 {
-		return s[:64] + "..."
-	}
-	return s
 }

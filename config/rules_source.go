@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+	"github.com/redirectd/redirectd/internal/ascii"
+	"github.com/redirectd/redirectd/internal/shorten"
 )
 
 // RulesSource is the part of [rules] that pulls the rules from a URL
@@ -115,23 +117,15 @@ func ParseHeader(h string) (name, value string, err error) {
 		return "", "", fmt.Errorf("%q is not a header; write it as \"Name: value\", such as \"Authorization: Bearer TOKEN\"", cut(redact(h)))
 	}
 	name, value = strings.TrimSpace(name), strings.Trim(value, " \t")
-	if name == "" || strings.IndexFunc(name, func(r rune) bool { return r > 0x7e || !isTokenByte(byte(r)) }) >= 0 {
+	if !ascii.IsToken(name) {
 		return "", "", fmt.Errorf("header name %q is not a token (letters, digits, !#$%%&'*+-.^_`|~)", cut(name))
 	}
 	for i := 0; i < len(value); i++ {
-		if c := value[i]; c < ' ' && c != '\t' || c == 0x7f {
+		if c := value[i]; ascii.IsControl(c) && c != '\t' {
 			return "", "", fmt.Errorf("header %s holds a control character (a line end?) at byte %d; remove it", name, i)
 		}
 	}
 	return name, value, nil
-}
-
-// isTokenByte reports whether c may appear in an RFC 9110 token:
-//
-//	tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." /
-//	        "^" / "_" / "`" / "|" / "~" / DIGIT / ALPHA
-func isTokenByte(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
 }
 
 // redact keeps a header's name and hides its value, which is usually a
@@ -144,13 +138,7 @@ func redact(h string) string {
 }
 
 // cut shortens s for an error message.
-func cut(s string) string {
-	const max = 80
-	if len(s) <= max {
-		return s
-	}
-	return s[:max] + "..."
-}
+func cut(s string) string { return shorten.Text(s, 80) }
 
 // ruleSetTables are what a rule set fetched from a source may hold: rules,
 // not the node's own settings, which stay in the local config.

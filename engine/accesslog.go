@@ -39,9 +39,9 @@ func (ri *requestInfo) from(req *httpparse.Request, names []string) {
 	for i := range req.Headers {
 		h := &req.Headers[i]
 		switch {
-		case len(h.Name) == len("user-agent") && bytes.EqualFold(h.Name, []byte("user-agent")):
+		case h.Is("user-agent"):
 			ri.userAgent = h.Value
-		case len(h.Name) == len("referer") && bytes.EqualFold(h.Name, []byte("referer")):
+		case h.Is("referer"):
 			ri.referer = h.Value
 		}
 		for j, n := range names {

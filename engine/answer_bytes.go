@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"errors"
 	"strconv"
 
@@ -174,10 +173,7 @@ func (cs *conn) appendNoLocation(out []byte, req *httpparse.Request, rules *matc
 // appendHTTPSRedirect answers with a 301 to the same host (without its
 // port, which served plain HTTP) and target over https.
 func appendHTTPSRedirect(dst []byte, req *httpparse.Request, fields, extra string, date []byte, cf connField) []byte {
-	host := req.Host
-	if i := bytes.LastIndexByte(host, ':'); i >= 0 && bytes.IndexByte(host[i:], ']') < 0 {
-		host = host[:i]
-	}
+	host := httpparse.HostName(req.Host)
 	dst = append(dst, redirectLines[301-300]...)
 	dst = append(dst, "Location: https://"...)
 	dst = append(dst, host...)

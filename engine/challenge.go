@@ -31,11 +31,7 @@ func (cs *conn) startChallenge(s *Server, req *httpparse.Request, closing bool) 
 	if cs.loop.alog != nil {
 		f.info = cs.loop.ri.copy()
 	}
-	host := req.Host
-	if i := bytes.LastIndexByte(host, ':'); i >= 0 && bytes.IndexByte(host[i:], ']') < 0 {
-		host = host[:i]
-	}
-	ch := &challenge{f: f, host: string(host), path: string(req.Path)}
+	ch := &challenge{f: f, host: string(httpparse.HostName(req.Host)), path: string(req.Path)}
 	cs.fwd = f
 	s.workers.run(ch)
 }

@@ -190,14 +190,8 @@ func (cs *conn) forwardedHTTPS(req *httpparse.Request) bool {
 // request as received over https. Proxies append to X-Forwarded-Proto, so
 // its first value is the client's.
 func forwardedHTTPS(req *httpparse.Request) bool {
-	for i := range req.Headers {
-		h := &req.Headers[i]
-		if len(h.Name) == len("x-forwarded-proto") && bytes.EqualFold(h.Name, []byte("x-forwarded-proto")) {
-			v, _, _ := bytes.Cut(h.Value, []byte{','})
-			return bytes.EqualFold(bytes.TrimSpace(v), []byte("https"))
-		}
-	}
-	return false
+	v, _, _ := bytes.Cut(req.Header([]byte("x-forwarded-proto")), []byte{','})
+	return bytes.EqualFold(bytes.TrimSpace(v), []byte("https"))
 }
 
 // requestClient is the client address of a request: the connection's
@@ -214,7 +208,7 @@ func (cs *conn) requestClient(req *httpparse.Request) netip.Addr {
 	// 9110 5.3): walk from the right, past the trusted hops.
 	for i := len(req.Headers) - 1; i >= 0; i-- {
 		h := &req.Headers[i]
-		if len(h.Name) != len("x-forwarded-for") || !bytes.EqualFold(h.Name, []byte("x-forwarded-for")) {
+		if !h.Is("x-forwarded-for") {
 			continue
 		}
 		list := h.Value

@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"bytes"
-
 	"github.com/redirectd/redirectd/httpparse"
 	"github.com/redirectd/redirectd/matcher"
 )
@@ -30,12 +28,7 @@ func (l *loop) setCondReq(cs *conn, req *httpparse.Request, rules *matcher.Set) 
 // lines are ignored; a Cookie split over lines (HTTP/2 style, not sent
 // over HTTP/1.1) likewise.
 func (c *condReq) Header(name []byte) []byte {
-	for _, h := range c.req.Headers {
-		if len(h.Name) == len(name) && bytes.EqualFold(h.Name, name) {
-			return h.Value
-		}
-	}
-	return nil
+	return c.req.Header(name)
 }
 
 // HTTPS reports whether the request came over TLS, or from a TLS

@@ -98,7 +98,7 @@ func (s *Server) upstreamHeaders(sink headerSink, req *httpparse.Request, client
 	sink.add(hdrHost, host)
 	var connTokens, xff []byte
 	for i := range req.Headers {
-		if h := &req.Headers[i]; bytes.EqualFold(h.Name, []byte("connection")) {
+		if h := &req.Headers[i]; h.Is("connection") {
 			connTokens = append(append(connTokens, h.Value...), ',')
 		}
 	}
@@ -106,12 +106,12 @@ func (s *Server) upstreamHeaders(sink headerSink, req *httpparse.Request, client
 		h := &req.Headers[i]
 		switch {
 		case isHopByHop(h.Name, connTokens),
-			bytes.EqualFold(h.Name, []byte("host")),
-			bytes.EqualFold(h.Name, []byte("content-length")),
-			bytes.EqualFold(h.Name, []byte("expect")),
-			bytes.EqualFold(h.Name, []byte("x-forwarded-proto")),
-			bytes.EqualFold(h.Name, []byte("x-forwarded-host")):
-		case bytes.EqualFold(h.Name, []byte("x-forwarded-for")):
+			h.Is("host"),
+			h.Is("content-length"),
+			h.Is("expect"),
+			h.Is("x-forwarded-proto"),
+			h.Is("x-forwarded-host"):
+		case h.Is("x-forwarded-for"):
 			xff = append(append(xff, h.Value...), ", "...)
 		case isProxyIdentity(h.Name):
 			if trusted {

@@ -1,10 +1,10 @@
 package engine
 
 import (
-	"bytes"
 	"strconv"
 
 	"github.com/redirectd/redirectd/httpparse"
+	"github.com/redirectd/redirectd/internal/ascii"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -67,12 +67,7 @@ func (cs *conn) appendOrigin(dst []byte, req *httpparse.Request) []byte {
 			dst = a.AppendTo(dst)
 		}
 	}
-	for _, c := range name {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		dst = append(dst, c)
-	}
+	dst = ascii.AppendLower(dst, name)
 	if forwarded {
 		if len(port) > 0 && string(port) != "443" {
 			dst = append(append(dst, ':'), port...)
@@ -89,10 +84,7 @@ func (cs *conn) appendOrigin(dst []byte, req *httpparse.Request) []byte {
 // dot, and its port (empty when none); an IPv6 literal keeps its
 // brackets.
 func splitHostPort(host []byte) (name, port []byte) {
-	name = host
-	if i := bytes.LastIndexByte(host, ':'); i >= 0 && bytes.IndexByte(host[i:], ']') < 0 {
-		name, port = host[:i], host[i+1:]
-	}
+	name, port = httpparse.SplitHostPort(host)
 	if n := len(name); n > 1 && name[n-1] == '.' {
 		name = name[:n-1]
 	}

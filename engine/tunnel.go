@@ -28,9 +28,9 @@ func isWebSocket(req *httpparse.Request) bool {
 	for i := range req.Headers {
 		h := &req.Headers[i]
 		switch {
-		case bytes.EqualFold(h.Name, []byte("upgrade")):
+		case h.Is("upgrade"):
 			upgrade = upgrade || bytes.EqualFold(bytes.TrimSpace(h.Value), []byte("websocket"))
-		case bytes.EqualFold(h.Name, []byte("connection")):
+		case h.Is("connection"):
 			for tok := range bytes.SplitSeq(h.Value, []byte{','}) {
 				if bytes.EqualFold(bytes.TrimSpace(tok), []byte("upgrade")) {
 					connUpgrade = true
@@ -45,7 +45,7 @@ func isWebSocket(req *httpparse.Request) bool {
 // there are.
 func upgradeFields(req *httpparse.Request) (value []byte, n int) {
 	for i := range req.Headers {
-		if h := &req.Headers[i]; bytes.EqualFold(h.Name, []byte("upgrade")) {
+		if h := &req.Headers[i]; h.Is("upgrade") {
 			value, n = bytes.TrimSpace(h.Value), n+1
 		}
 	}

@@ -1,6 +1,10 @@
 package httpparse
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/redirectd/redirectd/internal/ascii"
+)
 
 // ErrBadChunk is a malformed chunked body (RFC 9112 7.1).
 var ErrBadChunk = &Error{400, "malformed chunked body"}
@@ -113,7 +117,7 @@ func chunkSizeLine(in []byte) (int, int64, error) {
 	var size int64
 	i := 0
 	for ; i < len(line); i++ {
-		v := unhex(line[i])
+		v := ascii.Unhex(line[i])
 		if v < 0 {
 			break
 		}
@@ -131,7 +135,7 @@ func chunkSizeLine(in []byte) (int, int64, error) {
 		return 0, 0, ErrBadChunk
 	}
 	for _, c := range line[i:] {
-		if c < 0x20 && c != '\t' || c == 0x7f {
+		if ascii.IsControl(c) && c != '\t' {
 			return 0, 0, ErrBadChunk
 		}
 	}
@@ -155,18 +159,6 @@ func crlfLine(in []byte) ([]byte, bool) {
 	return nil, false
 }
 
-func unhex(c byte) int {
-	switch {
-	case c >= '0' && c <= '9':
-		return int(c - '0')
-	case c >= 'a' && c <= 'f':
-		return int(c-'a') + 10
-	case c >= 'A' && c <= 'F':
-		return int(c-'A') + 10
-	}
-	return -1
-}
-
 // validTrailer checks a trailer field line: a token, ':', a value without
 // control characters.
 func validTrailer(line []byte) bool {
@@ -176,7 +168,7 @@ func validTrailer(line []byte) bool {
 			colon = i
 			break
 		}
-		if !tokenTable[c] {
+		if !ascii.TokenChar(c) {
 			return false
 		}
 	}
@@ -184,7 +176,7 @@ func validTrailer(line []byte) bool {
 		return false
 	}
 	for _, c := range line[colon+1:] {
-		if c < 0x20 && c != '\t' || c == 0x7f {
+		if ascii.IsControl(c) && c != '\t' {
 			return false
 		}
 	}

@@ -3,6 +3,8 @@ package httpparse
 import (
 	"encoding/binary"
 	"unicode/utf8"
+
+	"github.com/redirectd/redirectd/internal/ascii"
 )
 
 // headers parses header field lines from b[pos:] through the empty line
@@ -31,7 +33,7 @@ func (p *parser) headers(b []byte, pos, maxCount int) (int, *Error) {
 		}
 
 		start := pos
-		for pos < len(b) && tokenTable[b[pos]] {
+		for pos < len(b) && ascii.TokenChar(b[pos]) {
 			pos++
 		}
 		// A line starting with SP or HTAB is an obs-fold (or whitespace

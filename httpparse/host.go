@@ -1,6 +1,10 @@
 package httpparse
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/redirectd/redirectd/internal/ascii"
+)
 
 // validHost reports whether b is a Host value or absolute-form authority:
 //
@@ -29,6 +33,29 @@ func validHost(b []byte) bool {
 	return validRegName(b)
 }
 
+// SplitHostPort splits a Host value or absolute-form authority at the
+// ':' before its port: name keeps an IPv6 literal's brackets, port is
+// empty when there is none. Unlike net.SplitHostPort it takes a host
+// without a port, keeps the brackets, and allocates nothing.
+func SplitHostPort[T ~string | ~[]byte](host T) (name, port T) {
+	for i := len(host) - 1; i >= 0; i-- {
+		switch host[i] {
+		case ']':
+			return host, port
+		case ':':
+			return host[:i], host[i+1:]
+		}
+	}
+	return host, port
+}
+
+// HostName is host without its port: "example.com:8080" is
+// "example.com", "[::1]:80" is "[::1]".
+func HostName[T ~string | ~[]byte](host T) T {
+	name, _ := SplitHostPort(host)
+	return name
+}
+
 func validRegName(b []byte) bool {
 	if len(b) == 0 || len(b) > 255 {
 		return false
@@ -38,7 +65,7 @@ func validRegName(b []byte) bool {
 			continue
 		}
 		// pct-encoded = "%" HEXDIG HEXDIG
-		if b[i] != '%' || i+2 >= len(b) || !hexTable[b[i+1]] || !hexTable[b[i+2]] {
+		if b[i] != '%' || i+2 >= len(b) || !ascii.IsHex(b[i+1]) || !ascii.IsHex(b[i+2]) {
 			return false
 		}
 		i += 2
@@ -72,7 +99,7 @@ func validIPv6(b []byte) bool {
 	}
 	for i < len(b) {
 		j := i
-		for j < len(b) && j-i < 4 && hexTable[b[j]] {
+		for j < len(b) && j-i < 4 && ascii.IsHex(b[j]) {
 			j++
 		}
 		if j < len(b) && b[j] == '.' {

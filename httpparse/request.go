@@ -1,9 +1,15 @@
 package httpparse
 
+import "github.com/redirectd/redirectd/internal/ascii"
+
 // Header is one header field line. Name is as sent (match it with ASCII
 // case folding); Value has the SP and HTAB around it trimmed. Both are
 // sub-slices of the buffer given to Parse.
 type Header struct{ Name, Value []byte }
+
+// Is reports whether the field is named name, ASCII case ignored: a
+// parsed name is a token, which holds no other letters.
+func (h *Header) Is(name string) bool { return ascii.EqualFold(h.Name, name) }
 
 // Request is one parsed request head, filled by Parse. Every []byte field is
 // a sub-slice of the buffer given to Parse (see the package doc for how long
@@ -126,6 +132,19 @@ func parseHead(buf []byte, r *Request, lim *Limits, pr *Progress) (int, error) {
 
 // reset clears r for a new parse, keeping the Headers backing array so a
 // reused Request does not allocate.
+// Header returns the value of r's first field named name (ASCII case
+// ignored), nil when it has none. A later field of the same name is not
+// looked at: callers that must see every one (a list split over lines)
+// walk r.Headers with Header.Is.
+func (r *Request) Header(name []byte) []byte {
+	for i := range r.Headers {
+		if h := &r.Headers[i]; ascii.EqualFold(h.Name, name) {
+			return h.Value
+		}
+	}
+	return nil
+}
+
 func (r *Request) reset() {
 	*r = Request{Headers: r.Headers[:0], ContentLength: -1}
 }

@@ -1,6 +1,10 @@
 package httpparse
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/redirectd/redirectd/internal/ascii"
+)
 
 // requestLine parses the empty lines and the request line at the start of
 // b, which is already cut to MaxRequestLine, and returns the offset of the
@@ -26,7 +30,7 @@ func (p *parser) requestLine(b []byte) (int, *Error) {
 	// each have one, and the line's is their sum.
 	start := pos
 	end := min(len(b), start+MaxMethod+1)
-	for pos < end && tokenTable[b[pos]] {
+	for pos < end && ascii.TokenChar(b[pos]) {
 		pos++
 	}
 	if pos-start > MaxMethod {

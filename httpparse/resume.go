@@ -1,6 +1,10 @@
 package httpparse
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+
+	"github.com/redirectd/redirectd/internal/ascii"
+)
 
 // Progress is what ParseResume knows of a head that is not complete yet,
 // carried from one call to the next: where its scan stopped, and what the
@@ -85,7 +89,7 @@ func (p *parser) finishLine(b []byte, pos int, h lineHint, maxCount int) (int, *
 	colon := h.colon
 	if colon == 0 {
 		i := max(pos, h.scanned)
-		for i < len(b) && tokenTable[b[i]] {
+		for i < len(b) && ascii.TokenChar(b[i]) {
 			i++
 		}
 		if i == pos || i >= len(b) || b[i] != ':' {

@@ -1,21 +1,16 @@
 package httpparse
 
+import "github.com/redirectd/redirectd/internal/ascii"
+
 // Byte classes as [256]bool tables: one indexed load per byte, no bounds
 // check (a byte index cannot leave a 256-entry array), no branches on ranges.
+// The token, hex digit and lower-case tables, which other packages need as
+// well, are in internal/ascii.
 
 const (
 	digits = "0123456789"
 	alphas = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 )
-
-// tokenTable holds the bytes of a method or a header field name.
-//
-//	token = 1*tchar
-//	tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." /
-//	        "^" / "_" / "`" / "|" / "~" / DIGIT / ALPHA
-//
-// (RFC 9110 section 5.6.2)
-var tokenTable = byteSet("!#$%&'*+-.^_`|~" + digits + alphas)
 
 // targetTable holds the bytes we accept in a request-target. RFC 3986 allows
 // fewer (no "[ ] { } | ^ `" outside their places), but browsers and crawlers
@@ -65,21 +60,6 @@ var valueTable = func() [256]bool {
 // (RFC 3986 section 3.2.2). An IPv4 address is a reg-name too.
 var regNameTable = byteSet("-._~" + "!$&'()*+,;=" + digits + alphas)
 
-// hexTable holds HEXDIG (RFC 5234 appendix B.1), in either case.
-var hexTable = byteSet(digits + "abcdefABCDEF")
-
-// lowerTable maps ASCII upper case to lower case and every other byte to
-// itself, for case-insensitive header name and token matching.
-var lowerTable = func() (t [256]byte) {
-	for i := range t {
-		t[i] = byte(i)
-	}
-	for c := 'A'; c <= 'Z'; c++ {
-		t[c] = byte(c) + 'a' - 'A'
-	}
-	return t
-}()
-
 func byteSet(s string) (t [256]bool) {
 	for i := 0; i < len(s); i++ {
 		t[s[i]] = true
@@ -101,7 +81,7 @@ func equalFold(b []byte, lower string) bool {
 		return false
 	}
 	for i := 0; i < len(b); i++ {
-		if lowerTable[b[i]] != lower[i] {
+		if ascii.Lower(b[i]) != lower[i] {
 			return false
 		}
 	}

@@ -1,18 +1,10 @@
 package httpparse
 
+import "github.com/redirectd/redirectd/internal/ascii"
+
 // ValidToken reports whether b is an RFC 9110 token (a field name, a
 // method): what the parser accepts from a client as one.
-func ValidToken(b []byte) bool {
-	if len(b) == 0 {
-		return false
-	}
-	for _, c := range b {
-		if !tokenTable[c] {
-			return false
-		}
-	}
-	return true
-}
+func ValidToken(b []byte) bool { return ascii.IsToken(b) }
 
 // ValidFieldValue reports whether b holds only the bytes the parser
 // accepts in a client's field value: visible ASCII, obs-text, SP and HTAB.

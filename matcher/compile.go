@@ -5,6 +5,8 @@ import (
 	"regexp/syntax"
 	"strings"
 	"sync/atomic"
+
+	"github.com/redirectd/redirectd/internal/ascii"
 )
 
 // rule is a compiled Rule.
@@ -275,10 +277,8 @@ func checkTo(to string) error {
 	if to == "" {
 		return fieldErr("to", "empty; give the URL or path to redirect to")
 	}
-	for i := 0; i < len(to); i++ {
-		if c := to[i]; c < 0x20 || c == 0x7f {
-			return fieldErr("to", "%q holds a control character at byte %d", to, i)
-		}
+	if i := ascii.IndexControl(to); i >= 0 {
+		return fieldErr("to", "%q holds a control character at byte %d", to, i)
 	}
 	return nil
 }

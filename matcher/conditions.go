@@ -5,6 +5,8 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
+
+	"github.com/redirectd/redirectd/internal/ascii"
 )
 
 // Request gives a rule's conditions (Rule.When) the parts of the request
@@ -177,7 +179,7 @@ func (c *when) compileClientConds(w *When, field string, key *strings.Builder, v
 		key.WriteString("c" + cc + "\x00")
 	}
 	for _, h := range w.Header {
-		if !isToken(h.Name) {
+		if !ascii.IsToken(h.Name) {
 			return fieldErr(field+".header", "%q is not a header field name", h.Name)
 		}
 		c.header = append(c.header, kvBytes{[]byte(strings.ToLower(h.Name)), []byte(h.Value)})
@@ -185,7 +187,7 @@ func (c *when) compileClientConds(w *When, field string, key *strings.Builder, v
 		*vary = append(*vary, h.Name)
 	}
 	for _, k := range w.Cookie {
-		if !isToken(k.Name) {
+		if !ascii.IsToken(k.Name) {
 			return fieldErr(field+".cookie", "%q is not a cookie name", k.Name)
 		}
 		c.cookie = append(c.cookie, k)
@@ -213,19 +215,6 @@ func validRange(r string) bool {
 			if !(c >= 'a' && c <= 'z' || i > 0 && c >= '0' && c <= '9') {
 				return false
 			}
-		}
-	}
-	return true
-}
-
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"(),/:;<=>?@[\\]{}", c) >= 0 {
-			return false
 		}
 	}
 	return true
@@ -354,11 +343,7 @@ func hasPrefixFold(s []byte, prefix string) bool {
 		return false
 	}
 	for i := 0; i < len(prefix); i++ {
-		c := s[i]
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != prefix[i] {
+		if ascii.Lower(s[i]) != prefix[i] {
 			return false
 		}
 	}

@@ -3,6 +3,8 @@ package matcher
 import (
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/redirectd/redirectd/internal/ascii"
 )
 
 // The decoded form of a path is nginx's $uri, which `map $uri` and sites
@@ -23,8 +25,8 @@ func decodePath(dst, p []byte) []byte {
 	start := len(dst)
 	for i := 0; i < len(p); i++ {
 		c := p[i]
-		if c == '%' && i+2 < len(p) && unhexDigit(p[i+1]) >= 0 && unhexDigit(p[i+2]) >= 0 {
-			c = byte(unhexDigit(p[i+1])<<4 | unhexDigit(p[i+2]))
+		if c == '%' && i+2 < len(p) && ascii.Unhex(p[i+1]) >= 0 && ascii.Unhex(p[i+2]) >= 0 {
+			c = byte(ascii.Unhex(p[i+1])<<4 | ascii.Unhex(p[i+2]))
 			i += 2
 		}
 		dst = append(dst, c)
@@ -94,10 +96,7 @@ func appendFoldUnicode(dst, p []byte) []byte {
 	for i := 0; i < len(p); {
 		c := p[i]
 		if c < utf8.RuneSelf {
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			dst = append(dst, c)
+			dst = append(dst, ascii.Lower(c))
 			i++
 			continue
 		}

@@ -1,6 +1,10 @@
 package matcher
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/redirectd/redirectd/internal/ascii"
+)
 
 // A Location on the wire is a URI reference (RFC 9110 10.2.2, RFC 3986
 // 4.1), which holds no space, no byte above 0x7e and none of
@@ -20,7 +24,7 @@ func escapeInTarget(c byte) bool { return targetEscapes[c] }
 // search of the punctuation per byte was a quarter of the load's time.
 var targetEscapes = func() (t [256]bool) {
 	for c := range 256 {
-		t[c] = c <= ' ' || c >= 0x7f || strings.IndexByte("\"<>\\^`{|}", byte(c)) >= 0
+		t[c] = !ascii.IsVisible(byte(c)) || strings.IndexByte("\"<>\\^`{|}", byte(c)) >= 0
 	}
 	return t
 }()
@@ -65,7 +69,7 @@ func EncodeTarget(to string) string {
 
 // validEscape reports whether s[i], a '%', starts an escape.
 func validEscape(s string, i int) bool {
-	return i+2 < len(s) && unhexDigit(s[i+1]) >= 0 && unhexDigit(s[i+2]) >= 0
+	return i+2 < len(s) && ascii.Unhex(s[i+1]) >= 0 && ascii.Unhex(s[i+2]) >= 0
 }
 
 // pathSafe marks the bytes a path segment holds as they are (RFC 3986

@@ -3,6 +3,8 @@ package matcher
 import (
 	"sort"
 	"strings"
+
+	"github.com/redirectd/redirectd/internal/ascii"
 )
 
 // Header is one response header field a rule (or the server) adds to the
@@ -44,7 +46,7 @@ func CheckHeader(name, value string) error {
 		return fieldErr("headers", "a field name is empty")
 	}
 	for i := 0; i < len(name); i++ {
-		if !isTchar(name[i]) {
+		if !ascii.TokenChar(name[i]) {
 			return fieldErr("headers", "field name %q holds %q, which RFC 9110 does not allow in a name; use letters, digits and !#$%%&'*+-.^_`|~", name, name[i])
 		}
 	}
@@ -54,7 +56,7 @@ func CheckHeader(name, value string) error {
 		}
 	}
 	for i := 0; i < len(value); i++ {
-		if c := value[i]; c < 0x20 && c != '\t' || c == 0x7f {
+		if c := value[i]; ascii.IsControl(c) && c != '\t' {
 			return fieldErr("headers", "the value of %q holds a control character at byte %d; a field value is one line of visible characters", name, i)
 		}
 	}
@@ -62,14 +64,6 @@ func CheckHeader(name, value string) error {
 		return fieldErr("headers", "the value of %q starts or ends with white space, which clients strip; leave it out", name)
 	}
 	return nil
-}
-
-func isTchar(c byte) bool {
-	switch {
-	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		return true
-	}
-	return strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
 }
 
 // MergeHeaders returns own with every field of base whose name own does

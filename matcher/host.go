@@ -1,5 +1,7 @@
 package matcher
 
+import "github.com/redirectd/redirectd/internal/ascii"
+
 // maxHostLen bounds a host name (RFC 1035 allows 253 characters plus a dot;
 // the HTTP parser allows 255). Longer hosts match only host-less rules.
 const maxHostLen = 256
@@ -32,13 +34,7 @@ func normalizeHost(dst, host []byte) ([]byte, bool) {
 	if len(host) > cap(dst)-len(dst) {
 		return dst, false
 	}
-	for _, c := range host {
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		dst = append(dst, c)
-	}
-	return dst, true
+	return ascii.AppendLower(dst, host), true
 }
 
 // appendHost appends host as $host gives it: lower case, without port or

@@ -3,6 +3,8 @@ package matcher
 import (
 	"math"
 	"strings"
+
+	"github.com/redirectd/redirectd/internal/ascii"
 )
 
 // hostRules holds the rules of one host (or of none).
@@ -190,7 +192,7 @@ func (h *hostRules) lookup(path []byte, m *Match) bool {
 			return true
 		}
 		if h.uriFold.m != nil {
-			m.uriLower = appendLower(m.uriLower[:0], m.uri)
+			m.uriLower = ascii.AppendLower(m.uriLower[:0], m.uri)
 			if r := h.uriFold.get(m.uriLower, m); r != nil {
 				m.rule = r
 				return true
@@ -199,7 +201,7 @@ func (h *hostRules) lookup(path []byte, m *Match) bool {
 	}
 	var lower []byte
 	if h.loose() {
-		m.lower = appendLower(m.lower[:0], path)
+		m.lower = ascii.AppendLower(m.lower[:0], path)
 		lower = m.lower
 		if r := h.fold.get(lower, m); r != nil {
 			m.rule = r

@@ -1,6 +1,10 @@
 package matcher
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/redirectd/redirectd/internal/ascii"
+)
 
 // Path normalisation, applied alike to configured paths and request paths
 // so that equivalent spellings match the same rule (RFC 3986 6.2.2):
@@ -19,11 +23,11 @@ func normalizePath(dst, p []byte) []byte {
 	dst = append(dst, p[:i]...)
 	for ; i < len(p); i++ {
 		c := p[i]
-		if c != '%' || i+2 >= len(p) || unhexDigit(p[i+1]) < 0 || unhexDigit(p[i+2]) < 0 {
+		if c != '%' || i+2 >= len(p) || ascii.Unhex(p[i+1]) < 0 || ascii.Unhex(p[i+2]) < 0 {
 			dst = append(dst, c)
 			continue
 		}
-		v := byte(unhexDigit(p[i+1])<<4 | unhexDigit(p[i+2]))
+		v := byte(ascii.Unhex(p[i+1])<<4 | ascii.Unhex(p[i+2]))
 		if isUnreserved(v) {
 			dst = append(dst, v)
 		} else {
@@ -61,7 +65,7 @@ const hexDigits = "0123456789ABCDEF"
 
 // unsent reports whether a request target never holds c as it is.
 func unsent(c byte) bool {
-	return c <= ' ' || c >= 0x7f || c == '"' || c == '<' || c == '>' || c == '\\'
+	return !ascii.IsVisible(c) || c == '"' || c == '<' || c == '>' || c == '\\'
 }
 
 // indexUnsent returns the index of the first byte of s that unsent
@@ -77,18 +81,6 @@ func indexUnsent(s string) int {
 
 func indexPercent(p []byte) int { return bytes.IndexByte(p, '%') }
 
-func unhexDigit(c byte) int {
-	switch {
-	case c >= '0' && c <= '9':
-		return int(c - '0')
-	case c >= 'a' && c <= 'f':
-		return int(c-'a') + 10
-	case c >= 'A' && c <= 'F':
-		return int(c-'A') + 10
-	}
-	return -1
-}
-
 func upperHex(c byte) byte {
 	if c >= 'a' && c <= 'f' {
 		return c - 'a' + 'A'
@@ -100,19 +92,8 @@ func isUnreserved(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~'
 }
 
-// appendLower appends p with ASCII letters lower-cased.
-func appendLower(dst, p []byte) []byte {
-	for _, c := range p {
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		dst = append(dst, c)
-	}
-	return dst
-}
-
 func lowerString(s string) string {
-	return string(appendLower(nil, []byte(s)))
+	return string(ascii.AppendLower(nil, s))
 }
 
 // trimSlash drops one trailing '/', except from "/" itself.

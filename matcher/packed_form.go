@@ -1,6 +1,10 @@
 package matcher
 
-import "math"
+import (
+	"math"
+
+	"github.com/redirectd/redirectd/internal/ascii"
+)
 
 // Exact rules compared loosely (case-insensitive, ignoring a trailing
 // slash, on the decoded path) live in packed tables too, one per form and
@@ -53,7 +57,7 @@ func appendFormKey(dst, p []byte, f uint8) []byte {
 	case f&formUnicode != 0:
 		dst = appendFoldUnicode(dst, p)
 	case f&formFold != 0:
-		dst = appendLower(dst, p)
+		dst = ascii.AppendLower(dst, p)
 	default:
 		dst = append(dst, p...)
 	}

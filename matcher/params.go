@@ -3,6 +3,8 @@ package matcher
 import (
 	"bytes"
 	"hash/maphash"
+
+	"github.com/redirectd/redirectd/internal/ascii"
 )
 
 // MaxParams bounds how many query parameters, and how many cookies of the
@@ -164,8 +166,8 @@ func appendQueryDecoded(dst, raw []byte) []byte {
 		switch {
 		case c == '+':
 			c = ' '
-		case c == '%' && i+2 < len(raw) && unhexDigit(raw[i+1]) >= 0 && unhexDigit(raw[i+2]) >= 0:
-			c = byte(unhexDigit(raw[i+1])<<4 | unhexDigit(raw[i+2]))
+		case c == '%' && i+2 < len(raw) && ascii.Unhex(raw[i+1]) >= 0 && ascii.Unhex(raw[i+2]) >= 0:
+			c = byte(ascii.Unhex(raw[i+1])<<4 | ascii.Unhex(raw[i+2]))
 			i += 2
 		}
 		dst = append(dst, c)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strconv"
 	"sync/atomic"
+
+	"github.com/redirectd/redirectd/internal/ascii"
 )
 
 // litRule is a lowered regex rule, kept in a value slice of its
@@ -248,7 +250,7 @@ func appendFold(dst, in []byte) []byte {
 		c := in[i]
 		switch {
 		case 'A' <= c && c <= 'Z':
-			c += 'a' - 'A'
+			c = ascii.Lower(c)
 		case c == 0xE2 && i+2 < len(in) && in[i+1] == 0x84 && in[i+2] == 0xAA:
 			c, i = 'k', i+2
 		case c == 0xC5 && i+1 < len(in) && in[i+1] == 0xBF:

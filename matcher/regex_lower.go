@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/redirectd/redirectd/internal/ascii"
 )
 
 // Lowering: most regexes in hand-written maps are literals in disguise
@@ -289,8 +291,8 @@ func lowerFastInto(p *litPattern, expr string) (int, bool) {
 		default:
 			if 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' {
 				letters = true
-				if fold && c <= 'Z' {
-					c += 'a' - 'A'
+				if fold {
+					c = ascii.Lower(c)
 				}
 			}
 			b = append(b, c)

@@ -9,6 +9,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/redirectd/redirectd/internal/shorten"
 )
 
 // benchmarks/README.md's section between these markers is rewritten by `compare table`.
@@ -448,10 +450,7 @@ func ratioString(r float64) string {
 func oneLine(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	s = strings.ReplaceAll(s, "|", "/")
-	if len(s) > 200 {
-		s = s[:200] + "..."
-	}
-	return s
+	return shorten.Text(s, 200)
 }
 
 // tlsTables writes the idle TLS memory per connection and redirectd's

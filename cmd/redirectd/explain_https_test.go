@@ -21,6 +21,8 @@ func TestExplainHTTPSRedirect(t *testing.T) {
 		redirect   bool
 	}{
 		{"http://old.example:8080/a?x=1", "https_redirect: status 301\nlocation: https://old.example/a?x=1\n", true},
+		// The server keeps an IPv6 literal's brackets when it drops the port.
+		{"http://[2001:db8::1]:8080/a", "https_redirect: status 301\nlocation: https://[2001:db8::1]/a\n", true},
 		{"https://old.example/a", "rule:", false},
 	} {
 		code, out, stderr := runCmd("explain", "-config", file, tc.url)

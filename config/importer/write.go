@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/redirectd/redirectd/internal/ascii"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -299,7 +300,7 @@ func bareKey(k string) string {
 // text holds: control characters (line ends included) become '?'.
 func oneLine(s string) string {
 	return strings.Map(func(r rune) rune {
-		if r < 0x20 && r != '\t' || r == 0x7f {
+		if r != '\t' && ascii.IsControl(r) {
 			return '?'
 		}
 		return r
@@ -310,9 +311,7 @@ func oneLine(s string) string {
 // keeps regexes readable, else a basic string with escapes.
 func Quote(s string) string {
 	plain := !strings.ContainsAny(s, "'\n\r")
-	for i := 0; plain && i < len(s); i++ {
-		plain = s[i] >= 0x20 && s[i] != 0x7f
-	}
+	plain = plain && ascii.IndexControl(s) < 0
 	if plain {
 		return "'" + s + "'"
 	}
@@ -323,7 +322,7 @@ func Quote(s string) string {
 		case c == '"' || c == '\\':
 			b.WriteByte('\\')
 			b.WriteByte(c)
-		case c < 0x20 || c == 0x7f:
+		case ascii.IsControl(c):
 			fmt.Fprintf(&b, "\\u%04x", c)
 		default:
 			b.WriteByte(c)

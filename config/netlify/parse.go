@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/redirectd/redirectd/config/importer"
+	"github.com/redirectd/redirectd/internal/ascii"
 )
 
 // Redirect is one Netlify rule as written.
@@ -44,7 +45,7 @@ func Parse(file string, data []byte) ([]Redirect, []importer.Note) {
 		if line == "" || line[0] == '#' {
 			continue
 		}
-		if !utf8.ValidString(line) || strings.ContainsFunc(line, func(r rune) bool { return r < 0x20 && r != '\t' || r == 0x7f }) {
+		if !utf8.ValidString(line) || strings.ContainsFunc(line, func(r rune) bool { return r != '\t' && ascii.IsControl(r) }) {
 			// A config is UTF-8 (TOML), and its paths hold no control
 			// characters: such bytes are written percent-encoded.
 			notes = append(notes, importer.Note{File: file, Line: i + 1, Kind: importer.LeftOut,

@@ -5,6 +5,8 @@ import (
 	"regexp/syntax"
 	"slices"
 	"strings"
+
+	"github.com/redirectd/redirectd/httpparse"
 )
 
 // outcome is what nginx does with one request, as the model sees it.
@@ -93,12 +95,7 @@ func (m *model) selectServer(host string, https bool) *server {
 	return nil
 }
 
-func hostOnly(h string) string {
-	if i := strings.LastIndexByte(h, ':'); i >= 0 && !strings.Contains(h[i:], "]") {
-		return h[:i]
-	}
-	return h
-}
+func hostOnly(h string) string { return httpparse.HostName(h) }
 
 // selectLocation is nginx's location search (ngx_http_core_find_location)
 // over the server's locations.

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/redirectd/redirectd/internal/ascii"
 )
 
 // toRE2 rewrites a PCRE pattern (nginx's regex dialect) into Go's RE2
@@ -204,7 +206,7 @@ func (c *pcreConv) withOperand(hex bool) {
 			j += k + 1
 		}
 	case hex:
-		for k := 0; k < 2 && j < len(c.src) && isHex(c.src[j]); k++ {
+		for k := 0; k < 2 && j < len(c.src) && ascii.IsHex(c.src[j]); k++ {
 			j++
 		}
 	case j < len(c.src):
@@ -212,10 +214,6 @@ func (c *pcreConv) withOperand(hex bool) {
 	}
 	c.emit(`\`+c.src[c.i:j], true)
 	c.i = j - 1
-}
-
-func isHex(b byte) bool {
-	return b >= '0' && b <= '9' || b >= 'a' && b <= 'f' || b >= 'A' && b <= 'F'
 }
 
 // class copies a bracket expression, rewriting the escapes inside it.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/redirectd/redirectd/internal/ascii"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -231,7 +232,7 @@ func (c *toCtx) resolveRelative(parts []part, to string) (string, bool) {
 // checkControl refuses a Location with a control character, which would
 // end the answer's header early.
 func checkControl(to string) error {
-	if i := strings.IndexFunc(to, func(r rune) bool { return r < 0x20 || r == 0x7f }); i >= 0 {
+	if i := ascii.IndexControl(to); i >= 0 {
 		return fmt.Errorf("the Location %q holds a control character at byte %d", to, i)
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/redirectd/redirectd/config/lint"
+	"github.com/redirectd/redirectd/internal/ascii"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -15,14 +16,9 @@ import (
 // (ngx_hash_strlow): "/CAFÉ" is "/cafÉ", not "/café".
 func lowerASCII(s string) string {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 'A' && c <= 'Z' {
-			b := []byte(s)
-			for j := i; j < len(b); j++ {
-				if c := b[j]; c >= 'A' && c <= 'Z' {
-					b[j] = c + 'a' - 'A'
-				}
-			}
-			return string(b)
+		if c := s[i]; ascii.Lower(c) != c {
+			b := append(make([]byte, 0, len(s)), s[:i]...)
+			return string(ascii.AppendLower(b, s[i:]))
 		}
 	}
 	return s
@@ -78,7 +74,7 @@ func slashTypo(to string) (string, bool) {
 func clientSends(s string) bool {
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
-		case c <= ' ' || c >= 0x7f:
+		case !ascii.IsVisible(c):
 			return false
 		case strings.IndexByte("\"<>`{}\\#", c) >= 0:
 			return false
@@ -182,7 +178,7 @@ func clientPath(p string) string {
 	var b strings.Builder
 	for i := 0; i < len(p); i++ {
 		c := p[i]
-		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"#<>?`{}%", c) >= 0 {
+		if !ascii.IsVisible(c) || strings.IndexByte("\"#<>?`{}%", c) >= 0 {
 			fmt.Fprintf(&b, "%%%02X", c)
 			continue
 		}

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/redirectd/redirectd/internal/plural"
+	"github.com/redirectd/redirectd/internal/shorten"
 )
 
 // Limits bound what an archive may unpack to: a small .tar.gz can hold
@@ -164,9 +165,4 @@ func localName(name string) (string, error) {
 	return path.Clean(name), nil
 }
 
-func cutName(s string) string {
-	if len(s) > 100 {
-		return s[:100] + "..."
-	}
-	return s
-}
+func cutName(s string) string { return shorten.Text(s, 100) }

@@ -13,6 +13,9 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
+
+	"github.com/redirectd/redirectd/internal/ascii"
 )
 
 // DefaultMaxBytes bounds a download: a million-rule map is about 50 MiB,
@@ -194,7 +197,7 @@ func originOf(u *url.URL) string {
 func statusError(resp *http.Response) error {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
 	body := strings.Map(func(r rune) rune {
-		if r < ' ' || r == 0x7f || r == 0xfffd {
+		if ascii.IsControl(r) || r == utf8.RuneError {
 			return ' '
 		}
 		return r

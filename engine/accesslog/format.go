@@ -3,6 +3,8 @@ package accesslog
 import (
 	"fmt"
 	"strings"
+
+	"github.com/redirectd/redirectd/internal/shorten"
 )
 
 // Format is the layout of a log line: one of the built-in Combined and
@@ -97,10 +99,4 @@ func (f Format) String() string {
 
 // cut shortens user input quoted in an error so a pasted file cannot flood
 // the terminal.
-func cut(s string) string {
-	const max = 40
-	if len(s) > max {
-		return s[:max] + "..."
-	}
-	return s
-}
+func cut(s string) string { return shorten.Text(s, 40) }

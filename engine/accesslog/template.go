@@ -3,6 +3,8 @@ package accesslog
 import (
 	"sort"
 	"strings"
+
+	"github.com/redirectd/redirectd/internal/ascii"
 )
 
 // template is a layout of nginx log_format $variables, compiled once into
@@ -181,12 +183,10 @@ func FieldMatches(name []byte, want string) bool {
 	}
 	for i := 0; i < len(name); i++ {
 		c := name[i]
-		switch {
-		case 'A' <= c && c <= 'Z':
-			c += 'a' - 'A'
-		case c == '-':
+		if c == '-' {
 			c = '_'
 		}
+		c = ascii.Lower(c)
 		if c != want[i] {
 			return false
 		}

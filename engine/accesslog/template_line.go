@@ -1,6 +1,10 @@
 package accesslog
 
-import "time"
+import (
+	"time"
+
+	"github.com/redirectd/redirectd/internal/ascii"
+)
 
 // appendTemplate writes e's line in a layout of $variables. A variable
 // that does not apply to the request or is empty (no upstream, no such
@@ -216,9 +220,7 @@ func (t *template) host(dst, h []byte) []byte {
 	start := len(dst)
 	dst = t.chars(dst, h[:end])
 	for i := start; i < len(dst); i++ {
-		if c := dst[i]; 'A' <= c && c <= 'Z' {
-			dst[i] = c + 'a' - 'A'
-		}
+		dst[i] = ascii.Lower(dst[i])
 	}
 	return dst
 }
@@ -237,8 +239,8 @@ func appendNormalPath(dst, p []byte) []byte {
 	base := len(dst)
 	for i := 0; i < len(p); i++ {
 		c := p[i]
-		if c == '%' && i+2 < len(p) && isHex(p[i+1]) && isHex(p[i+2]) {
-			c = unhex(p[i+1])<<4 | unhex(p[i+2])
+		if c == '%' && i+2 < len(p) && ascii.IsHex(p[i+1]) && ascii.IsHex(p[i+2]) {
+			c = byte(ascii.Unhex(p[i+1])<<4 | ascii.Unhex(p[i+2]))
 			i += 2
 		}
 		dst = append(dst, c)
@@ -281,18 +283,4 @@ func appendNormalPath(dst, p []byte) []byte {
 		}
 	}
 	return dst[:base+w]
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func unhex(c byte) byte {
-	switch {
-	case c <= '9':
-		return c - '0'
-	case c >= 'a':
-		return c - 'a' + 10
-	}
-	return c - 'A' + 10
 }

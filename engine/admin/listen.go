@@ -5,6 +5,8 @@ import (
 	"net"
 	"net/netip"
 	"strings"
+
+	"github.com/redirectd/redirectd/internal/shorten"
 )
 
 // Check reports what New would refuse in opts, without listening: a token
@@ -72,10 +74,4 @@ func checkToken(token string) error {
 
 // cut shortens s for an error message, so a pasted blob does not flood the
 // log.
-func cut(s string) string {
-	const max = 64
-	if len(s) <= max {
-		return s
-	}
-	return s[:max] + "..."
-}
+func cut(s string) string { return shorten.Text(s, 64) }

@@ -5,6 +5,9 @@ import (
 	"hash/maphash"
 	"math/bits"
 	"sync/atomic"
+
+	"github.com/redirectd/redirectd/httpparse"
+	"github.com/redirectd/redirectd/internal/ascii"
 )
 
 // Key sizes. A path longer than MaxPath bytes is counted under its first
@@ -155,21 +158,12 @@ func (s *Sketch) Add(host, path []byte, now int64) {
 // key writes host (lower case, without port, at most MaxHost bytes) then
 // path (at most MaxPath bytes) into scratch.
 func (s *Sketch) key(host, path []byte) (hl, pl int, trunc bool) {
-	if len(host) > 0 && host[0] == '[' {
-		if i := bytes.IndexByte(host, ']'); i >= 0 {
-			host = host[:i+1]
-		}
-	} else if i := bytes.IndexByte(host, ':'); i >= 0 {
-		host = host[:i]
-	}
+	host = httpparse.HostName(host)
 	if len(host) > MaxHost {
 		host, trunc = host[:MaxHost], true
 	}
 	for i, c := range host {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		s.scratch[i] = c
+		s.scratch[i] = ascii.Lower(c)
 	}
 	if len(path) > MaxPath {
 		path, trunc = path[:MaxPath], true

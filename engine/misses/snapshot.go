@@ -5,6 +5,9 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/redirectd/redirectd/httpparse"
+	"github.com/redirectd/redirectd/internal/ascii"
 )
 
 // Snapshot is a copy of a Sketch's counters, taken on the sketch's own
@@ -130,21 +133,9 @@ func Merge(snaps []*Snapshot, host string, limit int) []Entry {
 
 // normalHost is host as Add stores it: lower case, without port.
 func normalHost(h string) string {
-	if strings.HasPrefix(h, "[") {
-		if i := strings.IndexByte(h, ']'); i >= 0 {
-			h = h[:i+1]
-		}
-	} else if i := strings.IndexByte(h, ':'); i >= 0 {
-		h = h[:i]
-	}
+	h = httpparse.HostName(h)
 	if len(h) > MaxHost {
 		h = h[:MaxHost]
 	}
-	b := []byte(h)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
+	return string(ascii.AppendLower(nil, h))
 }

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/redirectd/redirectd/internal/ascii"
+	"github.com/redirectd/redirectd/internal/shorten"
 )
 
 // The case files of `redirectd test`, one case a line:
@@ -188,10 +191,8 @@ func (c *testCase) addHeader(h string) error {
 	if !ok || name == "" {
 		return fmt.Errorf("%q between the URL and \"->\": only header fields go there, written Name:value with no space (Accept-Language:de)", cutCase(h))
 	}
-	for i := 0; i < len(name); i++ {
-		if !caseTokenByte(name[i]) {
-			return fmt.Errorf("header %q: a field name holds letters, digits and !#$%%&'*+-.^_`|~ only", cutCase(name))
-		}
+	if !ascii.IsToken(name) {
+		return fmt.Errorf("header %q: a field name holds letters, digits and !#$%%&'*+-.^_`|~ only", cutCase(name))
 	}
 	for _, f := range framingHeaders {
 		if strings.EqualFold(name, f) {
@@ -228,24 +229,18 @@ func (c *testCase) setWant(f []string) error {
 // ASCII, which no request line carries unescaped.
 func caseVisible(what, s string) error {
 	for i := 0; i < len(s); i++ {
-		if s[i] <= ' ' || s[i] >= 0x7f {
+		if !ascii.IsVisible(s[i]) {
 			return fmt.Errorf("%s %q: byte %#x at %d is not visible ASCII; percent-encode it", what, cutCase(s), s[i], i)
 		}
 	}
 	return nil
 }
 
-// caseTokenByte reports whether b may appear in an HTTP token (RFC 9110
-// 5.6.2: tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" /
-// "." / "^" / "_" / "`" / "|" / "~" / DIGIT / ALPHA).
-func caseTokenByte(b byte) bool {
-	return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", b) >= 0
-}
-
-// cut shortens s for an error message.
+// cutCase shortens s for an error message to 80 bytes in all, the
+// "..." included.
 func cutCase(s string) string {
 	if len(s) > 80 {
-		return s[:77] + "..."
+		return shorten.Text(s, 77)
 	}
 	return s
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/config/source"
 	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/internal/shorten"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -344,9 +345,4 @@ func diffRule(r *matcher.Rule) admin.DiffRule {
 		To: r.To, Status: r.Status, Pass: r.Pass, Source: r.Source()}
 }
 
-func cutQ(s string) string {
-	if len(s) > 64 {
-		return s[:64] + "..."
-	}
-	return s
-}
+func cutQ(s string) string { return shorten.Text(s, 64) }

@@ -7,11 +7,11 @@ package explain
 import (
 	"fmt"
 	"io"
-	"net"
 	"net/url"
 	"strings"
 	"time"
 
+	"github.com/redirectd/redirectd/httpparse"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -30,10 +30,7 @@ func HTTPSRedirect(w io.Writer, raw string) (string, error) {
 	if path == "*" {
 		return raw, nil // OPTIONS * is not redirected
 	}
-	shown := host
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		shown = h // the plain port's own, not the https one's
-	}
+	shown := httpparse.HostName(host) // the plain port's own, not the https one's
 	if shown == "" {
 		shown = "HOST" // a request without a Host field gets 400
 	}
