@@ -84,17 +84,6 @@ func TestUsage(t *testing.T) {
 	}
 }
 
-// buildBinary builds redirectd into a temporary folder.
-func buildBinary(tb testing.TB) string {
-	tb.Helper()
-	bin := filepath.Join(tb.TempDir(), "redirectd")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		tb.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 func freePort(tb testing.TB) string {
 	tb.Helper()
 	addr, _ := testport.Addr(tb)
