@@ -19,6 +19,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/redirectd/redirectd/config"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // readmeExample returns the TOML block after marker in the README.
@@ -28,16 +29,7 @@ func readmeExample(t *testing.T, marker string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, rest, ok := strings.Cut(string(data), marker)
-	if !ok {
-		t.Fatalf("README has no %q", marker)
-	}
-	_, rest, _ = strings.Cut(rest, "```toml\n")
-	block, _, ok := strings.Cut(rest, "```")
-	if !ok {
-		t.Fatal("the README example has no end")
-	}
-	return block
+	return testutil.FencedBlock(t, string(data), marker, "toml")
 }
 
 // TestReadmeAnswersExample serves the README's example of 410, 451 and

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/prometheus/prometheus/promql/parser"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // dashboardPanel is the part of a Grafana panel the test reads: rows hold
@@ -138,7 +139,7 @@ source_header = "Authorization: Bearer fleet"
 `, addr, adminAddr, filepath.Join(dir, "access.log"), tlsAddr, upstream.Listener.Addr().String(), src.URL)
 	os.WriteFile(file, []byte(cfg), 0o644)
 	cmd := exec.Command(bin, "serve", "-config", file)
-	stderr := &lockedBuffer{}
+	stderr := &testutil.LockedBuffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

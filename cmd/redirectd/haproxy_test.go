@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // fleetExample is the HAProxy backend that the fleet docs give.
@@ -87,7 +89,7 @@ func TestFleetExampleHealthCheck(t *testing.T) {
 	downAddr := down.Addr().String()
 	down.Close()
 	var nodes []haproxyNode
-	var logs []*lockedBuffer
+	var logs []*testutil.LockedBuffer
 	var cmds []*exec.Cmd
 	exited := make([]chan struct{}, 2)
 	for i, rules := range []string{
@@ -102,7 +104,7 @@ func TestFleetExampleHealthCheck(t *testing.T) {
 			t.Fatal(err)
 		}
 		cmd := exec.Command(bin, "serve", "-config", file)
-		stderr := &lockedBuffer{}
+		stderr := &testutil.LockedBuffer{}
 		cmd.Stderr = stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)

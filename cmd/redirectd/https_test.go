@@ -21,6 +21,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // writeCert writes a self-signed ECDSA P-256 certificate for names, valid
@@ -105,7 +107,7 @@ to = "/new"
 `, addr, adminAddr, tlsAddr)
 	os.WriteFile(file, []byte(conf), 0o644)
 	cmd := exec.Command(bin, "serve", "-config", file, "-log-format", "json")
-	var stderr lockedBuffer
+	var stderr testutil.LockedBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

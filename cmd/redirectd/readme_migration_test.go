@@ -13,23 +13,14 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // migrationBlock returns the fenced block of readme after its comment
 // "<!-- README example: name".
 func migrationBlock(t *testing.T, readme, name string) string {
 	t.Helper()
-	_, rest, ok := strings.Cut(readme, "<!-- README example: "+name)
-	if !ok {
-		t.Fatalf("README.md has no example %q", name)
-	}
-	_, rest, _ = strings.Cut(rest, "```")
-	_, rest, _ = strings.Cut(rest, "\n")
-	block, _, ok := strings.Cut(rest, "```")
-	if !ok {
-		t.Fatalf("README.md example %q has no closing fence", name)
-	}
-	return block
+	return testutil.FencedBlock(t, readme, "<!-- README example: "+name, "")
 }
 
 var (

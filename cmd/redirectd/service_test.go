@@ -18,12 +18,13 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/benchmarks/rules"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // startBinary runs `redirectd serve` on cfg (a config body with %[1]s for
 // the traffic address and %[2]s for the admin address) and waits until
 // path answers.
-func startBinary(t *testing.T, cfg, path string) (cmd *exec.Cmd, addr, adminAddr, file string, stderr *lockedBuffer) {
+func startBinary(t *testing.T, cfg, path string) (cmd *exec.Cmd, addr, adminAddr, file string, stderr *testutil.LockedBuffer) {
 	t.Helper()
 	bin := buildBinary(t)
 	addr, adminAddr = freePort(t), freePort(t)
@@ -31,7 +32,7 @@ func startBinary(t *testing.T, cfg, path string) (cmd *exec.Cmd, addr, adminAddr
 	os.WriteFile(file, []byte(fmt.Sprintf(cfg, addr, adminAddr)), 0o644)
 	cmd = exec.Command(bin, "serve", "-config", file)
 	// Read by the test while the command writes to it.
-	stderr = &lockedBuffer{}
+	stderr = &testutil.LockedBuffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

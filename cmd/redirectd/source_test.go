@@ -25,6 +25,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // ruleOrigin is the shared source of a rule set: a real HTTP server on
@@ -105,25 +106,6 @@ type sourceNode struct {
 	env             []string // added to the environment
 }
 
-// lockedBuffer is a bytes.Buffer that a test may read while the command
-// writes to it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 func newSourceNode(t *testing.T, bin, url, cacheDir string) *sourceNode {
 	n := &sourceNode{t: t, bin: bin, addr: freePort(t), adminAddr: freePort(t), file: filepath.Join(t.TempDir(), "node.toml")}
 	cfg := fmt.Sprintf("[server]\nlisten = %q\n\n[admin]\nlisten = %q\n\n[access_log]\nenabled = false\n\n"+
@@ -138,7 +120,7 @@ func (n *sourceNode) start() {
 	n.t.Helper()
 	n.cmd = exec.Command(n.bin, "serve", "-config", n.file)
 	n.cmd.Env = append(os.Environ(), n.env...)
-	stderr := &lockedBuffer{}
+	stderr := &testutil.LockedBuffer{}
 	n.cmd.Stderr, n.stderr = stderr, stderr
 	if err := n.cmd.Start(); err != nil {
 		n.t.Fatal(err)
