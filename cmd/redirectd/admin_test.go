@@ -18,6 +18,7 @@ import (
 // TestAdminAPI runs the binary with the admin listener and a token and
 // exercises every endpoint, then stops it with SIGTERM.
 func TestAdminAPI(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}

@@ -36,6 +36,7 @@ func readmeExample(t *testing.T, marker string) string {
 // headers with the binary, sends each request on one kept-alive
 // connection, and checks the answers and their access log lines.
 func TestReadmeAnswersExample(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}

@@ -14,6 +14,7 @@ import (
 // (-short, -run on the in-process tests, the child a test re-executes in
 // a network namespace) builds nothing; TestMain removes it at the end.
 var (
+	pkgDir   string // the package's folder: tests may t.Chdir away
 	binDir   string
 	binOnce  sync.Once
 	binPath  string
@@ -21,14 +22,17 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "redirectd-test-bin-")
-	if err != nil {
+	var err error
+	if pkgDir, err = os.Getwd(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	binDir = dir
+	if binDir, err = os.MkdirTemp("", "redirectd-test-bin-"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	os.RemoveAll(binDir)
 	os.Exit(code)
 }
 
@@ -38,7 +42,9 @@ func buildBinary(tb testing.TB) string {
 	tb.Helper()
 	binOnce.Do(func() {
 		bin := filepath.Join(binDir, "redirectd")
-		out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+		build := exec.Command("go", "build", "-o", bin, ".")
+		build.Dir = pkgDir
+		out, err := build.CombinedOutput()
 		if err != nil {
 			binBuild = fmt.Errorf("go build: %v\n%s", err, out)
 			return

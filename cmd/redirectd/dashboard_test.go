@@ -95,6 +95,7 @@ func exportedNames(text string) map[string]bool {
 // part a dashboard panel shows turned on: an upstream, TLS, a rule source
 // and the access log, with a request of each kind counted.
 func TestGrafanaDashboard(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}

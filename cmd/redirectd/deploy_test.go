@@ -66,6 +66,7 @@ func TestSystemdUnit(t *testing.T) {
 // TestNotify checks the sd_notify datagrams: READY=1 once serving, and
 // STOPPING=1 on SIGTERM.
 func TestNotify(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}

@@ -73,6 +73,7 @@ func httpsGet(t *testing.T, addr, sni, req string) (*http.Response, *x509.Certif
 // broken certificate keeps the old set and shows in /readyz), and the TLS
 // metrics.
 func TestServeHTTPS(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}

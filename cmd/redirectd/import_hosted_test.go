@@ -106,6 +106,7 @@ func runBinary(t *testing.T, bin string, args ...string) (int, string, string) {
 // behaviour: first match in file order, trailing slash ignored, query
 // passed on unless the rule matches on it.
 func TestImportNetlifyServes(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -197,6 +198,7 @@ func geoipOpts(t *testing.T) serveOpts {
 // conditions first for one path, exact before prefix before regex) would
 // differ unless the import wrote the rules to keep it.
 func TestImportNetlifyConditionsServes(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -260,6 +262,7 @@ func TestImportNetlifyCountryNeedsGeoIP(t *testing.T) {
 // rules, literal sources, :param, :param*, :param+, :param?, (.*) with
 // $1, custom patterns, has on host and query, permanent and statusCode.
 func TestImportVercelServes(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -322,6 +325,7 @@ func TestImportVercelServes(t *testing.T) {
 // missing is when.unless; one with a regex is left out; and the answers
 // keep Vercel's first match in file order for every client.
 func TestImportVercelConditionsServes(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}

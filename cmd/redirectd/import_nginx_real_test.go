@@ -25,6 +25,7 @@ import (
 // requests alike: the first keys, the last, keys spread between, misses,
 // and the keys in other case and with a query.
 func TestImportNginxGwern(t *testing.T) {
+	t.Parallel()
 	real := realmaps.Dir(t, "gwern")
 	nginxBin := findNginx(t)
 	dir := t.TempDir()
@@ -318,6 +319,7 @@ func TestImportNginxKeyCase(t *testing.T) {
 // names, which are not there, as empty files), and checks the result:
 // whatever the import cannot keep is in its report, and `check` passes.
 func TestImportNginxGwernWholeConf(t *testing.T) {
+	t.Parallel()
 	real := realmaps.Dir(t, "gwern")
 	dir := t.TempDir()
 	text, err := os.ReadFile(filepath.Join(real, "gwern.net.conf"))

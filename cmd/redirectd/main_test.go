@@ -20,6 +20,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/redirectd/redirectd/benchmarks/rules"
 	"github.com/redirectd/redirectd/engine/testport"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 const exampleFile = "example/redirectd.toml"
@@ -116,6 +117,7 @@ func firstAnswer(addr, path string, deadline time.Time) (int, string, error) {
 // TestServeBinary runs the built binary on a config, checks its answers,
 // reloads it with SIGHUP, and stops it with SIGTERM.
 func TestServeBinary(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -130,7 +132,7 @@ func TestServeBinary(t *testing.T) {
 	}
 	write("/first")
 	cmd := exec.Command(bin, "serve", "-config", file)
-	var stderr bytes.Buffer
+	var stderr testutil.LockedBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -153,7 +155,9 @@ func TestServeBinary(t *testing.T) {
 	// A broken config is refused and the rules in use keep serving.
 	os.WriteFile(file, []byte("[[rule]]\nfrom = \"/a\"\n"), 0o644)
 	cmd.Process.Signal(syscall.SIGHUP)
-	time.Sleep(100 * time.Millisecond)
+	testutil.WaitFor(t, 5*time.Second, "the failed reload logged", func() bool {
+		return strings.Contains(stderr.String(), "reload failed")
+	})
 	if _, loc, _ = firstAnswer(addr, "/a", time.Now().Add(time.Second)); loc != "/second" {
 		t.Fatalf("after a failed reload Location is %q", loc)
 	}
@@ -199,6 +203,7 @@ func BenchmarkStartup(b *testing.B) {
 // TestServeBinaryUpstream runs the binary with an [upstream] and checks
 // that a miss is answered by the upstream and a hit still redirects.
 func TestServeBinaryUpstream(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}

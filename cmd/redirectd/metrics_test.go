@@ -42,6 +42,7 @@ func TestServiceMetricHelp(t *testing.T) {
 // promtool is installed (Debian's prometheus package), that `promtool
 // check metrics` accepts it.
 func TestMetricsPromtool(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}

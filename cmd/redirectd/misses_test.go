@@ -22,6 +22,7 @@ import (
 // misses sent: JSON, ?host=, ?limit=, ?format=map and the gauges. The
 // map it writes, loaded as a [[map]], is refused by check until filled.
 func TestMissesEndToEnd(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -130,6 +131,7 @@ func TestMissesEndToEnd(t *testing.T) {
 // TestMissesOff checks that capacity = 0 turns counting off and /misses
 // says so.
 func TestMissesOff(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}

@@ -22,6 +22,7 @@ import (
 // with the header's client, and a connection without one is closed
 // unanswered and counted in /metrics.
 func TestServeProxyProtocol(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}

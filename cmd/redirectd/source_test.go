@@ -16,7 +16,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -184,14 +183,11 @@ func (n *sourceNode) waitAnswer(path string, status int, loc string, within time
 func (n *sourceNode) metric(name string) float64 {
 	n.t.Helper()
 	_, body := n.call("GET", "/metrics")
-	for _, l := range strings.Split(body, "\n") {
-		if rest, ok := strings.CutPrefix(l, name+" "); ok {
-			v, _ := strconv.ParseFloat(rest, 64)
-			return v
-		}
+	v, ok := testutil.Metric(body, name)
+	if !ok {
+		n.t.Fatalf("/metrics has no %s", name)
 	}
-	n.t.Fatalf("/metrics has no %s", name)
-	return 0
+	return v
 }
 
 func (n *sourceNode) waitMetric(name string, want float64, within time.Duration) {
@@ -229,6 +225,7 @@ func (n *sourceNode) serving() (string, bool) {
 // new versions, a 304, a bad version, a diff, a rollback and its end, and
 // a restart with the source down.
 func TestSourcePoll(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -384,6 +381,7 @@ func TestSourcePoll(t *testing.T) {
 // empty: it answers traffic (404) but /readyz is 503 until a rule set
 // loads.
 func TestSourceNotReady(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -423,6 +421,7 @@ func TestSourceNotReady(t *testing.T) {
 // on disk: it cannot serve it, and must fetch the source's copy again
 // rather than take the source's 304 for "nothing to do".
 func TestSourceDamagedCache(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -453,6 +452,7 @@ func TestSourceDamagedCache(t *testing.T) {
 // loading it goes through the reload path, which must not tell systemd
 // RELOADING=1 and READY=1 before the listeners are up.
 func TestSourceNotifyAtStart(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
