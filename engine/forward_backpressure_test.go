@@ -32,6 +32,7 @@ func testPoolWaitTimeout(t *testing.T, tr transport) {
 			if err != nil {
 				return
 			}
+			u.heads <- head
 			if strings.HasPrefix(head, "GET /hold ") {
 				select {
 				case <-release:
@@ -45,7 +46,10 @@ func testPoolWaitTimeout(t *testing.T, tr transport) {
 		engine.UpstreamOptions{})
 	holder := tr.dial(t, srv)
 	io.WriteString(holder, "GET /hold HTTP/1.1\r\nHost: a.example\r\n\r\n")
-	time.Sleep(100 * time.Millisecond) // the holder's request takes the one connection
+	// The holder's request takes the one connection.
+	if head := u.nextHead(t); !strings.HasPrefix(head, "GET /hold ") {
+		t.Fatalf("the upstream got %q first, want the holder's request", head)
+	}
 
 	c := tr.dial(t, srv)
 	start := time.Now()

@@ -500,9 +500,10 @@ func tail(s string) string {
 // the check passes again.
 func TestActiveHealthCheck(t *testing.T) {
 	var healthy atomic.Bool
-	var served atomic.Int64
+	var served, checks atomic.Int64
 	addr := startUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/healthz" {
+			checks.Add(1)
 			if !healthy.Load() {
 				w.WriteHeader(503)
 			}
@@ -518,7 +519,9 @@ func TestActiveHealthCheck(t *testing.T) {
 		resp, _ := readFull(t, bufio.NewReader(c), "GET")
 		return resp.StatusCode
 	}
-	time.Sleep(200 * time.Millisecond)
+	// The checks run one after the other: at the second, the first's
+	// failure has taken the server out.
+	testutil.WaitFor(t, 3*time.Second, "two health checks", func() bool { return checks.Load() >= 2 })
 	if code := ask(); code != 502 || served.Load() != 0 {
 		t.Fatalf("with the check failing: %d, %d requests reached the server", code, served.Load())
 	}
