@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redirectd/redirectd/engine/testport"
 	"github.com/redirectd/redirectd/internal/testutil"
 )
 
@@ -24,7 +25,7 @@ func TestAccessLog(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	bin := buildBinary(t)
-	addr := freePort(t)
+	addr := testport.Free(t)
 	dir := t.TempDir()
 	logFile := filepath.Join(dir, "access.log")
 	file := filepath.Join(dir, "r.toml")

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/prometheus/prometheus/promql/parser"
+	"github.com/redirectd/redirectd/engine/testport"
 	"github.com/redirectd/redirectd/internal/testutil"
 )
 
@@ -111,7 +112,7 @@ func TestGrafanaDashboard(t *testing.T) {
 	defer src.Close()
 
 	bin := buildBinary(t)
-	addr, tlsAddr, adminAddr := freePort(t), freePort(t), freePort(t)
+	addr, tlsAddr, adminAddr := testport.Free(t), testport.Free(t), testport.Free(t)
 	dir := t.TempDir()
 	os.Mkdir(filepath.Join(dir, "certs"), 0o755)
 	writeCert(t, filepath.Join(dir, "certs"), "a", 90*24*time.Hour, "a.example")

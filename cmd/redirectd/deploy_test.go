@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/redirectd/redirectd/engine/testport"
 )
 
 // TestInstall runs `make install` into a temporary DESTDIR and checks the
@@ -79,7 +81,7 @@ func TestNotify(t *testing.T) {
 	}
 	defer conn.Close()
 	bin := buildBinary(t)
-	addr := freePort(t)
+	addr := testport.Free(t)
 	file := filepath.Join(t.TempDir(), "r.toml")
 	os.WriteFile(file, []byte("[server]\nlisten = \""+addr+"\"\n\n[admin]\nlisten = \"off\"\n\n[[rule]]\nfrom = \"/a\"\nto = \"/b\"\n"), 0o644)
 	cmd := exec.Command(bin, "serve", "-config", file)

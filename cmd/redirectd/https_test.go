@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redirectd/redirectd/engine/testport"
 	"github.com/redirectd/redirectd/internal/testutil"
 )
 
@@ -78,7 +79,7 @@ func TestServeHTTPS(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	bin := buildBinary(t)
-	addr, tlsAddr, adminAddr := freePort(t), freePort(t), freePort(t)
+	addr, tlsAddr, adminAddr := testport.Free(t), testport.Free(t), testport.Free(t)
 	dir := t.TempDir()
 	certs := filepath.Join(dir, "certs")
 	os.Mkdir(certs, 0o755)

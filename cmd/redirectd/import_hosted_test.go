@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redirectd/redirectd/config/importer/importertest"
-
 	"github.com/redirectd/redirectd/config/geoip/geoiptest"
+	"github.com/redirectd/redirectd/config/importer/importertest"
+	"github.com/redirectd/redirectd/engine/testport"
 )
 
 // hostedCase is a request and the answer the service gives it, as its
@@ -64,7 +64,7 @@ func serveImportWith(t *testing.T, kind, source string, o serveOpts, cases []con
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := freePort(t)
+	addr := testport.Free(t)
 	file := filepath.Join(dir, "redirectd.toml")
 	os.WriteFile(file, fmt.Appendf(nil, "[server]\nlisten = %q\n%s\n[admin]\nlisten = \"off\"\n\n[access_log]\nenabled = false\n\n%s", addr, o.server, imported), 0o644)
 	stop := startServe(t, bin, file)

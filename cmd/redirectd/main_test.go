@@ -85,12 +85,6 @@ func TestUsage(t *testing.T) {
 	}
 }
 
-func freePort(tb testing.TB) string {
-	tb.Helper()
-	addr, _ := testport.Addr(tb)
-	return addr
-}
-
 // firstAnswer polls addr with a GET of path until it answers or the
 // deadline passes, and returns the answer's status and Location.
 func firstAnswer(addr, path string, deadline time.Time) (int, string, error) {
@@ -122,7 +116,7 @@ func TestServeBinary(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	bin := buildBinary(t)
-	addr := freePort(t)
+	addr := testport.Free(t)
 	file := filepath.Join(t.TempDir(), "r.toml")
 	write := func(to string) {
 		cfg := fmt.Sprintf("[server]\nlisten = %q\n\n[admin]\nlisten = \"127.0.0.1:0\"\n\n[[rule]]\nfrom = \"/a\"\nto = %q\n", addr, to)
@@ -175,7 +169,7 @@ func TestServeBinary(t *testing.T) {
 // answer (target: 250 ms).
 func BenchmarkStartup(b *testing.B) {
 	bin := buildBinary(b)
-	addr := freePort(b)
+	addr := testport.Free(b)
 	file := filepath.Join(b.TempDir(), "rules.toml")
 	f, _ := os.Create(file)
 	if err := rules.WriteTOML(f, rules.Reference, addr); err != nil {
@@ -212,7 +206,7 @@ func TestServeBinaryUpstream(t *testing.T) {
 	}))
 	defer origin.Close()
 	bin := buildBinary(t)
-	addr := freePort(t)
+	addr := testport.Free(t)
 	file := filepath.Join(t.TempDir(), "r.toml")
 	cfg := fmt.Sprintf("[server]\nlisten = %q\n\n[admin]\nlisten = \"off\"\n\n[upstream]\nservers = [%q]\n\n[[rule]]\nfrom = \"/a\"\nto = \"/b\"\n",
 		addr, origin.Listener.Addr().String())

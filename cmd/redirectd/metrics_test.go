@@ -17,6 +17,7 @@ import (
 
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/promtext"
+	"github.com/redirectd/redirectd/engine/testport"
 )
 
 // whereHelp says where a family's HELP text goes, for the failure messages.
@@ -51,7 +52,7 @@ func TestMetricsPromtool(t *testing.T) {
 	}))
 	defer origin.Close()
 	bin := buildBinary(t)
-	addr, adminAddr := freePort(t), freePort(t)
+	addr, adminAddr := testport.Free(t), testport.Free(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "r.toml")
 	cfg := fmt.Sprintf("[server]\nlisten = %q\n\n[admin]\nlisten = %q\n\n[access_log]\npath = %q\n\n"+

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/redirectd/redirectd/engine/testport"
 )
 
 // TestServeProxyProtocol runs the binary with proxy_protocol and
@@ -27,7 +29,7 @@ func TestServeProxyProtocol(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	bin := buildBinary(t)
-	addr, admin := freePort(t), freePort(t)
+	addr, admin := testport.Free(t), testport.Free(t)
 	dir := t.TempDir()
 	logFile := filepath.Join(dir, "access.log")
 	file := filepath.Join(dir, "r.toml")

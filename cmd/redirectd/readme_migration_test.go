@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/redirectd/redirectd/engine/testport"
 	"github.com/redirectd/redirectd/internal/testutil"
 )
 
@@ -88,7 +89,7 @@ func TestReadmeMigration(t *testing.T) {
 	cert, key := writeTestCert(t, filepath.Join(dir, "site"), "old.example", "www.old.example")
 	os.Rename(cert, "site/old.example.crt")
 	os.Rename(key, "site/old.example.key")
-	plain, tlsAddr, admin := freePort(t), freePort(t), freePort(t)
+	plain, tlsAddr, admin := testport.Free(t), testport.Free(t), testport.Free(t)
 	var imported []byte
 	imported, err = os.ReadFile("site/redirectd.toml")
 	if err != nil {
@@ -106,7 +107,7 @@ func TestReadmeMigration(t *testing.T) {
 	}
 
 	nginxBin := findNginx(t)
-	ngPlain := freePort(t)
+	ngPlain := testport.Free(t)
 	ngSite := strings.NewReplacer("listen 80;", "listen "+ngPlain+";", "127.0.0.1:8081", appAddr).Replace(site)
 	for d := dir; d != filepath.Dir(d) && strings.HasPrefix(d, os.TempDir()+string(filepath.Separator)); d = filepath.Dir(d) {
 		os.Chmod(d, 0o755) // nginx's workers may run as nobody

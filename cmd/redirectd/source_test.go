@@ -24,6 +24,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/testport"
 	"github.com/redirectd/redirectd/internal/testutil"
 )
 
@@ -106,7 +107,7 @@ type sourceNode struct {
 }
 
 func newSourceNode(t *testing.T, bin, url, cacheDir string) *sourceNode {
-	n := &sourceNode{t: t, bin: bin, addr: freePort(t), adminAddr: freePort(t), file: filepath.Join(t.TempDir(), "node.toml")}
+	n := &sourceNode{t: t, bin: bin, addr: testport.Free(t), adminAddr: testport.Free(t), file: filepath.Join(t.TempDir(), "node.toml")}
 	cfg := fmt.Sprintf("[server]\nlisten = %q\n\n[admin]\nlisten = %q\n\n[access_log]\nenabled = false\n\n"+
 		"[rules]\nsource = %q\npoll = \"1s\"\ncache_dir = %q\nsource_header = \"Authorization: Bearer fleet\"\n", n.addr, n.adminAddr, url, cacheDir)
 	if err := os.WriteFile(n.file, []byte(cfg), 0o644); err != nil {
