@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/config/geoip/geoiptest"
+	"github.com/redirectd/redirectd/internal/testutil"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -140,15 +141,7 @@ func TestWhenReadmeExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, sec, ok := strings.Cut(string(readme), "## Rules that know for whom: conditions\n")
-	if !ok {
-		t.Fatal("README has no conditions section")
-	}
-	_, block, _ := strings.Cut(sec, "```toml\n")
-	block, _, ok = strings.Cut(block, "```")
-	if !ok {
-		t.Fatal("no toml block in the conditions section")
-	}
+	block := testutil.FencedBlock(t, string(readme), "## Rules that know for whom: conditions\n", "toml")
 	db := geoiptest.Write(t, map[string]string{"127.0.0.0/8": "AT"})
 	block = strings.Replace(block, "/var/lib/GeoIP/GeoLite2-Country.mmdb", db, 1)
 	cfg, err := config.Load(writeFiles(t, map[string]string{"redirectd.toml": block, "de.map": "/shop /de/shop;\n"}))

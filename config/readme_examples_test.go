@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/redirectd/redirectd/config"
+	"github.com/redirectd/redirectd/internal/testutil"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -20,16 +21,7 @@ func readmeBlock(t *testing.T, heading string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, sec, ok := strings.Cut(string(readme), heading+"\n")
-	if !ok {
-		t.Fatalf("README has no section %q", heading)
-	}
-	_, block, _ := strings.Cut(sec, "```toml\n")
-	block, _, ok = strings.Cut(block, "```")
-	if !ok {
-		t.Fatalf("no toml block in the README section %q", heading)
-	}
-	return block
+	return testutil.FencedBlock(t, string(readme), heading+"\n", "toml")
 }
 
 // lookupAnswer is what the README examples' tests compare of a lookup.

@@ -15,11 +15,16 @@ import (
 // to build its answer for a made-up HTTP/1.1 request, so it carried no
 // Connection: keep-alive and the client took it as the end).
 func TestForwardErrorKeepsHTTP10KeepAlive(t *testing.T) {
+	t.Parallel()
+	testForwardErrorKeepsHTTP10KeepAlive(t, plainTCP)
+}
+
+func testForwardErrorKeepsHTTP10KeepAlive(t *testing.T, tr transport) {
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	addr := ln.Addr().String()
 	ln.Close() // nothing listens: every forward gets 502
-	srv := startProxy(t, upstream.Config{Servers: []string{addr}}, engine.UpstreamOptions{})
-	c := dial(t, srv)
+	srv := tr.startProxy(t, upstream.Config{Servers: []string{addr}}, engine.UpstreamOptions{})
+	c := tr.dial(t, srv)
 	br := bufio.NewReader(c)
 	for i := range 2 {
 		io.WriteString(c, "GET /miss HTTP/1.0\r\nHost: a\r\nConnection: keep-alive\r\n\r\n")

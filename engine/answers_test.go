@@ -29,8 +29,8 @@ var answerRules = []matcher.Rule{
 	{Kind: matcher.Regex, From: `^/removed/\d+$`, Status: 410},
 }
 
-// startAnswerServer serves answerRules with serverHeaders.
-func startAnswerServer(t *testing.T) *engine.Server {
+// startAnswerServer serves answerRules with serverHeaders, reached over tr.
+func (tr transport) startAnswerServer(t *testing.T) *engine.Server {
 	t.Helper()
 	set, err := matcher.Compile(answerRules)
 	if err != nil {
@@ -39,7 +39,7 @@ func startAnswerServer(t *testing.T) *engine.Server {
 	if err := set.SetHeaders(serverHeaders); err != nil {
 		t.Fatal(err)
 	}
-	srv := startServerWith(t, engine.Options{})
+	srv := tr.start(t, engine.Options{})
 	srv.Swap(set)
 	return srv
 }
@@ -61,8 +61,13 @@ type headAnswer struct {
 // that a 410 or 451 (with or without a body, for HEAD) is seen to leave
 // the connection usable and its framing right.
 func TestGoneAndHeaders(t *testing.T) {
-	srv := startAnswerServer(t)
-	c := dial(t, srv)
+	t.Parallel()
+	testGoneAndHeaders(t, plainTCP)
+}
+
+func testGoneAndHeaders(t *testing.T, tr transport) {
+	srv := tr.startAnswerServer(t)
+	c := tr.dial(t, srv)
 	br := bufio.NewReader(c)
 	server := headAnswer{CacheControl: "no-store", FrameOptions: "DENY", CacheControlLines: 1}
 	with := func(h headAnswer, status int, loc, body, typ string) headAnswer {
@@ -126,8 +131,13 @@ func TestGoneAndHeaders(t *testing.T) {
 // TestGoneRawBytes checks a 410's head byte for byte: its fields in
 // order, the configured ones after the server's own framing fields.
 func TestGoneRawBytes(t *testing.T) {
-	srv := startAnswerServer(t)
-	c := dial(t, srv)
+	t.Parallel()
+	testGoneRawBytes(t, plainTCP)
+}
+
+func testGoneRawBytes(t *testing.T, tr transport) {
+	srv := tr.startAnswerServer(t)
+	c := tr.dial(t, srv)
 	io.WriteString(c, "GET /gone HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
 	raw, err := io.ReadAll(c)
 	if err != nil {

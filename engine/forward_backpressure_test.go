@@ -22,7 +22,9 @@ func metricsOf(srv *engine.Server) string {
 // TestPoolWaitTimeout: with every pooled connection busy, a request waits
 // pool_wait_timeout for one, then gets 503 with Retry-After, counted as
 // pool_full; it was a 502 at once.
-func TestPoolWaitTimeout(t *testing.T) {
+func TestPoolWaitTimeout(t *testing.T) { testPoolWaitTimeout(t, plainTCP) }
+
+func testPoolWaitTimeout(t *testing.T, tr transport) {
 	release := make(chan struct{})
 	u := startRawUpstream(t, func(u *rawUpstream, rc *rawConn) {
 		for {
@@ -30,6 +32,7 @@ func TestPoolWaitTimeout(t *testing.T) {
 			if err != nil {
 				return
 			}
+			u.heads <- head
 			if strings.HasPrefix(head, "GET /hold ") {
 				select {
 				case <-release:
@@ -39,13 +42,16 @@ func TestPoolWaitTimeout(t *testing.T) {
 			io.WriteString(rc.c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
 		}
 	})
-	srv := startProxy(t, upstream.Config{Servers: []string{u.addr}, MaxConnsPerServer: 1, PoolWaitTimeout: 300 * time.Millisecond},
+	srv := tr.startProxy(t, upstream.Config{Servers: []string{u.addr}, MaxConnsPerServer: 1, PoolWaitTimeout: 300 * time.Millisecond},
 		engine.UpstreamOptions{})
-	holder := dial(t, srv)
+	holder := tr.dial(t, srv)
 	io.WriteString(holder, "GET /hold HTTP/1.1\r\nHost: a.example\r\n\r\n")
-	time.Sleep(100 * time.Millisecond) // the holder's request takes the one connection
+	// The holder's request takes the one connection.
+	if head := u.nextHead(t); !strings.HasPrefix(head, "GET /hold ") {
+		t.Fatalf("the upstream got %q first, want the holder's request", head)
+	}
 
-	c := dial(t, srv)
+	c := tr.dial(t, srv)
 	start := time.Now()
 	io.WriteString(c, "GET /x HTTP/1.1\r\nHost: a.example\r\n\r\n")
 	resp, body := readFull(t, bufio.NewReader(c), "GET")
@@ -72,7 +78,9 @@ func TestPoolWaitTimeout(t *testing.T) {
 // TestSendTimeout: a client that reads nothing of a relayed answer is
 // closed after send_timeout, which frees the upstream connection; the
 // relay used to wait for it forever, holding the upstream connection.
-func TestSendTimeout(t *testing.T) {
+func TestSendTimeout(t *testing.T) { testSendTimeout(t, plainTCP) }
+
+func testSendTimeout(t *testing.T, tr transport) {
 	upstreamGone := make(chan time.Time, 1)
 	u := startRawUpstream(t, func(u *rawUpstream, rc *rawConn) {
 		if _, err := rc.readHead(5 * time.Second); err != nil {
@@ -88,8 +96,8 @@ func TestSendTimeout(t *testing.T) {
 			}
 		}
 	})
-	srv := startProxy(t, upstream.Config{Servers: []string{u.addr}}, engine.UpstreamOptions{SendTimeout: 300 * time.Millisecond})
-	c := dial(t, srv)
+	srv := tr.startProxy(t, upstream.Config{Servers: []string{u.addr}}, engine.UpstreamOptions{SendTimeout: 300 * time.Millisecond})
+	c := tr.dial(t, srv)
 	start := time.Now()
 	io.WriteString(c, "GET /download HTTP/1.1\r\nHost: a.example\r\n\r\n")
 	// The client reads nothing.

@@ -84,10 +84,10 @@ const wsUpgradeHead = "GET /ws HTTP/1.1\r\nHost: a.example\r\nUpgrade: websocket
 
 const switched = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n"
 
-// openTunnel sends the upgrade and reads the 101.
-func openTunnel(t *testing.T, srv *engine.Server) (net.Conn, *bufio.Reader) {
+// openTunnel sends the upgrade over tr and reads the 101.
+func (tr transport) openTunnel(t *testing.T, srv *engine.Server) (net.Conn, *bufio.Reader) {
 	t.Helper()
-	c := dial(t, srv)
+	c := tr.dial(t, srv)
 	c.SetDeadline(time.Now().Add(10 * time.Second))
 	io.WriteString(c, wsUpgradeHead)
 	br := bufio.NewReader(c)
@@ -104,7 +104,7 @@ func openTunnel(t *testing.T, srv *engine.Server) (net.Conn, *bufio.Reader) {
 func TestTunnelStalledBounded(t *testing.T) {
 	u := startRawUpstream(t, stallAfterHead(t, switched))
 	srv := startProxy(t, upstream.Config{Servers: []string{u.addr}}, engine.UpstreamOptions{})
-	c, br := openTunnel(t, srv)
+	c, br := plainTCP.openTunnel(t, srv)
 	sent := sendUntilRefused(c, sentLimit)
 	if _, err := io.Copy(io.Discard, br); err != nil && !isReset(err) {
 		t.Fatalf("waiting for the close: %v (%d MiB sent)", err, sent.Load()/mib)
@@ -117,7 +117,9 @@ func TestTunnelStalledBounded(t *testing.T) {
 // TestTunnelIdleTimeout: a tunnel that moves nothing either way for
 // tunnel_idle_timeout is closed; one byte now and then keeps it open. A
 // tunnel used to have no timeout.
-func TestTunnelIdleTimeout(t *testing.T) {
+func TestTunnelIdleTimeout(t *testing.T) { testTunnelIdleTimeout(t, plainTCP) }
+
+func testTunnelIdleTimeout(t *testing.T, tr transport) {
 	u := startRawUpstream(t, func(u *rawUpstream, rc *rawConn) {
 		if _, err := rc.readHead(5 * time.Second); err != nil {
 			return
@@ -125,8 +127,8 @@ func TestTunnelIdleTimeout(t *testing.T) {
 		io.WriteString(rc.c, switched)
 		rc.unreadWithin(20 * time.Second) // reads what comes until closed
 	})
-	srv := startProxy(t, upstream.Config{Servers: []string{u.addr}}, engine.UpstreamOptions{TunnelIdleTimeout: 400 * time.Millisecond})
-	c, br := openTunnel(t, srv)
+	srv := tr.startProxy(t, upstream.Config{Servers: []string{u.addr}}, engine.UpstreamOptions{TunnelIdleTimeout: 400 * time.Millisecond})
+	c, br := tr.openTunnel(t, srv)
 	for range 8 {
 		time.Sleep(100 * time.Millisecond)
 		if _, err := c.Write([]byte{'x'}); err != nil {
@@ -163,13 +165,17 @@ func containsLine(text, line string) bool { return strings.Contains("\n"+text, "
 // small so that the path fills in well under a second; the client's rate
 // keeps it under the 1 MiB bound for longer than the body timeout.
 func TestForwardBodyTimeoutWithoutProgress(t *testing.T) {
+	testForwardBodyTimeoutWithoutProgress(t, plainTCP)
+}
+
+func testForwardBodyTimeoutWithoutProgress(t *testing.T, tr transport) {
 	lc := net.ListenConfig{Control: func(_, _ string, rc syscall.RawConn) error {
 		return rc.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
 	}}
 	u := startRawUpstreamOn(t, &lc, stallAfterHead(t, ""))
-	srv := startProxy(t, upstream.Config{Servers: []string{u.addr}, WriteTimeout: 30 * time.Second},
+	srv := tr.startProxy(t, upstream.Config{Servers: []string{u.addr}, WriteTimeout: 30 * time.Second},
 		engine.UpstreamOptions{BodyTimeout: 300 * time.Millisecond})
-	c := dial(t, srv)
+	c := tr.dial(t, srv)
 	if tc, ok := c.(*net.TCPConn); ok {
 		tc.SetWriteBuffer(16 << 10)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -14,15 +15,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/upstream"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // metricValue returns the value of the metric line named name (labels
 // included) in text, or "" when there is none.
 func metricValue(text, name string) string {
-	for _, l := range strings.Split(text, "\n") {
-		if v, ok := strings.CutPrefix(l, name+" "); ok {
-			return v
-		}
+	if v, ok := testutil.Metric(text, name); ok {
+		return strconv.FormatFloat(v, 'f', -1, 64)
 	}
 	return ""
 }
@@ -308,46 +308,33 @@ func TestForwardBufferedBodies(t *testing.T) {
 // kernel's buffers take most of the body here, so this does not show the
 // clock held back while the body channel is full: see rateDeadline.)
 func TestForwardBodyMinRateSlowUpstream(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
+	upAddr := testutil.Serve(t, func(uc net.Conn) {
+		defer uc.Close()
+		br := bufio.NewReaderSize(uc, 4096)
+		length := 0
 		for {
-			uc, err := ln.Accept()
+			line, err := br.ReadString('\n')
 			if err != nil {
 				return
 			}
-			go func() {
-				defer uc.Close()
-				br := bufio.NewReaderSize(uc, 4096)
-				length := 0
-				for {
-					line, err := br.ReadString('\n')
-					if err != nil {
-						return
-					}
-					if v, ok := strings.CutPrefix(strings.ToLower(line), "content-length: "); ok {
-						fmt.Sscan(v, &length)
-					}
-					if line == "\r\n" {
-						break
-					}
-				}
-				for got := 0; got < length; {
-					n, err := io.CopyN(io.Discard, br, int64(min(64<<10, length-got)))
-					got += int(n)
-					if err != nil {
-						return
-					}
-					time.Sleep(150 * time.Millisecond)
-				}
-				fmt.Fprintf(uc, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%d", len(fmt.Sprint(length)), length)
-			}()
+			if v, ok := strings.CutPrefix(strings.ToLower(line), "content-length: "); ok {
+				fmt.Sscan(v, &length)
+			}
+			if line == "\r\n" {
+				break
+			}
 		}
-	}()
-	srv := startProxy(t, upstream.Config{Servers: []string{ln.Addr().String()}},
+		for got := 0; got < length; {
+			n, err := io.CopyN(io.Discard, br, int64(min(64<<10, length-got)))
+			got += int(n)
+			if err != nil {
+				return
+			}
+			time.Sleep(150 * time.Millisecond)
+		}
+		fmt.Fprintf(uc, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%d", len(fmt.Sprint(length)), length)
+	})
+	srv := startProxy(t, upstream.Config{Servers: []string{upAddr}},
 		engine.UpstreamOptions{RequestBufferBytes: 16 << 10, BodyMinRate: 1 << 20, BodyTimeout: 300 * time.Millisecond})
 	const size = 900 << 10
 	c := dial(t, srv)

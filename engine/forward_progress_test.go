@@ -33,7 +33,9 @@ func (rc *rawConn) readBody(n int, timeout time.Duration) (string, error) {
 // TestUpstreamSlowAnswer: read_timeout counts between bytes. An answer
 // streamed over 1 s with 100 ms between pieces passes a 300 ms
 // read_timeout whole; fasthttp's deadline per exchange cut it at 300 ms.
-func TestUpstreamSlowAnswer(t *testing.T) {
+func TestUpstreamSlowAnswer(t *testing.T) { testUpstreamSlowAnswer(t, plainTCP) }
+
+func testUpstreamSlowAnswer(t *testing.T, tr transport) {
 	u := startRawUpstream(t, func(u *rawUpstream, rc *rawConn) {
 		if _, err := rc.readHead(5 * time.Second); err != nil {
 			return
@@ -44,8 +46,8 @@ func TestUpstreamSlowAnswer(t *testing.T) {
 			fmt.Fprint(rc.c, i)
 		}
 	})
-	srv := startProxy(t, upstream.Config{Servers: []string{u.addr}, ReadTimeout: 300 * time.Millisecond}, engine.UpstreamOptions{})
-	c := dial(t, srv)
+	srv := tr.startProxy(t, upstream.Config{Servers: []string{u.addr}, ReadTimeout: 300 * time.Millisecond}, engine.UpstreamOptions{})
+	c := tr.dial(t, srv)
 	io.WriteString(c, "GET /events HTTP/1.1\r\nHost: a.example\r\n\r\n")
 	resp, body := readFull(t, bufio.NewReader(c), "GET")
 	if resp.StatusCode != 200 || body != "0123456789" {
@@ -56,7 +58,9 @@ func TestUpstreamSlowAnswer(t *testing.T) {
 // TestUpstreamSlowUpload: write_timeout counts between bytes. A body sent
 // over 1 s reaches the upstream whole under a 300 ms write_timeout;
 // fasthttp's write deadline per exchange cut it at 300 ms.
-func TestUpstreamSlowUpload(t *testing.T) {
+func TestUpstreamSlowUpload(t *testing.T) { testUpstreamSlowUpload(t, plainTCP) }
+
+func testUpstreamSlowUpload(t *testing.T, tr transport) {
 	u := startRawUpstream(t, func(u *rawUpstream, rc *rawConn) {
 		if _, err := rc.readHead(5 * time.Second); err != nil {
 			return
@@ -67,8 +71,8 @@ func TestUpstreamSlowUpload(t *testing.T) {
 		}
 		fmt.Fprintf(rc.c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
 	})
-	srv := startProxy(t, upstream.Config{Servers: []string{u.addr}, WriteTimeout: 300 * time.Millisecond}, engine.UpstreamOptions{})
-	c := dial(t, srv)
+	srv := tr.startProxy(t, upstream.Config{Servers: []string{u.addr}, WriteTimeout: 300 * time.Millisecond}, engine.UpstreamOptions{})
+	c := tr.dial(t, srv)
 	io.WriteString(c, "POST /upload HTTP/1.1\r\nHost: a.example\r\nContent-Length: 10\r\n\r\n")
 	for i := range 10 {
 		time.Sleep(100 * time.Millisecond)
@@ -84,6 +88,11 @@ func TestUpstreamSlowUpload(t *testing.T) {
 // fasthttp's default 4 KiB read buffer made anything over 4 KiB a 502. A
 // bigger one is a 502.
 func TestUpstreamLargeAnswerHead(t *testing.T) {
+	t.Parallel()
+	testUpstreamLargeAnswerHead(t, plainTCP)
+}
+
+func testUpstreamLargeAnswerHead(t *testing.T, tr transport) {
 	for _, tc := range []struct {
 		fields int // bytes of X-Big values
 		want   int
@@ -107,8 +116,8 @@ func TestUpstreamLargeAnswerHead(t *testing.T) {
 				io.WriteString(rc.c, b.String())
 				rc.unreadWithin(time.Second)
 			})
-			srv := startProxy(t, upstream.Config{Servers: []string{u.addr}}, engine.UpstreamOptions{})
-			c := dial(t, srv)
+			srv := tr.startProxy(t, upstream.Config{Servers: []string{u.addr}}, engine.UpstreamOptions{})
+			c := tr.dial(t, srv)
 			io.WriteString(c, "GET /big HTTP/1.1\r\nHost: a.example\r\n\r\n")
 			resp, body := readFull(t, bufio.NewReader(c), "GET")
 			if resp.StatusCode != tc.want {

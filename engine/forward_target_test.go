@@ -18,9 +18,14 @@ import (
 // //internal.example/x:// as an absolute URI and send its host, to send /
 // with no Host for a Host it refused, and to drop a fragment.
 func TestForwardTargetAndHost(t *testing.T) {
+	t.Parallel()
+	testForwardTargetAndHost(t, plainTCP)
+}
+
+func testForwardTargetAndHost(t *testing.T, tr transport) {
 	up := startRawUpstream(t, answerOK)
 	for _, hostFromUpstream := range []bool{false, true} {
-		srv := startProxy(t, upstream.Config{Servers: []string{up.addr}}, engine.UpstreamOptions{HostFromUpstream: hostFromUpstream})
+		srv := tr.startProxy(t, upstream.Config{Servers: []string{up.addr}}, engine.UpstreamOptions{HostFromUpstream: hostFromUpstream})
 		for _, tc := range []struct {
 			name, req string
 			// line is the request line the upstream must get; host its
@@ -63,7 +68,7 @@ func TestForwardTargetAndHost(t *testing.T) {
 				line: "GET /p HTTP/1.1", host: ""},
 		} {
 			t.Run(tc.name+map[bool]string{false: "", true: "/host_header=upstream"}[hostFromUpstream], func(t *testing.T) {
-				c := dial(t, srv)
+				c := tr.dial(t, srv)
 				io.WriteString(c, tc.req)
 				resp, body := readFull(t, bufio.NewReader(c), "GET")
 				if tc.refusable && resp.StatusCode == 400 {

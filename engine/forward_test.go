@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/upstream"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // echoUpstream answers with what it received: method, target, Host, the
@@ -46,6 +47,12 @@ func startUpstream(t *testing.T, h http.Handler) string {
 // startProxy runs the server with testRules and the given upstreams.
 func startProxy(t *testing.T, cfg upstream.Config, up engine.UpstreamOptions) *engine.Server {
 	t.Helper()
+	return plainTCP.startProxy(t, cfg, up)
+}
+
+// startProxy is startProxy for a test reached over tr.
+func (tr transport) startProxy(t *testing.T, cfg upstream.Config, up engine.UpstreamOptions) *engine.Server {
+	t.Helper()
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = time.Second
 	}
@@ -61,7 +68,7 @@ func startProxy(t *testing.T, cfg upstream.Config, up engine.UpstreamOptions) *e
 	pool := upstream.New(cfg, nil)
 	t.Cleanup(pool.Close)
 	up.Pool = pool
-	return startServerWith(t, engine.Options{Upstream: &up})
+	return tr.start(t, engine.Options{Upstream: &up})
 }
 
 // readFull reads one answer with its whole body.
@@ -79,9 +86,14 @@ func readFull(t *testing.T, br *bufio.Reader, method string) (*http.Response, st
 }
 
 func TestForwardRequest(t *testing.T) {
+	t.Parallel()
+	testForwardRequest(t, plainTCP)
+}
+
+func testForwardRequest(t *testing.T, tr transport) {
 	addr := startUpstream(t, echoUpstream("a"))
-	srv := startProxy(t, upstream.Config{Servers: []string{addr}}, engine.UpstreamOptions{})
-	c := dial(t, srv)
+	srv := tr.startProxy(t, upstream.Config{Servers: []string{addr}}, engine.UpstreamOptions{})
+	c := tr.dial(t, srv)
 	io.WriteString(c, "GET /miss/x?b=2&a=1 HTTP/1.1\r\nHost: site.example\r\nx-lower: kept as sent\r\n"+
 		"Connection: keep-alive, X-Hop\r\nX-Hop: dropped\r\nKeep-Alive: timeout=5\r\nTE: trailers\r\nUpgrade-Insecure-Requests: 1\r\n"+
 		"X-Forwarded-For: 203.0.113.7\r\nX-Forwarded-Proto: https\r\nUser-Agent: test\r\n\r\n")
@@ -99,7 +111,7 @@ func TestForwardRequest(t *testing.T) {
 	// The client's own X-Forwarded-Proto is not trusted; over TLS the
 	// request came over https.
 	proto := "X-Forwarded-Proto: http"
-	if overTLS {
+	if tr == overTLS {
 		proto = "X-Forwarded-Proto: https"
 	}
 	for _, must := range []string{
@@ -137,14 +149,16 @@ func TestForwardRequest(t *testing.T) {
 	}
 }
 
-func TestForwardBodies(t *testing.T) {
+func TestForwardBodies(t *testing.T) { testForwardBodies(t, plainTCP) }
+
+func testForwardBodies(t *testing.T, tr transport) {
 	addr := startUpstream(t, echoUpstream("a"))
-	srv := startProxy(t, upstream.Config{Servers: []string{addr}}, engine.UpstreamOptions{})
+	srv := tr.startProxy(t, upstream.Config{Servers: []string{addr}}, engine.UpstreamOptions{})
 	sum := func(b string) string { return fmt.Sprintf("body %d %x", len(b), sha256.Sum256([]byte(b))) }
 	t.Run("content-length", func(t *testing.T) {
 		for _, size := range []int{1, 1 << 10, 64 << 10, 5 << 20} {
 			payload := strings.Repeat("p", size)
-			c := dial(t, srv)
+			c := tr.dial(t, srv)
 			c.SetDeadline(time.Now().Add(20 * time.Second))
 			go fmt.Fprintf(c, "POST /upload HTTP/1.1\r\nHost: a\r\nContent-Length: %d\r\n\r\n%s", size, payload)
 			_, body := readFull(t, bufio.NewReader(c), "POST")
@@ -154,7 +168,7 @@ func TestForwardBodies(t *testing.T) {
 		}
 	})
 	t.Run("chunked", func(t *testing.T) {
-		c := dial(t, srv)
+		c := tr.dial(t, srv)
 		var sent strings.Builder
 		io.WriteString(c, "POST /upload HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n")
 		for i := range 50 {
@@ -174,7 +188,7 @@ func TestForwardBodies(t *testing.T) {
 		}
 	})
 	t.Run("expect 100-continue", func(t *testing.T) {
-		c := dial(t, srv)
+		c := tr.dial(t, srv)
 		io.WriteString(c, "PUT /x HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n")
 		br := bufio.NewReader(c)
 		line, _ := br.ReadString('\n')
@@ -189,7 +203,9 @@ func TestForwardBodies(t *testing.T) {
 	})
 }
 
-func TestForwardAnswers(t *testing.T) {
+func TestForwardAnswers(t *testing.T) { testForwardAnswers(t, plainTCP) }
+
+func testForwardAnswers(t *testing.T, tr transport) {
 	big := strings.Repeat("0123456789abcdef", 100<<20/16)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/size/", func(w http.ResponseWriter, r *http.Request) {
@@ -214,10 +230,10 @@ func TestForwardAnswers(t *testing.T) {
 	})
 	mux.HandleFunc("/nocontent", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) })
 	addr := startUpstream(t, mux)
-	srv := startProxy(t, upstream.Config{Servers: []string{addr}}, engine.UpstreamOptions{})
+	srv := tr.startProxy(t, upstream.Config{Servers: []string{addr}}, engine.UpstreamOptions{})
 
 	for _, n := range []int{0, 1 << 10, 64 << 10, 100 << 20} {
-		c := dial(t, srv)
+		c := tr.dial(t, srv)
 		c.SetDeadline(time.Now().Add(30 * time.Second))
 		fmt.Fprintf(c, "GET /size/%d HTTP/1.1\r\nHost: a\r\n\r\n", n)
 		resp, body := readFull(t, bufio.NewReader(c), "GET")
@@ -226,7 +242,7 @@ func TestForwardAnswers(t *testing.T) {
 		}
 	}
 
-	c := dial(t, srv)
+	c := tr.dial(t, srv)
 	br := bufio.NewReader(c)
 	io.WriteString(c, "GET /chunked/ HTTP/1.1\r\nHost: a\r\n\r\nHEAD /size/10 HTTP/1.1\r\nHost: a\r\n\r\nGET /nocontent HTTP/1.1\r\nHost: a\r\n\r\n")
 	resp, body := readFull(t, br, "GET")
@@ -241,7 +257,7 @@ func TestForwardAnswers(t *testing.T) {
 	}
 
 	t.Run("HTTP/1.0 client gets a close-delimited body", func(t *testing.T) {
-		c := dial(t, srv)
+		c := tr.dial(t, srv)
 		io.WriteString(c, "GET /chunked/ HTTP/1.0\r\n\r\n")
 		resp, body := readFull(t, bufio.NewReader(c), "GET")
 		if !resp.Close || len(resp.TransferEncoding) != 0 || !strings.HasSuffix(body, "part 99;") {
@@ -250,7 +266,7 @@ func TestForwardAnswers(t *testing.T) {
 	})
 
 	t.Run("server-sent events arrive as produced", func(t *testing.T) {
-		c := dial(t, srv)
+		c := tr.dial(t, srv)
 		start := time.Now()
 		io.WriteString(c, "GET /events HTTP/1.1\r\nHost: a\r\n\r\n")
 		br := bufio.NewReader(c)
@@ -270,15 +286,17 @@ func TestForwardAnswers(t *testing.T) {
 
 // TestForwardPipelined sends redirects and misses in one write and expects
 // the answers in request order.
-func TestForwardPipelined(t *testing.T) {
+func TestForwardPipelined(t *testing.T) { testForwardPipelined(t, plainTCP) }
+
+func testForwardPipelined(t *testing.T, tr transport) {
 	slow := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/slow" {
 			time.Sleep(200 * time.Millisecond)
 		}
 		fmt.Fprint(w, "from upstream "+r.URL.Path)
 	})
-	srv := startProxy(t, upstream.Config{Servers: []string{startUpstream(t, slow)}}, engine.UpstreamOptions{})
-	c := dial(t, srv)
+	srv := tr.startProxy(t, upstream.Config{Servers: []string{startUpstream(t, slow)}}, engine.UpstreamOptions{})
+	c := tr.dial(t, srv)
 	io.WriteString(c, "GET /old HTTP/1.1\r\nHost: a\r\n\r\n"+
 		"GET /slow HTTP/1.1\r\nHost: a\r\n\r\n"+
 		"GET /docs/x HTTP/1.1\r\nHost: a\r\n\r\n"+
@@ -302,14 +320,16 @@ func TestForwardPipelined(t *testing.T) {
 	}
 }
 
-func TestForwardFailures(t *testing.T) {
+func TestForwardFailures(t *testing.T) { testForwardFailures(t, plainTCP) }
+
+func testForwardFailures(t *testing.T, tr transport) {
 	t.Run("upstream down", func(t *testing.T) {
 		ln, _ := net.Listen("tcp", "127.0.0.1:0")
 		addr := ln.Addr().String()
 		ln.Close()
-		srv := startProxy(t, upstream.Config{Servers: []string{addr}}, engine.UpstreamOptions{})
+		srv := tr.startProxy(t, upstream.Config{Servers: []string{addr}}, engine.UpstreamOptions{})
 		for range 5 { // past the passive-health threshold too
-			c := dial(t, srv)
+			c := tr.dial(t, srv)
 			start := time.Now()
 			io.WriteString(c, "GET /miss HTTP/1.1\r\nHost: a\r\n\r\n")
 			resp, _ := readFull(t, bufio.NewReader(c), "GET")
@@ -322,8 +342,8 @@ func TestForwardFailures(t *testing.T) {
 		addr := startUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			time.Sleep(2 * time.Second)
 		}))
-		srv := startProxy(t, upstream.Config{Servers: []string{addr}, ReadTimeout: 300 * time.Millisecond}, engine.UpstreamOptions{})
-		c := dial(t, srv)
+		srv := tr.startProxy(t, upstream.Config{Servers: []string{addr}, ReadTimeout: 300 * time.Millisecond}, engine.UpstreamOptions{})
+		c := tr.dial(t, srv)
 		start := time.Now()
 		io.WriteString(c, "GET /miss HTTP/1.1\r\nHost: a\r\n\r\n")
 		resp, _ := readFull(t, bufio.NewReader(c), "GET")
@@ -337,34 +357,21 @@ func TestForwardFailures(t *testing.T) {
 		// answering, as a server does whose keep-alive timeout just ran
 		// out. An idempotent request is retried once on a new connection;
 		// a POST is not (its body may have had effects) and gets 502.
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { ln.Close() })
 		var conns atomic.Int32
-		go func() {
-			for {
-				uc, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				conns.Add(1)
-				go func() {
-					defer uc.Close()
-					br := bufio.NewReader(uc)
-					req, err := http.ReadRequest(br)
-					if err != nil {
-						return
-					}
-					io.Copy(io.Discard, req.Body)
-					io.WriteString(uc, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
-					br.Peek(1) // the next request: close without an answer
-				}()
+		upAddr := testutil.Serve(t, func(uc net.Conn) {
+			conns.Add(1)
+			defer uc.Close()
+			br := bufio.NewReader(uc)
+			req, err := http.ReadRequest(br)
+			if err != nil {
+				return
 			}
-		}()
-		srv := startProxy(t, upstream.Config{Servers: []string{ln.Addr().String()}}, engine.UpstreamOptions{})
-		c := dial(t, srv)
+			io.Copy(io.Discard, req.Body)
+			io.WriteString(uc, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+			br.Peek(1) // the next request: close without an answer
+		})
+		srv := tr.startProxy(t, upstream.Config{Servers: []string{upAddr}}, engine.UpstreamOptions{})
+		c := tr.dial(t, srv)
 		br := bufio.NewReader(c)
 		for i, want := range []struct {
 			req    string
@@ -380,7 +387,7 @@ func TestForwardFailures(t *testing.T) {
 				t.Fatalf("request %d: %d, want %d", i+1, resp.StatusCode, want.status)
 			}
 			if resp.Close {
-				c = dial(t, srv)
+				c = tr.dial(t, srv)
 				br = bufio.NewReader(c)
 			}
 		}
@@ -389,27 +396,14 @@ func TestForwardFailures(t *testing.T) {
 		}
 	})
 	t.Run("upstream dies mid-answer", func(t *testing.T) {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { ln.Close() })
-		go func() {
-			for {
-				uc, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				go func() {
-					bufio.NewReader(uc).ReadString('\n')
-					io.WriteString(uc, "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n"+strings.Repeat("x", 40000))
-					time.Sleep(100 * time.Millisecond)
-					uc.Close()
-				}()
-			}
-		}()
-		srv := startProxy(t, upstream.Config{Servers: []string{ln.Addr().String()}}, engine.UpstreamOptions{})
-		c := dial(t, srv)
+		upAddr := testutil.Serve(t, func(uc net.Conn) {
+			bufio.NewReader(uc).ReadString('\n')
+			io.WriteString(uc, "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n"+strings.Repeat("x", 40000))
+			time.Sleep(100 * time.Millisecond)
+			uc.Close()
+		})
+		srv := tr.startProxy(t, upstream.Config{Servers: []string{upAddr}}, engine.UpstreamOptions{})
+		c := tr.dial(t, srv)
 		io.WriteString(c, "GET /miss HTTP/1.1\r\nHost: a\r\n\r\n")
 		resp, err := http.ReadResponse(bufio.NewReader(c), &http.Request{Method: "GET"})
 		if err != nil {
@@ -506,9 +500,10 @@ func tail(s string) string {
 // the check passes again.
 func TestActiveHealthCheck(t *testing.T) {
 	var healthy atomic.Bool
-	var served atomic.Int64
+	var served, checks atomic.Int64
 	addr := startUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/healthz" {
+			checks.Add(1)
 			if !healthy.Load() {
 				w.WriteHeader(503)
 			}
@@ -524,7 +519,9 @@ func TestActiveHealthCheck(t *testing.T) {
 		resp, _ := readFull(t, bufio.NewReader(c), "GET")
 		return resp.StatusCode
 	}
-	time.Sleep(200 * time.Millisecond)
+	// The checks run one after the other: at the second, the first's
+	// failure has taken the server out.
+	testutil.WaitFor(t, 3*time.Second, "two health checks", func() bool { return checks.Load() >= 2 })
 	if code := ask(); code != 502 || served.Load() != 0 {
 		t.Fatalf("with the check failing: %d, %d requests reached the server", code, served.Load())
 	}

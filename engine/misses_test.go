@@ -18,14 +18,19 @@ import (
 // counted like a 404, that a redirect is not, and that Misses merges
 // what both loops counted.
 func TestMissesForwarded(t *testing.T) {
+	t.Parallel()
+	testMissesForwarded(t, plainTCP)
+}
+
+func testMissesForwarded(t *testing.T, tr transport) {
 	pool := upstream.New(upstream.Config{
 		Servers: []string{startUpstream(t, echoUpstream("u"))}, ConnectTimeout: time.Second,
 		ReadTimeout: 5 * time.Second, WriteTimeout: 5 * time.Second, MaxConnsPerServer: 8,
 	}, nil)
 	t.Cleanup(pool.Close)
-	srv := startServerWith(t, engine.Options{Upstream: &engine.UpstreamOptions{Pool: pool}, MissesCapacity: 32})
+	srv := tr.start(t, engine.Options{Upstream: &engine.UpstreamOptions{Pool: pool}, MissesCapacity: 32})
 	for i := range 6 {
-		c := dial(t, srv)
+		c := tr.dial(t, srv)
 		br := bufio.NewReader(c)
 		target := "/forwarded"
 		if i%3 == 2 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -12,7 +13,12 @@ import (
 // prefix and capture rules into redirects to another host, and checks that every Location keeps the host written in `to`, or
 // stays on the request's own host when `to` names none.
 func TestOpenRedirects(t *testing.T) {
-	srv := startServer(t)
+	t.Parallel()
+	testOpenRedirects(t, plainTCP)
+}
+
+func testOpenRedirects(t *testing.T, tr transport) {
+	srv := tr.start(t, engine.Options{})
 	set, err := matcher.Compile([]matcher.Rule{
 		{Kind: matcher.Prefix, Host: "a.example", From: "/old", To: "https://new.example.com", Status: 301},
 		{Kind: matcher.Prefix, Host: "b.example", From: "/blog/", To: "/", Status: 301},
@@ -43,7 +49,7 @@ func TestOpenRedirects(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.host+tc.target, func(t *testing.T) {
-			c := dial(t, srv)
+			c := tr.dial(t, srv)
 			fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", tc.target, tc.host)
 			a := readAnswer(t, bufio.NewReader(c), "GET")
 			if a.Location != tc.want {

@@ -3,7 +3,6 @@ package engine_test
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -19,26 +18,9 @@ import (
 
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/upstream"
+	"github.com/redirectd/redirectd/internal/testutil"
 	"github.com/redirectd/redirectd/matcher"
 )
-
-// lockedBuffer is a log destination safe for the server's goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestPanicRecovered injects a panic, through the test hook, at each place
 // where one is recovered (OnOpen, OnTraffic, OnClose, the deadline sweep,
@@ -56,7 +38,7 @@ func TestPanicRecovered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logs lockedBuffer
+	var logs testutil.LockedBuffer
 	srv := engine.New(engine.Options{Listen: "127.0.0.1:0", EventLoops: 2, IdleTimeout: time.Minute,
 		Upstream: &engine.UpstreamOptions{Pool: pool}, Logger: slog.New(slog.NewTextHandler(&logs, nil))}, set)
 	var armed sync.Map // place -> *atomic.Bool: panic there once
@@ -81,12 +63,7 @@ func TestPanicRecovered(t *testing.T) {
 	case err := <-done:
 		t.Fatalf("server did not start: %v", err)
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Stop(ctx)
-		<-done
-	})
+	t.Cleanup(func() { stopServer(t, srv, done) })
 
 	// served sends one request on a new connection and returns the
 	// answer's status, or 0 when the connection closes without one.
@@ -150,8 +127,8 @@ func TestPanicRecovered(t *testing.T) {
 	// The hook fires in whichever callback runs next: wait until the
 	// forwards before are done (their callbacks run before the server
 	// sees their connections close).
-	waitFor(t, "the earlier connections closed", func() bool {
-		return strings.Contains(metricsText(srv), "redirectd_connections_open 1\n")
+	testutil.WaitFor(t, 5*time.Second, "the earlier connections closed", func() bool {
+		return strings.Contains(metricsOf(srv), "redirectd_connections_open 1\n")
 	})
 	fired := arm("callback")
 	c := dial(t, srv)
@@ -163,8 +140,8 @@ func TestPanicRecovered(t *testing.T) {
 	if fired.Load() {
 		t.Errorf("panic in callback: the hook did not fire")
 	}
-	waitFor(t, "the callback panic counted", func() bool {
-		return strings.Contains(metricsText(srv), `redirectd_panics_total{at="callback"} 1`)
+	testutil.WaitFor(t, 5*time.Second, "the callback panic counted", func() bool {
+		return strings.Contains(metricsOf(srv), `redirectd_panics_total{at="callback"} 1`)
 	})
 	stillServing("callback")
 
@@ -172,12 +149,12 @@ func TestPanicRecovered(t *testing.T) {
 	if st := served("GET /old HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"); st != 301 {
 		t.Errorf("before a panic in close: %d, want 301", st)
 	}
-	waitFor(t, "the close hook", func() bool { return !fired.Load() })
+	testutil.WaitFor(t, 5*time.Second, "the close hook", func() bool { return !fired.Load() })
 	stillServing("close")
 
 	// Every connection but keep is closed: none stays counted.
-	waitFor(t, "one connection open", func() bool {
-		return strings.Contains(metricsText(srv), "redirectd_connections_open 1\n")
+	testutil.WaitFor(t, 5*time.Second, "one connection open", func() bool {
+		return strings.Contains(metricsOf(srv), "redirectd_connections_open 1\n")
 	})
 
 	// The sweep's panic closes one of the two open connections, whichever
@@ -186,25 +163,25 @@ func TestPanicRecovered(t *testing.T) {
 	io.WriteString(second, "GET /old HTTP/1.1\r\nHost: a\r\n\r\n")
 	readAnswer(t, bufio.NewReader(second), "GET")
 	fired = arm("sweep")
-	waitFor(t, "the sweep hook", func() bool { return !fired.Load() })
+	testutil.WaitFor(t, 5*time.Second, "the sweep hook", func() bool { return !fired.Load() })
 	if st := served("GET /old HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"); st != 301 {
 		t.Errorf("after a panic in the sweep, a new connection got %d, want 301", st)
 	}
-	waitFor(t, "one connection closed by the sweep", func() bool {
-		return strings.Contains(metricsText(srv), "redirectd_connections_open 1\n")
+	testutil.WaitFor(t, 5*time.Second, "one connection closed by the sweep", func() bool {
+		return strings.Contains(metricsOf(srv), "redirectd_connections_open 1\n")
 	})
 
 	// The ticker goes on after a panic: it still hands out sweeps (this
 	// one panics too, closing the connection left open).
 	fired = arm("tick")
-	waitFor(t, "the tick hook", func() bool { return !fired.Load() })
+	testutil.WaitFor(t, 5*time.Second, "the tick hook", func() bool { return !fired.Load() })
 	fired = arm("sweep")
-	waitFor(t, "a sweep after the tick's panic", func() bool { return !fired.Load() })
+	testutil.WaitFor(t, 5*time.Second, "a sweep after the tick's panic", func() bool { return !fired.Load() })
 	if st := served("GET /old HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"); st != 301 {
 		t.Errorf("after a panic in the ticker, a new connection got %d, want 301", st)
 	}
 
-	m := metricsText(srv)
+	m := metricsOf(srv)
 	if want := `redirectd_panics_total{at="tick"} 1`; !strings.Contains(m, want+"\n") {
 		t.Errorf("metrics lack %s", want)
 	}
@@ -228,22 +205,6 @@ func TestPanicRecovered(t *testing.T) {
 	if !strings.Contains(l, "stack=\"goroutine ") || !strings.Contains(l, "engine_test.TestPanicRecovered") {
 		t.Errorf("the log lines hold no stack:\n%s", l)
 	}
-}
-
-func metricsText(srv *engine.Server) string {
-	var b strings.Builder
-	srv.WriteMetrics(&b)
-	return b.String()
-}
-
-func waitFor(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if ok() {
-			return
-		}
-	}
-	t.Fatalf("waited 5s for %s", what)
 }
 
 var _ net.Conn // dial returns one

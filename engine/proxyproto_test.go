@@ -22,6 +22,7 @@ import (
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/accesslog"
 	"github.com/redirectd/redirectd/engine/upstream"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // These tests drive the real server over loopback with raw bytes: a PROXY
@@ -117,27 +118,15 @@ func logLines(t *testing.T, file string, n int) []logLine {
 
 // metric reads one sample of the server's /metrics text, 0 if absent.
 func metric(srv *engine.Server, name string) float64 {
-	var b bytes.Buffer
-	srv.WriteMetrics(&b)
-	for _, l := range strings.Split(b.String(), "\n") {
-		if v, ok := strings.CutPrefix(l, name+" "); ok {
-			var f float64
-			fmt.Sscan(v, &f)
-			return f
-		}
-	}
-	return 0
+	v, _ := testutil.Metric(metricsOf(srv), name)
+	return v
 }
 
-// waitMetric waits for a metric to reach want.
+// waitMetric waits up to 3s for a metric to reach want.
 func waitMetric(t *testing.T, srv *engine.Server, name string, want float64) {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
-	for metric(srv, name) != want {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s = %v, want %v", name, metric(srv, name), want)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !testutil.Eventually(3*time.Second, func() bool { return metric(srv, name) == want }) {
+		t.Fatalf("%s = %v, want %v", name, metric(srv, name), want)
 	}
 }
 

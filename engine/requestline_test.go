@@ -12,7 +12,12 @@ import (
 // the same answer whatever the target's length, and a '#' in the target is
 // 400, since no request-target form holds a fragment.
 func TestRequestLineParts(t *testing.T) {
-	srv := startServerWith(t, engine.Options{}) // max_path_bytes 8192
+	t.Parallel()
+	testRequestLineParts(t, plainTCP)
+}
+
+func testRequestLineParts(t *testing.T, tr transport) {
+	srv := tr.start(t, engine.Options{}) // max_path_bytes 8192
 	method9000 := strings.Repeat("G", 9000)
 	tests := []strictCase{
 		{"method of 9000 bytes, short target", method9000 + " /old HTTP/1.1\r\nHost: a\r\n\r\n", 501, false},
@@ -28,6 +33,6 @@ func TestRequestLineParts(t *testing.T) {
 		{"escaped hash", "GET /old%23top HTTP/1.1\r\nHost: a\r\n\r\n", 404, true},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { runStrict(t, srv, tc) })
+		t.Run(tc.name, func(t *testing.T) { tr.runStrict(t, srv, tc) })
 	}
 }

@@ -35,6 +35,13 @@ func startServer(t *testing.T) *engine.Server {
 // filled in when empty.
 func startServerWith(t *testing.T, opts engine.Options) *engine.Server {
 	t.Helper()
+	return plainTCP.start(t, opts)
+}
+
+// start is startServerWith for a test reached over tr: over TLS, a TLS
+// listener is added when opts has none.
+func (tr transport) start(t *testing.T, opts engine.Options) *engine.Server {
+	t.Helper()
 	set, err := matcher.Compile(testRules)
 	if err != nil {
 		t.Fatal(err)
@@ -45,7 +52,7 @@ func startServerWith(t *testing.T, opts engine.Options) *engine.Server {
 	if opts.EventLoops == 0 {
 		opts.EventLoops = 2
 	}
-	if overTLS && opts.TLS == nil {
+	if tr == overTLS && opts.TLS == nil {
 		opts.TLS = testTLSOptions(t)
 	}
 	srv := engine.New(opts, set)
@@ -58,17 +65,34 @@ func startServerWith(t *testing.T, opts engine.Options) *engine.Server {
 	case <-time.After(5 * time.Second):
 		t.Fatal("server did not start within 5s")
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := srv.Stop(ctx); err != nil {
-			t.Errorf("stop: %v", err)
-		}
-		if err := <-done; err != nil {
-			t.Errorf("run: %v", err)
-		}
-	})
+	t.Cleanup(func() { stopServer(t, srv, done) })
 	return srv
+}
+
+// stopServer stops srv, whose Run reports on done, and fails the test
+// when Stop or Run fails or Run has not returned within 5 s. gnet's
+// Stop looks every half second whether the engine is down, and it is
+// down once Run has returned (gnet marks it so before its Run returns):
+// Stop's context is ended then, which Server.Stop takes as stopped, so
+// that each test does not wait out the rest of that half second.
+func stopServer(tb testing.TB, srv *engine.Server, done <-chan error) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	stopped := make(chan error, 1)
+	go func() { stopped <- srv.Stop(ctx) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			tb.Errorf("run: %v", err)
+		}
+	case <-ctx.Done():
+		tb.Errorf("run has not returned 5s after Stop")
+	}
+	cancel()
+	if err := <-stopped; err != nil {
+		tb.Errorf("stop: %v", err)
+	}
 }
 
 // runBenchServer starts a server for a benchmark and returns it with a
@@ -87,12 +111,7 @@ func runBenchServer(b *testing.B, opts engine.Options) (*engine.Server, func()) 
 	case err := <-done:
 		b.Fatal(err)
 	}
-	return srv, func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Stop(ctx)
-		<-done
-	}
+	return srv, func() { stopServer(b, srv, done) }
 }
 
 // answer is what a test compares of a response.
@@ -103,11 +122,16 @@ type answer struct {
 	Close    bool
 }
 
-// dial connects to the server's plain port, or to its TLS port under
-// TestOverTLS, with the handshake done.
+// dial connects to the server's plain port.
 func dial(t *testing.T, srv *engine.Server) net.Conn {
 	t.Helper()
-	if overTLS {
+	return plainTCP.dial(t, srv)
+}
+
+// dial connects to the server's plain port, or over TLS to its TLS port.
+func (tr transport) dial(t *testing.T, srv *engine.Server) net.Conn {
+	t.Helper()
+	if tr == overTLS {
 		return dialTLS(t, srv)
 	}
 	c, err := net.DialTimeout("tcp", srv.Addr(), 2*time.Second)
@@ -148,7 +172,12 @@ func expectClosed(t *testing.T, br *bufio.Reader) {
 }
 
 func TestAnswers(t *testing.T) {
-	srv := startServer(t)
+	t.Parallel()
+	testAnswers(t, plainTCP)
+}
+
+func testAnswers(t *testing.T, tr transport) {
+	srv := tr.start(t, engine.Options{})
 	tests := []struct {
 		name, request, method string
 		want                  answer
@@ -171,7 +200,7 @@ func TestAnswers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := dial(t, srv)
+			c := tr.dial(t, srv)
 			if _, err := io.WriteString(c, tt.request); err != nil {
 				t.Fatal(err)
 			}
@@ -190,8 +219,13 @@ func TestAnswers(t *testing.T) {
 // TestPipelined sends three requests in one write and expects three answers
 // in order, then checks the connection stays open for a fourth.
 func TestPipelined(t *testing.T) {
-	srv := startServer(t)
-	c := dial(t, srv)
+	t.Parallel()
+	testPipelined(t, plainTCP)
+}
+
+func testPipelined(t *testing.T, tr transport) {
+	srv := tr.start(t, engine.Options{})
+	c := tr.dial(t, srv)
 	io.WriteString(c, "GET /old HTTP/1.1\r\nHost: a\r\n\r\n"+
 		"GET /nothing HTTP/1.1\r\nHost: a\r\n\r\n"+
 		"GET /docs/x HTTP/1.1\r\nHost: a\r\n\r\n")
@@ -216,8 +250,13 @@ func TestPipelined(t *testing.T) {
 
 // TestSplitRequest sends a request one byte per write.
 func TestSplitRequest(t *testing.T) {
-	srv := startServer(t)
-	c := dial(t, srv)
+	t.Parallel()
+	testSplitRequest(t, plainTCP)
+}
+
+func testSplitRequest(t *testing.T, tr transport) {
+	srv := tr.start(t, engine.Options{})
+	c := tr.dial(t, srv)
 	req := "GET /old HTTP/1.1\r\nHost: a\r\nUser-Agent: test\r\n\r\n"
 	for i := range len(req) {
 		if _, err := c.Write([]byte{req[i]}); err != nil {
@@ -234,8 +273,13 @@ func TestSplitRequest(t *testing.T) {
 // skipped and the next request on the connection answered, and that a body
 // still on its way gets the answer and a close instead of being waited for.
 func TestBodyIsSkipped(t *testing.T) {
-	srv := startServer(t)
-	c := dial(t, srv)
+	t.Parallel()
+	testBodyIsSkipped(t, plainTCP)
+}
+
+func testBodyIsSkipped(t *testing.T, tr transport) {
+	srv := tr.start(t, engine.Options{})
+	c := tr.dial(t, srv)
 	br := bufio.NewReader(c)
 	io.WriteString(c, "POST /old HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\n0123456789GET /docs/y HTTP/1.1\r\nHost: a\r\n\r\n")
 	if a := readAnswer(t, br, "POST"); a.Status != 301 || a.Close {
@@ -245,7 +289,7 @@ func TestBodyIsSkipped(t *testing.T) {
 		t.Fatalf("request after the body: %+v", a)
 	}
 
-	c = dial(t, srv)
+	c = tr.dial(t, srv)
 	br = bufio.NewReader(c)
 	io.WriteString(c, "POST /old HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\n01234")
 	if a := readAnswer(t, br, "POST"); a.Status != 301 || !a.Close {
@@ -256,8 +300,13 @@ func TestBodyIsSkipped(t *testing.T) {
 }
 
 func TestHTTP10KeepAlive(t *testing.T) {
-	srv := startServer(t)
-	c := dial(t, srv)
+	t.Parallel()
+	testHTTP10KeepAlive(t, plainTCP)
+}
+
+func testHTTP10KeepAlive(t *testing.T, tr transport) {
+	srv := tr.start(t, engine.Options{})
+	c := tr.dial(t, srv)
 	br := bufio.NewReader(c)
 	for range 2 {
 		io.WriteString(c, "GET /old HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
@@ -275,7 +324,12 @@ func TestHTTP10KeepAlive(t *testing.T) {
 // TestMalformed checks that garbage gets an error answer and a closed
 // connection, after the answers to the good requests before it.
 func TestMalformed(t *testing.T) {
-	srv := startServer(t)
+	t.Parallel()
+	testMalformed(t, plainTCP)
+}
+
+func testMalformed(t *testing.T, tr transport) {
+	srv := tr.start(t, engine.Options{})
 	tests := []struct {
 		name, request string
 		want          int
@@ -288,7 +342,7 @@ func TestMalformed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := dial(t, srv)
+			c := tr.dial(t, srv)
 			io.WriteString(c, "GET /old HTTP/1.1\r\nHost: a\r\n\r\n"+tt.request)
 			br := bufio.NewReader(c)
 			if a := readAnswer(t, br, "GET"); a.Status != 301 {

@@ -25,9 +25,10 @@ const followUp = "GET /old HTTP/1.1\r\nHost: a\r\n\r\n"
 
 // runStrict sends tc.raw, reads one answer and checks its status, its
 // framing, and whether the connection stayed open as tc says.
-func runStrict(t *testing.T, srv *engine.Server, tc strictCase) {
+// The connection goes over tr.
+func (tr transport) runStrict(t *testing.T, srv *engine.Server, tc strictCase) {
 	t.Helper()
-	c := dial(t, srv)
+	c := tr.dial(t, srv)
 	if _, err := io.WriteString(c, tc.raw); err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +74,12 @@ func runStrict(t *testing.T, srv *engine.Server, tc strictCase) {
 }
 
 func TestStrictRequestLine(t *testing.T) {
-	srv := startServerWith(t, engine.Options{MaxPathBytes: 100})
+	t.Parallel()
+	testStrictRequestLine(t, plainTCP)
+}
+
+func testStrictRequestLine(t *testing.T, tr transport) {
+	srv := tr.start(t, engine.Options{MaxPathBytes: 100})
 	path100 := "/" + strings.Repeat("a", 99)
 	tests := []strictCase{
 		{"HTTP/1.1", "GET /old HTTP/1.1\r\nHost: a\r\n\r\n", 301, true},
@@ -115,12 +121,17 @@ func TestStrictRequestLine(t *testing.T) {
 		{"bare CR in request line", "GET /old\rx HTTP/1.1\r\nHost: a\r\n\r\n", 400, false},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { runStrict(t, srv, tc) })
+		t.Run(tc.name, func(t *testing.T) { tr.runStrict(t, srv, tc) })
 	}
 }
 
 func TestStrictHeaders(t *testing.T) {
-	srv := startServer(t)
+	t.Parallel()
+	testStrictHeaders(t, plainTCP)
+}
+
+func testStrictHeaders(t *testing.T, tr transport) {
+	srv := tr.start(t, engine.Options{})
 	host255 := strings.Repeat("a", 63) + "." + strings.Repeat("b", 63) + "." + strings.Repeat("c", 63) + "." + strings.Repeat("d", 63)
 	many := func(n int) string {
 		var b strings.Builder
@@ -167,12 +178,17 @@ func TestStrictHeaders(t *testing.T) {
 		{"Host empty port", "GET /old HTTP/1.1\r\nHost: a:\r\n\r\n", 400, false},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { runStrict(t, srv, tc) })
+		t.Run(tc.name, func(t *testing.T) { tr.runStrict(t, srv, tc) })
 	}
 }
 
 func TestStrictFraming(t *testing.T) {
-	srv := startServer(t)
+	t.Parallel()
+	testStrictFraming(t, plainTCP)
+}
+
+func testStrictFraming(t *testing.T, tr transport) {
+	srv := tr.start(t, engine.Options{})
 	tests := []strictCase{
 		{"Content-Length and Transfer-Encoding", "POST /old HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400, false},
 		{"Transfer-Encoding and Content-Length", "POST /old HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n", 400, false},
@@ -198,6 +214,6 @@ func TestStrictFraming(t *testing.T) {
 		{"Connection: keep-alive, close", "GET /old HTTP/1.1\r\nHost: a\r\nConnection: keep-alive, close\r\n\r\n", 301, false},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { runStrict(t, srv, tc) })
+		t.Run(tc.name, func(t *testing.T) { tr.runStrict(t, srv, tc) })
 	}
 }

@@ -27,17 +27,19 @@ func closedWithin(t *testing.T, c net.Conn, limit time.Duration) (time.Duration,
 	return time.Since(start), string(got)
 }
 
-func TestIdleTimeout(t *testing.T) {
-	srv := startServerWith(t, engine.Options{IdleTimeout: 300 * time.Millisecond, HeaderTimeout: 5 * time.Second})
+func TestIdleTimeout(t *testing.T) { testIdleTimeout(t, plainTCP) }
+
+func testIdleTimeout(t *testing.T, tr transport) {
+	srv := tr.start(t, engine.Options{IdleTimeout: 300 * time.Millisecond, HeaderTimeout: 5 * time.Second})
 	t.Run("new connection sending nothing", func(t *testing.T) {
-		c := dial(t, srv)
+		c := tr.dial(t, srv)
 		took, got := closedWithin(t, c, 3*time.Second)
 		if took < 200*time.Millisecond || got != "" {
 			t.Fatalf("closed after %v with %q; want after about 300ms, silently", took, got)
 		}
 	})
 	t.Run("keep-alive connection after a request", func(t *testing.T) {
-		c := dial(t, srv)
+		c := tr.dial(t, srv)
 		io.WriteString(c, followUp)
 		br := bufio.NewReader(c)
 		readAnswer(t, br, "GET")
@@ -51,7 +53,7 @@ func TestIdleTimeout(t *testing.T) {
 		}
 	})
 	t.Run("busy connection stays open", func(t *testing.T) {
-		c := dial(t, srv)
+		c := tr.dial(t, srv)
 		br := bufio.NewReader(c)
 		for range 8 {
 			io.WriteString(c, followUp)
@@ -65,9 +67,11 @@ func TestIdleTimeout(t *testing.T) {
 
 // TestHeaderTimeout checks the slowloris defence: a head sent a byte at a
 // time is cut off after the header timeout although bytes keep coming.
-func TestHeaderTimeout(t *testing.T) {
-	srv := startServerWith(t, engine.Options{HeaderTimeout: 300 * time.Millisecond, IdleTimeout: 5 * time.Second})
-	c := dial(t, srv)
+func TestHeaderTimeout(t *testing.T) { testHeaderTimeout(t, plainTCP) }
+
+func testHeaderTimeout(t *testing.T, tr transport) {
+	srv := tr.start(t, engine.Options{HeaderTimeout: 300 * time.Millisecond, IdleTimeout: 5 * time.Second})
+	c := tr.dial(t, srv)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -89,10 +93,12 @@ func TestHeaderTimeout(t *testing.T) {
 // TestLingeringClose checks that an answer sent before the request body
 // has arrived reaches the client whole, while the client goes on sending,
 // and that the connection is then closed.
-func TestLingeringClose(t *testing.T) {
-	srv := startServer(t)
+func TestLingeringClose(t *testing.T) { testLingeringClose(t, plainTCP) }
+
+func testLingeringClose(t *testing.T, tr transport) {
+	srv := tr.start(t, engine.Options{})
 	t.Run("body sent after the answer", func(t *testing.T) {
-		c := dial(t, srv)
+		c := tr.dial(t, srv)
 		io.WriteString(c, "POST /old HTTP/1.1\r\nHost: a\r\nContent-Length: 300000\r\n\r\n")
 		br := bufio.NewReader(c)
 		// Keep sending the body while reading the answer: without a
@@ -116,7 +122,7 @@ func TestLingeringClose(t *testing.T) {
 		}
 	})
 	t.Run("client that never stops is cut off", func(t *testing.T) {
-		c := dial(t, srv)
+		c := tr.dial(t, srv)
 		io.WriteString(c, "POST /old HTTP/1.1\r\nHost: a\r\nContent-Length: 100000000\r\n\r\n")
 		stop := make(chan struct{})
 		defer close(stop)
@@ -142,7 +148,7 @@ func TestLingeringClose(t *testing.T) {
 		}
 	})
 	t.Run("more than 1 MiB is cut off", func(t *testing.T) {
-		c := dial(t, srv)
+		c := tr.dial(t, srv)
 		io.WriteString(c, "POST /old HTTP/1.1\r\nHost: a\r\nContent-Length: 100000000\r\n\r\n")
 		go func() {
 			chunk := []byte(strings.Repeat("b", 64<<10))
@@ -161,18 +167,20 @@ func TestLingeringClose(t *testing.T) {
 	})
 }
 
-func TestConnectionsPerIP(t *testing.T) {
-	srv := startServerWith(t, engine.Options{MaxConnsPerIP: 5})
+func TestConnectionsPerIP(t *testing.T) { testConnectionsPerIP(t, plainTCP) }
+
+func testConnectionsPerIP(t *testing.T, tr transport) {
+	srv := tr.start(t, engine.Options{MaxConnsPerIP: 5})
 	var conns []net.Conn
 	for range 5 {
-		c := dial(t, srv)
+		c := tr.dial(t, srv)
 		io.WriteString(c, followUp)
 		if a := readAnswer(t, bufio.NewReader(c), "GET"); a.Status != 301 {
 			t.Fatalf("connection under the limit: %+v", a)
 		}
 		conns = append(conns, c)
 	}
-	over := dial(t, srv)
+	over := tr.dial(t, srv)
 	io.WriteString(over, followUp)
 	if took, got := closedWithin(t, over, 2*time.Second); got != "" {
 		t.Fatalf("connection over the limit answered %q after %v; want it closed at once", got, took)
@@ -181,7 +189,7 @@ func TestConnectionsPerIP(t *testing.T) {
 	// The server counts the close when it sees it; retry briefly.
 	deadline := time.Now().Add(2 * time.Second)
 	for {
-		c := dial(t, srv)
+		c := tr.dial(t, srv)
 		io.WriteString(c, followUp)
 		resp, err := bufio.NewReader(c).ReadString('\n')
 		if err == nil && strings.HasPrefix(resp, "HTTP/1.1 301") {
@@ -195,15 +203,20 @@ func TestConnectionsPerIP(t *testing.T) {
 }
 
 func TestMaxConnections(t *testing.T) {
-	srv := startServerWith(t, engine.Options{MaxConns: 3})
+	t.Parallel()
+	testMaxConnections(t, plainTCP)
+}
+
+func testMaxConnections(t *testing.T, tr transport) {
+	srv := tr.start(t, engine.Options{MaxConns: 3})
 	for range 3 {
-		c := dial(t, srv)
+		c := tr.dial(t, srv)
 		io.WriteString(c, followUp)
 		if a := readAnswer(t, bufio.NewReader(c), "GET"); a.Status != 301 {
 			t.Fatalf("connection under the limit: %+v", a)
 		}
 	}
-	over := dial(t, srv)
+	over := tr.dial(t, srv)
 	io.WriteString(over, followUp)
 	if _, got := closedWithin(t, over, 2*time.Second); got != "" {
 		t.Fatalf("connection over the global limit answered %q", got)
@@ -239,8 +252,13 @@ func TestHTTPSRedirect(t *testing.T) {
 // reading the answers is closed once they pile up, instead of growing the
 // server's outbound buffer without bound.
 func TestUnreadAnswersClose(t *testing.T) {
-	srv := startServer(t)
-	c := dial(t, srv)
+	t.Parallel()
+	testUnreadAnswersClose(t, plainTCP)
+}
+
+func testUnreadAnswersClose(t *testing.T, tr transport) {
+	srv := tr.start(t, engine.Options{})
+	c := tr.dial(t, srv)
 	batch := []byte(strings.Repeat(followUp, 500))
 	c.SetWriteDeadline(time.Now().Add(10 * time.Second))
 	var err error

@@ -19,10 +19,17 @@ import (
 	"github.com/redirectd/redirectd/engine"
 )
 
-// overTLS makes startServerWith add a TLS listener and dial connect to it,
-// so that TestOverTLS runs the traffic-port tests over TLS. No engine test
-// calls t.Parallel, so a package variable is safe.
-var overTLS bool
+// transport is how a test reaches the traffic port. The tests that apply
+// over TLS take it as a parameter: run with overTLS, tr.start adds a TLS
+// listener and tr.dial connects to it with the handshake done. Being a
+// parameter, not a package variable, the plain and TLS runs of a test
+// share nothing and may run side by side.
+type transport bool
+
+const (
+	plainTCP transport = false
+	overTLS  transport = true
+)
 
 var (
 	testCertOnce sync.Once
@@ -84,55 +91,63 @@ func dialTLS(t *testing.T, srv *engine.Server) net.Conn {
 // answers, framing, strictness, pipelining, timeouts, limits and
 // forwarding, through the TLS listener.
 func TestOverTLS(t *testing.T) {
+	// serial marks the tests that measure timeouts or hold a connection
+	// quiet for a set time: they run one at a time, alone, so that load
+	// from the others does not move their clocks. The rest run in
+	// parallel after them.
 	tests := []struct {
-		name string
-		f    func(*testing.T)
+		name   string
+		f      func(*testing.T, transport)
+		serial bool
 	}{
-		{"Answers", TestAnswers},
-		{"GoneAndHeaders", TestGoneAndHeaders},
-		{"GoneRawBytes", TestGoneRawBytes},
-		{"Pipelined", TestPipelined},
-		{"SplitRequest", TestSplitRequest},
-		{"BodyIsSkipped", TestBodyIsSkipped},
-		{"HTTP10KeepAlive", TestHTTP10KeepAlive},
-		{"Malformed", TestMalformed},
-		{"StrictRequestLine", TestStrictRequestLine},
-		{"StrictHeaders", TestStrictHeaders},
-		{"StrictFraming", TestStrictFraming},
-		{"IdleTimeout", TestIdleTimeout},
-		{"HeaderTimeout", TestHeaderTimeout},
-		{"LingeringClose", TestLingeringClose},
-		{"ConnectionsPerIP", TestConnectionsPerIP},
-		{"MaxConnections", TestMaxConnections},
-		{"UnreadAnswersClose", TestUnreadAnswersClose},
-		{"ForwardRequest", TestForwardRequest},
-		{"ForwardBodies", TestForwardBodies},
-		{"ForwardAnswers", TestForwardAnswers},
-		{"ForwardPipelined", TestForwardPipelined},
-		{"ForwardFailures", TestForwardFailures},
-		{"ForwardErrorKeepsHTTP10KeepAlive", TestForwardErrorKeepsHTTP10KeepAlive},
-		{"ForwardTargetAndHost", TestForwardTargetAndHost},
-		{"OpenRedirects", TestOpenRedirects},
-		{"RequestLineParts", TestRequestLineParts},
-		{"WebSocketTunnel", TestWebSocketTunnel},
-		{"WebSocketRefused", TestWebSocketRefused},
-		{"WebSocketRefusedThenRequest", TestWebSocketRefusedThenRequest},
-		{"WebSocketBytesAfter101", TestWebSocketBytesAfter101},
-		{"WebSocketSeveralUpgrades", TestWebSocketSeveralUpgrades},
-		{"TunnelHeaderPolicy", TestTunnelHeaderPolicy},
-		{"TunnelIdleTimeout", TestTunnelIdleTimeout},
-		{"ForwardBodyTimeoutWithoutProgress", TestForwardBodyTimeoutWithoutProgress},
-		{"UpstreamSlowAnswer", TestUpstreamSlowAnswer},
-		{"UpstreamSlowUpload", TestUpstreamSlowUpload},
-		{"UpstreamLargeAnswerHead", TestUpstreamLargeAnswerHead},
-		{"PoolWaitTimeout", TestPoolWaitTimeout},
-		{"SendTimeout", TestSendTimeout},
-		{"MissesForwarded", TestMissesForwarded},
+		{"Answers", testAnswers, false},
+		{"GoneAndHeaders", testGoneAndHeaders, false},
+		{"GoneRawBytes", testGoneRawBytes, false},
+		{"Pipelined", testPipelined, false},
+		{"SplitRequest", testSplitRequest, false},
+		{"BodyIsSkipped", testBodyIsSkipped, false},
+		{"HTTP10KeepAlive", testHTTP10KeepAlive, false},
+		{"Malformed", testMalformed, false},
+		{"StrictRequestLine", testStrictRequestLine, false},
+		{"StrictHeaders", testStrictHeaders, false},
+		{"StrictFraming", testStrictFraming, false},
+		{"IdleTimeout", testIdleTimeout, true},
+		{"HeaderTimeout", testHeaderTimeout, true},
+		{"LingeringClose", testLingeringClose, true},
+		{"ConnectionsPerIP", testConnectionsPerIP, true},
+		{"MaxConnections", testMaxConnections, false},
+		{"UnreadAnswersClose", testUnreadAnswersClose, false},
+		{"ForwardRequest", testForwardRequest, false},
+		{"ForwardBodies", testForwardBodies, true},
+		{"ForwardAnswers", testForwardAnswers, true},
+		{"ForwardPipelined", testForwardPipelined, true},
+		{"ForwardFailures", testForwardFailures, true},
+		{"ForwardErrorKeepsHTTP10KeepAlive", testForwardErrorKeepsHTTP10KeepAlive, false},
+		{"ForwardTargetAndHost", testForwardTargetAndHost, false},
+		{"OpenRedirects", testOpenRedirects, false},
+		{"RequestLineParts", testRequestLineParts, false},
+		{"WebSocketTunnel", testWebSocketTunnel, true},
+		{"WebSocketRefused", testWebSocketRefused, false},
+		{"WebSocketRefusedThenRequest", testWebSocketRefusedThenRequest, false},
+		{"WebSocketBytesAfter101", testWebSocketBytesAfter101, false},
+		{"WebSocketSeveralUpgrades", testWebSocketSeveralUpgrades, true},
+		{"TunnelHeaderPolicy", testTunnelHeaderPolicy, false},
+		{"TunnelIdleTimeout", testTunnelIdleTimeout, true},
+		{"ForwardBodyTimeoutWithoutProgress", testForwardBodyTimeoutWithoutProgress, true},
+		{"UpstreamSlowAnswer", testUpstreamSlowAnswer, true},
+		{"UpstreamSlowUpload", testUpstreamSlowUpload, true},
+		{"UpstreamLargeAnswerHead", testUpstreamLargeAnswerHead, false},
+		{"PoolWaitTimeout", testPoolWaitTimeout, true},
+		{"SendTimeout", testSendTimeout, true},
+		{"MissesForwarded", testMissesForwarded, false},
 	}
-	overTLS = true
-	defer func() { overTLS = false }()
 	for _, tc := range tests {
-		t.Run(tc.name, tc.f)
+		t.Run(tc.name, func(t *testing.T) {
+			if !tc.serial {
+				t.Parallel()
+			}
+			tc.f(t, overTLS)
+		})
 	}
 }
 

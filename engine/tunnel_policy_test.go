@@ -92,10 +92,15 @@ func waitSeen(t *testing.T, seen <-chan upgradeSeen) upgradeSeen {
 // relayed, and a request sent behind the head is parsed and forwarded as
 // any other, with redirectd's X-Forwarded-For.
 func TestWebSocketRefusedThenRequest(t *testing.T) {
+	t.Parallel()
+	testWebSocketRefusedThenRequest(t, plainTCP)
+}
+
+func testWebSocketRefusedThenRequest(t *testing.T, tr transport) {
 	seen := make(chan upgradeSeen, 1)
 	up := wsRawUpstream(t, false, seen)
-	srv := startProxy(t, upstream.Config{Servers: []string{up.addr}}, engine.UpstreamOptions{})
-	c := dial(t, srv)
+	srv := tr.startProxy(t, upstream.Config{Servers: []string{up.addr}}, engine.UpstreamOptions{})
+	c := tr.dial(t, srv)
 	io.WriteString(c, upgradeHead+smuggled)
 	br := bufio.NewReader(c)
 	resp, body := readFull(t, br, "GET")
@@ -119,10 +124,15 @@ func TestWebSocketRefusedThenRequest(t *testing.T) {
 // TestWebSocketBytesAfter101: what the client sends right behind its
 // upgrade head reaches the upstream once it has answered 101, not before.
 func TestWebSocketBytesAfter101(t *testing.T) {
+	t.Parallel()
+	testWebSocketBytesAfter101(t, plainTCP)
+}
+
+func testWebSocketBytesAfter101(t *testing.T, tr transport) {
 	seen := make(chan upgradeSeen, 1)
 	up := wsRawUpstream(t, true, seen)
-	srv := startProxy(t, upstream.Config{Servers: []string{up.addr}}, engine.UpstreamOptions{})
-	c := dial(t, srv)
+	srv := tr.startProxy(t, upstream.Config{Servers: []string{up.addr}}, engine.UpstreamOptions{})
+	c := tr.dial(t, srv)
 	io.WriteString(c, upgradeHead+"frame-1")
 	br := bufio.NewReader(c)
 	resp, err := http.ReadResponse(br, &http.Request{Method: "GET"})
@@ -145,12 +155,14 @@ func TestWebSocketBytesAfter101(t *testing.T) {
 
 // TestWebSocketSeveralUpgrades: an upgrade naming its protocol twice is
 // ambiguous, and answered 400 without reaching the upstream.
-func TestWebSocketSeveralUpgrades(t *testing.T) {
+func TestWebSocketSeveralUpgrades(t *testing.T) { testWebSocketSeveralUpgrades(t, plainTCP) }
+
+func testWebSocketSeveralUpgrades(t *testing.T, tr transport) {
 	seen := make(chan upgradeSeen, 1)
 	up := wsRawUpstream(t, true, seen)
-	srv := startProxy(t, upstream.Config{Servers: []string{up.addr}}, engine.UpstreamOptions{})
+	srv := tr.startProxy(t, upstream.Config{Servers: []string{up.addr}}, engine.UpstreamOptions{})
 	for _, upgrades := range []string{"Upgrade: h2c\r\nUpgrade: websocket\r\n", "Upgrade: websocket\r\nUpgrade: websocket\r\n"} {
-		c := dial(t, srv)
+		c := tr.dial(t, srv)
 		io.WriteString(c, "GET /chat HTTP/1.1\r\nHost: site.example\r\n"+upgrades+"Connection: Upgrade\r\n\r\n")
 		br := bufio.NewReader(c)
 		resp, _ := readFull(t, br, "GET")
@@ -171,27 +183,32 @@ func TestWebSocketSeveralUpgrades(t *testing.T) {
 // plain forward of the same request gets (hop-by-hop ones dropped,
 // X-Forwarded-*, host_header), plus the upgrade itself.
 func TestTunnelHeaderPolicy(t *testing.T) {
+	t.Parallel()
+	testTunnelHeaderPolicy(t, plainTCP)
+}
+
+func testTunnelHeaderPolicy(t *testing.T, tr transport) {
 	seen := make(chan upgradeSeen, 1)
 	up := wsRawUpstream(t, true, seen)
 	pool := upstream.New(upstream.Config{Servers: []string{up.addr}, ConnectTimeout: time.Second,
 		ReadTimeout: 5 * time.Second, WriteTimeout: 5 * time.Second, MaxConnsPerServer: 4}, nil)
 	t.Cleanup(pool.Close)
 	// https_redirect trusts X-Forwarded-Proto: https, which then goes on.
-	srv := startServerWith(t, engine.Options{HTTPSRedirect: true,
+	srv := tr.start(t, engine.Options{HTTPSRedirect: true,
 		Upstream: &engine.UpstreamOptions{Pool: pool, HostFromUpstream: true}})
 	const headers = "Host: site.example\r\nX-Hop: dropped\r\nKeep-Alive: timeout=5\r\nTE: trailers\r\n" +
 		"Proxy-Connection: keep-alive\r\nx-lower: Kept As Sent\r\nX-Forwarded-For: 192.0.2.1\r\n" +
 		"X-Forwarded-Proto: https\r\nX-Forwarded-Host: spoofed.example\r\nForwarded: for=127.0.0.1;host=admin.internal\r\n" +
 		"X-Real-IP: 127.0.0.1\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
 
-	c := dial(t, srv)
+	c := tr.dial(t, srv)
 	io.WriteString(c, "GET /plain HTTP/1.1\r\n"+headers+"Connection: X-Hop\r\n\r\n")
 	if resp, body := readFull(t, bufio.NewReader(c), "GET"); resp.StatusCode != 200 || body != "ok" {
 		t.Fatalf("plain forward: %d %q", resp.StatusCode, body)
 	}
 	plain := up.nextHead(t)
 
-	c = dial(t, srv)
+	c = tr.dial(t, srv)
 	io.WriteString(c, "GET /plain HTTP/1.1\r\n"+headers+"Upgrade: websocket\r\nConnection: Upgrade, X-Hop\r\n\r\n")
 	if resp, err := http.ReadResponse(bufio.NewReader(c), &http.Request{Method: "GET"}); err != nil || resp.StatusCode != 101 {
 		t.Fatalf("upgrade: %v %v", resp, err)

@@ -14,45 +14,33 @@ import (
 
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/upstream"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // wsEchoUpstream is a minimal WebSocket server (RFC 6455) on loopback: it
 // completes the handshake and echoes every text frame it gets.
 func wsEchoUpstream(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
+	upAddr := testutil.Serve(t, func(c net.Conn) {
+		defer c.Close()
+		br := bufio.NewReader(c)
+		req, err := http.ReadRequest(br)
+		if err != nil || req.Header.Get("Upgrade") != "websocket" {
+			io.WriteString(c, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+			return
+		}
+		sum := sha1.Sum([]byte(req.Header.Get("Sec-WebSocket-Key") + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"))
+		io.WriteString(c, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"+
+			"Sec-WebSocket-Accept: "+base64.StdEncoding.EncodeToString(sum[:])+"\r\n\r\n")
 		for {
-			c, err := ln.Accept()
+			msg, err := readFrame(br)
 			if err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				req, err := http.ReadRequest(br)
-				if err != nil || req.Header.Get("Upgrade") != "websocket" {
-					io.WriteString(c, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
-					return
-				}
-				sum := sha1.Sum([]byte(req.Header.Get("Sec-WebSocket-Key") + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"))
-				io.WriteString(c, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"+
-					"Sec-WebSocket-Accept: "+base64.StdEncoding.EncodeToString(sum[:])+"\r\n\r\n")
-				for {
-					msg, err := readFrame(br)
-					if err != nil {
-						return
-					}
-					c.Write(frame("echo: "+msg, nil))
-				}
-			}()
+			c.Write(frame("echo: "+msg, nil))
 		}
-	}()
-	return ln.Addr().String()
+	})
+	return upAddr
 }
 
 // frame encodes a text frame, masked when mask is given (client to server).
@@ -98,9 +86,11 @@ func readFrame(br *bufio.Reader) (string, error) {
 	return string(p), nil
 }
 
-func TestWebSocketTunnel(t *testing.T) {
-	srv := startProxy(t, upstream.Config{Servers: []string{wsEchoUpstream(t)}}, engine.UpstreamOptions{BodyTimeout: 200 * time.Millisecond})
-	c := dial(t, srv)
+func TestWebSocketTunnel(t *testing.T) { testWebSocketTunnel(t, plainTCP) }
+
+func testWebSocketTunnel(t *testing.T, tr transport) {
+	srv := tr.startProxy(t, upstream.Config{Servers: []string{wsEchoUpstream(t)}}, engine.UpstreamOptions{BodyTimeout: 200 * time.Millisecond})
+	c := tr.dial(t, srv)
 	io.WriteString(c, "GET /chat HTTP/1.1\r\nHost: a\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"+
 		"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
 	br := bufio.NewReader(c)
@@ -126,11 +116,16 @@ func TestWebSocketTunnel(t *testing.T) {
 }
 
 func TestWebSocketRefused(t *testing.T) {
+	t.Parallel()
+	testWebSocketRefused(t, plainTCP)
+}
+
+func testWebSocketRefused(t *testing.T, tr transport) {
 	addr := startUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no websockets here", http.StatusForbidden)
 	}))
-	srv := startProxy(t, upstream.Config{Servers: []string{addr}}, engine.UpstreamOptions{})
-	c := dial(t, srv)
+	srv := tr.startProxy(t, upstream.Config{Servers: []string{addr}}, engine.UpstreamOptions{})
+	c := tr.dial(t, srv)
 	io.WriteString(c, "GET /chat HTTP/1.1\r\nHost: a\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
 	br := bufio.NewReader(c)
 	resp, body := readFull(t, br, "GET")

@@ -30,13 +30,7 @@ func testHarness(t *testing.T) (*harness, string) {
 	}
 	os.Chmod(work, 0o755)
 	t.Cleanup(func() { os.RemoveAll(work) })
-	root, _ := filepath.Abs("../..")
-	bin := filepath.Join(work, "redirectd")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/redirectd")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := testBinary(t)
 	server, client, err := splitCPUs("", max(2, runtime.NumCPU()))
 	if err != nil {
 		t.Fatal(err)

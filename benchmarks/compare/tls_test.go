@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // The generated certificate is ECDSA P-256 for the names the checks and
@@ -50,23 +51,14 @@ func TestWriteTLSFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				c.SetDeadline(time.Now().Add(5 * time.Second))
-				buf := make([]byte, 4096)
-				if n, _ := c.Read(buf); n > 0 {
-					c.Write([]byte("HTTP/1.1 301 Moved Permanently\r\nLocation: https://example.com/new/9\r\nContent-Length: 0\r\n\r\n"))
-				}
-			}()
+	testutil.ServeOn(t, ln, func(c net.Conn) {
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(5 * time.Second))
+		buf := make([]byte, 4096)
+		if n, _ := c.Read(buf); n > 0 {
+			c.Write([]byte("HTTP/1.1 301 Moved Permanently\r\nLocation: https://example.com/new/9\r\nContent-Length: 0\r\n\r\n"))
 		}
-	}()
+	})
 	req := Req{Path: "/exact/9", Raw: simpleRequest("/exact/9", false), Want: Want{Status: 301, Location: "https://example.com/new/9"}}
 	if err := waitTLS(ln.Addr().String(), f, req, 5*time.Second); err != nil {
 		t.Errorf("the server with the run's certificate: %v", err)

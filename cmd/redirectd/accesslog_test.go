@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -12,24 +11,28 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/redirectd/redirectd/engine/testport"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // TestAccessLog runs the binary with a JSON access log, rotates it as
 // logrotate does (rename, then SIGUSR1), stops it, and checks every
 // request is logged once, in the right file, with its fields.
 func TestAccessLog(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
 	bin := buildBinary(t)
-	addr := freePort(t)
+	addr := testport.Free(t)
 	dir := t.TempDir()
 	logFile := filepath.Join(dir, "access.log")
 	file := filepath.Join(dir, "r.toml")
 	os.WriteFile(file, []byte(fmt.Sprintf("[server]\nlisten = %q\n\n[admin]\nlisten = \"off\"\n\n[access_log]\npath = %q\nformat = \"json\"\n\n"+
 		"[[rule]]\nfrom = \"/a\"\nto = \"/b\"\n", addr, logFile)), 0o644)
 	cmd := exec.Command(bin, "serve", "-config", file)
-	var stderr bytes.Buffer
+	var stderr testutil.LockedBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -39,12 +42,18 @@ func TestAccessLog(t *testing.T) {
 		t.Fatalf("first answer: %d %v\n%s", status, err, stderr.String())
 	}
 	firstAnswer(addr, "/missing", time.Now().Add(time.Second))
-	time.Sleep(300 * time.Millisecond) // a sweep flushes the loop's buffer
+	// A sweep flushes the loop's buffer: both lines reach the file.
+	testutil.WaitFor(t, 5*time.Second, "two lines in the access log", func() bool {
+		data, _ := os.ReadFile(logFile)
+		return strings.Count(string(data), "\n") >= 2
+	})
 	if err := os.Rename(logFile, logFile+".1"); err != nil {
 		t.Fatal(err)
 	}
 	cmd.Process.Signal(syscall.SIGUSR1)
-	time.Sleep(200 * time.Millisecond)
+	testutil.WaitFor(t, 5*time.Second, "the access log reopened", func() bool {
+		return strings.Contains(stderr.String(), "access log reopened")
+	})
 	firstAnswer(addr, "/a", time.Now().Add(time.Second))
 	cmd.Process.Signal(syscall.SIGTERM)
 	if err := cmd.Wait(); err != nil {

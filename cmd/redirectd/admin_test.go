@@ -13,16 +13,19 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/redirectd/redirectd/engine/testport"
 )
 
 // TestAdminAPI runs the binary with the admin listener and a token and
 // exercises every endpoint, then stops it with SIGTERM.
 func TestAdminAPI(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
 	bin := buildBinary(t)
-	addr, adminAddr := freePort(t), freePort(t)
+	addr, adminAddr := testport.Free(t), testport.Free(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "r.toml")
 	good := fmt.Sprintf("[server]\nlisten = %q\n\n[admin]\nlisten = %q\ntoken = \"s3cret\"\n\n[access_log]\nenabled = false\n\n"+

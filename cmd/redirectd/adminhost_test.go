@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/redirectd/redirectd/engine/testport"
 )
 
 // TestAdminHostWithoutToken runs the binary with a loopback admin listener
@@ -23,7 +25,7 @@ func TestAdminHostWithoutToken(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	bin := buildBinary(t)
-	addr, adminAddr := freePort(t), freePort(t)
+	addr, adminAddr := testport.Free(t), testport.Free(t)
 	_, port, _ := net.SplitHostPort(adminAddr)
 	file := filepath.Join(t.TempDir(), "r.toml")
 	os.WriteFile(file, []byte(fmt.Sprintf("[server]\nlisten = %q\n\n[admin]\nlisten = %q\n\n[access_log]\nenabled = false\n\n"+

@@ -20,6 +20,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/explain"
 	"github.com/redirectd/redirectd/config"
+	"github.com/redirectd/redirectd/engine/testport"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // readmeExample returns the TOML block after marker in the README.
@@ -29,28 +31,20 @@ func readmeExample(t *testing.T, marker string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, rest, ok := strings.Cut(string(data), marker)
-	if !ok {
-		t.Fatalf("README has no %q", marker)
-	}
-	_, rest, _ = strings.Cut(rest, "```toml\n")
-	block, _, ok := strings.Cut(rest, "```")
-	if !ok {
-		t.Fatal("the README example has no end")
-	}
-	return block
+	return testutil.FencedBlock(t, string(data), marker, "toml")
 }
 
 // TestReadmeAnswersExample serves the README's example of 410, 451 and
 // headers with the binary, sends each request on one kept-alive
 // connection, and checks the answers and their access log lines.
 func TestReadmeAnswersExample(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
 	example := readmeExample(t, "<!-- answers-example")
 	bin := buildBinary(t)
-	addr, adminAddr := freePort(t), freePort(t)
+	addr, adminAddr := testport.Free(t), testport.Free(t)
 	dir := t.TempDir()
 	logFile := filepath.Join(dir, "access.log")
 	file := filepath.Join(dir, "r.toml")

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/redirectd/redirectd/engine/testport"
 )
 
 // BenchmarkIdleConnections measures the server's memory per idle
@@ -27,7 +29,7 @@ func BenchmarkIdleConnections(b *testing.B) {
 	}
 	raiseFileLimit(b, uint64(n)+200)
 	bin := buildBinary(b)
-	addr := freePort(b)
+	addr := testport.Free(b)
 	file := filepath.Join(b.TempDir(), "r.toml")
 	cfg := fmt.Sprintf("[server]\nlisten = %q\nidle_timeout = \"5m\"\nmax_connections_per_ip = %d\n\n[admin]\nlisten = \"off\"\n\n[[rule]]\nfrom = \"/a\"\nto = \"/b\"\n", addr, n+10)
 	if err := os.WriteFile(file, []byte(cfg), 0o644); err != nil {

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/prometheus/prometheus/promql/parser"
+	"github.com/redirectd/redirectd/engine/testport"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // dashboardPanel is the part of a Grafana panel the test reads: rows hold
@@ -94,6 +96,7 @@ func exportedNames(text string) map[string]bool {
 // part a dashboard panel shows turned on: an upstream, TLS, a rule source
 // and the access log, with a request of each kind counted.
 func TestGrafanaDashboard(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -109,7 +112,7 @@ func TestGrafanaDashboard(t *testing.T) {
 	defer src.Close()
 
 	bin := buildBinary(t)
-	addr, tlsAddr, adminAddr := freePort(t), freePort(t), freePort(t)
+	addr, tlsAddr, adminAddr := testport.Free(t), testport.Free(t), testport.Free(t)
 	dir := t.TempDir()
 	os.Mkdir(filepath.Join(dir, "certs"), 0o755)
 	writeCert(t, filepath.Join(dir, "certs"), "a", 90*24*time.Hour, "a.example")
@@ -138,7 +141,7 @@ source_header = "Authorization: Bearer fleet"
 `, addr, adminAddr, filepath.Join(dir, "access.log"), tlsAddr, upstream.Listener.Addr().String(), src.URL)
 	os.WriteFile(file, []byte(cfg), 0o644)
 	cmd := exec.Command(bin, "serve", "-config", file)
-	stderr := &lockedBuffer{}
+	stderr := &testutil.LockedBuffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

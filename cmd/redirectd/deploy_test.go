@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/redirectd/redirectd/engine/testport"
 )
 
 // TestInstall runs `make install` into a temporary DESTDIR and checks the
@@ -66,6 +68,7 @@ func TestSystemdUnit(t *testing.T) {
 // TestNotify checks the sd_notify datagrams: READY=1 once serving, and
 // STOPPING=1 on SIGTERM.
 func TestNotify(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -78,7 +81,7 @@ func TestNotify(t *testing.T) {
 	}
 	defer conn.Close()
 	bin := buildBinary(t)
-	addr := freePort(t)
+	addr := testport.Free(t)
 	file := filepath.Join(t.TempDir(), "r.toml")
 	os.WriteFile(file, []byte("[server]\nlisten = \""+addr+"\"\n\n[admin]\nlisten = \"off\"\n\n[[rule]]\nfrom = \"/a\"\nto = \"/b\"\n"), 0o644)
 	cmd := exec.Command(bin, "serve", "-config", file)

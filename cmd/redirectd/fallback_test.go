@@ -74,6 +74,7 @@ func TestCheckFallbackLoop(t *testing.T) {
 // pages are never served), where it does not the redirect is, and a
 // forced rule redirects whatever the upstream has.
 func TestImportNetlifyFallbackServes(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}

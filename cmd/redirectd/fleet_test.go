@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redirectd/redirectd/internal/testutil"
 	"golang.org/x/sys/unix"
 )
 
@@ -110,13 +111,13 @@ type fleetNode struct {
 	name, ns, addr string
 	file, log      string
 	cmd            *exec.Cmd
-	stderr         *lockedBuffer
+	stderr         *testutil.LockedBuffer
 	done           chan struct{}
 }
 
 func (n *fleetNode) start(t *testing.T, bin string) {
 	n.cmd = exec.Command("ip", "netns", "exec", n.ns, bin, "serve", "-config", n.file)
-	n.stderr = &lockedBuffer{}
+	n.stderr = &testutil.LockedBuffer{}
 	n.cmd.Stderr = n.stderr
 	if err := n.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -283,7 +284,7 @@ frontend fe
 	hfile := filepath.Join(f.dir, "haproxy.cfg")
 	os.WriteFile(hfile, []byte(hcfg), 0o644)
 	hcmd := exec.Command("ip", "netns", "exec", f.prefix+"lb", hap, "-db", "-f", hfile)
-	hlog := &lockedBuffer{}
+	hlog := &testutil.LockedBuffer{}
 	hcmd.Stdout, hcmd.Stderr = hlog, hlog
 	if err := hcmd.Start(); err != nil {
 		t.Fatal(err)

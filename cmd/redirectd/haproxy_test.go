@@ -11,6 +11,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/redirectd/redirectd/engine/testport"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // fleetExample is the HAProxy backend that the fleet docs give.
@@ -87,14 +90,14 @@ func TestFleetExampleHealthCheck(t *testing.T) {
 	downAddr := down.Addr().String()
 	down.Close()
 	var nodes []haproxyNode
-	var logs []*lockedBuffer
+	var logs []*testutil.LockedBuffer
 	var cmds []*exec.Cmd
 	exited := make([]chan struct{}, 2)
 	for i, rules := range []string{
 		"[[rule]]\nfrom = \"/a\"\nto = \"/b\"\n",
 		fmt.Sprintf("[rules]\nsource = \"http://%s/site.tar.gz\"\npoll = \"1s\"\ncache_dir = %q\n", downAddr, t.TempDir()),
 	} {
-		traffic, admin := freePort(t), freePort(t)
+		traffic, admin := testport.Free(t), testport.Free(t)
 		_, adminPort, _ := net.SplitHostPort(admin)
 		file := filepath.Join(dir, fmt.Sprintf("n%d.toml", i+1))
 		cfg := fmt.Sprintf("[server]\nlisten = %q\nproxy_protocol = true\ntrusted_proxies = [\"127.0.0.1\"]\nshutdown_timeout = \"10s\"\nheader_timeout = \"10s\"\n\n[admin]\nlisten = %q\n\n%s", traffic, admin, rules)
@@ -102,7 +105,7 @@ func TestFleetExampleHealthCheck(t *testing.T) {
 			t.Fatal(err)
 		}
 		cmd := exec.Command(bin, "serve", "-config", file)
-		stderr := &lockedBuffer{}
+		stderr := &testutil.LockedBuffer{}
 		cmd.Stderr = stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -113,7 +116,7 @@ func TestFleetExampleHealthCheck(t *testing.T) {
 		nodes, logs, cmds, exited[i] = append(nodes, haproxyNode{traffic, adminPort}), append(logs, stderr), append(cmds, cmd), done
 	}
 	sock := filepath.Join(dir, "haproxy.sock")
-	front := freePort(t)
+	front := testport.Free(t)
 	hcfg := fmt.Sprintf("global\n\tstats socket %s mode 600 level admin\ndefaults\n\tmode tcp\n\ttimeout connect 2s\n\ttimeout client 10s\n\ttimeout server 10s\nfrontend fe\n\tbind %s\n\tdefault_backend redirectd\n%s\n",
 		sock, front, fleetBackend(t, nodes))
 	hfile := filepath.Join(dir, "haproxy.cfg")

@@ -21,6 +21,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/redirectd/redirectd/engine/testport"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // writeCert writes a self-signed ECDSA P-256 certificate for names, valid
@@ -71,11 +74,12 @@ func httpsGet(t *testing.T, addr, sni, req string) (*http.Response, *x509.Certif
 // broken certificate keeps the old set and shows in /readyz), and the TLS
 // metrics.
 func TestServeHTTPS(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
 	bin := buildBinary(t)
-	addr, tlsAddr, adminAddr := freePort(t), freePort(t), freePort(t)
+	addr, tlsAddr, adminAddr := testport.Free(t), testport.Free(t), testport.Free(t)
 	dir := t.TempDir()
 	certs := filepath.Join(dir, "certs")
 	os.Mkdir(certs, 0o755)
@@ -105,7 +109,7 @@ to = "/new"
 `, addr, adminAddr, tlsAddr)
 	os.WriteFile(file, []byte(conf), 0o644)
 	cmd := exec.Command(bin, "serve", "-config", file, "-log-format", "json")
-	var stderr lockedBuffer
+	var stderr testutil.LockedBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

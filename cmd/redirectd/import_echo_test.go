@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+
+	"github.com/redirectd/redirectd/engine/testport"
 )
 
 // TestImportNginxEchoes imports locations that echo the request into the
@@ -13,7 +15,7 @@ import (
 func TestImportNginxEchoes(t *testing.T) {
 	nginxBin := findNginx(t)
 	dir := t.TempDir()
-	addr := freePort(t)
+	addr := testport.Free(t)
 	site := fmt.Sprintf(`server {
     listen %s default_server;
     server_name echo.test;

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redirectd/redirectd/config/importer/importertest"
-
 	"github.com/redirectd/redirectd/config/geoip/geoiptest"
+	"github.com/redirectd/redirectd/config/importer/importertest"
+	"github.com/redirectd/redirectd/engine/testport"
 )
 
 // hostedCase is a request and the answer the service gives it, as its
@@ -55,7 +55,7 @@ func serveImportWith(t *testing.T, kind, source string, o serveOpts, cases []con
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := freePort(t)
+	addr := testport.Free(t)
 	file := filepath.Join(dir, "redirectd.toml")
 	os.WriteFile(file, fmt.Appendf(nil, "[server]\nlisten = %q\n%s\n[admin]\nlisten = \"off\"\n\n[access_log]\nenabled = false\n\n%s", addr, o.server, imported), 0o644)
 	stop := startServe(t, bin, file)
@@ -97,6 +97,7 @@ func runBinary(t *testing.T, bin string, args ...string) (int, string, string) {
 // behaviour: first match in file order, trailing slash ignored, query
 // passed on unless the rule matches on it.
 func TestImportNetlifyServes(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -188,6 +189,7 @@ func geoipOpts(t *testing.T) serveOpts {
 // conditions first for one path, exact before prefix before regex) would
 // differ unless the import wrote the rules to keep it.
 func TestImportNetlifyConditionsServes(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -251,6 +253,7 @@ func TestImportNetlifyCountryNeedsGeoIP(t *testing.T) {
 // rules, literal sources, :param, :param*, :param+, :param?, (.*) with
 // $1, custom patterns, has on host and query, permanent and statusCode.
 func TestImportVercelServes(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -313,6 +316,7 @@ func TestImportVercelServes(t *testing.T) {
 // missing is when.unless; one with a regex is left out; and the answers
 // keep Vercel's first match in file order for every client.
 func TestImportVercelConditionsServes(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/redirectd/redirectd/benchmarks/realmaps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,7 +10,9 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/redirectd/redirectd/benchmarks/realmaps"
 	"github.com/redirectd/redirectd/config/nginx"
+	"github.com/redirectd/redirectd/engine/testport"
 )
 
 // TestImportNginxGwern imports a real site's 42,000-key map as the site
@@ -25,10 +26,11 @@ import (
 // requests alike: the first keys, the last, keys spread between, misses,
 // and the keys in other case and with a query.
 func TestImportNginxGwern(t *testing.T) {
+	t.Parallel()
 	real := realmaps.Dir(t, "gwern")
 	nginxBin := findNginx(t)
 	dir := t.TempDir()
-	addr := freePort(t)
+	addr := testport.Free(t)
 	maps := fmt.Sprintf("map_hash_bucket_size 128;\nmap $request_uri $new_uri {\n    include %s;\n    include %s;\n}\n",
 		filepath.Join(real, "move.conf"), filepath.Join(real, "broken.conf"))
 	site := fmt.Sprintf("server {\n    listen %s default_server;\n    server_name gwern.net;\n    if ($new_uri != \"\" ) {\n        rewrite ^(.*)$ $new_uri permanent;\n    }\n}\n", addr)
@@ -233,7 +235,7 @@ func TestImportNginxValuesRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	addr := freePort(t)
+	addr := testport.Free(t)
 	files := map[string]string{"nginx.conf": nginxConf(dir)}
 	for _, part := range strings.Split(string(golden), "\n-- ")[1:] {
 		name, text, _ := strings.Cut(part, " --\n")
@@ -277,7 +279,7 @@ func TestImportNginxValuesRoundTrip(t *testing.T) {
 func TestImportNginxKeyCase(t *testing.T) {
 	nginxBin := findNginx(t)
 	dir := t.TempDir()
-	addr := freePort(t)
+	addr := testport.Free(t)
 	maps := "map $uri $by_uri {\n    /Old/Page /new/page;\n    /CAF%C3%A9 /cafe-escaped;\n    /Caf\u00e9 /cafe-decoded;\n    /CAFÉ-2 /cafe-upper;\n    \"/A B\" /space;\n    /Dot. /dot;\n    ~^/Re/(\\d+)$ /re/$1;\n    ~*^/Ci/(\\w+)$ /ci/$1;\n}\n" +
 		"map $request_uri $by_request_uri {\n    /Q?Key=Value /q-target;\n    /Esc%2Fx /esc-target;\n    /Plain /plain-target;\n    ~^/RQ/(\\d+)\\?ID=(\\w+)$ /rq/$1/$2;\n}\n" +
 		"map $host$uri $by_host_uri {\n    Case.Test/Mixed /host-uri-target;\n}\n" +
@@ -318,6 +320,7 @@ func TestImportNginxKeyCase(t *testing.T) {
 // names, which are not there, as empty files), and checks the result:
 // whatever the import cannot keep is in its report, and `check` passes.
 func TestImportNginxGwernWholeConf(t *testing.T) {
+	t.Parallel()
 	real := realmaps.Dir(t, "gwern")
 	dir := t.TempDir()
 	text, err := os.ReadFile(filepath.Join(real, "gwern.net.conf"))

@@ -25,6 +25,7 @@ import (
 
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/explain"
 	"github.com/redirectd/redirectd/config"
+	"github.com/redirectd/redirectd/engine/testport"
 )
 
 // siteRequest is one request of a site round trip: over TLS or not.
@@ -156,7 +157,7 @@ func siteRoundTrip(t *testing.T, nginxBin, dir, conf, plain, tlsAddr string, req
 	waitListening(t, "nginx", nginxErr, plain, tlsAddr)
 
 	body, _ := os.ReadFile(imported)
-	addr, tlsServe, admin := freePort(t), freePort(t), freePort(t)
+	addr, tlsServe, admin := testport.Free(t), testport.Free(t), testport.Free(t)
 	listen := regexp.MustCompile(`(?m)^(\[tls\]\nlisten = ).*$`)
 	if !listen.Match(body) {
 		t.Fatalf("the import has no [tls] listen:\n%s", body)
@@ -217,7 +218,7 @@ func siteRoundTrip(t *testing.T, nginxBin, dir, conf, plain, tlsAddr string, req
 func TestImportNginxSitesRoundTrip(t *testing.T) {
 	nginxBin := findNginx(t)
 	dir := t.TempDir()
-	plain, tlsAddr := freePort(t), freePort(t)
+	plain, tlsAddr := testport.Free(t), testport.Free(t)
 	cert, key := writeTestCert(t, dir, "old.example", "www.old.example", "example.org", "*.example.org")
 	site := fmt.Sprintf(`server {
     listen %[1]s;
@@ -314,7 +315,7 @@ func TestImportNginxProxyRoundTrip(t *testing.T) {
 	}))
 	defer app.Close()
 	dir := t.TempDir()
-	plain, tlsAddr := freePort(t), freePort(t)
+	plain, tlsAddr := testport.Free(t), testport.Free(t)
 	cert, key := writeTestCert(t, dir, "app.example")
 	site := fmt.Sprintf(`upstream app {
     server %[5]s;

@@ -16,6 +16,7 @@ import (
 
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/explain"
 	"github.com/redirectd/redirectd/config"
+	"github.com/redirectd/redirectd/engine/testport"
 )
 
 // sampleNginx writes an nginx config of several hundred redirects covering
@@ -216,7 +217,7 @@ func findNginx(t *testing.T) string {
 func TestImportNginxRoundTrip(t *testing.T) {
 	nginxBin := findNginx(t)
 	dir := t.TempDir()
-	nginxAddr := freePort(t)
+	nginxAddr := testport.Free(t)
 	conf, reqs := sampleNginx(t, dir, nginxAddr)
 	if len(reqs) < 100 {
 		t.Fatalf("only %d requests", len(reqs))
@@ -290,7 +291,7 @@ func roundTripExcept(t *testing.T, nginxBin, dir, conf, nginxAddr string, reqs [
 	// The import served by the real binary, on its own port.
 	served := filepath.Join(out, "served.toml")
 	body, _ := os.ReadFile(filepath.Join(out, "redirectd.toml"))
-	addr, admin := freePort(t), freePort(t)
+	addr, admin := testport.Free(t), testport.Free(t)
 	os.WriteFile(served, append([]byte(fmt.Sprintf("[server]\nlisten = %q\n[admin]\nlisten = %q\n[access_log]\nenabled = false\n", addr, admin)), body...), 0o644)
 	srv := exec.Command(buildBinary(t), "serve", "-config", served)
 	var srvErr bytes.Buffer
@@ -400,7 +401,7 @@ func sampleNginxMaps(t *testing.T, dir, addr string) (string, [][2]string) {
 func TestImportNginxMapsRoundTrip(t *testing.T) {
 	nginxBin := findNginx(t)
 	dir := t.TempDir()
-	nginxAddr := freePort(t)
+	nginxAddr := testport.Free(t)
 	conf, reqs := sampleNginxMaps(t, dir, nginxAddr)
 	stderr, _ := roundTrip(t, nginxBin, dir, conf, nginxAddr, reqs)
 	for _, want := range []string{"map entry (no redirect)", "map default", "written as an equivalent"} {

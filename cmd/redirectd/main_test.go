@@ -20,6 +20,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/redirectd/redirectd/benchmarks/rules"
 	"github.com/redirectd/redirectd/engine/testport"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 const exampleFile = "example/redirectd.toml"
@@ -84,23 +85,6 @@ func TestUsage(t *testing.T) {
 	}
 }
 
-// buildBinary builds redirectd into a temporary folder.
-func buildBinary(tb testing.TB) string {
-	tb.Helper()
-	bin := filepath.Join(tb.TempDir(), "redirectd")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		tb.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
-func freePort(tb testing.TB) string {
-	tb.Helper()
-	addr, _ := testport.Addr(tb)
-	return addr
-}
-
 // firstAnswer polls addr with a GET of path until it answers or the
 // deadline passes, and returns the answer's status and Location.
 func firstAnswer(addr, path string, deadline time.Time) (int, string, error) {
@@ -127,11 +111,12 @@ func firstAnswer(addr, path string, deadline time.Time) (int, string, error) {
 // TestServeBinary runs the built binary on a config, checks its answers,
 // reloads it with SIGHUP, and stops it with SIGTERM.
 func TestServeBinary(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
 	bin := buildBinary(t)
-	addr := freePort(t)
+	addr := testport.Free(t)
 	file := filepath.Join(t.TempDir(), "r.toml")
 	write := func(to string) {
 		cfg := fmt.Sprintf("[server]\nlisten = %q\n\n[admin]\nlisten = \"127.0.0.1:0\"\n\n[[rule]]\nfrom = \"/a\"\nto = %q\n", addr, to)
@@ -141,7 +126,7 @@ func TestServeBinary(t *testing.T) {
 	}
 	write("/first")
 	cmd := exec.Command(bin, "serve", "-config", file)
-	var stderr bytes.Buffer
+	var stderr testutil.LockedBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -164,7 +149,9 @@ func TestServeBinary(t *testing.T) {
 	// A broken config is refused and the rules in use keep serving.
 	os.WriteFile(file, []byte("[[rule]]\nfrom = \"/a\"\n"), 0o644)
 	cmd.Process.Signal(syscall.SIGHUP)
-	time.Sleep(100 * time.Millisecond)
+	testutil.WaitFor(t, 5*time.Second, "the failed reload logged", func() bool {
+		return strings.Contains(stderr.String(), "reload failed")
+	})
 	if _, loc, _ = firstAnswer(addr, "/a", time.Now().Add(time.Second)); loc != "/second" {
 		t.Fatalf("after a failed reload Location is %q", loc)
 	}
@@ -182,7 +169,7 @@ func TestServeBinary(t *testing.T) {
 // answer (target: 250 ms).
 func BenchmarkStartup(b *testing.B) {
 	bin := buildBinary(b)
-	addr := freePort(b)
+	addr := testport.Free(b)
 	file := filepath.Join(b.TempDir(), "rules.toml")
 	f, _ := os.Create(file)
 	if err := rules.WriteTOML(f, rules.Reference, addr); err != nil {
@@ -210,6 +197,7 @@ func BenchmarkStartup(b *testing.B) {
 // TestServeBinaryUpstream runs the binary with an [upstream] and checks
 // that a miss is answered by the upstream and a hit still redirects.
 func TestServeBinaryUpstream(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -218,7 +206,7 @@ func TestServeBinaryUpstream(t *testing.T) {
 	}))
 	defer origin.Close()
 	bin := buildBinary(t)
-	addr := freePort(t)
+	addr := testport.Free(t)
 	file := filepath.Join(t.TempDir(), "r.toml")
 	cfg := fmt.Sprintf("[server]\nlisten = %q\n\n[admin]\nlisten = \"off\"\n\n[upstream]\nservers = [%q]\n\n[[rule]]\nfrom = \"/a\"\nto = \"/b\"\n",
 		addr, origin.Listener.Addr().String())

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/redirectd/redirectd/engine/testport"
 )
 
 // mdnAnswers are the answers an MDN-style site gives for its map
@@ -46,7 +48,7 @@ func TestMDNStyleMap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := freePort(t)
+	addr := testport.Free(t)
 	file := filepath.Join(t.TempDir(), "redirectd.toml")
 	cfg := fmt.Sprintf(`[server]
 listen = %q

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/engine/promtext"
+	"github.com/redirectd/redirectd/engine/testport"
 )
 
 // whereHelp says where a family's HELP text goes, for the failure messages.
@@ -27,6 +28,7 @@ const whereHelp = "add a one-line description to the promtext.Help table next to
 // promtool is installed (Debian's prometheus package), that `promtool
 // check metrics` accepts it.
 func TestMetricsPromtool(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -35,7 +37,7 @@ func TestMetricsPromtool(t *testing.T) {
 	}))
 	defer origin.Close()
 	bin := buildBinary(t)
-	addr, adminAddr := freePort(t), freePort(t)
+	addr, adminAddr := testport.Free(t), testport.Free(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "r.toml")
 	cfg := fmt.Sprintf("[server]\nlisten = %q\n\n[admin]\nlisten = %q\n\n[access_log]\npath = %q\n\n"+

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/testport"
 )
 
 // TestMissesEndToEnd runs the binary with two event loops, sends requests
@@ -22,11 +23,12 @@ import (
 // misses sent: JSON, ?host=, ?limit=, ?format=map and the gauges. The
 // map it writes, loaded as a [[map]], is refused by check until filled.
 func TestMissesEndToEnd(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
 	bin := buildBinary(t)
-	addr, adminAddr := freePort(t), freePort(t)
+	addr, adminAddr := testport.Free(t), testport.Free(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "r.toml")
 	os.WriteFile(file, fmt.Appendf(nil, "[server]\nlisten = %q\nevent_loops = 2\n\n[admin]\nlisten = %q\n\n[access_log]\nenabled = false\n\n"+
@@ -130,11 +132,12 @@ func TestMissesEndToEnd(t *testing.T) {
 // TestMissesOff checks that capacity = 0 turns counting off and /misses
 // says so.
 func TestMissesOff(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
 	bin := buildBinary(t)
-	addr, adminAddr := freePort(t), freePort(t)
+	addr, adminAddr := testport.Free(t), testport.Free(t)
 	file := filepath.Join(t.TempDir(), "r.toml")
 	os.WriteFile(file, fmt.Appendf(nil, "[server]\nlisten = %q\n[admin]\nlisten = %q\n[access_log]\nenabled = false\n[misses]\ncapacity = 0\n", addr, adminAddr), 0o644)
 	stop := startServe(t, bin, file)

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/redirectd/redirectd/engine/testport"
 )
 
 // TestServeProxyProtocol runs the binary with proxy_protocol and
@@ -22,11 +24,12 @@ import (
 // with the header's client, and a connection without one is closed
 // unanswered and counted in /metrics.
 func TestServeProxyProtocol(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
 	bin := buildBinary(t)
-	addr, admin := freePort(t), freePort(t)
+	addr, admin := testport.Free(t), testport.Free(t)
 	dir := t.TempDir()
 	logFile := filepath.Join(dir, "access.log")
 	file := filepath.Join(dir, "r.toml")

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // readmeBlock returns the fenced block that follows the README comment
@@ -21,17 +22,7 @@ func readmeBlock(t *testing.T, name string) string {
 		}
 		data = append(data, b...)
 	}
-	_, rest, ok := strings.Cut(string(data), "<!-- README example: "+name)
-	if !ok {
-		t.Fatalf("README.md has no example %q", name)
-	}
-	_, rest, _ = strings.Cut(rest, "```")
-	_, rest, _ = strings.Cut(rest, "\n") // the fence's language
-	block, _, ok := strings.Cut(rest, "```")
-	if !ok {
-		t.Fatalf("README.md example %q has no closing fence", name)
-	}
-	return block
+	return testutil.FencedBlock(t, string(data), "<!-- README example: "+name, "")
 }
 
 // TestReadmeNetlifyExample runs the README's import netlify example and

@@ -13,23 +13,15 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/redirectd/redirectd/engine/testport"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // migrationBlock returns the fenced block of readme after its comment
 // "<!-- README example: name".
 func migrationBlock(t *testing.T, readme, name string) string {
 	t.Helper()
-	_, rest, ok := strings.Cut(readme, "<!-- README example: "+name)
-	if !ok {
-		t.Fatalf("README.md has no example %q", name)
-	}
-	_, rest, _ = strings.Cut(rest, "```")
-	_, rest, _ = strings.Cut(rest, "\n")
-	block, _, ok := strings.Cut(rest, "```")
-	if !ok {
-		t.Fatalf("README.md example %q has no closing fence", name)
-	}
-	return block
+	return testutil.FencedBlock(t, readme, "<!-- README example: "+name, "")
 }
 
 var (
@@ -97,7 +89,7 @@ func TestReadmeMigration(t *testing.T) {
 	cert, key := writeTestCert(t, filepath.Join(dir, "site"), "old.example", "www.old.example")
 	os.Rename(cert, "site/old.example.crt")
 	os.Rename(key, "site/old.example.key")
-	plain, tlsAddr, admin := freePort(t), freePort(t), freePort(t)
+	plain, tlsAddr, admin := testport.Free(t), testport.Free(t), testport.Free(t)
 	var imported []byte
 	imported, err = os.ReadFile("site/redirectd.toml")
 	if err != nil {
@@ -115,7 +107,7 @@ func TestReadmeMigration(t *testing.T) {
 	}
 
 	nginxBin := findNginx(t)
-	ngPlain := freePort(t)
+	ngPlain := testport.Free(t)
 	ngSite := strings.NewReplacer("listen 80;", "listen "+ngPlain+";", "127.0.0.1:8081", appAddr).Replace(site)
 	for d := dir; d != filepath.Dir(d) && strings.HasPrefix(d, os.TempDir()+string(filepath.Separator)); d = filepath.Dir(d) {
 		os.Chmod(d, 0o755) // nginx's workers may run as nobody

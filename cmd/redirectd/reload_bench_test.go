@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/benchmarks/rules"
+	"github.com/redirectd/redirectd/engine/testport"
 )
 
 // The memory targets of a million-rule map, checked by
@@ -49,7 +50,7 @@ func BenchmarkReloadMap(b *testing.B) {
 	bin := buildBinary(b)
 	dir := b.TempDir()
 	mapFile, conf := filepath.Join(dir, "big.map"), filepath.Join(dir, "r.toml")
-	addr, adminAddr := freePort(b), freePort(b)
+	addr, adminAddr := testport.Free(b), testport.Free(b)
 	writeFile(b, mapFile, func(w io.Writer) error { return rules.WriteMap(w, n) })
 	writeFile(b, conf, func(w io.Writer) error {
 		_, err := fmt.Fprintf(w, "[server]\nlisten = %q\n\n[admin]\nlisten = %q\n\n[access_log]\nenabled = false\n\n[[map]]\nfile = %q\n", addr, adminAddr, mapFile)

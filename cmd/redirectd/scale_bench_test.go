@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/benchmarks/rules"
+	"github.com/redirectd/redirectd/engine/testport"
 )
 
 // BenchmarkStartupMap measures `redirectd serve` on one map file of N exact
@@ -42,7 +43,7 @@ func BenchmarkStartupMap(b *testing.B) {
 			dir := b.TempDir()
 			mapFile := filepath.Join(dir, "big.map")
 			conf := filepath.Join(dir, "r.toml")
-			addr := freePort(b)
+			addr := testport.Free(b)
 			writeFile(b, mapFile, func(w io.Writer) error { return rules.WriteMap(w, n) })
 			writeFile(b, conf, func(w io.Writer) error { return rules.WriteMapConfig(w, addr, mapFile) })
 			key, want := rules.MapKey(n/2), rules.MapTarget(n/2)

@@ -18,20 +18,22 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/benchmarks/rules"
+	"github.com/redirectd/redirectd/engine/testport"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // startBinary runs `redirectd serve` on cfg (a config body with %[1]s for
 // the traffic address and %[2]s for the admin address) and waits until
 // path answers.
-func startBinary(t *testing.T, cfg, path string) (cmd *exec.Cmd, addr, adminAddr, file string, stderr *lockedBuffer) {
+func startBinary(t *testing.T, cfg, path string) (cmd *exec.Cmd, addr, adminAddr, file string, stderr *testutil.LockedBuffer) {
 	t.Helper()
 	bin := buildBinary(t)
-	addr, adminAddr = freePort(t), freePort(t)
+	addr, adminAddr = testport.Free(t), testport.Free(t)
 	file = filepath.Join(t.TempDir(), "r.toml")
 	os.WriteFile(file, []byte(fmt.Sprintf(cfg, addr, adminAddr)), 0o644)
 	cmd = exec.Command(bin, "serve", "-config", file)
 	// Read by the test while the command writes to it.
-	stderr = &lockedBuffer{}
+	stderr = &testutil.LockedBuffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -196,7 +198,7 @@ func TestWatchReload(t *testing.T) {
 // reports reload time and the requests that failed, which must be none.
 func BenchmarkReloadUnderLoad(b *testing.B) {
 	bin := buildBinary(b)
-	addr, adminAddr := freePort(b), freePort(b)
+	addr, adminAddr := testport.Free(b), testport.Free(b)
 	file := filepath.Join(b.TempDir(), "rules.toml")
 	f, _ := os.Create(file)
 	rules.WriteTOML(f, rules.Reference, addr)

@@ -21,6 +21,7 @@ import (
 // in the TOML decoder, again after every restart. The node refuses it with
 // the line, keeps serving, and does the same after a restart.
 func TestSourceHostile(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}

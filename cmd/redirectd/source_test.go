@@ -16,7 +16,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -25,6 +24,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/testport"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // ruleOrigin is the shared source of a rule set: a real HTTP server on
@@ -105,27 +106,8 @@ type sourceNode struct {
 	env             []string // added to the environment
 }
 
-// lockedBuffer is a bytes.Buffer that a test may read while the command
-// writes to it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 func newSourceNode(t *testing.T, bin, url, cacheDir string) *sourceNode {
-	n := &sourceNode{t: t, bin: bin, addr: freePort(t), adminAddr: freePort(t), file: filepath.Join(t.TempDir(), "node.toml")}
+	n := &sourceNode{t: t, bin: bin, addr: testport.Free(t), adminAddr: testport.Free(t), file: filepath.Join(t.TempDir(), "node.toml")}
 	cfg := fmt.Sprintf("[server]\nlisten = %q\n\n[admin]\nlisten = %q\n\n[access_log]\nenabled = false\n\n"+
 		"[rules]\nsource = %q\npoll = \"1s\"\ncache_dir = %q\nsource_header = \"Authorization: Bearer fleet\"\n", n.addr, n.adminAddr, url, cacheDir)
 	if err := os.WriteFile(n.file, []byte(cfg), 0o644); err != nil {
@@ -138,7 +120,7 @@ func (n *sourceNode) start() {
 	n.t.Helper()
 	n.cmd = exec.Command(n.bin, "serve", "-config", n.file)
 	n.cmd.Env = append(os.Environ(), n.env...)
-	stderr := &lockedBuffer{}
+	stderr := &testutil.LockedBuffer{}
 	n.cmd.Stderr, n.stderr = stderr, stderr
 	if err := n.cmd.Start(); err != nil {
 		n.t.Fatal(err)
@@ -202,14 +184,11 @@ func (n *sourceNode) waitAnswer(path string, status int, loc string, within time
 func (n *sourceNode) metric(name string) float64 {
 	n.t.Helper()
 	_, body := n.call("GET", "/metrics")
-	for _, l := range strings.Split(body, "\n") {
-		if rest, ok := strings.CutPrefix(l, name+" "); ok {
-			v, _ := strconv.ParseFloat(rest, 64)
-			return v
-		}
+	v, ok := testutil.Metric(body, name)
+	if !ok {
+		n.t.Fatalf("/metrics has no %s", name)
 	}
-	n.t.Fatalf("/metrics has no %s", name)
-	return 0
+	return v
 }
 
 func (n *sourceNode) waitMetric(name string, want float64, within time.Duration) {
@@ -247,6 +226,7 @@ func (n *sourceNode) serving() (string, bool) {
 // new versions, a 304, a bad version, a diff, a rollback and its end, and
 // a restart with the source down.
 func TestSourcePoll(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -402,6 +382,7 @@ func TestSourcePoll(t *testing.T) {
 // empty: it answers traffic (404) but /readyz is 503 until a rule set
 // loads.
 func TestSourceNotReady(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -441,6 +422,7 @@ func TestSourceNotReady(t *testing.T) {
 // on disk: it cannot serve it, and must fetch the source's copy again
 // rather than take the source's 304 for "nothing to do".
 func TestSourceDamagedCache(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -471,6 +453,7 @@ func TestSourceDamagedCache(t *testing.T) {
 // loading it goes through the reload path, which must not tell systemd
 // RELOADING=1 and READY=1 before the listeners are up.
 func TestSourceNotifyAtStart(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 var updateTestGolden = flag.Bool("update-testcmd", false, "rewrite the golden files of the test and check -baseline commands")
@@ -247,13 +248,7 @@ func TestReadmeCases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const mark = "<!-- README example: pass-cases"
-	_, block, ok := strings.Cut(string(readme), mark)
-	if !ok {
-		t.Fatalf("cmd/redirectd/README.md lacks %q", mark)
-	}
-	_, block, _ = strings.Cut(block, "```\n")
-	block, _, _ = strings.Cut(block, "```")
+	block := testutil.FencedBlock(t, string(readme), "<!-- README example: pass-cases", "")
 	file, err := os.ReadFile(filepath.Join(testcmdDir, "pass.cases"))
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/redirectd/redirectd/engine/testport"
 )
 
 // migrateAcceptQueues asks the kernel to hand connections waiting in a
@@ -41,7 +43,7 @@ func TestZeroDowntimeUpgrade(t *testing.T) {
 		t.Skip("net.ipv4.tcp_migrate_req cannot be set here: connections queued on the old listener would be reset when it closes (see deploy/README.md)")
 	}
 	bin := buildBinary(t)
-	addr, adminAddr, newAdmin := freePort(t), freePort(t), freePort(t)
+	addr, adminAddr, newAdmin := testport.Free(t), testport.Free(t), testport.Free(t)
 	dir := t.TempDir()
 	// Both configs hold the same [admin] listen, as one config file
 	// would: the new instance takes another with -admin-listen, as the
@@ -158,7 +160,7 @@ func TestSecondInstanceRefused(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	bin := buildBinary(t)
-	addr := freePort(t)
+	addr := testport.Free(t)
 	dir := t.TempDir()
 	conf := func(name string) string {
 		file := filepath.Join(dir, name+".toml")

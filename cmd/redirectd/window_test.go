@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/redirectd/redirectd/engine/testport"
 )
 
 const windowConfig = `
@@ -92,7 +93,7 @@ func TestShadowMapBinary(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	bin := buildBinary(t)
-	addr, adminAddr := freePort(t), freePort(t)
+	addr, adminAddr := testport.Free(t), testport.Free(t)
 	dir := t.TempDir()
 	file, logFile := filepath.Join(dir, "r.toml"), filepath.Join(dir, "access.log")
 	os.WriteFile(filepath.Join(dir, "new.map"), []byte("/old-page /new-page;\n/live /shadow-live;\n"), 0o644)

@@ -42,7 +42,7 @@ func TestManifestsServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := &m.Deployment.Spec.Template.Spec.Containers[0]
-	httpAddr, adminAddr := freePort(t), freePort(t)
+	httpAddr, adminAddr := testport.Free(t), testport.Free(t)
 	text := m.ConfigMap.Data[configKey]
 	for _, r := range [][2]string{{s.Listen, httpAddr}, {s.AdminListen, adminAddr}} {
 		old := `listen = "` + r[0] + `"`
@@ -158,10 +158,4 @@ func get(t *testing.T, addr, path string) (int, string) {
 	}
 	resp.Body.Close()
 	return resp.StatusCode, resp.Header.Get("Location")
-}
-
-func freePort(t *testing.T) string {
-	t.Helper()
-	addr, _ := testport.Addr(t)
-	return addr
 }

@@ -59,3 +59,10 @@ func ephemeralLow() int {
 	}
 	return 32768 // Linux's default
 }
+
+// Free is Addr for a caller that needs only the address.
+func Free(tb testing.TB) string {
+	tb.Helper()
+	addr, _ := Addr(tb)
+	return addr
+}

@@ -18,3 +18,14 @@ func TestAddr(t *testing.T) {
 		t.Errorf("port %d is outside [%d, %d), below the ephemeral range", port, from, low)
 	}
 }
+
+// TestFree checks that Free's address is a loopback address free to
+// listen on.
+func TestFree(t *testing.T) {
+	addr := Free(t)
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatalf("cannot listen on %s: %v", addr, err)
+	}
+	ln.Close()
+}
