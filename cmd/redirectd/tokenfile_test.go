@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/redirectd/redirectd/engine/testport"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // TestTokenFileRotation runs the binary with [admin] token_file, as a
@@ -24,7 +26,7 @@ func TestTokenFileRotation(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	bin := buildBinary(t)
-	addr, adminAddr := freePort(t), freePort(t)
+	addr, adminAddr := testport.Free(t), testport.Free(t)
 	dir := t.TempDir()
 	tokenFile := filepath.Join(dir, "token")
 	os.WriteFile(tokenFile, []byte("first-token\n"), 0o600)
@@ -33,7 +35,7 @@ func TestTokenFileRotation(t *testing.T) {
 		"[rules]\nwatch = true\nwatch_interval = \"100ms\"\n\n"+
 		"[[rule]]\nfrom = \"/hit\"\nto = \"/there\"\n", addr, adminAddr)), 0o644)
 	cmd := exec.Command(bin, "serve", "-config", file)
-	var stderr lockedBuffer
+	var stderr testutil.LockedBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
