@@ -63,8 +63,11 @@ type forward struct {
 	rateStart, rateSeen, stallStart int64
 	rated                           bool
 	// client is the address the exchange counts against
-	// max_conns_per_client (clientSlots).
-	client netip.Addr
+	// max_conns_per_client (clientSlots); slotHeld says the exchange
+	// holds one of its slots (the forward's goroutine alone reads and
+	// writes it).
+	client   netip.Addr
+	slotHeld bool
 	// pending is a body chunk the full channel did not take yet;
 	// pendingEnd says it is the last.
 	pending    []byte
@@ -336,7 +339,8 @@ func (f *forward) run() {
 		f.failed(429, "too many requests of this client are being forwarded\n")
 		return
 	}
-	defer f.s.slots.put(f.client)
+	f.slotHeld = true
+	defer f.putSlot()
 	resp.Header.SetNoDefaultContentType(true)
 	start := time.Now()
 	err := srv.Client.Do(f.req, resp)
@@ -425,6 +429,7 @@ func (f *forward) answerError(status int, msg string) {
 // writeLast writes the end of the answer and hands the connection back to
 // the loop in the same trip through it (see release).
 func (f *forward) writeLast(p []byte) {
+	f.putSlot()
 	f.wrote(p)
 	f.c.AsyncWrite(p, f.onLoop(func(c gnet.Conn, _ error) { f.release(c, false) }))
 }
@@ -439,9 +444,20 @@ func (f *forward) wrote(p []byte) {
 	f.sent.Add(int64(len(p)))
 }
 
+// putSlot gives back the client's slot, if the exchange holds one, before
+// the connection is handed back to the loop: the client's next request,
+// served once the loop has it back, must find the slot free.
+func (f *forward) putSlot() {
+	if f.slotHeld {
+		f.slotHeld = false
+		f.s.slots.put(f.client)
+	}
+}
+
 // finish hands the connection back to the loop without writing, closing
 // it when closeConn is set (an answer cut short).
 func (f *forward) finish(closeConn bool) {
+	f.putSlot()
 	f.c.AsyncWrite(nil, f.onLoop(func(c gnet.Conn, _ error) { f.release(c, closeConn) }))
 }
 
