@@ -47,9 +47,6 @@ func TestAccessLogFields(t *testing.T) {
 	t.Cleanup(pool.Close)
 	srv := startServerWith(t, engine.Options{Upstream: &engine.UpstreamOptions{Pool: pool}, AccessLog: alog})
 	scheme := "http"
-	if overTLS {
-		scheme = "https"
-	}
 	// Sent one at a time, so that the lines come in order.
 	var want []string
 	for _, r := range []struct{ target, host, fields string }{
