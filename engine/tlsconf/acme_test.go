@@ -22,6 +22,7 @@ import (
 	"github.com/letsencrypt/pebble/v2/va"
 	"github.com/letsencrypt/pebble/v2/wfe"
 	"github.com/miekg/dns"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // pebble is an ACME CA (letsencrypt/pebble) run in the test's process on
@@ -250,11 +251,7 @@ func testACME(t *testing.T, challenge string) {
 
 func waitMetricAtLeast(t *testing.T, set *metrics.Set, name string, want float64) {
 	t.Helper()
-	var got float64
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if got = metricValue(set, name); got >= want {
-			return
-		}
+	if !testutil.Eventually(5*time.Second, func() bool { return metricValue(set, name) >= want }) {
+		t.Errorf("%s = %v, want at least %v", name, metricValue(set, name), want)
 	}
-	t.Errorf("%s = %v, want at least %v", name, got, want)
 }

@@ -6,13 +6,13 @@ import (
 	"io"
 	"net"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/VictoriaMetrics/metrics"
 	"github.com/google/go-cmp/cmp"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // TestHandshake runs real handshakes over loopback with the Manager's
@@ -56,24 +56,17 @@ func TestHandshake(t *testing.T) {
 // counts after the client has its answer.
 func waitMetric(t *testing.T, set *metrics.Set, name string, want float64) {
 	t.Helper()
-	var got float64
-	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if got = metricValue(set, name); got == want {
-			return
-		}
+	if !testutil.Eventually(2*time.Second, func() bool { return metricValue(set, name) == want }) {
+		t.Errorf("%s = %v, want %v", name, metricValue(set, name), want)
 	}
-	t.Errorf("%s = %v, want %v", name, got, want)
 }
 
 // metricValue reads one value from set's exposition; -1 when absent.
 func metricValue(set *metrics.Set, name string) float64 {
 	var b bytes.Buffer
 	set.WritePrometheus(&b)
-	for _, line := range strings.Split(b.String(), "\n") {
-		if v, ok := strings.CutPrefix(line, name+" "); ok {
-			f, _ := strconv.ParseFloat(v, 64)
-			return f
-		}
+	if v, ok := testutil.Metric(b.String(), name); ok {
+		return v
 	}
 	return -1
 }
