@@ -5,7 +5,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/redirectd/redirectd/engine/accesslog"
 	"github.com/redirectd/redirectd/engine/testport"
 	"github.com/redirectd/redirectd/engine/upstream"
+	"github.com/redirectd/redirectd/internal/testutil"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -79,12 +79,7 @@ var accessLogUpstream = http.HandlerFunc(func(w http.ResponseWriter, r *http.Req
 // must mean what nginx's mean. $body_bytes_sent and $bytes_sent must be
 // the bytes each client received of the body and of the whole answer.
 func TestAccessLogAsNginx(t *testing.T) {
-	bin, err := exec.LookPath("nginx")
-	if err != nil {
-		if bin, err = exec.LookPath("/usr/sbin/nginx"); err != nil {
-			t.Skip("nginx is not installed (apt-get install nginx); the comparison with a real nginx is skipped")
-		}
-	}
+	bin := testutil.FindNginx(t)
 	up := startUpstream(t, accessLogUpstream)
 	dir := t.TempDir()
 	nginxAddr, port := testport.Addr(t)

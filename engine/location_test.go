@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/testport"
+	"github.com/redirectd/redirectd/internal/testutil"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -73,12 +73,7 @@ var absoluteRequests = []string{
 // each on a plain and a TLS listener, and compares the Locations, with
 // nginx's ports read as redirectd's.
 func TestAbsoluteRedirectAsNginx(t *testing.T) {
-	nginxBin, err := exec.LookPath("nginx")
-	if err != nil {
-		if nginxBin, err = exec.LookPath("/usr/sbin/nginx"); err != nil {
-			t.Skip("nginx is not installed (apt-get install nginx); the comparison with a real nginx is skipped")
-		}
-	}
+	nginxBin := testutil.FindNginx(t)
 	srv := startAbsolute(t, engine.Options{AbsoluteRedirect: true, TLS: testTLSOptions(t)})
 	nPlain, nTLS := startNginx(t, nginxBin)
 	plain, secure := srv.Addr(), srv.TLSAddr()
@@ -159,33 +154,10 @@ func startNginx(t *testing.T, bin string) (plain, secure string) {
 func runNginx(t *testing.T, bin, dir, text string, addrs ...string) {
 	t.Helper()
 	conf := filepath.Join(dir, "nginx.conf")
-	os.WriteFile(conf, []byte(text), 0o644)
-	cmd := exec.Command(bin, "-p", dir, "-c", conf, "-g", "daemon off;")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting nginx: %v", err)
+	if err := os.WriteFile(conf, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() { cmd.Process.Kill(); <-exited })
-	for _, addr := range addrs {
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-			if c, err := net.Dial("tcp", addr); err == nil {
-				c.Close()
-				break
-			}
-			select {
-			case <-exited:
-				log, _ := os.ReadFile(filepath.Join(dir, "error.log"))
-				t.Fatalf("nginx exited: %s\n%s", stderr.String(), log)
-			default:
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("nginx does not listen on %s: %s", addr, stderr.String())
-			}
-		}
-	}
+	testutil.RunNginx(t, bin, dir, conf, addrs...)
 }
 
 // rawLocation sends req as it is to addr (over TLS when secure) and

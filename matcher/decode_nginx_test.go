@@ -8,11 +8,12 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // TestDecodedAsNginx compares decodePath with nginx's $uri for paths built
@@ -20,12 +21,7 @@ import (
 // nginx answers 400 to some (an invalid escape, ".." above the root),
 // where a lookup goes on with decodePath's reading: those are skipped.
 func TestDecodedAsNginx(t *testing.T) {
-	bin, err := exec.LookPath("nginx")
-	if err != nil {
-		if bin, err = exec.LookPath("/usr/sbin/nginx"); err != nil {
-			t.Skip("nginx is not installed (apt-get install nginx); the comparison with a real nginx is skipped")
-		}
-	}
+	bin := testutil.FindNginx(t)
 	addr := startURINginx(t, bin)
 	pieces := []string{"a", "B", "/", "//", ".", "..", "%2F", "%2f", "%2E", "%2e%2E", "%25", "%41", "%3A", "%3F", "%23",
 		"%20", "%c3%a9", "%C3%89", "+", "%7E", "~", ":", "%5C"}
@@ -81,21 +77,8 @@ http {
     server { listen %[2]s; location / { return 200 "[$uri]"; } }
 }
 `, dir, addr)), 0o644)
-	cmd := exec.Command(bin, "-p", dir, "-c", conf, "-g", "daemon off;")
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting nginx: %v", err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if c, err := net.Dial("tcp", addr); err == nil {
-			c.Close()
-			return addr
-		}
-		if time.Now().After(deadline) {
-			log, _ := os.ReadFile(filepath.Join(dir, "error.log"))
-			t.Fatalf("nginx does not listen on %s: %s", addr, log)
-		}
-	}
+	testutil.RunNginx(t, bin, dir, conf, addr)
+	return addr
 }
 
 // nginxURI returns nginx's $uri for target, false when nginx refuses it.

@@ -26,6 +26,7 @@ import (
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/explain"
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/engine/testport"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // siteRequest is one request of a site round trip: over TLS or not.
@@ -153,8 +154,7 @@ func siteRoundTrip(t *testing.T, nginxBin, dir, conf, plain, tlsAddr string, req
 	if code, _, errs := runCmd("check", "-config", imported); code != 0 {
 		t.Fatalf("check of the import: exit %d\n%s", code, errs)
 	}
-	nginxErr := startProcess(t, exec.Command(nginxBin, "-p", dir, "-c", conf, "-g", "daemon off;"))
-	waitListening(t, "nginx", nginxErr, plain, tlsAddr)
+	testutil.RunNginx(t, nginxBin, dir, conf, plain, tlsAddr)
 
 	body, _ := os.ReadFile(imported)
 	addr, tlsServe, admin := testport.Free(t), testport.Free(t), testport.Free(t)

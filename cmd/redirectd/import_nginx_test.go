@@ -17,6 +17,7 @@ import (
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/explain"
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/engine/testport"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // sampleNginx writes an nginx config of several hundred redirects covering
@@ -198,15 +199,7 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 	}
 }
 
-func findNginx(t *testing.T) string {
-	nginxBin, err := exec.LookPath("nginx")
-	if err != nil {
-		if nginxBin, err = exec.LookPath("/usr/sbin/nginx"); err != nil {
-			t.Skip("nginx is not installed (apt-get install nginx); the round trip against a real nginx is skipped")
-		}
-	}
-	return nginxBin
-}
+func findNginx(t *testing.T) string { return testutil.FindNginx(t) }
 
 // TestImportNginxRoundTrip imports a sample nginx config and checks that,
 // for every request of a list, a real nginx serving that config and
@@ -263,30 +256,7 @@ func roundTripExcept(t *testing.T, nginxBin, dir, conf, nginxAddr string, reqs [
 		t.Fatalf("check of the import: exit %d\n%s", code, errs)
 	}
 
-	cmd := exec.Command(nginxBin, "-p", dir, "-c", conf, "-g", "daemon off;")
-	var nginxErr bytes.Buffer
-	cmd.Stderr = &nginxErr
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting nginx: %v", err)
-	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() { cmd.Process.Kill(); <-exited })
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if c, err := net.Dial("tcp", nginxAddr); err == nil {
-			c.Close()
-			break
-		}
-		select {
-		case <-exited:
-			log, _ := os.ReadFile(filepath.Join(dir, "error.log"))
-			t.Fatalf("nginx exited: %s\n%s", nginxErr.String(), log)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("nginx does not listen on %s: %s", nginxAddr, nginxErr.String())
-		}
-	}
+	testutil.RunNginx(t, nginxBin, dir, conf, nginxAddr)
 
 	// The import served by the real binary, on its own port.
 	served := filepath.Join(out, "served.toml")

@@ -113,9 +113,8 @@ func TestReadmeMigration(t *testing.T) {
 		os.Chmod(d, 0o755) // nginx's workers may run as nobody
 	}
 	writeFiles(t, dir, map[string]string{"nginx.conf": nginxConf(dir), "sites/site.conf": ngSite})
-	nginxErr := startProcess(t, exec.Command(nginxBin, "-p", dir, "-c", filepath.Join(dir, "nginx.conf"), "-g", "daemon off;"))
 	srvErr := startProcess(t, exec.Command(bin, "serve", "-config", "site/redirectd.toml"))
-	waitListening(t, "nginx", nginxErr, ngPlain)
+	testutil.RunNginx(t, nginxBin, dir, filepath.Join(dir, "nginx.conf"), ngPlain)
 	waitListening(t, "redirectd", srvErr, plain, tlsAddr)
 
 	// The port in an absolute Location is each server's own: compared as

@@ -1,0 +1,64 @@
+package testutil
+
+import (
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// FindNginx returns the nginx binary to compare with, skipping the test
+// where there is none (Debian's package puts it in /usr/sbin, which a
+// user's PATH may not hold).
+func FindNginx(tb testing.TB) string {
+	tb.Helper()
+	bin, err := exec.LookPath("nginx")
+	if err != nil {
+		if bin, err = exec.LookPath("/usr/sbin/nginx"); err != nil {
+			tb.Skip("nginx is not installed (apt-get install nginx); the comparison with a real nginx is skipped")
+		}
+	}
+	return bin
+}
+
+// RunNginx runs nginx on the config file conf, with dir as its prefix
+// (where its error.log goes), until the test ends; it returns once nginx listens on
+// every one of addrs, and fails the test, with nginx's error log, when
+// nginx exits or does not listen within 10 s.
+func RunNginx(tb testing.TB, bin, dir, conf string, addrs ...string) {
+	tb.Helper()
+	cmd := exec.Command(bin, "-p", dir, "-c", conf, "-g", "daemon off;")
+	var stderr LockedBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		tb.Fatalf("starting nginx: %v", err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	tb.Cleanup(func() { cmd.Process.Kill(); <-exited })
+	log := func() string {
+		b, _ := os.ReadFile(filepath.Join(dir, "error.log"))
+		return strings.TrimSpace(stderr.String() + "\n" + string(b))
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for _, addr := range addrs {
+		for {
+			if c, err := net.Dial("tcp", addr); err == nil {
+				c.Close()
+				break
+			}
+			select {
+			case <-exited:
+				tb.Fatalf("nginx exited:\n%s", log())
+			default:
+			}
+			if time.Now().After(deadline) {
+				tb.Fatalf("nginx does not listen on %s:\n%s", addr, log())
+			}
+			time.Sleep(pollEvery)
+		}
+	}
+}
