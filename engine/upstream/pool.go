@@ -112,7 +112,8 @@ func New(cfg Config, log *slog.Logger) *Pool {
 		}
 	}
 	for _, t := range targets {
-		s := &Server{Addr: t.Addr, cfg: &cfg, tls: t.TLS, healthChecked: cfg.HealthPath != ""}
+		s := &Server{Addr: t.Addr, cfg: &cfg, healthChecked: cfg.HealthPath != ""}
+		s.tls = s.clientTLS(t.TLS, log)
 		s.Client = newClient(s)
 		p.servers = append(p.servers, s)
 		if cfg.HealthPath != "" {

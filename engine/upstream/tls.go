@@ -3,6 +3,8 @@ package upstream
 import (
 	"context"
 	"crypto/tls"
+	"errors"
+	"log/slog"
 	"net"
 )
 
@@ -20,6 +22,27 @@ func (e *TLSError) Error() string {
 }
 
 func (e *TLSError) Unwrap() error { return e.Err }
+
+// errNoClientCert is why an https:// server that asked for a client
+// certificate got none.
+var errNoClientCert = errors.New("the server asks for a client certificate, and none is configured (client_cert_file, client_key_file)")
+
+// clientTLS returns the TLS settings to dial s with: c, made to log when
+// the server asks for a client certificate and c has none. Under TLS 1.3
+// the client's handshake completes before the server refuses it, and
+// the server's alert comes with the first read, where fasthttp reports
+// it only as a closed connection: this line is the one that says why.
+func (s *Server) clientTLS(c *tls.Config, log *slog.Logger) *tls.Config {
+	if c == nil || len(c.Certificates) > 0 || c.GetClientCertificate != nil {
+		return c
+	}
+	c = c.Clone()
+	c.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) {
+		log.Warn((&TLSError{Group: s.cfg.Group, Server: s.Addr, Err: errNoClientCert}).Error(), "group", s.cfg.Group, "server", s.Addr)
+		return &tls.Certificate{}, nil // none: a server that only asks goes on
+	}
+	return c
+}
 
 // dial connects to addr and, for an https:// server, completes the TLS
 // handshake, the whole within connect_timeout.
