@@ -112,9 +112,10 @@ func (f *forward) runTunnel(head []byte) {
 	}
 	srv := f.srv
 	f.server = srv.Addr
-	up, err := net.DialTimeout("tcp", srv.Addr, srv.ConnectTimeout())
+	up, err := srv.Dial() // over TLS for an https:// server
 	srv.Done(err != nil)
 	if err != nil {
+		f.s.log.Warn("tunnel failed", "group", f.g.Name, "server", srv.Addr, "status", 502, "err", err)
 		f.answerError(502, "the upstream server could not be reached\n")
 		return
 	}
@@ -189,7 +190,9 @@ func (f *forward) pumpTunnel(up net.Conn, br *bufio.Reader, body chan []byte) {
 		// Client to upstream; ends when the client goes (abort) or the
 		// upstream stops taking bytes.
 		io.Copy(up, &bodyReader{f: f, ch: body})
-		up.(*net.TCPConn).CloseWrite()
+		if cw, ok := up.(interface{ CloseWrite() error }); ok {
+			cw.CloseWrite() // *net.TCPConn, or *tls.Conn's close_notify
+		}
 	}()
 	bufp := chunkPool.Get().(*[]byte)
 	defer chunkPool.Put(bufp)

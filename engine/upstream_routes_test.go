@@ -192,12 +192,10 @@ func TestUpstreamGroupsIndependent(t *testing.T) {
 	}
 }
 
-// TestUpstreamGroupWebSocket: an upgrade routed to a group other than
-// the default goes to that group's origin, with the group's literal
-// Host, and its tunnel carries bytes both ways.
-func TestUpstreamGroupWebSocket(t *testing.T) {
-	t.Parallel()
-	ws := startUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// wsEcho answers a WebSocket upgrade with 101, its name in X-Upstream and
+// the Host it got in X-Host, then echoes what comes, prefixed "echo:".
+func wsEcho(name string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Upgrade") != "websocket" {
 			http.Error(w, "not an upgrade", 400)
 			return
@@ -207,7 +205,7 @@ func TestUpstreamGroupWebSocket(t *testing.T) {
 			return
 		}
 		defer c.Close()
-		fmt.Fprintf(c, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nX-Upstream: chat\r\nX-Host: %s\r\n\r\n", r.Host)
+		fmt.Fprintf(c, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nX-Upstream: %s\r\nX-Host: %s\r\n\r\n", name, r.Host)
 		buf := make([]byte, 64)
 		for {
 			n, err := brw.Read(buf)
@@ -216,7 +214,15 @@ func TestUpstreamGroupWebSocket(t *testing.T) {
 			}
 			c.Write(append([]byte("echo:"), buf[:n]...))
 		}
-	}))
+	}
+}
+
+// TestUpstreamGroupWebSocket: an upgrade routed to a group other than
+// the default goes to that group's origin, with the group's literal
+// Host, and its tunnel carries bytes both ways.
+func TestUpstreamGroupWebSocket(t *testing.T) {
+	t.Parallel()
+	ws := startUpstream(t, wsEcho("chat"))
 	chat := newGroup(t, "chat", upstream.Config{Servers: []string{ws}}, engine.UpstreamOptions{HostHeader: "chat.internal"})
 	def := newGroup(t, "default", upstream.Config{}, engine.UpstreamOptions{})
 	srv := startServerWith(t, engine.Options{Upstream: def, Routes: []engine.UpstreamRoute{{Host: "www.example.com", Prefix: "/ws/", Group: chat}}})

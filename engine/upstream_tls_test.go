@@ -28,8 +28,14 @@ type tlsOrigin struct {
 
 func startTLSOrigin(t *testing.T, ca *testutil.CA, clientCAs *testutil.CA, names ...string) *tlsOrigin {
 	t.Helper()
+	return startTLSOriginWith(t, echoUpstream("tls"), ca, clientCAs, names...)
+}
+
+// startTLSOriginWith is startTLSOrigin serving h.
+func startTLSOriginWith(t *testing.T, h http.Handler, ca *testutil.CA, clientCAs *testutil.CA, names ...string) *tlsOrigin {
+	t.Helper()
 	o := &tlsOrigin{}
-	ts := httptest.NewUnstartedServer(echoUpstream("tls"))
+	ts := httptest.NewUnstartedServer(h)
 	ts.TLS = &tls.Config{Certificates: []tls.Certificate{ca.TLSCert(t, names...)}}
 	if clientCAs != nil {
 		ts.TLS.ClientAuth, ts.TLS.ClientCAs = tls.RequireAndVerifyClientCert, clientCAs.Pool()
@@ -106,6 +112,24 @@ func TestUpstreamTLS(t *testing.T) {
 		}
 		srv, logs := startTLSProxy(t, o, &tls.Config{ServerName: "blog.example.net", RootCAs: ca.Pool()})
 		expect502(t, srv, logs, "upstream blog server "+o.addr+": TLS: the server asks for a client certificate, and none is configured")
+	})
+	t.Run("websocket", func(t *testing.T) {
+		t.Parallel()
+		o := startTLSOriginWith(t, wsEcho("tls-ws"), ca, nil, "blog.example.net")
+		srv, _ := startTLSProxy(t, o, &tls.Config{ServerName: "blog.example.net", RootCAs: ca.Pool()})
+		c := dial(t, srv)
+		io.WriteString(c, "GET /ws HTTP/1.1\r\nHost: www.example.com\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
+		br := bufio.NewReader(c)
+		resp, err := http.ReadResponse(br, &http.Request{Method: "GET"})
+		if err != nil || resp.StatusCode != 101 || resp.Header.Get("X-Upstream") != "tls-ws" {
+			t.Fatalf("upgrade over TLS: %v %v", resp, err)
+		}
+		io.WriteString(c, "hello")
+		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		got := make([]byte, len("echo:hello"))
+		if _, err := io.ReadFull(br, got); err != nil || string(got) != "echo:hello" {
+			t.Errorf("through the TLS tunnel: %q, %v", got, err)
+		}
 	})
 	t.Run("health check over TLS", func(t *testing.T) {
 		t.Parallel()

@@ -44,6 +44,11 @@ func (s *Server) clientTLS(c *tls.Config, log *slog.Logger) *tls.Config {
 	return c
 }
 
+// Dial opens a connection of its own to s, over TLS for an https://
+// server, within connect_timeout: for a WebSocket tunnel, which does not
+// go back to the pool.
+func (s *Server) Dial() (net.Conn, error) { return s.dial(s.Addr) }
+
 // dial connects to addr and, for an https:// server, completes the TLS
 // handshake, the whole within connect_timeout.
 func (s *Server) dial(addr string) (net.Conn, error) {
