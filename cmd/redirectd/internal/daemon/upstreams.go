@@ -99,6 +99,19 @@ func (u *upstreams) build(cfg *config.Config) (forwarding, func(), error) {
 	return f, commit, nil
 }
 
+// startUpstreams makes the pools of cfg's groups and sets opts to
+// forward to them.
+func startUpstreams(cfg *config.Config, opts *engine.Options, log *slog.Logger) (*upstreams, error) {
+	ups := &upstreams{log: log}
+	fw, commit, err := ups.build(cfg)
+	if err != nil {
+		return nil, err
+	}
+	commit()
+	opts.Upstream, opts.Routes = fw.def, fw.routes
+	return ups, nil
+}
+
 // close closes every running pool.
 func (u *upstreams) close() {
 	for _, g := range u.running {
