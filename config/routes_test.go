@@ -157,3 +157,39 @@ func TestLoadGroupErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadGroupForms: a group written inline under [upstreams], and a
+// health check as a table of its own, read as the [upstreams.NAME] form.
+func TestLoadGroupForms(t *testing.T) {
+	cfg, err := config.Load(writeFiles(t, map[string]string{"redirectd.toml": `
+[upstreams]
+api = { servers = ["127.0.0.1:9001"], balance = "least_conn" }
+
+[upstreams.blog]
+servers = ["https://blog.example.net:8443"]
+
+[upstreams.blog.health_check]
+path = "/healthz"
+interval = "1s"
+
+[[route]]
+prefix = "/api/"
+upstream = "api"
+`}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if api := cfg.Upstreams["api"]; api == nil || api.Balance != "least_conn" || api.Targets[0].Addr != "127.0.0.1:9001" {
+		t.Errorf("inline group: %+v", api)
+	}
+	if hc := cfg.Upstreams["blog"].HealthCheck; hc == nil || hc.Path != "/healthz" || hc.Interval.Std().String() != "1s" {
+		t.Errorf("health check table: %+v", hc)
+	}
+	if cfg.Upstream != nil || len(cfg.Routes) != 1 {
+		t.Errorf("default group %v, routes %v", cfg.Upstream, cfg.Routes)
+	}
+	_, err = config.Load(writeFiles(t, map[string]string{"redirectd.toml": "[upstreams.blog]\nservers = [\"a:1\"]\n\n[upstreams.blog.health_check]\npath = \"/h\"\nevery = \"1s\"\n"}))
+	if err == nil || !strings.Contains(err.Error(), "redirectd.toml:6: [upstreams.blog.health_check]: every: unknown key") {
+		t.Errorf("unknown key of a group's health check table: %v", err)
+	}
+}

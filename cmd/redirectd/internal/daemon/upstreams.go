@@ -55,6 +55,9 @@ func (u *upstreams) build(cfg *config.Config) (forwarding, func(), error) {
 		if err != nil {
 			return nil, err
 		}
+		if c.TLSInsecureSkipVerify {
+			u.log.Warn("tls_insecure_skip_verify is on: the https:// servers' certificates are not checked, so anyone on the path can read and change this traffic", "group", c.Name)
+		}
 		pool := upstream.New(pc, u.log)
 		made = append(made, pool)
 		g := &runningGroup{cfg: *c, pool: pool, opts: engineopts.Forwarding(c, pool)}
