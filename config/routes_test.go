@@ -47,6 +47,10 @@ upstream = "shop-2"
 [[route]]
 prefix = "/api/"
 upstream = "default"
+
+[[route]]
+prefix = "/%7euser/"
+upstream = "default"
 `}))
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +72,8 @@ upstream = "default"
 		t.Errorf("ClientTLS = %+v, %v; want the server name, the CA and the client certificate", tc, err)
 	}
 	want := []config.Route{{Host: "www.example.com", Prefix: "/blog/", Upstream: "blog", Line: 18},
-		{Host: "*.example.com", Prefix: "/", Upstream: "shop-2", Line: 23}, {Prefix: "/api/", Upstream: "default", Line: 27}}
+		{Host: "*.example.com", Prefix: "/", Upstream: "shop-2", Line: 23}, {Prefix: "/api/", Upstream: "default", Line: 27},
+		{Prefix: "/~user/", Upstream: "default", Line: 31}}
 	if diff := cmp.Diff(want, cfg.Routes); diff != "" {
 		t.Errorf("routes (-want +got):\n%s", diff)
 	}
@@ -98,6 +103,8 @@ func TestLoadGroupErrors(t *testing.T) {
 			"redirectd.toml:9: [[route]] #2: prefix: a.com \"/b/\" is routed already by the [[route]] on line 3"},
 		{"duplicate any-host route", grp + "[[route]]\nupstream = \"blog\"\n[[route]]\nprefix = \"/\"\nupstream = \"blog\"\n",
 			"[[route]] #2: prefix: every host \"/\" is routed already"},
+		{"duplicate once normalised", grp + "[[route]]\nprefix = \"/%62/\"\nupstream = \"blog\"\n[[route]]\nprefix = \"/b/\"\nupstream = \"blog\"\n",
+			"[[route]] #2: prefix: every host \"/b/\" is routed already by the [[route]] on line 3"},
 		{"prefix without slash", grp + "[[route]]\nprefix = \"blog/\"\nupstream = \"blog\"\n",
 			"redirectd.toml:4: [[route]] #1: prefix: \"blog/\" must start with '/'"},
 		{"prefix with query", grp + "[[route]]\nprefix = \"/a?b\"\nupstream = \"blog\"\n",
