@@ -100,6 +100,15 @@ func (l *Layered) outage(ctx context.Context, op string, err error) bool {
 	return true
 }
 
+// downErr is err from a write or lock that failed, wrapping ErrDown when
+// Redis is taken for unreachable (not when the caller's ctx ended).
+func (l *Layered) downErr(err error) error {
+	if l.down.Load() {
+		return fmt.Errorf("%w: %w", ErrDown, err)
+	}
+	return err
+}
+
 func (l *Layered) markUp() {
 	l.m.up.Set(1)
 	if l.down.CompareAndSwap(true, false) {
@@ -161,7 +170,7 @@ func (l *Layered) keep(ctx context.Context, key string, v []byte) {
 func (l *Layered) Store(ctx context.Context, key string, value []byte) error {
 	err := l.r.Store(ctx, key, value)
 	if l.outage(ctx, "store", err) {
-		return fmt.Errorf("%w: %w", ErrDown, err)
+		return l.downErr(err)
 	}
 	if err != nil {
 		return err
@@ -191,7 +200,7 @@ func (l *Layered) Load(ctx context.Context, key string) ([]byte, error) {
 func (l *Layered) Delete(ctx context.Context, key string) error {
 	err := l.r.Delete(ctx, key)
 	if l.outage(ctx, "delete", err) {
-		return fmt.Errorf("%w: %w", ErrDown, err)
+		return l.downErr(err)
 	}
 	if err != nil {
 		return err
@@ -243,7 +252,7 @@ func (l *Layered) List(ctx context.Context, dir string, recursive bool) ([]strin
 func (l *Layered) Lock(ctx context.Context, name string) error {
 	err := l.r.Lock(ctx, name)
 	if l.outage(ctx, "lock", err) {
-		return fmt.Errorf("%w: %w", ErrDown, err)
+		return l.downErr(err)
 	}
 	return err
 }
@@ -252,7 +261,7 @@ func (l *Layered) Lock(ctx context.Context, name string) error {
 func (l *Layered) TryLock(ctx context.Context, name string) (bool, error) {
 	ok, err := l.r.TryLock(ctx, name)
 	if l.outage(ctx, "lock", err) {
-		return false, fmt.Errorf("%w: %w", ErrDown, err)
+		return false, l.downErr(err)
 	}
 	return ok, err
 }
