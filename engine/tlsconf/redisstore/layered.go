@@ -17,9 +17,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// probeEvery is how often Layered pings Redis while it is down, so that
-// the gauge and the log say when it is back without waiting for
-// certmagic's next use of the storage.
+// probeEvery is how often Layered pings Redis (watch).
 var probeEvery = 2 * time.Second
 
 // Layered is Redis with a local folder under it; see the package doc.
@@ -31,20 +29,19 @@ type Layered struct {
 	m     *storageMetrics
 
 	// down is set while Redis is taken for unreachable: reads go to the
-	// local copy without waiting on Redis, and the prober looks for its
+	// local copy without waiting on Redis, and watch looks for its
 	// return.
-	down    atomic.Bool
-	probing atomic.Bool
-	ctx     context.Context
-	cancel  context.CancelFunc
-	wg      sync.WaitGroup
+	down   atomic.Bool
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
 }
 
 // NewLayered makes the storage c describes over the local folder dir
 // (made when missing, as FileStorage does). Its metrics are registered
 // in set (GetOrCreate: a reload that builds a new Layered reuses them);
-// log may be nil. It does not wait for Redis: a ping in the background
-// sets redirectd_tls_storage_up.
+// log may be nil. It does not wait for Redis: a ping in the background,
+// every 2 s, sets redirectd_tls_storage_up.
 func NewLayered(c Config, dir string, set *metrics.Set, log *slog.Logger) (*Layered, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -61,10 +58,7 @@ func NewLayered(c Config, dir string, set *metrics.Set, log *slog.Logger) (*Laye
 	// gauge says 0.
 	l.m.up.Set(0)
 	l.wg.Add(1)
-	go func() {
-		defer l.wg.Done()
-		l.outage(l.ctx, "ping", l.r.Ping(l.ctx)) // bounded by the client's timeouts
-	}()
+	go l.watch()
 	return l, nil
 }
 
@@ -95,7 +89,6 @@ func (l *Layered) outage(ctx context.Context, op string, err error) bool {
 		l.m.up.Set(0)
 		l.log.Error("tls storage: redis is unreachable; certificates are served from the local copy, and no certificate is obtained or renewed until it is back",
 			"redis", l.r.String(), "local", l.local.Path, "op", op, "err", err)
-		l.startProbe()
 	}
 	return true
 }
@@ -116,32 +109,25 @@ func (l *Layered) markUp() {
 	}
 }
 
-// startProbe pings Redis every probeEvery until it answers or l closes.
-func (l *Layered) startProbe() {
-	if !l.probing.CompareAndSwap(false, true) {
-		return
-	}
-	l.wg.Add(1)
-	go func() {
-		defer l.wg.Done()
-		defer l.probing.Store(false)
-		for {
-			ctx, cancel := context.WithTimeout(l.ctx, timeout)
-			err := l.r.Ping(ctx)
-			cancel()
-			if err == nil {
-				l.markUp()
-				return
-			}
-			t := time.NewTimer(probeEvery)
-			select {
-			case <-l.ctx.Done():
-				t.Stop()
-				return
-			case <-t.C:
-			}
+// watch pings Redis at once and then every probeEvery until l closes,
+// so that the gauge and the log follow Redis while certmagic leaves the
+// storage alone (most of the time: it looks every 10 minutes), and see
+// it back after an outage. A PING every 2 s is nothing to Redis, even
+// from a large fleet.
+func (l *Layered) watch() {
+	defer l.wg.Done()
+	t := time.NewTicker(probeEvery)
+	defer t.Stop()
+	for {
+		if err := l.r.Ping(l.ctx); l.ctx.Err() == nil { // bounded by the client's timeouts
+			l.outage(l.ctx, "ping", err)
 		}
-	}()
+		select {
+		case <-l.ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // copied reports whether key is kept in the local copy: everything but
@@ -274,7 +260,7 @@ func (l *Layered) Unlock(ctx context.Context, name string) error {
 	return err
 }
 
-// Close stops the prober, releases held locks and closes the client.
+// Close stops the pings, releases held locks and closes the client.
 func (l *Layered) Close() error {
 	l.cancel()
 	l.wg.Wait()
