@@ -203,5 +203,7 @@ var known = map[string][]string{
 	// [tls] and [acme], see tls.go.
 	"tls":             {"listen", "certificate", "certificates_dir", "hsts", "handshake_timeout"},
 	"tls.certificate": {"cert", "key"},
-	"acme":            {"email", "ca", "ca_root", "storage", "hosts", "on_demand", "on_demand_rate"},
+	"acme":            {"email", "ca", "ca_root", "storage", "hosts", "on_demand", "on_demand_rate", "redis"},
+	"acme.redis":      {"address", "username", "password", "password_file", "db", "key_prefix", "tls"},
+	"acme.redis.tls":  {"ca_file", "server_name", "cert_file", "key_file"},
 }

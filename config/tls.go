@@ -67,6 +67,9 @@ type ACME struct {
 	// OnDemandRate bounds on-demand issuance: "N/duration", such as
 	// "10/1h" (the default).
 	OnDemandRate Rate `toml:"on_demand_rate"`
+	// Redis is [acme.redis], nil when absent: the storage shared by a
+	// fleet, Storage then being this node's local copy.
+	Redis *ACMERedis `toml:"redis"`
 }
 
 // DefaultACMECA is Let's Encrypt's production directory.
@@ -199,7 +202,7 @@ func checkACME(file string, a *ACME, fl files, loc *locator, errs *errorList) {
 		bad("email", "%q is not an email address", cut(a.Email))
 	}
 	if a.Storage == "" {
-		bad("storage", "missing; name the folder for the ACME account and certificates, such as \"/var/lib/redirectd/acme\"")
+		bad("storage", "missing; name the folder for the ACME account and certificates (with [acme.redis], this node's copy of them), such as \"/var/lib/redirectd/acme\"")
 	} else {
 		a.Storage = fl.resolve(a.Storage)
 	}
@@ -215,6 +218,9 @@ func checkACME(file string, a *ACME, fl files, loc *locator, errs *errorList) {
 	}
 	if a.OnDemandRate.N == 0 {
 		a.OnDemandRate = Rate{N: DefaultOnDemandCount, Per: DefaultOnDemandPer}
+	}
+	if a.Redis != nil {
+		checkACMERedis(file, a.Redis, fl, loc, errs)
 	}
 }
 

@@ -12,8 +12,9 @@
 //
 // Contract: TLSConfig's GetCertificate runs on the handshake's goroutine
 // and does a map lookup for certificates from files; for ACME names it may
-// read the storage folder, and for an on-demand name it may wait on the CA
-// (bounded by the handshake deadline). HTTPChallenge may read the storage
-// folder too: call it from a goroutine, never from an event loop. Reload
+// read the storage (the folder, or Redis with [acme.redis]: see
+// redisstore), and for an on-demand name it may wait on the CA (bounded by
+// the handshake deadline). HTTPChallenge may read the storage too: call it
+// from a goroutine, never from an event loop. Reload
 // swaps the whole certificate set atomically, or keeps the old one.
 package tlsconf

@@ -13,6 +13,7 @@ import (
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/promtext"
 	"github.com/redirectd/redirectd/engine/tlsconf"
+	"github.com/redirectd/redirectd/engine/tlsconf/redisstore"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -23,6 +24,9 @@ var tlsMetricHelp = promtext.Help{
 	"redirectd_tls_certificate_expiry_seconds": "Seconds until each served certificate expires, negative once expired, by first name and source (file or acme).",
 	"redirectd_acme_obtain_total":              "ACME certificate issuances, by result.",
 	"redirectd_acme_renew_total":               "ACME certificate renewals, by result.",
+	"redirectd_tls_storage_up":                 "1 while the [acme.redis] storage answers, 0 while this node serves from its local copy and obtains nothing.",
+	"redirectd_tls_storage_errors_total":       "Calls to the [acme.redis] storage that failed, by operation.",
+	"redirectd_tls_storage_fallbacks_total":    "Reads answered from the local copy because Redis could not be reached, by operation.",
 }
 
 // httpsSide is the HTTPS listener's certificate manager with its metrics.
@@ -82,6 +86,7 @@ func tlsSettings(cfg *config.Config) *tlsconf.Settings {
 			Email: a.Email, CA: a.CA, CARoot: a.CARoot, Storage: a.Storage,
 			Names:    a.Hosts.Names,
 			OnDemand: a.OnDemand, OnDemandN: a.OnDemandRate.N, OnDemandPer: a.OnDemandRate.Per,
+			Redis: redisConfig(a.Redis),
 		}
 		if a.Hosts.FromRules {
 			s.ACME.Names = nil
@@ -91,6 +96,17 @@ func tlsSettings(cfg *config.Config) *tlsconf.Settings {
 		}
 	}
 	return s
+}
+
+// redisConfig is [acme.redis] in redisstore's terms; nil without it.
+func redisConfig(r *config.ACMERedis) *redisstore.Config {
+	if r == nil {
+		return nil
+	}
+	return &redisstore.Config{
+		Addr: r.Address, Username: r.Username, Password: r.Password, DB: r.DB, KeyPrefix: r.KeyPrefix,
+		TLS: r.TLS.On, CAFile: r.TLS.CAFile, ServerName: r.TLS.ServerName, CertFile: r.TLS.CertFile, KeyFile: r.TLS.KeyFile,
+	}
 }
 
 // certSettings is tlsSettings without [acme], for what reads only the

@@ -12,6 +12,7 @@ import (
 
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/engine/tlsconf"
+	"github.com/redirectd/redirectd/engine/tlsconf/redisstore"
 )
 
 // TestTLSSettings checks the conversion of [tls] and [acme] into
@@ -50,9 +51,13 @@ storage = "acme"
 		od    bool
 		n     int
 		per   time.Duration
+		redis *redisstore.Config
 	}{
-		{"rules", ``, []string{"a.example.com", "b.example.com"}, false, 10, time.Hour},
-		{"list", "hosts = [\"c.example.com\"]\non_demand = true\non_demand_rate = \"3/1m\"\n", []string{"c.example.com"}, true, 3, time.Minute},
+		{"rules", ``, []string{"a.example.com", "b.example.com"}, false, 10, time.Hour, nil},
+		{"list", "hosts = [\"c.example.com\"]\non_demand = true\non_demand_rate = \"3/1m\"\n", []string{"c.example.com"}, true, 3, time.Minute, nil},
+		{"redis", "[acme.redis]\naddress = \"r:6379\"\nusername = \"u\"\npassword = \"p\"\ndb = 1\ntls = { server_name = \"r.internal\" }\n",
+			[]string{"a.example.com", "b.example.com"}, false, 10, time.Hour,
+			&redisstore.Config{Addr: "r:6379", Username: "u", Password: "p", DB: 1, KeyPrefix: config.DefaultRedisKeyPrefix, TLS: true, ServerName: "r.internal"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -72,7 +77,7 @@ storage = "acme"
 				Certificates:    []tlsconf.Certificate{{Cert: filepath.Join(dir, "a.crt"), Key: filepath.Join(dir, "a.key"), File: file, Line: 8}},
 				CertificatesDir: filepath.Join(dir, "certs"),
 				ACME: &tlsconf.ACME{CA: config.DefaultACMECA, Storage: filepath.Join(dir, "acme"),
-					Names: tc.names, OnDemand: tc.od, OnDemandN: tc.n, OnDemandPer: tc.per},
+					Names: tc.names, OnDemand: tc.od, OnDemandN: tc.n, OnDemandPer: tc.per, Redis: tc.redis},
 			}
 			sortNames := cmp.Transformer("sort", func(in []string) []string {
 				out := append([]string(nil), in...)
