@@ -108,11 +108,3 @@ func checkUpstreamTLS(u *Upstream, fl files, bad func(key, format string, args .
 		}
 	}
 }
-
-// unwrapPath drops the path an *fs.PathError repeats.
-func unwrapPath(err error) error {
-	if u := errors.Unwrap(err); u != nil {
-		return u
-	}
-	return err
-}
