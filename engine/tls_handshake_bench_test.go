@@ -44,7 +44,9 @@ var handshakeCases = map[string]*tls.Config{
 // process (TestTLSHandshakeClient), so the process CPU counted here
 // (getrusage) is the server's, plus the pipe that paces the child: one
 // byte each way per handshake. server-us/op is that CPU; ns/op is the
-// round trip, both sides. With -cpuprofile the profile is the server's.
+// round trip, both sides; allocs/op and B/op are the server's. With
+// -cpuprofile the profile is the server's. Run it with -cpu 1, as
+// bench-compare runs the server on one CPU.
 func BenchmarkTLSHandshake(b *testing.B) {
 	for _, name := range []string{"tls13-x25519", "tls13-x25519mlkem768", "tls12-x25519"} {
 		b.Run(name, func(b *testing.B) { benchHandshake(b, name) })
@@ -82,6 +84,7 @@ func benchHandshake(b *testing.B, name string) {
 		}
 	}
 	step() // the child's start-up, outside the timing
+	b.ReportAllocs() // the server's: the client is another process
 	b.ResetTimer()
 	t0 := cpuTime()
 	for b.Loop() {
