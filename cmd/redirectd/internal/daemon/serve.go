@@ -304,7 +304,8 @@ func restartNeeded(old, cur *config.Config) []string {
 	for _, k := range []struct {
 		name string
 		same bool
-	}{{"listen", old.TLS.Listen == cur.TLS.Listen}, {"hsts", old.TLS.HSTS == cur.TLS.HSTS}, {"handshake_timeout", old.TLS.HandshakeTimeout == cur.TLS.HandshakeTimeout}} {
+	}{{"listen", old.TLS.Listen == cur.TLS.Listen}, {"hsts", old.TLS.HSTS == cur.TLS.HSTS}, {"handshake_timeout", old.TLS.HandshakeTimeout == cur.TLS.HandshakeTimeout},
+		{"post_quantum", old.TLS.PostQuantum == cur.TLS.PostQuantum}} {
 		if !k.same {
 			keys = append(keys, "[tls] "+k.name)
 		}
