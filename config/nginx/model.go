@@ -50,11 +50,11 @@ type model struct {
 	// certs are the ssl_certificate and ssl_certificate_key pairs, in
 	// order, each once.
 	certs []cert
-	// proxies, upstreams and hostHeader are what [upstream] is made of
-	// (content.go).
-	proxies    []proxy
-	upstreams  map[string]*upstreamBlock
-	hostHeader []*Directive
+	// upstreams are the upstream blocks by name, and httpProxy the
+	// proxy_* directives of the http block, which servers inherit
+	// (proxy.go).
+	upstreams map[string]*upstreamBlock
+	httpProxy *proxyLevel
 }
 
 // cert is one server's ssl_certificate and ssl_certificate_key.
@@ -98,6 +98,8 @@ type server struct {
 	// dfltFlag, whether a listen of that kind says default_server.
 	on, dfltOn, dfltFlag [2]bool
 	sslOn                bool // `ssl on;`
+	// proxy holds its proxy_* directives (proxy.go).
+	proxy *proxyLevel
 }
 
 // kindOf is the index of on for a request over TLS or not.
@@ -148,6 +150,10 @@ type location struct {
 	// has any, even one left out, since nginx then inherits none.
 	headers    []addHeader
 	hasHeaders bool
+	// pass is its proxy_pass, nil for none; proxy holds its other
+	// proxy_* directives (proxy.go).
+	pass  *Directive
+	proxy *proxyLevel
 }
 
 // kindName is how the location's rules are counted.
@@ -257,11 +263,12 @@ type mapEntry struct {
 
 // build reads the http block(s) of dirs into a model.
 func build(dirs []*Directive) *model {
-	m := &model{maps: map[string]*nmap{}, upstreams: map[string]*upstreamBlock{}}
+	m := &model{maps: map[string]*nmap{}, upstreams: map[string]*upstreamBlock{}, httpProxy: &proxyLevel{}}
 	var walk func(ds []*Directive)
 	walk = func(ds []*Directive) {
 		for _, d := range ds {
 			switch {
+			case m.httpProxy.add(d):
 			case d.Name == "http" && d.IsBlock:
 				walk(d.Block)
 			case d.Name == "map" && d.IsBlock:
@@ -360,7 +367,7 @@ func (m *model) readMap(d *Directive) {
 }
 
 func (m *model) readServer(d *Directive) {
-	s := &server{d: d}
+	s := &server{d: d, proxy: &proxyLevel{parent: m.httpProxy}}
 	for _, c := range d.Block {
 		// The old `ssl on;` makes every listen of the server a TLS one.
 		s.sslOn = s.sslOn || c.Name == "ssl" && len(c.Args) == 1 && c.Args[0] == "on"
@@ -394,7 +401,7 @@ func (m *model) readServer(d *Directive) {
 				s.headers = append(s.headers, h)
 			}
 		default:
-			if m.readContent(c, s) {
+			if m.readContent(c, s, nil) {
 				continue
 			}
 			if st := m.readStep(c, nil); st != nil {
@@ -534,7 +541,10 @@ func (m *model) readLocationIn(s *server, parent *location, d *Directive) {
 		m.note(d, "location %s is outside location %s, which nginx refuses; left out", l.path, parent.path)
 		return
 	}
-	l.parent = parent
+	l.parent, l.proxy = parent, &proxyLevel{parent: s.proxy}
+	if parent != nil {
+		l.proxy.parent = parent.proxy
+	}
 	if parent == nil {
 		s.top = append(s.top, l)
 	} else {
@@ -553,7 +563,7 @@ func (m *model) readLocationIn(s *server, parent *location, d *Directive) {
 			}
 			continue
 		}
-		if m.readContent(c, s) {
+		if m.readContent(c, s, l) {
 			continue
 		}
 		if st := m.readStep(c, l); st != nil {
@@ -843,7 +853,11 @@ func (m *model) pickDefault() {
 	}
 	for _, s := range m.servers {
 		if s.dflt && len(m.servers) > 1 && s.hosts != nil {
-			m.note(s.d, "nginx sends requests for hosts that no server_name names to this default server; its rules are written for its own names, so redirectd answers other hosts 404")
+			if slices.ContainsFunc(s.locs, func(l *location) bool { return l.pass != nil }) {
+				m.note(s.d, "nginx sends requests for hosts that no server_name names to this default server; its rules are written for its own names, so redirectd redirects no other host (its proxy_pass routes take every host)")
+			} else {
+				m.note(s.d, "nginx sends requests for hosts that no server_name names to this default server; its rules are written for its own names, so redirectd answers other hosts 404")
+			}
 		}
 	}
 }

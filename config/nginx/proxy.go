@@ -1,0 +1,325 @@
+package nginx
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"slices"
+	"strings"
+)
+
+// What a proxy_pass sends where: the upstream group of one location,
+// from its proxy_pass, the upstream block it names, and the proxy_*
+// directives it inherits (proxy_set_header Host, proxy_ssl_*).
+
+// proxyLevel is the proxy_* directives of one level (the http block, a
+// server, a location), which inherits from the level around it, as nginx
+// merges them (ngx_http_proxy_merge_loc_conf): a proxy_set_header list
+// is inherited whole, and only by a level that has none of its own; each
+// proxy_ssl_* directive is inherited by a level that does not set it.
+type proxyLevel struct {
+	parent  *proxyLevel
+	headers []*Directive
+	ssl     map[string]*Directive
+}
+
+// proxySSL are the proxy_ssl_* directives the import translates.
+var proxySSL = map[string]bool{
+	"proxy_ssl_verify": true, "proxy_ssl_name": true, "proxy_ssl_server_name": true,
+	"proxy_ssl_trusted_certificate": true, "proxy_ssl_certificate": true, "proxy_ssl_certificate_key": true,
+}
+
+// add records d when it is a directive of p; it reports whether it was.
+func (p *proxyLevel) add(d *Directive) bool {
+	switch {
+	case d.Name == "proxy_set_header":
+		p.headers = append(p.headers, d)
+	case proxySSL[d.Name] && len(d.Args) == 1:
+		if p.ssl == nil {
+			p.ssl = map[string]*Directive{}
+		}
+		p.ssl[d.Name] = d
+	default:
+		return false
+	}
+	return true
+}
+
+// host is the proxy_set_header Host in effect, nil for nginx's default
+// ($proxy_host).
+func (p *proxyLevel) host() *Directive {
+	for ; p != nil; p = p.parent {
+		if len(p.headers) == 0 {
+			continue
+		}
+		var h *Directive
+		for _, d := range p.headers {
+			if len(d.Args) == 2 && strings.EqualFold(d.Args[0], "host") {
+				h = d
+			}
+		}
+		return h // this level's list replaces the inherited one
+	}
+	return nil
+}
+
+// get is the proxy_ssl_* directive name in effect, nil when none is set.
+func (p *proxyLevel) get(name string) *Directive {
+	for ; p != nil; p = p.parent {
+		if d := p.ssl[name]; d != nil {
+			return d
+		}
+	}
+	return nil
+}
+
+// Group is one upstream group the import writes: [upstream] when its
+// Name is "default", else [upstreams.NAME].
+type Group struct {
+	Name    string
+	Servers []string // "host:port" or "https://host[:port]"
+	Balance string   // "" (round robin) or "least_conn"
+	// HostHeader is "preserve" or the literal host nginx sends.
+	HostHeader string
+	// TLSServerName, CAFile, ClientCert and ClientKey are its TLS keys,
+	// "" for none; Unreadable names the keys whose files cannot be read
+	// where the import runs, written as comments.
+	TLSServerName, CAFile, ClientCert, ClientKey string
+	Unreadable                                   []string
+	// Origin is the first proxy_pass that sends to the group.
+	Origin *Directive
+	base   string // the name before deduplication
+}
+
+// key is what makes two groups the same group.
+func (g *Group) key() string {
+	return fmt.Sprint(g.Servers, g.Balance, g.HostHeader, g.TLSServerName, g.CAFile, g.ClientCert, g.ClientKey)
+}
+
+// proxyGroup makes the group of location l's proxy_pass; ok is false when
+// it cannot be one (each reason noted). The groups, deduplicated and
+// named, are kept in t.groups.
+func (t *translator) proxyGroup(l *location) (*Group, bool) {
+	if l == nil || l.pass == nil {
+		return nil, false
+	}
+	if g, seen := t.passGroup[l]; seen {
+		return g, g != nil
+	}
+	g := t.makeGroup(l)
+	if g != nil {
+		if same := t.groupByKey[g.key()]; same != nil {
+			g = same
+		} else {
+			t.groupByKey[g.key()] = g
+			t.groups = append(t.groups, g)
+		}
+	}
+	t.passGroup[l] = g
+	return g, g != nil
+}
+
+// makeGroup reads l's proxy_pass into a group, noting what it cannot
+// express. It is long because it is a list of nginx's cases, each noted.
+func (t *translator) makeGroup(l *location) *Group {
+	m, d := t.m, l.pass
+	if len(d.Args) != 1 {
+		m.note(d, "proxy_pass takes one URL; left out")
+		return nil
+	}
+	target := d.Args[0]
+	scheme, rest, _ := strings.Cut(target, "://")
+	switch {
+	case scheme != "http" && scheme != "https" || !strings.Contains(target, "://"):
+		m.note(d, "proxy_pass %s: only http:// and https:// URLs are translated; left out", target)
+		return nil
+	case strings.Contains(target, "$"):
+		m.note(d, "proxy_pass %s: a target with variables is chosen per request, which a route cannot; left out", target)
+		return nil
+	case strings.HasPrefix(rest, "unix:"):
+		m.note(d, "proxy_pass %s: redirectd forwards over TCP only; left out", target)
+		return nil
+	}
+	host, uri, hasURI := strings.Cut(rest, "/")
+	if hasURI {
+		t.noteURI(l, target, "/"+uri)
+	}
+	tls := scheme == "https"
+	defPort := map[bool]string{false: "80", true: "443"}[tls]
+	g := &Group{Origin: d}
+	// $proxy_host: the host and port as proxy_pass writes them, the
+	// port left out when it is the scheme's (ngx_http_proxy_set_vars).
+	proxyHost := host
+	if u := m.upstreams[host]; u != nil {
+		if len(u.servers) == 0 {
+			m.note(d, "proxy_pass %s: upstream %s has no server redirectd can use; left out", target, host)
+			return nil
+		}
+		g.base, g.Balance = host, u.balance
+		for _, s := range u.servers {
+			g.Servers = append(g.Servers, serverURL(s, tls))
+		}
+	} else {
+		addr := hostPort(host, defPort)
+		if h, p, err := net.SplitHostPort(addr); err == nil && p == defPort {
+			proxyHost = h
+			if strings.Contains(h, ":") {
+				proxyHost = "[" + h + "]"
+			}
+		}
+		g.base = proxyHost
+		g.Servers = []string{serverURL(addr, tls)}
+	}
+	g.HostHeader = t.hostHeader(l, proxyHost)
+	if tls {
+		t.groupTLS(l, g, host, m.upstreams[host] != nil)
+	}
+	return g
+}
+
+// serverURL writes one server as redirectd's servers list takes it: an
+// https:// one with its scheme (its port when not 443).
+func serverURL(addr string, tls bool) string {
+	if !tls {
+		return addr
+	}
+	if h, p, err := net.SplitHostPort(addr); err == nil && p == "443" {
+		if strings.Contains(h, ":") {
+			h = "[" + h + "]"
+		}
+		return "https://" + h
+	}
+	return "https://" + addr
+}
+
+// noteURI notes a proxy_pass URI part: nginx sends the request's path with
+// the location's prefix replaced by it, where redirectd forwards the path
+// as sent; a URI that equals the prefix changes nothing.
+func (t *translator) noteURI(l *location, target, uri string) {
+	d := l.pass
+	switch {
+	case l.re != nil:
+		t.m.note(d, "proxy_pass %s in a regex location: nginx refuses a URI part there (nginx -t fails); the URI part is left out", target)
+	case uri == l.path:
+	case l.mod == "=":
+		t.m.note(d, "proxy_pass %s: nginx sends %s to the upstream as %s; redirectd forwards a request's path as sent, which a route cannot change", target, l.path, uri)
+	default:
+		t.m.note(d, "proxy_pass %s: nginx replaces the location's prefix %s with %s (%sx reaches the upstream as %sx); redirectd forwards a request's path as sent, which a route cannot change", target, l.path, uri, l.path, uri)
+	}
+}
+
+// hostHeader is the group's host_header for l: nginx sends
+// proxy_set_header Host when set at l or inherited, else $proxy_host
+// (ngx_http_proxy_headers: "Host: $proxy_host" is nginx's default), which
+// is the literal proxyHost.
+func (t *translator) hostHeader(l *location, proxyHost string) string {
+	d := l.proxy.host()
+	if d == nil {
+		return t.literalHost(l.pass, proxyHost)
+	}
+	v := d.Args[1]
+	switch {
+	case v == "$host" || v == "$http_host":
+		return "preserve"
+	case v == "$proxy_host":
+		return t.literalHost(d, proxyHost)
+	case strings.HasPrefix(v, "$host:") || strings.HasPrefix(v, "$http_host:"):
+		t.m.note(d, "proxy_set_header Host %s: redirectd sends the client's Host as it came (host_header = \"preserve\"), with the port the client gave, if any", v)
+		return "preserve"
+	case v == "":
+		t.m.note(d, "proxy_set_header Host \"\": nginx sends no Host, which HTTP/1.1 requires; redirectd sends $proxy_host (%s), nginx's default", proxyHost)
+		return t.literalHost(d, proxyHost)
+	case strings.Contains(v, "$"):
+		t.m.note(d, "proxy_set_header Host %s: a Host made per request from variables has no host_header equivalent; redirectd sends $proxy_host (%s), nginx's default; left out", v, proxyHost)
+		return t.literalHost(d, proxyHost)
+	}
+	return t.literalHost(d, v)
+}
+
+// literalHost is host as a host_header literal; "preserve" and "upstream"
+// are keywords, and what is not a host is noted.
+func (t *translator) literalHost(d *Directive, host string) string {
+	for i := 0; i < len(host); i++ {
+		if c := host[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._:[]", c) >= 0) {
+			t.m.note(d, "Host %q is not a host name host_header can hold; redirectd sends the client's Host; left out", host)
+			return "preserve"
+		}
+	}
+	if host == "" || strings.EqualFold(host, "preserve") || strings.EqualFold(host, "upstream") {
+		t.m.note(d, "Host %q reads as a host_header keyword; redirectd sends the client's Host; left out", host)
+		return "preserve"
+	}
+	return host
+}
+
+// groupTLS sets the TLS keys of an https group from the proxy_ssl_*
+// directives in effect at l, and notes where redirectd's TLS differs from
+// nginx's: nginx verifies nothing by default (proxy_ssl_verify off) and
+// sends no SNI (proxy_ssl_server_name off), where redirectd always
+// verifies and sends SNI.
+func (t *translator) groupTLS(l *location, g *Group, host string, block bool) {
+	p := l.proxy
+	on := func(name string) bool { d := p.get(name); return d != nil && d.Args[0] == "on" }
+	verify, sni := on("proxy_ssl_verify"), on("proxy_ssl_server_name")
+	// nginx's name to verify and send: proxy_ssl_name, else $proxy_host
+	// (the upstream block's name); redirectd's default is each server's
+	// own host, which is the same for a proxy_pass naming a host.
+	name := ""
+	if d := p.get("proxy_ssl_name"); d != nil {
+		switch v := d.Args[0]; {
+		case strings.Contains(v, "$"):
+			t.m.note(d, "proxy_ssl_name %s: a name made per request has no tls_server_name equivalent; redirectd sends and verifies each server's own host; left out", v)
+		default:
+			name = v
+		}
+	} else if block && (verify || sni) {
+		name = host // nginx verifies and sends the upstream block's name
+	}
+	if name != "" {
+		if h, _, err := net.SplitHostPort(name); err == nil {
+			name = h
+		}
+		g.TLSServerName = strings.ToLower(name)
+	}
+	files := []struct {
+		directive string
+		to        *string
+		key       string
+	}{
+		{"proxy_ssl_trusted_certificate", &g.CAFile, "ca_file"},
+		{"proxy_ssl_certificate", &g.ClientCert, "client_cert_file"},
+		{"proxy_ssl_certificate_key", &g.ClientKey, "client_key_file"},
+	}
+	for _, f := range files {
+		d := p.get(f.directive)
+		if d == nil {
+			continue
+		}
+		if strings.Contains(d.Args[0], "$") || strings.HasPrefix(d.Args[0], "data:") {
+			t.m.note(d, "%s %s: only a file is translated; left out", f.directive, d.Args[0])
+			continue
+		}
+		*f.to = certPath(t.dirs, d.Args[0])
+		if _, err := os.Stat(*f.to); err != nil {
+			g.Unreadable = append(g.Unreadable, f.key)
+			t.m.note(d, "%s cannot be read here: %s is written as a comment, to uncomment where the file is", *f.to, f.key)
+		}
+	}
+	if (g.ClientCert == "") != (g.ClientKey == "") || slices.Contains(g.Unreadable, "client_cert_file") != slices.Contains(g.Unreadable, "client_key_file") {
+		t.m.note(l.pass, "proxy_pass %s: a client certificate needs both proxy_ssl_certificate and proxy_ssl_certificate_key; left out", l.pass.Args[0])
+		g.ClientCert, g.ClientKey = "", ""
+		g.Unreadable = slices.DeleteFunc(g.Unreadable, func(k string) bool { return k != "ca_file" })
+	}
+	servers := strings.Join(g.Servers, ", ")
+	verified := "the system's roots"
+	if g.CAFile != "" {
+		verified = "ca_file (" + g.CAFile + ")"
+	}
+	switch {
+	case !verify:
+		t.m.note(l.pass, "proxy_pass %s: nginx accepts any certificate from %s (proxy_ssl_verify is off, nginx's default)%s; redirectd verifies it against %s and the server's name, and answers 502 where that fails: set ca_file to the CA that issued it (nginx's proxy_ssl_trusted_certificate, with proxy_ssl_verify on), or tls_server_name to the name it holds",
+			l.pass.Args[0], servers, map[bool]string{true: "", false: " and sends no SNI"}[sni], verified)
+	case !sni:
+		t.m.note(l.pass, "proxy_pass %s: redirectd sends the name it verifies in SNI, which nginx sends only with proxy_ssl_server_name on", l.pass.Args[0])
+	}
+}
