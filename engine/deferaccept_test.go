@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redirectd/redirectd/engine"
 	"golang.org/x/sys/unix"
+
+	"github.com/redirectd/redirectd/engine"
 )
 
 // listenerOption reads a TCP option of every listening socket of this

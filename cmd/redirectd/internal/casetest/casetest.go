@@ -146,12 +146,14 @@ func startTestServer(cfg *config.Config) (*testEnv, error) {
 		}
 		env.stops = append(env.stops, stop)
 		mu := *u
-		mu.Servers, mu.HealthCheck = []string{addr}, nil
-		pool := upstream.New(engineopts.Upstream(&mu), nil)
+		mu.Servers, mu.Targets, mu.HealthCheck, mu.UpstreamTLS = []string{addr}, nil, nil, config.UpstreamTLS{}
+		pc, err := engineopts.Upstream(&mu)
+		if err != nil {
+			return nil, err
+		}
+		pool := upstream.New(pc, nil)
 		env.stops = append(env.stops, pool.Close)
-		opts.Upstream = &engine.UpstreamOptions{Pool: pool, HostFromUpstream: u.HostHeader == "upstream", MaxRequestBodyBytes: u.MaxRequestBodyBytes,
-			BodyTimeout: u.BodyTimeout.Std(), SendTimeout: u.SendTimeout.Std(), TunnelIdleTimeout: u.TunnelIdleTimeout.Std(),
-			RequestBufferBytes: u.RequestBufferBytes, BodyMinRate: u.BodyMinRate, MaxConnsPerClient: u.MaxConnsPerClient}
+		opts.Upstream = engineopts.Forwarding(u, pool)
 		env.forwarding = true
 	}
 	env.srv = engine.New(opts, cfg.Set)

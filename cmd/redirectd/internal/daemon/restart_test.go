@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/redirectd/redirectd/config"
 )
 
@@ -20,7 +21,7 @@ func TestRestartNeeded(t *testing.T) {
 	cur.Admin.Token = "t0k"
 	cur.TLS.HSTS = "max-age=60"
 	cur.Upstream = &config.Upstream{}
-	want := []string{"[server] listen", "[upstream]", "[admin] token", "[tls] hsts"}
+	want := []string{"[server] listen", "[admin] token", "[tls] hsts"}
 	if d := cmp.Diff(want, restartNeeded(old, &cur)); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}
