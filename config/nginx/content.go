@@ -48,11 +48,14 @@ func (m *model) readContent(d *Directive, s *server, l *location) bool {
 		m.note(d, "proxy_pass at server level: nginx refuses it (it belongs in a location, such as location /); left out")
 		return true
 	case d.Name == "proxy_pass":
-		l.pass = d
+		l.pass, l.backend = d, true
 		return true
 	case lvl.add(d):
 		return true
 	case servedDirectives[d.Name] != "":
+		if strings.HasSuffix(d.Name, "_pass") && l != nil {
+			l.backend = true
+		}
 		what := servedDirectives[d.Name]
 		if len(d.Args) > 0 && d.Name != "index" && d.Name != "autoindex" {
 			what += " " + strings.Join(d.Args, " ")

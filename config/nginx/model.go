@@ -154,6 +154,10 @@ type location struct {
 	// proxy_* directives (proxy.go).
 	pass  *Directive
 	proxy *proxyLevel
+	// backend: it passes requests to a backend (proxy_pass,
+	// fastcgi_pass, ...), which makes nginx redirect its path without
+	// the final slash (autoRedirects).
+	backend bool
 }
 
 // kindName is how the location's rules are counted.
@@ -202,6 +206,8 @@ type step struct {
 	// rather than '?'. nginx decides this from the replacement as
 	// written (a literal '?' in it), not from the value it produces.
 	argsAmp bool
+	// formName, when set, is how the step's rules are counted.
+	formName string
 }
 
 // falseValue reports whether a map value makes the step's if false.
@@ -212,6 +218,8 @@ func (s *step) falseValue(v string) bool {
 // form names the nginx construct a rule comes from, for the counts.
 func (s *step) form() string {
 	switch {
+	case s.formName != "":
+		return s.formName
 	case s.kind == stepIfMap:
 		if s.mapv.source == "host" {
 			return "map entry (host)"
@@ -409,6 +417,7 @@ func (m *model) readServer(d *Directive) {
 			}
 		}
 	}
+	m.autoRedirects(s)
 	if !s.on[0] && !s.on[1] {
 		s.on[0] = true // nginx's default: *:80
 		if m.ports[0] == "" {
@@ -568,6 +577,43 @@ func (m *model) readLocationIn(s *server, parent *location, d *Directive) {
 		}
 		if st := m.readStep(c, l); st != nil {
 			l.steps = append(l.steps, st)
+		}
+	}
+}
+
+// FormAutoRedirect is the form of the rule of nginx's redirect of a
+// backend location's prefix without its final slash.
+const FormAutoRedirect = "trailing slash (auto redirect)"
+
+// autoRedirects adds the redirect nginx makes for each location whose
+// prefix ends with '/' and that passes requests to a backend: a request
+// for the prefix without its slash gets 301 to the prefix, its query
+// kept (ngx_http_core_find_static_location, auto_redirect; nginx's
+// proxy_pass documentation, "If a location is defined by a prefix string
+// that ends with the slash character..."), unless a location of that
+// level is named so. It comes before regex locations and after the
+// server-level rewrites, as an exact location does, so it is modelled as
+// one: `location = /p { rewrite ^ /p/ permanent; }`.
+func (m *model) autoRedirects(s *server) {
+	for _, l := range slices.Clone(s.locs) {
+		p := strings.TrimSuffix(l.path, "/")
+		if !l.backend || l.re != nil || l.mod == "=" || p == "" || p == l.path || strings.ContainsAny(p, "$ \t\"'{};") {
+			continue
+		}
+		siblings := s.top
+		if l.parent != nil {
+			siblings = l.parent.children
+			if l.parent.path == p {
+				continue
+			}
+		}
+		if slices.ContainsFunc(siblings, func(o *location) bool { return o.re == nil && o.path == p }) {
+			continue
+		}
+		rw := &Directive{Name: "rewrite", Args: []string{"^", l.path, "permanent"}, File: l.d.File, Line: l.d.Line}
+		m.readLocationIn(s, l.parent, &Directive{Name: "location", Args: []string{"=", p}, Block: []*Directive{rw}, IsBlock: true, File: l.d.File, Line: l.d.Line})
+		if x := s.locs[len(s.locs)-1]; x.path == p && len(x.steps) == 1 {
+			x.steps[0].formName = FormAutoRedirect
 		}
 	}
 }
