@@ -56,6 +56,9 @@ func (m *model) readContent(d *Directive, s *server, l *location) bool {
 		if strings.HasSuffix(d.Name, "_pass") && l != nil {
 			l.backend = true
 		}
+		if d.Name == "try_files" && l != nil && len(d.Args) > 1 && strings.HasPrefix(d.Args[len(d.Args)-1], "@") {
+			l.tryNamed = d.Args[len(d.Args)-1]
+		}
 		what := servedDirectives[d.Name]
 		if len(d.Args) > 0 && d.Name != "index" && d.Name != "autoindex" {
 			what += " " + strings.Join(d.Args, " ")

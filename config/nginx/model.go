@@ -98,8 +98,10 @@ type server struct {
 	// dfltFlag, whether a listen of that kind says default_server.
 	on, dfltOn, dfltFlag [2]bool
 	sslOn                bool // `ssl on;`
-	// proxy holds its proxy_* directives (proxy.go).
+	// proxy holds its proxy_* directives (proxy.go); named are its
+	// named locations (location @app), by name.
 	proxy *proxyLevel
+	named map[string]*location
 }
 
 // kindOf is the index of on for a request over TLS or not.
@@ -158,6 +160,8 @@ type location struct {
 	// fastcgi_pass, ...), which makes nginx redirect its path without
 	// the final slash (autoRedirects).
 	backend bool
+	// tryNamed is the named location a try_files ends with ("@app").
+	tryNamed string
 }
 
 // kindName is how the location's rules are counted.
@@ -417,6 +421,7 @@ func (m *model) readServer(d *Directive) {
 			}
 		}
 	}
+	m.tryNamed(s)
 	m.autoRedirects(s)
 	if !s.on[0] && !s.on[1] {
 		s.on[0] = true // nginx's default: *:80
@@ -518,7 +523,12 @@ func (m *model) readLocationIn(s *server, parent *location, d *Directive) {
 	if len(d.Args) == 2 {
 		l.mod, l.path = d.Args[0], d.Args[1]
 	} else if a := d.Args[0]; strings.HasPrefix(a, "@") {
-		return // a named location is reached only by internal redirects
+		// A named location is reached only by internal redirects; its
+		// proxy_pass serves the try_files that end with its name.
+		if parent == nil {
+			m.readNamed(s, d)
+		}
+		return
 	} else {
 		l.path = a
 		// nginx also reads "=/x", "~*\.php$" and "^~/x" written as one word.
@@ -577,6 +587,37 @@ func (m *model) readLocationIn(s *server, parent *location, d *Directive) {
 		}
 		if st := m.readStep(c, l); st != nil {
 			l.steps = append(l.steps, st)
+		}
+	}
+}
+
+// readNamed reads a named location (location @app { proxy_pass ...; }):
+// only its proxy_pass and proxy_* directives matter, for the locations
+// whose try_files fall back to it.
+func (m *model) readNamed(s *server, d *Directive) {
+	l := &location{d: d, mod: "@", path: d.Args[0], proxy: &proxyLevel{parent: s.proxy}}
+	for _, c := range d.Block {
+		if c.Name == "proxy_pass" {
+			l.pass = c
+			continue
+		}
+		l.proxy.add(c)
+	}
+	if s.named == nil {
+		s.named = map[string]*location{}
+	}
+	s.named[l.path] = l
+}
+
+// tryNamed gives each location whose try_files falls back to a named
+// location that proxies (`try_files $uri @app;`) that proxy_pass: nginx
+// serves the files it finds itself and passes the rest to @app, and
+// redirectd, which serves no files, forwards them all (the try_files
+// note says so).
+func (m *model) tryNamed(s *server) {
+	for _, l := range s.locs {
+		if n := s.named[l.tryNamed]; n != nil && l.pass == nil && n.pass != nil {
+			l.pass, l.proxy = n.pass, n.proxy
 		}
 	}
 }
