@@ -86,6 +86,10 @@ func (m *model) readUpstream(d *Directive) {
 				continue
 			}
 			addr, backup := hostPort(c.Args[0], "80"), false
+			if !validAddr(addr) {
+				m.note(c, "upstream %s: server %s is not a host and port redirectd can dial; left out", name, c.Args[0])
+				continue
+			}
 			for _, a := range c.Args[1:] {
 				switch {
 				case a == "down":

@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -141,6 +142,10 @@ func (t *translator) makeGroup(l *location) *Group {
 		return nil
 	}
 	host, uri, hasURI := strings.Cut(rest, "/")
+	if m.upstreams[host] == nil && !validAddr(hostPort(host, "80")) {
+		m.note(d, "proxy_pass %s: %q is not a host and port redirectd can dial; left out", target, host)
+		return nil
+	}
 	if hasURI {
 		t.noteURI(l, target, "/"+uri)
 	}
@@ -175,6 +180,28 @@ func (t *translator) makeGroup(l *location) *Group {
 		t.groupTLS(l, g, host, m.upstreams[host] != nil)
 	}
 	return g
+}
+
+// validAddr reports whether addr is a host:port redirectd's servers take:
+// a host of letters, digits, '-', '.' and '_' (or an IP address) and a
+// port from 1 to 65535.
+func validAddr(addr string) bool {
+	h, p, err := net.SplitHostPort(addr)
+	if err != nil || h == "" {
+		return false
+	}
+	if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+		return false
+	}
+	if net.ParseIP(h) != nil {
+		return true
+	}
+	for i := 0; i < len(h); i++ {
+		if c := h[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // serverURL writes one server as redirectd's servers list takes it: an

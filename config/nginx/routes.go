@@ -73,6 +73,8 @@ func (t *translator) serverRoutes(s *server, hosts []string) {
 			t.noteOnce(l.d, "proxy_pass inside a location nested in a regex location: redirectd routes by path prefix alone; left out")
 		case l.re != nil:
 			regex = append(regex, l)
+		case !strings.HasPrefix(l.path, "/"):
+			t.noteOnce(l.d, "location %s can never match a request path, which starts with '/'; its proxy_pass is left out", l.path)
 		case l.mod == "=":
 			exact = append(exact, l)
 		default:
@@ -247,6 +249,9 @@ func (t *translator) nameGroups() {
 		}, strings.Trim(g.base, "[]"))
 		if len(base) > 60 {
 			base = base[:60]
+		}
+		if base == "" {
+			base = "upstream"
 		}
 		name := base
 		for n := 2; used[name]; n++ {
