@@ -1,6 +1,7 @@
 package nginx
 
 import (
+	"crypto/tls"
 	"fmt"
 	"net"
 	"os"
@@ -121,7 +122,7 @@ func (t *translator) proxyGroup(l *location) (*Group, bool) {
 }
 
 // makeGroup reads l's proxy_pass into a group, noting what it cannot
-// express. It is long because it is a list of nginx's cases, each noted.
+// express.
 func (t *translator) makeGroup(l *location) *Group {
 	m, d := t.m, l.pass
 	if len(d.Args) != 1 {
@@ -272,7 +273,7 @@ func (t *translator) literalHost(d *Directive, host string) string {
 			return "preserve"
 		}
 	}
-	if host == "" || strings.EqualFold(host, "preserve") || strings.EqualFold(host, "upstream") {
+	if host == "" || len(host) > 255 || strings.EqualFold(host, "preserve") || strings.EqualFold(host, "upstream") {
 		t.m.note(d, "Host %q reads as a host_header keyword; redirectd sends the client's Host; left out", host)
 		return "preserve"
 	}
@@ -302,12 +303,37 @@ func (t *translator) groupTLS(l *location, g *Group, host string, block bool) {
 	} else if block && (verify || sni) {
 		name = host // nginx verifies and sends the upstream block's name
 	}
-	if name != "" {
-		if h, _, err := net.SplitHostPort(name); err == nil {
-			name = h
-		}
+	if h, _, err := net.SplitHostPort(name); err == nil {
+		name = h
+	}
+	switch {
+	case name == "":
+	case strings.ContainsAny(name, "*/:?#@ \t[]") || strings.IndexFunc(name, func(r rune) bool { return r >= 0x80 || r < ' ' }) >= 0:
+		t.m.note(l.pass, "proxy_pass %s: nginx verifies the name %q, which is not a host name tls_server_name can hold; redirectd verifies each server's own host; left out", l.pass.Args[0], name)
+	default:
 		g.TLSServerName = strings.ToLower(name)
 	}
+	t.groupFiles(p, g)
+	servers := strings.Join(g.Servers, ", ")
+	verified := "the system's roots"
+	if g.CAFile != "" {
+		verified = "ca_file (" + g.CAFile + ")"
+	}
+	switch {
+	case !verify:
+		t.m.note(l.pass, "proxy_pass %s: nginx accepts any certificate from %s (proxy_ssl_verify is off, nginx's default)%s; redirectd verifies it against %s and the server's name, and answers 502 where that fails: set ca_file to the CA that issued it (nginx's proxy_ssl_trusted_certificate, with proxy_ssl_verify on), or tls_server_name to the name it holds",
+			l.pass.Args[0], servers, map[bool]string{true: "", false: " and sends no SNI"}[sni], verified)
+	case !sni:
+		t.m.note(l.pass, "proxy_pass %s: redirectd sends the name it verifies in SNI, which nginx sends only with proxy_ssl_server_name on", l.pass.Args[0])
+	}
+}
+
+// groupFiles sets the group's ca_file and client certificate from
+// proxy_ssl_trusted_certificate and proxy_ssl_certificate(_key), each
+// read as the loader will read it: one that it would refuse (unreadable,
+// no certificate, a pair that does not match) is written as a comment,
+// with a note.
+func (t *translator) groupFiles(p *proxyLevel, g *Group) {
 	files := []struct {
 		directive string
 		to        *string
@@ -327,26 +353,32 @@ func (t *translator) groupTLS(l *location, g *Group, host string, block bool) {
 			continue
 		}
 		*f.to = certPath(t.dirs, d.Args[0])
-		if _, err := os.Stat(*f.to); err != nil {
+		b, err := os.ReadFile(*f.to)
+		switch {
+		case err != nil:
 			g.Unreadable = append(g.Unreadable, f.key)
 			t.m.note(d, "%s cannot be read here: %s is written as a comment, to uncomment where the file is", *f.to, f.key)
+		case f.key == "ca_file" && !strings.Contains(string(b), "-----BEGIN CERTIFICATE-----"):
+			g.Unreadable = append(g.Unreadable, f.key)
+			t.m.note(d, "%s holds no PEM certificate, which ca_file needs: it is written as a comment", *f.to)
 		}
 	}
-	if (g.ClientCert == "") != (g.ClientKey == "") || slices.Contains(g.Unreadable, "client_cert_file") != slices.Contains(g.Unreadable, "client_key_file") {
-		t.m.note(l.pass, "proxy_pass %s: a client certificate needs both proxy_ssl_certificate and proxy_ssl_certificate_key; left out", l.pass.Args[0])
+	readable := func(key string) bool { return !slices.Contains(g.Unreadable, key) }
+	switch {
+	case (g.ClientCert == "") != (g.ClientKey == ""):
+		t.m.note(g.Origin, "proxy_pass %s: a client certificate needs both proxy_ssl_certificate and proxy_ssl_certificate_key; left out", g.Origin.Args[0])
 		g.ClientCert, g.ClientKey = "", ""
 		g.Unreadable = slices.DeleteFunc(g.Unreadable, func(k string) bool { return k != "ca_file" })
-	}
-	servers := strings.Join(g.Servers, ", ")
-	verified := "the system's roots"
-	if g.CAFile != "" {
-		verified = "ca_file (" + g.CAFile + ")"
-	}
-	switch {
-	case !verify:
-		t.m.note(l.pass, "proxy_pass %s: nginx accepts any certificate from %s (proxy_ssl_verify is off, nginx's default)%s; redirectd verifies it against %s and the server's name, and answers 502 where that fails: set ca_file to the CA that issued it (nginx's proxy_ssl_trusted_certificate, with proxy_ssl_verify on), or tls_server_name to the name it holds",
-			l.pass.Args[0], servers, map[bool]string{true: "", false: " and sends no SNI"}[sni], verified)
-	case !sni:
-		t.m.note(l.pass, "proxy_pass %s: redirectd sends the name it verifies in SNI, which nginx sends only with proxy_ssl_server_name on", l.pass.Args[0])
+	case g.ClientCert == "":
+	case !readable("client_cert_file") || !readable("client_key_file"):
+		// Both as comments: the loader takes neither alone.
+		g.Unreadable = slices.DeleteFunc(g.Unreadable, func(k string) bool { return k != "ca_file" })
+		g.Unreadable = append(g.Unreadable, "client_cert_file", "client_key_file")
+	default:
+		// The loader refuses a pair that does not match.
+		if _, err := tls.LoadX509KeyPair(g.ClientCert, g.ClientKey); err != nil {
+			g.Unreadable = append(g.Unreadable, "client_cert_file", "client_key_file")
+			t.m.note(p.get("proxy_ssl_certificate"), "proxy_ssl_certificate %s: %v; client_cert_file and client_key_file are written as comments", g.ClientCert, err)
+		}
 	}
 }
