@@ -18,6 +18,9 @@ type Route struct {
 	Prefix string
 	Group  *Group
 	Origin *Directive // the location
+	// dropped: left out of what is written (the default group's route,
+	// or one that changes nothing), and of routeFor.
+	dropped bool
 }
 
 // routes makes the routes of every server's proxying locations: nginx
@@ -117,8 +120,9 @@ func orUnnamed(h string) string {
 // picks servers per kind of port, and routes do not tell plain requests
 // from TLS ones.
 func (t *translator) addRoute(r Route) {
-	for _, o := range t.routeList {
-		if o.Host != r.Host || o.Prefix != r.Prefix {
+	for _, i := range t.routeIdx[r.Host] {
+		o := &t.routeList[i]
+		if o.Prefix != r.Prefix {
 			continue
 		}
 		if o.Group != r.Group {
@@ -131,6 +135,10 @@ func (t *translator) addRoute(r Route) {
 		}
 		return
 	}
+	if t.routeIdx == nil {
+		t.routeIdx = map[string][]int{}
+	}
+	t.routeIdx[r.Host] = append(t.routeIdx[r.Host], len(t.routeList))
 	t.routeList = append(t.routeList, r)
 }
 
@@ -138,50 +146,59 @@ func (t *translator) addRoute(r Route) {
 // (config.Route: the routes of the exact host, then of the wildcards
 // covering it from the longest, then those without a host; among one
 // host's, the longest matching prefix), else the default group; nil for
-// none.
+// none. Dropped routes are not there.
 func (t *translator) routeFor(host, path string) (*Group, *Route) {
 	host = strings.TrimSuffix(strings.ToLower(hostOnly(host)), ".")
-	best := func(match func(h string) bool) *Route {
+	best := func(h string) *Route {
 		var r *Route
-		for i := range t.routeList {
+		for _, i := range t.routeIdx[h] {
 			x := &t.routeList[i]
-			if match(x.Host) && strings.HasPrefix(path, x.Prefix) && (r == nil || len(x.Prefix) > len(r.Prefix)) {
+			if !x.dropped && strings.HasPrefix(path, x.Prefix) && (r == nil || len(x.Prefix) > len(r.Prefix)) {
 				r = x
 			}
 		}
 		return r
 	}
-	if r := best(func(h string) bool { return h == host }); r != nil {
+	if r := best(host); r != nil {
 		return r.Group, r
 	}
-	var wild []string
-	for _, x := range t.routeList {
-		if strings.HasPrefix(x.Host, "*.") && strings.HasSuffix(host, x.Host[1:]) && !slices.Contains(wild, x.Host) {
-			wild = append(wild, x.Host)
+	for i := 0; i < len(host); i++ {
+		if host[i] == '.' {
+			if r := best("*" + host[i:]); r != nil {
+				return r.Group, r
+			}
 		}
 	}
-	slices.SortStableFunc(wild, func(a, b string) int { return len(b) - len(a) })
-	for _, w := range wild {
-		if r := best(func(h string) bool { return h == w }); r != nil {
-			return r.Group, r
-		}
-	}
-	if r := best(func(h string) bool { return h == "" }); r != nil {
+	if r := best(""); r != nil {
 		return r.Group, r
 	}
 	return t.dflt, nil
 }
 
+// visible are the routes a request for host can reach: its own, those of
+// the wildcards covering it and those for any host.
+func (t *translator) visible(host string) []int {
+	out := slices.Clone(t.routeIdx[host])
+	for i := 0; i < len(host); i++ {
+		if host[i] == '.' {
+			out = append(out, t.routeIdx["*"+host[i:]]...)
+		}
+	}
+	if host != "" {
+		out = append(out, t.routeIdx[""]...)
+	}
+	return out
+}
+
 // pickDefault makes the group of the route for any host at / the default
 // group, [upstream], in that route's place.
 func (t *translator) pickDefault() {
-	i := slices.IndexFunc(t.routeList, func(r Route) bool { return r.Host == "" && r.Prefix == "/" })
-	if i < 0 {
-		return
+	for _, i := range t.routeIdx[""] {
+		if r := &t.routeList[i]; r.Prefix == "/" {
+			t.dflt, r.dropped = r.Group, true
+			t.dflt.Name = "default"
+		}
 	}
-	t.dflt = t.routeList[i].Group
-	t.dflt.Name = "default"
-	t.routeList = slices.Delete(t.routeList, i, i+1)
 }
 
 // pruneRoutes drops the routes that change no request's group: one that a
@@ -189,30 +206,32 @@ func (t *translator) pickDefault() {
 // (nginx's location /api/ and location / both proxying to one upstream),
 // one of a name of the default server that the routes for any host
 // answer alike, and so on. A route of an exact host is dropped when every
-// path it matches (each route's prefix that extends its own stands for
-// the paths between) goes to the same group without it.
+// path it matches (each visible route's prefix that extends its own
+// stands for the paths between) goes to the same group without it; one
+// for a wildcard or any host only where a shorter route of its own host
+// (or the default group) sends its paths to the same group, since other
+// hosts fall through to it.
 func (t *translator) pruneRoutes() {
-	for i := 0; i < len(t.routeList); i++ {
-		r := t.routeList[i]
+	for i := range t.routeList {
+		r := &t.routeList[i]
+		if r.dropped {
+			continue
+		}
+		host := probeHostOf(orUnnamed(r.Host))
 		var probes []string
-		for _, o := range t.routeList {
-			if strings.HasPrefix(o.Prefix, r.Prefix) {
+		for _, j := range t.visible(r.Host) {
+			if o := &t.routeList[j]; !o.dropped && strings.HasPrefix(o.Prefix, r.Prefix) {
 				probes = append(probes, o.Prefix)
 			}
 		}
-		host := probeHostOf(orUnnamed(r.Host))
 		before := make([]*Group, len(probes))
 		for j, p := range probes {
 			before[j], _ = t.routeFor(host, p)
 		}
-		t.routeList = slices.Delete(t.routeList, i, i+1)
+		r.dropped = true
 		same := r.Host != "" && !strings.HasPrefix(r.Host, "*.")
 		if !same {
-			// Other hosts fall through to these routes: only a route
-			// covered by a shorter one of its host that sends to the
-			// same group (or by the default group) changes nothing.
-			cover, _ := t.routeFor(host, r.Prefix)
-			_, via := t.routeFor(host, r.Prefix)
+			cover, via := t.routeFor(host, r.Prefix)
 			same = cover == r.Group && (via != nil && via.Host == r.Host || via == nil && r.Host == "")
 		}
 		for j, p := range probes {
@@ -220,11 +239,17 @@ func (t *translator) pruneRoutes() {
 				same = false
 			}
 		}
-		if same {
-			i--
-		} else {
-			t.routeList = slices.Insert(t.routeList, i, r)
+		r.dropped = same
+	}
+	kept := t.routeList[:0]
+	for _, r := range t.routeList {
+		if !r.dropped {
+			kept = append(kept, r)
 		}
+	}
+	t.routeList, t.routeIdx = kept, map[string][]int{}
+	for i, r := range kept {
+		t.routeIdx[r.Host] = append(t.routeIdx[r.Host], i)
 	}
 }
 
@@ -238,7 +263,7 @@ func (t *translator) nameGroups() {
 		groups = append(groups, t.dflt)
 	}
 	for _, g := range t.groups {
-		if g == t.dflt || !slices.ContainsFunc(t.routeList, func(r Route) bool { return r.Group == g }) {
+		if g == t.dflt || !slices.ContainsFunc(t.routeList, func(r Route) bool { return r.Group == g && !r.dropped }) {
 			continue
 		}
 		base := strings.Map(func(r rune) rune {
@@ -354,14 +379,10 @@ func (t *translator) nginxGroup(s *server, req request) (*Group, *Directive) {
 // every kind of port it listens on, and a host no server names for the
 // default servers.
 func (t *translator) routeProbes() []request {
-	var prefixes []string
-	for _, r := range t.routeList {
-		prefixes = append(prefixes, r.Prefix, r.Prefix+"probe")
-	}
 	var out []request
 	seen := map[request]bool{}
 	for _, s := range t.m.servers {
-		paths := append(t.probePaths(s), prefixes...)
+		own := t.probePaths(s)
 		for k, https := range []bool{false, true} {
 			if !s.on[k] {
 				continue
@@ -371,6 +392,10 @@ func (t *translator) routeProbes() []request {
 				hosts = append(hosts, "unnamed.invalid")
 			}
 			for _, h := range hosts {
+				paths := slices.Clone(own)
+				for _, i := range t.visible(strings.ToLower(h)) {
+					paths = append(paths, t.routeList[i].Prefix, t.routeList[i].Prefix+"probe")
+				}
 				for _, p := range paths {
 					p, _, _ = strings.Cut(p, "?")
 					r := request{host: h, path: p, https: https}

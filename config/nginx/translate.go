@@ -164,6 +164,7 @@ type translator struct {
 	groupByKey map[string]*Group
 	groups     []*Group
 	routeList  []Route
+	routeIdx   map[string][]int // routeList's indexes by host
 	dflt       *Group
 	// routeNoted are the locations whose routing a note describes
 	// already, which the routes' check does not list again.
