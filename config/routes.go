@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/redirectd/redirectd/matcher"
 )
 
 // Route is one [[route]]: the misses of Host (any host when "") whose
@@ -12,7 +14,8 @@ type Route struct {
 	// Host is lower case, "*.example.com" for any subdomain, "" for any
 	// host.
 	Host string
-	// Prefix starts with '/'; "/" when left out.
+	// Prefix starts with '/'; "/" when left out. It is normalised as
+	// rules' paths are (matcher.NormalizePath).
 	Prefix string
 	// Upstream names a group of [upstreams], or "default" for [upstream].
 	Upstream string
@@ -100,6 +103,8 @@ func checkRoutes(file string, raw []rawRoute, def *Upstream, groups map[string]*
 				bad("prefix", "%q %s", cut(rt.Prefix), msg)
 				ok = false
 			}
+			// As a rule's path: "/%7Euser/" is "/~user/" (matcher.Match.Path).
+			rt.Prefix = matcher.NormalizePath(rt.Prefix)
 		}
 		switch {
 		case r.Upstream == "":

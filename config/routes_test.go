@@ -47,6 +47,10 @@ upstream = "shop-2"
 [[route]]
 prefix = "/api/"
 upstream = "default"
+
+[[route]]
+prefix = "/%7euser/"
+upstream = "default"
 `}))
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +72,8 @@ upstream = "default"
 		t.Errorf("ClientTLS = %+v, %v; want the server name, the CA and the client certificate", tc, err)
 	}
 	want := []config.Route{{Host: "www.example.com", Prefix: "/blog/", Upstream: "blog", Line: 18},
-		{Host: "*.example.com", Prefix: "/", Upstream: "shop-2", Line: 23}, {Prefix: "/api/", Upstream: "default", Line: 27}}
+		{Host: "*.example.com", Prefix: "/", Upstream: "shop-2", Line: 23}, {Prefix: "/api/", Upstream: "default", Line: 27},
+		{Prefix: "/~user/", Upstream: "default", Line: 31}}
 	if diff := cmp.Diff(want, cfg.Routes); diff != "" {
 		t.Errorf("routes (-want +got):\n%s", diff)
 	}
@@ -98,6 +103,8 @@ func TestLoadGroupErrors(t *testing.T) {
 			"redirectd.toml:9: [[route]] #2: prefix: a.com \"/b/\" is routed already by the [[route]] on line 3"},
 		{"duplicate any-host route", grp + "[[route]]\nupstream = \"blog\"\n[[route]]\nprefix = \"/\"\nupstream = \"blog\"\n",
 			"[[route]] #2: prefix: every host \"/\" is routed already"},
+		{"duplicate once normalised", grp + "[[route]]\nprefix = \"/%62/\"\nupstream = \"blog\"\n[[route]]\nprefix = \"/b/\"\nupstream = \"blog\"\n",
+			"[[route]] #2: prefix: every host \"/b/\" is routed already by the [[route]] on line 3"},
 		{"prefix without slash", grp + "[[route]]\nprefix = \"blog/\"\nupstream = \"blog\"\n",
 			"redirectd.toml:4: [[route]] #1: prefix: \"blog/\" must start with '/'"},
 		{"prefix with query", grp + "[[route]]\nprefix = \"/a?b\"\nupstream = \"blog\"\n",
@@ -155,5 +162,41 @@ func TestLoadGroupErrors(t *testing.T) {
 				t.Errorf("error %q\ndoes not contain %q", msg, tt.want)
 			}
 		})
+	}
+}
+
+// TestLoadGroupForms: a group written inline under [upstreams], and a
+// health check as a table of its own, read as the [upstreams.NAME] form.
+func TestLoadGroupForms(t *testing.T) {
+	cfg, err := config.Load(writeFiles(t, map[string]string{"redirectd.toml": `
+[upstreams]
+api = { servers = ["127.0.0.1:9001"], balance = "least_conn" }
+
+[upstreams.blog]
+servers = ["https://blog.example.net:8443"]
+
+[upstreams.blog.health_check]
+path = "/healthz"
+interval = "1s"
+
+[[route]]
+prefix = "/api/"
+upstream = "api"
+`}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if api := cfg.Upstreams["api"]; api == nil || api.Balance != "least_conn" || api.Targets[0].Addr != "127.0.0.1:9001" {
+		t.Errorf("inline group: %+v", api)
+	}
+	if hc := cfg.Upstreams["blog"].HealthCheck; hc == nil || hc.Path != "/healthz" || hc.Interval.Std().String() != "1s" {
+		t.Errorf("health check table: %+v", hc)
+	}
+	if cfg.Upstream != nil || len(cfg.Routes) != 1 {
+		t.Errorf("default group %v, routes %v", cfg.Upstream, cfg.Routes)
+	}
+	_, err = config.Load(writeFiles(t, map[string]string{"redirectd.toml": "[upstreams.blog]\nservers = [\"a:1\"]\n\n[upstreams.blog.health_check]\npath = \"/h\"\nevery = \"1s\"\n"}))
+	if err == nil || !strings.Contains(err.Error(), "redirectd.toml:6: [upstreams.blog.health_check]: every: unknown key") {
+		t.Errorf("unknown key of a group's health check table: %v", err)
 	}
 }

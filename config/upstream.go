@@ -109,18 +109,7 @@ func checkUpstream(file, table string, u *Upstream, fl files, loc *locator, errs
 		}
 		errs.add(&Error{File: file, Line: line, What: "[" + table + "]", Key: key, Msg: fmt.Sprintf(format, args...)})
 	}
-	if len(u.Servers) == 0 {
-		bad("servers", "empty; list at least one host:port, such as [\"127.0.0.1:8081\"]")
-	}
-	u.Targets = u.Targets[:0]
-	for _, s := range u.Servers {
-		t, msg := parseTarget(s)
-		if msg != "" {
-			bad("servers", "%q %s", cut(s), msg)
-			continue
-		}
-		u.Targets = append(u.Targets, t)
-	}
+	checkServers(u, bad)
 	switch u.Balance {
 	case "":
 		u.Balance = "round_robin"
@@ -188,6 +177,22 @@ func checkUpstream(file, table string, u *Upstream, fl files, loc *locator, errs
 		defaultDuration(&hc.Interval, DefaultHealthInterval)
 	}
 	checkUpstreamTLS(u, fl, bad)
+}
+
+// checkServers parses u's servers into its Targets.
+func checkServers(u *Upstream, bad func(key, format string, args ...any)) {
+	if len(u.Servers) == 0 {
+		bad("servers", "empty; list at least one host:port, such as [\"127.0.0.1:8081\"]")
+	}
+	u.Targets = u.Targets[:0]
+	for _, s := range u.Servers {
+		t, msg := parseTarget(s)
+		if msg != "" {
+			bad("servers", "%q %s", cut(s), msg)
+			continue
+		}
+		u.Targets = append(u.Targets, t)
+	}
 }
 
 func defaultDuration(d *Duration, def time.Duration) {

@@ -71,10 +71,12 @@ func (cs *conn) answer(out []byte, req *httpparse.Request, rules *matcher.Set, d
 
 // pickGroup chooses the upstream group of req into the loop's group, and
 // reports whether there is one: the routes of its host and path, else
-// the default group (upstream_routes.go).
+// the default group (upstream_routes.go). The path is the one the
+// lookup just compared with the rules (lookup runs first), so that a
+// prefix matches "/%62log/" as a rule's "/blog/" does.
 func (cs *conn) pickGroup(req *httpparse.Request) bool {
 	l := cs.loop
-	l.group = l.srv.routes.Load().pick(req.Host, req.Path)
+	l.group = l.srv.routes.Load().pick(req.Host, l.match.Path())
 	return l.group != nil
 }
 

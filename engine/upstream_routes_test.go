@@ -81,8 +81,10 @@ func TestUpstreamRouteSelection(t *testing.T) {
 		{"www.example.com", "/blog/post", "blog"},
 		{"WWW.Example.COM:8080", "/blog/post", "blog"},
 		{"www.example.com.", "/blog/", "blog"},
-		{"www.example.com", "/blog", "www"},  // "/blog" is not under "/blog/"
-		{"www.example.com", "/api/x", "www"}, // the exact host's "/" wins over any host's /api/
+		{"www.example.com", "/%62log/post", "blog"}, // as the rules see it
+		{"www.example.com", "/blog%2Fpost", "www"},  // an encoded slash is not a slash
+		{"www.example.com", "/blog", "www"},         // "/blog" is not under "/blog/"
+		{"www.example.com", "/api/x", "www"},        // the exact host's "/" wins over any host's /api/
 		{"shop.example.com", "/anything", "wild"},
 		{"b.a.example.com", "/x/1", "deep"},
 		{"b.a.example.com", "/y", "wild"}, // no prefix of *.a.example.com: the next wildcard

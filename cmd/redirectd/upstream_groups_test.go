@@ -30,7 +30,9 @@ func TestServeUpstreamGroups(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	origin := func(name string) http.HandlerFunc {
-		return func(w http.ResponseWriter, r *http.Request) { fmt.Fprintf(w, "%s saw %s %s", name, r.Host, r.URL.RequestURI()) }
+		return func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprintf(w, "%s saw %s %s", name, r.Host, r.URL.RequestURI())
+		}
 	}
 	plain := httptest.NewServer(origin("plain"))
 	defer plain.Close()

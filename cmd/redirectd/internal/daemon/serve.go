@@ -61,15 +61,12 @@ func Serve(o Options, stdout, stderr io.Writer) int {
 	opts := engineopts.Engine(&cfg.Server, log)
 	opts.Takeover = o.Upgrade
 	opts.MissesCapacity = cfg.Misses.Capacity
-	ups := &upstreams{log: log}
-	fw, commit, err := ups.build(cfg)
+	ups, err := startUpstreams(cfg, &opts, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", cfg.Path, err)
 		return 1
 	}
-	commit()
 	defer ups.close()
-	opts.Upstream, opts.Routes = fw.def, fw.routes
 	alog, err := openAccessLog(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: [access_log]: %v\n", cfg.Path, err)
@@ -88,9 +85,7 @@ func Serve(o Options, stdout, stderr io.Writer) int {
 	defer https.close()
 	srv = engine.New(opts, cfg.Set)
 	svc := newService(srv, cfg, o.Config, o.Loader, log)
-	svc.ups = ups
-	svc.adminListen = o.AdminListen
-	svc.https = https
+	svc.adminListen, svc.https, svc.ups = o.AdminListen, https, ups
 	stopSource, err := svc.startSource() // [rules] source: serve the cached version, poll
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: [rules]: %v\n", cfg.Path, err)

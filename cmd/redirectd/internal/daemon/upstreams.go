@@ -55,6 +55,9 @@ func (u *upstreams) build(cfg *config.Config) (forwarding, func(), error) {
 		if err != nil {
 			return nil, err
 		}
+		if c.TLSInsecureSkipVerify {
+			u.log.Warn("tls_insecure_skip_verify is on: the https:// servers' certificates are not checked, so anyone on the path can read and change this traffic", "group", c.Name)
+		}
 		pool := upstream.New(pc, u.log)
 		made = append(made, pool)
 		g := &runningGroup{cfg: *c, pool: pool, opts: engineopts.Forwarding(c, pool)}
@@ -97,6 +100,19 @@ func (u *upstreams) build(cfg *config.Config) (forwarding, func(), error) {
 		u.running = next
 	}
 	return f, commit, nil
+}
+
+// startUpstreams makes the pools of cfg's groups and sets opts to
+// forward to them.
+func startUpstreams(cfg *config.Config, opts *engine.Options, log *slog.Logger) (*upstreams, error) {
+	ups := &upstreams{log: log}
+	fw, commit, err := ups.build(cfg)
+	if err != nil {
+		return nil, err
+	}
+	commit()
+	opts.Upstream, opts.Routes = fw.def, fw.routes
+	return ups, nil
 }
 
 // close closes every running pool.
