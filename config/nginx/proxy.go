@@ -47,22 +47,53 @@ func (p *proxyLevel) add(d *Directive) bool {
 	return true
 }
 
+// setHeaders is the proxy_set_header list in effect: that of the
+// nearest level with any, which replaces the inherited one.
+func (p *proxyLevel) setHeaders() []*Directive {
+	for ; p != nil; p = p.parent {
+		if len(p.headers) > 0 {
+			return p.headers
+		}
+	}
+	return nil
+}
+
 // host is the proxy_set_header Host in effect, nil for nginx's default
 // ($proxy_host).
 func (p *proxyLevel) host() *Directive {
-	for ; p != nil; p = p.parent {
-		if len(p.headers) == 0 {
+	var h *Directive
+	for _, d := range p.setHeaders() {
+		if len(d.Args) == 2 && strings.EqualFold(d.Args[0], "host") {
+			h = d
+		}
+	}
+	return h
+}
+
+// sameHeaders are the proxy_set_header fields and values that redirectd
+// sends alike on its own (engine/README.md, forwarding): it appends the
+// client to X-Forwarded-For, sets X-Forwarded-Proto and X-Forwarded-Host,
+// tunnels WebSocket upgrades and keeps its upstream connections alive.
+var sameHeaders = map[string][]string{
+	"x-forwarded-for":   {"$proxy_add_x_forwarded_for"},
+	"x-forwarded-proto": {"$scheme"},
+	"x-forwarded-host":  {"$host", "$http_host"},
+	"upgrade":           {"$http_upgrade"},
+	"connection":        {"upgrade", "$connection_upgrade", "", "keep-alive"},
+}
+
+// noteHeaders notes each proxy_set_header in effect at l, other than
+// Host, that redirectd does not send alike.
+func (t *translator) noteHeaders(l *location) {
+	for _, d := range l.proxy.setHeaders() {
+		if len(d.Args) != 2 || strings.EqualFold(d.Args[0], "host") {
 			continue
 		}
-		var h *Directive
-		for _, d := range p.headers {
-			if len(d.Args) == 2 && strings.EqualFold(d.Args[0], "host") {
-				h = d
-			}
+		if slices.Contains(sameHeaders[strings.ToLower(d.Args[0])], strings.ToLower(d.Args[1])) {
+			continue
 		}
-		return h // this level's list replaces the inherited one
+		t.noteOnce(d, "proxy_set_header %s %s: redirectd forwards the client's fields as they came, sets X-Forwarded-For (appending the client), X-Forwarded-Proto and X-Forwarded-Host itself, and has no setting for other fields; left out", d.Args[0], d.Args[1])
 	}
-	return nil
 }
 
 // get is the proxy_ssl_* directive name in effect, nil when none is set.
@@ -177,6 +208,7 @@ func (t *translator) makeGroup(l *location) *Group {
 		g.Servers = []string{serverURL(addr, tls)}
 	}
 	g.HostHeader = t.hostHeader(l, proxyHost)
+	t.noteHeaders(l)
 	if tls {
 		t.groupTLS(l, g, host, m.upstreams[host] != nil)
 	}
