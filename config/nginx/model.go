@@ -98,6 +98,8 @@ type server struct {
 	// dfltFlag, whether a listen of that kind says default_server.
 	on, dfltOn, dfltFlag [2]bool
 	sslOn                bool // `ssl on;`
+	// unnamable: a server_name of it has no redirectd host (a regex).
+	unnamable bool
 	// proxy holds its proxy_* directives (proxy.go); named are its
 	// named locations (location @app), by name.
 	proxy *proxyLevel
@@ -391,6 +393,7 @@ func (m *model) readServer(d *Directive) {
 				if n == "" || n == "_" || strings.HasPrefix(n, "~") || strings.HasSuffix(n, ".*") || strings.Contains(n, "$") {
 					if n != "" && n != "_" {
 						m.note(c, "server_name %q: regex and trailing-wildcard names have no redirectd equivalent; left out", n)
+						s.unnamable = true
 					}
 					continue
 				}

@@ -46,11 +46,12 @@ func (t *translator) routes() {
 			switch {
 			case !s.on[k] || s.hosts == nil && s.dfltOn[k]:
 			case s.hosts == nil:
-				for _, l := range s.locs {
-					if l.pass != nil {
-						m.note(s.d, "this server has no server_name and is not the default server: nginx sends it only requests without a Host; its proxy_pass is left out")
-						break
-					}
+				why := "this server has no server_name and is not the default server: nginx sends it only requests without a Host"
+				if s.unnamable {
+					why = "this server's names are regexes or end with a wildcard, which no route's host can say"
+				}
+				if slices.ContainsFunc(s.locs, func(l *location) bool { return l.pass != nil }) {
+					m.note(s.d, "%s; its proxy_pass routes are left out", why)
 				}
 			default:
 				t.serverRoutes(s, s.hosts)

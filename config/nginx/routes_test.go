@@ -62,6 +62,11 @@ server { listen 443 ssl; server_name a.test; ssl_certificate c; ssl_certificate_
 		conf: `server { location / { proxy_pass http://10.0.0.1; } location ~ \.php$ { proxy_pass http://10.0.0.9:9000; } location ~ ^/img/ { proxy_pass http://10.0.0.1; } }`,
 		groups: []string{"default 10.0.0.1:80 host=10.0.0.1"},
 		notes:  []string{`location ~ \.php$: redirectd routes by host and path prefix, not by regex`},
+	}, {
+		name: "a server named by a regex",
+		conf: `server { listen 80 default_server; return 444; }
+server { server_name ~^(?<app>.+)\.apps\.test$; location / { proxy_pass http://10.0.0.1; } }`,
+		notes: []string{"this server's names are regexes or end with a wildcard, which no route's host can say; its proxy_pass routes are left out"},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
