@@ -344,6 +344,9 @@ type Upstream struct {
 	// Commented names the keys written as comments (a file that cannot
 	// be read where the import runs, which the loader would refuse).
 	Commented []string
+	// Limits are connect_timeout, read_timeout, write_timeout (durations)
+	// and max_request_body_bytes (an integer), written where set.
+	Limits map[string]string
 }
 
 // WriteUpstream writes u as its table under the comment.
@@ -367,6 +370,14 @@ func WriteUpstream(b *strings.Builder, comment string, u Upstream) {
 			b.WriteString("# ")
 		}
 		fmt.Fprintf(b, "%s = %s\n", kv[0], Quote(kv[1]))
+	}
+	for _, k := range []string{"connect_timeout", "read_timeout", "write_timeout"} {
+		if v := u.Limits[k]; v != "" {
+			fmt.Fprintf(b, "%s = %s\n", k, Quote(v))
+		}
+	}
+	if v := u.Limits["max_request_body_bytes"]; v != "" && strings.Trim(v, "0123456789") == "" {
+		fmt.Fprintf(b, "max_request_body_bytes = %s\n", v)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // What a proxy_pass sends where: the upstream group of one location,
@@ -31,12 +32,19 @@ var proxySSL = map[string]bool{
 	"proxy_ssl_trusted_certificate": true, "proxy_ssl_certificate": true, "proxy_ssl_certificate_key": true,
 }
 
+// proxyLimits are the directives that become a group's timeouts and
+// body limit, by the key each becomes.
+var proxyLimits = map[string]string{
+	"proxy_connect_timeout": "connect_timeout", "proxy_read_timeout": "read_timeout",
+	"proxy_send_timeout": "write_timeout", "client_max_body_size": "max_request_body_bytes",
+}
+
 // add records d when it is a directive of p; it reports whether it was.
 func (p *proxyLevel) add(d *Directive) bool {
 	switch {
 	case d.Name == "proxy_set_header":
 		p.headers = append(p.headers, d)
-	case proxySSL[d.Name] && len(d.Args) == 1:
+	case (proxySSL[d.Name] || proxyLimits[d.Name] != "") && len(d.Args) == 1:
 		if p.ssl == nil {
 			p.ssl = map[string]*Directive{}
 		}
@@ -119,6 +127,10 @@ type Group struct {
 	// where the import runs, written as comments.
 	TLSServerName, CAFile, ClientCert, ClientKey string
 	Unreadable                                   []string
+	// Limits are connect_timeout, read_timeout, write_timeout and
+	// max_request_body_bytes as written ("30s", "1048576"), from nginx's
+	// directives where set.
+	Limits map[string]string
 	// Origin is the first proxy_pass that sends to the group.
 	Origin *Directive
 	base   string // the name before deduplication
@@ -126,7 +138,7 @@ type Group struct {
 
 // key is what makes two groups the same group.
 func (g *Group) key() string {
-	return fmt.Sprint(g.Servers, g.Balance, g.HostHeader, g.TLSServerName, g.CAFile, g.ClientCert, g.ClientKey)
+	return fmt.Sprint(g.Servers, g.Balance, g.HostHeader, g.TLSServerName, g.CAFile, g.ClientCert, g.ClientKey, g.Limits)
 }
 
 // proxyGroup makes the group of location l's proxy_pass; ok is false when
@@ -209,6 +221,7 @@ func (t *translator) makeGroup(l *location) *Group {
 	}
 	g.HostHeader = t.hostHeader(l, proxyHost)
 	t.noteHeaders(l)
+	t.groupLimits(l, g)
 	if tls {
 		t.groupTLS(l, g, host, m.upstreams[host] != nil)
 	}
@@ -413,4 +426,67 @@ func (t *translator) groupFiles(p *proxyLevel, g *Group) {
 			t.m.note(p.get("proxy_ssl_certificate"), "proxy_ssl_certificate %s: %v; client_cert_file and client_key_file are written as comments", g.ClientCert, err)
 		}
 	}
+}
+
+// groupLimits sets the group's timeouts and body limit from nginx's
+// proxy_connect_timeout, proxy_read_timeout (between two reads of the
+// answer, as read_timeout), proxy_send_timeout (between two writes, as
+// write_timeout) and client_max_body_size where the config sets them.
+// Where it does not, nginx's defaults (60 s each, 1 MB) are not written:
+// redirectd's own apply (config/README.md), and the README says so.
+func (t *translator) groupLimits(l *location, g *Group) {
+	for _, name := range []string{"proxy_connect_timeout", "proxy_read_timeout", "proxy_send_timeout", "client_max_body_size"} {
+		d := l.proxy.get(name)
+		if d == nil {
+			continue
+		}
+		v, ok := nginxDuration(d.Args[0])
+		if name == "client_max_body_size" {
+			v, ok = nginxSize(d.Args[0])
+		}
+		if !ok {
+			t.noteOnce(d, "%s %s: not a value the import reads; left out", name, d.Args[0])
+			continue
+		}
+		if g.Limits == nil {
+			g.Limits = map[string]string{}
+		}
+		g.Limits[proxyLimits[name]] = v
+	}
+}
+
+// nginxDuration writes an nginx time ("30", "30s", "1m30s", "500ms") as a
+// Go duration.
+func nginxDuration(v string) (string, bool) {
+	if v == "" {
+		return "", false
+	}
+	if strings.Trim(v, "0123456789") == "" {
+		v += "s" // nginx reads a bare number as seconds
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 || strings.ContainsAny(v, "-+.") {
+		return "", false
+	}
+	return d.String(), true
+}
+
+// nginxSize reads an nginx size ("1m", "512k", "1g", "1024") as bytes.
+func nginxSize(v string) (string, bool) {
+	mult := int64(1)
+	switch {
+	case v == "":
+		return "", false
+	case strings.HasSuffix(v, "k") || strings.HasSuffix(v, "K"):
+		mult, v = 1<<10, v[:len(v)-1]
+	case strings.HasSuffix(v, "m") || strings.HasSuffix(v, "M"):
+		mult, v = 1<<20, v[:len(v)-1]
+	case strings.HasSuffix(v, "g") || strings.HasSuffix(v, "G"):
+		mult, v = 1<<30, v[:len(v)-1]
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 || n > (1<<62)/mult {
+		return "", false
+	}
+	return strconv.FormatInt(n*mult, 10), true
 }

@@ -58,8 +58,8 @@ server { listen 443 ssl; server_name a.test; ssl_certificate c; ssl_certificate_
 		groups: []string{"default 10.0.0.1:80 host=10.0.0.1"},
 		notes:  []string{"a route cannot tell plain requests from TLS ones", "differs: https://a.test/: nginx proxies it to 10.0.0.2:80"},
 	}, {
-		name: "a regex location to another upstream than the prefixes",
-		conf: `server { location / { proxy_pass http://10.0.0.1; } location ~ \.php$ { proxy_pass http://10.0.0.9:9000; } location ~ ^/img/ { proxy_pass http://10.0.0.1; } }`,
+		name:   "a regex location to another upstream than the prefixes",
+		conf:   `server { location / { proxy_pass http://10.0.0.1; } location ~ \.php$ { proxy_pass http://10.0.0.9:9000; } location ~ ^/img/ { proxy_pass http://10.0.0.1; } }`,
 		groups: []string{"default 10.0.0.1:80 host=10.0.0.1"},
 		notes:  []string{`location ~ \.php$: redirectd routes by host and path prefix, not by regex`},
 	}, {
@@ -108,5 +108,24 @@ server { server_name ~^(?<app>.+)\.apps\.test$; location / { proxy_pass http://1
 				}
 			}
 		})
+	}
+}
+
+// TestNginxLimits reads nginx's times and sizes as the group's keys take
+// them.
+func TestNginxLimits(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		in, dur, size string
+	}{
+		{"30", "30s", "30"}, {"30s", "30s", ""}, {"1m30s", "1m30s", ""}, {"500ms", "500ms", ""},
+		{"10m", "10m0s", "10485760"}, {"512k", "", "524288"}, {"1g", "", "1073741824"}, {"0", "", "0"},
+		{"", "", ""}, {"-1", "", ""}, {"1d", "", ""}, {"1.5s", "", ""}, {"x", "", ""},
+	} {
+		dur, _ := nginxDuration(tt.in)
+		size, _ := nginxSize(tt.in)
+		if dur != tt.dur || size != tt.size {
+			t.Errorf("%q: duration %q, size %q; want %q, %q", tt.in, dur, size, tt.dur, tt.size)
+		}
 	}
 }

@@ -204,7 +204,7 @@ func writeGroups(b *strings.Builder, res *Result) {
 			comment += "; the default server's location /, so every request no route sends elsewhere, and that no rule redirects, goes here"
 		}
 		importer.WriteUpstream(b, comment, importer.Upstream{Name: g.Name, Servers: g.Servers, Balance: g.Balance, HostHeader: g.HostHeader,
-			TLSServerName: g.TLSServerName, CAFile: g.CAFile, ClientCertFile: g.ClientCert, ClientKeyFile: g.ClientKey, Commented: g.Unreadable})
+			TLSServerName: g.TLSServerName, CAFile: g.CAFile, ClientCertFile: g.ClientCert, ClientKeyFile: g.ClientKey, Commented: g.Unreadable, Limits: g.Limits})
 	}
 	for _, r := range res.Routes {
 		importer.WriteRoute(b, r.Origin.Source()+": location "+strings.Join(r.Origin.Args, " "), r.Host, r.Prefix, r.Group.Name)
