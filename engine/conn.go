@@ -208,6 +208,7 @@ func (cs *conn) serve(buf []byte, s *Server) (used int, res result) {
 			} else {
 				used += cs.startForward(s, req, buf[used:], !req.KeepAlive)
 			}
+			l.group = nil // the forward holds it; a reload may drop it
 			return used, keepOpen
 		}
 		cs.record(&v, out[mark:])
