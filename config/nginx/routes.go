@@ -66,7 +66,8 @@ func (t *translator) routes() {
 // serverRoutes writes the routes of s for hosts ("" for any host): a
 // prefix location is a route of its prefix; an exact location a route
 // only where the prefix routes send its path elsewhere, with a note (a
-// prefix route also takes the longer paths); a regex location none.
+// prefix route also takes the longer paths); a regex location one only
+// when it is a prefix (^/files/), else a note.
 func (t *translator) serverRoutes(s *server, hosts []string) {
 	var exact, regex []*location
 	for _, l := range s.locs {
@@ -87,6 +88,23 @@ func (t *translator) serverRoutes(s *server, hosts []string) {
 			}
 		}
 	}
+	var noted []*location
+	for _, l := range regex {
+		// ^/files/ or ^/files/(.*)$ matches exactly the paths a prefix
+		// route takes: a route, unless a prefix location of that path
+		// is there (nginx tries it first when it is ^~). Where nginx's
+		// order (regexes in order, before the longest plain prefix)
+		// picks otherwise, the self-check lists it.
+		if !l.re.prefixOnly || l.re.ci || l.parent != nil || slices.ContainsFunc(s.locs, func(o *location) bool { return o.re == nil && o.mod != "=" && o.path == l.re.literal }) {
+			noted = append(noted, l)
+			continue
+		}
+		g, _ := t.proxyGroup(l)
+		for _, h := range hosts {
+			t.addRoute(Route{Host: h, Prefix: clientPath(l.re.literal), Group: g, Origin: l.d})
+		}
+	}
+	regex = noted
 	for _, l := range exact {
 		g, _ := t.proxyGroup(l)
 		for _, h := range hosts {

@@ -63,6 +63,12 @@ server { listen 443 ssl; server_name a.test; ssl_certificate c; ssl_certificate_
 		groups: []string{"default 10.0.0.1:80 host=10.0.0.1"},
 		notes:  []string{`location ~ \.php$: redirectd routes by host and path prefix, not by regex`},
 	}, {
+		name:   "a regex that is a prefix is a route; nginx trying it before a longer prefix is listed",
+		conf:   `server { location / { proxy_pass http://10.0.0.1; } location ~ ^/api/(.*)$ { proxy_pass http://10.0.0.2; } location /api/v2/ { proxy_pass http://10.0.0.3; } }`,
+		groups: []string{"default 10.0.0.1:80 host=10.0.0.1", "10-0-0-2 10.0.0.2:80 host=10.0.0.2", "10-0-0-3 10.0.0.3:80 host=10.0.0.3"},
+		routes: []string{"- /api/v2/ 10-0-0-3", "- /api/ 10-0-0-2"},
+		notes:  []string{"differs: http://probe.invalid/api/v2/: nginx proxies it to 10.0.0.2:80 (nginx.conf:1), redirectd forwards it to group 10-0-0-3"},
+	}, {
 		name: "a server named by a regex",
 		conf: `server { listen 80 default_server; return 444; }
 server { server_name ~^(?<app>.+)\.apps\.test$; location / { proxy_pass http://10.0.0.1; } }`,
