@@ -338,7 +338,11 @@ func (t *translator) checkRoutes() {
 		if want == got || t.routeNoted[at] || via != nil && t.routeNoted[via.Origin] {
 			continue // the same group, or a difference noted at its location
 		}
-		url := fmt.Sprintf("%s://%s%s", [2]string{"http", "https"}[kindOf(req.https)], req.host, req.path)
+		host := req.host
+		if host == "unnamed.invalid" {
+			host = "(a host no server_name names)"
+		}
+		url := fmt.Sprintf("%s://%s%s", [2]string{"http", "https"}[kindOf(req.https)], host, req.path)
 		if want == nil {
 			if servedBy[s] == nil {
 				servedBy[s] = map[*Group]*served{}
