@@ -193,8 +193,8 @@ func (t *translator) makeGroup(l *location) *Group {
 	if hasURI {
 		t.noteURI(l, target, "/"+uri)
 	}
-	tls := scheme == "https"
-	defPort := map[bool]string{false: "80", true: "443"}[tls]
+	overTLS := scheme == "https"
+	defPort := map[bool]string{false: "80", true: "443"}[overTLS]
 	g := &Group{Origin: d}
 	// $proxy_host: the host and port as proxy_pass writes them, the
 	// port left out when it is the scheme's (ngx_http_proxy_set_vars).
@@ -206,7 +206,7 @@ func (t *translator) makeGroup(l *location) *Group {
 		}
 		g.base, g.Balance = host, u.balance
 		for _, s := range u.servers {
-			g.Servers = append(g.Servers, serverURL(s, tls))
+			g.Servers = append(g.Servers, serverURL(s, overTLS))
 		}
 	} else {
 		addr := hostPort(host, defPort)
@@ -217,12 +217,12 @@ func (t *translator) makeGroup(l *location) *Group {
 			}
 		}
 		g.base = proxyHost
-		g.Servers = []string{serverURL(addr, tls)}
+		g.Servers = []string{serverURL(addr, overTLS)}
 	}
 	g.HostHeader = t.hostHeader(l, proxyHost)
 	t.noteHeaders(l)
 	t.groupLimits(l, g)
-	if tls {
+	if overTLS {
 		t.groupTLS(l, g, host, m.upstreams[host] != nil)
 	}
 	return g
@@ -252,8 +252,8 @@ func validAddr(addr string) bool {
 
 // serverURL writes one server as redirectd's servers list takes it: an
 // https:// one with its scheme (its port when not 443).
-func serverURL(addr string, tls bool) string {
-	if !tls {
+func serverURL(addr string, overTLS bool) string {
+	if !overTLS {
 		return addr
 	}
 	if h, p, err := net.SplitHostPort(addr); err == nil && p == "443" {
