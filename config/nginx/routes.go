@@ -44,7 +44,7 @@ func (t *translator) routes() {
 		}
 		for _, s := range m.servers {
 			switch {
-			case !s.on[k] || s.hosts == nil && s.dfltOn[k]:
+			case !s.on[k] || s.hosts == nil && (s.dfltOn[0] || s.dfltOn[1]):
 			case s.hosts == nil:
 				why := "this server has no server_name and is not the default server: nginx sends it only requests without a Host"
 				if s.unnamable {
