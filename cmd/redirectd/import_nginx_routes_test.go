@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -148,12 +149,19 @@ server {
 	t.Logf("%d requests compared, by origin: %v", len(hosts)*len(paths), origins)
 }
 
-// routedAnswer sends GET target with Host host to addr and returns the
+// routedAnswer sends GET target with Host host to addr (over TLS when
+// base is https) and returns the
 // status and what the origin echoed (its name, the Host it got, the
 // path), or the Location of a redirect resolved against base.
 func routedAnswer(t *testing.T, addr, host, target, base string) string {
 	t.Helper()
-	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	var c net.Conn
+	var err error
+	if strings.HasPrefix(base, "https:") {
+		c, err = tls.DialWithDialer(&net.Dialer{Timeout: 2 * time.Second}, "tcp", addr, &tls.Config{ServerName: host, InsecureSkipVerify: true})
+	} else {
+		c, err = net.DialTimeout("tcp", addr, 2*time.Second)
+	}
 	if err != nil {
 		t.Fatalf("%s: %v", addr, err)
 	}
@@ -173,4 +181,111 @@ func routedAnswer(t *testing.T, addr, host, target, base string) string {
 	}
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 	return fmt.Sprintf("%d %s", resp.StatusCode, strings.TrimSpace(string(b)))
+}
+
+// TestImportNginxRoutesTLSRoundTrip is certbot's layout for an
+// application: the plain port redirects every name to https, the TLS
+// server proxies / to the application and /api/ to another origin, and
+// location /ws/ sets only Upgrade and Connection, so nginx sends it
+// $proxy_host rather than the server's Host $host. The same requests
+// over both kinds of port must get the same redirect, or reach the same
+// origin with the same Host and path, from nginx and from redirectd.
+func TestImportNginxRoutesTLSRoundTrip(t *testing.T) {
+	nginxBin := findNginx(t)
+	dir := t.TempDir()
+	origin := func(name string) string {
+		s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprintf(w, "%s host=%s path=%s\n", name, r.Host, r.URL.RequestURI())
+		}))
+		t.Cleanup(s.Close)
+		return strings.TrimPrefix(s.URL, "http://")
+	}
+	app, api := origin("app"), origin("api")
+	plain, tlsAddr := testport.Free(t), testport.Free(t)
+	cert, key := writeTestCert(t, dir, "app.example", "www.app.example")
+	site := fmt.Sprintf(`server {
+    listen %[1]s;
+    server_name app.example www.app.example;
+    if ($host = www.app.example) { return 301 https://$host$request_uri; }
+    if ($host = app.example) { return 301 https://$host$request_uri; }
+    return 404;
+}
+server {
+    listen %[2]s ssl;
+    server_name app.example www.app.example;
+    ssl_certificate %[3]s;
+    ssl_certificate_key %[4]s;
+    proxy_set_header Host $host;
+    location / {
+        proxy_pass http://%[5]s;
+    }
+    location /api/ {
+        proxy_pass http://%[6]s;
+    }
+    location /ws/ {
+        proxy_set_header Upgrade $http_upgrade;
+        proxy_set_header Connection "upgrade";
+        proxy_pass http://%[5]s;
+    }
+}
+`, plain, tlsAddr, cert, key, app, api)
+	writeFiles(t, dir, map[string]string{"nginx.conf": nginxConf(dir), "sites/site.conf": site})
+	for d := dir; d != filepath.Dir(d) && strings.HasPrefix(d, os.TempDir()+string(filepath.Separator)); d = filepath.Dir(d) {
+		os.Chmod(d, 0o755) // nginx's workers may run as nobody
+	}
+	out := filepath.Join(dir, "out")
+	code, _, report := runCmd("import", "nginx", "-o", out, filepath.Join(dir, "nginx.conf"))
+	if code != 0 {
+		t.Fatalf("import: exit %d\n%s", code, report)
+	}
+	t.Logf("import:\n%s", report)
+	if strings.Contains(report, "differs:") {
+		t.Errorf("the import found answers that differ from nginx's:\n%s", report)
+	}
+	testutil.RunNginx(t, nginxBin, dir, filepath.Join(dir, "nginx.conf"), plain, tlsAddr)
+	body, err := os.ReadFile(filepath.Join(out, "redirectd.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, tlsServe, admin := testport.Free(t), testport.Free(t), testport.Free(t)
+	listen := regexp.MustCompile(`(?m)^(\[tls\]\nlisten = ).*$`)
+	if !listen.Match(body) {
+		t.Fatalf("the import has no [tls] listen:\n%s", body)
+	}
+	body = listen.ReplaceAll(body, []byte(fmt.Sprintf("${1}%q", tlsServe)))
+	served := filepath.Join(out, "served.toml")
+	head := fmt.Sprintf("[server]\nlisten = %q\n[admin]\nlisten = %q\n[access_log]\nenabled = false\n", addr, admin)
+	if err := os.WriteFile(served, append([]byte(head), body...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srvErr := startProcess(t, exec.Command(buildBinary(t), "serve", "-config", served))
+	waitListening(t, "redirectd", srvErr, addr, tlsServe)
+
+	_, plainPort, _ := net.SplitHostPort(plain)
+	_, tlsPort, _ := net.SplitHostPort(tlsAddr)
+	origins := map[string]int{}
+	n := 0
+	for _, https := range []bool{false, true} {
+		scheme, port, nginxAt, ours := "http", plainPort, plain, addr
+		if https {
+			scheme, port, nginxAt, ours = "https", tlsPort, tlsAddr, tlsServe
+		}
+		for _, h := range []string{"app.example", "www.app.example"} {
+			for _, p := range []string{"/", "/page?q=1", "/api/items", "/api", "/ws/chat", "/ws"} {
+				base := scheme + "://" + h + ":" + port + p
+				want := routedAnswer(t, nginxAt, h, p, base)
+				if got := routedAnswer(t, ours, h, p, base); got != want {
+					t.Errorf("%s://%s%s: nginx %q, redirectd serve %q", scheme, h, p, want, got)
+				}
+				origins[strings.Fields(want + " none")[1]]++
+				n++
+			}
+		}
+	}
+	for _, name := range []string{"app", "api"} {
+		if origins[name] == 0 {
+			t.Errorf("no request reached origin %s through nginx (%v): the sample does not exercise it", name, origins)
+		}
+	}
+	t.Logf("%d requests compared, by origin: %v", n, origins)
 }
