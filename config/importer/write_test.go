@@ -168,7 +168,8 @@ func TestWriteGroupsRoundTrip(t *testing.T) {
 	WriteUpstream(&b, "nginx.conf:9: proxy_pass https://blog.example.net", Upstream{Name: "blog-example-net",
 		Servers: []string{"https://blog.example.net", "https://10.0.0.5:8443"}, HostHeader: "blog.example.net",
 		TLSServerName: "blog.example.net", CAFile: "/nowhere/ca.pem", Commented: []string{"ca_file"}})
-	WriteUpstream(&b, "", Upstream{Name: "app", Servers: []string{"10.0.0.1:80", "10.0.0.2:80"}, Balance: "least_conn", HostHeader: "app"})
+	WriteUpstream(&b, "", Upstream{Name: "app", Servers: []string{"10.0.0.1:80", "10.0.0.2:80"}, Balance: "least_conn", HostHeader: "app",
+		Limits: map[string]string{"connect_timeout": "5s", "read_timeout": "2m0s", "write_timeout": "45s", "max_request_body_bytes": "20971520"}})
 	WriteRoute(&b, "nginx.conf:8: location /blog/", "www.example.com", "/blog/", "blog-example-net")
 	WriteRoute(&b, "", "*.example.com", "/", "app")
 	WriteRoute(&b, "", "", "/api/", "default")
@@ -191,6 +192,10 @@ func TestWriteGroupsRoundTrip(t *testing.T) {
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("loaded groups (-wrote +loaded):\n%s\n%s", d, b.String())
+	}
+	if app := cfg.Upstreams["app"]; app == nil || time.Duration(app.ConnectTimeout) != 5*time.Second || time.Duration(app.ReadTimeout) != 2*time.Minute ||
+		time.Duration(app.WriteTimeout) != 45*time.Second || app.MaxRequestBodyBytes != 20971520 {
+		t.Errorf("group app's limits did not load as written: %+v\n%s", app, b.String())
 	}
 	var routes [][3]string
 	for _, r := range cfg.Routes {
