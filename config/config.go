@@ -194,7 +194,7 @@ var known = map[string][]string{
 	"map":            {"file", "format", "match", "status", "host", "case_insensitive", "trailing_slash", "query_string", "request_uri", "path", "invalid", "headers", "when"},
 	"rules.defaults": {"status", "case_insensitive", "trailing_slash", "query_string", "path"},
 	// [tls] and [acme], see tls.go.
-	"tls":             {"listen", "certificate", "certificates_dir", "hsts", "handshake_timeout"},
+	"tls":             {"listen", "certificate", "certificates_dir", "hsts", "handshake_timeout", "http2", "max_concurrent_streams"},
 	"tls.certificate": {"cert", "key"},
 	"acme":            {"email", "ca", "ca_root", "storage", "hosts", "on_demand", "on_demand_rate"},
 }

@@ -24,6 +24,8 @@ type Settings struct {
 	CertificatesDir string
 	// ACME is the [acme] table; nil turns ACME off.
 	ACME *ACME
+	// NoHTTP2 leaves "h2" out of ALPN: clients speak HTTP/1.1.
+	NoHTTP2 bool
 }
 
 // Certificate is one [[tls.certificate]] entry.

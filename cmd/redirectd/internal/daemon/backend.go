@@ -177,6 +177,7 @@ func (s *service) reloadLocked(c *candidate) (string, error) {
 			cfg.Admin.Token, cfg.Admin.TokenFile = token.Token, token.TokenFile // applied by applyToken
 		}
 		cfg.TLS.Listen, cfg.TLS.HSTS, cfg.TLS.HandshakeTimeout = s.cfg.TLS.Listen, s.cfg.TLS.HSTS, s.cfg.TLS.HandshakeTimeout
+		cfg.TLS.HTTP2, cfg.TLS.MaxConcurrentStreams = s.cfg.TLS.HTTP2, s.cfg.TLS.MaxConcurrentStreams
 	}
 	s.cfg = cfg
 	debug.FreeOSMemory() // the old rules and the decoder's garbage

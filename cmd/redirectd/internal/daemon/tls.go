@@ -10,6 +10,7 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/engine"
+	"github.com/redirectd/redirectd/engine/h2"
 	"github.com/redirectd/redirectd/engine/promtext"
 	"github.com/redirectd/redirectd/engine/tlsconf"
 	"github.com/redirectd/redirectd/matcher"
@@ -55,6 +56,7 @@ func newHTTPS(cfg *config.Config, opts *engine.Options, rules func() *matcher.Se
 		Config:           m.TLSConfig(),
 		HandshakeTimeout: cfg.TLS.HandshakeTimeout.Std(),
 		HSTS:             cfg.TLS.HSTS,
+		HTTP2:            h2.Options{MaxConcurrentStreams: uint32(cfg.TLS.MaxConcurrentStreams)},
 		Handshake: func(st *tls.ConnectionState, err error) {
 			if err != nil {
 				m.HandshakeFailed(err)
@@ -100,6 +102,7 @@ func certSettings(cfg *config.Config) *tlsconf.Settings {
 		HTTPListen:      cfg.Server.Listen,
 		TLSListen:       cfg.TLS.Listen,
 		CertificatesDir: cfg.TLS.CertificatesDir,
+		NoHTTP2:         !cfg.TLS.HTTP2On(),
 	}
 	for _, c := range cfg.TLS.Certificates {
 		s.Certificates = append(s.Certificates, tlsconf.Certificate{Cert: c.Cert, Key: c.Key, File: c.File, Line: c.Line})

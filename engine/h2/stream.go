@@ -1,0 +1,198 @@
+package h2
+
+import (
+	"errors"
+
+	"golang.org/x/net/http2"
+)
+
+// Handler answers the requests of a connection.
+type Handler interface {
+	// Serve is handed each request once its fields, and its body up to
+	// Options.MaxBodyBytes, have come. It runs on the connection's
+	// goroutine, which reads nothing more until it returns, so it must
+	// not wait: it answers at once (Stream.Answer) or hands the stream to
+	// a goroutine that does, with Answer or AnswerHead and WriteData.
+	// Either way the stream's last call ends it (Answer, end = true, or
+	// Abort), and the stream is not to be touched after that.
+	Serve(st *Stream)
+}
+
+// Field is one request field; Name is lower case.
+type Field struct{ Name, Value []byte }
+
+// Stream is one request and the state of its stream. The request's
+// fields are the handler's to read until the stream ends; they point into
+// buffers the connection reuses for a later stream.
+type Stream struct {
+	c  *Conn
+	id uint32
+
+	// Method, Scheme, Authority and Path are the pseudo-header fields
+	// (RFC 9113 8.3.1); Authority is nil when the client sent none.
+	Method, Scheme, Authority, Path []byte
+	// Fields are the other fields, in order, Cookie fields still split.
+	Fields []Field
+	// ContentLength is the content-length field, -1 without one; Body is
+	// the request body as received.
+	ContentLength int64
+	Body          []byte
+	// HeadersTooLarge: the field list was over MaxHeaderListSize, and
+	// Fields holds only the first of them. BodyTooLarge: the body was
+	// over MaxBodyBytes; the stream is handed over without waiting for
+	// its end, and the rest is dropped.
+	HeadersTooLarge, BodyTooLarge bool
+
+	// arena holds the bytes of the fields; offs their offsets until the
+	// block ends.
+	arena []byte
+	offs  []fieldOff
+	// The state below is guarded by c.mu. recvWindow is what the client
+	// may send before the server opens more; received counts body bytes
+	// (against ContentLength).
+	recvWindow int64
+	received   int64
+	sendWindow int64
+	// remoteEnded: the client has sent END_STREAM; localEnded: the
+	// server has; removed: the stream is out of the open set; finished:
+	// the handler made its last call; handed: Serve was called; sync:
+	// Serve is running (an answer made then is flushed by the reader).
+	remoteEnded, localEnded, removed, finished, handed, sync bool
+	// reset: the stream ended by RST_STREAM, either side's, or with the
+	// connection; writes fail.
+	reset bool
+	// pending is answer body not yet sent for want of window; endPending
+	// says END_STREAM follows it.
+	pending    []byte
+	endPending bool
+	headSent   bool
+}
+
+type fieldOff struct{ ns, ne, vs, ve int }
+
+// ErrStreamClosed is returned by the writes of a stream the client reset,
+// or whose connection closed.
+var ErrStreamClosed = errors.New("h2: the stream was reset or its connection closed")
+
+// ID returns the stream's identifier.
+func (st *Stream) ID() uint32 { return st.id }
+
+// Answer sends the whole answer, given as the HTTP/1.1 bytes of its head
+// and body (a status line, fields, an empty line, the body), as HEADERS
+// and DATA, ending the stream. What the peer's window cannot take yet is
+// kept and sent as it opens. answer may be reused once Answer returns.
+func (st *Stream) Answer(answer []byte) {
+	c := st.c
+	c.mu.Lock()
+	defer c.flushAfter(st)
+	if !st.reset {
+		body, ok := c.writeHead(st, answer, false)
+		if !ok {
+			c.writeHead(st, []byte("HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n"), false)
+		}
+		st.pending = append(st.pending[:0], body...)
+		st.endPending = true
+		c.sendPending(st)
+	}
+	st.finished = true
+	c.release(st)
+}
+
+// AnswerHead sends the head of an answer (its HTTP/1.1 status line and
+// fields, with the empty line), for WriteData to send the body; end says
+// the answer has none, which ends the stream.
+func (st *Stream) AnswerHead(head []byte, end bool) error {
+	c := st.c
+	c.mu.Lock()
+	defer c.flushAfter(st)
+	if st.reset {
+		if end {
+			st.finished = true
+			c.release(st)
+		}
+		return ErrStreamClosed
+	}
+	if _, ok := c.writeHead(st, head, end); !ok {
+		return errors.New("h2: an answer head that is not HTTP/1.1")
+	}
+	if end {
+		c.ended(st)
+		st.finished = true
+		c.release(st)
+	}
+	return nil
+}
+
+// maxPending is how much of a streamed answer body a stream keeps while
+// the peer's window is closed: WriteData waits past it.
+const maxPending = 64 << 10
+
+// WriteData sends p as the answer's body, after AnswerHead; end ends the
+// stream. It waits while more than maxPending bytes wait for the peer's
+// window: the peer's flow control holds back the writer.
+func (st *Stream) WriteData(p []byte, end bool) error {
+	c := st.c
+	c.mu.Lock()
+	defer c.flushAfter(st)
+	for !st.reset && len(st.pending) > maxPending {
+		c.room.Wait()
+	}
+	if st.reset {
+		if end {
+			st.finished = true
+			c.release(st)
+		}
+		return ErrStreamClosed
+	}
+	st.pending = append(st.pending, p...)
+	st.endPending = end
+	c.sendPending(st)
+	if end {
+		st.finished = true
+		c.release(st)
+	}
+	return nil
+}
+
+// Abort ends a stream whose answer cannot be completed (the upstream
+// failed after the head was sent) with RST_STREAM INTERNAL_ERROR.
+func (st *Stream) Abort() {
+	c := st.c
+	c.mu.Lock()
+	defer c.flushAfter(st)
+	if !st.reset {
+		c.resetStream(st, http2.ErrCodeInternal)
+	}
+	st.finished = true
+	c.release(st)
+}
+
+// reuse readies st for the stream id.
+func (st *Stream) reuse(c *Conn, id uint32) {
+	*st = Stream{c: c, id: id, ContentLength: -1, arena: st.arena[:0], offs: st.offs[:0],
+		Fields: st.Fields[:0], Body: st.Body[:0], pending: st.pending[:0]}
+	st.recvWindow = int64(c.o.StreamWindow)
+	st.sendWindow = int64(c.peerWindow)
+}
+
+// fill points the request's fields into the arena, once the block is
+// whole.
+func (st *Stream) fill(m, s, a, p fieldOff, has [4]bool) {
+	b := st.arena
+	get := func(o fieldOff) []byte { return b[o.vs:o.ve:o.ve] }
+	if has[0] {
+		st.Method = get(m)
+	}
+	if has[1] {
+		st.Scheme = get(s)
+	}
+	if has[2] {
+		st.Authority = get(a)
+	}
+	if has[3] {
+		st.Path = get(p)
+	}
+	for _, o := range st.offs {
+		st.Fields = append(st.Fields, Field{Name: b[o.ns:o.ne:o.ne], Value: b[o.vs:o.ve:o.ve]})
+	}
+}

@@ -1,0 +1,136 @@
+package h2
+
+import "golang.org/x/net/http2"
+
+// The writes below are made with c.mu held.
+
+// writeHead sends the HEADERS (and CONTINUATION) of the answer whose
+// HTTP/1.1 bytes start answer, and returns the bytes after the head (the
+// body). end sets END_STREAM on the block; ok is false when answer has no
+// head.
+func (c *Conn) writeHead(st *Stream, answer []byte, end bool) (body []byte, ok bool) {
+	block, _, headLen, ok := appendBlock(c.block[:0], answer)
+	c.block = block
+	if !ok {
+		return nil, false
+	}
+	st.headSent = true
+	max := int(c.peerFrame)
+	first := block
+	if len(first) > max {
+		first = first[:max]
+	}
+	c.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: st.id, BlockFragment: first, EndStream: end, EndHeaders: len(first) == len(block)})
+	for rest := block[len(first):]; len(rest) > 0; {
+		n := min(len(rest), max)
+		c.fr.WriteContinuation(st.id, n == len(rest), rest[:n])
+		rest = rest[n:]
+	}
+	return answer[headLen:], true
+}
+
+// sendPending sends what the windows allow of st's pending body, and
+// END_STREAM after it when it is due.
+func (c *Conn) sendPending(st *Stream) {
+	if st.reset || st.localEnded {
+		return
+	}
+	sent := 0
+	for sent < len(st.pending) {
+		n := min(int64(len(st.pending)-sent), c.sendWindow, st.sendWindow, int64(c.peerFrame))
+		if n <= 0 {
+			break
+		}
+		end := st.endPending && sent+int(n) == len(st.pending)
+		c.fr.WriteData(st.id, end, st.pending[sent:sent+int(n)])
+		c.sendWindow -= n
+		st.sendWindow -= n
+		sent += int(n)
+		if end {
+			st.pending = st.pending[:0]
+			c.ended(st)
+			return
+		}
+	}
+	if sent > 0 {
+		st.pending = st.pending[:copy(st.pending, st.pending[sent:])]
+		c.room.Broadcast()
+	}
+	if len(st.pending) == 0 && st.endPending {
+		c.fr.WriteData(st.id, true, nil)
+		c.ended(st)
+	}
+}
+
+// sendAll sends what it can of every stream's pending body, after a
+// window opened.
+func (c *Conn) sendAll() {
+	for _, st := range c.streams {
+		if len(st.pending) > 0 || st.endPending {
+			c.sendPending(st)
+		}
+	}
+	c.room.Broadcast()
+}
+
+// ended notes that the server sent END_STREAM on st. A client still
+// sending (the answer came before its body's end) is told to stop with
+// RST_STREAM NO_ERROR (RFC 9113 8.1).
+func (c *Conn) ended(st *Stream) {
+	st.localEnded = true
+	if !st.remoteEnded {
+		c.fr.WriteRSTStream(st.id, http2.ErrCodeNo)
+		st.reset = true
+	}
+	c.remove(st)
+}
+
+// resetStream sends RST_STREAM code for st and closes it.
+func (c *Conn) resetStream(st *Stream, code http2.ErrCode) {
+	c.fr.WriteRSTStream(st.id, code)
+	st.reset = true
+	c.remove(st)
+}
+
+// remove takes st out of the open streams; release then recycles it once
+// its handler is done with it.
+func (c *Conn) remove(st *Stream) {
+	if st.removed {
+		return
+	}
+	st.removed = true
+	delete(c.streams, st.id)
+	if len(c.streams) == 0 {
+		c.lastActive = c.now
+	}
+	c.room.Broadcast()
+	c.release(st)
+}
+
+// release puts st back for reuse once it is out of the open set and its
+// handler, if it was handed one, is done.
+func (c *Conn) release(st *Stream) {
+	if !st.removed || st.handed && !st.finished || c.hb.st == st {
+		return
+	}
+	if len(c.free) < int(c.o.MaxConcurrentStreams) && cap(st.arena)+cap(st.Body)+cap(st.pending) <= maxKeptStream {
+		c.free = append(c.free, st)
+	}
+}
+
+// maxKeptStream bounds the buffers a spent Stream may hold to be reused;
+// one grown by a large body or field list is let go.
+const maxKeptStream = 64 << 10
+
+// newStream returns a Stream for id, reused where one is free.
+func (c *Conn) newStream(id uint32) *Stream {
+	var st *Stream
+	if n := len(c.free); n > 0 {
+		st = c.free[n-1]
+		c.free = c.free[:n-1]
+	} else {
+		st = new(Stream)
+	}
+	st.reuse(c, id)
+	return st
+}
