@@ -86,6 +86,9 @@ func NewConn(nc net.Conn, h Handler, o Options, closing func() bool) *Conn {
 	c.bw = bufio.NewWriterSize(nc, 4<<10)
 	c.fr = http2.NewFramer(c.bw, c.br)
 	c.fr.SetReuseFrames()
+	// SETTINGS_MAX_FRAME_SIZE is left at its default: a larger frame is a
+	// FRAME_SIZE_ERROR, read no further than its header.
+	c.fr.SetMaxReadFrameSize(16384)
 	c.dec = hpack.NewDecoder(4096, c.onField)
 	c.sendWindow, c.peerWindow, c.peerFrame = initialWindow, initialWindow, 16384
 	c.recvWindow = int64(o.ConnWindow)
