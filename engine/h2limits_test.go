@@ -1,0 +1,370 @@
+package engine_test
+
+import (
+	"bytes"
+	"crypto/tls"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redirectd/redirectd/engine"
+	"github.com/redirectd/redirectd/engine/h2"
+	"github.com/redirectd/redirectd/engine/upstream"
+	"golang.org/x/net/http2"
+	"golang.org/x/net/http2/hpack"
+)
+
+// rawH2 is a client that writes frames as the test says, over TLS with
+// ALPN h2, to the real server.
+type rawH2 struct {
+	t   *testing.T
+	c   *tls.Conn
+	fr  *http2.Framer
+	enc *hpack.Encoder
+	blk bytes.Buffer
+}
+
+func dialH2(t *testing.T, srv *engine.Server) *rawH2 {
+	t.Helper()
+	c, err := tls.Dial("tcp", srv.TLSAddr(), clientTLS(t, "h2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if p := c.ConnectionState().NegotiatedProtocol; p != "h2" {
+		t.Fatalf("ALPN chose %q, want h2", p)
+	}
+	r := &rawH2{t: t, c: c, fr: http2.NewFramer(c, c)}
+	r.enc = hpack.NewEncoder(&r.blk)
+	if _, err := io.WriteString(c, http2.ClientPreface); err != nil {
+		t.Fatal(err)
+	}
+	r.fr.WriteSettings()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	return r
+}
+
+// block encodes a request's fields: pseudo-headers for method and path,
+// then extra as name, value pairs.
+func (r *rawH2) block(method, path string, extra ...string) []byte {
+	r.blk.Reset()
+	r.enc.WriteField(hpack.HeaderField{Name: ":method", Value: method})
+	r.enc.WriteField(hpack.HeaderField{Name: ":scheme", Value: "https"})
+	r.enc.WriteField(hpack.HeaderField{Name: ":authority", Value: "a"})
+	r.enc.WriteField(hpack.HeaderField{Name: ":path", Value: path})
+	for i := 0; i+1 < len(extra); i += 2 {
+		r.enc.WriteField(hpack.HeaderField{Name: extra[i], Value: extra[i+1]})
+	}
+	return bytes.Clone(r.blk.Bytes())
+}
+
+func (r *rawH2) headers(id uint32, end bool, block []byte) {
+	r.t.Helper()
+	if err := r.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: block, EndStream: end, EndHeaders: true}); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// next reads frames until one satisfies want, and returns it; it fails
+// the test when the connection ends first.
+func (r *rawH2) next(what string, want func(http2.Frame) bool) http2.Frame {
+	r.t.Helper()
+	for {
+		f, err := r.fr.ReadFrame()
+		if err != nil {
+			r.t.Fatalf("waiting for %s: %v", what, err)
+		}
+		if want(f) {
+			return f
+		}
+	}
+}
+
+// status reads until stream id's HEADERS and returns its :status.
+func (r *rawH2) status(id uint32) string {
+	r.t.Helper()
+	f := r.next("HEADERS", func(f http2.Frame) bool { _, ok := f.(*http2.HeadersFrame); return ok && f.Header().StreamID == id })
+	var st string
+	hpack.NewDecoder(4096, func(hf hpack.HeaderField) {
+		if hf.Name == ":status" {
+			st = hf.Value
+		}
+	}).Write(f.(*http2.HeadersFrame).HeaderBlockFragment())
+	return st
+}
+
+// goAway reads until GOAWAY and checks its code; the connection must then
+// end.
+func (r *rawH2) goAway(code http2.ErrCode) {
+	r.t.Helper()
+	f := r.next("GOAWAY", func(f http2.Frame) bool { _, ok := f.(*http2.GoAwayFrame); return ok }).(*http2.GoAwayFrame)
+	if f.ErrCode != code {
+		r.t.Fatalf("GOAWAY %v, want %v", f.ErrCode, code)
+	}
+	for {
+		if _, err := r.fr.ReadFrame(); err != nil {
+			if !errors.Is(err, io.EOF) && !isReset(err) && !strings.Contains(err.Error(), "closed") {
+				r.t.Fatalf("after GOAWAY: %v, want the connection closed", err)
+			}
+			return
+		}
+	}
+}
+
+func (r *rawH2) reset(id uint32, code http2.ErrCode) {
+	r.t.Helper()
+	f := r.next("RST_STREAM", func(f http2.Frame) bool { _, ok := f.(*http2.RSTStreamFrame); return ok }).(*http2.RSTStreamFrame)
+	if f.StreamID != id || f.ErrCode != code {
+		r.t.Fatalf("RST_STREAM %d %v, want %d %v", f.StreamID, f.ErrCode, id, code)
+	}
+}
+
+// startH2With runs the server with h2 limits o.
+func startH2With(t *testing.T, o h2.Options, opts engine.Options) *engine.Server {
+	t.Helper()
+	tlsOpts := h2TLSOptions(t)
+	tlsOpts.HTTP2 = o
+	opts.TLS = tlsOpts
+	return startH2(t, opts)
+}
+
+// TestH2MaxConcurrentStreams: a stream past the limit is refused, and
+// the connection goes on.
+func TestH2MaxConcurrentStreams(t *testing.T) {
+	t.Parallel()
+	srv := startH2With(t, h2.Options{MaxConcurrentStreams: 3}, engine.Options{})
+	r := dialH2(t, srv)
+	post := r.block("POST", "/old")
+	for id := uint32(1); id <= 7; id += 2 {
+		r.headers(id, false, post) // bodies to come: the streams stay open
+	}
+	r.reset(7, http2.ErrCodeRefusedStream)
+	r.fr.WriteData(1, true, []byte("x"))
+	if st := r.status(1); st != "301" {
+		t.Fatalf("stream 1: %s, want 301", st)
+	}
+	r.headers(9, true, r.block("GET", "/old"))
+	if st := r.status(9); st != "301" {
+		t.Fatalf("stream 9 once one closed: %s, want 301", st)
+	}
+}
+
+// TestH2HeaderListSize: a field list over MAX_HEADER_LIST_SIZE, sent in
+// CONTINUATION frames, gets 431, and the connection goes on.
+func TestH2HeaderListSize(t *testing.T) {
+	t.Parallel()
+	srv := startH2(t, engine.Options{})
+	r := dialH2(t, srv)
+	blk := r.block("GET", "/old", "x-big", strings.Repeat("a", 70_000))
+	r.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: blk[:16000], EndStream: true})
+	for rest := blk[16000:]; len(rest) > 0; {
+		n := min(len(rest), 16000)
+		r.fr.WriteContinuation(1, n == len(rest), rest[:n])
+		rest = rest[n:]
+	}
+	if st := r.status(1); st != "431" {
+		t.Fatalf("%s, want 431", st)
+	}
+	r.headers(3, true, r.block("GET", "/old"))
+	if st := r.status(3); st != "301" {
+		t.Fatalf("next stream: %s, want 301", st)
+	}
+}
+
+// TestH2ContinuationFlood: a header block of too many frames, or too
+// many bytes, ends the connection before it is read further.
+func TestH2ContinuationFlood(t *testing.T) {
+	t.Parallel()
+	srv := startH2(t, engine.Options{})
+	t.Run("frames", func(t *testing.T) {
+		r := dialH2(t, srv)
+		r.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: r.block("GET", "/old")})
+		go func() {
+			for range 1000 {
+				if r.fr.WriteContinuation(1, false, nil) != nil {
+					return
+				}
+			}
+		}()
+		r.goAway(http2.ErrCodeEnhanceYourCalm)
+	})
+	t.Run("bytes", func(t *testing.T) {
+		r := dialH2(t, srv)
+		// A literal field whose value claims 1 MB: the decoder would
+		// keep every byte of it until its end.
+		blk := append(r.block("GET", "/old"), 0x00, 0x01, 'x', 0x7f, 0xc1, 0xff, 0x3f)
+		r.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: blk})
+		go func() {
+			chunk := bytes.Repeat([]byte("v"), 16000)
+			for range 64 {
+				if r.fr.WriteContinuation(1, false, chunk) != nil {
+					return
+				}
+			}
+		}()
+		r.goAway(http2.ErrCodeEnhanceYourCalm)
+	})
+}
+
+// TestH2RapidReset: streams opened and cancelled faster than
+// ResetsPerSecond (CVE-2023-44487) end the connection.
+func TestH2RapidReset(t *testing.T) {
+	t.Parallel()
+	srv := startH2(t, engine.Options{})
+	r := dialH2(t, srv)
+	post := r.block("POST", "/old")
+	go func() {
+		for id := uint32(1); id < 1000; id += 2 {
+			if r.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: post, EndHeaders: true}) != nil ||
+				r.fr.WriteRSTStream(id, http2.ErrCodeCancel) != nil {
+				return
+			}
+		}
+	}()
+	r.goAway(http2.ErrCodeEnhanceYourCalm)
+}
+
+// TestH2ControlFloods: PING and SETTINGS frames past ControlPerSecond end
+// the connection; the acks owed meanwhile are written before the next
+// frame is read, so they never queue up.
+func TestH2ControlFloods(t *testing.T) {
+	t.Parallel()
+	srv := startH2(t, engine.Options{})
+	for _, tt := range []struct {
+		name  string
+		flood func(*http2.Framer) error
+	}{
+		{"ping", func(fr *http2.Framer) error { return fr.WritePing(false, [8]byte{1}) }},
+		{"settings", func(fr *http2.Framer) error { return fr.WriteSettings(http2.Setting{ID: http2.SettingEnablePush, Val: 0}) }},
+		{"empty data", func(fr *http2.Framer) error { return fr.WriteData(1, false, nil) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := dialH2(t, srv)
+			r.headers(1, false, r.block("POST", "/old"))
+			go func() {
+				for range 10_000 {
+					if tt.flood(r.fr) != nil {
+						return
+					}
+				}
+			}()
+			r.goAway(http2.ErrCodeEnhanceYourCalm)
+		})
+	}
+}
+
+// TestH2FlowControl: the answer's body is sent as the client's window
+// allows.
+func TestH2FlowControl(t *testing.T) {
+	t.Parallel()
+	srv := startH2(t, engine.Options{})
+	r := dialH2(t, srv)
+	r.fr.WriteSettings(http2.Setting{ID: http2.SettingInitialWindowSize, Val: 1})
+	r.next("SETTINGS ack", func(f http2.Frame) bool { s, ok := f.(*http2.SettingsFrame); return ok && s.IsAck() })
+	r.headers(1, true, r.block("GET", "/nothing"))
+	if st := r.status(1); st != "404" {
+		t.Fatalf("%s, want 404", st)
+	}
+	d := r.next("DATA", func(f http2.Frame) bool { _, ok := f.(*http2.DataFrame); return ok }).(*http2.DataFrame)
+	if string(d.Data()) != "n" || d.StreamEnded() {
+		t.Fatalf("first DATA %q (end %v), want one byte", d.Data(), d.StreamEnded())
+	}
+	r.fr.WriteWindowUpdate(1, 100)
+	d = r.next("DATA", func(f http2.Frame) bool { _, ok := f.(*http2.DataFrame); return ok }).(*http2.DataFrame)
+	if string(d.Data()) != "ot found\n" || !d.StreamEnded() {
+		t.Fatalf("second DATA %q (end %v), want the rest and END_STREAM", d.Data(), d.StreamEnded())
+	}
+}
+
+// TestH2IdleTimeout: a connection with no stream open gets GOAWAY
+// NO_ERROR after IdleTimeout, and is closed.
+func TestH2IdleTimeout(t *testing.T) {
+	t.Parallel()
+	srv := startH2With(t, h2.Options{IdleTimeout: 300 * time.Millisecond}, engine.Options{})
+	r := dialH2(t, srv)
+	r.headers(1, true, r.block("GET", "/old"))
+	if st := r.status(1); st != "301" {
+		t.Fatalf("%s, want 301", st)
+	}
+	start := time.Now()
+	r.goAway(http2.ErrCodeNo)
+	if d := time.Since(start); d > 3*time.Second {
+		t.Fatalf("closed after %v, want about 300ms", d)
+	}
+}
+
+// TestH2FrameSize: a frame over SETTINGS_MAX_FRAME_SIZE (16384) is a
+// connection error.
+func TestH2FrameSize(t *testing.T) {
+	t.Parallel()
+	srv := startH2(t, engine.Options{})
+	r := dialH2(t, srv)
+	r.headers(1, false, r.block("POST", "/old"))
+	r.fr.WriteData(1, true, make([]byte, 16385))
+	r.goAway(http2.ErrCodeFrameSize)
+}
+
+// TestH2BodyTooLarge: a forwarded request's body past MaxBodyBytes gets
+// 413 without being forwarded; the rest is refused with RST_STREAM
+// NO_ERROR.
+func TestH2BodyTooLarge(t *testing.T) {
+	t.Parallel()
+	hits := make(chan string, 10)
+	addr := startUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits <- r.URL.Path }))
+	pool := upstream.New(upstream.Config{Servers: []string{addr}, ConnectTimeout: time.Second, ReadTimeout: 5 * time.Second,
+		WriteTimeout: 5 * time.Second, MaxConnsPerServer: 4}, nil)
+	t.Cleanup(pool.Close)
+	srv := startH2With(t, h2.Options{MaxBodyBytes: 1000}, engine.Options{Upstream: &engine.UpstreamOptions{Pool: pool}})
+	r := dialH2(t, srv)
+	r.headers(1, false, r.block("POST", "/upload"))
+	r.fr.WriteData(1, false, make([]byte, 800))
+	r.fr.WriteData(1, false, make([]byte, 800))
+	if st := r.status(1); st != "413" {
+		t.Fatalf("%s, want 413", st)
+	}
+	r.reset(1, http2.ErrCodeNo)
+	select {
+	case p := <-hits:
+		t.Fatalf("the upstream was asked for %s", p)
+	default:
+	}
+}
+
+// TestH2Malformed: fields HTTP/2 forbids reset the stream (RFC 9113
+// 8.1.1); what HTTP/2 allows but the HTTP/1.1 parser refuses gets the
+// same 400 as on HTTP/1.1.
+func TestH2Malformed(t *testing.T) {
+	t.Parallel()
+	srv := startH2(t, engine.Options{})
+	for _, tt := range []struct {
+		name   string
+		extra  []string
+		path   string
+		status string // "" for RST_STREAM PROTOCOL_ERROR
+	}{
+		{"upper-case name", []string{"X-Up", "1"}, "/old", ""},
+		{"connection field", []string{"connection", "close"}, "/old", ""},
+		{"te other than trailers", []string{"te", "gzip"}, "/old", ""},
+		{"CR in a value", []string{"x-a", "b\rc"}, "/old", ""},
+		{"space in the path", nil, "/a b", "400"},
+		{"path not a path", nil, "old", "400"},
+		{"control byte in a value", []string{"x-a", "b\x01c"}, "/old", "400"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := dialH2(t, srv)
+			r.headers(1, true, r.block("GET", tt.path, tt.extra...))
+			if tt.status == "" {
+				r.reset(1, http2.ErrCodeProtocol)
+			} else if st := r.status(1); st != tt.status {
+				t.Fatalf("%s, want %s", st, tt.status)
+			}
+			r.headers(3, true, r.block("GET", "/old"))
+			if st := r.status(3); st != "301" {
+				t.Fatalf("next stream: %s, want 301", st)
+			}
+		})
+	}
+}
