@@ -238,7 +238,9 @@ func TestH2ControlFloods(t *testing.T) {
 		flood func(*http2.Framer) error
 	}{
 		{"ping", func(fr *http2.Framer) error { return fr.WritePing(false, [8]byte{1}) }},
-		{"settings", func(fr *http2.Framer) error { return fr.WriteSettings(http2.Setting{ID: http2.SettingEnablePush, Val: 0}) }},
+		{"settings", func(fr *http2.Framer) error {
+			return fr.WriteSettings(http2.Setting{ID: http2.SettingEnablePush, Val: 0})
+		}},
 		{"empty data", func(fr *http2.Framer) error { return fr.WriteData(1, false, nil) }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -88,7 +88,7 @@ func NewConn(nc net.Conn, h Handler, o Options, closing func() bool) *Conn {
 	c.fr.SetReuseFrames()
 	// SETTINGS_MAX_FRAME_SIZE is left at its default: a larger frame is a
 	// FRAME_SIZE_ERROR, read no further than its header.
-	c.fr.SetMaxReadFrameSize(16384)
+	c.fr.SetMaxReadFrameSize(maxReadFrame)
 	c.dec = hpack.NewDecoder(4096, c.onField)
 	c.sendWindow, c.peerWindow, c.peerFrame = initialWindow, initialWindow, 16384
 	c.recvWindow = int64(o.ConnWindow)
@@ -133,6 +133,13 @@ func (c *Conn) Serve() error {
 				return c.goAway(http2.ErrCodeNo, nil)
 			}
 		}
+		c.now = time.Now()
+		if ok, err := c.readHeaders(); ok {
+			if err := c.frameDone(err); err != nil {
+				return err
+			}
+			continue
+		}
 		f, err := c.fr.ReadFrame()
 		c.now = time.Now()
 		if err != nil {
@@ -145,19 +152,29 @@ func (c *Conn) Serve() error {
 			}
 			return c.readFailed(err)
 		}
-		if err := c.process(f); err != nil {
-			var se http2.StreamError
-			if errors.As(err, &se) {
-				c.streamError(se.StreamID, se.Code)
-				continue
-			}
-			var ce http2.ConnectionError
-			if errors.As(err, &ce) {
-				return c.goAway(http2.ErrCode(ce), err)
-			}
+		if err := c.frameDone(c.process(f)); err != nil {
 			return err
 		}
 	}
+}
+
+// frameDone acts on what processing a frame returned: a StreamError
+// resets the stream and the connection goes on (nil); a ConnectionError
+// sends GOAWAY and ends it.
+func (c *Conn) frameDone(err error) error {
+	if err == nil {
+		return nil
+	}
+	var se http2.StreamError
+	if errors.As(err, &se) {
+		c.streamError(se.StreamID, se.Code)
+		return nil
+	}
+	var ce http2.ConnectionError
+	if errors.As(err, &ce) {
+		return c.goAway(http2.ErrCode(ce), err)
+	}
+	return err
 }
 
 // deadline is when the next read gives up: IdleTimeout after the last

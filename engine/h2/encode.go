@@ -21,11 +21,11 @@ import (
 // (Connection, Keep-Alive, Proxy-Connection, Transfer-Encoding, Upgrade)
 // are left out (RFC 9113 8.2.2); names go lower case (8.2).
 func appendBlock(dst, answer []byte) (block []byte, status, headLen int, ok bool) {
-	end := bytes.Index(answer, []byte("\r\n\r\n"))
-	if end < 0 || len(answer) < 12 || !bytes.HasPrefix(answer, []byte("HTTP/1.")) {
+	headLen = headEnd(answer)
+	if headLen < 0 {
 		return dst, 0, 0, false
 	}
-	headLen = end + 4
+	end := headLen - 4
 	st := answer[9:12]
 	for _, d := range st {
 		if d < '0' || d > '9' {
@@ -52,6 +52,16 @@ func appendBlock(dst, answer []byte) (block []byte, status, headLen int, ok bool
 		dst = appendField(dst, name, bytes.TrimRight(value, " \t"))
 	}
 	return dst, status, headLen, true
+}
+
+// headEnd is the length of the HTTP/1.1 head that starts answer, through
+// its empty line; -1 when answer does not start with one.
+func headEnd(answer []byte) int {
+	end := bytes.Index(answer, []byte("\r\n\r\n"))
+	if end < 0 || len(answer) < 12 || !bytes.HasPrefix(answer, []byte("HTTP/1.")) {
+		return -1
+	}
+	return end + 4
 }
 
 // appendField appends one field as a literal without indexing, unless it

@@ -1,6 +1,8 @@
 package h2
 
 import (
+	"encoding/binary"
+
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 
@@ -11,11 +13,21 @@ import (
 // trailers. The block is decoded as its fragments come, whatever becomes
 // of the stream, since the decoder's table depends on every block.
 func (c *Conn) onHeaders(f *http2.HeadersFrame) error {
-	id := f.StreamID
+	dep := uint32(0)
+	if f.HasPriority() {
+		dep = f.Priority.StreamDep
+	}
+	return c.headers(f.StreamID, f.StreamEnded(), f.HeadersEnded(), f.HasPriority(), dep, f.HeaderBlockFragment())
+}
+
+// headers is onHeaders for a HEADERS frame's parts: its stream, its
+// END_STREAM and END_HEADERS flags, its priority's dependency (when
+// prio) and its fragment.
+func (c *Conn) headers(id uint32, endStream, endHeaders, prio bool, dep uint32, frag []byte) error {
 	if id%2 == 0 {
 		return http2.ConnectionError(http2.ErrCodeProtocol) // client streams are odd (RFC 9113 5.1.1)
 	}
-	c.hb = block{kind: blockDiscard, endStream: f.StreamEnded()}
+	c.hb = block{kind: blockDiscard, endStream: endStream}
 	c.mu.Lock()
 	st := c.streams[id]
 	var refuse, calm bool
@@ -25,7 +37,7 @@ func (c *Conn) onHeaders(f *http2.HeadersFrame) error {
 		switch {
 		case st.remoteEnded:
 			c.hb.malformed = true // HEADERS on a half-closed stream: STREAM_CLOSED below
-		case !f.StreamEnded():
+		case !endStream:
 			c.hb.malformed = true // trailers must end the stream (RFC 9113 8.1)
 		default:
 			c.hb.kind = blockTrailers
@@ -52,11 +64,71 @@ func (c *Conn) onHeaders(f *http2.HeadersFrame) error {
 	if refuse {
 		c.streamError(id, http2.ErrCodeRefusedStream)
 	}
-	if f.HasPriority() && f.Priority.StreamDep == id {
+	if prio && dep == id {
 		c.hb.malformed = true // a stream cannot depend on itself (RFC 9113 5.3.1)
 	}
-	return c.fragment(f.HeaderBlockFragment(), f.HeadersEnded())
+	return c.fragment(frag, endHeaders)
 }
+
+// readHeaders takes a whole HEADERS frame with END_HEADERS from the read
+// buffer itself, when no header block is in progress, and reports
+// whether it did. The Framer would allocate a HeadersFrame for it: the
+// one allocation an answered stream would cost. Anything unusual (a frame
+// too large for the buffer or for SETTINGS_MAX_FRAME_SIZE, stream 0, bad
+// padding) is left to the Framer, which reads it and reports the error.
+func (c *Conn) readHeaders() (handled bool, err error) {
+	if c.hb.kind != blockNone {
+		return false, nil
+	}
+	// Peek waits for the next frame's header (a read's error is met again
+	// by the Framer).
+	h, err := c.br.Peek(frameHeaderLen)
+	if err != nil {
+		return false, nil
+	}
+	length := int(h[0])<<16 | int(h[1])<<8 | int(h[2])
+	flags := http2.Flags(h[4])
+	id := binary.BigEndian.Uint32(h[5:]) & (1<<31 - 1)
+	if http2.FrameType(h[3]) != http2.FrameHeaders || !flags.Has(http2.FlagHeadersEndHeaders) || id == 0 ||
+		length > maxReadFrame || frameHeaderLen+length > c.br.Size() {
+		return false, nil
+	}
+	frame, err := c.br.Peek(frameHeaderLen + length)
+	if err != nil {
+		return false, nil
+	}
+	p := frame[frameHeaderLen:]
+	pad := 0
+	if flags.Has(http2.FlagHeadersPadded) {
+		if len(p) < 1 || int(p[0]) >= len(p) {
+			return false, nil
+		}
+		pad = int(p[0])
+		p = p[1:]
+	}
+	var dep uint32
+	prio := flags.Has(http2.FlagHeadersPriority)
+	if prio {
+		if len(p) < 5+pad {
+			return false, nil
+		}
+		dep = binary.BigEndian.Uint32(p) & (1<<31 - 1)
+		p = p[5:]
+	}
+	if len(p) < pad {
+		return false, nil
+	}
+	err = c.headers(id, flags.Has(http2.FlagHeadersEndStream), true, prio, dep, p[:len(p)-pad])
+	c.br.Discard(frameHeaderLen + length)
+	return true, err
+}
+
+// frameHeaderLen is a frame header's length; maxReadFrame the largest
+// frame read (SETTINGS_MAX_FRAME_SIZE's default, which the server keeps).
+const (
+	frameHeaderLen = 9
+	maxReadFrame   = 16384
+)
 
 func (c *Conn) onContinuation(f *http2.ContinuationFrame) error {
 	// The Framer has checked that it follows a HEADERS or CONTINUATION

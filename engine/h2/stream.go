@@ -86,13 +86,22 @@ func (st *Stream) Answer(answer []byte) {
 	c.mu.Lock()
 	defer c.flushAfter(st)
 	if !st.reset {
-		body, ok := c.writeHead(st, answer, false)
-		if !ok {
-			c.writeHead(st, []byte("HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n"), false)
+		// A body-less answer (a redirect) is one HEADERS frame with
+		// END_STREAM.
+		var body []byte
+		if n := headEnd(answer); n < 0 {
+			answer = []byte("HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n")
+		} else {
+			body = answer[n:]
 		}
-		st.pending = append(st.pending[:0], body...)
-		st.endPending = true
-		c.sendPending(st)
+		c.writeHead(st, answer, len(body) == 0)
+		if len(body) == 0 {
+			c.ended(st)
+		} else {
+			st.pending = append(st.pending[:0], body...)
+			st.endPending = true
+			c.sendPending(st)
+		}
 	}
 	st.finished = true
 	c.release(st)
