@@ -370,3 +370,20 @@ func TestH2Malformed(t *testing.T) {
 		})
 	}
 }
+
+// TestH2QuietConnection: a connection that went quiet (its buffers and
+// goroutine handed back after a quarter second without a frame) serves
+// its next streams as before, and times out as before.
+func TestH2QuietConnection(t *testing.T) {
+	t.Parallel()
+	srv := startH2With(t, h2.Options{IdleTimeout: 2 * time.Second}, engine.Options{})
+	r := dialH2(t, srv)
+	for id := uint32(1); id <= 5; id += 2 {
+		r.headers(id, true, r.block("GET", "/old"))
+		if st := r.status(id); st != "301" {
+			t.Fatalf("stream %d: %s, want 301", id, st)
+		}
+		time.Sleep(400 * time.Millisecond) // past the quarter second: quiet
+	}
+	r.goAway(http2.ErrCodeNo)
+}

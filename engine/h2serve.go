@@ -24,11 +24,12 @@ type h2conn struct {
 	head, out []byte
 }
 
-// serveH2 serves c as HTTP/2 until it ends; c's goroutine tears it down
-// after.
+// serveH2 serves c as HTTP/2 on fresh goroutines, the handshake's stack
+// left behind, until it ends; the last one tears c down.
 func (c *tlsConn) serveH2() {
 	cs, _ := c.ctx.(*conn)
 	if cs == nil {
+		c.teardown()
 		return
 	}
 	s := c.t.s
@@ -43,11 +44,28 @@ func (c *tlsConn) serveH2() {
 		o.PrefaceTimeout = s.opts.HeaderTimeout
 	}
 	x := &h2conn{c: c, cs: cs}
-	hc := h2.NewConn(c.tc, x, o, c.closeReq.Load)
 	s.m.h2conns.Inc()
-	if err := hc.Serve(); err != nil {
-		s.log.Debug("HTTP/2 connection ended", "client", cs.ip, "err", err)
-	}
+	c.runH2(h2.NewConn(c.tc, x, o, c.closeReq.Load))
+}
+
+// runH2 runs hc's Serve on a fresh goroutine, and again on another each
+// time it goes quiet: the goroutine that waits for an idle connection's
+// next frame has a small stack, not one grown by serving
+// (engine/h2/buffers.go).
+func (c *tlsConn) runH2(hc *h2.Conn) {
+	c.t.wg.Add(1)
+	go func() {
+		defer c.t.wg.Done()
+		quiet, err := hc.Serve()
+		if quiet {
+			c.runH2(hc)
+			return
+		}
+		if err != nil {
+			c.t.s.log.Debug("HTTP/2 connection ended", "client", c.RemoteAddr().String(), "err", err)
+		}
+		c.teardown()
+	}()
 }
 
 // Serve answers st (h2.Handler), or starts its forward.

@@ -133,7 +133,6 @@ func (c *tlsConn) run() {
 	}
 	if c.tc.ConnectionState().NegotiatedProtocol == "h2" {
 		c.serveH2() // h2serve.go
-		c.teardown()
 		return
 	}
 	// The handshake grew this goroutine's stack to 16 KiB: the

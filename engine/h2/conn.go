@@ -23,6 +23,10 @@ type Conn struct {
 	dec     *hpack.Decoder
 	// now is the time of the frame being processed (the reader's).
 	now time.Time
+	// wait is what br reads from: the connection, after what the quiet
+	// wait read (buffers.go); started is set once the preface is in.
+	wait    waitReader
+	started bool
 
 	// hb is the header block being received (the reader's).
 	hb block
@@ -42,6 +46,7 @@ type Conn struct {
 	streams map[uint32]*Stream
 	free    []*Stream
 	block   []byte
+	hdr     [frameHeaderLen]byte // writeFrame's
 	// sendWindow is the connection's window toward the peer; peerWindow
 	// the peer's SETTINGS_INITIAL_WINDOW_SIZE, peerFrame its
 	// SETTINGS_MAX_FRAME_SIZE; recvWindow what the peer may still send
@@ -82,9 +87,10 @@ func NewConn(nc net.Conn, h Handler, o Options, closing func() bool) *Conn {
 	o.setDefaults()
 	c := &Conn{nc: nc, h: h, o: o, closing: closing, streams: make(map[uint32]*Stream)}
 	c.room = sync.NewCond(&c.mu)
-	c.br = bufio.NewReaderSize(nc, 4<<10)
-	c.bw = bufio.NewWriterSize(nc, 4<<10)
-	c.fr = http2.NewFramer(c.bw, c.br)
+	c.wait.c = c
+	c.br = readers.Get().(*bufio.Reader)
+	c.br.Reset(&c.wait)
+	c.fr = http2.NewFramer(connWriter{c}, connReader{c})
 	c.fr.SetReuseFrames()
 	// SETTINGS_MAX_FRAME_SIZE is left at its default: a larger frame is a
 	// FRAME_SIZE_ERROR, read no further than its header.
@@ -97,46 +103,56 @@ func NewConn(nc net.Conn, h Handler, o Options, closing func() bool) *Conn {
 
 // Serve reads and answers until the connection ends, and returns why
 // (nil for a clean end: the client closed, or the idle timeout after
-// GOAWAY NO_ERROR). The caller closes the net.Conn.
+// GOAWAY NO_ERROR), or until it goes quiet (quiet true: buffers.go): the
+// caller then calls Serve again, on a fresh goroutine. The caller closes
+// the net.Conn once Serve returns without quiet.
 //
-// Allocation: a stream answered at once costs the HeadersFrame the Framer
-// allocates for its HEADERS frame, and the strings hpack makes of literal
-// fields not yet in its dynamic table; nothing else once the connection's
-// buffers and its first streams have been made
-// (TestH2AnswerAllocs, in the engine).
-func (c *Conn) Serve() error {
-	defer c.shut()
-	c.nc.SetReadDeadline(time.Now().Add(c.o.PrefaceTimeout))
-	var pre [len(http2.ClientPreface)]byte
-	if _, err := io.ReadFull(c.br, pre[:]); err != nil || string(pre[:]) != http2.ClientPreface {
-		return errors.New("h2: no client preface")
+// Allocation: a stream answered at once allocates nothing once the
+// connection's buffers and its first streams have been made
+// (TestConnAnswerAllocs); hpack makes a string of each literal field not
+// yet in its dynamic table.
+func (c *Conn) Serve() (quiet bool, err error) {
+	if !c.started {
+		if err := c.start(); err != nil {
+			c.shut()
+			return false, err
+		}
+	} else if err := c.wake(); err != nil {
+		return false, c.end(c.readFailed(err))
 	}
-	c.mu.Lock()
-	c.fr.WriteSettings(
-		http2.Setting{ID: http2.SettingMaxConcurrentStreams, Val: c.o.MaxConcurrentStreams},
-		http2.Setting{ID: http2.SettingInitialWindowSize, Val: c.o.StreamWindow},
-		http2.Setting{ID: http2.SettingMaxHeaderListSize, Val: c.o.MaxHeaderListSize},
-		http2.Setting{ID: http2.SettingEnablePush, Val: 0},
-	)
-	if d := c.o.ConnWindow - initialWindow; d > 0 {
-		c.fr.WriteWindowUpdate(0, d)
-	}
-	c.mu.Unlock()
-	c.lastActive = time.Now()
 	for {
 		if c.br.Buffered() == 0 {
 			if err := c.flush(); err != nil {
-				return err
+				return false, c.end(err)
 			}
-			c.nc.SetReadDeadline(c.deadline())
+			if c.idle() {
+				idle := c.lastActive.Add(c.o.IdleTimeout)
+				c.nc.SetReadDeadline(minTime(time.Now().Add(quietAfter), idle))
+				if c.closing != nil && c.closing() {
+					return false, c.end(c.goAway(http2.ErrCodeNo, nil))
+				}
+				if _, err := c.br.Peek(1); err != nil {
+					var ne net.Error
+					if !errors.As(err, &ne) || !ne.Timeout() || !time.Now().Before(idle) {
+						return false, c.end(c.readFailed(err))
+					}
+					c.nc.SetReadDeadline(idle)
+					if c.closing != nil && c.closing() {
+						return false, c.end(c.goAway(http2.ErrCodeNo, nil))
+					}
+					c.idleWait()
+					return true, nil
+				}
+			}
+			c.nc.SetReadDeadline(time.Now().Add(c.o.IdleTimeout))
 			if c.closing != nil && c.closing() {
-				return c.goAway(http2.ErrCodeNo, nil)
+				return false, c.end(c.goAway(http2.ErrCodeNo, nil))
 			}
 		}
 		c.now = time.Now()
 		if ok, err := c.readHeaders(); ok {
 			if err := c.frameDone(err); err != nil {
-				return err
+				return false, c.end(err)
 			}
 			continue
 		}
@@ -150,10 +166,10 @@ func (c *Conn) Serve() error {
 				c.streamError(se.StreamID, se.Code)
 				continue
 			}
-			return c.readFailed(err)
+			return false, c.end(c.readFailed(err))
 		}
 		if err := c.frameDone(c.process(f)); err != nil {
-			return err
+			return false, c.end(err)
 		}
 	}
 }
@@ -177,16 +193,47 @@ func (c *Conn) frameDone(err error) error {
 	return err
 }
 
-// deadline is when the next read gives up: IdleTimeout after the last
-// stream closed while none is open, else IdleTimeout from now.
-func (c *Conn) deadline() time.Time {
-	c.mu.Lock()
-	n := len(c.streams)
-	c.mu.Unlock()
-	if n == 0 {
-		return c.lastActive.Add(c.o.IdleTimeout)
+// end ends the connection's streams and returns err.
+func (c *Conn) end(err error) error {
+	c.shut()
+	return err
+}
+
+// start reads the client preface and sends the server's SETTINGS.
+func (c *Conn) start() error {
+	c.started = true
+	c.nc.SetReadDeadline(time.Now().Add(c.o.PrefaceTimeout))
+	var pre [len(http2.ClientPreface)]byte
+	if _, err := io.ReadFull(c.br, pre[:]); err != nil || string(pre[:]) != http2.ClientPreface {
+		return errors.New("h2: no client preface")
 	}
-	return time.Now().Add(c.o.IdleTimeout)
+	c.mu.Lock()
+	c.fr.WriteSettings(
+		http2.Setting{ID: http2.SettingMaxConcurrentStreams, Val: c.o.MaxConcurrentStreams},
+		http2.Setting{ID: http2.SettingInitialWindowSize, Val: c.o.StreamWindow},
+		http2.Setting{ID: http2.SettingMaxHeaderListSize, Val: c.o.MaxHeaderListSize},
+		http2.Setting{ID: http2.SettingEnablePush, Val: 0},
+	)
+	if d := c.o.ConnWindow - initialWindow; d > 0 {
+		c.fr.WriteWindowUpdate(0, d)
+	}
+	c.mu.Unlock()
+	c.lastActive = time.Now()
+	return nil
+}
+
+// idle reports whether no stream is open.
+func (c *Conn) idle() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.streams) == 0
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }
 
 // readFailed ends the connection after ReadFrame's err.
@@ -430,7 +477,7 @@ func (c *Conn) streamError(id uint32, code http2.ErrCode) {
 func (c *Conn) goAway(code http2.ErrCode, cause error) error {
 	c.mu.Lock()
 	c.fr.WriteGoAway(c.maxID, code, nil)
-	c.bw.Flush()
+	c.out().Flush()
 	c.mu.Unlock()
 	if code != http2.ErrCodeNo {
 		c.linger()
@@ -453,6 +500,9 @@ func (c *Conn) linger() {
 func (c *Conn) flush() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.bw == nil {
+		return nil
+	}
 	return c.bw.Flush()
 }
 
@@ -460,7 +510,7 @@ func (c *Conn) flush() error {
 // the write was made by Serve's handler (the reader flushes before it
 // waits for the next frame).
 func (c *Conn) flushAfter(st *Stream) {
-	if !st.sync {
+	if !st.sync && c.bw != nil {
 		c.bw.Flush()
 	}
 	c.mu.Unlock()

@@ -20,13 +20,47 @@ func (c *Conn) writeHead(st *Stream, answer []byte, end bool) (body []byte, ok b
 	if len(first) > max {
 		first = first[:max]
 	}
-	c.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: st.id, BlockFragment: first, EndStream: end, EndHeaders: len(first) == len(block)})
+	var flags http2.Flags
+	if end {
+		flags |= http2.FlagHeadersEndStream
+	}
+	if len(first) == len(block) {
+		flags |= http2.FlagHeadersEndHeaders
+	}
+	c.writeFrame(http2.FrameHeaders, flags, st.id, first)
 	for rest := block[len(first):]; len(rest) > 0; {
 		n := min(len(rest), max)
-		c.fr.WriteContinuation(st.id, n == len(rest), rest[:n])
+		flags = 0
+		if n == len(rest) {
+			flags = http2.FlagContinuationEndHeaders
+		}
+		c.writeFrame(http2.FrameContinuation, flags, st.id, rest[:n])
 		rest = rest[n:]
 	}
 	return answer[headLen:], true
+}
+
+// writeFrame writes a frame straight into the write buffer: the
+// Framer's own writes copy the payload into a buffer of its own, which
+// would keep the size of the largest DATA frame sent for the
+// connection's life.
+func (c *Conn) writeFrame(t http2.FrameType, flags http2.Flags, id uint32, p []byte) {
+	w := c.out()
+	n := len(p)
+	// c.hdr, not a local array: Write may hand it to the connection, so
+	// a local would escape, one allocation per frame.
+	c.hdr = [frameHeaderLen]byte{byte(n >> 16), byte(n >> 8), byte(n), byte(t), byte(flags),
+		byte(id >> 24), byte(id >> 16), byte(id >> 8), byte(id)}
+	w.Write(c.hdr[:])
+	w.Write(p)
+}
+
+func (c *Conn) writeData(id uint32, end bool, p []byte) {
+	var flags http2.Flags
+	if end {
+		flags = http2.FlagDataEndStream
+	}
+	c.writeFrame(http2.FrameData, flags, id, p)
 }
 
 // sendPending sends what the windows allow of st's pending body, and
@@ -42,7 +76,7 @@ func (c *Conn) sendPending(st *Stream) {
 			break
 		}
 		end := st.endPending && sent+int(n) == len(st.pending)
-		c.fr.WriteData(st.id, end, st.pending[sent:sent+int(n)])
+		c.writeData(st.id, end, st.pending[sent:sent+int(n)])
 		c.sendWindow -= n
 		st.sendWindow -= n
 		sent += int(n)
@@ -57,7 +91,7 @@ func (c *Conn) sendPending(st *Stream) {
 		c.room.Broadcast()
 	}
 	if len(st.pending) == 0 && st.endPending {
-		c.fr.WriteData(st.id, true, nil)
+		c.writeData(st.id, true, nil)
 		c.ended(st)
 	}
 }
