@@ -122,6 +122,7 @@ func (hf *h2forward) run() {
 func (hf *h2forward) relay(resp *fasthttp.Response) {
 	f := hf.f
 	head, _, noBody := f.answerHead(resp.StatusCode(), resp.Header.StatusMessage(), resp.Header.All(), resp.Header.ContentLength())
+	f.headSent.Store(int64(len(head))) // for the log's body bytes
 	stream := resp.BodyStream()
 	defer resp.CloseBodyStream()
 	if noBody || stream == nil {

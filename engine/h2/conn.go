@@ -32,8 +32,9 @@ type Conn struct {
 	hb block
 	// resets and control are the rate bounds' buckets (the reader's).
 	resets, control bucket
-	// maxID is the highest stream the client opened; lastActive when the
-	// last stream closed or opened (the reader's, and under mu).
+	// maxID is the highest stream the client opened (written by the
+	// reader with mu held); lastActive when the last stream closed or
+	// opened (mu).
 	maxID      uint32
 	lastActive time.Time
 
@@ -125,8 +126,8 @@ func (c *Conn) Serve() (quiet bool, err error) {
 			if err := c.flush(); err != nil {
 				return false, c.end(err)
 			}
-			if c.idle() {
-				idle := c.lastActive.Add(c.o.IdleTimeout)
+			if last, ok := c.idleSince(); ok {
+				idle := last.Add(c.o.IdleTimeout)
 				c.nc.SetReadDeadline(minTime(time.Now().Add(quietAfter), idle))
 				if c.closing != nil && c.closing() {
 					return false, c.end(c.goAway(http2.ErrCodeNo, nil))
@@ -217,16 +218,16 @@ func (c *Conn) start() error {
 	if d := c.o.ConnWindow - initialWindow; d > 0 {
 		c.fr.WriteWindowUpdate(0, d)
 	}
-	c.mu.Unlock()
 	c.lastActive = time.Now()
+	c.mu.Unlock()
 	return nil
 }
 
-// idle reports whether no stream is open.
-func (c *Conn) idle() bool {
+// idleSince reports whether no stream is open, and since when.
+func (c *Conn) idleSince() (time.Time, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.streams) == 0
+	return c.lastActive, len(c.streams) == 0
 }
 
 func minTime(a, b time.Time) time.Time {

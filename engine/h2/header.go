@@ -34,6 +34,7 @@ func (c *Conn) headers(id uint32, endStream, endHeaders, prio bool, dep uint32, 
 	switch {
 	case st != nil:
 		c.hb.st = st
+		st.inBlock = true
 		switch {
 		case st.remoteEnded:
 			c.hb.malformed = true // HEADERS on a half-closed stream: STREAM_CLOSED below
@@ -55,6 +56,7 @@ func (c *Conn) headers(id uint32, endStream, endHeaders, prio bool, dep uint32, 
 			c.streams[id] = st
 			c.lastActive = c.now
 			c.hb.st, c.hb.kind = st, blockRequest
+			st.inBlock = true
 		}
 	}
 	c.mu.Unlock()
@@ -234,6 +236,7 @@ func (c *Conn) endBlock() error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	st.inBlock = false
 	if hb.malformed || hb.kind == blockRequest && !hb.complete() {
 		c.release(st)
 		if hb.kind == blockDiscard && st.remoteEnded {

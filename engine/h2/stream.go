@@ -58,6 +58,9 @@ type Stream struct {
 	// the handler made its last call; handed: Serve was called; sync:
 	// Serve is running (an answer made then is flushed by the reader).
 	remoteEnded, localEnded, removed, finished, handed, sync bool
+	// inBlock: a header block of the stream's is being decoded (its
+	// trailers, or a refused HEADERS on it), which keeps it from reuse.
+	inBlock bool
 	// reset: the stream ended by RST_STREAM, either side's, or with the
 	// connection; writes fail.
 	reset bool

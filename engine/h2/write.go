@@ -1,6 +1,10 @@
 package h2
 
-import "golang.org/x/net/http2"
+import (
+	"time"
+
+	"golang.org/x/net/http2"
+)
 
 // The writes below are made with c.mu held.
 
@@ -135,7 +139,7 @@ func (c *Conn) remove(st *Stream) {
 	st.removed = true
 	delete(c.streams, st.id)
 	if len(c.streams) == 0 {
-		c.lastActive = c.now
+		c.lastActive = time.Now() // not c.now: remove runs on a forward's goroutine too
 	}
 	c.room.Broadcast()
 	c.release(st)
@@ -144,7 +148,7 @@ func (c *Conn) remove(st *Stream) {
 // release puts st back for reuse once it is out of the open set and its
 // handler, if it was handed one, is done.
 func (c *Conn) release(st *Stream) {
-	if !st.removed || st.handed && !st.finished || c.hb.st == st {
+	if !st.removed || st.handed && !st.finished || st.inBlock {
 		return
 	}
 	if len(c.free) < int(c.o.MaxConcurrentStreams) && cap(st.arena)+cap(st.Body)+cap(st.pending) <= maxKeptStream {
