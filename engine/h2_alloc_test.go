@@ -8,9 +8,10 @@ import (
 	"io"
 	"testing"
 
-	"github.com/redirectd/redirectd/engine"
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
+
+	"github.com/redirectd/redirectd/engine"
 )
 
 // TestH2AnswerAllocs holds an answered redirect stream, through the

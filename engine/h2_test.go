@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/upstream"
-	"golang.org/x/net/http2"
 )
 
 // h2TLSOptions are testTLSOptions offering h2 first, as the daemon does,
@@ -40,10 +40,11 @@ func clientTLS(t testing.TB, protos ...string) *tls.Config {
 	return &tls.Config{RootCAs: roots, ServerName: "127.0.0.1", NextProtos: protos}
 }
 
-// h2Client is an HTTP/2 client (x/net's Transport) that follows no
-// redirect.
+// h2Client is net/http's client with HTTP/2 alone (its bundled x/net
+// http2), following no redirect.
 func h2Client(t testing.TB) *http.Client {
-	tr := &http2.Transport{TLSClientConfig: clientTLS(t, "h2")}
+	tr := &http.Transport{TLSClientConfig: clientTLS(t), Protocols: new(http.Protocols)}
+	tr.Protocols.SetHTTP2(true) // HTTP/2 alone: ALPN h2
 	t.Cleanup(tr.CloseIdleConnections)
 	return &http.Client{Transport: tr, Timeout: 5 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}

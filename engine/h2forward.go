@@ -7,10 +7,11 @@ import (
 	"net"
 	"time"
 
+	"github.com/valyala/fasthttp"
+
 	"github.com/redirectd/redirectd/engine/h2"
 	"github.com/redirectd/redirectd/engine/upstream"
 	"github.com/redirectd/redirectd/httpparse"
-	"github.com/valyala/fasthttp"
 )
 
 // h2forward is one HTTP/2 stream forwarded to the upstream over HTTP/1.1

@@ -10,11 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/net/http2"
+	"golang.org/x/net/http2/hpack"
+
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/h2"
 	"github.com/redirectd/redirectd/engine/upstream"
-	"golang.org/x/net/http2"
-	"golang.org/x/net/http2/hpack"
 )
 
 // rawH2 is a client that writes frames as the test says, over TLS with

@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os/exec"
 	"regexp"
@@ -14,8 +12,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"golang.org/x/net/http2"
 )
 
 // The HTTP/2 scenarios (h2-*) are driven by nghttp2's h2load over TLS
@@ -170,24 +166,20 @@ func verifyH2(addr string, sc Scenario, f *TLSFiles) error {
 	return nil
 }
 
-// h2Conn dials addr and negotiates h2.
-func h2Conn(addr string, f *TLSFiles) (*http2.ClientConn, error) {
+// h2Conn dials addr, negotiating HTTP/2 alone (net/http's client with
+// only HTTP/2 among its Protocols), on a connection of its own.
+func h2Conn(addr string, f *TLSFiles) (*http.ClientConn, error) {
 	cfg := f.clientConfig()
-	cfg.NextProtos = []string{"h2"}
-	d := &net.Dialer{Timeout: 5 * time.Second}
-	tc, err := tls.DialWithDialer(d, "tcp", addr, cfg)
-	if err != nil {
-		return nil, err
-	}
-	if p := tc.ConnectionState().NegotiatedProtocol; p != "h2" {
-		tc.Close()
-		return nil, fmt.Errorf("%s: ALPN chose %q, not h2", addr, p)
-	}
-	return (&http2.Transport{}).NewClientConn(tc)
+	cfg.NextProtos = nil // the Transport sets them from Protocols
+	tr := &http.Transport{TLSClientConfig: cfg, Protocols: new(http.Protocols)}
+	tr.Protocols.SetHTTP2(true)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return tr.NewClientConn(ctx, "https", addr)
 }
 
 // h2RoundTrip asks for r on c and checks the answer's status and Location.
-func h2RoundTrip(c *http2.ClientConn, r Req) error {
+func h2RoundTrip(c *http.ClientConn, r Req) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", "https://"+tlsServerName+r.Path, nil)
@@ -211,7 +203,7 @@ func (h *harness) idleH2(p *Proc, addr string, n int) *IdleResult {
 	req := exactReq(h.s.Spec, false)
 	time.Sleep(time.Second)
 	r.Before = p.Mem()
-	conns := make([]*http2.ClientConn, n)
+	conns := make([]*http.ClientConn, n)
 	defer func() {
 		for _, c := range conns {
 			if c != nil {

@@ -9,9 +9,10 @@ import (
 	"net"
 	"testing"
 
-	"github.com/redirectd/redirectd/engine/h2"
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
+
+	"github.com/redirectd/redirectd/engine/h2"
 )
 
 // redirect answers every stream with a fixed redirect, as the engine's

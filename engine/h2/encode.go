@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"unsafe"
 
-	"github.com/redirectd/redirectd/internal/ascii"
 	"golang.org/x/net/http2/hpack"
+
+	"github.com/redirectd/redirectd/internal/ascii"
 )
 
 // appendBlock appends to dst the HPACK header block of the answer whose
