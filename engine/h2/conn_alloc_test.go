@@ -15,15 +15,6 @@ import (
 	"github.com/redirectd/redirectd/engine/h2"
 )
 
-// redirect answers every stream with a fixed redirect, as the engine's
-// decision would.
-type redirect struct{}
-
-var redirectAnswer = []byte("HTTP/1.1 301 Moved Permanently\r\nLocation: https://example.com/new?utm=1\r\nContent-Length: 0\r\n" +
-	"Strict-Transport-Security: max-age=60\r\nDate: Wed, 02 Dec 2026 04:00:00 GMT\r\n\r\n")
-
-func (redirect) Serve(st *h2.Stream) { st.Answer(redirectAnswer) }
-
 // TestConnAnswerAllocs holds the framing of an answered stream (reading
 // its HEADERS, decoding its fields, keeping its stream, encoding and
 // writing the answer) to zero allocations once the connection's first
