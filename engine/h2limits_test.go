@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/tls"
 	"errors"
 	"io"
@@ -16,6 +17,7 @@ import (
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/h2"
 	"github.com/redirectd/redirectd/engine/upstream"
+	"github.com/redirectd/redirectd/matcher"
 )
 
 // rawH2 is a client that writes frames as the test says, over TLS with
@@ -387,4 +389,60 @@ func TestH2QuietConnection(t *testing.T) {
 		time.Sleep(400 * time.Millisecond) // past the quarter second: quiet
 	}
 	r.goAway(http2.ErrCodeNo)
+}
+
+// TestH2PrefaceTimeout: a connection that negotiates h2 and sends no
+// preface is closed after the header timeout.
+func TestH2PrefaceTimeout(t *testing.T) {
+	t.Parallel()
+	srv := startH2(t, engine.Options{HeaderTimeout: 300 * time.Millisecond})
+	c, err := tls.Dial("tcp", srv.TLSAddr(), clientTLS(t, "h2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	start := time.Now()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.ReadAll(c); err != nil && !isReset(err) {
+		t.Fatalf("read: %v, want the connection closed", err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Fatalf("closed after %v, want about 300ms", d)
+	}
+}
+
+// TestH2Drain: a drain (Shutdown) ends an idle HTTP/2 connection with
+// GOAWAY NO_ERROR, and Shutdown returns once it is gone.
+func TestH2Drain(t *testing.T) {
+	t.Parallel()
+	set, err := matcher.Compile(testRules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Not startH2: its cleanup would stop the server a second time.
+	srv := engine.New(engine.Options{Listen: "127.0.0.1:0", EventLoops: 1, TLS: h2TLSOptions(t)}, set)
+	done := make(chan error, 1)
+	go func() { done <- srv.Run() }()
+	<-srv.Ready()
+	r := dialH2(t, srv)
+	r.headers(1, true, r.block("GET", "/old"))
+	if st := r.status(1); st != "301" {
+		t.Fatalf("%s, want 301", st)
+	}
+	shut := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		shut <- srv.Shutdown(ctx)
+	}()
+	r.goAway(http2.ErrCodeNo)
+	select {
+	case err := <-shut:
+		if err != nil {
+			t.Errorf("Shutdown: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Shutdown did not return after the HTTP/2 connection closed")
+	}
+	<-done
 }
