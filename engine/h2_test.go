@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"io"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/redirectd/redirectd/engine"
+	"github.com/redirectd/redirectd/engine/accesslog"
 	"github.com/redirectd/redirectd/engine/upstream"
 )
 
@@ -188,5 +190,45 @@ func TestH2Forward(t *testing.T) {
 	got = doRequest(t, c, "GET", base+"/old", "site.example", "")
 	if got.Status != 301 || got.Location != "https://example.com/new" {
 		t.Errorf("rule under forwarding: %+v", got)
+	}
+}
+
+// TestH2AccessLog: HTTP/2 streams are logged as HTTP/1.1 requests are,
+// with HTTP/2.0 as the protocol: a redirect with its Location, and a
+// forwarded miss with the upstream's status.
+func TestH2AccessLog(t *testing.T) {
+	t.Parallel()
+	addr := startUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(201)
+		io.WriteString(w, "from upstream\n")
+	}))
+	logFile := filepath.Join(t.TempDir(), "access.log")
+	alog, err := accesslog.Open(logFile, accesslog.Combined)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { alog.Close() })
+	pool := upstream.New(upstream.Config{Servers: []string{addr}, ConnectTimeout: time.Second, ReadTimeout: 5 * time.Second,
+		WriteTimeout: 5 * time.Second, MaxConnsPerServer: 4}, nil)
+	t.Cleanup(pool.Close)
+	srv := startH2(t, engine.Options{Upstream: &engine.UpstreamOptions{Pool: pool}, AccessLog: alog})
+	c := h2Client(t)
+	base := "https://" + srv.TLSAddr()
+	if got := doRequest(t, c, "GET", base+"/old", "a", ""); got.Status != 301 {
+		t.Fatalf("redirect: %+v", got)
+	}
+	readLines(t, logFile, 1) // in order
+	if got := doRequest(t, c, "GET", base+"/elsewhere", "a", ""); got.Status != 201 {
+		t.Fatalf("forward: %+v", got)
+	}
+	lines := readLines(t, logFile, 2)
+	if len(lines) != 2 {
+		t.Fatalf("%d lines logged, want 2: %q", len(lines), lines)
+	}
+	if !strings.Contains(lines[0], `"GET /old HTTP/2.0" 301 `) || !strings.Contains(lines[0], "https://example.com/new") {
+		t.Errorf("redirect logged as %q", lines[0])
+	}
+	if !strings.Contains(lines[1], `"GET /elsewhere HTTP/2.0" 201 `) {
+		t.Errorf("forward logged as %q", lines[1])
 	}
 }

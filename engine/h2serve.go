@@ -116,6 +116,7 @@ func (x *h2conn) decide(st *h2.Stream) (local bool) {
 			l.ri.client = cs.requestClient(req)
 			l.ri.start = start
 			l.ri.scheme = "https"
+			l.ri.proto = "HTTP/2.0" // as nginx logs $server_protocol
 		}
 		out, v = cs.answer(out, req, rules, date, false)
 		switch {
