@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -445,4 +446,38 @@ func TestH2Drain(t *testing.T) {
 		t.Fatal("Shutdown did not return after the HTTP/2 connection closed")
 	}
 	<-done
+}
+
+// TestH2ConnBodyBound: the bodies buffered for a connection's streams are
+// bounded in all: the stream whose body would pass MaxConnBodyBytes gets
+// 413, the others are forwarded.
+func TestH2ConnBodyBound(t *testing.T) {
+	t.Parallel()
+	addr := startUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		w.Header().Set("X-Got", strconv.Itoa(len(b)))
+	}))
+	pool := upstream.New(upstream.Config{Servers: []string{addr}, ConnectTimeout: time.Second, ReadTimeout: 5 * time.Second,
+		WriteTimeout: 5 * time.Second, MaxConnsPerServer: 4}, nil)
+	t.Cleanup(pool.Close)
+	srv := startH2With(t, h2.Options{MaxBodyBytes: 1000, MaxConnBodyBytes: 1500}, engine.Options{Upstream: &engine.UpstreamOptions{Pool: pool}})
+	r := dialH2(t, srv)
+	post := r.block("POST", "/upload")
+	r.headers(1, false, post)
+	r.headers(3, false, post)
+	r.fr.WriteData(1, false, make([]byte, 800))
+	r.fr.WriteData(3, false, make([]byte, 800)) // 1600 buffered in all: past the bound
+	if st := r.status(3); st != "413" {
+		t.Fatalf("stream 3: %s, want 413", st)
+	}
+	r.fr.WriteData(1, true, make([]byte, 100))
+	if st := r.status(1); st != "200" {
+		t.Fatalf("stream 1: %s, want 200 from the upstream", st)
+	}
+	// Stream 1's body is given back once it is done: a third fits.
+	r.headers(5, false, post)
+	r.fr.WriteData(5, true, make([]byte, 900))
+	if st := r.status(5); st != "200" {
+		t.Fatalf("stream 5: %s, want 200", st)
+	}
 }

@@ -56,6 +56,8 @@ type Conn struct {
 	peerWindow             int32
 	peerFrame              uint32
 	closed                 bool
+	// bodyBytes is what the streams' buffered bodies hold in all.
+	bodyBytes int
 }
 
 // block is a header block in progress: its stream, what its fields are
@@ -430,10 +432,11 @@ func (c *Conn) onData(f *http2.DataFrame) error {
 		return http2.StreamError{StreamID: id, Code: http2.ErrCodeProtocol} // RFC 9113 8.1.1
 	}
 	if !st.handed {
-		if len(st.Body)+len(data) > c.o.MaxBodyBytes {
+		if len(st.Body)+len(data) > c.o.MaxBodyBytes || c.bodyBytes+len(data) > c.o.MaxConnBodyBytes {
 			st.BodyTooLarge = true
 		} else {
 			st.Body = append(st.Body, data...)
+			c.bodyBytes += len(data)
 			if st.recvWindow < int64(c.o.StreamWindow)/2 {
 				inc := int64(c.o.StreamWindow) - st.recvWindow
 				c.fr.WriteWindowUpdate(id, uint32(inc))

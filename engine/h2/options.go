@@ -30,6 +30,11 @@ type Options struct {
 	// 1 MiB): a longer one has the stream handed over with BodyTooLarge
 	// set, and the rest is dropped.
 	MaxBodyBytes int
+	// MaxConnBodyBytes bounds the bodies buffered for all of a
+	// connection's streams at once (default 1 MiB, as the plain port
+	// bounds what waits behind a forward): a stream whose body would pass
+	// it is handed over with BodyTooLarge, as above.
+	MaxConnBodyBytes int
 	// ResetsPerSecond and ResetBurst are a token bucket for the streams
 	// the client resets (RST_STREAM) or has refused (default 100 a
 	// second, 200 at once): a client that opens and cancels streams
@@ -82,6 +87,7 @@ func (o *Options) setDefaults() {
 	defInt(&o.MaxHeaderBlockBytes, 2*int(o.MaxHeaderListSize))
 	defInt(&o.MaxHeaderBlockFrames, DefaultMaxHeaderBlockFrames)
 	defInt(&o.MaxBodyBytes, DefaultMaxBodyBytes)
+	defInt(&o.MaxConnBodyBytes, DefaultMaxBodyBytes)
 	defInt(&o.ResetsPerSecond, DefaultResetsPerSecond)
 	defInt(&o.ResetBurst, 2*o.ResetsPerSecond)
 	defInt(&o.ControlPerSecond, DefaultControlPerSecond)
