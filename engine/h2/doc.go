@@ -36,7 +36,9 @@
 //
 // # Goroutines
 //
-// Serve runs on the connection's goroutine and is the only reader. Writes
+// Serve runs on the connection's goroutine and is the only reader; when
+// the connection goes quiet it gives back its buffers and returns, and
+// the caller calls it again on a fresh goroutine (buffers.go). Writes
 // are made with Conn.mu held, by Serve or by a goroutine answering a
 // stream it was handed (Stream.Answer, Stream.WriteData): mu guards the
 // streams, the windows, the Framer's write side and the buffered writer.
