@@ -1,7 +1,9 @@
 package engine_test
 
 import (
+	"crypto/sha256"
 	"crypto/tls"
+	"fmt"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -173,6 +175,12 @@ func TestH2Forward(t *testing.T) {
 	got = doRequest(t, c, "POST", base+"/form", "site.example", "a=1&b=2")
 	if got.Status != 200 || !strings.Contains(got.Body, "POST /form") || !strings.Contains(got.Body, "body 7 ") {
 		t.Errorf("POST: %+v", got)
+	}
+	// An upload past what engine/h2 buffers (1 MiB) is streamed.
+	upload := strings.Repeat("u", 3_000_000)
+	got = doRequest(t, c, "POST", base+"/upload", "site.example", upload)
+	if want := fmt.Sprintf("body 3000000 %x", sha256.Sum256([]byte(upload))); got.Status != 200 || !strings.Contains(got.Body, want) {
+		t.Errorf("3 MB upload: status %d, want 200 and %q in %q", got.Status, want, tail(got.Body))
 	}
 	got = doRequest(t, c, "HEAD", base+"/page", "site.example", "")
 	if got.Status != 200 || got.Body != "" {

@@ -17,8 +17,9 @@ import (
 // h2forward is one HTTP/2 stream forwarded to the upstream over HTTP/1.1
 // (the same pool, header policy, fallback rules and answer policy as a
 // forward from the HTTP/1.1 path). Its body was buffered whole by
-// engine/h2 (at most its MaxBodyBytes); the upstream's answer is relayed
-// as it comes, held back by the stream's flow control.
+// engine/h2 when it fits its MaxBodyBytes, else it is streamed as it
+// comes (h2.Stream.BodyReader); the upstream's answer is relayed as it
+// comes, held back by the stream's flow control.
 type h2forward struct {
 	f   *forward // the answer policy's view: cs, head, vary, fallback, status
 	x   *h2conn
@@ -51,7 +52,21 @@ func (x *h2conn) forward(st *h2.Stream, req *httpparse.Request) {
 	if hf.srv != nil {
 		s.upstreamHeaders(fasthttpHeaders{&r.Header}, req, cs.ip, true, cs.proxy.xff, hf.srv.Addr)
 	}
-	if len(st.Body) > 0 {
+	switch {
+	case st.BodyTooLarge:
+		// Larger than engine/h2 buffers: the rest is read as it comes,
+		// the client held back by the stream's window meanwhile.
+		length := -1
+		if st.ContentLength >= 0 {
+			length = int(st.ContentLength)
+		}
+		timeout := s.up.BodyTimeout
+		if timeout <= 0 {
+			timeout = 10 * time.Second
+		}
+		r.SetBodyStream(st.BodyReader(timeout, s.up.MaxRequestBodyBytes), length)
+		s.m.bodies[bodyStreamed].Inc()
+	case len(st.Body) > 0:
 		// The body is the stream's until it ends, which is after the
 		// exchange.
 		r.SetBodyStream(bytes.NewReader(st.Body), len(st.Body))
@@ -213,6 +228,19 @@ func (hf *h2forward) writeFallback() {
 // exchangeFailed answers 502, 503 or 504 as err says, as forward's does.
 func (hf *h2forward) exchangeFailed(err error, srv *upstream.Server, um *upstreamMetrics) {
 	f := hf.f
+	switch {
+	case errors.Is(err, h2.ErrBodyTooLarge):
+		hf.failed(413, "request body too large\n")
+		return
+	case errors.Is(err, h2.ErrBodyTimeout):
+		f.s.m.timeouts.body.Inc()
+		hf.failed(408, "request body not received in time\n")
+		return
+	case errors.Is(err, h2.ErrStreamClosed):
+		hf.st.Abort() // the client reset the stream while sending its body
+		hf.log()
+		return
+	}
 	status, msg, count := 502, "the upstream server could not be reached\n", um.failed
 	var ne net.Error
 	var small *fasthttp.ErrSmallBuffer

@@ -90,14 +90,18 @@ func (r *rawH2) next(what string, want func(http2.Frame) bool) http2.Frame {
 // status reads until stream id's HEADERS and returns its :status.
 func (r *rawH2) status(id uint32) string {
 	r.t.Helper()
+	return r.fields(id)[":status"]
+}
+
+// fields reads until stream id's HEADERS and returns its fields. The
+// server's blocks never use the dynamic table, so a fresh decoder reads
+// each.
+func (r *rawH2) fields(id uint32) map[string]string {
+	r.t.Helper()
 	f := r.next("HEADERS", func(f http2.Frame) bool { _, ok := f.(*http2.HeadersFrame); return ok && f.Header().StreamID == id })
-	var st string
-	hpack.NewDecoder(4096, func(hf hpack.HeaderField) {
-		if hf.Name == ":status" {
-			st = hf.Value
-		}
-	}).Write(f.(*http2.HeadersFrame).HeaderBlockFragment())
-	return st
+	m := map[string]string{}
+	hpack.NewDecoder(4096, func(hf hpack.HeaderField) { m[hf.Name] = hf.Value }).Write(f.(*http2.HeadersFrame).HeaderBlockFragment())
+	return m
 }
 
 // goAway reads until GOAWAY and checks its code; the connection must then
@@ -313,29 +317,117 @@ func TestH2FrameSize(t *testing.T) {
 	r.goAway(http2.ErrCodeFrameSize)
 }
 
-// TestH2BodyTooLarge: a forwarded request's body past MaxBodyBytes gets
-// 413 without being forwarded; the rest is refused with RST_STREAM
-// NO_ERROR.
+// TestH2BodyTooLarge: a forwarded request whose content-length is over
+// max_request_body_bytes gets 413 without the upstream being asked, and
+// the rest of its body is refused with RST_STREAM NO_ERROR; one without
+// content-length that streams past it gets 413 too.
 func TestH2BodyTooLarge(t *testing.T) {
 	t.Parallel()
 	hits := make(chan string, 10)
-	addr := startUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits <- r.URL.Path }))
+	addr := startUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		hits <- r.URL.Path
+	}))
 	pool := upstream.New(upstream.Config{Servers: []string{addr}, ConnectTimeout: time.Second, ReadTimeout: 5 * time.Second,
 		WriteTimeout: 5 * time.Second, MaxConnsPerServer: 4}, nil)
 	t.Cleanup(pool.Close)
-	srv := startH2With(t, h2.Options{MaxBodyBytes: 1000}, engine.Options{Upstream: &engine.UpstreamOptions{Pool: pool}})
+	srv := startH2With(t, h2.Options{MaxBodyBytes: 1000}, engine.Options{Upstream: &engine.UpstreamOptions{Pool: pool, MaxRequestBodyBytes: 1200}})
 	r := dialH2(t, srv)
-	r.headers(1, false, r.block("POST", "/upload"))
+	r.headers(1, false, r.block("POST", "/upload", "content-length", "5000"))
 	r.fr.WriteData(1, false, make([]byte, 800))
 	r.fr.WriteData(1, false, make([]byte, 800))
 	if st := r.status(1); st != "413" {
-		t.Fatalf("%s, want 413", st)
+		t.Fatalf("with content-length: %s, want 413", st)
 	}
 	r.reset(1, http2.ErrCodeNo)
 	select {
 	case p := <-hits:
 		t.Fatalf("the upstream was asked for %s", p)
 	default:
+	}
+	r.headers(3, false, r.block("POST", "/streamed"))
+	for range 3 {
+		r.fr.WriteData(3, false, make([]byte, 800))
+	}
+	if st := r.status(3); st != "413" {
+		t.Fatalf("streamed past the bound: %s, want 413", st)
+	}
+}
+
+// TestH2StreamedBody: a body past what engine/h2 buffers (one stream's
+// MaxBodyBytes, or the connection's MaxConnBodyBytes in all) is streamed
+// to the upstream as it comes, whole and in order; the buffered ones
+// still are forwarded.
+func TestH2StreamedBody(t *testing.T) {
+	t.Parallel()
+	addr := startUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		sum := 0
+		for _, c := range b {
+			sum += int(c)
+		}
+		w.Header().Set("X-Got", strconv.Itoa(len(b))+" "+strconv.Itoa(sum))
+	}))
+	pool := upstream.New(upstream.Config{Servers: []string{addr}, ConnectTimeout: time.Second, ReadTimeout: 5 * time.Second,
+		WriteTimeout: 5 * time.Second, MaxConnsPerServer: 4}, nil)
+	t.Cleanup(pool.Close)
+	srv := startH2With(t, h2.Options{MaxBodyBytes: 1000, MaxConnBodyBytes: 1500, StreamWindow: 4096},
+		engine.Options{Upstream: &engine.UpstreamOptions{Pool: pool}})
+	r := dialH2(t, srv)
+	post := r.block("POST", "/upload")
+	r.headers(1, false, post)
+	r.headers(3, false, post)
+	r.fr.WriteData(1, false, bytes.Repeat([]byte{1}, 800))
+	r.fr.WriteData(3, false, bytes.Repeat([]byte{2}, 800)) // 1600 in all: stream 3 streams
+	// 100 KB more on stream 3, far past its 4 KiB window: sent as the
+	// server gives the window back (WINDOW_UPDATE, read below).
+	credit := make(chan int, 1000)
+	sent := make(chan struct{})
+	go func() {
+		defer close(sent)
+		window := 4096 - 800
+		for range 100 {
+			for window < 1000 {
+				window += <-credit
+			}
+			r.fr.WriteData(3, false, bytes.Repeat([]byte{2}, 1000))
+			window -= 1000
+		}
+		r.fr.WriteData(3, true, nil)
+	}()
+	var got string
+	for got == "" {
+		f, err := r.fr.ReadFrame()
+		if err != nil {
+			t.Fatalf("waiting for stream 3's answer: %v", err)
+		}
+		switch f := f.(type) {
+		case *http2.WindowUpdateFrame:
+			if f.StreamID == 3 {
+				credit <- int(f.Increment)
+			}
+		case *http2.HeadersFrame:
+			if f.StreamID == 3 {
+				hpack.NewDecoder(4096, func(hf hpack.HeaderField) {
+					if hf.Name == "x-got" {
+						got = hf.Value
+					}
+				}).Write(f.HeaderBlockFragment())
+				if got == "" {
+					t.Fatal("stream 3's answer has no x-got")
+				}
+			}
+		case *http2.RSTStreamFrame:
+			t.Fatalf("stream %d reset: %v", f.StreamID, f.ErrCode)
+		}
+	}
+	if got != "100800 201600" {
+		t.Errorf("stream 3 (streamed): the upstream got %q, want 100800 bytes summing to 201600", got)
+	}
+	<-sent // one writer at a time on the Framer
+	r.fr.WriteData(1, true, bytes.Repeat([]byte{1}, 100))
+	if got := r.fields(1)["x-got"]; got != "900 900" {
+		t.Errorf("stream 1 (buffered): the upstream got %q, want 900 bytes", got)
 	}
 }
 
@@ -446,38 +538,4 @@ func TestH2Drain(t *testing.T) {
 		t.Fatal("Shutdown did not return after the HTTP/2 connection closed")
 	}
 	<-done
-}
-
-// TestH2ConnBodyBound: the bodies buffered for a connection's streams are
-// bounded in all: the stream whose body would pass MaxConnBodyBytes gets
-// 413, the others are forwarded.
-func TestH2ConnBodyBound(t *testing.T) {
-	t.Parallel()
-	addr := startUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		w.Header().Set("X-Got", strconv.Itoa(len(b)))
-	}))
-	pool := upstream.New(upstream.Config{Servers: []string{addr}, ConnectTimeout: time.Second, ReadTimeout: 5 * time.Second,
-		WriteTimeout: 5 * time.Second, MaxConnsPerServer: 4}, nil)
-	t.Cleanup(pool.Close)
-	srv := startH2With(t, h2.Options{MaxBodyBytes: 1000, MaxConnBodyBytes: 1500}, engine.Options{Upstream: &engine.UpstreamOptions{Pool: pool}})
-	r := dialH2(t, srv)
-	post := r.block("POST", "/upload")
-	r.headers(1, false, post)
-	r.headers(3, false, post)
-	r.fr.WriteData(1, false, make([]byte, 800))
-	r.fr.WriteData(3, false, make([]byte, 800)) // 1600 buffered in all: past the bound
-	if st := r.status(3); st != "413" {
-		t.Fatalf("stream 3: %s, want 413", st)
-	}
-	r.fr.WriteData(1, true, make([]byte, 100))
-	if st := r.status(1); st != "200" {
-		t.Fatalf("stream 1: %s, want 200 from the upstream", st)
-	}
-	// Stream 1's body is given back once it is done: a third fits.
-	r.headers(5, false, post)
-	r.fr.WriteData(5, true, make([]byte, 900))
-	if st := r.status(5); st != "200" {
-		t.Fatalf("stream 5: %s, want 200", st)
-	}
 }

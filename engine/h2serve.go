@@ -120,10 +120,6 @@ func (x *h2conn) decide(st *h2.Stream) (local bool) {
 		}
 		out, v = cs.answer(out, req, rules, date, false)
 		switch {
-		case v.upstream && st.BodyTooLarge:
-			cs.fallbackFor() // not forwarded
-			out = appendTextWith(out, 413, cs.fields(), rules.Headers(), "request body too large\n", false, date, connDefault)
-			v = verdict{status: 413, outcome: outClientError}
 		case v.upstream:
 			x.forward(st, req)
 			return false
@@ -195,7 +191,7 @@ func appendH2Head(dst []byte, st *h2.Stream) []byte {
 	}
 	switch {
 	case st.BodyTooLarge && st.ContentLength >= 0:
-		dst = appendContentLength(dst, st.ContentLength)
+		dst = appendContentLength(dst, st.ContentLength) // streamed (h2forward.go)
 	case len(st.Body) > 0 || st.ContentLength >= 0:
 		dst = appendContentLength(dst, int64(len(st.Body)))
 	}

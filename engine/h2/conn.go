@@ -431,21 +431,27 @@ func (c *Conn) onData(f *http2.DataFrame) error {
 	if st.ContentLength >= 0 && (st.received > st.ContentLength || f.StreamEnded() && st.received != st.ContentLength) {
 		return http2.StreamError{StreamID: id, Code: http2.ErrCodeProtocol} // RFC 9113 8.1.1
 	}
-	if !st.handed {
+	switch {
+	case st.streaming:
+		// Its reader gives the window back as it takes the bytes: what
+		// waits here is bounded by the stream's window.
+		st.Body = append(st.Body, data...)
+		c.room.Broadcast()
+	case !st.handed:
 		if len(st.Body)+len(data) > c.o.MaxBodyBytes || c.bodyBytes+len(data) > c.o.MaxConnBodyBytes {
-			st.BodyTooLarge = true
-		} else {
-			st.Body = append(st.Body, data...)
-			c.bodyBytes += len(data)
-			if st.recvWindow < int64(c.o.StreamWindow)/2 {
-				inc := int64(c.o.StreamWindow) - st.recvWindow
-				c.fr.WriteWindowUpdate(id, uint32(inc))
-				st.recvWindow += inc
-			}
+			st.BodyTooLarge = true // kept: the handler may stream the rest (BodyReader)
+		} else if st.recvWindow < int64(c.o.StreamWindow)/2 {
+			inc := int64(c.o.StreamWindow) - st.recvWindow
+			c.fr.WriteWindowUpdate(id, uint32(inc))
+			st.recvWindow += inc
 		}
+		st.Body = append(st.Body, data...)
+		st.counted += len(data)
+		c.bodyBytes += len(data)
 	}
 	if f.StreamEnded() {
 		st.remoteEnded = true
+		c.room.Broadcast()
 	}
 	if !st.handed && (st.remoteEnded || st.BodyTooLarge) {
 		c.handOver(st)

@@ -2,6 +2,8 @@ package h2
 
 import (
 	"errors"
+	"io"
+	"time"
 
 	"golang.org/x/net/http2"
 )
@@ -58,6 +60,10 @@ type Stream struct {
 	// the handler made its last call; handed: Serve was called; sync:
 	// Serve is running (an answer made then is flushed by the reader).
 	remoteEnded, localEnded, removed, finished, handed, sync bool
+	// streaming: the handler reads the body as it comes (BodyReader).
+	// counted is what of Body counts in the connection's bodyBytes.
+	streaming bool
+	counted   int
 	// inBlock: a header block of the stream's is being decoded (its
 	// trailers, or a refused HEADERS on it), which keeps it from reuse.
 	inBlock bool
@@ -177,6 +183,75 @@ func (st *Stream) Abort() {
 	}
 	st.finished = true
 	c.release(st)
+}
+
+// Errors of a body read with BodyReader.
+var (
+	ErrBodyTimeout  = errors.New("h2: no byte of the request body came in time")
+	ErrBodyTooLarge = errors.New("h2: the request body is larger than allowed")
+)
+
+// BodyReader returns the body of a stream handed over with BodyTooLarge
+// as it comes: what was buffered, then the DATA frames still to come,
+// the client let send more (WINDOW_UPDATE) as it is read, so that what
+// waits is bounded by the stream's window. A read waits at most idle for
+// a byte (ErrBodyTimeout); past max bytes in all (0: no bound) it fails
+// with ErrBodyTooLarge; a reset stream reads ErrStreamClosed. It must be
+// called from Handler.Serve, before Serve returns.
+func (st *Stream) BodyReader(idle time.Duration, max int64) io.Reader {
+	c := st.c
+	c.mu.Lock()
+	st.streaming = true
+	c.bodyBytes -= st.counted // bounded by the window from now on
+	st.counted = 0
+	c.mu.Unlock()
+	return &bodyReader{st: st, idle: idle, max: max}
+}
+
+type bodyReader struct {
+	st        *Stream
+	idle      time.Duration
+	max, read int64
+}
+
+func (r *bodyReader) Read(p []byte) (int, error) {
+	st := r.st
+	c := st.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	timedOut := false
+	var t *time.Timer
+	for len(st.Body) == 0 && !st.remoteEnded && !st.reset && !timedOut {
+		if t == nil {
+			t = time.AfterFunc(r.idle, func() {
+				c.mu.Lock()
+				timedOut = true
+				c.room.Broadcast()
+				c.mu.Unlock()
+			})
+			defer t.Stop()
+		}
+		c.room.Wait()
+	}
+	switch {
+	case st.reset:
+		return 0, ErrStreamClosed
+	case len(st.Body) > 0:
+		n := copy(p, st.Body)
+		st.Body = st.Body[:copy(st.Body, st.Body[n:])]
+		if r.read += int64(n); r.max > 0 && r.read > r.max {
+			return 0, ErrBodyTooLarge
+		}
+		if !st.remoteEnded {
+			c.fr.WriteWindowUpdate(st.id, uint32(n))
+			st.recvWindow += int64(n)
+			c.out().Flush()
+		}
+		return n, nil
+	case timedOut:
+		return 0, ErrBodyTimeout
+	}
+	return 0, io.EOF
 }
 
 // reuse readies st for the stream id.

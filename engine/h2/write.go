@@ -151,7 +151,8 @@ func (c *Conn) release(st *Stream) {
 	if !st.removed || st.handed && !st.finished || st.inBlock {
 		return
 	}
-	c.bodyBytes -= len(st.Body)
+	c.bodyBytes -= st.counted
+	st.counted = 0
 	st.Body = st.Body[:0]
 	if len(c.free) < int(c.o.MaxConcurrentStreams) && cap(st.arena)+cap(st.Body)+cap(st.pending) <= maxKeptStream {
 		c.free = append(c.free, st)
