@@ -201,7 +201,7 @@ var known = map[string][]string{
 	"map":            {"file", "format", "match", "status", "host", "case_insensitive", "trailing_slash", "query_string", "request_uri", "path", "invalid", "headers", "when"},
 	"rules.defaults": {"status", "case_insensitive", "trailing_slash", "query_string", "path"},
 	// [tls] and [acme], see tls.go.
-	"tls":             {"listen", "certificate", "certificates_dir", "hsts", "handshake_timeout", "post_quantum"},
+	"tls":             {"listen", "certificate", "certificates_dir", "hsts", "handshake_timeout", "post_quantum", "http2", "max_concurrent_streams"},
 	"tls.certificate": {"cert", "key"},
 	"acme":            {"email", "ca", "ca_root", "storage", "hosts", "on_demand", "on_demand_rate", "redis"},
 	"acme.redis":      {"address", "username", "password", "password_file", "db", "key_prefix", "tls"},

@@ -31,7 +31,19 @@ type TLS struct {
 	// and Go's others) beside X25519 and the NIST curves; off by default
 	// for their CPU (engine/tlsconf/keyexchange.go). Applies at start.
 	PostQuantum bool `toml:"post_quantum"`
+	// HTTP2 offers HTTP/2 (ALPN "h2") before http/1.1; on unless set to
+	// false.
+	HTTP2 *bool `toml:"http2"`
+	// MaxConcurrentStreams is HTTP/2's SETTINGS_MAX_CONCURRENT_STREAMS
+	// (default 100).
+	MaxConcurrentStreams int `toml:"max_concurrent_streams"`
 }
+
+// HTTP2On reports whether HTTP/2 is offered: unless http2 = false.
+func (t *TLS) HTTP2On() bool { return t.HTTP2 == nil || *t.HTTP2 }
+
+// DefaultMaxConcurrentStreams is [tls] max_concurrent_streams' default.
+const DefaultMaxConcurrentStreams = 100
 
 // On reports whether the HTTPS listener is configured.
 func (t *TLS) On() bool { return t.Listen != "" }
@@ -176,6 +188,12 @@ func checkTLS(file string, raw *rawConfig, cfg *Config, fl files, loc *locator, 
 		bad("tls", "hsts", "%q is not a Strict-Transport-Security value; write one such as \"max-age=31536000; includeSubDomains\"", cut(t.HSTS))
 	}
 	defaultDuration(&t.HandshakeTimeout, DefaultHandshakeTimeout)
+	switch {
+	case t.MaxConcurrentStreams == 0:
+		t.MaxConcurrentStreams = DefaultMaxConcurrentStreams
+	case t.MaxConcurrentStreams < 1 || t.MaxConcurrentStreams > 1000:
+		bad("tls", "max_concurrent_streams", "%d is out of range; write a number from 1 to 1000, such as 100", t.MaxConcurrentStreams)
+	}
 	if a := raw.ACME; a != nil {
 		checkACME(file, a, fl, loc, errs)
 		if t.Listen == "" {

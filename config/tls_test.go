@@ -50,8 +50,9 @@ on_demand_rate = "5/30m"
 			{Cert: filepath.Join(dir, "a.crt"), Key: "/abs/a.key", File: file, Line: 8},
 			{Cert: filepath.Join(dir, "b.crt"), Key: filepath.Join(dir, "b.key"), File: file, Line: 12},
 		},
-		HandshakeTimeout: config.Duration(10 * time.Second),
-		PostQuantum:      true,
+		HandshakeTimeout:     config.Duration(10 * time.Second),
+		PostQuantum:          true,
+		MaxConcurrentStreams: config.DefaultMaxConcurrentStreams,
 	}
 	if diff := cmp.Diff(want, cfg.TLS); diff != "" {
 		t.Errorf("[tls] (-want +got):\n%s", diff)
@@ -87,6 +88,16 @@ storage = "/var/lib/redirectd/acme"
 	if cfg.TLS.PostQuantum {
 		t.Error("post_quantum is on by default, want off")
 	}
+	if !cfg.TLS.HTTP2On() || cfg.TLS.MaxConcurrentStreams != 100 {
+		t.Errorf("http2 = %v, max_concurrent_streams = %d; want the defaults true and 100", cfg.TLS.HTTP2On(), cfg.TLS.MaxConcurrentStreams)
+	}
+	file = writeFiles(t, map[string]string{"redirectd.toml": "[tls]\nlisten = \":443\"\ncertificates_dir = \"c\"\nhttp2 = false\nmax_concurrent_streams = 250\n"})
+	if cfg, err = config.Load(file); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.TLS.HTTP2On() || cfg.TLS.MaxConcurrentStreams != 250 {
+		t.Errorf("http2 = %v, max_concurrent_streams = %d; want false and 250 as set", cfg.TLS.HTTP2On(), cfg.TLS.MaxConcurrentStreams)
+	}
 
 	// No [tls] at all: off, and no [acme].
 	file = writeFiles(t, map[string]string{"redirectd.toml": "[server]\nlisten = \":80\"\n"})
@@ -113,6 +124,9 @@ func TestTLSConfigErrors(t *testing.T) {
 		{"hsts newline", "[tls]\nlisten = \":443\"\ncertificates_dir = \"c\"\nhsts = \"max-age=1\\r\\nX: y\"\n", "[tls]: hsts:"},
 		{"post_quantum not a boolean", "[tls]\nlisten = \":443\"\ncertificates_dir = \"c\"\npost_quantum = \"yes\"\n", "post_quantum"},
 		{"bad timeout", "[tls]\nlisten = \":443\"\ncertificates_dir = \"c\"\nhandshake_timeout = 10\n", "handshake_timeout"},
+		{"bad http2", "[tls]\nlisten = \":443\"\ncertificates_dir = \"c\"\nhttp2 = \"yes\"\n", "http2"},
+		{"too many streams", "[tls]\nlisten = \":443\"\ncertificates_dir = \"c\"\nmax_concurrent_streams = 5000\n", "redirectd.toml:4: [tls]: max_concurrent_streams: 5000 is out of range"},
+		{"negative streams", "[tls]\nlisten = \":443\"\ncertificates_dir = \"c\"\nmax_concurrent_streams = -1\n", "max_concurrent_streams: -1 is out of range"},
 		{"acme without tls", "[acme]\nstorage = \"s\"\n", "redirectd.toml:1: [acme]: [acme] needs the HTTPS listener"},
 		{"acme no storage", "[tls]\nlisten = \":443\"\n[acme]\nemail = \"a@b.c\"\n", "redirectd.toml:3: [acme]: storage: missing"},
 		{"acme http ca", "[tls]\nlisten = \":443\"\n[acme]\nstorage = \"s\"\nca = \"http://ca/dir\"\n", "redirectd.toml:5: [acme]: ca: \"http://ca/dir\" is not an https URL"},

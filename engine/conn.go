@@ -16,8 +16,9 @@ type conn struct {
 	loop *loop
 	idx  int // position in loop.conns
 	ip   netip.Addr
-	// tls: the connection came through the TLS listener (tlsConn).
-	tls bool
+	// tls: the connection came through the TLS listener (tlsConn); h2:
+	// it negotiated HTTP/2, whose streams engine/h2 times out itself.
+	tls, h2 bool
 	// local is the address the connection was accepted on, for
 	// absolute_redirect's port and its host when a request names none.
 	local netip.AddrPort
@@ -277,6 +278,10 @@ func (cs *conn) drop(c gnet.Conn, n int) gnet.Action {
 func (cs *conn) checkDeadline(now int64) {
 	o := &cs.loop.srv.opts
 	switch {
+	case cs.h2:
+		if cs.loop.srv.draining.Load() {
+			cs.close() // engine/h2 sends GOAWAY
+		}
 	case cs.fwd != nil:
 		cs.checkForward(now)
 	case cs.lingerUntil != 0:

@@ -99,6 +99,12 @@
 // held, so the loop struct and conns of a TLS loop are touched by one
 // goroutine at a time, under the rules of an event loop above; the
 // network writes (tlsConn.flush) are made with the mutex released.
+// A connection that negotiated HTTP/2 is served instead by engine/h2's
+// loop on the connection's goroutine (h2serve.go): each stream is decided
+// with the tlsLoop's mutex held, as a read is, and its frames written
+// with it released; a forwarded stream's exchange runs on a forward
+// worker (h2forward.go), which writes its answer through the h2.Stream
+// and takes the mutex only to log.
 //
 // The access-log writer (engine/accesslog: one per Log). It takes the
 // loops' full buffers over a channel and writes them, and reopens the

@@ -34,7 +34,10 @@ type serverMetrics struct {
 	bytesIn   *metrics.Counter
 	bytesOut  *metrics.Counter
 	accepted  *metrics.Counter
-	rejected  [3]*metrics.Counter // by rejectReason
+	// h2conns counts TLS connections that negotiated HTTP/2, h2streams
+	// the requests they carried.
+	h2conns, h2streams *metrics.Counter
+	rejected           [3]*metrics.Counter // by rejectReason
 	// timeouts counts connections closed by each timeout; send is a
 	// client that took nothing of a relayed answer for send_timeout,
 	// tunnel a tunnel idle for tunnel_idle_timeout.
@@ -92,6 +95,8 @@ var metricHelp = promtext.Help{
 	"redirectd_request_duration_seconds":      "Time to answer a request, local (the mean of one read's answers, sampled) or forwarded, in seconds.",
 	"redirectd_bytes_total":                   "Bytes read from and written to clients on the traffic ports.",
 	"redirectd_connections_accepted_total":    "Client connections accepted.",
+	"redirectd_http2_connections_total":       "TLS connections that negotiated HTTP/2 (ALPN h2).",
+	"redirectd_http2_streams_total":           "Requests received on HTTP/2 connections (streams handed to the decision).",
 	"redirectd_connections_rejected_total":    "Client connections refused at once, by the limit reached.",
 	"redirectd_connections_timed_out_total":   "Client connections closed by a timeout, by timeout.",
 	"redirectd_panics_total":                  "Panics recovered, by where they were caught; each is logged with its stack.",
@@ -120,6 +125,8 @@ func newServerMetrics(s *Server) *serverMetrics {
 	m.bytesIn = m.set.NewCounter(`redirectd_bytes_total{direction="in"}`)
 	m.bytesOut = m.set.NewCounter(`redirectd_bytes_total{direction="out"}`)
 	m.accepted = m.set.NewCounter(`redirectd_connections_accepted_total`)
+	m.h2conns = m.set.NewCounter(`redirectd_http2_connections_total`)
+	m.h2streams = m.set.NewCounter(`redirectd_http2_streams_total`)
 	m.rejected[overPerIP] = m.set.NewCounter(`redirectd_connections_rejected_total{reason="per_ip_limit"}`)
 	m.rejected[overTotal] = m.set.NewCounter(`redirectd_connections_rejected_total{reason="global_limit"}`)
 	m.timeouts.idle = m.set.NewCounter(`redirectd_connections_timed_out_total{timeout="idle"}`)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/panjf2000/gnet/v2"
+	"github.com/redirectd/redirectd/engine/h2"
 	"golang.org/x/sys/unix"
 )
 
@@ -30,6 +31,10 @@ type TLSOptions struct {
 	// HSTS, when set, is the Strict-Transport-Security value every answer
 	// on the TLS port carries, forwarded ones included.
 	HSTS string
+	// HTTP2 bounds the connections that negotiate h2 (engine/h2); its
+	// IdleTimeout defaults to the server's, its PrefaceTimeout to the
+	// header timeout. Whether h2 is offered is the Config's NextProtos.
+	HTTP2 h2.Options
 	// Handshake, when set, is called after every handshake, err nil or
 	// not (for metrics); it runs on the connection's goroutine.
 	Handshake func(state *tls.ConnectionState, err error)

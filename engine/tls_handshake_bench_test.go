@@ -83,7 +83,7 @@ func benchHandshake(b *testing.B, name string) {
 			b.Fatalf("the client failed (%q, %v): see its output above", c, err)
 		}
 	}
-	step() // the child's start-up, outside the timing
+	step()           // the child's start-up, outside the timing
 	b.ReportAllocs() // the server's: the client is another process
 	b.ResetTimer()
 	t0 := cpuTime()

@@ -131,6 +131,10 @@ func (c *tlsConn) run() {
 		c.teardown()
 		return
 	}
+	if c.tc.ConnectionState().NegotiatedProtocol == "h2" {
+		c.serveH2() // h2serve.go
+		return
+	}
 	// The handshake grew this goroutine's stack to 16 KiB: the
 	// connection waits for its first request on a fresh one.
 	c.wait(h)

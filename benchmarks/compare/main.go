@@ -178,6 +178,9 @@ func neededPrograms(s Settings, scenarios []Scenario) map[string]string {
 	if (s.Only == nil || s.Only["caddy"]) && (hasScenario(scenarios, func(sc Scenario) bool { return !sc.Sitemap }) || s.Soak > 0) {
 		progs["caddy"] = "caddy" // not run on the sitemap corpus, nor in the scale runs
 	}
+	if hasScenario(scenarios, func(sc Scenario) bool { return sc.H2 && !sc.Idle }) {
+		progs["h2load"] = "nghttp2-client"
+	}
 	return progs
 }
 

@@ -79,8 +79,10 @@ func (nginx) Configure(in Instance) ([]string, []string, error) {
 		fmt.Fprintf(w, "server {\n  listen 127.0.0.1:%d reuseport backlog=4096;\n  keepalive_requests 1000000;\n", in.Port)
 		if in.TLS != nil {
 			// Defaults otherwise: session tickets on, no session cache,
-			// 16 KiB ssl_buffer_size, OpenSSL's cipher order.
-			fmt.Fprintf(w, "  listen %s ssl reuseport backlog=4096;\n  ssl_certificate %s;\n  ssl_certificate_key %s;\n  ssl_protocols TLSv1.2 TLSv1.3;\n",
+			// 16 KiB ssl_buffer_size, OpenSSL's cipher order. http2 on
+			// the listen line (nginx 1.22; `http2 on` from 1.25) for the
+			// h2-* scenarios.
+			fmt.Fprintf(w, "  listen %s ssl http2 reuseport backlog=4096;\n  ssl_certificate %s;\n  ssl_certificate_key %s;\n  ssl_protocols TLSv1.2 TLSv1.3;\n",
 				tlsListen(in), in.TLS.Cert, in.TLS.Key)
 		}
 		w.WriteString("  if ($exact_to) { return 301 $exact_to; }\n")

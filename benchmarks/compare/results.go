@@ -63,6 +63,7 @@ type ServerResult struct {
 	Scenarios  []*ScenarioResult `json:"scenarios"`
 	Sitemap    *SitemapResult    `json:"sitemap,omitempty"`
 	TLSIdle    *IdleResult       `json:"tls_idle,omitempty"`
+	H2Idle     *IdleResult       `json:"h2_idle,omitempty"`
 }
 
 // IdleResult is the tls-idle measurement: the server's memory before and

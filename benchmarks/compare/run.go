@@ -149,12 +149,18 @@ func (h *harness) fixed(p *Proc, addr string, sc Scenario, rate float64) *Scenar
 // scenario runs one scenario: checked first, timed only when every answer
 // was right.
 func (h *harness) scenario(p *Proc, addr string, sc Scenario, rate float64) *ScenarioResult {
-	if err := verifyTLS(addr, sc, h.tlsFiles); err != nil {
+	verify := verifyTLS
+	if sc.H2 {
+		verify = verifyH2
+	}
+	if err := verify(addr, sc, h.tlsFiles); err != nil {
 		logf("  %-15s FAILED the check: %v", sc.Name, err)
 		return &ScenarioResult{Name: sc.Name, Failed: "wrong answer: " + err.Error()}
 	}
 	var r *ScenarioResult
 	switch {
+	case sc.H2:
+		r = h.h2Timed(p, addr, sc)
 	case sc.Fixed:
 		r = h.fixed(p, addr, sc, rate)
 	case sc.Full:

@@ -45,6 +45,8 @@ var scenarioGroups = map[string][]string{
 	"proxy": {"proxy"},
 	// tls: HTTPS with an ECDSA P-256 certificate.
 	"tls": {"tls-exact", "tls-churn", "tls-full", "tls-idle"},
+	// h2: HTTP/2 over the same HTTPS port, driven by h2load.
+	"h2": {"h2-exact", "h2-churn", "h2-idle"},
 }
 
 // selected reports whether scenario name runs.
@@ -175,8 +177,8 @@ func parseScenarios(v string) (map[string]bool, []string) {
 			}
 			continue
 		}
-		if !slices.Contains(scenarioGroups["reference"], name) && !slices.Contains(scenarioGroups["sitemap"], name) && !slices.Contains(scenarioGroups["tls"], name) {
-			errs = append(errs, fmt.Sprintf("SCENARIOS=%q: %q is not a scenario; use reference, sitemap, proxy, tls or names from benchmarks/README.md's table, separated by commas", v, name))
+		if !slices.Contains(scenarioGroups["reference"], name) && !slices.Contains(scenarioGroups["sitemap"], name) && !slices.Contains(scenarioGroups["tls"], name) && !slices.Contains(scenarioGroups["h2"], name) {
+			errs = append(errs, fmt.Sprintf("SCENARIOS=%q: %q is not a scenario; use reference, sitemap, proxy, tls, h2 or names from benchmarks/README.md's table, separated by commas", v, name))
 			continue
 		}
 		sel[name] = true

@@ -196,7 +196,7 @@ func runSetsText(res *Results) string {
 // scenarioOrder lists the scenarios of this run in the tables' order.
 func scenarioOrder(res *Results) []string {
 	var order []string
-	for _, sc := range slices.Concat(scenarioGroups["reference"], scenarioGroups["proxy"], scenarioGroups["tls"], scenarioGroups["sitemap"]) {
+	for _, sc := range slices.Concat(scenarioGroups["reference"], scenarioGroups["proxy"], scenarioGroups["tls"], scenarioGroups["h2"], scenarioGroups["sitemap"]) {
 		if slices.ContainsFunc(res.Servers, func(s *ServerResult) bool { return s.scenario(sc) != nil }) {
 			order = append(order, sc)
 		}
@@ -221,6 +221,9 @@ func failureList(res *Results) []string {
 		}
 		if s.TLSIdle != nil && s.TLSIdle.Failed != "" {
 			failures = append(failures, fmt.Sprintf("%s tls-idle: %s", s.Name, oneLine(s.TLSIdle.Failed)))
+		}
+		if s.H2Idle != nil && s.H2Idle.Failed != "" {
+			failures = append(failures, fmt.Sprintf("%s h2-idle: %s", s.Name, oneLine(s.H2Idle.Failed)))
 		}
 		if s.Sitemap != nil && s.Sitemap.CheckFailed != "" {
 			failures = append(failures, fmt.Sprintf("%s check on the sitemap corpus: %s", s.Name, oneLine(s.Sitemap.CheckFailed)))
@@ -453,38 +456,46 @@ func oneLine(s string) string {
 	return shorten.Text(s, 200)
 }
 
+// idleTable writes the memory per idle connection of one idle scenario
+// (name; kind names its connections), when the run had it.
+func idleTable(b *strings.Builder, res *Results, head headFunc, row rowFunc, name, kind string, of func(*ServerResult) *IdleResult) {
+	if !slices.ContainsFunc(res.Servers, func(s *ServerResult) bool { return of(s) != nil }) {
+		return
+	}
+	conns := 0
+	for _, s := range res.Servers {
+		if r := of(s); r != nil && r.Conns > 0 {
+			conns = r.Conns
+		}
+	}
+	fmt.Fprintf(b, "%s: the server's memory growth with %d idle %s keep-alive connections open (each did a full handshake and one request), over %d:\n\n", name, conns, kind, conns)
+	head(name, "redirectd / best peer")
+	idle := func(get func(*IdleResult) float64) func(*ServerResult) float64 {
+		return func(s *ServerResult) float64 {
+			if r := of(s); r != nil && r.Failed == "" {
+				return get(r)
+			}
+			return 0
+		}
+	}
+	memoryRows(b, res, []memRow{
+		{fmt.Sprintf("PSS per idle %s connection (KiB)", kind), idle(func(r *IdleResult) float64 { return r.PSSPerConnKiB })},
+		{fmt.Sprintf("RSS per idle %s connection (KiB)", kind), idle(func(r *IdleResult) float64 { return r.RSSPerConnKiB })},
+		{"PSS before (MiB)", idle(func(r *IdleResult) float64 { return r.Before.PSS })},
+		{"PSS with the connections open (MiB)", idle(func(r *IdleResult) float64 { return r.After.PSS })},
+	}, row, func(s *ServerResult) string {
+		if r := of(s); r != nil && r.Failed != "" {
+			return "failed"
+		}
+		return ""
+	})
+}
+
 // tlsTables writes the idle TLS memory per connection and redirectd's
 // HTTPS figures against the HTTPS targets, when the run had them.
 func tlsTables(b *strings.Builder, res *Results, head headFunc, row rowFunc) {
-	if slices.ContainsFunc(res.Servers, func(s *ServerResult) bool { return s.TLSIdle != nil }) {
-		conns := 0
-		for _, s := range res.Servers {
-			if s.TLSIdle != nil && s.TLSIdle.Conns > 0 {
-				conns = s.TLSIdle.Conns
-			}
-		}
-		fmt.Fprintf(b, "tls-idle: the server's memory growth with %d idle TLS keep-alive connections open (each did a full handshake and one request), over %d:\n\n", conns, conns)
-		head("tls-idle", "redirectd / best peer")
-		idle := func(get func(*IdleResult) float64) func(*ServerResult) float64 {
-			return func(s *ServerResult) float64 {
-				if s.TLSIdle == nil || s.TLSIdle.Failed != "" {
-					return 0
-				}
-				return get(s.TLSIdle)
-			}
-		}
-		memoryRows(b, res, []memRow{
-			{"PSS per idle TLS connection (KiB)", idle(func(r *IdleResult) float64 { return r.PSSPerConnKiB })},
-			{"RSS per idle TLS connection (KiB)", idle(func(r *IdleResult) float64 { return r.RSSPerConnKiB })},
-			{"PSS before (MiB)", idle(func(r *IdleResult) float64 { return r.Before.PSS })},
-			{"PSS with the connections open (MiB)", idle(func(r *IdleResult) float64 { return r.After.PSS })},
-		}, row, func(s *ServerResult) string {
-			if s.TLSIdle != nil && s.TLSIdle.Failed != "" {
-				return "failed"
-			}
-			return ""
-		})
-	}
+	idleTable(b, res, head, row, "tls-idle", "TLS", func(s *ServerResult) *IdleResult { return s.TLSIdle })
+	idleTable(b, res, head, row, "h2-idle", "HTTP/2", func(s *ServerResult) *IdleResult { return s.H2Idle })
 	if v := tlsVerdicts(res); len(v) > 0 {
 		b.WriteString("redirectd over HTTPS against its targets (same run):\n\n| target | redirectd | reference | ratio | verdict |\n|---|--:|--:|--:|---|\n")
 		for _, x := range v {

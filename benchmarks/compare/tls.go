@@ -104,7 +104,9 @@ func (h *harness) tlsPhase(srv Server, sr *ServerResult) {
 	logf("%s: HTTPS with an ECDSA P-256 certificate", srv.Name())
 	fail := func(msg string) {
 		for _, sc := range scs {
-			if sc.Idle {
+			if sc.Idle && sc.H2 {
+				sr.H2Idle = &IdleResult{Failed: msg}
+			} else if sc.Idle {
 				sr.TLSIdle = &IdleResult{Failed: msg}
 			} else {
 				sr.Scenarios = append(sr.Scenarios, &ScenarioResult{Name: sc.Name, Failed: msg})
@@ -125,7 +127,11 @@ func (h *harness) tlsPhase(srv Server, sr *ServerResult) {
 		return
 	}
 	for _, sc := range scs {
-		if sc.Idle {
+		switch {
+		case sc.Idle && sc.H2:
+			sr.H2Idle = h.idleH2(p, addr, h.s.TLSIdle)
+			continue
+		case sc.Idle:
 			sr.TLSIdle = h.idleTLS(p, addr, h.s.TLSIdle)
 			continue
 		}

@@ -158,7 +158,8 @@ func TestTLSVerdicts(t *testing.T) {
 }
 
 // Every server started with the run's certificate answers the HTTPS
-// scenarios right, and keeps idle TLS connections open for tls-idle.
+// scenarios right (the h2-* ones over HTTP/2), and keeps idle TLS and
+// HTTP/2 connections open for tls-idle and h2-idle.
 func TestServersAnswerOverTLS(t *testing.T) {
 	h, bin := testHarness(t)
 	f, err := writeTLSFiles(h.work)
@@ -186,15 +187,22 @@ func TestServersAnswerOverTLS(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, sc := range TLSScenarios(h.s.Spec) {
-				if err := verifyTLS(p.TLSAddr, sc, f); err != nil {
+				verify := verifyTLS
+				if sc.H2 {
+					verify = verifyH2 // over HTTP/2: ALPN h2 must be on
+				}
+				if err := verify(p.TLSAddr, sc, f); err != nil {
 					t.Errorf("%s: %v", sc.Name, err)
 				}
-				if err := verifyTLS(p.TLSAddr, sc, other); err == nil {
+				if err := verify(p.TLSAddr, sc, other); err == nil {
 					t.Errorf("%s: the check passed with a certificate the server does not have", sc.Name)
 				}
 			}
 			if r := h.idleTLS(p, p.TLSAddr, 50); r.Failed != "" || r.After.PSS <= 0 || r.Before.PSS <= 0 {
 				t.Errorf("tls-idle: %+v", r)
+			}
+			if r := h.idleH2(p, p.TLSAddr, 50); r.Failed != "" || r.After.PSS <= 0 || r.Before.PSS <= 0 {
+				t.Errorf("h2-idle: %+v", r)
 			}
 		})
 	}

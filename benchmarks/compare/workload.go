@@ -43,6 +43,8 @@ type Scenario struct {
 	Full bool
 	// Idle: not timed; the memory of idle TLS keep-alive connections.
 	Idle bool
+	// H2: over HTTP/2 (ALPN h2), driven by h2load (h2load.go).
+	H2 bool
 }
 
 // onMain reports whether sc runs on the instance started with the
@@ -223,6 +225,11 @@ func TLSScenarios(s rules.Spec) []Scenario {
 		{Name: "tls-churn", Reqs: []Req{exactReq(s, true)}, TLS: true, Churn: true},
 		{Name: "tls-full", Reqs: []Req{exactReq(s, true)}, TLS: true, Churn: true, Full: true},
 		{Name: "tls-idle", Reqs: []Req{exactReq(s, false)}, TLS: true, Idle: true},
+		// HTTP/2: one connection with 100 streams at once; a new
+		// connection per request at a fixed rate; idle h2 connections.
+		{Name: "h2-exact", Reqs: []Req{exactReq(s, false)}, TLS: true, H2: true},
+		{Name: "h2-churn", Reqs: []Req{exactReq(s, false)}, TLS: true, H2: true, Churn: true},
+		{Name: "h2-idle", Reqs: []Req{exactReq(s, false)}, TLS: true, H2: true, Idle: true},
 	}
 }
 

@@ -96,10 +96,15 @@ func New(cfg *Settings, decide DecisionFunc, set *metrics.Set, log *slog.Logger)
 		return nil, err
 	}
 	m.tls = &tls.Config{
-		MinVersion:       tls.VersionTLS12,
-		NextProtos:       []string{"http/1.1", alpnACME},
+		MinVersion: tls.VersionTLS12,
+		// h2 first: ALPN takes the server's order among what the client
+		// offers (RFC 7301 3.2), and every browser offers both.
+		NextProtos:       []string{"h2", "http/1.1", alpnACME},
 		GetCertificate:   m.getCertificate,
 		CurvePreferences: keyExchanges(cfg.PostQuantum),
+	}
+	if cfg.NoHTTP2 {
+		m.tls.NextProtos = m.tls.NextProtos[1:]
 	}
 	m.ticket = startTickets(m.tls, ticketRotateEvery)
 	set.RegisterMetricsWriter(m.writeExpiry)
@@ -109,7 +114,7 @@ func New(cfg *Settings, decide DecisionFunc, set *metrics.Set, log *slog.Logger)
 // TLSConfig returns the configuration for the HTTPS listener: TLS 1.2 and
 // 1.3 with Go's default cipher suites, X25519 and the NIST curves for the
 // key exchange (the post-quantum hybrids too with Settings.PostQuantum;
-// keyexchange.go), ALPN http/1.1 (and acme-tls/1 for
+// keyexchange.go), ALPN h2 (unless NoHTTP2) and http/1.1 (and acme-tls/1 for
 // TLS-ALPN-01 challenges: a connection that negotiates it has done its
 // job once the handshake is over and must be closed, RFC 8737 section 3),
 // session tickets with rotating keys, and GetCertificate choosing by SNI.

@@ -16,7 +16,8 @@ import (
 )
 
 // TestHandshake runs real handshakes over loopback with the Manager's
-// config: both TLS versions, ALPN, and the certificate verified by the
+// config: both TLS versions, ALPN (h2 first, http/1.1 alone with
+// NoHTTP2), and the certificate verified by the
 // client.
 func TestHandshake(t *testing.T) {
 	ca, dir := newTestCA(t), t.TempDir()
@@ -34,9 +35,19 @@ func TestHandshake(t *testing.T) {
 		if err != nil {
 			t.Fatalf("version %x: %v", v, err)
 		}
-		if st.Version != v || st.NegotiatedProtocol != "http/1.1" {
-			t.Errorf("version %x, ALPN %q; want %x and http/1.1", st.Version, st.NegotiatedProtocol, v)
+		if st.Version != v || st.NegotiatedProtocol != "h2" {
+			t.Errorf("version %x, ALPN %q; want %x and h2", st.Version, st.NegotiatedProtocol, v)
 		}
+	}
+	// NoHTTP2 ([tls] http2 = false) offers http/1.1 alone.
+	m1, err := New(&Settings{Certificates: pairs(c, k), NoHTTP2: true}, nil, metrics.NewSet(), testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m1.Close()
+	st, err := dial(serveTLS(t, m1, nil), &tls.Config{ServerName: "a.example.com", RootCAs: ca.pool, NextProtos: []string{"h2", "http/1.1"}})
+	if err != nil || st.NegotiatedProtocol != "http/1.1" {
+		t.Errorf("NoHTTP2: ALPN %q (%v), want http/1.1", st.NegotiatedProtocol, err)
 	}
 	// A client older than TLS 1.2 is refused.
 	if _, err := dial(addr, &tls.Config{ServerName: "a.example.com", RootCAs: ca.pool, MinVersion: tls.VersionTLS10, MaxVersion: tls.VersionTLS11}); err == nil {

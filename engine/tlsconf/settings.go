@@ -30,6 +30,8 @@ type Settings struct {
 	// exchanges beside X25519 and the NIST curves (keyexchange.go). New
 	// reads it; Reload does not (it needs a restart).
 	PostQuantum bool
+	// NoHTTP2 leaves "h2" out of ALPN: clients speak HTTP/1.1.
+	NoHTTP2 bool
 }
 
 // Certificate is one [[tls.certificate]] entry.

@@ -191,6 +191,7 @@ func (s *service) reloadLocked(c *candidate) (string, error) {
 		}
 		cfg.TLS.Listen, cfg.TLS.HSTS, cfg.TLS.HandshakeTimeout = s.cfg.TLS.Listen, s.cfg.TLS.HSTS, s.cfg.TLS.HandshakeTimeout
 		cfg.TLS.PostQuantum = s.cfg.TLS.PostQuantum
+		cfg.TLS.HTTP2, cfg.TLS.MaxConcurrentStreams = s.cfg.TLS.HTTP2, s.cfg.TLS.MaxConcurrentStreams
 	}
 	s.cfg = cfg
 	debug.FreeOSMemory() // the old rules and the decoder's garbage

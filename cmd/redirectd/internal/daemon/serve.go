@@ -305,7 +305,8 @@ func restartNeeded(old, cur *config.Config) []string {
 		name string
 		same bool
 	}{{"listen", old.TLS.Listen == cur.TLS.Listen}, {"hsts", old.TLS.HSTS == cur.TLS.HSTS}, {"handshake_timeout", old.TLS.HandshakeTimeout == cur.TLS.HandshakeTimeout},
-		{"post_quantum", old.TLS.PostQuantum == cur.TLS.PostQuantum}} {
+		{"post_quantum", old.TLS.PostQuantum == cur.TLS.PostQuantum},
+		{"http2", old.TLS.HTTP2On() == cur.TLS.HTTP2On()}, {"max_concurrent_streams", old.TLS.MaxConcurrentStreams == cur.TLS.MaxConcurrentStreams}} {
 		if !k.same {
 			keys = append(keys, "[tls] "+k.name)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/engine"
+	"github.com/redirectd/redirectd/engine/h2"
 	"github.com/redirectd/redirectd/engine/promtext"
 	"github.com/redirectd/redirectd/engine/tlsconf"
 	"github.com/redirectd/redirectd/engine/tlsconf/redisstore"
@@ -60,6 +61,7 @@ func newHTTPS(cfg *config.Config, opts *engine.Options, rules func() *matcher.Se
 		Config:           m.TLSConfig(),
 		HandshakeTimeout: cfg.TLS.HandshakeTimeout.Std(),
 		HSTS:             cfg.TLS.HSTS,
+		HTTP2:            h2.Options{MaxConcurrentStreams: uint32(cfg.TLS.MaxConcurrentStreams)},
 		Handshake: func(st *tls.ConnectionState, err error) {
 			if err != nil {
 				m.HandshakeFailed(err)
@@ -118,6 +120,7 @@ func certSettings(cfg *config.Config) *tlsconf.Settings {
 		HTTPListen:      cfg.Server.Listen,
 		TLSListen:       cfg.TLS.Listen,
 		CertificatesDir: cfg.TLS.CertificatesDir,
+		NoHTTP2:         !cfg.TLS.HTTP2On(),
 	}
 	for _, c := range cfg.TLS.Certificates {
 		s.Certificates = append(s.Certificates, tlsconf.Certificate{Cert: c.Cert, Key: c.Key, File: c.File, Line: c.Line})

@@ -1,0 +1,129 @@
+package h2
+
+import "time"
+
+// Options bound one connection. A zero field takes its default.
+type Options struct {
+	// MaxConcurrentStreams is SETTINGS_MAX_CONCURRENT_STREAMS: streams
+	// the client may have open at once (default 100, as nginx's
+	// http2_max_concurrent_streams). One more is refused with
+	// RST_STREAM REFUSED_STREAM, and counted as a reset.
+	MaxConcurrentStreams uint32
+	// MaxHeaderListSize is SETTINGS_MAX_HEADER_LIST_SIZE: the fields of
+	// one request, each counted as name + value + 32 (default 64 KiB,
+	// the HTTP/1.1 port's bound on a head). A larger list is answered
+	// 431 once its block is decoded.
+	MaxHeaderListSize uint32
+	// MaxHeaderBlockBytes and MaxHeaderBlockFrames bound one header
+	// block as it arrives, HEADERS and CONTINUATION frames together
+	// (default twice MaxHeaderListSize, and 32 frames): past either the
+	// connection gets GOAWAY ENHANCE_YOUR_CALM, before anything more is
+	// read of it. The hpack decoder keeps no more than one field of it.
+	MaxHeaderBlockBytes  int
+	MaxHeaderBlockFrames int
+	// StreamWindow is SETTINGS_INITIAL_WINDOW_SIZE, what a stream may send
+	// before the server opens more (default 64 KiB); ConnWindow is the
+	// connection's receive window (default 1 MiB).
+	StreamWindow uint32
+	ConnWindow   uint32
+	// MaxBodyBytes bounds the body buffered for one stream (default
+	// 1 MiB): a longer one has the stream handed over with BodyTooLarge
+	// set, and the rest is dropped.
+	MaxBodyBytes int
+	// MaxConnBodyBytes bounds the bodies buffered for all of a
+	// connection's streams at once (default 1 MiB, as the plain port
+	// bounds what waits behind a forward): a stream whose body would pass
+	// it is handed over with BodyTooLarge, as above.
+	MaxConnBodyBytes int
+	// ResetsPerSecond and ResetBurst are a token bucket for the streams
+	// the client resets (RST_STREAM) or has refused (default 100 a
+	// second, 200 at once): a client that opens and cancels streams
+	// faster (rapid reset, CVE-2023-44487) gets GOAWAY ENHANCE_YOUR_CALM.
+	ResetsPerSecond, ResetBurst int
+	// ControlPerSecond and ControlBurst are the same for control frames
+	// that cost the server work and answer no request: SETTINGS, PING,
+	// PRIORITY, WINDOW_UPDATE, empty DATA and unknown frames (default
+	// 1000 a second, 2000 at once).
+	ControlPerSecond, ControlBurst int
+	// PrefaceTimeout bounds the client's preface and first SETTINGS
+	// (default 10s); IdleTimeout closes a connection with no stream open
+	// and nothing received for that long, after GOAWAY NO_ERROR (default
+	// 60s). While a stream waits for the client's body, the wait for a
+	// frame is bounded by IdleTimeout too.
+	PrefaceTimeout, IdleTimeout time.Duration
+}
+
+// The defaults of Options.
+const (
+	DefaultMaxConcurrentStreams = 100
+	DefaultMaxHeaderListSize    = 64 << 10
+	DefaultMaxHeaderBlockFrames = 32
+	DefaultStreamWindow         = 64 << 10
+	DefaultConnWindow           = 1 << 20
+	DefaultMaxBodyBytes         = 1 << 20
+	DefaultResetsPerSecond      = 100
+	DefaultControlPerSecond     = 1000
+	DefaultPrefaceTimeout       = 10 * time.Second
+	DefaultIdleTimeout          = 60 * time.Second
+)
+
+func (o *Options) setDefaults() {
+	def := func(v *uint32, d uint32) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	defInt := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&o.MaxConcurrentStreams, DefaultMaxConcurrentStreams)
+	def(&o.MaxHeaderListSize, DefaultMaxHeaderListSize)
+	def(&o.StreamWindow, DefaultStreamWindow)
+	def(&o.ConnWindow, DefaultConnWindow)
+	o.StreamWindow = min(o.StreamWindow, maxWindow)
+	o.ConnWindow = max(min(o.ConnWindow, maxWindow), initialWindow)
+	defInt(&o.MaxHeaderBlockBytes, 2*int(o.MaxHeaderListSize))
+	defInt(&o.MaxHeaderBlockFrames, DefaultMaxHeaderBlockFrames)
+	defInt(&o.MaxBodyBytes, DefaultMaxBodyBytes)
+	defInt(&o.MaxConnBodyBytes, DefaultMaxBodyBytes)
+	defInt(&o.ResetsPerSecond, DefaultResetsPerSecond)
+	defInt(&o.ResetBurst, 2*o.ResetsPerSecond)
+	defInt(&o.ControlPerSecond, DefaultControlPerSecond)
+	defInt(&o.ControlBurst, 2*o.ControlPerSecond)
+	if o.PrefaceTimeout <= 0 {
+		o.PrefaceTimeout = DefaultPrefaceTimeout
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = DefaultIdleTimeout
+	}
+}
+
+// initialWindow is the window every stream and the connection start with
+// (RFC 9113 6.9.2); maxWindow the largest a window may be (6.9.1).
+const (
+	initialWindow = 65535
+	maxWindow     = 1<<31 - 1
+)
+
+// bucket is a token bucket: take reports false once more than burst have
+// been taken, less what rate a second gives back.
+type bucket struct {
+	tokens float64
+	last   time.Time
+}
+
+func (b *bucket) take(now time.Time, rate, burst int) bool {
+	if b.last.IsZero() {
+		b.tokens = float64(burst)
+	} else {
+		b.tokens = min(float64(burst), b.tokens+now.Sub(b.last).Seconds()*float64(rate))
+	}
+	b.last = now
+	if b.tokens < 1 {
+		return false
+	}
+	b.tokens--
+	return true
+}
