@@ -111,9 +111,9 @@ type Editor interface {
 
 // The errors of an Editor, each answered with its status.
 var (
-	ErrNoDraft     = errors.New("no such draft; GET /drafts lists them")                  // 404
+	ErrNoDraft     = errors.New("no such draft; GET /drafts lists them")                 // 404
 	ErrEditRefused = errors.New("the edit cannot be made now")                           // 409
-	ErrOutOfScope  = errors.New("the token may not edit the rules of this host")          // 403
+	ErrOutOfScope  = errors.New("the token may not edit the rules of this host")         // 403
 	ErrBadEdit     = errors.New("the edit is not valid")                                 // 400
 	ErrInvalid     = errors.New("the edited rules do not load")                          // 422
 	ErrNoRuleset   = errors.New("no rule-set archive: this node's rules are not edited") // 404

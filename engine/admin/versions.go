@@ -201,8 +201,13 @@ func versionAnswer(w http.ResponseWriter, do func() (string, error)) {
 }
 
 func versionStatus(err error) int {
-	if errors.Is(err, ErrUnknownVersion) {
+	switch {
+	case errors.Is(err, ErrUnknownVersion):
 		return http.StatusNotFound
+	case errors.Is(err, ErrBadEdit):
+		return http.StatusBadRequest
+	case errors.Is(err, ErrInvalid):
+		return http.StatusUnprocessableEntity
 	}
 	return http.StatusConflict
 }
