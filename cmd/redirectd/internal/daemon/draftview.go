@@ -16,46 +16,51 @@ import (
 // entries would make. Only the entries of in's hosts are shown.
 func (s *service) Draft(id string, in admin.Scope, limit, offset int) (*admin.DraftView, error) {
 	ed := s.ed
+	// Held while the page is made: entries are counted by their op (an
+	// add of a rule that exists was made a change when it came), and
+	// only the page's are looked up, so a million-entry draft is one
+	// scan.
 	ed.mu.Lock()
+	defer ed.mu.Unlock()
 	d, err := ed.getDraft(id)
-	var list []edits.Edit
-	if err == nil {
-		list = append(list, d.ov.Edits()...) // a copy: entries may come while it is shown
-	}
-	ed.mu.Unlock()
 	if err != nil {
 		return nil, err
 	}
 	set := s.srv.Rules()
-	ov := edits.FromEdits(list)
 	v := &admin.DraftView{ID: d.info.ID, Base: d.info.Base, Added: []admin.EditRule{}, Changed: []admin.EditChange{},
 		Removed: []admin.EditRule{}, Samples: []admin.Sample{}, Problems: []admin.Problem{}}
 	var m matcher.Match
 	page := func(n int) bool { return n > offset && n <= offset+limit }
+	list := d.ov.Edits()
 	for i := range list {
 		e := &list[i]
 		if !in(e.Host) {
 			continue
 		}
-		old := findRule(set, &m, e.Host, e.From)
 		shown := false
-		switch {
-		case e.Op == edits.OpDelete:
-			if v.Counts.Removed++; page(v.Counts.Removed) && old != nil {
-				v.Removed, shown = append(v.Removed, editRule(old)), true
+		switch e.Op {
+		case edits.OpDelete:
+			if v.Counts.Removed++; page(v.Counts.Removed) {
+				if old := findRule(set, &m, e.Host, e.From); old != nil {
+					v.Removed, shown = append(v.Removed, editRule(old)), true
+				}
 			}
-		case old == nil:
+		case edits.OpAdd:
 			if v.Counts.Added++; page(v.Counts.Added) {
 				v.Added, shown = append(v.Added, entryRule(&e.Entry)), true
 			}
 		default:
 			if v.Counts.Changed++; page(v.Counts.Changed) {
+				old := findRule(set, &m, e.Host, e.From)
+				if old == nil { // a regex found by its pattern no longer
+					old = &matcher.Rule{Host: e.Host, From: e.From}
+				}
 				v.Changed, shown = append(v.Changed, admin.EditChange{Old: editRule(old), New: entryRule(&e.Entry)}), true
 			}
 		}
 		if shown {
 			v.Samples = append(v.Samples, sample(set, &m, &e.Entry))
-			v.Problems = append(v.Problems, problems(set, &m, ov, &e.Entry)...)
+			v.Problems = append(v.Problems, problems(set, &m, d.ov, &e.Entry)...)
 		}
 	}
 	return v, nil
