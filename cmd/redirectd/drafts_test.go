@@ -290,6 +290,17 @@ func TestDraftPromoteRollback(t *testing.T) {
 	n.wantAnswer("localhost", "/c", 301, "/cc")
 	n.json("pub", "DELETE", "/drafts/"+bad.ID, nil, 204, nil)
 
+	// /versions/diff between two edited versions.
+	n.json("vera", "GET", "/versions", nil, 200, &versions)
+	var diff struct {
+		AddedCount int `json:"added_count"`
+		Added      []struct{ From string }
+	}
+	n.json("vera", "GET", "/versions/diff?from="+versions[1]["hash"].(string), nil, 200, &diff)
+	if diff.AddedCount != 1 || diff.Added[0].From != "/c" {
+		t.Errorf("diff of version 1 to 2: %+v, want /c added", diff)
+	}
+
 	// Rollback to version 1: /c is gone again, as a new version 3.
 	if code, body := n.call("pub", "POST", "/versions/rollback?to=1", "", nil); code != 400 || !strings.Contains(body, "message") {
 		t.Errorf("rollback without message: %d %s", code, body)
@@ -332,9 +343,16 @@ func TestDraftPromoteRollback(t *testing.T) {
 	n.wantAnswer("localhost", "/new", 301, "/y")
 	n.wantAnswer("localhost", "/old", 302, "/z")
 	n.wantAnswer("localhost", "/c", 404, "")
+	// A SIGHUP reads the config again (a rule added to it) and lays
+	// the stored edits over it again.
+	f, _ := os.OpenFile(n.file, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("\n[[rule]]\nfrom = \"/from-config\"\nto = \"/cfg\"\n")
+	f.Close()
 	n.cmd.Process.Signal(syscall.SIGHUP)
 	testutil.WaitFor(t, 10*time.Second, "the reload", func() bool { return strings.Count(n.stderr.String(), `"msg":"reloaded"`) > 0 })
+	n.wantAnswer("localhost", "/from-config", 301, "/cfg")
 	n.wantAnswer("localhost", "/new", 301, "/y")
+	n.wantAnswer("localhost", "/old", 302, "/z")
 	d = n.newDraft("pub")
 	if d.Base != 3 {
 		t.Errorf("a draft after the restart: base %d, want 3", d.Base)

@@ -298,6 +298,9 @@ func (s *service) versionRules(hash string) (*matcher.Set, error) {
 	if hash == s.versions.servingHash() {
 		return s.srv.Rules(), nil
 	}
+	if s.rs == nil && s.ed.store != nil {
+		return s.editedRules(v)
+	}
 	if !v.kept || s.rs == nil {
 		return nil, fmt.Errorf("version %s came from the local config, whose earlier files are not kept: only versions from [rules] source can be compared", hash)
 	}
@@ -358,3 +361,22 @@ func diffRule(r *matcher.Rule) admin.DiffRule {
 }
 
 func cutQ(s string) string { return shorten.Text(s, 64) }
+
+// editedRules rebuilds the rules of version v of an edited node: the
+// config as it is now, with v's stored edits (none for number 0) laid
+// over it. A version from before the config last changed is rebuilt on
+// the config of now: the edits are kept, not the config's files.
+func (s *service) editedRules(v ruleVersion) (*matcher.Set, error) {
+	cfg, err := s.loader.Load(s.file)
+	if err != nil {
+		return nil, fmt.Errorf("cannot load the config to rebuild version %s: %w", v.hash, err)
+	}
+	ev, err := s.ed.store.Load(v.number)
+	if err != nil {
+		return nil, fmt.Errorf("version %s: %w", v.hash, admin.ErrUnknownVersion)
+	}
+	if err := s.ed.apply(cfg, ev, s.log); err != nil {
+		return nil, err
+	}
+	return cfg.Set, nil
+}
