@@ -188,13 +188,13 @@ var freeTables = map[string]bool{"rule.query": true,
 // known lists the keys each table accepts. Keys are compared exactly, so a
 // misspelt or differently cased key is reported rather than ignored.
 var known = map[string][]string{
-	"":           {"server", "upstream", "admin", "access_log", "rules", "rule", "map", "csv", "tls", "acme", "misses", "geoip"},
-	"misses":     {"capacity"},
-	"geoip":      {"database"},
-	"csv":        {"file", "headers", "invalid"},
+	"":             {"server", "upstream", "admin", "access_log", "rules", "rule", "map", "csv", "tls", "acme", "misses", "geoip"},
+	"misses":       {"capacity"},
+	"geoip":        {"database"},
+	"csv":          {"file", "headers", "invalid"},
 	"admin":        {"listen", "token", "token_file", "tokens", "edits_dir", "audit_log", "max_upload_bytes"},
 	"admin.tokens": {"name", "role", "token", "token_file", "hosts"},
-	"access_log": {"enabled", "path", "format", "escape"},
+	"access_log":   {"enabled", "path", "format", "escape"},
 	"rules": {"watch", "watch_interval", "defaults", "source", "poll", "source_header", "source_header_file",
 		"cache_dir", "keep_versions", "max_regexes", "max_regex_instructions"},
 	"upstream": {"servers", "balance", "max_conns_per_server", "connect_timeout", "read_timeout",
