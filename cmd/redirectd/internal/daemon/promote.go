@@ -98,23 +98,30 @@ func (s *service) serveEdits(v *edits.Version) error {
 
 // auditLine is one line of the audit log.
 type auditLine struct {
-	Time       time.Time    `json:"time"`
-	Action     string       `json:"action"` // promote, rollback
-	Version    int          `json:"version"`
-	Base       int          `json:"base"`
-	RollbackOf int          `json:"rollback_of,omitempty"`
-	Author     string       `json:"author"`
-	Message    string       `json:"message"`
-	Counts     edits.Counts `json:"counts"`
+	Time       time.Time     `json:"time"`
+	Action     string        `json:"action"` // promote, rollback
+	Version    int           `json:"version,omitempty"`
+	Hash       string        `json:"hash,omitempty"` // a rollback of [rules] source's versions
+	Base       int           `json:"base"`
+	RollbackOf int           `json:"rollback_of,omitempty"`
+	Author     string        `json:"author"`
+	Message    string        `json:"message"`
+	Counts     *edits.Counts `json:"counts,omitempty"`
 }
 
 // appendAudit appends v as a JSON line to the audit log, synced.
 func (ed *editState) appendAudit(action string, v *edits.Version) error {
+	return ed.appendAuditLine(auditLine{Time: v.Time, Action: action, Version: v.Number, Base: v.Base, RollbackOf: v.RollbackOf,
+		Author: v.Author, Message: v.Message, Counts: &v.Counts})
+}
+
+// appendAuditLine appends l to the audit log, synced; nothing without
+// one.
+func (ed *editState) appendAuditLine(l auditLine) error {
 	if ed.audit == "" {
 		return nil
 	}
-	b, _ := json.Marshal(auditLine{Time: v.Time, Action: action, Version: v.Number, Base: v.Base, RollbackOf: v.RollbackOf,
-		Author: v.Author, Message: v.Message, Counts: v.Counts})
+	b, _ := json.Marshal(l)
 	if err := os.MkdirAll(filepath.Dir(ed.audit), 0o755); err != nil {
 		return err
 	}

@@ -231,7 +231,10 @@ func (s *service) Rollback(to string, a admin.Audit) (string, error) {
 	if err := s.rs.cache.SetPinned(to); err != nil {
 		s.log.Error("cannot record the pin in [rules] cache_dir; a restart serves the source's version", "err", err)
 	}
-	s.log.Warn("rolled back; pinned until the source changes or POST /versions/unpin", "version", to)
+	s.log.Warn("rolled back; pinned until the source changes or POST /versions/unpin", "version", to, "author", a.Author, "message", a.Message)
+	if err := s.ed.appendAuditLine(auditLine{Time: now(), Action: "rollback", Hash: to, Author: a.Author, Message: a.Message}); err != nil {
+		s.log.Error("cannot append to [admin] audit_log", "path", s.ed.audit, "err", err)
+	}
 	return fmt.Sprintf("serving %s, pinned until the source changes or POST /versions/unpin: %s", to, msg), nil
 }
 
