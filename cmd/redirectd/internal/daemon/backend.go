@@ -111,6 +111,7 @@ func newService(srv *engine.Server, cfg *config.Config, file string, loader conf
 		})
 	}
 	s.initVersions(cfg)
+	s.restoreLastAnswered()
 	s.idle = newIdleCollector(s.set)
 	return s
 }

@@ -78,10 +78,10 @@ func (s *service) snapshotLastAnswered(stop <-chan struct{}) {
 	}
 }
 
-// withLastAnswered restores the snapshot, keeps it written while serve
-// runs, and writes it once more when serve returns its exit code.
+// withLastAnswered keeps the snapshot written while serve runs, and
+// writes it once more when serve returns its exit code. (newService
+// restored it, before anything could read /rules.)
 func (s *service) withLastAnswered(stop <-chan struct{}, serve func() int) int {
-	s.restoreLastAnswered()
 	go s.snapshotLastAnswered(stop)
 	code := serve()
 	s.writeLastAnswered()
