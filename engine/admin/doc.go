@@ -5,14 +5,18 @@
 // /reload), and, when the Backend is a Versioner, the rule-set versions
 // (/versions, /versions/diff, POST /versions/rollback and /versions/unpin),
 // and, when it is a MissReporter, the most requested paths that matched no
-// rule (/misses).
+// rule (/misses), and, when it is an Editor, drafts of rule edits
+// (/drafts, promote) and the serving rules as a rule-set archive
+// (/ruleset).
 //
 // It knows nothing of the rest of redirectd: every answer comes from a
 // Backend that the command wires up, so this package imports only the
 // standard library.
 //
-// Access: when the admin.token config key is set, every endpoint but /healthz requires
-// "Authorization: Bearer <token>". New refuses a listen address that is not
+// Access: when the admin.token config key or named tokens (Options.Tokens)
+// are set, every endpoint but the probes requires "Authorization: Bearer
+// <token>"; each token has a Role and optionally hosts (roles.go), and
+// every token is compared in constant time (auth.go). New refuses a listen address that is not
 // loopback unless a token is set, so the admin port is never open to the
 // network by accident. Without a token, every request must carry a
 // loopback Host (localhost, 127.0.0.0/8, [::1]) or gets 421, so a

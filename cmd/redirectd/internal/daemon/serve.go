@@ -53,7 +53,7 @@ func Serve(o Options, stdout, stderr io.Writer) int {
 	defer signal.Stop(sig)
 
 	start := time.Now()
-	cfg, err := loadForServe(o)
+	cfg, ed, err := loadForServe(o, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "%v\n", err)
 		return 1
@@ -84,7 +84,7 @@ func Serve(o Options, stdout, stderr io.Writer) int {
 	}
 	defer https.close()
 	srv = engine.New(opts, cfg.Set)
-	svc := newService(srv, cfg, o.Config, o.Loader, log)
+	svc := newService(srv, cfg, o.Config, o.Loader, ed, log)
 	svc.adminListen, svc.https, svc.ups = o.AdminListen, https, ups
 	stopSource, err := svc.startSource() // [rules] source: serve the cached version, poll
 	if err != nil {
@@ -120,13 +120,14 @@ func Serve(o Options, stdout, stderr io.Writer) int {
 		go svc.watch(loaded, cfg.Reload.WatchInterval.Std(), stop)
 	}
 	go svc.idle.run(stop)
-	return awaitSignals(sig, done, svc, srv, adm, alog, cfg, log)
+	return svc.withLastAnswered(stop, func() int { return awaitSignals(sig, done, svc, srv, adm, alog, cfg, log) })
 }
 
 // loadForServe loads the config named on the command line, with its
 // admin address overridden by -admin-listen, and checks that it can be
-// served.
-func loadForServe(o Options) (*config.Config, error) {
+// served; the edits promoted through the admin API ([admin] edits_dir)
+// are laid over its rules.
+func loadForServe(o Options, log *slog.Logger) (*config.Config, *editState, error) {
 	// The first load builds a heap from nothing: at the default GOGC the
 	// collector runs on every doubling of a growing heap, marking it again
 	// each time, about a fifth of the time to the first answer on a
@@ -136,15 +137,22 @@ func loadForServe(o Options) (*config.Config, error) {
 	cfg, err := o.Loader.Load(o.Config)
 	debug.SetGCPercent(gc)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if o.AdminListen != "" {
 		cfg.Admin.Listen = o.AdminListen
 	}
 	if err := Startable(cfg); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return cfg, nil
+	ed, err := openEdits(cfg)
+	if err == nil {
+		err = ed.apply(cfg, nil, log)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: [admin] edits_dir: %w (delete the file current there to serve the config's own rules)", cfg.Path, err)
+	}
+	return cfg, ed, nil
 }
 
 // openAccessLog opens [access_log]'s file, or returns nil when there is
@@ -163,7 +171,7 @@ func startAdmin(cfg *config.Config, svc *service) (*admin.Server, error) {
 	if cfg.Admin.Listen == "off" {
 		return nil, nil
 	}
-	adm, err := admin.New(admin.Options{Listen: cfg.Admin.Listen, Token: cfg.Admin.Token}, svc)
+	adm, err := admin.New(adminOptions(cfg), svc)
 	if err != nil {
 		return nil, err
 	}
@@ -349,4 +357,14 @@ func printExample(w io.Writer, cfg *config.Config, addr string) {
 		fmt.Fprintf(w, "  %-7s %-34s -> %d %s%s\n", r.Kind, r.From, r.Status, r.To, host)
 	}
 	fmt.Fprintf(w, "Try: curl -i http://%s/old\n", addr)
+}
+
+// adminOptions are the admin server's options from cfg's [admin].
+func adminOptions(cfg *config.Config) admin.Options {
+	o := admin.Options{Listen: cfg.Admin.Listen, Token: cfg.Admin.Token, MaxUploadBytes: cfg.Admin.MaxUploadBytes}
+	for _, t := range cfg.Admin.Tokens {
+		role, _ := admin.ParseRole(t.Role) // checked by config
+		o.Tokens = append(o.Tokens, admin.Token{Name: t.Name, Role: role, Token: t.Token, Hosts: t.Hosts})
+	}
+	return o
 }

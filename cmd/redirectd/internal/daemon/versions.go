@@ -43,6 +43,11 @@ type ruleVersion struct {
 	// cache (entry is its TOML there).
 	kept  bool
 	entry string
+	// number, author, message and counts describe a version of edits
+	// promoted through the admin API's drafts (number 0: none).
+	number          int
+	author, message string
+	counts          *admin.Counts
 }
 
 // versionLog lists the versions loaded, newest first. Its own mutex, not
@@ -73,7 +78,7 @@ func (s *service) initVersions(cfg *config.Config) {
 	if cfg.Reload.Source != "" {
 		return
 	}
-	s.recordVersion(localVersion(cfg, s.loader), cfg.Set.Len(), keepPin)
+	s.recordVersion(s.ed.describe(localVersion(cfg, s.loader), nil), cfg.Set.Len(), keepPin)
 }
 
 // localVersion describes a config's own rules: its hash covers the config
@@ -193,12 +198,18 @@ func (s *service) Versions() []admin.VersionInfo {
 	for _, v := range vl.list {
 		out = append(out, admin.VersionInfo{Hash: v.hash, LoadedAt: v.loadedAt, FetchedAt: v.fetchedAt, Source: v.source,
 			ETag: v.validators.ETag, LastModified: v.validators.LastModified, Rules: v.rules,
-			Serving: v.hash == vl.serving, Pinned: v.hash == vl.serving && vl.pinned, Kept: v.kept})
+			Serving: v.hash == vl.serving, Pinned: v.hash == vl.serving && vl.pinned, Kept: v.kept,
+			Number: v.number, Author: v.author, Message: v.message, Counts: v.counts})
 	}
 	return out
 }
 
-func (s *service) Rollback(to string) (string, error) {
+func (s *service) Rollback(to string, a admin.Audit) (string, error) {
+	if s.rs == nil && s.ed.store != nil {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.rollbackEdits(to, a)
+	}
 	v, err := s.versions.find(to)
 	if err != nil {
 		return "", err
@@ -220,7 +231,10 @@ func (s *service) Rollback(to string) (string, error) {
 	if err := s.rs.cache.SetPinned(to); err != nil {
 		s.log.Error("cannot record the pin in [rules] cache_dir; a restart serves the source's version", "err", err)
 	}
-	s.log.Warn("rolled back; pinned until the source changes or POST /versions/unpin", "version", to)
+	s.log.Warn("rolled back; pinned until the source changes or POST /versions/unpin", "version", to, "author", a.Author, "message", a.Message)
+	if err := s.ed.appendAuditLine(auditLine{Time: now(), Action: "rollback", Hash: to, Author: a.Author, Message: a.Message}); err != nil {
+		s.log.Error("cannot append to [admin] audit_log", "path", s.ed.audit, "err", err)
+	}
 	return fmt.Sprintf("serving %s, pinned until the source changes or POST /versions/unpin: %s", to, msg), nil
 }
 
@@ -287,6 +301,9 @@ func (s *service) versionRules(hash string) (*matcher.Set, error) {
 	if hash == s.versions.servingHash() {
 		return s.srv.Rules(), nil
 	}
+	if s.rs == nil && s.ed.store != nil {
+		return s.editedRules(v)
+	}
 	if !v.kept || s.rs == nil {
 		return nil, fmt.Errorf("version %s came from the local config, whose earlier files are not kept: only versions from [rules] source can be compared", hash)
 	}
@@ -347,3 +364,22 @@ func diffRule(r *matcher.Rule) admin.DiffRule {
 }
 
 func cutQ(s string) string { return shorten.Text(s, 64) }
+
+// editedRules rebuilds the rules of version v of an edited node: the
+// config as it is now, with v's stored edits (none for number 0) laid
+// over it. A version from before the config last changed is rebuilt on
+// the config of now: the edits are kept, not the config's files.
+func (s *service) editedRules(v ruleVersion) (*matcher.Set, error) {
+	cfg, err := s.loader.Load(s.file)
+	if err != nil {
+		return nil, fmt.Errorf("cannot load the config to rebuild version %s: %w", v.hash, err)
+	}
+	ev, err := s.ed.store.Load(v.number)
+	if err != nil {
+		return nil, fmt.Errorf("version %s: %w", v.hash, admin.ErrUnknownVersion)
+	}
+	if err := s.ed.apply(cfg, ev, s.log); err != nil {
+		return nil, err
+	}
+	return cfg.Set, nil
+}
