@@ -36,15 +36,18 @@ var errTokenMode = errors.New("admin: a token can be replaced, not turned on or 
 // Secret); without the token they go to probe, which says nothing but
 // the status and "ok", "ready" or "not ready".
 //
+// With the console mounted (pages), its paths pass to next without the
+// token: isPage.
+//
 // The check runs before routing, so without the token even a wrong method
 // or an unknown path gets 401, never a 404 or 405 that would map the
 // endpoints.
 //
 // want holds the SHA-256 of the token, swapped by SetToken when a reload
 // reads a rotated token file.
-func requireToken(want *atomic.Pointer[[sha256.Size]byte], next, probe http.Handler) http.Handler {
+func requireToken(want *atomic.Pointer[[sha256.Size]byte], next, probe http.Handler, pages bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if hasToken(r, want.Load()) {
+		if hasToken(r, want.Load()) || pages && isPage(r) {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -55,6 +58,13 @@ func requireToken(want *atomic.Pointer[[sha256.Size]byte], next, probe http.Hand
 		w.Header().Set("WWW-Authenticate", "Bearer")
 		text(w, http.StatusUnauthorized, "unauthorized\n")
 	})
+}
+
+// isPage reports whether r is for the web console, which checks its own
+// session cookie instead of a Bearer token (a browser cannot send one from
+// a link or a form).
+func isPage(r *http.Request) bool {
+	return r.URL.Path == "/" || strings.HasPrefix(r.URL.Path, "/ui/")
 }
 
 // isProbe reports whether r is a health probe, which needs no token.

@@ -25,13 +25,17 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /misses", s.misses)
 	mux.HandleFunc("POST /reload", s.reload)
 	s.versionRoutes(mux)
+	if s.pages != nil {
+		mux.Handle("/{$}", s.pages)
+		mux.Handle("/ui/", s.pages)
+	}
 	var h http.Handler = http.NewCrossOriginProtection().Handler(mux)
 	if s.opts.Token != "" {
 		probes := http.NewServeMux()
 		probes.HandleFunc("GET /healthz", healthz)
 		probes.HandleFunc("GET /livez", healthz)
 		probes.HandleFunc("GET /readyz", s.quietReadyz)
-		h = requireToken(&s.token, h, probes)
+		h = requireToken(&s.token, h, probes, s.pages != nil)
 	} else {
 		h = requireLoopbackHost(h)
 	}

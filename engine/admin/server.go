@@ -31,6 +31,11 @@ const (
 type Options struct {
 	Listen string // host:port; "" means DefaultListen
 	Token  string // when set, required as a Bearer token everywhere but /healthz
+	// Pages, when set, makes the web console: New calls it once with
+	// the server and mounts what it returns at / and /ui/, which need no
+	// Bearer token (the console signs people in with its own cookie) but
+	// keep the loopback Host rule and CrossOriginProtection.
+	Pages func(*Server) http.Handler
 }
 
 // Server is the admin HTTP server. New checks the options, Start listens,
@@ -43,6 +48,8 @@ type Server struct {
 	// token is the SHA-256 of the token required, when one is
 	// (SetToken).
 	token atomic.Pointer[[sha256.Size]byte]
+	// pages is the web console (Options.Pages), nil without one.
+	pages http.Handler
 
 	mu      sync.Mutex
 	ln      net.Listener // set by Start
@@ -67,6 +74,9 @@ func New(opts Options, b Backend) (*Server, error) {
 	if opts.Token != "" {
 		h := sha256.Sum256([]byte(opts.Token))
 		s.token.Store(&h)
+	}
+	if opts.Pages != nil {
+		s.pages = opts.Pages(s)
 	}
 	s.h = s.routes()
 	s.srv = &http.Server{

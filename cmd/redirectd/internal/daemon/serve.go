@@ -24,6 +24,7 @@ import (
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/accesslog"
 	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/console"
 	"github.com/redirectd/redirectd/engine/upstream"
 	"github.com/redirectd/redirectd/matcher"
 )
@@ -172,7 +173,7 @@ func startAdmin(cfg *config.Config, svc *service) (*admin.Server, error) {
 	if cfg.Admin.Listen == "off" {
 		return nil, nil
 	}
-	adm, err := admin.New(admin.Options{Listen: cfg.Admin.Listen, Token: cfg.Admin.Token}, svc)
+	adm, err := admin.New(admin.Options{Listen: cfg.Admin.Listen, Token: cfg.Admin.Token, Pages: console.New}, svc)
 	if err != nil {
 		return nil, err
 	}
