@@ -1,93 +1,55 @@
 package admin
 
 import (
-	"crypto/sha256"
-	"crypto/subtle"
-	"slices"
 	"strings"
 )
 
-// Role is what a signed-in person may do, each role allowing what the
-// ones below it allow: a viewer reads, an editor also edits drafts, a
-// publisher also promotes drafts and rolls back, an admin also reloads.
+// Role is what a token may do; each role may do what the one before it
+// may, and more.
 type Role int
 
-// The roles, least first.
+// The roles, weakest first.
 const (
-	RoleViewer Role = iota + 1
-	RoleEditor
-	RolePublisher
-	RoleAdmin
+	RoleViewer    Role = iota + 1 // read every page and endpoint
+	RoleEditor                    // and make, edit and discard drafts
+	RolePublisher                 // and promote drafts and roll back
+	RoleAdmin                     // and everything else: /reload
 )
 
-// String returns the role's config name: viewer, editor, publisher,
-// admin.
+var roleNames = map[string]Role{"viewer": RoleViewer, "editor": RoleEditor, "publisher": RolePublisher, "admin": RoleAdmin}
+
 func (r Role) String() string {
-	switch r {
-	case RoleViewer:
-		return "viewer"
-	case RoleEditor:
-		return "editor"
-	case RolePublisher:
-		return "publisher"
-	case RoleAdmin:
-		return "admin"
+	for n, v := range roleNames {
+		if v == r {
+			return n
+		}
 	}
 	return "none"
 }
 
-// Identity is who a token belongs to: a name for the audit trail, a
-// role, and the hosts it may see and change (nil: every host).
+// Identity is who made a request: the name of its token, its role and
+// the hosts it is limited to (none: every host).
 type Identity struct {
 	Name  string
 	Role  Role
 	Hosts []string
 }
 
-// Allows reports whether id's role is at least r.
-func (id Identity) Allows(r Role) bool { return id.Role >= r }
+// Scoped reports whether id is limited to some hosts.
+func (id *Identity) Scoped() bool { return len(id.Hosts) > 0 }
 
-// Scoped reports whether id sees only some hosts.
-func (id Identity) Scoped() bool { return len(id.Hosts) > 0 }
-
-// SeesHost reports whether id may see rules, misses and answers of
-// host. A scoped identity sees only its hosts, never a rule without a
-// host (which answers for every host, its own and others').
-func (id Identity) SeesHost(host string) bool {
+// Allows reports whether id may see and edit the rules of host. A token
+// limited to some hosts is not allowed the rules of no host (""), which
+// answer every host.
+func (id *Identity) Allows(host string) bool {
 	if !id.Scoped() {
 		return true
 	}
-	return host != "" && slices.Contains(id.Hosts, strings.ToLower(host))
-}
-
-// localIdentity is who uses the admin port when no token is set: the
-// port is then loopback only (New refuses anything else), and whoever
-// can reach it is the operator, as for the JSON endpoints.
-var localIdentity = Identity{Name: "local", Role: RoleAdmin}
-
-// Open reports whether the server runs without a token (loopback only),
-// where the console needs no sign-in.
-func (s *Server) Open() bool { return s.opts.Token == "" }
-
-// Identify returns the identity of token, comparing in constant time
-// (SHA-256 digests of equal length, as hasToken does), and false for a
-// token that is not configured. Without any token configured every
-// token is refused: Open says when no sign-in is needed.
-func (s *Server) Identify(token string) (Identity, bool) {
-	want := s.token.Load()
-	if want == nil || token == "" {
-		return Identity{}, false
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	for _, p := range id.Hosts {
+		if host != "" && host == p {
+			return true
+		}
 	}
-	got := sha256.Sum256([]byte(token))
-	if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
-		return Identity{}, false
-	}
-	return Identity{Name: "admin", Role: RoleAdmin}, true
+	return false
 }
-
-// Local returns the identity of a console user when Open.
-func (s *Server) Local() Identity { return localIdentity }
-
-// Backend returns the Backend the server reports on, for the console's
-// pages, which call the same methods as the JSON endpoints.
-func (s *Server) Backend() Backend { return s.b }

@@ -107,7 +107,7 @@ func (c *Console) page(min admin.Role, fn func(http.ResponseWriter, *http.Reques
 			http.Redirect(w, r, "/ui/signin?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
 			return
 		}
-		if !u.who.Allows(min) {
+		if !(u.who.Role >= min) {
 			c.fail(w, r, u, http.StatusForbidden, "your role ("+u.who.Role.String()+") cannot see this page")
 			return
 		}
@@ -147,7 +147,7 @@ func (c *Console) action(min admin.Role, fn func(http.ResponseWriter, *http.Requ
 			c.fail(w, r, u, http.StatusForbidden, "the form's CSRF token is missing or wrong: reload the page and try again")
 			return
 		}
-		if !u.who.Allows(min) {
+		if !(u.who.Role >= min) {
 			c.fail(w, r, u, http.StatusForbidden, "your role ("+u.who.Role.String()+") cannot do this")
 			return
 		}

@@ -59,7 +59,7 @@ func explainScope(who admin.Identity, raw string) string {
 	if err != nil || p.Host == "" {
 		return "give a full URL (https://host/path) with one of your hosts: " + strings.Join(who.Hosts, ", ")
 	}
-	if !who.SeesHost(p.Hostname()) {
+	if !who.Allows(p.Hostname()) {
 		return "your token does not cover host " + strconv.Quote(cut(p.Hostname()))
 	}
 	return ""

@@ -97,16 +97,19 @@ func (x *index) span(host string) hostSpan {
 func (x *index) spans(who admin.Identity, host string) []hostSpan {
 	switch {
 	case host != "":
-		if !who.SeesHost(host) {
+		if !who.Allows(host) {
 			return nil
 		}
 		return []hostSpan{x.span(strings.ToLower(host))}
 	case who.Scoped():
+		// A token's hosts may be patterns ("*.example.com"): ask of
+		// every host in the index (thousands, not the million rules).
 		var out []hostSpan
-		for _, h := range who.Hosts {
-			out = append(out, x.span(h))
+		for _, sp := range x.hosts {
+			if who.Allows(sp.host) {
+				out = append(out, sp)
+			}
 		}
-		slices.SortFunc(out, func(a, b hostSpan) int { return a.lo - b.lo })
 		return out
 	}
 	return []hostSpan{{lo: 0, hi: len(x.rules)}}

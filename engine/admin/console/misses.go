@@ -22,7 +22,7 @@ func (c *Console) missesPage(w http.ResponseWriter, r *http.Request, u *user) {
 	d := missesData{Host: r.URL.Query().Get("host")}
 	status := http.StatusOK
 	d.Rows, d.Err = c.missList(r.Context(), u, d.Host, missesShown)
-	if d.Host != "" && !u.who.SeesHost(d.Host) {
+	if d.Host != "" && !u.who.Allows(d.Host) {
 		status = http.StatusForbidden
 	}
 	c.render(w, status, "misses", "Misses", u, d)

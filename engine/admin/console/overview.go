@@ -92,7 +92,7 @@ func (c *Console) missList(ctx context.Context, u *user, host string, limit int)
 	}
 	var out []admin.MissInfo
 	for _, h := range hosts {
-		if !u.who.SeesHost(h) {
+		if !u.who.Allows(h) {
 			return nil, "your token does not cover host " + cut(h)
 		}
 		list, err := mr.Misses(ctx, h, limit)

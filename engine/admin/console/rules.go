@@ -38,7 +38,7 @@ func (c *Console) rulesPage(w http.ResponseWriter, r *http.Request, u *user) {
 	if p, err := strconv.Atoi(q.Get("page")); err == nil && p > 1 {
 		d.Page = p
 	}
-	if d.Host != "" && !u.who.SeesHost(d.Host) {
+	if d.Host != "" && !u.who.Allows(d.Host) {
 		c.fail(w, r, u, http.StatusForbidden, "your token does not cover host "+strconv.Quote(cut(d.Host)))
 		return
 	}

@@ -36,7 +36,7 @@ func (c *Console) versionsPage(w http.ResponseWriter, r *http.Request, u *user) 
 	c.render(w, http.StatusOK, "versions", "Versions", u, d)
 }
 
-func canRollback(who admin.Identity) bool { return who.Allows(admin.RolePublisher) && !who.Scoped() }
+func canRollback(who admin.Identity) bool { return who.Role >= admin.RolePublisher && !who.Scoped() }
 
 type diffData struct {
 	*admin.VersionDiff
@@ -75,17 +75,17 @@ func (c *Console) versionDiffPage(w http.ResponseWriter, r *http.Request, u *use
 func scopeDiff(d *admin.VersionDiff, who admin.Identity) *admin.VersionDiff {
 	out := &admin.VersionDiff{From: d.From, To: d.To, Truncated: d.Truncated}
 	for _, r := range d.Added {
-		if who.SeesHost(r.Host) {
+		if who.Allows(r.Host) {
 			out.Added = append(out.Added, r)
 		}
 	}
 	for _, r := range d.Removed {
-		if who.SeesHost(r.Host) {
+		if who.Allows(r.Host) {
 			out.Removed = append(out.Removed, r)
 		}
 	}
 	for _, ch := range d.Changed {
-		if who.SeesHost(ch.New.Host) || who.SeesHost(ch.Old.Host) {
+		if who.Allows(ch.New.Host) || who.Allows(ch.Old.Host) {
 			out.Changed = append(out.Changed, ch)
 		}
 	}
