@@ -101,6 +101,19 @@ type Admin struct {
 	// TokenFile names a file holding the token instead (secrets.go),
 	// read at every load into Token.
 	TokenFile string `toml:"token_file"`
+	// Tokens are named tokens, each with a role and optionally a list
+	// of hosts it may see and edit (admin_tokens.go).
+	Tokens []AdminToken `toml:"tokens"`
+	// EditsDir is the folder where the versions promoted through the
+	// admin API's drafts are kept; "" turns drafts off. Relative to the
+	// config's folder.
+	EditsDir string `toml:"edits_dir"`
+	// AuditLog is the file each promote and rollback is appended to as
+	// a JSON line: default EditsDir/audit.jsonl, "off" for none.
+	AuditLog string `toml:"audit_log"`
+	// MaxUploadBytes bounds the body of POST /drafts/{id}/upload
+	// (default 256 MiB).
+	MaxUploadBytes int64 `toml:"max_upload_bytes"`
 }
 
 // AccessLog is the [access_log] table.
@@ -179,7 +192,8 @@ var known = map[string][]string{
 	"misses":     {"capacity"},
 	"geoip":      {"database"},
 	"csv":        {"file", "headers", "invalid"},
-	"admin":      {"listen", "token", "token_file"},
+	"admin":        {"listen", "token", "token_file", "tokens", "edits_dir", "audit_log", "max_upload_bytes"},
+	"admin.tokens": {"name", "role", "token", "token_file", "hosts"},
 	"access_log": {"enabled", "path", "format", "escape"},
 	"rules": {"watch", "watch_interval", "defaults", "source", "poll", "source_header", "source_header_file",
 		"cache_dir", "keep_versions", "max_regexes", "max_regex_instructions"},

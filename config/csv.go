@@ -244,3 +244,45 @@ func splitSource(s string) (host, path string, err error) {
 	}
 	return host, path, nil
 }
+
+// StreamCSV reads the bulk-redirect CSV form (see parseCSV) from r row by
+// row, without holding the whole file, and hands fn the rules of each
+// good row with its line. It stops at the first bad row, with an *Error
+// naming name and the line, or at fn's first error.
+func StreamCSV(name string, r io.Reader, fn func(line int, rules []matcher.Rule) error) error {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	cr.Comment = '#'
+	cr.TrimLeadingSpace = true
+	cr.ReuseRecord = true
+	d := &Defaults{Status: DefaultStatus}
+	for row := 0; ; row++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			line := 0
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				line = pe.StartLine
+			}
+			return &Error{File: name, Line: line, Msg: fmt.Sprintf("cannot read the row: %v", err)}
+		}
+		line, _ := cr.FieldPos(0)
+		if row == 0 && len(rec) >= 3 && !isNumberOrEmpty(rec[2]) {
+			continue // header
+		}
+		rs, err := csvRow(rec, d)
+		if err != nil {
+			return &Error{File: name, Line: line, Msg: err.Error()}
+		}
+		if err := fn(line, rs); err != nil {
+			return err
+		}
+	}
+}
+
+// Limits returns the matcher's limits with the [rules] regex budgets, for
+// a rule set built outside Load (edits promoted through the admin API).
+func (r *RulesReload) Limits() matcher.Limits { return r.limits() }

@@ -509,6 +509,8 @@ func checkService(file string, cfg *Config, loc *locator, errs *errorList) {
 		cfg.Admin.Listen = DefaultAdminListen
 	}
 	checkAdminToken(file, &cfg.Admin, loc, errs)
+	checkAdminTokens(file, &cfg.Admin, loc, errs)
+	checkAdminEdits(file, cfg, loc, errs)
 	if cfg.AccessLog.Path == "" {
 		cfg.AccessLog.Path = "-"
 	}

@@ -324,3 +324,8 @@ func writeAtomic(name string, b []byte) error {
 	}
 	return syncDir(filepath.Dir(name))
 }
+
+// WriteAtomic replaces name with b as the cache replaces its files
+// (written to a temporary name, synced, renamed, the folder synced), for
+// other stores of the node that must survive a crash whole.
+func WriteAtomic(name string, b []byte) error { return writeAtomic(name, b) }

@@ -1,0 +1,120 @@
+package edits
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/redirectd/redirectd/internal/shorten"
+	"github.com/redirectd/redirectd/matcher"
+)
+
+// The ops of an Entry.
+const (
+	OpAdd    = "add"
+	OpChange = "change"
+	OpDelete = "delete"
+)
+
+// Entry is one edit as the admin API takes it:
+// {"op":"add","host":"","from":"/a","to":"/b","status":301}. Kind
+// ("exact", the default for an add, "prefix" or "regex") is optional; a
+// change or delete takes the kind of the rule it edits.
+type Entry struct {
+	Op     string `json:"op"`
+	Host   string `json:"host"`
+	From   string `json:"from"`
+	To     string `json:"to,omitempty"`
+	Status int    `json:"status,omitempty"`
+	Kind   string `json:"kind,omitempty"`
+}
+
+// Edit is an Entry as kept: who made it, and when.
+type Edit struct {
+	Entry
+	By string    `json:"by,omitempty"`
+	At time.Time `json:"at"`
+}
+
+// Key returns what an entry edits: the rules with this host and from.
+func Key(host, from string) string { return host + "\x00" + from }
+
+// Key returns e's Key.
+func (e *Entry) Key() string { return Key(e.Host, e.From) }
+
+// maxField bounds from, to and host: a rule longer than this is a
+// mistake, and the bound keeps a million-entry upload's memory in check.
+const maxField = 8192
+
+// Check normalises e (host lower case, status defaulted to 301 for an
+// add or change) and says what is wrong with it, or nil.
+func (e *Entry) Check() error {
+	e.Host = strings.TrimSuffix(strings.ToLower(strings.TrimSpace(e.Host)), ".")
+	switch e.Op {
+	case OpAdd, OpChange, OpDelete:
+	case "":
+		return fmt.Errorf("op is missing: add, change or delete")
+	default:
+		return fmt.Errorf("op %q is not add, change or delete", cut(e.Op))
+	}
+	if len(e.From) > maxField || len(e.To) > maxField || len(e.Host) > 255 {
+		return fmt.Errorf("host, from or to is too long (from and to at most %d bytes, host 255)", maxField)
+	}
+	if strings.ContainsAny(e.Host, "/:?#@ \t[]") || strings.Contains(strings.TrimPrefix(e.Host, "*."), "*") {
+		return fmt.Errorf("host %q is not a host name (write example.com or *.example.com, without scheme, port or path)", cut(e.Host))
+	}
+	switch e.Kind {
+	case "", "exact", "prefix":
+		if !strings.HasPrefix(e.From, "/") {
+			return fmt.Errorf("from %q must begin with /", cut(e.From))
+		}
+	case "regex":
+		if e.From == "" {
+			return fmt.Errorf("from is empty")
+		}
+	default:
+		return fmt.Errorf("kind %q is not exact, prefix or regex", cut(e.Kind))
+	}
+	if strings.ContainsAny(e.From, "\r\n") || strings.ContainsAny(e.To, "\r\n\x00") {
+		return fmt.Errorf("from and to may not hold a line break")
+	}
+	if e.Op == OpDelete {
+		e.To, e.Status = "", 0
+		return nil
+	}
+	if e.Status == 0 {
+		e.Status = 301
+	}
+	if !matcher.ValidStatus(e.Status) {
+		return fmt.Errorf("status %d is not a redirect status; use 301, 302, 303, 307 or 308, or 410 or 451", e.Status)
+	}
+	if e.To == "" && matcher.HasLocation(e.Status) {
+		return fmt.Errorf("to is empty: a %d needs a target", e.Status)
+	}
+	return nil
+}
+
+// kind returns the matcher kind an entry names, exact by default.
+func kind(s string) matcher.Kind {
+	switch s {
+	case "prefix":
+		return matcher.Prefix
+	case "regex":
+		return matcher.Regex
+	}
+	return matcher.Exact
+}
+
+// String writes e for an error message: "add /a (host x) -> 301 /b".
+func (e *Entry) String() string {
+	s := e.Op + " " + cut(e.From)
+	if e.Host != "" {
+		s += " (host " + e.Host + ")"
+	}
+	if e.Op != OpDelete {
+		s += fmt.Sprintf(" -> %d %s", e.Status, cut(e.To))
+	}
+	return s
+}
+
+func cut(s string) string { return shorten.Text(s, 80) }

@@ -1,0 +1,148 @@
+package edits
+
+import (
+	"fmt"
+
+	"github.com/redirectd/redirectd/matcher"
+)
+
+// Overlay is a set of edits keyed by host and from, in the order they
+// were first made; a later edit of the same key replaces the earlier.
+// It is not safe for concurrent use: its owner locks.
+type Overlay struct {
+	m    map[string]int // Key -> index in list
+	list []Edit
+}
+
+// NewOverlay returns an empty overlay.
+func NewOverlay() *Overlay { return &Overlay{m: map[string]int{}} }
+
+// Put adds e, replacing an earlier edit of its key in place.
+func (o *Overlay) Put(e Edit) {
+	k := e.Key()
+	if i, ok := o.m[k]; ok {
+		o.list[i] = e
+		return
+	}
+	o.m[k] = len(o.list)
+	o.list = append(o.list, e)
+}
+
+// Get returns the edit of key, if any.
+func (o *Overlay) Get(key string) (*Edit, bool) {
+	if o == nil {
+		return nil, false
+	}
+	i, ok := o.m[key]
+	if !ok {
+		return nil, false
+	}
+	return &o.list[i], true
+}
+
+// Len returns the number of edits.
+func (o *Overlay) Len() int {
+	if o == nil {
+		return 0
+	}
+	return len(o.list)
+}
+
+// Edits returns the edits in order; the slice is o's, only to be read.
+func (o *Overlay) Edits() []Edit {
+	if o == nil {
+		return nil
+	}
+	return o.list
+}
+
+// Merge returns a new overlay: o's edits, then top's over them.
+func (o *Overlay) Merge(top *Overlay) *Overlay {
+	out := &Overlay{m: make(map[string]int, o.Len()+top.Len()), list: make([]Edit, 0, o.Len()+top.Len())}
+	for _, e := range o.Edits() {
+		out.Put(e)
+	}
+	for _, e := range top.Edits() {
+		out.Put(e)
+	}
+	return out
+}
+
+// FromEdits builds an overlay from a stored list.
+func FromEdits(list []Edit) *Overlay {
+	o := &Overlay{m: make(map[string]int, len(list)), list: make([]Edit, 0, len(list))}
+	for _, e := range list {
+		o.Put(e)
+	}
+	return o
+}
+
+// Apply builds a new rule set: base's rules in order, each whose key an
+// edit names replaced (an add or change: its target and status, and its
+// kind when the edit gives one) or left out (a delete), then the adds
+// and changes whose key no rule of base has, at the end, as rules of
+// their own (file "admin", line the edit's place in o). It returns the
+// keys of deletes that found no rule (the config no longer has them),
+// for the caller to log, and the first rule the builder refuses, named
+// by its edit.
+func Apply(base *matcher.Set, o *Overlay, lim matcher.Limits) (*matcher.Set, []string, error) {
+	b := matcher.NewBuilder(lim)
+	found := make([]bool, o.Len())
+	var err error
+	base.Each(func(rh matcher.RuleHits) {
+		if err != nil {
+			return
+		}
+		r := *rh.Rule
+		if i, ok := o.m[Key(r.Host, r.From)]; ok {
+			found[i] = true
+			e := &o.list[i]
+			if e.Op == OpDelete {
+				return
+			}
+			r.To, r.Status, r.Pass = e.To, e.Status, false
+			if e.Kind != "" {
+				r.Kind = kind(e.Kind)
+			}
+		}
+		if aerr := b.Add(&r); aerr != nil {
+			err = fmt.Errorf("%s: %w", r.Source(), aerr)
+		}
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	var gone []string
+	for i := range o.list {
+		e := &o.list[i]
+		if found[i] {
+			continue
+		}
+		if e.Op == OpDelete {
+			gone = append(gone, e.String())
+			continue
+		}
+		r := matcher.Rule{Kind: kind(e.Kind), Host: e.Host, From: e.From, To: e.To, Status: e.Status, File: "admin", Line: i + 1}
+		if aerr := b.Add(&r); aerr != nil {
+			return nil, nil, &EntryError{Entry: e.Entry, Err: aerr}
+		}
+	}
+	set, err := b.Set()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := set.SetHeaders(base.HeaderFields()); err != nil {
+		return nil, nil, err
+	}
+	set.SetCountries(base.Countries())
+	return set, gone, nil
+}
+
+// EntryError is an entry the rules cannot take, named.
+type EntryError struct {
+	Entry Entry
+	Err   error
+}
+
+func (e *EntryError) Error() string { return fmt.Sprintf("entry %s: %v", e.Entry.String(), e.Err) }
+func (e *EntryError) Unwrap() error { return e.Err }
