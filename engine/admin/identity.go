@@ -38,17 +38,28 @@ type Identity struct {
 // Scoped reports whether id is limited to some hosts.
 func (id *Identity) Scoped() bool { return len(id.Hosts) > 0 }
 
-// Allows reports whether id may see and edit the rules of host. A token
-// limited to some hosts is not allowed the rules of no host (""), which
-// answer every host.
+// Allows reports whether id may see and edit the rules of host (a
+// rule's host: "", "example.com" or "*.example.com"). A token limited
+// to some hosts is not allowed the rules of no host (""), which answer
+// every host: editing one would reach hosts it is not given.
 func (id *Identity) Allows(host string) bool {
 	if !id.Scoped() {
 		return true
 	}
 	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	if host == "" {
+		return false
+	}
 	for _, p := range id.Hosts {
-		if host != "" && host == p {
+		if host == p {
 			return true
+		}
+		if suffix, ok := strings.CutPrefix(p, "*"); ok { // ".example.com"
+			// a.example.com, and a rule's *.a.example.com
+			h := strings.TrimPrefix(host, "*")
+			if strings.HasSuffix(h, suffix) && len(h) > len(suffix) {
+				return true
+			}
 		}
 	}
 	return false

@@ -2,7 +2,6 @@ package console
 
 import (
 	"bytes"
-	"cmp"
 	"slices"
 	"sort"
 	"strings"
@@ -12,7 +11,8 @@ import (
 	"github.com/redirectd/redirectd/engine/admin"
 )
 
-// index is one snapshot of the rules, sorted by host then from, with a
+// index is one snapshot of the rules, grouped by host (sorted) and in
+// the Backend's order within a host, with a
 // search text: each rule's lower-cased "host\x00from\x00to\n" one after
 // another in hay, rule i's line starting at starts[i]. A search is
 // bytes.Index over the part of hay of the hosts the user may see, so a
@@ -20,12 +20,13 @@ import (
 // a few milliseconds), never a pass over a million structs; and a
 // host-scoped user's search reads only their hosts' lines.
 type index struct {
-	rules  []admin.RuleInfo
+	rules  []rule
 	hay    []byte
 	starts []int
 	hosts  []hostSpan // sorted by host
 	kinds  map[string]int
 	built  time.Time
+	took   time.Duration // how long building it took
 	// version is the serving version's hash when it was built, "" when
 	// the Backend keeps no versions.
 	version string
@@ -37,12 +38,52 @@ type hostSpan struct {
 	lo, hi int
 }
 
+// rule is a rule as the console keeps it: the fields its pages show,
+// copied from the Backend's list (which may not be kept) without the
+// rest (headers, time windows), so a million rules cost about 120 MB
+// here rather than twice that.
+type rule struct {
+	Kind, Host, From, To, Mode, Source string
+	Status                             int
+	Hits                               uint64
+	LastAnswered                       string
+}
+
 func buildIndex(list []admin.RuleInfo, version string, now time.Time) *index {
-	rules := slices.Clone(list)
-	slices.SortStableFunc(rules, func(a, b admin.RuleInfo) int {
-		return cmp.Or(strings.Compare(a.Host, b.Host), strings.Compare(a.From, b.From))
-	})
+	start := time.Now()
+	// Group by host (a counting sort: one pass to count each host's
+	// rules, one to place them), keeping the Backend's order within a
+	// host. A comparison sort of a million rules by host and from took
+	// 2.4 s (structs moved) to 4.2 s (a permutation, compared through
+	// cache misses); this takes a fraction of that.
+	count := map[string]int{}
+	for i := range list {
+		count[list[i].Host]++
+	}
+	names := make([]string, 0, len(count))
+	for h := range count {
+		names = append(names, h)
+	}
+	slices.Sort(names)
+	next := make(map[string]int, len(names))
+	at := 0
+	for _, h := range names {
+		next[h], at = at, at+count[h]
+	}
+	perm := make([]int32, len(list))
+	for i := range list {
+		h := list[i].Host
+		perm[next[h]] = int32(i)
+		next[h]++
+	}
+	rules := make([]rule, len(list))
+	for i, p := range perm {
+		ri := &list[p]
+		rules[i] = rule{Kind: ri.Kind, Host: ri.Host, From: ri.From, To: ri.To, Mode: ri.Mode, Source: ri.Source,
+			Status: ri.Status, Hits: ri.Hits + ri.ShadowHits, LastAnswered: lastAnswered(ri)}
+	}
 	x := &index{rules: rules, starts: make([]int, 0, len(rules)+1), kinds: map[string]int{}, built: now, version: version}
+	defer func() { x.took = time.Since(start) }()
 	size := 0
 	for _, r := range rules {
 		size += len(r.Host) + len(r.From) + len(r.To) + 3
@@ -70,15 +111,15 @@ func buildIndex(list []admin.RuleInfo, version string, now time.Time) *index {
 // separate fields and lines (NUL, LF) as spaces, so a rule cannot fake
 // a line of its own.
 func appendLower(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
+	n := len(b)
+	b = append(b, s...) // a copy first: most rules are lower case already
+	for i := n; i < len(b); i++ {
+		switch c := b[i]; {
 		case 'A' <= c && c <= 'Z':
-			c += 'a' - 'A'
+			b[i] = c + 'a' - 'A'
 		case c == 0 || c == '\n':
-			c = ' '
+			b[i] = ' '
 		}
-		b = append(b, c)
 	}
 	return b
 }
@@ -123,7 +164,7 @@ const maxCount = 10000
 // search returns the rules in the spans whose host, from or to contains
 // q (any case), the offset-th to the offset+limit-th, with how many
 // match (at most maxCount, capped then).
-func (x *index) search(spans []hostSpan, q string, offset, limit int) (rows []admin.RuleInfo, total int, capped bool) {
+func (x *index) search(spans []hostSpan, q string, offset, limit int) (rows []rule, total int, capped bool) {
 	needle := appendLower(nil, q)
 	take := func(i int) {
 		if total >= offset && len(rows) < limit {
@@ -162,7 +203,7 @@ func (x *index) search(spans []hostSpan, q string, offset, limit int) (rows []ad
 
 // ruleCache keeps the index of the serving rules. It is rebuilt at once
 // when the serving version changed (a promotion or rollback shows on
-// the next page), and in the background when older than ruleTTL, so the
+// the next page), and in the background when older than ttl, so the
 // hit counts stay fresh without a request waiting on a million-rule
 // copy.
 type ruleCache struct {
@@ -172,13 +213,17 @@ type ruleCache struct {
 	refreshing bool
 }
 
-const ruleTTL = 10 * time.Second
+// ttl is how old x may get before a page asks for a fresh one: 10 s,
+// or twenty times what building it took, so that a console left open on
+// a million rules (about a second a build) costs the server at most a
+// twentieth of a CPU.
+func ttl(x *index) time.Duration { return max(10*time.Second, 20*x.took) }
 
 func (rc *ruleCache) get(now time.Time) *index {
 	version := servingHash(rc.b)
 	rc.mu.Lock()
 	x := rc.x
-	stale := x != nil && now.Sub(x.built) > ruleTTL && !rc.refreshing
+	stale := x != nil && now.Sub(x.built) > ttl(x) && !rc.refreshing
 	if stale {
 		rc.refreshing = true
 	}

@@ -5,22 +5,14 @@ import (
 	"net/url"
 	"strconv"
 	"time"
-
-	"github.com/redirectd/redirectd/engine/admin"
 )
 
 // pageSize is the rules shown per page.
 const pageSize = 50
 
-// ruleRow is a rule as the rules page shows it.
-type ruleRow struct {
-	admin.RuleInfo
-	LastAnswered string
-}
-
 type rulesData struct {
 	Q, Host    string
-	Rows       []ruleRow
+	Rows       []rule
 	Total      int
 	Capped     bool
 	Scoped     bool
@@ -47,9 +39,7 @@ func (c *Console) rulesPage(w http.ResponseWriter, r *http.Request, u *user) {
 	rows, total, capped := x.search(x.spans(u.who, d.Host), d.Q, (d.Page-1)*pageSize, pageSize)
 	d.Took = time.Since(start).Round(time.Microsecond).String()
 	d.Total, d.Capped, d.Built = total, capped, x.built
-	for _, ri := range rows {
-		d.Rows = append(d.Rows, ruleRow{RuleInfo: ri, LastAnswered: lastAnswered(ri)})
-	}
+	d.Rows = rows
 	link := func(p int) string {
 		v := url.Values{}
 		if d.Q != "" {

@@ -10,4 +10,4 @@ func cut(s string) string { return shorten.Text(s, 80) }
 
 // lastAnswered is when a rule last answered, "" when the Backend does not
 // say.
-func lastAnswered(admin.RuleInfo) string { return "" }
+func lastAnswered(*admin.RuleInfo) string { return "" }
