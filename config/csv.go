@@ -262,12 +262,11 @@ func StreamCSV(name string, r io.Reader, fn func(line int, rules []matcher.Rule)
 			return nil
 		}
 		if err != nil {
-			line := 0
 			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				line = pe.StartLine
+			if !errors.As(err, &pe) {
+				return err // the reader's: a body too large, cut short
 			}
-			return &Error{File: name, Line: line, Msg: fmt.Sprintf("cannot read the row: %v", err)}
+			return &Error{File: name, Line: pe.StartLine, Msg: fmt.Sprintf("cannot read the row: %v", err)}
 		}
 		line, _ := cr.FieldPos(0)
 		if row == 0 && len(rec) >= 3 && !isNumberOrEmpty(rec[2]) {

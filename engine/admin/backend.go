@@ -22,6 +22,14 @@ type RuleInfo struct {
 	// "" for an open bound.
 	ActiveFrom  string `json:"active_from,omitempty"`
 	ActiveUntil string `json:"active_until,omitempty"`
+	// Added is when the rule was added or last changed through a draft
+	// (RFC 3339), and ChangedBy the name of the token that promoted
+	// it; both absent for a rule as the config writes it.
+	Added     string `json:"added,omitempty"`
+	ChangedBy string `json:"changed_by,omitempty"`
+	// LastAnswered is when the rule last answered a request (RFC 3339,
+	// to the second), absent when it has not since it was loaded.
+	LastAnswered string `json:"last_answered,omitempty"`
 }
 
 // Backend is what the admin endpoints report on and act upon. The server

@@ -20,7 +20,17 @@ func Check(opts Options) error {
 	if err := checkToken(opts.Token); err != nil {
 		return err
 	}
-	return checkListen(opts.Listen, opts.Token)
+	anyToken := opts.Token
+	for _, t := range opts.Tokens {
+		if err := checkToken(t.Token); err != nil || t.Token == "" {
+			return fmt.Errorf("%w (the token named %q)", ErrBadToken, cut(t.Name))
+		}
+		if t.Role < RoleViewer || t.Role > RoleAdmin {
+			return fmt.Errorf("admin: the token named %q has no role", cut(t.Name))
+		}
+		anyToken = t.Token
+	}
+	return checkListen(opts.Listen, anyToken)
 }
 
 // checkListen returns ErrTokenRequired when addr is not loopback and token

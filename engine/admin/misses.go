@@ -64,9 +64,19 @@ func (s *Server) misses(w http.ResponseWriter, r *http.Request) {
 		text(w, http.StatusBadRequest, fmt.Sprintf("unknown format %q: want json (the default) or map\n", cut(format)))
 		return
 	}
+	id := whoIs(r)
+	host := q.Get("host")
+	if host != "" && !id.Allows(host) {
+		forbiddenHost(w, id, host)
+		return
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), missesTimeout)
 	defer cancel()
-	list, err := mr.Misses(ctx, q.Get("host"), limit)
+	ask := limit
+	if id.Scoped() && host == "" {
+		ask = 0 // every host's, then only id's: the limit counts those
+	}
+	list, err := mr.Misses(ctx, host, ask)
 	switch {
 	case errors.Is(err, ErrMissesOff):
 		text(w, http.StatusNotFound, err.Error()+"\n")
@@ -74,6 +84,15 @@ func (s *Server) misses(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		text(w, http.StatusServiceUnavailable, fmt.Sprintf("cannot collect the counts of every event loop: %v; try again\n", err))
 		return
+	}
+	if id.Scoped() && host == "" {
+		mine := []MissInfo{}
+		for _, m := range list {
+			if id.Allows(m.Host) && (limit == 0 || len(mine) < limit) {
+				mine = append(mine, m)
+			}
+		}
+		list = mine
 	}
 	if list == nil {
 		list = []MissInfo{}

@@ -11,26 +11,30 @@ import "net/http"
 // otherwise make the browser POST a form to http://127.0.0.1:9180/reload.
 // curl and other tools send neither Sec-Fetch-Site nor Origin and pass.
 //
+// Each endpoint but the probes needs a role (need): with no tokens set,
+// every request is the local operator's, an admin's.
+//
 // Without a token, a Host that is not loopback gets 421 before anything
 // else (requireLoopbackHost): a DNS-rebinding page's requests are
 // same-origin, so CrossOriginProtection alone would let it read /rules.
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /metrics", s.metrics)
+	mux.HandleFunc("GET /metrics", need(RoleViewer, true, s.metrics))
 	mux.HandleFunc("GET /healthz", healthz)
 	mux.HandleFunc("GET /livez", healthz)
 	mux.HandleFunc("GET /readyz", s.readyz)
-	mux.HandleFunc("GET /rules", s.rules)
-	mux.HandleFunc("GET /explain", s.explain)
-	mux.HandleFunc("GET /misses", s.misses)
-	mux.HandleFunc("POST /reload", s.reload)
+	mux.HandleFunc("GET /rules", need(RoleViewer, false, s.rules))
+	mux.HandleFunc("GET /explain", need(RoleViewer, false, s.explain))
+	mux.HandleFunc("GET /misses", need(RoleViewer, false, s.misses))
+	mux.HandleFunc("POST /reload", need(RoleAdmin, true, s.reload))
 	s.versionRoutes(mux)
+	s.draftRoutes(mux)
 	if s.pages != nil {
 		mux.Handle("/{$}", s.pages)
 		mux.Handle("/ui/", s.pages)
 	}
 	var h http.Handler = http.NewCrossOriginProtection().Handler(mux)
-	if s.opts.Token != "" {
+	if s.opts.hasTokens() {
 		probes := http.NewServeMux()
 		probes.HandleFunc("GET /healthz", healthz)
 		probes.HandleFunc("GET /livez", healthz)

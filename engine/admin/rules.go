@@ -22,7 +22,7 @@ func (s *Server) rules(w http.ResponseWriter, r *http.Request) {
 		}
 		unused = b
 	}
-	list := s.b.Rules()
+	list := inScope(whoIs(r), s.b.Rules())
 	if unused {
 		list = unusedRules(list)
 	}
@@ -50,6 +50,21 @@ func unusedRules(list []RuleInfo) []RuleInfo {
 	out := []RuleInfo{}
 	for _, ri := range list {
 		if ri.Hits == 0 && ri.ShadowHits == 0 {
+			out = append(out, ri)
+		}
+	}
+	return out
+}
+
+// inScope returns the rules of list that id may see: list itself for a
+// token of every host, else a new slice (list belongs to the Backend).
+func inScope(id *Identity, list []RuleInfo) []RuleInfo {
+	if !id.Scoped() {
+		return list
+	}
+	out := []RuleInfo{}
+	for _, ri := range list {
+		if id.Allows(ri.Host) {
 			out = append(out, ri)
 		}
 	}

@@ -2,7 +2,6 @@ package admin
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"net"
 	"net/http"
@@ -31,12 +30,25 @@ const (
 type Options struct {
 	Listen string // host:port; "" means DefaultListen
 	Token  string // when set, required as a Bearer token everywhere but /healthz
+	// Tokens are named tokens with roles ([[admin.tokens]]); with any,
+	// as with Token, every endpoint but the probes needs one of them.
+	Tokens []Token
+	// MaxUploadBytes bounds the body of POST /drafts/{id}/upload
+	// (DefaultMaxUploadBytes when 0).
+	MaxUploadBytes int64
 	// Pages, when set, makes the web console: New calls it once with
 	// the server and mounts what it returns at / and /ui/, which need no
 	// Bearer token (the console signs people in with its own cookie) but
 	// keep the loopback Host rule and CrossOriginProtection.
 	Pages func(*Server) http.Handler
 }
+
+// DefaultMaxUploadBytes bounds an upload to a draft unless
+// Options.MaxUploadBytes says otherwise.
+const DefaultMaxUploadBytes = 256 << 20
+
+// hasTokens reports whether requests must carry a token.
+func (o *Options) hasTokens() bool { return o.Token != "" || len(o.Tokens) > 0 }
 
 // Server is the admin HTTP server. New checks the options, Start listens,
 // Shutdown stops it. A Server is started at most once.
@@ -45,9 +57,9 @@ type Server struct {
 	b    Backend
 	h    http.Handler
 	srv  *http.Server
-	// token is the SHA-256 of the token required, when one is
-	// (SetToken).
-	token atomic.Pointer[[sha256.Size]byte]
+	// token holds the hashes of the tokens taken, when there are
+	// any (SetToken).
+	token atomic.Pointer[tokenTable]
 	// pages is the web console (Options.Pages), nil without one.
 	pages http.Handler
 
@@ -71,9 +83,11 @@ func New(opts Options, b Backend) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{opts: opts, b: b}
-	if opts.Token != "" {
-		h := sha256.Sum256([]byte(opts.Token))
-		s.token.Store(&h)
+	if opts.hasTokens() {
+		s.token.Store(newTokenTable(opts.Token, opts.Tokens))
+	}
+	if s.opts.MaxUploadBytes <= 0 {
+		s.opts.MaxUploadBytes = DefaultMaxUploadBytes
 	}
 	if opts.Pages != nil {
 		s.pages = opts.Pages(s)

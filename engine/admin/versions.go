@@ -31,6 +31,26 @@ type VersionInfo struct {
 	Pinned bool `json:"pinned,omitempty"`
 	// Kept: its files are kept, so it can be compared and rolled back to.
 	Kept bool `json:"kept"`
+	// Number is the version's number on a node edited through drafts
+	// (0: the config's own rules, before any promote); Author, Message
+	// and Counts are the promote's or rollback's that made it.
+	Number  int     `json:"number,omitempty"`
+	Author  string  `json:"author,omitempty"`
+	Message string  `json:"message,omitempty"`
+	Counts  *Counts `json:"counts,omitempty"`
+}
+
+// Counts are the rules a change added, changed and removed.
+type Counts struct {
+	Added   int `json:"added"`
+	Changed int `json:"changed"`
+	Removed int `json:"removed"`
+}
+
+// Audit is who asks for a promote or rollback, and why.
+type Audit struct {
+	Author  string
+	Message string
 }
 
 // DiffRule is a rule as /versions/diff shows it.
@@ -76,8 +96,9 @@ type Versioner interface {
 	// Diff compares version from with version to, listing at most limit
 	// rules of each kind. An unknown hash is ErrUnknownVersion.
 	Diff(from, to string, limit int) (*VersionDiff, error)
-	// Rollback serves version to, pinned, and says what it did.
-	Rollback(to string) (string, error)
+	// Rollback serves version to and says what it did; a is recorded
+	// in the audit trail.
+	Rollback(to string, a Audit) (string, error)
 	// Unpin ends a rollback's pin and serves the source's latest version.
 	Unpin() (string, error)
 }
@@ -95,23 +116,24 @@ func (s *Server) versionRoutes(mux *http.ServeMux) {
 	if !ok {
 		return
 	}
-	mux.HandleFunc("GET /versions", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, v.Versions()) })
-	mux.HandleFunc("GET /versions/diff", func(w http.ResponseWriter, r *http.Request) { versionDiff(w, r, v) })
-	mux.HandleFunc("POST /versions/rollback", func(w http.ResponseWriter, r *http.Request) {
-		q, err := versionQuery(r, "to")
+	mux.HandleFunc("GET /versions", need(RoleViewer, false, func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, v.Versions()) }))
+	mux.HandleFunc("GET /versions/diff", need(RoleViewer, false, func(w http.ResponseWriter, r *http.Request) { versionDiff(w, r, v) }))
+	mux.HandleFunc("POST /versions/rollback", need(RolePublisher, true, func(w http.ResponseWriter, r *http.Request) {
+		q, err := versionQuery(r, "to", "message")
 		if err != nil {
 			text(w, http.StatusBadRequest, line(err.Error()))
 			return
 		}
-		versionAnswer(w, func() (string, error) { return v.Rollback(q.Get("to")) })
-	})
-	mux.HandleFunc("POST /versions/unpin", func(w http.ResponseWriter, r *http.Request) {
+		a := Audit{Author: whoIs(r).Name, Message: q.Get("message")}
+		versionAnswer(w, func() (string, error) { return v.Rollback(q.Get("to"), a) })
+	}))
+	mux.HandleFunc("POST /versions/unpin", need(RoleAdmin, true, func(w http.ResponseWriter, r *http.Request) {
 		if _, err := versionQuery(r); err != nil {
 			text(w, http.StatusBadRequest, line(err.Error()))
 			return
 		}
 		versionAnswer(w, v.Unpin)
-	})
+	}))
 }
 
 func versionDiff(w http.ResponseWriter, r *http.Request, v Versioner) {
@@ -131,10 +153,18 @@ func versionDiff(w http.ResponseWriter, r *http.Request, v Versioner) {
 		text(w, http.StatusBadRequest, "missing from: GET /versions/diff?from=HASH[&to=HASH] (to defaults to the serving version)\n")
 		return
 	}
-	d, err := v.Diff(q.Get("from"), q.Get("to"), limit)
+	id := whoIs(r)
+	ask := limit
+	if id.Scoped() {
+		ask = int(^uint(0) >> 1) // every rule, then only id's: the counts are of those
+	}
+	d, err := v.Diff(q.Get("from"), q.Get("to"), ask)
 	if err != nil {
 		text(w, versionStatus(err), line(err.Error()))
 		return
+	}
+	if id.Scoped() {
+		d = scopeDiff(id, d, limit)
 	}
 	writeJSON(w, d)
 }
@@ -171,8 +201,13 @@ func versionAnswer(w http.ResponseWriter, do func() (string, error)) {
 }
 
 func versionStatus(err error) int {
-	if errors.Is(err, ErrUnknownVersion) {
+	switch {
+	case errors.Is(err, ErrUnknownVersion):
 		return http.StatusNotFound
+	case errors.Is(err, ErrBadEdit):
+		return http.StatusBadRequest
+	case errors.Is(err, ErrInvalid):
+		return http.StatusUnprocessableEntity
 	}
 	return http.StatusConflict
 }
@@ -190,4 +225,33 @@ func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Write(buf.Bytes())
+}
+
+// scopeDiff keeps the rules of d that id may see, at most limit of each
+// kind, counting them whole.
+func scopeDiff(id *Identity, d *VersionDiff, limit int) *VersionDiff {
+	out := &VersionDiff{From: d.From, To: d.To, Added: []DiffRule{}, Removed: []DiffRule{}, Changed: []RuleChange{}}
+	for _, r := range d.Added {
+		if id.Allows(r.Host) {
+			if out.AddedCount++; len(out.Added) < limit {
+				out.Added = append(out.Added, r)
+			}
+		}
+	}
+	for _, r := range d.Removed {
+		if id.Allows(r.Host) {
+			if out.RemovedCount++; len(out.Removed) < limit {
+				out.Removed = append(out.Removed, r)
+			}
+		}
+	}
+	for _, c := range d.Changed {
+		if id.Allows(c.New.Host) {
+			if out.ChangedCount++; len(out.Changed) < limit {
+				out.Changed = append(out.Changed, c)
+			}
+		}
+	}
+	out.Truncated = out.AddedCount > len(out.Added) || out.RemovedCount > len(out.Removed) || out.ChangedCount > len(out.Changed)
+	return out
 }

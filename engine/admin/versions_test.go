@@ -38,7 +38,7 @@ func (f *fakeVersions) Diff(from, to string, limit int) (*VersionDiff, error) {
 		Removed: []DiffRule{}, Changed: []RuleChange{}}, nil
 }
 
-func (f *fakeVersions) Rollback(to string) (string, error) {
+func (f *fakeVersions) Rollback(to string, _ Audit) (string, error) {
 	f.record("rollback " + to)
 	switch to {
 	case "aaa":

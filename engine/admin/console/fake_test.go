@@ -60,7 +60,7 @@ func (f *fakeBackend) Diff(from, to string, limit int) (*admin.VersionDiff, erro
 		Added: []admin.DiffRule{{Kind: "exact", Host: "a.example", From: "/a-new", To: "/x"}, {Kind: "exact", Host: "b.example", From: "/b-new", To: "/y"}}}, nil
 }
 
-func (f *fakeBackend) Rollback(to string) (string, error) {
+func (f *fakeBackend) Rollback(to string, _ admin.Audit) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if to != "aaaaaaaaaaaa" {

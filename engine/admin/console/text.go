@@ -8,6 +8,11 @@ import (
 // cut shortens s for a message on a page.
 func cut(s string) string { return shorten.Text(s, 80) }
 
-// lastAnswered is when a rule last answered, "" when the Backend does not
-// say.
-func lastAnswered(*admin.RuleInfo) string { return "" }
+// lastAnswered is when a rule last answered, "never" when it has not
+// since start.
+func lastAnswered(ri *admin.RuleInfo) string {
+	if ri.LastAnswered == "" {
+		return "never"
+	}
+	return ri.LastAnswered
+}

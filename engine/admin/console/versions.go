@@ -8,14 +8,8 @@ import (
 	"github.com/redirectd/redirectd/engine/admin"
 )
 
-// versionRow is a version as the versions page shows it.
-type versionRow struct {
-	admin.VersionInfo
-	Author, Message, Counts string
-}
-
 type versionsData struct {
-	Versions    []versionRow
+	Versions    []admin.VersionInfo
 	CanRollback bool
 	Notice      string
 }
@@ -26,9 +20,7 @@ type versionsData struct {
 func (c *Console) versionsPage(w http.ResponseWriter, r *http.Request, u *user) {
 	d := versionsData{CanRollback: canRollback(u.who), Notice: r.URL.Query().Get("done")}
 	if v, ok := c.b.(admin.Versioner); ok {
-		for _, vi := range v.Versions() {
-			d.Versions = append(d.Versions, versionRow{VersionInfo: vi})
-		}
+		d.Versions = v.Versions()
 	}
 	if d.Notice != "" {
 		d.Notice = cut(d.Notice)
@@ -102,11 +94,17 @@ func versionStatus(err error) int {
 
 // rollback serves the version of the form's "to", pinned.
 func (c *Console) rollback(w http.ResponseWriter, r *http.Request, u *user) {
-	c.versionAction(w, r, u, func(v admin.Versioner) (string, error) { return v.Rollback(r.PostFormValue("to")) })
+	c.versionAction(w, r, u, func(v admin.Versioner) (string, error) {
+		return v.Rollback(r.PostFormValue("to"), admin.Audit{Author: u.who.Name, Message: r.PostFormValue("message")})
+	})
 }
 
-// unpin ends a rollback's pin.
+// unpin ends a rollback's pin: an admin's, as POST /versions/unpin.
 func (c *Console) unpin(w http.ResponseWriter, r *http.Request, u *user) {
+	if u.who.Role < admin.RoleAdmin {
+		c.fail(w, r, u, http.StatusForbidden, "unpinning needs an admin token")
+		return
+	}
 	c.versionAction(w, r, u, admin.Versioner.Unpin)
 }
 

@@ -12,7 +12,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
+
 	"github.com/VictoriaMetrics/metrics"
+
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/configload"
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/explain"
 	"github.com/redirectd/redirectd/config"
@@ -56,6 +59,8 @@ type service struct {
 	// lists the rule sets loaded (versions.go).
 	rs       *ruleSource
 	versions versionLog
+	// ed is what the admin API's drafts edit (edits.go).
+	ed *editState
 	// idle hands a burst's garbage back once the process is quiet.
 	idle *idleCollector
 }
@@ -84,8 +89,11 @@ var versionMetricHelp = promtext.Help{
 	"redirectd_rules_version_info":                          "The content hash of the rule set serving, as a label; the value is 1.",
 }
 
-func newService(srv *engine.Server, cfg *config.Config, file string, loader configload.Loader, log *slog.Logger) *service {
-	s := &service{srv: srv, cfg: cfg, file: file, loader: loader, log: log, set: metrics.NewSet()}
+func newService(srv *engine.Server, cfg *config.Config, file string, loader configload.Loader, ed *editState, log *slog.Logger) *service {
+	if ed == nil {
+		ed = &editState{drafts: map[string]*draft{}}
+	}
+	s := &service{srv: srv, cfg: cfg, file: file, loader: loader, ed: ed, log: log, set: metrics.NewSet()}
 	s.reloads = s.set.NewCounter(`redirectd_config_reloads_total{result="ok"}`)
 	s.reloadFails = s.set.NewCounter(`redirectd_config_reloads_total{result="failed"}`)
 	s.lastReloadUnix = float64(time.Now().Unix())
@@ -261,8 +269,15 @@ func (s *service) Ready() error {
 
 func (s *service) Rules() []admin.RuleInfo {
 	var out []admin.RuleInfo
+	s.ed.mu.Lock()
+	ov := s.ed.ov
+	s.ed.mu.Unlock()
 	s.srv.Rules().Each(func(r matcher.RuleHits) {
-		out = append(out, ruleInfo(r)) // rules.go
+		ri := ruleInfo(r) // rules.go
+		if e, ok := ov.Get(edits.Key(r.Host, r.From)); ok {
+			ri.Added, ri.ChangedBy = e.At.UTC().Format(time.RFC3339), e.By
+		}
+		out = append(out, ri)
 	})
 	return out
 }

@@ -21,7 +21,7 @@ func TestServiceMetricHelp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := newService(engine.New(engine.Options{}, cfg.Set), cfg, "", exampleLoader, slog.New(slog.DiscardHandler))
+	svc := newService(engine.New(engine.Options{}, cfg.Set), cfg, "", exampleLoader, nil, slog.New(slog.DiscardHandler))
 	for _, fam := range promtext.Missing(svc.set, serviceMetricHelp) {
 		t.Errorf("metric family %s has no help: add a one-line description to serviceMetricHelp in cmd/redirectd/internal/daemon/backend.go", fam)
 	}

@@ -84,8 +84,16 @@ func Serve(o Options, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer https.close()
+	ed, err := openEdits(cfg)
+	if err == nil {
+		err = ed.apply(cfg, nil, log) // the promoted edits over the config's rules
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: [admin] edits_dir: %v (to serve the config's own rules, delete the file current there)\n", cfg.Path, err)
+		return 1
+	}
 	srv = engine.New(opts, cfg.Set)
-	svc := newService(srv, cfg, o.Config, o.Loader, log)
+	svc := newService(srv, cfg, o.Config, o.Loader, ed, log)
 	svc.adminListen = o.AdminListen
 	svc.https = https
 	stopSource, err := svc.startSource() // [rules] source: serve the cached version, poll
@@ -173,7 +181,7 @@ func startAdmin(cfg *config.Config, svc *service) (*admin.Server, error) {
 	if cfg.Admin.Listen == "off" {
 		return nil, nil
 	}
-	adm, err := admin.New(admin.Options{Listen: cfg.Admin.Listen, Token: cfg.Admin.Token, Pages: console.New}, svc)
+	adm, err := admin.New(adminOptions(cfg), svc)
 	if err != nil {
 		return nil, err
 	}
@@ -368,4 +376,14 @@ func printExample(w io.Writer, cfg *config.Config, addr string) {
 		fmt.Fprintf(w, "  %-7s %-34s -> %d %s%s\n", r.Kind, r.From, r.Status, r.To, host)
 	}
 	fmt.Fprintf(w, "Try: curl -i http://%s/old\n", addr)
+}
+
+// adminOptions are the admin server's options from cfg's [admin].
+func adminOptions(cfg *config.Config) admin.Options {
+	o := admin.Options{Listen: cfg.Admin.Listen, Token: cfg.Admin.Token, MaxUploadBytes: cfg.Admin.MaxUploadBytes, Pages: console.New}
+	for _, t := range cfg.Admin.Tokens {
+		role, _ := admin.ParseRole(t.Role) // checked by config
+		o.Tokens = append(o.Tokens, admin.Token{Name: t.Name, Role: role, Token: t.Token, Hosts: t.Hosts})
+	}
+	return o
 }

@@ -10,7 +10,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
+
 	"github.com/VictoriaMetrics/metrics"
+
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/config/source"
 )
@@ -57,6 +60,10 @@ type candidate struct {
 	dir  string
 	meta source.Meta
 	pin  pinState
+	// edits, on a node without a source, is a version of edits to lay
+	// over the config's rules instead of the one serving (a promote, a
+	// rollback).
+	edits *edits.Version
 }
 
 // startSource, with [rules] source, serves the version the cache holds
@@ -355,7 +362,14 @@ func (s *service) load(c *candidate) (*config.Config, ruleVersion, error) {
 		if cfg.Reload.Source != "" {
 			return nil, ruleVersion{}, errors.New(cfg.Path + ": [rules] source was added: restart redirectd to pull the rules from it; the running rules stay")
 		}
-		return cfg, localVersion(cfg, s.loader), nil
+		var v *edits.Version
+		if c != nil {
+			v = c.edits
+		}
+		if err := s.ed.apply(cfg, v, s.log); err != nil {
+			return nil, ruleVersion{}, err
+		}
+		return cfg, s.ed.describe(localVersion(cfg, s.loader), v), nil
 	}
 	if cfg.Reload.RulesSource != s.rs.cfg {
 		return nil, ruleVersion{}, errors.New(cfg.Path + ": [rules] source, poll, source_header, cache_dir or keep_versions changed: restart redirectd to apply them; the running rules stay")

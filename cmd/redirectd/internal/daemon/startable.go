@@ -23,7 +23,7 @@ func Startable(cfg *config.Config) error {
 		}
 	}
 	if cfg.Admin.Listen != "off" {
-		if err := admin.Check(admin.Options{Listen: cfg.Admin.Listen, Token: cfg.Admin.Token}); err != nil {
+		if err := admin.Check(adminOptions(cfg)); err != nil {
 			return fmt.Errorf("%s: [admin]: %w", cfg.Path, err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/VictoriaMetrics/metrics"
+
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/promtext"

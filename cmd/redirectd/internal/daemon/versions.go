@@ -18,6 +18,7 @@ import (
 	"github.com/redirectd/redirectd/engine/promtext"
 
 	"github.com/VictoriaMetrics/metrics"
+
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/config/source"
 	"github.com/redirectd/redirectd/engine/admin"
@@ -42,6 +43,11 @@ type ruleVersion struct {
 	// cache (entry is its TOML there).
 	kept  bool
 	entry string
+	// number, author, message and counts describe a version of edits
+	// promoted through the admin API's drafts (number 0: none).
+	number          int
+	author, message string
+	counts          *admin.Counts
 }
 
 // versionLog lists the versions loaded, newest first. Its own mutex, not
@@ -72,7 +78,7 @@ func (s *service) initVersions(cfg *config.Config) {
 	if cfg.Reload.Source != "" {
 		return
 	}
-	s.recordVersion(localVersion(cfg, s.loader), cfg.Set.Len(), keepPin)
+	s.recordVersion(s.ed.describe(localVersion(cfg, s.loader), nil), cfg.Set.Len(), keepPin)
 }
 
 // localVersion describes a config's own rules: its hash covers the config
@@ -192,12 +198,18 @@ func (s *service) Versions() []admin.VersionInfo {
 	for _, v := range vl.list {
 		out = append(out, admin.VersionInfo{Hash: v.hash, LoadedAt: v.loadedAt, FetchedAt: v.fetchedAt, Source: v.source,
 			ETag: v.validators.ETag, LastModified: v.validators.LastModified, Rules: v.rules,
-			Serving: v.hash == vl.serving, Pinned: v.hash == vl.serving && vl.pinned, Kept: v.kept})
+			Serving: v.hash == vl.serving, Pinned: v.hash == vl.serving && vl.pinned, Kept: v.kept,
+			Number: v.number, Author: v.author, Message: v.message, Counts: v.counts})
 	}
 	return out
 }
 
-func (s *service) Rollback(to string) (string, error) {
+func (s *service) Rollback(to string, a admin.Audit) (string, error) {
+	if s.rs == nil && s.ed.store != nil {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.rollbackEdits(to, a)
+	}
 	v, err := s.versions.find(to)
 	if err != nil {
 		return "", err

@@ -1,0 +1,205 @@
+package daemon
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
+	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/matcher"
+)
+
+// The admin.Editor methods: drafts over the serving rules.
+
+func (s *service) NewDraft(author string) (admin.DraftInfo, error) {
+	ed := s.ed
+	if err := ed.refuse(); err != nil {
+		return admin.DraftInfo{}, err
+	}
+	ed.mu.Lock()
+	defer ed.mu.Unlock()
+	ed.next++
+	d := &draft{info: admin.DraftInfo{ID: "d" + strconv.Itoa(ed.next), Base: ed.cur.Number, Author: author, Created: now()}, ov: edits.NewOverlay()}
+	ed.drafts[d.info.ID] = d
+	return d.info, nil
+}
+
+func (s *service) Drafts(in admin.Scope) []admin.DraftInfo {
+	ed := s.ed
+	ed.mu.Lock()
+	defer ed.mu.Unlock()
+	out := []admin.DraftInfo{}
+	for i := 1; i <= ed.next; i++ {
+		d, ok := ed.drafts["d"+strconv.Itoa(i)]
+		if !ok {
+			continue
+		}
+		info := d.info
+		info.Entries = 0
+		for _, e := range d.ov.Edits() {
+			if in(e.Host) {
+				info.Entries++
+			}
+		}
+		out = append(out, info)
+	}
+	return out
+}
+
+func (s *service) DiscardDraft(id string, in admin.Scope) error {
+	ed := s.ed
+	ed.mu.Lock()
+	defer ed.mu.Unlock()
+	d, err := ed.getDraft(id)
+	if err != nil {
+		return err
+	}
+	if err := allIn(d.ov, in); err != nil {
+		return err
+	}
+	delete(ed.drafts, id)
+	return nil
+}
+
+// allIn returns ErrOutOfScope naming the first edit of ov outside in.
+func allIn(ov *edits.Overlay, in admin.Scope) error {
+	for _, e := range ov.Edits() {
+		if !in(e.Host) {
+			return fmt.Errorf("%w: the draft holds %s", admin.ErrOutOfScope, e.String())
+		}
+	}
+	return nil
+}
+
+func (s *service) AddEntry(id, author string, de admin.DraftEntry, in admin.Scope) error {
+	e := edits.Entry(de)
+	if err := e.Check(); err != nil {
+		return fmt.Errorf("%w: %v", admin.ErrBadEdit, err)
+	}
+	if !in(e.Host) {
+		return fmt.Errorf("%w: %s", admin.ErrOutOfScope, e.String())
+	}
+	ed := s.ed
+	ed.mu.Lock()
+	defer ed.mu.Unlock()
+	d, err := ed.getDraft(id)
+	if err != nil {
+		return err
+	}
+	set := s.srv.Rules()
+	var m matcher.Match
+	if err := s.resolve(set, &m, d, &e); err != nil {
+		return fmt.Errorf("%w: %v", admin.ErrBadEdit, err)
+	}
+	d.ov.Put(edits.Edit{Entry: e, By: author, At: now()})
+	return nil
+}
+
+// resolve fits e to the rules it edits: an add of a rule that exists is
+// a change, a change or delete of one that does not is an error, and a
+// change takes the kind of the rule it changes. ed.mu is held.
+func (s *service) resolve(set *matcher.Set, m *matcher.Match, d *draft, e *edits.Entry) error {
+	_, inDraft := d.ov.Get(e.Key())
+	r := findRule(set, m, e.Host, e.From)
+	if prev, ok := d.ov.Get(e.Key()); ok && prev.Op == edits.OpDelete {
+		inDraft, r = false, nil // deleted in this draft: an add adds it again
+	}
+	exists := inDraft || r != nil
+	if prev, ok := d.ov.Get(e.Key()); ok && prev.Op == edits.OpAdd && e.Op == edits.OpChange {
+		e.Op = edits.OpAdd // still an add, of the rule this draft adds
+	}
+	switch {
+	case e.Op == edits.OpAdd && r != nil:
+		e.Op = edits.OpChange
+	case e.Op != edits.OpAdd && !exists:
+		return fmt.Errorf("%s: no rule has host %q and from %q; add it with op add", e.String(), e.Host, cutQ(e.From))
+	}
+	if e.Kind == "" && r != nil {
+		e.Kind = r.Kind.String()
+	}
+	return nil
+}
+
+// findRule returns the rule of set with this host and from (a copy), or
+// nil: the rule that answers from itself, when it is written so. A regex
+// rule whose pattern does not match itself is not found.
+func findRule(set *matcher.Set, m *matcher.Match, host, from string) *matcher.Rule {
+	if !set.Lookup([]byte(requestHost(host)), []byte(from), nil, m) && m.Passed() == nil {
+		return nil
+	}
+	r := m.Rule()
+	if r.Host != host || r.From != from {
+		return nil
+	}
+	c := *r
+	return &c
+}
+
+// requestHost is a host a request could carry for a rule's host: a
+// wildcard's "www.".
+func requestHost(h string) string {
+	if rest, ok := strings.CutPrefix(h, "*."); ok {
+		return "www." + rest
+	}
+	return h
+}
+
+func (s *service) Upload(id, author, contentType string, body io.Reader, in admin.Scope) (int, error) {
+	ed := s.ed
+	if err := ed.refuse(); err != nil {
+		return 0, err
+	}
+	ed.mu.Lock()
+	_, err := ed.getDraft(id)
+	ed.mu.Unlock()
+	if err != nil {
+		return 0, err
+	}
+	type lined struct {
+		line int
+		e    edits.Entry
+	}
+	var got []lined
+	err = edits.Parse(contentType, body, func(line int, e edits.Entry) error {
+		if !in(e.Host) {
+			return fmt.Errorf("%w: %s", admin.ErrOutOfScope, e.String())
+		}
+		got = append(got, lined{line, e})
+		return nil
+	})
+	if err != nil {
+		var mb *http.MaxBytesError
+		switch {
+		case errors.Is(err, admin.ErrOutOfScope):
+			return 0, fmt.Errorf("%w; nothing was added", err)
+		case errors.As(err, &mb):
+			return 0, err
+		}
+		return 0, fmt.Errorf("%w: %v; nothing was added", admin.ErrBadEdit, err)
+	}
+	ed.mu.Lock()
+	defer ed.mu.Unlock()
+	d, err := ed.getDraft(id) // discarded meanwhile?
+	if err != nil {
+		return 0, err
+	}
+	set := s.srv.Rules()
+	var m matcher.Match
+	// Resolved against a copy, so that a bad line leaves the draft as
+	// it was.
+	trial := d.ov.Merge(nil)
+	t := &draft{info: d.info, ov: trial}
+	at := now()
+	for _, l := range got {
+		if err := s.resolve(set, &m, t, &l.e); err != nil {
+			return 0, fmt.Errorf("%w: upload line %d: %v; nothing was added", admin.ErrBadEdit, l.line, err)
+		}
+		trial.Put(edits.Edit{Entry: l.e, By: author, At: at})
+	}
+	d.ov = trial
+	return len(got), nil
+}

@@ -1,0 +1,189 @@
+package daemon
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
+	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/matcher"
+)
+
+// Draft shows draft id as check -baseline shows a change: the rules
+// added, changed and removed (a page of each), a sample URL per entry of
+// the page with its answer before and after, and the problems the
+// entries would make. Only the entries of in's hosts are shown.
+func (s *service) Draft(id string, in admin.Scope, limit, offset int) (*admin.DraftView, error) {
+	ed := s.ed
+	ed.mu.Lock()
+	d, err := ed.getDraft(id)
+	var list []edits.Edit
+	if err == nil {
+		list = append(list, d.ov.Edits()...) // a copy: entries may come while it is shown
+	}
+	ed.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	set := s.srv.Rules()
+	ov := edits.FromEdits(list)
+	v := &admin.DraftView{ID: d.info.ID, Base: d.info.Base, Added: []admin.EditRule{}, Changed: []admin.EditChange{},
+		Removed: []admin.EditRule{}, Samples: []admin.Sample{}, Problems: []admin.Problem{}}
+	var m matcher.Match
+	page := func(n int) bool { return n > offset && n <= offset+limit }
+	for i := range list {
+		e := &list[i]
+		if !in(e.Host) {
+			continue
+		}
+		old := findRule(set, &m, e.Host, e.From)
+		shown := false
+		switch {
+		case e.Op == edits.OpDelete:
+			if v.Counts.Removed++; page(v.Counts.Removed) && old != nil {
+				v.Removed, shown = append(v.Removed, editRule(old)), true
+			}
+		case old == nil:
+			if v.Counts.Added++; page(v.Counts.Added) {
+				v.Added, shown = append(v.Added, entryRule(&e.Entry)), true
+			}
+		default:
+			if v.Counts.Changed++; page(v.Counts.Changed) {
+				v.Changed, shown = append(v.Changed, admin.EditChange{Old: editRule(old), New: entryRule(&e.Entry)}), true
+			}
+		}
+		if shown {
+			v.Samples = append(v.Samples, sample(set, &m, &e.Entry))
+			v.Problems = append(v.Problems, problems(set, &m, ov, &e.Entry)...)
+		}
+	}
+	return v, nil
+}
+
+func editRule(r *matcher.Rule) admin.EditRule {
+	return admin.EditRule{Host: r.Host, From: r.From, To: r.To, Status: r.Status, Kind: r.Kind.String()}
+}
+
+func entryRule(e *edits.Entry) admin.EditRule {
+	k := e.Kind
+	if k == "" {
+		k = "exact"
+	}
+	return admin.EditRule{Host: e.Host, From: e.From, To: e.To, Status: e.Status, Kind: k}
+}
+
+// sample is e's from as a URL, answered by the serving rules and as e
+// would answer it. A regex's from is not a URL: its sample is the
+// pattern, answered as written.
+func sample(set *matcher.Set, m *matcher.Match, e *edits.Entry) admin.Sample {
+	u := e.From
+	if e.Host != "" {
+		u = "http://" + requestHost(e.Host) + u
+	}
+	smp := admin.Sample{URL: u, Old: answer(set, m, e.Host, e.From), New: "404"}
+	if e.Op != edits.OpDelete {
+		smp.New = strconv.Itoa(e.Status)
+		if matcher.HasLocation(e.Status) {
+			smp.New += " " + e.To
+		}
+	}
+	return smp
+}
+
+// answer is what set answers host and path: "301 /x", or "404".
+func answer(set *matcher.Set, m *matcher.Match, host, path string) string {
+	if !set.Lookup([]byte(requestHost(host)), []byte(path), nil, m) {
+		return "404"
+	}
+	a := strconv.Itoa(m.Status())
+	if matcher.HasLocation(m.Status()) {
+		a += " " + string(m.AppendLocation(nil, nil))
+	}
+	return a
+}
+
+// maxChain bounds how far problems follows a chain of redirects.
+const maxChain = 10
+
+// problems finds what e would make: a loop (its target leads back to
+// its from), a chain (its target redirects again), or e shadowed (a
+// prefix or regex rule whose from an exact rule answers first). The
+// draft's own entries (ov) are followed before the serving rules.
+func problems(set *matcher.Set, m *matcher.Match, ov *edits.Overlay, e *edits.Entry) []admin.Problem {
+	var out []admin.Problem
+	if e.Op == edits.OpDelete {
+		return nil
+	}
+	if e.Kind == "prefix" || e.Kind == "regex" {
+		if set.Lookup([]byte(requestHost(e.Host)), []byte(e.From), nil, m) {
+			if r := m.Rule(); r.Kind == matcher.Exact && (r.Host != e.Host || r.From != e.From) {
+				out = append(out, admin.Problem{Kind: "shadowed", Detail: fmt.Sprintf("%s: %s is answered first by the exact rule %s", e.String(), cutQ(e.From), r.Source())})
+			}
+		}
+	}
+	if !matcher.HasLocation(e.Status) {
+		return out
+	}
+	path, ok := localTarget(e.Host, e.To)
+	hops := []string{e.From}
+	for i := 0; ok && i < maxChain; i++ {
+		if path == e.From || contains(hops[1:], path) {
+			out = append(out, admin.Problem{Kind: "loop", Detail: fmt.Sprintf("%s: %s comes back to %s", e.String(), strings.Join(append(hops, path), " -> "), cutQ(path))})
+			return out
+		}
+		next, found := nextHop(set, m, ov, e.Host, path)
+		if !found {
+			break
+		}
+		hops = append(hops, path)
+		if i == 0 {
+			out = append(out, admin.Problem{Kind: "chain", Detail: fmt.Sprintf("%s: its target %s redirects again, to %s; point it at the last target", e.String(), cutQ(path), cutQ(next))})
+		}
+		path, ok = localTarget(e.Host, next)
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// nextHop returns where host and path redirect to: by the draft's entry
+// for them when it has one, else by the serving rules.
+func nextHop(set *matcher.Set, m *matcher.Match, ov *edits.Overlay, host, path string) (string, bool) {
+	if d, ok := ov.Get(edits.Key(host, path)); ok {
+		if d.Op == edits.OpDelete || !matcher.HasLocation(d.Status) {
+			return "", false
+		}
+		return d.To, true
+	}
+	if !set.Lookup([]byte(requestHost(host)), []byte(path), nil, m) || !matcher.HasLocation(m.Status()) {
+		return "", false
+	}
+	return string(m.AppendLocation(nil, nil)), true
+}
+
+// localTarget returns the path of to when it stays on host: a path, or
+// an absolute URL whose host is host.
+func localTarget(host, to string) (string, bool) {
+	if strings.HasPrefix(to, "/") && !strings.HasPrefix(to, "//") {
+		p, _, _ := strings.Cut(to, "?")
+		return p, true
+	}
+	for _, scheme := range []string{"http://", "https://"} {
+		if rest, ok := strings.CutPrefix(to, scheme); ok && host != "" {
+			h, p, _ := strings.Cut(rest, "/")
+			if strings.EqualFold(h, host) {
+				p, _, _ = strings.Cut("/"+p, "?")
+				return p, true
+			}
+		}
+	}
+	return "", false
+}

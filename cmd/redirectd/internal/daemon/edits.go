@@ -1,0 +1,180 @@
+package daemon
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
+	"github.com/redirectd/redirectd/config"
+	"github.com/redirectd/redirectd/config/source"
+	"github.com/redirectd/redirectd/engine/admin"
+)
+
+// editState is what the admin API's drafts edit: the promoted version
+// serving (kept in [admin] edits_dir), and the drafts open against it.
+// Its mutex guards its fields; a promote or rollback also holds the
+// service's, which is taken first.
+type editState struct {
+	mu sync.Mutex
+	// store is nil when edits are off (no edits_dir); source is the
+	// [rules] source URL of a node whose rules come from one.
+	store  *edits.Store
+	source string
+	audit  string // the audit log's path, "" for none
+	// cur is the version serving (Number 0: the config's own rules),
+	// ov its edits indexed.
+	cur *edits.Version
+	ov  *edits.Overlay
+	// next is the number of the next draft's id ("d1", "d2", ...).
+	next   int
+	drafts map[string]*draft
+	// ruleset is the archive of the version serving, made on the
+	// first GET /ruleset after it changes.
+	ruleset    admin.Ruleset
+	rulesetFor int
+	// hash is the content hash of the version serving, for /ruleset's
+	// ETag.
+	hash string
+}
+
+// draft is an open draft: its own edits, over the version it started
+// from.
+type draft struct {
+	info admin.DraftInfo
+	ov   *edits.Overlay
+}
+
+// openEdits opens cfg's [admin] edits_dir and reads the version serving.
+func openEdits(cfg *config.Config) (*editState, error) {
+	ed := &editState{source: cfg.Reload.Source, audit: cfg.Admin.AuditLog, cur: &edits.Version{}, ov: edits.NewOverlay(), drafts: map[string]*draft{}}
+	if cfg.Admin.EditsDir == "" {
+		return ed, nil
+	}
+	st, err := edits.Open(cfg.Admin.EditsDir, config.DefaultKeepVersions)
+	if err != nil {
+		return nil, err
+	}
+	ed.store = st
+	n, err := st.Current()
+	if err != nil {
+		return nil, err
+	}
+	v, err := st.Load(n)
+	if err != nil {
+		return nil, fmt.Errorf("[admin] edits_dir: %w", err)
+	}
+	ed.cur, ed.ov = v, edits.FromEdits(v.Edits)
+	return ed, nil
+}
+
+// apply lays v's edits (the serving version's when v is nil) over cfg's
+// rules, replacing cfg.Set. It logs the deletes that found no rule: the
+// config no longer has them.
+func (ed *editState) apply(cfg *config.Config, v *edits.Version, log *slog.Logger) error {
+	if ed == nil || ed.store == nil {
+		return nil
+	}
+	var ov *edits.Overlay
+	if v == nil {
+		ed.mu.Lock()
+		v, ov = ed.cur, ed.ov
+		ed.mu.Unlock()
+	} else {
+		ov = edits.FromEdits(v.Edits)
+	}
+	if ov.Len() == 0 {
+		return nil
+	}
+	set, gone, err := edits.Apply(cfg.Set, ov, cfg.Reload.Limits())
+	if err != nil {
+		return fmt.Errorf("the edits of version %d ([admin] edits_dir %s) do not apply to %s: %w", v.Number, ed.store.Dir(), cfg.Path, err)
+	}
+	for _, g := range gone {
+		log.Warn("a stored edit deletes a rule the config no longer has", "version", v.Number, "edit", g)
+	}
+	cfg.Set = set
+	return nil
+}
+
+// editedHash mixes an edited version's number into the hash of the
+// config it edits, so that each version is told apart in /versions.
+func editedHash(h string, n int) string {
+	if n == 0 {
+		return h
+	}
+	sum := sha256.Sum256([]byte(h + "\x00edits\x00" + strconv.Itoa(n)))
+	return hex.EncodeToString(sum[:])[:source.HashLen]
+}
+
+// refuse says why this node takes no edits, or nil.
+func (ed *editState) refuse() error {
+	if ed.source != "" {
+		return fmt.Errorf("%w: this node's rules come from %s; edit them on the node that serves it", admin.ErrEditRefused, ed.source)
+	}
+	if ed.store == nil {
+		return fmt.Errorf("%w: drafts are off: set [admin] edits_dir to a folder that keeps the versions promoted", admin.ErrEditRefused)
+	}
+	return nil
+}
+
+// getDraft returns draft id; ed.mu is held.
+func (ed *editState) getDraft(id string) (*draft, error) {
+	d, ok := ed.drafts[id]
+	if !ok {
+		return nil, fmt.Errorf("draft %q: %w", cutQ(id), admin.ErrNoDraft)
+	}
+	return d, nil
+}
+
+// baseChanged is the 409 of a draft whose base no longer serves.
+func baseChanged(base, serving int) error {
+	return fmt.Errorf("%w: the serving version changed since this draft started (base %d, serving %d): start a new draft", admin.ErrEditRefused, base, serving)
+}
+
+// errNoMessage is a rollback without a message on an edited node.
+var errNoMessage = fmt.Errorf("%w: missing message: POST /versions/rollback?to=N&message=why; the audit trail records it", admin.ErrBadEdit)
+
+// counts returns how many rules the edits of ov add, change and remove.
+func counts(ov *edits.Overlay, exists func(*edits.Edit) bool) edits.Counts {
+	var c edits.Counts
+	for _, e := range ov.Edits() {
+		switch {
+		case e.Op == edits.OpDelete:
+			c.Removed++
+		case exists(&e):
+			c.Changed++
+		default:
+			c.Added++
+		}
+	}
+	return c
+}
+
+func now() time.Time { return time.Now().UTC().Truncate(time.Second) }
+
+// describe fills in rv, a local config's version, with the edits of v
+// laid over it (the serving version's when v is nil).
+func (ed *editState) describe(rv ruleVersion, v *edits.Version) ruleVersion {
+	if ed == nil || ed.store == nil {
+		return rv
+	}
+	if v == nil {
+		ed.mu.Lock()
+		v = ed.cur
+		ed.mu.Unlock()
+	}
+	if v.Number == 0 {
+		return rv
+	}
+	rv.hash = editedHash(rv.hash, v.Number)
+	rv.number, rv.author, rv.message = v.Number, v.Author, v.Message
+	rv.counts = &admin.Counts{Added: v.Counts.Added, Changed: v.Counts.Changed, Removed: v.Counts.Removed}
+	rv.source += " + edits v" + strconv.Itoa(v.Number)
+	rv.kept = true
+	return rv
+}
