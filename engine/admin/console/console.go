@@ -1,7 +1,6 @@
 package console
 
 import (
-	"mime"
 	"net/http"
 	"net/url"
 	"time"
@@ -116,7 +115,7 @@ func (c *Console) page(min admin.Role, fn func(http.ResponseWriter, *http.Reques
 }
 
 // maxForm bounds a form's body; uploads have their own bound
-// (maxUpload).
+// ([admin] max_upload_bytes, uploadAction).
 const maxForm = 1 << 20
 
 // action wraps a POST handler: a live session, its CSRF token in the
@@ -130,18 +129,10 @@ func (c *Console) action(min admin.Role, fn func(http.ResponseWriter, *http.Requ
 			c.fail(w, r, nil, http.StatusForbidden, "your session has ended: sign in again")
 			return
 		}
-		if isMultipart(r) {
-			r.Body = http.MaxBytesReader(w, r.Body, maxUpload)
-			if err := r.ParseMultipartForm(maxUpload); err != nil {
-				c.fail(w, r, u, http.StatusBadRequest, "cannot read the form: "+err.Error())
-				return
-			}
-		} else {
-			r.Body = http.MaxBytesReader(w, r.Body, maxForm)
-			if err := r.ParseForm(); err != nil {
-				c.fail(w, r, u, http.StatusBadRequest, "cannot read the form: "+err.Error())
-				return
-			}
+		r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+		if err := r.ParseForm(); err != nil {
+			c.fail(w, r, u, http.StatusBadRequest, "cannot read the form: "+err.Error())
+			return
 		}
 		if !sameToken(r.PostFormValue("csrf"), u.sess.csrf) {
 			c.fail(w, r, u, http.StatusForbidden, "the form's CSRF token is missing or wrong: reload the page and try again")
@@ -153,15 +144,6 @@ func (c *Console) action(min admin.Role, fn func(http.ResponseWriter, *http.Requ
 		}
 		fn(w, r, u)
 	}
-}
-
-// maxUpload bounds an upload's body: 16 MiB holds about 200,000 CSV
-// rows of typical length.
-const maxUpload = 16 << 20
-
-func isMultipart(r *http.Request) bool {
-	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	return mt == "multipart/form-data"
 }
 
 // back sends the browser to path after a POST (303), so that reloading
