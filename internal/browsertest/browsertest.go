@@ -7,6 +7,7 @@ package browsertest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,11 +54,11 @@ func Start(tb testing.TB) context.Context {
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx, chromedp.WithLogf(tb.Logf))
 	tb.Cleanup(func() { cancel(); cancelAlloc() })
-	// Starting the browser on the first Run: fail here, not in the
-	// middle of the test's first step.
-	sctx, scancel := context.WithTimeout(ctx, 60*time.Second)
-	defer scancel()
-	if err := chromedp.Do(sctx, chromedp.Navigate("about:blank")); err != nil {
+	// The browser starts on the first action: fail here, not in the
+	// middle of the test's first step. It runs on ctx itself, not on a
+	// context with a timeout, because the browser lives as long as the
+	// context of its first action.
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
 		tb.Fatalf("cannot start %s: %v", path, err)
 	}
 	return ctx
@@ -89,5 +90,29 @@ func Shot(tb testing.TB, ctx context.Context, dir, name string) {
 	file := filepath.Join(dir, unsafeName.ReplaceAllString(name, "-")+".png")
 	if err := os.WriteFile(file, png, 0o644); err != nil {
 		tb.Fatal(err)
+	}
+}
+
+// Submit clicks the element sel (a form's button or a link) and waits
+// until the next page has loaded: the old page is marked first, and the
+// wait ends when a document without the mark is complete, so a check
+// that follows never reads the page the click left.
+func Submit(ctx context.Context, sel string) error {
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.__leaving = true`)); err != nil {
+		return err
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel))); err != nil {
+		return err
+	}
+	for {
+		done, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.__leaving !== true && document.readyState === 'complete'`))
+		if err == nil && done {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for the page after clicking %s: %w", sel, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
 }
