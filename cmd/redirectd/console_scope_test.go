@@ -128,6 +128,12 @@ func TestConsoleScope(t *testing.T) {
 	if code, body := alice.upload("/ui/drafts/d1/upload", "x.csv", "www.brand-a.com/ok,/y,301\nwww.brand-b.com/no,/y,301\n"); code != http.StatusForbidden {
 		t.Errorf("alice's upload with a brand-b row: %d, want 403\n%.600s", code, body)
 	}
+	good := pub.csrf
+	pub.csrf = "wrong"
+	if code, _ := pub.upload("/ui/drafts/d1/upload", "x.csv", "www.brand-a.com/ok,/y,301\n"); code != http.StatusForbidden {
+		t.Errorf("an upload with a wrong CSRF token: %d, want 403", code)
+	}
+	pub.csrf = good
 	if _, body := pub.get("/ui/drafts/d1"); strings.Contains(body, "www.brand-a.com/ok") || !strings.Contains(body, "1 added") {
 		t.Errorf("a refused upload added rows, or pub's entry is gone:\n%.1500s", body)
 	}
