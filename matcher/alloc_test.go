@@ -172,3 +172,32 @@ func TestConditionIndexAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestLastAnsweredAllocs checks that stamping when a rule last answered
+// keeps Hit at zero allocations in each store, on a new second (a store)
+// and within one (a load alone).
+func TestLastAnsweredAllocs(t *testing.T) {
+	s, err := matcher.Compile([]matcher.Rule{
+		{Kind: matcher.Exact, From: "/e", To: "/x", Status: 301},
+		{Kind: matcher.Regex, From: "^/lit$", To: "/y", Status: 301},
+		{Kind: matcher.Prefix, From: "/p/", To: "/z/", Status: 301},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m matcher.Match
+	now := int64(1_800_000_000) * 1e9
+	for _, path := range []string{"/e", "/lit", "/p/q"} {
+		p := []byte(path)
+		allocs := testing.AllocsPerRun(100, func() {
+			now += 5e8 // half a second: every other hit stores
+			m.Now = now
+			if s.Lookup(nil, p, nil, &m) {
+				m.Hit()
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("%s: %v allocations per hit, want 0", path, allocs)
+		}
+	}
+}

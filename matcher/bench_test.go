@@ -2,11 +2,12 @@ package matcher_test
 
 import (
 	"fmt"
-	"github.com/redirectd/redirectd/benchmarks/realmaps"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/redirectd/redirectd/benchmarks/realmaps"
 
 	"github.com/redirectd/redirectd/benchmarks/rules"
 	"github.com/redirectd/redirectd/config"

@@ -67,25 +67,31 @@ func (s *Set) CarryHits(old *Set) int {
 		return 0
 	}
 	hits := map[string]uint64{}
+	lasts := map[string]uint32{}
 	froms := map[string]bool{}
-	old.walk(func(_ []byte, _ string, n *atomic.Uint64) bool { return n.Load() > 0 },
-		func(r *Rule, n *atomic.Uint64) {
-			hits[r.identity()] += n.Load()
+	old.walk(func(_ []byte, _ string, n *atomic.Uint64, _ *atomic.Uint32) bool { return n.Load() > 0 },
+		func(r *Rule, n *atomic.Uint64, last *atomic.Uint32) {
+			id := r.identity()
+			hits[id] += n.Load()
+			lasts[id] = max(lasts[id], last.Load())
 			froms[r.From] = true
 		})
 	if len(hits) == 0 {
 		return 0
 	}
 	carried := 0
-	s.walk(func(fromB []byte, fromS string, _ *atomic.Uint64) bool {
+	s.walk(func(fromB []byte, fromS string, _ *atomic.Uint64, _ *atomic.Uint32) bool {
 		if fromB != nil {
 			return froms[string(fromB)] // no allocation: a map index
 		}
 		return froms[fromS]
-	}, func(r *Rule, n *atomic.Uint64) {
+	}, func(r *Rule, n *atomic.Uint64, last *atomic.Uint32) {
 		id := r.identity()
 		if v, ok := hits[id]; ok {
 			n.Add(v)
+			if l := lasts[id]; l > last.Load() {
+				last.Store(l)
+			}
 			delete(hits, id) // a duplicate in s gets them once
 			carried++
 		}
@@ -97,28 +103,28 @@ func (s *Set) CarryHits(old *Set) int {
 // its hit counter. keep sees the rule's From before the Rule is built
 // (which allocates for packed tables), as bytes of a packed table's key
 // or else as a string.
-func (s *Set) walk(keep func(fromB []byte, fromS string, n *atomic.Uint64) bool, fn func(*Rule, *atomic.Uint64)) {
+func (s *Set) walk(keep func(fromB []byte, fromS string, n *atomic.Uint64, last *atomic.Uint32) bool, fn func(*Rule, *atomic.Uint64, *atomic.Uint32)) {
 	for _, sp := range s.order {
 		switch {
 		case sp.t != nil:
 			for i := sp.lo; i < sp.hi; i++ {
-				if keep(sp.t.key(uint32(i)), "", &sp.t.hits[i]) {
+				if keep(sp.t.key(uint32(i)), "", &sp.t.hits[i], &sp.t.last[i]) {
 					r := sp.t.rule(uint32(i))
-					fn(&r, &sp.t.hits[i])
+					fn(&r, &sp.t.hits[i], &sp.t.last[i])
 				}
 			}
 		case sp.x != nil:
 			for i := sp.lo; i < sp.hi; i++ {
 				l := sp.x.lit(int32(i))
-				if keep(nil, l.from, &l.hits) {
+				if keep(nil, l.from, &l.hits, &l.last) {
 					r := sp.x.rule(int32(i))
-					fn(&r, &l.hits)
+					fn(&r, &l.hits, &l.last)
 				}
 			}
 		default:
 			for _, r := range s.rules[sp.lo:sp.hi] {
-				if keep(nil, r.From, &r.hits) {
-					fn(&r.Rule, &r.hits)
+				if keep(nil, r.From, &r.hits, &r.last) {
+					fn(&r.Rule, &r.hits, &r.last)
 				}
 			}
 		}

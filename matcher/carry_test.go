@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/redirectd/redirectd/benchmarks/rules"
 	"github.com/redirectd/redirectd/matcher"
 )

@@ -12,8 +12,10 @@ import (
 // rule is a compiled Rule.
 type rule struct {
 	Rule
-	// hits counts the requests the server answered with this rule.
+	// hits counts the requests the server answered with this rule;
+	// last is when it last answered one (lastanswered.go).
 	hits atomic.Uint64
+	last atomic.Uint32
 	// source caches Source() for the access log, built on the first hit
 	// rather than for every rule of a million-rule map.
 	source atomic.Pointer[string]

@@ -5,8 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/redirectd/redirectd/matcher"
 	"golang.org/x/text/language"
+
+	"github.com/redirectd/redirectd/matcher"
 )
 
 // weightRE is the weight grammar both parsers read alike (RFC 9110

@@ -108,18 +108,25 @@ func (m *Match) passed() bool {
 	return m.rule != nil && m.rule.Pass || m.lx != nil && m.lx.lit(m.li).flags&litPass != 0
 }
 
-// Hit counts a request answered with the matched rule: one atomic add.
-// Lookup does not count, so that explain and tests leave counts alone.
+// Hit counts a request answered with the matched rule: one atomic add,
+// and the time it last answered (stamp: a load, and a store only when
+// the second changed). Lookup does not count, so that explain and tests
+// leave counts alone.
 func (m *Match) Hit() {
+	now := m.stampNow()
 	switch {
 	case m.pk != nil:
 		m.pk.hits[m.pi].Add(1)
+		stamp(&m.pk.last[m.pi], now)
 		return
 	case m.lx != nil:
-		m.lx.lit(m.li).hits.Add(1)
+		l := m.lx.lit(m.li)
+		l.hits.Add(1)
+		stamp(&l.last, now)
 		return
 	}
 	m.rule.hits.Add(1)
+	stamp(&m.rule.last, now)
 }
 
 // Source returns the matched rule's "file:line" without allocating once

@@ -35,6 +35,7 @@ type packedTable struct {
 	// indexed is how many entries (the first ones) are in the index.
 	indexed int
 	hits    []atomic.Uint64 // per entry, made by finish
+	last    []atomic.Uint32 // per entry, made by finish: lastanswered.go
 	seed    maphash.Seed
 	host    string   // the rules' Host, as Rule gives it
 	files   []string // File of the entries, by packedEntry.file
@@ -385,6 +386,7 @@ func (t *packedTable) finish() {
 		t.origEnd = append([]uint32(nil), t.origEnd...)
 	}
 	t.hits = make([]atomic.Uint64, len(t.ents))
+	t.last = make([]atomic.Uint32, len(t.ents))
 }
 
 func (t *packedTable) key(i uint32) []byte {

@@ -16,6 +16,7 @@ type litRule struct {
 	from, to string // as compiled: From with (?i) for case-insensitive rules
 	litPattern
 	hits   atomic.Uint64
+	last   atomic.Uint32 // lastanswered.go
 	line   uint32
 	seq    int32
 	tmpl   int32 // index into regexIndex.tmpls, -1 when To is answered as written

@@ -152,6 +152,9 @@ func (h *hostRules) loose() bool {
 type RuleHits struct {
 	*Rule
 	Hits uint64
+	// LastAnswered is when the rule last answered a request, in Unix
+	// seconds; 0 for never (since it was loaded, or carried).
+	LastAnswered int64
 	// ShadowHits counts the requests a shadow rule would have answered.
 	ShadowHits uint64
 }
@@ -165,12 +168,13 @@ func (s *Set) Each(fn func(RuleHits)) {
 		case sp.t != nil:
 			for i := sp.lo; i < sp.hi; i++ {
 				r := sp.t.rule(uint32(i))
-				fn(RuleHits{Rule: &r, Hits: sp.t.hits[i].Load()})
+				fn(RuleHits{Rule: &r, Hits: sp.t.hits[i].Load(), LastAnswered: unstamp(&sp.t.last[i])})
 			}
 		case sp.x != nil:
 			for i := sp.lo; i < sp.hi; i++ {
 				r := sp.x.rule(int32(i))
-				fn(RuleHits{Rule: &r, Hits: sp.x.lit(int32(i)).hits.Load()})
+				l := sp.x.lit(int32(i))
+				fn(RuleHits{Rule: &r, Hits: l.hits.Load(), LastAnswered: unstamp(&l.last)})
 			}
 		default:
 			for _, r := range s.rules[sp.lo:sp.hi] {
@@ -178,7 +182,7 @@ func (s *Set) Each(fn func(RuleHits)) {
 					fn(RuleHits{Rule: &r.Rule, ShadowHits: r.hits.Load()})
 					continue
 				}
-				fn(RuleHits{Rule: &r.Rule, Hits: r.hits.Load()})
+				fn(RuleHits{Rule: &r.Rule, Hits: r.hits.Load(), LastAnswered: unstamp(&r.last)})
 			}
 		}
 	}

@@ -293,9 +293,28 @@ func TestDraftPromoteRollback(t *testing.T) {
 		t.Errorf("audit log (%v):\n%s", err, audit)
 	}
 
-	// A restart and a SIGHUP serve the promoted rules.
+	// A restart and a SIGHUP serve the promoted rules, and keep when
+	// each last answered.
+	lastOf := func(from string) string {
+		var rules []map[string]any
+		n.json("vera", "GET", "/rules", nil, 200, &rules)
+		for _, r := range rules {
+			if r["from"] == from {
+				s, _ := r["last_answered"].(string)
+				return s
+			}
+		}
+		return ""
+	}
+	before := lastOf("/new")
+	if before == "" {
+		t.Errorf("/rules: /new answered, but has no last_answered")
+	}
 	n.stop()
 	n.start()
+	if after := lastOf("/new"); after != before {
+		t.Errorf("last_answered of /new after a restart: %q, want %q", after, before)
+	}
 	n.wantAnswer("localhost", "/new", 301, "/y")
 	n.wantAnswer("localhost", "/old", 302, "/z")
 	n.wantAnswer("localhost", "/c", 404, "")

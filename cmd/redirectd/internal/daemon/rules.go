@@ -15,6 +15,9 @@ func ruleInfo(r matcher.RuleHits) admin.RuleInfo {
 	if r.Shadow {
 		ri.Mode = "shadow"
 	}
+	if r.LastAnswered > 0 {
+		ri.LastAnswered = time.Unix(r.LastAnswered, 0).UTC().Format(time.RFC3339)
+	}
 	if !r.Active.From.IsZero() {
 		ri.ActiveFrom = r.Active.From.UTC().Format(time.RFC3339)
 	}

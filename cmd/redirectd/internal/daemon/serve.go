@@ -130,7 +130,11 @@ func Serve(o Options, stdout, stderr io.Writer) int {
 		go svc.watch(loaded, cfg.Reload.WatchInterval.Std(), stop)
 	}
 	go svc.idle.run(stop)
-	return awaitSignals(sig, done, svc, srv, adm, alog, cfg, log)
+	svc.restoreLastAnswered()
+	go svc.snapshotLastAnswered(stop)
+	code := awaitSignals(sig, done, svc, srv, adm, alog, cfg, log)
+	svc.writeLastAnswered()
+	return code
 }
 
 // loadForServe loads the config named on the command line, with its

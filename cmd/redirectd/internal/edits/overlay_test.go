@@ -1,0 +1,135 @@
+package edits
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/redirectd/redirectd/matcher"
+)
+
+func set(t *testing.T, rules ...matcher.Rule) *matcher.Set {
+	t.Helper()
+	for i := range rules {
+		rules[i].File, rules[i].Line = "r.toml", i+1
+		if rules[i].Status == 0 {
+			rules[i].Status = 301
+		}
+	}
+	s, err := matcher.Compile(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+type brief struct {
+	Kind, Host, From, To string
+	Status               int
+}
+
+func briefs(s *matcher.Set) []brief {
+	var out []brief
+	s.Each(func(r matcher.RuleHits) { out = append(out, brief{r.Kind.String(), r.Host, r.From, r.To, r.Status}) })
+	return out
+}
+
+func edit(op, host, from, to string, status int) Edit {
+	return Edit{Entry: Entry{Op: op, Host: host, From: from, To: to, Status: status}}
+}
+
+// TestApply checks that an overlay changes and deletes the rules its
+// keys name, in place, and adds the others at the end; that a delete of
+// a rule the config no longer has is reported; and that a rule the
+// builder refuses is named by its entry.
+func TestApply(t *testing.T) {
+	t.Parallel()
+	base := set(t,
+		matcher.Rule{Kind: matcher.Exact, From: "/a", To: "/x"},
+		matcher.Rule{Kind: matcher.Prefix, From: "/p/", To: "/q/"},
+		matcher.Rule{Kind: matcher.Exact, Host: "h.com", From: "/a", To: "/hx"},
+		matcher.Rule{Kind: matcher.Regex, From: "^/r(.*)$", To: "/s$1"},
+	)
+	ov := FromEdits([]Edit{
+		edit(OpChange, "", "/a", "/y", 302),
+		edit(OpDelete, "h.com", "/a", "", 0),
+		edit(OpAdd, "", "/new", "/n", 301),
+		edit(OpDelete, "", "/gone", "", 0),
+		edit(OpChange, "", "^/r(.*)$", "/t$1", 308),
+	})
+	got, gone, err := Apply(base, ov, matcher.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []brief{
+		{"exact", "", "/a", "/y", 302}, {"prefix", "", "/p/", "/q/", 301}, {"regex", "", "^/r(.*)$", "/t$1", 308}, {"exact", "", "/new", "/n", 301},
+	}
+	if diff := cmp.Diff(want, briefs(got)); diff != "" {
+		t.Errorf("rules (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"delete /gone"}, gone); diff != "" {
+		t.Errorf("deletes that found no rule (-want +got):\n%s", diff)
+	}
+	var m matcher.Match
+	if !got.Lookup(nil, []byte("/rab"), nil, &m) || string(m.AppendLocation(nil, nil)) != "/tab" {
+		t.Errorf("the changed regex does not answer /rab with /tab")
+	}
+	_, _, err = Apply(base, FromEdits([]Edit{edit(OpAdd, "", "^(", "/x", 301)}), matcher.DefaultLimits)
+	var ee *EntryError
+	if !errors.As(err, &ee) || ee.Entry.From != "^(" {
+		t.Errorf("a bad entry: %v, want an EntryError naming it", err)
+	}
+}
+
+// TestMerge checks that a later edit of a key replaces the earlier, in
+// its place.
+func TestMerge(t *testing.T) {
+	t.Parallel()
+	a := FromEdits([]Edit{edit(OpAdd, "", "/a", "/1", 301), edit(OpAdd, "", "/b", "/2", 301)})
+	b := FromEdits([]Edit{edit(OpDelete, "", "/a", "", 0), edit(OpAdd, "", "/c", "/3", 301)})
+	m := a.Merge(b)
+	var got []string
+	for _, e := range m.Edits() {
+		got = append(got, e.Op+" "+e.From)
+	}
+	if diff := cmp.Diff([]string{"delete /a", "add /b", "add /c"}, got); diff != "" {
+		t.Errorf("merged (-want +got):\n%s", diff)
+	}
+	if a.Len() != 2 || b.Len() != 2 {
+		t.Errorf("Merge changed its inputs")
+	}
+}
+
+// TestCheck checks what an entry may hold.
+func TestCheck(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		e    Entry
+		want string // "" for none
+	}{
+		{Entry{Op: "add", From: "/a", To: "/b"}, ""},
+		{Entry{Op: "add", Host: "Www.A.com.", From: "/a", To: "/b"}, ""},
+		{Entry{Op: "delete", From: "/a"}, ""},
+		{Entry{Op: "add", Kind: "regex", From: "^/a", To: "/b"}, ""},
+		{Entry{Op: "", From: "/a", To: "/b"}, "op is missing"},
+		{Entry{Op: "put", From: "/a", To: "/b"}, `op "put"`},
+		{Entry{Op: "add", From: "a", To: "/b"}, "must begin with /"},
+		{Entry{Op: "add", From: "/a"}, "to is empty"},
+		{Entry{Op: "add", From: "/a", To: "/b", Status: 200}, "status 200"},
+		{Entry{Op: "add", From: "/a", Status: 410}, ""},
+		{Entry{Op: "add", Host: "a.com/x", From: "/a", To: "/b"}, "not a host name"},
+		{Entry{Op: "add", Host: "a.*.com", From: "/a", To: "/b"}, "not a host name"},
+		{Entry{Op: "add", From: "/a", To: "/b\r\nSet-Cookie: x"}, "line break"},
+		{Entry{Op: "add", Kind: "glob", From: "/a", To: "/b"}, "kind"},
+	} {
+		err := tt.e.Check()
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if (tt.want == "") != (got == "") || tt.want != "" && !strings.Contains(got, tt.want) {
+			t.Errorf("%+v: %q, want %q", tt.e, got, tt.want)
+		}
+	}
+}
