@@ -85,6 +85,7 @@ func TestConsoleScope(t *testing.T) {
 	t.Parallel()
 	n := startEditNode(t)
 	n.wantAnswer("www.brand-b.com", "/b-missing", 404, "")
+	n.wantAnswer("www.brand-a.com", "/a", 301, "/b")
 	n.wantAnswer("www.brand-a.com", "/a-missing", 404, "")
 	pub := consoleSignIn(t, n, "pub")
 	code, _ := pub.post("/ui/drafts", url.Values{})
@@ -101,8 +102,10 @@ func TestConsoleScope(t *testing.T) {
 			t.Errorf("alice's %s (%d) shows brand-b or failed:\n%.1500s", page, code, body)
 		}
 	}
-	if _, body := alice.get("/ui/rules?q=/a"); !strings.Contains(body, "www.brand-a.com") {
-		t.Errorf("alice's own rules are not shown:\n%.1500s", body)
+	// Its hit and when it last answered (RFC 3339, to the second).
+	lastAnswered := regexp.MustCompile(`<td class="n">1</td><td>20\d\d-\d\d-\d\dT\d\d:\d\d:\d\dZ</td>`)
+	if _, body := alice.get("/ui/rules?q=/a"); !strings.Contains(body, "www.brand-a.com") || !lastAnswered.MatchString(body) {
+		t.Errorf("alice's own rule is not shown with its hit and last answer:\n%.3000s", body)
 	}
 	for _, page := range []string{"/ui/rules?host=www.brand-b.com", "/ui/rules?host=WWW.BRAND-B.COM&q=/a", "/ui/explain?url=http://www.brand-b.com/a",
 		"/ui/explain?url=/a", "/ui/misses?host=www.brand-b.com"} {

@@ -107,7 +107,7 @@ func (c *Console) draftPage(w http.ResponseWriter, r *http.Request, u *user) {
 	}
 	page := 1
 	if p, err := strconv.Atoi(r.URL.Query().Get("page")); err == nil && p > 1 {
-		page = p
+		page = min(p, 1<<20) // (page-1)*draftPageSize cannot overflow
 	}
 	id := r.PathValue("id")
 	v, err := e.Draft(id, u.who.Allows, draftPageSize, (page-1)*draftPageSize)
