@@ -16,6 +16,7 @@ type Console struct {
 	pages pages
 	rules *ruleCache
 	rates *rateSampler
+	fails failLimiter
 	now   func() time.Time
 	mux   *http.ServeMux
 }

@@ -223,3 +223,28 @@ func TestAdminPortRulesHold(t *testing.T) {
 		}
 	}
 }
+
+// TestSignInLimit: after a burst of wrong tokens, sign-ins get 429 (the
+// right token too) until the bucket refills.
+func TestSignInLimit(t *testing.T) {
+	t.Parallel()
+	base, c := serve(t, admin.Options{Token: token}, newFake())
+	clock := time.Now()
+	c.now = func() time.Time { return clock }
+	b := newBrowser(t, base)
+	try := func(tok string) int {
+		return b.post("/ui/signin", url.Values{"csrf": {b.csrf("/ui/signin")}, "token": {tok}}).Status
+	}
+	for i := range failBurst {
+		if got := try("guess"); got != http.StatusUnauthorized {
+			t.Fatalf("wrong token %d: %d, want 401", i+1, got)
+		}
+	}
+	if got := try(token); got != http.StatusTooManyRequests {
+		t.Errorf("after %d wrong tokens: %d, want 429", failBurst, got)
+	}
+	clock = clock.Add(time.Second)
+	if got := try(token); got != http.StatusSeeOther {
+		t.Errorf("a second later: %d, want 303", got)
+	}
+}
