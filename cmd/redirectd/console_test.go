@@ -118,6 +118,7 @@ func TestConsoleBrowser(t *testing.T) {
 	}
 	os.WriteFile(csv, []byte(b.String()), 0o644)
 	do("drafts", chromedp.Navigate(base+"/ui/drafts"))
+	look("drafts")
 	submit("new draft", `form[action="/ui/drafts"] button`)
 	do("upload", chromedp.SetUploadFiles(chromedp.CSS("#file"), []string{csv}))
 	submit("upload", `form[action$="/upload"] button`)
