@@ -22,6 +22,7 @@ import (
 // who cannot see brand-b's rules. Every page gets a screenshot and the
 // accessibility check.
 func TestConsoleBrowser(t *testing.T) {
+	t.Parallel()
 	browsertest.Find(t)
 	n := startEditNode(t)
 	ctx := browsertest.Start(t)

@@ -15,6 +15,7 @@ import (
 // TestConsoleBrowser in cmd/redirectd) and the error page, each with a
 // screenshot and the accessibility check.
 func TestDiffPageBrowser(t *testing.T) {
+	t.Parallel()
 	browsertest.Find(t)
 	base, _ := serve(t, admin.Options{}, newFake())
 	ctx := browsertest.Start(t)

@@ -25,8 +25,11 @@ type index struct {
 	starts []int
 	hosts  []hostSpan // sorted by host
 	kinds  map[string]int
-	built  time.Time
-	took   time.Duration // how long building it took
+	// freq counts each byte in hay: a search looks for its needle's
+	// rarest byte first.
+	freq  [256]int
+	built time.Time
+	took  time.Duration // how long building it took
 	// version is the serving version's hash when it was built, "" when
 	// the Backend keeps no versions.
 	version string
@@ -104,7 +107,25 @@ func buildIndex(list []admin.RuleInfo, version string, now time.Time) *index {
 		x.kinds[r.Kind]++
 	}
 	x.starts = append(x.starts, len(x.hay))
+	for _, c := range x.hay {
+		x.freq[c]++
+	}
 	return x
+}
+
+// rarest returns the index in needle of its byte least frequent in hay.
+// bytes.Index looks for a needle's first byte and checks the rest at
+// each one found: a query starting "/p/" found a candidate at every
+// slash, six a rule, and took 42-97 ms over a million rules; starting
+// at its rarest byte finds a few times fewer.
+func (x *index) rarest(needle []byte) int {
+	k := 0
+	for i, c := range needle {
+		if x.freq[c] < x.freq[needle[k]] {
+			k = i
+		}
+	}
+	return k
 }
 
 // appendLower appends s lower-cased (ASCII), and with the bytes that
@@ -166,6 +187,8 @@ const maxCount = 10000
 // match (at most maxCount, capped then).
 func (x *index) search(spans []hostSpan, q string, offset, limit int) (rows []rule, total int, capped bool) {
 	needle := appendLower(nil, q)
+	k := x.rarest(needle)
+	tail := needle[k:] // searched for; needle[:k] checked before it
 	take := func(i int) {
 		if total >= offset && len(rows) < limit {
 			rows = append(rows, x.rules[i])
@@ -183,14 +206,19 @@ func (x *index) search(spans []hostSpan, q string, offset, limit int) (rows []ru
 			continue
 		}
 		base, end := x.starts[sp.lo], x.starts[sp.hi]
-		for pos := base; pos < end; {
-			j := bytes.Index(x.hay[pos:end], needle)
+		for pos := base; pos+k < end; {
+			j := bytes.Index(x.hay[pos+k:end], tail)
 			if j < 0 {
 				break
 			}
+			at := pos + j // where the whole needle would start
+			if !bytes.HasPrefix(x.hay[at:end], needle) {
+				pos = at + 1
+				continue
+			}
 			// The rule whose line holds the match: the last start at or
 			// before it.
-			i := sort.SearchInts(x.starts, pos+j+1) - 1
+			i := sort.SearchInts(x.starts, at+1) - 1
 			if total >= maxCount {
 				return rows, total, true
 			}

@@ -2,6 +2,7 @@ package console
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -59,6 +60,42 @@ func TestIndexSearch(t *testing.T) {
 				t.Errorf("search %q (-want +got):\n%s", tt.q, diff)
 			}
 		})
+	}
+}
+
+// TestIndexSearchAgainstScan compares searches with a plain scan of the
+// fields, for queries whose rarest byte falls anywhere in them,
+// matches near the end of the text included.
+func TestIndexSearchAgainstScan(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(1, 2))
+	word := func() string {
+		const letters = "abcAB/.-x9"
+		b := make([]byte, 1+rng.IntN(6))
+		for i := range b {
+			b[i] = letters[rng.IntN(len(letters))]
+		}
+		return string(b)
+	}
+	var list []admin.RuleInfo
+	for range 300 {
+		list = append(list, admin.RuleInfo{Host: []string{"", "a.example", "b.example"}[rng.IntN(3)], From: "/" + word(), To: word()})
+	}
+	x := buildIndex(list, "", time.Now())
+	all := admin.Identity{Role: admin.RoleViewer}
+	for range 2000 {
+		q := word()
+		rows, total, _ := x.search(x.spans(all, ""), q, 0, len(list))
+		want := 0
+		for _, r := range x.rules {
+			lq := strings.ToLower(q)
+			if strings.Contains(strings.ToLower(r.Host), lq) || strings.Contains(strings.ToLower(r.From), lq) || strings.Contains(strings.ToLower(r.To), lq) {
+				want++
+			}
+		}
+		if total != want || len(rows) != want {
+			t.Fatalf("search %q: %d matches (%d rows), a scan finds %d", q, total, len(rows), want)
+		}
 	}
 }
 
