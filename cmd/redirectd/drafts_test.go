@@ -454,3 +454,50 @@ func TestDraftsOnSourceNode(t *testing.T) {
 		t.Errorf("POST /drafts on a source node: %d %q, want 409 %q\n%s", code, body, want, stderr.String())
 	}
 }
+
+// TestEditedNodeAsSource runs a second node whose [rules] source is the
+// edited node's GET /ruleset (with a viewer token), and checks that a
+// promote on the first reaches the second.
+func TestEditedNodeAsSource(t *testing.T) {
+	t.Parallel()
+	n := startEditNode(t)
+	d := n.newDraft("pub")
+	n.json("ed", "POST", "/drafts/"+d.ID+"/entries", map[string]any{"op": "add", "from": "/fleet", "to": "/f1"}, 201, nil)
+	n.json("pub", "POST", "/drafts/"+d.ID+"/promote", map[string]string{"message": "first"}, 200, nil)
+
+	dir := t.TempDir()
+	addr, adminAddr := testport.Free(t), testport.Free(t)
+	os.WriteFile(filepath.Join(dir, "header"), []byte("Authorization: Bearer vera-token\n"), 0o600)
+	file := filepath.Join(dir, "r.toml")
+	os.WriteFile(file, []byte(fmt.Sprintf("[server]\nlisten = %q\n[admin]\nlisten = %q\n[access_log]\nenabled = false\n"+
+		"[rules]\nsource = \"http://%s/ruleset\"\npoll = \"1s\"\nsource_header_file = \"header\"\ncache_dir = \"cache\"\n", addr, adminAddr, n.adminAddr)), 0o644)
+	cmd := exec.Command(n.bin, "serve", "-config", file, "-log-format", "json")
+	var stderr testutil.LockedBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	follower := &editNode{t: t, addr: addr}
+	answers := func(path, loc string) func() bool {
+		return func() bool {
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				return false
+			}
+			c.Close()
+			st, l := follower.answer("localhost", path)
+			return st == 301 && strings.HasSuffix(l, loc)
+		}
+	}
+	if !testutil.Eventually(15*time.Second, answers("/fleet", "/f1")) {
+		t.Fatalf("the follower does not serve the edited node's rules:\n%s", stderr.String())
+	}
+	d = n.newDraft("pub")
+	n.json("ed", "POST", "/drafts/"+d.ID+"/entries", map[string]any{"op": "change", "from": "/fleet", "to": "/f2"}, 201, nil)
+	n.json("pub", "POST", "/drafts/"+d.ID+"/promote", map[string]string{"message": "second"}, 200, nil)
+	if !testutil.Eventually(15*time.Second, answers("/fleet", "/f2")) {
+		t.Fatalf("the follower does not take the second promote:\n%s", stderr.String())
+	}
+	follower.wantAnswer("localhost", "/old", 301, "/x") // the edited node's config rules travel too
+}

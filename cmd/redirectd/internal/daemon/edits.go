@@ -35,8 +35,7 @@ type editState struct {
 	drafts map[string]*draft
 	// ruleset is the archive of the version serving, made on the
 	// first GET /ruleset after it changes.
-	ruleset    admin.Ruleset
-	rulesetFor int
+	ruleset admin.Ruleset
 	// hash is the content hash of the version serving, for /ruleset's
 	// ETag.
 	hash string
@@ -138,22 +137,6 @@ func baseChanged(base, serving int) error {
 
 // errNoMessage is a rollback without a message on an edited node.
 var errNoMessage = fmt.Errorf("%w: missing message: POST /versions/rollback?to=N&message=why; the audit trail records it", admin.ErrBadEdit)
-
-// counts returns how many rules the edits of ov add, change and remove.
-func counts(ov *edits.Overlay, exists func(*edits.Edit) bool) edits.Counts {
-	var c edits.Counts
-	for _, e := range ov.Edits() {
-		switch {
-		case e.Op == edits.OpDelete:
-			c.Removed++
-		case exists(&e):
-			c.Changed++
-		default:
-			c.Added++
-		}
-	}
-	return c
-}
 
 func now() time.Time { return time.Now().UTC().Truncate(time.Second) }
 

@@ -77,3 +77,13 @@ func (s *service) snapshotLastAnswered(stop <-chan struct{}) {
 		}
 	}
 }
+
+// withLastAnswered restores the snapshot, keeps it written while serve
+// runs, and writes it once more when serve returns its exit code.
+func (s *service) withLastAnswered(stop <-chan struct{}, serve func() int) int {
+	s.restoreLastAnswered()
+	go s.snapshotLastAnswered(stop)
+	code := serve()
+	s.writeLastAnswered()
+	return code
+}

@@ -55,7 +55,7 @@ func Serve(o Options, stdout, stderr io.Writer) int {
 	defer signal.Stop(sig)
 
 	start := time.Now()
-	cfg, err := loadForServe(o)
+	cfg, ed, err := loadForServe(o, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "%v\n", err)
 		return 1
@@ -84,14 +84,6 @@ func Serve(o Options, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer https.close()
-	ed, err := openEdits(cfg)
-	if err == nil {
-		err = ed.apply(cfg, nil, log) // the promoted edits over the config's rules
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "%s: [admin] edits_dir: %v (to serve the config's own rules, delete the file current there)\n", cfg.Path, err)
-		return 1
-	}
 	srv = engine.New(opts, cfg.Set)
 	svc := newService(srv, cfg, o.Config, o.Loader, ed, log)
 	svc.adminListen = o.AdminListen
@@ -130,17 +122,14 @@ func Serve(o Options, stdout, stderr io.Writer) int {
 		go svc.watch(loaded, cfg.Reload.WatchInterval.Std(), stop)
 	}
 	go svc.idle.run(stop)
-	svc.restoreLastAnswered()
-	go svc.snapshotLastAnswered(stop)
-	code := awaitSignals(sig, done, svc, srv, adm, alog, cfg, log)
-	svc.writeLastAnswered()
-	return code
+	return svc.withLastAnswered(stop, func() int { return awaitSignals(sig, done, svc, srv, adm, alog, cfg, log) })
 }
 
 // loadForServe loads the config named on the command line, with its
 // admin address overridden by -admin-listen, and checks that it can be
-// served.
-func loadForServe(o Options) (*config.Config, error) {
+// served; the edits promoted through the admin API ([admin] edits_dir)
+// are laid over its rules.
+func loadForServe(o Options, log *slog.Logger) (*config.Config, *editState, error) {
 	// The first load builds a heap from nothing: at the default GOGC the
 	// collector runs on every doubling of a growing heap, marking it again
 	// each time, about a fifth of the time to the first answer on a
@@ -150,15 +139,22 @@ func loadForServe(o Options) (*config.Config, error) {
 	cfg, err := o.Loader.Load(o.Config)
 	debug.SetGCPercent(gc)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if o.AdminListen != "" {
 		cfg.Admin.Listen = o.AdminListen
 	}
 	if err := Startable(cfg); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return cfg, nil
+	ed, err := openEdits(cfg)
+	if err == nil {
+		err = ed.apply(cfg, nil, log)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: [admin] edits_dir: %w (delete the file current there to serve the config's own rules)", cfg.Path, err)
+	}
+	return cfg, ed, nil
 }
 
 // upstreamOptions are the engine's options for forwarding to pool as
