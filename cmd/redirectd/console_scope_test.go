@@ -131,6 +131,23 @@ func TestConsoleScope(t *testing.T) {
 	if code, body := alice.upload("/ui/drafts/d1/upload", "x.csv", "www.brand-a.com/ok,/y,301\nwww.brand-b.com/no,/y,301\n"); code != http.StatusForbidden {
 		t.Errorf("alice's upload with a brand-b row: %d, want 403\n%.600s", code, body)
 	}
+	// Roles: a viewer changes nothing, an editor neither promotes nor
+	// rolls back, a publisher does not unpin.
+	vera, ed := consoleSignIn(t, n, "vera"), consoleSignIn(t, n, "ed")
+	for _, tc := range []struct {
+		who  *consoleUser
+		path string
+	}{
+		{vera, "/ui/drafts"}, {vera, "/ui/drafts/d1/entries"}, {vera, "/ui/misses"}, {vera, "/ui/drafts/d1/delete"},
+		{vera, "/ui/drafts/d1/promote"}, {ed, "/ui/drafts/d1/promote"}, {ed, "/ui/versions/rollback"}, {pub, "/ui/versions/unpin"},
+	} {
+		if code, _ := tc.who.post(tc.path, url.Values{"message": {"x"}, "to": {"1"}, "op": {"add"}, "from": {"/v"}, "to0": {"/y"}, "pick": {"0"}, "path0": {"/v"}}); code != http.StatusForbidden {
+			t.Errorf("POST %s by a weaker role: %d, want 403", tc.path, code)
+		}
+	}
+	if code, _ := vera.upload("/ui/drafts/d1/upload", "x.csv", "/v,/y,301\n"); code != http.StatusForbidden {
+		t.Errorf("a viewer's upload: %d, want 403", code)
+	}
 	good := pub.csrf
 	pub.csrf = "wrong"
 	if code, _ := pub.upload("/ui/drafts/d1/upload", "x.csv", "www.brand-a.com/ok,/y,301\n"); code != http.StatusForbidden {
