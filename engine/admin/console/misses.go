@@ -7,9 +7,10 @@ import (
 )
 
 type missesData struct {
-	Host string
-	Rows []admin.MissInfo
-	Err  string
+	Host    string
+	CanEdit bool
+	Rows    []admin.MissInfo
+	Err     string
 }
 
 // missesShown is how many misses the misses page lists.
@@ -19,7 +20,7 @@ const missesShown = 100
 // pick each and a field for its target; the form POSTs them into a new
 // draft (newDraftFromMisses).
 func (c *Console) missesPage(w http.ResponseWriter, r *http.Request, u *user) {
-	d := missesData{Host: r.URL.Query().Get("host")}
+	d := missesData{Host: r.URL.Query().Get("host"), CanEdit: u.who.Role >= admin.RoleEditor}
 	status := http.StatusOK
 	d.Rows, d.Err = c.missList(r.Context(), u, d.Host, missesShown)
 	if d.Host != "" && !u.who.Allows(d.Host) {
