@@ -188,6 +188,9 @@ func TestDraftPromoteRollback(t *testing.T) {
 	n.json("ed", "POST", "/drafts/d1/entries", map[string]any{"op": "add", "from": "/loop", "to": "/loop2"}, 201, nil)
 	n.json("ed", "POST", "/drafts/d1/entries", map[string]any{"op": "add", "from": "/loop2", "to": "/loop"}, 201, nil)
 	n.json("ed", "POST", "/drafts/d1/entries", map[string]any{"op": "add", "from": "/chain", "to": "/hop"}, 201, nil)
+	// An add then a delete of one rule in a draft leaves nothing.
+	n.json("ed", "POST", "/drafts/d1/entries", map[string]any{"op": "add", "from": "/tmp", "to": "/t"}, 201, nil)
+	n.json("ed", "POST", "/drafts/d1/entries", map[string]any{"op": "delete", "from": "/tmp"}, 201, nil)
 	if code, body := n.call("ed", "POST", "/drafts/d1/entries", "application/json", strings.NewReader(`{"op":"delete","from":"/nothing"}`)); code != 400 || !strings.Contains(body, "no rule") {
 		t.Errorf("delete of no rule: %d %s", code, body)
 	}
@@ -275,6 +278,17 @@ func TestDraftPromoteRollback(t *testing.T) {
 		t.Errorf("second promote on one base: %d %s", code, body)
 	}
 	n.wantAnswer("localhost", "/c", 301, "/cc")
+
+	// A draft whose rules do not build is a 422 naming the entry, and
+	// the rules stay.
+	bad := n.newDraft("pub")
+	n.json("ed", "POST", "/drafts/"+bad.ID+"/entries", map[string]any{"op": "add", "kind": "regex", "from": "^/(broken", "to": "/x"}, 201, nil)
+	code, body = n.call("pub", "POST", "/drafts/"+bad.ID+"/promote", "application/json", strings.NewReader(`{"message":"bad"}`))
+	if code != 422 || !strings.Contains(body, "^/(broken") {
+		t.Errorf("promote of a regex that does not compile: %d %s, want 422 naming it", code, body)
+	}
+	n.wantAnswer("localhost", "/c", 301, "/cc")
+	n.json("pub", "DELETE", "/drafts/"+bad.ID, nil, 204, nil)
 
 	// Rollback to version 1: /c is gone again, as a new version 3.
 	if code, body := n.call("pub", "POST", "/versions/rollback?to=1", "", nil); code != 400 || !strings.Contains(body, "message") {

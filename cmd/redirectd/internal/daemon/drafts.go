@@ -92,8 +92,13 @@ func (s *service) AddEntry(id, author string, de admin.DraftEntry, in admin.Scop
 	}
 	set := s.srv.Rules()
 	var m matcher.Match
-	if err := s.resolve(set, &m, d, &e); err != nil {
+	drop, err := s.resolve(set, &m, d, &e)
+	if err != nil {
 		return fmt.Errorf("%w: %v", admin.ErrBadEdit, err)
+	}
+	if drop {
+		d.ov.Remove(e.Key())
+		return nil
 	}
 	d.ov.Put(edits.Edit{Entry: e, By: author, At: now()})
 	return nil
@@ -101,8 +106,10 @@ func (s *service) AddEntry(id, author string, de admin.DraftEntry, in admin.Scop
 
 // resolve fits e to the rules it edits: an add of a rule that exists is
 // a change, a change or delete of one that does not is an error, and a
-// change takes the kind of the rule it changes. ed.mu is held.
-func (s *service) resolve(set *matcher.Set, m *matcher.Match, d *draft, e *edits.Entry) error {
+// change takes the kind of the rule it changes. drop is a delete of a
+// rule only the draft adds: the draft's add goes, and nothing is kept.
+// ed.mu is held.
+func (s *service) resolve(set *matcher.Set, m *matcher.Match, d *draft, e *edits.Entry) (drop bool, err error) {
 	_, inDraft := d.ov.Get(e.Key())
 	r := findRule(set, m, e.Host, e.From)
 	if prev, ok := d.ov.Get(e.Key()); ok && prev.Op == edits.OpDelete {
@@ -116,12 +123,14 @@ func (s *service) resolve(set *matcher.Set, m *matcher.Match, d *draft, e *edits
 	case e.Op == edits.OpAdd && r != nil:
 		e.Op = edits.OpChange
 	case e.Op != edits.OpAdd && !exists:
-		return fmt.Errorf("%s: no rule has host %q and from %q; add it with op add", e.String(), e.Host, cutQ(e.From))
+		return false, fmt.Errorf("%s: no rule has host %q and from %q; add it with op add", e.String(), e.Host, cutQ(e.From))
+	case e.Op == edits.OpDelete && r == nil:
+		return true, nil
 	}
 	if e.Kind == "" && r != nil {
 		e.Kind = r.Kind.String()
 	}
-	return nil
+	return false, nil
 }
 
 // findRule returns the rule of set with this host and from (a copy), or
@@ -195,8 +204,13 @@ func (s *service) Upload(id, author, contentType string, body io.Reader, in admi
 	t := &draft{info: d.info, ov: trial}
 	at := now()
 	for _, l := range got {
-		if err := s.resolve(set, &m, t, &l.e); err != nil {
+		drop, err := s.resolve(set, &m, t, &l.e)
+		if err != nil {
 			return 0, fmt.Errorf("%w: upload line %d: %v; nothing was added", admin.ErrBadEdit, l.line, err)
+		}
+		if drop {
+			trial.Remove(l.e.Key())
+			continue
 		}
 		trial.Put(edits.Edit{Entry: l.e, By: author, At: at})
 	}

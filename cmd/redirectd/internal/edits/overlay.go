@@ -28,6 +28,20 @@ func (o *Overlay) Put(e Edit) {
 	o.list = append(o.list, e)
 }
 
+// Remove drops the edit of key, if any (a draft's delete of a rule only
+// the draft added). It is linear in the edits: drafts remove seldom.
+func (o *Overlay) Remove(key string) {
+	i, ok := o.m[key]
+	if !ok {
+		return
+	}
+	o.list = append(o.list[:i], o.list[i+1:]...)
+	delete(o.m, key)
+	for j := i; j < len(o.list); j++ {
+		o.m[o.list[j].Key()] = j
+	}
+}
+
 // Get returns the edit of key, if any.
 func (o *Overlay) Get(key string) (*Edit, bool) {
 	if o == nil {

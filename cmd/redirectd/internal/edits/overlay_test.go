@@ -99,6 +99,11 @@ func TestMerge(t *testing.T) {
 	if a.Len() != 2 || b.Len() != 2 {
 		t.Errorf("Merge changed its inputs")
 	}
+	m.Remove(Key("", "/a"))
+	m.Remove(Key("", "/none"))
+	if e, ok := m.Get(Key("", "/c")); m.Len() != 2 || !ok || e.To != "/3" {
+		t.Errorf("after Remove: %d edits, /c %v %v", m.Len(), e, ok)
+	}
 }
 
 // TestCheck checks what an entry may hold.
