@@ -58,16 +58,23 @@ var errTokenMode = errors.New("admin: a token can be replaced, not turned on or 
 // read one from a Secret); without the token they go to probe, which
 // says nothing but the status and "ok", "ready" or "not ready".
 //
+// With the console mounted (pages), its paths pass to next without the
+// token: isPage.
+//
 // The check runs before routing, so without the token even a wrong method
 // or an unknown path gets 401, never a 404 or 405 that would map the
 // endpoints.
 //
 // want holds the tokens' hashes, swapped by SetToken when a reload reads
 // a rotated token file.
-func requireToken(want *atomic.Pointer[tokenTable], next, probe http.Handler) http.Handler {
+func requireToken(want *atomic.Pointer[tokenTable], next, probe http.Handler, pages bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if id := findToken(r, *want.Load()); id != nil {
 			next.ServeHTTP(w, withIdentity(r, id))
+			return
+		}
+		if pages && isPage(r) {
+			next.ServeHTTP(w, r)
 			return
 		}
 		if isProbe(r) {
@@ -77,6 +84,13 @@ func requireToken(want *atomic.Pointer[tokenTable], next, probe http.Handler) ht
 		w.Header().Set("WWW-Authenticate", "Bearer")
 		text(w, http.StatusUnauthorized, "unauthorized\n")
 	})
+}
+
+// isPage reports whether r is for the web console, which checks its own
+// session cookie instead of a Bearer token (a browser cannot send one from
+// a link or a form).
+func isPage(r *http.Request) bool {
+	return r.URL.Path == "/" || strings.HasPrefix(r.URL.Path, "/ui/")
 }
 
 // isProbe reports whether r is a health probe, which needs no token.
@@ -100,7 +114,13 @@ func findToken(r *http.Request, tokens tokenTable) *Identity {
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		return nil
 	}
-	got := sha256.Sum256([]byte(strings.TrimLeft(cred, " ")))
+	return tokens.find(strings.TrimLeft(cred, " "))
+}
+
+// find returns the identity of token, or nil, in the constant time
+// findToken describes; the console's sign-in form asks it too.
+func (tokens tokenTable) find(token string) *Identity {
+	got := sha256.Sum256([]byte(token))
 	match := -1
 	for i := range tokens {
 		eq := subtle.ConstantTimeCompare(got[:], tokens[i].sum[:])

@@ -7,7 +7,10 @@
 // and, when it is a MissReporter, the most requested paths that matched no
 // rule (/misses), and, when it is an Editor, drafts of rule edits
 // (/drafts, promote) and the serving rules as a rule-set archive
-// (/ruleset).
+// (/ruleset). With Options.Pages it also mounts the web console
+// (package console) at / and /ui/, whose pages sign people in with a
+// token typed into a form and a session cookie instead of a Bearer
+// header; Identify, Open and Backend are what it asks of the server.
 //
 // It knows nothing of the rest of redirectd: every answer comes from a
 // Backend that the command wires up, so this package imports only the

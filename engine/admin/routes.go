@@ -29,13 +29,17 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /reload", need(RoleAdmin, true, s.reload))
 	s.versionRoutes(mux)
 	s.draftRoutes(mux)
+	if s.pages != nil {
+		mux.Handle("/{$}", s.pages)
+		mux.Handle("/ui/", s.pages)
+	}
 	var h http.Handler = http.NewCrossOriginProtection().Handler(mux)
 	if s.opts.hasTokens() {
 		probes := http.NewServeMux()
 		probes.HandleFunc("GET /healthz", healthz)
 		probes.HandleFunc("GET /livez", healthz)
 		probes.HandleFunc("GET /readyz", s.quietReadyz)
-		h = requireToken(&s.token, h, probes)
+		h = requireToken(&s.token, h, probes, s.pages != nil)
 	} else {
 		h = requireLoopbackHost(h)
 	}

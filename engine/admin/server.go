@@ -36,6 +36,11 @@ type Options struct {
 	// MaxUploadBytes bounds the body of POST /drafts/{id}/upload
 	// (DefaultMaxUploadBytes when 0).
 	MaxUploadBytes int64
+	// Pages, when set, makes the web console: New calls it once with
+	// the server and mounts what it returns at / and /ui/, which need no
+	// Bearer token (the console signs people in with its own cookie) but
+	// keep the loopback Host rule and CrossOriginProtection.
+	Pages func(*Server) http.Handler
 }
 
 // DefaultMaxUploadBytes bounds an upload to a draft unless
@@ -55,6 +60,8 @@ type Server struct {
 	// token holds the hashes of the tokens taken, when there are
 	// any (SetToken).
 	token atomic.Pointer[tokenTable]
+	// pages is the web console (Options.Pages), nil without one.
+	pages http.Handler
 
 	mu      sync.Mutex
 	ln      net.Listener // set by Start
@@ -81,6 +88,9 @@ func New(opts Options, b Backend) (*Server, error) {
 	}
 	if s.opts.MaxUploadBytes <= 0 {
 		s.opts.MaxUploadBytes = DefaultMaxUploadBytes
+	}
+	if opts.Pages != nil {
+		s.pages = opts.Pages(s)
 	}
 	s.h = s.routes()
 	s.srv = &http.Server{

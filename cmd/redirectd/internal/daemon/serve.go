@@ -24,6 +24,7 @@ import (
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/accesslog"
 	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/console"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -361,7 +362,7 @@ func printExample(w io.Writer, cfg *config.Config, addr string) {
 
 // adminOptions are the admin server's options from cfg's [admin].
 func adminOptions(cfg *config.Config) admin.Options {
-	o := admin.Options{Listen: cfg.Admin.Listen, Token: cfg.Admin.Token, MaxUploadBytes: cfg.Admin.MaxUploadBytes}
+	o := admin.Options{Listen: cfg.Admin.Listen, Token: cfg.Admin.Token, MaxUploadBytes: cfg.Admin.MaxUploadBytes, Pages: console.New}
 	for _, t := range cfg.Admin.Tokens {
 		role, _ := admin.ParseRole(t.Role) // checked by config
 		o.Tokens = append(o.Tokens, admin.Token{Name: t.Name, Role: role, Token: t.Token, Hosts: t.Hosts})

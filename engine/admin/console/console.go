@@ -1,0 +1,154 @@
+package console
+
+import (
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/redirectd/redirectd/engine/admin"
+)
+
+// Console is the web console's handler. New makes it; admin mounts it.
+type Console struct {
+	srv   *admin.Server
+	b     admin.Backend
+	st    *store
+	pages pages
+	rules *ruleCache
+	rates *rateSampler
+	fails failLimiter
+	now   func() time.Time
+	mux   *http.ServeMux
+}
+
+// New returns the console of srv, for admin.Options.Pages.
+func New(srv *admin.Server) http.Handler {
+	c := &Console{srv: srv, b: srv.Backend(), st: newStore(), pages: parsePages(),
+		rates: &rateSampler{}, now: time.Now}
+	c.rules = &ruleCache{b: c.b}
+	c.mux = c.routes()
+	return c
+}
+
+func (c *Console) routes() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.Handle("GET /ui/assets/", assetHandler())
+	mux.HandleFunc("GET /ui/signin", c.signinForm)
+	mux.HandleFunc("POST /ui/signin", c.signin)
+	mux.HandleFunc("POST /ui/signout", c.action(admin.RoleViewer, c.signout))
+	mux.HandleFunc("GET /{$}", c.page(admin.RoleViewer, c.overview))
+	mux.HandleFunc("GET /ui/rules", c.page(admin.RoleViewer, c.rulesPage))
+	mux.HandleFunc("GET /ui/explain", c.page(admin.RoleViewer, c.explainPage))
+	mux.HandleFunc("GET /ui/misses", c.page(admin.RoleViewer, c.missesPage))
+	mux.HandleFunc("GET /ui/versions", c.page(admin.RoleViewer, c.versionsPage))
+	mux.HandleFunc("GET /ui/versions/diff", c.page(admin.RoleViewer, c.versionDiffPage))
+	mux.HandleFunc("POST /ui/versions/rollback", c.action(admin.RolePublisher, c.rollback))
+	mux.HandleFunc("POST /ui/versions/unpin", c.action(admin.RolePublisher, c.unpin))
+	c.draftRoutes(mux)
+	mux.HandleFunc("/ui/", func(w http.ResponseWriter, r *http.Request) {
+		c.fail(w, r, nil, http.StatusNotFound, "no such page")
+	})
+	return mux
+}
+
+// ServeHTTP sets the headers every answer carries, then routes. The
+// Content-Security-Policy allows nothing but this origin's style sheet
+// and forms posting back to it: a rule's target or a miss's path shown
+// on a page is hostile text, and even if an escape were missed no
+// script would run. no-store: pages show rules and tokens' names, which
+// a shared machine's cache must not keep.
+func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-store")
+	c.mux.ServeHTTP(w, r)
+}
+
+// user is the person behind a request: their session and identity,
+// asked again of the admin server on every request.
+type user struct {
+	sess *session
+	who  admin.Identity
+}
+
+// current returns the request's user, or nil when it has no live
+// session. On an open admin port a request without one gets a local
+// session, made here and sent as a cookie.
+func (c *Console) current(w http.ResponseWriter, r *http.Request, create bool) *user {
+	now := c.now()
+	if ck, err := r.Cookie(sessionCookie); err == nil {
+		if s := c.st.get(ck.Value, now); s != nil {
+			if s.local && c.srv.Open() {
+				return &user{sess: s, who: c.srv.Local()}
+			}
+			if who, ok := c.srv.Identify(s.token); ok && !s.local {
+				return &user{sess: s, who: who}
+			}
+			c.st.remove(s.id) // its token was rotated or removed
+		}
+	}
+	if !c.srv.Open() || !create {
+		return nil
+	}
+	s := c.st.create("", true, now)
+	setCookie(w, r, sessionCookie, s.id, "/", 0)
+	return &user{sess: s, who: c.srv.Local()}
+}
+
+// page wraps a GET handler: a signed-in user with role at least min, or
+// to the sign-in form.
+func (c *Console) page(min admin.Role, fn func(http.ResponseWriter, *http.Request, *user)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		u := c.current(w, r, true)
+		if u == nil {
+			http.Redirect(w, r, "/ui/signin?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+			return
+		}
+		if !(u.who.Role >= min) {
+			c.fail(w, r, u, http.StatusForbidden, "your role ("+u.who.Role.String()+") cannot see this page")
+			return
+		}
+		fn(w, r, u)
+	}
+}
+
+// maxForm bounds a form's body; uploads have their own bound
+// ([admin] max_upload_bytes, uploadAction).
+const maxForm = 1 << 20
+
+// action wraps a POST handler: a live session, its CSRF token in the
+// form (403 without: a request another page made the browser send
+// carries the cookie but cannot know the token), and a role at least
+// min.
+func (c *Console) action(min admin.Role, fn func(http.ResponseWriter, *http.Request, *user)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		u := c.current(w, r, false)
+		if u == nil {
+			c.fail(w, r, nil, http.StatusForbidden, "your session has ended: sign in again")
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+		if err := r.ParseForm(); err != nil {
+			c.fail(w, r, u, http.StatusBadRequest, "cannot read the form: "+err.Error())
+			return
+		}
+		if !sameToken(r.PostFormValue("csrf"), u.sess.csrf) {
+			c.fail(w, r, u, http.StatusForbidden, "the form's CSRF token is missing or wrong: reload the page and try again")
+			return
+		}
+		if !(u.who.Role >= min) {
+			c.fail(w, r, u, http.StatusForbidden, "your role ("+u.who.Role.String()+") cannot do this")
+			return
+		}
+		fn(w, r, u)
+	}
+}
+
+// back sends the browser to path after a POST (303), so that reloading
+// the page does not post again.
+func back(w http.ResponseWriter, r *http.Request, path string) {
+	http.Redirect(w, r, path, http.StatusSeeOther)
+}

@@ -1,0 +1,61 @@
+package console
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+)
+
+// pageSize is the rules shown per page.
+const pageSize = 50
+
+type rulesData struct {
+	Q, Host    string
+	Rows       []rule
+	Total      int
+	Capped     bool
+	Scoped     bool
+	Page       int
+	Prev, Next string
+	Built      time.Time
+	Took       string
+}
+
+// rulesPage searches the rules: ?q= (host, path or target contains,
+// any case), ?host= (exactly this host), ?page= (from 1).
+func (c *Console) rulesPage(w http.ResponseWriter, r *http.Request, u *user) {
+	q := r.URL.Query()
+	d := rulesData{Q: q.Get("q"), Host: q.Get("host"), Scoped: u.who.Scoped(), Page: 1}
+	if p, err := strconv.Atoi(q.Get("page")); err == nil && p > 1 {
+		d.Page = min(p, 1<<24) // (page-1)*pageSize cannot overflow
+	}
+	if d.Host != "" && !u.who.Allows(d.Host) {
+		c.fail(w, r, u, http.StatusForbidden, "your token does not cover host "+strconv.Quote(cut(d.Host)))
+		return
+	}
+	start := time.Now()
+	x := c.rules.get(c.now())
+	rows, total, capped := x.search(x.spans(u.who, d.Host), d.Q, (d.Page-1)*pageSize, pageSize)
+	d.Took = time.Since(start).Round(time.Microsecond).String()
+	d.Total, d.Capped, d.Built = total, capped, x.built
+	d.Rows = rows
+	link := func(p int) string {
+		v := url.Values{}
+		if d.Q != "" {
+			v.Set("q", d.Q)
+		}
+		if d.Host != "" {
+			v.Set("host", d.Host)
+		}
+		v.Set("page", strconv.Itoa(p))
+		return "/ui/rules?" + v.Encode()
+	}
+	if d.Page > 1 {
+		d.Prev = link(d.Page - 1)
+	}
+	if d.Page*pageSize < total {
+		d.Next = link(d.Page + 1)
+	}
+	c.render(w, http.StatusOK, "rules", "Rules", u, d)
+}

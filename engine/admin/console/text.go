@@ -1,0 +1,18 @@
+package console
+
+import (
+	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/internal/shorten"
+)
+
+// cut shortens s for a message on a page.
+func cut(s string) string { return shorten.Text(s, 80) }
+
+// lastAnswered is when a rule last answered, "never" when it has not
+// since start.
+func lastAnswered(ri *admin.RuleInfo) string {
+	if ri.LastAnswered == "" {
+		return "never"
+	}
+	return ri.LastAnswered
+}

@@ -1,0 +1,118 @@
+// Package browsertest drives a real headless Chromium for the web
+// console's tests (chromedp over the DevTools protocol): it starts the
+// browser, keeps screenshots as test artifacts, and runs a basic
+// accessibility check on a page. It is for tests only: no product
+// package imports it.
+package browsertest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// candidates are the names Chromium goes by: Debian's package
+// (chromium), other distributions', and Chrome's.
+var candidates = []string{"/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome", "google-chrome-stable"}
+
+// Find returns the Chromium to run, and skips the test, naming the
+// package to install, where there is none.
+func Find(tb testing.TB) string {
+	tb.Helper()
+	for _, c := range candidates {
+		if p, err := exec.LookPath(c); err == nil {
+			return p
+		}
+	}
+	tb.Skip("chromium is not installed: apt-get install chromium (the console's browser tests need a real browser)")
+	return ""
+}
+
+// Start runs a headless Chromium for the test and returns a browser tab's
+// context, closed when the test ends. --no-sandbox only when running as
+// root, where Chromium's sandbox refuses to start.
+func Start(tb testing.TB) context.Context {
+	tb.Helper()
+	path := Find(tb)
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path),
+		chromedp.Flag("headless", true),
+		chromedp.DisableGPU,
+		chromedp.WindowSize(1280, 900),
+		chromedp.Flag("disable-dev-shm-usage", true),
+	)
+	if os.Geteuid() == 0 {
+		opts = append(opts, chromedp.NoSandbox)
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx, chromedp.WithLogf(tb.Logf))
+	tb.Cleanup(func() { cancel(); cancelAlloc() })
+	// The browser starts on the first action: fail here, not in the
+	// middle of the test's first step. It runs on ctx itself, not on a
+	// context with a timeout, because the browser lives as long as the
+	// context of its first action.
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
+		tb.Fatalf("cannot start %s: %v", path, err)
+	}
+	return ctx
+}
+
+// Artifacts returns the folder screenshots go to: $REDIRECTD_ARTIFACTS
+// (made when missing), else a folder of the test's own, and logs it.
+func Artifacts(tb testing.TB) string {
+	tb.Helper()
+	dir := os.Getenv("REDIRECTD_ARTIFACTS")
+	if dir == "" {
+		dir = tb.TempDir()
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Logf("screenshots in %s", dir)
+	return dir
+}
+
+var unsafeName = regexp.MustCompile(`[^a-zA-Z0-9_-]+`)
+
+// Shot saves a full-page screenshot of the tab as dir/name.png.
+func Shot(tb testing.TB, ctx context.Context, dir, name string) {
+	tb.Helper()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)) // 100: PNG, not JPEG
+	if err != nil {
+		tb.Fatalf("screenshot %s: %v", name, err)
+	}
+	file := filepath.Join(dir, unsafeName.ReplaceAllString(name, "-")+".png")
+	if err := os.WriteFile(file, png, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// Submit clicks the element sel (a form's button or a link) and waits
+// until the next page has loaded: the old page is marked first, and the
+// wait ends when a document without the mark is complete, so a check
+// that follows never reads the page the click left.
+func Submit(ctx context.Context, sel string) error {
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.__leaving = true`)); err != nil {
+		return err
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel))); err != nil {
+		return err
+	}
+	for {
+		done, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.__leaving !== true && document.readyState === 'complete'`))
+		if err == nil && done {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for the page after clicking %s: %w", sel, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
