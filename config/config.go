@@ -196,5 +196,5 @@ var known = map[string][]string{
 	// [tls] and [acme], see tls.go.
 	"tls":             {"listen", "certificate", "certificates_dir", "hsts", "handshake_timeout"},
 	"tls.certificate": {"cert", "key"},
-	"acme":            {"email", "ca", "ca_root", "storage", "hosts", "on_demand", "on_demand_rate"},
+	"acme":            {"email", "ca", "ca_root", "storage", "hosts", "on_demand", "ask", "on_demand_rate", "on_demand_per_domain_week", "on_demand_queue"},
 }
