@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -36,6 +37,7 @@ type acmeState struct {
 	// with OnDemand set, hence two.
 	managed, onDemand *certmagic.Config
 	issuer            *certmagic.ACMEIssuer // managed's, for HTTP-01
+	ask               *asker                // nil without [acme] ask
 	hosts             map[string]bool
 	hostList          []string
 	cache             *certmagic.Cache
@@ -59,8 +61,14 @@ func (m *Manager) applyACME(cfg *Settings, certs *certSet) error {
 		return err
 	}
 	st := &acmeState{m: m}
+	if a.Ask != "" {
+		if st.ask, err = newAsker(a.Ask); err != nil {
+			return fmt.Errorf("%s: %w", cfg.File, err)
+		}
+	}
 	st.hosts, st.hostList = m.acmeHosts(a.Names, certs)
-	m.limiter.set(a.OnDemandN, a.OnDemandPer)
+	m.limiter.set(orDefault(a.OnDemandN, defaultOnDemandCount), orDefault(a.OnDemandPer, defaultOnDemandPer))
+	m.gate.set(orDefault(a.PerDomainWeek, defaultOnDemandPerWeek), orDefault(a.Queue, defaultOnDemandQueue))
 
 	zl := zapToSlog(m.log)
 	if m.cache == nil {
@@ -83,6 +91,15 @@ func (m *Manager) applyACME(cfg *Settings, certs *certSet) error {
 	}
 	m.acme.Store(st)
 	return nil
+}
+
+// orDefault is v, or def when v is zero.
+func orDefault[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
 }
 
 // readCARoot reads [acme] ca_root, the CA's roots to trust, from path
@@ -223,33 +240,90 @@ func (st *acmeState) unmanageDropped(next *acmeState) {
 	}
 }
 
+// getCertificate is ACME's certificate for hello: through the managed
+// config, or with on_demand the on-demand path for names not managed
+// ahead of time. A name no rule names gives errRefused.
 func (st *acmeState) getCertificate(hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
+	if st.onDemand == nil {
+		return st.managed.GetCertificate(hello)
+	}
+	name := normalName(hello.ServerName)
+	if name == "" || st.hosts[name] {
+		return st.onDemand.GetCertificate(hello)
+	}
+	return st.getOnDemand(hello, name)
+}
+
+// challenge answers a TLS-ALPN-01 challenge handshake. It must not go
+// through getOnDemand: the challenge of a name being ordered would wait
+// for its own order.
+func (st *acmeState) challenge(hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
 	if st.onDemand != nil {
 		return st.onDemand.GetCertificate(hello)
 	}
 	return st.managed.GetCertificate(hello)
 }
 
-// decideOnDemand is certmagic's DecisionFunc. certmagic asks it before
-// loading a certificate from storage as well as before obtaining one, so
-// a name whose certificate is already stored passes without spending the
-// rate limit: a restart must not lose the certificates it has.
-func (st *acmeState) decideOnDemand(ctx context.Context, name string) error {
-	if st.hosts[name] {
-		return nil
-	}
+// errRefused is an on-demand name that no rule names or that the ask URL
+// refused: getCertificate turns it into the alert unrecognized_name.
+var errRefused = errors.New("no rule names the host")
+
+// getOnDemand serves name on demand. The rules decide first (an atomic
+// load and a map lookup, on every handshake, so that a name removed from
+// the rules is refused even while its certificate is cached); a
+// certificate in the cache or in storage is then served by certmagic
+// (which renews it in the handshake that finds it due); otherwise the
+// ask URL and the gate's bounds decide whether this handshake waits for
+// an order. certmagic never orders on its own here: decideOnDemand lets
+// it through only for names in storage.
+func (st *acmeState) getOnDemand(hello *tls.ClientHelloInfo, name string) (*tls.Certificate, error) {
 	m := st.m
-	if m.decide == nil || !m.decide(name) {
-		return fmt.Errorf("%q is not a host the rules answer for", name)
+	if !m.covers(name) {
+		m.gate.count(odRefused)
+		m.gate.noRule.log(m.log, "acme: on-demand handshake refused: no rule names the host", name)
+		return nil, errRefused
 	}
-	key := certmagic.StorageKeys.SiteCert(st.issuer.IssuerKey(), name)
-	if st.onDemand.Storage.Exists(ctx, key) {
-		return nil
+	if len(st.cache.AllMatchingCertificates(name)) > 0 {
+		return st.onDemand.GetCertificate(hello)
 	}
-	if !m.limiter.allow(name) {
-		n, per := m.limiter.limits()
-		m.log.Warn("acme: on-demand issuance refused: on_demand_rate reached", "host", name, "rate", fmt.Sprintf("%d/%s", n, per))
-		return fmt.Errorf("on_demand_rate %d/%s reached", n, per)
+	ctx := hello.Context()
+	if st.stored(ctx, name) {
+		return st.onDemand.GetCertificate(hello)
+	}
+	if st.ask != nil {
+		if ok, why := st.ask.allowed(ctx, name); !ok {
+			m.gate.count(odDenied)
+			m.gate.denied.log(m.log, "acme: on-demand order refused by [acme] ask", name, "why", why)
+			return nil, errRefused
+		}
+	}
+	order := func(ctx context.Context) error { return st.onDemand.ObtainCertSync(ctx, name) }
+	if err := m.gate.obtain(ctx, name, order); err != nil {
+		return nil, err
+	}
+	return st.onDemand.GetCertificate(hello)
+}
+
+// covers reports whether the rules serving now name host, the on-demand
+// decision.
+func (m *Manager) covers(host string) bool { return m.decide != nil && m.decide(host) }
+
+// stored reports whether storage holds a certificate for name.
+func (st *acmeState) stored(ctx context.Context, name string) bool {
+	return st.onDemand.Storage.Exists(ctx, certmagic.StorageKeys.SiteCert(st.issuer.IssuerKey(), name))
+}
+
+// decideOnDemand is certmagic's DecisionFunc. certmagic asks it before
+// loading a certificate from storage, before obtaining one, and before a
+// renewal in a handshake: it allows only names the rules name whose
+// certificate is in storage, so that a restart keeps every certificate
+// it has and every new order goes through getOnDemand's bounds.
+func (st *acmeState) decideOnDemand(ctx context.Context, name string) error {
+	if !st.hosts[name] && !st.m.covers(name) {
+		return fmt.Errorf("%q: %w", name, errRefused)
+	}
+	if !st.stored(ctx, name) {
+		return fmt.Errorf("%q is not in storage; new orders go through redirectd's on-demand queue", name)
 	}
 	return nil
 }
