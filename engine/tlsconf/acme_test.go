@@ -1,8 +1,11 @@
 package tlsconf
 
 import (
+	"bytes"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"io"
@@ -12,6 +15,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -22,6 +26,7 @@ import (
 	"github.com/letsencrypt/pebble/v2/va"
 	"github.com/letsencrypt/pebble/v2/wfe"
 	"github.com/miekg/dns"
+
 	"github.com/redirectd/redirectd/internal/testutil"
 )
 
@@ -34,6 +39,61 @@ type pebble struct {
 	dirURL string
 	caRoot string // PEM of the directory's HTTPS certificate
 	roots  *x509.CertPool
+	// fail, when set, refuses every new order with rejectedIdentifier,
+	// as a CA that is down or refuses the name would.
+	fail atomic.Bool
+
+	mu     sync.Mutex
+	orders map[string]int // new-order requests per name, refused ones too
+}
+
+// ordersFor returns how many orders Pebble was asked for name.
+func (p *pebble) ordersFor(name string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.orders[name]
+}
+
+// allOrders returns the number of new-order requests.
+func (p *pebble) allOrders() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for _, c := range p.orders {
+		n += c
+	}
+	return n
+}
+
+// countOrders wraps Pebble's handler: it counts the names of each
+// new-order request (from the JWS payload) and refuses it when p.fail
+// is set.
+func (p *pebble) countOrders(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.URL.Path != "/order-plz" {
+			h.ServeHTTP(w, r)
+			return
+		}
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		var jws struct{ Payload string }
+		var order struct{ Identifiers []struct{ Value string } }
+		json.Unmarshal(body, &jws)
+		payload, _ := base64.RawURLEncoding.DecodeString(jws.Payload)
+		json.Unmarshal(payload, &order)
+		p.mu.Lock()
+		for _, id := range order.Identifiers {
+			p.orders[id.Value]++
+		}
+		p.mu.Unlock()
+		if p.fail.Load() {
+			w.Header().Set("Content-Type", "application/problem+json")
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, `{"type":"urn:ietf:params:acme:error:rejectedIdentifier","detail":"the test CA refuses every order now","status":400}`)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 func startPebble(t *testing.T, httpPort, tlsPort int, validity time.Duration) *pebble {
@@ -55,12 +115,11 @@ func startPebble(t *testing.T, httpPort, tlsPort int, validity time.Duration) *p
 	})
 	pva := va.New(logger, httpPort, tlsPort, false, dnsAddr, store)
 	w := wfe.New(logger, store, pva, pca, []string{"pebble.letsencrypt.org"}, false, false, 0, 0)
-	srv := httptest.NewUnstartedServer(w.Handler())
+	p := &pebble{caRoot: filepath.Join(t.TempDir(), "pebble-https.pem"), roots: x509.NewCertPool(), orders: map[string]int{}}
+	srv := httptest.NewUnstartedServer(p.countOrders(w.Handler()))
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
-
-	p := &pebble{dirURL: srv.URL + wfe.DirectoryPath, caRoot: filepath.Join(t.TempDir(), "pebble-https.pem"),
-		roots: x509.NewCertPool()}
+	p.dirURL = srv.URL + wfe.DirectoryPath
 	writeFile(t, p.caRoot, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}))
 	p.roots.AddCert(pca.GetRootCert(0).Cert)
 	return p

@@ -12,6 +12,7 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/redirectd/redirectd/internal/testutil"
 )
 

@@ -73,7 +73,7 @@ type gate struct {
 	waiting atomic.Int64
 	// One sampler per kind of refusal, each at most a line per logEvery.
 	noRule, denied, full logSampler
-	now     func() time.Time
+	now                  func() time.Time
 
 	mu       sync.Mutex
 	queueMax int

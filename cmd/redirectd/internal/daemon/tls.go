@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/VictoriaMetrics/metrics"
+
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/promtext"
@@ -22,6 +23,7 @@ var tlsMetricHelp = promtext.Help{
 	"redirectd_tls_certificate_expiry_seconds": "Seconds until each served certificate expires, negative once expired, by first name and source (file or acme).",
 	"redirectd_acme_obtain_total":              "ACME certificate issuances, by result.",
 	"redirectd_acme_renew_total":               "ACME certificate renewals, by result.",
+	"redirectd_tls_on_demand_total":            "On-demand certificate decisions, by result (issued, failed, queued, refused, denied, rate_limited, domain_limited, queue_full, backoff).",
 }
 
 // httpsSide is the HTTPS listener's certificate manager with its metrics.
@@ -38,12 +40,15 @@ func newHTTPS(cfg *config.Config, opts *engine.Options, rules func() *matcher.Se
 		return nil, nil
 	}
 	h := &httpsSide{set: metrics.NewSet()}
-	// Only names under a wildcard host rule get a certificate on demand:
-	// host-less rules answer for any name, and would leave only the rate
-	// limit between a scanner and the CA's limits.
+	// Only names the serving rules name by host (exact, or under a
+	// wildcard host) get a certificate on demand: host-less rules answer
+	// for any name, and would leave only the rate limit between a scanner
+	// and the CA's limits. rules() is an atomic load: a reload or a new
+	// version at the rule source changes the answer for the next
+	// handshake.
 	decide := func(host string) bool {
 		set := rules()
-		return set != nil && set.CoversWildcard(host)
+		return set != nil && set.CoversHost(host)
 	}
 	m, err := tlsconf.New(tlsSettings(cfg), decide, h.set, log)
 	if err != nil {
@@ -81,6 +86,7 @@ func tlsSettings(cfg *config.Config) *tlsconf.Settings {
 			Email: a.Email, CA: a.CA, CARoot: a.CARoot, Storage: a.Storage,
 			Names:    a.Hosts.Names,
 			OnDemand: a.OnDemand, OnDemandN: a.OnDemandRate.N, OnDemandPer: a.OnDemandRate.Per,
+			Ask: a.Ask, PerDomainWeek: int(a.OnDemandPerDomainWeek), Queue: int(a.OnDemandQueue),
 		}
 		if a.Hosts.FromRules {
 			s.ACME.Names = nil
@@ -124,6 +130,14 @@ func (h *httpsSide) reload(cfg *config.Config) error {
 		return nil
 	}
 	return h.m.Reload(tlsSettings(cfg))
+}
+
+// rulesSwapped stops renewing the on-demand certificates of names the
+// rules now serving no longer name; called after each swap.
+func (h *httpsSide) rulesSwapped() {
+	if h != nil {
+		h.m.Prune()
+	}
 }
 
 // ready reports certificates that failed to load at the last reload.
