@@ -139,14 +139,14 @@ func (r *onDemandRig) wantRefused(name string) {
 	if took > 2*time.Second {
 		r.t.Errorf("%s: refused after %s, want at once", name, took)
 	}
-	if n := r.pb.ordersFor(name); n != 0 {
+	if n := r.pb.Orders(name); n != 0 {
 		r.t.Errorf("%s: Pebble saw %d orders, want none", name, n)
 	}
 }
 
 func (r *onDemandRig) wantOrders(name string, want int) {
 	r.t.Helper()
-	if n := r.pb.ordersFor(name); n != want {
+	if n := r.pb.Orders(name); n != want {
 		r.t.Errorf("%s: Pebble saw %d orders, want %d", name, n, want)
 	}
 }
@@ -183,10 +183,10 @@ func TestOnDemand(t *testing.T) {
 	})
 	t.Run("outside the rules", func(t *testing.T) {
 		r.t = t
-		before := r.pb.allOrders()
+		before := r.pb.Total()
 		r.wantRefused("other.example.com")
 		r.wantRefused("wild.example.com") // the wildcard's own apex is no rule's host
-		if n := r.pb.allOrders(); n != before {
+		if n := r.pb.Total(); n != before {
 			t.Errorf("Pebble saw %d new orders for names outside the rules", n-before)
 		}
 		if v := r.metric(odRefused); v < 2 {
@@ -259,7 +259,7 @@ func TestOnDemand(t *testing.T) {
 	})
 	t.Run("backoff after a CA failure", func(t *testing.T) {
 		r.t = t
-		r.pb.fail.Store(true)
+		r.pb.Fail.Store(true)
 		took, err := r.handshake("fail.wild.example.com")
 		if err == nil {
 			t.Fatal("a certificate from a CA that refuses every order")
@@ -277,7 +277,7 @@ func TestOnDemand(t *testing.T) {
 		if r.metric(odFailed) != 1 || r.metric(odBackoff) != 1 {
 			t.Errorf("failed = %v, backoff = %v; want 1 and 1", r.metric(odFailed), r.metric(odBackoff))
 		}
-		r.pb.fail.Store(false)
+		r.pb.Fail.Store(false)
 		time.Sleep(backoffBase) // the backoff is time itself
 		r.wantCert("fail.wild.example.com")
 		r.wantOrders("fail.wild.example.com", 2)

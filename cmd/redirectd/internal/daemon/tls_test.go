@@ -49,9 +49,14 @@ storage = "acme"
 		od    bool
 		n     int
 		per   time.Duration
+		ask   string
+		week  int
+		queue int
 	}{
-		{"rules", ``, []string{"a.example.com", "b.example.com"}, false, 10, time.Hour},
-		{"list", "hosts = [\"c.example.com\"]\non_demand = true\non_demand_rate = \"3/1m\"\n", []string{"c.example.com"}, true, 3, time.Minute},
+		{"rules", ``, []string{"a.example.com", "b.example.com"}, false, 10, time.Hour, "", 40, 100},
+		{"list", "hosts = [\"c.example.com\"]\non_demand = true\non_demand_rate = \"3/1m\"\n", []string{"c.example.com"}, true, 3, time.Minute, "", 40, 100},
+		{"on demand only", "hosts = []\non_demand = true\nask = \"http://127.0.0.1:9000/allowed\"\non_demand_per_domain_week = 7\non_demand_queue = 9\n",
+			[]string{}, true, 10, time.Hour, "http://127.0.0.1:9000/allowed", 7, 9},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -71,7 +76,8 @@ storage = "acme"
 				Certificates:    []tlsconf.Certificate{{Cert: filepath.Join(dir, "a.crt"), Key: filepath.Join(dir, "a.key"), File: file, Line: 8}},
 				CertificatesDir: filepath.Join(dir, "certs"),
 				ACME: &tlsconf.ACME{CA: config.DefaultACMECA, Storage: filepath.Join(dir, "acme"),
-					Names: tc.names, OnDemand: tc.od, OnDemandN: tc.n, OnDemandPer: tc.per},
+					Names: tc.names, OnDemand: tc.od, OnDemandN: tc.n, OnDemandPer: tc.per,
+					Ask: tc.ask, PerDomainWeek: tc.week, Queue: tc.queue},
 			}
 			sortNames := cmp.Transformer("sort", func(in []string) []string {
 				out := append([]string(nil), in...)
