@@ -15,7 +15,8 @@
 // read the storage folder, and for an on-demand name it may ask the ask
 // URL and wait on the CA (bounded by the handshake's context); a name the
 // decision function refuses costs an atomic load and a map lookup. Call
-// Prune after each swap of the serving rule set. HTTPChallenge may read the storage
-// folder too: call it from a goroutine, never from an event loop. Reload
-// swaps the whole certificate set atomically, or keeps the old one.
+// Prune after each swap of the serving rule set. HTTPChallenge may read
+// the storage folder too: call it from a goroutine, never from an event
+// loop. Reload swaps the whole certificate set atomically, or keeps the
+// old one.
 package tlsconf
