@@ -10,12 +10,18 @@ package acmetest
 
 import (
 	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
 	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
 	"io"
 	"log"
+	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -104,6 +110,9 @@ func Start(t testing.TB, o Options) *Pebble {
 	srv := httptest.NewUnstartedServer(p.countOrders(w.Handler()))
 	srv.Listener.Close()
 	srv.Listener = ln
+	// httptest's own certificate names only loopback; a directory on
+	// another address (a test's network namespace) needs one naming it.
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{directoryCert(t, ln.Addr().(*net.TCPAddr).IP)}}
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
 	p.DirURL = srv.URL + wfe.DirectoryPath
@@ -113,6 +122,26 @@ func Start(t testing.TB, o Options) *Pebble {
 	}
 	p.Roots.AddCert(pca.GetRootCert(0).Cert)
 	return p
+}
+
+// directoryCert is a self-signed certificate for ip and loopback.
+func directoryCert(t testing.TB, ip net.IP) tls.Certificate {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "acmetest Pebble directory"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		IPAddresses: []net.IP{ip, net.IPv4(127, 0, 0, 1), net.IPv6loopback}, DNSNames: []string{"localhost"},
+		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, IsCA: true, BasicConstraintsValid: true,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
 }
 
 // Orders returns how many orders Pebble was asked for name.
