@@ -22,12 +22,18 @@ var (
 
 const askCacheMax = 10000
 
+// askParallel bounds the questions in flight: under a wildcard host any
+// name passes the rules, and a scanner's stream of names must not become
+// as many requests to the endpoint at once.
+const askParallel = 16
+
 // asker asks [acme] ask whether a name may be ordered, as Caddy's
 // on_demand_tls ask does: GET URL?domain=NAME, 200 allows, anything else
 // (another status, an error, no answer in time) refuses.
 type asker struct {
 	url    *url.URL
 	client *http.Client
+	slots  chan struct{}
 
 	mu    sync.Mutex
 	cache map[string]askAnswer
@@ -48,7 +54,7 @@ func newAsker(raw string) (*asker, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("[acme] ask: %q is not an http or https URL", raw)
 	}
-	return &asker{url: u, cache: map[string]askAnswer{},
+	return &asker{url: u, cache: map[string]askAnswer{}, slots: make(chan struct{}, askParallel),
 		client: &http.Client{
 			Timeout: askTimeout,
 			// A redirect is an answer other than 200: refused, not
@@ -67,7 +73,13 @@ func (a *asker) allowed(ctx context.Context, name string) (bool, error) {
 	if ok && now.Before(ans.expires) {
 		return ans.ok, ans.err
 	}
+	select {
+	case a.slots <- struct{}{}:
+	case <-ctx.Done():
+		return false, fmt.Errorf("waiting to ask %s: %w", a.url.Redacted(), ctx.Err())
+	}
 	ans = a.ask(ctx, name)
+	<-a.slots
 	if ans.err != nil && !ans.answered {
 		ans.expires = now.Add(askErrTTL)
 	} else {
