@@ -79,6 +79,9 @@ type ACME struct {
 	// order; past it a handshake is refused at once (default
 	// DefaultOnDemandQueue).
 	OnDemandQueue Count `toml:"on_demand_queue"`
+	// Redis is [acme.redis], nil when absent: the storage shared by a
+	// fleet, Storage then being this node's local copy.
+	Redis *ACMERedis `toml:"redis"`
 }
 
 // DefaultACMECA is Let's Encrypt's production directory.
@@ -237,7 +240,7 @@ func checkACME(file string, a *ACME, fl files, loc *locator, errs *errorList) {
 		bad("email", "%q is not an email address", cut(a.Email))
 	}
 	if a.Storage == "" {
-		bad("storage", "missing; name the folder for the ACME account and certificates, such as \"/var/lib/redirectd/acme\"")
+		bad("storage", "missing; name the folder for the ACME account and certificates (with [acme.redis], this node's copy of them), such as \"/var/lib/redirectd/acme\"")
 	} else {
 		a.Storage = fl.resolve(a.Storage)
 	}
@@ -255,6 +258,9 @@ func checkACME(file string, a *ACME, fl files, loc *locator, errs *errorList) {
 		a.OnDemandRate = Rate{N: DefaultOnDemandCount, Per: DefaultOnDemandPer}
 	}
 	checkOnDemand(a, bad)
+	if a.Redis != nil {
+		checkACMERedis(file, a.Redis, fl, loc, errs)
+	}
 }
 
 // checkOnDemand validates the on-demand keys of [acme] and fills their

@@ -50,6 +50,7 @@ func (m *Manager) applyACME(cfg *Settings, certs *certSet) error {
 	a := cfg.ACME
 	if a == nil {
 		m.acme.Store(nil)
+		m.keepRedis(nil, nil)
 		if m.cache != nil {
 			m.cache.Stop()
 			m.cache = nil
@@ -59,6 +60,10 @@ func (m *Manager) applyACME(cfg *Settings, certs *certSet) error {
 	roots, err := readCARoot(cfg.File, a.CARoot)
 	if err != nil {
 		return err
+	}
+	storage, err := m.acmeStorage(a)
+	if err != nil {
+		return fmt.Errorf("%s: [acme.redis]: %w", cfg.File, err)
 	}
 	st := &acmeState{m: m}
 	if a.Ask != "" {
@@ -79,17 +84,18 @@ func (m *Manager) applyACME(cfg *Settings, certs *certSet) error {
 		})
 	}
 	st.cache = m.cache
-	st.managed, st.issuer = m.newACMEConfig(cfg, roots, zl, nil)
+	st.managed, st.issuer = m.newACMEConfig(cfg, storage, roots, zl, nil)
 	if len(st.hostList) > 0 {
 		// Clients without SNI get the first host's certificate when no
 		// file certificate is the default.
 		st.managed.DefaultServerName = st.hostList[0]
 	}
 	if a.OnDemand {
-		st.onDemand, _ = m.newACMEConfig(cfg, roots, zl, &certmagic.OnDemandConfig{DecisionFunc: st.decideOnDemand})
+		st.onDemand, _ = m.newACMEConfig(cfg, storage, roots, zl, &certmagic.OnDemandConfig{DecisionFunc: st.decideOnDemand})
 		st.onDemand.DefaultServerName = st.managed.DefaultServerName
 	}
 	m.acme.Store(st)
+	m.keepRedis(storage, a)
 	return nil
 }
 
@@ -147,14 +153,14 @@ func (m *Manager) acmeHosts(names []string, certs *certSet) (map[string]bool, []
 }
 
 // newACMEConfig makes a certmagic config on m's cache that obtains
-// certificates from cfg's CA, on demand when od is set, with its one
-// issuer.
-func (m *Manager) newACMEConfig(cfg *Settings, roots *x509.CertPool, zl *zap.Logger, od *certmagic.OnDemandConfig) (*certmagic.Config, *certmagic.ACMEIssuer) {
+// certificates from cfg's CA into storage, on demand when od is set, with
+// its one issuer.
+func (m *Manager) newACMEConfig(cfg *Settings, storage certmagic.Storage, roots *x509.CertPool, zl *zap.Logger, od *certmagic.OnDemandConfig) (*certmagic.Config, *certmagic.ACMEIssuer) {
 	a := cfg.ACME
 	httpHost, httpPort := splitPort(cfg.HTTPListen, 80)
 	_, tlsPort := splitPort(cfg.TLSListen, 443)
 	c := certmagic.New(m.cache, certmagic.Config{
-		Storage:  &certmagic.FileStorage{Path: a.Storage},
+		Storage:  storage,
 		Logger:   zl,
 		OnEvent:  m.onEvent,
 		OnDemand: od,

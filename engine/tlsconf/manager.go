@@ -12,6 +12,8 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 	"github.com/caddyserver/certmagic"
+
+	"github.com/redirectd/redirectd/engine/tlsconf/redisstore"
 )
 
 // ErrNoCertificate is returned (wrapped) by the handshake when no
@@ -54,11 +56,17 @@ type Manager struct {
 	// nothing, so that a set may serve Managers one after another.
 	gone atomic.Bool
 
-	mu      sync.Mutex // serialises Start, Reload and Close
-	cache   *certmagic.Cache
-	failed  []string
-	started bool
-	closed  bool
+	mu    sync.Mutex // serialises Start, Reload and Close
+	cache *certmagic.Cache
+	set   *metrics.Set
+	// redis is the [acme.redis] storage in use (nil without), built from
+	// redisCfg over the folder redisDir.
+	redis    *redisstore.Layered
+	redisCfg redisstore.Config
+	redisDir string
+	failed   []string
+	started  bool
+	closed   bool
 }
 
 // New builds the TLS configuration from cfg: it loads the certificates
@@ -76,7 +84,7 @@ func New(cfg *Settings, decide DecisionFunc, set *metrics.Set, log *slog.Logger)
 	if set == nil {
 		set = metrics.NewSet()
 	}
-	m := &Manager{log: log, decide: decide, limiter: newLimiter()}
+	m := &Manager{log: log, decide: decide, limiter: newLimiter(), set: set}
 	certs, errs := loadSet(cfg)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -188,6 +196,7 @@ func (m *Manager) Close() {
 	if m.cache != nil {
 		m.cache.Stop()
 	}
+	m.keepRedis(nil, nil)
 }
 
 // getCertificate chooses the certificate of a handshake: a TLS-ALPN-01

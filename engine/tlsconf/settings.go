@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/redirectd/redirectd/engine/tlsconf/redisstore"
 )
 
 // Settings is what the Manager is built from: the [tls] and [acme] tables
@@ -40,6 +42,9 @@ type ACME struct {
 	CA      string // the directory URL
 	CARoot  string // a PEM root for a private CA; empty trusts the system's
 	Storage string // the folder for the account key and certificates
+	// Redis, when set, keeps the storage in Redis, shared by a fleet,
+	// with Storage as this node's local copy (see redisstore.Layered).
+	Redis *redisstore.Config
 	// Names are the hosts obtained ahead of time. The caller resolves
 	// hosts = "rules" into the exact hosts its rules name, before each
 	// New and Reload.

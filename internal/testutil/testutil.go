@@ -1,7 +1,8 @@
 // Package testutil holds the helpers that tests of several packages
 // share: a buffer safe to read while a server writes to it, waiting on a
 // condition with a deadline, reading a sample from a metrics exposition,
-// a fenced block from a README, and a loopback accept loop. It is for
+// a fenced block from a README, a loopback accept loop, and real nginx and
+// redis-server processes. It is for
 // tests only: no product package imports it.
 package testutil
 

@@ -13,6 +13,7 @@ import (
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/promtext"
 	"github.com/redirectd/redirectd/engine/tlsconf"
+	"github.com/redirectd/redirectd/engine/tlsconf/redisstore"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -24,6 +25,9 @@ var tlsMetricHelp = promtext.Help{
 	"redirectd_acme_obtain_total":              "ACME certificate issuances, by result.",
 	"redirectd_acme_renew_total":               "ACME certificate renewals, by result.",
 	"redirectd_tls_on_demand_total":            "On-demand certificate decisions, by result (issued, failed, queued, refused, denied, rate_limited, domain_limited, queue_full, backoff).",
+	"redirectd_tls_storage_up":                 "1 while the [acme.redis] storage answers, 0 while this node serves from its local copy and obtains nothing.",
+	"redirectd_tls_storage_errors_total":       "Calls to the [acme.redis] storage that failed, by operation.",
+	"redirectd_tls_storage_fallbacks_total":    "Reads answered from the local copy because Redis could not be reached, by operation.",
 }
 
 // httpsSide is the HTTPS listener's certificate manager with its metrics.
@@ -87,6 +91,7 @@ func tlsSettings(cfg *config.Config) *tlsconf.Settings {
 			Names:    a.Hosts.Names,
 			OnDemand: a.OnDemand, OnDemandN: a.OnDemandRate.N, OnDemandPer: a.OnDemandRate.Per,
 			Ask: a.Ask, PerDomainWeek: int(a.OnDemandPerDomainWeek), Queue: int(a.OnDemandQueue),
+			Redis: redisConfig(a.Redis),
 		}
 		if a.Hosts.FromRules {
 			s.ACME.Names = nil
@@ -96,6 +101,17 @@ func tlsSettings(cfg *config.Config) *tlsconf.Settings {
 		}
 	}
 	return s
+}
+
+// redisConfig is [acme.redis] in redisstore's terms; nil without it.
+func redisConfig(r *config.ACMERedis) *redisstore.Config {
+	if r == nil {
+		return nil
+	}
+	return &redisstore.Config{
+		Addr: r.Address, Username: r.Username, Password: r.Password, DB: r.DB, KeyPrefix: r.KeyPrefix,
+		TLS: r.TLS.On, CAFile: r.TLS.CAFile, ServerName: r.TLS.ServerName, CertFile: r.TLS.CertFile, KeyFile: r.TLS.KeyFile,
+	}
 }
 
 // certSettings is tlsSettings without [acme], for what reads only the

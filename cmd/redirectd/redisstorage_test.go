@@ -1,0 +1,105 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redirectd/redirectd/engine/testport"
+	"github.com/redirectd/redirectd/internal/testutil"
+)
+
+// TestServeRedisStorage runs the server with [acme.redis] and kills
+// redis-server under it: /metrics says the storage is down and back,
+// the log says so once each way, /readyz stays 200 and HTTPS keeps
+// serving throughout.
+func TestServeRedisStorage(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	srv := testutil.RunRedis(t, "--requirepass", "sesame")
+	bin := buildBinary(t)
+	addr, tlsAddr, adminAddr := testport.Free(t), testport.Free(t), testport.Free(t)
+	dir := t.TempDir()
+	certs := filepath.Join(dir, "certs")
+	os.Mkdir(certs, 0o755)
+	writeCert(t, certs, "a", 90*24*time.Hour, "a.example")
+	os.WriteFile(filepath.Join(dir, "redis.pass"), []byte("sesame\n"), 0o600)
+	file := filepath.Join(dir, "r.toml")
+	os.WriteFile(file, []byte(fmt.Sprintf(`[server]
+listen = %q
+
+[admin]
+listen = %q
+
+[tls]
+listen = %q
+certificates_dir = "certs"
+
+[acme]
+storage = "acme"
+ca = "https://127.0.0.1:1/directory"
+hosts = []
+
+[acme.redis]
+address = %q
+password_file = "redis.pass"
+key_prefix = "test/"
+
+[[rule]]
+from = "/old"
+to = "/new"
+`, addr, adminAddr, tlsAddr, srv.Addr)), 0o644)
+	cmd := exec.Command(bin, "serve", "-config", file, "-log-format", "json")
+	var stderr testutil.LockedBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	if _, _, err := firstAnswer(addr, "/old", time.Now().Add(10*time.Second)); err != nil {
+		t.Fatalf("plain port: %v\n%s", err, stderr.String())
+	}
+	admin := func(path string) (int, string) {
+		resp, err := http.Get("http://" + adminAddr + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	up := func(want float64) {
+		t.Helper()
+		testutil.WaitFor(t, 10*time.Second, fmt.Sprintf("redirectd_tls_storage_up %v", want), func() bool {
+			_, m := admin("/metrics")
+			v, ok := testutil.Metric(m, `redirectd_tls_storage_up{backend="redis"}`)
+			return ok && v == want
+		})
+		if code, body := admin("/readyz"); code != 200 {
+			t.Errorf("/readyz = %d %q; it must not depend on Redis", code, body)
+		}
+		if resp, _ := httpsGet(t, tlsAddr, "a.example", "GET /old HTTP/1.1\r\nHost: a.example\r\n\r\n"); resp.StatusCode != 301 {
+			t.Errorf("over TLS: %d, want 301", resp.StatusCode)
+		}
+	}
+	up(1)
+	if _, m := admin("/metrics"); !strings.Contains(m, "# HELP redirectd_tls_storage_up ") {
+		t.Error("/metrics has no HELP for redirectd_tls_storage_up")
+	}
+	srv.Stop()
+	up(0)
+	srv.Start()
+	up(1)
+	log := stderr.String()
+	if strings.Count(log, "redis is unreachable") != 1 || !strings.Contains(log, "redis is reachable") {
+		t.Errorf("want one line for the outage and one for the return:\n%s", log)
+	}
+}

@@ -1,0 +1,154 @@
+package redisstore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/VictoriaMetrics/metrics"
+
+	"github.com/redirectd/redirectd/internal/testutil"
+)
+
+func init() { probeEvery = 20 * time.Millisecond }
+
+// node is one redirectd's storage in a test: a Layered over its own
+// folder, its metrics and its log.
+type node struct {
+	*Layered
+	dir string
+	set *metrics.Set
+	log *testutil.LockedBuffer
+}
+
+func newNode(t *testing.T, srv *testutil.Redis) *node {
+	t.Helper()
+	n := &node{dir: t.TempDir(), set: metrics.NewSet(), log: &testutil.LockedBuffer{}}
+	l, err := NewLayered(Config{Addr: srv.Addr, KeyPrefix: globPrefix, LockPoll: 10 * time.Millisecond},
+		n.dir, n.set, slog.New(slog.NewTextHandler(n.log, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	n.Layered = l
+	return n
+}
+
+func (n *node) metric(t *testing.T, name string) float64 {
+	t.Helper()
+	var b bytes.Buffer
+	n.set.WritePrometheus(&b)
+	v, ok := testutil.Metric(b.String(), name)
+	if !ok {
+		t.Fatalf("no %s in:\n%s", name, b.String())
+	}
+	return v
+}
+
+func (n *node) waitUp(t *testing.T, up float64) {
+	t.Helper()
+	testutil.WaitFor(t, 10*time.Second, "redirectd_tls_storage_up", func() bool {
+		return n.metric(t, `redirectd_tls_storage_up{backend="redis"}`) == up
+	})
+}
+
+const (
+	certKey  = "certificates/acme-v02.api.letsencrypt.org-directory/a.example/a.example.crt"
+	tokenKey = "acme/acme-v02.api.letsencrypt.org-directory/challenge_tokens/a.example.json"
+)
+
+// TestLayeredOutage kills redis-server under two nodes and starts it
+// again on the same port: while it is down, a certificate one node
+// stored and the other only read is still read by both from their local
+// copies, stores and locks fail, and the gauge and the log say so; once
+// it is back, the gauge and writes come back by themselves.
+func TestLayeredOutage(t *testing.T) {
+	t.Parallel()
+	srv := testutil.RunRedis(t)
+	ctx := context.Background()
+	a, b := newNode(t, srv), newNode(t, srv)
+	a.waitUp(t, 1)
+	cert := []byte("-----BEGIN CERTIFICATE-----\n...")
+	if err := a.Store(ctx, certKey, cert); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Store(ctx, tokenKey, []byte("{}")); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := b.Load(ctx, certKey); err != nil || !bytes.Equal(got, cert) {
+		t.Fatalf("b.Load = %q, %v", got, err)
+	}
+	if _, err := os.Stat(filepath.Join(b.dir, filepath.FromSlash(tokenKey))); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("challenge data was copied into the local folder: %v", err)
+	}
+
+	srv.Stop()
+	for _, n := range []*node{a, b} {
+		if got, err := n.Load(ctx, certKey); err != nil || !bytes.Equal(got, cert) {
+			t.Errorf("Load while redis is down = %q, %v; want the local copy", got, err)
+		}
+		if !n.Exists(ctx, certKey) {
+			t.Error("Exists while redis is down = false")
+		}
+		if keys, err := n.List(ctx, "certificates", true); err != nil || len(keys) != 3 {
+			t.Errorf("List while redis is down = %q, %v", keys, err)
+		}
+		if err := n.Store(ctx, "certificates/x", []byte("x")); !errors.Is(err, ErrDown) {
+			t.Errorf("Store while redis is down = %v, want ErrDown", err)
+		}
+		if err := n.Lock(ctx, "issue_cert_x"); !errors.Is(err, ErrDown) {
+			t.Errorf("Lock while redis is down = %v, want ErrDown", err)
+		}
+		n.waitUp(t, 0)
+		if n.metric(t, `redirectd_tls_storage_errors_total{op="store"}`) < 1 || n.metric(t, `redirectd_tls_storage_fallbacks_total{op="load"}`) < 1 {
+			t.Error("the store error or the load fallback was not counted")
+		}
+		if !strings.Contains(n.log.String(), "redis is unreachable") {
+			t.Errorf("no log line for the outage:\n%s", n.log)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(a.dir, "certificates", "x")); !errors.Is(err, fs.ErrNotExist) {
+		t.Error("a Store that failed in redis was written to the local copy")
+	}
+
+	srv.Start() // empty: the test runs it without persistence
+	for _, n := range []*node{a, b} {
+		n.waitUp(t, 1)
+		if !strings.Contains(n.log.String(), "redis is reachable") {
+			t.Errorf("no log line for the return:\n%s", n.log)
+		}
+		if err := n.Store(ctx, "certificates/x", []byte("x")); err != nil {
+			t.Errorf("Store once redis is back: %v", err)
+		}
+		// Redis is the source of truth again: the certificate it lost is
+		// missing, whatever the local copy holds.
+		if _, err := n.Load(ctx, certKey); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("Load of a key redis lost = %v, want fs.ErrNotExist", err)
+		}
+	}
+}
+
+// TestLayeredStartsDown checks that a node whose Redis is down at start
+// serves from its local copy and reports down.
+func TestLayeredStartsDown(t *testing.T) {
+	t.Parallel()
+	srv := testutil.RunRedis(t)
+	srv.Stop()
+	n := newNode(t, srv)
+	if err := n.local.Store(context.Background(), certKey, []byte("c")); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := n.Load(context.Background(), certKey); err != nil || string(got) != "c" {
+		t.Errorf("Load = %q, %v; want the local copy", got, err)
+	}
+	n.waitUp(t, 0)
+	srv.Start()
+	n.waitUp(t, 1)
+}

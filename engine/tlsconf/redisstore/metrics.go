@@ -1,0 +1,63 @@
+package redisstore
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/VictoriaMetrics/metrics"
+)
+
+// storageMetrics are Layered's metrics:
+//
+//	redirectd_tls_storage_up{backend="redis"}            1 while Redis answers
+//	redirectd_tls_storage_errors_total{op}                failed calls to Redis (and local_copy writes)
+//	redirectd_tls_storage_fallbacks_total{op}             reads answered by the local copy
+type storageMetrics struct {
+	set *metrics.Set
+	up  *metrics.Gauge
+
+	mu   sync.Mutex
+	errs map[string]*metrics.Counter
+	fall map[string]*metrics.Counter
+}
+
+// ops are the label values, created at start so that a dashboard sees
+// zeros rather than no series.
+var ops = []string{"ping", "load", "store", "delete", "exists", "stat", "list", "lock", "unlock", "local_copy"}
+
+func newStorageMetrics(set *metrics.Set) *storageMetrics {
+	if set == nil {
+		set = metrics.NewSet()
+	}
+	m := &storageMetrics{set: set, up: set.GetOrCreateGauge(`redirectd_tls_storage_up{backend="redis"}`, nil),
+		errs: map[string]*metrics.Counter{}, fall: map[string]*metrics.Counter{}}
+	for _, op := range ops {
+		m.errors(op)
+		if op == "load" || op == "exists" || op == "stat" || op == "list" {
+			m.fallbacks(op)
+		}
+	}
+	return m
+}
+
+func (m *storageMetrics) errors(op string) *metrics.Counter {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c := m.errs[op]
+	if c == nil {
+		c = m.set.GetOrCreateCounter(fmt.Sprintf(`redirectd_tls_storage_errors_total{op=%q}`, op))
+		m.errs[op] = c
+	}
+	return c
+}
+
+func (m *storageMetrics) fallbacks(op string) *metrics.Counter {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c := m.fall[op]
+	if c == nil {
+		c = m.set.GetOrCreateCounter(fmt.Sprintf(`redirectd_tls_storage_fallbacks_total{op=%q}`, op))
+		m.fall[op] = c
+	}
+	return c
+}
