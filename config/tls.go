@@ -281,9 +281,6 @@ func checkOnDemand(a *ACME, bad func(key, format string, args ...any)) {
 			bad("ask", "set without on_demand = true; it is asked only before an on-demand order")
 		}
 	}
-	if !a.OnDemand && !a.Hosts.FromRules && len(a.Hosts.Names) == 0 {
-		bad("hosts", "an empty list with on_demand off obtains no certificate; list names, write \"rules\", or set on_demand = true")
-	}
 }
 
 // validHostName reports whether h is a DNS name a CA can issue for:
