@@ -31,8 +31,10 @@ const (
 	acmeClient    = acmeNet + "10" // the load generator
 	acmeNames     = 50             // names the rules name at the start
 	acmeRate      = 100            // handshakes per second through HAProxy
-	acmeLength    = 20 * time.Second
-	acmeAddAt     = 8 * time.Second // a name is added at the rule source
+	acmeLength    = 30 * time.Second
+	acmeAddAt     = 4 * time.Second  // a name is added at the rule source
+	acmeRedisDown = 12 * time.Second // redis-server is killed, for acmeOutage
+	acmeOutage    = 10 * time.Second
 	acmeHandshake = 30 * time.Second
 )
 
@@ -54,17 +56,20 @@ func acmeRules(hosts []string) map[string]string {
 
 // TestFleetACME runs the fleet of TestFleet with HTTPS and on-demand
 // certificates: HAProxy forwards :80 and :443 with PROXY v2 to two
-// nodes, which share one certificate storage and order from an
+// nodes, which share one certificate storage in one redis-server
+// ([acme.redis], each node with its own local copy) and order from an
 // in-process Pebble whose VA resolves every name to HAProxy, so each
-// challenge reaches whichever node HAProxy picks (the storage carries the
-// challenge to the node that ordered). 50 names the rule set names get
-// their certificates on their first handshakes, all at once; then, under
-// 100 handshakes a second for 20 s, a name added at the rule source gets
-// its certificate; a name outside the rules is refused with
-// unrecognized_name. Pass means: every handshake succeeded (but the
-// refused name's), Pebble was asked exactly one order per name and none
-// for the name outside, and both nodes hold every name's certificate. It
-// runs with TestFleet (REDIRECTD_FLEET=1, make test-fleet).
+// challenge reaches whichever node HAProxy picks (Redis carries the
+// challenge to the node that did not order). 50 names the rule set names
+// get their certificates on their first handshakes, all at once; then,
+// under 100 handshakes a second for 30 s, a name added at the rule source
+// gets its certificate, a name outside the rules is refused with
+// unrecognized_name, and redis-server is killed for 10 s and started
+// again (its append-only file keeps the data). Pass means: every
+// handshake succeeded (but the refused name's), Pebble was asked exactly
+// one order per name and none for the name outside, and both nodes hold
+// every name's certificate. It runs with TestFleet (REDIRECTD_FLEET=1,
+// make test-fleet).
 func TestFleetACME(t *testing.T) {
 	if os.Getenv("REDIRECTD_FLEET") != "1" {
 		t.Skip("the fleet test runs with REDIRECTD_FLEET=1: make test-fleet")
@@ -110,7 +115,11 @@ func TestFleetACME(t *testing.T) {
 	src.Start()
 	defer src.Close()
 
-	storage := filepath.Join(f.dir, "acme") // shared by both nodes
+	// One redis-server on the root namespace's fleet address, its data
+	// kept across a kill in an append-only file written at each command.
+	redis := testutil.RunRedis(t, "--bind", acmeSource, "127.0.0.1", "--protected-mode", "no", "--appendonly", "yes", "--appendfsync", "always")
+	_, redisPort, _ := net.SplitHostPort(redis.Addr)
+	redisAddr := net.JoinHostPort(acmeSource, redisPort)
 	nodes := make([]*fleetNode, 2)
 	for i, addr := range acmeNodes {
 		n := &fleetNode{name: fmt.Sprintf("n%d", i+1), ns: f.prefix + fmt.Sprintf("n%d", i+1), addr: addr}
@@ -131,7 +140,7 @@ listen = "%[1]s:8443"
 handshake_timeout = "30s"
 
 [acme]
-storage = %[3]q
+storage = "acme"
 ca = %[4]q
 ca_root = %[5]q
 hosts = []
@@ -139,12 +148,15 @@ on_demand = true
 on_demand_rate = "200/1h"
 on_demand_per_domain_week = 200
 
+[acme.redis]
+address = %[3]q
+
 [rules]
 source = "http://%[6]s/site.tar.gz"
 poll = "1s"
 cache_dir = "cache"
 source_header = "Authorization: Bearer fleet"
-`, addr, acmeLB, storage, pb.DirURL, pb.CARootFile, ln.Addr())
+`, addr, acmeLB, redisAddr, pb.DirURL, pb.CARootFile, ln.Addr())
 		os.WriteFile(n.file, []byte(cfg), 0o644)
 		n.start(t, bin)
 		nodes[i] = n
@@ -262,7 +274,10 @@ frontend https
 		go inLG(func() {
 			defer workers.Done()
 			for i := range ticks {
-				name := acmeName(i % acmeNames)
+				// Two ticks a name, so that round robin gives each name
+				// to both nodes (with i%acmeNames, an even count of
+				// names, one node would see only the even ones).
+				name := acmeName(i / 2 % acmeNames)
 				_, err := get(name)
 				sent.Add(1)
 				if err != nil {
@@ -322,6 +337,43 @@ frontend https
 			}
 		})
 	}
+	// Both nodes have served every name before Redis goes: a node that
+	// never read a certificate has no copy of it to serve from.
+	holds := func(n *fleetNode, names []string) (int, string) {
+		_, b, err := n.admin("/metrics")
+		if err != nil {
+			t.Errorf("%s /metrics: %v", n.name, err)
+		}
+		held := 0
+		for _, name := range names {
+			if strings.Contains(string(b), fmt.Sprintf(`redirectd_tls_certificate_expiry_seconds{name=%q,source="acme"}`, name)) {
+				held++
+			}
+		}
+		return held, string(b)
+	}
+	time.Sleep(time.Until(loadStart.Add(acmeRedisDown)))
+	for _, n := range nodes {
+		if held, _ := holds(n, append(hosts, added)); held != len(hosts)+1 {
+			t.Errorf("%s holds %d of %d certificates before Redis stops", n.name, held, len(hosts)+1)
+		}
+	}
+	failedBefore := failed.Load()
+	redis.Stop()
+	downAt := time.Now()
+	var downSeen int
+	for _, n := range nodes {
+		if testutil.Eventually(5*time.Second, func() bool {
+			_, m := holds(n, nil)
+			v, ok := testutil.Metric(m, `redirectd_tls_storage_up{backend="redis"}`)
+			return ok && v == 0
+		}) {
+			downSeen++
+		}
+	}
+	time.Sleep(time.Until(downAt.Add(acmeOutage)))
+	redis.Start()
+	failedDuring := failed.Load() - failedBefore
 	<-loadDone
 
 	// Each name ordered exactly once, the outside name never.
@@ -334,24 +386,21 @@ frontend https
 	if n := orders["outside.fleet.example"]; n != 0 {
 		t.Errorf("outside.fleet.example: %d orders, want none", n)
 	}
-	// Both nodes hold every name's certificate: they served it.
+	// Both nodes hold every name's certificate (they served it), and saw
+	// Redis come back.
 	for _, n := range nodes {
-		_, b, err := n.admin("/metrics")
-		if err != nil {
-			t.Fatalf("%s /metrics: %v", n.name, err)
-		}
-		missing := 0
-		for _, name := range append(hosts, added) {
-			if !strings.Contains(string(b), fmt.Sprintf(`redirectd_tls_certificate_expiry_seconds{name=%q,source="acme"}`, name)) {
-				missing++
-			}
-		}
-		issued, _ := testutil.Metric(string(b), `redirectd_tls_on_demand_total{result="issued"}`)
-		t.Logf("fleet acme: %s holds %d of %d certificates; its orders that issued: %v", n.name, len(hosts)+1-missing, len(hosts)+1, issued)
-		if missing > 0 {
-			t.Errorf("%s lacks the certificates of %d names", n.name, missing)
+		held, m := holds(n, append(hosts, added))
+		issued, _ := testutil.Metric(m, `redirectd_tls_on_demand_total{result="issued"}`)
+		up, _ := testutil.Metric(m, `redirectd_tls_storage_up{backend="redis"}`)
+		t.Logf("fleet acme: %s holds %d of %d certificates; its orders that issued: %v; storage up %v", n.name, held, len(hosts)+1, issued, up)
+		if held != len(hosts)+1 {
+			t.Errorf("%s lacks the certificates of %d names", n.name, len(hosts)+1-held)
 		}
 	}
+	if downSeen != len(nodes) {
+		t.Errorf("only %d of %d nodes reported the storage down while redis-server was killed", downSeen, len(nodes))
+	}
+	t.Logf("fleet acme: redis-server killed for %s mid-run: %d handshakes failed meanwhile", acmeOutage, failedDuring)
 	t.Logf("fleet acme: %d first handshakes, all at once, done in %s; then %d handshakes in %s at %d/s, %d failed; %s served %s after the source published it; %d orders in all",
 		acmeNames, firstTook.Round(time.Millisecond), sent.Load(), acmeLength, acmeRate, failed.Load(), added, addedAfter.Round(time.Millisecond), pb.Total())
 	if failed.Load() != 0 {
