@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/redirectd/redirectd/config"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 func TestTLSConfig(t *testing.T) {
@@ -162,4 +164,23 @@ func FuzzRate(f *testing.F) {
 			t.Fatalf("%q = %+v does not read back: %+v, %v", s, r, again, err)
 		}
 	})
+}
+
+// TestACMEOnDemandExample loads the on-demand example of config/README.md.
+func TestACMEOnDemandExample(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := testutil.FencedBlock(t, string(readme), "## `[acme]`\n", "toml")
+	cfg, err := config.Load(writeFiles(t, map[string]string{"redirectd.toml": block}))
+	if err != nil {
+		t.Fatalf("the README's on-demand example: %v", err)
+	}
+	want := &config.ACME{Email: "ops@example.com", CA: config.DefaultACMECA, Storage: "/var/lib/redirectd/acme",
+		Hosts: config.ACMEHosts{Names: []string{}}, OnDemand: true, Ask: "http://127.0.0.1:9000/allowed",
+		OnDemandRate: config.Rate{N: 10, Per: time.Hour}, OnDemandPerDomainWeek: 40, OnDemandQueue: 100}
+	if diff := cmp.Diff(want, cfg.ACME); diff != "" {
+		t.Errorf("[acme] (-want +got):\n%s", diff)
+	}
 }
