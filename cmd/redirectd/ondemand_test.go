@@ -26,7 +26,9 @@ import (
 // binary's own ports: a host the rules name gets its certificate at its
 // first handshake (ordered once) and answers over it; a name outside the
 // rules is refused with unrecognized_name and never ordered; a host a
-// SIGHUP adds gets one, and a host a SIGHUP removes is refused.
+// SIGHUP adds gets one, and a host a SIGHUP removes is refused. After a
+// restart the certificates in storage serve without an order and without
+// spending on_demand_rate.
 func TestServeOnDemand(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -175,5 +177,33 @@ on_demand = true
 	cmd.Process.Signal(syscall.SIGTERM)
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("exit: %v\n%s", err, stderr.String())
+	}
+
+	// Restarted, with on_demand_rate 1/1h: the certificates in storage
+	// are served without an order and without spending the rate.
+	write("added.example.com", "*.wild.example.com")
+	conf, _ := os.ReadFile(file)
+	os.WriteFile(file, []byte(strings.Replace(string(conf), "on_demand = true\n", "on_demand = true\non_demand_rate = \"1/1h\"\n", 1)), 0o644)
+	cmd = exec.Command(bin, "serve", "-config", file)
+	stderr = testutil.LockedBuffer{}
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	if _, _, err := firstAnswer(addr, "/old", time.Now().Add(10*time.Second)); err != nil {
+		t.Fatalf("plain port after the restart: %v\n%s", err, stderr.String())
+	}
+	wantServed("added.example.com")
+	wantServed("a.wild.example.com")
+	wantServed("b.wild.example.com") // the one new name the rate allows
+	for name, want := range map[string]int{"added.example.com": 1, "a.wild.example.com": 1, "b.wild.example.com": 1} {
+		if n := pb.Orders(name); n != want {
+			t.Errorf("after the restart, %s: %d orders, want %d", name, n, want)
+		}
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("exit after the restart: %v\n%s", err, stderr.String())
 	}
 }
