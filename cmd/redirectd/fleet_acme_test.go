@@ -97,7 +97,7 @@ func TestFleetACME(t *testing.T) {
 	f.join(f.prefix+"n2", "n2", acmeNodes[1])
 
 	// Pebble in the root namespace, validating through HAProxy.
-	pb := acmetest.Start(t, acmetest.Options{Listen: acmeSource + ":0", Target: acmeLB, HTTPPort: 80, TLSPort: 443, Validity: 24 * time.Hour})
+	pb := acmetest.Start(t, acmetest.Options{Listen: acmeSource + ":0", Target: acmeLB, HTTPPort: 80, TLSPort: 443, Validity: acmetest.NoRenewal})
 
 	hosts := make([]string, acmeNames)
 	for i := range hosts {

@@ -20,8 +20,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redirectd/redirectd/internal/testutil"
 	"golang.org/x/sys/unix"
+
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // The fleet test's network: one bridge in a namespace of its own (the

@@ -41,7 +41,7 @@ func TestServeOnDemand(t *testing.T) {
 		n, _ := strconv.Atoi(p)
 		return n
 	}
-	pb := acmetest.Start(t, acmetest.Options{HTTPPort: port(addr), TLSPort: port(tlsAddr), Validity: time.Hour})
+	pb := acmetest.Start(t, acmetest.Options{HTTPPort: port(addr), TLSPort: port(tlsAddr), Validity: acmetest.NoRenewal})
 	dir := t.TempDir()
 	file := filepath.Join(dir, "r.toml")
 	write := func(hosts ...string) {

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/redirectd/redirectd/engine/testport"
 	"github.com/redirectd/redirectd/internal/testutil"
 )

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/redirectd/redirectd/engine/admin"
 	"github.com/redirectd/redirectd/engine/testport"
 	"github.com/redirectd/redirectd/internal/testutil"

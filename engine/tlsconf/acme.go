@@ -303,12 +303,35 @@ func (st *acmeState) getOnDemand(hello *tls.ClientHelloInfo, name string) (*tls.
 			return nil, errRefused
 		}
 	}
-	order := func(ctx context.Context) error { return st.onDemand.ObtainCertSync(ctx, name) }
+	order := func(ctx context.Context) error { return st.obtainOnce(ctx, name) }
 	if err := m.gate.obtain(ctx, name, order); err != nil {
 		return nil, err
 	}
 	return st.onDemand.GetCertificate(hello)
 }
+
+// obtainOnce orders name's certificate with one try. certmagic has two
+// ways to obtain: ObtainCertSync tries once but is "interactive", and
+// with no [acme] email before the first account exists it prompts on
+// stdin, which would hang a server run from a terminal; ObtainCertAsync
+// never prompts but retries for up to 30 days, holding the order (and
+// the handshakes waiting on it) a minute and more. So: ObtainCertAsync,
+// with a context that onEvent cancels at the first "cert_failed", with
+// the failure as its cause; the gate's backoff does the retrying.
+func (st *acmeState) obtainOnce(ctx context.Context, name string) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	ctx = context.WithValue(ctx, failOnceKey{}, cancel)
+	err := st.onDemand.ObtainCertAsync(ctx, name)
+	if cause := context.Cause(ctx); err != nil && cause != nil && !errors.Is(cause, context.Canceled) {
+		return cause
+	}
+	return err
+}
+
+// failOnceKey holds, in an on-demand order's context, the cancel
+// function that ends its retries.
+type failOnceKey struct{}
 
 // covers reports whether the rules serving now name host, the on-demand
 // decision.
@@ -334,10 +357,21 @@ func (st *acmeState) decideOnDemand(ctx context.Context, name string) error {
 	return nil
 }
 
-// onEvent counts ACME results and learns the names ACME holds.
-func (m *Manager) onEvent(_ context.Context, event string, data map[string]any) error {
+// onEvent counts ACME results and learns the names ACME holds; before
+// each order it counts the order for its registered domain, and refuses
+// it past on_demand_per_domain_week (ordercount.go).
+func (m *Manager) onEvent(ctx context.Context, event string, data map[string]any) error {
 	switch event {
+	case "cert_obtaining":
+		return m.countOrderEvent(ctx, data)
 	case "cert_obtained", "cert_failed":
+		if cancel, ok := ctx.Value(failOnceKey{}).(context.CancelCauseFunc); ok && event == "cert_failed" {
+			err, _ := data["error"].(error)
+			if err == nil {
+				err = errors.New("the order failed")
+			}
+			cancel(err)
+		}
 		res := 0
 		if event == "cert_failed" {
 			res = 1

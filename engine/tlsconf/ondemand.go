@@ -59,9 +59,10 @@ var (
 const week = 7 * 24 * time.Hour
 
 // gate bounds the on-demand orders of a Manager: one order per name at a
-// time (later handshakes for it wait for that one), the rate, the orders
-// per registered domain per week, the waiting handshakes, and a backoff
-// for names whose order failed. It outlives reloads, so that a reload
+// time (later handshakes for it wait for that one), the rate, the waiting
+// handshakes, and a backoff for names whose order failed. The orders per
+// registered domain per week are counted in the storage (ordercount.go),
+// so that a fleet sharing it counts together. It outlives reloads, so that a reload
 // refills no budget. Only handshakes for a name with no certificate in
 // the cache or in storage come here.
 type gate struct {
@@ -80,7 +81,6 @@ type gate struct {
 	perWeek  int
 	flights  map[string]*flight
 	failures map[string]failure
-	orders   map[string][]time.Time // registered domain -> orders in the last week
 }
 
 // flight is one order: done closes when it ends, with err set.
@@ -99,7 +99,7 @@ func newGate(ctx context.Context, set *metrics.Set, log *slog.Logger, l *limiter
 	g := &gate{log: log, limiter: l, ctx: ctx, slots: make(chan struct{}, onDemandParallel), now: time.Now,
 		counts:   map[string]*metrics.Counter{},
 		queueMax: defaultOnDemandQueue, perWeek: defaultOnDemandPerWeek,
-		flights: map[string]*flight{}, failures: map[string]failure{}, orders: map[string][]time.Time{}}
+		flights: map[string]*flight{}, failures: map[string]failure{}}
 	for _, r := range odResults {
 		g.counts[r] = set.GetOrCreateCounter(fmt.Sprintf(`redirectd_tls_on_demand_total{result=%q}`, r))
 	}
@@ -110,6 +110,13 @@ func (g *gate) set(perWeek, queue int) {
 	g.mu.Lock()
 	g.perWeek, g.queueMax = perWeek, queue
 	g.mu.Unlock()
+}
+
+// weekLimit is on_demand_per_domain_week.
+func (g *gate) weekLimit() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.perWeek
 }
 
 func (g *gate) count(result string) { g.counts[result].Inc() }
@@ -155,40 +162,17 @@ func (g *gate) admit(name string, order func(context.Context) error) (*flight, e
 		g.count(odBackoff)
 		return nil, fmt.Errorf("the last order failed; next try after %s", fl.until.Format(time.RFC3339))
 	}
-	domain := registeredDomain(name)
-	recent := g.recentOrders(domain, now)
-	if len(recent) >= g.perWeek {
-		g.count(odDomainLimited)
-		g.log.Warn("acme: on-demand order refused: on_demand_per_domain_week reached", "host", name, "domain", domain, "limit", g.perWeek)
-		return nil, errOnDemandDomain
-	}
 	if !g.limiter.allow(name) {
 		g.count(odRateLimited)
 		n, per := g.limiter.limits()
 		g.log.Warn("acme: on-demand order refused: on_demand_rate reached", "host", name, "rate", fmt.Sprintf("%d/%s", n, per))
 		return nil, errOnDemandRate
 	}
-	g.orders[domain] = append(recent, now)
 	f := &flight{done: make(chan struct{})}
 	g.flights[name] = f
-	g.log.Info("acme: on-demand order queued", "host", name, "waiting", g.waiting.Load(), "domain_orders_this_week", len(recent)+1)
+	g.log.Info("acme: on-demand order queued", "host", name, "waiting", g.waiting.Load())
 	go g.run(name, f, order)
 	return f, nil
-}
-
-// recentOrders returns domain's orders in the week before now, dropping
-// older ones (and the domain when none is left).
-func (g *gate) recentOrders(domain string, now time.Time) []time.Time {
-	ts := g.orders[domain]
-	i := 0
-	for i < len(ts) && now.Sub(ts[i]) >= week {
-		i++
-	}
-	ts = ts[i:]
-	if len(ts) == 0 {
-		delete(g.orders, domain)
-	}
-	return ts
 }
 
 // run runs one order once a slot is free and records its outcome.
@@ -204,9 +188,12 @@ func (g *gate) run(name string, f *flight, order func(context.Context) error) {
 	err := order(ctx)
 	cancel()
 	<-g.slots
-	if err != nil {
+	switch {
+	case errors.Is(err, errOnDemandDomain):
+		g.count(odDomainLimited) // the log line is countOrder's
+	case err != nil:
 		g.count(odFailed)
-	} else {
+	default:
 		g.count(odIssued)
 		g.log.Info("acme: on-demand certificate obtained", "host", name, "took", g.now().Sub(start).Round(time.Millisecond))
 	}

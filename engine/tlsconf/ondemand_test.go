@@ -3,6 +3,8 @@ package tlsconf
 import (
 	"context"
 	"crypto/tls"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/internal/testutil"
+	"github.com/redirectd/redirectd/internal/testutil/acmetest"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -35,7 +38,7 @@ type onDemandRig struct {
 func startOnDemand(t *testing.T) *onDemandRig {
 	httpAddr, httpPort := freeAddr(t)
 	tlsAddr, tlsPort := freeAddr(t)
-	r := &onDemandRig{t: t, pb: startPebble(t, httpPort, tlsPort, time.Hour), set: metrics.NewSet(), tlsAddr: tlsAddr}
+	r := &onDemandRig{t: t, pb: startPebble(t, httpPort, tlsPort, acmetest.NoRenewal), set: metrics.NewSet(), tlsAddr: tlsAddr}
 	r.cfg = &Settings{
 		HTTPListen: httpAddr,
 		TLSListen:  tlsAddr,
@@ -160,7 +163,8 @@ func (r *onDemandRig) metric(result string) float64 {
 // and is ordered once; a name outside the rules is refused with
 // unrecognized_name and never ordered; a name added by a rule swap gets
 // one, a name removed is refused and kept in storage; the ask URL allows
-// and denies; past the rate a handshake is refused at once; after a CA
+// and denies; past the rate a handshake is refused at once, and past the
+// weekly bound per registered domain without an order; after a CA
 // failure the name backs off, refused at once without a new order, and
 // gets its certificate once the CA works and the backoff is over.
 func TestOnDemand(t *testing.T) {
@@ -257,6 +261,23 @@ func TestOnDemand(t *testing.T) {
 		}
 		r.reload(func(a *ACME) { a.OnDemandN = 100 })
 	})
+	t.Run("per registered domain", func(t *testing.T) {
+		r.t = t
+		// exact, added and yes.ask: three orders under example.com.
+		r.reload(func(a *ACME) { a.PerDomainWeek = 3 })
+		took, err := r.handshake("dom.wild.example.com")
+		if err == nil {
+			t.Fatal("a fourth example.com name got a certificate past on_demand_per_domain_week 3")
+		}
+		if took > 2*time.Second {
+			t.Errorf("refused past the weekly bound after %s, want at once", took)
+		}
+		r.wantOrders("dom.wild.example.com", 0)
+		if v := r.metric(odDomainLimited); v != 1 {
+			t.Errorf("domain_limited = %v, want 1", v)
+		}
+		r.reload(func(a *ACME) { a.PerDomainWeek = 100 })
+	})
 	t.Run("backoff after a CA failure", func(t *testing.T) {
 		r.t = t
 		r.pb.Fail.Store(true)
@@ -286,8 +307,8 @@ func TestOnDemand(t *testing.T) {
 
 // TestGate checks the gate's bounds without a CA: handshakes for a name
 // being ordered share its one order; past on_demand_queue a handshake is
-// refused at once; on_demand_per_domain_week counts by registered domain;
-// a failed order backs off the name, doubling, and a success clears it.
+// refused at once; a failed order backs off the name, and a success
+// clears it.
 func TestGate(t *testing.T) {
 	now := time.Unix(1e9, 0)
 	l := newLimiter()
@@ -322,7 +343,7 @@ func TestGate(t *testing.T) {
 		t.Errorf("three handshakes for one name made %d orders, want 1", n)
 	}
 
-	// The second order under example.co.uk fails: backoff.
+	// An order fails: the name backs off, refused without an order.
 	go func() { release <- errOnDemandBusy }()
 	if err := g.obtain(context.Background(), "b.x.example.co.uk", order); err != errOnDemandBusy {
 		t.Errorf("a failing order: err = %v", err)
@@ -330,28 +351,70 @@ func TestGate(t *testing.T) {
 	if err := g.obtain(context.Background(), "b.x.example.co.uk", order); err == nil || !strings.Contains(err.Error(), "last order failed") {
 		t.Errorf("during the backoff: err = %v, want the backoff", err)
 	}
-	// Two orders under example.co.uk this week: the third is refused,
-	// another registered domain is not.
+	// An order the weekly count refuses is counted as such.
 	now = now.Add(backoffBase)
-	if err := g.obtain(context.Background(), "b.x.example.co.uk", order); err != errOnDemandDomain {
-		t.Errorf("a third order for example.co.uk in a week: err = %v, want %v", err, errOnDemandDomain)
+	go func() { release <- fmt.Errorf("aborted: %w", errOnDemandDomain) }()
+	if err := g.obtain(context.Background(), "b.x.example.co.uk", order); !errors.Is(err, errOnDemandDomain) {
+		t.Errorf("an order over the weekly count: err = %v", err)
 	}
-	go func() { release <- nil }()
-	if err := g.obtain(context.Background(), "a.example.org", order); err != nil {
-		t.Errorf("another registered domain: %v", err)
-	}
-	now = now.Add(week)
+	now = now.Add(backoffMax)
 	go func() { release <- nil }()
 	if err := g.obtain(context.Background(), "b.x.example.co.uk", order); err != nil {
-		t.Errorf("a week later: %v", err)
+		t.Errorf("after the backoff: %v", err)
 	}
 	if n := calls.Load(); n != 4 {
 		t.Errorf("%d orders, want 4", n)
 	}
-	for result, want := range map[string]float64{odIssued: 3, odFailed: 1, odQueueFull: 1, odBackoff: 1, odDomainLimited: 1, odQueued: 6} {
+	for result, want := range map[string]float64{odIssued: 2, odFailed: 1, odQueueFull: 1, odBackoff: 1, odDomainLimited: 1, odQueued: 6} {
 		if v := metricValue(set, `redirectd_tls_on_demand_total{result="`+result+`"}`); v != want {
 			t.Errorf("%s = %v, want %v", result, v, want)
 		}
+	}
+}
+
+// TestCountOrder checks the orders counted per registered domain in the
+// storage: on-demand names past the bound are refused, names managed
+// ahead of time only counted; another registered domain has its own
+// count; orders older than a week drop out; a second Manager on the same
+// storage (another node) sees the first one's orders.
+func TestCountOrder(t *testing.T) {
+	storage := t.TempDir()
+	settings := &Settings{File: "redirectd.toml", TLSListen: "127.0.0.1:0",
+		ACME: &ACME{CA: "https://127.0.0.1:1/dir", Storage: storage, Names: []string{"managed.example.co.uk"},
+			OnDemand: true, PerDomainWeek: 2}}
+	now := time.Unix(1e9, 0)
+	manager := func() *acmeState {
+		m := newManager(t, settings)
+		m.gate.now = func() time.Time { return now }
+		return m.acme.Load()
+	}
+	a, b := manager(), manager()
+	ctx := context.Background()
+	var got []string
+	try := func(st *acmeState, name string) {
+		err := st.countOrder(ctx, name)
+		switch {
+		case err == nil:
+			got = append(got, name+" ok")
+		case errors.Is(err, errOnDemandDomain):
+			got = append(got, name+" refused")
+		default:
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	try(a, "x.example.co.uk")
+	try(b, "y.a.example.co.uk") // the same registered domain, another node
+	try(a, "z.example.co.uk")   // third this week: refused
+	now = now.Add(time.Hour)
+	try(b, "managed.example.co.uk") // counted, not refused
+	try(a, "x.other.example")       // another registered domain
+	now = now.Add(week - time.Hour)
+	try(b, "z.example.co.uk") // the first two left the week; the managed one has not
+	try(a, "w.example.co.uk")
+	want := []string{"x.example.co.uk ok", "y.a.example.co.uk ok", "z.example.co.uk refused", "managed.example.co.uk ok",
+		"x.other.example ok", "z.example.co.uk ok", "w.example.co.uk refused"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("orders (-want +got):\n%s", diff)
 	}
 }
 

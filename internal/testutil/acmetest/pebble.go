@@ -40,6 +40,14 @@ import (
 	"github.com/miekg/dns"
 )
 
+// NoRenewal is a validity no test outlives: Pebble's renewal window
+// (ARI) is the third before expiry, a day either side, clamped to the
+// certificate's life, so a certificate shorter than two days may be due
+// for renewal at once (certmagic picks a random time in the window, and
+// renews up to its check interval early), which a test counting orders
+// would see as a second order.
+const NoRenewal = 90 * 24 * time.Hour
+
 // Options say where Pebble listens and validates. The zero value is
 // loopback: the directory on 127.0.0.1, every name resolved to 127.0.0.1.
 type Options struct {
