@@ -41,8 +41,9 @@ const (
 var acmeNodes = []string{acmeNet + "11", acmeNet + "12"}
 
 // acmeName is the i-th name of the rule set; all are one registered
-// domain, fleet.example, which is why the nodes raise
-// on_demand_per_domain_week.
+// domain, fleet.example, whose on_demand_per_domain_week the nodes set to
+// 51: the 50 and the one added, for the fleet (each node orders about
+// half).
 func acmeName(i int) string { return fmt.Sprintf("h%02d.fleet.example", i) }
 
 // acmeRules is the rule set naming hosts.
@@ -65,10 +66,11 @@ func acmeRules(hosts []string) map[string]string {
 // under 100 handshakes a second for 30 s, a name added at the rule source
 // gets its certificate, a name outside the rules is refused with
 // unrecognized_name, and redis-server is killed for 10 s and started
-// again (its append-only file keeps the data). Pass means: every
-// handshake succeeded (but the refused name's), Pebble was asked exactly
-// one order per name and none for the name outside, and both nodes hold
-// every name's certificate. It runs with TestFleet (REDIRECTD_FLEET=1,
+// again (its append-only file keeps the data); at the end a 52nd name is
+// refused by on_demand_per_domain_week = 51, counted for the fleet. Pass
+// means: every handshake succeeded (but the refused names'), Pebble was
+// asked exactly one order per name and none for the names refused, and
+// both nodes hold every name's certificate. It runs with TestFleet (REDIRECTD_FLEET=1,
 // make test-fleet).
 func TestFleetACME(t *testing.T) {
 	if os.Getenv("REDIRECTD_FLEET") != "1" {
@@ -146,7 +148,7 @@ ca_root = %[5]q
 hosts = []
 on_demand = true
 on_demand_rate = "200/1h"
-on_demand_per_domain_week = 200
+on_demand_per_domain_week = 51
 
 [acme.redis]
 address = %[3]q
@@ -376,6 +378,27 @@ frontend https
 	failedDuring := failed.Load() - failedBefore
 	<-loadDone
 
+	// A 52nd name is over on_demand_per_domain_week for the fleet, though
+	// each node ordered only about half of the 51.
+	over := "over.fleet.example"
+	v := nodes[0].serving()
+	origin.publish(t, acmeRules(append(hosts, added, over)))
+	waitServing(t, nodes, v, 10*time.Second)
+	var overErr error
+	inLG(func() { _, overErr = get(over) })
+	if overErr == nil {
+		t.Errorf("%s got a certificate past on_demand_per_domain_week 51 for the fleet", over)
+	}
+	domainLimited := 0.0
+	for _, n := range nodes {
+		_, m := holds(n, nil)
+		v, _ := testutil.Metric(m, `redirectd_tls_on_demand_total{result="domain_limited"}`)
+		domainLimited += v
+	}
+	if domainLimited != 1 {
+		t.Errorf("domain_limited over both nodes = %v, want 1", domainLimited)
+	}
+
 	// Each name ordered exactly once, the outside name never.
 	orders := pb.AllOrders()
 	for _, name := range append(hosts, added) {
@@ -383,8 +406,10 @@ frontend https
 			t.Errorf("%s: Pebble was asked %d orders, want exactly 1", name, orders[name])
 		}
 	}
-	if n := orders["outside.fleet.example"]; n != 0 {
-		t.Errorf("outside.fleet.example: %d orders, want none", n)
+	for _, name := range []string{"outside.fleet.example", over} {
+		if n := orders[name]; n != 0 {
+			t.Errorf("%s: %d orders, want none", name, n)
+		}
 	}
 	// Both nodes hold every name's certificate (they served it), and saw
 	// Redis come back.
