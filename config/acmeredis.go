@@ -128,11 +128,3 @@ func checkACMERedis(file string, r *ACMERedis, fl files, loc *locator, errs *err
 		}
 	}
 }
-
-// unwrapPath drops the path from an os error: the message names it.
-func unwrapPath(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
-	}
-	return err
-}

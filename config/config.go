@@ -12,7 +12,12 @@ type Config struct {
 	Path   string
 	Server Server
 	// Upstream is nil when no [upstream] is configured: misses get 404.
-	Upstream  *Upstream
+	Upstream *Upstream
+	// Upstreams are the named groups of [upstreams.NAME], by name (nil
+	// when there are none); Routes the [[route]] tables that send misses
+	// to them, in file order (routes.go).
+	Upstreams map[string]*Upstream
+	Routes    []Route
 	Admin     Admin
 	AccessLog AccessLog
 	Reload    RulesReload
@@ -175,7 +180,7 @@ var freeTables = map[string]bool{"rule.query": true,
 // known lists the keys each table accepts. Keys are compared exactly, so a
 // misspelt or differently cased key is reported rather than ignored.
 var known = map[string][]string{
-	"":           {"server", "upstream", "admin", "access_log", "rules", "rule", "map", "csv", "tls", "acme", "misses", "geoip"},
+	"":           {"server", "upstream", "upstreams", "route", "admin", "access_log", "rules", "rule", "map", "csv", "tls", "acme", "misses", "geoip"},
 	"misses":     {"capacity"},
 	"geoip":      {"database"},
 	"csv":        {"file", "headers", "invalid"},
@@ -185,8 +190,10 @@ var known = map[string][]string{
 		"cache_dir", "keep_versions", "max_regexes", "max_regex_instructions"},
 	"upstream": {"servers", "balance", "max_conns_per_server", "connect_timeout", "read_timeout",
 		"write_timeout", "pool_wait_timeout", "send_timeout", "body_timeout", "tunnel_idle_timeout",
-		"host_header", "max_request_body_bytes", "request_buffer_bytes", "body_min_rate", "max_conns_per_client", "health_check"},
+		"host_header", "max_request_body_bytes", "request_buffer_bytes", "body_min_rate", "max_conns_per_client", "health_check",
+		"tls_server_name", "ca_file", "client_cert_file", "client_key_file", "tls_insecure_skip_verify"},
 	"upstream.health_check": {"path", "interval"},
+	"route":                 {"host", "prefix", "upstream"},
 	"server": {"listen", "event_loops", "max_path_bytes", "idle_timeout", "header_timeout",
 		"max_connections_per_ip", "ipv6_prefix", "max_connections", "https_redirect", "absolute_redirect", "shutdown_timeout", "defer_accept",
 		"proxy_protocol", "trusted_proxies", "headers"},
@@ -194,7 +201,7 @@ var known = map[string][]string{
 	"map":            {"file", "format", "match", "status", "host", "case_insensitive", "trailing_slash", "query_string", "request_uri", "path", "invalid", "headers", "when"},
 	"rules.defaults": {"status", "case_insensitive", "trailing_slash", "query_string", "path"},
 	// [tls] and [acme], see tls.go.
-	"tls":             {"listen", "certificate", "certificates_dir", "hsts", "handshake_timeout"},
+	"tls":             {"listen", "certificate", "certificates_dir", "hsts", "handshake_timeout", "post_quantum"},
 	"tls.certificate": {"cert", "key"},
 	"acme":            {"email", "ca", "ca_root", "storage", "hosts", "on_demand", "ask", "on_demand_rate", "on_demand_per_domain_week", "on_demand_queue", "redis"},
 	"acme.redis":      {"address", "username", "password", "password_file", "db", "key_prefix", "tls"},

@@ -65,3 +65,12 @@ func (l *errorList) err() error {
 	}
 	return errors.Join(l.errs...)
 }
+
+// unwrapPath drops the path an *fs.PathError repeats: the message names the file
+// itself, with the key it came from.
+func unwrapPath(err error) error {
+	if u := errors.Unwrap(err); u != nil {
+		return u
+	}
+	return err
+}

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
 	"github.com/redirectd/redirectd/engine/accesslog"
 	"github.com/redirectd/redirectd/matcher"
 )
@@ -69,18 +70,22 @@ type rawRules struct {
 // and converted by hand, so that a wrong type names its rule and line
 // instead of producing the decoder's position-less message.
 type rawConfig struct {
-	Server    Server    `toml:"server"`
-	Upstream  *Upstream `toml:"upstream"`
-	Admin     Admin     `toml:"admin"`
-	AccessLog AccessLog `toml:"access_log"`
-	Rules     rawRules  `toml:"rules"`
-	Rule      []rawRule `toml:"rule"`
-	Map       []rawMap  `toml:"map"`
-	CSV       []rawCSV  `toml:"csv"`
-	TLS       TLS       `toml:"tls"`
-	ACME      *ACME     `toml:"acme"`
-	Misses    rawMisses `toml:"misses"`
-	GeoIP     GeoIP     `toml:"geoip"`
+	Server   Server    `toml:"server"`
+	Upstream *Upstream `toml:"upstream"`
+	// Upstreams are the named groups, Route the [[route]] tables that
+	// send misses to them (routes.go).
+	Upstreams map[string]*Upstream `toml:"upstreams"`
+	Route     []rawRoute           `toml:"route"`
+	Admin     Admin                `toml:"admin"`
+	AccessLog AccessLog            `toml:"access_log"`
+	Rules     rawRules             `toml:"rules"`
+	Rule      []rawRule            `toml:"rule"`
+	Map       []rawMap             `toml:"map"`
+	CSV       []rawCSV             `toml:"csv"`
+	TLS       TLS                  `toml:"tls"`
+	ACME      *ACME                `toml:"acme"`
+	Misses    rawMisses            `toml:"misses"`
+	GeoIP     GeoIP                `toml:"geoip"`
 }
 
 // load reads the config file through fl, checks every table and
@@ -129,9 +134,13 @@ func load(file string, fl files) (*Config, error) {
 	checkTLS(file, &raw, cfg, fl, loc, &errs)
 	cfg.Misses = checkMisses(file, &raw.Misses, loc, &errs)
 	if raw.Upstream != nil {
-		checkUpstream(file, raw.Upstream, loc, &errs)
+		raw.Upstream.Name = DefaultGroup
+		checkUpstream(file, "upstream", raw.Upstream, fl, loc, &errs)
 		cfg.Upstream = raw.Upstream
 	}
+	checkGroups(file, raw.Upstreams, fl, loc, &errs)
+	cfg.Upstreams = raw.Upstreams
+	cfg.Routes = checkRoutes(file, raw.Route, raw.Upstream, raw.Upstreams, loc, &errs)
 	set, sink := readRules(file, &raw, &defaults, fl, loc, &errs)
 	if err := errs.err(); err != nil {
 		return nil, err
@@ -404,6 +413,10 @@ func checkKeys(file string, md toml.MetaData, loc *locator, errs *errorList) {
 		if freeTables[parent] {
 			continue
 		}
+		if k[0] == "upstreams" {
+			checkGroupKey(file, k, loc, errs)
+			continue
+		}
 		if _, isTable := known[parent]; !isTable {
 			if isKnown(k[0], k[1]) {
 				i := max(count[k[0]]-1, 0)
@@ -417,6 +430,31 @@ func checkKeys(file string, md toml.MetaData, loc *locator, errs *errorList) {
 			errs.add(&Error{File: file, Line: loc.line(parent, i, key), What: entryName(parent, i), Key: key,
 				Msg: fmt.Sprintf("unknown key; known keys here: %s", strings.Join(known[parent], ", "))})
 		}
+	}
+}
+
+// checkGroupKey reports a key of an [upstreams.NAME] group that
+// [upstream] does not take; k is the key's whole path.
+func checkGroupKey(file string, k []string, loc *locator, errs *errorList) {
+	if len(k) < 3 {
+		return // the group itself, whose name checkGroups checks
+	}
+	table := strings.Join(k[:len(k)-1], ".")
+	schema := "upstream"
+	if len(k) > 3 {
+		schema = "upstream." + strings.Join(k[2:len(k)-1], ".")
+	}
+	key := k[len(k)-1]
+	if _, ok := known[schema]; !ok {
+		if len(k) == 4 && isKnown("upstream", k[2]) {
+			errs.add(&Error{File: file, Line: loc.line("upstreams."+k[1], 0, k[2]), What: "[upstreams." + k[1] + "]", Key: k[2],
+				Msg: "must be a plain value, not a table"})
+		}
+		return
+	}
+	if !isKnown(schema, key) {
+		errs.add(&Error{File: file, Line: loc.line(table, 0, key), What: "[" + table + "]", Key: key,
+			Msg: fmt.Sprintf("unknown key; known keys here: %s", strings.Join(known[schema], ", "))})
 	}
 }
 
@@ -434,7 +472,7 @@ func isKnown(table, key string) bool {
 }
 
 func entryName(table string, i int) string {
-	if table != "rule" && table != "map" {
+	if table != "rule" && table != "map" && table != "route" {
 		return "[" + table + "]"
 	}
 	return fmt.Sprintf("[[%s]] #%d", table, i+1)

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/matcher"
 )
@@ -168,8 +170,8 @@ func TestLoadErrors(t *testing.T) {
 			[]string{"redirectd.toml:2: [upstream]: servers: \"127.0.0.1\" is not host:port"}},
 		{"upstream balance", map[string]string{"redirectd.toml": "[upstream]\nservers = [\"a:1\"]\nbalance = \"random\"\n"},
 			[]string{"redirectd.toml:3: [upstream]: balance: \"random\" is not a balancing method"}},
-		{"upstream host_header", map[string]string{"redirectd.toml": "[upstream]\nservers = [\"a:1\"]\nhost_header = \"x\"\n"},
-			[]string{"redirectd.toml:3: [upstream]: host_header: \"x\" is not a choice"}},
+		{"upstream host_header", map[string]string{"redirectd.toml": "[upstream]\nservers = [\"a:1\"]\nhost_header = \"x y\"\n"},
+			[]string{"redirectd.toml:3: [upstream]: host_header: \"x y\" is not a host name"}},
 		{"upstream send_timeout", map[string]string{"redirectd.toml": "[upstream]\nservers = [\"a:1\"]\n\nsend_timeout = \"5ms\"\n"},
 			[]string{"redirectd.toml:4: [upstream]: send_timeout: 5ms is shorter than the deadline sweep's 100ms"}},
 		{"upstream tunnel_idle_timeout", map[string]string{"redirectd.toml": "[upstream]\nservers = [\"a:1\"]\ntunnel_idle_timeout = \"1ms\"\n"},
@@ -246,7 +248,8 @@ health_check = { path = "/healthz", interval = "2s" }
 		t.Fatal(err)
 	}
 	want := &config.Upstream{
-		Servers: []string{"127.0.0.1:8081", "127.0.0.1:8082"}, Balance: "least_conn", MaxConnsPerServer: 512,
+		Name: "default", Servers: []string{"127.0.0.1:8081", "127.0.0.1:8082"},
+		Targets: []config.Target{{Addr: "127.0.0.1:8081", Host: "127.0.0.1"}, {Addr: "127.0.0.1:8082", Host: "127.0.0.1"}}, Balance: "least_conn", MaxConnsPerServer: 512,
 		ConnectTimeout: config.Duration(2 * time.Second), ReadTimeout: config.Duration(5 * time.Second),
 		WriteTimeout: config.Duration(30 * time.Second), PoolWaitTimeout: config.Duration(2 * time.Second),
 		SendTimeout: config.Duration(30 * time.Second), BodyTimeout: config.Duration(10 * time.Second),
@@ -254,7 +257,7 @@ health_check = { path = "/healthz", interval = "2s" }
 		RequestBufferBytes: 64 << 10, BodyMinRate: 4096, MaxConnsPerClient: 8,
 		HealthCheck: &config.HealthCheck{Path: "/healthz", Interval: config.Duration(2 * time.Second)},
 	}
-	if diff := cmp.Diff(want, cfg.Upstream); diff != "" {
+	if diff := cmp.Diff(want, cfg.Upstream, cmpopts.IgnoreUnexported(config.UpstreamTLS{})); diff != "" {
 		t.Errorf("upstream (-want +got):\n%s", diff)
 	}
 	cfg, err = config.Load(writeFiles(t, map[string]string{"redirectd.toml": "[[rule]]\nfrom = \"/a\"\nto = \"/b\"\n"}))

@@ -7,6 +7,7 @@ import (
 	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/redirectd/redirectd/matcher"
 )
 

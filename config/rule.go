@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/redirectd/redirectd/matcher"
 	"golang.org/x/net/idna"
+
+	"github.com/redirectd/redirectd/matcher"
 )
 
 // rawRule is one [[rule]] table. Fields are decoded untyped and converted

@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"github.com/redirectd/redirectd/matcher"
 	"io"
 	"io/fs"
 	"net/url"
@@ -11,7 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redirectd/redirectd/matcher"
+
 	"github.com/BurntSushi/toml"
+
 	"github.com/redirectd/redirectd/internal/ascii"
 	"github.com/redirectd/redirectd/internal/shorten"
 )

@@ -27,6 +27,10 @@ type TLS struct {
 	HSTS string `toml:"hsts"`
 	// HandshakeTimeout bounds a TLS handshake (default 10s).
 	HandshakeTimeout Duration `toml:"handshake_timeout"`
+	// PostQuantum offers the ML-KEM hybrid key exchanges (X25519MLKEM768
+	// and Go's others) beside X25519 and the NIST curves; off by default
+	// for their CPU (engine/tlsconf/keyexchange.go). Applies at start.
+	PostQuantum bool `toml:"post_quantum"`
 }
 
 // On reports whether the HTTPS listener is configured.

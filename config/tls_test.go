@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/internal/testutil"
 )
@@ -19,6 +20,7 @@ func TestTLSConfig(t *testing.T) {
 listen = "0.0.0.0:443"
 certificates_dir = "certs"
 hsts = "max-age=31536000; includeSubDomains"
+post_quantum = true
 
 [[tls.certificate]]
 cert = "a.crt"
@@ -50,10 +52,11 @@ on_demand_queue = 50
 		CertificatesDir: filepath.Join(dir, "certs"),
 		HSTS:            "max-age=31536000; includeSubDomains",
 		Certificates: []config.TLSCertificate{
-			{Cert: filepath.Join(dir, "a.crt"), Key: "/abs/a.key", File: file, Line: 7},
-			{Cert: filepath.Join(dir, "b.crt"), Key: filepath.Join(dir, "b.key"), File: file, Line: 11},
+			{Cert: filepath.Join(dir, "a.crt"), Key: "/abs/a.key", File: file, Line: 8},
+			{Cert: filepath.Join(dir, "b.crt"), Key: filepath.Join(dir, "b.key"), File: file, Line: 12},
 		},
 		HandshakeTimeout: config.Duration(10 * time.Second),
+		PostQuantum:      true,
 	}
 	if diff := cmp.Diff(want, cfg.TLS); diff != "" {
 		t.Errorf("[tls] (-want +got):\n%s", diff)
@@ -88,6 +91,9 @@ storage = "/var/lib/redirectd/acme"
 	if cfg.TLS.HandshakeTimeout.Std() != 10*time.Second {
 		t.Errorf("handshake_timeout = %s, want the default 10s", cfg.TLS.HandshakeTimeout.Std())
 	}
+	if cfg.TLS.PostQuantum {
+		t.Error("post_quantum is on by default, want off")
+	}
 
 	// No [tls] at all: off, and no [acme].
 	file = writeFiles(t, map[string]string{"redirectd.toml": "[server]\nlisten = \":80\"\n"})
@@ -112,6 +118,7 @@ func TestTLSConfigErrors(t *testing.T) {
 		{"unknown certificate key", "[tls]\nlisten = \":443\"\n[[tls.certificate]]\ncert = \"a\"\nkey = \"b\"\nchain = \"c\"\n", "redirectd.toml:6: [tls.certificate]: chain: unknown key"},
 		{"bad hsts", "[tls]\nlisten = \":443\"\ncertificates_dir = \"c\"\nhsts = \"31536000\"\n", "redirectd.toml:4: [tls]: hsts: \"31536000\" is not a Strict-Transport-Security value"},
 		{"hsts newline", "[tls]\nlisten = \":443\"\ncertificates_dir = \"c\"\nhsts = \"max-age=1\\r\\nX: y\"\n", "[tls]: hsts:"},
+		{"post_quantum not a boolean", "[tls]\nlisten = \":443\"\ncertificates_dir = \"c\"\npost_quantum = \"yes\"\n", "post_quantum"},
 		{"bad timeout", "[tls]\nlisten = \":443\"\ncertificates_dir = \"c\"\nhandshake_timeout = 10\n", "handshake_timeout"},
 		{"acme without tls", "[acme]\nstorage = \"s\"\n", "redirectd.toml:1: [acme]: [acme] needs the HTTPS listener"},
 		{"acme no storage", "[tls]\nlisten = \":443\"\n[acme]\nemail = \"a@b.c\"\n", "redirectd.toml:3: [acme]: storage: missing"},

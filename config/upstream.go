@@ -2,14 +2,19 @@ package config
 
 import (
 	"fmt"
-	"net"
 	"time"
 )
 
-// Upstream is the [upstream] table: where misses are forwarded.
+// Upstream is the [upstream] table, the group named "default", or one
+// [upstreams.NAME] group: where misses are forwarded.
 type Upstream struct {
-	// Servers are host:port addresses of the application servers.
+	// Name is the group's name: "default" for [upstream].
+	Name string `toml:"-"`
+	// Servers are the application servers as written: "host:port" or
+	// "http://host[:port]" (plain), "https://host[:port]" (TLS);
+	// Targets is them parsed, in the same order.
 	Servers []string `toml:"servers"`
+	Targets []Target `toml:"-"`
 	// Balance is "round_robin" (default) or "least_conn".
 	Balance string `toml:"balance"`
 	// MaxConnsPerServer bounds the pooled connections to each server
@@ -37,8 +42,9 @@ type Upstream struct {
 	// TunnelIdleTimeout closes a WebSocket tunnel that moves no byte
 	// either way for this long (default 5m).
 	TunnelIdleTimeout Duration `toml:"tunnel_idle_timeout"`
-	// HostHeader is "preserve" (default: the client's Host) or "upstream"
-	// (the server's address).
+	// HostHeader is "preserve" (default: the client's Host), "upstream"
+	// (the server's address) or a host name sent as it is (nginx's
+	// proxy_set_header Host name).
 	HostHeader string `toml:"host_header"`
 	// MaxRequestBodyBytes bounds a forwarded request body; 0 means no
 	// limit.
@@ -58,6 +64,8 @@ type Upstream struct {
 	MaxConnsPerClient int `toml:"max_conns_per_client"`
 	// HealthCheck, when set, probes each server actively.
 	HealthCheck *HealthCheck `toml:"health_check"`
+	// UpstreamTLS: how the https:// servers are reached (upstream_tls.go).
+	UpstreamTLS
 }
 
 // HealthCheck is the optional active check of the upstream servers.
@@ -90,23 +98,18 @@ const (
 	DefaultHealthInterval = 5 * time.Second
 )
 
-// checkUpstream validates [upstream] and fills its defaults.
-func checkUpstream(file string, u *Upstream, loc *locator, errs *errorList) {
+// checkUpstream validates [upstream] (table "upstream") or a named group
+// (table "upstreams.NAME") and fills its defaults; fl reads its TLS
+// files.
+func checkUpstream(file, table string, u *Upstream, fl files, loc *locator, errs *errorList) {
 	bad := func(key, format string, args ...any) {
-		line := loc.line("upstream", 0, key)
+		line := loc.line(table, 0, key)
 		if key == "path" || key == "interval" {
-			line = loc.line("upstream", 0, "health_check")
+			line = loc.line(table, 0, "health_check")
 		}
-		errs.add(&Error{File: file, Line: line, What: "[upstream]", Key: key, Msg: fmt.Sprintf(format, args...)})
+		errs.add(&Error{File: file, Line: line, What: "[" + table + "]", Key: key, Msg: fmt.Sprintf(format, args...)})
 	}
-	if len(u.Servers) == 0 {
-		bad("servers", "empty; list at least one host:port, such as [\"127.0.0.1:8081\"]")
-	}
-	for _, s := range u.Servers {
-		if _, port, err := net.SplitHostPort(s); err != nil || port == "" || port == "0" {
-			bad("servers", "%q is not host:port; write it as \"127.0.0.1:8081\"", s)
-		}
-	}
+	checkServers(u, bad)
 	switch u.Balance {
 	case "":
 		u.Balance = "round_robin"
@@ -119,7 +122,9 @@ func checkUpstream(file string, u *Upstream, loc *locator, errs *errorList) {
 		u.HostHeader = "preserve"
 	case "preserve", "upstream":
 	default:
-		bad("host_header", "%q is not a choice; use \"preserve\" or \"upstream\"", u.HostHeader)
+		if msg := checkHostValue(u.HostHeader); msg != "" {
+			bad("host_header", "%q %s; use \"preserve\", \"upstream\" or a host name such as \"blog.example.net\"", cut(u.HostHeader), msg)
+		}
 	}
 	if u.MaxConnsPerServer < 0 || u.MaxRequestBodyBytes < 0 {
 		bad("max_conns_per_server", "negative values are not allowed; leave a key out for its default")
@@ -170,6 +175,23 @@ func checkUpstream(file string, u *Upstream, loc *locator, errs *errorList) {
 			bad("path", "health_check path %q must start with '/'", hc.Path)
 		}
 		defaultDuration(&hc.Interval, DefaultHealthInterval)
+	}
+	checkUpstreamTLS(u, fl, bad)
+}
+
+// checkServers parses u's servers into its Targets.
+func checkServers(u *Upstream, bad func(key, format string, args ...any)) {
+	if len(u.Servers) == 0 {
+		bad("servers", "empty; list at least one host:port, such as [\"127.0.0.1:8081\"]")
+	}
+	u.Targets = u.Targets[:0]
+	for _, s := range u.Servers {
+		t, msg := parseTarget(s)
+		if msg != "" {
+			bad("servers", "%q %s", cut(s), msg)
+			continue
+		}
+		u.Targets = append(u.Targets, t)
 	}
 }
 

@@ -44,7 +44,7 @@ func (cs *conn) answer(out []byte, req *httpparse.Request, rules *matcher.Set, d
 		return appendHTTPSRedirect(out, req, cs.fields(), rules.Headers(), date, connFieldOf(req, closing)), verdict{status: 301, outcome: outRedirect}
 	case cs.lookup(rules, req): // the one call into the matcher
 		m := &l.match
-		if fb := m.Fallback(); fb != nil && s.up != nil {
+		if fb := m.Fallback(); fb != nil && cs.pickGroup(req) {
 			return cs.startFallback(out, req, rules, fb, date) // fallback.go
 		}
 		m.Hit()
@@ -57,9 +57,9 @@ func (cs *conn) answer(out []byte, req *httpparse.Request, rules *matcher.Set, d
 			v.location = l.loc
 		}
 		return cs.appendRedirect(out, m, req, cs.fields(), ruleHeaders(m, rules), date, connFieldOf(req, closing)), v
-	case s.up != nil:
+	case cs.pickGroup(req):
 		l.miss(req)
-		if max := s.up.MaxRequestBodyBytes; max > 0 && req.ContentLength > max {
+		if max := l.group.MaxRequestBodyBytes; max > 0 && req.ContentLength > max {
 			return appendTextWith(out, 413, cs.fields(), rules.Headers(), "request body too large\n", false, date, connClose),
 				verdict{status: 413, outcome: outClientError, closing: true, linger: true}
 		}
@@ -67,6 +67,17 @@ func (cs *conn) answer(out []byte, req *httpparse.Request, rules *matcher.Set, d
 	}
 	l.miss(req)
 	return appendTextVary(out, 404, l.match.Vary(), cs.fields(), rules.Headers(), "not found\n", isHead(req.Method), date, connFieldOf(req, closing)), verdict{status: 404, outcome: outMiss}
+}
+
+// pickGroup chooses the upstream group of req into the loop's group, and
+// reports whether there is one: the routes of its host and path, else
+// the default group (upstream_routes.go). The path is the one the
+// lookup just compared with the rules (lookup runs first), so that a
+// prefix matches "/%62log/" as a rule's "/blog/" does.
+func (cs *conn) pickGroup(req *httpparse.Request) bool {
+	l := cs.loop
+	l.group = l.srv.routes.Load().pick(req.Host, l.match.Path())
+	return l.group != nil
 }
 
 // lookup finds the rule for req as of the coarse clock, so that rules with

@@ -7,6 +7,7 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 	"github.com/panjf2000/gnet/v2"
+
 	"github.com/redirectd/redirectd/httpparse"
 	"github.com/redirectd/redirectd/httpparse/proxyproto"
 )

@@ -5,8 +5,9 @@ import (
 	"time"
 
 	"github.com/panjf2000/gnet/v2"
-	"github.com/redirectd/redirectd/httpparse"
 	"golang.org/x/sys/unix"
+
+	"github.com/redirectd/redirectd/httpparse"
 )
 
 // conn is the state of one client connection, owned by its loop.
@@ -93,7 +94,7 @@ func (cs *conn) hold(c gnet.Conn, in []byte, used int) {
 		if used > 0 {
 			cs.partial = cs.partial[:copy(cs.partial, in[used:])]
 		}
-	case cs.loop.srv.up == nil:
+	case !cs.loop.srv.forwarding():
 		cs.partial = append(cs.partial[:0], in[used:]...)
 		c.Discard(len(in) - used)
 	}
@@ -207,6 +208,7 @@ func (cs *conn) serve(buf []byte, s *Server) (used int, res result) {
 			} else {
 				used += cs.startForward(s, req, buf[used:], !req.KeepAlive)
 			}
+			l.group = nil // the forward holds it; a reload may drop it
 			return used, keepOpen
 		}
 		cs.record(&v, out[mark:])

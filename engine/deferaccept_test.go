@@ -3,14 +3,16 @@ package engine_test
 import (
 	"bufio"
 	"io"
+	"net"
 	"net/netip"
 	"os"
 	"strconv"
 	"testing"
 	"time"
 
-	"github.com/redirectd/redirectd/engine"
 	"golang.org/x/sys/unix"
+
+	"github.com/redirectd/redirectd/engine"
 )
 
 // listenerOption reads a TCP option of every listening socket of this
@@ -66,6 +68,38 @@ func TestDeferAccept(t *testing.T) {
 	}
 
 	silent := dial(t, srv)
+	silent.SetDeadline(time.Now().Add(10 * time.Second))
+	start := time.Now()
+	if _, err := silent.Read(make([]byte, 1)); err == nil {
+		t.Fatal("a silent connection got bytes")
+	}
+	if took := time.Since(start); took > 8*time.Second {
+		t.Fatalf("a silent connection was closed after %v", took)
+	}
+}
+
+// TestTLSDeferAccept checks that DeferAccept reaches the TLS listener's
+// socket too, that a handshake and a request go through, and that a
+// connection that never sends its ClientHello is still handed over and
+// closed by the handshake timeout.
+func TestTLSDeferAccept(t *testing.T) {
+	t.Parallel()
+	opts := engine.Options{DeferAccept: true, TLS: testTLSOptions(t)}
+	opts.TLS.HandshakeTimeout = 300 * time.Millisecond
+	srv := overTLS.start(t, opts)
+	if got := listenerOption(t, srv.TLSAddr(), unix.TCP_DEFER_ACCEPT); len(got) != 1 || got[0] == 0 {
+		t.Fatalf("TCP_DEFER_ACCEPT on the TLS listening socket: %v, want one set", got)
+	}
+	c := overTLS.dial(t, srv)
+	io.WriteString(c, "GET /old HTTP/1.1\r\nHost: a\r\n\r\n")
+	if a := readAnswer(t, bufio.NewReader(c), "GET"); a.Status != 301 {
+		t.Fatalf("answer %d, want 301", a.Status)
+	}
+	silent, err := net.DialTimeout("tcp", srv.TLSAddr(), 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
 	silent.SetDeadline(time.Now().Add(10 * time.Second))
 	start := time.Now()
 	if _, err := silent.Read(make([]byte, 1)); err == nil {

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"io"
 
+	"github.com/valyala/fasthttp"
+
 	"github.com/redirectd/redirectd/httpparse"
 	"github.com/redirectd/redirectd/matcher"
-	"github.com/valyala/fasthttp"
 )
 
 // A fallback rule (matcher.Rule.Fallback) answers only where the upstream
@@ -52,7 +53,7 @@ const maxFallbackDiscard = 64 << 10
 // then forwarded as a miss is.
 func (cs *conn) startFallback(out []byte, req *httpparse.Request, rules *matcher.Set, fb *matcher.Fallback, date []byte) ([]byte, verdict) {
 	l := cs.loop
-	if max := l.srv.up.MaxRequestBodyBytes; max > 0 && req.ContentLength > max {
+	if max := l.group.MaxRequestBodyBytes; max > 0 && req.ContentLength > max {
 		return appendTextWith(out, 413, cs.fields(), rules.Headers(), "request body too large\n", false, date, connClose),
 			verdict{status: 413, outcome: outClientError, closing: true, linger: true}
 	}

@@ -8,16 +8,20 @@ import (
 	"time"
 
 	"github.com/panjf2000/gnet/v2"
+	"github.com/valyala/fasthttp"
+
 	"github.com/redirectd/redirectd/engine/upstream"
 	"github.com/redirectd/redirectd/httpparse"
-	"github.com/valyala/fasthttp"
 )
 
 // forward is one request being forwarded. The loop builds it and feeds its
 // body; a goroutine (run) does the upstream exchange and writes the answer
 // with AsyncWrite, then hands the connection back to the loop.
 type forward struct {
-	s   *Server
+	s *Server
+	// g is the upstream group the request goes to, chosen by the loop
+	// (pickGroup); the forward keeps it through a reload.
+	g   *group
 	cs  *conn
 	c   gnet.Conn
 	req *fasthttp.Request
@@ -122,7 +126,7 @@ type forward struct {
 // what follows the head; startForward takes the body bytes in it and
 // returns how many.
 func (cs *conn) startForward(s *Server, req *httpparse.Request, buf []byte, closing bool) int {
-	f := &forward{s: s, cs: cs, c: cs.c, closing: closing, http10: req.Minor == 0, head: isHead(req.Method),
+	f := &forward{s: s, g: cs.loop.group, cs: cs, c: cs.c, closing: closing, http10: req.Minor == 0, head: isHead(req.Method),
 		abort: make(chan struct{}), drained: make(chan struct{}, 1)}
 	f.start = time.Now()
 	f.moved.Store(s.clock.now())
@@ -133,7 +137,7 @@ func (cs *conn) startForward(s *Server, req *httpparse.Request, buf []byte, clos
 	}
 	// The server is picked here, so that the header policy knows it
 	// (host_header = "upstream"); run answers 502 when none is up.
-	f.srv, f.pickErr = s.up.Pool.Pick()
+	f.srv, f.pickErr = f.g.Pool.Pick()
 	f.req = fasthttp.AcquireRequest()
 	r := f.req
 	r.Header.DisableNormalizing()
@@ -148,7 +152,7 @@ func (cs *conn) startForward(s *Server, req *httpparse.Request, buf []byte, clos
 	// rebuilding the target and Host (upstream.Pool).
 	r.SetRequestURIBytes(upstreamTarget(req))
 	if f.srv != nil {
-		s.upstreamHeaders(fasthttpHeaders{&r.Header}, req, cs.ip, cs.https(req), cs.proxy.xff, f.srv.Addr)
+		s.upstreamHeaders(fasthttpHeaders{&r.Header}, req, cs.ip, cs.https(req), cs.proxy.xff, f.g, f.srv.Addr)
 	}
 	used := 0
 	switch {
@@ -258,7 +262,8 @@ func (cs *conn) whileForwarding(c gnet.Conn, buf []byte) gnet.Action {
 // a request body that the upstream was passed none of for body_timeout,
 // and closes a tunnel that moved nothing for tunnel_idle_timeout.
 func (cs *conn) checkForward(now int64) {
-	f, up := cs.fwd, cs.loop.srv.up
+	f := cs.fwd
+	up := f.g
 	if w := cs.waitDrain; w != nil {
 		switch out := cs.c.OutboundBuffered(); {
 		case out <= maxOutboundFwd:
@@ -320,7 +325,7 @@ func (f *forward) run() {
 		return
 	}
 	f.server = srv.Addr
-	um := f.s.upMetrics[srv.Addr]
+	um := f.g.metrics[srv]
 	if f.aborted.Load() {
 		// Stopped while its body was read (client gone, body too large,
 		// too slow or malformed): nothing was sent.
@@ -332,7 +337,7 @@ func (f *forward) run() {
 		f.finish(true)
 		return
 	}
-	if !f.s.slots.take(f.client) {
+	if !f.g.slots.take(f.client) {
 		srv.Cancel()
 		um.clientLimit.Inc()
 		f.s.m.forwarded[4].Inc()
@@ -385,7 +390,7 @@ func (f *forward) exchangeFailed(err error, srv *upstream.Server, um *upstreamMe
 	case errors.As(err, &small):
 		count.Inc()
 		f.s.m.forwarded[5].Inc()
-		f.s.log.Warn("forwarding failed: the upstream answer's head is larger than 64 KiB", "server", srv.Addr, "status", 502, "limit", upstream.MaxAnswerHead)
+		f.s.log.Warn("forwarding failed: the upstream answer's head is larger than 64 KiB", "group", f.g.Name, "server", srv.Addr, "status", 502, "limit", upstream.MaxAnswerHead)
 		f.failed(502, "the upstream server sent an answer head too large\n")
 		return
 	case errors.Is(err, fasthttp.ErrTimeout) || errors.As(err, &ne) && ne.Timeout() && !upstream.IsConnError(err):
@@ -394,7 +399,7 @@ func (f *forward) exchangeFailed(err error, srv *upstream.Server, um *upstreamMe
 	count.Inc()
 	f.s.m.forwarded[5].Inc()
 	f.upStatus.Store(int32(status)) // as nginx logs a failed exchange
-	f.s.log.Warn("forwarding failed", "server", srv.Addr, "status", status, "err", err)
+	f.s.log.Warn("forwarding failed", "group", f.g.Name, "server", srv.Addr, "status", status, "err", err)
 	f.failed(status, msg)
 }
 
@@ -450,7 +455,7 @@ func (f *forward) wrote(p []byte) {
 func (f *forward) putSlot() {
 	if f.slotHeld {
 		f.slotHeld = false
-		f.s.slots.put(f.client)
+		f.g.slots.put(f.client)
 	}
 }
 

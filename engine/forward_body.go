@@ -51,7 +51,7 @@ func (f *forward) feed(buf []byte) int {
 		used += n
 		if len(data) > 0 {
 			f.bodySeen += int64(len(data))
-			if limit := f.s.up.MaxRequestBodyBytes; limit > 0 && f.bodySeen > limit && !f.tunnel {
+			if limit := f.g.MaxRequestBodyBytes; limit > 0 && f.bodySeen > limit && !f.tunnel {
 				f.stop(413)
 				return len(buf)
 			}
@@ -92,7 +92,7 @@ func (f *forward) feed(buf []byte) int {
 // come, never past the limit or the announced length: a client that
 // announces a body and sends none costs nothing.
 func (f *forward) hold(data []byte) []byte {
-	limit := f.s.up.RequestBufferBytes
+	limit := f.g.RequestBufferBytes
 	take := min(len(data), limit-len(f.buffered))
 	if need := len(f.buffered) + take; need > cap(f.buffered) {
 		size := min(max(2*cap(f.buffered), need, 512), limit)
@@ -175,7 +175,7 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 // buffer and are not counted in bodySeen: the upstream is the slow side,
 // so that time moves the start on (feed adds it once the chunk goes).
 func (f *forward) rateDeadline(now int64) int64 {
-	up := f.s.up
+	up := f.g
 	seen, rate := f.bodySeen-f.rateSeen, up.BodyMinRate
 	credit := seen/rate*int64(time.Second) + seen%rate*int64(time.Second)/rate
 	start := f.rateStart

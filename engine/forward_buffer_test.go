@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/upstream"
 	"github.com/redirectd/redirectd/internal/testutil"
@@ -104,9 +105,9 @@ func TestForwardTrickledBodies(t *testing.T) {
 	}
 	m := metricsOf(srv)
 	for name, want := range map[string]string{
-		`redirectd_upstream_request_bodies_total{result="buffered"}`:                  "4",
-		`redirectd_upstream_request_bodies_total{result="streamed"}`:                  "0",
-		`redirectd_upstream_requests_total{server="` + addr + `",result="pool_full"}`: "0",
+		`redirectd_upstream_request_bodies_total{result="buffered"}`:                                  "4",
+		`redirectd_upstream_request_bodies_total{result="streamed"}`:                                  "0",
+		`redirectd_upstream_requests_total{group="default",server="` + addr + `",result="pool_full"}`: "0",
 	} {
 		if got := metricValue(m, name); got != want {
 			t.Errorf("%s = %q, want %s", name, got, want)
@@ -222,7 +223,7 @@ func TestForwardClientLimit(t *testing.T) {
 		t.Fatalf("after the held answer: %d, want 200", resp.StatusCode)
 	}
 	m := metricsOf(srv)
-	if got := metricValue(m, `redirectd_upstream_requests_total{server="`+u.addr+`",result="client_limit"}`); got != "1" {
+	if got := metricValue(m, `redirectd_upstream_requests_total{group="default",server="`+u.addr+`",result="client_limit"}`); got != "1" {
 		t.Errorf("client_limit counted %q, want 1", got)
 	}
 	if got := metricValue(m, `redirectd_requests_total{outcome="forwarded",status="4xx"}`); got != "1" {

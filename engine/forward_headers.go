@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"net/netip"
 
-	"github.com/redirectd/redirectd/httpparse"
 	"github.com/valyala/fasthttp"
+
+	"github.com/redirectd/redirectd/httpparse"
 )
 
 // hopByHop lists the headers that describe one connection and are not
@@ -90,9 +91,12 @@ var (
 //     else http; X-Forwarded-Host: the request's host.
 //
 // A tunnel adds its Upgrade and Connection after these.
-func (s *Server) upstreamHeaders(sink headerSink, req *httpparse.Request, client netip.Addr, https, trusted bool, srvAddr string) {
+func (s *Server) upstreamHeaders(sink headerSink, req *httpparse.Request, client netip.Addr, https, trusted bool, g *group, srvAddr string) {
 	host := req.Host
-	if s.up.HostFromUpstream || len(host) == 0 {
+	switch {
+	case g.hostHeader != nil:
+		host = g.hostHeader
+	case g.HostFromUpstream || len(host) == 0:
 		host = []byte(srvAddr)
 	}
 	sink.add(hdrHost, host)

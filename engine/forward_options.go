@@ -6,12 +6,17 @@ import (
 	"github.com/redirectd/redirectd/engine/upstream"
 )
 
-// UpstreamOptions configure forwarding of misses.
+// UpstreamOptions configure forwarding of misses to one upstream group.
 type UpstreamOptions struct {
+	// Name is the group's, for metrics and logs ("" for "default").
+	Name string
 	Pool *upstream.Pool
 	// HostFromUpstream sends the server's address as Host instead of the
 	// host the request was matched with (see upstreamHeaders).
 	HostFromUpstream bool
+	// HostHeader, when set, is sent as Host instead (nginx's
+	// proxy_set_header Host name).
+	HostHeader string
 	// MaxRequestBodyBytes bounds a forwarded body; 0: no limit.
 	MaxRequestBodyBytes int64
 	// BodyTimeout answers 408 when no byte of a forwarded request's body

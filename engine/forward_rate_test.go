@@ -14,9 +14,10 @@ import (
 // has passed it on.
 func TestRateDeadline(t *testing.T) {
 	sec := int64(time.Second)
-	s := &Server{up: &UpstreamOptions{BodyTimeout: time.Second, BodyMinRate: 1000}}
+	s := &Server{}
+	g := &group{UpstreamOptions: UpstreamOptions{BodyTimeout: time.Second, BodyMinRate: 1000}}
 	at := func(ns int64) { s.clock.set(time.Unix(0, ns)) }
-	f := &forward{s: s, rated: true, rateStart: 10 * sec, rateSeen: 500, body: make(chan []byte, 1)}
+	f := &forward{s: s, g: g, rated: true, rateStart: 10 * sec, rateSeen: 500, body: make(chan []byte, 1)}
 	var got []int64
 	f.bodySeen = 500
 	got = append(got, f.rateDeadline(10*sec)) // nothing since the start: body_timeout

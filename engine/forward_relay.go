@@ -8,8 +8,9 @@ import (
 	"sync"
 
 	"github.com/panjf2000/gnet/v2"
-	"github.com/redirectd/redirectd/httpparse"
 	"github.com/valyala/fasthttp"
+
+	"github.com/redirectd/redirectd/httpparse"
 )
 
 // relay writes the upstream's answer to the client: its head, then its

@@ -66,7 +66,7 @@ func TestForwardStaleIdleConnection(t *testing.T) {
 			if resp.StatusCode != 200 || body != "conn 2 answer 0" || resp.Header.Get("Set-Cookie") != "" {
 				t.Fatalf("second client got %d %q %v; want its own answer from a new connection", resp.StatusCode, body, resp.Header)
 			}
-			if got := metric(srv, `redirectd_upstream_idle_closed_total{server="`+up.addr+`"}`); got != 1 {
+			if got := metric(srv, `redirectd_upstream_idle_closed_total{group="default",server="`+up.addr+`"}`); got != 1 {
 				t.Errorf("idle connections closed: %v, want 1", got)
 			}
 		})

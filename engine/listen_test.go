@@ -12,9 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/matcher"
-	"golang.org/x/sys/unix"
 )
 
 // listening returns the TCP_DEFER_ACCEPT value of every listening socket

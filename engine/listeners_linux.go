@@ -118,3 +118,19 @@ func (s *Server) deferAccept() {
 		}
 	}
 }
+
+// deferTLSAccept sets TCP_DEFER_ACCEPT and delayed ACKs on the TLS
+// listening socket, as deferAccept does on the traffic port's: the
+// connection is accepted with its ClientHello already in the socket, so
+// the handshake's first read finds it instead of failing with EAGAIN and
+// parking the goroutine until the poller wakes it, and the ClientHello's
+// ACK rides on the ServerHello flight.
+func deferTLSAccept(fd int) error {
+	if err := unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_DEFER_ACCEPT, 1); err != nil {
+		return fmt.Errorf("cannot set TCP_DEFER_ACCEPT: %w", err)
+	}
+	if err := unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_QUICKACK, 0); err != nil {
+		return fmt.Errorf("cannot set TCP_QUICKACK: %w", err)
+	}
+	return nil
+}

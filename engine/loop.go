@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/panjf2000/gnet/v2"
+
 	"github.com/redirectd/redirectd/engine/accesslog"
 	"github.com/redirectd/redirectd/engine/misses"
 	"github.com/redirectd/redirectd/httpparse"
@@ -20,6 +21,9 @@ type loop struct {
 	req   httpparse.Request
 	match matcher.Match
 	cond  condReq // the request as match's conditions see it (conditions.go)
+	// group is the upstream group the request being answered goes to,
+	// set by pickGroup for startForward and startTunnel.
+	group *group
 	out   []byte
 	// answers counts the requests answered by the last serve.
 	answers int

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/redirectd/redirectd/engine/promtext"
+	"github.com/redirectd/redirectd/engine/upstream"
 )
 
 // TestMetricHelp fails when a family registered in newServerMetrics or
@@ -11,7 +12,9 @@ import (
 // empty HELP, which promtool rejects.
 func TestMetricHelp(t *testing.T) {
 	m := newServerMetrics(&Server{})
-	m.forServer("127.0.0.1:1") // the per-upstream families
+	pool := upstream.New(upstream.Config{Servers: []string{"127.0.0.1:1"}}, nil)
+	defer pool.Close()
+	m.forServer("default", pool.Servers()[0]) // the per-upstream families
 	for _, fam := range promtext.Missing(m.set, metricHelp) {
 		t.Errorf("metric family %s has no help: add a one-line description to metricHelp in engine/metrics.go", fam)
 	}

@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"sync"
+	"sync/atomic"
 
 	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/redirectd/redirectd/engine/promtext"
+	"github.com/redirectd/redirectd/engine/upstream"
 )
 
 // serverMetrics are the server's counters, created once so that counting
@@ -15,6 +18,10 @@ import (
 // formatting, no map lookup.
 type serverMetrics struct {
 	set *metrics.Set
+	// ups holds each group's servers' metrics by group and address,
+	// made when a group is (forServer, under upMu).
+	upMu sync.Mutex
+	ups  map[string]*upstreamMetrics
 	// answered[outcome][status] counts local answers; nil where a status
 	// never occurs for an outcome (answeredOther catches it).
 	answered      [numOutcomes][600]*metrics.Counter
@@ -90,7 +97,8 @@ var metricHelp = promtext.Help{
 	"redirectd_panics_total":                  "Panics recovered, by where they were caught; each is logged with its stack.",
 	"redirectd_connections_open":              "Client connections open now.",
 	"redirectd_draining":                      "1 while the server drains for shutdown, else 0.",
-	"redirectd_upstream_requests_total":       "Requests forwarded to each upstream server, by result.",
+	"redirectd_upstream_requests_total":       "Requests forwarded to each upstream server, by group and result.",
+	"redirectd_upstream_server_up":            "Whether each upstream server of each group is in service (1) or taken out by its health check or failed connections (0).",
 	"redirectd_upstream_duration_seconds":     "Time each upstream server took to answer, in seconds.",
 	"redirectd_upstream_request_bodies_total": "Forwarded request bodies: read whole before an upstream connection was taken (buffered), or larger than request_buffer_bytes and passed on as they came (streamed).",
 }
@@ -171,19 +179,45 @@ type upstreamMetrics struct {
 	// or an end of stream came while they were idle.
 	stale *metrics.Counter
 	dur   *metrics.PrometheusHistogram
+	// srv is the server the health gauge reads: the latest of this group
+	// and address (a reload may rebuild it).
+	srv atomic.Pointer[upstream.Server]
 }
 
-func (m *serverMetrics) forServer(addr string) *upstreamMetrics {
-	l := strconv.Quote(addr)
-	return &upstreamMetrics{
-		ok:          m.set.GetOrCreateCounter(`redirectd_upstream_requests_total{server=` + l + `,result="answered"}`),
-		failed:      m.set.GetOrCreateCounter(`redirectd_upstream_requests_total{server=` + l + `,result="error"}`),
-		timedOut:    m.set.GetOrCreateCounter(`redirectd_upstream_requests_total{server=` + l + `,result="timeout"}`),
-		poolFull:    m.set.GetOrCreateCounter(`redirectd_upstream_requests_total{server=` + l + `,result="pool_full"}`),
-		clientLimit: m.set.GetOrCreateCounter(`redirectd_upstream_requests_total{server=` + l + `,result="client_limit"}`),
-		stale:       m.set.GetOrCreateCounter(`redirectd_upstream_idle_closed_total{server=` + l + `}`),
-		dur:         m.set.GetOrCreatePrometheusHistogram(`redirectd_upstream_duration_seconds{server=` + l + `}`),
+// forServer returns the metrics of srv in the group named group: made
+// once per group and address, and kept across reloads, so that a group
+// rebuilt with the same servers goes on counting where it was; the
+// health gauge reads the server given last.
+func (m *serverMetrics) forServer(group string, srv *upstream.Server) *upstreamMetrics {
+	m.upMu.Lock()
+	defer m.upMu.Unlock()
+	key := group + "\x00" + srv.Addr
+	if um := m.ups[key]; um != nil {
+		um.srv.Store(srv)
+		return um
 	}
+	l := `group=` + strconv.Quote(group) + `,server=` + strconv.Quote(srv.Addr)
+	um := &upstreamMetrics{
+		ok:          m.set.GetOrCreateCounter(`redirectd_upstream_requests_total{` + l + `,result="answered"}`),
+		failed:      m.set.GetOrCreateCounter(`redirectd_upstream_requests_total{` + l + `,result="error"}`),
+		timedOut:    m.set.GetOrCreateCounter(`redirectd_upstream_requests_total{` + l + `,result="timeout"}`),
+		poolFull:    m.set.GetOrCreateCounter(`redirectd_upstream_requests_total{` + l + `,result="pool_full"}`),
+		clientLimit: m.set.GetOrCreateCounter(`redirectd_upstream_requests_total{` + l + `,result="client_limit"}`),
+		stale:       m.set.GetOrCreateCounter(`redirectd_upstream_idle_closed_total{` + l + `}`),
+		dur:         m.set.GetOrCreatePrometheusHistogram(`redirectd_upstream_duration_seconds{` + l + `}`),
+	}
+	um.srv.Store(srv)
+	m.set.GetOrCreateGauge(`redirectd_upstream_server_up{`+l+`}`, func() float64 {
+		if um.srv.Load().Up() {
+			return 1
+		}
+		return 0
+	})
+	if m.ups == nil {
+		m.ups = map[string]*upstreamMetrics{}
+	}
+	m.ups[key] = um
+	return um
 }
 
 // WriteMetrics writes the server's metrics in Prometheus text format, with

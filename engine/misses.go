@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/panjf2000/gnet/v2"
+
 	"github.com/redirectd/redirectd/engine/misses"
 	"github.com/redirectd/redirectd/httpparse"
 )

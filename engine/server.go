@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/panjf2000/gnet/v2"
+
 	"github.com/redirectd/redirectd/engine/accesslog"
 	"github.com/redirectd/redirectd/httpparse"
 	"github.com/redirectd/redirectd/matcher"
@@ -81,9 +82,12 @@ type Options struct {
 	// Proxies say whom to believe about the client's address and scheme
 	// (client.go).
 	Proxies ProxyOptions
-	// Upstream, when set, receives the requests no rule matches; without
-	// it they get 404.
+	// Upstream, when set, receives the requests no rule matches and no
+	// route sends elsewhere; without it (and a route) they get 404.
 	Upstream *UpstreamOptions
+	// Routes send the misses of a host and path prefix to other groups
+	// (upstream_routes.go); SetUpstreams replaces them.
+	Routes []UpstreamRoute
 	// AccessLog, when set, gets a line per request; each loop writes
 	// into its own buffer.
 	AccessLog *accesslog.Log
@@ -162,15 +166,13 @@ type Server struct {
 	clock  clock
 	limits httpparse.Limits
 	conns  connLimiter
-	// slots counts the upstream exchanges of each client address
-	// (max_conns_per_client).
-	slots clientSlots
-	proxy proxyPolicy
-	up    *UpstreamOptions
-	m     *serverMetrics
-	// upMetrics holds each upstream server's counters; written in New
-	// only.
-	upMetrics map[string]*upstreamMetrics
+	proxy  proxyPolicy
+	// routes is where misses go: the upstream groups and the routes to
+	// them, swapped whole by SetUpstreams (under upMu), read by the
+	// loops without a lock.
+	routes atomic.Pointer[routeTable]
+	upMu   sync.Mutex
+	m      *serverMetrics
 	// workers run the forwards and ACME challenges.
 	workers *workers
 	// tls is the TLS listener, if any.
@@ -206,35 +208,9 @@ func New(opts Options, rules *matcher.Set) *Server {
 	s.m = newServerMetrics(s)
 	s.proxy.init(opts.Proxies, s.m.set)
 	s.initMisses()
-	s.upMetrics = make(map[string]*upstreamMetrics)
 	s.workers = newWorkers()
-	if opts.Upstream != nil {
-		for _, srv := range opts.Upstream.Pool.Servers() {
-			s.upMetrics[srv.Addr] = s.m.forServer(srv.Addr)
-			srv.CountStale(s.upMetrics[srv.Addr].stale)
-		}
-		up := *opts.Upstream
-		if up.BodyTimeout <= 0 {
-			up.BodyTimeout = DefaultBodyTimeout
-		}
-		if up.SendTimeout <= 0 {
-			up.SendTimeout = DefaultSendTimeout
-		}
-		if up.TunnelIdleTimeout <= 0 {
-			up.TunnelIdleTimeout = DefaultTunnelIdleTimeout
-		}
-		if up.RequestBufferBytes <= 0 {
-			up.RequestBufferBytes = DefaultRequestBufferBytes
-		}
-		if up.BodyMinRate <= 0 {
-			up.BodyMinRate = DefaultBodyMinRate
-		}
-		if up.MaxConnsPerClient <= 0 {
-			up.MaxConnsPerClient = DefaultMaxConnsPerClient
-		}
-		s.slots.init(up.MaxConnsPerClient)
-		s.up = &up
-	}
+	s.routes.Store(&routeTable{})
+	s.SetUpstreams(opts.Upstream, opts.Routes)
 	s.rules.Store(rules)
 	now := time.Now()
 	s.date.update(now)
@@ -403,10 +379,11 @@ func (s *Server) Stop(ctx context.Context) error {
 }
 
 // sendTimeout is how long a write to a client may make no progress: the
-// upstream's send_timeout when forwarding, else the idle timeout.
+// longest send_timeout of the upstream groups when forwarding, else the
+// idle timeout.
 func (s *Server) sendTimeout() time.Duration {
-	if s.up != nil {
-		return s.up.SendTimeout
+	if t := s.routes.Load(); len(t.groups) > 0 {
+		return t.sendTimeout
 	}
 	return s.opts.IdleTimeout
 }

@@ -62,7 +62,8 @@ type tlsListener struct {
 
 // listenTLS opens the TLS listener; its accept loop starts with serveTLS.
 // SO_REUSEPORT lets a new instance bind the port during an upgrade, as the
-// plain port does.
+// plain port does; DeferAccept sets TCP_DEFER_ACCEPT as there
+// (deferTLSAccept).
 func (s *Server) listenTLS() error {
 	o := *s.opts.TLS
 	if o.HandshakeTimeout <= 0 {
@@ -80,13 +81,24 @@ func (s *Server) listenTLS() error {
 			return err
 		}
 	}
-	lc := net.ListenConfig{Control: func(_, _ string, c syscall.RawConn) error {
-		var serr error
-		err := c.Control(func(fd uintptr) {
-			serr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_REUSEPORT, 1)
-		})
-		return errors.Join(err, serr)
-	}}
+	lc := net.ListenConfig{
+		Control: func(_, _ string, c syscall.RawConn) error {
+			var serr error
+			err := c.Control(func(fd uintptr) {
+				serr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_REUSEPORT, 1)
+				if s.opts.DeferAccept && serr == nil {
+					serr = deferTLSAccept(int(fd))
+				}
+			})
+			return errors.Join(err, serr)
+		},
+		// No TCP keep-alive probes, as on the plain port (gnet sets
+		// none) and in nginx by default: idle_timeout closes an idle
+		// connection long before a probe would find it dead, and Go's
+		// default of 15 s probes costs four setsockopt calls per
+		// accepted connection.
+		KeepAlive: -1,
+	}
 	ln, err := lc.Listen(context.Background(), "tcp", addr)
 	if err != nil {
 		return fmt.Errorf("cannot serve TLS on %s: %w", addr, err)
@@ -124,9 +136,7 @@ func (t *tlsListener) serve() {
 			time.Sleep(5 * time.Millisecond)
 			continue
 		}
-		if tc, ok := nc.(*net.TCPConn); ok {
-			tc.SetNoDelay(true)
-		}
+		// TCP_NODELAY is on already: Go sets it on every TCP connection.
 		c := newTLSConn(t, t.loops[t.next.Add(1)%uint32(len(t.loops))], nc)
 		t.wg.Add(1)
 		go c.run()

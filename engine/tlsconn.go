@@ -217,10 +217,10 @@ func (c *tlsConn) readLoop(h *handler) (quiet bool) {
 				c.waiting = false
 			}
 			c.tl.unlock()
-			c.flush()
 			if act == gnet.Close {
-				return false
+				return false // teardown writes the answer, with the close_notify
 			}
+			c.flush()
 			if serving == nil {
 				serving = tlsReadBufs.Get().(*[]byte)
 				buf = *serving
@@ -295,13 +295,19 @@ func (c *tlsConn) kick() {
 	}
 }
 
-// teardown writes what is left to write, closes, and calls OnClose.
+// teardown writes what is left to write, closes, and calls OnClose. What
+// is left (a Connection: close answer) and the close_notify alert go out
+// in one write (progressConn.hold), unless the write side was to be shut
+// first (a lingering close shuts it in flush).
 func (c *tlsConn) teardown() {
 	c.closeReq.Store(true)
 	c.tl.lock()
 	for c.flushing {
 		c.flushed.Wait()
 		c.tl.held.Store(true)
+	}
+	if !c.shutWrite {
+		c.raw.(*progressConn).holding.Store(true)
 	}
 	c.tl.unlock()
 	c.flush()
@@ -390,7 +396,18 @@ type progressConn struct {
 	// pre is what was read after a PROXY protocol header: the start of
 	// the handshake, returned first.
 	pre []byte
+	// holding, set by teardown once no flush is writing, keeps what is
+	// written (up to maxHeld) in held, and Close writes it before closing:
+	// the last answer and the close_notify in one write system call
+	// rather than two. On loopback a write costs the sender the
+	// receiver's TCP processing too; nginx writes them apart.
+	holding atomic.Bool
+	held    []byte
 }
+
+// maxHeld bounds progressConn.held: a bigger last write goes out as it
+// comes.
+const maxHeld = 16 << 10
 
 func (p *progressConn) Read(b []byte) (int, error) {
 	if len(p.pre) > 0 {
@@ -401,13 +418,46 @@ func (p *progressConn) Read(b []byte) (int, error) {
 	return p.Conn.Read(b)
 }
 
+// Write writes b with the send timeout, or holds it (holding). crypto/tls
+// calls it with its output lock held, so held has one writer at a time.
 func (p *progressConn) Write(b []byte) (int, error) {
+	if p.holding.Load() {
+		if len(p.held)+len(b) <= maxHeld {
+			p.held = append(p.held, b...)
+			return len(b), nil
+		}
+		if err := p.writeHeld(); err != nil {
+			return 0, err
+		}
+	}
+	return p.write(b)
+}
+
+func (p *progressConn) write(b []byte) (int, error) {
 	p.Conn.SetWriteDeadline(time.Now().Add(p.c.t.s.sendTimeout()))
 	n, err := p.Conn.Write(b)
 	if v := p.c.inflight.Add(-int64(n)); v < 0 {
 		p.c.inflight.Store(0) // records are bigger than their plaintext
 	}
 	return n, err
+}
+
+// writeHeld writes what holding kept.
+func (p *progressConn) writeHeld() error {
+	b := p.held
+	p.held = nil
+	if len(b) == 0 {
+		return nil
+	}
+	_, err := p.write(b)
+	return err
+}
+
+// Close writes what holding kept and closes. crypto/tls calls it after
+// its close_notify, which no write can follow.
+func (p *progressConn) Close() error {
+	werr := p.writeHeld()
+	return errors.Join(werr, p.Conn.Close())
 }
 
 // The gnet.Conn methods the handler uses, with gnet's meaning. Those

@@ -10,9 +10,10 @@ import (
 	"time"
 
 	"github.com/panjf2000/gnet/v2"
+	"github.com/valyala/fasthttp"
+
 	"github.com/redirectd/redirectd/engine/upstream"
 	"github.com/redirectd/redirectd/httpparse"
-	"github.com/valyala/fasthttp"
 )
 
 // isWebSocket reports whether req asks to switch to WebSocket (RFC 6455
@@ -64,7 +65,7 @@ func upgradeFields(req *httpparse.Request) (value []byte, n int) {
 // (switchTunnel); any other answer is relayed, and what follows is parsed
 // as requests. It returns how many bytes of buf it took: none.
 func (cs *conn) startTunnel(s *Server, req *httpparse.Request, buf []byte) int {
-	f := &forward{s: s, cs: cs, c: cs.c, closing: !req.KeepAlive, http10: req.Minor == 0, tunnel: true,
+	f := &forward{s: s, g: cs.loop.group, cs: cs, c: cs.c, closing: !req.KeepAlive, http10: req.Minor == 0, tunnel: true,
 		abort: make(chan struct{}), drained: make(chan struct{}, 1), start: time.Now()}
 	f.moved.Store(s.clock.now())
 	if cs.loop.alog != nil {
@@ -81,7 +82,7 @@ func (cs *conn) startTunnel(s *Server, req *httpparse.Request, buf []byte) int {
 		f.answerError(400, "several Upgrade fields\n")
 		return 0
 	}
-	f.srv, f.pickErr = s.up.Pool.Pick()
+	f.srv, f.pickErr = f.g.Pool.Pick()
 	if f.pickErr != nil {
 		go f.runTunnel(nil)
 		return 0
@@ -89,7 +90,7 @@ func (cs *conn) startTunnel(s *Server, req *httpparse.Request, buf []byte) int {
 	// The head is built now: req points into the loop's buffer.
 	head := rawHead(make([]byte, 0, 512))
 	head = append(append(append(append(head, req.Method...), ' '), upstreamTarget(req)...), " HTTP/1.1\r\n"...)
-	s.upstreamHeaders(&head, req, cs.ip, cs.https(req), cs.proxy.xff, f.srv.Addr)
+	s.upstreamHeaders(&head, req, cs.ip, cs.https(req), cs.proxy.xff, f.g, f.srv.Addr)
 	head.add([]byte("Upgrade"), upgrade)
 	head.add([]byte("Connection"), []byte("Upgrade"))
 	head = append(head, "\r\n"...)
@@ -111,9 +112,10 @@ func (f *forward) runTunnel(head []byte) {
 	}
 	srv := f.srv
 	f.server = srv.Addr
-	up, err := net.DialTimeout("tcp", srv.Addr, srv.ConnectTimeout())
+	up, err := srv.Dial() // over TLS for an https:// server
 	srv.Done(err != nil)
 	if err != nil {
+		f.s.log.Warn("tunnel failed", "group", f.g.Name, "server", srv.Addr, "status", 502, "err", err)
 		f.answerError(502, "the upstream server could not be reached\n")
 		return
 	}
@@ -188,7 +190,9 @@ func (f *forward) pumpTunnel(up net.Conn, br *bufio.Reader, body chan []byte) {
 		// Client to upstream; ends when the client goes (abort) or the
 		// upstream stops taking bytes.
 		io.Copy(up, &bodyReader{f: f, ch: body})
-		up.(*net.TCPConn).CloseWrite()
+		if cw, ok := up.(interface{ CloseWrite() error }); ok {
+			cw.CloseWrite() // *net.TCPConn, or *tls.Conn's close_notify
+		}
 	}()
 	bufp := chunkPool.Get().(*[]byte)
 	defer chunkPool.Put(bufp)

@@ -182,6 +182,17 @@ func (m *Match) decodedPath() []byte {
 	return m.dec
 }
 
+// Path returns the path of the last Lookup as rules compare it:
+// percent-encoded unreserved characters decoded, the hex of other
+// escapes upper-cased (normalize.go), so that "/%62log/" and "/blog/"
+// are one path. It is valid until the next Lookup and allocates nothing.
+func (m *Match) Path() []byte {
+	if indexPercent(m.raw) >= 0 {
+		return m.norm
+	}
+	return m.raw
+}
+
 // OnePass reports whether the last Lookup's regex candidates cost more
 // than the work budget one by one, the rest answered in one pass over
 // the path (regex_dfa.go): a request worth counting, most likely crafted

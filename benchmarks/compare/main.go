@@ -29,10 +29,12 @@ func main() {
 	switch {
 	case len(os.Args) > 1 && os.Args[1] == "loadgen":
 		err = loadgenMain(os.Args[2:])
+	case len(os.Args) > 1 && os.Args[1] == "handshakes":
+		err = handshakesMain(os.Args[2:])
 	case len(os.Args) > 1 && os.Args[1] == "table":
 		err = tableMain(os.Args[2:])
 	case len(os.Args) > 1:
-		err = fmt.Errorf("unknown command %q; use no argument (run), table or loadgen", os.Args[1])
+		err = fmt.Errorf("unknown command %q; use no argument (run), table, loadgen or handshakes", os.Args[1])
 	default:
 		err = runMain()
 	}

@@ -154,9 +154,12 @@ func (h *harness) scenario(p *Proc, addr string, sc Scenario, rate float64) *Sce
 		return &ScenarioResult{Name: sc.Name, Failed: "wrong answer: " + err.Error()}
 	}
 	var r *ScenarioResult
-	if sc.Fixed {
+	switch {
+	case sc.Fixed:
 		r = h.fixed(p, addr, sc, rate)
-	} else {
+	case sc.Full:
+		r = h.handshakes(p, addr, sc)
+	default:
 		r = h.timed(p, addr, sc)
 	}
 	if r.Failed != "" {

@@ -44,7 +44,7 @@ var scenarioGroups = map[string][]string{
 	// with one exact rule.
 	"proxy": {"proxy"},
 	// tls: HTTPS with an ECDSA P-256 certificate.
-	"tls": {"tls-exact", "tls-churn", "tls-idle"},
+	"tls": {"tls-exact", "tls-churn", "tls-full", "tls-idle"},
 }
 
 // selected reports whether scenario name runs.

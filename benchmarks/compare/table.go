@@ -181,7 +181,7 @@ func runSetsText(res *Results) string {
 		sets = append(sets, fmt.Sprintf("proxy: %d exact rule, no prefix or regex; every request a miss forwarded to an nginx origin on CPU %s answering %d bytes, keep-alive both sides.", proxySpec.Exact, st.ClientCPUs, originBody))
 	}
 	if slices.ContainsFunc(res.Servers, func(s *ServerResult) bool { return s.scenario("tls-exact") != nil || s.TLSIdle != nil }) {
-		sets = append(sets, "tls-*: the same rules over HTTPS, one ECDSA P-256 certificate generated for the run, each server's default TLS settings (1.2 and 1.3, session tickets on); tls-churn's wrk resumes the session on each new connection.")
+		sets = append(sets, "tls-*: the same rules over HTTPS, one ECDSA P-256 certificate generated for the run, each server's default TLS settings (1.2 and 1.3, session tickets on); tls-churn's wrk resumes the session on each new connection; tls-full makes a full handshake per connection (compare handshakes, X25519 share, no session offered).")
 	}
 	if st.Sitemap > 0 {
 		sets = append(sets, fmt.Sprintf("Sitemap corpus: %d regex keys.", st.Sitemap))
@@ -503,7 +503,8 @@ type tlsVerdict struct {
 
 // tlsVerdicts checks the HTTPS targets: keep-alive HTTPS req/s at least
 // the best peer's, CPU per request no more than the best peer's,
-// handshakes/s (tls-churn) at least twice nginx's. A target whose figures
+// handshakes/s (tls-churn) at least twice nginx's, CPU per full handshake
+// (tls-full) no more than nginx's. A target whose figures
 // are missing is left out.
 func tlsVerdicts(res *Results) []tlsVerdict {
 	fig := func(s *ServerResult, sc string, get func(*ScenarioResult) float64) float64 {
@@ -561,6 +562,7 @@ func tlsVerdicts(res *Results) []tlsVerdict {
 		}
 	}
 	add("tls-churn handshakes/s >= 2x nginx", fig(own, "tls-churn", rps), fig(nginx, "tls-churn", rps), "nginx", "%.0f", 2, true)
+	add("tls-full CPU per full handshake <= nginx", fig(own, "tls-full", cpu), fig(nginx, "tls-full", cpu), "nginx", "%.1f us", 1, false)
 	return out
 }
 

@@ -83,7 +83,7 @@ func TestTLSSettings(t *testing.T) {
 			t.Errorf("%s: %+v", sc.Name, sc)
 		}
 	}
-	if !cmp.Equal(names, []string{"tls-exact", "tls-churn", "tls-idle"}) || s.TLSIdle != 500 || selectionTag(s.Selected) != "tls" {
+	if !cmp.Equal(names, []string{"tls-exact", "tls-churn", "tls-full", "tls-idle"}) || s.TLSIdle != 500 || selectionTag(s.Selected) != "tls" {
 		t.Errorf("SCENARIOS=tls: %v, %d connections, tag %q", names, s.TLSIdle, selectionTag(s.Selected))
 	}
 	if s, _ := settingsFromEnv(env(nil)); s.TLSIdle != 2000 || !s.selected("tls-churn") {

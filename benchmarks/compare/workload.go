@@ -38,6 +38,9 @@ type Scenario struct {
 	Sitemap bool // served by an instance configured with the sitemap corpus
 	// TLS: sent over TLS to the instance's HTTPS port (tlsPhase).
 	TLS bool
+	// Full: a new connection per request with a full handshake each, by
+	// `compare handshakes` (handshakes.go) rather than wrk, which resumes.
+	Full bool
 	// Idle: not timed; the memory of idle TLS keep-alive connections.
 	Idle bool
 }
@@ -212,11 +215,13 @@ func sitemapMixed(n, m int) []Req {
 // TLSScenarios are the HTTPS scenarios, on an instance with a
 // TLS port: the exact hit on keep-alive connections; the exact hit with a
 // new connection each (Connection: close), which is a handshake per
-// request; and the memory of idle keep-alive connections.
+// request, resumed by wrk (tls-churn) or full (tls-full); and the memory
+// of idle keep-alive connections.
 func TLSScenarios(s rules.Spec) []Scenario {
 	return []Scenario{
 		{Name: "tls-exact", Reqs: []Req{exactReq(s, false)}, TLS: true},
 		{Name: "tls-churn", Reqs: []Req{exactReq(s, true)}, TLS: true, Churn: true},
+		{Name: "tls-full", Reqs: []Req{exactReq(s, true)}, TLS: true, Churn: true, Full: true},
 		{Name: "tls-idle", Reqs: []Req{exactReq(s, false)}, TLS: true, Idle: true},
 	}
 }

@@ -74,7 +74,7 @@ func TestMetricsPromtool(t *testing.T) {
 	for _, p := range problems {
 		t.Errorf("%s: %s", p, whereHelp)
 	}
-	for _, fam := range []string{"redirectd_requests_total", "redirectd_upstream_duration_seconds",
+	for _, fam := range []string{"redirectd_requests_total", "redirectd_upstream_duration_seconds", "redirectd_upstream_server_up",
 		"redirectd_access_log_written_lines_total", "redirectd_config_reloads_total", "process_resident_memory_bytes"} {
 		if types[fam] == "" {
 			t.Errorf("/metrics has no family %s with a TYPE:\n%.3000s", fam, text)

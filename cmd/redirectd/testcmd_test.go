@@ -99,6 +99,12 @@ func TestTestAndBaselineBinary(t *testing.T) {
 			t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
 		}
 	})
+	t.Run("forward by routes", func(t *testing.T) {
+		code, out, errs := runInTestcmd(t, bin, "test", "-config", "routes.toml", "routes.cases")
+		if code != 0 || out != "ok: 4 cases passed (1 case file)\n" {
+			t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
+		}
+	})
 	t.Run("forward without upstream", func(t *testing.T) {
 		code, out, _ := runInTestcmd(t, bin, "test", "-config", "site.toml", "forward.cases")
 		note := "note: the config has no [upstream], so a request no rule answers gets 404, never forwarded; add [upstream] to test forwarding"

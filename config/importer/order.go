@@ -6,8 +6,9 @@ import (
 	"testing/fstest"
 
 	"fmt"
-	"github.com/redirectd/redirectd/config"
 	"strings"
+
+	"github.com/redirectd/redirectd/config"
 
 	"github.com/redirectd/redirectd/matcher"
 

@@ -332,26 +332,70 @@ func Quote(s string) string {
 	return b.String()
 }
 
-// Upstream is an [upstream] table: where the source's server proxied.
+// Upstream is an [upstream] table, or an [upstreams.NAME] one: where the
+// source's server proxied.
 type Upstream struct {
+	// Name is the group's: "" or "default" for [upstream].
+	Name    string
 	Servers []string
-	// Balance and HostHeader are written when not "".
-	Balance, HostHeader string
+	// Balance, HostHeader and the TLS keys are written when not "".
+	Balance, HostHeader                                  string
+	TLSServerName, CAFile, ClientCertFile, ClientKeyFile string
+	// Commented names the keys written as comments (a file that cannot
+	// be read where the import runs, which the loader would refuse).
+	Commented []string
+	// Limits are connect_timeout, read_timeout, write_timeout (durations)
+	// and max_request_body_bytes (an integer), written where set.
+	Limits map[string]string
 }
 
-// WriteUpstream writes u as the [upstream] table under the comment.
+// WriteUpstream writes u as its table under the comment.
 func WriteUpstream(b *strings.Builder, comment string, u Upstream) {
 	b.WriteString("\n")
 	if comment != "" {
 		WriteComment(b, comment)
 	}
-	fmt.Fprintf(b, "[upstream]\nservers = %s\n", list(u.Servers))
-	if u.Balance != "" {
-		fmt.Fprintf(b, "balance = %s\n", Quote(u.Balance))
+	if u.Name == "" || u.Name == "default" {
+		b.WriteString("[upstream]\n")
+	} else {
+		fmt.Fprintf(b, "[upstreams.%s]\n", bareKey(u.Name))
 	}
-	if u.HostHeader != "" {
-		fmt.Fprintf(b, "host_header = %s\n", Quote(u.HostHeader))
+	fmt.Fprintf(b, "servers = %s\n", list(u.Servers))
+	for _, kv := range [][2]string{{"balance", u.Balance}, {"host_header", u.HostHeader}, {"tls_server_name", u.TLSServerName},
+		{"ca_file", u.CAFile}, {"client_cert_file", u.ClientCertFile}, {"client_key_file", u.ClientKeyFile}} {
+		if kv[1] == "" {
+			continue
+		}
+		if slices.Contains(u.Commented, kv[0]) {
+			b.WriteString("# ")
+		}
+		fmt.Fprintf(b, "%s = %s\n", kv[0], Quote(kv[1]))
 	}
+	for _, k := range []string{"connect_timeout", "read_timeout", "write_timeout"} {
+		if v := u.Limits[k]; v != "" {
+			fmt.Fprintf(b, "%s = %s\n", k, Quote(v))
+		}
+	}
+	if v := u.Limits["max_request_body_bytes"]; v != "" && strings.Trim(v, "0123456789") == "" {
+		fmt.Fprintf(b, "max_request_body_bytes = %s\n", v)
+	}
+}
+
+// WriteRoute writes a [[route]] under the comment: host "" for any host,
+// prefix "/" left out.
+func WriteRoute(b *strings.Builder, comment, host, prefix, group string) {
+	b.WriteString("\n")
+	if comment != "" {
+		WriteComment(b, comment)
+	}
+	b.WriteString("[[route]]\n")
+	if host != "" {
+		fmt.Fprintf(b, "host = %s\n", Quote(host))
+	}
+	if prefix != "/" {
+		fmt.Fprintf(b, "prefix = %s\n", Quote(prefix))
+	}
+	fmt.Fprintf(b, "upstream = %s\n", Quote(group))
 }
 
 // TLS is a [tls] table with its [[tls.certificate]] pairs.

@@ -11,6 +11,7 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/matcher"
 )
@@ -155,5 +156,53 @@ func TestWriteTablesRoundTrip(t *testing.T) {
 	cfg, err = config.LoadFS(fstest.MapFS{"redirectd.toml": {Data: []byte(c.String())}}, "redirectd.toml")
 	if err != nil || cfg.TLS.Listen != "" {
 		t.Errorf("a commented [tls]: %v, listen %q\n%s", err, cfg.TLS.Listen, c.String())
+	}
+}
+
+// TestWriteGroupsRoundTrip writes named upstream groups, with TLS keys
+// and a commented one, and routes, as the nginx import does, and loads
+// them back.
+func TestWriteGroupsRoundTrip(t *testing.T) {
+	var b strings.Builder
+	WriteUpstream(&b, "default", Upstream{Name: "default", Servers: []string{"127.0.0.1:8001"}, HostHeader: "preserve"})
+	WriteUpstream(&b, "nginx.conf:9: proxy_pass https://blog.example.net", Upstream{Name: "blog-example-net",
+		Servers: []string{"https://blog.example.net", "https://10.0.0.5:8443"}, HostHeader: "blog.example.net",
+		TLSServerName: "blog.example.net", CAFile: "/nowhere/ca.pem", Commented: []string{"ca_file"}})
+	WriteUpstream(&b, "", Upstream{Name: "app", Servers: []string{"10.0.0.1:80", "10.0.0.2:80"}, Balance: "least_conn", HostHeader: "app",
+		Limits: map[string]string{"connect_timeout": "5s", "read_timeout": "2m0s", "write_timeout": "45s", "max_request_body_bytes": "20971520"}})
+	WriteRoute(&b, "nginx.conf:8: location /blog/", "www.example.com", "/blog/", "blog-example-net")
+	WriteRoute(&b, "", "*.example.com", "/", "app")
+	WriteRoute(&b, "", "", "/api/", "default")
+	cfg, err := config.LoadFS(fstest.MapFS{"redirectd.toml": {Data: []byte(b.String())}}, "redirectd.toml")
+	if err != nil {
+		t.Fatalf("the written config does not load: %v\n%s", err, b.String())
+	}
+	type group struct {
+		Servers                                    []string
+		Balance, HostHeader, TLSServerName, CAFile string
+	}
+	got := map[string]group{"default": {cfg.Upstream.Servers, cfg.Upstream.Balance, cfg.Upstream.HostHeader, cfg.Upstream.TLSServerName, cfg.Upstream.CAFile}}
+	for name, u := range cfg.Upstreams {
+		got[name] = group{u.Servers, u.Balance, u.HostHeader, u.TLSServerName, u.CAFile}
+	}
+	want := map[string]group{
+		"default":          {[]string{"127.0.0.1:8001"}, "round_robin", "preserve", "", ""},
+		"blog-example-net": {[]string{"https://blog.example.net", "https://10.0.0.5:8443"}, "round_robin", "blog.example.net", "blog.example.net", ""},
+		"app":              {[]string{"10.0.0.1:80", "10.0.0.2:80"}, "least_conn", "app", "", ""},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("loaded groups (-wrote +loaded):\n%s\n%s", d, b.String())
+	}
+	if app := cfg.Upstreams["app"]; app == nil || time.Duration(app.ConnectTimeout) != 5*time.Second || time.Duration(app.ReadTimeout) != 2*time.Minute ||
+		time.Duration(app.WriteTimeout) != 45*time.Second || app.MaxRequestBodyBytes != 20971520 {
+		t.Errorf("group app's limits did not load as written: %+v\n%s", app, b.String())
+	}
+	var routes [][3]string
+	for _, r := range cfg.Routes {
+		routes = append(routes, [3]string{r.Host, r.Prefix, r.Upstream})
+	}
+	wantRoutes := [][3]string{{"www.example.com", "/blog/", "blog-example-net"}, {"*.example.com", "/", "app"}, {"", "/api/", "default"}}
+	if d := cmp.Diff(wantRoutes, routes); d != "" {
+		t.Errorf("loaded routes (-wrote +loaded):\n%s\n%s", d, b.String())
 	}
 }

@@ -2,16 +2,15 @@ package nginx
 
 import (
 	"net"
-	"slices"
 	"strings"
 
 	"github.com/redirectd/redirectd/config/importer"
 )
 
 // What nginx answers itself rather than with a redirect: proxy_pass and
-// upstream blocks, which become redirectd's [upstream], and the
-// directives that serve files or pages, which redirectd has no equivalent
-// for. Each is noted with its place, so that an import never forwards
+// upstream blocks, which become redirectd's upstream groups and routes
+// (proxy.go, routes.go), and the directives that serve files or pages,
+// which redirectd has no equivalent for. Each is noted with its place, so that an import never forwards
 // nothing where nginx proxied, or serves nothing without saying so.
 
 // servedDirectives are the directives that make nginx answer with
@@ -29,12 +28,6 @@ var servedDirectives = map[string]string{
 	"grpc_pass":    "passes requests to gRPC at",
 }
 
-// proxy is one proxy_pass.
-type proxy struct {
-	d   *Directive
-	srv *server
-}
-
 // upstreamBlock is one upstream block: its servers as host:port.
 type upstreamBlock struct {
 	d       *Directive
@@ -42,31 +35,35 @@ type upstreamBlock struct {
 	balance string
 }
 
-// Upstream is the [upstream] the import writes: where redirectd forwards
-// its misses, from nginx's proxy_pass.
-type Upstream struct {
-	Servers    []string
-	Balance    string // "" (round robin) or "least_conn"
-	HostHeader string // "preserve" or "upstream"
-	Origin     *Directive
-}
-
-// readContent records a directive that serves content; it reports
-// whether d was one.
-func (m *model) readContent(d *Directive, s *server) bool {
+// readContent records a directive that serves content, or one of the
+// proxy_* directives of a server (l nil) or location; it reports whether
+// d was one.
+func (m *model) readContent(d *Directive, s *server, l *location) bool {
+	lvl := s.proxy
+	if l != nil {
+		lvl = l.proxy
+	}
 	switch {
-	case d.Name == "proxy_pass":
-		m.proxies = append(m.proxies, proxy{d: d, srv: s})
+	case d.Name == "proxy_pass" && l == nil:
+		m.note(d, "proxy_pass at server level: nginx refuses it (it belongs in a location, such as location /); left out")
 		return true
-	case d.Name == "proxy_set_header" && len(d.Args) == 2 && strings.EqualFold(d.Args[0], "host"):
-		m.hostHeader = append(m.hostHeader, d)
+	case d.Name == "proxy_pass":
+		l.pass, l.backend = d, true
+		return true
+	case lvl.add(d):
 		return true
 	case servedDirectives[d.Name] != "":
+		if strings.HasSuffix(d.Name, "_pass") && l != nil {
+			l.backend = true
+		}
+		if d.Name == "try_files" && l != nil && len(d.Args) > 1 && strings.HasPrefix(d.Args[len(d.Args)-1], "@") {
+			l.tryNamed = d.Args[len(d.Args)-1]
+		}
 		what := servedDirectives[d.Name]
 		if len(d.Args) > 0 && d.Name != "index" && d.Name != "autoindex" {
 			what += " " + strings.Join(d.Args, " ")
 		}
-		m.note(d, "%s: nginx %s here; redirectd serves no content of its own, so requests nginx answers so are answered 404, or forwarded to [upstream] when one is set", d.Name, what)
+		m.note(d, "%s: nginx %s here; redirectd serves no content of its own, so requests nginx answers so are answered 404, or forwarded where a route sends them", d.Name, what)
 		m.notes[len(m.notes)-1].Kind = importer.Served
 		return true
 	}
@@ -79,27 +76,50 @@ func (m *model) readUpstream(d *Directive) {
 		m.note(d, "upstream takes a name and a block")
 		return
 	}
-	u := &upstreamBlock{d: d}
+	u, name := &upstreamBlock{d: d}, d.Args[0]
+	var backups []string
 	for _, c := range d.Block {
 		switch {
 		case c.Name == "server" && len(c.Args) >= 1:
 			if strings.HasPrefix(c.Args[0], "unix:") {
-				m.note(c, "upstream %s: server %s: redirectd forwards over TCP only; left out", d.Args[0], c.Args[0])
+				m.note(c, "upstream %s: server %s: redirectd forwards over TCP only; left out", name, c.Args[0])
 				continue
 			}
-			u.servers = append(u.servers, hostPort(c.Args[0], "80"))
+			addr, backup := hostPort(c.Args[0], "80"), false
+			if !validAddr(addr) {
+				m.note(c, "upstream %s: server %s is not a host and port redirectd can dial; left out", name, c.Args[0])
+				continue
+			}
 			for _, a := range c.Args[1:] {
-				if a == "backup" || a == "down" || strings.HasPrefix(a, "weight=") {
-					m.note(c, "upstream %s: server %s %s: redirectd balances its servers evenly and has no backup or down servers; the server is used as any other", d.Args[0], c.Args[0], a)
+				switch {
+				case a == "down":
+					addr = "" // nginx sends it nothing
+				case a == "backup":
+					backup = true
+				case strings.HasPrefix(a, "weight="), strings.HasPrefix(a, "max_fails="), strings.HasPrefix(a, "fail_timeout="), strings.HasPrefix(a, "max_conns="), strings.HasPrefix(a, "slow_start="):
+					m.note(c, "upstream %s: server %s %s: redirectd balances a group's servers evenly and takes a server out by its own passive and active health checks ([upstream] health_check); %s is not translated", name, c.Args[0], a, a)
 				}
+			}
+			switch {
+			case addr == "":
+			case backup:
+				backups = append(backups, addr)
+				m.note(c, "upstream %s: server %s backup: redirectd has no backup servers (nginx sends it requests only while every other server is down); left out", name, c.Args[0])
+			default:
+				u.servers = append(u.servers, addr)
 			}
 		case c.Name == "least_conn":
 			u.balance = "least_conn"
-		case c.Name == "keepalive" || c.Name == "keepalive_timeout" || c.Name == "keepalive_requests" || c.Name == "zone":
+		case c.Name == "keepalive" || c.Name == "keepalive_timeout" || c.Name == "keepalive_requests" || c.Name == "keepalive_time" || c.Name == "zone":
 			// redirectd pools its connections to the upstream anyway.
+		case c.Name == "hash" || c.Name == "ip_hash" || c.Name == "random" || c.Name == "sticky":
+			m.note(c, "upstream %s: %s: redirectd balances by round robin or least_conn only, so a client's requests may reach different servers; left out", name, c.Name)
 		default:
-			m.note(c, "upstream %s: %s has no [upstream] equivalent; left out", d.Args[0], c.Name)
+			m.note(c, "upstream %s: %s has no upstream group equivalent; left out", name, c.Name)
 		}
+	}
+	if len(u.servers) == 0 {
+		u.servers = backups // only backups: nginx uses them
 	}
 	m.upstreams[d.Args[0]] = u
 }
@@ -111,82 +131,4 @@ func hostPort(addr, def string) string {
 		return addr
 	}
 	return net.JoinHostPort(strings.Trim(addr, "[]"), def)
-}
-
-// upstream makes [upstream] from the proxy_pass directives: the first
-// that can be one decides it, and each that sends elsewhere, or cannot be
-// expressed, is noted, as is each server that proxies nothing while
-// others do (redirectd forwards every miss).
-func (m *model) upstream() *Upstream {
-	var up *Upstream
-	proxying := map[*server]bool{}
-	for _, p := range m.proxies {
-		servers, balance, ok := m.proxyServers(p.d)
-		if !ok {
-			continue
-		}
-		proxying[p.srv] = true
-		if up == nil {
-			up = &Upstream{Servers: servers, Balance: balance, Origin: p.d, HostHeader: "upstream"}
-			continue
-		}
-		if !slices.Equal(up.Servers, servers) {
-			m.note(p.d, "proxy_pass %s: redirectd forwards every request it does not redirect to one [upstream], written from the proxy_pass at %s (%s); requests nginx proxies here to %s go there instead",
-				p.d.Args[0], up.Origin.Source(), strings.Join(up.Servers, ", "), strings.Join(servers, ", "))
-		}
-	}
-	if up == nil {
-		return nil
-	}
-	// nginx sends the upstream's own name as Host unless told otherwise
-	// (proxy_set_header Host $host).
-	for _, d := range m.hostHeader {
-		switch d.Args[1] {
-		case "$host", "$http_host":
-			up.HostHeader = "preserve"
-		default:
-			m.note(d, "proxy_set_header Host %s: redirectd sends the client's Host or the upstream's address; left out", d.Args[1])
-		}
-	}
-	for _, s := range m.servers {
-		if !proxying[s] {
-			m.note(s.d, "this server proxies nothing: nginx answers the requests it does not redirect itself (404 or its content), redirectd forwards them to [upstream] (%s)", strings.Join(up.Servers, ", "))
-		}
-	}
-	return up
-}
-
-// proxyServers reads a proxy_pass target: an upstream's servers, or one
-// address.
-func (m *model) proxyServers(d *Directive) ([]string, string, bool) {
-	if len(d.Args) != 1 {
-		m.note(d, "proxy_pass takes one URL; left out")
-		return nil, "", false
-	}
-	target := d.Args[0]
-	rest, ok := strings.CutPrefix(target, "http://")
-	switch {
-	case strings.HasPrefix(target, "https://"):
-		m.note(d, "proxy_pass %s: redirectd forwards over plain HTTP only; left out", target)
-		return nil, "", false
-	case !ok || strings.Contains(target, "$"):
-		m.note(d, "proxy_pass %s: only http://host[:port] and http://upstream_name are translated (no variables); left out", target)
-		return nil, "", false
-	}
-	host, uri, hasURI := strings.Cut(rest, "/")
-	if hasURI && uri != "" {
-		m.note(d, "proxy_pass %s: nginx replaces the location's prefix with /%s; redirectd forwards the request's target as sent", target, uri)
-	}
-	if strings.HasPrefix(host, "unix:") {
-		m.note(d, "proxy_pass %s: redirectd forwards over TCP only; left out", target)
-		return nil, "", false
-	}
-	if u := m.upstreams[host]; u != nil {
-		if len(u.servers) == 0 {
-			m.note(d, "proxy_pass %s: upstream %s has no server redirectd can use; left out", target, host)
-			return nil, "", false
-		}
-		return u.servers, u.balance, true
-	}
-	return []string{hostPort(host, "80")}, "", true
 }

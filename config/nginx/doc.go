@@ -12,6 +12,10 @@
 // maps on $uri, $request_uri and host-and-URI sources), then writes rules
 // whose redirectd precedence gives the same answers: a map's exact keys,
 // then its regex keys in file order, "" values as no-redirect entries.
+// Each location's proxy_pass becomes an upstream group (its upstream
+// block's servers, https:// with its proxy_ssl_* keys, the Host nginx
+// sends) and routes by server name and prefix that pick it as nginx picks
+// the server and location.
 // What it cannot express (internal rewrites, most if conditions, variables
 // redirectd has no equivalent for, orders redirectd cannot keep) is listed
 // with the file and line, never dropped silently.

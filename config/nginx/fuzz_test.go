@@ -27,6 +27,10 @@ func FuzzParse(f *testing.F) {
 		"server { if ($host = a) { return 301 https://$host$request_uri; } listen 80; server_name a; return 404; }\nserver { listen 80 default_server; return 301 https://$host$request_uri; }")
 	f.Add("upstream u { server 127.0.0.1:81; least_conn; }\nserver { listen [::]:8080; server_name .w.test; location / { proxy_set_header Host $host; proxy_pass http://u; } location /x/ { root /r; } }\n" +
 		"server { server_name www.w.test; location = /a { return 200; } location ^~ /s/ { try_files $uri =404; } }")
+	// Upstream groups and routes: https, proxy_ssl_*, Host variants,
+	// named locations, exact and regex locations, URI parts.
+	f.Add("upstream b { server 10.0.0.1 weight=2; server 10.0.0.2:8443 backup; }\nserver { server_name *.x.test; proxy_set_header Host x; location /a/ { proxy_ssl_verify on; proxy_ssl_name n.test; proxy_ssl_trusted_certificate ca.pem; proxy_pass https://b; } location = /e { proxy_pass http://[::1]:81/z; } location ~ \\.php$ { proxy_pass http://p; } }\n" +
+		"server { listen 80 default_server; location / { try_files $uri @a; } location @a { proxy_set_header Host $host:$server_port; proxy_pass http://a.test:8080; } location /v/ { proxy_pass http://a.test:8080/w/; } }")
 	f.Fuzz(func(t *testing.T, text string) {
 		if len(text) > 4096 {
 			return
@@ -66,7 +70,7 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 		// What the import writes loads: the rules, the no-redirect
-		// entries' map files, [upstream] and [tls].
+		// entries' map files, the upstream groups and routes, and [tls].
 		out := t.TempDir()
 		if _, err := Write(out, res, "fuzz"); err != nil {
 			t.Fatal(err)

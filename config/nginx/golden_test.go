@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/config/importer/importertest"
 )
 
@@ -13,7 +14,7 @@ import (
 // are nginx files (nginx.conf is the one imported), and those under out/
 // are what the import writes (redirectd.toml and its map files) and
 // prints (out/report). With -update the out/ files are rewritten from the
-// import's output.
+// import's output. Each written config must load.
 func TestImportGolden(t *testing.T) {
 	importertest.Golden(t, "testdata/import/*.txt", func(t *testing.T, in string) map[string]string {
 		dirs, err := ParseFile(filepath.Join(in, "nginx.conf"))
@@ -25,6 +26,11 @@ func TestImportGolden(t *testing.T) {
 		written, err := Write(out, res, "Imported from nginx.conf by redirectd import nginx.")
 		if err != nil {
 			t.Fatal(err)
+		}
+		// What the import writes loads, upstream groups and routes
+		// included.
+		if _, err := config.Load(filepath.Join(out, ConfigName)); err != nil {
+			t.Errorf("the written config does not load: %v", err)
 		}
 		got := map[string]string{}
 		for _, p := range written {

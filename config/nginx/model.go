@@ -50,11 +50,11 @@ type model struct {
 	// certs are the ssl_certificate and ssl_certificate_key pairs, in
 	// order, each once.
 	certs []cert
-	// proxies, upstreams and hostHeader are what [upstream] is made of
-	// (content.go).
-	proxies    []proxy
-	upstreams  map[string]*upstreamBlock
-	hostHeader []*Directive
+	// upstreams are the upstream blocks by name, and httpProxy the
+	// proxy_* directives of the http block, which servers inherit
+	// (proxy.go).
+	upstreams map[string]*upstreamBlock
+	httpProxy *proxyLevel
 }
 
 // cert is one server's ssl_certificate and ssl_certificate_key.
@@ -98,6 +98,12 @@ type server struct {
 	// dfltFlag, whether a listen of that kind says default_server.
 	on, dfltOn, dfltFlag [2]bool
 	sslOn                bool // `ssl on;`
+	// unnamable: a server_name of it has no redirectd host (a regex).
+	unnamable bool
+	// proxy holds its proxy_* directives (proxy.go); named are its
+	// named locations (location @app), by name.
+	proxy *proxyLevel
+	named map[string]*location
 }
 
 // kindOf is the index of on for a request over TLS or not.
@@ -148,6 +154,16 @@ type location struct {
 	// has any, even one left out, since nginx then inherits none.
 	headers    []addHeader
 	hasHeaders bool
+	// pass is its proxy_pass, nil for none; proxy holds its other
+	// proxy_* directives (proxy.go).
+	pass  *Directive
+	proxy *proxyLevel
+	// backend: it passes requests to a backend (proxy_pass,
+	// fastcgi_pass, ...), which makes nginx redirect its path without
+	// the final slash (autoRedirects).
+	backend bool
+	// tryNamed is the named location a try_files ends with ("@app").
+	tryNamed string
 }
 
 // kindName is how the location's rules are counted.
@@ -196,6 +212,8 @@ type step struct {
 	// rather than '?'. nginx decides this from the replacement as
 	// written (a literal '?' in it), not from the value it produces.
 	argsAmp bool
+	// formName, when set, is how the step's rules are counted.
+	formName string
 }
 
 // falseValue reports whether a map value makes the step's if false.
@@ -206,6 +224,8 @@ func (s *step) falseValue(v string) bool {
 // form names the nginx construct a rule comes from, for the counts.
 func (s *step) form() string {
 	switch {
+	case s.formName != "":
+		return s.formName
 	case s.kind == stepIfMap:
 		if s.mapv.source == "host" {
 			return "map entry (host)"
@@ -257,11 +277,12 @@ type mapEntry struct {
 
 // build reads the http block(s) of dirs into a model.
 func build(dirs []*Directive) *model {
-	m := &model{maps: map[string]*nmap{}, upstreams: map[string]*upstreamBlock{}}
+	m := &model{maps: map[string]*nmap{}, upstreams: map[string]*upstreamBlock{}, httpProxy: &proxyLevel{}}
 	var walk func(ds []*Directive)
 	walk = func(ds []*Directive) {
 		for _, d := range ds {
 			switch {
+			case m.httpProxy.add(d):
 			case d.Name == "http" && d.IsBlock:
 				walk(d.Block)
 			case d.Name == "map" && d.IsBlock:
@@ -360,7 +381,7 @@ func (m *model) readMap(d *Directive) {
 }
 
 func (m *model) readServer(d *Directive) {
-	s := &server{d: d}
+	s := &server{d: d, proxy: &proxyLevel{parent: m.httpProxy}}
 	for _, c := range d.Block {
 		// The old `ssl on;` makes every listen of the server a TLS one.
 		s.sslOn = s.sslOn || c.Name == "ssl" && len(c.Args) == 1 && c.Args[0] == "on"
@@ -372,6 +393,7 @@ func (m *model) readServer(d *Directive) {
 				if n == "" || n == "_" || strings.HasPrefix(n, "~") || strings.HasSuffix(n, ".*") || strings.Contains(n, "$") {
 					if n != "" && n != "_" {
 						m.note(c, "server_name %q: regex and trailing-wildcard names have no redirectd equivalent; left out", n)
+						s.unnamable = true
 					}
 					continue
 				}
@@ -394,7 +416,7 @@ func (m *model) readServer(d *Directive) {
 				s.headers = append(s.headers, h)
 			}
 		default:
-			if m.readContent(c, s) {
+			if m.readContent(c, s, nil) {
 				continue
 			}
 			if st := m.readStep(c, nil); st != nil {
@@ -402,6 +424,8 @@ func (m *model) readServer(d *Directive) {
 			}
 		}
 	}
+	m.tryNamed(s)
+	m.autoRedirects(s)
 	if !s.on[0] && !s.on[1] {
 		s.on[0] = true // nginx's default: *:80
 		if m.ports[0] == "" {
@@ -502,7 +526,12 @@ func (m *model) readLocationIn(s *server, parent *location, d *Directive) {
 	if len(d.Args) == 2 {
 		l.mod, l.path = d.Args[0], d.Args[1]
 	} else if a := d.Args[0]; strings.HasPrefix(a, "@") {
-		return // a named location is reached only by internal redirects
+		// A named location is reached only by internal redirects; its
+		// proxy_pass serves the try_files that end with its name.
+		if parent == nil {
+			m.readNamed(s, d)
+		}
+		return
 	} else {
 		l.path = a
 		// nginx also reads "=/x", "~*\.php$" and "^~/x" written as one word.
@@ -534,7 +563,10 @@ func (m *model) readLocationIn(s *server, parent *location, d *Directive) {
 		m.note(d, "location %s is outside location %s, which nginx refuses; left out", l.path, parent.path)
 		return
 	}
-	l.parent = parent
+	l.parent, l.proxy = parent, &proxyLevel{parent: s.proxy}
+	if parent != nil {
+		l.proxy.parent = parent.proxy
+	}
 	if parent == nil {
 		s.top = append(s.top, l)
 	} else {
@@ -553,11 +585,79 @@ func (m *model) readLocationIn(s *server, parent *location, d *Directive) {
 			}
 			continue
 		}
-		if m.readContent(c, s) {
+		if m.readContent(c, s, l) {
 			continue
 		}
 		if st := m.readStep(c, l); st != nil {
 			l.steps = append(l.steps, st)
+		}
+	}
+}
+
+// readNamed reads a named location (location @app { proxy_pass ...; }):
+// only its proxy_pass and proxy_* directives matter, for the locations
+// whose try_files fall back to it.
+func (m *model) readNamed(s *server, d *Directive) {
+	l := &location{d: d, mod: "@", path: d.Args[0], proxy: &proxyLevel{parent: s.proxy}}
+	for _, c := range d.Block {
+		if c.Name == "proxy_pass" {
+			l.pass = c
+			continue
+		}
+		l.proxy.add(c)
+	}
+	if s.named == nil {
+		s.named = map[string]*location{}
+	}
+	s.named[l.path] = l
+}
+
+// tryNamed gives each location whose try_files falls back to a named
+// location that proxies (`try_files $uri @app;`) that proxy_pass: nginx
+// serves the files it finds itself and passes the rest to @app, and
+// redirectd, which serves no files, forwards them all (the try_files
+// note says so).
+func (m *model) tryNamed(s *server) {
+	for _, l := range s.locs {
+		if n := s.named[l.tryNamed]; n != nil && l.pass == nil && n.pass != nil {
+			l.pass, l.proxy = n.pass, n.proxy
+		}
+	}
+}
+
+// FormAutoRedirect is the form of the rule of nginx's redirect of a
+// backend location's prefix without its final slash.
+const FormAutoRedirect = "trailing slash (auto redirect)"
+
+// autoRedirects adds the redirect nginx makes for each location whose
+// prefix ends with '/' and that passes requests to a backend: a request
+// for the prefix without its slash gets 301 to the prefix, its query
+// kept (ngx_http_core_find_static_location, auto_redirect; nginx's
+// proxy_pass documentation, "If a location is defined by a prefix string
+// that ends with the slash character..."), unless a location of that
+// level is named so. It comes before regex locations and after the
+// server-level rewrites, as an exact location does, so it is modelled as
+// one: `location = /p { rewrite ^ /p/ permanent; }`.
+func (m *model) autoRedirects(s *server) {
+	for _, l := range slices.Clone(s.locs) {
+		p := strings.TrimSuffix(l.path, "/")
+		if !l.backend || l.re != nil || l.mod == "=" || p == "" || p == l.path || strings.ContainsAny(p, "$ \t\"'{};") {
+			continue
+		}
+		siblings := s.top
+		if l.parent != nil {
+			siblings = l.parent.children
+			if l.parent.path == p {
+				continue
+			}
+		}
+		if slices.ContainsFunc(siblings, func(o *location) bool { return o.re == nil && o.path == p }) {
+			continue
+		}
+		rw := &Directive{Name: "rewrite", Args: []string{"^", l.path, "permanent"}, File: l.d.File, Line: l.d.Line}
+		m.readLocationIn(s, l.parent, &Directive{Name: "location", Args: []string{"=", p}, Block: []*Directive{rw}, IsBlock: true, File: l.d.File, Line: l.d.Line})
+		if x := s.locs[len(s.locs)-1]; x.path == p && len(x.steps) == 1 {
+			x.steps[0].formName = FormAutoRedirect
 		}
 	}
 }
@@ -843,7 +943,11 @@ func (m *model) pickDefault() {
 	}
 	for _, s := range m.servers {
 		if s.dflt && len(m.servers) > 1 && s.hosts != nil {
-			m.note(s.d, "nginx sends requests for hosts that no server_name names to this default server; its rules are written for its own names, so redirectd answers other hosts 404")
+			if slices.ContainsFunc(s.locs, func(l *location) bool { return l.pass != nil }) {
+				m.note(s.d, "nginx sends requests for hosts that no server_name names to this default server; its rules are written for its own names, so redirectd redirects no other host (its proxy_pass routes take every host)")
+			} else {
+				m.note(s.d, "nginx sends requests for hosts that no server_name names to this default server; its rules are written for its own names, so redirectd answers other hosts 404")
+			}
 		}
 	}
 }

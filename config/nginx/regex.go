@@ -18,7 +18,8 @@ type nginxRegex struct {
 	// anchored with ^, else "".
 	literal string
 	// prefixOnly: the regex is ^literal, perhaps followed by .* or (.*),
-	// so it matches exactly the paths starting with literal.
+	// and $ after them, so it matches exactly the paths starting with
+	// literal.
 	prefixOnly bool
 	anchored   bool
 }
@@ -85,7 +86,9 @@ func literalOf(re *syntax.Regexp, ci bool) (lit string, prefixOnly, anchored boo
 		b.WriteString(s)
 	}
 	rest := subs[i:]
-	prefixOnly = len(rest) == 0 || len(rest) == 1 && isAnyString(rest[0])
+	// .*$ and (.*)$ end where the path ends, which holds no raw newline.
+	prefixOnly = len(rest) == 0 || len(rest) == 1 && isAnyString(rest[0]) ||
+		len(rest) == 2 && isAnyString(rest[0]) && rest[1].Op == syntax.OpEndText
 	return b.String(), prefixOnly, true
 }
 

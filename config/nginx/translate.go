@@ -55,8 +55,11 @@ type Result struct {
 	// Certificates are the ssl_certificate and ssl_certificate_key
 	// pairs, for [[tls.certificate]].
 	Certificates []Certificate
-	// Upstream is nginx's proxy_pass as [upstream], nil for none.
-	Upstream *Upstream
+	// Groups are the upstream groups nginx's proxy_pass directives send
+	// to, the default one ([upstream], named "default") first when there
+	// is one; Routes say which group each host and path prefix goes to.
+	Groups []*Group
+	Routes []Route
 }
 
 // Certificate is one server's ssl_certificate and ssl_certificate_key.
@@ -80,10 +83,11 @@ func (r *Result) Counts() map[string]int {
 // Translate turns the parsed config into redirectd rules.
 func Translate(dirs []*Directive) *Result {
 	m := build(dirs)
-	t := &translator{m: m}
+	t := &translator{m: m, dirs: dirs, passGroup: map[*location]*Group{}, groupByKey: map[string]*Group{}, routeNoted: map[*Directive]bool{}}
 	if len(m.servers) == 0 {
 		m.note(nil, "no server block found: nothing to translate")
 	}
+	t.routes() // before server(), which changes the hosts of some servers' rules
 	for _, s := range m.servers {
 		start := len(t.rules)
 		t.server(s)
@@ -91,7 +95,7 @@ func Translate(dirs []*Directive) *Result {
 			t.rules[i].Scheme = s.scheme(m)
 		}
 	}
-	res := &Result{Rules: t.rules, Upstream: m.upstream()}
+	res := &Result{Rules: t.rules, Groups: t.groups, Routes: t.routeList}
 	for k := range 2 {
 		res.Listen[k] = listenAddr(m.addrs[k], m.ports[k])
 	}
@@ -118,6 +122,7 @@ func Translate(dirs []*Directive) *Result {
 		m.note(nil, "nginx listens with ssl, but no server names its ssl_certificate and ssl_certificate_key; add [[tls.certificate]] to [tls]")
 	}
 	t.check(res)
+	t.checkRoutes()
 	res.Notes, res.LeftOut = m.notes, m.leftOut
 	return res
 }
@@ -149,7 +154,21 @@ func listenAddr(addr, port string) string {
 
 type translator struct {
 	m     *model
+	dirs  []*Directive
 	rules []Rule
+	// passGroup is the group of each proxying location (nil: it cannot be
+	// one), groupByKey each group by what it holds, groups those routes
+	// use, the default first, routeList the routes, and dflt the
+	// default group, nil for none (proxy.go, routes.go).
+	passGroup  map[*location]*Group
+	groupByKey map[string]*Group
+	groups     []*Group
+	routeList  []Route
+	routeIdx   map[string][]int // routeList's indexes by host
+	dflt       *Group
+	// routeNoted are the locations whose routing a note describes
+	// already, which the routes' check does not list again.
+	routeNoted map[*Directive]bool
 	// noted avoids repeating one note per map entry.
 	noted map[string]bool
 }

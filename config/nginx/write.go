@@ -178,10 +178,7 @@ func writeServerEnd(b *strings.Builder, dir string, r *Rule, written *[]string) 
 // and names its plain port; the [server] table is left to the operator,
 // who may merge it with settings of their own.
 func writeListeners(b *strings.Builder, res *Result) {
-	if u := res.Upstream; u != nil {
-		importer.WriteUpstream(b, u.Origin.Source()+": where nginx proxies; redirectd forwards every request it does not redirect",
-			importer.Upstream{Servers: u.Servers, Balance: u.Balance, HostHeader: u.HostHeader})
-	}
+	writeGroups(b, res)
 	if res.Listen[1] == "" {
 		return
 	}
@@ -196,4 +193,20 @@ func writeListeners(b *strings.Builder, res *Result) {
 		t.Certificates = append(t.Certificates, importer.Certificate{Cert: c.Cert, Key: c.Key, Comment: c.Origin.Source()})
 	}
 	importer.WriteTLS(b, "nginx's TLS port", t)
+}
+
+// writeGroups writes the upstream groups, the default one first, and the
+// routes that send each server's hosts and locations to theirs.
+func writeGroups(b *strings.Builder, res *Result) {
+	for _, g := range res.Groups {
+		comment := g.Origin.Source() + ": proxy_pass " + g.Origin.Args[0]
+		if g.Name == "default" {
+			comment += "; the default server's location /, so every request no route sends elsewhere, and that no rule redirects, goes here"
+		}
+		importer.WriteUpstream(b, comment, importer.Upstream{Name: g.Name, Servers: g.Servers, Balance: g.Balance, HostHeader: g.HostHeader,
+			TLSServerName: g.TLSServerName, CAFile: g.CAFile, ClientCertFile: g.ClientCert, ClientKeyFile: g.ClientKey, Commented: g.Unreadable, Limits: g.Limits})
+	}
+	for _, r := range res.Routes {
+		importer.WriteRoute(b, r.Origin.Source()+": location "+strings.Join(r.Origin.Args, " "), r.Host, r.Prefix, r.Group.Name)
+	}
 }

@@ -1,8 +1,9 @@
 package nginx
 
 import (
-	"github.com/redirectd/redirectd/config/syntax"
 	"testing"
+
+	"github.com/redirectd/redirectd/config/syntax"
 )
 
 // TestMapWord checks that each word written into a map file reads back as

@@ -98,9 +98,10 @@ func New(cfg *Settings, decide DecisionFunc, set *metrics.Set, log *slog.Logger)
 		return nil, err
 	}
 	m.tls = &tls.Config{
-		MinVersion:     tls.VersionTLS12,
-		NextProtos:     []string{"http/1.1", alpnACME},
-		GetCertificate: m.getCertificate,
+		MinVersion:       tls.VersionTLS12,
+		NextProtos:       []string{"http/1.1", alpnACME},
+		GetCertificate:   m.getCertificate,
+		CurvePreferences: keyExchanges(cfg.PostQuantum),
 	}
 	m.ticket = startTickets(m.tls, ticketRotateEvery)
 	set.RegisterMetricsWriter(m.writeExpiry)
@@ -108,12 +109,14 @@ func New(cfg *Settings, decide DecisionFunc, set *metrics.Set, log *slog.Logger)
 }
 
 // TLSConfig returns the configuration for the HTTPS listener: TLS 1.2 and
-// 1.3 with Go's default cipher suites, ALPN http/1.1 (and acme-tls/1 for
+// 1.3 with Go's default cipher suites, X25519 and the NIST curves for the
+// key exchange (the post-quantum hybrids too with Settings.PostQuantum;
+// keyexchange.go), ALPN http/1.1 (and acme-tls/1 for
 // TLS-ALPN-01 challenges: a connection that negotiates it has done its
 // job once the handshake is over and must be closed, RFC 8737 section 3),
 // session tickets with rotating keys, and GetCertificate choosing by SNI.
 // It is the same *tls.Config for the Manager's life: reloads change what
-// GetCertificate returns, not the config. Do not modify it.
+// GetCertificate returns, not the config (Reload ignores PostQuantum). Do not modify it.
 func (m *Manager) TLSConfig() *tls.Config { return m.tls }
 
 // Start begins obtaining and renewing the certificates of the ACME hosts.

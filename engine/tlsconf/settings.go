@@ -26,6 +26,10 @@ type Settings struct {
 	CertificatesDir string
 	// ACME is the [acme] table; nil turns ACME off.
 	ACME *ACME
+	// PostQuantum is [tls] post_quantum: offer the ML-KEM hybrid key
+	// exchanges beside X25519 and the NIST curves (keyexchange.go). New
+	// reads it; Reload does not (it needs a restart).
+	PostQuantum bool
 }
 
 // Certificate is one [[tls.certificate]] entry.

@@ -6,8 +6,12 @@ import (
 )
 
 // dirty reports whether c, idle, has bytes waiting or its peer closed it:
-// a peek that neither waits nor takes anything.
+// a peek that neither waits nor takes anything. For a TLS connection the
+// socket is peeked: any record (data, an alert, a close_notify) counts.
 func dirty(c net.Conn) bool {
+	if t, ok := c.(interface{ NetConn() net.Conn }); ok {
+		c = t.NetConn() // a *tls.Conn: its socket
+	}
 	sc, ok := c.(syscall.Conn)
 	if !ok {
 		return false

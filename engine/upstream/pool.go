@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"io"
 	"log/slog"
@@ -15,7 +16,13 @@ import (
 
 // Config describes the servers and how to reach them.
 type Config struct {
+	// Group names the servers' group in log lines and errors ("" for
+	// "default").
+	Group string
+	// Servers are plain host:port addresses; Targets, when set, are used
+	// instead, each with its own TLS settings.
 	Servers           []string
+	Targets           []Target
 	LeastConn         bool // else round robin
 	MaxConnsPerServer int
 	ConnectTimeout    time.Duration
@@ -33,6 +40,16 @@ type Config struct {
 	// server; a 2xx or 3xx answer marks it up.
 	HealthPath     string
 	HealthInterval time.Duration
+	// HealthHost is the Host of a health check; "" sends the server's
+	// address.
+	HealthHost string
+}
+
+// Target is one server: its address, and its TLS client settings when it
+// is reached over TLS (nil: plain HTTP).
+type Target struct {
+	Addr string
+	TLS  *tls.Config
 }
 
 // Passive health: after failThreshold failed connections in a row a server
@@ -61,6 +78,8 @@ type Server struct {
 	Addr   string
 	Client *fasthttp.HostClient
 	cfg    *Config
+	// tls is the TLS client config of an https:// server; nil: plain.
+	tls *tls.Config
 	// inflight counts requests being forwarded, for least_conn.
 	inflight atomic.Int64
 	// fails counts failed connections in a row; downUntil is when a
@@ -83,8 +102,18 @@ func New(cfg Config, log *slog.Logger) *Pool {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &Pool{leastConn: cfg.LeastConn, cancel: cancel, log: log}
-	for _, addr := range cfg.Servers {
-		s := &Server{Addr: addr, cfg: &cfg, healthChecked: cfg.HealthPath != ""}
+	if cfg.Group == "" {
+		cfg.Group = "default"
+	}
+	targets := cfg.Targets
+	if len(targets) == 0 {
+		for _, addr := range cfg.Servers {
+			targets = append(targets, Target{Addr: addr})
+		}
+	}
+	for _, t := range targets {
+		s := &Server{Addr: t.Addr, cfg: &cfg, healthChecked: cfg.HealthPath != ""}
+		s.tls = s.clientTLS(t.TLS, log)
 		s.Client = newClient(s)
 		p.servers = append(p.servers, s)
 		if cfg.HealthPath != "" {
@@ -98,17 +127,18 @@ func New(cfg Config, log *slog.Logger) *Pool {
 // and answers through unchanged.
 func newClient(s *Server) *fasthttp.HostClient {
 	cfg := s.cfg
-	dialer := &net.Dialer{Timeout: cfg.ConnectTimeout}
 	return &fasthttp.HostClient{
 		Addr: s.Addr,
 		// The timeouts are the connection's, between bytes
-		// (progressConn), not fasthttp's, per exchange.
+		// (progressConn), not fasthttp's, per exchange. TLS is done
+		// here too (IsTLS stays false), so that the handshake is bounded
+		// by connect_timeout and progressConn sits above the TLS layer.
 		Dial: func(a string) (net.Conn, error) {
-			c, err := dialer.Dial("tcp", a)
+			redial := func() (net.Conn, error) { return s.dial(a) }
+			c, err := redial()
 			if err != nil {
 				return nil, err
 			}
-			redial := func() (net.Conn, error) { return dialer.Dial("tcp", a) }
 			return &progressConn{Conn: c, read: cfg.ReadTimeout, write: cfg.WriteTimeout, srv: s, dial: redial}, nil
 		},
 		MaxConns:           cfg.MaxConnsPerServer,
@@ -173,6 +203,9 @@ func (p *Pool) Pick() (*Server, error) {
 	best.inflight.Add(1)
 	return best, nil
 }
+
+// Up reports whether s is in service now: for the health gauge.
+func (s *Server) Up() bool { return s.up(time.Now().UnixNano()) }
 
 // up reports whether s may be sent requests.
 func (s *Server) up(now int64) bool {
@@ -243,6 +276,9 @@ func (s *Server) check() bool {
 	defer fasthttp.ReleaseResponse(resp)
 	req.SetRequestURI(s.cfg.HealthPath)
 	req.Header.SetHost(s.Addr)
+	if s.cfg.HealthHost != "" {
+		req.Header.SetHost(s.cfg.HealthHost)
+	}
 	timeout := s.cfg.ConnectTimeout + s.cfg.ReadTimeout
 	if err := s.Client.DoTimeout(req, resp, timeout); err != nil {
 		return false
@@ -257,6 +293,10 @@ func (s *Server) check() bool {
 // IsConnError reports whether err means the server could not be reached,
 // as opposed to a slow or failed answer.
 func IsConnError(err error) bool {
+	var te *TLSError
+	if errors.As(err, &te) {
+		return true
+	}
 	var op *net.OpError
 	if errors.As(err, &op) && op.Op == "dial" {
 		return true

@@ -166,7 +166,9 @@ func (l *Layered) Store(ctx context.Context, key string, value []byte) error {
 }
 
 // Load reads key from Redis and refreshes the local copy with it; from
-// the local copy while Redis is unreachable.
+// the local copy while Redis is unreachable. A key Redis does not have is
+// missing, whatever the copy holds; the copy is not deleted then, so that
+// a Redis restarted empty does not take every node's safety net with it.
 func (l *Layered) Load(ctx context.Context, key string) ([]byte, error) {
 	if !l.down.Load() {
 		v, err := l.r.Load(ctx, key)

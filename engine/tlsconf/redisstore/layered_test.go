@@ -6,9 +6,11 @@ import (
 	"errors"
 	"io/fs"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -151,4 +153,65 @@ func TestLayeredStartsDown(t *testing.T) {
 	n.waitUp(t, 0)
 	srv.Start()
 	n.waitUp(t, 1)
+}
+
+// TestLayeredHungRedis puts a server that accepts connections and never
+// answers (a hung Redis, or one behind a link that drops packets) under
+// a node: reads fall back to the local copy once the 2 s timeout passes,
+// and once Redis is taken for down they no longer ask it.
+func TestLayeredHungRedis(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held []net.Conn
+	var mu sync.Mutex
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			held = append(held, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		for _, c := range held {
+			c.Close()
+		}
+		mu.Unlock()
+	})
+	dir := t.TempDir()
+	set := metrics.NewSet()
+	l, err := NewLayered(Config{Addr: ln.Addr().String()}, dir, set, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ctx := context.Background()
+	if err := l.local.Store(ctx, certKey, []byte("c")); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := l.Load(ctx, certKey); err != nil || string(got) != "c" {
+		t.Fatalf("Load = %q, %v; want the local copy", got, err)
+	}
+	n := &node{Layered: l, set: set}
+	n.waitUp(t, 0)
+	asked := n.metric(t, `redirectd_tls_storage_errors_total{op="load"}`)
+	for range 5 {
+		if got, err := l.Load(ctx, certKey); err != nil || string(got) != "c" {
+			t.Fatalf("Load = %q, %v; want the local copy", got, err)
+		}
+	}
+	if now := n.metric(t, `redirectd_tls_storage_errors_total{op="load"}`); now != asked {
+		t.Errorf("loads asked the hung Redis while it was down: %v load errors, then %v", asked, now)
+	}
+	if f := n.metric(t, `redirectd_tls_storage_fallbacks_total{op="load"}`); f < 6 {
+		t.Errorf("%v loads answered by the local copy, want 6", f)
+	}
 }

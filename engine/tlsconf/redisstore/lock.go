@@ -112,6 +112,14 @@ func (r *Redis) refresh(name string, h *heldLock) {
 // process. It is ErrNotLocked for a lock this process does not hold, and
 // ErrLockLost for one that expired meanwhile (another holder's is left
 // alone).
+//
+// certmagic's Unlock names the lock, not the holder: when a lock
+// expired under one goroutine (Redis unreachable past LockTTL) and
+// another goroutine of this process then took it, the first one's
+// Unlock releases the second's. It takes an outage longer than the TTL
+// and two jobs for one name in one process; the cost is the one
+// certmagic accepts of its own folder locks, an order that may run
+// twice.
 func (r *Redis) Unlock(ctx context.Context, name string) error {
 	r.mu.Lock()
 	h := r.locks[name]

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
 	"strconv"
 	"strings"
@@ -116,7 +117,23 @@ func settingChanges(old, cur *config.Config) []string {
 		out = append(out, fmt.Sprintf("[upstream] %s -> %s: requests no rule answers are answered %s instead of %s",
 			onOff(old.Upstream != nil), onOff(cur.Upstream != nil), missAnswer(cur), missAnswer(old)))
 	}
+	if !sameRoutes(old.Routes, cur.Routes) {
+		out = append(out, fmt.Sprintf("[[route]] %d -> %d routes: requests no rule answers may go to another upstream group", len(old.Routes), len(cur.Routes)))
+	}
 	return out
+}
+
+// sameRoutes reports whether a and b send the same hosts and prefixes to
+// the same groups, wherever in the file they are written.
+func sameRoutes(a, b []config.Route) bool {
+	key := func(rs []config.Route) map[[2]string]string {
+		m := map[[2]string]string{}
+		for _, r := range rs {
+			m[[2]string{r.Host, r.Prefix}] = r.Upstream
+		}
+		return m
+	}
+	return maps.Equal(key(a), key(b))
 }
 
 func onOff(set bool) string {

@@ -113,7 +113,7 @@ type testEnv struct {
 	// set is the rule set the server answers from, for naming the rule
 	// of a failed case.
 	set           *matcher.Set
-	forwarding    bool // [upstream] is set: misses go to the marker
+	forwarding    bool // an upstream group is set: misses go to the marker
 	httpsRedirect bool
 	stops         []func()
 }
@@ -121,7 +121,8 @@ type testEnv struct {
 // startTestServer starts the engine with cfg's rules and [server]
 // settings on a loopback port of its own. What would keep the cases from
 // reaching the rules is left out: the PROXY protocol, TLS, deferred
-// accept, the access log; [upstream] is replaced by the marker upstream.
+// accept, the access log; every upstream group's servers are replaced by
+// the marker upstream.
 func startTestServer(cfg *config.Config) (*testEnv, error) {
 	opts := engineopts.Engine(&cfg.Server, nil)
 	opts.Listen = "127.0.0.1:0"
@@ -139,19 +140,15 @@ func startTestServer(cfg *config.Config) (*testEnv, error) {
 		opts.MaxConns = max(opts.MaxConns, 2*testConns)
 	}
 	env := &testEnv{set: cfg.Set, httpsRedirect: cfg.Server.HTTPSRedirect}
-	if u := cfg.Upstream; u != nil {
+	if cfg.Upstream != nil || len(cfg.Upstreams) > 0 {
 		addr, stop, err := startMarker()
 		if err != nil {
 			return nil, err
 		}
 		env.stops = append(env.stops, stop)
-		mu := *u
-		mu.Servers, mu.HealthCheck = []string{addr}, nil
-		pool := upstream.New(engineopts.Upstream(&mu), nil)
-		env.stops = append(env.stops, pool.Close)
-		opts.Upstream = &engine.UpstreamOptions{Pool: pool, HostFromUpstream: u.HostHeader == "upstream", MaxRequestBodyBytes: u.MaxRequestBodyBytes,
-			BodyTimeout: u.BodyTimeout.Std(), SendTimeout: u.SendTimeout.Std(), TunnelIdleTimeout: u.TunnelIdleTimeout.Std(),
-			RequestBufferBytes: u.RequestBufferBytes, BodyMinRate: u.BodyMinRate, MaxConnsPerClient: u.MaxConnsPerClient}
+		if err := markGroups(cfg, addr, &opts, env); err != nil {
+			return nil, err
+		}
 		env.forwarding = true
 	}
 	env.srv = engine.New(opts, cfg.Set)
@@ -168,6 +165,41 @@ func startTestServer(cfg *config.Config) (*testEnv, error) {
 		<-done
 	})
 	return env, nil
+}
+
+// markGroups points every upstream group of cfg at the marker upstream
+// at addr, keeping each group's other settings and the routes to them.
+func markGroups(cfg *config.Config, addr string, opts *engine.Options, env *testEnv) error {
+	marked := func(u *config.Upstream) (*engine.UpstreamOptions, error) {
+		mu := *u
+		mu.Servers, mu.Targets, mu.HealthCheck, mu.UpstreamTLS = []string{addr}, nil, nil, config.UpstreamTLS{}
+		pc, err := engineopts.Upstream(&mu)
+		if err != nil {
+			return nil, err
+		}
+		pool := upstream.New(pc, nil)
+		env.stops = append(env.stops, pool.Close)
+		return engineopts.Forwarding(u, pool), nil
+	}
+	groups := map[string]*engine.UpstreamOptions{}
+	for name, u := range cfg.Upstreams {
+		o, err := marked(u)
+		if err != nil {
+			return err
+		}
+		groups[name] = o
+	}
+	if u := cfg.Upstream; u != nil {
+		o, err := marked(u)
+		if err != nil {
+			return err
+		}
+		opts.Upstream, groups[config.DefaultGroup] = o, o
+	}
+	for _, r := range cfg.Routes {
+		opts.Routes = append(opts.Routes, engine.UpstreamRoute{Host: r.Host, Prefix: r.Prefix, Group: groups[r.Upstream]})
+	}
+	return nil
 }
 
 // stop stops the server and the marker upstream, the server first, in

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/VictoriaMetrics/metrics"
+
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/configload"
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/explain"
 	"github.com/redirectd/redirectd/config"
@@ -43,6 +44,8 @@ type service struct {
 	// admin is the admin server (nil until it is made, or with listen
 	// "off"), whose token a reload replaces (token_file rotated).
 	admin *admin.Server
+	// ups are the upstream groups' pools, which a reload replaces.
+	ups *upstreams
 
 	set                  *metrics.Set
 	reloads, reloadFails *metrics.Counter
@@ -109,7 +112,7 @@ func newService(srv *engine.Server, cfg *config.Config, file string, loader conf
 
 // reload loads the config again and swaps its rules in; a config with
 // errors leaves the running rules in place and is returned. Settings that
-// need a restart ([server], [upstream], [admin], [access_log]) are
+// need a restart ([server], [admin], [access_log]) are
 // reported when they changed, not silently ignored.
 func (s *service) reload() (string, error) {
 	s.mu.Lock()
@@ -140,6 +143,12 @@ func (s *service) reloadLocked(c *candidate) (string, error) {
 		// fails the reload, and the running rules and certificates stay.
 		err = s.https.reload(cfg)
 	}
+	var fw forwarding
+	commitUps := func() {}
+	if err == nil && s.ups != nil {
+		// So do the upstream groups and routes.
+		fw, commitUps, err = s.ups.build(cfg)
+	}
 	if err != nil {
 		s.reloadFails.Inc()
 		s.log.Error("reload failed; the previous rules keep serving", "config", s.cfg.Path, "err", err)
@@ -153,6 +162,10 @@ func (s *service) reloadLocked(c *candidate) (string, error) {
 	}
 	s.recordVersion(ver, cfg.Set.Len(), pin)
 	old := s.srv.Rules()
+	if s.ups != nil {
+		s.srv.SetUpstreams(fw.def, fw.routes)
+		commitUps()
+	}
 	s.srv.Swap(cfg.Set)
 	s.https.rulesSwapped()
 	carried := cfg.Set.CarryHits(old)
@@ -173,11 +186,12 @@ func (s *service) reloadLocked(c *candidate) (string, error) {
 		msg += "; " + changed + " changed: restart to apply"
 		s.log.Warn(changed+" changed: the new rules serve, but these settings take effect only after a restart", "config", cfg.Path)
 		token := cfg.Admin
-		cfg.Server, cfg.Upstream, cfg.Admin, cfg.AccessLog, cfg.Misses = s.cfg.Server, s.cfg.Upstream, s.cfg.Admin, s.cfg.AccessLog, s.cfg.Misses
+		cfg.Server, cfg.Admin, cfg.AccessLog, cfg.Misses = s.cfg.Server, s.cfg.Admin, s.cfg.AccessLog, s.cfg.Misses
 		if tokenSwappable(s.cfg.Admin, token) {
 			cfg.Admin.Token, cfg.Admin.TokenFile = token.Token, token.TokenFile // applied by applyToken
 		}
 		cfg.TLS.Listen, cfg.TLS.HSTS, cfg.TLS.HandshakeTimeout = s.cfg.TLS.Listen, s.cfg.TLS.HSTS, s.cfg.TLS.HandshakeTimeout
+		cfg.TLS.PostQuantum = s.cfg.TLS.PostQuantum
 	}
 	s.cfg = cfg
 	debug.FreeOSMemory() // the old rules and the decoder's garbage

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/redirectd/redirectd/config"
 )
 
@@ -19,8 +20,9 @@ func TestRestartNeeded(t *testing.T) {
 	cur.Server.Listen = "127.0.0.1:8081"
 	cur.Admin.Token = "t0k"
 	cur.TLS.HSTS = "max-age=60"
+	cur.TLS.PostQuantum = true
 	cur.Upstream = &config.Upstream{}
-	want := []string{"[server] listen", "[upstream]", "[admin] token", "[tls] hsts"}
+	want := []string{"[server] listen", "[admin] token", "[tls] hsts", "[tls] post_quantum"}
 	if d := cmp.Diff(want, restartNeeded(old, &cur)); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}

@@ -24,7 +24,6 @@ import (
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/accesslog"
 	"github.com/redirectd/redirectd/engine/admin"
-	"github.com/redirectd/redirectd/engine/upstream"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -62,11 +61,12 @@ func Serve(o Options, stdout, stderr io.Writer) int {
 	opts := engineopts.Engine(&cfg.Server, log)
 	opts.Takeover = o.Upgrade
 	opts.MissesCapacity = cfg.Misses.Capacity
-	if u := cfg.Upstream; u != nil {
-		pool := upstream.New(engineopts.Upstream(u), log)
-		defer pool.Close()
-		opts.Upstream = upstreamOptions(u, pool)
+	ups, err := startUpstreams(cfg, &opts, log)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", cfg.Path, err)
+		return 1
 	}
+	defer ups.close()
 	alog, err := openAccessLog(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: [access_log]: %v\n", cfg.Path, err)
@@ -85,8 +85,7 @@ func Serve(o Options, stdout, stderr io.Writer) int {
 	defer https.close()
 	srv = engine.New(opts, cfg.Set)
 	svc := newService(srv, cfg, o.Config, o.Loader, log)
-	svc.adminListen = o.AdminListen
-	svc.https = https
+	svc.adminListen, svc.https, svc.ups = o.AdminListen, https, ups
 	stopSource, err := svc.startSource() // [rules] source: serve the cached version, poll
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: [rules]: %v\n", cfg.Path, err)
@@ -146,14 +145,6 @@ func loadForServe(o Options) (*config.Config, error) {
 		return nil, err
 	}
 	return cfg, nil
-}
-
-// upstreamOptions are the engine's options for forwarding to pool as
-// [upstream] u says.
-func upstreamOptions(u *config.Upstream, pool *upstream.Pool) *engine.UpstreamOptions {
-	return &engine.UpstreamOptions{Pool: pool, HostFromUpstream: u.HostHeader == "upstream", MaxRequestBodyBytes: u.MaxRequestBodyBytes,
-		BodyTimeout: u.BodyTimeout.Std(), SendTimeout: u.SendTimeout.Std(), TunnelIdleTimeout: u.TunnelIdleTimeout.Std(),
-		RequestBufferBytes: u.RequestBufferBytes, BodyMinRate: u.BodyMinRate, MaxConnsPerClient: u.MaxConnsPerClient}
 }
 
 // openAccessLog opens [access_log]'s file, or returns nil when there is
@@ -301,18 +292,7 @@ func restartNeeded(old, cur *config.Config) []string {
 	os.Headers, os.HeaderList, cs.Headers, cs.HeaderList = nil, nil, nil, nil
 	var keys []string
 	keys = changedKeys(keys, "server", os, cs)
-	var ou, cu config.Upstream
-	if old.Upstream != nil {
-		ou = *old.Upstream
-	}
-	if cur.Upstream != nil {
-		cu = *cur.Upstream
-	}
-	if (old.Upstream == nil) != (cur.Upstream == nil) {
-		keys = append(keys, "[upstream]")
-	} else {
-		keys = changedKeys(keys, "upstream", ou, cu)
-	}
+	// The upstream groups and routes apply with the reload (upstreams.go).
 	oa, ca := old.Admin, cur.Admin
 	if tokenSwappable(oa, ca) {
 		// A rotated token_file applies with the reload (applyToken).
@@ -324,7 +304,8 @@ func restartNeeded(old, cur *config.Config) []string {
 	for _, k := range []struct {
 		name string
 		same bool
-	}{{"listen", old.TLS.Listen == cur.TLS.Listen}, {"hsts", old.TLS.HSTS == cur.TLS.HSTS}, {"handshake_timeout", old.TLS.HandshakeTimeout == cur.TLS.HandshakeTimeout}} {
+	}{{"listen", old.TLS.Listen == cur.TLS.Listen}, {"hsts", old.TLS.HSTS == cur.TLS.HSTS}, {"handshake_timeout", old.TLS.HandshakeTimeout == cur.TLS.HandshakeTimeout},
+		{"post_quantum", old.TLS.PostQuantum == cur.TLS.PostQuantum}} {
 		if !k.same {
 			keys = append(keys, "[tls] "+k.name)
 		}

@@ -85,6 +85,7 @@ func newHTTPS(cfg *config.Config, opts *engine.Options, rules func() *matcher.Se
 // name.
 func tlsSettings(cfg *config.Config) *tlsconf.Settings {
 	s := certSettings(cfg)
+	s.PostQuantum = cfg.TLS.PostQuantum
 	if a := cfg.ACME; a != nil {
 		s.ACME = &tlsconf.ACME{
 			Email: a.Email, CA: a.CA, CARoot: a.CARoot, Storage: a.Storage,

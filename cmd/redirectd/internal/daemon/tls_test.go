@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/engine/tlsconf"
 	"github.com/redirectd/redirectd/engine/tlsconf/redisstore"
@@ -17,7 +18,7 @@ import (
 // TestTLSSettings checks the conversion of [tls] and [acme] into
 // engine/tlsconf's terms: paths resolved by the config, entries located,
 // hosts = "rules" resolved into the rules' exact hosts, the on-demand
-// rate's default, and a list of hosts passed as it is.
+// rate's default, a list of hosts passed as it is, and post_quantum.
 func TestTLSSettings(t *testing.T) {
 	const head = `[server]
 listen = "127.0.0.1:8080"
@@ -25,6 +26,7 @@ listen = "127.0.0.1:8080"
 [tls]
 listen = "127.0.0.1:8443"
 certificates_dir = "certs"
+post_quantum = true
 
 [[tls.certificate]]
 cert = "a.crt"
@@ -78,8 +80,9 @@ storage = "acme"
 				File:            file,
 				HTTPListen:      "127.0.0.1:8080",
 				TLSListen:       "127.0.0.1:8443",
-				Certificates:    []tlsconf.Certificate{{Cert: filepath.Join(dir, "a.crt"), Key: filepath.Join(dir, "a.key"), File: file, Line: 8}},
+				Certificates:    []tlsconf.Certificate{{Cert: filepath.Join(dir, "a.crt"), Key: filepath.Join(dir, "a.key"), File: file, Line: 9}},
 				CertificatesDir: filepath.Join(dir, "certs"),
+				PostQuantum:     true,
 				ACME: &tlsconf.ACME{CA: config.DefaultACMECA, Storage: filepath.Join(dir, "acme"),
 					Names: tc.names, OnDemand: tc.od, OnDemandN: tc.n, OnDemandPer: tc.per,
 					Ask: tc.ask, PerDomainWeek: tc.week, Queue: tc.queue, Redis: tc.redis},

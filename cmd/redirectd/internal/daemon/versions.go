@@ -18,6 +18,7 @@ import (
 	"github.com/redirectd/redirectd/engine/promtext"
 
 	"github.com/VictoriaMetrics/metrics"
+
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/config/source"
 	"github.com/redirectd/redirectd/engine/admin"

@@ -1,0 +1,137 @@
+package nginx
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestRoutes translates small configs and compares the groups and routes
+// written, and the notes about them, with what nginx does with each.
+func TestRoutes(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, conf string
+		// groups are "name servers... host=H [sni=N]"; routes are
+		// "host prefix group" ("-" for any host).
+		groups, routes []string
+		// notes are parts of the notes expected, each in some note.
+		notes []string
+	}{{
+		name: "nginx sends $proxy_host: the address, without the scheme's port",
+		conf: `server { server_name a.test; location / { proxy_pass http://10.0.0.1:80; } }
+server { server_name b.test; location / { proxy_pass http://10.0.0.2:8080; } }`,
+		groups: []string{"default 10.0.0.1:80 host=10.0.0.1", "10-0-0-2-8080 10.0.0.2:8080 host=10.0.0.2:8080"},
+		routes: []string{"b.test / 10-0-0-2-8080"},
+	}, {
+		name: "an upstream block's name is the Host, and the name nginx verifies",
+		conf: `upstream app { server 10.0.0.1; server 10.0.0.2:81; }
+server { server_name a.test; location / { proxy_ssl_verify on; proxy_pass https://app; } }`,
+		groups: []string{"default https://10.0.0.1:80 https://10.0.0.2:81 host=app sni=app"},
+		notes:  []string{"redirectd sends the name it verifies in SNI"},
+	}, {
+		name: "proxy_set_header is inherited whole, and only where a level sets none",
+		conf: `server { server_name a.test; proxy_set_header Host $host;
+  location / { proxy_pass http://10.0.0.1; }
+  location /x/ { proxy_set_header X-Real-IP $remote_addr; proxy_pass http://10.0.0.1; }
+  location /y/ { proxy_pass http://10.0.0.1; location /y/z/ { proxy_pass http://10.0.0.1; } } }`,
+		groups: []string{"default 10.0.0.1:80 host=preserve", "10-0-0-1 10.0.0.1:80 host=10.0.0.1"},
+		routes: []string{"- /x/ 10-0-0-1"},
+	}, {
+		name: "a server's location that nginx answers itself, where the default server's routes forward",
+		conf: `server { listen 80 default_server; location / { proxy_pass http://10.0.0.1; } }
+server { server_name a.test; location /api/ { proxy_pass http://10.0.0.2; } }`,
+		groups: []string{"default 10.0.0.1:80 host=10.0.0.1", "10-0-0-2 10.0.0.2:80 host=10.0.0.2"},
+		routes: []string{"a.test /api/ 10-0-0-2"},
+		notes:  []string{"nginx answers requests of this server that it does not proxy itself (404 or its content), such as http://a.test/, where redirectd forwards them to group default"},
+	}, {
+		name: "no [upstream] when the default server does not proxy /",
+		conf: `server { listen 80 default_server; return 444; }
+server { server_name a.test; location / { proxy_pass http://10.0.0.1; } }`,
+		groups: []string{"10-0-0-1 10.0.0.1:80 host=10.0.0.1"},
+		routes: []string{"a.test / 10-0-0-1"},
+	}, {
+		name: "the same host and prefix to two upstreams on the two kinds of port",
+		conf: `server { listen 80; server_name a.test; location / { proxy_pass http://10.0.0.1; } }
+server { listen 443 ssl; server_name a.test; ssl_certificate c; ssl_certificate_key k; location / { proxy_pass http://10.0.0.2; } }`,
+		groups: []string{"default 10.0.0.1:80 host=10.0.0.1"},
+		notes:  []string{"a route cannot tell plain requests from TLS ones", "differs: https://a.test/: nginx proxies it to 10.0.0.2:80"},
+	}, {
+		name:   "a regex location to another upstream than the prefixes",
+		conf:   `server { location / { proxy_pass http://10.0.0.1; } location ~ \.php$ { proxy_pass http://10.0.0.9:9000; } location ~ ^/img/ { proxy_pass http://10.0.0.1; } }`,
+		groups: []string{"default 10.0.0.1:80 host=10.0.0.1"},
+		notes:  []string{`location ~ \.php$: redirectd routes by host and path prefix, not by regex`},
+	}, {
+		name:   "a regex that is a prefix is a route; nginx trying it before a longer prefix is listed",
+		conf:   `server { location / { proxy_pass http://10.0.0.1; } location ~ ^/api/(.*)$ { proxy_pass http://10.0.0.2; } location /api/v2/ { proxy_pass http://10.0.0.3; } }`,
+		groups: []string{"default 10.0.0.1:80 host=10.0.0.1", "10-0-0-2 10.0.0.2:80 host=10.0.0.2", "10-0-0-3 10.0.0.3:80 host=10.0.0.3"},
+		routes: []string{"- /api/v2/ 10-0-0-3", "- /api/ 10-0-0-2"},
+		notes:  []string{"differs: http://probe.invalid/api/v2/: nginx proxies it to 10.0.0.2:80 (nginx.conf:1), redirectd forwards it to group 10-0-0-3"},
+	}, {
+		name: "a server named by a regex",
+		conf: `server { listen 80 default_server; return 444; }
+server { server_name ~^(?<app>.+)\.apps\.test$; location / { proxy_pass http://10.0.0.1; } }`,
+		notes: []string{"this server's names are regexes or end with a wildcard, which no route's host can say; its proxy_pass routes are left out"},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dirs, err := Parse("nginx.conf", []byte(tt.conf))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := Translate(dirs)
+			var groups, routes []string
+			for _, g := range res.Groups {
+				s := g.Name + " " + strings.Join(g.Servers, " ") + " host=" + g.HostHeader
+				if g.TLSServerName != "" {
+					s += " sni=" + g.TLSServerName
+				}
+				groups = append(groups, s)
+			}
+			for _, r := range res.Routes {
+				h := r.Host
+				if h == "" {
+					h = "-"
+				}
+				routes = append(routes, h+" "+r.Prefix+" "+r.Group.Name)
+			}
+			if d := cmp.Diff(tt.groups, groups); d != "" {
+				t.Errorf("groups (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tt.routes, routes); d != "" {
+				t.Errorf("routes (-want +got):\n%s", d)
+			}
+			var notes []string
+			for _, n := range res.Notes {
+				notes = append(notes, n.String())
+			}
+			all := strings.Join(notes, "\n")
+			for _, want := range tt.notes {
+				if !strings.Contains(all, want) {
+					t.Errorf("no note says %q; notes:\n%s", want, all)
+				}
+			}
+		})
+	}
+}
+
+// TestNginxLimits reads nginx's times and sizes as the group's keys take
+// them.
+func TestNginxLimits(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		in, dur, size string
+	}{
+		{"30", "30s", "30"}, {"30s", "30s", ""}, {"1m30s", "1m30s", ""}, {"500ms", "500ms", ""},
+		{"10m", "10m0s", "10485760"}, {"512k", "", "524288"}, {"1g", "", "1073741824"}, {"0", "", "0"},
+		{"", "", ""}, {"-1", "", ""}, {"1d", "", ""}, {"1.5s", "", ""}, {"x", "", ""},
+	} {
+		dur, _ := nginxDuration(tt.in)
+		size, _ := nginxSize(tt.in)
+		if dur != tt.dur || size != tt.size {
+			t.Errorf("%q: duration %q, size %q; want %q, %q", tt.in, dur, size, tt.dur, tt.size)
+		}
+	}
+}

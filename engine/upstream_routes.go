@@ -1,0 +1,237 @@
+package engine
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/redirectd/redirectd/engine/upstream"
+	"github.com/redirectd/redirectd/internal/ascii"
+)
+
+// UpstreamRoute sends the misses of Host whose path starts with Prefix to
+// Group: the [[route]] tables.
+type UpstreamRoute struct {
+	// Host is a lower-case name, "*.example.com" for any subdomain of
+	// example.com, or "" for any host.
+	Host string
+	// Prefix starts with '/'; the longest that the path starts with wins
+	// among one host's routes.
+	Prefix string
+	Group  *UpstreamOptions
+}
+
+// group is one upstream group as the server runs it: its options with
+// the defaults filled, the client slots of max_conns_per_client and each
+// server's metrics. Forwards keep the group they started with, so that a
+// reload replacing it does not move an exchange under way.
+type group struct {
+	UpstreamOptions
+	opts *UpstreamOptions // as given, for reuse across SetUpstreams
+	// hostHeader is HostHeader as bytes, made once.
+	hostHeader []byte
+	slots      clientSlots
+	metrics    map[*upstream.Server]*upstreamMetrics
+}
+
+// routeTable is the compiled [[route]] tables with the default group: a
+// value never changed once stored, swapped whole on reload
+// (Server.SetUpstreams), read lock-free by the loops.
+type routeTable struct {
+	def   *group
+	exact map[string]*hostRoutes
+	// wild is keyed by the wildcard without its '*' (".example.com").
+	wild   map[string]*hostRoutes
+	any    *hostRoutes
+	groups []*group
+	// sendTimeout is the longest of the groups' (Server.sendTimeout).
+	sendTimeout time.Duration
+}
+
+// hostRoutes are one host's routes, the longest prefix first.
+type hostRoutes struct {
+	prefixes []string
+	groups   []*group
+}
+
+// pick returns the group of the request for host (as sent: any case,
+// port allowed) and path, or nil when no route matches and there is no
+// default group. The most specific host's routes are tried first
+// (exact, wildcards from the longest, any host); within them, the
+// longest prefix. It allocates nothing: it runs on the loop for every
+// miss.
+func (t *routeTable) pick(host, path []byte) *group {
+	if len(t.exact) > 0 || len(t.wild) > 0 {
+		name, _ := splitHostPort(host)
+		var buf [256]byte
+		if len(name) <= len(buf) {
+			key := ascii.AppendLower(buf[:0], name)
+			if g := t.exact[string(key)].pick(path); g != nil {
+				return g
+			}
+			for i := 0; i < len(key) && len(t.wild) > 0; i++ {
+				if key[i] == '.' {
+					if g := t.wild[string(key[i:])].pick(path); g != nil {
+						return g
+					}
+				}
+			}
+		}
+	}
+	if g := t.any.pick(path); g != nil {
+		return g
+	}
+	return t.def
+}
+
+func (h *hostRoutes) pick(path []byte) *group {
+	if h == nil {
+		return nil
+	}
+	for i, p := range h.prefixes {
+		if len(path) >= len(p) && string(path[:len(p)]) == p {
+			return h.groups[i]
+		}
+	}
+	return nil
+}
+
+// compileRoutes builds the table of def and routes; groups already run
+// (by their given options) are taken from old, so that their slots and
+// metrics carry over a reload that keeps them.
+func (s *Server) compileRoutes(def *UpstreamOptions, routes []UpstreamRoute, old *routeTable) *routeTable {
+	known := map[*UpstreamOptions]*group{}
+	if old != nil {
+		for _, g := range old.groups {
+			known[g.opts] = g
+		}
+	}
+	t := &routeTable{exact: map[string]*hostRoutes{}, wild: map[string]*hostRoutes{}}
+	seen := map[*group]bool{}
+	use := func(o *UpstreamOptions) *group {
+		g := known[o]
+		if g == nil {
+			g = s.newGroup(o)
+			known[o] = g
+		}
+		if !seen[g] {
+			seen[g] = true
+			t.groups = append(t.groups, g)
+		}
+		return g
+	}
+	if def != nil {
+		t.def = use(def)
+	}
+	for _, r := range routes {
+		if r.Group == nil {
+			continue
+		}
+		table, key := t.exact, r.Host
+		if strings.HasPrefix(key, "*.") {
+			table, key = t.wild, key[1:]
+		}
+		h := t.any
+		if r.Host != "" {
+			h = table[key]
+		}
+		if h == nil {
+			h = &hostRoutes{}
+			if r.Host == "" {
+				t.any = h
+			} else {
+				table[key] = h
+			}
+		}
+		h.prefixes = append(h.prefixes, r.Prefix)
+		h.groups = append(h.groups, use(r.Group))
+	}
+	for _, h := range t.allHosts() {
+		sortRoutes(h)
+	}
+	for _, g := range t.groups {
+		t.sendTimeout = max(t.sendTimeout, g.SendTimeout)
+	}
+	return t
+}
+
+func (t *routeTable) allHosts() []*hostRoutes {
+	var out []*hostRoutes
+	if t.any != nil {
+		out = append(out, t.any)
+	}
+	for _, h := range t.exact {
+		out = append(out, h)
+	}
+	for _, h := range t.wild {
+		out = append(out, h)
+	}
+	return out
+}
+
+// sortRoutes orders h's routes by prefix, the longest first.
+func sortRoutes(h *hostRoutes) {
+	idx := make([]int, len(h.prefixes))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return len(h.prefixes[b]) - len(h.prefixes[a]) })
+	ps, gs := make([]string, len(idx)), make([]*group, len(idx))
+	for i, j := range idx {
+		ps[i], gs[i] = h.prefixes[j], h.groups[j]
+	}
+	h.prefixes, h.groups = ps, gs
+}
+
+// newGroup fills o's defaults and makes its slots and metrics.
+func (s *Server) newGroup(o *UpstreamOptions) *group {
+	g := &group{UpstreamOptions: *o, opts: o}
+	up := &g.UpstreamOptions
+	if up.Name == "" {
+		up.Name = "default"
+	}
+	if up.BodyTimeout <= 0 {
+		up.BodyTimeout = DefaultBodyTimeout
+	}
+	if up.SendTimeout <= 0 {
+		up.SendTimeout = DefaultSendTimeout
+	}
+	if up.TunnelIdleTimeout <= 0 {
+		up.TunnelIdleTimeout = DefaultTunnelIdleTimeout
+	}
+	if up.RequestBufferBytes <= 0 {
+		up.RequestBufferBytes = DefaultRequestBufferBytes
+	}
+	if up.BodyMinRate <= 0 {
+		up.BodyMinRate = DefaultBodyMinRate
+	}
+	if up.MaxConnsPerClient <= 0 {
+		up.MaxConnsPerClient = DefaultMaxConnsPerClient
+	}
+	if up.HostHeader != "" {
+		g.hostHeader = []byte(up.HostHeader)
+	}
+	g.slots.init(up.MaxConnsPerClient)
+	g.metrics = make(map[*upstream.Server]*upstreamMetrics)
+	for _, srv := range up.Pool.Servers() {
+		m := s.m.forServer(up.Name, srv)
+		g.metrics[srv] = m
+		srv.CountStale(m.stale)
+	}
+	return g
+}
+
+// SetUpstreams replaces the default group and the routes: misses parsed
+// after it returns go where they say; exchanges under way finish with
+// the group they started with. Groups given by the same options as
+// before keep their client slots. The caller closes pools no longer
+// used once their exchanges are done (upstream.Pool.Close leaves those
+// running).
+func (s *Server) SetUpstreams(def *UpstreamOptions, routes []UpstreamRoute) {
+	s.upMu.Lock()
+	defer s.upMu.Unlock()
+	s.routes.Store(s.compileRoutes(def, routes, s.routes.Load()))
+}
+
+// forwarding reports whether any miss may be forwarded.
+func (s *Server) forwarding() bool { return len(s.routes.Load().groups) > 0 }
