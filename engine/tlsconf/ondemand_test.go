@@ -303,6 +303,17 @@ func TestOnDemand(t *testing.T) {
 		r.wantCert("fail.wild.example.com")
 		r.wantOrders("fail.wild.example.com", 2)
 	})
+	t.Run("on_demand turned off", func(t *testing.T) {
+		r.t = t
+		r.reload(func(a *ACME) { a.OnDemand = false })
+		r.m.Prune() // the daemon's, after the swap that comes with a reload
+		st := r.m.acme.Load()
+		for _, name := range []string{"added.example.com", "fail.wild.example.com"} {
+			if n := len(st.cache.AllMatchingCertificates(name)); n != 0 {
+				t.Errorf("%s: %d certificates still cached with on_demand off, which the managed config would renew", name, n)
+			}
+		}
+	})
 }
 
 // TestGate checks the gate's bounds without a CA: handshakes for a name

@@ -16,8 +16,9 @@ var (
 )
 
 // Prune stops renewing the certificates of names the rules no longer
-// name: on demand, those the decision function now refuses; managed
-// ahead of time, Reload already drops those the new hosts leave out.
+// name: on demand, those the decision function now refuses (all of them
+// once on_demand is off); managed ahead of time, Reload already drops
+// those the new hosts leave out.
 // They leave the cache (so no handshake or maintenance renews them, and
 // their expiry gauge goes) and stay in storage until the cleaning deletes
 // them once expired, so that a name put back in the rules before then
@@ -25,14 +26,16 @@ var (
 // decision function reads the serving set.
 func (m *Manager) Prune() {
 	st := m.acme.Load()
-	if st == nil || st.onDemand == nil {
+	if st == nil {
 		return
 	}
 	var gone []certmagic.SubjectIssuer
 	var names []string
 	m.acmeNames.Range(func(k, _ any) bool {
 		name := k.(string)
-		if !st.hosts[name] && !m.covers(name) {
+		// With on_demand turned off by a reload, every on-demand name
+		// goes: kept, the managed config would renew it.
+		if !st.hosts[name] && (st.onDemand == nil || !m.covers(name)) {
 			gone = append(gone, certmagic.SubjectIssuer{Subject: name})
 			names = append(names, name)
 			m.acmeNames.Delete(k)
