@@ -56,7 +56,7 @@ test-bench-smoke:
 # The fleet drill (deploy/README.md, "Running a fleet"): two nodes in network
 # namespaces behind HAProxy under load for 30 s. Needs root, ip and haproxy.
 test-fleet:
-	REDIRECTD_FLEET=1 $(GO) test -count=1 -v -timeout 5m -run '^TestFleet$$' ./cmd/redirectd
+	REDIRECTD_FLEET=1 $(GO) test -count=1 -v -timeout 5m -run '^TestFleet(ACME)?$$' ./cmd/redirectd
 
 # Go benchmarks: lookups, parsing, answering, loading the reference rule set,
 # and start-up to the first answer.

@@ -217,7 +217,7 @@ var known = map[string][]string{
 	// [tls] and [acme], see tls.go.
 	"tls":             {"listen", "certificate", "certificates_dir", "hsts", "handshake_timeout", "post_quantum", "http2", "max_concurrent_streams"},
 	"tls.certificate": {"cert", "key"},
-	"acme":            {"email", "ca", "ca_root", "storage", "hosts", "on_demand", "on_demand_rate", "redis"},
+	"acme":            {"email", "ca", "ca_root", "storage", "hosts", "on_demand", "ask", "on_demand_rate", "on_demand_per_domain_week", "on_demand_queue", "redis"},
 	"acme.redis":      {"address", "username", "password", "password_file", "db", "key_prefix", "tls"},
 	"acme.redis.tls":  {"ca_file", "server_name", "cert_file", "key_file"},
 }

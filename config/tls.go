@@ -78,11 +78,23 @@ type ACME struct {
 	// a list of host names.
 	Hosts ACMEHosts `toml:"hosts"`
 	// OnDemand obtains a certificate during the first handshake for a
-	// name under a wildcard host rule, when the rules accept the name.
+	// name the serving rules name by host (an exact host or one under a
+	// wildcard host), when Ask (if set) allows it.
 	OnDemand bool `toml:"on_demand"`
+	// Ask is an http(s) URL asked before an on-demand order, as Caddy's
+	// "ask": GET URL?domain=NAME, a 200 allows, anything else refuses.
+	Ask string `toml:"ask"`
 	// OnDemandRate bounds on-demand issuance: "N/duration", such as
 	// "10/1h" (the default).
 	OnDemandRate Rate `toml:"on_demand_rate"`
+	// OnDemandPerDomainWeek bounds the on-demand orders per registered
+	// domain (example.co.uk for a.b.example.co.uk) in any 7 days
+	// (default DefaultOnDemandPerDomainWeek).
+	OnDemandPerDomainWeek Count `toml:"on_demand_per_domain_week"`
+	// OnDemandQueue bounds the handshakes waiting for an on-demand
+	// order; past it a handshake is refused at once (default
+	// DefaultOnDemandQueue).
+	OnDemandQueue Count `toml:"on_demand_queue"`
 	// Redis is [acme.redis], nil when absent: the storage shared by a
 	// fleet, Storage then being this node's local copy.
 	Redis *ACMERedis `toml:"redis"`
@@ -96,6 +108,15 @@ const (
 	DefaultHandshakeTimeout = 10 * time.Second
 	DefaultOnDemandCount    = 10
 	DefaultOnDemandPer      = time.Hour
+	// DefaultOnDemandPerDomainWeek stays under Let's Encrypt's 50
+	// certificates per registered domain per week, leaving room for the
+	// names ordered ahead of time and for a second instance.
+	DefaultOnDemandPerDomainWeek = 40
+	// DefaultOnDemandQueue: handshakes waiting for orders. Each holds a
+	// connection and a goroutine (about 10 KiB) until the CA answers.
+	DefaultOnDemandQueue = 100
+	// maxOnDemandQueue keeps the queue's memory to tens of MB.
+	maxOnDemandQueue = 10000
 )
 
 // ACMEHosts is [acme] hosts: the string "rules" or a list of names.
@@ -150,6 +171,23 @@ func (r *Rate) UnmarshalTOML(v any) error {
 		return fmt.Errorf("%q is not a rate; write a count and a duration, such as \"10/1h\"", s)
 	}
 	r.N, r.Per = count, d
+	return nil
+}
+
+// Count is a positive integer key; 0 in the struct means the key was
+// left out (the caller fills the default).
+type Count int
+
+// UnmarshalTOML implements toml.Unmarshaler.
+func (c *Count) UnmarshalTOML(v any) error {
+	n, ok := v.(int64)
+	if !ok {
+		return fmt.Errorf("must be a whole number, not %s", tomlType(v))
+	}
+	if n <= 0 || n > 1<<31-1 {
+		return fmt.Errorf("%d is out of range; write a count of at least 1", n)
+	}
+	*c = Count(n)
 	return nil
 }
 
@@ -241,8 +279,29 @@ func checkACME(file string, a *ACME, fl files, loc *locator, errs *errorList) {
 	if a.OnDemandRate.N == 0 {
 		a.OnDemandRate = Rate{N: DefaultOnDemandCount, Per: DefaultOnDemandPer}
 	}
+	checkOnDemand(a, bad)
 	if a.Redis != nil {
 		checkACMERedis(file, a.Redis, fl, loc, errs)
+	}
+}
+
+// checkOnDemand validates the on-demand keys of [acme] and fills their
+// defaults.
+func checkOnDemand(a *ACME, bad func(key, format string, args ...any)) {
+	if a.OnDemandPerDomainWeek == 0 {
+		a.OnDemandPerDomainWeek = DefaultOnDemandPerDomainWeek
+	}
+	if a.OnDemandQueue == 0 {
+		a.OnDemandQueue = DefaultOnDemandQueue
+	} else if a.OnDemandQueue > maxOnDemandQueue {
+		bad("on_demand_queue", "%d is over %d; each waiting handshake holds a connection", a.OnDemandQueue, maxOnDemandQueue)
+	}
+	if a.Ask != "" {
+		if u, err := url.Parse(a.Ask); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Fragment != "" {
+			bad("ask", "%q is not an http or https URL, such as \"http://127.0.0.1:9000/allowed\"", cut(a.Ask))
+		} else if !a.OnDemand {
+			bad("ask", "set without on_demand = true; it is asked only before an on-demand order")
+		}
 	}
 }
 

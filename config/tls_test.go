@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/redirectd/redirectd/config"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 func TestTLSConfig(t *testing.T) {
@@ -36,6 +38,9 @@ storage = "acme"
 hosts = ["A.example.com", "b.example.com"]
 on_demand = true
 on_demand_rate = "5/30m"
+ask = "http://127.0.0.1:9000/allowed"
+on_demand_per_domain_week = 20
+on_demand_queue = 50
 `})
 	cfg, err := config.Load(file)
 	if err != nil {
@@ -60,7 +65,8 @@ on_demand_rate = "5/30m"
 	wantACME := &config.ACME{Email: "ops@example.com", CA: "https://ca.internal:14000/dir", CARoot: filepath.Join(dir, "ca.pem"),
 		Storage:  filepath.Join(dir, "acme"),
 		Hosts:    config.ACMEHosts{Names: []string{"a.example.com", "b.example.com"}},
-		OnDemand: true, OnDemandRate: config.Rate{N: 5, Per: 30 * time.Minute}}
+		OnDemand: true, OnDemandRate: config.Rate{N: 5, Per: 30 * time.Minute},
+		Ask: "http://127.0.0.1:9000/allowed", OnDemandPerDomainWeek: 20, OnDemandQueue: 50}
 	if diff := cmp.Diff(wantACME, cfg.ACME); diff != "" {
 		t.Errorf("[acme] (-want +got):\n%s", diff)
 	}
@@ -78,7 +84,8 @@ storage = "/var/lib/redirectd/acme"
 		t.Fatal(err)
 	}
 	want := &config.ACME{CA: config.DefaultACMECA, Storage: "/var/lib/redirectd/acme",
-		Hosts: config.ACMEHosts{FromRules: true}, OnDemandRate: config.Rate{N: 10, Per: time.Hour}}
+		Hosts: config.ACMEHosts{FromRules: true}, OnDemandRate: config.Rate{N: 10, Per: time.Hour},
+		OnDemandPerDomainWeek: 40, OnDemandQueue: 100}
 	if diff := cmp.Diff(want, cfg.ACME); diff != "" {
 		t.Errorf("[acme] (-want +got):\n%s", diff)
 	}
@@ -135,6 +142,12 @@ func TestTLSConfigErrors(t *testing.T) {
 		{"acme bad host", "[tls]\nlisten = \":443\"\n[acme]\nstorage = \"s\"\nhosts = [\"a b\"]\n", "hosts: \"a b\" is not a host name"},
 		{"acme hosts word", "[tls]\nlisten = \":443\"\n[acme]\nstorage = \"s\"\nhosts = \"all\"\n", "\"all\" is not a choice; write \"rules\""},
 		{"acme bad rate", "[tls]\nlisten = \":443\"\n[acme]\nstorage = \"s\"\non_demand_rate = \"10 per hour\"\n", "\"10 per hour\" is not a rate"},
+		{"acme ask not a url", "[tls]\nlisten = \":443\"\n[acme]\nstorage = \"s\"\non_demand = true\nask = \"127.0.0.1:9000/allowed\"\n", "redirectd.toml:6: [acme]: ask: \"127.0.0.1:9000/allowed\" is not an http or https URL"},
+		{"acme ask without on_demand", "[tls]\nlisten = \":443\"\n[acme]\nstorage = \"s\"\nask = \"http://127.0.0.1:9000/allowed\"\n", "redirectd.toml:5: [acme]: ask: set without on_demand = true"},
+		{"acme zero per week", "[tls]\nlisten = \":443\"\n[acme]\nstorage = \"s\"\non_demand = true\non_demand_per_domain_week = 0\n", "redirectd.toml:6: acme.on_demand_per_domain_week: 0 is out of range"},
+		{"acme per week string", "[tls]\nlisten = \":443\"\n[acme]\nstorage = \"s\"\non_demand = true\non_demand_per_domain_week = \"40\"\n", "redirectd.toml:6: acme.on_demand_per_domain_week: must be a whole number, not a string"},
+		{"acme queue too long", "[tls]\nlisten = \":443\"\n[acme]\nstorage = \"s\"\non_demand = true\non_demand_queue = 100000\n", "redirectd.toml:6: [acme]: on_demand_queue: 100000 is over 10000"},
+		{"acme negative queue", "[tls]\nlisten = \":443\"\n[acme]\nstorage = \"s\"\non_demand = true\non_demand_queue = -1\n", "redirectd.toml:6: acme.on_demand_queue: -1 is out of range"},
 		{"acme zero rate", "[tls]\nlisten = \":443\"\n[acme]\nstorage = \"s\"\non_demand_rate = \"0/1h\"\n", "\"0/1h\" is not a rate"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -172,4 +185,23 @@ func FuzzRate(f *testing.F) {
 			t.Fatalf("%q = %+v does not read back: %+v, %v", s, r, again, err)
 		}
 	})
+}
+
+// TestACMEOnDemandExample loads the on-demand example of config/README.md.
+func TestACMEOnDemandExample(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := testutil.FencedBlock(t, string(readme), "## `[acme]`\n", "toml")
+	cfg, err := config.Load(writeFiles(t, map[string]string{"redirectd.toml": block}))
+	if err != nil {
+		t.Fatalf("the README's on-demand example: %v", err)
+	}
+	want := &config.ACME{Email: "ops@example.com", CA: config.DefaultACMECA, Storage: "/var/lib/redirectd/acme",
+		Hosts: config.ACMEHosts{Names: []string{}}, OnDemand: true, Ask: "http://127.0.0.1:9000/allowed",
+		OnDemandRate: config.Rate{N: 10, Per: time.Hour}, OnDemandPerDomainWeek: 40, OnDemandQueue: 100}
+	if diff := cmp.Diff(want, cfg.ACME); diff != "" {
+		t.Errorf("[acme] (-want +got):\n%s", diff)
+	}
 }

@@ -201,3 +201,28 @@ func TestTLSQuietConnection(t *testing.T) {
 		}
 	}
 }
+
+// TestTLSSlowHandshakeIsNotIdle checks that the time a handshake takes
+// (here a certificate that takes longer than idle_timeout to choose, as
+// an on-demand order does) is not counted as idle: the connection stays
+// open after it for a whole idle_timeout, and answers.
+func TestTLSSlowHandshakeIsNotIdle(t *testing.T) {
+	opts := testTLSOptions(t)
+	cert := opts.Config.Certificates[0]
+	opts.Config.Certificates = nil
+	opts.Config.GetCertificate = func(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+		time.Sleep(1500 * time.Millisecond)
+		return &cert, nil
+	}
+	opts.HandshakeTimeout = 5 * time.Second
+	srv := startServerWith(t, engine.Options{TLS: opts, IdleTimeout: time.Second})
+	c := dialTLS(t, srv)
+	if err := c.(*tls.Conn).Handshake(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // the client takes its time, within idle_timeout
+	io.WriteString(c, "GET /old HTTP/1.1\r\nHost: a\r\n\r\n")
+	if got, want := readAnswer(t, bufio.NewReader(c), "GET"), (answer{301, "https://example.com/new", "", false}); got != want {
+		t.Errorf("after a 1.5 s handshake with idle_timeout 1s: got %+v, want %+v", got, want)
+	}
+}

@@ -120,8 +120,10 @@ func (c *tlsConn) run() {
 	// The handshake counts toward the connection limits (OnOpen above) and
 	// has a deadline of its own: a slow handshake is slowloris too.
 	ctx, cancel := context.WithTimeout(context.Background(), c.t.opts.HandshakeTimeout)
+	c.idleFrom(c.t.opts.HandshakeTimeout)
 	err := c.tc.HandshakeContext(ctx)
 	cancel()
+	c.idleFrom(0)
 	if c.t.opts.Handshake != nil {
 		st := c.tc.ConnectionState()
 		c.t.opts.Handshake(&st, err)
@@ -138,6 +140,22 @@ func (c *tlsConn) run() {
 	// The handshake grew this goroutine's stack to 16 KiB: the
 	// connection waits for its first request on a fresh one.
 	c.wait(h)
+}
+
+// idleFrom starts the connection's idle_timeout over, extra from now:
+// the handshake has a deadline of its own, and one that waits for an
+// on-demand certificate can take most of it; counted as idle time, it
+// would close the connection before or just after the handshake, and
+// leave the client no time to send its request.
+func (c *tlsConn) idleFrom(extra time.Duration) {
+	cs, _ := c.ctx.(*conn)
+	if cs == nil {
+		return
+	}
+	c.tl.lock()
+	s := c.t.s
+	cs.active = s.clock.now() + int64(max(0, extra-s.opts.IdleTimeout))
+	c.tl.unlock()
 }
 
 // wait has a fresh goroutine wait for the connection's next request, and

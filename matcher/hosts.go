@@ -38,3 +38,15 @@ func (s *Set) CoversWildcard(host string) bool {
 	}
 	return false
 }
+
+// CoversHost reports whether rules name host (a lower-case name without a
+// port): an exact host rule for it or a wildcard host rule above it. It
+// gates on-demand certificates, which are issued only for the names the
+// rules answer for by host; host-less rules answer for every name and do
+// not count. It is a map lookup per label and allocates nothing.
+func (s *Set) CoversHost(host string) bool {
+	if s.hosts[host] != nil {
+		return true
+	}
+	return s.CoversWildcard(host)
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -36,6 +37,7 @@ type acmeState struct {
 	// with OnDemand set, hence two.
 	managed, onDemand *certmagic.Config
 	issuer            *certmagic.ACMEIssuer // managed's, for HTTP-01
+	ask               *asker                // nil without [acme] ask
 	hosts             map[string]bool
 	hostList          []string
 	cache             *certmagic.Cache
@@ -64,8 +66,14 @@ func (m *Manager) applyACME(cfg *Settings, certs *certSet) error {
 		return fmt.Errorf("%s: [acme.redis]: %w", cfg.File, err)
 	}
 	st := &acmeState{m: m}
+	if a.Ask != "" {
+		if st.ask, err = newAsker(a.Ask); err != nil {
+			return fmt.Errorf("%s: %w", cfg.File, err)
+		}
+	}
 	st.hosts, st.hostList = m.acmeHosts(a.Names, certs)
-	m.limiter.set(a.OnDemandN, a.OnDemandPer)
+	m.limiter.set(orDefault(a.OnDemandN, defaultOnDemandCount), orDefault(a.OnDemandPer, defaultOnDemandPer))
+	m.gate.set(orDefault(a.PerDomainWeek, defaultOnDemandPerWeek), orDefault(a.Queue, defaultOnDemandQueue))
 
 	zl := zapToSlog(m.log)
 	if m.cache == nil {
@@ -89,6 +97,15 @@ func (m *Manager) applyACME(cfg *Settings, certs *certSet) error {
 	m.acme.Store(st)
 	m.keepRedis(storage, a)
 	return nil
+}
+
+// orDefault is v, or def when v is zero.
+func orDefault[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
 }
 
 // readCARoot reads [acme] ca_root, the CA's roots to trust, from path
@@ -229,41 +246,132 @@ func (st *acmeState) unmanageDropped(next *acmeState) {
 	}
 }
 
+// getCertificate is ACME's certificate for hello: through the managed
+// config, or with on_demand the on-demand path for names not managed
+// ahead of time. A name no rule names gives errRefused.
 func (st *acmeState) getCertificate(hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
+	if st.onDemand == nil {
+		return st.managed.GetCertificate(hello)
+	}
+	name := normalName(hello.ServerName)
+	if name == "" || st.hosts[name] {
+		return st.onDemand.GetCertificate(hello)
+	}
+	return st.getOnDemand(hello, name)
+}
+
+// challenge answers a TLS-ALPN-01 challenge handshake. It must not go
+// through getOnDemand: the challenge of a name being ordered would wait
+// for its own order.
+func (st *acmeState) challenge(hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
 	if st.onDemand != nil {
 		return st.onDemand.GetCertificate(hello)
 	}
 	return st.managed.GetCertificate(hello)
 }
 
-// decideOnDemand is certmagic's DecisionFunc. certmagic asks it before
-// loading a certificate from storage as well as before obtaining one, so
-// a name whose certificate is already stored passes without spending the
-// rate limit: a restart must not lose the certificates it has.
-func (st *acmeState) decideOnDemand(ctx context.Context, name string) error {
-	if st.hosts[name] {
-		return nil
-	}
+// errRefused is an on-demand name that no rule names or that the ask URL
+// refused: getCertificate turns it into the alert unrecognized_name.
+var errRefused = errors.New("no rule names the host")
+
+// getOnDemand serves name on demand. The rules decide first (an atomic
+// load and a map lookup, on every handshake, so that a name removed from
+// the rules is refused even while its certificate is cached); a
+// certificate in the cache or in storage is then served by certmagic
+// (which renews it in the handshake that finds it due); otherwise the
+// ask URL and the gate's bounds decide whether this handshake waits for
+// an order. certmagic never orders on its own here: decideOnDemand lets
+// it through only for names in storage.
+func (st *acmeState) getOnDemand(hello *tls.ClientHelloInfo, name string) (*tls.Certificate, error) {
 	m := st.m
-	if m.decide == nil || !m.decide(name) {
-		return fmt.Errorf("%q is not a host the rules answer for", name)
+	if !m.covers(name) {
+		m.gate.count(odRefused)
+		m.gate.noRule.log(m.log, "acme: on-demand handshake refused: no rule names the host", name)
+		return nil, errRefused
 	}
-	key := certmagic.StorageKeys.SiteCert(st.issuer.IssuerKey(), name)
-	if st.onDemand.Storage.Exists(ctx, key) {
-		return nil
+	if len(st.cache.AllMatchingCertificates(name)) > 0 {
+		return st.onDemand.GetCertificate(hello)
 	}
-	if !m.limiter.allow(name) {
-		n, per := m.limiter.limits()
-		m.log.Warn("acme: on-demand issuance refused: on_demand_rate reached", "host", name, "rate", fmt.Sprintf("%d/%s", n, per))
-		return fmt.Errorf("on_demand_rate %d/%s reached", n, per)
+	ctx := hello.Context()
+	if st.stored(ctx, name) {
+		return st.onDemand.GetCertificate(hello)
+	}
+	if st.ask != nil {
+		if ok, why := st.ask.allowed(ctx, name); !ok {
+			m.gate.count(odDenied)
+			m.gate.denied.log(m.log, "acme: on-demand order refused by [acme] ask", name, "why", why)
+			return nil, errRefused
+		}
+	}
+	order := func(ctx context.Context) error { return st.obtainOnce(ctx, name) }
+	if err := m.gate.obtain(ctx, name, order); err != nil {
+		return nil, err
+	}
+	return st.onDemand.GetCertificate(hello)
+}
+
+// obtainOnce orders name's certificate with one try. certmagic has two
+// ways to obtain: ObtainCertSync tries once but is "interactive", and
+// with no [acme] email before the first account exists it prompts on
+// stdin, which would hang a server run from a terminal; ObtainCertAsync
+// never prompts but retries for up to 30 days, holding the order (and
+// the handshakes waiting on it) a minute and more. So: ObtainCertAsync,
+// with a context that onEvent cancels at the first "cert_failed", with
+// the failure as its cause; the gate's backoff does the retrying.
+func (st *acmeState) obtainOnce(ctx context.Context, name string) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	ctx = context.WithValue(ctx, failOnceKey{}, cancel)
+	err := st.onDemand.ObtainCertAsync(ctx, name)
+	if cause := context.Cause(ctx); err != nil && cause != nil && !errors.Is(cause, context.Canceled) {
+		return cause
+	}
+	return err
+}
+
+// failOnceKey holds, in an on-demand order's context, the cancel
+// function that ends its retries.
+type failOnceKey struct{}
+
+// covers reports whether the rules serving now name host, the on-demand
+// decision.
+func (m *Manager) covers(host string) bool { return m.decide != nil && m.decide(host) }
+
+// stored reports whether storage holds a certificate for name.
+func (st *acmeState) stored(ctx context.Context, name string) bool {
+	return st.onDemand.Storage.Exists(ctx, certmagic.StorageKeys.SiteCert(st.issuer.IssuerKey(), name))
+}
+
+// decideOnDemand is certmagic's DecisionFunc. certmagic asks it before
+// loading a certificate from storage, before obtaining one, and before a
+// renewal in a handshake: it allows only names the rules name whose
+// certificate is in storage, so that a restart keeps every certificate
+// it has and every new order goes through getOnDemand's bounds.
+func (st *acmeState) decideOnDemand(ctx context.Context, name string) error {
+	if !st.hosts[name] && !st.m.covers(name) {
+		return fmt.Errorf("%q: %w", name, errRefused)
+	}
+	if !st.stored(ctx, name) {
+		return fmt.Errorf("%q is not in storage; new orders go through redirectd's on-demand queue", name)
 	}
 	return nil
 }
 
-// onEvent counts ACME results and learns the names ACME holds.
-func (m *Manager) onEvent(_ context.Context, event string, data map[string]any) error {
+// onEvent counts ACME results and learns the names ACME holds; before
+// each order it counts the order for its registered domain, and refuses
+// it past on_demand_per_domain_week (ordercount.go).
+func (m *Manager) onEvent(ctx context.Context, event string, data map[string]any) error {
 	switch event {
+	case "cert_obtaining":
+		return m.countOrderEvent(ctx, data)
 	case "cert_obtained", "cert_failed":
+		if cancel, ok := ctx.Value(failOnceKey{}).(context.CancelCauseFunc); ok && event == "cert_failed" {
+			err, _ := data["error"].(error)
+			if err == nil {
+				err = errors.New("the order failed")
+			}
+			cancel(err)
+		}
 		res := 0
 		if event == "cert_failed" {
 			res = 1

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/VictoriaMetrics/metrics"
+
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/testport"
 	"github.com/redirectd/redirectd/matcher"

@@ -3,97 +3,35 @@ package tlsconf
 import (
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/pem"
 	"fmt"
-	"io"
-	"log"
 	"net"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/VictoriaMetrics/metrics"
-	"github.com/letsencrypt/pebble/v2/ca"
-	"github.com/letsencrypt/pebble/v2/db"
-	"github.com/letsencrypt/pebble/v2/va"
-	"github.com/letsencrypt/pebble/v2/wfe"
-	"github.com/miekg/dns"
+
 	"github.com/redirectd/redirectd/internal/testutil"
+	"github.com/redirectd/redirectd/internal/testutil/acmetest"
 )
 
-// pebble is an ACME CA (letsencrypt/pebble) run in the test's process on
-// loopback, wired as its cmd/pebble does: a WFE over a CA, a VA and a
-// memory store. Its VA validates challenges for real: it resolves every
-// name to 127.0.0.1 through dnsAddr and connects to the test's HTTP-01
-// and TLS-ALPN-01 ports.
+// pebble is the in-process Pebble of internal/testutil/acmetest, with
+// the names the tests here use.
 type pebble struct {
+	*acmetest.Pebble
 	dirURL string
 	caRoot string // PEM of the directory's HTTPS certificate
 	roots  *x509.CertPool
 }
 
+// startPebble runs Pebble on loopback; its VA validates challenges on
+// httpPort and tlsPort of 127.0.0.1.
 func startPebble(t *testing.T, httpPort, tlsPort int, validity time.Duration) *pebble {
 	t.Helper()
-	t.Setenv("PEBBLE_VA_NOSLEEP", "1")      // no random delay before validating
-	t.Setenv("PEBBLE_WFE_NONCEREJECT", "0") // no deliberate bad-nonce errors
-	t.Setenv("PEBBLE_AUTHZREUSE", "0")      // each order validates again: renewal too
-	t.Setenv("PEBBLE_VA_ALWAYS_VALID", "0") // real validation
-	var logw io.Writer = io.Discard
-	if testing.Verbose() {
-		logw = tWriter{t}
-	}
-	logger := log.New(logw, "pebble ", 0)
-
-	dnsAddr := startDNS(t)
-	store := db.NewMemoryStore()
-	pca := ca.New(logger, store, "", "ecdsa", 0, 1, map[string]ca.Profile{
-		"default": {Description: "short-lived, to see renewals", ValidityPeriod: uint64(validity / time.Second)},
-	})
-	pva := va.New(logger, httpPort, tlsPort, false, dnsAddr, store)
-	w := wfe.New(logger, store, pva, pca, []string{"pebble.letsencrypt.org"}, false, false, 0, 0)
-	srv := httptest.NewUnstartedServer(w.Handler())
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-
-	p := &pebble{dirURL: srv.URL + wfe.DirectoryPath, caRoot: filepath.Join(t.TempDir(), "pebble-https.pem"),
-		roots: x509.NewCertPool()}
-	writeFile(t, p.caRoot, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}))
-	p.roots.AddCert(pca.GetRootCert(0).Cert)
-	return p
-}
-
-// startDNS serves A 127.0.0.1 for every name over TCP (the transport
-// Pebble's VA uses), and empty answers for other types.
-func startDNS(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &dns.Server{Listener: ln, Net: "tcp", Handler: dns.HandlerFunc(func(w dns.ResponseWriter, r *dns.Msg) {
-		m := new(dns.Msg)
-		m.SetReply(r)
-		for _, q := range r.Question {
-			if q.Qtype == dns.TypeA {
-				m.Answer = append(m.Answer, &dns.A{Hdr: dns.RR_Header{Name: q.Name, Rrtype: dns.TypeA, Class: dns.ClassINET, Ttl: 1},
-					A: net.IPv4(127, 0, 0, 1)})
-			}
-		}
-		w.WriteMsg(m)
-	})}
-	go srv.ActivateAndServe()
-	t.Cleanup(func() { srv.Shutdown() })
-	return ln.Addr().String()
-}
-
-type tWriter struct{ t *testing.T }
-
-func (w tWriter) Write(b []byte) (int, error) {
-	w.t.Log(strings.TrimSuffix(string(b), "\n"))
-	return len(b), nil
+	p := acmetest.Start(t, acmetest.Options{HTTPPort: httpPort, TLSPort: tlsPort, Validity: validity})
+	return &pebble{Pebble: p, dirURL: p.DirURL, caRoot: p.CARootFile, roots: p.Roots}
 }
 
 // challengeServer is the plain listener's part in the test: HTTP-01

@@ -13,8 +13,10 @@
 // Contract: TLSConfig's GetCertificate runs on the handshake's goroutine
 // and does a map lookup for certificates from files; for ACME names it may
 // read the storage (the folder, or Redis with [acme.redis]: see
-// redisstore), and for an on-demand name it may wait on the CA (bounded by
-// the handshake deadline). HTTPChallenge may read the storage too: call it
-// from a goroutine, never from an event loop. Reload
+// redisstore), and for an on-demand name it may ask the ask URL and wait
+// on the CA (bounded by the handshake's context); a name the decision
+// function refuses costs an atomic load and a map lookup. Call Prune
+// after each swap of the serving rule set. HTTPChallenge may read the
+// storage too: call it from a goroutine, never from an event loop. Reload
 // swaps the whole certificate set atomically, or keeps the old one.
 package tlsconf

@@ -44,9 +44,10 @@ type Manager struct {
 	certs atomic.Pointer[certSet]
 	acme  atomic.Pointer[acmeState] // nil when [acme] is off
 
-	// limiter bounds on-demand issuance; it outlives reloads, so that a
-	// reload does not refill the budget.
+	// limiter and gate bound on-demand issuance; they outlive reloads,
+	// so that a reload does not refill the budget.
 	limiter *limiter
+	gate    *gate
 	// acmeNames are the names ACME holds certificates for, for the
 	// expiry gauge.
 	acmeNames sync.Map // string -> struct{}
@@ -91,6 +92,7 @@ func New(cfg *Settings, decide DecisionFunc, set *metrics.Set, log *slog.Logger)
 	m.certs.Store(certs)
 	m.hm = newHandshakeMetrics(set)
 	m.ctx, m.cancel = context.WithCancel(context.Background())
+	m.gate = newGate(m.ctx, set, log, m.limiter)
 	if err := m.applyACME(cfg, certs); err != nil {
 		m.cancel()
 		return nil, err
@@ -136,6 +138,7 @@ func (m *Manager) Start() {
 	if st := m.acme.Load(); st != nil {
 		st.manage(m.ctx, st.hostList)
 	}
+	go m.cleanLoop()
 }
 
 // Reload applies cfg's certificates and [acme] table. When a certificate
@@ -215,7 +218,7 @@ func (m *Manager) getCertificate(hello *tls.ClientHelloInfo) (*tls.Certificate, 
 		if st == nil {
 			return nil, fmt.Errorf("%w: an acme-tls/1 challenge, and [acme] is off", ErrNoCertificate)
 		}
-		return st.getCertificate(hello)
+		return st.challenge(hello)
 	}
 	set := m.certs.Load()
 	name := normalName(hello.ServerName)
@@ -234,6 +237,13 @@ func (m *Manager) getCertificate(hello *tls.ClientHelloInfo) (*tls.Certificate, 
 	}
 	if set.def != nil {
 		return set.def, nil
+	}
+	if errors.Is(acmeErr, errRefused) {
+		// No certificate and no error: crypto/tls then answers with the
+		// alert unrecognized_name (RFC 6066 section 3), the one alert
+		// that tells a client the name is not served here. An error of
+		// ours would send internal_error.
+		return nil, nil
 	}
 	if acmeErr != nil {
 		// The CA's failure is detail for the log, %v and not %w: wrapped,

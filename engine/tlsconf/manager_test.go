@@ -12,6 +12,7 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/redirectd/redirectd/internal/testutil"
 )
 
@@ -281,7 +282,7 @@ func TestMetricNames(t *testing.T) {
 		seen[mm[1]] = true
 	}
 	want := map[string]bool{"redirectd_tls_handshakes_total": true, "redirectd_tls_handshake_failures_total": true,
-		"redirectd_acme_obtain_total": true, "redirectd_acme_renew_total": true}
+		"redirectd_acme_obtain_total": true, "redirectd_acme_renew_total": true, "redirectd_tls_on_demand_total": true}
 	if diff := cmp.Diff(want, seen); diff != "" {
 		t.Errorf("metric names (-want +got):\n%s", diff)
 	}

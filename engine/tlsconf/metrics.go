@@ -92,6 +92,10 @@ func FailureReason(err error) string {
 				return ReasonUnknownSNI
 			}
 		}
+	case strings.Contains(err.Error(), "tls: no certificates configured"):
+		// What crypto/tls returns (unexported, no sentinel) when
+		// getCertificate declines a name: it sent unrecognized_name.
+		return ReasonUnknownSNI
 	case strings.Contains(err.Error(), "offered only unsupported versions"):
 		// handshake_server.go's own error: no fmt-wrapped sentinel exists.
 		return ReasonProtocolVersion

@@ -56,17 +56,26 @@ type ACME struct {
 	// New and Reload.
 	Names []string
 	// OnDemand obtains during the handshake for names DecisionFunc
-	// accepts, at most OnDemandN new names per OnDemandPer.
-	OnDemand    bool
-	OnDemandN   int
-	OnDemandPer time.Duration
+	// accepts (and Ask, when set, allows), at most OnDemandN new names
+	// per OnDemandPer and PerDomainWeek orders per registered domain in
+	// any 7 days, with at most Queue handshakes waiting. Zero values take
+	// the defaults below.
+	OnDemand      bool
+	Ask           string
+	OnDemandN     int
+	OnDemandPer   time.Duration
+	PerDomainWeek int
+	Queue         int
 }
 
-// The on-demand budget until a Settings with ACME sets one; the same as
-// [acme] on_demand_rate's default.
+// The on-demand budget until a Settings with ACME sets one, and for zero
+// values; the same as the defaults of [acme] on_demand_rate,
+// on_demand_per_domain_week and on_demand_queue.
 const (
-	defaultOnDemandCount = 10
-	defaultOnDemandPer   = time.Hour
+	defaultOnDemandCount   = 10
+	defaultOnDemandPer     = time.Hour
+	defaultOnDemandPerWeek = 40
+	defaultOnDemandQueue   = 100
 )
 
 // CertError is a certificate that does not load. It prints as the config

@@ -175,6 +175,7 @@ func (s *service) reloadLocked(c *candidate) (string, error) {
 		commitUps()
 	}
 	s.srv.Swap(cfg.Set)
+	s.https.rulesSwapped()
 	carried := cfg.Set.CarryHits(old)
 	// The engine now holds the only reference the old rules need: serve's
 	// own variable still points at the first Config, which kept the first

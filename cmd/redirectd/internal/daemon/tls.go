@@ -25,6 +25,7 @@ var tlsMetricHelp = promtext.Help{
 	"redirectd_tls_certificate_expiry_seconds": "Seconds until each served certificate expires, negative once expired, by first name and source (file or acme).",
 	"redirectd_acme_obtain_total":              "ACME certificate issuances, by result.",
 	"redirectd_acme_renew_total":               "ACME certificate renewals, by result.",
+	"redirectd_tls_on_demand_total":            "On-demand certificate decisions, by result (issued, failed, queued, refused, denied, rate_limited, domain_limited, queue_full, backoff).",
 	"redirectd_tls_storage_up":                 "1 while the [acme.redis] storage answers, 0 while this node serves from its local copy and obtains nothing.",
 	"redirectd_tls_storage_errors_total":       "Calls to the [acme.redis] storage that failed, by operation.",
 	"redirectd_tls_storage_fallbacks_total":    "Reads answered from the local copy because Redis could not be reached, by operation.",
@@ -44,12 +45,15 @@ func newHTTPS(cfg *config.Config, opts *engine.Options, rules func() *matcher.Se
 		return nil, nil
 	}
 	h := &httpsSide{set: metrics.NewSet()}
-	// Only names under a wildcard host rule get a certificate on demand:
-	// host-less rules answer for any name, and would leave only the rate
-	// limit between a scanner and the CA's limits.
+	// Only names the serving rules name by host (exact, or under a
+	// wildcard host) get a certificate on demand: host-less rules answer
+	// for any name, and would leave only the rate limit between a scanner
+	// and the CA's limits. rules() is an atomic load: a reload or a new
+	// version at the rule source changes the answer for the next
+	// handshake.
 	decide := func(host string) bool {
 		set := rules()
-		return set != nil && set.CoversWildcard(host)
+		return set != nil && set.CoversHost(host)
 	}
 	m, err := tlsconf.New(tlsSettings(cfg), decide, h.set, log)
 	if err != nil {
@@ -89,6 +93,7 @@ func tlsSettings(cfg *config.Config) *tlsconf.Settings {
 			Email: a.Email, CA: a.CA, CARoot: a.CARoot, Storage: a.Storage,
 			Names:    a.Hosts.Names,
 			OnDemand: a.OnDemand, OnDemandN: a.OnDemandRate.N, OnDemandPer: a.OnDemandRate.Per,
+			Ask: a.Ask, PerDomainWeek: int(a.OnDemandPerDomainWeek), Queue: int(a.OnDemandQueue),
 			Redis: redisConfig(a.Redis),
 		}
 		if a.Hosts.FromRules {
@@ -145,6 +150,14 @@ func (h *httpsSide) reload(cfg *config.Config) error {
 		return nil
 	}
 	return h.m.Reload(tlsSettings(cfg))
+}
+
+// rulesSwapped stops renewing the on-demand certificates of names the
+// rules now serving no longer name; called after each swap.
+func (h *httpsSide) rulesSwapped() {
+	if h != nil {
+		h.m.Prune()
+	}
 }
 
 // ready reports certificates that failed to load at the last reload.

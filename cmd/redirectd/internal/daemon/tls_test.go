@@ -52,12 +52,17 @@ storage = "acme"
 		od    bool
 		n     int
 		per   time.Duration
+		ask   string
+		week  int
+		queue int
 		redis *redisstore.Config
 	}{
-		{"rules", ``, []string{"a.example.com", "b.example.com"}, false, 10, time.Hour, nil},
-		{"list", "hosts = [\"c.example.com\"]\non_demand = true\non_demand_rate = \"3/1m\"\n", []string{"c.example.com"}, true, 3, time.Minute, nil},
+		{"rules", ``, []string{"a.example.com", "b.example.com"}, false, 10, time.Hour, "", 40, 100, nil},
+		{"list", "hosts = [\"c.example.com\"]\non_demand = true\non_demand_rate = \"3/1m\"\n", []string{"c.example.com"}, true, 3, time.Minute, "", 40, 100, nil},
+		{"on demand only", "hosts = []\non_demand = true\nask = \"http://127.0.0.1:9000/allowed\"\non_demand_per_domain_week = 7\non_demand_queue = 9\n",
+			[]string{}, true, 10, time.Hour, "http://127.0.0.1:9000/allowed", 7, 9, nil},
 		{"redis", "[acme.redis]\naddress = \"r:6379\"\nusername = \"u\"\npassword = \"p\"\ndb = 1\ntls = { server_name = \"r.internal\" }\n",
-			[]string{"a.example.com", "b.example.com"}, false, 10, time.Hour,
+			[]string{"a.example.com", "b.example.com"}, false, 10, time.Hour, "", 40, 100,
 			&redisstore.Config{Addr: "r:6379", Username: "u", Password: "p", DB: 1, KeyPrefix: config.DefaultRedisKeyPrefix, TLS: true, ServerName: "r.internal"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -79,7 +84,8 @@ storage = "acme"
 				CertificatesDir: filepath.Join(dir, "certs"),
 				PostQuantum:     true,
 				ACME: &tlsconf.ACME{CA: config.DefaultACMECA, Storage: filepath.Join(dir, "acme"),
-					Names: tc.names, OnDemand: tc.od, OnDemandN: tc.n, OnDemandPer: tc.per, Redis: tc.redis},
+					Names: tc.names, OnDemand: tc.od, OnDemandN: tc.n, OnDemandPer: tc.per,
+					Ask: tc.ask, PerDomainWeek: tc.week, Queue: tc.queue, Redis: tc.redis},
 			}
 			sortNames := cmp.Transformer("sort", func(in []string) []string {
 				out := append([]string(nil), in...)
