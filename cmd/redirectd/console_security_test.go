@@ -14,6 +14,8 @@ import (
 //     Bearer token: 401 (a browser's cookie is sent to them too, by any
 //     page's link or form, so it must not authorize them), also through
 //     a path that only looks like the console's (/ui/../rules);
+//   - a form posted from another port of the host (the same site, so
+//     with the cookie) with the right CSRF token: 403;
 //   - a Bearer token on a console POST without a session: 403 (a form
 //     needs a session and its CSRF token, whatever else comes along);
 //   - every console form with no CSRF token, a wrong one or another
@@ -78,6 +80,19 @@ func TestConsoleSessionBounds(t *testing.T) {
 		t.Errorf("a console POST with a Bearer token and no session: %v %v, want 403", resp.StatusCode, err)
 	} else {
 		resp.Body.Close()
+	}
+
+	// Another port of the same host is the same site, whose requests
+	// carry a SameSite=Strict cookie: a page there must not post a form
+	// here even with the right CSRF token (CrossOriginProtection, by
+	// Sec-Fetch-Site or, from a browser without it, by Origin).
+	for _, h := range [][2]string{{"Sec-Fetch-Site", "same-site"}, {"Origin", "http://" + n.addr}} {
+		req, _ := http.NewRequest("POST", pub.base+"/ui/drafts", strings.NewReader(url.Values{"csrf": {pub.csrf}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set(h[0], h[1])
+		if code, _ := pub.do(req); code != http.StatusForbidden {
+			t.Errorf("a console POST with %s: %s and the right CSRF token: %d, want 403", h[0], h[1], code)
+		}
 	}
 
 	other := consoleSignIn(t, n, "pub")
