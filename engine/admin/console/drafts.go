@@ -219,6 +219,7 @@ func (c *Console) promote(w http.ResponseWriter, r *http.Request, u *user) {
 		c.fail(w, r, u, admin.EditStatus(err), "not promoted: "+err.Error())
 		return
 	}
+	c.rules.prefetch()
 	back(w, r, "/ui/versions?done="+url.QueryEscape(fmt.Sprintf("promoted as version %d", n)))
 }
 
