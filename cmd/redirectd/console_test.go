@@ -161,7 +161,7 @@ func TestConsoleBrowser(t *testing.T) {
 	if got := text("#diff tbody"); !strings.Contains(got, "/bulk/") || !strings.Contains(got, "/landing/") || !strings.Contains(got, "removed") {
 		t.Errorf("the diff's rows:\n%.500s", got)
 	}
-	look("version-diff")
+	look("version-diff-edited")
 
 	submit("sign out", "header form button")
 	signIn("alice")
