@@ -132,6 +132,9 @@ func TestConsoleScope(t *testing.T) {
 	if code, body := alice.upload("/ui/drafts/d1/upload", "x.csv", "www.brand-a.com/ok,/y,301\nwww.brand-b.com/no,/y,301\n"); code != http.StatusForbidden {
 		t.Errorf("alice's upload with a brand-b row: %d, want 403\n%.600s", code, body)
 	}
+	if code, body := alice.upload("/ui/drafts/d1/upload", "x.csv", "www.brand-a.com/ok,/y,301\n/every-host,/y,301\n"); code != http.StatusForbidden {
+		t.Errorf("alice's upload with a row for every host: %d, want 403\n%.600s", code, body)
+	}
 	// Roles: a viewer changes nothing, an editor neither promotes nor
 	// rolls back, a publisher does not unpin.
 	vera, ed := consoleSignIn(t, n, "vera"), consoleSignIn(t, n, "ed")
