@@ -6,12 +6,15 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // TestIndexSearch: a query matches host, from or to in any case, once
@@ -200,5 +203,51 @@ func BenchmarkConsoleRulesPage1M(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// countingBackend counts the calls of Rules, each a copy of every rule
+// that an index build makes.
+type countingBackend struct {
+	*fakeBackend
+	calls   atomic.Int32
+	release chan struct{} // Rules waits for it, so builds overlap
+}
+
+func (cb *countingBackend) Rules() []admin.RuleInfo {
+	cb.calls.Add(1)
+	<-cb.release
+	return cb.fakeBackend.Rules()
+}
+
+// TestRuleCacheOneBuild: pages asking for a new version's index while it
+// is built wait for that build rather than each making one, and a
+// prefetch's build is the one the next page gets.
+func TestRuleCacheOneBuild(t *testing.T) {
+	t.Parallel()
+	f := newFake()
+	cb := &countingBackend{fakeBackend: f, release: make(chan struct{})}
+	rc := &ruleCache{b: cb}
+	rc.prefetch()
+	testutil.WaitFor(t, 5*time.Second, "the prefetch's build", func() bool { return cb.calls.Load() == 1 })
+	var wg sync.WaitGroup
+	got := make([]*index, 8)
+	for i := range got {
+		wg.Go(func() { got[i] = rc.get(time.Now()) })
+	}
+	testutil.WaitFor(t, 5*time.Second, "the pages waiting for the build", func() bool {
+		rc.mu.Lock()
+		defer rc.mu.Unlock()
+		return rc.building != nil && rc.building.waiters.Load() == int32(len(got)) || cb.calls.Load() > 1
+	})
+	close(cb.release)
+	wg.Wait()
+	if n := cb.calls.Load(); n != 1 {
+		t.Errorf("Rules called %d times for one version, want 1", n)
+	}
+	for i, x := range got {
+		if x == nil || x != got[0] || len(x.rules) != len(f.rules) {
+			t.Fatalf("page %d got index %p, page 0 %p", i, x, got[0])
+		}
 	}
 }
