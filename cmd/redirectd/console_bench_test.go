@@ -41,7 +41,7 @@ func BenchmarkConsolePages1M(b *testing.B) {
 	if testing.Short() {
 		b.Skip("builds the binary and a million-line map")
 	}
-	large := 200_000
+	large := testutil.BenchSize(200_000)
 	if v := os.Getenv("CONSOLE_LARGE_DRAFT"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n <= 0 || n > 1_000_000 {
@@ -49,7 +49,8 @@ func BenchmarkConsolePages1M(b *testing.B) {
 		}
 		large = n
 	}
-	n := startMillionNode(b)
+	size := testutil.BenchSize(1_000_000)
+	n := startMillionNode(b, size)
 	api := func(method, path, ctype, body string, want int) string {
 		b.Helper()
 		req, _ := http.NewRequest(method, "http://"+n.adminAddr+path, strings.NewReader(body))
@@ -117,19 +118,21 @@ func BenchmarkConsolePages1M(b *testing.B) {
 	}
 	resp.Body.Close()
 
-	key := rules.MapKey(543_210)
+	nth := size * 543 / 1000 // a key in the middle of the map
+	key := rules.MapKey(nth)
+	count := commas(size)
 	for _, p := range []struct{ name, path, want string }{
-		{"overview", "/", "1,000,0"},
+		{"overview", "/", count[:len(count)-2]}, // the map and a few more
 		{"rules", "/ui/rules", "/old/section-"},
 		{"rules-search-one", "/ui/rules?q=" + url.QueryEscape(key), key},
 		{"rules-search-none", "/ui/rules?q=nothing-matches-this", "rule-count"},
-		{"rules-page-2000", "/ui/rules?page=2000", "/old/section-"},
-		{"explain", "/ui/explain?url=" + url.QueryEscape("http://www.brand-a.com"+key), rules.MapTarget(543_210)},
+		{"rules-page-" + strconv.Itoa(size/500), "/ui/rules?page=" + strconv.Itoa(size/500), "/old/section-"},
+		{"explain", "/ui/explain?url=" + url.QueryEscape("http://www.brand-a.com"+key), rules.MapTarget(nth)},
 		{"misses", "/ui/misses", "/missing/1"},
 		{"drafts", "/ui/drafts", small},
 		{"draft-10000", "/ui/drafts/" + small, "/bulk/"},
 		{"draft-large", "/ui/drafts/" + big, "/large/"},
-		{"draft-large-page-500", "/ui/drafts/" + big + "?page=500", "/large/"},
+		{"draft-large-page-" + strconv.Itoa(large/400), "/ui/drafts/" + big + "?page=" + strconv.Itoa(large/400), "/large/"},
 		{"versions", "/ui/versions", "ten rules"},
 		{"version-diff", "/ui/versions/diff?from=" + configVersion, "/promoted/"},
 	} {
@@ -153,8 +156,7 @@ func BenchmarkConsolePages1M(b *testing.B) {
 // startMillionNode starts the binary on the edit node's config with a
 // million-line [[map]] file added, waiting for the map's last entry to
 // answer.
-func startMillionNode(b *testing.B) *editNode {
-	const size = 1_000_000
+func startMillionNode(b *testing.B, size int) *editNode {
 	n := &editNode{bin: buildBinary(b), dir: b.TempDir(), addr: testport.Free(b), adminAddr: testport.Free(b)}
 	n.file = filepath.Join(n.dir, "r.toml")
 	os.MkdirAll(filepath.Join(n.dir, "tokens"), 0o755)
@@ -182,4 +184,13 @@ func startMillionNode(b *testing.B) *editNode {
 		return err == nil
 	})
 	return n
+}
+
+// commas writes n as the console does: 1,000,000.
+func commas(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

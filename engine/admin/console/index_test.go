@@ -136,7 +136,7 @@ func manyRules(n int) []admin.RuleInfo {
 // one matching every rule (stops at maxCount), and a host-scoped token's
 // query (its hosts' part only). The target is < 100 ms a search.
 func BenchmarkConsoleRules1M(b *testing.B) {
-	x := buildIndex(manyRules(1_000_000), "", time.Now())
+	x := buildIndex(manyRules(testutil.BenchSize(1_000_000)), "", time.Now())
 	all := admin.Identity{Role: admin.RoleViewer}
 	scoped := admin.Identity{Role: admin.RoleEditor, Hosts: []string{"h07.example"}}
 	for _, bc := range []struct {
@@ -158,7 +158,7 @@ func BenchmarkConsoleRules1M(b *testing.B) {
 		})
 	}
 	b.Run("build", func(b *testing.B) {
-		list := manyRules(1_000_000)
+		list := manyRules(testutil.BenchSize(1_000_000))
 		b.ReportAllocs()
 		for b.Loop() {
 			buildIndex(list, "", time.Now())
@@ -172,7 +172,7 @@ func BenchmarkConsoleRules1M(b *testing.B) {
 // after a version change waits for that build, about a second).
 func BenchmarkConsoleRulesPage1M(b *testing.B) {
 	f := newFake()
-	f.rules = manyRules(1_000_000)
+	f.rules = manyRules(testutil.BenchSize(1_000_000))
 	var c *Console
 	s, err := admin.New(admin.Options{Listen: "127.0.0.1:0", Pages: func(s *admin.Server) http.Handler {
 		c = New(s).(*Console)

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/redirectd/redirectd/benchmarks/rules"
+	"github.com/redirectd/redirectd/internal/testutil"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -17,7 +18,7 @@ import (
 func BenchmarkDiffRules1M(b *testing.B) {
 	build := func(extra int) *matcher.Set {
 		bd := matcher.NewBuilder(matcher.DefaultLimits)
-		for i, r := range rules.Rules(rules.Spec{Exact: 1_000_000 + extra}) {
+		for i, r := range rules.Rules(rules.Spec{Exact: testutil.BenchSize(1_000_000) + extra}) {
 			r.Line = i + 1
 			if err := bd.Add(&r); err != nil {
 				b.Fatal(err)
