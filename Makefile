@@ -4,7 +4,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 BENCH_PKGS := ./matcher ./httpparse ./engine ./config
 
-.PHONY: build run test test-lint test-race test-real-maps test-allocs test-bench-allocs test-bench-smoke test-fleet bench bench-startup bench-scale bench-upstream bench-compare bench-benchstat fuzz install clean
+.PHONY: build run test test-lint test-race test-real-maps test-allocs test-bench-allocs test-bench-smoke test-fleet test-console bench bench-startup bench-scale bench-upstream bench-compare bench-benchstat fuzz install clean
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/redirectd ./cmd/redirectd
@@ -50,8 +50,16 @@ test-bench-allocs:
 	$(GO) run ./benchmarks/allocguard -match '$(HOT_BENCH)' <bin/hot-bench.txt
 
 # Every benchmark once, so none rots between benchmark runs.
+# REDIRECTD_BENCH_SMOKE: the benchmarks of a million rules build a
+# hundredth of them here (testutil.BenchSize).
 test-bench-smoke:
-	$(GO) test -count=1 -run '^$$' -bench . -benchtime 1x ./...
+	REDIRECTD_BENCH_SMOKE=1 $(GO) test -count=1 -run '^$$' -bench . -benchtime 1x ./...
+
+# The console's browser tests in headless Chromium, keeping a screenshot of
+# every page in bin/console-screenshots (an absolute path: go test runs each
+# package in its own folder).
+test-console:
+	REDIRECTD_ARTIFACTS=$(CURDIR)/bin/console-screenshots $(GO) test -count=1 -run 'TestConsole|TestDiffPageBrowser' ./cmd/redirectd ./engine/admin/console
 
 # The fleet drill (deploy/README.md, "Running a fleet"): two nodes in network
 # namespaces behind HAProxy under load for 30 s. Needs root, ip and haproxy.

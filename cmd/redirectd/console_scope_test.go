@@ -80,7 +80,8 @@ func (u *consoleUser) upload(path, name, content string) (int, string) {
 // miss, explanation, draft entry or diff of www.brand-b.com on any
 // console page, and every form that would touch brand-b (an entry, an
 // upload row, a miss made a rule) or every host (a rollback), or that
-// needs a publisher (a promote), is refused with 403.
+// needs a publisher (a promote), is refused with 403; once pub promotes
+// the brand-b entry, alice's version diff does not show it.
 func TestConsoleScope(t *testing.T) {
 	t.Parallel()
 	n := startEditNode(t)
@@ -131,6 +132,9 @@ func TestConsoleScope(t *testing.T) {
 	if code, body := alice.upload("/ui/drafts/d1/upload", "x.csv", "www.brand-a.com/ok,/y,301\nwww.brand-b.com/no,/y,301\n"); code != http.StatusForbidden {
 		t.Errorf("alice's upload with a brand-b row: %d, want 403\n%.600s", code, body)
 	}
+	if code, body := alice.upload("/ui/drafts/d1/upload", "x.csv", "www.brand-a.com/ok,/y,301\n/every-host,/y,301\n"); code != http.StatusForbidden {
+		t.Errorf("alice's upload with a row for every host: %d, want 403\n%.600s", code, body)
+	}
 	// Roles: a viewer changes nothing, an editor neither promotes nor
 	// rolls back, a publisher does not unpin.
 	vera, ed := consoleSignIn(t, n, "vera"), consoleSignIn(t, n, "ed")
@@ -156,5 +160,25 @@ func TestConsoleScope(t *testing.T) {
 	pub.csrf = good
 	if _, body := pub.get("/ui/drafts/d1"); strings.Contains(body, "www.brand-a.com/ok") || !strings.Contains(body, "1 added") {
 		t.Errorf("a refused upload added rows, or pub's entry is gone:\n%.1500s", body)
+	}
+	// The versions page's diff of the config's version with pub's
+	// promoted brand-b entry: alice's shows nothing of it, pub's does.
+	if code, body := pub.post("/ui/drafts/d1/promote", url.Values{"message": {"brand-b secret"}}); code != http.StatusSeeOther {
+		t.Fatalf("pub's promote: %d %.600s", code, body)
+	}
+	var versions []struct {
+		Hash    string `json:"hash"`
+		Serving bool   `json:"serving"`
+	}
+	n.json("root", "GET", "/versions", nil, 200, &versions)
+	if len(versions) != 2 || versions[1].Serving {
+		t.Fatalf("versions after the promote: %+v, want the promoted one and the config's", versions)
+	}
+	diff := "/ui/versions/diff?from=" + versions[1].Hash
+	if code, body := alice.get(diff); code != 200 || strings.Contains(body, "secret-b") || strings.Contains(body, "brand-b") || !strings.Contains(body, "0 added") {
+		t.Errorf("alice's version diff (%d) shows brand-b, or failed:\n%.1500s", code, body)
+	}
+	if code, body := pub.get(diff); code != 200 || !strings.Contains(body, "/secret-b") || !strings.Contains(body, "1 added") {
+		t.Errorf("pub's version diff (%d) does not show the promoted entry:\n%.1500s", code, body)
 	}
 }

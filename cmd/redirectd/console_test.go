@@ -18,7 +18,8 @@ import (
 // against the binary: sign in, find a rule, explain a URL, turn a miss
 // into a rule, upload 10,000 CSV rows into a draft and review its diff,
 // promote it and see the new answer on the traffic port, roll back and
-// see the old one, and sign in as an editor limited to *.brand-a.com,
+// see the old one, follow the versions page's diff link to the undone
+// import's 10,000 removals, and sign in as an editor limited to *.brand-a.com,
 // who cannot see brand-b's rules. Every page gets a screenshot and the
 // accessibility check.
 func TestConsoleBrowser(t *testing.T) {
@@ -140,17 +141,27 @@ func TestConsoleBrowser(t *testing.T) {
 		t.Errorf("the audit trail's latest version: %q", got)
 	}
 
-	// The versions page's diff link is not followed here: a node edited
-	// through drafts answers /versions/diff for its versions with 409
-	// (only [rules] source versions are compared); the draft page above
-	// showed this change's diff, and the console's own tests cover the
-	// diff page.
 	do("roll back", chromedp.Navigate(base+"/ui/versions"),
 		chromedp.SendKeys(chromedp.CSS("#versions tbody tr:nth-child(2) input[name=message]"), "undo the bulk import"))
 	submit("roll back", "#versions tbody tr:nth-child(2) button")
 	n.wantAnswer("www.brand-b.com", "/bulk/7777", 404, "")
 	n.wantAnswer("www.brand-a.com", "/gone-page", 301, "/found-page")
 	look("rolled-back")
+
+	// The bulk import, no longer serving, is the second row now: its
+	// diff link compares it with the version serving (the miss's), two
+	// versions made through drafts, so the diff is of 10,000 removals.
+	if got := text("#versions tbody tr:nth-child(2)"); !strings.Contains(got, "bulk import of 10,000") {
+		t.Fatalf("the versions after the rollback, second row: %q", got)
+	}
+	submit("diff with serving", "#versions tbody tr:nth-child(2) a")
+	if got := text("main p"); !strings.Contains(got, "0 added, 0 changed, 10,000 removed") {
+		t.Errorf("the diff of the bulk import with the serving version: %q", got)
+	}
+	if got := text("#diff tbody"); !strings.Contains(got, "/bulk/") || !strings.Contains(got, "/landing/") || !strings.Contains(got, "removed") {
+		t.Errorf("the diff's rows:\n%.500s", got)
+	}
+	look("version-diff-edited")
 
 	submit("sign out", "header form button")
 	signIn("alice")

@@ -119,7 +119,11 @@ var (
 	ErrNoRuleset   = errors.New("no rule-set archive: this node's rules are not edited") // 404
 )
 
-func editStatus(err error) int {
+// EditStatus is the HTTP status an Editor's error is answered with, by
+// the JSON endpoints and the console alike: 404 for no such draft or
+// archive, 403 out of scope, 413 too large, 400 a bad edit, 422 rules
+// that do not load, else 409.
+func EditStatus(err error) int {
 	var mb *http.MaxBytesError
 	switch {
 	case errors.Is(err, ErrNoDraft), errors.Is(err, ErrNoRuleset):
@@ -154,7 +158,7 @@ func (s *Server) draftRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /drafts", need(RoleEditor, false, func(w http.ResponseWriter, r *http.Request) {
 		d, err := e.NewDraft(whoIs(r).Name)
 		if err != nil {
-			text(w, editStatus(err), line(err.Error()))
+			text(w, EditStatus(err), line(err.Error()))
 			return
 		}
 		writeJSONStatus(w, http.StatusCreated, map[string]any{"id": d.ID, "base": d.Base})
@@ -169,7 +173,7 @@ func (s *Server) draftRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /drafts/{id}", need(RoleViewer, false, func(w http.ResponseWriter, r *http.Request) { draftView(w, r, e) }))
 	mux.HandleFunc("DELETE /drafts/{id}", need(RoleEditor, false, func(w http.ResponseWriter, r *http.Request) {
 		if err := e.DiscardDraft(r.PathValue("id"), whoIs(r).Allows); err != nil {
-			text(w, editStatus(err), line(err.Error()))
+			text(w, EditStatus(err), line(err.Error()))
 			return
 		}
 		w.WriteHeader(http.StatusNoContent)
@@ -199,7 +203,7 @@ func draftView(w http.ResponseWriter, r *http.Request, e Editor) {
 	}
 	d, err := e.Draft(r.PathValue("id"), whoIs(r).Allows, limit, offset)
 	if err != nil {
-		text(w, editStatus(err), line(err.Error()))
+		text(w, EditStatus(err), line(err.Error()))
 		return
 	}
 	writeJSON(w, d)
@@ -228,7 +232,7 @@ func addEntry(w http.ResponseWriter, r *http.Request, e Editor) {
 	}
 	id := whoIs(r)
 	if err := e.AddEntry(r.PathValue("id"), id.Name, de, id.Allows); err != nil {
-		text(w, editStatus(err), line(err.Error()))
+		text(w, EditStatus(err), line(err.Error()))
 		return
 	}
 	writeJSONStatus(w, http.StatusCreated, map[string]int{"entries": 1})
@@ -246,7 +250,7 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, e Editor) {
 		if errors.As(err, &mb) {
 			err = fmt.Errorf("the upload is larger than %d bytes ([admin] max_upload_bytes); nothing was added: %w", mb.Limit, err)
 		}
-		text(w, editStatus(err), line(err.Error()))
+		text(w, EditStatus(err), line(err.Error()))
 		return
 	}
 	writeJSONStatus(w, http.StatusCreated, map[string]int{"entries": n})
@@ -267,7 +271,7 @@ func promote(w http.ResponseWriter, r *http.Request, e Editor) {
 	id := whoIs(r)
 	n, err := e.Promote(r.PathValue("id"), Audit{Author: id.Name, Message: body.Message}, id.Allows)
 	if err != nil {
-		text(w, editStatus(err), line(err.Error()))
+		text(w, EditStatus(err), line(err.Error()))
 		return
 	}
 	writeJSON(w, map[string]int{"version": n})
@@ -278,7 +282,7 @@ func promote(w http.ResponseWriter, r *http.Request, e Editor) {
 func ruleset(w http.ResponseWriter, r *http.Request, e Editor) {
 	rs, err := e.Ruleset()
 	if err != nil {
-		text(w, editStatus(err), line(err.Error()))
+		text(w, EditStatus(err), line(err.Error()))
 		return
 	}
 	f, err := os.Open(rs.File)

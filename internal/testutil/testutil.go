@@ -8,6 +8,7 @@ package testutil
 
 import (
 	"bytes"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -99,4 +100,15 @@ func FencedBlock(tb testing.TB, text, marker, lang string) string {
 		tb.Fatalf("the block after %q has no closing fence", marker)
 	}
 	return block
+}
+
+// BenchSize is n, or n/100 (at least 1) when REDIRECTD_BENCH_SMOKE is set:
+// make test-bench-smoke runs every benchmark once to keep it from rotting,
+// and a benchmark of a million rules need not build a million there to
+// prove it still runs.
+func BenchSize(n int) int {
+	if os.Getenv("REDIRECTD_BENCH_SMOKE") == "" {
+		return n
+	}
+	return max(n/100, 1)
 }

@@ -11,9 +11,10 @@ import (
 )
 
 // TestDiffPageBrowser shows the version diff page in headless Chromium
-// (the binary's edited versions have no diff of their own; see
-// TestConsoleBrowser in cmd/redirectd) and the error page, each with a
-// screenshot and the accessibility check.
+// with a diff of added rules (TestConsoleBrowser in cmd/redirectd
+// follows the versions page's link to one of removed rules on the
+// binary) and the error page, each with a screenshot and the
+// accessibility check.
 func TestDiffPageBrowser(t *testing.T) {
 	t.Parallel()
 	browsertest.Find(t)

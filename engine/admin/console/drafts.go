@@ -1,7 +1,6 @@
 package console
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -35,25 +34,6 @@ func (c *Console) editor(w http.ResponseWriter, r *http.Request, u *user) (admin
 	return e, ok
 }
 
-// editStatus is the status of an Editor's error, as the JSON endpoints
-// answer it.
-func editStatus(err error) int {
-	var mb *http.MaxBytesError
-	switch {
-	case errors.Is(err, admin.ErrNoDraft):
-		return http.StatusNotFound
-	case errors.Is(err, admin.ErrOutOfScope):
-		return http.StatusForbidden
-	case errors.As(err, &mb):
-		return http.StatusRequestEntityTooLarge
-	case errors.Is(err, admin.ErrBadEdit):
-		return http.StatusBadRequest
-	case errors.Is(err, admin.ErrInvalid):
-		return http.StatusUnprocessableEntity
-	}
-	return http.StatusConflict
-}
-
 type draftsData struct {
 	Drafts  []admin.DraftInfo
 	CanEdit bool
@@ -77,7 +57,7 @@ func (c *Console) newDraft(w http.ResponseWriter, r *http.Request, u *user) {
 	}
 	d, err := e.NewDraft(u.who.Name)
 	if err != nil {
-		c.fail(w, r, u, editStatus(err), err.Error())
+		c.fail(w, r, u, admin.EditStatus(err), err.Error())
 		return
 	}
 	back(w, r, "/ui/drafts/"+url.PathEscape(d.ID))
@@ -112,7 +92,7 @@ func (c *Console) draftPage(w http.ResponseWriter, r *http.Request, u *user) {
 	id := r.PathValue("id")
 	v, err := e.Draft(id, u.who.Allows, draftPageSize, (page-1)*draftPageSize)
 	if err != nil {
-		c.fail(w, r, u, editStatus(err), err.Error())
+		c.fail(w, r, u, admin.EditStatus(err), err.Error())
 		return
 	}
 	d := draftData{DraftView: v, Page: page, CanEdit: u.who.Role >= admin.RoleEditor, CanPublish: u.who.Role >= admin.RolePublisher,
@@ -142,7 +122,7 @@ func (c *Console) addEntry(w http.ResponseWriter, r *http.Request, u *user) {
 	}
 	id := r.PathValue("id")
 	if err := e.AddEntry(id, u.who.Name, de, u.who.Allows); err != nil {
-		c.fail(w, r, u, editStatus(err), err.Error())
+		c.fail(w, r, u, admin.EditStatus(err), err.Error())
 		return
 	}
 	back(w, r, "/ui/drafts/"+url.PathEscape(id)+"?done="+url.QueryEscape(de.Op+" "+de.Host+de.From+": entry added"))
@@ -198,7 +178,7 @@ func (c *Console) uploadAction(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	n, err := e.Upload(id, u.who.Name, uploadType(part.FileName(), part.Header.Get("Content-Type")), part, u.who.Allows)
 	if err != nil {
-		c.fail(w, r, u, editStatus(err), "nothing was added: "+err.Error())
+		c.fail(w, r, u, admin.EditStatus(err), "nothing was added: "+err.Error())
 		return
 	}
 	back(w, r, "/ui/drafts/"+url.PathEscape(id)+"?done="+url.QueryEscape(thousands(strconv.Itoa(n))+" entries uploaded"))
@@ -236,9 +216,10 @@ func (c *Console) promote(w http.ResponseWriter, r *http.Request, u *user) {
 	}
 	n, err := e.Promote(r.PathValue("id"), admin.Audit{Author: u.who.Name, Message: msg}, u.who.Allows)
 	if err != nil {
-		c.fail(w, r, u, editStatus(err), "not promoted: "+err.Error())
+		c.fail(w, r, u, admin.EditStatus(err), "not promoted: "+err.Error())
 		return
 	}
+	c.rules.prefetch()
 	back(w, r, "/ui/versions?done="+url.QueryEscape(fmt.Sprintf("promoted as version %d", n)))
 }
 
@@ -249,7 +230,7 @@ func (c *Console) discard(w http.ResponseWriter, r *http.Request, u *user) {
 		return
 	}
 	if err := e.DiscardDraft(r.PathValue("id"), u.who.Allows); err != nil {
-		c.fail(w, r, u, editStatus(err), err.Error())
+		c.fail(w, r, u, admin.EditStatus(err), err.Error())
 		return
 	}
 	back(w, r, "/ui/drafts")
@@ -290,12 +271,12 @@ func (c *Console) newDraftFromMisses(w http.ResponseWriter, r *http.Request, u *
 	}
 	d, err := e.NewDraft(u.who.Name)
 	if err != nil {
-		c.fail(w, r, u, editStatus(err), err.Error())
+		c.fail(w, r, u, admin.EditStatus(err), err.Error())
 		return
 	}
 	for _, de := range entries {
 		if err := e.AddEntry(d.ID, u.who.Name, de, u.who.Allows); err != nil {
-			c.fail(w, r, u, editStatus(err), "draft "+d.ID+" is made, but "+cut(de.Host+de.From)+" was not added: "+err.Error())
+			c.fail(w, r, u, admin.EditStatus(err), "draft "+d.ID+" is made, but "+cut(de.Host+de.From)+" was not added: "+err.Error())
 			return
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redirectd/redirectd/engine/admin"
@@ -233,12 +234,25 @@ func (x *index) search(spans []hostSpan, q string, offset, limit int) (rows []ru
 // when the serving version changed (a promotion or rollback shows on
 // the next page), and in the background when older than ttl, so the
 // hit counts stay fresh without a request waiting on a million-rule
-// copy.
+// copy. One build of a version runs at a time: the pages asking for it
+// meanwhile wait for that one (several people opening the console after
+// a promote would otherwise each copy a million rules, some 200 MB and a
+// second or two apiece).
 type ruleCache struct {
 	b          admin.Backend
 	mu         sync.Mutex
 	x          *index
 	refreshing bool
+	building   *build // the build of a new version's index, nil when none runs
+}
+
+// build is an index being built for version; done is closed when x is
+// set. waiters counts the pages waiting for it (for the tests).
+type build struct {
+	version string
+	done    chan struct{}
+	x       *index
+	waiters atomic.Int32
 }
 
 // ttl is how old x may get before a page asks for a fresh one: 10 s,
@@ -251,28 +265,57 @@ func (rc *ruleCache) get(now time.Time) *index {
 	version := servingHash(rc.b)
 	rc.mu.Lock()
 	x := rc.x
-	stale := x != nil && now.Sub(x.built) > ttl(x) && !rc.refreshing
+	if x == nil || x.version != version {
+		x = rc.waitBuild(version, now) // unlocks rc.mu
+		return x
+	}
+	stale := now.Sub(x.built) > ttl(x) && !rc.refreshing
 	if stale {
 		rc.refreshing = true
 	}
 	rc.mu.Unlock()
-	if x == nil || x.version != version {
-		x = buildIndex(rc.b.Rules(), version, now)
-		rc.mu.Lock()
-		rc.x = x
-		rc.mu.Unlock()
-		return x
-	}
 	if stale {
 		go func() {
 			nx := buildIndex(rc.b.Rules(), servingHash(rc.b), time.Now())
 			rc.mu.Lock()
-			rc.x, rc.refreshing = nx, false
+			if rc.x == nil || rc.x.version == nx.version {
+				rc.x = nx
+			}
+			rc.refreshing = false
 			rc.mu.Unlock()
 		}()
 	}
 	return x
 }
+
+// waitBuild returns the index of version: the one being built when a
+// build of it runs, else built here. rc.mu is held on entry and released.
+func (rc *ruleCache) waitBuild(version string, now time.Time) *index {
+	if bd := rc.building; bd != nil && bd.version == version {
+		bd.waiters.Add(1)
+		rc.mu.Unlock()
+		<-bd.done
+		return bd.x
+	}
+	bd := &build{version: version, done: make(chan struct{})}
+	rc.building = bd
+	rc.mu.Unlock()
+	bd.x = buildIndex(rc.b.Rules(), version, now)
+	rc.mu.Lock()
+	rc.x = bd.x
+	if rc.building == bd {
+		rc.building = nil
+	}
+	rc.mu.Unlock()
+	close(bd.done)
+	return bd.x
+}
+
+// prefetch starts building the index of the version now serving, for a
+// promote or rollback just made: the person who made it usually opens
+// the rules or the overview next, and finds the index built (about 2 s
+// for a million rules) or being built.
+func (rc *ruleCache) prefetch() { go rc.get(time.Now()) }
 
 // servingHash returns the serving version's hash, "" without versions.
 func servingHash(b admin.Backend) string {

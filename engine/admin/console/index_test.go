@@ -6,12 +6,15 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // TestIndexSearch: a query matches host, from or to in any case, once
@@ -133,7 +136,7 @@ func manyRules(n int) []admin.RuleInfo {
 // one matching every rule (stops at maxCount), and a host-scoped token's
 // query (its hosts' part only). The target is < 100 ms a search.
 func BenchmarkConsoleRules1M(b *testing.B) {
-	x := buildIndex(manyRules(1_000_000), "", time.Now())
+	x := buildIndex(manyRules(testutil.BenchSize(1_000_000)), "", time.Now())
 	all := admin.Identity{Role: admin.RoleViewer}
 	scoped := admin.Identity{Role: admin.RoleEditor, Hosts: []string{"h07.example"}}
 	for _, bc := range []struct {
@@ -155,7 +158,7 @@ func BenchmarkConsoleRules1M(b *testing.B) {
 		})
 	}
 	b.Run("build", func(b *testing.B) {
-		list := manyRules(1_000_000)
+		list := manyRules(testutil.BenchSize(1_000_000))
 		b.ReportAllocs()
 		for b.Loop() {
 			buildIndex(list, "", time.Now())
@@ -169,7 +172,7 @@ func BenchmarkConsoleRules1M(b *testing.B) {
 // after a version change waits for that build, about a second).
 func BenchmarkConsoleRulesPage1M(b *testing.B) {
 	f := newFake()
-	f.rules = manyRules(1_000_000)
+	f.rules = manyRules(testutil.BenchSize(1_000_000))
 	var c *Console
 	s, err := admin.New(admin.Options{Listen: "127.0.0.1:0", Pages: func(s *admin.Server) http.Handler {
 		c = New(s).(*Console)
@@ -200,5 +203,51 @@ func BenchmarkConsoleRulesPage1M(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// countingBackend counts the calls of Rules, each a copy of every rule
+// that an index build makes.
+type countingBackend struct {
+	*fakeBackend
+	calls   atomic.Int32
+	release chan struct{} // Rules waits for it, so builds overlap
+}
+
+func (cb *countingBackend) Rules() []admin.RuleInfo {
+	cb.calls.Add(1)
+	<-cb.release
+	return cb.fakeBackend.Rules()
+}
+
+// TestRuleCacheOneBuild: pages asking for a new version's index while it
+// is built wait for that build rather than each making one, and a
+// prefetch's build is the one the next page gets.
+func TestRuleCacheOneBuild(t *testing.T) {
+	t.Parallel()
+	f := newFake()
+	cb := &countingBackend{fakeBackend: f, release: make(chan struct{})}
+	rc := &ruleCache{b: cb}
+	rc.prefetch()
+	testutil.WaitFor(t, 5*time.Second, "the prefetch's build", func() bool { return cb.calls.Load() == 1 })
+	var wg sync.WaitGroup
+	got := make([]*index, 8)
+	for i := range got {
+		wg.Go(func() { got[i] = rc.get(time.Now()) })
+	}
+	testutil.WaitFor(t, 5*time.Second, "the pages waiting for the build", func() bool {
+		rc.mu.Lock()
+		defer rc.mu.Unlock()
+		return rc.building != nil && rc.building.waiters.Load() == int32(len(got)) || cb.calls.Load() > 1
+	})
+	close(cb.release)
+	wg.Wait()
+	if n := cb.calls.Load(); n != 1 {
+		t.Errorf("Rules called %d times for one version, want 1", n)
+	}
+	for i, x := range got {
+		if x == nil || x != got[0] || len(x.rules) != len(f.rules) {
+			t.Fatalf("page %d got index %p, page 0 %p", i, x, got[0])
+		}
 	}
 }

@@ -123,5 +123,6 @@ func (c *Console) versionAction(w http.ResponseWriter, r *http.Request, u *user,
 		c.fail(w, r, u, versionStatus(err), err.Error())
 		return
 	}
+	c.rules.prefetch()
 	back(w, r, "/ui/versions?done="+url.QueryEscape(msg))
 }

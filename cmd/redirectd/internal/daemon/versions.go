@@ -66,6 +66,7 @@ type versionLog struct {
 	info atomic.Pointer[metrics.Set]
 	// diffing serialises diffs: each may load two versions' rules.
 	diffing sync.Mutex
+	diff    diffCache
 }
 
 // initVersions records the version of the config serve loaded, unless
@@ -113,6 +114,7 @@ func (s *service) recordVersion(v ruleVersion, n int, p pinState) {
 	vl := &s.versions
 	vl.mu.Lock()
 	defer vl.mu.Unlock()
+	vl.forgetDiff()
 	if p != keepPin {
 		vl.pinned = p == pin
 	}
@@ -277,6 +279,10 @@ func (s *service) Diff(from, to string, limit int) (*admin.VersionDiff, error) {
 	}
 	s.versions.diffing.Lock()
 	defer s.versions.diffing.Unlock()
+	d, gen := s.versions.cachedDiff(from, to, limit)
+	if d != nil {
+		return d, nil
+	}
 	a, err := s.versionRules(from)
 	if err != nil {
 		return nil, err
@@ -285,8 +291,9 @@ func (s *service) Diff(from, to string, limit int) (*admin.VersionDiff, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := diffRules(a, b, limit)
+	d = diffRules(a, b, limit)
 	d.From, d.To = from, to
+	s.versions.keepDiff(gen, from, to, limit, d)
 	return d, nil
 }
 

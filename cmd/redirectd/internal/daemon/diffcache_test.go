@@ -1,0 +1,51 @@
+package daemon
+
+import (
+	"testing"
+
+	"github.com/redirectd/redirectd/engine/admin"
+)
+
+// TestDiffCache: a kept diff answers the same question only (from, to
+// and limit), a load in between drops it and stops a diff computed
+// across it from being kept, and a diff of more than maxKeptDiff rules
+// a list is not kept.
+func TestDiffCache(t *testing.T) {
+	var vl versionLog
+	vl.keep = 10
+	d := &admin.VersionDiff{AddedCount: 1}
+	_, gen := vl.cachedDiff("a", "b", 1000)
+	vl.keepDiff(gen, "a", "b", 1000, d)
+	if got, _ := vl.cachedDiff("a", "b", 1000); got != d {
+		t.Fatalf("the diff just kept: %v", got)
+	}
+	for _, q := range []struct {
+		from, to string
+		limit    int
+	}{{"b", "a", 1000}, {"a", "c", 1000}, {"a", "b", 10}} {
+		if got, _ := vl.cachedDiff(q.from, q.to, q.limit); got != nil {
+			t.Errorf("%+v answered with the diff of a, b, 1000", q)
+		}
+	}
+
+	s := &service{}
+	s.versions.keep = 10
+	vl2 := &s.versions
+	vl2.keepDiff(0, "a", "b", 1000, d)
+	s.recordVersion(ruleVersion{hash: "h1"}, 1, keepPin)
+	if got, _ := vl2.cachedDiff("a", "b", 1000); got != nil {
+		t.Error("a diff kept before a load answers after it")
+	}
+	_, before := vl2.cachedDiff("a", "b", 1000)
+	s.recordVersion(ruleVersion{hash: "h2"}, 1, keepPin)
+	vl2.keepDiff(before, "a", "b", 1000, d)
+	if got, _ := vl2.cachedDiff("a", "b", 1000); got != nil {
+		t.Error("a diff computed across a load was kept")
+	}
+
+	_, gen = vl.cachedDiff("x", "y", maxKeptDiff+1)
+	vl.keepDiff(gen, "x", "y", maxKeptDiff+1, d)
+	if got, _ := vl.cachedDiff("x", "y", maxKeptDiff+1); got != nil {
+		t.Error("a diff of more than maxKeptDiff rules a list was kept")
+	}
+}
