@@ -4,7 +4,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 BENCH_PKGS := ./matcher ./httpparse ./engine ./config
 
-.PHONY: build run test test-lint test-race test-real-maps test-allocs test-bench-allocs test-bench-smoke test-fleet test-console bench bench-startup bench-scale bench-upstream bench-compare bench-benchstat fuzz install clean
+.PHONY: build run test test-lint test-race test-real-maps test-allocs test-bench-allocs test-bench-smoke test-fleet test-console bench bench-startup bench-scale bench-upstream bench-compare bench-certs bench-benchstat fuzz install clean
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/redirectd ./cmd/redirectd
@@ -96,6 +96,12 @@ bench-upstream:
 bench-compare:
 	$(GO) build -o bin/bench-compare ./benchmarks/compare
 	bin/bench-compare
+
+# Certificates: handshakes with the ACME storage local and in Redis, a
+# restarted node's first handshake, on-demand issuance against Pebble
+# (benchmarks/README.md, "Certificates: storage and issuance").
+bench-certs:
+	benchmarks/cert-figures.sh
 
 # Go benchmarks of the working tree against OLD (a git ref) with benchstat.
 OLD ?= HEAD~1
