@@ -77,12 +77,15 @@ func newTLSConn(t *tlsListener, tl *tlsLoop, nc net.Conn) *tlsConn {
 // A connection's goroutine reads in one of two modes. Serving, it reads
 // into a tlsReadSize buffer: 4 KiB takes a browser's request or a burst of
 // pipelined small ones in one read. Once it has read nothing for about
-// tlsQuiet (readLoop) it hands the connection to a fresh goroutine that waits with a
-// tlsWaitSize buffer: the serving goroutine's stack (grown to 8 KiB in
-// OnTraffic, and given back by Go only at a collection) and its buffer go
-// with it. An idle connection so costs a small stack and 512 bytes rather
-// than 12 KiB (benchmarks/README.md, "Memory per idle TLS connection").
-// What a 512-byte read leaves of a record, crypto/tls keeps for the next.
+// tlsQuiet (readLoop) it hands the connection to a fresh goroutine that
+// waits for the socket to be readable without reading (waitReadable):
+// the serving goroutine's stack (grown to 8 KiB in OnTraffic, and given
+// back by Go only at a collection) and its buffer go with it, and the
+// waiting one keeps the 2 KiB stack it started with and no buffer. The
+// first wait, right after the handshake, reads through crypto/tls with a
+// tlsWaitSize buffer; what a 512-byte read leaves of a record, crypto/tls
+// keeps for the next (benchmarks/README.md, "Memory per idle TLS
+// connection").
 const (
 	tlsReadSize = 4 << 10
 	tlsWaitSize = 512
@@ -137,17 +140,24 @@ func (c *tlsConn) run() {
 	}
 	// The handshake grew this goroutine's stack to 16 KiB: the
 	// connection waits for its first request on a fresh one.
-	c.wait(h)
+	c.wait(h, false)
 }
 
 // wait has a fresh goroutine wait for the connection's next request, and
-// serve it.
-func (c *tlsConn) wait(h *handler) {
+// serve it. After a quiet hand-over (woken) it waits on the raw socket
+// (waitReadable), holding no buffer, with the stack it started with;
+// the first wait, after the handshake, reads through crypto/tls with a
+// tlsWaitSize buffer, since crypto/tls may hold the client's first
+// records already.
+func (c *tlsConn) wait(h *handler, woken bool) {
 	c.t.wg.Add(1)
 	go func() {
 		defer c.t.wg.Done()
-		if c.readLoop(h) {
-			c.wait(h)
+		if woken {
+			c.waitReadable()
+		}
+		if c.readLoop(h, woken) {
+			c.wait(h, true)
 			return
 		}
 		c.teardown()
@@ -156,10 +166,17 @@ func (c *tlsConn) wait(h *handler) {
 
 // readLoop reads and serves until the connection is to close (false), or
 // until it has served and then read nothing for tlsQuiet (true: wait on a
-// fresh goroutine).
-func (c *tlsConn) readLoop(h *handler) (quiet bool) {
-	buf := make([]byte, tlsWaitSize)
+// fresh goroutine). woken: the socket has bytes already, so the serving
+// buffer is taken at once.
+func (c *tlsConn) readLoop(h *handler, woken bool) (quiet bool) {
+	var buf []byte
 	var serving *[]byte
+	if woken {
+		serving = tlsReadBufs.Get().(*[]byte)
+		buf = *serving
+	} else {
+		buf = make([]byte, tlsWaitSize)
+	}
 	defer func() {
 		if serving != nil {
 			tlsReadBufs.Put(serving)

@@ -23,9 +23,7 @@ type Conn struct {
 	dec     *hpack.Decoder
 	// now is the time of the frame being processed (the reader's).
 	now time.Time
-	// wait is what br reads from: the connection, after what the quiet
-	// wait read (buffers.go); started is set once the preface is in.
-	wait    waitReader
+	// started is set once the preface is in.
 	started bool
 
 	// hb is the header block being received (the reader's).
@@ -90,9 +88,8 @@ func NewConn(nc net.Conn, h Handler, o Options, closing func() bool) *Conn {
 	o.setDefaults()
 	c := &Conn{nc: nc, h: h, o: o, closing: closing, streams: make(map[uint32]*Stream)}
 	c.room = sync.NewCond(&c.mu)
-	c.wait.c = c
 	c.br = readers.Get().(*bufio.Reader)
-	c.br.Reset(&c.wait)
+	c.br.Reset(nc)
 	c.fr = http2.NewFramer(connWriter{c}, connReader{c})
 	c.fr.SetReuseFrames()
 	// SETTINGS_MAX_FRAME_SIZE is left at its default: a larger frame is a
@@ -120,8 +117,8 @@ func (c *Conn) Serve() (quiet bool, err error) {
 			c.shut()
 			return false, err
 		}
-	} else if err := c.wake(); err != nil {
-		return false, c.end(c.readFailed(err))
+	} else {
+		c.wake()
 	}
 	for {
 		if c.br.Buffered() == 0 {
