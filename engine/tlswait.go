@@ -2,6 +2,7 @@ package engine
 
 import (
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -35,9 +36,11 @@ func (c *tlsConn) waitReadable() {
 
 // peekable reports whether fd has a byte to read, or an end or error a
 // read would return (RawConn.Read waits for readiness while it reports
-// false). A function, not a closure, so the wait allocates nothing for it.
+// false). A function, not a closure, and recvfrom called bare (unix.Recvfrom
+// allocates the byte and the address it returns), so the wait allocates
+// nothing.
 func peekable(fd uintptr) bool {
 	var b [1]byte
-	_, _, err := unix.Recvfrom(int(fd), b[:], unix.MSG_PEEK|unix.MSG_DONTWAIT)
-	return err != unix.EAGAIN
+	_, _, errno := unix.Syscall6(unix.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&b[0])), 1, unix.MSG_PEEK|unix.MSG_DONTWAIT, 0, 0)
+	return errno != unix.EAGAIN
 }
