@@ -70,6 +70,7 @@ func (c *tlsConn) runH2(hc *h2.Conn, x *h2conn, woken bool) {
 		if err != nil {
 			c.t.s.log.Debug("HTTP/2 connection ended", "client", c.RemoteAddr().String(), "err", err)
 		}
+		c.peerClosed = hc.PeerClosed()
 		c.teardown()
 	}()
 }

@@ -51,6 +51,9 @@ type tlsConn struct {
 	gone      bool
 	// writeErr is set when a write failed: the connection is closing.
 	writeErr atomic.Bool
+	// peerClosed: the client closed its HTTP/2 connection (set by its
+	// goroutine before teardown), so teardown sends no close_notify.
+	peerClosed bool
 	// waiting is set while the connection's goroutine holds off reading
 	// (tl.mu): a forward has more than tlsMaxPending of the client's bytes
 	// waiting. room wakes it (kick).
@@ -301,7 +304,10 @@ func (c *tlsConn) kick() {
 // teardown writes what is left to write, closes, and calls OnClose. What
 // is left (a Connection: close answer) and the close_notify alert go out
 // in one write (progressConn.hold), unless the write side was to be shut
-// first (a lingering close shuts it in flush).
+// first (a lingering close shuts it in flush). An HTTP/2 connection the
+// client closed (peerClosed) gets no close_notify, as nginx sends none
+// then: it would be one more write per connection, to a socket the
+// client has closed.
 func (c *tlsConn) teardown() {
 	c.closeReq.Store(true)
 	c.tl.lock()
@@ -314,7 +320,7 @@ func (c *tlsConn) teardown() {
 	}
 	c.tl.unlock()
 	c.flush()
-	if c.tc != nil {
+	if c.tc != nil && !c.peerClosed {
 		c.tc.Close()
 	} else {
 		c.raw.Close()

@@ -23,8 +23,9 @@ type Conn struct {
 	dec     *hpack.Decoder
 	// now is the time of the frame being processed (the reader's).
 	now time.Time
-	// started is set once the preface is in.
-	started bool
+	// started is set once the preface is in; peerClosed once a read
+	// found the client's end (PeerClosed).
+	started, peerClosed bool
 
 	// hb is the header block being received (the reader's).
 	hb block
@@ -174,6 +175,13 @@ func (c *Conn) Serve() (quiet bool, err error) {
 	}
 }
 
+// PeerClosed reports that Serve ended because the client closed the
+// connection: its read reached the end, with or without a close_notify
+// first. The caller may then close without a close_notify of its own, as
+// nginx does (a write to a connection the client has closed, which costs
+// a system call and draws a reset).
+func (c *Conn) PeerClosed() bool { return c.peerClosed }
+
 // frameDone acts on what processing a frame returned: a StreamError
 // resets the stream and the connection goes on (nil); a ConnectionError
 // sends GOAWAY and ends it.
@@ -246,6 +254,7 @@ func (c *Conn) readFailed(err error) error {
 	case errors.Is(err, http2.ErrFrameTooLarge):
 		return c.goAway(http2.ErrCodeFrameSize, err)
 	case errors.Is(err, io.EOF):
+		c.peerClosed = true
 		return nil
 	case errors.As(err, &ne) && ne.Timeout():
 		// Idle, or the server asked to close: tell the client it may
