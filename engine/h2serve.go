@@ -45,25 +45,32 @@ func (c *tlsConn) serveH2() {
 	}
 	x := &h2conn{c: c, cs: cs}
 	s.m.h2conns.Inc()
-	c.runH2(h2.NewConn(c.tc, x, o, c.closeReq.Load))
+	c.runH2(h2.NewConn(c.tc, x, o, c.closeReq.Load), x, false)
 }
 
 // runH2 runs hc's Serve on a fresh goroutine, and again on another each
-// time it goes quiet: the goroutine that waits for an idle connection's
-// next frame has a small stack, not one grown by serving
-// (engine/h2/buffers.go).
-func (c *tlsConn) runH2(hc *h2.Conn) {
+// time it goes quiet (woken): the goroutine that waits for an idle
+// connection's next frame waits on the raw socket (waitReadable) with
+// the 2 KiB stack it started with, holding no buffer, not with a stack
+// grown by serving (engine/h2/buffers.go). x's buffers are let go while
+// it waits.
+func (c *tlsConn) runH2(hc *h2.Conn, x *h2conn, woken bool) {
 	c.t.wg.Add(1)
 	go func() {
 		defer c.t.wg.Done()
+		if woken {
+			c.waitReadable()
+		}
 		quiet, err := hc.Serve()
 		if quiet {
-			c.runH2(hc)
+			x.head, x.out = nil, nil
+			c.runH2(hc, x, true)
 			return
 		}
 		if err != nil {
 			c.t.s.log.Debug("HTTP/2 connection ended", "client", c.RemoteAddr().String(), "err", err)
 		}
+		c.peerClosed = hc.PeerClosed()
 		c.teardown()
 	}()
 }

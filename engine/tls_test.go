@@ -161,8 +161,9 @@ func readTLSAnswer(t *testing.T, srv *engine.Server, req string) (*bufio.Reader,
 
 // TestTLSQuietConnection serves a TLS connection across its quiet
 // hand-overs (a connection that has read nothing for a quarter second
-// waits on a fresh goroutine with a 512-byte buffer): requests larger than
-// that buffer, a request split across a hand-over, and a pipelined burst
+// waits on a fresh goroutine for its socket to be readable, and the first
+// wait after the handshake reads with a 512-byte buffer): requests larger
+// than that buffer, a request split across a hand-over, and a pipelined burst
 // after one, each answered on the same connection.
 func TestTLSQuietConnection(t *testing.T) {
 	srv := startServerWith(t, engine.Options{TLS: testTLSOptions(t)})

@@ -51,6 +51,9 @@ type tlsConn struct {
 	gone      bool
 	// writeErr is set when a write failed: the connection is closing.
 	writeErr atomic.Bool
+	// peerClosed: the client closed its HTTP/2 connection (set by its
+	// goroutine before teardown), so teardown sends no close_notify.
+	peerClosed bool
 	// waiting is set while the connection's goroutine holds off reading
 	// (tl.mu): a forward has more than tlsMaxPending of the client's bytes
 	// waiting. room wakes it (kick).
@@ -77,12 +80,15 @@ func newTLSConn(t *tlsListener, tl *tlsLoop, nc net.Conn) *tlsConn {
 // A connection's goroutine reads in one of two modes. Serving, it reads
 // into a tlsReadSize buffer: 4 KiB takes a browser's request or a burst of
 // pipelined small ones in one read. Once it has read nothing for about
-// tlsQuiet (readLoop) it hands the connection to a fresh goroutine that waits with a
-// tlsWaitSize buffer: the serving goroutine's stack (grown to 8 KiB in
-// OnTraffic, and given back by Go only at a collection) and its buffer go
-// with it. An idle connection so costs a small stack and 512 bytes rather
-// than 12 KiB (benchmarks/README.md, "Memory per idle TLS connection").
-// What a 512-byte read leaves of a record, crypto/tls keeps for the next.
+// tlsQuiet (readLoop) it hands the connection to a fresh goroutine that
+// waits for the socket to be readable without reading (waitReadable):
+// the serving goroutine's stack (grown to 8 KiB in OnTraffic, and given
+// back by Go only at a collection) and its buffer go with it, and the
+// waiting one keeps the 2 KiB stack it started with and no buffer. The
+// first wait, right after the handshake, reads through crypto/tls with a
+// tlsWaitSize buffer; what a 512-byte read leaves of a record, crypto/tls
+// keeps for the next (benchmarks/README.md, "Memory per idle TLS
+// connection").
 const (
 	tlsReadSize = 4 << 10
 	tlsWaitSize = 512
@@ -139,7 +145,7 @@ func (c *tlsConn) run() {
 	}
 	// The handshake grew this goroutine's stack to 16 KiB: the
 	// connection waits for its first request on a fresh one.
-	c.wait(h)
+	c.wait(h, false)
 }
 
 // idleFrom starts the connection's idle_timeout over, extra from now:
@@ -159,13 +165,20 @@ func (c *tlsConn) idleFrom(extra time.Duration) {
 }
 
 // wait has a fresh goroutine wait for the connection's next request, and
-// serve it.
-func (c *tlsConn) wait(h *handler) {
+// serve it. After a quiet hand-over (woken) it waits on the raw socket
+// (waitReadable), holding no buffer, with the stack it started with;
+// the first wait, after the handshake, reads through crypto/tls with a
+// tlsWaitSize buffer, since crypto/tls may hold the client's first
+// records already.
+func (c *tlsConn) wait(h *handler, woken bool) {
 	c.t.wg.Add(1)
 	go func() {
 		defer c.t.wg.Done()
-		if c.readLoop(h) {
-			c.wait(h)
+		if woken {
+			c.waitReadable()
+		}
+		if c.readLoop(h, woken) {
+			c.wait(h, true)
 			return
 		}
 		c.teardown()
@@ -174,10 +187,17 @@ func (c *tlsConn) wait(h *handler) {
 
 // readLoop reads and serves until the connection is to close (false), or
 // until it has served and then read nothing for tlsQuiet (true: wait on a
-// fresh goroutine).
-func (c *tlsConn) readLoop(h *handler) (quiet bool) {
-	buf := make([]byte, tlsWaitSize)
+// fresh goroutine). woken: the socket has bytes already, so the serving
+// buffer is taken at once.
+func (c *tlsConn) readLoop(h *handler, woken bool) (quiet bool) {
+	var buf []byte
 	var serving *[]byte
+	if woken {
+		serving = tlsReadBufs.Get().(*[]byte)
+		buf = *serving
+	} else {
+		buf = make([]byte, tlsWaitSize)
+	}
 	defer func() {
 		if serving != nil {
 			tlsReadBufs.Put(serving)
@@ -302,7 +322,10 @@ func (c *tlsConn) kick() {
 // teardown writes what is left to write, closes, and calls OnClose. What
 // is left (a Connection: close answer) and the close_notify alert go out
 // in one write (progressConn.hold), unless the write side was to be shut
-// first (a lingering close shuts it in flush).
+// first (a lingering close shuts it in flush). An HTTP/2 connection the
+// client closed (peerClosed) gets no close_notify, as nginx sends none
+// then: it would be one more write per connection, to a socket the
+// client has closed.
 func (c *tlsConn) teardown() {
 	c.closeReq.Store(true)
 	c.tl.lock()
@@ -315,7 +338,7 @@ func (c *tlsConn) teardown() {
 	}
 	c.tl.unlock()
 	c.flush()
-	if c.tc != nil {
+	if c.tc != nil && !c.peerClosed {
 		c.tc.Close()
 	} else {
 		c.raw.Close()

@@ -2,7 +2,6 @@ package h2
 
 import (
 	"bufio"
-	"io"
 	"sync"
 	"time"
 )
@@ -10,14 +9,13 @@ import (
 // A connection holds its 4 KiB read and write buffers only while it is
 // busy. Once it has read nothing for quietAfter with no stream open, it
 // gives both back (pooled) and Serve returns quiet, for the caller to
-// call it again on a fresh goroutine: the serving goroutine's stack,
-// grown while deciding answers, goes too, and the fresh one waits for
-// the client's next frame with waitSize bytes. The same scheme as the
+// wait for the client's next bytes on a fresh goroutine and call Serve
+// again: the serving goroutine's stack, grown while deciding answers,
+// goes too. The same scheme as the
 // HTTP/1.1 TLS path's (engine/tlsconn.go), for the same reason: an idle
 // connection's memory.
 const (
 	bufSize    = 4 << 10
-	waitSize   = 512
 	quietAfter = 250 * time.Millisecond
 )
 
@@ -47,23 +45,12 @@ func (c *Conn) out() *bufio.Writer {
 	return c.bw
 }
 
-// waitReader serves what the quiet wait read, then the connection.
-type waitReader struct {
-	c   *Conn
-	pre []byte
-}
-
-func (w *waitReader) Read(p []byte) (int, error) {
-	if len(w.pre) > 0 {
-		n := copy(p, w.pre)
-		w.pre = w.pre[n:]
-		return n, nil
-	}
-	return w.c.nc.Read(p)
-}
-
 // idleWait gives the buffers back (c.br empty, no stream open), for
-// Serve to return quiet.
+// Serve to return quiet. The spent streams kept for reuse (up to
+// MaxConcurrentStreams after a burst, each with its field and body
+// buffers), the encoder's scratch and the stream map (which a burst grew
+// and which never shrinks) go too: wake makes a new map, and the next
+// streams are made afresh.
 func (c *Conn) idleWait() {
 	c.mu.Lock()
 	if c.bw != nil && c.bw.Buffered() == 0 {
@@ -71,25 +58,28 @@ func (c *Conn) idleWait() {
 		writers.Put(c.bw)
 		c.bw = nil
 	}
+	clear(c.free)
+	c.free, c.block = nil, nil
+	if len(c.streams) == 0 {
+		c.streams = nil // read (and deleted from) elsewhere, which a nil map allows; written only by the reader, after wake
+	}
 	c.mu.Unlock()
 	c.br.Reset(nil)
 	readers.Put(c.br)
 	c.br = nil
 }
 
-// wake waits, with waitSize bytes, for the client's next bytes after a
-// quiet return, and takes a read buffer again.
-func (c *Conn) wake() error {
-	buf := make([]byte, waitSize)
-	n, err := c.nc.Read(buf)
+// wake takes a read buffer again after a quiet return. The caller is
+// to wait for the connection to be readable before it calls Serve again
+// (the engine waits on the raw socket, engine/tlswait.go), so that the
+// goroutine that waits holds no buffer; one that does not wait has Serve
+// wait with the 4 KiB buffer taken.
+func (c *Conn) wake() {
 	c.br = readers.Get().(*bufio.Reader)
-	c.wait.pre = buf[:n]
-	c.br.Reset(&c.wait)
-	if n == 0 {
-		if err == nil {
-			err = io.ErrNoProgress
-		}
-		return err
+	c.br.Reset(c.nc)
+	c.mu.Lock()
+	if c.streams == nil {
+		c.streams = make(map[uint32]*Stream)
 	}
-	return nil
+	c.mu.Unlock()
 }

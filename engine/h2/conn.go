@@ -23,10 +23,9 @@ type Conn struct {
 	dec     *hpack.Decoder
 	// now is the time of the frame being processed (the reader's).
 	now time.Time
-	// wait is what br reads from: the connection, after what the quiet
-	// wait read (buffers.go); started is set once the preface is in.
-	wait    waitReader
-	started bool
+	// started is set once the preface is in; peerClosed once a read
+	// found the client's end (PeerClosed).
+	started, peerClosed bool
 
 	// hb is the header block being received (the reader's).
 	hb block
@@ -90,9 +89,8 @@ func NewConn(nc net.Conn, h Handler, o Options, closing func() bool) *Conn {
 	o.setDefaults()
 	c := &Conn{nc: nc, h: h, o: o, closing: closing, streams: make(map[uint32]*Stream)}
 	c.room = sync.NewCond(&c.mu)
-	c.wait.c = c
 	c.br = readers.Get().(*bufio.Reader)
-	c.br.Reset(&c.wait)
+	c.br.Reset(nc)
 	c.fr = http2.NewFramer(connWriter{c}, connReader{c})
 	c.fr.SetReuseFrames()
 	// SETTINGS_MAX_FRAME_SIZE is left at its default: a larger frame is a
@@ -120,8 +118,8 @@ func (c *Conn) Serve() (quiet bool, err error) {
 			c.shut()
 			return false, err
 		}
-	} else if err := c.wake(); err != nil {
-		return false, c.end(c.readFailed(err))
+	} else {
+		c.wake()
 	}
 	for {
 		if c.br.Buffered() == 0 {
@@ -176,6 +174,13 @@ func (c *Conn) Serve() (quiet bool, err error) {
 		}
 	}
 }
+
+// PeerClosed reports that Serve ended because the client closed the
+// connection: its read reached the end, with or without a close_notify
+// first. The caller may then close without a close_notify of its own, as
+// nginx does (a write to a connection the client has closed, which costs
+// a system call and draws a reset).
+func (c *Conn) PeerClosed() bool { return c.peerClosed }
 
 // frameDone acts on what processing a frame returned: a StreamError
 // resets the stream and the connection goes on (nil); a ConnectionError
@@ -249,6 +254,7 @@ func (c *Conn) readFailed(err error) error {
 	case errors.Is(err, http2.ErrFrameTooLarge):
 		return c.goAway(http2.ErrCodeFrameSize, err)
 	case errors.Is(err, io.EOF):
+		c.peerClosed = true
 		return nil
 	case errors.As(err, &ne) && ne.Timeout():
 		// Idle, or the server asked to close: tell the client it may

@@ -25,10 +25,15 @@ import (
 //     pacing (an answered redirect allocates nothing, so steady redirect
 //     traffic reads as quiet, and leaves nothing to hand back either);
 //   - worth it: garbage not yet collected plus free pages still mapped
-//     come to at least max(minGarbage, half the live heap). After a
-//     collection both are near zero, so it collects again only once
-//     something has allocated: at most once per collection of the
-//     runtime's own, or per minGarbage allocated.
+//     come to at least max(minGarbage, a quarter of the live heap).
+//     After a collection both are near zero, so it collects again only
+//     once something has allocated: at most once per collection of the
+//     runtime's own, or per minGarbage allocated (at the quiet rate, no
+//     more than one every two seconds). With half the live heap and
+//     16 MiB, 1,000 idle HTTP/2 connections' handshakes (about 16 MiB of
+//     garbage beside 35 MiB live) stayed below the bar and cost 28-32
+//     KiB each; a quarter and 4 MiB hands it back: 19-20 KiB
+//     (benchmarks/README.md, "HTTP/2 against nginx and HAProxy").
 type idleCollector struct {
 	interval    time.Duration
 	quietAllocs uint64
@@ -51,7 +56,7 @@ func newIdleCollector(set *metrics.Set) *idleCollector {
 	return &idleCollector{
 		interval:    500 * time.Millisecond,
 		quietAllocs: 1 << 20,
-		minGarbage:  16 << 20,
+		minGarbage:  4 << 20,
 		collections: set.NewCounter("redirectd_idle_collections_total"),
 		collect:     debug.FreeOSMemory,
 	}
@@ -96,5 +101,5 @@ func (c *idleCollector) due(allocated, live, objects, free uint64) bool {
 	if objects > live {
 		back += objects - live
 	}
-	return back >= max(c.minGarbage, live/2)
+	return back >= max(c.minGarbage, live/4)
 }
