@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"crypto/tls"
 	"fmt"
 	"net"
-	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -156,18 +154,7 @@ frontend https
 		if err != nil {
 			return "", err
 		}
-		defer c.Close()
-		c.SetDeadline(time.Now().Add(5 * time.Second))
-		fmt.Fprintf(c, "GET /fleet HTTP/1.1\r\nHost: %s\r\n\r\n", name)
-		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-		if err != nil {
-			return "", err
-		}
-		resp.Body.Close()
-		if resp.StatusCode != 301 {
-			return "", fmt.Errorf("status %d", resp.StatusCode)
-		}
-		return resp.Header.Get("Location"), nil
+		return locationOn(c, name, "/fleet", 5*time.Second)
 	}
 	// inLG runs fn in the load generator's namespace and waits for it;
 	// t.Errorf, not Fatalf, since it runs on the load's goroutines too.
