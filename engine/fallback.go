@@ -85,43 +85,51 @@ func (cs *conn) fallbackFor() *fallbackAnswer {
 	return a
 }
 
-// answeredFallback writes the fallback rule's answer instead of resp
-// when resp's status lets it, and reports whether it did.
-func (f *forward) answeredFallback(resp *fasthttp.Response) bool {
+// useFallback reports whether the fallback rule the request matched, if
+// any, answers instead of an answer of status (the upstream's, or the
+// server's own when the upstream failed); a request whose rule does not is
+// counted as relayed.
+func (f *forward) useFallback(status int) bool {
 	a := f.fallback
 	if a == nil {
 		return false
 	}
-	if !a.fb.Applies(resp.StatusCode()) {
+	if !a.fb.Applies(status) {
 		f.s.m.fallback[fallbackRelayed].Inc()
+		return false
+	}
+	return true
+}
+
+// fallbackTakes reports whether the fallback rule answers instead of
+// resp; when it does, resp's body is read (up to maxFallbackDiscard) and
+// dropped, and its stream closed.
+func (f *forward) fallbackTakes(resp *fasthttp.Response) bool {
+	if !f.useFallback(resp.StatusCode()) {
 		return false
 	}
 	if stream := resp.BodyStream(); stream != nil {
 		io.CopyN(io.Discard, stream, maxFallbackDiscard)
 		resp.CloseBodyStream() // before the write: see relayBody
 	}
-	f.writeFallback()
 	return true
 }
 
-// failed answers an upstream that could not be asked or did not answer:
-// with the fallback rule's answer when status is one of its statuses,
-// else with status and msg.
-func (f *forward) failed(status int, msg string) {
-	if a := f.fallback; a != nil {
-		if a.fb.Applies(status) {
-			f.writeFallback()
-			return
-		}
-		f.s.m.fallback[fallbackRelayed].Inc()
-	}
-	f.answerError(status, msg)
+// fallbackAnswered records that the fallback rule answered, for its
+// counters, the metrics and the access log, and returns its answer.
+func (f *forward) fallbackAnswered() *fallbackAnswer {
+	a := f.fallback
+	a.answered = true
+	a.fb.Hit()
+	f.status.Store(int32(a.status))
+	f.s.m.fallback[fallbackAnswered].Inc()
+	return a
 }
 
 // writeFallback writes the fallback rule's answer and hands the
 // connection back to the loop.
 func (f *forward) writeFallback() {
-	a := f.fallback
+	a := f.fallbackAnswered()
 	if f.hasBody && !f.bodyDone.Load() {
 		f.closing = true // the rest of the body would be read as a request
 	}
@@ -129,10 +137,6 @@ func (f *forward) writeFallback() {
 	b = append(b, a.answer[:a.headEnd]...)
 	b = appendConnection(b, connFieldFor(f.http10, f.closing))
 	b = append(b, a.answer[a.headEnd:]...)
-	a.answered = true
-	a.fb.Hit()
-	f.status.Store(int32(a.status))
-	f.s.m.fallback[fallbackAnswered].Inc()
 	f.writeLast(b)
 }
 

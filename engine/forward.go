@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"errors"
-	"net"
 	"net/netip"
 	"sync/atomic"
 	"time"
@@ -320,8 +318,7 @@ func (f *forward) run() {
 	defer fasthttp.ReleaseRequest(f.req)
 	srv := f.srv
 	if f.pickErr != nil {
-		f.s.m.forwarded[5].Inc()
-		f.failed(502, "no upstream server is available\n")
+		f.noServer(f)
 		return
 	}
 	f.server = srv.Addr
@@ -337,40 +334,28 @@ func (f *forward) run() {
 		f.finish(true)
 		return
 	}
-	if !f.g.slots.take(f.client) {
-		srv.Cancel()
-		um.clientLimit.Inc()
-		f.s.m.forwarded[4].Inc()
-		f.failed(429, "too many requests of this client are being forwarded\n")
+	if !f.takeSlot(f, srv, um) {
 		return
 	}
 	f.slotHeld = true
 	defer f.putSlot()
-	resp.Header.SetNoDefaultContentType(true)
-	start := time.Now()
-	err := srv.Client.Do(f.req, resp)
-	f.upTime.Store(int64(time.Since(start)))
-	srv.Done(err != nil && upstream.IsConnError(err))
+	start, err := f.exchange(srv, f.req, resp)
 	defer func() { f.s.m.fwdDur.Update(time.Since(start).Seconds()) }()
 	if err != nil {
 		f.exchangeFailed(err, srv, um)
 		return
 	}
-	um.ok.Inc()
-	um.dur.Update(time.Since(start).Seconds())
-	f.upStatus.Store(int32(resp.StatusCode()))
-	if c := resp.StatusCode() / 100; c >= 1 && c <= 5 {
-		f.s.m.forwarded[c].Inc()
-	}
-	if f.answeredFallback(resp) { // fallback.go
+	f.answered(um, resp.StatusCode(), start)
+	if f.fallbackTakes(resp) { // fallback.go
+		f.writeFallback()
 		return
 	}
 	f.relay(resp)
 }
 
 // exchangeFailed answers the client when the exchange with srv failed
-// with err: as the abort that stopped it asked, or with 502, 503 or 504
-// as err says, each counted and logged.
+// with err: as the abort that stopped it asked, else as upstreamFailed
+// decides.
 func (f *forward) exchangeFailed(err error, srv *upstream.Server, um *upstreamMetrics) {
 	if st := f.abortStatus.Load(); st != 0 {
 		f.answerError(int(st), abortMessage(int(st)))
@@ -380,27 +365,7 @@ func (f *forward) exchangeFailed(err error, srv *upstream.Server, um *upstreamMe
 		f.finish(true)
 		return
 	}
-	status, msg, count := 502, "the upstream server could not be reached\n", um.failed
-	var ne net.Error
-	var small *fasthttp.ErrSmallBuffer
-	switch {
-	case errors.Is(err, fasthttp.ErrNoFreeConns):
-		// Every pooled connection stayed busy for pool_wait_timeout.
-		status, msg, count = 503, "the upstream server is busy\n", um.poolFull
-	case errors.As(err, &small):
-		count.Inc()
-		f.s.m.forwarded[5].Inc()
-		f.s.log.Warn("forwarding failed: the upstream answer's head is larger than 64 KiB", "group", f.g.Name, "server", srv.Addr, "status", 502, "limit", upstream.MaxAnswerHead)
-		f.failed(502, "the upstream server sent an answer head too large\n")
-		return
-	case errors.Is(err, fasthttp.ErrTimeout) || errors.As(err, &ne) && ne.Timeout() && !upstream.IsConnError(err):
-		status, msg, count = 504, "the upstream server did not answer in time\n", um.timedOut
-	}
-	count.Inc()
-	f.s.m.forwarded[5].Inc()
-	f.upStatus.Store(int32(status)) // as nginx logs a failed exchange
-	f.s.log.Warn("forwarding failed", "group", f.g.Name, "server", srv.Addr, "status", status, "err", err)
-	f.failed(status, msg)
+	f.upstreamFailed(f, err, srv, um)
 }
 
 func abortMessage(status int) string {
@@ -420,14 +385,7 @@ func (f *forward) answerError(status int, msg string) {
 	if f.hasBody && !f.bodyDone.Load() || f.aborted.Load() {
 		f.closing = true // the rest of the body would be read as a request
 	}
-	fields := f.cs.fields()
-	if status == 503 || status == 429 {
-		// A full pool, or this client's share of it, empties in about a
-		// request's time: ask the client to try again soon (RFC 9110
-		// 10.2.3, RFC 6585 4).
-		fields += "Retry-After: 1\r\n"
-	}
-	b := appendText(nil, status, fields, msg, f.head, f.s.date.get(), connFieldFor(f.http10, f.closing))
+	b := appendText(nil, status, f.errorFields(status), msg, f.head, f.s.date.get(), connFieldFor(f.http10, f.closing))
 	f.writeLast(b)
 }
 

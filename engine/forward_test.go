@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -54,6 +55,15 @@ func startProxy(t *testing.T, cfg upstream.Config, up engine.UpstreamOptions) *e
 // startProxy is startProxy for a test reached over tr.
 func (tr transport) startProxy(t *testing.T, cfg upstream.Config, up engine.UpstreamOptions) *engine.Server {
 	t.Helper()
+	up.Pool = testPool(t, cfg, nil)
+	return tr.start(t, engine.Options{Upstream: &up})
+}
+
+// testPool makes the pool of cfg, closed when the test ends, with the
+// tests' timeouts (1 s to connect, 5 s to read and write) and 64
+// connections a server where cfg leaves them 0; it logs to log.
+func testPool(t *testing.T, cfg upstream.Config, log *slog.Logger) *upstream.Pool {
+	t.Helper()
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = time.Second
 	}
@@ -66,10 +76,9 @@ func (tr transport) startProxy(t *testing.T, cfg upstream.Config, up engine.Upst
 	if cfg.MaxConnsPerServer == 0 {
 		cfg.MaxConnsPerServer = 64
 	}
-	pool := upstream.New(cfg, nil)
+	pool := upstream.New(cfg, log)
 	t.Cleanup(pool.Close)
-	up.Pool = pool
-	return tr.start(t, engine.Options{Upstream: &up})
+	return pool
 }
 
 // readFull reads one answer with its whole body.

@@ -158,9 +158,7 @@ func TestH2Forward(t *testing.T) {
 	mux.HandleFunc("/big", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, big) })
 	mux.HandleFunc("/gone", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(404) })
 	addr := startUpstream(t, mux)
-	pool := upstream.New(upstream.Config{Servers: []string{addr}, ConnectTimeout: time.Second, ReadTimeout: 5 * time.Second,
-		WriteTimeout: 5 * time.Second, MaxConnsPerServer: 64}, nil)
-	t.Cleanup(pool.Close)
+	pool := testPool(t, upstream.Config{Servers: []string{addr}}, nil)
 	srv := startH2(t, engine.Options{Upstream: &engine.UpstreamOptions{Pool: pool}})
 	base := "https://" + srv.TLSAddr()
 	c := h2Client(t)
@@ -216,9 +214,7 @@ func TestH2AccessLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { alog.Close() })
-	pool := upstream.New(upstream.Config{Servers: []string{addr}, ConnectTimeout: time.Second, ReadTimeout: 5 * time.Second,
-		WriteTimeout: 5 * time.Second, MaxConnsPerServer: 4}, nil)
-	t.Cleanup(pool.Close)
+	pool := testPool(t, upstream.Config{Servers: []string{addr}, MaxConnsPerServer: 4}, nil)
 	srv := startH2(t, engine.Options{Upstream: &engine.UpstreamOptions{Pool: pool}, AccessLog: alog})
 	c := h2Client(t)
 	base := "https://" + srv.TLSAddr()

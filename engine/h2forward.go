@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"net"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -86,50 +85,28 @@ func (hf *h2forward) run() {
 	defer s.recoverConn(atForward, hf.x.c, hf.x.cs, nil)
 	defer fasthttp.ReleaseRequest(hf.req)
 	if hf.pickErr != nil {
-		s.m.forwarded[5].Inc()
-		hf.failed(502, "no upstream server is available\n")
+		f.noServer(hf)
 		return
 	}
 	srv := hf.srv
 	f.server = srv.Addr
 	um := f.g.metrics[srv]
-	if !f.g.slots.take(f.client) {
-		srv.Cancel()
-		um.clientLimit.Inc()
-		s.m.forwarded[4].Inc()
-		hf.failed(429, "too many requests of this client are being forwarded\n")
+	if !f.takeSlot(hf, srv, um) {
 		return
 	}
 	defer f.g.slots.put(f.client)
 	resp := fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseResponse(resp)
-	resp.Header.SetNoDefaultContentType(true)
-	start := time.Now()
-	err := srv.Client.Do(hf.req, resp)
-	f.upTime.Store(int64(time.Since(start)))
-	srv.Done(err != nil && upstream.IsConnError(err))
+	start, err := f.exchange(srv, hf.req, resp)
 	defer func() { s.m.fwdDur.Update(time.Since(start).Seconds()) }()
 	if err != nil {
 		hf.exchangeFailed(err, srv, um)
 		return
 	}
-	um.ok.Inc()
-	um.dur.Update(time.Since(start).Seconds())
-	code := resp.StatusCode()
-	f.upStatus.Store(int32(code))
-	if c := code / 100; c >= 1 && c <= 5 {
-		s.m.forwarded[c].Inc()
-	}
-	if a := f.fallback; a != nil {
-		if a.fb.Applies(code) {
-			if stream := resp.BodyStream(); stream != nil {
-				io.CopyN(io.Discard, stream, maxFallbackDiscard)
-				resp.CloseBodyStream()
-			}
-			hf.writeFallback()
-			return
-		}
-		s.m.fallback[fallbackRelayed].Inc()
+	f.answered(um, resp.StatusCode(), start)
+	if f.fallbackTakes(resp) { // fallback.go
+		hf.writeFallback()
+		return
 	}
 	hf.relay(resp)
 }
@@ -192,72 +169,41 @@ func (hf *h2forward) done(err error, head, body []byte) {
 	hf.log()
 }
 
-// failed answers an exchange that did not take place or failed, with the
-// fallback rule's answer when status is one of its statuses.
-func (hf *h2forward) failed(status int, msg string) {
+// answerError answers status with msg (failAnswerer).
+func (hf *h2forward) answerError(status int, msg string) {
 	f := hf.f
-	if a := f.fallback; a != nil {
-		if a.fb.Applies(status) {
-			hf.writeFallback()
-			return
-		}
-		f.s.m.fallback[fallbackRelayed].Inc()
-	}
 	f.status.Store(int32(status))
-	fields := f.cs.fields()
-	if status == 503 || status == 429 {
-		fields += "Retry-After: 1\r\n"
-	}
-	b := appendText(nil, status, fields, msg, f.head, f.s.date.get(), connDefault)
+	b := appendText(nil, status, f.errorFields(status), msg, f.head, f.s.date.get(), connDefault)
 	hf.st.Answer(b)
 	hf.sent = int64(len(b))
 	hf.log()
 }
 
+// writeFallback answers with the fallback rule's answer (failAnswerer).
 func (hf *h2forward) writeFallback() {
-	f := hf.f
-	a := f.fallback
-	a.answered = true
-	a.fb.Hit()
-	f.status.Store(int32(a.status))
-	f.s.m.fallback[fallbackAnswered].Inc()
+	a := hf.f.fallbackAnswered()
 	hf.st.Answer(a.answer)
 	hf.sent = int64(len(a.answer))
 	hf.log()
 }
 
-// exchangeFailed answers 502, 503 or 504 as err says, as forward's does.
+// exchangeFailed answers an exchange that failed with err: 413 or 408 for
+// the stream's body, nothing for a stream the client reset, else as
+// forward.upstreamFailed decides for both paths.
 func (hf *h2forward) exchangeFailed(err error, srv *upstream.Server, um *upstreamMetrics) {
 	f := hf.f
 	switch {
 	case errors.Is(err, h2.ErrBodyTooLarge):
-		hf.failed(413, "request body too large\n")
-		return
+		f.fail(hf, 413, "request body too large\n")
 	case errors.Is(err, h2.ErrBodyTimeout):
 		f.s.m.timeouts.body.Inc()
-		hf.failed(408, "request body not received in time\n")
-		return
+		f.fail(hf, 408, "request body not received in time\n")
 	case errors.Is(err, h2.ErrStreamClosed):
 		hf.st.Abort() // the client reset the stream while sending its body
 		hf.log()
-		return
+	default:
+		f.upstreamFailed(hf, err, srv, um)
 	}
-	status, msg, count := 502, "the upstream server could not be reached\n", um.failed
-	var ne net.Error
-	var small *fasthttp.ErrSmallBuffer
-	switch {
-	case errors.Is(err, fasthttp.ErrNoFreeConns):
-		status, msg, count = 503, "the upstream server is busy\n", um.poolFull
-	case errors.As(err, &small):
-		msg = "the upstream server sent an answer head too large\n"
-	case errors.Is(err, fasthttp.ErrTimeout) || errors.As(err, &ne) && ne.Timeout() && !upstream.IsConnError(err):
-		status, msg, count = 504, "the upstream server did not answer in time\n", um.timedOut
-	}
-	count.Inc()
-	f.s.m.forwarded[5].Inc()
-	f.upStatus.Store(int32(status))
-	f.s.log.Warn("forwarding failed", "group", f.g.Name, "server", srv.Addr, "status", status, "err", err)
-	hf.failed(status, msg)
 }
 
 // log writes the access log line, on the loop.

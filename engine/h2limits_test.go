@@ -328,9 +328,7 @@ func TestH2BodyTooLarge(t *testing.T) {
 		io.Copy(io.Discard, r.Body)
 		hits <- r.URL.Path
 	}))
-	pool := upstream.New(upstream.Config{Servers: []string{addr}, ConnectTimeout: time.Second, ReadTimeout: 5 * time.Second,
-		WriteTimeout: 5 * time.Second, MaxConnsPerServer: 4}, nil)
-	t.Cleanup(pool.Close)
+	pool := testPool(t, upstream.Config{Servers: []string{addr}, MaxConnsPerServer: 4}, nil)
 	srv := startH2With(t, h2.Options{MaxBodyBytes: 1000}, engine.Options{Upstream: &engine.UpstreamOptions{Pool: pool, MaxRequestBodyBytes: 1200}})
 	r := dialH2(t, srv)
 	r.headers(1, false, r.block("POST", "/upload", "content-length", "5000"))
@@ -368,9 +366,7 @@ func TestH2StreamedBody(t *testing.T) {
 		}
 		w.Header().Set("X-Got", strconv.Itoa(len(b))+" "+strconv.Itoa(sum))
 	}))
-	pool := upstream.New(upstream.Config{Servers: []string{addr}, ConnectTimeout: time.Second, ReadTimeout: 5 * time.Second,
-		WriteTimeout: 5 * time.Second, MaxConnsPerServer: 4}, nil)
-	t.Cleanup(pool.Close)
+	pool := testPool(t, upstream.Config{Servers: []string{addr}, MaxConnsPerServer: 4}, nil)
 	srv := startH2With(t, h2.Options{MaxBodyBytes: 1000, MaxConnBodyBytes: 1500, StreamWindow: 4096},
 		engine.Options{Upstream: &engine.UpstreamOptions{Pool: pool}})
 	r := dialH2(t, srv)

@@ -29,21 +29,7 @@ func newGroupLog(t *testing.T, name string, cfg upstream.Config, up engine.Upstr
 		cfg.Servers = []string{startUpstream(t, echoUpstream(name))}
 	}
 	cfg.Group = name
-	if cfg.ConnectTimeout == 0 {
-		cfg.ConnectTimeout = time.Second
-	}
-	if cfg.ReadTimeout == 0 {
-		cfg.ReadTimeout = 5 * time.Second
-	}
-	if cfg.WriteTimeout == 0 {
-		cfg.WriteTimeout = 5 * time.Second
-	}
-	if cfg.MaxConnsPerServer == 0 {
-		cfg.MaxConnsPerServer = 64
-	}
-	pool := upstream.New(cfg, log)
-	t.Cleanup(pool.Close)
-	up.Name, up.Pool = name, pool
+	up.Name, up.Pool = name, testPool(t, cfg, log)
 	return &up
 }
 

@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 )
@@ -199,60 +198,16 @@ func h2RoundTrip(c *http.ClientConn, r Req) error {
 // idleH2 is idleTLS for HTTP/2: the server's memory growth per idle h2
 // connection, each of which did a full handshake and one request.
 func (h *harness) idleH2(p *Proc, addr string, n int) *IdleResult {
-	r := &IdleResult{Conns: n}
 	req := exactReq(h.s.Spec, false)
-	time.Sleep(time.Second)
-	r.Before = p.Mem()
-	conns := make([]*http.ClientConn, n)
-	defer func() {
-		for _, c := range conns {
-			if c != nil {
-				c.Close()
-			}
+	return h.idle(p, "h2-idle", n, func(time.Time) (idleConn, error) {
+		c, err := h2Conn(addr, h.tlsFiles)
+		if err != nil {
+			return idleConn{}, err
 		}
-	}()
-	var wg sync.WaitGroup
-	errs := make(chan error, n)
-	next := make(chan int)
-	for range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				c, err := h2Conn(addr, h.tlsFiles)
-				if err == nil {
-					err = h2RoundTrip(c, req)
-				}
-				if err != nil {
-					errs <- fmt.Errorf("connection %d: %w", i, err)
-					continue
-				}
-				conns[i] = c
-			}
-		}()
-	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	close(errs)
-	if err := <-errs; err != nil {
-		r.Failed = err.Error()
-		logf("  h2-idle FAILED: %v", err)
-		return r
-	}
-	time.Sleep(2 * time.Second)
-	r.After = p.Mem()
-	for i, c := range conns {
 		if err := h2RoundTrip(c, req); err != nil {
-			r.Failed = fmt.Sprintf("connection %d of %d was not kept open through the measurement: %v", i, n, err)
-			logf("  h2-idle FAILED: %s", r.Failed)
-			return r
+			c.Close()
+			return idleConn{}, err
 		}
-	}
-	r.PSSPerConnKiB = (r.After.PSS - r.Before.PSS) * 1024 / float64(n)
-	r.RSSPerConnKiB = (r.After.RSS - r.Before.RSS) * 1024 / float64(n)
-	logf("  %-15s %d connections: PSS %.1f -> %.1f MiB, %.1f KiB per connection (RSS %.1f KiB)", "h2-idle", n, r.Before.PSS, r.After.PSS, r.PSSPerConnKiB, r.RSSPerConnKiB)
-	return r
+		return idleConn{use: func() error { return h2RoundTrip(c, req) }, close: c.Close}, nil
+	})
 }

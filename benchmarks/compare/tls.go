@@ -15,7 +15,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/redirectd/redirectd/benchmarks/rules"
@@ -186,74 +185,23 @@ func roundTrip(c net.Conn, br *bufio.Reader, r Req) error {
 }
 
 // idleTLS measures the memory an idle TLS keep-alive connection holds in
-// the server: the server's memory with n connections open that each did a
-// full handshake and one request, less its memory before they opened,
-// over n. Every connection is then used once more, which shows the server
-// kept them all open through the measurement.
+// the server (harness.idle), each connection having done a full
+// handshake and one request.
 func (h *harness) idleTLS(p *Proc, addr string, n int) *IdleResult {
-	r := &IdleResult{Conns: n}
 	req := exactReq(h.s.Spec, false)
-	time.Sleep(time.Second)
-	r.Before = p.Mem()
-	conns := make([]net.Conn, n)
-	brs := make([]*bufio.Reader, n)
-	defer func() {
-		for _, c := range conns {
+	return h.idle(p, "tls-idle", n, func(deadline time.Time) (idleConn, error) {
+		c, br, err := dialTLS(addr, h.tlsFiles, deadline)
+		if err == nil {
+			err = roundTrip(c, br, req)
+		}
+		if err != nil {
 			if c != nil {
 				c.Close()
 			}
+			return idleConn{}, err
 		}
-	}()
-	deadline := time.Now().Add(2 * time.Minute)
-	// A few dialers at a time: the server's accept queue and the
-	// handshakes' CPU stay bounded, as a crowd of clients arriving would.
-	var wg sync.WaitGroup
-	errs := make(chan error, n)
-	next := make(chan int)
-	for range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				c, br, err := dialTLS(addr, h.tlsFiles, deadline)
-				if err == nil {
-					err = roundTrip(c, br, req)
-				}
-				if err != nil {
-					errs <- fmt.Errorf("connection %d: %w", i, err)
-					if c != nil {
-						c.Close()
-					}
-					continue
-				}
-				conns[i], brs[i] = c, br
-			}
-		}()
-	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	close(errs)
-	if err := <-errs; err != nil {
-		r.Failed = err.Error()
-		logf("  tls-idle FAILED: %v", err)
-		return r
-	}
-	time.Sleep(2 * time.Second)
-	r.After = p.Mem()
-	for i, c := range conns {
-		if err := roundTrip(c, brs[i], req); err != nil {
-			r.Failed = fmt.Sprintf("connection %d of %d was not kept open through the measurement: %v", i, n, err)
-			logf("  tls-idle FAILED: %s", r.Failed)
-			return r
-		}
-	}
-	r.PSSPerConnKiB = (r.After.PSS - r.Before.PSS) * 1024 / float64(n)
-	r.RSSPerConnKiB = (r.After.RSS - r.Before.RSS) * 1024 / float64(n)
-	logf("  %-15s %d connections: PSS %.1f -> %.1f MiB, %.1f KiB per connection (RSS %.1f KiB)", "tls-idle", n, r.Before.PSS, r.After.PSS, r.PSSPerConnKiB, r.RSSPerConnKiB)
-	return r
+		return idleConn{use: func() error { return roundTrip(c, br, req) }, close: c.Close}, nil
+	})
 }
 
 // tlsListen is the TLS address of an instance, for the configs.

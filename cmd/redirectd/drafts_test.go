@@ -70,16 +70,7 @@ func startEditNode(t *testing.T) *editNode {
 
 func (n *editNode) start() {
 	n.t.Helper()
-	n.cmd = exec.Command(n.bin, "serve", "-config", n.file, "-log-format", "json")
-	n.stderr = &testutil.LockedBuffer{}
-	n.cmd.Stderr = n.stderr
-	if err := n.cmd.Start(); err != nil {
-		n.t.Fatal(err)
-	}
-	n.t.Cleanup(func() { n.cmd.Process.Kill(); n.cmd.Wait() })
-	if _, _, err := firstAnswer(n.addr, "/old", time.Now().Add(10*time.Second)); err != nil {
-		n.t.Fatalf("first answer: %v\n%s", err, n.stderr.String())
-	}
+	n.cmd, n.stderr = serveFile(n.t, n.file, n.addr, "/old", "-log-format", "json")
 	testutil.WaitFor(n.t, 10*time.Second, "the admin listener", func() bool {
 		c, err := net.Dial("tcp", n.adminAddr)
 		if err == nil {
@@ -457,19 +448,12 @@ func TestDraftsOnSourceNode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := buildBinary(t)
 	dir := t.TempDir()
 	addr, adminAddr := testport.Free(t), testport.Free(t)
 	src := "http://" + testport.Free(t) + "/site.tar.gz" // nothing listens: the node waits
 	file := filepath.Join(dir, "r.toml")
 	os.WriteFile(file, []byte(fmt.Sprintf("[server]\nlisten = %q\n[admin]\nlisten = %q\n[access_log]\nenabled = false\n[rules]\nsource = %q\ncache_dir = \"cache\"\n", addr, adminAddr, src)), 0o644)
-	cmd := exec.Command(bin, "serve", "-config", file)
-	var stderr testutil.LockedBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	_, stderr := serveFile(t, file, addr, "")
 	var code int
 	var body string
 	testutil.WaitFor(t, 10*time.Second, "the admin listener", func() bool {
@@ -503,13 +487,7 @@ func TestEditedNodeAsSource(t *testing.T) {
 	file := filepath.Join(dir, "r.toml")
 	os.WriteFile(file, []byte(fmt.Sprintf("[server]\nlisten = %q\n[admin]\nlisten = %q\n[access_log]\nenabled = false\n"+
 		"[rules]\nsource = \"http://%s/ruleset\"\npoll = \"1s\"\nsource_header_file = \"header\"\ncache_dir = \"cache\"\n", addr, adminAddr, n.adminAddr)), 0o644)
-	cmd := exec.Command(n.bin, "serve", "-config", file, "-log-format", "json")
-	var stderr testutil.LockedBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	_, stderr := serveFile(t, file, addr, "", "-log-format", "json")
 	follower := &editNode{t: t, addr: addr}
 	answers := func(path, loc string) func() bool {
 		return func() bool {

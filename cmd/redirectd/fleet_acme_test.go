@@ -1,17 +1,9 @@
 package main
 
 import (
-	"bufio"
-	"crypto/rand"
 	"crypto/tls"
-	"encoding/hex"
 	"fmt"
 	"net"
-	"net/http"
-	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -73,30 +65,8 @@ func acmeRules(hosts []string) map[string]string {
 // both nodes hold every name's certificate. It runs with TestFleet (REDIRECTD_FLEET=1,
 // make test-fleet).
 func TestFleetACME(t *testing.T) {
-	if os.Getenv("REDIRECTD_FLEET") != "1" {
-		t.Skip("the fleet test runs with REDIRECTD_FLEET=1: make test-fleet")
-	}
-	if os.Geteuid() != 0 {
-		t.Fatal("the fleet test creates network namespaces: run it as root")
-	}
-	hap := findHAProxy(t)
-	bin := buildBinary(t)
-	id := make([]byte, 2)
-	rand.Read(id)
-	f := &fleet{t: t, prefix: "rda" + hex.EncodeToString(id), dir: t.TempDir()}
-	defer f.cleanup()
-	t.Cleanup(f.cleanup)
-	f.sh("ip", "netns", "add", f.prefix+"sw")
-	f.sh("ip", "netns", "exec", f.prefix+"sw", "ip", "link", "add", "br0", "type", "bridge")
-	f.sh("ip", "netns", "exec", f.prefix+"sw", "ip", "link", "set", "br0", "up")
-	for _, ns := range []string{"lb", "lg", "n1", "n2"} {
-		f.sh("ip", "netns", "add", f.prefix+ns)
-	}
-	f.join("", "r", acmeSource)
-	f.join(f.prefix+"lb", "lb", acmeLB)
-	f.join(f.prefix+"lg", "lg", acmeClient)
-	f.join(f.prefix+"n1", "n1", acmeNodes[0])
-	f.join(f.prefix+"n2", "n2", acmeNodes[1])
+	hap, bin := fleetNeeds(t)
+	f := newFleet(t, "rda", fleetAddrs{acmeSource, acmeLB, acmeClient, acmeNodes})
 
 	// Pebble in the root namespace, validating through HAProxy.
 	pb := acmetest.Start(t, acmetest.Options{Listen: acmeSource + ":0", Target: acmeLB, HTTPPort: 80, TLSPort: 443, Validity: acmetest.NoRenewal})
@@ -107,28 +77,15 @@ func TestFleetACME(t *testing.T) {
 	}
 	origin := &ruleOrigin{}
 	origin.publish(t, acmeRules(hosts))
-	ln, err := net.Listen("tcp", acmeSource+":0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := httptest.NewUnstartedServer(origin)
-	src.Listener.Close()
-	src.Listener = ln
-	src.Start()
-	defer src.Close()
+	srcAddr := f.serveOrigin(acmeSource, origin)
 
 	// One redis-server on the root namespace's fleet address, its data
 	// kept across a kill in an append-only file written at each command.
 	redis := testutil.RunRedis(t, "--bind", acmeSource, "127.0.0.1", "--protected-mode", "no", "--appendonly", "yes", "--appendfsync", "always")
 	_, redisPort, _ := net.SplitHostPort(redis.Addr)
 	redisAddr := net.JoinHostPort(acmeSource, redisPort)
-	nodes := make([]*fleetNode, 2)
-	for i, addr := range acmeNodes {
-		n := &fleetNode{name: fmt.Sprintf("n%d", i+1), ns: f.prefix + fmt.Sprintf("n%d", i+1), addr: addr}
-		dir := filepath.Join(f.dir, n.name)
-		os.MkdirAll(filepath.Join(dir, "cache"), 0o755)
-		n.file = filepath.Join(dir, "node.toml")
-		cfg := fmt.Sprintf(`[server]
+	nodes := f.startNodes(bin, acmeNodes, func(n *fleetNode) string {
+		return fmt.Sprintf(`[server]
 listen = "%[1]s:8080"
 proxy_protocol = true
 trusted_proxies = [%[2]q]
@@ -158,20 +115,17 @@ source = "http://%[6]s/site.tar.gz"
 poll = "1s"
 cache_dir = "cache"
 source_header = "Authorization: Bearer fleet"
-`, addr, acmeLB, redisAddr, pb.DirURL, pb.CARootFile, ln.Addr())
-		os.WriteFile(n.file, []byte(cfg), 0o644)
-		n.start(t, bin)
-		nodes[i] = n
-	}
+`, n.addr, acmeLB, redisAddr, pb.DirURL, pb.CARootFile, srcAddr)
+	})
 	waitServing(t, nodes, "", 10*time.Second)
 
 	// HAProxy: the fleet example's backend, once for the plain port (the
 	// HTTP-01 challenges) and once for HTTPS (TLS-ALPN-01 and the load).
-	sock := filepath.Join(f.dir, "haproxy.sock")
 	plainBackend := fleetBackend(t, []haproxyNode{{acmeNodes[0] + ":8080", "9180"}, {acmeNodes[1] + ":8080", "9180"}})
 	tlsBackend := strings.Replace(fleetBackend(t, []haproxyNode{{acmeNodes[0] + ":8443", "9180"}, {acmeNodes[1] + ":8443", "9180"}}),
 		"backend redirectd", "backend redirectd_tls", 1)
-	hcfg := fmt.Sprintf(`global
+	f.startHAProxy(hap, func(sock string) string {
+		return fmt.Sprintf(`global
 	stats socket %s mode 600 level admin
 	maxconn 4096
 defaults
@@ -190,24 +144,7 @@ frontend https
 %[3]s
 %[4]s
 `, sock, acmeLB, plainBackend, tlsBackend)
-	hfile := filepath.Join(f.dir, "haproxy.cfg")
-	os.WriteFile(hfile, []byte(hcfg), 0o644)
-	hcmd := exec.Command("ip", "netns", "exec", f.prefix+"lb", hap, "-db", "-f", hfile)
-	hlog := &testutil.LockedBuffer{}
-	hcmd.Stdout, hcmd.Stderr = hlog, hlog
-	if err := hcmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	hdone := make(chan struct{})
-	go func() { hcmd.Wait(); close(hdone) }()
-	t.Cleanup(func() { hcmd.Process.Kill(); <-hdone })
-	if !testutil.Eventually(10*time.Second, func() bool {
-		a, err1 := haproxy(sock, "show servers state redirectd")
-		b, err2 := haproxy(sock, "show servers state redirectd_tls")
-		return err1 == nil && err2 == nil && strings.Count(a, " 2 ") >= 2 && strings.Count(b, " 2 ") >= 2
-	}) {
-		t.Fatalf("HAProxy not up with both nodes on both ports\n%s", hlog)
-	}
+	}, "redirectd", "redirectd_tls")
 
 	// get handshakes through HAProxy as name from the load generator's
 	// namespace and asks GET /fleet: the 301's Location, or an error.
@@ -217,18 +154,7 @@ frontend https
 		if err != nil {
 			return "", err
 		}
-		defer c.Close()
-		c.SetDeadline(time.Now().Add(5 * time.Second))
-		fmt.Fprintf(c, "GET /fleet HTTP/1.1\r\nHost: %s\r\n\r\n", name)
-		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-		if err != nil {
-			return "", err
-		}
-		resp.Body.Close()
-		if resp.StatusCode != 301 {
-			return "", fmt.Errorf("status %d", resp.StatusCode)
-		}
-		return resp.Header.Get("Location"), nil
+		return locationOn(c, name, "/fleet", 5*time.Second)
 	}
 	// inLG runs fn in the load generator's namespace and waits for it;
 	// t.Errorf, not Fatalf, since it runs on the load's goroutines too.

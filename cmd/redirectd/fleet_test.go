@@ -70,6 +70,124 @@ func (f *fleet) cleanup() {
 	exec.Command("ip", "link", "delete", f.prefix+"r").Run()
 }
 
+// fleetNeeds skips or fails a fleet drill that cannot run here (it runs
+// with REDIRECTD_FLEET=1, as root, with HAProxy), and returns HAProxy's
+// path and the redirectd binary.
+func fleetNeeds(t *testing.T) (hap, bin string) {
+	t.Helper()
+	if os.Getenv("REDIRECTD_FLEET") != "1" {
+		t.Skip("the fleet test runs with REDIRECTD_FLEET=1: make test-fleet")
+	}
+	if os.Geteuid() != 0 {
+		t.Fatal("the fleet test creates network namespaces: run it as root")
+	}
+	for _, name := range []string{"haproxy", "/usr/sbin/haproxy"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, buildBinary(t)
+		}
+	}
+	t.Fatal("the fleet test needs HAProxy: apt-get install haproxy")
+	return "", ""
+}
+
+// fleetAddrs is one drill's /24: the root namespace (the rule source),
+// HAProxy, the load generator and the nodes.
+type fleetAddrs struct {
+	source, lb, client string
+	nodes              []string
+}
+
+// newFleet creates a drill's network, every name starting with prefix and
+// a random suffix: the switch's namespace with its bridge, a namespace
+// each for HAProxy (lb), the load generator (lg) and the nodes (n1, n2),
+// each joined to the switch at its address in a, as is the root
+// namespace. All of it is removed when the test ends.
+func newFleet(t *testing.T, prefix string, a fleetAddrs) *fleet {
+	t.Helper()
+	id := make([]byte, 2)
+	rand.Read(id)
+	f := &fleet{t: t, prefix: prefix + hex.EncodeToString(id), dir: t.TempDir()}
+	t.Cleanup(f.cleanup)
+	f.sh("ip", "netns", "add", f.prefix+"sw")
+	f.sh("ip", "netns", "exec", f.prefix+"sw", "ip", "link", "add", "br0", "type", "bridge")
+	f.sh("ip", "netns", "exec", f.prefix+"sw", "ip", "link", "set", "br0", "up")
+	for _, ns := range []string{"lb", "lg", "n1", "n2"} {
+		f.sh("ip", "netns", "add", f.prefix+ns)
+	}
+	f.join("", "r", a.source)
+	f.join(f.prefix+"lb", "lb", a.lb)
+	f.join(f.prefix+"lg", "lg", a.client)
+	for i, addr := range a.nodes {
+		short := fmt.Sprintf("n%d", i+1)
+		f.join(f.prefix+short, short, addr)
+	}
+	return f
+}
+
+// serveOrigin serves origin at addr (on the root namespace's end of the
+// network) until the test ends, and returns its address.
+func (f *fleet) serveOrigin(addr string, origin *ruleOrigin) net.Addr {
+	ln, err := net.Listen("tcp", addr+":0")
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	src := httptest.NewUnstartedServer(origin)
+	src.Listener.Close()
+	src.Listener = ln
+	src.Start()
+	f.t.Cleanup(src.Close)
+	return ln.Addr()
+}
+
+// startNodes starts bin in namespaces n1, n2, ... one a node address,
+// each with the config config returns for it (n.file and n.log are set
+// by then, in a directory of the node's own with a cache directory).
+func (f *fleet) startNodes(bin string, addrs []string, config func(n *fleetNode) string) []*fleetNode {
+	nodes := make([]*fleetNode, len(addrs))
+	for i, addr := range addrs {
+		n := &fleetNode{name: fmt.Sprintf("n%d", i+1), ns: f.prefix + fmt.Sprintf("n%d", i+1), addr: addr}
+		dir := filepath.Join(f.dir, n.name)
+		os.MkdirAll(filepath.Join(dir, "cache"), 0o755)
+		n.file, n.log = filepath.Join(dir, "node.toml"), filepath.Join(dir, "access.log")
+		os.WriteFile(n.file, []byte(config(n)), 0o644)
+		n.start(f.t, bin)
+		nodes[i] = n
+	}
+	return nodes
+}
+
+// startHAProxy runs hap in namespace lb with the config config returns
+// for its runtime API socket, until the test ends, and waits until each
+// of backends has both nodes up. It returns the socket.
+func (f *fleet) startHAProxy(hap string, config func(sock string) string, backends ...string) string {
+	t := f.t
+	t.Helper()
+	sock := filepath.Join(f.dir, "haproxy.sock")
+	hfile := filepath.Join(f.dir, "haproxy.cfg")
+	os.WriteFile(hfile, []byte(config(sock)), 0o644)
+	hcmd := exec.Command("ip", "netns", "exec", f.prefix+"lb", hap, "-db", "-f", hfile)
+	hlog := &testutil.LockedBuffer{}
+	hcmd.Stdout, hcmd.Stderr = hlog, hlog
+	if err := hcmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	hdone := make(chan struct{})
+	go func() { hcmd.Wait(); close(hdone) }()
+	t.Cleanup(func() { hcmd.Process.Kill(); <-hdone })
+	if !testutil.Eventually(10*time.Second, func() bool {
+		for _, b := range backends {
+			out, err := haproxy(sock, "show servers state "+b)
+			if err != nil || strings.Count(out, " 2 ") < 2 { // srv_op_state 2: running
+				return false
+			}
+		}
+		return true
+	}) {
+		t.Fatalf("HAProxy not up with both nodes in %v\n%s", backends, hlog)
+	}
+	return sock
+}
+
 // join gives namespace ns (the root one when ns is "") a veth to the
 // switch with address addr.
 func (f *fleet) join(ns, short, addr string) {
@@ -183,60 +301,17 @@ func haproxy(sock, cmd string) (string, error) {
 // with the source down at 20 s. It needs root, ip and haproxy, and runs
 // only with REDIRECTD_FLEET=1 (make test-fleet).
 func TestFleet(t *testing.T) {
-	if os.Getenv("REDIRECTD_FLEET") != "1" {
-		t.Skip("the fleet test runs with REDIRECTD_FLEET=1: make test-fleet")
-	}
-	if os.Geteuid() != 0 {
-		t.Fatal("the fleet test creates network namespaces: run it as root")
-	}
-	hap, err := exec.LookPath("haproxy")
-	if err != nil {
-		if _, e := os.Stat("/usr/sbin/haproxy"); e != nil {
-			t.Fatal("the fleet test needs HAProxy: apt-get install haproxy")
-		}
-		hap = "/usr/sbin/haproxy"
-	}
-	bin := buildBinary(t)
-	id := make([]byte, 2)
-	rand.Read(id)
-	f := &fleet{t: t, prefix: "rdf" + hex.EncodeToString(id), dir: t.TempDir()}
-	defer f.cleanup()
-	t.Cleanup(f.cleanup)
-
-	// The network.
-	f.sh("ip", "netns", "add", f.prefix+"sw")
-	f.sh("ip", "netns", "exec", f.prefix+"sw", "ip", "link", "add", "br0", "type", "bridge")
-	f.sh("ip", "netns", "exec", f.prefix+"sw", "ip", "link", "set", "br0", "up")
-	for _, ns := range []string{"lb", "lg", "n1", "n2"} {
-		f.sh("ip", "netns", "add", f.prefix+ns)
-	}
-	f.join("", "r", fleetSource)
-	f.join(f.prefix+"lb", "lb", fleetLB)
-	f.join(f.prefix+"lg", "lg", fleetClient)
-	f.join(f.prefix+"n1", "n1", fleetNodes[0])
-	f.join(f.prefix+"n2", "n2", fleetNodes[1])
+	hap, bin := fleetNeeds(t)
+	f := newFleet(t, "rdf", fleetAddrs{fleetSource, fleetLB, fleetClient, fleetNodes})
 
 	// The rule source, on the root namespace's end only.
 	origin := &ruleOrigin{}
 	origin.publish(t, map[string]string{"redirectd.toml": "[[rule]]\nfrom = \"/fleet\"\nto = \"/v1\"\n"})
-	ln, err := net.Listen("tcp", fleetSource+":0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := httptest.NewUnstartedServer(origin)
-	src.Listener.Close()
-	src.Listener = ln
-	src.Start()
-	defer src.Close()
+	srcAddr := f.serveOrigin(fleetSource, origin)
 
 	// The nodes.
-	nodes := make([]*fleetNode, 2)
-	for i, addr := range fleetNodes {
-		n := &fleetNode{name: fmt.Sprintf("n%d", i+1), ns: f.prefix + fmt.Sprintf("n%d", i+1), addr: addr}
-		dir := filepath.Join(f.dir, n.name)
-		os.MkdirAll(filepath.Join(dir, "cache"), 0o755)
-		n.file, n.log = filepath.Join(dir, "node.toml"), filepath.Join(dir, "access.log")
-		cfg := fmt.Sprintf(`[server]
+	nodes := f.startNodes(bin, fleetNodes, func(n *fleetNode) string {
+		return fmt.Sprintf(`[server]
 listen = "%[1]s:8080"
 proxy_protocol = true
 trusted_proxies = [%[2]q]
@@ -254,20 +329,17 @@ source = "http://%[4]s/site.tar.gz"
 poll = "1s"
 cache_dir = "cache"
 source_header = "Authorization: Bearer fleet"
-`, addr, fleetLB, n.log, ln.Addr())
-		os.WriteFile(n.file, []byte(cfg), 0o644)
-		n.start(t, bin)
-		nodes[i] = n
-	}
+`, n.addr, fleetLB, n.log, srcAddr)
+	})
 	v1 := waitServing(t, nodes, "", 10*time.Second)
 
 	// HAProxy: the fleet example's backend (deploy/fleet/haproxy.cfg):
 	// TCP mode, PROXY v2 to each node, round robin, its health check
 	// GET /readyz on the admin port (the traffic port needs a PROXY
 	// header). The runtime API drains a node before its restart.
-	sock := filepath.Join(f.dir, "haproxy.sock")
 	backend := fleetBackend(t, []haproxyNode{{fleetNodes[0] + ":8080", "9180"}, {fleetNodes[1] + ":8080", "9180"}})
-	hcfg := fmt.Sprintf(`global
+	sock := f.startHAProxy(hap, func(sock string) string {
+		return fmt.Sprintf(`global
 	stats socket %s mode 600 level admin
 	maxconn 4096
 defaults
@@ -282,28 +354,7 @@ frontend fe
 	default_backend redirectd
 %s
 `, sock, fleetLB, backend)
-	hfile := filepath.Join(f.dir, "haproxy.cfg")
-	os.WriteFile(hfile, []byte(hcfg), 0o644)
-	hcmd := exec.Command("ip", "netns", "exec", f.prefix+"lb", hap, "-db", "-f", hfile)
-	hlog := &testutil.LockedBuffer{}
-	hcmd.Stdout, hcmd.Stderr = hlog, hlog
-	if err := hcmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	hdone := make(chan struct{})
-	go func() { hcmd.Wait(); close(hdone) }()
-	t.Cleanup(func() { hcmd.Process.Kill(); <-hdone })
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		out, err := haproxy(sock, "show servers state redirectd")
-		if err == nil && strings.Count(out, " 2 ") >= 2 { // srv_op_state 2: running
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("HAProxy not up with both nodes: %v %q\n%s", err, out, hlog)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	}, "redirectd")
 
 	// The load: fleetRate requests a second, each on its own connection
 	// (so round robin spreads them), from goroutines whose threads are in

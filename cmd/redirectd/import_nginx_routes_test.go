@@ -98,9 +98,6 @@ server {
 }
 `, plain, shop1, shop2, fallback, www, strings.TrimPrefix(blog.URL, "https://"), filepath.Join(dir, "ca.pem"), api)
 	writeFiles(t, dir, map[string]string{"nginx.conf": nginxConf(dir), "sites/site.conf": site, "ca.pem": string(ca.CertPEM)})
-	for d := dir; d != filepath.Dir(d) && strings.HasPrefix(d, os.TempDir()+string(filepath.Separator)); d = filepath.Dir(d) {
-		os.Chmod(d, 0o755) // nginx's workers may run as nobody
-	}
 	out := filepath.Join(dir, "out")
 	code, _, report := runCmd("import", "nginx", "-o", out, filepath.Join(dir, "nginx.conf"))
 	if code != 0 {
@@ -230,9 +227,6 @@ server {
 }
 `, plain, tlsAddr, cert, key, app, api)
 	writeFiles(t, dir, map[string]string{"nginx.conf": nginxConf(dir), "sites/site.conf": site})
-	for d := dir; d != filepath.Dir(d) && strings.HasPrefix(d, os.TempDir()+string(filepath.Separator)); d = filepath.Dir(d) {
-		os.Chmod(d, 0o755) // nginx's workers may run as nobody
-	}
 	out := filepath.Join(dir, "out")
 	code, _, report := runCmd("import", "nginx", "-o", out, filepath.Join(dir, "nginx.conf"))
 	if code != 0 {

@@ -3,15 +3,8 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -35,31 +28,11 @@ type siteRequest struct {
 	host, target string
 }
 
-// writeTestCert writes a self-signed certificate for names into dir as
-// cert.pem and key.pem and returns their paths.
+// writeTestCert writes a certificate for names into dir as cert.crt and
+// cert.key and returns their paths.
 func writeTestCert(t *testing.T, dir string, names ...string) (string, string) {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: names[0]}, DNSNames: names,
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kb, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, keyPath := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
-	writeFiles(t, dir, map[string]string{
-		"cert.pem": string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})),
-		"key.pem":  string(pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb})),
-	})
-	return cert, keyPath
+	return testutil.NewCA(t).WriteCert(t, dir, "cert", time.Now().Add(24*time.Hour), names...)
 }
 
 // siteAnswer sends GET target with Host host to addr (over TLS when
@@ -132,11 +105,6 @@ func waitListening(t *testing.T, what string, stderr *bytes.Buffer, addrs ...str
 // redirects, through explain's code. It returns the import's report.
 func siteRoundTrip(t *testing.T, nginxBin, dir, conf, plain, tlsAddr string, reqs []siteRequest) string {
 	t.Helper()
-	// nginx's workers may run as another user (nobody, when the test runs
-	// as root), who must reach its prefix to answer 404 rather than 403.
-	for d := dir; d != filepath.Dir(d) && strings.HasPrefix(d, os.TempDir()+string(filepath.Separator)); d = filepath.Dir(d) {
-		os.Chmod(d, 0o755)
-	}
 	out := filepath.Join(dir, "out")
 	code, _, report := runCmd("import", "nginx", "-o", out, conf)
 	if code != 0 {

@@ -4,11 +4,9 @@ import (
 	"bufio"
 	"crypto/tls"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -34,7 +32,6 @@ func TestServeOnDemand(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and issues certificates")
 	}
-	bin := buildBinary(t)
 	addr, tlsAddr, adminAddr := testport.Free(t), testport.Free(t), testport.Free(t)
 	port := func(a string) int {
 		_, p, _ := net.SplitHostPort(a)
@@ -69,24 +66,10 @@ on_demand = true
 		}
 	}
 	write("exact.example.com", "*.wild.example.com")
-	cmd := exec.Command(bin, "serve", "-config", file)
-	var stderr testutil.LockedBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	if _, _, err := firstAnswer(addr, "/old", time.Now().Add(10*time.Second)); err != nil {
-		t.Fatalf("plain port: %v\n%s", err, stderr.String())
-	}
+	cmd, stderr := serveFile(t, file, addr, "/old")
 	metrics := func() string {
-		resp, err := http.Get("http://" + adminAddr + "/metrics")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return string(b)
+		_, m := httpGet(t, "http://"+adminAddr+"/metrics", "")
+		return m
 	}
 	reload := func(hosts ...string) {
 		t.Helper()
@@ -184,16 +167,7 @@ on_demand = true
 	write("added.example.com", "*.wild.example.com")
 	conf, _ := os.ReadFile(file)
 	os.WriteFile(file, []byte(strings.Replace(string(conf), "on_demand = true\n", "on_demand = true\non_demand_rate = \"1/1h\"\n", 1)), 0o644)
-	cmd = exec.Command(bin, "serve", "-config", file)
-	stderr = testutil.LockedBuffer{}
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	if _, _, err := firstAnswer(addr, "/old", time.Now().Add(10*time.Second)); err != nil {
-		t.Fatalf("plain port after the restart: %v\n%s", err, stderr.String())
-	}
+	cmd, stderr = serveFile(t, file, addr, "/old")
 	wantServed("added.example.com")
 	wantServed("a.wild.example.com")
 	wantServed("b.wild.example.com") // the one new name the rate allows

@@ -110,9 +110,6 @@ func TestReadmeMigration(t *testing.T) {
 	nginxBin := findNginx(t)
 	ngPlain := testport.Free(t)
 	ngSite := strings.NewReplacer("listen 80;", "listen "+ngPlain+";", "127.0.0.1:8081", appAddr).Replace(site)
-	for d := dir; d != filepath.Dir(d) && strings.HasPrefix(d, os.TempDir()+string(filepath.Separator)); d = filepath.Dir(d) {
-		os.Chmod(d, 0o755) // nginx's workers may run as nobody
-	}
 	writeFiles(t, dir, map[string]string{"nginx.conf": nginxConf(dir), "sites/site.conf": ngSite})
 	srvErr := startProcess(t, exec.Command(bin, "serve", "-config", "site/redirectd.toml"))
 	testutil.RunNginx(t, nginxBin, dir, filepath.Join(dir, "nginx.conf"), ngPlain)

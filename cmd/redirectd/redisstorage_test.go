@@ -2,10 +2,7 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,7 +22,6 @@ func TestServeRedisStorage(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	srv := testutil.RunRedis(t, "--requirepass", "sesame")
-	bin := buildBinary(t)
 	addr, tlsAddr, adminAddr := testport.Free(t), testport.Free(t), testport.Free(t)
 	dir := t.TempDir()
 	certs := filepath.Join(dir, "certs")
@@ -57,25 +53,8 @@ key_prefix = "test/"
 from = "/old"
 to = "/new"
 `, addr, adminAddr, tlsAddr, srv.Addr)), 0o644)
-	cmd := exec.Command(bin, "serve", "-config", file, "-log-format", "json")
-	var stderr testutil.LockedBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	if _, _, err := firstAnswer(addr, "/old", time.Now().Add(10*time.Second)); err != nil {
-		t.Fatalf("plain port: %v\n%s", err, stderr.String())
-	}
-	admin := func(path string) (int, string) {
-		resp, err := http.Get("http://" + adminAddr + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(body)
-	}
+	_, stderr := serveFile(t, file, addr, "/old", "-log-format", "json")
+	admin := func(path string) (int, string) { return httpGet(t, "http://"+adminAddr+path, "") }
 	up := func(want float64) {
 		t.Helper()
 		testutil.WaitFor(t, 10*time.Second, fmt.Sprintf("redirectd_tls_storage_up %v", want), func() bool {

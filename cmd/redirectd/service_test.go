@@ -27,22 +27,51 @@ import (
 // path answers.
 func startBinary(t *testing.T, cfg, path string) (cmd *exec.Cmd, addr, adminAddr, file string, stderr *testutil.LockedBuffer) {
 	t.Helper()
-	bin := buildBinary(t)
 	addr, adminAddr = testport.Free(t), testport.Free(t)
 	file = filepath.Join(t.TempDir(), "r.toml")
 	os.WriteFile(file, []byte(fmt.Sprintf(cfg, addr, adminAddr)), 0o644)
-	cmd = exec.Command(bin, "serve", "-config", file)
-	// Read by the test while the command writes to it.
-	stderr = &testutil.LockedBuffer{}
+	cmd, stderr = serveFile(t, file, addr, path)
+	return cmd, addr, adminAddr, file, stderr
+}
+
+// serveFile runs `redirectd serve -config file` with args, killed when the
+// test ends (the test may stop it and Wait itself), and waits until GET path on addr answers (not at all when
+// path is ""). Its stderr is read by the test while it writes.
+func serveFile(t *testing.T, file, addr, path string, args ...string) (*exec.Cmd, *testutil.LockedBuffer) {
+	t.Helper()
+	cmd := exec.Command(buildBinary(t), append([]string{"serve", "-config", file}, args...)...)
+	stderr := &testutil.LockedBuffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	if _, _, err := firstAnswer(addr, path, time.Now().Add(10*time.Second)); err != nil {
-		t.Fatalf("no answer: %v\n%s", err, stderr)
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() }) // the test may have waited already
+	if path != "" {
+		if _, _, err := firstAnswer(addr, path, time.Now().Add(10*time.Second)); err != nil {
+			t.Fatalf("no answer: %v\n%s", err, stderr)
+		}
 	}
-	return cmd, addr, adminAddr, file, stderr
+	return cmd, stderr
+}
+
+// httpGet sends GET url (with Host host when not "") and returns the
+// status and body.
+func httpGet(t *testing.T, url, host string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if host != "" {
+		req.Host = host
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
 }
 
 // keepAliveLoad runs n clients sending GET path on keep-alive connections

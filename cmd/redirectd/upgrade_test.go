@@ -135,6 +135,12 @@ func locationOf(addr, host, target string, limit time.Duration) (string, error) 
 	if err != nil {
 		return "", err
 	}
+	return locationOn(c, host, target, limit)
+}
+
+// locationOn is locationOf on c, a connection already open (over TLS, in
+// another namespace), which it closes.
+func locationOn(c net.Conn, host, target string, limit time.Duration) (string, error) {
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(limit))
 	if _, err := io.WriteString(c, "GET "+target+" HTTP/1.1\r\nHost: "+host+"\r\nConnection: close\r\n\r\n"); err != nil {

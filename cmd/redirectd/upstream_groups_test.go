@@ -1,14 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"crypto/tls"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -42,7 +39,6 @@ func TestServeUpstreamGroups(t *testing.T) {
 	blog.StartTLS()
 	defer blog.Close()
 
-	bin := buildBinary(t)
 	addr, adminAddr := testport.Free(t), testport.Free(t)
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "ca.pem"), ca.CertPEM, 0o644)
@@ -57,29 +53,10 @@ func TestServeUpstreamGroups(t *testing.T) {
 		}
 	}
 	write("/blog/")
-	cmd := exec.Command(bin, "serve", "-config", file)
-	var stderr testutil.LockedBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		cmd.Wait()
-	}()
-	if status, _, err := firstAnswer(addr, "/a", time.Now().Add(10*time.Second)); err != nil || status != 301 {
-		t.Fatalf("first answer: %d %v\n%s", status, err, stderr.String())
-	}
+	cmd, stderr := serveFile(t, file, addr, "/a")
 	get := func(path string) string {
-		req, _ := http.NewRequest("GET", "http://"+addr+path, nil)
-		req.Host = "www.example.com"
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return fmt.Sprintf("%d %s", resp.StatusCode, b)
+		code, body := httpGet(t, "http://"+addr+path, "www.example.com")
+		return fmt.Sprintf("%d %s", code, body)
 	}
 	for path, want := range map[string]string{
 		"/blog/post": "200 blog saw blog.example.net /blog/post",
@@ -100,18 +77,12 @@ func TestServeUpstreamGroups(t *testing.T) {
 	if strings.Contains(stderr.String(), "restart to apply") || strings.Contains(stderr.String(), "take effect only after a restart") {
 		t.Errorf("the reload asked for a restart:\n%s", stderr.String())
 	}
-	resp, err := http.Get("http://" + adminAddr + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m bytes.Buffer
-	m.ReadFrom(resp.Body)
-	resp.Body.Close()
+	_, m := httpGet(t, "http://"+adminAddr+"/metrics", "")
 	for _, want := range []string{
 		`redirectd_upstream_requests_total{group="blog",server="` + blog.Listener.Addr().String() + `",result="answered"} 2`,
 		`redirectd_upstream_server_up{group="default",server="` + plain.Listener.Addr().String() + `"} 1`,
 	} {
-		if !strings.Contains(m.String(), want) {
+		if !strings.Contains(m, want) {
 			t.Errorf("/metrics lacks %s", want)
 		}
 	}

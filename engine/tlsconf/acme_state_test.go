@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redirectd/redirectd/internal/testutil"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -36,8 +38,8 @@ func TestLimiter(t *testing.T) {
 // case, once each, without names a file certificate serves or no public
 // CA issues for.
 func TestACMEHosts(t *testing.T) {
-	ca, dir := newTestCA(t), t.TempDir()
-	c, k := ca.issue(t, dir, "f", time.Now().Add(time.Hour), "*.files.example")
+	ca, dir := testutil.NewCA(t), t.TempDir()
+	c, k := ca.WriteCert(t, dir, "f", time.Now().Add(time.Hour), "*.files.example")
 	base := func(names []string) *Settings {
 		return &Settings{
 			File:         "redirectd.toml",

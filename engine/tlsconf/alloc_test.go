@@ -8,13 +8,15 @@ import (
 	"crypto/tls"
 	"testing"
 	"time"
+
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // TestLookupAllocs checks that choosing a certificate from files
 // allocates nothing for a lower-case name.
 func TestLookupAllocs(t *testing.T) {
-	ca, dir := newTestCA(t), t.TempDir()
-	c, k := ca.issue(t, dir, "w", time.Now().Add(time.Hour), "*.wild.example")
+	ca, dir := testutil.NewCA(t), t.TempDir()
+	c, k := ca.WriteCert(t, dir, "w", time.Now().Add(time.Hour), "*.wild.example")
 	m := newManager(t, &Settings{Certificates: pairs(c, k)})
 	hello := &tls.ClientHelloInfo{ServerName: "x.wild.example"}
 	if n := testing.AllocsPerRun(100, func() { m.getCertificate(hello) }); n != 0 {

@@ -6,18 +6,20 @@ import (
 	"net"
 	"testing"
 	"time"
+
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // BenchmarkGetCertificate measures choosing a certificate by SNI among
 // 1,000 exact names and a wildcard.
 func BenchmarkGetCertificate(b *testing.B) {
 	t := &testing.T{}
-	ca, dir := newTestCA(t), b.TempDir()
+	ca, dir := testutil.NewCA(t), b.TempDir()
 	names := []string{"*.wild.example"}
 	for i := range 1000 {
 		names = append(names, "host"+itoa(i)+".example")
 	}
-	c, k := ca.issue(t, dir, "many", time.Now().Add(time.Hour), names...)
+	c, k := ca.WriteCert(t, dir, "many", time.Now().Add(time.Hour), names...)
 	m, err := New(&Settings{Certificates: pairs(c, k)}, nil, nil, nil)
 	if err != nil {
 		b.Fatal(err)
@@ -50,8 +52,8 @@ func itoa(i int) string {
 // 1.3 (the client's share of the CPU is in the figure too).
 func BenchmarkHandshake(b *testing.B) {
 	t := &testing.T{}
-	ca, dir := newTestCA(t), b.TempDir()
-	c, k := ca.issue(t, dir, "a", time.Now().Add(time.Hour), "a.example.com")
+	ca, dir := testutil.NewCA(t), b.TempDir()
+	c, k := ca.WriteCert(t, dir, "a", time.Now().Add(time.Hour), "a.example.com")
 	m, err := New(&Settings{Certificates: pairs(c, k)}, nil, nil, nil)
 	if err != nil {
 		b.Fatal(err)
@@ -63,7 +65,7 @@ func BenchmarkHandshake(b *testing.B) {
 			name = "resumed"
 		}
 		b.Run(name, func(b *testing.B) {
-			cfg := &tls.Config{ServerName: "a.example.com", RootCAs: ca.pool}
+			cfg := &tls.Config{ServerName: "a.example.com", RootCAs: ca.Pool()}
 			if resume {
 				cfg.ClientSessionCache = tls.NewLRUClientSessionCache(1)
 			}

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redirectd/redirectd/internal/testutil"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -14,8 +16,8 @@ import (
 // for a client that sent a share the server accepts.
 func TestKeyExchange(t *testing.T) {
 	t.Parallel()
-	ca, dir := newTestCA(t), t.TempDir()
-	c, k := ca.issue(t, dir, "a", time.Now().Add(time.Hour), "a.example.com")
+	ca, dir := testutil.NewCA(t), t.TempDir()
+	c, k := ca.WriteCert(t, dir, "a", time.Now().Add(time.Hour), "a.example.com")
 	type result struct {
 		Group tls.CurveID
 		Retry bool
@@ -58,7 +60,7 @@ func TestKeyExchange(t *testing.T) {
 		addr := serveTLS(t, m, nil)
 		got := map[string]result{}
 		for _, cl := range clients {
-			st, err := dial(addr, &tls.Config{ServerName: "a.example.com", RootCAs: ca.pool, MaxVersion: cl.max, CurvePreferences: cl.groups})
+			st, err := dial(addr, &tls.Config{ServerName: "a.example.com", RootCAs: ca.Pool(), MaxVersion: cl.max, CurvePreferences: cl.groups})
 			got[cl.name] = result{Group: st.CurveID, Retry: st.HelloRetryRequest, Err: err != nil}
 		}
 		if d := cmp.Diff(tt.want, got); d != "" {

@@ -21,8 +21,8 @@ import (
 // NoHTTP2), and the certificate verified by the
 // client.
 func TestHandshake(t *testing.T) {
-	ca, dir := newTestCA(t), t.TempDir()
-	c, k := ca.issue(t, dir, "a", time.Now().Add(time.Hour), "a.example.com")
+	ca, dir := testutil.NewCA(t), t.TempDir()
+	c, k := ca.WriteCert(t, dir, "a", time.Now().Add(time.Hour), "a.example.com")
 	set := metrics.NewSet()
 	m, err := New(&Settings{Certificates: pairs(c, k)}, nil, set, testLogger(t))
 	if err != nil {
@@ -31,7 +31,7 @@ func TestHandshake(t *testing.T) {
 	defer m.Close()
 	addr := serveTLS(t, m, nil)
 	for _, v := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
-		st, err := dial(addr, &tls.Config{ServerName: "a.example.com", RootCAs: ca.pool, MaxVersion: v,
+		st, err := dial(addr, &tls.Config{ServerName: "a.example.com", RootCAs: ca.Pool(), MaxVersion: v,
 			NextProtos: []string{"h2", "http/1.1"}})
 		if err != nil {
 			t.Fatalf("version %x: %v", v, err)
@@ -46,16 +46,16 @@ func TestHandshake(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m1.Close()
-	st, err := dial(serveTLS(t, m1, nil), &tls.Config{ServerName: "a.example.com", RootCAs: ca.pool, NextProtos: []string{"h2", "http/1.1"}})
+	st, err := dial(serveTLS(t, m1, nil), &tls.Config{ServerName: "a.example.com", RootCAs: ca.Pool(), NextProtos: []string{"h2", "http/1.1"}})
 	if err != nil || st.NegotiatedProtocol != "http/1.1" {
 		t.Errorf("NoHTTP2: ALPN %q (%v), want http/1.1", st.NegotiatedProtocol, err)
 	}
 	// A client older than TLS 1.2 is refused.
-	if _, err := dial(addr, &tls.Config{ServerName: "a.example.com", RootCAs: ca.pool, MinVersion: tls.VersionTLS10, MaxVersion: tls.VersionTLS11}); err == nil {
+	if _, err := dial(addr, &tls.Config{ServerName: "a.example.com", RootCAs: ca.Pool(), MinVersion: tls.VersionTLS10, MaxVersion: tls.VersionTLS11}); err == nil {
 		t.Error("a TLS 1.1 client was served")
 	}
 	// The wrong name is refused by the client's verification.
-	if _, err := dial(addr, &tls.Config{ServerName: "b.example.com", RootCAs: ca.pool}); err == nil {
+	if _, err := dial(addr, &tls.Config{ServerName: "b.example.com", RootCAs: ca.Pool()}); err == nil {
 		t.Error("a client asking for b.example.com accepted a.example.com's certificate")
 	}
 	waitMetric(t, set, `redirectd_tls_handshakes_total{version="1.2"}`, 1)
@@ -86,13 +86,13 @@ func metricValue(set *metrics.Set, name string) float64 {
 // TestReloadKeepsOldSet checks that a broken certificate leaves the old
 // set serving and is reported by Failed until a good reload.
 func TestReloadKeepsOldSet(t *testing.T) {
-	ca, dir := newTestCA(t), t.TempDir()
-	c1, k1 := ca.issue(t, dir, "one", time.Now().Add(time.Hour), "one.example.com")
-	c2, k2 := ca.issue(t, dir, "two", time.Now().Add(time.Hour), "two.example.com")
+	ca, dir := testutil.NewCA(t), t.TempDir()
+	c1, k1 := ca.WriteCert(t, dir, "one", time.Now().Add(time.Hour), "one.example.com")
+	c2, k2 := ca.WriteCert(t, dir, "two", time.Now().Add(time.Hour), "two.example.com")
 	m := newManager(t, &Settings{Certificates: pairs(c1, k1)})
 	addr := serveTLS(t, m, nil)
 	served := func(name string) bool {
-		_, err := dial(addr, &tls.Config{ServerName: name, RootCAs: ca.pool})
+		_, err := dial(addr, &tls.Config{ServerName: name, RootCAs: ca.Pool()})
 		return err == nil
 	}
 	if !served("one.example.com") || served("two.example.com") {
@@ -126,9 +126,9 @@ func TestReloadKeepsOldSet(t *testing.T) {
 // TestExpiryGauge checks the seconds-until-expiry gauge, and that a
 // certificate gone after a reload is gone from the metrics.
 func TestExpiryGauge(t *testing.T) {
-	ca, dir := newTestCA(t), t.TempDir()
-	c1, k1 := ca.issue(t, dir, "a", time.Now().Add(48*time.Hour), "a.example.com")
-	c2, k2 := ca.issue(t, dir, "b", time.Now().Add(-time.Hour), "*.b.example.com") // expired an hour ago
+	ca, dir := testutil.NewCA(t), t.TempDir()
+	c1, k1 := ca.WriteCert(t, dir, "a", time.Now().Add(48*time.Hour), "a.example.com")
+	c2, k2 := ca.WriteCert(t, dir, "b", time.Now().Add(-time.Hour), "*.b.example.com") // expired an hour ago
 	set := metrics.NewSet()
 	m, err := New(&Settings{Certificates: pairs(c1, k1, c2, k2)}, nil, set, testLogger(t))
 	if err != nil {
@@ -177,13 +177,13 @@ func TestExpiryGauge(t *testing.T) {
 // TestSessionResumption checks that a session resumes across a ticket key
 // rotation, and no longer once its key has rotated out.
 func TestSessionResumption(t *testing.T) {
-	ca, dir := newTestCA(t), t.TempDir()
-	c, k := ca.issue(t, dir, "a", time.Now().Add(time.Hour), "a.example.com")
+	ca, dir := testutil.NewCA(t), t.TempDir()
+	c, k := ca.WriteCert(t, dir, "a", time.Now().Add(time.Hour), "a.example.com")
 	m := newManager(t, &Settings{Certificates: pairs(c, k)})
 	addr := serveTLS(t, m, nil)
 	for _, v := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
 		t.Run(tls.VersionName(v), func(t *testing.T) {
-			cfg := &tls.Config{ServerName: "a.example.com", RootCAs: ca.pool, MaxVersion: v,
+			cfg := &tls.Config{ServerName: "a.example.com", RootCAs: ca.Pool(), MaxVersion: v,
 				ClientSessionCache: tls.NewLRUClientSessionCache(4)}
 			var got []bool
 			resumed := func() {
@@ -211,8 +211,8 @@ func TestSessionResumption(t *testing.T) {
 // TestFailureReason drives failing handshakes over loopback and checks
 // the reason each is counted under.
 func TestFailureReason(t *testing.T) {
-	ca, dir := newTestCA(t), t.TempDir()
-	c, k := ca.issue(t, dir, "a", time.Now().Add(time.Hour), "a.example.com")
+	ca, dir := testutil.NewCA(t), t.TempDir()
+	c, k := ca.WriteCert(t, dir, "a", time.Now().Add(time.Hour), "a.example.com")
 	withCert := newManager(t, &Settings{Certificates: pairs(c, k)})
 	noCert := newManager(t, &Settings{})
 	for _, tc := range []struct {
@@ -246,7 +246,7 @@ func TestFailureReason(t *testing.T) {
 			dial(addr, &tls.Config{ServerName: "a.example.com", InsecureSkipVerify: true})
 		}, ReasonUnknownSNI},
 		{"no common ALPN", withCert, func(addr string) {
-			dial(addr, &tls.Config{ServerName: "a.example.com", RootCAs: ca.pool, NextProtos: []string{"h3"}})
+			dial(addr, &tls.Config{ServerName: "a.example.com", RootCAs: ca.Pool(), NextProtos: []string{"h3"}})
 		}, ReasonOther},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

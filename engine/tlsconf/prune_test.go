@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redirectd/redirectd/internal/testutil"
+
 	"github.com/caddyserver/certmagic"
 )
 
@@ -24,10 +26,10 @@ func TestCleanStorage(t *testing.T) {
 		ACME: &ACME{CA: "https://127.0.0.1:1/dir", Storage: storage, Names: []string{}, OnDemand: true},
 	})
 	st := m.acme.Load()
-	ca := newTestCA(t)
+	ca := testutil.NewCA(t)
 	put := func(name string, notAfter time.Time) string {
 		dir := filepath.Join(storage, filepath.FromSlash(certmagic.StorageKeys.CertsSitePrefix(st.issuer.IssuerKey(), name)))
-		c, k := ca.issue(t, t.TempDir(), name, notAfter, name)
+		c, k := ca.WriteCert(t, t.TempDir(), name, notAfter, name)
 		for from, to := range map[string]string{c: name + ".crt", k: name + ".key"} {
 			b, err := os.ReadFile(from)
 			if err != nil {

@@ -10,18 +10,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redirectd/redirectd/internal/testutil"
+
 	"github.com/google/go-cmp/cmp"
 )
 
 // TestSNISelection checks which certificate each server name gets.
 func TestSNISelection(t *testing.T) {
-	ca, dir := newTestCA(t), t.TempDir()
+	ca, dir := testutil.NewCA(t), t.TempDir()
 	later := time.Now().Add(48 * time.Hour)
-	c1, k1 := ca.issue(t, dir, "default", later, "default.example")
-	c2, k2 := ca.issue(t, dir, "exact", later, "a.example.com", "b.example.com")
-	c3, k3 := ca.issue(t, dir, "wild", later, "*.wild.example")
-	c4, k4 := ca.issue(t, dir, "www", later, "www.wild.example")
-	c5, k5 := ca.issue(t, dir, "dup", later, "a.example.com") // a.example.com again: the first keeps it
+	c1, k1 := ca.WriteCert(t, dir, "default", later, "default.example")
+	c2, k2 := ca.WriteCert(t, dir, "exact", later, "a.example.com", "b.example.com")
+	c3, k3 := ca.WriteCert(t, dir, "wild", later, "*.wild.example")
+	c4, k4 := ca.WriteCert(t, dir, "www", later, "www.wild.example")
+	c5, k5 := ca.WriteCert(t, dir, "dup", later, "a.example.com") // a.example.com again: the first keeps it
 	m := newManager(t, &Settings{Certificates: pairs(c1, k1, c2, k2, c3, k3, c4, k4, c5, k5)})
 	for _, tc := range []struct {
 		name, sni, want string
@@ -67,15 +69,15 @@ func TestNoCertificate(t *testing.T) {
 // TestCertificatesDir checks the layouts certificates_dir reads and the
 // errors of the ones it refuses.
 func TestCertificatesDir(t *testing.T) {
-	ca, dir := newTestCA(t), t.TempDir()
+	ca, dir := testutil.NewCA(t), t.TempDir()
 	later := time.Now().Add(48 * time.Hour)
-	ca.issue(t, dir, "a", later, "a.example.com")
+	ca.WriteCert(t, dir, "a", later, "a.example.com")
 	// b.pem holds the chain and the key.
-	bc, bk := ca.issue(t, t.TempDir(), "b", later, "b.example.com")
+	bc, bk := ca.WriteCert(t, t.TempDir(), "b", later, "b.example.com")
 	combined := append(must(os.ReadFile(bc)), must(os.ReadFile(bk))...)
 	writeFile(t, filepath.Join(dir, "b.pem"), combined)
 	// certbot's live/NAME/{fullchain,privkey}.pem.
-	cc, ck := ca.issue(t, t.TempDir(), "c", later, "c.example.com")
+	cc, ck := ca.WriteCert(t, t.TempDir(), "c", later, "c.example.com")
 	writeFile(t, filepath.Join(dir, "c.example.com", "fullchain.pem"), must(os.ReadFile(cc)))
 	writeFile(t, filepath.Join(dir, "c.example.com", "privkey.pem"), must(os.ReadFile(ck)))
 	writeFile(t, filepath.Join(dir, "README"), []byte("certbot's note, ignored"))
@@ -130,11 +132,11 @@ func must[T any](v T, err error) T {
 // TestFilesAndCheck checks the files a watch must stat, and that
 // CheckCertificates reports what loadSet refuses.
 func TestFilesAndCheck(t *testing.T) {
-	ca, dir := newTestCA(t), t.TempDir()
+	ca, dir := testutil.NewCA(t), t.TempDir()
 	later := time.Now().Add(time.Hour)
-	c, k := ca.issue(t, t.TempDir(), "one", later, "one.example")
-	ca.issue(t, dir, "a", later, "a.example")
-	ca.issue(t, filepath.Join(dir, "live"), "x", later, "x.example")
+	c, k := ca.WriteCert(t, t.TempDir(), "one", later, "one.example")
+	ca.WriteCert(t, dir, "a", later, "a.example")
+	ca.WriteCert(t, filepath.Join(dir, "live"), "x", later, "x.example")
 	tc := &Settings{Certificates: pairs(c, k), CertificatesDir: dir}
 	want := []string{c, k, dir, filepath.Join(dir, "a.crt"), filepath.Join(dir, "a.key"), filepath.Join(dir, "live"),
 		filepath.Join(dir, "live", "fullchain.pem"), filepath.Join(dir, "live", "privkey.pem")}

@@ -10,6 +10,8 @@ import (
 	"encoding/pem"
 	"math/big"
 	"net"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -44,16 +46,27 @@ func NewCA(t testing.TB) *CA {
 }
 
 // Issue returns a certificate for names (host names or IP addresses),
-// good for servers and clients, and its key, both PEM-encoded.
+// good for servers and clients for a day, and its key, both PEM-encoded.
 func (ca *CA) Issue(t testing.TB, names ...string) (certPEM, keyPEM []byte) {
+	t.Helper()
+	return ca.IssueUntil(t, time.Now().Add(24*time.Hour), names...)
+}
+
+// IssueUntil is Issue for a certificate valid until notAfter. Each has a
+// random serial number, so that two issued for one name differ.
+func (ca *CA) IssueUntil(t testing.TB, notAfter time.Time, names ...string) (certPEM, keyPEM []byte) {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
+	serial, err := rand.Int(rand.Reader, big.NewInt(1<<62))
+	if err != nil {
+		t.Fatal(err)
+	}
 	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: "redirectd test"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		SerialNumber: serial, Subject: pkix.Name{CommonName: "redirectd test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: notAfter,
 		KeyUsage:    x509.KeyUsageDigitalSignature,
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
 	}
@@ -76,6 +89,53 @@ func (ca *CA) Issue(t testing.TB, names ...string) (certPEM, keyPEM []byte) {
 		t.Fatal(err)
 	}
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kder})
+}
+
+// WriteCert writes IssueUntil's certificate and key as dir/base.crt and
+// dir/base.key (making dir), as a certificate file pair for a config, and
+// returns their paths.
+func (ca *CA) WriteCert(t testing.TB, dir, base string, notAfter time.Time, names ...string) (certFile, keyFile string) {
+	t.Helper()
+	c, k := ca.IssueUntil(t, notAfter, names...)
+	certFile, keyFile = filepath.Join(dir, base+".crt"), filepath.Join(dir, base+".key")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(certFile, c, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, k, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return certFile, keyFile
+}
+
+// WriteCA writes the CA's certificate to path (a ca_file) and returns
+// path.
+func (ca *CA) WriteCA(t testing.TB, path string) string {
+	t.Helper()
+	if err := os.WriteFile(path, ca.CertPEM, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// ParseCertFile reads the first certificate of the PEM file path.
+func ParseCertFile(t testing.TB, path string) *x509.Certificate {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blk, _ := pem.Decode(b)
+	if blk == nil {
+		t.Fatalf("%s holds no PEM block", path)
+	}
+	c, err := x509.ParseCertificate(blk.Bytes)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return c
 }
 
 // TLSCert is Issue as a tls.Certificate, for a test's own TLS server.

@@ -27,9 +27,15 @@ func FindNginx(tb testing.TB) string {
 // RunNginx runs nginx on the config file conf, with dir as its prefix
 // (where its error.log goes), until the test ends; it returns once nginx listens on
 // every one of addrs, and fails the test, with nginx's error log, when
-// nginx exits or does not listen within 10 s.
+// nginx exits or does not listen within 10 s. dir and the temporary
+// directories above it are opened to every user first: nginx's workers
+// may run as another (nobody, when the test runs as root), who must reach
+// the prefix to answer 404 rather than 403.
 func RunNginx(tb testing.TB, bin, dir, conf string, addrs ...string) {
 	tb.Helper()
+	for d := dir; d != filepath.Dir(d) && strings.HasPrefix(d, os.TempDir()+string(filepath.Separator)); d = filepath.Dir(d) {
+		os.Chmod(d, 0o755)
+	}
 	cmd := exec.Command(bin, "-p", dir, "-c", conf, "-g", "daemon off;")
 	var stderr LockedBuffer
 	cmd.Stderr = &stderr

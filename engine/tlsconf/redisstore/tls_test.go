@@ -2,15 +2,6 @@ package redisstore
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
-	"net"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -18,47 +9,17 @@ import (
 	"github.com/redirectd/redirectd/internal/testutil"
 )
 
-// writeCert writes a certificate for 127.0.0.1 and "redis.test" signed by
-// parent (self-signed, a CA, when parent is nil) and its key into dir as
-// name.crt and name.key.
-func writeCert(t *testing.T, dir, name string, parent *x509.Certificate, parentKey *ecdsa.PrivateKey) (*x509.Certificate, *ecdsa.PrivateKey) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		DNSNames: []string{"redis.test"}, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}}
-	if parent == nil {
-		tmpl.IsCA, tmpl.BasicConstraintsValid, tmpl.KeyUsage = true, true, x509.KeyUsageCertSign
-		parent, parentKey = tmpl, key
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &key.PublicKey, parentKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kder, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(dir, name+".crt"), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
-	os.WriteFile(filepath.Join(dir, name+".key"), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600)
-	cert, _ := x509.ParseCertificate(der)
-	return cert, key
-}
-
 // TestTLS talks to a redis-server that speaks only TLS: with the CA that
 // signed its certificate it works, with client certificates too; with
 // another CA or a server name the certificate lacks it fails.
 func TestTLS(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	ca, caKey := writeCert(t, dir, "ca", nil, nil)
-	writeCert(t, dir, "server", ca, caKey)
-	writeCert(t, dir, "client", ca, caKey)
-	writeCert(t, dir, "other", nil, nil)
+	ca := testutil.NewCA(t)
+	ca.WriteCA(t, filepath.Join(dir, "ca.crt"))
+	ca.WriteCert(t, dir, "server", time.Now().Add(time.Hour), "redis.test", "127.0.0.1")
+	ca.WriteCert(t, dir, "client", time.Now().Add(time.Hour), "redis.test", "127.0.0.1")
+	testutil.NewCA(t).WriteCA(t, filepath.Join(dir, "other.crt"))
 	p := func(n string) string { return filepath.Join(dir, n) }
 	srv := testutil.RunRedisTLS(t, p("server.crt"), p("server.key"), p("ca.crt"))
 	ctx := context.Background()

@@ -10,18 +10,12 @@ package acmetest
 
 import (
 	"bytes"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/json"
-	"encoding/pem"
 	"io"
 	"log"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -32,6 +26,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/redirectd/redirectd/internal/testutil"
 
 	"github.com/letsencrypt/pebble/v2/ca"
 	"github.com/letsencrypt/pebble/v2/db"
@@ -120,36 +116,17 @@ func Start(t testing.TB, o Options) *Pebble {
 	srv.Listener = ln
 	// httptest's own certificate names only loopback; a directory on
 	// another address (a test's network namespace) needs one naming it.
-	srv.TLS = &tls.Config{Certificates: []tls.Certificate{directoryCert(t, ln.Addr().(*net.TCPAddr).IP)}}
+	// The directory's HTTPS certificate, from a CA of its own whose
+	// certificate is CARootFile.
+	ca := testutil.NewCA(t)
+	ip := ln.Addr().(*net.TCPAddr).IP.String()
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{ca.TLSCert(t, ip, "127.0.0.1", "::1", "localhost")}}
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
 	p.DirURL = srv.URL + wfe.DirectoryPath
-	pemBytes := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
-	if err := os.WriteFile(p.CARootFile, pemBytes, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	ca.WriteCA(t, p.CARootFile)
 	p.Roots.AddCert(pca.GetRootCert(0).Cert)
 	return p
-}
-
-// directoryCert is a self-signed certificate for ip and loopback.
-func directoryCert(t testing.TB, ip net.IP) tls.Certificate {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "acmetest Pebble directory"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		IPAddresses: []net.IP{ip, net.IPv4(127, 0, 0, 1), net.IPv6loopback}, DNSNames: []string{"localhost"},
-		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, IsCA: true, BasicConstraintsValid: true,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
 }
 
 // Orders returns how many orders Pebble was asked for name.

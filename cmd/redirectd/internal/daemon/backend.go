@@ -348,14 +348,7 @@ func (s *service) stamp() string {
 // file edited while the server started would otherwise never be read),
 // checking every interval, until stop closes.
 func (s *service) watch(last string, interval time.Duration, stop <-chan struct{}) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-t.C:
-		}
+	every(interval, stop, func() {
 		if now := s.stamp(); now != last {
 			// Stamped before reloading: a change made during the reload
 			// is seen at the next tick.
@@ -363,5 +356,5 @@ func (s *service) watch(last string, interval time.Duration, stop <-chan struct{
 			s.log.Info("config files changed; reloading", "config", s.cfg.Path)
 			s.reload()
 		}
-	}
+	})
 }

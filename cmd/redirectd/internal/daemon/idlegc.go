@@ -70,14 +70,7 @@ func (c *idleCollector) run(stop <-chan struct{}) {
 	}
 	rtmetrics.Read(s)
 	last := s[0].Value.Uint64()
-	t := time.NewTicker(c.interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-t.C:
-		}
+	every(c.interval, stop, func() {
 		rtmetrics.Read(s)
 		allocs := s[0].Value.Uint64()
 		if c.due(allocs-last, s[1].Value.Uint64(), s[2].Value.Uint64(), s[3].Value.Uint64()) {
@@ -87,7 +80,7 @@ func (c *idleCollector) run(stop <-chan struct{}) {
 			allocs = s[0].Value.Uint64()
 		}
 		last = allocs
-	}
+	})
 }
 
 // due says whether to collect, given what was allocated during the last

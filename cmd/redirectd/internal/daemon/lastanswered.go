@@ -66,16 +66,7 @@ func (s *service) writeLastAnswered() {
 // snapshotLastAnswered writes the snapshot every lastAnsweredEvery
 // until stop closes; it runs on its own goroutine, off the event loops.
 func (s *service) snapshotLastAnswered(stop <-chan struct{}) {
-	t := time.NewTicker(lastAnsweredEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-t.C:
-			s.writeLastAnswered()
-		}
-	}
+	every(lastAnsweredEvery, stop, s.writeLastAnswered)
 }
 
 // withLastAnswered keeps the snapshot written while serve runs, and

@@ -1,0 +1,117 @@
+package engine
+
+import (
+	"errors"
+	"net"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/redirectd/redirectd/engine/upstream"
+)
+
+// failAnswerer is how a forward answers when the upstream could not be
+// asked or did not answer: the HTTP/1.1 path (forward) writes to its gnet
+// connection, the HTTP/2 path (h2forward) to its stream. What to answer
+// is decided once, for both, by forward.fail and forward.upstreamFailed.
+type failAnswerer interface {
+	// answerError answers status with msg as its text body.
+	answerError(status int, msg string)
+	// writeFallback answers with the fallback rule's answer.
+	writeFallback()
+}
+
+// fail answers through w an upstream that could not be asked or did not
+// answer: with the fallback rule's answer when status is one of its
+// statuses, else with status and msg.
+func (f *forward) fail(w failAnswerer, status int, msg string) {
+	if f.useFallback(status) {
+		w.writeFallback()
+		return
+	}
+	w.answerError(status, msg)
+}
+
+// upstreamFailed answers through w when the exchange with srv failed with
+// err: 502, 503 or 504 as err says, counted in um and the forwarded
+// metrics, recorded as the upstream's status for the access log (as nginx
+// logs a failed exchange) and logged.
+func (f *forward) upstreamFailed(w failAnswerer, err error, srv *upstream.Server, um *upstreamMetrics) {
+	status, msg, count := 502, "the upstream server could not be reached\n", um.failed
+	var ne net.Error
+	var small *fasthttp.ErrSmallBuffer
+	switch {
+	case errors.Is(err, fasthttp.ErrNoFreeConns):
+		// Every pooled connection stayed busy for pool_wait_timeout.
+		status, msg, count = 503, "the upstream server is busy\n", um.poolFull
+	case errors.As(err, &small):
+		count.Inc()
+		f.s.m.forwarded[5].Inc()
+		f.s.log.Warn("forwarding failed: the upstream answer's head is larger than 64 KiB", "group", f.g.Name, "server", srv.Addr, "status", 502, "limit", upstream.MaxAnswerHead)
+		f.fail(w, 502, "the upstream server sent an answer head too large\n")
+		return
+	case errors.Is(err, fasthttp.ErrTimeout) || errors.As(err, &ne) && ne.Timeout() && !upstream.IsConnError(err):
+		status, msg, count = 504, "the upstream server did not answer in time\n", um.timedOut
+	}
+	count.Inc()
+	f.s.m.forwarded[5].Inc()
+	f.upStatus.Store(int32(status))
+	f.s.log.Warn("forwarding failed", "group", f.g.Name, "server", srv.Addr, "status", status, "err", err)
+	f.fail(w, status, msg)
+}
+
+// errorFields are the fields of the server's own answer of status to a
+// forwarded request: the connection's, and for 503 and 429 Retry-After,
+// since a full pool, or this client's share of it, empties in about a
+// request's time (RFC 9110 10.2.3, RFC 6585 4).
+func (f *forward) errorFields(status int) string {
+	fields := f.cs.fields()
+	if status == 503 || status == 429 {
+		fields += "Retry-After: 1\r\n"
+	}
+	return fields
+}
+
+// noServer answers through w a request for which no server was up when
+// it was decided.
+func (f *forward) noServer(w failAnswerer) {
+	f.s.m.forwarded[5].Inc()
+	f.fail(w, 502, "no upstream server is available\n")
+}
+
+// takeSlot takes one of the client's max_conns_per_client slots for the
+// exchange with srv; when none is free it answers 429 through w, gives
+// srv's pick back and reports false.
+func (f *forward) takeSlot(w failAnswerer, srv *upstream.Server, um *upstreamMetrics) bool {
+	if f.g.slots.take(f.client) {
+		return true
+	}
+	srv.Cancel()
+	um.clientLimit.Inc()
+	f.s.m.forwarded[4].Inc()
+	f.fail(w, 429, "too many requests of this client are being forwarded\n")
+	return false
+}
+
+// exchange sends req to srv and reads resp's head, recording the exchange
+// time for the access log and the outcome for srv's health; it returns
+// when it started, for the duration metrics.
+func (f *forward) exchange(srv *upstream.Server, req *fasthttp.Request, resp *fasthttp.Response) (time.Time, error) {
+	resp.Header.SetNoDefaultContentType(true)
+	start := time.Now()
+	err := srv.Client.Do(req, resp)
+	f.upTime.Store(int64(time.Since(start)))
+	srv.Done(err != nil && upstream.IsConnError(err))
+	return start, err
+}
+
+// answered counts an exchange that started at start and got an answer of
+// code, and records code for the access log.
+func (f *forward) answered(um *upstreamMetrics, code int, start time.Time) {
+	um.ok.Inc()
+	um.dur.Update(time.Since(start).Seconds())
+	f.upStatus.Store(int32(code))
+	if c := code / 100; c >= 1 && c <= 5 {
+		f.s.m.forwarded[c].Inc()
+	}
+}
