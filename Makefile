@@ -30,9 +30,11 @@ test-lint:
 # under it in every other import test), so they run without it, in
 # test-real-maps.
 REAL_MAPS := ^TestImportNginxGwern
+# The console's browser tests keep a screenshot of each page in
+# bin/console-screenshots (REDIRECTD_ARTIFACTS), for CI to keep.
 test-race:
 	$(GO) vet ./...
-	$(GO) test -race -count=1 -skip '$(REAL_MAPS)' ./...
+	REDIRECTD_ARTIFACTS=$(CURDIR)/bin/console-screenshots $(GO) test -race -count=1 -skip '$(REAL_MAPS)' ./...
 
 test-real-maps:
 	$(GO) test -count=1 -run '$(REAL_MAPS)' ./cmd/redirectd
