@@ -41,7 +41,11 @@ func TestH2AnswerAllocs(t *testing.T) {
 		all := bestAllocs(p.f)
 		other, where := allocsOutside(p.f, "crypto/") // crypto/tls and the AEADs it calls
 		t.Logf("allocations per redirect over TLS, %s: %v, %v of them not crypto/tls's", p.name, all, other)
-		if other > 0 {
+		// Whole allocations per run, as AllocsPerRun counts them: a
+		// fraction (2 in 500 runs were seen in a full package run) is
+		// goroutines of earlier tests ending or the sweep's, whose stacks
+		// pass through this module too, not the request path.
+		if other >= 1 {
 			t.Errorf("%s: %v allocations per redirect not made by crypto/tls, want 0; one of them:\n%s", p.name, other, where)
 		}
 		if all > 2 {
