@@ -7,15 +7,13 @@ import (
 	"encoding/pem"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/tlsconf"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // handshakeClientEnv, set in a child process of the test binary, makes
@@ -59,45 +57,15 @@ func benchHandshake(b *testing.B, name string) {
 	opts := engine.Options{DeferAccept: true, TLS: &engine.TLSOptions{Listen: "127.0.0.1:0", Config: m.TLSConfig()}}
 	srv, stop := runBenchServer(b, opts)
 	defer stop()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestTLSHandshakeClient$", "-test.count=1")
-	cmd.Env = append(os.Environ(), handshakeClientEnv+"="+srv.TLSAddr()+" "+name)
-	cmd.Stderr = os.Stderr
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	outPipe, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer func() { in.Close(); cmd.Wait() }()
-	out := bufio.NewReader(outPipe)
-	step := func() {
-		if _, err := in.Write([]byte{'.'}); err != nil {
-			b.Fatal(err)
-		}
-		if c, err := out.ReadByte(); err != nil || c != '.' {
-			b.Fatalf("the client failed (%q, %v): see its output above", c, err)
-		}
-	}
+	step := testutil.ChildSteps(b, "TestTLSHandshakeClient", handshakeClientEnv, srv.TLSAddr()+" "+name)
 	step()           // the child's start-up, outside the timing
 	b.ReportAllocs() // the server's: the client is another process
 	b.ResetTimer()
-	t0 := cpuTime()
+	t0 := testutil.ProcessCPU()
 	for b.Loop() {
 		step()
 	}
-	b.ReportMetric(float64((cpuTime()-t0).Microseconds())/float64(b.N), "server-us/op")
-}
-
-// cpuTime is this process's user and system CPU.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.ReportMetric(float64((testutil.ProcessCPU()-t0).Microseconds())/float64(b.N), "server-us/op")
 }
 
 // benchManager is engine/tlsconf's configuration with the test

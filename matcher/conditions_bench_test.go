@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
+	"github.com/redirectd/redirectd/internal/testutil"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -92,27 +92,15 @@ func BenchmarkConditionIndex(b *testing.B) {
 				}
 			}
 			b.ReportAllocs()
-			start := cpuNanos()
+			start := int64(testutil.ProcessCPU())
 			for b.Loop() {
 				if s.Lookup(nil, path, query, &m) {
 					buf = m.AppendLocation(buf[:0], query)
 				}
 			}
-			b.ReportMetric(float64(cpuNanos()-start)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(int64(testutil.ProcessCPU())-start)/float64(b.N), "cpu-ns/op")
 		})
 	}
-}
-
-// cpuNanos returns the CPU time the process has used. The benchmarks
-// report it per lookup beside ns/op: on a shared machine wall time
-// counts the time other processes had the CPU, which varies from run
-// to run, and the targets compare CPU.
-func cpuNanos() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }
 
 // BenchmarkConditionSetCompile measures compiling conditionSet's 22,002

@@ -6,11 +6,9 @@ import (
 	"crypto/tls"
 	"fmt"
 	"os"
-	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -166,45 +164,15 @@ const storageClientEnv = "REDIRECTD_STORAGE_HANDSHAKE_CLIENT"
 // benchChildHandshakes times b.N full handshakes by the child client
 // against addr as name.
 func benchChildHandshakes(b *testing.B, addr, name string) {
-	cmd := exec.Command(os.Args[0], "-test.run=^TestStorageHandshakeClient$", "-test.count=1")
-	cmd.Env = append(os.Environ(), storageClientEnv+"="+addr+" "+name)
-	cmd.Stderr = os.Stderr
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	outPipe, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer func() { in.Close(); cmd.Wait() }()
-	out := bufio.NewReader(outPipe)
-	step := func() {
-		if _, err := in.Write([]byte{'.'}); err != nil {
-			b.Fatal(err)
-		}
-		if c, err := out.ReadByte(); err != nil || c != '.' {
-			b.Fatalf("the client failed (%q, %v): see its output above", c, err)
-		}
-	}
+	step := testutil.ChildSteps(b, "TestStorageHandshakeClient", storageClientEnv, addr+" "+name)
 	step() // the child's start-up, outside the timing
 	b.ReportAllocs()
 	b.ResetTimer()
-	t0 := processCPU()
+	t0 := testutil.ProcessCPU()
 	for b.Loop() {
 		step()
 	}
-	b.ReportMetric(float64((processCPU()-t0).Microseconds())/float64(b.N), "server-us/op")
-}
-
-// processCPU is this process's user and system CPU.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.ReportMetric(float64((testutil.ProcessCPU()-t0).Microseconds())/float64(b.N), "server-us/op")
 }
 
 // TestStorageHandshakeClient is BenchmarkHandshakeStorage's client, run
