@@ -226,28 +226,22 @@ func TestWatchReload(t *testing.T) {
 // through POST /reload while 4 keep-alive clients send requests; it
 // reports reload time and the requests that failed, which must be none.
 func BenchmarkReloadUnderLoad(b *testing.B) {
-	bin := buildBinary(b)
-	addr, adminAddr := testport.Free(b), testport.Free(b)
 	file := filepath.Join(b.TempDir(), "rules.toml")
 	f, _ := os.Create(file)
-	rules.WriteTOML(f, rules.Reference, addr)
+	rules.WriteTOML(f, rules.Reference, "127.0.0.1:0")
 	f.Close()
 	data, _ := os.ReadFile(file)
-	data = bytes.Replace(data, []byte("[admin]\nlisten = \"off\""), []byte(fmt.Sprintf("[admin]\nlisten = %q\n\n[access_log]\nenabled = false", adminAddr)), 1)
+	data = bytes.Replace(data, []byte("[admin]\nlisten = \"off\""), []byte("[admin]\nlisten = \"127.0.0.1:0\"\n\n[access_log]\nenabled = false"), 1)
 	os.WriteFile(file, data, 0o644)
-	cmd := exec.Command(bin, "serve", "-config", file)
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	_, addr, adminAddr, stderr := serveBound(b, file)
 	if _, _, err := firstAnswer(addr, rules.ExactHit, time.Now().Add(10*time.Second)); err != nil {
-		b.Fatal(err)
+		b.Fatalf("%v\n%s", err, stderr)
 	}
 	stopLoad := keepAliveLoad(addr, rules.ExactHit, "https://example.com/new/9999", 4)
 	for b.Loop() {
 		resp, err := http.Post("http://"+adminAddr+"/reload", "", nil)
 		if err != nil || resp.StatusCode != 200 {
-			b.Fatalf("reload: %v %v", resp, err)
+			b.Fatalf("reload: %v %v\n%s", resp, err, stderr)
 		}
 		resp.Body.Close()
 	}
