@@ -96,11 +96,12 @@ func (p *serverProcess) usage(t *testing.T) (time.Duration, int) {
 	return time.Duration(ut+st) * 10 * time.Millisecond, reads
 }
 
-// maxHead is a head at the default limits: a target of 8 KiB and 64 KiB
-// of header section in lines of about lineLen bytes.
-func maxHead(lineLen int) string {
+// maxHead is a head of a target of targetLen bytes (8 KiB at most by
+// default) and the default limit's 64 KiB of header section in lines of
+// about lineLen bytes.
+func maxHead(targetLen, lineLen int) string {
 	var b strings.Builder
-	b.WriteString("GET /" + strings.Repeat("a", 8191) + " HTTP/1.1\r\nHost: h\r\n")
+	b.WriteString("GET /" + strings.Repeat("a", targetLen-1) + " HTTP/1.1\r\nHost: h\r\n")
 	left := 64<<10 - len("Host: h\r\n") - len("\r\n")
 	for i := 0; left > 0; i++ {
 		name := fmt.Sprintf("X-%d: ", i)
@@ -136,7 +137,7 @@ func sendHead(t *testing.T, addr, head string, step int, pause time.Duration) in
 	return readAnswer(t, bufio.NewReader(c), "GET").Status
 }
 
-// TestDribbledHeadMeasure prints the server's CPU time for a 73 KiB head
+// TestDribbledHeadMeasure prints the server's CPU time for a 72 KiB head
 // sent at once and a byte per segment.
 func TestDribbledHeadMeasure(t *testing.T) {
 	if os.Getenv("DRIBBLE_MEASURE") == "" {
@@ -146,7 +147,7 @@ func TestDribbledHeadMeasure(t *testing.T) {
 	for _, lineLen := range []int{1000, 64 << 10, -1} {
 		head := "GET /" + strings.Repeat("a", 128<<10) + " HTTP/1.1\r\nHost: h\r\n\r\n"
 		if lineLen > 0 {
-			head = maxHead(lineLen)
+			head = maxHead(8192, lineLen)
 		}
 		for _, tc := range []struct {
 			step  int
@@ -164,12 +165,14 @@ func TestDribbledHeadMeasure(t *testing.T) {
 	}
 }
 
-// TestDribbledHead sends a 73 KiB head a byte per segment over loopback to
+// TestDribbledHead sends a 64 KiB head a byte per segment over loopback to
 // a server process and checks that the server's work per byte stays flat
 // as the head grows. Before, every read copied all that was buffered into
 // a fresh buffer (gnet's Peek) and parsed it from its first byte, so a
-// read near the end of the head cost several times one near its start,
-// and the last quarter of the head about 7 times the first. Comparing the
+// read near the end of the head cost several times one near its start:
+// with the work of a read in proportion to what is buffered, the last
+// quarter of the head costs about 7 times the first, and a bar of 3 times
+// stays clear of the 1.6 times seen with both CPUs busy elsewhere. Comparing the
 // server's CPU time for the last quarter of the head with the first keeps
 // the test independent of the machine's speed; comparing whole quarters
 // (equal bytes) rather than reads keeps it independent of how many
@@ -177,10 +180,10 @@ func TestDribbledHeadMeasure(t *testing.T) {
 // load.
 func TestDribbledHead(t *testing.T) {
 	if testing.Short() {
-		t.Skip("sends 73 KiB a byte at a time")
+		t.Skip("sends 64 KiB a byte at a time")
 	}
 	srv := startServerProcess(t, 0)
-	head := maxHead(1000)
+	head := maxHead(1, 1000) // header lines alone, so that every quarter holds the same kind of bytes
 	c, err := net.Dial("tcp", srv.addr)
 	if err != nil {
 		t.Fatal(err)
@@ -218,7 +221,7 @@ func TestDribbledHead(t *testing.T) {
 	if reads[1]-reads[0] < quarter/4 {
 		t.Skipf("the server read the segments %d at a time on average; too few reads to compare", quarter/(reads[1]-reads[0]))
 	}
-	if last > first*2 {
+	if last > first*3 {
 		t.Errorf("the last quarter of the head cost the server %v, the first %v: the work per byte grows with the head", last, first)
 	}
 }
