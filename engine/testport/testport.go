@@ -8,6 +8,13 @@
 // fails with "address already in use". Ports below the kernel's ephemeral
 // range are reached only by an explicit bind, so Addr draws from there
 // and checks that the port is free.
+//
+// Tests run in parallel, and packages in parallel processes, so two of
+// them could draw the same free port before either binds it. A drawn port
+// is therefore held until the test ends by a lock on a file named after
+// it, in a folder every test process on the machine shares (lock.go); a
+// port another test holds is passed over, whether or not its server has
+// bound it yet.
 package testport
 
 import (
@@ -32,6 +39,9 @@ func Addr(tb testing.TB) (string, int) {
 			break // no room below the range: the kernel's choice
 		}
 		port := from + rand.IntN(low-from)
+		if !hold(tb, port) {
+			continue
+		}
 		ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
 		if err != nil {
 			continue
@@ -39,12 +49,18 @@ func Addr(tb testing.TB) (string, int) {
 		ln.Close()
 		return ln.Addr().String(), port
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
+	for range 100 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			tb.Fatal(err)
+		}
+		ln.Close()
+		if port := ln.Addr().(*net.TCPAddr).Port; hold(tb, port) {
+			return ln.Addr().String(), port
+		}
 	}
-	defer ln.Close()
-	return ln.Addr().String(), ln.Addr().(*net.TCPAddr).Port
+	tb.Fatal("testport: no free loopback port that no other test holds")
+	return "", 0
 }
 
 // ephemeralLow is the first port of the kernel's ephemeral range.

@@ -2,6 +2,7 @@ package testport
 
 import (
 	"net"
+	"runtime"
 	"testing"
 )
 
@@ -28,4 +29,35 @@ func TestFree(t *testing.T) {
 		t.Fatalf("cannot listen on %s: %v", addr, err)
 	}
 	ln.Close()
+}
+
+// TestHeldPortsDiffer checks that a port one test holds is not handed to
+// another before the first test ends, whether its server has bound it or
+// not: many draws in one test are all different ports.
+func TestHeldPortsDiffer(t *testing.T) {
+	seen := map[int]bool{}
+	for range 500 {
+		_, port := Addr(t)
+		if seen[port] {
+			t.Fatalf("port %d handed out twice while held", port)
+		}
+		seen[port] = true
+	}
+}
+
+// TestHoldRefusesAHeldPort checks the lock itself: a second hold of a
+// held port is refused, and granted once the holder's test has ended.
+func TestHoldRefusesAHeldPort(t *testing.T) {
+	if runtime.GOOS == "windows" || runtime.GOOS == "plan9" {
+		t.Skip("no flock(2): the bind check alone")
+	}
+	_, port := Addr(t)
+	if hold(t, port) {
+		t.Fatalf("port %d held twice", port)
+	}
+	var inner int
+	t.Run("holder", func(t *testing.T) { _, inner = Addr(t) })
+	if !hold(t, inner) {
+		t.Fatalf("port %d still held after its test ended", inner)
+	}
 }

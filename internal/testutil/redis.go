@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/redirectd/redirectd/engine/testport"
 )
 
 // Redis is a redis-server a test started on a loopback port, without
@@ -45,7 +47,7 @@ func FindRedis(tb testing.TB) string {
 // connections; it is killed when the test ends.
 func RunRedis(tb testing.TB, args ...string) *Redis {
 	tb.Helper()
-	port := freePort(tb)
+	_, port := testport.Addr(tb)
 	return runRedis(tb, port, append([]string{"--port", strconv.Itoa(port)}, args...))
 }
 
@@ -55,7 +57,7 @@ func RunRedis(tb testing.TB, args ...string) *Redis {
 // certificate is let in).
 func RunRedisTLS(tb testing.TB, cert, key, ca string, args ...string) *Redis {
 	tb.Helper()
-	port := freePort(tb)
+	_, port := testport.Addr(tb)
 	base := []string{"--port", "0", "--tls-port", strconv.Itoa(port), "--tls-cert-file", cert,
 		"--tls-key-file", key, "--tls-ca-cert-file", ca, "--tls-auth-clients", "optional"}
 	return runRedis(tb, port, append(base, args...))
@@ -119,16 +121,4 @@ func (r *Redis) Stop() {
 	r.cmd.Process.Kill()
 	<-r.exited
 	r.cmd = nil
-}
-
-// freePort returns a loopback TCP port free a moment ago, for a server
-// that must be started again on the same port.
-func freePort(tb testing.TB) int {
-	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatalf("finding a free port: %v", err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }
