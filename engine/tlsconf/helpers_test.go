@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 func writeFile(t *testing.T, path string, b []byte) {
@@ -34,7 +36,15 @@ func testLogger(t *testing.T) *slog.Logger {
 	if testing.Verbose() {
 		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	return slog.New(slog.NewTextHandler(io.Discard, nil))
+	// Kept, and shown only when the test fails: what certmagic did
+	// (orders, renewals, retries) is what a failure needs explained.
+	var buf testutil.LockedBuffer
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the Manager's log:\n%s", buf.String())
+		}
+	})
+	return slog.New(slog.NewTextHandler(&buf, nil))
 }
 
 func newManager(t *testing.T, cfg *Settings) *Manager {
