@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/redirectd/redirectd/engine"
+	"github.com/redirectd/redirectd/engine/testport"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -174,5 +175,47 @@ func TestListenForms(t *testing.T) {
 		if err := engine.New(engine.Options{Listen: listen}, set).Run(); err == nil {
 			t.Errorf("Run with listen %q: no error", listen)
 		}
+	}
+}
+
+// TestListenBesideTimeWait starts the server on a port whose last user,
+// another program's listener, closed a connection moments ago: the
+// connection's TIME_WAIT holds the port for a minute. nginx and Go set
+// SO_REUSEADDR on their listeners, which lets a new listener bind beside
+// such connections; without it the server refused to start with
+// "address already in use" although nothing listened there.
+func TestListenBesideTimeWait(t *testing.T) {
+	addr := testport.Free(t)
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			c.Close() // the server closes first: the TIME_WAIT is on its side
+		}
+	}()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	io.Copy(io.Discard, c)
+	c.Close()
+	ln.Close()
+	set, err := matcher.Compile(testRules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := engine.New(engine.Options{Listen: addr, EventLoops: 2}, set)
+	done := make(chan error, 1)
+	go func() { done <- srv.Run() }()
+	select {
+	case <-srv.Ready():
+		stopServer(t, srv, done)
+	case err := <-done:
+		t.Fatalf("the server did not start beside a TIME_WAIT connection: %v", err)
+	case <-time.After(5 * time.Second):
+		t.Fatal("server did not start within 5s")
 	}
 }

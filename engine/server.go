@@ -271,6 +271,12 @@ func (s *Server) Run() error {
 		// Each loop gets its own listening socket, so the kernel spreads
 		// connections and no loop accepts for the others.
 		gnet.WithReusePort(true),
+		// As nginx and Go's listeners: a restart or a new instance may
+		// bind beside the TIME_WAIT connections another program's
+		// listener left on the port (for a minute); a second listener is
+		// still refused (checkFree, and the kernel: SO_REUSEADDR lets
+		// no two TCP listeners share a port).
+		gnet.WithReuseAddr(true),
 		gnet.WithTicker(true),
 		gnet.WithTCPNoDelay(gnet.TCPNoDelay),
 		gnet.WithLogger(gnetLogger{s.log}),
