@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"time"
 
@@ -50,6 +51,8 @@ func (f *forward) upstreamFailed(w failAnswerer, err error, srv *upstream.Server
 		f.s.log.Warn("forwarding failed: the upstream answer's head is larger than 64 KiB", "group", f.g.Name, "server", srv.Addr, "status", 502, "limit", upstream.MaxAnswerHead)
 		f.fail(w, 502, "the upstream server sent an answer head too large\n")
 		return
+	case errors.As(err, new(errInformational)):
+		msg = "the upstream server answered with an informational status only\n"
 	case errors.Is(err, fasthttp.ErrTimeout) || errors.As(err, &ne) && ne.Timeout() && !upstream.IsConnError(err):
 		status, msg, count = 504, "the upstream server did not answer in time\n", um.timedOut
 	}
@@ -102,7 +105,24 @@ func (f *forward) exchange(srv *upstream.Server, req *fasthttp.Request, resp *fa
 	err := srv.Client.Do(req, resp)
 	f.upTime.Store(int64(time.Since(start)))
 	srv.Done(err != nil && upstream.IsConnError(err))
+	if err == nil && resp.StatusCode() < 200 {
+		// fasthttp reads past 100 Continue, so a 1xx here is the answer
+		// itself, most often a 101 to a request that asked for no
+		// upgrade (upgrades go through tunnel.go, never here). No client
+		// of this path can take it: HTTP/2 forbids 101, and an HTTP/1.1
+		// client that asked for nothing would read what follows as
+		// another protocol.
+		err = errInformational{code: resp.StatusCode()}
+	}
 	return start, err
+}
+
+// errInformational is an upstream's final answer with a 1xx status,
+// answered 502 as a failed exchange.
+type errInformational struct{ code int }
+
+func (e errInformational) Error() string {
+	return fmt.Sprintf("the upstream answered %d to a request that asked for no protocol switch; it is answered 502", e.code)
 }
 
 // answered counts an exchange that started at start and got an answer of

@@ -348,6 +348,23 @@ func testForwardFailures(t *testing.T, tr transport) {
 			}
 		}
 	})
+	t.Run("upstream answers 101 unasked", func(t *testing.T) {
+		// A switch of protocols to a request that asked for none is no
+		// answer this client can read: 502, not the upstream's 101.
+		u := startRawUpstream(t, func(u *rawUpstream, rc *rawConn) {
+			if _, err := rc.readHead(5 * time.Second); err == nil {
+				rc.c.Write([]byte("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n"))
+				rc.unreadWithin(500 * time.Millisecond)
+			}
+		})
+		srv := tr.startProxy(t, upstream.Config{Servers: []string{u.addr}}, engine.UpstreamOptions{})
+		c := tr.dial(t, srv)
+		io.WriteString(c, "GET /miss HTTP/1.1\r\nHost: a\r\n\r\n")
+		resp, body := readFull(t, bufio.NewReader(c), "GET")
+		if resp.StatusCode != 502 || !strings.Contains(body, "informational") {
+			t.Fatalf("got %d %q, want 502 naming the informational answer", resp.StatusCode, body)
+		}
+	})
 	t.Run("upstream slow", func(t *testing.T) {
 		addr := startUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			time.Sleep(2 * time.Second)

@@ -199,6 +199,26 @@ func TestH2Forward(t *testing.T) {
 	}
 }
 
+// TestH2UpstreamSwitchesProtocols: an upstream's 101 cannot be carried by
+// HTTP/2 (RFC 9113 8.6): the stream gets 502, never :status 101.
+func TestH2UpstreamSwitchesProtocols(t *testing.T) {
+	t.Parallel()
+	u := startRawUpstream(t, func(u *rawUpstream, rc *rawConn) {
+		for {
+			if _, err := rc.readHead(5 * time.Second); err != nil {
+				return
+			}
+			rc.c.Write([]byte("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n"))
+		}
+	})
+	pool := testPool(t, upstream.Config{Servers: []string{u.addr}}, nil)
+	srv := startH2(t, engine.Options{Upstream: &engine.UpstreamOptions{Pool: pool}})
+	got := doRequest(t, h2Client(t), "GET", "https://"+srv.TLSAddr()+"/chat", "site.example", "")
+	if got.Proto != 2 || got.Status != 502 || !strings.Contains(got.Body, "informational") {
+		t.Errorf("an upstream's 101 over HTTP/2: %+v, want 502", got)
+	}
+}
+
 // TestH2AccessLog: HTTP/2 streams are logged as HTTP/1.1 requests are,
 // with HTTP/2.0 as the protocol: a redirect with its Location, and a
 // forwarded miss with the upstream's status.

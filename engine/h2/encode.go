@@ -34,6 +34,11 @@ func appendBlock(dst, answer []byte) (block []byte, status, headLen int, ok bool
 		}
 	}
 	status = int(st[0]-'0')*100 + int(st[1]-'0')*10 + int(st[2]-'0')
+	if status < 200 {
+		// A stream's answer is final: HTTP/2 has no 101 (RFC 9113 8.6),
+		// and this package sends no interim answers.
+		return dst, 0, 0, false
+	}
 	if idx := statusIndex(status); idx != 0 {
 		dst = append(dst, 0x80|idx)
 	} else {

@@ -97,13 +97,12 @@ func (st *Stream) Answer(answer []byte) {
 	if !st.reset {
 		// A body-less answer (a redirect) is one HEADERS frame with
 		// END_STREAM.
-		var body []byte
-		if n := headEnd(answer); n < 0 {
-			answer = []byte("HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n")
-		} else {
-			body = answer[n:]
+		body, ok := c.writeHead(st, answer, len(answer) == headEnd(answer))
+		if !ok {
+			// Not an HTTP/1.1 head of a final answer: a defect of the
+			// caller's, never sent as it is.
+			body, _ = c.writeHead(st, []byte("HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n"), true)
 		}
-		c.writeHead(st, answer, len(body) == 0)
 		if len(body) == 0 {
 			c.ended(st)
 		} else {
