@@ -60,12 +60,25 @@ func (e *Error) Error() string {
 // sent on: a config that includes /etc/shadow, or that a link in conf.d
 // points there, must not print a line of it.
 func ParseFile(name string, allow ...string) ([]*Directive, error) {
-	in := &includer{prefix: filepath.Dir(name), done: map[string][]*Directive{}}
+	in := &includer{prefix: filepath.Dir(name), done: map[string][]*Directive{}, weight: map[string]int{}}
 	for _, dir := range append([]string{filepath.Dir(name)}, allow...) {
 		in.roots = append(in.roots, fileKey(dir))
 	}
 	return in.file(name, nil)
 }
+
+// What one ParseFile call may cost. A file is read once however often it
+// is included, but its directives stand at every include of it, and a
+// file that includes the next one twice doubles them: 20 files of two
+// lines each expand to a million copies. The bounds are on what the
+// expansion yields, counted as it grows, so a fan-out is refused at the
+// include that crosses them, before it costs memory; they are far above
+// real configs (a 42,000-entry map is 42,000 directives).
+const (
+	maxReadBytes = 256 << 20 // bytes read from all the files together
+	maxDirs      = 4 << 20   // directives in the expansion, blocks' included
+	maxIncludes  = 100_000   // files spliced in by include directives
+)
 
 // includer expands the includes of one ParseFile call.
 type includer struct {
@@ -74,6 +87,12 @@ type includer struct {
 	// done holds each file read so far, by key, with its includes
 	// expanded: they depend only on prefix, the same for every file.
 	done map[string][]*Directive
+	// weight is the number of directives each file in done stands for,
+	// those in its blocks included: what one more include of it adds.
+	weight map[string]int
+	// read, dirs and includes count what the expansion cost so far,
+	// against maxReadBytes, maxDirs and maxIncludes.
+	read, dirs, includes int
 	// stack is the chain of files being expanded, the main file first;
 	// each one's line is that of its include being expanded.
 	stack []includeFrame
@@ -113,15 +132,15 @@ func (in *includer) file(name string, inc *Directive) ([]*Directive, error) {
 		return nil, &Error{File: inc.File, Line: inc.Line, Msg: fmt.Sprintf("include %q makes a cycle: %s", inc.Args[0], strings.Join(chain, " -> "))}
 	}
 	if dirs, ok := in.done[key]; ok {
-		return dirs, nil
+		return dirs, in.count(inc, in.weight[key])
 	}
 	if inc != nil && !in.allowed(key) {
 		return nil, &Error{File: inc.File, Line: inc.Line, Msg: fmt.Sprintf("include %q names %s, outside the folders an import reads (%s); it is not read: give -include-dir with its folder to read it",
 			inc.Args[0], name, strings.Join(in.roots, ", "))}
 	}
-	data, err := os.ReadFile(name)
+	data, err := in.readFile(name, inc)
 	if err != nil {
-		return nil, &Error{File: name, Msg: fmt.Sprintf("cannot read: %v", err)}
+		return nil, err
 	}
 	p := &parser{lex: syntax.New(string(data)), file: name, quiet: inc != nil}
 	dirs, err := p.block(0)
@@ -135,7 +154,61 @@ func (in *includer) file(name string, inc *Directive) ([]*Directive, error) {
 		return nil, err
 	}
 	in.done[key] = dirs
-	return dirs, nil
+	in.weight[key] = weigh(dirs)
+	if inc == nil {
+		return dirs, nil
+	}
+	return dirs, in.count(inc, in.weight[key])
+}
+
+// readFile reads name for the include inc (nil for the main file) within
+// what is left of maxReadBytes, checking its size before reading it.
+func (in *includer) readFile(name string, inc *Directive) ([]byte, error) {
+	fi, err := os.Stat(name)
+	if err == nil && fi.Size() > int64(maxReadBytes-in.read) {
+		return nil, in.overLimit(inc, name, fmt.Sprintf("reading it would take the files read past %d MiB", maxReadBytes>>20))
+	}
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, &Error{File: name, Msg: fmt.Sprintf("cannot read: %v", err)}
+	}
+	if in.read += len(data); in.read > maxReadBytes {
+		return nil, in.overLimit(inc, name, fmt.Sprintf("the files read grew past %d MiB", maxReadBytes>>20))
+	}
+	return data, nil
+}
+
+// count adds one include of a file that stands for n directives.
+func (in *includer) count(inc *Directive, n int) error {
+	in.includes++
+	in.dirs += n
+	switch {
+	case in.includes > maxIncludes:
+		return in.overLimit(inc, inc.Args[0], fmt.Sprintf("the includes expanded number more than %d", maxIncludes))
+	case in.dirs > maxDirs:
+		return in.overLimit(inc, inc.Args[0], fmt.Sprintf("the includes expand to more than %d directives (a file included at many places counts at each)", maxDirs))
+	}
+	return nil
+}
+
+// overLimit is the error for an expansion stopped at inc (nil for the
+// main file) by a bound.
+func (in *includer) overLimit(inc *Directive, name, why string) error {
+	msg := fmt.Sprintf("%s is not read: %s; an import reads at most %d MiB, %d includes and %d directives (is a file included from several places that include each other?)",
+		name, why, maxReadBytes>>20, maxIncludes, maxDirs)
+	if inc == nil {
+		return &Error{File: name, Msg: msg}
+	}
+	return &Error{File: inc.File, Line: inc.Line, Msg: fmt.Sprintf("include %q: %s", inc.Args[0], msg)}
+}
+
+// weigh counts dirs and the directives in their blocks.
+func weigh(dirs []*Directive) int {
+	n := len(dirs)
+	for _, d := range dirs {
+		n += weigh(d.Block)
+	}
+	return n
 }
 
 // allowed reports whether the file key lies in one of the roots.

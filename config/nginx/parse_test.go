@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -174,5 +175,39 @@ func writeTree(t *testing.T, dir string, files map[string]string) {
 		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestParseFileIncludeFanOut: files that each include the next twice would
+// expand to 2^30 copies; the expansion is refused at the include that
+// crosses the bound, naming it, and a file too large to read is refused by
+// its size before it is read.
+func TestParseFileIncludeFanOut(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{"nginx.conf": "http {\n  include f0.conf;\n}\n"}
+	const n = 30
+	for i := range n {
+		files[fmt.Sprintf("f%d.conf", i)] = fmt.Sprintf("include f%d.conf;\ninclude f%d.conf;\n", i+1, i+1)
+	}
+	files[fmt.Sprintf("f%d.conf", n)] = "return 301 /x;\n"
+	writeTree(t, dir, files)
+	_, err := ParseFile(filepath.Join(dir, "nginx.conf"))
+	if err == nil || !strings.Contains(err.Error(), "directives (a file included at many places counts at each)") || !regexp.MustCompile(`/f\d+\.conf:[12]: include "f\d+\.conf"`).MatchString(err.Error()) {
+		t.Fatalf("fan-out: %v, want the include that crossed the bound", err)
+	}
+
+	big := filepath.Join(dir, "big.conf")
+	writeTree(t, dir, map[string]string{"main.conf": "include big.conf;\n"})
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := os.Truncate(big, maxReadBytes+1); err != nil { // sparse: no disk used
+		t.Fatal(err)
+	}
+	_, err = ParseFile(filepath.Join(dir, "main.conf"))
+	if err == nil || !strings.Contains(err.Error(), "main.conf:1: include \"big.conf\": "+big+" is not read: reading it would take the files read past 256 MiB") {
+		t.Fatalf("large file: %v", err)
 	}
 }
