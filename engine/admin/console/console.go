@@ -16,7 +16,7 @@ type Console struct {
 	pages pages
 	rules *ruleCache
 	rates *rateSampler
-	fails failLimiter
+	fails failLimits
 	now   func() time.Time
 	mux   *http.ServeMux
 }

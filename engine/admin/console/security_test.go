@@ -1,8 +1,10 @@
 package console
 
 import (
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"strings"
 	"testing"
@@ -246,5 +248,53 @@ func TestSignInLimit(t *testing.T) {
 	clock = clock.Add(time.Second)
 	if got := try(token); got != http.StatusSeeOther {
 		t.Errorf("a second later: %d, want 303", got)
+	}
+}
+
+// TestSignInLimitPerClient: a stranger's wrong tokens, from another
+// address, at any rate, never refuse a right token from this one; the
+// stranger is limited.
+func TestSignInLimitPerClient(t *testing.T) {
+	t.Parallel()
+	base, c := serve(t, admin.Options{Token: token}, newFake())
+	clock := time.Now()
+	c.now = func() time.Time { return clock }
+	stranger := newBrowser(t, base)
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}}
+	stranger.c.Transport = &http.Transport{DialContext: d.DialContext}
+	try := func(b *browser, tok string) int {
+		return b.post("/ui/signin", url.Values{"csrf": {b.csrf("/ui/signin")}, "token": {tok}}).Status
+	}
+	for i := range failBurst + 10 {
+		want := http.StatusUnauthorized
+		if i >= failBurst {
+			want = http.StatusTooManyRequests
+		}
+		if got := try(stranger, "guess"); got != want {
+			t.Fatalf("the stranger's wrong token %d: %d, want %d", i+1, got, want)
+		}
+	}
+	for i := range 6 {
+		if got := try(newBrowser(t, base), token); got != http.StatusSeeOther {
+			t.Errorf("right token %d from 127.0.0.1 after a stranger's failures: %d, want 303", i+1, got)
+		}
+	}
+}
+
+// TestFailLimitsBounded: a flood of failures from more networks than are
+// kept costs at most maxFailClients buckets, and full ones are dropped.
+func TestFailLimitsBounded(t *testing.T) {
+	var l failLimits
+	now := time.Now()
+	for i := range maxFailClients + 500 {
+		l.failed(netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)}).String()+":1", now)
+	}
+	if len(l.by) != maxFailClients {
+		t.Fatalf("%d buckets, want %d", len(l.by), maxFailClients)
+	}
+	now = now.Add(time.Minute) // every bucket full again
+	l.failed("[2001:db8::1]:1", now)
+	if len(l.by) != 1 || !l.allow("[2001:db8::2]:9", now) {
+		t.Fatalf("after a minute: %d buckets, want the new one alone", len(l.by))
 	}
 }

@@ -53,14 +53,14 @@ func (c *Console) signin(w http.ResponseWriter, r *http.Request) {
 	if old, err := r.Cookie(sessionCookie); err == nil {
 		c.st.remove(old.Value)
 	}
-	if !c.fails.allow(c.now()) {
+	if !c.fails.allow(r.RemoteAddr, c.now()) {
 		w.Header().Set("Retry-After", "1")
 		c.fail(w, r, nil, http.StatusTooManyRequests, "too many wrong tokens lately: wait a few seconds and try again")
 		return
 	}
 	token := strings.TrimSpace(r.PostFormValue("token"))
 	if _, ok := c.srv.Identify(token); !ok {
-		c.fails.failed(c.now())
+		c.fails.failed(r.RemoteAddr, c.now())
 		c.showSignin(w, r, http.StatusUnauthorized, true)
 		return
 	}
