@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/redirectd/redirectd/internal/dnsname"
 )
 
 // TLS is the [tls] table: the HTTPS listener of the traffic side and the
@@ -272,8 +274,8 @@ func checkACME(file string, a *ACME, fl files, loc *locator, errs *errorList) {
 	for _, h := range a.Hosts.Names {
 		if strings.HasPrefix(h, "*.") {
 			bad("hosts", "%q: a wildcard certificate needs the DNS-01 challenge, which redirectd does not answer; list the names, or set on_demand = true", cut(h))
-		} else if !validHostName(h) {
-			bad("hosts", "%q is not a host name", cut(h))
+		} else if !dnsname.Valid(h) {
+			bad("hosts", "%q is not a host name a CA issues for: lower-case labels of a-z, 0-9 and '-' (none starting or ending with '-'), at least two", cut(h))
 		}
 	}
 	if a.OnDemandRate.N == 0 {
@@ -303,19 +305,4 @@ func checkOnDemand(a *ACME, bad func(key, format string, args ...any)) {
 			bad("ask", "set without on_demand = true; it is asked only before an on-demand order")
 		}
 	}
-}
-
-// validHostName reports whether h is a DNS name a CA can issue for:
-// letters, digits, hyphens and dots, with at least one dot.
-func validHostName(h string) bool {
-	if len(h) == 0 || len(h) > 253 || !strings.Contains(h, ".") || h[0] == '.' || h[len(h)-1] == '.' {
-		return false
-	}
-	for i := 0; i < len(h); i++ {
-		c := h[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.') {
-			return false
-		}
-	}
-	return !strings.Contains(h, "..")
 }

@@ -19,11 +19,11 @@ func (s *Set) Hosts() []string {
 }
 
 // CoversWildcard reports whether a wildcard host rule answers for host (a
-// lower-case name): "*.example.com" covers "a.example.com" and
+// lower-case name; false on a nil set): "*.example.com" covers "a.example.com" and
 // "a.b.example.com", as Lookup tries them. It gates on-demand certificates:
 // host-less rules answer for every name, and would let any name through.
 func (s *Set) CoversWildcard(host string) bool {
-	if len(s.wild) == 0 {
+	if s == nil || len(s.wild) == 0 {
 		return false
 	}
 	for i := strings.IndexByte(host, '.'); i >= 0; {
@@ -38,6 +38,11 @@ func (s *Set) CoversWildcard(host string) bool {
 	}
 	return false
 }
+
+// NamesHost reports whether a rule names host (a lower-case name without a
+// port) itself, not through a wildcard host; false on a nil set (no rules
+// loaded yet).
+func (s *Set) NamesHost(host string) bool { return s != nil && s.hosts[host] != nil }
 
 // CoversHost reports whether rules name host (a lower-case name without a
 // port): an exact host rule for it or a wildcard host rule above it. It

@@ -18,6 +18,8 @@ import (
 
 	"github.com/caddyserver/certmagic"
 	"go.uber.org/zap"
+
+	"github.com/redirectd/redirectd/internal/dnsname"
 )
 
 // renewCheckInterval is how often certmagic looks for certificates to
@@ -284,9 +286,10 @@ var errRefused = errors.New("no rule names the host")
 // it through only for names in storage.
 func (st *acmeState) getOnDemand(hello *tls.ClientHelloInfo, name string) (*tls.Certificate, error) {
 	m := st.m
-	if !m.covers(name) {
+	cov := m.cover(name)
+	if cov == NotCovered {
 		m.gate.count(odRefused)
-		m.gate.noRule.log(m.log, "acme: on-demand handshake refused: no rule names the host", name)
+		m.gate.noRule.log(m.log, "acme: on-demand handshake refused: no rule names the host, or it is not a DNS host name", name)
 		return nil, errRefused
 	}
 	if len(st.cache.AllMatchingCertificates(name)) > 0 {
@@ -304,7 +307,7 @@ func (st *acmeState) getOnDemand(hello *tls.ClientHelloInfo, name string) (*tls.
 		}
 	}
 	order := func(ctx context.Context) error { return st.obtainOnce(ctx, name) }
-	if err := m.gate.obtain(ctx, name, order); err != nil {
+	if err := m.gate.obtain(ctx, name, cov == CoveredByWildcard, order); err != nil {
 		return nil, err
 	}
 	return st.onDemand.GetCertificate(hello)
@@ -335,7 +338,18 @@ type failOnceKey struct{}
 
 // covers reports whether the rules serving now name host, the on-demand
 // decision.
-func (m *Manager) covers(host string) bool { return m.decide != nil && m.decide(host) }
+func (m *Manager) covers(host string) bool { return m.cover(host) != NotCovered }
+
+// cover is how the rules name host. A name that is not a DNS host name a
+// CA issues for (an empty label, a label starting or ending with '-', an
+// underscore) is never covered, whatever a wildcard matches: no order is
+// made for it and no budget spent.
+func (m *Manager) cover(host string) Cover {
+	if m.decide == nil || !dnsname.Valid(host) {
+		return NotCovered
+	}
+	return m.decide(host)
+}
 
 // stored reports whether storage holds a certificate for name.
 func (st *acmeState) stored(ctx context.Context, name string) bool {
@@ -459,18 +473,28 @@ func (w *challengeWriter) WriteHeader(s int)           { w.status = s }
 
 // limiter admits at most n new names per interval: a sliding window of
 // the names admitted. A name admitted once passes again while it is in the
-// window (a client retrying while its certificate is obtained).
+// window (a client retrying while its certificate is obtained). Names
+// covered only by a wildcard host take at most half of the window, so
+// that names a client makes up under a wildcard never starve the names
+// the rules name exactly.
 type limiter struct {
 	mu       sync.Mutex
 	n        int
 	per      time.Duration
-	admitted map[string]time.Time
+	admitted map[string]admission
 	now      func() time.Time
+}
+
+// admission is when a name was admitted, and whether only a wildcard
+// covers it.
+type admission struct {
+	at   time.Time
+	wild bool
 }
 
 func newLimiter() *limiter {
 	return &limiter{n: defaultOnDemandCount, per: defaultOnDemandPer,
-		admitted: map[string]time.Time{}, now: time.Now}
+		admitted: map[string]admission{}, now: time.Now}
 }
 
 func (l *limiter) set(n int, per time.Duration) {
@@ -485,21 +509,26 @@ func (l *limiter) limits() (int, time.Duration) {
 	return l.n, l.per
 }
 
-func (l *limiter) allow(name string) bool {
+// allow reports whether name may be ordered now; wild says only a
+// wildcard host rule covers it.
+func (l *limiter) allow(name string, wild bool) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.now()
-	for k, t := range l.admitted { // at most n entries
-		if now.Sub(t) >= l.per {
+	wilds := 0
+	for k, a := range l.admitted { // at most n entries
+		if now.Sub(a.at) >= l.per {
 			delete(l.admitted, k)
+		} else if a.wild {
+			wilds++
 		}
 	}
 	if _, ok := l.admitted[name]; ok {
 		return true
 	}
-	if len(l.admitted) >= l.n {
+	if len(l.admitted) >= l.n || wild && wilds >= l.n/2 {
 		return false
 	}
-	l.admitted[name] = now
+	l.admitted[name] = admission{at: now, wild: wild}
 	return true
 }

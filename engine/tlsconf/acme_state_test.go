@@ -1,6 +1,7 @@
 package tlsconf
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,7 +21,7 @@ func TestLimiter(t *testing.T) {
 	var got []bool
 	step := func(d time.Duration, name string) {
 		now = now.Add(d)
-		got = append(got, l.allow(name))
+		got = append(got, l.allow(name, false))
 	}
 	step(0, "a")              // 1st name
 	step(time.Minute, "b")    // 2nd
@@ -31,6 +32,33 @@ func TestLimiter(t *testing.T) {
 	step(time.Minute, "d")    // now "b" left too
 	if diff := cmp.Diff([]bool{true, true, false, true, true, false, true}, got); diff != "" {
 		t.Errorf("admissions (-want +got):\n%s", diff)
+	}
+}
+
+// TestLimiterWildcardHalf: names covered only by a wildcard take at most
+// half of the window, so the names the rules name exactly keep the rest
+// however many names a client makes up under the wildcard.
+func TestLimiterWildcardHalf(t *testing.T) {
+	now := time.Unix(1e9, 0)
+	l := newLimiter()
+	l.now = func() time.Time { return now }
+	l.set(10, time.Hour)
+	admitted := 0
+	for i := range 100 {
+		if l.allow(fmt.Sprintf("n%d.wild.example", i), true) {
+			admitted++
+		}
+	}
+	if admitted != 5 {
+		t.Errorf("%d made-up names under a wildcard admitted, want 5 of 10", admitted)
+	}
+	for i := range 5 {
+		if name := fmt.Sprintf("exact%d.example", i); !l.allow(name, false) {
+			t.Errorf("%s, named exactly, refused after the wildcard's names", name)
+		}
+	}
+	if l.allow("exact5.example", false) {
+		t.Error("an eleventh name admitted in a window of 10")
 	}
 }
 

@@ -94,7 +94,12 @@ func testACME(t *testing.T, challenge string) {
 			Names:    []string{"managed.example.com"},
 			OnDemand: true, OnDemandN: 1, OnDemandPer: time.Hour},
 	}
-	decide := func(host string) bool { return strings.HasSuffix(host, ".wild.example.com") }
+	decide := func(host string) Cover {
+		if strings.HasSuffix(host, ".wild.example.com") {
+			return CoveredByWildcard
+		}
+		return NotCovered
+	}
 	set := metrics.NewSet()
 	m, err := New(cfg, decide, set, testLogger(t))
 	if err != nil {

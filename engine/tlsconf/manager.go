@@ -24,10 +24,22 @@ var ErrNoCertificate = errors.New("tlsconf: no certificate for this server name"
 // alpnACME is the ALPN protocol of TLS-ALPN-01 challenges (RFC 8737).
 const alpnACME = "acme-tls/1"
 
-// DecisionFunc reports whether the rules now serving answer for host, a
-// lower-case name; it gates on-demand issuance. It is called on the
-// handshake's goroutine and must not block.
-type DecisionFunc func(host string) bool
+// DecisionFunc reports how the rules now serving name host, a lower-case
+// name; it gates on-demand issuance. It is called on the handshake's
+// goroutine and must not block.
+type DecisionFunc func(host string) Cover
+
+// Cover is how the serving rules name a host. Names that only a wildcard
+// host rule covers are any a client makes up under it, so they may spend
+// only half of on_demand_rate: the names the rules name exactly always
+// keep the other half.
+type Cover uint8
+
+const (
+	NotCovered        Cover = iota // no rule names the host: no certificate on demand
+	CoveredByWildcard              // a wildcard host rule answers for it
+	CoveredExactly                 // a rule names the host itself
+)
 
 // Manager is the TLS configuration of the traffic side. Its methods are
 // safe for concurrent use.

@@ -125,7 +125,7 @@ func (g *gate) count(result string) { g.counts[result].Inc() }
 // once: a name backing off, over a limit, or a full queue. A handshake
 // for a name already being ordered waits for that order. It waits at most
 // until ctx (the handshake's) ends; the order itself goes on.
-func (g *gate) obtain(ctx context.Context, name string, order func(context.Context) error) error {
+func (g *gate) obtain(ctx context.Context, name string, wild bool, order func(context.Context) error) error {
 	g.mu.Lock()
 	queueMax := int64(g.queueMax)
 	g.mu.Unlock()
@@ -136,7 +136,7 @@ func (g *gate) obtain(ctx context.Context, name string, order func(context.Conte
 		return errOnDemandQueue
 	}
 	defer g.waiting.Add(-1)
-	f, err := g.admit(name, order)
+	f, err := g.admit(name, wild, order)
 	if err != nil {
 		return err
 	}
@@ -151,7 +151,7 @@ func (g *gate) obtain(ctx context.Context, name string, order func(context.Conte
 
 // admit returns the order running for name, or starts one when the
 // backoff and the limits allow.
-func (g *gate) admit(name string, order func(context.Context) error) (*flight, error) {
+func (g *gate) admit(name string, wild bool, order func(context.Context) error) (*flight, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if f := g.flights[name]; f != nil {
@@ -162,10 +162,10 @@ func (g *gate) admit(name string, order func(context.Context) error) (*flight, e
 		g.count(odBackoff)
 		return nil, fmt.Errorf("the last order failed; next try after %s", fl.until.Format(time.RFC3339))
 	}
-	if !g.limiter.allow(name) {
+	if !g.limiter.allow(name, wild) {
 		g.count(odRateLimited)
 		n, per := g.limiter.limits()
-		g.log.Warn("acme: on-demand order refused: on_demand_rate reached", "host", name, "rate", fmt.Sprintf("%d/%s", n, per))
+		g.log.Warn("acme: on-demand order refused: on_demand_rate reached", "host", name, "rate", fmt.Sprintf("%d/%s", n, per), "wildcard_only", wild)
 		return nil, errOnDemandRate
 	}
 	f := &flight{done: make(chan struct{})}

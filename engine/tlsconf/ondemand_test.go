@@ -45,10 +45,7 @@ func startOnDemand(t *testing.T) *onDemandRig {
 		ACME: &ACME{CA: r.pb.dirURL, CARoot: r.pb.caRoot, Storage: t.TempDir(),
 			Names: []string{}, OnDemand: true, OnDemandN: 100, OnDemandPer: time.Hour},
 	}
-	decide := func(host string) bool {
-		s := r.srv.Rules()
-		return s != nil && s.CoversHost(host)
-	}
+	decide := RulesCover(func() HostCover { return r.srv.Rules() })
 	m, err := New(r.cfg, decide, r.set, testLogger(t))
 	if err != nil {
 		t.Fatal(err)
@@ -198,6 +195,21 @@ func TestOnDemand(t *testing.T) {
 		}
 		waitMetricAtLeast(t, r.set, `redirectd_tls_handshake_failures_total{reason="unknown_sni"}`, 2)
 	})
+	t.Run("not DNS host names", func(t *testing.T) {
+		// Under a wildcard host, but no CA issues for them: refused
+		// before any budget is spent, never ordered.
+		r.t = t
+		before, refused := r.pb.Total(), r.metric(odRefused)
+		for _, name := range []string{"x..wild.example.com", "-1.wild.example.com", "a_2.wild.example.com", "a-.wild.example.com"} {
+			r.wantRefused(name)
+		}
+		if n := r.pb.Total(); n != before {
+			t.Errorf("Pebble saw %d orders for names that are not host names", n-before)
+		}
+		if v := r.metric(odRefused) - refused; v != 4 {
+			t.Errorf("refused grew by %v, want 4", v)
+		}
+	})
 	t.Run("added and removed by a swap", func(t *testing.T) {
 		r.t = t
 		r.wantRefused("added.example.com")
@@ -338,10 +350,10 @@ func TestGate(t *testing.T) {
 	}
 	results := make(chan error, 3)
 	for range 3 {
-		go func() { results <- g.obtain(context.Background(), "a.example.co.uk", order) }()
+		go func() { results <- g.obtain(context.Background(), "a.example.co.uk", false, order) }()
 	}
 	waitFor(t, "three handshakes waiting", func() bool { return g.waiting.Load() == 3 })
-	if err := g.obtain(context.Background(), "b.example.co.uk", order); err != errOnDemandQueue {
+	if err := g.obtain(context.Background(), "b.example.co.uk", false, order); err != errOnDemandQueue {
 		t.Errorf("a fourth waiting handshake: err = %v, want %v", err, errOnDemandQueue)
 	}
 	release <- nil
@@ -356,21 +368,21 @@ func TestGate(t *testing.T) {
 
 	// An order fails: the name backs off, refused without an order.
 	go func() { release <- errOnDemandBusy }()
-	if err := g.obtain(context.Background(), "b.x.example.co.uk", order); err != errOnDemandBusy {
+	if err := g.obtain(context.Background(), "b.x.example.co.uk", false, order); err != errOnDemandBusy {
 		t.Errorf("a failing order: err = %v", err)
 	}
-	if err := g.obtain(context.Background(), "b.x.example.co.uk", order); err == nil || !strings.Contains(err.Error(), "last order failed") {
+	if err := g.obtain(context.Background(), "b.x.example.co.uk", false, order); err == nil || !strings.Contains(err.Error(), "last order failed") {
 		t.Errorf("during the backoff: err = %v, want the backoff", err)
 	}
 	// An order the weekly count refuses is counted as such.
 	now = now.Add(backoffBase)
 	go func() { release <- fmt.Errorf("aborted: %w", errOnDemandDomain) }()
-	if err := g.obtain(context.Background(), "b.x.example.co.uk", order); !errors.Is(err, errOnDemandDomain) {
+	if err := g.obtain(context.Background(), "b.x.example.co.uk", false, order); !errors.Is(err, errOnDemandDomain) {
 		t.Errorf("an order over the weekly count: err = %v", err)
 	}
 	now = now.Add(backoffMax)
 	go func() { release <- nil }()
-	if err := g.obtain(context.Background(), "b.x.example.co.uk", order); err != nil {
+	if err := g.obtain(context.Background(), "b.x.example.co.uk", false, order); err != nil {
 		t.Errorf("after the backoff: %v", err)
 	}
 	if n := calls.Load(); n != 4 {

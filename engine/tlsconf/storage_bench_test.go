@@ -77,10 +77,7 @@ func (e *certEnv) start(b *testing.B, dir, httpAddr, tlsAddr string) *certRig {
 		ACME: &ACME{CA: e.pb.dirURL, CARoot: e.pb.caRoot, Storage: dir, Redis: e.redis,
 			Names: []string{}, OnDemand: true, OnDemandN: 1 << 20, OnDemandPer: time.Hour, PerDomainWeek: 1 << 20}}
 	var srv *engine.Server
-	decide := func(host string) bool {
-		s := srv.Rules()
-		return s != nil && s.CoversHost(host)
-	}
+	decide := RulesCover(func() HostCover { return srv.Rules() })
 	m, err := New(cfg, decide, r.set, nil)
 	if err != nil {
 		b.Fatal(err)

@@ -45,16 +45,9 @@ func newHTTPS(cfg *config.Config, opts *engine.Options, rules func() *matcher.Se
 		return nil, nil
 	}
 	h := &httpsSide{set: metrics.NewSet()}
-	// Only names the serving rules name by host (exact, or under a
-	// wildcard host) get a certificate on demand: host-less rules answer
-	// for any name, and would leave only the rate limit between a scanner
-	// and the CA's limits. rules() is an atomic load: a reload or a new
-	// version at the rule source changes the answer for the next
-	// handshake.
-	decide := func(host string) bool {
-		set := rules()
-		return set != nil && set.CoversHost(host)
-	}
+	// Only names the serving rules name by host get a certificate on
+	// demand (tlsconf.RulesCover says why).
+	decide := tlsconf.RulesCover(func() tlsconf.HostCover { return rules() })
 	m, err := tlsconf.New(tlsSettings(cfg), decide, h.set, log)
 	if err != nil {
 		return nil, err
