@@ -266,6 +266,47 @@ func TestH2ControlFloods(t *testing.T) {
 	}
 }
 
+// TestH2DrawnResets: frames that draw a reset from the server (a
+// WINDOW_UPDATE of 0, DATA on a closed stream) count against the same
+// budget as the resets a client sends, whatever their kind, so a flood of
+// them ends the connection; on an idle stream such a frame is a
+// connection error at once (RFC 9113 5.1).
+func TestH2DrawnResets(t *testing.T) {
+	t.Parallel()
+	srv := startH2(t, engine.Options{})
+	for _, tt := range []struct {
+		name  string
+		flood func(*http2.Framer) error
+	}{
+		{"window update of 0", func(fr *http2.Framer) error { return fr.WriteWindowUpdate(1, 0) }},
+		{"empty data on a closed stream", func(fr *http2.Framer) error { return fr.WriteData(1, false, nil) }},
+		{"data on a closed stream", func(fr *http2.Framer) error { return fr.WriteData(1, false, []byte("x")) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := dialH2(t, srv)
+			r.fr.AllowIllegalWrites = true
+			r.headers(1, true, r.block("GET", "/old"))
+			if st := r.status(1); st != "301" {
+				t.Fatalf("stream 1: %s, want 301", st)
+			}
+			go func() {
+				for range 100_000 {
+					if tt.flood(r.fr) != nil {
+						return
+					}
+				}
+			}()
+			r.goAway(http2.ErrCodeEnhanceYourCalm)
+		})
+	}
+	t.Run("window update of 0 on an idle stream", func(t *testing.T) {
+		r := dialH2(t, srv)
+		r.fr.AllowIllegalWrites = true
+		r.fr.WriteWindowUpdate(99, 0)
+		r.goAway(http2.ErrCodeProtocol)
+	})
+}
+
 // TestH2FlowControl: the answer's body is sent as the client's window
 // allows.
 func TestH2FlowControl(t *testing.T) {

@@ -162,9 +162,17 @@ func (c *Conn) Serve() (quiet bool, err error) {
 		if err != nil {
 			var se http2.StreamError
 			if errors.As(err, &se) {
-				// The Framer found a stream's frame malformed; the rest
-				// of the connection is sound.
-				c.streamError(se.StreamID, se.Code)
+				// The Framer found a stream's frame malformed (a
+				// WINDOW_UPDATE of 0); the rest of the connection is
+				// sound, unless the stream is idle: a frame there other
+				// than HEADERS or PRIORITY, which the Framer never
+				// refuses this way, is a connection error (RFC 9113 5.1).
+				if c.idle(se.StreamID) {
+					return false, c.end(c.goAway(http2.ErrCodeProtocol, err))
+				}
+				if err := c.frameDone(se); err != nil {
+					return false, c.end(err)
+				}
 				continue
 			}
 			return false, c.end(c.readFailed(err))
@@ -191,7 +199,9 @@ func (c *Conn) frameDone(err error) error {
 	}
 	var se http2.StreamError
 	if errors.As(err, &se) {
-		c.streamError(se.StreamID, se.Code)
+		if err := c.streamError(se.StreamID, se.Code); err != nil {
+			return c.frameDone(err) // past the reset budget
+		}
 		return nil
 	}
 	var ce http2.ConnectionError
@@ -477,15 +487,33 @@ func (c *Conn) handOver(st *Stream) {
 	st.sync = false
 }
 
-// streamError resets stream id with code (RFC 9113 5.4.2).
-func (c *Conn) streamError(id uint32, code http2.ErrCode) {
+// streamError resets stream id with code (RFC 9113 5.4.2), in answer to
+// the peer's frame. Every reset the peer's frames draw takes a token from
+// the bucket of the resets it sends (ResetsPerSecond): a frame that costs
+// the client a few bytes and the server a reset (a WINDOW_UPDATE of 0,
+// DATA on a closed stream) is bounded like a rapid reset, whatever its
+// kind; past the bucket it is a connection error ENHANCE_YOUR_CALM.
+func (c *Conn) streamError(id uint32, code http2.ErrCode) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if st := c.streams[id]; st != nil {
 		c.resetStream(st, code)
-		return
+	} else {
+		c.fr.WriteRSTStream(id, code)
 	}
-	c.fr.WriteRSTStream(id, code)
+	if !c.resets.take(c.now, c.o.ResetsPerSecond, c.o.ResetBurst) {
+		return http2.ConnectionError(http2.ErrCodeEnhanceYourCalm)
+	}
+	return nil
+}
+
+// idle reports whether stream id is idle: never opened by the peer.
+// The peer opens odd ids in increasing order (RFC 9113 5.1.1), so every
+// id above the highest opened is idle.
+func (c *Conn) idle(id uint32) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return id > c.maxID
 }
 
 // goAway sends GOAWAY with code and ends the connection (Serve's return
