@@ -88,6 +88,12 @@ type forward struct {
 	abort       chan struct{}
 	aborted     atomic.Bool
 	abortStatus atomic.Int32
+	// um and upCode are the metrics of the server that answered and its
+	// status, for counted; countDone says the answer was counted (the
+	// forward's goroutine alone reads and writes them).
+	um        *upstreamMetrics
+	upCode    int
+	countDone bool
 	// refused is set on the loop when the loop answered the client itself
 	// and left the connection to a lingering read (refuse): release then
 	// writes nothing and closes nothing.
@@ -347,6 +353,7 @@ func (f *forward) run() {
 	}
 	f.answered(um, resp.StatusCode(), start)
 	if f.fallbackTakes(resp) { // fallback.go
+		f.counted(true)
 		f.writeFallback()
 		return
 	}

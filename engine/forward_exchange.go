@@ -125,13 +125,46 @@ func (e errInformational) Error() string {
 	return fmt.Sprintf("the upstream answered %d to a request that asked for no protocol switch; it is answered 502", e.code)
 }
 
-// answered counts an exchange that started at start and got an answer of
-// code, and records code for the access log.
+// answered records that an exchange that started at start got the head
+// of an answer of code (for the access log and the duration metrics). The
+// answer is counted by counted once its body is read whole or found cut
+// short.
 func (f *forward) answered(um *upstreamMetrics, code int, start time.Time) {
-	um.ok.Inc()
 	um.dur.Update(time.Since(start).Seconds())
 	f.upStatus.Store(int32(code))
-	if c := code / 100; c >= 1 && c <= 5 {
+	f.um, f.upCode = um, code
+}
+
+// counted counts the upstream's answer, once: whole (or abandoned by the
+// client) as answered with its status class, cut short (the upstream
+// closed or failed within its body) as a failed forward.
+func (f *forward) counted(whole bool) {
+	if f.um == nil || f.countDone {
+		return
+	}
+	f.countDone = true
+	if !whole {
+		f.um.failed.Inc()
+		f.s.m.forwarded[5].Inc()
+		return
+	}
+	f.um.ok.Inc()
+	if c := f.upCode / 100; c >= 1 && c <= 5 {
 		f.s.m.forwarded[c].Inc()
 	}
 }
+
+// cutShort records an answer whose body the upstream cut short with err:
+// a failed forward, logged. Nothing of it has reached the client when
+// nothingSent, which then gets 502 (upStatus says so in the access log).
+func (f *forward) cutShort(err error, nothingSent bool) {
+	f.counted(false)
+	f.s.log.Warn("upstream answer cut short", "group", f.g.Name, "server", f.server, "status", f.upCode, "err", err, "client_answered_502", nothingSent)
+	if nothingSent {
+		f.upStatus.Store(502)
+	}
+}
+
+// msgCutShort is the body of the 502 for an answer cut short before any
+// of it was sent.
+const msgCutShort = "the upstream server's answer was cut short\n"

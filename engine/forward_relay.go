@@ -27,6 +27,7 @@ func (f *forward) relay(resp *fasthttp.Response) {
 		if stream != nil {
 			resp.CloseBodyStream() // before the write: see relayBody
 		}
+		f.counted(true)
 		f.writeLast(head)
 		return
 	}
@@ -130,17 +131,21 @@ func (f *forward) relayBody(head []byte, stream io.Reader, closer io.Closer, len
 		}
 	}
 	defer closeStream()
+	defer f.counted(true) // whole, or the client went: what is not cut short
 	if length >= 0 && length <= answerChunk {
 		// A small answer of known length goes out with its head in one
-		// write: one trip through the loop instead of two.
+		// write: one trip through the loop instead of two. Cut short,
+		// nothing of it has gone: the client gets 502, not an empty
+		// reply.
 		out := append(head, make([]byte, length)...)
 		if _, err := io.ReadFull(stream, out[len(head):]); err != nil {
-			f.s.log.Warn("upstream answer cut short", "err", err)
 			closeStream()
-			f.finish(true)
+			f.cutShort(err, true)
+			f.answerError(502, msgCutShort)
 			return
 		}
 		closeStream()
+		f.counted(true)
 		f.writeLast(out)
 		return
 	}
@@ -176,19 +181,19 @@ func (f *forward) relayBody(head []byte, stream io.Reader, closer io.Closer, len
 		}
 		if err != nil {
 			// The upstream died mid-answer: close, so the client never
-			// takes a truncated answer for a whole one.
-			f.s.log.Warn("upstream answer cut short", "err", err)
+			// takes a truncated answer for a whole one (as nginx does).
 			closeStream()
+			f.cutShort(err, false)
 			f.finish(true)
 			return
 		}
 	}
+	closeStream()
+	f.counted(true)
 	if chunkedOut {
-		closeStream()
 		f.writeLast([]byte("0\r\n\r\n"))
 		return
 	}
-	closeStream()
 	f.finish(false)
 }
 

@@ -365,6 +365,50 @@ func testForwardFailures(t *testing.T, tr transport) {
 			t.Fatalf("got %d %q, want 502 naming the informational answer", resp.StatusCode, body)
 		}
 	})
+	t.Run("upstream cuts its answer short", func(t *testing.T) {
+		// 7 bytes of 1,000, then close: nothing reached the client yet,
+		// so it gets 502, not an empty reply; of 100,000 the head has
+		// gone, so the connection closes before the announced length.
+		// Either is a failed forward in the metrics.
+		u := startRawUpstream(t, func(u *rawUpstream, rc *rawConn) {
+			head, err := rc.readHead(5 * time.Second)
+			if err != nil {
+				return
+			}
+			n := 1000
+			if strings.Contains(head, "/big") {
+				n = 100_000
+			}
+			fmt.Fprintf(rc.c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n1234567", n)
+		})
+		srv := tr.startProxy(t, upstream.Config{Servers: []string{u.addr}}, engine.UpstreamOptions{})
+		c := tr.dial(t, srv)
+		io.WriteString(c, "GET /small HTTP/1.1\r\nHost: a\r\n\r\n")
+		resp, body := readFull(t, bufio.NewReader(c), "GET")
+		if resp.StatusCode != 502 || !strings.Contains(body, "cut short") {
+			t.Fatalf("small answer cut short: %d %q, want 502", resp.StatusCode, body)
+		}
+		c = tr.dial(t, srv)
+		io.WriteString(c, "GET /big HTTP/1.1\r\nHost: a\r\n\r\n")
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("large answer: %v %v, want its head", resp, err)
+		}
+		if got, err := io.ReadAll(resp.Body); err == nil || len(got) != 7 {
+			t.Fatalf("large answer cut short: read %d bytes, err %v; want 7 and an unexpected end", len(got), err)
+		}
+		m := metricsOf(srv)
+		for name, want := range map[string]string{
+			`redirectd_upstream_requests_total{group="default",server="` + u.addr + `",result="error"}`:    "2",
+			`redirectd_upstream_requests_total{group="default",server="` + u.addr + `",result="answered"}`: "",
+			`redirectd_requests_total{outcome="forwarded",status="5xx"}`:                                   "2",
+			`redirectd_requests_total{outcome="forwarded",status="2xx"}`:                                   "0",
+		} {
+			if got := metricValue(m, name); got != want && !(want == "" && got == "0") {
+				t.Errorf("%s = %q, want %q", name, got, want)
+			}
+		}
+	})
 	t.Run("upstream slow", func(t *testing.T) {
 		addr := startUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			time.Sleep(2 * time.Second)

@@ -219,6 +219,39 @@ func TestH2UpstreamSwitchesProtocols(t *testing.T) {
 	}
 }
 
+// TestH2UpstreamCutShort: an answer the upstream cuts short before any
+// of it was sent gets 502 on the stream; one whose head has gone ends
+// with RST_STREAM, never as a whole answer.
+func TestH2UpstreamCutShort(t *testing.T) {
+	t.Parallel()
+	u := startRawUpstream(t, func(u *rawUpstream, rc *rawConn) {
+		head, err := rc.readHead(5 * time.Second)
+		if err != nil {
+			return
+		}
+		n := 1000
+		if strings.Contains(head, "/big") {
+			n = 100_000
+		}
+		fmt.Fprintf(rc.c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n1234567", n)
+	})
+	pool := testPool(t, upstream.Config{Servers: []string{u.addr}}, nil)
+	srv := startH2(t, engine.Options{Upstream: &engine.UpstreamOptions{Pool: pool}})
+	c := h2Client(t)
+	got := doRequest(t, c, "GET", "https://"+srv.TLSAddr()+"/small", "site.example", "")
+	if got.Status != 502 || !strings.Contains(got.Body, "cut short") {
+		t.Errorf("small answer cut short: %+v, want 502", got)
+	}
+	resp, err := c.Get("https://" + srv.TLSAddr() + "/big")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if b, err := io.ReadAll(resp.Body); err == nil {
+		t.Errorf("large answer cut short: read %d bytes whole, want a reset stream", len(b))
+	}
+}
+
 // TestH2AccessLog: HTTP/2 streams are logged as HTTP/1.1 requests are,
 // with HTTP/2.0 as the protocol: a redirect with its Location, and a
 // forwarded miss with the upstream's status.

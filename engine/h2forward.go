@@ -105,6 +105,7 @@ func (hf *h2forward) run() {
 	}
 	f.answered(um, resp.StatusCode(), start)
 	if f.fallbackTakes(resp) { // fallback.go
+		f.counted(true)
 		hf.writeFallback()
 		return
 	}
@@ -119,21 +120,36 @@ func (hf *h2forward) relay(resp *fasthttp.Response) {
 	f.headSent.Store(int64(len(head))) // for the log's body bytes
 	stream := resp.BodyStream()
 	defer resp.CloseBodyStream()
+	defer f.counted(true) // whole, or the client went: what is not cut short
 	if noBody || stream == nil {
 		body := resp.Body()
 		if noBody {
 			body = nil
 		}
+		f.counted(true)
 		hf.done(hf.st.AnswerHead(head, len(body) == 0), head, body)
+		return
+	}
+	bufp := chunkPool.Get().(*[]byte)
+	defer chunkPool.Put(bufp)
+	buf := (*bufp)[:answerChunk]
+	if length := resp.Header.ContentLength(); length >= 0 && length <= answerChunk {
+		// A small answer of known length is read before its head is
+		// sent, as on HTTP/1.1: cut short, the stream gets 502.
+		body := buf[:length]
+		if _, err := io.ReadFull(stream, body); err != nil {
+			f.cutShort(err, true)
+			hf.answerError(502, msgCutShort)
+			return
+		}
+		f.counted(true)
+		hf.done(hf.st.AnswerHead(head, length == 0), head, body)
 		return
 	}
 	if err := hf.st.AnswerHead(head, false); err != nil {
 		hf.done(err, head, nil)
 		return
 	}
-	bufp := chunkPool.Get().(*[]byte)
-	defer chunkPool.Put(bufp)
-	buf := (*bufp)[:answerChunk]
 	hf.sent = int64(len(head))
 	for {
 		n, err := stream.Read(buf)
@@ -145,6 +161,7 @@ func (hf *h2forward) relay(resp *fasthttp.Response) {
 			}
 		}
 		if err == io.EOF {
+			f.counted(true)
 			hf.st.WriteData(nil, true)
 			hf.log()
 			return
@@ -152,7 +169,7 @@ func (hf *h2forward) relay(resp *fasthttp.Response) {
 		if err != nil {
 			// The upstream died mid-answer: reset the stream, so the
 			// client never takes a truncated answer for a whole one.
-			f.s.log.Warn("upstream answer cut short", "err", err)
+			f.cutShort(err, false)
 			hf.st.Abort()
 			hf.log()
 			return
