@@ -171,6 +171,18 @@ func (e *entry) hosts(v any) []string {
 	return names
 }
 
+// RuleHost returns a rule's host as the config takes it (lower case, no
+// trailing dot, an internationalised name as its punycode), or an error
+// saying what is wrong with it: the one check of a rule's host, for the
+// rules an edit makes too, so that what an edit serves a config can hold.
+func RuleHost(h string) (string, error) {
+	name, msg := asciiHost(h)
+	if msg != "" {
+		return h, fmt.Errorf("host %q %s", h, msg)
+	}
+	return name, nil
+}
+
 // asciiHost returns a configured host name as requests carry it: lower
 // case, without a trailing dot, an internationalised name in its punycode
 // form (bücher.example is xn--bcher-kva.example, as browsers send it). It

@@ -510,4 +510,26 @@ func TestEditedNodeAsSource(t *testing.T) {
 		t.Fatalf("the follower does not take the second promote:\n%s", stderr.String())
 	}
 	follower.wantAnswer("localhost", "/old", 301, "/x") // the edited node's config rules travel too
+
+	// A rule holding a DEL byte travels too, and so do the changes after
+	// it (its archive once failed to load on every node, which then
+	// refused every newer one); a rule no config can hold is refused at
+	// the edit, with its reason.
+	d = n.newDraft("pub")
+	n.json("ed", "POST", "/drafts/"+d.ID+"/entries", map[string]any{"op": "add", "from": "/del\x7fbyte", "to": "/d1"}, 201, nil)
+	n.json("pub", "POST", "/drafts/"+d.ID+"/promote", map[string]string{"message": "a DEL byte"}, 200, nil)
+	d = n.newDraft("pub")
+	n.json("ed", "POST", "/drafts/"+d.ID+"/entries", map[string]any{"op": "add", "host": "other.example", "from": "/later", "to": "/l1"}, 201, nil)
+	n.json("pub", "POST", "/drafts/"+d.ID+"/promote", map[string]string{"message": "after it"}, 200, nil)
+	if !testutil.Eventually(15*time.Second, func() bool {
+		st, l := follower.answer("other.example", "/later")
+		return st == 301 && strings.HasSuffix(l, "/l1")
+	}) {
+		t.Fatalf("the follower does not take the promotes after a rule with a DEL byte:\n%s", stderr.String())
+	}
+	follower.wantAnswer("localhost", "/del%7Fbyte", 301, "/d1")
+	code, body := n.call("ed", "POST", "/drafts/"+d.ID+"/entries", "application/json", strings.NewReader(`{"op":"add","from":"/caf`+"\xe9"+`","to":"/c"}`))
+	if code != 400 || !strings.Contains(body, "U+FFFD") {
+		t.Errorf("an entry whose from is not UTF-8: %d %q, want 400 saying why", code, body)
+	}
 }

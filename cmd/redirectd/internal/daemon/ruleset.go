@@ -3,15 +3,15 @@ package daemon
 import (
 	"archive/tar"
 	"bufio"
-	"bytes"
 	"compress/gzip"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/redirectd/redirectd/config/importer"
 	"github.com/redirectd/redirectd/engine/admin"
 	"github.com/redirectd/redirectd/matcher"
 )
@@ -41,11 +41,18 @@ func (s *service) Ruleset() (admin.Ruleset, error) {
 
 // writeRuleset writes set's rules as redirectd.toml in a .tar.gz at
 // file (a temporary name, synced, renamed: a fetch in progress keeps
-// reading the old one).
+// reading the old one). The rules are written by the one writer of
+// configs (importer.WriteRule, the inverse of config.Load, fuzzed by
+// FuzzWriteRule and FuzzRuleset), so a node that loads the archive serves
+// the same rules, conditions, windows, headers and shadow mode included.
+// A rule that TOML cannot hold (bytes that are not UTF-8, from a map
+// file) fails the archive with its place and why: an archive that loads
+// as other rules would be served to the whole fleet.
 func writeRuleset(file string, set *matcher.Set, hash string) error {
-	var toml bytes.Buffer
-	fmt.Fprintf(&toml, "# The rules redirectd served as version %s, from GET /ruleset.\n", hash)
-	set.Each(func(rh matcher.RuleHits) { writeTOMLRule(&toml, rh.Rule) })
+	toml, err := rulesetTOML(set, hash)
+	if err != nil {
+		return err
+	}
 	tmp := file + ".tmp"
 	f, err := os.Create(tmp)
 	if err != nil {
@@ -54,9 +61,9 @@ func writeRuleset(file string, set *matcher.Set, hash string) error {
 	bw := bufio.NewWriter(f)
 	zw := gzip.NewWriter(bw)
 	tw := tar.NewWriter(zw)
-	err = tw.WriteHeader(&tar.Header{Name: "redirectd.toml", Mode: 0o644, Size: int64(toml.Len()), ModTime: time.Now(), Typeflag: tar.TypeReg})
+	err = tw.WriteHeader(&tar.Header{Name: "redirectd.toml", Mode: 0o644, Size: int64(len(toml)), ModTime: time.Now(), Typeflag: tar.TypeReg})
 	if err == nil {
-		_, err = tw.Write(toml.Bytes())
+		_, err = tw.Write([]byte(toml))
 	}
 	for _, c := range []func() error{tw.Close, zw.Close, bw.Flush, f.Sync} {
 		if err == nil {
@@ -72,51 +79,26 @@ func writeRuleset(file string, set *matcher.Set, hash string) error {
 	return err
 }
 
-// writeTOMLRule writes r as a [[rule]] table. What a [[rule]] cannot
-// say as this writes it (when conditions, a time window, shadow mode, a
-// no-redirect entry, rule headers) is left out, with a comment saying
-// which rule.
-func writeTOMLRule(b *bytes.Buffer, r *matcher.Rule) {
-	if r.Pass || !r.When.Empty() || !r.Active.From.IsZero() || !r.Active.Until.IsZero() || r.Shadow || len(r.Headers) > 0 {
-		fmt.Fprintf(b, "\n# left out: %s %s (%s) has conditions, a window, shadow mode, headers or no redirect, which this archive does not carry\n", r.Kind, q(r.From), r.Source())
-		return
-	}
-	fmt.Fprintf(b, "\n[[rule]]\nmatch = %s\nfrom = %s\nto = %s\nstatus = %d\n", q(r.Kind.String()), q(r.From), q(r.To), r.Status)
-	if r.Host != "" {
-		fmt.Fprintf(b, "host = %s\n", q(r.Host))
-	}
-	switch {
-	case r.UnicodeFold:
-		b.WriteString("case_insensitive = \"unicode\"\n")
-	case r.CaseInsensitive:
-		b.WriteString("case_insensitive = true\n")
-	}
-	if r.TrailingSlash {
-		b.WriteString("trailing_slash = \"ignore\"\n")
-	}
-	if r.QueryString != matcher.QueryKeep {
-		fmt.Fprintf(b, "query_string = %s\n", q([]string{"keep", "drop", "replace"}[r.QueryString]))
-	}
-	if r.DecodedPath {
-		b.WriteString("path = \"decoded\"\n")
-	}
-	if r.RequestURI {
-		b.WriteString("request_uri = true\n")
-	}
-	if len(r.Query) > 0 {
-		b.WriteString("query = {")
-		for i, c := range r.Query {
-			if i > 0 {
-				b.WriteString(", ")
+// rulesetTOML is the redirectd.toml of set's rules. A no-redirect entry
+// (a map's "" value) has no [[rule]] form and is left out, with a comment
+// naming it.
+func rulesetTOML(set *matcher.Set, hash string) (string, error) {
+	var b strings.Builder
+	importer.WriteHeader(&b, fmt.Sprintf("The rules redirectd served as version %s, from GET /ruleset.", hash))
+	var err error
+	set.Each(func(rh matcher.RuleHits) {
+		r := rh.Rule
+		switch {
+		case err != nil:
+		case r.Pass:
+			importer.WriteComment(&b, fmt.Sprintf("left out: the no-redirect entry %s %s (%s), which a [[rule]] cannot hold", r.Kind, r.From, r.Source()))
+		default:
+			if werr := importer.Writable(r); werr != nil {
+				err = fmt.Errorf("the rule at %s cannot be written to the archive: %w", r.Source(), werr)
+				return
 			}
-			fmt.Fprintf(b, "%s = %s", q(c.Name), q(c.Value))
+			importer.WriteRule(&b, r.Source(), *r, nil)
 		}
-		b.WriteString("}\n")
-	}
-}
-
-// q quotes s as a TOML basic string: JSON's escapes are TOML's.
-func q(s string) string {
-	j, _ := json.Marshal(s)
-	return string(j)
+	})
+	return b.String(), err
 }

@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
+	"github.com/redirectd/redirectd/config"
+	"github.com/redirectd/redirectd/config/importer"
 	"github.com/redirectd/redirectd/internal/shorten"
 	"github.com/redirectd/redirectd/matcher"
 )
@@ -60,8 +63,12 @@ func (e *Entry) Check() error {
 	if len(e.From) > maxField || len(e.To) > maxField || len(e.Host) > 255 {
 		return fmt.Errorf("host, from or to is too long (from and to at most %d bytes, host 255)", maxField)
 	}
-	if strings.ContainsAny(e.Host, "/:?#@ \t[]") || strings.Contains(strings.TrimPrefix(e.Host, "*."), "*") {
-		return fmt.Errorf("host %q is not a host name (write example.com or *.example.com, without scheme, port or path)", cut(e.Host))
+	if e.Host != "" {
+		h, err := config.RuleHost(e.Host)
+		if err != nil {
+			return fmt.Errorf("%w (write example.com or *.example.com, without scheme, port or path)", err)
+		}
+		e.Host = h
 	}
 	switch e.Kind {
 	case "", "exact", "prefix":
@@ -77,6 +84,18 @@ func (e *Entry) Check() error {
 	}
 	if strings.ContainsAny(e.From, "\r\n") || strings.ContainsAny(e.To, "\r\n\x00") {
 		return fmt.Errorf("from and to may not hold a line break")
+	}
+	// What an edit makes is served, and written by GET /ruleset for a
+	// fleet to load back: a rule the one config writer cannot write as
+	// it is (bytes that are not UTF-8) would load as another rule there.
+	if err := importer.Writable(&matcher.Rule{From: e.From, To: e.To, Host: e.Host}); err != nil {
+		return fmt.Errorf("%w; a rule must be text that a config (and GET /ruleset) can hold: percent-encode such bytes (%%E9)", err)
+	}
+	// JSON decoding turns bytes that are not UTF-8, and escapes of lone
+	// surrogates, into U+FFFD without a word: a rule holding it is
+	// almost surely not what its author sent.
+	if strings.ContainsRune(e.From+e.To+e.Host, utf8.RuneError) {
+		return fmt.Errorf("from, to or host holds U+FFFD, the mark of bytes that were not text (not UTF-8, or a lone surrogate escape in JSON); percent-encode such bytes (%%E9)")
 	}
 	if e.Op == OpDelete {
 		e.To, e.Status = "", 0
