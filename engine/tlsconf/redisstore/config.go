@@ -69,6 +69,7 @@ func (c Config) options() (*redis.Options, error) {
 		// it with an error.
 		DisableIdentity: true,
 	}
+	o.Dialer = dialer(nil)
 	if !c.TLS {
 		return o, nil
 	}
@@ -91,5 +92,6 @@ func (c Config) options() (*redis.Options, error) {
 		tc.Certificates = []tls.Certificate{cert}
 	}
 	o.TLSConfig = tc
+	o.Dialer = dialer(tc)
 	return o, nil
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/redirectd/redirectd/internal/safego"
 )
 
 // heldLock is a lock this process holds: its token, and the refresher
@@ -43,7 +45,8 @@ func (r *Redis) lockKey(name string) string { return r.prefix + "lock/" + name }
 // error ends the wait with that error: an issuance that cannot be
 // coordinated waits, rather than risking a second order of the same
 // certificate.
-func (r *Redis) Lock(ctx context.Context, name string) error {
+func (r *Redis) Lock(ctx context.Context, name string) (err error) {
+	defer recovered("lock", &err)
 	for {
 		ok, err := r.TryLock(ctx, name)
 		if err != nil || ok {
@@ -64,7 +67,8 @@ func (r *Redis) Lock(ctx context.Context, name string) error {
 // TryLock takes the lock name if no one holds it, and reports whether it
 // did. Held, the lock's time to live is refreshed every third of it until
 // Unlock or Close.
-func (r *Redis) TryLock(ctx context.Context, name string) (bool, error) {
+func (r *Redis) TryLock(ctx context.Context, name string) (_ bool, err error) {
+	defer recovered("lock", &err)
 	token := newToken()
 	key := r.lockKey(name)
 	ok, err := r.c.SetNX(ctx, key, token, r.ttl).Result()
@@ -86,6 +90,7 @@ func (r *Redis) TryLock(ctx context.Context, name string) (bool, error) {
 // Redis was unreachable, and perhaps taken by another node) is logged
 // and no longer refreshed: refreshing it would extend someone else's.
 func (r *Redis) refresh(name string, h *heldLock) {
+	defer safego.Recover("redis lock refresh")
 	defer close(h.done)
 	t := time.NewTicker(r.ttl / 3)
 	defer t.Stop()
@@ -120,7 +125,8 @@ func (r *Redis) refresh(name string, h *heldLock) {
 // and two jobs for one name in one process; the cost is the one
 // certmagic accepts of its own folder locks, an order that may run
 // twice.
-func (r *Redis) Unlock(ctx context.Context, name string) error {
+func (r *Redis) Unlock(ctx context.Context, name string) (err error) {
+	defer recovered("unlock", &err)
 	r.mu.Lock()
 	h := r.locks[name]
 	delete(r.locks, name)

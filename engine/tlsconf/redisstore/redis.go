@@ -70,7 +70,10 @@ func NewRedis(c Config, log *slog.Logger) (*Redis, error) {
 func (r *Redis) String() string { return "redis://" + r.c.Options().Addr + "/" + r.prefix }
 
 // Ping reports whether Redis answers.
-func (r *Redis) Ping(ctx context.Context) error { return r.c.Ping(ctx).Err() }
+func (r *Redis) Ping(ctx context.Context) (err error) {
+	defer recovered("ping", &err)
+	return r.c.Ping(ctx).Err()
+}
 
 func (r *Redis) fileKey(key string) string { return r.prefix + "file/" + key }
 
@@ -84,8 +87,9 @@ func dirRange(dir string) (lo, hi string) {
 }
 
 // Store puts value at key, the value and the index entry at once.
-func (r *Redis) Store(ctx context.Context, key string, value []byte) error {
-	_, err := r.c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+func (r *Redis) Store(ctx context.Context, key string, value []byte) (err error) {
+	defer recovered("store", &err)
+	_, err = r.c.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.HSet(ctx, r.fileKey(key), "v", value, "m", time.Now().UnixMilli())
 		p.ZAdd(ctx, r.index, redis.Z{Member: key})
 		return nil
@@ -97,7 +101,8 @@ func (r *Redis) Store(ctx context.Context, key string, value []byte) error {
 }
 
 // Load returns the value at key, fs.ErrNotExist when there is none.
-func (r *Redis) Load(ctx context.Context, key string) ([]byte, error) {
+func (r *Redis) Load(ctx context.Context, key string) (_ []byte, err error) {
+	defer recovered("load", &err)
 	v, err := r.c.HGet(ctx, r.fileKey(key), "v").Bytes()
 	if errors.Is(err, redis.Nil) {
 		return nil, fmt.Errorf("%q: %w", key, fs.ErrNotExist)
@@ -121,9 +126,10 @@ return n + #kids`)
 
 // Delete deletes key and, as a directory, every key under it; a key that
 // does not exist is no error.
-func (r *Redis) Delete(ctx context.Context, key string) error {
+func (r *Redis) Delete(ctx context.Context, key string) (err error) {
+	defer recovered("delete", &err)
 	lo, hi := dirRange(key)
-	err := deleteScript.Run(ctx, r.c, []string{r.index, r.fileKey(key)}, key, r.prefix+"file/", lo, hi).Err()
+	err = deleteScript.Run(ctx, r.c, []string{r.index, r.fileKey(key)}, key, r.prefix+"file/", lo, hi).Err()
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return fmt.Errorf("cannot delete %q in redis: %w", key, err)
 	}
@@ -137,7 +143,8 @@ func (r *Redis) Exists(ctx context.Context, key string) bool {
 	return ok && err == nil
 }
 
-func (r *Redis) exists(ctx context.Context, key string) (bool, error) {
+func (r *Redis) exists(ctx context.Context, key string) (_ bool, err error) {
+	defer recovered("exists", &err)
 	info, err := r.Stat(ctx, key)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
@@ -147,12 +154,13 @@ func (r *Redis) exists(ctx context.Context, key string) (bool, error) {
 
 // Stat describes key: a file with its size and time, a directory when
 // other keys lie under it, fs.ErrNotExist when neither.
-func (r *Redis) Stat(ctx context.Context, key string) (certmagic.KeyInfo, error) {
+func (r *Redis) Stat(ctx context.Context, key string) (_ certmagic.KeyInfo, err error) {
+	defer recovered("stat", &err)
 	lo, hi := dirRange(key)
 	var m *redis.StringCmd
 	var size *redis.IntCmd
 	var kids *redis.StringSliceCmd
-	_, err := r.c.Pipelined(ctx, func(p redis.Pipeliner) error {
+	_, err = r.c.Pipelined(ctx, func(p redis.Pipeliner) error {
 		m = p.HGet(ctx, r.fileKey(key), "m")
 		size = p.HStrLen(ctx, r.fileKey(key), "v")
 		kids = p.ZRangeArgs(ctx, redis.ZRangeArgs{Key: r.index, Start: lo, Stop: hi, ByLex: true, Count: 1})
@@ -179,7 +187,8 @@ const listPage = 1000
 // directory at any depth; each is dir + "/" + its path below. It is
 // fs.ErrNotExist when dir is neither a file nor a directory, and empty
 // for a file.
-func (r *Redis) List(ctx context.Context, dir string, recursive bool) ([]string, error) {
+func (r *Redis) List(ctx context.Context, dir string, recursive bool) (_ []string, err error) {
+	defer recovered("list", &err)
 	lo, hi := dirRange(dir)
 	base := ""
 	if dir != "" {
