@@ -10,6 +10,7 @@ import (
 
 	"github.com/redirectd/redirectd/config/syntax"
 	"github.com/redirectd/redirectd/internal/ascii"
+	"github.com/redirectd/redirectd/internal/safego"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -153,6 +154,7 @@ func parseMapFile(k *ruleSink, name string, r io.Reader, size int, tmpl matcher.
 	var stop atomic.Bool
 	var readErr error
 	go func() {
+		defer safego.Recover("map file reader")
 		defer close(full)
 		b := make([]mapItem, 0, batch)
 		send := func(release []byte) {

@@ -1,6 +1,10 @@
 package engine
 
-import "time"
+import (
+	"time"
+
+	"github.com/redirectd/redirectd/internal/safego"
+)
 
 // job is what a worker runs: a forward's exchange (forward.run) or an
 // ACME challenge (challenge.run).
@@ -37,6 +41,7 @@ func (w *workers) run(j job) {
 }
 
 func (w *workers) work(j job) {
+	defer safego.Recover("forward worker")
 	t := time.NewTimer(workerIdle)
 	defer t.Stop()
 	for {

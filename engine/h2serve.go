@@ -5,6 +5,7 @@ import (
 
 	"github.com/redirectd/redirectd/engine/h2"
 	"github.com/redirectd/redirectd/httpparse"
+	"github.com/redirectd/redirectd/internal/safego"
 )
 
 // h2conn answers the streams of one TLS connection that negotiated h2
@@ -57,6 +58,7 @@ func (c *tlsConn) serveH2() {
 func (c *tlsConn) runH2(hc *h2.Conn, x *h2conn, woken bool) {
 	c.t.wg.Add(1)
 	go func() {
+		defer safego.Recover("h2 connection")
 		defer c.t.wg.Done()
 		if woken {
 			c.waitReadable()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/redirectd/redirectd/engine/accesslog"
 	"github.com/redirectd/redirectd/httpparse"
+	"github.com/redirectd/redirectd/internal/safego"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -259,6 +260,7 @@ func (s *Server) Run() error {
 			return err
 		}
 		go func() {
+			defer safego.Recover("tls listener")
 			select {
 			case <-s.ready:
 				s.tls.serve()
@@ -344,7 +346,7 @@ func (s *Server) onLoops(f func(*loop)) {
 		return true
 	})
 	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
+	safego.Go("stop wait", func() { wg.Wait(); close(done) })
 	select {
 	case <-done:
 	case <-time.After(time.Second):

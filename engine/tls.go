@@ -13,6 +13,7 @@ import (
 
 	"github.com/panjf2000/gnet/v2"
 	"github.com/redirectd/redirectd/engine/h2"
+	"github.com/redirectd/redirectd/internal/safego"
 	"golang.org/x/sys/unix"
 )
 
@@ -169,7 +170,7 @@ func (t *tlsListener) stop(ctx context.Context) {
 		tl.unlock()
 	}
 	done := make(chan struct{})
-	go func() { t.wg.Wait(); close(done) }()
+	safego.Go("tls stop wait", func() { t.wg.Wait(); close(done) })
 	select {
 	case <-done:
 	case <-ctx.Done():
@@ -215,6 +216,7 @@ func (tl *tlsLoop) Enroll(context.Context, net.Conn) (<-chan gnet.RegisteredResu
 // gnet runs it later on the loop.
 func (tl *tlsLoop) Execute(ctx context.Context, r gnet.Runnable) error {
 	go func() {
+		defer safego.Recover("tls sweep")
 		tl.lock()
 		r.Run(ctx)
 		// The sweep may have written (a 408) or ended a forward: what it
@@ -231,7 +233,7 @@ func (tl *tlsLoop) Execute(ctx context.Context, r gnet.Runnable) error {
 		}
 		tl.unlock()
 		for _, c := range dirty {
-			go c.flush()
+			go c.flushGo()
 		}
 	}()
 	return nil

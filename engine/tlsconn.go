@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/panjf2000/gnet/v2"
+
+	"github.com/redirectd/redirectd/internal/safego"
 )
 
 // tlsConn is a TLS connection dressed as a gnet.Conn, so that the handler
@@ -173,6 +175,7 @@ func (c *tlsConn) idleFrom(extra time.Duration) {
 func (c *tlsConn) wait(h *handler, woken bool) {
 	c.t.wg.Add(1)
 	go func() {
+		defer safego.Recover("tls connection")
 		defer c.t.wg.Done()
 		if woken {
 			c.waitReadable()
@@ -557,11 +560,23 @@ func (c *tlsConn) AsyncWrite(p []byte, callback gnet.AsyncCallback) error {
 	if c.tl.held.Load() {
 		// Called on the loop (or while it is busy with another
 		// connection): gnet queues the write for later; so does this.
-		go c.asyncWrite(p, callback)
+		go c.asyncWriteGo(p, callback)
 		return nil
 	}
 	c.asyncWrite(p, callback)
 	return nil
+}
+
+// asyncWriteGo is asyncWrite on a goroutine of its own, and flushGo
+// flush: a panic there is recovered rather than ending the process.
+func (c *tlsConn) asyncWriteGo(p []byte, callback gnet.AsyncCallback) {
+	defer safego.Recover("tls write")
+	c.asyncWrite(p, callback)
+}
+
+func (c *tlsConn) flushGo() {
+	defer safego.Recover("tls flush")
+	c.flush()
 }
 
 func (c *tlsConn) asyncWrite(p []byte, callback gnet.AsyncCallback) {
@@ -596,6 +611,7 @@ func (c *tlsConn) AsyncWritev(bs [][]byte, callback gnet.AsyncCallback) error {
 // call it.
 func (c *tlsConn) Wake(callback gnet.AsyncCallback) error {
 	go func() {
+		defer safego.Recover("tls connection")
 		c.tl.lock()
 		if c.gone || c.closeReq.Load() {
 			if callback != nil {
@@ -632,6 +648,7 @@ func (c *tlsConn) CloseWithCallback(callback gnet.AsyncCallback) error {
 	c.requestClose()
 	if callback != nil {
 		go func() {
+			defer safego.Recover("tls connection")
 			c.tl.lock()
 			for !c.gone {
 				c.tl.unlock()

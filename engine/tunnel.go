@@ -14,6 +14,7 @@ import (
 
 	"github.com/redirectd/redirectd/engine/upstream"
 	"github.com/redirectd/redirectd/httpparse"
+	"github.com/redirectd/redirectd/internal/safego"
 )
 
 // isWebSocket reports whether req asks to switch to WebSocket (RFC 6455
@@ -121,6 +122,7 @@ func (f *forward) runTunnel(head []byte) {
 	}
 	defer up.Close()
 	go func() {
+		defer safego.Recover("tunnel abort")
 		// The client went (or the tunnel ended): unblock the reads below.
 		<-f.abort
 		up.Close()

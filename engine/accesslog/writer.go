@@ -1,11 +1,16 @@
 package accesslog
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/redirectd/redirectd/internal/safego"
+)
 
 // run is the writer goroutine: it writes each slice with one Write, so a
 // line is never split between two write(2) calls nor interleaved with
 // another loop's lines, and gives the slice back for reuse.
 func (l *Log) run() {
+	defer safego.Recover("access log writer")
 	defer close(l.done)
 	for {
 		select {

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/redirectd/redirectd/internal/safego"
 )
 
 // DefaultListen is where the admin server listens when admin.listen is
@@ -121,7 +123,7 @@ func (s *Server) Start() error {
 	// Serve returns ErrServerClosed after Shutdown; any other error is an
 	// accept failure that net/http already retried, and there is no one
 	// left to return it to.
-	go s.srv.Serve(ln)
+	safego.Go("admin listener", func() { s.srv.Serve(ln) })
 	return nil
 }
 

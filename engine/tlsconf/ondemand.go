@@ -11,6 +11,8 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 	"golang.org/x/net/publicsuffix"
+
+	"github.com/redirectd/redirectd/internal/safego"
 )
 
 // On-demand results, the values of the result label of
@@ -177,6 +179,7 @@ func (g *gate) admit(name string, wild bool, order func(context.Context) error) 
 
 // run runs one order once a slot is free and records its outcome.
 func (g *gate) run(name string, f *flight, order func(context.Context) error) {
+	defer safego.Recover("on-demand order")
 	select {
 	case g.slots <- struct{}{}:
 	case <-g.ctx.Done():

@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/caddyserver/certmagic"
+
+	"github.com/redirectd/redirectd/internal/safego"
 )
 
 // How storage is cleaned: every cleanEvery (once per fleet sharing the
@@ -51,6 +53,7 @@ func (m *Manager) Prune() {
 
 // cleanLoop cleans the storage at Start and every cleanEvery until Close.
 func (m *Manager) cleanLoop() {
+	defer safego.Recover("acme storage clean")
 	t := time.NewTicker(cleanEvery)
 	defer t.Stop()
 	for {

@@ -5,6 +5,8 @@ import (
 	"crypto/tls"
 	"sync"
 	"time"
+
+	"github.com/redirectd/redirectd/internal/safego"
 )
 
 // Session ticket keys. Go rotates its own keys every 24 hours and accepts
@@ -37,6 +39,7 @@ func startTickets(cfg *tls.Config, every time.Duration) *ticketKeys {
 }
 
 func (t *ticketKeys) run(every time.Duration) {
+	defer safego.Recover("tls ticket keys")
 	defer close(t.done)
 	tick := time.NewTicker(every)
 	defer tick.Stop()

@@ -12,6 +12,8 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 	"github.com/valyala/fasthttp"
+
+	"github.com/redirectd/redirectd/internal/safego"
 )
 
 // Config describes the servers and how to reach them.
@@ -247,6 +249,7 @@ func (s *Server) ReadTimeout() time.Duration { return s.cfg.ReadTimeout }
 // checkLoop probes s until ctx ends: a failed check takes it out, a passing
 // one brings it back.
 func (s *Server) checkLoop(ctx context.Context, log *slog.Logger) {
+	defer safego.Recover("upstream health check")
 	t := time.NewTicker(s.cfg.HealthInterval)
 	defer t.Stop()
 	for {

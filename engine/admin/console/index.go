@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/internal/safego"
 )
 
 // index is one snapshot of the rules, grouped by host (sorted) and in
@@ -276,6 +277,7 @@ func (rc *ruleCache) get(now time.Time) *index {
 	rc.mu.Unlock()
 	if stale {
 		go func() {
+			defer safego.Recover("console index")
 			nx := buildIndex(rc.b.Rules(), servingHash(rc.b), time.Now())
 			rc.mu.Lock()
 			if rc.x == nil || rc.x.version == nx.version {
@@ -315,7 +317,7 @@ func (rc *ruleCache) waitBuild(version string, now time.Time) *index {
 // promote or rollback just made: the person who made it usually opens
 // the rules or the overview next, and finds the index built (about 2 s
 // for a million rules) or being built.
-func (rc *ruleCache) prefetch() { go rc.get(time.Now()) }
+func (rc *ruleCache) prefetch() { safego.Go("console index", func() { rc.get(time.Now()) }) }
 
 // servingHash returns the serving version's hash, "" without versions.
 func servingHash(b admin.Backend) string {

@@ -15,6 +15,8 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 	"github.com/caddyserver/certmagic"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/redirectd/redirectd/internal/safego"
 )
 
 // probeEvery is how often Layered pings Redis (watch).
@@ -115,6 +117,7 @@ func (l *Layered) markUp() {
 // it back after an outage. A PING every 2 s is nothing to Redis, even
 // from a large fleet.
 func (l *Layered) watch() {
+	defer safego.Recover("redis watch")
 	defer l.wg.Done()
 	t := time.NewTicker(probeEvery)
 	defer t.Stop()

@@ -18,6 +18,7 @@ import (
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/upstream"
+	"github.com/redirectd/redirectd/internal/safego"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -153,7 +154,12 @@ func startTestServer(cfg *config.Config) (*testEnv, error) {
 	}
 	env.srv = engine.New(opts, cfg.Set)
 	done := make(chan error, 1)
-	go func() { done <- env.srv.Run() }()
+	go func() {
+		var err error
+		defer func() { done <- err }()
+		defer safego.RecoverErr("test server", &err)
+		err = env.srv.Run()
+	}()
 	select {
 	case err := <-done:
 		<-env.stop()
@@ -210,6 +216,7 @@ func (e *testEnv) stop() <-chan struct{} {
 	stops, done := e.stops, make(chan struct{})
 	e.stops = nil
 	go func() {
+		defer safego.Recover("test stop")
 		for i := len(stops) - 1; i >= 0; i-- {
 			stops[i]()
 		}
@@ -233,6 +240,6 @@ func startMarker() (addr string, stop func(), err error) {
 		}),
 		ReadHeaderTimeout: 10 * time.Second,
 	}
-	go srv.Serve(ln)
+	safego.Go("test upstream", func() { srv.Serve(ln) })
 	return ln.Addr().String(), func() { srv.Close() }, nil
 }

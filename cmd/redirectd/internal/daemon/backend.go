@@ -23,6 +23,7 @@ import (
 	"github.com/redirectd/redirectd/engine/accesslog"
 	"github.com/redirectd/redirectd/engine/admin"
 	"github.com/redirectd/redirectd/engine/promtext"
+	"github.com/redirectd/redirectd/internal/safego"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -71,6 +72,7 @@ type service struct {
 // registers: a family added without a line fails TestServiceMetricHelp,
 // which names it.
 var serviceMetricHelp = promtext.Help{
+	"redirectd_goroutine_panics_total":                       "Panics recovered on a goroutine outside a connection's, by goroutine; each stopped that goroutine's work.",
 	"redirectd_idle_collections_total":                       "Collections run because the process went quiet with a burst's garbage in its heap, each followed by handing the free memory back to the OS.",
 	"redirectd_config_reloads_total":                         "Config reloads (SIGHUP, POST /reload, watch), by result; a failed one leaves the running rules in place.",
 	"redirectd_config_last_reload_success_timestamp_seconds": "Time the serving rules were loaded, in seconds since the Unix epoch.",
@@ -268,6 +270,7 @@ func logSkipped(log *slog.Logger, cfg *config.Config) {
 func (s *service) WriteMetrics(w io.Writer) {
 	s.srv.WriteMetrics(w)
 	promtext.WriteSet(w, s.set, serviceMetricHelp)
+	promtext.WriteSet(w, safego.Metrics(), serviceMetricHelp)
 	s.writeVersionMetrics(w)
 	s.https.writeMetrics(w)
 	promtext.WriteProcess(w)
@@ -348,6 +351,7 @@ func (s *service) stamp() string {
 // file edited while the server started would otherwise never be read),
 // checking every interval, until stop closes.
 func (s *service) watch(last string, interval time.Duration, stop <-chan struct{}) {
+	defer safego.Recover("config watch")
 	every(interval, stop, func() {
 		if now := s.stamp(); now != last {
 			// Stamped before reloading: a change made during the reload

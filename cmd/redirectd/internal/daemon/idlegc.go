@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/VictoriaMetrics/metrics"
+
+	"github.com/redirectd/redirectd/internal/safego"
 )
 
 // idleCollector hands memory back to the OS once the process has gone
@@ -64,6 +66,7 @@ func newIdleCollector(set *metrics.Set) *idleCollector {
 
 // run checks every interval until stop is closed.
 func (c *idleCollector) run(stop <-chan struct{}) {
+	defer safego.Recover("idle collection")
 	s := make([]rtmetrics.Sample, len(idleSamples))
 	for i, name := range idleSamples {
 		s[i].Name = name

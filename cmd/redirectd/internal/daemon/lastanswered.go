@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/config/source"
+	"github.com/redirectd/redirectd/internal/safego"
 )
 
 // lastAnsweredEvery is how often when each rule last answered is
@@ -66,6 +67,7 @@ func (s *service) writeLastAnswered() {
 // snapshotLastAnswered writes the snapshot every lastAnsweredEvery
 // until stop closes; it runs on its own goroutine, off the event loops.
 func (s *service) snapshotLastAnswered(stop <-chan struct{}) {
+	defer safego.Recover("last answered snapshot")
 	every(lastAnsweredEvery, stop, s.writeLastAnswered)
 }
 

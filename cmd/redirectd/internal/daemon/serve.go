@@ -25,6 +25,7 @@ import (
 	"github.com/redirectd/redirectd/engine/accesslog"
 	"github.com/redirectd/redirectd/engine/admin"
 	"github.com/redirectd/redirectd/engine/admin/console"
+	"github.com/redirectd/redirectd/internal/safego"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -111,7 +112,7 @@ func Serve(o Options, stdout, stderr io.Writer) int {
 	// Loading leaves the decoder's garbage behind, several times the size
 	// of the compiled rules: hand it back to the OS now rather than when
 	// the scavenger gets to it, off the path to the first answer.
-	go debug.FreeOSMemory()
+	safego.Go("free OS memory", debug.FreeOSMemory)
 	if o.Config == "" {
 		printExample(stdout, cfg, srv.Addr())
 	}
@@ -189,7 +190,12 @@ func startAdmin(cfg *config.Config, svc *service) (*admin.Server, error) {
 // start.
 func startServer(srv *engine.Server, https *httpsSide, log *slog.Logger) (done chan error, ok bool) {
 	done = make(chan error, 1)
-	go func() { done <- srv.Run() }()
+	go func() {
+		var err error
+		defer func() { done <- err }()
+		defer safego.RecoverErr("engine", &err)
+		err = srv.Run()
+	}()
 	select {
 	case err := <-done:
 		log.Error("cannot start", "err", err)

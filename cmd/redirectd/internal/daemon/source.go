@@ -16,6 +16,7 @@ import (
 
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/config/source"
+	"github.com/redirectd/redirectd/internal/safego"
 )
 
 // fetchTimeout bounds one fetch, body included: 512 MiB at 1 MiB/s.
@@ -90,6 +91,7 @@ func (s *service) startSource() (stop func(), err error) {
 	s.mu.Unlock()
 	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer safego.Recover("rules source poll")
 		defer close(done)
 		s.pollSource(quit)
 	}()
@@ -213,7 +215,7 @@ func (s *service) kickSource() {
 func (s *service) pollSource(quit <-chan struct{}) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go func() { <-quit; cancel() }()
+	safego.Go("source quit", func() { <-quit; cancel() })
 	t := time.NewTimer(0)
 	defer t.Stop()
 	for {

@@ -128,7 +128,7 @@ func TestCheck(t *testing.T) {
 		{Entry{Op: "add", Host: "\xff.com", From: "/a", To: "/b"}, "internationalised host name"},
 		{Entry{Op: "add", From: "/caf\xe9", To: "/b"}, "not UTF-8"},
 		{Entry{Op: "add", From: "/a", To: "/\xe9"}, "not UTF-8"},
-		{Entry{Op: "add", From: "/del\x7fbyte", To: "/b"}, ""}, // written as \u007f in the archive
+		{Entry{Op: "add", From: "/del\x7fbyte", To: "/b"}, ""},     // written as \u007f in the archive
 		{Entry{Op: "add", From: "/caf\ufffd", To: "/b"}, "U+FFFD"}, // what JSON makes of "/caf\xe9"
 		{Entry{Op: "add", From: "/a", To: "/b\r\nSet-Cookie: x"}, "line break"},
 		{Entry{Op: "add", Kind: "glob", From: "/a", To: "/b"}, "kind"},
