@@ -76,11 +76,10 @@ func Check(rules []matcher.Rule, set *matcher.Set) []Finding {
 // checkLocation reports a To that is not a valid Location: an absolute
 // http(s) URL with a host, or a path starting with '/'.
 func checkLocation(r *matcher.Rule) (Finding, bool) {
-	to := r.To
-	if r.Kind == matcher.Regex {
-		// Group references become a plain letter for the check.
-		to = varRE(to)
-	}
+	// References filled with values valid where they stand: the check
+	// must never refuse its own placeholder ("https://$host:8443$path"
+	// with a letter for $path would read as the port "8443x").
+	to := matcher.SampleTarget(r.To, r.Kind)
 	// What the server sends: a space, UTF-8 or '<' percent-encoded. The
 	// server loads such a target, so check does not refuse it either.
 	to = matcher.EncodeTarget(to)
@@ -108,36 +107,6 @@ func checkLocation(r *matcher.Rule) (Finding, bool) {
 		return Finding{}, false
 	}
 	return Finding{Severity: Error, Kind: "location", Message: msg, Rules: []RuleRef{ref(r)}}, true
-}
-
-// varRE replaces $1, ${name}, $host... with "x".
-func varRE(to string) string {
-	var b strings.Builder
-	for i := 0; i < len(to); i++ {
-		if to[i] != '$' || i+1 >= len(to) {
-			b.WriteByte(to[i])
-			continue
-		}
-		if to[i+1] == '$' {
-			b.WriteByte('$')
-			i++
-			continue
-		}
-		j := i + 1
-		if to[j] == '{' {
-			for j < len(to) && to[j] != '}' {
-				j++
-			}
-		} else {
-			for j < len(to) && (to[j] == '_' || to[j] >= '0' && to[j] <= '9' || to[j] >= 'a' && to[j] <= 'z' || to[j] >= 'A' && to[j] <= 'Z') {
-				j++
-			}
-			j--
-		}
-		b.WriteByte('x')
-		i = j
-	}
-	return b.String()
 }
 
 // unreachable reports rules that can never match because another is

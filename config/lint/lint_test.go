@@ -43,6 +43,10 @@ func TestCheck(t *testing.T) {
 		{From: "/irc", To: "irc://irc.example/x"},                 // 28: not http(s)
 		{From: "/dslash", To: "//docs/x"},                         // 29: a host "docs"
 		{From: "/typo", To: "https:/creativecommons.org/x/"},      // 30: no host
+		// A literal port, then what the request gives: a valid URL (the
+		// check's placeholder must not read as part of the port).
+		{Kind: matcher.Regex, From: `^/port/`, To: "https://$host:18443$path"},   // 31: fine
+		{Kind: matcher.Regex, From: `^/port2(.*)$`, To: "https://$host:18443$1"}, // 32: group joins the port
 	}
 	for i := range rules {
 		rules[i].Status, rules[i].File, rules[i].Line = 301, "m", i+1
@@ -70,6 +74,7 @@ func TestCheck(t *testing.T) {
 		{lint.Error, "location", "m:28", ""},
 		{lint.Error, "location", "m:29", ""},
 		{lint.Error, "location", "m:30", ""},
+		{lint.Warning, "location", "m:32", ""},
 		{lint.Warning, "unreachable", "m:10", ""},
 		{lint.Warning, "unreachable", "m:14", ""},
 		{lint.Warning, "unreachable", "m:22", ""},
