@@ -57,7 +57,7 @@ func Check(rules []matcher.Rule, set *matcher.Set) []Finding {
 			out = append(out, f)
 		}
 	}
-	out = append(out, unreachable(rules)...)
+	out = append(out, unreachable(rules, set != nil && set.FileOrder())...)
 	out = append(out, windows(rules, time.Now())...) // window.go
 	for i := range rules {
 		if rules[i].Pass || rules[i].Shadow || !matcher.HasLocation(rules[i].Status) {
@@ -119,7 +119,10 @@ func checkLocation(r *matcher.Rule) (Finding, bool) {
 //     and without the slash, both have a strict exact rule;
 //   - a regex whose every match starts with the path of a prefix rule of
 //     the same host without conditions: prefix rules win over regexes.
-func unreachable(rules []matcher.Rule) []Finding {
+//
+// In a set in file order (fileOrder) only earlier rules answer first, so
+// the last two take only the rules before this one.
+func unreachable(rules []matcher.Rule, fileOrder bool) []Finding {
 	var out []Finding
 	report := func(r, by *matcher.Rule, why string) {
 		out = append(out, Finding{Severity: Warning, Kind: "unreachable",
@@ -127,7 +130,12 @@ func unreachable(rules []matcher.Rule) []Finding {
 			Rules:   []RuleRef{ref(r), ref(by)}})
 	}
 	slots := map[slotKey][]*matcher.Rule{}
-	var prefixes []*matcher.Rule
+	var prefixes []int // indexes into rules
+	// before reports whether a (a pointer into rules) comes before rule
+	// i, or fileOrder is off.
+	before := func(a *matcher.Rule, i int) bool {
+		return !fileOrder || index(rules, a) < i
+	}
 	for i := range rules {
 		r := &rules[i]
 		k := slotOf(r)
@@ -150,7 +158,7 @@ func unreachable(rules []matcher.Rule) []Finding {
 		}
 		slots[k] = append(slots[k], r)
 		if r.Kind == matcher.Prefix && len(r.Query) == 0 && r.When == nil && !gated(r) {
-			prefixes = append(prefixes, r)
+			prefixes = append(prefixes, i)
 		}
 	}
 	for i := range rules {
@@ -163,7 +171,7 @@ func unreachable(rules []matcher.Rule) []Finding {
 			k.from = bare + "/"
 			withSlash := strictRule(slots[k])
 			k.from = bare
-			if without := strictRule(slots[k]); bare != "/" && withSlash != nil && without != nil {
+			if without := strictRule(slots[k]); bare != "/" && withSlash != nil && without != nil && before(withSlash, i) && before(without, i) {
 				report(r, without, fmt.Sprintf("both %q (%s) and %q (%s) have exact rules without trailing_slash = \"ignore\", which are tried first",
 					without.From, without.Source(), withSlash.From, withSlash.Source()))
 			}
@@ -172,7 +180,11 @@ func unreachable(rules []matcher.Rule) []Finding {
 			if err != nil || lit == "" {
 				continue
 			}
-			for _, p := range prefixes {
+			for _, j := range prefixes {
+				if fileOrder && j > i {
+					break // answered after r
+				}
+				p := &rules[j]
 				from := matcher.NormalizePath(p.From)
 				l := lit
 				if p.CaseInsensitive {
@@ -186,6 +198,16 @@ func unreachable(rules []matcher.Rule) []Finding {
 		}
 	}
 	return out
+}
+
+// index returns the place of a, a pointer into rules, in rules.
+func index(rules []matcher.Rule, a *matcher.Rule) int {
+	for i := range rules {
+		if &rules[i] == a {
+			return i
+		}
+	}
+	return len(rules)
 }
 
 // slotKey is where the matcher files a rule: rules with the same key are

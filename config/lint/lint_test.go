@@ -90,3 +90,44 @@ func TestCheck(t *testing.T) {
 		t.Errorf("findings (-want +got):\n%s", diff)
 	}
 }
+
+// TestCheckFileOrder: in a set in file order ([rules] order = "file") a
+// regex under a later prefix rule, and a trailing-slash rule before its
+// two strict forms, are reached; the same rules in the default order are
+// not.
+func TestCheckFileOrder(t *testing.T) {
+	rules := []matcher.Rule{
+		{Kind: matcher.Regex, From: `^/old/(\d+)$`, To: "/n/$1"}, // 1: before the prefix
+		{Kind: matcher.Prefix, From: "/old/", To: "/new/"},       // 2
+		{From: "/t", To: "/t3", TrailingSlash: true},             // 3: before both strict forms
+		{From: "/t", To: "/t1"},                                  // 4
+		{From: "/t/", To: "/t2"},                                 // 5
+		{Kind: matcher.Regex, From: `^/old/x$`, To: "/x"},        // 6: 2 comes first
+	}
+	for i := range rules {
+		rules[i].Status, rules[i].File, rules[i].Line = 301, "m", i+1
+	}
+	unreached := func(set *matcher.Set) []string {
+		var out []string
+		for _, f := range lint.Check(rules, set) {
+			if f.Kind == "unreachable" {
+				out = append(out, f.Rules[0].Source)
+			}
+		}
+		return out
+	}
+	file, err := matcher.CompileFileOrder(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prec, err := matcher.Compile(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"m:6"}, unreached(file)); diff != "" {
+		t.Errorf("file order (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"m:1", "m:3", "m:6"}, unreached(prec)); diff != "" {
+		t.Errorf("precedence (-want +got):\n%s", diff)
+	}
+}
