@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/redirectd/redirectd/config"
+	"github.com/redirectd/redirectd/config/lint"
 
 	"github.com/redirectd/redirectd/matcher"
 
@@ -106,6 +107,11 @@ func Order(cands []Candidate) *Result {
 		c := &cands[r.Line-1]
 		r.File, r.Line = c.File, c.Line
 		res.Rules = append(res.Rules, Rule{Rule: r, Text: c.Text})
+		if lint.NeedsFragment(&r) {
+			// The service never applies it either; check warns too.
+			res.Notes = append(res.Notes, Note{c.File, c.Line, Caveat, fmt.Sprintf(
+				"%s: its source holds '#', and what follows '#' is a fragment, which browsers never send: the rule never applies; written as it is", c.Text)})
+		}
 	}
 	return res
 }

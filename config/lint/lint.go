@@ -50,6 +50,9 @@ const maxChain = 32
 func Check(rules []matcher.Rule, set *matcher.Set) []Finding {
 	var out []Finding
 	for i := range rules {
+		if NeedsFragment(&rules[i]) {
+			out = append(out, fragment(&rules[i]))
+		}
 		if rules[i].Pass || !matcher.HasLocation(rules[i].Status) {
 			continue // a no-redirect entry, a 410 or a 451 has no Location
 		}
