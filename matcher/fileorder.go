@@ -53,6 +53,9 @@ func (s *Set) lookupFileOrder(host, path []byte, m *Match) bool {
 		}
 	}
 	s.any.firstInFile(path, m, &c)
+	if m.shadow != nil && m.shadow.seq > c.seq {
+		m.shadow = nil // after the live answer: it would not have answered
+	}
 	return m.takeFileCand(&c, path)
 }
 
@@ -107,7 +110,11 @@ func (h *hostRules) firstInFile(path []byte, m *Match, c *fileCand) {
 func (h *hostRules) everyPrefix(t *radix, key, path []byte, m *Match, c *fileCand) {
 	for n, pos := &t.root, 0; n != nil; n, pos = n.step(key, pos) {
 		if n.val >= 0 {
+			before := m.shadow
 			c.take(h.prefixRule(n.val, m), path[pos:])
+			if m.shadow != before {
+				m.shadowRest = path[pos:]
+			}
 		}
 	}
 }

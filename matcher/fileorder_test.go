@@ -194,3 +194,41 @@ func TestFileOrderBrute(t *testing.T) {
 		t.Errorf("only %d of 40 generated rule sets compiled", compiled)
 	}
 }
+
+// TestFileOrderShadow: in file order a shadow rule would have answered
+// when it comes before the live answer in the file, whatever its kind.
+func TestFileOrderShadow(t *testing.T) {
+	rules := []matcher.Rule{
+		{Kind: matcher.Prefix, From: "/a/", To: "/shadow/", Shadow: true},   // 1
+		{From: "/a/x", To: "/live"},                                         // 2
+		{From: "/b/x", To: "/live"},                                         // 3
+		{Kind: matcher.Regex, From: `^/b/(.*)$`, To: "/s/$1", Shadow: true}, // 4: after 3
+	}
+	for i := range rules {
+		rules[i].Status, rules[i].File, rules[i].Line = 301, "r", i+1
+	}
+	s, err := matcher.CompileFileOrder(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m matcher.Match
+	type got struct {
+		Live, Shadow string
+	}
+	for path, want := range map[string]got{
+		"/a/x": {"2 /live", "1 /shadow/x"},
+		"/b/x": {"3 /live", ""},
+		"/b/y": {"", "4 /s/y"},
+	} {
+		var g got
+		if s.Lookup(nil, []byte(path), nil, &m) {
+			g.Live = fmt.Sprintf("%d %s", m.Rule().Line, m.AppendLocation(nil, nil))
+		}
+		if m.Shadowed() {
+			g.Shadow = fmt.Sprintf("%d %s", m.ShadowRule().Line, m.AppendShadowLocation(nil, nil))
+		}
+		if diff := cmp.Diff(want, g); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", path, diff)
+		}
+	}
+}

@@ -87,7 +87,7 @@ func (s *Set) lookup(host, path, query []byte, m *Match) bool {
 	m.failVary = ""
 	m.qp.ready, m.cp.ready = false, false
 	m.runs, m.passes, m.scratch.steps = 0, 0, 0
-	m.raw, m.decoded = path, false
+	m.raw, m.decoded, m.fileOrder = path, false, s.fileOrder
 	if s.uri {
 		m.uri = append(m.uri[:0], path...)
 		if query != nil {
