@@ -210,7 +210,7 @@ func (b *Builder) Set() (*Set, error) {
 	b.s.eachHost(func(h *hostRules) {
 		h.regex.finish()
 		h.uriRegex.finish()
-		h.finishAlts()
+		h.finishAlts(b.s.fileOrder)
 	})
 	for _, t := range b.s.packed {
 		b.errs = append(b.errs, t.index()...)

@@ -14,19 +14,23 @@ import (
 // regex before it covers.
 func fileOrderRules() []matcher.Rule {
 	rules := []matcher.Rule{
-		{Kind: matcher.Prefix, From: "/docs/", To: "/handbook/"},                                            // 1
-		{Kind: matcher.Regex, From: `^/blog/(\d+)$`, To: "/posts/$1"},                                       // 2: a lowered or real regex
-		{From: "/blog/7", To: "/seven"},                                                                     // 3: never: 2 comes first
-		{Kind: matcher.Prefix, From: "/", To: "https://docs.example.io/", Host: "docs.example.io"},          // 4: after 1-3 on its host
-		{From: "/about", To: "/about-us"},                                                                   // 5: 4 takes it on docs.example.io
-		{Kind: matcher.Prefix, From: "/docs/old/", To: "/archive/"},                                         // 6: never: 1 is shorter and first
-		{Kind: matcher.Regex, From: `^/x/(.*)\.html$`, To: "/y/$1", Host: "*.example.org"},                  // 7
-		{Kind: matcher.Prefix, From: "/x/", To: "/z/"},                                                      // 8: after 7 on *.example.org
-		{From: "/Case", To: "/case", CaseInsensitive: true},                                                 // 9
-		{Kind: matcher.Regex, From: `(?i)^/case$`, To: "/never"},                                            // 10: 9 first
-		{From: "/slash/", To: "/s", TrailingSlash: true},                                                    // 11
-		{Kind: matcher.Regex, From: `^/q$`, To: "/q1", Query: []matcher.QueryCond{{Name: "a", Value: "1"}}}, // 12
-		{From: "/q", To: "/q2"},                                                                             // 13
+		{Kind: matcher.Prefix, From: "/docs/", To: "/handbook/"},                                                // 1
+		{Kind: matcher.Regex, From: `^/blog/(\d+)$`, To: "/posts/$1"},                                           // 2: a lowered or real regex
+		{From: "/blog/7", To: "/seven"},                                                                         // 3: never: 2 comes first
+		{Kind: matcher.Prefix, From: "/", To: "https://docs.example.io/", Host: "docs.example.io"},              // 4: after 1-3 on its host
+		{From: "/about", To: "/about-us"},                                                                       // 5: 4 takes it on docs.example.io
+		{Kind: matcher.Prefix, From: "/docs/old/", To: "/archive/"},                                             // 6: never: 1 is shorter and first
+		{Kind: matcher.Regex, From: `^/x/(.*)\.html$`, To: "/y/$1", Host: "*.example.org"},                      // 7
+		{Kind: matcher.Prefix, From: "/x/", To: "/z/"},                                                          // 8: after 7 on *.example.org
+		{From: "/Case", To: "/case", CaseInsensitive: true},                                                     // 9
+		{Kind: matcher.Regex, From: `(?i)^/case$`, To: "/never"},                                                // 10: 9 first
+		{From: "/slash/", To: "/s", TrailingSlash: true},                                                        // 11
+		{Kind: matcher.Regex, From: `^/q$`, To: "/q1", Query: []matcher.QueryCond{{Name: "a", Value: "1"}}},     // 12
+		{From: "/q", To: "/q2"},                                                                                 // 13
+		{From: "/go", To: "/home"},                                                                              // 14
+		{From: "/go", To: "/out", Query: []matcher.QueryCond{{Name: "a", Value: "1"}}},                          // 15: never: 14 first
+		{Kind: matcher.Prefix, From: "/pp/", To: "/all/"},                                                       // 16
+		{Kind: matcher.Prefix, From: "/pp/", To: "/some/", Query: []matcher.QueryCond{{Name: "a", Value: "*"}}}, // 17: never
 	}
 	for i := range rules {
 		rules[i].Status, rules[i].File, rules[i].Line = 301, "r", i+1
@@ -94,6 +98,8 @@ func TestFileOrder(t *testing.T) {
 		{"other.example", "/q?a=1", answer{"12 /q1?a=1", "13 /q2?a=1", ""}},
 		{"other.example", "/q?a=2", answer{"13 /q2?a=2", "13 /q2?a=2", ""}},
 		{"other.example", "/nothing", answer{"none", "none", ""}},
+		{"other.example", "/go?a=1", answer{"14 /home?a=1", "15 /out?a=1", ""}},
+		{"other.example", "/pp/x?a=2", answer{"16 /all/x?a=2", "17 /some/x?a=2", ""}},
 	}
 	for _, tc := range tests {
 		tc.want.Brute = tc.want.File

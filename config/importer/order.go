@@ -65,10 +65,8 @@ const maxRounds = 20
 // (WriteFileOrderTOML), and Order compiles them so. It asks the source's
 // model (Matches) and the compiled rules the same requests (every
 // candidate's samples), which must agree; where a later exact or prefix
-// rule still answers a request that an earlier rule should (rules with
-// query conditions on one path are tried before the one without), it
-// writes that later rule as a regex, which keeps its place in file order
-// among the regexes too; then asks again.
+// rule still answers a request that an earlier rule should, it writes
+// that later rule as a regex; then asks again.
 // A rule that never applies (every sample answered by an earlier rule: a
 // duplicate, a path under an earlier splat) is left out with a note
 // rather than written to confuse. Answers that still differ are noted.

@@ -123,8 +123,9 @@ func checkLocation(r *matcher.Rule) (Finding, bool) {
 //   - a regex whose every match starts with the path of a prefix rule of
 //     the same host without conditions: prefix rules win over regexes.
 //
-// In a set in file order (fileOrder) only earlier rules answer first, so
-// the last two take only the rules before this one.
+// In a set in file order (fileOrder) only earlier rules answer first:
+// an earlier rule of the same path is tried first whatever the
+// conditions, and the last two take only the rules before this one.
 func unreachable(rules []matcher.Rule, fileOrder bool) []Finding {
 	var out []Finding
 	report := func(r, by *matcher.Rule, why string) {
@@ -148,7 +149,7 @@ func unreachable(rules []matcher.Rule, fileOrder bool) []Finding {
 				// on conditions on who asks (matcher/conditions.go).
 				continue
 			}
-			tried := r.Kind == matcher.Regex || len(prev.Query) > 0 && len(r.Query) > 0 || len(r.Query) == 0
+			tried := fileOrder || r.Kind == matcher.Regex || len(prev.Query) > 0 && len(r.Query) > 0 || len(r.Query) == 0
 			if !tried || !implies(prev.Query, r.Query) {
 				continue
 			}

@@ -93,16 +93,19 @@ func TestCheck(t *testing.T) {
 
 // TestCheckFileOrder: in a set in file order ([rules] order = "file") a
 // regex under a later prefix rule, and a trailing-slash rule before its
-// two strict forms, are reached; the same rules in the default order are
-// not.
+// two strict forms, are reached, and a rule with conditions after the
+// plain rule of its path is not; the default order is the other way
+// round.
 func TestCheckFileOrder(t *testing.T) {
 	rules := []matcher.Rule{
-		{Kind: matcher.Regex, From: `^/old/(\d+)$`, To: "/n/$1"}, // 1: before the prefix
-		{Kind: matcher.Prefix, From: "/old/", To: "/new/"},       // 2
-		{From: "/t", To: "/t3", TrailingSlash: true},             // 3: before both strict forms
-		{From: "/t", To: "/t1"},                                  // 4
-		{From: "/t/", To: "/t2"},                                 // 5
-		{Kind: matcher.Regex, From: `^/old/x$`, To: "/x"},        // 6: 2 comes first
+		{Kind: matcher.Regex, From: `^/old/(\d+)$`, To: "/n/$1"},                       // 1: before the prefix
+		{Kind: matcher.Prefix, From: "/old/", To: "/new/"},                             // 2
+		{From: "/t", To: "/t3", TrailingSlash: true},                                   // 3: before both strict forms
+		{From: "/t", To: "/t1"},                                                        // 4
+		{From: "/t/", To: "/t2"},                                                       // 5
+		{Kind: matcher.Regex, From: `^/old/x$`, To: "/x"},                              // 6: 2 comes first
+		{From: "/q", To: "/all"},                                                       // 7
+		{From: "/q", To: "/some", Query: []matcher.QueryCond{{Name: "a", Value: "1"}}}, // 8: in file order 7 comes first
 	}
 	for i := range rules {
 		rules[i].Status, rules[i].File, rules[i].Line = 301, "m", i+1
@@ -124,7 +127,7 @@ func TestCheckFileOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"m:6"}, unreached(file)); diff != "" {
+	if diff := cmp.Diff([]string{"m:8", "m:6"}, unreached(file)); diff != "" {
 		t.Errorf("file order (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{"m:1", "m:3", "m:6"}, unreached(prec)); diff != "" {
