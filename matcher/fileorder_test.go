@@ -120,85 +120,134 @@ func cut(target string) (string, []byte, bool) {
 	return target, nil, false
 }
 
-// TestFileOrderBrute compares a file-order Set of generated rules (every
-// kind, on a host, a wildcard host or none, some case-insensitive) with
-// asking each rule alone in file order, on generated requests.
+// TestFileOrderBrute compares a file-order Set of generated rules with
+// asking each rule alone in file order (checkFileOrder), on 40 rule sets.
 func TestFileOrderBrute(t *testing.T) {
-	segs := []string{"a", "b", "ab"}
-	hosts := []string{"", "h.example", "*.example", "x.h.example"}
-	var paths []string
-	for _, x := range segs {
-		paths = append(paths, "/"+x, "/"+x+"/")
-		for _, y := range segs {
-			paths = append(paths, "/"+x+"/"+y)
-		}
-	}
 	compiled := 0
 	for seed := range 40 {
 		n := seed*7 + 3 // a cheap generator, the same on every run
 		next := func(k int) int { n = (n*1103515245 + 12345) & 0x7fffffff; return n % k }
-		var rules []matcher.Rule
-		seen := map[string]bool{}
-		for len(rules) < 12 {
-			r := matcher.Rule{Host: hosts[next(len(hosts))], Status: 301, File: "g"}
-			p := paths[next(len(paths))]
-			switch next(3) {
-			case 0:
-				r.From = p
-			case 1:
-				r.Kind, r.From = matcher.Prefix, p
-			default:
-				r.Kind, r.From = matcher.Regex, "^"+p+"(.*)$"
-				if next(2) == 0 {
-					r.From = "^/(a|b)" + p[2:] + "(.*)$"
-				}
-			}
-			r.CaseInsensitive = next(4) == 0
-			key := fmt.Sprint(r.Kind, r.Host, r.From, r.CaseInsensitive)
-			if seen[key] {
-				continue
-			}
-			seen[key] = true
-			r.Line = len(rules) + 1
-			r.To = fmt.Sprintf("/to%d/", r.Line)
-			rules = append(rules, r)
-		}
-		file, err := matcher.CompileFileOrder(rules)
-		if err != nil {
-			continue // two rules clash (an exact rule and its case-insensitive twin)
-		}
-		compiled++
-		alone := make([]*matcher.Set, len(rules))
-		for i := range rules {
-			if alone[i], err = matcher.Compile(rules[i : i+1]); err != nil {
-				t.Fatal(err)
-			}
-		}
-		var m matcher.Match
-		for _, host := range []string{"h.example", "x.h.example", "y.example", "other"} {
-			for _, p := range paths {
-				for _, path := range []string{p, "/A" + p[min(2, len(p)):]} {
-					want := 0
-					for i, s := range alone {
-						if s.Lookup([]byte(host), []byte(path), nil, &m) {
-							want = i + 1
-							break
-						}
-					}
-					got := 0
-					if file.Lookup([]byte(host), []byte(path), nil, &m) {
-						got = m.Rule().Line
-					}
-					if got != want {
-						t.Errorf("seed %d, %s%s: rule %d answers, want %d (rules %v)", seed, host, path, got, want, rules)
-					}
-				}
-			}
+		if checkFileOrder(t, genRules(next, 12)) {
+			compiled++
 		}
 	}
 	if compiled < 20 {
 		t.Errorf("only %d of 40 generated rule sets compiled", compiled)
 	}
+}
+
+// FuzzFileOrder is TestFileOrderBrute on rule sets the fuzzer picks.
+func FuzzFileOrder(f *testing.F) {
+	f.Add([]byte("\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c"))
+	f.Add([]byte("file order: the first rule that matches"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		i := 0
+		next := func(k int) int {
+			if i >= len(data) {
+				return 0
+			}
+			i++
+			return int(data[i-1]) % k
+		}
+		checkFileOrder(t, genRules(next, 1+len(data)/6))
+	})
+}
+
+// fileOrderSegs, fileOrderHosts and fileOrderPaths are what generated
+// rules and requests are made of: few enough that rules overlap.
+var (
+	fileOrderSegs  = []string{"a", "b", "ab"}
+	fileOrderHosts = []string{"", "h.example", "*.example", "x.h.example"}
+	fileOrderPaths = func() []string {
+		var paths []string
+		for _, x := range fileOrderSegs {
+			paths = append(paths, "/"+x, "/"+x+"/")
+			for _, y := range fileOrderSegs {
+				paths = append(paths, "/"+x+"/"+y)
+			}
+		}
+		return paths
+	}()
+)
+
+// genRules makes up to n distinct rules of every kind, on a host, a
+// wildcard host or none, some case-insensitive, some ignoring a trailing
+// slash, some with a query condition, from the choices next makes.
+func genRules(next func(int) int, n int) []matcher.Rule {
+	var rules []matcher.Rule
+	seen := map[string]bool{}
+	for tries := 0; len(rules) < min(n, 16) && tries < 4*n; tries++ {
+		r := matcher.Rule{Host: fileOrderHosts[next(len(fileOrderHosts))], Status: 301, File: "g"}
+		p := fileOrderPaths[next(len(fileOrderPaths))]
+		switch next(3) {
+		case 0:
+			r.From = p
+			r.TrailingSlash = next(3) == 0
+		case 1:
+			r.Kind, r.From = matcher.Prefix, p
+		default:
+			r.Kind, r.From = matcher.Regex, "^"+p+"(.*)$"
+			if next(2) == 0 {
+				r.From = "^/(a|b)" + p[2:] + "(.*)$"
+			}
+		}
+		r.CaseInsensitive = next(4) == 0
+		if next(4) == 0 {
+			r.Query = []matcher.QueryCond{{Name: "q", Value: "1"}}
+		}
+		key := fmt.Sprint(r.Kind, r.Host, r.From, r.CaseInsensitive, r.TrailingSlash, len(r.Query))
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		r.Line = len(rules) + 1
+		r.To = fmt.Sprintf("/to%d/", r.Line)
+		rules = append(rules, r)
+	}
+	return rules
+}
+
+// checkFileOrder compiles rules in file order and checks that every
+// generated request (each host kind, each path, in another case, with
+// and without the query condition) gets the first rule that matches it
+// alone. It reports whether the rules compiled: two can clash (an exact
+// rule and its case-insensitive twin), which is no file-order matter.
+func checkFileOrder(t *testing.T, rules []matcher.Rule) bool {
+	t.Helper()
+	file, err := matcher.CompileFileOrder(rules)
+	if err != nil {
+		return false
+	}
+	alone := make([]*matcher.Set, len(rules))
+	for i := range rules {
+		if alone[i], err = matcher.Compile(rules[i : i+1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var m matcher.Match
+	for _, host := range []string{"h.example", "x.h.example", "y.example", "other"} {
+		for _, p := range fileOrderPaths {
+			for _, path := range []string{p, "/A" + p[min(2, len(p)):]} {
+				for _, query := range [][]byte{nil, []byte("q=1")} {
+					want := 0
+					for i, s := range alone {
+						if s.Lookup([]byte(host), []byte(path), query, &m) {
+							want = i + 1
+							break
+						}
+					}
+					got := 0
+					if file.Lookup([]byte(host), []byte(path), query, &m) {
+						got = m.Rule().Line
+					}
+					if got != want {
+						t.Fatalf("%s%s?%s: rule %d answers, want %d (rules %+v)", host, path, query, got, want, rules)
+					}
+				}
+			}
+		}
+	}
+	return true
 }
 
 // TestFileOrderShadow: in file order a shadow rule would have answered
