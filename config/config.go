@@ -201,7 +201,7 @@ var known = map[string][]string{
 	"admin.tokens": {"name", "role", "token", "token_file", "hosts"},
 	"access_log":   {"enabled", "path", "format", "escape"},
 	"rules": {"watch", "watch_interval", "defaults", "source", "poll", "source_header", "source_header_file",
-		"cache_dir", "keep_versions", "max_regexes", "max_regex_instructions"},
+		"cache_dir", "keep_versions", "max_regexes", "max_regex_instructions", "order"},
 	"upstream": {"servers", "balance", "max_conns_per_server", "connect_timeout", "read_timeout",
 		"write_timeout", "pool_wait_timeout", "send_timeout", "body_timeout", "tunnel_idle_timeout",
 		"host_header", "max_request_body_bytes", "request_buffer_bytes", "body_min_rate", "max_conns_per_client", "health_check",

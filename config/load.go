@@ -64,6 +64,9 @@ type files struct {
 type rawRules struct {
 	RulesReload
 	Defaults *rawDefaults `toml:"defaults"`
+	// Order is how a request's rule is chosen: "precedence" (the
+	// default) or "file" (matcher.Builder.FileOrder).
+	Order string `toml:"order"`
 }
 
 // rawConfig is the TOML document. Rules and maps are decoded as plain maps
@@ -181,6 +184,14 @@ func readRules(file string, raw *rawConfig, defaults *Defaults, fl files, loc *l
 		}
 	}
 	sink := &ruleSink{b: matcher.NewBuilder(limits), file: file, loc: loc, errs: errs}
+	switch raw.Rules.Order {
+	case "", "precedence":
+	case "file":
+		sink.b.FileOrder()
+	default:
+		errs.add(&Error{File: file, Line: loc.line("rules", 0, "order"), What: "[rules]", Key: "order",
+			Msg: fmt.Sprintf("%q: write \"precedence\" (exact, longest prefix, first regex; the request's host first) or \"file\" (the first matching rule in file order)", raw.Rules.Order)})
+	}
 	for _, e := range fileOrder(loc, len(raw.Rule), len(raw.Map), len(raw.CSV)) {
 		if errs.full() || sink.stop {
 			break

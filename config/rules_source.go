@@ -74,6 +74,9 @@ func checkRulesSource(file string, raw *rawConfig, cfg *Config, loc *locator, er
 	if len(raw.Rule)+len(raw.Map)+len(raw.CSV) > 0 || raw.Rules.Defaults != nil {
 		bad("source", "the rules come from the source: move this file's [[rule]], [[map]], [[csv]] and [rules.defaults] into the rule set at the source")
 	}
+	if raw.Rules.Order != "" {
+		bad("order", "the rules come from the source, and their order is theirs: set [rules] order in the rule set at the source")
+	}
 	if rs.Poll == 0 {
 		rs.Poll = Duration(DefaultPoll)
 	} else if rs.Poll.Std() < minPoll {
@@ -154,9 +157,9 @@ func checkRuleSetKeys(file string, md toml.MetaData, loc *locator, errs *errorLi
 		case len(k) == 1 && !ruleSetTables[k[0]]:
 			errs.add(&Error{File: file, Line: loc.line(k[0], 0, ""), Key: k[0],
 				Msg: "a rule set from a source holds only [[rule]], [[map]], [[csv]] and [rules.defaults]; set this in the node's own config"})
-		case len(k) == 2 && k[0] == "rules" && k[1] != "defaults":
+		case len(k) == 2 && k[0] == "rules" && k[1] != "defaults" && k[1] != "order":
 			errs.add(&Error{File: file, Line: loc.line("rules", 0, k[1]), What: "[rules]", Key: k[1],
-				Msg: "a rule set from a source may set only [rules.defaults]; set this in the node's own config"})
+				Msg: "a rule set from a source may set only [rules] order and [rules.defaults]; set this in the node's own config"})
 		}
 	}
 }

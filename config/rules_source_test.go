@@ -81,7 +81,7 @@ func TestLoadRuleSet(t *testing.T) {
 			"m/a.map": "/a /b;\n/c /d;\n"}, "", "", 3},
 		{"server table", map[string]string{"redirectd.toml": "[server]\nlisten = \":80\"\n"}, "", "redirectd.toml:1: server: a rule set from a source holds only", 0},
 		{"upstream table", map[string]string{"redirectd.toml": "[upstream]\nservers = [\"a:1\"]\n"}, "", "upstream: a rule set from a source holds only", 0},
-		{"rules source", map[string]string{"redirectd.toml": "[rules]\nwatch = true\n"}, "", "redirectd.toml:2: [rules]: watch: a rule set from a source may set only [rules.defaults]", 0},
+		{"rules source", map[string]string{"redirectd.toml": "[rules]\nwatch = true\n"}, "", "redirectd.toml:2: [rules]: watch: a rule set from a source may set only [rules] order and [rules.defaults]", 0},
 		{"map outside by ..", map[string]string{"redirectd.toml": "[[map]]\nfile = \"../secret.map\"\n"}, "", "invalid argument", 0},
 		{"map outside by path", map[string]string{"redirectd.toml": "[[map]]\nfile = \"" + filepath.Join(outside, "secret.map") + "\"\n"}, "", "invalid argument", 0},
 		{"map outside by link", map[string]string{"redirectd.toml": "[[map]]\nfile = \"link.map\"\n"}, filepath.Join(outside, "secret.map"), "path escapes from parent", 0},

@@ -55,8 +55,12 @@ func (a *altList) insert(r *rule) {
 }
 
 // finish sets the rules' Vary lines and builds the index; the list is
-// not changed after.
-func (a *altList) finish() {
+// not changed after. fileOrder sorts it in file order first: the first
+// rule that holds is then the earliest in the file.
+func (a *altList) finish(fileOrder bool) {
+	if fileOrder {
+		slices.SortFunc(a.rules, func(x, y *rule) int { return int(x.seq - y.seq) })
+	}
 	a.byKey = nil
 	setVary(a.rules)
 	a.ix = nil

@@ -40,13 +40,22 @@ func NewBuilder(l Limits) *Builder {
 		wild: make(map[string]*hostRules)}}
 }
 
+// FileOrder makes the Set answer each request with the first matching
+// rule in file order, whatever its kind (exact, prefix, regex) and host
+// (the request's, a wildcard, none), as Netlify and Vercel do, instead of
+// an exact path, then the longest prefix, then the first regex, the
+// request's host before wildcards before host-less rules. Call it before
+// the first Add. Such a Set packs no exact rules (a packed entry has no
+// place in file order): each costs what a rule with conditions does.
+func (b *Builder) FileOrder() { b.s.fileOrder = true }
+
 // Add checks one rule and adds it. A bad rule or a rule past the Limits is
 // reported as a *RuleError and leaves the Set as it was; so is a
 // duplicate, except that one between two packed rules is found only when
 // the table is indexed, and reported by Set. Add keeps no reference to
 // in or its strings.
 func (b *Builder) Add(in *Rule) error {
-	if f, ok := packableForm(in); ok && len(in.Headers) == 0 {
+	if f, ok := packableForm(in); ok && len(in.Headers) == 0 && !b.s.fileOrder {
 		ok, err := b.addPacked(in, f)
 		if err != nil {
 			return ruleError(in, err)
@@ -166,6 +175,9 @@ func (b *Builder) addPacked(in *Rule, form uint8) (bool, error) {
 // million rules one by one would copy the arena a dozen times over.
 // Room left unused is given back when the Set is finished.
 func (b *Builder) Grow(host string, rules, bytes int) {
+	if b.s.fileOrder {
+		return // nothing is packed
+	}
 	host = strings.ToLower(host)
 	h := b.s.hostRules(host)
 	if h.packed == nil {
@@ -198,7 +210,7 @@ func (b *Builder) Set() (*Set, error) {
 	b.s.eachHost(func(h *hostRules) {
 		h.regex.finish()
 		h.uriRegex.finish()
-		h.finishAlts()
+		h.finishAlts(b.s.fileOrder)
 	})
 	for _, t := range b.s.packed {
 		b.errs = append(b.errs, t.index()...)

@@ -78,7 +78,19 @@ const maxErrors = 20
 // decides between regexes that match the same path. It reports each bad
 // rule (up to 20) as a *RuleError, joined with errors.Join.
 func Compile(rules []Rule) (*Set, error) {
+	return compile(rules, false)
+}
+
+// CompileFileOrder is Compile for a Set in file order (Builder.FileOrder).
+func CompileFileOrder(rules []Rule) (*Set, error) {
+	return compile(rules, true)
+}
+
+func compile(rules []Rule, fileOrder bool) (*Set, error) {
 	b := NewBuilder(DefaultLimits)
+	if fileOrder {
+		b.FileOrder()
+	}
 	var errs []error
 	for i := 0; i < len(rules) && len(errs) < maxErrors; i++ {
 		if err := b.Add(&rules[i]); err != nil {

@@ -11,7 +11,9 @@
 // Precedence, per host: an exact path (hash lookup), then the longest prefix
 // (a radix tree walked once along the path), then the first regex in file
 // order that matches. Rules for the request's host are tried before
-// host-less rules.
+// host-less rules. A Set in file order (Builder.FileOrder, fileorder.go)
+// answers with the first matching rule in file order instead, whatever
+// its kind and host, from the same indexes, as Netlify and Vercel do.
 //
 // The regex tier (regex.go) answers most regexes of hand-written maps
 // without running them: literals in disguise (`^/old$`, `^/old.*$`,

@@ -85,11 +85,12 @@ func (t *exactTable) add(key string, r *rule, kind string) error {
 	return nil
 }
 
-// finish builds the index of each list of alternatives.
-func (t *exactTable) finish() {
+// finish builds the index of each list of alternatives, sorted in file
+// order first when fileOrder.
+func (t *exactTable) finish(fileOrder bool) {
 	for _, e := range t.m {
 		if e.alts != nil {
-			e.alts.finish()
+			e.alts.finish(fileOrder)
 		}
 	}
 }

@@ -66,16 +66,18 @@ func (h *hostRules) lookupDecoded(m *Match) bool {
 }
 
 // finishAlts builds the index of every list of rules told apart by
-// their conditions (alts.go).
-func (h *hostRules) finishAlts() {
+// their conditions (alts.go). In file order each list is tried in file
+// order too: a rule without conditions before one with them answers
+// first, where by default those with conditions are tried first.
+func (h *hostRules) finishAlts(fileOrder bool) {
 	for _, t := range []*exactTable{&h.exact, &h.fold, &h.slash, &h.foldSlash, &h.uri, &h.uriFold} {
-		t.finish()
+		t.finish(fileOrder)
 	}
 	for i := range h.decoded {
-		h.decoded[i].finish()
+		h.decoded[i].finish(fileOrder)
 	}
 	for _, a := range h.prefixAlts {
-		a.finish()
+		a.finish(fileOrder)
 	}
 }
 

@@ -35,11 +35,81 @@ func JoinsHost(to string, kind Kind) bool {
 	}
 	head := to[:end]
 	if kind == Regex {
-		if i := strings.IndexByte(head, '$'); i >= 0 && !strings.HasPrefix(head[i:], "$host") && !strings.HasPrefix(head[i:], "${host}") && !startsWithSlashVar(head[i:]) {
-			return true
+		// Every reference, not only the first: in
+		// "https://$host:8443$1" the group follows the port.
+		for i := strings.IndexByte(head, '$'); i >= 0; i = nextRef(head, i) {
+			if !isHostRef(head[i:]) && !startsWithSlashVar(head[i:]) {
+				return true
+			}
 		}
 	}
 	return kind == Prefix && end == len(to)
+}
+
+// nextRef returns the index of the first '$' in s after the one at i, or
+// -1.
+func nextRef(s string, i int) int {
+	j := strings.IndexByte(s[i+1:], '$')
+	if j < 0 {
+		return -1
+	}
+	return i + 1 + j
+}
+
+// isHostRef reports whether s starts with a reference to $host.
+func isHostRef(s string) bool {
+	name, _, err := templateRef(s[1:])
+	return err == nil && name == "host"
+}
+
+// SampleTarget returns a Location that a rule with this To could send,
+// for checks that parse it as a URL: each of a regex rule's references is
+// filled with a value valid where it stands, so that a check never finds
+// an error in its own placeholder. $host is "x", a host name; any other
+// reference in the authority (right after the host or its port:
+// "https://$host:8443$path") gets "/x", since the server puts a '/'
+// before what follows the host unless that starts with '/', '?' or '#'
+// (guardAuthority); elsewhere "x". Exact and prefix rules have no
+// references: their To is returned as it is.
+func SampleTarget(to string, kind Kind) string {
+	if kind != Regex || strings.IndexByte(to, '$') < 0 {
+		return to
+	}
+	end := authorityEnd(to)
+	var b strings.Builder
+	afterHost := false // a reference in the authority ended the host
+	for i := 0; i < len(to); i++ {
+		c := to[i]
+		if c != '$' {
+			b.WriteByte(c)
+			continue
+		}
+		if i+1 < len(to) && to[i+1] == '$' {
+			b.WriteByte('$')
+			i++
+			continue
+		}
+		name, n, err := templateRef(to[i+1:])
+		if err != nil {
+			b.WriteByte(c) // refused at compile; left for the check to see
+			continue
+		}
+		switch {
+		case i >= end || afterHost:
+			b.WriteString("x")
+		case name == "host":
+			// A host name, wherever it stands: after a port it makes an
+			// invalid URL, which is what the server would send.
+			b.WriteString("x")
+		default:
+			// Not the host: what follows it, as the template reads it
+			// (parseTemplate).
+			b.WriteString("/x")
+			afterHost = true
+		}
+		i += n
+	}
+	return b.String()
 }
 
 // startsWithSlashVar reports whether s starts with a reference to a

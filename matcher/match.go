@@ -77,6 +77,8 @@ type Match struct {
 	shadow                 *rule
 	shadowRest, shadowPath []byte
 	shadowCaps             []int
+	// fileOrder is the Set's of the last Lookup (Builder.FileOrder).
+	fileOrder bool
 }
 
 // Rule returns the matched rule, valid until the next Lookup. A rule of a

@@ -24,6 +24,9 @@ type Set struct {
 	order []span
 	// uri is set when a rule has RequestURI, so lookups build the target.
 	uri bool
+	// fileOrder: the first matching rule in file order wins, whatever
+	// its kind and host (fileorder.go).
+	fileOrder bool
 	// headers are the header lines of answers no rule's headers decide
 	// (headers.go).
 	headers    string
@@ -59,6 +62,10 @@ func (s *Set) Counts() Counts {
 	return c
 }
 
+// FileOrder reports whether the first matching rule in file order wins
+// (Builder.FileOrder), rather than exact, prefix, regex per host.
+func (s *Set) FileOrder() bool { return s.fileOrder }
+
 // Len returns the number of rules.
 func (s *Set) Len() int { return len(s.rules) + s.packedN + s.litN }
 
@@ -80,7 +87,7 @@ func (s *Set) lookup(host, path, query []byte, m *Match) bool {
 	m.failVary = ""
 	m.qp.ready, m.cp.ready = false, false
 	m.runs, m.passes, m.scratch.steps = 0, 0, 0
-	m.raw, m.decoded = path, false
+	m.raw, m.decoded, m.fileOrder = path, false, s.fileOrder
 	if s.uri {
 		m.uri = append(m.uri[:0], path...)
 		if query != nil {
@@ -90,6 +97,9 @@ func (s *Set) lookup(host, path, query []byte, m *Match) bool {
 	if indexPercent(path) >= 0 {
 		m.norm = normalizePath(m.norm[:0], path)
 		path = m.norm
+	}
+	if s.fileOrder {
+		return s.lookupFileOrder(host, path, m)
 	}
 	if len(s.hosts) > 0 || len(s.wild) > 0 {
 		var buf [maxHostLen]byte

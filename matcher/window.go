@@ -108,7 +108,9 @@ func (m *Match) open(r *rule) bool {
 	if !g.shadow {
 		return true
 	}
-	if m.shadow == nil && !g.silent {
+	// In file order the earliest in the file is the one that would have
+	// answered; the indexes are not asked in that order.
+	if !g.silent && (m.shadow == nil || m.fileOrder && r.seq < m.shadow.seq) {
 		m.shadow, m.shadowRest = r, nil
 		if r.Kind == Regex && m.capsOf == r {
 			m.shadowCaps = append(m.shadowCaps[:0], m.caps[:r.ncaps]...)

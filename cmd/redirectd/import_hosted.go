@@ -83,7 +83,7 @@ func importHosted(kind string, args []string, stdout, stderr io.Writer) int {
 	res.Notes = append(notes, res.Notes...)
 	var buf bytes.Buffer
 	header := fmt.Sprintf("Imported from %s by redirectd import %s.\nEach rule names the line it comes from.", strings.Join(names, " "), kind)
-	importer.WriteTOML(&buf, header, opt.GeoIP, res.Rules)
+	importer.WriteFileOrderTOML(&buf, header, opt.GeoIP, res.Rules)
 	// What is written must load, as `redirectd check` loads it.
 	if err := loadsAsWritten(buf.Bytes()); err != nil {
 		fmt.Fprintf(stderr, "redirectd import %s: the written config does not load (a bug in the import; please report it):\n%v\n", kind, err)

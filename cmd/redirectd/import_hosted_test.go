@@ -349,3 +349,34 @@ func TestImportVercelConditionsServes(t *testing.T) {
 		}
 	}
 }
+
+// TestImportNetlifyOrderServes serves the import of the order cases
+// (config/netlify/testdata/import/order.txt) and asks the real server:
+// the first rule in file order answers, whatever its form and host, so
+// the shop host's catch-all after the host-less rules does not take
+// their paths on its host.
+func TestImportNetlifyOrderServes(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	const shop = "shop.example.com"
+	cases := []hostedCase{
+		{"example.com", "/a/special", 301, "/b/special"}, // the splat comes first
+		{"example.com", "/p/new", 301, "/products/new"},  // the placeholder comes first
+		{"example.com", "/p/new/x", 302, "/new-arrivals/x"},
+		{"example.com", "/docs/api/k", 301, "/api/k"},
+		{"example.com", "/go?to=x", 302, "/out/x"},
+		{"example.com", "/go", 302, "/home"},
+		{"example.com", "/moved", 301, "/here"},
+		{shop, "/moved", 301, "/here"}, // the host-less line 24 before the host's line 25
+		{shop, "/a/special", 301, "/b/special"},
+		{shop, "/go", 302, "/home"},
+		{shop, "/other/page", 301, "https://example.com/shop/other/page"},
+		{"example.com", "/other/page", 0, ""},
+	}
+	report := serveImportWith(t, "netlify", filepath.Join(importertest.Extract(t, "../../config/netlify/testdata/import/order.txt"), "_redirects"), serveOpts{}, plain(cases))
+	if strings.Contains(report, "answers that differ") {
+		t.Errorf("the import finds answers that differ:\n%s", report)
+	}
+}

@@ -4,11 +4,11 @@
 // config.Load, fuzzed by loading what it writes), the one note and report
 // type (report.go: what was not translated, never dropped silently, by
 // kind and source line), and, for the hosted services, the translated
-// rules with the source line each comes from and the order check that
-// makes redirectd's precedence (exact, longest prefix, regexes in file
-// order; rules with conditions first for one path) give the answers of
-// the services' first-match-in-file-order, for every kind of client the
-// rules' conditions pick out (client.go). Its importertest package is the
+// rules with the source line each comes from, written under [rules]
+// order = "file" (the services' first match in file order, whatever the
+// host), and the order check that makes sure they give the services'
+// answers, for every kind of client the rules' conditions pick out
+// (client.go). Its importertest package is the
 // one golden test of every importer: txtar archives of the source files
 // and what the import writes.
 //

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/redirectd/redirectd/config"
+	"github.com/redirectd/redirectd/config/lint"
 
 	"github.com/redirectd/redirectd/matcher"
 
@@ -59,12 +60,13 @@ const maxRounds = 20
 
 // Order translates cands, noting on the way what cannot be.
 //
-// The services take the first rule in file order that matches; redirectd
-// takes an exact rule, then the longest prefix, then the first regex. So
-// Order asks the source's model (Matches) and the compiled rules the same
-// requests (every candidate's samples) and, where a later exact or prefix
-// rule answers a request that an earlier rule should, writes that later
-// rule as a regex, which keeps its place in file order; then asks again.
+// The services take the first rule in file order that matches, whatever
+// its host; so do the written rules, under [rules] order = "file"
+// (WriteFileOrderTOML), and Order compiles them so. It asks the source's
+// model (Matches) and the compiled rules the same requests (every
+// candidate's samples), which must agree; where a later exact or prefix
+// rule still answers a request that an earlier rule should, it writes
+// that later rule as a regex; then asks again.
 // A rule that never applies (every sample answered by an earlier rule: a
 // duplicate, a path under an earlier splat) is left out with a note
 // rather than written to confuse. Answers that still differ are noted.
@@ -81,7 +83,7 @@ func Order(cands []Candidate) *Result {
 	var diffs []diff
 	for range maxRounds {
 		rules := build(cands, live, regex)
-		set, err := matcher.Compile(rules)
+		set, err := matcher.CompileFileOrder(rules)
 		if err != nil {
 			// Each rule compiled alone; together two can still clash (an
 			// exact /a and a prefix /a/ that also takes /a): the one
@@ -103,6 +105,11 @@ func Order(cands []Candidate) *Result {
 		c := &cands[r.Line-1]
 		r.File, r.Line = c.File, c.Line
 		res.Rules = append(res.Rules, Rule{Rule: r, Text: c.Text})
+		if lint.NeedsFragment(&r) {
+			// The service never applies it either; check warns too.
+			res.Notes = append(res.Notes, Note{c.File, c.Line, Caveat, fmt.Sprintf(
+				"%s: its source holds '#', and what follows '#' is a fragment, which browsers never send: the rule never applies; written as it is", c.Text)})
+		}
 	}
 	return res
 }
@@ -365,9 +372,10 @@ func reqString(s Request) string {
 const maxHosts = 20
 
 // addHostSamples asks every host-less sample again on each host a rule
-// names: redirectd tries a host's own rules before host-less ones, where
-// the services keep file order, so a host rule after a host-less one for
-// the same path answers otherwise.
+// names: a host rule after a host-less one for the same path must not
+// take it (cert-manager's `https://docs.cert-manager.io/* ... 302!`
+// after its host-less rules), which file order keeps and these samples
+// check.
 func addHostSamples(cands []Candidate) {
 	var hosts []string
 	seen := map[string]bool{"": true}

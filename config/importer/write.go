@@ -23,6 +23,15 @@ import (
 func WriteTOML(w io.Writer, header, geoip string, rules []Rule) error {
 	var b strings.Builder
 	WriteHeader(&b, header)
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	return writeRules(w, geoip, rules)
+}
+
+// writeRules writes WriteTOML's [geoip] and [[rule]] tables.
+func writeRules(w io.Writer, geoip string, rules []Rule) error {
+	var b strings.Builder
 	if geoip != "" {
 		fmt.Fprintf(&b, "\n[geoip]\ndatabase = %s\n", Quote(geoip))
 	}
@@ -31,6 +40,19 @@ func WriteTOML(w io.Writer, header, geoip string, rules []Rule) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// WriteFileOrderTOML is WriteTOML for the rules of a service that applies
+// the first matching rule in file order, whatever its host (Netlify,
+// Vercel: see Order): the config says [rules] order = "file".
+func WriteFileOrderTOML(w io.Writer, header, geoip string, rules []Rule) error {
+	var b strings.Builder
+	WriteHeader(&b, header)
+	b.WriteString("\n# The service applies the first rule in file order that matches.\n[rules]\norder = \"file\"\n")
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	return writeRules(w, geoip, rules)
 }
 
 // Writable reports why r cannot be written as a [[rule]] (nil when it

@@ -50,6 +50,9 @@ const maxChain = 32
 func Check(rules []matcher.Rule, set *matcher.Set) []Finding {
 	var out []Finding
 	for i := range rules {
+		if NeedsFragment(&rules[i]) {
+			out = append(out, fragment(&rules[i]))
+		}
 		if rules[i].Pass || !matcher.HasLocation(rules[i].Status) {
 			continue // a no-redirect entry, a 410 or a 451 has no Location
 		}
@@ -57,7 +60,7 @@ func Check(rules []matcher.Rule, set *matcher.Set) []Finding {
 			out = append(out, f)
 		}
 	}
-	out = append(out, unreachable(rules)...)
+	out = append(out, unreachable(rules, set != nil && set.FileOrder())...)
 	out = append(out, windows(rules, time.Now())...) // window.go
 	for i := range rules {
 		if rules[i].Pass || rules[i].Shadow || !matcher.HasLocation(rules[i].Status) {
@@ -76,11 +79,10 @@ func Check(rules []matcher.Rule, set *matcher.Set) []Finding {
 // checkLocation reports a To that is not a valid Location: an absolute
 // http(s) URL with a host, or a path starting with '/'.
 func checkLocation(r *matcher.Rule) (Finding, bool) {
-	to := r.To
-	if r.Kind == matcher.Regex {
-		// Group references become a plain letter for the check.
-		to = varRE(to)
-	}
+	// References filled with values valid where they stand: the check
+	// must never refuse its own placeholder ("https://$host:8443$path"
+	// with a letter for $path would read as the port "8443x").
+	to := matcher.SampleTarget(r.To, r.Kind)
 	// What the server sends: a space, UTF-8 or '<' percent-encoded. The
 	// server loads such a target, so check does not refuse it either.
 	to = matcher.EncodeTarget(to)
@@ -110,36 +112,6 @@ func checkLocation(r *matcher.Rule) (Finding, bool) {
 	return Finding{Severity: Error, Kind: "location", Message: msg, Rules: []RuleRef{ref(r)}}, true
 }
 
-// varRE replaces $1, ${name}, $host... with "x".
-func varRE(to string) string {
-	var b strings.Builder
-	for i := 0; i < len(to); i++ {
-		if to[i] != '$' || i+1 >= len(to) {
-			b.WriteByte(to[i])
-			continue
-		}
-		if to[i+1] == '$' {
-			b.WriteByte('$')
-			i++
-			continue
-		}
-		j := i + 1
-		if to[j] == '{' {
-			for j < len(to) && to[j] != '}' {
-				j++
-			}
-		} else {
-			for j < len(to) && (to[j] == '_' || to[j] >= '0' && to[j] <= '9' || to[j] >= 'a' && to[j] <= 'z' || to[j] >= 'A' && to[j] <= 'Z') {
-				j++
-			}
-			j--
-		}
-		b.WriteByte('x')
-		i = j
-	}
-	return b.String()
-}
-
 // unreachable reports rules that can never match because another is
 // always tried first and matches whenever they would:
 //   - a rule sharing its path (or regex), kind, host and options with an
@@ -150,7 +122,11 @@ func varRE(to string) string {
 //     and without the slash, both have a strict exact rule;
 //   - a regex whose every match starts with the path of a prefix rule of
 //     the same host without conditions: prefix rules win over regexes.
-func unreachable(rules []matcher.Rule) []Finding {
+//
+// In a set in file order (fileOrder) only earlier rules answer first:
+// an earlier rule of the same path is tried first whatever the
+// conditions, and the last two take only the rules before this one.
+func unreachable(rules []matcher.Rule, fileOrder bool) []Finding {
 	var out []Finding
 	report := func(r, by *matcher.Rule, why string) {
 		out = append(out, Finding{Severity: Warning, Kind: "unreachable",
@@ -158,7 +134,12 @@ func unreachable(rules []matcher.Rule) []Finding {
 			Rules:   []RuleRef{ref(r), ref(by)}})
 	}
 	slots := map[slotKey][]*matcher.Rule{}
-	var prefixes []*matcher.Rule
+	var prefixes []int // indexes into rules
+	// before reports whether a (a pointer into rules) comes before rule
+	// i, or fileOrder is off.
+	before := func(a *matcher.Rule, i int) bool {
+		return !fileOrder || index(rules, a) < i
+	}
 	for i := range rules {
 		r := &rules[i]
 		k := slotOf(r)
@@ -168,7 +149,7 @@ func unreachable(rules []matcher.Rule) []Finding {
 				// on conditions on who asks (matcher/conditions.go).
 				continue
 			}
-			tried := r.Kind == matcher.Regex || len(prev.Query) > 0 && len(r.Query) > 0 || len(r.Query) == 0
+			tried := fileOrder || r.Kind == matcher.Regex || len(prev.Query) > 0 && len(r.Query) > 0 || len(r.Query) == 0
 			if !tried || !implies(prev.Query, r.Query) {
 				continue
 			}
@@ -181,7 +162,7 @@ func unreachable(rules []matcher.Rule) []Finding {
 		}
 		slots[k] = append(slots[k], r)
 		if r.Kind == matcher.Prefix && len(r.Query) == 0 && r.When == nil && !gated(r) {
-			prefixes = append(prefixes, r)
+			prefixes = append(prefixes, i)
 		}
 	}
 	for i := range rules {
@@ -194,7 +175,7 @@ func unreachable(rules []matcher.Rule) []Finding {
 			k.from = bare + "/"
 			withSlash := strictRule(slots[k])
 			k.from = bare
-			if without := strictRule(slots[k]); bare != "/" && withSlash != nil && without != nil {
+			if without := strictRule(slots[k]); bare != "/" && withSlash != nil && without != nil && before(withSlash, i) && before(without, i) {
 				report(r, without, fmt.Sprintf("both %q (%s) and %q (%s) have exact rules without trailing_slash = \"ignore\", which are tried first",
 					without.From, without.Source(), withSlash.From, withSlash.Source()))
 			}
@@ -203,7 +184,11 @@ func unreachable(rules []matcher.Rule) []Finding {
 			if err != nil || lit == "" {
 				continue
 			}
-			for _, p := range prefixes {
+			for _, j := range prefixes {
+				if fileOrder && j > i {
+					break // answered after r
+				}
+				p := &rules[j]
 				from := matcher.NormalizePath(p.From)
 				l := lit
 				if p.CaseInsensitive {
@@ -217,6 +202,16 @@ func unreachable(rules []matcher.Rule) []Finding {
 		}
 	}
 	return out
+}
+
+// index returns the place of a, a pointer into rules, in rules.
+func index(rules []matcher.Rule, a *matcher.Rule) int {
+	for i := range rules {
+		if &rules[i] == a {
+			return i
+		}
+	}
+	return len(rules)
 }
 
 // slotKey is where the matcher files a rule: rules with the same key are

@@ -43,6 +43,10 @@ func TestCheck(t *testing.T) {
 		{From: "/irc", To: "irc://irc.example/x"},                 // 28: not http(s)
 		{From: "/dslash", To: "//docs/x"},                         // 29: a host "docs"
 		{From: "/typo", To: "https:/creativecommons.org/x/"},      // 30: no host
+		// A literal port, then what the request gives: a valid URL (the
+		// check's placeholder must not read as part of the port).
+		{Kind: matcher.Regex, From: `^/port/`, To: "https://$host:18443$path"},   // 31: fine
+		{Kind: matcher.Regex, From: `^/port2(.*)$`, To: "https://$host:18443$1"}, // 32: group joins the port
 	}
 	for i := range rules {
 		rules[i].Status, rules[i].File, rules[i].Line = 301, "m", i+1
@@ -70,6 +74,7 @@ func TestCheck(t *testing.T) {
 		{lint.Error, "location", "m:28", ""},
 		{lint.Error, "location", "m:29", ""},
 		{lint.Error, "location", "m:30", ""},
+		{lint.Warning, "location", "m:32", ""},
 		{lint.Warning, "unreachable", "m:10", ""},
 		{lint.Warning, "unreachable", "m:14", ""},
 		{lint.Warning, "unreachable", "m:22", ""},
@@ -83,5 +88,49 @@ func TestCheck(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, findings); diff != "" {
 		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+}
+
+// TestCheckFileOrder: in a set in file order ([rules] order = "file") a
+// regex under a later prefix rule, and a trailing-slash rule before its
+// two strict forms, are reached, and a rule with conditions after the
+// plain rule of its path is not; the default order is the other way
+// round.
+func TestCheckFileOrder(t *testing.T) {
+	rules := []matcher.Rule{
+		{Kind: matcher.Regex, From: `^/old/(\d+)$`, To: "/n/$1"},                       // 1: before the prefix
+		{Kind: matcher.Prefix, From: "/old/", To: "/new/"},                             // 2
+		{From: "/t", To: "/t3", TrailingSlash: true},                                   // 3: before both strict forms
+		{From: "/t", To: "/t1"},                                                        // 4
+		{From: "/t/", To: "/t2"},                                                       // 5
+		{Kind: matcher.Regex, From: `^/old/x$`, To: "/x"},                              // 6: 2 comes first
+		{From: "/q", To: "/all"},                                                       // 7
+		{From: "/q", To: "/some", Query: []matcher.QueryCond{{Name: "a", Value: "1"}}}, // 8: in file order 7 comes first
+	}
+	for i := range rules {
+		rules[i].Status, rules[i].File, rules[i].Line = 301, "m", i+1
+	}
+	unreached := func(set *matcher.Set) []string {
+		var out []string
+		for _, f := range lint.Check(rules, set) {
+			if f.Kind == "unreachable" {
+				out = append(out, f.Rules[0].Source)
+			}
+		}
+		return out
+	}
+	file, err := matcher.CompileFileOrder(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prec, err := matcher.Compile(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"m:8", "m:6"}, unreached(file)); diff != "" {
+		t.Errorf("file order (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"m:1", "m:3", "m:6"}, unreached(prec)); diff != "" {
+		t.Errorf("precedence (-want +got):\n%s", diff)
 	}
 }

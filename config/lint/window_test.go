@@ -21,7 +21,7 @@ func TestWindowFindings(t *testing.T) {
 		{Kind: matcher.Regex, From: "^/r/", To: "/s", Status: 301, File: "r.toml", Line: 5, Shadow: true},
 		{Kind: matcher.Regex, From: "^/r/", To: "/t", Status: 301, File: "r.toml", Line: 6},
 	}
-	got := append(windows(rules, now), unreachable(rules)...)
+	got := append(windows(rules, now), unreachable(rules, false)...)
 	want := []Finding{{Severity: Warning, Kind: "window",
 		Message: "the rule's window ended at 2026-12-01T00:00:00Z; it no longer answers and can be removed",
 		Rules:   []RuleRef{{Source: "r.toml:1", From: "/over", To: "/x"}}}}

@@ -111,7 +111,7 @@ func TestImportKubernetes(t *testing.T) {
 	res := importer.Order(cands)
 	notes = append(notes, res.Notes...)
 	var out strings.Builder
-	if err := importer.WriteTOML(&out, "kubernetes", "", res.Rules); err != nil {
+	if err := importer.WriteFileOrderTOML(&out, "kubernetes", "", res.Rules); err != nil {
 		t.Fatal(err)
 	}
 	_, findings := checkImport(t, []byte(out.String()))

@@ -89,7 +89,7 @@ func FuzzImport(f *testing.F) {
 			}
 		}
 		var buf bytes.Buffer
-		importer.WriteTOML(&buf, "fuzz", opt.GeoIP, res.Rules)
+		importer.WriteFileOrderTOML(&buf, "fuzz", opt.GeoIP, res.Rules)
 		var err error
 		if opt.GeoIP != "" {
 			// The database is named by an absolute path, which LoadFS

@@ -97,7 +97,7 @@ func TestImportLarge(t *testing.T) {
 	}
 	t.Logf("%d lines, %d rules written, in %v", strings.Count(src, "\n"), len(res.Rules), took)
 	var buf bytes.Buffer
-	importer.WriteTOML(&buf, "large", "", res.Rules)
+	importer.WriteFileOrderTOML(&buf, "large", "", res.Rules)
 	cfg, err := config.LoadFS(fstest.MapFS{"r.toml": {Data: buf.Bytes()}}, "r.toml")
 	if err != nil {
 		t.Fatal(err)

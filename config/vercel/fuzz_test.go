@@ -49,7 +49,7 @@ func FuzzSource(f *testing.F) {
 		}
 		res := importer.Order(cands)
 		var buf bytes.Buffer
-		importer.WriteTOML(&buf, "fuzz", "", res.Rules)
+		importer.WriteFileOrderTOML(&buf, "fuzz", "", res.Rules)
 		if _, err := config.LoadFS(fstest.MapFS{"r.toml": {Data: buf.Bytes()}}, "r.toml"); err != nil {
 			t.Errorf("the written config does not load: %v\n%s", err, buf.String())
 		}
@@ -126,7 +126,7 @@ func FuzzHas(f *testing.F) {
 			}
 		}
 		var buf bytes.Buffer
-		importer.WriteTOML(&buf, "fuzz", "", res.Rules)
+		importer.WriteFileOrderTOML(&buf, "fuzz", "", res.Rules)
 		if _, err := config.LoadFS(fstest.MapFS{"r.toml": {Data: buf.Bytes()}}, "r.toml"); err != nil {
 			t.Errorf("the written config does not load: %v\n%s", err, buf.String())
 		}

@@ -34,7 +34,7 @@ func Import(t testing.TB, tool string, load LoadFunc, dir, name string, opt impo
 	res := importer.Order(cands)
 	res.Notes = append(notes, res.Notes...)
 	var out, rep bytes.Buffer
-	if err := importer.WriteTOML(&out, "Imported from "+name+" by redirectd import "+tool+".", opt.GeoIP, res.Rules); err != nil {
+	if err := importer.WriteFileOrderTOML(&out, "Imported from "+name+" by redirectd import "+tool+".", opt.GeoIP, res.Rules); err != nil {
 		t.Fatal(err)
 	}
 	res.Report("redirectd.toml").Write(&rep)

@@ -101,6 +101,10 @@ func FromEdits(list []Edit) *Overlay {
 // by its edit.
 func Apply(base *matcher.Set, o *Overlay, lim matcher.Limits) (*matcher.Set, []string, error) {
 	b := matcher.NewBuilder(lim)
+	if base.FileOrder() {
+		// An edited rule keeps its place, and an added one is last.
+		b.FileOrder()
+	}
 	found := make([]bool, o.Len())
 	var err error
 	base.Each(func(rh matcher.RuleHits) {

@@ -82,6 +82,29 @@ func TestApply(t *testing.T) {
 	}
 }
 
+// TestApplyFileOrder: a draft of a rule set in file order ([rules]
+// order = "file") is in file order too: a changed rule keeps its place,
+// so an earlier prefix still answers before a later exact rule.
+func TestApplyFileOrder(t *testing.T) {
+	t.Parallel()
+	rules := []matcher.Rule{
+		{Kind: matcher.Prefix, From: "/p/", To: "/q/", Status: 301, File: "r.toml", Line: 1},
+		{Kind: matcher.Exact, From: "/p/x", To: "/x", Status: 301, File: "r.toml", Line: 2},
+	}
+	base, err := matcher.CompileFileOrder(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := Apply(base, FromEdits([]Edit{edit(OpChange, "", "/p/", "/r/", 302)}), matcher.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m matcher.Match
+	if !got.FileOrder() || !got.Lookup(nil, []byte("/p/x"), nil, &m) || string(m.AppendLocation(nil, nil)) != "/r/x" {
+		t.Errorf("the draft of a set in file order does not answer /p/x with the earlier prefix rule's /r/x (file order %v)", got.FileOrder())
+	}
+}
+
 // TestMerge checks that a later edit of a key replaces the earlier, in
 // its place.
 func TestMerge(t *testing.T) {
