@@ -1,0 +1,101 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// conditionsConfig has an https-only rule, a rule for a header and a
+// language, and a plain one: the rules whose conditions explain, test and
+// check show.
+const conditionsConfig = `[admin]
+listen = "off"
+
+[access_log]
+enabled = false
+
+[[rule]]
+from = "/secure"
+to = "https://new.example/secure"
+when.scheme = "https"
+
+[[rule]]
+from = "/beta"
+to = "https://new.example/beta"
+when.header = { X-Beta = "1" }
+when.language = "de"
+
+[[rule]]
+from = "/plain"
+to = "https://new.example/plain"
+`
+
+// writeConditionsConfig writes conditionsConfig to a temporary folder.
+func writeConditionsConfig(t *testing.T) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "redirectd.toml")
+	if err := os.WriteFile(file, []byte(conditionsConfig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// TestExplainShowsConditions: explain names a rule with its conditions,
+// and for a URL that a rule matches but for its conditions, says which
+// rule and which conditions the URL does not meet, where it said only
+// "no rule matches".
+func TestExplainShowsConditions(t *testing.T) {
+	file := writeConditionsConfig(t)
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"https://old.example/secure"}, []string{`rule:     ` + file + `:7 (exact "/secure", scheme = https)`, "location: https://new.example/secure"}},
+		{[]string{"http://old.example/secure"}, []string{`no rule matches host "old.example" path "/secure"`,
+			`near:     ` + file + `:7 (exact "/secure", scheme = https) matches this path but requires scheme = https; this URL is http`}},
+		{[]string{"/beta", "-H", "Accept-Language: fr"}, []string{`no rule matches`,
+			`near:     ` + file + `:12 (exact "/beta", language = de, header X-Beta = "1") matches this path but requires language = de; the request prefers "fr", and requires header X-Beta = "1"; the request has none`}},
+		{[]string{"/beta", "-H", "Accept-Language: de", "-H", "X-Beta: 1"}, []string{`rule:     ` + file + `:12 (exact "/beta", language = de, header X-Beta = "1")`}},
+	} {
+		code, out, stderr := runCmd(append([]string{"explain", "-config", file}, tc.args...)...)
+		for _, w := range tc.want {
+			if code != 0 || !strings.Contains(out, w) {
+				t.Errorf("explain %v: exit %d, want %q in:\n%s%s", tc.args, code, w, out, stderr)
+			}
+		}
+	}
+	// A URL no rule's path matches gets no near line.
+	if _, out, _ := runCmd("explain", "-config", file, "http://old.example/none"); strings.Contains(out, "near:") {
+		t.Errorf("explain of a path no rule has:\n%s", out)
+	}
+}
+
+// TestTestShowsConditions: a failing case of redirectd test, answered
+// by the real server, names the rule with its conditions and the rule
+// whose path it matches but whose conditions it does not meet.
+func TestTestShowsConditions(t *testing.T) {
+	file := writeConditionsConfig(t)
+	cases := filepath.Join(filepath.Dir(file), "c.cases")
+	os.WriteFile(cases, []byte("GET http://old.example/secure -> 301 https://new.example/secure\n"+
+		"GET http://old.example/beta Accept-Language:de -> 301 https://new.example/beta\n"+
+		"GET http://old.example/beta Accept-Language:de X-Beta:1 -> 301 https://new.example/else\n"+
+		"GET https://old.example/secure -> 301 https://new.example/secure\n"), 0o644)
+	code, out, stderr := runCmd("test", "-config", file, cases)
+	for _, w := range []string{
+		"FAIL " + cases + ":1: GET http://old.example/secure",
+		`near: ` + file + `:7 (exact "/secure", scheme = https) matches this path but requires scheme = https; this URL is http`,
+		"FAIL " + cases + ":2: ",
+		`near: ` + file + `:12 (exact "/beta", language = de, header X-Beta = "1") matches this path but requires header X-Beta = "1"; the request has none`,
+		`rule: ` + file + `:12 (exact "/beta", language = de, header X-Beta = "1")` + "\n",
+		// The server takes X-Forwarded-Proto as https only under
+		// https_redirect, and the report says so.
+		"note: an https:// case is sent marked X-Forwarded-Proto: https, which the server believes only with [server] https_redirect on",
+		"FAIL: 4 of 4 cases failed",
+	} {
+		if code != 1 || !strings.Contains(out, w) {
+			t.Errorf("test: exit %d, want %q in:\n%s%s", code, w, out, stderr)
+		}
+	}
+}
