@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,5 +98,50 @@ func TestTestShowsConditions(t *testing.T) {
 		if code != 1 || !strings.Contains(out, w) {
 			t.Errorf("test: exit %d, want %q in:\n%s%s", code, w, out, stderr)
 		}
+	}
+}
+
+// TestBaselineSchemeRules: check -baseline compares URLs over https too
+// when rules answer by the scheme, so three changed targets of
+// when.scheme = "https" rules (as an nginx import writes a server that
+// listens on 443 only) are three URLs answered differently; before, only
+// http URLs were sampled and none differed. The rules show their
+// conditions.
+func TestBaselineSchemeRules(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, targets [4]string) string {
+		var b strings.Builder
+		b.WriteString("[admin]\nlisten = \"off\"\n")
+		for i, to := range targets {
+			host := "host = \"shop.example\"\n"
+			if i == 3 {
+				host = ""
+			}
+			fmt.Fprintf(&b, "\n[[rule]]\n%sfrom = \"/p%d\"\nto = %q\nwhen.scheme = \"https\"\n", host, i, to)
+		}
+		b.WriteString("\n[[rule]]\nfrom = \"/plain\"\nto = \"/x\"\n")
+		file := filepath.Join(dir, name)
+		if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return file
+	}
+	old := write("old.toml", [4]string{"/a", "/b", "/c", "/d"})
+	cur := write("new.toml", [4]string{"/a2", "/b", "/c2", "/d2"})
+	code, out, stderr := runCmd("check", "-baseline", old, "-config", cur)
+	for _, w := range []string{
+		"rules changed (3):",
+		`exact /p0 (host shop.example, scheme = https) -> 301 /a2`,
+		"  https://shop.example/p0\n      old: 301 /a  (" + old + ":4)\n      new: 301 /a2  (" + cur + ":4)\n",
+		"  https://shop.example/p2\n",
+		"  /p3 (https)\n      old: 301 /d",
+		"3 of 10 sampled URLs answered differently",
+	} {
+		if code != 1 || !strings.Contains(out, w) {
+			t.Errorf("check -baseline: exit %d, want %q in:\n%s%s", code, w, out, stderr)
+		}
+	}
+	if strings.Contains(out, "http://shop.example/p1\n") {
+		t.Errorf("an unchanged URL is listed:\n%s", out)
 	}
 }
