@@ -82,6 +82,13 @@ func TestDraftEditsConditionedRules(t *testing.T) {
 	if diff := cmp.Diff(want, view.Samples[:min(2, len(view.Samples))]); diff != "" {
 		t.Errorf("samples of the https-only rule (-want +got):\n%s\nall: %+v", diff, view.Samples)
 	}
+	// The console's draft page shows the same.
+	vera := consoleSignIn(t, n, "vera")
+	if code, body := vera.get("/ui/drafts/" + d.ID); code != 200 || !strings.Contains(body, "<td><code>/secure</code></td><td>scheme = https</td>") ||
+		!strings.Contains(body, "<td><code>/secure (https)</code></td><td>301 /s1</td><td>302 /s3</td>") ||
+		!strings.Contains(body, "<td>header X-Beta = &#34;1&#34;</td>") {
+		t.Errorf("console draft page: %d\n%s", code, body)
+	}
 	var promoted map[string]int
 	n.json("pub", "POST", "/drafts/"+d.ID+"/promote", map[string]string{"message": "conditioned"}, 200, &promoted)
 	var rules []struct {
@@ -100,6 +107,14 @@ func TestDraftEditsConditionedRules(t *testing.T) {
 	}
 	if _, ok := got["www.brand-b.com/beta"]; ok {
 		t.Errorf("/rules still has the deleted rule: %v", got)
+	}
+	if code, body := vera.get("/ui/rules?q=secure"); code != 200 || !strings.Contains(body, "<td><code>scheme = https</code></td>") {
+		t.Errorf("console rules page: %d\n%s", code, body)
+	}
+	// The admin /explain names the rule an http URL does not meet.
+	if code, body := n.call("vera", "GET", "/explain?url=http%3A%2F%2Fexample.com%2Fsecure", "", nil); code != 200 ||
+		!strings.Contains(body, `(exact "/secure", scheme = https) matches this path but requires scheme = https; this URL is http`) {
+		t.Errorf("/explain: %d\n%s", code, body)
 	}
 	// Over http the https-only rule still does not answer.
 	n.wantAnswer("example.com", "/secure", 404, "")
