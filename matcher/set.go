@@ -2,6 +2,7 @@ package matcher
 
 import (
 	"strings"
+	"sync"
 )
 
 // Set is an immutable, compiled rule set. Lookups on one Set may run from
@@ -31,6 +32,9 @@ type Set struct {
 	// (headers.go).
 	headers    string
 	headerList []Header
+	// near is NearMisses's index, built on its first call (near.go).
+	nearOnce sync.Once
+	near     *nearIndex
 }
 
 // span is a run of rules in file order: entries lo to hi of t, or of x's

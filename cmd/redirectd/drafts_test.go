@@ -54,6 +54,13 @@ func editConfig(addr, adminAddr string) string {
 
 func startEditNode(t *testing.T) *editNode {
 	t.Helper()
+	return startEditNodeWith(t, "")
+}
+
+// startEditNodeWith starts an editNode whose config has the rules of
+// extra (TOML) after editConfig's.
+func startEditNodeWith(t *testing.T, extra string) *editNode {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -63,7 +70,7 @@ func startEditNode(t *testing.T) *editNode {
 	for _, name := range []string{"vera", "ed", "pub", "ada", "alice", "paula"} {
 		os.WriteFile(filepath.Join(n.dir, "tokens", name), []byte(name+"-token\n"), 0o600)
 	}
-	os.WriteFile(n.file, []byte(editConfig(n.addr, n.adminAddr)), 0o644)
+	os.WriteFile(n.file, []byte(editConfig(n.addr, n.adminAddr)+extra), 0o644)
 	n.start()
 	return n
 }

@@ -40,13 +40,17 @@ mode = "shadow"
 func TestExplainAt(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "r.toml")
 	os.WriteFile(file, []byte(windowConfig), 0o644)
+	const window = "active from 2026-12-01T00:00:00Z until 2027-01-07T00:00:00Z"
 	for _, tc := range []struct {
 		at, url string
 		want    []string
 	}{
-		{"2026-11-30T23:59:59Z", "/sale", []string{"r.toml:8 (exact \"/sale\")", "location: /sale-over"}},
-		{"2026-12-01T00:00:00Z", "/sale", []string{"r.toml:2 (exact \"/sale\")", "status:   302", "location: /winter-sale"}},
-		{"2027-01-06T23:59:59+01:00", "/sale", []string{"r.toml:2 (exact \"/sale\")", "location: /winter-sale"}},
+		// The windowed rule, tried first, is named with its window and
+		// why it does not answer.
+		{"2026-11-30T23:59:59Z", "/sale", []string{"r.toml:8 (exact \"/sale\")", "location: /sale-over",
+			"near:     " + file + ":2 (exact \"/sale\", " + window + ") matches this path but is " + window + "; it is now 2026-11-30T23:59:59Z"}},
+		{"2026-12-01T00:00:00Z", "/sale", []string{"r.toml:2 (exact \"/sale\", " + window + ")", "status:   302", "location: /winter-sale"}},
+		{"2027-01-06T23:59:59+01:00", "/sale", []string{"r.toml:2 (exact \"/sale\", " + window + ")", "location: /winter-sale"}},
 		{"2027-01-07T00:00:00Z", "/sale", []string{"r.toml:8 (exact \"/sale\")", "location: /sale-over"}},
 		{"", "/try", []string{"no rule matches", "shadow:   " + file + ":12 (exact \"/try\") would answer 301 /tried"}},
 	} {

@@ -9,8 +9,13 @@ type RuleInfo struct {
 	To     string `json:"to"`
 	Status int    `json:"status"`
 	Host   string `json:"host,omitempty"`
-	Source string `json:"source"` // "file:line"
-	Hits   uint64 `json:"hits"`   // since start
+	// Conditions are the rule's conditions besides its host, one text
+	// each, as matcher's Rule.Conditions writes them: `scheme = https`,
+	// `header X-Beta = "1"`, `active until 2026-12-31T00:00:00Z`;
+	// absent for a rule that answers every request for its path.
+	Conditions []string `json:"conditions,omitempty"`
+	Source     string   `json:"source"` // "file:line"
+	Hits       uint64   `json:"hits"`   // since start
 	// Headers are the rule's header fields, the [server] ones merged in;
 	// absent for a rule that sends only the server's.
 	Headers map[string]string `json:"headers,omitempty"`

@@ -28,6 +28,10 @@ type EditRule struct {
 	To     string `json:"to"`
 	Status int    `json:"status"`
 	Kind   string `json:"kind"`
+	// Conditions are the rule's conditions besides its host, as
+	// matcher's Rule.Conditions writes them (`scheme = https`); an edit
+	// keeps those of the rule it changes.
+	Conditions []string `json:"conditions,omitempty"`
 }
 
 // EditChange is a rule a draft changes.

@@ -52,6 +52,9 @@ type rule struct {
 	Status                             int
 	Hits                               uint64
 	LastAnswered                       string
+	// Conditions are the rule's conditions besides its host
+	// (admin.RuleInfo's), "" for none.
+	Conditions string
 }
 
 func buildIndex(list []admin.RuleInfo, version string, now time.Time) *index {
@@ -85,7 +88,7 @@ func buildIndex(list []admin.RuleInfo, version string, now time.Time) *index {
 	for i, p := range perm {
 		ri := &list[p]
 		rules[i] = rule{Kind: ri.Kind, Host: ri.Host, From: ri.From, To: ri.To, Mode: ri.Mode, Source: ri.Source,
-			Status: ri.Status, Hits: ri.Hits + ri.ShadowHits, LastAnswered: lastAnswered(ri)}
+			Status: ri.Status, Hits: ri.Hits + ri.ShadowHits, LastAnswered: lastAnswered(ri), Conditions: strings.Join(ri.Conditions, ", ")}
 	}
 	x := &index{rules: rules, starts: make([]int, 0, len(rules)+1), kinds: map[string]int{}, built: now, version: version}
 	defer func() { x.took = time.Since(start) }()

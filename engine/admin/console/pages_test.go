@@ -75,3 +75,24 @@ func TestHostileText(t *testing.T) {
 		t.Errorf("a hostile rule is not escaped:\n%.2000s", p.Body)
 	}
 }
+
+// TestRulesShowConditions: the rules page shows each rule's conditions
+// (an https-only rule of an nginx import looked like any other), and
+// "none" for a rule without.
+func TestRulesShowConditions(t *testing.T) {
+	t.Parallel()
+	f := newFake()
+	f.rules = append(f.rules, admin.RuleInfo{Kind: "exact", From: "/secure", To: "/s", Status: 301, Source: "r.toml:12",
+		Conditions: []string{"scheme = https", `header X-Beta = "1"`}})
+	base, _ := serve(t, admin.Options{}, f)
+	b := newBrowser(t, base)
+	p := b.get("/ui/rules?q=secure")
+	if !strings.Contains(p.Body, `<th scope="col">Conditions</th>`) ||
+		!strings.Contains(p.Body, `<td><code>scheme = https, header X-Beta = &#34;1&#34;</code></td>`) {
+		t.Errorf("the rules page lacks the rule's conditions:\n%.3000s", p.Body)
+	}
+	p = b.get("/ui/rules?q=old-a")
+	if !strings.Contains(p.Body, `<span class="dim">none</span>`) {
+		t.Errorf("a rule without conditions is not shown as none:\n%.3000s", p.Body)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redirectd/redirectd/engine/admin"
@@ -26,6 +27,8 @@ var pageNames = []string{"signin", "overview", "rules", "explain", "misses", "ve
 type pages map[string]*template.Template
 
 var funcs = template.FuncMap{
+	// join writes a rule's conditions on one line.
+	"join": func(list []string) string { return strings.Join(list, ", ") },
 	"when": func(t time.Time) string {
 		if t.IsZero() {
 			return "never"

@@ -151,10 +151,15 @@ func missAnswer(cfg *config.Config) string {
 	return "404"
 }
 
-// sampleURL is one request compared: host ("" for any), path, query.
+// sampleURL is one request compared: host ("" for any), path, query,
+// and what a rule's conditions read (conditions.go): the scheme, header
+// fields and the client's country.
 type sampleURL struct {
 	host, path string
 	query      []byte
+	https      bool
+	fields     [][2]string // name, value
+	country    string
 }
 
 func (u sampleURL) String() string {
@@ -162,10 +167,48 @@ func (u sampleURL) String() string {
 	if u.query != nil {
 		s += "?" + string(u.query)
 	}
-	if u.host != "" {
+	switch {
+	case u.host != "" && u.https:
+		s = "https://" + u.host + s
+	case u.host != "":
 		s = "http://" + u.host + s
+	case u.https:
+		s += " (https)"
+	}
+	for _, f := range u.fields {
+		s += " [" + f[0] + ": " + f[1] + "]"
+	}
+	if u.country != "" {
+		s += " [client in " + u.country + "]"
 	}
 	return s
+}
+
+// Header, Country and HTTPS make u the request the conditions of rules
+// read (matcher.Request).
+func (u *sampleURL) Header(name []byte) []byte {
+	for _, f := range u.fields {
+		if strings.EqualFold(f[0], string(name)) {
+			return []byte(f[1])
+		}
+	}
+	return nil
+}
+
+func (u *sampleURL) Country() string { return u.country }
+func (u *sampleURL) HTTPS() bool     { return u.https }
+
+// bySchemes reports whether a rule of set answers by the scheme
+// (when.scheme): then every URL is compared over http and over https, as
+// a change to an https-only rule shows only over https.
+func bySchemes(set *matcher.Set) bool {
+	found := false
+	set.Each(func(rh matcher.RuleHits) {
+		if w := rh.Rule.When; w != nil && (w.Scheme != "" || w.Unless != nil && w.Unless.Scheme != "") {
+			found = true
+		}
+	})
+	return found
 }
 
 // compareSamples answers, with each config's rules, a few paths of every
@@ -175,12 +218,19 @@ func compareSamples(old, cur *config.Config, oldRules, curRules []matcher.Rule) 
 	seen := map[string]bool{}
 	changes, uncovered := []urlChange{}, []string{}
 	var mo, mc matcher.Match
+	both := bySchemes(old.Set) || bySchemes(cur.Set)
 	for _, rules := range [][]matcher.Rule{oldRules, curRules} {
 		for i := range rules {
 			r := &rules[i]
 			samples, ok := rulePaths(r)
 			if !ok {
 				uncovered = append(uncovered, fmt.Sprintf("%s: regex %q: no path could be generated from it; its URLs are not compared", r.Source(), r.From))
+			}
+			if both {
+				for _, u := range samples {
+					u.https = !u.https
+					samples = append(samples, u)
+				}
 			}
 			for _, u := range samples {
 				key := u.String()
@@ -201,6 +251,7 @@ func compareSamples(old, cur *config.Config, oldRules, curRules []matcher.Rule) 
 // sampleLookup answers u with cfg's rules, by the server's own Lookup and
 // Location code.
 func sampleLookup(cfg *config.Config, u sampleURL, m *matcher.Match) sampleAnswer {
+	m.Req = &u
 	if !cfg.Set.Lookup([]byte(u.host), []byte(u.path), u.query, m) {
 		if r := m.Passed(); r != nil {
 			return sampleAnswer{missAnswer(cfg), r.Source() + " (no redirect)"}
@@ -249,9 +300,45 @@ func rulePaths(r *matcher.Rule) ([]sampleURL, bool) {
 		if len(r.Query) > 0 {
 			u.query = condsQuery(u.query, r.Query)
 		}
+		if r.When != nil {
+			meetWhen(&u, r.When)
+		}
 		out = append(out, u)
 	}
 	return out, ok
+}
+
+// meetWhen makes u a request that meets w's conditions (its unless's
+// are left unmet): the scheme, a header field for each header, language
+// and cookie condition, the first country listed.
+func meetWhen(u *sampleURL, w *matcher.When) {
+	u.https = w.Scheme == "https"
+	anyOr := func(v string) string {
+		if v == matcher.AnyValue {
+			return "1"
+		}
+		return v
+	}
+	if len(w.Language) > 0 {
+		l := strings.TrimSuffix(w.Language[0], "-*")
+		if l == "*" {
+			l = "en"
+		}
+		u.fields = append(u.fields, [2]string{"Accept-Language", l})
+	}
+	for _, h := range w.Header {
+		u.fields = append(u.fields, [2]string{h.Name, anyOr(h.Value)})
+	}
+	var cookies []string
+	for _, k := range w.Cookie {
+		cookies = append(cookies, k.Name+"="+anyOr(k.Value))
+	}
+	if len(cookies) > 0 {
+		u.fields = append(u.fields, [2]string{"Cookie", strings.Join(cookies, "; ")})
+	}
+	if len(w.Country) > 0 {
+		u.country = w.Country[0]
+	}
 }
 
 // condsQuery appends to q parameters that meet conds.
@@ -272,7 +359,7 @@ func condsQuery(q []byte, conds []matcher.QueryCond) []byte {
 	return q
 }
 
-// describe writes r as "exact /a (host x, query a=b) -> 301 https://b".
+// describe writes r as `exact /a (host x, query a = "b", scheme = https) -> 301 https://b`.
 func describe(r *matcher.Rule) ruleDesc {
 	var b strings.Builder
 	b.WriteString(r.Kind.String())
@@ -282,9 +369,7 @@ func describe(r *matcher.Rule) ruleDesc {
 	if r.Host != "" {
 		notes = append(notes, "host "+r.Host)
 	}
-	for _, c := range r.Query {
-		notes = append(notes, "query "+c.Name+"="+c.Value)
-	}
+	notes = append(notes, r.Conditions()...)
 	if r.RequestURI {
 		notes = append(notes, "request_uri")
 	}

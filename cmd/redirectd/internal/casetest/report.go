@@ -4,7 +4,9 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/explain"
 	"github.com/redirectd/redirectd/internal/plural"
@@ -19,6 +21,9 @@ type caseResult struct {
 	// Rule names what answered: a rule's "file:line", "no rule", a
 	// no-redirect entry or https_redirect. Only for failed cases.
 	Rule string
+	// Near lists the rules whose path the case matches but whose
+	// conditions it does not meet, with why. Only for failed cases.
+	Near []string
 	// Note explains a failure that the diff alone does not.
 	Note string
 }
@@ -34,9 +39,12 @@ func judge(cases []testCase, got []caseAnswer, env *testEnv, host string) []case
 		r.Pass = got[i].Err == "" && (c.Want.Forward && got[i].Forward ||
 			!c.Want.Forward && !got[i].Forward && c.Want.Status == got[i].Status && c.Want.Location == got[i].Location)
 		if !r.Pass {
-			r.Rule = env.explain(c, host, &m)
-			if c.Want.Forward && !env.forwarding && got[i].Status == 404 {
+			r.Rule, r.Near = env.explain(c, host, &m)
+			switch {
+			case c.Want.Forward && !env.forwarding && got[i].Status == 404:
 				r.Note = "the config has no [upstream], so a request no rule answers gets 404, never forwarded; add [upstream] to test forwarding"
+			case c.HTTPS && !env.httpsRedirect && slices.ContainsFunc(r.Near, func(n string) bool { return strings.Contains(n, "requires scheme = https;") }):
+				r.Note = "an https:// case is sent marked X-Forwarded-Proto: https, which the server believes only with [server] https_redirect on; without it, rules with when.scheme = \"https\" do not answer it"
 			}
 		}
 		res[i] = r
@@ -45,32 +53,66 @@ func judge(cases []testCase, got []caseAnswer, env *testEnv, host string) []case
 }
 
 // explain names what answers c, with the rule set the server answered
-// from: the same Lookup the server's answer ran.
-func (e *testEnv) explain(c *testCase, host string, m *matcher.Match) string {
+// from: the same Lookup the server's answer ran, for a request with c's
+// scheme and header fields. It also returns the rules whose path c
+// matches but whose conditions it does not meet, with why (a case over
+// http for an https-only rule).
+func (e *testEnv) explain(c *testCase, host string, m *matcher.Match) (string, []string) {
 	if c.Host != "" {
 		host = c.Host
 	}
 	if e.httpsRedirect && !c.HTTPS {
-		return "[server] https_redirect (a request not marked https gets a 301 to https)"
+		return "[server] https_redirect (a request not marked https gets a 301 to https)", nil
 	}
 	path, query, hasQuery := strings.Cut(c.Target, "?")
 	var q []byte
 	if hasQuery {
 		q = []byte(query)
 	}
-	if e.set.Lookup([]byte(host), []byte(path), q, m) {
-		r := m.Rule()
-		return fmt.Sprintf("%s (%s %q%s)", r.Source(), r.Kind, r.From, explain.HostNote(r))
+	// The server believes the X-Forwarded-Proto an https:// case is
+	// marked with only under https_redirect (engine's conn.https): say
+	// what it saw.
+	req := caseRequest{c, c.HTTPS && e.httpsRedirect}
+	now := time.Now()
+	m.Req, m.Now = req, now.UnixNano()
+	var near []string
+	hit := e.set.Lookup([]byte(host), []byte(path), q, m)
+	for _, n := range explain.Near(e.set, host, path, q, req, now) {
+		if !hit || n.Rule.Kind == m.Rule().Kind && n.Rule.From == m.Rule().From && n.Rule.Host == m.Rule().Host {
+			near = append(near, explain.NearText(&n))
+		}
+	}
+	if hit {
+		return explain.RuleText(m.Rule()), near
 	}
 	miss := "404"
 	if e.forwarding {
 		miss = "forwarded"
 	}
 	if r := m.Passed(); r != nil {
-		return fmt.Sprintf("%s (%s %q%s), a no-redirect entry: %s", r.Source(), r.Kind, r.From, explain.HostNote(r), miss)
+		return fmt.Sprintf("%s, a no-redirect entry: %s", explain.RuleText(r), miss), near
 	}
-	return fmt.Sprintf("no rule matches host %q path %q: %s", host, path, miss)
+	return fmt.Sprintf("no rule matches host %q path %q: %s", host, path, miss), near
 }
+
+// caseRequest is a case as the conditions of rules read it: its header
+// fields, and https for an https:// URL (sent marked so).
+type caseRequest struct {
+	c     *testCase
+	https bool
+}
+
+func (r caseRequest) Header(name []byte) []byte {
+	for _, h := range r.c.Header {
+		if strings.EqualFold(h.Name, string(name)) {
+			return []byte(h.Value)
+		}
+	}
+	return nil
+}
+
+func (r caseRequest) Country() string { return "" }
+func (r caseRequest) HTTPS() bool     { return r.https }
 
 // writeTestText writes each failure as a diff, then the summary.
 func writeTestText(w io.Writer, files []string, res []caseResult) error {
@@ -97,6 +139,9 @@ func writeTestText(w io.Writer, files []string, res []caseResult) error {
 func (r *caseResult) diff() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "    - want: %s\n    + got:  %s\n      rule: %s\n", r.Want, r.Got, r.Rule)
+	for _, n := range r.Near {
+		fmt.Fprintf(&b, "      near: %s\n", n)
+	}
 	if r.Note != "" {
 		fmt.Fprintf(&b, "      note: %s\n", r.Note)
 	}

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
 	"github.com/redirectd/redirectd/engine/admin"
@@ -131,30 +130,6 @@ func (s *service) resolve(set *matcher.Set, m *matcher.Match, d *draft, e *edits
 		e.Kind = r.Kind.String()
 	}
 	return false, nil
-}
-
-// findRule returns the rule of set with this host and from (a copy), or
-// nil: the rule that answers from itself, when it is written so. A regex
-// rule whose pattern does not match itself is not found.
-func findRule(set *matcher.Set, m *matcher.Match, host, from string) *matcher.Rule {
-	if !set.Lookup([]byte(requestHost(host)), []byte(from), nil, m) && m.Passed() == nil {
-		return nil
-	}
-	r := m.Rule()
-	if r.Host != host || r.From != from {
-		return nil
-	}
-	c := *r
-	return &c
-}
-
-// requestHost is a host a request could carry for a rule's host: a
-// wildcard's "www.".
-func requestHost(h string) string {
-	if rest, ok := strings.CutPrefix(h, "*."); ok {
-		return "www." + rest
-	}
-	return h
 }
 
 func (s *service) Upload(id, author, contentType string, body io.Reader, in admin.Scope) (int, error) {

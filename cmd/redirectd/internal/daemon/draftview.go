@@ -38,10 +38,11 @@ func (s *service) Draft(id string, in admin.Scope, limit, offset int) (*admin.Dr
 			continue
 		}
 		shown := false
+		var old *matcher.Rule
 		switch e.Op {
 		case edits.OpDelete:
 			if v.Counts.Removed++; page(v.Counts.Removed) {
-				if old := findRule(set, &m, e.Host, e.From); old != nil {
+				if old = findRule(set, &m, e.Host, e.From); old != nil {
 					v.Removed, shown = append(v.Removed, editRule(old)), true
 				}
 			}
@@ -51,15 +52,17 @@ func (s *service) Draft(id string, in admin.Scope, limit, offset int) (*admin.Dr
 			}
 		default:
 			if v.Counts.Changed++; page(v.Counts.Changed) {
-				old := findRule(set, &m, e.Host, e.From)
+				old = findRule(set, &m, e.Host, e.From)
 				if old == nil { // a regex found by its pattern no longer
 					old = &matcher.Rule{Host: e.Host, From: e.From}
 				}
-				v.Changed, shown = append(v.Changed, admin.EditChange{Old: editRule(old), New: entryRule(&e.Entry)}), true
+				nr := entryRule(&e.Entry)
+				nr.Conditions = old.Conditions()
+				v.Changed, shown = append(v.Changed, admin.EditChange{Old: editRule(old), New: nr}), true
 			}
 		}
 		if shown {
-			v.Samples = append(v.Samples, sample(set, &m, &e.Entry))
+			v.Samples = append(v.Samples, samples(set, &m, &e.Entry, old)...)
 			v.Problems = append(v.Problems, problems(set, &m, d.ov, &e.Entry)...)
 		}
 	}
@@ -67,7 +70,7 @@ func (s *service) Draft(id string, in admin.Scope, limit, offset int) (*admin.Dr
 }
 
 func editRule(r *matcher.Rule) admin.EditRule {
-	return admin.EditRule{Host: r.Host, From: r.From, To: r.To, Status: r.Status, Kind: r.Kind.String()}
+	return admin.EditRule{Host: r.Host, From: r.From, To: r.To, Status: r.Status, Kind: r.Kind.String(), Conditions: r.Conditions()}
 }
 
 func entryRule(e *edits.Entry) admin.EditRule {
@@ -78,35 +81,73 @@ func entryRule(e *edits.Entry) admin.EditRule {
 	return admin.EditRule{Host: e.Host, From: e.From, To: e.To, Status: e.Status, Kind: k}
 }
 
-// sample is e's from as a URL, answered by the serving rules and as e
+// samples is e's from as a URL, answered by the serving rules and as e
 // would answer it. A regex's from is not a URL: its sample is the
-// pattern, answered as written.
-func sample(set *matcher.Set, m *matcher.Match, e *edits.Entry) admin.Sample {
+// pattern, answered as written. When the rule e edits (old, nil for an
+// add) answers one scheme only, the URL is answered over http and over
+// https: over the other scheme e changes nothing (an edit keeps the
+// rule's conditions), unless the rule answering there has e's host and
+// from too, as a change edits every rule of its host and from.
+func samples(set *matcher.Set, m *matcher.Match, e *edits.Entry, old *matcher.Rule) []admin.Sample {
 	u := e.From
 	if e.Host != "" {
 		u = "http://" + requestHost(e.Host) + u
 	}
-	smp := admin.Sample{URL: u, Old: answer(set, m, e.Host, e.From), New: "404"}
+	edited := "404"
 	if e.Op != edits.OpDelete {
-		smp.New = strconv.Itoa(e.Status)
+		edited = strconv.Itoa(e.Status)
 		if matcher.HasLocation(e.Status) {
-			smp.New += " " + e.To
+			edited += " " + e.To
 		}
 	}
-	return smp
+	if old == nil || old.When == nil || old.When.Scheme == "" {
+		a, _ := answer(set, m, e.Host, e.From, false)
+		return []admin.Sample{{URL: u, Old: a, New: edited}}
+	}
+	var out []admin.Sample
+	for _, https := range []bool{false, true} {
+		smp := admin.Sample{URL: u}
+		if https {
+			if e.Host != "" {
+				smp.URL = "https://" + strings.TrimPrefix(u, "http://")
+			} else {
+				smp.URL += " (https)"
+			}
+		}
+		var hit *matcher.Rule
+		smp.Old, hit = answer(set, m, e.Host, e.From, https)
+		smp.New = smp.Old
+		if (old.When.Scheme == "https") == https || hit != nil && hit.Host == e.Host && hit.From == e.From {
+			smp.New = edited
+		}
+		out = append(out, smp)
+	}
+	return out
 }
 
-// answer is what set answers host and path: "301 /x", or "404".
-func answer(set *matcher.Set, m *matcher.Match, host, path string) string {
+// answer is what set answers host and path over http or https: "301 /x",
+// or "404", and the rule that answered (nil for none).
+func answer(set *matcher.Set, m *matcher.Match, host, path string, https bool) (string, *matcher.Rule) {
+	m.Req = schemeRequest(https)
+	defer func() { m.Req = nil }()
 	if !set.Lookup([]byte(requestHost(host)), []byte(path), nil, m) {
-		return "404"
+		return "404", nil
 	}
 	a := strconv.Itoa(m.Status())
 	if matcher.HasLocation(m.Status()) {
 		a += " " + string(m.AppendLocation(nil, nil))
 	}
-	return a
+	r := *m.Rule()
+	return a, &r
 }
+
+// schemeRequest is a request with no header fields, over https or not,
+// for the samples of a draft.
+type schemeRequest bool
+
+func (schemeRequest) Header([]byte) []byte { return nil }
+func (schemeRequest) Country() string      { return "" }
+func (r schemeRequest) HTTPS() bool        { return bool(r) }
 
 // maxChain bounds how far problems follows a chain of redirects.
 const maxChain = 10

@@ -11,7 +11,7 @@ import (
 func ruleInfo(r matcher.RuleHits) admin.RuleInfo {
 	ri := admin.RuleInfo{Kind: r.Kind.String(), From: r.From, To: r.To, Status: r.Status,
 		Host: r.Host, Source: r.Source(), Hits: r.Hits, ShadowHits: r.ShadowHits,
-		Headers: ruleInfoHeaders(r.Headers)}
+		Headers: ruleInfoHeaders(r.Headers), Conditions: r.Conditions()}
 	if r.Shadow {
 		ri.Mode = "shadow"
 	}

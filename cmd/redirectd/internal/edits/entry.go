@@ -72,7 +72,10 @@ func (e *Entry) Check() error {
 	}
 	switch e.Kind {
 	case "", "exact", "prefix":
-		if !strings.HasPrefix(e.From, "/") {
+		// A change or delete without a kind names a served rule by its
+		// from, a regex's pattern too: resolving it says whether one
+		// exists.
+		if !strings.HasPrefix(e.From, "/") && !(e.Kind == "" && e.Op != OpAdd && e.From != "") {
 			return fmt.Errorf("from %q must begin with /", cut(e.From))
 		}
 	case "regex":

@@ -77,22 +77,24 @@ func RequestAt(w io.Writer, set *matcher.Set, raw string, now time.Time, req mat
 		if r := m.Passed(); r != nil {
 			// An nginx map value of "": it decides the request, so no
 			// later rule is tried.
-			fmt.Fprintf(w, "no redirect: %s (%s %q%s) is a no-redirect entry (its value is \"\"): the answer is 404, or the upstream's when one is set\n",
-				r.Source(), r.Kind, r.From, HostNote(r))
+			fmt.Fprintf(w, "no redirect: %s is a no-redirect entry (its value is \"\"): the answer is 404, or the upstream's when one is set\n",
+				RuleText(r))
 			return nil
 		}
 		fmt.Fprintf(w, "no rule matches host %q path %q: the answer is 404, or the upstream's when one is set\n", host, path)
+		explainNear(w, set, nil, host, path, query, req, now)
 		explainVary(w, &m)
 		return nil
 	}
 	r := m.Rule()
 	if !matcher.HasLocation(m.Status()) {
-		fmt.Fprintf(w, "rule:     %s (%s %q%s)\nstatus:   %d\nlocation: none (a %d answer has none; its body is %q)\n", r.Source(), r.Kind, r.From, HostNote(r),
+		fmt.Fprintf(w, "rule:     %s\nstatus:   %d\nlocation: none (a %d answer has none; its body is %q)\n", RuleText(r),
 			m.Status(), m.Status(), matcher.StatusText(m.Status()))
 	} else {
-		fmt.Fprintf(w, "rule:     %s (%s %q%s)\nstatus:   %d\nlocation: %s\n", r.Source(), r.Kind, r.From, HostNote(r),
+		fmt.Fprintf(w, "rule:     %s\nstatus:   %d\nlocation: %s\n", RuleText(r),
 			m.Status(), m.AppendLocation(nil, query))
 	}
+	explainNear(w, set, r, host, path, query, req, now)
 	explainVary(w, &m)
 	explainHeaders(w, &m, set)
 	explainFallback(w, &m) // fallback.go
@@ -107,12 +109,19 @@ func explainVary(w io.Writer, m *matcher.Match) {
 	}
 }
 
-// HostNote is ", host \"h\"" for a rule of one host, "" for any host.
-func HostNote(r *matcher.Rule) string {
-	if r.Host == "" {
-		return ""
+// RuleText names a rule as explain, test and check show it: where it is,
+// its kind and from, its host and its conditions (matcher's
+// Rule.Conditions): `redirectd.toml:12 (exact "/a", host "x", scheme =
+// https)`.
+func RuleText(r *matcher.Rule) string {
+	s := fmt.Sprintf("%s (%s %q", r.Source(), r.Kind, r.From)
+	if r.Host != "" {
+		s += fmt.Sprintf(", host %q", r.Host)
 	}
-	return fmt.Sprintf(", host %q", r.Host)
+	if c := r.ConditionsText(); c != "" {
+		s += ", " + c
+	}
+	return s + ")"
 }
 
 // splitURL splits an absolute URL or an origin-form path into host, path

@@ -14,6 +14,6 @@ func explainShadow(w io.Writer, m *matcher.Match, query []byte) {
 	if r == nil {
 		return
 	}
-	fmt.Fprintf(w, "shadow:   %s (%s %q%s) would answer %d %s; in shadow mode it is only counted and logged\n",
-		r.Source(), r.Kind, r.From, HostNote(r), r.Status, m.AppendShadowLocation(nil, query))
+	fmt.Fprintf(w, "shadow:   %s would answer %d %s; in shadow mode it is only counted and logged\n",
+		RuleText(r), r.Status, m.AppendShadowLocation(nil, query))
 }

@@ -1,0 +1,74 @@
+package daemon
+
+import (
+	"strings"
+	"sync"
+	"weak"
+
+	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
+	"github.com/redirectd/redirectd/matcher"
+)
+
+// findRule returns the first rule of set with this host and from (a
+// copy), or nil: the rule a draft's change or delete edits. The rule that
+// answers from itself is found by a lookup; the rules a plain lookup
+// cannot reach are found in an index of them (offLookup): rules with
+// conditions (an https-only rule of an nginx import), a window or shadow
+// mode, behind another rule of their path, or a regex whose pattern does
+// not match itself.
+func findRule(set *matcher.Set, m *matcher.Match, host, from string) *matcher.Rule {
+	m.Req = nil
+	if set.Lookup([]byte(requestHost(host)), []byte(from), nil, m) || m.Passed() != nil {
+		if r := m.Rule(); r.Host == host && r.From == from {
+			c := *r
+			return &c
+		}
+	}
+	if r := offLookup.find(set, edits.Key(host, from)); r != nil {
+		c := *r
+		return &c
+	}
+	return nil
+}
+
+// requestHost is a host a request could carry for a rule's host: a
+// wildcard's "www.".
+func requestHost(h string) string {
+	if rest, ok := strings.CutPrefix(h, "*."); ok {
+		return "www." + rest
+	}
+	return h
+}
+
+// offLookup indexes the rules of the serving set that are not plain
+// exact rules, by edits.Key, built on the first find after the set
+// changes: a draft's edits are checked against the set serving, which
+// changes at a reload or promote. Plain exact rules (a million-line map)
+// are found by lookup and stay out of it.
+var offLookup ruleIndex
+
+// ruleIndex is offLookup's type. It holds its set weakly: a set
+// replaced by a reload is not kept alive for the index's sake.
+type ruleIndex struct {
+	mu    sync.Mutex
+	set   weak.Pointer[matcher.Set]
+	byKey map[string]*matcher.Rule
+}
+
+// find returns the first indexed rule of set with key, or nil.
+func (x *ruleIndex) find(set *matcher.Set, key string) *matcher.Rule {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.set.Value() != set {
+		x.set, x.byKey = weak.Make(set), map[string]*matcher.Rule{}
+		set.Each(func(rh matcher.RuleHits) {
+			r := rh.Rule
+			plain := r.Kind == matcher.Exact && r.When.Empty() && len(r.Query) == 0 && r.Active.IsZero() && !r.Shadow
+			if k := edits.Key(r.Host, r.From); !plain && x.byKey[k] == nil {
+				c := *r
+				x.byKey[k] = &c
+			}
+		})
+	}
+	return x.byKey[key]
+}
