@@ -128,6 +128,46 @@ func TestACMEFleetRedis(t *testing.T) {
 	if v := metricValue(set, `redirectd_acme_obtain_total{result="ok"}`); v != 0 {
 		t.Errorf("the restarted node obtained %v certificates during the outage", v)
 	}
+
+	// Redis comes back empty (no persistence); node 0 restarts again. It
+	// writes its copy back instead of ordering, and a node with an empty
+	// folder then gets the certificate from Redis: a fleet whose Redis
+	// was emptied spends no issuance.
+	srv.Start()
+	m.Close()
+	set = metrics.NewSet()
+	m, err = New(settings(dirs[0]), nil, set, testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Close)
+	nodes[0].Store(m)
+	addr = serveTLS(t, m, nil)
+	m.Start()
+	if s := serial(addr); s != s0 {
+		t.Errorf("restarted against an empty Redis, node 0 serves serial %s, want %s", s, s0)
+	}
+	if v := metricValue(set, `redirectd_acme_obtain_total{result="ok"}`); v != 0 {
+		t.Errorf("restarted against an empty Redis, node 0 obtained %v certificates, want 0", v)
+	}
+	if v := metricValue(set, `redirectd_tls_storage_restored_total`); v == 0 {
+		t.Error("node 0 wrote nothing back to the empty Redis")
+	}
+	fresh := metrics.NewSet()
+	m2, err := New(settings(t.TempDir()), nil, fresh, testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m2.Close)
+	nodes[1].Store(m2)
+	addr2 := serveTLS(t, m2, nil)
+	m2.Start()
+	if s := serial(addr2); s != s0 {
+		t.Errorf("a new node serves serial %s, want %s from the restored Redis", s, s0)
+	}
+	if v := metricValue(fresh, `redirectd_acme_obtain_total{result="ok"}`); v != 0 {
+		t.Errorf("a new node obtained %v certificates, want 0: Redis should hold node 0's", v)
+	}
 }
 
 // TestRedisStorageReload checks that a reload keeps the Redis storage

@@ -169,21 +169,66 @@ func (l *Layered) Store(ctx context.Context, key string, value []byte) error {
 }
 
 // Load reads key from Redis and refreshes the local copy with it; from
-// the local copy while Redis is unreachable. A key Redis does not have is
-// missing, whatever the copy holds; the copy is not deleted then, so that
-// a Redis restarted empty does not take every node's safety net with it.
+// the local copy while Redis is unreachable. A certificate or account
+// file Redis does not have but the copy holds is written back (restore):
+// a Redis restarted empty, or from an old snapshot, gets back what the
+// fleet holds instead of the fleet ordering it all again. Any other key
+// Redis does not have is missing, whatever the copy holds.
 func (l *Layered) Load(ctx context.Context, key string) ([]byte, error) {
 	if !l.down.Load() {
 		v, err := l.r.Load(ctx, key)
 		if !l.outage(ctx, "load", err) {
-			if err == nil {
+			switch {
+			case err == nil:
 				l.keep(ctx, key, v)
+			case errors.Is(err, fs.ErrNotExist):
+				if restored, ok := l.restore(ctx, key); ok {
+					return restored, nil
+				}
 			}
 			return v, err
 		}
 	}
 	l.m.fallbacks("load").Inc()
 	return l.local.Load(ctx, key)
+}
+
+// restore writes key's local copy back to Redis where Redis has none,
+// for the files worth keeping across a lost Redis (restored): the
+// certificates, their keys and metadata, and the ACME account. It
+// returns what Redis then holds: the copy, or what another node stored
+// first.
+func (l *Layered) restore(ctx context.Context, key string) ([]byte, bool) {
+	if !restored(key) {
+		return nil, false
+	}
+	v, err := l.local.Load(ctx, key)
+	if err != nil {
+		return nil, false
+	}
+	stored, err := l.r.StoreIfAbsent(ctx, key, v)
+	if err != nil {
+		l.outage(ctx, "store", err)
+		return nil, false
+	}
+	if !stored {
+		if v, err = l.r.Load(ctx, key); err != nil {
+			return nil, false
+		}
+		l.keep(ctx, key, v)
+	} else {
+		l.m.restored.Inc()
+		l.log.Info("tls storage: wrote this node's copy back to redis, which lacked it", "key", key)
+	}
+	return v, true
+}
+
+// restored reports whether key is written back to a Redis that lacks it:
+// certificate material and ACME accounts, whose loss costs orders. Locks,
+// challenges and the on-demand order counts are the fleet's state of the
+// moment, never brought back from one node's memory of it.
+func restored(key string) bool {
+	return strings.HasPrefix(key, "certificates/") || strings.HasPrefix(key, "acme/")
 }
 
 // Delete deletes key in Redis, then in the local copy; while Redis is
@@ -202,11 +247,15 @@ func (l *Layered) Delete(ctx context.Context, key string) error {
 	return nil
 }
 
-// Exists asks Redis, or the local copy while Redis is unreachable.
+// Exists asks Redis, or the local copy while Redis is unreachable; a
+// file that restore would write back exists when the copy holds it.
 func (l *Layered) Exists(ctx context.Context, key string) bool {
 	if !l.down.Load() {
 		ok, err := l.r.exists(ctx, key)
 		if !l.outage(ctx, "exists", err) {
+			if !ok && restored(key) && l.local.Exists(ctx, key) {
+				_, ok = l.restore(ctx, key)
+			}
 			return ok
 		}
 	}
@@ -214,11 +263,17 @@ func (l *Layered) Exists(ctx context.Context, key string) bool {
 	return l.local.Exists(ctx, key)
 }
 
-// Stat asks Redis, or the local copy while Redis is unreachable.
+// Stat asks Redis, or the local copy while Redis is unreachable; a file
+// that restore writes back is stat'ed in Redis once written.
 func (l *Layered) Stat(ctx context.Context, key string) (certmagic.KeyInfo, error) {
 	if !l.down.Load() {
 		info, err := l.r.Stat(ctx, key)
 		if !l.outage(ctx, "stat", err) {
+			if errors.Is(err, fs.ErrNotExist) && restored(key) {
+				if _, ok := l.restore(ctx, key); ok {
+					return l.r.Stat(ctx, key)
+				}
+			}
 			return info, err
 		}
 	}

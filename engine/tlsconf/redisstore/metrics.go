@@ -12,9 +12,11 @@ import (
 //	redirectd_tls_storage_up{backend="redis"}            1 while Redis answers
 //	redirectd_tls_storage_errors_total{op}                failed calls to Redis (and local_copy writes)
 //	redirectd_tls_storage_fallbacks_total{op}             reads answered by the local copy
+//	redirectd_tls_storage_restored_total                  files written back to a Redis that lacked them
 type storageMetrics struct {
-	set *metrics.Set
-	up  *metrics.Gauge
+	set      *metrics.Set
+	up       *metrics.Gauge
+	restored *metrics.Counter
 
 	mu   sync.Mutex
 	errs map[string]*metrics.Counter
@@ -30,7 +32,8 @@ func newStorageMetrics(set *metrics.Set) *storageMetrics {
 		set = metrics.NewSet()
 	}
 	m := &storageMetrics{set: set, up: set.GetOrCreateGauge(`redirectd_tls_storage_up{backend="redis"}`, nil),
-		errs: map[string]*metrics.Counter{}, fall: map[string]*metrics.Counter{}}
+		restored: set.GetOrCreateCounter(`redirectd_tls_storage_restored_total`),
+		errs:     map[string]*metrics.Counter{}, fall: map[string]*metrics.Counter{}}
 	for _, op := range ops {
 		m.errors(op)
 		if op == "load" || op == "exists" || op == "stat" || op == "list" {

@@ -136,6 +136,25 @@ func (r *Redis) Delete(ctx context.Context, key string) (err error) {
 	return nil
 }
 
+// restoreScript stores a file only where Redis has none: a node writing
+// back its copy never overwrites what another node stored meanwhile.
+var restoreScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+redis.call('HSET', KEYS[2], 'v', ARGV[2], 'm', ARGV[3])
+redis.call('ZADD', KEYS[1], 0, ARGV[1])
+return 1`)
+
+// StoreIfAbsent stores value at key unless Redis holds key already, and
+// reports whether it stored it.
+func (r *Redis) StoreIfAbsent(ctx context.Context, key string, value []byte) (_ bool, err error) {
+	defer recovered("store", &err)
+	n, err := restoreScript.Run(ctx, r.c, []string{r.index, r.fileKey(key)}, key, value, time.Now().UnixMilli()).Int()
+	if err != nil {
+		return false, fmt.Errorf("cannot store %q in redis: %w", key, err)
+	}
+	return n == 1, nil
+}
+
 // Exists reports whether key is a file or a directory; false when Redis
 // cannot tell.
 func (r *Redis) Exists(ctx context.Context, key string) bool {

@@ -29,6 +29,7 @@ var tlsMetricHelp = promtext.Help{
 	"redirectd_tls_storage_up":                 "1 while the [acme.redis] storage answers, 0 while this node serves from its local copy and obtains nothing.",
 	"redirectd_tls_storage_errors_total":       "Calls to the [acme.redis] storage that failed, by operation.",
 	"redirectd_tls_storage_fallbacks_total":    "Reads answered from the local copy because Redis could not be reached, by operation.",
+	"redirectd_tls_storage_restored_total":     "Certificate and account files this node wrote back to a Redis that lacked them (emptied, or restored from an old snapshot).",
 }
 
 // httpsSide is the HTTPS listener's certificate manager with its metrics.
