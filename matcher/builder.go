@@ -46,7 +46,10 @@ func NewBuilder(l Limits) *Builder {
 // the table is indexed, and reported by Set. Add keeps no reference to
 // in or its strings.
 func (b *Builder) Add(in *Rule) error {
-	if f, ok := packableForm(in); ok && len(in.Headers) == 0 {
+	if err := checkNginxFrom(in, b.s.uriMode); err != nil {
+		return ruleError(in, err)
+	}
+	if f, ok := packableForm(in); ok && len(in.Headers) == 0 && (f != 0 || nginxPlain(in.From, b.s.uriMode)) {
 		ok, err := b.addPacked(in, f)
 		if err != nil {
 			return ruleError(in, err)

@@ -30,7 +30,11 @@ type Match struct {
 	// DecodedPath; decKey is dec in a table's form (folded, trimmed).
 	raw, dec, decKey []byte
 	decoded          bool
-	query            []byte // the request's query as given to Lookup
+	// ngx: dec is nginx's $uri (Set.URI's Nginx), with the flags nginx
+	// noted of the path; bad: nginx answers 400 to the path.
+	ngx, bad bool
+	uflags   uriFlags
+	query    []byte // the request's query as given to Lookup
 	// qp and cp are the query and the cookies split for conditions
 	// (params.go), on first use after a Lookup.
 	qp, cp params

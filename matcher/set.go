@@ -24,6 +24,8 @@ type Set struct {
 	order []span
 	// uri is set when a rule has RequestURI, so lookups build the target.
 	uri bool
+	// uriMode is which path the rules compare (urimode.go).
+	uriMode URI
 	// headers are the header lines of answers no rule's headers decide
 	// (headers.go).
 	headers    string
@@ -80,7 +82,7 @@ func (s *Set) lookup(host, path, query []byte, m *Match) bool {
 	m.failVary = ""
 	m.qp.ready, m.cp.ready = false, false
 	m.runs, m.passes, m.scratch.steps = 0, 0, 0
-	m.raw, m.decoded = path, false
+	m.raw, m.decoded, m.ngx, m.bad = path, false, false, false
 	if s.uri {
 		m.uri = append(m.uri[:0], path...)
 		if query != nil {
@@ -90,6 +92,13 @@ func (s *Set) lookup(host, path, query []byte, m *Match) bool {
 	if indexPercent(path) >= 0 {
 		m.norm = normalizePath(m.norm[:0], path)
 		path = m.norm
+	}
+	if s.uriMode.Nginx {
+		// Every rule but the target's compares $uri, built here once.
+		if !m.nginxURIPath(m.raw, s.uriMode) {
+			return false
+		}
+		path = m.dec
 	}
 	if len(s.hosts) > 0 || len(s.wild) > 0 {
 		var buf [maxHostLen]byte
@@ -122,6 +131,7 @@ func (s *Set) hostRules(host string) *hostRules {
 	h := table[key]
 	if h == nil {
 		h = newHostRules()
+		h.uriMode = s.uriMode
 		h.regex.host, h.uriRegex.host = host, host
 		table[key] = h
 	}
