@@ -181,6 +181,7 @@ func readRules(file string, raw *rawConfig, defaults *Defaults, fl files, loc *l
 		}
 	}
 	sink := &ruleSink{b: matcher.NewBuilder(limits), file: file, loc: loc, errs: errs}
+	sink.b.SetURI(defaults.URI)
 	for _, e := range fileOrder(loc, len(raw.Rule), len(raw.Map), len(raw.CSV)) {
 		if errs.full() || sink.stop {
 			break

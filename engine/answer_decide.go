@@ -26,7 +26,8 @@ type verdict struct {
 }
 
 // answer decides what a parsed request gets, in this order: an ACME
-// challenge, the https redirect, a rule, the upstream, 404. A local answer is appended to out;
+// challenge, the https redirect, a rule, 400 for a path nginx refuses
+// (rules on nginx's $uri), the upstream, 404. A local answer is appended to out;
 // closing says whether it ends the connection.
 func (cs *conn) answer(out []byte, req *httpparse.Request, rules *matcher.Set, date []byte, closing bool) ([]byte, verdict) {
 	l := cs.loop
@@ -57,6 +58,12 @@ func (cs *conn) answer(out []byte, req *httpparse.Request, rules *matcher.Set, d
 			v.location = l.loc
 		}
 		return cs.appendRedirect(out, m, req, cs.fields(), ruleHeaders(m, rules), date, connFieldOf(req, closing)), v
+	case l.match.BadURI():
+		// The rules compare nginx's $uri, and nginx answers this path
+		// 400 before any rule or upstream sees it (an invalid escape,
+		// %00, a ".." above the root): so does the server.
+		return appendTextWith(out, 400, cs.fields(), rules.Headers(), "bad request\n", false, date, connClose),
+			verdict{status: 400, outcome: outClientError, closing: true}
 	case cs.pickGroup(req):
 		l.miss(req)
 		if max := l.group.MaxRequestBodyBytes; max > 0 && req.ContentLength > max {

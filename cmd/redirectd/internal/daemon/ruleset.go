@@ -45,6 +45,13 @@ func (s *service) Ruleset() (admin.Ruleset, error) {
 func writeRuleset(file string, set *matcher.Set, hash string) error {
 	var toml bytes.Buffer
 	fmt.Fprintf(&toml, "# The rules redirectd served as version %s, from GET /ruleset.\n", hash)
+	if u := set.URI(); u.Nginx {
+		// Of the whole set: the rules' keys and answers depend on it.
+		toml.WriteString("\n[rules.defaults]\nuri = \"nginx\"\n")
+		if u.KeepSlashes {
+			toml.WriteString("merge_slashes = false\n")
+		}
+	}
 	set.Each(func(rh matcher.RuleHits) { writeTOMLRule(&toml, rh.Rule) })
 	tmp := file + ".tmp"
 	f, err := os.Create(tmp)

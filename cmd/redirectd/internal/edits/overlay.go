@@ -101,6 +101,7 @@ func FromEdits(list []Edit) *Overlay {
 // by its edit.
 func Apply(base *matcher.Set, o *Overlay, lim matcher.Limits) (*matcher.Set, []string, error) {
 	b := matcher.NewBuilder(lim)
+	b.SetURI(base.URI())
 	found := make([]bool, o.Len())
 	var err error
 	base.Each(func(rh matcher.RuleHits) {
