@@ -41,9 +41,9 @@ const (
 // then holds a partial result). The result is never longer than p, so a
 // dst with room for p allocates nothing.
 //
-// It is one state machine over p, long because each state handles every
-// byte class as nginx's does; split up it would no longer read against
-// nginx's source line by line.
+// Long because it is one state machine over p, each state handling
+// every byte class as nginx's does; split up, it would no longer read
+// against nginx's source state by state.
 func appendNginxURI(dst, p []byte, merge bool) (out []byte, flags uriFlags, ok bool) {
 	start := len(dst)
 	dst = slices.Grow(dst, len(p))
