@@ -62,6 +62,9 @@ func (e *testEnv) explain(c *testCase, host string, m *matcher.Match) string {
 		r := m.Rule()
 		return fmt.Sprintf("%s (%s %q%s)", r.Source(), r.Kind, r.From, explain.HostNote(r))
 	}
+	if m.BadURI() {
+		return fmt.Sprintf("bad path %q, which nginx's $uri refuses (uri = \"nginx\"): 400", path)
+	}
 	miss := "404"
 	if e.forwarding {
 		miss = "forwarded"
