@@ -28,8 +28,9 @@ type Match struct {
 	// raw is the request's path as given to Lookup, for $path; dec is it
 	// decoded (decode.go) once decoded is set, for $uri and rules with
 	// DecodedPath; decKey is dec in a table's form (folded, trimmed).
-	raw, dec, decKey []byte
-	decoded          bool
+	// decBuf is dec's own memory: dec may be raw itself.
+	raw, dec, decKey, decBuf []byte
+	decoded                  bool
 	// ngx: dec is nginx's $uri (Set.URI's Nginx), with the flags nginx
 	// noted of the path; bad: nginx answers 400 to the path.
 	ngx, bad bool
@@ -188,7 +189,13 @@ func (m *Match) AppendLocation(dst, query []byte) []byte {
 // it on the first call after a Lookup.
 func (m *Match) decodedPath() []byte {
 	if !m.decoded {
-		m.dec, m.decoded = decodePath(m.dec[:0], m.raw), true
+		m.dec, m.decoded = decodePath(m.decBuf[:0], m.raw), true
+		if unsafe.SliceData(m.dec) != unsafe.SliceData(m.raw) {
+			// Decoded into decBuf (perhaps grown). When nothing needed
+			// decoding dec is the caller's path, which must never be
+			// appended to.
+			m.decBuf = m.dec[:0]
+		}
 	}
 	return m.dec
 }

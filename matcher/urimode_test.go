@@ -208,3 +208,24 @@ func encodeInvalid(b []byte) []byte {
 	}
 	return out
 }
+
+// TestDecodedPathKeepsCallerMemory: when a path needed no decoding, the
+// decoded path is the caller's own slice; the next lookup's decoding must
+// go to the Match's memory, not over the bytes after that slice (a
+// server's read buffer, another request's).
+func TestDecodedPathKeepsCallerMemory(t *testing.T) {
+	for _, u := range []URI{{}, {Nginx: true}} {
+		s := buildURISet(t, u, []Rule{{Kind: Exact, From: "/a:b", To: "/x", DecodedPath: true}})
+		var m Match
+		buf := []byte("/plain|/a%3Ab and more bytes of the buffer")
+		first := buf[:6]
+		s.Lookup(nil, first, nil, &m)
+		m.decodedPath()
+		if !s.Lookup(nil, []byte("/a%3Ab"), nil, &m) {
+			t.Errorf("URI %+v: /a%%3Ab does not find /a:b", u)
+		}
+		if got := string(buf); got != "/plain|/a%3Ab and more bytes of the buffer" {
+			t.Errorf("URI %+v: the caller's buffer was written: %q", u, got)
+		}
+	}
+}
