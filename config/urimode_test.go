@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -84,5 +85,19 @@ func TestURINginxErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%q: error %v, want %q", tt.text, err, tt.want)
 		}
+	}
+}
+
+// TestURINginxRuleSet: a rule set from a source says uri = "nginx" in
+// its own [rules.defaults], as a node's config would.
+func TestURINginxRuleSet(t *testing.T) {
+	file := writeFiles(t, map[string]string{"redirectd.toml": "[rules.defaults]\nuri = \"nginx\"\n[[rule]]\nfrom = \"/old\"\nto = \"/new\"\n"})
+	cfg, err := config.LoadRuleSet(filepath.Dir(file), filepath.Base(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m matcher.Match
+	if !cfg.Set.URI().Nginx || !cfg.Set.Lookup(nil, []byte("//x/../old"), nil, &m) {
+		t.Errorf("rule set: URI %+v, and //x/../old does not find /old", cfg.Set.URI())
 	}
 }

@@ -277,6 +277,12 @@ func FuzzNginxURI(f *testing.F) {
 		if len(out) > len(p) {
 			t.Errorf("appendNginxURI(%q) = %q, longer than the path", p, out)
 		}
+		// The lookup's shortcut for a path that is its own $uri.
+		if pflags, plain := plainNginxURI([]byte(p), merge); plain {
+			if _, flags, _ := appendNginxURI(nil, []byte(p), merge); !ok || string(out) != p || flags != pflags {
+				t.Errorf("plainNginxURI(%q, %v) says plain (flags %b), but $uri is %q %v (flags %b)", p, merge, pflags, out, ok, flags)
+			}
+		}
 	})
 }
 

@@ -92,11 +92,52 @@ func nginxPlain(from string, u URI) bool {
 // nginxURIPath builds the request's $uri into m.dec for a lookup in a
 // Set of URI.Nginx; false when nginx answers 400.
 func (m *Match) nginxURIPath(path []byte, u URI) bool {
+	m.decoded, m.ngx = true, true
+	if flags, ok := plainNginxURI(path, !u.KeepSlashes); ok {
+		// Most paths are their own $uri: no copy.
+		m.dec, m.uflags, m.bad = path, flags, false
+		return true
+	}
 	var ok bool
-	m.dec, m.uflags, ok = appendNginxURI(m.dec[:0], path, !u.KeepSlashes)
-	m.decoded, m.ngx, m.bad = true, true, !ok
+	m.dec, m.uflags, ok = appendNginxURI(m.decBuf[:0], path, !u.KeepSlashes)
+	m.decBuf, m.bad = m.dec[:0], !ok
 	return ok
 }
+
+// plainNginxURI reports whether path is its own $uri, as most are: no
+// escape, '?' or '#', and no "//" (when merging) or segment starting
+// with '.'. It returns the flags nginx would note ('+').
+func plainNginxURI(path []byte, merge bool) (uriFlags, bool) {
+	// One pass over a table: on short paths a search per byte kind
+	// cost more than the lookup it comes before.
+	var flags uriFlags
+	for i, c := range path {
+		switch uriClass[c] {
+		case uriStop:
+			return 0, false
+		case uriSlash:
+			if i+1 < len(path) && (path[i+1] == '.' || path[i+1] == '/' && merge) {
+				return 0, false
+			}
+		case uriPlusByte:
+			flags = uriPlus
+		}
+	}
+	return flags, true
+}
+
+// Classes of bytes for plainNginxURI.
+const (
+	uriCopy = iota
+	uriStop
+	uriSlash
+	uriPlusByte
+)
+
+var uriClass = func() (t [256]uint8) {
+	t['%'], t['?'], t['#'], t['/'], t['+'] = uriStop, uriStop, uriStop, uriSlash, uriPlusByte
+	return t
+}()
 
 // nginxPath reports whether path, a regex match's input, is the $uri
 // built by nginxURIPath (not the target of a RequestURI rule).
