@@ -11,6 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/redirectd/redirectd/engine"
+	"github.com/redirectd/redirectd/engine/upstream"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -82,5 +84,28 @@ func TestNginxURIServe(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("answers (-want +got):\n%s", diff)
+	}
+}
+
+// TestNginxURIRoutes: with rules on nginx's $uri, a miss is routed by its
+// $uri too, as nginx's locations choose: "//blog/x" and "/blog%2Fx" go
+// to the /blog/ group.
+func TestNginxURIRoutes(t *testing.T) {
+	g := map[string]*engine.UpstreamOptions{}
+	for _, n := range []string{"default", "blog"} {
+		g[n] = newGroup(t, n, upstream.Config{}, engine.UpstreamOptions{})
+	}
+	srv := startServerWith(t, engine.Options{Upstream: g["default"], Routes: []engine.UpstreamRoute{{Prefix: "/blog/", Group: g["blog"]}}})
+	b := matcher.NewBuilder(matcher.DefaultLimits)
+	b.SetURI(matcher.URI{Nginx: true})
+	set, err := b.Set()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Swap(set)
+	for path, want := range map[string]string{"/blog/x": "blog", "//blog/x": "blog", "/blog%2Fx": "blog", "/x/../blog/y": "blog", "/blogx": "default"} {
+		if status, who := askWho(t, srv, "example.com", path); status != 200 || who != want {
+			t.Errorf("%s went to %q (status %d), want %q", path, who, status, want)
+		}
 	}
 }

@@ -203,8 +203,13 @@ func (m *Match) decodedPath() []byte {
 // Path returns the path of the last Lookup as rules compare it:
 // percent-encoded unreserved characters decoded, the hex of other
 // escapes upper-cased (normalize.go), so that "/%62log/" and "/blog/"
-// are one path. It is valid until the next Lookup and allocates nothing.
+// are one path; in a Set of URI.Nginx, nginx's $uri (the upstream routes
+// then choose on what nginx's locations see). It is valid until the next
+// Lookup and allocates nothing.
 func (m *Match) Path() []byte {
+	if m.ngx && !m.bad {
+		return m.dec
+	}
 	if indexPercent(m.raw) >= 0 {
 		return m.norm
 	}
