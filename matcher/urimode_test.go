@@ -229,3 +229,54 @@ func TestDecodedPathKeepsCallerMemory(t *testing.T) {
 		}
 	}
 }
+
+// FuzzNginxURILookup looks paths up in Sets on nginx's $uri: no panic,
+// and every Location holds only bytes a Location may (a decoded CR, LF
+// or space in a group must never reach the header as it is).
+func FuzzNginxURILookup(f *testing.F) {
+	for _, c := range nginxURICases {
+		f.Add(c.path, false)
+	}
+	f.Add("/docs/a%0D%0ALocation:%20x", true)
+	f.Add("/js/%3F%23%25+", false)
+	var sets [2]*Set
+	for i, keep := range []bool{false, true} {
+		b := NewBuilder(DefaultLimits)
+		b.SetURI(URI{Nginx: true, KeepSlashes: keep})
+		for j, r := range []Rule{
+			{Kind: Exact, From: "/old", To: "/new"},
+			{Kind: Prefix, From: "/js/", To: "https://example.com/assets/"},
+			{Kind: Regex, From: `(?s)^/docs/(.*)$`, To: "/d/$1?x=$1"},
+			{Kind: Regex, From: `^/(\w+)/(.*)$`, To: "https://example.com/$2/$1"},
+			{Kind: Prefix, From: "/", To: "/root/", Host: "h.example"},
+		} {
+			r.File, r.Line, r.Status = "f.toml", j+1, 301
+			if err := b.Add(&r); err != nil {
+				f.Fatal(err)
+			}
+		}
+		s, err := b.Set()
+		if err != nil {
+			f.Fatal(err)
+		}
+		sets[i] = s
+	}
+	f.Fuzz(func(t *testing.T, p string, keep bool) {
+		s := sets[0]
+		if keep {
+			s = sets[1]
+		}
+		var m Match
+		for _, host := range []string{"", "h.example"} {
+			if !s.Lookup([]byte(host), []byte(p), []byte("q=1"), &m) {
+				continue
+			}
+			loc := m.AppendLocation(nil, []byte("q=1"))
+			for _, c := range loc {
+				if escapeInTarget(c) {
+					t.Fatalf("%q: Location %q holds %q", p, loc, c)
+				}
+			}
+		}
+	})
+}
