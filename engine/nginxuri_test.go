@@ -109,3 +109,33 @@ func TestNginxURIRoutes(t *testing.T) {
 		}
 	}
 }
+
+// TestNginxURIBeforeHTTPSRedirect: with the https redirect on, a path
+// nginx refuses still gets 400 (nginx answers it before its server's
+// `return 301 https://...`), and any other path the redirect.
+func TestNginxURIBeforeHTTPSRedirect(t *testing.T) {
+	srv := startServerWith(t, engine.Options{HTTPSRedirect: true})
+	b := matcher.NewBuilder(matcher.DefaultLimits)
+	b.SetURI(matcher.URI{Nginx: true})
+	set, err := b.Set()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Swap(set)
+	for target, want := range map[string]int{"/a/../../x": 400, "/a%zz": 400, "//a/./b": 301} {
+		c, err := net.Dial("tcp", srv.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: example.com\r\n\r\n", target)
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		c.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", target, err)
+		}
+		if resp.StatusCode != want {
+			t.Errorf("%s: %d, want %d", target, resp.StatusCode, want)
+		}
+	}
+}

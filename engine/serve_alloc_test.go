@@ -4,6 +4,7 @@ package engine
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/redirectd/redirectd/engine/accesslog"
@@ -115,5 +116,23 @@ func TestServeAllocsNginxURI(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("400 for a path nginx refuses: %v allocations per request, want 0", allocs)
+	}
+	// Under the https redirect, which nginx's 400 comes before.
+	hsrv := New(Options{HTTPSRedirect: true}, set)
+	hf := &serveFixture{srv: hsrv, conn: &conn{loop: newLoop(hsrv, nil)}}
+	redirect := []byte("GET //x/%2E/y%2Fz HTTP/1.1\r\nHost: a\r\n\r\n")
+	if allocs := testing.AllocsPerRun(100, func() { hf.serve(t, redirect) }); allocs != 0 {
+		t.Errorf("https redirect on $uri rules: %v allocations per request, want 0", allocs)
+	}
+	if got := string(hf.conn.loop.out); !strings.HasPrefix(got, "HTTP/1.1 301") {
+		t.Errorf("https redirect on $uri rules: %q", got)
+	}
+	allocs = testing.AllocsPerRun(100, func() {
+		if _, res := hf.conn.serve(bad, hf.srv); res == keepOpen {
+			t.Fatal("a path nginx refuses left the connection open under the https redirect")
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("400 under the https redirect: %v allocations per request, want 0", allocs)
 	}
 }

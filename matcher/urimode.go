@@ -39,6 +39,15 @@ func (s *Set) URI() URI { return s.uriMode }
 // with nginx's $uri: the server answers 400 too.
 func (m *Match) BadURI() bool { return m.bad }
 
+// RefusesURI reports whether the Set compares nginx's $uri and nginx
+// answers 400 to path, for answers decided before any lookup (the
+// server's https redirect). It uses m's memory and allocates nothing;
+// m's last match is then lost.
+func (s *Set) RefusesURI(path []byte, m *Match) bool {
+	m.rule, m.pk, m.lx, m.shadow = nil, nil, nil, nil
+	return s.uriMode.Nginx && !m.nginxURIPath(path, s.uriMode)
+}
+
 // nginxKey returns a configured path as nginx's $uri for it, the key the
 // rule is filed under in a Set of URI.Nginx. A '?' or '#' in a path
 // written in the config is a byte of the key (reached by %3F or %23),
