@@ -273,7 +273,13 @@ func (t *template) appendLocation(dst, path []byte, caps []int, rest []byte, m *
 			// The path as the client sent it, as nginx's $request_uri.
 			dst = append(dst, m.raw...)
 		case partURI:
-			dst = appendEscapedPath(dst, m.decodedPath())
+			if m.ngx {
+				// As nginx's variable: raw, a byte a Location cannot
+				// hold percent-encoded.
+				dst = appendNginxCapture(dst, mark, m.dec, 0)
+			} else {
+				dst = appendEscapedPath(dst, m.decodedPath())
+			}
 		case partQuery:
 			dst = append(dst, query...)
 		default:

@@ -154,13 +154,15 @@ func TestNginxURILocationAsNginx(t *testing.T) {
             rewrite ^/js/(.*)$ /assets/js/$1 redirect;
             return 404;
         }
+        location ~ ^/u/ { return 302 /b$uri; }
     }`, addr), addr)
 	s := buildURISet(t, URI{Nginx: true}, []Rule{
 		{Kind: Regex, From: `^/docs/(.*)$`, To: "/d/$1"},
 		{Kind: Regex, From: `^/a/([^/]*)/(.*)$`, To: "/b/$1?k=$2"},
 		{Kind: Prefix, From: "/js/", To: "/assets/js/"},
+		{Kind: Regex, From: `^/u/`, To: "/b$uri"},
 	})
-	paths := []string{"/docs/plain", "/docs/a%20b", "/docs/a+b", "/docs/a%2Bb", "/docs/caf%C3%A9", "/docs/x%3Fy&z+w",
+	paths := []string{"/u/x%20y%3Fq&a", "/u/a%2541", "/u/a+b%7C%23c", "/u//./x/../y", "/u/caf%C3%A9", "/docs/plain", "/docs/a%20b", "/docs/a+b", "/docs/a%2Bb", "/docs/caf%C3%A9", "/docs/x%3Fy&z+w",
 		"/docs/a%7Cb^c", "/docs/a|b^c{d}`e", "/docs/a%25b", "/docs/a%23b", "/docs/x/../y", "/docs//y", "/docs/%2e%2e/z",
 		"/docs/a%22b", "/docs/a%3Cb%3E", "/docs/a%26b%3Bc", "/docs/a%5Cb", "/docs/%7Bx%7D", "/docs/a%0Ab", "/docs/a%7F",
 		"/docs/a;b&c=d", "/docs/a~b!$'()*,;=:@", "/docs/a%60b", "/docs/%E2%82%AC+%20", "/docs/%3F%3F&%26",
@@ -239,6 +241,7 @@ func FuzzNginxURILookup(f *testing.F) {
 	}
 	f.Add("/docs/a%0D%0ALocation:%20x", true)
 	f.Add("/js/%3F%23%25+", false)
+	f.Add("/u/%0A%20%7F%C3%A9", false)
 	var sets [2]*Set
 	for i, keep := range []bool{false, true} {
 		b := NewBuilder(DefaultLimits)
@@ -247,6 +250,7 @@ func FuzzNginxURILookup(f *testing.F) {
 			{Kind: Exact, From: "/old", To: "/new"},
 			{Kind: Prefix, From: "/js/", To: "https://example.com/assets/"},
 			{Kind: Regex, From: `(?s)^/docs/(.*)$`, To: "/d/$1?x=$1"},
+			{Kind: Regex, From: `^/u/`, To: "https://example.com$uri"},
 			{Kind: Regex, From: `^/(\w+)/(.*)$`, To: "https://example.com/$2/$1"},
 			{Kind: Prefix, From: "/", To: "/root/", Host: "h.example"},
 		} {
