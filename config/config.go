@@ -213,7 +213,7 @@ var known = map[string][]string{
 		"proxy_protocol", "trusted_proxies", "headers"},
 	"rule":           {"match", "from", "to", "status", "host", "case_insensitive", "trailing_slash", "query_string", "query", "request_uri", "path", "headers", "when"},
 	"map":            {"file", "format", "match", "status", "host", "case_insensitive", "trailing_slash", "query_string", "request_uri", "path", "invalid", "headers", "when"},
-	"rules.defaults": {"status", "case_insensitive", "trailing_slash", "query_string", "path"},
+	"rules.defaults": {"status", "case_insensitive", "trailing_slash", "query_string", "path", "uri", "merge_slashes"},
 	// [tls] and [acme], see tls.go.
 	"tls":             {"listen", "certificate", "certificates_dir", "hsts", "handshake_timeout", "post_quantum", "http2", "max_concurrent_streams"},
 	"tls.certificate": {"cert", "key"},

@@ -192,6 +192,7 @@ func readRules(file string, raw *rawConfig, defaults *Defaults, fl files, loc *l
 		errs.add(&Error{File: file, Line: loc.line("rules", 0, "order"), What: "[rules]", Key: "order",
 			Msg: fmt.Sprintf("%q: write \"precedence\" (exact, longest prefix, first regex; the request's host first) or \"file\" (the first matching rule in file order)", raw.Rules.Order)})
 	}
+	sink.b.SetURI(defaults.URI)
 	for _, e := range fileOrder(loc, len(raw.Rule), len(raw.Map), len(raw.CSV)) {
 		if errs.full() || sink.stop {
 			break

@@ -41,6 +41,9 @@ type rawOptions struct {
 // rawDefaults is [rules.defaults].
 type rawDefaults struct {
 	Status any `toml:"status"`
+	// URI and MergeSlashes are the rule set's, not a rule's (matcher.URI).
+	URI          any `toml:"uri"`
+	MergeSlashes any `toml:"merge_slashes"`
 	rawOptions
 	rawFallback
 }
@@ -56,6 +59,10 @@ type Defaults struct {
 	Fallback       bool
 	FallbackStatus []int
 	DecodedPath    bool
+	// URI is which path the rule set compares ([rules.defaults] uri,
+	// merge_slashes): of the whole set, as nginx builds $uri once per
+	// request before any rule sees it.
+	URI matcher.URI
 	// Headers are [server] headers, which a rule's own extend.
 	Headers []matcher.Header
 	// geoip says whether [geoip] names a database (when.country).
@@ -440,5 +447,28 @@ func convertDefaults(file string, raw *rawDefaults, loc *locator, errs *errorLis
 	e.fallback(&raw.rawFallback, &d, &r)
 	d.Fallback, d.FallbackStatus = r.Fallback, r.FallbackStatus
 	d.UnicodeFold, d.DecodedPath = r.UnicodeFold, r.DecodedPath
+	d.URI = e.uriMode(raw.URI, raw.MergeSlashes)
 	return d
+}
+
+// uriMode reads uri ("normalized", the default, or "nginx") and
+// merge_slashes, which only "nginx" has.
+func (e *entry) uriMode(v, merge any) matcher.URI {
+	var u matcher.URI
+	if v != nil {
+		switch s := e.str("uri", v, false); s {
+		case "normalized":
+		case "nginx":
+			u.Nginx = true
+		default:
+			e.fail("uri", "%q is not a choice; use \"normalized\" (each rule compares the path its `path` says) or \"nginx\" (every rule compares nginx's $uri, and a path nginx refuses is answered 400)", s)
+		}
+	}
+	if merge != nil {
+		u.KeepSlashes = !e.flag("merge_slashes", merge, true)
+		if !u.Nginx && e.ok {
+			e.fail("merge_slashes", "applies to nginx's $uri only; add uri = \"nginx\"")
+		}
+	}
+	return u
 }

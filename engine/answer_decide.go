@@ -26,7 +26,9 @@ type verdict struct {
 }
 
 // answer decides what a parsed request gets, in this order: an ACME
-// challenge, the https redirect, a rule, the upstream, 404. A local answer is appended to out;
+// challenge, the https redirect, a rule, the upstream, 404; with rules on
+// nginx's $uri, a path nginx refuses gets 400 before the https redirect
+// and any rule. A local answer is appended to out;
 // closing says whether it ends the connection.
 func (cs *conn) answer(out []byte, req *httpparse.Request, rules *matcher.Set, date []byte, closing bool) ([]byte, verdict) {
 	l := cs.loop
@@ -40,6 +42,10 @@ func (cs *conn) answer(out []byte, req *httpparse.Request, rules *matcher.Set, d
 			// There is no host to redirect to.
 			return appendTextWith(out, 400, cs.fields(), rules.Headers(), "a Host header is needed to redirect to https\n", false, date, connClose),
 				verdict{status: 400, outcome: outClientError, closing: true}
+		}
+		if rules.RefusesURI(req.Path, &l.match) {
+			// nginx answers 400 before its server's `return 301`.
+			return appendBadURI(out, cs, rules, date)
 		}
 		return appendHTTPSRedirect(out, req, cs.fields(), rules.Headers(), date, connFieldOf(req, closing)), verdict{status: 301, outcome: outRedirect}
 	case cs.lookup(rules, req): // the one call into the matcher
@@ -57,6 +63,8 @@ func (cs *conn) answer(out []byte, req *httpparse.Request, rules *matcher.Set, d
 			v.location = l.loc
 		}
 		return cs.appendRedirect(out, m, req, cs.fields(), ruleHeaders(m, rules), date, connFieldOf(req, closing)), v
+	case l.match.BadURI():
+		return appendBadURI(out, cs, rules, date)
 	case cs.pickGroup(req):
 		l.miss(req)
 		if max := l.group.MaxRequestBodyBytes; max > 0 && req.ContentLength > max {
@@ -67,6 +75,14 @@ func (cs *conn) answer(out []byte, req *httpparse.Request, rules *matcher.Set, d
 	}
 	l.miss(req)
 	return appendTextVary(out, 404, l.match.Vary(), cs.fields(), rules.Headers(), "not found\n", isHead(req.Method), date, connFieldOf(req, closing)), verdict{status: 404, outcome: outMiss}
+}
+
+// appendBadURI answers a path nginx answers 400 (an invalid escape, %00,
+// a ".." above the root) where the rules compare nginx's $uri: as nginx,
+// before any rule or upstream sees it, and the connection closes.
+func appendBadURI(out []byte, cs *conn, rules *matcher.Set, date []byte) ([]byte, verdict) {
+	return appendTextWith(out, 400, cs.fields(), rules.Headers(), "bad request\n", false, date, connClose),
+		verdict{status: 400, outcome: outClientError, closing: true}
 }
 
 // pickGroup chooses the upstream group of req into the loop's group, and

@@ -55,7 +55,10 @@ func (b *Builder) FileOrder() { b.s.fileOrder = true }
 // the table is indexed, and reported by Set. Add keeps no reference to
 // in or its strings.
 func (b *Builder) Add(in *Rule) error {
-	if f, ok := packableForm(in); ok && len(in.Headers) == 0 && !b.s.fileOrder {
+	if err := checkNginxFrom(in, b.s.uriMode); err != nil {
+		return ruleError(in, err)
+	}
+	if f, ok := packableForm(in); ok && len(in.Headers) == 0 && !b.s.fileOrder && (f != 0 || nginxPlain(in.From, b.s.uriMode)) {
 		ok, err := b.addPacked(in, f)
 		if err != nil {
 			return ruleError(in, err)

@@ -278,7 +278,7 @@ func checkForm(r *Rule) error {
 	case r.UnicodeFold && !(r.CaseInsensitive && r.DecodedPath):
 		return fieldErr("case_insensitive", "\"unicode\" folds the decoded path; add path = \"decoded\"")
 	case r.DecodedPath && r.Kind != Exact:
-		return fieldErr("path", "\"decoded\" is for exact rules (a map of paths); a %s rule compares the normalised path", r.Kind)
+		return fieldErr("path", "\"decoded\" is for exact rules (a map of paths); for %s rules that compare nginx's $uri set uri = \"nginx\" in [rules.defaults]", r.Kind)
 	case r.DecodedPath && r.RequestURI:
 		return fieldErr("path", "\"decoded\" compares the decoded path, request_uri the target as sent: choose one")
 	}

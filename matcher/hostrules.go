@@ -36,6 +36,9 @@ type hostRules struct {
 	// (packed_form.go); formN counts them.
 	formPacked [numForms]*packedTable
 	formN      int
+	// uriMode is the Set's (urimode.go): with Nginx, rules are filed
+	// under nginx's $uri of their From.
+	uriMode URI
 }
 
 // lookupDecoded looks the decoded path up in the decoded tables, each
@@ -89,7 +92,7 @@ func (h *hostRules) add(r *rule) error {
 		// From is decoded too, so that a key may be written either way
 		// ("/a:b" or "/a%3Ab"; "/faq?" or "/faq%3F").
 		f := ruleForm(&r.Rule)
-		key := formKey(r.From, f)
+		key := formKey(r.From, f, h.uriMode)
 		if err := h.dupInForm(f, key, r); err != nil {
 			return err
 		}
@@ -97,6 +100,9 @@ func (h *hostRules) add(r *rule) error {
 		return h.decoded[decodedIndex(f)].add(key, r, "exact")
 	}
 	from := normalizeString(r.From)
+	if h.uriMode.Nginx {
+		from, _ = nginxKey(r.From, h.uriMode)
+	}
 	switch r.Kind {
 	case Exact:
 		if !r.CaseInsensitive && !r.TrailingSlash {
@@ -147,7 +153,7 @@ func (h *hostRules) add(r *rule) error {
 func (h *hostRules) addLoose(from string, r *rule) error {
 	if r.Kind == Exact {
 		f := ruleForm(&r.Rule)
-		if err := h.dupInForm(f, formKey(r.From, f), r); err != nil {
+		if err := h.dupInForm(f, formKey(r.From, f, h.uriMode), r); err != nil {
 			return err
 		}
 	}

@@ -273,19 +273,33 @@ func (t *template) appendLocation(dst, path []byte, caps []int, rest []byte, m *
 			// The path as the client sent it, as nginx's $request_uri.
 			dst = append(dst, m.raw...)
 		case partURI:
-			dst = appendEscapedPath(dst, m.decodedPath())
+			if m.ngx {
+				// As nginx's variable: raw, a byte a Location cannot
+				// hold percent-encoded.
+				dst = appendNginxCapture(dst, mark, m.dec, 0)
+			} else {
+				dst = appendEscapedPath(dst, m.decodedPath())
+			}
 		case partQuery:
 			dst = append(dst, query...)
 		default:
 			if lo, hi := caps[2*p.group], caps[2*p.group+1]; lo >= 0 {
-				dst = append(dst, path[lo:hi]...)
+				if m.nginxPath(path) {
+					dst = appendNginxCapture(dst, mark, path[lo:hi], m.uflags)
+				} else {
+					dst = append(dst, path[lo:hi]...)
+				}
 			}
 		}
 	}
 	if t.authParts == len(t.parts) && t.authParts > 0 {
 		authEnd = len(dst)
 	}
-	dst = append(dst, rest...)
+	if m != nil && m.ngx && len(rest) > 0 {
+		dst = appendNginxCapture(dst, mark, rest, m.uflags)
+	} else {
+		dst = append(dst, rest...)
+	}
 	if t.keepQuery && len(query) > 0 {
 		dst = appendQuery(dst, mark, query, t.hasQuery)
 	}

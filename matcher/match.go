@@ -28,9 +28,14 @@ type Match struct {
 	// raw is the request's path as given to Lookup, for $path; dec is it
 	// decoded (decode.go) once decoded is set, for $uri and rules with
 	// DecodedPath; decKey is dec in a table's form (folded, trimmed).
-	raw, dec, decKey []byte
-	decoded          bool
-	query            []byte // the request's query as given to Lookup
+	// decBuf is dec's own memory: dec may be raw itself.
+	raw, dec, decKey, decBuf []byte
+	decoded                  bool
+	// ngx: dec is nginx's $uri (Set.URI's Nginx), with the flags nginx
+	// noted of the path; bad: nginx answers 400 to the path.
+	ngx, bad bool
+	uflags   uriFlags
+	query    []byte // the request's query as given to Lookup
 	// qp and cp are the query and the cookies split for conditions
 	// (params.go), on first use after a Lookup.
 	qp, cp params
@@ -186,7 +191,13 @@ func (m *Match) AppendLocation(dst, query []byte) []byte {
 // it on the first call after a Lookup.
 func (m *Match) decodedPath() []byte {
 	if !m.decoded {
-		m.dec, m.decoded = decodePath(m.dec[:0], m.raw), true
+		m.dec, m.decoded = decodePath(m.decBuf[:0], m.raw), true
+		if unsafe.SliceData(m.dec) != unsafe.SliceData(m.raw) {
+			// Decoded into decBuf (perhaps grown). When nothing needed
+			// decoding dec is the caller's path, which must never be
+			// appended to.
+			m.decBuf = m.dec[:0]
+		}
 	}
 	return m.dec
 }
@@ -194,8 +205,13 @@ func (m *Match) decodedPath() []byte {
 // Path returns the path of the last Lookup as rules compare it:
 // percent-encoded unreserved characters decoded, the hex of other
 // escapes upper-cased (normalize.go), so that "/%62log/" and "/blog/"
-// are one path. It is valid until the next Lookup and allocates nothing.
+// are one path; in a Set of URI.Nginx, nginx's $uri (the upstream routes
+// then choose on what nginx's locations see). It is valid until the next
+// Lookup and allocates nothing.
 func (m *Match) Path() []byte {
+	if m.ngx && !m.bad {
+		return m.dec
+	}
 	if indexPercent(m.raw) >= 0 {
 		return m.norm
 	}

@@ -43,7 +43,11 @@ func ruleForm(in *Rule) uint8 {
 
 // formKey returns a configured From in form f: the key its table files
 // it under, as hostRules.add files a rule of that form.
-func formKey(from string, f uint8) string {
+func formKey(from string, f uint8, u URI) string {
+	if u.Nginx {
+		key, _ := nginxKey(from, u)
+		return string(appendFormKey(nil, []byte(key), f))
+	}
 	if f&formDecoded != 0 {
 		return string(appendFormKey(nil, decodePath(nil, []byte(from)), f))
 	}
@@ -167,7 +171,7 @@ func (h *hostRules) dupInForm(f uint8, key string, r *rule) error {
 // addPackedForm adds in, of loose form f, to its host's packed table of
 // that form; false without an error: the ordinary path takes it.
 func (b *Builder) addPackedForm(in *Rule, f uint8, h *hostRules, host string) (bool, error) {
-	key := formKey(in.From, f)
+	key := formKey(in.From, f, h.uriMode)
 	if len(key) == 0 || len(key) > math.MaxUint16 {
 		return false, nil
 	}

@@ -28,6 +28,8 @@ type Set struct {
 	// fileOrder: the first matching rule in file order wins, whatever
 	// its kind and host (fileorder.go).
 	fileOrder bool
+	// uriMode is which path the rules compare (urimode.go).
+	uriMode URI
 	// headers are the header lines of answers no rule's headers decide
 	// (headers.go).
 	headers    string
@@ -91,7 +93,7 @@ func (s *Set) lookup(host, path, query []byte, m *Match) bool {
 	m.failVary = ""
 	m.qp.ready, m.cp.ready = false, false
 	m.runs, m.passes, m.scratch.steps = 0, 0, 0
-	m.raw, m.decoded, m.fileOrder = path, false, s.fileOrder
+	m.raw, m.decoded, m.ngx, m.bad, m.fileOrder = path, false, false, false, s.fileOrder
 	if s.uri {
 		m.uri = append(m.uri[:0], path...)
 		if query != nil {
@@ -101,6 +103,13 @@ func (s *Set) lookup(host, path, query []byte, m *Match) bool {
 	if indexPercent(path) >= 0 {
 		m.norm = normalizePath(m.norm[:0], path)
 		path = m.norm
+	}
+	if s.uriMode.Nginx {
+		// Every rule but the target's compares $uri, built here once.
+		if !m.nginxURIPath(m.raw, s.uriMode) {
+			return false
+		}
+		path = m.dec
 	}
 	if s.fileOrder {
 		return s.lookupFileOrder(host, path, m)
@@ -136,6 +145,7 @@ func (s *Set) hostRules(host string) *hostRules {
 	h := table[key]
 	if h == nil {
 		h = newHostRules()
+		h.uriMode = s.uriMode
 		h.regex.host, h.uriRegex.host = host, host
 		table[key] = h
 	}

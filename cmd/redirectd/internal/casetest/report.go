@@ -85,6 +85,9 @@ func (e *testEnv) explain(c *testCase, host string, m *matcher.Match) (string, [
 	if hit {
 		return explain.RuleText(m.Rule()), near
 	}
+	if m.BadURI() {
+		return fmt.Sprintf("bad path %q, which nginx's $uri refuses (uri = \"nginx\"): 400", path), nil
+	}
 	miss := "404"
 	if e.forwarding {
 		miss = "forwarded"

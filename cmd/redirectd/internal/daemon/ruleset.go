@@ -85,6 +85,13 @@ func writeRuleset(file string, set *matcher.Set, hash string) error {
 func rulesetTOML(set *matcher.Set, hash string) (string, error) {
 	var b strings.Builder
 	importer.WriteHeader(&b, fmt.Sprintf("The rules redirectd served as version %s, from GET /ruleset.", hash))
+	if u := set.URI(); u.Nginx {
+		// Of the whole set: the rules' keys and answers depend on it.
+		b.WriteString("\n[rules.defaults]\nuri = \"nginx\"\n")
+		if u.KeepSlashes {
+			b.WriteString("merge_slashes = false\n")
+		}
+	}
 	var err error
 	set.Each(func(rh matcher.RuleHits) {
 		r := rh.Rule

@@ -105,6 +105,7 @@ func Apply(base *matcher.Set, o *Overlay, lim matcher.Limits) (*matcher.Set, []s
 		// An edited rule keeps its place, and an added one is last.
 		b.FileOrder()
 	}
+	b.SetURI(base.URI())
 	found := make([]bool, o.Len())
 	var err error
 	base.Each(func(rh matcher.RuleHits) {

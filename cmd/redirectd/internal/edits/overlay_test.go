@@ -166,3 +166,26 @@ func TestCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestApplyKeepsURI: a draft applied to rules on nginx's $uri gives
+// rules on $uri too (the keys and answers depend on it).
+func TestApplyKeepsURI(t *testing.T) {
+	t.Parallel()
+	b := matcher.NewBuilder(matcher.DefaultLimits)
+	b.SetURI(matcher.URI{Nginx: true, KeepSlashes: true})
+	if err := b.Add(&matcher.Rule{Kind: matcher.Prefix, From: "/p/", To: "/q/", Status: 301, File: "r.toml", Line: 1}); err != nil {
+		t.Fatal(err)
+	}
+	base, err := b.Set()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := Apply(base, FromEdits([]Edit{edit(OpAdd, "", "/new", "/n", 301)}), matcher.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m matcher.Match
+	if got.URI() != base.URI() || !got.Lookup(nil, []byte("/p%2Fx"), nil, &m) {
+		t.Errorf("after Apply: URI %+v (base %+v), or /p%%2Fx finds no rule", got.URI(), base.URI())
+	}
+}

@@ -81,6 +81,10 @@ func RequestAt(w io.Writer, set *matcher.Set, raw string, now time.Time, req mat
 				RuleText(r))
 			return nil
 		}
+		if m.BadURI() {
+			fmt.Fprintf(w, "bad path %q: the rules compare nginx's $uri (uri = \"nginx\"), and nginx answers 400 to this path (an invalid escape, %%00 or a \"..\" above the root): the answer is 400\n", path)
+			return nil
+		}
 		fmt.Fprintf(w, "no rule matches host %q path %q: the answer is 404, or the upstream's when one is set\n", host, path)
 		explainNear(w, set, nil, host, path, query, req, now)
 		explainVary(w, &m)
