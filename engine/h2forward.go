@@ -156,8 +156,11 @@ func (hf *h2forward) relay(resp *fasthttp.Response) {
 		if n > 0 {
 			hf.sent += int64(n)
 			if werr := hf.st.WriteData(buf[:n], false); werr != nil {
+				if errors.Is(werr, h2.ErrSendTimeout) {
+					f.s.m.timeouts.send.Inc()
+				}
 				hf.log()
-				return // the client reset the stream or went
+				return // the client reset the stream, went, or took nothing for send_timeout
 			}
 		}
 		if err == io.EOF {

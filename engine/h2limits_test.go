@@ -307,6 +307,74 @@ func TestH2DrawnResets(t *testing.T) {
 	})
 }
 
+// TestH2SendTimeout: a client that keeps its stream window at 0 and
+// sends a PING every 100 ms gets its stream reset after send_timeout,
+// as an HTTP/1.1 client that reads nothing is closed: a forwarded answer
+// lets go of its upstream connection, and a local answer's body does
+// not wait forever either.
+func TestH2SendTimeout(t *testing.T) {
+	t.Parallel()
+	windowZero := func(t *testing.T, srv *engine.Server, path string) *rawH2 {
+		r := dialH2(t, srv)
+		r.fr.WriteSettings(http2.Setting{ID: http2.SettingInitialWindowSize, Val: 0})
+		r.headers(1, true, r.block("GET", path))
+		stop := make(chan struct{})
+		t.Cleanup(func() { close(stop) })
+		go func() {
+			tick := time.NewTicker(100 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-tick.C:
+					if r.fr.WritePing(false, [8]byte{7}) != nil {
+						return
+					}
+				}
+			}
+		}()
+		return r
+	}
+	t.Run("forwarded", func(t *testing.T) {
+		upstreamGone := make(chan struct{})
+		u := startRawUpstream(t, func(u *rawUpstream, rc *rawConn) {
+			if _, err := rc.readHead(5 * time.Second); err != nil {
+				return
+			}
+			io.WriteString(rc.c, "HTTP/1.1 200 OK\r\nContent-Length: 1073741824\r\n\r\n")
+			chunk := make([]byte, 64<<10)
+			for {
+				rc.c.SetWriteDeadline(time.Now().Add(20 * time.Second))
+				if _, err := rc.c.Write(chunk); err != nil {
+					close(upstreamGone)
+					return
+				}
+			}
+		})
+		pool := testPool(t, upstream.Config{Servers: []string{u.addr}}, nil)
+		srv := startH2(t, engine.Options{Upstream: &engine.UpstreamOptions{Pool: pool, SendTimeout: 300 * time.Millisecond}})
+		r := windowZero(t, srv, "/download")
+		r.reset(1, http2.ErrCodeCancel)
+		select {
+		case <-upstreamGone:
+		case <-time.After(8 * time.Second):
+			t.Fatal("the upstream connection is still held 8s after the stream was reset")
+		}
+		if m := metricsOf(srv); !strings.Contains(m, `timeout="send"} 1`) {
+			t.Errorf("send timeout not counted:\n%s", m)
+		}
+	})
+	t.Run("local answer", func(t *testing.T) {
+		srv := startH2(t, engine.Options{IdleTimeout: 400 * time.Millisecond})
+		r := windowZero(t, srv, "/no-rule-here") // 404, with a body
+		if st := r.status(1); st != "404" {
+			t.Fatalf("status %s, want 404", st)
+		}
+		r.reset(1, http2.ErrCodeCancel)
+	})
+}
+
 // TestH2FlowControl: the answer's body is sent as the client's window
 // allows.
 func TestH2FlowControl(t *testing.T) {

@@ -44,6 +44,9 @@ func (c *tlsConn) serveH2() {
 	if o.PrefaceTimeout <= 0 {
 		o.PrefaceTimeout = s.opts.HeaderTimeout
 	}
+	if o.SendTimeout <= 0 {
+		o.SendTimeout = s.sendTimeout() // as the HTTP/1.1 path's
+	}
 	x := &h2conn{c: c, cs: cs}
 	s.m.h2conns.Inc()
 	c.runH2(h2.NewConn(c.tc, x, o, c.closeReq.Load), x, false)

@@ -411,7 +411,7 @@ func TestDraftUpload(t *testing.T) {
 		t.Fatalf("GET /ruleset: %d, ETag %q", resp.StatusCode, etag)
 	}
 	toml := untarOne(t, archive, "redirectd.toml")
-	if !strings.Contains(toml, `from = "/u/9999"`) || !strings.Contains(toml, `to = "/j"`) {
+	if !strings.Contains(toml, `from = '/u/9999'`) || !strings.Contains(toml, `to = '/j'`) {
 		t.Errorf("redirectd.toml in /ruleset lacks the edits:\n%.500s", toml)
 	}
 	req.Header.Set("If-None-Match", etag)

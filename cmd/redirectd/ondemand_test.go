@@ -162,15 +162,16 @@ on_demand = true
 		t.Errorf("exit: %v\n%s", err, stderr.String())
 	}
 
-	// Restarted, with on_demand_rate 1/1h: the certificates in storage
-	// are served without an order and without spending the rate.
+	// Restarted, with on_demand_rate 2/1h: the certificates in storage
+	// are served without an order and without spending the rate (names
+	// only a wildcard covers may take half of it, one).
 	write("added.example.com", "*.wild.example.com")
 	conf, _ := os.ReadFile(file)
-	os.WriteFile(file, []byte(strings.Replace(string(conf), "on_demand = true\n", "on_demand = true\non_demand_rate = \"1/1h\"\n", 1)), 0o644)
+	os.WriteFile(file, []byte(strings.Replace(string(conf), "on_demand = true\n", "on_demand = true\non_demand_rate = \"2/1h\"\n", 1)), 0o644)
 	cmd, stderr = serveFile(t, file, addr, "/old")
 	wantServed("added.example.com")
 	wantServed("a.wild.example.com")
-	wantServed("b.wild.example.com") // the one new name the rate allows
+	wantServed("b.wild.example.com") // the one new wildcard name the rate allows
 	for name, want := range map[string]int{"added.example.com": 1, "a.wild.example.com": 1, "b.wild.example.com": 1} {
 		if n := pb.Orders(name); n != want {
 			t.Errorf("after the restart, %s: %d orders, want %d", name, n, want)

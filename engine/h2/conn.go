@@ -57,6 +57,11 @@ type Conn struct {
 	closed                 bool
 	// bodyBytes is what the streams' buffered bodies hold in all.
 	bodyBytes int
+	// stalled counts the streams whose answer waits for window (a hint
+	// for expireStalled, recounted there); nextStallCheck is when the
+	// reader looks at them next (the reader's).
+	stalled        int
+	nextStallCheck time.Time
 }
 
 // block is a header block in progress: its stream, what its fields are
@@ -179,6 +184,11 @@ func (c *Conn) Serve() (quiet bool, err error) {
 		}
 		if err := c.frameDone(c.process(f)); err != nil {
 			return false, c.end(err)
+		}
+		if !c.now.Before(c.nextStallCheck) {
+			c.mu.Lock()
+			c.expireStalled(c.now)
+			c.mu.Unlock()
 		}
 	}
 }

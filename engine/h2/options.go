@@ -51,6 +51,14 @@ type Options struct {
 	// 60s). While a stream waits for the client's body, the wait for a
 	// frame is bounded by IdleTimeout too.
 	PrefaceTimeout, IdleTimeout time.Duration
+	// SendTimeout bounds how long an answer's body may wait for the
+	// client's window without a byte going out (default IdleTimeout, as
+	// send_timeout on the HTTP/1.1 path): past it the stream is reset
+	// with CANCEL and its writer (a forward relaying the upstream's
+	// answer) gets ErrSendTimeout, letting go of the upstream connection
+	// and the client's slot. The client's other frames (PING, SETTINGS)
+	// do not extend it: only window that lets bytes out does.
+	SendTimeout time.Duration
 }
 
 // The defaults of Options.
@@ -97,6 +105,9 @@ func (o *Options) setDefaults() {
 	}
 	if o.IdleTimeout <= 0 {
 		o.IdleTimeout = DefaultIdleTimeout
+	}
+	if o.SendTimeout <= 0 {
+		o.SendTimeout = o.IdleTimeout
 	}
 }
 

@@ -75,13 +75,23 @@ type Stream struct {
 	pending    []byte
 	endPending bool
 	headSent   bool
+	// stalledAt is when pending last went out in part or began to wait
+	// (SendTimeout counts from it); zero while nothing waits.
+	stalledAt time.Time
+	// timedOut: the stream was reset for SendTimeout (its writes say so).
+	timedOut bool
 }
 
 type fieldOff struct{ ns, ne, vs, ve int }
 
 // ErrStreamClosed is returned by the writes of a stream the client reset,
-// or whose connection closed.
-var ErrStreamClosed = errors.New("h2: the stream was reset or its connection closed")
+// or whose connection closed; ErrSendTimeout by a write that waited
+// SendTimeout for the client's window without a byte going out, which
+// reset the stream.
+var (
+	ErrStreamClosed = errors.New("h2: the stream was reset or its connection closed")
+	ErrSendTimeout  = errors.New("h2: the client's window let no byte of the answer out for send_timeout; the stream was reset")
+)
 
 // ID returns the stream's identifier.
 func (st *Stream) ID() uint32 { return st.id }
@@ -151,13 +161,20 @@ func (st *Stream) WriteData(p []byte, end bool) error {
 	c := st.c
 	c.mu.Lock()
 	defer c.flushAfter(st)
-	for !st.reset && len(st.pending) > maxPending {
-		c.room.Wait()
+	if err := c.waitRoom(st); err != nil {
+		if end {
+			st.finished = true
+			c.release(st)
+		}
+		return err
 	}
 	if st.reset {
 		if end {
 			st.finished = true
 			c.release(st)
+		}
+		if st.timedOut {
+			return ErrSendTimeout
 		}
 		return ErrStreamClosed
 	}

@@ -93,6 +93,11 @@ func (c *Conn) sendPending(st *Stream) {
 	if sent > 0 {
 		st.pending = st.pending[:copy(st.pending, st.pending[sent:])]
 		c.room.Broadcast()
+		st.stalledAt = time.Time{}
+	}
+	if len(st.pending) > 0 && st.stalledAt.IsZero() {
+		st.stalledAt = time.Now()
+		c.stalled++
 	}
 	if len(st.pending) == 0 && st.endPending {
 		c.writeData(st.id, true, nil)
