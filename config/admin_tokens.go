@@ -30,6 +30,16 @@ var AdminRoles = []string{"viewer", "editor", "publisher", "admin"}
 // max_upload_bytes says otherwise: a million CSV rows of 200 bytes fit.
 const DefaultMaxUploadBytes = 256 << 20
 
+// The defaults of [admin] max_drafts and max_draft_entries: a token's
+// open drafts and the entries they hold together. An entry held in a
+// draft costs about 360 bytes of memory with a 60-byte from and to
+// (TestDraftEntryMemory), so a token's million entries cost about
+// 360 MB at most.
+const (
+	DefaultMaxDrafts       = 10
+	DefaultMaxDraftEntries = 1_000_000
+)
+
 // checkAdminTokens reads each [[admin.tokens]] entry's token_file and
 // checks its name, role and hosts.
 func checkAdminTokens(file string, a *Admin, loc *locator, errs *errorList) {
@@ -103,5 +113,17 @@ func checkAdminEdits(file string, cfg *Config, loc *locator, errs *errorList) {
 		a.MaxUploadBytes = DefaultMaxUploadBytes
 	case a.MaxUploadBytes < 0:
 		bad("max_upload_bytes", "%d is negative; give a size in bytes, such as %d (256 MiB)", a.MaxUploadBytes, DefaultMaxUploadBytes)
+	}
+	switch {
+	case a.MaxDrafts == 0:
+		a.MaxDrafts = DefaultMaxDrafts
+	case a.MaxDrafts < 0:
+		bad("max_drafts", "%d is negative; give the drafts one token may have open, such as %d", a.MaxDrafts, DefaultMaxDrafts)
+	}
+	switch {
+	case a.MaxDraftEntries == 0:
+		a.MaxDraftEntries = DefaultMaxDraftEntries
+	case a.MaxDraftEntries < 0:
+		bad("max_draft_entries", "%d is negative; give the entries one token's drafts may hold together, such as %d", a.MaxDraftEntries, DefaultMaxDraftEntries)
 	}
 }

@@ -27,7 +27,7 @@ func TestAdminTokens(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := config.Admin{Listen: config.DefaultAdminListen, EditsDir: filepath.Join(dir, "edits"), AuditLog: filepath.Join(dir, "edits", "audit.jsonl"),
-		MaxUploadBytes: config.DefaultMaxUploadBytes, Tokens: []config.AdminToken{
+		MaxUploadBytes: config.DefaultMaxUploadBytes, MaxDrafts: config.DefaultMaxDrafts, MaxDraftEntries: config.DefaultMaxDraftEntries, Tokens: []config.AdminToken{
 			{Name: "alice", Role: "editor", Token: "alice-token", TokenFile: filepath.Join(dir, "tokens", "alice"), Hosts: []string{"*.brand-a.com"}},
 			{Name: "bob", Role: "viewer", Token: "bob-token"},
 		}}

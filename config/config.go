@@ -119,6 +119,12 @@ type Admin struct {
 	// MaxUploadBytes bounds the body of POST /drafts/{id}/upload
 	// (default 256 MiB).
 	MaxUploadBytes int64 `toml:"max_upload_bytes"`
+	// MaxDrafts bounds the drafts one token (author) may have open, and
+	// MaxDraftEntries the entries they hold together (defaults 10 and
+	// DefaultMaxDraftEntries): a draft is held in memory until it is
+	// promoted or discarded.
+	MaxDrafts       int `toml:"max_drafts"`
+	MaxDraftEntries int `toml:"max_draft_entries"`
 }
 
 // AccessLog is the [access_log] table.
@@ -197,7 +203,7 @@ var known = map[string][]string{
 	"misses":       {"capacity"},
 	"geoip":        {"database"},
 	"csv":          {"file", "headers", "invalid"},
-	"admin":        {"listen", "token", "token_file", "tokens", "edits_dir", "audit_log", "max_upload_bytes"},
+	"admin":        {"listen", "token", "token_file", "tokens", "edits_dir", "audit_log", "max_upload_bytes", "max_drafts", "max_draft_entries"},
 	"admin.tokens": {"name", "role", "token", "token_file", "hosts"},
 	"access_log":   {"enabled", "path", "format", "escape"},
 	"rules": {"watch", "watch_interval", "defaults", "source", "poll", "source_header", "source_header_file",

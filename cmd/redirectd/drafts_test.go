@@ -61,6 +61,13 @@ func startEditNode(t *testing.T) *editNode {
 // extra (TOML) after editConfig's.
 func startEditNodeWith(t *testing.T, extra string) *editNode {
 	t.Helper()
+	return startEditNodeConf(t, func(addr, adminAddr string) string { return editConfig(addr, adminAddr) + extra })
+}
+
+// startEditNodeConf starts an editNode with the config conf writes for
+// its two addresses.
+func startEditNodeConf(t *testing.T, conf func(addr, adminAddr string) string) *editNode {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -70,7 +77,7 @@ func startEditNodeWith(t *testing.T, extra string) *editNode {
 	for _, name := range []string{"vera", "ed", "pub", "ada", "alice", "paula"} {
 		os.WriteFile(filepath.Join(n.dir, "tokens", name), []byte(name+"-token\n"), 0o600)
 	}
-	os.WriteFile(n.file, []byte(editConfig(n.addr, n.adminAddr)+extra), 0o644)
+	os.WriteFile(n.file, []byte(conf(n.addr, n.adminAddr)), 0o644)
 	n.start()
 	return n
 }
@@ -539,4 +546,38 @@ func TestEditedNodeAsSource(t *testing.T) {
 	if code != 400 || !strings.Contains(body, "U+FFFD") {
 		t.Errorf("an entry whose from is not UTF-8: %d %q, want 400 saying why", code, body)
 	}
+}
+
+// TestDraftQuotas: a token may have [admin] max_drafts drafts open, and
+// its drafts hold max_draft_entries entries together, however they come
+// (one by one, or uploads); an upload over the quota adds nothing, and
+// another token's quota is its own.
+func TestDraftQuotas(t *testing.T) {
+	t.Parallel()
+	n := startEditNodeConf(t, func(addr, adminAddr string) string {
+		return strings.Replace(editConfig(addr, adminAddr), "edits_dir = \"edits\"\n", "edits_dir = \"edits\"\nmax_drafts = 2\nmax_draft_entries = 5\n", 1)
+	})
+	d1, d2 := n.newDraft("ed"), n.newDraft("ed")
+	if code, body := n.call("ed", "POST", "/drafts", "", nil); code != 429 || !strings.Contains(body, "max_drafts") {
+		t.Errorf("a third draft: %d %q, want 429 naming max_drafts", code, body)
+	}
+	for i := range 3 {
+		n.json("ed", "POST", "/drafts/"+d1.ID+"/entries", map[string]any{"op": "add", "from": fmt.Sprintf("/q%d", i), "to": "/x"}, 201, nil)
+	}
+	var csv strings.Builder
+	for i := range 3 {
+		fmt.Fprintf(&csv, "/u%d,/y,301\n", i)
+	}
+	if code, body := n.call("ed", "POST", "/drafts/"+d2.ID+"/upload", "text/csv", strings.NewReader(csv.String())); code != 429 || !strings.Contains(body, "max_draft_entries") || !strings.Contains(body, "nothing was added") {
+		t.Errorf("an upload past the entries quota: %d %q, want 429", code, body)
+	}
+	n.json("ed", "POST", "/drafts/"+d2.ID+"/entries", map[string]any{"op": "add", "from": "/u0", "to": "/y"}, 201, nil)
+	n.json("ed", "POST", "/drafts/"+d2.ID+"/entries", map[string]any{"op": "add", "from": "/u1", "to": "/y"}, 201, nil)
+	if code, body := n.call("ed", "POST", "/drafts/"+d2.ID+"/entries", "application/json", strings.NewReader(`{"op":"add","from":"/u2","to":"/y"}`)); code != 429 {
+		t.Errorf("a sixth entry: %d %q, want 429", code, body)
+	}
+	n.json("ed", "POST", "/drafts/"+d2.ID+"/entries", map[string]any{"op": "add", "from": "/u1", "to": "/z"}, 201, nil) // a change of a held entry
+	n.newDraft("pub") // another token's quota is its own
+	n.call("ed", "DELETE", "/drafts/"+d1.ID, "", nil)
+	n.newDraft("ed") // room again
 }

@@ -121,6 +121,7 @@ var (
 	ErrBadEdit     = errors.New("the edit is not valid")                                 // 400
 	ErrInvalid     = errors.New("the edited rules do not load")                          // 422
 	ErrNoRuleset   = errors.New("no rule-set archive: this node's rules are not edited") // 404
+	ErrQuota       = errors.New("over the token's draft quota")                          // 429
 )
 
 // EditStatus is the HTTP status an Editor's error is answered with, by
@@ -140,6 +141,8 @@ func EditStatus(err error) int {
 		return http.StatusBadRequest
 	case errors.Is(err, ErrInvalid):
 		return http.StatusUnprocessableEntity
+	case errors.Is(err, ErrQuota):
+		return http.StatusTooManyRequests
 	}
 	return http.StatusConflict
 }

@@ -21,6 +21,9 @@ func (s *service) NewDraft(author string) (admin.DraftInfo, error) {
 	}
 	ed.mu.Lock()
 	defer ed.mu.Unlock()
+	if err := ed.draftQuota(author); err != nil {
+		return admin.DraftInfo{}, err
+	}
 	ed.next++
 	d := &draft{info: admin.DraftInfo{ID: "d" + strconv.Itoa(ed.next), Base: ed.cur.Number, Author: author, Created: now()}, ov: edits.NewOverlay()}
 	ed.drafts[d.info.ID] = d
@@ -99,6 +102,11 @@ func (s *service) AddEntry(id, author string, de admin.DraftEntry, in admin.Scop
 		d.ov.Remove(e.Key())
 		return nil
 	}
+	if _, ok := d.ov.Get(e.Key()); !ok {
+		if err := ed.entryQuota(d, d.ov.Len()+1); err != nil {
+			return err
+		}
+	}
 	d.ov.Put(edits.Edit{Entry: e, By: author, At: now()})
 	return nil
 }
@@ -138,7 +146,11 @@ func (s *service) Upload(id, author, contentType string, body io.Reader, in admi
 		return 0, err
 	}
 	ed.mu.Lock()
-	_, err := ed.getDraft(id)
+	d, err := ed.getDraft(id)
+	var room int
+	if err == nil {
+		room = ed.maxEntries - ed.heldBy(d.info.Author, d)
+	}
 	ed.mu.Unlock()
 	if err != nil {
 		return 0, err
@@ -152,13 +164,18 @@ func (s *service) Upload(id, author, contentType string, body io.Reader, in admi
 		if !in(e.Host) {
 			return fmt.Errorf("%w: %s", admin.ErrOutOfScope, e.String())
 		}
+		if len(got) >= room {
+			// Stop reading: more lines than the quota leaves cannot be
+			// added, and holding them would cost what the quota bounds.
+			return fmt.Errorf("%w: the upload holds more than the %d entries the drafts of %q may still hold ([admin] max_draft_entries %d); split it, or promote or discard a draft", admin.ErrQuota, room, d.info.Author, ed.maxEntries)
+		}
 		got = append(got, lined{line, e})
 		return nil
 	})
 	if err != nil {
 		var mb *http.MaxBytesError
 		switch {
-		case errors.Is(err, admin.ErrOutOfScope):
+		case errors.Is(err, admin.ErrOutOfScope), errors.Is(err, admin.ErrQuota):
 			return 0, fmt.Errorf("%w; nothing was added", err)
 		case errors.As(err, &mb):
 			return 0, err
@@ -167,7 +184,7 @@ func (s *service) Upload(id, author, contentType string, body io.Reader, in admi
 	}
 	ed.mu.Lock()
 	defer ed.mu.Unlock()
-	d, err := ed.getDraft(id) // discarded meanwhile?
+	d, err = ed.getDraft(id) // discarded meanwhile?
 	if err != nil {
 		return 0, err
 	}
@@ -188,6 +205,9 @@ func (s *service) Upload(id, author, contentType string, body io.Reader, in admi
 			continue
 		}
 		trial.Put(edits.Edit{Entry: l.e, By: author, At: at})
+	}
+	if err := ed.entryQuota(d, trial.Len()); err != nil {
+		return 0, fmt.Errorf("%w; nothing was added", err)
 	}
 	d.ov = trial
 	return len(got), nil

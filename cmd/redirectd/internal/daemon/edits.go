@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -39,6 +40,9 @@ type editState struct {
 	// hash is the content hash of the version serving, for /ruleset's
 	// ETag.
 	hash string
+	// maxDrafts and maxEntries are [admin] max_drafts and
+	// max_draft_entries (quota.go).
+	maxDrafts, maxEntries int
 }
 
 // draft is an open draft: its own edits, over the version it started
@@ -50,7 +54,8 @@ type draft struct {
 
 // openEdits opens cfg's [admin] edits_dir and reads the version serving.
 func openEdits(cfg *config.Config) (*editState, error) {
-	ed := &editState{source: cfg.Reload.Source, audit: cfg.Admin.AuditLog, cur: &edits.Version{}, ov: edits.NewOverlay(), drafts: map[string]*draft{}}
+	ed := &editState{source: cfg.Reload.Source, audit: cfg.Admin.AuditLog, cur: &edits.Version{}, ov: edits.NewOverlay(), drafts: map[string]*draft{},
+		maxDrafts: cmp.Or(cfg.Admin.MaxDrafts, config.DefaultMaxDrafts), maxEntries: cmp.Or(cfg.Admin.MaxDraftEntries, config.DefaultMaxDraftEntries)}
 	if cfg.Admin.EditsDir == "" {
 		return ed, nil
 	}
