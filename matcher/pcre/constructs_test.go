@@ -105,6 +105,10 @@ var constructs = []construct{
 	// repeats and empty iterations
 	{`^/(a*)*b`, false, "/aab", "m|/aab|||"},
 	{`^/(a|)*b`, false, "/aab", "m|/aab|||"},
+	{`^/(([^b]*)*)$`, false, "/0", "m|/0|0||"},
+	{`^/(a|b|)+$`, false, "/ab", "m|/ab|||"},
+	{`^/(?:(a)|b|)+$`, false, "/ab", "m|/ab|a||"},
+	{`^/(a?)*?$`, false, "/aa", "m|/aa|a||"},
 	{`^/(a|b)*?c`, false, "/abc", "m|/abc|b||"},
 	{`^/(?:(a)|b)+$`, false, "/ab", "m|/ab|a||"},
 	{`^/a{2,}`, false, "/aaa", "m|/aaa|||"},

@@ -40,6 +40,10 @@ func (re *Regexp) Match(s *Scratch, input []byte, caps []int, budget *int) (matc
 		s.slots = make([]int, re.nslots)
 	}
 	slots := s.slots[:re.nslots]
+	if len(re.need) > 1 && !bytes.Contains(input, re.need) {
+		*budget -= len(input) / 16 // the scan
+		return false, false
+	}
 	for start := 0; start <= len(input); start++ {
 		if start > 0 {
 			switch {

@@ -415,7 +415,7 @@ func (p *parser) group() (*node, error) {
 		}
 		return n, nil
 	}
-	return sub, nil // (?:...) and, under (?n), (...)
+	return wrap(sub), nil // (?:...) and, under (?n), (...)
 }
 
 // flagGroup parses (?flags) and (?flags:...) after the '(' at open.
@@ -442,7 +442,7 @@ func (p *parser) flagGroup(open int) (*node, error) {
 				return nil, p.errf(open, "missing closing parenthesis")
 			}
 			p.i++
-			return sub, nil
+			return wrap(sub), nil
 		case '-':
 			if !on {
 				return nil, p.errf(p.i-1, "unrecognized character after (? or (?-")
@@ -490,4 +490,13 @@ func (p *parser) name(end byte) (string, error) {
 	}
 	p.i++
 	return name, nil
+}
+
+// wrap returns a group's body as an item a quantifier may follow: (?:)
+// and (?:^) may be quantified, unlike nothing and ^.
+func wrap(n *node) *node {
+	if n.kind == nEmpty || n.kind == nAssert || n.kind == nKeep {
+		return &node{kind: nConcat, subs: []*node{n}}
+	}
+	return n
 }

@@ -17,6 +17,10 @@ type Regexp struct {
 	// does), or at a byte of first (unless first is nil).
 	anchored, lineStart bool
 	first               *byteSet
+	// need is a run of bytes every match holds (case as written): an
+	// input without it is answered without running the program, as
+	// PCRE's "last code unit" check does.
+	need []byte
 }
 
 // Compile parses a PCRE pattern as nginx's PCRE2 reads it (no UTF mode);
@@ -46,6 +50,7 @@ func Compile(expr string, caseInsensitive bool) (*Regexp, error) {
 		nslots: c.base + c.regs, names: p.names}
 	re.anchored = anchoredAt(n)
 	re.lineStart = !hasBackref(n) && leadingDotStar(n)
+	re.need = longestNeed(n, nil)
 	if f, nullable := firstSet(n); !nullable {
 		re.first = &f
 	}
@@ -166,4 +171,41 @@ func firstSet(n *node) (byteSet, bool) {
 		return setAll, true
 	}
 	return byteSet{}, true // assertions, lookarounds (which restrict, never extend), \K
+}
+
+// longestNeed returns the longest run of plain literal bytes (no case
+// folding) that every match of n holds: runs in its top-level sequence
+// and in the groups of it that are neither repeated nor alternatives.
+func longestNeed(n *node, best []byte) []byte {
+	var run []byte
+	keep := func() {
+		if len(run) > len(best) {
+			best = append([]byte(nil), run...)
+		}
+		run = run[:0]
+	}
+	var walk func(n *node)
+	walk = func(n *node) {
+		switch n.kind {
+		case nSet:
+			if b, ok := n.set.single(); ok {
+				run = append(run, b)
+				return
+			}
+			keep()
+		case nConcat:
+			for _, s := range n.subs {
+				walk(s)
+			}
+		case nCapture, nAtomic:
+			walk(n.subs[0])
+		case nAssert, nLook, nEmpty:
+			// empty-width: the bytes on either side are still adjacent
+		default:
+			keep()
+		}
+	}
+	walk(n)
+	keep()
+	return best
 }

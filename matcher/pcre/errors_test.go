@@ -1,0 +1,94 @@
+package pcre
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestCompileErrors checks that Compile names the construct it refuses
+// and where, for what PCRE2 refuses too and what this engine does not
+// do (recursion, conditionals, verbs, \p).
+func TestCompileErrors(t *testing.T) {
+	for _, c := range []struct {
+		re   string
+		want string
+	}{
+		{`(?<=a+)b`, "lookbehind assertion is not fixed length at offset 0"},
+		{`x(?<=a|bc(d|ef))`, "lookbehind assertion is not fixed length at offset 1"},
+		{`(?<=\1)(a)`, "lookbehind assertion is not fixed length at offset 0"},
+		{`a\2(b)`, "reference to non-existent subpattern 2 at offset 1"},
+		{`\k<nope>(?<yes>a)`, `reference to non-existent subpattern "nope" at offset 0`},
+		{`(?<a>x)(?<a>y)`, `two named subpatterns have the same name "a" at offset 7`},
+		{`(?R)`, "(?R is not supported (branch reset, conditionals, recursion, callouts) at offset 0"},
+		{`(?(1)a|b)`, "(?( is not supported (branch reset, conditionals, recursion, callouts) at offset 0"},
+		{`(?|a)`, "(?| is not supported (branch reset, conditionals, recursion, callouts) at offset 0"},
+		{`(*UTF)a`, "(*VERB) and (*OPTION) are not supported at offset 0"},
+		{`\p{L}`, `unrecognized or unsupported escape \p at offset 0`},
+		{`a**`, "quantifier does not follow a repeatable item at offset 2"},
+		{`*a`, "quantifier does not follow a repeatable item at offset 0"},
+		{`^*`, "quantifier does not follow a repeatable item at offset 1"},
+		{`a{3,2}`, "numbers out of order in {} quantifier at offset 1"},
+		{`a{70000}`, "number too big in {} quantifier at offset 1"},
+		{`(a`, "missing closing parenthesis at offset 0"},
+		{`a)`, "unmatched closing parenthesis at offset 1"},
+		{`[a`, "missing terminating ] for character class at offset 0"},
+		{`[z-a]`, "range out of order in character class at offset 2"},
+		{`[[:nope:]]`, `unknown POSIX class name "nope" at offset 1`},
+		{`\x{100}`, "character code point value in \\x{} is too large (no UTF mode) or invalid at offset 0"},
+		{`a\`, "\\ at end of pattern at offset 1"},
+		{`(?z)`, "unrecognized character after (? or (?- at offset 2"},
+		{`(?<1a>x)`, "group name must start with a non-digit and hold only letters, digits and _ at offset 3"},
+		{strings.Repeat("(", 300), "parentheses are too deeply nested (more than 250) at offset 250"},
+		{strings.Repeat("a", MaxPatternBytes+1), "pattern is longer than the limit at offset 16384"},
+		{`((a{1000}){1000}){1000}`, "pattern compiles to too many instructions (counted repeats unrolled) at offset 0"},
+	} {
+		_, err := Compile(c.re, false)
+		var e *Error
+		if !errors.As(err, &e) {
+			t.Errorf("Compile(%.40q): %v, want an *Error", c.re, err)
+			continue
+		}
+		if diff := cmp.Diff("pcre: "+c.want, err.Error()); diff != "" {
+			t.Errorf("Compile(%.40q) (-want +got):\n%s", c.re, diff)
+		}
+	}
+}
+
+// TestNeeds checks which rule-language regexes take this engine: those
+// RE2 refuses and PCRE accepts; the others stay on RE2.
+func TestNeeds(t *testing.T) {
+	for re, want := range map[string]bool{
+		`^/docs/(?!v\d/)(.+)`: true,
+		`(?<=/a)b`:            true,
+		`(?>a+)b`:             true,
+		`a++`:                 true,
+		`^/(\w+)/\1$`:         true,
+		`(?<n>x)\k<n>`:        true,
+		`^/a/(.*)$`:           false,
+		`(?i)^/a\Q.\E$`:       false,
+		`(?P<x>a)`:            false,
+		`^/(a`:                false, // neither accepts it
+		`(?R)`:                false,
+	} {
+		if got := Needs(re); got != want {
+			t.Errorf("Needs(%q) = %v, want %v", re, got, want)
+		}
+	}
+}
+
+// TestNames checks SubexpNames for every way of naming a group.
+func TestNames(t *testing.T) {
+	re, err := Compile(`(a)(?<x>b)(?P<y>c)(?'z'd)(?:e)`, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"", "", "x", "y", "z"}, re.SubexpNames()); diff != "" {
+		t.Error(diff)
+	}
+	if re.NumSubexp() != 4 {
+		t.Errorf("NumSubexp() = %d, want 4", re.NumSubexp())
+	}
+}
