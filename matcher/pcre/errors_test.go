@@ -92,3 +92,22 @@ func TestNames(t *testing.T) {
 		t.Errorf("NumSubexp() = %d, want 4", re.NumSubexp())
 	}
 }
+
+// TestPrefilters checks what an index may file a pattern under.
+func TestPrefilters(t *testing.T) {
+	for _, c := range []struct{ re, prefix, required string }{
+		{`^/docs/(?!v\d/)(.+)`, "/docs/", "/docs/"},
+		{`^(.*)/usage(?=/|$)/?$`, "", "/usage"},
+		{`(?i)^/docs/x`, "/", "/"},
+		{`^/a(?<=a)b/(\w+)\.html$`, "/a", ".html"},
+		{`x|y`, "", ""},
+	} {
+		re, err := Compile(c.re, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := [2]string{re.LiteralPrefix(), re.Required()}; got != [2]string{c.prefix, c.required} {
+			t.Errorf("%q: prefix, required %q, want %q %q", c.re, got, c.prefix, c.required)
+		}
+	}
+}

@@ -21,6 +21,8 @@ type Regexp struct {
 	// input without it is answered without running the program, as
 	// PCRE's "last code unit" check does.
 	need []byte
+	// prefix is the literal every match starts with when anchored at 0.
+	prefix string
 }
 
 // Compile parses a PCRE pattern as nginx's PCRE2 reads it (no UTF mode);
@@ -51,6 +53,9 @@ func Compile(expr string, caseInsensitive bool) (*Regexp, error) {
 	re.anchored = anchoredAt(n)
 	re.lineStart = !hasBackref(n) && leadingDotStar(n)
 	re.need = longestNeed(n, nil)
+	if re.anchored {
+		re.prefix = literalPrefix(n)
+	}
 	if f, nullable := firstSet(n); !nullable {
 		re.first = &f
 	}
@@ -76,6 +81,15 @@ func (re *Regexp) NumSubexp() int { return re.ncap }
 // SubexpNames returns the groups' names, "" for unnamed ones; [0] is the
 // whole match's, always "". As regexp's: the slice must not be changed.
 func (re *Regexp) SubexpNames() []string { return re.names }
+
+// LiteralPrefix returns the bytes every match starts with when the
+// pattern is anchored at the start (^ or \A), else "". An index may file
+// the pattern under it.
+func (re *Regexp) LiteralPrefix() string { return re.prefix }
+
+// Required returns a run of bytes every match holds (compared with case),
+// "" when none is known: an input without it cannot match.
+func (re *Regexp) Required() string { return string(re.need) }
 
 // Needs reports whether expr, a regex of the rule language (Go's RE2
 // syntax), needs this engine: Go's regexp/syntax refuses it and Compile
@@ -208,4 +222,21 @@ func longestNeed(n *node, best []byte) []byte {
 	walk(n)
 	keep()
 	return best
+}
+
+// literalPrefix returns the plain literal bytes after the leading \A of
+// n, which anchoredAt accepted.
+func literalPrefix(n *node) string {
+	if n.kind != nConcat {
+		return ""
+	}
+	var b []byte
+	for _, s := range n.subs[1:] {
+		c, ok := s.set.single()
+		if s.kind != nSet || !ok {
+			break
+		}
+		b = append(b, c)
+	}
+	return string(b)
 }
