@@ -80,6 +80,7 @@ func (s *Set) lookup(host, path, query []byte, m *Match) bool {
 	m.failVary = ""
 	m.qp.ready, m.cp.ready = false, false
 	m.runs, m.passes, m.scratch.steps = 0, 0, 0
+	m.pcreLeft, m.pcreAbandoned = pcreBudget, false
 	m.raw, m.decoded = path, false
 	if s.uri {
 		m.uri = append(m.uri[:0], path...)
