@@ -41,7 +41,9 @@ type inst struct {
 	y    int32
 	x    int32
 	n, m int32
-	hint int16 // opRepeat: the literal byte that must follow + 1, or 0
+	// hint, on a greedy opRepeat, is what must follow it: a byte (+1),
+	// or a string (-1 - its index in strs); 0 when nothing is known.
+	hint int16
 }
 
 // compiler emits a program from a parsed pattern.
@@ -316,8 +318,8 @@ func (c *compiler) hints() {
 		case opByte:
 			in.hint = int16(next.x) + 1
 		case opStr:
-			if next.y == 0 {
-				in.hint = int16(c.strs[next.x][0]) + 1
+			if next.y == 0 && next.x < 1<<14 {
+				in.hint = -1 - int16(next.x)
 			}
 		}
 	}

@@ -216,14 +216,10 @@ func (re *Regexp) try(s *Scratch, slots []int, input []byte, start int, budget *
 				}
 				pc, pos = f.pc, f.pos // the negative lookaround's body failed: it holds
 			case fGreedy:
-				p := f.pos - 1
-				if f.hint > 0 { // the next byte must be the hint: skip to where it is
-					i := bytes.LastIndexByte(input[f.a:f.pos], byte(f.hint-1))
-					if i < 0 {
-						stack = stack[:len(stack)-1]
-						continue
-					}
-					p = f.a + i
+				p, ok := re.giveBack(f, input, &steps)
+				if !ok {
+					stack = stack[:len(stack)-1]
+					continue
 				}
 				pc, pos = f.pc, p
 				if f.pos = p; p <= f.a {
@@ -267,8 +263,19 @@ func (re *Regexp) repeat(in *inst, input []byte, pos int, steps *int) (int, fram
 		}
 		return end, frame{}, true
 	}
-	for end < limit && set.has(input[end]) {
-		end++
+	switch {
+	case *set == setAll:
+		end = limit
+	case *set == setNotNL:
+		if i := bytes.IndexByte(input[pos:limit], '\n'); i >= 0 {
+			end = pos + i
+		} else {
+			end = limit
+		}
+	default:
+		for end < limit && set.has(input[end]) {
+			end++
+		}
 	}
 	*steps -= (end - pos) / 16 // the scan, a step per 16 bytes
 	if end < min {
@@ -278,6 +285,25 @@ func (re *Regexp) repeat(in *inst, input []byte, pos int, steps *int) (int, fram
 		return end, frame{kind: fGreedy, pos: end, a: min, hint: in.hint}, true
 	}
 	return end, frame{}, true
+}
+
+// giveBack returns where greedy repeat f ends next, giving back bytes:
+// one fewer, or, when what follows is known (f.hint), the last place
+// before it where that is found; false when there is none.
+func (re *Regexp) giveBack(f *frame, input []byte, steps *int) (int, bool) {
+	switch {
+	case f.hint > 0:
+		i := bytes.LastIndexByte(input[f.a:f.pos], byte(f.hint-1))
+		*steps -= (f.pos - f.a - i) / 16
+		return f.a + i, i >= 0
+	case f.hint < 0:
+		str := re.bstrs[-1-f.hint]
+		end := min(f.pos-1+len(str), len(input))
+		i := bytes.LastIndex(input[f.a:end], str)
+		*steps -= (end - f.a - i) / 16
+		return f.a + i, i >= 0
+	}
+	return f.pos - 1, true
 }
 
 // cut ends an atomic group or lookaround: it drops the choice points

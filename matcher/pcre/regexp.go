@@ -9,6 +9,7 @@ type Regexp struct {
 	prog   []inst
 	sets   []byteSet
 	strs   []string
+	bstrs  [][]byte // strs, for searching without a conversion
 	ncap   int
 	nslots int // 2*(ncap+1) and the loop registers
 	names  []string
@@ -50,6 +51,9 @@ func Compile(expr string, caseInsensitive bool) (*Regexp, error) {
 	c.hints()
 	re := &Regexp{expr: expr, prog: c.prog, sets: c.sets, strs: c.strs, ncap: p.ncap,
 		nslots: c.base + c.regs, names: p.names}
+	for _, s := range c.strs {
+		re.bstrs = append(re.bstrs, []byte(s))
+	}
 	re.anchored = anchoredAt(n)
 	re.lineStart = !hasBackref(n) && leadingDotStar(n)
 	re.need = longestNeed(n, nil)
