@@ -311,10 +311,17 @@ func (c *compiler) loop(sub *node, greedy bool) {
 func (c *compiler) hints() {
 	for i := range c.prog {
 		in := &c.prog[i]
-		if in.op != opRepeat || in.y != greedy || i+1 >= len(c.prog) {
+		if in.op != opRepeat || in.y != greedy {
 			continue
 		}
-		switch next := c.prog[i+1]; next.op {
+		j := i + 1 // a group's end comes between (.*) and what follows
+		for j < len(c.prog) && c.prog[j].op == opSave {
+			j++
+		}
+		if j == len(c.prog) {
+			continue
+		}
+		switch next := c.prog[j]; next.op {
 		case opByte:
 			in.hint = int16(next.x) + 1
 		case opStr:

@@ -195,3 +195,37 @@ func holdsCapture(n *node) bool {
 	}
 	return false
 }
+
+// TestGiveBackVsRE2 checks the greedy repeats that give back to the next
+// literal (a byte or a string) against Go's regexp on every short input
+// of a few letters.
+func TestGiveBackVsRE2(t *testing.T) {
+	patterns := []string{`^(.*)/ab`, `^(.*)(/ab)`, `(.*)(?:(b)a)`, `(.*)ab(.*)`, `a.*ba`, `x[ab]*ab$`, `(a*)aab`, `^(.*)/(a|b)/?$`, `.{1,3}ba`, `[^/]*/b`, `(.*)b(.*)b`, `.*?ab`}
+	var inputs []string
+	var walk func(s string)
+	walk = func(s string) {
+		inputs = append(inputs, s)
+		if len(s) < 6 {
+			for _, c := range []string{"a", "b", "/", "x"} {
+				walk(s + c)
+			}
+		}
+	}
+	walk("")
+	var s Scratch
+	for _, p := range patterns {
+		want := regexp.MustCompile(p)
+		re := MustCompile(p)
+		for _, in := range inputs {
+			caps := make([]int, 2*(re.NumSubexp()+1))
+			budget := 1 << 20
+			m, _ := re.Match(&s, []byte(in), caps, &budget)
+			if !m {
+				caps = nil
+			}
+			if diff := cmp.Diff(want.FindStringSubmatchIndex(in), caps); diff != "" {
+				t.Fatalf("%q on %q (-regexp +pcre):\n%s", p, in, diff)
+			}
+		}
+	}
+}
