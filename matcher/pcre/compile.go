@@ -48,13 +48,12 @@ type inst struct {
 
 // compiler emits a program from a parsed pattern.
 type compiler struct {
-	prog  []inst
-	sets  []byteSet
-	strs  []string
-	folds []bool
-	regs  int // loop registers, slots after the groups'
-	base  int // first loop register slot
-	err   error
+	prog []inst
+	sets []byteSet
+	strs []string
+	regs int // loop registers, slots after the groups'
+	base int // first loop register slot
+	err  error
 }
 
 func (c *compiler) emit(in inst) int {

@@ -86,10 +86,11 @@ func (re *Regexp) Match(s *Scratch, input []byte, caps []int, budget *int) (matc
 }
 
 // try runs the program from start: 1 on a match (slots filled), 0 on
-// none, -1 when the budget ran out. One function with one loop, so that
-// a step costs no call; see the opcode comments in compile.go.
+// none, -1 when the budget ran out; see the opcode comments in
+// compile.go.
 //
-//nolint:funlen // the interpreter's loop; split up it would cost a call per step
+// Long because it is the interpreter's loop, running and backtracking:
+// split into functions, every step would cost a call.
 func (re *Regexp) try(s *Scratch, slots []int, input []byte, start int, budget *int) int {
 	for i := range slots {
 		slots[i] = -1

@@ -316,6 +316,9 @@ func (p *parser) atom() (*node, error) {
 }
 
 // group parses a group from its '('.
+//
+// Long because it tells apart every opening PCRE has, `(?:` `(?>`
+// `(?=` `(?<=` `(?<name>` `(?P=` and the rest, a case each.
 func (p *parser) group() (*node, error) {
 	open := p.i
 	p.i++
