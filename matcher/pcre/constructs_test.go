@@ -61,6 +61,7 @@ var constructs = []construct{
 	{`^/[\Q]\E]$`, false, "/]", "m|/]|||"},
 	// inline flags
 	{`^/(?i)abc$`, false, "/ABC", "m|/ABC|||"},
+	{`^/((?>(a+)a)?)`, false, "/aa", "m|/aa|aa|a|"},
 	{`^/a(?i)b|c`, false, "/C", "m|C|||"},
 	{`^/(?i:a)b$`, false, "/Ab", "m|/Ab|||"},
 	{`^/(?i:a)b$`, false, "/AB", "n"},
