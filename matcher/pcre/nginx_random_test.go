@@ -62,7 +62,7 @@ func (g *pcreGen) group(depth int) string {
 }
 
 func (g *pcreGen) atom() string {
-	return []string{"a", "b", "/", "x", "A", ".", "[ab]", "[^a/]", `\d`, `\w`, `\W`, "1"}[g.r.IntN(12)]
+	return []string{"a", "b", "/", "x", "A", ".", "[ab]", "[^a/]", `\d`, `\w`, `\W`, "1", "é", `\xC3`}[g.r.IntN(14)]
 }
 
 func (g *pcreGen) quant() string {
@@ -81,21 +81,22 @@ func TestNginxRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(35, 1))
 	type tcase struct {
 		re  string
+		ci  bool // ~*
 		ins []string
 	}
 	var cases []tcase
 	for len(cases) < 300 {
 		g := &pcreGen{r: r}
 		re := g.expr(0)
-		if _, err := Compile(re, false); err != nil {
+		c := tcase{re: re, ci: len(cases)%3 == 2}
+		if _, err := Compile(re, c.ci); err != nil {
 			t.Fatalf("Compile(%q): %v", re, err)
 		}
-		c := tcase{re: re}
 		for len(c.ins) < 4 {
 			var b strings.Builder
 			b.WriteByte('/')
 			for range r.IntN(9) {
-				b.WriteByte("ab/x1A"[r.IntN(6)])
+				b.WriteString([]string{"a", "b", "/", "x", "1", "A", "é"}[r.IntN(7)])
 			}
 			// nginx merges slashes in $uri: none doubled
 			if in := b.String(); !strings.Contains(in, "//") {
@@ -110,7 +111,11 @@ func TestNginxRandom(t *testing.T) {
 	fmt.Fprintf(&conf, "error_log %s/error.log;\npid %s/nginx.pid;\nevents {}\nhttp {\naccess_log off;\n", dir, dir)
 	for i, c := range cases {
 		q := strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(c.re)
-		fmt.Fprintf(&conf, "server { listen %s; server_name c%d;\n location / { if ($uri ~ \"(%s)\") { return 200 \"m|$1|$2|$3|$4\"; } return 200 \"n\"; } }\n", addr, i, q)
+		op := "~"
+		if c.ci {
+			op = "~*"
+		}
+		fmt.Fprintf(&conf, "server { listen %s; server_name c%d;\n location / { if ($uri %s \"(%s)\") { return 200 \"m|$1|$2|$3|$4\"; } return 200 \"n\"; } }\n", addr, i, op, q)
 	}
 	conf.WriteString("}\n")
 	path := filepath.Join(dir, "nginx.conf")
@@ -121,7 +126,7 @@ func TestNginxRandom(t *testing.T) {
 	var s Scratch
 	fails := 0
 	for i, c := range cases {
-		re := MustCompile(c.re)
+		re, _ := Compile(c.re, c.ci)
 		for _, in := range c.ins {
 			caps := make([]int, 2*(re.NumSubexp()+1))
 			budget := 1 << 22
@@ -131,7 +136,7 @@ func TestNginxRandom(t *testing.T) {
 			}
 			want := format([]byte(in), m, caps)
 			if got := nginxAnswer(t, addr, fmt.Sprintf("c%d", i), in); got != want {
-				t.Errorf("%q on %q: nginx %q, pcre %q", c.re, in, got, want)
+				t.Errorf("%q (ci %v) on %q: nginx %q, pcre %q", c.re, c.ci, in, got, want)
 				if fails++; fails > 10 {
 					t.FailNow()
 				}
