@@ -53,6 +53,7 @@ var constructs = []construct{
 	{`^/(?'x'\w+)/\k{x}$`, false, "/q/q", "m|/q/q|q||"},
 	{`^/(a)(b)\g{-1}\g1$`, false, "/abba", "m|/abba|a|b|"},
 	{`^/(a)\1`, true, "/aA", "m|/aA|a||"},
+	{`^/([a-z]+)-\1$`, true, "/abcdefghijklmnopqrstuvwxyzabcdefghij-ABCDEFGHIJKLMNOPQRSTUVWXYZABCDEFGHIJ", "m|/abcdefghijklmnopqrstuvwxyzabcdefghij-ABCDEFGHIJKLMNOPQRSTUVWXYZABCDEFGHIJ|abcdefghijklmnopqrstuvwxyzabcdefghij||"},
 	{`^/(?:(a)|b)\1`, false, "/b", "n"},
 	// \Q...\E
 	{`^/\Q.*+\E$`, false, "/.*+", "m|/.*+|||"},

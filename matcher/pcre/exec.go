@@ -168,7 +168,7 @@ func (re *Regexp) try(s *Scratch, slots []int, input []byte, start int, budget *
 				if in.y == 0 {
 					ok = bytes.Equal(input[pos:pos+e-b], input[b:e])
 				} else {
-					ok = equalFold(input[pos:pos+e-b], string(input[b:e]))
+					ok = equalFoldBytes(input[pos:pos+e-b], input[b:e])
 				}
 			}
 			if ok {
@@ -300,8 +300,8 @@ func (re *Regexp) giveBack(f *frame, input []byte, steps *int) (int, bool) {
 	case f.hint < 0:
 		str := re.bstrs[-1-f.hint]
 		end := min(f.pos-1+len(str), len(input))
-		i := lastIndex(input[f.a:end], str)
-		*steps -= (end - f.a) / 16
+		i, calls := lastIndex(input[f.a:end], str)
+		*steps -= (end-f.a)/16 + calls
 		return f.a + i, i >= 0
 	}
 	return f.pos - 1, true
@@ -310,12 +310,15 @@ func (re *Regexp) giveBack(f *frame, input []byte, steps *int) (int, bool) {
 // lastIndex is bytes.LastIndex by forward searches, which use SIMD
 // where LastIndex does not: on a path crafted to hold a rule's literal
 // once, a backward search cost ten times as much.
-func lastIndex(s, sep []byte) int {
-	last := -1
+// It also returns how many searches it made, one per occurrence, for
+// the budget.
+func lastIndex(s, sep []byte) (last, calls int) {
+	last = -1
 	for off := 0; ; {
+		calls++
 		i := bytes.Index(s[off:], sep)
 		if i < 0 {
-			return last
+			return last, calls
 		}
 		last = off + i
 		off = last + 1
@@ -365,6 +368,24 @@ func assertAt(a assertKind, input []byte, pos, start int) bool {
 		return pos == start
 	}
 	return false
+}
+
+// equalFoldBytes compares a and b, ASCII letters in either case (a
+// backreference under (?i)).
+func equalFoldBytes(a, b []byte) bool {
+	for i := range len(a) {
+		c, d := a[i], b[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if d >= 'A' && d <= 'Z' {
+			d += 'a' - 'A'
+		}
+		if c != d {
+			return false
+		}
+	}
+	return true
 }
 
 // equalFold compares b with s, s's letters lower case, ASCII letters of
