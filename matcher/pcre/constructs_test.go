@@ -115,6 +115,10 @@ var constructs = []construct{
 	{`^/(?:(a)|b)+$`, false, "/ab", "m|/ab|a||"},
 	{`^/a{2,}`, false, "/aaa", "m|/aaa|||"},
 	{`^/a{,2}`, false, "/a{,2}", "m|/a{,2}|||"},
+	{`^/x(?#comment)*$`, false, "/xxx", "m|/xxx|||"},
+	{`^/(?<=/|ab)x`, false, "/x", "m|/x|||"},
+	{`^/(a)(?<=\1)b`, false, "/ab", "m|/ab|a||"},
+	{`^/(?:(a)|b)(?<!\1)c`, false, "/bc", "m|/bc|||"},
 	{`^/x{2}y{1,2}?`, false, "/xxyy", "m|/xxy|||"},
 	{`^/(ab){2}$`, false, "/abab", "m|/abab|ab||"},
 	// unanchored search, leftmost-first

@@ -51,6 +51,9 @@ func (p *parser) escape() (*node, error) {
 	case 'G':
 		return as(aStart)
 	case 'K':
+		if p.look > 0 {
+			return nil, p.errf(at, "\\K is not allowed in lookarounds")
+		}
 		return &node{kind: nKeep}, nil
 	case 'E': // a \E without \Q is ignored
 		return nil, nil

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -34,7 +35,9 @@ func TestNginxAgrees(t *testing.T) {
 		}
 		q := strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(c.re)
 		fmt.Fprintf(&conf, "server { listen %s; server_name c%d;\n location / { if ($uri %s \"%s\") { return 200 \"|$1|$2|$3\"; } return 200 \"n\"; } }\n", addr, i, op, q)
-		fmt.Fprintf(&conf, "server { listen %s; server_name w%d;\n location / { if ($uri %s \"(%s)\") { return 200 \"m|$1\"; } return 200 \"n\"; } }\n", addr, i, op, q)
+		if wrappable.MatchString(c.re) {
+			fmt.Fprintf(&conf, "server { listen %s; server_name w%d;\n location / { if ($uri %s \"(%s)\") { return 200 \"m|$1\"; } return 200 \"n\"; } }\n", addr, i, op, q)
+		}
 	}
 	conf.WriteString("}\n")
 	path := filepath.Join(dir, "nginx.conf")
@@ -45,8 +48,10 @@ func TestNginxAgrees(t *testing.T) {
 	for i, c := range constructs {
 		got := nginxAnswer(t, addr, fmt.Sprintf("c%d", i), c.in)
 		if got != "n" {
-			whole := nginxAnswer(t, addr, fmt.Sprintf("w%d", i), c.in)
-			if !wrappable.MatchString(c.re) {
+			var whole string
+			if wrappable.MatchString(c.re) {
+				whole = nginxAnswer(t, addr, fmt.Sprintf("w%d", i), c.in)
+			} else {
 				whole, _, _ = strings.Cut(c.want[min(len(c.want), 2):], "|")
 				whole = "m|" + whole
 			}
@@ -91,3 +96,28 @@ func nginxAnswer(t *testing.T, addr, host, path string) string {
 // wrappable matches the patterns whose whole match cannot be asked as
 // group 1 of (PATTERN): those with backreferences or \K.
 var wrappable = regexp.MustCompile(`^(?:[^\\(]|\\[^1-9gkK]|\((?:[^?]|\?[^P]))*$`)
+
+// TestNginxRefuses checks that nginx (`nginx -t`) refuses the patterns
+// Compile refuses as PCRE2 does, so that an import refuses what nginx
+// would not have loaded, and loads what it would (TestNginxAgrees).
+func TestNginxRefuses(t *testing.T) {
+	bin := testutil.FindNginx(t)
+	dir := t.TempDir()
+	for _, c := range refusals {
+		if !c.pcre2 {
+			continue
+		}
+		q := strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(c.re)
+		conf := fmt.Sprintf("error_log %s/error.log;\npid %s/nginx.pid;\nevents {}\nhttp { server { listen 127.0.0.1:1; location ~ \"%s\" { return 200; } } }\n", dir, dir, q)
+		path := filepath.Join(dir, "nginx.conf")
+		if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command(bin, "-t", "-p", dir, "-c", path).CombinedOutput()
+		if err == nil {
+			t.Errorf("nginx accepts %.40q, which Compile refuses: %s", c.re, c.want)
+		} else if !strings.Contains(string(out), "pcre2_compile() failed") {
+			t.Errorf("nginx -t on %.40q: %s", c.re, out)
+		}
+	}
+}

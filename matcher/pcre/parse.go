@@ -38,7 +38,12 @@ type parser struct {
 	total int // groups in the whole pattern (first pass), for \10 and up
 	names []string
 	depth int
+	look  int // lookarounds open, where PCRE2 refuses \K
 	refs  []ref
+	// groups are the capture groups by number; behinds the lookbehinds,
+	// checked for a fixed length once backreferences know their groups.
+	groups  map[int]*node
+	behinds []ref
 }
 
 // ref is a backreference to check once every group is known.
@@ -54,7 +59,7 @@ func (p *parser) errf(pos int, format string, a ...any) error {
 
 // parse parses the whole pattern.
 func parse(src string, ci bool, total int) (*parser, *node, error) {
-	p := &parser{src: src, total: total, names: []string{""}}
+	p := &parser{src: src, total: total, names: []string{""}, groups: map[int]*node{}}
 	p.fl.i = ci
 	n, err := p.alt()
 	if err != nil {
@@ -81,6 +86,14 @@ func parse(src string, ci bool, total int) (*parser, *node, error) {
 		if r.n.cap > p.ncap || r.n.cap < 1 {
 			return nil, nil, p.errf(r.pos, "reference to non-existent subpattern %d", r.n.cap)
 		}
+		r.n.target = p.groups[r.n.cap]
+	}
+	for _, b := range p.behinds {
+		for _, s := range b.n.subs {
+			if _, ok := s.fixedLen(); !ok && total >= 0 {
+				return nil, nil, p.errf(b.pos, "lookbehind assertion is not fixed length")
+			}
+		}
 	}
 	return p, n, nil
 }
@@ -101,6 +114,23 @@ func (p *parser) skipX() {
 		default:
 			return
 		}
+	}
+}
+
+// skipComments skips what PCRE reads as nothing, so that a quantifier
+// after it applies to the item before: (?#...) comments, and white space
+// and # comments in (?x) mode.
+func (p *parser) skipComments() {
+	for {
+		p.skipX()
+		if !strings.HasPrefix(p.src[p.i:], "(?#") {
+			return
+		}
+		end := strings.IndexByte(p.src[p.i:], ')')
+		if end < 0 {
+			return // group reports the missing )
+		}
+		p.i += end + 1
 	}
 }
 
@@ -165,7 +195,7 @@ func (p *parser) concat() (*node, error) {
 
 // quantifiers applies the quantifier after n, if any.
 func (p *parser) quantifiers(n *node) (*node, error) {
-	p.skipX()
+	p.skipComments()
 	if !p.more() {
 		return n, nil
 	}
@@ -199,7 +229,7 @@ func (p *parser) quantifiers(n *node) (*node, error) {
 			r.min = 1
 		}
 	}
-	p.skipX()
+	p.skipComments()
 	if p.more() {
 		if _, _, ok := p.peekQuantifier(); ok {
 			return nil, p.errf(p.i, "quantifier does not follow a repeatable item")
@@ -390,7 +420,13 @@ func (p *parser) group() (*node, error) {
 	}
 	cap := p.ncap
 	saved := p.fl
+	if kind == nLook {
+		p.look++
+	}
 	sub, err := p.alt()
+	if kind == nLook {
+		p.look--
+	}
 	p.fl = saved
 	if err != nil {
 		return nil, err
@@ -401,7 +437,9 @@ func (p *parser) group() (*node, error) {
 	p.i++
 	switch kind {
 	case nCapture:
-		return &node{kind: nCapture, cap: cap, subs: []*node{sub}}, nil
+		n := &node{kind: nCapture, cap: cap, subs: []*node{sub}}
+		p.groups[cap] = n
+		return n, nil
 	case nAtomic:
 		return &node{kind: nAtomic, subs: []*node{sub}}, nil
 	case nLook:
@@ -410,11 +448,7 @@ func (p *parser) group() (*node, error) {
 			n.subs = sub.subs
 		}
 		if behind {
-			for _, s := range n.subs {
-				if _, ok := s.fixedLen(); !ok {
-					return nil, p.errf(open, "lookbehind assertion is not fixed length")
-				}
-			}
+			p.behinds = append(p.behinds, ref{n: n, pos: open})
 		}
 		return n, nil
 	}

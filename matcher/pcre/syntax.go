@@ -43,6 +43,7 @@ type node struct {
 	neg        bool
 	fold       bool
 	assert     assertKind
+	target     *node // a backreference's group, once parsed
 }
 
 // nullable reports whether n can match the empty string.
@@ -75,14 +76,22 @@ func (n *node) nullable() bool {
 
 // fixedLen returns the length of every match of n, for lookbehind, which
 // PCRE2 (10.42, the one nginx links) runs only on fixed-length branches.
-func (n *node) fixedLen() (int, bool) {
+//
+// A backreference counts as its group's length when that is fixed
+// (PCRE2 10.23 and later); depth stops a group that refers to itself.
+func (n *node) fixedLen() (int, bool) { return n.fixedLenAt(0) }
+
+func (n *node) fixedLenAt(depth int) (int, bool) {
+	if depth > maxDepth {
+		return 0, false
+	}
 	switch n.kind {
 	case nSet:
 		return 1, true
 	case nConcat:
 		t := 0
 		for _, s := range n.subs {
-			l, ok := s.fixedLen()
+			l, ok := s.fixedLenAt(depth + 1)
 			if !ok {
 				return 0, false
 			}
@@ -92,7 +101,7 @@ func (n *node) fixedLen() (int, bool) {
 	case nAlt:
 		l0 := -1
 		for _, s := range n.subs {
-			l, ok := s.fixedLen()
+			l, ok := s.fixedLenAt(depth + 1)
 			if !ok || l0 >= 0 && l != l0 {
 				return 0, false
 			}
@@ -100,14 +109,19 @@ func (n *node) fixedLen() (int, bool) {
 		}
 		return l0, true
 	case nRepeat:
-		l, ok := n.subs[0].fixedLen()
+		l, ok := n.subs[0].fixedLenAt(depth + 1)
 		if !ok || n.min != n.max {
 			return 0, false
 		}
 		return l * n.min, true
 	case nCapture, nAtomic:
-		return n.subs[0].fixedLen()
-	case nBackref, nKeep:
+		return n.subs[0].fixedLenAt(depth + 1)
+	case nBackref:
+		if n.target == nil {
+			return 0, false
+		}
+		return n.target.fixedLenAt(depth + 1)
+	case nKeep:
 		return 0, false
 	default:
 		return 0, true
