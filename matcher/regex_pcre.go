@@ -33,6 +33,9 @@ func (r *rule) compilePCRE(rerr error) ([]string, error) {
 	if err != nil {
 		return nil, fieldErr("from", "cannot compile regex %q: %v (as RE2: %v)", r.From, err, rerr)
 	}
+	if n := re.Size(); n > maxProgramInsts {
+		return nil, fieldErr("from", "cannot compile regex %q: compiles to %d instructions, more than the %d allowed; split it into simpler rules", r.From, n, maxProgramInsts)
+	}
 	p, err := compileProgram(anything)
 	if err != nil {
 		return nil, fmt.Errorf("the stand-in program: %w", err)

@@ -1,6 +1,7 @@
 package matcher
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -115,5 +116,23 @@ func TestPCRECompileError(t *testing.T) {
 	want := "t:3: from: cannot compile regex \"^/(?<=a+)b\": pcre: lookbehind assertion is not fixed length at offset 2 (as RE2: error parsing regexp: invalid named capture: `(?<=a+)b`)"
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("Compile error = %v, want %q", err, want)
+	}
+}
+
+// TestPCRELimits checks that a PCRE regex is held to the limits RE2
+// ones are: 2,000 instructions each, and its instructions counted in
+// the rule set's max_regex_instructions.
+func TestPCRELimits(t *testing.T) {
+	_, err := Compile([]Rule{{Kind: Regex, From: `^/(?=x)(ab){1000}`, To: "/b", Status: 301, File: "t", Line: 1}})
+	if want := "more than the 2000 allowed"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Compile error = %v, want it to contain %q", err, want)
+	}
+	b := NewBuilder(Limits{ProgramInsts: 500})
+	var last error
+	for i := 0; i < 10 && last == nil; i++ {
+		last = b.Add(&Rule{Kind: Regex, From: fmt.Sprintf(`^/%d(?=x)(ab){20}`, i), To: "/b", Status: 301, File: "t", Line: i + 1})
+	}
+	if want := "compile to more than 500 instructions in all"; last == nil || !strings.Contains(last.Error(), want) {
+		t.Errorf("Add error = %v, want it to contain %q", last, want)
 	}
 }

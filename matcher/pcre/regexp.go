@@ -76,6 +76,10 @@ func MustCompile(expr string) *Regexp {
 	return re
 }
 
+// Size returns the number of instructions the pattern compiled to, for
+// a caller's bound on the memory its rules take (about 24 bytes each).
+func (re *Regexp) Size() int { return len(re.prog) }
+
 // String returns the pattern.
 func (re *Regexp) String() string { return re.expr }
 
