@@ -88,6 +88,7 @@ var constructs = []construct{
 	{`^/\h\H`, false, "/\tx", "m|/\tx|||"},
 	{`^/\v`, false, "/\r", "m|/\r|||"},
 	{`^/\N+`, false, "/ab\nc", "m|/ab|||"},
+	{`^/\N{2}$`, false, "/ab", "m|/ab|||"},
 	{`^/[[:punct:]]+$`, false, "/!-_.~", "m|/!-_.~|||"},
 	{`^/\x41\x{42}\101$`, false, "/ABA", "m|/ABA|||"},
 	// anchors

@@ -44,6 +44,7 @@ var refusals = []struct {
 	{`\x{100}`, "character code point value in \\x{} is too large (no UTF mode) or invalid at offset 0", true},
 	{`a\`, "\\ at end of pattern at offset 1", true},
 	{`(?z)`, "unrecognized character after (? or (?- at offset 2", true},
+	{`\N{x}`, `\N{name} is not supported at offset 0`, true},
 	{`(?<1a>x)`, "group name must start with a non-digit and hold only letters, digits and _ at offset 3", true},
 	{strings.Repeat("(", 300) + strings.Repeat(")", 300), "parentheses are too deeply nested (more than 250) at offset 250", true},
 	{strings.Repeat("a", MaxPatternBytes+1), "pattern is longer than the limit at offset 16384", false},

@@ -34,7 +34,7 @@ func (p *parser) escape() (*node, error) {
 	case 'v', 'V':
 		return set(&setV, c == 'V')
 	case 'N':
-		if p.more() && p.peek() == '{' {
+		if _, _, q := p.peekQuantifier(); p.more() && p.peek() == '{' && !q { // \N{2} is \N twice
 			return nil, p.errf(at, "\\N{name} is not supported")
 		}
 		return set(&setNotNL, false)

@@ -43,7 +43,11 @@ func (g *pcreGen) expr(depth int) string {
 
 func (g *pcreGen) group(depth int) string {
 	e := g.expr(depth + 1)
-	switch g.r.IntN(7) {
+	switch g.r.IntN(9) {
+	case 7:
+		return "(?-i:" + e + ")"
+	case 8:
+		return "(?s:" + e + ")"
 	case 0:
 		return "(?:" + e + ")"
 	case 1:
@@ -62,7 +66,8 @@ func (g *pcreGen) group(depth int) string {
 }
 
 func (g *pcreGen) atom() string {
-	return []string{"a", "b", "/", "x", "A", ".", "[ab]", "[^a/]", `\d`, `\w`, `\W`, "1", "é", `\xC3`}[g.r.IntN(14)]
+	return []string{"a", "b", "/", "x", "A", ".", "[ab]", "[^a/]", `\d`, `\w`, `\W`, "1", "é", `\xC3`,
+		`[[:alpha:]]`, `[[:^digit:]-]`, `\Qa.\E`, `\N`, `\x41`, `\.`, `[\w.-]`, `\S`}[g.r.IntN(22)]
 }
 
 func (g *pcreGen) quant() string {
@@ -96,10 +101,10 @@ func TestNginxRandom(t *testing.T) {
 			var b strings.Builder
 			b.WriteByte('/')
 			for range r.IntN(9) {
-				b.WriteString([]string{"a", "b", "/", "x", "1", "A", "é"}[r.IntN(7)])
+				b.WriteString([]string{"a", "b", "/", "x", "1", "A", "é", ".", "-"}[r.IntN(9)])
 			}
-			// nginx merges slashes in $uri: none doubled
-			if in := b.String(); !strings.Contains(in, "//") {
+			// nginx merges slashes and resolves dot segments in $uri
+			if in := b.String(); !strings.Contains(in, "//") && !strings.Contains(in, "/.") {
 				c.ins = append(c.ins, in)
 			}
 		}

@@ -249,6 +249,9 @@ func (p *parser) peekQuantifier() (int, int, bool) {
 // quantifier reads * + ? {n} {n,} {n,m}; a { that does not start one of
 // these is a literal, as in PCRE2 10.42 (which reads {,m} as literal too).
 func (p *parser) quantifier() (min, max int, ok bool) {
+	if !p.more() {
+		return 0, 0, false
+	}
 	switch p.peek() {
 	case '*':
 		p.i++
