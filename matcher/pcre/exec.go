@@ -31,10 +31,11 @@ type Scratch struct {
 // Match reports whether re matches input, searching leftmost-first as
 // PCRE does, and fills caps (up to its length) with the match's and the
 // groups' byte offsets, as regexp's FindSubmatchIndex, -1 for a group
-// that took no part. *budget is decremented by the steps spent (an
-// instruction run, a choice point or saved slot undone, a start tried);
-// when it reaches 0 the match is abandoned: matched false, exhausted
-// true. It allocates nothing once s has grown.
+// that took no part; without a match caps is left as it was. *budget is
+// decremented by the steps spent (an instruction run, a choice point or
+// saved slot undone, a start tried, 16 bytes scanned); when it reaches 0
+// the match is abandoned: matched false, exhausted true. It allocates
+// nothing once s has grown.
 func (re *Regexp) Match(s *Scratch, input []byte, caps []int, budget *int) (matched, exhausted bool) {
 	if cap(s.slots) < re.nslots {
 		s.slots = make([]int, re.nslots)
@@ -58,9 +59,11 @@ func (re *Regexp) Match(s *Scratch, input []byte, caps []int, budget *int) (matc
 			}
 		}
 		if re.first != nil {
+			from := start
 			for start < len(input) && !re.first.has(input[start]) {
 				start++
 			}
+			*budget -= (start - from) / 16 // the scan
 			if start == len(input) {
 				return false, false
 			}
