@@ -28,6 +28,12 @@ var constructs = []construct{
 	{`^(.*)/usage(?=/|$)/?$`, false, "/v1/usage/", "m|/v1/usage/|/v1||"},
 	{`^(.*)/usage(?=/|$)/?$`, false, "/v1/usagex", "n"},
 	{`foo(?!bar)`, false, "/foobar/foobaz", "m|foo|||"},
+	// werf's (../shared/realmaps/werf)
+	{`^/docs/(?!(v\d+(?:\.\d+(?:\.\d+(?:[^/]+)?)?)?|latest)/)(?:.+)`, false, "/docs/v1.2.3-beta/x", "n"},
+	{`^/docs/(?!(v\d+(?:\.\d+(?:\.\d+(?:[^/]+)?)?)?|latest)/)(?:.+)`, false, "/docs/v1.2x/x", "m|/docs/v1.2x/x|||"},
+	{`^/docs/(?!(v\d+(?:\.\d+(?:\.\d+(?:[^/]+)?)?)?|latest)/)(?:.+)`, false, "/docs/guide/x", "m|/docs/guide/x|||"},
+	{`^/docs/(?!(?:pr-[^/]+|latest|v2|v1\.2)/)(?:.+)`, false, "/docs/pr-12/x", "n"},
+	{`^/docs/(?!(?:pr-[^/]+|latest|v2|v1\.2)/)(?:.+)`, false, "/docs/v1.3/x", "m|/docs/v1.3/x|||"},
 	// lookbehind
 	{`(?<=/a)b`, false, "/ab", "m|b|||"},
 	{`(?<=/a|/bc)d`, false, "/bcd", "m|d|||"},
