@@ -132,6 +132,7 @@ var constructs = []construct{
 	{`b+`, false, "/abbc", "m|bb|||"},
 	{`(.*)/usage/?$`, false, "/a/usage", "m|/a/usage|/a||"},
 	{`x*`, false, "/y", "m||||"},
+	{`.*\Gy`, false, "/y", "n"}, // PCRE2 anchors a leading .* even so
 }
 
 // format writes what nginx's `return 200 "m|$0|$1|$2|$3"` would.
