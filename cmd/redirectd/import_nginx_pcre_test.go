@@ -17,7 +17,7 @@ func TestImportNginxPCRERoundTrip(t *testing.T) {
 	nginxBin := findNginx(t)
 	dir := t.TempDir()
 	addr := testport.Free(t)
-	maps := "map $uri $pcre_map {\n    ~^/m/(\\w+)/\\1$ /m-twice/$1;\n    ~*^/M/(?>a|ab)c$ /m-atomic;\n    ~^/m/[a-z]*+x$ /m-possessive;\n}\n"
+	maps := "map $uri $pcre_map {\n    ~^/m/(\\w+)/\\1$ /m-twice/$1;\n    ~^/Re/(\\w+)/\\1$ /re-twice/$1;\n    ~*^/M/(?>a|ab)c$ /m-atomic;\n    ~^/m/[a-z]*+x$ /m-possessive;\n}\n"
 	sites := fmt.Sprintf("server {\n    listen %s default_server;\n    server_name pcre.test;\n"+
 		"    if ($pcre_map) { return 301 $pcre_map; }\n"+
 		"    rewrite ^/docs/(?!(v\\d+(?:\\.\\d+)?|latest)/)(?:.+) /docs/v2/ redirect;\n"+
@@ -31,7 +31,7 @@ func TestImportNginxPCRERoundTrip(t *testing.T) {
 		"/a/page", "/a/page.html", "/a/x/y",
 		"/ab/ab", "/Ab/aB", "/ab/ac",
 		"/p/1abc", "/p/abc",
-		"/m/foo/foo", "/m/foo/bar", "/m/abc", "/M/AC", "/m/ac", "/m/abcx", "/m/abx1",
+		"/m/foo/foo", "/m/foo/bar", "/Re/x/x", "/re/x/x", "/m/abc", "/M/AC", "/m/ac", "/m/abcx", "/m/abx1",
 		"/nothing",
 	} {
 		reqs = append(reqs, [2]string{"pcre.test", target})

@@ -21,8 +21,11 @@ func compilePCRE(src string, ci bool, rerr error) (*nginxRegex, error) {
 		return nil, fmt.Errorf("regex %s has no RE2 equivalent, and redirectd's PCRE engine does not run it: %w", src, err)
 	}
 	lit := re.LiteralPrefix()
+	if ci { // as literalOf: lower case when the regex folds case
+		lit = strings.ToLower(lit)
+	}
 	return &nginxRegex{src: src, pcre: src, ci: ci, re: pcreRegex{re},
-		literal: strings.ToLower(lit), anchored: lit != "" || strings.HasPrefix(src, "^")}, nil
+		literal: lit, anchored: lit != "" || strings.HasPrefix(src, "^")}, nil
 }
 
 // pcreRegex runs a PCRE regex as the import's emulation of nginx needs it
