@@ -115,6 +115,7 @@ var constructs = []construct{
 	{`^/(a*)*b`, false, "/aab", "m|/aab|||"},
 	{`^/(a|)*b`, false, "/aab", "m|/aab|||"},
 	{`^/(([^b]*)*)$`, false, "/0", "m|/0|0||"},
+	{`^/x(?:\B|[^a])*`, false, "/x00", "m|/x|||"},
 	{`^/(a|b|)+$`, false, "/ab", "m|/ab|||"},
 	{`^/(?:(a)|b|)+$`, false, "/ab", "m|/ab|a||"},
 	{`^/(a?)*?$`, false, "/aa", "m|/aa|a||"},

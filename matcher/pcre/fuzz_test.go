@@ -168,28 +168,17 @@ func FuzzCompileMatch(f *testing.F) {
 }
 
 // emptyIterations reports whether n repeats without bound a group that
-// can match empty and holds a capture: PCRE takes one empty iteration
-// (and records its groups) where RE2 takes none, so (a|)* on "aa" leaves
-// group 1 empty at 2 in PCRE, "a" in RE2. nginx agrees with this engine
-// (constructs_test.go: (([^b]*)*)).
+// can match empty: PCRE ends the loop at an iteration that matched empty
+// (and records its groups) where RE2 goes on with another branch, so
+// (a|)* on "aa" leaves group 1 empty at 2 in PCRE, "a" in RE2, and
+// x(?:\B|[^a])* on "x00" matches "x" in PCRE, "x00" in RE2. nginx agrees
+// with this engine (constructs_test.go).
 func emptyIterations(n *node) bool {
-	if n.kind == nRepeat && n.max < 0 && n.subs[0].nullable() && holdsCapture(n.subs[0]) {
+	if n.kind == nRepeat && n.max < 0 && n.subs[0].nullable() {
 		return true
 	}
 	for _, s := range n.subs {
 		if emptyIterations(s) {
-			return true
-		}
-	}
-	return false
-}
-
-func holdsCapture(n *node) bool {
-	if n.kind == nCapture {
-		return true
-	}
-	for _, s := range n.subs {
-		if holdsCapture(s) {
 			return true
 		}
 	}
