@@ -108,6 +108,9 @@ func (cs *conn) lookup(rules *matcher.Set, req *httpparse.Request) bool {
 	if m.OnePass() {
 		l.srv.m.onePass.Inc()
 	}
+	if m.PCREAbandoned() {
+		l.srv.m.pcreAbandoned.Inc()
+	}
 	if m.Shadowed() {
 		m.ShadowHit()
 		if l.alog != nil {

@@ -60,6 +60,9 @@ type serverMetrics struct {
 	// onePass counts lookups whose regex candidates went past the
 	// matcher's work budget (conn.lookup).
 	onePass *metrics.Counter
+	// pcreAbandoned counts lookups that left PCRE regexes unrun past
+	// their work budget (conn.lookup).
+	pcreAbandoned *metrics.Counter
 }
 
 // outcome classifies a local answer.
@@ -88,6 +91,7 @@ var statusesOf = [numOutcomes][]int{
 var metricHelp = promtext.Help{
 	"redirectd_acme_http_challenges_total":    "ACME HTTP-01 challenge requests on the plain port, answered or for a token no order knows (404).",
 	"redirectd_regex_one_pass_total":          "Lookups whose regex candidates cost more than the work budget one by one, the rest answered in one pass over the path: most are requests crafted from the rules' literals.",
+	"redirectd_regex_pcre_abandoned_total":    "Lookups that spent the work budget of the regexes run as PCRE (lookarounds, backreferences), the ones left counted as not matching: most are requests crafted from the rules' literals.",
 	"redirectd_upstream_idle_closed_total":    "Pooled upstream connections closed unused because bytes or an end of stream came while they were idle.",
 	"redirectd_upstream_fields_dropped_total": "Fields of upstream answers left out because their name is not a token or their value holds a control byte.",
 	"redirectd_proxy_protocol_rejected_total": "Connections closed for their PROXY protocol header, by reason: an untrusted peer, a missing or a malformed header.",
@@ -146,6 +150,7 @@ func newServerMetrics(s *Server) *serverMetrics {
 	m.fieldsDropped = m.set.NewCounter(`redirectd_upstream_fields_dropped_total`)
 	m.newFallbackMetrics()
 	m.onePass = m.set.NewCounter(`redirectd_regex_one_pass_total`)
+	m.pcreAbandoned = m.set.NewCounter(`redirectd_regex_pcre_abandoned_total`)
 	m.set.NewGauge(`redirectd_connections_open`, func() float64 { return float64(s.conns.total.Load()) })
 	m.set.NewGauge(`redirectd_draining`, func() float64 {
 		if s.draining.Load() {

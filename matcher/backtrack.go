@@ -34,6 +34,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"unicode/utf8"
+
+	"github.com/redirectd/redirectd/matcher/pcre"
 )
 
 // noRune is what decodeStep and emptyOpAt report past either end of the input,
@@ -49,6 +51,9 @@ const visitedWordBits = 32
 // per-match state lives in Scratch.
 type program struct {
 	prog *syntax.Prog
+	// pcre runs the regex when RE2 refused it (regex_pcre.go); prog is
+	// then a stand-in that matches anything.
+	pcre *pcre.Regexp
 	// numCap is regexp.Regexp.NumSubexp: the count from the parsed
 	// expression before Simplify, which can drop groups (`(a){0}`) from prog
 	// while regexp still reports them, as -1.

@@ -134,6 +134,9 @@ func (b *Builder) budget(r *rule) error {
 	}
 	b.progs++
 	b.insts += len(r.prog.prog.Inst)
+	if r.prog.pcre != nil {
+		b.insts += r.prog.pcre.Size()
+	}
 	l := b.limits
 	switch {
 	case l.Programs > 0 && b.progs > l.Programs:

@@ -257,7 +257,7 @@ func (r *rule) compileRegex() ([]string, error) {
 	}
 	re, err := syntax.Parse(r.From, syntax.Perl)
 	if err != nil {
-		return nil, fieldErr("from", "cannot compile regex %q: %v", r.From, err)
+		return r.compilePCRE(err)
 	}
 	if !r.conditional() {
 		r.lit = lower(re, r.From)

@@ -26,7 +26,9 @@
 // candidates left are answered in one pass over the path by a DFA over
 // all of them (regex_dfa.go), and only the first that matches runs again,
 // for its groups. FuzzLowered checks the whole tier against package
-// regexp, FuzzRegexBudget the one pass.
+// regexp, FuzzRegexBudget the one pass. A regex RE2 refuses (lookaround,
+// backreference: nginx's PCRE) runs on package matcher/pcre under its own
+// budget per request (regex_pcre.go).
 // Rules with RequestURI see the target as sent (path and query), as
 // nginx's $request_uri; exact rules with DecodedPath see the decoded path,
 // as nginx's $uri (decode.go), and are tried after the other exact rules.

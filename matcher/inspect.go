@@ -3,6 +3,8 @@ package matcher
 import (
 	"regexp/syntax"
 	"strings"
+
+	"github.com/redirectd/redirectd/matcher/pcre"
 )
 
 // NormalizePath returns a configured path as the matcher files it, after
@@ -15,7 +17,11 @@ func NormalizePath(p string) string { return normalizeString(p) }
 func RegexLiteralPrefix(expr string) (string, error) {
 	re, err := syntax.Parse(expr, syntax.Perl)
 	if err != nil {
-		return "", err
+		p, perr := pcre.Compile(expr, false) // as the Set runs it (regex_pcre.go)
+		if perr != nil {
+			return "", err
+		}
+		return p.LiteralPrefix(), nil
 	}
 	return literalPrefix(re.Simplify()), nil
 }

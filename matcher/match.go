@@ -3,6 +3,8 @@ package matcher
 import (
 	"bytes"
 	"unsafe"
+
+	"github.com/redirectd/redirectd/matcher/pcre"
 )
 
 // Match is the result of Set.Lookup and the caller's working memory for
@@ -73,6 +75,12 @@ type Match struct {
 	// budget replaces workBudget when not 0, for tests (-1: every
 	// candidate goes to the one pass).
 	budget int
+	// pcre is the PCRE regexes' scratch, pcreLeft the steps the lookup
+	// may still spend on them, pcreAbandoned whether it ran out
+	// (regex_pcre.go).
+	pcre          pcre.Scratch
+	pcreLeft      int
+	pcreAbandoned bool
 	// Now is the time windows are compared with, in Unix nanoseconds; the
 	// server sets its coarse clock's. Zero means time.Now, read only when
 	// a rule with a window matches.
@@ -230,6 +238,9 @@ func (m *Match) matchRegex(r *rule, path []byte) bool {
 		m.caps = make([]int, r.ncaps)
 	}
 	m.capsOf = nil
+	if r.prog.pcre != nil {
+		return m.matchPCRE(r, path)
+	}
 	caps, in := m.caps[:r.ncaps], path
 	if r.prog.tooBig(len(path)) {
 		if !r.prog.matchBig(path, caps) {

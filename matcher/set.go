@@ -93,6 +93,7 @@ func (s *Set) lookup(host, path, query []byte, m *Match) bool {
 	m.failVary = ""
 	m.qp.ready, m.cp.ready = false, false
 	m.runs, m.passes, m.scratch.steps = 0, 0, 0
+	m.pcreLeft, m.pcreAbandoned = pcreBudget, false
 	m.raw, m.decoded, m.ngx, m.bad, m.fileOrder = path, false, false, false, s.fileOrder
 	if s.uri {
 		m.uri = append(m.uri[:0], path...)

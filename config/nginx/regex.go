@@ -13,7 +13,7 @@ type nginxRegex struct {
 	src  string // RE2 syntax: as written in nginx, or toRE2's rewrite
 	pcre string // as written in nginx
 	ci   bool   // ~* (or a case-insensitive rewrite: nginx has none)
-	re   *regexp.Regexp
+	re   pathRegex
 	// literal is the text every match starts with when the regex is
 	// anchored with ^, else "".
 	literal string
@@ -36,11 +36,23 @@ func (m *model) compileRegex(d *Directive, src string, ci bool) (*nginxRegex, er
 	return re, err
 }
 
-// compileRegex reads an nginx (PCRE) regex as Go syntax, through toRE2.
-func compileRegex(pcre string, ci bool) (*nginxRegex, error) {
+// pathRegex is what the import runs of a regex: a *regexp.Regexp, or a
+// PCRE one (pcreRegex) for what RE2 cannot express.
+type pathRegex interface {
+	FindStringSubmatch(s string) []string
+	SubexpNames() []string
+	MatchString(s string) bool
+	String() string
+}
+
+// compileRegex reads an nginx (PCRE) regex as Go syntax, through toRE2;
+// one RE2 cannot express (lookarounds, backreferences, atomic groups) is
+// kept as written, which the matcher runs on matcher/pcre.
+func compileRegex(src string, ci bool) (*nginxRegex, error) {
+	pcre := src
 	src, _, err := toRE2(pcre, ci)
 	if err != nil {
-		return nil, fmt.Errorf("regex %s has no RE2 equivalent, which redirectd uses: %w", pcre, err)
+		return compilePCRE(pcre, ci, err)
 	}
 	full := src
 	if ci {

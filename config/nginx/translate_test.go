@@ -107,12 +107,23 @@ func TestTranslate(t *testing.T) {
 			notes: []string{"regex key ~^a has no redirectd equivalent"},
 		},
 		{
+			name: "regexes RE2 cannot express are kept, to run as PCRE",
+			conf: `server {
+				rewrite ^/docs/(?!(v\d|latest)/)(.+)$ /docs/v2/$2 redirect;
+				location ~* ^/(?<w>[a-z]+)/\k<w>$ { return 301 /twice/$w; }
+			}`,
+			want: []Rule{
+				{Kind: regex, From: `^/docs/(?!(v\d|latest)/)(.+)$`, To: "/docs/v2/${2}", Status: 302, QueryString: keep, Form: "rewrite"},
+				{Kind: regex, From: `^/(?<w>[a-z]+)/\k<w>$`, To: "/twice/${w}", Status: 301, CaseInsensitive: true, QueryString: replace, Form: "location ~*"},
+			},
+		},
+		{
 			name: "what is not translated is listed",
 			conf: `server {
 				rewrite ^/int$ /other last;
 				if ($scheme = http) { return 301 https://$host$request_uri; }
 				location /a/ { rewrite ^/(.*)$ /b/$1 permanent; }
-				location ~ ^/(?=x) { return 301 /y; }
+				location ~ ^/(x(?1)?) { return 301 /y; }
 				location = /v { return 301 /w$http_user_agent; }
 				location = /keep { return 200 "ok"; }
 				location / { return 301 https://new.example$request_uri; }
@@ -125,7 +136,7 @@ func TestTranslate(t *testing.T) {
 			notes: []string{
 				"t.conf:2: rewrite ^/int$ /other last: an internal rewrite",
 				"t.conf:3: if $scheme = http: only `if ($map_variable)",
-				"t.conf:5: location ~: regex ^/(?=x) has no RE2 equivalent",
+				"t.conf:5: location ~: regex ^/(x(?1)?) has no RE2 equivalent, and redirectd's PCRE engine does not run it",
 				"t.conf:6: return 301 /w$http_user_agent: uses a variable redirectd has no equivalent for; left out",
 				"t.conf:4: rewrite ^/(.*)$ inside location /a/: its regex can match paths outside the location",
 				"differs: http://probe.invalid/a/: nginx gives 301 /b/a/ (t.conf:4), the written rules no redirect",
