@@ -1,0 +1,120 @@
+package rewrite
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Program is one server's compiled request processing. It is immutable
+// and safe for concurrent use.
+type Program struct {
+	server  []step
+	root    level
+	named   map[string]*location
+	nvars   int
+	maxCaps int
+}
+
+// Compile compiles spec, reporting the first problem as an *Error.
+func Compile(spec Spec) (*Program, error) {
+	c := newCompiler()
+	p := &Program{named: map[string]*location{}}
+	var err error
+	if p.server, err = c.compileSteps(spec.Steps, spec.StepsLine); err != nil {
+		return nil, err
+	}
+	if err := c.compileLevel(p, &p.root, spec.Locations, nil); err != nil {
+		return nil, err
+	}
+	if err := c.undefined(); err != nil {
+		return nil, err
+	}
+	p.nvars, p.maxCaps = len(c.defined), c.maxCaps
+	return p, nil
+}
+
+// compileLevel compiles the locations of one level into lv; parent is
+// the location they are nested in (nil at the server's level).
+func (c *compiler) compileLevel(p *Program, lv *level, specs []LocationSpec, parent *location) error {
+	seen := map[string]bool{}
+	for i := range specs {
+		l, err := c.compileLocation(p, &specs[i], parent)
+		if err != nil {
+			return err
+		}
+		if seen[l.name] {
+			return &Error{Location: l.name, Msg: "duplicate location"}
+		}
+		seen[l.name] = true
+		if l.kind == Named {
+			if parent != nil {
+				return &Error{Location: l.name, Msg: "a named location cannot be nested"}
+			}
+			p.named[l.path] = l
+			continue
+		}
+		lv.add(l)
+	}
+	lv.finish()
+	return nil
+}
+
+// compileLocation compiles one location and those nested in it.
+func (c *compiler) compileLocation(p *Program, sp *LocationSpec, parent *location) (*location, error) {
+	l := &location{kind: sp.Match, path: sp.Path, pass: sp.Pass, upstream: sp.Upstream, uri: sp.URI, hasURI: sp.HasURI}
+	l.name = strings.TrimSpace(sp.Match.String() + " " + sp.Path)
+	if sp.Match == Named {
+		l.name = "@" + sp.Path
+	}
+	fail := func(format string, a ...any) (*location, error) {
+		return nil, &Error{Location: l.name, Msg: fmt.Sprintf(format, a...)}
+	}
+	if err := checkLocation(sp, parent); err != "" {
+		return fail("%s", err)
+	}
+	c.where = l.name
+	if sp.Match == Regex || sp.Match == RegexCI {
+		re, err := c.compileRegex(sp.Path, sp.Match == RegexCI)
+		if err != nil {
+			return fail("%v", err)
+		}
+		l.re = re
+	}
+	var err error
+	if l.steps, err = c.compileSteps(sp.Steps, sp.StepsLine); err != nil {
+		if e, ok := err.(*Error); ok {
+			e.Location = l.name
+		}
+		return nil, err
+	}
+	l.autoRedirect = sp.Pass && (sp.Match == Exact || sp.Match == Prefix || sp.Match == PrefixNoRegex) &&
+		strings.HasSuffix(sp.Path, "/")
+	if err := c.compileLevel(p, &l.sub, sp.Locations, l); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// checkLocation reports what nginx refuses in a location, "" if nothing.
+func checkLocation(sp *LocationSpec, parent *location) string {
+	switch {
+	case sp.Match > Named:
+		return "unknown match kind"
+	case sp.Match != Regex && sp.Match != RegexCI && sp.Match != Named && !strings.HasPrefix(sp.Path, "/"):
+		return "the path must start with '/'"
+	case sp.Path == "":
+		return "the path is empty"
+	case sp.HasURI && (sp.Match == Regex || sp.Match == RegexCI || sp.Match == Named):
+		return "proxy_pass cannot have a URI part in a regex or named location"
+	case sp.Match == Exact && len(sp.Locations) > 0:
+		return "an exact location cannot hold nested locations"
+	case parent != nil && parent.kind == Exact:
+		return "an exact location cannot hold nested locations"
+	case parent != nil && (sp.Match == Prefix || sp.Match == PrefixNoRegex || sp.Match == Exact) &&
+		(parent.kind == Prefix || parent.kind == PrefixNoRegex) && !strings.HasPrefix(sp.Path, parent.path):
+		return fmt.Sprintf("is outside location %q", parent.name)
+	case parent != nil && (parent.kind == Regex || parent.kind == RegexCI) && sp.Match != Regex && sp.Match != RegexCI:
+		return fmt.Sprintf("only a regex location can be nested in the regex location %q", parent.name)
+	}
+	return ""
+}
