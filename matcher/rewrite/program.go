@@ -42,10 +42,16 @@ func (c *compiler) compileLevel(p *Program, lv *level, specs []LocationSpec, par
 		if err != nil {
 			return err
 		}
-		if seen[l.name] {
+		// nginx refuses two exact or two prefix locations (^~ or not)
+		// of one path, and takes regexes as they come.
+		key := l.kind.String() + l.path
+		if l.kind == PrefixNoRegex {
+			key = l.path
+		}
+		if seen[key] && l.kind != Regex && l.kind != RegexCI {
 			return &Error{Location: l.name, Msg: "duplicate location"}
 		}
-		seen[l.name] = true
+		seen[key] = true
 		if l.kind == Named {
 			if parent != nil {
 				return &Error{Location: l.name, Msg: "a named location cannot be nested"}
