@@ -7,9 +7,14 @@ import "fmt"
 // from its Spec's StepsLine; 0 when the location itself is wrong) and
 // what is wrong.
 type Error struct {
+	// Host is the host whose Spec it is in (CompileHosts).
+	Host     string
 	Location string
 	Line     int
-	Msg      string
+	// Key is the LocationSpec field at fault, as the config names it:
+	// "steps", "path", "upstream_uri" or "location".
+	Key string
+	Msg string
 }
 
 func (e *Error) Error() string {
@@ -19,6 +24,9 @@ func (e *Error) Error() string {
 	}
 	if e.Location != "" {
 		s = "location " + e.Location + ": " + s
+	}
+	if e.Host != "" {
+		s = "host " + e.Host + ": " + s
 	}
 	return s
 }

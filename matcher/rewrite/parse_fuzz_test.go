@@ -9,7 +9,7 @@ func FuzzCompileSteps(f *testing.F) {
 	f.Add(`if ($http_x ~* "^(on|yes)$") { set $v $1; return 200 "$v"; } return 301 $scheme://$host$uri;`, "/")
 	f.Add("if ( $uri != '/x' ) { break; } rewrite ^ /y? break;", "/x%2Fy")
 	f.Fuzz(func(t *testing.T, steps, target string) {
-		p, err := Compile(Spec{Steps: steps, Locations: []LocationSpec{{Path: "/", Steps: steps, Pass: true}}})
+		p, err := Compile(Spec{Steps: []Text{{steps, 1}}, Locations: []LocationSpec{{Path: "/", Steps: steps, Pass: true}}})
 		if err != nil {
 			return
 		}

@@ -19,9 +19,15 @@ type Program struct {
 func Compile(spec Spec) (*Program, error) {
 	c := newCompiler()
 	p := &Program{named: map[string]*location{}}
-	var err error
-	if p.server, err = c.compileSteps(spec.Steps, spec.StepsLine); err != nil {
-		return nil, err
+	for _, t := range spec.Steps {
+		steps, err := c.compileSteps(t.Src, t.Line)
+		if err != nil {
+			if e, ok := err.(*Error); ok {
+				e.Key = "steps"
+			}
+			return nil, err
+		}
+		p.server = append(p.server, steps...)
 	}
 	if err := c.compileLevel(p, &p.root, spec.Locations, nil); err != nil {
 		return nil, err
@@ -49,12 +55,12 @@ func (c *compiler) compileLevel(p *Program, lv *level, specs []LocationSpec, par
 			key = l.path
 		}
 		if seen[key] && l.kind != Regex && l.kind != RegexCI {
-			return &Error{Location: l.name, Msg: "duplicate location"}
+			return &Error{Location: l.name, Line: specs[i].Line, Key: "path", Msg: "duplicate location"}
 		}
 		seen[key] = true
 		if l.kind == Named {
 			if parent != nil {
-				return &Error{Location: l.name, Msg: "a named location cannot be nested"}
+				return &Error{Location: l.name, Line: specs[i].Line, Key: "match", Msg: "a named location cannot be nested"}
 			}
 			p.named[l.path] = l
 			continue
@@ -72,24 +78,24 @@ func (c *compiler) compileLocation(p *Program, sp *LocationSpec, parent *locatio
 	if sp.Match == Named {
 		l.name = "@" + sp.Path
 	}
-	fail := func(format string, a ...any) (*location, error) {
-		return nil, &Error{Location: l.name, Msg: fmt.Sprintf(format, a...)}
+	fail := func(key, format string, a ...any) (*location, error) {
+		return nil, &Error{Location: l.name, Line: sp.Line, Key: key, Msg: fmt.Sprintf(format, a...)}
 	}
-	if err := checkLocation(sp, parent); err != "" {
-		return fail("%s", err)
+	if key, err := checkLocation(sp, parent); err != "" {
+		return fail(key, "%s", err)
 	}
 	c.where = l.name
 	if sp.Match == Regex || sp.Match == RegexCI {
 		re, err := c.compileRegex(sp.Path, sp.Match == RegexCI)
 		if err != nil {
-			return fail("%v", err)
+			return fail("path", "%v", err)
 		}
 		l.re = re
 	}
 	var err error
 	if l.steps, err = c.compileSteps(sp.Steps, sp.StepsLine); err != nil {
 		if e, ok := err.(*Error); ok {
-			e.Location = l.name
+			e.Location, e.Key = l.name, "steps"
 		}
 		return nil, err
 	}
@@ -101,26 +107,27 @@ func (c *compiler) compileLocation(p *Program, sp *LocationSpec, parent *locatio
 	return l, nil
 }
 
-// checkLocation reports what nginx refuses in a location, "" if nothing.
-func checkLocation(sp *LocationSpec, parent *location) string {
+// checkLocation reports what nginx refuses in a location, and the key
+// at fault; "" if nothing.
+func checkLocation(sp *LocationSpec, parent *location) (key, msg string) {
+	regex := sp.Match == Regex || sp.Match == RegexCI
 	switch {
 	case sp.Match > Named:
-		return "unknown match kind"
-	case sp.Match != Regex && sp.Match != RegexCI && sp.Match != Named && !strings.HasPrefix(sp.Path, "/"):
-		return "the path must start with '/'"
+		return "match", "unknown match kind"
 	case sp.Path == "":
-		return "the path is empty"
-	case sp.HasURI && (sp.Match == Regex || sp.Match == RegexCI || sp.Match == Named):
-		return "proxy_pass cannot have a URI part in a regex or named location"
+		return "path", "the path is empty"
+	case !regex && sp.Match != Named && !strings.HasPrefix(sp.Path, "/"):
+		return "path", "the path must start with '/'"
+	case sp.HasURI && (regex || sp.Match == Named):
+		return "upstream_uri", "a URI part cannot replace the path of a regex or named location (nginx refuses it in proxy_pass)"
 	case sp.Match == Exact && len(sp.Locations) > 0:
-		return "an exact location cannot hold nested locations"
-	case parent != nil && parent.kind == Exact:
-		return "an exact location cannot hold nested locations"
-	case parent != nil && (sp.Match == Prefix || sp.Match == PrefixNoRegex || sp.Match == Exact) &&
-		(parent.kind == Prefix || parent.kind == PrefixNoRegex) && !strings.HasPrefix(sp.Path, parent.path):
-		return fmt.Sprintf("is outside location %q", parent.name)
-	case parent != nil && (parent.kind == Regex || parent.kind == RegexCI) && sp.Match != Regex && sp.Match != RegexCI:
-		return fmt.Sprintf("only a regex location can be nested in the regex location %q", parent.name)
+		return "location", "an exact location cannot hold nested locations"
+	case parent == nil:
+		return "", ""
+	case !regex && (parent.kind == Prefix || parent.kind == PrefixNoRegex) && !strings.HasPrefix(sp.Path, parent.path):
+		return "path", fmt.Sprintf("is outside location %q", parent.name)
+	case (parent.kind == Regex || parent.kind == RegexCI) && !regex:
+		return "match", fmt.Sprintf("only a regex location can be nested in the regex location %q", parent.name)
 	}
-	return ""
+	return "", ""
 }

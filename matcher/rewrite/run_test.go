@@ -47,8 +47,8 @@ func run(t *testing.T, p *Program, req *Request) answer {
 
 // site is a server with one of each construct.
 var site = Spec{
-	Steps: `if ($host = www.example.com) { return 308 https://example.com$request_uri; }
-set $lang en;`,
+	Steps: []Text{{Src: `if ($host = www.example.com) { return 308 https://example.com$request_uri; }
+set $lang en;`}},
 	Locations: []LocationSpec{
 		{Match: Exact, Path: "/healthz", Steps: `return 200 "ok\n";`},
 		{Match: Exact, Path: "/gone", Steps: `return 410;`},
@@ -123,13 +123,13 @@ func TestCompileErrors(t *testing.T) {
 		spec Spec
 		want string
 	}{
-		{Spec{Steps: "rewrite ^/a /b", StepsLine: 3}, "line 3: rewrite: missing ';' at the end"},
-		{Spec{Steps: "\nfoo bar;", StepsLine: 1}, "line 2: foo: unknown directive; steps are rewrite, return, if, set and break"},
-		{Spec{Steps: "return 301 $nope;", StepsLine: 1}, "line 1: unknown variable $nope: not the request's, and no set or named capture defines it"},
-		{Spec{Steps: "if $uri { return 404; }", StepsLine: 1}, "line 1: if: the condition must be in parentheses"},
-		{Spec{Steps: "rewrite ^/(a /b last;", StepsLine: 1}, "line 1: rewrite: invalid regex \"^/(a\": error parsing regexp: missing closing ): `^/(a`"},
-		{Spec{Steps: "rewrite ^/a /b fast;", StepsLine: 1}, `line 1: rewrite: invalid flag "fast"; flags are last, break, redirect and permanent`},
-		{Spec{Locations: []LocationSpec{{Match: Regex, Path: "x", HasURI: true, Pass: true, URI: "/a"}}}, "location ~ x: proxy_pass cannot have a URI part in a regex or named location"},
+		{Spec{Steps: []Text{{"rewrite ^/a /b", 3}}}, "line 3: rewrite: missing ';' at the end"},
+		{Spec{Steps: []Text{{"\nfoo bar;", 1}}}, "line 2: foo: unknown directive; steps are rewrite, return, if, set and break"},
+		{Spec{Steps: []Text{{"return 301 $nope;", 1}}}, "line 1: unknown variable $nope: not the request's, and no set or named capture defines it"},
+		{Spec{Steps: []Text{{"if $uri { return 404; }", 1}}}, "line 1: if: the condition must be in parentheses"},
+		{Spec{Steps: []Text{{"rewrite ^/(a /b last;", 1}}}, "line 1: rewrite: invalid regex \"^/(a\": error parsing regexp: missing closing ): `^/(a`"},
+		{Spec{Steps: []Text{{"rewrite ^/a /b fast;", 1}}}, `line 1: rewrite: invalid flag "fast"; flags are last, break, redirect and permanent`},
+		{Spec{Locations: []LocationSpec{{Match: Regex, Path: "x", HasURI: true, Pass: true, URI: "/a"}}}, "location ~ x: a URI part cannot replace the path of a regex or named location (nginx refuses it in proxy_pass)"},
 		{Spec{Locations: []LocationSpec{{Path: "/a"}, {Path: "/a"}}}, "location /a: duplicate location"},
 		{Spec{Locations: []LocationSpec{{Path: "/a/", Locations: []LocationSpec{{Path: "/b"}}}}}, `location /b: is outside location "/a/"`},
 		{Spec{Locations: []LocationSpec{{Path: "/a/", Steps: "\n\nset $1 x;", StepsLine: 10}}}, `location /a/: line 12: set: cannot set "$1": it is the request's`},

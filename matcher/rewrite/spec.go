@@ -21,15 +21,22 @@ func (k Kind) String() string {
 // Spec is one server's request processing as written: the steps of its
 // rewrite phase, then its locations in file order.
 type Spec struct {
-	// Steps is nginx-like step text (rewrite, return, if, set, break);
-	// StepsLine is the line its first line is on, for errors.
-	Steps     string
-	StepsLine int
+	// Steps are nginx-like step texts (rewrite, return, if, set, break),
+	// run one after the other.
+	Steps     []Text
 	Locations []LocationSpec
+}
+
+// Text is a step text and the line its first line is on, for errors.
+type Text struct {
+	Src  string
+	Line int
 }
 
 // LocationSpec is one location as written.
 type LocationSpec struct {
+	// Line is where the location is written, for errors about it.
+	Line  int
 	Match Kind
 	// Path is the path of Exact and the prefix kinds, the regex of the
 	// regex kinds, the name (without '@') of Named.
