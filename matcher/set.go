@@ -28,6 +28,8 @@ type Set struct {
 	// (headers.go).
 	headers    string
 	headerList []Header
+	// locations is the location phase (set_locations.go).
+	locations any
 }
 
 // span is a run of rules in file order: entries lo to hi of t, or of x's

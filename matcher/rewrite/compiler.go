@@ -58,6 +58,7 @@ func (c *compiler) undefined() error {
 	}
 	sort.Strings(bad)
 	e := c.used[bad[0]]
+	e.Key = "steps"
 	e.Msg = "unknown variable $" + bad[0] + ": not the request's, and no set or named capture defines it"
 	return &e
 }
