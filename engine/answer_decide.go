@@ -32,6 +32,7 @@ func (cs *conn) answer(out []byte, req *httpparse.Request, rules *matcher.Set, d
 	l := cs.loop
 	s := l.srv
 	l.setCondReq(cs, req, rules)
+	l.phase.target = nil
 	switch {
 	case cs.isChallenge(req):
 		return out, verdict{challenge: true}
@@ -57,6 +58,8 @@ func (cs *conn) answer(out []byte, req *httpparse.Request, rules *matcher.Set, d
 			v.location = l.loc
 		}
 		return cs.appendRedirect(out, m, req, cs.fields(), ruleHeaders(m, rules), date, connFieldOf(req, closing)), v
+	case cs.runPhase(rules, req): // the location phase (locations.go)
+		return cs.answerPhase(out, req, rules, date, closing)
 	case cs.pickGroup(req):
 		l.miss(req)
 		if max := l.group.MaxRequestBodyBytes; max > 0 && req.ContentLength > max {
