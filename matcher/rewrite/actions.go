@@ -35,6 +35,8 @@ func (s *Scratch) rewrite(req *Request, st *step, res *Result) outcome {
 			s.arena = append(s.arena, s.bytes(s.args)...)
 		}
 		s.args = span{a, len(s.arena) - a}
+	} else if !st.addArgs {
+		s.args = span{} // a trailing '?' drops the query
 	}
 	s.uri, s.rewritten = uri, true
 	switch st.flag {

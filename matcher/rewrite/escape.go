@@ -5,11 +5,14 @@ package rewrite
 type escapeTable [8]uint32
 
 // escapeURI is NGX_ESCAPE_URI (controls, ' ', '#', '%', '?', DEL and
-// non-ASCII), for a rewritten URI sent upstream; escapeArgs is
-// NGX_ESCAPE_ARGS (also '&', '+', ';'), for captures in a redirect.
+// non-ASCII), for a rewritten URI sent upstream. escapeCapture is what
+// nginx 1.22 escapes in a capture that goes into a redirect when the
+// path as sent held '%' or '+' (controls, ' ', '"', '#', '%', DEL and
+// non-ASCII; '+', '?', '&' and ';' go as they are), as measured by
+// TestAgainstNginx.
 var (
-	escapeURI  = escapeTable{0xffffffff, 0x80000029, 0, 0x80000000, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}
-	escapeArgs = escapeTable{0xffffffff, 0x88000869, 0, 0x80000000, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}
+	escapeURI     = escapeTable{0xffffffff, 0x80000029, 0, 0x80000000, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}
+	escapeCapture = escapeTable{0xffffffff, 0x0000002d, 0, 0x80000000, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}
 )
 
 func (t *escapeTable) has(c byte) bool { return t[c>>5]&(1<<(c&0x1f)) != 0 }

@@ -3,8 +3,8 @@ package rewrite
 import "bytes"
 
 // appendScript appends the value of sc to dst. With quote, captures are
-// escaped as nginx escapes them in a redirect or a query
-// (NGX_ESCAPE_ARGS, only when the path as sent held '%' or '+').
+// escaped as nginx escapes them in a redirect or a query (escapeCapture,
+// only when the path as sent held '%' or '+').
 func (s *Scratch) appendScript(dst []byte, req *Request, sc *script, quote bool) []byte {
 	for i := range sc.parts {
 		pt := &sc.parts[i]
@@ -13,7 +13,7 @@ func (s *Scratch) appendScript(dst []byte, req *Request, sc *script, quote bool)
 			dst = append(dst, pt.lit...)
 		case vCapture:
 			if quote && s.quoted {
-				dst = appendEscaped(dst, s.capture(pt.n), &escapeArgs)
+				dst = appendEscaped(dst, s.capture(pt.n), &escapeCapture)
 			} else {
 				dst = append(dst, s.capture(pt.n)...)
 			}
