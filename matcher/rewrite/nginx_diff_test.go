@@ -109,7 +109,11 @@ rewrite ^/docs/l/(.*)$ /other/$1 last;`},
 // upstream when it passes.
 func nginxLocations(b *strings.Builder, locs []LocationSpec, upstream string) {
 	for _, l := range locs {
-		fmt.Fprintf(b, "location %s%s {\n%s\n", l.Match.String(), " "+l.Path, l.Steps)
+		if l.Match == Named {
+			fmt.Fprintf(b, "location @%s {\n%s\n", l.Path, l.Steps)
+		} else {
+			fmt.Fprintf(b, "location %s %s {\n%s\n", l.Match.String(), l.Path, l.Steps)
+		}
 		if l.Pass {
 			fmt.Fprintf(b, "proxy_pass http://%s%s;\n", upstream, l.URI)
 		}
@@ -125,19 +129,7 @@ func nginxServer(dir, addr, upstream string, f diffFixture) string {
 		"http {\naccess_log off;\nclient_body_temp_path %[1]s/body;\nproxy_temp_path %[1]s/proxy;\nfastcgi_temp_path %[1]s/fastcgi;\n"+
 		"uwsgi_temp_path %[1]s/uwsgi;\nscgi_temp_path %[1]s/scgi;\nserver {\nlisten %[2]s default_server;\nserver_name example.com;\n"+
 		"absolute_redirect off;\nroot %[1]s/html;\n%[3]s\n", dir, addr, f.server)
-	var locs strings.Builder
-	for _, l := range f.locs {
-		name := l.Path
-		if l.Match == Named {
-			name = "@" + l.Path
-			fmt.Fprintf(&locs, "location %s {\n%s\n}\n", name, l.Steps)
-			continue
-		}
-		one := strings.Builder{}
-		nginxLocations(&one, []LocationSpec{l}, upstream)
-		locs.WriteString(one.String())
-	}
-	b.WriteString(locs.String())
+	nginxLocations(&b, f.locs, upstream)
 	b.WriteString("}\n}\n")
 	return b.String()
 }

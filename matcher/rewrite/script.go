@@ -51,18 +51,6 @@ type script struct {
 	parts []part
 }
 
-// literal reports whether s holds no variable, and its text.
-func (s *script) literal() (string, bool) {
-	var b strings.Builder
-	for _, p := range s.parts {
-		if p.kind != vLiteral {
-			return "", false
-		}
-		b.WriteString(p.lit)
-	}
-	return b.String(), true
-}
-
 // compileScript splits src into literal text and variables, resolving
 // each variable's name through c.
 func (c *compiler) compileScript(src string, line int) (script, error) {
