@@ -3,6 +3,7 @@ package engine_test
 import (
 	"bufio"
 	"io"
+	"net/http"
 	"testing"
 	"time"
 
@@ -31,9 +32,8 @@ rewrite ^/docs/loop$ /docs/loop last;`},
 	},
 }}}
 
-// startPhase runs the server with phaseSite, the default group on def
-// and the group "docs" on docs.
-func startPhase(t *testing.T, def, docs string) *engine.Server {
+// phaseSet is an empty rule set carrying phaseSite.
+func phaseSet(t *testing.T) *matcher.Set {
 	t.Helper()
 	set, err := matcher.Compile(nil)
 	if err != nil {
@@ -44,6 +44,14 @@ func startPhase(t *testing.T, def, docs string) *engine.Server {
 		t.Fatal(err)
 	}
 	set.SetLocations(hosts)
+	return set
+}
+
+// startPhase runs the server with phaseSite, the default group on def
+// and the group "docs" on docs.
+func startPhase(t *testing.T, def, docs string) *engine.Server {
+	t.Helper()
+	set := phaseSet(t)
 	up := engine.UpstreamOptions{Pool: testPool(t, upstream.Config{Servers: []string{def}}, nil)}
 	docsGroup := &engine.UpstreamOptions{Name: "docs", Pool: testPool(t, upstream.Config{Servers: []string{docs}}, nil)}
 	srv := engine.New(engine.Options{Listen: "127.0.0.1:0", EventLoops: 1, Upstream: &up,
@@ -111,5 +119,24 @@ func TestLocationPhase(t *testing.T) {
 	c.SetReadDeadline(time.Now().Add(5 * time.Second))
 	if b, err := io.ReadAll(c); err != nil || len(b) != 0 {
 		t.Errorf("444: read %q, %v; want the connection closed without an answer", b, err)
+	}
+}
+
+// TestLocationPhaseH2: over HTTP/2 a local answer is the same, and 444
+// resets the stream, as HTTP/1.1 closes the connection.
+func TestLocationPhaseH2(t *testing.T) {
+	t.Parallel()
+	opts := engine.Options{TLS: h2TLSOptions(t)}
+	srv := overTLS.startSet(t, opts, phaseSet(t))
+	c := h2Client(t)
+	url := "https://" + srv.TLSAddr()
+	if got := doRequest(t, c, "GET", url+"/healthz", "example.com", ""); got.Status != 200 || got.Body != "ok" || got.Proto != 2 {
+		t.Errorf("/healthz over HTTP/2: %+v", got)
+	}
+	req, _ := http.NewRequest("GET", url+"/drop", nil)
+	req.Host = "example.com"
+	if resp, err := c.Do(req); err == nil {
+		resp.Body.Close()
+		t.Fatalf("/drop over HTTP/2 answered %d; want the stream reset", resp.StatusCode)
 	}
 }
