@@ -35,6 +35,9 @@ type Config struct {
 	// Locations is the location phase of [[server_rewrite]] and
 	// [[location]] (locations.go), nil without either.
 	Locations *rewrite.Hosts
+	// LocationTables counts the [[location]] tables, nested ones
+	// included, for check's summary.
+	LocationTables int
 	// Files lists the map and CSV files read, for reloads on change.
 	Files []string
 	// Skipped are map entries left out of Set because they are wrong and

@@ -145,7 +145,7 @@ func load(file string, fl files) (*Config, error) {
 	cfg.Upstreams = raw.Upstreams
 	cfg.Routes = checkRoutes(file, raw.Route, raw.Upstream, raw.Upstreams, loc, &errs)
 	set, sink := readRules(file, &raw, &defaults, fl, loc, &errs)
-	locations := readLocations(file, &raw, raw.Upstream, raw.Upstreams, loc, &errs)
+	locations, nlocs := readLocations(file, &raw, raw.Upstream, raw.Upstreams, loc, &errs)
 	if err := errs.err(); err != nil {
 		return nil, err
 	}
@@ -157,7 +157,7 @@ func load(file string, fl files) (*Config, error) {
 	}
 	cfg.Set, cfg.Files = set, sink.files
 	if locations != nil {
-		cfg.Locations = locations
+		cfg.Locations, cfg.LocationTables = locations, nlocs
 		set.SetLocations(locations)
 	}
 	if cfg.GeoIP.db != nil {

@@ -46,9 +46,11 @@ const maxLocationDepth = 4
 // readLocations compiles the [[server_rewrite]] and [[location]] tables
 // into one Program per host named and one for the others (nil when
 // there are none), noting each problem in errs.
-func readLocations(file string, raw *rawConfig, def *Upstream, groups map[string]*Upstream, loc *locator, errs *errorList) *rewrite.Hosts {
+// It also returns how many [[location]] tables there are, nested ones
+// included.
+func readLocations(file string, raw *rawConfig, def *Upstream, groups map[string]*Upstream, loc *locator, errs *errorList) (*rewrite.Hosts, int) {
 	if len(raw.Location) == 0 && len(raw.ServerRewrite) == 0 {
-		return nil
+		return nil, 0
 	}
 	r := &locReader{file: file, loc: loc, errs: errs, def: def, groups: groups, seen: map[string]int{}}
 	type entry struct {
@@ -74,7 +76,7 @@ func readLocations(file string, raw *rawConfig, def *Upstream, groups map[string
 		entries = append(entries, entry{hosts: hosts, spec: &spec, line: line})
 	}
 	if errs.full() || len(errs.errs) > 0 {
-		return nil
+		return nil, r.tables
 	}
 	slices.SortStableFunc(entries, func(a, b entry) int { return a.line - b.line })
 	names := []string{""}
@@ -105,9 +107,9 @@ func readLocations(file string, raw *rawConfig, def *Upstream, groups map[string
 	hosts, err := rewrite.CompileHosts(specs)
 	if err != nil {
 		errs.add(r.placed(err))
-		return nil
+		return nil, r.tables
 	}
-	return hosts
+	return hosts, r.tables
 }
 
 // locReader converts location tables, noting problems in errs.
@@ -120,6 +122,8 @@ type locReader struct {
 	// seen counts the tables of each nested name read so far, for the
 	// locator: [[location.location]] headers come in document order.
 	seen map[string]int
+	// tables counts the [[location]] tables, nested ones included.
+	tables int
 }
 
 // bad notes a problem with key of the table headed at line.
@@ -168,6 +172,7 @@ func (r *locReader) textLine(header int, key string) int {
 // location converts one location table (named table, headed at line)
 // and those nested in it.
 func (r *locReader) location(rl *rawLocation, table string, line int, what string, depth int) rewrite.LocationSpec {
+	r.tables++
 	sp := rewrite.LocationSpec{Line: line, Path: rl.Path, Steps: rl.Steps, StepsLine: r.textLine(line, "steps")}
 	kind, ok := locationKinds[rl.Match]
 	switch {
