@@ -90,6 +90,25 @@ return 200 "html";`},
 		},
 		paths: []string{"/healthz", "/drop", "/gone", "/see", "/url", "/if/x", "/if/abc/12", "/if/case/x", "/if/keep/x", "/if/keep/x.html", "/if/x?lang=de", "/if/x?lang=fr"},
 	},
+	{name: "variables and captures",
+		server: `rewrite ^/srv/(.*)$ /vars/$1 last;
+set $zero 0;`,
+		locs: []LocationSpec{
+			{Match: Regex, Path: `^/loc/(?<first>[a-z]+)/(\d+)`, Steps: `return 200 "$first $1 $2 $uri";`,
+				Locations: []LocationSpec{{Match: Regex, Path: `^/loc/nested/`, Steps: `return 200 "nested $1";`}}},
+			{Match: Prefix, Path: "/vars/", Steps: `
+set $v "$scheme:$server_port:$request_method:$is_args:$args:$arg_b";
+if ($zero) { return 500; }
+if ($cookie_beta) { set $v "$v:beta=$cookie_beta"; }
+if ($http_x_mode = on) { set $v "$v:mode"; }
+rewrite ^/vars/(?<word>\w+)$ /vars/done/$word;
+if ($uri ~ ^/vars/done/(.*)) { return 200 "$v done $1 $word"; }
+break;
+return 403;`},
+			{Match: Prefix, Path: "/", Steps: `return 200 "root $request_uri";`},
+		},
+		paths: []string{"/loc/abc/12", "/loc/nested/x", "/loc/x", "/srv/y", "/vars/x", "/vars/x/y", "/vars/", "/other"},
+	},
 	{name: "proxy_pass",
 		locs: []LocationSpec{
 			{Match: Prefix, Path: "/", Pass: true},
@@ -161,7 +180,7 @@ func nginxAnswer(t *testing.T, addr, target string) string {
 	}
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(10 * time.Second))
-	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: example.com\r\nConnection: close\r\n\r\n", target)
+	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: example.com\r\nCookie: a=1; beta=yes\r\nX-Mode: on\r\nConnection: close\r\n\r\n", target)
 	all, _ := io.ReadAll(c)
 	if len(all) == 0 {
 		return "444"
@@ -189,10 +208,12 @@ func answerText(status int, location, body string, withBody bool) string {
 }
 
 // diffAnswer is Run's answer in the form nginxAnswer gives.
-func diffAnswer(p *Program, target string) string {
+func diffAnswer(p *Program, target, port string) string {
 	var s Scratch
 	var res Result
-	p.Run(&s, request("example.com", target, nil), &res)
+	req := request("example.com", target, fields{"Cookie": "a=1; beta=yes", "X-Mode": "on"})
+	req.Port = []byte(port)
+	p.Run(&s, req, &res)
 	switch res.Action {
 	case Close:
 		return "444"
@@ -227,7 +248,7 @@ func TestAgainstNginx(t *testing.T) {
 			testutil.RunNginx(t, bin, dir, conf, addr)
 			for _, path := range f.paths {
 				for _, target := range diffVariants(path) {
-					want, got := nginxAnswer(t, addr, target), diffAnswer(p, target)
+					want, got := nginxAnswer(t, addr, target), diffAnswer(p, target, addr[strings.LastIndexByte(addr, ':')+1:])
 					if want != got {
 						t.Errorf("%s:\n nginx     %s\n redirectd %s", target, want, got)
 					}
