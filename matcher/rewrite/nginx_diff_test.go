@@ -44,7 +44,8 @@ var diffFixtures = []diffFixture{
 			{Match: Prefix, Path: "/", Steps: "return 200 root;"},
 		},
 		paths: []string{"/a", "/ab", "/a/b", "/a/b/c", "/a/b/c.png", "/static/x.png", "/x.png", "/x.Jpg",
-			"/n/", "/n/deep/x", "/n/deep/x.css", "/n/keep/x.css", "/n/keep/x.png", "/n/x.png", "/fallback", "/"},
+			"/n/", "/n/deep/x", "/n/deep/x.css", "/n/keep/x.css", "/n/keep/x.png", "/n/x.png", "/fallback", "/",
+			"/a%2Fb%2Fc", "/n%2Fdeep/x", "/%61", "/n/deep/%2e%2e/keep/x.css", "/static%2Fx.png"},
 	},
 	{name: "rewrite flags",
 		locs: []LocationSpec{
