@@ -20,17 +20,14 @@ type phase struct {
 	// target is what upstreamTarget sends instead of the client's, when
 	// not nil; set by answerPhase for the request being answered.
 	target []byte
+	// started is the Program whose server steps serverPhase ran for the
+	// request being answered, nil when none did.
+	started *rewrite.Program
 }
 
-// runPhase runs the location phase (config [[location]] and
-// [[server_rewrite]]) for req, when the rules carry one with a Program
-// for its host, into the loop's phase.res; it reports false when there
-// is none, and req goes on as a miss.
-func (cs *conn) runPhase(rules *matcher.Set, req *httpparse.Request) bool {
-	hosts, _ := rules.Locations().(*rewrite.Hosts)
-	if hosts == nil {
-		return false
-	}
+// program finds the Program of req's host and readies the loop's phase
+// to run it; nil when the rules carry none for the host.
+func (cs *conn) program(hosts *rewrite.Hosts, req *httpparse.Request) *rewrite.Program {
 	ph := &cs.loop.phase
 	name, _ := splitHostPort(req.Host)
 	if n := len(name); n > 0 && name[n-1] == '.' {
@@ -39,11 +36,51 @@ func (cs *conn) runPhase(rules *matcher.Set, req *httpparse.Request) bool {
 	ph.host = ascii.AppendLower(ph.host[:0], name)
 	p := hosts.Lookup(ph.host)
 	if p == nil {
-		return false
+		return nil
 	}
 	ph.port = strconv.AppendUint(ph.port[:0], uint64(cs.local.Port()), 10)
 	ph.req = rewrite.Request{Host: ph.host, Target: req.Target, Path: req.Path, Query: req.Query, Method: req.Method,
 		Port: ph.port, HTTPS: cs.https(req), Fields: &cs.loop.cond}
+	return p
+}
+
+// serverPhase runs the [[server_rewrite]] steps of req's host, when it
+// has any, before the flat rules, as nginx's server rewrite phase; it
+// reports whether they answered (into phase.res). The flat rules then
+// see the request as sent.
+func (cs *conn) serverPhase(rules *matcher.Set, req *httpparse.Request) bool {
+	ph := &cs.loop.phase
+	hosts, _ := rules.Locations().(*rewrite.Hosts)
+	if !hosts.ServerSteps() {
+		return false // no host has any: nothing to do before the rules
+	}
+	p := cs.program(hosts, req)
+	if p == nil || !p.ServerSteps() {
+		return false
+	}
+	ph.started = p
+	return p.RunServer(&ph.scratch, &ph.req, &ph.res)
+}
+
+// runPhase runs the location phase (config [[location]] and
+// [[server_rewrite]]) for req, when the rules carry one with a Program
+// for its host, into the loop's phase.res; it reports false when there
+// is none, and req goes on as a miss. After serverPhase it goes on from
+// there.
+func (cs *conn) runPhase(rules *matcher.Set, req *httpparse.Request) bool {
+	ph := &cs.loop.phase
+	if p := ph.started; p != nil {
+		p.RunLocations(&ph.scratch, &ph.req, &ph.res)
+		return true
+	}
+	hosts, _ := rules.Locations().(*rewrite.Hosts)
+	if hosts == nil {
+		return false
+	}
+	p := cs.program(hosts, req)
+	if p == nil {
+		return false
+	}
 	p.Run(&ph.scratch, &ph.req, &ph.res)
 	return true
 }

@@ -15,10 +15,11 @@ func TestPhaseAllocs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hosts, err := rewrite.CompileHosts([]rewrite.HostSpec{{Spec: rewrite.Spec{Locations: []rewrite.LocationSpec{
+	// The server's steps run before the rules, the locations after.
+	hosts, err := rewrite.CompileHosts([]rewrite.HostSpec{{Spec: rewrite.Spec{Steps: []rewrite.Text{{Src: "set $site main;"}}, Locations: []rewrite.LocationSpec{
 		{Match: rewrite.Prefix, Path: "/docs/", Steps: `rewrite ^(.*)/usage/?$ $1/usage/overview.html redirect;`},
 		{Match: rewrite.Exact, Path: "/healthz", Steps: `return 200 "ok";`},
-		{Match: rewrite.Regex, Path: `^/old/(\d+)$`, Steps: `return 301 https://$host/new/$1$is_args$args;`},
+		{Match: rewrite.Regex, Path: `^/old/(\d+)$`, Steps: `return 301 https://$host/new/$1$is_args$args&site=$site;`},
 	}}}})
 	if err != nil {
 		t.Fatal(err)

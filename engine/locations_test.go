@@ -35,7 +35,8 @@ rewrite ^/docs/loop$ /docs/loop last;`},
 // phaseSet is an empty rule set carrying phaseSite.
 func phaseSet(t *testing.T) *matcher.Set {
 	t.Helper()
-	set, err := matcher.Compile(nil)
+	// A flat rule: the server's steps run before it, the locations after.
+	set, err := matcher.Compile([]matcher.Rule{{Kind: matcher.Exact, From: "/flat", To: "/flat-rule", Status: 301}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,6 +85,8 @@ func TestLocationPhase(t *testing.T) {
 		want answer
 	}{
 		{"GET /a?b HTTP/1.1\r\nHost: www.example.com\r\n\r\n", answer{Status: 308, Location: "https://example.com/a?b"}},
+		{"GET /flat HTTP/1.1\r\nHost: www.example.com\r\n\r\n", answer{Status: 308, Location: "https://example.com/flat"}},
+		{"GET /flat HTTP/1.1\r\nHost: example.com\r\n\r\n", answer{Status: 301, Location: "/flat-rule"}},
 		{"GET /healthz HTTP/1.1\r\nHost: example.com\r\n\r\n", answer{Status: 200, Body: "ok"}},
 		{"GET /old?x=1 HTTP/1.1\r\nHost: example.com\r\n\r\n", answer{Status: 301, Location: "/new"}},
 		{"GET /docs/a/usage HTTP/1.1\r\nHost: example.com\r\n\r\n", answer{Status: 302, Location: "/docs/a/usage/overview.html"}},

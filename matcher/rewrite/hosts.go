@@ -5,7 +5,13 @@ package rewrite
 type Hosts struct {
 	byHost map[string]*Program
 	other  *Program
+	// serverSteps: some Program has steps of the server's own.
+	serverSteps bool
 }
+
+// ServerSteps reports whether some host's Program has steps of the
+// server's own, which run before the flat rules.
+func (h *Hosts) ServerSteps() bool { return h != nil && h.serverSteps }
 
 // HostSpec is one host's Spec; Host "" is every host that no other
 // HostSpec names.
@@ -26,6 +32,7 @@ func CompileHosts(specs []HostSpec) (*Hosts, error) {
 			}
 			return nil, err
 		}
+		h.serverSteps = h.serverSteps || p.ServerSteps()
 		if hs.Host == "" {
 			h.other = p
 		} else {

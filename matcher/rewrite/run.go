@@ -18,11 +18,25 @@ const maxURIChanges = 11
 // Run processes req as nginx would and sets res. It allocates nothing
 // once s has grown.
 func (p *Program) Run(s *Scratch, req *Request, res *Result) {
+	if !p.RunServer(s, req, res) {
+		p.RunLocations(s, req, res)
+	}
+}
+
+// ServerSteps reports whether p has steps of the server's own.
+func (p *Program) ServerSteps() bool { return len(p.server) > 0 }
+
+// RunServer is the first half of Run: it starts req and runs the
+// server's steps, reporting whether they answered (res is set then).
+func (p *Program) RunServer(s *Scratch, req *Request, res *Result) bool {
 	*res = Result{}
 	s.begin(p, req)
-	if p.runSteps(s, req, p.server, res) == oDone {
-		return
-	}
+	return p.runSteps(s, req, p.server, res) == oDone
+}
+
+// RunLocations is the rest of Run, after RunServer with the same s, req
+// and res: the location is chosen and its steps run.
+func (p *Program) RunLocations(s *Scratch, req *Request, res *Result) {
 	for changes := maxURIChanges; ; {
 		s.changed, s.validLoc = false, true
 		var loc *location
