@@ -56,7 +56,7 @@ func startPhase(t *testing.T, def, docs string) *engine.Server {
 	up := engine.UpstreamOptions{Pool: testPool(t, upstream.Config{Servers: []string{def}}, nil)}
 	docsGroup := &engine.UpstreamOptions{Name: "docs", Pool: testPool(t, upstream.Config{Servers: []string{docs}}, nil)}
 	srv := engine.New(engine.Options{Listen: "127.0.0.1:0", EventLoops: 1, Upstream: &up,
-		Routes: []engine.UpstreamRoute{{Host: "unused.example", Prefix: "/", Group: docsGroup}}}, set)
+		Groups: []*engine.UpstreamOptions{docsGroup}}, set)
 	done := make(chan error, 1)
 	go func() { done <- srv.Run() }()
 	select {
