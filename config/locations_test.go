@@ -1,11 +1,14 @@
 package config_test
 
 import (
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/redirectd/redirectd/internal/testutil"
 	"github.com/redirectd/redirectd/matcher/rewrite"
 )
 
@@ -117,5 +120,39 @@ func TestNoLocationsNoPhase(t *testing.T) {
 	}
 	if cfg.Set.Locations() != nil || cfg.Locations != nil {
 		t.Fatal("a location phase without locations")
+	}
+}
+
+// TestLocationsReadmeExample loads the example of config/README.md's
+// [[location]] section and asks it what its comments promise.
+func TestLocationsReadmeExample(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := testutil.FencedBlock(t, string(readme), "## `[[location]]`\n", "toml")
+	cfg, err := loadText("[upstreams.docs]\nservers = [\"127.0.0.1:9\"]\n"+block, "")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, block)
+	}
+	hosts := cfg.Set.Locations().(*rewrite.Hosts)
+	for _, tc := range []struct{ target, want string }{
+		{"/docs/v1/a/usage", "302 /docs/v1/a/usage/overview.html"},
+		{"/docs/v1/a?lang=de", "302 /docs/de/docs/v1/a"},
+		{"/docs/v1/a", "forward docs /v2/a"},
+		{"/docs/v1/healthz", "200 ok"},
+	} {
+		path, query, _ := strings.Cut(tc.target, "?")
+		req := &rewrite.Request{Host: []byte("example.com"), Target: []byte(tc.target), Path: []byte(path), Query: []byte(query)}
+		var s rewrite.Scratch
+		var res rewrite.Result
+		hosts.Lookup(req.Host).Run(&s, req, &res)
+		got := fmt.Sprintf("%d %s%s", res.Status, res.Location, res.Body)
+		if res.Action == rewrite.Forward {
+			got = "forward " + res.Upstream + " " + string(res.URI)
+		}
+		if got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.target, got, tc.want)
+		}
 	}
 }
