@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/matcher"
+	"github.com/redirectd/redirectd/matcher/rewrite"
 )
 
 // Config is a loaded, validated configuration.
@@ -31,6 +32,12 @@ type Config struct {
 	// its own: for a million-rule map file that would be 100 MB held for
 	// nothing.)
 	Set *matcher.Set
+	// Locations is the location phase of [[server_rewrite]] and
+	// [[location]] (locations.go), nil without either.
+	Locations *rewrite.Hosts
+	// LocationTables counts the [[location]] tables, nested ones
+	// included, for check's summary.
+	LocationTables int
 	// Files lists the map and CSV files read, for reloads on change.
 	Files []string
 	// Skipped are map entries left out of Set because they are wrong and
@@ -199,7 +206,7 @@ var freeTables = map[string]bool{"rule.query": true,
 // known lists the keys each table accepts. Keys are compared exactly, so a
 // misspelt or differently cased key is reported rather than ignored.
 var known = map[string][]string{
-	"":             {"server", "upstream", "upstreams", "route", "admin", "access_log", "rules", "rule", "map", "csv", "tls", "acme", "misses", "geoip"},
+	"":             {"server", "upstream", "upstreams", "route", "admin", "access_log", "rules", "rule", "map", "csv", "location", "server_rewrite", "tls", "acme", "misses", "geoip"},
 	"misses":       {"capacity"},
 	"geoip":        {"database"},
 	"csv":          {"file", "headers", "invalid"},
@@ -214,6 +221,12 @@ var known = map[string][]string{
 		"tls_server_name", "ca_file", "client_cert_file", "client_key_file", "tls_insecure_skip_verify"},
 	"upstream.health_check": {"path", "interval"},
 	"route":                 {"host", "prefix", "upstream"},
+	// [[location]] and [[server_rewrite]], see locations.go.
+	"location":                            append([]string{"host", "hosts"}, locationKeys...),
+	"location.location":                   locationKeys,
+	"location.location.location":          locationKeys,
+	"location.location.location.location": locationKeys,
+	"server_rewrite":                      {"host", "hosts", "steps"},
 	"server": {"listen", "event_loops", "max_path_bytes", "idle_timeout", "header_timeout",
 		"max_connections_per_ip", "ipv6_prefix", "max_connections", "https_redirect", "absolute_redirect", "shutdown_timeout", "defer_accept",
 		"proxy_protocol", "trusted_proxies", "headers"},

@@ -85,10 +85,13 @@ type rawConfig struct {
 	Rule      []rawRule            `toml:"rule"`
 	Map       []rawMap             `toml:"map"`
 	CSV       []rawCSV             `toml:"csv"`
-	TLS       TLS                  `toml:"tls"`
-	ACME      *ACME                `toml:"acme"`
-	Misses    rawMisses            `toml:"misses"`
-	GeoIP     GeoIP                `toml:"geoip"`
+	// Location and ServerRewrite are the location phase (locations.go).
+	Location      []rawLocation      `toml:"location"`
+	ServerRewrite []rawServerRewrite `toml:"server_rewrite"`
+	TLS           TLS                `toml:"tls"`
+	ACME          *ACME              `toml:"acme"`
+	Misses        rawMisses          `toml:"misses"`
+	GeoIP         GeoIP              `toml:"geoip"`
 }
 
 // load reads the config file through fl, checks every table and
@@ -145,6 +148,7 @@ func load(file string, fl files) (*Config, error) {
 	cfg.Upstreams = raw.Upstreams
 	cfg.Routes = checkRoutes(file, raw.Route, raw.Upstream, raw.Upstreams, loc, &errs)
 	set, sink := readRules(file, &raw, &defaults, fl, loc, &errs)
+	locations, nlocs := readLocations(file, &raw, raw.Upstream, raw.Upstreams, loc, &errs)
 	if err := errs.err(); err != nil {
 		return nil, err
 	}
@@ -155,6 +159,10 @@ func load(file string, fl files) (*Config, error) {
 		return nil, err
 	}
 	cfg.Set, cfg.Files = set, sink.files
+	if locations != nil {
+		cfg.Locations, cfg.LocationTables = locations, nlocs
+		set.SetLocations(locations)
+	}
 	if cfg.GeoIP.db != nil {
 		set.SetCountries(cfg.GeoIP.db)
 	}
@@ -484,7 +492,7 @@ func isKnown(table, key string) bool {
 }
 
 func entryName(table string, i int) string {
-	if table != "rule" && table != "map" && table != "route" {
+	if table != "rule" && table != "map" && table != "route" && table != "location" && table != "server_rewrite" {
 		return "[" + table + "]"
 	}
 	return fmt.Sprintf("[[%s]] #%d", table, i+1)

@@ -41,6 +41,11 @@ func referenceKeys(t reflect.Type, table string, tables *[]string, keys *[]refer
 			name = table + "." + tag
 			*keys = append(*keys, referenceKey{heading(table, tables), tag})
 		}
+		if ft == t {
+			// [[location.location]]: a nested location has the keys of
+			// the one it is in, which its section lists.
+			continue
+		}
 		if ft.Kind() == reflect.Struct && !leafTypes[ft] && ft != reflect.TypeFor[Duration]() {
 			h := "`[" + name + "]`"
 			if list {

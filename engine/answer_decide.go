@@ -26,14 +26,16 @@ type verdict struct {
 }
 
 // answer decides what a parsed request gets, in this order: an ACME
-// challenge, the https redirect, a rule, the upstream, 404; with rules on
-// nginx's $uri, a path nginx refuses gets 400 before the https redirect
-// and any rule. A local answer is appended to out;
+// challenge, the https redirect, the host's [[server_rewrite]] steps, a
+// rule, the host's locations, the upstream, 404; with rules on nginx's
+// $uri, a path nginx refuses gets 400 before the https redirect and any
+// rule. A local answer is appended to out;
 // closing says whether it ends the connection.
 func (cs *conn) answer(out []byte, req *httpparse.Request, rules *matcher.Set, date []byte, closing bool) ([]byte, verdict) {
 	l := cs.loop
 	s := l.srv
 	l.setCondReq(cs, req, rules)
+	l.phase.target, l.phase.started = nil, nil
 	switch {
 	case cs.isChallenge(req):
 		return out, verdict{challenge: true}
@@ -48,6 +50,8 @@ func (cs *conn) answer(out []byte, req *httpparse.Request, rules *matcher.Set, d
 			return appendBadURI(out, cs, rules, date)
 		}
 		return appendHTTPSRedirect(out, req, cs.fields(), rules.Headers(), date, connFieldOf(req, closing)), verdict{status: 301, outcome: outRedirect}
+	case cs.serverPhase(rules, req): // [[server_rewrite]] steps that answer (locations.go)
+		return cs.answerPhase(out, req, rules, date, closing)
 	case cs.lookup(rules, req): // the one call into the matcher
 		m := &l.match
 		if fb := m.Fallback(); fb != nil && cs.pickGroup(req) {
@@ -65,6 +69,8 @@ func (cs *conn) answer(out []byte, req *httpparse.Request, rules *matcher.Set, d
 		return cs.appendRedirect(out, m, req, cs.fields(), ruleHeaders(m, rules), date, connFieldOf(req, closing)), v
 	case l.match.BadURI():
 		return appendBadURI(out, cs, rules, date)
+	case cs.runPhase(rules, req): // the location phase (locations.go)
+		return cs.answerPhase(out, req, rules, date, closing)
 	case cs.pickGroup(req):
 		l.miss(req)
 		if max := l.group.MaxRequestBodyBytes; max > 0 && req.ContentLength > max {

@@ -154,7 +154,7 @@ func (cs *conn) startForward(s *Server, req *httpparse.Request, buf []byte, clos
 	r.Header.SetMethodBytes(req.Method)
 	// Sent as set: the pool's transport keeps fasthttp's URI parser from
 	// rebuilding the target and Host (upstream.Pool).
-	r.SetRequestURIBytes(upstreamTarget(req))
+	r.SetRequestURIBytes(cs.upstreamTarget(req))
 	if f.srv != nil {
 		s.upstreamHeaders(fasthttpHeaders{&r.Header}, req, cs.ip, cs.https(req), cs.proxy.xff, f.g, f.srv.Addr)
 	}

@@ -152,6 +152,15 @@ func upstreamTarget(req *httpparse.Request) []byte {
 	return append(append(append([]byte(nil), req.Path...), '?'), req.Query...)
 }
 
+// upstreamTarget is the package-level upstreamTarget, unless the
+// location phase changed the target of the request being forwarded.
+func (cs *conn) upstreamTarget(req *httpparse.Request) []byte {
+	if t := cs.loop.phase.target; t != nil {
+		return t
+	}
+	return upstreamTarget(req)
+}
+
 // fasthttpHeaders adds fields to a fasthttp request as they are: its
 // normalising is off, and its transport (upstream.Pool) sends the Host set
 // here and the target set with SetRequestURIBytes without parsing either.

@@ -48,7 +48,7 @@ func (x *h2conn) forward(st *h2.Stream, req *httpparse.Request) {
 	r.Header.DisableNormalizing()
 	r.Header.DisableSpecialHeader()
 	r.Header.SetMethodBytes(req.Method)
-	r.SetRequestURIBytes(upstreamTarget(req))
+	r.SetRequestURIBytes(cs.upstreamTarget(req))
 	if hf.srv != nil {
 		s.upstreamHeaders(fasthttpHeaders{&r.Header}, req, cs.ip, true, cs.proxy.xff, f.g, hf.srv.Addr)
 	}

@@ -23,6 +23,9 @@ type h2conn struct {
 	// answer, made under the loop's lock and framed after it. Both are
 	// the connection goroutine's.
 	head, out []byte
+	// reset: the answer is none (return 444); the stream is reset, as
+	// the connection is closed on HTTP/1.1.
+	reset bool
 }
 
 // serveH2 serves c as HTTP/2 on fresh goroutines, the handshake's stack
@@ -84,6 +87,11 @@ func (c *tlsConn) runH2(hc *h2.Conn, x *h2conn, woken bool) {
 func (x *h2conn) Serve(st *h2.Stream) {
 	x.head = appendH2Head(x.head[:0], st)
 	if x.decide(st) {
+		if x.reset {
+			x.reset = false
+			st.Abort()
+			return
+		}
 		st.Answer(x.out)
 	}
 }
@@ -135,6 +143,8 @@ func (x *h2conn) decide(st *h2.Stream) (local bool) {
 		case v.upstream:
 			x.forward(st, req)
 			return false
+		case v.closing && v.status == 444 && len(out) == 0:
+			x.reset = true
 		case v.challenge:
 			// Not reached: challenges are answered on the plain port only.
 			out = appendText(out, 404, cs.fields(), "not found\n", false, date, connDefault)

@@ -21,6 +21,8 @@ type loop struct {
 	req   httpparse.Request
 	match matcher.Match
 	cond  condReq // the request as match's conditions see it (conditions.go)
+	// phase is the location phase's working memory (locations.go).
+	phase phase
 	// group is the upstream group the request being answered goes to,
 	// set by pickGroup for startForward and startTunnel.
 	group *group

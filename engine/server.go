@@ -89,6 +89,9 @@ type Options struct {
 	// Routes send the misses of a host and path prefix to other groups
 	// (upstream_routes.go); SetUpstreams replaces them.
 	Routes []UpstreamRoute
+	// Groups are named groups no route names, which locations forward to
+	// by name (locations.go); SetUpstreams replaces them.
+	Groups []*UpstreamOptions
 	// AccessLog, when set, gets a line per request; each loop writes
 	// into its own buffer.
 	AccessLog *accesslog.Log
@@ -211,7 +214,7 @@ func New(opts Options, rules *matcher.Set) *Server {
 	s.initMisses()
 	s.workers = newWorkers()
 	s.routes.Store(&routeTable{})
-	s.SetUpstreams(opts.Upstream, opts.Routes)
+	s.SetUpstreams(opts.Upstream, opts.Routes, opts.Groups...)
 	s.rules.Store(rules)
 	now := time.Now()
 	s.date.update(now)

@@ -47,6 +47,12 @@ func (tr transport) start(t *testing.T, opts engine.Options) *engine.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return tr.startSet(t, opts, set)
+}
+
+// startSet is start with the rules set.
+func (tr transport) startSet(t *testing.T, opts engine.Options, set *matcher.Set) *engine.Server {
+	t.Helper()
 	if opts.Listen == "" {
 		opts.Listen = "127.0.0.1:0"
 	}

@@ -90,7 +90,7 @@ func (cs *conn) startTunnel(s *Server, req *httpparse.Request, buf []byte) int {
 	}
 	// The head is built now: req points into the loop's buffer.
 	head := rawHead(make([]byte, 0, 512))
-	head = append(append(append(append(head, req.Method...), ' '), upstreamTarget(req)...), " HTTP/1.1\r\n"...)
+	head = append(append(append(append(head, req.Method...), ' '), cs.upstreamTarget(req)...), " HTTP/1.1\r\n"...)
 	s.upstreamHeaders(&head, req, cs.ip, cs.https(req), cs.proxy.xff, f.g, f.srv.Addr)
 	head.add([]byte("Upgrade"), upgrade)
 	head.add([]byte("Connection"), []byte("Upgrade"))

@@ -99,7 +99,7 @@ func (h *hostRoutes) pick(path []byte) *group {
 // compileRoutes builds the table of def and routes; groups already run
 // (by their given options) are taken from old, so that their slots and
 // metrics carry over a reload that keeps them.
-func (s *Server) compileRoutes(def *UpstreamOptions, routes []UpstreamRoute, old *routeTable) *routeTable {
+func (s *Server) compileRoutes(def *UpstreamOptions, routes []UpstreamRoute, named []*UpstreamOptions, old *routeTable) *routeTable {
 	known := map[*UpstreamOptions]*group{}
 	if old != nil {
 		for _, g := range old.groups {
@@ -145,6 +145,11 @@ func (s *Server) compileRoutes(def *UpstreamOptions, routes []UpstreamRoute, old
 		}
 		h.prefixes = append(h.prefixes, r.Prefix)
 		h.groups = append(h.groups, use(r.Group))
+	}
+	for _, o := range named {
+		if o != nil {
+			use(o) // reached by name only: a location's upstream
+		}
 	}
 	for _, h := range t.allHosts() {
 		sortRoutes(h)
@@ -227,10 +232,13 @@ func (s *Server) newGroup(o *UpstreamOptions) *group {
 // before keep their client slots. The caller closes pools no longer
 // used once their exchanges are done (upstream.Pool.Close leaves those
 // running).
-func (s *Server) SetUpstreams(def *UpstreamOptions, routes []UpstreamRoute) {
+//
+// named are groups that no route names, which a location forwards to by
+// name ([[location]] upstream).
+func (s *Server) SetUpstreams(def *UpstreamOptions, routes []UpstreamRoute, named ...*UpstreamOptions) {
 	s.upMu.Lock()
 	defer s.upMu.Unlock()
-	s.routes.Store(s.compileRoutes(def, routes, s.routes.Load()))
+	s.routes.Store(s.compileRoutes(def, routes, named, s.routes.Load()))
 }
 
 // forwarding reports whether any miss may be forwarded.

@@ -21,7 +21,7 @@ func TestUpstreamRoutePickAllocs(t *testing.T) {
 		{Host: "www.example.com", Prefix: "/blog/", Group: blog},
 		{Host: "*.example.com", Prefix: "/", Group: wild},
 		{Prefix: "/api/", Group: blog},
-	}, nil)
+	}, nil, nil)
 	for _, c := range []struct{ host, path, want string }{
 		{"WWW.example.com:8080", "/blog/x", "blog"},
 		{"a.b.example.com", "/x", "wild"},

@@ -23,7 +23,7 @@ func BenchmarkUpstreamRoutePick(b *testing.B) {
 		}
 	}
 	routes = append(routes, UpstreamRoute{Host: "*.example.com", Prefix: "/", Group: g}, UpstreamRoute{Prefix: "/api/", Group: g})
-	tab := s.compileRoutes(g, routes, nil)
+	tab := s.compileRoutes(g, routes, nil, nil)
 	for _, c := range []struct{ name, host, path string }{
 		{"exact", "H42.example.com:443", "/section4/page"},
 		{"wildcard", "deep.sub.example.com", "/x"},

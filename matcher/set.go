@@ -37,6 +37,8 @@ type Set struct {
 	// near is NearMisses's index, built on its first call (near.go).
 	nearOnce sync.Once
 	near     *nearIndex
+	// locations is the location phase (set_locations.go).
+	locations any
 }
 
 // span is a run of rules in file order: entries lo to hi of t, or of x's

@@ -25,7 +25,9 @@ type checkReport struct {
 	PerHost  *matcher.Counts `json:"per_host,omitempty"` // the same, once per host each is listed for
 	Findings []lint.Finding  `json:"findings"`
 	Skipped  []string        `json:"skipped,omitempty"` // map entries left out (invalid = "skip")
-	Millis   float64         `json:"load_ms"`
+	// Locations counts the [[location]] tables (config.Config.LocationTables).
+	Locations int     `json:"locations,omitempty"`
+	Millis    float64 `json:"load_ms"`
 }
 
 // checkCmd runs check, or with -baseline checkBaseline: one command, so
@@ -85,6 +87,7 @@ func check(file string, asJSON, fix bool, stdout, stderr io.Writer) int {
 	}
 	c, h := cfg.Written, cfg.Set.Counts()
 	rep.Counts, rep.PerHost = &c, &h
+	rep.Locations = cfg.LocationTables
 	rep.Skipped = skippedLines(cfg)
 	if f := lint.Check(cfg.Set.Rules(), cfg.Set); f != nil {
 		rep.Findings = f // else [] as set above: JSON readers get a list, not null
@@ -135,8 +138,12 @@ func report(rep checkReport, asJSON bool, stdout, stderr io.Writer) int {
 		if errs > 0 {
 			status = plural.Count(errs, "error")
 		}
+		counts := daemon.RuleCounts(*rep.Counts, *rep.PerHost)
+		if rep.Locations > 0 {
+			counts += ", " + plural.Count(rep.Locations, "location")
+		}
 		fmt.Fprintf(stdout, "%s: %s: %s, %s, loaded and compiled in %.3fms\n",
-			rep.Config, status, daemon.RuleCounts(*rep.Counts, *rep.PerHost), plural.Count(warnings, "warning"), rep.Millis)
+			rep.Config, status, counts, plural.Count(warnings, "warning"), rep.Millis)
 	}
 	return code
 }

@@ -194,6 +194,7 @@ func markGroups(cfg *config.Config, addr string, opts *engine.Options, env *test
 			return err
 		}
 		groups[name] = o
+		opts.Groups = append(opts.Groups, o) // for locations that name it
 	}
 	if u := cfg.Upstream; u != nil {
 		o, err := marked(u)

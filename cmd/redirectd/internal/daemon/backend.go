@@ -173,7 +173,7 @@ func (s *service) reloadLocked(c *candidate) (string, error) {
 	s.recordVersion(ver, cfg.Set.Len(), pin)
 	old := s.srv.Rules()
 	if s.ups != nil {
-		s.srv.SetUpstreams(fw.def, fw.routes)
+		s.srv.SetUpstreams(fw.def, fw.routes, fw.named...)
 		commitUps()
 	}
 	s.srv.Swap(cfg.Set)

@@ -398,6 +398,10 @@ func (s *service) load(c *candidate) (*config.Config, ruleVersion, error) {
 		return nil, ruleVersion{}, fmt.Errorf("rule set %s from %s: %w", c.meta.Hash, c.meta.Source, err)
 	}
 	cfg.Set, cfg.Files, cfg.Skipped, cfg.SkippedEntries = rules.Set, nil, rules.Skipped, rules.SkippedEntries
+	if cfg.Locations != nil {
+		// A rule set holds no locations: the node's own config does.
+		cfg.Set.SetLocations(cfg.Locations)
+	}
 	return cfg, ruleVersion{hash: c.meta.Hash, fetchedAt: c.meta.FetchedAt, source: c.meta.Source,
 		validators: c.meta.Validators, kept: true, entry: c.meta.Entry}, nil
 }

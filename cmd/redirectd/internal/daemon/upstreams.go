@@ -32,6 +32,9 @@ type runningGroup struct {
 type forwarding struct {
 	def    *engine.UpstreamOptions
 	routes []engine.UpstreamRoute
+	// named are every named group, for locations that forward to one
+	// by name.
+	named []*engine.UpstreamOptions
 }
 
 // build makes the groups of cfg, reusing the running ones that did not
@@ -79,10 +82,12 @@ func (u *upstreams) build(cfg *config.Config) (forwarding, func(), error) {
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		if _, err := group(cfg.Upstreams[name]); err != nil {
+		g, err := group(cfg.Upstreams[name])
+		if err != nil {
 			abort()
 			return f, nil, err
 		}
+		f.named = append(f.named, g.opts)
 	}
 	for _, r := range cfg.Routes {
 		if g := next[r.Upstream]; g != nil {
@@ -111,7 +116,7 @@ func startUpstreams(cfg *config.Config, opts *engine.Options, log *slog.Logger) 
 		return nil, err
 	}
 	commit()
-	opts.Upstream, opts.Routes = fw.def, fw.routes
+	opts.Upstream, opts.Routes, opts.Groups = fw.def, fw.routes, fw.named
 	return ups, nil
 }
 

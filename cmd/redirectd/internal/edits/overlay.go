@@ -154,6 +154,8 @@ func Apply(base *matcher.Set, o *Overlay, lim matcher.Limits) (*matcher.Set, []s
 		return nil, nil, err
 	}
 	set.SetCountries(base.Countries())
+	// The locations are the config's, which edits do not change.
+	set.SetLocations(base.Locations())
 	return set, gone, nil
 }
 

@@ -1,0 +1,245 @@
+package config
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/redirectd/redirectd/matcher/rewrite"
+)
+
+// rawLocation is a [[location]] (or a [[location.location]] nested in
+// one) as decoded.
+type rawLocation struct {
+	Host        string        `toml:"host"`
+	Hosts       []string      `toml:"hosts"`
+	Match       string        `toml:"match"`
+	Path        string        `toml:"path"`
+	Steps       string        `toml:"steps"`
+	Upstream    string        `toml:"upstream"`
+	UpstreamURI *string       `toml:"upstream_uri"`
+	Location    []rawLocation `toml:"location"`
+}
+
+// rawServerRewrite is a [[server_rewrite]]: steps that run before a
+// location is chosen, as nginx's server-level rewrite directives.
+type rawServerRewrite struct {
+	Host  string   `toml:"host"`
+	Hosts []string `toml:"hosts"`
+	Steps string   `toml:"steps"`
+}
+
+// locationKinds are the values of a location's match.
+var locationKinds = map[string]rewrite.Kind{
+	"prefix": rewrite.Prefix, "exact": rewrite.Exact, "prefix_noregex": rewrite.PrefixNoRegex,
+	"regex": rewrite.Regex, "regex_ci": rewrite.RegexCI, "named": rewrite.Named,
+}
+
+// locationKeys are the keys of a nested location; a top-level one also
+// takes host and hosts.
+var locationKeys = []string{"match", "path", "steps", "upstream", "upstream_uri", "location"}
+
+// maxLocationDepth is how deep [[location.location...]] may nest.
+const maxLocationDepth = 4
+
+// readLocations compiles the [[server_rewrite]] and [[location]] tables
+// into one Program per host named and one for the others (nil when
+// there are none), noting each problem in errs.
+// It also returns how many [[location]] tables there are, nested ones
+// included.
+func readLocations(file string, raw *rawConfig, def *Upstream, groups map[string]*Upstream, loc *locator, errs *errorList) (*rewrite.Hosts, int) {
+	if len(raw.Location) == 0 && len(raw.ServerRewrite) == 0 {
+		return nil, 0
+	}
+	r := &locReader{file: file, loc: loc, errs: errs, def: def, groups: groups, seen: map[string]int{}}
+	type entry struct {
+		hosts []string
+		steps *rewrite.Text
+		spec  *rewrite.LocationSpec
+		line  int
+	}
+	var entries []entry
+	for i := range raw.ServerRewrite {
+		sr := &raw.ServerRewrite[i]
+		line := loc.header("server_rewrite", i)
+		what := fmt.Sprintf("[[server_rewrite]] #%d", i+1)
+		hosts := r.hosts(sr.Host, sr.Hosts, line, what)
+		entries = append(entries, entry{hosts: hosts, steps: &rewrite.Text{Src: sr.Steps, Line: r.textLine(line, "steps")}, line: line})
+	}
+	for i := range raw.Location {
+		rl := &raw.Location[i]
+		line := loc.header("location", i)
+		what := fmt.Sprintf("[[location]] #%d", i+1)
+		hosts := r.hosts(rl.Host, rl.Hosts, line, what)
+		spec := r.location(rl, "location", line, what, 1)
+		entries = append(entries, entry{hosts: hosts, spec: &spec, line: line})
+	}
+	if errs.full() || len(errs.errs) > 0 {
+		return nil, r.tables
+	}
+	slices.SortStableFunc(entries, func(a, b entry) int { return a.line - b.line })
+	names := []string{""}
+	for _, e := range entries {
+		for _, h := range e.hosts {
+			if !slices.Contains(names, h) {
+				names = append(names, h)
+			}
+		}
+	}
+	var specs []rewrite.HostSpec
+	for _, h := range names {
+		hs := rewrite.HostSpec{Host: h}
+		for _, e := range entries {
+			if len(e.hosts) > 0 && !slices.Contains(e.hosts, h) {
+				continue
+			}
+			if e.steps != nil {
+				hs.Spec.Steps = append(hs.Spec.Steps, *e.steps)
+			} else {
+				hs.Spec.Locations = append(hs.Spec.Locations, *e.spec)
+			}
+		}
+		if h != "" || len(hs.Spec.Steps)+len(hs.Spec.Locations) > 0 {
+			specs = append(specs, hs)
+		}
+	}
+	hosts, err := rewrite.CompileHosts(specs)
+	if err != nil {
+		errs.add(r.placed(err))
+		return nil, r.tables
+	}
+	return hosts, r.tables
+}
+
+// locReader converts location tables, noting problems in errs.
+type locReader struct {
+	file   string
+	loc    *locator
+	errs   *errorList
+	def    *Upstream
+	groups map[string]*Upstream
+	// seen counts the tables of each nested name read so far, for the
+	// locator: [[location.location]] headers come in document order.
+	seen map[string]int
+	// tables counts the [[location]] tables, nested ones included.
+	tables int
+}
+
+// bad notes a problem with key of the table headed at line.
+func (r *locReader) bad(line int, what, key, format string, a ...any) {
+	r.errs.add(&Error{File: r.file, Line: r.loc.keyLine(line, key), What: what, Key: key, Msg: fmt.Sprintf(format, a...)})
+}
+
+// hosts checks a table's host and hosts, returning them lower case.
+func (r *locReader) hosts(one string, many []string, line int, what string) []string {
+	key := "hosts"
+	if one != "" {
+		many, key = append([]string{one}, many...), "host"
+	}
+	var out []string
+	for _, h := range many {
+		name, msg := asciiHost(h)
+		if msg == "" && strings.HasPrefix(name, "*") {
+			msg = "is a wildcard; a location's host is an exact name"
+		}
+		if msg != "" {
+			r.bad(line, what, key, "%q %s", cut(h), msg)
+			continue
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
+// textLine is the line of the first line of the string of key: the line
+// after the key's when the value opens a multi-line string and breaks
+// the line there, as TOML then drops that line break.
+func (r *locReader) textLine(header int, key string) int {
+	n := r.loc.keyLine(header, key)
+	if n <= 0 || n > len(r.loc.lines) {
+		return n
+	}
+	text := bytes.TrimSpace(r.loc.lines[n-1])
+	for _, q := range []string{`'''`, `"""`} {
+		if bytes.HasSuffix(text, []byte(q)) && bytes.Count(text, []byte(q)) == 1 {
+			return n + 1
+		}
+	}
+	return n
+}
+
+// location converts one location table (named table, headed at line)
+// and those nested in it.
+func (r *locReader) location(rl *rawLocation, table string, line int, what string, depth int) rewrite.LocationSpec {
+	r.tables++
+	sp := rewrite.LocationSpec{Line: line, Path: rl.Path, Steps: rl.Steps, StepsLine: r.textLine(line, "steps")}
+	kind, ok := locationKinds[rl.Match]
+	switch {
+	case rl.Match == "":
+		kind = rewrite.Prefix
+	case !ok:
+		r.bad(line, what, "match", "%q is no kind of location; kinds: exact, prefix, prefix_noregex, regex, regex_ci, named", cut(rl.Match))
+	}
+	sp.Match = kind
+	if rl.Path == "" {
+		r.bad(line, what, "path", "missing; a location needs a path (a regex for regex and regex_ci, a name for named)")
+	}
+	if depth > 1 && (rl.Host != "" || len(rl.Hosts) > 0) {
+		r.bad(line, what, "host", "a nested location takes its host from the location it is in")
+	}
+	switch u := rl.Upstream; {
+	case u == "":
+	case u == DefaultGroup && r.def == nil:
+		r.bad(line, what, "upstream", "\"default\" is the [upstream] table's group, and there is none; add [upstream], or name a group of [upstreams.NAME]")
+	case u != DefaultGroup && r.groups[u] == nil:
+		r.bad(line, what, "upstream", "%q is no group; %s", cut(u), knownGroups(r.def, r.groups))
+	default:
+		sp.Pass = true
+		if u != DefaultGroup {
+			sp.Upstream = u
+		}
+	}
+	if rl.UpstreamURI != nil {
+		sp.URI, sp.HasURI = *rl.UpstreamURI, true
+		if rl.Upstream == "" {
+			r.bad(line, what, "upstream_uri", "needs upstream: it is the path sent to that group in place of the location's")
+		}
+		if !strings.HasPrefix(sp.URI, "/") {
+			r.bad(line, what, "upstream_uri", "%q must start with '/'", cut(sp.URI))
+		}
+	}
+	if len(rl.Location) > 0 && depth >= maxLocationDepth {
+		r.bad(line, what, "location", "locations nest %d deep at most", maxLocationDepth)
+		return sp
+	}
+	sub := table + ".location"
+	for i := range rl.Location {
+		n := r.seen[sub]
+		r.seen[sub]++
+		subLine := r.loc.header(sub, n)
+		sp.Locations = append(sp.Locations, r.location(&rl.Location[i], sub, subLine, fmt.Sprintf("%s > [[%s]] #%d", what, sub, i+1), depth+1))
+	}
+	return sp
+}
+
+// placed turns an error of rewrite.CompileHosts into one naming file,
+// line and key.
+func (r *locReader) placed(err error) error {
+	e, ok := err.(*rewrite.Error)
+	if !ok {
+		return &Error{File: r.file, Msg: err.Error()}
+	}
+	what := "[[server_rewrite]]"
+	if e.Location != "" {
+		what = "[[location]] " + e.Location
+	}
+	if e.Host != "" {
+		what += " (host " + e.Host + ")"
+	}
+	line := e.Line
+	if e.Key != "steps" && e.Key != "" {
+		line = r.loc.keyLine(e.Line, e.Key)
+	}
+	return &Error{File: r.file, Line: line, What: what, Key: e.Key, Msg: e.Msg}
+}

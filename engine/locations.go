@@ -1,0 +1,187 @@
+package engine
+
+import (
+	"strconv"
+
+	"github.com/redirectd/redirectd/httpparse"
+	"github.com/redirectd/redirectd/internal/ascii"
+	"github.com/redirectd/redirectd/matcher"
+	"github.com/redirectd/redirectd/matcher/rewrite"
+)
+
+// phase is a loop's working memory for the location phase: the request
+// as package rewrite reads it, its Scratch and Result, and the target
+// to send upstream when the phase changed it.
+type phase struct {
+	host, port []byte
+	req        rewrite.Request
+	scratch    rewrite.Scratch
+	res        rewrite.Result
+	// target is what upstreamTarget sends instead of the client's, when
+	// not nil; set by answerPhase for the request being answered.
+	target []byte
+	// started is the Program whose server steps serverPhase ran for the
+	// request being answered, nil when none did.
+	started *rewrite.Program
+}
+
+// program finds the Program of req's host and readies the loop's phase
+// to run it; nil when the rules carry none for the host.
+func (cs *conn) program(hosts *rewrite.Hosts, req *httpparse.Request) *rewrite.Program {
+	ph := &cs.loop.phase
+	name, _ := splitHostPort(req.Host)
+	if n := len(name); n > 0 && name[n-1] == '.' {
+		name = name[:n-1]
+	}
+	ph.host = ascii.AppendLower(ph.host[:0], name)
+	p := hosts.Lookup(ph.host)
+	if p == nil {
+		return nil
+	}
+	ph.port = strconv.AppendUint(ph.port[:0], uint64(cs.local.Port()), 10)
+	ph.req = rewrite.Request{Host: ph.host, Target: req.Target, Path: req.Path, Query: req.Query, Method: req.Method,
+		Port: ph.port, HTTPS: cs.https(req), Fields: &cs.loop.cond}
+	return p
+}
+
+// serverPhase runs the [[server_rewrite]] steps of req's host, when it
+// has any, before the flat rules, as nginx's server rewrite phase; it
+// reports whether they answered (into phase.res). The flat rules then
+// see the request as sent.
+func (cs *conn) serverPhase(rules *matcher.Set, req *httpparse.Request) bool {
+	ph := &cs.loop.phase
+	hosts, _ := rules.Locations().(*rewrite.Hosts)
+	if !hosts.ServerSteps() {
+		return false // no host has any: nothing to do before the rules
+	}
+	p := cs.program(hosts, req)
+	if p == nil || !p.ServerSteps() {
+		return false
+	}
+	ph.started = p
+	return p.RunServer(&ph.scratch, &ph.req, &ph.res)
+}
+
+// runPhase runs the location phase (config [[location]] and
+// [[server_rewrite]]) for req, when the rules carry one with a Program
+// for its host, into the loop's phase.res; it reports false when there
+// is none, and req goes on as a miss. After serverPhase it goes on from
+// there.
+func (cs *conn) runPhase(rules *matcher.Set, req *httpparse.Request) bool {
+	ph := &cs.loop.phase
+	if p := ph.started; p != nil {
+		p.RunLocations(&ph.scratch, &ph.req, &ph.res)
+		return true
+	}
+	hosts, _ := rules.Locations().(*rewrite.Hosts)
+	if hosts == nil {
+		return false
+	}
+	p := cs.program(hosts, req)
+	if p == nil {
+		return false
+	}
+	p.Run(&ph.scratch, &ph.req, &ph.res)
+	return true
+}
+
+// answerPhase answers what runPhase decided: a redirect (its Location
+// made absolute as a rule's is, appendLocation), a local answer, a
+// closed connection (444), or a forward to the location's group or, for
+// a location that names none, the group the routes pick (404 without).
+func (cs *conn) answerPhase(out []byte, req *httpparse.Request, rules *matcher.Set, date []byte, closing bool) ([]byte, verdict) {
+	l := cs.loop
+	res := &l.phase.res
+	cf := connFieldOf(req, closing)
+	switch res.Action {
+	case rewrite.Redirect:
+		out = append(out, redirectLines[res.Status-300]...)
+		out = append(out, "Location: "...)
+		mark := len(out)
+		out = cs.appendPhaseLocation(out, res.Location, req)
+		v := verdict{status: res.Status, outcome: outRedirect, rule: res.Where}
+		if l.alog != nil {
+			l.loc = append(l.loc[:0], out[mark:]...)
+			v.location = l.loc
+		}
+		out = append(out, "\r\nContent-Length: 0\r\n"...)
+		out = append(out, cs.fields()...)
+		out = append(out, rules.Headers()...)
+		out = append(out, date...)
+		out = appendConnection(out, cf)
+		return append(out, "\r\n"...), v
+	case rewrite.Answer:
+		o := outRedirect
+		if res.Status >= 500 {
+			o = outServerError
+		}
+		return appendBody(out, res.Status, cs.fields(), rules.Headers(), res.Body, isHead(req.Method), date, cf),
+			verdict{status: res.Status, outcome: o, rule: res.Where}
+	case rewrite.Close:
+		return out, verdict{status: 444, outcome: outClientError, closing: true, rule: res.Where}
+	}
+	l.phase.target = nil
+	if string(res.URI) != string(req.Target) {
+		l.phase.target = res.URI
+	}
+	if res.Pass {
+		l.group = l.srv.routes.Load().named(res.Upstream)
+	} else {
+		l.group = l.srv.routes.Load().pick(req.Host, l.match.Path())
+	}
+	if l.group == nil {
+		l.miss(req)
+		return appendTextVary(out, 404, l.match.Vary(), cs.fields(), rules.Headers(), "not found\n", isHead(req.Method), date, cf), verdict{status: 404, outcome: outMiss}
+	}
+	l.miss(req)
+	if max := l.group.MaxRequestBodyBytes; max > 0 && req.ContentLength > max {
+		return appendTextWith(out, 413, cs.fields(), rules.Headers(), "request body too large\n", false, date, connClose),
+			verdict{status: 413, outcome: outClientError, closing: true, linger: true}
+	}
+	return out, verdict{upstream: true}
+}
+
+// appendPhaseLocation appends a Location the phase built; a path gets
+// the origin with absolute_redirect, as appendLocation gives a rule's.
+func (cs *conn) appendPhaseLocation(dst, loc []byte, req *httpparse.Request) []byte {
+	if cs.loop.srv.opts.AbsoluteRedirect && len(loc) > 0 && loc[0] == '/' && (len(loc) == 1 || loc[1] != '/') {
+		dst = cs.appendOrigin(dst, req)
+	}
+	return append(dst, loc...)
+}
+
+// appendBody is appendTextWith for a body in bytes (a return's text):
+// no Content-Type beyond text/plain, as nginx's default_type.
+func appendBody(dst []byte, status int, fields, extra string, body []byte, head bool, date []byte, cf connField) []byte {
+	line, ok := statusLines[status]
+	if !ok {
+		line = "HTTP/1.1 " + strconv.Itoa(status) + " \r\n"
+	}
+	dst = append(dst, line...)
+	dst = append(dst, "Content-Type: text/plain; charset=utf-8\r\nContent-Length: "...)
+	dst = strconv.AppendInt(dst, int64(len(body)), 10)
+	dst = append(dst, "\r\n"...)
+	dst = append(dst, fields...)
+	dst = append(dst, extra...)
+	dst = append(dst, date...)
+	dst = appendConnection(dst, cf)
+	dst = append(dst, "\r\n"...)
+	if !head {
+		dst = append(dst, body...)
+	}
+	return dst
+}
+
+// named returns the group a location forwards to: "" the default one,
+// else the group of that name (nil when a reload dropped it).
+func (t *routeTable) named(name string) *group {
+	if name == "" {
+		return t.def
+	}
+	for _, g := range t.groups {
+		if g.Name == name {
+			return g
+		}
+	}
+	return nil
+}

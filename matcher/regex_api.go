@@ -1,0 +1,62 @@
+package matcher
+
+// Pattern is one regular expression (Go's regexp syntax) compiled for the
+// allocation-free backtracker, for packages that run regexes outside a
+// Set (package matcher/rewrite). It is immutable and safe for concurrent
+// use; all working memory is the caller's Scratch.
+type Pattern struct{ p *program }
+
+// CompilePattern compiles expr as regexp.Compile would, refusing one whose
+// program is larger than the rule tier allows (maxProgramInsts).
+func CompilePattern(expr string) (*Pattern, error) {
+	p, err := compileProgram(expr)
+	if err != nil {
+		return nil, err
+	}
+	return &Pattern{p: p}, nil
+}
+
+// NumCap is the number of capture groups, as regexp's NumSubexp.
+func (r *Pattern) NumCap() int { return r.p.numSubexp() }
+
+// Names are the group names, as regexp's SubexpNames ("" for the whole
+// match and unnamed groups).
+func (r *Pattern) Names() []string { return r.p.names }
+
+// Match reports whether subject holds a match (leftmost-first, as
+// regexp), filling caps[0:2*(NumCap()+1)] with its offsets (-1 for a
+// group that took no part). caps must be that long. It allocates
+// nothing once s has grown, except for a subject too long for the
+// visited bitmap, which package regexp answers (see matchBig).
+func (r *Pattern) Match(s *Scratch, subject []byte, caps []int) bool {
+	// The regex tier's filters first: the bytes a match starts and ends
+	// with, its length, and the literals it holds rule most subjects out
+	// faster than backtracking does.
+	if big := r.p.tooBig(len(subject)); big || r.p.rejects(subject) || !r.p.holdsNeeds(subject) {
+		for i := range caps {
+			caps[i] = -1
+		}
+		if !big {
+			s.steps += len(subject) / 16 // the scans, at SIMD speed, as the tier counts them
+			return false
+		}
+		return r.p.matchBig(subject, caps)
+	}
+	return r.p.match(subject, caps, s)
+}
+
+// Steps is the number of backtracker states s has visited since
+// ResetSteps: the work a request's regexes cost.
+func (s *Scratch) Steps() int { return s.steps }
+
+// ResetSteps starts a new count for Steps.
+func (s *Scratch) ResetSteps() { s.steps = 0 }
+
+// AppendDecodedPath appends to dst the decoded form of the path p, as
+// nginx's $uri (decode.go), and returns the extended slice.
+func AppendDecodedPath(dst, p []byte) []byte {
+	if !needsDecoding(p) {
+		return append(dst, p...)
+	}
+	return decodePath(dst, p)
+}

@@ -1,0 +1,47 @@
+package rewrite
+
+// escapeTable is one of nginx's ngx_escape_uri tables: bit c set means
+// byte c is written as %XX.
+type escapeTable [8]uint32
+
+// escapeURI is NGX_ESCAPE_URI (controls, ' ', '#', '%', '?', DEL and
+// non-ASCII), for a rewritten URI sent upstream. escapeCapture is what
+// nginx 1.22 escapes in a capture that goes into a redirect when the
+// path as sent held '%' or '+' (controls, ' ', '"', '#', '%', DEL and
+// non-ASCII; '+', '?', '&' and ';' go as they are), as measured by
+// TestAgainstNginx.
+var (
+	escapeURI     = escapeTable{0xffffffff, 0x80000029, 0, 0x80000000, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}
+	escapeCapture = escapeTable{0xffffffff, 0x0000002d, 0, 0x80000000, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}
+)
+
+func (t *escapeTable) has(c byte) bool { return t[c>>5]&(1<<(c&0x1f)) != 0 }
+
+const hexDigits = "0123456789ABCDEF"
+
+// appendEscaped appends b to dst with t's bytes escaped.
+func appendEscaped(dst, b []byte, t *escapeTable) []byte {
+	for _, c := range b {
+		if t.has(c) {
+			dst = append(dst, '%', hexDigits[c>>4], hexDigits[c&15])
+		} else {
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}
+
+// appendLocationSafe appends loc with the bytes that a Location field
+// cannot carry percent-encoded: controls, ' ', '"', '<', '>', '\\', '^',
+// '`', '{', '|', '}', DEL and non-ASCII. nginx sends them as they are;
+// this is the one intended difference.
+func appendLocationSafe(dst, loc []byte) []byte {
+	for _, c := range loc {
+		if c <= ' ' || c >= 0x7f || c == '"' || c == '<' || c == '>' || c == '\\' || c == '^' || c == '`' || c == '{' || c == '|' || c == '}' {
+			dst = append(dst, '%', hexDigits[c>>4], hexDigits[c&15])
+		} else {
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}

@@ -1,0 +1,135 @@
+package rewrite
+
+import (
+	"slices"
+)
+
+// location is a compiled location.
+type location struct {
+	kind Kind
+	path string
+	re   *rx
+	// name is how nginx writes it ("= /x", "~* \.php$", "@err").
+	name     string
+	steps    []step
+	sub      level
+	pass     bool
+	upstream string
+	uri      string
+	hasURI   bool
+	// autoRedirect: a Pass location whose path ends in '/' (Exact or
+	// a prefix kind).
+	autoRedirect bool
+}
+
+// level is the locations of one server or of one location's body.
+type level struct {
+	exact    map[string]*location
+	prefixes []*location // longest first
+	regexes  []*location // file order
+	// auto are the autoRedirect locations by path without its '/'.
+	auto map[string]*location
+}
+
+// rc is ngx_http_core_find_location's result.
+type rc uint8
+
+const (
+	rcDeclined rc = iota // nothing found at this level
+	rcOK                 // an exact or regex location: search over
+	rcAgain              // a prefix location: nested and regex ones next
+	rcDone               // auto-redirect to the path with '/'
+)
+
+// find chooses the location for uri among lv's, as
+// ngx_http_core_find_location: the static ones (exact, else longest
+// prefix, whose nested locations are searched in turn), then, unless the
+// longest prefix is ^~, the regexes in file order. *cur is the location
+// chosen so far, left as it is when none is found here.
+func (lv *level) find(s *Scratch, uri []byte, cur **location) rc {
+	r := lv.findStatic(uri, cur)
+	noregex := false
+	if r == rcAgain {
+		noregex = (*cur).kind == PrefixNoRegex
+		r = (*cur).sub.find(s, uri, cur)
+	}
+	if r == rcOK || r == rcDone || noregex {
+		return r
+	}
+	for _, l := range lv.regexes {
+		if s.matchRegex(l.re, uri) {
+			*cur = l
+			if l.sub.find(s, uri, cur) == rcDone {
+				return rcDone
+			}
+			return rcOK
+		}
+	}
+	return r
+}
+
+// findStatic is ngx_http_core_find_static_location's answer, without
+// its tree: an exact location for uri, else a prefix location equal to
+// uri, else an auto-redirect location for uri+"/", else the longest
+// prefix.
+func (lv *level) findStatic(uri []byte, cur **location) rc {
+	if l := lv.exact[string(uri)]; l != nil {
+		*cur = l
+		return rcOK
+	}
+	for _, l := range lv.prefixes {
+		if len(l.path) == len(uri) && string(uri) == l.path {
+			*cur = l
+			return rcAgain
+		}
+	}
+	if l := lv.auto[string(uri)]; l != nil {
+		*cur = l
+		return rcDone
+	}
+	for _, l := range lv.prefixes {
+		if len(l.path) <= len(uri) && string(uri[:len(l.path)]) == l.path {
+			*cur = l
+			return rcAgain
+		}
+	}
+	return rcDeclined
+}
+
+// add files l in lv; sort finishes lv once all are added.
+func (lv *level) add(l *location) {
+	switch l.kind {
+	case Exact:
+		if lv.exact == nil {
+			lv.exact = map[string]*location{}
+		}
+		lv.exact[l.path] = l
+	case Prefix, PrefixNoRegex:
+		lv.prefixes = append(lv.prefixes, l)
+	case Regex, RegexCI:
+		lv.regexes = append(lv.regexes, l)
+	}
+}
+
+// finish sorts the prefixes, longest first, and files the auto-redirect
+// locations: nginx's tree node for a path answers with its exact
+// location when there is one, else its prefix one.
+func (lv *level) finish() {
+	slices.SortStableFunc(lv.prefixes, func(a, b *location) int { return len(b.path) - len(a.path) })
+	for _, l := range lv.prefixes {
+		if l.autoRedirect {
+			if lv.auto == nil {
+				lv.auto = map[string]*location{}
+			}
+			lv.auto[l.path[:len(l.path)-1]] = l
+		}
+	}
+	for _, l := range lv.exact {
+		if l.autoRedirect || lv.auto[l.path[:max(len(l.path)-1, 0)]] != nil && l.path[len(l.path)-1] == '/' {
+			if lv.auto == nil {
+				lv.auto = map[string]*location{}
+			}
+			lv.auto[l.path[:len(l.path)-1]] = l
+		}
+	}
+}

@@ -1,0 +1,197 @@
+package rewrite
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// parser reads directives from the tokens of one step text.
+type parser struct {
+	c    *compiler
+	toks []token
+	i    int
+}
+
+// parseSteps reads directives up to the end or a '}' (inBlock).
+func (p *parser) parseSteps(inBlock bool) ([]step, error) {
+	var steps []step
+	for p.i < len(p.toks) {
+		t := p.toks[p.i]
+		if t.punct && t.word == "}" {
+			if !inBlock {
+				return nil, errAt(t.line, "unexpected '}'")
+			}
+			p.i++
+			return steps, nil
+		}
+		args, end, err := p.directive()
+		if err != nil {
+			return nil, err
+		}
+		st, err := p.compileDirective(args, end)
+		if err != nil {
+			if e, ok := err.(*Error); ok {
+				return nil, e
+			}
+			return nil, errAt(args[0].line, "%s: %v", args[0].word, err)
+		}
+		steps = append(steps, st)
+	}
+	if inBlock {
+		return nil, errAt(p.toks[len(p.toks)-1].line, "unexpected end of steps: an if block lacks its '}'")
+	}
+	return steps, nil
+}
+
+// directive reads the words of one directive and what ends it, ';' or
+// '{'.
+func (p *parser) directive() ([]token, string, error) {
+	start := p.i
+	for p.i < len(p.toks) {
+		t := p.toks[p.i]
+		p.i++
+		if t.punct {
+			if t.word == "}" {
+				return nil, "", errAt(t.line, "unexpected '}' (a ';' is missing before it)")
+			}
+			if p.i-1 == start {
+				return nil, "", errAt(t.line, "unexpected %q", t.word)
+			}
+			return p.toks[start : p.i-1], t.word, nil
+		}
+	}
+	return nil, "", errAt(p.toks[start].line, "%s: missing ';' at the end", p.toks[start].word)
+}
+
+// compileDirective compiles one directive; an if reads its block.
+func (p *parser) compileDirective(args []token, end string) (step, error) {
+	name := args[0].word
+	if args[0].quoted {
+		name = "" // a quoted word names no directive
+	}
+	if (name == "if") != (end == "{") {
+		if name == "if" {
+			return step{}, fmt.Errorf("needs a { block }")
+		}
+		return step{}, fmt.Errorf("takes no block")
+	}
+	st := step{line: args[0].line}
+	var err error
+	switch name {
+	case "rewrite":
+		err = p.c.compileRewrite(&st, args[1:])
+	case "return":
+		err = p.c.compileReturn(&st, args[1:])
+	case "set":
+		err = p.c.compileSet(&st, args[1:])
+	case "break":
+		st.kind = stBreak
+		if len(args) != 1 {
+			err = fmt.Errorf("takes no arguments")
+		}
+	case "if":
+		st.kind = stIf
+		if err = p.c.compileCond(&st.cond, args[1:], st.line); err == nil {
+			st.body, err = p.parseSteps(true)
+			if err != nil {
+				return st, err
+			}
+		}
+	default:
+		return st, fmt.Errorf("unknown directive; steps are rewrite, return, if, set and break")
+	}
+	return st, err
+}
+
+// isURL reports whether a rewrite's replacement or a return's argument
+// names a scheme, as nginx tells a redirect by it.
+func isURL(s string) bool {
+	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "$scheme")
+}
+
+// compileRewrite compiles "rewrite REGEX REPLACEMENT [FLAG]".
+func (c *compiler) compileRewrite(st *step, args []token) error {
+	st.kind = stRewrite
+	if len(args) < 2 || len(args) > 3 {
+		return fmt.Errorf("takes a regex, a replacement and an optional flag")
+	}
+	if len(args) == 3 {
+		f, ok := map[string]flag{"last": flagLast, "break": flagBreak, "redirect": flagRedirect, "permanent": flagPermanent}[args[2].word]
+		if !ok {
+			return fmt.Errorf("invalid flag %q; flags are last, break, redirect and permanent", args[2].word)
+		}
+		st.flag = f
+	}
+	re, err := c.compileRegex(args[0].word, false)
+	if err != nil {
+		return err
+	}
+	st.re = re
+	repl := args[1].word
+	st.addArgs = true
+	if strings.HasSuffix(repl, "?") {
+		repl, st.addArgs = repl[:len(repl)-1], false
+	}
+	st.redirect = st.flag == flagRedirect || st.flag == flagPermanent || isURL(repl)
+	st.code = 302
+	if st.flag == flagPermanent {
+		st.code = 301
+	}
+	uri, args2, hasArgs := strings.Cut(repl, "?")
+	st.hasArgs = hasArgs
+	if st.uri, err = c.compileScript(uri, st.line); err != nil {
+		return err
+	}
+	st.args, err = c.compileScript(args2, st.line)
+	return err
+}
+
+// compileReturn compiles "return CODE [TEXT|URL]" and "return URL".
+func (c *compiler) compileReturn(st *step, args []token) error {
+	st.kind = stReturn
+	if len(args) < 1 || len(args) > 2 {
+		return fmt.Errorf("takes a status and an optional URL or text, or a URL")
+	}
+	code, err := strconv.Atoi(args[0].word)
+	text := ""
+	switch {
+	case err == nil && !args[0].quoted && code >= 0 && code <= 999:
+		if len(args) == 2 {
+			text, st.hasValue = args[1].word, true
+		}
+	case len(args) == 1 && isURL(args[0].word):
+		code, text, st.hasValue = 302, args[0].word, true
+	default:
+		return fmt.Errorf("invalid status %q", args[0].word)
+	}
+	st.code = code
+	st.value, err = c.compileScript(text, st.line)
+	return err
+}
+
+// compileSet compiles "set $var VALUE".
+func (c *compiler) compileSet(st *step, args []token) error {
+	st.kind = stSet
+	if len(args) != 2 {
+		return fmt.Errorf("takes a variable and a value")
+	}
+	name, ok := strings.CutPrefix(args[0].word, "$")
+	if !ok || name == "" {
+		return fmt.Errorf("invalid variable %q: a '$' and a name", args[0].word)
+	}
+	for i := 0; i < len(name); i++ {
+		if !isNameByte(name[i]) {
+			return fmt.Errorf("invalid variable name %q", args[0].word)
+		}
+	}
+	lower := strings.ToLower(name)
+	if _, builtin := builtins[lower]; builtin || lower[0] >= '0' && lower[0] <= '9' ||
+		strings.HasPrefix(lower, "arg_") || strings.HasPrefix(lower, "http_") || strings.HasPrefix(lower, "cookie_") {
+		return fmt.Errorf("cannot set %q: it is the request's", args[0].word)
+	}
+	st.slot = c.define(name)
+	var err error
+	st.value, err = c.compileScript(args[1].word, st.line)
+	return err
+}

@@ -1,0 +1,51 @@
+package rewrite
+
+import "github.com/redirectd/redirectd/matcher"
+
+// Request is what Run reads of a request; every slice is the caller's
+// and is not kept past Run.
+type Request struct {
+	// Host is $host: the Host header's name, lower case, without port.
+	Host []byte
+	// Target is the request target as sent ($request_uri); Path and
+	// Query are its parts before and after the first '?'.
+	Target, Path, Query []byte
+	Method              []byte
+	// Port is $server_port, the listener's port.
+	Port  []byte
+	HTTPS bool
+	// Fields gives the header fields, for $http_NAME, $http_host and
+	// $cookie_NAME; nil means none.
+	Fields matcher.Request
+}
+
+// Action is what a Result does.
+type Action uint8
+
+// The answers Run gives.
+const (
+	// Forward sends the request upstream with Result.URI.
+	Forward Action = iota
+	// Redirect answers Result.Status with Result.Location.
+	Redirect
+	// Answer answers Result.Status with Result.Body (none when nil).
+	Answer
+	// Close closes the connection without an answer (return 444).
+	Close
+)
+
+// Result is Run's answer. Its slices are in the Scratch given to Run
+// and valid until its next Run.
+type Result struct {
+	Action   Action
+	Status   int
+	Location []byte
+	Body     []byte
+	// URI is the target to send upstream; Pass says the location chose
+	// forwarding itself (proxy_pass), to Upstream ("" the default).
+	URI      []byte
+	Pass     bool
+	Upstream string
+	// Location name chosen, as nginx writes it ("" when none was).
+	Where string
+}

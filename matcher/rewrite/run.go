@@ -1,0 +1,107 @@
+package rewrite
+
+// outcome is how a list of steps ended.
+type outcome uint8
+
+const (
+	oNext  outcome = iota // ran to its end
+	oLast                 // rewrite ... last: choose the location again
+	oBreak                // rewrite ... break, or break: stop here
+	oDone                 // answered: the Result is set
+)
+
+// maxURIChanges is nginx's NGX_HTTP_MAX_URI_CHANGES + 1, the count
+// ngx_http_core_post_rewrite_phase takes one from per change and answers
+// 500 at zero.
+const maxURIChanges = 11
+
+// Run processes req as nginx would and sets res. It allocates nothing
+// once s has grown.
+func (p *Program) Run(s *Scratch, req *Request, res *Result) {
+	if !p.RunServer(s, req, res) {
+		p.RunLocations(s, req, res)
+	}
+}
+
+// ServerSteps reports whether p has steps of the server's own.
+func (p *Program) ServerSteps() bool { return len(p.server) > 0 }
+
+// RunServer is the first half of Run: it starts req and runs the
+// server's steps, reporting whether they answered (res is set then).
+func (p *Program) RunServer(s *Scratch, req *Request, res *Result) bool {
+	*res = Result{}
+	s.begin(p, req)
+	return p.runSteps(s, req, p.server, res) == oDone
+}
+
+// RunLocations is the rest of Run, after RunServer with the same s, req
+// and res: the location is chosen and its steps run.
+func (p *Program) RunLocations(s *Scratch, req *Request, res *Result) {
+	for changes := maxURIChanges; ; {
+		s.changed, s.validLoc = false, true
+		var loc *location
+		if p.root.find(s, s.bytes(s.uri), &loc) == rcDone {
+			s.autoRedirect(loc, res)
+			return
+		}
+		if loc != nil {
+			res.Where = loc.name
+			if p.runSteps(s, req, loc.steps, res) == oDone {
+				return
+			}
+		}
+		if !s.changed {
+			s.forward(req, loc, res)
+			return
+		}
+		changes--
+		if changes == 0 {
+			*res = Result{Action: Answer, Status: 500, Where: res.Where}
+			return
+		}
+	}
+}
+
+// runSteps runs steps in order.
+func (p *Program) runSteps(s *Scratch, req *Request, steps []step, res *Result) outcome {
+	for i := range steps {
+		st := &steps[i]
+		var o outcome
+		switch st.kind {
+		case stRewrite:
+			o = s.rewrite(req, st, res)
+		case stReturn:
+			s.ret(req, st, res)
+			o = oDone
+		case stSet:
+			start := len(s.arena)
+			s.arena = s.appendScript(s.arena, req, &st.value, false)
+			s.vars[st.slot] = span{start, len(s.arena) - start}
+		case stBreak:
+			if s.changed {
+				s.validLoc, s.changed = false, false
+			}
+			o = oBreak
+		case stIf:
+			if s.holds(req, &st.cond) {
+				o = p.runSteps(s, req, st.body, res)
+			}
+		}
+		if o != oNext {
+			return o
+		}
+	}
+	return oNext
+}
+
+// autoRedirect answers a request for a forwarding location's path
+// without its '/' with a 301 to the path, as nginx's NGX_DONE.
+func (s *Scratch) autoRedirect(loc *location, res *Result) {
+	s.buf = append(s.buf[:0], loc.path...)
+	if args := s.bytes(s.args); len(args) > 0 {
+		s.buf = append(s.buf, '?')
+		s.buf = append(s.buf, args...)
+	}
+	s.out = appendLocationSafe(s.out[:0], s.buf)
+	*res = Result{Action: Redirect, Status: 301, Location: s.out, Where: loc.name}
+}

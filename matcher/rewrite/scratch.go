@@ -1,0 +1,122 @@
+package rewrite
+
+import "github.com/redirectd/redirectd/matcher"
+
+// span is a value held in Scratch.arena; n < 0 is a variable not set.
+type span struct{ off, n int }
+
+// Scratch is one event loop's working memory for Run. The zero value is
+// ready; it grows to the largest request seen and is then reused. Not
+// safe for concurrent use.
+type Scratch struct {
+	re matcher.Scratch
+	// tmp receives a regex's captures; caps holds the last successful
+	// ones as offsets into arena, ncaps groups of them (0: none yet).
+	tmp, caps []int
+	ncaps     int
+	// arena holds every value of the request: its $uri and $args, the
+	// subjects of regexes, the values of set.
+	arena []byte
+	vars  []span
+	uri   span
+	args  span
+	// buf builds a value before it goes to arena; out is Result's.
+	buf, out []byte
+	// quoted is nginx's quoted_uri || plus_in_uri: the path as sent held
+	// a '%' or a '+'.
+	quoted bool
+	// rewritten is !valid_unparsed_uri: a rewrite changed the URI.
+	// validLoc is valid_location, which rewrite ... break clears.
+	// changed is uri_changed: the location is chosen again.
+	rewritten, validLoc, changed bool
+}
+
+// bytes returns the value sp holds.
+func (s *Scratch) bytes(sp span) []byte {
+	if sp.n <= 0 {
+		return nil
+	}
+	return s.arena[sp.off : sp.off+sp.n]
+}
+
+// keep copies b into arena and returns where.
+func (s *Scratch) keep(b []byte) span {
+	off := len(s.arena)
+	s.arena = append(s.arena, b...)
+	return span{off, len(b)}
+}
+
+// begin readies s for a request of p.
+func (s *Scratch) begin(p *Program, req *Request) {
+	s.arena = s.arena[:0]
+	s.ncaps = 0
+	if n := 2 * (p.maxCaps + 1); len(s.tmp) < n {
+		s.tmp = make([]int, n)
+		s.caps = make([]int, n)
+	}
+	if len(s.vars) < p.nvars {
+		s.vars = make([]span, p.nvars)
+	}
+	for i := range s.vars[:p.nvars] {
+		s.vars[i] = span{0, -1}
+	}
+	off := len(s.arena)
+	s.arena = matcher.AppendDecodedPath(s.arena, req.Path)
+	s.uri = span{off, len(s.arena) - off}
+	s.args = s.keep(req.Query)
+	s.quoted = false
+	for _, c := range req.Path {
+		if c == '%' || c == '+' {
+			s.quoted = true
+			break
+		}
+	}
+	s.rewritten, s.validLoc, s.changed = false, true, false
+	s.re.ResetSteps()
+}
+
+// matchRegex runs re on subject, which must be in arena; on a match the
+// captures become the request's ($1..$9, named ones) and it reports
+// true.
+func (s *Scratch) matchRegex(re *rx, subject []byte) bool {
+	n := 2 * (re.numCaps() + 1)
+	caps := s.tmp[:n]
+	if !re.match(&s.re, subject, caps) {
+		return false
+	}
+	base := s.offsetOf(subject)
+	for i, c := range caps {
+		if c >= 0 {
+			c += base
+		}
+		s.caps[i] = c
+	}
+	s.ncaps = n / 2
+	for i, slot := range re.slots {
+		switch {
+		case slot < 0:
+		case s.caps[2*i] < 0:
+			s.vars[slot] = span{0, 0} // a group that took no part is empty
+		default:
+			s.vars[slot] = span{s.caps[2*i], s.caps[2*i+1] - s.caps[2*i]}
+		}
+	}
+	return true
+}
+
+// offsetOf is the offset in arena where b starts (b is in arena).
+func (s *Scratch) offsetOf(b []byte) int {
+	if len(b) == 0 {
+		return 0
+	}
+	return cap(s.arena) - cap(b)
+}
+
+// capture returns group i of the last successful match, nil when there
+// is none.
+func (s *Scratch) capture(i int) []byte {
+	if i >= s.ncaps || s.caps[2*i] < 0 {
+		return nil
+	}
+	return s.arena[s.caps[2*i]:s.caps[2*i+1]]
+}
