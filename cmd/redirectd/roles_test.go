@@ -18,7 +18,10 @@ import (
 // endpoint.
 func TestAdminRoles(t *testing.T) {
 	t.Parallel()
-	n := startEditNode(t)
+	// Each case makes its drafts afresh: more than max_drafts' default.
+	n := startEditNodeConf(t, func(addr, adminAddr string) string {
+		return strings.Replace(editConfig(addr, adminAddr), "edits_dir = \"edits\"\n", "edits_dir = \"edits\"\nmax_drafts = 1000\n", 1)
+	})
 	tokens := []string{"vera", "ed", "pub", "ada", "alice", "paula", ""}
 	// A draft holding an entry of brand-b, which alice and paula may
 	// not touch, made fresh for each request that could use it up.
