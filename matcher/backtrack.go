@@ -244,6 +244,12 @@ type backtrackJob struct {
 // The zero value is ready to use; it grows to the largest need and is then
 // reused. Not safe for concurrent use.
 type Scratch struct {
+	// pcre is package pcre's memory for the PCRE Patterns run on this
+	// Scratch; pcreSpent their steps since ResetSteps, against
+	// pcreBudget; pcreAbandoned that one was cut short.
+	pcre          pcre.Scratch
+	pcreSpent     int
+	pcreAbandoned bool
 	// visited has one bit per (pc, pos) pair, at pc*(end+1)+pos; a set bit
 	// means that state was already explored and failed, which bounds a
 	// match to len(prog.Inst)*(len(input)+1) steps.

@@ -1,27 +1,58 @@
 package matcher
 
+import (
+	"fmt"
+
+	"github.com/redirectd/redirectd/matcher/pcre"
+)
+
 // Pattern is one regular expression (Go's regexp syntax) compiled for the
 // allocation-free backtracker, for packages that run regexes outside a
 // Set (package matcher/rewrite). It is immutable and safe for concurrent
 // use; all working memory is the caller's Scratch.
-type Pattern struct{ p *program }
+//
+// A regex RE2 refuses and package pcre accepts (lookaround, atomic
+// groups, backreferences: nginx's PCRE) runs on package pcre, within
+// pcreBudget steps for all the Patterns one Scratch runs between two
+// ResetSteps, as the flat rules' PCRE regexes are bounded per lookup.
+type Pattern struct {
+	p  *program
+	re *pcre.Regexp
+}
 
 // CompilePattern compiles expr as regexp.Compile would, refusing one whose
 // program is larger than the rule tier allows (maxProgramInsts).
 func CompilePattern(expr string) (*Pattern, error) {
 	p, err := compileProgram(expr)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		return &Pattern{p: p}, nil
 	}
-	return &Pattern{p: p}, nil
+	re, perr := pcre.Compile(expr, false) // (?i) is in expr
+	if perr != nil {
+		return nil, fmt.Errorf("%v (as PCRE: %v)", err, perr)
+	}
+	if n := re.Size(); n > maxProgramInsts {
+		return nil, fmt.Errorf("compiles to %d instructions, more than the %d allowed; split it", n, maxProgramInsts)
+	}
+	return &Pattern{re: re}, nil
 }
 
 // NumCap is the number of capture groups, as regexp's NumSubexp.
-func (r *Pattern) NumCap() int { return r.p.numSubexp() }
+func (r *Pattern) NumCap() int {
+	if r.re != nil {
+		return r.re.NumSubexp()
+	}
+	return r.p.numSubexp()
+}
 
 // Names are the group names, as regexp's SubexpNames ("" for the whole
 // match and unnamed groups).
-func (r *Pattern) Names() []string { return r.p.names }
+func (r *Pattern) Names() []string {
+	if r.re != nil {
+		return r.re.SubexpNames()
+	}
+	return r.p.names
+}
 
 // Match reports whether subject holds a match (leftmost-first, as
 // regexp), filling caps[0:2*(NumCap()+1)] with its offsets (-1 for a
@@ -29,6 +60,9 @@ func (r *Pattern) Names() []string { return r.p.names }
 // nothing once s has grown, except for a subject too long for the
 // visited bitmap, which package regexp answers (see matchBig).
 func (r *Pattern) Match(s *Scratch, subject []byte, caps []int) bool {
+	if r.re != nil {
+		return r.matchPCRE(s, subject, caps)
+	}
 	// The regex tier's filters first: the bytes a match starts and ends
 	// with, its length, and the literals it holds rule most subjects out
 	// faster than backtracking does.
@@ -49,8 +83,30 @@ func (r *Pattern) Match(s *Scratch, subject []byte, caps []int) bool {
 // ResetSteps: the work a request's regexes cost.
 func (s *Scratch) Steps() int { return s.steps }
 
-// ResetSteps starts a new count for Steps.
-func (s *Scratch) ResetSteps() { s.steps = 0 }
+// ResetSteps starts a new count for Steps, and a new PCRE budget.
+func (s *Scratch) ResetSteps() { s.steps, s.pcreSpent, s.pcreAbandoned = 0, 0, false }
+
+// matchPCRE runs r's PCRE regex within what is left of s's budget; past
+// it the regex does not match (PCREAbandoned says so).
+func (r *Pattern) matchPCRE(s *Scratch, subject []byte, caps []int) bool {
+	left := pcreBudget - s.pcreSpent
+	if left <= 0 {
+		s.pcreAbandoned = true
+		return false
+	}
+	start := left
+	ok, out := r.re.Match(&s.pcre, subject, caps, &left)
+	s.pcreSpent += start - left
+	if out {
+		s.pcreAbandoned = true
+		return false
+	}
+	return ok
+}
+
+// PCREAbandoned reports whether a Pattern run on s since its last
+// ResetSteps was cut short by the PCRE budget.
+func (s *Scratch) PCREAbandoned() bool { return s.pcreAbandoned }
 
 // AppendDecodedPath appends to dst the decoded form of the path p, as
 // nginx's $uri (decode.go), and returns the extended slice.

@@ -8,7 +8,8 @@
 // A Program is compiled once from Specs (Compile) and is immutable and
 // safe for concurrent use. Run evaluates one request into a Result using
 // a caller-owned Scratch (one per event loop), and allocates nothing once
-// the Scratch has grown. Regexes run on matcher's backtracker (Go regexp
-// syntax) behind the small regex interface (regex.go), so that another
-// engine can take their place.
+// the Scratch has grown. Regexes run through matcher.Pattern: on
+// matcher's backtracker when RE2 can express them, else on package
+// matcher/pcre (lookaround, atomic groups, backreferences: nginx's PCRE),
+// within one PCRE work budget per request.
 package rewrite

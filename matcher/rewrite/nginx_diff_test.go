@@ -110,6 +110,20 @@ return 403;`},
 		},
 		paths: []string{"/loc/abc/12", "/loc/nested/x", "/loc/x", "/srv/y", "/vars/x", "/vars/x/y", "/vars/", "/other"},
 	},
+	{name: "PCRE",
+		locs: []LocationSpec{
+			{Match: Regex, Path: `^/p/(?!skip/)`, Steps: `
+rewrite ^/p/(?<v>v\d+)(?=/)(.*)$ /q/$v$2 redirect;
+rewrite ^/p/(?>ab|a)c$ /atomic redirect;
+rewrite ^/p/(\w)\1$ /twice/$1 redirect;
+rewrite ^/p/(?i)Mixed(?-i)Case$ /mixed redirect;
+return 200 "p $uri";`},
+			{Match: Prefix, Path: "/docs/", Steps: `rewrite ^/docs/(?!(v\d|latest)/)(?:.+) /docs/v2/ redirect; return 200 "docs $uri";`},
+			{Match: Prefix, Path: "/", Steps: `return 200 "root $uri";`},
+		},
+		paths: []string{"/p/v2/x", "/p/v2", "/p/skip/x", "/p/ac", "/p/abc", "/p/aa", "/p/ab", "/p/mixedCase", "/p/MIXEDCase", "/p/mixedcase",
+			"/docs/guide", "/docs/v1/guide", "/docs/latest/x", "/docs/latest", "/x"},
+	},
 	{name: "proxy_pass",
 		locs: []LocationSpec{
 			{Match: Prefix, Path: "/", Pass: true},

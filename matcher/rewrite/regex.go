@@ -7,8 +7,9 @@ import (
 )
 
 // regex is what the rewrite phase needs of a regex engine: a match into
-// caller-owned captures, with caller-owned working memory. Today's is
-// matcher's backtracker (Go regexp syntax); a PCRE engine fits here.
+// caller-owned captures, with caller-owned working memory. matcher.Pattern
+// runs RE2's regexes on matcher's backtracker and the others on
+// matcher/pcre.
 type regex interface {
 	// match fills caps[0:2*(numCaps()+1)] on a match.
 	match(s *matcher.Scratch, subject []byte, caps []int) bool
@@ -17,7 +18,7 @@ type regex interface {
 	names() []string
 }
 
-// goRegex is a regex on matcher's backtracker.
+// goRegex is a regex on matcher.Pattern.
 type goRegex struct{ p *matcher.Pattern }
 
 func (g goRegex) match(s *matcher.Scratch, subject []byte, caps []int) bool {
