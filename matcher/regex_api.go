@@ -29,7 +29,7 @@ func CompilePattern(expr string) (*Pattern, error) {
 	}
 	re, perr := pcre.Compile(expr, false) // (?i) is in expr
 	if perr != nil {
-		return nil, fmt.Errorf("%v (as PCRE: %v)", err, perr)
+		return nil, err // refused by both: RE2's word, as for any regex
 	}
 	if n := re.Size(); n > maxProgramInsts {
 		return nil, fmt.Errorf("compiles to %d instructions, more than the %d allowed; split it", n, maxProgramInsts)
