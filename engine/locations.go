@@ -16,9 +16,9 @@ type phase struct {
 	// host, port and target2 hold the request's $host, $server_port
 	// and, for an absolute-form target, its origin form.
 	host, port, target2 []byte
-	req        rewrite.Request
-	scratch    rewrite.Scratch
-	res        rewrite.Result
+	req                 rewrite.Request
+	scratch             rewrite.Scratch
+	res                 rewrite.Result
 	// target is what upstreamTarget sends instead of the client's, when
 	// not nil; set by answerPhase for the request being answered.
 	target []byte
