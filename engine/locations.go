@@ -13,10 +13,12 @@ import (
 // as package rewrite reads it, its Scratch and Result, and the target
 // to send upstream when the phase changed it.
 type phase struct {
-	host, port []byte
-	req        rewrite.Request
-	scratch    rewrite.Scratch
-	res        rewrite.Result
+	// host, port and target2 hold the request's $host, $server_port
+	// and, for an absolute-form target, its origin form.
+	host, port, target2 []byte
+	req                 rewrite.Request
+	scratch             rewrite.Scratch
+	res                 rewrite.Result
 	// target is what upstreamTarget sends instead of the client's, when
 	// not nil; set by answerPhase for the request being answered.
 	target []byte
@@ -39,7 +41,17 @@ func (cs *conn) program(hosts *rewrite.Hosts, req *httpparse.Request) *rewrite.P
 		return nil
 	}
 	ph.port = strconv.AppendUint(ph.port[:0], uint64(cs.local.Port()), 10)
-	ph.req = rewrite.Request{Host: ph.host, Target: req.Target, Path: req.Path, Query: req.Query, Method: req.Method,
+	target := req.Target
+	if len(target) > 0 && target[0] != '/' {
+		// An absolute-form target: nginx's $request_uri (and what it
+		// forwards) is its path and query, as upstreamTarget sends.
+		ph.target2 = append(ph.target2[:0], req.Path...)
+		if req.Query != nil {
+			ph.target2 = append(append(ph.target2, '?'), req.Query...)
+		}
+		target = ph.target2
+	}
+	ph.req = rewrite.Request{Host: ph.host, Target: target, Path: req.Path, Query: req.Query, Method: req.Method,
 		Port: ph.port, HTTPS: cs.https(req), Fields: &cs.loop.cond}
 	return p
 }
@@ -121,7 +133,7 @@ func (cs *conn) answerPhase(out []byte, req *httpparse.Request, rules *matcher.S
 		return out, verdict{status: 444, outcome: outClientError, closing: true, rule: res.Where}
 	}
 	l.phase.target = nil
-	if string(res.URI) != string(req.Target) {
+	if string(res.URI) != string(l.phase.req.Target) {
 		l.phase.target = res.URI
 	}
 	if res.Pass {

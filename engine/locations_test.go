@@ -95,6 +95,8 @@ func TestLocationPhase(t *testing.T) {
 		{"GET /x//y?q HTTP/1.1\r\nHost: example.com\r\n\r\n", answer{Status: 200, Body: "ok", DefLine: "GET /x//y?q HTTP/1.1"}},
 		{"GET /docs/a//b?q HTTP/1.1\r\nHost: example.com\r\n\r\n", answer{Status: 200, Body: "ok", DocsLine: "GET /v2/a/b?q HTTP/1.1"}},
 		{"GET /docs/keep/a%20b HTTP/1.1\r\nHost: example.com\r\n\r\n", answer{Status: 200, Body: "ok", DocsLine: "GET /kept/a%20b HTTP/1.1"}},
+		{"GET http://www.example.com/abs?q HTTP/1.1\r\nHost: example.com\r\n\r\n", answer{Status: 308, Location: "https://example.com/abs?q"}},
+		{"GET http://example.com/x//y?q HTTP/1.1\r\nHost: example.com\r\n\r\n", answer{Status: 200, Body: "ok", DefLine: "GET /x//y?q HTTP/1.1"}},
 	}
 	for _, tt := range tests {
 		c := plainTCP.dial(t, srv)

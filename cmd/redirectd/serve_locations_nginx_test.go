@@ -105,7 +105,8 @@ func TestServeLocationsAgainstNginx(t *testing.T) {
 	_, addr, _, stderr := serveBound(t, file)
 	for _, host := range []string{"example.com", "www.example.com"} {
 		for _, p := range []string{"/healthz", "/drop", "/gone", "/x", "/x%20y?q=1", "/docs", "/docs/", "/docs/a/usage",
-			"/docs/a//b?q", "/docs/keep/a%20b", "/docs/old/x?y=1", "/docs/perm/z", "/new/a", "/a/b.PNG", "/docs/x.jpg", "//docs/./a/../b"} {
+			"/docs/a//b?q", "/docs/keep/a%20b", "/docs/old/x?y=1", "/docs/perm/z", "/new/a", "/a/b.PNG", "/docs/x.jpg", "//docs/./a/../b",
+			"http://www.example.com/abs?q", "http://example.com/docs/a//b?q"} {
 			want, got := locationAnswer(t, nginxAddr, host, p), locationAnswer(t, addr, host, p)
 			if want != got {
 				t.Errorf("%s%s:\n nginx     %s\n redirectd %s\n%s", host, p, want, got, stderr)

@@ -44,6 +44,7 @@ func (p *Program) RunLocations(s *Scratch, req *Request, res *Result) {
 			s.autoRedirect(loc, res)
 			return
 		}
+		res.Where = ""
 		if loc != nil {
 			res.Where = loc.name
 			if p.runSteps(s, req, loc.steps, res) == oDone {
