@@ -29,7 +29,7 @@ type phase struct {
 
 // program finds the Program of req's host and readies the loop's phase
 // to run it; nil when the rules carry none for the host.
-func (cs *conn) program(hosts *rewrite.Hosts, req *httpparse.Request) *rewrite.Program {
+func (cs *conn) program(rules *matcher.Set, hosts *rewrite.Hosts, req *httpparse.Request) *rewrite.Program {
 	ph := &cs.loop.phase
 	name, _ := splitHostPort(req.Host)
 	if n := len(name); n > 0 && name[n-1] == '.' {
@@ -52,7 +52,7 @@ func (cs *conn) program(hosts *rewrite.Hosts, req *httpparse.Request) *rewrite.P
 		target = ph.target2
 	}
 	ph.req = rewrite.Request{Host: ph.host, Target: target, Path: req.Path, Query: req.Query, Method: req.Method,
-		Port: ph.port, HTTPS: cs.https(req), Fields: &cs.loop.cond}
+		Port: ph.port, HTTPS: cs.https(req), Fields: &cs.loop.cond, KeepSlashes: rules.URI().KeepSlashes}
 	return p
 }
 
@@ -66,7 +66,7 @@ func (cs *conn) serverPhase(rules *matcher.Set, req *httpparse.Request) bool {
 	if !hosts.ServerSteps() {
 		return false // no host has any: nothing to do before the rules
 	}
-	p := cs.program(hosts, req)
+	p := cs.program(rules, hosts, req)
 	if p == nil || !p.ServerSteps() {
 		return false
 	}
@@ -89,7 +89,7 @@ func (cs *conn) runPhase(rules *matcher.Set, req *httpparse.Request) bool {
 	if hosts == nil {
 		return false
 	}
-	p := cs.program(hosts, req)
+	p := cs.program(rules, hosts, req)
 	if p == nil {
 		return false
 	}

@@ -108,6 +108,15 @@ func (r *Pattern) matchPCRE(s *Scratch, subject []byte, caps []int) bool {
 // ResetSteps was cut short by the PCRE budget.
 func (s *Scratch) PCREAbandoned() bool { return s.pcreAbandoned }
 
+// AppendNginxURI appends to dst nginx's $uri of the path p as
+// ngx_http_parse_complex_uri builds it (nginxuri.go): every escape
+// decoded, "." and ".." resolved, slashes merged unless keepSlashes. ok
+// is false for a path nginx answers 400; dst is then to be cut back.
+func AppendNginxURI(dst, p []byte, keepSlashes bool) (out []byte, ok bool) {
+	out, _, ok = appendNginxURI(dst, p, !keepSlashes)
+	return out, ok
+}
+
 // AppendDecodedPath appends to dst the decoded form of the path p, as
 // nginx's $uri (decode.go), and returns the extended slice.
 func AppendDecodedPath(dst, p []byte) []byte {

@@ -14,6 +14,8 @@ type Request struct {
 	// Port is $server_port, the listener's port.
 	Port  []byte
 	HTTPS bool
+	// KeepSlashes is nginx's merge_slashes off, for $uri.
+	KeepSlashes bool
 	// Fields gives the header fields, for $http_NAME, $http_host and
 	// $cookie_NAME; nil means none.
 	Fields matcher.Request

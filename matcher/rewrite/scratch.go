@@ -61,7 +61,13 @@ func (s *Scratch) begin(p *Program, req *Request) {
 		s.vars[i] = span{0, -1}
 	}
 	off := len(s.arena)
-	s.arena = matcher.AppendDecodedPath(s.arena, req.Path)
+	if u, ok := matcher.AppendNginxURI(s.arena, req.Path, req.KeepSlashes); ok {
+		s.arena = u
+	} else {
+		// A path nginx answers 400 (the engine does so first under
+		// uri = "nginx"): decoded as the flat rules' path = "decoded".
+		s.arena = matcher.AppendDecodedPath(s.arena[:off], req.Path)
+	}
 	s.uri = span{off, len(s.arena) - off}
 	s.args = s.keep(req.Query)
 	s.quoted = false
