@@ -139,8 +139,9 @@ func appendTextWith(dst []byte, status int, fields, extra, body string, head boo
 }
 
 // appendTextVary is appendTextWith with vary, the Vary line of an answer
-// that rule conditions decided (matcher.Match.Vary), before fields.
-func appendTextVary(dst []byte, status int, vary, fields, extra, body string, head bool, date []byte, cf connField) []byte {
+// that rule conditions decided (matcher.Match.Vary), before fields. The
+// body is a string (the server's own texts) or bytes (a return's text).
+func appendTextVary[B ~string | ~[]byte](dst []byte, status int, vary, fields, extra string, body B, head bool, date []byte, cf connField) []byte {
 	line, ok := statusLines[status]
 	if !ok {
 		line = "HTTP/1.1 " + strconv.Itoa(status) + " \r\n"

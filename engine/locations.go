@@ -165,23 +165,7 @@ func (cs *conn) appendPhaseLocation(dst, loc []byte, req *httpparse.Request) []b
 // appendBody is appendTextWith for a body in bytes (a return's text):
 // no Content-Type beyond text/plain, as nginx's default_type.
 func appendBody(dst []byte, status int, fields, extra string, body []byte, head bool, date []byte, cf connField) []byte {
-	line, ok := statusLines[status]
-	if !ok {
-		line = "HTTP/1.1 " + strconv.Itoa(status) + " \r\n"
-	}
-	dst = append(dst, line...)
-	dst = append(dst, "Content-Type: text/plain; charset=utf-8\r\nContent-Length: "...)
-	dst = strconv.AppendInt(dst, int64(len(body)), 10)
-	dst = append(dst, "\r\n"...)
-	dst = append(dst, fields...)
-	dst = append(dst, extra...)
-	dst = append(dst, date...)
-	dst = appendConnection(dst, cf)
-	dst = append(dst, "\r\n"...)
-	if !head {
-		dst = append(dst, body...)
-	}
-	return dst
+	return appendTextVary(dst, status, "", fields, extra, body, head, date, cf)
 }
 
 // named returns the group a location forwards to: "" the default one,
