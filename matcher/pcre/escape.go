@@ -22,17 +22,10 @@ func (p *parser) escape() (*node, error) {
 		return n, nil
 	}
 	as := func(a assertKind) (*node, error) { return &node{kind: nAssert, assert: a}, nil }
+	if t, neg, ok := classEscape(c); ok {
+		return set(t, neg)
+	}
 	switch c {
-	case 'd', 'D':
-		return set(&setDigit, c == 'D')
-	case 'w', 'W':
-		return set(&setWord, c == 'W')
-	case 's', 'S':
-		return set(&setSpace, c == 'S')
-	case 'h', 'H':
-		return set(&setH, c == 'H')
-	case 'v', 'V':
-		return set(&setV, c == 'V')
 	case 'N':
 		if _, _, q := p.peekQuantifier(); p.more() && p.peek() == '{' && !q { // \N{2} is \N twice
 			return nil, p.errf(at, "\\N{name} is not supported")
@@ -360,17 +353,10 @@ func (p *parser) classAtom() (int, *byteSet, error) {
 		}
 		return -1, &s, nil
 	}
+	if t, neg, ok := classEscape(c); ok {
+		return set(t, neg)
+	}
 	switch c {
-	case 'd', 'D':
-		return set(&setDigit, c == 'D')
-	case 'w', 'W':
-		return set(&setWord, c == 'W')
-	case 's', 'S':
-		return set(&setSpace, c == 'S')
-	case 'h', 'H':
-		return set(&setH, c == 'H')
-	case 'v', 'V':
-		return set(&setV, c == 'V')
 	case 'b':
 		p.i++
 		return '\b', nil, nil
@@ -406,4 +392,24 @@ func (p *parser) classAtom() (int, *byteSet, error) {
 		return 0, nil, err
 	}
 	return int(b), nil, nil
+}
+
+// classEscape returns the set a class escape names (\d \w \s \h \v, as
+// ASCII as PCRE2 without UTF reads them) and whether its upper-case form
+// negates it; ok is false for any other byte. Escapes inside and outside
+// brackets share it.
+func classEscape(c byte) (set *byteSet, neg, ok bool) {
+	switch c {
+	case 'd', 'D':
+		return &setDigit, c == 'D', true
+	case 'w', 'W':
+		return &setWord, c == 'W', true
+	case 's', 'S':
+		return &setSpace, c == 'S', true
+	case 'h', 'H':
+		return &setH, c == 'H', true
+	case 'v', 'V':
+		return &setV, c == 'V', true
+	}
+	return nil, false, false
 }
