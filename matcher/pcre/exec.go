@@ -1,6 +1,10 @@
 package pcre
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/redirectd/redirectd/internal/ascii"
+)
 
 // frame kinds on the backtracking stack
 const (
@@ -132,7 +136,7 @@ func (re *Regexp) try(s *Scratch, slots []int, input []byte, start int, budget *
 				if in.y == 0 {
 					ok = string(input[pos:pos+len(str)]) == str
 				} else {
-					ok = equalFold(input[pos:pos+len(str)], str)
+					ok = ascii.EqualFold(input[pos:pos+len(str)], str)
 				}
 			}
 			if ok {
@@ -171,7 +175,7 @@ func (re *Regexp) try(s *Scratch, slots []int, input []byte, start int, budget *
 				if in.y == 0 {
 					ok = bytes.Equal(input[pos:pos+e-b], input[b:e])
 				} else {
-					ok = equalFoldBytes(input[pos:pos+e-b], input[b:e])
+					ok = ascii.EqualFold(input[pos:pos+e-b], input[b:e])
 				}
 			}
 			if ok {
@@ -373,38 +377,3 @@ func assertAt(a assertKind, input []byte, pos, start int) bool {
 	return false
 }
 
-// equalFoldBytes compares a and b, ASCII letters in either case (a
-// backreference under (?i)).
-func equalFoldBytes(a, b []byte) bool {
-	for i := range len(a) {
-		c, d := a[i], b[i]
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if d >= 'A' && d <= 'Z' {
-			d += 'a' - 'A'
-		}
-		if c != d {
-			return false
-		}
-	}
-	return true
-}
-
-// equalFold compares b with s, s's letters lower case, ASCII letters of
-// b in either case.
-func equalFold(b []byte, s string) bool {
-	for i := range len(b) {
-		c, d := b[i], s[i]
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if d >= 'A' && d <= 'Z' {
-			d += 'a' - 'A'
-		}
-		if c != d {
-			return false
-		}
-	}
-	return true
-}
