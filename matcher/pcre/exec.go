@@ -376,4 +376,3 @@ func assertAt(a assertKind, input []byte, pos, start int) bool {
 	}
 	return false
 }
-
