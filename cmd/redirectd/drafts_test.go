@@ -577,7 +577,7 @@ func TestDraftQuotas(t *testing.T) {
 		t.Errorf("a sixth entry: %d %q, want 429", code, body)
 	}
 	n.json("ed", "POST", "/drafts/"+d2.ID+"/entries", map[string]any{"op": "add", "from": "/u1", "to": "/z"}, 201, nil) // a change of a held entry
-	n.newDraft("pub") // another token's quota is its own
+	n.newDraft("pub")                                                                                                   // another token's quota is its own
 	n.call("ed", "DELETE", "/drafts/"+d1.ID, "", nil)
 	n.newDraft("ed") // room again
 }
