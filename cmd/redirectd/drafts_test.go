@@ -576,8 +576,9 @@ func TestDraftQuotas(t *testing.T) {
 	if code, body := n.call("ed", "POST", "/drafts/"+d2.ID+"/entries", "application/json", strings.NewReader(`{"op":"add","from":"/u2","to":"/y"}`)); code != 429 {
 		t.Errorf("a sixth entry: %d %q, want 429", code, body)
 	}
-	n.json("ed", "POST", "/drafts/"+d2.ID+"/entries", map[string]any{"op": "add", "from": "/u1", "to": "/z"}, 201, nil) // a change of a held entry
-	n.newDraft("pub")                                                                                                   // another token's quota is its own
+	// A change of a held entry adds none; another token's quota is its own.
+	n.json("ed", "POST", "/drafts/"+d2.ID+"/entries", map[string]any{"op": "add", "from": "/u1", "to": "/z"}, 201, nil)
+	n.newDraft("pub")
 	n.call("ed", "DELETE", "/drafts/"+d1.ID, "", nil)
 	n.newDraft("ed") // room again
 }
