@@ -19,9 +19,14 @@ test: test-lint test-race test-real-maps test-allocs test-bench-allocs test-benc
 
 # staticcheck at a pinned version, fetched by go run from the module proxy
 # (no install step, the same findings on every machine); zero findings.
+# Then gofmt, go.mod and go.sum as go mod tidy leaves them, and no
+# merge-conflict markers left in any tracked file (README's included).
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 test-lint:
 	$(GO) run $(STATICCHECK) ./...
+	@files="$$(gofmt -l .)"; test -z "$$files" || { echo "gofmt would change these files (run gofmt -w):"; echo "$$files"; exit 1; }
+	$(GO) mod tidy -diff
+	@if git grep -nE '^(<<<<<<<|>>>>>>>)( |$$)' -- . ; then echo "merge-conflict markers above: resolve them"; exit 1; fi
 
 # The imports of the real 42,000-key gwern map (which skip without
 # ../shared/realmaps) run once translating and self-checking on one

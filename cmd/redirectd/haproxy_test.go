@@ -65,7 +65,7 @@ func findHAProxy(t *testing.T) string {
 			return p
 		}
 	}
-	t.Skip("haproxy is not installed (apt-get install haproxy); the fleet example's health check is not run")
+	testutil.Missing(t, "haproxy is not installed (apt-get install haproxy); the fleet example's health check is not run")
 	return ""
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/redirectd/redirectd/engine/promtext"
 	"github.com/redirectd/redirectd/engine/testport"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // whereHelp says where a family's HELP text goes, for the failure messages.
@@ -87,7 +88,7 @@ func TestMetricsPromtool(t *testing.T) {
 	t.Run("promtool", func(t *testing.T) {
 		promtool, err := exec.LookPath("promtool")
 		if err != nil {
-			t.Skip("promtool is not installed (Debian package prometheus; .ci/run installs it): /metrics was not linted by it")
+			testutil.Missing(t, "promtool is not installed (Debian package prometheus; .ci/run installs it): /metrics was not linted by it")
 		}
 		check := exec.Command(promtool, "check", "metrics")
 		check.Stdin = strings.NewReader(text)

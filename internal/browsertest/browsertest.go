@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // candidates are the names Chromium goes by: Debian's package
@@ -31,7 +33,7 @@ func Find(tb testing.TB) string {
 			return p
 		}
 	}
-	tb.Skip("chromium is not installed: apt-get install chromium (the console's browser tests need a real browser)")
+	testutil.Missing(tb, "chromium is not installed: apt-get install chromium (the console's browser tests need a real browser)")
 	return ""
 }
 

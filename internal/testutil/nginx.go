@@ -18,7 +18,7 @@ func FindNginx(tb testing.TB) string {
 	bin, err := exec.LookPath("nginx")
 	if err != nil {
 		if bin, err = exec.LookPath("/usr/sbin/nginx"); err != nil {
-			tb.Skip("nginx is not installed (apt-get install nginx); the comparison with a real nginx is skipped")
+			Missing(tb, "nginx is not installed (apt-get install nginx); the comparison with a real nginx is skipped")
 		}
 	}
 	return bin

@@ -36,7 +36,7 @@ func FindRedis(tb testing.TB) string {
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		if bin, err = exec.LookPath("/usr/bin/redis-server"); err != nil {
-			tb.Skip("redis-server is not installed: install Debian's redis-server (apt-get install redis-server)")
+			Missing(tb, "redis-server is not installed: install Debian's redis-server (apt-get install redis-server)")
 		}
 	}
 	return bin
