@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/benchmarks/rules"
+
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // testHarness builds redirectd, starts the origin nginx and returns a
@@ -20,9 +22,7 @@ func testHarness(t *testing.T) (*harness, string) {
 	if testing.Short() {
 		t.Skip("starts every server: not in -short")
 	}
-	if _, err := exec.LookPath("nginx"); err != nil {
-		t.Skip("nginx is not installed (apt-get install nginx): it is the origin of the upstream scenarios")
-	}
+	testutil.FindNginx(t) // the origin of the upstream scenarios
 	// Not t.TempDir: nginx's workers run as nobody and must reach the files.
 	work, err := os.MkdirTemp("", "compare-test-")
 	if err != nil {
