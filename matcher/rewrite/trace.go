@@ -45,7 +45,7 @@ type tracer struct {
 	// matched says the rewrite being run matched (set by rewrite).
 	matched bool
 	// last is the URI after the last step recorded, to tell a change.
-	last string
+	last  string
 	where *location
 }
 
