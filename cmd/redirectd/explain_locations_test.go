@@ -1,12 +1,22 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/redirectd/redirectd/engine/testport"
 )
 
 // locationsConfig is a config of [[server_rewrite]] and [[location]]
@@ -130,5 +140,81 @@ func TestExplainLocations(t *testing.T) {
 	// A flat rule still answers first, as the server has it.
 	if code, out, _ := runCmd("explain", "-config", file, "http://example.com/flat"); code != 0 || !strings.Contains(out, "location: /flat-new") || strings.Contains(out, "phase:") {
 		t.Errorf("explain /flat: exit %d\n%s", code, out)
+	}
+}
+
+// TestAdminLocations runs the binary on locationsConfig and asks the
+// admin listener: /rules lists the rule, then the server steps and
+// locations with their steps and file:line; /explain says what the
+// location phase decides, as the explain command does.
+func TestAdminLocations(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildBinary(t)
+	addr, adminAddr := testport.Free(t), testport.Free(t)
+	file := filepath.Join(t.TempDir(), "site.toml")
+	cfg := strings.Replace(locationsConfig, "[admin]\nlisten = \"off\"\n",
+		fmt.Sprintf("server.listen = %q\nadmin = { listen = %q, token = \"s3cret\" }\n", addr, adminAddr), 1) // the same lines
+	if err := os.WriteFile(file, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "serve", "-config", file, "-log-format", "json")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	if status, _, err := firstAnswer(addr, "/flat", time.Now().Add(10*time.Second)); err != nil || status != 301 {
+		t.Fatalf("first answer: %d %v\n%s", status, err, stderr.String())
+	}
+	get := func(path string) string {
+		req, _ := http.NewRequest("GET", "http://"+adminAddr+path, nil)
+		req.Header.Set("Authorization", "Bearer s3cret")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("GET %s: %v", path, err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 200 {
+			t.Fatalf("GET %s: %d %s", path, resp.StatusCode, body)
+		}
+		return string(body)
+	}
+	type entry struct {
+		Kind, From, To, Host, Source, Location, Parent, Steps, Upstream string
+		UpstreamURI                                                      string `json:"upstream_uri"`
+	}
+	var got []entry
+	if err := json.Unmarshal([]byte(get("/rules")), &got); err != nil {
+		t.Fatal(err)
+	}
+	at := func(line int) string { return file + ":" + strconv.Itoa(line) }
+	want := []entry{
+		{Kind: "exact", From: "/flat", To: "/flat-new", Source: at(10)},
+		{Kind: "location", From: "/healthz", Source: at(18), Location: "= /healthz", Steps: `return 200 "ok";`},
+		{Kind: "location", From: "/docs/", To: "upstream docs /v2/", Source: at(23), Location: "/docs/", Upstream: "docs", UpstreamURI: "/v2/",
+			Steps: "rewrite ^/docs/old/(.*)$ /docs/new/$1 last;\nrewrite ^(.*)/usage/?$ $1/usage/overview.html redirect;\n"},
+		{Kind: "location", From: "/drop", Source: at(32), Location: "= /drop", Steps: "return 444;"},
+		{Kind: "server_rewrite", Host: "www.example.com", Source: at(16), Steps: "return 308 https://example.com$request_uri;"},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("/rules (-want +got)\n%s", d)
+	}
+	if body := get("/rules?unused=1"); strings.Contains(body, `"location"`) {
+		t.Errorf("/rules?unused=1 lists locations:\n%s", body)
+	}
+	body := get("/explain?url=" + url.QueryEscape("http://example.com/docs/old/b"))
+	for _, w := range []string{
+		"chosen:   " + at(23) + " location /docs/, for /docs/old/b",
+		"step:     " + at(28) + " rewrite ^/docs/old/(.*)$ /docs/new/$1 last; the URI is now /docs/new/b",
+		`forward:  to upstream group "docs", with the target /v2/new/b`,
+	} {
+		if !strings.Contains(body, w) {
+			t.Errorf("/explain lacks %q:\n%s", w, body)
+		}
 	}
 }
