@@ -186,7 +186,7 @@ func TestAdminLocations(t *testing.T) {
 	}
 	type entry struct {
 		Kind, From, To, Host, Source, Location, Parent, Steps, Upstream string
-		UpstreamURI                                                      string `json:"upstream_uri"`
+		UpstreamURI                                                     string `json:"upstream_uri"`
 	}
 	var got []entry
 	if err := json.Unmarshal([]byte(get("/rules")), &got); err != nil {
