@@ -218,3 +218,49 @@ func TestAdminLocations(t *testing.T) {
 		}
 	}
 }
+
+// TestTestCommandLocations: a failed case that the location phase
+// answered (or the server's own steps) shows explain's trace: the
+// locations chosen and the steps that matched, with file:line.
+func TestTestCommandLocations(t *testing.T) {
+	dir := writeCaseFiles(t, "site.toml", locationsConfig, "c.cases",
+		"GET http://example.com/docs/old/a/usage -> 301 https://example.com/docs/a\n"+
+			"GET http://example.com/healthz -> 404\n"+
+			"GET http://www.example.com/flat -> 301 https://example.com/flat-new\n"+
+			"GET http://example.com/flat -> 301 /flat-new\n")
+	code, out, _ := runCmd("test", "-config", filepath.Join(dir, "site.toml"), filepath.Join(dir, "c.cases"))
+	out = strings.ReplaceAll(out, dir+string(filepath.Separator), "")
+	want := `FAIL c.cases:1: GET http://example.com/docs/old/a/usage -> 301 https://example.com/docs/a
+    - want: 301 https://example.com/docs/a
+    + got:  302 /docs/new/a/usage/overview.html
+      rule: no rule matches host "example.com" path "/docs/old/a/usage": the location phase answers
+      chosen:   site.toml:23 location /docs/, for /docs/old/a/usage
+      step:     site.toml:28 rewrite ^/docs/old/(.*)$ /docs/new/$1 last; the URI is now /docs/new/a/usage
+      chosen:   site.toml:23 location /docs/, for /docs/new/a/usage
+      step:     site.toml:29 rewrite ^(.*)/usage/?$ $1/usage/overview.html redirect
+      decided:  in location /docs/ (site.toml:23)
+      status:   302
+      location: /docs/new/a/usage/overview.html
+FAIL c.cases:2: GET http://example.com/healthz -> 404
+    - want: 404
+    + got:  200
+      rule: no rule matches host "example.com" path "/healthz": the location phase answers
+      chosen:   site.toml:18 location = /healthz, for /healthz
+      step:     site.toml:21 return 200 "ok"
+      decided:  in location = /healthz (site.toml:18)
+      status:   200 (answered here)
+      body:     "ok"
+FAIL c.cases:3: GET http://www.example.com/flat -> 301 https://example.com/flat-new
+    - want: 301 https://example.com/flat-new
+    + got:  308 https://example.com/flat
+      rule: the [[server_rewrite]] steps of host "www.example.com", before any rule
+      step:     site.toml:16 return 308 https://example.com$request_uri
+      decided:  by the server's own steps, before the flat rules
+      status:   308
+      location: https://example.com/flat
+FAIL: 3 of 4 cases failed (1 case file)
+`
+	if d := cmp.Diff(want, out); code != 1 || d != "" {
+		t.Errorf("exit %d, output (-want +got)\n%s", code, d)
+	}
+}
