@@ -112,11 +112,11 @@ func (e *testEnv) explain(c *testCase, host string, m *matcher.Match) (string, [
 	if e.forwarding {
 		miss = "forwarded"
 	}
+	if phase != nil { // it runs after the rules miss, a no-redirect entry too
+		return fmt.Sprintf("no rule matches host %q path %q: the location phase answers", host, path), near, trace
+	}
 	if r := m.Passed(); r != nil {
 		return fmt.Sprintf("%s, a no-redirect entry: %s", explain.RuleText(r), miss), near, nil
-	}
-	if phase != nil {
-		return fmt.Sprintf("no rule matches host %q path %q: the location phase answers", host, path), near, trace
 	}
 	return fmt.Sprintf("no rule matches host %q path %q: %s", host, path, miss), near, nil
 }
