@@ -57,6 +57,10 @@ rewrite ^(.*)/usage/?$ $1/usage/overview.html redirect;
 match = "exact"
 path = "/drop"
 steps = 'return 444;'
+
+[[location]]
+path = "/secure/"
+steps = 'if ($scheme = http) { return 301 https://$host$request_uri; }'
 `
 
 // writeLocationsConfig writes locationsConfig to a temporary folder.
@@ -119,6 +123,22 @@ func TestExplainLocations(t *testing.T) {
 			`decided:  by the server's own steps, before the flat rules`,
 			`status:   308`,
 			`location: https://example.com/flat?q`,
+		}},
+		{"https://example.com/secure/a", []string{
+			`phase:    no rule matches host "example.com" path "/secure/a"; the location phase answers`,
+			`chosen:   site.toml:37 location /secure/, for /secure/a`,
+			`step:     site.toml:39 if ($scheme = http) does not hold: $scheme is "https"`,
+			`decided:  in location /secure/ (site.toml:37)`,
+			`forward:  to the upstream group the [[route]]s pick, else [upstream] (404 without one), with the target /secure/a`,
+		}},
+		{"http://example.com/secure/a", []string{
+			`phase:    no rule matches host "example.com" path "/secure/a"; the location phase answers`,
+			`chosen:   site.toml:37 location /secure/, for /secure/a`,
+			`step:     site.toml:39 if ($scheme = http)`,
+			`step:     site.toml:39 return 301 https://$host$request_uri`,
+			`decided:  in location /secure/ (site.toml:37)`,
+			`status:   301`,
+			`location: https://example.com/secure/a`,
 		}},
 		{"http://example.com/elsewhere", []string{
 			`phase:    no rule matches host "example.com" path "/elsewhere"; the location phase answers`,
@@ -199,6 +219,7 @@ func TestAdminLocations(t *testing.T) {
 		{Kind: "location", From: "/docs/", To: "upstream docs /v2/", Source: at(23), Location: "/docs/", Upstream: "docs", UpstreamURI: "/v2/",
 			Steps: "rewrite ^/docs/old/(.*)$ /docs/new/$1 last;\nrewrite ^(.*)/usage/?$ $1/usage/overview.html redirect;\n"},
 		{Kind: "location", From: "/drop", Source: at(32), Location: "= /drop", Steps: "return 444;"},
+		{Kind: "location", From: "/secure/", Source: at(37), Location: "/secure/", Steps: "if ($scheme = http) { return 301 https://$host$request_uri; }"},
 		{Kind: "server_rewrite", Host: "www.example.com", Source: at(16), Steps: "return 308 https://example.com$request_uri;"},
 	}
 	if d := cmp.Diff(want, got); d != "" {

@@ -93,6 +93,8 @@ func (p *Program) runSteps(s *Scratch, req *Request, steps []step, res *Result) 
 					s.trace.step(s, st, res)
 				}
 				o = p.runSteps(s, req, st.body, res)
+			} else if s.trace != nil {
+				s.trace.notHeld(s, req, st)
 			}
 		}
 		if s.trace != nil && st.kind != stIf {

@@ -37,6 +37,10 @@ type TraceStep struct {
 	URI string
 	// Changed says the step changed the URI.
 	Changed bool
+	// NotHeld is set for an if whose condition did not hold (its steps
+	// did not run); Value is then its variable's value.
+	NotHeld bool
+	Value   string
 }
 
 // tracer is what a traced run records into; Scratch.trace points to it.
@@ -80,6 +84,13 @@ func (tr *tracer) step(s *Scratch, st *step, res *Result) {
 	ts.Changed = ts.URI != tr.last
 	tr.last = ts.URI
 	tr.t.Steps = append(tr.t.Steps, ts)
+}
+
+// notHeld records an if whose condition did not hold, with its
+// variable's value, to say why.
+func (tr *tracer) notHeld(s *Scratch, req *Request, st *step) {
+	v := string(s.appendVar(nil, req, &st.cond.left))
+	tr.t.Steps = append(tr.t.Steps, TraceStep{Line: st.line, Text: st.text, URI: s.uriNow(), NotHeld: true, Value: v})
 }
 
 // Explain runs req as Run does, recording what it does. It allocates

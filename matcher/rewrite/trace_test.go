@@ -33,17 +33,20 @@ func TestExplain(t *testing.T) {
 			{Line: 3, Text: "return 308 https://example.com$request_uri", URI: "/a"},
 		}, true, 0},
 		{"example.com", "/docs/old/x?a=1", []TraceStep{
+			{Line: 3, Text: "if ($host = www.example.com)", URI: "/docs/old/x?a=1", NotHeld: true, Value: "example.com"},
 			{Line: 4, Text: "set $lang en", URI: "/docs/old/x?a=1"},
 			{Line: 10, Location: "/docs/", URI: "/docs/old/x?a=1"},
 			{Line: 12, Text: "rewrite ^/docs/old/(.*)$ /docs/new/$1 last", URI: "/docs/new/x?a=1", Changed: true},
 			{Line: 10, Location: "/docs/", URI: "/docs/new/x?a=1"},
 		}, false, 10},
 		{"example.com", "/docs/static/a", []TraceStep{
+			{Line: 3, Text: "if ($host = www.example.com)", URI: "/docs/static/a", NotHeld: true, Value: "example.com"},
 			{Line: 4, Text: "set $lang en", URI: "/docs/static/a"},
 			{Line: 15, Location: "^~ /docs/static/", URI: "/docs/static/a"},
 			{Line: 16, Text: `return 200 "static"`, URI: "/docs/static/a"},
 		}, false, 15},
 		{"example.com", "/nowhere", []TraceStep{
+			{Line: 3, Text: "if ($host = www.example.com)", URI: "/nowhere", NotHeld: true, Value: "example.com"},
 			{Line: 4, Text: "set $lang en", URI: "/nowhere"},
 			{URI: "/nowhere"},
 		}, false, 0},

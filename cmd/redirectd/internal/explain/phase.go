@@ -83,6 +83,8 @@ func TraceLines(t *rewrite.Trace, file string) []string {
 			out = append(out, fmt.Sprintf("chosen:   no location matches %s", s.URI))
 		case s.Text == "":
 			out = append(out, fmt.Sprintf("chosen:   %s location %s, for %s", at(s.Line), s.Location, s.URI))
+		case s.NotHeld:
+			out = append(out, fmt.Sprintf("step:     %s %s does not hold: %s is %q", at(s.Line), s.Text, ifVariable(s.Text), s.Value))
 		case s.Changed:
 			out = append(out, fmt.Sprintf("step:     %s %s; the URI is now %s", at(s.Line), s.Text, s.URI))
 		default:
@@ -90,6 +92,16 @@ func TraceLines(t *rewrite.Trace, file string) []string {
 		}
 	}
 	return append(out, answerLines(t, at)...)
+}
+
+// ifVariable is the variable an if's text tests: "$host" of "if ($host
+// = x)".
+func ifVariable(text string) string {
+	f := strings.Fields(strings.TrimPrefix(strings.TrimPrefix(text, "if"), " ("))
+	if len(f) == 0 {
+		return "its variable"
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(f[0], "("), ")")
 }
 
 // answerLines writes what the phase answered.
