@@ -109,6 +109,7 @@ func readLocations(file string, raw *rawConfig, def *Upstream, groups map[string
 		errs.add(r.placed(err))
 		return nil, r.tables
 	}
+	hosts.SetFile(file) // for explain's and /rules' file:line
 	return hosts, r.tables
 }
 

@@ -35,6 +35,27 @@ type RuleInfo struct {
 	// LastAnswered is when the rule last answered a request (RFC 3339,
 	// to the second), absent when it has not since it was loaded.
 	LastAnswered string `json:"last_answered,omitempty"`
+	// Location, Parent, Steps, Upstream and UpstreamURI are set on the
+	// entries of the location phase that /rules lists after the rules
+	// (Kind "location" or "server_rewrite", From the location's path,
+	// regex or name): the location as nginx writes it ("= /x", "~*
+	// \.png$"), the one it is nested in, its steps as written, and the
+	// upstream group and URI part it forwards with.
+	Location    string `json:"location,omitempty"`
+	Parent      string `json:"parent,omitempty"`
+	Steps       string `json:"steps,omitempty"`
+	Upstream    string `json:"upstream,omitempty"`
+	UpstreamURI string `json:"upstream_uri,omitempty"`
+}
+
+// LocationLister is a Backend whose rules have a location phase
+// ([[server_rewrite]] and [[location]] tables): /rules lists its
+// entries after the rules, and the console shows them. A Backend
+// without one lists none.
+type LocationLister interface {
+	// Locations returns the server steps and locations of each host,
+	// in file order. The slice is only read, never kept.
+	Locations() []RuleInfo
 }
 
 // Backend is what the admin endpoints report on and act upon. The server

@@ -8,7 +8,8 @@ import (
 	"strconv"
 )
 
-// rules answers with every rule as a JSON array, or with ?unused=1 only the
+// rules answers with every rule as a JSON array, then the entries of the
+// location phase (LocationLister), or with ?unused=1 only the
 // rules with no hit since start: the ones a clean-up can look at. unused
 // takes strconv.ParseBool's spellings (1, true, 0, false, ...); any other
 // value is a 400 rather than a silent full list.
@@ -25,6 +26,12 @@ func (s *Server) rules(w http.ResponseWriter, r *http.Request) {
 	list := inScope(whoIs(r), s.b.Rules())
 	if unused {
 		list = unusedRules(list)
+	} else if ll, ok := s.b.(LocationLister); ok {
+		// The location phase's entries have no hit counts: listed in
+		// full, never as unused.
+		if locs := inScope(whoIs(r), ll.Locations()); len(locs) > 0 {
+			list = append(list[:len(list):len(list)], locs...)
+		}
 	}
 	if list == nil {
 		list = []RuleInfo{} // "[]", never "null"

@@ -6,6 +6,9 @@ func (s *Scratch) rewrite(req *Request, st *step, res *Result) outcome {
 	if !s.matchRegex(st.re, s.bytes(s.uri)) {
 		return oNext
 	}
+	if s.trace != nil {
+		s.trace.matched = true
+	}
 	if st.redirect {
 		s.buf = s.appendScript(s.buf[:0], req, &st.uri, true)
 		if st.hasArgs {

@@ -7,6 +7,8 @@ type Hosts struct {
 	other  *Program
 	// serverSteps: some Program has steps of the server's own.
 	serverSteps bool
+	// file is the config file the specs are in, for List and Explain.
+	file string
 }
 
 // ServerSteps reports whether some host's Program has steps of the

@@ -11,6 +11,7 @@ type location struct {
 	re   *rx
 	// name is how nginx writes it ("= /x", "~* \.php$", "@err").
 	name     string
+	line     int
 	steps    []step
 	sub      level
 	pass     bool

@@ -76,7 +76,7 @@ func (p *parser) compileDirective(args []token, end string) (step, error) {
 		}
 		return step{}, fmt.Errorf("takes no block")
 	}
-	st := step{line: args[0].line}
+	st := step{line: args[0].line, text: directiveText(args)}
 	var err error
 	switch name {
 	case "rewrite":

@@ -13,12 +13,14 @@ type Program struct {
 	named   map[string]*location
 	nvars   int
 	maxCaps int
+	// spec is the Spec compiled, for List (trace.go).
+	spec Spec
 }
 
 // Compile compiles spec, reporting the first problem as an *Error.
 func Compile(spec Spec) (*Program, error) {
 	c := newCompiler()
-	p := &Program{named: map[string]*location{}}
+	p := &Program{named: map[string]*location{}, spec: spec}
 	for _, t := range spec.Steps {
 		steps, err := c.compileSteps(t.Src, t.Line)
 		if err != nil {
@@ -73,7 +75,7 @@ func (c *compiler) compileLevel(p *Program, lv *level, specs []LocationSpec, par
 
 // compileLocation compiles one location and those nested in it.
 func (c *compiler) compileLocation(p *Program, sp *LocationSpec, parent *location) (*location, error) {
-	l := &location{kind: sp.Match, path: sp.Path, pass: sp.Pass, upstream: sp.Upstream, uri: sp.URI, hasURI: sp.HasURI}
+	l := &location{kind: sp.Match, path: sp.Path, pass: sp.Pass, upstream: sp.Upstream, uri: sp.URI, hasURI: sp.HasURI, line: sp.Line}
 	l.name = strings.TrimSpace(sp.Match.String() + " " + sp.Path)
 	if sp.Match == Named {
 		l.name = "@" + sp.Path

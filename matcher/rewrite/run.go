@@ -40,7 +40,11 @@ func (p *Program) RunLocations(s *Scratch, req *Request, res *Result) {
 	for changes := maxURIChanges; ; {
 		s.changed, s.validLoc = false, true
 		var loc *location
-		if p.root.find(s, s.bytes(s.uri), &loc) == rcDone {
+		found := p.root.find(s, s.bytes(s.uri), &loc)
+		if s.trace != nil {
+			s.trace.chose(s, loc)
+		}
+		if found == rcDone {
 			s.autoRedirect(loc, res)
 			return
 		}
@@ -85,8 +89,16 @@ func (p *Program) runSteps(s *Scratch, req *Request, steps []step, res *Result) 
 			o = oBreak
 		case stIf:
 			if s.holds(req, &st.cond) {
+				if s.trace != nil {
+					s.trace.step(s, st, res)
+				}
 				o = p.runSteps(s, req, st.body, res)
+			} else if s.trace != nil {
+				s.trace.notHeld(s, req, st)
 			}
+		}
+		if s.trace != nil && st.kind != stIf {
+			s.trace.step(s, st, res)
 		}
 		if o != oNext {
 			return o

@@ -29,6 +29,9 @@ type Scratch struct {
 	// validLoc is valid_location, which rewrite ... break clears.
 	// changed is uri_changed: the location is chosen again.
 	rewritten, validLoc, changed bool
+	// trace records the run for Program.Explain (trace.go); nil on
+	// the hot path.
+	trace *tracer
 }
 
 // bytes returns the value sp holds.

@@ -26,6 +26,8 @@ const (
 type step struct {
 	kind stepKind
 	line int
+	// text is the directive as written, for Program.Explain.
+	text string
 	// re is a rewrite's regex.
 	re *rx
 	// uri and args are a rewrite's replacement split at its first

@@ -36,3 +36,23 @@ func TestDiffPageBrowser(t *testing.T) {
 	browsertest.Shot(t, ctx, dir, "error")
 	browsertest.CheckA11y(t, ctx, "error")
 }
+
+// TestRulesLocationsBrowser shows the rules page with its Locations
+// table in headless Chromium, with a screenshot and the accessibility
+// check.
+func TestRulesLocationsBrowser(t *testing.T) {
+	t.Parallel()
+	browsertest.Find(t)
+	base, _ := serve(t, admin.Options{}, newFake())
+	ctx := browsertest.Start(t)
+	dir := browsertest.Artifacts(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/ui/rules"), chromedp.WaitVisible(chromedp.CSS("#locations"))); err != nil {
+		t.Fatal(err)
+	}
+	got, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#locations tbody")))
+	if err != nil || !strings.Contains(got, "^~ /shop/") || !strings.Contains(got, "rewrite ^/shop/(.*)$ /store/$1 permanent;") {
+		t.Errorf("locations table: %q %v", got, err)
+	}
+	browsertest.Shot(t, ctx, dir, "rules-locations")
+	browsertest.CheckA11y(t, ctx, "rules-locations")
+}

@@ -20,6 +20,14 @@ type fakeBackend struct {
 	misses   []admin.MissInfo
 	metrics  string
 	rolled   string
+	// locations are what Locations lists (admin.LocationLister).
+	locations []admin.RuleInfo
+}
+
+func (f *fakeBackend) Locations() []admin.RuleInfo {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.locations
 }
 
 func (f *fakeBackend) WriteMetrics(w io.Writer) {
@@ -98,6 +106,10 @@ func newFake() *fakeBackend {
 		misses: []admin.MissInfo{
 			{Host: "a.example", Path: "/gone-a", Count: 9},
 			{Host: "b.example", Path: "/gone-b", Count: 7},
+		},
+		locations: []admin.RuleInfo{
+			{Kind: "location", Host: "a.example", From: "/shop/", Location: "^~ /shop/", Steps: "rewrite ^/shop/(.*)$ /store/$1 permanent;", Source: "r.toml:20"},
+			{Kind: "location", Host: "b.example", From: "/b-loc/", Location: "/b-loc/", To: "upstream default", Source: "r.toml:30"},
 		},
 		metrics: "redirectd_requests_total{outcome=\"redirect\",status=\"301\"} 10\nredirectd_requests_total{outcome=\"miss\",status=\"404\"} 4\n",
 	}

@@ -4,7 +4,10 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/redirectd/redirectd/engine/admin"
 )
 
 // pageSize is the rules shown per page.
@@ -20,6 +23,10 @@ type rulesData struct {
 	Prev, Next string
 	Built      time.Time
 	Took       string
+	// Locations are the location phase's server steps and locations
+	// (admin.LocationLister) that the search and host keep, in file
+	// order.
+	Locations []admin.RuleInfo
 }
 
 // rulesPage searches the rules: ?q= (host, path or target contains,
@@ -40,6 +47,7 @@ func (c *Console) rulesPage(w http.ResponseWriter, r *http.Request, u *user) {
 	d.Took = time.Since(start).Round(time.Microsecond).String()
 	d.Total, d.Capped, d.Built = total, capped, x.built
 	d.Rows = rows
+	d.Locations = c.locations(u, d.Host, d.Q)
 	link := func(p int) string {
 		v := url.Values{}
 		if d.Q != "" {
@@ -58,4 +66,27 @@ func (c *Console) rulesPage(w http.ResponseWriter, r *http.Request, u *user) {
 		d.Next = link(d.Page + 1)
 	}
 	c.render(w, http.StatusOK, "rules", "Rules", u, d)
+}
+
+// locations returns the location phase's entries u may see, of host
+// when not "", whose host, location, steps or upstream contain q (any
+// case) when not "". They are few next to the rules (one per table of
+// the config), so they are searched as they come.
+func (c *Console) locations(u *user, host, q string) []admin.RuleInfo {
+	ll, ok := c.b.(admin.LocationLister)
+	if !ok {
+		return nil
+	}
+	q = strings.ToLower(q)
+	var out []admin.RuleInfo
+	for _, l := range ll.Locations() {
+		if !u.who.Allows(l.Host) || host != "" && !strings.EqualFold(l.Host, host) {
+			continue
+		}
+		if q != "" && !strings.Contains(strings.ToLower(l.Host+"\n"+l.Location+"\n"+l.Steps+"\n"+l.To), q) {
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/explain"
 	"github.com/redirectd/redirectd/internal/plural"
 	"github.com/redirectd/redirectd/matcher"
+	"github.com/redirectd/redirectd/matcher/rewrite"
 )
 
 // caseResult is a case with what it got.
@@ -26,6 +27,10 @@ type caseResult struct {
 	Near []string
 	// Note explains a failure that the diff alone does not.
 	Note string
+	// Trace is explain's account of the location phase, when it
+	// answered: the locations chosen, the steps that matched, the
+	// answer. Only for failed cases.
+	Trace []string
 }
 
 // judge compares each case with its answer, and names the rule behind
@@ -39,7 +44,7 @@ func judge(cases []testCase, got []caseAnswer, env *testEnv, host string) []case
 		r.Pass = got[i].Err == "" && (c.Want.Forward && got[i].Forward ||
 			!c.Want.Forward && !got[i].Forward && c.Want.Status == got[i].Status && c.Want.Location == got[i].Location)
 		if !r.Pass {
-			r.Rule, r.Near = env.explain(c, host, &m)
+			r.Rule, r.Near, r.Trace = env.explain(c, host, &m)
 			switch {
 			case c.Want.Forward && !env.forwarding && got[i].Status == 404:
 				r.Note = "the config has no [upstream], so a request no rule answers gets 404, never forwarded; add [upstream] to test forwarding"
@@ -56,13 +61,14 @@ func judge(cases []testCase, got []caseAnswer, env *testEnv, host string) []case
 // from: the same Lookup the server's answer ran, for a request with c's
 // scheme and header fields. It also returns the rules whose path c
 // matches but whose conditions it does not meet, with why (a case over
-// http for an https-only rule).
-func (e *testEnv) explain(c *testCase, host string, m *matcher.Match) (string, []string) {
+// http for an https-only rule), and, when the location phase answered,
+// its trace (explain's TraceLines).
+func (e *testEnv) explain(c *testCase, host string, m *matcher.Match) (string, []string, []string) {
 	if c.Host != "" {
 		host = c.Host
 	}
 	if e.httpsRedirect && !c.HTTPS {
-		return "[server] https_redirect (a request not marked https gets a 301 to https)", nil
+		return "[server] https_redirect (a request not marked https gets a 301 to https)", nil, nil
 	}
 	path, query, hasQuery := strings.Cut(c.Target, "?")
 	var q []byte
@@ -73,6 +79,20 @@ func (e *testEnv) explain(c *testCase, host string, m *matcher.Match) (string, [
 	// marked with only under https_redirect (engine's conn.https): say
 	// what it saw.
 	req := caseRequest{c, c.HTTPS && e.httpsRedirect}
+	// The server's own steps run before the rules; the locations after
+	// the rules miss (engine's serverPhase and runPhase).
+	phase := explain.Phase(e.set, explain.PhaseRequest{Host: host, Path: path, Query: q, Method: c.Method, HTTPS: req.https, Fields: req})
+	var trace []string
+	if phase != nil {
+		file := ""
+		if hosts, _ := e.set.Locations().(*rewrite.Hosts); hosts != nil {
+			file = hosts.File()
+		}
+		trace = explain.TraceLines(phase, file)
+		if phase.Server {
+			return fmt.Sprintf("the [[server_rewrite]] steps of host %q, before any rule", host), nil, trace
+		}
+	}
 	now := time.Now()
 	m.Req, m.Now = req, now.UnixNano()
 	var near []string
@@ -83,19 +103,22 @@ func (e *testEnv) explain(c *testCase, host string, m *matcher.Match) (string, [
 		}
 	}
 	if hit {
-		return explain.RuleText(m.Rule()), near
+		return explain.RuleText(m.Rule()), near, nil
 	}
 	if m.BadURI() {
-		return fmt.Sprintf("bad path %q, which nginx's $uri refuses (uri = \"nginx\"): 400", path), nil
+		return fmt.Sprintf("bad path %q, which nginx's $uri refuses (uri = \"nginx\"): 400", path), nil, nil
 	}
 	miss := "404"
 	if e.forwarding {
 		miss = "forwarded"
 	}
-	if r := m.Passed(); r != nil {
-		return fmt.Sprintf("%s, a no-redirect entry: %s", explain.RuleText(r), miss), near
+	if phase != nil { // it runs after the rules miss, a no-redirect entry too
+		return fmt.Sprintf("no rule matches host %q path %q: the location phase answers", host, path), near, trace
 	}
-	return fmt.Sprintf("no rule matches host %q path %q: %s", host, path, miss), near
+	if r := m.Passed(); r != nil {
+		return fmt.Sprintf("%s, a no-redirect entry: %s", explain.RuleText(r), miss), near, nil
+	}
+	return fmt.Sprintf("no rule matches host %q path %q: %s", host, path, miss), near, nil
 }
 
 // caseRequest is a case as the conditions of rules read it: its header
@@ -144,6 +167,9 @@ func (r *caseResult) diff() string {
 	fmt.Fprintf(&b, "    - want: %s\n    + got:  %s\n      rule: %s\n", r.Want, r.Got, r.Rule)
 	for _, n := range r.Near {
 		fmt.Fprintf(&b, "      near: %s\n", n)
+	}
+	for _, l := range r.Trace {
+		fmt.Fprintf(&b, "      %s\n", l)
 	}
 	if r.Note != "" {
 		fmt.Fprintf(&b, "      note: %s\n", r.Note)

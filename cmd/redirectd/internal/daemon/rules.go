@@ -1,10 +1,12 @@
 package daemon
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/redirectd/redirectd/engine/admin"
 	"github.com/redirectd/redirectd/matcher"
+	"github.com/redirectd/redirectd/matcher/rewrite"
 )
 
 // ruleInfo is one rule as the admin /rules lists it.
@@ -37,4 +39,37 @@ func ruleInfoHeaders(hs []matcher.Header) map[string]string {
 		m[h.Name] = h.Value
 	}
 	return m
+}
+
+// Locations lists the location phase of the rules served
+// (admin.LocationLister): each host's [[server_rewrite]] steps and
+// [[location]] tables, in file order.
+func (s *service) Locations() []admin.RuleInfo {
+	return locationInfos(s.srv.Rules())
+}
+
+// locationInfos is set's location phase as /rules lists it.
+func locationInfos(set *matcher.Set) []admin.RuleInfo {
+	hosts, _ := set.Locations().(*rewrite.Hosts)
+	var out []admin.RuleInfo
+	for _, l := range hosts.List() {
+		ri := admin.RuleInfo{Kind: "location", From: l.Path, Host: l.Host, Source: hosts.File() + ":" + strconv.Itoa(l.Line),
+			Location: l.Location, Parent: l.Parent, Steps: l.Steps}
+		if l.Location == "" {
+			ri.Kind = "server_rewrite"
+		}
+		if l.Pass {
+			ri.Upstream = l.Upstream
+			if ri.Upstream == "" {
+				ri.Upstream = "default" // as the config names [upstream]
+			}
+			ri.To = "upstream " + ri.Upstream
+			if l.HasURI {
+				ri.UpstreamURI = l.URI
+				ri.To += " " + l.URI
+			}
+		}
+		out = append(out, ri)
+	}
+	return out
 }

@@ -71,18 +71,28 @@ func RequestAt(w io.Writer, set *matcher.Set, raw string, now time.Time, req mat
 	case *Request:
 		r.https = https
 	}
+	pr := PhaseRequest{Host: host, Path: path, Query: query, HTTPS: https, Fields: req}
+	if explainPhase(w, set, pr, true) { // phase.go
+		return nil
+	}
 	m := matcher.Match{Now: now.UnixNano(), Req: req}
 	defer explainShadow(w, &m, query) // shadow.go
 	if !set.Lookup([]byte(host), []byte(path), query, &m) {
+		if m.BadURI() {
+			fmt.Fprintf(w, "bad path %q: the rules compare nginx's $uri (uri = \"nginx\"), and nginx answers 400 to this path (an invalid escape, %%00 or a \"..\" above the root): the answer is 400\n", path)
+			return nil
+		}
+		// The location phase runs after the rules miss, a no-redirect
+		// entry's request too (engine's conn.answer).
+		if explainPhase(w, set, pr, false) {
+			explainNear(w, set, nil, host, path, query, req, now)
+			return nil
+		}
 		if r := m.Passed(); r != nil {
 			// An nginx map value of "": it decides the request, so no
 			// later rule is tried.
 			fmt.Fprintf(w, "no redirect: %s is a no-redirect entry (its value is \"\"): the answer is 404, or the upstream's when one is set\n",
 				RuleText(r))
-			return nil
-		}
-		if m.BadURI() {
-			fmt.Fprintf(w, "bad path %q: the rules compare nginx's $uri (uri = \"nginx\"), and nginx answers 400 to this path (an invalid escape, %%00 or a \"..\" above the root): the answer is 400\n", path)
 			return nil
 		}
 		fmt.Fprintf(w, "no rule matches host %q path %q: the answer is 404, or the upstream's when one is set\n", host, path)

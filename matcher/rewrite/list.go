@@ -1,0 +1,88 @@
+package rewrite
+
+import "sort"
+
+// Listed is one server's steps or one location as List gives them, for
+// /rules and the console.
+type Listed struct {
+	// Host is the host whose server it is, "" for every host that no
+	// other names (the steps and locations written without a host, which
+	// the named hosts' servers hold too).
+	Host string
+	// Location is the location as nginx writes it ("= /x", "~* \.php$",
+	// "@err"), "" for a server's steps. Parent is the one it is nested
+	// in, "" at the server's level.
+	Location, Parent string
+	Kind             Kind
+	Path             string
+	// Line is the line the steps or location are written on.
+	Line  int
+	Steps string
+	// Pass, Upstream and URI are the location's forwarding (proxy_pass).
+	Pass     bool
+	Upstream string
+	URI      string
+	HasURI   bool
+}
+
+// List lists the server steps and locations of each host, in file
+// order, host by host ("" first, then by name). A named host's server
+// holds the ones written without a host too; those are listed once,
+// under "".
+func (h *Hosts) List() []Listed {
+	if h == nil {
+		return nil
+	}
+	var out []Listed
+	shared := map[int]bool{}
+	if h.other != nil {
+		out = h.other.list("", nil, out)
+		for _, l := range out {
+			shared[l.Line] = true
+		}
+	}
+	names := make([]string, 0, len(h.byHost))
+	for name := range h.byHost {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		out = h.byHost[name].list(name, shared, out)
+	}
+	return out
+}
+
+// list appends p's steps and locations for host, leaving out those on
+// a line in skip.
+func (p *Program) list(host string, skip map[int]bool, out []Listed) []Listed {
+	for _, t := range p.spec.Steps {
+		if !skip[t.Line] {
+			out = append(out, Listed{Host: host, Line: t.Line, Steps: t.Src})
+		}
+	}
+	return listLocations(host, "", p.spec.Locations, skip, out)
+}
+
+func listLocations(host, parent string, specs []LocationSpec, skip map[int]bool, out []Listed) []Listed {
+	for i := range specs {
+		sp := &specs[i]
+		name := locationName(sp)
+		if !skip[sp.Line] {
+			out = append(out, Listed{Host: host, Location: name, Parent: parent, Kind: sp.Match, Path: sp.Path,
+				Line: sp.Line, Steps: sp.Steps, Pass: sp.Pass, Upstream: sp.Upstream, URI: sp.URI, HasURI: sp.HasURI})
+		}
+		out = listLocations(host, name, sp.Locations, skip, out)
+	}
+	return out
+}
+
+// locationName is a location as nginx writes it.
+func locationName(sp *LocationSpec) string {
+	if sp.Match == Named {
+		return "@" + sp.Path
+	}
+	if sp.Match == Prefix {
+		return sp.Path
+	}
+	return sp.Match.String() + " " + sp.Path
+}
