@@ -253,7 +253,10 @@ func (c *Conn) endBlock() error {
 			return http2.StreamError{StreamID: st.id, Code: http2.ErrCodeProtocol}
 		}
 	}
-	if !st.handed && (st.remoteEnded || st.HeadersTooLarge) {
+	if hb.kind == blockRequest && !st.remoteEnded && !st.HeadersTooLarge {
+		c.headDecide(st) // discard.go
+	}
+	if !st.handed && (st.remoteEnded || st.HeadersTooLarge || st.HeadOnly) {
 		c.handOver(st)
 	}
 	return nil

@@ -20,6 +20,28 @@ type Handler interface {
 	Serve(st *Stream)
 }
 
+// HeadDecider is a Handler that can tell from a request's head whether
+// its answer depends on its body. A stream whose HEADERS do not end it
+// is asked at once: one whose body is not needed (a redirect) is handed
+// over without waiting for the body (HeadOnly), its answer sent, and the
+// rest of the body read and dropped, nothing kept; one whose body is
+// needed has it buffered, no byte of it coming for timeout (0: the
+// Options' BodyTimeout) resetting the stream. NeedsBody must decide as
+// Serve will, and must have no effect of its own (no count, no log).
+type HeadDecider interface {
+	NeedsBody(st *Stream) (need bool, timeout time.Duration)
+}
+
+// BodyBudget is a Handler that bounds the bodies buffered for one client
+// across all its connections: TakeBody reports whether n bytes more may
+// be buffered (and counts them), PutBody gives back what TakeBody took.
+// A stream whose body would pass it is handed over with BodyTooLarge,
+// its body streamed (BodyReader) rather than buffered.
+type BodyBudget interface {
+	TakeBody(n int) bool
+	PutBody(n int)
+}
+
 // Field is one request field; Name is lower case.
 type Field struct{ Name, Value []byte }
 
@@ -44,6 +66,10 @@ type Stream struct {
 	// over MaxBodyBytes; the stream is handed over without waiting for
 	// its end, and the rest is dropped.
 	HeadersTooLarge, BodyTooLarge bool
+	// HeadOnly: the handler's HeadDecider said the answer does not
+	// depend on the body; the stream is handed over before it, and what
+	// comes of it is dropped.
+	HeadOnly bool
 
 	// arena holds the bytes of the fields; offs their offsets until the
 	// block ends.
@@ -64,6 +90,12 @@ type Stream struct {
 	// counted is what of Body counts in the connection's bodyBytes.
 	streaming bool
 	counted   int
+	// budgeted is what of counted the BodyBudget took.
+	budgeted int
+	// bodyAt is when the body last made progress (its head, or a DATA
+	// frame with bytes); bodyTimeout how long it may go without.
+	bodyAt      time.Time
+	bodyTimeout time.Duration
 	// inBlock: a header block of the stream's is being decoded (its
 	// trailers, or a refused HEADERS on it), which keeps it from reuse.
 	inBlock bool
@@ -218,8 +250,7 @@ func (st *Stream) BodyReader(idle time.Duration, max int64) io.Reader {
 	c := st.c
 	c.mu.Lock()
 	st.streaming = true
-	c.bodyBytes -= st.counted // bounded by the window from now on
-	st.counted = 0
+	c.uncount(st) // bounded by the window from now on
 	c.mu.Unlock()
 	return &bodyReader{st: st, idle: idle, max: max}
 }
