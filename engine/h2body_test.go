@@ -1,7 +1,9 @@
 package engine_test
 
 import (
+	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -167,5 +169,43 @@ func TestH2ClientBodyBudget(t *testing.T) {
 	case p := <-hits:
 		t.Fatalf("the upstream was asked for %s, whose body is buffered and not ended", p)
 	default:
+	}
+}
+
+// TestH2HeadDecisionCountsOnce: the decision from the head is the one
+// decision run without its effects: a redirect decided from its head and
+// a forward whose body is waited for are each counted once (metrics,
+// misses), as on HTTP/1.1.
+func TestH2HeadDecisionCountsOnce(t *testing.T) {
+	t.Parallel()
+	addr := startUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	pool := testPool(t, upstream.Config{Servers: []string{addr}}, nil)
+	srv := startH2(t, engine.Options{Upstream: &engine.UpstreamOptions{Pool: pool}, MissesCapacity: 32})
+	r := dialH2(t, srv)
+	r.headers(1, false, r.block("POST", "/old"))
+	if st := r.status(1); st != "301" {
+		t.Fatalf("/old: %s, want 301", st)
+	}
+	r.headers(3, false, r.block("POST", "/forwarded"))
+	r.fr.WriteData(3, true, []byte("body"))
+	if st := r.status(3); st != "200" {
+		t.Fatalf("/forwarded: %s, want 200", st)
+	}
+	m := metricsOf(srv)
+	for _, want := range []string{
+		`redirectd_http2_streams_total 2`,
+		`redirectd_requests_total{outcome="redirect",status="301"} 1`,
+		`redirectd_requests_total{outcome="forwarded",status="2xx"} 1`,
+	} {
+		if !strings.Contains(m, want+"\n") {
+			t.Errorf("metrics lack %q:\n%s", want, m)
+		}
+	}
+	got, err := srv.Misses(context.Background(), "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Path != "/forwarded" || got[0].Count != 1 {
+		t.Errorf("misses %+v, want /forwarded once", got)
 	}
 }
