@@ -209,3 +209,20 @@ func TestH2HeadDecisionCountsOnce(t *testing.T) {
 		t.Errorf("misses %+v, want /forwarded once", got)
 	}
 }
+
+// TestH2HeaderDeadline: a header block left unfinished (HEADERS without
+// END_HEADERS, no CONTINUATION) is bounded by header_timeout, as an
+// HTTP/1.1 head is, not by the idle timeout.
+func TestH2HeaderDeadline(t *testing.T) {
+	t.Parallel()
+	srv := startH2(t, engine.Options{IdleTimeout: time.Minute, HeaderTimeout: 300 * time.Millisecond})
+	r := dialH2(t, srv) // the test fails at its 10s deadline
+	r.headers(1, true, r.block("GET", "/old"))
+	if st := r.status(1); st != "301" {
+		t.Fatalf("%s, want 301", st)
+	}
+	if err := r.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 3, BlockFragment: r.block("GET", "/old"), EndStream: true}); err != nil {
+		t.Fatal(err)
+	}
+	r.goAway(http2.ErrCodeNo)
+}

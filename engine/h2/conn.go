@@ -27,8 +27,10 @@ type Conn struct {
 	// found the client's end (PeerClosed).
 	started, peerClosed bool
 
-	// hb is the header block being received (the reader's).
-	hb block
+	// hb is the header block being received (the reader's), begun at
+	// hbStart.
+	hb      block
+	hbStart time.Time
 	// resets and control are the rate bounds' buckets (the reader's).
 	resets, control bucket
 	// maxID is the highest stream the client opened (written by the
@@ -203,11 +205,16 @@ func (c *Conn) Serve() (quiet bool, err error) {
 }
 
 // waitFrame waits for the next frame while a stream is open: up to
-// IdleTimeout, and in steps no longer than the next body deadline's
-// check, so that a client that sends nothing at all cannot hold a body
-// past its deadline either.
+// IdleTimeout, or PrefaceTimeout (the engine's header_timeout) from the
+// start of a header block still in progress (only its CONTINUATION may
+// come meanwhile, RFC 9113 6.10), and in steps no longer than the next
+// body deadline's check, so that a client that sends nothing at all
+// cannot hold a body past its deadline either.
 func (c *Conn) waitFrame() error {
 	idle := time.Now().Add(c.o.IdleTimeout)
+	if c.hb.kind != blockNone {
+		idle = minTime(idle, c.hbStart.Add(c.o.PrefaceTimeout))
+	}
 	for {
 		c.mu.Lock()
 		next := c.nextBodyCheck

@@ -28,6 +28,7 @@ func (c *Conn) headers(id uint32, endStream, endHeaders, prio bool, dep uint32, 
 		return http2.ConnectionError(http2.ErrCodeProtocol) // client streams are odd (RFC 9113 5.1.1)
 	}
 	c.hb = block{kind: blockDiscard, endStream: endStream}
+	c.hbStart = c.now
 	c.mu.Lock()
 	st := c.streams[id]
 	var refuse, calm bool
