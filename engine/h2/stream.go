@@ -11,7 +11,8 @@ import (
 // Handler answers the requests of a connection.
 type Handler interface {
 	// Serve is handed each request once its fields, and its body up to
-	// Options.MaxBodyBytes, have come. It runs on the connection's
+	// Options.MaxBodyBytes, have come (at once, without the body, where a
+	// HeadDecider says it is not needed). It runs on the connection's
 	// goroutine, which reads nothing more until it returns, so it must
 	// not wait: it answers at once (Stream.Answer) or hands the stream to
 	// a goroutine that does, with Answer or AnswerHead and WriteData.
