@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"golang.org/x/net/http2"
+	"golang.org/x/net/http2/hpack"
 
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/h2"
@@ -225,4 +227,29 @@ func TestH2HeaderDeadline(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.goAway(http2.ErrCodeNo)
+}
+
+// TestH2DroppedBodyEnds: a stream answered from its head closes when its
+// body ends, by DATA or by trailers, freeing its place among the
+// concurrent streams.
+func TestH2DroppedBodyEnds(t *testing.T) {
+	t.Parallel()
+	srv := startH2With(t, h2.Options{MaxConcurrentStreams: 1}, engine.Options{})
+	r := dialH2(t, srv)
+	r.headers(1, false, r.block("POST", "/old"))
+	if st := r.status(1); st != "301" {
+		t.Fatalf("stream 1: %s, want 301", st)
+	}
+	r.fr.WriteData(1, true, []byte("x"))
+	r.headers(3, false, r.block("POST", "/old"))
+	if st := r.status(3); st != "301" {
+		t.Fatalf("stream 3 after stream 1's body ended: %s, want 301", st)
+	}
+	r.blk.Reset()
+	r.enc.WriteField(hpack.HeaderField{Name: "x-trailer", Value: "1"})
+	r.headers(3, true, bytes.Clone(r.blk.Bytes())) // trailers end it
+	r.headers(5, true, r.block("GET", "/old"))
+	if st := r.status(5); st != "301" {
+		t.Fatalf("stream 5 after stream 3's trailers: %s, want 301", st)
+	}
 }

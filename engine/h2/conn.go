@@ -66,7 +66,8 @@ type Conn struct {
 	nextStallCheck time.Time
 	// bodyWaiting counts the streams whose body has a deadline
 	// (discard.go; a hint, recounted by expireBodies); nextBodyCheck is
-	// when the reader looks at them next (mu).
+	// when the reader looks at them next (the reader's: only it starts
+	// or checks a body's deadline).
 	bodyWaiting   int
 	nextBodyCheck time.Time
 	// sentResets are the last streams the server reset while the client
@@ -216,13 +217,8 @@ func (c *Conn) waitFrame() error {
 		idle = minTime(idle, c.hbStart.Add(c.o.PrefaceTimeout))
 	}
 	for {
-		c.mu.Lock()
 		next := c.nextBodyCheck
-		if c.bodyWaiting == 0 {
-			next = time.Time{}
-		}
-		c.mu.Unlock()
-		if next.IsZero() || !next.Before(idle) {
+		if c.bodyWaiting == 0 || !next.Before(idle) {
 			break
 		}
 		c.nc.SetReadDeadline(next)
@@ -249,10 +245,11 @@ func (c *Conn) waitFrame() error {
 
 // checkBodies runs expireBodies when its time has come.
 func (c *Conn) checkBodies() {
-	c.mu.Lock()
-	if c.bodyWaiting > 0 && !c.now.Before(c.nextBodyCheck) {
-		c.expireBodies(c.now)
+	if c.bodyWaiting == 0 || c.now.Before(c.nextBodyCheck) {
+		return
 	}
+	c.mu.Lock()
+	c.expireBodies(c.now)
 	c.mu.Unlock()
 }
 
@@ -643,6 +640,7 @@ func (c *Conn) shut() {
 	c.closed = true
 	for _, st := range c.streams {
 		st.reset = true
+		c.uncount(st) // now: a stream kept by its handler or a block gives its budget back late
 		c.remove(st)
 	}
 	c.room.Broadcast()

@@ -253,6 +253,10 @@ func (c *Conn) endBlock() error {
 		if st.ContentLength >= 0 && st.received != st.ContentLength {
 			return http2.StreamError{StreamID: st.id, Code: http2.ErrCodeProtocol}
 		}
+		if st.localEnded {
+			c.remove(st) // trailers ending a body dropped after its answer
+			return nil
+		}
 	}
 	if hb.kind == blockRequest && !st.remoteEnded && !st.HeadersTooLarge {
 		c.headDecide(st) // discard.go
