@@ -152,26 +152,47 @@ func TestH2ClientBodyBudget(t *testing.T) {
 	addr := startUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits <- r.URL.Path }))
 	pool := testPool(t, upstream.Config{Servers: []string{addr}, MaxConnsPerServer: 8}, nil)
 	srv := startH2With(t, h2.Options{MaxClientBodyBytes: 2500}, engine.Options{Upstream: &engine.UpstreamOptions{Pool: pool}})
-	for i, path := range []string{"/a", "/b", "/c"} {
-		r := dialH2(t, srv)
-		r.headers(1, false, r.block("POST", path))
-		r.fr.WriteData(1, false, make([]byte, 1000))
-		r.fr.WritePing(false, [8]byte{byte(i)})
-		r.pingAck(func(http2.Frame) {})
-	}
-	select {
-	case p := <-hits:
-		if p != "/c" {
-			t.Fatalf("the upstream was asked for %s first, want /c (past the budget: streamed)", p)
+	open := func(paths ...string) []*rawH2 {
+		var rs []*rawH2
+		for i, path := range paths {
+			r := dialH2(t, srv)
+			r.headers(1, false, r.block("POST", path))
+			r.fr.WriteData(1, false, make([]byte, 1000))
+			r.fr.WritePing(false, [8]byte{byte(i)})
+			r.pingAck(func(http2.Frame) {})
+			rs = append(rs, r)
 		}
-	case <-time.After(8 * time.Second):
-		t.Fatal("the third connection's body is buffered: 3000 bytes held for one client with a budget of 2500")
+		return rs
 	}
-	select {
-	case p := <-hits:
-		t.Fatalf("the upstream was asked for %s, whose body is buffered and not ended", p)
-	default:
+	firstHit := func(want string) {
+		t.Helper()
+		select {
+		case p := <-hits:
+			if p != want {
+				t.Fatalf("the upstream was asked for %s first, want %s (past the budget: streamed)", p, want)
+			}
+		case <-time.After(8 * time.Second):
+			t.Fatalf("%s's body is buffered: 3000 bytes held for one client with a budget of 2500", want)
+		}
+		select {
+		case p := <-hits:
+			t.Fatalf("the upstream was asked for %s, whose body is buffered and not ended", p)
+		default:
+		}
 	}
+	rs := open("/a", "/b", "/c")
+	firstHit("/c")
+	// The buffered bodies end and are forwarded: their bytes go back to
+	// the budget, which holds as before.
+	for i, r := range rs[:2] {
+		r.fr.WriteData(1, true, nil)
+		if st := r.status(1); st != "200" {
+			t.Fatalf("%s: %s, want 200", []string{"/a", "/b"}[i], st)
+		}
+		<-hits
+	}
+	open("/d", "/e", "/f")
+	firstHit("/f")
 }
 
 // TestH2HeadDecisionCountsOnce: the decision from the head is the one
