@@ -13,8 +13,9 @@ import (
 // path, and the body dropped as it comes. The decision is conn.answer's
 // own, made with the loop's dry set, so that nothing is counted or
 // logged twice; Serve then decides the stream for real. A forward's body
-// is buffered under its group's body_timeout.
-func (x *h2conn) NeedsBody(st *h2.Stream) (need bool, timeout time.Duration) {
+// is buffered under its group's body_timeout and body_min_rate, as
+// the HTTP/1.1 path's (forward_body.go's rateDeadline).
+func (x *h2conn) NeedsBody(st *h2.Stream) (need bool, timeout time.Duration, minRate int64) {
 	tl := x.c.tl
 	tl.lock()
 	defer tl.unlock()
@@ -23,12 +24,12 @@ func (x *h2conn) NeedsBody(st *h2.Stream) (need bool, timeout time.Duration) {
 	l := cs.loop
 	s := l.srv
 	if st.HeadersTooLarge {
-		return false, 0
+		return false, 0, 0
 	}
 	x.head = appendH2Head(x.head[:0], st, false)
 	req := &l.req
 	if n, err := httpparse.Parse(x.head, req, &s.limits); err != nil || n != len(x.head) {
-		return false, 0 // a 400 of the head's
+		return false, 0, 0 // a 400 of the head's
 	}
 	l.dry = true
 	out, v := cs.answer(x.out[:0], req, s.rules.Load(), s.date.get(), false)
@@ -37,13 +38,13 @@ func (x *h2conn) NeedsBody(st *h2.Stream) (need bool, timeout time.Duration) {
 	g := l.group
 	l.group = nil // Serve picks it again
 	if !v.upstream {
-		return false, 0
+		return false, 0, 0
 	}
-	timeout = DefaultBodyTimeout
-	if g != nil && g.BodyTimeout > 0 {
-		timeout = g.BodyTimeout
+	timeout, minRate = DefaultBodyTimeout, DefaultBodyMinRate
+	if g != nil {
+		timeout, minRate = g.BodyTimeout, g.BodyMinRate // both defaulted by SetUpstreams
 	}
-	return true, timeout
+	return true, timeout, minRate
 }
 
 // TakeBody and PutBody (h2.BodyBudget) count the bodies engine/h2

@@ -274,3 +274,35 @@ func TestH2DroppedBodyEnds(t *testing.T) {
 		t.Fatalf("stream 5 after stream 3's trailers: %s, want 301", st)
 	}
 }
+
+// TestH2BodyMinRate: a buffered body that trickles in, a byte now and
+// then, must still be whole within body_timeout plus a second per
+// body_min_rate bytes, as on HTTP/1.1; past it the stream is reset.
+func TestH2BodyMinRate(t *testing.T) {
+	t.Parallel()
+	addr := startUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	pool := testPool(t, upstream.Config{Servers: []string{addr}}, nil)
+	srv := startH2(t, engine.Options{IdleTimeout: time.Minute,
+		Upstream: &engine.UpstreamOptions{Pool: pool, BodyTimeout: 300 * time.Millisecond, BodyMinRate: 1000}})
+	r := dialH2(t, srv) // the test fails at its 10s deadline
+	r.headers(1, false, r.block("POST", "/upload", "content-length", "100000"))
+	stop := make(chan struct{})
+	t.Cleanup(func() { close(stop) })
+	go func() {
+		// 10 bytes every 50 ms: 200 bytes a second, a byte far more
+		// often than body_timeout.
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				if r.fr.WriteData(1, false, make([]byte, 10)) != nil {
+					return
+				}
+			}
+		}
+	}()
+	r.reset(1, http2.ErrCodeCancel)
+}

@@ -18,7 +18,7 @@ func (c *Conn) headDecide(st *Stream) {
 	st.bodyTimeout = c.o.BodyTimeout
 	if hd, ok := c.h.(HeadDecider); ok {
 		c.mu.Unlock()
-		need, timeout := hd.NeedsBody(st)
+		need, timeout, minRate := hd.NeedsBody(st)
 		c.mu.Lock()
 		switch {
 		case !need:
@@ -26,7 +26,9 @@ func (c *Conn) headDecide(st *Stream) {
 		case timeout > 0:
 			st.bodyTimeout = timeout
 		}
+		st.minRate = minRate
 	}
+	st.bodyStart = c.now
 	c.watchBody(st)
 }
 
@@ -66,7 +68,7 @@ func (c *Conn) expireBodies(now time.Time) {
 		if !st.waitsBody() {
 			continue
 		}
-		if now.Sub(st.bodyAt) >= st.bodyTimeout {
+		if st.late(now) {
 			switch {
 			case !st.handed:
 				c.resetStream(st, http2.ErrCodeCancel)
@@ -83,6 +85,20 @@ func (c *Conn) expireBodies(now time.Time) {
 			c.nextBodyCheck = t
 		}
 	}
+}
+
+// late reports whether st's body has passed its deadline at now: no
+// byte for bodyTimeout, or, while it is buffered, not whole within
+// bodyTimeout plus a second per minRate bytes received.
+func (st *Stream) late(now time.Time) bool {
+	if now.Sub(st.bodyAt) >= st.bodyTimeout {
+		return true
+	}
+	if st.minRate <= 0 || st.handed {
+		return false
+	}
+	credit := time.Duration(st.received * int64(time.Second) / st.minRate)
+	return now.Sub(st.bodyStart) >= st.bodyTimeout+credit
 }
 
 // dropData takes a DATA frame's bytes on a stream answered from its head

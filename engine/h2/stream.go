@@ -27,10 +27,13 @@ type Handler interface {
 // over without waiting for the body (HeadOnly), its answer sent, and the
 // rest of the body read and dropped, nothing kept; one whose body is
 // needed has it buffered, no byte of it coming for timeout (0: the
-// Options' BodyTimeout) resetting the stream. NeedsBody must decide as
-// Serve will, and must have no effect of its own (no count, no log).
+// Options' BodyTimeout) resetting the stream, as does its not being
+// whole within timeout plus a second per minRate bytes received (0: no
+// such bound), as the HTTP/1.1 path's body_min_rate. NeedsBody must
+// decide as Serve will, and must have no effect of its own (no count,
+// no log).
 type HeadDecider interface {
-	NeedsBody(st *Stream) (need bool, timeout time.Duration)
+	NeedsBody(st *Stream) (need bool, timeout time.Duration, minRate int64)
 }
 
 // BodyBudget is a Handler that bounds the bodies buffered for one client
@@ -95,8 +98,11 @@ type Stream struct {
 	budgeted int
 	// bodyAt is when the body last made progress (its head, or a DATA
 	// frame with bytes); bodyTimeout how long it may go without.
-	bodyAt      time.Time
-	bodyTimeout time.Duration
+	// bodyStart is when its head came; minRate the mean rate it must
+	// keep (0: none).
+	bodyAt, bodyStart time.Time
+	bodyTimeout       time.Duration
+	minRate           int64
 	// inBlock: a header block of the stream's is being decoded (its
 	// trailers, or a refused HEADERS on it), which keeps it from reuse.
 	inBlock bool
