@@ -30,7 +30,9 @@ type verdict struct {
 // rule, the host's locations, the upstream, 404; with rules on nginx's
 // $uri, a path nginx refuses gets 400 before the https redirect and any
 // rule. A local answer is appended to out;
-// closing says whether it ends the connection.
+// closing says whether it ends the connection. With the loop's dry set
+// it only decides (h2conn.NeedsBody asks whether a request forwards
+// before its body has come): the same decision, without its effects.
 func (cs *conn) answer(out []byte, req *httpparse.Request, rules *matcher.Set, date []byte, closing bool) ([]byte, verdict) {
 	l := cs.loop
 	s := l.srv
@@ -57,7 +59,9 @@ func (cs *conn) answer(out []byte, req *httpparse.Request, rules *matcher.Set, d
 		if fb := m.Fallback(); fb != nil && cs.pickGroup(req) {
 			return cs.startFallback(out, req, rules, fb, date) // fallback.go
 		}
-		m.Hit()
+		if !l.dry {
+			m.Hit()
+		}
 		if st := m.Status(); !matcher.HasLocation(st) {
 			return cs.appendNoLocation(out, req, rules, st, date, closing)
 		}
@@ -111,6 +115,9 @@ func (cs *conn) lookup(rules *matcher.Set, req *httpparse.Request) bool {
 	m := &l.match
 	m.Now = l.srv.clock.now()
 	ok := rules.Lookup(req.Host, req.Path, req.Query, m)
+	if l.dry {
+		return ok
+	}
 	if m.OnePass() {
 		l.srv.m.onePass.Inc()
 	}

@@ -62,6 +62,9 @@ func (cs *conn) startFallback(out []byte, req *httpparse.Request, rules *matcher
 		// answer to replace once the connection is upgraded.
 		return out, verdict{upstream: true}
 	}
+	if l.dry {
+		return out, verdict{upstream: true} // the answer is readied when it is decided
+	}
 	m := &l.match
 	a := &fallbackAnswer{fb: fb, status: m.Status(), rule: m.Source()}
 	if matcher.HasLocation(a.status) {

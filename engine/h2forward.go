@@ -53,7 +53,9 @@ func (x *h2conn) forward(st *h2.Stream, req *httpparse.Request) {
 		s.upstreamHeaders(fasthttpHeaders{&r.Header}, req, cs.ip, true, cs.proxy.xff, f.g, hf.srv.Addr)
 	}
 	switch {
-	case st.BodyTooLarge:
+	case st.BodyTooLarge || st.HeadOnly:
+		// HeadOnly: decided from its head as a local answer, the rules
+		// changed before it was answered.
 		// Larger than engine/h2 buffers: the rest is read as it comes,
 		// the client held back by the stream's window meanwhile.
 		length := -1

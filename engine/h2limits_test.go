@@ -147,13 +147,15 @@ func TestH2MaxConcurrentStreams(t *testing.T) {
 	r := dialH2(t, srv)
 	post := r.block("POST", "/old")
 	for id := uint32(1); id <= 7; id += 2 {
-		r.headers(id, false, post) // bodies to come: the streams stay open
+		// Bodies to come: each is answered from its head, and stays
+		// open (half closed) until its body ends.
+		r.headers(id, false, post)
+	}
+	if st := r.status(1); st != "301" {
+		t.Fatalf("stream 1: %s, want 301 from its head", st)
 	}
 	r.reset(7, http2.ErrCodeRefusedStream)
 	r.fr.WriteData(1, true, []byte("x"))
-	if st := r.status(1); st != "301" {
-		t.Fatalf("stream 1: %s, want 301", st)
-	}
 	r.headers(9, true, r.block("GET", "/old"))
 	if st := r.status(9); st != "301" {
 		t.Fatalf("stream 9 once one closed: %s, want 301", st)
@@ -427,9 +429,9 @@ func TestH2FrameSize(t *testing.T) {
 }
 
 // TestH2BodyTooLarge: a forwarded request whose content-length is over
-// max_request_body_bytes gets 413 without the upstream being asked, and
-// the rest of its body is refused with RST_STREAM NO_ERROR; one without
-// content-length that streams past it gets 413 too.
+// max_request_body_bytes gets 413 from its head, before any of its body,
+// without the upstream being asked; one without content-length that
+// streams past it gets 413 too.
 func TestH2BodyTooLarge(t *testing.T) {
 	t.Parallel()
 	hits := make(chan string, 10)
@@ -441,12 +443,10 @@ func TestH2BodyTooLarge(t *testing.T) {
 	srv := startH2With(t, h2.Options{MaxBodyBytes: 1000}, engine.Options{Upstream: &engine.UpstreamOptions{Pool: pool, MaxRequestBodyBytes: 1200}})
 	r := dialH2(t, srv)
 	r.headers(1, false, r.block("POST", "/upload", "content-length", "5000"))
-	r.fr.WriteData(1, false, make([]byte, 800))
-	r.fr.WriteData(1, false, make([]byte, 800))
 	if st := r.status(1); st != "413" {
 		t.Fatalf("with content-length: %s, want 413", st)
 	}
-	r.reset(1, http2.ErrCodeNo)
+	r.fr.WriteData(1, true, make([]byte, 5000)) // dropped
 	select {
 	case p := <-hits:
 		t.Fatalf("the upstream was asked for %s", p)

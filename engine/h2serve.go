@@ -50,6 +50,9 @@ func (c *tlsConn) serveH2() {
 	if o.SendTimeout <= 0 {
 		o.SendTimeout = s.sendTimeout() // as the HTTP/1.1 path's
 	}
+	if o.BodyTimeout <= 0 {
+		o.BodyTimeout = s.opts.HeaderTimeout // a body dropped after an answer from its head
+	}
 	x := &h2conn{c: c, cs: cs}
 	s.m.h2conns.Inc()
 	c.runH2(h2.NewConn(c.tc, x, o, c.closeReq.Load), x, false)
@@ -85,7 +88,7 @@ func (c *tlsConn) runH2(hc *h2.Conn, x *h2conn, woken bool) {
 
 // Serve answers st (h2.Handler), or starts its forward.
 func (x *h2conn) Serve(st *h2.Stream) {
-	x.head = appendH2Head(x.head[:0], st)
+	x.head = appendH2Head(x.head[:0], st, !st.BodyTooLarge && !st.HeadOnly)
 	if x.decide(st) {
 		if x.reset {
 			x.reset = false
@@ -164,8 +167,9 @@ func (x *h2conn) decide(st *h2.Stream) (local bool) {
 // the Host, the field values) httpparse checks as it checks a head read
 // from the plain port. Cookie fields, which HTTP/2 sends one per cookie,
 // are joined with "; " (RFC 9113 8.2.3). The body's length is the one
-// received.
-func appendH2Head(dst []byte, st *h2.Stream) []byte {
+// received when whole says st.Body is all of it, else the one the
+// content-length field declares, if any.
+func appendH2Head(dst []byte, st *h2.Stream, whole bool) []byte {
 	target := st.Path
 	if string(st.Method) == "CONNECT" {
 		target = st.Authority // refused by the parser, as CONNECT is on HTTP/1.1
@@ -212,9 +216,9 @@ func appendH2Head(dst []byte, st *h2.Stream) []byte {
 		dst = append(dst, "\r\n"...)
 	}
 	switch {
-	case st.BodyTooLarge && st.ContentLength >= 0:
-		dst = appendContentLength(dst, st.ContentLength) // streamed (h2forward.go)
-	case len(st.Body) > 0 || st.ContentLength >= 0:
+	case !whole && st.ContentLength >= 0:
+		dst = appendContentLength(dst, st.ContentLength) // to come, streamed (h2forward.go) or dropped
+	case whole && (len(st.Body) > 0 || st.ContentLength >= 0):
 		dst = appendContentLength(dst, int64(len(st.Body)))
 	}
 	return append(dst, "\r\n"...)

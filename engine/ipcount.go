@@ -36,23 +36,29 @@ func (c *ipCounts) shard(ip netip.Addr) *ipShard {
 }
 
 // take counts one for ip unless ip has max counted already.
-func (c *ipCounts) take(ip netip.Addr) bool {
+func (c *ipCounts) take(ip netip.Addr) bool { return c.takeN(ip, 1) }
+
+// takeN counts k for ip unless that would pass max.
+func (c *ipCounts) takeN(ip netip.Addr, k int) bool {
 	sh := c.shard(ip)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	n := sh.n[ip]
-	if int(n) >= c.max {
+	if int(n)+k > c.max {
 		return false
 	}
-	sh.n[ip] = n + 1
+	sh.n[ip] = n + int32(k)
 	return true
 }
 
 // put gives back one that take counted.
-func (c *ipCounts) put(ip netip.Addr) {
+func (c *ipCounts) put(ip netip.Addr) { c.putN(ip, 1) }
+
+// putN gives back k that takeN counted.
+func (c *ipCounts) putN(ip netip.Addr, k int) {
 	sh := c.shard(ip)
 	sh.mu.Lock()
-	if n := sh.n[ip] - 1; n > 0 {
+	if n := sh.n[ip] - int32(k); n > 0 {
 		sh.n[ip] = n
 	} else {
 		delete(sh.n, ip)

@@ -50,6 +50,9 @@ type loop struct {
 	sweeping atomic.Bool
 	// misses counts the requests that matched no rule (nil: not counted).
 	misses *misses.Sketch
+	// dry: answer is deciding only whether a request forwards, from its
+	// head (h2conn.NeedsBody): nothing is counted, logged or kept.
+	dry bool
 }
 
 func newLoop(s *Server, el gnet.EventLoop) *loop {

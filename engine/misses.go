@@ -70,7 +70,7 @@ func (s *Server) newMissSketch() *misses.Sketch {
 
 // miss counts a request that matched no rule (answered 404 or forwarded).
 func (l *loop) miss(req *httpparse.Request) {
-	if l.misses != nil {
+	if l.misses != nil && !l.dry {
 		l.misses.Add(req.Host, req.Path, l.srv.clock.now())
 	}
 }

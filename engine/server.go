@@ -171,6 +171,9 @@ type Server struct {
 	limits httpparse.Limits
 	conns  connLimiter
 	proxy  proxyPolicy
+	// h2bodies counts the HTTP/2 request bodies buffered per client
+	// (h2body.go).
+	h2bodies ipCounts
 	// routes is where misses go: the upstream groups and the routes to
 	// them, swapped whole by SetUpstreams (under upMu), read by the
 	// loops without a lock.
@@ -209,6 +212,7 @@ func New(opts Options, rules *matcher.Set) *Server {
 	s.limits = httpparse.DefaultLimits
 	s.limits.MaxTarget = opts.MaxPathBytes
 	s.conns.init(opts.MaxConns, opts.MaxConnsPerIP, opts.IPv6Prefix)
+	s.initH2Bodies()
 	s.m = newServerMetrics(s)
 	s.proxy.init(opts.Proxies, s.m.set)
 	s.initMisses()

@@ -27,8 +27,10 @@ type Conn struct {
 	// found the client's end (PeerClosed).
 	started, peerClosed bool
 
-	// hb is the header block being received (the reader's).
-	hb block
+	// hb is the header block being received (the reader's), begun at
+	// hbStart.
+	hb      block
+	hbStart time.Time
 	// resets and control are the rate bounds' buckets (the reader's).
 	resets, control bucket
 	// maxID is the highest stream the client opened (written by the
@@ -62,6 +64,16 @@ type Conn struct {
 	// reader looks at them next (the reader's).
 	stalled        int
 	nextStallCheck time.Time
+	// bodyWaiting counts the streams whose body has a deadline
+	// (discard.go; a hint, recounted by expireBodies); nextBodyCheck is
+	// when the reader looks at them next (the reader's: only it starts
+	// or checks a body's deadline).
+	bodyWaiting   int
+	nextBodyCheck time.Time
+	// sentResets are the last streams the server reset while the client
+	// was sending on them (a ring; sentNext the next slot).
+	sentResets [32]uint32
+	sentNext   uint32
 }
 
 // block is a header block in progress: its stream, what its fields are
@@ -150,9 +162,8 @@ func (c *Conn) Serve() (quiet bool, err error) {
 					return true, nil
 				}
 			}
-			c.nc.SetReadDeadline(time.Now().Add(c.o.IdleTimeout))
-			if c.closing != nil && c.closing() {
-				return false, c.end(c.goAway(http2.ErrCodeNo, nil))
+			if err := c.waitFrame(); err != nil {
+				return false, c.end(err)
 			}
 		}
 		c.now = time.Now()
@@ -190,7 +201,56 @@ func (c *Conn) Serve() (quiet bool, err error) {
 			c.expireStalled(c.now)
 			c.mu.Unlock()
 		}
+		c.checkBodies()
 	}
+}
+
+// waitFrame waits for the next frame while a stream is open: up to
+// IdleTimeout, or PrefaceTimeout (the engine's header_timeout) from the
+// start of a header block still in progress (only its CONTINUATION may
+// come meanwhile, RFC 9113 6.10), and in steps no longer than the next
+// body deadline's check, so that a client that sends nothing at all
+// cannot hold a body past its deadline either.
+func (c *Conn) waitFrame() error {
+	idle := time.Now().Add(c.o.IdleTimeout)
+	if c.hb.kind != blockNone {
+		idle = minTime(idle, c.hbStart.Add(c.o.PrefaceTimeout))
+	}
+	for {
+		next := c.nextBodyCheck
+		if c.bodyWaiting == 0 || !next.Before(idle) {
+			break
+		}
+		c.nc.SetReadDeadline(next)
+		if c.closing != nil && c.closing() {
+			return c.goAway(http2.ErrCodeNo, nil)
+		}
+		if _, err := c.br.Peek(1); err == nil {
+			break
+		} else if ne := net.Error(nil); !errors.As(err, &ne) || !ne.Timeout() {
+			return c.readFailed(err)
+		}
+		c.now = time.Now()
+		c.checkBodies()
+		if err := c.flush(); err != nil {
+			return err
+		}
+	}
+	c.nc.SetReadDeadline(idle)
+	if c.closing != nil && c.closing() {
+		return c.goAway(http2.ErrCodeNo, nil)
+	}
+	return nil
+}
+
+// checkBodies runs expireBodies when its time has come.
+func (c *Conn) checkBodies() {
+	if c.bodyWaiting == 0 || c.now.Before(c.nextBodyCheck) {
+		return
+	}
+	c.mu.Lock()
+	c.expireBodies(c.now)
+	c.mu.Unlock()
 }
 
 // PeerClosed reports that Serve ended because the client closed the
@@ -441,6 +501,11 @@ func (c *Conn) onData(f *http2.DataFrame) error {
 	switch {
 	case st == nil && id > c.maxID:
 		return http2.ConnectionError(http2.ErrCodeProtocol) // idle
+	case st == nil && id != 0 && c.wasReset(id):
+		// Sent before the client read the server's RST_STREAM: dropped,
+		// the connection's window counted above; each costs a control
+		// token, as it answers nothing.
+		return c.calm()
 	case st == nil || st.remoteEnded:
 		return http2.StreamError{StreamID: id, Code: http2.ErrCodeStreamClosed}
 	case n > st.recvWindow:
@@ -454,6 +519,9 @@ func (c *Conn) onData(f *http2.DataFrame) error {
 	}
 	st.recvWindow -= n
 	st.received += int64(len(data))
+	if len(data) > 0 {
+		st.bodyAt = c.now // progress: the body's deadline starts again
+	}
 	if st.ContentLength >= 0 && (st.received > st.ContentLength || f.StreamEnded() && st.received != st.ContentLength) {
 		return http2.StreamError{StreamID: id, Code: http2.ErrCodeProtocol} // RFC 9113 8.1.1
 	}
@@ -464,16 +532,12 @@ func (c *Conn) onData(f *http2.DataFrame) error {
 		st.Body = append(st.Body, data...)
 		c.room.Broadcast()
 	case !st.handed:
-		if len(st.Body)+len(data) > c.o.MaxBodyBytes || c.bodyBytes+len(data) > c.o.MaxConnBodyBytes {
-			st.BodyTooLarge = true // kept: the handler may stream the rest (BodyReader)
-		} else if st.recvWindow < int64(c.o.StreamWindow)/2 {
-			inc := int64(c.o.StreamWindow) - st.recvWindow
-			c.fr.WriteWindowUpdate(id, uint32(inc))
-			st.recvWindow += inc
+		c.bufferData(st, data)
+	case st.HeadOnly:
+		c.dropData(st, f.StreamEnded())
+		if st.removed {
+			return nil
 		}
-		st.Body = append(st.Body, data...)
-		st.counted += len(data)
-		c.bodyBytes += len(data)
 	}
 	if f.StreamEnded() {
 		st.remoteEnded = true
@@ -576,6 +640,7 @@ func (c *Conn) shut() {
 	c.closed = true
 	for _, st := range c.streams {
 		st.reset = true
+		c.uncount(st) // now: a stream kept by its handler or a block gives its budget back late
 		c.remove(st)
 	}
 	c.room.Broadcast()

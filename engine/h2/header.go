@@ -28,6 +28,7 @@ func (c *Conn) headers(id uint32, endStream, endHeaders, prio bool, dep uint32, 
 		return http2.ConnectionError(http2.ErrCodeProtocol) // client streams are odd (RFC 9113 5.1.1)
 	}
 	c.hb = block{kind: blockDiscard, endStream: endStream}
+	c.hbStart = c.now
 	c.mu.Lock()
 	st := c.streams[id]
 	var refuse, calm bool
@@ -252,8 +253,15 @@ func (c *Conn) endBlock() error {
 		if st.ContentLength >= 0 && st.received != st.ContentLength {
 			return http2.StreamError{StreamID: st.id, Code: http2.ErrCodeProtocol}
 		}
+		if st.localEnded {
+			c.remove(st) // trailers ending a body dropped after its answer
+			return nil
+		}
 	}
-	if !st.handed && (st.remoteEnded || st.HeadersTooLarge) {
+	if hb.kind == blockRequest && !st.remoteEnded && !st.HeadersTooLarge {
+		c.headDecide(st) // discard.go
+	}
+	if !st.handed && (st.remoteEnded || st.HeadersTooLarge || st.HeadOnly) {
 		c.handOver(st)
 	}
 	return nil

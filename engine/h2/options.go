@@ -59,6 +59,18 @@ type Options struct {
 	// and the client's slot. The client's other frames (PING, SETTINGS)
 	// do not extend it: only window that lets bytes out does.
 	SendTimeout time.Duration
+	// BodyTimeout bounds how long a request body may go without a byte
+	// before its answer (default PrefaceTimeout, the engine's
+	// header_timeout; a HeadDecider may give a stream its own, the
+	// upstream's body_timeout): a body being buffered is reset with
+	// CANCEL, one dropped after an answer from the head with NO_ERROR.
+	// Only DATA with bytes extends it.
+	BodyTimeout time.Duration
+	// MaxClientBodyBytes bounds the bodies buffered for one client
+	// across all its connections (default 4 MiB), where the handler
+	// counts them (BodyBudget): a stream whose body would pass it is
+	// streamed instead.
+	MaxClientBodyBytes int
 }
 
 // The defaults of Options.
@@ -69,6 +81,7 @@ const (
 	DefaultStreamWindow         = 64 << 10
 	DefaultConnWindow           = 1 << 20
 	DefaultMaxBodyBytes         = 1 << 20
+	DefaultMaxClientBodyBytes   = 4 << 20
 	DefaultResetsPerSecond      = 100
 	DefaultControlPerSecond     = 1000
 	DefaultPrefaceTimeout       = 10 * time.Second
@@ -109,6 +122,10 @@ func (o *Options) setDefaults() {
 	if o.SendTimeout <= 0 {
 		o.SendTimeout = o.IdleTimeout
 	}
+	if o.BodyTimeout <= 0 {
+		o.BodyTimeout = o.PrefaceTimeout
+	}
+	defInt(&o.MaxClientBodyBytes, DefaultMaxClientBodyBytes)
 }
 
 // initialWindow is the window every stream and the connection start with

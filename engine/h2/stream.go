@@ -11,13 +11,39 @@ import (
 // Handler answers the requests of a connection.
 type Handler interface {
 	// Serve is handed each request once its fields, and its body up to
-	// Options.MaxBodyBytes, have come. It runs on the connection's
+	// Options.MaxBodyBytes, have come (at once, without the body, where a
+	// HeadDecider says it is not needed). It runs on the connection's
 	// goroutine, which reads nothing more until it returns, so it must
 	// not wait: it answers at once (Stream.Answer) or hands the stream to
 	// a goroutine that does, with Answer or AnswerHead and WriteData.
 	// Either way the stream's last call ends it (Answer, end = true, or
 	// Abort), and the stream is not to be touched after that.
 	Serve(st *Stream)
+}
+
+// HeadDecider is a Handler that can tell from a request's head whether
+// its answer depends on its body. A stream whose HEADERS do not end it
+// is asked at once: one whose body is not needed (a redirect) is handed
+// over without waiting for the body (HeadOnly), its answer sent, and the
+// rest of the body read and dropped, nothing kept; one whose body is
+// needed has it buffered, no byte of it coming for timeout (0: the
+// Options' BodyTimeout) resetting the stream, as does its not being
+// whole within timeout plus a second per minRate bytes received (0: no
+// such bound), as the HTTP/1.1 path's body_min_rate. NeedsBody must
+// decide as Serve will, and must have no effect of its own (no count,
+// no log).
+type HeadDecider interface {
+	NeedsBody(st *Stream) (need bool, timeout time.Duration, minRate int64)
+}
+
+// BodyBudget is a Handler that bounds the bodies buffered for one client
+// across all its connections: TakeBody reports whether n bytes more may
+// be buffered (and counts them), PutBody gives back what TakeBody took.
+// A stream whose body would pass it is handed over with BodyTooLarge,
+// its body streamed (BodyReader) rather than buffered.
+type BodyBudget interface {
+	TakeBody(n int) bool
+	PutBody(n int)
 }
 
 // Field is one request field; Name is lower case.
@@ -44,6 +70,10 @@ type Stream struct {
 	// over MaxBodyBytes; the stream is handed over without waiting for
 	// its end, and the rest is dropped.
 	HeadersTooLarge, BodyTooLarge bool
+	// HeadOnly: the handler's HeadDecider said the answer does not
+	// depend on the body; the stream is handed over before it, and what
+	// comes of it is dropped.
+	HeadOnly bool
 
 	// arena holds the bytes of the fields; offs their offsets until the
 	// block ends.
@@ -64,6 +94,15 @@ type Stream struct {
 	// counted is what of Body counts in the connection's bodyBytes.
 	streaming bool
 	counted   int
+	// budgeted is what of counted the BodyBudget took.
+	budgeted int
+	// bodyAt is when the body last made progress (its head, or a DATA
+	// frame with bytes); bodyTimeout how long it may go without.
+	// bodyStart is when its head came; minRate the mean rate it must
+	// keep (0: none).
+	bodyAt, bodyStart time.Time
+	bodyTimeout       time.Duration
+	minRate           int64
 	// inBlock: a header block of the stream's is being decoded (its
 	// trailers, or a refused HEADERS on it), which keeps it from reuse.
 	inBlock bool
@@ -218,8 +257,7 @@ func (st *Stream) BodyReader(idle time.Duration, max int64) io.Reader {
 	c := st.c
 	c.mu.Lock()
 	st.streaming = true
-	c.bodyBytes -= st.counted // bounded by the window from now on
-	st.counted = 0
+	c.uncount(st) // bounded by the window from now on
 	c.mu.Unlock()
 	return &bodyReader{st: st, idle: idle, max: max}
 }

@@ -119,18 +119,31 @@ func (c *Conn) sendAll() {
 // ended notes that the server sent END_STREAM on st. A client still
 // sending (the answer came before its body's end) is told to stop with
 // RST_STREAM NO_ERROR (RFC 9113 8.1).
+//
+// A stream answered from its head (HeadOnly) stays open instead, half
+// closed, its body read and dropped (discard.go), so that the client's
+// frames on it keep their meaning (a content-length the DATA does not
+// match is still a stream error).
 func (c *Conn) ended(st *Stream) {
 	st.localEnded = true
 	if !st.remoteEnded {
-		c.fr.WriteRSTStream(st.id, http2.ErrCodeNo)
-		st.reset = true
+		if st.HeadOnly && !st.streaming {
+			return
+		}
+		c.resetStream(st, http2.ErrCodeNo)
+		return
 	}
 	c.remove(st)
 }
 
-// resetStream sends RST_STREAM code for st and closes it.
+// resetStream sends RST_STREAM code for st and closes it; a stream the
+// client was still sending on is remembered, so that its DATA in flight
+// is dropped rather than answered with another reset (RFC 9113 5.1).
 func (c *Conn) resetStream(st *Stream, code http2.ErrCode) {
 	c.fr.WriteRSTStream(st.id, code)
+	if !st.remoteEnded {
+		c.noteReset(st.id)
+	}
 	st.reset = true
 	c.remove(st)
 }
@@ -156,8 +169,7 @@ func (c *Conn) release(st *Stream) {
 	if !st.removed || st.handed && !st.finished || st.inBlock {
 		return
 	}
-	c.bodyBytes -= st.counted
-	st.counted = 0
+	c.uncount(st)
 	st.Body = st.Body[:0]
 	if len(c.free) < int(c.o.MaxConcurrentStreams) && cap(st.arena)+cap(st.Body)+cap(st.pending) <= maxKeptStream {
 		c.free = append(c.free, st)
