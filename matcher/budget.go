@@ -156,7 +156,12 @@ func (b *Builder) room() int64 {
 }
 
 func (b *Builder) bytesError() error {
-	return &FieldError{Field: "from", err: ErrLimit, Msg: fmt.Sprintf("the rule set's rules compile to more than %d MiB (max_rules_bytes; plain exact rules are not counted): split it over nodes, or write the rules as plain exact ones or simpler regexes", b.limits.RuleBytes>>20)}
+	l := b.limits.RuleBytes
+	size := fmt.Sprintf("%d bytes", l)
+	if l%(1<<20) == 0 {
+		size = fmt.Sprintf("%d MiB", l>>20)
+	}
+	return &FieldError{Field: "from", err: ErrLimit, Msg: "the rule set's rules compile to more than " + size + " (max_rules_bytes; plain exact rules are not counted): split it over nodes, or write the rules as plain exact ones or simpler regexes"}
 }
 
 // budget counts r's regex program, if it has one, against the Limits.
