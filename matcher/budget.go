@@ -118,17 +118,21 @@ func (b *Builder) chargeBytes(n int64) error {
 const checkEvery = 1 << 20
 
 // collect runs the collector when the heap has grown by more than the
-// budget and gcSlack since the Builder was made. Compiling a regex leaves
-// garbage about the size of its program (the expanded syntax tree, the
-// instruction slice as it grew); the collector's pacing lets garbage grow
-// to the size of the live heap, which with a large running Set is far
-// more than the new set itself. Collected here, a load costs at most its
-// budget, the slack and one check's garbage above what was there before,
-// whatever the running set. A set well within the budget (a real site's
-// 42,000-key map charges 20 MB) seldom comes here at all.
+// budget and gcSlack since the Builder was made, and by 2*gcSlack since
+// collect last ran it. Compiling a regex leaves garbage about the size of
+// its program (the expanded syntax tree, the instruction slice as it
+// grew); the collector's pacing lets garbage grow to the size of the live
+// heap, which with a large running Set is far more than the new set
+// itself. Collected here, a load costs at most its budget, the slack and
+// one check's garbage above what was there before, whatever the running
+// set. The second bound keeps a load whose packed rules, not charged,
+// grew the heap from collecting at every check. A set well within the
+// budget (a real site's 42,000-key map charges 20 MB) seldom comes here.
 func (b *Builder) collect() {
-	if grown := int64(heapBytes()) - int64(b.heap); grown > b.limits.RuleBytes+gcSlack {
+	h := int64(heapBytes())
+	if h-int64(b.heap) > b.limits.RuleBytes+gcSlack && h-b.lastGC > 2*gcSlack {
 		runtime.GC()
+		b.lastGC = int64(heapBytes())
 	}
 }
 

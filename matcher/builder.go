@@ -31,17 +31,19 @@ type Builder struct {
 	// instructions, against limits.Programs and ProgramInsts.
 	progs, insts int
 	// bytes is the estimated memory of the rules kept outside packed
-	// tables, against limits.RuleBytes, and heap what the heap held when
-	// the Builder was made (budget.go).
-	bytes, nextCheck int64
-	heap             uint64
+	// tables, against limits.RuleBytes; heap is what the heap held when
+	// the Builder was made, lastGC after collect last collected
+	// (budget.go).
+	bytes, nextCheck, lastGC int64
+	heap                     uint64
 }
 
 // NewBuilder returns a Builder of an empty Set whose packed tables are
 // bounded by l (DefaultLimits unless a test wants small ones).
 func NewBuilder(l Limits) *Builder {
+	h := heapBytes()
 	return &Builder{limits: l, s: &Set{any: newHostRules(), hosts: make(map[string]*hostRules),
-		wild: make(map[string]*hostRules)}, heap: heapBytes()}
+		wild: make(map[string]*hostRules)}, heap: h, lastGC: int64(h)}
 }
 
 // FileOrder makes the Set answer each request with the first matching
