@@ -118,7 +118,7 @@ func (b *Builder) chargeBytes(n int64) error {
 const checkEvery = 1 << 20
 
 // collect runs the collector when the heap has grown by more than the
-// budget and gcSlack since the Builder was made, and by 2*gcSlack since
+// budget and gcSlack since the Builder was made, and by gcSpacing since
 // collect last ran it. Compiling a regex leaves garbage about the size of
 // its program (the expanded syntax tree, the instruction slice as it
 // grew); the collector's pacing lets garbage grow to the size of the live
@@ -130,15 +130,20 @@ const checkEvery = 1 << 20
 // budget (a real site's 42,000-key map charges 20 MB) seldom comes here.
 func (b *Builder) collect() {
 	h := int64(heapBytes())
-	if h-int64(b.heap) > b.limits.RuleBytes+gcSlack && h-b.lastGC > 2*gcSlack {
+	if h-int64(b.heap) > b.limits.RuleBytes+gcSlack && h-b.lastGC > gcSpacing {
 		runtime.GC()
 		b.lastGC = int64(heapBytes())
 	}
 }
 
 // gcSlack is the heap growth past the budget allowed before collect
-// collects: the map file's text, the packed rules beside the budgeted ones.
-const gcSlack = 4 << 20
+// collects: the map file's text, the packed rules beside the budgeted
+// ones. gcSpacing is the least growth between two collections: with the
+// slack, what a refused set may leave as garbage.
+const (
+	gcSlack   = 2 << 20
+	gcSpacing = 6 << 20
+)
 
 // heapBytes reads the bytes of heap objects, live or not yet swept, without
 // stopping the world (as runtime.ReadMemStats would).
