@@ -17,9 +17,10 @@ import (
 // and a 24-byte entry, about the size of its line in the map file.
 //
 // The estimates are calibrated by TestRuleBytesEstimate against the heap
-// the rules really take; the garbage compiling leaves on the way
-// (syntax trees, a program's growing instruction slice) is short-lived
-// and bounded by one regex's size (maxProgramInsts).
+// the rules really take. The garbage compiling leaves on the way (syntax
+// trees, a program's growing instruction slice) is not charged: each
+// regex's is bounded by its size (maxProgramInsts), and collect keeps it
+// from piling up.
 
 // Per-rule costs beyond the strings and programs they hold: the rule
 // itself and its share of the Set's indexes (file order, the host's
