@@ -165,6 +165,10 @@ type RulesReload struct {
 	// the source too.
 	MaxRegexes           int `toml:"max_regexes"`
 	MaxRegexInstructions int `toml:"max_regex_instructions"`
+	// MaxRulesBytes bounds the memory the rules outside packed tables
+	// take, as the matcher estimates it while compiling them
+	// (matcher.Limits.RuleBytes); 0: the default.
+	MaxRulesBytes int64 `toml:"max_rules_bytes"`
 }
 
 // limits returns the matcher's limits with r's regex budgets.
@@ -175,6 +179,9 @@ func (r *RulesReload) limits() matcher.Limits {
 	}
 	if r.MaxRegexInstructions > 0 {
 		l.ProgramInsts = r.MaxRegexInstructions
+	}
+	if r.MaxRulesBytes > 0 {
+		l.RuleBytes = r.MaxRulesBytes
 	}
 	return l
 }
@@ -214,7 +221,7 @@ var known = map[string][]string{
 	"admin.tokens": {"name", "role", "token", "token_file", "hosts"},
 	"access_log":   {"enabled", "path", "format", "escape"},
 	"rules": {"watch", "watch_interval", "defaults", "source", "poll", "source_header", "source_header_file",
-		"cache_dir", "keep_versions", "max_regexes", "max_regex_instructions", "order"},
+		"cache_dir", "keep_versions", "max_regexes", "max_regex_instructions", "max_rules_bytes", "order"},
 	"upstream": {"servers", "balance", "max_conns_per_server", "connect_timeout", "read_timeout",
 		"write_timeout", "pool_wait_timeout", "send_timeout", "body_timeout", "tunnel_idle_timeout",
 		"host_header", "max_request_body_bytes", "request_buffer_bytes", "body_min_rate", "max_conns_per_client", "health_check",

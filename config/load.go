@@ -185,8 +185,8 @@ func readRules(file string, raw *rawConfig, defaults *Defaults, fl files, loc *l
 	}
 	for _, k := range []struct {
 		key string
-		v   int
-	}{{"max_regexes", raw.Rules.MaxRegexes}, {"max_regex_instructions", raw.Rules.MaxRegexInstructions}} {
+		v   int64
+	}{{"max_regexes", int64(raw.Rules.MaxRegexes)}, {"max_regex_instructions", int64(raw.Rules.MaxRegexInstructions)}, {"max_rules_bytes", raw.Rules.MaxRulesBytes}} {
 		if k.v < 0 {
 			errs.add(&Error{File: file, Line: loc.line("rules", 0, k.key), What: "[rules]", Key: k.key, Msg: fmt.Sprintf("%d: give a positive number, or leave it out for the default", k.v)})
 		}

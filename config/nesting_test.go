@@ -117,8 +117,8 @@ func nestDepth(v any) int {
 	return d + 1
 }
 
-// TestRegexBudget loads rules whose regexes compile to more programs, or
-// instructions, than [rules] allows: the load fails at the rule past the
+// TestRegexBudget loads rules whose regexes compile to more programs,
+// instructions or bytes than [rules] allows: the load fails at the rule past the
 // budget, with its file and line, for a map file as for [[rule]]s.
 func TestRegexBudget(t *testing.T) {
 	dir := t.TempDir()
@@ -136,6 +136,11 @@ func TestRegexBudget(t *testing.T) {
 		{"max_regexes = 50\n", "re.map:51: from: more than 50 regexes that compile to programs"},
 		{"max_regex_instructions = 300\n", "the rule set's regexes compile to more than 300 instructions"},
 		{"max_regexes = -1\n", "redirectd.toml:2: [rules]: max_regexes: -1: give a positive number"},
+		// 60 small programs charge about 150 KB: 100 KB is passed
+		// about two thirds into the map.
+		{"max_rules_bytes = 100000\n", "re.map:3"},
+		{"max_rules_bytes = 100000\n", "from: the rule set's rules compile to more than 100000 bytes (max_rules_bytes"},
+		{"max_rules_bytes = -5\n", "redirectd.toml:2: [rules]: max_rules_bytes: -5: give a positive number"},
 	} {
 		cfg := "[rules]\n" + tc.rules + "\n[[map]]\nfile = \"re.map\"\nstatus = 301\n"
 		if err := os.WriteFile(filepath.Join(dir, "redirectd.toml"), []byte(cfg), 0o644); err != nil {

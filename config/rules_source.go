@@ -178,7 +178,8 @@ func LoadRuleSet(dir, file string, serverHeaders ...matcher.Header) (*Config, er
 }
 
 // LoadRuleSetFor is LoadRuleSet on a node whose [rules] are node: its
-// regex budgets (max_regexes, max_regex_instructions) bound the rule set.
+// regex and memory budgets (max_regexes, max_regex_instructions,
+// max_rules_bytes) bound the rule set.
 func LoadRuleSetFor(node RulesReload, dir, file string, serverHeaders ...matcher.Header) (*Config, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {

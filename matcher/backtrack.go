@@ -149,6 +149,11 @@ func compileStripped(expr string, strip bool) (*program, error) {
 // compileParsed is compileStripped for expr already parsed (as re, with
 // syntax.Perl), which it does not change.
 func compileParsed(expr string, re *syntax.Regexp, strip bool) (*program, error) {
+	// Simplify expands counted repetitions: one far past the limit is
+	// refused before it is (estimateInsts overstates by at most about 2x).
+	if n := estimateInsts(re); n > 4*maxProgramInsts {
+		return nil, fmt.Errorf("compiles to about %d instructions, more than the %d allowed; split it into simpler rules", n, maxProgramInsts)
+	}
 	numCap := re.MaxCap()
 	names := re.CapNames()
 	re = re.Simplify()
@@ -161,6 +166,9 @@ func compileParsed(expr string, re *syntax.Regexp, strip bool) (*program, error)
 	if err != nil {
 		return nil, err
 	}
+	// The program is kept for as long as the Set: not with the spare
+	// capacity its growing instruction slice was left with.
+	prog.Inst = slices.Clone(prog.Inst)
 	if len(prog.Inst) > maxProgramInsts {
 		return nil, fmt.Errorf("compiles to %d instructions, more than the %d allowed; split it into simpler rules", len(prog.Inst), maxProgramInsts)
 	}

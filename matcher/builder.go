@@ -2,7 +2,6 @@ package matcher
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 )
 
@@ -31,13 +30,20 @@ type Builder struct {
 	// progs and insts count the regex programs compiled so far and their
 	// instructions, against limits.Programs and ProgramInsts.
 	progs, insts int
+	// bytes is the estimated memory of the rules kept outside packed
+	// tables, against limits.RuleBytes; heap is what the heap held when
+	// the Builder was made, lastGC after collect last collected
+	// (budget.go).
+	bytes, nextCheck, lastGC int64
+	heap                     uint64
 }
 
 // NewBuilder returns a Builder of an empty Set whose packed tables are
 // bounded by l (DefaultLimits unless a test wants small ones).
 func NewBuilder(l Limits) *Builder {
+	h := heapBytes()
 	return &Builder{limits: l, s: &Set{any: newHostRules(), hosts: make(map[string]*hostRules),
-		wild: make(map[string]*hostRules)}}
+		wild: make(map[string]*hostRules)}, heap: h, lastGC: int64(h)}
 }
 
 // FileOrder makes the Set answer each request with the first matching
@@ -74,10 +80,17 @@ func (b *Builder) Add(in *Rule) error {
 		r = new(rule)
 	}
 	b.spare = nil
-	if err := compileRuleInto(r, in); err != nil {
-		return ruleError(in, err)
+	err := compileRuleInto(r, in, b.room())
+	if err == errNoRoom {
+		err = b.bytesError()
 	}
-	if err := b.budget(r); err != nil {
+	if err == nil {
+		err = b.budget(r)
+	}
+	if err == nil {
+		err = b.chargeBytes(b.cost(r))
+	}
+	if err != nil {
 		*r = rule{}
 		b.spare = r
 		return ruleError(in, err)
@@ -99,7 +112,7 @@ func (b *Builder) Add(in *Rule) error {
 	b.seq++
 	b.s.uri = b.s.uri || r.RequestURI
 	if r.lit != nil && (r.hdr != "" || r.fb != nil) { // a lowered regex has no room for headers or a fallback
-		if err := r.unlower(); err != nil {
+		if err := b.unlower(r); err != nil {
 			return ruleError(in, err)
 		}
 	}
@@ -115,7 +128,7 @@ func (b *Builder) Add(in *Rule) error {
 			b.spare = r
 			return nil
 		}
-		if err := r.unlower(); err != nil {
+		if err := b.unlower(r); err != nil {
 			return ruleError(in, err)
 		}
 	}
@@ -124,26 +137,6 @@ func (b *Builder) Add(in *Rule) error {
 	}
 	b.s.rules = append(b.s.rules, r)
 	b.extend(nil, len(b.s.rules)-1)
-	return nil
-}
-
-// budget counts r's regex program, if it has one, against the Limits.
-func (b *Builder) budget(r *rule) error {
-	if r.prog == nil {
-		return nil
-	}
-	b.progs++
-	b.insts += len(r.prog.prog.Inst)
-	if r.prog.pcre != nil {
-		b.insts += r.prog.pcre.Size()
-	}
-	l := b.limits
-	switch {
-	case l.Programs > 0 && b.progs > l.Programs:
-		return &FieldError{Field: "from", err: ErrLimit, Msg: fmt.Sprintf("more than %d regexes that compile to programs (not answered as literals) in one rule set: split it over nodes, or write the rules as exact, prefix or anchored literal ones", l.Programs)}
-	case l.ProgramInsts > 0 && b.insts > l.ProgramInsts:
-		return &FieldError{Field: "from", err: ErrLimit, Msg: fmt.Sprintf("the rule set's regexes compile to more than %d instructions in all: split it over nodes, or simplify the regexes", l.ProgramInsts)}
-	}
 	return nil
 }
 

@@ -116,8 +116,10 @@ func unjoin(err error) []error {
 }
 
 // compileRuleInto compiles in into r, a zero rule the caller may reuse
-// when the rule is not kept (a lowered regex: see Builder.Add).
-func compileRuleInto(r *rule, in *Rule) error {
+// when the rule is not kept (a lowered regex: see Builder.Add). A regex
+// whose program would not fit in room bytes (room < 0: no bound) is not
+// compiled: errNoRoom.
+func compileRuleInto(r *rule, in *Rule, room int64) error {
 	r.Rule = *in
 	// A Set keeps no reference into the caller's memory: From and To of a
 	// map file's rules are substrings of the whole file.
@@ -143,7 +145,7 @@ func compileRuleInto(r *rule, in *Rule) error {
 		}
 	case Regex:
 		var err error
-		if names, err = r.compileRegex(); err != nil {
+		if names, err = r.compileRegex(room); err != nil {
 			return err
 		}
 	default:
@@ -245,8 +247,9 @@ func checkPathFrom(r *Rule) error {
 
 // compileRegex compiles a regex rule's `from`: lowered to literal parts
 // where it can be, else into a program. It returns the names of its
-// capture groups, which `to` may refer to.
-func (r *rule) compileRegex() ([]string, error) {
+// capture groups, which `to` may refer to; errNoRoom when its program
+// would not fit in room bytes.
+func (r *rule) compileRegex(room int64) ([]string, error) {
 	// Rules with query conditions keep their program: lowered rules
 	// are stored without them (litRule).
 	if !r.conditional() {
@@ -265,6 +268,9 @@ func (r *rule) compileRegex() ([]string, error) {
 	if r.lit != nil {
 		r.ncaps = r.lit.ncaps()
 		return re.CapNames(), nil
+	}
+	if !fits(estimateInsts(re), room) {
+		return nil, errNoRoom
 	}
 	if err := r.compileProgram(re); err != nil {
 		return nil, err

@@ -81,14 +81,21 @@ type Limits struct {
 	// is compiled: a 5.5 MB map of 100,000 regexes raised a node's peak
 	// memory by 0.66 GB, 120 times its size.
 	Programs, ProgramInsts int
+	// RuleBytes bounds the estimated memory of the rules kept outside
+	// packed tables (programs, lowered regexes, rules with conditions),
+	// checked as each is added (budget.go); 0: no bound.
+	RuleBytes int64
 }
 
 // DefaultLimits are the largest limits the packed table's 32-bit offsets
 // and indexes allow, and regex budgets 30 times what a real site's
 // hand-written 42,000-key regex map compiles to (1,730 programs, 36,787
-// instructions: the rest are answered as literals), so that a rule set
-// can cost at most a few hundred MiB of programs.
-var DefaultLimits = Limits{HostBytes: math.MaxUint32, HostRules: math.MaxInt32, Programs: 50_000, ProgramInsts: 2_000_000}
+// instructions: the rest are answered as literals), and a memory budget
+// twice what that map costs (20 MB), low enough that a set refused by it,
+// with the garbage compiling it left, costs under 64 MiB above the
+// running rules (TestRuleBytesRefusedPeak).
+var DefaultLimits = Limits{HostBytes: math.MaxUint32, HostRules: math.MaxInt32, Programs: 50_000, ProgramInsts: 2_000_000,
+	RuleBytes: 40 << 20}
 
 // packable reports whether in can live in a packed table: a plain exact
 // rule (no query conditions either) that is valid and fits the entry's

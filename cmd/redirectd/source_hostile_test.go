@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -30,6 +31,58 @@ func TestSourceHostile(t *testing.T) {
 	t.Run("interrupted load", func(t *testing.T) { testSourceInterruptedLoad(t, bin) })
 	t.Run("header after a redirect", func(t *testing.T) { testSourceHeaderRedirect(t, bin) })
 	t.Run("regex budget", func(t *testing.T) { testSourceRegexBudget(t, bin) })
+	t.Run("memory budget", func(t *testing.T) { testSourceMemoryBudget(t, bin) })
+}
+
+// testSourceMemoryBudget publishes a map of short regexes that each
+// compile to about 800 instructions, under what one regex may have (the
+// shape of a reviewer's oversized source, whose refusal by the
+// instruction budget came after the node's peak RSS grew by 340 MB): it
+// is refused by max_rules_bytes at a line of the map, the running rules
+// stay, and the node's peak RSS (VmHWM) ends at most 64 MiB above its
+// RSS before.
+func testSourceMemoryBudget(t *testing.T, bin string) {
+	origin := &ruleOrigin{}
+	srv := httptest.NewServer(origin)
+	defer srv.Close()
+	origin.publish(t, map[string]string{"redirectd.toml": "[[rule]]\nfrom = \"/a\"\nto = \"/one\"\n"})
+	node := newSourceNode(t, bin, srv.URL+"/site.tar.gz", t.TempDir())
+	node.start()
+	node.waitAnswer("/a", 301, "/one", 15*time.Second)
+	before, ok := procStatusKiB(node.cmd.Process.Pid, "VmRSS")
+	if !ok {
+		t.Skip("no /proc/PID/status to read the node's memory from")
+	}
+	var m strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&m, "\"~^/r%d/a{1,100}b{1,100}c{1,100}d{1,100}$\" /b;\n", i)
+	}
+	origin.publish(t, map[string]string{"redirectd.toml": "[[map]]\nfile = \"rules.map\"\n", "rules.map": m.String()})
+	node.waitMetric(`redirectd_rules_source_failures_total{reason="invalid"}`, 1, 30*time.Second)
+	node.waitAnswer("/a", 301, "/one", time.Second)
+	if log := node.stderr.String(); !strings.Contains(log, "rules.map:") || !strings.Contains(log, "(max_rules_bytes;") {
+		t.Errorf("the log does not name the map's line past max_rules_bytes:\n%s", log)
+	}
+	peak, _ := procStatusKiB(node.cmd.Process.Pid, "VmHWM")
+	t.Logf("RSS %d MiB before the map, peak %d MiB after its refusal", before>>10, peak>>10)
+	if peak-before > 64<<10 {
+		t.Errorf("the refused map raised the node's peak RSS by %d MiB over %d MiB, want at most 64 MiB", (peak-before)>>10, before>>10)
+	}
+}
+
+// procStatusKiB reads a field of /proc/PID/status given in kB.
+func procStatusKiB(pid int, field string) (int64, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			n, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return n, err == nil
+		}
+	}
+	return 0, false
 }
 
 // testSourceRegexBudget publishes a rule set of more regexes than the
