@@ -6,6 +6,8 @@ func (s *Scratch) rewrite(req *Request, st *step, res *Result) outcome {
 	if !s.matchRegex(st.re, s.bytes(s.uri)) {
 		return oNext
 	}
+	s.prepare(req, st.uri.parts)
+	s.prepare(req, st.args.parts)
 	if st.redirect {
 		s.buf = s.appendScript(s.buf[:0], req, &st.uri, true)
 		if st.hasArgs {
@@ -60,6 +62,7 @@ func isRedirectStatus(code int) bool {
 // ret runs a return step.
 func (s *Scratch) ret(req *Request, st *step, res *Result) {
 	where := res.Where
+	s.prepare(req, st.value.parts)
 	switch {
 	case st.code == 444:
 		*res = Result{Action: Close, Status: 444}

@@ -16,10 +16,13 @@ type compiler struct {
 	maxCaps int
 	// where is the location being compiled, for errors.
 	where string
+	// maps are the map variables by lower-case name, their index in
+	// Program.maps.
+	maps map[string]int
 }
 
 func newCompiler() *compiler {
-	return &compiler{slots: map[string]int{}, used: map[string]Error{}}
+	return &compiler{slots: map[string]int{}, used: map[string]Error{}, maps: map[string]int{}}
 }
 
 // slot returns the slot of the variable name, giving it one on first use.

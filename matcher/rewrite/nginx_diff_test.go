@@ -24,6 +24,8 @@ type diffFixture struct {
 	server string
 	locs   []LocationSpec
 	paths  []string
+	// maps are written in the http block.
+	maps []MapSpec
 }
 
 var diffFixtures = []diffFixture{
@@ -124,6 +126,19 @@ return 200 "p $uri";`},
 		paths: []string{"/p/v2/x", "/p/v2", "/p/skip/x", "/p/ac", "/p/abc", "/p/aa", "/p/ab", "/p/mixedCase", "/p/MIXEDCase", "/p/mixedcase",
 			"/docs/guide", "/docs/v1/guide", "/docs/latest/x", "/docs/latest", "/x"},
 	},
+	{name: "maps",
+		maps: mapFixture,
+		locs: []LocationSpec{
+			{Match: Prefix, Path: "/", Steps: `
+if ($moved) { return 301 $moved; }
+if ($lang = de) { return 302 /de$uri; }
+set $where "$section:$lang:$by_host";
+rewrite ^/go/(.*)$ $section? redirect;
+return 200 $where;`},
+		},
+		paths: []string{"/old", "/OLD", "/old/", "/docs/a/b", "/Docs/x", "/shop/item-12", "/shop/ITEM-7", "/x", "/go/old", "/go/y",
+			"/lang/de", "/a%20b", "/blog/2020/x"},
+	},
 	{name: "proxy_pass",
 		locs: []LocationSpec{
 			{Match: Prefix, Path: "/", Pass: true},
@@ -161,7 +176,15 @@ func nginxServer(dir, addr, upstream string, f diffFixture) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "worker_processes 1;\npid %[1]s/nginx.pid;\nerror_log %[1]s/error.log;\nevents { worker_connections 64; }\n"+
 		"http {\naccess_log off;\nclient_body_temp_path %[1]s/body;\nproxy_temp_path %[1]s/proxy;\nfastcgi_temp_path %[1]s/fastcgi;\n"+
-		"uwsgi_temp_path %[1]s/uwsgi;\nscgi_temp_path %[1]s/scgi;\nserver {\nlisten %[2]s default_server;\nserver_name example.com;\n"+
+		"uwsgi_temp_path %[1]s/uwsgi;\nscgi_temp_path %[1]s/scgi;\n", dir)
+	for _, m := range f.maps {
+		fmt.Fprintf(&b, "map %s $%s {\n%s\n", m.Source, m.Variable, m.Entries)
+		if m.Default != "" {
+			fmt.Fprintf(&b, "default %q;\n", m.Default)
+		}
+		b.WriteString("}\n")
+	}
+	fmt.Fprintf(&b, "server {\nlisten %[2]s default_server;\nserver_name example.com;\n"+
 		"absolute_redirect off;\nroot %[1]s/html;\n%[3]s\n", dir, addr, f.server)
 	nginxLocations(&b, f.locs, upstream)
 	b.WriteString("}\n}\n")
@@ -249,7 +272,7 @@ func TestAgainstNginx(t *testing.T) {
 	bin := testutil.FindNginx(t)
 	for _, f := range diffFixtures {
 		t.Run(f.name, func(t *testing.T) {
-			p, err := Compile(Spec{Steps: []Text{{Src: f.server, Line: 1}}, Locations: f.locs})
+			p, err := Compile(Spec{Steps: []Text{{Src: f.server, Line: 1}}, Locations: f.locs, Maps: f.maps})
 			if err != nil {
 				t.Fatal(err)
 			}

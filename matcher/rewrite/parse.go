@@ -176,22 +176,31 @@ func (c *compiler) compileSet(st *step, args []token) error {
 	if len(args) != 2 {
 		return fmt.Errorf("takes a variable and a value")
 	}
-	name, ok := strings.CutPrefix(args[0].word, "$")
+	if err := checkSettable(args[0].word); err != nil {
+		return err
+	}
+	st.slot = c.define(args[0].word[1:])
+	var err error
+	st.value, err = c.compileScript(args[1].word, st.line)
+	return err
+}
+
+// checkSettable reports why set (or a map) cannot define the variable
+// word ("$name"); nil when it can.
+func checkSettable(word string) error {
+	name, ok := strings.CutPrefix(word, "$")
 	if !ok || name == "" {
-		return fmt.Errorf("invalid variable %q: a '$' and a name", args[0].word)
+		return fmt.Errorf("invalid variable %q: a '$' and a name", word)
 	}
 	for i := 0; i < len(name); i++ {
 		if !isNameByte(name[i]) {
-			return fmt.Errorf("invalid variable name %q", args[0].word)
+			return fmt.Errorf("invalid variable name %q", word)
 		}
 	}
 	lower := strings.ToLower(name)
 	if _, builtin := builtins[lower]; builtin || lower[0] >= '0' && lower[0] <= '9' ||
 		strings.HasPrefix(lower, "arg_") || strings.HasPrefix(lower, "http_") || strings.HasPrefix(lower, "cookie_") {
-		return fmt.Errorf("cannot set %q: it is the request's", args[0].word)
+		return fmt.Errorf("cannot set %q: it is the request's", word)
 	}
-	st.slot = c.define(name)
-	var err error
-	st.value, err = c.compileScript(args[1].word, st.line)
-	return err
+	return nil
 }

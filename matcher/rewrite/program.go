@@ -11,6 +11,7 @@ type Program struct {
 	server  []step
 	root    level
 	named   map[string]*location
+	maps    []*mapVar
 	nvars   int
 	maxCaps int
 }
@@ -19,6 +20,16 @@ type Program struct {
 func Compile(spec Spec) (*Program, error) {
 	c := newCompiler()
 	p := &Program{named: map[string]*location{}}
+	if err := c.declareMaps(spec.Maps); err != nil {
+		return nil, err
+	}
+	for i := range spec.Maps {
+		m, err := c.compileMap(&spec.Maps[i])
+		if err != nil {
+			return nil, err
+		}
+		p.maps = append(p.maps, m)
+	}
 	for _, t := range spec.Steps {
 		steps, err := c.compileSteps(t.Src, t.Line)
 		if err != nil {

@@ -75,6 +75,7 @@ func (p *Program) runSteps(s *Scratch, req *Request, steps []step, res *Result) 
 			s.ret(req, st, res)
 			o = oDone
 		case stSet:
+			s.prepare(req, st.value.parts)
 			start := len(s.arena)
 			s.arena = s.appendScript(s.arena, req, &st.value, false)
 			s.vars[st.slot] = span{start, len(s.arena) - start}

@@ -20,8 +20,11 @@ type Scratch struct {
 	vars  []span
 	uri   span
 	args  span
-	// buf builds a value before it goes to arena; out is Result's.
-	buf, out []byte
+	// buf builds a value before it goes to arena; out is Result's;
+	// low is a map's key in lower case.
+	buf, out, low []byte
+	// prog is the Program being run, for its maps.
+	prog *Program
 	// quoted is nginx's quoted_uri || plus_in_uri: the path as sent held
 	// a '%' or a '+'.
 	quoted bool
@@ -49,6 +52,7 @@ func (s *Scratch) keep(b []byte) span {
 // begin readies s for a request of p.
 func (s *Scratch) begin(p *Program, req *Request) {
 	s.arena = s.arena[:0]
+	s.prog = p
 	s.ncaps = 0
 	if n := 2 * (p.maxCaps + 1); len(s.tmp) < n {
 		s.tmp = make([]int, n)

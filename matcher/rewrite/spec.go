@@ -25,6 +25,8 @@ type Spec struct {
 	// run one after the other.
 	Steps     []Text
 	Locations []LocationSpec
+	// Maps are the map variables the steps can read.
+	Maps []MapSpec
 }
 
 // Text is a step text and the line its first line is on, for errors.
