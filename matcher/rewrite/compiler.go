@@ -19,6 +19,8 @@ type compiler struct {
 	// maps are the map variables by lower-case name, their index in
 	// Program.maps.
 	maps map[string]int
+	// inMap is the variable of the map being compiled, for errors.
+	inMap string
 }
 
 func newCompiler() *compiler {
@@ -35,7 +37,7 @@ func (c *compiler) slot(name string, line int) int {
 		c.defined = append(c.defined, false)
 	}
 	if _, ok := c.used[name]; !ok {
-		c.used[name] = Error{Location: c.where, Line: line}
+		c.used[name] = Error{Location: c.where, Map: c.inMap, Line: line}
 	}
 	return n
 }
@@ -62,6 +64,9 @@ func (c *compiler) undefined() error {
 	sort.Strings(bad)
 	e := c.used[bad[0]]
 	e.Key = "steps"
+	if e.Map != "" {
+		e.Key = "entries"
+	}
 	e.Msg = "unknown variable $" + bad[0] + ": not the request's, and no set or named capture defines it"
 	return &e
 }

@@ -98,15 +98,15 @@ func TestMapErrors(t *testing.T) {
 		m    MapSpec
 		want string
 	}{
-		{MapSpec{Source: "$uri", Variable: "uri"}, `cannot set "$uri": it is the request's`},
-		{MapSpec{Variable: "m"}, `missing; a map looks up a value with variables, such as "$uri"`},
-		{MapSpec{Source: "$uri", Variable: "m", Entries: "/a /b", EntriesLine: 7}, `line 7: "/a": missing ';' at the end`},
-		{MapSpec{Source: "$uri", Variable: "m", Entries: "/a /b;\n/A /c;", EntriesLine: 7}, `line 8: "/A": duplicate key`},
-		{MapSpec{Source: "$uri", Variable: "m", Entries: "~^(/a /b;", EntriesLine: 1}, "line 1: \"~^(/a\": invalid regex \"^(/a\": error parsing regexp: missing closing ): `^(/a`"},
-		{MapSpec{Source: "$uri", Variable: "m", Entries: "/a $nope;", EntriesLine: 2}, `line 2: unknown variable $nope: not the request's, and no set or named capture defines it`},
-		{MapSpec{Source: "$uri", Variable: "m", Default: "x", Entries: "default y;", EntriesLine: 2}, `line 2: a second default: the map's default is also set outside its entries`},
-		{MapSpec{Source: "$uri", Variable: "m", Entries: "/a b c;", EntriesLine: 2}, `line 2: "/a": a map's line is a key and a value`},
-		{MapSpec{Source: "$uri", Variable: "m", Entries: "hostnames;\nw*w.x y;", EntriesLine: 2}, `line 3: "w*w.x": invalid wildcard: '*' only as the first or the last label`},
+		{MapSpec{Source: "$uri", Variable: "uri"}, `map $uri: cannot set "$uri": it is the request's`},
+		{MapSpec{Variable: "m"}, `map $m: missing; a map looks up a value with variables, such as "$uri"`},
+		{MapSpec{Source: "$uri", Variable: "m", Entries: "/a /b", EntriesLine: 7}, `map $m: line 7: "/a": missing ';' at the end`},
+		{MapSpec{Source: "$uri", Variable: "m", Entries: "/a /b;\n/A /c;", EntriesLine: 7}, `map $m: line 8: "/A": duplicate key`},
+		{MapSpec{Source: "$uri", Variable: "m", Entries: "~^(/a /b;", EntriesLine: 1}, "map $m: line 1: \"~^(/a\": invalid regex \"^(/a\": error parsing regexp: missing closing ): `^(/a`"},
+		{MapSpec{Source: "$uri", Variable: "m", Entries: "/a $nope;", EntriesLine: 2}, `map $m: line 2: unknown variable $nope: not the request's, and no set or named capture defines it`},
+		{MapSpec{Source: "$uri", Variable: "m", Default: "x", Entries: "default y;", EntriesLine: 2}, `map $m: line 2: a second default: the map's default is also set outside its entries`},
+		{MapSpec{Source: "$uri", Variable: "m", Entries: "/a b c;", EntriesLine: 2}, `map $m: line 2: "/a": a map's line is a key and a value`},
+		{MapSpec{Source: "$uri", Variable: "m", Entries: "hostnames;\nw*w.x y;", EntriesLine: 2}, `map $m: line 3: "w*w.x": invalid wildcard: '*' only as the first or the last label`},
 	}
 	for _, tt := range tests {
 		_, err := Compile(Spec{Maps: []MapSpec{tt.m}, Locations: loc})

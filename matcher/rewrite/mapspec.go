@@ -99,11 +99,11 @@ func (c *compiler) declareMaps(maps []MapSpec) error {
 	for i := range maps {
 		name := strings.TrimPrefix(maps[i].Variable, "$")
 		if err := checkSettable("$" + name); err != nil {
-			return &Error{Line: maps[i].Line, Key: "variable", Msg: err.Error()}
+			return &Error{Map: name, Line: maps[i].Line, Key: "variable", Msg: err.Error()}
 		}
 		lower := strings.ToLower(name)
 		if _, dup := c.maps[lower]; dup {
-			return &Error{Line: maps[i].Line, Key: "variable", Msg: fmt.Sprintf("duplicate map of $%s", name)}
+			return &Error{Map: name, Line: maps[i].Line, Key: "variable", Msg: "a second map of the variable"}
 		}
 		c.maps[lower] = i
 		c.define(name)
@@ -115,14 +115,15 @@ func (c *compiler) declareMaps(maps []MapSpec) error {
 func (c *compiler) compileMap(ms *MapSpec) (*mapVar, error) {
 	name := strings.TrimPrefix(ms.Variable, "$")
 	m := &mapVar{name: name, slot: c.slots[strings.ToLower(name)], exact: map[string]int32{}}
-	c.where = ""
+	c.where, c.inMap = "", name
+	defer func() { c.inMap = "" }()
 	var err error
 	fail := func(key string, line int, err error) (*mapVar, error) {
 		if e, ok := err.(*Error); ok {
-			e.Key = key
+			e.Key, e.Map, e.Location = key, name, ""
 			return nil, e
 		}
-		return nil, &Error{Line: line, Key: key, Msg: err.Error()}
+		return nil, &Error{Map: name, Line: line, Key: key, Msg: err.Error()}
 	}
 	if m.source, err = c.compileScript(ms.Source, ms.Line); err != nil {
 		return fail("source", ms.Line, err)
