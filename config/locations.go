@@ -43,16 +43,21 @@ var locationKeys = []string{"match", "path", "steps", "upstream", "upstream_uri"
 // maxLocationDepth is how deep [[location.location...]] may nest.
 const maxLocationDepth = 4
 
-// readLocations compiles the [[server_rewrite]] and [[location]] tables
-// into one Program per host named and one for the others (nil when
-// there are none), noting each problem in errs.
+// readLocations compiles the [[server_rewrite]], [[location]] and
+// [[location_map]] tables into one Program per host named and one for
+// the others (nil when there are none), noting each problem in errs.
 // It also returns how many [[location]] tables there are, nested ones
-// included.
-func readLocations(file string, raw *rawConfig, def *Upstream, groups map[string]*Upstream, loc *locator, errs *errorList) (*rewrite.Hosts, int) {
+// included, and the map files read.
+func readLocations(file string, raw *rawConfig, def *Upstream, groups map[string]*Upstream, loc *locator, fl files, errs *errorList) (*rewrite.Hosts, int, []string) {
 	if len(raw.Location) == 0 && len(raw.ServerRewrite) == 0 {
-		return nil, 0
+		if len(raw.LocationMap) > 0 {
+			errs.add(&Error{File: file, Line: loc.header("location_map", 0), What: "[[location_map]] #1",
+				Msg: "a map is read by the steps of [[location]] and [[server_rewrite]], and there are none"})
+		}
+		return nil, 0, nil
 	}
 	r := &locReader{file: file, loc: loc, errs: errs, def: def, groups: groups, seen: map[string]int{}}
+	maps, mapFiles := r.locationMaps(raw.LocationMap, fl)
 	type entry struct {
 		hosts []string
 		steps *rewrite.Text
@@ -76,7 +81,7 @@ func readLocations(file string, raw *rawConfig, def *Upstream, groups map[string
 		entries = append(entries, entry{hosts: hosts, spec: &spec, line: line})
 	}
 	if errs.full() || len(errs.errs) > 0 {
-		return nil, r.tables
+		return nil, r.tables, mapFiles
 	}
 	slices.SortStableFunc(entries, func(a, b entry) int { return a.line - b.line })
 	names := []string{""}
@@ -89,7 +94,7 @@ func readLocations(file string, raw *rawConfig, def *Upstream, groups map[string
 	}
 	var specs []rewrite.HostSpec
 	for _, h := range names {
-		hs := rewrite.HostSpec{Host: h}
+		hs := rewrite.HostSpec{Host: h, Spec: rewrite.Spec{Maps: maps}}
 		for _, e := range entries {
 			if len(e.hosts) > 0 && !slices.Contains(e.hosts, h) {
 				continue
@@ -107,9 +112,9 @@ func readLocations(file string, raw *rawConfig, def *Upstream, groups map[string
 	hosts, err := rewrite.CompileHosts(specs)
 	if err != nil {
 		errs.add(r.placed(err))
-		return nil, r.tables
+		return nil, r.tables, mapFiles
 	}
-	return hosts, r.tables
+	return hosts, r.tables, mapFiles
 }
 
 // locReader converts location tables, noting problems in errs.
@@ -124,6 +129,8 @@ type locReader struct {
 	seen map[string]int
 	// tables counts the [[location]] tables, nested ones included.
 	tables int
+	// maps are where each [[location_map]] is, by variable.
+	maps map[string]mapPlace
 }
 
 // bad notes a problem with key of the table headed at line.
@@ -229,6 +236,9 @@ func (r *locReader) placed(err error) error {
 	e, ok := err.(*rewrite.Error)
 	if !ok {
 		return &Error{File: r.file, Msg: err.Error()}
+	}
+	if e.Map != "" {
+		return r.placedMap(e)
 	}
 	what := "[[server_rewrite]]"
 	if e.Location != "" {
