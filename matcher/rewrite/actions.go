@@ -87,7 +87,7 @@ func (s *Scratch) ret(req *Request, st *step, res *Result) {
 // ran), then the rest of $uri, escaped when the path as sent held an
 // escape or a rewrite made it, then '?' and $args.
 func (s *Scratch) forward(req *Request, loc *location, res *Result) {
-	res.Action = Forward
+	res.Action, res.Status, res.Location, res.Body = Forward, 0, nil, nil
 	withURI := loc != nil && loc.hasURI && s.validLoc
 	if loc != nil {
 		res.Pass, res.Upstream = loc.pass, loc.upstream

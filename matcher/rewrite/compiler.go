@@ -72,11 +72,14 @@ func (c *compiler) undefined() error {
 }
 
 // compileSteps compiles one step text whose first line is line.
-func (c *compiler) compileSteps(src string, line int) ([]step, error) {
+// The error_page directives in it are returned apart: they are the
+// block's declarations, not steps.
+func (c *compiler) compileSteps(src string, line int) ([]step, []errorPage, error) {
 	toks, err := lex(src, line)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	p := &parser{c: c, toks: toks}
-	return p.parseSteps(false)
+	steps, err := p.parseSteps(false)
+	return steps, p.pages, err
 }

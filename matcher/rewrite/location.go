@@ -12,6 +12,7 @@ type location struct {
 	// name is how nginx writes it ("= /x", "~* \.php$", "@err").
 	name     string
 	steps    []step
+	pages    []errorPage
 	sub      level
 	pass     bool
 	upstream string

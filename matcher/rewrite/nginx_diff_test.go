@@ -139,6 +139,34 @@ return 200 $where;`},
 		paths: []string{"/old", "/OLD", "/old/", "/docs/a/b", "/Docs/x", "/shop/item-12", "/shop/ITEM-7", "/x", "/go/old", "/go/y",
 			"/lang/de", "/a%20b", "/blog/2020/x"},
 	},
+	{name: "error_page",
+		server: `error_page 404 @notfound;
+error_page 403 /landing;
+if ($arg_deny) { return 403; }`,
+		locs: []LocationSpec{
+			{Match: Named, Path: "notfound", Steps: `return 301 /search?q=$uri;`},
+			{Match: Named, Path: "up", Pass: true},
+			{Match: Prefix, Path: "/", Steps: `return 404;`},
+			{Match: Prefix, Path: "/landing", Steps: `return 200 "landing $uri $args";`},
+			{Match: Prefix, Path: "/own/", Steps: `error_page 404 =200 /landing; error_page 410 = /landing?x=1;
+if ($arg_gone) { return 410; }
+return 404;`},
+			{Match: Prefix, Path: "/red/", Steps: `error_page 403 https://example.org/denied; return 403;`},
+			{Match: Prefix, Path: "/red301/", Steps: `error_page 403 404 =301 https://example.org/moved$uri; return 403;`},
+			{Match: Prefix, Path: "/text/", Steps: `return 404 "own text";`},
+			{Match: Prefix, Path: "/nested/", Steps: `error_page 404 /landing; return 200 outer;`, Locations: []LocationSpec{
+				{Match: Prefix, Path: "/nested/inner/", Steps: `return 404;`},
+			}},
+			{Match: Prefix, Path: "/twice/", Steps: `error_page 404 /twice/again; return 404;`},
+			{Match: Prefix, Path: "/fwd/", Steps: `error_page 404 = @up; return 404;`},
+			{Match: Prefix, Path: "/fwd404/", Steps: `error_page 404 @up; return 404;`},
+			{Match: Prefix, Path: "/redirected/", Steps: `error_page 302 /landing; return 302 /elsewhere;`},
+			{Match: Prefix, Path: "/rwred/", Steps: `error_page 302 301 /landing; rewrite ^ /elsewhere redirect;`},
+			{Match: Prefix, Path: "/ret/", Steps: `error_page 302 301 404 /landing; return 302;`},
+		},
+		paths: []string{"/", "/x", "/a b", "/landing", "/own/a", "/own/a?gone=1", "/red/a", "/red301/a", "/text/a", "/nested/a", "/nested/inner/a",
+			"/twice/a", "/fwd/a", "/fwd404/a%20b", "/x?deny=1", "/own/a?deny=1", "/redirected/a", "/rwred/a", "/ret/a"},
+	},
 	{name: "proxy_pass",
 		locs: []LocationSpec{
 			{Match: Prefix, Path: "/", Pass: true},
@@ -263,7 +291,11 @@ func diffAnswer(p *Program, target, port string) string {
 	if !res.Pass {
 		return "404" // nginx looks for a file, and there are none
 	}
-	return answerText(200, "", "GET "+string(res.URI)+" HTTP/1.0", true)
+	status := 200
+	if res.Status != 0 {
+		status = res.Status // an error page's status on the upstream's answer
+	}
+	return answerText(status, "", "GET "+string(res.URI)+" HTTP/1.0", true)
 }
 
 // TestAgainstNginx serves each fixture by a real nginx and by Run, and

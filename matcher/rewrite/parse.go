@@ -11,6 +11,10 @@ type parser struct {
 	c    *compiler
 	toks []token
 	i    int
+	// pages are the error_page directives read; depth is how many if
+	// blocks the parser is in.
+	pages []errorPage
+	depth int
 }
 
 // parseSteps reads directives up to the end or a '}' (inBlock).
@@ -28,6 +32,17 @@ func (p *parser) parseSteps(inBlock bool) ([]step, error) {
 		args, end, err := p.directive()
 		if err != nil {
 			return nil, err
+		}
+		if args[0].word == "error_page" && !args[0].quoted && end == ";" {
+			pages, err := p.c.compileErrorPage(args[1:])
+			if err == nil && p.depth > 0 {
+				err = fmt.Errorf("not supported inside if")
+			}
+			if err != nil {
+				return nil, errAt(args[0].line, "%s: %v", args[0].word, err)
+			}
+			p.pages = append(p.pages, pages...)
+			continue
 		}
 		st, err := p.compileDirective(args, end)
 		if err != nil {
@@ -93,13 +108,15 @@ func (p *parser) compileDirective(args []token, end string) (step, error) {
 	case "if":
 		st.kind = stIf
 		if err = p.c.compileCond(&st.cond, args[1:], st.line); err == nil {
+			p.depth++
 			st.body, err = p.parseSteps(true)
+			p.depth--
 			if err != nil {
 				return st, err
 			}
 		}
 	default:
-		return st, fmt.Errorf("unknown directive; steps are rewrite, return, if, set and break")
+		return st, fmt.Errorf("unknown directive; steps are rewrite, return, if, set, break and error_page")
 	}
 	return st, err
 }

@@ -8,7 +8,9 @@ import (
 // Program is one server's compiled request processing. It is immutable
 // and safe for concurrent use.
 type Program struct {
-	server  []step
+	server []step
+	// pages are the server's error_page directives.
+	pages   []errorPage
 	root    level
 	named   map[string]*location
 	maps    []*mapVar
@@ -31,7 +33,7 @@ func Compile(spec Spec) (*Program, error) {
 		p.maps = append(p.maps, m)
 	}
 	for _, t := range spec.Steps {
-		steps, err := c.compileSteps(t.Src, t.Line)
+		steps, pages, err := c.compileSteps(t.Src, t.Line)
 		if err != nil {
 			if e, ok := err.(*Error); ok {
 				e.Key = "steps"
@@ -39,6 +41,7 @@ func Compile(spec Spec) (*Program, error) {
 			return nil, err
 		}
 		p.server = append(p.server, steps...)
+		p.pages = append(p.pages, pages...)
 	}
 	if err := c.compileLevel(p, &p.root, spec.Locations, nil); err != nil {
 		return nil, err
@@ -104,11 +107,19 @@ func (c *compiler) compileLocation(p *Program, sp *LocationSpec, parent *locatio
 		l.re = re
 	}
 	var err error
-	if l.steps, err = c.compileSteps(sp.Steps, sp.StepsLine); err != nil {
+	if l.steps, l.pages, err = c.compileSteps(sp.Steps, sp.StepsLine); err != nil {
 		if e, ok := err.(*Error); ok {
 			e.Location, e.Key = l.name, "steps"
 		}
 		return nil, err
+	}
+	if len(l.pages) == 0 {
+		// nginx merges error_page as a whole list: a location without
+		// its own takes the enclosing block's.
+		l.pages = p.pages
+		if parent != nil {
+			l.pages = parent.pages
+		}
 	}
 	l.autoRedirect = sp.Pass && (sp.Match == Exact || sp.Match == Prefix || sp.Match == PrefixNoRegex) &&
 		strings.HasSuffix(sp.Path, "/")

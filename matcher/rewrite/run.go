@@ -28,31 +28,65 @@ func (p *Program) ServerSteps() bool { return len(p.server) > 0 }
 
 // RunServer is the first half of Run: it starts req and runs the
 // server's steps, reporting whether they answered (res is set then).
+// An answer that the server's error_page sends elsewhere is not one:
+// RunLocations goes on from there.
 func (p *Program) RunServer(s *Scratch, req *Request, res *Result) bool {
 	*res = Result{}
 	s.begin(p, req)
-	return p.runSteps(s, req, p.server, res) == oDone
+	return p.runServer(s, req, res)
+}
+
+// runServer runs the server's steps, and reports whether they answered.
+func (p *Program) runServer(s *Scratch, req *Request, res *Result) bool {
+	if p.runSteps(s, req, p.server, res) != oDone {
+		return false
+	}
+	if ep := s.pageFor(p.pages, res); ep != nil {
+		return !p.sendErrorPage(s, req, ep, res, &s.named)
+	}
+	s.finish(res)
+	return true
 }
 
 // RunLocations is the rest of Run, after RunServer with the same s, req
 // and res: the location is chosen and its steps run.
 func (p *Program) RunLocations(s *Scratch, req *Request, res *Result) {
+	named := s.named
 	for changes := maxURIChanges; ; {
 		s.changed, s.validLoc = false, true
-		var loc *location
-		if p.root.find(s, s.bytes(s.uri), &loc) == rcDone {
-			s.autoRedirect(loc, res)
-			return
+		loc := named
+		if named == nil {
+			if p.root.find(s, s.bytes(s.uri), &loc) == rcDone {
+				s.autoRedirect(loc, res)
+				return
+			}
 		}
+		named = nil
 		res.Where = ""
 		if loc != nil {
 			res.Where = loc.name
 			if p.runSteps(s, req, loc.steps, res) == oDone {
-				return
+				ep := s.pageFor(loc.pages, res)
+				if ep == nil || !p.sendErrorPage(s, req, ep, res, &named) {
+					s.finish(res)
+					return
+				}
+				// An error page is a URI change: a named location's
+				// steps run next, or the server's and the location
+				// chosen anew.
+				if changes--; changes == 0 {
+					*res = Result{Action: Answer, Status: 500, Where: res.Where}
+					return
+				}
+				if named == nil && p.runServer(s, req, res) {
+					return
+				}
+				continue
 			}
 		}
 		if !s.changed {
 			s.forward(req, loc, res)
+			s.finish(res)
 			return
 		}
 		changes--

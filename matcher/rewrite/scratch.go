@@ -32,6 +32,15 @@ type Scratch struct {
 	// validLoc is valid_location, which rewrite ... break clears.
 	// changed is uri_changed: the location is chosen again.
 	rewritten, validLoc, changed bool
+	// errorPage is nginx's r->error_page: an error page was followed,
+	// and no other is. errStatus is r->err_status for what answers
+	// after it: the status a body or a forward is sent with (0: its
+	// own).
+	errorPage bool
+	errStatus int
+	// named is the named location an error page of the server's steps
+	// sends the request to, for RunLocations.
+	named *location
 }
 
 // bytes returns the value sp holds.
@@ -82,6 +91,7 @@ func (s *Scratch) begin(p *Program, req *Request) {
 		}
 	}
 	s.rewritten, s.validLoc, s.changed = false, true, false
+	s.errorPage, s.errStatus, s.named = false, 0, nil
 	s.re.ResetSteps()
 }
 
