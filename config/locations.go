@@ -12,14 +12,16 @@ import (
 // rawLocation is a [[location]] (or a [[location.location]] nested in
 // one) as decoded.
 type rawLocation struct {
-	Host        string        `toml:"host"`
-	Hosts       []string      `toml:"hosts"`
-	Match       string        `toml:"match"`
-	Path        string        `toml:"path"`
-	Steps       string        `toml:"steps"`
-	Upstream    string        `toml:"upstream"`
-	UpstreamURI *string       `toml:"upstream_uri"`
-	Location    []rawLocation `toml:"location"`
+	Host        string   `toml:"host"`
+	Hosts       []string `toml:"hosts"`
+	Match       string   `toml:"match"`
+	Path        string   `toml:"path"`
+	Steps       string   `toml:"steps"`
+	Upstream    string   `toml:"upstream"`
+	UpstreamURI *string  `toml:"upstream_uri"`
+	// InterceptErrors is nginx's proxy_intercept_errors on.
+	InterceptErrors bool          `toml:"intercept_errors"`
+	Location        []rawLocation `toml:"location"`
 }
 
 // rawServerRewrite is a [[server_rewrite]]: steps that run before a
@@ -38,7 +40,7 @@ var locationKinds = map[string]rewrite.Kind{
 
 // locationKeys are the keys of a nested location; a top-level one also
 // takes host and hosts.
-var locationKeys = []string{"match", "path", "steps", "upstream", "upstream_uri", "location"}
+var locationKeys = []string{"match", "path", "steps", "upstream", "upstream_uri", "intercept_errors", "location"}
 
 // maxLocationDepth is how deep [[location.location...]] may nest.
 const maxLocationDepth = 4
@@ -214,6 +216,12 @@ func (r *locReader) location(rl *rawLocation, table string, line int, what strin
 		}
 		if !strings.HasPrefix(sp.URI, "/") {
 			r.bad(line, what, "upstream_uri", "%q must start with '/'", cut(sp.URI))
+		}
+	}
+	if rl.InterceptErrors {
+		sp.InterceptErrors = true
+		if rl.Upstream == "" {
+			r.bad(line, what, "intercept_errors", "needs upstream: it sends the upstream's errors to the location's error_page")
 		}
 	}
 	if len(rl.Location) > 0 && depth >= maxLocationDepth {

@@ -97,7 +97,7 @@ func TestLocationsErrors(t *testing.T) {
 		{"[[location]]\npath = \"/a/\"\n[[location.location]]\npath = \"/b\"\n",
 			`c.toml:4: [[location]] /b: path: is outside location "/a/"`},
 		{"[[location]]\npath = \"/a/\"\nfrom = \"/x\"\n",
-			"c.toml:3: [[location]] #1: from: unknown key; known keys here: host, hosts, match, path, steps, upstream, upstream_uri, location"},
+			"c.toml:3: [[location]] #1: from: unknown key; known keys here: host, hosts, match, path, steps, upstream, upstream_uri, intercept_errors, location"},
 		{"[[server_rewrite]]\nhost = \"*.example.com\"\nsteps = \"break;\"\n",
 			`c.toml:2: [[server_rewrite]] #1: host: "*.example.com" is a wildcard; a location's host is an exact name`},
 		{"[[location]]\nmatch = \"regex\"\npath = '^/(a'\n",

@@ -91,6 +91,8 @@ func (s *Scratch) forward(req *Request, loc *location, res *Result) {
 	withURI := loc != nil && loc.hasURI && s.validLoc
 	if loc != nil {
 		res.Pass, res.Upstream = loc.pass, loc.upstream
+		res.Intercept = loc.intercept && !s.errorPage
+		s.fwd = loc
 	}
 	if !s.rewritten && !withURI {
 		s.out = append(s.out[:0], req.Target...)

@@ -18,6 +18,8 @@ type location struct {
 	upstream string
 	uri      string
 	hasURI   bool
+	// intercept: proxy_intercept_errors on, and error pages to follow.
+	intercept bool
 	// autoRedirect: a Pass location whose path ends in '/' (Exact or
 	// a prefix kind).
 	autoRedirect bool

@@ -161,11 +161,14 @@ return 404;`},
 			{Match: Prefix, Path: "/fwd/", Steps: `error_page 404 = @up; return 404;`},
 			{Match: Prefix, Path: "/fwd404/", Steps: `error_page 404 @up; return 404;`},
 			{Match: Prefix, Path: "/redirected/", Steps: `error_page 302 /landing; return 302 /elsewhere;`},
+			{Match: Prefix, Path: "/icpt/", Pass: true, InterceptErrors: true, Steps: `error_page 404 @notfound; error_page 502 =200 /landing;`},
+			{Match: Prefix, Path: "/noicpt/", Pass: true, Steps: `error_page 404 @notfound;`},
 			{Match: Prefix, Path: "/rwred/", Steps: `error_page 302 301 /landing; rewrite ^ /elsewhere redirect;`},
 			{Match: Prefix, Path: "/ret/", Steps: `error_page 302 301 404 /landing; return 302;`},
 		},
 		paths: []string{"/", "/x", "/a b", "/landing", "/own/a", "/own/a?gone=1", "/red/a", "/red301/a", "/text/a", "/nested/a", "/nested/inner/a",
-			"/twice/a", "/fwd/a", "/fwd404/a%20b", "/x?deny=1", "/own/a?deny=1", "/redirected/a", "/rwred/a", "/ret/a"},
+			"/twice/a", "/fwd/a", "/fwd404/a%20b", "/x?deny=1", "/own/a?deny=1", "/redirected/a", "/rwred/a", "/ret/a",
+			"/icpt/a", "/icpt/up-404", "/icpt/up-502", "/noicpt/up-404"},
 	},
 	{name: "proxy_pass",
 		locs: []LocationSpec{
@@ -193,6 +196,9 @@ func nginxLocations(b *strings.Builder, locs []LocationSpec, upstream string) {
 		}
 		if l.Pass {
 			fmt.Fprintf(b, "proxy_pass http://%s%s;\n", upstream, l.URI)
+		}
+		if l.InterceptErrors {
+			b.WriteString("proxy_intercept_errors on;\n")
 		}
 		nginxLocations(b, l.Locations, upstream)
 		b.WriteString("}\n")
@@ -234,7 +240,19 @@ func echoUpstream(c net.Conn) {
 		}
 	}
 	line = strings.TrimRight(line, "\r\n")
-	fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(line), line)
+	fmt.Fprintf(c, "HTTP/1.1 %d X\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", upstreamStatus(line), len(line), line)
+}
+
+// upstreamStatus is what echoUpstream answers for a request line (or a
+// URI): 404 or 502 where it names one, else 200.
+func upstreamStatus(line string) int {
+	switch {
+	case strings.Contains(line, "up-404"):
+		return 404
+	case strings.Contains(line, "up-502"):
+		return 502
+	}
+	return 200
 }
 
 // nginxAnswer is what nginx answered target, in the form diffAnswer
@@ -291,7 +309,28 @@ func diffAnswer(p *Program, target, port string) string {
 	if !res.Pass {
 		return "404" // nginx looks for a file, and there are none
 	}
-	status := 200
+	if up := upstreamStatus(string(res.URI)); res.Intercept && p.RunIntercepted(&s, req, &res, up) {
+		return diffResult(p, &res, up)
+	} else if up != 200 && res.Status == 0 {
+		return answerText(up, "", "GET "+string(res.URI)+" HTTP/1.0", true)
+	}
+	return diffResult(p, &res, 200)
+}
+
+// diffResult is diffAnswer of a Result, a forward answered with up.
+func diffResult(p *Program, res *Result, up int) string {
+	switch res.Action {
+	case Close:
+		return "444"
+	case Redirect:
+		return answerText(res.Status, string(res.Location), "", false)
+	case Answer:
+		return answerText(res.Status, "", string(res.Body), res.Body != nil || res.Status < 300)
+	}
+	if !res.Pass {
+		return "404"
+	}
+	status := up
 	if res.Status != 0 {
 		status = res.Status // an error page's status on the upstream's answer
 	}

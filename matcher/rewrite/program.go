@@ -121,6 +121,7 @@ func (c *compiler) compileLocation(p *Program, sp *LocationSpec, parent *locatio
 			l.pages = parent.pages
 		}
 	}
+	l.intercept = sp.InterceptErrors && sp.Pass && len(l.pages) > 0
 	l.autoRedirect = sp.Pass && (sp.Match == Exact || sp.Match == Prefix || sp.Match == PrefixNoRegex) &&
 		strings.HasSuffix(sp.Path, "/")
 	if err := c.compileLevel(p, &l.sub, sp.Locations, l); err != nil {

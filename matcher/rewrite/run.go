@@ -51,8 +51,52 @@ func (p *Program) runServer(s *Scratch, req *Request, res *Result) bool {
 // RunLocations is the rest of Run, after RunServer with the same s, req
 // and res: the location is chosen and its steps run.
 func (p *Program) RunLocations(s *Scratch, req *Request, res *Result) {
-	named := s.named
-	for changes := maxURIChanges; ; {
+	p.runLocations(s, req, res, s.named, maxURIChanges)
+}
+
+// Intercepts reports whether an upstream answer of status to a request
+// that Run forwarded with res.Intercept goes to an error page.
+func (p *Program) Intercepts(s *Scratch, status int) bool {
+	if s.fwd == nil || !s.fwd.intercept || s.errorPage {
+		return false
+	}
+	for i := range s.fwd.pages {
+		if s.fwd.pages[i].status == status {
+			return true
+		}
+	}
+	return false
+}
+
+// RunIntercepted answers a request that Run forwarded with res.Intercept
+// (s and req as Run left them) and whose upstream answered status, as
+// nginx's proxy_intercept_errors: the location's error page for status
+// is followed as for an error of its own. It reports false, res as it
+// was, when no error page names status.
+func (p *Program) RunIntercepted(s *Scratch, req *Request, res *Result, status int) bool {
+	if !p.Intercepts(s, status) {
+		return false
+	}
+	loc := s.fwd
+	s.fwd = nil
+	*res = Result{Action: Answer, Status: status, Where: loc.name}
+	ep := s.pageFor(loc.pages, res)
+	var named *location
+	if !p.sendErrorPage(s, req, ep, res, &named) {
+		s.finish(res)
+		return true
+	}
+	if named == nil && p.runServer(s, req, res) {
+		return true
+	}
+	p.runLocations(s, req, res, named, maxURIChanges-1)
+	return true
+}
+
+// runLocations chooses the location (or takes named) and runs its
+// steps, with changes URI changes left.
+func (p *Program) runLocations(s *Scratch, req *Request, res *Result, named *location, changes int) {
+	for {
 		s.changed, s.validLoc = false, true
 		loc := named
 		if named == nil {

@@ -41,6 +41,9 @@ type Scratch struct {
 	// named is the named location an error page of the server's steps
 	// sends the request to, for RunLocations.
 	named *location
+	// fwd is the location the request was forwarded from, for
+	// RunIntercepted.
+	fwd *location
 }
 
 // bytes returns the value sp holds.
@@ -91,7 +94,7 @@ func (s *Scratch) begin(p *Program, req *Request) {
 		}
 	}
 	s.rewritten, s.validLoc, s.changed = false, true, false
-	s.errorPage, s.errStatus, s.named = false, 0, nil
+	s.errorPage, s.errStatus, s.named, s.fwd = false, 0, nil, nil
 	s.re.ResetSteps()
 }
 

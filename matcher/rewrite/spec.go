@@ -53,6 +53,10 @@ type LocationSpec struct {
 	Upstream string
 	URI      string
 	HasURI   bool
+	// InterceptErrors is proxy_intercept_errors on: an upstream answer
+	// of a status the location's error_page names goes where it says
+	// (RunIntercepted).
+	InterceptErrors bool
 	// Locations are the nested ones.
 	Locations []LocationSpec
 }
