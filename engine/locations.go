@@ -36,7 +36,7 @@ func (cs *conn) program(rules *matcher.Set, hosts *rewrite.Hosts, req *httpparse
 		name = name[:n-1]
 	}
 	ph.host = ascii.AppendLower(ph.host[:0], name)
-	p := hosts.Lookup(ph.host)
+	p := hosts.Choose(&ph.scratch, ph.host)
 	if p == nil {
 		return nil
 	}

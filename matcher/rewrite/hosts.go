@@ -1,55 +1,150 @@
 package rewrite
 
-// Hosts holds the Program of each host, as nginx's server blocks by
-// exact server_name, and the one for any other host.
+import (
+	"fmt"
+	"strings"
+)
+
+// Hosts holds the Program of each server and chooses one for a host as
+// nginx's ngx_http_find_virtual_server does: an exact name, else the
+// longest leading wildcard ("*.example.com", ".example.com"), else the
+// longest trailing one ("www.example.*"), else the first regex name
+// ("~^(?<sub>.+)\.example\.com$") in order, else the default server.
 type Hosts struct {
 	byHost map[string]*Program
-	other  *Program
+	wild   hostTable
+	progs  []*Program // the wildcard names' Programs, by wild's values
+	// regexes are the regex names, in order, each with its Program.
+	regexes []hostRegex
+	other   *Program
 	// serverSteps: some Program has steps of the server's own.
 	serverSteps bool
+}
+
+// hostRegex is a regex server name, compiled by its Program's compiler
+// so that its named groups are that Program's variables.
+type hostRegex struct {
+	re *rx
+	p  *Program
 }
 
 // ServerSteps reports whether some host's Program has steps of the
 // server's own, which run before the flat rules.
 func (h *Hosts) ServerSteps() bool { return h != nil && h.serverSteps }
 
-// HostSpec is one host's Spec; Host "" is every host that no other
-// HostSpec names.
+// HostSpec is one server's Spec. Host is its name as nginx's
+// server_name takes one: an exact name, "*.example.com",
+// ".example.com" (example.com and its subdomains), "www.example.*", or
+// "~REGEX" (its captures are the steps' $1..$9 and named variables);
+// "" is the default server, for every host that no other names. Default
+// makes this one the default server instead (nginx's default_server).
 type HostSpec struct {
-	Host string
-	Spec Spec
+	Host    string
+	Default bool
+	Spec    Spec
 }
 
 // CompileHosts compiles each host's Spec. An error is an *Error of the
 // first problem, with Host set.
 func CompileHosts(specs []HostSpec) (*Hosts, error) {
 	h := &Hosts{byHost: map[string]*Program{}}
+	var def *Program
 	for _, hs := range specs {
-		p, err := Compile(hs.Spec)
+		var p *Program
+		err := error(nil)
+		if re, ok := strings.CutPrefix(hs.Host, "~"); ok {
+			var name *rx
+			p, name, err = compileNamed(hs.Spec, re)
+			if err == nil {
+				h.regexes = append(h.regexes, hostRegex{name, p})
+			}
+		} else if p, err = Compile(hs.Spec); err == nil {
+			err = h.file(hs.Host, p)
+		}
 		if err != nil {
 			if e, ok := err.(*Error); ok {
 				e.Host = hs.Host
+				return nil, e
 			}
-			return nil, err
+			return nil, &Error{Host: hs.Host, Key: "host", Msg: err.Error()}
 		}
 		h.serverSteps = h.serverSteps || p.ServerSteps()
-		if hs.Host == "" {
-			h.other = p
-		} else {
-			h.byHost[hs.Host] = p
+		if hs.Default {
+			if def != nil {
+				return nil, &Error{Host: hs.Host, Key: "default_server", Msg: "a second default server"}
+			}
+			def = p
 		}
+	}
+	if def != nil {
+		h.other = def
 	}
 	return h, nil
 }
 
-// Lookup returns the Program for host (lower case, without port), nil
-// when there is none.
-func (h *Hosts) Lookup(host []byte) *Program {
+// file files the Program of an exact or wildcard name.
+func (h *Hosts) file(name string, p *Program) error {
+	if name == "" {
+		h.other = p
+		return nil
+	}
+	wild, err := h.wild.add(name, int32(len(h.progs)))
+	if err != nil {
+		return err
+	}
+	if wild || name[0] == '.' {
+		h.progs = append(h.progs, p)
+	}
+	if !wild {
+		name = strings.TrimPrefix(name, ".")
+		if h.byHost[name] != nil {
+			return fmt.Errorf("%q is named twice", name)
+		}
+		h.byHost[name] = p
+	}
+	return nil
+}
+
+// compileNamed compiles spec with a regex server name, whose groups
+// become the Program's variables.
+func compileNamed(spec Spec, expr string) (*Program, *rx, error) {
+	var name *rx
+	p, err := compile(spec, func(c *compiler) error {
+		var err error
+		// nginx compiles a server name's regex without case.
+		name, err = c.compileRegex(expr, true)
+		return err
+	})
+	return p, name, err
+}
+
+// Choose returns the Program for host (lower case, without port), nil
+// when there is none; when a regex name chose it, s keeps the regex so
+// that the next Run on s starts with its captures.
+func (h *Hosts) Choose(s *Scratch, host []byte) *Program {
+	s.hostRe = nil
 	if h == nil {
 		return nil
 	}
 	if p := h.byHost[string(host)]; p != nil {
 		return p
 	}
+	if i, ok := h.wild.find(host); ok {
+		return h.progs[i]
+	}
+	for _, r := range h.regexes {
+		s.arena = append(s.arena[:0], host...)
+		if s.matchHost(r.re, s.arena) {
+			s.hostRe = r.re
+			return r.p
+		}
+	}
 	return h.other
+}
+
+// Lookup is Choose for a caller that keeps no Scratch (the config's
+// checks): a regex name's captures are dropped.
+func (h *Hosts) Lookup(host []byte) *Program {
+	var s Scratch
+	return h.Choose(&s, host)
 }

@@ -264,7 +264,11 @@ func nginxAnswer(t *testing.T, addr, target string) string {
 	}
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(10 * time.Second))
-	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: example.com\r\nCookie: a=1; beta=yes\r\nX-Mode: on\r\nConnection: close\r\n\r\n", target)
+	host := "example.com"
+	if h, t, ok := strings.Cut(target, " "); ok {
+		host, target = h, t // "HOST TARGET": a request for another server
+	}
+	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\nCookie: a=1; beta=yes\r\nX-Mode: on\r\nConnection: close\r\n\r\n", target, host)
 	all, _ := io.ReadAll(c)
 	if len(all) == 0 {
 		return "444"

@@ -20,7 +20,18 @@ type Program struct {
 
 // Compile compiles spec, reporting the first problem as an *Error.
 func Compile(spec Spec) (*Program, error) {
+	return compile(spec, nil)
+}
+
+// compile is Compile, with first run on the compiler before the rest
+// (a regex server name's groups, which the steps may read).
+func compile(spec Spec, first func(*compiler) error) (*Program, error) {
 	c := newCompiler()
+	if first != nil {
+		if err := first(c); err != nil {
+			return nil, err
+		}
+	}
 	p := &Program{named: map[string]*location{}}
 	if err := c.declareMaps(spec.Maps); err != nil {
 		return nil, err

@@ -44,6 +44,9 @@ type Scratch struct {
 	// fwd is the location the request was forwarded from, for
 	// RunIntercepted.
 	fwd *location
+	// hostRe is the regex server name Hosts.Choose chose by; begin
+	// runs it again on $host for its captures.
+	hostRe *rx
 }
 
 // bytes returns the value sp holds.
@@ -95,6 +98,11 @@ func (s *Scratch) begin(p *Program, req *Request) {
 	}
 	s.rewritten, s.validLoc, s.changed = false, true, false
 	s.errorPage, s.errStatus, s.named, s.fwd = false, 0, nil, nil
+	if re := s.hostRe; re != nil {
+		s.hostRe = nil
+		host := s.keep(req.Host)
+		s.matchRegex(re, s.bytes(host))
+	}
 	s.re.ResetSteps()
 }
 
@@ -142,4 +150,14 @@ func (s *Scratch) capture(i int) []byte {
 		return nil
 	}
 	return s.arena[s.caps[2*i]:s.caps[2*i+1]]
+}
+
+// matchHost runs a server name's regex on host, before a Program's
+// Scratch is sized for it.
+func (s *Scratch) matchHost(re *rx, host []byte) bool {
+	if n := 2 * (re.numCaps() + 1); len(s.tmp) < n {
+		s.tmp, s.caps = make([]int, n), make([]int, n)
+	}
+	s.re.ResetSteps()
+	return re.match(&s.re, host, s.tmp[:2*(re.numCaps()+1)])
 }
