@@ -30,6 +30,9 @@ type rawServerRewrite struct {
 	Host  string   `toml:"host"`
 	Hosts []string `toml:"hosts"`
 	Steps string   `toml:"steps"`
+	// DefaultServer makes its hosts' server the one for hosts that no
+	// server names (nginx's listen ... default_server).
+	DefaultServer bool `toml:"default_server"`
 }
 
 // locationKinds are the values of a location's match.
@@ -58,7 +61,7 @@ func readLocations(file string, raw *rawConfig, def *Upstream, groups map[string
 		}
 		return nil, 0, nil
 	}
-	r := &locReader{file: file, loc: loc, errs: errs, def: def, groups: groups, seen: map[string]int{}}
+	r := &locReader{file: file, loc: loc, errs: errs, def: def, groups: groups, seen: map[string]int{}, hostLine: map[string]int{}}
 	maps, mapFiles := r.locationMaps(raw.LocationMap, fl)
 	type entry struct {
 		hosts []string
@@ -67,11 +70,21 @@ func readLocations(file string, raw *rawConfig, def *Upstream, groups map[string
 		line  int
 	}
 	var entries []entry
+	defHost := "" // the host of default_server
 	for i := range raw.ServerRewrite {
 		sr := &raw.ServerRewrite[i]
 		line := loc.header("server_rewrite", i)
 		what := fmt.Sprintf("[[server_rewrite]] #%d", i+1)
 		hosts := r.hosts(sr.Host, sr.Hosts, line, what)
+		if sr.DefaultServer {
+			if len(hosts) != 1 {
+				r.bad(line, what, "default_server", "needs one host: the server that answers the hosts no server names")
+			} else if defHost != "" && defHost != hosts[0] {
+				r.bad(line, what, "default_server", "a second default server (%q is one)", cut(defHost))
+			} else {
+				defHost = hosts[0]
+			}
+		}
 		entries = append(entries, entry{hosts: hosts, steps: &rewrite.Text{Src: sr.Steps, Line: r.textLine(line, "steps")}, line: line})
 	}
 	for i := range raw.Location {
@@ -96,7 +109,7 @@ func readLocations(file string, raw *rawConfig, def *Upstream, groups map[string
 	}
 	var specs []rewrite.HostSpec
 	for _, h := range names {
-		hs := rewrite.HostSpec{Host: h, Spec: rewrite.Spec{Maps: maps}}
+		hs := rewrite.HostSpec{Host: h, Default: h != "" && h == defHost, Spec: rewrite.Spec{Maps: maps}}
 		for _, e := range entries {
 			if len(e.hosts) > 0 && !slices.Contains(e.hosts, h) {
 				continue
@@ -133,6 +146,8 @@ type locReader struct {
 	tables int
 	// maps are where each [[location_map]] is, by variable.
 	maps map[string]mapPlace
+	// hostLine is the header line of the first table naming each host.
+	hostLine map[string]int
 }
 
 // bad notes a problem with key of the table headed at line.
@@ -148,17 +163,44 @@ func (r *locReader) hosts(one string, many []string, line int, what string) []st
 	}
 	var out []string
 	for _, h := range many {
-		name, msg := asciiHost(h)
-		if msg == "" && strings.HasPrefix(name, "*") {
-			msg = "is a wildcard; a location's host is an exact name"
+		if strings.HasPrefix(h, "~") {
+			out = append(out, h) // a regex name: CompileHosts checks it
+			r.hostLine[h] = line
+			continue
 		}
+		name, msg := serverName(h)
 		if msg != "" {
 			r.bad(line, what, key, "%q %s", cut(h), msg)
 			continue
 		}
 		out = append(out, name)
+		if _, ok := r.hostLine[name]; !ok {
+			r.hostLine[name] = line
+		}
 	}
 	return out
+}
+
+// serverName checks a host of the location tables, which names a server
+// as nginx's server_name does: an exact name, "*.example.com",
+// ".example.com" or "www.example.*"; it returns the name lower case, or
+// what is wrong.
+func serverName(h string) (string, string) {
+	head, rest := "", h
+	switch {
+	case strings.HasPrefix(h, "*."):
+		head, rest = "*.", h[2:]
+	case strings.HasPrefix(h, "."):
+		head, rest = ".", h[1:]
+	case strings.HasSuffix(h, ".*"):
+		name, msg := asciiHost(h[:len(h)-2] + ".x")
+		return strings.TrimSuffix(name, ".x") + ".*", msg
+	}
+	name, msg := asciiHost(rest)
+	if msg == "" && strings.Contains(name, "*") {
+		msg = "has a '*' inside; a wildcard is a leading \"*.\" or \".\", or a trailing \".*\""
+	}
+	return head + name, msg
 }
 
 // textLine is the line of the first line of the string of key: the line
@@ -256,7 +298,9 @@ func (r *locReader) placed(err error) error {
 		what += " (host " + e.Host + ")"
 	}
 	line := e.Line
-	if e.Key != "steps" && e.Key != "" {
+	if e.Key == "host" || e.Key == "default_server" {
+		line = r.loc.keyLine(r.hostLine[e.Host], "host")
+	} else if e.Key != "steps" && e.Key != "" {
 		line = r.loc.keyLine(e.Line, e.Key)
 	}
 	return &Error{File: r.file, Line: line, What: what, Key: e.Key, Msg: e.Msg}
