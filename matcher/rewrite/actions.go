@@ -67,6 +67,9 @@ func (s *Scratch) ret(req *Request, st *step, res *Result) {
 	case st.code == 444:
 		*res = Result{Action: Close, Status: 444}
 	case isRedirectStatus(st.code) && st.hasValue:
+		// return copies captures as they are, where rewrite ...
+		// redirect escapes them: "return 301 /to/$1" of /ret/a%20b
+		// sends "/to/a b" (then made Location-safe), as nginx.
 		s.buf = s.appendScript(s.buf[:0], req, &st.value, false)
 		s.out = appendLocationSafe(s.out[:0], s.buf)
 		*res = Result{Action: Redirect, Status: st.code, Location: s.out}

@@ -81,6 +81,7 @@ set $site main;`,
 			{Match: Exact, Path: "/gone", Steps: "return 410;"},
 			{Match: Exact, Path: "/see", Steps: "return 303 /other;"},
 			{Match: Exact, Path: "/url", Steps: "return https://example.org$request_uri;"},
+			{Match: Regex, Path: `^/ret/(.*)$`, Steps: "if ($arg_t) { return 200 \"t $1\"; } return 301 /to/$1?u=$uri;"},
 			{Match: Prefix, Path: "/if/", Steps: `
 if ($arg_lang = de) { return 302 /de$uri; }
 if ($arg_lang != "") { return 302 /lang/$arg_lang$uri; }
@@ -91,7 +92,8 @@ if ($uri !~* \.HTML$) { return 200 "not html"; }
 return 200 "html";`},
 			{Match: Prefix, Path: "/", Steps: "return 404;"},
 		},
-		paths: []string{"/healthz", "/drop", "/gone", "/see", "/url", "/if/x", "/if/abc/12", "/if/case/x", "/if/keep/x", "/if/keep/x.html", "/if/x?lang=de", "/if/x?lang=fr"},
+		paths: []string{"/healthz", "/drop", "/gone", "/see", "/url",
+			"/ret/a%20b", "/ret/a+b", "/ret/a%2Fb", "/ret/a%2Bb", "/ret/%3F%26%23", "/ret/caf%C3%A9", "/ret/a%25b", "/ret/a%20b?t=1", "/ret/a%2Fb+c?t=1", "/if/x", "/if/abc/12", "/if/case/x", "/if/keep/x", "/if/keep/x.html", "/if/x?lang=de", "/if/x?lang=fr"},
 	},
 	{name: "variables and captures",
 		server: `rewrite ^/srv/(.*)$ /vars/$1 last;
