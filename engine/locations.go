@@ -25,6 +25,10 @@ type phase struct {
 	// started is the Program whose server steps serverPhase ran for the
 	// request being answered, nil when none did.
 	started *rewrite.Program
+	// scratch2 and res2 replay a request for its error pages
+	// (locations_intercept.go).
+	scratch2 rewrite.Scratch
+	res2     rewrite.Result
 }
 
 // program finds the Program of req's host and readies the loop's phase
@@ -149,6 +153,9 @@ func (cs *conn) answerPhase(out []byte, req *httpparse.Request, rules *matcher.S
 	if max := l.group.MaxRequestBodyBytes; max > 0 && req.ContentLength > max {
 		return appendTextWith(out, 413, cs.fields(), rules.Headers(), "request body too large\n", false, date, connClose),
 			verdict{status: 413, outcome: outClientError, closing: true, linger: true}
+	}
+	if res.Intercept && !isWebSocket(req) {
+		cs.interceptPages(req, rules, date) // locations_intercept.go
 	}
 	return out, verdict{upstream: true}
 }

@@ -68,6 +68,16 @@ func (p *Program) Intercepts(s *Scratch, status int) bool {
 	return false
 }
 
+// InterceptStatus returns the i-th upstream status (from 0) that a
+// request Run forwarded with res.Intercept sends to an error page, and
+// false past the last.
+func (p *Program) InterceptStatus(s *Scratch, i int) (int, bool) {
+	if s.fwd == nil || !s.fwd.intercept || s.errorPage || i >= len(s.fwd.pages) {
+		return 0, false
+	}
+	return s.fwd.pages[i].status, true
+}
+
 // RunIntercepted answers a request that Run forwarded with res.Intercept
 // (s and req as Run left them) and whose upstream answered status, as
 // nginx's proxy_intercept_errors: the location's error page for status
