@@ -20,19 +20,28 @@ var serverNames = []string{
 	"api.example.com", "*.eu.example.com", `~^(?<sub>[a-z]+)\.shop\.test$`, `~^(\d+)\.Num\.test$`, `~^.*\.example\.net$`, "x.example.net",
 }
 
+// hostMap is a hostnames map of $host that every server of
+// hostSpecs reads, so that TestServersAgainstNginx checks its wildcards.
+var hostMap = MapSpec{Source: "$host", Variable: "hn", Default: "none", Entries: `hostnames;
+*.example.com star;
+.example.org dot;
+www.example.* tail;
+a.b.example.com exact;
+~^(?<lbl>[a-z]+)\.num\.test$ re-$lbl;`}
+
 // hostSpecs is a HostSpec per server name, each answering its index and
 // the captures a regex name gives.
 func hostSpecs(names []string) []HostSpec {
 	var specs []HostSpec
 	for i, n := range names {
-		body := fmt.Sprintf("server %d", i)
+		body := fmt.Sprintf("server %d $hn", i)
 		if strings.Contains(n, "?<sub>") {
 			body += " $sub"
 		}
 		if strings.Contains(n, `(\d+)`) {
 			body += " $1"
 		}
-		specs = append(specs, HostSpec{Host: n, Default: i == 0, Spec: Spec{Locations: []LocationSpec{
+		specs = append(specs, HostSpec{Host: n, Default: i == 0, Spec: Spec{Maps: []MapSpec{hostMap}, Locations: []LocationSpec{
 			{Match: Prefix, Path: "/", Steps: fmt.Sprintf("return 200 %q;", body)}}}})
 	}
 	return specs
@@ -141,6 +150,7 @@ func TestServersAgainstNginx(t *testing.T) {
 	fmt.Fprintf(&b, "worker_processes 1;\npid %[1]s/nginx.pid;\nerror_log %[1]s/error.log;\nevents { worker_connections 64; }\n"+
 		"http {\naccess_log off;\nclient_body_temp_path %[1]s/body;\nproxy_temp_path %[1]s/proxy;\nfastcgi_temp_path %[1]s/fastcgi;\n"+
 		"uwsgi_temp_path %[1]s/uwsgi;\nscgi_temp_path %[1]s/scgi;\n", dir)
+	fmt.Fprintf(&b, "map %s $%s {\ndefault %s;\n%s\n}\n", hostMap.Source, hostMap.Variable, hostMap.Default, hostMap.Entries)
 	for i, spec := range hostSpecs(serverNames) {
 		def := ""
 		if i == 0 {
@@ -158,9 +168,10 @@ func TestServersAgainstNginx(t *testing.T) {
 	var res Result
 	for _, host := range []string{"example.com", "EXAMPLE.com", "a.example.com", "a.b.example.com", "example.org", "w.example.org",
 		"www.example.com", "www.example.co.uk", "mail.x", "api.example.com", "x.eu.example.com", "eu.example.com",
-		"toys.shop.test", "Toys.Shop.test", "7.num.test", "x7.num.test", "a.example.net", "x.example.net", "example.net", "nowhere", "www.example.org"} {
+		"toys.shop.test", "Toys.Shop.test", "7.num.test", "x7.num.test", "a.example.net", "x.example.net", "example.net", "nowhere", "www.example.org", "a.b.example.com", "c.a.b.example.com", "abc.num.test", "example.org.", "www.example.org."} {
 		want := nginxAnswer(t, addr, host+" /")
-		req := request(strings.ToLower(host), "/", nil)
+		// The engine gives $host lower case, without a trailing dot.
+		req := request(strings.TrimSuffix(strings.ToLower(host), "."), "/", nil)
 		hosts.Choose(&s, req.Host).Run(&s, req, &res)
 		if got := answerText(res.Status, "", string(res.Body), true); got != want {
 			t.Errorf("%s:\n nginx     %s\n redirectd %s", host, want, got)
