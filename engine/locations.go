@@ -157,6 +157,9 @@ func (cs *conn) answerPhase(out []byte, req *httpparse.Request, rules *matcher.S
 	if res.Intercept && !isWebSocket(req) {
 		cs.interceptPages(req, rules, date) // locations_intercept.go
 	}
+	if !isWebSocket(req) {
+		cs.pageStatus = res.Status // an error page's status, 0 for none
+	}
 	return out, verdict{upstream: true}
 }
 

@@ -31,6 +31,8 @@ var modelSite = []rewrite.HostSpec{
 			{Match: rewrite.Prefix, Path: "/missing/", Steps: `return 404;`},
 			{Match: rewrite.Prefix, Path: "/app/", Pass: true, InterceptErrors: true, Steps: "error_page 404 @gone;\nerror_page 502 =200 /status;"},
 			{Match: rewrite.Exact, Path: "/status", Steps: `return 200 "sorry";`},
+			{Match: rewrite.Prefix, Path: "/via/", Steps: "error_page 404 @app;\nreturn 404;"},
+			{Match: rewrite.Named, Path: "app", Pass: true},
 		}}},
 }
 
@@ -98,6 +100,9 @@ func TestLocationModel(t *testing.T) {
 		{"GET /app/up-404 HTTP/1.1\r\nHost: a.example.com\r\n\r\n", answer{Status: 301, Location: "/search?q=/app/up-404", Line: "GET /app/up-404 HTTP/1.1"}},
 		{"GET /app/up-502 HTTP/1.1\r\nHost: a.example.com\r\n\r\n", answer{Status: 200, Body: "sorry", Line: "GET /app/up-502 HTTP/1.1"}},
 		{"GET /app/x HTTP/1.1\r\nHost: a.example.com\r\n\r\n", answer{Status: 200, Body: "body", Line: "GET /app/x HTTP/1.1"}},
+		// An error page that forwards: the upstream's answer goes with
+		// the error's status, as nginx's err_status.
+		{"GET /via/x HTTP/1.1\r\nHost: a.example.com\r\n\r\n", answer{Status: 404, Body: "body", Line: "GET /via/x HTTP/1.1"}},
 		{"GET /page/up-404 HTTP/1.1\r\nHost: a.example.com\r\n\r\n", answer{Status: 404, Body: "body", Line: "GET /page/up-404 HTTP/1.1"}},
 	} {
 		c := plainTCP.dial(t, srv)
