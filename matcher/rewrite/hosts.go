@@ -49,16 +49,19 @@ type HostSpec struct {
 func CompileHosts(specs []HostSpec) (*Hosts, error) {
 	h := &Hosts{byHost: map[string]*Program{}}
 	var def *Program
+	// The hosts' Specs share their maps (the config gives each the same
+	// slice): a map that reads no variable slot is compiled once.
+	shared := map[*MapSpec]*mapVar{}
 	for _, hs := range specs {
 		var p *Program
 		err := error(nil)
 		if re, ok := strings.CutPrefix(hs.Host, "~"); ok {
 			var name *rx
-			p, name, err = compileNamed(hs.Spec, re)
+			p, name, err = compileNamed(hs.Spec, re, shared)
 			if err == nil {
 				h.regexes = append(h.regexes, hostRegex{name, p})
 			}
-		} else if p, err = Compile(hs.Spec); err == nil {
+		} else if p, err = compile(hs.Spec, nil, shared); err == nil {
 			err = h.file(hs.Host, p)
 		}
 		if err != nil {
@@ -107,14 +110,14 @@ func (h *Hosts) file(name string, p *Program) error {
 
 // compileNamed compiles spec with a regex server name, whose groups
 // become the Program's variables.
-func compileNamed(spec Spec, expr string) (*Program, *rx, error) {
+func compileNamed(spec Spec, expr string, shared map[*MapSpec]*mapVar) (*Program, *rx, error) {
 	var name *rx
 	p, err := compile(spec, func(c *compiler) error {
 		var err error
 		// nginx compiles a server name's regex without case.
 		name, err = c.compileRegex(expr, true)
 		return err
-	})
+	}, shared)
 	return p, name, err
 }
 

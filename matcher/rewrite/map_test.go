@@ -115,3 +115,35 @@ func TestMapErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestMapShared: hosts given the same maps compile a map that reads no
+// variable slot once, and one that does once per host.
+func TestMapShared(t *testing.T) {
+	maps := []MapSpec{
+		{Source: "$uri", Variable: "plain", Entries: "/a /b;\n~^/c/(.*)$ /d/$1$is_args$args;"},
+		{Source: "$uri", Variable: "reads", Entries: "/a $plain;\n~^/(?<x>e)$ $x;"},
+	}
+	loc := []LocationSpec{{Path: "/", Steps: `return 200 "$plain $reads";`}}
+	hosts, err := CompileHosts([]HostSpec{
+		{Host: "a.test", Spec: Spec{Maps: maps, Locations: loc}},
+		{Host: `~^(?<sub>b)\.test$`, Spec: Spec{Maps: maps, Locations: loc}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := hosts.Lookup([]byte("a.test")), hosts.Lookup([]byte("b.test"))
+	if a.maps[0] != b.maps[0] {
+		t.Error("the map that reads no variable is compiled twice")
+	}
+	if a.maps[1] == b.maps[1] {
+		t.Error("the map that reads a variable is shared")
+	}
+	for _, p := range []*Program{a, b} {
+		if got := run(t, p, request("x", "/a", nil)); got.Body != "/b /b" {
+			t.Errorf("body %q, want %q", got.Body, "/b /b")
+		}
+		if got := run(t, p, request("x", "/e", nil)); got.Body != " e" {
+			t.Errorf("body %q, want %q", got.Body, " e")
+		}
+	}
+}

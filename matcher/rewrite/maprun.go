@@ -14,17 +14,17 @@ func (s *Scratch) prepare(req *Request, parts []part) {
 // preparePart is prepare of one part.
 func (s *Scratch) preparePart(req *Request, pt *part) {
 	if pt.kind == vMap && s.vars[pt.n].n < 0 {
-		s.evalMap(req, s.prog.maps[pt.m])
+		s.evalMap(req, s.prog.maps[pt.m], pt.n)
 	}
 }
 
-// evalMap sets m's variable as ngx_http_map_variable: the source's
+// evalMap sets m's variable (slot) as ngx_http_map_variable: the source's
 // value (without a trailing '.' in a hostnames map) is looked up among
 // the literal keys without case, then the wildcard ones, then the
 // regexes in order (whose captures become the request's, as nginx's);
 // an empty source takes the default.
-func (s *Scratch) evalMap(req *Request, m *mapVar) {
-	s.vars[m.slot] = span{} // a map that reads itself reads it empty
+func (s *Scratch) evalMap(req *Request, m *mapVar, slot int) {
+	s.vars[slot] = span{} // a map that reads itself reads it empty
 	s.prepare(req, m.source.parts)
 	start := len(s.arena)
 	s.arena = s.appendScript(s.arena, req, &m.source, false)
@@ -51,5 +51,5 @@ func (s *Scratch) evalMap(req *Request, m *mapVar) {
 	s.prepare(req, v.parts)
 	vs := len(s.arena)
 	s.arena = s.appendScript(s.arena, req, v, false)
-	s.vars[m.slot] = span{vs, len(s.arena) - vs}
+	s.vars[slot] = span{vs, len(s.arena) - vs}
 }

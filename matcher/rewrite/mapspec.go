@@ -84,7 +84,12 @@ type mapVar struct {
 	regexes []mapRegex
 	values  []script
 	def     script
-	slot    int
+	// caps is the most groups a regex key has, for the Scratch.
+	caps int
+	// shared: nothing in the map depends on its Program's variable
+	// slots (no variable of set or of another map, no named group), so
+	// every host's Program uses the one compiled first.
+	shared bool
 }
 
 // mapRegex is a regex key and the index of its value.
@@ -114,7 +119,7 @@ func (c *compiler) declareMaps(maps []MapSpec) error {
 // compileMap compiles one map whose variable declareMaps filed.
 func (c *compiler) compileMap(ms *MapSpec) (*mapVar, error) {
 	name := strings.TrimPrefix(ms.Variable, "$")
-	m := &mapVar{name: name, slot: c.slots[strings.ToLower(name)], exact: map[string]int32{}}
+	m := &mapVar{name: name, exact: map[string]int32{}}
 	c.where, c.inMap = "", name
 	defer func() { c.inMap = "" }()
 	var err error
@@ -153,7 +158,32 @@ func (c *compiler) compileMap(ms *MapSpec) (*mapVar, error) {
 			return fail("entries", e.line, errAt(e.line, "%q: %v", e.key, err))
 		}
 	}
+	m.shared = m.independent()
 	return m, nil
+}
+
+// independent reports whether m reads no variable slot, so that its
+// compiled form serves every Program.
+func (m *mapVar) independent() bool {
+	scripts := append([]script{m.source, m.def}, m.values...)
+	for _, sc := range scripts {
+		for _, pt := range sc.parts {
+			if pt.kind == vUser || pt.kind == vMap {
+				return false
+			}
+		}
+	}
+	for _, r := range m.regexes {
+		if n := r.re.numCaps(); n > m.caps {
+			m.caps = n
+		}
+		for _, slot := range r.re.slots {
+			if slot >= 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // addMapEntry compiles one entry into m.

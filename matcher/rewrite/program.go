@@ -20,13 +20,15 @@ type Program struct {
 
 // Compile compiles spec, reporting the first problem as an *Error.
 func Compile(spec Spec) (*Program, error) {
-	return compile(spec, nil)
+	return compile(spec, nil, nil)
 }
 
 // compile is Compile, with first run on the compiler before the rest
-// (a regex server name's groups, which the steps may read).
-func compile(spec Spec, first func(*compiler) error) (*Program, error) {
+// (a regex server name's groups, which the steps may read), and the
+// maps that earlier Programs compiled (nil: none kept).
+func compile(spec Spec, first func(*compiler) error, shared map[*MapSpec]*mapVar) (*Program, error) {
 	c := newCompiler()
+	c.shared = shared
 	if first != nil {
 		if err := first(c); err != nil {
 			return nil, err
@@ -37,9 +39,18 @@ func compile(spec Spec, first func(*compiler) error) (*Program, error) {
 		return nil, err
 	}
 	for i := range spec.Maps {
-		m, err := c.compileMap(&spec.Maps[i])
-		if err != nil {
-			return nil, err
+		ms := &spec.Maps[i]
+		m := c.shared[ms]
+		if m != nil {
+			c.maxCaps = max(c.maxCaps, m.caps)
+		} else {
+			var err error
+			if m, err = c.compileMap(ms); err != nil {
+				return nil, err
+			}
+			if m.shared && c.shared != nil {
+				c.shared[ms] = m
+			}
 		}
 		p.maps = append(p.maps, m)
 	}
