@@ -104,6 +104,8 @@ func (p *Program) sendErrorPage(s *Scratch, req *Request, ep *errorPage, res *Re
 			s.args = span{start + len(u) + 1, len(a)}
 		}
 		s.rewritten = true
+		// nginx asks the error page with GET (HEAD stays HEAD).
+		s.asGET = string(req.Method) != "HEAD"
 		return true
 	case len(t) > 0 && t[0] == '@':
 		l := p.named[string(t[1:])]

@@ -13,7 +13,7 @@ var pagesSite = Spec{
 		{Match: Named, Path: "notfound", Steps: `return 301 /search?q=$uri;`},
 		{Match: Named, Path: "up", Pass: true, Upstream: "app"},
 		{Match: Prefix, Path: "/", Steps: `return 404;`},
-		{Match: Prefix, Path: "/landing", Steps: `return 200 "landing $uri $args";`},
+		{Match: Prefix, Path: "/landing", Steps: `if ($request_method = POST) { return 200 "posted"; } return 200 "landing $uri $args";`},
 		{Match: Prefix, Path: "/own/", Steps: "error_page 404 =200 /landing?from=own;\nerror_page 410 = /landing;\nif ($arg_gone) { return 410; }\nreturn 404;"},
 		{Match: Prefix, Path: "/red/", Steps: `error_page 403 500 https://example.org/denied$uri; return 403;`},
 		{Match: Prefix, Path: "/red301/", Steps: `error_page 403 =301 http://example.org/moved; error_page 404 =301 /moved; if ($arg_in) { return 404; } return 403;`},
@@ -47,6 +47,11 @@ func TestErrorPage(t *testing.T) {
 		{"/nested/inner/a", answer{Action: Answer, Status: 404, Body: "landing /landing ", Where: "/landing"}},
 		{"/fwd/a%20b?q", answer{Action: Forward, Status: 404, URI: "/fwd/a%20b?q", Where: "@up", Ups: "app"}},
 		{"/nowhere/a", answer{Action: Answer, Status: 500, Where: "/nowhere/"}},
+	}
+	post := request("example.com", "/own/a", nil)
+	post.Method = []byte("POST")
+	if got := run(t, p, post); got.Body != "landing /landing from=own" {
+		t.Errorf("POST /own/a: body %q, want the error page asked with GET", got.Body)
 	}
 	for _, tt := range tests {
 		got := run(t, p, request("example.com", tt.target, nil))

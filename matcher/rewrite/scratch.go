@@ -38,6 +38,8 @@ type Scratch struct {
 	// own).
 	errorPage bool
 	errStatus int
+	// asGET: an error page's internal redirect made the method GET.
+	asGET bool
 	// named is the named location an error page of the server's steps
 	// sends the request to, for RunLocations.
 	named *location
@@ -97,7 +99,7 @@ func (s *Scratch) begin(p *Program, req *Request) {
 		}
 	}
 	s.rewritten, s.validLoc, s.changed = false, true, false
-	s.errorPage, s.errStatus, s.named, s.fwd = false, 0, nil, nil
+	s.errorPage, s.errStatus, s.named, s.fwd, s.asGET = false, 0, nil, nil, false
 	if re := s.hostRe; re != nil {
 		s.hostRe = nil
 		host := s.keep(req.Host)

@@ -48,6 +48,9 @@ func (s *Scratch) appendVar(dst []byte, req *Request, pt *part) []byte {
 		}
 		return append(dst, "http"...)
 	case vMethod:
+		if s.asGET {
+			return append(dst, "GET"...)
+		}
 		return append(dst, req.Method...)
 	case vPort:
 		return append(dst, req.Port...)
