@@ -24,6 +24,8 @@ default /fallback;
 	{Source: "$arg_lang$uri", Variable: "lang", Default: "en", Entries: `
 /lang/de de;
 "" empty;`},
+	{Source: "$uri", Variable: "kept", Entries: "/go/x kept-x;\n/go/y kept-y;"},
+	{Source: "$uri", Variable: "vol", Entries: "volatile;\n/go/x vol-x;\n/go/y vol-y;"},
 	{Source: "$host", Variable: "by_host", Entries: `
 hostnames;
 *.example.com sub;

@@ -13,7 +13,7 @@ func (s *Scratch) prepare(req *Request, parts []part) {
 
 // preparePart is prepare of one part.
 func (s *Scratch) preparePart(req *Request, pt *part) {
-	if pt.kind == vMap && s.vars[pt.n].n < 0 {
+	if pt.kind == vMap && (s.vars[pt.n].n < 0 || s.prog.maps[pt.m].volatile) {
 		s.evalMap(req, s.prog.maps[pt.m], pt.n)
 	}
 }

@@ -19,7 +19,8 @@ type MapSpec struct {
 	Variable string
 	// Entries are the map's lines in nginx's syntax: "key value;",
 	// "default value;", "hostnames;", "~regex value;", "~*regex
-	// value;", a key starting with '\' taken literally. EntriesLine is
+	// value;", "volatile;" (looked up at every read), a key starting
+	// with '\' taken literally. EntriesLine is
 	// the line of their first line.
 	Entries     string
 	EntriesLine int
@@ -35,10 +36,10 @@ type mapEntry struct {
 }
 
 // parseMapEntries reads a map's body, as ngx_http_map's handler does.
-func parseMapEntries(src string, line int) (entries []mapEntry, def *mapEntry, hostnames bool, err error) {
+func parseMapEntries(src string, line int) (entries []mapEntry, def *mapEntry, hostnames, volatile bool, err error) {
 	toks, err := lex(src, line)
 	if err != nil {
-		return nil, nil, false, err
+		return nil, nil, false, false, err
 	}
 	for i := 0; i < len(toks); {
 		start := i
@@ -46,10 +47,10 @@ func parseMapEntries(src string, line int) (entries []mapEntry, def *mapEntry, h
 			i++
 		}
 		if i == len(toks) {
-			return nil, nil, false, errAt(toks[start].line, "%q: missing ';' at the end", toks[start].word)
+			return nil, nil, false, false, errAt(toks[start].line, "%q: missing ';' at the end", toks[start].word)
 		}
 		if toks[i].word != ";" || i == start {
-			return nil, nil, false, errAt(toks[i].line, "unexpected %q: a map's lines are \"key value;\"", toks[i].word)
+			return nil, nil, false, false, errAt(toks[i].line, "unexpected %q: a map's lines are \"key value;\"", toks[i].word)
 		}
 		words := toks[start:i]
 		i++
@@ -57,20 +58,22 @@ func parseMapEntries(src string, line int) (entries []mapEntry, def *mapEntry, h
 		switch {
 		case len(words) == 1 && w0.word == "hostnames" && !w0.quoted:
 			hostnames = true
-		case len(words) == 1 && (w0.word == "volatile" || w0.word == "include") && !w0.quoted:
-			return nil, nil, false, errAt(w0.line, "%s is not supported in a map", w0.word)
+		case len(words) == 1 && w0.word == "volatile" && !w0.quoted:
+			volatile = true
+		case len(words) == 2 && w0.word == "include" && !w0.quoted:
+			return nil, nil, false, false, errAt(w0.line, "include is not supported in a map's entries; give the file as the map's file")
 		case len(words) != 2:
-			return nil, nil, false, errAt(w0.line, "%q: a map's line is a key and a value", w0.word)
+			return nil, nil, false, false, errAt(w0.line, "%q: a map's line is a key and a value", w0.word)
 		case w0.word == "default" && !w0.quoted:
 			if def != nil {
-				return nil, nil, false, errAt(w0.line, "duplicate default (the first is on line %d)", def.line)
+				return nil, nil, false, false, errAt(w0.line, "duplicate default (the first is on line %d)", def.line)
 			}
 			def = &mapEntry{key: "default", value: words[1].word, line: w0.line}
 		default:
 			entries = append(entries, mapEntry{key: w0.word, value: words[1].word, line: w0.line})
 		}
 	}
-	return entries, def, hostnames, nil
+	return entries, def, hostnames, volatile, nil
 }
 
 // mapVar is a compiled map.
@@ -86,6 +89,8 @@ type mapVar struct {
 	def     script
 	// caps is the most groups a regex key has, for the Scratch.
 	caps int
+	// volatile: looked up at every read, not kept for the request.
+	volatile bool
 	// shared: nothing in the map depends on its Program's variable
 	// slots (no variable of set or of another map, no named group), so
 	// every host's Program uses the one compiled first.
@@ -136,7 +141,7 @@ func (c *compiler) compileMap(ms *MapSpec) (*mapVar, error) {
 	if len(m.source.parts) == 0 {
 		return fail("source", ms.Line, fmt.Errorf("missing; a map looks up a value with variables, such as \"$uri\""))
 	}
-	entries, def, hostnames, err := parseMapEntries(ms.Entries, ms.EntriesLine)
+	entries, def, hostnames, volatile, err := parseMapEntries(ms.Entries, ms.EntriesLine)
 	if err != nil {
 		return fail("entries", ms.EntriesLine, err)
 	}
@@ -153,6 +158,7 @@ func (c *compiler) compileMap(ms *MapSpec) (*mapVar, error) {
 	if hostnames {
 		m.byHost = &hostTable{}
 	}
+	m.volatile = volatile
 	for _, e := range entries {
 		if err := c.addMapEntry(m, e); err != nil {
 			return fail("entries", e.line, errAt(e.line, "%q: %v", e.key, err))

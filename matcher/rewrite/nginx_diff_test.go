@@ -131,6 +131,7 @@ return 200 "p $uri";`},
 	{name: "maps",
 		maps: mapFixture,
 		locs: []LocationSpec{
+			{Match: Prefix, Path: "/go/x", Steps: `set $a "$kept $vol"; rewrite ^/go/x$ /go/y; return 200 "$a | $kept $vol";`},
 			{Match: Prefix, Path: "/", Steps: `
 if ($moved) { return 301 $moved; }
 if ($lang = de) { return 302 /de$uri; }
@@ -139,7 +140,7 @@ rewrite ^/go/(.*)$ $section? redirect;
 return 200 $where;`},
 		},
 		paths: []string{"/old", "/OLD", "/old/", "/docs/a/b", "/Docs/x", "/shop/item-12", "/shop/ITEM-7", "/x", "/go/old", "/go/y",
-			"/lang/de", "/a%20b", "/blog/2020/x"},
+			"/lang/de", "/a%20b", "/blog/2020/x", "/go/x"},
 	},
 	{name: "error_page",
 		server: `error_page 404 @notfound;
