@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/redirectd/redirectd/matcher/rewrite"
@@ -33,6 +34,8 @@ type rawServerRewrite struct {
 	// DefaultServer makes its hosts' server the one for hosts that no
 	// server names (nginx's listen ... default_server).
 	DefaultServer bool `toml:"default_server"`
+	// DefaultServerPorts limits DefaultServer to these listener ports.
+	DefaultServerPorts []int `toml:"default_server_ports"`
 }
 
 // locationKinds are the values of a location's match.
@@ -71,12 +74,26 @@ func readLocations(file string, raw *rawConfig, def *Upstream, groups map[string
 	}
 	var entries []entry
 	defHost := "" // the host of default_server
+	// portDefaults are the ports of default_server_ports, by host.
+	portDefaults := map[string][]string{}
 	for i := range raw.ServerRewrite {
 		sr := &raw.ServerRewrite[i]
 		line := loc.header("server_rewrite", i)
 		what := fmt.Sprintf("[[server_rewrite]] #%d", i+1)
 		hosts := r.hosts(sr.Host, sr.Hosts, line, what)
-		if sr.DefaultServer {
+		switch {
+		case len(sr.DefaultServerPorts) > 0:
+			if len(hosts) != 1 {
+				r.bad(line, what, "default_server_ports", "needs one host: the server that answers the hosts no server names on these ports")
+				break
+			}
+			for _, port := range sr.DefaultServerPorts {
+				if port < 1 || port > 65535 {
+					r.bad(line, what, "default_server_ports", "%d is not a port", port)
+				}
+				portDefaults[hosts[0]] = append(portDefaults[hosts[0]], strconv.Itoa(port))
+			}
+		case sr.DefaultServer:
 			if len(hosts) != 1 {
 				r.bad(line, what, "default_server", "needs one host: the server that answers the hosts no server names")
 			} else if defHost != "" && defHost != hosts[0] {
@@ -110,6 +127,9 @@ func readLocations(file string, raw *rawConfig, def *Upstream, groups map[string
 	var specs []rewrite.HostSpec
 	for _, h := range names {
 		hs := rewrite.HostSpec{Host: h, Default: h != "" && h == defHost, Spec: rewrite.Spec{Maps: maps}}
+		if ports := portDefaults[h]; h != "" && len(ports) > 0 {
+			hs.Default, hs.DefaultPorts = true, ports
+		}
 		for _, e := range entries {
 			if len(e.hosts) > 0 && !slices.Contains(e.hosts, h) {
 				continue

@@ -28,6 +28,11 @@ host = "main.example.org"
 default_server = true
 steps = 'return 200 main;'
 
+[[server_rewrite]]
+host = "tls.example.org"
+default_server_ports = [8443]
+steps = 'return 200 tls;'
+
 [[location]]
 path = "/"
 steps = 'return 200 other;'
@@ -47,5 +52,11 @@ steps = 'return 200 other;'
 		if string(res.Body) != want {
 			t.Errorf("%s: %q, want %q", host, res.Body, want)
 		}
+	}
+	var s rewrite.Scratch
+	var res rewrite.Result
+	req := testRequest("nowhere.test", "/")
+	if hosts.ChooseOn(&s, req.Host, []byte("8443")).Run(&s, req, &res); string(res.Body) != "tls" {
+		t.Errorf("nowhere.test on port 8443: %q, want the port's default server", res.Body)
 	}
 }

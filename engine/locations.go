@@ -40,11 +40,11 @@ func (cs *conn) program(rules *matcher.Set, hosts *rewrite.Hosts, req *httpparse
 		name = name[:n-1]
 	}
 	ph.host = ascii.AppendLower(ph.host[:0], name)
-	p := hosts.Choose(&ph.scratch, ph.host)
+	ph.port = strconv.AppendUint(ph.port[:0], uint64(cs.local.Port()), 10)
+	p := hosts.ChooseOn(&ph.scratch, ph.host, ph.port)
 	if p == nil {
 		return nil
 	}
-	ph.port = strconv.AppendUint(ph.port[:0], uint64(cs.local.Port()), 10)
 	target := req.Target
 	if len(target) > 0 && target[0] != '/' {
 		// An absolute-form target: nginx's $request_uri (and what it

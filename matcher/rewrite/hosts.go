@@ -17,6 +17,8 @@ type Hosts struct {
 	// regexes are the regex names, in order, each with its Program.
 	regexes []hostRegex
 	other   *Program
+	// byPort are the default servers of some listener ports.
+	byPort map[string]*Program
 	// serverSteps: some Program has steps of the server's own.
 	serverSteps bool
 }
@@ -37,11 +39,14 @@ func (h *Hosts) ServerSteps() bool { return h != nil && h.serverSteps }
 // ".example.com" (example.com and its subdomains), "www.example.*", or
 // "~REGEX" (its captures are the steps' $1..$9 and named variables);
 // "" is the default server, for every host that no other names. Default
-// makes this one the default server instead (nginx's default_server).
+// makes this one the default server instead (nginx's default_server):
+// on the listener ports DefaultPorts ($server_port), or on every other
+// port when DefaultPorts is empty.
 type HostSpec struct {
-	Host    string
-	Default bool
-	Spec    Spec
+	Host         string
+	Default      bool
+	DefaultPorts []string
+	Spec         Spec
 }
 
 // CompileHosts compiles each host's Spec. An error is an *Error of the
@@ -72,7 +77,17 @@ func CompileHosts(specs []HostSpec) (*Hosts, error) {
 			return nil, &Error{Host: hs.Host, Key: "host", Msg: err.Error()}
 		}
 		h.serverSteps = h.serverSteps || p.ServerSteps()
-		if hs.Default {
+		if hs.Default && len(hs.DefaultPorts) > 0 {
+			for _, port := range hs.DefaultPorts {
+				if h.byPort == nil {
+					h.byPort = map[string]*Program{}
+				}
+				if h.byPort[port] != nil {
+					return nil, &Error{Host: hs.Host, Key: "default_server", Msg: "a second default server for port " + port}
+				}
+				h.byPort[port] = p
+			}
+		} else if hs.Default {
 			if def != nil {
 				return nil, &Error{Host: hs.Host, Key: "default_server", Msg: "a second default server"}
 			}
@@ -125,6 +140,13 @@ func compileNamed(spec Spec, expr string, shared map[*MapSpec]*mapVar) (*Program
 // when there is none; when a regex name chose it, s keeps the regex so
 // that the next Run on s starts with its captures.
 func (h *Hosts) Choose(s *Scratch, host []byte) *Program {
+	return h.ChooseOn(s, host, nil)
+}
+
+// ChooseOn is Choose for a request to the listener port port
+// ($server_port): a host that no server names gets that port's default
+// server, if it has one.
+func (h *Hosts) ChooseOn(s *Scratch, host, port []byte) *Program {
 	s.hostRe = nil
 	if h == nil {
 		return nil
@@ -141,6 +163,9 @@ func (h *Hosts) Choose(s *Scratch, host []byte) *Program {
 			s.hostRe = r.re
 			return r.p
 		}
+	}
+	if p := h.byPort[string(port)]; p != nil {
+		return p
 	}
 	return h.other
 }

@@ -140,23 +140,31 @@ func TestChooseServerAllocatesNothing(t *testing.T) {
 // block each, and asks both for a set of hosts.
 func TestServersAgainstNginx(t *testing.T) {
 	bin := testutil.FindNginx(t)
-	hosts, err := CompileHosts(hostSpecs(serverNames))
+	dir := t.TempDir()
+	addr, addr2 := testport.Free(t), testport.Free(t)
+	port2 := addr2[strings.LastIndexByte(addr2, ':')+1:]
+	// The second port's default server is the second server.
+	specs := hostSpecs(serverNames)
+	specs[1].Default, specs[1].DefaultPorts = true, []string{port2}
+	hosts, err := CompileHosts(specs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	addr := testport.Free(t)
 	var b strings.Builder
 	fmt.Fprintf(&b, "worker_processes 1;\npid %[1]s/nginx.pid;\nerror_log %[1]s/error.log;\nevents { worker_connections 64; }\n"+
 		"http {\naccess_log off;\nclient_body_temp_path %[1]s/body;\nproxy_temp_path %[1]s/proxy;\nfastcgi_temp_path %[1]s/fastcgi;\n"+
 		"uwsgi_temp_path %[1]s/uwsgi;\nscgi_temp_path %[1]s/scgi;\n", dir)
 	fmt.Fprintf(&b, "map %s $%s {\ndefault %s;\n%s\n}\n", hostMap.Source, hostMap.Variable, hostMap.Default, hostMap.Entries)
 	for i, spec := range hostSpecs(serverNames) {
-		def := ""
-		if i == 0 {
+		def, def2 := "", ""
+		switch i {
+		case 0:
 			def = " default_server"
+		case 1:
+			def2 = " default_server"
 		}
-		fmt.Fprintf(&b, "server {\nlisten %s%s;\nserver_name %q;\nlocation / {\n%s\n}\n}\n", addr, def, spec.Host, spec.Spec.Locations[0].Steps)
+		fmt.Fprintf(&b, "server {\nlisten %s%s;\nlisten %s%s;\nserver_name %q;\nlocation / {\n%s\n}\n}\n",
+			addr, def, addr2, def2, spec.Host, spec.Spec.Locations[0].Steps)
 	}
 	b.WriteString("}\n")
 	conf := filepath.Join(dir, "nginx.conf")
@@ -175,6 +183,11 @@ func TestServersAgainstNginx(t *testing.T) {
 		hosts.Choose(&s, req.Host).Run(&s, req, &res)
 		if got := answerText(res.Status, "", string(res.Body), true); got != want {
 			t.Errorf("%s:\n nginx     %s\n redirectd %s", host, want, got)
+		}
+		want = nginxAnswer(t, addr2, host+" /")
+		hosts.ChooseOn(&s, req.Host, []byte(port2)).Run(&s, req, &res)
+		if got := answerText(res.Status, "", string(res.Body), true); got != want {
+			t.Errorf("%s on the second port:\n nginx     %s\n redirectd %s", host, want, got)
 		}
 	}
 }
