@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/redirectd/redirectd/matcher/rewrite"
@@ -73,35 +72,12 @@ func readLocations(file string, raw *rawConfig, def *Upstream, groups map[string
 		line  int
 	}
 	var entries []entry
-	defHost := "" // the host of default_server
-	// portDefaults are the ports of default_server_ports, by host.
-	portDefaults := map[string][]string{}
 	for i := range raw.ServerRewrite {
 		sr := &raw.ServerRewrite[i]
 		line := loc.header("server_rewrite", i)
 		what := fmt.Sprintf("[[server_rewrite]] #%d", i+1)
 		hosts := r.hosts(sr.Host, sr.Hosts, line, what)
-		switch {
-		case len(sr.DefaultServerPorts) > 0:
-			if len(hosts) != 1 {
-				r.bad(line, what, "default_server_ports", "needs one host: the server that answers the hosts no server names on these ports")
-				break
-			}
-			for _, port := range sr.DefaultServerPorts {
-				if port < 1 || port > 65535 {
-					r.bad(line, what, "default_server_ports", "%d is not a port", port)
-				}
-				portDefaults[hosts[0]] = append(portDefaults[hosts[0]], strconv.Itoa(port))
-			}
-		case sr.DefaultServer:
-			if len(hosts) != 1 {
-				r.bad(line, what, "default_server", "needs one host: the server that answers the hosts no server names")
-			} else if defHost != "" && defHost != hosts[0] {
-				r.bad(line, what, "default_server", "a second default server (%q is one)", cut(defHost))
-			} else {
-				defHost = hosts[0]
-			}
-		}
+		r.defaultServer(sr, hosts, line, what) // servernames.go
 		entries = append(entries, entry{hosts: hosts, steps: &rewrite.Text{Src: sr.Steps, Line: r.textLine(line, "steps")}, line: line})
 	}
 	for i := range raw.Location {
@@ -126,10 +102,8 @@ func readLocations(file string, raw *rawConfig, def *Upstream, groups map[string
 	}
 	var specs []rewrite.HostSpec
 	for _, h := range names {
-		hs := rewrite.HostSpec{Host: h, Default: h != "" && h == defHost, Spec: rewrite.Spec{Maps: maps}}
-		if ports := portDefaults[h]; h != "" && len(ports) > 0 {
-			hs.Default, hs.DefaultPorts = true, ports
-		}
+		hs := rewrite.HostSpec{Host: h, Spec: rewrite.Spec{Maps: maps}}
+		r.setDefault(&hs)
 		for _, e := range entries {
 			if len(e.hosts) > 0 && !slices.Contains(e.hosts, h) {
 				continue
@@ -168,6 +142,10 @@ type locReader struct {
 	maps map[string]mapPlace
 	// hostLine is the header line of the first table naming each host.
 	hostLine map[string]int
+	// defHost is the host of default_server; portDefaults the ports of
+	// default_server_ports, by host.
+	defHost      string
+	portDefaults map[string][]string
 }
 
 // bad notes a problem with key of the table headed at line.
@@ -199,28 +177,6 @@ func (r *locReader) hosts(one string, many []string, line int, what string) []st
 		}
 	}
 	return out
-}
-
-// serverName checks a host of the location tables, which names a server
-// as nginx's server_name does: an exact name, "*.example.com",
-// ".example.com" or "www.example.*"; it returns the name lower case, or
-// what is wrong.
-func serverName(h string) (string, string) {
-	head, rest := "", h
-	switch {
-	case strings.HasPrefix(h, "*."):
-		head, rest = "*.", h[2:]
-	case strings.HasPrefix(h, "."):
-		head, rest = ".", h[1:]
-	case strings.HasSuffix(h, ".*"):
-		name, msg := asciiHost(h[:len(h)-2] + ".x")
-		return strings.TrimSuffix(name, ".x") + ".*", msg
-	}
-	name, msg := asciiHost(rest)
-	if msg == "" && strings.Contains(name, "*") {
-		msg = "has a '*' inside; a wildcard is a leading \"*.\" or \".\", or a trailing \".*\""
-	}
-	return head + name, msg
 }
 
 // textLine is the line of the first line of the string of key: the line
