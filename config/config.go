@@ -213,7 +213,7 @@ var freeTables = map[string]bool{"rule.query": true,
 // known lists the keys each table accepts. Keys are compared exactly, so a
 // misspelt or differently cased key is reported rather than ignored.
 var known = map[string][]string{
-	"":             {"server", "upstream", "upstreams", "route", "admin", "access_log", "rules", "rule", "map", "csv", "location", "server_rewrite", "tls", "acme", "misses", "geoip"},
+	"":             {"server", "upstream", "upstreams", "route", "admin", "access_log", "rules", "rule", "map", "csv", "location", "server_rewrite", "location_map", "tls", "acme", "misses", "geoip"},
 	"misses":       {"capacity"},
 	"geoip":        {"database"},
 	"csv":          {"file", "headers", "invalid"},
@@ -233,7 +233,8 @@ var known = map[string][]string{
 	"location.location":                   locationKeys,
 	"location.location.location":          locationKeys,
 	"location.location.location.location": locationKeys,
-	"server_rewrite":                      {"host", "hosts", "steps"},
+	"server_rewrite":                      {"host", "hosts", "steps", "default_server", "default_server_ports"},
+	"location_map":                        locationMapKeys,
 	"server": {"listen", "event_loops", "max_path_bytes", "idle_timeout", "header_timeout",
 		"max_connections_per_ip", "ipv6_prefix", "max_connections", "https_redirect", "absolute_redirect", "shutdown_timeout", "defer_accept",
 		"proxy_protocol", "trusted_proxies", "headers"},

@@ -53,6 +53,7 @@ func FuzzLoad(f *testing.F) {
 	f.Add("[[rule]]\nfrom = \"/h\"\nto = \"/de/\"\nwhen = { language = [\"de\", \"de-*\"], header = { X-Device = \"mobile\" }, cookie = { lang = \"fr\" } }\n[[rule]]\nfrom = \"/h\"\nto = \"/en/\"\n")
 	f.Add("[[map]]\nfile = \"r.map\"\nstatus = 451\nwhen = { country = \"AT\" }\nheaders = { Link = \"<x>\" }\n[misses]\ncapacity = 64\n")
 	f.Add("[[rule]]\nfrom = \"/w\"\nto = \"/n\"\nwhen = { cookie = { s = \"*\" }, unless = { cookie = { seen = \"*\" }, header = { X-Beta = \"1\" }, query = { stay = \"*\" }, language = \"de\" } }\n")
+	f.Add("[upstream]\nservers = [\"127.0.0.1:9\"]\n[[location_map]]\nvariable = \"$m\"\nsource = \"$uri\"\nfile = \"r.map\"\n[[server_rewrite]]\nhost = '~^(?<s>.+)\\.test$'\ndefault_server_ports = [80]\nsteps = \"error_page 404 @n;\"\n[[location]]\nhosts = [\"*.a.com\", \".b.com\", \"www.c.*\"]\npath = \"/\"\nupstream = \"default\"\nintercept_errors = true\nsteps = \"return 302 /$m;\"\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		if len(text) > 4096 {
 			return

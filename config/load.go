@@ -88,6 +88,7 @@ type rawConfig struct {
 	// Location and ServerRewrite are the location phase (locations.go).
 	Location      []rawLocation      `toml:"location"`
 	ServerRewrite []rawServerRewrite `toml:"server_rewrite"`
+	LocationMap   []rawLocationMap   `toml:"location_map"`
 	TLS           TLS                `toml:"tls"`
 	ACME          *ACME              `toml:"acme"`
 	Misses        rawMisses          `toml:"misses"`
@@ -148,7 +149,7 @@ func load(file string, fl files) (*Config, error) {
 	cfg.Upstreams = raw.Upstreams
 	cfg.Routes = checkRoutes(file, raw.Route, raw.Upstream, raw.Upstreams, loc, &errs)
 	set, sink := readRules(file, &raw, &defaults, fl, loc, &errs)
-	locations, nlocs := readLocations(file, &raw, raw.Upstream, raw.Upstreams, loc, &errs)
+	locations, nlocs, mapFiles := readLocations(file, &raw, raw.Upstream, raw.Upstreams, loc, fl, &errs)
 	if err := errs.err(); err != nil {
 		return nil, err
 	}
@@ -158,7 +159,7 @@ func load(file string, fl files) (*Config, error) {
 	if err := openGeoIP(file, cfg, loc); err != nil {
 		return nil, err
 	}
-	cfg.Set, cfg.Files = set, sink.files
+	cfg.Set, cfg.Files = set, append(sink.files, mapFiles...)
 	if locations != nil {
 		cfg.Locations, cfg.LocationTables = locations, nlocs
 		set.SetLocations(locations)
@@ -492,7 +493,7 @@ func isKnown(table, key string) bool {
 }
 
 func entryName(table string, i int) string {
-	if table != "rule" && table != "map" && table != "route" && table != "location" && table != "server_rewrite" {
+	if table != "rule" && table != "map" && table != "route" && table != "location" && table != "server_rewrite" && table != "location_map" {
 		return "[" + table + "]"
 	}
 	return fmt.Sprintf("[[%s]] #%d", table, i+1)

@@ -12,14 +12,16 @@ import (
 // rawLocation is a [[location]] (or a [[location.location]] nested in
 // one) as decoded.
 type rawLocation struct {
-	Host        string        `toml:"host"`
-	Hosts       []string      `toml:"hosts"`
-	Match       string        `toml:"match"`
-	Path        string        `toml:"path"`
-	Steps       string        `toml:"steps"`
-	Upstream    string        `toml:"upstream"`
-	UpstreamURI *string       `toml:"upstream_uri"`
-	Location    []rawLocation `toml:"location"`
+	Host        string   `toml:"host"`
+	Hosts       []string `toml:"hosts"`
+	Match       string   `toml:"match"`
+	Path        string   `toml:"path"`
+	Steps       string   `toml:"steps"`
+	Upstream    string   `toml:"upstream"`
+	UpstreamURI *string  `toml:"upstream_uri"`
+	// InterceptErrors is nginx's proxy_intercept_errors on.
+	InterceptErrors bool          `toml:"intercept_errors"`
+	Location        []rawLocation `toml:"location"`
 }
 
 // rawServerRewrite is a [[server_rewrite]]: steps that run before a
@@ -28,6 +30,11 @@ type rawServerRewrite struct {
 	Host  string   `toml:"host"`
 	Hosts []string `toml:"hosts"`
 	Steps string   `toml:"steps"`
+	// DefaultServer makes its hosts' server the one for hosts that no
+	// server names (nginx's listen ... default_server).
+	DefaultServer bool `toml:"default_server"`
+	// DefaultServerPorts limits DefaultServer to these listener ports.
+	DefaultServerPorts []int `toml:"default_server_ports"`
 }
 
 // locationKinds are the values of a location's match.
@@ -38,21 +45,26 @@ var locationKinds = map[string]rewrite.Kind{
 
 // locationKeys are the keys of a nested location; a top-level one also
 // takes host and hosts.
-var locationKeys = []string{"match", "path", "steps", "upstream", "upstream_uri", "location"}
+var locationKeys = []string{"match", "path", "steps", "upstream", "upstream_uri", "intercept_errors", "location"}
 
 // maxLocationDepth is how deep [[location.location...]] may nest.
 const maxLocationDepth = 4
 
-// readLocations compiles the [[server_rewrite]] and [[location]] tables
-// into one Program per host named and one for the others (nil when
-// there are none), noting each problem in errs.
+// readLocations compiles the [[server_rewrite]], [[location]] and
+// [[location_map]] tables into one Program per host named and one for
+// the others (nil when there are none), noting each problem in errs.
 // It also returns how many [[location]] tables there are, nested ones
-// included.
-func readLocations(file string, raw *rawConfig, def *Upstream, groups map[string]*Upstream, loc *locator, errs *errorList) (*rewrite.Hosts, int) {
+// included, and the map files read.
+func readLocations(file string, raw *rawConfig, def *Upstream, groups map[string]*Upstream, loc *locator, fl files, errs *errorList) (*rewrite.Hosts, int, []string) {
 	if len(raw.Location) == 0 && len(raw.ServerRewrite) == 0 {
-		return nil, 0
+		if len(raw.LocationMap) > 0 {
+			errs.add(&Error{File: file, Line: loc.header("location_map", 0), What: "[[location_map]] #1",
+				Msg: "a map is read by the steps of [[location]] and [[server_rewrite]], and there are none"})
+		}
+		return nil, 0, nil
 	}
-	r := &locReader{file: file, loc: loc, errs: errs, def: def, groups: groups, seen: map[string]int{}}
+	r := &locReader{file: file, loc: loc, errs: errs, def: def, groups: groups, seen: map[string]int{}, hostLine: map[string]int{}}
+	maps, mapFiles := r.locationMaps(raw.LocationMap, fl)
 	type entry struct {
 		hosts []string
 		steps *rewrite.Text
@@ -65,6 +77,7 @@ func readLocations(file string, raw *rawConfig, def *Upstream, groups map[string
 		line := loc.header("server_rewrite", i)
 		what := fmt.Sprintf("[[server_rewrite]] #%d", i+1)
 		hosts := r.hosts(sr.Host, sr.Hosts, line, what)
+		r.defaultServer(sr, hosts, line, what) // servernames.go
 		entries = append(entries, entry{hosts: hosts, steps: &rewrite.Text{Src: sr.Steps, Line: r.textLine(line, "steps")}, line: line})
 	}
 	for i := range raw.Location {
@@ -76,7 +89,7 @@ func readLocations(file string, raw *rawConfig, def *Upstream, groups map[string
 		entries = append(entries, entry{hosts: hosts, spec: &spec, line: line})
 	}
 	if errs.full() || len(errs.errs) > 0 {
-		return nil, r.tables
+		return nil, r.tables, mapFiles
 	}
 	slices.SortStableFunc(entries, func(a, b entry) int { return a.line - b.line })
 	names := []string{""}
@@ -89,7 +102,8 @@ func readLocations(file string, raw *rawConfig, def *Upstream, groups map[string
 	}
 	var specs []rewrite.HostSpec
 	for _, h := range names {
-		hs := rewrite.HostSpec{Host: h}
+		hs := rewrite.HostSpec{Host: h, Spec: rewrite.Spec{Maps: maps}}
+		r.setDefault(&hs)
 		for _, e := range entries {
 			if len(e.hosts) > 0 && !slices.Contains(e.hosts, h) {
 				continue
@@ -107,10 +121,10 @@ func readLocations(file string, raw *rawConfig, def *Upstream, groups map[string
 	hosts, err := rewrite.CompileHosts(specs)
 	if err != nil {
 		errs.add(r.placed(err))
-		return nil, r.tables
+		return nil, r.tables, mapFiles
 	}
 	hosts.SetFile(file) // for explain's and /rules' file:line
-	return hosts, r.tables
+	return hosts, r.tables, mapFiles
 }
 
 // locReader converts location tables, noting problems in errs.
@@ -125,6 +139,14 @@ type locReader struct {
 	seen map[string]int
 	// tables counts the [[location]] tables, nested ones included.
 	tables int
+	// maps are where each [[location_map]] is, by variable.
+	maps map[string]mapPlace
+	// hostLine is the header line of the first table naming each host.
+	hostLine map[string]int
+	// defHost is the host of default_server; portDefaults the ports of
+	// default_server_ports, by host.
+	defHost      string
+	portDefaults map[string][]string
 }
 
 // bad notes a problem with key of the table headed at line.
@@ -140,15 +162,20 @@ func (r *locReader) hosts(one string, many []string, line int, what string) []st
 	}
 	var out []string
 	for _, h := range many {
-		name, msg := asciiHost(h)
-		if msg == "" && strings.HasPrefix(name, "*") {
-			msg = "is a wildcard; a location's host is an exact name"
+		if strings.HasPrefix(h, "~") {
+			out = append(out, h) // a regex name: CompileHosts checks it
+			r.hostLine[h] = line
+			continue
 		}
+		name, msg := serverName(h)
 		if msg != "" {
 			r.bad(line, what, key, "%q %s", cut(h), msg)
 			continue
 		}
 		out = append(out, name)
+		if _, ok := r.hostLine[name]; !ok {
+			r.hostLine[name] = line
+		}
 	}
 	return out
 }
@@ -210,6 +237,12 @@ func (r *locReader) location(rl *rawLocation, table string, line int, what strin
 			r.bad(line, what, "upstream_uri", "%q must start with '/'", cut(sp.URI))
 		}
 	}
+	if rl.InterceptErrors {
+		sp.InterceptErrors = true
+		if rl.Upstream == "" {
+			r.bad(line, what, "intercept_errors", "needs upstream: it sends the upstream's errors to the location's error_page")
+		}
+	}
 	if len(rl.Location) > 0 && depth >= maxLocationDepth {
 		r.bad(line, what, "location", "locations nest %d deep at most", maxLocationDepth)
 		return sp
@@ -231,6 +264,9 @@ func (r *locReader) placed(err error) error {
 	if !ok {
 		return &Error{File: r.file, Msg: err.Error()}
 	}
+	if e.Map != "" {
+		return r.placedMap(e)
+	}
 	what := "[[server_rewrite]]"
 	if e.Location != "" {
 		what = "[[location]] " + e.Location
@@ -239,7 +275,9 @@ func (r *locReader) placed(err error) error {
 		what += " (host " + e.Host + ")"
 	}
 	line := e.Line
-	if e.Key != "steps" && e.Key != "" {
+	if e.Key == "host" || e.Key == "default_server" {
+		line = r.loc.keyLine(r.hostLine[e.Host], "host")
+	} else if e.Key != "steps" && e.Key != "" {
 		line = r.loc.keyLine(e.Line, e.Key)
 	}
 	return &Error{File: r.file, Line: line, What: what, Key: e.Key, Msg: e.Msg}

@@ -67,6 +67,10 @@ type conn struct {
 	// fallback is the answer of the fallback rule the request being
 	// started matched, taken by startForward (fallback.go).
 	fallback *fallbackAnswer
+	// pageStatus is the status an error page gives the upstream's
+	// answer to the request being started (0: its own), taken by
+	// startForward (locations_intercept.go).
+	pageStatus int
 }
 
 // maxKeptPartial is the capacity of conn.partial kept for the next partial

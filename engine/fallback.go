@@ -27,7 +27,10 @@ import (
 // the time the upstream answers) and written by the forward's goroutine
 // if the upstream's status lets it.
 type fallbackAnswer struct {
-	fb *matcher.Fallback
+	fb fallbackRule
+	// next is another answer for other statuses: a location's error
+	// pages give one per status they name (locations_intercept.go).
+	next *fallbackAnswer
 	// answer is the whole answer without a Connection field, which is
 	// decided when it is written: headEnd is where it goes, at the blank
 	// line that ends the head.
@@ -39,6 +42,13 @@ type fallbackAnswer struct {
 	location []byte
 	// answered is set when the answer was written, for the access log.
 	answered bool
+}
+
+// fallbackRule is what a fallback answer needs of its rule: the
+// statuses it answers and its hit counter. *matcher.Fallback is one.
+type fallbackRule interface {
+	Applies(status int) bool
+	Hit()
 }
 
 // maxFallbackDiscard bounds how much of the upstream's body is read and
@@ -93,15 +103,17 @@ func (cs *conn) fallbackFor() *fallbackAnswer {
 // server's own when the upstream failed); a request whose rule does not is
 // counted as relayed.
 func (f *forward) useFallback(status int) bool {
-	a := f.fallback
-	if a == nil {
+	if f.fallback == nil {
 		return false
 	}
-	if !a.fb.Applies(status) {
-		f.s.m.fallback[fallbackRelayed].Inc()
-		return false
+	for a := f.fallback; a != nil; a = a.next {
+		if a.fb.Applies(status) {
+			f.fallback = a // the one writeFallback writes
+			return true
+		}
 	}
-	return true
+	f.s.m.fallback[fallbackRelayed].Inc()
+	return false
 }
 
 // fallbackTakes reports whether the fallback rule answers instead of

@@ -36,6 +36,9 @@ type forward struct {
 	// written instead of the upstream's when its status lets it
 	// (fallback.go); nil for a plain miss.
 	fallback *fallbackAnswer
+	// pageStatus replaces the upstream's status, as an error page that
+	// forwards gives its error's (0: none).
+	pageStatus int
 	// body carries copied request body chunks from the loop; nil when the
 	// request has none. It is closed by the loop at the body's end.
 	body chan []byte
@@ -136,6 +139,7 @@ func (cs *conn) startForward(s *Server, req *httpparse.Request, buf []byte, clos
 	f.moved.Store(s.clock.now())
 	f.vary = cs.loop.match.Vary() // the lookup of this request, just done (conn.answer)
 	f.fallback = cs.fallbackFor()
+	f.pageStatus, cs.pageStatus = cs.pageStatus, 0
 	if cs.loop.alog != nil {
 		f.info = cs.loop.ri.copy()
 	}

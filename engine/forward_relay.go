@@ -16,9 +16,9 @@ import (
 // relay writes the upstream's answer to the client: its head, then its
 // body streamed in chunks, re-framed for the client.
 func (f *forward) relay(resp *fasthttp.Response) {
-	code := resp.StatusCode()
+	code, msg := f.upstreamStatus(resp)
 	length := resp.Header.ContentLength()
-	head, chunkedOut, noBody := f.answerHead(code, resp.Header.StatusMessage(), resp.Header.All(), length)
+	head, chunkedOut, noBody := f.answerHead(code, msg, resp.Header.All(), length)
 	stream := resp.BodyStream()
 	if noBody || stream == nil {
 		if !noBody {
@@ -32,6 +32,15 @@ func (f *forward) relay(resp *fasthttp.Response) {
 		return
 	}
 	f.relayBody(head, stream, streamCloser{resp}, length, chunkedOut)
+}
+
+// upstreamStatus is the status and text the client gets for resp: the
+// upstream's, or the error page's status that sent the request there.
+func (f *forward) upstreamStatus(resp *fasthttp.Response) (int, []byte) {
+	if f.pageStatus != 0 {
+		return f.pageStatus, nil
+	}
+	return resp.StatusCode(), resp.Header.StatusMessage()
 }
 
 // streamCloser closes a fasthttp answer's body stream, which gives its

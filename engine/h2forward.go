@@ -37,6 +37,7 @@ func (x *h2conn) forward(st *h2.Stream, req *httpparse.Request) {
 	cs := x.cs
 	s := cs.loop.srv
 	f := &forward{s: s, g: cs.loop.group, cs: cs, c: x.c, head: isHead(req.Method), vary: cs.loop.match.Vary(), fallback: cs.fallbackFor()}
+	f.pageStatus, cs.pageStatus = cs.pageStatus, 0
 	f.start = time.Now()
 	if cs.loop.alog != nil {
 		f.info = cs.loop.ri.copy()
@@ -118,7 +119,8 @@ func (hf *h2forward) run() {
 // policy, then its body as it is read.
 func (hf *h2forward) relay(resp *fasthttp.Response) {
 	f := hf.f
-	head, _, noBody := f.answerHead(resp.StatusCode(), resp.Header.StatusMessage(), resp.Header.All(), resp.Header.ContentLength())
+	code, msg := f.upstreamStatus(resp)
+	head, _, noBody := f.answerHead(code, msg, resp.Header.All(), resp.Header.ContentLength())
 	f.headSent.Store(int64(len(head))) // for the log's body bytes
 	stream := resp.BodyStream()
 	defer resp.CloseBodyStream()

@@ -25,6 +25,10 @@ type phase struct {
 	// started is the Program whose server steps serverPhase ran for the
 	// request being answered, nil when none did.
 	started *rewrite.Program
+	// scratch2 and res2 replay a request for its error pages
+	// (locations_intercept.go).
+	scratch2 rewrite.Scratch
+	res2     rewrite.Result
 }
 
 // program finds the Program of req's host and readies the loop's phase
@@ -36,11 +40,11 @@ func (cs *conn) program(rules *matcher.Set, hosts *rewrite.Hosts, req *httpparse
 		name = name[:n-1]
 	}
 	ph.host = ascii.AppendLower(ph.host[:0], name)
-	p := hosts.Lookup(ph.host)
+	ph.port = strconv.AppendUint(ph.port[:0], uint64(cs.local.Port()), 10)
+	p := hosts.ChooseOn(&ph.scratch, ph.host, ph.port)
 	if p == nil {
 		return nil
 	}
-	ph.port = strconv.AppendUint(ph.port[:0], uint64(cs.local.Port()), 10)
 	target := req.Target
 	if len(target) > 0 && target[0] != '/' {
 		// An absolute-form target: nginx's $request_uri (and what it
@@ -149,6 +153,12 @@ func (cs *conn) answerPhase(out []byte, req *httpparse.Request, rules *matcher.S
 	if max := l.group.MaxRequestBodyBytes; max > 0 && req.ContentLength > max {
 		return appendTextWith(out, 413, cs.fields(), rules.Headers(), "request body too large\n", false, date, connClose),
 			verdict{status: 413, outcome: outClientError, closing: true, linger: true}
+	}
+	if res.Intercept && !isWebSocket(req) {
+		cs.interceptPages(req, rules, date) // locations_intercept.go
+	}
+	if !isWebSocket(req) {
+		cs.pageStatus = res.Status // an error page's status, 0 for none
 	}
 	return out, verdict{upstream: true}
 }

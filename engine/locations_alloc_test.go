@@ -43,3 +43,41 @@ func TestPhaseAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestPhaseModelAllocs is TestPhaseAllocs for a server chosen by a
+// regex name, a map and an error page.
+func TestPhaseModelAllocs(t *testing.T) {
+	set, err := matcher.Compile(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts, err := rewrite.CompileHosts([]rewrite.HostSpec{
+		{Host: `~^(?<shop>[a-z]+)\.shop\.test$`, Spec: rewrite.Spec{Locations: []rewrite.LocationSpec{
+			{Match: rewrite.Prefix, Path: "/", Steps: `return 302 https://shop.test/$shop$uri;`}}}},
+		{Host: "*.example.com", Spec: rewrite.Spec{
+			Steps: []rewrite.Text{{Src: "error_page 404 @gone;"}},
+			Maps:  []rewrite.MapSpec{{Source: "$uri", Variable: "moved", Entries: "/old /new;\n~^/blog/(\\d+)$ /archive/$1;"}},
+			Locations: []rewrite.LocationSpec{
+				{Match: rewrite.Named, Path: "gone", Steps: `return 301 /search?q=$uri;`},
+				{Match: rewrite.Prefix, Path: "/", Steps: `if ($moved) { return 301 $moved; } return 404;`},
+			}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set.SetLocations(hosts)
+	srv := New(Options{}, set)
+	f := &serveFixture{srv: srv, conn: &conn{loop: newLoop(srv, nil)}}
+	for _, req := range []string{
+		"GET /a HTTP/1.1\r\nHost: toys.shop.test\r\n\r\n",
+		"GET /old HTTP/1.1\r\nHost: a.example.com\r\n\r\n",
+		"GET /blog/12 HTTP/1.1\r\nHost: a.example.com\r\n\r\n",
+		"GET /x HTTP/1.1\r\nHost: a.example.com\r\n\r\n",
+	} {
+		buf := []byte(req)
+		f.serve(t, buf)
+		if allocs := testing.AllocsPerRun(100, func() { f.serve(t, buf) }); allocs != 0 {
+			t.Errorf("%q: %v allocations per request, want 0", req[:20], allocs)
+		}
+	}
+}

@@ -9,6 +9,8 @@ func (s *Scratch) rewrite(req *Request, st *step, res *Result) outcome {
 	if s.trace != nil {
 		s.trace.matched = true
 	}
+	s.prepare(req, st.uri.parts)
+	s.prepare(req, st.args.parts)
 	if st.redirect {
 		s.buf = s.appendScript(s.buf[:0], req, &st.uri, true)
 		if st.hasArgs {
@@ -63,10 +65,14 @@ func isRedirectStatus(code int) bool {
 // ret runs a return step.
 func (s *Scratch) ret(req *Request, st *step, res *Result) {
 	where := res.Where
+	s.prepare(req, st.value.parts)
 	switch {
 	case st.code == 444:
 		*res = Result{Action: Close, Status: 444}
 	case isRedirectStatus(st.code) && st.hasValue:
+		// return copies captures as they are, where rewrite ...
+		// redirect escapes them: "return 301 /to/$1" of /ret/a%20b
+		// sends "/to/a b" (then made Location-safe), as nginx.
 		s.buf = s.appendScript(s.buf[:0], req, &st.value, false)
 		s.out = appendLocationSafe(s.out[:0], s.buf)
 		*res = Result{Action: Redirect, Status: st.code, Location: s.out}
@@ -87,10 +93,12 @@ func (s *Scratch) ret(req *Request, st *step, res *Result) {
 // ran), then the rest of $uri, escaped when the path as sent held an
 // escape or a rewrite made it, then '?' and $args.
 func (s *Scratch) forward(req *Request, loc *location, res *Result) {
-	res.Action = Forward
+	res.Action, res.Status, res.Location, res.Body = Forward, 0, nil, nil
 	withURI := loc != nil && loc.hasURI && s.validLoc
 	if loc != nil {
 		res.Pass, res.Upstream = loc.pass, loc.upstream
+		res.Intercept = loc.intercept && !s.errorPage
+		s.fwd = loc
 	}
 	if !s.rewritten && !withURI {
 		s.out = append(s.out[:0], req.Target...)

@@ -16,10 +16,18 @@ type compiler struct {
 	maxCaps int
 	// where is the location being compiled, for errors.
 	where string
+	// maps are the map variables by lower-case name, their index in
+	// Program.maps.
+	maps map[string]int
+	// inMap is the variable of the map being compiled, for errors.
+	inMap string
+	// shared holds the maps compiled for an earlier Program of the same
+	// CompileHosts that serve this one too (mapVar.shared).
+	shared map[*MapSpec]*mapVar
 }
 
 func newCompiler() *compiler {
-	return &compiler{slots: map[string]int{}, used: map[string]Error{}}
+	return &compiler{slots: map[string]int{}, used: map[string]Error{}, maps: map[string]int{}}
 }
 
 // slot returns the slot of the variable name, giving it one on first use.
@@ -32,7 +40,7 @@ func (c *compiler) slot(name string, line int) int {
 		c.defined = append(c.defined, false)
 	}
 	if _, ok := c.used[name]; !ok {
-		c.used[name] = Error{Location: c.where, Line: line}
+		c.used[name] = Error{Location: c.where, Map: c.inMap, Line: line}
 	}
 	return n
 }
@@ -59,16 +67,22 @@ func (c *compiler) undefined() error {
 	sort.Strings(bad)
 	e := c.used[bad[0]]
 	e.Key = "steps"
+	if e.Map != "" {
+		e.Key = "entries"
+	}
 	e.Msg = "unknown variable $" + bad[0] + ": not the request's, and no set or named capture defines it"
 	return &e
 }
 
 // compileSteps compiles one step text whose first line is line.
-func (c *compiler) compileSteps(src string, line int) ([]step, error) {
+// The error_page directives in it are returned apart: they are the
+// block's declarations, not steps.
+func (c *compiler) compileSteps(src string, line int) ([]step, []errorPage, error) {
 	toks, err := lex(src, line)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	p := &parser{c: c, toks: toks}
-	return p.parseSteps(false)
+	steps, err := p.parseSteps(false)
+	return steps, p.pages, err
 }

@@ -8,7 +8,9 @@ import "fmt"
 // what is wrong.
 type Error struct {
 	// Host is the host whose Spec it is in (CompileHosts).
-	Host     string
+	Host string
+	// Map is the variable (without '$') of the MapSpec it is in.
+	Map      string
 	Location string
 	Line     int
 	// Key is the LocationSpec field at fault, as the config names it:
@@ -21,6 +23,9 @@ func (e *Error) Error() string {
 	s := e.Msg
 	if e.Line > 0 {
 		s = fmt.Sprintf("line %d: %s", e.Line, s)
+	}
+	if e.Map != "" {
+		s = "map $" + e.Map + ": " + s
 	}
 	if e.Location != "" {
 		s = "location " + e.Location + ": " + s

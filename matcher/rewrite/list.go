@@ -1,6 +1,9 @@
 package rewrite
 
-import "sort"
+import (
+	"slices"
+	"sort"
+)
 
 // Listed is one server's steps or one location as List gives them, for
 // /rules and the console.
@@ -35,19 +38,17 @@ func (h *Hosts) List() []Listed {
 	}
 	var out []Listed
 	shared := map[int]bool{}
-	if h.other != nil {
-		out = h.other.list("", nil, out)
-		for _, l := range out {
-			shared[l.Line] = true
+	named := slices.Clone(h.named)
+	sort.SliceStable(named, func(i, j int) bool { return named[i].name < named[j].name }) // "" first
+	for _, n := range named {
+		if n.name == "" {
+			out = n.p.list("", nil, out)
+			for _, l := range out {
+				shared[l.Line] = true
+			}
+			continue
 		}
-	}
-	names := make([]string, 0, len(h.byHost))
-	for name := range h.byHost {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		out = h.byHost[name].list(name, shared, out)
+		out = n.p.list(n.name, shared, out)
 	}
 	return out
 }

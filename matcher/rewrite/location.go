@@ -13,11 +13,14 @@ type location struct {
 	name     string
 	line     int
 	steps    []step
+	pages    []errorPage
 	sub      level
 	pass     bool
 	upstream string
 	uri      string
 	hasURI   bool
+	// intercept: proxy_intercept_errors on, and error pages to follow.
+	intercept bool
 	// autoRedirect: a Pass location whose path ends in '/' (Exact or
 	// a prefix kind).
 	autoRedirect bool

@@ -24,6 +24,8 @@ type diffFixture struct {
 	server string
 	locs   []LocationSpec
 	paths  []string
+	// maps are written in the http block.
+	maps []MapSpec
 }
 
 var diffFixtures = []diffFixture{
@@ -79,6 +81,7 @@ set $site main;`,
 			{Match: Exact, Path: "/gone", Steps: "return 410;"},
 			{Match: Exact, Path: "/see", Steps: "return 303 /other;"},
 			{Match: Exact, Path: "/url", Steps: "return https://example.org$request_uri;"},
+			{Match: Regex, Path: `^/ret/(.*)$`, Steps: "if ($arg_t) { return 200 \"t $1\"; } return 301 /to/$1?u=$uri;"},
 			{Match: Prefix, Path: "/if/", Steps: `
 if ($arg_lang = de) { return 302 /de$uri; }
 if ($arg_lang != "") { return 302 /lang/$arg_lang$uri; }
@@ -89,7 +92,8 @@ if ($uri !~* \.HTML$) { return 200 "not html"; }
 return 200 "html";`},
 			{Match: Prefix, Path: "/", Steps: "return 404;"},
 		},
-		paths: []string{"/healthz", "/drop", "/gone", "/see", "/url", "/if/x", "/if/abc/12", "/if/case/x", "/if/keep/x", "/if/keep/x.html", "/if/x?lang=de", "/if/x?lang=fr"},
+		paths: []string{"/healthz", "/drop", "/gone", "/see", "/url",
+			"/ret/a%20b", "/ret/a+b", "/ret/a%2Fb", "/ret/a%2Bb", "/ret/%3F%26%23", "/ret/caf%C3%A9", "/ret/a%25b", "/ret/a%20b?t=1", "/ret/a%2Fb+c?t=1", "/if/x", "/if/abc/12", "/if/case/x", "/if/keep/x", "/if/keep/x.html", "/if/x?lang=de", "/if/x?lang=fr"},
 	},
 	{name: "variables and captures",
 		server: `rewrite ^/srv/(.*)$ /vars/$1 last;
@@ -124,6 +128,51 @@ return 200 "p $uri";`},
 		paths: []string{"/p/v2/x", "/p/v2", "/p/skip/x", "/p/ac", "/p/abc", "/p/aa", "/p/ab", "/p/mixedCase", "/p/MIXEDCase", "/p/mixedcase",
 			"/docs/guide", "/docs/v1/guide", "/docs/latest/x", "/docs/latest", "/x"},
 	},
+	{name: "maps",
+		maps: mapFixture,
+		locs: []LocationSpec{
+			{Match: Prefix, Path: "/go/x", Steps: `set $a "$kept $vol"; rewrite ^/go/x$ /go/y; return 200 "$a | $kept $vol";`},
+			{Match: Prefix, Path: "/", Steps: `
+if ($moved) { return 301 $moved; }
+if ($lang = de) { return 302 /de$uri; }
+set $where "$section:$lang:$by_host";
+rewrite ^/go/(.*)$ $section? redirect;
+return 200 $where;`},
+		},
+		paths: []string{"/old", "/OLD", "/old/", "/docs/a/b", "/Docs/x", "/shop/item-12", "/shop/ITEM-7", "/x", "/go/old", "/go/y",
+			"/lang/de", "/a%20b", "/blog/2020/x", "/go/x"},
+	},
+	{name: "error_page",
+		server: `error_page 404 @notfound;
+error_page 403 /landing;
+if ($arg_deny) { return 403; }`,
+		locs: []LocationSpec{
+			{Match: Named, Path: "notfound", Steps: `return 301 /search?q=$uri;`},
+			{Match: Named, Path: "up", Pass: true},
+			{Match: Prefix, Path: "/", Steps: `return 404;`},
+			{Match: Prefix, Path: "/landing", Steps: `return 200 "landing $uri $args";`},
+			{Match: Prefix, Path: "/own/", Steps: `error_page 404 =200 /landing; error_page 410 = /landing?x=1;
+if ($arg_gone) { return 410; }
+return 404;`},
+			{Match: Prefix, Path: "/red/", Steps: `error_page 403 https://example.org/denied; return 403;`},
+			{Match: Prefix, Path: "/red301/", Steps: `error_page 403 404 =301 https://example.org/moved$uri; return 403;`},
+			{Match: Prefix, Path: "/text/", Steps: `return 404 "own text";`},
+			{Match: Prefix, Path: "/nested/", Steps: `error_page 404 /landing; return 200 outer;`, Locations: []LocationSpec{
+				{Match: Prefix, Path: "/nested/inner/", Steps: `return 404;`},
+			}},
+			{Match: Prefix, Path: "/twice/", Steps: `error_page 404 /twice/again; return 404;`},
+			{Match: Prefix, Path: "/fwd/", Steps: `error_page 404 = @up; return 404;`},
+			{Match: Prefix, Path: "/fwd404/", Steps: `error_page 404 @up; return 404;`},
+			{Match: Prefix, Path: "/redirected/", Steps: `error_page 302 /landing; return 302 /elsewhere;`},
+			{Match: Prefix, Path: "/icpt/", Pass: true, InterceptErrors: true, Steps: `error_page 404 @notfound; error_page 502 =200 /landing;`},
+			{Match: Prefix, Path: "/noicpt/", Pass: true, Steps: `error_page 404 @notfound;`},
+			{Match: Prefix, Path: "/rwred/", Steps: `error_page 302 301 /landing; rewrite ^ /elsewhere redirect;`},
+			{Match: Prefix, Path: "/ret/", Steps: `error_page 302 301 404 /landing; return 302;`},
+		},
+		paths: []string{"/", "/x", "/a b", "/landing", "/own/a", "/own/a?gone=1", "/red/a", "/red301/a", "/text/a", "/nested/a", "/nested/inner/a",
+			"/twice/a", "/fwd/a", "/fwd404/a%20b", "/x?deny=1", "/own/a?deny=1", "/redirected/a", "/rwred/a", "/ret/a",
+			"/icpt/a", "/icpt/up-404", "/icpt/up-502", "/noicpt/up-404"},
+	},
 	{name: "proxy_pass",
 		locs: []LocationSpec{
 			{Match: Prefix, Path: "/", Pass: true},
@@ -151,6 +200,9 @@ func nginxLocations(b *strings.Builder, locs []LocationSpec, upstream string) {
 		if l.Pass {
 			fmt.Fprintf(b, "proxy_pass http://%s%s;\n", upstream, l.URI)
 		}
+		if l.InterceptErrors {
+			b.WriteString("proxy_intercept_errors on;\n")
+		}
 		nginxLocations(b, l.Locations, upstream)
 		b.WriteString("}\n")
 	}
@@ -161,7 +213,15 @@ func nginxServer(dir, addr, upstream string, f diffFixture) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "worker_processes 1;\npid %[1]s/nginx.pid;\nerror_log %[1]s/error.log;\nevents { worker_connections 64; }\n"+
 		"http {\naccess_log off;\nclient_body_temp_path %[1]s/body;\nproxy_temp_path %[1]s/proxy;\nfastcgi_temp_path %[1]s/fastcgi;\n"+
-		"uwsgi_temp_path %[1]s/uwsgi;\nscgi_temp_path %[1]s/scgi;\nserver {\nlisten %[2]s default_server;\nserver_name example.com;\n"+
+		"uwsgi_temp_path %[1]s/uwsgi;\nscgi_temp_path %[1]s/scgi;\n", dir)
+	for _, m := range f.maps {
+		fmt.Fprintf(&b, "map %s $%s {\n%s\n", m.Source, m.Variable, m.Entries)
+		if m.Default != "" {
+			fmt.Fprintf(&b, "default %q;\n", m.Default)
+		}
+		b.WriteString("}\n")
+	}
+	fmt.Fprintf(&b, "server {\nlisten %[2]s default_server;\nserver_name example.com;\n"+
 		"absolute_redirect off;\nroot %[1]s/html;\n%[3]s\n", dir, addr, f.server)
 	nginxLocations(&b, f.locs, upstream)
 	b.WriteString("}\n}\n")
@@ -183,7 +243,19 @@ func echoUpstream(c net.Conn) {
 		}
 	}
 	line = strings.TrimRight(line, "\r\n")
-	fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(line), line)
+	fmt.Fprintf(c, "HTTP/1.1 %d X\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", upstreamStatus(line), len(line), line)
+}
+
+// upstreamStatus is what echoUpstream answers for a request line (or a
+// URI): 404 or 502 where it names one, else 200.
+func upstreamStatus(line string) int {
+	switch {
+	case strings.Contains(line, "up-404"):
+		return 404
+	case strings.Contains(line, "up-502"):
+		return 502
+	}
+	return 200
 }
 
 // nginxAnswer is what nginx answered target, in the form diffAnswer
@@ -195,7 +267,11 @@ func nginxAnswer(t *testing.T, addr, target string) string {
 	}
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(10 * time.Second))
-	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: example.com\r\nCookie: a=1; beta=yes\r\nX-Mode: on\r\nConnection: close\r\n\r\n", target)
+	host := "example.com"
+	if h, t, ok := strings.Cut(target, " "); ok {
+		host, target = h, t // "HOST TARGET": a request for another server
+	}
+	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\nCookie: a=1; beta=yes\r\nX-Mode: on\r\nConnection: close\r\n\r\n", target, host)
 	all, _ := io.ReadAll(c)
 	if len(all) == 0 {
 		return "444"
@@ -240,7 +316,32 @@ func diffAnswer(p *Program, target, port string) string {
 	if !res.Pass {
 		return "404" // nginx looks for a file, and there are none
 	}
-	return answerText(200, "", "GET "+string(res.URI)+" HTTP/1.0", true)
+	if up := upstreamStatus(string(res.URI)); res.Intercept && p.RunIntercepted(&s, req, &res, up) {
+		return diffResult(p, &res, up)
+	} else if up != 200 && res.Status == 0 {
+		return answerText(up, "", "GET "+string(res.URI)+" HTTP/1.0", true)
+	}
+	return diffResult(p, &res, 200)
+}
+
+// diffResult is diffAnswer of a Result, a forward answered with up.
+func diffResult(p *Program, res *Result, up int) string {
+	switch res.Action {
+	case Close:
+		return "444"
+	case Redirect:
+		return answerText(res.Status, string(res.Location), "", false)
+	case Answer:
+		return answerText(res.Status, "", string(res.Body), res.Body != nil || res.Status < 300)
+	}
+	if !res.Pass {
+		return "404"
+	}
+	status := up
+	if res.Status != 0 {
+		status = res.Status // an error page's status on the upstream's answer
+	}
+	return answerText(status, "", "GET "+string(res.URI)+" HTTP/1.0", true)
 }
 
 // TestAgainstNginx serves each fixture by a real nginx and by Run, and
@@ -249,7 +350,7 @@ func TestAgainstNginx(t *testing.T) {
 	bin := testutil.FindNginx(t)
 	for _, f := range diffFixtures {
 		t.Run(f.name, func(t *testing.T) {
-			p, err := Compile(Spec{Steps: []Text{{Src: f.server, Line: 1}}, Locations: f.locs})
+			p, err := Compile(Spec{Steps: []Text{{Src: f.server, Line: 1}}, Locations: f.locs, Maps: f.maps})
 			if err != nil {
 				t.Fatal(err)
 			}

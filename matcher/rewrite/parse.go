@@ -11,6 +11,10 @@ type parser struct {
 	c    *compiler
 	toks []token
 	i    int
+	// pages are the error_page directives read; depth is how many if
+	// blocks the parser is in.
+	pages []errorPage
+	depth int
 }
 
 // parseSteps reads directives up to the end or a '}' (inBlock).
@@ -28,6 +32,17 @@ func (p *parser) parseSteps(inBlock bool) ([]step, error) {
 		args, end, err := p.directive()
 		if err != nil {
 			return nil, err
+		}
+		if args[0].word == "error_page" && !args[0].quoted && end == ";" {
+			pages, err := p.c.compileErrorPage(args[1:])
+			if err == nil && p.depth > 0 {
+				err = fmt.Errorf("not supported inside if")
+			}
+			if err != nil {
+				return nil, errAt(args[0].line, "%s: %v", args[0].word, err)
+			}
+			p.pages = append(p.pages, pages...)
+			continue
 		}
 		st, err := p.compileDirective(args, end)
 		if err != nil {
@@ -93,13 +108,15 @@ func (p *parser) compileDirective(args []token, end string) (step, error) {
 	case "if":
 		st.kind = stIf
 		if err = p.c.compileCond(&st.cond, args[1:], st.line); err == nil {
+			p.depth++
 			st.body, err = p.parseSteps(true)
+			p.depth--
 			if err != nil {
 				return st, err
 			}
 		}
 	default:
-		return st, fmt.Errorf("unknown directive; steps are rewrite, return, if, set and break")
+		return st, fmt.Errorf("unknown directive; steps are rewrite, return, if, set, break and error_page")
 	}
 	return st, err
 }
@@ -176,22 +193,31 @@ func (c *compiler) compileSet(st *step, args []token) error {
 	if len(args) != 2 {
 		return fmt.Errorf("takes a variable and a value")
 	}
-	name, ok := strings.CutPrefix(args[0].word, "$")
+	if err := checkSettable(args[0].word); err != nil {
+		return err
+	}
+	st.slot = c.define(args[0].word[1:])
+	var err error
+	st.value, err = c.compileScript(args[1].word, st.line)
+	return err
+}
+
+// checkSettable reports why set (or a map) cannot define the variable
+// word ("$name"); nil when it can.
+func checkSettable(word string) error {
+	name, ok := strings.CutPrefix(word, "$")
 	if !ok || name == "" {
-		return fmt.Errorf("invalid variable %q: a '$' and a name", args[0].word)
+		return fmt.Errorf("invalid variable %q: a '$' and a name", word)
 	}
 	for i := 0; i < len(name); i++ {
 		if !isNameByte(name[i]) {
-			return fmt.Errorf("invalid variable name %q", args[0].word)
+			return fmt.Errorf("invalid variable name %q", word)
 		}
 	}
 	lower := strings.ToLower(name)
 	if _, builtin := builtins[lower]; builtin || lower[0] >= '0' && lower[0] <= '9' ||
 		strings.HasPrefix(lower, "arg_") || strings.HasPrefix(lower, "http_") || strings.HasPrefix(lower, "cookie_") {
-		return fmt.Errorf("cannot set %q: it is the request's", args[0].word)
+		return fmt.Errorf("cannot set %q: it is the request's", word)
 	}
-	st.slot = c.define(name)
-	var err error
-	st.value, err = c.compileScript(args[1].word, st.line)
-	return err
+	return nil
 }

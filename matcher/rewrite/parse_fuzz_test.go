@@ -18,3 +18,29 @@ func FuzzCompileSteps(f *testing.F) {
 		p.Run(&s, request("h", target, fields{"X": "on"}), &res)
 	})
 }
+
+// FuzzCompileMap feeds a map's entries and a server name to the compiler
+// and a request to what compiled, with error pages that send it around:
+// nothing may panic, whatever the input.
+func FuzzCompileMap(f *testing.F) {
+	f.Add("/a /b;\n~^/c/(.*)$ /d/$1;\ndefault x;", "*.example.com", "error_page 404 = @n;", "/c/e")
+	f.Add("hostnames;\n.example.org org;\nwww.example.* w;\n\\default y;", `~^(?<s>.+)\.test$`, "error_page 404 /x?$m;", "/a")
+	f.Fuzz(func(t *testing.T, entries, host, steps, target string) {
+		hosts, err := CompileHosts([]HostSpec{{Host: host, Default: true, Spec: Spec{
+			Steps: []Text{{Src: steps, Line: 1}},
+			Maps:  []MapSpec{{Source: "$host$uri", Variable: "m", Entries: entries, EntriesLine: 1}},
+			Locations: []LocationSpec{
+				{Path: "/", Steps: "if ($m) { return 404; } return 302 /$m;", Pass: true, InterceptErrors: true},
+				{Match: Named, Path: "n", Steps: "return 200 $m;"},
+			}}}})
+		if err != nil {
+			return
+		}
+		var s Scratch
+		var res Result
+		req := request("www.example.org", target, nil)
+		p := hosts.Choose(&s, req.Host)
+		p.Run(&s, req, &res)
+		p.RunIntercepted(&s, req, &res, 404)
+	})
+}

@@ -8,9 +8,12 @@ import (
 // Program is one server's compiled request processing. It is immutable
 // and safe for concurrent use.
 type Program struct {
-	server  []step
+	server []step
+	// pages are the server's error_page directives.
+	pages   []errorPage
 	root    level
 	named   map[string]*location
+	maps    []*mapVar
 	nvars   int
 	maxCaps int
 	// spec is the Spec compiled, for List (trace.go).
@@ -19,10 +22,42 @@ type Program struct {
 
 // Compile compiles spec, reporting the first problem as an *Error.
 func Compile(spec Spec) (*Program, error) {
+	return compile(spec, nil, nil)
+}
+
+// compile is Compile, with first run on the compiler before the rest
+// (a regex server name's groups, which the steps may read), and the
+// maps that earlier Programs compiled (nil: none kept).
+func compile(spec Spec, first func(*compiler) error, shared map[*MapSpec]*mapVar) (*Program, error) {
 	c := newCompiler()
+	c.shared = shared
+	if first != nil {
+		if err := first(c); err != nil {
+			return nil, err
+		}
+	}
 	p := &Program{named: map[string]*location{}, spec: spec}
+	if err := c.declareMaps(spec.Maps); err != nil {
+		return nil, err
+	}
+	for i := range spec.Maps {
+		ms := &spec.Maps[i]
+		m := c.shared[ms]
+		if m != nil {
+			c.maxCaps = max(c.maxCaps, m.caps)
+		} else {
+			var err error
+			if m, err = c.compileMap(ms); err != nil {
+				return nil, err
+			}
+			if m.shared && c.shared != nil {
+				c.shared[ms] = m
+			}
+		}
+		p.maps = append(p.maps, m)
+	}
 	for _, t := range spec.Steps {
-		steps, err := c.compileSteps(t.Src, t.Line)
+		steps, pages, err := c.compileSteps(t.Src, t.Line)
 		if err != nil {
 			if e, ok := err.(*Error); ok {
 				e.Key = "steps"
@@ -30,6 +65,7 @@ func Compile(spec Spec) (*Program, error) {
 			return nil, err
 		}
 		p.server = append(p.server, steps...)
+		p.pages = append(p.pages, pages...)
 	}
 	if err := c.compileLevel(p, &p.root, spec.Locations, nil); err != nil {
 		return nil, err
@@ -95,12 +131,21 @@ func (c *compiler) compileLocation(p *Program, sp *LocationSpec, parent *locatio
 		l.re = re
 	}
 	var err error
-	if l.steps, err = c.compileSteps(sp.Steps, sp.StepsLine); err != nil {
+	if l.steps, l.pages, err = c.compileSteps(sp.Steps, sp.StepsLine); err != nil {
 		if e, ok := err.(*Error); ok {
 			e.Location, e.Key = l.name, "steps"
 		}
 		return nil, err
 	}
+	if len(l.pages) == 0 {
+		// nginx merges error_page as a whole list: a location without
+		// its own takes the enclosing block's.
+		l.pages = p.pages
+		if parent != nil {
+			l.pages = parent.pages
+		}
+	}
+	l.intercept = sp.InterceptErrors && sp.Pass && len(l.pages) > 0
 	l.autoRedirect = sp.Pass && (sp.Match == Exact || sp.Match == Prefix || sp.Match == PrefixNoRegex) &&
 		strings.HasSuffix(sp.Path, "/")
 	if err := c.compileLevel(p, &l.sub, sp.Locations, l); err != nil {

@@ -48,6 +48,11 @@ type Result struct {
 	URI      []byte
 	Pass     bool
 	Upstream string
+	// Intercept says the forwarding location intercepts the upstream's
+	// errors (proxy_intercept_errors on) and has error pages: an
+	// upstream answer of a status that Intercepts reports is answered
+	// as RunIntercepted says instead.
+	Intercept bool
 	// Location name chosen, as nginx writes it ("" when none was).
 	Where string
 }

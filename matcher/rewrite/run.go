@@ -28,19 +28,91 @@ func (p *Program) ServerSteps() bool { return len(p.server) > 0 }
 
 // RunServer is the first half of Run: it starts req and runs the
 // server's steps, reporting whether they answered (res is set then).
+// An answer that the server's error_page sends elsewhere is not one:
+// RunLocations goes on from there.
 func (p *Program) RunServer(s *Scratch, req *Request, res *Result) bool {
 	*res = Result{}
 	s.begin(p, req)
-	return p.runSteps(s, req, p.server, res) == oDone
+	return p.runServer(s, req, res)
+}
+
+// runServer runs the server's steps, and reports whether they answered.
+func (p *Program) runServer(s *Scratch, req *Request, res *Result) bool {
+	if p.runSteps(s, req, p.server, res) != oDone {
+		return false
+	}
+	if ep := s.pageFor(p.pages, res); ep != nil {
+		return !p.sendErrorPage(s, req, ep, res, &s.named)
+	}
+	s.finish(res)
+	return true
 }
 
 // RunLocations is the rest of Run, after RunServer with the same s, req
 // and res: the location is chosen and its steps run.
 func (p *Program) RunLocations(s *Scratch, req *Request, res *Result) {
-	for changes := maxURIChanges; ; {
+	p.runLocations(s, req, res, s.named, maxURIChanges)
+}
+
+// Intercepts reports whether an upstream answer of status to a request
+// that Run forwarded with res.Intercept goes to an error page.
+func (p *Program) Intercepts(s *Scratch, status int) bool {
+	if s.fwd == nil || !s.fwd.intercept || s.errorPage {
+		return false
+	}
+	for i := range s.fwd.pages {
+		if s.fwd.pages[i].status == status {
+			return true
+		}
+	}
+	return false
+}
+
+// InterceptStatus returns the i-th upstream status (from 0) that a
+// request Run forwarded with res.Intercept sends to an error page, and
+// false past the last.
+func (p *Program) InterceptStatus(s *Scratch, i int) (int, bool) {
+	if s.fwd == nil || !s.fwd.intercept || s.errorPage || i >= len(s.fwd.pages) {
+		return 0, false
+	}
+	return s.fwd.pages[i].status, true
+}
+
+// RunIntercepted answers a request that Run forwarded with res.Intercept
+// (s and req as Run left them) and whose upstream answered status, as
+// nginx's proxy_intercept_errors: the location's error page for status
+// is followed as for an error of its own. It reports false, res as it
+// was, when no error page names status.
+func (p *Program) RunIntercepted(s *Scratch, req *Request, res *Result, status int) bool {
+	if !p.Intercepts(s, status) {
+		return false
+	}
+	loc := s.fwd
+	s.fwd = nil
+	*res = Result{Action: Answer, Status: status, Where: loc.name}
+	ep := s.pageFor(loc.pages, res)
+	var named *location
+	if !p.sendErrorPage(s, req, ep, res, &named) {
+		s.finish(res)
+		return true
+	}
+	if named == nil && p.runServer(s, req, res) {
+		return true
+	}
+	p.runLocations(s, req, res, named, maxURIChanges-1)
+	return true
+}
+
+// runLocations chooses the location (or takes named) and runs its
+// steps, with changes URI changes left.
+func (p *Program) runLocations(s *Scratch, req *Request, res *Result, named *location, changes int) {
+	for {
 		s.changed, s.validLoc = false, true
-		var loc *location
-		found := p.root.find(s, s.bytes(s.uri), &loc)
+		loc := named
+		found := rcDeclined
+		if named == nil {
+			found = p.root.find(s, s.bytes(s.uri), &loc)
+		}
 		if s.trace != nil {
 			s.trace.chose(s, loc)
 		}
@@ -48,15 +120,32 @@ func (p *Program) RunLocations(s *Scratch, req *Request, res *Result) {
 			s.autoRedirect(loc, res)
 			return
 		}
+		named = nil
 		res.Where = ""
 		if loc != nil {
 			res.Where = loc.name
 			if p.runSteps(s, req, loc.steps, res) == oDone {
-				return
+				ep := s.pageFor(loc.pages, res)
+				if ep == nil || !p.sendErrorPage(s, req, ep, res, &named) {
+					s.finish(res)
+					return
+				}
+				// An error page is a URI change: a named location's
+				// steps run next, or the server's and the location
+				// chosen anew.
+				if changes--; changes == 0 {
+					*res = Result{Action: Answer, Status: 500, Where: res.Where}
+					return
+				}
+				if named == nil && p.runServer(s, req, res) {
+					return
+				}
+				continue
 			}
 		}
 		if !s.changed {
 			s.forward(req, loc, res)
+			s.finish(res)
 			return
 		}
 		changes--
@@ -79,6 +168,7 @@ func (p *Program) runSteps(s *Scratch, req *Request, steps []step, res *Result) 
 			s.ret(req, st, res)
 			o = oDone
 		case stSet:
+			s.prepare(req, st.value.parts)
 			start := len(s.arena)
 			s.arena = s.appendScript(s.arena, req, &st.value, false)
 			s.vars[st.slot] = span{start, len(s.arena) - start}

@@ -20,8 +20,11 @@ type Scratch struct {
 	vars  []span
 	uri   span
 	args  span
-	// buf builds a value before it goes to arena; out is Result's.
-	buf, out []byte
+	// buf builds a value before it goes to arena; out is Result's;
+	// low is a map's key in lower case.
+	buf, out, low []byte
+	// prog is the Program being run, for its maps.
+	prog *Program
 	// quoted is nginx's quoted_uri || plus_in_uri: the path as sent held
 	// a '%' or a '+'.
 	quoted bool
@@ -32,6 +35,23 @@ type Scratch struct {
 	// trace records the run for Program.Explain (trace.go); nil on
 	// the hot path.
 	trace *tracer
+	// errorPage is nginx's r->error_page: an error page was followed,
+	// and no other is. errStatus is r->err_status for what answers
+	// after it: the status a body or a forward is sent with (0: its
+	// own).
+	errorPage bool
+	errStatus int
+	// asGET: an error page's internal redirect made the method GET.
+	asGET bool
+	// named is the named location an error page of the server's steps
+	// sends the request to, for RunLocations.
+	named *location
+	// fwd is the location the request was forwarded from, for
+	// RunIntercepted.
+	fwd *location
+	// hostRe is the regex server name Hosts.Choose chose by; begin
+	// runs it again on $host for its captures.
+	hostRe *rx
 }
 
 // bytes returns the value sp holds.
@@ -52,6 +72,7 @@ func (s *Scratch) keep(b []byte) span {
 // begin readies s for a request of p.
 func (s *Scratch) begin(p *Program, req *Request) {
 	s.arena = s.arena[:0]
+	s.prog = p
 	s.ncaps = 0
 	if n := 2 * (p.maxCaps + 1); len(s.tmp) < n {
 		s.tmp = make([]int, n)
@@ -81,6 +102,12 @@ func (s *Scratch) begin(p *Program, req *Request) {
 		}
 	}
 	s.rewritten, s.validLoc, s.changed = false, true, false
+	s.errorPage, s.errStatus, s.named, s.fwd, s.asGET = false, 0, nil, nil, false
+	if re := s.hostRe; re != nil {
+		s.hostRe = nil
+		host := s.keep(req.Host)
+		s.matchRegex(re, s.bytes(host))
+	}
 	s.re.ResetSteps()
 }
 
@@ -128,4 +155,14 @@ func (s *Scratch) capture(i int) []byte {
 		return nil
 	}
 	return s.arena[s.caps[2*i]:s.caps[2*i+1]]
+}
+
+// matchHost runs a server name's regex on host, before a Program's
+// Scratch is sized for it.
+func (s *Scratch) matchHost(re *rx, host []byte) bool {
+	if n := 2 * (re.numCaps() + 1); len(s.tmp) < n {
+		s.tmp, s.caps = make([]int, n), make([]int, n)
+	}
+	s.re.ResetSteps()
+	return re.match(&s.re, host, s.tmp[:2*(re.numCaps()+1)])
 }

@@ -26,6 +26,7 @@ const (
 	vCookie // $cookie_NAME
 	vUser   // a variable of set, or a named capture
 	vCapture
+	vMap // a map's variable: its slot, evaluated when first read
 )
 
 // builtins are the request's variables by name.
@@ -42,8 +43,10 @@ type part struct {
 	// name is the argument, field or cookie name of vArg, vHTTP and
 	// vCookie (a field's '_' turned to '-', as nginx matches it).
 	name []byte
-	// n is the capture number of vCapture, the slot of vUser.
+	// n is the capture number of vCapture, the slot of vUser and vMap.
 	n int
+	// m is the map of vMap, its index in Program.maps.
+	m int
 }
 
 // script is a value with variables, as nginx's complex values.
@@ -126,6 +129,9 @@ func (c *compiler) variable(name string, line int) (part, error) {
 			}
 			return part{kind: pre.kind, name: []byte(rest)}, nil
 		}
+	}
+	if m, ok := c.maps[lower]; ok {
+		return part{kind: vMap, n: c.slot(name, line), m: m}, nil
 	}
 	return part{kind: vUser, n: c.slot(name, line)}, nil
 }

@@ -25,6 +25,8 @@ type Spec struct {
 	// run one after the other.
 	Steps     []Text
 	Locations []LocationSpec
+	// Maps are the map variables the steps can read.
+	Maps []MapSpec
 }
 
 // Text is a step text and the line its first line is on, for errors.
@@ -51,6 +53,10 @@ type LocationSpec struct {
 	Upstream string
 	URI      string
 	HasURI   bool
+	// InterceptErrors is proxy_intercept_errors on: an upstream answer
+	// of a status the location's error_page names goes where it says
+	// (RunIntercepted).
+	InterceptErrors bool
 	// Locations are the nested ones.
 	Locations []LocationSpec
 }

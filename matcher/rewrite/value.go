@@ -48,6 +48,9 @@ func (s *Scratch) appendVar(dst []byte, req *Request, pt *part) []byte {
 		}
 		return append(dst, "http"...)
 	case vMethod:
+		if s.asGET {
+			return append(dst, "GET"...)
+		}
 		return append(dst, req.Method...)
 	case vPort:
 		return append(dst, req.Port...)
@@ -60,7 +63,8 @@ func (s *Scratch) appendVar(dst []byte, req *Request, pt *part) []byte {
 		return append(dst, req.Fields.Header(pt.name)...)
 	case vCookie:
 		return append(dst, param(header(req, "cookie"), pt.name, ';')...)
-	case vUser:
+	case vUser, vMap:
+		// A map not yet read is empty here: prepare evaluates it first.
 		return append(dst, s.bytes(s.vars[pt.n])...)
 	}
 	return dst
@@ -109,6 +113,8 @@ func param(list, name []byte, sep byte) []byte {
 // holds evaluates an if's condition; a regex's captures become the
 // request's.
 func (s *Scratch) holds(req *Request, cd *cond) bool {
+	s.preparePart(req, &cd.left)
+	s.prepare(req, cd.right.parts)
 	start := len(s.arena)
 	s.arena = s.appendVar(s.arena, req, &cd.left)
 	left := s.arena[start:]

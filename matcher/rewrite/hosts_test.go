@@ -1,0 +1,193 @@
+package rewrite
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/redirectd/redirectd/engine/testport"
+	"github.com/redirectd/redirectd/internal/testutil"
+)
+
+// serverNames are the servers of TestChooseServer and
+// TestServersAgainstNginx, in order; the first is nginx's default.
+var serverNames = []string{
+	"example.com", "*.example.com", ".example.org", "www.example.*", "mail.*",
+	"api.example.com", "*.eu.example.com", `~^(?<sub>[a-z]+)\.shop\.test$`, `~^(\d+)\.Num\.test$`, `~^.*\.example\.net$`, "x.example.net",
+}
+
+// hostMap is a hostnames map of $host that every server of
+// hostSpecs reads, so that TestServersAgainstNginx checks its wildcards.
+var hostMap = MapSpec{Source: "$host", Variable: "hn", Default: "none", Entries: `hostnames;
+*.example.com star;
+.example.org dot;
+www.example.* tail;
+a.b.example.com exact;
+~^(?<lbl>[a-z]+)\.num\.test$ re-$lbl;`}
+
+// hostSpecs is a HostSpec per server name, each answering its index and
+// the captures a regex name gives.
+func hostSpecs(names []string) []HostSpec {
+	var specs []HostSpec
+	for i, n := range names {
+		body := fmt.Sprintf("server %d $hn", i)
+		if strings.Contains(n, "?<sub>") {
+			body += " $sub"
+		}
+		if strings.Contains(n, `(\d+)`) {
+			body += " $1"
+		}
+		specs = append(specs, HostSpec{Host: n, Default: i == 0, Spec: Spec{Maps: []MapSpec{hostMap}, Locations: []LocationSpec{
+			{Match: Prefix, Path: "/", Steps: fmt.Sprintf("return 200 %q;", body)}}}})
+	}
+	return specs
+}
+
+// bruteServer is nginx's choice by a scan of every name: exact, then the
+// longest leading wildcard, then the longest trailing one, then the
+// first regex, else the default (-1 here).
+func bruteServer(names []string, host string) int {
+	best, bestLen := -1, 0
+	for i, n := range names {
+		if n == host || strings.HasPrefix(n, ".") && n[1:] == host {
+			return i
+		}
+	}
+	for i, n := range names {
+		suffix := ""
+		switch {
+		case strings.HasPrefix(n, "*."):
+			suffix = n[1:]
+		case strings.HasPrefix(n, "."):
+			suffix = n
+		default:
+			continue
+		}
+		if strings.HasSuffix(host, suffix) && len(host) > len(suffix) && len(suffix) > bestLen {
+			best, bestLen = i, len(suffix)
+		}
+	}
+	if best >= 0 {
+		return best
+	}
+	for i, n := range names {
+		if prefix, ok := strings.CutSuffix(n, "*"); ok && strings.HasPrefix(host, prefix) && len(host) > len(prefix) && len(prefix) > bestLen {
+			best, bestLen = i, len(prefix)
+		}
+	}
+	if best >= 0 {
+		return best
+	}
+	for i, n := range names {
+		if re, ok := strings.CutPrefix(n, "~"); ok && regexp.MustCompile("(?i)"+re).MatchString(host) {
+			return i
+		}
+	}
+	return -1
+}
+
+func TestChooseServer(t *testing.T) {
+	hosts, err := CompileHosts(hostSpecs(serverNames))
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels := []string{"example", "com", "org", "www", "mail", "api", "eu", "shop", "test", "num", "net", "x", "a", "12", ""}
+	rnd := rand.New(rand.NewPCG(1, 2))
+	var s Scratch
+	var res Result
+	for range 20000 {
+		n := 1 + rnd.IntN(4)
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = labels[rnd.IntN(len(labels))]
+		}
+		host := strings.Join(parts, ".")
+		want := bruteServer(serverNames, host)
+		if want < 0 {
+			want = 0 // the default server
+		}
+		req := request(host, "/", nil)
+		hosts.Choose(&s, req.Host).Run(&s, req, &res)
+		var got int
+		if _, err := fmt.Sscanf(string(res.Body), "server %d", &got); err != nil || got != want {
+			t.Fatalf("%q: %q, want server %d (%s)", host, res.Body, want, serverNames[want])
+		}
+	}
+}
+
+func TestChooseServerAllocatesNothing(t *testing.T) {
+	hosts, err := CompileHosts(hostSpecs(serverNames))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s Scratch
+	var res Result
+	for _, host := range []string{"example.com", "a.b.example.com", "www.example.co.uk", "toys.shop.test", "7.num.test", "nowhere"} {
+		req := request(host, "/", nil)
+		run := func() { hosts.Choose(&s, req.Host).Run(&s, req, &res) }
+		run()
+		if n := testing.AllocsPerRun(100, run); n != 0 {
+			t.Errorf("%s: %v allocations", host, n)
+		}
+	}
+}
+
+// TestServersAgainstNginx serves serverNames by a real nginx, a server
+// block each, and asks both for a set of hosts.
+func TestServersAgainstNginx(t *testing.T) {
+	bin := testutil.FindNginx(t)
+	dir := t.TempDir()
+	addr, addr2 := testport.Free(t), testport.Free(t)
+	port2 := addr2[strings.LastIndexByte(addr2, ':')+1:]
+	// The second port's default server is the second server.
+	specs := hostSpecs(serverNames)
+	specs[1].Default, specs[1].DefaultPorts = true, []string{port2}
+	hosts, err := CompileHosts(specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "worker_processes 1;\npid %[1]s/nginx.pid;\nerror_log %[1]s/error.log;\nevents { worker_connections 64; }\n"+
+		"http {\naccess_log off;\nclient_body_temp_path %[1]s/body;\nproxy_temp_path %[1]s/proxy;\nfastcgi_temp_path %[1]s/fastcgi;\n"+
+		"uwsgi_temp_path %[1]s/uwsgi;\nscgi_temp_path %[1]s/scgi;\n", dir)
+	fmt.Fprintf(&b, "map %s $%s {\ndefault %s;\n%s\n}\n", hostMap.Source, hostMap.Variable, hostMap.Default, hostMap.Entries)
+	for i, spec := range hostSpecs(serverNames) {
+		def, def2 := "", ""
+		switch i {
+		case 0:
+			def = " default_server"
+		case 1:
+			def2 = " default_server"
+		}
+		fmt.Fprintf(&b, "server {\nlisten %s%s;\nlisten %s%s;\nserver_name %q;\nlocation / {\n%s\n}\n}\n",
+			addr, def, addr2, def2, spec.Host, spec.Spec.Locations[0].Steps)
+	}
+	b.WriteString("}\n")
+	conf := filepath.Join(dir, "nginx.conf")
+	if err := os.WriteFile(conf, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testutil.RunNginx(t, bin, dir, conf, addr)
+	var s Scratch
+	var res Result
+	for _, host := range []string{"example.com", "EXAMPLE.com", "a.example.com", "a.b.example.com", "example.org", "w.example.org",
+		"www.example.com", "www.example.co.uk", "mail.x", "api.example.com", "x.eu.example.com", "eu.example.com",
+		"toys.shop.test", "Toys.Shop.test", "7.num.test", "x7.num.test", "a.example.net", "x.example.net", "example.net", "nowhere", "www.example.org", "a.b.example.com", "c.a.b.example.com", "abc.num.test", "example.org.", "www.example.org."} {
+		want := nginxAnswer(t, addr, host+" /")
+		// The engine gives $host lower case, without a trailing dot.
+		req := request(strings.TrimSuffix(strings.ToLower(host), "."), "/", nil)
+		hosts.Choose(&s, req.Host).Run(&s, req, &res)
+		if got := answerText(res.Status, "", string(res.Body), true); got != want {
+			t.Errorf("%s:\n nginx     %s\n redirectd %s", host, want, got)
+		}
+		want = nginxAnswer(t, addr2, host+" /")
+		hosts.ChooseOn(&s, req.Host, []byte(port2)).Run(&s, req, &res)
+		if got := answerText(res.Status, "", string(res.Body), true); got != want {
+			t.Errorf("%s on the second port:\n nginx     %s\n redirectd %s", host, want, got)
+		}
+	}
+}

@@ -1,0 +1,235 @@
+package rewrite
+
+import (
+	"fmt"
+	"strings"
+)
+
+// MapSpec is one nginx map block: Variable is set from Source by the
+// first of its entries that matches, else Default. Maps belong to every
+// server (nginx's map is of the http block) and are evaluated when a
+// step first reads the variable, then kept for the request (nginx's map
+// is cacheable unless volatile).
+type MapSpec struct {
+	// Line is where the map is written, for errors about it.
+	Line int
+	// Source is the value looked up, with variables ("$uri",
+	// "$host$uri"); Variable is the name set, with or without '$'.
+	Source   string
+	Variable string
+	// Entries are the map's lines in nginx's syntax: "key value;",
+	// "default value;", "hostnames;", "~regex value;", "~*regex
+	// value;", "volatile;" (looked up at every read), a key starting
+	// with '\' taken literally. EntriesLine is
+	// the line of their first line.
+	Entries     string
+	EntriesLine int
+	// Default is the value when nothing matches, "" by default; a
+	// "default" line in Entries says the same.
+	Default string
+}
+
+// mapEntry is one "key value;" of a map.
+type mapEntry struct {
+	key, value string
+	line       int
+}
+
+// parseMapEntries reads a map's body, as ngx_http_map's handler does.
+func parseMapEntries(src string, line int) (entries []mapEntry, def *mapEntry, hostnames, volatile bool, err error) {
+	toks, err := lex(src, line)
+	if err != nil {
+		return nil, nil, false, false, err
+	}
+	for i := 0; i < len(toks); {
+		start := i
+		for i < len(toks) && !toks[i].punct {
+			i++
+		}
+		if i == len(toks) {
+			return nil, nil, false, false, errAt(toks[start].line, "%q: missing ';' at the end", toks[start].word)
+		}
+		if toks[i].word != ";" || i == start {
+			return nil, nil, false, false, errAt(toks[i].line, "unexpected %q: a map's lines are \"key value;\"", toks[i].word)
+		}
+		words := toks[start:i]
+		i++
+		w0 := words[0]
+		switch {
+		case len(words) == 1 && w0.word == "hostnames" && !w0.quoted:
+			hostnames = true
+		case len(words) == 1 && w0.word == "volatile" && !w0.quoted:
+			volatile = true
+		case len(words) == 2 && w0.word == "include" && !w0.quoted:
+			return nil, nil, false, false, errAt(w0.line, "include is not supported in a map's entries; give the file as the map's file")
+		case len(words) != 2:
+			return nil, nil, false, false, errAt(w0.line, "%q: a map's line is a key and a value", w0.word)
+		case w0.word == "default" && !w0.quoted:
+			if def != nil {
+				return nil, nil, false, false, errAt(w0.line, "duplicate default (the first is on line %d)", def.line)
+			}
+			def = &mapEntry{key: "default", value: words[1].word, line: w0.line}
+		default:
+			entries = append(entries, mapEntry{key: w0.word, value: words[1].word, line: w0.line})
+		}
+	}
+	return entries, def, hostnames, volatile, nil
+}
+
+// mapVar is a compiled map.
+type mapVar struct {
+	name   string
+	source script
+	// exact holds the values of the literal keys, lower case (nginx
+	// hashes them so); byHost the wildcard ones of a hostnames map.
+	exact   map[string]int32
+	byHost  *hostTable
+	regexes []mapRegex
+	values  []script
+	def     script
+	// caps is the most groups a regex key has, for the Scratch.
+	caps int
+	// volatile: looked up at every read, not kept for the request.
+	volatile bool
+	// shared: nothing in the map depends on its Program's variable
+	// slots (no variable of set or of another map, no named group), so
+	// every host's Program uses the one compiled first.
+	shared bool
+}
+
+// mapRegex is a regex key and the index of its value.
+type mapRegex struct {
+	re    *rx
+	value int32
+}
+
+// declareMaps gives each map's variable its slot, before any step is
+// compiled, so that steps and other maps can read it.
+func (c *compiler) declareMaps(maps []MapSpec) error {
+	for i := range maps {
+		name := strings.TrimPrefix(maps[i].Variable, "$")
+		if err := checkSettable("$" + name); err != nil {
+			return &Error{Map: name, Line: maps[i].Line, Key: "variable", Msg: err.Error()}
+		}
+		lower := strings.ToLower(name)
+		if _, dup := c.maps[lower]; dup {
+			return &Error{Map: name, Line: maps[i].Line, Key: "variable", Msg: "a second map of the variable"}
+		}
+		c.maps[lower] = i
+		c.define(name)
+	}
+	return nil
+}
+
+// compileMap compiles one map whose variable declareMaps filed.
+func (c *compiler) compileMap(ms *MapSpec) (*mapVar, error) {
+	name := strings.TrimPrefix(ms.Variable, "$")
+	m := &mapVar{name: name, exact: map[string]int32{}}
+	c.where, c.inMap = "", name
+	defer func() { c.inMap = "" }()
+	var err error
+	fail := func(key string, line int, err error) (*mapVar, error) {
+		if e, ok := err.(*Error); ok {
+			e.Key, e.Map, e.Location = key, name, ""
+			return nil, e
+		}
+		return nil, &Error{Map: name, Line: line, Key: key, Msg: err.Error()}
+	}
+	if m.source, err = c.compileScript(ms.Source, ms.Line); err != nil {
+		return fail("source", ms.Line, err)
+	}
+	if len(m.source.parts) == 0 {
+		return fail("source", ms.Line, fmt.Errorf("missing; a map looks up a value with variables, such as \"$uri\""))
+	}
+	entries, def, hostnames, volatile, err := parseMapEntries(ms.Entries, ms.EntriesLine)
+	if err != nil {
+		return fail("entries", ms.EntriesLine, err)
+	}
+	defText := ms.Default
+	if def != nil {
+		if ms.Default != "" {
+			return fail("entries", def.line, errAt(def.line, "a second default: the map's default is also set outside its entries"))
+		}
+		defText = def.value
+	}
+	if m.def, err = c.compileScript(defText, ms.Line); err != nil {
+		return fail("default", ms.Line, err)
+	}
+	if hostnames {
+		m.byHost = &hostTable{}
+	}
+	m.volatile = volatile
+	for _, e := range entries {
+		if err := c.addMapEntry(m, e); err != nil {
+			return fail("entries", e.line, errAt(e.line, "%q: %v", e.key, err))
+		}
+	}
+	m.shared = m.independent()
+	return m, nil
+}
+
+// independent reports whether m reads no variable slot, so that its
+// compiled form serves every Program.
+func (m *mapVar) independent() bool {
+	scripts := append([]script{m.source, m.def}, m.values...)
+	for _, sc := range scripts {
+		for _, pt := range sc.parts {
+			if pt.kind == vUser || pt.kind == vMap {
+				return false
+			}
+		}
+	}
+	for _, r := range m.regexes {
+		if n := r.re.numCaps(); n > m.caps {
+			m.caps = n
+		}
+		for _, slot := range r.re.slots {
+			if slot >= 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// addMapEntry compiles one entry into m.
+func (c *compiler) addMapEntry(m *mapVar, e mapEntry) error {
+	v, err := c.compileScript(e.value, e.line)
+	if err != nil {
+		return err
+	}
+	idx := int32(len(m.values))
+	key := e.key
+	if len(key) > 1 && key[0] == '~' {
+		ci := key[1] == '*'
+		expr := key[1:]
+		if ci {
+			expr = key[2:]
+		}
+		re, err := c.compileRegex(expr, ci)
+		if err != nil {
+			return err
+		}
+		m.values = append(m.values, v)
+		m.regexes = append(m.regexes, mapRegex{re: re, value: idx})
+		return nil
+	}
+	key = strings.ToLower(strings.TrimPrefix(key, `\`))
+	if m.byHost != nil {
+		wild, err := m.byHost.add(key, idx)
+		if err != nil {
+			return err
+		}
+		if wild {
+			m.values = append(m.values, v)
+			return nil
+		}
+		key = strings.TrimPrefix(key, ".") // ".example.com" names example.com too
+	}
+	if _, dup := m.exact[key]; dup {
+		return fmt.Errorf("duplicate key")
+	}
+	m.exact[key] = idx
+	m.values = append(m.values, v)
+	return nil
+}
