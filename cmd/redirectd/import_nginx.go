@@ -53,6 +53,10 @@ func importNginx(args []string, _, stderr io.Writer) int {
 		return 1
 	}
 	res.Report(written, "").Write(stderr)
+	fmt.Fprintln(stderr, "how each server was translated:")
+	for _, p := range res.Paths {
+		fmt.Fprintln(stderr, "  "+p)
+	}
 	return 0
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/redirectd/redirectd/matcher"
+	"github.com/redirectd/redirectd/matcher/rewrite"
 
 	"github.com/redirectd/redirectd/internal/plural"
 )
@@ -103,6 +104,12 @@ func (t *translator) check(res *Result) {
 		t.m.note(nil, "the written rules do not compile (a bug in the import; please report it): %v", err)
 		return
 	}
+	hosts, err := rewrite.CompileHosts(hostSpecs(res.Structural))
+	if err != nil {
+		t.m.note(nil, "the written locations do not compile (a bug in the import; please report it): %v", err)
+		return
+	}
+	var scratch rewrite.Scratch
 	var diffs []string
 	alike := map[string]int{} // differences from one pair of directives
 	seen := map[string]int{}
@@ -119,7 +126,9 @@ func (t *translator) check(res *Result) {
 		if req.query != "" {
 			query = []byte(req.query)
 		}
-		if set.Lookup([]byte(req.host), []byte(req.path), query, &m) {
+		if t.structSrv[t.m.selectServer(req.host, req.https)] {
+			got, origin = runStructural(hosts, &scratch, req)
+		} else if set.Lookup([]byte(req.host), []byte(req.path), query, &m) {
 			got = fmt.Sprintf("%d %s", m.Status(), asClientSees(string(m.AppendLocation(nil, query)), req.path))
 			if !matcher.HasLocation(m.Status()) {
 				got = fmt.Sprintf("%d", m.Status())

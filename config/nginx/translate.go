@@ -60,6 +60,15 @@ type Result struct {
 	// is one; Routes say which group each host and path prefix goes to.
 	Groups []*Group
 	Routes []Route
+	// Structural are the servers written as [[server_rewrite]] and
+	// [[location]] tables (structural.go). With any, NginxURI writes
+	// [rules.defaults] uri = "nginx" (KeepSlashes: merge_slashes =
+	// false) and AbsoluteRedirect [server] absolute_redirect, nginx's
+	// default.
+	Structural                              []*Structural
+	NginxURI, KeepSlashes, AbsoluteRedirect bool
+	// Paths says, per server block, how it was translated and why.
+	Paths []string
 }
 
 // Certificate is one server's ssl_certificate and ssl_certificate_key.
@@ -83,19 +92,34 @@ func (r *Result) Counts() map[string]int {
 // Translate turns the parsed config into redirectd rules.
 func Translate(dirs []*Directive) *Result {
 	m := build(dirs)
-	t := &translator{m: m, dirs: dirs, passGroup: map[*location]*Group{}, groupByKey: map[string]*Group{}, routeNoted: map[*Directive]bool{}}
+	t := &translator{m: m, dirs: dirs, passGroup: map[*location]*Group{}, groupByKey: map[string]*Group{}, routeNoted: map[*Directive]bool{}, structSrv: map[*server]bool{}}
 	if len(m.servers) == 0 {
 		m.note(nil, "no server block found: nothing to translate")
 	}
 	t.routes() // before server(), which changes the hosts of some servers' rules
+	claimed := map[string]bool{}
 	for _, s := range m.servers {
-		start := len(t.rules)
+		start, notes := len(t.rules), len(m.notes)
 		t.server(s)
+		// A server the flat rules cannot say whole is written as the
+		// location model where it runs it; the others keep the rules,
+		// which the tests against nginx have checked longest.
+		if t.leftOutSteps(s, notes) && t.structural(s, claimed) {
+			t.rules, m.notes = t.rules[:start], m.notes[:notes]
+			continue
+		}
+		for _, n := range s.names {
+			claimed[n] = true
+		}
 		for i := start; i < len(t.rules); i++ {
 			t.rules[i].Scheme = s.scheme(m)
 		}
 	}
-	res := &Result{Rules: t.rules, Groups: t.groups, Routes: t.routeList}
+	res := &Result{Rules: t.rules, Groups: t.groups, Routes: t.routeList, Structural: t.structs, Paths: t.paths}
+	if len(t.structs) > 0 {
+		res.NginxURI, res.AbsoluteRedirect = true, true
+		res.KeepSlashes = anyDirective(dirs, "merge_slashes", "off")
+	}
 	for k := range 2 {
 		res.Listen[k] = listenAddr(m.addrs[k], m.ports[k])
 	}
@@ -171,6 +195,11 @@ type translator struct {
 	routeNoted map[*Directive]bool
 	// noted avoids repeating one note per map entry.
 	noted map[string]bool
+	// structs are the servers written as the location model, structSrv
+	// the same by server.
+	structs   []*Structural
+	structSrv map[*server]bool
+	paths     []string
 }
 
 func (t *translator) noteOnce(d *Directive, format string, args ...any) {

@@ -1,0 +1,405 @@
+package nginx
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/redirectd/redirectd/config/importer"
+	"github.com/redirectd/redirectd/matcher/rewrite"
+)
+
+// Structural translation: a server block whose directives redirectd's
+// location model runs is written as [[server_rewrite]] and [[location]]
+// tables, its steps copied as nginx's own text, rather than flattened
+// into exact, prefix and regex rules. A server that uses what the model
+// lacks keeps the flat translation.
+
+// Structural is one server block written as the location model.
+type Structural struct {
+	Server *Directive
+	// Hosts are its names, each once in the whole config.
+	Hosts []string
+	// Steps are its server-level rewrite-phase directives, in order.
+	Steps     []*Directive
+	Locations []*StructLoc
+}
+
+// StructLoc is one location of a Structural server.
+type StructLoc struct {
+	D     *Directive
+	Match string // the [[location]] match key
+	Path  string
+	Steps []*Directive
+	// Group is its proxy_pass's upstream group, nil when it has none;
+	// URI is proxy_pass's URI part when HasURI.
+	Group     *Group
+	URI       string
+	HasURI    bool
+	Locations []*StructLoc
+}
+
+// stepNames are the rewrite-phase directives the model runs.
+var stepNames = map[string]bool{"rewrite": true, "return": true, "if": true, "set": true, "break": true}
+
+// matchKinds maps a location modifier to its match key.
+var matchKinds = map[string]string{"=": "exact", "": "prefix", "^~": "prefix_noregex", "~": "regex", "~*": "regex_ci"}
+
+// structural writes s as the location model when it can and reports
+// whether it did; when it cannot, a note says why and s keeps the flat
+// translation.
+func (t *translator) structural(s *server, claimed map[string]bool) bool {
+	why := t.structuralWhy(s)
+	if why == "" {
+		byDir := map[*Directive]*location{}
+		for _, l := range s.locs {
+			byDir[l.d] = l
+		}
+		st := &Structural{Server: s.d}
+		for _, c := range s.d.Block {
+			switch {
+			case stepNames[c.Name]:
+				st.Steps = append(st.Steps, c)
+			case c.Name == "location":
+				sl, w := t.structLoc(c, byDir)
+				if w != "" {
+					why = w
+				}
+				st.Locations = append(st.Locations, sl)
+			}
+		}
+		for _, n := range s.names {
+			if !claimed[n] {
+				st.Hosts = append(st.Hosts, n)
+			}
+		}
+		if why != "" {
+			// st is incomplete
+		} else if _, err := rewrite.CompileHosts(hostSpecs([]*Structural{st})); err != nil {
+			why = "the location model refuses it: " + err.Error()
+		}
+		if len(t.m.servers) == 1 {
+			st.Hosts = nil
+		} else if why == "" && len(st.Hosts) == 0 {
+			why = "an earlier server has all its names"
+		}
+		if why == "" {
+			for _, n := range st.Hosts {
+				claimed[n] = true
+			}
+			t.structs = append(t.structs, st)
+			t.structSrv[s] = true
+			t.paths = append(t.paths, fmt.Sprintf("%s: server %s: [[server_rewrite]] and [[location]] tables", s.d.Source(), strings.Join(s.names, " ")))
+			return true
+		}
+	}
+	t.paths = append(t.paths, fmt.Sprintf("%s: server %s: flat rules, since the location model does not run it: %s", s.d.Source(), strings.Join(s.names, " "), why))
+	return false
+}
+
+// structuralWhy says why s cannot be written as the location model, ""
+// when it can.
+func (t *translator) structuralWhy(s *server) string {
+	switch {
+	case t.m.schemed:
+		return "the config has servers on plain and TLS ports, and locations are not chosen per port"
+	case len(t.m.servers) == 1 && !s.unnamable:
+		// One server answers every host: its tables name none.
+	case len(s.names) == 0 || s.unnamable:
+		return "it has no server_name a host can match exactly"
+	}
+	for _, n := range s.names {
+		if strings.HasPrefix(n, "*.") || strings.HasPrefix(n, ".") {
+			return "a wildcard server_name " + n
+		}
+	}
+	return t.unsupported(s.d.Block, false)
+}
+
+// unsupported returns the first directive in dirs (and the blocks inside)
+// that the location model cannot run, as a reason; "" when none.
+func (t *translator) unsupported(dirs []*Directive, inIf bool) string {
+	for _, c := range dirs {
+		switch c.Name {
+		case "error_page", "try_files":
+			return fmt.Sprintf("%s at %s", c.Name, c.Source())
+		case "location":
+			if len(c.Args) > 0 && strings.HasPrefix(c.Args[0], "@") {
+				return "a named location at " + c.Source()
+			}
+		case "proxy_pass":
+			if inIf {
+				return "proxy_pass inside if at " + c.Source()
+			}
+			if strings.Contains(c.Args[0], "$") || !strings.Contains(c.Args[0], "://") {
+				return "proxy_pass with a variable at " + c.Source()
+			}
+		case "absolute_redirect", "server_name_in_redirect", "port_in_redirect":
+			if len(c.Args) == 1 && c.Args[0] != map[string]string{"absolute_redirect": "on", "server_name_in_redirect": "off", "port_in_redirect": "on"}[c.Name] {
+				return fmt.Sprintf("%s %s at %s (redirectd writes the Location as nginx's defaults)", c.Name, c.Args[0], c.Source())
+			}
+		}
+		if stepNames[c.Name] {
+			for _, a := range c.Args {
+				for name := range t.m.maps {
+					if strings.Contains(a, "$"+name) || strings.Contains(a, "${"+name+"}") {
+						return fmt.Sprintf("map variable $%s in %s at %s", name, c.Name, c.Source())
+					}
+				}
+			}
+		}
+		if why := t.unsupported(c.Block, inIf || c.Name == "if"); why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
+// structLoc converts location directive d; why is not "" when the
+// model cannot run it.
+func (t *translator) structLoc(d *Directive, byDir map[*Directive]*location) (sl *StructLoc, why string) {
+	l := byDir[d]
+	if l == nil {
+		return nil, "location at " + d.Source() + " is left out"
+	}
+	sl = &StructLoc{D: d, Match: matchKinds[l.mod], Path: l.path}
+	for _, c := range d.Block {
+		switch {
+		case stepNames[c.Name]:
+			sl.Steps = append(sl.Steps, c)
+		case c.Name == "location":
+			n, w := t.structLoc(c, byDir)
+			if w != "" {
+				return sl, w
+			}
+			sl.Locations = append(sl.Locations, n)
+		case c.Name == "proxy_pass":
+			g := t.passGroup[l]
+			if g == nil || !t.groupWritten(g) {
+				return sl, "proxy_pass at " + c.Source() + " has no upstream group"
+			}
+			sl.Group = g
+			_, rest, _ := strings.Cut(c.Args[0], "://")
+			if i := strings.IndexByte(rest, '/'); i >= 0 {
+				sl.URI, sl.HasURI = rest[i:], true
+			}
+		}
+	}
+	return sl, ""
+}
+
+// groupWritten reports whether g is among the groups written.
+func (t *translator) groupWritten(g *Group) bool {
+	for _, x := range t.groups {
+		if x == g {
+			return true
+		}
+	}
+	return false
+}
+
+// stepText is steps as nginx's own text, one directive a line, blocks
+// (if) indented.
+func stepText(steps []*Directive) string {
+	var b strings.Builder
+	writeSteps(&b, steps, "")
+	return b.String()
+}
+
+func writeSteps(b *strings.Builder, steps []*Directive, indent string) {
+	for _, d := range steps {
+		b.WriteString(indent + d.Name)
+		for _, a := range d.Args {
+			b.WriteString(" " + quoteArg(a))
+		}
+		if !d.IsBlock {
+			b.WriteString(";\n")
+			continue
+		}
+		b.WriteString(" {\n")
+		writeSteps(b, d.Block, indent+"    ")
+		b.WriteString(indent + "}\n")
+	}
+}
+
+// quoteArg writes an argument so that nginx's tokenizer (and the model's)
+// reads it back as it is: in double quotes, with '"' and '\' escaped,
+// when it holds what would end or start a word.
+func quoteArg(a string) string {
+	if a != "" && !strings.ContainsAny(a, " \t\r\n;{}\"'") && a[0] != '#' {
+		return a
+	}
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(a) + `"`
+}
+
+// hostSpecs are the structural servers as the loader compiles them: per
+// host, its server steps and locations.
+func hostSpecs(structs []*Structural) []rewrite.HostSpec {
+	var specs []rewrite.HostSpec
+	for _, st := range structs {
+		var spec rewrite.Spec
+		if len(st.Steps) > 0 {
+			spec.Steps = []rewrite.Text{{Src: stepText(st.Steps), Line: 1}}
+		}
+		for _, l := range st.Locations {
+			spec.Locations = append(spec.Locations, locSpec(l))
+		}
+		if st.Hosts == nil {
+			specs = append(specs, rewrite.HostSpec{Spec: spec})
+		}
+		for _, h := range st.Hosts {
+			specs = append(specs, rewrite.HostSpec{Host: h, Spec: spec})
+		}
+	}
+	return specs
+}
+
+func locSpec(l *StructLoc) rewrite.LocationSpec {
+	kinds := map[string]rewrite.Kind{"prefix": rewrite.Prefix, "exact": rewrite.Exact, "prefix_noregex": rewrite.PrefixNoRegex,
+		"regex": rewrite.Regex, "regex_ci": rewrite.RegexCI}
+	sp := rewrite.LocationSpec{Line: l.D.Line, Match: kinds[l.Match], Path: l.Path, Steps: stepText(l.Steps), StepsLine: l.D.Line}
+	if l.Group != nil {
+		sp.Pass, sp.Upstream, sp.URI, sp.HasURI = true, l.Group.Name, l.URI, l.HasURI
+		if sp.Upstream == "default" {
+			sp.Upstream = ""
+		}
+	}
+	for _, n := range l.Locations {
+		sp.Locations = append(sp.Locations, locSpec(n))
+	}
+	return sp
+}
+
+// anyDirective reports whether a directive name with the one argument
+// arg is anywhere in dirs.
+func anyDirective(dirs []*Directive, name, arg string) bool {
+	for _, d := range dirs {
+		if d.Name == name && len(d.Args) == 1 && d.Args[0] == arg || anyDirective(d.Block, name, arg) {
+			return true
+		}
+	}
+	return false
+}
+
+// writeStructural writes the structural servers' tables and the rule
+// set's settings they need.
+func writeStructural(b *strings.Builder, res *Result) {
+	if res.NginxURI {
+		b.WriteString("\n# The location model matches nginx's $uri (decoded, dot segments resolved")
+		if res.KeepSlashes {
+			b.WriteString(", merge_slashes off")
+		}
+		b.WriteString(")\n[rules.defaults]\nuri = \"nginx\"\n")
+		if res.KeepSlashes {
+			b.WriteString("merge_slashes = false\n")
+		}
+	}
+	for _, st := range res.Structural {
+		hosts := make([]string, len(st.Hosts))
+		for i, h := range st.Hosts {
+			hosts[i] = importer.Quote(h)
+		}
+		hostList := "[" + strings.Join(hosts, ", ") + "]"
+		if st.Hosts == nil {
+			hostList = ""
+		}
+		if len(st.Steps) > 0 {
+			fmt.Fprintf(b, "\n# %s: server %s, its rewrite phase\n[[server_rewrite]]\n", st.Server.Source(), strings.Join(st.Hosts, " "))
+			if hostList != "" {
+				fmt.Fprintf(b, "hosts = %s\n", hostList)
+			}
+			fmt.Fprintf(b, "steps = %s\n", stepsString(stepText(st.Steps)))
+		}
+		for _, l := range st.Locations {
+			writeStructLoc(b, l, "location", hostList)
+		}
+	}
+}
+
+func writeStructLoc(b *strings.Builder, l *StructLoc, table, hostList string) {
+	fmt.Fprintf(b, "\n# %s: location %s\n[[%s]]\n", l.D.Source(), strings.Join(l.D.Args, " "), table)
+	if hostList != "" {
+		fmt.Fprintf(b, "hosts = %s\n", hostList)
+	}
+	fmt.Fprintf(b, "match = %q\npath = %s\n", l.Match, importer.Quote(l.Path))
+	if len(l.Steps) > 0 {
+		fmt.Fprintf(b, "steps = %s\n", stepsString(stepText(l.Steps)))
+	}
+	if l.Group != nil {
+		fmt.Fprintf(b, "upstream = %s\n", importer.Quote(l.Group.Name))
+		if l.HasURI {
+			fmt.Fprintf(b, "upstream_uri = %s\n", importer.Quote(l.URI))
+		}
+	}
+	for _, n := range l.Locations {
+		writeStructLoc(b, n, table+".location", "")
+	}
+}
+
+// stepsString is steps text as a TOML string: a multi-line literal one
+// where it can be, as a person would write it.
+func stepsString(s string) string {
+	if !strings.Contains(s, "'''") && !strings.ContainsAny(s, "\r\x00\x01\x02\x03\x04\x05\x06\x07\x08\x0b\x0c\x0e\x0f\x7f") && !strings.HasSuffix(s, "'") {
+		return "'''\n" + s + "'''"
+	}
+	return importer.Quote(s)
+}
+
+// runStructural answers req with the compiled location model, as the
+// self-check compares it with the model of nginx: a redirect's status
+// and Location as a client reads it, else "no redirect"; origin is the
+// location that answered.
+func runStructural(hosts *rewrite.Hosts, scratch *rewrite.Scratch, req request) (got, origin string) {
+	p := hosts.Lookup([]byte(strings.ToLower(hostOnly(req.host))))
+	if p == nil {
+		return "no redirect", ""
+	}
+	target := req.path
+	var query []byte
+	if req.query != "" {
+		target += "?" + req.query
+		query = []byte(req.query)
+	}
+	port := "80"
+	if req.https {
+		port = "443"
+	}
+	rq := rewrite.Request{Host: []byte(strings.ToLower(hostOnly(req.host))), Target: []byte(target), Path: []byte(req.path), Query: query,
+		Method: []byte("GET"), Port: []byte(port), HTTPS: req.https}
+	var res rewrite.Result
+	p.Run(scratch, &rq, &res)
+	if res.Action != rewrite.Redirect {
+		return "no redirect", res.Where
+	}
+	return fmt.Sprintf("%d %s", res.Status, asClientSees(string(res.Location), req.path)), res.Where
+}
+
+func countLocs(ls []*StructLoc) int {
+	n := len(ls)
+	for _, l := range ls {
+		n += countLocs(l.Locations)
+	}
+	return n
+}
+
+// leftOutSteps reports whether a note since index from says a
+// rewrite-phase directive or a location of s is left out: what the flat
+// rules cannot say.
+func (t *translator) leftOutSteps(s *server, from int) bool {
+	at := map[string]bool{}
+	var walk func([]*Directive)
+	walk = func(dirs []*Directive) {
+		for _, d := range dirs {
+			if stepNames[d.Name] || d.Name == "location" {
+				at[d.Source()] = true
+			}
+			walk(d.Block)
+		}
+	}
+	walk(s.d.Block)
+	for _, n := range t.m.notes[from:] {
+		if n.Kind == importer.LeftOut && at[fmt.Sprintf("%s:%d", n.File, n.Line)] {
+			return true
+		}
+	}
+	return false
+}
