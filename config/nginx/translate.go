@@ -104,7 +104,9 @@ func Translate(dirs []*Directive) *Result {
 		// A server the flat rules cannot say whole is written as the
 		// location model where it runs it; the others keep the rules,
 		// which the tests against nginx have checked longest.
-		if t.leftOutSteps(s, notes) && t.structural(s, claimed) {
+		if !t.leftOutSteps(s, notes) {
+			t.paths = append(t.paths, fmt.Sprintf("%s: server %s: flat rules, which say all it does", s.d.Source(), strings.Join(s.names, " ")))
+		} else if t.structural(s, claimed) {
 			t.rules, m.notes = t.rules[:start], m.notes[:notes]
 			continue
 		}
