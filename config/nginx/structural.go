@@ -2,6 +2,7 @@ package nginx
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/redirectd/redirectd/config/importer"
@@ -367,7 +368,11 @@ func runStructural(hosts *rewrite.Hosts, scratch *rewrite.Scratch, req request) 
 		Method: []byte("GET"), Port: []byte(port), HTTPS: req.https}
 	var res rewrite.Result
 	p.Run(scratch, &rq, &res)
-	if res.Action != rewrite.Redirect {
+	switch {
+	case res.Action == rewrite.Answer && (res.Status == 410 || res.Status == 451):
+		// As the model of nginx says them: an answer rules give too.
+		return fmt.Sprint(res.Status), res.Where
+	case res.Action != rewrite.Redirect:
 		return "no redirect", res.Where
 	}
 	return fmt.Sprintf("%d %s", res.Status, asClientSees(string(res.Location), req.path)), res.Where
@@ -381,25 +386,38 @@ func countLocs(ls []*StructLoc) int {
 	return n
 }
 
-// leftOutSteps reports whether a note since index from says a
-// rewrite-phase directive or a location of s is left out: what the flat
-// rules cannot say.
-func (t *translator) leftOutSteps(s *server, from int) bool {
+// stepSources are the places of the rewrite-phase directives, locations
+// and proxy_pass directives of s: what the location model runs.
+func stepSources(s *server) map[string]bool {
 	at := map[string]bool{}
 	var walk func([]*Directive)
 	walk = func(dirs []*Directive) {
 		for _, d := range dirs {
-			if stepNames[d.Name] || d.Name == "location" {
+			if stepNames[d.Name] || d.Name == "location" || d.Name == "proxy_pass" {
 				at[d.Source()] = true
 			}
 			walk(d.Block)
 		}
 	}
 	walk(s.d.Block)
-	for _, n := range t.m.notes[from:] {
+	return at
+}
+
+// leftOutSteps reports whether a note says a rewrite-phase directive or
+// a location of s is left out: what the flat rules cannot say.
+func (t *translator) leftOutSteps(s *server) bool {
+	at := stepSources(s)
+	for _, n := range t.m.notes {
 		if n.Kind == importer.LeftOut && at[fmt.Sprintf("%s:%d", n.File, n.Line)] {
 			return true
 		}
 	}
 	return false
+}
+
+// dropNotes takes out the notes about what the flat rules could not say
+// of s, which its locations now say.
+func (t *translator) dropNotes(s *server) {
+	at := stepSources(s)
+	t.m.notes = slices.DeleteFunc(t.m.notes, func(n Note) bool { return at[fmt.Sprintf("%s:%d", n.File, n.Line)] })
 }

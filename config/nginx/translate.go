@@ -104,10 +104,11 @@ func Translate(dirs []*Directive) *Result {
 		// A server the flat rules cannot say whole is written as the
 		// location model where it runs it; the others keep the rules,
 		// which the tests against nginx have checked longest.
-		if !t.leftOutSteps(s, notes) {
+		if !t.leftOutSteps(s) {
 			t.paths = append(t.paths, fmt.Sprintf("%s: server %s: flat rules, which say all it does", s.d.Source(), strings.Join(s.names, " ")))
 		} else if t.structural(s, claimed) {
 			t.rules, m.notes = t.rules[:start], m.notes[:notes]
+			t.dropNotes(s)
 			continue
 		}
 		for _, n := range s.names {
