@@ -16,7 +16,8 @@ import (
 // case-insensitive regex locations, nested ones; rewrite with redirect,
 // permanent, last and break; return of a redirect, a text, 410, 405 and
 // 444; if on $arg_, $request_method and $uri with captures; proxy_pass
-// with and without a URI part. %[1]s is nginx's address, %[2]s the origin.
+// with and without a URI part; a location that serves files (404 here).
+// %[1]s is nginx's address, %[2]s the origin.
 const structuralSite = `
 server {
 	listen %[1]s default_server;
@@ -40,6 +41,7 @@ server {
 	location /api/ { proxy_pass http://%[2]s/v1/; }
 	location /internal/ { rewrite ^/internal/(.*)$ /final/$1 last; }
 	location /final/ { return 200 "final $uri"; }
+	location /files/ { root /nonexistent; }
 	location / {
 		if ($request_method = POST) { return 405; }
 		if ($uri ~ ^/user/(\d+)$) { return 301 /u/$1; }
@@ -97,7 +99,7 @@ func TestImportNginxStructuralFixture(t *testing.T) {
 	paths := []string{"/", "/old-server/x?y=1", "/x?go=away", "/healthz", "/drop", "/gone", "/static/a.css", "/static/b.png",
 		"/a/b.png", "/a/b.JPG", "/CASE/Thing", "/case/x", "/docs/", "/docs", "/docs/old/a?q", "/docs/int/old/z", "/docs/int/p",
 		"/docs/brk/c?d=1", "/docs/nested/n?m", "/docs/f.pdf", "/docs/nested/f.pdf", "/api/list?x=1", "/api", "/internal/q",
-		"/final/z", "/user/42", "/user/x", "/set/a/b", "/plain/page"}
+		"/final/z", "/user/42", "/user/x", "/set/a/b", "/plain/page", "/files/x"}
 	var all []string
 	for _, p := range paths {
 		all = append(all, p, "/"+p, "/."+p, "/x/.."+p)
@@ -106,8 +108,16 @@ func TestImportNginxStructuralFixture(t *testing.T) {
 		}
 	}
 	agree, total := 0, 0
+	// The one difference: nginx serves /files/ itself, redirectd forwards
+	// it to the default server's group, as the report says.
+	if !strings.Contains(report, "location /files/: nginx answers the requests its steps leave itself") {
+		t.Errorf("the report does not say /files/ is forwarded:\n%s", report)
+	}
 	for _, host := range []string{"a.test", "b.test", "www.b.test"} {
 		for _, p := range all {
+			if host == "a.test" && strings.Contains(p, "files") {
+				continue
+			}
 			total++
 			want, got := locationAnswer(t, nginxAddr, host, p), locationAnswer(t, addr, host, p)
 			if want == got {

@@ -421,3 +421,16 @@ func (t *translator) dropNotes(s *server) {
 	at := stepSources(s)
 	t.m.notes = slices.DeleteFunc(t.m.notes, func(n Note) bool { return at[fmt.Sprintf("%s:%d", n.File, n.Line)] })
 }
+
+// noteContent notes each location that neither proxies nor ends in a
+// return: nginx answers what its steps leave with content or 404, where
+// redirectd goes on to the routes and [upstream].
+func (t *translator) noteContent(ls []*StructLoc) {
+	for _, l := range ls {
+		ends := len(l.Steps) > 0 && l.Steps[len(l.Steps)-1].Name == "return"
+		if l.Group == nil && !ends {
+			t.m.note(l.D, "location %s: nginx answers the requests its steps leave itself (content, or 404); redirectd forwards them where the routes or [upstream] send them, else answers 404", strings.Join(l.D.Args, " "))
+		}
+		t.noteContent(l.Locations)
+	}
+}

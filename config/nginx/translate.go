@@ -109,6 +109,7 @@ func Translate(dirs []*Directive) *Result {
 		} else if t.structural(s, claimed) {
 			t.rules, m.notes = t.rules[:start], m.notes[:notes]
 			t.dropNotes(s)
+			t.noteContent(t.structs[len(t.structs)-1].Locations)
 			continue
 		}
 		for _, n := range s.names {
@@ -120,6 +121,16 @@ func Translate(dirs []*Directive) *Result {
 	}
 	res := &Result{Rules: t.rules, Groups: t.groups, Routes: t.routeList, Structural: t.structs, Paths: t.paths}
 	if len(t.structs) > 0 {
+		// A structural server's locations name their groups; one that
+		// does not proxy is answered 404 as nginx answers it with no
+		// files, not sent on by a route.
+		structHost := map[string]bool{}
+		for _, st := range t.structs {
+			for _, h := range st.Hosts {
+				structHost[h] = true
+			}
+		}
+		res.Routes = slices.DeleteFunc(slices.Clone(res.Routes), func(r Route) bool { return structHost[r.Host] })
 		res.NginxURI, res.AbsoluteRedirect = true, true
 		res.KeepSlashes = anyDirective(dirs, "merge_slashes", "off")
 	}
