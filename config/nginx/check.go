@@ -119,21 +119,11 @@ func (t *translator) check(res *Result) {
 		if o.unknown || o.entry != nil && t.m.leftOutAt[o.entry.d] {
 			continue // nothing to say, or said: the entry is left out
 		}
-		m := matcher.Match{Req: probeReq(req.https)}
-		got := "no redirect"
-		var origin string
-		var query []byte // nil: no '?' (an empty non-nil query is a bare "?" for request_uri rules)
-		if req.query != "" {
-			query = []byte(req.query)
-		}
+		var got, origin string
 		if t.structSrv[t.m.selectServer(req.host, req.https)] {
 			got, origin = runStructural(hosts, &scratch, req)
-		} else if set.Lookup([]byte(req.host), []byte(req.path), query, &m) {
-			got = fmt.Sprintf("%d %s", m.Status(), asClientSees(string(m.AppendLocation(nil, query)), req.path))
-			if !matcher.HasLocation(m.Status()) {
-				got = fmt.Sprintf("%d", m.Status())
-			}
-			origin = res.Rules[m.Rule().Line-1].Origin.Source()
+		} else {
+			got, origin = flatAnswer(set, res, req)
 		}
 		want := "no redirect"
 		if o.redirect {
@@ -358,4 +348,22 @@ func (t *translator) sample(mp *nmap, es []*mapEntry, kind string) []*mapEntry {
 		out = append(out, es[i*(len(es)-1)/(maxProbeEntries-1)])
 	}
 	return out
+}
+
+// flatAnswer is the written rules' answer to req, as check compares it,
+// and the directive of the rule that gave it.
+func flatAnswer(set *matcher.Set, res *Result, req request) (got, origin string) {
+	m := matcher.Match{Req: probeReq(req.https)}
+	var query []byte // nil: no '?' (an empty non-nil query is a bare "?" for request_uri rules)
+	if req.query != "" {
+		query = []byte(req.query)
+	}
+	if !set.Lookup([]byte(req.host), []byte(req.path), query, &m) {
+		return "no redirect", ""
+	}
+	got = fmt.Sprintf("%d %s", m.Status(), asClientSees(string(m.AppendLocation(nil, query)), req.path))
+	if !matcher.HasLocation(m.Status()) {
+		got = fmt.Sprintf("%d", m.Status())
+	}
+	return got, res.Rules[m.Rule().Line-1].Origin.Source()
 }

@@ -294,6 +294,9 @@ func writeStructural(b *strings.Builder, res *Result) {
 			b.WriteString("merge_slashes = false\n")
 		}
 	}
+	if res.AbsoluteRedirect {
+		b.WriteString("\n# nginx's absolute_redirect on (its default): a path Location is sent as http(s)://host[:port]/path\n[server]\nabsolute_redirect = true\n")
+	}
 	for _, st := range res.Structural {
 		hosts := make([]string, len(st.Hosts))
 		for i, h := range st.Hosts {

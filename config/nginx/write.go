@@ -95,9 +95,6 @@ func Write(dir string, res *Result, header string) ([]string, error) {
 	}
 	writeStructural(&b, res)
 	writeListeners(&b, res)
-	if res.AbsoluteRedirect {
-		b.WriteString("\n# nginx's absolute_redirect on (its default): a path Location is sent as http(s)://host[:port]/path\n[server]\nabsolute_redirect = true\n")
-	}
 	path := filepath.Join(dir, ConfigName)
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		return nil, fmt.Errorf("cannot write config: %w", err)
