@@ -60,6 +60,9 @@ func (t *translator) structural(s *server, claimed map[string]bool) bool {
 			switch {
 			case stepNames[c.Name]:
 				st.Steps = append(st.Steps, c)
+			case c.Name == "location" && len(c.Args) > 0 && strings.HasPrefix(c.Args[0], "@"):
+				// Only error_page for upstream failures can reach it
+				// (try_files keeps the server flat), noted as served.
 			case c.Name == "location":
 				sl, w := t.structLoc(c, byDir)
 				if w != "" {
@@ -121,12 +124,12 @@ func (t *translator) structuralWhy(s *server) string {
 func (t *translator) unsupported(dirs []*Directive, inIf bool) string {
 	for _, c := range dirs {
 		switch c.Name {
-		case "error_page", "try_files":
-			return fmt.Sprintf("%s at %s", c.Name, c.Source())
-		case "location":
-			if len(c.Args) > 0 && strings.HasPrefix(c.Args[0], "@") {
-				return "a named location at " + c.Source()
+		case "error_page":
+			if !upstreamErrorsOnly(c) {
+				return "error_page at " + c.Source()
 			}
+		case "try_files":
+			return "try_files at " + c.Source()
 		case "proxy_pass":
 			if inIf {
 				return "proxy_pass inside if at " + c.Source()
@@ -174,8 +177,13 @@ func (t *translator) structLoc(d *Directive, byDir map[*Directive]*location) (sl
 			}
 			sl.Locations = append(sl.Locations, n)
 		case c.Name == "proxy_pass":
-			g := t.passGroup[l]
-			if g == nil || !t.groupWritten(g) {
+			g, seen := t.passGroup[l]
+			if !seen {
+				// A location no route could say (a regex one): its
+				// group, when it is one the routes already use.
+				g, _ = t.proxyGroup(l)
+			}
+			if g == nil || g.Name == "" || !t.groupWritten(g) {
 				return sl, "proxy_pass at " + c.Source() + " has no upstream group"
 			}
 			sl.Group = g
@@ -436,4 +444,22 @@ func (t *translator) noteContent(ls []*StructLoc) {
 		}
 		t.noteContent(l.Locations)
 	}
+}
+
+// upstreamErrorsOnly reports whether error_page d names only 5xx codes:
+// nginx's answers when the upstream fails, which redirectd gives as its
+// own 502 and 504 whichever way the server is written (noted).
+func upstreamErrorsOnly(d *Directive) bool {
+	if len(d.Args) < 2 {
+		return false
+	}
+	for _, a := range d.Args[:len(d.Args)-1] {
+		if strings.HasPrefix(a, "=") {
+			continue
+		}
+		if len(a) != 3 || a[0] != '5' {
+			return false
+		}
+	}
+	return true
 }
