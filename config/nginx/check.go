@@ -121,7 +121,7 @@ func (t *translator) check(res *Result) {
 		}
 		var got, origin string
 		if t.structSrv[t.m.selectServer(req.host, req.https)] {
-			got, origin = runStructural(hosts, &scratch, req)
+			got, origin = runStructural(hosts, &scratch, req, func() (string, string) { return flatAnswer(set, res, req) })
 		} else {
 			got, origin = flatAnswer(set, res, req)
 		}

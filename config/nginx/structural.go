@@ -356,14 +356,15 @@ func stepsString(s string) string {
 	return importer.Quote(s)
 }
 
-// runStructural answers req with the compiled location model, as the
-// self-check compares it with the model of nginx: a redirect's status
-// and Location as a client reads it, else "no redirect"; origin is the
-// location that answered.
-func runStructural(hosts *rewrite.Hosts, scratch *rewrite.Scratch, req request) (got, origin string) {
+// runStructural answers req as the engine does for a host with
+// locations, as the self-check compares it with the model of nginx: the
+// server steps, then the flat rules (flat), then the locations. It gives
+// a redirect's status and Location as a client reads it, else "no
+// redirect"; origin is what answered.
+func runStructural(hosts *rewrite.Hosts, scratch *rewrite.Scratch, req request, flat func() (string, string)) (got, origin string) {
 	p := hosts.Lookup([]byte(strings.ToLower(hostOnly(req.host))))
 	if p == nil {
-		return "no redirect", ""
+		return flat()
 	}
 	target := req.path
 	var query []byte
@@ -378,7 +379,16 @@ func runStructural(hosts *rewrite.Hosts, scratch *rewrite.Scratch, req request) 
 	rq := rewrite.Request{Host: []byte(strings.ToLower(hostOnly(req.host))), Target: []byte(target), Path: []byte(req.path), Query: query,
 		Method: []byte("GET"), Port: []byte(port), HTTPS: req.https}
 	var res rewrite.Result
-	p.Run(scratch, &rq, &res)
+	if !p.ServerSteps() || !p.RunServer(scratch, &rq, &res) {
+		if got, origin := flat(); got != "no redirect" {
+			return got, origin
+		}
+		if p.ServerSteps() {
+			p.RunLocations(scratch, &rq, &res)
+		} else {
+			p.Run(scratch, &rq, &res)
+		}
+	}
 	switch {
 	case res.Action == rewrite.Answer && (res.Status == 410 || res.Status == 451):
 		// As the model of nginx says them: an answer rules give too.

@@ -109,7 +109,13 @@ func Translate(dirs []*Directive) *Result {
 		} else if t.structural(s, claimed) {
 			t.rules, m.notes = t.rules[:start], m.notes[:notes]
 			t.dropNotes(s)
-			t.noteContent(t.structs[len(t.structs)-1].Locations)
+			st := t.structs[len(t.structs)-1]
+			t.noteContent(st.Locations)
+			if t.exposed(s) {
+				// Another server's host-less or wildcard rules, which
+				// run before locations, must not answer its hosts.
+				t.rules = append(t.rules, Rule{Kind: matcher.Regex, From: "^", Hosts: st.Hosts, Pass: true, Origin: s.d, Form: FormServerEnd})
+			}
 			continue
 		}
 		for _, n := range s.names {
