@@ -234,7 +234,13 @@ func writeSteps(b *strings.Builder, steps []*Directive, indent string) {
 // reads it back as it is: in double quotes, with '"' and '\' escaped,
 // when it holds what would end or start a word.
 func quoteArg(a string) string {
-	if a != "" && !strings.ContainsAny(a, " \t\r\n;{}\"'") && a[0] != '#' {
+	plain := a != "" && !strings.ContainsAny(a, " \t\r\n;{}\"'") && a[0] != '#'
+	for i := 0; plain && i < len(a); i++ {
+		// nginx reads \", \', \\, \t, \r and \n as escapes, quoted or
+		// not, and a final \ escapes what follows; \d and the like stay.
+		plain = a[i] != '\\' || i+1 < len(a) && !strings.ContainsRune("\"'\\trn", rune(a[i+1]))
+	}
+	if plain {
 		return a
 	}
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(a) + `"`
