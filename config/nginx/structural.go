@@ -92,7 +92,7 @@ func (t *translator) structural(s *server, claimed map[string]bool) bool {
 			}
 			t.structs = append(t.structs, st)
 			t.structSrv[s] = true
-			t.paths = append(t.paths, fmt.Sprintf("%s: server %s: [[server_rewrite]] and [[location]] tables", s.d.Source(), strings.Join(s.names, " ")))
+			t.paths = append(t.paths, fmt.Sprintf("%s: server %s: [[server_rewrite]] and [[location]] tables (%d locations)", s.d.Source(), strings.Join(s.names, " "), countLocs(st.Locations)))
 			return true
 		}
 	}
