@@ -208,82 +208,11 @@ func (t *translator) groupWritten(g *Group) bool {
 
 // stepText is steps as nginx's own text, one directive a line, blocks
 // (if) indented.
-func stepText(steps []*Directive) string {
-	var b strings.Builder
-	writeSteps(&b, steps, "")
-	return b.String()
-}
-
-func writeSteps(b *strings.Builder, steps []*Directive, indent string) {
-	for _, d := range steps {
-		b.WriteString(indent + d.Name)
-		for _, a := range d.Args {
-			b.WriteString(" " + quoteArg(a))
-		}
-		if !d.IsBlock {
-			b.WriteString(";\n")
-			continue
-		}
-		b.WriteString(" {\n")
-		writeSteps(b, d.Block, indent+"    ")
-		b.WriteString(indent + "}\n")
-	}
-}
-
 // quoteArg writes an argument so that nginx's tokenizer (and the model's)
 // reads it back as it is: in double quotes, with '"' and '\' escaped,
 // when it holds what would end or start a word.
-func quoteArg(a string) string {
-	plain := a != "" && !strings.ContainsAny(a, " \t\r\n;{}\"'") && a[0] != '#'
-	for i := 0; plain && i < len(a); i++ {
-		// nginx reads \", \', \\, \t, \r and \n as escapes, quoted or
-		// not, and a final \ escapes what follows; \d and the like stay.
-		plain = a[i] != '\\' || i+1 < len(a) && !strings.ContainsRune("\"'\\trn", rune(a[i+1]))
-	}
-	if plain {
-		return a
-	}
-	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(a) + `"`
-}
-
 // hostSpecs are the structural servers as the loader compiles them: per
 // host, its server steps and locations.
-func hostSpecs(structs []*Structural) []rewrite.HostSpec {
-	var specs []rewrite.HostSpec
-	for _, st := range structs {
-		var spec rewrite.Spec
-		if len(st.Steps) > 0 {
-			spec.Steps = []rewrite.Text{{Src: stepText(st.Steps), Line: 1}}
-		}
-		for _, l := range st.Locations {
-			spec.Locations = append(spec.Locations, locSpec(l))
-		}
-		if st.Hosts == nil {
-			specs = append(specs, rewrite.HostSpec{Spec: spec})
-		}
-		for _, h := range st.Hosts {
-			specs = append(specs, rewrite.HostSpec{Host: h, Spec: spec})
-		}
-	}
-	return specs
-}
-
-func locSpec(l *StructLoc) rewrite.LocationSpec {
-	kinds := map[string]rewrite.Kind{"prefix": rewrite.Prefix, "exact": rewrite.Exact, "prefix_noregex": rewrite.PrefixNoRegex,
-		"regex": rewrite.Regex, "regex_ci": rewrite.RegexCI}
-	sp := rewrite.LocationSpec{Line: l.D.Line, Match: kinds[l.Match], Path: l.Path, Steps: stepText(l.Steps), StepsLine: l.D.Line}
-	if l.Group != nil {
-		sp.Pass, sp.Upstream, sp.URI, sp.HasURI = true, l.Group.Name, l.URI, l.HasURI
-		if sp.Upstream == "default" {
-			sp.Upstream = ""
-		}
-	}
-	for _, n := range l.Locations {
-		sp.Locations = append(sp.Locations, locSpec(n))
-	}
-	return sp
-}
-
 // anyDirective reports whether a directive name with the one argument
 // arg is anywhere in dirs.
 func anyDirective(dirs []*Directive, name, arg string) bool {
@@ -297,114 +226,13 @@ func anyDirective(dirs []*Directive, name, arg string) bool {
 
 // writeStructural writes the structural servers' tables and the rule
 // set's settings they need.
-func writeStructural(b *strings.Builder, res *Result) {
-	if res.NginxURI {
-		b.WriteString("\n# The location model matches nginx's $uri (decoded, dot segments resolved")
-		if res.KeepSlashes {
-			b.WriteString(", merge_slashes off")
-		}
-		b.WriteString(")\n[rules.defaults]\nuri = \"nginx\"\n")
-		if res.KeepSlashes {
-			b.WriteString("merge_slashes = false\n")
-		}
-	}
-	if res.AbsoluteRedirect {
-		b.WriteString("\n# nginx's absolute_redirect on (its default): a path Location is sent as http(s)://host[:port]/path\n[server]\nabsolute_redirect = true\n")
-	}
-	for _, st := range res.Structural {
-		hosts := make([]string, len(st.Hosts))
-		for i, h := range st.Hosts {
-			hosts[i] = importer.Quote(h)
-		}
-		hostList := "[" + strings.Join(hosts, ", ") + "]"
-		if st.Hosts == nil {
-			hostList = ""
-		}
-		if len(st.Steps) > 0 {
-			fmt.Fprintf(b, "\n# %s: server %s, its rewrite phase\n[[server_rewrite]]\n", st.Server.Source(), strings.Join(st.Hosts, " "))
-			if hostList != "" {
-				fmt.Fprintf(b, "hosts = %s\n", hostList)
-			}
-			fmt.Fprintf(b, "steps = %s\n", stepsString(stepText(st.Steps)))
-		}
-		for _, l := range st.Locations {
-			writeStructLoc(b, l, "location", hostList)
-		}
-	}
-}
-
-func writeStructLoc(b *strings.Builder, l *StructLoc, table, hostList string) {
-	fmt.Fprintf(b, "\n# %s: location %s\n[[%s]]\n", l.D.Source(), strings.Join(l.D.Args, " "), table)
-	if hostList != "" {
-		fmt.Fprintf(b, "hosts = %s\n", hostList)
-	}
-	fmt.Fprintf(b, "match = %q\npath = %s\n", l.Match, importer.Quote(l.Path))
-	if len(l.Steps) > 0 {
-		fmt.Fprintf(b, "steps = %s\n", stepsString(stepText(l.Steps)))
-	}
-	if l.Group != nil {
-		fmt.Fprintf(b, "upstream = %s\n", importer.Quote(l.Group.Name))
-		if l.HasURI {
-			fmt.Fprintf(b, "upstream_uri = %s\n", importer.Quote(l.URI))
-		}
-	}
-	for _, n := range l.Locations {
-		writeStructLoc(b, n, table+".location", "")
-	}
-}
-
 // stepsString is steps text as a TOML string: a multi-line literal one
 // where it can be, as a person would write it.
-func stepsString(s string) string {
-	if !strings.Contains(s, "'''") && !strings.ContainsAny(s, "\r\x00\x01\x02\x03\x04\x05\x06\x07\x08\x0b\x0c\x0e\x0f\x7f") && !strings.HasSuffix(s, "'") {
-		return "'''\n" + s + "'''"
-	}
-	return importer.Quote(s)
-}
-
 // runStructural answers req as the engine does for a host with
 // locations, as the self-check compares it with the model of nginx: the
 // server steps, then the flat rules (flat), then the locations. It gives
 // a redirect's status and Location as a client reads it, else "no
 // redirect"; origin is what answered.
-func runStructural(hosts *rewrite.Hosts, scratch *rewrite.Scratch, req request, flat func() (string, string)) (got, origin string) {
-	p := hosts.Lookup([]byte(strings.ToLower(hostOnly(req.host))))
-	if p == nil {
-		return flat()
-	}
-	target := req.path
-	var query []byte
-	if req.query != "" {
-		target += "?" + req.query
-		query = []byte(req.query)
-	}
-	port := "80"
-	if req.https {
-		port = "443"
-	}
-	rq := rewrite.Request{Host: []byte(strings.ToLower(hostOnly(req.host))), Target: []byte(target), Path: []byte(req.path), Query: query,
-		Method: []byte("GET"), Port: []byte(port), HTTPS: req.https}
-	var res rewrite.Result
-	if !p.ServerSteps() || !p.RunServer(scratch, &rq, &res) {
-		if got, origin := flat(); got != "no redirect" {
-			return got, origin
-		}
-		if p.ServerSteps() {
-			p.RunLocations(scratch, &rq, &res)
-		} else {
-			p.Run(scratch, &rq, &res)
-		}
-	}
-	switch {
-	case res.Action == rewrite.Answer && (res.Status == 410 || res.Status == 451):
-		// As the model of nginx says them: an answer rules give too.
-		return fmt.Sprint(res.Status), res.Where
-	case res.Action != rewrite.Redirect:
-		return "no redirect", res.Where
-	}
-	return fmt.Sprintf("%d %s", res.Status, asClientSees(string(res.Location), req.path)), res.Where
-}
-
 func countLocs(ls []*StructLoc) int {
 	n := len(ls)
 	for _, l := range ls {
@@ -478,4 +306,15 @@ func upstreamErrorsOnly(d *Directive) bool {
 		}
 	}
 	return true
+}
+
+// noteAddHeaders notes each add_header of a structural server that the flat
+// rules would have sent: locations send no header fields of their own.
+func (t *translator) noteAddHeaders(dirs []*Directive) {
+	for _, d := range dirs {
+		if d.Name == "add_header" && len(d.Args) > 0 && !slices.ContainsFunc(t.m.notes, func(n Note) bool { return n.File == d.File && n.Line == d.Line }) {
+			t.m.note(d, "add_header %s: a server written as locations sends no header fields of its own on its answers; left out", d.Args[0])
+		}
+		t.noteAddHeaders(d.Block)
+	}
 }

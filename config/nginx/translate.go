@@ -111,6 +111,7 @@ func Translate(dirs []*Directive) *Result {
 			t.dropNotes(s)
 			st := t.structs[len(t.structs)-1]
 			t.noteContent(st.Locations)
+			t.noteAddHeaders(s.d.Block)
 			if t.exposed(s) {
 				// Another server's host-less or wildcard rules, which
 				// run before locations, must not answer its hosts.

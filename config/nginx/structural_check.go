@@ -1,0 +1,85 @@
+package nginx
+
+// The self-check of servers written as the location model: their
+// tables compiled as the loader compiles them, and run.
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/redirectd/redirectd/matcher/rewrite"
+)
+
+func hostSpecs(structs []*Structural) []rewrite.HostSpec {
+	var specs []rewrite.HostSpec
+	for _, st := range structs {
+		var spec rewrite.Spec
+		if len(st.Steps) > 0 {
+			spec.Steps = []rewrite.Text{{Src: stepText(st.Steps), Line: 1}}
+		}
+		for _, l := range st.Locations {
+			spec.Locations = append(spec.Locations, locSpec(l))
+		}
+		if st.Hosts == nil {
+			specs = append(specs, rewrite.HostSpec{Spec: spec})
+		}
+		for _, h := range st.Hosts {
+			specs = append(specs, rewrite.HostSpec{Host: h, Spec: spec})
+		}
+	}
+	return specs
+}
+
+func locSpec(l *StructLoc) rewrite.LocationSpec {
+	kinds := map[string]rewrite.Kind{"prefix": rewrite.Prefix, "exact": rewrite.Exact, "prefix_noregex": rewrite.PrefixNoRegex,
+		"regex": rewrite.Regex, "regex_ci": rewrite.RegexCI}
+	sp := rewrite.LocationSpec{Line: l.D.Line, Match: kinds[l.Match], Path: l.Path, Steps: stepText(l.Steps), StepsLine: l.D.Line}
+	if l.Group != nil {
+		sp.Pass, sp.Upstream, sp.URI, sp.HasURI = true, l.Group.Name, l.URI, l.HasURI
+		if sp.Upstream == "default" {
+			sp.Upstream = ""
+		}
+	}
+	for _, n := range l.Locations {
+		sp.Locations = append(sp.Locations, locSpec(n))
+	}
+	return sp
+}
+
+func runStructural(hosts *rewrite.Hosts, scratch *rewrite.Scratch, req request, flat func() (string, string)) (got, origin string) {
+	p := hosts.Lookup([]byte(strings.ToLower(hostOnly(req.host))))
+	if p == nil {
+		return flat()
+	}
+	target := req.path
+	var query []byte
+	if req.query != "" {
+		target += "?" + req.query
+		query = []byte(req.query)
+	}
+	port := "80"
+	if req.https {
+		port = "443"
+	}
+	rq := rewrite.Request{Host: []byte(strings.ToLower(hostOnly(req.host))), Target: []byte(target), Path: []byte(req.path), Query: query,
+		Method: []byte("GET"), Port: []byte(port), HTTPS: req.https}
+	var res rewrite.Result
+	if !p.ServerSteps() || !p.RunServer(scratch, &rq, &res) {
+		if got, origin := flat(); got != "no redirect" {
+			return got, origin
+		}
+		if p.ServerSteps() {
+			p.RunLocations(scratch, &rq, &res)
+		} else {
+			p.Run(scratch, &rq, &res)
+		}
+	}
+	switch {
+	case res.Action == rewrite.Answer && (res.Status == 410 || res.Status == 451):
+		// As the model of nginx says them: an answer rules give too.
+		return fmt.Sprint(res.Status), res.Where
+	case res.Action != rewrite.Redirect:
+		return "no redirect", res.Where
+	}
+	return fmt.Sprintf("%d %s", res.Status, asClientSees(string(res.Location), req.path)), res.Where
+}
