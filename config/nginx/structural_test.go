@@ -75,3 +75,45 @@ func TestStructuralTables(t *testing.T) {
 		}
 	}
 }
+
+// TestStructuralWhy: which servers stay flat rules, and the settings a
+// structural one brings.
+func TestStructuralWhy(t *testing.T) {
+	tests := []struct {
+		name, conf string
+		structural bool
+		paths      string // part of the server's line
+		written    string // part of what writeStructural writes
+	}{
+		{"merge_slashes off", "http { merge_slashes off; server { server_name a.test; location / { rewrite ^/a$ /b last; } } }", true, "tables (1 locations)", "uri = \"nginx\"\nmerge_slashes = false\n"},
+		{"error_page 404", "server { server_name a.test; error_page 404 /e; location / { rewrite ^/a$ /b last; } }", false, "error_page at t.conf:1", ""},
+		{"error_page 502 to a named location", "server { server_name a.test; error_page 502 @x; location @x { return 502; } location / { rewrite ^/a$ /b last; } }", true, "tables (1 locations)", ""},
+		{"try_files", "server { server_name a.test; location / { try_files $uri /i; rewrite ^/a$ /b last; } }", false, "try_files", ""},
+		{"a map variable in a step", "map $uri $m { /a /b; } server { server_name a.test; set $x $m; location / { rewrite ^/a$ /b last; } }", false, "map variable $m", ""},
+		{"absolute_redirect off", "server { server_name a.test; absolute_redirect off; location / { rewrite ^/a$ /b last; } }", false, "absolute_redirect off", ""},
+		{"proxy_pass inside if", "server { server_name a.test; location / { if ($arg_a) { proxy_pass http://127.0.0.1:9; } rewrite ^/a$ /b last; } }", false, "proxy_pass inside if", ""},
+		{"a wildcard name", "server { server_name a.test *.a.test; location / { rewrite ^/a$ /b last; } } server { server_name c.test; }", false, "a wildcard server_name *.a.test", ""},
+		{"plain and TLS servers", "server { listen 80; server_name a.test; location / { rewrite ^/a$ /b last; } } server { listen 443 ssl; server_name b.test; }", false, "plain and TLS ports", ""},
+		{"the flat rules say it all", "server { server_name a.test; location / { return 301 /x; } }", false, "flat rules, which say all it does", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dirs, err := Parse("t.conf", []byte(tt.conf))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := Translate(dirs)
+			if got := len(res.Structural) == 1; got != tt.structural {
+				t.Errorf("structural = %v, want %v; paths %q", got, tt.structural, res.Paths)
+			}
+			if len(res.Paths) == 0 || !strings.Contains(res.Paths[0], tt.paths) {
+				t.Errorf("paths %q lack %q", res.Paths, tt.paths)
+			}
+			var b strings.Builder
+			writeStructural(&b, res)
+			if !strings.Contains(b.String(), tt.written) {
+				t.Errorf("written lacks %q:\n%s", tt.written, b.String())
+			}
+		})
+	}
+}
