@@ -48,10 +48,14 @@ func importNginx(args []string, _, stderr io.Writer) int {
 		return 1
 	}
 	// What was written must load, as `redirectd check` loads it.
-	if _, err := config.Load(target); err != nil {
+	cfg, err := config.Load(target)
+	if err != nil {
 		fmt.Fprintf(stderr, "redirectd import nginx: the written config does not load (a bug in the import; please report it):\n%v\n", err)
 		return 1
 	}
+	// The self-check again, on the servers written as locations, as
+	// the loaded text says them.
+	res.Notes = append(res.Notes, res.CheckLoaded(cfg.Set, cfg.Locations)...)
 	res.Report(written, "").Write(stderr)
 	fmt.Fprintln(stderr, "how each server was translated:")
 	for _, p := range res.Paths {

@@ -120,7 +120,8 @@ func (t *translator) check(res *Result) {
 			continue // nothing to say, or said: the entry is left out
 		}
 		var got, origin string
-		if t.structSrv[t.m.selectServer(req.host, req.https)] {
+		structural := t.structSrv[t.m.selectServer(req.host, req.https)]
+		if structural {
 			got, origin = runStructural(hosts, &scratch, req, func() (string, string) { return flatAnswer(set, res, req) })
 		} else {
 			got, origin = flatAnswer(set, res, req)
@@ -131,6 +132,9 @@ func (t *translator) check(res *Result) {
 			if !matcher.HasLocation(o.status) {
 				want = fmt.Sprintf("%d", o.status)
 			}
+		}
+		if structural {
+			res.loadProbes = append(res.loadProbes, loadProbe{req, want})
 		}
 		if got == want {
 			continue
@@ -287,6 +291,13 @@ func (t *translator) probePaths(s *server) []string {
 			addRe(l.re)
 		} else {
 			paths[l.path], paths[l.path+"probe"], paths[l.path+"probe/x.html"] = true, true, true
+			for _, st := range l.steps {
+				// An unanchored rewrite ("^(.*)/x$") matches under
+				// the location's path, where nginx runs it.
+				if x := st.sampleRe(); strings.HasPrefix(x, "/") && !strings.HasPrefix(x, l.path) {
+					paths[strings.TrimSuffix(l.path, "/")+x] = true
+				}
+			}
 		}
 		addSteps(l.steps)
 	}
@@ -353,17 +364,35 @@ func (t *translator) sample(mp *nmap, es []*mapEntry, kind string) []*mapEntry {
 // flatAnswer is the written rules' answer to req, as check compares it,
 // and the directive of the rule that gave it.
 func flatAnswer(set *matcher.Set, res *Result, req request) (got, origin string) {
+	got, line := setAnswer(set, req)
+	if line > 0 {
+		origin = res.Rules[line-1].Origin.Source()
+	}
+	return got, origin
+}
+
+// setAnswer is set's answer to req, as check compares it, and the line
+// of the rule that gave it (0 for none).
+func setAnswer(set *matcher.Set, req request) (got string, line int) {
 	m := matcher.Match{Req: probeReq(req.https)}
 	var query []byte // nil: no '?' (an empty non-nil query is a bare "?" for request_uri rules)
 	if req.query != "" {
 		query = []byte(req.query)
 	}
 	if !set.Lookup([]byte(req.host), []byte(req.path), query, &m) {
-		return "no redirect", ""
+		return "no redirect", 0
 	}
 	got = fmt.Sprintf("%d %s", m.Status(), asClientSees(string(m.AppendLocation(nil, query)), req.path))
 	if !matcher.HasLocation(m.Status()) {
 		got = fmt.Sprintf("%d", m.Status())
 	}
-	return got, res.Rules[m.Rule().Line-1].Origin.Source()
+	return got, m.Rule().Line
+}
+
+// sampleRe is a path the step's regex matches, "" for none.
+func (s *step) sampleRe() string {
+	if s.re == nil {
+		return ""
+	}
+	return s.re.sample()
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/redirectd/redirectd/config/importer"
+	"github.com/redirectd/redirectd/matcher"
 	"github.com/redirectd/redirectd/matcher/rewrite"
 )
 
@@ -82,4 +84,40 @@ func runStructural(hosts *rewrite.Hosts, scratch *rewrite.Scratch, req request, 
 		return "no redirect", res.Where
 	}
 	return fmt.Sprintf("%d %s", res.Status, asClientSees(string(res.Location), req.path)), res.Where
+}
+
+// loadProbe is one request the self-check asked a structural server,
+// and nginx's answer as the model of nginx gives it.
+type loadProbe struct {
+	req  request
+	want string
+}
+
+// CheckLoaded asks the config loaded from what Write wrote (its rules
+// and its locations, as serve runs them) the self-check's requests to
+// the servers written as locations, and returns a note for each answer
+// that differs from the model of nginx's: the written text, read back,
+// must say what the import meant.
+func (r *Result) CheckLoaded(set *matcher.Set, hosts *rewrite.Hosts) []Note {
+	var notes []Note
+	var scratch rewrite.Scratch
+	seen := map[string]bool{}
+	for _, p := range r.loadProbes {
+		got, _ := runStructural(hosts, &scratch, p.req, func() (string, string) {
+			got, _ := setAnswer(set, p.req)
+			return got, ""
+		})
+		if got == p.want {
+			continue
+		}
+		msg := fmt.Sprintf("differs: %s://%s%s: nginx gives %s, the loaded config %s", [2]string{"http", "https"}[kindOf(p.req.https)], p.req.host, p.req.path, p.want, got)
+		if p.req.query != "" {
+			msg = strings.Replace(msg, ": nginx gives", "?"+p.req.query+": nginx gives", 1)
+		}
+		if !seen[msg] && len(seen) < maxCheckNotes {
+			seen[msg] = true
+			notes = append(notes, Note{Kind: importer.Differs, Msg: msg})
+		}
+	}
+	return notes
 }

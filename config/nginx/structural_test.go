@@ -1,10 +1,13 @@
 package nginx
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/redirectd/redirectd/config"
 )
 
 // TestQuoteArg: an argument written by quoteArg reads back, through the
@@ -115,5 +118,39 @@ func TestStructuralWhy(t *testing.T) {
 				t.Errorf("written lacks %q:\n%s", tt.written, b.String())
 			}
 		})
+	}
+}
+
+// TestCheckLoaded: the self-check asks the config loaded from the
+// written files; a written step that says something else is found.
+func TestCheckLoaded(t *testing.T) {
+	dirs, err := Parse("t.conf", []byte(`server {
+		server_name a.test;
+		location /p/ { rewrite ^(.*)/x$ $1/y redirect; rewrite ^/p/i$ /p/x last; }
+	}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := Translate(dirs)
+	dir := t.TempDir()
+	if _, err := Write(dir, res, "test"); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, ConfigName)
+	cfg, err := config.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if notes := res.CheckLoaded(cfg.Set, cfg.Locations); len(notes) != 0 {
+		t.Errorf("the loaded config differs: %v", notes)
+	}
+	b, _ := os.ReadFile(file)
+	os.WriteFile(file, []byte(strings.Replace(string(b), "$1/y redirect", "$1/z redirect", 1)), 0o644)
+	if cfg, err = config.Load(file); err != nil {
+		t.Fatal(err)
+	}
+	notes := res.CheckLoaded(cfg.Set, cfg.Locations)
+	if len(notes) == 0 || !strings.Contains(notes[0].Msg, "differs: http://a.test/p/x: nginx gives 302 /p/y, the loaded config 302 /p/z") {
+		t.Errorf("a changed step is not found: %v", notes)
 	}
 }

@@ -69,6 +69,9 @@ type Result struct {
 	NginxURI, KeepSlashes, AbsoluteRedirect bool
 	// Paths says, per server block, how it was translated and why.
 	Paths []string
+	// loadProbes are the self-check's requests to structural servers
+	// and nginx's answers, for CheckLoaded.
+	loadProbes []loadProbe
 }
 
 // Certificate is one server's ssl_certificate and ssl_certificate_key.
