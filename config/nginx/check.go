@@ -100,13 +100,12 @@ func joined(err error) []error {
 // would still make, a server whose misses fall through to another's rules).
 func (t *translator) check(res *Result) {
 	set, err := t.compileKept(res)
+	var hosts *rewrite.Hosts
+	if err == nil {
+		hosts, err = rewrite.CompileHosts(hostSpecs(res.Structural))
+	}
 	if err != nil {
 		t.m.note(nil, "the written rules do not compile (a bug in the import; please report it): %v", err)
-		return
-	}
-	hosts, err := rewrite.CompileHosts(hostSpecs(res.Structural))
-	if err != nil {
-		t.m.note(nil, "the written locations do not compile (a bug in the import; please report it): %v", err)
 		return
 	}
 	var scratch rewrite.Scratch
