@@ -134,7 +134,7 @@ func (t *translator) unsupported(dirs []*Directive, inIf bool) string {
 			if inIf {
 				return "proxy_pass inside if at " + c.Source()
 			}
-			if strings.Contains(c.Args[0], "$") || !strings.Contains(c.Args[0], "://") {
+			if len(c.Args) != 1 || strings.Contains(c.Args[0], "$") || !strings.Contains(c.Args[0], "://") {
 				return "proxy_pass with a variable at " + c.Source()
 			}
 		case "absolute_redirect", "server_name_in_redirect", "port_in_redirect":

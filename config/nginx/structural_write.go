@@ -81,7 +81,7 @@ func writeStructural(b *strings.Builder, res *Result) {
 }
 
 func writeStructLoc(b *strings.Builder, l *StructLoc, table, hostList string) {
-	fmt.Fprintf(b, "\n# %s: location %s\n[[%s]]\n", l.D.Source(), strings.Join(l.D.Args, " "), table)
+	fmt.Fprintf(b, "\n# %s: location %s\n[[%s]]\n", l.D.Source(), commentSafe(strings.Join(l.D.Args, " ")), table)
 	if hostList != "" {
 		fmt.Fprintf(b, "hosts = %s\n", hostList)
 	}
@@ -101,8 +101,19 @@ func writeStructLoc(b *strings.Builder, l *StructLoc, table, hostList string) {
 }
 
 func stepsString(s string) string {
-	if !strings.Contains(s, "'''") && !strings.ContainsAny(s, "\r\x00\x01\x02\x03\x04\x05\x06\x07\x08\x0b\x0c\x0e\x0f\x7f") && !strings.HasSuffix(s, "'") {
+	if !strings.Contains(s, "'''") && commentSafe(strings.ReplaceAll(s, "\n", " ")) == strings.ReplaceAll(s, "\n", " ") && !strings.HasSuffix(s, "'") {
 		return "'''\n" + s + "'''"
 	}
 	return importer.Quote(s)
+}
+
+// commentSafe is s with the control characters TOML refuses (all but
+// tab) written as '?', for a comment or a literal string.
+func commentSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 && r != '\t' || r == 0x7f {
+			return '?'
+		}
+		return r
+	}, s)
 }
