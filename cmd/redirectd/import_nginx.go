@@ -17,6 +17,7 @@ func importNginx(args []string, _, stderr io.Writer) int {
 	flags := newFlags("import nginx", stderr)
 	out := flags.String("o", ".", "write redirectd.toml and its map files into `dir`")
 	force := flags.Bool("force", false, "replace the files of an earlier import in the -o dir")
+	locations := flags.String("locations", "auto", "`auto`: write a server as [[location]] tables where the flat rules cannot say it whole; all: every server the location model runs")
 	var allow []string
 	flags.Func("include-dir", "also follow includes into `dir` (repeatable); by default only the folder of each file named is read", func(dir string) error {
 		allow = append(allow, dir)
@@ -25,6 +26,10 @@ func importNginx(args []string, _, stderr io.Writer) int {
 	names, err := parseArgs(flags, args)
 	if err != nil {
 		return parseExit(err)
+	}
+	if *locations != "auto" && *locations != "all" {
+		fmt.Fprintf(stderr, "redirectd import nginx: -locations takes auto or all, not %q\n", *locations)
+		return 2
 	}
 	if len(names) == 0 {
 		fmt.Fprintln(stderr, "redirectd import nginx: give the nginx config file(s), such as /etc/nginx/nginx.conf")
@@ -40,7 +45,7 @@ func importNginx(args []string, _, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "redirectd import nginx: %v\n", err)
 		return 1
 	}
-	res := nginx.Translate(dirs)
+	res := nginx.TranslateWith(dirs, nginx.Options{AllLocations: *locations == "all"})
 	header := fmt.Sprintf("Imported from %s by redirectd import nginx.\nEach rule names the nginx directive it comes from.", strings.Join(names, " "))
 	written, err := nginx.Write(*out, res, header)
 	if err != nil {

@@ -93,9 +93,20 @@ func (r *Result) Counts() map[string]int {
 }
 
 // Translate turns the parsed config into redirectd rules.
-func Translate(dirs []*Directive) *Result {
+func Translate(dirs []*Directive) *Result { return TranslateWith(dirs, Options{}) }
+
+// Options change what Translate writes.
+type Options struct {
+	// AllLocations writes every server the location model runs as
+	// [[server_rewrite]] and [[location]] tables, not only those the
+	// flat rules cannot say whole.
+	AllLocations bool
+}
+
+// TranslateWith is Translate with options.
+func TranslateWith(dirs []*Directive, opts Options) *Result {
 	m := build(dirs)
-	t := &translator{m: m, dirs: dirs, passGroup: map[*location]*Group{}, groupByKey: map[string]*Group{}, routeNoted: map[*Directive]bool{}, structSrv: map[*server]bool{}}
+	t := &translator{m: m, dirs: dirs, all: opts.AllLocations, passGroup: map[*location]*Group{}, groupByKey: map[string]*Group{}, routeNoted: map[*Directive]bool{}, structSrv: map[*server]bool{}}
 	if len(m.servers) == 0 {
 		m.note(nil, "no server block found: nothing to translate")
 	}
@@ -107,7 +118,7 @@ func Translate(dirs []*Directive) *Result {
 		// A server the flat rules cannot say whole is written as the
 		// location model where it runs it; the others keep the rules,
 		// which the tests against nginx have checked longest.
-		if !t.leftOutSteps(s) {
+		if !t.all && !t.leftOutSteps(s) {
 			t.paths = append(t.paths, fmt.Sprintf("%s: server %s: flat rules, which say all it does", s.d.Source(), strings.Join(s.names, " ")))
 		} else if t.structural(s, claimed) {
 			t.rules, m.notes = t.rules[:start], m.notes[:notes]
@@ -224,6 +235,7 @@ type translator struct {
 	structs   []*Structural
 	structSrv map[*server]bool
 	paths     []string
+	all       bool // Options.AllLocations
 }
 
 func (t *translator) noteOnce(d *Directive, format string, args ...any) {
