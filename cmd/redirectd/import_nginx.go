@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/redirectd/redirectd/config"
@@ -62,9 +63,13 @@ func importNginx(args []string, _, stderr io.Writer) int {
 	// the loaded text says them.
 	res.Notes = append(res.Notes, res.CheckLoaded(cfg.Set, cfg.Locations)...)
 	res.Report(written, "").Write(stderr)
-	fmt.Fprintln(stderr, "how each server was translated:")
-	for _, p := range res.Paths {
-		fmt.Fprintln(stderr, "  "+p)
+	// Said only where a server is, or could not be, written as
+	// locations: a config the flat rules say whole needs no line.
+	if slices.ContainsFunc(res.Paths, func(p string) bool { return !strings.HasSuffix(p, nginx.FlatWhole) }) {
+		fmt.Fprintln(stderr, "how each server was translated:")
+		for _, p := range res.Paths {
+			fmt.Fprintln(stderr, "  "+p)
+		}
 	}
 	return 0
 }

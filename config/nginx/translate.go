@@ -95,6 +95,9 @@ func (r *Result) Counts() map[string]int {
 // Translate turns the parsed config into redirectd rules.
 func Translate(dirs []*Directive) *Result { return TranslateWith(dirs, Options{}) }
 
+// FlatWhole ends the Paths line of a server the flat rules say whole.
+const FlatWhole = "flat rules, which say all it does"
+
 // Options change what Translate writes.
 type Options struct {
 	// AllLocations writes every server the location model runs as
@@ -119,7 +122,7 @@ func TranslateWith(dirs []*Directive, opts Options) *Result {
 		// location model where it runs it; the others keep the rules,
 		// which the tests against nginx have checked longest.
 		if !t.all && !t.leftOutSteps(s) {
-			t.paths = append(t.paths, fmt.Sprintf("%s: server %s: flat rules, which say all it does", s.d.Source(), strings.Join(s.names, " ")))
+			t.paths = append(t.paths, fmt.Sprintf("%s: server %s: %s", s.d.Source(), strings.Join(s.names, " "), FlatWhole))
 		} else if t.structural(s, claimed) {
 			t.rules, m.notes = t.rules[:start], m.notes[:notes]
 			t.dropNotes(s)
