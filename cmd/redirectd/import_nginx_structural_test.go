@@ -141,7 +141,7 @@ func importAgainstNginx(t *testing.T, site string, hosts, paths []string, import
 	_, addr, _, stderr := serveBound(t, served)
 	var all []string
 	for _, p := range paths {
-		all = append(all, p, "/"+p, "/."+p, "/x/.."+p)
+		all = append(all, p, "/"+p, "/."+p, "/x/.."+p, "/.."+p)
 		if i := strings.IndexByte(p[1:], '/'); i >= 0 {
 			all = append(all, p[:i+1]+"%2F"+p[i+2:], p[:i+1]+"//"+p[i+2:])
 		}

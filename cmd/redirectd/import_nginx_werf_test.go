@@ -138,7 +138,7 @@ func werfPaths(t *testing.T) []string {
 	base = append(base, "/", "/docs/v2", "/docs/v2/", "/documentation/v1.2", "/docs/latest/x/")
 	var all []string
 	for _, p := range base {
-		all = append(all, p, p+"?q=1", strings.ToUpper(p), "/"+p, "/."+p, "/x/.."+p)
+		all = append(all, p, p+"?q=1", strings.ToUpper(p), "/"+p, "/."+p, "/x/.."+p, "/.."+p)
 		if i := strings.IndexByte(p[1:], '/'); i >= 0 {
 			all = append(all, p[:i+1]+"%2F"+p[i+2:], p[:i+1]+"//"+p[i+2:])
 		}
