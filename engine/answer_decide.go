@@ -52,6 +52,9 @@ func (cs *conn) answer(out []byte, req *httpparse.Request, rules *matcher.Set, d
 			return appendBadURI(out, cs, rules, date)
 		}
 		return appendHTTPSRedirect(out, req, cs.fields(), rules.Headers(), date, connFieldOf(req, closing)), verdict{status: 301, outcome: outRedirect}
+	case serverSteps(rules) && rules.RefusesURI(req.Path, &l.match):
+		// nginx answers 400 before its server's rewrite phase too.
+		return appendBadURI(out, cs, rules, date)
 	case cs.serverPhase(rules, req): // [[server_rewrite]] steps that answer (locations.go)
 		return cs.answerPhase(out, req, rules, date, closing)
 	case cs.lookup(rules, req): // the one call into the matcher

@@ -60,6 +60,13 @@ func (cs *conn) program(rules *matcher.Set, hosts *rewrite.Hosts, req *httpparse
 	return p
 }
 
+// serverSteps reports whether some host of rules has [[server_rewrite]]
+// steps.
+func serverSteps(rules *matcher.Set) bool {
+	hosts, _ := rules.Locations().(*rewrite.Hosts)
+	return hosts.ServerSteps()
+}
+
 // serverPhase runs the [[server_rewrite]] steps of req's host, when it
 // has any, before the flat rules, as nginx's server rewrite phase; it
 // reports whether they answered (into phase.res). The flat rules then

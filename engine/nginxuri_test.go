@@ -14,6 +14,7 @@ import (
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/upstream"
 	"github.com/redirectd/redirectd/matcher"
+	"github.com/redirectd/redirectd/matcher/rewrite"
 )
 
 // TestNginxURIServe runs a server whose rules compare nginx's $uri and
@@ -123,6 +124,41 @@ func TestNginxURIBeforeHTTPSRedirect(t *testing.T) {
 	}
 	srv.Swap(set)
 	for target, want := range map[string]int{"/a/../../x": 400, "/a%zz": 400, "//a/./b": 301} {
+		c, err := net.Dial("tcp", srv.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: example.com\r\n\r\n", target)
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		c.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", target, err)
+		}
+		if resp.StatusCode != want {
+			t.Errorf("%s: %d, want %d", target, resp.StatusCode, want)
+		}
+	}
+}
+
+// TestNginxURIBeforeServerSteps: a path nginx refuses gets 400 before a
+// host's [[server_rewrite]] steps, as nginx answers it before its
+// server's rewrite phase; any other path gets the steps' answer.
+func TestNginxURIBeforeServerSteps(t *testing.T) {
+	srv := startServerWith(t, engine.Options{})
+	b := matcher.NewBuilder(matcher.DefaultLimits)
+	b.SetURI(matcher.URI{Nginx: true})
+	set, err := b.Set()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts, err := rewrite.CompileHosts([]rewrite.HostSpec{{Host: "example.com", Spec: rewrite.Spec{Steps: []rewrite.Text{{Src: "return 301 https://new.example$request_uri;"}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set.SetLocations(hosts)
+	srv.Swap(set)
+	for target, want := range map[string]int{"/a/../../x": 400, "/a%00": 400, "/..": 400, "//a/./b": 301, "/x/../y": 301} {
 		c, err := net.Dial("tcp", srv.Addr())
 		if err != nil {
 			t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/redirectd/redirectd/config"
@@ -17,6 +18,7 @@ func importNginx(args []string, _, stderr io.Writer) int {
 	flags := newFlags("import nginx", stderr)
 	out := flags.String("o", ".", "write redirectd.toml and its map files into `dir`")
 	force := flags.Bool("force", false, "replace the files of an earlier import in the -o dir")
+	locations := flags.String("locations", "auto", "`auto`: write a server as [[location]] tables where the flat rules cannot say it whole; all: every server the location model runs")
 	var allow []string
 	flags.Func("include-dir", "also follow includes into `dir` (repeatable); by default only the folder of each file named is read", func(dir string) error {
 		allow = append(allow, dir)
@@ -25,6 +27,10 @@ func importNginx(args []string, _, stderr io.Writer) int {
 	names, err := parseArgs(flags, args)
 	if err != nil {
 		return parseExit(err)
+	}
+	if *locations != "auto" && *locations != "all" {
+		fmt.Fprintf(stderr, "redirectd import nginx: -locations takes auto or all, not %q\n", *locations)
+		return 2
 	}
 	if len(names) == 0 {
 		fmt.Fprintln(stderr, "redirectd import nginx: give the nginx config file(s), such as /etc/nginx/nginx.conf")
@@ -40,7 +46,7 @@ func importNginx(args []string, _, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "redirectd import nginx: %v\n", err)
 		return 1
 	}
-	res := nginx.Translate(dirs)
+	res := nginx.TranslateWith(dirs, nginx.Options{AllLocations: *locations == "all"})
 	header := fmt.Sprintf("Imported from %s by redirectd import nginx.\nEach rule names the nginx directive it comes from.", strings.Join(names, " "))
 	written, err := nginx.Write(*out, res, header)
 	if err != nil {
@@ -48,11 +54,23 @@ func importNginx(args []string, _, stderr io.Writer) int {
 		return 1
 	}
 	// What was written must load, as `redirectd check` loads it.
-	if _, err := config.Load(target); err != nil {
+	cfg, err := config.Load(target)
+	if err != nil {
 		fmt.Fprintf(stderr, "redirectd import nginx: the written config does not load (a bug in the import; please report it):\n%v\n", err)
 		return 1
 	}
+	// The self-check again, on the servers written as locations, as
+	// the loaded text says them.
+	res.Notes = append(res.Notes, res.CheckLoaded(cfg.Set, cfg.Locations)...)
 	res.Report(written, "").Write(stderr)
+	// Said only where a server is, or could not be, written as
+	// locations: a config the flat rules say whole needs no line.
+	if slices.ContainsFunc(res.Paths, func(p string) bool { return !strings.HasSuffix(p, nginx.FlatWhole) }) {
+		fmt.Fprintln(stderr, "how each server was translated:")
+		for _, p := range res.Paths {
+			fmt.Fprintln(stderr, "  "+p)
+		}
+	}
 	return 0
 }
 

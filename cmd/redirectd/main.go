@@ -51,7 +51,7 @@ func init() {
 		{"test", "-config FILE [-format text|junit] [-o FILE] [-host HOST] CASES...",
 			"run case files against the rules, answered by the real server", test},
 		{"import csv", "[-o FILE] [-force] FILE", "convert a bulk-redirect CSV into a config", importCSV},
-		{"import nginx", "[-o DIR] [-force] [-include-dir DIR]... FILE...",
+		{"import nginx", "[-o DIR] [-force] [-include-dir DIR]... [-locations auto|all] FILE...",
 			"translate nginx configs' redirects, upstreams and proxy_pass routes into DIR/redirectd.toml", importNginx},
 		{"import netlify", "[-o FILE] [-force] [-geoip FILE] _redirects|netlify.toml...",
 			"translate Netlify's redirects into a config", func(args []string, stdout, stderr io.Writer) int {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/redirectd/redirectd/matcher"
+	"github.com/redirectd/redirectd/matcher/rewrite"
 
 	"github.com/redirectd/redirectd/internal/plural"
 )
@@ -99,10 +100,15 @@ func joined(err error) []error {
 // would still make, a server whose misses fall through to another's rules).
 func (t *translator) check(res *Result) {
 	set, err := t.compileKept(res)
+	var hosts *rewrite.Hosts
+	if err == nil {
+		hosts, err = rewrite.CompileHosts(hostSpecs(res.Structural))
+	}
 	if err != nil {
 		t.m.note(nil, "the written rules do not compile (a bug in the import; please report it): %v", err)
 		return
 	}
+	var scratch rewrite.Scratch
 	var diffs []string
 	alike := map[string]int{} // differences from one pair of directives
 	seen := map[string]int{}
@@ -112,19 +118,12 @@ func (t *translator) check(res *Result) {
 		if o.unknown || o.entry != nil && t.m.leftOutAt[o.entry.d] {
 			continue // nothing to say, or said: the entry is left out
 		}
-		m := matcher.Match{Req: probeReq(req.https)}
-		got := "no redirect"
-		var origin string
-		var query []byte // nil: no '?' (an empty non-nil query is a bare "?" for request_uri rules)
-		if req.query != "" {
-			query = []byte(req.query)
-		}
-		if set.Lookup([]byte(req.host), []byte(req.path), query, &m) {
-			got = fmt.Sprintf("%d %s", m.Status(), asClientSees(string(m.AppendLocation(nil, query)), req.path))
-			if !matcher.HasLocation(m.Status()) {
-				got = fmt.Sprintf("%d", m.Status())
-			}
-			origin = res.Rules[m.Rule().Line-1].Origin.Source()
+		var got, origin string
+		structural := t.structSrv[t.m.selectServer(req.host, req.https)]
+		if structural {
+			got, origin = runStructural(hosts, &scratch, req, func() (string, string) { return flatAnswer(set, res, req) })
+		} else {
+			got, origin = flatAnswer(set, res, req)
 		}
 		want := "no redirect"
 		if o.redirect {
@@ -132,6 +131,9 @@ func (t *translator) check(res *Result) {
 			if !matcher.HasLocation(o.status) {
 				want = fmt.Sprintf("%d", o.status)
 			}
+		}
+		if structural {
+			res.loadProbes = append(res.loadProbes, loadProbe{req, want})
 		}
 		if got == want {
 			continue
@@ -288,6 +290,13 @@ func (t *translator) probePaths(s *server) []string {
 			addRe(l.re)
 		} else {
 			paths[l.path], paths[l.path+"probe"], paths[l.path+"probe/x.html"] = true, true, true
+			for _, st := range l.steps {
+				// An unanchored rewrite ("^(.*)/x$") matches under
+				// the location's path, where nginx runs it.
+				if x := st.sampleRe(); strings.HasPrefix(x, "/") && !strings.HasPrefix(x, l.path) {
+					paths[strings.TrimSuffix(l.path, "/")+x] = true
+				}
+			}
 		}
 		addSteps(l.steps)
 	}
@@ -349,4 +358,40 @@ func (t *translator) sample(mp *nmap, es []*mapEntry, kind string) []*mapEntry {
 		out = append(out, es[i*(len(es)-1)/(maxProbeEntries-1)])
 	}
 	return out
+}
+
+// flatAnswer is the written rules' answer to req, as check compares it,
+// and the directive of the rule that gave it.
+func flatAnswer(set *matcher.Set, res *Result, req request) (got, origin string) {
+	got, line := setAnswer(set, req)
+	if line > 0 {
+		origin = res.Rules[line-1].Origin.Source()
+	}
+	return got, origin
+}
+
+// setAnswer is set's answer to req, as check compares it, and the line
+// of the rule that gave it (0 for none).
+func setAnswer(set *matcher.Set, req request) (got string, line int) {
+	m := matcher.Match{Req: probeReq(req.https)}
+	var query []byte // nil: no '?' (an empty non-nil query is a bare "?" for request_uri rules)
+	if req.query != "" {
+		query = []byte(req.query)
+	}
+	if !set.Lookup([]byte(req.host), []byte(req.path), query, &m) {
+		return "no redirect", 0
+	}
+	got = fmt.Sprintf("%d %s", m.Status(), asClientSees(string(m.AppendLocation(nil, query)), req.path))
+	if !matcher.HasLocation(m.Status()) {
+		got = fmt.Sprintf("%d", m.Status())
+	}
+	return got, m.Rule().Line
+}
+
+// sampleRe is a path the step's regex matches, "" for none.
+func (s *step) sampleRe() string {
+	if s.re == nil {
+		return ""
+	}
+	return s.re.sample()
 }

@@ -330,8 +330,8 @@ func (t *translator) checkRoutes() {
 			continue // a redirect, compared by check
 		}
 		s := t.m.selectServer(req.host, req.https)
-		if s == nil {
-			continue
+		if s == nil || t.structSrv[s] {
+			continue // a structural server's locations name their groups
 		}
 		want, at := t.nginxGroup(s, req)
 		got, via := t.routeFor(req.host, req.path)

@@ -60,6 +60,18 @@ type Result struct {
 	// is one; Routes say which group each host and path prefix goes to.
 	Groups []*Group
 	Routes []Route
+	// Structural are the servers written as [[server_rewrite]] and
+	// [[location]] tables (structural.go). With any, NginxURI writes
+	// [rules.defaults] uri = "nginx" (KeepSlashes: merge_slashes =
+	// false) and AbsoluteRedirect [server] absolute_redirect, nginx's
+	// default.
+	Structural                              []*Structural
+	NginxURI, KeepSlashes, AbsoluteRedirect bool
+	// Paths says, per server block, how it was translated and why.
+	Paths []string
+	// loadProbes are the self-check's requests to structural servers
+	// and nginx's answers, for CheckLoaded.
+	loadProbes []loadProbe
 }
 
 // Certificate is one server's ssl_certificate and ssl_certificate_key.
@@ -81,21 +93,71 @@ func (r *Result) Counts() map[string]int {
 }
 
 // Translate turns the parsed config into redirectd rules.
-func Translate(dirs []*Directive) *Result {
+func Translate(dirs []*Directive) *Result { return TranslateWith(dirs, Options{}) }
+
+// FlatWhole ends the Paths line of a server the flat rules say whole.
+const FlatWhole = "flat rules, which say all it does"
+
+// Options change what Translate writes.
+type Options struct {
+	// AllLocations writes every server the location model runs as
+	// [[server_rewrite]] and [[location]] tables, not only those the
+	// flat rules cannot say whole.
+	AllLocations bool
+}
+
+// TranslateWith is Translate with options.
+func TranslateWith(dirs []*Directive, opts Options) *Result {
 	m := build(dirs)
-	t := &translator{m: m, dirs: dirs, passGroup: map[*location]*Group{}, groupByKey: map[string]*Group{}, routeNoted: map[*Directive]bool{}}
+	t := &translator{m: m, dirs: dirs, all: opts.AllLocations, passGroup: map[*location]*Group{}, groupByKey: map[string]*Group{}, routeNoted: map[*Directive]bool{}, structSrv: map[*server]bool{}}
 	if len(m.servers) == 0 {
 		m.note(nil, "no server block found: nothing to translate")
 	}
 	t.routes() // before server(), which changes the hosts of some servers' rules
+	claimed := map[string]bool{}
 	for _, s := range m.servers {
-		start := len(t.rules)
+		start, notes := len(t.rules), len(m.notes)
 		t.server(s)
+		// A server the flat rules cannot say whole is written as the
+		// location model where it runs it; the others keep the rules,
+		// which the tests against nginx have checked longest.
+		if !t.all && !t.leftOutSteps(s) {
+			t.paths = append(t.paths, fmt.Sprintf("%s: server %s: %s", s.d.Source(), strings.Join(s.names, " "), FlatWhole))
+		} else if t.structural(s, claimed) {
+			t.rules, m.notes = t.rules[:start], m.notes[:notes]
+			t.dropNotes(s)
+			st := t.structs[len(t.structs)-1]
+			t.noteContent(st.Locations)
+			t.noteAddHeaders(s.d.Block)
+			if t.exposed(s) {
+				// Another server's host-less or wildcard rules, which
+				// run before locations, must not answer its hosts.
+				t.rules = append(t.rules, Rule{Kind: matcher.Regex, From: "^", Hosts: st.Hosts, Pass: true, Origin: s.d, Form: FormServerEnd})
+			}
+			continue
+		}
+		for _, n := range s.names {
+			claimed[n] = true
+		}
 		for i := start; i < len(t.rules); i++ {
 			t.rules[i].Scheme = s.scheme(m)
 		}
 	}
-	res := &Result{Rules: t.rules, Groups: t.groups, Routes: t.routeList}
+	res := &Result{Rules: t.rules, Groups: t.groups, Routes: t.routeList, Structural: t.structs, Paths: t.paths}
+	if len(t.structs) > 0 {
+		// A structural server's locations name their groups; one that
+		// does not proxy is answered 404 as nginx answers it with no
+		// files, not sent on by a route.
+		structHost := map[string]bool{}
+		for _, st := range t.structs {
+			for _, h := range st.Hosts {
+				structHost[h] = true
+			}
+		}
+		res.Routes = slices.DeleteFunc(slices.Clone(res.Routes), func(r Route) bool { return structHost[r.Host] })
+		res.NginxURI, res.AbsoluteRedirect = true, true
+		res.KeepSlashes = anyDirective(dirs, "merge_slashes", "off")
+	}
 	for k := range 2 {
 		res.Listen[k] = listenAddr(m.addrs[k], m.ports[k])
 	}
@@ -171,6 +233,12 @@ type translator struct {
 	routeNoted map[*Directive]bool
 	// noted avoids repeating one note per map entry.
 	noted map[string]bool
+	// structs are the servers written as the location model, structSrv
+	// the same by server.
+	structs   []*Structural
+	structSrv map[*server]bool
+	paths     []string
+	all       bool // Options.AllLocations
 }
 
 func (t *translator) noteOnce(d *Directive, format string, args ...any) {

@@ -93,6 +93,7 @@ func Write(dir string, res *Result, header string) ([]string, error) {
 		importer.WriteMap(&b, fmt.Sprintf("%s of nginx map $%s, from %s", plural.Count(j-i, "entry", "entries"), name, r.Origin.Source()), m)
 		i = j
 	}
+	writeStructural(&b, res)
 	writeListeners(&b, res)
 	path := filepath.Join(dir, ConfigName)
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {

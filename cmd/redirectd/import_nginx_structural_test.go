@@ -1,0 +1,166 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/redirectd/redirectd/engine/testport"
+	"github.com/redirectd/redirectd/internal/testutil"
+)
+
+// structuralSite holds each construct the import writes as locations:
+// server-level rewrite, if and set; exact, ^~, prefix, regex and
+// case-insensitive regex locations, nested ones; rewrite with redirect,
+// permanent, last and break; return of a redirect, a text, 410, 405 and
+// 444; if on $arg_, $request_method and $uri with captures; proxy_pass
+// with and without a URI part; a location that serves files (404 here);
+// a default server whose flat rules must not answer the others' hosts.
+// %[1]s is nginx's address, %[2]s the origin.
+const structuralSite = `
+server {
+	listen %[1]s default_server;
+	return 301 https://catchall.test$request_uri;
+}
+server {
+	listen %[1]s;
+	server_name a.test;
+	rewrite ^/old-server/(.*)$ /new-server/$1 permanent;
+	if ($arg_go = away) { return 302 https://elsewhere.test/; }
+	location = /healthz { return 200 "ok"; }
+	location = /drop { return 444; }
+	location = /gone { return 410; }
+	location ^~ /static/ { return 301 /assets$uri; }
+	location ~ \.(png|jpg)$ { return 302 /img$uri; }
+	location ~* ^/case/(.+)$ { return 307 /lower/$1; }
+	location /docs/ {
+		rewrite ^/docs/old/(.*)$ /docs/new/$1 redirect;
+		rewrite ^/docs/int/(.*)$ /docs/$1 last;
+		rewrite ^/docs/brk/(.*)$ /b/$1 break;
+		location /docs/nested/ { return 301 /nested$request_uri; }
+		location ~ ^/docs/.+\.pdf$ { return 303 /pdf$uri; }
+		proxy_pass http://%[2]s;
+	}
+	location /api/ { proxy_pass http://%[2]s/v1/; }
+	location /internal/ { rewrite ^/internal/(.*)$ /final/$1 last; }
+	location /final/ { return 200 "final $uri"; }
+	location /files/ { root /nonexistent; }
+	location / {
+		if ($request_method = POST) { return 405; }
+		if ($uri ~ ^/user/(\d+)$) { return 301 /u/$1; }
+		set $t /t;
+		rewrite ^/set/(.*)$ $t/$1 permanent;
+		proxy_pass http://%[2]s;
+	}
+}
+server {
+	listen %[1]s;
+	server_name b.test www.b.test;
+	if ($host = www.b.test) { return 308 http://b.test$request_uri; }
+	location / {
+		rewrite ^/(.*)$ /b/$1 break;
+		proxy_pass http://%[2]s;
+	}
+}
+`
+
+// TestImportNginxStructuralFixture imports structuralSite, checks both
+// named servers are written as locations, and asks a real nginx and
+// redirectd the same raw requests, with nginx's normalisation variants:
+// status, Location (port aside), text bodies and the origin's target must
+// agree.
+func TestImportNginxStructuralFixture(t *testing.T) {
+	paths := []string{"/", "/old-server/x?y=1", "/x?go=away", "/healthz", "/drop", "/gone", "/static/a.css", "/static/b.png",
+		"/a/b.png", "/a/b.JPG", "/CASE/Thing", "/case/x", "/docs/", "/docs", "/docs/old/a?q", "/docs/int/old/z", "/docs/int/p",
+		"/docs/brk/c?d=1", "/docs/nested/n?m", "/docs/f.pdf", "/docs/nested/f.pdf", "/api/list?x=1", "/api", "/internal/q",
+		"/final/z", "/user/42", "/user/x", "/set/a/b", "/plain/page", "/files/x"}
+	report := importAgainstNginx(t, structuralSite, []string{"a.test", "b.test", "www.b.test", "unknown.test"}, paths)
+	for _, want := range []string{"server a.test: [[server_rewrite]] and [[location]] tables", "server b.test www.b.test: [[server_rewrite]] and [[location]] tables",
+		"location /files/: nginx answers the requests its steps leave itself"} {
+		if !strings.Contains(report, want) {
+			t.Errorf("the report lacks %q:\n%s", want, report)
+		}
+	}
+}
+
+// simpleSite is a server the flat rules say whole: exact, prefix and
+// regex returns and a proxy. %[1]s is nginx's address, %[2]s the origin.
+const simpleSite = `
+server {
+	listen %[1]s;
+	server_name s.test;
+	location = /a { return 301 /b; }
+	location /old/ { return 302 https://new.test$request_uri; }
+	location ~ ^/p/(\d+)$ { return 308 /post/$1; }
+	location / { proxy_pass http://%[2]s; }
+}
+`
+
+// TestImportNginxAllLocations: with -locations all, a server the flat
+// rules say whole is written as locations too, and answers as nginx.
+func TestImportNginxAllLocations(t *testing.T) {
+	report := importAgainstNginx(t, simpleSite, []string{"s.test"}, []string{"/a", "/a/", "/old/x?q=1", "/p/12", "/p/x", "/other"}, "-locations", "all")
+	if !strings.Contains(report, "server s.test: [[server_rewrite]] and [[location]] tables (4 locations)") {
+		t.Errorf("s.test is not written as locations:\n%s", report)
+	}
+}
+
+// importAgainstNginx serves site (with %[1]s nginx's address and %[2]s an
+// origin echoing the target it gets) by a real nginx and by redirectd
+// from its import (with importFlags), asks both each path and its `//`,
+// `/./`, `/x/../` and `%2F` variants on each host, fails on each answer
+// that differs, and returns the import's report.
+func importAgainstNginx(t *testing.T, site string, hosts, paths []string, importFlags ...string) string {
+	t.Helper()
+	bin := findNginx(t)
+	echo := testutil.Serve(t, echoRequestLine)
+	dir := t.TempDir()
+	nginxAddr := testport.Free(t)
+	conf := fmt.Sprintf("worker_processes 1;\npid %[1]s/nginx.pid;\nerror_log %[1]s/error.log;\nevents { worker_connections 64; }\n"+
+		"http {\naccess_log off;\nclient_body_temp_path %[1]s/body;\nproxy_temp_path %[1]s/proxy;\nfastcgi_temp_path %[1]s/fastcgi;\n"+
+		"uwsgi_temp_path %[1]s/uwsgi;\nscgi_temp_path %[1]s/scgi;\n%[2]s\n}\n", dir, fmt.Sprintf(site, nginxAddr, echo))
+	writeFiles(t, dir, map[string]string{"nginx.conf": conf})
+	out := filepath.Join(dir, "out")
+	code, _, report := runCmd(append(append([]string{"import", "nginx", "-o", out}, importFlags...), filepath.Join(dir, "nginx.conf"))...)
+	if code != 0 {
+		t.Fatalf("import: exit %d\n%s", code, report)
+	}
+	if strings.Contains(report, "differs:") {
+		t.Errorf("the self-check found answers that differ:\n%s", report)
+	}
+	testutil.RunNginx(t, bin, dir, filepath.Join(dir, "nginx.conf"), nginxAddr)
+	body, err := os.ReadFile(filepath.Join(out, "redirectd.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := filepath.Join(out, "served.toml")
+	text := strings.Replace(string(body), "[server]\nabsolute_redirect = true\n", "", 1)
+	os.WriteFile(served, []byte("[server]\nlisten = \"127.0.0.1:0\"\nabsolute_redirect = true\n[admin]\nlisten = \"127.0.0.1:0\"\n[access_log]\nenabled = false\n"+text), 0o644)
+	_, addr, _, stderr := serveBound(t, served)
+	var all []string
+	for _, p := range paths {
+		all = append(all, p, "/"+p, "/."+p, "/x/.."+p, "/.."+p)
+		if i := strings.IndexByte(p[1:], '/'); i >= 0 {
+			all = append(all, p[:i+1]+"%2F"+p[i+2:], p[:i+1]+"//"+p[i+2:])
+		}
+	}
+	agree, total := 0, 0
+	for _, host := range hosts {
+		for _, p := range all {
+			total++
+			want, got := locationAnswer(t, nginxAddr, host, p), locationAnswer(t, addr, host, p)
+			if want == got {
+				agree++
+				continue
+			}
+			t.Errorf("%s%s:\n nginx     %s\n redirectd %s", host, p, want, got)
+		}
+	}
+	t.Logf("%d of %d requests agree", agree, total)
+	if t.Failed() {
+		t.Logf("report:\n%s\nredirectd's stderr:\n%s", report, stderr)
+	}
+	return report
+}

@@ -1,0 +1,320 @@
+package nginx
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/redirectd/redirectd/config/importer"
+	"github.com/redirectd/redirectd/matcher/rewrite"
+)
+
+// Structural translation: a server block whose directives redirectd's
+// location model runs is written as [[server_rewrite]] and [[location]]
+// tables, its steps copied as nginx's own text, rather than flattened
+// into exact, prefix and regex rules. A server that uses what the model
+// lacks keeps the flat translation.
+
+// Structural is one server block written as the location model.
+type Structural struct {
+	Server *Directive
+	// Hosts are its names, each once in the whole config.
+	Hosts []string
+	// Steps are its server-level rewrite-phase directives, in order.
+	Steps     []*Directive
+	Locations []*StructLoc
+}
+
+// StructLoc is one location of a Structural server.
+type StructLoc struct {
+	D     *Directive
+	Match string // the [[location]] match key
+	Path  string
+	Steps []*Directive
+	// Group is its proxy_pass's upstream group, nil when it has none;
+	// URI is proxy_pass's URI part when HasURI.
+	Group     *Group
+	URI       string
+	HasURI    bool
+	Locations []*StructLoc
+}
+
+// stepNames are the rewrite-phase directives the model runs.
+var stepNames = map[string]bool{"rewrite": true, "return": true, "if": true, "set": true, "break": true}
+
+// matchKinds maps a location modifier to its match key.
+var matchKinds = map[string]string{"=": "exact", "": "prefix", "^~": "prefix_noregex", "~": "regex", "~*": "regex_ci"}
+
+// structural writes s as the location model when it can and reports
+// whether it did; when it cannot, a note says why and s keeps the flat
+// translation.
+func (t *translator) structural(s *server, claimed map[string]bool) bool {
+	why := t.structuralWhy(s)
+	if why == "" {
+		byDir := map[*Directive]*location{}
+		for _, l := range s.locs {
+			byDir[l.d] = l
+		}
+		st := &Structural{Server: s.d}
+		for _, c := range s.d.Block {
+			switch {
+			case stepNames[c.Name]:
+				st.Steps = append(st.Steps, c)
+			case c.Name == "location" && len(c.Args) > 0 && strings.HasPrefix(c.Args[0], "@"):
+				// Only error_page for upstream failures can reach it
+				// (try_files keeps the server flat), noted as served.
+			case c.Name == "location":
+				sl, w := t.structLoc(c, byDir)
+				if w != "" {
+					why = w
+				}
+				st.Locations = append(st.Locations, sl)
+			}
+		}
+		for _, n := range s.names {
+			if !claimed[n] {
+				st.Hosts = append(st.Hosts, n)
+			}
+		}
+		if why != "" {
+			// st is incomplete
+		} else if _, err := rewrite.CompileHosts(hostSpecs([]*Structural{st})); err != nil {
+			why = "the location model refuses it: " + err.Error()
+		}
+		if len(t.m.servers) == 1 {
+			st.Hosts = nil
+		} else if why == "" && len(st.Hosts) == 0 {
+			why = "an earlier server has all its names"
+		}
+		if why == "" {
+			for _, n := range st.Hosts {
+				claimed[n] = true
+			}
+			t.structs = append(t.structs, st)
+			t.structSrv[s] = true
+			t.paths = append(t.paths, fmt.Sprintf("%s: server %s: [[server_rewrite]] and [[location]] tables (%d locations)", s.d.Source(), strings.Join(s.names, " "), countLocs(st.Locations)))
+			return true
+		}
+	}
+	t.paths = append(t.paths, fmt.Sprintf("%s: server %s: flat rules, since the location model does not run it: %s", s.d.Source(), strings.Join(s.names, " "), why))
+	return false
+}
+
+// structuralWhy says why s cannot be written as the location model, ""
+// when it can.
+func (t *translator) structuralWhy(s *server) string {
+	switch {
+	case t.m.schemed:
+		return "the config has servers on plain and TLS ports, and locations are not chosen per port"
+	case len(t.m.servers) == 1 && !s.unnamable:
+		// One server answers every host: its tables name none.
+	case len(s.names) == 0 || s.unnamable:
+		return "it has no server_name a host can match exactly"
+	}
+	for _, n := range s.names {
+		if strings.HasPrefix(n, "*.") || strings.HasPrefix(n, ".") {
+			return "a wildcard server_name " + n
+		}
+	}
+	return t.unsupported(s.d.Block, false)
+}
+
+// unsupported returns the first directive in dirs (and the blocks inside)
+// that the location model cannot run, as a reason; "" when none.
+func (t *translator) unsupported(dirs []*Directive, inIf bool) string {
+	for _, c := range dirs {
+		switch c.Name {
+		case "error_page":
+			if !upstreamErrorsOnly(c) {
+				return "error_page at " + c.Source()
+			}
+		case "try_files":
+			return "try_files at " + c.Source()
+		case "proxy_pass":
+			if inIf {
+				return "proxy_pass inside if at " + c.Source()
+			}
+			if len(c.Args) != 1 || strings.Contains(c.Args[0], "$") || !strings.Contains(c.Args[0], "://") {
+				return "proxy_pass with a variable at " + c.Source()
+			}
+		case "absolute_redirect", "server_name_in_redirect", "port_in_redirect":
+			if len(c.Args) == 1 && c.Args[0] != map[string]string{"absolute_redirect": "on", "server_name_in_redirect": "off", "port_in_redirect": "on"}[c.Name] {
+				return fmt.Sprintf("%s %s at %s (redirectd writes the Location as nginx's defaults)", c.Name, c.Args[0], c.Source())
+			}
+		}
+		if stepNames[c.Name] {
+			for _, a := range c.Args {
+				for name := range t.m.maps {
+					if strings.Contains(a, "$"+name) || strings.Contains(a, "${"+name+"}") {
+						return fmt.Sprintf("map variable $%s in %s at %s", name, c.Name, c.Source())
+					}
+				}
+			}
+		}
+		if why := t.unsupported(c.Block, inIf || c.Name == "if"); why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
+// structLoc converts location directive d; why is not "" when the
+// model cannot run it.
+func (t *translator) structLoc(d *Directive, byDir map[*Directive]*location) (sl *StructLoc, why string) {
+	l := byDir[d]
+	if l == nil {
+		return nil, "location at " + d.Source() + " is left out"
+	}
+	sl = &StructLoc{D: d, Match: matchKinds[l.mod], Path: l.path}
+	for _, c := range d.Block {
+		switch {
+		case stepNames[c.Name]:
+			sl.Steps = append(sl.Steps, c)
+		case c.Name == "location":
+			n, w := t.structLoc(c, byDir)
+			if w != "" {
+				return sl, w
+			}
+			sl.Locations = append(sl.Locations, n)
+		case c.Name == "proxy_pass":
+			g, seen := t.passGroup[l]
+			if !seen {
+				// A location no route could say (a regex one): its
+				// group, when it is one the routes already use.
+				g, _ = t.proxyGroup(l)
+			}
+			if g == nil || g.Name == "" || !t.groupWritten(g) {
+				return sl, "proxy_pass at " + c.Source() + " has no upstream group"
+			}
+			sl.Group = g
+			_, rest, _ := strings.Cut(c.Args[0], "://")
+			if i := strings.IndexByte(rest, '/'); i >= 0 {
+				sl.URI, sl.HasURI = rest[i:], true
+			}
+		}
+	}
+	return sl, ""
+}
+
+// groupWritten reports whether g is among the groups written.
+func (t *translator) groupWritten(g *Group) bool {
+	for _, x := range t.groups {
+		if x == g {
+			return true
+		}
+	}
+	return false
+}
+
+// stepText is steps as nginx's own text, one directive a line, blocks
+// (if) indented.
+// quoteArg writes an argument so that nginx's tokenizer (and the model's)
+// reads it back as it is: in double quotes, with '"' and '\' escaped,
+// when it holds what would end or start a word.
+// hostSpecs are the structural servers as the loader compiles them: per
+// host, its server steps and locations.
+// anyDirective reports whether a directive name with the one argument
+// arg is anywhere in dirs.
+func anyDirective(dirs []*Directive, name, arg string) bool {
+	for _, d := range dirs {
+		if d.Name == name && len(d.Args) == 1 && d.Args[0] == arg || anyDirective(d.Block, name, arg) {
+			return true
+		}
+	}
+	return false
+}
+
+// writeStructural writes the structural servers' tables and the rule
+// set's settings they need.
+// stepsString is steps text as a TOML string: a multi-line literal one
+// where it can be, as a person would write it.
+// runStructural answers req as the engine does for a host with
+// locations, as the self-check compares it with the model of nginx: the
+// server steps, then the flat rules (flat), then the locations. It gives
+// a redirect's status and Location as a client reads it, else "no
+// redirect"; origin is what answered.
+func countLocs(ls []*StructLoc) int {
+	n := len(ls)
+	for _, l := range ls {
+		n += countLocs(l.Locations)
+	}
+	return n
+}
+
+// stepSources are the places of the rewrite-phase directives, locations
+// and proxy_pass directives of s: what the location model runs.
+func stepSources(s *server) map[string]bool {
+	at := map[string]bool{}
+	var walk func([]*Directive)
+	walk = func(dirs []*Directive) {
+		for _, d := range dirs {
+			if stepNames[d.Name] || d.Name == "location" || d.Name == "proxy_pass" {
+				at[d.Source()] = true
+			}
+			walk(d.Block)
+		}
+	}
+	walk(s.d.Block)
+	return at
+}
+
+// leftOutSteps reports whether a note says a rewrite-phase directive or
+// a location of s is left out: what the flat rules cannot say.
+func (t *translator) leftOutSteps(s *server) bool {
+	at := stepSources(s)
+	for _, n := range t.m.notes {
+		if n.Kind == importer.LeftOut && at[fmt.Sprintf("%s:%d", n.File, n.Line)] {
+			return true
+		}
+	}
+	return false
+}
+
+// dropNotes takes out the notes about what the flat rules could not say
+// of s, which its locations now say.
+func (t *translator) dropNotes(s *server) {
+	at := stepSources(s)
+	t.m.notes = slices.DeleteFunc(t.m.notes, func(n Note) bool { return at[fmt.Sprintf("%s:%d", n.File, n.Line)] })
+}
+
+// noteContent notes each location that neither proxies nor ends in a
+// return: nginx answers what its steps leave with content or 404, where
+// redirectd goes on to the routes and [upstream].
+func (t *translator) noteContent(ls []*StructLoc) {
+	for _, l := range ls {
+		ends := len(l.Steps) > 0 && l.Steps[len(l.Steps)-1].Name == "return"
+		if l.Group == nil && !ends {
+			t.m.note(l.D, "location %s: nginx answers the requests its steps leave itself (content, or 404); redirectd forwards them where the routes or [upstream] send them, else answers 404", strings.Join(l.D.Args, " "))
+		}
+		t.noteContent(l.Locations)
+	}
+}
+
+// upstreamErrorsOnly reports whether error_page d names only 5xx codes:
+// nginx's answers when the upstream fails, which redirectd gives as its
+// own 502 and 504 whichever way the server is written (noted).
+func upstreamErrorsOnly(d *Directive) bool {
+	if len(d.Args) < 2 {
+		return false
+	}
+	for _, a := range d.Args[:len(d.Args)-1] {
+		if strings.HasPrefix(a, "=") {
+			continue
+		}
+		if len(a) != 3 || a[0] != '5' {
+			return false
+		}
+	}
+	return true
+}
+
+// noteAddHeaders notes each add_header of a structural server that the flat
+// rules would have sent: locations send no header fields of their own.
+func (t *translator) noteAddHeaders(dirs []*Directive) {
+	for _, d := range dirs {
+		if d.Name == "add_header" && len(d.Args) > 0 && !slices.ContainsFunc(t.m.notes, func(n Note) bool { return n.File == d.File && n.Line == d.Line }) {
+			t.m.note(d, "add_header %s: a server written as locations sends no header fields of its own on its answers; left out", d.Args[0])
+		}
+		t.noteAddHeaders(d.Block)
+	}
+}

@@ -1,0 +1,123 @@
+package nginx
+
+// The self-check of servers written as the location model: their
+// tables compiled as the loader compiles them, and run.
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/redirectd/redirectd/config/importer"
+	"github.com/redirectd/redirectd/matcher"
+	"github.com/redirectd/redirectd/matcher/rewrite"
+)
+
+func hostSpecs(structs []*Structural) []rewrite.HostSpec {
+	var specs []rewrite.HostSpec
+	for _, st := range structs {
+		var spec rewrite.Spec
+		if len(st.Steps) > 0 {
+			spec.Steps = []rewrite.Text{{Src: stepText(st.Steps), Line: 1}}
+		}
+		for _, l := range st.Locations {
+			spec.Locations = append(spec.Locations, locSpec(l))
+		}
+		if st.Hosts == nil {
+			specs = append(specs, rewrite.HostSpec{Spec: spec})
+		}
+		for _, h := range st.Hosts {
+			specs = append(specs, rewrite.HostSpec{Host: h, Spec: spec})
+		}
+	}
+	return specs
+}
+
+func locSpec(l *StructLoc) rewrite.LocationSpec {
+	kinds := map[string]rewrite.Kind{"prefix": rewrite.Prefix, "exact": rewrite.Exact, "prefix_noregex": rewrite.PrefixNoRegex,
+		"regex": rewrite.Regex, "regex_ci": rewrite.RegexCI}
+	sp := rewrite.LocationSpec{Line: l.D.Line, Match: kinds[l.Match], Path: l.Path, Steps: stepText(l.Steps), StepsLine: l.D.Line}
+	if l.Group != nil {
+		sp.Pass, sp.Upstream, sp.URI, sp.HasURI = true, l.Group.Name, l.URI, l.HasURI
+		if sp.Upstream == "default" {
+			sp.Upstream = ""
+		}
+	}
+	for _, n := range l.Locations {
+		sp.Locations = append(sp.Locations, locSpec(n))
+	}
+	return sp
+}
+
+func runStructural(hosts *rewrite.Hosts, scratch *rewrite.Scratch, req request, flat func() (string, string)) (got, origin string) {
+	p := hosts.Lookup([]byte(strings.ToLower(hostOnly(req.host))))
+	if p == nil {
+		return flat()
+	}
+	target := req.path
+	var query []byte
+	if req.query != "" {
+		target += "?" + req.query
+		query = []byte(req.query)
+	}
+	port := "80"
+	if req.https {
+		port = "443"
+	}
+	rq := rewrite.Request{Host: []byte(strings.ToLower(hostOnly(req.host))), Target: []byte(target), Path: []byte(req.path), Query: query,
+		Method: []byte("GET"), Port: []byte(port), HTTPS: req.https}
+	var res rewrite.Result
+	if !p.ServerSteps() || !p.RunServer(scratch, &rq, &res) {
+		if got, origin := flat(); got != "no redirect" {
+			return got, origin
+		}
+		if p.ServerSteps() {
+			p.RunLocations(scratch, &rq, &res)
+		} else {
+			p.Run(scratch, &rq, &res)
+		}
+	}
+	switch {
+	case res.Action == rewrite.Answer && (res.Status == 410 || res.Status == 451):
+		// As the model of nginx says them: an answer rules give too.
+		return fmt.Sprint(res.Status), res.Where
+	case res.Action != rewrite.Redirect:
+		return "no redirect", res.Where
+	}
+	return fmt.Sprintf("%d %s", res.Status, asClientSees(string(res.Location), req.path)), res.Where
+}
+
+// loadProbe is one request the self-check asked a structural server,
+// and nginx's answer as the model of nginx gives it.
+type loadProbe struct {
+	req  request
+	want string
+}
+
+// CheckLoaded asks the config loaded from what Write wrote (its rules
+// and its locations, as serve runs them) the self-check's requests to
+// the servers written as locations, and returns a note for each answer
+// that differs from the model of nginx's: the written text, read back,
+// must say what the import meant.
+func (r *Result) CheckLoaded(set *matcher.Set, hosts *rewrite.Hosts) []Note {
+	var notes []Note
+	var scratch rewrite.Scratch
+	seen := map[string]bool{}
+	for _, p := range r.loadProbes {
+		got, _ := runStructural(hosts, &scratch, p.req, func() (string, string) {
+			got, _ := setAnswer(set, p.req)
+			return got, ""
+		})
+		if got == p.want {
+			continue
+		}
+		msg := fmt.Sprintf("differs: %s://%s%s: nginx gives %s, the loaded config %s", [2]string{"http", "https"}[kindOf(p.req.https)], p.req.host, p.req.path, p.want, got)
+		if p.req.query != "" {
+			msg = strings.Replace(msg, ": nginx gives", "?"+p.req.query+": nginx gives", 1)
+		}
+		if !seen[msg] && len(seen) < maxCheckNotes {
+			seen[msg] = true
+			notes = append(notes, Note{Kind: importer.Differs, Msg: msg})
+		}
+	}
+	return notes
+}

@@ -1,0 +1,156 @@
+package nginx
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/redirectd/redirectd/config"
+)
+
+// TestQuoteArg: an argument written by quoteArg reads back, through the
+// parser that reads nginx's files, as it was.
+func TestQuoteArg(t *testing.T) {
+	for _, a := range []string{"^/docs/(?<v>v\\d+)/(.*)$", "a b", "x;y", "{2}", `say "hi"`, `back\slash`, "", "#frag", "it's", `\"`, "$1/usage"} {
+		checkQuoteArg(t, a)
+	}
+}
+
+func checkQuoteArg(t *testing.T, a string) {
+	t.Helper()
+	src := "rewrite " + quoteArg(a) + " /b;"
+	dirs, err := Parse("t.conf", []byte(src))
+	if err != nil {
+		t.Fatalf("%q written as %s: %v", a, src, err)
+	}
+	if diff := cmp.Diff([]string{a, "/b"}, dirs[0].Args); diff != "" {
+		t.Errorf("%q written as %s reads back (-want +got):\n%s", a, src, diff)
+	}
+}
+
+// FuzzQuoteArg checks quoteArg's round trip on arbitrary arguments.
+func FuzzQuoteArg(f *testing.F) {
+	for _, a := range []string{"a b", `\`, `"`, "x\\;", "é"} {
+		f.Add(a)
+	}
+	f.Fuzz(func(t *testing.T, a string) {
+		if strings.ContainsAny(a, "\x00") {
+			return
+		}
+		checkQuoteArg(t, a)
+	})
+}
+
+// TestStructuralTables: what a server written as the location model
+// becomes, table by table.
+func TestStructuralTables(t *testing.T) {
+	dirs, err := Parse("t.conf", []byte(`server {
+		server_name a.test;
+		rewrite ^/s$ /t last;
+		location /p/ {
+			rewrite ^(.*)/x$ $1/y redirect;
+			location ~ \.pdf$ { return 404; }
+			proxy_pass http://127.0.0.1:9/new/;
+		}
+		location = /e { return 200 "a b"; }
+	}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := Translate(dirs)
+	if len(res.Structural) != 1 {
+		t.Fatalf("not written as locations: %q", res.Paths)
+	}
+	var b strings.Builder
+	writeStructural(&b, res)
+	for _, want := range []string{
+		"[rules.defaults]\nuri = \"nginx\"\n",
+		"[server]\nabsolute_redirect = true\n",
+		"[[server_rewrite]]\nsteps = '''\nrewrite ^/s$ /t last;\n'''\n",
+		"[[location]]\nmatch = \"prefix\"\npath = '/p/'\nsteps = '''\nrewrite ^(.*)/x$ $1/y redirect;\n'''\nupstream = '127-0-0-1-9'\nupstream_uri = '/new/'\n",
+		"[[location.location]]\nmatch = \"regex\"\npath = '\\.pdf$'\nsteps = '''\nreturn 404;\n'''\n",
+		"[[location]]\nmatch = \"exact\"\npath = '/e'\nsteps = '''\nreturn 200 \"a b\";\n'''\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("lacks:\n%s\nin:\n%s", want, b.String())
+		}
+	}
+}
+
+// TestStructuralWhy: which servers stay flat rules, and the settings a
+// structural one brings.
+func TestStructuralWhy(t *testing.T) {
+	tests := []struct {
+		name, conf string
+		structural bool
+		paths      string // part of the server's line
+		written    string // part of what writeStructural writes
+	}{
+		{"merge_slashes off", "http { merge_slashes off; server { server_name a.test; location / { rewrite ^/a$ /b last; } } }", true, "tables (1 locations)", "uri = \"nginx\"\nmerge_slashes = false\n"},
+		{"error_page 404", "server { server_name a.test; error_page 404 /e; location / { rewrite ^/a$ /b last; } }", false, "error_page at t.conf:1", ""},
+		{"error_page 502 to a named location", "server { server_name a.test; error_page 502 @x; location @x { return 502; } location / { rewrite ^/a$ /b last; } }", true, "tables (1 locations)", ""},
+		{"try_files", "server { server_name a.test; location / { try_files $uri /i; rewrite ^/a$ /b last; } }", false, "try_files", ""},
+		{"a map variable in a step", "map $uri $m { /a /b; } server { server_name a.test; set $x $m; location / { rewrite ^/a$ /b last; } }", false, "map variable $m", ""},
+		{"absolute_redirect off", "server { server_name a.test; absolute_redirect off; location / { rewrite ^/a$ /b last; } }", false, "absolute_redirect off", ""},
+		{"proxy_pass inside if", "server { server_name a.test; location / { if ($arg_a) { proxy_pass http://127.0.0.1:9; } rewrite ^/a$ /b last; } }", false, "proxy_pass inside if", ""},
+		{"a wildcard name", "server { server_name a.test *.a.test; location / { rewrite ^/a$ /b last; } } server { server_name c.test; }", false, "a wildcard server_name *.a.test", ""},
+		{"plain and TLS servers", "server { listen 80; server_name a.test; location / { rewrite ^/a$ /b last; } } server { listen 443 ssl; server_name b.test; }", false, "plain and TLS ports", ""},
+		{"the flat rules say it all", "server { server_name a.test; location / { return 301 /x; } }", false, "flat rules, which say all it does", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dirs, err := Parse("t.conf", []byte(tt.conf))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := Translate(dirs)
+			if got := len(res.Structural) == 1; got != tt.structural {
+				t.Errorf("structural = %v, want %v; paths %q", got, tt.structural, res.Paths)
+			}
+			if len(res.Paths) == 0 || !strings.Contains(res.Paths[0], tt.paths) {
+				t.Errorf("paths %q lack %q", res.Paths, tt.paths)
+			}
+			var b strings.Builder
+			writeStructural(&b, res)
+			if !strings.Contains(b.String(), tt.written) {
+				t.Errorf("written lacks %q:\n%s", tt.written, b.String())
+			}
+		})
+	}
+}
+
+// TestCheckLoaded: the self-check asks the config loaded from the
+// written files; a written step that says something else is found.
+func TestCheckLoaded(t *testing.T) {
+	dirs, err := Parse("t.conf", []byte(`server {
+		server_name a.test;
+		location /p/ { rewrite ^(.*)/x$ $1/y redirect; rewrite ^/p/i$ /p/x last; }
+	}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := Translate(dirs)
+	dir := t.TempDir()
+	if _, err := Write(dir, res, "test"); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, ConfigName)
+	cfg, err := config.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if notes := res.CheckLoaded(cfg.Set, cfg.Locations); len(notes) != 0 {
+		t.Errorf("the loaded config differs: %v", notes)
+	}
+	b, _ := os.ReadFile(file)
+	os.WriteFile(file, []byte(strings.Replace(string(b), "$1/y redirect", "$1/z redirect", 1)), 0o644)
+	if cfg, err = config.Load(file); err != nil {
+		t.Fatal(err)
+	}
+	notes := res.CheckLoaded(cfg.Set, cfg.Locations)
+	if len(notes) == 0 || !strings.Contains(notes[0].Msg, "differs: http://a.test/p/x: nginx gives 302 /p/y, the loaded config 302 /p/z") {
+		t.Errorf("a changed step is not found: %v", notes)
+	}
+}

@@ -1,0 +1,119 @@
+package nginx
+
+// Writing a server as the location model: its tables and step text.
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/redirectd/redirectd/config/importer"
+)
+
+func stepText(steps []*Directive) string {
+	var b strings.Builder
+	writeSteps(&b, steps, "")
+	return b.String()
+}
+
+func writeSteps(b *strings.Builder, steps []*Directive, indent string) {
+	for _, d := range steps {
+		b.WriteString(indent + d.Name)
+		for _, a := range d.Args {
+			b.WriteString(" " + quoteArg(a))
+		}
+		if !d.IsBlock {
+			b.WriteString(";\n")
+			continue
+		}
+		b.WriteString(" {\n")
+		writeSteps(b, d.Block, indent+"    ")
+		b.WriteString(indent + "}\n")
+	}
+}
+
+func quoteArg(a string) string {
+	plain := a != "" && !strings.ContainsAny(a, " \t\r\n;{}\"'") && a[0] != '#'
+	for i := 0; plain && i < len(a); i++ {
+		// nginx reads \", \', \\, \t, \r and \n as escapes, quoted or
+		// not, and a final \ escapes what follows; \d and the like stay.
+		plain = a[i] != '\\' || i+1 < len(a) && !strings.ContainsRune("\"'\\trn", rune(a[i+1]))
+	}
+	if plain {
+		return a
+	}
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(a) + `"`
+}
+
+func writeStructural(b *strings.Builder, res *Result) {
+	if res.NginxURI {
+		b.WriteString("\n# The location model matches nginx's $uri (decoded, dot segments resolved")
+		if res.KeepSlashes {
+			b.WriteString(", merge_slashes off")
+		}
+		b.WriteString(")\n[rules.defaults]\nuri = \"nginx\"\n")
+		if res.KeepSlashes {
+			b.WriteString("merge_slashes = false\n")
+		}
+	}
+	if res.AbsoluteRedirect {
+		b.WriteString("\n# nginx's absolute_redirect on (its default): a path Location is sent as http(s)://host[:port]/path\n[server]\nabsolute_redirect = true\n")
+	}
+	for _, st := range res.Structural {
+		hosts := make([]string, len(st.Hosts))
+		for i, h := range st.Hosts {
+			hosts[i] = importer.Quote(h)
+		}
+		hostList := "[" + strings.Join(hosts, ", ") + "]"
+		if st.Hosts == nil {
+			hostList = ""
+		}
+		if len(st.Steps) > 0 {
+			fmt.Fprintf(b, "\n# %s: server %s, its rewrite phase\n[[server_rewrite]]\n", st.Server.Source(), strings.Join(st.Hosts, " "))
+			if hostList != "" {
+				fmt.Fprintf(b, "hosts = %s\n", hostList)
+			}
+			fmt.Fprintf(b, "steps = %s\n", stepsString(stepText(st.Steps)))
+		}
+		for _, l := range st.Locations {
+			writeStructLoc(b, l, "location", hostList)
+		}
+	}
+}
+
+func writeStructLoc(b *strings.Builder, l *StructLoc, table, hostList string) {
+	fmt.Fprintf(b, "\n# %s: location %s\n[[%s]]\n", l.D.Source(), commentSafe(strings.Join(l.D.Args, " ")), table)
+	if hostList != "" {
+		fmt.Fprintf(b, "hosts = %s\n", hostList)
+	}
+	fmt.Fprintf(b, "match = %q\npath = %s\n", l.Match, importer.Quote(l.Path))
+	if len(l.Steps) > 0 {
+		fmt.Fprintf(b, "steps = %s\n", stepsString(stepText(l.Steps)))
+	}
+	if l.Group != nil {
+		fmt.Fprintf(b, "upstream = %s\n", importer.Quote(l.Group.Name))
+		if l.HasURI {
+			fmt.Fprintf(b, "upstream_uri = %s\n", importer.Quote(l.URI))
+		}
+	}
+	for _, n := range l.Locations {
+		writeStructLoc(b, n, table+".location", "")
+	}
+}
+
+func stepsString(s string) string {
+	if !strings.Contains(s, "'''") && commentSafe(strings.ReplaceAll(s, "\n", " ")) == strings.ReplaceAll(s, "\n", " ") && !strings.HasSuffix(s, "'") {
+		return "'''\n" + s + "'''"
+	}
+	return importer.Quote(s)
+}
+
+// commentSafe is s with the control characters TOML refuses (all but
+// tab) written as '?', for a comment or a literal string.
+func commentSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 && r != '\t' || r == 0x7f {
+			return '?'
+		}
+		return r
+	}, s)
+}
