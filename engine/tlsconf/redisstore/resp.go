@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"net"
+	"syscall"
 	"time"
 )
 
@@ -34,9 +35,24 @@ func dialer(tc *tls.Config) func(ctx context.Context, network, addr string) (net
 		if err != nil {
 			return nil, err
 		}
+		if sc, ok := c.(syscall.Conn); ok {
+			return &guardedSysConn{guardedConn{Conn: c}, sc}, nil
+		}
 		return &guardedConn{Conn: c}, nil
 	}
 }
+
+// guardedSysConn is a guardedConn over a plain TCP connection, which
+// go-redis's pool checks for a peer that closed while it was idle (a
+// non-consuming peek at the socket, through SyscallConn) before reusing
+// it: without it, every pooled connection failed once after a Redis
+// restart and the node took Redis for down.
+type guardedSysConn struct {
+	guardedConn
+	sc syscall.Conn
+}
+
+func (c *guardedSysConn) SyscallConn() (syscall.RawConn, error) { return c.sc.SyscallConn() }
 
 // guardedConn reads a Redis connection through a respGuard: the bytes
 // reach go-redis only while every reply header in them is within bounds.

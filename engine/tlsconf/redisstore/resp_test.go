@@ -3,6 +3,7 @@ package redisstore
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"net"
 	"strconv"
 	"strings"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"github.com/VictoriaMetrics/metrics"
+
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // TestRespGuard: well-formed replies pass however the stream is split;
@@ -144,4 +147,34 @@ func readCommand(br *bufio.Reader) (string, error) {
 		}
 	}
 	return name, nil
+}
+
+// TestGuardedConnRestart: after Redis restarts, the first call does not
+// fail on a pooled connection the old server closed. go-redis checks an
+// idle connection before reusing it by peeking at its socket, which the
+// guard must keep possible (the fleet drill took Redis for down after a
+// restart when it did not).
+func TestGuardedConnRestart(t *testing.T) {
+	t.Parallel()
+	srv := testutil.RunRedis(t)
+	r := newRedis(t, srv, Config{})
+	ctx := context.Background()
+	// Several connections in the pool, as a node's concurrent handshakes
+	// leave it.
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			if err := r.Store(ctx, fmt.Sprintf("k%d", i), []byte("v")); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	srv.Stop()
+	srv.Start() // empty
+	for i := range 8 {
+		if ok, err := r.exists(ctx, fmt.Sprintf("k%d", i)); err != nil || ok {
+			t.Errorf("call %d after a restart: %v, %v; want not found (no EOF of a stale connection)", i, ok, err)
+		}
+	}
 }
