@@ -58,6 +58,10 @@ func writeStructural(b *strings.Builder, res *Result) {
 	if res.AbsoluteRedirect {
 		b.WriteString("\n# nginx's absolute_redirect on (its default): a path Location is sent as http(s)://host[:port]/path\n[server]\nabsolute_redirect = true\n")
 	}
+	for _, mp := range allMaps(res.Structural) {
+		fmt.Fprintf(b, "\n# %s: map %s %s\n[[location_map]]\nsource = %s\nvariable = %s\nentries = %s\n", mp.d.Source(), commentSafe(mp.d.Args[0]), commentSafe(mp.d.Args[1]),
+			importer.Quote(mp.d.Args[0]), importer.Quote(mp.d.Args[1]), stepsString(stepText(mp.d.Block)))
+	}
 	for _, st := range res.Structural {
 		hosts := make([]string, len(st.Hosts))
 		for i, h := range st.Hosts {
@@ -67,9 +71,19 @@ func writeStructural(b *strings.Builder, res *Result) {
 		if st.Hosts == nil {
 			hostList = ""
 		}
-		if len(st.Steps) > 0 {
+		if st.Default {
+			// default_server takes one host: the first, in a table
+			// of its own.
+			fmt.Fprintf(b, "\n# %s: server %s, nginx's default server: it answers the hosts no server names\n[[server_rewrite]]\nhost = %s\ndefault_server = true\n", st.Server.Source(), st.Hosts[0], hosts[0])
+			if len(st.Steps) > 0 {
+				fmt.Fprintf(b, "steps = %s\n", stepsString(stepText(st.Steps)))
+			}
+			hosts = hosts[1:]
+		}
+		if len(st.Steps) > 0 && (len(hosts) > 0 || st.Hosts == nil) {
 			fmt.Fprintf(b, "\n# %s: server %s, its rewrite phase\n[[server_rewrite]]\n", st.Server.Source(), strings.Join(st.Hosts, " "))
 			if hostList != "" {
+				hostList := "[" + strings.Join(hosts, ", ") + "]"
 				fmt.Fprintf(b, "hosts = %s\n", hostList)
 			}
 			fmt.Fprintf(b, "steps = %s\n", stepsString(stepText(st.Steps)))
@@ -93,6 +107,9 @@ func writeStructLoc(b *strings.Builder, l *StructLoc, table, hostList string) {
 		fmt.Fprintf(b, "upstream = %s\n", importer.Quote(l.Group.Name))
 		if l.HasURI {
 			fmt.Fprintf(b, "upstream_uri = %s\n", importer.Quote(l.URI))
+		}
+		if l.Intercept {
+			b.WriteString("intercept_errors = true\n")
 		}
 	}
 	for _, n := range l.Locations {

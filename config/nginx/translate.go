@@ -121,7 +121,7 @@ func TranslateWith(dirs []*Directive, opts Options) *Result {
 		// A server the flat rules cannot say whole is written as the
 		// location model where it runs it; the others keep the rules,
 		// which the tests against nginx have checked longest.
-		if !t.all && !t.leftOutSteps(s) {
+		if !t.all && !t.leftOutSteps(s) && !errorPages(s.d.Block) {
 			t.paths = append(t.paths, fmt.Sprintf("%s: server %s: %s", s.d.Source(), strings.Join(s.names, " "), FlatWhole))
 		} else if t.structural(s, claimed) {
 			t.rules, m.notes = t.rules[:start], m.notes[:notes]
@@ -143,6 +143,14 @@ func TranslateWith(dirs []*Directive, opts Options) *Result {
 			t.rules[i].Scheme = s.scheme(m)
 		}
 	}
+	if !t.all && len(t.structs) > 0 && len(t.structs) < len(m.servers) && t.defaultWhole() {
+		// A named default server answers the hosts no server names
+		// only as the location model's default_server, which takes
+		// every host the others do not: once one server is written as
+		// locations, every one is.
+		return TranslateWith(dirs, Options{AllLocations: true})
+	}
+	t.keepDefault()
 	res := &Result{Rules: t.rules, Groups: t.groups, Routes: t.routeList, Structural: t.structs, Paths: t.paths}
 	if len(t.structs) > 0 {
 		// A structural server's locations name their groups; one that
