@@ -64,7 +64,7 @@ func TestStructuralTables(t *testing.T) {
 		t.Fatalf("not written as locations: %q", res.Paths)
 	}
 	var b strings.Builder
-	writeStructural(&b, res)
+	writeStructural(&b, res, nil)
 	for _, want := range []string{
 		"[rules.defaults]\nuri = \"nginx\"\n",
 		"[server]\nabsolute_redirect = true\n",
@@ -118,7 +118,7 @@ func TestStructuralWhy(t *testing.T) {
 				t.Errorf("paths %q lack %q", res.Paths, tt.paths)
 			}
 			var b strings.Builder
-			writeStructural(&b, res)
+			writeStructural(&b, res, nil)
 			if !strings.Contains(b.String(), tt.written) {
 				t.Errorf("written lacks %q:\n%s", tt.written, b.String())
 			}

@@ -44,7 +44,11 @@ func quoteArg(a string) string {
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(a) + `"`
 }
 
-func writeStructural(b *strings.Builder, res *Result) {
+// maxInlineMap is the most lines of a map written in the config itself;
+// a longer one goes to a file beside it, as nginx's included map files.
+const maxInlineMap = 20
+
+func writeStructural(b *strings.Builder, res *Result, mapFile func(mp *nmap, text string) (string, error)) error {
 	if res.NginxURI {
 		b.WriteString("\n# The location model matches nginx's $uri (decoded, dot segments resolved")
 		if res.KeepSlashes {
@@ -59,8 +63,18 @@ func writeStructural(b *strings.Builder, res *Result) {
 		b.WriteString("\n# nginx's absolute_redirect on (its default): a path Location is sent as http(s)://host[:port]/path\n[server]\nabsolute_redirect = true\n")
 	}
 	for _, mp := range allMaps(res.Structural) {
-		fmt.Fprintf(b, "\n# %s: map %s %s\n[[location_map]]\nsource = %s\nvariable = %s\nentries = %s\n", mp.d.Source(), commentSafe(mp.d.Args[0]), commentSafe(mp.d.Args[1]),
-			importer.Quote(mp.d.Args[0]), importer.Quote(mp.d.Args[1]), stepsString(stepText(mp.d.Block)))
+		fmt.Fprintf(b, "\n# %s: map %s %s\n[[location_map]]\nsource = %s\nvariable = %s\n", mp.d.Source(), commentSafe(mp.d.Args[0]), commentSafe(mp.d.Args[1]),
+			importer.Quote(mp.d.Args[0]), importer.Quote(mp.d.Args[1]))
+		text := stepText(mp.d.Block)
+		if mapFile == nil || len(mp.d.Block) <= maxInlineMap {
+			fmt.Fprintf(b, "entries = %s\n", stepsString(text))
+			continue
+		}
+		file, err := mapFile(mp, text)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(b, "file = %s\n", importer.Quote(file))
 	}
 	for _, st := range res.Structural {
 		hosts := make([]string, len(st.Hosts))
@@ -92,6 +106,7 @@ func writeStructural(b *strings.Builder, res *Result) {
 			writeStructLoc(b, l, "location", hostList)
 		}
 	}
+	return nil
 }
 
 func writeStructLoc(b *strings.Builder, l *StructLoc, table, hostList string) {

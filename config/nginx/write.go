@@ -93,7 +93,18 @@ func Write(dir string, res *Result, header string) ([]string, error) {
 		importer.WriteMap(&b, fmt.Sprintf("%s of nginx map $%s, from %s", plural.Count(j-i, "entry", "entries"), name, r.Origin.Source()), m)
 		i = j
 	}
-	writeStructural(&b, res)
+	err := writeStructural(&b, res, func(mp *nmap, text string) (string, error) {
+		file := mapFileName(mp.name, mapNames)
+		path := filepath.Join(dir, file)
+		if err := os.WriteFile(path, []byte(fmt.Sprintf("# Entries of nginx map $%s (%s).\n", mp.name, mp.d.Source())+text), 0o644); err != nil {
+			return "", fmt.Errorf("cannot write map file: %w", err)
+		}
+		written = append(written, path)
+		return file, nil
+	})
+	if err != nil {
+		return nil, err
+	}
 	writeListeners(&b, res)
 	path := filepath.Join(dir, ConfigName)
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
