@@ -6,7 +6,8 @@ import (
 )
 
 // shopSite is a typical shop's nginx: a www server that sends every
-// request to the main host, a wildcard server for other subdomains, and
+// request to the main host, a wildcard server for other subdomains, a
+// regex one whose capture names a city, and
 // the main server with a map of moved pages read in an if, a proxied
 // location whose upstream 404s go to a named location, and a health
 // check. The map is long enough to go to a file beside the config.
@@ -32,6 +33,11 @@ server {
 }
 server {
 	listen %[1]s;
+	server_name ~^(?<city>[a-z]+)\.shops\.example$;
+	return 301 https://shop.example/city/$city$request_uri;
+}
+server {
+	listen %[1]s;
 	server_name shop.example;
 	if ($new_uri) { return 301 $new_uri; }
 	location / {
@@ -49,7 +55,7 @@ server {
 // proxied pages and the www and wildcard hosts.
 func TestImportNginxShop(t *testing.T) {
 	paths := []string{"/", "/a", "/a/", "/old-page", "/OLD-thing/x?y=1", "/sale", "/healthz", "/healthz/", "/products/1?c=2", "/b", "/p20", "/P7"}
-	report := importAgainstNginx(t, shopSite, []string{"shop.example", "www.shop.example", "m.shop.example", "other.test"}, paths)
+	report := importAgainstNginx(t, shopSite, []string{"shop.example", "www.shop.example", "m.shop.example", "paris.shops.example", "other.test"}, paths)
 	if !strings.Contains(report, "new_uri.map") {
 		t.Errorf("the map is not written to a file:\n%s", report)
 	}

@@ -83,7 +83,7 @@ func (t *translator) structural(s *server, claimed map[string]bool) bool {
 				st.Locations = append(st.Locations, sl)
 			}
 		}
-		for _, n := range s.names {
+		for _, n := range append(slices.Clone(s.names), s.patterns...) {
 			if !claimed[n] {
 				st.Hosts = append(st.Hosts, n)
 			}
@@ -122,8 +122,12 @@ func (t *translator) structuralWhy(s *server) string {
 		return "the config has servers on plain and TLS ports, and locations are not chosen per port"
 	case len(t.m.servers) == 1 && !s.unnamable:
 		// One server answers every host: its tables name none.
-	case len(s.names) == 0 || s.unnamable:
+	case len(s.names) == 0 && len(s.patterns) == 0 || s.unnamable && len(s.patterns) == 0:
 		return "it has no server_name a host can match exactly"
+	case len(s.patterns) > 0 && s.dflt:
+		// Its flat rules take every host, as nginx gives it the hosts
+		// no server names; its tables would name its hosts only.
+		return "it is the default server and has a regex or trailing-wildcard name"
 	}
 	return t.unsupported(s.d.Block, false)
 }
@@ -183,10 +187,17 @@ func (t *translator) structLoc(d *Directive, byDir map[*Directive]*location) (sl
 			sl.Locations = append(sl.Locations, n)
 		case c.Name == "proxy_pass":
 			g, seen := t.passGroup[l]
-			if !seen {
-				// A location no route could say (a regex one): its
-				// group, when it is one the routes already use.
-				g, _ = t.proxyGroup(l)
+			if !seen && l != nil && l.pass != nil {
+				// A location no route could say (a regex one, or one
+				// of a server with regex names): its group, when it
+				// is one the routes already use. Looked up without
+				// adding a group or a note, as a server left flat
+				// would keep them.
+				n := len(t.m.notes)
+				if ng := t.makeGroup(l); ng != nil {
+					g = t.groupByKey[ng.key()]
+				}
+				t.m.notes = t.m.notes[:n]
 			}
 			if g == nil || g.Name == "" || !t.groupWritten(g) {
 				return sl, "proxy_pass at " + c.Source() + " has no upstream group"
@@ -426,4 +437,14 @@ func (t *translator) keepDefault() {
 // every host no server names too.
 func (t *translator) namedDefault(s *server) bool {
 	return s.dflt && len(t.m.servers) > 1 && len(s.names) > 0
+}
+
+// dropPatternNotes takes out the notes that s's regex and
+// trailing-wildcard names, and its proxy_pass routes, are left out: its
+// tables name them and its locations forward.
+func (t *translator) dropPatternNotes(s *server) {
+	t.m.notes = slices.DeleteFunc(t.m.notes, func(n Note) bool {
+		return n.File == s.d.File && n.Line == s.d.Line && strings.HasPrefix(n.Msg, "this server's names are regexes") ||
+			slices.ContainsFunc(s.patterns, func(p string) bool { return strings.HasPrefix(n.Msg, fmt.Sprintf("server_name %q: regex", p)) })
+	})
 }

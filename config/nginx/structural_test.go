@@ -100,7 +100,10 @@ func TestStructuralWhy(t *testing.T) {
 		{"proxy_pass inside if", "server { server_name a.test; location / { if ($arg_a) { proxy_pass http://127.0.0.1:9; } rewrite ^/a$ /b last; } }", false, "proxy_pass inside if", ""},
 		{"a wildcard name, the default server", "server { server_name a.test *.a.test; location / { rewrite ^/a$ /b last; } } server { server_name c.test; }", true, "server a.test *.a.test: [[server_rewrite]]",
 			"host = 'a.test'\ndefault_server = true\n"},
-		{"a regex name", "server { server_name ~^a; location / { rewrite ^/a$ /b last; } } server { server_name c.test; }", false, "no server_name a host can match exactly", ""},
+		{"a regex name", "server { server_name c.test; } server { server_name ~^a www.a.*; location / { rewrite ^/a$ /b last; } }", true, "server c.test: [[server_rewrite]]",
+			"hosts = ['~^a', 'www.a.*']"},
+		{"a regex name, the default server", "server { server_name ~^a; location / { rewrite ^/a$ /b last; } } server { server_name c.test; }", false, "it is the default server", ""},
+		{"a name with a variable", "server { server_name $x; location / { rewrite ^/a$ /b last; } } server { server_name c.test; }", false, "no server_name a host can match exactly", ""},
 		{"plain and TLS servers", "server { listen 80; server_name a.test; location / { rewrite ^/a$ /b last; } } server { listen 443 ssl; server_name b.test; }", false, "plain and TLS ports", ""},
 		{"the flat rules say it all", "server { server_name a.test; location / { return 301 /x; } }", false, "flat rules, which say all it does", ""},
 	}

@@ -121,11 +121,12 @@ func TranslateWith(dirs []*Directive, opts Options) *Result {
 		// A server the flat rules cannot say whole is written as the
 		// location model where it runs it; the others keep the rules,
 		// which the tests against nginx have checked longest.
-		if !t.all && !t.leftOutSteps(s) && !errorPages(s.d.Block) {
+		if !t.all && !t.leftOutSteps(s) && !errorPages(s.d.Block) && (len(s.patterns) == 0 || s.dflt) {
 			t.paths = append(t.paths, fmt.Sprintf("%s: server %s: %s", s.d.Source(), strings.Join(s.names, " "), FlatWhole))
 		} else if t.structural(s, claimed) {
 			t.rules, m.notes = t.rules[:start], m.notes[:notes]
 			t.dropNotes(s)
+			t.dropPatternNotes(s)
 			st := t.structs[len(t.structs)-1]
 			t.noteContent(st.Locations)
 			t.noteAddHeaders(s.d.Block)
