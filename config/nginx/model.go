@@ -100,6 +100,9 @@ type server struct {
 	sslOn                bool // `ssl on;`
 	// unnamable: a server_name of it has no redirectd host (a regex).
 	unnamable bool
+	// patterns are its regex and trailing-wildcard names, which only
+	// the location model's hosts say.
+	patterns []string
 	// proxy holds its proxy_* directives (proxy.go); named are its
 	// named locations (location @app), by name.
 	proxy *proxyLevel
@@ -394,6 +397,9 @@ func (m *model) readServer(d *Directive) {
 					if n != "" && n != "_" {
 						m.note(c, "server_name %q: regex and trailing-wildcard names have no redirectd equivalent; left out", n)
 						s.unnamable = true
+						if strings.HasPrefix(n, "~") || !strings.Contains(n, "$") {
+							s.patterns = append(s.patterns, n)
+						}
 					}
 					continue
 				}

@@ -23,6 +23,11 @@ type Structural struct {
 	// Steps are its server-level rewrite-phase directives, in order.
 	Steps     []*Directive
 	Locations []*StructLoc
+	// Maps are the map blocks its steps read.
+	Maps []*nmap
+	// Default: nginx sends it the hosts no server names, written as
+	// default_server on its first host.
+	Default bool
 }
 
 // StructLoc is one location of a Structural server.
@@ -33,14 +38,17 @@ type StructLoc struct {
 	Steps []*Directive
 	// Group is its proxy_pass's upstream group, nil when it has none;
 	// URI is proxy_pass's URI part when HasURI.
-	Group     *Group
-	URI       string
-	HasURI    bool
+	Group  *Group
+	URI    string
+	HasURI bool
+	// Intercept is proxy_intercept_errors on.
+	Intercept bool
 	Locations []*StructLoc
 }
 
 // stepNames are the rewrite-phase directives the model runs.
-var stepNames = map[string]bool{"rewrite": true, "return": true, "if": true, "set": true, "break": true}
+// error_page is written among them, as the model declares it.
+var stepNames = map[string]bool{"rewrite": true, "return": true, "if": true, "set": true, "break": true, "error_page": true}
 
 // matchKinds maps a location modifier to its match key.
 var matchKinds = map[string]string{"=": "exact", "": "prefix", "^~": "prefix_noregex", "~": "regex", "~*": "regex_ci"}
@@ -60,9 +68,13 @@ func (t *translator) structural(s *server, claimed map[string]bool) bool {
 			switch {
 			case stepNames[c.Name]:
 				st.Steps = append(st.Steps, c)
-			case c.Name == "location" && len(c.Args) > 0 && strings.HasPrefix(c.Args[0], "@"):
-				// Only error_page for upstream failures can reach it
-				// (try_files keeps the server flat), noted as served.
+			case c.Name == "location" && len(c.Args) == 1 && strings.HasPrefix(c.Args[0], "@"):
+				// A named location, which error_page reaches.
+				sl, w := t.structLoc(c, byDir)
+				if w != "" {
+					why = w
+				}
+				st.Locations = append(st.Locations, sl)
 			case c.Name == "location":
 				sl, w := t.structLoc(c, byDir)
 				if w != "" {
@@ -71,16 +83,18 @@ func (t *translator) structural(s *server, claimed map[string]bool) bool {
 				st.Locations = append(st.Locations, sl)
 			}
 		}
-		for _, n := range s.names {
+		for _, n := range append(slices.Clone(s.names), s.patterns...) {
 			if !claimed[n] {
 				st.Hosts = append(st.Hosts, n)
 			}
 		}
+		st.Maps = t.mapsRead(s.d.Block)
 		if why != "" {
 			// st is incomplete
 		} else if _, err := rewrite.CompileHosts(hostSpecs([]*Structural{st})); err != nil {
 			why = "the location model refuses it: " + err.Error()
 		}
+		st.Default = s.dflt && len(t.m.servers) > 1 && len(st.Hosts) > 0
 		if len(t.m.servers) == 1 {
 			st.Hosts = nil
 		} else if why == "" && len(st.Hosts) == 0 {
@@ -108,13 +122,12 @@ func (t *translator) structuralWhy(s *server) string {
 		return "the config has servers on plain and TLS ports, and locations are not chosen per port"
 	case len(t.m.servers) == 1 && !s.unnamable:
 		// One server answers every host: its tables name none.
-	case len(s.names) == 0 || s.unnamable:
+	case len(s.names) == 0 && len(s.patterns) == 0 || s.unnamable && len(s.patterns) == 0:
 		return "it has no server_name a host can match exactly"
-	}
-	for _, n := range s.names {
-		if strings.HasPrefix(n, "*.") || strings.HasPrefix(n, ".") {
-			return "a wildcard server_name " + n
-		}
+	case len(s.patterns) > 0 && s.dflt:
+		// Its flat rules take every host, as nginx gives it the hosts
+		// no server names; its tables would name its hosts only.
+		return "it is the default server and has a regex or trailing-wildcard name"
 	}
 	return t.unsupported(s.d.Block, false)
 }
@@ -125,8 +138,8 @@ func (t *translator) unsupported(dirs []*Directive, inIf bool) string {
 	for _, c := range dirs {
 		switch c.Name {
 		case "error_page":
-			if !upstreamErrorsOnly(c) {
-				return "error_page at " + c.Source()
+			if inIf {
+				return "error_page inside if at " + c.Source()
 			}
 		case "try_files":
 			return "try_files at " + c.Source()
@@ -142,15 +155,6 @@ func (t *translator) unsupported(dirs []*Directive, inIf bool) string {
 				return fmt.Sprintf("%s %s at %s (redirectd writes the Location as nginx's defaults)", c.Name, c.Args[0], c.Source())
 			}
 		}
-		if stepNames[c.Name] {
-			for _, a := range c.Args {
-				for name := range t.m.maps {
-					if strings.Contains(a, "$"+name) || strings.Contains(a, "${"+name+"}") {
-						return fmt.Sprintf("map variable $%s in %s at %s", name, c.Name, c.Source())
-					}
-				}
-			}
-		}
 		if why := t.unsupported(c.Block, inIf || c.Name == "if"); why != "" {
 			return why
 		}
@@ -162,12 +166,17 @@ func (t *translator) unsupported(dirs []*Directive, inIf bool) string {
 // model cannot run it.
 func (t *translator) structLoc(d *Directive, byDir map[*Directive]*location) (sl *StructLoc, why string) {
 	l := byDir[d]
-	if l == nil {
+	if len(d.Args) == 1 && strings.HasPrefix(d.Args[0], "@") {
+		sl = &StructLoc{D: d, Match: "named", Path: d.Args[0][1:]}
+	} else if l == nil {
 		return nil, "location at " + d.Source() + " is left out"
+	} else {
+		sl = &StructLoc{D: d, Match: matchKinds[l.mod], Path: l.path}
 	}
-	sl = &StructLoc{D: d, Match: matchKinds[l.mod], Path: l.path}
 	for _, c := range d.Block {
 		switch {
+		case c.Name == "proxy_intercept_errors" && len(c.Args) == 1:
+			sl.Intercept = c.Args[0] == "on"
 		case stepNames[c.Name]:
 			sl.Steps = append(sl.Steps, c)
 		case c.Name == "location":
@@ -178,10 +187,17 @@ func (t *translator) structLoc(d *Directive, byDir map[*Directive]*location) (sl
 			sl.Locations = append(sl.Locations, n)
 		case c.Name == "proxy_pass":
 			g, seen := t.passGroup[l]
-			if !seen {
-				// A location no route could say (a regex one): its
-				// group, when it is one the routes already use.
-				g, _ = t.proxyGroup(l)
+			if !seen && l != nil && l.pass != nil {
+				// A location no route could say (a regex one, or one
+				// of a server with regex names): its group, when it
+				// is one the routes already use. Looked up without
+				// adding a group or a note, as a server left flat
+				// would keep them.
+				n := len(t.m.notes)
+				if ng := t.makeGroup(l); ng != nil {
+					g = t.groupByKey[ng.key()]
+				}
+				t.m.notes = t.m.notes[:n]
 			}
 			if g == nil || g.Name == "" || !t.groupWritten(g) {
 				return sl, "proxy_pass at " + c.Source() + " has no upstream group"
@@ -317,4 +333,118 @@ func (t *translator) noteAddHeaders(dirs []*Directive) {
 		}
 		t.noteAddHeaders(d.Block)
 	}
+}
+
+// mapsRead are the maps whose variables dirs (and the blocks inside)
+// read, in the order of the config: they are written as
+// [[location_map]] tables the steps read.
+func (t *translator) mapsRead(dirs []*Directive) []*nmap {
+	used := map[*nmap]bool{}
+	var walk func([]*Directive)
+	walk = func(dirs []*Directive) {
+		for _, c := range dirs {
+			if stepNames[c.Name] {
+				for _, a := range c.Args {
+					for name, mp := range t.m.maps {
+						if strings.Contains(a, "$"+name) || strings.Contains(a, "${"+name+"}") {
+							used[mp] = true
+						}
+					}
+				}
+			}
+			walk(c.Block)
+		}
+	}
+	walk(dirs)
+	var out []*nmap
+	for _, mp := range t.m.mapOrder() {
+		if used[mp] {
+			out = append(out, mp)
+		}
+	}
+	return out
+}
+
+// mapSpec is map mp as the location model compiles it: its lines as
+// nginx's text.
+func mapSpec(mp *nmap) rewrite.MapSpec {
+	return rewrite.MapSpec{Line: mp.d.Line, Source: mp.d.Args[0], Variable: mp.d.Args[1], Entries: stepText(mp.d.Block), EntriesLine: mp.d.Line + 1}
+}
+
+// mapOrder is the maps in the order the config writes them.
+func (m *model) mapOrder() []*nmap {
+	var out []*nmap
+	for _, mp := range m.maps {
+		out = append(out, mp)
+	}
+	slices.SortFunc(out, func(a, b *nmap) int {
+		if c := strings.Compare(a.d.File, b.d.File); c != 0 {
+			return c
+		}
+		return a.d.Line - b.d.Line
+	})
+	return out
+}
+
+// errorPages reports whether dirs hold an error_page the flat rules
+// cannot say (one for a code below 500, or one to a named location):
+// nginx sends those errors elsewhere, which only the location model
+// runs.
+func errorPages(dirs []*Directive) bool {
+	for _, d := range dirs {
+		if d.Name == "error_page" && (!upstreamErrorsOnly(d) || strings.HasPrefix(d.Args[len(d.Args)-1], "@")) || errorPages(d.Block) {
+			return true
+		}
+	}
+	return false
+}
+
+// defaultWhole reports whether the config's default server has names,
+// among several servers, and the location model can run every server.
+func (t *translator) defaultWhole() bool {
+	named := false
+	for _, s := range t.m.servers {
+		named = named || t.namedDefault(s)
+		if t.structuralWhy(s) != "" {
+			return false
+		}
+	}
+	return named
+}
+
+// keepDefault writes the default server as default_server when every
+// server is written as locations, and takes out the note that says
+// redirectd answers other hosts otherwise; else it is written for its
+// names only, as the note says.
+func (t *translator) keepDefault() {
+	whole := len(t.structs) == len(t.m.servers)
+	for _, st := range t.structs {
+		if !st.Default {
+			continue
+		}
+		if !whole {
+			st.Default = false
+			continue
+		}
+		t.m.notes = slices.DeleteFunc(t.m.notes, func(n Note) bool {
+			return n.File == st.Server.File && n.Line == st.Server.Line && strings.HasPrefix(n.Msg, "nginx sends requests for hosts that no server_name names")
+		})
+	}
+}
+
+// namedDefault reports whether s is the default server of several and
+// has names: the flat rules answer only its names, where nginx sends it
+// every host no server names too.
+func (t *translator) namedDefault(s *server) bool {
+	return s.dflt && len(t.m.servers) > 1 && len(s.names) > 0
+}
+
+// dropPatternNotes takes out the notes that s's regex and
+// trailing-wildcard names, and its proxy_pass routes, are left out: its
+// tables name them and its locations forward.
+func (t *translator) dropPatternNotes(s *server) {
+	t.m.notes = slices.DeleteFunc(t.m.notes, func(n Note) bool {
+		return n.File == s.d.File && n.Line == s.d.Line && strings.HasPrefix(n.Msg, "this server's names are regexes") ||
+			slices.ContainsFunc(s.patterns, func(p string) bool { return strings.HasPrefix(n.Msg, fmt.Sprintf("server_name %q: regex", p)) })
+	})
 }

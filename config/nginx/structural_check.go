@@ -5,6 +5,7 @@ package nginx
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/redirectd/redirectd/config/importer"
@@ -16,6 +17,9 @@ func hostSpecs(structs []*Structural) []rewrite.HostSpec {
 	var specs []rewrite.HostSpec
 	for _, st := range structs {
 		var spec rewrite.Spec
+		for _, mp := range allMaps(structs) {
+			spec.Maps = append(spec.Maps, mapSpec(mp))
+		}
 		if len(st.Steps) > 0 {
 			spec.Steps = []rewrite.Text{{Src: stepText(st.Steps), Line: 1}}
 		}
@@ -25,8 +29,8 @@ func hostSpecs(structs []*Structural) []rewrite.HostSpec {
 		if st.Hosts == nil {
 			specs = append(specs, rewrite.HostSpec{Spec: spec})
 		}
-		for _, h := range st.Hosts {
-			specs = append(specs, rewrite.HostSpec{Host: h, Spec: spec})
+		for i, h := range st.Hosts {
+			specs = append(specs, rewrite.HostSpec{Host: h, Spec: spec, Default: st.Default && i == 0})
 		}
 	}
 	return specs
@@ -35,7 +39,8 @@ func hostSpecs(structs []*Structural) []rewrite.HostSpec {
 func locSpec(l *StructLoc) rewrite.LocationSpec {
 	kinds := map[string]rewrite.Kind{"prefix": rewrite.Prefix, "exact": rewrite.Exact, "prefix_noregex": rewrite.PrefixNoRegex,
 		"regex": rewrite.Regex, "regex_ci": rewrite.RegexCI}
-	sp := rewrite.LocationSpec{Line: l.D.Line, Match: kinds[l.Match], Path: l.Path, Steps: stepText(l.Steps), StepsLine: l.D.Line}
+	kinds["named"] = rewrite.Named
+	sp := rewrite.LocationSpec{Line: l.D.Line, Match: kinds[l.Match], Path: l.Path, Steps: stepText(l.Steps), StepsLine: l.D.Line, InterceptErrors: l.Intercept}
 	if l.Group != nil {
 		sp.Pass, sp.Upstream, sp.URI, sp.HasURI = true, l.Group.Name, l.URI, l.HasURI
 		if sp.Upstream == "default" {
@@ -120,4 +125,18 @@ func (r *Result) CheckLoaded(set *matcher.Set, hosts *rewrite.Hosts) []Note {
 		}
 	}
 	return notes
+}
+
+// allMaps are the maps the structural servers read, each once: the
+// [[location_map]] tables every host's steps can read.
+func allMaps(structs []*Structural) []*nmap {
+	var out []*nmap
+	for _, st := range structs {
+		for _, mp := range st.Maps {
+			if !slices.Contains(out, mp) {
+				out = append(out, mp)
+			}
+		}
+	}
+	return out
 }

@@ -44,7 +44,11 @@ func quoteArg(a string) string {
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(a) + `"`
 }
 
-func writeStructural(b *strings.Builder, res *Result) {
+// maxInlineMap is the most lines of a map written in the config itself;
+// a longer one goes to a file beside it, as nginx's included map files.
+const maxInlineMap = 20
+
+func writeStructural(b *strings.Builder, res *Result, mapFile func(mp *nmap, text string) (string, error)) error {
 	if res.NginxURI {
 		b.WriteString("\n# The location model matches nginx's $uri (decoded, dot segments resolved")
 		if res.KeepSlashes {
@@ -58,6 +62,20 @@ func writeStructural(b *strings.Builder, res *Result) {
 	if res.AbsoluteRedirect {
 		b.WriteString("\n# nginx's absolute_redirect on (its default): a path Location is sent as http(s)://host[:port]/path\n[server]\nabsolute_redirect = true\n")
 	}
+	for _, mp := range allMaps(res.Structural) {
+		fmt.Fprintf(b, "\n# %s: map %s %s\n[[location_map]]\nsource = %s\nvariable = %s\n", mp.d.Source(), commentSafe(mp.d.Args[0]), commentSafe(mp.d.Args[1]),
+			importer.Quote(mp.d.Args[0]), importer.Quote(mp.d.Args[1]))
+		text := stepText(mp.d.Block)
+		if mapFile == nil || len(mp.d.Block) <= maxInlineMap {
+			fmt.Fprintf(b, "entries = %s\n", stepsString(text))
+			continue
+		}
+		file, err := mapFile(mp, text)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(b, "file = %s\n", importer.Quote(file))
+	}
 	for _, st := range res.Structural {
 		hosts := make([]string, len(st.Hosts))
 		for i, h := range st.Hosts {
@@ -67,9 +85,19 @@ func writeStructural(b *strings.Builder, res *Result) {
 		if st.Hosts == nil {
 			hostList = ""
 		}
-		if len(st.Steps) > 0 {
+		if st.Default {
+			// default_server takes one host: the first, in a table
+			// of its own.
+			fmt.Fprintf(b, "\n# %s: server %s, nginx's default server: it answers the hosts no server names\n[[server_rewrite]]\nhost = %s\ndefault_server = true\n", st.Server.Source(), st.Hosts[0], hosts[0])
+			if len(st.Steps) > 0 {
+				fmt.Fprintf(b, "steps = %s\n", stepsString(stepText(st.Steps)))
+			}
+			hosts = hosts[1:]
+		}
+		if len(st.Steps) > 0 && (len(hosts) > 0 || st.Hosts == nil) {
 			fmt.Fprintf(b, "\n# %s: server %s, its rewrite phase\n[[server_rewrite]]\n", st.Server.Source(), strings.Join(st.Hosts, " "))
 			if hostList != "" {
+				hostList := "[" + strings.Join(hosts, ", ") + "]"
 				fmt.Fprintf(b, "hosts = %s\n", hostList)
 			}
 			fmt.Fprintf(b, "steps = %s\n", stepsString(stepText(st.Steps)))
@@ -78,6 +106,7 @@ func writeStructural(b *strings.Builder, res *Result) {
 			writeStructLoc(b, l, "location", hostList)
 		}
 	}
+	return nil
 }
 
 func writeStructLoc(b *strings.Builder, l *StructLoc, table, hostList string) {
@@ -93,6 +122,9 @@ func writeStructLoc(b *strings.Builder, l *StructLoc, table, hostList string) {
 		fmt.Fprintf(b, "upstream = %s\n", importer.Quote(l.Group.Name))
 		if l.HasURI {
 			fmt.Fprintf(b, "upstream_uri = %s\n", importer.Quote(l.URI))
+		}
+		if l.Intercept {
+			b.WriteString("intercept_errors = true\n")
 		}
 	}
 	for _, n := range l.Locations {

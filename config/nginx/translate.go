@@ -121,11 +121,12 @@ func TranslateWith(dirs []*Directive, opts Options) *Result {
 		// A server the flat rules cannot say whole is written as the
 		// location model where it runs it; the others keep the rules,
 		// which the tests against nginx have checked longest.
-		if !t.all && !t.leftOutSteps(s) {
+		if !t.all && !t.leftOutSteps(s) && !errorPages(s.d.Block) && (len(s.patterns) == 0 || s.dflt) {
 			t.paths = append(t.paths, fmt.Sprintf("%s: server %s: %s", s.d.Source(), strings.Join(s.names, " "), FlatWhole))
 		} else if t.structural(s, claimed) {
 			t.rules, m.notes = t.rules[:start], m.notes[:notes]
 			t.dropNotes(s)
+			t.dropPatternNotes(s)
 			st := t.structs[len(t.structs)-1]
 			t.noteContent(st.Locations)
 			t.noteAddHeaders(s.d.Block)
@@ -143,21 +144,12 @@ func TranslateWith(dirs []*Directive, opts Options) *Result {
 			t.rules[i].Scheme = s.scheme(m)
 		}
 	}
-	res := &Result{Rules: t.rules, Groups: t.groups, Routes: t.routeList, Structural: t.structs, Paths: t.paths}
-	if len(t.structs) > 0 {
-		// A structural server's locations name their groups; one that
-		// does not proxy is answered 404 as nginx answers it with no
-		// files, not sent on by a route.
-		structHost := map[string]bool{}
-		for _, st := range t.structs {
-			for _, h := range st.Hosts {
-				structHost[h] = true
-			}
-		}
-		res.Routes = slices.DeleteFunc(slices.Clone(res.Routes), func(r Route) bool { return structHost[r.Host] })
-		res.NginxURI, res.AbsoluteRedirect = true, true
-		res.KeepSlashes = anyDirective(dirs, "merge_slashes", "off")
+	if t.rewriteWhole() {
+		return TranslateWith(dirs, Options{AllLocations: true})
 	}
+	t.keepDefault()
+	res := &Result{Rules: t.rules, Groups: t.groups, Routes: t.routeList, Structural: t.structs, Paths: t.paths}
+	t.structuralSettings(res)
 	for k := range 2 {
 		res.Listen[k] = listenAddr(m.addrs[k], m.ports[k])
 	}
@@ -187,6 +179,34 @@ func TranslateWith(dirs []*Directive, opts Options) *Result {
 	t.checkRoutes()
 	res.Notes, res.LeftOut = m.notes, m.leftOut
 	return res
+}
+
+// rewriteWhole reports whether the translation is to be done again
+// with every server written as locations: a named default server
+// answers the hosts no server names only as the location model's
+// default_server, which takes every host the others do not, so once one
+// server is written as locations, every one is.
+func (t *translator) rewriteWhole() bool {
+	return !t.all && len(t.structs) > 0 && len(t.structs) < len(t.m.servers) && t.defaultWhole()
+}
+
+// structuralSettings sets what servers written as locations need in
+// res: their hosts' routes go (their locations name their groups; one
+// that does not proxy is answered 404 as nginx answers it with no files,
+// not sent on by a route), and nginx's $uri and absolute Locations.
+func (t *translator) structuralSettings(res *Result) {
+	if len(t.structs) == 0 {
+		return
+	}
+	structHost := map[string]bool{}
+	for _, st := range t.structs {
+		for _, h := range st.Hosts {
+			structHost[h] = true
+		}
+	}
+	res.Routes = slices.DeleteFunc(slices.Clone(res.Routes), func(r Route) bool { return structHost[r.Host] })
+	res.NginxURI, res.AbsoluteRedirect = true, true
+	res.KeepSlashes = anyDirective(t.dirs, "merge_slashes", "off")
 }
 
 // certPath is a certificate file's path as redirectd reads it: nginx

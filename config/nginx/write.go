@@ -24,9 +24,7 @@ func Write(dir string, res *Result, header string) ([]string, error) {
 		return nil, fmt.Errorf("cannot create output folder: %w", err)
 	}
 	var b strings.Builder
-	for _, line := range strings.Split(strings.TrimSpace(header), "\n") {
-		b.WriteString("# " + line + "\n")
-	}
+	writeHeader(&b, header)
 	written := []string{}
 	mapNames := map[string]int{}
 	for i := 0; i < len(res.Rules); {
@@ -93,13 +91,36 @@ func Write(dir string, res *Result, header string) ([]string, error) {
 		importer.WriteMap(&b, fmt.Sprintf("%s of nginx map $%s, from %s", plural.Count(j-i, "entry", "entries"), name, r.Origin.Source()), m)
 		i = j
 	}
-	writeStructural(&b, res)
+	if err := writeStructural(&b, res, locationMapFile(dir, mapNames, &written)); err != nil {
+		return nil, err
+	}
 	writeListeners(&b, res)
 	path := filepath.Join(dir, ConfigName)
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		return nil, fmt.Errorf("cannot write config: %w", err)
 	}
 	return append([]string{path}, written...), nil
+}
+
+// writeHeader writes header as comment lines.
+func writeHeader(b *strings.Builder, header string) {
+	for _, line := range strings.Split(strings.TrimSpace(header), "\n") {
+		b.WriteString("# " + line + "\n")
+	}
+}
+
+// locationMapFile writes a [[location_map]]'s lines to a file of its
+// own in dir and returns its name, added to written.
+func locationMapFile(dir string, mapNames map[string]int, written *[]string) func(mp *nmap, text string) (string, error) {
+	return func(mp *nmap, text string) (string, error) {
+		file := mapFileName(mp.name, mapNames)
+		path := filepath.Join(dir, file)
+		if err := os.WriteFile(path, []byte(fmt.Sprintf("# Entries of nginx map $%s (%s).\n", mp.name, mp.d.Source())+text), 0o644); err != nil {
+			return "", fmt.Errorf("cannot write map file: %w", err)
+		}
+		*written = append(*written, path)
+		return file, nil
+	}
 }
 
 // sameMap reports whether b can share a [[map]] with the group a starts:
