@@ -118,9 +118,7 @@ func importAgainstNginx(t *testing.T, site string, hosts, paths []string, import
 	echo := testutil.Serve(t, echoRequestLine)
 	dir := t.TempDir()
 	nginxAddr := testport.Free(t)
-	conf := fmt.Sprintf("worker_processes 1;\npid %[1]s/nginx.pid;\nerror_log %[1]s/error.log;\nevents { worker_connections 64; }\n"+
-		"http {\naccess_log off;\nclient_body_temp_path %[1]s/body;\nproxy_temp_path %[1]s/proxy;\nfastcgi_temp_path %[1]s/fastcgi;\n"+
-		"uwsgi_temp_path %[1]s/uwsgi;\nscgi_temp_path %[1]s/scgi;\n%[2]s\n}\n", dir, fmt.Sprintf(site, nginxAddr, echo))
+	conf := testutil.NginxHTTPHead(dir) + fmt.Sprintf(site, nginxAddr, echo) + "\n}\n"
 	writeFiles(t, dir, map[string]string{"nginx.conf": conf})
 	out := filepath.Join(dir, "out")
 	code, _, report := runCmd(append(append([]string{"import", "nginx", "-o", out}, importFlags...), filepath.Join(dir, "nginx.conf"))...)

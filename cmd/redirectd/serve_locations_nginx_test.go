@@ -93,10 +93,7 @@ func TestServeLocationsAgainstNginx(t *testing.T) {
 	echo := testutil.Serve(t, echoRequestLine)
 	dir := t.TempDir()
 	nginxAddr := testport.Free(t)
-	conf := fmt.Sprintf("worker_processes 1;\npid %[1]s/nginx.pid;\nerror_log %[1]s/error.log;\nevents { worker_connections 64; }\n"+
-		"http {\naccess_log off;\nclient_body_temp_path %[1]s/body;\nproxy_temp_path %[1]s/proxy;\nfastcgi_temp_path %[1]s/fastcgi;\n"+
-		"uwsgi_temp_path %[1]s/uwsgi;\nscgi_temp_path %[1]s/scgi;\nserver {\nlisten %[2]s default_server;\n%[3]s\n}\n}\n",
-		dir, nginxAddr, fmt.Sprintf(locationSiteNginx, echo))
+	conf := testutil.NginxHTTPHead(dir) + fmt.Sprintf("server {\nlisten %s default_server;\n%s\n}\n}\n", nginxAddr, fmt.Sprintf(locationSiteNginx, echo))
 	writeFiles(t, dir, map[string]string{"nginx.conf": conf})
 	testutil.RunNginx(t, bin, dir, filepath.Join(dir, "nginx.conf"), nginxAddr)
 	file := filepath.Join(dir, "site.toml")

@@ -1,6 +1,7 @@
 package testutil
 
 import (
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -67,4 +68,14 @@ func RunNginx(tb testing.TB, bin, dir, conf string, addrs ...string) {
 			time.Sleep(pollEvery)
 		}
 	}
+}
+
+// NginxHTTPHead is the start of a test nginx's main file with dir as its
+// prefix: one worker, its pid, error log and temporary files under dir,
+// no access log, and the http block opened for the caller to fill and
+// close.
+func NginxHTTPHead(dir string) string {
+	return fmt.Sprintf("worker_processes 1;\npid %[1]s/nginx.pid;\nerror_log %[1]s/error.log;\nevents { worker_connections 64; }\n"+
+		"http {\naccess_log off;\nclient_body_temp_path %[1]s/body;\nproxy_temp_path %[1]s/proxy;\nfastcgi_temp_path %[1]s/fastcgi;\n"+
+		"uwsgi_temp_path %[1]s/uwsgi;\nscgi_temp_path %[1]s/scgi;\n", dir)
 }

@@ -151,9 +151,7 @@ func TestServersAgainstNginx(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "worker_processes 1;\npid %[1]s/nginx.pid;\nerror_log %[1]s/error.log;\nevents { worker_connections 64; }\n"+
-		"http {\naccess_log off;\nclient_body_temp_path %[1]s/body;\nproxy_temp_path %[1]s/proxy;\nfastcgi_temp_path %[1]s/fastcgi;\n"+
-		"uwsgi_temp_path %[1]s/uwsgi;\nscgi_temp_path %[1]s/scgi;\n", dir)
+	b.WriteString(testutil.NginxHTTPHead(dir))
 	fmt.Fprintf(&b, "map %s $%s {\ndefault %s;\n%s\n}\n", hostMap.Source, hostMap.Variable, hostMap.Default, hostMap.Entries)
 	for i, spec := range hostSpecs(serverNames) {
 		def, def2 := "", ""

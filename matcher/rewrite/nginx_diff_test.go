@@ -211,9 +211,7 @@ func nginxLocations(b *strings.Builder, locs []LocationSpec, upstream string) {
 // nginxServer is the nginx config of f on addr, forwarding to upstream.
 func nginxServer(dir, addr, upstream string, f diffFixture) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "worker_processes 1;\npid %[1]s/nginx.pid;\nerror_log %[1]s/error.log;\nevents { worker_connections 64; }\n"+
-		"http {\naccess_log off;\nclient_body_temp_path %[1]s/body;\nproxy_temp_path %[1]s/proxy;\nfastcgi_temp_path %[1]s/fastcgi;\n"+
-		"uwsgi_temp_path %[1]s/uwsgi;\nscgi_temp_path %[1]s/scgi;\n", dir)
+	b.WriteString(testutil.NginxHTTPHead(dir))
 	for _, m := range f.maps {
 		fmt.Fprintf(&b, "map %s $%s {\n%s\n", m.Source, m.Variable, m.Entries)
 		if m.Default != "" {
