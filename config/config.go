@@ -229,11 +229,11 @@ var known = map[string][]string{
 	"upstream.health_check": {"path", "interval"},
 	"route":                 {"host", "prefix", "upstream"},
 	// [[location]] and [[server_rewrite]], see locations.go.
-	"location":                            append([]string{"host", "hosts"}, locationKeys...),
+	"location":                            append([]string{"host", "hosts", "scheme"}, locationKeys...),
 	"location.location":                   locationKeys,
 	"location.location.location":          locationKeys,
 	"location.location.location.location": locationKeys,
-	"server_rewrite":                      {"host", "hosts", "steps", "default_server", "default_server_ports"},
+	"server_rewrite":                      {"host", "hosts", "scheme", "steps", "default_server", "default_server_ports"},
 	"location_map":                        locationMapKeys,
 	"server": {"listen", "event_loops", "max_path_bytes", "idle_timeout", "header_timeout",
 		"max_connections_per_ip", "ipv6_prefix", "max_connections", "https_redirect", "absolute_redirect", "shutdown_timeout", "defer_accept",

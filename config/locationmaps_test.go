@@ -52,7 +52,7 @@ func TestLocationMapsLoad(t *testing.T) {
 		req := testRequest("example.com", tt.target)
 		var s rewrite.Scratch
 		var res rewrite.Result
-		hosts.Lookup(req.Host).Run(&s, req, &res)
+		hosts.Lookup(req.Host, false).Run(&s, req, &res)
 		got := string(res.Location)
 		if got == "" {
 			got = string(res.Body)

@@ -14,6 +14,7 @@ import (
 type rawLocation struct {
 	Host        string   `toml:"host"`
 	Hosts       []string `toml:"hosts"`
+	Scheme      string   `toml:"scheme"`
 	Match       string   `toml:"match"`
 	Path        string   `toml:"path"`
 	Steps       string   `toml:"steps"`
@@ -27,9 +28,10 @@ type rawLocation struct {
 // rawServerRewrite is a [[server_rewrite]]: steps that run before a
 // location is chosen, as nginx's server-level rewrite directives.
 type rawServerRewrite struct {
-	Host  string   `toml:"host"`
-	Hosts []string `toml:"hosts"`
-	Steps string   `toml:"steps"`
+	Host   string   `toml:"host"`
+	Hosts  []string `toml:"hosts"`
+	Scheme string   `toml:"scheme"`
+	Steps  string   `toml:"steps"`
 	// DefaultServer makes its hosts' server the one for hosts that no
 	// server names (nginx's listen ... default_server).
 	DefaultServer bool `toml:"default_server"`
@@ -44,7 +46,7 @@ var locationKinds = map[string]rewrite.Kind{
 }
 
 // locationKeys are the keys of a nested location; a top-level one also
-// takes host and hosts.
+// takes host, hosts and scheme.
 var locationKeys = []string{"match", "path", "steps", "upstream", "upstream_uri", "intercept_errors", "location"}
 
 // maxLocationDepth is how deep [[location.location...]] may nest.
@@ -65,47 +67,35 @@ func readLocations(file string, raw *rawConfig, def *Upstream, groups map[string
 	}
 	r := &locReader{file: file, loc: loc, errs: errs, def: def, groups: groups, seen: map[string]int{}, hostLine: map[string]int{}}
 	maps, mapFiles := r.locationMaps(raw.LocationMap, fl)
-	type entry struct {
-		hosts []string
-		steps *rewrite.Text
-		spec  *rewrite.LocationSpec
-		line  int
-	}
-	var entries []entry
+	var entries []locEntry
 	for i := range raw.ServerRewrite {
 		sr := &raw.ServerRewrite[i]
 		line := loc.header("server_rewrite", i)
 		what := fmt.Sprintf("[[server_rewrite]] #%d", i+1)
 		hosts := r.hosts(sr.Host, sr.Hosts, line, what)
-		r.defaultServer(sr, hosts, line, what) // servernames.go
-		entries = append(entries, entry{hosts: hosts, steps: &rewrite.Text{Src: sr.Steps, Line: r.textLine(line, "steps")}, line: line})
+		scheme := r.scheme(sr.Scheme, line, what)
+		r.defaultServer(sr, hosts, scheme, line, what) // servernames.go
+		entries = append(entries, locEntry{hosts: hosts, scheme: scheme, steps: &rewrite.Text{Src: sr.Steps, Line: r.textLine(line, "steps")}, line: line})
 	}
 	for i := range raw.Location {
 		rl := &raw.Location[i]
 		line := loc.header("location", i)
 		what := fmt.Sprintf("[[location]] #%d", i+1)
 		hosts := r.hosts(rl.Host, rl.Hosts, line, what)
+		scheme := r.scheme(rl.Scheme, line, what)
 		spec := r.location(rl, "location", line, what, 1)
-		entries = append(entries, entry{hosts: hosts, spec: &spec, line: line})
+		entries = append(entries, locEntry{hosts: hosts, scheme: scheme, spec: &spec, line: line})
 	}
 	if errs.full() || len(errs.errs) > 0 {
 		return nil, r.tables, mapFiles
 	}
-	slices.SortStableFunc(entries, func(a, b entry) int { return a.line - b.line })
-	names := []string{""}
-	for _, e := range entries {
-		for _, h := range e.hosts {
-			if !slices.Contains(names, h) {
-				names = append(names, h)
-			}
-		}
-	}
+	slices.SortStableFunc(entries, func(a, b locEntry) int { return a.line - b.line })
 	var specs []rewrite.HostSpec
-	for _, h := range names {
-		hs := rewrite.HostSpec{Host: h, Spec: rewrite.Spec{Maps: maps}}
+	for _, sv := range servers(entries) { // servernames.go
+		hs := rewrite.HostSpec{Host: sv.host, Scheme: sv.scheme, Spec: rewrite.Spec{Maps: maps}}
 		r.setDefault(&hs)
 		for _, e := range entries {
-			if len(e.hosts) > 0 && !slices.Contains(e.hosts, h) {
+			if len(e.hosts) > 0 && !slices.Contains(e.hosts, sv.host) || e.scheme != "" && e.scheme != sv.scheme {
 				continue
 			}
 			if e.steps != nil {
@@ -114,7 +104,7 @@ func readLocations(file string, raw *rawConfig, def *Upstream, groups map[string
 				hs.Spec.Locations = append(hs.Spec.Locations, *e.spec)
 			}
 		}
-		if h != "" || len(hs.Spec.Steps)+len(hs.Spec.Locations) > 0 {
+		if sv.host != "" || len(hs.Spec.Steps)+len(hs.Spec.Locations) > 0 {
 			specs = append(specs, hs)
 		}
 	}
@@ -143,10 +133,10 @@ type locReader struct {
 	maps map[string]mapPlace
 	// hostLine is the header line of the first table naming each host.
 	hostLine map[string]int
-	// defHost is the host of default_server; portDefaults the ports of
-	// default_server_ports, by host.
-	defHost      string
-	portDefaults map[string][]string
+	// defHost is the host of default_server by scheme; portDefaults the
+	// ports of default_server_ports, by server.
+	defHost      map[string]string
+	portDefaults map[server][]string
 }
 
 // bad notes a problem with key of the table headed at line.

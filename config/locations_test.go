@@ -76,7 +76,7 @@ func TestLocationsLoad(t *testing.T) {
 		req := &rewrite.Request{Host: []byte(tt.host), Target: []byte(tt.target), Path: []byte(path), Query: []byte(query)}
 		var s rewrite.Scratch
 		var res rewrite.Result
-		hosts.Lookup(req.Host).Run(&s, req, &res)
+		hosts.Lookup(req.Host, false).Run(&s, req, &res)
 		g := got{res.Action, res.Status, string(res.Location), string(res.Body), string(res.URI), res.Upstream}
 		if d := cmp.Diff(tt.want, g); d != "" {
 			t.Errorf("%s%s: (-want +got)\n%s", tt.host, tt.target, d)
@@ -97,7 +97,7 @@ func TestLocationsErrors(t *testing.T) {
 		{"[[location]]\npath = \"/a/\"\n[[location.location]]\npath = \"/b\"\n",
 			`c.toml:4: [[location]] /b: path: is outside location "/a/"`},
 		{"[[location]]\npath = \"/a/\"\nfrom = \"/x\"\n",
-			"c.toml:3: [[location]] #1: from: unknown key; known keys here: host, hosts, match, path, steps, upstream, upstream_uri, intercept_errors, location"},
+			"c.toml:3: [[location]] #1: from: unknown key; known keys here: host, hosts, scheme, match, path, steps, upstream, upstream_uri, intercept_errors, location"},
 		{"[[server_rewrite]]\nhost = \"a.*.example.com\"\nsteps = \"break;\"\n",
 			`c.toml:2: [[server_rewrite]] #1: host: "a.*.example.com" has a '*' other than a leading "*."; write *.example.com for any subdomain`},
 		{"[[server_rewrite]]\nhosts = [\"a.example.com\", \"b.example.com\"]\ndefault_server = true\n",
@@ -152,7 +152,7 @@ func TestLocationsReadmeExample(t *testing.T) {
 		req := &rewrite.Request{Host: []byte("example.com"), Target: []byte(tc.target), Path: []byte(path), Query: []byte(query)}
 		var s rewrite.Scratch
 		var res rewrite.Result
-		hosts.Lookup(req.Host).Run(&s, req, &res)
+		hosts.Lookup(req.Host, false).Run(&s, req, &res)
 		got := fmt.Sprintf("%d %s%s", res.Status, res.Location, res.Body)
 		if res.Action == rewrite.Forward {
 			got = "forward " + res.Upstream + " " + string(res.URI)

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -29,9 +30,62 @@ func serverName(h string) (string, string) {
 	return head + name, msg
 }
 
+// locEntry is one [[server_rewrite]] or [[location]] table: its hosts
+// (none: every server), its scheme ("" both) and its steps or location.
+type locEntry struct {
+	hosts  []string
+	scheme string
+	steps  *rewrite.Text
+	spec   *rewrite.LocationSpec
+	line   int
+}
+
+// server is one server the tables make: a name and a scheme.
+type server struct{ host, scheme string }
+
+// servers are the servers entries make, in the order their names first
+// appear, the host-less one first. A name is one server for both
+// schemes unless a table gives it a scheme: then it is a server per
+// scheme, each holding its scheme's tables and those of none, as nginx
+// has a server block per listen port that names it.
+func servers(entries []locEntry) []server {
+	names := []string{""}
+	schemed := map[string]bool{}
+	for _, e := range entries {
+		hosts := e.hosts
+		if len(hosts) == 0 {
+			hosts = []string{""}
+		}
+		for _, h := range hosts {
+			if !slices.Contains(names, h) {
+				names = append(names, h)
+			}
+			schemed[h] = schemed[h] || e.scheme != ""
+		}
+	}
+	var out []server
+	for _, h := range names {
+		if schemed[h] {
+			out = append(out, server{h, "http"}, server{h, "https"})
+		} else {
+			out = append(out, server{h, ""})
+		}
+	}
+	return out
+}
+
+// scheme checks a table's scheme.
+func (r *locReader) scheme(s string, line int, what string) string {
+	if s != "" && s != "http" && s != "https" {
+		r.bad(line, what, "scheme", "%q is no scheme; \"http\" (plain requests: nginx's listen without ssl) or \"https\" (requests over TLS)", cut(s))
+		return ""
+	}
+	return s
+}
+
 // defaultServer notes the default_server and default_server_ports of a
-// [[server_rewrite]] (headed at line) whose hosts are hosts.
-func (r *locReader) defaultServer(sr *rawServerRewrite, hosts []string, line int, what string) {
+// [[server_rewrite]] (headed at line) whose hosts are hosts, of scheme.
+func (r *locReader) defaultServer(sr *rawServerRewrite, hosts []string, scheme string, line int, what string) {
 	switch {
 	case len(sr.DefaultServerPorts) > 0:
 		if len(hosts) != 1 {
@@ -39,23 +93,41 @@ func (r *locReader) defaultServer(sr *rawServerRewrite, hosts []string, line int
 			return
 		}
 		if r.portDefaults == nil {
-			r.portDefaults = map[string][]string{}
+			r.portDefaults = map[server][]string{}
 		}
 		for _, port := range sr.DefaultServerPorts {
 			if port < 1 || port > 65535 {
 				r.bad(line, what, "default_server_ports", "%d is not a port", port)
 			}
-			r.portDefaults[hosts[0]] = append(r.portDefaults[hosts[0]], strconv.Itoa(port))
+			key := server{hosts[0], scheme}
+			r.portDefaults[key] = append(r.portDefaults[key], strconv.Itoa(port))
 		}
 	case sr.DefaultServer:
 		if len(hosts) != 1 {
 			r.bad(line, what, "default_server", "needs one host: the server that answers the hosts no server names")
-		} else if r.defHost != "" && r.defHost != hosts[0] {
-			r.bad(line, what, "default_server", "a second default server (%q is one)", cut(r.defHost))
-		} else {
-			r.defHost = hosts[0]
+			return
+		}
+		if r.defHost == nil {
+			r.defHost = map[string]string{}
+		}
+		for _, sch := range schemesOf(scheme) {
+			if h, ok := r.defHost[sch]; ok && h != hosts[0] {
+				r.bad(line, what, "default_server", "a second default server (%q is one)", cut(h))
+				return
+			}
+		}
+		for _, sch := range schemesOf(scheme) {
+			r.defHost[sch] = hosts[0]
 		}
 	}
+}
+
+// schemesOf are the schemes a table of scheme serves.
+func schemesOf(scheme string) []string {
+	if scheme == "" {
+		return []string{"http", "https"}
+	}
+	return []string{scheme}
 }
 
 // setDefault makes hs a default server where the tables said so.
@@ -63,8 +135,16 @@ func (r *locReader) setDefault(hs *rewrite.HostSpec) {
 	if hs.Host == "" {
 		return
 	}
-	hs.Default = hs.Host == r.defHost
-	if ports := r.portDefaults[hs.Host]; len(ports) > 0 {
-		hs.Default, hs.DefaultPorts = true, ports
+	for _, sch := range schemesOf(hs.Scheme) {
+		hs.Default = hs.Default || r.defHost[sch] == hs.Host
+	}
+	keys := []server{{hs.Host, ""}}
+	if hs.Scheme != "" {
+		keys = append(keys, server{hs.Host, hs.Scheme})
+	}
+	for _, key := range keys {
+		if ports := r.portDefaults[key]; len(ports) > 0 {
+			hs.Default, hs.DefaultPorts = true, append(hs.DefaultPorts, ports...)
+		}
 	}
 }

@@ -84,7 +84,8 @@ type proxyConn struct {
 	waiting bool
 	peer    netip.Addr
 	// xff: X-Forwarded-For decides each request's client; xfp:
-	// X-Forwarded-Proto decides https_redirect.
+	// X-Forwarded-Proto decides its scheme (https_redirect, when.scheme,
+	// $scheme).
 	xff, xfp bool
 }
 
@@ -175,10 +176,15 @@ func addrPort(a net.Addr) netip.AddrPort {
 }
 
 // https reports whether req came over https: through the TLS listener, or
-// marked so by a TLS terminator in front that https_redirect trusts (a
-// trusted proxy's X-Forwarded-Proto, forwardedHTTPS).
+// marked so by a TLS terminator in front (X-Forwarded-Proto,
+// forwardedHTTPS) that https_redirect trusts or that trusted_proxies
+// names: rules of one scheme and servers of TLS ports answer behind a
+// listed terminator as they do on the TLS listener, with or without
+// https_redirect. (Loopback, trusted by https_redirect when the list
+// is empty, is not believed otherwise: a local client's header would
+// change what it is forwarded as.)
 func (cs *conn) https(req *httpparse.Request) bool {
-	return cs.tls || cs.loop.srv.opts.HTTPSRedirect && cs.forwardedHTTPS(req)
+	return cs.tls || (cs.loop.srv.opts.HTTPSRedirect || cs.proxy.xff) && cs.forwardedHTTPS(req)
 }
 
 // forwardedHTTPS reports whether the request was marked as received over

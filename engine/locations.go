@@ -41,7 +41,8 @@ func (cs *conn) program(rules *matcher.Set, hosts *rewrite.Hosts, req *httpparse
 	}
 	ph.host = ascii.AppendLower(ph.host[:0], name)
 	ph.port = strconv.AppendUint(ph.port[:0], uint64(cs.local.Port()), 10)
-	p := hosts.ChooseOn(&ph.scratch, ph.host, ph.port)
+	https := cs.https(req)
+	p := hosts.ChooseOn(&ph.scratch, ph.host, ph.port, https)
 	if p == nil {
 		return nil
 	}
@@ -56,7 +57,7 @@ func (cs *conn) program(rules *matcher.Set, hosts *rewrite.Hosts, req *httpparse
 		target = ph.target2
 	}
 	ph.req = rewrite.Request{Host: ph.host, Target: target, Path: req.Path, Query: req.Query, Method: req.Method,
-		Port: ph.port, HTTPS: cs.https(req), Fields: &cs.loop.cond, KeepSlashes: rules.URI().KeepSlashes}
+		Port: ph.port, HTTPS: https, Fields: &cs.loop.cond, KeepSlashes: rules.URI().KeepSlashes}
 	return p
 }
 

@@ -28,7 +28,7 @@ func (pageStatus) Hit()                      {}
 func (cs *conn) interceptPages(req *httpparse.Request, rules *matcher.Set, date []byte) {
 	ph := &cs.loop.phase
 	hosts, _ := rules.Locations().(*rewrite.Hosts)
-	p := hosts.ChooseOn(&ph.scratch2, ph.host, ph.port)
+	p := hosts.ChooseOn(&ph.scratch2, ph.host, ph.port, ph.req.HTTPS)
 	if p == nil {
 		return
 	}
@@ -39,7 +39,7 @@ func (cs *conn) interceptPages(req *httpparse.Request, rules *matcher.Set, date 
 		if !ok {
 			break
 		}
-		hosts.ChooseOn(&ph.scratch2, ph.host, ph.port)
+		hosts.ChooseOn(&ph.scratch2, ph.host, ph.port, ph.req.HTTPS)
 		p.Run(&ph.scratch2, &ph.req, &ph.res2)
 		if !p.RunIntercepted(&ph.scratch2, &ph.req, &ph.res2, status) {
 			continue

@@ -54,7 +54,7 @@ func locSpec(l *StructLoc) rewrite.LocationSpec {
 }
 
 func runStructural(hosts *rewrite.Hosts, scratch *rewrite.Scratch, req request, flat func() (string, string)) (got, origin string) {
-	p := hosts.Lookup([]byte(strings.ToLower(hostOnly(req.host))))
+	p := hosts.Lookup([]byte(strings.ToLower(hostOnly(req.host))), req.https)
 	if p == nil {
 		return flat()
 	}

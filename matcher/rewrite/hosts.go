@@ -10,15 +10,12 @@ import (
 // longest leading wildcard ("*.example.com", ".example.com"), else the
 // longest trailing one ("www.example.*"), else the first regex name
 // ("~^(?<sub>.+)\.example\.com$") in order, else the default server.
+// Servers of one scheme (nginx's plain and ssl listen ports) are chosen
+// among those of that scheme and those of none.
 type Hosts struct {
-	byHost map[string]*Program
-	wild   hostTable
-	progs  []*Program // the wildcard names' Programs, by wild's values
-	// regexes are the regex names, in order, each with its Program.
-	regexes []hostRegex
-	other   *Program
-	// byPort are the default servers of some listener ports.
-	byPort map[string]*Program
+	// plain and tls are the servers a plain and a TLS request choose
+	// among: one table when no server names a scheme.
+	plain, tls *hostIndex
 	// serverSteps: some Program has steps of the server's own.
 	serverSteps bool
 	// file is the config file the specs are in, for List and Explain.
@@ -28,10 +25,25 @@ type Hosts struct {
 	named []namedProgram
 }
 
-// namedProgram is a server's Program under the name its spec gives it.
+// hostIndex is the servers of one listener kind, by name.
+type hostIndex struct {
+	byHost map[string]*Program
+	wild   hostTable
+	progs  []*Program // the wildcard names' Programs, by wild's values
+	// regexes are the regex names, in order, each with its Program.
+	regexes []hostRegex
+	other   *Program
+	// def is the default_server's Program, which replaces other.
+	def *Program
+	// byPort are the default servers of some listener ports.
+	byPort map[string]*Program
+}
+
+// namedProgram is a server's Program under the name and scheme its spec
+// gives it.
 type namedProgram struct {
-	name string
-	p    *Program
+	name, scheme string
+	p            *Program
 }
 
 // hostRegex is a regex server name, compiled by its Program's compiler
@@ -52,33 +64,57 @@ func (h *Hosts) ServerSteps() bool { return h != nil && h.serverSteps }
 // "" is the default server, for every host that no other names. Default
 // makes this one the default server instead (nginx's default_server):
 // on the listener ports DefaultPorts ($server_port), or on every other
-// port when DefaultPorts is empty.
+// port when DefaultPorts is empty. Scheme "http" or "https" makes it a
+// server of plain or TLS requests only, as nginx's servers of plain and
+// ssl listen ports; "" serves both.
 type HostSpec struct {
 	Host         string
 	Default      bool
 	DefaultPorts []string
+	Scheme       string
 	Spec         Spec
 }
 
 // CompileHosts compiles each host's Spec. An error is an *Error of the
 // first problem, with Host set.
 func CompileHosts(specs []HostSpec) (*Hosts, error) {
-	h := &Hosts{byHost: map[string]*Program{}}
-	var def *Program
+	h := &Hosts{plain: newHostIndex()}
+	h.tls = h.plain
+	for _, hs := range specs {
+		switch hs.Scheme {
+		case "", "http", "https":
+		default:
+			return nil, &Error{Host: hs.Host, Key: "scheme", Msg: fmt.Sprintf("%q is no scheme; \"http\" or \"https\"", hs.Scheme)}
+		}
+		if hs.Scheme != "" && h.tls == h.plain {
+			h.tls = newHostIndex()
+		}
+	}
 	// The hosts' Specs share their maps (the config gives each the same
 	// slice): a map that reads no variable slot is compiled once.
 	shared := map[*MapSpec]*mapVar{}
 	for _, hs := range specs {
 		var p *Program
+		var name *rx
 		err := error(nil)
-		if re, ok := strings.CutPrefix(hs.Host, "~"); ok {
-			var name *rx
+		re, isRegex := strings.CutPrefix(hs.Host, "~")
+		if isRegex {
 			p, name, err = compileNamed(hs.Spec, re, shared)
-			if err == nil {
-				h.regexes = append(h.regexes, hostRegex{name, p})
+		} else {
+			p, err = compile(hs.Spec, nil, shared)
+		}
+		for _, ix := range h.indexes(hs.Scheme) {
+			if err != nil {
+				break
 			}
-		} else if p, err = compile(hs.Spec, nil, shared); err == nil {
-			err = h.fileName(hs.Host, p)
+			if isRegex {
+				ix.regexes = append(ix.regexes, hostRegex{name, p})
+			} else {
+				err = ix.fileName(hs.Host, p)
+			}
+			if err == nil {
+				err = ix.fileDefault(&hs, p)
+			}
 		}
 		if err != nil {
 			if e, ok := err.(*Error); ok {
@@ -88,49 +124,75 @@ func CompileHosts(specs []HostSpec) (*Hosts, error) {
 			return nil, &Error{Host: hs.Host, Key: "host", Msg: err.Error()}
 		}
 		h.serverSteps = h.serverSteps || p.ServerSteps()
-		h.named = append(h.named, namedProgram{hs.Host, p})
-		if hs.Default && len(hs.DefaultPorts) > 0 {
-			for _, port := range hs.DefaultPorts {
-				if h.byPort == nil {
-					h.byPort = map[string]*Program{}
-				}
-				if h.byPort[port] != nil {
-					return nil, &Error{Host: hs.Host, Key: "default_server", Msg: "a second default server for port " + port}
-				}
-				h.byPort[port] = p
-			}
-		} else if hs.Default {
-			if def != nil {
-				return nil, &Error{Host: hs.Host, Key: "default_server", Msg: "a second default server"}
-			}
-			def = p
-		}
+		h.named = append(h.named, namedProgram{hs.Host, hs.Scheme, p})
 	}
-	if def != nil {
-		h.other = def
+	for _, ix := range []*hostIndex{h.plain, h.tls} {
+		if ix.def != nil {
+			ix.other = ix.def
+		}
 	}
 	return h, nil
 }
 
+func newHostIndex() *hostIndex { return &hostIndex{byHost: map[string]*Program{}} }
+
+// indexes are the tables a server of scheme is chosen from.
+func (h *Hosts) indexes(scheme string) []*hostIndex {
+	switch {
+	case h.tls == h.plain:
+		return []*hostIndex{h.plain}
+	case scheme == "http":
+		return []*hostIndex{h.plain}
+	case scheme == "https":
+		return []*hostIndex{h.tls}
+	}
+	return []*hostIndex{h.plain, h.tls}
+}
+
+// fileDefault files p as a default server where hs says so.
+func (ix *hostIndex) fileDefault(hs *HostSpec, p *Program) error {
+	switch {
+	case hs.Default && len(hs.DefaultPorts) > 0:
+		for _, port := range hs.DefaultPorts {
+			if ix.byPort == nil {
+				ix.byPort = map[string]*Program{}
+			}
+			if ix.byPort[port] != nil {
+				return &Error{Host: hs.Host, Key: "default_server", Msg: "a second default server for port " + port}
+			}
+			ix.byPort[port] = p
+		}
+	case hs.Default:
+		if ix.def != nil {
+			return &Error{Host: hs.Host, Key: "default_server", Msg: "a second default server"}
+		}
+		ix.def = p
+	}
+	return nil
+}
+
 // fileName files the Program of an exact or wildcard name.
-func (h *Hosts) fileName(name string, p *Program) error {
+func (ix *hostIndex) fileName(name string, p *Program) error {
 	if name == "" {
-		h.other = p
+		if ix.other != nil {
+			return fmt.Errorf("a second server for the hosts no server names")
+		}
+		ix.other = p
 		return nil
 	}
-	wild, err := h.wild.add(name, int32(len(h.progs)))
+	wild, err := ix.wild.add(name, int32(len(ix.progs)))
 	if err != nil {
 		return err
 	}
 	if wild || name[0] == '.' {
-		h.progs = append(h.progs, p)
+		ix.progs = append(ix.progs, p)
 	}
 	if !wild {
 		name = strings.TrimPrefix(name, ".")
-		if h.byHost[name] != nil {
+		if ix.byHost[name] != nil {
 			return fmt.Errorf("%q is named twice", name)
 		}
-		h.byHost[name] = p
+		ix.byHost[name] = p
 	}
 	return nil
 }
@@ -148,43 +210,51 @@ func compileNamed(spec Spec, expr string, shared map[*MapSpec]*mapVar) (*Program
 	return p, name, err
 }
 
-// Choose returns the Program for host (lower case, without port), nil
-// when there is none; when a regex name chose it, s keeps the regex so
-// that the next Run on s starts with its captures.
+// Choose returns the Program for host (lower case, without port) of a
+// plain request, nil when there is none; when a regex name chose it, s
+// keeps the regex so that the next Run on s starts with its captures.
 func (h *Hosts) Choose(s *Scratch, host []byte) *Program {
-	return h.ChooseOn(s, host, nil)
+	return h.ChooseOn(s, host, nil, false)
 }
 
 // ChooseOn is Choose for a request to the listener port port
-// ($server_port): a host that no server names gets that port's default
-// server, if it has one.
-func (h *Hosts) ChooseOn(s *Scratch, host, port []byte) *Program {
+// ($server_port), over TLS when https: a host that no server names gets
+// that port's default server, if it has one.
+func (h *Hosts) ChooseOn(s *Scratch, host, port []byte, https bool) *Program {
 	s.hostRe = nil
 	if h == nil {
 		return nil
 	}
-	if p := h.byHost[string(host)]; p != nil {
+	ix := h.plain
+	if https {
+		ix = h.tls
+	}
+	if p := ix.byHost[string(host)]; p != nil {
 		return p
 	}
-	if i, ok := h.wild.find(host); ok {
-		return h.progs[i]
+	if i, ok := ix.wild.find(host); ok {
+		return ix.progs[i]
 	}
-	for _, r := range h.regexes {
+	for _, r := range ix.regexes {
 		s.arena = append(s.arena[:0], host...)
 		if s.matchHost(r.re, s.arena) {
 			s.hostRe = r.re
 			return r.p
 		}
 	}
-	if p := h.byPort[string(port)]; p != nil {
+	if p := ix.byPort[string(port)]; p != nil {
 		return p
 	}
-	return h.other
+	return ix.other
 }
 
-// Lookup is Choose for a caller that keeps no Scratch (the config's
+// Lookup is ChooseOn for a caller that keeps no Scratch (the config's
 // checks): a regex name's captures are dropped.
-func (h *Hosts) Lookup(host []byte) *Program {
+func (h *Hosts) Lookup(host []byte, https bool) *Program {
 	var s Scratch
-	return h.Choose(&s, host)
+	return h.ChooseOn(&s, host, nil, https)
 }
+
+// Schemed reports whether some server is of one scheme only: then a
+// host's answers depend on the scheme.
+func (h *Hosts) Schemed() bool { return h != nil && h.plain != h.tls }

@@ -183,7 +183,7 @@ func TestServersAgainstNginx(t *testing.T) {
 			t.Errorf("%s:\n nginx     %s\n redirectd %s", host, want, got)
 		}
 		want = nginxAnswer(t, addr2, host+" /")
-		hosts.ChooseOn(&s, req.Host, []byte(port2)).Run(&s, req, &res)
+		hosts.ChooseOn(&s, req.Host, []byte(port2), false).Run(&s, req, &res)
 		if got := answerText(res.Status, "", string(res.Body), true); got != want {
 			t.Errorf("%s on the second port:\n nginx     %s\n redirectd %s", host, want, got)
 		}

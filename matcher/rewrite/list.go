@@ -12,6 +12,8 @@ type Listed struct {
 	// other names (the steps and locations written without a host, which
 	// the named hosts' servers hold too).
 	Host string
+	// Scheme is the server's scheme, "" when it serves both.
+	Scheme string
 	// Location is the location as nginx writes it ("= /x", "~* \.php$",
 	// "@err"), "" for a server's steps. Parent is the one it is nested
 	// in, "" at the server's level.
@@ -41,38 +43,38 @@ func (h *Hosts) List() []Listed {
 	named := slices.Clone(h.named)
 	sort.SliceStable(named, func(i, j int) bool { return named[i].name < named[j].name }) // "" first
 	for _, n := range named {
-		if n.name == "" {
-			out = n.p.list("", nil, out)
+		if n.name == "" && n.scheme == "" {
+			out = n.p.list("", "", nil, out)
 			for _, l := range out {
 				shared[l.Line] = true
 			}
 			continue
 		}
-		out = n.p.list(n.name, shared, out)
+		out = n.p.list(n.name, n.scheme, shared, out)
 	}
 	return out
 }
 
 // list appends p's steps and locations for host, leaving out those on
 // a line in skip.
-func (p *Program) list(host string, skip map[int]bool, out []Listed) []Listed {
+func (p *Program) list(host, scheme string, skip map[int]bool, out []Listed) []Listed {
 	for _, t := range p.spec.Steps {
 		if !skip[t.Line] {
-			out = append(out, Listed{Host: host, Line: t.Line, Steps: t.Src})
+			out = append(out, Listed{Host: host, Scheme: scheme, Line: t.Line, Steps: t.Src})
 		}
 	}
-	return listLocations(host, "", p.spec.Locations, skip, out)
+	return listLocations(host, scheme, "", p.spec.Locations, skip, out)
 }
 
-func listLocations(host, parent string, specs []LocationSpec, skip map[int]bool, out []Listed) []Listed {
+func listLocations(host, scheme, parent string, specs []LocationSpec, skip map[int]bool, out []Listed) []Listed {
 	for i := range specs {
 		sp := &specs[i]
 		name := locationName(sp)
 		if !skip[sp.Line] {
-			out = append(out, Listed{Host: host, Location: name, Parent: parent, Kind: sp.Match, Path: sp.Path,
+			out = append(out, Listed{Host: host, Scheme: scheme, Location: name, Parent: parent, Kind: sp.Match, Path: sp.Path,
 				Line: sp.Line, Steps: sp.Steps, Pass: sp.Pass, Upstream: sp.Upstream, URI: sp.URI, HasURI: sp.HasURI})
 		}
-		out = listLocations(host, name, sp.Locations, skip, out)
+		out = listLocations(host, scheme, name, sp.Locations, skip, out)
 	}
 	return out
 }

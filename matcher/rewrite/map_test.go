@@ -133,7 +133,7 @@ func TestMapShared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, b := hosts.Lookup([]byte("a.test")), hosts.Lookup([]byte("b.test"))
+	a, b := hosts.Lookup([]byte("a.test"), false), hosts.Lookup([]byte("b.test"), false)
 	if a.maps[0] != b.maps[0] {
 		t.Error("the map that reads no variable is compiled twice")
 	}

@@ -58,6 +58,10 @@ func locationInfos(set *matcher.Set) []admin.RuleInfo {
 		if l.Location == "" {
 			ri.Kind = "server_rewrite"
 		}
+		if l.Scheme != "" {
+			// As a rule's when.scheme: the server is of that scheme only.
+			ri.Conditions = []string{"scheme = " + l.Scheme}
+		}
 		if l.Pass {
 			ri.Upstream = l.Upstream
 			if ri.Upstream == "" {

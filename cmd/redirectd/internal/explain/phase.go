@@ -32,15 +32,16 @@ func Phase(set *matcher.Set, r PhaseRequest) *rewrite.Trace {
 	}
 	name, port := httpparse.SplitHostPort(r.Host)
 	name = strings.ToLower(strings.TrimSuffix(name, "."))
-	p := hosts.Lookup([]byte(name))
-	if p == nil {
-		return nil
-	}
 	if port == "" {
 		port = "80"
 		if r.HTTPS {
 			port = "443"
 		}
+	}
+	var s rewrite.Scratch
+	p := hosts.ChooseOn(&s, []byte(name), []byte(port), r.HTTPS)
+	if p == nil {
+		return nil
 	}
 	target := r.Path
 	if r.Query != nil {
