@@ -88,3 +88,16 @@ func serveBound(tb testing.TB, file string) (cmd *exec.Cmd, addr, adminAddr stri
 	}
 	return
 }
+
+// servedConfig is an imported config with head (a [server] table of the
+// test's own listen, and any other tables) in front: a [server] table
+// the import wrote (absolute_redirect) joins head's, since TOML takes a
+// table once.
+func servedConfig(head string, body []byte) []byte {
+	const imported = "[server]\nabsolute_redirect = true\n"
+	if text := string(body); strings.Contains(text, imported) {
+		body = []byte(strings.Replace(text, imported, "", 1))
+		head = strings.Replace(head, "[server]\n", imported, 1)
+	}
+	return append([]byte(head), body...)
+}

@@ -117,7 +117,7 @@ server {
 	addr, admin := testport.Free(t), testport.Free(t)
 	served := filepath.Join(out, "served.toml")
 	head := fmt.Sprintf("[server]\nlisten = %q\n[admin]\nlisten = %q\n[access_log]\nenabled = false\n", addr, admin)
-	if err := os.WriteFile(served, append([]byte(head), body...), 0o644); err != nil {
+	if err := os.WriteFile(served, servedConfig(head, body), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	srvErr := startProcess(t, exec.Command(buildBinary(t), "serve", "-config", served))
@@ -249,7 +249,7 @@ server {
 	body = listen.ReplaceAll(body, []byte(fmt.Sprintf("${1}%q", tlsServe)))
 	served := filepath.Join(out, "served.toml")
 	head := fmt.Sprintf("[server]\nlisten = %q\n[admin]\nlisten = %q\n[access_log]\nenabled = false\n", addr, admin)
-	if err := os.WriteFile(served, append([]byte(head), body...), 0o644); err != nil {
+	if err := os.WriteFile(served, servedConfig(head, body), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	srvErr := startProcess(t, exec.Command(buildBinary(t), "serve", "-config", served))

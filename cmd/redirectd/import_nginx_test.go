@@ -262,7 +262,7 @@ func roundTripExcept(t *testing.T, nginxBin, dir, conf, nginxAddr string, reqs [
 	served := filepath.Join(out, "served.toml")
 	body, _ := os.ReadFile(filepath.Join(out, "redirectd.toml"))
 	addr, admin := testport.Free(t), testport.Free(t)
-	os.WriteFile(served, append([]byte(fmt.Sprintf("[server]\nlisten = %q\n[admin]\nlisten = %q\n[access_log]\nenabled = false\n", addr, admin)), body...), 0o644)
+	os.WriteFile(served, servedConfig(fmt.Sprintf("[server]\nlisten = %q\n[admin]\nlisten = %q\n[access_log]\nenabled = false\n", addr, admin), body), 0o644)
 	srv := exec.Command(buildBinary(t), "serve", "-config", served)
 	var srvErr bytes.Buffer
 	srv.Stderr = &srvErr

@@ -26,8 +26,55 @@ type Structural struct {
 	// Maps are the map blocks its steps read.
 	Maps []*nmap
 	// Default: nginx sends it the hosts no server names, written as
-	// default_server on its first host.
-	Default bool
+	// default_server on its first host; DefaultOn says on which kinds
+	// of port (plain, TLS) it is the default.
+	Default   bool
+	DefaultOn [2]bool
+	// Scheme is "http" or "https" for a server on one kind of port in a
+	// config with both, else "".
+	Scheme string
+}
+
+// noName is the host a default server without a usable server_name is
+// written under: nginx's own placeholder name, which no request carries
+// in practice, so that only its default_server role gives it requests.
+const noName = "_"
+
+// nameClaims are the server names taken so far, by kind of port (plain,
+// TLS): nginx chooses among the servers of the port a request came to.
+type nameClaims [2]map[string]bool
+
+func newNameClaims() nameClaims { return nameClaims{{}, {}} }
+
+// kinds are the kinds of port s listens on, both when it names none.
+func kinds(s *server) []int {
+	switch {
+	case s.on[0] && s.on[1], !s.on[0] && !s.on[1]:
+		return []int{0, 1}
+	case s.on[1]:
+		return []int{1}
+	}
+	return []int{0}
+}
+
+// taken reports whether an earlier server claimed name on a kind of
+// port s listens on.
+func (c nameClaims) taken(s *server, name string) bool {
+	for _, k := range kinds(s) {
+		if c[k][name] {
+			return true
+		}
+	}
+	return false
+}
+
+// claim takes names for s on its kinds of port.
+func (c nameClaims) claim(s *server, names []string) {
+	for _, k := range kinds(s) {
+		for _, n := range names {
+			c[k][n] = true
+		}
+	}
 }
 
 // StructLoc is one location of a Structural server.
@@ -56,14 +103,14 @@ var matchKinds = map[string]string{"=": "exact", "": "prefix", "^~": "prefix_nor
 // structural writes s as the location model when it can and reports
 // whether it did; when it cannot, a note says why and s keeps the flat
 // translation.
-func (t *translator) structural(s *server, claimed map[string]bool) bool {
+func (t *translator) structural(s *server, claimed nameClaims) bool {
 	why := t.structuralWhy(s)
 	if why == "" {
 		byDir := map[*Directive]*location{}
 		for _, l := range s.locs {
 			byDir[l.d] = l
 		}
-		st := &Structural{Server: s.d}
+		st := &Structural{Server: s.d, Scheme: s.scheme(t.m)}
 		for _, c := range s.d.Block {
 			switch {
 			case stepNames[c.Name]:
@@ -84,9 +131,12 @@ func (t *translator) structural(s *server, claimed map[string]bool) bool {
 			}
 		}
 		for _, n := range append(slices.Clone(s.names), s.patterns...) {
-			if !claimed[n] {
+			if !claimed.taken(s, n) {
 				st.Hosts = append(st.Hosts, n)
 			}
+		}
+		if s.dflt && len(s.names)+len(s.patterns) == 0 && len(t.m.servers) > 1 && !claimed.taken(s, noName) {
+			st.Hosts = []string{noName}
 		}
 		st.Maps = t.mapsRead(s.d.Block)
 		if why != "" {
@@ -95,15 +145,14 @@ func (t *translator) structural(s *server, claimed map[string]bool) bool {
 			why = "the location model refuses it: " + err.Error()
 		}
 		st.Default = s.dflt && len(t.m.servers) > 1 && len(st.Hosts) > 0
+		st.DefaultOn = s.dfltOn
 		if len(t.m.servers) == 1 {
 			st.Hosts = nil
 		} else if why == "" && len(st.Hosts) == 0 {
 			why = "an earlier server has all its names"
 		}
 		if why == "" {
-			for _, n := range st.Hosts {
-				claimed[n] = true
-			}
+			claimed.claim(s, st.Hosts)
 			t.structs = append(t.structs, st)
 			t.structSrv[s] = true
 			t.paths = append(t.paths, fmt.Sprintf("%s: server %s: [[server_rewrite]] and [[location]] tables (%d locations)", s.d.Source(), strings.Join(s.names, " "), countLocs(st.Locations)))
@@ -118,10 +167,10 @@ func (t *translator) structural(s *server, claimed map[string]bool) bool {
 // when it can.
 func (t *translator) structuralWhy(s *server) string {
 	switch {
-	case t.m.schemed:
-		return "the config has servers on plain and TLS ports, and locations are not chosen per port"
 	case len(t.m.servers) == 1 && !s.unnamable:
 		// One server answers every host: its tables name none.
+	case len(s.names) == 0 && len(s.patterns) == 0 && s.dflt:
+		// Written under noName, as the default server.
 	case len(s.names) == 0 && len(s.patterns) == 0 || s.unnamable && len(s.patterns) == 0:
 		return "it has no server_name a host can match exactly"
 	case len(s.patterns) > 0 && s.dflt:
@@ -433,10 +482,10 @@ func (t *translator) keepDefault() {
 }
 
 // namedDefault reports whether s is the default server of several and
-// has names: the flat rules answer only its names, where nginx sends it
-// every host no server names too.
+// has names, or none (written under noName): the flat rules answer only
+// its names, where nginx sends it every host no server names too.
 func (t *translator) namedDefault(s *server) bool {
-	return s.dflt && len(t.m.servers) > 1 && len(s.names) > 0
+	return s.dflt && len(t.m.servers) > 1 && (len(s.names) > 0 || len(s.patterns) == 0)
 }
 
 // dropPatternNotes takes out the notes that s's regex and

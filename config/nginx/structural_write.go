@@ -85,14 +85,26 @@ func writeStructural(b *strings.Builder, res *Result, mapFile func(mp *nmap, tex
 		if st.Hosts == nil {
 			hostList = ""
 		}
+		scheme := ""
+		if st.Scheme != "" {
+			scheme = fmt.Sprintf("scheme = %q\n", st.Scheme)
+		}
 		if st.Default {
 			// default_server takes one host: the first, in a table
-			// of its own.
-			fmt.Fprintf(b, "\n# %s: server %s, nginx's default server: it answers the hosts no server names\n[[server_rewrite]]\nhost = %s\ndefault_server = true\n", st.Server.Source(), st.Hosts[0], hosts[0])
-			if len(st.Steps) > 0 {
-				fmt.Fprintf(b, "steps = %s\n", stepsString(stepText(st.Steps)))
+			// of its own. A server on both kinds of port that is the
+			// default of one only is two servers there, one per
+			// scheme: the table says which is the default.
+			defScheme, partial := scheme, st.Scheme == "" && st.DefaultOn[0] != st.DefaultOn[1] && res.bothKinds
+			if partial {
+				defScheme = fmt.Sprintf("scheme = %q\n", [2]string{"http", "https"}[kindOf(st.DefaultOn[1])])
 			}
-			hosts = hosts[1:]
+			fmt.Fprintf(b, "\n# %s: server %s, nginx's default server: it answers the hosts no server names\n[[server_rewrite]]\nhost = %s\n%sdefault_server = true\n", st.Server.Source(), st.Hosts[0], hosts[0], defScheme)
+			if !partial {
+				if len(st.Steps) > 0 {
+					fmt.Fprintf(b, "steps = %s\n", stepsString(stepText(st.Steps)))
+				}
+				hosts = hosts[1:]
+			}
 		}
 		if len(st.Steps) > 0 && (len(hosts) > 0 || st.Hosts == nil) {
 			fmt.Fprintf(b, "\n# %s: server %s, its rewrite phase\n[[server_rewrite]]\n", st.Server.Source(), strings.Join(st.Hosts, " "))
@@ -100,20 +112,21 @@ func writeStructural(b *strings.Builder, res *Result, mapFile func(mp *nmap, tex
 				hostList := "[" + strings.Join(hosts, ", ") + "]"
 				fmt.Fprintf(b, "hosts = %s\n", hostList)
 			}
-			fmt.Fprintf(b, "steps = %s\n", stepsString(stepText(st.Steps)))
+			fmt.Fprintf(b, "%ssteps = %s\n", scheme, stepsString(stepText(st.Steps)))
 		}
 		for _, l := range st.Locations {
-			writeStructLoc(b, l, "location", hostList)
+			writeStructLoc(b, l, "location", hostList, scheme)
 		}
 	}
 	return nil
 }
 
-func writeStructLoc(b *strings.Builder, l *StructLoc, table, hostList string) {
+func writeStructLoc(b *strings.Builder, l *StructLoc, table, hostList, scheme string) {
 	fmt.Fprintf(b, "\n# %s: location %s\n[[%s]]\n", l.D.Source(), commentSafe(strings.Join(l.D.Args, " ")), table)
 	if hostList != "" {
 		fmt.Fprintf(b, "hosts = %s\n", hostList)
 	}
+	b.WriteString(scheme)
 	fmt.Fprintf(b, "match = %q\npath = %s\n", l.Match, importer.Quote(l.Path))
 	if len(l.Steps) > 0 {
 		fmt.Fprintf(b, "steps = %s\n", stepsString(stepText(l.Steps)))
@@ -128,7 +141,7 @@ func writeStructLoc(b *strings.Builder, l *StructLoc, table, hostList string) {
 		}
 	}
 	for _, n := range l.Locations {
-		writeStructLoc(b, n, table+".location", "")
+		writeStructLoc(b, n, table+".location", "", "")
 	}
 }
 

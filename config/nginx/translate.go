@@ -72,6 +72,8 @@ type Result struct {
 	// loadProbes are the self-check's requests to structural servers
 	// and nginx's answers, for CheckLoaded.
 	loadProbes []loadProbe
+	// bothKinds: nginx listens on plain and TLS ports.
+	bothKinds bool
 }
 
 // Certificate is one server's ssl_certificate and ssl_certificate_key.
@@ -114,7 +116,7 @@ func TranslateWith(dirs []*Directive, opts Options) *Result {
 		m.note(nil, "no server block found: nothing to translate")
 	}
 	t.routes() // before server(), which changes the hosts of some servers' rules
-	claimed := map[string]bool{}
+	claimed := newNameClaims()
 	for _, s := range m.servers {
 		start, notes := len(t.rules), len(m.notes)
 		t.server(s)
@@ -137,9 +139,7 @@ func TranslateWith(dirs []*Directive, opts Options) *Result {
 			}
 			continue
 		}
-		for _, n := range s.names {
-			claimed[n] = true
-		}
+		claimed.claim(s, s.names)
 		for i := start; i < len(t.rules); i++ {
 			t.rules[i].Scheme = s.scheme(m)
 		}
@@ -148,7 +148,8 @@ func TranslateWith(dirs []*Directive, opts Options) *Result {
 		return TranslateWith(dirs, Options{AllLocations: true})
 	}
 	t.keepDefault()
-	res := &Result{Rules: t.rules, Groups: t.groups, Routes: t.routeList, Structural: t.structs, Paths: t.paths}
+	res := &Result{Rules: t.rules, Groups: t.groups, Routes: t.routeList, Structural: t.structs, Paths: t.paths,
+		bothKinds: m.ports[0] != "" && m.ports[1] != ""}
 	t.structuralSettings(res)
 	for k := range 2 {
 		res.Listen[k] = listenAddr(m.addrs[k], m.ports[k])
