@@ -191,7 +191,12 @@ func (t *translator) unsupported(dirs []*Directive, inIf bool) string {
 				return "error_page inside if at " + c.Source()
 			}
 		case "try_files":
-			return "try_files at " + c.Source()
+			// Content: redirectd serves no files, and the note on it
+			// says what it answers instead; a fallback to a named
+			// location that proxies forwards (structLoc).
+			if inIf {
+				return "try_files inside if at " + c.Source()
+			}
 		case "proxy_pass":
 			if inIf {
 				return "proxy_pass inside if at " + c.Source()
@@ -235,20 +240,8 @@ func (t *translator) structLoc(d *Directive, byDir map[*Directive]*location) (sl
 			}
 			sl.Locations = append(sl.Locations, n)
 		case c.Name == "proxy_pass":
-			g, seen := t.passGroup[l]
-			if !seen && l != nil && l.pass != nil {
-				// A location no route could say (a regex one, or one
-				// of a server with regex names): its group, when it
-				// is one the routes already use. Looked up without
-				// adding a group or a note, as a server left flat
-				// would keep them.
-				n := len(t.m.notes)
-				if ng := t.makeGroup(l); ng != nil {
-					g = t.groupByKey[ng.key()]
-				}
-				t.m.notes = t.m.notes[:n]
-			}
-			if g == nil || g.Name == "" || !t.groupWritten(g) {
+			g := t.locGroup(l)
+			if g == nil {
 				return sl, "proxy_pass at " + c.Source() + " has no upstream group"
 			}
 			sl.Group = g
@@ -258,7 +251,40 @@ func (t *translator) structLoc(d *Directive, byDir map[*Directive]*location) (sl
 			}
 		}
 	}
+	if sl.Group == nil && l != nil && l.tryNamed != "" && l.pass != nil {
+		// try_files $uri @app, with @app proxying: nginx forwards what
+		// it finds no file for, and redirectd, which has no files,
+		// forwards it all (the try_files note says so).
+		if sl.Group = t.locGroup(l); sl.Group == nil {
+			return sl, "the try_files at " + d.Source() + " falls back to a proxy_pass with no upstream group"
+		}
+		_, rest, _ := strings.Cut(l.pass.Args[0], "://")
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			sl.URI, sl.HasURI = rest[i:], true
+		}
+	}
 	return sl, ""
+}
+
+// locGroup is the upstream group l forwards to, nil when there is none
+// written.
+func (t *translator) locGroup(l *location) *Group {
+	g, seen := t.passGroup[l]
+	if !seen && l != nil && l.pass != nil {
+		// A location no route could say (a regex one, or one of a
+		// server with regex names): its group, when it is one the
+		// routes already use. Looked up without adding a group or a
+		// note, as a server left flat would keep them.
+		n := len(t.m.notes)
+		if ng := t.makeGroup(l); ng != nil {
+			g = t.groupByKey[ng.key()]
+		}
+		t.m.notes = t.m.notes[:n]
+	}
+	if g == nil || g.Name == "" || !t.groupWritten(g) {
+		return nil
+	}
+	return g
 }
 
 // groupWritten reports whether g is among the groups written.
@@ -339,7 +365,11 @@ func (t *translator) leftOutSteps(s *server) bool {
 // of s, which its locations now say.
 func (t *translator) dropNotes(s *server) {
 	at := stepSources(s)
-	t.m.notes = slices.DeleteFunc(t.m.notes, func(n Note) bool { return at[fmt.Sprintf("%s:%d", n.File, n.Line)] })
+	// Notes on content (root, try_files) stay: a location on the same
+	// line has the same place.
+	t.m.notes = slices.DeleteFunc(t.m.notes, func(n Note) bool {
+		return n.Kind != importer.Served && at[fmt.Sprintf("%s:%d", n.File, n.Line)]
+	})
 }
 
 // noteContent notes each location that neither proxies nor ends in a
