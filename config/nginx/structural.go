@@ -368,7 +368,7 @@ func (t *translator) dropNotes(s *server) {
 	// Notes on content (root, try_files) stay: a location on the same
 	// line has the same place.
 	t.m.notes = slices.DeleteFunc(t.m.notes, func(n Note) bool {
-		return n.Kind != importer.Served && at[fmt.Sprintf("%s:%d", n.File, n.Line)]
+		return (n.Kind != importer.Served || strings.HasPrefix(n.Msg, "error_page:")) && at[fmt.Sprintf("%s:%d", n.File, n.Line)]
 	})
 }
 
