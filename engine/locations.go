@@ -173,8 +173,11 @@ func (cs *conn) answerPhase(out []byte, req *httpparse.Request, rules *matcher.S
 
 // appendPhaseLocation appends a Location the phase built; a path gets
 // the origin with absolute_redirect, as appendLocation gives a rule's.
+// "//x" is a path here too: nginx prefixes any Location that starts with
+// '/' (ngx_http_header_filter), so a step's "//docs/x" goes out as
+// http://host//docs/x, never as the host "docs".
 func (cs *conn) appendPhaseLocation(dst, loc []byte, req *httpparse.Request) []byte {
-	if cs.loop.srv.opts.AbsoluteRedirect && len(loc) > 0 && loc[0] == '/' && (len(loc) == 1 || loc[1] != '/') {
+	if cs.loop.srv.opts.AbsoluteRedirect && len(loc) > 0 && loc[0] == '/' {
 		dst = cs.appendOrigin(dst, req)
 	}
 	return append(dst, loc...)

@@ -101,3 +101,11 @@ func servedConfig(head string, body []byte) []byte {
 	}
 	return append([]byte(head), body...)
 }
+
+// asNginxPort is an answer of redirectd at ours with its own port, in an
+// absolute Location (absolute_redirect), written as nginx's port: the
+// two listen on different ports of loopback.
+func asNginxPort(answer, ours, port string) string {
+	i := strings.LastIndexByte(ours, ':')
+	return strings.Replace(answer, ours[i:]+"/", ":"+port+"/", 1)
+}

@@ -56,10 +56,10 @@ func TestImportNginxIncludedOften(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(toml), "from = '/old'"); n != 30 {
-		t.Errorf("%d rules for /old, want one per server (30):\n%s", n, toml)
+	if n := strings.Count(string(toml), "path = '/old'"); n != 30 {
+		t.Errorf("%d locations = /old, want one per server (30):\n%s", n, toml)
 	}
-	if !strings.Contains(string(toml), "from = '/e'") {
+	if !strings.Contains(string(toml), "path = '/e'") {
 		t.Errorf("the rule at the end of the chain is missing:\n%s", toml)
 	}
 }

@@ -18,7 +18,7 @@ func importNginx(args []string, _, stderr io.Writer) int {
 	flags := newFlags("import nginx", stderr)
 	out := flags.String("o", ".", "write redirectd.toml and its map files into `dir`")
 	force := flags.Bool("force", false, "replace the files of an earlier import in the -o dir")
-	locations := flags.String("locations", "auto", "`auto`: write a server as [[location]] tables where the flat rules cannot say it whole; all: every server the location model runs")
+	locations := flags.String("locations", "all", "`all`: write every server the location model runs as [[server_rewrite]] and [[location]] tables; auto: only those the flat rules cannot say whole")
 	var allow []string
 	flags.Func("include-dir", "also follow includes into `dir` (repeatable); by default only the folder of each file named is read", func(dir string) error {
 		allow = append(allow, dir)

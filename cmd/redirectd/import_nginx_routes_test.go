@@ -131,7 +131,7 @@ server {
 		for _, p := range paths {
 			base := "http://" + h + ":" + port + p
 			want := routedAnswer(t, plain, h, p, base)
-			got := routedAnswer(t, addr, h, p, base)
+			got := asNginxPort(routedAnswer(t, addr, h, p, base), addr, port)
 			if got != want {
 				t.Errorf("http://%s%s: nginx %q, redirectd serve %q", h, p, want, got)
 			}
@@ -268,7 +268,7 @@ server {
 			for _, p := range []string{"/", "/page?q=1", "/api/items", "/api", "/ws/chat", "/ws"} {
 				base := scheme + "://" + h + ":" + port + p
 				want := routedAnswer(t, nginxAt, h, p, base)
-				if got := routedAnswer(t, ours, h, p, base); got != want {
+				if got := asNginxPort(routedAnswer(t, ours, h, p, base), ours, port); got != want {
 					t.Errorf("%s://%s%s: nginx %q, redirectd serve %q", scheme, h, p, want, got)
 				}
 				origins[strings.Fields(want + " none")[1]]++
