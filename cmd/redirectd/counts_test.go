@@ -108,11 +108,13 @@ server {
 			config := filepath.Join(out, "redirectd.toml")
 			args := []string{"import", in.kind, "-o", config, filepath.Join(dir, in.first)}
 			if in.kind == "nginx" {
-				args[3] = out
+				// The flat rules, whose counts are per host: a server
+				// written as locations has none.
+				args = []string{"import", "nginx", "-locations", "auto", "-o", out, filepath.Join(dir, in.first)}
 			}
 			code, _, report := runCmd(args...)
 			m := importedCount.FindStringSubmatch(report)
-			if code != 0 || m == nil {
+			if code > 1 || m == nil {
 				t.Skipf("import: exit %d, no count (a case the import refuses):\n%s", code, report)
 			}
 			imported, _ := strconv.Atoi(m[1])

@@ -8,7 +8,9 @@ import (
 	"strings"
 
 	"github.com/redirectd/redirectd/config"
+	"github.com/redirectd/redirectd/config/importer"
 	"github.com/redirectd/redirectd/config/nginx"
+	"github.com/redirectd/redirectd/internal/plural"
 )
 
 // importNginx translates nginx configs into DIR/redirectd.toml and map
@@ -62,7 +64,8 @@ func importNginx(args []string, _, stderr io.Writer) int {
 	// The self-check again, on the servers written as locations, as
 	// the loaded text says them.
 	res.Notes = append(res.Notes, res.CheckLoaded(cfg.Set, cfg.Locations)...)
-	res.Report(written, "").Write(stderr)
+	report := res.Report(written, "")
+	report.Write(stderr)
 	// Said only where a server is, or could not be, written as
 	// locations: a config the flat rules say whole needs no line.
 	if slices.ContainsFunc(res.Paths, func(p string) bool { return !strings.HasSuffix(p, nginx.FlatWhole) }) {
@@ -70,6 +73,13 @@ func importNginx(args []string, _, stderr io.Writer) int {
 		for _, p := range res.Paths {
 			fmt.Fprintln(stderr, "  "+p)
 		}
+	}
+	if n := report.Incomplete(); n > 0 {
+		// The files are written, for the operator to finish; a script
+		// that imports and deploys stops here.
+		fmt.Fprintf(stderr, "redirectd import nginx: %s (%q and %q above): the config is written, but does not answer every request as nginx does; fix those first\n",
+			plural.Count(n, "note"), importer.LeftOut, importer.Differs)
+		return 1
 	}
 	return 0
 }

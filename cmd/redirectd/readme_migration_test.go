@@ -84,8 +84,13 @@ func TestReadmeMigration(t *testing.T) {
 	cfgBlock := migrationBlock(t, readme, "migration-config")
 	_, appended, _ := strings.Cut(cfgBlock, "<<'EOF'\n")
 	appended, _, ok := strings.Cut(appended, "\nEOF\n")
-	if !ok || !strings.Contains(appended, "absolute_redirect = true") {
-		t.Fatalf("the README's step 4 appends no config with absolute_redirect:\n%s", cfgBlock)
+	if !ok {
+		t.Fatalf("the README's step 4 appends no config:\n%s", cfgBlock)
+	}
+	// Its sed line gives the import's [server] table the listen.
+	const setListen = `sed -i 's/^\[server\]$/[server]\nlisten = "127.0.0.1:8080"/' site/redirectd.toml`
+	if !strings.Contains(cfgBlock, setListen) {
+		t.Fatalf("the README's step 4 does not set [server] listen with %s:\n%s", setListen, cfgBlock)
 	}
 	cert, key := writeTestCert(t, filepath.Join(dir, "site"), "old.example", "www.old.example")
 	os.Rename(cert, "site/old.example.crt")
@@ -99,7 +104,11 @@ func TestReadmeMigration(t *testing.T) {
 	if !strings.Contains(string(imported), "'127.0.0.1:8081'") {
 		t.Fatalf("the import does not forward to the README's 127.0.0.1:8081:\n%s", imported)
 	}
-	served := strings.NewReplacer("127.0.0.1:8081", appAddr).Replace(string(imported)) +
+	if !strings.Contains(string(imported), "\n[server]\nabsolute_redirect = true\n") {
+		t.Fatalf("the import wrote no [server] absolute_redirect = true for step 4's listen:\n%s", imported)
+	}
+	imported = []byte(strings.Replace(string(imported), "\n[server]\n", fmt.Sprintf("\n[server]\nlisten = %q\n", "127.0.0.1:8080"), 1))
+	served := strings.NewReplacer("127.0.0.1:8081", appAddr, `"127.0.0.1:8080"`, fmt.Sprintf("%q", plain)).Replace(string(imported)) +
 		strings.NewReplacer(`"127.0.0.1:8080"`, fmt.Sprintf("%q", plain), `"127.0.0.1:8443"`, fmt.Sprintf("%q", tlsAddr)).Replace(appended) +
 		fmt.Sprintf("\n[admin]\nlisten = %q\n", admin)
 	writeFiles(t, dir, map[string]string{"site/redirectd.toml": served})

@@ -401,6 +401,9 @@ func (t *translator) exposed(s *server) bool {
 		if sch, osch := s.scheme(t.m), o.scheme(t.m); sch != "" && osch != "" && sch != osch {
 			continue // rules for the other kind of port never answer these requests
 		}
+		if t.all && t.structuralWhy(o) == "" {
+			continue // written as locations too: no flat rules of its own
+		}
 		if o.hosts == nil {
 			return true
 		}
