@@ -64,8 +64,7 @@ func importNginx(args []string, _, stderr io.Writer) int {
 	// The self-check again, on the servers written as locations, as
 	// the loaded text says them.
 	res.Notes = append(res.Notes, res.CheckLoaded(cfg.Set, cfg.Locations)...)
-	report := res.Report(written, "")
-	report.Write(stderr)
+	res.Report(written, "").Write(stderr)
 	// Said only where a server is, or could not be, written as
 	// locations: a config the flat rules say whole needs no line.
 	if slices.ContainsFunc(res.Paths, func(p string) bool { return !strings.HasSuffix(p, nginx.FlatWhole) }) {
@@ -74,10 +73,10 @@ func importNginx(args []string, _, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "  "+p)
 		}
 	}
-	if n := report.Incomplete(); n > 0 {
+	if n := res.Blocking(); n > 0 {
 		// The files are written, for the operator to finish; a script
 		// that imports and deploys stops here.
-		fmt.Fprintf(stderr, "redirectd import nginx: %s (%q and %q above): the config is written, but does not answer every request as nginx does; fix those first\n",
+		fmt.Fprintf(stderr, "redirectd import nginx: %s above (%q, %q) decide a redirect or a forward: the config is written, but does not answer every request as nginx does; fix those first\n",
 			plural.Count(n, "note"), importer.LeftOut, importer.Differs)
 		return 1
 	}

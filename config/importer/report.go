@@ -63,19 +63,6 @@ type Report struct {
 	Notes []Note
 }
 
-// Incomplete counts the notes of constructs left out and of answers the
-// self-check found different: what makes an import exit 1, the files
-// still written.
-func (r *Report) Incomplete() int {
-	n := 0
-	for _, x := range r.Notes {
-		if x.Kind == LeftOut || x.Kind == Differs {
-			n++
-		}
-	}
-	return n
-}
-
 // Write writes the report: the files written and the rules of each form,
 // how many notes of each kind, then each note once (the same message at
 // the same place is one note however many uses gave it), by kind, in

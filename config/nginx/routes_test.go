@@ -77,7 +77,7 @@ server { server_name ~^(?<app>.+)\.apps\.test$; location / { proxy_pass http://1
 		name: "a server named by a regex with a variable proxy_pass",
 		conf: `server { listen 80 default_server; return 444; }
 server { server_name ~^(?<app>.+)\.apps\.test$; location / { proxy_pass http://10.0.0.1/$app; } }`,
-		notes: []string{"this server's names are regexes or end with a wildcard, which no route's host can say; its proxy_pass routes are left out"},
+		notes: []string{"proxy_pass http://10.0.0.1/$app: redirectd forwards to the fixed servers of a group, not to an address a variable names; the forward is left out"},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

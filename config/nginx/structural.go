@@ -104,6 +104,13 @@ var matchKinds = map[string]string{"=": "exact", "": "prefix", "^~": "prefix_nor
 // whether it did; when it cannot, a note says why and s keeps the flat
 // translation.
 func (t *translator) structural(s *server, claimed nameClaims) bool {
+	// The notes on what the tables leave out, kept in t.pending for the
+	// caller, which drops the flat rules' notes.
+	mark := len(t.m.notes)
+	defer func() {
+		t.pending = slices.Clone(t.m.notes[mark:])
+		t.m.notes = t.m.notes[:mark]
+	}()
 	why := t.structuralWhy(s)
 	if why == "" {
 		byDir := map[*Directive]*location{}
@@ -114,7 +121,9 @@ func (t *translator) structural(s *server, claimed nameClaims) bool {
 		for _, c := range s.d.Block {
 			switch {
 			case stepNames[c.Name]:
-				st.Steps = append(st.Steps, c)
+				if r := t.runnable(c); r != nil {
+					st.Steps = append(st.Steps, r)
+				}
 			case c.Name == "location" && len(c.Args) == 1 && strings.HasPrefix(c.Args[0], "@"):
 				// A named location, which error_page reaches.
 				sl, w := t.structLoc(c, byDir)
@@ -138,7 +147,7 @@ func (t *translator) structural(s *server, claimed nameClaims) bool {
 		if s.dflt && len(s.names)+len(s.patterns) == 0 && len(t.m.servers) > 1 && !claimed.taken(s, noName) {
 			st.Hosts = []string{noName}
 		}
-		st.Maps = t.mapsRead(s.d.Block)
+		st.Maps = t.mapsRead(writtenSteps(st.Steps, st.Locations)) // not those of an if left out
 		if why != "" {
 			// st is incomplete
 		} else if _, err := rewrite.CompileHosts(hostSpecs([]*Structural{st})); err != nil {
@@ -156,10 +165,12 @@ func (t *translator) structural(s *server, claimed nameClaims) bool {
 			t.structs = append(t.structs, st)
 			t.structSrv[s] = true
 			t.paths = append(t.paths, fmt.Sprintf("%s: server %s: [[server_rewrite]] and [[location]] tables (%d locations)", s.d.Source(), strings.Join(s.names, " "), countLocs(st.Locations)))
+			t.locationForm(s.d.Block)
 			return true
 		}
 	}
 	t.paths = append(t.paths, fmt.Sprintf("%s: server %s: flat rules, since the location model does not run it: %s", s.d.Source(), strings.Join(s.names, " "), why))
+	t.m.notes = t.m.notes[:mark] // the flat rules say their own
 	return false
 }
 
@@ -173,47 +184,75 @@ func (t *translator) structuralWhy(s *server) string {
 		// Written under noName, as the default server.
 	case len(s.names) == 0 && len(s.patterns) == 0 || s.unnamable && len(s.patterns) == 0:
 		return "it has no server_name a host can match exactly"
-	case len(s.patterns) > 0 && s.dflt:
-		// Its flat rules take every host, as nginx gives it the hosts
-		// no server names; its tables would name its hosts only.
-		return "it is the default server and has a regex or trailing-wildcard name"
-	}
-	return t.unsupported(s.d.Block, false)
-}
-
-// unsupported returns the first directive in dirs (and the blocks inside)
-// that the location model cannot run, as a reason; "" when none.
-func (t *translator) unsupported(dirs []*Directive, inIf bool) string {
-	for _, c := range dirs {
-		switch c.Name {
-		case "error_page":
-			if inIf {
-				return "error_page inside if at " + c.Source()
-			}
-		case "try_files":
-			// Content: redirectd serves no files, and the note on it
-			// says what it answers instead; a fallback to a named
-			// location that proxies forwards (structLoc).
-			if inIf {
-				return "try_files inside if at " + c.Source()
-			}
-		case "proxy_pass":
-			if inIf {
-				return "proxy_pass inside if at " + c.Source()
-			}
-			if len(c.Args) != 1 || strings.Contains(c.Args[0], "$") || !strings.Contains(c.Args[0], "://") {
-				return "proxy_pass with a variable at " + c.Source()
-			}
-		case "absolute_redirect", "server_name_in_redirect", "port_in_redirect":
-			if len(c.Args) == 1 && c.Args[0] != map[string]string{"absolute_redirect": "on", "server_name_in_redirect": "off", "port_in_redirect": "on"}[c.Name] {
-				return fmt.Sprintf("%s %s at %s (redirectd writes the Location as nginx's defaults)", c.Name, c.Args[0], c.Source())
-			}
-		}
-		if why := t.unsupported(c.Block, inIf || c.Name == "if"); why != "" {
-			return why
-		}
 	}
 	return ""
+}
+
+// fileTests are nginx's if operators on files.
+var fileTests = map[string]bool{"-f": true, "-d": true, "-e": true, "-x": true}
+
+// ifRunnable are the directives the location model runs inside an if.
+var ifRunnable = map[string]bool{"rewrite": true, "return": true, "if": true, "set": true, "break": true}
+
+// runnable is step d as the location model runs it: an if whose block
+// holds directives the model does not run inside an if (proxy_pass,
+// error_page, add_header, ...) is written without them, each noted:
+// left out where it decides a forward or an error's answer, a caveat
+// otherwise. The rest of the server is still written as locations.
+func (t *translator) runnable(d *Directive) *Directive {
+	if d.Name != "if" {
+		return d
+	}
+	if c := ifCondition(d.Args); len(c) > 0 && fileTests[strings.TrimPrefix(c[0], "!")] {
+		t.m.note(d, "if (%s): nginx tests the site's files here, which redirectd does not have; the if and its steps are left out", strings.Join(c, " "))
+		return nil
+	}
+	var block []*Directive
+	changed := false
+	for _, c := range d.Block {
+		switch {
+		case ifRunnable[c.Name]:
+			r := t.runnable(c)
+			changed = changed || r != c
+			if r != nil {
+				block = append(block, r)
+			}
+		case c.Name == "proxy_pass" || c.Name == "error_page":
+			t.m.note(c, "%s inside if: redirectd's locations run rewrite, return, set and break in an if, so nginx's conditional %s is left out", c.Name, map[string]string{"proxy_pass": "forward", "error_page": "error page"}[c.Name])
+			changed = true
+		default:
+			t.m.note(c, "%s inside if: redirectd's locations run rewrite, return, set and break in an if; this one has no effect", c.Name)
+			t.m.notes[len(t.m.notes)-1].Kind = importer.Caveat
+			changed = true
+		}
+	}
+	if !changed {
+		return d
+	}
+	c := *d
+	c.Block = block
+	return &c
+}
+
+// locationForm notes each absolute_redirect, server_name_in_redirect and
+// port_in_redirect of dirs that is not nginx's default: redirectd writes
+// the Location in one form for the whole config, absolute_redirect's
+// (the import writes off only when the whole config says off).
+func (t *translator) locationForm(dirs []*Directive) {
+	defaults := map[string]string{"absolute_redirect": "on", "server_name_in_redirect": "off", "port_in_redirect": "on"}
+	for _, c := range dirs {
+		if def, ok := defaults[c.Name]; ok && len(c.Args) == 1 && c.Args[0] != def && !(c.Name == "absolute_redirect" && !t.absolute()) {
+			t.m.note(c, "%s %s: redirectd writes a Location as nginx does by default (absolute, with the request's host and port) for the whole config; not translated", c.Name, c.Args[0])
+			t.m.notes[len(t.m.notes)-1].Kind = importer.Caveat
+		}
+		t.locationForm(c.Block)
+	}
+}
+
+// absolute reports whether the config's Locations are absolute: nginx's
+// default, unless every absolute_redirect says off.
+func (t *translator) absolute() bool {
+	return !anyDirective(t.dirs, "absolute_redirect", "off") || anyDirective(t.dirs, "absolute_redirect", "on")
 }
 
 // structLoc converts location directive d; why is not "" when the
@@ -232,13 +271,17 @@ func (t *translator) structLoc(d *Directive, byDir map[*Directive]*location) (sl
 		case c.Name == "proxy_intercept_errors" && len(c.Args) == 1:
 			sl.Intercept = c.Args[0] == "on"
 		case stepNames[c.Name]:
-			sl.Steps = append(sl.Steps, c)
+			if r := t.runnable(c); r != nil {
+				sl.Steps = append(sl.Steps, r)
+			}
 		case c.Name == "location":
 			n, w := t.structLoc(c, byDir)
 			if w != "" {
 				return sl, w
 			}
 			sl.Locations = append(sl.Locations, n)
+		case c.Name == "proxy_pass" && (len(c.Args) != 1 || strings.Contains(c.Args[0], "$") || !strings.Contains(c.Args[0], "://")):
+			t.m.note(c, "proxy_pass %s: redirectd forwards to the fixed servers of a group, not to an address a variable names; the forward is left out", strings.Join(c.Args, " "))
 		case c.Name == "proxy_pass":
 			g := t.locGroup(l)
 			if g == nil {
@@ -444,6 +487,18 @@ func (t *translator) mapsRead(dirs []*Directive) []*nmap {
 	return out
 }
 
+// writtenSteps are the steps written for a server: its own and its
+// locations', nested ones included.
+func writtenSteps(steps []*Directive, locs []*StructLoc) []*Directive {
+	out := slices.Clone(steps)
+	for _, l := range locs {
+		if l != nil {
+			out = append(out, writtenSteps(l.Steps, l.Locations)...)
+		}
+	}
+	return out
+}
+
 // mapSpec is map mp as the location model compiles it: its lines as
 // nginx's text.
 func mapSpec(mp *nmap) rewrite.MapSpec {
@@ -511,11 +566,11 @@ func (t *translator) keepDefault() {
 	}
 }
 
-// namedDefault reports whether s is the default server of several and
-// has names, or none (written under noName): the flat rules answer only
-// its names, where nginx sends it every host no server names too.
+// namedDefault reports whether s is the default server of several: its
+// flat rules answer only its names, where nginx sends it every host no
+// server names too.
 func (t *translator) namedDefault(s *server) bool {
-	return s.dflt && len(t.m.servers) > 1 && (len(s.names) > 0 || len(s.patterns) == 0)
+	return s.dflt && len(t.m.servers) > 1
 }
 
 // dropPatternNotes takes out the notes that s's regex and

@@ -3,6 +3,7 @@ package nginx
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -87,30 +88,34 @@ func TestStructuralWhy(t *testing.T) {
 		structural bool
 		paths      string // part of the server's line
 		written    string // part of what writeStructural writes
+		note       string // part of a note, if any
 	}{
-		{"merge_slashes off", "http { merge_slashes off; server { server_name a.test; location / { rewrite ^/a$ /b last; } } }", true, "tables (1 locations)", "uri = \"nginx\"\nmerge_slashes = false\n"},
-		{"error_page 404", "server { server_name a.test; error_page 404 /e; location / { rewrite ^/a$ /b last; } }", true, "tables (1 locations)", "steps = '''\nerror_page 404 /e;\n"},
-		{"error_page inside if", "server { server_name a.test; location / { if ($arg_a) { error_page 404 /e; } rewrite ^/a$ /b last; } }", false, "error_page inside if", ""},
-		{"error_page 502 to a named location", "server { server_name a.test; error_page 502 @x; location @x { return 502; } location / { rewrite ^/a$ /b last; } }", true, "tables (2 locations)", "match = \"named\"\npath = 'x'"},
-		{"error_page 404 on a proxy's errors", "server { server_name a.test; location / { proxy_pass http://127.0.0.1:9; proxy_intercept_errors on; error_page 404 = @nf; } location @nf { return 302 /s; } }", true, "tables (2 locations)", "intercept_errors = true"},
-		{"try_files", "server { server_name a.test; location / { try_files $uri /i; rewrite ^/a$ /b last; } }", true, "tables (1 locations)", "rewrite ^/a$ /b last;"},
-		{"try_files inside if", "server { server_name a.test; location / { if ($arg_a) { try_files $uri /i; } rewrite ^/a$ /b last; } }", false, "try_files inside if", ""},
+		{"merge_slashes off", "http { merge_slashes off; server { server_name a.test; location / { rewrite ^/a$ /b last; } } }", true, "tables (1 locations)", "uri = \"nginx\"\nmerge_slashes = false\n", ""},
+		{"error_page 404", "server { server_name a.test; error_page 404 /e; location / { rewrite ^/a$ /b last; } }", true, "tables (1 locations)", "steps = '''\nerror_page 404 /e;\n", ""},
+		{"error_page inside if", "server { server_name a.test; location / { if ($arg_a) { error_page 404 /e; } rewrite ^/a$ /b last; } }", true, "tables (1 locations)", "if ($arg_a) {\n}\nrewrite ^/a$ /b last;", "error_page inside if: redirectd's locations run rewrite, return, set and break in an if, so nginx's conditional error page is left out"},
+		{"error_page 502 to a named location", "server { server_name a.test; error_page 502 @x; location @x { return 502; } location / { rewrite ^/a$ /b last; } }", true, "tables (2 locations)", "match = \"named\"\npath = 'x'", ""},
+		{"error_page 404 on a proxy's errors", "server { server_name a.test; location / { proxy_pass http://127.0.0.1:9; proxy_intercept_errors on; error_page 404 = @nf; } location @nf { return 302 /s; } }", true, "tables (2 locations)", "intercept_errors = true", ""},
+		{"try_files", "server { server_name a.test; location / { try_files $uri /i; rewrite ^/a$ /b last; } }", true, "tables (1 locations)", "rewrite ^/a$ /b last;", ""},
+		{"try_files inside if", "server { server_name a.test; location / { if ($arg_a) { try_files $uri /i; } rewrite ^/a$ /b last; } }", true, "tables (1 locations)", "rewrite ^/a$ /b last;", "try_files inside if: redirectd's locations run rewrite, return, set and break in an if; this one has no effect"},
+		{"a map key with a space", "map $uri $m { \"~^/a $\" /b; } server { server_name a.test; set $x $m; location / { rewrite ^/a$ /b last; } }", true, "tables (1 locations)",
+			"entries = '''\n\"~^/a $\" /b;\n'''", ""},
 		{"a map variable in a step", "map $uri $m { /a /b; } server { server_name a.test; set $x $m; location / { rewrite ^/a$ /b last; } }", true, "tables (1 locations)",
-			"[[location_map]]\nsource = '$uri'\nvariable = '$m'\nentries = '''\n/a /b;\n'''"},
-		{"absolute_redirect off", "server { server_name a.test; absolute_redirect off; location / { rewrite ^/a$ /b last; } }", false, "absolute_redirect off", ""},
-		{"proxy_pass inside if", "server { server_name a.test; location / { if ($arg_a) { proxy_pass http://127.0.0.1:9; } rewrite ^/a$ /b last; } }", false, "proxy_pass inside if", ""},
+			"[[location_map]]\nsource = '$uri'\nvariable = '$m'\nentries = '''\n/a /b;\n'''", ""},
+		{"absolute_redirect off", "server { server_name a.test; absolute_redirect off; location / { rewrite ^/a$ /b last; } }", true, "tables (1 locations)", "uri = \"nginx\"\n\n#", ""},
+		{"port_in_redirect off", "server { server_name a.test; port_in_redirect off; location / { rewrite ^/a$ /b last; } }", true, "tables (1 locations)", "absolute_redirect = true", "port_in_redirect off: redirectd writes a Location as nginx does by default"},
+		{"proxy_pass inside if", "server { server_name a.test; location / { if ($arg_a) { proxy_pass http://127.0.0.1:9; } rewrite ^/a$ /b last; } }", true, "tables (1 locations)", "rewrite ^/a$ /b last;", "proxy_pass inside if: redirectd's locations run rewrite, return, set and break in an if, so nginx's conditional forward is left out"},
 		{"a wildcard name, the default server", "server { server_name a.test *.a.test; location / { rewrite ^/a$ /b last; } } server { server_name c.test; }", true, "server a.test *.a.test: [[server_rewrite]]",
-			"host = 'a.test'\ndefault_server = true\n"},
+			"host = 'a.test'\ndefault_server = true\n", ""},
 		{"a regex name", "server { server_name c.test; } server { server_name ~^a www.a.*; location / { rewrite ^/a$ /b last; } }", true, "server c.test: [[server_rewrite]]",
-			"hosts = ['~^a', 'www.a.*']"},
-		{"a regex name, the default server", "server { server_name ~^a; location / { rewrite ^/a$ /b last; } } server { server_name c.test; }", false, "it is the default server", ""},
-		{"a name with a variable", "server { server_name $x; location / { rewrite ^/a$ /b last; } } server { server_name c.test; }", true, "tables (1 locations)", "host = '_'\ndefault_server = true\n"},
-		{"no name, not the default server", "server { server_name c.test; } server { location / { rewrite ^/a$ /b last; } }", false, "no server_name a host can match exactly", ""},
+			"hosts = ['~^a', 'www.a.*']", ""},
+		{"a regex name, the default server", "server { server_name ~^a; location / { rewrite ^/a$ /b last; } } server { server_name c.test; }", true, "tables (1 locations)", "host = '~^a'\ndefault_server = true\n", ""},
+		{"a name with a variable", "server { server_name $x; location / { rewrite ^/a$ /b last; } } server { server_name c.test; }", true, "tables (1 locations)", "host = '_'\ndefault_server = true\n", ""},
+		{"no name, not the default server", "server { server_name c.test; } server { location / { rewrite ^/a$ /b last; } }", false, "no server_name a host can match exactly", "", ""},
 		{"plain and TLS servers", "server { listen 80; server_name a.test; location / { rewrite ^/a$ /b last; } } server { listen 443 ssl; server_name b.test; }", true, "tables (1 locations)",
-			"host = 'a.test'\nscheme = \"http\"\ndefault_server = true\n"},
+			"host = 'a.test'\nscheme = \"http\"\ndefault_server = true\n", ""},
 		{"a server on both kinds of port, the default on one", "server { listen 80; listen 443 ssl; server_name a.test; location / { rewrite ^/a$ /b last; } } server { listen 443 ssl default_server; server_name b.test; }", true, "tables (1 locations)",
-			"host = 'a.test'\nscheme = \"http\"\ndefault_server = true\n\n# t.conf:1: location /\n[[location]]\nhosts = ['a.test']\nmatch"},
-		{"the flat rules say it all", "server { server_name a.test; location / { return 301 /x; } }", false, "flat rules, which say all it does", ""},
+			"host = 'a.test'\nscheme = \"http\"\ndefault_server = true\n\n# t.conf:1: location /\n[[location]]\nhosts = ['a.test']\nmatch", ""},
+		{"the flat rules say it all", "server { server_name a.test; location / { return 301 /x; } }", false, "flat rules, which say all it does", "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -129,6 +134,9 @@ func TestStructuralWhy(t *testing.T) {
 			writeStructural(&b, res, nil)
 			if !strings.Contains(b.String(), tt.written) {
 				t.Errorf("written lacks %q:\n%s", tt.written, b.String())
+			}
+			if tt.note != "" && !slices.ContainsFunc(res.Notes, func(n Note) bool { return strings.Contains(n.Msg, tt.note) }) {
+				t.Errorf("no note says %q: %v", tt.note, res.Notes)
 			}
 		})
 	}
@@ -165,5 +173,25 @@ func TestCheckLoaded(t *testing.T) {
 	notes := res.CheckLoaded(cfg.Set, cfg.Locations)
 	if len(notes) == 0 || !strings.Contains(notes[0].Msg, "differs: http://a.test/p/x: nginx gives 302 /p/y, the loaded config 302 /p/z") {
 		t.Errorf("a changed step is not found: %v", notes)
+	}
+}
+
+// TestStructuralAbsoluteOff: a config whose every absolute_redirect is
+// off is written without [server] absolute_redirect, so that redirectd
+// sends a path Location as nginx then does.
+func TestStructuralAbsoluteOff(t *testing.T) {
+	for conf, want := range map[string]bool{
+		"http { absolute_redirect off; server { server_name a.test; location / { rewrite ^/a$ /b last; } } }":                       false,
+		"http { absolute_redirect off; server { server_name a.test; absolute_redirect on; location / { rewrite ^/a$ /b last; } } }": true,
+		"http { server { server_name a.test; location / { rewrite ^/a$ /b last; } } }":                                              true,
+	} {
+		dirs, err := Parse("t.conf", []byte(conf))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := Translate(dirs)
+		if res.AbsoluteRedirect != want {
+			t.Errorf("%s: AbsoluteRedirect = %v, want %v", conf, res.AbsoluteRedirect, want)
+		}
 	}
 }

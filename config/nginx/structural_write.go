@@ -17,7 +17,9 @@ func stepText(steps []*Directive) string {
 
 func writeSteps(b *strings.Builder, steps []*Directive, indent string) {
 	for _, d := range steps {
-		b.WriteString(indent + d.Name)
+		// A map's key is the directive's name as the parser reads it:
+		// quoted where it holds a space ("~^/a $" /b;).
+		b.WriteString(indent + quoteArg(d.Name))
 		for _, a := range d.Args {
 			b.WriteString(" " + quoteArg(a))
 		}

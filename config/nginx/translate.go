@@ -129,6 +129,7 @@ func TranslateWith(dirs []*Directive, opts Options) *Result {
 			t.rules, m.notes = t.rules[:start], m.notes[:notes]
 			t.dropNotes(s)
 			t.dropPatternNotes(s)
+			m.notes = append(m.notes, t.pending...)
 			st := t.structs[len(t.structs)-1]
 			t.noteContent(st.Locations)
 			t.noteAddHeaders(s.d.Block)
@@ -206,7 +207,7 @@ func (t *translator) structuralSettings(res *Result) {
 		}
 	}
 	res.Routes = slices.DeleteFunc(slices.Clone(res.Routes), func(r Route) bool { return structHost[r.Host] })
-	res.NginxURI, res.AbsoluteRedirect = true, true
+	res.NginxURI, res.AbsoluteRedirect = true, t.absolute()
 	res.KeepSlashes = anyDirective(t.dirs, "merge_slashes", "off")
 }
 
@@ -260,6 +261,8 @@ type translator struct {
 	structSrv map[*server]bool
 	paths     []string
 	all       bool // Options.AllLocations
+	// pending are the notes of the server structural wrote last.
+	pending []Note
 }
 
 func (t *translator) noteOnce(d *Directive, format string, args ...any) {

@@ -149,3 +149,24 @@ func TestMapShared(t *testing.T) {
 		}
 	}
 }
+
+// TestMapKeyCaseASCII: a map's string keys fold ASCII case only, as
+// nginx's hash does: "/CAFÉ" answers "/CAFÉ" and "/cafÉ", not "/café".
+func TestMapKeyCaseASCII(t *testing.T) {
+	hosts, err := CompileHosts([]HostSpec{{Spec: Spec{
+		Maps:      []MapSpec{{Source: "$uri", Variable: "m", Entries: "/CAFÉ /upper;", EntriesLine: 1}},
+		Locations: []LocationSpec{{Match: Prefix, Path: "/", Steps: `if ($m) { return 301 $m; }`}},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{"/CAFÉ": "/upper", "/cafÉ": "/upper", "/café": ""} {
+		var s Scratch
+		var res Result
+		req := request("a.test", path, nil)
+		hosts.Lookup(req.Host, false).Run(&s, req, &res)
+		if string(res.Location) != want {
+			t.Errorf("%s: Location %q, want %q", path, res.Location, want)
+		}
+	}
+}

@@ -3,6 +3,8 @@ package rewrite
 import (
 	"fmt"
 	"strings"
+
+	"github.com/redirectd/redirectd/internal/ascii"
 )
 
 // MapSpec is one nginx map block: Variable is set from Source by the
@@ -214,7 +216,9 @@ func (c *compiler) addMapEntry(m *mapVar, e mapEntry) error {
 		m.regexes = append(m.regexes, mapRegex{re: re, value: idx})
 		return nil
 	}
-	key = strings.ToLower(strings.TrimPrefix(key, `\`))
+	// ASCII only, as the lookup folds the request's key and as nginx's
+	// ngx_hash_strlow does: "/CAFÉ" is not "/café".
+	key = string(ascii.AppendLower(nil, strings.TrimPrefix(key, `\`)))
 	if m.byHost != nil {
 		wild, err := m.byHost.add(key, idx)
 		if err != nil {
