@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strconv"
 	"time"
 )
@@ -83,9 +82,11 @@ type DraftEntry struct {
 }
 
 // Ruleset is the serving version as a rule-set archive, for GET
-// /ruleset: a .tar.gz file and its ETag.
+// /ruleset: the .tar.gz's bytes and its ETag, made from one snapshot of
+// the rules and never changed after (a new version is a new Ruleset), so
+// the two always agree.
 type Ruleset struct {
-	File string
+	Data []byte
 	ETag string
 	Time time.Time
 }
@@ -122,15 +123,21 @@ var (
 	ErrInvalid     = errors.New("the edited rules do not load")                          // 422
 	ErrNoRuleset   = errors.New("no rule-set archive: this node's rules are not edited") // 404
 	ErrQuota       = errors.New("over the token's draft quota")                          // 429
+	// ErrNotDurable is a change that could not be kept on disk (its
+	// version, commit or audit record: a full or failing disk); it was
+	// not made, and the rules served are the ones before it.
+	ErrNotDurable = errors.New("the change could not be made durable") // 507
 )
 
 // EditStatus is the HTTP status an Editor's error is answered with, by
 // the JSON endpoints and the console alike: 404 for no such draft or
 // archive, 403 out of scope, 413 too large, 400 a bad edit, 422 rules
-// that do not load, else 409.
+// that do not load, 507 a change that could not be kept, else 409.
 func EditStatus(err error) int {
 	var mb *http.MaxBytesError
 	switch {
+	case errors.Is(err, ErrNotDurable):
+		return http.StatusInsufficientStorage
 	case errors.Is(err, ErrNoDraft), errors.Is(err, ErrNoRuleset):
 		return http.StatusNotFound
 	case errors.Is(err, ErrOutOfScope):
@@ -292,17 +299,11 @@ func ruleset(w http.ResponseWriter, r *http.Request, e Editor) {
 		text(w, EditStatus(err), line(err.Error()))
 		return
 	}
-	f, err := os.Open(rs.File)
-	if err != nil {
-		text(w, http.StatusServiceUnavailable, fmt.Sprintf("cannot read the rule-set archive: %v; try again\n", err))
-		return
-	}
-	defer f.Close()
 	rc := http.NewResponseController(w)
 	rc.SetWriteDeadline(time.Now().Add(uploadTimeout))
 	w.Header().Set("ETag", rs.ETag)
 	w.Header().Set("Content-Type", "application/gzip")
-	http.ServeContent(w, r, "ruleset.tar.gz", rs.Time, f)
+	http.ServeContent(w, r, "ruleset.tar.gz", rs.Time, bytes.NewReader(rs.Data))
 }
 
 // writeJSONStatus is writeJSON with a status other than 200.

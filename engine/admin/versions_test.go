@@ -49,7 +49,7 @@ func (f *fakeVersions) Rollback(to string, _ Audit) (string, error) {
 	return "", fmt.Errorf("version %q: %w", to, ErrUnknownVersion)
 }
 
-func (f *fakeVersions) Unpin() (string, error) {
+func (f *fakeVersions) Unpin(Audit) (string, error) {
 	f.record("unpin")
 	return "", errors.New("nothing is pinned")
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/config/source"
+	"github.com/redirectd/redirectd/engine/admin"
 	"github.com/redirectd/redirectd/internal/safego"
 )
 
@@ -82,8 +83,12 @@ func (s *service) startSource() (stop func(), err error) {
 	rs := &ruleSource{cfg: rc, cache: cache, kick: make(chan struct{}, 1), metrics: metrics.NewSet(), started: time.Now(),
 		fetcher: &source.Fetcher{URL: rc.Source, Header: headerFunc(rc)}}
 	rs.register(&s.versions)
-	if h, ok := cache.Interrupted(); ok {
-		s.log.Error("the rule set version loading when redirectd last stopped is refused from now on: it may have ended the process", "version", h, "refused", cache.RefusedFile())
+	if h, n, ok := cache.Interrupted(); ok {
+		if cache.Refused(h) {
+			s.log.Error("the rule set version loading when redirectd last stopped is refused from now on: the process ended while loading it each of the last times", "version", h, "times", n, "refused", cache.RefusedFile())
+		} else {
+			s.log.Warn("redirectd stopped while loading a rule set version; it is loaded again", "version", h, "times", n, "refused_after", source.MaxInterruptedLoads)
+		}
 	}
 	s.mu.Lock()
 	s.rs = rs
@@ -179,7 +184,7 @@ func (s *service) loadCached() {
 	if pinned {
 		c.pin = pin
 	}
-	if _, err := s.reloadLocked(c); err != nil {
+	if _, err := s.reloadLocked(c, nil); err != nil {
 		// Forget its validators: a 304 to them would leave the node
 		// without rules while the source holds good ones.
 		rs.latest, rs.seen = source.Meta{}, source.Validators{}
@@ -289,7 +294,21 @@ func (s *service) pollOnce(ctx context.Context) {
 		return
 	}
 	wasPinned := s.versions.isPinned()
-	if _, err := s.reloadLocked(&candidate{dir: dir, meta: meta, pin: unpin}); err != nil {
+	cache := rs.cache
+	// The new version becomes current and ends a pin, as one change.
+	durable := func() error {
+		if err := cache.SetCurrent(f.Hash); err != nil {
+			return err
+		}
+		return cache.SetPinned("")
+	}
+	if _, err := s.apply(change{action: "source", who: admin.Audit{Author: "source", Message: rs.cfg.Source}, c: &candidate{dir: dir, meta: meta, pin: unpin}, durable: durable}); err != nil {
+		if errors.Is(err, admin.ErrNotDurable) {
+			// Not the version's fault: asked again at the next poll.
+			rs.seen = prev
+			s.sourceFailed(&source.Error{Reason: source.ReasonArchive, Err: err})
+			return
+		}
 		rs.bad = f.Hash
 		rs.badErr = &source.Error{Reason: source.ReasonInvalid, Err: fmt.Errorf("the source's rule set %s does not load, so the running rules stay: %w", f.Hash, err)}
 		s.pruneCache()
@@ -297,13 +316,9 @@ func (s *service) pollOnce(ctx context.Context) {
 		return
 	}
 	rs.latest, rs.bad, rs.badErr = meta, "", nil
-	if err := rs.cache.SetCurrent(f.Hash); err != nil {
-		s.log.Error("cannot record the new version in [rules] cache_dir; a restart may serve an older one", "err", err)
-	}
 	if wasPinned {
 		s.log.Warn("the source changed: the rollback's pin ends", "version", f.Hash)
 	}
-	rs.cache.SetPinned("")
 	s.pruneCache()
 	rs.changed.Inc()
 	s.sourceOK()
@@ -386,8 +401,8 @@ func (s *service) load(c *candidate) (*config.Config, ruleVersion, error) {
 		}
 	}
 	if s.rs.cache.Refused(c.meta.Hash) {
-		return nil, ruleVersion{}, fmt.Errorf("rule set %s from %s was loading when redirectd last stopped, and may have ended it: it is not loaded again (delete %s to try)",
-			c.meta.Hash, c.meta.Source, s.rs.cache.RefusedFile())
+		return nil, ruleVersion{}, fmt.Errorf("rule set %s from %s was loading when redirectd stopped, %d times in a row, and may have ended it: it is not loaded again (delete %s to try)",
+			c.meta.Hash, c.meta.Source, source.MaxInterruptedLoads, s.rs.cache.RefusedFile())
 	}
 	if err := s.rs.cache.BeginLoad(c.meta.Hash); err != nil {
 		s.log.Warn("cannot record the version loading in [rules] cache_dir; a rule set that ends the process would be loaded again after a restart", "err", err)
