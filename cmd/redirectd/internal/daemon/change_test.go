@@ -1,14 +1,20 @@
 package daemon
 
 import (
+	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -259,4 +265,91 @@ func TestReloadAudited(t *testing.T) {
 	if len(recs) != 1 || recs[0].Action != "reload" || recs[0].Author != "ada" || recs[0].Hash == "" {
 		t.Errorf("audit after a reload: %+v, want one reload by ada with the version's hash", recs)
 	}
+}
+
+// TestRulesetETagMatchesArchive: GET /ruleset's archive and ETag come
+// from one snapshot: fetched without pause during many promotes, every
+// archive holds exactly the rules of the version its ETag names (a
+// fleet node that got older rules under a newer ETag would answer itself
+// 304 and never load the change).
+func TestRulesetETagMatchesArchive(t *testing.T) {
+	t.Parallel()
+	r := newEditRig(t)
+	promotes := 200
+	if testing.Short() {
+		promotes = 50
+	}
+	cfg, err := configload.Loader{}.Load(r.file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	local := localVersion(cfg, configload.Loader{}).hash
+	number := map[string]int{strconv.Quote(local): 0}
+	for n := 1; n <= promotes; n++ {
+		number[strconv.Quote(editedHash(local, n))] = n
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var bad []string
+	fetched := 0
+	for range 2 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				rs, err := r.s.Ruleset()
+				if err != nil {
+					mu.Lock()
+					bad = append(bad, err.Error())
+					mu.Unlock()
+					return
+				}
+				n, ok := number[rs.ETag]
+				got := newestPromoted(t, rs.Data)
+				mu.Lock()
+				fetched++
+				if !ok || got != n {
+					bad = append(bad, fmt.Sprintf("ETag %s (version %d) with the rules of version %d", rs.ETag, n, got))
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	for n := 1; n <= promotes; n++ {
+		if _, err := r.promote(fmt.Sprintf("/p%d", n), "/x"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	if len(bad) > 0 {
+		t.Errorf("%d of %d fetches had an archive that is not its ETag's, first: %s", len(bad), fetched, bad[0])
+	}
+}
+
+var promotedRule = regexp.MustCompile(`from = ['"]/p(\d+)['"]`)
+
+// newestPromoted returns the highest n of a rule /pN in the archive.
+func newestPromoted(t *testing.T, archive []byte) int {
+	zr, err := gzip.NewReader(bytes.NewReader(archive))
+	if err != nil {
+		t.Error(err)
+		return -1
+	}
+	tr := tar.NewReader(zr)
+	if _, err := tr.Next(); err != nil {
+		t.Error(err)
+		return -1
+	}
+	text, _ := io.ReadAll(tr)
+	newest := 0
+	for _, m := range promotedRule.FindAllSubmatch(text, -1) {
+		n, _ := strconv.Atoi(string(m[1]))
+		newest = max(newest, n)
+	}
+	return newest
 }

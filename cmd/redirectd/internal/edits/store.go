@@ -156,6 +156,7 @@ func (s *Store) Write(v *Version) error {
 	if err != nil {
 		return err
 	}
+	s.next = max(s.next, v.Number+1)
 	return source.WriteAtomic(s.file(v.Number), b)
 }
 
@@ -209,16 +210,11 @@ func (s *Store) files() []int {
 	return out
 }
 
-// Next takes the number of the next version: one more than any used,
-// so numbers never repeat, not even those of promotes that failed.
-func (s *Store) Next() int {
-	n := s.next
-	s.next++
-	return n
-}
-
-// Peek returns the number Next would take, without taking it.
-func (s *Store) Peek() int { return s.next }
+// Next returns the number the next version takes: one more than any
+// written, committed or not, so numbers never repeat, not even those of
+// promotes that failed once their version was written. (A promote
+// refused before, its rules not loading, leaves its number free.)
+func (s *Store) Next() int { return s.next }
 
 // Reserve makes Next return more than n: a number the audit log names,
 // whose version did not commit, is not used again.

@@ -116,7 +116,7 @@ func TestStoreOldCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cur, _ := s.Current(); cur != 2 || !cmp.Equal(s.Numbers(), []int{1, 2}) || s.Peek() != 3 {
-		t.Errorf("serving %d, promoted %v, next %d; want 2, [1 2], 3", cur, s.Numbers(), s.Peek())
+	if cur, _ := s.Current(); cur != 2 || !cmp.Equal(s.Numbers(), []int{1, 2}) || s.Next() != 3 {
+		t.Errorf("serving %d, promoted %v, next %d; want 2, [1 2], 3", cur, s.Numbers(), s.Next())
 	}
 }
