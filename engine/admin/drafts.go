@@ -194,7 +194,8 @@ func (s *Server) draftRoutes(mux *http.ServeMux) {
 	}))
 	mux.HandleFunc("POST /drafts/{id}/entries", need(RoleEditor, false, func(w http.ResponseWriter, r *http.Request) { addEntry(w, r, e) }))
 	mux.HandleFunc("POST /drafts/{id}/upload", need(RoleEditor, false, func(w http.ResponseWriter, r *http.Request) { s.upload(w, r, e) }))
-	mux.HandleFunc("POST /drafts/{id}/promote", need(RolePublisher, false, func(w http.ResponseWriter, r *http.Request) { promote(w, r, e) }))
+	mux.HandleFunc("POST /drafts/{id}/promote", need(RolePublisher, false, func(w http.ResponseWriter, r *http.Request) { s.promote(w, r, e) }))
+	mux.HandleFunc("GET /operations/{id}", need(RoleEditor, false, s.operationStatus))
 	mux.HandleFunc("GET /ruleset", need(RoleViewer, true, func(w http.ResponseWriter, r *http.Request) { ruleset(w, r, e) }))
 }
 
@@ -270,7 +271,9 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, e Editor) {
 	writeJSONStatus(w, http.StatusCreated, map[string]int{"entries": n})
 }
 
-func promote(w http.ResponseWriter, r *http.Request, e Editor) {
+// promote runs the promote as an operation (operations.go): answered
+// with its outcome, or 202 and a status to poll when it takes long.
+func (s *Server) promote(w http.ResponseWriter, r *http.Request, e Editor) {
 	var body struct {
 		Message string `json:"message"`
 	}
@@ -283,12 +286,11 @@ func promote(w http.ResponseWriter, r *http.Request, e Editor) {
 		return
 	}
 	id := whoIs(r)
-	n, err := e.Promote(r.PathValue("id"), Audit{Author: id.Name, Message: body.Message}, id.Allows)
-	if err != nil {
-		text(w, EditStatus(err), line(err.Error()))
-		return
-	}
-	writeJSON(w, map[string]int{"version": n})
+	draft := r.PathValue("id")
+	op := s.ops.start(id.Name, func() (int, error) {
+		return e.Promote(draft, Audit{Author: id.Name, Message: body.Message}, id.Allows)
+	})
+	s.awaitPromote(w, r, op)
 }
 
 // ruleset serves the archive with its ETag; http.ServeContent answers

@@ -294,15 +294,7 @@ func (s *service) pollOnce(ctx context.Context) {
 		return
 	}
 	wasPinned := s.versions.isPinned()
-	cache := rs.cache
-	// The new version becomes current and ends a pin, as one change.
-	durable := func() error {
-		if err := cache.SetCurrent(f.Hash); err != nil {
-			return err
-		}
-		return cache.SetPinned("")
-	}
-	if _, err := s.apply(change{action: "source", who: admin.Audit{Author: "source", Message: rs.cfg.Source}, c: &candidate{dir: dir, meta: meta, pin: unpin}, durable: durable}); err != nil {
+	if _, err := s.apply(change{action: "source", who: admin.Audit{Author: "source", Message: rs.cfg.Source}, c: &candidate{dir: dir, meta: meta, pin: unpin}, durable: rs.makeCurrent(f.Hash)}); err != nil {
 		if errors.Is(err, admin.ErrNotDurable) {
 			// Not the version's fault: asked again at the next poll.
 			rs.seen = prev
@@ -323,6 +315,18 @@ func (s *service) pollOnce(ctx context.Context) {
 	rs.changed.Inc()
 	s.sourceOK()
 	s.log.Info("new rule set from the source", "version", f.Hash, "etag", f.ETag, "source", rs.cfg.Source)
+}
+
+// makeCurrent returns the durable step of a new version from the
+// source: it becomes current and ends a pin, as one change.
+func (rs *ruleSource) makeCurrent(hash string) func() error {
+	cache := rs.cache
+	return func() error {
+		if err := cache.SetCurrent(hash); err != nil {
+			return err
+		}
+		return cache.SetPinned("")
+	}
 }
 
 // stillBad counts a 304 to the validators of a version that did not load
