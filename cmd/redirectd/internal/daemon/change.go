@@ -60,7 +60,8 @@ func (s *service) apply(ch change) (string, error) {
 			abort := edits.Record{Time: now(), Action: "abort", Version: rec.Version, Hash: rec.Hash, Author: rec.Author,
 				Message: fmt.Sprintf("the %s recorded above did not take effect: %v", ch.action, err)}
 			if aerr := s.ed.appendAudit(abort); aerr != nil {
-				s.log.Error("cannot append an abort record to [admin] audit_log; the next start appends it", "err", aerr)
+				s.ed.aborts = append(s.ed.aborts, abort)
+				s.log.Error("cannot append an abort record to [admin] audit_log; it is appended before the next record, or at the next start", "err", aerr)
 			}
 			return errNotDurable("the change", err)
 		}
@@ -103,10 +104,17 @@ func (ed *editState) record(ch change, ver ruleVersion) edits.Record {
 	return r
 }
 
-// appendAudit appends r to the audit log, synced; nothing without one.
+// appendAudit appends r to the audit log, synced, after the abort
+// records held back; nothing without one. s.mu is held.
 func (ed *editState) appendAudit(r edits.Record) error {
 	if ed.audit == nil {
 		return nil
+	}
+	for len(ed.aborts) > 0 {
+		if err := ed.audit.Append(ed.aborts[0]); err != nil {
+			return err
+		}
+		ed.aborts = ed.aborts[1:]
 	}
 	return ed.audit.Append(r)
 }

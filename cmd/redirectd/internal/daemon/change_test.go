@@ -211,30 +211,29 @@ func TestRecoverEdits(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	st := r.s.ed.store
-	// Killed after the audit record of 4, before its commit.
-	v4 := &edits.Version{Number: 4, Base: 3, Author: "ada", Message: "lost"}
-	st.Write(v4)
+	// Killed after the audit record of 4, before its commit; a torn
+	// last line.
+	r.s.ed.store.Write(&edits.Version{Number: 4, Base: 3, Author: "ada", Message: "lost"})
 	r.s.ed.audit.Append(edits.Record{Action: "promote", Version: 4, Author: "ada"})
-	// Killed after the commit of 5, before its record (as an older
-	// redirectd could be).
-	v5 := &edits.Version{Number: 5, Base: 3, Author: "bob", Message: "kept", Edits: []edits.Edit{{Entry: edits.Entry{Op: edits.OpAdd, Kind: "exact", From: "/p5", To: "/x", Status: 301}}}}
-	st.Write(v5)
-	st.Commit(5)
-	// A torn last line.
 	f, _ := os.OpenFile(r.s.ed.audit.Path(), os.O_WRONLY|os.O_APPEND, 0)
 	f.WriteString(`{"action":"prom`)
 	f.Close()
-
+	r.restart()
+	if _, err := os.Stat(filepath.Join(r.dir, "edits", "versions", "4.json")); err == nil {
+		t.Errorf("the file of version 4, never committed, is still there")
+	}
+	// Killed after the commit of 5, before its record (as an older
+	// redirectd could be).
+	st := r.s.ed.store
+	st.Write(&edits.Version{Number: 5, Base: 3, Author: "bob", Message: "kept",
+		Edits: []edits.Edit{{Entry: edits.Entry{Op: edits.OpAdd, Kind: "exact", From: "/p5", To: "/x", Status: 301}}}})
+	st.Commit(5)
 	r.restart()
 	if d := cmp.Diff([]string{"promote 1", "promote 2", "promote 3", "promote 4", "abort 4", "promote 5"}, actions(r.audit())); d != "" {
 		t.Errorf("audit log after recovery (-want +got):\n%s", d)
 	}
 	if recs := r.audit(); !recs[len(recs)-1].Recovered || recs[len(recs)-1].Author != "bob" {
 		t.Errorf("the recovered record of 5: %+v", recs[len(recs)-1])
-	}
-	if _, err := os.Stat(filepath.Join(r.dir, "edits", "versions", "4.json")); err == nil {
-		t.Errorf("the file of version 4, never committed, is still there")
 	}
 	var listed []int
 	for _, v := range r.s.Versions() {

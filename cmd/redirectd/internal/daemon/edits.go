@@ -30,6 +30,10 @@ type editState struct {
 	store  *edits.Store
 	source string
 	audit  *edits.Audit // nil for none
+	// aborts are abort records apply could not append; each is
+	// appended before the next record (recovery at start counts on
+	// it).
+	aborts []edits.Record
 	// cur is the version serving (Number 0: the config's own rules),
 	// ov its edits indexed.
 	cur *edits.Version
@@ -101,10 +105,12 @@ func (ed *editState) recoverEdits(recs []edits.Record, log *slog.Logger) error {
 	if ed.audit == nil {
 		return nil
 	}
-	promoted := map[int]bool{}
-	for _, n := range ed.store.Numbers() {
-		promoted[n] = true
-	}
+	// Numbers only grow, and each commit serves its version, so a
+	// change recorded after the one serving did not commit; one before
+	// it did (and may since have been dropped past keep), or was
+	// aborted while the process ran (apply holds an abort it could not
+	// write until it can).
+	serving, _ := ed.store.Current()
 	open := map[int]edits.Record{} // recorded, not committed, not aborted
 	recorded := map[int]bool{}
 	for _, r := range recs {
@@ -117,7 +123,7 @@ func (ed *editState) recoverEdits(recs []edits.Record, log *slog.Logger) error {
 			delete(open, r.Version)
 		case "promote", "rollback":
 			recorded[r.Version] = true
-			if !promoted[r.Version] {
+			if r.Version > serving {
 				open[r.Version] = r
 			}
 		}
@@ -130,7 +136,7 @@ func (ed *editState) recoverEdits(recs []edits.Record, log *slog.Logger) error {
 			return err
 		}
 	}
-	n, _ := ed.store.Current()
+	n := serving
 	if n == 0 || recorded[n] {
 		return nil
 	}
