@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -360,3 +361,137 @@ func runMount(dir, opts string) ([]byte, error) {
 }
 
 func runUmount(dir string) { exec.Command("umount", dir).Run() }
+
+// TestCrashDrillPins is TestCrashDrill for a node whose rules come from
+// a source: 50 SIGKILLs at random moments while versions are published
+// (and the node asked to fetch them), pinned by rollbacks and unpinned.
+// After each restart: the audit log parses whole, no acknowledged pin or
+// unpin was aborted, and the version serving has its record.
+func TestCrashDrillPins(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	origin := &ruleOrigin{}
+	srv := httptest.NewServer(origin)
+	defer srv.Close()
+	origin.publish(t, map[string]string{"redirectd.toml": "[[rule]]\nfrom = \"/a\"\nto = \"/v0\"\n"})
+	node := newSourceNode(t, buildBinary(t), srv.URL+"/site.tar.gz", t.TempDir())
+	node.start()
+	hc := &http.Client{Timeout: 10 * time.Second}
+	try := func(method, path string) (int, string) {
+		req, _ := http.NewRequest(method, "http://"+node.adminAddr+path, nil)
+		resp, err := hc.Do(req)
+		if err != nil {
+			return 0, ""
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 1))
+	var mu sync.Mutex
+	ackedPins := map[string]bool{} // by message
+	ackedUnpins, published := 0, 0
+	for kill := range 50 {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			crng := rand.New(rand.NewPCG(seed, uint64(kill)+2))
+			for {
+				switch crng.IntN(4) {
+				case 0:
+					mu.Lock()
+					published++
+					v := published
+					mu.Unlock()
+					origin.publish(t, map[string]string{"redirectd.toml": fmt.Sprintf("[[rule]]\nfrom = \"/a\"\nto = \"/v%d\"\n", v)})
+					if code, _ := try("POST", "/reload"); code == 0 {
+						return
+					}
+				case 1, 2:
+					code, body := try("GET", "/versions")
+					if code != 200 {
+						return
+					}
+					var vs []struct {
+						Hash    string
+						Serving bool
+					}
+					json.Unmarshal([]byte(body), &vs)
+					if len(vs) < 2 {
+						continue
+					}
+					to := vs[1+crng.IntN(len(vs)-1)].Hash
+					msg := fmt.Sprintf("drill-%d-%d", kill, crng.Int())
+					code, _ = try("POST", "/versions/rollback?to="+to+"&message="+msg)
+					if code == 0 {
+						return
+					}
+					if code == 200 {
+						mu.Lock()
+						ackedPins[msg] = true
+						mu.Unlock()
+					}
+				default:
+					code, _ := try("POST", "/versions/unpin")
+					if code == 0 {
+						return
+					}
+					if code == 200 {
+						mu.Lock()
+						ackedUnpins++
+						mu.Unlock()
+					}
+				}
+			}
+		}()
+		// A random moment, as in TestCrashDrill: no bound on a check.
+		time.Sleep(time.Duration(rng.IntN(60_000)) * time.Microsecond)
+		node.cmd.Process.Kill()
+		node.cmd.Wait()
+		<-done
+		node.start()
+
+		// The version serving first: its record is written before it
+		// serves, so the log read after holds it.
+		serving, _ := node.serving()
+		recs := node.audit() // fails on a line that does not parse
+		unpins := 0
+		for i, r := range recs {
+			if r.Action == "unpin" && (i+1 == len(recs) || recs[i+1].Action != "abort") {
+				unpins++
+			}
+			if r.Action != "abort" || i == 0 {
+				continue
+			}
+			mu.Lock()
+			if p := recs[i-1]; p.Action == "pin" && ackedPins[p.Message] {
+				t.Errorf("kill %d: the acknowledged pin %q was aborted", kill, p.Message)
+			}
+			mu.Unlock()
+		}
+		mu.Lock()
+		if unpins < ackedUnpins {
+			t.Errorf("kill %d: %d unpins acknowledged, %d in the audit log not aborted", kill, ackedUnpins, unpins)
+		}
+		mu.Unlock()
+		found := false
+		for i, r := range recs {
+			if r.Hash == serving && r.Action != "abort" && (i+1 == len(recs) || recs[i+1].Action != "abort") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("kill %d: version %s serves, but no audit record not aborted names it", kill, serving)
+		}
+		if t.Failed() {
+			t.Fatalf("after kill %d (seed %d), audit %+v:\n%s", kill+1, seed, recs, node.stderr)
+		}
+	}
+	mu.Lock()
+	t.Logf("50 kills, %d pins and %d unpins acknowledged, %d versions published", len(ackedPins), ackedUnpins, published)
+	mu.Unlock()
+}

@@ -154,6 +154,7 @@ type auditRecord struct {
 	Version   int    `json:"version"`
 	Hash      string `json:"hash"`
 	Author    string `json:"author"`
+	Message   string `json:"message"`
 	Recovered bool   `json:"recovered"`
 }
 

@@ -34,6 +34,9 @@ type editState struct {
 	// appended before the next record (recovery at start counts on
 	// it).
 	aborts []edits.Record
+	// last is the audit log's last record when it was opened, for the
+	// recovery of a node with a source (recoverSource).
+	last *edits.Record
 	// cur is the version serving (Number 0: the config's own rules),
 	// ov its edits indexed.
 	cur *edits.Version
@@ -74,6 +77,9 @@ func openEdits(cfg *config.Config, log *slog.Logger) (*editState, error) {
 			log.Warn("[admin] audit_log has lines that do not parse (written by an older redirectd); they are kept as they are", "path", cfg.Admin.AuditLog, "lines", bad)
 		}
 		ed.audit, recs = a, r
+		if len(r) > 0 {
+			ed.last = &r[len(r)-1]
+		}
 	}
 	if cfg.Admin.EditsDir == "" {
 		return ed, nil

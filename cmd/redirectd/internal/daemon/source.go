@@ -92,6 +92,7 @@ func (s *service) startSource() (stop func(), err error) {
 	}
 	s.mu.Lock()
 	s.rs = rs
+	s.recoverSource()
 	s.loadCached()
 	s.mu.Unlock()
 	quit, done := make(chan struct{}), make(chan struct{})
@@ -101,6 +102,42 @@ func (s *service) startSource() (stop func(), err error) {
 		s.pollSource(quit)
 	}()
 	return func() { close(quit); <-done }, nil
+}
+
+// recoverSource completes the audit log of a node with a source: the
+// last change recorded (a pin, an unpin, a new version) whose state in
+// cache_dir did not follow, because the process ended between the two,
+// gets its abort record. (Only the last can be: each change is recorded
+// after the one before it took effect or was aborted.) s.mu is held.
+func (s *service) recoverSource() {
+	r := s.ed.last
+	if r == nil || s.ed.audit == nil {
+		return
+	}
+	cache := s.rs.cache
+	cur, _, _ := cache.Current()
+	pinned, isPinned := cache.Pinned()
+	var took bool
+	switch r.Action {
+	case "pin":
+		took = isPinned && pinned == r.Hash
+	case "unpin":
+		took = !isPinned
+	case "source":
+		took = cur.Hash == r.Hash
+	default:
+		return
+	}
+	if took {
+		return
+	}
+	s.log.Warn("a change recorded in [admin] audit_log did not take effect before redirectd stopped: recording its abort", "action", r.Action, "version", r.Hash, "author", r.Author)
+	abort := edits.Record{Time: now(), Action: "abort", Hash: r.Hash, Author: r.Author, Recovered: true,
+		Message: "the " + r.Action + " recorded above did not take effect: redirectd stopped before it committed"}
+	if err := s.ed.audit.Append(abort); err != nil {
+		s.ed.aborts = append(s.ed.aborts, abort)
+		s.log.Error("cannot append an abort record to [admin] audit_log; it is appended before the next record", "err", err)
+	}
 }
 
 // headerFunc returns the Fetcher's Header: source_header as configured, or
