@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 	"sync"
@@ -17,6 +18,10 @@ const promptWait = 10 * time.Second
 
 // keptOperations bounds the outcomes kept for GET /operations/{id}.
 const keptOperations = 100
+
+// errOperationStopped is the outcome of an operation that ended without
+// one (a panic, recovered).
+var errOperationStopped = errors.New("the operation stopped without an outcome: GET /versions shows what serves")
 
 // operation is a change run apart from the request that asked for it, so
 // that it finishes, and its outcome is kept, whatever happens to the
@@ -58,6 +63,9 @@ func (o *operations) start(author string, do func() (int, error)) *operation {
 	o.mu.Unlock()
 	safego.Go("admin operation", func() {
 		defer close(op.done)
+		// Set first: should do panic (safego recovers it), the
+		// outcome is unknown, not a success.
+		op.err = errOperationStopped
 		op.version, op.err = do()
 	})
 	return op
