@@ -359,10 +359,17 @@ func (s *service) pollOnce(ctx context.Context) {
 func (rs *ruleSource) makeCurrent(hash string) func() error {
 	cache := rs.cache
 	return func() error {
+		prev, _, _ := cache.Current()
 		if err := cache.SetCurrent(hash); err != nil {
 			return err
 		}
-		return cache.SetPinned("")
+		if err := cache.SetPinned(""); err != nil {
+			if prev.Hash != "" {
+				cache.SetCurrent(prev.Hash) // as it was: the change is aborted
+			}
+			return err
+		}
+		return nil
 	}
 }
 
