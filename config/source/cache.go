@@ -212,10 +212,14 @@ func (c *Cache) SetCurrent(hash string) error {
 func (c *Cache) SetPinned(hash string) error {
 	name := filepath.Join(c.dir, "pinned")
 	if hash == "" {
-		if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		err := os.Remove(name)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
 			return err
 		}
-		return nil
+		return syncDir(c.dir) // the unpin survives a power cut too
 	}
 	return writeAtomic(name, []byte(hash+"\n"))
 }
