@@ -93,10 +93,22 @@ func (a *Audit) Append(r Record) error {
 	if err == nil {
 		err = f.Sync()
 	}
+	if err == nil && st.Size() == 0 {
+		err = syncDir(filepath.Dir(a.path)) // a new file's name, synced too
+	}
 	if err != nil {
 		// Cut a part written off, so the next record starts a line.
 		f.Truncate(st.Size())
 		return fmt.Errorf("cannot append to [admin] audit_log %s: %w", a.path, err)
 	}
 	return nil
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
 }
