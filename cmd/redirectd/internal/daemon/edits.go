@@ -245,7 +245,8 @@ func (ed *editState) describe(rv ruleVersion, v *edits.Version) ruleVersion {
 	}
 	rv.hash = editedHash(rv.hash, v.Number)
 	rv.number, rv.author, rv.message = v.Number, v.Author, v.Message
-	rv.counts = &admin.Counts{Added: v.Counts.Added, Changed: v.Counts.Changed, Removed: v.Counts.Removed}
+	c := v.Counts
+	rv.counts = &c
 	rv.source += " + edits v" + strconv.Itoa(v.Number)
 	rv.kept = true
 	return rv

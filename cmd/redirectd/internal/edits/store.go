@@ -13,14 +13,13 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/config/source"
+	"github.com/redirectd/redirectd/engine/admin"
 )
 
-// Counts are how many rules a promote added, changed and removed.
-type Counts struct {
-	Added   int `json:"added"`
-	Changed int `json:"changed"`
-	Removed int `json:"removed"`
-}
+// Counts are how many rules a promote added, changed and removed: the
+// admin API's type, one definition for the store, the audit log and the
+// API.
+type Counts = admin.Counts
 
 // Version is one promoted version as kept: its number, the version its
 // draft started from, who promoted it and why, and the whole overlay
