@@ -41,8 +41,9 @@ func errNotDurable(what string, err error) error {
 // record with it. Recovery at start (recoverEdits) completes or rolls
 // back what a crash interrupted. s.mu is held.
 func (s *service) apply(ch change) (string, error) {
+	var rec edits.Record
 	commit := func(ver ruleVersion) error {
-		rec := s.ed.record(ch, ver)
+		rec = s.ed.record(ch, ver)
 		if v := ch.version; v != nil {
 			if err := s.ed.store.Write(v); err != nil {
 				return errNotDurable(fmt.Sprintf("version %d in [admin] edits_dir", v.Number), err)
@@ -71,6 +72,7 @@ func (s *service) apply(ch change) (string, error) {
 		if err := commit(ruleVersion{hash: s.versions.servingHash()}); err != nil {
 			return "", err
 		}
+		s.logChange(rec)
 		return "", nil
 	}
 	msg, err := s.reloadLocked(ch.c, commit)
@@ -82,8 +84,20 @@ func (s *service) apply(ch change) (string, error) {
 		s.ed.cur, s.ed.ov = v, edits.FromEdits(v.Edits)
 		s.ed.mu.Unlock()
 	}
-	s.log.Info(ch.action, "author", ch.who.Author, "message", ch.who.Message)
+	s.logChange(rec)
 	return msg, nil
+}
+
+// logChange logs a change made, as its audit record says it.
+func (s *service) logChange(r edits.Record) {
+	args := []any{"hash", r.Hash, "author", r.Author, "message", r.Message}
+	if r.Version > 0 {
+		args = append(args, "version", r.Version, "base", r.Base)
+	}
+	if c := r.Counts; c != nil {
+		args = append(args, "added", c.Added, "changed", c.Changed, "removed", c.Removed)
+	}
+	s.log.Info(r.Action, args...)
 }
 
 // discard removes the file of ch's version, written but not committed.
