@@ -103,7 +103,7 @@ func (s *service) listPromoted(local ruleVersion) {
 		if len(vl.list) >= vl.keep {
 			return
 		}
-		v, err := st.Load(n)
+		v, err := st.Head(n)
 		if err != nil {
 			continue
 		}

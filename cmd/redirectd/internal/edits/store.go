@@ -1,6 +1,7 @@
 package edits
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -144,6 +145,51 @@ func (s *Store) read(n int) (*Version, error) {
 	}
 	var v Version
 	if err := json.Unmarshal(b, &v); err != nil {
+		return nil, fmt.Errorf("cannot read version %d (%s): %w", n, s.file(n), err)
+	}
+	return &v, nil
+}
+
+// Head reads promoted version n without its edits: what /versions
+// lists, read from the start of the file only (a version of a million
+// edits is some 128 MB, and a restart lists ten).
+func (s *Store) Head(n int) (*Version, error) {
+	if n == 0 {
+		return &Version{}, nil
+	}
+	if !slices.Contains(s.promoted, n) {
+		return nil, fmt.Errorf("version %d was not promoted, or is no longer kept", n)
+	}
+	f, err := os.Open(s.file(n))
+	if err != nil {
+		return nil, fmt.Errorf("cannot read version %d: %w", n, err)
+	}
+	defer f.Close()
+	dec := json.NewDecoder(bufio.NewReaderSize(f, 4096))
+	head := map[string]json.RawMessage{}
+	if _, err = dec.Token(); err == nil { // {
+		for dec.More() {
+			var t json.Token
+			if t, err = dec.Token(); err != nil {
+				break
+			}
+			key, _ := t.(string)
+			if key == "edits" {
+				break
+			}
+			var raw json.RawMessage
+			if err = dec.Decode(&raw); err != nil {
+				break
+			}
+			head[key] = raw
+		}
+	}
+	var v Version
+	if err == nil {
+		b, _ := json.Marshal(head)
+		err = json.Unmarshal(b, &v)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("cannot read version %d (%s): %w", n, s.file(n), err)
 	}
 	return &v, nil

@@ -120,3 +120,26 @@ func TestStoreOldCurrent(t *testing.T) {
 		t.Errorf("serving %d, promoted %v, next %d; want 2, [1 2], 3", cur, s.Numbers(), s.Next())
 	}
 }
+
+// TestStoreHead: Head reads a version's number, author, message and
+// counts, not its edits.
+func TestStoreHead(t *testing.T) {
+	t.Parallel()
+	s, err := Open(t.TempDir(), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := &Version{Number: 1, Base: 0, Author: "ada", Message: "m", Counts: Counts{Added: 2}, RollbackOf: 0,
+		Edits: []Edit{edit(OpAdd, "", "/a", "/b", 301), edit(OpAdd, "", "/c", "/d", 301)}}
+	s.Write(v)
+	s.Commit(1)
+	h, err := s.Head(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := *v
+	want.Edits = nil
+	if d := cmp.Diff(&want, h); d != "" {
+		t.Errorf("Head (-want +got):\n%s", d)
+	}
+}
