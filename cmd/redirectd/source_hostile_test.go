@@ -134,11 +134,13 @@ func testSourceDeepNesting(t *testing.T, bin string) {
 	node.waitAnswer("/a", 301, "/one", time.Second)
 }
 
-// testSourceInterruptedLoad starts a node on a cache whose last process
-// ended while it loaded a version (as a crash or an out-of-memory kill in
-// the loader leaves it): that version is refused when the source serves
-// it, the log says why and how to try it again, and the cached good one
-// keeps serving. Deleting the refused file lets it load.
+// testSourceInterruptedLoad starts a node on a cache whose last
+// processes ended while they loaded a version (as a crash or an
+// out-of-memory kill in the loader leaves it). Ended MaxInterruptedLoads
+// times in a row, that version is refused when the source serves it, the
+// log says why and how to try it again, and the cached good one keeps
+// serving; deleting the refused file lets it load. Ended once (a kill
+// for another reason), it is loaded again at the next start.
 func testSourceInterruptedLoad(t *testing.T, bin string) {
 	origin := &ruleOrigin{}
 	srv := httptest.NewServer(origin)
@@ -153,13 +155,13 @@ func testSourceInterruptedLoad(t *testing.T, bin string) {
 	v2 := map[string]string{"redirectd.toml": "[[rule]]\nfrom = \"/a\"\nto = \"/two\"\n"}
 	origin.publish(t, v2)
 	h2 := hashFiles(t, v2)
-	if err := os.WriteFile(filepath.Join(cache, "loading"), []byte(h2+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(cache, "loading"), []byte(fmt.Sprintf("%s %d\n", h2, source.MaxInterruptedLoads)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	node.start()
 	node.waitMetric(`redirectd_rules_source_failures_total{reason="invalid"}`, 1, 15*time.Second)
 	node.waitAnswer("/a", 301, "/one", time.Second)
-	for _, want := range []string{"is refused from now on", "was loading when redirectd last stopped", filepath.Join(cache, "refused")} {
+	for _, want := range []string{"is refused from now on", "times in a row", filepath.Join(cache, "refused")} {
 		if !strings.Contains(node.stderr.String(), want) {
 			t.Errorf("the log does not say %q:\n%s", want, node.stderr)
 		}
@@ -171,6 +173,19 @@ func testSourceInterruptedLoad(t *testing.T, bin string) {
 	// marked good.
 	origin.publish(t, map[string]string{"redirectd.toml": "[[rule]]\nfrom = \"/a\"\nto = \"/three\"\n"})
 	node.waitAnswer("/a", 301, "/three", 15*time.Second)
+	node.stop()
+
+	// One kill while loading: the version is loaded at the next start.
+	v4 := map[string]string{"redirectd.toml": "[[rule]]\nfrom = \"/a\"\nto = \"/four\"\n"}
+	origin.publish(t, v4)
+	if err := os.WriteFile(filepath.Join(cache, "loading"), []byte(hashFiles(t, v4)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	node.start()
+	node.waitAnswer("/a", 301, "/four", 15*time.Second)
+	if !strings.Contains(node.stderr.String(), "it is loaded again") {
+		t.Errorf("the log does not say the interrupted version is loaded again:\n%s", node.stderr)
+	}
 }
 
 // testSourceHeaderRedirect points a node at a source that redirects to

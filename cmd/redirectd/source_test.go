@@ -109,7 +109,7 @@ type sourceNode struct {
 
 func newSourceNode(t *testing.T, bin, url, cacheDir string) *sourceNode {
 	n := &sourceNode{t: t, bin: bin, addr: testport.Free(t), adminAddr: testport.Free(t), file: filepath.Join(t.TempDir(), "node.toml")}
-	cfg := fmt.Sprintf("[server]\nlisten = %q\n\n[admin]\nlisten = %q\n\n[access_log]\nenabled = false\n\n"+
+	cfg := fmt.Sprintf("[server]\nlisten = %q\n\n[admin]\nlisten = %q\naudit_log = \"audit.jsonl\"\n\n[access_log]\nenabled = false\n\n"+
 		"[rules]\nsource = %q\npoll = \"1s\"\ncache_dir = %q\nsource_header = \"Authorization: Bearer fleet\"\n", n.addr, n.adminAddr, url, cacheDir)
 	if err := os.WriteFile(n.file, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
@@ -139,6 +139,45 @@ func (n *sourceNode) stop() {
 	if err := n.cmd.Wait(); err != nil {
 		n.t.Fatalf("exit after SIGTERM: %v\n%s", err, n.stderr)
 	}
+}
+
+// audit returns the records of the node's audit log, failing on a line
+// that does not parse.
+func (n *sourceNode) audit() []auditRecord {
+	n.t.Helper()
+	return readAudit(n.t, filepath.Join(filepath.Dir(n.file), "audit.jsonl"))
+}
+
+// auditRecord is a line of the audit log, as a reader of it sees it.
+type auditRecord struct {
+	Action    string `json:"action"`
+	Version   int    `json:"version"`
+	Hash      string `json:"hash"`
+	Author    string `json:"author"`
+	Message   string `json:"message"`
+	Recovered bool   `json:"recovered"`
+}
+
+// readAudit reads the audit log at name, failing on a line that does
+// not parse.
+func readAudit(t testing.TB, name string) []auditRecord {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	var out []auditRecord
+	for i, l := range strings.SplitAfter(string(b), "\n") {
+		if l == "" {
+			continue
+		}
+		var r auditRecord
+		if !strings.HasSuffix(l, "\n") || json.Unmarshal([]byte(l), &r) != nil {
+			t.Fatalf("%s line %d does not parse: %q", name, i+1, l)
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // call makes an admin request and returns the status and body.
@@ -343,6 +382,17 @@ func TestSourcePoll(t *testing.T) {
 		t.Fatalf("unpin: %d %q", code, body)
 	}
 	node.waitAnswer("/b", 301, "/two", time.Second)
+	// The pin and the unpin are in the audit log, each with its caller
+	// (the loopback admin without a token is "local").
+	var pinned2 []string
+	for _, r := range node.audit() {
+		if r.Action == "pin" || r.Action == "unpin" {
+			pinned2 = append(pinned2, r.Action+" "+r.Hash+" "+r.Author)
+		}
+	}
+	if d := cmp.Diff([]string{"pin " + h1 + " local", "unpin " + h2 + " local"}, pinned2); d != "" {
+		t.Errorf("pins in the audit log (-want +got):\n%s", d)
+	}
 	if code, body := node.call("POST", "/versions/unpin"); code != 409 {
 		t.Errorf("unpin with nothing pinned: %d %q, want 409", code, body)
 	}

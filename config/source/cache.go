@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -33,14 +34,26 @@ type Meta struct {
 //	versions/HASH.json  its Meta
 //	current           the hash of the last good version
 //	pinned            the hash of a version a rollback pinned
-//	loading           the hash of a version being loaded now
-//	refused           hashes that were loading when a process ended
+//	loading           the hash of a version being loaded now, and how
+//	                  many loads of it in a row a process ended in
+//	refused           hashes that ended MaxInterruptedLoads processes
 //
 // A Cache is used by one goroutine at a time.
 type Cache struct {
 	dir         string
 	interrupted string // the version loading when the last process ended
+	// strikes is how many processes in a row ended while loading
+	// interrupted.
+	strikes int
 }
+
+// MaxInterruptedLoads is how many processes in a row may end while
+// loading one version before it is refused. A process killed for another
+// reason (a deploy, an operator's kill -9, a power cut) while it loads a
+// good version tries it again at its next start; a version that ends the
+// process itself (out of memory) ends it this many times, then is
+// refused, so the node serves its last good version instead of looping.
+const MaxInterruptedLoads = 3
 
 // OpenCache makes dir's layout when missing and removes what an earlier
 // process left half-fetched.
@@ -55,37 +68,71 @@ func OpenCache(dir string) (*Cache, error) {
 		os.RemoveAll(l)
 	}
 	c := &Cache{dir: dir}
-	if h, ok := c.readHash("loading"); ok {
-		if err := c.refuse(h); err != nil {
-			return nil, err
+	if h, n, ok := c.readLoading(); ok {
+		c.interrupted, c.strikes = h, n
+		if n >= MaxInterruptedLoads {
+			if err := c.refuse(h); err != nil {
+				return nil, err
+			}
 		}
-		c.interrupted = h
+		return c, nil
 	}
 	os.Remove(filepath.Join(dir, "loading")) // damaged: names no version
 	return c, nil
 }
 
+// readLoading reads the loading file: a hash, then the processes that
+// ended while loading it (1 when absent, as an older redirectd wrote it).
+func (c *Cache) readLoading() (hash string, n int, ok bool) {
+	b, err := os.ReadFile(filepath.Join(c.dir, "loading"))
+	if err != nil {
+		return "", 0, false
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 || !validHash(f[0]) {
+		return "", 0, false
+	}
+	n = 1
+	if len(f) > 1 {
+		if m, err := strconv.Atoi(f[1]); err == nil && m > 0 {
+			n = m
+		}
+	}
+	return f[0], n, true
+}
+
 // BeginLoad records that version hash is being loaded, until EndLoad. A
 // process that ends while loading (a crash the loader could not catch, an
-// out-of-memory kill) leaves the record behind, and the next OpenCache
-// refuses that version: a rule set that ends a node must not end it again
-// after every restart.
+// out-of-memory kill, or a kill for any other reason) leaves the record
+// behind, counting the loads in a row that ended so; the OpenCache that
+// finds MaxInterruptedLoads refuses that version: a rule set that ends a
+// node must not end it again after every restart, and one that was only
+// loading when the node was killed is loaded again.
 func (c *Cache) BeginLoad(hash string) error {
-	return writeAtomic(filepath.Join(c.dir, "loading"), []byte(hash+"\n"))
+	n := 1
+	if hash == c.interrupted {
+		n = c.strikes + 1
+	}
+	return writeAtomic(filepath.Join(c.dir, "loading"), []byte(hash+" "+strconv.Itoa(n)+"\n"))
 }
 
 // EndLoad records that no version is loading: the last one loaded, or
 // failed with an error, and the process goes on.
 func (c *Cache) EndLoad() {
 	os.Remove(filepath.Join(c.dir, "loading"))
+	c.interrupted, c.strikes = "", 0
 }
 
 // Interrupted returns the version that was loading when the last process
-// ended, found by OpenCache, if one was.
-func (c *Cache) Interrupted() (string, bool) { return c.interrupted, c.interrupted != "" }
+// ended, found by OpenCache, if one was, and how many processes in a row
+// ended while loading it.
+func (c *Cache) Interrupted() (string, int, bool) {
+	return c.interrupted, c.strikes, c.interrupted != ""
+}
 
-// Refused reports whether version hash was loading when a process ended.
-// Deleting RefusedFile lets it load again.
+// Refused reports whether version hash was loading when
+// MaxInterruptedLoads processes in a row ended. Deleting RefusedFile
+// lets it load again.
 func (c *Cache) Refused(hash string) bool {
 	b, _ := os.ReadFile(filepath.Join(c.dir, "refused"))
 	for _, h := range strings.Fields(string(b)) {
@@ -165,10 +212,14 @@ func (c *Cache) SetCurrent(hash string) error {
 func (c *Cache) SetPinned(hash string) error {
 	name := filepath.Join(c.dir, "pinned")
 	if hash == "" {
-		if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		err := os.Remove(name)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
 			return err
 		}
-		return nil
+		return syncDir(c.dir) // the unpin survives a power cut too
 	}
 	return writeAtomic(name, []byte(hash+"\n"))
 }

@@ -116,8 +116,9 @@ func TestCache(t *testing.T) {
 }
 
 // TestCacheInterruptedLoad: a version still marked loading when the cache
-// is opened again (its process ended during the load) is refused from
-// then on, and one whose load ended is not.
+// is opened again (its process ended during the load) is loaded again,
+// and refused only once MaxInterruptedLoads processes in a row ended
+// while loading it; one whose load ended is never refused.
 func TestCacheInterruptedLoad(t *testing.T) {
 	root := t.TempDir()
 	c, err := OpenCache(root)
@@ -129,20 +130,25 @@ func TestCacheInterruptedLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.EndLoad()
-	if err := c.BeginLoad(bad); err != nil {
-		t.Fatal(err)
-	}
-	// The process ends here; a new one opens the cache twice (restarts).
-	for range 2 {
+	for i := 1; i <= MaxInterruptedLoads; i++ {
+		if err := c.BeginLoad(bad); err != nil {
+			t.Fatal(err)
+		}
+		// The process ends here; a new one opens the cache.
 		if c, err = OpenCache(root); err != nil {
 			t.Fatal(err)
 		}
-		if got := []bool{c.Refused(good), c.Refused(bad)}; !cmp.Equal(got, []bool{false, true}) {
-			t.Errorf("refused good, bad = %v, want [false true]", got)
+		h, n, ok := c.Interrupted()
+		if !ok || h != bad || n != i {
+			t.Fatalf("after %d ended loads: Interrupted %q %d %v, want %s %d", i, h, n, ok, bad, i)
+		}
+		want := i >= MaxInterruptedLoads
+		if got := []bool{c.Refused(good), c.Refused(bad)}; !cmp.Equal(got, []bool{false, want}) {
+			t.Errorf("after %d ended loads: refused good, bad = %v, want [false %v]", i, got, want)
 		}
 	}
-	if h, ok := c.Interrupted(); ok {
-		t.Errorf("the second open found %s interrupted again, want nothing", h)
+	if c, err = OpenCache(root); err != nil {
+		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(c.RefusedFile()); string(b) != bad+"\n" {
 		t.Errorf("refused file %q, want the bad hash once", b)
@@ -150,5 +156,31 @@ func TestCacheInterruptedLoad(t *testing.T) {
 	os.Remove(c.RefusedFile())
 	if c.Refused(bad) {
 		t.Errorf("still refused after its file was deleted")
+	}
+}
+
+// TestCacheKilledOnceLoadsAgain: a good version whose load one kill
+// interrupted is loaded again at the next start, and a load that then
+// completes clears the count.
+func TestCacheKilledOnceLoadsAgain(t *testing.T) {
+	root := t.TempDir()
+	c, err := OpenCache(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const h = "cccccccccccc"
+	for range 5 {
+		c.BeginLoad(h) // killed here, then started again
+		if c, err = OpenCache(root); err != nil {
+			t.Fatal(err)
+		}
+		if c.Refused(h) {
+			t.Fatalf("refused after one interrupted load")
+		}
+		c.BeginLoad(h)
+		c.EndLoad() // this time the load completes
+	}
+	if _, _, ok := c.Interrupted(); ok {
+		t.Errorf("still interrupted after a completed load")
 	}
 }

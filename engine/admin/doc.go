@@ -6,7 +6,8 @@
 // (/versions, /versions/diff, POST /versions/rollback and /versions/unpin),
 // and, when it is a MissReporter, the most requested paths that matched no
 // rule (/misses), and, when it is an Editor, drafts of rule edits
-// (/drafts, promote) and the serving rules as a rule-set archive
+// (/drafts, promote, whose outcome a promote that outlasts a prompt
+// answer gives at /operations/{id}) and the serving rules as a rule-set archive
 // (/ruleset). With Options.Pages it also mounts the web console
 // (package console) at / and /ui/, whose pages sign people in with a
 // token typed into a form and a session cookie instead of a Bearer

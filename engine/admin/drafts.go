@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strconv"
 	"time"
 )
@@ -83,9 +82,11 @@ type DraftEntry struct {
 }
 
 // Ruleset is the serving version as a rule-set archive, for GET
-// /ruleset: a .tar.gz file and its ETag.
+// /ruleset: the .tar.gz's bytes and its ETag, made from one snapshot of
+// the rules and never changed after (a new version is a new Ruleset), so
+// the two always agree.
 type Ruleset struct {
-	File string
+	Data []byte
 	ETag string
 	Time time.Time
 }
@@ -122,15 +123,21 @@ var (
 	ErrInvalid     = errors.New("the edited rules do not load")                          // 422
 	ErrNoRuleset   = errors.New("no rule-set archive: this node's rules are not edited") // 404
 	ErrQuota       = errors.New("over the token's draft quota")                          // 429
+	// ErrNotDurable is a change that could not be kept on disk (its
+	// version, commit or audit record: a full or failing disk); it was
+	// not made, and the rules served are the ones before it.
+	ErrNotDurable = errors.New("the change could not be made durable") // 507
 )
 
 // EditStatus is the HTTP status an Editor's error is answered with, by
 // the JSON endpoints and the console alike: 404 for no such draft or
 // archive, 403 out of scope, 413 too large, 400 a bad edit, 422 rules
-// that do not load, else 409.
+// that do not load, 507 a change that could not be kept, else 409.
 func EditStatus(err error) int {
 	var mb *http.MaxBytesError
 	switch {
+	case errors.Is(err, ErrNotDurable):
+		return http.StatusInsufficientStorage
 	case errors.Is(err, ErrNoDraft), errors.Is(err, ErrNoRuleset):
 		return http.StatusNotFound
 	case errors.Is(err, ErrOutOfScope):
@@ -187,7 +194,8 @@ func (s *Server) draftRoutes(mux *http.ServeMux) {
 	}))
 	mux.HandleFunc("POST /drafts/{id}/entries", need(RoleEditor, false, func(w http.ResponseWriter, r *http.Request) { addEntry(w, r, e) }))
 	mux.HandleFunc("POST /drafts/{id}/upload", need(RoleEditor, false, func(w http.ResponseWriter, r *http.Request) { s.upload(w, r, e) }))
-	mux.HandleFunc("POST /drafts/{id}/promote", need(RolePublisher, false, func(w http.ResponseWriter, r *http.Request) { promote(w, r, e) }))
+	mux.HandleFunc("POST /drafts/{id}/promote", need(RolePublisher, false, func(w http.ResponseWriter, r *http.Request) { s.promote(w, r, e) }))
+	mux.HandleFunc("GET /operations/{id}", need(RoleEditor, false, s.operationStatus))
 	mux.HandleFunc("GET /ruleset", need(RoleViewer, true, func(w http.ResponseWriter, r *http.Request) { ruleset(w, r, e) }))
 }
 
@@ -263,7 +271,9 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, e Editor) {
 	writeJSONStatus(w, http.StatusCreated, map[string]int{"entries": n})
 }
 
-func promote(w http.ResponseWriter, r *http.Request, e Editor) {
+// promote runs the promote as an operation (operations.go): answered
+// with its outcome, or 202 and a status to poll when it takes long.
+func (s *Server) promote(w http.ResponseWriter, r *http.Request, e Editor) {
 	var body struct {
 		Message string `json:"message"`
 	}
@@ -276,12 +286,11 @@ func promote(w http.ResponseWriter, r *http.Request, e Editor) {
 		return
 	}
 	id := whoIs(r)
-	n, err := e.Promote(r.PathValue("id"), Audit{Author: id.Name, Message: body.Message}, id.Allows)
-	if err != nil {
-		text(w, EditStatus(err), line(err.Error()))
-		return
-	}
-	writeJSON(w, map[string]int{"version": n})
+	draft := r.PathValue("id")
+	op := s.ops.start(id.Name, func() (int, error) {
+		return e.Promote(draft, Audit{Author: id.Name, Message: body.Message}, id.Allows)
+	})
+	s.awaitPromote(w, r, op)
 }
 
 // ruleset serves the archive with its ETag; http.ServeContent answers
@@ -292,17 +301,11 @@ func ruleset(w http.ResponseWriter, r *http.Request, e Editor) {
 		text(w, EditStatus(err), line(err.Error()))
 		return
 	}
-	f, err := os.Open(rs.File)
-	if err != nil {
-		text(w, http.StatusServiceUnavailable, fmt.Sprintf("cannot read the rule-set archive: %v; try again\n", err))
-		return
-	}
-	defer f.Close()
 	rc := http.NewResponseController(w)
 	rc.SetWriteDeadline(time.Now().Add(uploadTimeout))
 	w.Header().Set("ETag", rs.ETag)
 	w.Header().Set("Content-Type", "application/gzip")
-	http.ServeContent(w, r, "ruleset.tar.gz", rs.Time, f)
+	http.ServeContent(w, r, "ruleset.tar.gz", rs.Time, bytes.NewReader(rs.Data))
 }
 
 // writeJSONStatus is writeJSON with a status other than 200.

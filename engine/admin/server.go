@@ -65,6 +65,9 @@ type Server struct {
 	// pages is the web console (Options.Pages), nil without one.
 	pages http.Handler
 
+	// ops are the promotes run apart from their requests.
+	ops operations
+
 	mu      sync.Mutex
 	ln      net.Listener // set by Start
 	started bool         // Start or Shutdown was called
@@ -85,6 +88,7 @@ func New(opts Options, b Backend) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{opts: opts, b: b}
+	s.ops.wait = func() <-chan time.Time { return time.After(promptWait) }
 	if opts.hasTokens() {
 		s.token.Store(newTokenTable(opts.Token, opts.Tokens))
 	}

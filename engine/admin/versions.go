@@ -99,8 +99,9 @@ type Versioner interface {
 	// Rollback serves version to and says what it did; a is recorded
 	// in the audit trail.
 	Rollback(to string, a Audit) (string, error)
-	// Unpin ends a rollback's pin and serves the source's latest version.
-	Unpin() (string, error)
+	// Unpin ends a rollback's pin and serves the source's latest
+	// version; a is recorded in the audit trail.
+	Unpin(a Audit) (string, error)
 }
 
 // ErrUnknownVersion is a hash that is not among the versions kept; the
@@ -132,7 +133,8 @@ func (s *Server) versionRoutes(mux *http.ServeMux) {
 			text(w, http.StatusBadRequest, line(err.Error()))
 			return
 		}
-		versionAnswer(w, v.Unpin)
+		a := Audit{Author: whoIs(r).Name}
+		versionAnswer(w, func() (string, error) { return v.Unpin(a) })
 	}))
 }
 
@@ -202,6 +204,8 @@ func versionAnswer(w http.ResponseWriter, do func() (string, error)) {
 
 func versionStatus(err error) int {
 	switch {
+	case errors.Is(err, ErrNotDurable):
+		return http.StatusInsufficientStorage
 	case errors.Is(err, ErrUnknownVersion):
 		return http.StatusNotFound
 	case errors.Is(err, ErrBadEdit):

@@ -38,8 +38,8 @@ func (f *fakeVersions) Diff(from, to string, limit int) (*VersionDiff, error) {
 		Removed: []DiffRule{}, Changed: []RuleChange{}}, nil
 }
 
-func (f *fakeVersions) Rollback(to string, _ Audit) (string, error) {
-	f.record("rollback " + to)
+func (f *fakeVersions) Rollback(to string, a Audit) (string, error) {
+	f.record("rollback " + to + " by " + a.Author)
 	switch to {
 	case "aaa":
 		return "serving aaa", nil
@@ -49,8 +49,8 @@ func (f *fakeVersions) Rollback(to string, _ Audit) (string, error) {
 	return "", fmt.Errorf("version %q: %w", to, ErrUnknownVersion)
 }
 
-func (f *fakeVersions) Unpin() (string, error) {
-	f.record("unpin")
+func (f *fakeVersions) Unpin(a Audit) (string, error) {
+	f.record("unpin by " + a.Author)
 	return "", errors.New("nothing is pinned")
 }
 
@@ -86,7 +86,9 @@ func TestVersionEndpoints(t *testing.T) {
 			}
 		})
 	}
-	want := []string{"diff aaa bbb 1000", "diff aaa  5", "diff zzz  1000", "rollback aaa", "rollback bad", "rollback nope", "unpin"}
+	// Each change is given its caller, for the audit log: "local" on
+	// loopback without tokens.
+	want := []string{"diff aaa bbb 1000", "diff aaa  5", "diff zzz  1000", "rollback aaa by local", "rollback bad by local", "rollback nope by local", "unpin by local"}
 	if diff := cmp.Diff(want, fv.calls); diff != "" {
 		t.Errorf("calls (-want +got):\n%s", diff)
 	}

@@ -78,7 +78,7 @@ func (f *fakeBackend) Rollback(to string, _ admin.Audit) (string, error) {
 	return "serving " + to + ", pinned", nil
 }
 
-func (f *fakeBackend) Unpin() (string, error) { return "", errors.New("not pinned") }
+func (f *fakeBackend) Unpin(admin.Audit) (string, error) { return "", errors.New("not pinned") }
 
 func (f *fakeBackend) Misses(_ context.Context, host string, limit int) ([]admin.MissInfo, error) {
 	f.mu.Lock()

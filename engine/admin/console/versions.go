@@ -105,7 +105,7 @@ func (c *Console) unpin(w http.ResponseWriter, r *http.Request, u *user) {
 		c.fail(w, r, u, http.StatusForbidden, "unpinning needs an admin token")
 		return
 	}
-	c.versionAction(w, r, u, admin.Versioner.Unpin)
+	c.versionAction(w, r, u, func(v admin.Versioner) (string, error) { return v.Unpin(admin.Audit{Author: u.who.Name}) })
 }
 
 func (c *Console) versionAction(w http.ResponseWriter, r *http.Request, u *user, do func(admin.Versioner) (string, error)) {

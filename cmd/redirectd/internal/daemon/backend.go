@@ -64,6 +64,9 @@ type service struct {
 	versions versionLog
 	// ed is what the admin API's drafts edit (edits.go).
 	ed *editState
+	// snap is the rules serving with their version's hash, stored
+	// together at each swap, for GET /ruleset.
+	snap atomic.Pointer[rulesSnap]
 	// idle hands a burst's garbage back once the process is quiet.
 	idle *idleCollector
 }
@@ -115,6 +118,9 @@ func newService(srv *engine.Server, cfg *config.Config, file string, loader conf
 		})
 	}
 	s.initVersions(cfg)
+	if h := s.versions.servingHash(); h != "" {
+		s.snap.Store(&rulesSnap{hash: h, set: srv.Rules()})
+	}
 	s.restoreLastAnswered()
 	s.idle = newIdleCollector(s.set)
 	return s
@@ -124,19 +130,22 @@ func newService(srv *engine.Server, cfg *config.Config, file string, loader conf
 // errors leaves the running rules in place and is returned. Settings that
 // need a restart ([server], [admin], [access_log]) are
 // reported when they changed, not silently ignored.
-func (s *service) reload() (string, error) {
+func (s *service) reload(who admin.Audit) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.kickSource() // SIGHUP and POST /reload also ask the source now
-	return s.reloadLocked(nil)
+	return s.apply(change{action: "reload", who: who})
 }
 
-// reloadLocked is the one path by which rules change after start: SIGHUP,
-// POST /reload, watch, a new version at the source and a rollback all
-// come here, so each is validated alike. c is a rule set from the source
-// to load (nil: the config's own rules, or the source's version serving).
-// s.mu is held.
-func (s *service) reloadLocked(c *candidate) (string, error) {
+// reloadLocked loads and swaps in rules for apply (change.go), the one
+// path by which rules change after start (SIGHUP, POST /reload, watch, a
+// new version at the source, a promote, a rollback, a pin, an unpin), so
+// each is validated alike; and for the start of a node with a source. c
+// is a rule set from the source to load (nil: the config's own rules, or
+// the source's version serving). commit, when not nil, makes the change
+// durable once the rules are checked, before they swap; its error fails
+// the load. s.mu is held.
+func (s *service) reloadLocked(c *candidate, commit func(ruleVersion) error) (string, error) {
 	// Not while starting (the cached rule set of a source loads before
 	// the listeners are up): READY=1 would tell systemd too early.
 	if s.srv.Readiness() == nil {
@@ -159,6 +168,9 @@ func (s *service) reloadLocked(c *candidate) (string, error) {
 		// So do the upstream groups and routes.
 		fw, commitUps, err = s.ups.build(cfg)
 	}
+	if err == nil && commit != nil {
+		err = commit(ver)
+	}
 	if err != nil {
 		s.reloadFails.Inc()
 		s.log.Error("reload failed; the previous rules keep serving", "config", s.cfg.Path, "err", err)
@@ -177,6 +189,7 @@ func (s *service) reloadLocked(c *candidate) (string, error) {
 		commitUps()
 	}
 	s.srv.Swap(cfg.Set)
+	s.snap.Store(&rulesSnap{hash: ver.hash, set: cfg.Set})
 	s.https.rulesSwapped()
 	carried := cfg.Set.CarryHits(old)
 	// The engine now holds the only reference the old rules need: serve's
@@ -321,7 +334,10 @@ func (s *service) Explain(url string, ar admin.ExplainRequest) (string, error) {
 	return b.String(), nil
 }
 
-func (s *service) Reload() (string, error) { return s.reload() }
+func (s *service) Reload() (string, error) { return s.reload(admin.Audit{Author: "admin API"}) }
+
+// ReloadBy is Reload for a caller the audit log names.
+func (s *service) ReloadBy(a admin.Audit) (string, error) { return s.reload(a) }
 
 // stamp describes the config file and the map files it names (path,
 // modification time, size), for watch to tell when one changes.
@@ -358,7 +374,7 @@ func (s *service) watch(last string, interval time.Duration, stop <-chan struct{
 			// is seen at the next tick.
 			last = now
 			s.log.Info("config files changed; reloading", "config", s.cfg.Path)
-			s.reload()
+			s.reload(admin.Audit{Author: "watch", Message: "config files changed"})
 		}
 	})
 }

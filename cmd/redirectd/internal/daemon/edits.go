@@ -6,8 +6,11 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
@@ -26,7 +29,14 @@ type editState struct {
 	// [rules] source URL of a node whose rules come from one.
 	store  *edits.Store
 	source string
-	audit  string // the audit log's path, "" for none
+	audit  *edits.Audit // nil for none
+	// aborts are abort records apply could not append; each is
+	// appended before the next record (recovery at start counts on
+	// it).
+	aborts []edits.Record
+	// last is the audit log's last record when it was opened, for the
+	// recovery of a node with a source (recoverSource).
+	last *edits.Record
 	// cur is the version serving (Number 0: the config's own rules),
 	// ov its edits indexed.
 	cur *edits.Version
@@ -35,11 +45,10 @@ type editState struct {
 	next   int
 	drafts map[string]*draft
 	// ruleset is the archive of the version serving, made on the
-	// first GET /ruleset after it changes.
-	ruleset admin.Ruleset
-	// hash is the content hash of the version serving, for /ruleset's
-	// ETag.
-	hash string
+	// first GET /ruleset after it changes, with its ETag: one value,
+	// replaced whole. rulesetMu serialises the making.
+	ruleset   atomic.Pointer[admin.Ruleset]
+	rulesetMu sync.Mutex
 	// maxDrafts and maxEntries are [admin] max_drafts and
 	// max_draft_entries (quota.go).
 	maxDrafts, maxEntries int
@@ -52,28 +61,103 @@ type draft struct {
 	ov   *edits.Overlay
 }
 
-// openEdits opens cfg's [admin] edits_dir and reads the version serving.
-func openEdits(cfg *config.Config) (*editState, error) {
-	ed := &editState{source: cfg.Reload.Source, audit: cfg.Admin.AuditLog, cur: &edits.Version{}, ov: edits.NewOverlay(), drafts: map[string]*draft{},
+// openEdits opens cfg's [admin] audit_log and edits_dir, completes or
+// rolls back what a crash interrupted (recoverEdits), and reads the
+// version serving.
+func openEdits(cfg *config.Config, log *slog.Logger) (*editState, error) {
+	ed := &editState{source: cfg.Reload.Source, cur: &edits.Version{}, ov: edits.NewOverlay(), drafts: map[string]*draft{},
 		maxDrafts: cmp.Or(cfg.Admin.MaxDrafts, config.DefaultMaxDrafts), maxEntries: cmp.Or(cfg.Admin.MaxDraftEntries, config.DefaultMaxDraftEntries)}
+	var recs []edits.Record
+	if cfg.Admin.AuditLog != "" && cfg.Admin.AuditLog != "off" {
+		a, r, bad, err := edits.OpenAudit(cfg.Admin.AuditLog)
+		if err != nil {
+			return nil, err
+		}
+		if bad > 0 {
+			log.Warn("[admin] audit_log has lines that do not parse (written by an older redirectd); they are kept as they are", "path", cfg.Admin.AuditLog, "lines", bad)
+		}
+		ed.audit, recs = a, r
+		if len(r) > 0 {
+			ed.last = &r[len(r)-1]
+		}
+	}
 	if cfg.Admin.EditsDir == "" {
 		return ed, nil
 	}
-	st, err := edits.Open(cfg.Admin.EditsDir, config.DefaultKeepVersions)
+	st, err := edits.Open(cfg.Admin.EditsDir, cmp.Or(cfg.Reload.KeepVersions, config.DefaultKeepVersions))
 	if err != nil {
 		return nil, err
 	}
 	ed.store = st
-	n, err := st.Current()
-	if err != nil {
+	if err := ed.recoverEdits(recs, log); err != nil {
 		return nil, err
 	}
+	n, _ := st.Current()
 	v, err := st.Load(n)
 	if err != nil {
 		return nil, fmt.Errorf("[admin] edits_dir: %w", err)
 	}
 	ed.cur, ed.ov = v, edits.FromEdits(v.Edits)
 	return ed, nil
+}
+
+// recoverEdits brings the audit log in line with the commit record of
+// edits_dir, which says what was promoted: a promote or rollback whose
+// record was written but that did not commit gets an abort record (and
+// its number is not used again); the version serving, committed but
+// without a record (the process ended between the two, or the audit log
+// is new), gets its record, marked recovered.
+func (ed *editState) recoverEdits(recs []edits.Record, log *slog.Logger) error {
+	if ed.audit == nil {
+		return nil
+	}
+	// Numbers only grow, and each commit serves its version, so a
+	// change recorded after the one serving did not commit; one before
+	// it did (and may since have been dropped past keep), or was
+	// aborted while the process ran (apply holds an abort it could not
+	// write until it can).
+	serving, _ := ed.store.Current()
+	open := map[int]edits.Record{} // recorded, not committed, not aborted
+	recorded := map[int]bool{}
+	for _, r := range recs {
+		if r.Version == 0 {
+			continue
+		}
+		ed.store.Reserve(r.Version)
+		switch r.Action {
+		case "abort":
+			delete(open, r.Version)
+		case "promote", "rollback":
+			recorded[r.Version] = true
+			if r.Version > serving {
+				open[r.Version] = r
+			}
+		}
+	}
+	for _, n := range slices.Sorted(maps.Keys(open)) {
+		r := open[n]
+		log.Warn("a change recorded in [admin] audit_log did not commit before redirectd stopped: recording its abort", "version", n, "action", r.Action, "author", r.Author)
+		if err := ed.audit.Append(edits.Record{Time: now(), Action: "abort", Version: n, Author: r.Author, Recovered: true,
+			Message: "the " + r.Action + " recorded above did not take effect: redirectd stopped before it committed"}); err != nil {
+			return err
+		}
+	}
+	n := serving
+	if n == 0 || recorded[n] {
+		return nil
+	}
+	v, err := ed.store.Load(n)
+	if err != nil {
+		return fmt.Errorf("[admin] edits_dir: %w", err)
+	}
+	action := "promote"
+	if v.RollbackOf > 0 {
+		action = "rollback"
+	}
+	c := v.Counts
+	log.Warn("the version serving has no record in [admin] audit_log: recording it from its file", "version", n)
+	return ed.audit.Append(edits.Record{Time: v.Time, Action: action, Version: n, Base: v.Base, RollbackOf: v.RollbackOf,
+		Author: v.Author, Message: v.Message, Counts: &c, Recovered: true})
 }
 
 // apply lays v's edits (the serving version's when v is nil) over cfg's
@@ -161,7 +245,8 @@ func (ed *editState) describe(rv ruleVersion, v *edits.Version) ruleVersion {
 	}
 	rv.hash = editedHash(rv.hash, v.Number)
 	rv.number, rv.author, rv.message = v.Number, v.Author, v.Message
-	rv.counts = &admin.Counts{Added: v.Counts.Added, Changed: v.Counts.Changed, Removed: v.Counts.Removed}
+	c := v.Counts
+	rv.counts = &c
 	rv.source += " + edits v" + strconv.Itoa(v.Number)
 	rv.kept = true
 	return rv

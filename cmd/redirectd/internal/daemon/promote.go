@@ -1,12 +1,9 @@
 package daemon
 
 import (
-	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
-	"time"
 
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
 	"github.com/redirectd/redirectd/engine/admin"
@@ -40,7 +37,7 @@ func (s *service) Promote(id string, a admin.Audit, in admin.Scope) (int, error)
 	if err != nil {
 		return 0, err
 	}
-	if err := s.serveEdits(v); err != nil {
+	if err := s.serveEdits(v, "promote"); err != nil {
 		return 0, err
 	}
 	ed.mu.Lock()
@@ -66,75 +63,16 @@ func draftCounts(ov *edits.Overlay) edits.Counts {
 	return c
 }
 
-// serveEdits stores v, loads it through the reload path, and makes it
-// the version serving; a v that does not load is ErrInvalid, and the
-// running rules stay. s.mu is held.
-func (s *service) serveEdits(v *edits.Version) error {
+// serveEdits makes v, a promote or a rollback on an edited node, the
+// version serving, through apply: a v that does not load is ErrInvalid,
+// one that cannot be kept ErrNotDurable, and the running rules stay.
+// s.mu is held.
+func (s *service) serveEdits(v *edits.Version, action string) error {
 	ed := s.ed
-	if err := ed.store.Write(v); err != nil {
-		return fmt.Errorf("%w: cannot keep the version in [admin] edits_dir, so it does not serve: %v", admin.ErrEditRefused, err)
-	}
-	if _, err := s.reloadLocked(&candidate{edits: v}); err != nil {
-		os.Remove(filepath.Join(ed.store.Dir(), "versions", strconv.Itoa(v.Number)+".json"))
+	_, err := s.apply(change{action: action, who: admin.Audit{Author: v.Author, Message: v.Message}, c: &candidate{edits: v}, version: v,
+		durable: func() error { return ed.store.Commit(v.Number) }})
+	if err != nil && !errors.Is(err, admin.ErrNotDurable) {
 		return fmt.Errorf("%w; the running rules stay: %v", admin.ErrInvalid, err)
-	}
-	if err := ed.store.SetCurrent(v.Number); err != nil {
-		s.log.Error("cannot record the version serving in [admin] edits_dir; a restart serves the one before", "version", v.Number, "err", err)
-	}
-	ed.mu.Lock()
-	ed.cur, ed.ov = v, edits.FromEdits(v.Edits)
-	ed.mu.Unlock()
-	action := "promote"
-	if v.RollbackOf > 0 {
-		action = "rollback"
-	}
-	s.log.Info(action, "version", v.Number, "base", v.Base, "author", v.Author, "message", v.Message,
-		"added", v.Counts.Added, "changed", v.Counts.Changed, "removed", v.Counts.Removed)
-	if err := ed.appendAudit(action, v); err != nil {
-		s.log.Error("cannot append to [admin] audit_log", "path", ed.audit, "err", err)
-	}
-	return nil
-}
-
-// auditLine is one line of the audit log.
-type auditLine struct {
-	Time       time.Time     `json:"time"`
-	Action     string        `json:"action"` // promote, rollback
-	Version    int           `json:"version,omitempty"`
-	Hash       string        `json:"hash,omitempty"` // a rollback of [rules] source's versions
-	Base       int           `json:"base"`
-	RollbackOf int           `json:"rollback_of,omitempty"`
-	Author     string        `json:"author"`
-	Message    string        `json:"message"`
-	Counts     *edits.Counts `json:"counts,omitempty"`
-}
-
-// appendAudit appends v as a JSON line to the audit log, synced.
-func (ed *editState) appendAudit(action string, v *edits.Version) error {
-	return ed.appendAuditLine(auditLine{Time: v.Time, Action: action, Version: v.Number, Base: v.Base, RollbackOf: v.RollbackOf,
-		Author: v.Author, Message: v.Message, Counts: &v.Counts})
-}
-
-// appendAuditLine appends l to the audit log, synced; nothing without
-// one.
-func (ed *editState) appendAuditLine(l auditLine) error {
-	if ed.audit == "" {
-		return nil
-	}
-	b, _ := json.Marshal(l)
-	if err := os.MkdirAll(filepath.Dir(ed.audit), 0o755); err != nil {
-		return err
-	}
-	f, err := os.OpenFile(ed.audit, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o640)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(append(b, '\n'))
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
 	}
 	return err
 }
@@ -162,12 +100,12 @@ func (s *service) rollbackEdits(to string, a admin.Audit) (string, error) {
 	ed.mu.Lock()
 	cur := ed.ov
 	base := ed.cur.Number
-	next := ed.store.Next()
 	ed.mu.Unlock()
+	next := ed.store.Next()
 	target := edits.FromEdits(old.Edits)
 	v := &edits.Version{Number: next, Base: base, Author: a.Author, Message: a.Message, Time: now(), RollbackOf: n,
 		Counts: overlayCounts(cur, target), Edits: old.Edits}
-	if err := s.serveEdits(v); err != nil {
+	if err := s.serveEdits(v, "rollback"); err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("serving version %d, the rules of version %d", v.Number, n), nil

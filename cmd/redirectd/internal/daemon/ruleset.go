@@ -2,81 +2,93 @@ package daemon
 
 import (
 	"archive/tar"
-	"bufio"
+	"bytes"
 	"compress/gzip"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/redirectd/redirectd/config/importer"
+	"github.com/redirectd/redirectd/config/source"
 	"github.com/redirectd/redirectd/engine/admin"
 	"github.com/redirectd/redirectd/matcher"
 )
 
+// rulesSnap is the rules serving and their version's hash, stored
+// together at each swap: an archive made from one is labelled with its
+// own version, whatever swaps meanwhile.
+type rulesSnap struct {
+	hash string
+	set  *matcher.Set
+}
+
 // Ruleset returns the serving rules as a rule-set archive in the form
 // [rules] source reads (a .tar.gz holding redirectd.toml), made on the
-// first call after the version changes and kept in edits_dir, with the
-// version's hash as its ETag: an edited node can be a fleet's source.
+// first call after the version changes, with the version's hash as its
+// ETag: an edited node can be a fleet's source. The archive and its ETag
+// come from one snapshot of the rules and are returned as one immutable
+// value, so a fetch never gets one version's archive under another's
+// ETag; the file in edits_dir is a copy for the operator.
 func (s *service) Ruleset() (admin.Ruleset, error) {
 	ed := s.ed
 	if ed.store == nil {
 		return admin.Ruleset{}, fmt.Errorf("%w: set [admin] edits_dir", admin.ErrNoRuleset)
 	}
-	hash := s.versions.servingHash()
-	ed.mu.Lock()
-	defer ed.mu.Unlock()
-	if ed.hash == hash && ed.ruleset.File != "" {
-		return ed.ruleset, nil
+	snap := s.snap.Load()
+	if snap == nil {
+		return admin.Ruleset{}, fmt.Errorf("%w: no rules loaded yet", admin.ErrNoRuleset)
+	}
+	// Made under its own lock, not the service's: a promote holds that
+	// for as long as its load.
+	ed.rulesetMu.Lock()
+	defer ed.rulesetMu.Unlock()
+	if cur := ed.ruleset.Load(); cur != nil && cur.ETag == strconv.Quote(snap.hash) {
+		return *cur, nil
 	}
 	file := filepath.Join(ed.store.Dir(), "ruleset.tar.gz")
-	if err := writeRuleset(file, s.srv.Rules(), hash); err != nil {
+	data, err := writeRuleset(file, snap.set, snap.hash)
+	if err != nil {
 		return admin.Ruleset{}, fmt.Errorf("cannot write the rule-set archive: %w", err)
 	}
-	ed.hash, ed.ruleset = hash, admin.Ruleset{File: file, ETag: strconv.Quote(hash), Time: time.Now()}
-	return ed.ruleset, nil
+	rs := &admin.Ruleset{Data: data, ETag: strconv.Quote(snap.hash), Time: time.Now()}
+	ed.ruleset.Store(rs)
+	return *rs, nil
 }
 
-// writeRuleset writes set's rules as redirectd.toml in a .tar.gz at
-// file (a temporary name, synced, renamed: a fetch in progress keeps
-// reading the old one). The rules are written by the one writer of
+// writeRuleset returns set's rules as redirectd.toml in a .tar.gz, and
+// keeps a copy at file. The rules are written by the one writer of
 // configs (importer.WriteRule, the inverse of config.Load, fuzzed by
 // FuzzWriteRule and FuzzRuleset), so a node that loads the archive serves
 // the same rules, conditions, windows, headers and shadow mode included.
 // A rule that TOML cannot hold (bytes that are not UTF-8, from a map
 // file) fails the archive with its place and why: an archive that loads
 // as other rules would be served to the whole fleet.
-func writeRuleset(file string, set *matcher.Set, hash string) error {
+func writeRuleset(file string, set *matcher.Set, hash string) ([]byte, error) {
 	toml, err := rulesetTOML(set, hash)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	tmp := file + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriter(f)
-	zw := gzip.NewWriter(bw)
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(zw)
 	err = tw.WriteHeader(&tar.Header{Name: "redirectd.toml", Mode: 0o644, Size: int64(len(toml)), ModTime: time.Now(), Typeflag: tar.TypeReg})
 	if err == nil {
 		_, err = tw.Write([]byte(toml))
 	}
-	for _, c := range []func() error{tw.Close, zw.Close, bw.Flush, f.Sync} {
+	for _, c := range []func() error{tw.Close, zw.Close} {
 		if err == nil {
 			err = c()
 		}
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	if err != nil {
+		return nil, err
 	}
-	if err == nil {
-		err = os.Rename(tmp, file)
-	}
-	return err
+	// The copy on disk is for the operator; the fetches are served
+	// from memory, so a failure to write it is not the fetch's.
+	source.WriteAtomic(file, buf.Bytes())
+	return buf.Bytes(), nil
 }
 
 // rulesetTOML is the redirectd.toml of set's rules. A no-redirect entry

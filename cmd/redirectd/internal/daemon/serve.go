@@ -147,7 +147,7 @@ func loadForServe(o Options, log *slog.Logger) (*config.Config, *editState, erro
 	if err := Startable(cfg); err != nil {
 		return nil, nil, err
 	}
-	ed, err := openEdits(cfg)
+	ed, err := openEdits(cfg, log)
 	if err == nil {
 		err = ed.apply(cfg, nil, log)
 	}
@@ -249,7 +249,7 @@ func awaitSignals(sig <-chan os.Signal, done <-chan error, svc *service, srv *en
 		case s := <-sig:
 			switch s {
 			case syscall.SIGHUP:
-				svc.reload()
+				svc.reload(admin.Audit{Author: "SIGHUP"})
 				continue
 			case syscall.SIGUSR1:
 				// logrotate renamed the access log: write to a new file.

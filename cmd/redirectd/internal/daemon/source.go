@@ -16,6 +16,7 @@ import (
 
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/config/source"
+	"github.com/redirectd/redirectd/engine/admin"
 	"github.com/redirectd/redirectd/internal/safego"
 )
 
@@ -82,11 +83,16 @@ func (s *service) startSource() (stop func(), err error) {
 	rs := &ruleSource{cfg: rc, cache: cache, kick: make(chan struct{}, 1), metrics: metrics.NewSet(), started: time.Now(),
 		fetcher: &source.Fetcher{URL: rc.Source, Header: headerFunc(rc)}}
 	rs.register(&s.versions)
-	if h, ok := cache.Interrupted(); ok {
-		s.log.Error("the rule set version loading when redirectd last stopped is refused from now on: it may have ended the process", "version", h, "refused", cache.RefusedFile())
+	if h, n, ok := cache.Interrupted(); ok {
+		if cache.Refused(h) {
+			s.log.Error("the rule set version loading when redirectd last stopped is refused from now on: the process ended while loading it each of the last times", "version", h, "times", n, "refused", cache.RefusedFile())
+		} else {
+			s.log.Warn("redirectd stopped while loading a rule set version; it is loaded again", "version", h, "times", n, "refused_after", source.MaxInterruptedLoads)
+		}
 	}
 	s.mu.Lock()
 	s.rs = rs
+	s.recoverSource()
 	s.loadCached()
 	s.mu.Unlock()
 	quit, done := make(chan struct{}), make(chan struct{})
@@ -96,6 +102,42 @@ func (s *service) startSource() (stop func(), err error) {
 		s.pollSource(quit)
 	}()
 	return func() { close(quit); <-done }, nil
+}
+
+// recoverSource completes the audit log of a node with a source: the
+// last change recorded (a pin, an unpin, a new version) whose state in
+// cache_dir did not follow, because the process ended between the two,
+// gets its abort record. (Only the last can be: each change is recorded
+// after the one before it took effect or was aborted.) s.mu is held.
+func (s *service) recoverSource() {
+	r := s.ed.last
+	if r == nil || s.ed.audit == nil {
+		return
+	}
+	cache := s.rs.cache
+	cur, _, _ := cache.Current()
+	pinned, isPinned := cache.Pinned()
+	var took bool
+	switch r.Action {
+	case "pin":
+		took = isPinned && pinned == r.Hash
+	case "unpin":
+		took = !isPinned
+	case "source":
+		took = cur.Hash == r.Hash
+	default:
+		return
+	}
+	if took {
+		return
+	}
+	s.log.Warn("a change recorded in [admin] audit_log did not take effect before redirectd stopped: recording its abort", "action", r.Action, "version", r.Hash, "author", r.Author)
+	abort := edits.Record{Time: now(), Action: "abort", Hash: r.Hash, Author: r.Author, Recovered: true,
+		Message: "the " + r.Action + " recorded above did not take effect: redirectd stopped before it committed"}
+	if err := s.ed.audit.Append(abort); err != nil {
+		s.ed.aborts = append(s.ed.aborts, abort)
+		s.log.Error("cannot append an abort record to [admin] audit_log; it is appended before the next record", "err", err)
+	}
 }
 
 // headerFunc returns the Fetcher's Header: source_header as configured, or
@@ -179,7 +221,7 @@ func (s *service) loadCached() {
 	if pinned {
 		c.pin = pin
 	}
-	if _, err := s.reloadLocked(c); err != nil {
+	if _, err := s.reloadLocked(c, nil); err != nil {
 		// Forget its validators: a 304 to them would leave the node
 		// without rules while the source holds good ones.
 		rs.latest, rs.seen = source.Meta{}, source.Validators{}
@@ -289,7 +331,13 @@ func (s *service) pollOnce(ctx context.Context) {
 		return
 	}
 	wasPinned := s.versions.isPinned()
-	if _, err := s.reloadLocked(&candidate{dir: dir, meta: meta, pin: unpin}); err != nil {
+	if _, err := s.apply(change{action: "source", who: admin.Audit{Author: "source", Message: rs.cfg.Source}, c: &candidate{dir: dir, meta: meta, pin: unpin}, durable: rs.makeCurrent(f.Hash)}); err != nil {
+		if errors.Is(err, admin.ErrNotDurable) {
+			// Not the version's fault: asked again at the next poll.
+			rs.seen = prev
+			s.sourceFailed(&source.Error{Reason: source.ReasonArchive, Err: err})
+			return
+		}
 		rs.bad = f.Hash
 		rs.badErr = &source.Error{Reason: source.ReasonInvalid, Err: fmt.Errorf("the source's rule set %s does not load, so the running rules stay: %w", f.Hash, err)}
 		s.pruneCache()
@@ -297,17 +345,32 @@ func (s *service) pollOnce(ctx context.Context) {
 		return
 	}
 	rs.latest, rs.bad, rs.badErr = meta, "", nil
-	if err := rs.cache.SetCurrent(f.Hash); err != nil {
-		s.log.Error("cannot record the new version in [rules] cache_dir; a restart may serve an older one", "err", err)
-	}
 	if wasPinned {
 		s.log.Warn("the source changed: the rollback's pin ends", "version", f.Hash)
 	}
-	rs.cache.SetPinned("")
 	s.pruneCache()
 	rs.changed.Inc()
 	s.sourceOK()
 	s.log.Info("new rule set from the source", "version", f.Hash, "etag", f.ETag, "source", rs.cfg.Source)
+}
+
+// makeCurrent returns the durable step of a new version from the
+// source: it becomes current and ends a pin, as one change.
+func (rs *ruleSource) makeCurrent(hash string) func() error {
+	cache := rs.cache
+	return func() error {
+		prev, _, _ := cache.Current()
+		if err := cache.SetCurrent(hash); err != nil {
+			return err
+		}
+		if err := cache.SetPinned(""); err != nil {
+			if prev.Hash != "" {
+				cache.SetCurrent(prev.Hash) // as it was: the change is aborted
+			}
+			return err
+		}
+		return nil
+	}
 }
 
 // stillBad counts a 304 to the validators of a version that did not load
@@ -386,8 +449,8 @@ func (s *service) load(c *candidate) (*config.Config, ruleVersion, error) {
 		}
 	}
 	if s.rs.cache.Refused(c.meta.Hash) {
-		return nil, ruleVersion{}, fmt.Errorf("rule set %s from %s was loading when redirectd last stopped, and may have ended it: it is not loaded again (delete %s to try)",
-			c.meta.Hash, c.meta.Source, s.rs.cache.RefusedFile())
+		return nil, ruleVersion{}, fmt.Errorf("rule set %s from %s was loading when redirectd stopped, %d times in a row, and may have ended it: it is not loaded again (delete %s to try)",
+			c.meta.Hash, c.meta.Source, source.MaxInterruptedLoads, s.rs.cache.RefusedFile())
 	}
 	if err := s.rs.cache.BeginLoad(c.meta.Hash); err != nil {
 		s.log.Warn("cannot record the version loading in [rules] cache_dir; a rule set that ends the process would be loaded again after a restart", "err", err)

@@ -79,7 +79,40 @@ func (s *service) initVersions(cfg *config.Config) {
 	if cfg.Reload.Source != "" {
 		return
 	}
-	s.recordVersion(s.ed.describe(localVersion(cfg, s.loader), nil), cfg.Set.Len(), keepPin)
+	local := localVersion(cfg, s.loader)
+	s.recordVersion(s.ed.describe(local, nil), cfg.Set.Len(), keepPin)
+	s.listPromoted(local)
+}
+
+// listPromoted lists, after the version serving, the other versions the
+// commit record of edits_dir keeps (newest first), then the config's own
+// rules (version 0, which a rollback can restore): a restart keeps what
+// /versions showed. Their rule counts are not known until one is loaded.
+func (s *service) listPromoted(local ruleVersion) {
+	st := s.ed.store
+	if st == nil {
+		return
+	}
+	vl := &s.versions
+	vl.mu.Lock()
+	defer vl.mu.Unlock()
+	nums := st.Numbers()
+	slices.Reverse(nums)
+	nums = append(nums, 0)
+	for _, n := range nums {
+		if len(vl.list) >= vl.keep {
+			return
+		}
+		v, err := st.Head(n)
+		if err != nil {
+			continue
+		}
+		rv := s.ed.describe(local, v)
+		rv.loadedAt = time.Time{}
+		if !slices.ContainsFunc(vl.list, func(o ruleVersion) bool { return o.hash == rv.hash }) {
+			vl.list = append(vl.list, rv)
+		}
+	}
 }
 
 // localVersion describes a config's own rules: its hash covers the config
@@ -226,21 +259,18 @@ func (s *service) Rollback(to string, a admin.Audit) (string, error) {
 		return "", err
 	}
 	c.pin = pin
-	msg, err := s.reloadLocked(c)
+	cache := s.rs.cache
+	msg, err := s.apply(change{action: "pin", who: a, c: c, durable: func() error { return cache.SetPinned(to) }})
 	if err != nil {
 		return "", fmt.Errorf("cannot roll back to %s; the running rules stay: %w", to, err)
 	}
-	if err := s.rs.cache.SetPinned(to); err != nil {
-		s.log.Error("cannot record the pin in [rules] cache_dir; a restart serves the source's version", "err", err)
-	}
 	s.log.Warn("rolled back; pinned until the source changes or POST /versions/unpin", "version", to, "author", a.Author, "message", a.Message)
-	if err := s.ed.appendAuditLine(auditLine{Time: now(), Action: "rollback", Hash: to, Author: a.Author, Message: a.Message}); err != nil {
-		s.log.Error("cannot append to [admin] audit_log", "path", s.ed.audit, "err", err)
-	}
 	return fmt.Sprintf("serving %s, pinned until the source changes or POST /versions/unpin: %s", to, msg), nil
 }
 
-func (s *service) Unpin() (string, error) {
+// Unpin ends a rollback's pin, recorded in the audit log with a, the
+// caller.
+func (s *service) Unpin(a admin.Audit) (string, error) {
 	if s.rs == nil {
 		return "", errors.New("nothing is pinned: rollback needs [rules] source")
 	}
@@ -249,18 +279,21 @@ func (s *service) Unpin() (string, error) {
 	if !s.versions.isPinned() {
 		return "", errors.New("nothing is pinned: POST /versions/rollback?to=HASH pins a version")
 	}
+	cache := s.rs.cache
+	unpinned := func() error { return cache.SetPinned("") }
 	latest := s.rs.latest
 	if latest.Hash == "" || latest.Hash == s.versions.servingHash() {
+		if _, err := s.apply(change{action: "unpin", who: a, keep: true, durable: unpinned}); err != nil {
+			return "", err
+		}
 		s.versions.setPinned(false)
-		s.rs.cache.SetPinned("")
 		return "unpinned; the source's version serves already", nil
 	}
 	c, err := s.rs.cached(latest.Hash)
 	if err == nil {
 		var msg string
 		c.pin = unpin
-		if msg, err = s.reloadLocked(c); err == nil {
-			s.rs.cache.SetPinned("")
+		if msg, err = s.apply(change{action: "unpin", who: a, c: c, durable: unpinned}); err == nil {
 			return "unpinned; serving the source's version " + latest.Hash + ": " + msg, nil
 		}
 	}

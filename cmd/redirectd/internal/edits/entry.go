@@ -8,6 +8,7 @@ import (
 
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/config/importer"
+	"github.com/redirectd/redirectd/engine/admin"
 	"github.com/redirectd/redirectd/internal/shorten"
 	"github.com/redirectd/redirectd/matcher"
 )
@@ -19,18 +20,12 @@ const (
 	OpDelete = "delete"
 )
 
-// Entry is one edit as the admin API takes it:
+// Entry is one edit as the admin API takes it (admin.DraftEntry, whose
+// fields it has, not a copy of them):
 // {"op":"add","host":"","from":"/a","to":"/b","status":301}. Kind
 // ("exact", the default for an add, "prefix" or "regex") is optional; a
 // change or delete takes the kind of the rule it edits.
-type Entry struct {
-	Op     string `json:"op"`
-	Host   string `json:"host"`
-	From   string `json:"from"`
-	To     string `json:"to,omitempty"`
-	Status int    `json:"status,omitempty"`
-	Kind   string `json:"kind,omitempty"`
-}
+type Entry admin.DraftEntry
 
 // Edit is an Entry as kept: who made it, and when.
 type Edit struct {

@@ -1,6 +1,7 @@
 package edits
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,14 +14,13 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/config/source"
+	"github.com/redirectd/redirectd/engine/admin"
 )
 
-// Counts are how many rules a promote added, changed and removed.
-type Counts struct {
-	Added   int `json:"added"`
-	Changed int `json:"changed"`
-	Removed int `json:"removed"`
-}
+// Counts are how many rules a promote added, changed and removed: the
+// admin API's type, one definition for the store, the audit log and the
+// API.
+type Counts = admin.Counts
 
 // Version is one promoted version as kept: its number, the version its
 // draft started from, who promoted it and why, and the whole overlay
@@ -38,22 +38,81 @@ type Version struct {
 	Edits      []Edit `json:"edits"`
 }
 
-// Store keeps versions in dir/versions/N.json and the number serving in
-// dir/current, each written to a temporary name, synced and renamed, so
-// a crash leaves the old or the new, never half. Its owner serialises
-// calls.
+// Store keeps versions in dir/versions/N.json and, in dir/current, the
+// commit record: the number serving and the numbers promoted. Each file
+// is written to a temporary name, synced and renamed, the folder synced,
+// so a crash leaves the old or the new, never half. A version is
+// promoted once the commit record names it: a version file that no
+// record names (a promote that ended before it committed) is not listed,
+// loaded or rolled back to, and is removed when the store opens. Its
+// owner serialises calls.
 type Store struct {
 	dir  string
 	keep int
+	// serving and promoted are the commit record, promoted oldest
+	// first; next is the number the next version takes.
+	serving  int
+	promoted []int
+	next     int
 }
 
-// Open returns the store in dir, made if missing. keep bounds the
-// versions kept on disk (the serving one always is).
+// commitRecord is dir/current. An older redirectd wrote the number
+// serving alone; its versions on disk count as promoted.
+type commitRecord struct {
+	Serving  int   `json:"serving"`
+	Promoted []int `json:"promoted"`
+}
+
+// Open returns the store in dir, made if missing, with what a promote
+// that did not commit left removed. keep bounds the versions kept on
+// disk (the serving one always is).
 func Open(dir string, keep int) (*Store, error) {
 	if err := os.MkdirAll(filepath.Join(dir, "versions"), 0o755); err != nil {
 		return nil, fmt.Errorf("cannot make [admin] edits_dir: %w", err)
 	}
-	return &Store{dir: dir, keep: max(keep, 1)}, nil
+	s := &Store{dir: dir, keep: max(keep, 1)}
+	if err := s.readCommit(); err != nil {
+		return nil, err
+	}
+	files := s.files()
+	if len(files) > 0 {
+		s.next = files[len(files)-1] + 1
+	}
+	for _, n := range files {
+		if !slices.Contains(s.promoted, n) {
+			os.Remove(s.file(n))
+		}
+	}
+	s.next = max(s.next, s.serving+1, 1)
+	return s, nil
+}
+
+// readCommit reads dir/current into s.
+func (s *Store) readCommit() error {
+	name := filepath.Join(s.dir, "current")
+	b, err := os.ReadFile(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var c commitRecord
+	if json.Unmarshal(b, &c) == nil && c.Serving >= 0 {
+		s.serving, s.promoted = c.Serving, c.Promoted
+		return nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || n < 0 {
+		return fmt.Errorf("%s holds %q, not a commit record: delete it to serve the config's own rules", name, cut(string(b)))
+	}
+	s.serving = n
+	for _, f := range s.files() {
+		if f <= n {
+			s.promoted = append(s.promoted, f)
+		}
+	}
+	return nil
 }
 
 // Dir returns the store's folder.
@@ -65,26 +124,21 @@ func (s *Store) file(n int) string {
 
 // Current returns the number of the version serving, 0 for none (the
 // config's own rules).
-func (s *Store) Current() (int, error) {
-	b, err := os.ReadFile(filepath.Join(s.dir, "current"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, err
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("%s holds %q, not a version number: delete it to serve the config's own rules", filepath.Join(s.dir, "current"), cut(string(b)))
-	}
-	return n, nil
-}
+func (s *Store) Current() (int, error) { return s.serving, nil }
 
-// Load reads version n; 0 is the config's rules, an empty version.
+// Load reads promoted version n; 0 is the config's rules, an empty
+// version.
 func (s *Store) Load(n int) (*Version, error) {
 	if n == 0 {
 		return &Version{}, nil
 	}
+	if !slices.Contains(s.promoted, n) {
+		return nil, fmt.Errorf("version %d was not promoted, or is no longer kept", n)
+	}
+	return s.read(n)
+}
+
+func (s *Store) read(n int) (*Version, error) {
 	b, err := os.ReadFile(s.file(n))
 	if err != nil {
 		return nil, fmt.Errorf("cannot read version %d: %w", n, err)
@@ -96,33 +150,100 @@ func (s *Store) Load(n int) (*Version, error) {
 	return &v, nil
 }
 
-// Write stores v (not yet serving: SetCurrent makes it so).
+// Head reads promoted version n without its edits: what /versions
+// lists, read from the start of the file only (a version of a million
+// edits is some 128 MB, and a restart lists ten).
+func (s *Store) Head(n int) (*Version, error) {
+	if n == 0 {
+		return &Version{}, nil
+	}
+	if !slices.Contains(s.promoted, n) {
+		return nil, fmt.Errorf("version %d was not promoted, or is no longer kept", n)
+	}
+	f, err := os.Open(s.file(n))
+	if err != nil {
+		return nil, fmt.Errorf("cannot read version %d: %w", n, err)
+	}
+	defer f.Close()
+	dec := json.NewDecoder(bufio.NewReaderSize(f, 4096))
+	head := map[string]json.RawMessage{}
+	if _, err = dec.Token(); err == nil { // {
+		for dec.More() {
+			var t json.Token
+			if t, err = dec.Token(); err != nil {
+				break
+			}
+			key, _ := t.(string)
+			if key == "edits" {
+				break
+			}
+			var raw json.RawMessage
+			if err = dec.Decode(&raw); err != nil {
+				break
+			}
+			head[key] = raw
+		}
+	}
+	var v Version
+	if err == nil {
+		b, _ := json.Marshal(head)
+		err = json.Unmarshal(b, &v)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot read version %d (%s): %w", n, s.file(n), err)
+	}
+	return &v, nil
+}
+
+// Write stores v, durably, not yet promoted: Commit makes it so.
 func (s *Store) Write(v *Version) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
+	s.next = max(s.next, v.Number+1)
 	return source.WriteAtomic(s.file(v.Number), b)
 }
 
-// SetCurrent records n as the version serving, and removes the oldest
-// versions past keep.
-func (s *Store) SetCurrent(n int) error {
-	if err := source.WriteAtomic(filepath.Join(s.dir, "current"), []byte(strconv.Itoa(n)+"\n")); err != nil {
+// Discard removes the file of version n, written but not committed.
+func (s *Store) Discard(n int) {
+	if !slices.Contains(s.promoted, n) {
+		os.Remove(s.file(n))
+	}
+}
+
+// Commit records n, written before, as promoted and serving, durably:
+// from its return on, a restart serves n. The oldest versions past keep
+// are dropped from the record, then their files removed.
+func (s *Store) Commit(n int) error {
+	promoted := slices.Clone(s.promoted)
+	if n != 0 && !slices.Contains(promoted, n) {
+		promoted = append(promoted, n)
+	}
+	var dropped []int
+	for len(promoted) > s.keep {
+		dropped = append(dropped, promoted[0])
+		promoted = promoted[1:]
+	}
+	b, _ := json.Marshal(commitRecord{Serving: n, Promoted: promoted})
+	if err := source.WriteAtomic(filepath.Join(s.dir, "current"), append(b, '\n')); err != nil {
 		return err
 	}
-	nums := s.Numbers()
-	for len(nums) > s.keep {
-		if nums[0] != n {
-			os.Remove(s.file(nums[0]))
-		}
-		nums = nums[1:]
+	s.serving, s.promoted = n, promoted
+	for _, d := range dropped {
+		os.Remove(s.file(d))
 	}
 	return nil
 }
 
-// Numbers lists the versions kept, oldest first.
-func (s *Store) Numbers() []int {
+// SetCurrent is Commit.
+func (s *Store) SetCurrent(n int) error { return s.Commit(n) }
+
+// Numbers lists the versions promoted and kept, oldest first.
+func (s *Store) Numbers() []int { return slices.Clone(s.promoted) }
+
+// files lists the version files on disk, oldest first.
+func (s *Store) files() []int {
 	ents, _ := os.ReadDir(filepath.Join(s.dir, "versions"))
 	var out []int
 	for _, e := range ents {
@@ -135,11 +256,11 @@ func (s *Store) Numbers() []int {
 }
 
 // Next returns the number the next version takes: one more than any
-// kept, so numbers never repeat.
-func (s *Store) Next() int {
-	nums := s.Numbers()
-	if len(nums) == 0 {
-		return 1
-	}
-	return nums[len(nums)-1] + 1
-}
+// written, committed or not, so numbers never repeat, not even those of
+// promotes that failed once their version was written. (A promote
+// refused before, its rules not loading, leaves its number free.)
+func (s *Store) Next() int { return s.next }
+
+// Reserve makes Next return more than n: a number the audit log names,
+// whose version did not commit, is not used again.
+func (s *Store) Reserve(n int) { s.next = max(s.next, n+1) }

@@ -1,0 +1,134 @@
+package daemon
+
+import (
+	"fmt"
+
+	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
+	"github.com/redirectd/redirectd/engine/admin"
+)
+
+// change is one change to the rules served, as a caller asked for it:
+// a promote, a rollback, a pin, an unpin, a reload or a new version from
+// the source. Every one goes through service.apply.
+type change struct {
+	action string // the audit record's action
+	who    admin.Audit
+	// c is the rule set to load (nil: the config again, with the
+	// source's version serving); keep, instead, changes only the pin
+	// and loads nothing.
+	c    *candidate
+	keep bool
+	// version is the version of edits a promote or rollback makes.
+	version *edits.Version
+	// durable records the change's state where a restart reads it (the
+	// commit record of edits_dir, the pinned or current version of
+	// cache_dir); nil for none (a reload: its files are the state).
+	durable func() error
+}
+
+// errNotDurable wraps the failure to keep a change on disk: the change
+// is not acknowledged, and the rules served stay.
+func errNotDurable(what string, err error) error {
+	return fmt.Errorf("%w: cannot keep %s on disk, so it does not serve and the running rules stay: %v", admin.ErrNotDurable, what, err)
+}
+
+// apply makes ch: its rules loaded and checked, then, in this order, the
+// version's file, the audit record, and the durable state (the commit)
+// each written and synced, then the rules swapped in. A failure at any
+// step leaves the rules served and the state on disk as they were (an
+// audit record already written is followed by an abort record), so an
+// answer of success means the change survives a crash, and its audit
+// record with it. Recovery at start (recoverEdits) completes or rolls
+// back what a crash interrupted. s.mu is held.
+func (s *service) apply(ch change) (string, error) {
+	var rec edits.Record
+	commit := func(ver ruleVersion) error {
+		rec = s.ed.record(ch, ver)
+		if v := ch.version; v != nil {
+			if err := s.ed.store.Write(v); err != nil {
+				return errNotDurable(fmt.Sprintf("version %d in [admin] edits_dir", v.Number), err)
+			}
+		}
+		if err := s.ed.appendAudit(rec); err != nil {
+			s.discard(ch)
+			return errNotDurable("the audit record in [admin] audit_log", err)
+		}
+		if ch.durable == nil {
+			return nil
+		}
+		if err := ch.durable(); err != nil {
+			s.discard(ch)
+			abort := edits.Record{Time: now(), Action: "abort", Version: rec.Version, Hash: rec.Hash, Author: rec.Author,
+				Message: fmt.Sprintf("the %s recorded above did not take effect: %v", ch.action, err)}
+			if aerr := s.ed.appendAudit(abort); aerr != nil {
+				s.ed.aborts = append(s.ed.aborts, abort)
+				s.log.Error("cannot append an abort record to [admin] audit_log; it is appended before the next record, or at the next start", "err", aerr)
+			}
+			return errNotDurable("the change", err)
+		}
+		return nil
+	}
+	if ch.keep {
+		if err := commit(ruleVersion{hash: s.versions.servingHash()}); err != nil {
+			return "", err
+		}
+		s.logChange(rec)
+		return "", nil
+	}
+	msg, err := s.reloadLocked(ch.c, commit)
+	if err != nil {
+		return "", err
+	}
+	if v := ch.version; v != nil {
+		s.ed.mu.Lock()
+		s.ed.cur, s.ed.ov = v, edits.FromEdits(v.Edits)
+		s.ed.mu.Unlock()
+	}
+	s.logChange(rec)
+	return msg, nil
+}
+
+// logChange logs a change made, as its audit record says it.
+func (s *service) logChange(r edits.Record) {
+	args := []any{"hash", r.Hash, "author", r.Author, "message", r.Message}
+	if r.Version > 0 {
+		args = append(args, "version", r.Version, "base", r.Base)
+	}
+	if c := r.Counts; c != nil {
+		args = append(args, "added", c.Added, "changed", c.Changed, "removed", c.Removed)
+	}
+	s.log.Info(r.Action, args...)
+}
+
+// discard removes the file of ch's version, written but not committed.
+func (s *service) discard(ch change) {
+	if ch.version != nil {
+		s.ed.store.Discard(ch.version.Number)
+	}
+}
+
+// record is ch's audit record, ver the version it serves.
+func (ed *editState) record(ch change, ver ruleVersion) edits.Record {
+	r := edits.Record{Time: now(), Action: ch.action, Author: ch.who.Author, Message: ch.who.Message}
+	if v := ch.version; v != nil {
+		c := v.Counts
+		r.Time, r.Version, r.Base, r.RollbackOf, r.Counts = v.Time, v.Number, v.Base, v.RollbackOf, &c
+	}
+	r.Hash = ver.hash
+	return r
+}
+
+// appendAudit appends r to the audit log, synced, after the abort
+// records held back; nothing without one. s.mu is held.
+func (ed *editState) appendAudit(r edits.Record) error {
+	if ed.audit == nil {
+		return nil
+	}
+	for len(ed.aborts) > 0 {
+		if err := ed.audit.Append(ed.aborts[0]); err != nil {
+			return err
+		}
+		ed.aborts = ed.aborts[1:]
+	}
+	return ed.audit.Append(r)
+}
