@@ -30,6 +30,10 @@ type Structural struct {
 	// of port (plain, TLS) it is the default.
 	Default   bool
 	DefaultOn [2]bool
+	// DefaultScheme is "http" or "https" for a server on both kinds of
+	// port that is the default of one only: there it is a server per
+	// scheme, and the default of that one.
+	DefaultScheme string
 	// Scheme is "http" or "https" for a server on one kind of port in a
 	// config with both, else "".
 	Scheme string
@@ -155,6 +159,9 @@ func (t *translator) structural(s *server, claimed nameClaims) bool {
 		}
 		st.Default = s.dflt && len(t.m.servers) > 1 && len(st.Hosts) > 0
 		st.DefaultOn = s.dfltOn
+		if st.Scheme == "" && s.dfltOn[0] != s.dfltOn[1] && t.m.ports[0] != "" && t.m.ports[1] != "" {
+			st.DefaultScheme = [2]string{"http", "https"}[kindOf(s.dfltOn[1])]
+		}
 		if len(t.m.servers) == 1 {
 			st.Hosts = nil
 		} else if why == "" && len(st.Hosts) == 0 {

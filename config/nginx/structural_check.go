@@ -27,10 +27,18 @@ func hostSpecs(structs []*Structural) []rewrite.HostSpec {
 			spec.Locations = append(spec.Locations, locSpec(l))
 		}
 		if st.Hosts == nil {
-			specs = append(specs, rewrite.HostSpec{Spec: spec})
+			specs = append(specs, rewrite.HostSpec{Spec: spec, Scheme: st.Scheme})
 		}
 		for i, h := range st.Hosts {
-			specs = append(specs, rewrite.HostSpec{Host: h, Spec: spec, Default: st.Default && i == 0})
+			if i == 0 && st.Default && st.DefaultScheme != "" {
+				// The default of one scheme: a server per scheme, as
+				// the config loads the table writeStructural writes.
+				for _, sch := range []string{"http", "https"} {
+					specs = append(specs, rewrite.HostSpec{Host: h, Spec: spec, Scheme: sch, Default: sch == st.DefaultScheme})
+				}
+				continue
+			}
+			specs = append(specs, rewrite.HostSpec{Host: h, Spec: spec, Scheme: st.Scheme, Default: st.Default && i == 0})
 		}
 	}
 	return specs

@@ -96,9 +96,9 @@ func writeStructural(b *strings.Builder, res *Result, mapFile func(mp *nmap, tex
 			// of its own. A server on both kinds of port that is the
 			// default of one only is two servers there, one per
 			// scheme: the table says which is the default.
-			defScheme, partial := scheme, st.Scheme == "" && st.DefaultOn[0] != st.DefaultOn[1] && res.bothKinds
+			defScheme, partial := scheme, st.DefaultScheme != ""
 			if partial {
-				defScheme = fmt.Sprintf("scheme = %q\n", [2]string{"http", "https"}[kindOf(st.DefaultOn[1])])
+				defScheme = fmt.Sprintf("scheme = %q\n", st.DefaultScheme)
 			}
 			fmt.Fprintf(b, "\n# %s: server %s, nginx's default server: it answers the hosts no server names\n[[server_rewrite]]\nhost = %s\n%sdefault_server = true\n", st.Server.Source(), st.Hosts[0], hosts[0], defScheme)
 			if !partial {

@@ -72,8 +72,6 @@ type Result struct {
 	// loadProbes are the self-check's requests to structural servers
 	// and nginx's answers, for CheckLoaded.
 	loadProbes []loadProbe
-	// bothKinds: nginx listens on plain and TLS ports.
-	bothKinds bool
 }
 
 // Certificate is one server's ssl_certificate and ssl_certificate_key.
@@ -154,8 +152,7 @@ func TranslateWith(dirs []*Directive, opts Options) *Result {
 		return TranslateWith(dirs, Options{AllLocations: true})
 	}
 	t.keepDefault()
-	res := &Result{Rules: t.rules, Groups: t.groups, Routes: t.routeList, Structural: t.structs, Paths: t.paths,
-		bothKinds: m.ports[0] != "" && m.ports[1] != ""}
+	res := &Result{Rules: t.rules, Groups: t.groups, Routes: t.routeList, Structural: t.structs, Paths: t.paths}
 	t.structuralSettings(res)
 	for k := range 2 {
 		res.Listen[k] = listenAddr(m.addrs[k], m.ports[k])

@@ -94,7 +94,7 @@ func Write(dir string, res *Result, header string) ([]string, error) {
 	if err := writeStructural(&b, res, locationMapFile(dir, mapNames, &written)); err != nil {
 		return nil, err
 	}
-	writeListeners(&b, res)
+	writeListeners(&b, res, dir)
 	path := filepath.Join(dir, ConfigName)
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		return nil, fmt.Errorf("cannot write config: %w", err)
@@ -199,8 +199,8 @@ func writeServerEnd(b *strings.Builder, dir string, r *Rule, written *[]string) 
 // writeListeners writes nginx's TLS port as [tls], with its certificates,
 // and names its plain port; the [server] table is left to the operator,
 // who may merge it with settings of their own.
-func writeListeners(b *strings.Builder, res *Result) {
-	writeGroups(b, res)
+func writeListeners(b *strings.Builder, res *Result, dir string) {
+	writeGroups(b, res, dir)
 	if res.Listen[1] == "" {
 		return
 	}
@@ -212,23 +212,46 @@ func writeListeners(b *strings.Builder, res *Result) {
 	t := importer.TLS{Listen: res.Listen[1], Commented: len(res.Certificates) == 0} // [tls] with no certificate is refused
 	for _, c := range res.Certificates {
 		t.Commented = t.Commented || c.Missing
-		t.Certificates = append(t.Certificates, importer.Certificate{Cert: c.Cert, Key: c.Key, Comment: c.Origin.Source()})
+		t.Certificates = append(t.Certificates, importer.Certificate{Cert: fromDir(dir, c.Cert), Key: fromDir(dir, c.Key), Comment: c.Origin.Source()})
 	}
 	importer.WriteTLS(b, "nginx's TLS port", t)
 }
 
 // writeGroups writes the upstream groups, the default one first, and the
 // routes that send each server's hosts and locations to theirs.
-func writeGroups(b *strings.Builder, res *Result) {
+func writeGroups(b *strings.Builder, res *Result, dir string) {
 	for _, g := range res.Groups {
 		comment := g.Origin.Source() + ": proxy_pass " + g.Origin.Args[0]
 		if g.Name == "default" {
 			comment += "; the default server's location /, so every request no route sends elsewhere, and that no rule redirects, goes here"
 		}
 		importer.WriteUpstream(b, comment, importer.Upstream{Name: g.Name, Servers: g.Servers, Balance: g.Balance, HostHeader: g.HostHeader,
-			TLSServerName: g.TLSServerName, CAFile: g.CAFile, ClientCertFile: g.ClientCert, ClientKeyFile: g.ClientKey, Commented: g.Unreadable, Limits: g.Limits})
+			TLSServerName: g.TLSServerName, CAFile: fromDir(dir, g.CAFile), ClientCertFile: fromDir(dir, g.ClientCert), ClientKeyFile: fromDir(dir, g.ClientKey), Commented: g.Unreadable, Limits: g.Limits})
 	}
 	for _, r := range res.Routes {
 		importer.WriteRoute(b, r.Origin.Source()+": location "+strings.Join(r.Origin.Args, " "), r.Host, r.Prefix, r.Group.Name)
 	}
+}
+
+// fromDir is a file the import read at path p (absolute, or relative to
+// the current folder) as the config written into dir names it: redirectd
+// reads a relative path from the config's folder, so `import nginx -o out
+// conf/nginx.conf` writes conf/cert.pem as ../conf/cert.pem. An absolute
+// path stays as nginx's config wrote it.
+func fromDir(dir, p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	absDir, err := filepath.Abs(dir)
+	if err != nil {
+		return abs
+	}
+	if r, err := filepath.Rel(absDir, abs); err == nil {
+		return r
+	}
+	return abs
 }
