@@ -347,13 +347,6 @@ func (t *translator) groupWritten(g *Group) bool {
 	return false
 }
 
-// stepText is steps as nginx's own text, one directive a line, blocks
-// (if) indented.
-// quoteArg writes an argument so that nginx's tokenizer (and the model's)
-// reads it back as it is: in double quotes, with '"' and '\' escaped,
-// when it holds what would end or start a word.
-// hostSpecs are the structural servers as the loader compiles them: per
-// host, its server steps and locations.
 // anyDirective reports whether a directive name with the one argument
 // arg is anywhere in dirs.
 func anyDirective(dirs []*Directive, name, arg string) bool {
@@ -365,15 +358,7 @@ func anyDirective(dirs []*Directive, name, arg string) bool {
 	return false
 }
 
-// writeStructural writes the structural servers' tables and the rule
-// set's settings they need.
-// stepsString is steps text as a TOML string: a multi-line literal one
-// where it can be, as a person would write it.
-// runStructural answers req as the engine does for a host with
-// locations, as the self-check compares it with the model of nginx: the
-// server steps, then the flat rules (flat), then the locations. It gives
-// a redirect's status and Location as a client reads it, else "no
-// redirect"; origin is what answered.
+// countLocs counts ls and the locations nested in them.
 func countLocs(ls []*StructLoc) int {
 	n := len(ls)
 	for _, l := range ls {

@@ -13,6 +13,8 @@ import (
 	"github.com/redirectd/redirectd/matcher/rewrite"
 )
 
+// hostSpecs are the structural servers as the loader compiles them: per
+// host, its server steps and locations.
 func hostSpecs(structs []*Structural) []rewrite.HostSpec {
 	var specs []rewrite.HostSpec
 	for _, st := range structs {
@@ -44,6 +46,7 @@ func hostSpecs(structs []*Structural) []rewrite.HostSpec {
 	return specs
 }
 
+// locSpec is location l as the loader compiles it.
 func locSpec(l *StructLoc) rewrite.LocationSpec {
 	kinds := map[string]rewrite.Kind{"prefix": rewrite.Prefix, "exact": rewrite.Exact, "prefix_noregex": rewrite.PrefixNoRegex,
 		"regex": rewrite.Regex, "regex_ci": rewrite.RegexCI}
@@ -61,6 +64,11 @@ func locSpec(l *StructLoc) rewrite.LocationSpec {
 	return sp
 }
 
+// runStructural answers req as the engine does for a host with
+// locations, as the self-check compares it with the model of nginx: the
+// server steps, then the flat rules (flat), then the locations. It gives
+// a redirect's status and Location as a client reads it, else "no
+// redirect"; origin is what answered.
 func runStructural(hosts *rewrite.Hosts, scratch *rewrite.Scratch, req request, flat func() (string, string)) (got, origin string) {
 	p := hosts.Lookup([]byte(strings.ToLower(hostOnly(req.host))), req.https)
 	if p == nil {

@@ -9,12 +9,15 @@ import (
 	"github.com/redirectd/redirectd/config/importer"
 )
 
+// stepText is steps as nginx's own text, one directive a line, blocks
+// (if) indented.
 func stepText(steps []*Directive) string {
 	var b strings.Builder
 	writeSteps(&b, steps, "")
 	return b.String()
 }
 
+// writeSteps writes steps as stepText does, each line after indent.
 func writeSteps(b *strings.Builder, steps []*Directive, indent string) {
 	for _, d := range steps {
 		// A map's key is the directive's name as the parser reads it:
@@ -33,6 +36,9 @@ func writeSteps(b *strings.Builder, steps []*Directive, indent string) {
 	}
 }
 
+// quoteArg writes an argument so that nginx's tokenizer (and the model's)
+// reads it back as it is: in double quotes, with '"' and '\' escaped,
+// when it holds what would end or start a word.
 func quoteArg(a string) string {
 	plain := a != "" && !strings.ContainsAny(a, " \t\r\n;{}\"'") && a[0] != '#'
 	for i := 0; plain && i < len(a); i++ {
@@ -50,6 +56,8 @@ func quoteArg(a string) string {
 // a longer one goes to a file beside it, as nginx's included map files.
 const maxInlineMap = 20
 
+// writeStructural writes the structural servers' tables and the rule
+// set's settings they need.
 func writeStructural(b *strings.Builder, res *Result, mapFile func(mp *nmap, text string) (string, error)) error {
 	if res.NginxURI {
 		b.WriteString("\n# The location model matches nginx's $uri (decoded, dot segments resolved")
@@ -123,6 +131,7 @@ func writeStructural(b *strings.Builder, res *Result, mapFile func(mp *nmap, tex
 	return nil
 }
 
+// writeStructLoc writes location l as a table (nested ones as sub-tables).
 func writeStructLoc(b *strings.Builder, l *StructLoc, table, hostList, scheme string) {
 	fmt.Fprintf(b, "\n# %s: location %s\n[[%s]]\n", l.D.Source(), commentSafe(strings.Join(l.D.Args, " ")), table)
 	if hostList != "" {
@@ -147,6 +156,8 @@ func writeStructLoc(b *strings.Builder, l *StructLoc, table, hostList, scheme st
 	}
 }
 
+// stepsString is steps text as a TOML string: a multi-line literal one
+// where it can be, as a person would write it.
 func stepsString(s string) string {
 	if !strings.Contains(s, "'''") && commentSafe(strings.ReplaceAll(s, "\n", " ")) == strings.ReplaceAll(s, "\n", " ") && !strings.HasSuffix(s, "'") {
 		return "'''\n" + s + "'''"
