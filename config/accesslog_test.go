@@ -39,3 +39,23 @@ func TestAccessLogFormat(t *testing.T) {
 		})
 	}
 }
+
+// TestAccessLogPathFromConfig: a relative [access_log] path is read from
+// the config's folder, as maps and cache_dir are, whatever the folder
+// the service runs in; "-" and an absolute path stay.
+func TestAccessLogPathFromConfig(t *testing.T) {
+	for _, tt := range []struct{ path, want string }{
+		{"logs/access.log", "DIR/logs/access.log"},
+		{"-", "-"},
+		{"/var/log/redirectd/access.log", "/var/log/redirectd/access.log"},
+	} {
+		file := writeFiles(t, map[string]string{"redirectd.toml": "[access_log]\npath = \"" + tt.path + "\"\n"})
+		cfg, err := config.Load(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Replace(cfg.AccessLog.Path, filepath.Dir(file), "DIR", 1); got != tt.want {
+			t.Errorf("path %q is read as %q, want %q", tt.path, got, tt.want)
+		}
+	}
+}

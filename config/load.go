@@ -570,8 +570,13 @@ func checkService(file string, cfg *Config, loc *locator, errs *errorList) {
 	checkAdminToken(file, &cfg.Admin, loc, errs)
 	checkAdminTokens(file, &cfg.Admin, loc, errs)
 	checkAdminEdits(file, cfg, loc, errs)
-	if cfg.AccessLog.Path == "" {
+	switch p := cfg.AccessLog.Path; {
+	case p == "":
 		cfg.AccessLog.Path = "-"
+	case p != "-" && p != "off" && !filepath.IsAbs(p):
+		// From the config's folder, as maps, edits_dir and cache_dir:
+		// a service's working folder is not the operator's.
+		cfg.AccessLog.Path = filepath.Join(filepath.Dir(file), p)
 	}
 	if cfg.AccessLog.Format == "" {
 		cfg.AccessLog.Format = "combined"
