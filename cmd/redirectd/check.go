@@ -1,9 +1,9 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/redirectd/redirectd/config/syntax"
 	"io"
 	"os"
 	"strings"
@@ -12,6 +12,7 @@ import (
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/daemon"
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/config/lint"
+	"github.com/redirectd/redirectd/config/syntax"
 	"github.com/redirectd/redirectd/internal/plural"
 	"github.com/redirectd/redirectd/matcher"
 )
@@ -26,8 +27,12 @@ type checkReport struct {
 	Findings []lint.Finding  `json:"findings"`
 	Skipped  []string        `json:"skipped,omitempty"` // map entries left out (invalid = "skip")
 	// Locations counts the [[location]] tables (config.Config.LocationTables).
-	Locations int     `json:"locations,omitempty"`
-	Millis    float64 `json:"load_ms"`
+	Locations int `json:"locations,omitempty"`
+	// Source is the [rules] source whose rules -fetch checked;
+	// NotFetched the one whose rules were not fetched (no -fetch).
+	Source     string  `json:"source,omitempty"`
+	NotFetched string  `json:"not_fetched,omitempty"`
+	Millis     float64 `json:"load_ms"`
 }
 
 // checkCmd runs check, or with -baseline checkBaseline: one command, so
@@ -39,6 +44,7 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "deprecated: the same as -format json")
 	fix := fs.Bool("fix-chains", false, "write each map file holding a chain, flattened, as FILE.fixed")
 	base := fs.String("baseline", "", "compare -config with the config serving now (`file`): list the rules and sampled URLs whose answer changes")
+	fetch := fs.Bool("fetch", false, "with [rules] source: fetch the rules from it and check them, as a node would load them")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return parseExit(err)
@@ -63,12 +69,12 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		return checkBaseline(*base, *file, *format, stdout, stderr)
 	}
-	return check(*file, *format == "json", *fix, stdout, stderr)
+	return check(*file, *format == "json", *fix, *fetch, stdout, stderr)
 }
 
 // check validates a config, looks for loops, chains, bad Locations and
 // unreachable rules, and prints what it found.
-func check(file string, asJSON, fix bool, stdout, stderr io.Writer) int {
+func check(file string, asJSON, fix, fetch bool, stdout, stderr io.Writer) int {
 	start := time.Now()
 	cfg, err := loadConfig(file)
 	took := time.Since(start)
@@ -76,6 +82,22 @@ func check(file string, asJSON, fix bool, stdout, stderr io.Writer) int {
 	if err != nil {
 		rep.Errors = strings.Split(err.Error(), "\n")
 		return report(rep, asJSON, stdout, stderr)
+	}
+	rules := cfg // the config whose rules are checked: the source's with -fetch
+	switch src := cfg.Reload.Source; {
+	case src != "" && fetch:
+		if rules, err = fetchedRules(cfg, stderr); err != nil {
+			rep.Errors = strings.Split(err.Error(), "\n")
+			return report(rep, asJSON, stdout, stderr)
+		}
+		rep.Source = src
+	case src != "":
+		// Said, so that "ok: 0 rules" is not read as the rules checked.
+		rep.NotFetched = src
+		fmt.Fprintf(stderr, "%s: the rules come from [rules] source %s, which check did not fetch: this checks the config's own settings and rules; check -fetch fetches them and checks them as a node loads them\n", file, src)
+	case fetch:
+		fmt.Fprintf(stderr, "redirectd check: -fetch fetches the rules of [rules] source, and %s has none\n", file)
+		return 2
 	}
 	if err := daemon.Startable(cfg); err != nil {
 		rep.Errors = strings.Split(err.Error(), "\n")
@@ -85,11 +107,11 @@ func check(file string, asJSON, fix bool, stdout, stderr io.Writer) int {
 		rep.Errors = strings.Split(err.Error(), "\n")
 		return report(rep, asJSON, stdout, stderr)
 	}
-	c, h := cfg.Written, cfg.Set.Counts()
+	c, h := rules.Written, rules.Set.Counts()
 	rep.Counts, rep.PerHost = &c, &h
-	rep.Locations = cfg.LocationTables
-	rep.Skipped = skippedLines(cfg)
-	if f := lint.Check(cfg.Set.Rules(), cfg.Set); f != nil {
+	rep.Locations = rules.LocationTables
+	rep.Skipped = skippedLines(rules)
+	if f := lint.Check(rules.Set.Rules(), rules.Set); f != nil {
 		rep.Findings = f // else [] as set above: JSON readers get a list, not null
 	}
 	rep.OK = true
@@ -207,4 +229,24 @@ func fixChains(cfg *config.Config, findings []lint.Finding, stderr io.Writer) er
 		fmt.Fprintf(stderr, "wrote %s.fixed\n", file)
 	}
 	return nil
+}
+
+// fetchedRules is cfg with the rules of its [rules] source, fetched once
+// into a folder removed afterwards and loaded as a node loads them.
+func fetchedRules(cfg *config.Config, stderr io.Writer) (*config.Config, error) {
+	dir, err := os.MkdirTemp("", "redirectd-check-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	entry, err := daemon.FetchRules(context.Background(), cfg, dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: [rules] source %s: %w", cfg.Path, cfg.Reload.Source, err)
+	}
+	fmt.Fprintf(stderr, "%s: fetched the rules from %s\n", cfg.Path, cfg.Reload.Source)
+	rules, err := config.LoadRuleSetFor(cfg.Reload, dir, entry, cfg.Set.HeaderFields()...)
+	if err != nil {
+		return nil, fmt.Errorf("the rules of [rules] source %s: %w", cfg.Reload.Source, err)
+	}
+	return rules, nil
 }

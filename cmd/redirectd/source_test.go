@@ -529,3 +529,29 @@ func TestSourceNotifyAtStart(t *testing.T) {
 		t.Fatalf("first notification %q, want READY=1", got[0])
 	}
 }
+
+// TestCheckFetch: check on a node fed by a source says that it did not
+// fetch the rules, rather than passing "ok: 0 rules" as the rules
+// checked; -fetch fetches them and checks them as the node loads them.
+func TestCheckFetch(t *testing.T) {
+	t.Parallel()
+	origin := &ruleOrigin{}
+	srv := httptest.NewServer(origin)
+	defer srv.Close()
+	origin.publish(t, map[string]string{
+		"redirectd.toml": "[[rule]]\nfrom = \"/a\"\nto = \"/b\"\n\n[[rule]]\nfrom = \"/b\"\nto = \"/a\"\n",
+	})
+	node := newSourceNode(t, "", srv.URL+"/site.tar.gz", t.TempDir())
+	code, out, errs := runCmd("check", "-config", node.file)
+	if code != 0 || !strings.Contains(errs, "which check did not fetch") || !strings.Contains(out+errs, "ok: 0 rules") {
+		t.Errorf("check without -fetch: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs = runCmd("check", "-fetch", "-config", node.file)
+	if code != 1 || !strings.Contains(errs, "fetched the rules from") || !strings.Contains(out+errs, "loop") {
+		t.Errorf("check -fetch of rules that loop: exit %d, want 1 and the loop\n%s%s", code, out, errs)
+	}
+	origin.setDown(true)
+	if code, out, errs := runCmd("check", "-fetch", "-config", node.file); code != 1 || !strings.Contains(errs, "503") {
+		t.Errorf("check -fetch of a source that is down: exit %d, want 1 and its status\n%s%s", code, out, errs)
+	}
+}

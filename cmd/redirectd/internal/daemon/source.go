@@ -468,3 +468,21 @@ func (s *service) load(c *candidate) (*config.Config, ruleVersion, error) {
 	return cfg, ruleVersion{hash: c.meta.Hash, fetchedAt: c.meta.FetchedAt, source: c.meta.Source,
 		validators: c.meta.Validators, kept: true, entry: c.meta.Entry}, nil
 }
+
+// FetchRules fetches the rules of cfg's [rules] source once into dir, as
+// a node's poll does, for `check -fetch`; it returns the file to load
+// (config.LoadRuleSetFor), a path inside dir.
+func FetchRules(ctx context.Context, cfg *config.Config, dir string) (string, error) {
+	rc := cfg.Reload.RulesSource
+	f := &source.Fetcher{URL: rc.Source, Header: headerFunc(rc)}
+	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+	defer cancel()
+	got, err := f.Fetch(ctx, dir, source.Validators{})
+	if err != nil {
+		return "", err
+	}
+	if got == nil {
+		return "", errors.New("the source answered that nothing changed, to a request that named no version")
+	}
+	return got.Entry, nil
+}
