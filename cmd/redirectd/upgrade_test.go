@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -205,6 +206,108 @@ func TestSecondInstanceRefused(t *testing.T) {
 	for range 20 {
 		if loc, err := oneRequest(addr); err != nil || loc != "/from-first" {
 			t.Fatalf("after the refused start: %q, %v; want every answer from the first instance", loc, err)
+		}
+	}
+}
+
+// TestUpgradeBySignal: SIGUSR2 makes a serving instance start its binary
+// again as `serve -upgrade`, as under systemd (NOTIFY_SOCKET, here a
+// socket of the test's): the new instance says MAINPID and READY=1,
+// stops the old one, which exits 0, answers on the traffic port, and
+// takes the configured admin port back once the old one has let it go.
+func TestUpgradeBySignal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	notify := filepath.Join(dir, "notify.sock")
+	sock, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: notify, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sock.Close()
+	messages := make(chan string, 16)
+	go func() {
+		buf := make([]byte, 512)
+		for {
+			n, err := sock.Read(buf)
+			if err != nil {
+				close(messages)
+				return
+			}
+			messages <- string(buf[:n])
+		}
+	}()
+	next := func(want string) string {
+		t.Helper()
+		for {
+			select {
+			case m, ok := <-messages:
+				if !ok {
+					t.Fatalf("the notify socket closed before %q", want)
+				}
+				if strings.Contains(m, want) {
+					return m
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatalf("no %q on the notify socket", want)
+			}
+		}
+	}
+	addr, adminAddr := testport.Free(t), testport.Free(t)
+	file := filepath.Join(dir, "redirectd.toml")
+	os.WriteFile(file, []byte(fmt.Sprintf("[server]\nlisten = %q\nshutdown_timeout = \"2s\"\n\n[admin]\nlisten = %q\n\n[access_log]\nenabled = false\n\n[[rule]]\nfrom = \"/a\"\nto = \"/b\"\n", addr, adminAddr)), 0o644)
+	logs, err := os.Create(filepath.Join(dir, "stderr")) // a file: the new instance keeps it open after the old exits
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logs.Close()
+	old := exec.Command(bin, "serve", "-config", file)
+	old.Stdout, old.Stderr = logs, logs
+	old.Env = append(os.Environ(), "NOTIFY_SOCKET="+notify)
+	if err := old.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { old.Process.Kill(); old.Wait() })
+	next("READY=1")
+
+	old.Process.Signal(syscall.SIGUSR2)
+	m := next("MAINPID=")
+	var pid int
+	fmt.Sscanf(m[strings.Index(m, "MAINPID=")+len("MAINPID="):], "%d", &pid)
+	if pid <= 0 || pid == old.Process.Pid {
+		t.Fatalf("MAINPID %q: want the new instance's PID", m)
+	}
+	t.Cleanup(func() {
+		if p, err := os.FindProcess(pid); err == nil {
+			p.Kill()
+		}
+	})
+	waited := make(chan error, 1)
+	go func() { waited <- old.Wait() }()
+	select {
+	case err := <-waited:
+		if err != nil {
+			t.Errorf("old instance exit: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the old instance did not stop after the new one served")
+	}
+	if loc, err := locationOf(addr, "x", "/a", 5*time.Second); err != nil || loc != "/b" {
+		t.Errorf("after the upgrade, /a: %q, %v", loc, err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		resp, err := http.Get("http://" + adminAddr + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			b, _ := os.ReadFile(filepath.Join(dir, "stderr"))
+			t.Fatalf("the new instance did not take the configured admin port back:\n%s", b)
 		}
 	}
 }

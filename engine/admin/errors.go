@@ -20,4 +20,5 @@ var (
 var (
 	errNilBackend = errors.New("admin: nil Backend")
 	errStarted    = errors.New("admin: server already started")
+	errNotStarted = errors.New("admin: server not started, or shut down")
 )

@@ -131,6 +131,28 @@ func (s *Server) Start() error {
 	return nil
 }
 
+// Adopt listens on addr as well and serves there, then closes the
+// listener it had: a process started with a temporary admin address
+// (serve -upgrade -admin-listen) takes the configured one back once the
+// instance it replaces has let it go. The old address answers the
+// requests already accepted there.
+func (s *Server) Adopt(addr string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.started || s.ln == nil {
+		return errNotStarted
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("admin: cannot listen on %q: %w", addr, err)
+	}
+	old := s.ln
+	s.ln, s.opts.Listen = ln, addr
+	safego.Go("admin listener", func() { s.srv.Serve(ln) })
+	old.Close()
+	return nil
+}
+
 // Addr returns the address the server listens on, with port 0 resolved to
 // the port the system chose; before Start, the configured address.
 func (s *Server) Addr() string {
@@ -152,6 +174,7 @@ func (s *Server) Handler() http.Handler { return s.h }
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.started = true // no Start after Shutdown
+	s.ln = nil       // nor Adopt
 	s.mu.Unlock()
 	return s.srv.Shutdown(ctx)
 }

@@ -51,11 +51,11 @@ func Serve(o Options, stdout, stderr io.Writer) int {
 	// Signals are caught from the start: SIGHUP's default action would
 	// kill a server that is reloaded while it starts.
 	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGUSR1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGUSR1, syscall.SIGUSR2)
 	defer signal.Stop(sig)
 
 	start := time.Now()
-	cfg, ed, err := loadForServe(o, log)
+	cfg, ed, adminListen, err := loadForServe(o, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "%v\n", err)
 		return 1
@@ -109,6 +109,7 @@ func Serve(o Options, stdout, stderr io.Writer) int {
 	}
 	logServing(log, srv, cfg, adm, start, o.Upgrade)
 	sdNotify("READY=1")
+	upgraded(log) // upgrade.go: started by SIGUSR2, take over
 	// Loading leaves the decoder's garbage behind, several times the size
 	// of the compiled rules: hand it back to the OS now rather than when
 	// the scavenger gets to it, off the path to the first answer.
@@ -122,39 +123,44 @@ func Serve(o Options, stdout, stderr io.Writer) int {
 		go svc.watch(loaded, cfg.Reload.WatchInterval.Std(), stop)
 	}
 	go svc.idle.run(stop)
-	return svc.withLastAnswered(stop, func() int { return awaitSignals(sig, done, svc, srv, adm, alog, cfg, log) })
+	if o.Upgrade && adm != nil && adminListen != "off" && adminListen != cfg.Admin.Listen {
+		go reclaimAdmin(adm, adminListen, stop, log)
+	}
+	upgrade := func() { startUpgrade(o, adminListen, log) }
+	return svc.withLastAnswered(stop, func() int { return awaitSignals(sig, done, svc, srv, adm, alog, cfg, upgrade, log) })
 }
 
 // loadForServe loads the config named on the command line, with its
 // admin address overridden by -admin-listen, and checks that it can be
 // served; the edits promoted through the admin API ([admin] edits_dir)
 // are laid over its rules.
-func loadForServe(o Options, log *slog.Logger) (*config.Config, *editState, error) {
+func loadForServe(o Options, log *slog.Logger) (cfg *config.Config, ed *editState, adminListen string, err error) {
 	// The first load builds a heap from nothing: at the default GOGC the
 	// collector runs on every doubling of a growing heap, marking it again
 	// each time, about a fifth of the time to the first answer on a
 	// 40,000-regex map. It runs less often during that load;
 	// FreeOSMemory in serve hands the garbage back once serving.
 	gc := debug.SetGCPercent(400)
-	cfg, err := o.Loader.Load(o.Config)
+	cfg, err = o.Loader.Load(o.Config)
 	debug.SetGCPercent(gc)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
+	adminListen = cfg.Admin.Listen // the configured one, which -upgrade takes back
 	if o.AdminListen != "" {
 		cfg.Admin.Listen = o.AdminListen
 	}
 	if err := Startable(cfg); err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
-	ed, err := openEdits(cfg, log)
+	ed, err = openEdits(cfg, log)
 	if err == nil {
 		err = ed.apply(cfg, nil, log)
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: [admin] edits_dir: %w (delete the file current there to serve the config's own rules)", cfg.Path, err)
+		return nil, nil, "", fmt.Errorf("%s: [admin] edits_dir: %w (delete the file current there to serve the config's own rules)", cfg.Path, err)
 	}
-	return cfg, ed, nil
+	return cfg, ed, adminListen, nil
 }
 
 // openAccessLog opens [access_log]'s file, or returns nil when there is
@@ -240,7 +246,7 @@ func logServing(log *slog.Logger, srv *engine.Server, cfg *config.Config, adm *a
 // awaitSignals serves until the server stops by itself or a signal
 // other than SIGHUP (reload) or SIGUSR1 (reopen the access log) comes,
 // and returns the exit code.
-func awaitSignals(sig <-chan os.Signal, done <-chan error, svc *service, srv *engine.Server, adm *admin.Server, alog *accesslog.Log, cfg *config.Config, log *slog.Logger) int {
+func awaitSignals(sig <-chan os.Signal, done <-chan error, svc *service, srv *engine.Server, adm *admin.Server, alog *accesslog.Log, cfg *config.Config, upgrade func(), log *slog.Logger) int {
 	for {
 		select {
 		case err := <-done:
@@ -260,6 +266,9 @@ func awaitSignals(sig <-chan os.Signal, done <-chan error, svc *service, srv *en
 						log.Info("access log reopened", "path", cfg.AccessLog.Path)
 					}
 				}
+				continue
+			case syscall.SIGUSR2:
+				upgrade() // upgrade.go
 				continue
 			}
 			return shutdown(srv, adm, done, cfg.Server.ShutdownTimeout.Std(), s, log)
