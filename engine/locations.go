@@ -16,9 +16,13 @@ type phase struct {
 	// host, port and target2 hold the request's $host, $server_port
 	// and, for an absolute-form target, its origin form.
 	host, port, target2 []byte
-	req                 rewrite.Request
-	scratch             rewrite.Scratch
-	res                 rewrite.Result
+	// portNum is the port that port holds in decimal: a loop's
+	// connections mostly share one, so it is written once, not per
+	// request.
+	portNum uint16
+	req     rewrite.Request
+	scratch rewrite.Scratch
+	res     rewrite.Result
 	// target is what upstreamTarget sends instead of the client's, when
 	// not nil; set by answerPhase for the request being answered.
 	target []byte
@@ -40,7 +44,9 @@ func (cs *conn) program(rules *matcher.Set, hosts *rewrite.Hosts, req *httpparse
 		name = name[:n-1]
 	}
 	ph.host = ascii.AppendLower(ph.host[:0], name)
-	ph.port = strconv.AppendUint(ph.port[:0], uint64(cs.local.Port()), 10)
+	if port := cs.local.Port(); port != ph.portNum || len(ph.port) == 0 {
+		ph.port, ph.portNum = strconv.AppendUint(ph.port[:0], uint64(port), 10), port
+	}
 	https := cs.https(req)
 	p := hosts.ChooseOn(&ph.scratch, ph.host, ph.port, https)
 	if p == nil {

@@ -277,6 +277,11 @@ func FuzzNginxURI(f *testing.F) {
 		if len(out) > len(p) {
 			t.Errorf("appendNginxURI(%q) = %q, longer than the path", p, out)
 		}
+		// The exported form, which takes a shortcut for plain paths,
+		// appends the same.
+		if got, gotOK := AppendNginxURI([]byte("x"), []byte(p), !merge); gotOK != ok || ok && string(got) != "x"+string(out) {
+			t.Errorf("AppendNginxURI(%q, %v) = %q %v, want %q %v", p, !merge, got, gotOK, "x"+string(out), ok)
+		}
 		// The lookup's shortcut for a path that is its own $uri.
 		if pflags, plain := plainNginxURI([]byte(p), merge); plain {
 			if _, flags, _ := appendNginxURI(nil, []byte(p), merge); !ok || string(out) != p || flags != pflags {

@@ -113,6 +113,11 @@ func (s *Scratch) PCREAbandoned() bool { return s.pcreAbandoned }
 // decoded, "." and ".." resolved, slashes merged unless keepSlashes. ok
 // is false for a path nginx answers 400; dst is then to be cut back.
 func AppendNginxURI(dst, p []byte, keepSlashes bool) (out []byte, ok bool) {
+	if _, plain := plainNginxURI(p, !keepSlashes); plain {
+		// Most paths are their own $uri: a copy, not the state machine
+		// (the rewrite phase builds $uri for every request it starts).
+		return append(dst, p...), true
+	}
 	out, _, ok = appendNginxURI(dst, p, !keepSlashes)
 	return out, ok
 }

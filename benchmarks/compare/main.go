@@ -60,9 +60,9 @@ func selectedNames(s Settings) []string {
 }
 
 // selectionTag names a run of chosen scenarios in its results file:
-// "sitemap", "proxy", "tls" or "reference" when they are all of that group, else "some".
+// "sitemap", "proxy", "tls", "model" or "reference" when they are all of that group, else "some".
 func selectionTag(sel map[string]bool) string {
-	for _, g := range []string{"sitemap", "proxy", "tls", "reference"} {
+	for _, g := range []string{"sitemap", "proxy", "tls", "model", "reference"} {
 		all := true
 		for name := range sel {
 			all = all && slices.Contains(scenarioGroups[g], name)
@@ -245,6 +245,7 @@ func (h *harness) measure(servers []Server) {
 	for _, srv := range servers {
 		sr := h.maxThroughput(srv)
 		h.tlsPhase(srv, sr)
+		h.model(srv, sr)
 		h.res.Versions[srv.Name()] = sr.Version
 		h.res.Servers = append(h.res.Servers, sr)
 	}

@@ -85,6 +85,9 @@ path = %q
 	if len(regex) > 0 {
 		conf += "\n[[map]]\nfile = \"regex.map\"\nstatus = 308\n"
 	}
+	if in.Model {
+		conf += modelTables
+	}
 	path := join(in.Dir, "redirectd.toml")
 	if err := writeFile(path, func(w *bufio.Writer) error { _, err := w.WriteString(conf); return err }); err != nil {
 		return nil, nil, err

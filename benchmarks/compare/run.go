@@ -84,38 +84,56 @@ func (h *harness) launch(srv Server, in Instance, tag string) (*Proc, string, ti
 
 // timed runs sc against the server with wrk: a warm-up, then Runs runs.
 func (h *harness) timed(p *Proc, addr string, sc Scenario) *ScenarioResult {
-	file := h.reqFiles[sc.Name]
-	target := "http://" + addr
-	if sc.TLS {
-		target = "https://" + addr
-	}
-	if _, err := runWrk(h.s.ClientCPUs, h.s.NClient, h.s.Concurrency, h.s.Warmup, target, h.script, file, sc.Pipeline); err != nil {
+	if err := h.warmUp(addr, sc); err != nil {
 		return &ScenarioResult{Name: sc.Name, Failed: err.Error()}
 	}
 	var runs []Run
 	for range h.s.Runs {
-		c0 := p.CPU()
-		w, err := runWrk(h.s.ClientCPUs, h.s.NClient, h.s.Concurrency, h.s.Duration, target, h.script, file, sc.Pipeline)
-		c1 := p.CPU()
+		run, err := h.timedRun(p, addr, sc)
 		if err != nil {
 			return &ScenarioResult{Name: sc.Name, Failed: err.Error()}
 		}
-		if w.Requests == 0 {
-			return &ScenarioResult{Name: sc.Name, Failed: "no request was answered"}
-		}
-		wall := float64(w.DurationUS)
-		runs = append(runs, Run{
-			RPS:   float64(w.Requests) / (wall / 1e6),
-			P50US: float64(w.P50US), P99US: float64(w.P99US), P999US: float64(w.P999US),
-			CPUPerReqUS: float64((c1 - c0).Microseconds()) / float64(w.Requests),
-			Errors:      w.Connect + w.Read + w.Write + w.Timeout,
-			ServerBusy:  float64((c1 - c0).Microseconds()) / wall,
-			ClientBusy:  float64(w.ClientCPU.Microseconds()) / wall,
-		})
+		runs = append(runs, run)
 	}
 	r := median(runs)
 	r.Name = sc.Name
 	return r
+}
+
+// target is the URL wrk loads for sc on addr.
+func target(addr string, sc Scenario) string {
+	if sc.TLS {
+		return "https://" + addr
+	}
+	return "http://" + addr
+}
+
+// warmUp runs wrk on sc for the warm-up, untimed.
+func (h *harness) warmUp(addr string, sc Scenario) error {
+	_, err := runWrk(h.s.ClientCPUs, h.s.NClient, h.s.Concurrency, h.s.Warmup, target(addr, sc), h.script, h.reqFiles[sc.Name], sc.Pipeline)
+	return err
+}
+
+// timedRun is one timed run of sc with wrk, with the server's CPU over it.
+func (h *harness) timedRun(p *Proc, addr string, sc Scenario) (Run, error) {
+	c0 := p.CPU()
+	w, err := runWrk(h.s.ClientCPUs, h.s.NClient, h.s.Concurrency, h.s.Duration, target(addr, sc), h.script, h.reqFiles[sc.Name], sc.Pipeline)
+	c1 := p.CPU()
+	if err != nil {
+		return Run{}, err
+	}
+	if w.Requests == 0 {
+		return Run{}, errors.New("no request was answered")
+	}
+	wall := float64(w.DurationUS)
+	return Run{
+		RPS:   float64(w.Requests) / (wall / 1e6),
+		P50US: float64(w.P50US), P99US: float64(w.P99US), P999US: float64(w.P999US),
+		CPUPerReqUS: float64((c1 - c0).Microseconds()) / float64(w.Requests),
+		Errors:      w.Connect + w.Read + w.Write + w.Timeout,
+		ServerBusy:  float64((c1 - c0).Microseconds()) / wall,
+		ClientBusy:  float64(w.ClientCPU.Microseconds()) / wall,
+	}, nil
 }
 
 // fixed runs sc at rate with the load generator.

@@ -28,6 +28,9 @@ type Instance struct {
 	// with this certificate, serving the same rules as Port.
 	TLS     *TLSFiles
 	TLSPort int
+	// Model: redirectd's config in nginx's model (modelTables); only
+	// redirectd is started with it.
+	Model bool
 }
 
 // ready is the request whose first correct answer marks the server as

@@ -47,6 +47,9 @@ var scenarioGroups = map[string][]string{
 	"tls": {"tls-exact", "tls-churn", "tls-full", "tls-idle"},
 	// h2: HTTP/2 over the same HTTPS port, driven by h2load.
 	"h2": {"h2-exact", "h2-churn", "h2-idle"},
+	// model: an exact hit with the reference rules in an nginx-model
+	// config (redirectd only), beside the plain exact scenario.
+	"model": {"exact", "model-exact"},
 }
 
 // selected reports whether scenario name runs.
@@ -177,8 +180,8 @@ func parseScenarios(v string) (map[string]bool, []string) {
 			}
 			continue
 		}
-		if !slices.Contains(scenarioGroups["reference"], name) && !slices.Contains(scenarioGroups["sitemap"], name) && !slices.Contains(scenarioGroups["tls"], name) && !slices.Contains(scenarioGroups["h2"], name) {
-			errs = append(errs, fmt.Sprintf("SCENARIOS=%q: %q is not a scenario; use reference, sitemap, proxy, tls, h2 or names from benchmarks/README.md's table, separated by commas", v, name))
+		if !slices.Contains(scenarioGroups["reference"], name) && !slices.Contains(scenarioGroups["sitemap"], name) && !slices.Contains(scenarioGroups["tls"], name) && !slices.Contains(scenarioGroups["h2"], name) && !slices.Contains(scenarioGroups["model"], name) {
+			errs = append(errs, fmt.Sprintf("SCENARIOS=%q: %q is not a scenario; use reference, sitemap, proxy, tls, h2, model or names from benchmarks/README.md's table, separated by commas", v, name))
 			continue
 		}
 		sel[name] = true

@@ -196,7 +196,7 @@ func runSetsText(res *Results) string {
 // scenarioOrder lists the scenarios of this run in the tables' order.
 func scenarioOrder(res *Results) []string {
 	var order []string
-	for _, sc := range slices.Concat(scenarioGroups["reference"], scenarioGroups["proxy"], scenarioGroups["tls"], scenarioGroups["h2"], scenarioGroups["sitemap"]) {
+	for _, sc := range slices.Concat(scenarioGroups["reference"], []string{"model-exact-base", "model-exact"}, scenarioGroups["proxy"], scenarioGroups["tls"], scenarioGroups["h2"], scenarioGroups["sitemap"]) {
 		if slices.ContainsFunc(res.Servers, func(s *ServerResult) bool { return s.scenario(sc) != nil }) {
 			order = append(order, sc)
 		}

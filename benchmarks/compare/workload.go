@@ -45,12 +45,15 @@ type Scenario struct {
 	Idle bool
 	// H2: over HTTP/2 (ALPN h2), driven by h2load (h2load.go).
 	H2 bool
+	// Model: served by redirectd's instance with the reference rules in
+	// an nginx-model config (model.go); the other servers skip it.
+	Model bool
 }
 
 // onMain reports whether sc runs on the instance started with the
 // reference rules and no upstream (the first phase).
 func (sc Scenario) onMain() bool {
-	return !sc.Upstream && !sc.Proxy && !sc.Fixed && !sc.Sitemap && !sc.TLS
+	return !sc.Upstream && !sc.Proxy && !sc.Fixed && !sc.Sitemap && !sc.TLS && !sc.Model
 }
 
 // forwards reports whether sc needs the origin.
@@ -172,6 +175,7 @@ func Scenarios(s rules.Spec) []Scenario {
 		{Name: "upstream-churn", Reqs: one(rules.Miss, true, upstream), Upstream: true, Churn: true},
 		{Name: "fixed-rate", Reqs: mixed, Fixed: true},
 		{Name: "proxy", Reqs: one(rules.Miss, false, upstream), Proxy: true},
+		{Name: "model-exact", Reqs: one(exactHit(s), false, expect(s, exactHit(s))), Model: true},
 	}
 }
 

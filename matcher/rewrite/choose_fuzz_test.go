@@ -119,22 +119,27 @@ func FuzzChooseLocation(f *testing.F) {
 			return
 		}
 		specs, _ := fuzzSpecs(data, "", 0)
-		p, err := Compile(Spec{Locations: specs})
-		if err != nil {
-			return // a nesting nginx refuses: nothing to compare
-		}
-		var s Scratch
-		s.begin(p, &Request{})
-		s.uri = s.keep([]byte(uri))
-		var loc *location
-		done := p.root.find(&s, s.bytes(s.uri), &loc) == rcDone
-		got := ""
-		if loc != nil {
-			got = loc.name
-		}
 		want, _, wantDone, _ := bruteLevel(specs, uri)
-		if got != want || done != wantDone {
-			t.Fatalf("uri %q in %+v: chose %q (redirect %v), want %q (redirect %v)", uri, specs, got, done, want, wantDone)
+		// Each level's prefixes compared one by one, then filed by path.
+		defer func(min int) { prefixIndexMin = min }(prefixIndexMin)
+		for _, min := range []int{prefixIndexMin, 0} {
+			prefixIndexMin = min
+			p, err := Compile(Spec{Locations: specs})
+			if err != nil {
+				return // a nesting nginx refuses: nothing to compare
+			}
+			var s Scratch
+			s.begin(p, &Request{})
+			s.uri = s.keep([]byte(uri))
+			var loc *location
+			done := p.root.find(&s, s.bytes(s.uri), &loc) == rcDone
+			got := ""
+			if loc != nil {
+				got = loc.name
+			}
+			if got != want || done != wantDone {
+				t.Fatalf("uri %q in %+v (prefixIndexMin %d): chose %q (redirect %v), want %q (redirect %v)", uri, specs, min, got, done, want, wantDone)
+			}
 		}
 	})
 }

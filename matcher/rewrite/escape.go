@@ -31,17 +31,34 @@ func appendEscaped(dst, b []byte, t *escapeTable) []byte {
 	return dst
 }
 
+// escapeLocation is what appendLocationSafe escapes.
+var escapeLocation = func() (t escapeTable) {
+	for c := range 256 {
+		if c <= ' ' || c >= 0x7f || c == '"' || c == '<' || c == '>' || c == '\\' || c == '^' || c == '`' || c == '{' || c == '|' || c == '}' {
+			t[c>>5] |= 1 << (c & 0x1f)
+		}
+	}
+	return t
+}()
+
 // appendLocationSafe appends loc with the bytes that a Location field
 // cannot carry percent-encoded: controls, ' ', '"', '<', '>', '\\', '^',
 // '`', '{', '|', '}', DEL and non-ASCII. nginx sends them as they are;
-// this is the one intended difference.
+// this is the one intended difference. The runs between such bytes
+// (the whole Location, mostly) are appended at once: byte by byte, this
+// cost a rewrite's redirect an eighth of its time.
 func appendLocationSafe(dst, loc []byte) []byte {
-	for _, c := range loc {
-		if c <= ' ' || c >= 0x7f || c == '"' || c == '<' || c == '>' || c == '\\' || c == '^' || c == '`' || c == '{' || c == '|' || c == '}' {
-			dst = append(dst, '%', hexDigits[c>>4], hexDigits[c&15])
-		} else {
-			dst = append(dst, c)
+	for {
+		i := 0
+		for i < len(loc) && !escapeLocation.has(loc[i]) {
+			i++
 		}
+		dst = append(dst, loc[:i]...)
+		if i == len(loc) {
+			return dst
+		}
+		c := loc[i]
+		dst = append(dst, '%', hexDigits[c>>4], hexDigits[c&15])
+		loc = loc[i+1:]
 	}
-	return dst
 }
