@@ -36,10 +36,14 @@ test-lint:
 # test-real-maps.
 REAL_MAPS := ^TestImportNginxGwern
 # The console's browser tests keep a screenshot of each page in
-# bin/console-screenshots (REDIRECTD_ARTIFACTS), for CI to keep.
+# bin/console-screenshots (REDIRECTD_ARTIFACTS), for CI to keep. The
+# results pass through internal/testreport, which writes what go test
+# writes and then lists every skipped test with its reason.
 test-race:
 	$(GO) vet ./...
-	REDIRECTD_ARTIFACTS=$(CURDIR)/bin/console-screenshots $(GO) test -race -count=1 -skip '$(REAL_MAPS)' ./...
+	@mkdir -p bin
+	$(GO) build -o bin/testreport ./internal/testreport
+	REDIRECTD_ARTIFACTS=$(CURDIR)/bin/console-screenshots $(GO) test -race -count=1 -json -skip '$(REAL_MAPS)' ./... 2>&1 | bin/testreport
 
 test-real-maps:
 	$(GO) test -count=1 -run '$(REAL_MAPS)' ./cmd/redirectd
