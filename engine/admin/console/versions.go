@@ -9,7 +9,7 @@ import (
 )
 
 type versionsData struct {
-	Versions    []admin.VersionInfo
+	Versions    []versionRow
 	CanRollback bool
 	Notice      string
 }
@@ -20,7 +20,7 @@ type versionsData struct {
 func (c *Console) versionsPage(w http.ResponseWriter, r *http.Request, u *user) {
 	d := versionsData{CanRollback: canRollback(u.who), Notice: r.URL.Query().Get("done")}
 	if v, ok := c.b.(admin.Versioner); ok {
-		d.Versions = v.Versions()
+		d.Versions = versionRows(v.Versions())
 	}
 	if d.Notice != "" {
 		d.Notice = cut(d.Notice)
