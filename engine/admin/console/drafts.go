@@ -202,8 +202,22 @@ func uploadType(name, sent string) string {
 	return sent
 }
 
+// checkLimit is how many entries of each kind (added, changed,
+// removed) a promote checks for problems before it asks to confirm: the
+// checks follow each entry's redirects, so a million-entry draft is
+// checked in part, and the confirmation says so.
+const checkLimit = 10000
+
+type confirmData struct {
+	Path, Message string
+	Problems      []admin.Problem
+	Partial       bool
+}
+
 // promote makes the draft the serving version, with the form's message
-// for the audit trail.
+// for the audit trail. A draft whose checks find problems (a loop, a
+// chain, a shadowed rule) is not promoted at the first click: a page
+// lists the problems and asks again ("confirm" = "yes").
 func (c *Console) promote(w http.ResponseWriter, r *http.Request, u *user) {
 	e, ok := c.editor(w, r, u)
 	if !ok {
@@ -214,7 +228,20 @@ func (c *Console) promote(w http.ResponseWriter, r *http.Request, u *user) {
 		c.fail(w, r, u, http.StatusBadRequest, "write a message saying why: the audit trail records it with the version")
 		return
 	}
-	n, err := e.Promote(r.PathValue("id"), admin.Audit{Author: u.who.Name, Message: msg}, u.who.Allows)
+	id := r.PathValue("id")
+	if r.PostFormValue("confirm") != "yes" {
+		v, err := e.Draft(id, u.who.Allows, checkLimit, 0)
+		if err != nil {
+			c.fail(w, r, u, admin.EditStatus(err), "not promoted: "+err.Error())
+			return
+		}
+		if len(v.Problems) > 0 {
+			c.render(w, http.StatusOK, "confirm", "Promote draft "+id+"?", u, confirmData{Path: "/ui/drafts/" + url.PathEscape(id),
+				Message: msg, Problems: v.Problems, Partial: max(v.Counts.Added, v.Counts.Changed, v.Counts.Removed) > checkLimit})
+			return
+		}
+	}
+	n, err := e.Promote(id, admin.Audit{Author: u.who.Name, Message: msg}, u.who.Allows)
 	if err != nil {
 		c.fail(w, r, u, admin.EditStatus(err), "not promoted: "+err.Error())
 		return
