@@ -24,9 +24,10 @@ func draftBrowser(t *testing.T, f *editFake, entries ...admin.DraftEntry) (conte
 		}
 	}
 	ctx := browsertest.Start(t)
-	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/ui/drafts/"+d.ID), chromedp.WaitVisible(chromedp.CSS("#draft-counts"))); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/ui/drafts/"+d.ID)); err != nil {
 		t.Fatal(err)
 	}
+	text(t, ctx, "#draft-counts") // fails at once where the page is an error
 	return ctx, base, browsertest.Artifacts(t)
 }
 
@@ -52,6 +53,7 @@ func TestPromoteConfirmsProblemsBrowser(t *testing.T) {
 	f := newEditFake()
 	f.problems = []admin.Problem{{Kind: "loop", Detail: "/a redirects to /b, which redirects back to /a"}}
 	ctx, _, dir := draftBrowser(t, f, admin.DraftEntry{Op: "add", From: "/a", To: "/b", Status: 301})
+	text(t, ctx, "#promote")
 	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS("#message"), "move a")); err != nil {
 		t.Fatal(err)
 	}
@@ -88,6 +90,7 @@ func TestPromoteWithoutProblemsBrowser(t *testing.T) {
 	t.Parallel()
 	f := newEditFake()
 	ctx, _, _ := draftBrowser(t, f, admin.DraftEntry{Op: "add", From: "/a", To: "/b", Status: 301})
+	text(t, ctx, "#promote")
 	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS("#message"), "move a")); err != nil {
 		t.Fatal(err)
 	}
