@@ -38,6 +38,8 @@ func (c *Console) routes() *http.ServeMux {
 	mux.HandleFunc("POST /ui/signout", c.action(admin.RoleViewer, c.signout))
 	mux.HandleFunc("GET /{$}", c.page(admin.RoleViewer, c.overview))
 	mux.HandleFunc("GET /ui/rules", c.page(admin.RoleViewer, c.rulesPage))
+	mux.HandleFunc("GET /ui/rules/export.csv", c.page(admin.RoleViewer, c.exportCSV))
+	mux.HandleFunc("GET /ui/rules/export.toml", c.page(admin.RoleViewer, c.exportTOML))
 	mux.HandleFunc("GET /ui/explain", c.page(admin.RoleViewer, c.explainPage))
 	mux.HandleFunc("GET /ui/misses", c.page(admin.RoleViewer, c.missesPage))
 	mux.HandleFunc("GET /ui/versions", c.page(admin.RoleViewer, c.versionsPage))

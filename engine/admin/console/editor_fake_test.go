@@ -22,6 +22,9 @@ type editFake struct {
 	// problems and samples are what every draft's view reports.
 	problems []admin.Problem
 	samples  []admin.Sample
+	// ruleset is the archive Ruleset serves ("": none, as a node
+	// without edits_dir).
+	ruleset string
 }
 
 type fakeDraft struct {
@@ -165,4 +168,9 @@ func (f *editFake) Promote(id string, a admin.Audit, in admin.Scope) (int, error
 	return 2, nil
 }
 
-func (f *editFake) Ruleset() (admin.Ruleset, error) { return admin.Ruleset{}, admin.ErrNoRuleset }
+func (f *editFake) Ruleset() (admin.Ruleset, error) {
+	if f.ruleset == "" {
+		return admin.Ruleset{}, admin.ErrNoRuleset
+	}
+	return admin.Ruleset{File: f.ruleset, ETag: `"x"`}, nil
+}

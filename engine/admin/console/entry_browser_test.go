@@ -124,6 +124,8 @@ func TestEntryFormBrowser(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/ui/rules?q=old-a")); err != nil {
 		t.Fatal(err)
 	}
+	browsertest.Shot(t, ctx, dir, "rules-editable")
+	browsertest.CheckA11y(t, ctx, "rules-editable")
 	if err := browsertest.Submit(ctx, `a[aria-label="Edit a.example/old-a"]`); err != nil {
 		t.Fatal(err)
 	}
