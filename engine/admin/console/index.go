@@ -55,6 +55,9 @@ type rule struct {
 	// Conditions are the rule's conditions besides its host
 	// (admin.RuleInfo's), "" for none.
 	Conditions string
+	// Changed is who promoted the rule's last edit and when ("amy,
+	// 2026-12-06T04:00:00Z"), "" for a rule as the config writes it.
+	Changed string
 }
 
 func buildIndex(list []admin.RuleInfo, version string, now time.Time) *index {
@@ -88,7 +91,7 @@ func buildIndex(list []admin.RuleInfo, version string, now time.Time) *index {
 	for i, p := range perm {
 		ri := &list[p]
 		rules[i] = rule{Kind: ri.Kind, Host: ri.Host, From: ri.From, To: ri.To, Mode: ri.Mode, Source: ri.Source,
-			Status: ri.Status, Hits: ri.Hits + ri.ShadowHits, LastAnswered: lastAnswered(ri), Conditions: strings.Join(ri.Conditions, ", ")}
+			Status: ri.Status, Hits: ri.Hits + ri.ShadowHits, LastAnswered: lastAnswered(ri), Conditions: strings.Join(ri.Conditions, ", "), Changed: changed(ri)}
 	}
 	x := &index{rules: rules, starts: make([]int, 0, len(rules)+1), kinds: map[string]int{}, built: now, version: version}
 	defer func() { x.took = time.Since(start) }()
