@@ -35,7 +35,7 @@ type fakeDraft struct {
 func newEditFake() *editFake {
 	f := &editFake{fakeBackend: newFake(), drafts: map[string]*fakeDraft{}}
 	f.versions = []admin.VersionInfo{
-		{Hash: "bbbbbbbbbbbb-v1", Number: 1, Serving: true, Kept: true, Rules: 3, Author: "amy", Message: "new pages",
+		{Hash: "bbbbbbbbbbbb", Number: 1, Serving: true, Kept: true, Rules: 3, Author: "amy", Message: "new pages",
 			Counts: &admin.Counts{Added: 1}},
 		{Hash: "aaaaaaaaaaaa", Number: 0, Rules: 2}, // the config's own: not kept as a file
 	}

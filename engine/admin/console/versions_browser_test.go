@@ -33,6 +33,18 @@ func TestRollbackVersionZeroBrowser(t *testing.T) {
 	}
 	browsertest.Shot(t, ctx, dir, "versions-edited")
 	browsertest.CheckA11y(t, ctx, "versions-edited")
+	// The diff page names them so too.
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/ui/versions/diff?from=aaaaaaaaaaaa")); err != nil {
+		t.Fatal(err)
+	}
+	if got := text(t, ctx, "#diff-summary"); !strings.HasPrefix(got, "From version 0 to version 1") {
+		t.Errorf("the diff's summary: %q", got)
+	}
+	browsertest.Shot(t, ctx, dir, "version-diff-edited")
+	browsertest.CheckA11y(t, ctx, "version-diff-edited")
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/ui/versions")); err != nil {
+		t.Fatal(err)
+	}
 	sel := `button[aria-label="Roll back to version 0"]`
 	if !exists(t, ctx, sel) {
 		t.Fatal("no rollback form for version 0")
