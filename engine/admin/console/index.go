@@ -246,7 +246,9 @@ func (x *index) search(spans []hostSpan, q string, offset, limit int) (rows []ru
 // a promote would otherwise each copy a million rules, some 200 MB and a
 // second or two apiece).
 type ruleCache struct {
-	b          admin.Backend
+	b admin.Backend
+	// built, when set, is given each index built (the hit history).
+	built      func(*index)
 	mu         sync.Mutex
 	x          *index
 	refreshing bool
@@ -285,6 +287,9 @@ func (rc *ruleCache) get(now time.Time) *index {
 		go func() {
 			defer safego.Recover("console index")
 			nx := buildIndex(rc.b.Rules(), servingHash(rc.b), time.Now())
+			if rc.built != nil {
+				rc.built(nx)
+			}
 			rc.mu.Lock()
 			if rc.x == nil || rc.x.version == nx.version {
 				rc.x = nx
@@ -309,6 +314,9 @@ func (rc *ruleCache) waitBuild(version string, now time.Time) *index {
 	rc.building = bd
 	rc.mu.Unlock()
 	bd.x = buildIndex(rc.b.Rules(), version, now)
+	if rc.built != nil {
+		rc.built(bd.x)
+	}
 	rc.mu.Lock()
 	rc.x = bd.x
 	if rc.building == bd {

@@ -21,7 +21,7 @@ var templateFS embed.FS
 var assetFS embed.FS
 
 // pageNames are the templates, each rendered inside layout.html.
-var pageNames = []string{"signin", "overview", "rules", "explain", "misses", "versions", "diff", "drafts", "draft", "confirm", "edit", "error"}
+var pageNames = []string{"signin", "overview", "rules", "explain", "misses", "versions", "diff", "drafts", "draft", "confirm", "edit", "hits", "error"}
 
 // pages holds one parsed template per page.
 type pages map[string]*template.Template

@@ -30,6 +30,13 @@ type rulesData struct {
 	// CanEdit: the user may edit and the rules are edited here, so
 	// each rule has an Edit link.
 	CanEdit bool
+	// History: a hit history is kept, so each rule's hits link to it.
+	History bool
+}
+
+// HitsLink is the hit history page of r.
+func (rulesData) HitsLink(r rule) string {
+	return "/ui/rules/hits?" + url.Values{"host": {r.Host}, "from": {r.From}}.Encode()
 }
 
 // EditLink is the edit page of r, its entry form filled in.
@@ -42,7 +49,7 @@ func (rulesData) EditLink(r rule) string {
 // any case), ?host= (exactly this host), ?page= (from 1).
 func (c *Console) rulesPage(w http.ResponseWriter, r *http.Request, u *user) {
 	q := r.URL.Query()
-	d := rulesData{Q: q.Get("q"), Host: q.Get("host"), Scoped: u.who.Scoped(), Page: 1, CanEdit: u.who.Role >= admin.RoleEditor}
+	d := rulesData{Q: q.Get("q"), Host: q.Get("host"), Scoped: u.who.Scoped(), Page: 1, CanEdit: u.who.Role >= admin.RoleEditor, History: c.hist != nil}
 	if _, ok := c.b.(admin.Editor); !ok {
 		d.CanEdit = false
 	}
