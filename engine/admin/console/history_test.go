@@ -109,6 +109,8 @@ func TestHitHistoryBrowser(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/ui/rules?q=old-a")); err != nil {
 		t.Fatal(err)
 	}
+	browsertest.Shot(t, ctx, dir, "rules-history")
+	browsertest.CheckA11y(t, ctx, "rules-history")
 	if err := browsertest.Submit(ctx, `a[aria-label^="Hit history of a.example/old-a"]`); err != nil {
 		t.Fatal(err)
 	}
