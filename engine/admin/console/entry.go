@@ -30,6 +30,9 @@ type entryForm struct {
 	Drafts                   []admin.DraftInfo // the edit page's choice of draft
 	Draft                    string
 	CSRF                     string
+	// Serving are the serving rules of the form's host and from, with
+	// their conditions, which a change keeps (the edit page shows them).
+	Serving []rule
 }
 
 // formEntry reads an entry form (a POST's form, or a link's query that
@@ -65,6 +68,15 @@ func (c *Console) editRulePage(w http.ResponseWriter, r *http.Request, u *user) 
 	f := formEntry(r.URL.Query())
 	if r.URL.Query().Get("op") == "" {
 		f.Op = "change"
+	}
+	if u.who.Allows(f.Host) {
+		x := c.rules.get(c.now())
+		sp := x.span(strings.ToLower(f.Host))
+		for _, rl := range x.rules[sp.lo:sp.hi] {
+			if rl.From == f.From {
+				f.Serving = append(f.Serving, rl)
+			}
+		}
 	}
 	c.showEditRule(w, u, e, http.StatusOK, f)
 }

@@ -133,6 +133,9 @@ func TestEntryFormBrowser(t *testing.T) {
 	if diff := cmp.Diff(want, formValues(t, ctx)); diff != "" {
 		t.Errorf("the edit page's form (-want +got):\n%s", diff)
 	}
+	if got := text(t, ctx, "#serving-rules tbody"); !strings.Contains(got, "/new-a") || !strings.Contains(got, "r.toml:1") {
+		t.Errorf("the edit page's serving rule: %q", got)
+	}
 	browsertest.Shot(t, ctx, dir, "edit-rule")
 	browsertest.CheckA11y(t, ctx, "edit-rule")
 	if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#edraft"), "d1"), chromedp.SetValue(chromedp.CSS("#eto"), "/newer-a")); err != nil {
