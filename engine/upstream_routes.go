@@ -241,5 +241,14 @@ func (s *Server) SetUpstreams(def *UpstreamOptions, routes []UpstreamRoute, name
 	s.routes.Store(s.compileRoutes(def, routes, named, s.routes.Load()))
 }
 
+// Forwards reports whether a request for host and path that no rule
+// answers goes to an upstream group ([upstream] or a [[route]]), not a
+// 404: the admin console's draft samples say "forwarded" for it. The
+// location phase ([[location]]) is not consulted.
+func (s *Server) Forwards(host, path string) bool {
+	t := s.routes.Load()
+	return t != nil && t.pick([]byte(host), []byte(path)) != nil
+}
+
 // forwarding reports whether any miss may be forwarded.
 func (s *Server) forwarding() bool { return len(s.routes.Load().groups) > 0 }

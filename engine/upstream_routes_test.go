@@ -102,6 +102,11 @@ func TestUpstreamRouteSelection(t *testing.T) {
 		if status, who := askWho(t, srv, "other.test", "/miss"); status != 404 || who != "" {
 			t.Errorf("unrouted: %d from %q, want 404", status, who)
 		}
+		// Forwards says so without a request, for the console's samples.
+		if !srv.Forwards("www.example.com", "/blog/a") || srv.Forwards("other.test", "/miss") {
+			t.Errorf("Forwards: routed %v, unrouted %v; want true, false",
+				srv.Forwards("www.example.com", "/blog/a"), srv.Forwards("other.test", "/miss"))
+		}
 	})
 
 	t.Run("SetUpstreams", func(t *testing.T) {

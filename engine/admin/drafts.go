@@ -40,7 +40,7 @@ type EditChange struct {
 }
 
 // Sample is a URL whose answer a draft changes: "301 /x" before, "301
-// /y" after ("404" for none).
+// /y" after ("404" for none, "forwarded" when an upstream takes it).
 type Sample struct {
 	URL string `json:"url"`
 	Old string `json:"old"`

@@ -19,6 +19,37 @@ type Console struct {
 	fails failLimits
 	now   func() time.Time
 	mux   *http.ServeMux
+	// hist is the rules' hit history (nil: none kept).
+	hist *hitHistory
+}
+
+// Options are the console's settings beyond the admin server's.
+type Options struct {
+	// HistoryDir keeps the rules' daily hit history (history.go); ""
+	// keeps none.
+	HistoryDir string
+}
+
+// NewWith returns a New for admin.Options.Pages with o. A history
+// folder that cannot be made leaves the history off, said on its page.
+func NewWith(o Options) func(*admin.Server) http.Handler {
+	return func(srv *admin.Server) http.Handler {
+		c := New(srv).(*Console)
+		if o.HistoryDir == "" {
+			return c
+		}
+		if h, err := newHitHistory(o.HistoryDir); err == nil {
+			c.setHistory(h)
+			c.sample()
+		}
+		return c
+	}
+}
+
+// setHistory makes h the hit history, fed every index built.
+func (c *Console) setHistory(h *hitHistory) {
+	c.hist = h
+	c.rules.built = func(x *index) { h.observe(x, c.now()) }
 }
 
 // New returns the console of srv, for admin.Options.Pages.
@@ -38,6 +69,9 @@ func (c *Console) routes() *http.ServeMux {
 	mux.HandleFunc("POST /ui/signout", c.action(admin.RoleViewer, c.signout))
 	mux.HandleFunc("GET /{$}", c.page(admin.RoleViewer, c.overview))
 	mux.HandleFunc("GET /ui/rules", c.page(admin.RoleViewer, c.rulesPage))
+	mux.HandleFunc("GET /ui/rules/hits", c.page(admin.RoleViewer, c.hitsPage))
+	mux.HandleFunc("GET /ui/rules/export.csv", c.page(admin.RoleViewer, c.exportCSV))
+	mux.HandleFunc("GET /ui/rules/export.toml", c.page(admin.RoleViewer, c.exportTOML))
 	mux.HandleFunc("GET /ui/explain", c.page(admin.RoleViewer, c.explainPage))
 	mux.HandleFunc("GET /ui/misses", c.page(admin.RoleViewer, c.missesPage))
 	mux.HandleFunc("GET /ui/versions", c.page(admin.RoleViewer, c.versionsPage))

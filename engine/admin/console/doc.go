@@ -1,8 +1,10 @@
 // Package console is the web console of the admin port, for the people
 // who look after a site's redirects (SEO and content teams): pages to
-// sign in with a token, see what serves (overview), search the rules,
-// explain a URL, turn misses into draft entries, edit and promote
-// drafts, and compare and roll back versions.
+// sign in with a token, see what serves (overview), search, edit and
+// export the rules and see each one's daily hits (history.go), explain a
+// URL, turn misses into draft entries, edit and promote drafts (asking
+// first when their checks find problems), and compare and roll back
+// versions.
 //
 // Its one job is the web pages. It renders them on the server with
 // html/template from files embedded with embed.FS (no build step, no

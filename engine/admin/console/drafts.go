@@ -1,6 +1,7 @@
 package console
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -24,6 +25,8 @@ func (c *Console) draftRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /ui/drafts/{id}/promote", c.action(admin.RolePublisher, c.promote))
 	mux.HandleFunc("POST /ui/drafts/{id}/delete", c.action(admin.RoleEditor, c.discard))
 	mux.HandleFunc("POST /ui/misses", c.action(admin.RoleEditor, c.newDraftFromMisses))
+	mux.HandleFunc("GET /ui/rules/edit", c.page(admin.RoleEditor, c.editRulePage))
+	mux.HandleFunc("POST /ui/rules/edit", c.action(admin.RoleEditor, c.editRule))
 }
 
 func (c *Console) editor(w http.ResponseWriter, r *http.Request, u *user) (admin.Editor, bool) {
@@ -63,24 +66,43 @@ func (c *Console) newDraft(w http.ResponseWriter, r *http.Request, u *user) {
 	back(w, r, "/ui/drafts/"+url.PathEscape(d.ID))
 }
 
-// draftPageSize is the rules of each list a draft page shows.
-const draftPageSize = 100
+// draftPageSize is the rules of each list a draft page shows: the
+// summary, checks and Promote come first, and a 500-row upload's diff
+// is ten pages, not one long table over the forms.
+const draftPageSize = 50
 
 type draftData struct {
 	*admin.DraftView
-	Page                int
-	Prev, Next          string
-	CanEdit, CanPublish bool
-	Notice              string
-	MaxUpload           string
-	Path                string
-	Statuses            []int
+	Page, Pages, PageSize int
+	Prev, Next            string
+	CanEdit, CanPublish   bool
+	Notice                string
+	MaxUpload             string
+	Path                  string
+	Form                  entryForm
 }
 
-// draftPage shows a draft's diff (added, changed, removed, a page at a
-// time), sample URLs whose answers change, the problems it would make,
-// and the forms to edit, upload, promote and discard it.
+// EditLink is the draft page with the entry form filled in with r, for
+// the diff's Edit links.
+func (d draftData) EditLink(op string, r admin.EditRule) string {
+	v := url.Values{"op": {op}, "host": {r.Host}, "from": {r.From}, "to": {r.To}, "kind": {r.Kind}}
+	if r.Status != 0 {
+		v.Set("status", strconv.Itoa(r.Status))
+	}
+	return d.Path + "?" + v.Encode() + "#entry"
+}
+
+// draftPage shows a draft: its counts, checks and the Promote form
+// first, then the sample URLs whose answers change and the diff (added,
+// changed, removed, a page at a time), then the forms to edit, upload
+// and discard it. A link's op, host, from, to, kind and status fill in
+// the entry form.
 func (c *Console) draftPage(w http.ResponseWriter, r *http.Request, u *user) {
+	f := formEntry(r.URL.Query())
+	c.showDraft(w, r, u, http.StatusOK, f)
+}
+
+func (c *Console) showDraft(w http.ResponseWriter, r *http.Request, u *user, status int, f entryForm) {
 	e, ok := c.editor(w, r, u)
 	if !ok {
 		return
@@ -95,37 +117,42 @@ func (c *Console) draftPage(w http.ResponseWriter, r *http.Request, u *user) {
 		c.fail(w, r, u, admin.EditStatus(err), err.Error())
 		return
 	}
-	d := draftData{DraftView: v, Page: page, CanEdit: u.who.Role >= admin.RoleEditor, CanPublish: u.who.Role >= admin.RolePublisher,
+	d := draftData{DraftView: v, Page: page, PageSize: draftPageSize, CanEdit: u.who.Role >= admin.RoleEditor, CanPublish: u.who.Role >= admin.RolePublisher,
 		Notice: cut(r.URL.Query().Get("done")), MaxUpload: thousands(strconv.FormatInt(c.srv.MaxUpload(), 10)),
-		Path: "/ui/drafts/" + url.PathEscape(id), Statuses: []int{301, 302, 307, 308}}
+		Path: "/ui/drafts/" + url.PathEscape(id)}
+	f.Action, f.CSRF = d.Path+"/entries", u.sess.csrf
+	d.Form = f
 	most := max(v.Counts.Added, v.Counts.Changed, v.Counts.Removed)
+	d.Pages = max(1, (most+draftPageSize-1)/draftPageSize)
 	if page > 1 {
 		d.Prev = fmt.Sprintf("%s?page=%d", d.Path, page-1)
 	}
 	if page*draftPageSize < most {
 		d.Next = fmt.Sprintf("%s?page=%d", d.Path, page+1)
 	}
-	c.render(w, http.StatusOK, "draft", "Draft "+id, u, d)
+	c.render(w, status, "draft", "Draft "+id, u, d)
 }
 
-// addEntry adds one entry from the form: op add, change or delete.
+// addEntry adds one entry from the form: op add, change or delete. A
+// refused entry shows the draft again with the form as it was sent and
+// the reason, so that nothing typed is lost.
 func (c *Console) addEntry(w http.ResponseWriter, r *http.Request, u *user) {
 	e, ok := c.editor(w, r, u)
 	if !ok {
 		return
 	}
-	status, _ := strconv.Atoi(r.PostFormValue("status"))
-	de := admin.DraftEntry{Op: r.PostFormValue("op"), Host: strings.TrimSpace(r.PostFormValue("host")),
-		From: strings.TrimSpace(r.PostFormValue("from")), To: strings.TrimSpace(r.PostFormValue("to")), Status: status}
-	if de.Op == "delete" {
-		de.To, de.Status = "", 0
-	}
+	f := formEntry(r.PostForm)
 	id := r.PathValue("id")
-	if err := e.AddEntry(id, u.who.Name, de, u.who.Allows); err != nil {
-		c.fail(w, r, u, admin.EditStatus(err), err.Error())
+	if err := e.AddEntry(id, u.who.Name, f.entry(), u.who.Allows); err != nil {
+		if errors.Is(err, admin.ErrNoDraft) {
+			c.fail(w, r, u, admin.EditStatus(err), err.Error())
+			return
+		}
+		f.Err = err.Error()
+		c.showDraft(w, r, u, admin.EditStatus(err), f)
 		return
 	}
-	back(w, r, "/ui/drafts/"+url.PathEscape(id)+"?done="+url.QueryEscape(de.Op+" "+de.Host+de.From+": entry added"))
+	back(w, r, "/ui/drafts/"+url.PathEscape(id)+"?done="+url.QueryEscape(f.Op+" "+f.Host+f.From+": entry added"))
 }
 
 // uploadTimeout replaces the server's read and write timeouts for an
@@ -202,8 +229,22 @@ func uploadType(name, sent string) string {
 	return sent
 }
 
+// checkLimit is how many entries of each kind (added, changed,
+// removed) a promote checks for problems before it asks to confirm: the
+// checks follow each entry's redirects, so a million-entry draft is
+// checked in part, and the confirmation says so.
+const checkLimit = 10000
+
+type confirmData struct {
+	Path, Message string
+	Problems      []admin.Problem
+	Partial       bool
+}
+
 // promote makes the draft the serving version, with the form's message
-// for the audit trail.
+// for the audit trail. A draft whose checks find problems (a loop, a
+// chain, a shadowed rule) is not promoted at the first click: a page
+// lists the problems and asks again ("confirm" = "yes").
 func (c *Console) promote(w http.ResponseWriter, r *http.Request, u *user) {
 	e, ok := c.editor(w, r, u)
 	if !ok {
@@ -214,7 +255,20 @@ func (c *Console) promote(w http.ResponseWriter, r *http.Request, u *user) {
 		c.fail(w, r, u, http.StatusBadRequest, "write a message saying why: the audit trail records it with the version")
 		return
 	}
-	n, err := e.Promote(r.PathValue("id"), admin.Audit{Author: u.who.Name, Message: msg}, u.who.Allows)
+	id := r.PathValue("id")
+	if r.PostFormValue("confirm") != "yes" {
+		v, err := e.Draft(id, u.who.Allows, checkLimit, 0)
+		if err != nil {
+			c.fail(w, r, u, admin.EditStatus(err), "not promoted: "+err.Error())
+			return
+		}
+		if len(v.Problems) > 0 {
+			c.render(w, http.StatusOK, "confirm", "Promote draft "+id+"?", u, confirmData{Path: "/ui/drafts/" + url.PathEscape(id),
+				Message: msg, Problems: v.Problems, Partial: max(v.Counts.Added, v.Counts.Changed, v.Counts.Removed) > checkLimit})
+			return
+		}
+	}
+	n, err := e.Promote(id, admin.Audit{Author: u.who.Name, Message: msg}, u.who.Allows)
 	if err != nil {
 		c.fail(w, r, u, admin.EditStatus(err), "not promoted: "+err.Error())
 		return

@@ -55,6 +55,9 @@ type rule struct {
 	// Conditions are the rule's conditions besides its host
 	// (admin.RuleInfo's), "" for none.
 	Conditions string
+	// Changed is who promoted the rule's last edit and when ("amy,
+	// 2026-12-06T04:00:00Z"), "" for a rule as the config writes it.
+	Changed string
 }
 
 func buildIndex(list []admin.RuleInfo, version string, now time.Time) *index {
@@ -88,7 +91,7 @@ func buildIndex(list []admin.RuleInfo, version string, now time.Time) *index {
 	for i, p := range perm {
 		ri := &list[p]
 		rules[i] = rule{Kind: ri.Kind, Host: ri.Host, From: ri.From, To: ri.To, Mode: ri.Mode, Source: ri.Source,
-			Status: ri.Status, Hits: ri.Hits + ri.ShadowHits, LastAnswered: lastAnswered(ri), Conditions: strings.Join(ri.Conditions, ", ")}
+			Status: ri.Status, Hits: ri.Hits + ri.ShadowHits, LastAnswered: lastAnswered(ri), Conditions: strings.Join(ri.Conditions, ", "), Changed: changed(ri)}
 	}
 	x := &index{rules: rules, starts: make([]int, 0, len(rules)+1), kinds: map[string]int{}, built: now, version: version}
 	defer func() { x.took = time.Since(start) }()
@@ -243,7 +246,9 @@ func (x *index) search(spans []hostSpan, q string, offset, limit int) (rows []ru
 // a promote would otherwise each copy a million rules, some 200 MB and a
 // second or two apiece).
 type ruleCache struct {
-	b          admin.Backend
+	b admin.Backend
+	// built, when set, is given each index built (the hit history).
+	built      func(*index)
 	mu         sync.Mutex
 	x          *index
 	refreshing bool
@@ -282,6 +287,9 @@ func (rc *ruleCache) get(now time.Time) *index {
 		go func() {
 			defer safego.Recover("console index")
 			nx := buildIndex(rc.b.Rules(), servingHash(rc.b), time.Now())
+			if rc.built != nil {
+				rc.built(nx)
+			}
 			rc.mu.Lock()
 			if rc.x == nil || rc.x.version == nx.version {
 				rc.x = nx
@@ -306,6 +314,9 @@ func (rc *ruleCache) waitBuild(version string, now time.Time) *index {
 	rc.building = bd
 	rc.mu.Unlock()
 	bd.x = buildIndex(rc.b.Rules(), version, now)
+	if rc.built != nil {
+		rc.built(bd.x)
+	}
 	rc.mu.Lock()
 	rc.x = bd.x
 	if rc.building == bd {

@@ -17,7 +17,7 @@ type kindCount struct {
 }
 
 type overviewData struct {
-	Version *admin.VersionInfo
+	Version *versionRow
 	Kinds   []kindCount
 	Total   int
 	Scoped  bool
@@ -36,7 +36,7 @@ const topMisses = 10
 func (c *Console) overview(w http.ResponseWriter, r *http.Request, u *user) {
 	d := overviewData{Scoped: u.who.Scoped()}
 	if v, ok := c.b.(admin.Versioner); ok {
-		for _, vi := range v.Versions() {
+		for _, vi := range versionRows(v.Versions()) {
 			if vi.Serving {
 				d.Version = &vi
 				break

@@ -100,3 +100,20 @@ func TestRulesShowConditions(t *testing.T) {
 		t.Errorf("a rule without conditions is not shown as none:\n%.3000s", p.Body)
 	}
 }
+
+// TestRulesShowLastEdit: a rule changed through a draft shows who
+// promoted it and when; a rule of the config says so.
+func TestRulesShowLastEdit(t *testing.T) {
+	t.Parallel()
+	f := newFake()
+	f.rules = append(f.rules, admin.RuleInfo{Kind: "exact", From: "/edited", To: "/e", Status: 301, Source: "admin:1",
+		ChangedBy: "amy", Added: "2026-12-06T04:00:00Z"})
+	base, _ := serve(t, admin.Options{}, f)
+	b := newBrowser(t, base)
+	if p := b.get("/ui/rules?q=edited"); !strings.Contains(p.Body, "<td>amy, 2026-12-06T04:00:00Z</td>") {
+		t.Errorf("the rules page lacks the rule's last edit:\n%.3000s", p.Body)
+	}
+	if p := b.get("/ui/rules?q=old-a"); !strings.Contains(p.Body, `<span class="dim">config</span>`) {
+		t.Errorf("a config rule is not shown as the config's:\n%.3000s", p.Body)
+	}
+}

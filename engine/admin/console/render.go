@@ -21,7 +21,7 @@ var templateFS embed.FS
 var assetFS embed.FS
 
 // pageNames are the templates, each rendered inside layout.html.
-var pageNames = []string{"signin", "overview", "rules", "explain", "misses", "versions", "diff", "drafts", "draft", "error"}
+var pageNames = []string{"signin", "overview", "rules", "explain", "misses", "versions", "diff", "drafts", "draft", "confirm", "edit", "hits", "error"}
 
 // pages holds one parsed template per page.
 type pages map[string]*template.Template
@@ -48,6 +48,9 @@ var funcs = template.FuncMap{
 		return thousands(s)
 	},
 	"rate": func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
+	// list makes a template's own list of choices.
+	"list":       func(s ...string) []string { return s },
+	"statusText": func(n int) string { return strings.ToLower(http.StatusText(n)) },
 }
 
 // thousands groups a number's digits: 1000000 is "1,000,000".
@@ -72,7 +75,7 @@ func thousands(s string) string {
 func parsePages() pages {
 	p := pages{}
 	for _, name := range pageNames {
-		p[name] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html"))
+		p[name] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/entryform.html", "templates/"+name+".html"))
 	}
 	return p
 }

@@ -27,13 +27,32 @@ type rulesData struct {
 	// (admin.LocationLister) that the search and host keep, in file
 	// order.
 	Locations []admin.RuleInfo
+	// CanEdit: the user may edit and the rules are edited here, so
+	// each rule has an Edit link.
+	CanEdit bool
+	// History: a hit history is kept, so each rule's hits link to it.
+	History bool
+}
+
+// HitsLink is the hit history page of r.
+func (rulesData) HitsLink(r rule) string {
+	return "/ui/rules/hits?" + url.Values{"host": {r.Host}, "from": {r.From}}.Encode()
+}
+
+// EditLink is the edit page of r, its entry form filled in.
+func (rulesData) EditLink(r rule) string {
+	v := url.Values{"op": {"change"}, "host": {r.Host}, "from": {r.From}, "to": {r.To}, "kind": {r.Kind}, "status": {strconv.Itoa(r.Status)}}
+	return "/ui/rules/edit?" + v.Encode()
 }
 
 // rulesPage searches the rules: ?q= (host, path or target contains,
 // any case), ?host= (exactly this host), ?page= (from 1).
 func (c *Console) rulesPage(w http.ResponseWriter, r *http.Request, u *user) {
 	q := r.URL.Query()
-	d := rulesData{Q: q.Get("q"), Host: q.Get("host"), Scoped: u.who.Scoped(), Page: 1}
+	d := rulesData{Q: q.Get("q"), Host: q.Get("host"), Scoped: u.who.Scoped(), Page: 1, CanEdit: u.who.Role >= admin.RoleEditor, History: c.hist != nil}
+	if _, ok := c.b.(admin.Editor); !ok {
+		d.CanEdit = false
+	}
 	if p, err := strconv.Atoi(q.Get("page")); err == nil && p > 1 {
 		d.Page = min(p, 1<<24) // (page-1)*pageSize cannot overflow
 	}

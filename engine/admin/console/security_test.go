@@ -139,7 +139,7 @@ func TestCSRF(t *testing.T) {
 	other := newBrowser(t, base)
 	other.signIn(token)
 	foreign := other.csrf("/")
-	for _, path := range []string{"/ui/signout", "/ui/versions/rollback", "/ui/versions/unpin", "/ui/misses"} {
+	for _, path := range []string{"/ui/signout", "/ui/versions/rollback", "/ui/versions/unpin", "/ui/misses", "/ui/rules/edit", "/ui/drafts/d1/entries", "/ui/drafts/d1/promote"} {
 		for name, csrf := range map[string][]string{"missing": nil, "empty": {""}, "wrong": {good + "x"}, "another session's": {foreign}} {
 			p := b.post(path, url.Values{"csrf": csrf, "to": {"aaaaaaaaaaaa"}})
 			if p.Status != http.StatusForbidden {

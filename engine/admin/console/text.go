@@ -16,3 +16,15 @@ func lastAnswered(ri *admin.RuleInfo) string {
 	}
 	return ri.LastAnswered
 }
+
+// changed is who last changed ri through a draft and when, "" for a
+// rule as the config writes it.
+func changed(ri *admin.RuleInfo) string {
+	switch {
+	case ri.ChangedBy != "" && ri.Added != "":
+		return ri.ChangedBy + ", " + ri.Added
+	case ri.ChangedBy != "":
+		return ri.ChangedBy
+	}
+	return ri.Added
+}

@@ -9,7 +9,7 @@ import (
 )
 
 type versionsData struct {
-	Versions    []admin.VersionInfo
+	Versions    []versionRow
 	CanRollback bool
 	Notice      string
 }
@@ -20,7 +20,7 @@ type versionsData struct {
 func (c *Console) versionsPage(w http.ResponseWriter, r *http.Request, u *user) {
 	d := versionsData{CanRollback: canRollback(u.who), Notice: r.URL.Query().Get("done")}
 	if v, ok := c.b.(admin.Versioner); ok {
-		d.Versions = v.Versions()
+		d.Versions = versionRows(v.Versions())
 	}
 	if d.Notice != "" {
 		d.Notice = cut(d.Notice)
@@ -33,6 +33,8 @@ func canRollback(who admin.Identity) bool { return who.Role >= admin.RolePublish
 type diffData struct {
 	*admin.VersionDiff
 	Scoped bool
+	// FromName and ToName name the versions as the versions page does.
+	FromName, ToName string
 }
 
 // diffLimit is how many rules of each kind a diff page lists.
@@ -59,7 +61,16 @@ func (c *Console) versionDiffPage(w http.ResponseWriter, r *http.Request, u *use
 	if u.who.Scoped() {
 		d = scopeDiff(d, u.who)
 	}
-	c.render(w, http.StatusOK, "diff", "Diff", u, diffData{VersionDiff: d, Scoped: u.who.Scoped()})
+	dd := diffData{VersionDiff: d, Scoped: u.who.Scoped(), FromName: d.From, ToName: d.To}
+	for _, row := range versionRows(v.Versions()) {
+		switch row.Hash {
+		case d.From:
+			dd.FromName = row.Name
+		case d.To:
+			dd.ToName = row.Name
+		}
+	}
+	c.render(w, http.StatusOK, "diff", "Diff", u, dd)
 }
 
 // scopeDiff returns d with only the rules of who's hosts, counted again

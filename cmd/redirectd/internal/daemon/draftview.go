@@ -62,7 +62,7 @@ func (s *service) Draft(id string, in admin.Scope, limit, offset int) (*admin.Dr
 			}
 		}
 		if shown {
-			v.Samples = append(v.Samples, samples(set, &m, &e.Entry, old)...)
+			v.Samples = append(v.Samples, samples(set, &m, &e.Entry, old, s.missAnswer)...)
 			v.Problems = append(v.Problems, problems(set, &m, d.ov, &e.Entry)...)
 		}
 	}
@@ -88,12 +88,12 @@ func entryRule(e *edits.Entry) admin.EditRule {
 // https: over the other scheme e changes nothing (an edit keeps the
 // rule's conditions), unless the rule answering there has e's host and
 // from too, as a change edits every rule of its host and from.
-func samples(set *matcher.Set, m *matcher.Match, e *edits.Entry, old *matcher.Rule) []admin.Sample {
+func samples(set *matcher.Set, m *matcher.Match, e *edits.Entry, old *matcher.Rule, miss missFunc) []admin.Sample {
 	u := e.From
 	if e.Host != "" {
 		u = "http://" + requestHost(e.Host) + u
 	}
-	edited := "404"
+	edited := miss(e.Host, e.From)
 	if e.Op != edits.OpDelete {
 		edited = strconv.Itoa(e.Status)
 		if matcher.HasLocation(e.Status) {
@@ -101,7 +101,7 @@ func samples(set *matcher.Set, m *matcher.Match, e *edits.Entry, old *matcher.Ru
 		}
 	}
 	if old == nil || old.When == nil || old.When.Scheme == "" {
-		a, _ := answer(set, m, e.Host, e.From, false)
+		a, _ := answer(set, m, e.Host, e.From, false, miss)
 		return []admin.Sample{{URL: u, Old: a, New: edited}}
 	}
 	var out []admin.Sample
@@ -115,7 +115,7 @@ func samples(set *matcher.Set, m *matcher.Match, e *edits.Entry, old *matcher.Ru
 			}
 		}
 		var hit *matcher.Rule
-		smp.Old, hit = answer(set, m, e.Host, e.From, https)
+		smp.Old, hit = answer(set, m, e.Host, e.From, https, miss)
 		smp.New = smp.Old
 		if (old.When.Scheme == "https") == https || hit != nil && hit.Host == e.Host && hit.From == e.From {
 			smp.New = edited
@@ -126,12 +126,13 @@ func samples(set *matcher.Set, m *matcher.Match, e *edits.Entry, old *matcher.Ru
 }
 
 // answer is what set answers host and path over http or https: "301 /x",
-// or "404", and the rule that answered (nil for none).
-func answer(set *matcher.Set, m *matcher.Match, host, path string, https bool) (string, *matcher.Rule) {
+// or miss's answer ("404" or "forwarded"), and the rule that answered
+// (nil for none).
+func answer(set *matcher.Set, m *matcher.Match, host, path string, https bool, miss missFunc) (string, *matcher.Rule) {
 	m.Req = schemeRequest(https)
 	defer func() { m.Req = nil }()
 	if !set.Lookup([]byte(requestHost(host)), []byte(path), nil, m) {
-		return "404", nil
+		return miss(host, path), nil
 	}
 	a := strconv.Itoa(m.Status())
 	if matcher.HasLocation(m.Status()) {
@@ -139,6 +140,20 @@ func answer(set *matcher.Set, m *matcher.Match, host, path string, https bool) (
 	}
 	r := *m.Rule()
 	return a, &r
+}
+
+// missFunc is the answer to a URL that no rule takes: "forwarded" when
+// an upstream group takes it, else "404".
+type missFunc func(host, path string) string
+
+// missAnswer is the serving upstreams' missFunc: an owner reading the
+// samples of a site behind redirectd must not think a page the upstream
+// serves turns into a 404.
+func (s *service) missAnswer(host, path string) string {
+	if s.srv != nil && s.srv.Forwards(requestHost(host), path) {
+		return "forwarded"
+	}
+	return "404"
 }
 
 // schemeRequest is a request with no header fields, over https or not,

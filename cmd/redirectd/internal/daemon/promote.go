@@ -112,8 +112,8 @@ func (s *service) rollbackEdits(to string, a admin.Audit) (string, error) {
 }
 
 // overlayCounts counts the keys whose edit differs from cur to target:
-// one target deletes is removed, one only cur deleted is added back,
-// any other difference a change.
+// one target deletes is removed, one only cur deleted or only target
+// adds is added (back), any other difference a change.
 func overlayCounts(cur, target *edits.Overlay) edits.Counts {
 	var c edits.Counts
 	seen := map[string]bool{}
@@ -125,8 +125,8 @@ func overlayCounts(cur, target *edits.Overlay) edits.Counts {
 		case ok && p.Entry == e.Entry:
 		case e.Op == edits.OpDelete:
 			c.Removed++
-		case ok && p.Op == edits.OpDelete:
-			c.Added++
+		case ok && p.Op == edits.OpDelete, !ok && e.Op == edits.OpAdd:
+			c.Added++ // back, or an add cur lacks (a rollback past a rollback)
 		default:
 			c.Changed++
 		}

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"reflect"
 	"runtime/debug"
 	"strings"
@@ -377,7 +378,12 @@ func printExample(w io.Writer, cfg *config.Config, addr string) {
 
 // adminOptions are the admin server's options from cfg's [admin].
 func adminOptions(cfg *config.Config) admin.Options {
-	o := admin.Options{Listen: cfg.Admin.Listen, Token: cfg.Admin.Token, MaxUploadBytes: cfg.Admin.MaxUploadBytes, Pages: console.New}
+	// The console keeps the rules' daily hit history beside the edits.
+	var co console.Options
+	if cfg.Admin.EditsDir != "" {
+		co.HistoryDir = filepath.Join(cfg.Admin.EditsDir, "hits")
+	}
+	o := admin.Options{Listen: cfg.Admin.Listen, Token: cfg.Admin.Token, MaxUploadBytes: cfg.Admin.MaxUploadBytes, Pages: console.NewWith(co)}
 	for _, t := range cfg.Admin.Tokens {
 		role, _ := admin.ParseRole(t.Role) // checked by config
 		o.Tokens = append(o.Tokens, admin.Token{Name: t.Name, Role: role, Token: t.Token, Hosts: t.Hosts})

@@ -1,0 +1,159 @@
+package console
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/internal/browsertest"
+)
+
+// TestDraftPageLayoutBrowser: after a 500-row upload the draft page
+// shows its summary, checks and Promote in the first screen, and the
+// diff a page of 50 at a time (Promote sat under 200 rows, the page
+// 7,514 px tall).
+func TestDraftPageLayoutBrowser(t *testing.T) {
+	t.Parallel()
+	f := newEditFake()
+	var entries []admin.DraftEntry
+	for i := range 500 {
+		entries = append(entries, admin.DraftEntry{Op: "add", From: "/old/" + strconv.Itoa(i), To: "/new/" + strconv.Itoa(i), Status: 301})
+	}
+	f.samples = []admin.Sample{{URL: "/old/0", Old: "forwarded", New: "301 /new/0"}}
+	ctx, _, dir := draftBrowser(t, f, entries...)
+	type layout struct {
+		PromoteTop, Viewport, Height, Rows int
+		ChecksFirst                        bool
+	}
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[layout](`({
+		PromoteTop: Math.round(document.querySelector('#promote').getBoundingClientRect().top),
+		Viewport: window.innerHeight,
+		Height: document.documentElement.scrollHeight,
+		Rows: document.querySelectorAll('#diff tbody tr').length,
+		ChecksFirst: !!(document.querySelector('#checks').compareDocumentPosition(document.querySelector('#diff')) & Node.DOCUMENT_POSITION_FOLLOWING),
+	})`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("layout: %+v", got)
+	if got.PromoteTop <= 0 || got.PromoteTop >= got.Viewport || got.Rows != draftPageSize || !got.ChecksFirst {
+		t.Errorf("draft page: Promote at %d px (window %d), %d diff rows, checks first %v; want Promote in the window, %d rows, checks before the diff",
+			got.PromoteTop, got.Viewport, got.Rows, got.ChecksFirst, draftPageSize)
+	}
+	if nav := text(t, ctx, `nav[aria-label="Diff pages"]`); !strings.Contains(nav, "Page 1 of 10") || !exists(t, ctx, "#next-page") {
+		t.Errorf("diff pages: %q", nav)
+	}
+	browsertest.Shot(t, ctx, dir, "draft-500")
+	browsertest.CheckA11y(t, ctx, "draft-500")
+	if err := browsertest.Submit(ctx, "#next-page"); err != nil {
+		t.Fatal(err)
+	}
+	if got := text(t, ctx, "#diff tbody"); !strings.Contains(got, "/old/50") || strings.Contains(got, "/old/49\n") {
+		t.Errorf("page 2 of the diff: %.200q", got)
+	}
+}
+
+// formValues reads the entry form's fields.
+func formValues(t *testing.T, ctx context.Context) map[string]string {
+	t.Helper()
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[map[string]string](`Object.fromEntries(['op','kind','host','from','to','status'].map(n => [n, document.querySelector('#entry-form [name="'+n+'"]').value]))`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// TestEntryFormBrowser: the entry form offers the kinds (exact, prefix,
+// regex) and the statuses 301, 302, 303, 307, 308, 410 and 451; a
+// refused entry shows the reason with the form as it was filled in; a
+// rule of the rules page has an Edit link that fills the form in, on a
+// page that picks the draft.
+func TestEntryFormBrowser(t *testing.T) {
+	t.Parallel()
+	f := newEditFake()
+	ctx, base, dir := draftBrowser(t, f)
+	kinds, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('#ekind option')].map(o => o.value)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	statuses, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('#estatus option')].map(o => o.value)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"", "exact", "prefix", "regex"}, kinds); diff != "" {
+		t.Errorf("kinds (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"301", "302", "303", "307", "308", "410", "451"}, statuses); diff != "" {
+		t.Errorf("statuses (-want +got):\n%s", diff)
+	}
+	// A prefix without a target: refused, the input kept.
+	if err := chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.CSS("#ekind"), "prefix"),
+		chromedp.SendKeys(chromedp.CSS("#ehost"), "a.example"),
+		chromedp.SendKeys(chromedp.CSS("#efrom"), "/old/"),
+		chromedp.SetValue(chromedp.CSS("#estatus"), "308")); err != nil {
+		t.Fatal(err)
+	}
+	if err := browsertest.Submit(ctx, "#add-entry"); err != nil {
+		t.Fatal(err)
+	}
+	if got := text(t, ctx, "#entry-error"); !strings.Contains(got, "needs a target") {
+		t.Errorf("the refusal says %q", got)
+	}
+	want := map[string]string{"op": "add", "kind": "prefix", "host": "a.example", "from": "/old/", "to": "", "status": "308"}
+	if diff := cmp.Diff(want, formValues(t, ctx)); diff != "" {
+		t.Errorf("the form after a refusal (-want +got):\n%s", diff)
+	}
+	browsertest.Shot(t, ctx, dir, "entry-refused")
+	browsertest.CheckA11y(t, ctx, "entry-refused")
+	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS("#eto"), "/new/")); err != nil {
+		t.Fatal(err)
+	}
+	if err := browsertest.Submit(ctx, "#add-entry"); err != nil {
+		t.Fatal(err)
+	}
+	if got := text(t, ctx, ".notice"); !strings.Contains(got, "entry added") {
+		t.Errorf("after the entry: %q", got)
+	}
+	// The rules page's Edit link.
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/ui/rules?q=old-a")); err != nil {
+		t.Fatal(err)
+	}
+	browsertest.Shot(t, ctx, dir, "rules-editable")
+	browsertest.CheckA11y(t, ctx, "rules-editable")
+	if err := browsertest.Submit(ctx, `a[aria-label="Edit a.example/old-a"]`); err != nil {
+		t.Fatal(err)
+	}
+	want = map[string]string{"op": "change", "kind": "exact", "host": "a.example", "from": "/old-a", "to": "/new-a", "status": "301"}
+	if diff := cmp.Diff(want, formValues(t, ctx)); diff != "" {
+		t.Errorf("the edit page's form (-want +got):\n%s", diff)
+	}
+	if got := text(t, ctx, "#serving-rules tbody"); !strings.Contains(got, "/new-a") || !strings.Contains(got, "r.toml:1") {
+		t.Errorf("the edit page's serving rule: %q", got)
+	}
+	browsertest.Shot(t, ctx, dir, "edit-rule")
+	browsertest.CheckA11y(t, ctx, "edit-rule")
+	if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#edraft"), "d1"), chromedp.SetValue(chromedp.CSS("#eto"), "/newer-a")); err != nil {
+		t.Fatal(err)
+	}
+	if err := browsertest.Submit(ctx, "#add-entry"); err != nil {
+		t.Fatal(err)
+	}
+	if got := text(t, ctx, ".notice"); !strings.Contains(got, "entry added") {
+		t.Errorf("after the edit: %q", got)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	wantEntries := []admin.DraftEntry{
+		{Op: "add", Host: "a.example", From: "/old/", To: "/new/", Status: 308, Kind: "prefix"},
+		{Op: "change", Host: "a.example", From: "/old-a", To: "/newer-a", Status: 301, Kind: "exact"},
+	}
+	if diff := cmp.Diff(wantEntries, f.drafts["d1"].entries); diff != "" {
+		t.Errorf("draft d1's entries (-want +got):\n%s", diff)
+	}
+}
