@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 
@@ -172,5 +173,9 @@ func (f *editFake) Ruleset() (admin.Ruleset, error) {
 	if f.ruleset == "" {
 		return admin.Ruleset{}, admin.ErrNoRuleset
 	}
-	return admin.Ruleset{File: f.ruleset, ETag: `"x"`}, nil
+	data, err := os.ReadFile(f.ruleset)
+	if err != nil {
+		return admin.Ruleset{}, err
+	}
+	return admin.Ruleset{Data: data, ETag: `"x"`}, nil
 }

@@ -3,13 +3,13 @@ package console
 import (
 	"archive/tar"
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -93,13 +93,7 @@ func (c *Console) exportTOML(w http.ResponseWriter, r *http.Request, u *user) {
 		c.fail(w, r, u, status, err.Error())
 		return
 	}
-	f, err := os.Open(rs.File)
-	if err != nil {
-		c.fail(w, r, u, http.StatusServiceUnavailable, "cannot read the rule-set archive: "+err.Error()+"; try again")
-		return
-	}
-	defer f.Close()
-	tr, err := configOf(f)
+	tr, err := configOf(bytes.NewReader(rs.Data))
 	if err != nil {
 		c.fail(w, r, u, http.StatusServiceUnavailable, "cannot read the rule-set archive: "+err.Error()+"; try again")
 		return
