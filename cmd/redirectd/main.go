@@ -44,7 +44,7 @@ func init() {
 	commands = []command{
 		{"serve", "[-config FILE] [-log-format text|json] [-admin-listen ADDR] [-upgrade]",
 			"serve the config (without -config, a built-in example)", serve},
-		{"check", "-config FILE [-format text|json] [-fix-chains] [-baseline OLD]",
+		{"check", "-config FILE [-format text|json] [-fix-chains] [-fetch] [-baseline OLD]",
 			"validate a config: rule counts, errors and warnings; with -baseline, list the rules and URLs whose answer changes from OLD to FILE", checkCmd},
 		{"explain", "-config FILE [-at TIME] [-H 'Name: value']... [-client IP] URL",
 			"print the rule that answers URL, its status and Location", explainCmd},

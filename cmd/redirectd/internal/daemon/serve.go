@@ -110,11 +110,7 @@ func Serve(o Options, stdout, stderr io.Writer) int {
 	}
 	logServing(log, srv, cfg, adm, start, o.Upgrade)
 	sdNotify("READY=1")
-	upgraded(log) // upgrade.go: started by SIGUSR2, take over
-	// Loading leaves the decoder's garbage behind, several times the size
-	// of the compiled rules: hand it back to the OS now rather than when
-	// the scavenger gets to it, off the path to the first answer.
-	safego.Go("free OS memory", debug.FreeOSMemory)
+	freeLoadGarbage()
 	if o.Config == "" {
 		printExample(stdout, cfg, srv.Addr())
 	}
@@ -124,12 +120,15 @@ func Serve(o Options, stdout, stderr io.Writer) int {
 		go svc.watch(loaded, cfg.Reload.WatchInterval.Std(), stop)
 	}
 	go svc.idle.run(stop)
-	if o.Upgrade && adm != nil && adminListen != "off" && adminListen != cfg.Admin.Listen {
-		go reclaimAdmin(adm, adminListen, stop, log)
-	}
-	upgrade := func() { startUpgrade(o, adminListen, log) }
+	upgrade := upgradeSide(o, adm, adminListen, cfg.Admin.Listen, stop, log) // upgrade.go: SIGUSR2, -upgrade
 	return svc.withLastAnswered(stop, func() int { return awaitSignals(sig, done, svc, srv, adm, alog, cfg, upgrade, log) })
 }
+
+// freeLoadGarbage hands the load's garbage back to the OS: loading leaves
+// the decoder's behind, several times the size of the compiled rules, and
+// it goes now rather than when the scavenger gets to it, off the path to
+// the first answer.
+func freeLoadGarbage() { safego.Go("free OS memory", debug.FreeOSMemory) }
 
 // loadForServe loads the config named on the command line, with its
 // admin address overridden by -admin-listen, and checks that it can be

@@ -109,3 +109,15 @@ func reclaimAdmin(adm *admin.Server, listen string, stop <-chan struct{}, log *s
 		}
 	}
 }
+
+// upgradeSide runs once the instance serves: one that SIGUSR2 started
+// takes over (upgraded), one started with -upgrade on another admin
+// address than the configured one (listen) takes that one back; it
+// returns what SIGUSR2 runs.
+func upgradeSide(o Options, adm *admin.Server, configured, listen string, stop <-chan struct{}, log *slog.Logger) func() {
+	upgraded(log)
+	if o.Upgrade && adm != nil && configured != "off" && configured != listen {
+		go reclaimAdmin(adm, configured, stop, log)
+	}
+	return func() { startUpgrade(o, configured, log) }
+}
