@@ -33,11 +33,12 @@ func openGeoIP(file string, cfg *Config, loc *locator) error {
 	return nil
 }
 
-// whenKeys are the conditions when accepts.
-var whenKeys = []string{"language", "country", "header", "cookie", "scheme", "unless"}
+// whenKeys are the conditions when accepts, from matcher's registry of
+// condition kinds.
+var whenKeys = matcher.CondKeys(false)
 
 // unlessKeys are the conditions when.unless accepts.
-var unlessKeys = []string{"language", "country", "header", "cookie", "scheme", "query"}
+var unlessKeys = matcher.CondKeys(true)
 
 // failWhen records an error about a condition on the line of the rule's
 // when key, naming the condition ("when.country").
@@ -123,6 +124,14 @@ func (e *entry) whenIn(field string, t map[string]any, geoip bool) *matcher.When
 				w.Query = append(w.Query, matcher.QueryCond(kv))
 			}
 		default:
+			// The kinds held in one file each in package matcher
+			// (ip, method, sample) read their own values.
+			if known, err := matcher.ParseCond(w, key, val, tomlType); known {
+				if err != nil {
+					e.failWhen(name, "%v", err)
+				}
+				continue
+			}
 			keys := whenKeys
 			if inUnless {
 				keys = unlessKeys

@@ -234,8 +234,7 @@ func keyIsAll(r *rule) bool {
 		return len(r.Query) == 1 && r.when == nil
 	}
 	w := r.when
-	return w != nil && len(w.cookie) == 1 && len(w.langs) == 0 && len(w.country) == 0 &&
-		len(w.header) == 0 && w.scheme == 0 && w.unless == nil && len(w.query) == 0
+	return w != nil && len(w.cookie) == 1 && w.unless == nil && condCount(w) == 1
 }
 
 func newAltIndex(rules []*rule) *altIndex {

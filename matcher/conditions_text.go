@@ -55,6 +55,11 @@ func whenText(w *When, prefix string) []string {
 	for _, k := range w.Cookie {
 		out = append(out, prefix+pairText("cookie", k.Name, k.Value))
 	}
+	for _, t := range condTypes {
+		if t.unit != nil && t.has(w) {
+			out = append(out, prefix+t.unit.text(w))
+		}
+	}
 	return out
 }
 
@@ -132,6 +137,11 @@ func whenUnmet(w *When, m *Match) []string {
 			out = append(out, "requires "+pairText("cookie", k.Name, k.Value)+"; "+paramGot("the request's cookies", m.cookieParams(), k.Name))
 		}
 	}
+	for _, t := range condTypes {
+		if t.unit != nil && t.has(w) && !unitHolds(t.unit, w, m) {
+			out = append(out, "requires "+t.unit.text(w)+"; "+t.unit.got(req))
+		}
+	}
 	if u := w.Unless; u != nil {
 		for _, c := range unlessHeld(u, m) {
 			out = append(out, "requires not "+c+"; the request has it")
@@ -169,7 +179,20 @@ func unlessHeld(u *When, m *Match) []string {
 			out = append(out, pairText("query", q.Name, q.Value))
 		}
 	}
+	for _, t := range condTypes {
+		if t.unit != nil && t.has(u) && unitHolds(t.unit, u, m) {
+			out = append(out, t.unit.text(u))
+		}
+	}
 	return out
+}
+
+// unitHolds compiles w's conditions of one condUnit kind and reports
+// whether they hold for m; false when they do not compile.
+func unitHolds(u condUnit, w *When, m *Match) bool {
+	var key strings.Builder
+	c, err := u.compile(w, "when", &key)
+	return err == nil && c != nil && c.holds(m)
 }
 
 // langRanges is compileClientConds's form of language ranges.

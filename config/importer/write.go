@@ -260,25 +260,7 @@ func queryTable(q []matcher.QueryCond) string {
 // whenTOML writes w as an inline table:
 // { language = ['de'], header = { X-Device = 'mobile' } }.
 func whenTOML(w *matcher.When) string {
-	var parts []string
-	if len(w.Language) > 0 {
-		parts = append(parts, "language = "+list(w.Language))
-	}
-	if len(w.Country) > 0 {
-		parts = append(parts, "country = "+list(w.Country))
-	}
-	if len(w.Header) > 0 {
-		parts = append(parts, "header = "+table(w.Header))
-	}
-	if len(w.Cookie) > 0 {
-		parts = append(parts, "cookie = "+table(w.Cookie))
-	}
-	if w.Scheme != "" {
-		parts = append(parts, "scheme = "+Quote(w.Scheme))
-	}
-	if len(w.Query) > 0 {
-		parts = append(parts, "query = "+queryTable(w.Query))
-	}
+	parts := w.TOMLParts(matcher.TOMLForm{Quote: Quote, Key: bareKey})
 	if w.Unless != nil && !w.Unless.Empty() {
 		parts = append(parts, "unless = "+whenTOML(w.Unless))
 	}

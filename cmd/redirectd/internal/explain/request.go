@@ -30,9 +30,23 @@ type Request struct {
 	Fields Fields     // the -H fields
 	Client netip.Addr // the -client address, invalid for none
 	Set    *matcher.Set
+	// Verb is the request's method, "" for GET.
+	Verb string
 	// https: the URL asked about is https://.
 	https bool
 }
+
+// Method is Verb, GET when not given (matcher.ClientRequest).
+func (r *Request) Method() []byte {
+	if r.Verb == "" {
+		return []byte("GET")
+	}
+	return []byte(r.Verb)
+}
+
+// ClientAddr is the -client address (matcher.ClientRequest), invalid
+// for none.
+func (r *Request) ClientAddr() netip.Addr { return r.Client }
 
 func (r *Request) Header(name []byte) []byte {
 	for _, f := range r.Fields {
@@ -65,3 +79,5 @@ func ParseClient(s string) (netip.Addr, error) {
 	}
 	return a, nil
 }
+
+var _ matcher.ClientRequest = (*Request)(nil)
