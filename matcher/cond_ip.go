@@ -131,3 +131,59 @@ func prefixText(p netip.Prefix) string {
 	}
 	return p.String()
 }
+
+// ipIndex finds, among the rules of an altList filed by their when.ip
+// (altIndex: those with no query or cookie condition to file them by),
+// the ones with a network holding the client's address: the address
+// masked to each length the rules list, looked up in one map. A path
+// told apart by 20,000 networks of a few lengths costs a few map
+// lookups, not 20,000 comparisons.
+type ipIndex struct {
+	lens4, lens6 []int
+	byNet        map[netip.Prefix][]int32
+}
+
+// ipNets returns the networks of c's when.ip, nil for none.
+func ipNets(c *when) []netip.Prefix {
+	if c == nil {
+		return nil
+	}
+	for _, k := range c.checks {
+		if ip, ok := k.(*ipCond); ok {
+			return ip.nets
+		}
+	}
+	return nil
+}
+
+// file adds position i under each of nets.
+func (x *ipIndex) file(nets []netip.Prefix, i int32) {
+	if x.byNet == nil {
+		x.byNet = make(map[netip.Prefix][]int32)
+	}
+	for _, p := range nets {
+		lens := &x.lens6
+		if p.Addr().Is4() {
+			lens = &x.lens4
+		}
+		if !slices.Contains(*lens, p.Bits()) {
+			*lens = append(*lens, p.Bits())
+		}
+		x.byNet[p] = append(x.byNet[p], i)
+	}
+}
+
+// lookup appends the positions filed under a network holding a. A rule
+// with two such networks is appended twice; the caller drops repeats.
+func (x *ipIndex) lookup(c []int32, a netip.Addr) []int32 {
+	lens := x.lens6
+	if a.Is4() {
+		lens = x.lens4
+	}
+	for _, n := range lens {
+		if p, err := a.Prefix(n); err == nil {
+			c = append(c, x.byNet[p]...)
+		}
+	}
+	return c
+}
