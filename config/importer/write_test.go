@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"net/netip"
 	"slices"
 	"strings"
 	"testing"
@@ -59,6 +60,10 @@ func TestWriteRuleRoundTrip(t *testing.T) {
 		{Kind: matcher.Exact, From: "/f", To: "/g", Status: 301, Fallback: true, FallbackStatus: []int{404, 410}},
 		{Kind: matcher.Exact, From: "/w", To: "/x", Status: 302, Active: matcher.Window{From: from, Until: from.Add(time.Hour)}, Shadow: true},
 		{Kind: matcher.Exact, From: "/quote'\"\\\t", To: "/n", Status: 301},
+		{Kind: matcher.Exact, From: "/staged", To: "/new", Status: 302, When: &matcher.When{
+			IP:     []netip.Prefix{netip.MustParsePrefix("203.0.113.0/24"), netip.MustParsePrefix("2001:db8::/32"), netip.MustParsePrefix("198.51.100.7/32")},
+			Method: []string{"GET", "HEAD"}, Sample: 0.1,
+			Unless: &matcher.When{IP: []netip.Prefix{netip.MustParsePrefix("203.0.113.9/32")}, Sample: 1}}},
 	}
 	text, got, err := roundTrip(t, rules)
 	if err != nil {
@@ -66,7 +71,7 @@ func TestWriteRuleRoundTrip(t *testing.T) {
 	}
 	want := slices.Clone(rules)
 	want[2].From = "(?i)" + want[2].From // as a Set holds it
-	if d := cmp.Diff(want, got, ignorePlace, cmpopts.EquateEmpty()); d != "" {
+	if d := cmp.Diff(want, got, ignorePlace, cmpopts.EquateEmpty(), cmp.Comparer(func(a, b netip.Prefix) bool { return a == b })); d != "" {
 		t.Errorf("loading what WriteRule wrote gave other rules (-wrote +loaded):\n%s\n%s", d, text)
 	}
 }
