@@ -154,8 +154,12 @@ func TestClientConditionsText(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Unmet (-want +got)\n%s", diff)
 	}
-	if u := r.Unmet(nil, nil, time.Unix(0, 0)); len(u) != 3 || u[0] != "requires ip = 203.0.113.0/24, 198.51.100.7; the client's address is unknown" {
-		t.Errorf("Unmet with no request: %q", u)
+	// No request is a GET from nowhere: the method holds, the others cannot.
+	if diff := cmp.Diff([]string{
+		"requires ip = 203.0.113.0/24, 198.51.100.7; the client's address is unknown",
+		"requires sample = 0.25; the client's address is unknown",
+	}, r.Unmet(nil, nil, time.Unix(0, 0))); diff != "" {
+		t.Errorf("Unmet with no request (-want +got)\n%s", diff)
 	}
 }
 

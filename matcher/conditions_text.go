@@ -95,7 +95,7 @@ func windowText(w Window) string {
 // never on the traffic path: it compiles r's conditions and allocates.
 func (r *Rule) Unmet(query []byte, req Request, now time.Time) []string {
 	if req == nil {
-		req = noRequest{}
+		req = &FixedRequest{}
 	}
 	m := &Match{Req: req, query: query}
 	var out []string
@@ -239,10 +239,3 @@ func paramGot(what string, p *params, name string) string {
 	}
 	return what + " has none"
 }
-
-// noRequest is a request with no fields, over http, from nowhere.
-type noRequest struct{}
-
-func (noRequest) Header([]byte) []byte { return nil }
-func (noRequest) Country() string      { return "" }
-func (noRequest) HTTPS() bool          { return false }

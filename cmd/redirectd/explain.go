@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/explain"
+	"github.com/redirectd/redirectd/matcher"
 )
 
 // explainCmd prints which rule answers a URL and what it answers.
@@ -51,7 +52,7 @@ func explainCmd(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	req := &explain.Request{Fields: fields, Client: addr, Verb: *method, Set: cfg.Set}
+	req := &matcher.FixedRequest{Fields: fields, Client: addr, Verb: *method, Countries: cfg.Set.Countries()}
 	if err := explain.RequestAt(stdout, cfg.Set, raw, now, req); err != nil {
 		fmt.Fprintf(stderr, "redirectd explain: %v\n", err)
 		return 2

@@ -128,7 +128,7 @@ func samples(set *matcher.Set, m *matcher.Match, e *edits.Entry, old *matcher.Ru
 // answer is what set answers host and path over http or https: "301 /x",
 // or "404", and the rule that answered (nil for none).
 func answer(set *matcher.Set, m *matcher.Match, host, path string, https bool) (string, *matcher.Rule) {
-	m.Req = schemeRequest(https)
+	m.Req = &matcher.FixedRequest{TLS: https}
 	defer func() { m.Req = nil }()
 	if !set.Lookup([]byte(requestHost(host)), []byte(path), nil, m) {
 		return "404", nil
@@ -140,14 +140,6 @@ func answer(set *matcher.Set, m *matcher.Match, host, path string, https bool) (
 	r := *m.Rule()
 	return a, &r
 }
-
-// schemeRequest is a request with no header fields, over https or not,
-// for the samples of a draft.
-type schemeRequest bool
-
-func (schemeRequest) Header([]byte) []byte { return nil }
-func (schemeRequest) Country() string      { return "" }
-func (r schemeRequest) HTTPS() bool        { return bool(r) }
 
 // maxChain bounds how far problems follows a chain of redirects.
 const maxChain = 10
