@@ -92,12 +92,6 @@ func (e *entry) whenIn(field string, t map[string]any, geoip bool) *matcher.When
 			if len(w.Country) > 0 && !geoip {
 				e.failWhen(name, "needs a country database: add [geoip] database = \"/var/lib/GeoIP/GeoLite2-Country.mmdb\"")
 			}
-		case "scheme":
-			if sch, ok := val.(string); ok && (sch == "http" || sch == "https") {
-				w.Scheme = sch
-			} else {
-				e.failWhen(name, "must be \"http\" (plain requests) or \"https\" (requests over TLS), not %s", whenValue(val))
-			}
 		case "header", "cookie":
 			kv := e.whenTable(name, val, true)
 			if key == "header" {
@@ -125,7 +119,7 @@ func (e *entry) whenIn(field string, t map[string]any, geoip bool) *matcher.When
 			}
 		default:
 			// The kinds held in one file each in package matcher
-			// (ip, method, sample) read their own values.
+			// (scheme, ip, method, sample) read their own values.
 			if known, err := matcher.ParseCond(w, key, val, tomlType); known {
 				if err != nil {
 					e.failWhen(name, "%v", err)
@@ -234,12 +228,4 @@ func validLanguageRange(r string) bool {
 		n++
 	}
 	return true
-}
-
-// whenValue shows a wrong condition value: a string quoted, else its type.
-func whenValue(v any) string {
-	if s, ok := v.(string); ok {
-		return fmt.Sprintf("%q", cut(s))
-	}
-	return tomlType(v)
 }

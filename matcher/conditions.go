@@ -85,14 +85,12 @@ type when struct {
 	country []string
 	header  []kvBytes
 	cookie  []KeyValue
-	// scheme is 0 for either, schemeHTTP or schemeHTTPS.
-	scheme uint8
 	// unless is the compiled Unless, nil for none; query is set on it
 	// alone.
 	unless *when
 	query  []QueryCond
 	// checks are the conditions of the kinds held in one file each
-	// (condUnit), in condTypes order.
+	// (condUnit: scheme, ip, method, sample), in condTypes order.
 	checks []condCheck
 	// vary is the Vary line the answer carries ("Vary: ...\r\n").
 	vary string
@@ -101,12 +99,6 @@ type when struct {
 }
 
 type kvBytes struct{ name, value []byte }
-
-// The values of when.scheme.
-const (
-	schemeHTTP uint8 = 1 + iota
-	schemeHTTPS
-)
 
 var (
 	acceptLanguage = []byte("accept-language")
@@ -131,20 +123,6 @@ func compileWhenIn(w *When, field string) (*when, string, error) {
 	}
 	if err := c.compileClientConds(w, field, &key, &vary); err != nil {
 		return nil, "", err
-	}
-	switch w.Scheme {
-	case "":
-	case "http":
-		c.scheme = schemeHTTP
-	case "https":
-		c.scheme = schemeHTTPS
-	default:
-		return nil, "", fieldErr(field+".scheme", "%q is not a scheme; write \"http\" (plain requests) or \"https\" (requests over TLS)", w.Scheme)
-	}
-	if c.scheme != 0 {
-		// No Vary: a cache keys its entries by the whole URL, scheme
-		// included.
-		key.WriteString("s" + w.Scheme + "\x00")
 	}
 	for _, t := range condTypes {
 		if t.unit == nil {
@@ -258,9 +236,6 @@ func (w *when) holds(m *Match) bool {
 	if req == nil {
 		return false
 	}
-	if w.scheme != 0 && req.HTTPS() != (w.scheme == schemeHTTPS) {
-		return false
-	}
 	for _, c := range w.checks {
 		if !c.holds(m) {
 			return false
@@ -292,9 +267,6 @@ func (w *when) holds(m *Match) bool {
 // its query conditions are queryUnless's).
 func (w *when) anyHolds(m *Match) bool {
 	req := m.Req
-	if w.scheme != 0 && req.HTTPS() == (w.scheme == schemeHTTPS) {
-		return true
-	}
 	for _, c := range w.checks {
 		if c.holds(m) {
 			return true

@@ -40,8 +40,10 @@ func (r *Rule) ConditionsText() string { return strings.Join(r.Conditions(), ", 
 // after prefix.
 func whenText(w *When, prefix string) []string {
 	var out []string
-	if w.Scheme != "" {
-		out = append(out, prefix+"scheme = "+w.Scheme)
+	for _, t := range condTypes {
+		if t.unit != nil && t.has(w) {
+			out = append(out, prefix+t.unit.text(w))
+		}
 	}
 	if len(w.Language) > 0 {
 		out = append(out, prefix+"language = "+strings.Join(w.Language, ", "))
@@ -54,11 +56,6 @@ func whenText(w *When, prefix string) []string {
 	}
 	for _, k := range w.Cookie {
 		out = append(out, prefix+pairText("cookie", k.Name, k.Value))
-	}
-	for _, t := range condTypes {
-		if t.unit != nil && t.has(w) {
-			out = append(out, prefix+t.unit.text(w))
-		}
 	}
 	return out
 }
@@ -118,8 +115,10 @@ func (r *Rule) Unmet(query []byte, req Request, now time.Time) []string {
 func whenUnmet(w *When, m *Match) []string {
 	var out []string
 	req := m.Req
-	if w.Scheme != "" && req.HTTPS() != (w.Scheme == "https") {
-		out = append(out, "requires scheme = "+w.Scheme+"; this URL is "+schemeOf(req))
+	for _, t := range condTypes {
+		if t.unit != nil && t.has(w) && !unitHolds(t.unit, w, m) {
+			out = append(out, "requires "+t.unit.text(w)+"; "+t.unit.got(req))
+		}
 	}
 	if len(w.Language) > 0 && !langHolds(langRanges(w.Language), req.Header(acceptLanguage)) {
 		out = append(out, "requires language = "+strings.Join(w.Language, ", ")+"; "+languageGot(req))
@@ -137,11 +136,6 @@ func whenUnmet(w *When, m *Match) []string {
 			out = append(out, "requires "+pairText("cookie", k.Name, k.Value)+"; "+paramGot("the request's cookies", m.cookieParams(), k.Name))
 		}
 	}
-	for _, t := range condTypes {
-		if t.unit != nil && t.has(w) && !unitHolds(t.unit, w, m) {
-			out = append(out, "requires "+t.unit.text(w)+"; "+t.unit.got(req))
-		}
-	}
 	if u := w.Unless; u != nil {
 		for _, c := range unlessHeld(u, m) {
 			out = append(out, "requires not "+c+"; the request has it")
@@ -155,8 +149,10 @@ func whenUnmet(w *When, m *Match) []string {
 func unlessHeld(u *When, m *Match) []string {
 	var out []string
 	req := m.Req
-	if u.Scheme != "" && req.HTTPS() == (u.Scheme == "https") {
-		out = append(out, "scheme = "+u.Scheme)
+	for _, t := range condTypes {
+		if t.unit != nil && t.has(u) && unitHolds(t.unit, u, m) {
+			out = append(out, t.unit.text(u))
+		}
 	}
 	if len(u.Language) > 0 && langHolds(langRanges(u.Language), req.Header(acceptLanguage)) {
 		out = append(out, "language = "+strings.Join(u.Language, ", "))
@@ -177,11 +173,6 @@ func unlessHeld(u *When, m *Match) []string {
 	for i := range u.Query {
 		if q := &u.Query[i]; m.queryParams().holds(q) {
 			out = append(out, pairText("query", q.Name, q.Value))
-		}
-	}
-	for _, t := range condTypes {
-		if t.unit != nil && t.has(u) && unitHolds(t.unit, u, m) {
-			out = append(out, t.unit.text(u))
 		}
 	}
 	return out
