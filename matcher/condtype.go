@@ -21,6 +21,11 @@ type condType struct {
 	has func(w *When) bool
 	// count is the number of conditions of this kind in a compiled when.
 	count func(c *when) int
+	// words are the texts w's conditions of this kind hold that come
+	// from a source file (a header's name and value as one), for
+	// Writable's check that TOML can hold them; nil for a kind whose
+	// values are checked to be ASCII.
+	words func(w *When) []string
 	// toml writes w's conditions of this kind as a TOML value
 	// ("['GET', 'HEAD']"); called only when has.
 	toml func(w *When, f TOMLForm) string
@@ -84,23 +89,34 @@ var condTypes = []condType{
 	{key: "language", inWhen: true, inUnless: true,
 		has:   func(w *When) bool { return len(w.Language) > 0 },
 		count: func(c *when) int { return min(len(c.langs), 1) },
+		words: func(w *When) []string { return w.Language },
 		toml:  func(w *When, f TOMLForm) string { return tomlList(w.Language, f) }},
 	{key: "country", inWhen: true, inUnless: true,
 		has:   func(w *When) bool { return len(w.Country) > 0 },
 		count: func(c *when) int { return min(len(c.country), 1) },
+		words: func(w *When) []string { return w.Country },
 		toml:  func(w *When, f TOMLForm) string { return tomlList(w.Country, f) }},
 	{key: "header", inWhen: true, inUnless: true,
 		has:   func(w *When) bool { return len(w.Header) > 0 },
 		count: func(c *when) int { return len(c.header) },
+		words: func(w *When) []string { return pairWords(w.Header) },
 		toml:  func(w *When, f TOMLForm) string { return tomlTable(w.Header, f) }},
 	{key: "cookie", inWhen: true, inUnless: true,
 		has:   func(w *When) bool { return len(w.Cookie) > 0 },
 		count: func(c *when) int { return len(c.cookie) },
+		words: func(w *When) []string { return pairWords(w.Cookie) },
 		toml:  func(w *When, f TOMLForm) string { return tomlTable(w.Cookie, f) }},
 	schemeType,
 	{key: "query", inUnless: true,
 		has:   func(w *When) bool { return len(w.Query) > 0 },
 		count: func(c *when) int { return len(c.query) },
+		words: func(w *When) []string {
+			var out []string
+			for _, q := range w.Query {
+				out = append(out, q.Name+q.Value)
+			}
+			return out
+		},
 		toml: func(w *When, f TOMLForm) string {
 			kvs := make([]KeyValue, len(w.Query))
 			for i, c := range w.Query {
@@ -179,6 +195,27 @@ func (w *When) TOMLParts(f TOMLForm) []string {
 		}
 	}
 	return parts
+}
+
+// Words returns the texts w's own conditions (not Unless) hold that come
+// from a source file, a name and its value as one: what a writer of
+// TOML, which holds UTF-8 only, must check.
+func (w *When) Words() []string {
+	var out []string
+	for _, t := range condTypes {
+		if t.words != nil && t.has(w) {
+			out = append(out, t.words(w)...)
+		}
+	}
+	return out
+}
+
+func pairWords(kvs []KeyValue) []string {
+	out := make([]string, len(kvs))
+	for i, kv := range kvs {
+		out[i] = kv.Name + kv.Value
+	}
+	return out
 }
 
 // tomlList writes strings as a TOML array.

@@ -68,13 +68,7 @@ func Writable(r *matcher.Rule) error {
 		words = append(words, struct{ key, v string }{"headers", h.Name + h.Value})
 	}
 	for w := r.When; w != nil; w = w.Unless {
-		for _, kv := range append(slices.Clone(w.Header), w.Cookie...) {
-			words = append(words, struct{ key, v string }{"when", kv.Name + kv.Value})
-		}
-		for _, q := range w.Query {
-			words = append(words, struct{ key, v string }{"when", q.Name + q.Value})
-		}
-		for _, v := range append(slices.Clone(w.Language), w.Country...) {
+		for _, v := range w.Words() {
 			words = append(words, struct{ key, v string }{"when", v})
 		}
 	}

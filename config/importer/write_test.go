@@ -211,3 +211,27 @@ func TestWriteGroupsRoundTrip(t *testing.T) {
 		t.Errorf("loaded routes (-wrote +loaded):\n%s\n%s", d, b.String())
 	}
 }
+
+// TestWritableWhen checks that Writable finds bytes that are not UTF-8
+// in every kind of condition that holds text from a source, an unless's
+// included.
+func TestWritableWhen(t *testing.T) {
+	bad := "caf\xe9"
+	for name, w := range map[string]*matcher.When{
+		"language":      {Language: []string{bad}},
+		"country":       {Country: []string{bad}},
+		"header value":  {Header: []matcher.KeyValue{{Name: "X-A", Value: bad}}},
+		"cookie name":   {Cookie: []matcher.KeyValue{{Name: bad, Value: "1"}}},
+		"unless query":  {Unless: &matcher.When{Query: []matcher.QueryCond{{Name: "q", Value: bad}}}},
+		"unless header": {Scheme: "https", Unless: &matcher.When{Header: []matcher.KeyValue{{Name: bad, Value: "*"}}}},
+	} {
+		r := matcher.Rule{From: "/a", To: "/b", Status: 302, When: w}
+		if err := Writable(&r); err == nil || !strings.Contains(err.Error(), "when ") {
+			t.Errorf("%s: Writable gave %v, want a refusal naming when", name, err)
+		}
+	}
+	ok := matcher.Rule{From: "/a", To: "/b", Status: 302, When: &matcher.When{Method: []string{"GET"}, Sample: 0.5, Language: []string{"de"}}}
+	if err := Writable(&ok); err != nil {
+		t.Errorf("a rule of UTF-8 conditions: %v", err)
+	}
+}
