@@ -324,3 +324,33 @@ func FuzzParseCond(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSample checks that when.sample's reader never panics on a number,
+// that what it accepts compiles, and that a share holds for a client
+// exactly when a larger one does too.
+func FuzzSample(f *testing.F) {
+	for _, v := range []float64{0.1, 0, 1, -1, 1.0000001, 0.9999999999999999, 5e-324} {
+		f.Add(v, uint32(0xc0000201))
+	}
+	kind := func(v any) string { return fmt.Sprintf("%T", v) }
+	f.Fuzz(func(t *testing.T, share float64, client uint32) {
+		w := &matcher.When{}
+		if _, err := matcher.ParseCond(w, "sample", share, kind); err != nil {
+			return
+		}
+		small, err := matcher.Compile([]matcher.Rule{{From: "/a", To: "/b", Status: 302, When: w}})
+		if err != nil {
+			t.Fatalf("sample = %v: accepted, but Compile: %v", share, err)
+		}
+		all, err := matcher.Compile([]matcher.Rule{{From: "/a", To: "/b", Status: 302, When: &matcher.When{Sample: 1}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := netip.AddrFrom4([4]byte{byte(client >> 24), byte(client >> 16), byte(client >> 8), byte(client)})
+		var m matcher.Match
+		m.Req = &clientReq{client: a, method: []byte("GET")}
+		if small.Lookup(nil, []byte("/a"), nil, &m) && !all.Lookup(nil, []byte("/a"), nil, &m) {
+			t.Fatalf("client %s is in the share %v but not in all", a, share)
+		}
+	})
+}
