@@ -33,11 +33,12 @@ func openGeoIP(file string, cfg *Config, loc *locator) error {
 	return nil
 }
 
-// whenKeys are the conditions when accepts.
-var whenKeys = []string{"language", "country", "header", "cookie", "scheme", "unless"}
+// whenKeys are the conditions when accepts, from matcher's registry of
+// condition kinds.
+var whenKeys = matcher.CondKeys(false)
 
 // unlessKeys are the conditions when.unless accepts.
-var unlessKeys = []string{"language", "country", "header", "cookie", "scheme", "query"}
+var unlessKeys = matcher.CondKeys(true)
 
 // failWhen records an error about a condition on the line of the rule's
 // when key, naming the condition ("when.country").
@@ -91,12 +92,6 @@ func (e *entry) whenIn(field string, t map[string]any, geoip bool) *matcher.When
 			if len(w.Country) > 0 && !geoip {
 				e.failWhen(name, "needs a country database: add [geoip] database = \"/var/lib/GeoIP/GeoLite2-Country.mmdb\"")
 			}
-		case "scheme":
-			if sch, ok := val.(string); ok && (sch == "http" || sch == "https") {
-				w.Scheme = sch
-			} else {
-				e.failWhen(name, "must be \"http\" (plain requests) or \"https\" (requests over TLS), not %s", whenValue(val))
-			}
 		case "header", "cookie":
 			kv := e.whenTable(name, val, true)
 			if key == "header" {
@@ -123,6 +118,14 @@ func (e *entry) whenIn(field string, t map[string]any, geoip bool) *matcher.When
 				w.Query = append(w.Query, matcher.QueryCond(kv))
 			}
 		default:
+			// The kinds held in one file each in package matcher
+			// (scheme, ip, method, sample) read their own values.
+			if known, err := matcher.ParseCond(w, key, val, tomlType); known {
+				if err != nil {
+					e.failWhen(name, "%v", err)
+				}
+				continue
+			}
 			keys := whenKeys
 			if inUnless {
 				keys = unlessKeys
@@ -225,12 +228,4 @@ func validLanguageRange(r string) bool {
 		n++
 	}
 	return true
-}
-
-// whenValue shows a wrong condition value: a string quoted, else its type.
-func whenValue(v any) string {
-	if s, ok := v.(string); ok {
-		return fmt.Sprintf("%q", cut(s))
-	}
-	return tomlType(v)
 }

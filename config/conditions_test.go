@@ -113,7 +113,7 @@ func TestWhenErrors(t *testing.T) {
 		{"unless not a table", rule + "when = { unless = \"x\" }\n", `redirectd.toml:4: [[rule]] #1: when.unless: must be a non-empty table`},
 		{"empty unless", rule + "when = { unless = {} }\n", `redirectd.toml:4: [[rule]] #1: when.unless: must be a non-empty table`},
 		{"unless in unless", rule + "when = { unless = { unless = { language = \"de\" } } }\n", `redirectd.toml:4: [[rule]] #1: when.unless.unless: an unless holds no unless`},
-		{"unknown in unless", rule + "when = { unless = { browser = \"x\" } }\n", `redirectd.toml:4: [[rule]] #1: when.unless.browser: unknown condition; use "language", "country", "header", "cookie", "scheme" or "query"`},
+		{"unknown in unless", rule + "when = { unless = { browser = \"x\" } }\n", `redirectd.toml:4: [[rule]] #1: when.unless.browser: unknown condition; use "language", "country", "header", "cookie", "scheme", "query", "ip", "method" or "sample"`},
 		{"bad scheme", rule + "when = { scheme = \"ftp\" }\n", `redirectd.toml:4: [[rule]] #1: when.scheme: must be "http" (plain requests) or "https" (requests over TLS), not "ftp"`},
 		{"scheme not a string", rule + "when = { scheme = [\"http\"] }\n", `redirectd.toml:4: [[rule]] #1: when.scheme: must be "http" (plain requests) or "https" (requests over TLS), not an array`},
 		{"unless country without geoip", rule + "when = { unless = { country = \"DE\" } }\n", `redirectd.toml:4: [[rule]] #1: when.unless.country: needs a country database`},

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"net/netip"
+
 	"github.com/redirectd/redirectd/httpparse"
 	"github.com/redirectd/redirectd/matcher"
 )
@@ -45,3 +47,12 @@ func (c *condReq) Country() string {
 	}
 	return db.Country(c.cs.requestClient(c.req))
 }
+
+// ClientAddr is the request's client address as the proxy settings decide
+// it (matcher.ClientRequest), for when.ip and when.sample.
+func (c *condReq) ClientAddr() netip.Addr { return c.cs.requestClient(c.req) }
+
+// Method is the request's method as sent, for when.method.
+func (c *condReq) Method() []byte { return c.req.Method }
+
+var _ matcher.ClientRequest = (*condReq)(nil)

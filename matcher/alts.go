@@ -113,8 +113,12 @@ type altIndex struct {
 	// under a cookie, -1 for none; nil when there is none. Such a rule
 	// (it has no query condition, or it would be filed under that) left
 	// its Vary line in failVary when tried in turn and failing; so does
-	// one skipped, as it fails.
+	// one skipped, as it fails. Rules filed under a network (ip) count
+	// as filed under a cookie here, for the same reason.
 	lastCookie []int32
+	// ip finds the rules filed by their when.ip networks (cond_ip.go),
+	// nil for none.
+	ip *ipIndex
 }
 
 // keyGroup is the keys of one kind and name: the positions of its rules
@@ -234,8 +238,7 @@ func keyIsAll(r *rule) bool {
 		return len(r.Query) == 1 && r.when == nil
 	}
 	w := r.when
-	return w != nil && len(w.cookie) == 1 && len(w.langs) == 0 && len(w.country) == 0 &&
-		len(w.header) == 0 && w.scheme == 0 && w.unless == nil && len(w.query) == 0
+	return w != nil && len(w.cookie) == 1 && w.unless == nil && condCount(w) == 1
 }
 
 func newAltIndex(rules []*rule) *altIndex {
@@ -248,10 +251,20 @@ func newAltIndex(rules []*rule) *altIndex {
 			count[k]++
 		}
 	}
-	cookies := false
 	ix.only = make([]bool, len(rules))
+	// skippable[i]: rule i may be left untried though it would have
+	// reached its when conditions (filed under a cookie or a network).
+	skippable := make([]bool, len(rules))
 	for i, keys := range all {
 		if len(keys) == 0 {
+			if nets := ipNets(rules[i].when); nets != nil {
+				if ix.ip == nil {
+					ix.ip = &ipIndex{}
+				}
+				ix.ip.file(nets, int32(i))
+				skippable[i] = true
+				continue
+			}
 			ix.rest = append(ix.rest, int32(i))
 			continue
 		}
@@ -263,13 +276,13 @@ func newAltIndex(rules []*rule) *altIndex {
 		}
 		ix.file(best, int32(i))
 		ix.only[i] = len(keys) == 1 && keyIsAll(rules[i])
-		cookies = cookies || best.kind == keyCookie || best.kind == keyCookieName
+		skippable[i] = best.kind == keyCookie || best.kind == keyCookieName
 	}
-	if cookies {
+	if slices.Contains(skippable, true) {
 		ix.lastCookie = make([]int32, len(rules))
 		last := int32(-1)
-		for i, keys := range all {
-			if len(keys) > 0 && (keys[0].kind == keyCookie || keys[0].kind == keyCookieName) {
+		for i := range rules {
+			if skippable[i] {
 				last = int32(i)
 			}
 			ix.lastCookie[i] = last
@@ -308,9 +321,18 @@ func (ix *altIndex) pick(rules []*rule, m *Match) *rule {
 			}
 		}
 	}
+	if ix.ip != nil {
+		if a := clientOf(m.Req); a.IsValid() {
+			c = ix.ip.lookup(c, a)
+		}
+	}
 	// Each key is looked up once and each rule is under one key or in
-	// rest, so no position is there twice.
+	// rest, so no position is there twice, but for a rule under two
+	// networks that both hold the client.
 	sortPositions(c)
+	if ix.ip != nil {
+		c = slices.Compact(c)
+	}
 	m.altCands = c
 	for _, p := range c {
 		r := rules[p]

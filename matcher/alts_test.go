@@ -3,6 +3,7 @@ package matcher
 import (
 	"fmt"
 	"math/rand/v2"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -10,8 +11,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// altReq is a request's fields for the conditions of these tests.
-type altReq struct{ cookie, header []byte }
+// altReq is a request's fields and client for the conditions of these
+// tests.
+type altReq struct {
+	cookie, header []byte
+	client         netip.Addr
+}
 
 func (r *altReq) Header(name []byte) []byte {
 	switch string(name) {
@@ -24,6 +29,16 @@ func (r *altReq) Header(name []byte) []byte {
 }
 func (r *altReq) Country() string { return "" }
 func (r *altReq) HTTPS() bool     { return false }
+
+func (r *altReq) ClientAddr() netip.Addr { return r.client }
+func (r *altReq) Method() []byte         { return []byte("GET") }
+
+// altNets are the networks of randomAlts' ip conditions, nested and
+// apart, and altClients the clients of its requests.
+var (
+	altNets    = []string{"10.0.0.0/8", "10.1.0.0/16", "10.1.2.3", "192.0.2.0/24", "2001:db8::/32"}
+	altClients = []string{"10.1.2.3", "10.9.9.9", "192.0.2.7", "2001:db8::1", "::ffff:10.1.2.3", "198.51.100.1", ""}
+)
 
 // randomAlts makes rules on /p (and the prefix /q/) told apart by random
 // query, cookie, header and unless conditions drawn from few names and
@@ -53,6 +68,13 @@ func randomAlts(rng *rand.Rand) []Rule {
 			}
 			if rng.IntN(5) == 0 {
 				w.Header = []KeyValue{{Name: "X-A", Value: vals[rng.IntN(len(vals))]}}
+			}
+			for range rng.IntN(3) {
+				p, err := ParseNetwork(altNets[rng.IntN(len(altNets))])
+				if err != nil {
+					panic(err)
+				}
+				w.IP = append(w.IP, p)
 			}
 			if rng.IntN(5) == 0 {
 				k, v := pickKV()
@@ -144,7 +166,11 @@ func TestAltIndexAsInTurn(t *testing.T) {
 			}
 			var req Request
 			if rng.IntN(4) != 0 {
-				req = &altReq{cookie: randomParams(rng, "; "), header: []byte([]string{"1", "2", ""}[rng.IntN(3)])}
+				a := &altReq{cookie: randomParams(rng, "; "), header: []byte([]string{"1", "2", ""}[rng.IntN(3)])}
+				if c := altClients[rng.IntN(len(altClients))]; c != "" {
+					a.client = netip.MustParseAddr(c)
+				}
+				req = a
 			}
 			for _, path := range []string{"/p", "/q/x"} {
 				want := lookup(plain, path, q, req, &m1)

@@ -54,6 +54,13 @@ type When struct {
 	// Rule.Query says the same. An Unless holds no Unless.
 	Unless *When
 	Query  []QueryCond
+	// IP lists the networks the client's address must be in (cond_ip.go).
+	IP []netip.Prefix
+	// Method lists the methods the request must have (cond_method.go).
+	Method []string
+	// Sample is the share of clients, above 0 and at most 1, that the
+	// rule answers (cond_sample.go); 0 for every client.
+	Sample float64
 }
 
 // KeyValue is a header field or cookie name with the value it must have.
@@ -61,7 +68,15 @@ type KeyValue struct{ Name, Value string }
 
 // Empty reports whether w holds no condition at all.
 func (w *When) Empty() bool {
-	return w == nil || len(w.Language)+len(w.Country)+len(w.Header)+len(w.Cookie)+len(w.Query)+len(w.Scheme) == 0 && w.Unless.Empty()
+	if w == nil {
+		return true
+	}
+	for _, t := range condTypes {
+		if t.has(w) {
+			return false
+		}
+	}
+	return w.Unless.Empty()
 }
 
 // when is a compiled When.
@@ -70,12 +85,13 @@ type when struct {
 	country []string
 	header  []kvBytes
 	cookie  []KeyValue
-	// scheme is 0 for either, schemeHTTP or schemeHTTPS.
-	scheme uint8
 	// unless is the compiled Unless, nil for none; query is set on it
 	// alone.
 	unless *when
 	query  []QueryCond
+	// checks are the conditions of the kinds held in one file each
+	// (condUnit: scheme, ip, method, sample), in condTypes order.
+	checks []condCheck
 	// vary is the Vary line the answer carries ("Vary: ...\r\n").
 	vary string
 	// fields are the names in vary, Unless's included.
@@ -83,12 +99,6 @@ type when struct {
 }
 
 type kvBytes struct{ name, value []byte }
-
-// The values of when.scheme.
-const (
-	schemeHTTP uint8 = 1 + iota
-	schemeHTTPS
-)
 
 var (
 	acceptLanguage = []byte("accept-language")
@@ -114,19 +124,17 @@ func compileWhenIn(w *When, field string) (*when, string, error) {
 	if err := c.compileClientConds(w, field, &key, &vary); err != nil {
 		return nil, "", err
 	}
-	switch w.Scheme {
-	case "":
-	case "http":
-		c.scheme = schemeHTTP
-	case "https":
-		c.scheme = schemeHTTPS
-	default:
-		return nil, "", fieldErr(field+".scheme", "%q is not a scheme; write \"http\" (plain requests) or \"https\" (requests over TLS)", w.Scheme)
-	}
-	if c.scheme != 0 {
-		// No Vary: a cache keys its entries by the whole URL, scheme
-		// included.
-		key.WriteString("s" + w.Scheme + "\x00")
+	for _, t := range condTypes {
+		if t.unit == nil {
+			continue
+		}
+		chk, err := t.unit.compile(w, field, &key)
+		if err != nil {
+			return nil, "", err
+		}
+		if chk != nil {
+			c.checks = append(c.checks, chk)
+		}
 	}
 	for _, q := range w.Query {
 		if q.Name == "" {
@@ -228,8 +236,10 @@ func (w *when) holds(m *Match) bool {
 	if req == nil {
 		return false
 	}
-	if w.scheme != 0 && req.HTTPS() != (w.scheme == schemeHTTPS) {
-		return false
+	for _, c := range w.checks {
+		if !c.holds(m) {
+			return false
+		}
 	}
 	if len(w.langs) > 0 && !langHolds(w.langs, req.Header(acceptLanguage)) {
 		return false
@@ -257,8 +267,10 @@ func (w *when) holds(m *Match) bool {
 // its query conditions are queryUnless's).
 func (w *when) anyHolds(m *Match) bool {
 	req := m.Req
-	if w.scheme != 0 && req.HTTPS() == (w.scheme == schemeHTTPS) {
-		return true
+	for _, c := range w.checks {
+		if c.holds(m) {
+			return true
+		}
 	}
 	if len(w.langs) > 0 && langHolds(w.langs, req.Header(acceptLanguage)) {
 		return true

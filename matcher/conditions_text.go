@@ -40,8 +40,10 @@ func (r *Rule) ConditionsText() string { return strings.Join(r.Conditions(), ", 
 // after prefix.
 func whenText(w *When, prefix string) []string {
 	var out []string
-	if w.Scheme != "" {
-		out = append(out, prefix+"scheme = "+w.Scheme)
+	for _, t := range condTypes {
+		if t.unit != nil && t.has(w) {
+			out = append(out, prefix+t.unit.text(w))
+		}
 	}
 	if len(w.Language) > 0 {
 		out = append(out, prefix+"language = "+strings.Join(w.Language, ", "))
@@ -90,7 +92,7 @@ func windowText(w Window) string {
 // never on the traffic path: it compiles r's conditions and allocates.
 func (r *Rule) Unmet(query []byte, req Request, now time.Time) []string {
 	if req == nil {
-		req = noRequest{}
+		req = &FixedRequest{}
 	}
 	m := &Match{Req: req, query: query}
 	var out []string
@@ -113,8 +115,10 @@ func (r *Rule) Unmet(query []byte, req Request, now time.Time) []string {
 func whenUnmet(w *When, m *Match) []string {
 	var out []string
 	req := m.Req
-	if w.Scheme != "" && req.HTTPS() != (w.Scheme == "https") {
-		out = append(out, "requires scheme = "+w.Scheme+"; this URL is "+schemeOf(req))
+	for _, t := range condTypes {
+		if t.unit != nil && t.has(w) && !unitHolds(t.unit, w, m) {
+			out = append(out, "requires "+t.unit.text(w)+"; "+t.unit.got(req))
+		}
 	}
 	if len(w.Language) > 0 && !langHolds(langRanges(w.Language), req.Header(acceptLanguage)) {
 		out = append(out, "requires language = "+strings.Join(w.Language, ", ")+"; "+languageGot(req))
@@ -145,8 +149,10 @@ func whenUnmet(w *When, m *Match) []string {
 func unlessHeld(u *When, m *Match) []string {
 	var out []string
 	req := m.Req
-	if u.Scheme != "" && req.HTTPS() == (u.Scheme == "https") {
-		out = append(out, "scheme = "+u.Scheme)
+	for _, t := range condTypes {
+		if t.unit != nil && t.has(u) && unitHolds(t.unit, u, m) {
+			out = append(out, t.unit.text(u))
+		}
 	}
 	if len(u.Language) > 0 && langHolds(langRanges(u.Language), req.Header(acceptLanguage)) {
 		out = append(out, "language = "+strings.Join(u.Language, ", "))
@@ -170,6 +176,14 @@ func unlessHeld(u *When, m *Match) []string {
 		}
 	}
 	return out
+}
+
+// unitHolds compiles w's conditions of one condUnit kind and reports
+// whether they hold for m; false when they do not compile.
+func unitHolds(u condUnit, w *When, m *Match) bool {
+	var key strings.Builder
+	c, err := u.compile(w, "when", &key)
+	return err == nil && c != nil && c.holds(m)
 }
 
 // langRanges is compileClientConds's form of language ranges.
@@ -216,10 +230,3 @@ func paramGot(what string, p *params, name string) string {
 	}
 	return what + " has none"
 }
-
-// noRequest is a request with no fields, over http, from nowhere.
-type noRequest struct{}
-
-func (noRequest) Header([]byte) []byte { return nil }
-func (noRequest) Country() string      { return "" }
-func (noRequest) HTTPS() bool          { return false }

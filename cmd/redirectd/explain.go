@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/explain"
+	"github.com/redirectd/redirectd/matcher"
 )
 
 // explainCmd prints which rule answers a URL and what it answers.
@@ -15,7 +16,8 @@ func explainCmd(args []string, stdout, stderr io.Writer) int {
 	at := fs.String("at", "", "answer as of this time (RFC 3339, such as 2026-12-24T12:00:00Z) instead of now, for rules with a time window")
 	var fields explain.Fields
 	fs.Var(&fields, "H", "a request header field 'Name: value' (repeatable), for rules with when conditions: 'Accept-Language: de', 'Cookie: lang=fr'")
-	client := fs.String("client", "", "the client's IP address, for rules with when.country (looked up in the config's [geoip] database)")
+	client := fs.String("client", "", "the client's IP address, for rules with when.country (looked up in the config's [geoip] database), when.ip and when.sample")
+	method := fs.String("X", "GET", "the request's method, for rules with when.method")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return parseExit(err)
@@ -50,7 +52,7 @@ func explainCmd(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	req := &explain.Request{Fields: fields, Client: addr, Set: cfg.Set}
+	req := &matcher.FixedRequest{Fields: fields, Client: addr, Verb: *method, Countries: cfg.Set.Countries()}
 	if err := explain.RequestAt(stdout, cfg.Set, raw, now, req); err != nil {
 		fmt.Fprintf(stderr, "redirectd explain: %v\n", err)
 		return 2

@@ -62,3 +62,50 @@ when = { country = "AT", cookie = { region = "1" } }
 		}
 	}
 }
+
+// TestExplainClientConditions checks explain's -client and -X against
+// when.ip, when.method and when.sample, and what it says a request lacks.
+func TestExplainClientConditions(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "r.toml")
+	os.WriteFile(file, []byte(`[[rule]]
+from = "/home"
+to = "/everyone/"
+
+[[rule]]
+from = "/home"
+to = "/office/"
+when = { ip = ["203.0.113.0/24", "2001:db8::/32"] }
+
+[[rule]]
+from = "/home"
+to = "/post/"
+status = 307
+when = { method = "POST" }
+
+[[rule]]
+from = "/all"
+to = "/sampled/"
+when = { sample = 1 }
+`), 0o644)
+	for _, tc := range []struct {
+		args []string
+		url  string
+		want string
+	}{
+		{nil, "/home", "location: /everyone/"},
+		{[]string{"-client", "203.0.113.7"}, "/home", "location: /office/"},
+		{[]string{"-client", "2001:db8::1"}, "/home", "location: /office/"},
+		{[]string{"-X", "POST"}, "/home", "location: /post/"},
+		{[]string{"-client", "192.0.2.1"}, "/all", "location: /sampled/"},
+		{nil, "/all", "requires sample = 1; the client's address is unknown"},
+	} {
+		args := append(append([]string{"explain", "-config", file}, tc.args...), tc.url)
+		code, out, errs := runCmd(args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, errs)
+		}
+		if !strings.Contains(out, tc.want) {
+			t.Errorf("explain %v %s:\n%s\nlacks %q", tc.args, tc.url, out, tc.want)
+		}
+	}
+}

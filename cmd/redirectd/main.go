@@ -46,7 +46,7 @@ func init() {
 			"serve the config (without -config, a built-in example)", serve},
 		{"check", "-config FILE [-format text|json] [-fix-chains] [-fetch] [-baseline OLD]",
 			"validate a config: rule counts, errors and warnings; with -baseline, list the rules and URLs whose answer changes from OLD to FILE", checkCmd},
-		{"explain", "-config FILE [-at TIME] [-H 'Name: value']... [-client IP] URL",
+		{"explain", "-config FILE [-at TIME] [-H 'Name: value']... [-client IP] [-X METHOD] URL",
 			"print the rule that answers URL, its status and Location", explainCmd},
 		{"test", "-config FILE [-format text|junit] [-o FILE] [-host HOST] CASES...",
 			"run case files against the rules, answered by the real server", test},

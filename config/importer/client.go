@@ -1,7 +1,6 @@
 package importer
 
 import (
-	"bytes"
 	"slices"
 	"strings"
 
@@ -172,33 +171,23 @@ func (c *Client) cookieLine() string {
 	return strings.Join(kv, "; ")
 }
 
-// request is c as the matcher reads a request (matcher.Request).
-type request struct{ c *Client }
-
-func (r request) Header(name []byte) []byte {
-	switch {
-	case bytes.EqualFold(name, []byte("accept-language")) && r.c.Language != "":
-		return []byte(r.c.Language)
-	case bytes.EqualFold(name, []byte("cookie")) && len(r.c.Cookie) > 0:
-		return []byte(r.c.cookieLine())
-	}
-	if v, ok := r.c.header(string(name)); ok {
-		return []byte(v)
-	}
-	return nil
-}
-
-func (r request) Country() string { return r.c.Country }
-
-func (r request) HTTPS() bool { return r.c.HTTPS }
-
-// matcherRequest returns what Lookup reads conditions from: nil for a
-// client that sends nothing they read.
+// matcherRequest returns what Lookup reads conditions from: c's language
+// as Accept-Language, its cookies as one Cookie field, its header fields;
+// nil for a client that sends nothing they read.
 func matcherRequest(c *Client) matcher.Request {
 	if c == nil {
 		return nil
 	}
-	return request{c}
+	r := &matcher.FixedRequest{CountryCode: c.Country, TLS: c.HTTPS}
+	if c.Language != "" {
+		r.Fields = append(r.Fields, matcher.KeyValue{Name: "Accept-Language", Value: c.Language})
+	}
+	if len(c.Cookie) > 0 {
+		r.Fields = append(r.Fields, matcher.KeyValue{Name: "Cookie", Value: c.cookieLine()})
+	}
+	// After the two above, which the first of a name wins over.
+	r.Fields = append(r.Fields, c.Header...)
+	return r
 }
 
 // maxClients bounds the kinds of client addClientSamples makes from pairs

@@ -68,13 +68,7 @@ func Writable(r *matcher.Rule) error {
 		words = append(words, struct{ key, v string }{"headers", h.Name + h.Value})
 	}
 	for w := r.When; w != nil; w = w.Unless {
-		for _, kv := range append(slices.Clone(w.Header), w.Cookie...) {
-			words = append(words, struct{ key, v string }{"when", kv.Name + kv.Value})
-		}
-		for _, q := range w.Query {
-			words = append(words, struct{ key, v string }{"when", q.Name + q.Value})
-		}
-		for _, v := range append(slices.Clone(w.Language), w.Country...) {
+		for _, v := range w.Words() {
 			words = append(words, struct{ key, v string }{"when", v})
 		}
 	}
@@ -260,25 +254,7 @@ func queryTable(q []matcher.QueryCond) string {
 // whenTOML writes w as an inline table:
 // { language = ['de'], header = { X-Device = 'mobile' } }.
 func whenTOML(w *matcher.When) string {
-	var parts []string
-	if len(w.Language) > 0 {
-		parts = append(parts, "language = "+list(w.Language))
-	}
-	if len(w.Country) > 0 {
-		parts = append(parts, "country = "+list(w.Country))
-	}
-	if len(w.Header) > 0 {
-		parts = append(parts, "header = "+table(w.Header))
-	}
-	if len(w.Cookie) > 0 {
-		parts = append(parts, "cookie = "+table(w.Cookie))
-	}
-	if w.Scheme != "" {
-		parts = append(parts, "scheme = "+Quote(w.Scheme))
-	}
-	if len(w.Query) > 0 {
-		parts = append(parts, "query = "+queryTable(w.Query))
-	}
+	parts := w.TOMLParts(matcher.TOMLForm{Quote: Quote, Key: bareKey})
 	if w.Unless != nil && !w.Unless.Empty() {
 		parts = append(parts, "unless = "+whenTOML(w.Unless))
 	}

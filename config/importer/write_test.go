@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"net/netip"
 	"slices"
 	"strings"
 	"testing"
@@ -59,6 +60,10 @@ func TestWriteRuleRoundTrip(t *testing.T) {
 		{Kind: matcher.Exact, From: "/f", To: "/g", Status: 301, Fallback: true, FallbackStatus: []int{404, 410}},
 		{Kind: matcher.Exact, From: "/w", To: "/x", Status: 302, Active: matcher.Window{From: from, Until: from.Add(time.Hour)}, Shadow: true},
 		{Kind: matcher.Exact, From: "/quote'\"\\\t", To: "/n", Status: 301},
+		{Kind: matcher.Exact, From: "/staged", To: "/new", Status: 302, When: &matcher.When{
+			IP:     []netip.Prefix{netip.MustParsePrefix("203.0.113.0/24"), netip.MustParsePrefix("2001:db8::/32"), netip.MustParsePrefix("198.51.100.7/32")},
+			Method: []string{"GET", "HEAD"}, Sample: 0.1,
+			Unless: &matcher.When{IP: []netip.Prefix{netip.MustParsePrefix("203.0.113.9/32")}, Sample: 1}}},
 	}
 	text, got, err := roundTrip(t, rules)
 	if err != nil {
@@ -66,7 +71,7 @@ func TestWriteRuleRoundTrip(t *testing.T) {
 	}
 	want := slices.Clone(rules)
 	want[2].From = "(?i)" + want[2].From // as a Set holds it
-	if d := cmp.Diff(want, got, ignorePlace, cmpopts.EquateEmpty()); d != "" {
+	if d := cmp.Diff(want, got, ignorePlace, cmpopts.EquateEmpty(), cmp.Comparer(func(a, b netip.Prefix) bool { return a == b })); d != "" {
 		t.Errorf("loading what WriteRule wrote gave other rules (-wrote +loaded):\n%s\n%s", d, text)
 	}
 }
@@ -204,5 +209,29 @@ func TestWriteGroupsRoundTrip(t *testing.T) {
 	wantRoutes := [][3]string{{"www.example.com", "/blog/", "blog-example-net"}, {"*.example.com", "/", "app"}, {"", "/api/", "default"}}
 	if d := cmp.Diff(wantRoutes, routes); d != "" {
 		t.Errorf("loaded routes (-wrote +loaded):\n%s\n%s", d, b.String())
+	}
+}
+
+// TestWritableWhen checks that Writable finds bytes that are not UTF-8
+// in every kind of condition that holds text from a source, an unless's
+// included.
+func TestWritableWhen(t *testing.T) {
+	bad := "caf\xe9"
+	for name, w := range map[string]*matcher.When{
+		"language":      {Language: []string{bad}},
+		"country":       {Country: []string{bad}},
+		"header value":  {Header: []matcher.KeyValue{{Name: "X-A", Value: bad}}},
+		"cookie name":   {Cookie: []matcher.KeyValue{{Name: bad, Value: "1"}}},
+		"unless query":  {Unless: &matcher.When{Query: []matcher.QueryCond{{Name: "q", Value: bad}}}},
+		"unless header": {Scheme: "https", Unless: &matcher.When{Header: []matcher.KeyValue{{Name: bad, Value: "*"}}}},
+	} {
+		r := matcher.Rule{From: "/a", To: "/b", Status: 302, When: w}
+		if err := Writable(&r); err == nil || !strings.Contains(err.Error(), "when ") {
+			t.Errorf("%s: Writable gave %v, want a refusal naming when", name, err)
+		}
+	}
+	ok := matcher.Rule{From: "/a", To: "/b", Status: 302, When: &matcher.When{Method: []string{"GET"}, Sample: 0.5, Language: []string{"de"}}}
+	if err := Writable(&ok); err != nil {
+		t.Errorf("a rule of UTF-8 conditions: %v", err)
 	}
 }

@@ -184,19 +184,14 @@ func (u sampleURL) String() string {
 	return s
 }
 
-// Header, Country and HTTPS make u the request the conditions of rules
-// read (matcher.Request).
-func (u *sampleURL) Header(name []byte) []byte {
+// request is u as the conditions of rules read it.
+func (u *sampleURL) request() *matcher.FixedRequest {
+	r := &matcher.FixedRequest{CountryCode: u.country, TLS: u.https}
 	for _, f := range u.fields {
-		if strings.EqualFold(f[0], string(name)) {
-			return []byte(f[1])
-		}
+		r.Fields = append(r.Fields, matcher.KeyValue{Name: f[0], Value: f[1]})
 	}
-	return nil
+	return r
 }
-
-func (u *sampleURL) Country() string { return u.country }
-func (u *sampleURL) HTTPS() bool     { return u.https }
 
 // bySchemes reports whether a rule of set answers by the scheme
 // (when.scheme): then every URL is compared over http and over https, as
@@ -251,7 +246,7 @@ func compareSamples(old, cur *config.Config, oldRules, curRules []matcher.Rule) 
 // sampleLookup answers u with cfg's rules, by the server's own Lookup and
 // Location code.
 func sampleLookup(cfg *config.Config, u sampleURL, m *matcher.Match) sampleAnswer {
-	m.Req = &u
+	m.Req = u.request()
 	if !cfg.Set.Lookup([]byte(u.host), []byte(u.path), u.query, m) {
 		if r := m.Passed(); r != nil {
 			return sampleAnswer{missAnswer(cfg), r.Source() + " (no redirect)"}

@@ -78,10 +78,10 @@ func (e *testEnv) explain(c *testCase, host string, m *matcher.Match) (string, [
 	// The server believes the X-Forwarded-Proto an https:// case is
 	// marked with only under https_redirect (engine's conn.https): say
 	// what it saw.
-	req := caseRequest{c, c.HTTPS && e.httpsRedirect}
+	req := caseRequest(c, c.HTTPS && e.httpsRedirect)
 	// The server's own steps run before the rules; the locations after
 	// the rules miss (engine's serverPhase and runPhase).
-	phase := explain.Phase(e.set, explain.PhaseRequest{Host: host, Path: path, Query: q, Method: c.Method, HTTPS: req.https, Fields: req})
+	phase := explain.Phase(e.set, explain.PhaseRequest{Host: host, Path: path, Query: q, Method: c.Method, HTTPS: req.TLS, Fields: req})
 	var trace []string
 	if phase != nil {
 		file := ""
@@ -122,23 +122,14 @@ func (e *testEnv) explain(c *testCase, host string, m *matcher.Match) (string, [
 }
 
 // caseRequest is a case as the conditions of rules read it: its header
-// fields, and https for an https:// URL (sent marked so).
-type caseRequest struct {
-	c     *testCase
-	https bool
-}
-
-func (r caseRequest) Header(name []byte) []byte {
-	for _, h := range r.c.Header {
-		if strings.EqualFold(h.Name, string(name)) {
-			return []byte(h.Value)
-		}
+// fields and method, and https for an https:// URL (sent marked so).
+func caseRequest(c *testCase, https bool) *matcher.FixedRequest {
+	r := &matcher.FixedRequest{Verb: c.Method, TLS: https}
+	for _, h := range c.Header {
+		r.Fields = append(r.Fields, matcher.KeyValue(h))
 	}
-	return nil
+	return r
 }
-
-func (r caseRequest) Country() string { return "" }
-func (r caseRequest) HTTPS() bool     { return r.https }
 
 // writeTestText writes each failure as a diff, then the summary.
 func writeTestText(w io.Writer, files []string, res []caseResult) error {

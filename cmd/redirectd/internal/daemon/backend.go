@@ -316,12 +316,13 @@ func (s *service) Rules() []admin.RuleInfo {
 
 func (s *service) Explain(url string, ar admin.ExplainRequest) (string, error) {
 	set := s.srv.Rules()
-	req := &explain.Request{Set: set}
+	var fields explain.Fields
 	for _, h := range ar.Headers {
-		if err := req.Fields.Set(h); err != nil {
+		if err := fields.Set(h); err != nil {
 			return "", err
 		}
 	}
+	req := &matcher.FixedRequest{Fields: fields, Countries: set.Countries()}
 	client, err := explain.ParseClient(ar.Client)
 	if err != nil {
 		return "", err

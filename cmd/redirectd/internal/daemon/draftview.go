@@ -129,7 +129,7 @@ func samples(set *matcher.Set, m *matcher.Match, e *edits.Entry, old *matcher.Ru
 // or miss's answer ("404" or "forwarded"), and the rule that answered
 // (nil for none).
 func answer(set *matcher.Set, m *matcher.Match, host, path string, https bool, miss missFunc) (string, *matcher.Rule) {
-	m.Req = schemeRequest(https)
+	m.Req = &matcher.FixedRequest{TLS: https}
 	defer func() { m.Req = nil }()
 	if !set.Lookup([]byte(requestHost(host)), []byte(path), nil, m) {
 		return miss(host, path), nil
@@ -155,14 +155,6 @@ func (s *service) missAnswer(host, path string) string {
 	}
 	return "404"
 }
-
-// schemeRequest is a request with no header fields, over https or not,
-// for the samples of a draft.
-type schemeRequest bool
-
-func (schemeRequest) Header([]byte) []byte { return nil }
-func (schemeRequest) Country() string      { return "" }
-func (r schemeRequest) HTTPS() bool        { return bool(r) }
 
 // maxChain bounds how far problems follows a chain of redirects.
 const maxChain = 10

@@ -67,9 +67,9 @@ func RequestAt(w io.Writer, set *matcher.Set, raw string, now time.Time, req mat
 	https := len(raw) > 8 && strings.EqualFold(raw[:8], "https://")
 	switch r := req.(type) {
 	case nil:
-		req = &Request{Set: set, https: https}
-	case *Request:
-		r.https = https
+		req = &matcher.FixedRequest{Countries: set.Countries(), TLS: https}
+	case *matcher.FixedRequest:
+		r.TLS = https
 	}
 	pr := PhaseRequest{Host: host, Path: path, Query: query, HTTPS: https, Fields: req}
 	if explainPhase(w, set, pr, true) { // phase.go

@@ -53,19 +53,12 @@ func Phase(set *matcher.Set, r PhaseRequest) *rewrite.Trace {
 	}
 	fields := r.Fields
 	if fields == nil {
-		fields = noFields{}
+		fields = &matcher.FixedRequest{}
 	}
 	req := &rewrite.Request{Host: []byte(name), Target: []byte(target), Path: []byte(r.Path), Query: r.Query,
 		Method: []byte(method), Port: []byte(port), HTTPS: r.HTTPS, Fields: fields, KeepSlashes: set.URI().KeepSlashes}
 	return p.Explain(req)
 }
-
-// noFields is a request without header fields.
-type noFields struct{}
-
-func (noFields) Header([]byte) []byte { return nil }
-func (noFields) Country() string      { return "" }
-func (noFields) HTTPS() bool          { return false }
 
 // TraceLines writes t as explain shows it, one line each, with the
 // config file's name (file) before each line number: the locations

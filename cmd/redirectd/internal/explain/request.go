@@ -10,48 +10,23 @@ import (
 
 // Fields are explain's -H flags: the request's header fields, for
 // rules with when conditions on language, header or cookie.
-type Fields []string
+type Fields []matcher.KeyValue
 
-func (f *Fields) String() string { return strings.Join(*f, ", ") }
+func (f *Fields) String() string {
+	s := make([]string, len(*f))
+	for i, kv := range *f {
+		s[i] = kv.Name + ": " + kv.Value
+	}
+	return strings.Join(s, ", ")
+}
 
 func (f *Fields) Set(v string) error {
 	name, value, ok := strings.Cut(v, ":")
 	if !ok || strings.TrimSpace(name) == "" || strings.ContainsAny(name, " \t") {
 		return fmt.Errorf("%q is not a header field; write it as 'Name: value', such as 'Accept-Language: de'", v)
 	}
-	*f = append(*f, name+":"+strings.TrimSpace(value))
+	*f = append(*f, matcher.KeyValue{Name: name, Value: strings.TrimSpace(value)})
 	return nil
-}
-
-// Request is the request explain asks about, as conditions read it
-// (matcher.Request): the -H fields and the -client address's country in
-// the config's [geoip] database.
-type Request struct {
-	Fields Fields     // the -H fields
-	Client netip.Addr // the -client address, invalid for none
-	Set    *matcher.Set
-	// https: the URL asked about is https://.
-	https bool
-}
-
-func (r *Request) Header(name []byte) []byte {
-	for _, f := range r.Fields {
-		n, v, _ := strings.Cut(f, ":")
-		if strings.EqualFold(n, string(name)) {
-			return []byte(v)
-		}
-	}
-	return nil
-}
-
-func (r *Request) HTTPS() bool { return r.https }
-
-func (r *Request) Country() string {
-	db := r.Set.Countries()
-	if db == nil || !r.Client.IsValid() {
-		return ""
-	}
-	return db.Country(r.Client)
 }
 
 // ParseClient reads explain's -client flag: "" for none.

@@ -1,0 +1,259 @@
+package matcher
+
+import (
+	"fmt"
+	"net/netip"
+	"slices"
+	"strings"
+)
+
+// condType is one kind of when condition: what every place that handles
+// a When (Empty, keyIsAll, the importers' config writer, the reference
+// of keys) asks of it. Each kind is one value in condTypes, so a field
+// added to When without one fails TestCondTypesCoverWhen instead of
+// being silently skipped by one of those places.
+type condType struct {
+	// key is its config key under when ("ip" for when.ip).
+	key string
+	// inWhen and inUnless say where the config takes it: when, when.unless.
+	inWhen, inUnless bool
+	// has reports whether w holds a condition of this kind.
+	has func(w *When) bool
+	// count is the number of conditions of this kind in a compiled when.
+	count func(c *when) int
+	// words are the texts w's conditions of this kind hold that come
+	// from a source file (a header's name and value as one), for
+	// Writable's check that TOML can hold them; nil for a kind whose
+	// values are checked to be ASCII.
+	words func(w *When) []string
+	// toml writes w's conditions of this kind as a TOML value
+	// ("['GET', 'HEAD']"); called only when has.
+	toml func(w *When, f TOMLForm) string
+	// unit is the rest of a kind that lives wholly in its own file
+	// (cond_scheme.go, cond_ip.go, cond_method.go, cond_sample.go); nil
+	// for the kinds not yet moved there (language, country, header,
+	// cookie, query), handled in conditions.go and conditions_text.go,
+	// whose values the config reads itself.
+	unit condUnit
+}
+
+// condUnit is a condition kind held in one file: its config parsing,
+// compiling, matching and explain text.
+type condUnit interface {
+	// parse reads the config value v (a TOML value: string, int64,
+	// float64, []any) into w, or says what is wrong with it; kind names
+	// a value's TOML type for that message.
+	parse(w *When, v any, kind func(any) string) error
+	// compile checks w's conditions of this kind and returns their
+	// compiled check, nil for none, writing them to key (condKey text).
+	compile(w *When, field string, key *strings.Builder) (condCheck, error)
+	// text writes w's conditions of this kind as Conditions does, "" for none.
+	text(w *When) string
+	// got says what the request holds for this kind, after "; ", for
+	// Unmet ("the client is 192.0.2.1").
+	got(req Request) string
+}
+
+// condCheck is a compiled condition of a condUnit kind. holds must not
+// allocate: it runs on the traffic path.
+type condCheck interface {
+	holds(m *Match) bool
+}
+
+// ClientRequest is what a Request also says when it knows the client
+// and the method: when.ip, when.method and when.sample read it, and never
+// hold for a Request that is not one (as when.country does not without a
+// database). It is apart from Request so that the many views of a
+// request that have neither (the importers' self-checks, probes) need
+// not grow.
+type ClientRequest interface {
+	// ClientAddr returns the client's address: the peer, or the client a
+	// trusted PROXY header or X-Forwarded-For names; invalid when unknown.
+	ClientAddr() netip.Addr
+	// Method returns the request's method as sent.
+	Method() []byte
+}
+
+// clientOf returns req's client address, unmapped from IPv4-in-IPv6;
+// invalid when req does not say.
+func clientOf(req Request) netip.Addr {
+	if c, ok := req.(ClientRequest); ok {
+		return c.ClientAddr().Unmap()
+	}
+	return netip.Addr{}
+}
+
+// condTypes are the kinds of when condition in the order the config
+// writer writes them. Unless is not one: it holds conditions.
+var condTypes = []condType{
+	{key: "language", inWhen: true, inUnless: true,
+		has:   func(w *When) bool { return len(w.Language) > 0 },
+		count: func(c *when) int { return min(len(c.langs), 1) },
+		words: func(w *When) []string { return w.Language },
+		toml:  func(w *When, f TOMLForm) string { return tomlList(w.Language, f) }},
+	{key: "country", inWhen: true, inUnless: true,
+		has:   func(w *When) bool { return len(w.Country) > 0 },
+		count: func(c *when) int { return min(len(c.country), 1) },
+		words: func(w *When) []string { return w.Country },
+		toml:  func(w *When, f TOMLForm) string { return tomlList(w.Country, f) }},
+	{key: "header", inWhen: true, inUnless: true,
+		has:   func(w *When) bool { return len(w.Header) > 0 },
+		count: func(c *when) int { return len(c.header) },
+		words: func(w *When) []string { return pairWords(w.Header) },
+		toml:  func(w *When, f TOMLForm) string { return tomlTable(w.Header, f) }},
+	{key: "cookie", inWhen: true, inUnless: true,
+		has:   func(w *When) bool { return len(w.Cookie) > 0 },
+		count: func(c *when) int { return len(c.cookie) },
+		words: func(w *When) []string { return pairWords(w.Cookie) },
+		toml:  func(w *When, f TOMLForm) string { return tomlTable(w.Cookie, f) }},
+	schemeType,
+	{key: "query", inUnless: true,
+		has:   func(w *When) bool { return len(w.Query) > 0 },
+		count: func(c *when) int { return len(c.query) },
+		words: func(w *When) []string {
+			var out []string
+			for _, q := range w.Query {
+				out = append(out, q.Name+q.Value)
+			}
+			return out
+		},
+		toml: func(w *When, f TOMLForm) string {
+			kvs := make([]KeyValue, len(w.Query))
+			for i, c := range w.Query {
+				kvs[i] = KeyValue(c)
+			}
+			// By name: a TOML table has no order, the loader reads them by name.
+			slices.SortFunc(kvs, func(a, b KeyValue) int { return strings.Compare(a.Name, b.Name) })
+			return tomlTable(kvs, f)
+		}},
+	ipType,
+	methodType,
+	sampleType,
+}
+
+// checksOf counts the compiled checks of type T in c.
+func checksOf[T condCheck](c *when) int {
+	n := 0
+	for _, k := range c.checks {
+		if _, ok := k.(T); ok {
+			n++
+		}
+	}
+	return n
+}
+
+// condCount is the number of conditions c holds of every kind, not
+// counting its unless: keyIsAll's "no other condition".
+func condCount(c *when) int {
+	n := 0
+	for _, t := range condTypes {
+		n += t.count(c)
+	}
+	return n
+}
+
+// CondKeys returns the condition keys the config takes under when
+// (unless false) or when.unless (unless true), "unless" included.
+func CondKeys(unless bool) []string {
+	var keys []string
+	for _, t := range condTypes {
+		if unless && t.inUnless || !unless && t.inWhen {
+			keys = append(keys, t.key)
+		}
+	}
+	if !unless {
+		keys = append(keys, "unless")
+	}
+	return keys
+}
+
+// ParseCond reads the config value v of the condition key into w, for
+// the kinds held in one file; known is false for a key that is not one
+// of them (the config reads the older kinds itself). kind names a
+// value's TOML type for the error.
+func ParseCond(w *When, key string, v any, kind func(any) string) (known bool, err error) {
+	for _, t := range condTypes {
+		if t.key == key && t.unit != nil {
+			return true, t.unit.parse(w, v, kind)
+		}
+	}
+	return false, nil
+}
+
+// TOMLForm is how the config writer writes a string value (Quote) and a
+// table key (Key, bare when it can be).
+type TOMLForm struct{ Quote, Key func(string) string }
+
+// TOMLParts writes w's own conditions (not Unless) as the keys and
+// values of a TOML inline table ("method = ['GET']"), in condTypes
+// order: the importers' config writer.
+func (w *When) TOMLParts(f TOMLForm) []string {
+	var parts []string
+	for _, t := range condTypes {
+		if t.has(w) {
+			parts = append(parts, t.key+" = "+t.toml(w, f))
+		}
+	}
+	return parts
+}
+
+// Words returns the texts w's own conditions (not Unless) hold that come
+// from a source file, a name and its value as one: what a writer of
+// TOML, which holds UTF-8 only, must check.
+func (w *When) Words() []string {
+	var out []string
+	for _, t := range condTypes {
+		if t.words != nil && t.has(w) {
+			out = append(out, t.words(w)...)
+		}
+	}
+	return out
+}
+
+func pairWords(kvs []KeyValue) []string {
+	out := make([]string, len(kvs))
+	for i, kv := range kvs {
+		out[i] = kv.Name + kv.Value
+	}
+	return out
+}
+
+// tomlList writes strings as a TOML array.
+func tomlList(vs []string, f TOMLForm) string {
+	q := make([]string, len(vs))
+	for i, v := range vs {
+		q[i] = f.Quote(v)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
+
+// tomlTable writes names and values as an inline table, in their order.
+func tomlTable(kvs []KeyValue, f TOMLForm) string {
+	q := make([]string, len(kvs))
+	for i, kv := range kvs {
+		q[i] = f.Key(kv.Name) + " = " + f.Quote(kv.Value)
+	}
+	return "{ " + strings.Join(q, ", ") + " }"
+}
+
+// condStrings reads a string or a non-empty list of strings.
+func condStrings(v any, kind func(any) string) ([]string, error) {
+	switch x := v.(type) {
+	case string:
+		return []string{x}, nil
+	case []any:
+		out := make([]string, 0, len(x))
+		for _, y := range x {
+			s, ok := y.(string)
+			if !ok {
+				return nil, fmt.Errorf("must be a list of strings, not a list holding %s", kind(y))
+			}
+			out = append(out, s)
+		}
+		if len(out) == 0 {
+			return nil, fmt.Errorf("the list is empty; leave it out for no condition")
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("must be a string or a list of strings, not %s", kind(v))
+}
