@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -40,12 +41,18 @@ func RunNginx(tb testing.TB, bin, dir, conf string, addrs ...string) {
 	cmd := exec.Command(bin, "-p", dir, "-c", conf, "-g", "daemon off;")
 	var stderr LockedBuffer
 	cmd.Stderr = &stderr
+	// A group of its own, killed whole: a worker whose master is killed
+	// alone lives on, holding the test's port, for good.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		tb.Fatalf("starting nginx: %v", err)
 	}
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
-	tb.Cleanup(func() { cmd.Process.Kill(); <-exited })
+	tb.Cleanup(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-exited
+	})
 	log := func() string {
 		b, _ := os.ReadFile(filepath.Join(dir, "error.log"))
 		return strings.TrimSpace(stderr.String() + "\n" + string(b))
