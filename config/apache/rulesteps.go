@@ -1,0 +1,499 @@
+package apache
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/redirectd/redirectd/config/importer"
+)
+
+// rule writes one RewriteRule and its conditions as steps:
+//
+//	if ($uri ~ PATTERN) {          (the path stripped of the directory)
+//	    if (COND1) { if (COND2) {  (an [OR] group through a flag)
+//	        #action
+//	        rewrite PATTERN SUBST permanent;
+//	    } }
+//	}
+//
+// Apache matches the pattern first and the conditions after; the
+// action matches the pattern again, so that $1.. are the rule's own
+// groups there, whatever the conditions' regexes captured; %1.. are
+// saved as each condition matches. internal says the rule rewrites the
+// URI without ending the context's rules.
+func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
+	for _, cd := range r.conds {
+		if cd.d == nil {
+			return nil, false, fmt.Errorf("left out with its condition")
+		}
+	}
+	for _, f := range []string{"P", "N", "B", "CO", "QSL"} {
+		if r.has(f) {
+			if f == "P" {
+				return nil, false, fmt.Errorf("a forward ([P]) is not translated yet; left out")
+			}
+			return nil, false, fmt.Errorf("flag %s is not translated; left out", f)
+		}
+	}
+	if r.has("T") || r.has("H") {
+		return nil, false, servedErr{"a handler or type ([T], [H]) is the site's content"}
+	}
+	re, err := c.pattern(r.pattern)
+	if err != nil {
+		return nil, false, err
+	}
+	ci := r.has("NC")
+	action, internal, err := c.action(r, re, ci)
+	if err != nil {
+		return nil, false, err
+	}
+	// Backreferences: $N the conditions read need the rule's groups
+	// saved; %N anything reads need each matching condition's saved.
+	refs := c.refs(r)
+	for n := range 10 {
+		if refs['%'][n] {
+			c.init(fmt.Sprintf("set $a_c%d \"\";", n))
+		}
+	}
+	inner := []string{"#action"}
+	for _, e := range strings.Split(r.flags["E"], ",") {
+		if e == "" {
+			continue
+		}
+		name, val, _ := strings.Cut(strings.TrimPrefix(e, "!"), ":")
+		v := "a_env_" + varSafe(name)
+		c.init("set $" + v + ` "";`)
+		vv, err := c.expand(val, false)
+		if err != nil {
+			return nil, false, err
+		}
+		inner = append(inner, "set $"+v+" "+quoteArg(vv)+";")
+	}
+	inner = append(inner, action...)
+	body, err := c.conds(r.conds, refs, inner)
+	if err != nil {
+		return nil, false, err
+	}
+	op := "~"
+	if ci {
+		op = "~*"
+	}
+	if r.neg {
+		op = "!" + op
+	}
+	var head []string
+	for n := range 10 {
+		if refs['$'][n] {
+			v := fmt.Sprintf("a_r%d", n)
+			c.init("set $" + v + ` "";`)
+			head = append(head, fmt.Sprintf("set $%s $%d;", v, n))
+		}
+	}
+	if len(r.conds) == 0 && len(head) == 0 && len(body) == len(action)+1 && !r.neg && !r.has("S") && !r.has("C") && len(action) == 1 && strings.HasPrefix(action[0], "rewrite ") {
+		return action, internal, nil // one regex: the rewrite's own
+	}
+	lines = append([]string{"if (" + c.subject() + " " + op + " " + quoteArg(re) + ") {"}, indent(append(head, body...))...)
+	return append(lines, "}"), internal, nil
+}
+
+// subject is what a rule's pattern is matched with: the path; in a
+// directory's rules, its own prefix is part of the pattern.
+func (c *rwCtx) subject() string { return "$uri" }
+
+// pattern writes a rule's pattern for nginx's $uri: in server context
+// as it is; per directory, Apache strips the directory's prefix before
+// matching, so the pattern is anchored after it.
+func (c *rwCtx) pattern(p string) (string, error) {
+	if c.dir == "" {
+		return p, nil
+	}
+	alts, ok := topAlternatives(p)
+	if !ok {
+		return "", fmt.Errorf("pattern %q anchors inside a group: the directory prefix cannot be added to it; left out", p)
+	}
+	pre := "^" + quoteMeta(c.dir)
+	for i, a := range alts {
+		if strings.HasPrefix(a, "^") {
+			alts[i] = pre + a[1:]
+		} else {
+			alts[i] = pre + ".*?" + a
+		}
+	}
+	return strings.Join(alts, "|"), nil
+}
+
+// topAlternatives splits a regex at its top-level '|'; ok is false
+// where a '^' stands anywhere but at an alternative's start (outside
+// classes and escapes).
+func topAlternatives(p string) ([]string, bool) {
+	var alts []string
+	depth, start, class := 0, 0, false
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == '\\':
+			i++
+		case class:
+			class = c != ']'
+		case c == '[':
+			class = true
+			if i+1 < len(p) && p[i+1] == '^' {
+				i++
+			}
+			if i+1 < len(p) && p[i+1] == ']' {
+				i++
+			}
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+		case c == '|' && depth == 0:
+			alts = append(alts, p[start:i])
+			start = i + 1
+		case c == '^' && (depth > 0 || i != start):
+			return nil, false
+		}
+	}
+	return append(alts, p[start:]), true
+}
+
+// refs lists the $N and %N the rule's conditions and substitution read.
+func (c *rwCtx) refs(r rule) map[byte]*[10]bool {
+	refs := map[byte]*[10]bool{'$': {}, '%': {}}
+	scan := func(s string, dollar bool) {
+		for i := 0; i+1 < len(s); i++ {
+			if s[i] == '\\' {
+				i++
+				continue
+			}
+			if (s[i] == '$' && dollar || s[i] == '%') && s[i+1] >= '0' && s[i+1] <= '9' {
+				refs[s[i]][s[i+1]-'0'] = true
+			}
+		}
+	}
+	for _, cd := range r.conds {
+		scan(cd.test, true)
+	}
+	scan(r.subst, false)
+	return refs
+}
+
+// conds nests inner in the rule's conditions, [OR] groups through a
+// flag variable.
+func (c *rwCtx) conds(cs []cond, refs map[byte]*[10]bool, inner []string) ([]string, error) {
+	if len(cs) == 0 {
+		return inner, nil
+	}
+	end := 1
+	for end <= len(cs) && cs[end-1].or && end < len(cs) {
+		end++
+	}
+	group, rest := cs[:end], cs[end:]
+	in, err := c.conds(rest, refs, inner)
+	if err != nil {
+		return nil, err
+	}
+	var saves []string
+	for n := range 10 {
+		if refs['%'][n] {
+			v := fmt.Sprintf("a_c%d", n)
+			c.init("set $" + v + ` "";`)
+			saves = append(saves, fmt.Sprintf("set $%s $%d;", v, n))
+		}
+	}
+	if len(group) == 1 {
+		head, test, err := c.cond(group[0])
+		if err != nil {
+			return nil, err
+		}
+		body := in
+		if isRegexCond(group[0]) {
+			body = append(append([]string{}, saves...), in...)
+		}
+		return append(append(head, "if ("+test+") {"), append(indent(body), "}")...), nil
+	}
+	v := c.newVar("or")
+	out := []string{"set $" + v + " 0;"}
+	for i, cd := range group {
+		head, test, err := c.cond(cd)
+		if err != nil {
+			return nil, err
+		}
+		body := []string{"set $" + v + " 1;"}
+		if isRegexCond(cd) {
+			body = append(body, saves...)
+		}
+		lines := append(head, "if ("+test+") {")
+		lines = append(append(lines, indent(body)...), "}")
+		if i > 0 {
+			lines = append(append([]string{"if ($" + v + " = 0) {"}, indent(lines)...), "}")
+		}
+		out = append(out, lines...)
+	}
+	out = append(out, "if ($"+v+" = 1) {")
+	return append(append(out, indent(in)...), "}"), nil
+}
+
+func isRegexCond(cd cond) bool {
+	if cd.negative {
+		return false
+	}
+	p := cd.pattern
+	return !strings.HasPrefix(p, "=") && !strings.HasPrefix(p, "<") && !strings.HasPrefix(p, ">") && !strings.HasPrefix(p, "-")
+}
+
+// cond writes one condition as an if's test, with the steps that set
+// its test string first where it is more than one variable.
+func (c *rwCtx) cond(cd cond) (head []string, test string, err error) {
+	p := cd.pattern
+	switch {
+	case strings.HasPrefix(p, "-") && len(p) == 2 && strings.ContainsRune("dfsslLhFUxe", rune(p[1])):
+		return nil, "", servedErr{fmt.Sprintf("RewriteCond %s %s: a file test reads the site's files, which redirectd does not have; its rule is left out", cd.test, cd.pattern)}
+	case strings.HasPrefix(p, "-"), strings.HasPrefix(p, "<"), strings.HasPrefix(p, ">"):
+		return nil, "", fmt.Errorf("RewriteCond at %s: the comparison %q is not translated; its rule is left out", cd.d.Source(), p)
+	}
+	left, err := c.expand(cd.test, false)
+	if err != nil {
+		return nil, "", err
+	}
+	if !singleVar(left) {
+		v := c.newVar("t")
+		c.init("set $" + v + ` "";`)
+		head = append(head, "set $"+v+" "+quoteArg(left)+";")
+		left = "$" + v
+	}
+	re := p
+	if strings.HasPrefix(p, "=") {
+		re = "^" + quoteMeta(p[1:]) + "$"
+		if p == `=""` {
+			re = "^$"
+		}
+	}
+	op := "~"
+	if cd.nc {
+		op = "~*"
+	}
+	if cd.negative {
+		op = "!" + op
+	}
+	return head, left + " " + op + " " + quoteArg(re), nil
+}
+
+func singleVar(s string) bool {
+	if !strings.HasPrefix(s, "${") || !strings.HasSuffix(s, "}") {
+		return false
+	}
+	return !strings.ContainsAny(s[2:len(s)-1], "${}")
+}
+
+func varSafe(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
+
+// serverVars are the %{NAME}s read as nginx's variables.
+var serverVars = map[string]string{
+	"HTTP_HOST": "http_host", "REQUEST_URI": "uri", "QUERY_STRING": "args", "REQUEST_METHOD": "request_method",
+	"SERVER_PORT": "server_port", "REQUEST_SCHEME": "scheme", "SERVER_NAME": "host",
+}
+
+// variable maps %{NAME} to an nginx variable, declaring the ones the
+// steps build.
+func (c *rwCtx) variable(name string) (string, error) {
+	if v, ok := serverVars[name]; ok {
+		return v, nil
+	}
+	switch {
+	case name == "HTTPS":
+		c.init("set $a_https off;")
+		c.init("if ($scheme = https) { set $a_https on; }")
+		return "a_https", nil
+	case name == "THE_REQUEST":
+		c.init(`set $a_the_request "$request_method $request_uri HTTP/1.1";`)
+		c.t.note(nil, importer.Caveat, "%%{THE_REQUEST} is read as \"METHOD TARGET HTTP/1.1\": the protocol the client named is not known to the steps")
+		return "a_the_request", nil
+	case strings.HasPrefix(name, "HTTP:"):
+		return "http_" + varSafe(name[5:]), nil
+	case strings.HasPrefix(name, "HTTP_"):
+		return "http_" + varSafe(name[5:]), nil
+	case strings.HasPrefix(name, "ENV:"):
+		v := "a_env_" + varSafe(name[4:])
+		if !c.seen["set $"+v+` "";`] {
+			return "", fmt.Errorf("%%{%s}: an environment variable no earlier rule sets; left out", name)
+		}
+		return v, nil
+	case (name == "REQUEST_FILENAME" || name == "SCRIPT_FILENAME") && c.dir == "":
+		return "uri", nil // in server context, the path before it is mapped
+	}
+	return "", fmt.Errorf("%%{%s} is not translated; left out", name)
+}
+
+// expand writes Apache's test string or substitution in nginx's value
+// syntax: $N stays (in a condition, the rule's saved group), %N the
+// saved group of the last matching condition, %{VAR} its variable.
+// escape writes the literal text as Apache escapes a redirect
+// (ap_escape_uri), where [NE] is not given.
+func (c *rwCtx) expand(s string, escape bool) (string, error) {
+	var b strings.Builder
+	lit := func(x string) {
+		if escape {
+			x = escapeURI(x)
+		}
+		b.WriteString(x)
+	}
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		switch {
+		case ch == '\\' && i+1 < len(s):
+			i++
+			if s[i] == '$' {
+				return "", fmt.Errorf("a literal '$' cannot be written in a step; left out")
+			}
+			lit(string(s[i]))
+		case ch == '$' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9':
+			b.WriteString("$" + string(s[i+1]))
+			i++
+		case ch == '$' && i+1 < len(s) && s[i+1] == '{':
+			return "", fmt.Errorf("a RewriteMap lookup (${...}) is not translated yet; left out")
+		case ch == '%' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9':
+			b.WriteString("${a_c" + string(s[i+1]) + "}")
+			i++
+		case ch == '%' && i+1 < len(s) && s[i+1] == '{':
+			end := strings.IndexByte(s[i:], '}')
+			if end < 0 {
+				return "", fmt.Errorf("%%{ is not closed; left out")
+			}
+			v, err := c.variable(s[i+2 : i+end])
+			if err != nil {
+				return "", err
+			}
+			b.WriteString("${" + v + "}")
+			i += end
+		case ch == '$':
+			return "", fmt.Errorf("a literal '$' cannot be written in a step; left out")
+		default:
+			lit(string(ch))
+		}
+	}
+	return b.String(), nil
+}
+
+// escapeURI escapes as Apache's ap_escape_uri (T_OS_ESCAPE_PATH): every
+// byte but letters, digits and $-_.+!*'(),:@&=/~.
+func escapeURI(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("$-_.+!*'(),:@&=/~;", c) >= 0 {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02x", c)
+		}
+	}
+	return b.String()
+}
+
+// action writes what a matching rule does.
+func (c *rwCtx) action(r rule, re string, ci bool) ([]string, bool, error) {
+	if ci {
+		re = "(?i)" + re
+	}
+	if r.neg {
+		re = "^"
+	}
+	switch {
+	case r.has("F"):
+		return []string{"return 403;"}, false, nil
+	case r.has("G"):
+		return []string{"return 410;"}, false, nil
+	}
+	code := 0
+	if v, ok := r.flags["R"]; ok {
+		code = 302
+		if v != "" {
+			if s, ok := aliasStatus(v); ok {
+				code = s
+			} else {
+				return nil, false, fmt.Errorf("[R=%s]: not a status; left out", v)
+			}
+		}
+		if code < 300 || code > 399 {
+			return []string{"return " + strconv.Itoa(code) + ";"}, false, nil
+		}
+	}
+	if r.subst == "-" {
+		if code != 0 {
+			return nil, false, fmt.Errorf("[R] with no substitution is not translated; left out")
+		}
+		return nil, false, nil
+	}
+	subst := r.subst
+	abs := strings.HasPrefix(strings.ToLower(subst), "http://") || strings.HasPrefix(strings.ToLower(subst), "https://")
+	if abs && code == 0 {
+		code = 302 // an absolute URL redirects, as [R] does
+	}
+	if !abs && !strings.HasPrefix(subst, "/") {
+		if c.dir == "" {
+			subst = "/" + subst
+		} else {
+			subst = c.base + subst
+		}
+	}
+	pathPart, query, hasQuery := strings.Cut(subst, "?")
+	escape := code != 0 && !r.has("NE")
+	p, err := c.expand(pathPart, escape)
+	if err != nil {
+		return nil, false, err
+	}
+	q, err := c.expand(query, escape)
+	if err != nil {
+		return nil, false, err
+	}
+	repl := p
+	switch {
+	case hasQuery && q == "" && r.has("QSA"):
+	case hasQuery && r.has("QSA"):
+		repl += "?" + q
+		if code != 0 {
+			c.t.note(r.d, importer.Caveat, "[QSA] with a query in the substitution: Apache escapes the request's query again ('%%' as %%25), redirectd appends it as sent")
+		}
+	case hasQuery:
+		repl += "?" + q + "?"
+	case r.has("QSD"):
+		repl += "?"
+	}
+	if code == 0 {
+		flag := ""
+		switch {
+		case r.has("END"):
+			flag = " break"
+		case r.has("L"):
+			flag = " last"
+		}
+		return []string{"rewrite " + quoteArg(re) + " " + quoteArg(repl) + flag + ";"}, flag == "", nil
+	}
+	switch code {
+	case 301:
+		return []string{"rewrite " + quoteArg(re) + " " + quoteArg(repl) + " permanent;"}, false, nil
+	case 302:
+		return []string{"rewrite " + quoteArg(re) + " " + quoteArg(repl) + " redirect;"}, false, nil
+	}
+	// 303, 307, 308: a return, whose $1.. the if's match sets.
+	to := strings.TrimSuffix(repl, "?")
+	switch {
+	case hasQuery && r.has("QSA"):
+		c.init(`set $a_qsa "";`)
+		c.init(`if ($args != "") { set $a_qsa "&$args"; }`)
+		to += "${a_qsa}"
+	case !hasQuery && !r.has("QSD"):
+		to += "${is_args}${args}"
+	}
+	return []string{"if ($uri ~ " + quoteArg(re) + ") { return " + strconv.Itoa(code) + " " + quoteArg(to) + "; }"}, false, nil
+}

@@ -1,0 +1,293 @@
+package apache
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/redirectd/redirectd/config/importer"
+)
+
+// Note is one line of the import's report.
+type Note = importer.Note
+
+// HTAccess is a .htaccess file and the URL path of the directory it
+// applies to ("/" for the DocumentRoot).
+type HTAccess struct {
+	Dir  string
+	File string
+	Dirs []*Directive
+}
+
+// Result is what Translate makes of a config.
+type Result struct {
+	Servers []*Server
+	Notes   []Note
+	// Forms counts the directives translated, by name.
+	Forms map[string]int
+}
+
+// Server is one virtual host (or the main server, without hosts): its
+// server-context steps and a location per directory with rules.
+type Server struct {
+	Source    string
+	Hosts     []string
+	Default   bool
+	Steps     []string
+	Locations []*Location
+}
+
+// Location is a directory's per-directory rules, as a prefix location.
+type Location struct {
+	Source string
+	Path   string
+	Steps  []string
+}
+
+// LeftOut reports whether a note says a directive was left out: the
+// import exits 1 then.
+func (r *Result) LeftOut() bool {
+	for _, n := range r.Notes {
+		if n.Kind == importer.LeftOut {
+			return true
+		}
+	}
+	return false
+}
+
+type translator struct {
+	res     *Result
+	docRoot string // the main server's DocumentRoot, "" if none
+}
+
+func (t *translator) note(d *Directive, kind, format string, args ...any) {
+	n := Note{Kind: kind, Msg: fmt.Sprintf(format, args...)}
+	if d != nil {
+		n.File, n.Line = d.File, d.Line
+	}
+	t.res.Notes = append(t.res.Notes, n)
+}
+
+func (t *translator) count(d *Directive) { t.res.Forms[d.Name]++ }
+
+// Translate writes the server config's virtual hosts (or its main
+// server, where it has none) and the .htaccess files as servers of
+// steps. Each .htaccess is a location of every server: a directory's
+// file applies whichever host maps to it.
+func Translate(conf []*Directive, ht []HTAccess) *Result {
+	t := &translator{res: &Result{Forms: map[string]int{}}}
+	var vhosts []*Directive
+	var main []*Directive
+	for _, d := range flatten(conf) {
+		if d.Section && d.Is("VirtualHost") {
+			vhosts = append(vhosts, d)
+			continue
+		}
+		main = append(main, d)
+	}
+	mainRedirects := t.scanOther(main, true)
+	for _, d := range main {
+		if d.Is("DocumentRoot") && len(d.Args) == 1 {
+			t.docRoot = d.Args[0]
+		}
+	}
+	var locs []*Location
+	for _, h := range ht {
+		h.Dirs = flatten(h.Dirs)
+		if l := t.htaccess(h); l != nil {
+			locs = append(locs, l)
+		}
+	}
+	if len(vhosts) == 0 {
+		s := &Server{Source: "main server"}
+		t.serverSteps(s, main, nil)
+		s.Locations = locs
+		t.res.Servers = append(t.res.Servers, s)
+		return t.res
+	}
+	ports := map[string]bool{}
+	for i, v := range vhosts {
+		s := &Server{Source: v.Source(), Default: i == 0}
+		for _, a := range v.Args {
+			if _, p, ok := strings.Cut(a, ":"); ok {
+				ports[p] = true
+			}
+		}
+		t.scanOther(v.Block, false)
+		for _, d := range v.Block {
+			if (d.Is("ServerName") || d.Is("ServerAlias")) && !d.Section {
+				for _, a := range d.Args {
+					if d.Is("ServerName") {
+						a, _, _ = strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "http://"), "https://"), ":")
+					}
+					s.Hosts = append(s.Hosts, hostName(a))
+				}
+			}
+		}
+		t.serverSteps(s, v.Block, mainRedirects)
+		s.Locations = locs
+		t.res.Servers = append(t.res.Servers, s)
+	}
+	if len(ports) > 1 {
+		t.note(vhosts[0], importer.Caveat, "virtual hosts on %d ports: each is answered on every port redirectd listens on", len(ports))
+	}
+	return t.res
+}
+
+// hostName writes an Apache ServerAlias name as a [[server_rewrite]]
+// host: exact and *.domain names as they are, other wildcards (fnmatch's
+// * and ?) as a regex.
+func hostName(a string) string {
+	a = strings.ToLower(a)
+	if !strings.ContainsAny(a, "*?") || strings.HasPrefix(a, "*.") && !strings.ContainsAny(a[2:], "*?") {
+		return a
+	}
+	var b strings.Builder
+	b.WriteString("~^")
+	for _, c := range a {
+		switch c {
+		case '*':
+			b.WriteString(".*")
+		case '?':
+			b.WriteString(".")
+		default:
+			b.WriteString(quoteMeta(string(c)))
+		}
+	}
+	b.WriteString("$")
+	return b.String()
+}
+
+// serverSteps writes a server's steps: Apache's translate_name hooks run
+// mod_rewrite's server-context rules first, then mod_alias's Redirects
+// (the host's own, then the main server's, which a virtual host
+// inherits).
+func (t *translator) serverSteps(s *Server, dirs []*Directive, inherited []*Directive) {
+	rw := t.rewriteSteps(dirs, "")
+	var redirects []*Directive
+	for _, d := range dirs {
+		if !d.Section && isRedirect(d) {
+			redirects = append(redirects, d)
+		}
+	}
+	redirects = append(redirects, inherited...)
+	al := t.aliasSteps(redirects)
+	if len(rw.steps)+len(al) == 0 {
+		return
+	}
+	// Apache answers 404 to an encoded slash (AllowEncodedSlashes Off)
+	// before any module reads the path; nginx's $uri would decode it.
+	s.Steps = append(s.Steps, `if ($request_uri ~* "^[^?]*%2f") { return 404; }`)
+	s.Steps = append(s.Steps, rw.steps...)
+	if len(al) > 0 && rw.internal {
+		// An internal rewrite in server context makes mod_rewrite's
+		// hook answer the URI, and mod_alias's is not run.
+		s.Steps = append(s.Steps, "if ($a_rewritten = 0) {")
+		s.Steps = append(s.Steps, indent(al)...)
+		s.Steps = append(s.Steps, "}")
+		return
+	}
+	s.Steps = append(s.Steps, al...)
+}
+
+// htaccess writes a .htaccess file as a prefix location of its
+// directory: its RewriteRules run first (mod_rewrite's fixup hook), then
+// its Redirects (mod_alias's).
+func (t *translator) htaccess(h HTAccess) *Location {
+	dir := h.Dir
+	if !strings.HasPrefix(dir, "/") {
+		dir = "/" + dir
+	}
+	dir = path.Clean(dir)
+	if dir != "/" {
+		dir += "/"
+	}
+	t.scanOther(h.Dirs, false)
+	rw := t.rewriteSteps(h.Dirs, dir)
+	var redirects []*Directive
+	for _, d := range h.Dirs {
+		if !d.Section && isRedirect(d) {
+			redirects = append(redirects, d)
+		}
+	}
+	al := t.aliasSteps(redirects)
+	l := &Location{Source: h.File, Path: dir}
+	if len(rw.steps)+len(al) > 0 {
+		l.Steps = append(l.Steps, `if ($request_uri ~* "^[^?]*%2f") { return 404; }`)
+	}
+	l.Steps = append(append(l.Steps, rw.steps...), al...)
+	return l
+}
+
+func indent(lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = "    " + l
+	}
+	return out
+}
+
+// decides lists the directives, other than mod_alias's and
+// mod_rewrite's (which their own code reads), that decide a redirect or
+// a forward: each is reported where it stands.
+var decides = map[string]string{
+	"proxypass":        "a forward to a backend (ProxyPass) is not translated yet",
+	"proxypassmatch":   "a forward to a backend (ProxyPassMatch) is not translated yet",
+	"errordocument":    "ErrorDocument is not translated yet",
+	"rewritemap":       "",
+	"fallbackresource": "FallbackResource serves a file: the site's own content",
+	"alias":            "",
+	"aliasmatch":       "",
+	"scriptalias":      "",
+}
+
+// scanOther notes the directives of dirs that decide a redirect or a
+// forward and that nothing translates, and the sections the import does
+// not read; it returns the Redirects of dirs when main is true (a virtual
+// host inherits them).
+func (t *translator) scanOther(dirs []*Directive, main bool) []*Directive {
+	var redirects []*Directive
+	for _, d := range dirs {
+		if d.Section {
+			if !d.Is("VirtualHost") && hasDeciding(d.Block) {
+				t.note(d, importer.LeftOut, "<%s %s> holds redirects or rewrites; left out: only server context and .htaccess files are translated", d.Name, strings.Join(d.Args, " "))
+			}
+			continue
+		}
+		if main && isRedirect(d) {
+			redirects = append(redirects, d)
+		}
+		why, ok := decides[strings.ToLower(d.Name)]
+		if ok && why != "" {
+			t.note(d, importer.LeftOut, "%s; left out", why)
+		}
+	}
+	return redirects
+}
+
+func hasDeciding(dirs []*Directive) bool {
+	for _, d := range dirs {
+		n := strings.ToLower(d.Name)
+		if _, ok := decides[n]; ok || isRedirect(d) || strings.HasPrefix(n, "rewrite") || d.Section && hasDeciding(d.Block) {
+			return true
+		}
+	}
+	return false
+}
+
+// flatten reads <IfModule>, <IfDefine> and <IfVersion> as if their
+// condition held: a config for Apache holds the modules it uses.
+func flatten(dirs []*Directive) []*Directive {
+	var out []*Directive
+	for _, d := range dirs {
+		if d.Section && (d.Is("IfModule") || d.Is("IfDefine") || d.Is("IfVersion")) {
+			out = append(out, flatten(d.Block)...)
+			continue
+		}
+		if d.Section {
+			d.Block = flatten(d.Block)
+		}
+		out = append(out, d)
+	}
+	return out
+}
