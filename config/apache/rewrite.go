@@ -120,7 +120,11 @@ func (t *translator) rewriteSteps(dirs []*Directive, dir string) rwResult {
 			t.note(r.d, kind, "%v", err)
 			lines = nil
 		}
-		res.internal = res.internal || internal
+		if internal && c.dir == "" {
+			res.internal = true
+			c.init("set $a_rewritten 0;")
+			lines = setOnSuccess(lines, "set $a_rewritten 1;")
+		}
 		if len(lines) > 0 {
 			t.count(r.d)
 		}

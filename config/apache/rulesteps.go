@@ -90,7 +90,7 @@ func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
 			head = append(head, fmt.Sprintf("set $%s $%d;", v, n))
 		}
 	}
-	if len(r.conds) == 0 && len(head) == 0 && len(body) == len(action)+1 && !r.neg && !r.has("S") && !r.has("C") && len(action) == 1 && strings.HasPrefix(action[0], "rewrite ") {
+	if len(r.conds) == 0 && len(head) == 0 && len(body) == len(action)+1 && !r.neg && !r.has("S") && !r.has("C") && !internal && len(action) == 1 && strings.HasPrefix(action[0], "rewrite ") {
 		return action, internal, nil // one regex: the rewrite's own
 	}
 	lines = append([]string{"if (" + c.subject() + " " + op + " " + quoteArg(re) + ") {"}, indent(append(head, body...))...)
@@ -256,7 +256,9 @@ func (c *rwCtx) cond(cd cond) (head []string, test string, err error) {
 	if err != nil {
 		return nil, "", err
 	}
-	if !singleVar(left) {
+	if singleVar(left) {
+		left = "$" + left[2:len(left)-1]
+	} else {
 		v := c.newVar("t")
 		c.init("set $" + v + ` "";`)
 		head = append(head, "set $"+v+" "+quoteArg(left)+";")
@@ -459,6 +461,8 @@ func (c *rwCtx) action(r rule, re string, ci bool) ([]string, bool, error) {
 	repl := p
 	switch {
 	case hasQuery && q == "" && r.has("QSA"):
+	case hasQuery && q == "":
+		repl += "?"
 	case hasQuery && r.has("QSA"):
 		repl += "?" + q
 		if code != 0 {

@@ -1,0 +1,235 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redirectd/redirectd/engine/testport"
+	"github.com/redirectd/redirectd/internal/testutil"
+)
+
+// findApache returns Debian's apache2 binary, or ends the test saying
+// how to install it.
+func findApache(t *testing.T) string {
+	t.Helper()
+	for _, p := range []string{"apache2", "/usr/sbin/apache2"} {
+		if bin, err := exec.LookPath(p); err == nil {
+			if _, err := os.Stat("/usr/lib/apache2/modules/mod_rewrite.so"); err == nil {
+				return bin
+			}
+		}
+	}
+	testutil.Missing(t, "apache2 is not installed (apt-get install apache2); the comparison with a real Apache is skipped")
+	return ""
+}
+
+// apacheConf is the main file of a test Apache serving dir/www on addr,
+// with mod_rewrite and mod_alias, .htaccess files read (AllowOverride
+// All), and server the fixture's server-context directives.
+func apacheConf(dir, addr, server string) string {
+	return fmt.Sprintf(`ServerRoot %[1]s
+PidFile %[1]s/httpd.pid
+Listen %[2]s
+LoadModule mpm_event_module /usr/lib/apache2/modules/mod_mpm_event.so
+LoadModule authz_core_module /usr/lib/apache2/modules/mod_authz_core.so
+LoadModule rewrite_module /usr/lib/apache2/modules/mod_rewrite.so
+LoadModule alias_module /usr/lib/apache2/modules/mod_alias.so
+ErrorLog %[1]s/error.log
+ServerName example.test
+DocumentRoot %[1]s/www
+<Directory %[1]s/www>
+    AllowOverride All
+    Require all granted
+</Directory>
+%[3]s
+`, dir, addr, server)
+}
+
+// runApache runs apache2 on conf in the foreground until the test ends.
+func runApache(t *testing.T, bin, dir, conf, addr string) {
+	t.Helper()
+	for d := dir; d != filepath.Dir(d) && strings.HasPrefix(d, os.TempDir()+string(filepath.Separator)); d = filepath.Dir(d) {
+		os.Chmod(d, 0o755)
+	}
+	stderr := startProcess(t, exec.Command(bin, "-f", conf, "-DFOREGROUND"))
+	waitListening(t, "apache2", stderr, addr)
+}
+
+var portInURL = regexp.MustCompile(`^(https?://[^/:]+):\d+`)
+var hexEscape = regexp.MustCompile(`%[0-9a-fA-F]{2}`)
+
+// sameAsClient reads a Location as a client compares it: the port
+// aside (each server names its own) and escapes' hex without case
+// (Apache writes %c3, redirectd %C3).
+func sameAsClient(loc string) string {
+	loc = portInURL.ReplaceAllString(loc, "$1")
+	return hexEscape.ReplaceAllStringFunc(loc, strings.ToUpper)
+}
+
+// apacheFixture is every construct the import translates: server
+// context mod_rewrite and mod_alias, a DocumentRoot .htaccess and one in
+// a sub-directory.
+var apacheFixture = struct {
+	server, root, sub string
+	hosts, paths      []string
+}{
+	server: `RewriteEngine On
+RewriteRule ^/old/(.*)$ /new/$1 [R=301,L]
+RewriteRule ^/shout/(\w+)$ https://shout.example/$1 [R=302,NC]
+RewriteCond %{HTTP_HOST} ^www\.(.+)$ [NC]
+RewriteRule ^/www/(.*)$ http://%1/$1 [R=301,L]
+RewriteCond %{QUERY_STRING} (^|&)id=(\d+)(&|$)
+RewriteRule ^/article\.php$ /articles/%2? [R=301,L]
+RewriteCond %{REQUEST_METHOD} =POST [OR]
+RewriteCond %{HTTP_HOST} ^www\. [NC]
+RewriteRule ^/either$ /either-target [R=302]
+RewriteCond %{HTTP_HOST} !^www\.
+RewriteRule ^/notwww$ /notwww-target [R=301]
+RewriteRule ^/gone$ - [G]
+RewriteRule ^/forbid - [F]
+RewriteRule ^/qsd/(.*)$ /q/$1 [R=301,QSD]
+RewriteRule ^/qsa/(.*)$ /q/$1?a=1 [R=301,QSA]
+RewriteRule ^/see$ /seen [R=303]
+RewriteRule ^/t307/(.*)$ /t/$1 [R=307,L]
+RewriteRule ^/skip$ - [S=1]
+RewriteRule ^/skip$ /skipped [R,L]
+RewriteRule ^/chain$ - [C]
+RewriteRule ^(.*)$ /chained [R=301,L]
+RewriteRule ^/alpha/(.*)$ /beta/$1
+RewriteRule ^/beta/(.*)$ /gamma/$1 [R=301,L]
+RewriteRule ^/env$ - [E=moved:yes]
+RewriteCond %{ENV:moved} =yes
+RewriteRule ^/env$ /env-target [R=301,L]
+Redirect 301 /red http://ex.test/target
+Redirect /tmp302 /elsewhere
+RedirectMatch 302 ^/rm/(.*)\.html$ http://ex.test/rm/$1
+RedirectPermanent /perm /permanent-target
+RedirectTemp /temp http://ex.test/temp
+Redirect gone /dead
+Redirect seeother /other /other-target
+`,
+	root: `RewriteEngine On
+RewriteBase /
+RewriteRule ^ht/(.*)$ dest/$1 [R=301,L]
+RewriteCond %{HTTPS} off
+RewriteRule ^secure/(.*)$ https://%{HTTP_HOST}/secure/$1 [R=301,L]
+RewriteRule ^Case/(.*)$ /case-target/$1 [NC,R=302,L]
+Redirect 301 /hr http://ex.test/hr
+`,
+	sub: `RewriteEngine On
+RewriteRule ^(.*)\.php$ /sub/$1.html [R=301,L]
+Redirect 302 /sub/away http://ex.test/away
+`,
+	hosts: []string{"example.test", "www.example.test"},
+	paths: []string{"/old/a", "/old/a/b.html", "/old/", "/OLD/a", "/old//x", "/old/a%20b", "/old/caf%C3%A9", "/old/a+b", "/old/a?x=1",
+		"/shout/abc", "/SHOUT/Abc?z=1", "/shout/a/b", "/www/p?q=1", "/www/",
+		"/article.php?id=12", "/article.php?a=b&id=7&c=d", "/article.php?id=x", "/article.php",
+		"/either", "/notwww", "/notwww?x", "/gone", "/gone/", "/forbid", "/forbidden/x",
+		"/qsd/a?x=1", "/qsd/a", "/qsa/a?x=1", "/qsa/a", "/see", "/see?x=1", "/t307/a?b=c",
+		"/skip", "/chain", "/chain?x", "/alpha/z", "/alpha/z?q=1", "/beta/z", "/env",
+		"/red", "/red/", "/red/a/b?x=1", "/redx", "/red//y", "/RED/a", "/red/a%20b",
+		"/tmp302", "/tmp302/x", "/rm/a.html", "/rm/a/b.html?q=1", "/rm/a.htm", "/perm/x", "/temp?x=1", "/dead", "/dead/x",
+		"/other", "/other/y",
+		"/ht/x", "/ht/x?q=1", "/HT/x", "/secure/a", "/case/A", "/CASE/b?x=1", "/hr", "/hr/x?q",
+		"/sub/page.php", "/sub/a/b.php?x=1", "/sub/page.html", "/sub/away", "/sub/away/x", "/sub/PAGE.PHP",
+		"/nothing", "/", "/a%2Fb"},
+}
+
+// TestImportApacheRoundTrip serves the fixture with a real Apache and
+// its import with redirectd, and asks both every path on both hosts:
+// status and Location (port aside) must agree.
+func TestImportApacheRoundTrip(t *testing.T) {
+	bin := findApache(t)
+	dir := t.TempDir()
+	addr := testport.Free(t)
+	f := apacheFixture
+	writeFiles(t, dir, map[string]string{
+		"httpd.conf":        apacheConf(dir, addr, f.server),
+		"www/.htaccess":     f.root,
+		"www/sub/.htaccess": f.sub,
+	})
+	conf := filepath.Join(dir, "httpd.conf")
+	out := filepath.Join(dir, "out")
+	code, _, stderr := runCmd("import", "apache", "-o", out, "-htaccess", "/="+filepath.Join(dir, "www/.htaccess"),
+		"-htaccess", "/sub="+filepath.Join(dir, "www/sub/.htaccess"), conf)
+	t.Logf("import:\n%s", stderr)
+	if code != 0 {
+		t.Fatalf("import: exit %d", code)
+	}
+	runApache(t, bin, dir, conf, addr)
+	srvAddr := serveImport(t, out)
+	redirects := 0
+	for _, host := range f.hosts {
+		for _, p := range f.paths {
+			base := "http://" + host + p
+			as, al := answerAny(t, addr, host, p, base)
+			rs, rl := answerAny(t, srvAddr, host, p, base)
+			if testing.Verbose() {
+				t.Logf("%s %s: %d %s", host, p, as, al)
+			}
+			if as >= 300 && as < 400 {
+				redirects++
+			}
+			if as != rs || sameAsClient(al) != sameAsClient(rl) {
+				t.Errorf("Host %s, %s: apache %d %q, redirectd %d %q", host, p, as, al, rs, rl)
+			}
+		}
+	}
+	t.Logf("%d requests compared, %d redirects", 2*len(f.paths), redirects)
+	if redirects < len(f.paths) {
+		t.Errorf("apache redirected only %d of %d requests: the fixture does not exercise the import", redirects, 2*len(f.paths))
+	}
+}
+
+// serveImport serves DIR/redirectd.toml with the real binary and
+// returns its address.
+func serveImport(t *testing.T, out string) string {
+	t.Helper()
+	body, err := os.ReadFile(filepath.Join(out, "redirectd.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, admin := testport.Free(t), testport.Free(t)
+	served := filepath.Join(out, "served.toml")
+	body = []byte(strings.Replace(string(body), "[server]\n", fmt.Sprintf("[server]\nlisten = %q\n", addr), 1))
+	os.WriteFile(served, append([]byte(fmt.Sprintf("[admin]\nlisten = %q\n[access_log]\nenabled = false\n", admin)), body...), 0o644)
+	stderr := startProcess(t, exec.Command(buildBinary(t), "serve", "-config", served))
+	if _, _, err := firstAnswer(addr, "/", time.Now().Add(10*time.Second)); err != nil {
+		t.Fatalf("redirectd does not answer: %v\n%s", err, stderr.String())
+	}
+	return addr
+}
+
+// answerAny is answer, keeping 403 and 410 (mod_rewrite's [F] and [G],
+// mod_alias's gone); any other status that is not a redirect is 0.
+func answerAny(t *testing.T, addr, host, target, base string) (int, string) {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", target, host)
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("%s %s: %v", host, target, err)
+	}
+	resp.Body.Close()
+	switch {
+	case resp.StatusCode == 403 || resp.StatusCode == 410:
+		return resp.StatusCode, ""
+	case resp.StatusCode < 300 || resp.StatusCode > 399:
+		return 0, ""
+	}
+	return resp.StatusCode, resolve(t, base, resp.Header.Get("Location"))
+}
