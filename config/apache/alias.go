@@ -1,6 +1,7 @@
 package apache
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -75,33 +76,66 @@ func (t *translator) aliasSteps(ds []*Directive) []string {
 				re = "^" + quoteMeta(p) + "(/.*)?$"
 			}
 		}
+		line, err := t.aliasStep(d, status, re, args, match)
+		if err == nil {
+			err = compiles(nil, []string{line})
+		}
+		if err != nil {
+			t.note(d, importer.LeftOut, "%s: the step written for it does not load (%v); left out", d.Name, err)
+			continue
+		}
 		t.count(d)
-		out = append(out, "# "+d.Source()+": "+d.Name+" "+strings.Join(d.Args, " "))
-		if status < 300 || status >= 400 {
-			out = append(out, "if ($uri ~ "+quoteArg(re)+") { return "+strconv.Itoa(status)+"; }")
-			continue
-		}
-		to := args[1]
-		if !match {
-			to += "$1"
-		} else {
-			to = strings.ReplaceAll(to, "$0", "$uri")
-		}
-		if strings.Contains(args[1], "?") {
-			t.note(d, importer.Caveat, "%s: a URL with a query: Apache appends the request's query after a second '?', redirectd after '&'", d.Name)
-		}
-		flag := "redirect"
-		switch status {
-		case 301:
-			flag = "permanent"
-		case 302:
-		default:
-			out = append(out, "if ($uri ~ "+quoteArg(re)+") { return "+strconv.Itoa(status)+" "+quoteArg(to+"$is_args$args")+"; }")
-			continue
-		}
-		out = append(out, "rewrite "+quoteArg(re)+" "+quoteArg(to)+" "+flag+";")
+		out = append(out, "# "+commentSafe(d.Source()+": "+d.Name+" "+strings.Join(d.Args, " ")), line)
 	}
 	return out
+}
+
+// aliasStep writes one redirect matching re.
+func (t *translator) aliasStep(d *Directive, status int, re string, args []string, match bool) (string, error) {
+	if status < 300 || status >= 400 {
+		return "if ($uri ~ " + quoteArg(re) + ") { return " + strconv.Itoa(status) + "; }", nil
+	}
+	to := args[1]
+	if !match {
+		to += "$1"
+	} else {
+		to = strings.ReplaceAll(to, "$0", "$uri")
+	}
+	if strings.Contains(args[1], "?") {
+		t.note(d, importer.Caveat, "%s: a URL with a query: Apache appends the request's query after a second '?', redirectd after '&'", d.Name)
+	}
+	if strings.Contains(to, "$") && !validRefs(to) {
+		return "", fmt.Errorf("a '$' that is not $0..$9")
+	}
+	flag := "redirect"
+	switch status {
+	case 301:
+		flag = "permanent"
+	case 302:
+	default:
+		return "if ($uri ~ " + quoteArg(re) + ") { return " + strconv.Itoa(status) + " " + quoteArg(to+"$is_args$args") + "; }", nil
+	}
+	return "rewrite " + quoteArg(re) + " " + quoteArg(to) + " " + flag + ";", nil
+}
+
+// validRefs reports whether every '$' of s starts a group reference or
+// one of the variables the import writes.
+func validRefs(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] != '$' {
+			continue
+		}
+		rest := s[i+1:]
+		if rest == "" || !(rest[0] >= '0' && rest[0] <= '9' || strings.HasPrefix(rest, "uri") || strings.HasPrefix(rest, "is_args") || strings.HasPrefix(rest, "args")) {
+			return false
+		}
+	}
+	return true
+}
+
+// commentSafe keeps a comment on its line.
+func commentSafe(s string) string {
+	return strings.ToValidUTF8(strings.NewReplacer("\n", " ", "\r", " ").Replace(s), "?")
 }
 
 // mergeSlashes turns each run of slashes into one, as alias_matches

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/redirectd/redirectd/config/importer"
+	"github.com/redirectd/redirectd/matcher/rewrite"
 )
 
 // rwResult is a context's mod_rewrite rules as steps; internal is set
@@ -120,6 +122,12 @@ func (t *translator) rewriteSteps(dirs []*Directive, dir string) rwResult {
 			t.note(r.d, kind, "%v", err)
 			lines = nil
 		}
+		if err == nil && len(lines) > 0 {
+			if err = compiles(c.inits, lines); err != nil {
+				t.note(r.d, importer.LeftOut, "the steps written for it do not load (%v); left out", err)
+				lines = nil
+			}
+		}
 		if internal && c.dir == "" {
 			res.internal = true
 			c.init("set $a_rewritten 0;")
@@ -148,7 +156,7 @@ func (t *translator) rewriteSteps(dirs []*Directive, dir string) rwResult {
 			lines = setOnSuccess(lines, "set $a_stop 1;")
 			after = append(after, "a_stop")
 		}
-		lines = append([]string{"# " + r.d.Source() + ": RewriteRule " + strings.Join(r.d.Args, " ")}, wrap(guards, lines)...)
+		lines = append([]string{"# " + commentSafe(r.d.Source()+": RewriteRule "+strings.Join(r.d.Args, " "))}, wrap(guards, lines)...)
 		body = append(body, lines...)
 		var next []string
 		for _, g := range guards {
@@ -172,6 +180,18 @@ func (t *translator) rewriteSteps(dirs []*Directive, dir string) rwResult {
 	}
 	res.steps = append(c.inits, body...)
 	return res
+}
+
+// compiles reports why the steps (after the declarations inits) do not
+// load, as the loader compiles them: a rule redirectd cannot run (a
+// regex neither engine takes) is left out alone, not the config.
+func compiles(inits, lines []string) error {
+	src := strings.Join(append(append([]string{}, inits...), lines...), "\n")
+	if !utf8.ValidString(src) {
+		return fmt.Errorf("it holds bytes that are not UTF-8")
+	}
+	_, err := rewrite.Compile(rewrite.Spec{Steps: []rewrite.Text{{Src: src, Line: 1}}})
+	return err
 }
 
 func contains(s []string, v string) bool {

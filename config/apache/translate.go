@@ -120,6 +120,10 @@ func Translate(conf []*Directive, ht []HTAccess) *Result {
 					if d.Is("ServerName") {
 						a, _, _ = strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "http://"), "https://"), ":")
 					}
+					if !validHost(a) {
+						t.note(d, importer.Caveat, "%s %q is not a host name redirectd takes; not written", d.Name, a)
+						continue
+					}
 					s.Hosts = append(s.Hosts, hostName(a))
 				}
 			}
@@ -132,6 +136,21 @@ func Translate(conf []*Directive, ht []HTAccess) *Result {
 		t.note(vhosts[0], importer.Caveat, "virtual hosts on %d ports: each is answered on every port redirectd listens on", len(ports))
 	}
 	return t.res
+}
+
+// validHost reports whether a is a host name or an Apache wildcard of
+// one, in ASCII.
+func validHost(a string) bool {
+	if a == "" || strings.HasPrefix(a, ".") || strings.HasSuffix(a, ".") || strings.Contains(a, "..") {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		c := a[i] | 0x20
+		if !(c >= 'a' && c <= 'z' || a[i] >= '0' && a[i] <= '9' || strings.IndexByte("-.*?_", a[i]) >= 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // hostName writes an Apache ServerAlias name as a [[server_rewrite]]
