@@ -141,7 +141,19 @@ Redirect 302 /sub/away http://ex.test/away
 		"/other", "/other/y",
 		"/ht/x", "/ht/x?q=1", "/HT/x", "/secure/a", "/case/A", "/CASE/b?x=1", "/hr", "/hr/x?q",
 		"/sub/page.php", "/sub/a/b.php?x=1", "/sub/page.html", "/sub/away", "/sub/away/x", "/sub/PAGE.PHP",
-		"/nothing", "/", "/a%2Fb"},
+		"/nothing", "/", "/a%2Fb",
+		"/old/a%3Fb", "/old/a%25b", "/old/a%23b", "/old/%7Euser", "/old/a%2fb", "/old/./x", "/old/y/../x", "/old/a;b", "/old/a[1]",
+		"/red/a%3Fb", "/red/a%25b", "/red/caf%C3%A9", "/rm/caf%C3%A9.html", "/rm/a%25b.html", "/ht/a%20b", "/ht/a%25b",
+		"/qsa/a?x=%20", "/qsd/a%20b?x=1", "/see?a=%20", "/t307/a%20b", "/old/a?x=%20&y=%2F"},
+}
+
+// apacheKnownDiffs are the fixture's requests answered differently, each
+// for a reason config/apache/README.md gives; the test fails when one is
+// answered alike, so that the list stays true.
+var apacheKnownDiffs = map[string]string{
+	"/old/a[1]":    "Apache escapes '[' and ']' a group carries into a redirect; redirectd sends them as the client did",
+	"/red/a%3Fb":   "Apache escapes a '?' decoded from %3F in Redirect's rest of the path; redirectd sends it as '?'",
+	"/qsa/a?x=%20": "[QSA] with a query in the substitution: Apache escapes the request's query again (%20 as %2520)",
 }
 
 // TestImportApacheRoundTrip serves the fixture with a real Apache and
@@ -179,7 +191,14 @@ func TestImportApacheRoundTrip(t *testing.T) {
 			if as >= 300 && as < 400 {
 				redirects++
 			}
-			if as != rs || sameAsClient(al) != sameAsClient(rl) {
+			differ := as != rs || sameAsClient(al) != sameAsClient(rl)
+			if why, ok := apacheKnownDiffs[p]; ok {
+				if !differ {
+					t.Errorf("Host %s, %s: the known difference (%s) is gone: take it out of apacheKnownDiffs and config/apache/README.md", host, p, why)
+				}
+				continue
+			}
+			if differ {
 				t.Errorf("Host %s, %s: apache %d %q, redirectd %d %q", host, p, as, al, rs, rl)
 			}
 		}

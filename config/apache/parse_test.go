@@ -89,16 +89,16 @@ func TestParseFileIncludes(t *testing.T) {
 	dir := t.TempDir()
 	outside := t.TempDir()
 	writeTree(t, dir, map[string]string{
-		"apache2.conf":           "Redirect /main /m\nInclude sites-enabled/*.conf\nIncludeOptional conf-enabled/*.conf\nIncludeOptional missing.conf\n",
-		"sites-enabled/b.conf":   "<VirtualHost *:80>\nInclude snippets/r.conf\n</VirtualHost>\n",
-		"sites-enabled/a.conf":   "Redirect /a /aa\n",
-		"snippets/r.conf":        "Redirect /r /rr\n",
-		"loop/self.conf":         "Include self.conf\n",
-		"escape.conf":            "Include " + filepath.Join(outside, "x.conf") + "\n",
-		"missing.conf.d/x":       "",
-		"required-missing.conf":  "Include nothere.conf\n",
-		"syntax/main.conf":       "Include bad.conf\n",
-		"syntax/bad.conf":        "<Directory /a>\nsecret line\n",
+		"apache2.conf":          "Redirect /main /m\nInclude sites-enabled/*.conf\nIncludeOptional conf-enabled/*.conf\nIncludeOptional missing.conf\n",
+		"sites-enabled/b.conf":  "<VirtualHost *:80>\nInclude snippets/r.conf\n</VirtualHost>\n",
+		"sites-enabled/a.conf":  "Redirect /a /aa\n",
+		"snippets/r.conf":       "Redirect /r /rr\n",
+		"loop/self.conf":        "Include self.conf\n",
+		"escape.conf":           "Include " + filepath.Join(outside, "x.conf") + "\n",
+		"missing.conf.d/x":      "",
+		"required-missing.conf": "Include nothere.conf\n",
+		"syntax/main.conf":      "Include bad.conf\n",
+		"syntax/bad.conf":       "<Directory /a>\nsecret line\n",
 	})
 	writeTree(t, outside, map[string]string{"x.conf": "Redirect /x /y\n"})
 	dirs, err := ParseFile(filepath.Join(dir, "apache2.conf"))

@@ -57,6 +57,22 @@ func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
 		}
 	}
 	inner := []string{"#action"}
+	if len(action) > 0 && !r.has("F") && !r.has("G") {
+		// A '?' decoded from %3F that a group carries into the
+		// substitution is refused with 403 (Apache 2.4.60's
+		// UnsafeAllow3F, which the import does not translate).
+		var groups []string
+		for n := range 10 {
+			if dollarRef(r.subst, n) {
+				refs['$'][n] = true
+				groups = append(groups, fmt.Sprintf("${a_r%d}", n))
+			}
+		}
+		if len(groups) > 0 && !r.has("UNSAFEALLOW3F") {
+			inner = []string{"set $a_q " + quoteArg(strings.Join(groups, "")) + ";", `if ($a_q ~ "\?") { return 403; }`, "#action"}
+			c.init(`set $a_q "";`)
+		}
+	}
 	for _, e := range strings.Split(r.flags["E"], ",") {
 		if e == "" {
 			continue
@@ -95,6 +111,20 @@ func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
 	}
 	lines = append([]string{"if (" + c.subject() + " " + op + " " + quoteArg(re) + ") {"}, indent(append(head, body...))...)
 	return append(lines, "}"), internal, nil
+}
+
+// dollarRef reports whether s reads the rule's group n as $n.
+func dollarRef(s string, n int) bool {
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] == '\\' {
+			i++
+			continue
+		}
+		if s[i] == '$' && s[i+1] == byte('0'+n) {
+			return true
+		}
+	}
+	return false
 }
 
 // subject is what a rule's pattern is matched with: the path; in a
