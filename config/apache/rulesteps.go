@@ -278,7 +278,7 @@ func (c *rwCtx) cond(cd cond) (head []string, test string, err error) {
 	p := cd.pattern
 	switch {
 	case strings.HasPrefix(p, "-") && len(p) == 2 && strings.ContainsRune("dfsslLhFUxe", rune(p[1])):
-		return nil, "", servedErr{fmt.Sprintf("RewriteCond %s %s: a file test reads the site's files, which redirectd does not have; its rule is left out", cd.test, cd.pattern)}
+		return nil, "", servedErr{fmt.Sprintf("RewriteCond %s %s: a file test reads the site's files, which redirectd does not have: the rule is the site's own, not written", cd.test, cd.d.Args[1])}
 	case strings.HasPrefix(p, "-"), strings.HasPrefix(p, "<"), strings.HasPrefix(p, ">"):
 		return nil, "", fmt.Errorf("RewriteCond at %s: the comparison %q is not translated; its rule is left out", cd.d.Source(), p)
 	}

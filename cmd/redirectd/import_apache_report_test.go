@@ -1,0 +1,82 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestImportApacheReport: every directive that decides a redirect or a
+// forward and is not translated is listed with its file:line and why,
+// and the import exits 1; a file test in a front controller's rules is
+// the site's content, listed as such, and does not fail the import.
+func TestImportApacheReport(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"httpd.conf": `RewriteEngine On
+RewriteMap lc int:tolower
+RewriteRule ^/(.*[A-Z].*)$ /${lc:$1} [R=301,L]
+RewriteRule ^/app/(.*)$ http://127.0.0.1:9000/$1 [P]
+RewriteCond %{TIME_HOUR} <06
+RewriteRule ^/night$ /closed [R=302]
+ProxyPass /api http://127.0.0.1:9001/
+<Location /old>
+Redirect /old /new
+</Location>
+Redirect 301 /kept /k
+`,
+		"wp.htaccess": `RewriteEngine On
+RewriteBase /
+RewriteRule ^index\.php$ - [L]
+RewriteCond %{REQUEST_FILENAME} !-f
+RewriteCond %{REQUEST_FILENAME} !-d
+RewriteRule . /index.php [L]
+Redirect 301 /old-post /new-post
+`,
+	})
+	code, _, stderr := runCmd("import", "apache", "-o", filepath.Join(dir, "out"), filepath.Join(dir, "httpd.conf"))
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (directives left out)\n%s", code, stderr)
+	}
+	for _, want := range []string{
+		"httpd.conf:2: RewriteMap is not translated yet",
+		"httpd.conf:3: a RewriteMap lookup (${...}) is not translated yet; left out",
+		"httpd.conf:4: a forward ([P]) is not translated yet; left out",
+		"httpd.conf:6: RewriteCond at " + filepath.Join(dir, "httpd.conf") + ":5: the comparison \"<06\" is not translated",
+		"httpd.conf:7: a forward to a backend (ProxyPass) is not translated yet; left out",
+		"httpd.conf:8: <Location /old> holds redirects or rewrites; left out",
+		"1  Redirect",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("the report lacks %q:\n%s", want, stderr)
+		}
+	}
+	code, _, stderr = runCmd("import", "apache", "-o", filepath.Join(dir, "wp"), "-htaccess", "/="+filepath.Join(dir, "wp.htaccess"))
+	if code != 0 {
+		t.Fatalf("exit %d, want 0: a front controller's file tests are the site's content\n%s", code, stderr)
+	}
+	for _, want := range []string{"served by the original server itself", "wp.htaccess:6: RewriteCond %{REQUEST_FILENAME} !-d: a file test", "1  RewriteRule", "1  Redirect"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("the report lacks %q:\n%s", want, stderr)
+		}
+	}
+}
+
+// TestImportApacheUsage: the arguments the command refuses.
+func TestImportApacheUsage(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"import", "apache"}, 2, "give the Apache config file(s)"},
+		{[]string{"import", "apache", "-htaccess", "x.htaccess"}, 2, "want URLDIR=FILE"},
+		{[]string{"import", "apache", "-o", dir, filepath.Join(dir, "missing.conf")}, 1, "no such file"},
+	} {
+		code, _, stderr := runCmd(tc.args...)
+		if code != tc.code || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, %q; want %d and %q", tc.args, code, stderr, tc.code, tc.want)
+		}
+	}
+}
