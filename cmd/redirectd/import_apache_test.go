@@ -109,6 +109,11 @@ RewriteRule ^/beta/(.*)$ /gamma/$1 [R=301,L]
 RewriteRule ^/env$ - [E=moved:yes]
 RewriteCond %{ENV:moved} =yes
 RewriteRule ^/env$ /env-target [R=301,L]
+RewriteMap moved txt:moved.txt
+RewriteMap pick rnd:pick.txt
+RewriteRule ^/moved/(.*)$ ${moved:$1|/not-found} [R=301,L]
+RewriteCond %{QUERY_STRING} ^k=(.+)$
+RewriteRule ^/pick$ /p/${pick:%1}/${moved:old-a} [R=302,L]
 Redirect 301 /red http://ex.test/target
 Redirect /tmp302 /elsewhere
 RedirectMatch 302 ^/rm/(.*)\.html$ http://ex.test/rm/$1
@@ -144,6 +149,8 @@ Redirect 302 /sub/away http://ex.test/away
 		"/nothing", "/", "/a%2Fb",
 		"/old/a%3Fb", "/old/a%25b", "/old/a%23b", "/old/%7Euser", "/old/a%2fb", "/old/./x", "/old/y/../x", "/old/a;b", "/old/a[1]",
 		"/red/a%3Fb", "/red/a%25b", "/red/caf%C3%A9", "/rm/caf%C3%A9.html", "/rm/a%25b.html", "/ht/a%20b", "/ht/a%25b",
+		"/moved/old-a", "/moved/OLD-A", "/moved/Old-B", "/moved/old-b", "/moved/none", "/moved/page-7.html", "/moved/page-29.html?x=1",
+		"/pick?k=k1", "/pick?k=K1", "/pick?k=K2", "/pick?k=zz",
 		"/qsa/a?x=%20", "/qsd/a%20b?x=1", "/see?a=%20", "/t307/a%20b", "/old/a?x=%20&y=%2F"},
 }
 
@@ -156,6 +163,16 @@ var apacheKnownDiffs = map[string]string{
 	"/qsa/a?x=%20": "[QSA] with a query in the substitution: Apache escapes the request's query again (%20 as %2520)",
 }
 
+// movedMap is a txt: RewriteMap long enough to be written to a file.
+func movedMap() string {
+	var b strings.Builder
+	b.WriteString("# moved pages\nold-a /new-a\nOld-B http://ex.test/b\n\n")
+	for i := range 30 {
+		fmt.Fprintf(&b, "page-%d.html /pages/%d   # trailing words are ignored\n", i, i)
+	}
+	return b.String()
+}
+
 // TestImportApacheRoundTrip serves the fixture with a real Apache and
 // its import with redirectd, and asks both every path on both hosts:
 // status and Location (port aside) must agree.
@@ -166,6 +183,8 @@ func TestImportApacheRoundTrip(t *testing.T) {
 			"httpd.conf":        apacheConf(dir, addr, f.server),
 			"www/.htaccess":     f.root,
 			"www/sub/.htaccess": f.sub,
+			"moved.txt":         movedMap(),
+			"pick.txt":          "# rnd: with one value each\nk1 one\nK2 two\n",
 		}
 	}, []string{"/=www/.htaccess", "/sub=www/sub/.htaccess"}, f.hosts, f.paths, apacheKnownDiffs)
 }

@@ -78,7 +78,7 @@ func (t *translator) aliasSteps(ds []*Directive) []string {
 		}
 		line, err := t.aliasStep(d, status, re, args, match)
 		if err == nil {
-			err = compiles(nil, []string{line})
+			err = compiles(nil, []string{line}, nil)
 		}
 		if err != nil {
 			t.note(d, importer.LeftOut, "%s: the step written for it does not load (%v); left out", d.Name, err)
@@ -135,7 +135,12 @@ func validRefs(s string) bool {
 
 // commentSafe keeps a comment on its line.
 func commentSafe(s string) string {
-	return strings.ToValidUTF8(strings.NewReplacer("\n", " ", "\r", " ").Replace(s), "?")
+	return strings.Map(func(r rune) rune {
+		if r < ' ' || r == 0x7f {
+			return '?'
+		}
+		return r
+	}, strings.ToValidUTF8(s, "?"))
 }
 
 // mergeSlashes turns each run of slashes into one, as alias_matches

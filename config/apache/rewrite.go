@@ -42,6 +42,10 @@ type rwCtx struct {
 	inits []string
 	seen  map[string]bool
 	n     int
+	// pre are the steps a rule's RewriteMap lookups need before its
+	// action; wantR the rule's groups they read.
+	pre   []string
+	wantR [10]bool
 }
 
 func (c *rwCtx) init(line string) {
@@ -83,7 +87,7 @@ func (t *translator) rewriteSteps(dirs []*Directive, dir string) rwResult {
 		case "rewriteoptions":
 			t.note(d, importer.Caveat, "RewriteOptions %s is not translated: each context's rules are written as its own", strings.Join(d.Args, " "))
 		case "rewritemap":
-			t.note(d, importer.LeftOut, "RewriteMap is not translated yet; the rules that read it are left out")
+			// Read before any rule (readMaps).
 		case "rewritecond":
 			cd, err := readCond(d)
 			if err != nil {
@@ -123,7 +127,7 @@ func (t *translator) rewriteSteps(dirs []*Directive, dir string) rwResult {
 			lines = nil
 		}
 		if err == nil && len(lines) > 0 {
-			if err = compiles(c.inits, lines); err != nil {
+			if err = compiles(c.inits, lines, t.res.Maps); err != nil {
 				t.note(r.d, importer.LeftOut, "the steps written for it do not load (%v); left out", err)
 				lines = nil
 			}
@@ -185,12 +189,19 @@ func (t *translator) rewriteSteps(dirs []*Directive, dir string) rwResult {
 // compiles reports why the steps (after the declarations inits) do not
 // load, as the loader compiles them: a rule redirectd cannot run (a
 // regex neither engine takes) is left out alone, not the config.
-func compiles(inits, lines []string) error {
+//
+// The maps the steps may read are stood in for by empty ones of the same
+// variable: their entries are checked once, where each is written.
+func compiles(inits, lines []string, maps []*LocMap) error {
 	src := strings.Join(append(append([]string{}, inits...), lines...), "\n")
 	if !utf8.ValidString(src) {
 		return fmt.Errorf("it holds bytes that are not UTF-8")
 	}
-	_, err := rewrite.Compile(rewrite.Spec{Steps: []rewrite.Text{{Src: src, Line: 1}}})
+	spec := rewrite.Spec{Steps: []rewrite.Text{{Src: src, Line: 1}}}
+	for _, m := range maps {
+		spec.Maps = append(spec.Maps, rewrite.MapSpec{Source: "$" + m.Key, Variable: m.Variable, Entries: "volatile;"})
+	}
+	_, err := rewrite.Compile(spec)
 	return err
 }
 

@@ -44,6 +44,7 @@ func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
 		return nil, false, err
 	}
 	ci := r.has("NC")
+	c.pre, c.wantR = nil, [10]bool{}
 	action, internal, err := c.action(r, re, ci)
 	if err != nil {
 		return nil, false, err
@@ -51,6 +52,9 @@ func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
 	// Backreferences: $N the conditions read need the rule's groups
 	// saved; %N anything reads need each matching condition's saved.
 	refs := c.refs(r)
+	for n, w := range c.wantR {
+		refs['$'][n] = refs['$'][n] || w
+	}
 	for n := range 10 {
 		if refs['%'][n] {
 			c.init(fmt.Sprintf("set $a_c%d \"\";", n))
@@ -86,7 +90,7 @@ func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
 		}
 		inner = append(inner, "set $"+v+" "+quoteArg(vv)+";")
 	}
-	inner = append(inner, action...)
+	inner = append(append(c.pre, inner...), action...)
 	body, err := c.conds(r.conds, refs, inner)
 	if err != nil {
 		return nil, false, err
@@ -393,7 +397,16 @@ func (c *rwCtx) expand(s string, escape bool) (string, error) {
 			b.WriteString("$" + string(s[i+1]))
 			i++
 		case ch == '$' && i+1 < len(s) && s[i+1] == '{':
-			return "", fmt.Errorf("a RewriteMap lookup (${...}) is not translated yet; left out")
+			end := closingBrace(s, i+1)
+			if end < 0 {
+				return "", fmt.Errorf("${ is not closed; left out")
+			}
+			v, err := c.lookup(s[i+2 : end])
+			if err != nil {
+				return "", err
+			}
+			b.WriteString(v)
+			i = end
 		case ch == '%' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9':
 			b.WriteString("${a_c" + string(s[i+1]) + "}")
 			i++
@@ -415,6 +428,23 @@ func (c *rwCtx) expand(s string, escape bool) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// closingBrace returns the index of the '}' that closes the '{' at
+// open, braces of %{VAR} inside counted; -1 if none.
+func closingBrace(s string, open int) int {
+	depth := 0
+	for i := open; i < len(s); i++ {
+		switch s[i] {
+		case '{':
+			depth++
+		case '}':
+			if depth--; depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // escapeURI escapes as Apache's ap_escape_uri (T_OS_ESCAPE_PATH): every
@@ -471,7 +501,10 @@ func (c *rwCtx) action(r rule, re string, ci bool) ([]string, bool, error) {
 	if abs && code == 0 {
 		code = 302 // an absolute URL redirects, as [R] does
 	}
-	if !abs && !strings.HasPrefix(subst, "/") {
+	// A substitution that starts with a lookup or a variable is a path
+	// or a URL by its value, which the Location says as it is.
+	dynamic := strings.HasPrefix(subst, "${") || strings.HasPrefix(subst, "%{")
+	if !abs && !dynamic && !strings.HasPrefix(subst, "/") {
 		if c.dir == "" {
 			subst = "/" + subst
 		} else {

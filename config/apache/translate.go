@@ -25,6 +25,8 @@ type Result struct {
 	Notes   []Note
 	// Forms counts the directives translated, by name.
 	Forms map[string]int
+	// Maps are the RewriteMaps the rules read, as location maps.
+	Maps []*LocMap
 }
 
 // Server is one virtual host (or the main server, without hosts): its
@@ -58,6 +60,7 @@ func (r *Result) LeftOut() bool {
 type translator struct {
 	res     *Result
 	docRoot string // the main server's DocumentRoot, "" if none
+	maps    map[string]*rwMap
 }
 
 func (t *translator) note(d *Directive, kind, format string, args ...any) {
@@ -75,7 +78,8 @@ func (t *translator) count(d *Directive) { t.res.Forms[d.Name]++ }
 // steps. Each .htaccess is a location of every server: a directory's
 // file applies whichever host maps to it.
 func Translate(conf []*Directive, ht []HTAccess) *Result {
-	t := &translator{res: &Result{Forms: map[string]int{}}}
+	t := &translator{res: &Result{Forms: map[string]int{}}, maps: map[string]*rwMap{}}
+	t.readMaps(conf)
 	var vhosts []*Directive
 	var main []*Directive
 	for _, d := range flatten(conf) {
@@ -98,6 +102,7 @@ func Translate(conf []*Directive, ht []HTAccess) *Result {
 			locs = append(locs, l)
 		}
 	}
+	defer t.declareMapKeys()
 	if len(vhosts) == 0 {
 		s := &Server{Source: "main server"}
 		t.serverSteps(s, main, nil)
@@ -151,6 +156,27 @@ func validHost(a string) bool {
 		}
 	}
 	return true
+}
+
+// declareMapKeys sets each map's key variable, empty, first in every
+// server's and location's steps: the loader compiles a map for each
+// server, and its source must be a variable the server defines.
+func (t *translator) declareMapKeys() {
+	if len(t.res.Maps) == 0 {
+		return
+	}
+	var decl []string
+	for _, m := range t.res.Maps {
+		decl = append(decl, "set $"+m.Key+` "";`)
+	}
+	for _, s := range t.res.Servers {
+		s.Steps = append(append([]string{}, decl...), s.Steps...)
+	}
+	if len(t.res.Servers) > 0 {
+		for _, l := range t.res.Servers[0].Locations {
+			l.Steps = append(append([]string{}, decl...), l.Steps...)
+		}
+	}
 }
 
 // hostName writes an Apache ServerAlias name as a [[server_rewrite]]

@@ -23,6 +23,15 @@ func (res *Result) TOML(header string) string {
 	}
 	b.WriteString("\n# Apache matches the decoded URL-path, slashes merged: nginx's $uri\n[rules.defaults]\nuri = \"nginx\"\n")
 	b.WriteString("\n# Apache sends absolute Locations\n[server]\nabsolute_redirect = true\n")
+	for _, m := range res.Maps {
+		fmt.Fprintf(&b, "\n# %s: RewriteMap %s; each value is the key, a tab, then Apache's value\n[[location_map]]\nvariable = %s\nsource = %s\n",
+			m.Source, commentSafe(m.Name), importer.Quote(m.Variable), importer.Quote("$"+m.Key))
+		if m.File != "" {
+			fmt.Fprintf(&b, "file = %s\n", importer.Quote(m.File))
+		} else {
+			fmt.Fprintf(&b, "entries = %s\n", mapEntries(m.Entries))
+		}
+	}
 	for _, s := range res.Servers {
 		hosts := make([]string, len(s.Hosts))
 		for i, h := range s.Hosts {
@@ -68,17 +77,50 @@ func steps(lines []string) string {
 		}
 	}
 	s := strings.Join(kept, "\n")
-	if !strings.Contains(s, "'''") {
+	if !strings.Contains(s, "'''") && !hasControl(s) {
 		return "'''\n" + s + "\n'''"
 	}
 	return importer.Quote(s)
 }
 
-// Write writes DIR/redirectd.toml and returns its path.
+// mapEntries writes a map's entries as a TOML string.
+func mapEntries(s string) string {
+	if !strings.Contains(s, "'''") && !strings.HasSuffix(s, "'") && !hasControl(s) {
+		return "'''\n" + s + "'''"
+	}
+	return importer.Quote(s)
+}
+
+// maxInlineMap is the most lines a map has inside the config; a longer
+// one goes to a file of its own beside it.
+const maxInlineMap = 20
+
+// Write writes DIR/redirectd.toml, and a file per long RewriteMap, and
+// returns the config's path.
 func Write(dir string, res *Result, header string) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
+	for _, m := range res.Maps {
+		if strings.Count(m.Entries, "\n") <= maxInlineMap {
+			continue
+		}
+		m.File = "rewritemap-" + varSafe(m.Name) + ".map"
+		if err := os.WriteFile(filepath.Join(dir, m.File), []byte(m.Entries), 0o644); err != nil {
+			return "", err
+		}
+	}
 	name := filepath.Join(dir, ConfigName)
 	return name, os.WriteFile(name, []byte(res.TOML(header)), 0o644)
+}
+
+// hasControl reports whether s holds a control character a TOML
+// literal string cannot: any but tab and newline.
+func hasControl(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' && c != '\t' && c != '\n' || c == 0x7f {
+			return true
+		}
+	}
+	return false
 }
