@@ -39,8 +39,8 @@ Redirect 301 /old-post /new-post
 		t.Fatalf("exit %d, want 1 (directives left out)\n%s", code, stderr)
 	}
 	for _, want := range []string{
-		"httpd.conf:2: RewriteMap is not translated yet",
-		"httpd.conf:3: a RewriteMap lookup (${...}) is not translated yet; left out",
+		"httpd.conf:2: RewriteMap lc int:tolower: the steps have no function to change a value's case or escapes",
+		"httpd.conf:3: ${lc:...}: no RewriteMap lc the import reads; left out",
 		"httpd.conf:4: a forward ([P]) is not translated yet; left out",
 		"httpd.conf:6: RewriteCond at " + filepath.Join(dir, "httpd.conf") + ":5: the comparison \"<06\" is not translated",
 		"httpd.conf:7: a forward to a backend (ProxyPass) is not translated yet; left out",

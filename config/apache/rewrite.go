@@ -70,8 +70,20 @@ func (t *translator) rewriteSteps(dirs []*Directive, dir string) rwResult {
 		// front of a relative substitution, and a redirect sends it.
 		c.base = strings.TrimSuffix(t.docRoot, "/") + dir
 	}
-	on := false
-	var rules []rule
+	rules, on := c.readRules(dirs)
+	if !on {
+		for _, r := range rules {
+			t.note(r.d, importer.Caveat, "RewriteEngine is not on here: Apache does not run this rule, nor does redirectd")
+		}
+		return rwResult{}
+	}
+	return c.writeRules(rules)
+}
+
+// readRules reads a context's mod_rewrite directives: its rules, each
+// with its conditions, and whether RewriteEngine is on.
+func (c *rwCtx) readRules(dirs []*Directive) (rules []rule, on bool) {
+	t := c.t
 	var pending []cond
 	for _, d := range dirs {
 		if d.Section {
@@ -81,7 +93,7 @@ func (t *translator) rewriteSteps(dirs []*Directive, dir string) rwResult {
 		case "rewriteengine":
 			on = len(d.Args) == 1 && strings.EqualFold(d.Args[0], "on")
 		case "rewritebase":
-			if len(d.Args) == 1 && dir != "" {
+			if len(d.Args) == 1 && c.dir != "" {
 				c.base = strings.TrimSuffix(d.Args[0], "/") + "/"
 			}
 		case "rewriteoptions":
@@ -106,12 +118,16 @@ func (t *translator) rewriteSteps(dirs []*Directive, dir string) rwResult {
 			rules = append(rules, r)
 		}
 	}
-	if !on {
-		for _, r := range rules {
-			t.note(r.d, importer.Caveat, "RewriteEngine is not on here: Apache does not run this rule, nor does redirectd")
-		}
-		return rwResult{}
-	}
+	return rules, on
+}
+
+// writeRules writes the rules as steps, each wrapped in the variables
+// that earlier rules' [S=n], [C] and "- [L]" set to skip it.
+//
+// Long because the guards of each rule depend on all the rules before
+// it; split, the state would be passed around whole.
+func (c *rwCtx) writeRules(rules []rule) rwResult {
+	t := c.t
 	var res rwResult
 	var body []string
 	var guards []string // variables that must be 0 for the next rule to run

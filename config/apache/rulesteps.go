@@ -23,21 +23,8 @@ import (
 // saved as each condition matches. internal says the rule rewrites the
 // URI without ending the context's rules.
 func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
-	for _, cd := range r.conds {
-		if cd.d == nil {
-			return nil, false, fmt.Errorf("left out with its condition")
-		}
-	}
-	for _, f := range []string{"P", "N", "B", "CO", "QSL"} {
-		if r.has(f) {
-			if f == "P" {
-				return nil, false, fmt.Errorf("a forward ([P]) is not translated yet; left out")
-			}
-			return nil, false, fmt.Errorf("flag %s is not translated; left out", f)
-		}
-	}
-	if r.has("T") || r.has("H") {
-		return nil, false, servedErr{"a handler or type ([T], [H]) is the site's content"}
+	if err := refused(r); err != nil {
+		return nil, false, err
 	}
 	re, err := c.pattern(r.pattern)
 	if err != nil {
@@ -60,35 +47,9 @@ func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
 			c.init(fmt.Sprintf("set $a_c%d \"\";", n))
 		}
 	}
-	inner := []string{"#action"}
-	if len(action) > 0 && !r.has("F") && !r.has("G") {
-		// A '?' decoded from %3F that a group carries into the
-		// substitution is refused with 403 (Apache 2.4.60's
-		// UnsafeAllow3F, which the import does not translate).
-		var groups []string
-		for n := range 10 {
-			if dollarRef(r.subst, n) {
-				refs['$'][n] = true
-				groups = append(groups, fmt.Sprintf("${a_r%d}", n))
-			}
-		}
-		if len(groups) > 0 && !r.has("UNSAFEALLOW3F") {
-			inner = []string{"set $a_q " + quoteArg(strings.Join(groups, "")) + ";", `if ($a_q ~ "\?") { return 403; }`, "#action"}
-			c.init(`set $a_q "";`)
-		}
-	}
-	for _, e := range strings.Split(r.flags["E"], ",") {
-		if e == "" {
-			continue
-		}
-		name, val, _ := strings.Cut(strings.TrimPrefix(e, "!"), ":")
-		v := "a_env_" + varSafe(name)
-		c.init("set $" + v + ` "";`)
-		vv, err := c.expand(val, false)
-		if err != nil {
-			return nil, false, err
-		}
-		inner = append(inner, "set $"+v+" "+quoteArg(vv)+";")
+	inner, err := c.inner(r, action, refs)
+	if err != nil {
+		return nil, false, err
 	}
 	inner = append(append(c.pre, inner...), action...)
 	body, err := c.conds(r.conds, refs, inner)
@@ -117,6 +78,42 @@ func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
 	return append(lines, "}"), internal, nil
 }
 
+// inner is what runs where the rule's conditions hold, before its
+// action: the 403 of a '?' decoded from %3F, [E=]'s variables.
+func (c *rwCtx) inner(r rule, action []string, refs map[byte]*[10]bool) ([]string, error) {
+	inner := []string{"#action"}
+	if len(action) > 0 && !r.has("F") && !r.has("G") {
+		// A '?' decoded from %3F that a group carries into the
+		// substitution is refused with 403 (Apache 2.4.60's
+		// UnsafeAllow3F, which the import does not translate).
+		var groups []string
+		for n := range 10 {
+			if dollarRef(r.subst, n) {
+				refs['$'][n] = true
+				groups = append(groups, fmt.Sprintf("${a_r%d}", n))
+			}
+		}
+		if len(groups) > 0 && !r.has("UNSAFEALLOW3F") {
+			inner = []string{"set $a_q " + quoteArg(strings.Join(groups, "")) + ";", `if ($a_q ~ "\?") { return 403; }`, "#action"}
+			c.init(`set $a_q "";`)
+		}
+	}
+	for _, e := range strings.Split(r.flags["E"], ",") {
+		if e == "" {
+			continue
+		}
+		name, val, _ := strings.Cut(strings.TrimPrefix(e, "!"), ":")
+		v := "a_env_" + varSafe(name)
+		c.init("set $" + v + ` "";`)
+		vv, err := c.expand(val, false)
+		if err != nil {
+			return nil, err
+		}
+		inner = append(inner, "set $"+v+" "+quoteArg(vv)+";")
+	}
+	return inner, nil
+}
+
 // dollarRef reports whether s reads the rule's group n as $n.
 func dollarRef(s string, n int) bool {
 	for i := 0; i+1 < len(s); i++ {
@@ -129,6 +126,28 @@ func dollarRef(s string, n int) bool {
 		}
 	}
 	return false
+}
+
+// refused says why a rule is not written: a condition left out, a flag
+// the steps cannot say.
+func refused(r rule) error {
+	for _, cd := range r.conds {
+		if cd.d == nil {
+			return fmt.Errorf("left out with its condition")
+		}
+	}
+	for _, f := range []string{"P", "N", "B", "CO", "QSL"} {
+		if r.has(f) {
+			if f == "P" {
+				return fmt.Errorf("a forward ([P]) is not translated yet; left out")
+			}
+			return fmt.Errorf("flag %s is not translated; left out", f)
+		}
+	}
+	if r.has("T") || r.has("H") {
+		return servedErr{"a handler or type ([T], [H]) is the site's content"}
+	}
+	return nil
 }
 
 // subject is what a rule's pattern is matched with: the path; in a
@@ -536,6 +555,13 @@ func (c *rwCtx) action(r rule, re string, ci bool) ([]string, bool, error) {
 	case r.has("QSD"):
 		repl += "?"
 	}
+	lines, internal := c.emit(r, re, repl, code, hasQuery)
+	return lines, internal, nil
+}
+
+// emit writes a rule's action: an internal rewrite (code 0) or a
+// redirect to repl, the substitution with its query in rewrite's form.
+func (c *rwCtx) emit(r rule, re, repl string, code int, hasQuery bool) ([]string, bool) {
 	if code == 0 {
 		flag := ""
 		switch {
@@ -544,13 +570,13 @@ func (c *rwCtx) action(r rule, re string, ci bool) ([]string, bool, error) {
 		case r.has("L"):
 			flag = " last"
 		}
-		return []string{"rewrite " + quoteArg(re) + " " + quoteArg(repl) + flag + ";"}, flag == "", nil
+		return []string{"rewrite " + quoteArg(re) + " " + quoteArg(repl) + flag + ";"}, flag == ""
 	}
 	switch code {
 	case 301:
-		return []string{"rewrite " + quoteArg(re) + " " + quoteArg(repl) + " permanent;"}, false, nil
+		return []string{"rewrite " + quoteArg(re) + " " + quoteArg(repl) + " permanent;"}, false
 	case 302:
-		return []string{"rewrite " + quoteArg(re) + " " + quoteArg(repl) + " redirect;"}, false, nil
+		return []string{"rewrite " + quoteArg(re) + " " + quoteArg(repl) + " redirect;"}, false
 	}
 	// 303, 307, 308: a return, whose $1.. the if's match sets.
 	to := strings.TrimSuffix(repl, "?")
@@ -562,5 +588,5 @@ func (c *rwCtx) action(r rule, re string, ci bool) ([]string, bool, error) {
 	case !hasQuery && !r.has("QSD"):
 		to += "${is_args}${args}"
 	}
-	return []string{"if ($uri ~ " + quoteArg(re) + ") { return " + strconv.Itoa(code) + " " + quoteArg(to) + "; }"}, false, nil
+	return []string{"if ($uri ~ " + quoteArg(re) + ") { return " + strconv.Itoa(code) + " " + quoteArg(to) + "; }"}, false
 }
