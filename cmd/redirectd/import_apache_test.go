@@ -306,3 +306,15 @@ func answerAny(t *testing.T, addr, host, target, base string) (int, string) {
 	}
 	return resp.StatusCode, resolve(t, base, resp.Header.Get("Location"))
 }
+
+// TestImportApacheErrorDocument: ErrorDocument 404 with a URL is
+// Apache's 302 to it for every path the site has no file for, written as
+// a fallback rule (a redirectd without [upstream] answers every miss with
+// it, as Apache with no files does); one with a local page is the
+// site's.
+func TestImportApacheErrorDocument(t *testing.T) {
+	paths := []string{"/a", "/a/b?x=1", "/nothing", "/x/y?q=1", "/A"}
+	apacheRoundTrip(t, func(dir, addr string) map[string]string {
+		return map[string]string{"www/index.html": "home\n", "httpd.conf": apacheConf(dir, addr, "Redirect 301 /a /b\nErrorDocument 404 http://ex.test/missing?from=apache\nErrorDocument 500 /oops.html\n")}
+	}, nil, []string{"example.test", "other.test"}, paths, nil)
+}

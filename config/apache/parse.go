@@ -122,11 +122,21 @@ func (p *parser) block(end string, depth, open int) ([]*Directive, error) {
 			dirs = append(dirs, d)
 			continue
 		}
-		ws, err := words(l.text)
+		name, rest, _ := strings.Cut(strings.ReplaceAll(l.text, "\t", " "), " ")
+		var ws []string
+		var err error
+		if n := strings.ToLower(name); n == "rewriterule" || n == "rewritecond" {
+			// mod_rewrite reads its own lines (parseargline): a
+			// backslash keeps the next character in the word, a
+			// space included ("^GET\ /index").
+			ws, err = argLine(rest)
+		} else {
+			ws, err = words(rest)
+		}
 		if err != nil {
 			return nil, &Error{p.file, l.num, err.Error()}
 		}
-		dirs = append(dirs, &Directive{Name: ws[0], Args: ws[1:], File: p.file, Line: l.num})
+		dirs = append(dirs, &Directive{Name: name, Args: ws, File: p.file, Line: l.num})
 	}
 	if end != "" {
 		return nil, &Error{p.file, open, fmt.Sprintf("<%s> is not closed by </%s>", end, end)}
@@ -167,6 +177,42 @@ func words(s string) ([]string, error) {
 		}
 		out = append(out, s[:end])
 		s = s[end:]
+	}
+}
+
+// argLine splits a RewriteRule's or RewriteCond's arguments as
+// mod_rewrite's parseargline does: words separated by white space, a
+// word in double or single quotes taken whole (its quotes dropped), and
+// a backslash keeping the character after it in the word, both kept.
+func argLine(s string) ([]string, error) {
+	var out []string
+	for {
+		s = strings.TrimLeft(s, " \t")
+		if s == "" {
+			return out, nil
+		}
+		quote := byte(0)
+		if s[0] == '"' || s[0] == '\'' {
+			quote, s = s[0], s[1:]
+		}
+		i := 0
+		for ; i < len(s); i++ {
+			if s[i] == '\\' && i+1 < len(s) {
+				i++
+				continue
+			}
+			if quote != 0 && s[i] == quote || quote == 0 && (s[i] == ' ' || s[i] == '\t') {
+				break
+			}
+		}
+		if quote != 0 && i >= len(s) {
+			return nil, fmt.Errorf("a quote is not closed")
+		}
+		out = append(out, s[:i])
+		if quote != 0 {
+			i++
+		}
+		s = s[i:]
 	}
 }
 

@@ -40,6 +40,8 @@ func TestParse(t *testing.T) {
 		{"backslashes outside quotes kept", `RewriteRule ^/a\.html$ /b`, []brief{{"RewriteRule", []string{`^/a\.html$`, "/b"}, 1, nil}}},
 		{"sections", "<VirtualHost *:80>\n  ServerName a.test\n  <Directory \"/var/www\">\n    AllowOverride All\n  </Directory>\n</virtualhost>\n",
 			[]brief{{"VirtualHost", []string{"*:80"}, 1, []brief{{"ServerName", []string{"a.test"}, 2, nil}, {"Directory", []string{"/var/www"}, 3, []brief{{"AllowOverride", []string{"All"}, 4, nil}}}}}}},
+		{"mod_rewrite's own words", `RewriteCond %{THE_REQUEST} ^GET\ /index\.php\ HTTP/ [NC]` + "\n" + `RewriteRule "^a b$" '/c d' [R]`,
+			[]brief{{"RewriteCond", []string{"%{THE_REQUEST}", `^GET\ /index\.php\ HTTP/`, "[NC]"}, 1, nil}, {"RewriteRule", []string{"^a b$", "/c d", "[R]"}, 2, nil}}},
 		{"crlf", "Redirect /a /b\r\nRedirect /c /d\r\n", []brief{{"Redirect", []string{"/a", "/b"}, 1, nil}, {"Redirect", []string{"/c", "/d"}, 2, nil}}},
 	}
 	for _, tc := range tests {

@@ -3,7 +3,10 @@ package apache
 import (
 	"fmt"
 	"path"
+	"sort"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/redirectd/redirectd/config/importer"
 )
@@ -27,6 +30,17 @@ type Result struct {
 	Forms map[string]int
 	// Maps are the RewriteMaps the rules read, as location maps.
 	Maps []*LocMap
+	// Fallbacks are the ErrorDocuments that redirect, as fallback rules.
+	Fallbacks []*Fallback
+}
+
+// Fallback is `ErrorDocument CODE URL`: where the site answers CODE,
+// Apache redirects (302) to URL.
+type Fallback struct {
+	Source string
+	Hosts  []string
+	Code   int
+	To     string
 }
 
 // Server is one virtual host (or the main server, without hosts): its
@@ -90,6 +104,7 @@ func Translate(conf []*Directive, ht []HTAccess) *Result {
 		main = append(main, d)
 	}
 	mainRedirects := t.scanOther(main, true)
+	mainErrors := errorDocs(main)
 	for _, d := range main {
 		if d.Is("DocumentRoot") && len(d.Args) == 1 {
 			t.docRoot = d.Args[0]
@@ -108,6 +123,7 @@ func Translate(conf []*Directive, ht []HTAccess) *Result {
 		t.serverSteps(s, main, nil)
 		s.Locations = locs
 		t.res.Servers = append(t.res.Servers, s)
+		t.fallbacks(s, mainErrors, nil, len(locs) > 0)
 		return t.res
 	}
 	ports := map[string]bool{}
@@ -135,6 +151,7 @@ func Translate(conf []*Directive, ht []HTAccess) *Result {
 		}
 		t.serverSteps(s, v.Block, mainRedirects)
 		s.Locations = locs
+		t.fallbacks(s, errorDocs(v.Block), mainErrors, len(locs) > 0)
 		t.res.Servers = append(t.res.Servers, s)
 	}
 	if len(ports) > 1 {
@@ -278,7 +295,6 @@ func indent(lines []string) []string {
 var decides = map[string]string{
 	"proxypass":        "a forward to a backend (ProxyPass) is not translated yet",
 	"proxypassmatch":   "a forward to a backend (ProxyPassMatch) is not translated yet",
-	"errordocument":    "ErrorDocument is not translated yet",
 	"rewritemap":       "",
 	"fallbackresource": "FallbackResource serves a file: the site's own content",
 	"alias":            "",
@@ -318,6 +334,69 @@ func hasDeciding(dirs []*Directive) bool {
 		}
 	}
 	return false
+}
+
+// errorDocs returns the ErrorDocument directives of dirs, by status.
+func errorDocs(dirs []*Directive) map[string]*Directive {
+	out := map[string]*Directive{}
+	for _, d := range dirs {
+		if !d.Section && d.Is("ErrorDocument") && len(d.Args) == 2 {
+			out[d.Args[0]] = d
+		}
+	}
+	return out
+}
+
+// fallbacks writes a server's ErrorDocuments (its own, then the main
+// server's for the other statuses): one whose target is a URL is
+// Apache's 302 to it, written as a fallback rule; one of a local page
+// or a text is the site's own answer. A fallback rule runs before the
+// locations, so with .htaccess files it would answer first: left out.
+func (t *translator) fallbacks(s *Server, own, inherited map[string]*Directive, locs bool) {
+	all := map[string]*Directive{}
+	for k, d := range inherited {
+		all[k] = d
+	}
+	for k, d := range own {
+		all[k] = d
+	}
+	codes := make([]string, 0, len(all))
+	for k := range all {
+		codes = append(codes, k)
+	}
+	sort.Strings(codes)
+	for _, k := range codes {
+		d := all[k]
+		to := d.Args[1]
+		code, err := strconv.Atoi(k)
+		switch {
+		case err != nil || code < 400 || code > 599:
+			t.note(d, importer.LeftOut, "ErrorDocument %s: not a status from 400 to 599; left out", k)
+		case !strings.HasPrefix(to, "http://") && !strings.HasPrefix(to, "https://"):
+			t.note(d, importer.Served, "ErrorDocument %s %s: a page or a text of the site's own", k, to)
+		case strings.ContainsAny(to, "$ ") || !utf8.ValidString(to) || hasControl(to):
+			t.note(d, importer.LeftOut, "ErrorDocument %s: the URL cannot be written as a rule's target; left out", k)
+		case locs:
+			t.note(d, importer.LeftOut, "ErrorDocument %s %s: a fallback rule would answer before the .htaccess rules run; left out", k, to)
+		default:
+			t.count(d)
+			var hosts []string
+			for _, h := range s.Hosts {
+				if !strings.HasPrefix(h, "~") {
+					hosts = append(hosts, h)
+				} else {
+					t.note(d, importer.Caveat, "ErrorDocument %s: a rule's host takes no wildcard but *.domain; not written for %s", k, h)
+				}
+			}
+			if len(s.Hosts) > 0 && len(hosts) == 0 {
+				continue
+			}
+			t.res.Fallbacks = append(t.res.Fallbacks, &Fallback{Source: d.Source(), Hosts: hosts, Code: code, To: to})
+			if s.Default && len(s.Hosts) > 0 {
+				t.note(d, importer.Caveat, "ErrorDocument %s: written for the first virtual host's names; the hosts no virtual host names, which Apache answers with it, are not redirected", k)
+			}
+		}
+	}
 }
 
 // flatten reads <IfModule>, <IfDefine> and <IfVersion> as if their

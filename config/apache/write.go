@@ -56,6 +56,17 @@ func (res *Result) TOML(header string) string {
 		}
 		fmt.Fprintf(&b, "steps = %s\n", steps(s.Steps))
 	}
+	for _, f := range res.Fallbacks {
+		fmt.Fprintf(&b, "\n# %s: ErrorDocument %d %s, Apache's 302 where the site answers %d\n[[rule]]\nmatch = \"regex\"\nfrom = '^'\nto = %s\nstatus = 302\nquery_string = \"replace\"\nfallback = true\nfallback_status = [%d]\n",
+			f.Source, f.Code, commentSafe(f.To), f.Code, importer.Quote(f.To), f.Code)
+		if len(f.Hosts) > 0 {
+			hosts := make([]string, len(f.Hosts))
+			for i, h := range f.Hosts {
+				hosts[i] = importer.Quote(h)
+			}
+			fmt.Fprintf(&b, "host = [%s]\n", strings.Join(hosts, ", "))
+		}
+	}
 	// Directories apply whichever host maps to them: host-less
 	// locations belong to every server.
 	if len(res.Servers) > 0 {
