@@ -129,6 +129,9 @@ RewriteCond %{HTTPS} off
 RewriteRule ^secure/(.*)$ https://%{HTTP_HOST}/secure/$1 [R=301,L]
 RewriteRule ^Case/(.*)$ /case-target/$1 [NC,R=302,L]
 Redirect 301 /hr http://ex.test/hr
+Redirect 301 /sub2/parent /from-parent
+RewriteRule ^sub2/rw$ /root-rw [R=301,L]
+RewriteRule ^sub3/rw$ /root-rw [R=301,L]
 `,
 	sub: `RewriteEngine On
 RewriteRule ^(.*)\.php$ /sub/$1.html [R=301,L]
@@ -150,6 +153,7 @@ Redirect 302 /sub/away http://ex.test/away
 		"/old/a%3Fb", "/old/a%25b", "/old/a%23b", "/old/%7Euser", "/old/a%2fb", "/old/./x", "/old/y/../x", "/old/a;b", "/old/a[1]",
 		"/red/a%3Fb", "/red/a%25b", "/red/caf%C3%A9", "/rm/caf%C3%A9.html", "/rm/a%25b.html", "/ht/a%20b", "/ht/a%25b",
 		"/moved/old-a", "/moved/OLD-A", "/moved/Old-B", "/moved/old-b", "/moved/none", "/moved/page-7.html", "/moved/page-29.html?x=1",
+		"/sub2/x", "/sub2/x/y", "/sub2/parent", "/sub2/rw", "/sub3/y", "/sub3/rw", "/sub3/parent",
 		"/pick?k=k1", "/pick?k=K1", "/pick?k=K2", "/pick?k=zz",
 		"/qsa/a?x=%20", "/qsd/a%20b?x=1", "/see?a=%20", "/t307/a%20b", "/old/a?x=%20&y=%2F"},
 }
@@ -183,10 +187,14 @@ func TestImportApacheRoundTrip(t *testing.T) {
 			"httpd.conf":        apacheConf(dir, addr, f.server),
 			"www/.htaccess":     f.root,
 			"www/sub/.htaccess": f.sub,
-			"moved.txt":         movedMap(),
-			"pick.txt":          "# rnd: with one value each\nk1 one\nK2 two\n",
+			// A sub-directory's Redirects come before its parent's;
+			// its rules replace the parent's, RewriteEngine inherited.
+			"www/sub2/.htaccess": "Redirect 301 /sub2/x /sub2-x\n",
+			"www/sub3/.htaccess": "RewriteRule ^y$ /sub3-y [R=301,L]\n",
+			"moved.txt":          movedMap(),
+			"pick.txt":           "# rnd: with one value each\nk1 one\nK2 two\n",
 		}
-	}, []string{"/=www/.htaccess", "/sub=www/sub/.htaccess"}, f.hosts, f.paths, apacheKnownDiffs)
+	}, []string{"/=www/.htaccess", "/sub=www/sub/.htaccess", "/sub2=www/sub2/.htaccess", "/sub3=www/sub3/.htaccess"}, f.hosts, f.paths, apacheKnownDiffs)
 }
 
 // TestImportApacheVirtualHosts: virtual hosts read through an Include

@@ -97,7 +97,11 @@ func (c *rwCtx) readRules(dirs []*Directive) (rules []rule, on bool) {
 				c.base = strings.TrimSuffix(d.Args[0], "/") + "/"
 			}
 		case "rewriteoptions":
-			t.note(d, importer.Caveat, "RewriteOptions %s is not translated: each context's rules are written as its own", strings.Join(d.Args, " "))
+			if strings.Contains(strings.ToLower(strings.Join(d.Args, " ")), "inherit") {
+				t.note(d, importer.LeftOut, "RewriteOptions %s is not translated: the rules of the enclosing context are not added; left out", strings.Join(d.Args, " "))
+			} else {
+				t.note(d, importer.Caveat, "RewriteOptions %s is not translated", strings.Join(d.Args, " "))
+			}
 		case "rewritemap":
 			// Read before any rule (readMaps).
 		case "rewritecond":

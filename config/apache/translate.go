@@ -75,6 +75,7 @@ type translator struct {
 	res     *Result
 	docRoot string // the main server's DocumentRoot, "" if none
 	maps    map[string]*rwMap
+	counted map[*Directive]bool
 }
 
 func (t *translator) note(d *Directive, kind, format string, args ...any) {
@@ -85,14 +86,21 @@ func (t *translator) note(d *Directive, kind, format string, args ...any) {
 	t.res.Notes = append(t.res.Notes, n)
 }
 
-func (t *translator) count(d *Directive) { t.res.Forms[d.Name]++ }
+// count counts a directive translated, once however many locations
+// write it (a parent's Redirects stand in each sub-directory's).
+func (t *translator) count(d *Directive) {
+	if !t.counted[d] {
+		t.counted[d] = true
+		t.res.Forms[d.Name]++
+	}
+}
 
 // Translate writes the server config's virtual hosts (or its main
 // server, where it has none) and the .htaccess files as servers of
 // steps. Each .htaccess is a location of every server: a directory's
 // file applies whichever host maps to it.
 func Translate(conf []*Directive, ht []HTAccess) *Result {
-	t := &translator{res: &Result{Forms: map[string]int{}}, maps: map[string]*rwMap{}}
+	t := &translator{res: &Result{Forms: map[string]int{}}, maps: map[string]*rwMap{}, counted: map[*Directive]bool{}}
 	t.readMaps(conf)
 	var vhosts []*Directive
 	var main []*Directive
@@ -111,9 +119,12 @@ func Translate(conf []*Directive, ht []HTAccess) *Result {
 		}
 	}
 	var locs []*Location
+	for i := range ht {
+		ht[i].Dirs = flatten(ht[i].Dirs)
+		ht[i].Dir = dirPath(ht[i].Dir)
+	}
 	for _, h := range ht {
-		h.Dirs = flatten(h.Dirs)
-		if l := t.htaccess(h); l != nil {
+		if l := t.htaccess(h, ancestors(h, ht)); l != nil {
 			locs = append(locs, l)
 		}
 	}
@@ -255,21 +266,40 @@ func (t *translator) serverSteps(s *Server, dirs []*Directive, inherited []*Dire
 // htaccess writes a .htaccess file as a prefix location of its
 // directory: its RewriteRules run first (mod_rewrite's fixup hook), then
 // its Redirects (mod_alias's).
-func (t *translator) htaccess(h HTAccess) *Location {
+//
+// Apache merges a directory's configs with its parents': the nearest
+// RewriteEngine holds, the rules are the directory's own (without
+// RewriteOptions Inherit), and the Redirects are its own, then its
+// parents', nearest first.
+func (t *translator) htaccess(h HTAccess, parents []HTAccess) *Location {
 	dir := h.Dir
-	if !strings.HasPrefix(dir, "/") {
-		dir = "/" + dir
-	}
-	dir = path.Clean(dir)
-	if dir != "/" {
-		dir += "/"
-	}
 	t.scanOther(h.Dirs, false)
-	rw := t.rewriteSteps(h.Dirs, dir)
+	dirs, rwDir := h.Dirs, dir
+	if !hasRewrite(dirs) {
+		// A .htaccess without mod_rewrite's directives leaves its
+		// parent's rules in force, matched from the parent's
+		// directory (as a real Apache answers).
+		for _, p := range parents {
+			if hasRewrite(p.Dirs) {
+				dirs, rwDir = p.Dirs, p.Dir
+				break
+			}
+		}
+	} else if !hasDirective(dirs, "RewriteEngine") {
+		for _, p := range parents {
+			if e := lastDirective(p.Dirs, "RewriteEngine"); e != nil {
+				dirs = append([]*Directive{e}, dirs...)
+				break
+			}
+		}
+	}
+	rw := t.rewriteSteps(dirs, rwDir)
 	var redirects []*Directive
-	for _, d := range h.Dirs {
-		if !d.Section && isRedirect(d) {
-			redirects = append(redirects, d)
+	for _, hh := range append([]HTAccess{h}, parents...) {
+		for _, d := range hh.Dirs {
+			if !d.Section && isRedirect(d) {
+				redirects = append(redirects, d)
+			}
 		}
 	}
 	al := t.aliasSteps(redirects)
@@ -279,6 +309,51 @@ func (t *translator) htaccess(h HTAccess) *Location {
 	}
 	l.Steps = append(append(l.Steps, rw.steps...), al...)
 	return l
+}
+
+// dirPath writes a directory's URL path as its prefix location: with a
+// leading and a trailing slash.
+func dirPath(dir string) string {
+	dir = path.Clean("/" + dir)
+	if dir != "/" {
+		dir += "/"
+	}
+	return dir
+}
+
+// ancestors returns the .htaccess files of the directories above h's,
+// nearest first.
+func ancestors(h HTAccess, all []HTAccess) []HTAccess {
+	var out []HTAccess
+	for _, a := range all {
+		if a.Dir != h.Dir && strings.HasPrefix(h.Dir, a.Dir) {
+			out = append(out, a)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return len(out[i].Dir) > len(out[j].Dir) })
+	return out
+}
+
+// hasRewrite reports whether dirs hold any of mod_rewrite's directives.
+func hasRewrite(dirs []*Directive) bool {
+	for _, d := range dirs {
+		if !d.Section && strings.HasPrefix(strings.ToLower(d.Name), "rewrite") {
+			return true
+		}
+	}
+	return false
+}
+
+func hasDirective(dirs []*Directive, name string) bool { return lastDirective(dirs, name) != nil }
+
+func lastDirective(dirs []*Directive, name string) *Directive {
+	var last *Directive
+	for _, d := range dirs {
+		if !d.Section && d.Is(name) {
+			last = d
+		}
+	}
+	return last
 }
 
 func indent(lines []string) []string {
