@@ -43,6 +43,8 @@ LoadModule mpm_event_module /usr/lib/apache2/modules/mod_mpm_event.so
 LoadModule authz_core_module /usr/lib/apache2/modules/mod_authz_core.so
 LoadModule rewrite_module /usr/lib/apache2/modules/mod_rewrite.so
 LoadModule alias_module /usr/lib/apache2/modules/mod_alias.so
+LoadModule proxy_module /usr/lib/apache2/modules/mod_proxy.so
+LoadModule proxy_http_module /usr/lib/apache2/modules/mod_proxy_http.so
 ErrorLog %[1]s/error.log
 ServerName example.test
 DocumentRoot %[1]s/www
@@ -223,6 +225,15 @@ func TestImportApacheVirtualHosts(t *testing.T) {
 // answered differently, each with its reason.
 func apacheRoundTrip(t *testing.T, files func(dir, addr string) map[string]string, htaccess, hosts, paths []string, known map[string]string) {
 	t.Helper()
+	apacheRoundTripReport(t, files, htaccess, hosts, paths, known, false)
+}
+
+// apacheRoundTripReport is apacheRoundTrip; with leftOut, an import that
+// leaves directives out (exit 1, each listed) is compared too: their
+// requests are answered by what redirectd has, and must still agree
+// where Apache's answer is no redirect.
+func apacheRoundTripReport(t *testing.T, files func(dir, addr string) map[string]string, htaccess, hosts, paths []string, known map[string]string, leftOut bool) {
+	t.Helper()
 	bin := findApache(t)
 	dir := t.TempDir()
 	addr := testport.Free(t)
@@ -236,7 +247,7 @@ func apacheRoundTrip(t *testing.T, files func(dir, addr string) map[string]strin
 	}
 	code, _, stderr := runCmd(append(args, conf)...)
 	t.Logf("import:\n%s", stderr)
-	if code != 0 {
+	if code != 0 && !(leftOut && code == 1 && strings.Contains(stderr, "left out")) {
 		t.Fatalf("import: exit %d", code)
 	}
 	runApache(t, bin, dir, conf, addr)
