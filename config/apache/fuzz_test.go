@@ -19,6 +19,7 @@ func FuzzImport(f *testing.F) {
 	f.Add("RewriteEngine on\nRewriteRule ^a$ - [S=1]\nRewriteRule ^a$ /b [R=307,QSA]\nRewriteRule ^c$ - [C]\nRewriteRule ^ /d?e=1 [R,QSD,NE]\nRewriteRule x [F]")
 	f.Add("RewriteEngine on\nRewriteCond %{REQUEST_METHOD} =POST [OR]\nRewriteCond %{HTTP:X-A} !b [NC]\nRewriteRule ^(a|^b)$ /c [E=x:1,END]\nRewriteCond %{ENV:x} =1\nRewriteRule . /z [R]")
 	f.Add("Redirect gone /g\nRedirect seeother /s /t\nRedirect 399 /q /r\nRedirectTemp /t\nRewriteEngine on\nRewriteRule \"a b\" '${m:$1|x}' [R]\n<Directory /x>\nRedirect /a /b\n</Directory>")
+	f.Add("ProxyPreserveHost On\nProxyPass /app/ http://127.0.0.1:8080/v1/ retry=0\nProxyPass /x !\nErrorDocument 404 http://e.test/nf\n<VirtualHost *:80>\nServerName a\nProxyPass / https://b/\nErrorDocument 410 /gone.html\n</VirtualHost>")
 	f.Fuzz(func(t *testing.T, text string) {
 		if len(text) > 4096 {
 			return

@@ -32,6 +32,8 @@ type Result struct {
 	Maps []*LocMap
 	// Fallbacks are the ErrorDocuments that redirect, as fallback rules.
 	Fallbacks []*Fallback
+	// Groups are the backends ProxyPass forwards to.
+	Groups []*Group
 }
 
 // Fallback is `ErrorDocument CODE URL`: where the site answers CODE,
@@ -51,6 +53,7 @@ type Server struct {
 	Default   bool
 	Steps     []string
 	Locations []*Location
+	Proxies   []*Proxy
 }
 
 // Location is a directory's per-directory rules, as a prefix location.
@@ -123,7 +126,9 @@ func Translate(conf []*Directive, ht []HTAccess) *Result {
 		ht[i].Dirs = flatten(ht[i].Dirs)
 		ht[i].Dir = dirPath(ht[i].Dir)
 	}
+	htDirs := map[string]bool{}
 	for _, h := range ht {
+		htDirs[h.Dir] = true
 		if l := t.htaccess(h, ancestors(h, ht)); l != nil {
 			locs = append(locs, l)
 		}
@@ -131,7 +136,7 @@ func Translate(conf []*Directive, ht []HTAccess) *Result {
 	defer t.declareMapKeys()
 	if len(vhosts) == 0 {
 		s := &Server{Source: "main server"}
-		t.serverSteps(s, main, nil)
+		t.serverSteps(s, main, nil, t.proxies(s, proxyPasses(main), nil, proxyPreserve(main, false), htDirs))
 		s.Locations = locs
 		t.res.Servers = append(t.res.Servers, s)
 		t.fallbacks(s, mainErrors, nil, len(locs) > 0)
@@ -160,7 +165,7 @@ func Translate(conf []*Directive, ht []HTAccess) *Result {
 				}
 			}
 		}
-		t.serverSteps(s, v.Block, mainRedirects)
+		t.serverSteps(s, v.Block, mainRedirects, t.proxies(s, proxyPasses(v.Block), proxyPasses(main), proxyPreserve(v.Block, proxyPreserve(main, false)), htDirs))
 		s.Locations = locs
 		t.fallbacks(s, errorDocs(v.Block), mainErrors, len(locs) > 0)
 		t.res.Servers = append(t.res.Servers, s)
@@ -235,7 +240,7 @@ func hostName(a string) string {
 // mod_rewrite's server-context rules first, then mod_alias's Redirects
 // (the host's own, then the main server's, which a virtual host
 // inherits).
-func (t *translator) serverSteps(s *Server, dirs []*Directive, inherited []*Directive) {
+func (t *translator) serverSteps(s *Server, dirs []*Directive, inherited []*Directive, proxy []string) {
 	rw := t.rewriteSteps(dirs, "")
 	var redirects []*Directive
 	for _, d := range dirs {
@@ -244,7 +249,7 @@ func (t *translator) serverSteps(s *Server, dirs []*Directive, inherited []*Dire
 		}
 	}
 	redirects = append(redirects, inherited...)
-	al := t.aliasSteps(redirects)
+	al := append(proxy, t.aliasSteps(redirects)...)
 	if len(rw.steps)+len(al) == 0 {
 		return
 	}
@@ -368,7 +373,6 @@ func indent(lines []string) []string {
 // mod_rewrite's (which their own code reads), that decide a redirect or
 // a forward: each is reported where it stands.
 var decides = map[string]string{
-	"proxypass":        "a forward to a backend (ProxyPass) is not translated yet",
 	"proxypassmatch":   "a forward to a backend (ProxyPassMatch) is not translated yet",
 	"rewritemap":       "",
 	"fallbackresource": "FallbackResource serves a file: the site's own content",

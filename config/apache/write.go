@@ -67,6 +67,7 @@ func (res *Result) TOML(header string) string {
 			fmt.Fprintf(&b, "host = [%s]\n", strings.Join(hosts, ", "))
 		}
 	}
+	writeProxies(&b, res)
 	// Directories apply whichever host maps to them: host-less
 	// locations belong to every server.
 	if len(res.Servers) > 0 {
