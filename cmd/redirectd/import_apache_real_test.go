@@ -90,7 +90,7 @@ func realApacheSite(t *testing.T, www string) {
 			out[k] = v
 		}
 		return out
-	}, htaccess, []string{"example.test"}, list, nil, true)
+	}, htaccess, []string{"example.test"}, list, nil, true, 3)
 }
 
 // samplePaths makes requests for each redirecting directive of a

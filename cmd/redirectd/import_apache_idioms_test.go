@@ -1,0 +1,44 @@
+package main
+
+import "testing"
+
+// TestImportApacheIdioms: the shapes real .htaccess files take (SEO
+// plugins', migration guides', CMS defaults), each in a DocumentRoot
+// .htaccess of its own, against a real Apache.
+func TestImportApacheIdioms(t *testing.T) {
+	hosts := []string{"example.test", "www.example.test"}
+	tests := []struct {
+		name, htaccess string
+		paths          []string
+	}{
+		{"www to apex", "RewriteEngine On\nRewriteCond %{HTTP_HOST} ^www\\.(.+)$ [NC]\nRewriteRule ^ https://%1%{REQUEST_URI} [R=301,L]\n",
+			[]string{"/", "/a/b?x=1", "/a%20b", "/caf%C3%A9"}},
+		{"https", "RewriteEngine On\nRewriteCond %{HTTPS} !=on\nRewriteRule ^(.*)$ https://%{HTTP_HOST}/$1 [R=301,L]\n",
+			[]string{"/", "/x/y?z=1", "/a%20b", "//x"}},
+		{"query id", "RewriteEngine On\nRewriteCond %{QUERY_STRING} ^id=([0-9]+)$\nRewriteRule ^product\\.php$ /product/%1? [R=301,L]\n" +
+			"RewriteRule ^category/([^/]+)/page/([0-9]+)$ /shop/$1?page=$2 [R=301,L]\n",
+			[]string{"/product.php?id=42", "/product.php?id=42&x=1", "/product.php", "/PRODUCT.php?id=1", "/category/shoes/page/3", "/category/shoes/page/3?sort=asc", "/category/a%20b/page/2"}},
+		{"extensions", "RedirectMatch 301 ^/(.*)\\.html$ /$1\nRewriteEngine On\nRewriteRule ^(.+)\\.php$ /$1 [R=301,L]\n",
+			[]string{"/a.html", "/dir/b.html?x=1", "/c.php", "/d/e.php?q", "/f.htm", "/.php", "/g.PHP"}},
+		{"trailing slash added", "RewriteEngine On\nRewriteCond %{REQUEST_URI} !(.*)/$\nRewriteCond %{REQUEST_URI} !\\.[a-z]+$ [NC]\nRewriteRule ^(.*)$ /$1/ [R=301,L]\n",
+			[]string{"/a", "/a/", "/a/b?x=1", "/a.css", "/A.JPG", "/"}},
+		{"trailing slash removed", "RewriteEngine On\nRewriteRule ^(.*)/$ /$1 [L,R=301]\n",
+			[]string{"/a/", "/a/b/?x=1", "/a", "/", "//a//"}},
+		{"index.php", "RewriteEngine On\nRewriteCond %{THE_REQUEST} ^[A-Z]{3,9}\\ /index\\.php\\ HTTP/\nRewriteRule ^index\\.php$ / [R=301,L]\n" +
+			"RewriteCond %{THE_REQUEST} ^[A-Z]{3,9}\\ /(.*)index\\.html\nRewriteRule ^(.*)index\\.html$ /$1 [R=301,L]\n",
+			[]string{"/index.php", "/index.php?x=1", "/a/index.html", "/index.html", "/b/index.htm"}},
+		{"mobile and hotlink", "RewriteEngine On\nRewriteCond %{HTTP_HOST} !^m\\.\nRewriteCond %{HTTP_USER_AGENT} \"android|iphone\" [NC]\nRewriteRule ^(.*)$ https://m.example.test/$1 [R=302,L]\n" +
+			"RewriteCond %{HTTP_REFERER} !^$\nRewriteCond %{HTTP_REFERER} !^https?://(www\\.)?example\\.test [NC]\nRewriteRule \\.(jpg|png)$ - [F,NC]\n",
+			[]string{"/a.jpg", "/b.PNG", "/c", "/a.jpg|Referer: http://evil.test/x", "/b.PNG|Referer: https://www.example.test/p", "/c|User-Agent: Mozilla (iPhone)",
+				"/d/e?f=1|User-Agent: android 14", "/a.jpg|Referer: http://evil.test/|User-Agent: iphone"}},
+		{"blog dates", "RedirectMatch 301 ^/blog/([0-9]{4})/([0-9]{2})/(.*)$ /articles/$3\nRedirectMatch 302 ^/(?i)old-(.*)$ /new-$1\nRedirect 301 /shop https://shop.example.test\n",
+			[]string{"/blog/2024/12/my-post", "/blog/2024/1/x", "/blog/2024/12/", "/old-a", "/OLD-B?x", "/shop", "/shop/cart?x=1", "/shopping"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			apacheRoundTripReport(t, func(dir, addr string) map[string]string {
+				return map[string]string{"httpd.conf": apacheConf(dir, addr, ""), "www/.htaccess": tc.htaccess}
+			}, []string{"/=www/.htaccess"}, hosts, tc.paths, nil, false, 4)
+		})
+	}
+}
