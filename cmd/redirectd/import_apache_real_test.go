@@ -84,13 +84,15 @@ func realApacheSite(t *testing.T, www string) {
 		list = append(list, p)
 	}
 	sort.Strings(list)
-	apacheRoundTripReport(t, func(dir, addr string) map[string]string {
-		out := map[string]string{"httpd.conf": apacheConf(dir, addr, "")}
+	// Over plain HTTP and TLS both: real sites send http to https first,
+	// and their other rules answer on https only.
+	apacheRoundTripEnv(t, func(e apacheEnv) map[string]string {
+		out := map[string]string{"httpd.conf": apacheConf(e.dir, e.addr, apacheVhostPair(e, "", ""))}
 		for k, v := range contents {
 			out[k] = v
 		}
 		return out
-	}, htaccess, []string{"example.test"}, list, nil, true, 3)
+	}, htaccess, []string{"example.test"}, list, nil, true, 3, true)
 }
 
 // samplePaths makes requests for each redirecting directive of a

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"crypto/tls"
 	"fmt"
 	"net"
 	"net/http"
@@ -57,13 +58,13 @@ DocumentRoot %[1]s/www
 }
 
 // runApache runs apache2 on conf in the foreground until the test ends.
-func runApache(t *testing.T, bin, dir, conf, addr string) {
+func runApache(t *testing.T, bin, dir, conf string, addrs ...string) {
 	t.Helper()
 	for d := dir; d != filepath.Dir(d) && strings.HasPrefix(d, os.TempDir()+string(filepath.Separator)); d = filepath.Dir(d) {
 		os.Chmod(d, 0o755)
 	}
 	stderr := startProcess(t, exec.Command(bin, "-f", conf, "-DFOREGROUND"))
-	waitListening(t, "apache2", stderr, addr)
+	waitListening(t, "apache2", stderr, addrs...)
 }
 
 var portInURL = regexp.MustCompile(`^(https?://[^/:]+):\d+`)
@@ -237,10 +238,36 @@ func apacheRoundTrip(t *testing.T, files func(dir, addr string) map[string]strin
 // answers, so that a fixture exercises the import.
 func apacheRoundTripReport(t *testing.T, files func(dir, addr string) map[string]string, htaccess, hosts, paths []string, known map[string]string, leftOut bool, share int) {
 	t.Helper()
+	apacheRoundTripEnv(t, func(e apacheEnv) map[string]string { return files(e.dir, e.addr) }, htaccess, hosts, paths, known, leftOut, share, false)
+}
+
+// apacheEnv is where a test Apache runs: its folder, its plain address
+// and, for a TLS test, its TLS address and a certificate for the test's
+// hosts.
+type apacheEnv struct {
+	dir, addr, tlsAddr, cert, key string
+}
+
+// apacheTLSConf is the TLS listener of a test Apache: mod_ssl loaded,
+// its port listening for https.
+func apacheTLSConf(e apacheEnv) string {
+	return fmt.Sprintf("LoadModule ssl_module /usr/lib/apache2/modules/mod_ssl.so\nListen %s https\n", e.tlsAddr)
+}
+
+// apacheRoundTripEnv is apacheRoundTripReport; with tls, Apache and
+// redirectd also listen on TLS (the certificate's files in e) and every
+// request is asked over both.
+func apacheRoundTripEnv(t *testing.T, files func(e apacheEnv) map[string]string, htaccess, hosts, paths []string, known map[string]string, leftOut bool, share int, tls bool) {
+	t.Helper()
 	bin := findApache(t)
 	dir := t.TempDir()
 	addr := testport.Free(t)
-	writeFiles(t, dir, files(dir, addr))
+	e := apacheEnv{dir: dir, addr: addr}
+	if tls {
+		e.tlsAddr = testport.Free(t)
+		e.cert, e.key = writeTestCert(t, dir, hosts...)
+	}
+	writeFiles(t, dir, files(e))
 	conf := filepath.Join(dir, "httpd.conf")
 	out := filepath.Join(dir, "out")
 	args := []string{"import", "apache", "-o", out}
@@ -253,41 +280,62 @@ func apacheRoundTripReport(t *testing.T, files func(dir, addr string) map[string
 	if code != 0 && !(leftOut && code == 1 && strings.Contains(stderr, "left out")) {
 		t.Fatalf("import: exit %d", code)
 	}
-	runApache(t, bin, dir, conf, addr)
-	srvAddr := serveImport(t, out)
-	redirects := 0
-	for _, host := range hosts {
-		for _, p := range paths {
-			base := "http://" + host + p
-			as, al := answerAny(t, addr, host, p, base)
-			rs, rl := answerAny(t, srvAddr, host, p, base)
-			if testing.Verbose() {
-				t.Logf("%s %s: %d %s", host, p, as, al)
-			}
-			if as >= 300 && as < 400 {
-				redirects++
-			}
-			differ := as != rs || sameAsClient(al) != sameAsClient(rl)
-			if why, ok := known[p]; ok {
-				if !differ {
-					t.Errorf("Host %s, %s: the known difference (%s) is gone: take it out of the test's list and config/apache/README.md", host, p, why)
+	if tls {
+		runApache(t, bin, dir, conf, addr, e.tlsAddr)
+	} else {
+		runApache(t, bin, dir, conf, addr)
+	}
+	srvAddr, srvTLS := serveImportTLS(t, out, e)
+	type front struct{ scheme, apache, redirectd string }
+	fronts := []front{{"http", addr, srvAddr}}
+	if tls {
+		fronts = append(fronts, front{"https", "tls://" + e.tlsAddr, "tls://" + srvTLS})
+	}
+	redirects, asked := 0, 0
+	for _, f := range fronts {
+		for _, host := range hosts {
+			for _, p := range paths {
+				asked++
+				base := f.scheme + "://" + host + p
+				as, al := answerAny(t, f.apache, host, p, base)
+				rs, rl := answerAny(t, f.redirectd, host, p, base)
+				if testing.Verbose() {
+					t.Logf("%s %s: %d %s", host, p, as, al)
 				}
-				continue
-			}
-			if differ {
-				t.Errorf("Host %s, %s: apache %d %q, redirectd %d %q", host, p, as, al, rs, rl)
+				if as >= 300 && as < 400 {
+					redirects++
+				}
+				differ := as != rs || sameAsClient(al) != sameAsClient(rl)
+				if why, ok := known[p]; ok {
+					if !differ {
+						t.Errorf("Host %s, %s: the known difference (%s) is gone: take it out of the test's list and config/apache/README.md", host, p, why)
+					}
+					continue
+				}
+				if differ {
+					t.Errorf("%s Host %s, %s: apache %d %q, redirectd %d %q", f.scheme, host, p, as, al, rs, rl)
+				}
 			}
 		}
 	}
-	t.Logf("%d requests compared, %d redirects", len(hosts)*len(paths), redirects)
-	if redirects < len(hosts)*len(paths)/share {
-		t.Errorf("apache redirected only %d of %d requests: the fixture does not exercise the import", redirects, len(hosts)*len(paths))
+	t.Logf("%d requests compared, %d redirects", asked, redirects)
+	if redirects < asked/share {
+		t.Errorf("apache redirected only %d of %d requests: the fixture does not exercise the import", redirects, asked)
 	}
 }
 
 // serveImport serves DIR/redirectd.toml with the real binary and
 // returns its address.
 func serveImport(t *testing.T, out string) string {
+	t.Helper()
+	addr, _ := serveImportTLS(t, out, apacheEnv{})
+	return addr
+}
+
+// serveImportTLS is serveImport; where e has a TLS address, redirectd
+// also listens on TLS with e's certificate, and its address is the
+// second result.
+func serveImportTLS(t *testing.T, out string, e apacheEnv) (string, string) {
 	t.Helper()
 	body, err := os.ReadFile(filepath.Join(out, "redirectd.toml"))
 	if err != nil {
@@ -296,19 +344,34 @@ func serveImport(t *testing.T, out string) string {
 	addr, admin := testport.Free(t), testport.Free(t)
 	served := filepath.Join(out, "served.toml")
 	body = []byte(strings.Replace(string(body), "[server]\n", fmt.Sprintf("[server]\nlisten = %q\n", addr), 1))
-	os.WriteFile(served, append([]byte(fmt.Sprintf("[admin]\nlisten = %q\n[access_log]\nenabled = false\n", admin)), body...), 0o644)
+	head := fmt.Sprintf("[admin]\nlisten = %q\n[access_log]\nenabled = false\n", admin)
+	tlsAddr := ""
+	if e.tlsAddr != "" {
+		tlsAddr = testport.Free(t)
+		head += fmt.Sprintf("[tls]\nlisten = %q\n[[tls.certificate]]\ncert = %q\nkey = %q\n", tlsAddr, e.cert, e.key)
+	}
+	os.WriteFile(served, append([]byte(head), body...), 0o644)
 	stderr := startProcess(t, exec.Command(buildBinary(t), "serve", "-config", served))
 	if _, _, err := firstAnswer(addr, "/", time.Now().Add(10*time.Second)); err != nil {
 		t.Fatalf("redirectd does not answer: %v\n%s", err, stderr.String())
 	}
-	return addr
+	if tlsAddr != "" {
+		waitListening(t, "redirectd's TLS listener", stderr, tlsAddr)
+	}
+	return addr, tlsAddr
 }
 
 // answerAny is answer, keeping 403 and 410 (mod_rewrite's [F] and [G],
 // mod_alias's gone); any other status that is not a redirect is 0.
 func answerAny(t *testing.T, addr, host, target, base string) (int, string) {
 	t.Helper()
-	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	var c net.Conn
+	var err error
+	if a, ok := strings.CutPrefix(addr, "tls://"); ok {
+		c, err = tls.DialWithDialer(&net.Dialer{Timeout: 2 * time.Second}, "tcp", a, &tls.Config{ServerName: host, InsecureSkipVerify: true})
+	} else {
+		c, err = net.DialTimeout("tcp", addr, 2*time.Second)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

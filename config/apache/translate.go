@@ -3,6 +3,7 @@ package apache
 import (
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -142,38 +143,74 @@ func Translate(conf []*Directive, ht []HTAccess) *Result {
 		t.fallbacks(s, mainErrors, nil, len(locs) > 0)
 		return t.res
 	}
-	ports := map[string]bool{}
+	tls := make([]bool, len(vhosts))
+	kinds := map[bool]bool{}
 	for i, v := range vhosts {
-		s := &Server{Source: v.Source(), Default: i == 0}
-		for _, a := range v.Args {
-			if _, p, ok := strings.Cut(a, ":"); ok {
-				ports[p] = true
-			}
-		}
+		tls[i] = vhostTLS(v)
+		kinds[tls[i]] = true
+	}
+	defaults := map[bool]bool{}
+	for i, v := range vhosts {
+		// Apache answers a host no virtual host names with the first
+		// one of the port the request came to.
+		s := &Server{Source: v.Source(), Default: !defaults[tls[i]]}
+		defaults[tls[i]] = true
 		t.scanOther(v.Block, false)
-		for _, d := range v.Block {
-			if (d.Is("ServerName") || d.Is("ServerAlias")) && !d.Section {
-				for _, a := range d.Args {
-					if d.Is("ServerName") {
-						a, _, _ = strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "http://"), "https://"), ":")
-					}
-					if !validHost(a) {
-						t.note(d, importer.Caveat, "%s %q is not a host name redirectd takes; not written", d.Name, a)
-						continue
-					}
-					s.Hosts = append(s.Hosts, hostName(a))
-				}
+		s.Hosts = t.vhostNames(v)
+		t.serverSteps(s, v.Block, mainRedirects, t.proxies(s, proxyPasses(v.Block), proxyPasses(main), proxyPreserve(v.Block, proxyPreserve(main, false)), htDirs))
+		if len(kinds) == 2 {
+			// Plain and TLS virtual hosts: each answers its own
+			// scheme's requests, as Apache picks by port first.
+			if len(s.Steps) > 0 {
+				scheme := map[bool]string{false: "http", true: "https"}[tls[i]]
+				s.Steps = append(append([]string{"if ($scheme = " + scheme + ") {"}, indent(s.Steps)...), "}")
+			}
+			if len(s.Proxies) > 0 {
+				t.note(v, importer.Caveat, "its ProxyPass locations answer on both plain and TLS ports")
 			}
 		}
-		t.serverSteps(s, v.Block, mainRedirects, t.proxies(s, proxyPasses(v.Block), proxyPasses(main), proxyPreserve(v.Block, proxyPreserve(main, false)), htDirs))
 		s.Locations = locs
 		t.fallbacks(s, errorDocs(v.Block), mainErrors, len(locs) > 0)
 		t.res.Servers = append(t.res.Servers, s)
 	}
-	if len(ports) > 1 {
-		t.note(vhosts[0], importer.Caveat, "virtual hosts on %d ports: each is answered on every port redirectd listens on", len(ports))
-	}
 	return t.res
+}
+
+// vhostTLS reports whether a virtual host serves TLS: port 443, or
+// SSLEngine on.
+func vhostTLS(v *Directive) bool {
+	for _, a := range v.Args {
+		if i := strings.LastIndexByte(a, ':'); i >= 0 && a[i+1:] == "443" {
+			return true
+		}
+	}
+	if d := lastDirective(v.Block, "SSLEngine"); d != nil && len(d.Args) == 1 {
+		return strings.EqualFold(d.Args[0], "on")
+	}
+	return false
+}
+
+// vhostNames reads a virtual host's ServerName and ServerAlias names.
+func (t *translator) vhostNames(v *Directive) []string {
+	var hosts []string
+	for _, d := range v.Block {
+		if (!d.Is("ServerName") && !d.Is("ServerAlias")) || d.Section {
+			continue
+		}
+		for _, a := range d.Args {
+			if d.Is("ServerName") {
+				a, _, _ = strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "http://"), "https://"), ":")
+			}
+			if !validHost(a) {
+				t.note(d, importer.Caveat, "%s %q is not a host name redirectd takes; not written", d.Name, a)
+				continue
+			}
+			if !slices.Contains(hosts, hostName(a)) {
+				hosts = append(hosts, hostName(a))
+			}
+		}
+	}
+	return hosts
 }
 
 // validHost reports whether a is a host name or an Apache wildcard of

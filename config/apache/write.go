@@ -32,12 +32,20 @@ func (res *Result) TOML(header string) string {
 			fmt.Fprintf(&b, "entries = %s\n", mapEntries(m.Entries))
 		}
 	}
+	defaultHost := ""
 	for _, s := range res.Servers {
 		hosts := make([]string, len(s.Hosts))
 		for i, h := range s.Hosts {
 			hosts[i] = importer.Quote(h)
 		}
-		if s.Default && len(hosts) > 0 {
+		// One default server: the plain port's first virtual host's
+		// name (the TLS port's first one is noted where it differs).
+		if s.Default && len(hosts) > 0 && defaultHost != "" {
+			if s.Hosts[0] != defaultHost {
+				fmt.Fprintf(&b, "\n# %s: Apache's default for its port too; redirectd has one default server, %s\n", s.Source, defaultHost)
+			}
+		} else if s.Default && len(hosts) > 0 {
+			defaultHost = s.Hosts[0]
 			fmt.Fprintf(&b, "\n# %s: the first virtual host answers the hosts no other names\n[[server_rewrite]]\nhost = %s\ndefault_server = true\n", s.Source, hosts[0])
 			if len(s.Steps) > 0 {
 				fmt.Fprintf(&b, "steps = %s\n", steps(s.Steps))
