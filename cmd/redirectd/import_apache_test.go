@@ -409,3 +409,19 @@ func TestImportApacheErrorDocument(t *testing.T) {
 		return map[string]string{"www/index.html": "home\n", "httpd.conf": apacheConf(dir, addr, "Redirect 301 /a /b\nErrorDocument 404 http://ex.test/missing?from=apache\nErrorDocument 500 /oops.html\n")}
 	}, nil, []string{"example.test", "other.test"}, paths, nil)
 }
+
+// TestImportApacheDirectory: <Directory> sections under the
+// DocumentRoot are per-directory configs, as a .htaccess is; where both
+// exist for one folder, the .htaccess's RewriteRules replace the
+// section's and its Redirects come first.
+func TestImportApacheDirectory(t *testing.T) {
+	paths := []string{"/d/x", "/d/x?q=1", "/d/y", "/d/r", "/d/r/s", "/d2/x", "/d2/z", "/d2/r", "/d2/h", "/d3/x", "/x"}
+	apacheRoundTrip(t, func(dir, addr string) map[string]string {
+		return map[string]string{
+			"httpd.conf": apacheConf(dir, addr, "<Directory "+dir+"/www/d>\n  RewriteEngine On\n  RewriteRule ^x$ /d-x [R=301,L]\n  Redirect 301 /d/r /d-r\n</Directory>\n"+
+				"<Directory "+dir+"/www/d2>\n  RewriteEngine On\n  RewriteRule ^x$ /from-section [R=301,L]\n  Redirect 301 /d2/r /section-r\n  Redirect 301 /d2/h /section-h\n</Directory>\n"),
+			"www/d/.keep":      "",
+			"www/d2/.htaccess": "RewriteEngine On\nRewriteRule ^z$ /from-htaccess [R=302,L]\nRedirect 302 /d2/h /htaccess-h\n",
+		}
+	}, []string{"/d2=www/d2/.htaccess"}, []string{"example.test"}, paths, nil)
+}

@@ -20,6 +20,7 @@ func FuzzImport(f *testing.F) {
 	f.Add("RewriteEngine on\nRewriteCond %{REQUEST_METHOD} =POST [OR]\nRewriteCond %{HTTP:X-A} !b [NC]\nRewriteRule ^(a|^b)$ /c [E=x:1,END]\nRewriteCond %{ENV:x} =1\nRewriteRule . /z [R]")
 	f.Add("Redirect gone /g\nRedirect seeother /s /t\nRedirect 399 /q /r\nRedirectTemp /t\nRewriteEngine on\nRewriteRule \"a b\" '${m:$1|x}' [R]\n<Directory /x>\nRedirect /a /b\n</Directory>")
 	f.Add("ProxyPreserveHost On\nProxyPass /app/ http://127.0.0.1:8080/v1/ retry=0\nProxyPass /x !\nErrorDocument 404 http://e.test/nf\n<VirtualHost *:80>\nServerName a\nProxyPass / https://b/\nErrorDocument 410 /gone.html\n</VirtualHost>")
+	f.Add("ProxyPass /a/ http://h:99999/b/\nProxyPass /c/ http://[::1]:8080/d/\nProxyPass / http://*/\n<Directory /srv/www/d>\nRewriteEngine on\nRewriteRule ^x$ /y [R]\n</Directory>\nDocumentRoot /srv/www")
 	f.Fuzz(func(t *testing.T, text string) {
 		if len(text) > 4096 {
 			return

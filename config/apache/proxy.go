@@ -2,6 +2,7 @@ package apache
 
 import (
 	"fmt"
+	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -48,7 +49,7 @@ func (t *translator) proxies(s *Server, own, inherited []*Directive, preserve bo
 		}
 		u, err := url.Parse(target)
 		switch {
-		case !strings.HasPrefix(p, "/") || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.User != nil:
+		case !strings.HasPrefix(p, "/") || err != nil || (u.Scheme != "http" && u.Scheme != "https") || !backendHost(u.Hostname()) || !validPort(u.Port()) || u.RawQuery != "" || u.User != nil || u.Fragment != "":
 			t.note(d, importer.LeftOut, "ProxyPass %s %s: only a path to an http:// or https:// URL without a query is translated; left out", p, target)
 			continue
 		case u.Path == "" || strings.HasSuffix(p, "/") != strings.HasSuffix(u.Path, "/"):
@@ -68,6 +69,24 @@ func (t *translator) proxies(s *Server, own, inherited []*Directive, preserve bo
 			"if ($uri ~ "+quoteArg("^"+quoteMeta(mergeSlashes(p)))+") { break; }")
 	}
 	return steps
+}
+
+// backendHost reports whether h names a backend: an IP address or a
+// host name.
+func backendHost(h string) bool {
+	if net.ParseIP(h) != nil {
+		return true
+	}
+	return validHost(h) && !strings.ContainsAny(h, "*?_")
+}
+
+// validPort reports whether p is empty or a port from 1 to 65535.
+func validPort(p string) bool {
+	if p == "" {
+		return true
+	}
+	n, err := strconv.Atoi(p)
+	return err == nil && n > 0 && n < 65536
 }
 
 // group returns the upstream group of a backend, one per backend and

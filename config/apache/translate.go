@@ -115,18 +115,22 @@ func Translate(conf []*Directive, ht []HTAccess) *Result {
 		}
 		main = append(main, d)
 	}
-	mainRedirects := t.scanOther(main, true)
-	mainErrors := errorDocs(main)
 	for _, d := range main {
 		if d.Is("DocumentRoot") && len(d.Args) == 1 {
 			t.docRoot = d.Args[0]
 		}
 	}
-	var locs []*Location
 	for i := range ht {
 		ht[i].Dirs = flatten(ht[i].Dirs)
 		ht[i].Dir = dirPath(ht[i].Dir)
 	}
+	main, ht = t.directories(main, ht)
+	for _, v := range vhosts {
+		v.Block, ht = t.directories(v.Block, ht)
+	}
+	mainRedirects := t.scanOther(main, true)
+	mainErrors := errorDocs(main)
+	var locs []*Location
 	htDirs := map[string]bool{}
 	for _, h := range ht {
 		htDirs[h.Dir] = true
@@ -174,6 +178,62 @@ func Translate(conf []*Directive, ht []HTAccess) *Result {
 		t.res.Servers = append(t.res.Servers, s)
 	}
 	return t.res
+}
+
+// directories takes the <Directory> sections of dirs under the main
+// server's DocumentRoot out of them, as the per-directory configs they
+// are: the same as a .htaccess of that directory, which Apache reads
+// after them (its RewriteRules, where it has any, replace the
+// section's; its Redirects come first).
+func (t *translator) directories(dirs []*Directive, ht []HTAccess) ([]*Directive, []HTAccess) {
+	var kept []*Directive
+	for _, d := range dirs {
+		dir, ok := t.urlDir(d)
+		if !ok || !hasDeciding(d.Block) {
+			kept = append(kept, d)
+			continue
+		}
+		i := slices.IndexFunc(ht, func(h HTAccess) bool { return h.Dir == dir })
+		if i < 0 {
+			ht = append(ht, HTAccess{Dir: dir, File: d.Source(), Dirs: d.Block})
+			continue
+		}
+		merged := append([]*Directive{}, ht[i].Dirs...)
+		if !hasRewrite(ht[i].Dirs) {
+			merged = append(merged, rewriteOnly(d.Block)...)
+		}
+		for _, x := range d.Block {
+			if !x.Section && !strings.HasPrefix(strings.ToLower(x.Name), "rewrite") {
+				merged = append(merged, x)
+			}
+		}
+		ht[i].Dirs = merged
+	}
+	return kept, ht
+}
+
+func rewriteOnly(dirs []*Directive) []*Directive {
+	var out []*Directive
+	for _, d := range dirs {
+		if !d.Section && strings.HasPrefix(strings.ToLower(d.Name), "rewrite") {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// urlDir returns the URL path of a <Directory> section's folder under
+// the DocumentRoot.
+func (t *translator) urlDir(d *Directive) (string, bool) {
+	if !d.Section || !d.Is("Directory") || len(d.Args) != 1 || t.docRoot == "" || strings.ContainsAny(d.Args[0], "*?[~") {
+		return "", false
+	}
+	root := strings.TrimSuffix(path.Clean(t.docRoot), "/")
+	p := path.Clean(d.Args[0])
+	if p != root && !strings.HasPrefix(p, root+"/") {
+		return "", false
+	}
+	return dirPath(strings.TrimPrefix(p, root)), true
 }
 
 // vhostTLS reports whether a virtual host serves TLS: port 443, or
