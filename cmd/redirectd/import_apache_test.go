@@ -280,6 +280,9 @@ func apacheRoundTripEnv(t *testing.T, files func(e apacheEnv) map[string]string,
 	if code != 0 && !(leftOut && code == 1 && strings.Contains(stderr, "left out")) {
 		t.Fatalf("import: exit %d", code)
 	}
+	if strings.Contains(stderr, "not load") {
+		t.Errorf("the import wrote steps that do not load (a bug of the import):\n%s", stderr)
+	}
 	if tls {
 		runApache(t, bin, dir, conf, addr, e.tlsAddr)
 	} else {
@@ -424,4 +427,33 @@ func TestImportApacheDirectory(t *testing.T) {
 			"www/d2/.htaccess": "RewriteEngine On\nRewriteRule ^z$ /from-htaccess [R=302,L]\nRedirect 302 /d2/h /htaccess-h\n",
 		}
 	}, []string{"/d2=www/d2/.htaccess"}, []string{"example.test"}, paths, nil)
+}
+
+// TestImportApacheRedirectRun: a long run of Redirect lines is one map
+// and a walk up the path's segments; the answers must be Apache's,
+// whose first covering line wins: a later, deeper line under an earlier
+// one never answers; a path with a trailing slash covers only below it.
+func TestImportApacheRedirectRun(t *testing.T) {
+	var lines strings.Builder
+	var paths []string
+	codes := []string{"301", "302", "permanent", "temp", "seeother", "307", "308"}
+	for i := range 30 {
+		fmt.Fprintf(&lines, "Redirect %s /run/p%d /to/%d\n", codes[i%len(codes)], i, i)
+		paths = append(paths, fmt.Sprintf("/run/p%d", i))
+	}
+	lines.WriteString("Redirect 301 /run/p3/deeper /never\nRedirect 301 /run/dir/ https://ex.test/dir-new/\nRedirect 301 /run/dir /dir-exact\n" +
+		"Redirect 301 /run/a/b/c/d /deep\nRedirect 302 /run /catch-all\nRedirectPermanent /run2/x/ /x2/\nRedirectTemp /run2/y http://ex.test/y\n")
+	paths = append(paths, "/run/p3/deeper", "/run/p3/deeper/x", "/run/dir/", "/run/dir/a?b=c", "/run/dir", "/run/dirx", "/run/a/b/c/d", "/run/a/b/c/d/e/f/g/h/i/j?k",
+		"/run/a/b/c", "/run", "/run/", "/run/zzz", "/runx", "/run2/x", "/run2/x/", "/run2/x/y/z", "/run2/y/", "/run2/y?q=1", "//run//p1//x", "/RUN/p1",
+		"/run/p1%20x/y", "/run/p2/caf%C3%A9", "/run/p4/a+b", "/run/./p5/../p6")
+	var variants []string
+	for _, p := range paths {
+		variants = append(variants, p)
+		if !strings.ContainsAny(p, "?%") {
+			variants = append(variants, p+"/", p+"/x?q=1")
+		}
+	}
+	apacheRoundTrip(t, func(dir, addr string) map[string]string {
+		return map[string]string{"httpd.conf": apacheConf(dir, addr, lines.String()), "www/.htaccess": lines.String()}
+	}, []string{"/=www/.htaccess"}, []string{"example.test"}, variants, nil)
 }

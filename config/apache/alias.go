@@ -45,6 +45,25 @@ func aliasStatus(a string) (int, bool) {
 // searched in the decoded path and its groups fill the URL.
 func (t *translator) aliasSteps(ds []*Directive) []string {
 	var out []string
+	for i := 0; i < len(ds); {
+		// A long run of plain Redirects is one map lookup per
+		// segment of the path rather than a regex per line.
+		if n := batchable(ds[i:]); n >= minBatch {
+			if steps, ok := t.batch(ds[i : i+n]); ok {
+				out = append(out, steps...)
+				i += n
+				continue
+			}
+		}
+		out = append(out, t.aliasStepsEach(ds[i:i+1])...)
+		i++
+	}
+	return out
+}
+
+// aliasStepsEach writes each redirect as steps of its own.
+func (t *translator) aliasStepsEach(ds []*Directive) []string {
+	var out []string
 	for _, d := range ds {
 		args := d.Args
 		status := 302

@@ -217,10 +217,14 @@ func compiles(inits, lines []string, maps []*LocMap) error {
 	if !utf8.ValidString(src) {
 		return fmt.Errorf("it holds bytes that are not UTF-8")
 	}
-	spec := rewrite.Spec{Steps: []rewrite.Text{{Src: src, Line: 1}}}
+	var decl strings.Builder
+	spec := rewrite.Spec{}
 	for _, m := range maps {
+		// Every server's steps declare the key (declareMapKeys).
+		decl.WriteString("set $" + m.Key + " \"\";\n")
 		spec.Maps = append(spec.Maps, rewrite.MapSpec{Source: "$" + m.Key, Variable: m.Variable, Entries: "volatile;"})
 	}
+	spec.Steps = []rewrite.Text{{Src: decl.String() + src, Line: 1}}
 	_, err := rewrite.Compile(spec)
 	return err
 }
