@@ -32,12 +32,25 @@ func importApache(args []string, _, stderr io.Writer) int {
 		hts = append(hts, apache.HTAccess{Dir: dir, File: file})
 		return nil
 	})
+	var trees []string
+	flags.Func("htaccess-tree", "read every .htaccess under `dir`, the DocumentRoot: dir/blog/.htaccess applies to /blog (repeatable)", func(dir string) error {
+		trees = append(trees, dir)
+		return nil
+	})
 	names, err := parseArgs(flags, args)
 	if err != nil {
 		return parseExit(err)
 	}
+	for _, dir := range trees {
+		found, err := apache.FindHTAccess(dir)
+		if err != nil {
+			fmt.Fprintf(stderr, "redirectd import apache: %v\n", err)
+			return 1
+		}
+		hts = append(hts, found...)
+	}
 	if len(names) == 0 && len(hts) == 0 {
-		fmt.Fprintln(stderr, "redirectd import apache: give the Apache config file(s), such as /etc/apache2/apache2.conf, or -htaccess /=FILE")
+		fmt.Fprintln(stderr, "redirectd import apache: give the Apache config file(s), such as /etc/apache2/apache2.conf, -htaccess /=FILE or -htaccess-tree DOCROOT")
 		return 2
 	}
 	target := filepath.Join(*out, apache.ConfigName)

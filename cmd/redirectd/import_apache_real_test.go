@@ -61,7 +61,6 @@ func realApacheSite(t *testing.T, www string) {
 	}
 	sort.Strings(dirs)
 	paths := map[string]bool{}
-	var htaccess []string
 	contents := map[string]string{}
 	for _, d := range dirs {
 		b, err := os.ReadFile(found[d])
@@ -70,7 +69,6 @@ func realApacheSite(t *testing.T, www string) {
 		}
 		rel := filepath.Join("www", filepath.FromSlash(strings.TrimPrefix(d, "/")), ".htaccess")
 		contents[rel] = string(b)
-		htaccess = append(htaccess, d+"="+rel)
 		parsed, err := apache.Parse(found[d], b)
 		if err != nil {
 			t.Fatal(err)
@@ -92,7 +90,7 @@ func realApacheSite(t *testing.T, www string) {
 			out[k] = v
 		}
 		return out
-	}, htaccess, []string{"example.test"}, list, nil, true, 3, true)
+	}, []string{"tree=www"}, []string{"example.test"}, list, nil, true, 3, true)
 }
 
 // samplePaths makes requests for each redirecting directive of a

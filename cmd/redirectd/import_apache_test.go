@@ -221,7 +221,8 @@ func TestImportApacheVirtualHosts(t *testing.T) {
 
 // apacheRoundTrip writes the files files gives for a test folder and
 // address, runs apache2 on its httpd.conf, imports it with the
-// .htaccess files named (URLDIR=FILE, FILE in the folder), serves the
+// .htaccess files named (URLDIR=FILE, FILE in the folder; tree=DIR for
+// -htaccess-tree), serves the
 // import, and compares every host and path; known are the paths
 // answered differently, each with its reason.
 func apacheRoundTrip(t *testing.T, files func(dir, addr string) map[string]string, htaccess, hosts, paths []string, known map[string]string) {
@@ -273,6 +274,10 @@ func apacheRoundTripEnv(t *testing.T, files func(e apacheEnv) map[string]string,
 	args := []string{"import", "apache", "-o", out}
 	for _, h := range htaccess {
 		url, file, _ := strings.Cut(h, "=")
+		if url == "tree" {
+			args = append(args, "-htaccess-tree", filepath.Join(dir, file))
+			continue
+		}
 		args = append(args, "-htaccess", url+"="+filepath.Join(dir, file))
 	}
 	code, _, stderr := runCmd(append(args, conf)...)
