@@ -38,6 +38,8 @@ func FindHTAccess(root string) ([]HTAccess, error) {
 	if err != nil {
 		return nil, err
 	}
-	sort.Slice(out, func(i, j int) bool { return len(out[i].Dir) < len(out[j].Dir) || len(out[i].Dir) == len(out[j].Dir) && out[i].Dir < out[j].Dir })
+	sort.Slice(out, func(i, j int) bool {
+		return len(out[i].Dir) < len(out[j].Dir) || len(out[i].Dir) == len(out[j].Dir) && out[i].Dir < out[j].Dir
+	})
 	return out, nil
 }
