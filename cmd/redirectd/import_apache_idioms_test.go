@@ -31,6 +31,8 @@ func TestImportApacheIdioms(t *testing.T) {
 			"RewriteCond %{HTTP_REFERER} !^$\nRewriteCond %{HTTP_REFERER} !^https?://(www\\.)?example\\.test [NC]\nRewriteRule \\.(jpg|png)$ - [F,NC]\n",
 			[]string{"/a.jpg", "/b.PNG", "/c", "/a.jpg|Referer: http://evil.test/x", "/b.PNG|Referer: https://www.example.test/p", "/c|User-Agent: Mozilla (iPhone)",
 				"/d/e?f=1|User-Agent: android 14", "/a.jpg|Referer: http://evil.test/|User-Agent: iphone"}},
+		{"loop guard", "RewriteEngine On\nRewriteCond %{ENV:REDIRECT_STATUS} ^$\nRewriteRule ^old/(.*)$ /new/$1 [R=301,L]\n",
+			[]string{"/old/a", "/old/a?b=c", "/old", "/new/a"}},
 		{"blog dates", "RedirectMatch 301 ^/blog/([0-9]{4})/([0-9]{2})/(.*)$ /articles/$3\nRedirectMatch 302 ^/(?i)old-(.*)$ /new-$1\nRedirect 301 /shop https://shop.example.test\n",
 			[]string{"/blog/2024/12/my-post", "/blog/2024/1/x", "/blog/2024/12/", "/old-a", "/OLD-B?x", "/shop", "/shop/cart?x=1", "/shopping"}},
 	}

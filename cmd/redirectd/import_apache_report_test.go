@@ -24,6 +24,8 @@ ProxyPass /api http://127.0.0.1:9001/
 Redirect /old /new
 </Location>
 Redirect 301 /kept /k
+RewriteCond expr "%{HTTP_HOST} == 'a.test'"
+RewriteRule ^/expr$ /e [R]
 `,
 		"wp.htaccess": `RewriteEngine On
 RewriteBase /
@@ -46,6 +48,7 @@ Redirect 301 /old-post /new-post
 		"httpd.conf:7: ProxyPass /api http://127.0.0.1:9001/: the path and the URL's path must both end in '/' or neither",
 		"httpd.conf:8: <Location /old> holds redirects or rewrites; left out",
 		"1  Redirect",
+		"httpd.conf:13: RewriteCond expr (an ap_expr) is not translated",
 	} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("the report lacks %q:\n%s", want, stderr)

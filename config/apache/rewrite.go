@@ -46,6 +46,7 @@ type rwCtx struct {
 	// action; wantR the rule's groups they read.
 	pre   []string
 	wantR [10]bool
+	cur   *Directive // the rule being written, for its notes
 }
 
 func (c *rwCtx) init(line string) {

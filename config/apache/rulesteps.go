@@ -23,6 +23,7 @@ import (
 // saved as each condition matches. internal says the rule rewrites the
 // URI without ending the context's rules.
 func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
+	c.cur = r.d
 	if err := refused(r); err != nil {
 		return nil, false, err
 	}
@@ -305,6 +306,9 @@ func (c *rwCtx) cond(cd cond) (head []string, test string, err error) {
 	case strings.HasPrefix(p, "-"), strings.HasPrefix(p, "<"), strings.HasPrefix(p, ">"):
 		return nil, "", fmt.Errorf("RewriteCond at %s: the comparison %q is not translated; its rule is left out", cd.d.Source(), p)
 	}
+	if cd.test == "expr" {
+		return nil, "", fmt.Errorf("RewriteCond expr (an ap_expr) is not translated; its rule is left out")
+	}
 	left, err := c.expand(cd.test, false)
 	if err != nil {
 		return nil, "", err
@@ -372,7 +376,7 @@ func (c *rwCtx) variable(name string) (string, error) {
 		return "a_https", nil
 	case name == "THE_REQUEST":
 		c.init(`set $a_the_request "$request_method $request_uri HTTP/1.1";`)
-		c.t.note(nil, importer.Caveat, "%%{THE_REQUEST} is read as \"METHOD TARGET HTTP/1.1\": the protocol the client named is not known to the steps")
+		c.t.note(c.cur, importer.Caveat, "%%{THE_REQUEST} is read as \"METHOD TARGET HTTP/1.1\": the protocol the client named is not known to the steps")
 		return "a_the_request", nil
 	case strings.HasPrefix(name, "HTTP:"):
 		return "http_" + varSafe(name[5:]), nil
@@ -381,7 +385,10 @@ func (c *rwCtx) variable(name string) (string, error) {
 	case strings.HasPrefix(name, "ENV:"):
 		v := "a_env_" + varSafe(name[4:])
 		if !c.seen["set $"+v+` "";`] {
-			return "", fmt.Errorf("%%{%s}: an environment variable no earlier rule sets; left out", name)
+			// Set by Apache or a module (REDIRECT_STATUS after an
+			// internal redirect, SetEnvIf), not by the rules.
+			c.init("set $" + v + ` "";`)
+			c.t.note(c.cur, importer.Caveat, "%%{%s} is read as empty: no rule before it sets it, and the steps do not know what Apache or its modules set", name)
 		}
 		return v, nil
 	case (name == "REQUEST_FILENAME" || name == "SCRIPT_FILENAME") && c.dir == "":
