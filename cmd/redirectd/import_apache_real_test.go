@@ -90,7 +90,7 @@ func realApacheSite(t *testing.T, www string) {
 			out[k] = v
 		}
 		return out
-	}, []string{"tree=www"}, []string{"example.test"}, list, nil, true, 3, true)
+	}, []string{"tree=www"}, []string{"example.test", "www.example.test"}, list, nil, true, 3, true)
 }
 
 // samplePaths makes requests for each redirecting directive of a
@@ -98,6 +98,8 @@ func realApacheSite(t *testing.T, www string) {
 // matches, then variants of it.
 func samplePaths(dirs []*apache.Directive, dir string) []string {
 	var out []string
+	var query string  // what the pending conditions ask of the query
+	var uris []string // and of the path
 	add := func(p string) {
 		if !strings.HasPrefix(p, "/") {
 			return
@@ -126,6 +128,23 @@ func samplePaths(dirs []*apache.Directive, dir string) []string {
 					s = strings.TrimSuffix(dir, "/") + "/" + s
 				}
 				add(s)
+				// With the query its conditions ask for, where they do.
+				if query != "" {
+					out = append(out, clientTarget(s)+"?"+query)
+				}
+				for _, u := range uris {
+					add(u)
+				}
+			}
+			query, uris = "", nil
+		case "rewritecond":
+			if len(args) >= 2 && !strings.HasPrefix(args[1], "!") {
+				switch args[0] {
+				case "%{QUERY_STRING}":
+					query = clientTarget(strings.TrimPrefix(regexSample(args[1]), "?"))
+				case "%{REQUEST_URI}":
+					uris = append(uris, regexSample(args[1]))
+				}
 			}
 		}
 	}
