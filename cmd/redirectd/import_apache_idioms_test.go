@@ -31,6 +31,9 @@ func TestImportApacheIdioms(t *testing.T) {
 			"RewriteCond %{HTTP_REFERER} !^$\nRewriteCond %{HTTP_REFERER} !^https?://(www\\.)?example\\.test [NC]\nRewriteRule \\.(jpg|png)$ - [F,NC]\n",
 			[]string{"/a.jpg", "/b.PNG", "/c", "/a.jpg|Referer: http://evil.test/x", "/b.PNG|Referer: https://www.example.test/p", "/c|User-Agent: Mozilla (iPhone)",
 				"/d/e?f=1|User-Agent: android 14", "/a.jpg|Referer: http://evil.test/|User-Agent: iphone"}},
+		{"if sections", "<If \"%{HTTP_HOST} == 'www.example.test'\">\n    Redirect 301 / https://example.test/\n</If>\n" +
+			"<If \"%{REQUEST_URI} =~ m#^/legacy/#\">\n    Redirect 302 /legacy http://ex.test/legacy\n</If>\n<If \"%{HTTPS} != 'on'\">\n    Redirect 301 /insecure https://example.test/secure\n</If>\nRedirect 301 /always /here\nRedirect 301 /legacy/x /from-base\n",
+			[]string{"/", "/a?b", "/legacy/x", "/legacy", "/legacy/y/z", "/always", "/insecure/q"}},
 		{"loop guard", "RewriteEngine On\nRewriteCond %{ENV:REDIRECT_STATUS} ^$\nRewriteRule ^old/(.*)$ /new/$1 [R=301,L]\n",
 			[]string{"/old/a", "/old/a?b=c", "/old", "/new/a"}},
 		{"blog dates", "RedirectMatch 301 ^/blog/([0-9]{4})/([0-9]{2})/(.*)$ /articles/$3\nRedirectMatch 302 ^/(?i)old-(.*)$ /new-$1\nRedirect 301 /shop https://shop.example.test\n",

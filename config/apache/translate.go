@@ -346,7 +346,7 @@ func (t *translator) serverSteps(s *Server, dirs []*Directive, inherited []*Dire
 		}
 	}
 	redirects = append(redirects, inherited...)
-	al := append(proxy, t.aliasSteps(redirects)...)
+	al := append(append(proxy, t.ifSteps(dirs)...), t.aliasSteps(redirects)...)
 	if len(rw.steps)+len(al) == 0 {
 		return
 	}
@@ -404,7 +404,7 @@ func (t *translator) htaccess(h HTAccess, parents []HTAccess) *Location {
 			}
 		}
 	}
-	al := t.aliasSteps(redirects)
+	al := append(t.ifSteps(h.Dirs), t.aliasSteps(redirects)...)
 	l := &Location{Source: h.File, Path: dir}
 	if len(rw.steps)+len(al) > 0 {
 		l.Steps = append(l.Steps, `if ($request_uri ~* "^[^?]*%2f") { return 404; }`)
@@ -486,7 +486,7 @@ func (t *translator) scanOther(dirs []*Directive, main bool) []*Directive {
 	var redirects []*Directive
 	for _, d := range dirs {
 		if d.Section {
-			if !d.Is("VirtualHost") && hasDeciding(d.Block) {
+			if !d.Is("VirtualHost") && !d.Is("If") && hasDeciding(d.Block) {
 				t.note(d, importer.LeftOut, "<%s %s> holds redirects or rewrites; left out: only server context and .htaccess files are translated", d.Name, strings.Join(d.Args, " "))
 			}
 			continue
