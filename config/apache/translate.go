@@ -80,7 +80,14 @@ type translator struct {
 	docRoot string // the main server's DocumentRoot, "" if none
 	maps    map[string]*rwMap
 	counted map[*Directive]bool
+	// encodedSlash404 is AllowEncodedSlashes Off, Apache's default:
+	// a path holding %2F is answered 404 before any module reads it.
+	encodedSlash404 bool
 }
+
+// encodedSlashStep answers 404 to a path holding %2F, as Apache does
+// under AllowEncodedSlashes Off, where nginx's $uri would decode it.
+const encodedSlashStep = `if ($request_uri ~* "^[^?]*%2f") { return 404; }`
 
 func (t *translator) note(d *Directive, kind, format string, args ...any) {
 	n := Note{Kind: kind, Msg: fmt.Sprintf(format, args...)}
@@ -115,9 +122,14 @@ func Translate(conf []*Directive, ht []HTAccess) *Result {
 		}
 		main = append(main, d)
 	}
+	t.encodedSlash404 = true
 	for _, d := range main {
 		if d.Is("DocumentRoot") && len(d.Args) == 1 {
 			t.docRoot = d.Args[0]
+		}
+		if d.Is("AllowEncodedSlashes") && len(d.Args) == 1 && !strings.EqualFold(d.Args[0], "off") {
+			t.encodedSlash404 = false
+			t.note(d, importer.Caveat, "AllowEncodedSlashes %s: redirectd decodes %%2F in the path as nginx does (a '/')", d.Args[0])
 		}
 	}
 	for i := range ht {
@@ -161,6 +173,9 @@ func Translate(conf []*Directive, ht []HTAccess) *Result {
 		defaults[tls[i]] = true
 		t.scanOther(v.Block, false)
 		s.Hosts = t.vhostNames(v)
+		if len(s.Hosts) == 0 && len(vhosts) > 1 {
+			t.note(v, importer.Caveat, "a virtual host without ServerName: its steps are written for every host")
+		}
 		t.serverSteps(s, v.Block, mainRedirects, t.proxies(s, proxyPasses(v.Block), proxyPasses(main), proxyPreserve(v.Block, proxyPreserve(main, false)), htDirs))
 		if len(kinds) == 2 {
 			// Plain and TLS virtual hosts: each answers its own
@@ -352,7 +367,9 @@ func (t *translator) serverSteps(s *Server, dirs []*Directive, inherited []*Dire
 	}
 	// Apache answers 404 to an encoded slash (AllowEncodedSlashes Off)
 	// before any module reads the path; nginx's $uri would decode it.
-	s.Steps = append(s.Steps, `if ($request_uri ~* "^[^?]*%2f") { return 404; }`)
+	if t.encodedSlash404 {
+		s.Steps = append(s.Steps, encodedSlashStep)
+	}
 	s.Steps = append(s.Steps, rw.steps...)
 	if len(al) > 0 && rw.internal {
 		// An internal rewrite in server context makes mod_rewrite's
@@ -407,7 +424,9 @@ func (t *translator) htaccess(h HTAccess, parents []HTAccess) *Location {
 	al := append(t.ifSteps(h.Dirs), t.aliasSteps(redirects)...)
 	l := &Location{Source: h.File, Path: dir}
 	if len(rw.steps)+len(al) > 0 {
-		l.Steps = append(l.Steps, `if ($request_uri ~* "^[^?]*%2f") { return 404; }`)
+		if t.encodedSlash404 {
+			l.Steps = append(l.Steps, encodedSlashStep)
+		}
 	}
 	l.Steps = append(append(l.Steps, rw.steps...), al...)
 	return l
