@@ -447,8 +447,8 @@ func TestImportApacheRedirectRun(t *testing.T) {
 		paths = append(paths, fmt.Sprintf("/run/p%d", i))
 	}
 	lines.WriteString("Redirect 301 /run/p3/deeper /never\nRedirect 301 /run/dir/ https://ex.test/dir-new/\nRedirect 301 /run/dir /dir-exact\n" +
-		"Redirect 301 /run/a/b/c/d /deep\nRedirect 302 /run /catch-all\nRedirectPermanent /run2/x/ /x2/\nRedirectTemp /run2/y http://ex.test/y\n")
-	paths = append(paths, "/run/p3/deeper", "/run/p3/deeper/x", "/run/dir/", "/run/dir/a?b=c", "/run/dir", "/run/dirx", "/run/a/b/c/d", "/run/a/b/c/d/e/f/g/h/i/j?k",
+		"Redirect 301 /run/a/b/c/d /deep\nRedirect 301 /run/sl/ /slash\nRedirect 302 /run /catch-all\nRedirectPermanent /run2/x/ /x2/\nRedirectTemp /run2/y http://ex.test/y\n")
+	paths = append(paths, "/run/sl/d", "/run/sl/", "/run/sl", "/run/p3/deeper", "/run/p3/deeper/x", "/run/dir/", "/run/dir/a?b=c", "/run/dir", "/run/dirx", "/run/a/b/c/d", "/run/a/b/c/d/e/f/g/h/i/j?k",
 		"/run/a/b/c", "/run", "/run/", "/run/zzz", "/runx", "/run2/x", "/run2/x/", "/run2/x/y/z", "/run2/y/", "/run2/y?q=1", "//run//p1//x", "/RUN/p1",
 		"/run/p1%20x/y", "/run/p2/caf%C3%A9", "/run/p4/a+b", "/run/./p5/../p6")
 	var variants []string
