@@ -109,6 +109,9 @@ RewriteRule ^/chain$ - [C]
 RewriteRule ^(.*)$ /chained [R=301,L]
 RewriteRule ^/alpha/(.*)$ /beta/$1
 RewriteRule ^/beta/(.*)$ /gamma/$1 [R=301,L]
+RewriteRule ^/pt/(.*)$ /red/$1 [PT]
+RewriteRule ^/pt/(.*)$ /never/$1 [R=301]
+RewriteRule ^/co/(.*)$ /cookie/$1 [R=302,CO=seen:1:example.test]
 RewriteRule ^/env$ - [E=moved:yes]
 RewriteCond %{ENV:moved} =yes
 RewriteRule ^/env$ /env-target [R=301,L]
@@ -156,6 +159,7 @@ Redirect 302 /sub/away http://ex.test/away
 		"/old/a%3Fb", "/old/a%25b", "/old/a%23b", "/old/%7Euser", "/old/a%2fb", "/old/./x", "/old/y/../x", "/old/a;b", "/old/a[1]",
 		"/red/a%3Fb", "/red/a%25b", "/red/caf%C3%A9", "/rm/caf%C3%A9.html", "/rm/a%25b.html", "/ht/a%20b", "/ht/a%25b",
 		"/moved/old-a", "/moved/OLD-A", "/moved/Old-B", "/moved/old-b", "/moved/none", "/moved/page-7.html", "/moved/page-29.html?x=1",
+		"/pt/a", "/pt/a/b?x=1", "/co/c", "/co/c?d=e",
 		"/sub2/x", "/sub2/x/y", "/sub2/parent", "/sub2/rw", "/sub3/y", "/sub3/rw", "/sub3/parent",
 		"/pick?k=k1", "/pick?k=K1", "/pick?k=K2", "/pick?k=zz",
 		"/qsa/a?x=%20", "/qsd/a%20b?x=1", "/see?a=%20", "/t307/a%20b", "/old/a?x=%20&y=%2F"},

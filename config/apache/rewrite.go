@@ -176,7 +176,7 @@ func (c *rwCtx) writeRules(rules []rule) rwResult {
 			lines = setOnSuccess(lines, "set $"+v+" 0;")
 			after = append(after, v)
 		}
-		if r.subst == "-" && (r.has("L") || r.has("END")) && len(lines) > 0 {
+		if (r.subst == "-" && (r.has("L") || r.has("END")) || r.has("PT") && c.dir == "") && len(lines) > 0 {
 			c.init("set $a_stop 0;")
 			lines = setOnSuccess(lines, "set $a_stop 1;")
 			after = append(after, "a_stop")

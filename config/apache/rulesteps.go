@@ -27,6 +27,9 @@ func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
 	if err := refused(r); err != nil {
 		return nil, false, err
 	}
+	if r.has("CO") {
+		c.t.note(r.d, importer.Caveat, "[CO=%s]: the cookie is not set; the rule's answer is", r.flags["CO"])
+	}
 	re, err := c.pattern(r.pattern)
 	if err != nil {
 		return nil, false, err
@@ -72,7 +75,7 @@ func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
 			head = append(head, fmt.Sprintf("set $%s $%d;", v, n))
 		}
 	}
-	if len(r.conds) == 0 && len(head) == 0 && len(body) == len(action)+1 && !r.neg && !r.has("S") && !r.has("C") && !internal && len(action) == 1 && strings.HasPrefix(action[0], "rewrite ") {
+	if len(r.conds) == 0 && len(head) == 0 && len(body) == len(action)+1 && !r.neg && !r.has("S") && !r.has("C") && !r.has("PT") && !internal && len(action) == 1 && strings.HasPrefix(action[0], "rewrite ") {
 		return action, internal, nil // one regex: the rewrite's own
 	}
 	lines = append([]string{"if (" + c.subject() + " " + op + " " + quoteArg(re) + ") {"}, indent(append(head, body...))...)
@@ -137,7 +140,7 @@ func refused(r rule) error {
 			return fmt.Errorf("left out with its condition")
 		}
 	}
-	for _, f := range []string{"P", "N", "B", "CO", "QSL"} {
+	for _, f := range []string{"P", "N", "B", "QSL"} {
 		if r.has(f) {
 			if f == "P" {
 				return fmt.Errorf("a forward ([P]) is not translated yet; left out")
@@ -572,9 +575,13 @@ func (c *rwCtx) emit(r rule, re, repl string, code int, hasQuery bool) ([]string
 	if code == 0 {
 		flag := ""
 		switch {
+		case r.has("PT") && c.dir == "":
+			// The new URI goes on to mod_alias's and mod_proxy's
+			// hooks, and no later rule runs ([PT] implies [L]).
+			return []string{"rewrite " + quoteArg(re) + " " + quoteArg(repl) + ";"}, false
 		case r.has("END"):
 			flag = " break"
-		case r.has("L"):
+		case r.has("L"), r.has("PT"):
 			flag = " last"
 		}
 		return []string{"rewrite " + quoteArg(re) + " " + quoteArg(repl) + flag + ";"}, flag == ""
