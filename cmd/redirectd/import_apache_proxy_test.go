@@ -53,7 +53,8 @@ func proxiedAnswer(t *testing.T, addr, host, target string) string {
 	return "not forwarded"
 }
 
-// TestImportApacheProxyPass: ProxyPass as an upstream group and a
+// TestImportApacheProxyPass: ProxyPass (and a RewriteRule [P] of its
+// form) as an upstream group and a
 // forwarding location, the matched prefix replaced by the URL's path;
 // ProxyPreserveHost; mod_rewrite's rules before it, mod_alias's
 // Redirects after it (a Redirect under a ProxyPass path is never
@@ -67,6 +68,8 @@ func TestImportApacheProxyPass(t *testing.T) {
 	_, port, _ := strings.Cut(addr, ":")
 	server := fmt.Sprintf(`RewriteEngine On
 RewriteRule ^/app/old$ /app/new [R=301,L]
+RewriteRule ^/rp/(.*)$ http://%[1]s/rp-v2/$1 [P,L]
+Redirect /rp/red /elsewhere
 Redirect /app/red /elsewhere
 Redirect /plain /elsewhere
 ProxyPass /app/ http://%[1]s/v1/
@@ -74,6 +77,7 @@ ProxyPass /app/ http://%[1]s/v1/
   ServerName main.test
   RewriteEngine On
   RewriteRule ^/app/old$ /app/new [R=301,L]
+  RewriteRule ^/rp/(.*)$ http://%[1]s/rp-v2/$1 [P,L]
 </VirtualHost>
 <VirtualHost *:%[2]s>
   ServerName kept.test
@@ -93,7 +97,7 @@ ProxyPass /app/ http://%[1]s/v1/
 	srv := serveImport(t, out)
 	forwarded := 0
 	for _, host := range []string{"main.test", "kept.test", "other.test"} {
-		for _, p := range []string{"/app/x", "/app/a/b?q=1", "/app/", "/app/old", "/app/red", "/plain", "/plain/y", "/api/z?k=v", "/api/", "/nothing", "/app/a%20b"} {
+		for _, p := range []string{"/app/x", "/app/a/b?q=1", "/app/", "/app/old", "/app/red", "/plain", "/plain/y", "/api/z?k=v", "/api/", "/nothing", "/app/a%20b", "/rp/a", "/rp/a/b?c=d", "/rp/red", "/rp", "/app", "/api"} {
 			a, r := proxiedAnswer(t, addr, host, p), proxiedAnswer(t, srv, host, p)
 			a = strings.Replace(a, ":"+port, "", 1)
 			r = strings.Replace(r, ":"+strings.Split(srv, ":")[1], "", 1)

@@ -22,6 +22,7 @@ func FuzzImport(f *testing.F) {
 	f.Add("ProxyPreserveHost On\nProxyPass /app/ http://127.0.0.1:8080/v1/ retry=0\nProxyPass /x !\nErrorDocument 404 http://e.test/nf\n<VirtualHost *:80>\nServerName a\nProxyPass / https://b/\nErrorDocument 410 /gone.html\n</VirtualHost>")
 	f.Add(strings.Repeat("Redirect 301 /r/a /b\nRedirect /r/a/b/ /c\nRedirectPermanent /r/c http://e.test/d\nRedirect seeother /r/e/f /g\n", 5) + "RewriteEngine on\nRewriteRule ^x$ /y [R]\nRedirect /r /z\n")
 	f.Add("<If \"%{HTTP_HOST} == 'a'\">\nRedirect / http://b/\nRewriteRule x y\n</If>\n<If \"%{HTTPS} =~ /(/\">\nRedirect /x /y\n</If>\n<If \"%{REQUEST_URI} !~ m#^/a#\">\nRedirect 410 /g\n</If>\n<Else>\nRedirect /e /f\n</Else>")
+	f.Add("RewriteEngine on\nRewriteRule ^/a/(.*)$ http://h:81/b/$1 [P]\nRewriteRule ^/a/(.*)$ http://h:81/b/$1 [P]\nProxyPass /a/ http://h/c/\nProxyPass /a http://h/c\nRewriteRule ^/(.*)$ http://h/$1 [P,L]\n")
 	f.Add("ProxyPass /a/ http://h:99999/b/\nProxyPass /c/ http://[::1]:8080/d/\nProxyPass / http://*/\n<Directory /srv/www/d>\nRewriteEngine on\nRewriteRule ^x$ /y [R]\n</Directory>\nDocumentRoot /srv/www")
 	f.Fuzz(func(t *testing.T, text string) {
 		if len(text) > 4096 {

@@ -105,8 +105,12 @@ func (t *translator) ifSteps(dirs []*Directive) []string {
 		if len(steps) == 0 {
 			continue
 		}
-		out = append(out, "# "+commentSafe(d.Source()+": <If "+strings.Join(d.Args, " ")+">"), "if ("+cond+") {")
-		out = append(append(out, indent(steps)...), "}")
+		block := append(append([]string{"if (" + cond + ") {"}, indent(steps)...), "}")
+		if err := compiles(nil, block, t.res.Maps); err != nil {
+			t.note(d, importer.LeftOut, "<If %s>: the steps written for it do not load (%v); left out", strings.Join(d.Args, " "), err)
+			continue
+		}
+		out = append(append(out, "# "+commentSafe(d.Source()+": <If "+strings.Join(d.Args, " ")+">")), block...)
 	}
 	return out
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -55,14 +57,8 @@ func (t *translator) proxies(s *Server, own, inherited []*Directive, preserve bo
 		case u.Path == "" || strings.HasSuffix(p, "/") != strings.HasSuffix(u.Path, "/"):
 			t.note(d, importer.LeftOut, "ProxyPass %s %s: the path and the URL's path must both end in '/' or neither (a URL without a path is not translated); left out", p, target)
 			continue
-		case htDirs[dirPath(p)] && strings.HasSuffix(p, "/"):
-			t.note(d, importer.LeftOut, "ProxyPass %s: a .htaccess is given for the same directory, and a location of one path forwards or runs steps, not both; left out", p)
-			continue
 		}
-		server := u.Scheme + "://" + u.Host
-		if u.Port() == "" {
-			server += map[string]string{"http": ":80", "https": ":443"}[u.Scheme]
-		}
+		server := backendURL(u)
 		t.count(d)
 		s.Proxies = append(s.Proxies, &Proxy{Source: d.Source(), Path: p, Group: t.group(server, preserve), URI: u.Path})
 		steps = append(steps, "# "+commentSafe(d.Source()+": ProxyPass "+strings.Join(d.Args, " ")),
@@ -78,6 +74,16 @@ func backendHost(h string) bool {
 		return true
 	}
 	return validHost(h) && !strings.ContainsAny(h, "*?_")
+}
+
+// backendURL is a backend's scheme://host:port, the port the scheme's
+// where the URL names none.
+func backendURL(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	return u.Scheme + "://" + net.JoinHostPort(u.Hostname(), port)
 }
 
 // validPort reports whether p is empty or a port from 1 to 65535.
@@ -140,6 +146,45 @@ func writeProxies(b *strings.Builder, res *Result) {
 				fmt.Fprintf(b, "hosts = [%s]\n", strings.Join(hosts, ", "))
 			}
 			fmt.Fprintf(b, "match = \"prefix\"\npath = %s\nupstream = %q\nupstream_uri = %s\n", importer.Quote(p.Path), p.Group.Name, importer.Quote(p.URI))
+			// A forwarding location of /app/ answers /app with a 301
+			// to /app/, as nginx's does; Apache forwards neither.
+			bare := strings.TrimSuffix(p.Path, "/")
+			if bare == "" || bare == p.Path || slices.ContainsFunc(s.Proxies, func(q *Proxy) bool { return q.Path == bare }) {
+				continue
+			}
+			fmt.Fprintf(b, "\n# %s: %s is not forwarded, nor sent to %s\n[[location]]\n", p.Source, commentSafe(bare), commentSafe(p.Path))
+			if len(s.Hosts) > 0 {
+				hosts := make([]string, len(s.Hosts))
+				for i, h := range s.Hosts {
+					hosts[i] = importer.Quote(h)
+				}
+				fmt.Fprintf(b, "hosts = [%s]\n", strings.Join(hosts, ", "))
+			}
+			fmt.Fprintf(b, "match = \"exact\"\npath = %s\n", importer.Quote(bare))
 		}
 	}
+}
+
+// prefixForward is the one [P] rule the import writes: a literal prefix
+// and the rest, "^/app/(.*)$".
+var prefixForward = regexp.MustCompile(`^\^(/[A-Za-z0-9._~/-]*/)\(\.\*\)\$?$`)
+
+// forward writes a [P] rule of the form ProxyPass says, in server
+// context and without conditions: RewriteRule ^/app/(.*)$
+// http://backend/v1/$1 [P] forwards /app/x as ProxyPass /app/
+// http://backend/v1/ does, at the rule's place among the rules.
+func (c *rwCtx) forward(r rule) ([]string, bool, error) {
+	m := prefixForward.FindStringSubmatch(r.pattern)
+	target, ok := strings.CutSuffix(r.subst, "$1")
+	if c.dir != "" || len(r.conds) > 0 || r.neg || m == nil || !ok || r.has("NC") {
+		return nil, false, fmt.Errorf("a forward ([P]) is translated only as ProxyPass says it (server context, no condition, ^/prefix/(.*)$ to URL/$1); left out")
+	}
+	u, err := url.Parse(target)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || !backendHost(u.Hostname()) || !validPort(u.Port()) ||
+		u.RawQuery != "" || u.User != nil || u.Fragment != "" || !strings.HasSuffix(u.Path, "/") || strings.ContainsAny(target, "$%") {
+		return nil, false, fmt.Errorf("a forward ([P]) to %s: not an http:// or https:// URL whose path ends in '/'; left out", r.subst)
+	}
+	server := backendURL(u)
+	c.proxies = append(c.proxies, &Proxy{Source: r.d.Source(), Path: m[1], Group: c.t.group(server, c.t.preserve), URI: u.Path})
+	return []string{"if ($uri ~ " + quoteArg("^"+quoteMeta(m[1])) + ") { break; }"}, false, nil
 }

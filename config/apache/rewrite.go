@@ -15,6 +15,7 @@ import (
 type rwResult struct {
 	steps    []string
 	internal bool
+	proxies  []*Proxy // the [P] rules written as forwarding locations
 }
 
 type cond struct {
@@ -47,6 +48,8 @@ type rwCtx struct {
 	pre   []string
 	wantR [10]bool
 	cur   *Directive // the rule being written, for its notes
+	// proxies are the [P] rules this context forwards by.
+	proxies []*Proxy
 }
 
 func (c *rwCtx) init(line string) {
@@ -204,6 +207,7 @@ func (c *rwCtx) writeRules(rules []rule) rwResult {
 		guards = append(next, after...)
 	}
 	res.steps = append(c.inits, body...)
+	res.proxies = c.proxies
 	return res
 }
 

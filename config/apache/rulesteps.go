@@ -24,6 +24,9 @@ import (
 // URI without ending the context's rules.
 func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
 	c.cur = r.d
+	if r.has("P") {
+		return c.forward(r)
+	}
 	if err := refused(r); err != nil {
 		return nil, false, err
 	}
@@ -381,9 +384,9 @@ func (c *rwCtx) variable(name string) (string, error) {
 		c.init(`set $a_the_request "$request_method $request_uri HTTP/1.1";`)
 		c.t.note(c.cur, importer.Caveat, "%%{THE_REQUEST} is read as \"METHOD TARGET HTTP/1.1\": the protocol the client named is not known to the steps")
 		return "a_the_request", nil
-	case strings.HasPrefix(name, "HTTP:"):
+	case strings.HasPrefix(name, "HTTP:") && len(name) > 5:
 		return "http_" + varSafe(name[5:]), nil
-	case strings.HasPrefix(name, "HTTP_"):
+	case strings.HasPrefix(name, "HTTP_") && len(name) > 5:
 		return "http_" + varSafe(name[5:]), nil
 	case strings.HasPrefix(name, "ENV:"):
 		v := "a_env_" + varSafe(name[4:])

@@ -80,6 +80,8 @@ type translator struct {
 	docRoot string // the main server's DocumentRoot, "" if none
 	maps    map[string]*rwMap
 	counted map[*Directive]bool
+	// preserve is the server being written's ProxyPreserveHost.
+	preserve bool
 	// encodedSlash404 is AllowEncodedSlashes Off, Apache's default:
 	// a path holding %2F is answered 404 before any module reads it.
 	encodedSlash404 bool
@@ -151,47 +153,17 @@ func Translate(conf []*Directive, ht []HTAccess) *Result {
 		}
 	}
 	defer t.declareMapKeys()
+	defer t.dedupeProxies(htDirs)
 	if len(vhosts) == 0 {
 		s := &Server{Source: "main server"}
-		t.serverSteps(s, main, nil, t.proxies(s, proxyPasses(main), nil, proxyPreserve(main, false), htDirs))
+		t.preserve = proxyPreserve(main, false)
+		t.serverSteps(s, main, nil, t.proxies(s, proxyPasses(main), nil, t.preserve, htDirs))
 		s.Locations = locs
 		t.res.Servers = append(t.res.Servers, s)
 		t.fallbacks(s, mainErrors, nil, len(locs) > 0)
 		return t.res
 	}
-	tls := make([]bool, len(vhosts))
-	kinds := map[bool]bool{}
-	for i, v := range vhosts {
-		tls[i] = vhostTLS(v)
-		kinds[tls[i]] = true
-	}
-	defaults := map[bool]bool{}
-	for i, v := range vhosts {
-		// Apache answers a host no virtual host names with the first
-		// one of the port the request came to.
-		s := &Server{Source: v.Source(), Default: !defaults[tls[i]]}
-		defaults[tls[i]] = true
-		t.scanOther(v.Block, false)
-		s.Hosts = t.vhostNames(v)
-		if len(s.Hosts) == 0 && len(vhosts) > 1 {
-			t.note(v, importer.Caveat, "a virtual host without ServerName: its steps are written for every host")
-		}
-		t.serverSteps(s, v.Block, mainRedirects, t.proxies(s, proxyPasses(v.Block), proxyPasses(main), proxyPreserve(v.Block, proxyPreserve(main, false)), htDirs))
-		if len(kinds) == 2 {
-			// Plain and TLS virtual hosts: each answers its own
-			// scheme's requests, as Apache picks by port first.
-			if len(s.Steps) > 0 {
-				scheme := map[bool]string{false: "http", true: "https"}[tls[i]]
-				s.Steps = append(append([]string{"if ($scheme = " + scheme + ") {"}, indent(s.Steps)...), "}")
-			}
-			if len(s.Proxies) > 0 {
-				t.note(v, importer.Caveat, "its ProxyPass locations answer on both plain and TLS ports")
-			}
-		}
-		s.Locations = locs
-		t.fallbacks(s, errorDocs(v.Block), mainErrors, len(locs) > 0)
-		t.res.Servers = append(t.res.Servers, s)
-	}
+	t.virtualHosts(vhosts, main, mainRedirects, mainErrors, locs, htDirs)
 	return t.res
 }
 
@@ -303,6 +275,83 @@ func validHost(a string) bool {
 	return true
 }
 
+// virtualHosts writes each virtual host as a server: its names, its
+// steps (under its scheme where the config has plain and TLS ones), the
+// directories' locations, its forwards and fallbacks.
+func (t *translator) virtualHosts(vhosts, main, mainRedirects []*Directive, mainErrors map[string]*Directive, locs []*Location, htDirs map[string]bool) {
+	tls := make([]bool, len(vhosts))
+	kinds := map[bool]bool{}
+	for i, v := range vhosts {
+		tls[i] = vhostTLS(v)
+		kinds[tls[i]] = true
+	}
+	defaults := map[bool]bool{}
+	for i, v := range vhosts {
+		// Apache answers a host no virtual host names with the first
+		// one of the port the request came to.
+		s := &Server{Source: v.Source(), Default: !defaults[tls[i]]}
+		defaults[tls[i]] = true
+		t.scanOther(v.Block, false)
+		s.Hosts = t.vhostNames(v)
+		if len(s.Hosts) == 0 && len(vhosts) > 1 {
+			t.note(v, importer.Caveat, "a virtual host without ServerName: its steps are written for every host")
+		}
+		t.preserve = proxyPreserve(v.Block, proxyPreserve(main, false))
+		t.serverSteps(s, v.Block, mainRedirects, t.proxies(s, proxyPasses(v.Block), proxyPasses(main), t.preserve, htDirs))
+		if len(kinds) == 2 {
+			// Plain and TLS virtual hosts: each answers its own
+			// scheme's requests, as Apache picks by port first.
+			if len(s.Steps) > 0 {
+				scheme := map[bool]string{false: "http", true: "https"}[tls[i]]
+				s.Steps = append(append([]string{"if ($scheme = " + scheme + ") {"}, indent(s.Steps)...), "}")
+			}
+			if len(s.Proxies) > 0 {
+				t.note(v, importer.Caveat, "its ProxyPass locations answer on both plain and TLS ports")
+			}
+		}
+		s.Locations = locs
+		t.fallbacks(s, errorDocs(v.Block), mainErrors, len(locs) > 0)
+		t.res.Servers = append(t.res.Servers, s)
+	}
+}
+
+// dedupeProxies keeps one forwarding location per host list and path,
+// the first (Apache's first ProxyPass or [P] of a path answers), and
+// none where a .htaccess location has the path: a location of one path
+// either forwards or runs that directory's steps.
+func (t *translator) dedupeProxies(htDirs map[string]bool) {
+	seen := map[string]bool{}
+	for _, s := range t.res.Servers {
+		hosts := strings.Join(s.Hosts, " ")
+		kept := s.Proxies[:0]
+		for _, p := range s.Proxies {
+			switch {
+			case htDirs[p.Path]:
+				t.res.Notes = append(t.res.Notes, Note{File: sourceFile(p.Source), Line: sourceLine(p.Source), Kind: importer.LeftOut,
+					Msg: fmt.Sprintf("a forward of %s: a .htaccess is given for the same directory, and a location of one path forwards or runs steps, not both; left out", p.Path)})
+			case seen[hosts+"\x00"+p.Path]:
+			default:
+				seen[hosts+"\x00"+p.Path] = true
+				kept = append(kept, p)
+			}
+		}
+		s.Proxies = kept
+	}
+}
+
+// sourceFile and sourceLine split a "file:line".
+func sourceFile(src string) string {
+	if i := strings.LastIndexByte(src, ':'); i >= 0 {
+		return src[:i]
+	}
+	return src
+}
+
+func sourceLine(src string) int {
+	n, _ := strconv.Atoi(src[strings.LastIndexByte(src, ':')+1:])
+	return n
+}
+
 // declareMapKeys sets each map's key variable, empty, first in every
 // server's and location's steps: the loader compiles a map for each
 // server, and its source must be a variable the server defines.
@@ -354,6 +403,7 @@ func hostName(a string) string {
 // inherits).
 func (t *translator) serverSteps(s *Server, dirs []*Directive, inherited []*Directive, proxy []string) {
 	rw := t.rewriteSteps(dirs, "")
+	s.Proxies = append(rw.proxies, s.Proxies...)
 	var redirects []*Directive
 	for _, d := range dirs {
 		if !d.Section && isRedirect(d) {

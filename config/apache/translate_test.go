@@ -67,7 +67,7 @@ func TestTranslateNotes(t *testing.T) {
 		name, conf string
 		want       []string
 	}{
-		{"forward", "RewriteEngine on\nRewriteRule ^/a http://b/ [P]\n", []string{"left out: f.conf:2: a forward ([P]) is not translated yet; left out"}},
+		{"forward", "RewriteEngine on\nRewriteRule ^/a http://b/ [P]\n", []string{"left out: f.conf:2: a forward ([P]) is translated only as ProxyPass says it (server context, no condition, ^/prefix/(.*)$ to URL/$1); left out"}},
 		{"file test", "RewriteEngine on\nRewriteCond %{REQUEST_FILENAME} !-f\nRewriteRule . /index.php [L]\n",
 			[]string{"served by the original server itself: f.conf:3: RewriteCond %{REQUEST_FILENAME} !-f: a file test reads the site's files, which redirectd does not have: the rule is the site's own, not written"}},
 		{"engine off", "RewriteRule ^/a /b [R]\n", []string{"translated with a caveat: f.conf:1: RewriteEngine is not on here: Apache does not run this rule, nor does redirectd"}},
