@@ -34,6 +34,8 @@ func TestImportApacheIdioms(t *testing.T) {
 		{"if sections", "<If \"%{HTTP_HOST} == 'www.example.test'\">\n    Redirect 301 / https://example.test/\n</If>\n" +
 			"<If \"%{REQUEST_URI} =~ m#^/legacy/#\">\n    Redirect 302 /legacy http://ex.test/legacy\n</If>\n<If \"%{HTTPS} != 'on'\">\n    Redirect 301 /insecure https://example.test/secure\n</If>\nRedirect 301 /always /here\nRedirect 301 /legacy/x /from-base\n",
 			[]string{"/", "/a?b", "/legacy/x", "/legacy", "/legacy/y/z", "/always", "/insecure/q"}},
+		{"no RewriteBase", "RewriteEngine On\nRewriteRule ^rel/(.*)$ target/$1 [R=301,L]\nRewriteRule ^abs/(.*)$ /target/$1 [R=301,L]\n",
+			[]string{"/rel/x", "/rel/x/y?z=1", "/abs/x"}},
 		{"loop guard", "RewriteEngine On\nRewriteCond %{ENV:REDIRECT_STATUS} ^$\nRewriteRule ^old/(.*)$ /new/$1 [R=301,L]\n",
 			[]string{"/old/a", "/old/a?b=c", "/old", "/new/a"}},
 		{"blog dates", "RedirectMatch 301 ^/blog/([0-9]{4})/([0-9]{2})/(.*)$ /articles/$3\nRedirectMatch 302 ^/(?i)old-(.*)$ /new-$1\nRedirect 301 /shop https://shop.example.test\n",

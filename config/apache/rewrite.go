@@ -37,12 +37,14 @@ type rule struct {
 // server context), RewriteBase, and the variables its steps set, which
 // are declared first.
 type rwCtx struct {
-	t     *translator
-	dir   string
-	base  string
-	inits []string
-	seen  map[string]bool
-	n     int
+	t    *translator
+	dir  string
+	base string
+	// hasBase is set by RewriteBase.
+	hasBase bool
+	inits   []string
+	seen    map[string]bool
+	n       int
 	// pre are the steps a rule's RewriteMap lookups need before its
 	// action; wantR the rule's groups they read.
 	pre   []string
@@ -98,7 +100,7 @@ func (c *rwCtx) readRules(dirs []*Directive) (rules []rule, on bool) {
 			on = len(d.Args) == 1 && strings.EqualFold(d.Args[0], "on")
 		case "rewritebase":
 			if len(d.Args) == 1 && c.dir != "" {
-				c.base = strings.TrimSuffix(d.Args[0], "/") + "/"
+				c.base, c.hasBase = strings.TrimSuffix(d.Args[0], "/")+"/", true
 			}
 		case "rewriteoptions":
 			if strings.Contains(strings.ToLower(strings.Join(d.Args, " ")), "inherit") {

@@ -540,6 +540,9 @@ func (c *rwCtx) action(r rule, re string, ci bool) ([]string, bool, error) {
 		if c.dir == "" {
 			subst = "/" + subst
 		} else {
+			if !c.hasBase && c.t.docRoot == "" && code != 0 {
+				c.t.note(r.d, importer.Caveat, "a relative substitution without RewriteBase: Apache puts the directory's file-system path in front of it in the Location; the import, given no DocumentRoot, writes the directory's URL path %s", c.dir)
+			}
 			subst = c.base + subst
 		}
 	}
