@@ -645,10 +645,15 @@ func (t *translator) fallbacks(s *Server, own, inherited map[string]*Directive, 
 }
 
 // flatten reads <IfModule>, <IfDefine> and <IfVersion> as if their
-// condition held: a config for Apache holds the modules it uses.
+// condition held: a config for Apache holds the modules it uses; and
+// <IfModule !mod> as not holding (a site's fallback for a server
+// without mod_rewrite, such as ErrorDocument 404 /index.php).
 func flatten(dirs []*Directive) []*Directive {
 	var out []*Directive
 	for _, d := range dirs {
+		if d.Section && d.Is("IfModule") && len(d.Args) == 1 && strings.HasPrefix(d.Args[0], "!") {
+			continue // the modules redirects need are loaded
+		}
 		if d.Section && (d.Is("IfModule") || d.Is("IfDefine") || d.Is("IfVersion")) {
 			out = append(out, flatten(d.Block)...)
 			continue

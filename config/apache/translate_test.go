@@ -76,6 +76,8 @@ func TestTranslateNotes(t *testing.T) {
 		{"location", "<Location /x>\nRedirect /x /y\n</Location>\n", []string{"left out: f.conf:1: <Location /x> holds redirects or rewrites; left out: only server context and .htaccess files are translated"}},
 		{"error page", "ErrorDocument 404 /nf.html\n", []string{"served by the original server itself: f.conf:1: ErrorDocument 404 /nf.html: a page or a text of the site's own"}},
 		{"redirect", "Redirect 301 /a /b\nRedirectMatch ^/c(.*) /d$1\n", nil},
+		{"if module", "<IfModule mod_rewrite.c>\nRewriteEngine on\nRewriteRule ^/a$ /b [R,P]\n</IfModule>\n<IfModule !mod_rewrite.c>\nProxyPassMatch ^/x http://b/\n</IfModule>\n",
+			[]string{"left out: f.conf:3: a forward ([P]) is translated only as ProxyPass says it (server context, no condition, ^/prefix/(.*)$ to URL/$1); left out"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
