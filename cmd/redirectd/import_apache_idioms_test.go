@@ -36,6 +36,11 @@ func TestImportApacheIdioms(t *testing.T) {
 			[]string{"/", "/a?b", "/legacy/x", "/legacy", "/legacy/y/z", "/always", "/insecure/q"}},
 		{"no RewriteBase", "RewriteEngine On\nRewriteRule ^rel/(.*)$ target/$1 [R=301,L]\nRewriteRule ^abs/(.*)$ /target/$1 [R=301,L]\n",
 			[]string{"/rel/x", "/rel/x/y?z=1", "/abs/x"}},
+		{"wordpress", "# BEGIN WordPress\n<IfModule mod_rewrite.c>\nRewriteEngine On\nRewriteBase /\nRewriteRule ^index\\.php$ - [L]\n" +
+			"RewriteCond %{REQUEST_FILENAME} !-f\nRewriteCond %{REQUEST_FILENAME} !-d\nRewriteRule . /index.php [L]\n</IfModule>\n# END WordPress\n" +
+			"<IfModule !mod_rewrite.c>\nErrorDocument 404 https://example.test/no-rewrite\n</IfModule>\n" +
+			"Redirect 301 /old-post/ https://example.test/new-post/\nRedirectMatch 301 ^/category/(.*)$ /topics/$1\n",
+			[]string{"/old-post/", "/old-post/x?y=1", "/old-post", "/category/news", "/category/news/?page=2", "/index.php", "/nothing"}},
 		{"loop guard", "RewriteEngine On\nRewriteCond %{ENV:REDIRECT_STATUS} ^$\nRewriteRule ^old/(.*)$ /new/$1 [R=301,L]\n",
 			[]string{"/old/a", "/old/a?b=c", "/old", "/new/a"}},
 		{"blog dates", "RedirectMatch 301 ^/blog/([0-9]{4})/([0-9]{2})/(.*)$ /articles/$3\nRedirectMatch 302 ^/(?i)old-(.*)$ /new-$1\nRedirect 301 /shop https://shop.example.test\n",
