@@ -160,6 +160,7 @@ Redirect 302 /sub/away http://ex.test/away
 		"/red/a%3Fb", "/red/a%25b", "/red/caf%C3%A9", "/rm/caf%C3%A9.html", "/rm/a%25b.html", "/ht/a%20b", "/ht/a%25b",
 		"/moved/old-a", "/moved/OLD-A", "/moved/Old-B", "/moved/old-b", "/moved/none", "/moved/page-7.html", "/moved/page-29.html?x=1",
 		"/pt/a", "/pt/a/b?x=1", "/co/c", "/co/c?d=e",
+		"/sub", "/sub2", "/sub3", "/sub3?x=1", "/sub3/", "/sub3/?x=1",
 		"/sub2/x", "/sub2/x/y", "/sub2/parent", "/sub2/rw", "/sub3/y", "/sub3/rw", "/sub3/parent",
 		"/pick?k=k1", "/pick?k=K1", "/pick?k=K2", "/pick?k=zz",
 		"/qsa/a?x=%20", "/qsd/a%20b?x=1", "/see?a=%20", "/t307/a%20b", "/old/a?x=%20&y=%2F"},
@@ -197,7 +198,7 @@ func TestImportApacheRoundTrip(t *testing.T) {
 			// A sub-directory's Redirects come before its parent's;
 			// its rules replace the parent's, RewriteEngine inherited.
 			"www/sub2/.htaccess": "Redirect 301 /sub2/x /sub2-x\n",
-			"www/sub3/.htaccess": "RewriteRule ^y$ /sub3-y [R=301,L]\n",
+			"www/sub3/.htaccess": "RewriteRule ^y$ /sub3-y [R=301,L]\nRewriteRule ^$ /sub3-index [R=302,L]\n",
 			"moved.txt":          movedMap(),
 			"pick.txt":           "# rnd: with one value each\nk1 one\nK2 two\n",
 		}
