@@ -89,7 +89,10 @@ type translator struct {
 
 // encodedSlashStep answers 404 to a path holding %2F, as Apache does
 // under AllowEncodedSlashes Off, where nginx's $uri would decode it.
-const encodedSlashStep = `if ($request_uri ~* "^[^?]*%2f") { return 404; }`
+const (
+	encodedSlashComment = "# Apache answers 404 to a path holding %2F (AllowEncodedSlashes Off)"
+	encodedSlashStep    = `if ($request_uri ~* "^[^?]*%2f") { return 404; }`
+)
 
 func (t *translator) note(d *Directive, kind, format string, args ...any) {
 	n := Note{Kind: kind, Msg: fmt.Sprintf(format, args...)}
@@ -418,7 +421,7 @@ func (t *translator) serverSteps(s *Server, dirs []*Directive, inherited []*Dire
 	// Apache answers 404 to an encoded slash (AllowEncodedSlashes Off)
 	// before any module reads the path; nginx's $uri would decode it.
 	if t.encodedSlash404 {
-		s.Steps = append(s.Steps, encodedSlashStep)
+		s.Steps = append(s.Steps, encodedSlashComment, encodedSlashStep)
 	}
 	s.Steps = append(s.Steps, rw.steps...)
 	if len(al) > 0 && rw.internal {
@@ -475,7 +478,7 @@ func (t *translator) htaccess(h HTAccess, parents []HTAccess) *Location {
 	l := &Location{Source: h.File, Path: dir}
 	if len(rw.steps)+len(al) > 0 {
 		if t.encodedSlash404 {
-			l.Steps = append(l.Steps, encodedSlashStep)
+			l.Steps = append(l.Steps, encodedSlashComment, encodedSlashStep)
 		}
 	}
 	l.Steps = append(append(l.Steps, rw.steps...), al...)
