@@ -41,6 +41,9 @@ func TestImportApacheIdioms(t *testing.T) {
 			"<IfModule !mod_rewrite.c>\nErrorDocument 404 https://example.test/no-rewrite\n</IfModule>\n" +
 			"Redirect 301 /old-post/ https://example.test/new-post/\nRedirectMatch 301 ^/category/(.*)$ /topics/$1\n",
 			[]string{"/old-post/", "/old-post/x?y=1", "/old-post", "/category/news", "/category/news/?page=2", "/index.php", "/nothing"}},
+		{"lexical comparisons", "RewriteEngine On\nRewriteCond %{QUERY_STRING} <abc\nRewriteRule ^lt$ /less [R=302,L]\nRewriteCond %{QUERY_STRING} >=m\nRewriteRule ^ge$ /geq [R=302,L]\n" +
+			"RewriteCond %{QUERY_STRING} !<=b0\nRewriteRule ^ngt$ /more [R=302,L]\n",
+			[]string{"/lt", "/lt?ab", "/lt?abb", "/lt?abd", "/lt?abcd", "/lt?zz", "/ge?m", "/ge?a", "/ge?z", "/ge?aa", "/ngt?b0", "/ngt?b1", "/ngt?a", "/ngt?zzz", "/ngt"}},
 		{"loop guard", "RewriteEngine On\nRewriteCond %{ENV:REDIRECT_STATUS} ^$\nRewriteRule ^old/(.*)$ /new/$1 [R=301,L]\n",
 			[]string{"/old/a", "/old/a?b=c", "/old", "/new/a"}},
 		{"blog dates", "RedirectMatch 301 ^/blog/([0-9]{4})/([0-9]{2})/(.*)$ /articles/$3\nRedirectMatch 302 ^/(?i)old-(.*)$ /new-$1\nRedirect 301 /shop https://shop.example.test\n",

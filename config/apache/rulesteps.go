@@ -309,7 +309,7 @@ func (c *rwCtx) cond(cd cond) (head []string, test string, err error) {
 	switch {
 	case strings.HasPrefix(p, "-") && len(p) == 2 && strings.ContainsRune("dfsslLhFUxe", rune(p[1])):
 		return nil, "", servedErr{fmt.Sprintf("RewriteCond %s %s: a file test reads the site's files, which redirectd does not have: the rule is the site's own, not written", cd.test, cd.d.Args[1])}
-	case strings.HasPrefix(p, "-"), strings.HasPrefix(p, "<"), strings.HasPrefix(p, ">"):
+	case strings.HasPrefix(p, "-"), (strings.HasPrefix(p, "<") || strings.HasPrefix(p, ">")) && (cd.nc || !lexicalOK(p)):
 		return nil, "", fmt.Errorf("RewriteCond at %s: the comparison %q is not translated; its rule is left out", cd.d.Source(), p)
 	}
 	if cd.test == "expr" {
@@ -328,20 +328,71 @@ func (c *rwCtx) cond(cd cond) (head []string, test string, err error) {
 		left = "$" + v
 	}
 	re := p
-	if strings.HasPrefix(p, "=") {
+	negative := cd.negative
+	switch {
+	case strings.HasPrefix(p, "="):
 		re = "^" + quoteMeta(p[1:]) + "$"
 		if p == `=""` {
 			re = "^$"
 		}
+	case strings.HasPrefix(p, "<"), strings.HasPrefix(p, ">"):
+		var flip bool
+		re, flip = lexical(p)
+		negative = negative != flip
 	}
 	op := "~"
 	if cd.nc {
 		op = "~*"
 	}
-	if cd.negative {
+	if negative {
 		op = "!" + op
 	}
 	return head, left + " " + op + " " + quoteArg(re), nil
+}
+
+// lexicalOK reports whether a <, <=, > or >= comparison's string is
+// one lexical can write: printable ASCII.
+func lexicalOK(p string) bool {
+	v := strings.TrimPrefix(strings.TrimLeft(p, "<>"), "=")
+	for i := 0; i < len(v); i++ {
+		if v[i] <= ' ' || v[i] >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// lexical writes RewriteCond's <S, <=S, >S and >=S as a regex, and
+// whether the test is its negation. mod_rewrite compares the lengths
+// first, then the bytes (compare_lexicography): a value is less than S
+// when it is shorter, or as long and smaller at its first different
+// byte.
+func lexical(p string) (re string, negated bool) {
+	op := p[:1]
+	v := p[1:]
+	orEqual := strings.HasPrefix(v, "=")
+	if orEqual {
+		v = v[1:]
+	}
+	var alts []string
+	if len(v) > 0 {
+		alts = append(alts, fmt.Sprintf(".{0,%d}", len(v)-1))
+	}
+	for i := 0; i < len(v); i++ {
+		if v[i] == 0 {
+			continue
+		}
+		alts = append(alts, quoteMeta(v[:i])+fmt.Sprintf("[\\x00-\\x%02x]", v[i]-1)+fmt.Sprintf(".{%d}", len(v)-i-1))
+	}
+	// op < with = is "less or equal"; > is the negation of <=, >= of <.
+	lessOrEqual := op == "<" && orEqual || op == ">" && !orEqual
+	if lessOrEqual {
+		alts = append(alts, quoteMeta(v))
+	}
+	if len(alts) == 0 {
+		alts = append(alts, "[^\\s\\S]") // nothing is shorter than ""
+	}
+	return "(?s)^(?:" + strings.Join(alts, "|") + ")$", op == ">"
 }
 
 func singleVar(s string) bool {

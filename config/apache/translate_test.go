@@ -1,6 +1,7 @@
 package apache
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -117,6 +118,34 @@ func TestBatchOwner(t *testing.T) {
 	for _, want := range []string{"/a/b \"/a/b\t302\t/first/b\";", "/c/d \"/c/d\t301\t/slashd\";", "/c/ \"/c/\t301\t/slash\";"} {
 		if !strings.Contains(res.Maps[0].Entries, want) {
 			t.Errorf("the map lacks %q:\n%s", want, res.Maps[0].Entries)
+		}
+	}
+}
+
+// TestLexical checks the regexes of <, <=, > and >= against
+// mod_rewrite's compare_lexicography: length first, then bytes.
+func TestLexical(t *testing.T) {
+	cmp := func(a, b string) int {
+		if len(a) != len(b) {
+			if len(a) > len(b) {
+				return 1
+			}
+			return -1
+		}
+		return strings.Compare(a, b)
+	}
+	values := []string{"", "a", "b", "m", "z", "aa", "ab", "mm", "abc", "abd", "abb", "zzz", "abcd", "A", "0", "~"}
+	for _, op := range []string{"<", "<=", ">", ">="} {
+		for _, s := range []string{"", "m", "abc", "b0"} {
+			re, neg := lexical(op + s)
+			rx := regexp.MustCompile(re)
+			for _, v := range values {
+				c := cmp(v, s)
+				want := map[string]bool{"<": c < 0, "<=": c <= 0, ">": c > 0, ">=": c >= 0}[op]
+				if got := rx.MatchString(v) != neg; got != want {
+					t.Errorf("%q %s%q: got %v, want %v (regex %s)", v, op, s, got, want, re)
+				}
+			}
 		}
 	}
 }
