@@ -44,7 +44,7 @@ Redirect 301 /old-post /new-post
 		"httpd.conf:2: RewriteMap lc int:tolower: the steps have no function to change a value's case or escapes",
 		"httpd.conf:3: ${lc:...}: no RewriteMap lc the import reads; left out",
 		"httpd.conf:4: a forward ([P]) is translated only as ProxyPass says it",
-		"httpd.conf:6: RewriteCond at " + filepath.Join(dir, "httpd.conf") + ":5: the comparison \"<06\" is not translated",
+		"httpd.conf:6: %{TIME_HOUR} is not translated; left out",
 		"httpd.conf:7: ProxyPass /api http://127.0.0.1:9001/: the path and the URL's path must both end in '/' or neither",
 		"httpd.conf:8: <Location /old> holds redirects or rewrites; left out",
 		"1  Redirect",

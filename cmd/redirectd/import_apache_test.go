@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -63,8 +64,42 @@ func runApache(t *testing.T, bin, dir, conf string, addrs ...string) {
 	for d := dir; d != filepath.Dir(d) && strings.HasPrefix(d, os.TempDir()+string(filepath.Separator)); d = filepath.Dir(d) {
 		os.Chmod(d, 0o755)
 	}
-	stderr := startProcess(t, exec.Command(bin, "-f", conf, "-DFOREGROUND"))
-	waitListening(t, "apache2", stderr, addrs...)
+	// Apache forks its workers: killing the parent alone leaves them
+	// running. It runs in a process group of its own, stopped whole.
+	cmd := exec.Command(bin, "-f", conf, "-DFOREGROUND")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var stderr testutil.LockedBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting %s: %v", bin, err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		// SIGTERM: the parent stops its workers, then exits; the
+		// group's SIGKILL after it takes any left.
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(5 * time.Second):
+		}
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-exited
+	})
+	deadline := time.Now().Add(10 * time.Second)
+	for _, a := range addrs {
+		for {
+			c, err := net.Dial("tcp", a)
+			if err == nil {
+				c.Close()
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("apache2 does not listen on %s: %s", a, stderr.String())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
 }
 
 var portInURL = regexp.MustCompile(`^(https?://[^/:]+):\d+`)
