@@ -53,6 +53,8 @@ func init() {
 		{"import csv", "[-o FILE] [-force] FILE", "convert a bulk-redirect CSV into a config", importCSV},
 		{"import nginx", "[-o DIR] [-force] [-include-dir DIR]... [-locations auto|all] FILE...",
 			"translate nginx configs' redirects, upstreams and proxy_pass routes into DIR/redirectd.toml", importNginx},
+		{"import apache", "[-o DIR] [-force] [-include-dir DIR]... [-htaccess URLDIR=FILE]... [-htaccess-tree DOCROOT]... [FILE...]",
+			"translate Apache configs' and .htaccess files' mod_alias and mod_rewrite redirects into DIR/redirectd.toml", importApache},
 		{"import netlify", "[-o FILE] [-force] [-geoip FILE] _redirects|netlify.toml...",
 			"translate Netlify's redirects into a config", func(args []string, stdout, stderr io.Writer) int {
 				return importHosted("netlify", args, stdout, stderr)

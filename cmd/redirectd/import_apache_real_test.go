@@ -1,0 +1,164 @@
+package main
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp/syntax"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/redirectd/redirectd/config/apache"
+)
+
+// realMaps holds real sites' redirect files, beside the checkout (never
+// copied into it); a site of .htaccess files is a folder with www/, its
+// DocumentRoot.
+var realMaps = filepath.Join("..", "..", "..", "shared", "realmaps")
+
+// TestImportApacheRealSites serves each real site's .htaccess files with
+// a real Apache and their import with redirectd, and asks both requests
+// made from every Redirect, RedirectMatch and RewriteRule of them, with
+// case, slash, query and encoding variants: every answer must agree.
+// Directives the import leaves out are listed by it; their requests are
+// compared all the same.
+func TestImportApacheRealSites(t *testing.T) {
+	roots, _ := filepath.Glob(filepath.Join(realMaps, "*", "www"))
+	var sites []string
+	for _, www := range roots {
+		if len(htaccessFiles(t, www)) > 0 {
+			sites = append(sites, www)
+		}
+	}
+	if len(sites) == 0 {
+		t.Skipf("no real site's .htaccess files under %s (a folder SITE/www/ with .htaccess files, in the shared folder beside the checkout): the real sites are not compared", realMaps)
+	}
+	for _, www := range sites {
+		t.Run(filepath.Base(filepath.Dir(www)), func(t *testing.T) { realApacheSite(t, www) })
+	}
+}
+
+// htaccessFiles returns the .htaccess files under www, by the URL path of
+// their directory.
+func htaccessFiles(t *testing.T, www string) map[string]string {
+	files := map[string]string{}
+	filepath.WalkDir(www, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && d.Name() == ".htaccess" {
+			rel, _ := filepath.Rel(www, filepath.Dir(p))
+			files["/"+strings.TrimPrefix(filepath.ToSlash(rel), ".")] = p
+		}
+		return nil
+	})
+	return files
+}
+
+func realApacheSite(t *testing.T, www string) {
+	found := htaccessFiles(t, www)
+	var dirs []string
+	for d := range found {
+		dirs = append(dirs, d)
+	}
+	sort.Strings(dirs)
+	paths := map[string]bool{}
+	contents := map[string]string{}
+	for _, d := range dirs {
+		b, err := os.ReadFile(found[d])
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel := filepath.Join("www", filepath.FromSlash(strings.TrimPrefix(d, "/")), ".htaccess")
+		contents[rel] = string(b)
+		parsed, err := apache.Parse(found[d], b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range samplePaths(parsed, d) {
+			paths[p] = true
+		}
+	}
+	var list []string
+	for p := range paths {
+		list = append(list, p)
+	}
+	sort.Strings(list)
+	// Over plain HTTP and TLS both: real sites send http to https first,
+	// and their other rules answer on https only.
+	apacheRoundTripEnv(t, func(e apacheEnv) map[string]string {
+		out := map[string]string{"httpd.conf": apacheConf(e.dir, e.addr, apacheVhostPair(e, "", ""))}
+		for k, v := range contents {
+			out[k] = v
+		}
+		return out
+	}, []string{"tree=www"}, []string{"example.test", "www.example.test"}, list, nil, true, 3, true)
+}
+
+// samplePaths makes requests for each redirecting directive of a
+// .htaccess of the directory dir: its path or a string its regex
+// matches, then variants of it.
+func samplePaths(dirs []*apache.Directive, dir string) []string {
+	var out []string
+	var query string  // what the pending conditions ask of the query
+	var uris []string // and of the path
+	add := func(p string) {
+		if !strings.HasPrefix(p, "/") {
+			return
+		}
+		p = clientTarget(p)
+		out = append(out, p, p+"/", p+"/x", p+"x", strings.ToUpper(p), p+"?q=1", strings.Replace(p, "/", "//", 1), p+"%20a")
+	}
+	for _, d := range dirs {
+		args := d.Args
+		switch strings.ToLower(d.Name) {
+		case "redirect", "redirectpermanent", "redirecttemp":
+			for _, a := range args {
+				if strings.HasPrefix(a, "/") {
+					add(a)
+					break
+				}
+			}
+		case "redirectmatch":
+			if len(args) > 0 {
+				add(regexSample(args[len(args)-2]))
+			}
+		case "rewriterule":
+			if len(args) > 0 {
+				s := regexSample(args[0])
+				if !strings.HasPrefix(s, "/") {
+					s = strings.TrimSuffix(dir, "/") + "/" + s
+				}
+				add(s)
+				// With the query its conditions ask for, where they do.
+				if query != "" {
+					out = append(out, clientTarget(s)+"?"+query)
+				}
+				for _, u := range uris {
+					add(u)
+				}
+			}
+			query, uris = "", nil
+		case "rewritecond":
+			if len(args) >= 2 && !strings.HasPrefix(args[1], "!") {
+				switch args[0] {
+				case "%{QUERY_STRING}":
+					query = clientTarget(strings.TrimPrefix(regexSample(args[1]), "?"))
+				case "%{REQUEST_URI}":
+					uris = append(uris, regexSample(args[1]))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// regexSample returns a string the regex matches, "" where Go's syntax
+// cannot read it.
+func regexSample(src string) string {
+	tree, err := syntax.Parse(strings.TrimPrefix(src, "!"), syntax.Perl)
+	if err != nil {
+		return ""
+	}
+	var b strings.Builder
+	sampleOf(&b, tree.Simplify())
+	return b.String()
+}

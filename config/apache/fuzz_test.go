@@ -1,0 +1,67 @@
+package apache
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/redirectd/redirectd/config"
+)
+
+// FuzzImport feeds arbitrary text to the parser, as a server config and
+// as a .htaccess file, and translates it: a parse fails with an error
+// placed in the text or gives directives whose lines lie in it, the
+// translation never panics, and the config written always loads (a rule
+// whose steps the loader refuses is left out, with a note).
+func FuzzImport(f *testing.F) {
+	f.Add("RewriteEngine On\nRewriteCond %{HTTP_HOST} ^www\\.(.+)$ [NC]\nRewriteRule ^/(.*)$ http://%1/$1 [R=301,L]\nRedirect 301 /a http://b/")
+	f.Add("<VirtualHost *:80>\nServerName a.test\nServerAlias *.a.test w?.b.*\nRedirectMatch 302 ^/x/(.*)$ /y/$1\n</VirtualHost>")
+	f.Add("RewriteEngine on\nRewriteRule ^a$ - [S=1]\nRewriteRule ^a$ /b [R=307,QSA]\nRewriteRule ^c$ - [C]\nRewriteRule ^ /d?e=1 [R,QSD,NE]\nRewriteRule x [F]")
+	f.Add("RewriteEngine on\nRewriteCond %{REQUEST_METHOD} =POST [OR]\nRewriteCond %{HTTP:X-A} !b [NC]\nRewriteRule ^(a|^b)$ /c [E=x:1,END]\nRewriteCond %{ENV:x} =1\nRewriteRule . /z [R]")
+	f.Add("Redirect gone /g\nRedirect seeother /s /t\nRedirect 399 /q /r\nRedirectTemp /t\nRewriteEngine on\nRewriteRule \"a b\" '${m:$1|x}' [R]\n<Directory /x>\nRedirect /a /b\n</Directory>")
+	f.Add("ProxyPreserveHost On\nProxyPass /app/ http://127.0.0.1:8080/v1/ retry=0\nProxyPass /x !\nErrorDocument 404 http://e.test/nf\n<VirtualHost *:80>\nServerName a\nProxyPass / https://b/\nErrorDocument 410 /gone.html\n</VirtualHost>")
+	f.Add(strings.Repeat("Redirect 301 /r/a /b\nRedirect /r/a/b/ /c\nRedirectPermanent /r/c http://e.test/d\nRedirect seeother /r/e/f /g\n", 5) + "RewriteEngine on\nRewriteRule ^x$ /y [R]\nRedirect /r /z\n")
+	f.Add("<If \"%{HTTP_HOST} == 'a'\">\nRedirect / http://b/\nRewriteRule x y\n</If>\n<If \"%{HTTPS} =~ /(/\">\nRedirect /x /y\n</If>\n<If \"%{REQUEST_URI} !~ m#^/a#\">\nRedirect 410 /g\n</If>\n<Else>\nRedirect /e /f\n</Else>")
+	f.Add("RewriteEngine on\nRewriteRule ^/a/(.*)$ http://h:81/b/$1 [P]\nRewriteRule ^/a/(.*)$ http://h:81/b/$1 [P]\nProxyPass /a/ http://h/c/\nProxyPass /a http://h/c\nRewriteRule ^/(.*)$ http://h/$1 [P,L]\n")
+	f.Add("ProxyPass /a/ http://h:99999/b/\nProxyPass /c/ http://[::1]:8080/d/\nProxyPass / http://*/\n<Directory /srv/www/d>\nRewriteEngine on\nRewriteRule ^x$ /y [R]\n</Directory>\nDocumentRoot /srv/www")
+	f.Fuzz(func(t *testing.T, text string) {
+		if len(text) > 4096 {
+			return
+		}
+		lines := strings.Count(text, "\n") + 1
+		dirs, err := Parse("f.conf", []byte(text))
+		if err != nil {
+			e, ok := err.(*Error)
+			if !ok || e.File != "f.conf" || e.Line < 1 || e.Line > lines {
+				t.Fatalf("error %v does not place itself in the text (%d lines)", err, lines)
+			}
+			return
+		}
+		var walk func([]*Directive)
+		walk = func(ds []*Directive) {
+			for _, d := range ds {
+				if d.Line < 1 || d.Line > lines {
+					t.Fatalf("directive %q at line %d of %d", d.Name, d.Line, lines)
+				}
+				walk(d.Block)
+			}
+		}
+		walk(dirs)
+		res := Translate(dirs, []HTAccess{{Dir: "/d", File: "f.conf", Dirs: dirs}})
+		for _, n := range res.Notes {
+			// The import's own variables are always declared: a step
+			// refused for one is the import's bug, not the input's.
+			if strings.Contains(n.Msg, "unknown variable $a_") {
+				t.Fatalf("%s", n)
+			}
+		}
+		dir := t.TempDir()
+		name, err := Write(dir, res, "fuzz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := config.Load(filepath.Join(dir, filepath.Base(name))); err != nil {
+			t.Fatalf("the import of\n%s\ndoes not load: %v\n%s", text, err, res.TOML(""))
+		}
+	})
+}

@@ -1,0 +1,208 @@
+package apache
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/redirectd/redirectd/config/importer"
+	"github.com/redirectd/redirectd/matcher/rewrite"
+)
+
+// rwMap is a RewriteMap the import reads: a txt: or rnd: file's keys
+// and values, in file order.
+type rwMap struct {
+	d       *Directive
+	name    string
+	entries [][2]string
+	loc     *LocMap // written on its first use
+}
+
+// LocMap is a RewriteMap as a [[location_map]]: each value is the key,
+// a tab and Apache's value, so that the steps can check the key with
+// case (the map's literal keys are compared without it).
+type LocMap struct {
+	Source   string // the directive, file:line
+	Name     string
+	Variable string
+	Key      string
+	Entries  string
+	File     string // where Write put the entries; "" when inline
+}
+
+// maxMapBytes bounds one map file read.
+const maxMapBytes = 256 << 20
+
+// readMaps reads every RewriteMap of dirs (sections' included): a map
+// is declared in server context and read by any rule of the server.
+func (t *translator) readMaps(dirs []*Directive) {
+	for _, d := range dirs {
+		if d.Section {
+			t.readMaps(d.Block)
+			continue
+		}
+		if !d.Is("RewriteMap") {
+			continue
+		}
+		if len(d.Args) < 2 {
+			t.note(d, importer.LeftOut, "RewriteMap takes a name and TYPE:SOURCE; left out")
+			continue
+		}
+		name, spec := d.Args[0], d.Args[1]
+		kind, src, _ := strings.Cut(spec, ":")
+		switch strings.ToLower(kind) {
+		case "txt", "rnd":
+			m, err := t.readMapFile(d, name, strings.ToLower(kind), src)
+			if err != nil {
+				t.note(d, importer.LeftOut, "RewriteMap %s: %v; the rules that read it are left out", name, err)
+				continue
+			}
+			t.maps[name] = m
+		case "int":
+			t.note(d, importer.LeftOut, "RewriteMap %s %s: the steps have no function to change a value's case or escapes; the rules that read it are left out", name, spec)
+		default:
+			t.note(d, importer.LeftOut, "RewriteMap %s: a %s: map is not translated (a program or database answers it); the rules that read it are left out", name, kind)
+		}
+	}
+}
+
+// readMapFile reads a txt: or rnd: file: "key value" lines, # comments.
+// A relative file is read from the config's folder (Apache reads it from
+// ServerRoot).
+func (t *translator) readMapFile(d *Directive, name, kind, file string) (*rwMap, error) {
+	if !filepath.IsAbs(file) {
+		file = filepath.Join(filepath.Dir(d.File), file)
+	}
+	st, err := os.Stat(file)
+	if err != nil {
+		return nil, fmt.Errorf("%s cannot be read", file)
+	}
+	if st.Size() > maxMapBytes {
+		return nil, fmt.Errorf("%s is over 256 MiB", file)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("%s cannot be read", file)
+	}
+	m := &rwMap{d: d, name: name}
+	seen := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		f := strings.Fields(sc.Text())
+		if len(f) < 2 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		key, val := f[0], f[1]
+		if kind == "rnd" && strings.Contains(val, "|") {
+			t.note(d, importer.Caveat, "RewriteMap %s: %s:%d: Apache picks one of %q at random; redirectd answers the first", name, file, n, val)
+			val, _, _ = strings.Cut(val, "|")
+		}
+		if strings.ContainsAny(key+val, `$\"`) {
+			t.note(d, importer.LeftOut, "RewriteMap %s: %s:%d: a '$', '\\' or '\"' cannot be written in a map entry; left out", name, file, n)
+			continue
+		}
+		low := strings.ToLower(key)
+		if first, ok := seen[low]; ok {
+			if first != key {
+				t.note(d, importer.LeftOut, "RewriteMap %s: %s:%d: key %q differs from an earlier one only by case, which redirectd's map does not tell apart; left out", name, file, n, key)
+			}
+			continue // Apache answers the first of a key
+		}
+		seen[low] = key
+		m.entries = append(m.entries, [2]string{key, val})
+	}
+	return m, sc.Err()
+}
+
+// lookup writes ${name:key|default}: the steps set the map's key, look
+// it up, and keep the value only where the key found is the key asked
+// with case. It returns the variable holding the answer.
+func (c *rwCtx) lookup(spec string) (string, error) {
+	name, rest, ok := strings.Cut(spec, ":")
+	if !ok {
+		return "", fmt.Errorf("${%s}: a lookup is ${map:key|default}; left out", spec)
+	}
+	m := c.t.maps[name]
+	if m == nil {
+		return "", fmt.Errorf("${%s:...}: no RewriteMap %s the import reads; left out", name, name)
+	}
+	key, def, _ := strings.Cut(rest, "|")
+	k, err := c.expandKey(key)
+	if err != nil {
+		return "", err
+	}
+	dv, err := c.expandKey(def)
+	if err != nil {
+		return "", err
+	}
+	if m.loc == nil {
+		if m.loc = c.t.locMap(m); m.loc == nil {
+			c.t.maps[name] = nil
+			return "", fmt.Errorf("${%s:...}: the map does not load; left out", name)
+		}
+	}
+	keyVar := m.loc.Key
+	out := c.newVar("v")
+	c.init("set $" + keyVar + ` "";`)
+	c.init("set $" + out + ` "";`)
+	c.init(`set $a_mk "";`)
+	c.init(`set $a_mv "";`)
+	c.pre = append(c.pre,
+		"set $"+keyVar+" "+quoteArg(k)+";",
+		"set $"+out+" "+quoteArg(dv)+";",
+		"if ("+m.loc.Variable+` ~ "^([^\t]*)\t(.*)$") { set $a_mk $1; set $a_mv $2; }`,
+		"if ($a_mk = \"$"+keyVar+"\") { set $"+out+" $a_mv; }",
+		`set $a_mk "";`)
+	return "${" + out + "}", nil
+}
+
+// expandKey expands a lookup's key or default: the rule's groups are
+// read from where the rule saved them, as conditions run in between.
+func (c *rwCtx) expandKey(s string) (string, error) {
+	v, err := c.expand(s, false)
+	if err != nil {
+		return "", err
+	}
+	for n := range 10 {
+		d := fmt.Sprintf("$%d", n)
+		if strings.Contains(v, d) {
+			c.wantR[n] = true
+			v = strings.ReplaceAll(v, d, fmt.Sprintf("${a_r%d}", n))
+		}
+	}
+	return v, nil
+}
+
+// locMap writes a map's entries in nginx's map syntax, volatile so
+// that each lookup reads the key the steps set just before.
+func (t *translator) locMap(m *rwMap) *LocMap {
+	key := "a_key_" + varSafe(m.name)
+	var b strings.Builder
+	b.WriteString("volatile;\n")
+	for _, e := range m.entries {
+		k := e[0]
+		switch {
+		case strings.HasPrefix(k, "~"), k == "default", k == "hostnames", k == "volatile", k == "include":
+			k = `\` + k
+		}
+		fmt.Fprintf(&b, "%s \"%s\t%s\";\n", quoteArg(k), e[0], e[1])
+	}
+	l := &LocMap{Source: m.d.Source(), Name: m.name, Variable: "$a_map_" + varSafe(m.name), Key: key, Entries: b.String()}
+	spec := rewrite.Spec{Steps: []rewrite.Text{{Src: "set $" + key + ` "";`, Line: 1}},
+		Maps: []rewrite.MapSpec{{Source: "$" + key, Variable: l.Variable, Entries: l.Entries}}}
+	if !utf8.ValidString(l.Entries) {
+		t.note(m.d, importer.LeftOut, "RewriteMap %s: its file holds bytes that are not UTF-8; left out", m.name)
+		return nil
+	}
+	if _, err := rewrite.Compile(spec); err != nil {
+		t.note(m.d, importer.LeftOut, "RewriteMap %s: its entries do not load (%v); left out", m.name, err)
+		return nil
+	}
+	t.res.Maps = append(t.res.Maps, l)
+	return l
+}

@@ -1,0 +1,353 @@
+package apache
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/redirectd/redirectd/config/importer"
+	"github.com/redirectd/redirectd/matcher/rewrite"
+)
+
+// rwResult is a context's mod_rewrite rules as steps; internal is set
+// when a rule rewrites the URI without redirecting and goes on.
+type rwResult struct {
+	steps    []string
+	internal bool
+	proxies  []*Proxy // the [P] rules written as forwarding locations
+}
+
+type cond struct {
+	d                *Directive
+	test, pattern    string
+	nc, or, negative bool
+}
+
+type rule struct {
+	d       *Directive
+	conds   []cond
+	pattern string
+	neg     bool
+	subst   string
+	flags   map[string]string
+}
+
+// rwCtx is what one context's rules share: its directory ("" for
+// server context), RewriteBase, and the variables its steps set, which
+// are declared first.
+type rwCtx struct {
+	t    *translator
+	dir  string
+	base string
+	// hasBase is set by RewriteBase.
+	hasBase bool
+	inits   []string
+	seen    map[string]bool
+	n       int
+	// pre are the steps a rule's RewriteMap lookups need before its
+	// action; wantR the rule's groups they read.
+	pre   []string
+	wantR [10]bool
+	cur   *Directive // the rule being written, for its notes
+	// proxies are the [P] rules this context forwards by.
+	proxies []*Proxy
+}
+
+func (c *rwCtx) init(line string) {
+	if !c.seen[line] {
+		c.seen[line] = true
+		c.inits = append(c.inits, line)
+	}
+}
+
+func (c *rwCtx) newVar(prefix string) string {
+	c.n++
+	return fmt.Sprintf("a_%s%d", prefix, c.n)
+}
+
+// rewriteSteps reads the mod_rewrite directives of one context and
+// writes its rules as steps, in order; dir is the per-directory prefix
+// ("" in server context).
+func (t *translator) rewriteSteps(dirs []*Directive, dir string) rwResult {
+	c := &rwCtx{t: t, dir: dir, base: dir, seen: map[string]bool{}}
+	if dir != "" && t.docRoot != "" {
+		// Without RewriteBase, Apache puts the directory's own path in
+		// front of a relative substitution, and a redirect sends it.
+		c.base = strings.TrimSuffix(t.docRoot, "/") + dir
+	}
+	rules, on := c.readRules(dirs)
+	if !on {
+		for _, r := range rules {
+			t.note(r.d, importer.Caveat, "RewriteEngine is not on here: Apache does not run this rule, nor does redirectd")
+		}
+		return rwResult{}
+	}
+	return c.writeRules(rules)
+}
+
+// readRules reads a context's mod_rewrite directives: its rules, each
+// with its conditions, and whether RewriteEngine is on.
+func (c *rwCtx) readRules(dirs []*Directive) (rules []rule, on bool) {
+	t := c.t
+	var pending []cond
+	for _, d := range dirs {
+		if d.Section {
+			continue
+		}
+		switch strings.ToLower(d.Name) {
+		case "rewriteengine":
+			on = len(d.Args) == 1 && strings.EqualFold(d.Args[0], "on")
+		case "rewritebase":
+			if len(d.Args) == 1 && c.dir != "" {
+				c.base, c.hasBase = strings.TrimSuffix(d.Args[0], "/")+"/", true
+			}
+		case "rewriteoptions":
+			if strings.Contains(strings.ToLower(strings.Join(d.Args, " ")), "inherit") {
+				t.note(d, importer.LeftOut, "RewriteOptions %s is not translated: the rules of the enclosing context are not added; left out", strings.Join(d.Args, " "))
+			} else {
+				t.note(d, importer.Caveat, "RewriteOptions %s is not translated", strings.Join(d.Args, " "))
+			}
+		case "rewritemap":
+			// Read before any rule (readMaps).
+		case "rewritecond":
+			cd, err := readCond(d)
+			if err != nil {
+				t.note(d, importer.LeftOut, "RewriteCond: %v; its rule is left out", err)
+				cd.d = nil
+			}
+			pending = append(pending, cd)
+		case "rewriterule":
+			r, err := readRule(d)
+			r.conds = pending
+			pending = nil
+			if err != nil {
+				t.note(d, importer.LeftOut, "RewriteRule: %v; left out", err)
+				continue
+			}
+			rules = append(rules, r)
+		}
+	}
+	return rules, on
+}
+
+// writeRules writes the rules as steps, each wrapped in the variables
+// that earlier rules' [S=n], [C] and "- [L]" set to skip it.
+//
+// Long because the guards of each rule depend on all the rules before
+// it; split, the state would be passed around whole.
+func (c *rwCtx) writeRules(rules []rule) rwResult {
+	t := c.t
+	var res rwResult
+	var body []string
+	var guards []string // variables that must be 0 for the next rule to run
+	skip := map[string]int{}
+	for _, r := range rules {
+		lines, internal, err := c.rule(r)
+		if err != nil {
+			kind := importer.LeftOut
+			if isServed(err) {
+				kind = importer.Served
+			}
+			t.note(r.d, kind, "%v", err)
+			lines = nil
+		}
+		if err == nil && len(lines) > 0 {
+			if err = compiles(c.inits, lines, t.res.Maps); err != nil {
+				t.note(r.d, importer.LeftOut, "the steps written for it do not load (%v); left out", err)
+				lines = nil
+			}
+		}
+		if internal && c.dir == "" {
+			res.internal = true
+			c.init("set $a_rewritten 0;")
+			lines = setOnSuccess(lines, "set $a_rewritten 1;")
+		}
+		if len(lines) > 0 {
+			t.count(r.d)
+		}
+		// What the rule's flags make of the rules after it.
+		var after []string
+		if sv, ok := r.flags["S"]; ok && len(lines) > 0 {
+			v := c.newVar("skip")
+			c.init("set $" + v + " 0;")
+			lines = setOnSuccess(lines, "set $"+v+" 1;")
+			n, _ := strconv.Atoi(sv)
+			skip[v] = n
+		}
+		if _, ok := r.flags["C"]; ok {
+			v := c.newVar("chain")
+			c.init("set $" + v + " 1;")
+			lines = setOnSuccess(lines, "set $"+v+" 0;")
+			after = append(after, v)
+		}
+		if (r.subst == "-" && (r.has("L") || r.has("END")) || r.has("PT") && c.dir == "") && len(lines) > 0 {
+			c.init("set $a_stop 0;")
+			lines = setOnSuccess(lines, "set $a_stop 1;")
+			after = append(after, "a_stop")
+		}
+		lines = append([]string{"# " + commentSafe(r.d.Source()+": RewriteRule "+strings.Join(r.d.Args, " "))}, wrap(guards, lines)...)
+		body = append(body, lines...)
+		var next []string
+		for _, g := range guards {
+			if n, ok := skip[g]; ok {
+				if n--; n <= 0 {
+					continue
+				}
+				skip[g] = n
+			}
+			if strings.HasPrefix(g, "a_chain") {
+				continue // a chain guards the rule after it only
+			}
+			next = append(next, g)
+		}
+		for v := range skip {
+			if !contains(next, v) && skip[v] > 0 && !contains(guards, v) {
+				next = append(next, v)
+			}
+		}
+		guards = append(next, after...)
+	}
+	res.steps = append(c.inits, body...)
+	res.proxies = c.proxies
+	return res
+}
+
+// compiles reports why the steps (after the declarations inits) do not
+// load, as the loader compiles them: a rule redirectd cannot run (a
+// regex neither engine takes) is left out alone, not the config.
+//
+// The maps the steps may read are stood in for by empty ones of the same
+// variable: their entries are checked once, where each is written.
+func compiles(inits, lines []string, maps []*LocMap) error {
+	src := strings.Join(append(append([]string{}, inits...), lines...), "\n")
+	if !utf8.ValidString(src) {
+		return fmt.Errorf("it holds bytes that are not UTF-8")
+	}
+	var decl strings.Builder
+	spec := rewrite.Spec{}
+	for _, m := range maps {
+		// Every server's steps declare the key (declareMapKeys).
+		decl.WriteString("set $" + m.Key + " \"\";\n")
+		spec.Maps = append(spec.Maps, rewrite.MapSpec{Source: "$" + m.Key, Variable: m.Variable, Entries: "volatile;"})
+	}
+	spec.Steps = []rewrite.Text{{Src: decl.String() + src, Line: 1}}
+	_, err := rewrite.Compile(spec)
+	return err
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// wrap nests lines in one if per guard variable, each of which must be
+// 0.
+func wrap(guards, lines []string) []string {
+	for _, g := range guards {
+		lines = append(append([]string{"if ($" + g + " = 0) {"}, indent(lines)...), "}")
+	}
+	return lines
+}
+
+// setOnSuccess inserts a set before the rule's action, marked by the
+// line "#action".
+func setOnSuccess(lines []string, set string) []string {
+	for i, l := range lines {
+		if strings.TrimSpace(l) == "#action" {
+			pad := l[:len(l)-len(strings.TrimLeft(l, " "))]
+			out := append([]string{}, lines[:i]...)
+			out = append(out, pad+set)
+			return append(out, lines[i:]...)
+		}
+	}
+	return lines
+}
+
+func (r rule) has(f string) bool { _, ok := r.flags[f]; return ok }
+
+type servedErr struct{ msg string }
+
+func (e servedErr) Error() string { return e.msg }
+
+func isServed(err error) bool { _, ok := err.(servedErr); return ok }
+
+// flagNames maps RewriteRule's long flag names to the short ones.
+var flagNames = map[string]string{
+	"redirect": "R", "last": "L", "nocase": "NC", "qsappend": "QSA", "qsdiscard": "QSD", "qslast": "QSL",
+	"noescape": "NE", "gone": "G", "forbidden": "F", "proxy": "P", "skip": "S", "chain": "C", "env": "E",
+	"cookie": "CO", "passthrough": "PT", "next": "N", "type": "T", "handler": "H", "nosubreq": "NS",
+}
+
+func readFlags(s string) (map[string]string, error) {
+	flags := map[string]string{}
+	if s == "" {
+		return flags, nil
+	}
+	if !strings.HasPrefix(s, "[") || !strings.HasSuffix(s, "]") {
+		return nil, fmt.Errorf("flags %q are not in [brackets]", s)
+	}
+	for _, f := range strings.Split(s[1:len(s)-1], ",") {
+		name, val, _ := strings.Cut(strings.TrimSpace(f), "=")
+		key := strings.ToUpper(name)
+		if long, ok := flagNames[strings.ToLower(name)]; ok {
+			key = long
+		}
+		if key == "E" && flags["E"] != "" {
+			val = flags["E"] + "," + val
+		}
+		flags[key] = val
+	}
+	return flags, nil
+}
+
+func readRule(d *Directive) (rule, error) {
+	r := rule{d: d}
+	if len(d.Args) < 2 || len(d.Args) > 3 {
+		return r, fmt.Errorf("takes a pattern, a substitution and optional [flags]")
+	}
+	r.pattern, r.subst = d.Args[0], d.Args[1]
+	if strings.HasPrefix(r.pattern, "!") {
+		r.neg, r.pattern = true, r.pattern[1:]
+	}
+	var err error
+	fl := ""
+	if len(d.Args) == 3 {
+		fl = d.Args[2]
+	}
+	r.flags, err = readFlags(fl)
+	return r, err
+}
+
+func readCond(d *Directive) (cond, error) {
+	cd := cond{d: d}
+	if len(d.Args) < 2 || len(d.Args) > 3 {
+		return cd, fmt.Errorf("takes a test string, a pattern and optional [flags]")
+	}
+	cd.test, cd.pattern = d.Args[0], d.Args[1]
+	if len(d.Args) == 3 {
+		fl, err := readFlags(d.Args[2])
+		if err != nil {
+			return cd, err
+		}
+		for k := range fl {
+			switch strings.ToUpper(k) {
+			case "NC", "NOCASE":
+				cd.nc = true
+			case "OR", "ORNEXT":
+				cd.or = true
+			case "NV", "NOVARY":
+			default:
+				return cd, fmt.Errorf("flag %s is not supported", k)
+			}
+		}
+	}
+	if strings.HasPrefix(cd.pattern, "!") {
+		cd.negative, cd.pattern = true, cd.pattern[1:]
+	}
+	return cd, nil
+}

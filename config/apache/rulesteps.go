@@ -1,0 +1,663 @@
+package apache
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/redirectd/redirectd/config/importer"
+)
+
+// rule writes one RewriteRule and its conditions as steps:
+//
+//	if ($uri ~ PATTERN) {          (the path stripped of the directory)
+//	    if (COND1) { if (COND2) {  (an [OR] group through a flag)
+//	        #action
+//	        rewrite PATTERN SUBST permanent;
+//	    } }
+//	}
+//
+// Apache matches the pattern first and the conditions after; the
+// action matches the pattern again, so that $1.. are the rule's own
+// groups there, whatever the conditions' regexes captured; %1.. are
+// saved as each condition matches. internal says the rule rewrites the
+// URI without ending the context's rules.
+func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
+	c.cur = r.d
+	if r.has("P") {
+		return c.forward(r)
+	}
+	if err := refused(r); err != nil {
+		return nil, false, err
+	}
+	if r.has("CO") {
+		c.t.note(r.d, importer.Caveat, "[CO=%s]: the cookie is not set; the rule's answer is", r.flags["CO"])
+	}
+	re, err := c.pattern(r.pattern)
+	if err != nil {
+		return nil, false, err
+	}
+	ci := r.has("NC")
+	c.pre, c.wantR = nil, [10]bool{}
+	action, internal, err := c.action(r, re, ci)
+	if err != nil {
+		return nil, false, err
+	}
+	// Backreferences: $N the conditions read need the rule's groups
+	// saved; %N anything reads need each matching condition's saved.
+	refs := c.refs(r)
+	for n, w := range c.wantR {
+		refs['$'][n] = refs['$'][n] || w
+	}
+	for n := range 10 {
+		if refs['%'][n] {
+			c.init(fmt.Sprintf("set $a_c%d \"\";", n))
+		}
+	}
+	inner, err := c.inner(r, action, refs)
+	if err != nil {
+		return nil, false, err
+	}
+	inner = append(append(c.pre, inner...), action...)
+	body, err := c.conds(r.conds, refs, inner)
+	if err != nil {
+		return nil, false, err
+	}
+	op := "~"
+	if ci {
+		op = "~*"
+	}
+	if r.neg {
+		op = "!" + op
+	}
+	var head []string
+	for n := range 10 {
+		if refs['$'][n] {
+			v := fmt.Sprintf("a_r%d", n)
+			c.init("set $" + v + ` "";`)
+			head = append(head, fmt.Sprintf("set $%s $%d;", v, n))
+		}
+	}
+	if len(r.conds) == 0 && len(head) == 0 && len(body) == len(action)+1 && !r.neg && !r.has("S") && !r.has("C") && !r.has("PT") && !internal && len(action) == 1 && strings.HasPrefix(action[0], "rewrite ") {
+		return action, internal, nil // one regex: the rewrite's own
+	}
+	lines = append([]string{"if (" + c.subject() + " " + op + " " + quoteArg(re) + ") {"}, indent(append(head, body...))...)
+	return append(lines, "}"), internal, nil
+}
+
+// inner is what runs where the rule's conditions hold, before its
+// action: the 403 of a '?' decoded from %3F, [E=]'s variables.
+func (c *rwCtx) inner(r rule, action []string, refs map[byte]*[10]bool) ([]string, error) {
+	inner := []string{"#action"}
+	if len(action) > 0 && !r.has("F") && !r.has("G") {
+		// A '?' decoded from %3F that a group carries into the
+		// substitution is refused with 403 (Apache 2.4.60's
+		// UnsafeAllow3F, which the import does not translate).
+		var groups []string
+		for n := range 10 {
+			if dollarRef(r.subst, n) {
+				refs['$'][n] = true
+				groups = append(groups, fmt.Sprintf("${a_r%d}", n))
+			}
+		}
+		if len(groups) > 0 && !r.has("UNSAFEALLOW3F") {
+			inner = []string{"set $a_q " + quoteArg(strings.Join(groups, "")) + ";", `if ($a_q ~ "\?") { return 403; }`, "#action"}
+			c.init(`set $a_q "";`)
+		}
+	}
+	for _, e := range strings.Split(r.flags["E"], ",") {
+		if e == "" {
+			continue
+		}
+		name, val, _ := strings.Cut(strings.TrimPrefix(e, "!"), ":")
+		v := "a_env_" + varSafe(name)
+		c.init("set $" + v + ` "";`)
+		vv, err := c.expand(val, false)
+		if err != nil {
+			return nil, err
+		}
+		inner = append(inner, "set $"+v+" "+quoteArg(vv)+";")
+	}
+	return inner, nil
+}
+
+// dollarRef reports whether s reads the rule's group n as $n.
+func dollarRef(s string, n int) bool {
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] == '\\' {
+			i++
+			continue
+		}
+		if s[i] == '$' && s[i+1] == byte('0'+n) {
+			return true
+		}
+	}
+	return false
+}
+
+// refused says why a rule is not written: a condition left out, a flag
+// the steps cannot say.
+func refused(r rule) error {
+	for _, cd := range r.conds {
+		if cd.d == nil {
+			return fmt.Errorf("left out with its condition")
+		}
+	}
+	for _, f := range []string{"P", "N", "B", "QSL"} {
+		if r.has(f) {
+			if f == "P" {
+				return fmt.Errorf("a forward ([P]) is not translated yet; left out")
+			}
+			return fmt.Errorf("flag %s is not translated; left out", f)
+		}
+	}
+	if r.has("T") || r.has("H") {
+		return servedErr{"a handler or type ([T], [H]) is the site's content"}
+	}
+	return nil
+}
+
+// subject is what a rule's pattern is matched with: the path; in a
+// directory's rules, its own prefix is part of the pattern.
+func (c *rwCtx) subject() string { return "$uri" }
+
+// pattern writes a rule's pattern for nginx's $uri: in server context
+// as it is; per directory, Apache strips the directory's prefix before
+// matching, so the pattern is anchored after it.
+func (c *rwCtx) pattern(p string) (string, error) {
+	if c.dir == "" {
+		return p, nil
+	}
+	alts, ok := topAlternatives(p)
+	if !ok {
+		return "", fmt.Errorf("pattern %q anchors inside a group: the directory prefix cannot be added to it; left out", p)
+	}
+	pre := "^" + quoteMeta(c.dir)
+	for i, a := range alts {
+		if strings.HasPrefix(a, "^") {
+			alts[i] = pre + a[1:]
+		} else {
+			alts[i] = pre + ".*?" + a
+		}
+	}
+	return strings.Join(alts, "|"), nil
+}
+
+// topAlternatives splits a regex at its top-level '|'; ok is false
+// where a '^' stands anywhere but at an alternative's start (outside
+// classes and escapes).
+func topAlternatives(p string) ([]string, bool) {
+	var alts []string
+	depth, start, class := 0, 0, false
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == '\\':
+			i++
+		case class:
+			class = c != ']'
+		case c == '[':
+			class = true
+			if i+1 < len(p) && p[i+1] == '^' {
+				i++
+			}
+			if i+1 < len(p) && p[i+1] == ']' {
+				i++
+			}
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+		case c == '|' && depth == 0:
+			alts = append(alts, p[start:i])
+			start = i + 1
+		case c == '^' && (depth > 0 || i != start):
+			return nil, false
+		}
+	}
+	return append(alts, p[start:]), true
+}
+
+// refs lists the $N and %N the rule's conditions and substitution read.
+func (c *rwCtx) refs(r rule) map[byte]*[10]bool {
+	refs := map[byte]*[10]bool{'$': {}, '%': {}}
+	scan := func(s string, dollar bool) {
+		for i := 0; i+1 < len(s); i++ {
+			if s[i] == '\\' {
+				i++
+				continue
+			}
+			if (s[i] == '$' && dollar || s[i] == '%') && s[i+1] >= '0' && s[i+1] <= '9' {
+				refs[s[i]][s[i+1]-'0'] = true
+			}
+		}
+	}
+	for _, cd := range r.conds {
+		scan(cd.test, true)
+	}
+	scan(r.subst, false)
+	return refs
+}
+
+// conds nests inner in the rule's conditions, [OR] groups through a
+// flag variable.
+func (c *rwCtx) conds(cs []cond, refs map[byte]*[10]bool, inner []string) ([]string, error) {
+	if len(cs) == 0 {
+		return inner, nil
+	}
+	end := 1
+	for end <= len(cs) && cs[end-1].or && end < len(cs) {
+		end++
+	}
+	group, rest := cs[:end], cs[end:]
+	in, err := c.conds(rest, refs, inner)
+	if err != nil {
+		return nil, err
+	}
+	var saves []string
+	for n := range 10 {
+		if refs['%'][n] {
+			v := fmt.Sprintf("a_c%d", n)
+			c.init("set $" + v + ` "";`)
+			saves = append(saves, fmt.Sprintf("set $%s $%d;", v, n))
+		}
+	}
+	if len(group) == 1 {
+		head, test, err := c.cond(group[0])
+		if err != nil {
+			return nil, err
+		}
+		body := in
+		if isRegexCond(group[0]) {
+			body = append(append([]string{}, saves...), in...)
+		}
+		return append(append(head, "if ("+test+") {"), append(indent(body), "}")...), nil
+	}
+	v := c.newVar("or")
+	out := []string{"set $" + v + " 0;"}
+	for i, cd := range group {
+		head, test, err := c.cond(cd)
+		if err != nil {
+			return nil, err
+		}
+		body := []string{"set $" + v + " 1;"}
+		if isRegexCond(cd) {
+			body = append(body, saves...)
+		}
+		lines := append(head, "if ("+test+") {")
+		lines = append(append(lines, indent(body)...), "}")
+		if i > 0 {
+			lines = append(append([]string{"if ($" + v + " = 0) {"}, indent(lines)...), "}")
+		}
+		out = append(out, lines...)
+	}
+	out = append(out, "if ($"+v+" = 1) {")
+	return append(append(out, indent(in)...), "}"), nil
+}
+
+func isRegexCond(cd cond) bool {
+	if cd.negative {
+		return false
+	}
+	p := cd.pattern
+	return !strings.HasPrefix(p, "=") && !strings.HasPrefix(p, "<") && !strings.HasPrefix(p, ">") && !strings.HasPrefix(p, "-")
+}
+
+// cond writes one condition as an if's test, with the steps that set
+// its test string first where it is more than one variable.
+func (c *rwCtx) cond(cd cond) (head []string, test string, err error) {
+	p := cd.pattern
+	switch {
+	case strings.HasPrefix(p, "-") && len(p) == 2 && strings.ContainsRune("dfsslLhFUxe", rune(p[1])):
+		return nil, "", servedErr{fmt.Sprintf("RewriteCond %s %s: a file test reads the site's files, which redirectd does not have: the rule is the site's own, not written", cd.test, cd.d.Args[1])}
+	case strings.HasPrefix(p, "-"), (strings.HasPrefix(p, "<") || strings.HasPrefix(p, ">")) && (cd.nc || !lexicalOK(p)):
+		return nil, "", fmt.Errorf("RewriteCond at %s: the comparison %q is not translated; its rule is left out", cd.d.Source(), p)
+	}
+	if cd.test == "expr" {
+		return nil, "", fmt.Errorf("RewriteCond expr (an ap_expr) is not translated; its rule is left out")
+	}
+	left, err := c.expand(cd.test, false)
+	if err != nil {
+		return nil, "", err
+	}
+	if singleVar(left) {
+		left = "$" + left[2:len(left)-1]
+	} else {
+		v := c.newVar("t")
+		c.init("set $" + v + ` "";`)
+		head = append(head, "set $"+v+" "+quoteArg(left)+";")
+		left = "$" + v
+	}
+	re := p
+	negative := cd.negative
+	switch {
+	case strings.HasPrefix(p, "="):
+		re = "^" + quoteMeta(p[1:]) + "$"
+		if p == `=""` {
+			re = "^$"
+		}
+	case strings.HasPrefix(p, "<"), strings.HasPrefix(p, ">"):
+		var flip bool
+		re, flip = lexical(p)
+		negative = negative != flip
+	}
+	op := "~"
+	if cd.nc {
+		op = "~*"
+	}
+	if negative {
+		op = "!" + op
+	}
+	return head, left + " " + op + " " + quoteArg(re), nil
+}
+
+// lexicalOK reports whether a <, <=, > or >= comparison's string is
+// one lexical can write: printable ASCII.
+func lexicalOK(p string) bool {
+	v := strings.TrimPrefix(strings.TrimLeft(p, "<>"), "=")
+	for i := 0; i < len(v); i++ {
+		if v[i] <= ' ' || v[i] >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// lexical writes RewriteCond's <S, <=S, >S and >=S as a regex, and
+// whether the test is its negation. mod_rewrite compares the lengths
+// first, then the bytes (compare_lexicography): a value is less than S
+// when it is shorter, or as long and smaller at its first different
+// byte.
+func lexical(p string) (re string, negated bool) {
+	op := p[:1]
+	v := p[1:]
+	orEqual := strings.HasPrefix(v, "=")
+	if orEqual {
+		v = v[1:]
+	}
+	var alts []string
+	if len(v) > 0 {
+		alts = append(alts, fmt.Sprintf(".{0,%d}", len(v)-1))
+	}
+	for i := 0; i < len(v); i++ {
+		if v[i] == 0 {
+			continue
+		}
+		alts = append(alts, quoteMeta(v[:i])+fmt.Sprintf("[\\x00-\\x%02x]", v[i]-1)+fmt.Sprintf(".{%d}", len(v)-i-1))
+	}
+	// op < with = is "less or equal"; > is the negation of <=, >= of <.
+	lessOrEqual := op == "<" && orEqual || op == ">" && !orEqual
+	if lessOrEqual {
+		alts = append(alts, quoteMeta(v))
+	}
+	if len(alts) == 0 {
+		alts = append(alts, "[^\\s\\S]") // nothing is shorter than ""
+	}
+	return "(?s)^(?:" + strings.Join(alts, "|") + ")$", op == ">"
+}
+
+func singleVar(s string) bool {
+	if !strings.HasPrefix(s, "${") || !strings.HasSuffix(s, "}") {
+		return false
+	}
+	return !strings.ContainsAny(s[2:len(s)-1], "${}")
+}
+
+func varSafe(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
+
+// serverVars are the %{NAME}s read as nginx's variables.
+var serverVars = map[string]string{
+	"HTTP_HOST": "http_host", "REQUEST_URI": "uri", "QUERY_STRING": "args", "REQUEST_METHOD": "request_method",
+	"SERVER_PORT": "server_port", "REQUEST_SCHEME": "scheme", "SERVER_NAME": "host",
+}
+
+// variable maps %{NAME} to an nginx variable, declaring the ones the
+// steps build.
+func (c *rwCtx) variable(name string) (string, error) {
+	if v, ok := serverVars[name]; ok {
+		return v, nil
+	}
+	switch {
+	case name == "HTTPS":
+		c.init("set $a_https off;")
+		c.init("if ($scheme = https) { set $a_https on; }")
+		return "a_https", nil
+	case name == "THE_REQUEST":
+		c.init(`set $a_the_request "$request_method $request_uri HTTP/1.1";`)
+		c.t.note(c.cur, importer.Caveat, "%%{THE_REQUEST} is read as \"METHOD TARGET HTTP/1.1\": the protocol the client named is not known to the steps")
+		return "a_the_request", nil
+	case strings.HasPrefix(name, "HTTP:") && len(name) > 5:
+		return "http_" + varSafe(name[5:]), nil
+	case strings.HasPrefix(name, "HTTP_") && len(name) > 5:
+		return "http_" + varSafe(name[5:]), nil
+	case strings.HasPrefix(name, "ENV:"):
+		v := "a_env_" + varSafe(name[4:])
+		if !c.seen["set $"+v+` "";`] {
+			// Set by Apache or a module (REDIRECT_STATUS after an
+			// internal redirect, SetEnvIf), not by the rules.
+			c.init("set $" + v + ` "";`)
+			c.t.note(c.cur, importer.Caveat, "%%{%s} is read as empty: no rule before it sets it, and the steps do not know what Apache or its modules set", name)
+		}
+		return v, nil
+	case (name == "REQUEST_FILENAME" || name == "SCRIPT_FILENAME") && c.dir == "":
+		return "uri", nil // in server context, the path before it is mapped
+	}
+	return "", fmt.Errorf("%%{%s} is not translated; left out", name)
+}
+
+// expand writes Apache's test string or substitution in nginx's value
+// syntax: $N stays (in a condition, the rule's saved group), %N the
+// saved group of the last matching condition, %{VAR} its variable.
+// escape writes the literal text as Apache escapes a redirect
+// (ap_escape_uri), where [NE] is not given.
+func (c *rwCtx) expand(s string, escape bool) (string, error) {
+	var b strings.Builder
+	lit := func(x string) {
+		if escape {
+			x = escapeURI(x)
+		}
+		b.WriteString(x)
+	}
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		switch {
+		case ch == '\\' && i+1 < len(s):
+			i++
+			if s[i] == '$' {
+				return "", fmt.Errorf("a literal '$' cannot be written in a step; left out")
+			}
+			lit(string(s[i]))
+		case ch == '$' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9':
+			b.WriteString("$" + string(s[i+1]))
+			i++
+		case ch == '$' && i+1 < len(s) && s[i+1] == '{':
+			end := closingBrace(s, i+1)
+			if end < 0 {
+				return "", fmt.Errorf("${ is not closed; left out")
+			}
+			v, err := c.lookup(s[i+2 : end])
+			if err != nil {
+				return "", err
+			}
+			b.WriteString(v)
+			i = end
+		case ch == '%' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9':
+			b.WriteString("${a_c" + string(s[i+1]) + "}")
+			i++
+		case ch == '%' && i+1 < len(s) && s[i+1] == '{':
+			end := strings.IndexByte(s[i:], '}')
+			if end < 0 {
+				return "", fmt.Errorf("%%{ is not closed; left out")
+			}
+			v, err := c.variable(s[i+2 : i+end])
+			if err != nil {
+				return "", err
+			}
+			b.WriteString("${" + v + "}")
+			i += end
+		case ch == '$':
+			return "", fmt.Errorf("a literal '$' cannot be written in a step; left out")
+		default:
+			lit(string(ch))
+		}
+	}
+	return b.String(), nil
+}
+
+// closingBrace returns the index of the '}' that closes the '{' at
+// open, braces of %{VAR} inside counted; -1 if none.
+func closingBrace(s string, open int) int {
+	depth := 0
+	for i := open; i < len(s); i++ {
+		switch s[i] {
+		case '{':
+			depth++
+		case '}':
+			if depth--; depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// escapeURI escapes as Apache's ap_escape_uri (T_OS_ESCAPE_PATH): every
+// byte but letters, digits and $-_.+!*'(),:@&=/~.
+func escapeURI(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("$-_.+!*'(),:@&=/~;", c) >= 0 {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02x", c)
+		}
+	}
+	return b.String()
+}
+
+// action writes what a matching rule does.
+func (c *rwCtx) action(r rule, re string, ci bool) ([]string, bool, error) {
+	if ci {
+		re = "(?i)" + re
+	}
+	if r.neg {
+		re = "^"
+	}
+	switch {
+	case r.has("F"):
+		return []string{"return 403;"}, false, nil
+	case r.has("G"):
+		return []string{"return 410;"}, false, nil
+	}
+	code := 0
+	if v, ok := r.flags["R"]; ok {
+		code = 302
+		if v != "" {
+			if s, ok := aliasStatus(v); ok {
+				code = s
+			} else {
+				return nil, false, fmt.Errorf("[R=%s]: not a status; left out", v)
+			}
+		}
+		if code < 300 || code > 399 {
+			return []string{"return " + strconv.Itoa(code) + ";"}, false, nil
+		}
+	}
+	if r.subst == "-" {
+		if code != 0 {
+			return nil, false, fmt.Errorf("[R] with no substitution is not translated; left out")
+		}
+		return nil, false, nil
+	}
+	subst := r.subst
+	abs := strings.HasPrefix(strings.ToLower(subst), "http://") || strings.HasPrefix(strings.ToLower(subst), "https://")
+	if abs && code == 0 {
+		code = 302 // an absolute URL redirects, as [R] does
+	}
+	// A substitution that starts with a lookup or a variable is a path
+	// or a URL by its value, which the Location says as it is.
+	dynamic := strings.HasPrefix(subst, "${") || strings.HasPrefix(subst, "%{")
+	if !abs && !dynamic && !strings.HasPrefix(subst, "/") {
+		if c.dir == "" {
+			subst = "/" + subst
+		} else {
+			if !c.hasBase && c.t.docRoot == "" && code != 0 {
+				c.t.note(r.d, importer.Caveat, "a relative substitution without RewriteBase: Apache puts the directory's file-system path in front of it in the Location; the import, given no DocumentRoot, writes the directory's URL path %s", c.dir)
+			}
+			subst = c.base + subst
+		}
+	}
+	pathPart, query, hasQuery := strings.Cut(subst, "?")
+	escape := code != 0 && !r.has("NE")
+	p, err := c.expand(pathPart, escape)
+	if err != nil {
+		return nil, false, err
+	}
+	q, err := c.expand(query, escape)
+	if err != nil {
+		return nil, false, err
+	}
+	repl := p
+	switch {
+	case hasQuery && q == "" && r.has("QSA"):
+	case hasQuery && q == "":
+		repl += "?"
+	case hasQuery && r.has("QSA"):
+		repl += "?" + q
+		if code != 0 {
+			c.t.note(r.d, importer.Caveat, "[QSA] with a query in the substitution: Apache escapes the request's query again ('%%' as %%25), redirectd appends it as sent")
+		}
+	case hasQuery:
+		repl += "?" + q + "?"
+	case r.has("QSD"):
+		repl += "?"
+	}
+	lines, internal := c.emit(r, re, repl, code, hasQuery)
+	return lines, internal, nil
+}
+
+// emit writes a rule's action: an internal rewrite (code 0) or a
+// redirect to repl, the substitution with its query in rewrite's form.
+func (c *rwCtx) emit(r rule, re, repl string, code int, hasQuery bool) ([]string, bool) {
+	if code == 0 {
+		flag := ""
+		switch {
+		case r.has("PT") && c.dir == "":
+			// The new URI goes on to mod_alias's and mod_proxy's
+			// hooks, and no later rule runs ([PT] implies [L]).
+			return []string{"rewrite " + quoteArg(re) + " " + quoteArg(repl) + ";"}, false
+		case r.has("END"):
+			flag = " break"
+		case r.has("L"), r.has("PT"):
+			flag = " last"
+		}
+		return []string{"rewrite " + quoteArg(re) + " " + quoteArg(repl) + flag + ";"}, flag == ""
+	}
+	switch code {
+	case 301:
+		return []string{"rewrite " + quoteArg(re) + " " + quoteArg(repl) + " permanent;"}, false
+	case 302:
+		return []string{"rewrite " + quoteArg(re) + " " + quoteArg(repl) + " redirect;"}, false
+	}
+	// 303, 307, 308: a return, whose $1.. the if's match sets.
+	to := strings.TrimSuffix(repl, "?")
+	switch {
+	case hasQuery && r.has("QSA"):
+		c.init(`set $a_qsa "";`)
+		c.init(`if ($args != "") { set $a_qsa "&$args"; }`)
+		to += "${a_qsa}"
+	case !hasQuery && !r.has("QSD"):
+		to += "${is_args}${args}"
+	}
+	return []string{"if ($uri ~ " + quoteArg(re) + ") { return " + strconv.Itoa(code) + " " + quoteArg(to) + "; }"}, false
+}

@@ -1,0 +1,151 @@
+package apache
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestHostName(t *testing.T) {
+	for in, want := range map[string]string{
+		"Example.COM":    "example.com",
+		"*.example.com":  "*.example.com",
+		"www.example.*":  `~^www\.example\..*$`,
+		"w?.example.com": `~^w.\.example\.com$`,
+	} {
+		if got := hostName(in); got != want {
+			t.Errorf("hostName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestDirPattern: a per-directory pattern is anchored after the
+// directory's prefix, each top-level alternative on its own; a '^'
+// inside a group cannot be.
+func TestDirPattern(t *testing.T) {
+	c := &rwCtx{dir: "/blog/"}
+	tests := []struct{ in, want string }{
+		{"^old/(.*)$", `^/blog/old/(.*)$`},
+		{`\.php$`, `^/blog/.*?\.php$`},
+		{"^a|^b", `^/blog/a|^/blog/b`},
+		{"^([^/]+)/$", `^/blog/([^/]+)/$`},
+		{"(^a|b)", ""},
+	}
+	for _, tc := range tests {
+		got, err := c.pattern(tc.in)
+		if tc.want == "" {
+			if err == nil {
+				t.Errorf("pattern(%q) = %q, want an error", tc.in, got)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("pattern(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+func TestEscapeURI(t *testing.T) {
+	for in, want := range map[string]string{
+		"/a b":                 "/a%20b",
+		"/caf\xc3\xa9":         "/caf%c3%a9",
+		"/a?b#c%d":             "/a%3fb%23c%25d",
+		"/ok-_.~!$&'()*+,;=:@": "/ok-_.~!$&'()*+,;=:@",
+		"/[x]":                 "/%5bx%5d",
+	} {
+		if got := escapeURI(in); got != want {
+			t.Errorf("escapeURI(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestTranslateNotes: what each construct the import cannot say is
+// reported as, with its line.
+func TestTranslateNotes(t *testing.T) {
+	tests := []struct {
+		name, conf string
+		want       []string
+	}{
+		{"forward", "RewriteEngine on\nRewriteRule ^/a http://b/ [P]\n", []string{"left out: f.conf:2: a forward ([P]) is translated only as ProxyPass says it (server context, no condition, ^/prefix/(.*)$ to URL/$1); left out"}},
+		{"file test", "RewriteEngine on\nRewriteCond %{REQUEST_FILENAME} !-f\nRewriteRule . /index.php [L]\n",
+			[]string{"served by the original server itself: f.conf:3: RewriteCond %{REQUEST_FILENAME} !-f: a file test reads the site's files, which redirectd does not have: the rule is the site's own, not written"}},
+		{"engine off", "RewriteRule ^/a /b [R]\n", []string{"translated with a caveat: f.conf:1: RewriteEngine is not on here: Apache does not run this rule, nor does redirectd"}},
+		{"flag", "RewriteEngine on\nRewriteRule ^/a /b [R,N]\n", []string{"left out: f.conf:2: flag N is not translated; left out"}},
+		{"int map", "RewriteMap lc int:tolower\n", []string{"left out: f.conf:1: RewriteMap lc int:tolower: the steps have no function to change a value's case or escapes; the rules that read it are left out"}},
+		{"location", "<Location /x>\nRedirect /x /y\n</Location>\n", []string{"left out: f.conf:1: <Location /x> holds redirects or rewrites; left out: only server context and .htaccess files are translated"}},
+		{"error page", "ErrorDocument 404 /nf.html\n", []string{"served by the original server itself: f.conf:1: ErrorDocument 404 /nf.html: a page or a text of the site's own"}},
+		{"redirect", "Redirect 301 /a /b\nRedirectMatch ^/c(.*) /d$1\n", nil},
+		{"if module", "<IfModule mod_rewrite.c>\nRewriteEngine on\nRewriteRule ^/a$ /b [R,P]\n</IfModule>\n<IfModule !mod_rewrite.c>\nProxyPassMatch ^/x http://b/\n</IfModule>\n",
+			[]string{"left out: f.conf:3: a forward ([P]) is translated only as ProxyPass says it (server context, no condition, ^/prefix/(.*)$ to URL/$1); left out"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dirs, err := Parse("f.conf", []byte(tc.conf))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, n := range Translate(dirs, nil).Notes {
+				got = append(got, n.Kind+": "+n.String())
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got)\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestBatchOwner: in a run of Redirects, each path's answer is the
+// first line covering it, worked out at import.
+func TestBatchOwner(t *testing.T) {
+	var conf strings.Builder
+	for i := range minBatch {
+		conf.WriteString("Redirect 301 /p" + strings.Repeat("x", i) + " /t\n")
+	}
+	conf.WriteString("Redirect 302 /a /first\nRedirect 301 /a/b /never\nRedirect 301 /c/ /slash\nRedirect 301 /c/d /own\n")
+	dirs, err := Parse("f.conf", []byte(conf.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := Translate(dirs, nil)
+	if len(res.Maps) != 1 {
+		t.Fatalf("%d maps, want the run as one", len(res.Maps))
+	}
+	// "/c/" to "/slash" sends /c/d to /slashd: Apache appends what
+	// follows the path to the URL as it is.
+	for _, want := range []string{"/a/b \"/a/b\t302\t/first/b\";", "/c/d \"/c/d\t301\t/slashd\";", "/c/ \"/c/\t301\t/slash\";"} {
+		if !strings.Contains(res.Maps[0].Entries, want) {
+			t.Errorf("the map lacks %q:\n%s", want, res.Maps[0].Entries)
+		}
+	}
+}
+
+// TestLexical checks the regexes of <, <=, > and >= against
+// mod_rewrite's compare_lexicography: length first, then bytes.
+func TestLexical(t *testing.T) {
+	cmp := func(a, b string) int {
+		if len(a) != len(b) {
+			if len(a) > len(b) {
+				return 1
+			}
+			return -1
+		}
+		return strings.Compare(a, b)
+	}
+	values := []string{"", "a", "b", "m", "z", "aa", "ab", "mm", "abc", "abd", "abb", "zzz", "abcd", "A", "0", "~"}
+	for _, op := range []string{"<", "<=", ">", ">="} {
+		for _, s := range []string{"", "m", "abc", "b0"} {
+			re, neg := lexical(op + s)
+			rx := regexp.MustCompile(re)
+			for _, v := range values {
+				c := cmp(v, s)
+				want := map[string]bool{"<": c < 0, "<=": c <= 0, ">": c > 0, ">=": c >= 0}[op]
+				if got := rx.MatchString(v) != neg; got != want {
+					t.Errorf("%q %s%q: got %v, want %v (regex %s)", v, op, s, got, want, re)
+				}
+			}
+		}
+	}
+}
