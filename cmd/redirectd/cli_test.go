@@ -81,7 +81,7 @@ func TestCommandLine(t *testing.T) {
 		{"test bad -format", []string{"test", "-config", site, "-format", "tap", cases}, 2, `-format "tap": use text or junit`},
 
 		{"import without a kind", []string{"import"}, 2, "give the kind of file first"},
-		{"import unknown kind", []string{"import", "apache", "x.conf"}, 2, `unknown kind "apache": use csv, nginx, netlify or vercel`},
+		{"import unknown kind", []string{"import", "iis", "x.conf"}, 2, `unknown kind "iis": use csv, nginx, apache, netlify or vercel`},
 		{"import csv", []string{"import", "csv", csv}, 0, ""},
 		{"import csv, -o after the file", []string{"import", "csv", csv, "-o", filepath.Join(dir, "csv.toml")}, 0, ""},
 		{"import csv two files", []string{"import", "csv", csv, csv}, 2, `unexpected argument "` + csv + `": it takes one CSV file`},
