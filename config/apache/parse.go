@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/redirectd/redirectd/config/importer"
 )
 
 // Directive is one Apache directive or section: its name as written,
@@ -28,18 +30,7 @@ func (d *Directive) Is(name string) bool { return strings.EqualFold(d.Name, name
 func (d *Directive) Source() string { return fmt.Sprintf("%s:%d", d.File, d.Line) }
 
 // Error is a syntax error or an unreadable file, with its place.
-type Error struct {
-	File string
-	Line int
-	Msg  string
-}
-
-func (e *Error) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-	}
-	return fmt.Sprintf("%s: %s", e.File, e.Msg)
-}
+type Error = importer.PlaceError
 
 // What one ParseFile call may read: far above real configs, low enough
 // that a config including itself through globs cannot exhaust memory.
@@ -93,7 +84,7 @@ type parser struct {
 // the end of the file).
 func (p *parser) block(end string, depth, open int) ([]*Directive, error) {
 	if depth > maxSections {
-		return nil, &Error{p.file, open, "sections nested too deep"}
+		return nil, &Error{File: p.file, Line: open, Msg: "sections nested too deep"}
 	}
 	var dirs []*Directive
 	for p.i < len(p.lines) {
@@ -102,18 +93,18 @@ func (p *parser) block(end string, depth, open int) ([]*Directive, error) {
 		if strings.HasPrefix(l.text, "</") {
 			name := strings.TrimSpace(strings.TrimSuffix(l.text[2:], ">"))
 			if end == "" || !strings.EqualFold(name, end) {
-				return nil, &Error{p.file, l.num, fmt.Sprintf("</%s> without its <%s>", name, name)}
+				return nil, &Error{File: p.file, Line: l.num, Msg: fmt.Sprintf("</%s> without its <%s>", name, name)}
 			}
 			return dirs, nil
 		}
 		if strings.HasPrefix(l.text, "<") {
 			close := strings.LastIndexByte(l.text, '>')
 			if close < 0 {
-				return nil, &Error{p.file, l.num, "a section's opening line lacks its '>'"}
+				return nil, &Error{File: p.file, Line: l.num, Msg: "a section's opening line lacks its '>'"}
 			}
 			words, err := words(l.text[1:close])
 			if err != nil || len(words) == 0 {
-				return nil, &Error{p.file, l.num, "a section needs a name"}
+				return nil, &Error{File: p.file, Line: l.num, Msg: "a section needs a name"}
 			}
 			d := &Directive{Name: words[0], Args: words[1:], Section: true, File: p.file, Line: l.num}
 			if d.Block, err = p.block(d.Name, depth+1, l.num); err != nil {
@@ -134,12 +125,12 @@ func (p *parser) block(end string, depth, open int) ([]*Directive, error) {
 			ws, err = words(rest)
 		}
 		if err != nil {
-			return nil, &Error{p.file, l.num, err.Error()}
+			return nil, &Error{File: p.file, Line: l.num, Msg: err.Error()}
 		}
 		dirs = append(dirs, &Directive{Name: name, Args: ws, File: p.file, Line: l.num})
 	}
 	if end != "" {
-		return nil, &Error{p.file, open, fmt.Sprintf("<%s> is not closed by </%s>", end, end)}
+		return nil, &Error{File: p.file, Line: open, Msg: fmt.Sprintf("<%s> is not closed by </%s>", end, end)}
 	}
 	return dirs, nil
 }
@@ -264,9 +255,9 @@ func (in *includer) allowed(p string) bool {
 func (in *includer) file(name string, inc *Directive, depth int) ([]*Directive, error) {
 	fail := func(msg string) error {
 		if inc != nil {
-			return &Error{inc.File, inc.Line, msg}
+			return &Error{File: inc.File, Line: inc.Line, Msg: msg}
 		}
-		return &Error{name, 0, msg}
+		return &Error{File: name, Line: 0, Msg: msg}
 	}
 	key := realPath(name)
 	for _, s := range in.stack {
@@ -291,7 +282,7 @@ func (in *includer) file(name string, inc *Directive, depth int) ([]*Directive, 
 	if err != nil {
 		if inc != nil {
 			if e, ok := err.(*Error); ok {
-				return nil, &Error{e.File, e.Line, "syntax error in an included file"}
+				return nil, &Error{File: e.File, Line: e.Line, Msg: "syntax error in an included file"}
 			}
 		}
 		return nil, err
@@ -320,7 +311,7 @@ func (in *includer) expand(dirs []*Directive, depth int) ([]*Directive, error) {
 			continue
 		}
 		if len(d.Args) != 1 {
-			return nil, &Error{d.File, d.Line, d.Name + " takes one file or glob"}
+			return nil, &Error{File: d.File, Line: d.Line, Msg: d.Name + " takes one file or glob"}
 		}
 		pat := d.Args[0]
 		if !filepath.IsAbs(pat) {
@@ -328,21 +319,21 @@ func (in *includer) expand(dirs []*Directive, depth int) ([]*Directive, error) {
 		}
 		names, err := filepath.Glob(pat)
 		if err != nil {
-			return nil, &Error{d.File, d.Line, fmt.Sprintf("%s %q: bad glob", d.Name, d.Args[0])}
+			return nil, &Error{File: d.File, Line: d.Line, Msg: fmt.Sprintf("%s %q: bad glob", d.Name, d.Args[0])}
 		}
 		sort.Strings(names)
 		if len(names) == 0 && d.Is("Include") && !strings.ContainsAny(d.Args[0], "*?[") {
-			return nil, &Error{d.File, d.Line, fmt.Sprintf("Include %q: no such file", d.Args[0])}
+			return nil, &Error{File: d.File, Line: d.Line, Msg: fmt.Sprintf("Include %q: no such file", d.Args[0])}
 		}
 		for _, n := range names {
 			if st, err := os.Stat(n); err != nil || st.IsDir() {
 				continue
 			}
 			if !in.allowed(n) {
-				return nil, &Error{d.File, d.Line, fmt.Sprintf("%s %q: outside the folders the import reads (add -include-dir)", d.Name, d.Args[0])}
+				return nil, &Error{File: d.File, Line: d.Line, Msg: fmt.Sprintf("%s %q: outside the folders the import reads (add -include-dir)", d.Name, d.Args[0])}
 			}
 			if in.includes++; in.includes > maxIncludes {
-				return nil, &Error{d.File, d.Line, "more than 10,000 files included"}
+				return nil, &Error{File: d.File, Line: d.Line, Msg: "more than 10,000 files included"}
 			}
 			sub, err := in.file(n, d, depth+1)
 			if err != nil {

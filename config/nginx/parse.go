@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/redirectd/redirectd/config/syntax"
+
+	"github.com/redirectd/redirectd/config/importer"
 )
 
 // Directive is one nginx directive: a name, its arguments (unquoted, with
@@ -27,18 +29,7 @@ type Directive struct {
 func (d *Directive) Source() string { return fmt.Sprintf("%s:%d", d.File, d.Line) }
 
 // Error is a syntax error or an unreadable file, with its place.
-type Error struct {
-	File string
-	Line int
-	Msg  string
-}
-
-func (e *Error) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-	}
-	return fmt.Sprintf("%s: %s", e.File, e.Msg)
-}
+type Error = importer.PlaceError
 
 // ParseFile reads an nginx configuration file, expanding include
 // directives in place. A relative include glob is taken, as nginx takes
