@@ -1,6 +1,7 @@
 package nginx
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -192,6 +193,40 @@ func TestStructuralAbsoluteOff(t *testing.T) {
 		res := Translate(dirs)
 		if res.AbsoluteRedirect != want {
 			t.Errorf("%s: AbsoluteRedirect = %v, want %v", conf, res.AbsoluteRedirect, want)
+		}
+	}
+}
+
+// TestStructuralBigMaps: a server reading a map of many regexes that the
+// location model's index files by their literal starts is written as
+// the model under -locations all; one whose regexes have no literal start
+// to file them by keeps the flat rules, which index them better, and
+// says why.
+func TestStructuralBigMaps(t *testing.T) {
+	conf := func(key string) string {
+		var b strings.Builder
+		b.WriteString("map $uri $new { ")
+		for i := range 2000 {
+			fmt.Fprintf(&b, "\"~^%s%d$\" /n/%d; ", key, i, i)
+		}
+		b.WriteString("} server { server_name a.test; if ($new) { return 301 $new; } }")
+		return b.String()
+	}
+	for _, tt := range []struct {
+		key        string
+		structural bool
+		path       string
+	}{
+		{"/old/page-", true, "tables (0 locations)"},
+		{"/.*/page-", false, "its maps hold 2000 regexes without a literal start"},
+	} {
+		dirs, err := Parse("t.conf", []byte(conf(tt.key)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := TranslateWith(dirs, Options{AllLocations: true})
+		if got := len(res.Structural) > 0; got != tt.structural || !strings.Contains(strings.Join(res.Paths, "\n"), tt.path) {
+			t.Errorf("keys %s...: structural %v, paths %q; want %v and %q", tt.key, got, res.Paths, tt.structural, tt.path)
 		}
 	}
 }

@@ -39,6 +39,14 @@ func (s *Scratch) evalMap(req *Request, m *mapVar, slot int) {
 			v = &m.values[i]
 		} else if i, ok := m.byHost.find(s.low); ok {
 			v = &m.values[i]
+		} else if m.index != nil {
+			m.index.candidates(key, s.low, func(j int32) bool {
+				if s.matchRegex(m.regexes[j].re, key) {
+					v = &m.values[m.regexes[j].value]
+					return true
+				}
+				return false
+			})
 		} else {
 			for j := range m.regexes {
 				if s.matchRegex(m.regexes[j].re, key) {

@@ -87,8 +87,11 @@ type mapVar struct {
 	exact   map[string]int32
 	byHost  *hostTable
 	regexes []mapRegex
-	values  []script
-	def     script
+	// index files the regexes by their literal starts (mapindex.go);
+	// nil for a map of few.
+	index  *regexIndex
+	values []script
+	def    script
 	// caps is the most groups a regex key has, for the Scratch.
 	caps int
 	// volatile: looked up at every read, not kept for the request.
@@ -103,6 +106,9 @@ type mapVar struct {
 type mapRegex struct {
 	re    *rx
 	value int32
+	// expr is the regex as written, ci whether it was ~*, for the index.
+	expr string
+	ci   bool
 }
 
 // declareMaps gives each map's variable its slot, before any step is
@@ -167,6 +173,11 @@ func (c *compiler) compileMap(ms *MapSpec) (*mapVar, error) {
 		}
 	}
 	m.shared = m.independent()
+	exprs, ci := make([]string, len(m.regexes)), make([]bool, len(m.regexes))
+	for i, r := range m.regexes {
+		exprs[i], ci[i] = r.expr, r.ci
+	}
+	m.index = buildRegexIndex(exprs, ci)
 	return m, nil
 }
 
@@ -213,7 +224,7 @@ func (c *compiler) addMapEntry(m *mapVar, e mapEntry) error {
 			return err
 		}
 		m.values = append(m.values, v)
-		m.regexes = append(m.regexes, mapRegex{re: re, value: idx})
+		m.regexes = append(m.regexes, mapRegex{re: re, value: idx, expr: expr, ci: ci})
 		return nil
 	}
 	// ASCII only, as the lookup folds the request's key and as nginx's
