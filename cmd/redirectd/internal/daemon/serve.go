@@ -113,7 +113,7 @@ func Serve(o Options, stdout, stderr io.Writer) int {
 	// Loading leaves the decoder's garbage behind, several times the size
 	// of the compiled rules: hand it back to the OS now rather than when
 	// the scavenger gets to it, off the path to the first answer.
-	safego.Go("free OS memory", debug.FreeOSMemory)
+	safego.Go("free OS memory", freeLoadMemory)
 	if o.Config == "" {
 		printExample(stdout, cfg, srv.Addr())
 	}
