@@ -30,3 +30,25 @@ func TestSketchOffHeap(t *testing.T) {
 	}
 	runtime.KeepAlive(s)
 }
+
+// TestNewSketchWritesNothing checks that New leaves its arrays as the OS
+// maps them, zero: a page never written is never backed, so a server
+// that sees no misses pays no RSS for its sketch (filling the hash table
+// and the free buckets at New cost 768 KiB at 65,536 slots).
+func TestNewSketchWritesNothing(t *testing.T) {
+	s := New(65536)
+	arrays := map[string][]int32{"table": s.table, "bnext": s.bnext, "bprev": s.bprev, "bhead": s.bhead,
+		"bucket": s.bucket, "snext": s.snext, "sprev": s.sprev, "hnext": s.hnext}
+	for name, a := range arrays {
+		for i, v := range a {
+			if v != 0 {
+				t.Fatalf("%s[%d] = %d after New, want every element 0", name, i, v)
+			}
+		}
+	}
+	for i, v := range s.bcount {
+		if v != 0 {
+			t.Fatalf("bcount[%d] = %d after New, want 0", i, v)
+		}
+	}
+}

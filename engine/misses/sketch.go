@@ -46,7 +46,9 @@ type Sketch struct {
 	hnext       []int32 // next slot in the same hash chain
 	keys        []byte  // slot i's key at keys[i*slotSize:]: host, then path
 
-	// The hash index: table[h&mask] is the first slot of a chain.
+	// The hash index: table[h&mask] is one more than the first slot of a
+	// chain, 0 for none, so that a new sketch's table is the OS's zeroed
+	// pages, untouched (and no RSS) until misses come in.
 	table []int32
 	mask  uint64
 
@@ -55,6 +57,7 @@ type Sketch struct {
 	bhead        []int32
 	bnext, bprev []int32
 	bfree        int32 // a list of free buckets, through bnext
+	bfresh       int32 // the first bucket never used: bnext needs no filling at New
 	bmin         int32
 
 	scratch [slotSize]byte
@@ -89,19 +92,12 @@ func New(capacity int) *Sketch {
 	s.hnext = carve[int32](c, capacity)
 	s.keys = carve[byte](c, capacity*slotSize)
 	s.table = carve[int32](c, n)
-	for i := range s.table {
-		s.table[i] = none
-	}
 	s.mask = uint64(n - 1)
 	s.bcount = carve[uint64](c, capacity)
 	s.bhead = carve[int32](c, capacity)
 	s.bnext = carve[int32](c, capacity)
 	s.bprev = carve[int32](c, capacity)
-	for b := range s.bnext {
-		s.bnext[b] = int32(b + 1)
-	}
-	s.bnext[capacity-1] = none
-	s.bfree = 0
+	s.bfree = none
 	s.bmin = none
 	return s
 }
@@ -123,7 +119,7 @@ func (s *Sketch) Add(host, path []byte, now int64) {
 	hl, pl, trunc := s.key(host, path)
 	key := s.scratch[:hl+pl]
 	h := maphash.Bytes(s.seed, key)
-	for i := s.table[h&s.mask]; i != none; i = s.hnext[i] {
+	for i := s.table[h&s.mask] - 1; i != none; i = s.hnext[i] {
 		if s.hash[i] == h && int(s.hostLen[i]) == hl && int(s.pathLen[i]) == pl &&
 			bytes.Equal(s.keys[int(i)*slotSize:int(i)*slotSize+hl+pl], key) {
 			s.increment(i)
@@ -150,8 +146,8 @@ func (s *Sketch) Add(host, path []byte, now int64) {
 	copy(s.keys[int(i)*slotSize:], key)
 	s.hash[i], s.hostLen[i], s.pathLen[i], s.trunc[i] = h, uint8(hl), uint16(pl), trunc
 	s.first[i], s.last[i] = now, now
-	s.hnext[i] = s.table[h&s.mask]
-	s.table[h&s.mask] = i
+	s.hnext[i] = s.table[h&s.mask] - 1
+	s.table[h&s.mask] = i + 1
 	s.publishMin()
 }
 
@@ -234,9 +230,16 @@ func (s *Sketch) detach(i int32) {
 	}
 }
 
+// allocBucket takes a free bucket, else the next never used: at most
+// s.cap are ever in use, since each holds a slot.
 func (s *Sketch) allocBucket(c uint64) int32 {
 	b := s.bfree
-	s.bfree = s.bnext[b]
+	if b != none {
+		s.bfree = s.bnext[b]
+	} else {
+		b = s.bfresh
+		s.bfresh++
+	}
 	s.bcount[b], s.bhead[b] = c, none
 	return b
 }
@@ -267,11 +270,16 @@ func (s *Sketch) freeBucket(b int32) {
 
 // unhash takes slot i out of its hash chain.
 func (s *Sketch) unhash(i int32) {
-	at := &s.table[s.hash[i]&s.mask]
-	for *at != i {
-		at = &s.hnext[*at]
+	head := &s.table[s.hash[i]&s.mask]
+	if *head == i+1 {
+		*head = s.hnext[i] + 1
+		return
 	}
-	*at = s.hnext[i]
+	j := *head - 1
+	for s.hnext[j] != i {
+		j = s.hnext[j]
+	}
+	s.hnext[j] = s.hnext[i]
 }
 
 func (s *Sketch) publishMin() {

@@ -39,7 +39,7 @@ func (s *Sketch) check(t *testing.T) {
 	}
 	for i := int32(0); i < s.used; i++ {
 		found := false
-		for j := s.table[s.hash[i]&s.mask]; j != none; j = s.hnext[j] {
+		for j := s.table[s.hash[i]&s.mask] - 1; j != none; j = s.hnext[j] {
 			found = found || j == i
 		}
 		if !found {

@@ -21,9 +21,9 @@ type compiler struct {
 	maps map[string]int
 	// inMap is the variable of the map being compiled, for errors.
 	inMap string
-	// shared holds the maps compiled for an earlier Program of the same
-	// CompileHosts that serve this one too (mapVar.shared).
-	shared map[*MapSpec]*mapVar
+	// shared holds what earlier Programs of the same CompileHosts
+	// compiled that serves this one too (share.go); nil: nothing kept.
+	shared *share
 }
 
 func newCompiler() *compiler {

@@ -92,7 +92,7 @@ func CompileHosts(specs []HostSpec) (*Hosts, error) {
 	}
 	// The hosts' Specs share their maps (the config gives each the same
 	// slice): a map that reads no variable slot is compiled once.
-	shared := map[*MapSpec]*mapVar{}
+	shared := newShare()
 	for _, hs := range specs {
 		var p *Program
 		var name *rx
@@ -199,7 +199,7 @@ func (ix *hostIndex) fileName(name string, p *Program) error {
 
 // compileNamed compiles spec with a regex server name, whose groups
 // become the Program's variables.
-func compileNamed(spec Spec, expr string, shared map[*MapSpec]*mapVar) (*Program, *rx, error) {
+func compileNamed(spec Spec, expr string, shared *share) (*Program, *rx, error) {
 	var name *rx
 	p, err := compile(spec, func(c *compiler) error {
 		var err error

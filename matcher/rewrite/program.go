@@ -28,7 +28,7 @@ func Compile(spec Spec) (*Program, error) {
 // compile is Compile, with first run on the compiler before the rest
 // (a regex server name's groups, which the steps may read), and the
 // maps that earlier Programs compiled (nil: none kept).
-func compile(spec Spec, first func(*compiler) error, shared map[*MapSpec]*mapVar) (*Program, error) {
+func compile(spec Spec, first func(*compiler) error, shared *share) (*Program, error) {
 	c := newCompiler()
 	c.shared = shared
 	if first != nil {
@@ -42,7 +42,7 @@ func compile(spec Spec, first func(*compiler) error, shared map[*MapSpec]*mapVar
 	}
 	for i := range spec.Maps {
 		ms := &spec.Maps[i]
-		m := c.shared[ms]
+		m := c.shared.mapVar(ms)
 		if m != nil {
 			c.maxCaps = max(c.maxCaps, m.caps)
 		} else {
@@ -50,8 +50,8 @@ func compile(spec Spec, first func(*compiler) error, shared map[*MapSpec]*mapVar
 			if m, err = c.compileMap(ms); err != nil {
 				return nil, err
 			}
-			if m.shared && c.shared != nil {
-				c.shared[ms] = m
+			if m.shared {
+				c.shared.keepMap(ms, m)
 			}
 		}
 		p.maps = append(p.maps, m)

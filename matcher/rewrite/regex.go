@@ -41,7 +41,7 @@ func (c *compiler) compileRegex(expr string, ci bool) (*rx, error) {
 	if ci {
 		src = "(?i)" + expr
 	}
-	p, err := matcher.CompilePattern(src)
+	p, err := c.shared.pattern(src)
 	if err != nil {
 		return nil, fmt.Errorf("invalid regex %q: %v", expr, err)
 	}

@@ -3,6 +3,7 @@ package console
 import (
 	"net/http"
 	"net/url"
+	"sync"
 	"time"
 
 	"github.com/redirectd/redirectd/engine/admin"
@@ -13,7 +14,7 @@ type Console struct {
 	srv   *admin.Server
 	b     admin.Backend
 	st    *store
-	pages pages
+	pages func() pages // parsePages, once, at the first page asked for
 	rules *ruleCache
 	rates *rateSampler
 	fails failLimits
@@ -54,7 +55,7 @@ func (c *Console) setHistory(h *hitHistory) {
 
 // New returns the console of srv, for admin.Options.Pages.
 func New(srv *admin.Server) http.Handler {
-	c := &Console{srv: srv, b: srv.Backend(), st: newStore(), pages: parsePages(),
+	c := &Console{srv: srv, b: srv.Backend(), st: newStore(), pages: sync.OnceValue(parsePages),
 		rates: &rateSampler{}, now: time.Now}
 	c.rules = &ruleCache{b: c.b}
 	c.mux = c.routes()

@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -218,7 +217,7 @@ func (s *service) reloadLocked(c *candidate, commit func(ruleVersion) error) (st
 		cfg.TLS.HTTP2, cfg.TLS.MaxConcurrentStreams = s.cfg.TLS.HTTP2, s.cfg.TLS.MaxConcurrentStreams
 	}
 	s.cfg = cfg
-	debug.FreeOSMemory() // the old rules and the decoder's garbage
+	freeLoadMemory() // the old rules, the decoder's garbage and its code's pages
 	return msg, nil
 }
 

@@ -124,11 +124,10 @@ func Serve(o Options, stdout, stderr io.Writer) int {
 	return svc.withLastAnswered(stop, func() int { return awaitSignals(sig, done, svc, srv, adm, alog, cfg, upgrade, log) })
 }
 
-// freeLoadGarbage hands the load's garbage back to the OS: loading leaves
-// the decoder's behind, several times the size of the compiled rules, and
-// it goes now rather than when the scavenger gets to it, off the path to
-// the first answer.
-func freeLoadGarbage() { safego.Go("free OS memory", debug.FreeOSMemory) }
+// freeLoadGarbage hands what the load left behind back to the OS
+// (freeLoadMemory), now rather than when the scavenger gets to it, off
+// the path to the first answer.
+func freeLoadGarbage() { safego.Go("free OS memory", freeLoadMemory) }
 
 // loadForServe loads the config named on the command line, with its
 // admin address overridden by -admin-listen, and checks that it can be
