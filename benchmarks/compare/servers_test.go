@@ -76,7 +76,7 @@ func TestServersAnswerEveryScenario(t *testing.T) {
 		t.Run(srv.Name(), func(t *testing.T) {
 			if srv.Package() != "" {
 				if _, err := exec.LookPath(srv.Program()); err != nil {
-					t.Skipf("%s is not installed (apt-get install %s)", srv.Program(), srv.Package())
+					testutil.Missing(t, fmt.Sprintf("%s is not installed (apt-get install %s)", srv.Program(), srv.Package()))
 				}
 			}
 			for _, origin := range []string{"", h.origin} {

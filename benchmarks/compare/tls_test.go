@@ -5,6 +5,7 @@ import (
 	"crypto/elliptic"
 	"crypto/tls"
 	"crypto/x509"
+	"fmt"
 	"net"
 	"os/exec"
 	"strings"
@@ -176,7 +177,7 @@ func TestServersAnswerOverTLS(t *testing.T) {
 		t.Run(srv.Name(), func(t *testing.T) {
 			if srv.Package() != "" {
 				if _, err := exec.LookPath(srv.Program()); err != nil {
-					t.Skipf("%s is not installed (apt-get install %s)", srv.Program(), srv.Package())
+					testutil.Missing(t, fmt.Sprintf("%s is not installed (apt-get install %s)", srv.Program(), srv.Package()))
 				}
 			}
 			p, _, _, err := h.launch(srv, Instance{Spec: h.s.Spec, TLS: f}, "test-tls")
