@@ -265,12 +265,12 @@ func TestDraftPromoteRollback(t *testing.T) {
 	n.json("vera", "GET", "/rules", nil, 200, &rules)
 	found := false
 	for _, r := range rules {
-		if r["from"] == "/new" && r["changed_by"] == "ed" && r["added"] != nil {
+		if r["from"] == "/new" && r["changed_by"] == "ed" && r["added"] != nil && r["message"] == "spring clean-up" {
 			found = true
 		}
 	}
 	if !found {
-		t.Errorf("/rules has no /new with changed_by ed: %v", rules)
+		t.Errorf("/rules has no /new with changed_by ed and its promote's message: %v", rules)
 	}
 
 	// Two drafts on one base: the second promote is refused.

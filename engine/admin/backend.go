@@ -32,6 +32,8 @@ type RuleInfo struct {
 	// it; both absent for a rule as the config writes it.
 	Added     string `json:"added,omitempty"`
 	ChangedBy string `json:"changed_by,omitempty"`
+	// Message is the message of the promote that made that change.
+	Message string `json:"message,omitempty"`
 	// LastAnswered is when the rule last answered a request (RFC 3339,
 	// to the second), absent when it has not since it was loaded.
 	LastAnswered string `json:"last_answered,omitempty"`

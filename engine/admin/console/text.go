@@ -17,14 +17,20 @@ func lastAnswered(ri *admin.RuleInfo) string {
 	return ri.LastAnswered
 }
 
-// changed is who last changed ri through a draft and when, "" for a
-// rule as the config writes it.
+// changed is who last changed ri through a draft, when and why (the
+// promote's message, shortened), "" for a rule as the config writes it.
 func changed(ri *admin.RuleInfo) string {
+	var who string
 	switch {
 	case ri.ChangedBy != "" && ri.Added != "":
-		return ri.ChangedBy + ", " + ri.Added
+		who = ri.ChangedBy + ", " + ri.Added
 	case ri.ChangedBy != "":
-		return ri.ChangedBy
+		who = ri.ChangedBy
+	default:
+		who = ri.Added
 	}
-	return ri.Added
+	if ri.Message != "" && who != "" {
+		who += ": " + shorten.Text(ri.Message, 80)
+	}
+	return who
 }

@@ -303,10 +303,19 @@ func (s *service) Rules() []admin.RuleInfo {
 	s.ed.mu.Lock()
 	ov := s.ed.ov
 	s.ed.mu.Unlock()
+	messages := map[int]string{} // by version, each read once per call
 	s.srv.Rules().Each(func(r matcher.RuleHits) {
 		ri := ruleInfo(r) // rules.go
 		if e, ok := ov.Get(edits.Key(r.Host, r.From)); ok {
 			ri.Added, ri.ChangedBy = e.At.UTC().Format(time.RFC3339), e.By
+			if e.Version > 0 {
+				m, seen := messages[e.Version]
+				if !seen {
+					m = s.ed.message(e.Version)
+					messages[e.Version] = m
+				}
+				ri.Message = m
+			}
 		}
 		out = append(out, ri)
 	})

@@ -49,6 +49,9 @@ type editState struct {
 	// replaced whole. rulesetMu serialises the making.
 	ruleset   atomic.Pointer[admin.Ruleset]
 	rulesetMu sync.Mutex
+	// messages are the promote messages of versions, read once each
+	// (message): a version's message never changes.
+	messages map[int]string
 	// maxDrafts and maxEntries are [admin] max_drafts and
 	// max_draft_entries (quota.go).
 	maxDrafts, maxEntries int
@@ -208,6 +211,28 @@ func (ed *editState) refuse() error {
 		return fmt.Errorf("%w: drafts are off: set [admin] edits_dir to a folder that keeps the versions promoted", admin.ErrEditRefused)
 	}
 	return nil
+}
+
+// message is version n's promote message, "" when it is no longer kept:
+// what /rules and the console show beside a rule's last change.
+func (ed *editState) message(n int) string {
+	ed.mu.Lock()
+	defer ed.mu.Unlock()
+	if ed.store == nil {
+		return ""
+	}
+	if m, ok := ed.messages[n]; ok {
+		return m
+	}
+	m := ""
+	if v, err := ed.store.Head(n); err == nil {
+		m = v.Message
+	}
+	if ed.messages == nil {
+		ed.messages = map[int]string{}
+	}
+	ed.messages[n] = m
+	return m
 }
 
 // getDraft returns draft id; ed.mu is held.

@@ -30,8 +30,9 @@ func (s *service) Promote(id string, a admin.Audit, in admin.Scope) (int, error)
 	}
 	var v *edits.Version
 	if err == nil {
-		v = &edits.Version{Number: ed.store.Next(), Base: ed.cur.Number, Author: a.Author, Message: a.Message, Time: now(),
-			Counts: draftCounts(d.ov), Edits: ed.ov.Merge(d.ov).Edits()}
+		next := ed.store.Next()
+		v = &edits.Version{Number: next, Base: ed.cur.Number, Author: a.Author, Message: a.Message, Time: now(),
+			Counts: draftCounts(d.ov), Edits: ed.ov.Merge(d.ov.Stamped(next)).Edits()}
 	}
 	ed.mu.Unlock()
 	if err != nil {

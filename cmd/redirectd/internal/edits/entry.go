@@ -27,11 +27,13 @@ const (
 // change or delete takes the kind of the rule it edits.
 type Entry admin.DraftEntry
 
-// Edit is an Entry as kept: who made it, and when.
+// Edit is an Entry as kept: who made it, and when; Version is the
+// version that promoted it (0 while in a draft), whose message says why.
 type Edit struct {
 	Entry
-	By string    `json:"by,omitempty"`
-	At time.Time `json:"at"`
+	By      string    `json:"by,omitempty"`
+	At      time.Time `json:"at"`
+	Version int       `json:"version,omitempty"`
 }
 
 // Key returns what an entry edits: the rules with this host and from.

@@ -82,6 +82,17 @@ func (o *Overlay) Merge(top *Overlay) *Overlay {
 	return out
 }
 
+// Stamped returns a copy of o whose edits name version n as the one that
+// promoted them.
+func (o *Overlay) Stamped(n int) *Overlay {
+	out := &Overlay{m: make(map[string]int, o.Len()), list: make([]Edit, 0, o.Len())}
+	for _, e := range o.Edits() {
+		e.Version = n
+		out.Put(e)
+	}
+	return out
+}
+
 // FromEdits builds an overlay from a stored list.
 func FromEdits(list []Edit) *Overlay {
 	o := &Overlay{m: make(map[string]int, len(list)), list: make([]Edit, 0, len(list))}
