@@ -137,7 +137,14 @@ on_demand = true
 			t.Errorf("%s: %d orders, want exactly 1", name, n)
 		}
 	}
-	m := metrics()
+	// A refused handshake is counted after the alert that tells the
+	// client: the last one may still be on its way.
+	var m string
+	testutil.Eventually(5*time.Second, func() bool {
+		m = metrics()
+		v, _ := testutil.Metric(m, `redirectd_tls_handshake_failures_total{reason="unknown_sni"}`)
+		return v >= 3
+	})
 	for name, want := range map[string]float64{
 		`redirectd_tls_on_demand_total{result="issued"}`:                                   3,
 		`redirectd_tls_on_demand_total{result="refused"}`:                                  3,
