@@ -136,7 +136,7 @@ type locReader struct {
 	// defHost is the host of default_server by scheme; portDefaults the
 	// ports of default_server_ports, by server.
 	defHost      map[string]string
-	portDefaults map[server][]string
+	portDefaults map[serverKey][]string
 }
 
 // bad notes a problem with key of the table headed at line.

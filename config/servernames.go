@@ -40,15 +40,15 @@ type locEntry struct {
 	line   int
 }
 
-// server is one server the tables make: a name and a scheme.
-type server struct{ host, scheme string }
+// serverKey is one server the tables make: a name and a scheme.
+type serverKey struct{ host, scheme string }
 
 // servers are the servers entries make, in the order their names first
 // appear, the host-less one first. A name is one server for both
 // schemes unless a table gives it a scheme: then it is a server per
 // scheme, each holding its scheme's tables and those of none, as nginx
 // has a server block per listen port that names it.
-func servers(entries []locEntry) []server {
+func servers(entries []locEntry) []serverKey {
 	names := []string{""}
 	schemed := map[string]bool{}
 	for _, e := range entries {
@@ -63,12 +63,12 @@ func servers(entries []locEntry) []server {
 			schemed[h] = schemed[h] || e.scheme != ""
 		}
 	}
-	var out []server
+	var out []serverKey
 	for _, h := range names {
 		if schemed[h] {
-			out = append(out, server{h, "http"}, server{h, "https"})
+			out = append(out, serverKey{h, "http"}, serverKey{h, "https"})
 		} else {
-			out = append(out, server{h, ""})
+			out = append(out, serverKey{h, ""})
 		}
 	}
 	return out
@@ -93,13 +93,13 @@ func (r *locReader) defaultServer(sr *rawServerRewrite, hosts []string, scheme s
 			return
 		}
 		if r.portDefaults == nil {
-			r.portDefaults = map[server][]string{}
+			r.portDefaults = map[serverKey][]string{}
 		}
 		for _, port := range sr.DefaultServerPorts {
 			if port < 1 || port > 65535 {
 				r.bad(line, what, "default_server_ports", "%d is not a port", port)
 			}
-			key := server{hosts[0], scheme}
+			key := serverKey{hosts[0], scheme}
 			r.portDefaults[key] = append(r.portDefaults[key], strconv.Itoa(port))
 		}
 	case sr.DefaultServer:
@@ -138,9 +138,9 @@ func (r *locReader) setDefault(hs *rewrite.HostSpec) {
 	for _, sch := range schemesOf(hs.Scheme) {
 		hs.Default = hs.Default || r.defHost[sch] == hs.Host
 	}
-	keys := []server{{hs.Host, ""}}
+	keys := []serverKey{{hs.Host, ""}}
 	if hs.Scheme != "" {
-		keys = append(keys, server{hs.Host, hs.Scheme})
+		keys = append(keys, serverKey{hs.Host, hs.Scheme})
 	}
 	for _, key := range keys {
 		if ports := r.portDefaults[key]; len(ports) > 0 {

@@ -86,18 +86,15 @@ func runApache(t *testing.T, bin, dir, conf string, addrs ...string) {
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-exited
 	})
-	deadline := time.Now().Add(10 * time.Second)
 	for _, a := range addrs {
-		for {
+		if !testutil.Eventually(10*time.Second, func() bool {
 			c, err := net.Dial("tcp", a)
 			if err == nil {
 				c.Close()
-				break
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("apache2 does not listen on %s: %s", a, stderr.String())
-			}
-			time.Sleep(20 * time.Millisecond)
+			return err == nil
+		}) {
+			t.Fatalf("apache2 does not listen on %s: %s", a, stderr.String())
 		}
 	}
 }
