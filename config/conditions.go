@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/redirectd/redirectd/config/geoip"
-	"github.com/redirectd/redirectd/internal/ascii"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -75,30 +74,6 @@ func (e *entry) whenIn(field string, t map[string]any, geoip bool) *matcher.When
 	for _, key := range sortedKeys(t) {
 		val, name := t[key], field+"."+key
 		switch key {
-		case "language":
-			w.Language = e.whenList(name, val)
-			for _, l := range w.Language {
-				if !validLanguageRange(l) {
-					e.failWhen(name, "%q is not a language range; write a tag such as \"de\", \"de-AT\", \"de-*\" or \"*\"", l)
-				}
-			}
-		case "country":
-			w.Country = e.whenList(name, val)
-			for _, c := range w.Country {
-				if len(c) != 2 || c[0] < 'A' || c[0] > 'Z' || c[1] < 'A' || c[1] > 'Z' {
-					e.failWhen(name, "%q is not an ISO 3166 alpha-2 country code; write two capital letters such as \"DE\"", c)
-				}
-			}
-			if len(w.Country) > 0 && !geoip {
-				e.failWhen(name, "needs a country database: add [geoip] database = \"/var/lib/GeoIP/GeoLite2-Country.mmdb\"")
-			}
-		case "header", "cookie":
-			kv := e.whenTable(name, val, true)
-			if key == "header" {
-				w.Header = kv
-			} else {
-				w.Cookie = kv
-			}
 		case "unless":
 			u, ok := val.(map[string]any)
 			switch {
@@ -114,15 +89,16 @@ func (e *entry) whenIn(field string, t map[string]any, geoip bool) *matcher.When
 				e.failWhen(name, "a query condition goes in the rule's query; when.unless.query names a parameter that must not be there")
 				continue
 			}
-			for _, kv := range e.whenTable(name, val, false) {
+			for _, kv := range e.whenTable(name, val) {
 				w.Query = append(w.Query, matcher.QueryCond(kv))
 			}
 		default:
-			// The kinds held in one file each in package matcher
-			// (scheme, ip, method, sample) read their own values.
+			// Each kind in package matcher reads its own value.
 			if known, err := matcher.ParseCond(w, key, val, tomlType); known {
 				if err != nil {
 					e.failWhen(name, "%v", err)
+				} else if key == "country" && !geoip {
+					e.failWhen(name, "needs a country database: add [geoip] database = \"/var/lib/GeoIP/GeoLite2-Country.mmdb\"")
 				}
 				continue
 			}
@@ -145,33 +121,9 @@ func quotedList(keys []string) string {
 	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }
 
-// whenList reads a string or a non-empty list of strings.
-func (e *entry) whenList(key string, v any) []string {
-	switch x := v.(type) {
-	case string:
-		return []string{x}
-	case []any:
-		out := make([]string, 0, len(x))
-		for _, y := range x {
-			s, ok := y.(string)
-			if !ok {
-				e.failWhen(key, "must be a list of strings, not a list holding %s", tomlType(y))
-				return nil
-			}
-			out = append(out, s)
-		}
-		if len(out) == 0 {
-			e.failWhen(key, "the list is empty; leave it out for no condition")
-		}
-		return out
-	}
-	e.failWhen(key, "must be a string or a list of strings, not %s", tomlType(v))
-	return nil
-}
-
-// whenTable reads a table of names to the string each must have ("*":
-// any value); tokens says the names are field or cookie names.
-func (e *entry) whenTable(key string, v any, tokens bool) []matcher.KeyValue {
+// whenTable reads when.unless.query: a table of parameter names to the
+// string each must have ("*": any value).
+func (e *entry) whenTable(key string, v any) []matcher.KeyValue {
 	t, ok := v.(map[string]any)
 	if !ok || len(t) == 0 {
 		e.failWhen(key, "must be a non-empty table of names to values, such as { X-Device = \"mobile\" }, not %s", tomlType(v))
@@ -184,7 +136,7 @@ func (e *entry) whenTable(key string, v any, tokens bool) []matcher.KeyValue {
 			e.failWhen(key, "%q must be a string, not %s", name, tomlType(t[name]))
 			continue
 		}
-		if tokens && !ascii.IsToken(name) || name == "" {
+		if name == "" {
 			e.failWhen(key, "%q is not a valid name: use letters, digits and !#$%%&'*+-.^_`|~", name)
 			continue
 		}
@@ -200,32 +152,4 @@ func sortedKeys(t map[string]any) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-// validLanguageRange accepts "*", and subtags of 1 to 8 letters (the
-// first) or letters and digits joined by '-', optionally ending in "-*"
-// (RFC 4647 section 2).
-func validLanguageRange(r string) bool {
-	if r == "*" {
-		return true
-	}
-	if len(r) > 2 && r[len(r)-2:] == "-*" {
-		r = r[:len(r)-2]
-	}
-	n, first := 0, true
-	for i := 0; i <= len(r); i++ {
-		if i == len(r) || r[i] == '-' {
-			if n < 1 || n > 8 {
-				return false
-			}
-			n, first = 0, false
-			continue
-		}
-		c := r[i] | 0x20
-		if !(c >= 'a' && c <= 'z' || !first && r[i] >= '0' && r[i] <= '9') {
-			return false
-		}
-		n++
-	}
-	return true
 }

@@ -173,7 +173,7 @@ func ruleKeys(r *rule) []altKey {
 	if len(keys) > 0 || r.when == nil {
 		return keys
 	}
-	for _, k := range r.when.cookie {
+	for _, k := range cookiesOf(r.when) {
 		if k.Value == AnyValue {
 			keys = append(keys, altKey{keyCookieName, k.Name, ""})
 		} else {
@@ -238,7 +238,7 @@ func keyIsAll(r *rule) bool {
 		return len(r.Query) == 1 && r.when == nil
 	}
 	w := r.when
-	return w != nil && len(w.cookie) == 1 && w.unless == nil && condCount(w) == 1
+	return w != nil && checksOf[*cookieCond](w) == 1 && w.unless == nil && condCount(w) == 1
 }
 
 func newAltIndex(rules []*rule) *altIndex {

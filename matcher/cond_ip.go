@@ -74,7 +74,7 @@ func ParseNetwork(s string) (netip.Prefix, error) {
 	return p, nil
 }
 
-func (ipUnit) compile(w *When, field string, key *strings.Builder) (condCheck, error) {
+func (ipUnit) compile(w *When, field string, key *strings.Builder) ([]condCheck, error) {
 	if len(w.IP) == 0 {
 		return nil, nil
 	}
@@ -92,7 +92,7 @@ func (ipUnit) compile(w *When, field string, key *strings.Builder) (condCheck, e
 	for _, p := range c.nets {
 		key.WriteString("i" + p.String() + "\x00")
 	}
-	return c, nil
+	return []condCheck{c}, nil
 }
 
 func (c *ipCond) holds(m *Match) bool {
@@ -108,16 +108,18 @@ func (c *ipCond) holds(m *Match) bool {
 	return false
 }
 
-func (ipUnit) text(w *When) string {
+func (ipUnit) text(w *When) []string {
 	s := make([]string, len(w.IP))
 	for i, p := range w.IP {
 		s[i] = prefixText(p)
 	}
-	return "ip = " + strings.Join(s, ", ")
+	return []string{"ip = " + strings.Join(s, ", ")}
 }
 
-func (ipUnit) got(req Request) string {
-	if a := clientOf(req); a.IsValid() {
+func (ipUnit) vary(*When) []string { return nil }
+
+func (ipUnit) got(_ *When, _ int, m *Match) string {
+	if a := clientOf(m.Req); a.IsValid() {
 		return "the client is " + a.String()
 	}
 	return "the client's address is unknown"

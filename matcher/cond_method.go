@@ -49,7 +49,7 @@ func checkMethod(s string) error {
 	return nil
 }
 
-func (methodUnit) compile(w *When, field string, key *strings.Builder) (condCheck, error) {
+func (methodUnit) compile(w *When, field string, key *strings.Builder) ([]condCheck, error) {
 	if len(w.Method) == 0 {
 		return nil, nil
 	}
@@ -61,7 +61,7 @@ func (methodUnit) compile(w *When, field string, key *strings.Builder) (condChec
 		c.methods = append(c.methods, s)
 		key.WriteString("m" + s + "\x00")
 	}
-	return c, nil
+	return []condCheck{c}, nil
 }
 
 func (c *methodCond) holds(m *Match) bool {
@@ -78,10 +78,14 @@ func (c *methodCond) holds(m *Match) bool {
 	return false
 }
 
-func (methodUnit) text(w *When) string { return "method = " + strings.Join(w.Method, ", ") }
+func (methodUnit) text(w *When) []string {
+	return []string{"method = " + strings.Join(w.Method, ", ")}
+}
 
-func (methodUnit) got(req Request) string {
-	if cr, ok := req.(ClientRequest); ok {
+func (methodUnit) vary(*When) []string { return nil }
+
+func (methodUnit) got(_ *When, _ int, m *Match) string {
+	if cr, ok := m.Req.(ClientRequest); ok {
 		return "the request is " + string(cr.Method())
 	}
 	return "the request's method is unknown"

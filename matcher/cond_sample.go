@@ -53,7 +53,7 @@ func checkSample(f float64) error {
 	return nil
 }
 
-func (sampleUnit) compile(w *When, field string, key *strings.Builder) (condCheck, error) {
+func (sampleUnit) compile(w *When, field string, key *strings.Builder) ([]condCheck, error) {
 	if w.Sample == 0 {
 		return nil, nil
 	}
@@ -65,7 +65,7 @@ func (sampleUnit) compile(w *When, field string, key *strings.Builder) (condChec
 		c.below = uint64(w.Sample * (1 << 64))
 	}
 	key.WriteString("p" + strconv.FormatFloat(w.Sample, 'g', -1, 64) + "\x00")
-	return c, nil
+	return []condCheck{c}, nil
 }
 
 func (c *sampleCond) holds(m *Match) bool {
@@ -99,12 +99,14 @@ func sampleBucket(a netip.Addr) uint64 {
 	return h ^ h>>31
 }
 
-func (sampleUnit) text(w *When) string {
-	return "sample = " + strconv.FormatFloat(w.Sample, 'g', -1, 64)
+func (sampleUnit) text(w *When) []string {
+	return []string{"sample = " + strconv.FormatFloat(w.Sample, 'g', -1, 64)}
 }
 
-func (sampleUnit) got(req Request) string {
-	if a := clientOf(req); a.IsValid() {
+func (sampleUnit) vary(*When) []string { return nil }
+
+func (sampleUnit) got(_ *When, _ int, m *Match) string {
+	if a := clientOf(m.Req); a.IsValid() {
 		return "the client " + a.String() + " falls at " + strconv.FormatFloat(float64(sampleBucket(a)>>11)/(1<<53), 'f', 3, 64)
 	}
 	return "the client's address is unknown"

@@ -37,7 +37,7 @@ func (schemeUnit) parse(w *When, v any, kind func(any) string) error {
 	return fmt.Errorf("must be \"http\" (plain requests) or \"https\" (requests over TLS), not %s", got)
 }
 
-func (schemeUnit) compile(w *When, field string, key *strings.Builder) (condCheck, error) {
+func (schemeUnit) compile(w *When, field string, key *strings.Builder) ([]condCheck, error) {
 	switch w.Scheme {
 	case "":
 		return nil, nil
@@ -46,11 +46,20 @@ func (schemeUnit) compile(w *When, field string, key *strings.Builder) (condChec
 		return nil, fieldErr(field+".scheme", "%q is not a scheme; write \"http\" (plain requests) or \"https\" (requests over TLS)", w.Scheme)
 	}
 	key.WriteString("s" + w.Scheme + "\x00")
-	return schemeCond{https: w.Scheme == "https"}, nil
+	return []condCheck{schemeCond{https: w.Scheme == "https"}}, nil
 }
 
 func (c schemeCond) holds(m *Match) bool { return m.Req.HTTPS() == c.https }
 
-func (schemeUnit) text(w *When) string { return "scheme = " + w.Scheme }
+func (schemeUnit) text(w *When) []string { return []string{"scheme = " + w.Scheme} }
 
-func (schemeUnit) got(req Request) string { return "this URL is " + schemeOf(req) }
+func (schemeUnit) got(_ *When, _ int, m *Match) string { return "this URL is " + schemeOf(m.Req) }
+
+func (schemeUnit) vary(*When) []string { return nil }
+
+func schemeOf(req Request) string {
+	if req.HTTPS() {
+		return "https"
+	}
+	return "http"
+}

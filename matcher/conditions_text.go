@@ -42,20 +42,10 @@ func whenText(w *When, prefix string) []string {
 	var out []string
 	for _, t := range condTypes {
 		if t.unit != nil && t.has(w) {
-			out = append(out, prefix+t.unit.text(w))
+			for _, s := range t.unit.text(w) {
+				out = append(out, prefix+s)
+			}
 		}
-	}
-	if len(w.Language) > 0 {
-		out = append(out, prefix+"language = "+strings.Join(w.Language, ", "))
-	}
-	if len(w.Country) > 0 {
-		out = append(out, prefix+"country = "+strings.Join(w.Country, ", "))
-	}
-	for _, h := range w.Header {
-		out = append(out, prefix+pairText("header", h.Name, h.Value))
-	}
-	for _, k := range w.Cookie {
-		out = append(out, prefix+pairText("cookie", k.Name, k.Value))
 	}
 	return out
 }
@@ -114,28 +104,11 @@ func (r *Rule) Unmet(query []byte, req Request, now time.Time) []string {
 // each of its Unless that holds.
 func whenUnmet(w *When, m *Match) []string {
 	var out []string
-	req := m.Req
-	for _, t := range condTypes {
-		if t.unit != nil && t.has(w) && !unitHolds(t.unit, w, m) {
-			out = append(out, "requires "+t.unit.text(w)+"; "+t.unit.got(req))
+	eachCond(w, m, func(t condType, i int, text string, holds bool) {
+		if !holds {
+			out = append(out, "requires "+text+"; "+t.unit.got(w, i, m))
 		}
-	}
-	if len(w.Language) > 0 && !langHolds(langRanges(w.Language), req.Header(acceptLanguage)) {
-		out = append(out, "requires language = "+strings.Join(w.Language, ", ")+"; "+languageGot(req))
-	}
-	if len(w.Country) > 0 && !countryHolds(w.Country, req) {
-		out = append(out, "requires country = "+strings.Join(w.Country, ", ")+"; "+countryGot(req))
-	}
-	for _, h := range w.Header {
-		if !headerHolds(kvBytes{[]byte(strings.ToLower(h.Name)), []byte(h.Value)}, req) {
-			out = append(out, "requires "+pairText("header", h.Name, h.Value)+"; "+fieldGot(req, h.Name))
-		}
-	}
-	for i := range w.Cookie {
-		if k := &w.Cookie[i]; !cookieHolds(k, m.cookieParams()) {
-			out = append(out, "requires "+pairText("cookie", k.Name, k.Value)+"; "+paramGot("the request's cookies", m.cookieParams(), k.Name))
-		}
-	}
+	})
 	if u := w.Unless; u != nil {
 		for _, c := range unlessHeld(u, m) {
 			out = append(out, "requires not "+c+"; the request has it")
@@ -148,28 +121,11 @@ func whenUnmet(w *When, m *Match) []string {
 // Conditions writes them.
 func unlessHeld(u *When, m *Match) []string {
 	var out []string
-	req := m.Req
-	for _, t := range condTypes {
-		if t.unit != nil && t.has(u) && unitHolds(t.unit, u, m) {
-			out = append(out, t.unit.text(u))
+	eachCond(u, m, func(_ condType, _ int, text string, holds bool) {
+		if holds {
+			out = append(out, text)
 		}
-	}
-	if len(u.Language) > 0 && langHolds(langRanges(u.Language), req.Header(acceptLanguage)) {
-		out = append(out, "language = "+strings.Join(u.Language, ", "))
-	}
-	if len(u.Country) > 0 && countryHolds(u.Country, req) {
-		out = append(out, "country = "+strings.Join(u.Country, ", "))
-	}
-	for _, h := range u.Header {
-		if headerHolds(kvBytes{[]byte(strings.ToLower(h.Name)), []byte(h.Value)}, req) {
-			out = append(out, pairText("header", h.Name, h.Value))
-		}
-	}
-	for i := range u.Cookie {
-		if k := &u.Cookie[i]; cookieHolds(k, m.cookieParams()) {
-			out = append(out, pairText("cookie", k.Name, k.Value))
-		}
-	}
+	})
 	for i := range u.Query {
 		if q := &u.Query[i]; m.queryParams().holds(q) {
 			out = append(out, pairText("query", q.Name, q.Value))
@@ -178,49 +134,22 @@ func unlessHeld(u *When, m *Match) []string {
 	return out
 }
 
-// unitHolds compiles w's conditions of one condUnit kind and reports
-// whether they hold for m; false when they do not compile.
-func unitHolds(u condUnit, w *When, m *Match) bool {
-	var key strings.Builder
-	c, err := u.compile(w, "when", &key)
-	return err == nil && c != nil && c.holds(m)
-}
-
-// langRanges is compileClientConds's form of language ranges.
-func langRanges(list []string) []string {
-	out := make([]string, len(list))
-	for i, l := range list {
-		out[i] = strings.TrimSuffix(strings.ToLower(l), "-*")
+// eachCond calls f with each of w's own conditions (not its Unless or
+// Query): its kind, its place among that kind's, its text and whether
+// it holds for m. A kind whose conditions do not compile (a config
+// that would not load) is passed as failing.
+func eachCond(w *When, m *Match, f func(t condType, i int, text string, holds bool)) {
+	for _, t := range condTypes {
+		if t.unit == nil || !t.has(w) {
+			continue
+		}
+		var key strings.Builder
+		texts := t.unit.text(w)
+		checks, err := t.unit.compile(w, "when", &key)
+		for i, text := range texts {
+			f(t, i, text, err == nil && i < len(checks) && m.Req != nil && checks[i].holds(m))
+		}
 	}
-	return out
-}
-
-func schemeOf(req Request) string {
-	if req.HTTPS() {
-		return "https"
-	}
-	return "http"
-}
-
-func languageGot(req Request) string {
-	if tag, ok := PreferredLanguage(req.Header(acceptLanguage)); ok {
-		return "the request prefers " + strconv.Quote(string(tag))
-	}
-	return "the request has no Accept-Language preference"
-}
-
-func countryGot(req Request) string {
-	if cc := req.Country(); cc != "" {
-		return "the client is in " + cc
-	}
-	return "the client's country is unknown"
-}
-
-func fieldGot(req Request, name string) string {
-	if v := req.Header([]byte(strings.ToLower(name))); v != nil {
-		return "the request has " + strconv.Quote(string(v))
-	}
-	return "the request has none"
 }
 
 // paramGot says what a query or the cookies hold for name.

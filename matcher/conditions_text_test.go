@@ -25,8 +25,8 @@ func TestConditionsText(t *testing.T) {
 				Header: []matcher.KeyValue{{Name: "X-Beta", Value: "1"}}, Cookie: []matcher.KeyValue{{Name: "lang", Value: "*"}},
 				Unless: &matcher.When{Header: []matcher.KeyValue{{Name: "X-Bot", Value: "*"}}, Query: []matcher.QueryCond{{Name: "skip", Value: "1"}}}},
 			Active: matcher.Window{From: from}},
-			[]string{`query ref = "x"`, "query id (any value)", "scheme = http", "language = de, fr-*", "country = DE",
-				`header X-Beta = "1"`, "cookie lang (any value)", "unless header X-Bot (any value)", `unless query skip = "1"`,
+			[]string{`query ref = "x"`, "query id (any value)", "language = de, fr-*", "country = DE",
+				`header X-Beta = "1"`, "cookie lang (any value)", "scheme = http", "unless header X-Bot (any value)", `unless query skip = "1"`,
 				"active from 2026-12-24T00:00:00Z"}},
 	} {
 		if diff := cmp.Diff(tc.want, tc.rule.Conditions()); diff != "" {

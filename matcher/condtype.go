@@ -29,11 +29,10 @@ type condType struct {
 	// toml writes w's conditions of this kind as a TOML value
 	// ("['GET', 'HEAD']"); called only when has.
 	toml func(w *When, f TOMLForm) string
-	// unit is the rest of a kind that lives wholly in its own file
-	// (cond_scheme.go, cond_ip.go, cond_method.go, cond_sample.go); nil
-	// for the kinds not yet moved there (language, country, header,
-	// cookie, query), handled in conditions.go and conditions_text.go,
-	// whose values the config reads itself.
+	// unit is the rest of a kind, which lives wholly in its own file
+	// (cond_KEY.go). It is nil for query alone: when.unless.query is the
+	// rule's query condition (query.go) turned around, read and compiled
+	// with it.
 	unit condUnit
 }
 
@@ -45,13 +44,18 @@ type condUnit interface {
 	// a value's TOML type for that message.
 	parse(w *When, v any, kind func(any) string) error
 	// compile checks w's conditions of this kind and returns their
-	// compiled check, nil for none, writing them to key (condKey text).
-	compile(w *When, field string, key *strings.Builder) (condCheck, error)
-	// text writes w's conditions of this kind as Conditions does, "" for none.
-	text(w *When) string
-	// got says what the request holds for this kind, after "; ", for
-	// Unmet ("the client is 192.0.2.1").
-	got(req Request) string
+	// compiled checks, one per condition (a header each, a list of
+	// languages one), writing them to key (condKey text).
+	compile(w *When, field string, key *strings.Builder) ([]condCheck, error)
+	// text writes w's conditions of this kind as Conditions does, one
+	// per check compile returns, in its order.
+	text(w *When) []string
+	// got says what the request of m holds for w's i-th condition of
+	// this kind, after "; ", for Unmet ("the client is 192.0.2.1").
+	got(w *When, i int, m *Match) string
+	// vary names the header fields w's conditions of this kind read,
+	// for the answer's Vary; none for what no field says.
+	vary(w *When) []string
 }
 
 // condCheck is a compiled condition of a condUnit kind. holds must not
@@ -86,26 +90,10 @@ func clientOf(req Request) netip.Addr {
 // condTypes are the kinds of when condition in the order the config
 // writer writes them. Unless is not one: it holds conditions.
 var condTypes = []condType{
-	{key: "language", inWhen: true, inUnless: true,
-		has:   func(w *When) bool { return len(w.Language) > 0 },
-		count: func(c *when) int { return min(len(c.langs), 1) },
-		words: func(w *When) []string { return w.Language },
-		toml:  func(w *When, f TOMLForm) string { return tomlList(w.Language, f) }},
-	{key: "country", inWhen: true, inUnless: true,
-		has:   func(w *When) bool { return len(w.Country) > 0 },
-		count: func(c *when) int { return min(len(c.country), 1) },
-		words: func(w *When) []string { return w.Country },
-		toml:  func(w *When, f TOMLForm) string { return tomlList(w.Country, f) }},
-	{key: "header", inWhen: true, inUnless: true,
-		has:   func(w *When) bool { return len(w.Header) > 0 },
-		count: func(c *when) int { return len(c.header) },
-		words: func(w *When) []string { return pairWords(w.Header) },
-		toml:  func(w *When, f TOMLForm) string { return tomlTable(w.Header, f) }},
-	{key: "cookie", inWhen: true, inUnless: true,
-		has:   func(w *When) bool { return len(w.Cookie) > 0 },
-		count: func(c *when) int { return len(c.cookie) },
-		words: func(w *When) []string { return pairWords(w.Cookie) },
-		toml:  func(w *When, f TOMLForm) string { return tomlTable(w.Cookie, f) }},
+	languageType,
+	countryType,
+	headerType,
+	cookieType,
 	schemeType,
 	{key: "query", inUnless: true,
 		has:   func(w *When) bool { return len(w.Query) > 0 },
@@ -167,9 +155,9 @@ func CondKeys(unless bool) []string {
 	return keys
 }
 
-// ParseCond reads the config value v of the condition key into w, for
-// the kinds held in one file; known is false for a key that is not one
-// of them (the config reads the older kinds itself). kind names a
+// ParseCond reads the config value v of the condition key into w;
+// known is false for a key that is not a condition of when or for
+// query, which the config reads with the rule's query. kind names a
 // value's TOML type for the error.
 func ParseCond(w *When, key string, v any, kind func(any) string) (known bool, err error) {
 	for _, t := range condTypes {

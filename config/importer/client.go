@@ -50,59 +50,16 @@ func ClientFor(w *matcher.When) *Client {
 	return c
 }
 
-// Satisfies reports whether c satisfies every condition of w, as
-// redirectd's matcher reads them (matcher/conditions.go): the language
-// tag falls in a range by RFC 4647 basic filtering, case ignored; the
-// country is listed; each header (name without case) and cookie has the
-// value given, whole. An empty w holds for every client, nil included.
+// Satisfies reports whether c satisfies every condition of w and none
+// of its unless (whose query conditions are the caller's), as the
+// matcher reads them: it asks the matcher, with c as the request it
+// makes (matcherRequest). An empty w holds for every client, nil
+// included.
 func (c *Client) Satisfies(w *matcher.When) bool {
 	if w.Empty() {
 		return true
 	}
-	if c == nil {
-		return false
-	}
-	if len(w.Language) > 0 && !slices.ContainsFunc(w.Language, c.speaks) {
-		return false
-	}
-	if len(w.Country) > 0 && !slices.Contains(w.Country, c.Country) {
-		return false
-	}
-	for _, h := range w.Header {
-		if !c.hasHeader(h) {
-			return false
-		}
-	}
-	for _, k := range w.Cookie {
-		if !c.hasCookie(k) {
-			return false
-		}
-	}
-	return !c.meetsAny(w.Unless)
-}
-
-// meetsAny reports whether c meets one of the conditions of u (an
-// unless; its query conditions are the caller's).
-func (c *Client) meetsAny(u *matcher.When) bool {
-	if u == nil {
-		return false
-	}
-	return slices.ContainsFunc(u.Language, c.speaks) || slices.Contains(u.Country, c.Country) && c.Country != "" ||
-		slices.ContainsFunc(u.Header, c.hasHeader) || slices.ContainsFunc(u.Cookie, c.hasCookie)
-}
-
-// hasHeader reports whether c sends the field h names, with h's value or,
-// for matcher.AnyValue, any.
-func (c *Client) hasHeader(h matcher.KeyValue) bool {
-	v, ok := c.header(h.Name)
-	return ok && (h.Value == matcher.AnyValue || v == h.Value)
-}
-
-// hasCookie is hasHeader for a cookie.
-func (c *Client) hasCookie(k matcher.KeyValue) bool {
-	return slices.ContainsFunc(c.Cookie, func(x matcher.KeyValue) bool {
-		return x.Name == k.Name && (k.Value == matcher.AnyValue || x.Value == k.Value)
-	})
+	return c != nil && w.Holds(matcherRequest(c))
 }
 
 // present gives each field or cookie asked for with any value one.
@@ -114,13 +71,6 @@ func present(kvs []matcher.KeyValue) []matcher.KeyValue {
 		}
 	}
 	return out
-}
-
-// speaks reports whether c's language falls in the range r.
-func (c *Client) speaks(r string) bool {
-	r = strings.ToLower(strings.TrimSuffix(r, "-*"))
-	tag := strings.ToLower(c.Language)
-	return tag != "" && (r == "*" || tag == r || strings.HasPrefix(tag, r+"-"))
 }
 
 func (c *Client) header(name string) (string, bool) {
