@@ -3,21 +3,18 @@ package h2
 import (
 	"bufio"
 	"sync"
-	"time"
 )
 
 // A connection holds its 4 KiB read and write buffers only while it is
-// busy. Once it has read nothing for quietAfter with no stream open, it
+// busy. Once it has read nothing for QuietAfter with no stream open, it
 // gives both back (pooled) and Serve returns quiet, for the caller to
 // wait for the client's next bytes on a fresh goroutine and call Serve
 // again: the serving goroutine's stack, grown while deciding answers,
 // goes too. The same scheme as the
 // HTTP/1.1 TLS path's (engine/tlsconn.go), for the same reason: an idle
 // connection's memory.
-const (
-	bufSize    = 4 << 10
-	quietAfter = 250 * time.Millisecond
-)
+// bufSize is not in Options: the pools hand a buffer to any connection.
+const bufSize = 4 << 10
 
 var (
 	readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, bufSize) }}

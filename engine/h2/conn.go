@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
+	"golang.org/x/time/rate"
 )
 
 // Conn is one HTTP/2 connection.
@@ -32,7 +33,7 @@ type Conn struct {
 	hb      block
 	hbStart time.Time
 	// resets and control are the rate bounds' buckets (the reader's).
-	resets, control bucket
+	resets, control *rate.Limiter
 	// maxID is the highest stream the client opened (written by the
 	// reader with mu held); lastActive when the last stream closed or
 	// opened (mu).
@@ -105,6 +106,8 @@ const (
 func NewConn(nc net.Conn, h Handler, o Options, closing func() bool) *Conn {
 	o.setDefaults()
 	c := &Conn{nc: nc, h: h, o: o, closing: closing, streams: make(map[uint32]*Stream)}
+	c.resets = limiter(o.ResetsPerSecond, o.ResetBurst)
+	c.control = limiter(o.ControlPerSecond, o.ControlBurst)
 	c.room = sync.NewCond(&c.mu)
 	c.br = readers.Get().(*bufio.Reader)
 	c.br.Reset(nc)
@@ -145,7 +148,7 @@ func (c *Conn) Serve() (quiet bool, err error) {
 			}
 			if last, ok := c.idleSince(); ok {
 				idle := last.Add(c.o.IdleTimeout)
-				c.nc.SetReadDeadline(minTime(time.Now().Add(quietAfter), idle))
+				c.nc.SetReadDeadline(minTime(time.Now().Add(c.o.QuietAfter), idle))
 				if c.closing != nil && c.closing() {
 					return false, c.end(c.goAway(http2.ErrCodeNo, nil))
 				}
@@ -396,7 +399,7 @@ func (c *Conn) process(f http2.Frame) error {
 // calm takes a token for a control frame; past the rate it is a
 // ConnectionError ENHANCE_YOUR_CALM.
 func (c *Conn) calm() error {
-	if !c.control.take(c.now, c.o.ControlPerSecond, c.o.ControlBurst) {
+	if !c.control.AllowN(c.now, 1) {
 		return http2.ConnectionError(http2.ErrCodeEnhanceYourCalm)
 	}
 	return nil
@@ -475,7 +478,7 @@ func (c *Conn) onReset(f *http2.RSTStreamFrame) error {
 	}
 	st.reset = true
 	c.remove(st)
-	if !c.resets.take(c.now, c.o.ResetsPerSecond, c.o.ResetBurst) {
+	if !c.resets.AllowN(c.now, 1) {
 		return http2.ConnectionError(http2.ErrCodeEnhanceYourCalm) // rapid reset
 	}
 	return nil
@@ -575,7 +578,7 @@ func (c *Conn) streamError(id uint32, code http2.ErrCode) error {
 	} else {
 		c.fr.WriteRSTStream(id, code)
 	}
-	if !c.resets.take(c.now, c.o.ResetsPerSecond, c.o.ResetBurst) {
+	if !c.resets.AllowN(c.now, 1) {
 		return http2.ConnectionError(http2.ErrCodeEnhanceYourCalm)
 	}
 	return nil
@@ -603,15 +606,15 @@ func (c *Conn) goAway(code http2.ErrCode, cause error) error {
 	return cause
 }
 
-// linger reads and drops what the client still sends, for up to a second
-// or 64 KiB, so that closing does not reset the connection and destroy
+// linger reads and drops what the client still sends, for up to
+// LingerTimeout or LingerBytes, so that closing does not reset the connection and destroy
 // the GOAWAY before the client reads it.
 func (c *Conn) linger() {
 	if cw, ok := c.nc.(interface{ CloseWrite() error }); ok {
 		cw.CloseWrite()
 	}
-	c.nc.SetReadDeadline(time.Now().Add(time.Second))
-	io.CopyN(io.Discard, c.nc, 64<<10)
+	c.nc.SetReadDeadline(time.Now().Add(c.o.LingerTimeout))
+	io.CopyN(io.Discard, c.nc, c.o.LingerBytes)
 }
 
 // flush writes what is buffered.

@@ -2,11 +2,11 @@ package h2
 
 import (
 	"encoding/binary"
+	"strconv"
 
+	"golang.org/x/net/http/httpguts"
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
-
-	"github.com/redirectd/redirectd/internal/ascii"
 )
 
 // onHeaders starts a header block: a new stream's request, or a stream's
@@ -51,7 +51,7 @@ func (c *Conn) headers(id uint32, endStream, endHeaders, prio bool, dep uint32, 
 		c.maxID = id
 		if len(c.streams) >= int(c.o.MaxConcurrentStreams) {
 			refuse = true
-			calm = !c.resets.take(c.now, c.o.ResetsPerSecond, c.o.ResetBurst)
+			calm = !c.resets.AllowN(c.now, 1)
 		} else {
 			st = c.newStream(id)
 			c.streams[id] = st
@@ -296,13 +296,14 @@ func pseudoIndex(name string) int {
 	return -1 // :status, :protocol (no extended CONNECT is offered) and the rest
 }
 
-// validName: a token in lower case (RFC 9113 8.2.1, 8.2).
+// validName: a token (httpguts's check, as x/net's server makes) in lower
+// case (RFC 9113 8.2.1, 8.2).
 func validName(n string) bool {
-	if n == "" {
+	if !httpguts.ValidHeaderFieldName(n) {
 		return false
 	}
 	for i := 0; i < len(n); i++ {
-		if b := n[i]; !ascii.TokenChar(b) || b >= 'A' && b <= 'Z' {
+		if b := n[i]; b >= 'A' && b <= 'Z' {
 			return false
 		}
 	}
@@ -310,8 +311,10 @@ func validName(n string) bool {
 }
 
 // validValue: no NUL, CR or LF, and no white space at either end (RFC
-// 9113 8.2.1). The HTTP/1.1 parser checks the rest when the engine hands
-// it the request.
+// 9113 8.2.1). Not httpguts.ValidHeaderFieldValue: it refuses every
+// control byte, which would reset the stream where the HTTP/1.1 path
+// answers 400; the HTTP/1.1 parser checks the rest when the engine hands
+// it the request, so both framings give the same answer.
 func validValue(v string) bool {
 	for i := 0; i < len(v); i++ {
 		if b := v[i]; b == 0 || b == '\r' || b == '\n' {
@@ -333,17 +336,12 @@ func isConnectionField(name, value string) bool {
 	return false
 }
 
-// parseLength parses a content-length: digits only, at most 18 of them.
+// parseLength parses a content-length: digits only (ParseUint takes no
+// sign), at most 18 of them.
 func parseLength(v string) (int64, bool) {
-	if v == "" || len(v) > 18 {
+	if len(v) > 18 {
 		return 0, false
 	}
-	var n int64
-	for i := 0; i < len(v); i++ {
-		if v[i] < '0' || v[i] > '9' {
-			return 0, false
-		}
-		n = n*10 + int64(v[i]-'0')
-	}
-	return n, true
+	n, err := strconv.ParseUint(v, 10, 63)
+	return int64(n), err == nil
 }

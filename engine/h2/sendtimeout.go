@@ -9,7 +9,7 @@ import (
 // This file holds SendTimeout: how an answer that waits for the client's
 // window is bounded, whatever else the client sends.
 
-// waitRoom waits (mu held) until st's pending body is under maxPending,
+// waitRoom waits (mu held) until st's pending body is under MaxPendingBytes,
 // the stream ends, or SendTimeout passes without a byte of it going out,
 // which resets the stream (ErrSendTimeout). A timer wakes the wait: the
 // client may send nothing, or only frames that open no window.
@@ -20,7 +20,7 @@ func (c *Conn) waitRoom(st *Stream) error {
 			timer.Stop()
 		}
 	}()
-	for !st.reset && len(st.pending) > maxPending {
+	for !st.reset && len(st.pending) > c.o.MaxPendingBytes {
 		left := c.o.SendTimeout - time.Since(st.stalledAt)
 		if !st.stalledAt.IsZero() && left <= 0 {
 			c.sendTimedOut(st)

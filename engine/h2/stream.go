@@ -189,12 +189,8 @@ func (st *Stream) AnswerHead(head []byte, end bool) error {
 	return nil
 }
 
-// maxPending is how much of a streamed answer body a stream keeps while
-// the peer's window is closed: WriteData waits past it.
-const maxPending = 64 << 10
-
 // WriteData sends p as the answer's body, after AnswerHead; end ends the
-// stream. It waits while more than maxPending bytes wait for the peer's
+// stream. It waits while more than MaxPendingBytes wait for the peer's
 // window: the peer's flow control holds back the writer.
 func (st *Stream) WriteData(p []byte, end bool) error {
 	c := st.c

@@ -171,14 +171,10 @@ func (c *Conn) release(st *Stream) {
 	}
 	c.uncount(st)
 	st.Body = st.Body[:0]
-	if len(c.free) < int(c.o.MaxConcurrentStreams) && cap(st.arena)+cap(st.Body)+cap(st.pending) <= maxKeptStream {
+	if len(c.free) < int(c.o.MaxConcurrentStreams) && cap(st.arena)+cap(st.Body)+cap(st.pending) <= c.o.MaxKeptStreamBytes {
 		c.free = append(c.free, st)
 	}
 }
-
-// maxKeptStream bounds the buffers a spent Stream may hold to be reused;
-// one grown by a large body or field list is let go.
-const maxKeptStream = 64 << 10
 
 // newStream returns a Stream for id, reused where one is free.
 func (c *Conn) newStream(id uint32) *Stream {
