@@ -35,6 +35,7 @@ func (w connWriter) Write(p []byte) (int, error) { return w.c.out().Write(p) }
 
 // out returns the write buffer (c.mu held).
 func (c *Conn) out() *bufio.Writer {
+	c.locked()
 	if c.bw == nil {
 		c.bw = writers.Get().(*bufio.Writer)
 		c.bw.Reset(c.nc)
@@ -49,7 +50,8 @@ func (c *Conn) out() *bufio.Writer {
 // and which never shrinks) go too: wake makes a new map, and the next
 // streams are made afresh.
 func (c *Conn) idleWait() {
-	c.mu.Lock()
+	c.reading()
+	c.lock()
 	if c.bw != nil && c.bw.Buffered() == 0 {
 		c.bw.Reset(nil)
 		writers.Put(c.bw)
@@ -60,7 +62,7 @@ func (c *Conn) idleWait() {
 	if len(c.streams) == 0 {
 		c.streams = nil // read (and deleted from) elsewhere, which a nil map allows; written only by the reader, after wake
 	}
-	c.mu.Unlock()
+	c.unlock()
 	c.br.Reset(nil)
 	readers.Put(c.br)
 	c.br = nil
@@ -72,11 +74,12 @@ func (c *Conn) idleWait() {
 // goroutine that waits holds no buffer; one that does not wait has Serve
 // wait with the 4 KiB buffer taken.
 func (c *Conn) wake() {
+	c.reading()
 	c.br = readers.Get().(*bufio.Reader)
 	c.br.Reset(c.nc)
-	c.mu.Lock()
+	c.lock()
 	if c.streams == nil {
 		c.streams = make(map[uint32]*Stream)
 	}
-	c.mu.Unlock()
+	c.unlock()
 }

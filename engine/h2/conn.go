@@ -40,6 +40,10 @@ type Conn struct {
 	maxID      uint32
 	lastActive time.Time
 
+	// reader and holder are the goroutines running Serve and holding mu,
+	// while the ownership checks are on (owner.go).
+	reader, holder owner
+
 	mu sync.Mutex
 	// room wakes the writers waiting for window (WriteData).
 	room *sync.Cond
@@ -133,6 +137,8 @@ func NewConn(nc net.Conn, h Handler, o Options, closing func() bool) *Conn {
 // (TestConnAnswerAllocs); hpack makes a string of each literal field not
 // yet in its dynamic table.
 func (c *Conn) Serve() (quiet bool, err error) {
+	c.reader.set()
+	defer c.reader.clear()
 	if !c.started {
 		if err := c.start(); err != nil {
 			c.shut()
@@ -200,9 +206,9 @@ func (c *Conn) Serve() (quiet bool, err error) {
 			return false, c.end(err)
 		}
 		if !c.now.Before(c.nextStallCheck) {
-			c.mu.Lock()
+			c.lock()
 			c.expireStalled(c.now)
-			c.mu.Unlock()
+			c.unlock()
 		}
 		c.checkBodies()
 	}
@@ -215,6 +221,7 @@ func (c *Conn) Serve() (quiet bool, err error) {
 // body deadline's check, so that a client that sends nothing at all
 // cannot hold a body past its deadline either.
 func (c *Conn) waitFrame() error {
+	c.reading()
 	idle := time.Now().Add(c.o.IdleTimeout)
 	if c.hb.kind != blockNone {
 		idle = minTime(idle, c.hbStart.Add(c.o.PrefaceTimeout))
@@ -248,12 +255,13 @@ func (c *Conn) waitFrame() error {
 
 // checkBodies runs expireBodies when its time has come.
 func (c *Conn) checkBodies() {
+	c.reading()
 	if c.bodyWaiting == 0 || c.now.Before(c.nextBodyCheck) {
 		return
 	}
-	c.mu.Lock()
+	c.lock()
 	c.expireBodies(c.now)
-	c.mu.Unlock()
+	c.unlock()
 }
 
 // PeerClosed reports that Serve ended because the client closed the
@@ -298,7 +306,7 @@ func (c *Conn) start() error {
 	if _, err := io.ReadFull(c.br, pre[:]); err != nil || string(pre[:]) != http2.ClientPreface {
 		return errors.New("h2: no client preface")
 	}
-	c.mu.Lock()
+	c.lock()
 	c.fr.WriteSettings(
 		http2.Setting{ID: http2.SettingMaxConcurrentStreams, Val: c.o.MaxConcurrentStreams},
 		http2.Setting{ID: http2.SettingInitialWindowSize, Val: c.o.StreamWindow},
@@ -309,14 +317,14 @@ func (c *Conn) start() error {
 		c.fr.WriteWindowUpdate(0, d)
 	}
 	c.lastActive = time.Now()
-	c.mu.Unlock()
+	c.unlock()
 	return nil
 }
 
 // idleSince reports whether no stream is open, and since when.
 func (c *Conn) idleSince() (time.Time, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.lock()
+	defer c.unlock()
 	return c.lastActive, len(c.streams) == 0
 }
 
@@ -350,6 +358,7 @@ func (c *Conn) readFailed(err error) error {
 // process handles one frame; a StreamError resets that stream, a
 // ConnectionError ends the connection.
 func (c *Conn) process(f http2.Frame) error {
+	c.reading()
 	switch f := f.(type) {
 	case *http2.HeadersFrame:
 		return c.onHeaders(f)
@@ -374,9 +383,9 @@ func (c *Conn) process(f http2.Frame) error {
 			return err
 		}
 		if !f.IsAck() {
-			c.mu.Lock()
+			c.lock()
 			c.fr.WritePing(true, f.Data)
-			c.mu.Unlock()
+			c.unlock()
 		}
 	case *http2.PriorityFrame:
 		if err := c.calm(); err != nil {
@@ -399,6 +408,7 @@ func (c *Conn) process(f http2.Frame) error {
 // calm takes a token for a control frame; past the rate it is a
 // ConnectionError ENHANCE_YOUR_CALM.
 func (c *Conn) calm() error {
+	c.reading()
 	if !c.control.AllowN(c.now, 1) {
 		return http2.ConnectionError(http2.ErrCodeEnhanceYourCalm)
 	}
@@ -409,8 +419,8 @@ func (c *Conn) onSettings(f *http2.SettingsFrame) error {
 	if f.IsAck() {
 		return nil
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.lock()
+	defer c.unlock()
 	err := f.ForeachSetting(func(s http2.Setting) error {
 		if err := s.Valid(); err != nil {
 			return err
@@ -439,8 +449,8 @@ func (c *Conn) onSettings(f *http2.SettingsFrame) error {
 }
 
 func (c *Conn) onWindowUpdate(f *http2.WindowUpdateFrame) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.lock()
+	defer c.unlock()
 	inc := int64(f.Increment)
 	if f.StreamID == 0 {
 		c.sendWindow += inc
@@ -467,8 +477,8 @@ func (c *Conn) onWindowUpdate(f *http2.WindowUpdateFrame) error {
 }
 
 func (c *Conn) onReset(f *http2.RSTStreamFrame) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.lock()
+	defer c.unlock()
 	st := c.streams[f.StreamID]
 	if st == nil {
 		if f.StreamID > c.maxID {
@@ -486,9 +496,10 @@ func (c *Conn) onReset(f *http2.RSTStreamFrame) error {
 
 // onData takes a DATA frame: the windows, the body, the stream's end.
 func (c *Conn) onData(f *http2.DataFrame) error {
+	c.reading()
 	n := int64(f.Length)
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.lock()
+	defer c.unlock()
 	if n > c.recvWindow {
 		return http2.ConnectionError(http2.ErrCodeFlowControl)
 	}
@@ -557,10 +568,12 @@ func (c *Conn) onData(f *http2.DataFrame) error {
 // handOver calls the handler (with mu held on entry and exit, released
 // meanwhile).
 func (c *Conn) handOver(st *Stream) {
+	c.reading()
+	c.locked()
 	st.handed, st.sync = true, true
-	c.mu.Unlock()
+	c.unlock()
 	c.h.Serve(st)
-	c.mu.Lock()
+	c.lock()
 	st.sync = false
 }
 
@@ -571,8 +584,9 @@ func (c *Conn) handOver(st *Stream) {
 // DATA on a closed stream) is bounded like a rapid reset, whatever its
 // kind; past the bucket it is a connection error ENHANCE_YOUR_CALM.
 func (c *Conn) streamError(id uint32, code http2.ErrCode) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.reading()
+	c.lock()
+	defer c.unlock()
 	if st := c.streams[id]; st != nil {
 		c.resetStream(st, code)
 	} else {
@@ -588,18 +602,18 @@ func (c *Conn) streamError(id uint32, code http2.ErrCode) error {
 // The peer opens odd ids in increasing order (RFC 9113 5.1.1), so every
 // id above the highest opened is idle.
 func (c *Conn) idle(id uint32) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.lock()
+	defer c.unlock()
 	return id > c.maxID
 }
 
 // goAway sends GOAWAY with code and ends the connection (Serve's return
 // value is cause).
 func (c *Conn) goAway(code http2.ErrCode, cause error) error {
-	c.mu.Lock()
+	c.lock()
 	c.fr.WriteGoAway(c.maxID, code, nil)
 	c.out().Flush()
-	c.mu.Unlock()
+	c.unlock()
 	if code != http2.ErrCodeNo {
 		c.linger()
 	}
@@ -619,8 +633,8 @@ func (c *Conn) linger() {
 
 // flush writes what is buffered.
 func (c *Conn) flush() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.lock()
+	defer c.unlock()
 	if c.bw == nil {
 		return nil
 	}
@@ -634,12 +648,12 @@ func (c *Conn) flushAfter(st *Stream) {
 	if !st.sync && c.bw != nil {
 		c.bw.Flush()
 	}
-	c.mu.Unlock()
+	c.unlock()
 }
 
 // shut ends every stream, so that writers waiting on them return.
 func (c *Conn) shut() {
-	c.mu.Lock()
+	c.lock()
 	c.closed = true
 	for _, st := range c.streams {
 		st.reset = true
@@ -647,5 +661,5 @@ func (c *Conn) shut() {
 		c.remove(st)
 	}
 	c.room.Broadcast()
-	c.mu.Unlock()
+	c.unlock()
 }

@@ -24,12 +24,13 @@ func (c *Conn) onHeaders(f *http2.HeadersFrame) error {
 // END_STREAM and END_HEADERS flags, its priority's dependency (when
 // prio) and its fragment.
 func (c *Conn) headers(id uint32, endStream, endHeaders, prio bool, dep uint32, frag []byte) error {
+	c.reading()
 	if id%2 == 0 {
 		return http2.ConnectionError(http2.ErrCodeProtocol) // client streams are odd (RFC 9113 5.1.1)
 	}
 	c.hb = block{kind: blockDiscard, endStream: endStream}
 	c.hbStart = c.now
-	c.mu.Lock()
+	c.lock()
 	st := c.streams[id]
 	var refuse, calm bool
 	switch {
@@ -45,7 +46,7 @@ func (c *Conn) headers(id uint32, endStream, endHeaders, prio bool, dep uint32, 
 			c.hb.kind = blockTrailers
 		}
 	case id <= c.maxID:
-		c.mu.Unlock()
+		c.unlock()
 		return http2.ConnectionError(http2.ErrCodeProtocol) // a closed or lower stream (RFC 9113 5.1.1)
 	default:
 		c.maxID = id
@@ -60,7 +61,7 @@ func (c *Conn) headers(id uint32, endStream, endHeaders, prio bool, dep uint32, 
 			st.inBlock = true
 		}
 	}
-	c.mu.Unlock()
+	c.unlock()
 	if calm {
 		return http2.ConnectionError(http2.ErrCodeEnhanceYourCalm)
 	}
@@ -80,6 +81,7 @@ func (c *Conn) headers(id uint32, endStream, endHeaders, prio bool, dep uint32, 
 // too large for the buffer or for SETTINGS_MAX_FRAME_SIZE, stream 0, bad
 // padding) is left to the Framer, which reads it and reports the error.
 func (c *Conn) readHeaders() (handled bool, err error) {
+	c.reading()
 	if c.hb.kind != blockNone {
 		return false, nil
 	}
@@ -144,6 +146,7 @@ func (c *Conn) onContinuation(f *http2.ContinuationFrame) error {
 // is decoded (CONTINUATION floods): the decoder holds at most one field's
 // bytes across fragments.
 func (c *Conn) fragment(p []byte, last bool) error {
+	c.reading()
 	hb := &c.hb
 	hb.bytes += len(p)
 	hb.frames++
@@ -229,14 +232,15 @@ func (st *Stream) keep(name, value string) fieldOff {
 
 // endBlock acts on a whole header block.
 func (c *Conn) endBlock() error {
+	c.reading()
 	hb := c.hb
 	c.hb = block{}
 	st := hb.st
 	if st == nil {
 		return nil // a refused stream's
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.lock()
+	defer c.unlock()
 	st.inBlock = false
 	if hb.malformed || hb.kind == blockRequest && !hb.complete() {
 		c.release(st)

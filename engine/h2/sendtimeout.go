@@ -14,6 +14,7 @@ import (
 // which resets the stream (ErrSendTimeout). A timer wakes the wait: the
 // client may send nothing, or only frames that open no window.
 func (c *Conn) waitRoom(st *Stream) error {
+	c.locked()
 	var timer *time.Timer
 	defer func() {
 		if timer != nil {
@@ -33,14 +34,14 @@ func (c *Conn) waitRoom(st *Stream) error {
 			// The timer takes mu, so its Broadcast cannot fall between
 			// this check and Wait.
 			timer = time.AfterFunc(left, func() {
-				c.mu.Lock()
+				c.lock()
 				c.room.Broadcast()
-				c.mu.Unlock()
+				c.unlock()
 			})
 		} else {
 			timer.Reset(left)
 		}
-		c.room.Wait()
+		c.wait()
 	}
 	return nil
 }
@@ -51,6 +52,8 @@ func (c *Conn) waitRoom(st *Stream) error {
 // between frames, at most every SendTimeout/4. A client that sends no
 // frame at all is closed by IdleTimeout instead.
 func (c *Conn) expireStalled(now time.Time) {
+	c.reading()
+	c.locked()
 	c.nextStallCheck = now.Add(max(c.o.SendTimeout/4, 10*time.Millisecond))
 	if c.stalled == 0 {
 		return
@@ -71,6 +74,7 @@ func (c *Conn) expireStalled(now time.Time) {
 // sendTimedOut resets st, whose answer the client's window held back for
 // SendTimeout.
 func (c *Conn) sendTimedOut(st *Stream) {
+	c.locked()
 	st.timedOut = true
 	c.resetStream(st, http2.ErrCodeCancel)
 	st.pending = st.pending[:0]
