@@ -90,6 +90,15 @@ func (c *Conn) locked() { c.holder.check("state guarded by Conn.mu") }
 // reading asserts that the caller is the connection's reader.
 func (c *Conn) reading() { c.reader.check("the reader's state") }
 
+// notReading asserts that the caller is not the connection's reader,
+// before a wait only the reader's next frame can end (window, body): on
+// the reader it would never end (x/net's checkNotOn).
+func (c *Conn) notReading() {
+	if checkOwners && c.reader.g.Load() == goid() {
+		panic("h2: the reader would wait for its own next frame")
+	}
+}
+
 // live asserts that st's handler has not made its last call.
 func (st *Stream) live() {
 	if checkOwners && st.finished {

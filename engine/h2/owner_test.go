@@ -24,6 +24,14 @@ func TestOwnerChecks(t *testing.T) {
 	}{
 		{"reader's state off the reader", func() { c.calm() }},
 		{"mu's state without mu", func() { c.writeData(1, true, nil) }},
+		{"a wait for window on the reader", func() {
+			c.reader.set()
+			defer c.reader.clear()
+			c.lock()
+			defer c.unlock()
+			st.pending = make([]byte, c.o.MaxPendingBytes+1)
+			c.waitRoom(st)
+		}},
 		{"a stream after its last call", func() { st.finished = true; st.Abort() }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -30,6 +30,7 @@ func (c *Conn) waitRoom(st *Stream) error {
 		if st.stalledAt.IsZero() {
 			left = c.o.SendTimeout
 		}
+		c.notReading()
 		if timer == nil {
 			// The timer takes mu, so its Broadcast cannot fall between
 			// this check and Wait.

@@ -277,6 +277,7 @@ func (r *bodyReader) Read(p []byte) (int, error) {
 	timedOut := false
 	var t *time.Timer
 	for len(st.Body) == 0 && !st.remoteEnded && !st.reset && !timedOut {
+		c.notReading()
 		if t == nil {
 			t = time.AfterFunc(r.idle, func() {
 				c.lock()
