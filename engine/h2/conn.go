@@ -172,6 +172,9 @@ func (c *Conn) Serve() (quiet bool, err error) {
 				}
 			}
 			if err := c.waitFrame(); err != nil {
+				if err == errDrained {
+					err = nil // a clean end
+				}
 				return false, c.end(err)
 			}
 		}
@@ -233,7 +236,7 @@ func (c *Conn) waitFrame() error {
 		}
 		c.nc.SetReadDeadline(next)
 		if c.closing != nil && c.closing() {
-			return c.goAway(http2.ErrCodeNo, nil)
+			return c.drained()
 		}
 		if _, err := c.br.Peek(1); err == nil {
 			break
@@ -248,9 +251,19 @@ func (c *Conn) waitFrame() error {
 	}
 	c.nc.SetReadDeadline(idle)
 	if c.closing != nil && c.closing() {
-		return c.goAway(http2.ErrCodeNo, nil)
+		return c.drained()
 	}
 	return nil
+}
+
+// errDrained is waitFrame's error once the server asked to close and
+// GOAWAY NO_ERROR is sent: Serve ends there, cleanly, rather than read
+// on into the deadline moved to now and send a second GOAWAY.
+var errDrained = errors.New("h2: closed by the server")
+
+func (c *Conn) drained() error {
+	c.goAway(http2.ErrCodeNo, nil)
+	return errDrained
 }
 
 // checkBodies runs expireBodies when its time has come.

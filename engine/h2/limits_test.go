@@ -332,3 +332,44 @@ func TestHeaderDeadline(t *testing.T) {
 		}
 	})
 }
+
+// TestDrain: a connection the server wants closed (its closing function
+// says so, and its read deadline is moved to now, as the engine's drain
+// does) gets GOAWAY NO_ERROR and is closed, whether it was idle or
+// waiting for a stream's body.
+func TestDrain(t *testing.T) {
+	for _, busy := range []bool{false, true} {
+		name := map[bool]string{false: "idle", true: "a body to come"}[busy]
+		t.Run(name, func(t *testing.T) {
+			run(t, &handler{}, testOptions, func(tt *tester) {
+				tt.get(1, "/old")
+				tt.wantStatus(1, "301")
+				if busy {
+					tt.headers(3, false, tt.block("POST", "/upload"))
+				}
+				tt.advance(time.Second)
+				tt.closing.Store(true)
+				tt.sc.SetReadDeadline(time.Now())
+				tt.wantGoAway(http2.ErrCodeNo)
+				if tt.err != nil {
+					t.Errorf("Serve: %v, want nil after a drain", tt.err)
+				}
+			})
+		})
+	}
+}
+
+// TestPeerClosed: a client that closes its end after its answer ends
+// Serve cleanly, and PeerClosed says so (the engine then closes without
+// a close_notify of its own: engine's TestH2ClientClose).
+func TestPeerClosed(t *testing.T) {
+	run(t, &handler{}, testOptions, func(tt *tester) {
+		tt.get(1, "/old")
+		tt.wantStatus(1, "301")
+		tt.cc.w.close()
+		<-tt.served
+		if tt.err != nil || !tt.conn.PeerClosed() {
+			t.Errorf("Serve: %v, PeerClosed %v; want nil, true", tt.err, tt.conn.PeerClosed())
+		}
+	})
+}

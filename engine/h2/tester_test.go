@@ -34,6 +34,11 @@ type tester struct {
 	err    error
 	// quiets counts Serve's quiet returns.
 	quiets atomic.Int32
+	// sc and conn are the server's end and connection; closing is what
+	// the connection's closing function reports (a drain).
+	sc      *memConn
+	conn    *h2.Conn
+	closing atomic.Bool
 }
 
 // testOptions are the Options the tests start from: the defaults, but
@@ -46,10 +51,11 @@ var testOptions = h2.Options{IdleTimeout: time.Hour}
 func newTester(t *testing.T, h h2.Handler, o h2.Options) *tester {
 	t.Helper()
 	sc, cc := memPipe()
-	tt := &tester{t: t, cc: cc, served: make(chan struct{})}
+	tt := &tester{t: t, cc: cc, sc: sc, served: make(chan struct{})}
 	tt.fr = http2.NewFramer(cc, cc)
 	tt.enc = hpack.NewEncoder(&tt.blk)
-	c := h2.NewConn(sc, h, o, nil)
+	c := h2.NewConn(sc, h, o, tt.closing.Load)
+	tt.conn = c
 	go func() {
 		defer close(tt.served)
 		defer sc.Close()
