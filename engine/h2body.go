@@ -69,9 +69,5 @@ func (x *h2conn) PutBody(n int) {
 
 // initH2Bodies readies the per-client count of buffered HTTP/2 bodies.
 func (s *Server) initH2Bodies() {
-	n := h2.DefaultMaxClientBodyBytes
-	if t := s.opts.TLS; t != nil && t.HTTP2.MaxClientBodyBytes > 0 {
-		n = t.HTTP2.MaxClientBodyBytes
-	}
-	s.h2bodies.init(n)
+	s.h2bodies.init(s.http2Options().MaxClientBodyBytes)
 }

@@ -139,296 +139,43 @@ func startH2With(t *testing.T, o h2.Options, opts engine.Options) *engine.Server
 	return startH2(t, opts)
 }
 
-// TestH2MaxConcurrentStreams: a stream past the limit is refused, and
-// the connection goes on.
-func TestH2MaxConcurrentStreams(t *testing.T) {
-	t.Parallel()
-	srv := startH2With(t, h2.Options{MaxConcurrentStreams: 3}, engine.Options{})
-	r := dialH2(t, srv)
-	post := r.block("POST", "/old")
-	for id := uint32(1); id <= 7; id += 2 {
-		// Bodies to come: each is answered from its head, and stays
-		// open (half closed) until its body ends.
-		r.headers(id, false, post)
-	}
-	if st := r.status(1); st != "301" {
-		t.Fatalf("stream 1: %s, want 301 from its head", st)
-	}
-	r.reset(7, http2.ErrCodeRefusedStream)
-	r.fr.WriteData(1, true, []byte("x"))
-	r.headers(9, true, r.block("GET", "/old"))
-	if st := r.status(9); st != "301" {
-		t.Fatalf("stream 9 once one closed: %s, want 301", st)
-	}
-}
-
-// TestH2HeaderListSize: a field list over MAX_HEADER_LIST_SIZE, sent in
-// CONTINUATION frames, gets 431, and the connection goes on.
-func TestH2HeaderListSize(t *testing.T) {
-	t.Parallel()
-	srv := startH2(t, engine.Options{})
-	r := dialH2(t, srv)
-	blk := r.block("GET", "/old", "x-big", strings.Repeat("a", 70_000))
-	r.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: blk[:16000], EndStream: true})
-	for rest := blk[16000:]; len(rest) > 0; {
-		n := min(len(rest), 16000)
-		r.fr.WriteContinuation(1, n == len(rest), rest[:n])
-		rest = rest[n:]
-	}
-	if st := r.status(1); st != "431" {
-		t.Fatalf("%s, want 431", st)
-	}
-	r.headers(3, true, r.block("GET", "/old"))
-	if st := r.status(3); st != "301" {
-		t.Fatalf("next stream: %s, want 301", st)
-	}
-}
-
-// TestH2ContinuationFlood: a header block of too many frames, or too
-// many bytes, ends the connection before it is read further.
-func TestH2ContinuationFlood(t *testing.T) {
-	t.Parallel()
-	srv := startH2(t, engine.Options{})
-	t.Run("frames", func(t *testing.T) {
-		r := dialH2(t, srv)
-		r.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: r.block("GET", "/old")})
-		go func() {
-			for range 1000 {
-				if r.fr.WriteContinuation(1, false, nil) != nil {
-					return
-				}
-			}
-		}()
-		r.goAway(http2.ErrCodeEnhanceYourCalm)
-	})
-	t.Run("bytes", func(t *testing.T) {
-		r := dialH2(t, srv)
-		// A literal field whose value claims 1 MB: the decoder would
-		// keep every byte of it until its end.
-		blk := append(r.block("GET", "/old"), 0x00, 0x01, 'x', 0x7f, 0xc1, 0xff, 0x3f)
-		r.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: blk})
-		go func() {
-			chunk := bytes.Repeat([]byte("v"), 16000)
-			for range 64 {
-				if r.fr.WriteContinuation(1, false, chunk) != nil {
-					return
-				}
-			}
-		}()
-		r.goAway(http2.ErrCodeEnhanceYourCalm)
-	})
-}
-
-// TestH2RapidReset: streams opened and cancelled faster than
-// ResetsPerSecond (CVE-2023-44487) end the connection.
-func TestH2RapidReset(t *testing.T) {
-	t.Parallel()
-	srv := startH2(t, engine.Options{})
-	r := dialH2(t, srv)
-	post := r.block("POST", "/old")
-	go func() {
-		for id := uint32(1); id < 1000; id += 2 {
-			if r.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: post, EndHeaders: true}) != nil ||
-				r.fr.WriteRSTStream(id, http2.ErrCodeCancel) != nil {
-				return
-			}
-		}
-	}()
-	r.goAway(http2.ErrCodeEnhanceYourCalm)
-}
-
-// TestH2ControlFloods: PING and SETTINGS frames past ControlPerSecond end
-// the connection; the acks owed meanwhile are written before the next
-// frame is read, so they never queue up.
-func TestH2ControlFloods(t *testing.T) {
-	t.Parallel()
-	srv := startH2(t, engine.Options{})
-	for _, tt := range []struct {
-		name  string
-		flood func(*http2.Framer) error
-	}{
-		{"ping", func(fr *http2.Framer) error { return fr.WritePing(false, [8]byte{1}) }},
-		{"settings", func(fr *http2.Framer) error {
-			return fr.WriteSettings(http2.Setting{ID: http2.SettingEnablePush, Val: 0})
-		}},
-		{"empty data", func(fr *http2.Framer) error { return fr.WriteData(1, false, nil) }},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			r := dialH2(t, srv)
-			r.headers(1, false, r.block("POST", "/old"))
-			// Until the server ends the connection (a write fails), not
-			// a fixed count: on a loaded machine 10,000 frames could come
-			// slower than the budget refills and never trip it.
-			go func() {
-				for range 10_000_000 {
-					if tt.flood(r.fr) != nil {
-						return
-					}
-				}
-			}()
-			r.goAway(http2.ErrCodeEnhanceYourCalm)
-		})
-	}
-}
-
-// TestH2DrawnResets: frames that draw a reset from the server (a
-// WINDOW_UPDATE of 0, DATA on a closed stream) count against the same
-// budget as the resets a client sends, whatever their kind, so a flood of
-// them ends the connection; on an idle stream such a frame is a
-// connection error at once (RFC 9113 5.1).
-func TestH2DrawnResets(t *testing.T) {
-	t.Parallel()
-	srv := startH2(t, engine.Options{})
-	for _, tt := range []struct {
-		name  string
-		flood func(*http2.Framer) error
-	}{
-		{"window update of 0", func(fr *http2.Framer) error { return fr.WriteWindowUpdate(1, 0) }},
-		{"empty data on a closed stream", func(fr *http2.Framer) error { return fr.WriteData(1, false, nil) }},
-		{"data on a closed stream", func(fr *http2.Framer) error { return fr.WriteData(1, false, []byte("x")) }},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			r := dialH2(t, srv)
-			r.fr.AllowIllegalWrites = true
-			r.headers(1, true, r.block("GET", "/old"))
-			if st := r.status(1); st != "301" {
-				t.Fatalf("stream 1: %s, want 301", st)
-			}
-			go func() {
-				for range 100_000 {
-					if tt.flood(r.fr) != nil {
-						return
-					}
-				}
-			}()
-			r.goAway(http2.ErrCodeEnhanceYourCalm)
-		})
-	}
-	t.Run("window update of 0 on an idle stream", func(t *testing.T) {
-		r := dialH2(t, srv)
-		r.fr.AllowIllegalWrites = true
-		r.fr.WriteWindowUpdate(99, 0)
-		r.goAway(http2.ErrCodeProtocol)
-	})
-}
-
-// TestH2SendTimeout: a client that keeps its stream window at 0 and
-// sends a PING every 100 ms gets its stream reset after send_timeout,
-// as an HTTP/1.1 client that reads nothing is closed: a forwarded answer
-// lets go of its upstream connection, and a local answer's body does
-// not wait forever either.
+// TestH2SendTimeout: the engine's wiring of SendTimeout (send_timeout):
+// a forward whose answer a client holds back with a window of 0, while
+// it sends a PING every 100 ms, has its stream reset, lets go of its
+// upstream connection, and is counted as timeout="send". (The bound
+// itself: engine/h2's TestSendTimeout.)
 func TestH2SendTimeout(t *testing.T) {
 	t.Parallel()
-	windowZero := func(t *testing.T, srv *engine.Server, path string) *rawH2 {
-		r := dialH2(t, srv)
-		r.fr.WriteSettings(http2.Setting{ID: http2.SettingInitialWindowSize, Val: 0})
-		r.headers(1, true, r.block("GET", path))
-		stop := make(chan struct{})
-		t.Cleanup(func() { close(stop) })
-		go func() {
-			tick := time.NewTicker(100 * time.Millisecond)
-			defer tick.Stop()
-			for {
-				select {
-				case <-stop:
-					return
-				case <-tick.C:
-					if r.fr.WritePing(false, [8]byte{7}) != nil {
-						return
-					}
-				}
-			}
-		}()
-		return r
-	}
-	t.Run("forwarded", func(t *testing.T) {
-		upstreamGone := make(chan struct{})
-		u := startRawUpstream(t, func(u *rawUpstream, rc *rawConn) {
-			if _, err := rc.readHead(5 * time.Second); err != nil {
+	upstreamGone := make(chan struct{})
+	u := startRawUpstream(t, func(u *rawUpstream, rc *rawConn) {
+		if _, err := rc.readHead(5 * time.Second); err != nil {
+			return
+		}
+		io.WriteString(rc.c, "HTTP/1.1 200 OK\r\nContent-Length: 1073741824\r\n\r\n")
+		chunk := make([]byte, 64<<10)
+		for {
+			rc.c.SetWriteDeadline(time.Now().Add(20 * time.Second))
+			if _, err := rc.c.Write(chunk); err != nil {
+				close(upstreamGone)
 				return
 			}
-			io.WriteString(rc.c, "HTTP/1.1 200 OK\r\nContent-Length: 1073741824\r\n\r\n")
-			chunk := make([]byte, 64<<10)
-			for {
-				rc.c.SetWriteDeadline(time.Now().Add(20 * time.Second))
-				if _, err := rc.c.Write(chunk); err != nil {
-					close(upstreamGone)
-					return
-				}
-			}
-		})
-		pool := testPool(t, upstream.Config{Servers: []string{u.addr}}, nil)
-		srv := startH2(t, engine.Options{Upstream: &engine.UpstreamOptions{Pool: pool, SendTimeout: 300 * time.Millisecond}})
-		r := windowZero(t, srv, "/download")
-		r.reset(1, http2.ErrCodeCancel)
-		select {
-		case <-upstreamGone:
-		case <-time.After(8 * time.Second):
-			t.Fatal("the upstream connection is still held 8s after the stream was reset")
-		}
-		if m := metricsOf(srv); !strings.Contains(m, `timeout="send"} 1`) {
-			t.Errorf("send timeout not counted:\n%s", m)
 		}
 	})
-	t.Run("local answer", func(t *testing.T) {
-		srv := startH2(t, engine.Options{IdleTimeout: 400 * time.Millisecond})
-		r := windowZero(t, srv, "/no-rule-here") // 404, with a body
-		if st := r.status(1); st != "404" {
-			t.Fatalf("status %s, want 404", st)
-		}
-		r.reset(1, http2.ErrCodeCancel)
-	})
-}
-
-// TestH2FlowControl: the answer's body is sent as the client's window
-// allows.
-func TestH2FlowControl(t *testing.T) {
-	t.Parallel()
-	srv := startH2(t, engine.Options{})
+	pool := testPool(t, upstream.Config{Servers: []string{u.addr}}, nil)
+	srv := startH2(t, engine.Options{Upstream: &engine.UpstreamOptions{Pool: pool, SendTimeout: 300 * time.Millisecond}})
 	r := dialH2(t, srv)
-	r.fr.WriteSettings(http2.Setting{ID: http2.SettingInitialWindowSize, Val: 1})
-	r.next("SETTINGS ack", func(f http2.Frame) bool { s, ok := f.(*http2.SettingsFrame); return ok && s.IsAck() })
-	r.headers(1, true, r.block("GET", "/nothing"))
-	if st := r.status(1); st != "404" {
-		t.Fatalf("%s, want 404", st)
+	r.fr.WriteSettings(http2.Setting{ID: http2.SettingInitialWindowSize, Val: 0})
+	r.headers(1, true, r.block("GET", "/download"))
+	r.keepPinging(t)
+	r.reset(1, http2.ErrCodeCancel)
+	select {
+	case <-upstreamGone:
+	case <-time.After(8 * time.Second):
+		t.Fatal("the upstream connection is still held 8s after the stream was reset")
 	}
-	d := r.next("DATA", func(f http2.Frame) bool { _, ok := f.(*http2.DataFrame); return ok }).(*http2.DataFrame)
-	if string(d.Data()) != "n" || d.StreamEnded() {
-		t.Fatalf("first DATA %q (end %v), want one byte", d.Data(), d.StreamEnded())
+	if m := metricsOf(srv); !strings.Contains(m, `timeout="send"} 1`) {
+		t.Errorf("send timeout not counted:\n%s", m)
 	}
-	r.fr.WriteWindowUpdate(1, 100)
-	d = r.next("DATA", func(f http2.Frame) bool { _, ok := f.(*http2.DataFrame); return ok }).(*http2.DataFrame)
-	if string(d.Data()) != "ot found\n" || !d.StreamEnded() {
-		t.Fatalf("second DATA %q (end %v), want the rest and END_STREAM", d.Data(), d.StreamEnded())
-	}
-}
-
-// TestH2IdleTimeout: a connection with no stream open gets GOAWAY
-// NO_ERROR after IdleTimeout, and is closed.
-func TestH2IdleTimeout(t *testing.T) {
-	t.Parallel()
-	srv := startH2With(t, h2.Options{IdleTimeout: 300 * time.Millisecond}, engine.Options{})
-	r := dialH2(t, srv)
-	r.headers(1, true, r.block("GET", "/old"))
-	if st := r.status(1); st != "301" {
-		t.Fatalf("%s, want 301", st)
-	}
-	start := time.Now()
-	r.goAway(http2.ErrCodeNo)
-	if d := time.Since(start); d > 3*time.Second {
-		t.Fatalf("closed after %v, want about 300ms", d)
-	}
-}
-
-// TestH2FrameSize: a frame over SETTINGS_MAX_FRAME_SIZE (16384) is a
-// connection error.
-func TestH2FrameSize(t *testing.T) {
-	t.Parallel()
-	srv := startH2(t, engine.Options{})
-	r := dialH2(t, srv)
-	r.headers(1, false, r.block("POST", "/old"))
-	r.fr.WriteData(1, true, make([]byte, 16385))
-	r.goAway(http2.ErrCodeFrameSize)
 }
 
 // TestH2BodyTooLarge: a forwarded request whose content-length is over
@@ -539,9 +286,10 @@ func TestH2StreamedBody(t *testing.T) {
 	}
 }
 
-// TestH2Malformed: fields HTTP/2 forbids reset the stream (RFC 9113
-// 8.1.1); what HTTP/2 allows but the HTTP/1.1 parser refuses gets the
-// same 400 as on HTTP/1.1.
+// TestH2Malformed: what HTTP/2 allows but the HTTP/1.1 parser refuses
+// gets the same 400 as on HTTP/1.1, and the connection goes on; one
+// field HTTP/2 forbids shows engine/h2's reset reaches the client (the
+// rest: engine/h2's TestMalformed).
 func TestH2Malformed(t *testing.T) {
 	t.Parallel()
 	srv := startH2(t, engine.Options{})
@@ -552,9 +300,6 @@ func TestH2Malformed(t *testing.T) {
 		status string // "" for RST_STREAM PROTOCOL_ERROR
 	}{
 		{"upper-case name", []string{"X-Up", "1"}, "/old", ""},
-		{"connection field", []string{"connection", "close"}, "/old", ""},
-		{"te other than trailers", []string{"te", "gzip"}, "/old", ""},
-		{"CR in a value", []string{"x-a", "b\rc"}, "/old", ""},
 		{"space in the path", nil, "/a b", "400"},
 		{"path not a path", nil, "old", "400"},
 		{"control byte in a value", []string{"x-a", "b\x01c"}, "/old", "400"},
@@ -572,43 +317,6 @@ func TestH2Malformed(t *testing.T) {
 				t.Fatalf("next stream: %s, want 301", st)
 			}
 		})
-	}
-}
-
-// TestH2QuietConnection: a connection that went quiet (its buffers and
-// goroutine handed back after a quarter second without a frame) serves
-// its next streams as before, and times out as before.
-func TestH2QuietConnection(t *testing.T) {
-	t.Parallel()
-	srv := startH2With(t, h2.Options{IdleTimeout: 2 * time.Second}, engine.Options{})
-	r := dialH2(t, srv)
-	for id := uint32(1); id <= 5; id += 2 {
-		r.headers(id, true, r.block("GET", "/old"))
-		if st := r.status(id); st != "301" {
-			t.Fatalf("stream %d: %s, want 301", id, st)
-		}
-		time.Sleep(400 * time.Millisecond) // past the quarter second: quiet
-	}
-	r.goAway(http2.ErrCodeNo)
-}
-
-// TestH2PrefaceTimeout: a connection that negotiates h2 and sends no
-// preface is closed after the header timeout.
-func TestH2PrefaceTimeout(t *testing.T) {
-	t.Parallel()
-	srv := startH2(t, engine.Options{HeaderTimeout: 300 * time.Millisecond})
-	c, err := tls.Dial("tcp", srv.TLSAddr(), clientTLS(t, "h2"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	start := time.Now()
-	c.SetDeadline(time.Now().Add(5 * time.Second))
-	if _, err := io.ReadAll(c); err != nil && !isReset(err) {
-		t.Fatalf("read: %v, want the connection closed", err)
-	}
-	if d := time.Since(start); d > 3*time.Second {
-		t.Fatalf("closed after %v, want about 300ms", d)
 	}
 }
 

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/redirectd/redirectd/engine/h2"
@@ -40,22 +41,36 @@ func (c *tlsConn) serveH2() {
 	c.tl.lock()
 	cs.h2 = true
 	c.tl.unlock()
-	o := c.t.opts.HTTP2
+	o := c.t.opts.HTTP2 // http2Options'
+	if s.opts.TLS.HTTP2.SendTimeout <= 0 {
+		o.SendTimeout = s.sendTimeout() // the HTTP/1.1 path's, which a reload may change
+	}
+	x := &h2conn{c: c, cs: cs}
+	s.m.h2conns.Inc()
+	c.runH2(h2.NewConn(c.tc, x, o, c.closeReq.Load), x, false)
+}
+
+// http2Options returns the HTTP/2 bounds that apply, once, for the TLS
+// listener: those [tls] sets, the server's timeouts where it sets none
+// (idle_timeout, and header_timeout for the preface and for a body
+// dropped after an answer from its head), and h2's defaults for the
+// rest. Only SendTimeout is set per connection (serveH2), as the
+// HTTP/1.1 path's send_timeout follows reloads.
+func (s *Server) http2Options() h2.Options {
+	var o h2.Options
+	if s.opts.TLS != nil {
+		o = s.opts.TLS.HTTP2
+	}
 	if o.IdleTimeout <= 0 {
 		o.IdleTimeout = s.opts.IdleTimeout
 	}
 	if o.PrefaceTimeout <= 0 {
 		o.PrefaceTimeout = s.opts.HeaderTimeout
 	}
-	if o.SendTimeout <= 0 {
-		o.SendTimeout = s.sendTimeout() // as the HTTP/1.1 path's
-	}
 	if o.BodyTimeout <= 0 {
-		o.BodyTimeout = s.opts.HeaderTimeout // a body dropped after an answer from its head
+		o.BodyTimeout = s.opts.HeaderTimeout
 	}
-	x := &h2conn{c: c, cs: cs}
-	s.m.h2conns.Inc()
-	c.runH2(h2.NewConn(c.tc, x, o, c.closeReq.Load), x, false)
+	return o.WithDefaults()
 }
 
 // runH2 runs hc's Serve on a fresh goroutine, and again on another each
@@ -226,15 +241,5 @@ func appendH2Head(dst []byte, st *h2.Stream, whole bool) []byte {
 
 func appendContentLength(dst []byte, n int64) []byte {
 	dst = append(dst, "Content-Length: "...)
-	var b [20]byte
-	i := len(b)
-	for {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-		if n == 0 {
-			break
-		}
-	}
-	return append(append(dst, b[i:]...), "\r\n"...)
+	return append(strconv.AppendInt(dst, n, 10), "\r\n"...)
 }

@@ -33,8 +33,10 @@ type TLSOptions struct {
 	// on the TLS port carries, forwarded ones included.
 	HSTS string
 	// HTTP2 bounds the connections that negotiate h2 (engine/h2); its
-	// IdleTimeout defaults to the server's, its PrefaceTimeout to the
-	// header timeout. Whether h2 is offered is the Config's NextProtos.
+	// IdleTimeout defaults to the server's, its PrefaceTimeout and
+	// BodyTimeout to the header timeout, its SendTimeout to send_timeout,
+	// the rest to h2's defaults (http2Options). Whether h2 is offered is
+	// the Config's NextProtos.
 	HTTP2 h2.Options
 	// Handshake, when set, is called after every handshake, err nil or
 	// not (for metrics); it runs on the connection's goroutine.
@@ -75,6 +77,7 @@ func (s *Server) listenTLS() error {
 	if o.HandshakeTimeout <= 0 {
 		o.HandshakeTimeout = DefaultHandshakeTimeout
 	}
+	o.HTTP2 = s.http2Options()
 	if o.Config == nil {
 		return errors.New("tls: no TLS configuration")
 	}

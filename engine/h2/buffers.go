@@ -3,21 +3,18 @@ package h2
 import (
 	"bufio"
 	"sync"
-	"time"
 )
 
 // A connection holds its 4 KiB read and write buffers only while it is
-// busy. Once it has read nothing for quietAfter with no stream open, it
+// busy. Once it has read nothing for QuietAfter with no stream open, it
 // gives both back (pooled) and Serve returns quiet, for the caller to
 // wait for the client's next bytes on a fresh goroutine and call Serve
 // again: the serving goroutine's stack, grown while deciding answers,
 // goes too. The same scheme as the
 // HTTP/1.1 TLS path's (engine/tlsconn.go), for the same reason: an idle
 // connection's memory.
-const (
-	bufSize    = 4 << 10
-	quietAfter = 250 * time.Millisecond
-)
+// bufSize is not in Options: the pools hand a buffer to any connection.
+const bufSize = 4 << 10
 
 var (
 	readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, bufSize) }}
@@ -38,6 +35,7 @@ func (w connWriter) Write(p []byte) (int, error) { return w.c.out().Write(p) }
 
 // out returns the write buffer (c.mu held).
 func (c *Conn) out() *bufio.Writer {
+	c.locked()
 	if c.bw == nil {
 		c.bw = writers.Get().(*bufio.Writer)
 		c.bw.Reset(c.nc)
@@ -52,7 +50,8 @@ func (c *Conn) out() *bufio.Writer {
 // and which never shrinks) go too: wake makes a new map, and the next
 // streams are made afresh.
 func (c *Conn) idleWait() {
-	c.mu.Lock()
+	c.reading()
+	c.lock()
 	if c.bw != nil && c.bw.Buffered() == 0 {
 		c.bw.Reset(nil)
 		writers.Put(c.bw)
@@ -63,7 +62,7 @@ func (c *Conn) idleWait() {
 	if len(c.streams) == 0 {
 		c.streams = nil // read (and deleted from) elsewhere, which a nil map allows; written only by the reader, after wake
 	}
-	c.mu.Unlock()
+	c.unlock()
 	c.br.Reset(nil)
 	readers.Put(c.br)
 	c.br = nil
@@ -75,11 +74,12 @@ func (c *Conn) idleWait() {
 // goroutine that waits holds no buffer; one that does not wait has Serve
 // wait with the 4 KiB buffer taken.
 func (c *Conn) wake() {
+	c.reading()
 	c.br = readers.Get().(*bufio.Reader)
 	c.br.Reset(c.nc)
-	c.mu.Lock()
+	c.lock()
 	if c.streams == nil {
 		c.streams = make(map[uint32]*Stream)
 	}
-	c.mu.Unlock()
+	c.unlock()
 }

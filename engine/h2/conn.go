@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
+	"golang.org/x/time/rate"
 )
 
 // Conn is one HTTP/2 connection.
@@ -32,12 +33,16 @@ type Conn struct {
 	hb      block
 	hbStart time.Time
 	// resets and control are the rate bounds' buckets (the reader's).
-	resets, control bucket
+	resets, control *rate.Limiter
 	// maxID is the highest stream the client opened (written by the
 	// reader with mu held); lastActive when the last stream closed or
 	// opened (mu).
 	maxID      uint32
 	lastActive time.Time
+
+	// reader and holder are the goroutines running Serve and holding mu,
+	// while the ownership checks are on (owner.go).
+	reader, holder owner
 
 	mu sync.Mutex
 	// room wakes the writers waiting for window (WriteData).
@@ -105,6 +110,8 @@ const (
 func NewConn(nc net.Conn, h Handler, o Options, closing func() bool) *Conn {
 	o.setDefaults()
 	c := &Conn{nc: nc, h: h, o: o, closing: closing, streams: make(map[uint32]*Stream)}
+	c.resets = limiter(o.ResetsPerSecond, o.ResetBurst)
+	c.control = limiter(o.ControlPerSecond, o.ControlBurst)
 	c.room = sync.NewCond(&c.mu)
 	c.br = readers.Get().(*bufio.Reader)
 	c.br.Reset(nc)
@@ -130,6 +137,8 @@ func NewConn(nc net.Conn, h Handler, o Options, closing func() bool) *Conn {
 // (TestConnAnswerAllocs); hpack makes a string of each literal field not
 // yet in its dynamic table.
 func (c *Conn) Serve() (quiet bool, err error) {
+	c.reader.set()
+	defer c.reader.clear()
 	if !c.started {
 		if err := c.start(); err != nil {
 			c.shut()
@@ -145,7 +154,7 @@ func (c *Conn) Serve() (quiet bool, err error) {
 			}
 			if last, ok := c.idleSince(); ok {
 				idle := last.Add(c.o.IdleTimeout)
-				c.nc.SetReadDeadline(minTime(time.Now().Add(quietAfter), idle))
+				c.nc.SetReadDeadline(minTime(time.Now().Add(c.o.QuietAfter), idle))
 				if c.closing != nil && c.closing() {
 					return false, c.end(c.goAway(http2.ErrCodeNo, nil))
 				}
@@ -163,6 +172,9 @@ func (c *Conn) Serve() (quiet bool, err error) {
 				}
 			}
 			if err := c.waitFrame(); err != nil {
+				if err == errDrained {
+					err = nil // a clean end
+				}
 				return false, c.end(err)
 			}
 		}
@@ -197,9 +209,9 @@ func (c *Conn) Serve() (quiet bool, err error) {
 			return false, c.end(err)
 		}
 		if !c.now.Before(c.nextStallCheck) {
-			c.mu.Lock()
+			c.lock()
 			c.expireStalled(c.now)
-			c.mu.Unlock()
+			c.unlock()
 		}
 		c.checkBodies()
 	}
@@ -212,6 +224,7 @@ func (c *Conn) Serve() (quiet bool, err error) {
 // body deadline's check, so that a client that sends nothing at all
 // cannot hold a body past its deadline either.
 func (c *Conn) waitFrame() error {
+	c.reading()
 	idle := time.Now().Add(c.o.IdleTimeout)
 	if c.hb.kind != blockNone {
 		idle = minTime(idle, c.hbStart.Add(c.o.PrefaceTimeout))
@@ -223,7 +236,7 @@ func (c *Conn) waitFrame() error {
 		}
 		c.nc.SetReadDeadline(next)
 		if c.closing != nil && c.closing() {
-			return c.goAway(http2.ErrCodeNo, nil)
+			return c.drained()
 		}
 		if _, err := c.br.Peek(1); err == nil {
 			break
@@ -238,19 +251,30 @@ func (c *Conn) waitFrame() error {
 	}
 	c.nc.SetReadDeadline(idle)
 	if c.closing != nil && c.closing() {
-		return c.goAway(http2.ErrCodeNo, nil)
+		return c.drained()
 	}
 	return nil
 }
 
+// errDrained is waitFrame's error once the server asked to close and
+// GOAWAY NO_ERROR is sent: Serve ends there, cleanly, rather than read
+// on into the deadline moved to now and send a second GOAWAY.
+var errDrained = errors.New("h2: closed by the server")
+
+func (c *Conn) drained() error {
+	c.goAway(http2.ErrCodeNo, nil)
+	return errDrained
+}
+
 // checkBodies runs expireBodies when its time has come.
 func (c *Conn) checkBodies() {
+	c.reading()
 	if c.bodyWaiting == 0 || c.now.Before(c.nextBodyCheck) {
 		return
 	}
-	c.mu.Lock()
+	c.lock()
 	c.expireBodies(c.now)
-	c.mu.Unlock()
+	c.unlock()
 }
 
 // PeerClosed reports that Serve ended because the client closed the
@@ -295,7 +319,7 @@ func (c *Conn) start() error {
 	if _, err := io.ReadFull(c.br, pre[:]); err != nil || string(pre[:]) != http2.ClientPreface {
 		return errors.New("h2: no client preface")
 	}
-	c.mu.Lock()
+	c.lock()
 	c.fr.WriteSettings(
 		http2.Setting{ID: http2.SettingMaxConcurrentStreams, Val: c.o.MaxConcurrentStreams},
 		http2.Setting{ID: http2.SettingInitialWindowSize, Val: c.o.StreamWindow},
@@ -306,14 +330,14 @@ func (c *Conn) start() error {
 		c.fr.WriteWindowUpdate(0, d)
 	}
 	c.lastActive = time.Now()
-	c.mu.Unlock()
+	c.unlock()
 	return nil
 }
 
 // idleSince reports whether no stream is open, and since when.
 func (c *Conn) idleSince() (time.Time, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.lock()
+	defer c.unlock()
 	return c.lastActive, len(c.streams) == 0
 }
 
@@ -347,6 +371,7 @@ func (c *Conn) readFailed(err error) error {
 // process handles one frame; a StreamError resets that stream, a
 // ConnectionError ends the connection.
 func (c *Conn) process(f http2.Frame) error {
+	c.reading()
 	switch f := f.(type) {
 	case *http2.HeadersFrame:
 		return c.onHeaders(f)
@@ -371,9 +396,9 @@ func (c *Conn) process(f http2.Frame) error {
 			return err
 		}
 		if !f.IsAck() {
-			c.mu.Lock()
+			c.lock()
 			c.fr.WritePing(true, f.Data)
-			c.mu.Unlock()
+			c.unlock()
 		}
 	case *http2.PriorityFrame:
 		if err := c.calm(); err != nil {
@@ -396,7 +421,8 @@ func (c *Conn) process(f http2.Frame) error {
 // calm takes a token for a control frame; past the rate it is a
 // ConnectionError ENHANCE_YOUR_CALM.
 func (c *Conn) calm() error {
-	if !c.control.take(c.now, c.o.ControlPerSecond, c.o.ControlBurst) {
+	c.reading()
+	if !c.control.AllowN(c.now, 1) {
 		return http2.ConnectionError(http2.ErrCodeEnhanceYourCalm)
 	}
 	return nil
@@ -406,8 +432,8 @@ func (c *Conn) onSettings(f *http2.SettingsFrame) error {
 	if f.IsAck() {
 		return nil
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.lock()
+	defer c.unlock()
 	err := f.ForeachSetting(func(s http2.Setting) error {
 		if err := s.Valid(); err != nil {
 			return err
@@ -436,8 +462,8 @@ func (c *Conn) onSettings(f *http2.SettingsFrame) error {
 }
 
 func (c *Conn) onWindowUpdate(f *http2.WindowUpdateFrame) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.lock()
+	defer c.unlock()
 	inc := int64(f.Increment)
 	if f.StreamID == 0 {
 		c.sendWindow += inc
@@ -464,8 +490,8 @@ func (c *Conn) onWindowUpdate(f *http2.WindowUpdateFrame) error {
 }
 
 func (c *Conn) onReset(f *http2.RSTStreamFrame) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.lock()
+	defer c.unlock()
 	st := c.streams[f.StreamID]
 	if st == nil {
 		if f.StreamID > c.maxID {
@@ -475,7 +501,7 @@ func (c *Conn) onReset(f *http2.RSTStreamFrame) error {
 	}
 	st.reset = true
 	c.remove(st)
-	if !c.resets.take(c.now, c.o.ResetsPerSecond, c.o.ResetBurst) {
+	if !c.resets.AllowN(c.now, 1) {
 		return http2.ConnectionError(http2.ErrCodeEnhanceYourCalm) // rapid reset
 	}
 	return nil
@@ -483,9 +509,10 @@ func (c *Conn) onReset(f *http2.RSTStreamFrame) error {
 
 // onData takes a DATA frame: the windows, the body, the stream's end.
 func (c *Conn) onData(f *http2.DataFrame) error {
+	c.reading()
 	n := int64(f.Length)
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.lock()
+	defer c.unlock()
 	if n > c.recvWindow {
 		return http2.ConnectionError(http2.ErrCodeFlowControl)
 	}
@@ -554,10 +581,12 @@ func (c *Conn) onData(f *http2.DataFrame) error {
 // handOver calls the handler (with mu held on entry and exit, released
 // meanwhile).
 func (c *Conn) handOver(st *Stream) {
+	c.reading()
+	c.locked()
 	st.handed, st.sync = true, true
-	c.mu.Unlock()
+	c.unlock()
 	c.h.Serve(st)
-	c.mu.Lock()
+	c.lock()
 	st.sync = false
 }
 
@@ -568,14 +597,15 @@ func (c *Conn) handOver(st *Stream) {
 // DATA on a closed stream) is bounded like a rapid reset, whatever its
 // kind; past the bucket it is a connection error ENHANCE_YOUR_CALM.
 func (c *Conn) streamError(id uint32, code http2.ErrCode) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.reading()
+	c.lock()
+	defer c.unlock()
 	if st := c.streams[id]; st != nil {
 		c.resetStream(st, code)
 	} else {
 		c.fr.WriteRSTStream(id, code)
 	}
-	if !c.resets.take(c.now, c.o.ResetsPerSecond, c.o.ResetBurst) {
+	if !c.resets.AllowN(c.now, 1) {
 		return http2.ConnectionError(http2.ErrCodeEnhanceYourCalm)
 	}
 	return nil
@@ -585,39 +615,39 @@ func (c *Conn) streamError(id uint32, code http2.ErrCode) error {
 // The peer opens odd ids in increasing order (RFC 9113 5.1.1), so every
 // id above the highest opened is idle.
 func (c *Conn) idle(id uint32) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.lock()
+	defer c.unlock()
 	return id > c.maxID
 }
 
 // goAway sends GOAWAY with code and ends the connection (Serve's return
 // value is cause).
 func (c *Conn) goAway(code http2.ErrCode, cause error) error {
-	c.mu.Lock()
+	c.lock()
 	c.fr.WriteGoAway(c.maxID, code, nil)
 	c.out().Flush()
-	c.mu.Unlock()
+	c.unlock()
 	if code != http2.ErrCodeNo {
 		c.linger()
 	}
 	return cause
 }
 
-// linger reads and drops what the client still sends, for up to a second
-// or 64 KiB, so that closing does not reset the connection and destroy
+// linger reads and drops what the client still sends, for up to
+// LingerTimeout or LingerBytes, so that closing does not reset the connection and destroy
 // the GOAWAY before the client reads it.
 func (c *Conn) linger() {
 	if cw, ok := c.nc.(interface{ CloseWrite() error }); ok {
 		cw.CloseWrite()
 	}
-	c.nc.SetReadDeadline(time.Now().Add(time.Second))
-	io.CopyN(io.Discard, c.nc, 64<<10)
+	c.nc.SetReadDeadline(time.Now().Add(c.o.LingerTimeout))
+	io.CopyN(io.Discard, c.nc, c.o.LingerBytes)
 }
 
 // flush writes what is buffered.
 func (c *Conn) flush() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.lock()
+	defer c.unlock()
 	if c.bw == nil {
 		return nil
 	}
@@ -631,12 +661,12 @@ func (c *Conn) flushAfter(st *Stream) {
 	if !st.sync && c.bw != nil {
 		c.bw.Flush()
 	}
-	c.mu.Unlock()
+	c.unlock()
 }
 
 // shut ends every stream, so that writers waiting on them return.
 func (c *Conn) shut() {
-	c.mu.Lock()
+	c.lock()
 	c.closed = true
 	for _, st := range c.streams {
 		st.reset = true
@@ -644,5 +674,5 @@ func (c *Conn) shut() {
 		c.remove(st)
 	}
 	c.room.Broadcast()
-	c.mu.Unlock()
+	c.unlock()
 }

@@ -15,11 +15,13 @@ import (
 // its stream, whether its answer needs the body (mu held on entry and
 // exit, released meanwhile), and starts the body's deadline.
 func (c *Conn) headDecide(st *Stream) {
+	c.reading()
+	c.locked()
 	st.bodyTimeout = c.o.BodyTimeout
 	if hd, ok := c.h.(HeadDecider); ok {
-		c.mu.Unlock()
+		c.unlock()
 		need, timeout, minRate := hd.NeedsBody(st)
-		c.mu.Lock()
+		c.lock()
 		switch {
 		case !need:
 			st.HeadOnly = true
@@ -34,6 +36,8 @@ func (c *Conn) headDecide(st *Stream) {
 
 // watchBody starts st's body deadline (mu held).
 func (c *Conn) watchBody(st *Stream) {
+	c.reading()
+	c.locked()
 	st.bodyAt = c.now
 	c.bodyWaiting++
 	if t := c.now.Add(checkEvery(st.bodyTimeout)); c.nextBodyCheck.IsZero() || t.Before(c.nextBodyCheck) {
@@ -62,6 +66,8 @@ func (st *Stream) waitsBody() bool {
 // with CANCEL, dropping what was buffered; one dropped after its answer
 // with NO_ERROR (RFC 9113 8.1).
 func (c *Conn) expireBodies(now time.Time) {
+	c.reading()
+	c.locked()
 	c.bodyWaiting = 0
 	c.nextBodyCheck = time.Time{}
 	for _, st := range c.streams {
@@ -106,6 +112,7 @@ func (st *Stream) late(now time.Time) bool {
 // the stream is reset with NO_ERROR rather than given more: the body
 // costs at most one window to drop.
 func (c *Conn) dropData(st *Stream, end bool) {
+	c.locked()
 	if !end && st.localEnded && st.recvWindow < int64(c.o.StreamWindow)/2 {
 		c.resetStream(st, http2.ErrCodeNo)
 	}
@@ -115,6 +122,7 @@ func (c *Conn) dropData(st *Stream, end bool) {
 // passes the stream's, the connection's or the client's bound: the
 // stream is then handed over with BodyTooLarge, its body streamed.
 func (c *Conn) bufferData(st *Stream, data []byte) {
+	c.locked()
 	n := len(data)
 	switch {
 	case len(st.Body)+n > c.o.MaxBodyBytes || c.bodyBytes+n > c.o.MaxConnBodyBytes:
@@ -141,6 +149,7 @@ func (c *Conn) bufferData(st *Stream, data []byte) {
 // uncount takes st's buffered body out of the connection's and the
 // client's counts (mu held).
 func (c *Conn) uncount(st *Stream) {
+	c.locked()
 	c.bodyBytes -= st.counted
 	st.counted = 0
 	if st.budgeted > 0 {
@@ -154,6 +163,7 @@ func (c *Conn) uncount(st *Stream) {
 // noteReset remembers that the server reset stream id while the client
 // may still be sending on it (mu held).
 func (c *Conn) noteReset(id uint32) {
+	c.locked()
 	c.sentResets[c.sentNext%uint32(len(c.sentResets))] = id
 	c.sentNext++
 }
@@ -162,6 +172,7 @@ func (c *Conn) noteReset(id uint32) {
 // DATA on it is dropped (RFC 9113 5.1: frames on a stream after sending
 // RST_STREAM must be ignored), not answered with STREAM_CLOSED.
 func (c *Conn) wasReset(id uint32) bool {
+	c.locked()
 	for _, r := range c.sentResets {
 		if r == id {
 			return true

@@ -45,4 +45,6 @@
 // A network write is made with mu held, so a client that does not read
 // holds back the connection's own reader too, until the send timeout
 // (the net.Conn's write deadline, set by the caller) fails the write.
+// Who owns what is checked, not only written: owner.go asserts it in race
+// builds, in this package's tests and with REDIRECTD_H2_CHECK=1.
 package h2

@@ -2,11 +2,11 @@ package h2
 
 import (
 	"encoding/binary"
+	"strconv"
 
+	"golang.org/x/net/http/httpguts"
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
-
-	"github.com/redirectd/redirectd/internal/ascii"
 )
 
 // onHeaders starts a header block: a new stream's request, or a stream's
@@ -24,12 +24,13 @@ func (c *Conn) onHeaders(f *http2.HeadersFrame) error {
 // END_STREAM and END_HEADERS flags, its priority's dependency (when
 // prio) and its fragment.
 func (c *Conn) headers(id uint32, endStream, endHeaders, prio bool, dep uint32, frag []byte) error {
+	c.reading()
 	if id%2 == 0 {
 		return http2.ConnectionError(http2.ErrCodeProtocol) // client streams are odd (RFC 9113 5.1.1)
 	}
 	c.hb = block{kind: blockDiscard, endStream: endStream}
 	c.hbStart = c.now
-	c.mu.Lock()
+	c.lock()
 	st := c.streams[id]
 	var refuse, calm bool
 	switch {
@@ -45,13 +46,13 @@ func (c *Conn) headers(id uint32, endStream, endHeaders, prio bool, dep uint32, 
 			c.hb.kind = blockTrailers
 		}
 	case id <= c.maxID:
-		c.mu.Unlock()
+		c.unlock()
 		return http2.ConnectionError(http2.ErrCodeProtocol) // a closed or lower stream (RFC 9113 5.1.1)
 	default:
 		c.maxID = id
 		if len(c.streams) >= int(c.o.MaxConcurrentStreams) {
 			refuse = true
-			calm = !c.resets.take(c.now, c.o.ResetsPerSecond, c.o.ResetBurst)
+			calm = !c.resets.AllowN(c.now, 1)
 		} else {
 			st = c.newStream(id)
 			c.streams[id] = st
@@ -60,7 +61,7 @@ func (c *Conn) headers(id uint32, endStream, endHeaders, prio bool, dep uint32, 
 			st.inBlock = true
 		}
 	}
-	c.mu.Unlock()
+	c.unlock()
 	if calm {
 		return http2.ConnectionError(http2.ErrCodeEnhanceYourCalm)
 	}
@@ -80,6 +81,7 @@ func (c *Conn) headers(id uint32, endStream, endHeaders, prio bool, dep uint32, 
 // too large for the buffer or for SETTINGS_MAX_FRAME_SIZE, stream 0, bad
 // padding) is left to the Framer, which reads it and reports the error.
 func (c *Conn) readHeaders() (handled bool, err error) {
+	c.reading()
 	if c.hb.kind != blockNone {
 		return false, nil
 	}
@@ -144,6 +146,7 @@ func (c *Conn) onContinuation(f *http2.ContinuationFrame) error {
 // is decoded (CONTINUATION floods): the decoder holds at most one field's
 // bytes across fragments.
 func (c *Conn) fragment(p []byte, last bool) error {
+	c.reading()
 	hb := &c.hb
 	hb.bytes += len(p)
 	hb.frames++
@@ -229,14 +232,15 @@ func (st *Stream) keep(name, value string) fieldOff {
 
 // endBlock acts on a whole header block.
 func (c *Conn) endBlock() error {
+	c.reading()
 	hb := c.hb
 	c.hb = block{}
 	st := hb.st
 	if st == nil {
 		return nil // a refused stream's
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.lock()
+	defer c.unlock()
 	st.inBlock = false
 	if hb.malformed || hb.kind == blockRequest && !hb.complete() {
 		c.release(st)
@@ -296,13 +300,14 @@ func pseudoIndex(name string) int {
 	return -1 // :status, :protocol (no extended CONNECT is offered) and the rest
 }
 
-// validName: a token in lower case (RFC 9113 8.2.1, 8.2).
+// validName: a token (httpguts's check, as x/net's server makes) in lower
+// case (RFC 9113 8.2.1, 8.2).
 func validName(n string) bool {
-	if n == "" {
+	if !httpguts.ValidHeaderFieldName(n) {
 		return false
 	}
 	for i := 0; i < len(n); i++ {
-		if b := n[i]; !ascii.TokenChar(b) || b >= 'A' && b <= 'Z' {
+		if b := n[i]; b >= 'A' && b <= 'Z' {
 			return false
 		}
 	}
@@ -310,8 +315,10 @@ func validName(n string) bool {
 }
 
 // validValue: no NUL, CR or LF, and no white space at either end (RFC
-// 9113 8.2.1). The HTTP/1.1 parser checks the rest when the engine hands
-// it the request.
+// 9113 8.2.1). Not httpguts.ValidHeaderFieldValue: it refuses every
+// control byte, which would reset the stream where the HTTP/1.1 path
+// answers 400; the HTTP/1.1 parser checks the rest when the engine hands
+// it the request, so both framings give the same answer.
 func validValue(v string) bool {
 	for i := 0; i < len(v); i++ {
 		if b := v[i]; b == 0 || b == '\r' || b == '\n' {
@@ -333,17 +340,12 @@ func isConnectionField(name, value string) bool {
 	return false
 }
 
-// parseLength parses a content-length: digits only, at most 18 of them.
+// parseLength parses a content-length: digits only (ParseUint takes no
+// sign), at most 18 of them.
 func parseLength(v string) (int64, bool) {
-	if v == "" || len(v) > 18 {
+	if len(v) > 18 {
 		return 0, false
 	}
-	var n int64
-	for i := 0; i < len(v); i++ {
-		if v[i] < '0' || v[i] > '9' {
-			return 0, false
-		}
-		n = n*10 + int64(v[i]-'0')
-	}
-	return n, true
+	n, err := strconv.ParseUint(v, 10, 63)
+	return int64(n), err == nil
 }

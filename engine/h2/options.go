@@ -1,6 +1,10 @@
 package h2
 
-import "time"
+import (
+	"time"
+
+	"golang.org/x/time/rate"
+)
 
 // Options bound one connection. A zero field takes its default.
 type Options struct {
@@ -71,6 +75,28 @@ type Options struct {
 	// counts them (BodyBudget): a stream whose body would pass it is
 	// streamed instead.
 	MaxClientBodyBytes int
+
+	// The bounds below are not config keys; they are here so that every
+	// bound of a connection is declared in one place, with its default.
+
+	// QuietAfter is how long a connection with no stream open reads
+	// nothing before it gives back its buffers and Serve returns quiet
+	// (buffers.go; default 250ms).
+	QuietAfter time.Duration
+	// MaxPendingBytes is how much of a streamed answer body a stream
+	// keeps while the client's window is closed: WriteData waits past it
+	// (default 64 KiB).
+	MaxPendingBytes int
+	// MaxKeptStreamBytes bounds the buffers a spent stream may hold to be
+	// reused; one grown by a large body or field list is let go (default
+	// 64 KiB).
+	MaxKeptStreamBytes int
+	// LingerTimeout and LingerBytes bound what is read and dropped after
+	// a GOAWAY with an error, so that the close does not reset the
+	// connection before the client has read the GOAWAY (default 1s and
+	// 64 KiB).
+	LingerTimeout time.Duration
+	LingerBytes   int64
 }
 
 // The defaults of Options.
@@ -86,7 +112,19 @@ const (
 	DefaultControlPerSecond     = 1000
 	DefaultPrefaceTimeout       = 10 * time.Second
 	DefaultIdleTimeout          = 60 * time.Second
+	DefaultQuietAfter           = 250 * time.Millisecond
+	DefaultMaxPendingBytes      = 64 << 10
+	DefaultMaxKeptStreamBytes   = 64 << 10
+	DefaultLingerTimeout        = time.Second
+	DefaultLingerBytes          = 64 << 10
 )
+
+// WithDefaults returns o with each zero field set to its default: the
+// bounds a connection made with o applies (NewConn applies them too).
+func (o Options) WithDefaults() Options {
+	o.setDefaults()
+	return o
+}
 
 func (o *Options) setDefaults() {
 	def := func(v *uint32, d uint32) {
@@ -126,6 +164,17 @@ func (o *Options) setDefaults() {
 		o.BodyTimeout = o.PrefaceTimeout
 	}
 	defInt(&o.MaxClientBodyBytes, DefaultMaxClientBodyBytes)
+	if o.QuietAfter <= 0 {
+		o.QuietAfter = DefaultQuietAfter
+	}
+	defInt(&o.MaxPendingBytes, DefaultMaxPendingBytes)
+	defInt(&o.MaxKeptStreamBytes, DefaultMaxKeptStreamBytes)
+	if o.LingerTimeout <= 0 {
+		o.LingerTimeout = DefaultLingerTimeout
+	}
+	if o.LingerBytes <= 0 {
+		o.LingerBytes = DefaultLingerBytes
+	}
 }
 
 // initialWindow is the window every stream and the connection start with
@@ -135,23 +184,9 @@ const (
 	maxWindow     = 1<<31 - 1
 )
 
-// bucket is a token bucket: take reports false once more than burst have
-// been taken, less what rate a second gives back.
-type bucket struct {
-	tokens float64
-	last   time.Time
-}
-
-func (b *bucket) take(now time.Time, rate, burst int) bool {
-	if b.last.IsZero() {
-		b.tokens = float64(burst)
-	} else {
-		b.tokens = min(float64(burst), b.tokens+now.Sub(b.last).Seconds()*float64(rate))
-	}
-	b.last = now
-	if b.tokens < 1 {
-		return false
-	}
-	b.tokens--
-	return true
+// limiter is a token bucket of rate a second and burst at once, full
+// at first: golang.org/x/time/rate's, which takes the frame's time and
+// allocates nothing per token.
+func limiter(perSecond, burst int) *rate.Limiter {
+	return rate.NewLimiter(rate.Limit(perSecond), burst)
 }

@@ -141,7 +141,8 @@ func (st *Stream) ID() uint32 { return st.id }
 // kept and sent as it opens. answer may be reused once Answer returns.
 func (st *Stream) Answer(answer []byte) {
 	c := st.c
-	c.mu.Lock()
+	st.live() // before mu: a failed check leaves it free
+	c.lock()
 	defer c.flushAfter(st)
 	if !st.reset {
 		// A body-less answer (a redirect) is one HEADERS frame with
@@ -169,7 +170,8 @@ func (st *Stream) Answer(answer []byte) {
 // the answer has none, which ends the stream.
 func (st *Stream) AnswerHead(head []byte, end bool) error {
 	c := st.c
-	c.mu.Lock()
+	st.live() // before mu: a failed check leaves it free
+	c.lock()
 	defer c.flushAfter(st)
 	if st.reset {
 		if end {
@@ -189,16 +191,13 @@ func (st *Stream) AnswerHead(head []byte, end bool) error {
 	return nil
 }
 
-// maxPending is how much of a streamed answer body a stream keeps while
-// the peer's window is closed: WriteData waits past it.
-const maxPending = 64 << 10
-
 // WriteData sends p as the answer's body, after AnswerHead; end ends the
-// stream. It waits while more than maxPending bytes wait for the peer's
+// stream. It waits while more than MaxPendingBytes wait for the peer's
 // window: the peer's flow control holds back the writer.
 func (st *Stream) WriteData(p []byte, end bool) error {
 	c := st.c
-	c.mu.Lock()
+	st.live() // before mu: a failed check leaves it free
+	c.lock()
 	defer c.flushAfter(st)
 	if err := c.waitRoom(st); err != nil {
 		if end {
@@ -231,7 +230,8 @@ func (st *Stream) WriteData(p []byte, end bool) error {
 // failed after the head was sent) with RST_STREAM INTERNAL_ERROR.
 func (st *Stream) Abort() {
 	c := st.c
-	c.mu.Lock()
+	st.live() // before mu: a failed check leaves it free
+	c.lock()
 	defer c.flushAfter(st)
 	if !st.reset {
 		c.resetStream(st, http2.ErrCodeInternal)
@@ -255,10 +255,11 @@ var (
 // called from Handler.Serve, before Serve returns.
 func (st *Stream) BodyReader(idle time.Duration, max int64) io.Reader {
 	c := st.c
-	c.mu.Lock()
+	c.reading() // from Handler.Serve
+	c.lock()
 	st.streaming = true
 	c.uncount(st) // bounded by the window from now on
-	c.mu.Unlock()
+	c.unlock()
 	return &bodyReader{st: st, idle: idle, max: max}
 }
 
@@ -271,21 +272,22 @@ type bodyReader struct {
 func (r *bodyReader) Read(p []byte) (int, error) {
 	st := r.st
 	c := st.c
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.lock()
+	defer c.unlock()
 	timedOut := false
 	var t *time.Timer
 	for len(st.Body) == 0 && !st.remoteEnded && !st.reset && !timedOut {
+		c.notReading()
 		if t == nil {
 			t = time.AfterFunc(r.idle, func() {
-				c.mu.Lock()
+				c.lock()
 				timedOut = true
 				c.room.Broadcast()
-				c.mu.Unlock()
+				c.unlock()
 			})
 			defer t.Stop()
 		}
-		c.room.Wait()
+		c.wait()
 	}
 	switch {
 	case st.reset:

@@ -13,6 +13,7 @@ import (
 // body). end sets END_STREAM on the block; ok is false when answer has no
 // head.
 func (c *Conn) writeHead(st *Stream, answer []byte, end bool) (body []byte, ok bool) {
+	c.locked()
 	block, _, headLen, ok := appendBlock(c.block[:0], answer)
 	c.block = block
 	if !ok {
@@ -49,6 +50,7 @@ func (c *Conn) writeHead(st *Stream, answer []byte, end bool) (body []byte, ok b
 // would keep the size of the largest DATA frame sent for the
 // connection's life.
 func (c *Conn) writeFrame(t http2.FrameType, flags http2.Flags, id uint32, p []byte) {
+	c.locked()
 	w := c.out()
 	n := len(p)
 	// c.hdr, not a local array: Write may hand it to the connection, so
@@ -70,6 +72,7 @@ func (c *Conn) writeData(id uint32, end bool, p []byte) {
 // sendPending sends what the windows allow of st's pending body, and
 // END_STREAM after it when it is due.
 func (c *Conn) sendPending(st *Stream) {
+	c.locked()
 	if st.reset || st.localEnded {
 		return
 	}
@@ -108,6 +111,7 @@ func (c *Conn) sendPending(st *Stream) {
 // sendAll sends what it can of every stream's pending body, after a
 // window opened.
 func (c *Conn) sendAll() {
+	c.locked()
 	for _, st := range c.streams {
 		if len(st.pending) > 0 || st.endPending {
 			c.sendPending(st)
@@ -125,6 +129,7 @@ func (c *Conn) sendAll() {
 // frames on it keep their meaning (a content-length the DATA does not
 // match is still a stream error).
 func (c *Conn) ended(st *Stream) {
+	c.locked()
 	st.localEnded = true
 	if !st.remoteEnded {
 		if st.HeadOnly && !st.streaming {
@@ -140,6 +145,7 @@ func (c *Conn) ended(st *Stream) {
 // client was still sending on is remembered, so that its DATA in flight
 // is dropped rather than answered with another reset (RFC 9113 5.1).
 func (c *Conn) resetStream(st *Stream, code http2.ErrCode) {
+	c.locked()
 	c.fr.WriteRSTStream(st.id, code)
 	if !st.remoteEnded {
 		c.noteReset(st.id)
@@ -151,6 +157,7 @@ func (c *Conn) resetStream(st *Stream, code http2.ErrCode) {
 // remove takes st out of the open streams; release then recycles it once
 // its handler is done with it.
 func (c *Conn) remove(st *Stream) {
+	c.locked()
 	if st.removed {
 		return
 	}
@@ -166,22 +173,21 @@ func (c *Conn) remove(st *Stream) {
 // release puts st back for reuse once it is out of the open set and its
 // handler, if it was handed one, is done.
 func (c *Conn) release(st *Stream) {
+	c.locked()
 	if !st.removed || st.handed && !st.finished || st.inBlock {
 		return
 	}
 	c.uncount(st)
 	st.Body = st.Body[:0]
-	if len(c.free) < int(c.o.MaxConcurrentStreams) && cap(st.arena)+cap(st.Body)+cap(st.pending) <= maxKeptStream {
+	if len(c.free) < int(c.o.MaxConcurrentStreams) && cap(st.arena)+cap(st.Body)+cap(st.pending) <= c.o.MaxKeptStreamBytes {
 		c.free = append(c.free, st)
 	}
 }
 
-// maxKeptStream bounds the buffers a spent Stream may hold to be reused;
-// one grown by a large body or field list is let go.
-const maxKeptStream = 64 << 10
-
 // newStream returns a Stream for id, reused where one is free.
 func (c *Conn) newStream(id uint32) *Stream {
+	c.reading()
+	c.locked()
 	var st *Stream
 	if n := len(c.free); n > 0 {
 		st = c.free[n-1]

@@ -477,6 +477,12 @@ func (w *challengeWriter) WriteHeader(s int)           { w.status = s }
 // covered only by a wildcard host take at most half of the window, so
 // that names a client makes up under a wildcard never starve the names
 // the rules name exactly.
+//
+// Not a token bucket (golang.org/x/time/rate, as the HTTP/2 and sign-in
+// bounds use): one of burst n refilled at n per interval admits up to 2n
+// names within one interval, where on_demand_rate promises at most n
+// (config/README.md), and it could not let a name admitted lately pass
+// again without taking a token.
 type limiter struct {
 	mu       sync.Mutex
 	n        int

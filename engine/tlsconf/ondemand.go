@@ -11,6 +11,7 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 	"golang.org/x/net/publicsuffix"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/redirectd/redirectd/internal/safego"
 )
@@ -61,7 +62,7 @@ var (
 const week = 7 * 24 * time.Hour
 
 // gate bounds the on-demand orders of a Manager: one order per name at a
-// time (later handshakes for it wait for that one), the rate, the waiting
+// time (later handshakes for it wait for that one: singleflight), the rate, the waiting
 // handshakes, and a backoff for names whose order failed. The orders per
 // registered domain per week are counted in the storage (ordercount.go),
 // so that a fleet sharing it counts together. It outlives reloads, so that a reload
@@ -78,18 +79,22 @@ type gate struct {
 	noRule, denied, full logSampler
 	now                  func() time.Time
 
+	// flights runs one order per name; the handshakes for a name whose
+	// order runs share it.
+	flights singleflight.Group
+
 	mu       sync.Mutex
 	queueMax int
 	perWeek  int
-	flights  map[string]*flight
 	failures map[string]failure
 }
 
-// flight is one order: done closes when it ends, with err set.
-type flight struct {
-	done chan struct{}
-	err  error
-}
+// refusal is an order refused before it started (the name backs off, or
+// the rate is reached): the handshakes that share it did not wait.
+type refusal struct{ err error }
+
+func (r refusal) Error() string { return r.err.Error() }
+func (r refusal) Unwrap() error { return r.err }
 
 // failure is a name's backoff: refused until until; n failures so far.
 type failure struct {
@@ -101,7 +106,7 @@ func newGate(ctx context.Context, set *metrics.Set, log *slog.Logger, l *limiter
 	g := &gate{log: log, limiter: l, ctx: ctx, slots: make(chan struct{}, onDemandParallel), now: time.Now,
 		counts:   map[string]*metrics.Counter{},
 		queueMax: defaultOnDemandQueue, perWeek: defaultOnDemandPerWeek,
-		flights: map[string]*flight{}, failures: map[string]failure{}}
+		failures: map[string]failure{}}
 	for _, r := range odResults {
 		g.counts[r] = set.GetOrCreateCounter(fmt.Sprintf(`redirectd_tls_on_demand_total{result=%q}`, r))
 	}
@@ -138,57 +143,59 @@ func (g *gate) obtain(ctx context.Context, name string, wild bool, order func(co
 		return errOnDemandQueue
 	}
 	defer g.waiting.Add(-1)
-	f, err := g.admit(name, wild, order)
-	if err != nil {
-		return err
-	}
-	g.count(odQueued)
+	ch := g.flights.DoChan(name, func() (any, error) { return nil, g.run(name, wild, order) })
 	select {
-	case <-f.done:
-		return f.err
+	case r := <-ch:
+		var ref refusal
+		if errors.As(r.Err, &ref) {
+			return ref.err
+		}
+		g.count(odQueued)
+		return r.Err
 	case <-ctx.Done():
+		g.count(odQueued) // a refusal comes at once: this handshake waited for an order
 		return fmt.Errorf("%w: %v", errOnDemandBusy, ctx.Err())
 	}
 }
 
-// admit returns the order running for name, or starts one when the
-// backoff and the limits allow.
-func (g *gate) admit(name string, wild bool, order func(context.Context) error) (*flight, error) {
+// admit reports why name may not be ordered now (the backoff, the rate),
+// or nil.
+func (g *gate) admit(name string, wild bool) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if f := g.flights[name]; f != nil {
-		return f, nil
-	}
 	now := g.now()
 	if fl, ok := g.failures[name]; ok && now.Before(fl.until) {
 		g.count(odBackoff)
-		return nil, fmt.Errorf("the last order failed; next try after %s", fl.until.Format(time.RFC3339))
+		return fmt.Errorf("the last order failed; next try after %s", fl.until.Format(time.RFC3339))
 	}
 	if !g.limiter.allow(name, wild) {
 		g.count(odRateLimited)
 		n, per := g.limiter.limits()
 		g.log.Warn("acme: on-demand order refused: on_demand_rate reached", "host", name, "rate", fmt.Sprintf("%d/%s", n, per), "wildcard_only", wild)
-		return nil, errOnDemandRate
+		return errOnDemandRate
 	}
-	f := &flight{done: make(chan struct{})}
-	g.flights[name] = f
-	g.log.Info("acme: on-demand order queued", "host", name, "waiting", g.waiting.Load())
-	go g.run(name, f, order)
-	return f, nil
+	return nil
 }
 
-// run runs one order once a slot is free and records its outcome.
-func (g *gate) run(name string, f *flight, order func(context.Context) error) {
-	defer safego.Recover("on-demand order")
+// run is name's flight: it admits the order (a refusal is returned as
+// one), runs it once a slot is free, and records its outcome. It runs on
+// singleflight's goroutine, under the Manager's life: the order goes on
+// when the handshakes that wait for it give up.
+func (g *gate) run(name string, wild bool, order func(context.Context) error) (err error) {
+	defer safego.RecoverErr("on-demand order", &err)
+	if err := g.admit(name, wild); err != nil {
+		return refusal{err}
+	}
+	g.log.Info("acme: on-demand order queued", "host", name, "waiting", g.waiting.Load())
 	select {
 	case g.slots <- struct{}{}:
 	case <-g.ctx.Done():
-		g.finish(name, f, g.ctx.Err())
-		return
+		g.finish(name, g.ctx.Err())
+		return g.ctx.Err()
 	}
 	ctx, cancel := context.WithTimeout(g.ctx, orderTimeout)
 	start := g.now()
-	err := order(ctx)
+	err = order(ctx)
 	cancel()
 	<-g.slots
 	switch {
@@ -200,14 +207,14 @@ func (g *gate) run(name string, f *flight, order func(context.Context) error) {
 		g.count(odIssued)
 		g.log.Info("acme: on-demand certificate obtained", "host", name, "took", g.now().Sub(start).Round(time.Millisecond))
 	}
-	g.finish(name, f, err)
+	g.finish(name, err)
+	return err
 }
 
-// finish ends name's flight with err and sets or clears its backoff.
-func (g *gate) finish(name string, f *flight, err error) {
+// finish sets or clears name's backoff after its order ended with err.
+func (g *gate) finish(name string, err error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	delete(g.flights, name)
 	if err == nil {
 		delete(g.failures, name)
 	} else {
@@ -227,8 +234,6 @@ func (g *gate) finish(name string, f *flight, err error) {
 			"host", name, "failures", fl.n, "retry_after", d, "err", err)
 		g.sweepFailures(now)
 	}
-	f.err = err
-	close(f.done)
 }
 
 // sweepFailures forgets backoffs long over, once there are many: the map

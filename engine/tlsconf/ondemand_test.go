@@ -449,8 +449,7 @@ func TestBackoffDoubles(t *testing.T) {
 	g.now = func() time.Time { return now }
 	var got []time.Duration
 	fail := func() {
-		f := &flight{done: make(chan struct{})}
-		g.finish("a.example.com", f, errOnDemandBusy)
+		g.finish("a.example.com", errOnDemandBusy)
 		got = append(got, g.failures["a.example.com"].until.Sub(now))
 	}
 	for range 8 {

@@ -5,6 +5,8 @@ import (
 	"net/netip"
 	"sync"
 	"time"
+
+	xrate "golang.org/x/time/rate"
 )
 
 // Failed sign-ins are limited per client network (an IPv4 address, an
@@ -24,12 +26,12 @@ const (
 	maxFailClients = 10_000
 )
 
-// failLimits holds a failBucket for each client network that failed to
-// sign in lately.
+// failLimits holds a token bucket (golang.org/x/time/rate's) for each
+// client network that failed to sign in lately.
 type failLimits struct {
 	mu       sync.Mutex
-	by       map[netip.Prefix]*failBucket
-	overflow failBucket
+	by       map[netip.Prefix]*xrate.Limiter
+	overflow *xrate.Limiter
 }
 
 // allow reports whether the client at remoteAddr (http.Request's
@@ -42,8 +44,7 @@ func (l *failLimits) allow(remoteAddr string, now time.Time) bool {
 	if b == nil {
 		return true
 	}
-	b.refill(now)
-	return b.tokens >= 1
+	return b.TokensAt(now) >= 1
 }
 
 // failed takes one token of the client at remoteAddr for a failed
@@ -56,30 +57,35 @@ func (l *failLimits) failed(remoteAddr string, now time.Time) {
 	if b == nil {
 		b = l.add(key, now)
 	}
-	b.refill(now)
-	b.tokens = max(0, b.tokens-1)
+	b.AllowN(now, 1) // none left: the bucket stays empty
 }
 
 // add makes key's bucket, full, or hands out the overflow bucket when
 // maxFailClients networks are failing at once.
-func (l *failLimits) add(key netip.Prefix, now time.Time) *failBucket {
+func (l *failLimits) add(key netip.Prefix, now time.Time) *xrate.Limiter {
 	if l.by == nil {
-		l.by = map[netip.Prefix]*failBucket{}
+		l.by = map[netip.Prefix]*xrate.Limiter{}
 	}
 	if len(l.by) >= maxFailClients {
 		for k, b := range l.by {
-			if b.refill(now); b.tokens >= failBurst {
+			if b.TokensAt(now) >= failBurst {
 				delete(l.by, k)
 			}
 		}
 	}
 	if len(l.by) >= maxFailClients {
-		return &l.overflow
+		if l.overflow == nil {
+			l.overflow = newFailBucket()
+		}
+		return l.overflow
 	}
-	b := &failBucket{}
+	b := newFailBucket()
 	l.by[key] = b
 	return b
 }
+
+// newFailBucket is a client network's bucket, full.
+func newFailBucket() *xrate.Limiter { return xrate.NewLimiter(failRate, failBurst) }
 
 // failKey is the network remoteAddr's failures are counted for; an
 // address that does not parse counts as the zero prefix, one network.
@@ -99,19 +105,4 @@ func failKey(remoteAddr string) netip.Prefix {
 	}
 	p, _ := a.WithZone("").Prefix(bits)
 	return p
-}
-
-// failBucket is a token bucket of failed sign-ins.
-type failBucket struct {
-	tokens float64
-	at     time.Time
-}
-
-func (b *failBucket) refill(now time.Time) {
-	if b.at.IsZero() {
-		b.tokens, b.at = failBurst, now
-		return
-	}
-	b.tokens = min(failBurst, b.tokens+now.Sub(b.at).Seconds()*failRate)
-	b.at = now
 }
