@@ -1,5 +1,7 @@
 package admin
 
+import "github.com/redirectd/redirectd/engine/admin/edit"
+
 // The web console (Options.Pages) signs people in with a token typed
 // into a form rather than sent as a Bearer header; these are what it
 // asks of the server.
@@ -35,6 +37,10 @@ func (s *Server) Identify(token string) (Identity, bool) {
 	}
 	return *id, true
 }
+
+// Edit returns the editing model the JSON endpoints ask, for the
+// console's pages to ask the same.
+func (s *Server) Edit() *edit.Service { return s.edit }
 
 // MaxUpload is the most bytes a draft upload may hold ([admin]
 // max_upload_bytes), for the console's upload form.

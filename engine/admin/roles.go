@@ -4,39 +4,28 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strings"
+
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
-// Role is what a token may do; each role may do what the one before it
-// may, and more.
-type Role int
+// The roles and identities of the admin API are the editing model's
+// (package edit), the one list of them, named here too for the
+// server's options and its callers.
+type (
+	Role     = edit.Role
+	Identity = edit.Identity
+)
 
 // The roles, weakest first.
 const (
-	RoleViewer    Role = iota + 1 // GET /rules, /explain, /misses, /versions, /drafts, /metrics
-	RoleEditor                    // and make, edit and discard drafts
-	RolePublisher                 // and promote drafts and roll back
-	RoleAdmin                     // and everything else: /reload, /versions/unpin
+	RoleViewer    = edit.RoleViewer
+	RoleEditor    = edit.RoleEditor
+	RolePublisher = edit.RolePublisher
+	RoleAdmin     = edit.RoleAdmin
 )
 
-var roleNames = map[string]Role{"viewer": RoleViewer, "editor": RoleEditor, "publisher": RolePublisher, "admin": RoleAdmin}
-
 // ParseRole returns the role named s (viewer, editor, publisher, admin).
-func ParseRole(s string) (Role, error) {
-	if r, ok := roleNames[s]; ok {
-		return r, nil
-	}
-	return 0, fmt.Errorf("admin: %q is not a role; use viewer, editor, publisher or admin", cut(s))
-}
-
-func (r Role) String() string {
-	for n, v := range roleNames {
-		if v == r {
-			return n
-		}
-	}
-	return "none"
-}
+func ParseRole(s string) (Role, error) { return edit.ParseRole(s) }
 
 // Token is one named token of the admin API ([[admin.tokens]]).
 type Token struct {
@@ -47,43 +36,6 @@ type Token struct {
 	// "example.com", or "*.example.com" for its subdomains (the rules'
 	// own host syntax).
 	Hosts []string
-}
-
-// Identity is who made a request: the name of its token, its role and
-// the hosts it is limited to (none: every host).
-type Identity struct {
-	Name  string
-	Role  Role
-	Hosts []string
-}
-
-// Scoped reports whether id is limited to some hosts.
-func (id *Identity) Scoped() bool { return len(id.Hosts) > 0 }
-
-// Allows reports whether id may see and edit the rules of host (a
-// rule's host: "", "example.com" or "*.example.com"). A token limited
-// to some hosts is not allowed the rules of no host (""), which answer
-// every host: editing one would reach hosts it is not given.
-func (id *Identity) Allows(host string) bool {
-	if !id.Scoped() {
-		return true
-	}
-	host = strings.ToLower(strings.TrimSuffix(host, "."))
-	if host == "" {
-		return false
-	}
-	for _, p := range id.Hosts {
-		if host == p {
-			return true
-		}
-		if suffix, ok := strings.CutPrefix(p, "*"); ok { // ".example.com"
-			// a.example.com, and a rule's *.a.example.com
-			if strings.HasSuffix(strings.TrimPrefix(host, "*"), suffix) && len(strings.TrimPrefix(host, "*")) > len(suffix) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 type identityKey struct{}

@@ -7,12 +7,16 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // Console is the web console's handler. New makes it; admin mounts it.
 type Console struct {
-	srv   *admin.Server
-	b     admin.Backend
+	srv *admin.Server
+	b   admin.Backend
+	// ed is the editing model the JSON endpoints ask too: drafts,
+	// versions and who may do what to them.
+	ed    *edit.Service
 	st    *store
 	pages func() pages // parsePages, once, at the first page asked for
 	rules *ruleCache
@@ -55,7 +59,7 @@ func (c *Console) setHistory(h *hitHistory) {
 
 // New returns the console of srv, for admin.Options.Pages.
 func New(srv *admin.Server) http.Handler {
-	c := &Console{srv: srv, b: srv.Backend(), st: newStore(), pages: sync.OnceValue(parsePages),
+	c := &Console{srv: srv, b: srv.Backend(), ed: srv.Edit(), st: newStore(), pages: sync.OnceValue(parsePages),
 		rates: &rateSampler{}, now: time.Now}
 	c.rules = &ruleCache{b: c.b}
 	c.mux = c.routes()
@@ -77,8 +81,8 @@ func (c *Console) routes() *http.ServeMux {
 	mux.HandleFunc("GET /ui/misses", c.page(admin.RoleViewer, c.missesPage))
 	mux.HandleFunc("GET /ui/versions", c.page(admin.RoleViewer, c.versionsPage))
 	mux.HandleFunc("GET /ui/versions/diff", c.page(admin.RoleViewer, c.versionDiffPage))
-	mux.HandleFunc("POST /ui/versions/rollback", c.action(admin.RolePublisher, c.rollback))
-	mux.HandleFunc("POST /ui/versions/unpin", c.action(admin.RolePublisher, c.unpin))
+	mux.HandleFunc("POST /ui/versions/rollback", c.act(edit.Rollback, c.rollback))
+	mux.HandleFunc("POST /ui/versions/unpin", c.act(edit.Unpin, c.unpin))
 	c.draftRoutes(mux)
 	mux.HandleFunc("/ui/", func(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, nil, http.StatusNotFound, "no such page")
@@ -180,6 +184,19 @@ func (c *Console) action(min admin.Role, fn func(http.ResponseWriter, *http.Requ
 		}
 		fn(w, r, u)
 	}
+}
+
+// act is action for an operation of the editing model: it asks the
+// model whether the user may (the table of who may do what is the
+// model's, the JSON endpoints' too), after the session and CSRF checks.
+func (c *Console) act(op edit.Op, fn func(http.ResponseWriter, *http.Request, *user)) http.HandlerFunc {
+	return c.action(admin.RoleViewer, func(w http.ResponseWriter, r *http.Request, u *user) {
+		if err := c.ed.May(u.who, op); err != nil {
+			c.fail(w, r, u, edit.Status(err), err.Error())
+			return
+		}
+		fn(w, r, u)
+	})
 }
 
 // back sends the browser to path after a POST (303), so that reloading

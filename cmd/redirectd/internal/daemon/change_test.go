@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"io"
 	"log/slog"
 	"os"
@@ -91,15 +92,15 @@ func (r *editRig) answer(path string) string {
 
 // audit returns the audit log's records, failing on a line that does
 // not parse.
-func (r *editRig) audit() []edits.Record {
+func (r *editRig) audit() []edit.Record {
 	r.t.Helper()
 	b, err := os.ReadFile(filepath.Join(r.dir, "edits", "audit.jsonl"))
 	if err != nil && !os.IsNotExist(err) {
 		r.t.Fatal(err)
 	}
-	var out []edits.Record
+	var out []edit.Record
 	for line := range bytes.Lines(b) {
-		var rec edits.Record
+		var rec edit.Record
 		if err := json.Unmarshal(line, &rec); err != nil {
 			r.t.Fatalf("audit line %q: %v", line, err)
 		}
@@ -108,7 +109,7 @@ func (r *editRig) audit() []edits.Record {
 	return out
 }
 
-func actions(recs []edits.Record) []string {
+func actions(recs []edit.Record) []string {
 	var out []string
 	for _, r := range recs {
 		out = append(out, fmt.Sprintf("%s %d", r.Action, r.Version))
@@ -146,8 +147,8 @@ func TestPromoteNotDurable(t *testing.T) {
 			undo := tt.break_(r)
 			_, err := r.promote("/two", "/2")
 			undo()
-			if !errors.Is(err, admin.ErrNotDurable) || admin.EditStatus(err) != 507 {
-				t.Fatalf("promote with the %s unwritable: %v (status %d), want ErrNotDurable, 507", tt.name, err, admin.EditStatus(err))
+			if !errors.Is(err, admin.ErrNotDurable) || edit.Status(err) != 507 {
+				t.Fatalf("promote with the %s unwritable: %v (status %d), want ErrNotDurable, 507", tt.name, err, edit.Status(err))
 			}
 			if got := r.answer("/two"); got != "" {
 				t.Errorf("the failed promote serves /two -> %s", got)
@@ -214,7 +215,7 @@ func TestRecoverEdits(t *testing.T) {
 	// Killed after the audit record of 4, before its commit; a torn
 	// last line.
 	r.s.ed.store.Write(&edits.Version{Number: 4, Base: 3, Author: "ada", Message: "lost"})
-	r.s.ed.audit.Append(edits.Record{Action: "promote", Version: 4, Author: "ada"})
+	r.s.ed.audit.Append(edit.Record{Action: "promote", Version: 4, Author: "ada"})
 	f, _ := os.OpenFile(r.s.ed.audit.Path(), os.O_WRONLY|os.O_APPEND, 0)
 	f.WriteString(`{"action":"prom`)
 	f.Close()
