@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"fmt"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
 	"github.com/redirectd/redirectd/engine/admin"
@@ -41,7 +42,7 @@ func errNotDurable(what string, err error) error {
 // record with it. Recovery at start (recoverEdits) completes or rolls
 // back what a crash interrupted. s.mu is held.
 func (s *service) apply(ch change) (string, error) {
-	var rec edits.Record
+	var rec edit.Record
 	commit := func(ver ruleVersion) error {
 		rec = s.ed.record(ch, ver)
 		if v := ch.version; v != nil {
@@ -58,7 +59,7 @@ func (s *service) apply(ch change) (string, error) {
 		}
 		if err := ch.durable(); err != nil {
 			s.discard(ch)
-			abort := edits.Record{Time: now(), Action: "abort", Version: rec.Version, Hash: rec.Hash, Author: rec.Author,
+			abort := edit.Record{Time: now(), Action: "abort", Version: rec.Version, Hash: rec.Hash, Author: rec.Author,
 				Message: fmt.Sprintf("the %s recorded above did not take effect: %v", ch.action, err)}
 			if aerr := s.ed.appendAudit(abort); aerr != nil {
 				s.ed.aborts = append(s.ed.aborts, abort)
@@ -89,7 +90,7 @@ func (s *service) apply(ch change) (string, error) {
 }
 
 // logChange logs a change made, as its audit record says it.
-func (s *service) logChange(r edits.Record) {
+func (s *service) logChange(r edit.Record) {
 	args := []any{"hash", r.Hash, "author", r.Author, "message", r.Message}
 	if r.Version > 0 {
 		args = append(args, "version", r.Version, "base", r.Base)
@@ -108,8 +109,8 @@ func (s *service) discard(ch change) {
 }
 
 // record is ch's audit record, ver the version it serves.
-func (ed *editState) record(ch change, ver ruleVersion) edits.Record {
-	r := edits.Record{Time: now(), Action: ch.action, Author: ch.who.Author, Message: ch.who.Message}
+func (ed *editState) record(ch change, ver ruleVersion) edit.Record {
+	r := edit.Record{Time: now(), Action: ch.action, Author: ch.who.Author, Message: ch.who.Message}
 	if v := ch.version; v != nil {
 		c := v.Counts
 		r.Time, r.Version, r.Base, r.RollbackOf, r.Counts = v.Time, v.Number, v.Base, v.RollbackOf, &c
@@ -120,7 +121,7 @@ func (ed *editState) record(ch change, ver ruleVersion) edits.Record {
 
 // appendAudit appends r to the audit log, synced, after the abort
 // records held back; nothing without one. s.mu is held.
-func (ed *editState) appendAudit(r edits.Record) error {
+func (ed *editState) appendAudit(r edit.Record) error {
 	if ed.audit == nil {
 		return nil
 	}

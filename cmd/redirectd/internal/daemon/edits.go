@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"log/slog"
 	"maps"
 	"slices"
@@ -33,10 +34,10 @@ type editState struct {
 	// aborts are abort records apply could not append; each is
 	// appended before the next record (recovery at start counts on
 	// it).
-	aborts []edits.Record
+	aborts []edit.Record
 	// last is the audit log's last record when it was opened, for the
 	// recovery of a node with a source (recoverSource).
-	last *edits.Record
+	last *edit.Record
 	// cur is the version serving (Number 0: the config's own rules),
 	// ov its edits indexed.
 	cur *edits.Version
@@ -70,7 +71,7 @@ type draft struct {
 func openEdits(cfg *config.Config, log *slog.Logger) (*editState, error) {
 	ed := &editState{source: cfg.Reload.Source, cur: &edits.Version{}, ov: edits.NewOverlay(), drafts: map[string]*draft{},
 		maxDrafts: cmp.Or(cfg.Admin.MaxDrafts, config.DefaultMaxDrafts), maxEntries: cmp.Or(cfg.Admin.MaxDraftEntries, config.DefaultMaxDraftEntries)}
-	var recs []edits.Record
+	var recs []edit.Record
 	if cfg.Admin.AuditLog != "" && cfg.Admin.AuditLog != "off" {
 		a, r, bad, err := edits.OpenAudit(cfg.Admin.AuditLog)
 		if err != nil {
@@ -110,7 +111,7 @@ func openEdits(cfg *config.Config, log *slog.Logger) (*editState, error) {
 // its number is not used again); the version serving, committed but
 // without a record (the process ended between the two, or the audit log
 // is new), gets its record, marked recovered.
-func (ed *editState) recoverEdits(recs []edits.Record, log *slog.Logger) error {
+func (ed *editState) recoverEdits(recs []edit.Record, log *slog.Logger) error {
 	if ed.audit == nil {
 		return nil
 	}
@@ -120,7 +121,7 @@ func (ed *editState) recoverEdits(recs []edits.Record, log *slog.Logger) error {
 	// aborted while the process ran (apply holds an abort it could not
 	// write until it can).
 	serving, _ := ed.store.Current()
-	open := map[int]edits.Record{} // recorded, not committed, not aborted
+	open := map[int]edit.Record{} // recorded, not committed, not aborted
 	recorded := map[int]bool{}
 	for _, r := range recs {
 		if r.Version == 0 {
@@ -140,7 +141,7 @@ func (ed *editState) recoverEdits(recs []edits.Record, log *slog.Logger) error {
 	for _, n := range slices.Sorted(maps.Keys(open)) {
 		r := open[n]
 		log.Warn("a change recorded in [admin] audit_log did not commit before redirectd stopped: recording its abort", "version", n, "action", r.Action, "author", r.Author)
-		if err := ed.audit.Append(edits.Record{Time: now(), Action: "abort", Version: n, Author: r.Author, Recovered: true,
+		if err := ed.audit.Append(edit.Record{Time: now(), Action: "abort", Version: n, Author: r.Author, Recovered: true,
 			Message: "the " + r.Action + " recorded above did not take effect: redirectd stopped before it committed"}); err != nil {
 			return err
 		}
@@ -159,7 +160,7 @@ func (ed *editState) recoverEdits(recs []edits.Record, log *slog.Logger) error {
 	}
 	c := v.Counts
 	log.Warn("the version serving has no record in [admin] audit_log: recording it from its file", "version", n)
-	return ed.audit.Append(edits.Record{Time: v.Time, Action: action, Version: n, Base: v.Base, RollbackOf: v.RollbackOf,
+	return ed.audit.Append(edit.Record{Time: v.Time, Action: action, Version: n, Base: v.Base, RollbackOf: v.RollbackOf,
 		Author: v.Author, Message: v.Message, Counts: &c, Recovered: true})
 }
 

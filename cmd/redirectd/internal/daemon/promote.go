@@ -3,6 +3,7 @@ package daemon
 import (
 	"errors"
 	"fmt"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"strconv"
 
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
@@ -49,8 +50,8 @@ func (s *service) Promote(id string, a admin.Audit, in admin.Scope) (int, error)
 
 // draftCounts counts a draft's entries by op (an add of a rule that
 // exists was made a change when it was entered).
-func draftCounts(ov *edits.Overlay) edits.Counts {
-	var c edits.Counts
+func draftCounts(ov *edits.Overlay) edit.Counts {
+	var c edit.Counts
 	for _, e := range ov.Edits() {
 		switch e.Op {
 		case edits.OpAdd:
@@ -115,8 +116,8 @@ func (s *service) rollbackEdits(to string, a admin.Audit) (string, error) {
 // overlayCounts counts the keys whose edit differs from cur to target:
 // one target deletes is removed, one only cur deleted or only target
 // adds is added (back), any other difference a change.
-func overlayCounts(cur, target *edits.Overlay) edits.Counts {
-	var c edits.Counts
+func overlayCounts(cur, target *edits.Overlay) edit.Counts {
+	var c edit.Counts
 	seen := map[string]bool{}
 	for _, e := range target.Edits() {
 		k := e.Key()

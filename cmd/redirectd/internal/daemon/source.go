@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -132,7 +133,7 @@ func (s *service) recoverSource() {
 		return
 	}
 	s.log.Warn("a change recorded in [admin] audit_log did not take effect before redirectd stopped: recording its abort", "action", r.Action, "version", r.Hash, "author", r.Author)
-	abort := edits.Record{Time: now(), Action: "abort", Hash: r.Hash, Author: r.Author, Recovered: true,
+	abort := edit.Record{Time: now(), Action: "abort", Hash: r.Hash, Author: r.Author, Recovered: true,
 		Message: "the " + r.Action + " recorded above did not take effect: redirectd stopped before it committed"}
 	if err := s.ed.audit.Append(abort); err != nil {
 		s.ed.aborts = append(s.ed.aborts, abort)
