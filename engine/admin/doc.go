@@ -14,8 +14,10 @@
 // header; Identify, Open and Backend are what it asks of the server.
 //
 // It knows nothing of the rest of redirectd: every answer comes from a
-// Backend that the command wires up, so this package imports only the
-// standard library.
+// Backend that the command wires up. Who may do what to drafts and
+// versions, which hosts a token sees and the errors' statuses are the
+// editing model's (package edit), which the console asks too: the
+// handlers here parse a request, call it and write its answer.
 //
 // Access: when the admin.token config key or named tokens (Options.Tokens)
 // are set, every endpoint but the probes requires "Authorization: Bearer

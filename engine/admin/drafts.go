@@ -12,34 +12,6 @@ import (
 	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
-// The editing model's types (package edit, their one home), under the
-// names the JSON endpoints have had.
-type (
-	DraftInfo  = edit.Draft
-	DraftEntry = edit.Entry
-	EditRule   = edit.Rule
-	EditChange = edit.Change
-	DraftView  = edit.DraftView
-	Sample     = edit.Sample
-	Problem    = edit.Problem
-	Ruleset    = edit.Ruleset
-	Scope      = edit.Scope
-	Editor     = edit.Editor
-)
-
-// The errors of the editing model, each answered with its status
-// (edit.Status).
-var (
-	ErrNoDraft     = edit.ErrNoDraft
-	ErrEditRefused = edit.ErrEditRefused
-	ErrOutOfScope  = edit.ErrOutOfScope
-	ErrBadEdit     = edit.ErrBadEdit
-	ErrInvalid     = edit.ErrInvalid
-	ErrNoRuleset   = edit.ErrNoRuleset
-	ErrQuota       = edit.ErrQuota
-	ErrNotDurable  = edit.ErrNotDurable
-)
-
 // Pages of a draft's lists, unless ?limit= says.
 const defaultDraftLimit = 100
 
@@ -84,7 +56,7 @@ func (s *Server) draftRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /drafts/{id}/entries", s.may(edit.AddEntry, s.addEntry))
 	mux.HandleFunc("POST /drafts/{id}/upload", s.may(edit.Upload, s.upload))
 	mux.HandleFunc("POST /drafts/{id}/promote", s.may(edit.Promote, s.promote))
-	mux.HandleFunc("GET /operations/{id}", need(RoleEditor, false, s.operationStatus))
+	mux.HandleFunc("GET /operations/{id}", need(edit.RoleEditor, false, s.operationStatus))
 	mux.HandleFunc("GET /ruleset", s.may(edit.Export, s.ruleset))
 }
 

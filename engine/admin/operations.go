@@ -15,7 +15,7 @@ import (
 // operation, which runs to its end whatever happens to the request that
 // asked for it, or refuses it at once (a role that may not, no message):
 // the JSON endpoint and the console both promote through it.
-func (s *Server) StartPromote(who Identity, draft, message string) (*Operation, error) {
+func (s *Server) StartPromote(who edit.Identity, draft, message string) (*Operation, error) {
 	do, err := s.edit.StartPromote(who, draft, message)
 	if err != nil {
 		return nil, err
@@ -25,9 +25,9 @@ func (s *Server) StartPromote(who Identity, draft, message string) (*Operation, 
 
 // Operation returns the operation id that who may see (its author's,
 // or any for an admin), nil for none.
-func (s *Server) Operation(who Identity, id string) *Operation {
+func (s *Server) Operation(who edit.Identity, id string) *Operation {
 	op := s.ops.get(id)
-	if op == nil || op.author != who.Name && who.Role < RoleAdmin {
+	if op == nil || op.author != who.Name && who.Role < edit.RoleAdmin {
 		return nil
 	}
 	return op

@@ -8,29 +8,10 @@ import (
 	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
-// The roles and identities of the admin API are the editing model's
-// (package edit), the one list of them, named here too for the
-// server's options and its callers.
-type (
-	Role     = edit.Role
-	Identity = edit.Identity
-)
-
-// The roles, weakest first.
-const (
-	RoleViewer    = edit.RoleViewer
-	RoleEditor    = edit.RoleEditor
-	RolePublisher = edit.RolePublisher
-	RoleAdmin     = edit.RoleAdmin
-)
-
-// ParseRole returns the role named s (viewer, editor, publisher, admin).
-func ParseRole(s string) (Role, error) { return edit.ParseRole(s) }
-
 // Token is one named token of the admin API ([[admin.tokens]]).
 type Token struct {
 	Name  string
-	Role  Role
+	Role  edit.Role
 	Token string
 	// Hosts, when set, limit the token to the rules of these hosts:
 	// "example.com", or "*.example.com" for its subdomains (the rules'
@@ -42,21 +23,21 @@ type identityKey struct{}
 
 // whoIs returns the identity that requireToken found for r; without
 // tokens every request is the local operator, an admin.
-func whoIs(r *http.Request) *Identity {
-	if id, ok := r.Context().Value(identityKey{}).(*Identity); ok {
+func whoIs(r *http.Request) *edit.Identity {
+	if id, ok := r.Context().Value(identityKey{}).(*edit.Identity); ok {
 		return id
 	}
-	return &Identity{Name: "local", Role: RoleAdmin}
+	return &edit.Identity{Name: "local", Role: edit.RoleAdmin}
 }
 
-func withIdentity(r *http.Request, id *Identity) *http.Request {
+func withIdentity(r *http.Request, id *edit.Identity) *http.Request {
 	return r.WithContext(context.WithValue(r.Context(), identityKey{}, id))
 }
 
 // need wraps h so that only a token of role min or stronger reaches it
 // (403 otherwise); with everyHost, only one not limited to some hosts
 // (an endpoint whose answer or effect covers every host).
-func need(min Role, everyHost bool, h http.HandlerFunc) http.HandlerFunc {
+func need(min edit.Role, everyHost bool, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		id := whoIs(r)
 		if id.Role < min {
@@ -72,6 +53,6 @@ func need(min Role, everyHost bool, h http.HandlerFunc) http.HandlerFunc {
 }
 
 // forbiddenHost answers a 403 for a host outside id's.
-func forbiddenHost(w http.ResponseWriter, id *Identity, host string) {
+func forbiddenHost(w http.ResponseWriter, id *edit.Identity, host string) {
 	text(w, http.StatusForbidden, fmt.Sprintf("forbidden: token %q is limited to hosts %v, not %q\n", id.Name, id.Hosts, cut(host)))
 }

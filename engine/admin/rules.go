@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"net/http"
 	"strconv"
 )
@@ -65,7 +66,7 @@ func unusedRules(list []RuleInfo) []RuleInfo {
 
 // inScope returns the rules of list that id may see: list itself for a
 // token of every host, else a new slice (list belongs to the Backend).
-func inScope(id *Identity, list []RuleInfo) []RuleInfo {
+func inScope(id *edit.Identity, list []RuleInfo) []RuleInfo {
 	if !id.Scoped() {
 		return list
 	}

@@ -11,21 +11,6 @@ import (
 	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
-// The editing model's version types (package edit), under the names the
-// JSON endpoints have had.
-type (
-	VersionInfo = edit.Version
-	Counts      = edit.Counts
-	Audit       = edit.Audit
-	DiffRule    = edit.DiffRule
-	RuleChange  = edit.RuleChange
-	VersionDiff = edit.VersionDiff
-	Versioner   = edit.Versioner
-)
-
-// ErrUnknownVersion is a version that is not among those kept (404).
-var ErrUnknownVersion = edit.ErrUnknownVersion
-
 // Diff lists at most this many rules of each kind unless ?limit says.
 const defaultDiffLimit = 1000
 

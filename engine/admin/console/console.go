@@ -71,16 +71,16 @@ func (c *Console) routes() *http.ServeMux {
 	mux.Handle("GET /ui/assets/", assetHandler())
 	mux.HandleFunc("GET /ui/signin", c.signinForm)
 	mux.HandleFunc("POST /ui/signin", c.signin)
-	mux.HandleFunc("POST /ui/signout", c.action(admin.RoleViewer, c.signout))
-	mux.HandleFunc("GET /{$}", c.page(admin.RoleViewer, c.overview))
-	mux.HandleFunc("GET /ui/rules", c.page(admin.RoleViewer, c.rulesPage))
-	mux.HandleFunc("GET /ui/rules/hits", c.page(admin.RoleViewer, c.hitsPage))
-	mux.HandleFunc("GET /ui/rules/export.csv", c.page(admin.RoleViewer, c.exportCSV))
-	mux.HandleFunc("GET /ui/rules/export.toml", c.page(admin.RoleViewer, c.exportTOML))
-	mux.HandleFunc("GET /ui/explain", c.page(admin.RoleViewer, c.explainPage))
-	mux.HandleFunc("GET /ui/misses", c.page(admin.RoleViewer, c.missesPage))
-	mux.HandleFunc("GET /ui/versions", c.page(admin.RoleViewer, c.versionsPage))
-	mux.HandleFunc("GET /ui/versions/diff", c.page(admin.RoleViewer, c.versionDiffPage))
+	mux.HandleFunc("POST /ui/signout", c.action(edit.RoleViewer, c.signout))
+	mux.HandleFunc("GET /{$}", c.page(edit.RoleViewer, c.overview))
+	mux.HandleFunc("GET /ui/rules", c.page(edit.RoleViewer, c.rulesPage))
+	mux.HandleFunc("GET /ui/rules/hits", c.page(edit.RoleViewer, c.hitsPage))
+	mux.HandleFunc("GET /ui/rules/export.csv", c.page(edit.RoleViewer, c.exportCSV))
+	mux.HandleFunc("GET /ui/rules/export.toml", c.page(edit.RoleViewer, c.exportTOML))
+	mux.HandleFunc("GET /ui/explain", c.page(edit.RoleViewer, c.explainPage))
+	mux.HandleFunc("GET /ui/misses", c.page(edit.RoleViewer, c.missesPage))
+	mux.HandleFunc("GET /ui/versions", c.page(edit.RoleViewer, c.versionsPage))
+	mux.HandleFunc("GET /ui/versions/diff", c.page(edit.RoleViewer, c.versionDiffPage))
 	mux.HandleFunc("POST /ui/versions/rollback", c.act(edit.Rollback, c.rollback))
 	mux.HandleFunc("POST /ui/versions/unpin", c.act(edit.Unpin, c.unpin))
 	c.draftRoutes(mux)
@@ -110,7 +110,7 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // asked again of the admin server on every request.
 type user struct {
 	sess *session
-	who  admin.Identity
+	who  edit.Identity
 }
 
 // current returns the request's user, or nil when it has no live
@@ -139,7 +139,7 @@ func (c *Console) current(w http.ResponseWriter, r *http.Request, create bool) *
 
 // page wraps a GET handler: a signed-in user with role at least min, or
 // to the sign-in form.
-func (c *Console) page(min admin.Role, fn func(http.ResponseWriter, *http.Request, *user)) http.HandlerFunc {
+func (c *Console) page(min edit.Role, fn func(http.ResponseWriter, *http.Request, *user)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		u := c.current(w, r, true)
 		if u == nil {
@@ -162,7 +162,7 @@ const maxForm = 1 << 20
 // form (403 without: a request another page made the browser send
 // carries the cookie but cannot know the token), and a role at least
 // min.
-func (c *Console) action(min admin.Role, fn func(http.ResponseWriter, *http.Request, *user)) http.HandlerFunc {
+func (c *Console) action(min edit.Role, fn func(http.ResponseWriter, *http.Request, *user)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		u := c.current(w, r, false)
 		if u == nil {
@@ -190,7 +190,7 @@ func (c *Console) action(min admin.Role, fn func(http.ResponseWriter, *http.Requ
 // model whether the user may (the table of who may do what is the
 // model's, the JSON endpoints' too), after the session and CSRF checks.
 func (c *Console) act(op edit.Op, fn func(http.ResponseWriter, *http.Request, *user)) http.HandlerFunc {
-	return c.action(admin.RoleViewer, func(w http.ResponseWriter, r *http.Request, u *user) {
+	return c.action(edit.RoleViewer, func(w http.ResponseWriter, r *http.Request, u *user) {
 		if err := c.ed.May(u.who, op); err != nil {
 			c.fail(w, r, u, edit.Status(err), err.Error())
 			return

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -51,7 +52,7 @@ func (c *Console) explainPage(w http.ResponseWriter, r *http.Request, u *user) {
 
 // explainScope says why a scoped identity may not explain raw, "" when
 // it may.
-func explainScope(who admin.Identity, raw string) string {
+func explainScope(who edit.Identity, raw string) string {
 	if !who.Scoped() {
 		return ""
 	}

@@ -3,6 +3,7 @@ package console
 import (
 	"cmp"
 	"context"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"net/http"
 	"slices"
 	"strings"
@@ -35,7 +36,7 @@ const topMisses = 10
 // hosts only when the token is scoped.
 func (c *Console) overview(w http.ResponseWriter, r *http.Request, u *user) {
 	d := overviewData{Scoped: u.who.Scoped()}
-	if v, ok := c.b.(admin.Versioner); ok {
+	if v, ok := c.b.(edit.Versioner); ok {
 		for _, vi := range versionRows(v.Versions()) {
 			if vi.Serving {
 				d.Version = &vi

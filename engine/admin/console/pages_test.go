@@ -1,6 +1,7 @@
 package console
 
 import (
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"net/http"
 	"strings"
 	"testing"
@@ -12,7 +13,7 @@ import (
 // limited to a.example, and checks what each shows and hides.
 func TestPages(t *testing.T) {
 	t.Parallel()
-	opts := admin.Options{Token: token, Tokens: []admin.Token{{Name: "amy", Role: admin.RoleViewer, Token: "amy-token", Hosts: []string{"a.example"}}}}
+	opts := admin.Options{Token: token, Tokens: []admin.Token{{Name: "amy", Role: edit.RoleViewer, Token: "amy-token", Hosts: []string{"a.example"}}}}
 	base, _ := serve(t, opts, newFake())
 	root, amy := newBrowser(t, base), newBrowser(t, base)
 	root.signIn(token)

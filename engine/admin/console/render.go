@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"html/template"
 	"io/fs"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/redirectd/redirectd/engine/admin"
 )
 
 //go:embed templates/*.html
@@ -90,7 +89,7 @@ func parsePages() pages {
 type view struct {
 	Title   string
 	Section string
-	User    *admin.Identity
+	User    *edit.Identity
 	Open    bool
 	CSRF    string
 	Notice  string

@@ -10,14 +10,19 @@ import (
 type versionsData struct {
 	Versions    []versionRow
 	CanRollback bool
-	Notice      string
+	// CanUnpin: the model lets the user unpin (an admin's, not a
+	// publisher's, though both may roll back).
+	CanUnpin bool
+	Notice   string
 }
 
 // versionsPage lists the versions with a diff link and, for a user the
 // editing model lets roll back (a publisher whose token covers every
-// host: a rollback changes every host's rules), rollback and unpin.
+// host: a rollback changes every host's rules), rollback, and for one
+// it lets unpin (an admin), unpin.
 func (c *Console) versionsPage(w http.ResponseWriter, r *http.Request, u *user) {
-	d := versionsData{CanRollback: c.ed.May(u.who, edit.Rollback) == nil, Notice: r.URL.Query().Get("done")}
+	d := versionsData{CanRollback: c.ed.May(u.who, edit.Rollback) == nil, CanUnpin: c.ed.May(u.who, edit.Unpin) == nil,
+		Notice: r.URL.Query().Get("done")}
 	if c.ed.KeepsVersions() {
 		list, err := c.ed.Versions(u.who)
 		if err != nil {

@@ -39,10 +39,26 @@ type Rule struct {
 	Conditions []string `json:"conditions,omitempty"`
 }
 
-// Change is a rule a draft changes.
-type Change struct {
-	Old Rule `json:"old"`
-	New Rule `json:"new"`
+// Changes are what a change does to rules shown as R: a draft's (R is
+// Rule), a diff of two versions' (DiffRule), check -baseline's. The
+// one shape of a set of changes.
+type Changes[R any] struct {
+	Added   []R         `json:"added"`
+	Removed []R         `json:"removed"`
+	Changed []Change[R] `json:"changed"`
+}
+
+// NoChanges returns Changes with empty lists (written "[]" in JSON,
+// never null), to be filled.
+func NoChanges[R any]() Changes[R] {
+	return Changes[R]{Added: []R{}, Removed: []R{}, Changed: []Change[R]{}}
+}
+
+// Change is a rule in both sides of a change that answers differently:
+// as it was, and as it is.
+type Change[R any] struct {
+	Old R `json:"old"`
+	New R `json:"new"`
 }
 
 // Sample is a URL whose answer a draft changes: "301 /x" before, "301
@@ -65,11 +81,9 @@ type Problem struct {
 // DraftView is a draft's change as `check -baseline` shows one: the
 // lists hold the page asked for (limit, offset), the counts are whole.
 type DraftView struct {
-	ID       string    `json:"id"`
-	Base     int       `json:"base"`
-	Added    []Rule    `json:"added"`
-	Changed  []Change  `json:"changed"`
-	Removed  []Rule    `json:"removed"`
+	ID   string `json:"id"`
+	Base int    `json:"base"`
+	Changes[Rule]
 	Samples  []Sample  `json:"samples"`
 	Problems []Problem `json:"problems"`
 	Counts   Counts    `json:"counts"`

@@ -311,7 +311,7 @@ func (s *Service) Diff(who Identity, from, to string, limit int) (*VersionDiff, 
 // scopeDiff keeps the rules of d that who may see, at most limit of each
 // kind, counting them whole.
 func scopeDiff(who Identity, d *VersionDiff, limit int) *VersionDiff {
-	out := &VersionDiff{From: d.From, To: d.To, Added: []DiffRule{}, Removed: []DiffRule{}, Changed: []RuleChange{}}
+	out := &VersionDiff{From: d.From, To: d.To, Changes: NoChanges[DiffRule]()}
 	keep := func(list []DiffRule, n *int, r DiffRule) []DiffRule {
 		if *n++; len(list) < limit {
 			list = append(list, r)

@@ -77,26 +77,18 @@ type DiffRule struct {
 	Source string `json:"source"` // "file:line" in its version
 }
 
-// RuleChange is a rule in both versions that answers differently.
-type RuleChange struct {
-	Old DiffRule `json:"old"`
-	New DiffRule `json:"new"`
-}
-
 // VersionDiff is what changed between two versions. Rules are matched by
 // host, match kind, from and query conditions; a rule in both whose
 // target, status or options differ is changed. The lists hold at most the
 // limit asked for; the counts are whole.
 type VersionDiff struct {
-	From         string       `json:"from"`
-	To           string       `json:"to"`
-	AddedCount   int          `json:"added_count"`
-	RemovedCount int          `json:"removed_count"`
-	ChangedCount int          `json:"changed_count"`
-	Added        []DiffRule   `json:"added"`
-	Removed      []DiffRule   `json:"removed"`
-	Changed      []RuleChange `json:"changed"`
-	Truncated    bool         `json:"truncated,omitempty"`
+	From         string `json:"from"`
+	To           string `json:"to"`
+	AddedCount   int    `json:"added_count"`
+	RemovedCount int    `json:"removed_count"`
+	ChangedCount int    `json:"changed_count"`
+	Changes[DiffRule]
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 // Versioner is what a Backend implements when it keeps rule-set versions.

@@ -3,6 +3,7 @@ package daemon
 import (
 	"bytes"
 	"fmt"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"io"
 	"log/slog"
 	"os"
@@ -129,7 +130,7 @@ func newService(srv *engine.Server, cfg *config.Config, file string, loader conf
 // errors leaves the running rules in place and is returned. Settings that
 // need a restart ([server], [admin], [access_log]) are
 // reported when they changed, not silently ignored.
-func (s *service) reload(who admin.Audit) (string, error) {
+func (s *service) reload(who edit.Audit) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.kickSource() // SIGHUP and POST /reload also ask the source now
@@ -343,10 +344,10 @@ func (s *service) Explain(url string, ar admin.ExplainRequest) (string, error) {
 	return b.String(), nil
 }
 
-func (s *service) Reload() (string, error) { return s.reload(admin.Audit{Author: "admin API"}) }
+func (s *service) Reload() (string, error) { return s.reload(edit.Audit{Author: "admin API"}) }
 
 // ReloadBy is Reload for a caller the audit log names.
-func (s *service) ReloadBy(a admin.Audit) (string, error) { return s.reload(a) }
+func (s *service) ReloadBy(a edit.Audit) (string, error) { return s.reload(a) }
 
 // stamp describes the config file and the map files it names (path,
 // modification time, size), for watch to tell when one changes.
@@ -383,7 +384,7 @@ func (s *service) watch(last string, interval time.Duration, stop <-chan struct{
 			// is seen at the next tick.
 			last = now
 			s.log.Info("config files changed; reloading", "config", s.cfg.Path)
-			s.reload(admin.Audit{Author: "watch", Message: "config files changed"})
+			s.reload(edit.Audit{Author: "watch", Message: "config files changed"})
 		}
 	})
 }

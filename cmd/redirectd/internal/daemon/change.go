@@ -5,7 +5,6 @@ import (
 	"github.com/redirectd/redirectd/engine/admin/edit"
 
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
-	"github.com/redirectd/redirectd/engine/admin"
 )
 
 // change is one change to the rules served, as a caller asked for it:
@@ -13,7 +12,7 @@ import (
 // the source. Every one goes through service.apply.
 type change struct {
 	action string // the audit record's action
-	who    admin.Audit
+	who    edit.Audit
 	// c is the rule set to load (nil: the config again, with the
 	// source's version serving); keep, instead, changes only the pin
 	// and loads nothing.
@@ -30,7 +29,7 @@ type change struct {
 // errNotDurable wraps the failure to keep a change on disk: the change
 // is not acknowledged, and the rules served stay.
 func errNotDurable(what string, err error) error {
-	return fmt.Errorf("%w: cannot keep %s on disk, so it does not serve and the running rules stay: %v", admin.ErrNotDurable, what, err)
+	return fmt.Errorf("%w: cannot keep %s on disk, so it does not serve and the running rules stay: %v", edit.ErrNotDurable, what, err)
 }
 
 // apply makes ch: its rules loaded and checked, then, in this order, the

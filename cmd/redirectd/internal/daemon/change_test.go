@@ -23,7 +23,6 @@ import (
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/configload"
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
 	"github.com/redirectd/redirectd/engine"
-	"github.com/redirectd/redirectd/engine/admin"
 )
 
 // editRig is a service over a config with [admin] edits_dir, as serve
@@ -74,10 +73,10 @@ func (r *editRig) promote(from, to string) (int, error) {
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	if err := r.s.AddEntry(d.ID, "ada", admin.DraftEntry{Op: "add", From: from, To: to, Status: 301}, all); err != nil {
+	if err := r.s.AddEntry(d.ID, "ada", edit.Entry{Op: "add", From: from, To: to, Status: 301}, all); err != nil {
 		r.t.Fatal(err)
 	}
-	return r.s.Promote(d.ID, admin.Audit{Author: "ada", Message: "add " + from}, all)
+	return r.s.Promote(d.ID, edit.Audit{Author: "ada", Message: "add " + from}, all)
 }
 
 // answer returns where the rules serving send path, "" for nowhere.
@@ -147,7 +146,7 @@ func TestPromoteNotDurable(t *testing.T) {
 			undo := tt.break_(r)
 			_, err := r.promote("/two", "/2")
 			undo()
-			if !errors.Is(err, admin.ErrNotDurable) || edit.Status(err) != 507 {
+			if !errors.Is(err, edit.ErrNotDurable) || edit.Status(err) != 507 {
 				t.Fatalf("promote with the %s unwritable: %v (status %d), want ErrNotDurable, 507", tt.name, err, edit.Status(err))
 			}
 			if got := r.answer("/two"); got != "" {
@@ -163,7 +162,7 @@ func TestPromoteNotDurable(t *testing.T) {
 			if got := r.answer("/one"); got != "/1" {
 				t.Errorf("after a restart /one -> %q, want the promoted /1", got)
 			}
-			if _, err := r.s.Rollback("2", admin.Audit{Author: "ada", Message: "m"}); !errors.Is(err, admin.ErrUnknownVersion) {
+			if _, err := r.s.Rollback("2", edit.Audit{Author: "ada", Message: "m"}); !errors.Is(err, edit.ErrUnknownVersion) {
 				t.Errorf("rollback to the failed version 2: %v, want ErrUnknownVersion", err)
 			}
 			// A number the audit log names is not taken again.
@@ -243,10 +242,10 @@ func TestRecoverEdits(t *testing.T) {
 	if d := cmp.Diff([]int{5, 3, 2, 1, 0}, listed); d != "" {
 		t.Errorf("/versions after a restart (-want +got):\n%s", d)
 	}
-	if _, err := r.s.Rollback("4", admin.Audit{Author: "ada", Message: "m"}); !errors.Is(err, admin.ErrUnknownVersion) {
+	if _, err := r.s.Rollback("4", edit.Audit{Author: "ada", Message: "m"}); !errors.Is(err, edit.ErrUnknownVersion) {
 		t.Errorf("rollback to never-promoted 4: %v, want ErrUnknownVersion", err)
 	}
-	if msg, err := r.s.Rollback("2", admin.Audit{Author: "ada", Message: "back"}); err != nil {
+	if msg, err := r.s.Rollback("2", edit.Audit{Author: "ada", Message: "back"}); err != nil {
 		t.Errorf("rollback to 2 after a restart: %v", err)
 	} else if !strings.Contains(msg, "serving version 6") {
 		t.Errorf("rollback to 2: %q, want version 6 (4 and 5 are taken)", msg)
@@ -258,7 +257,7 @@ func TestRecoverEdits(t *testing.T) {
 func TestReloadAudited(t *testing.T) {
 	t.Parallel()
 	r := newEditRig(t)
-	if _, err := r.s.ReloadBy(admin.Audit{Author: "ada"}); err != nil {
+	if _, err := r.s.ReloadBy(edit.Audit{Author: "ada"}); err != nil {
 		t.Fatal(err)
 	}
 	recs := r.audit()

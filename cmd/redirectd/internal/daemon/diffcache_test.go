@@ -1,9 +1,8 @@
 package daemon
 
 import (
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"testing"
-
-	"github.com/redirectd/redirectd/engine/admin"
 )
 
 // TestDiffCache: a kept diff answers the same question only (from, to
@@ -13,7 +12,7 @@ import (
 func TestDiffCache(t *testing.T) {
 	var vl versionLog
 	vl.keep = 10
-	d := &admin.VersionDiff{AddedCount: 1}
+	d := &edit.VersionDiff{AddedCount: 1}
 	_, gen := vl.cachedDiff("a", "b", 1000)
 	vl.keepDiff(gen, "a", "b", 1000, d)
 	if got, _ := vl.cachedDiff("a", "b", 1000); got != d {

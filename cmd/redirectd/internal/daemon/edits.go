@@ -17,7 +17,6 @@ import (
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/config/source"
-	"github.com/redirectd/redirectd/engine/admin"
 )
 
 // editState is what the admin API's drafts edit: the promoted version
@@ -48,7 +47,7 @@ type editState struct {
 	// ruleset is the archive of the version serving, made on the
 	// first GET /ruleset after it changes, with its ETag: one value,
 	// replaced whole. rulesetMu serialises the making.
-	ruleset   atomic.Pointer[admin.Ruleset]
+	ruleset   atomic.Pointer[edit.Ruleset]
 	rulesetMu sync.Mutex
 	// messages are the promote messages of versions, read once each
 	// (message): a version's message never changes.
@@ -61,7 +60,7 @@ type editState struct {
 // draft is an open draft: its own edits, over the version it started
 // from.
 type draft struct {
-	info admin.DraftInfo
+	info edit.Draft
 	ov   *edits.Overlay
 }
 
@@ -206,10 +205,10 @@ func editedHash(h string, n int) string {
 // refuse says why this node takes no edits, or nil.
 func (ed *editState) refuse() error {
 	if ed.source != "" {
-		return fmt.Errorf("%w: this node's rules come from %s; edit them on the node that serves it", admin.ErrEditRefused, ed.source)
+		return fmt.Errorf("%w: this node's rules come from %s; edit them on the node that serves it", edit.ErrEditRefused, ed.source)
 	}
 	if ed.store == nil {
-		return fmt.Errorf("%w: drafts are off: set [admin] edits_dir to a folder that keeps the versions promoted", admin.ErrEditRefused)
+		return fmt.Errorf("%w: drafts are off: set [admin] edits_dir to a folder that keeps the versions promoted", edit.ErrEditRefused)
 	}
 	return nil
 }
@@ -240,18 +239,18 @@ func (ed *editState) message(n int) string {
 func (ed *editState) getDraft(id string) (*draft, error) {
 	d, ok := ed.drafts[id]
 	if !ok {
-		return nil, fmt.Errorf("draft %q: %w", cutQ(id), admin.ErrNoDraft)
+		return nil, fmt.Errorf("draft %q: %w", cutQ(id), edit.ErrNoDraft)
 	}
 	return d, nil
 }
 
 // baseChanged is the 409 of a draft whose base no longer serves.
 func baseChanged(base, serving int) error {
-	return fmt.Errorf("%w: the serving version changed since this draft started (base %d, serving %d): start a new draft", admin.ErrEditRefused, base, serving)
+	return fmt.Errorf("%w: the serving version changed since this draft started (base %d, serving %d): start a new draft", edit.ErrEditRefused, base, serving)
 }
 
 // errNoMessage is a rollback without a message on an edited node.
-var errNoMessage = fmt.Errorf("%w: missing message: POST /versions/rollback?to=N&message=why; the audit trail records it", admin.ErrBadEdit)
+var errNoMessage = fmt.Errorf("%w: missing message: POST /versions/rollback?to=N&message=why; the audit trail records it", edit.ErrBadEdit)
 
 func now() time.Time { return time.Now().UTC().Truncate(time.Second) }
 

@@ -7,14 +7,13 @@ import (
 	"strconv"
 
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
-	"github.com/redirectd/redirectd/engine/admin"
 )
 
 // Promote makes draft id the next version: its edits merged over the
 // serving version's, loaded through the reload path (the config read
 // again, the rules compiled and checked whole), stored in edits_dir
 // before it serves, recorded in the audit log.
-func (s *service) Promote(id string, a admin.Audit, in admin.Scope) (int, error) {
+func (s *service) Promote(id string, a edit.Audit, in edit.Scope) (int, error) {
 	ed := s.ed
 	if err := ed.refuse(); err != nil {
 		return 0, err
@@ -71,10 +70,10 @@ func draftCounts(ov *edits.Overlay) edit.Counts {
 // s.mu is held.
 func (s *service) serveEdits(v *edits.Version, action string) error {
 	ed := s.ed
-	_, err := s.apply(change{action: action, who: admin.Audit{Author: v.Author, Message: v.Message}, c: &candidate{edits: v}, version: v,
+	_, err := s.apply(change{action: action, who: edit.Audit{Author: v.Author, Message: v.Message}, c: &candidate{edits: v}, version: v,
 		durable: func() error { return ed.store.Commit(v.Number) }})
-	if err != nil && !errors.Is(err, admin.ErrNotDurable) {
-		return fmt.Errorf("%w; the running rules stay: %v", admin.ErrInvalid, err)
+	if err != nil && !errors.Is(err, edit.ErrNotDurable) {
+		return fmt.Errorf("%w; the running rules stay: %v", edit.ErrInvalid, err)
 	}
 	return err
 }
@@ -82,7 +81,7 @@ func (s *service) serveEdits(v *edits.Version, action string) error {
 // rollbackEdits serves again the edits of version to (a number, or the
 // hash /versions lists) as a new version, so numbers only grow and the
 // audit trail reads in order. s.mu is held.
-func (s *service) rollbackEdits(to string, a admin.Audit) (string, error) {
+func (s *service) rollbackEdits(to string, a edit.Audit) (string, error) {
 	ed := s.ed
 	n, err := strconv.Atoi(to)
 	if err != nil {
@@ -97,7 +96,7 @@ func (s *service) rollbackEdits(to string, a admin.Audit) (string, error) {
 	}
 	old, err := ed.store.Load(n)
 	if err != nil {
-		return "", fmt.Errorf("version %d: %w", n, admin.ErrUnknownVersion)
+		return "", fmt.Errorf("version %d: %w", n, edit.ErrUnknownVersion)
 	}
 	ed.mu.Lock()
 	cur := ed.ov

@@ -17,7 +17,6 @@ import (
 
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/config/source"
-	"github.com/redirectd/redirectd/engine/admin"
 	"github.com/redirectd/redirectd/internal/safego"
 )
 
@@ -332,8 +331,8 @@ func (s *service) pollOnce(ctx context.Context) {
 		return
 	}
 	wasPinned := s.versions.isPinned()
-	if _, err := s.apply(change{action: "source", who: admin.Audit{Author: "source", Message: rs.cfg.Source}, c: &candidate{dir: dir, meta: meta, pin: unpin}, durable: rs.makeCurrent(f.Hash)}); err != nil {
-		if errors.Is(err, admin.ErrNotDurable) {
+	if _, err := s.apply(change{action: "source", who: edit.Audit{Author: "source", Message: rs.cfg.Source}, c: &candidate{dir: dir, meta: meta, pin: unpin}, durable: rs.makeCurrent(f.Hash)}); err != nil {
+		if errors.Is(err, edit.ErrNotDurable) {
 			// Not the version's fault: asked again at the next poll.
 			rs.seen = prev
 			s.sourceFailed(&source.Error{Reason: source.ReasonArchive, Err: err})

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"io"
 	"io/fs"
 	"os"
@@ -21,7 +22,6 @@ import (
 
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/config/source"
-	"github.com/redirectd/redirectd/engine/admin"
 	"github.com/redirectd/redirectd/internal/shorten"
 	"github.com/redirectd/redirectd/matcher"
 )
@@ -47,7 +47,7 @@ type ruleVersion struct {
 	// promoted through the admin API's drafts (number 0: none).
 	number          int
 	author, message string
-	counts          *admin.Counts
+	counts          *edit.Counts
 }
 
 // versionLog lists the versions loaded, newest first. Its own mutex, not
@@ -190,7 +190,7 @@ func (vl *versionLog) find(hash string) (ruleVersion, error) {
 			return v, nil
 		}
 	}
-	return ruleVersion{}, fmt.Errorf("version %q: %w", cutQ(hash), admin.ErrUnknownVersion)
+	return ruleVersion{}, fmt.Errorf("version %q: %w", cutQ(hash), edit.ErrUnknownVersion)
 }
 
 func (vl *versionLog) setPinned(p bool) {
@@ -223,15 +223,15 @@ func (s *service) writeVersionMetrics(w io.Writer) {
 	}
 }
 
-// The admin.Versioner methods.
+// The edit.Versioner methods.
 
-func (s *service) Versions() []admin.VersionInfo {
+func (s *service) Versions() []edit.Version {
 	vl := &s.versions
 	vl.mu.Lock()
 	defer vl.mu.Unlock()
-	out := make([]admin.VersionInfo, 0, len(vl.list))
+	out := make([]edit.Version, 0, len(vl.list))
 	for _, v := range vl.list {
-		out = append(out, admin.VersionInfo{Hash: v.hash, LoadedAt: v.loadedAt, FetchedAt: v.fetchedAt, Source: v.source,
+		out = append(out, edit.Version{Hash: v.hash, LoadedAt: v.loadedAt, FetchedAt: v.fetchedAt, Source: v.source,
 			ETag: v.validators.ETag, LastModified: v.validators.LastModified, Rules: v.rules,
 			Serving: v.hash == vl.serving, Pinned: v.hash == vl.serving && vl.pinned, Kept: v.kept,
 			Number: v.number, Author: v.author, Message: v.message, Counts: v.counts})
@@ -239,7 +239,7 @@ func (s *service) Versions() []admin.VersionInfo {
 	return out
 }
 
-func (s *service) Rollback(to string, a admin.Audit) (string, error) {
+func (s *service) Rollback(to string, a edit.Audit) (string, error) {
 	if s.rs == nil && s.ed.store != nil {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -270,7 +270,7 @@ func (s *service) Rollback(to string, a admin.Audit) (string, error) {
 
 // Unpin ends a rollback's pin, recorded in the audit log with a, the
 // caller.
-func (s *service) Unpin(a admin.Audit) (string, error) {
+func (s *service) Unpin(a edit.Audit) (string, error) {
 	if s.rs == nil {
 		return "", errors.New("nothing is pinned: rollback needs [rules] source")
 	}
@@ -306,7 +306,7 @@ func (vl *versionLog) servingHash() string {
 	return vl.serving
 }
 
-func (s *service) Diff(from, to string, limit int) (*admin.VersionDiff, error) {
+func (s *service) Diff(from, to string, limit int) (*edit.VersionDiff, error) {
 	if to == "" {
 		to = s.versions.servingHash()
 	}
@@ -356,7 +356,7 @@ func (s *service) versionRules(hash string) (*matcher.Set, error) {
 
 // diffRules compares two rule sets by Rule.Key, listing at most limit
 // rules of each kind, in b's file order (a's for those removed).
-func diffRules(a, b *matcher.Set, limit int) *admin.VersionDiff {
+func diffRules(a, b *matcher.Set, limit int) *edit.VersionDiff {
 	oldRules := map[string]*matcher.Rule{}
 	var order []string
 	a.Each(func(r matcher.RuleHits) {
@@ -365,7 +365,7 @@ func diffRules(a, b *matcher.Set, limit int) *admin.VersionDiff {
 		oldRules[k] = &rc
 		order = append(order, k)
 	})
-	d := &admin.VersionDiff{Added: []admin.DiffRule{}, Removed: []admin.DiffRule{}, Changed: []admin.RuleChange{}}
+	d := &edit.VersionDiff{Changes: edit.NoChanges[edit.DiffRule]()}
 	seen := map[string]bool{}
 	b.Each(func(r matcher.RuleHits) {
 		k := r.Key()
@@ -378,7 +378,7 @@ func diffRules(a, b *matcher.Set, limit int) *admin.VersionDiff {
 			}
 		case !o.Same(r.Rule):
 			if d.ChangedCount++; len(d.Changed) < limit {
-				d.Changed = append(d.Changed, admin.RuleChange{Old: diffRule(o), New: diffRule(r.Rule)})
+				d.Changed = append(d.Changed, edit.Change[edit.DiffRule]{Old: diffRule(o), New: diffRule(r.Rule)})
 			}
 		}
 	})
@@ -394,12 +394,12 @@ func diffRules(a, b *matcher.Set, limit int) *admin.VersionDiff {
 	return d
 }
 
-func diffRule(r *matcher.Rule) admin.DiffRule {
+func diffRule(r *matcher.Rule) edit.DiffRule {
 	var q []string
 	for _, c := range r.Query {
 		q = append(q, c.Name+"="+c.Value)
 	}
-	return admin.DiffRule{Kind: r.Kind.String(), Host: r.Host, From: r.From, Query: strings.Join(q, "&"),
+	return edit.DiffRule{Kind: r.Kind.String(), Host: r.Host, From: r.From, Query: strings.Join(q, "&"),
 		To: r.To, Status: r.Status, Pass: r.Pass, Source: r.Source()}
 }
 
@@ -416,7 +416,7 @@ func (s *service) editedRules(v ruleVersion) (*matcher.Set, error) {
 	}
 	ev, err := s.ed.store.Load(v.number)
 	if err != nil {
-		return nil, fmt.Errorf("version %s: %w", v.hash, admin.ErrUnknownVersion)
+		return nil, fmt.Errorf("version %s: %w", v.hash, edit.ErrUnknownVersion)
 	}
 	if err := s.ed.apply(cfg, ev, s.log); err != nil {
 		return nil, err
