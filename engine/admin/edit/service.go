@@ -101,23 +101,23 @@ func (s *Service) May(who Identity, op Op) error {
 }
 
 func (s *Service) editor(who Identity, op Op) (Editor, error) {
-	if err := s.May(who, op); err != nil {
-		return nil, err
-	}
-	if s.ed == nil {
-		return nil, ErrNotEdited
-	}
-	return s.ed, nil
+	return allowed(s, who, op, s.ed, ErrNotEdited)
 }
 
 func (s *Service) versioner(who Identity, op Op) (Versioner, error) {
+	return allowed(s, who, op, s.ver, ErrNoVersions)
+}
+
+// allowed returns b when who may do op and b is there (else missing).
+func allowed[B comparable](s *Service, who Identity, op Op, b B, missing error) (B, error) {
+	var none B
 	if err := s.May(who, op); err != nil {
-		return nil, err
+		return none, err
 	}
-	if s.ver == nil {
-		return nil, ErrNoVersions
+	if b == none {
+		return none, missing
 	}
-	return s.ver, nil
+	return b, nil
 }
 
 // Drafts lists the drafts who may see, never nil.
