@@ -94,6 +94,15 @@ func (o *operations) start(author string, do func() (int, error)) *Operation {
 	return op
 }
 
+// ID is the operation's id, for GET /operations/{id}.
+func (op *Operation) ID() string { return op.id }
+
+// Done is closed when the operation has its outcome.
+func (op *Operation) Done() <-chan struct{} { return op.done }
+
+// Outcome is the version made, or the error; only after Done.
+func (op *Operation) Outcome() (int, error) { return op.version, op.err }
+
 func (o *operations) get(id string) *Operation {
 	o.mu.Lock()
 	defer o.mu.Unlock()

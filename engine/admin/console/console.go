@@ -24,6 +24,10 @@ type Console struct {
 	fails failLimits
 	now   func() time.Time
 	mux   *http.ServeMux
+	// wait returns what a promote's form waits on before it answers
+	// with the operation's page: time.After(promptWait), a test's
+	// channel in tests.
+	wait func() <-chan time.Time
 	// hist is the rules' hit history (nil: none kept).
 	hist *hitHistory
 }
@@ -60,7 +64,7 @@ func (c *Console) setHistory(h *hitHistory) {
 // New returns the console of srv, for admin.Options.Pages.
 func New(srv *admin.Server) http.Handler {
 	c := &Console{srv: srv, b: srv.Backend(), ed: srv.Edit(), st: newStore(), pages: sync.OnceValue(parsePages),
-		rates: &rateSampler{}, now: time.Now}
+		rates: &rateSampler{}, now: time.Now, wait: func() <-chan time.Time { return time.After(promptWait) }}
 	c.rules = &ruleCache{b: c.b}
 	c.mux = c.routes()
 	return c

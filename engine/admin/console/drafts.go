@@ -23,6 +23,7 @@ func (c *Console) draftRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /ui/drafts/{id}/entries", c.act(edit.AddEntry, c.addEntry))
 	mux.HandleFunc("POST /ui/drafts/{id}/upload", c.uploadAction)
 	mux.HandleFunc("POST /ui/drafts/{id}/promote", c.act(edit.Promote, c.promote))
+	mux.HandleFunc("GET /ui/operations/{id}", c.page(edit.RoleViewer, c.operationPage))
 	mux.HandleFunc("POST /ui/drafts/{id}/delete", c.act(edit.DiscardDraft, c.discard))
 	mux.HandleFunc("POST /ui/misses", c.act(edit.AddEntry, c.newDraftFromMisses))
 	mux.HandleFunc("GET /ui/rules/edit", c.page(edit.RoleEditor, c.editRulePage))
@@ -250,13 +251,18 @@ func (c *Console) promote(w http.ResponseWriter, r *http.Request, u *user) {
 			return
 		}
 	}
-	n, err := c.ed.Promote(u.who, id, msg)
+	op, err := c.srv.StartPromote(u.who, id, msg)
 	if err != nil {
 		c.editFailed(w, r, u, "not promoted: ", err)
 		return
 	}
-	c.rules.prefetch()
-	back(w, r, "/ui/versions?done="+url.QueryEscape(fmt.Sprintf("promoted as version %d", n)))
+	select {
+	case <-op.Done():
+		c.promoted(w, r, u, op)
+	case <-c.wait():
+		back(w, r, "/ui/operations/"+url.PathEscape(op.ID())+"?draft="+url.QueryEscape(id))
+	case <-r.Context().Done():
+	}
 }
 
 // discard deletes the draft.

@@ -25,6 +25,10 @@ type editFake struct {
 	// ruleset is the archive Ruleset serves ("": none, as a node
 	// without edits_dir).
 	ruleset string
+	// hold, when set, holds each promote until it is closed; ended is
+	// sent to when a promote ends.
+	hold  chan struct{}
+	ended chan struct{}
 }
 
 type fakeDraft struct {
@@ -158,6 +162,10 @@ func (f *editFake) DiscardDraft(id string, in edit.Scope) error {
 }
 
 func (f *editFake) Promote(id string, a edit.Audit, in edit.Scope) (int, error) {
+	if f.hold != nil {
+		<-f.hold
+		defer func() { f.ended <- struct{}{} }()
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if _, ok := f.drafts[id]; !ok {
