@@ -31,19 +31,11 @@ func (s *Server) draftRoutes(mux *http.ServeMux) {
 	}
 	mux.HandleFunc("POST /drafts", s.may(edit.NewDraft, func(w http.ResponseWriter, r *http.Request) {
 		d, err := s.edit.NewDraft(*whoIs(r))
-		if err != nil {
-			editError(w, err)
-			return
-		}
-		writeJSONStatus(w, http.StatusCreated, map[string]any{"id": d.ID, "base": d.Base})
+		reply(w, http.StatusCreated, map[string]any{"id": d.ID, "base": d.Base}, err)
 	}))
 	mux.HandleFunc("GET /drafts", s.may(edit.ListDrafts, func(w http.ResponseWriter, r *http.Request) {
 		list, err := s.edit.Drafts(*whoIs(r))
-		if err != nil {
-			editError(w, err)
-			return
-		}
-		writeJSON(w, list)
+		reply(w, http.StatusOK, list, err)
 	}))
 	mux.HandleFunc("GET /drafts/{id}", s.may(edit.ShowDraft, s.draftView))
 	mux.HandleFunc("DELETE /drafts/{id}", s.may(edit.DiscardDraft, func(w http.ResponseWriter, r *http.Request) {
@@ -72,6 +64,16 @@ func (s *Server) may(op edit.Op, h http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
+// reply answers v as JSON with status, or err of the editing model
+// with its own.
+func reply[T any](w http.ResponseWriter, status int, v T, err error) {
+	if err != nil {
+		editError(w, err)
+		return
+	}
+	writeJSONStatus(w, status, v)
+}
+
 // editError answers err of the editing model with its status.
 func editError(w http.ResponseWriter, err error) {
 	text(w, edit.Status(err), line(err.Error()))
@@ -95,11 +97,7 @@ func (s *Server) draftView(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	d, err := s.edit.Draft(*whoIs(r), r.PathValue("id"), limit, offset)
-	if err != nil {
-		editError(w, err)
-		return
-	}
-	writeJSON(w, d)
+	reply(w, http.StatusOK, d, err)
 }
 
 // decodeBody reads one JSON object of at most maxEntryBody bytes into v,
@@ -123,11 +121,7 @@ func (s *Server) addEntry(w http.ResponseWriter, r *http.Request) {
 		text(w, http.StatusBadRequest, line(err.Error()))
 		return
 	}
-	if err := s.edit.AddEntry(*whoIs(r), r.PathValue("id"), de); err != nil {
-		editError(w, err)
-		return
-	}
-	writeJSONStatus(w, http.StatusCreated, map[string]int{"entries": 1})
+	reply(w, http.StatusCreated, map[string]int{"entries": 1}, s.edit.AddEntry(*whoIs(r), r.PathValue("id"), de))
 }
 
 func (s *Server) upload(w http.ResponseWriter, r *http.Request) {
@@ -136,11 +130,7 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request) {
 	rc.SetWriteDeadline(time.Now().Add(uploadTimeout))
 	body := http.MaxBytesReader(w, r.Body, s.opts.MaxUploadBytes)
 	n, err := s.edit.Upload(*whoIs(r), r.PathValue("id"), r.Header.Get("Content-Type"), body)
-	if err != nil {
-		editError(w, err)
-		return
-	}
-	writeJSONStatus(w, http.StatusCreated, map[string]int{"entries": n})
+	reply(w, http.StatusCreated, map[string]int{"entries": n}, err)
 }
 
 // promote runs the promote as an operation (operations.go): answered

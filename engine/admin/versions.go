@@ -22,11 +22,7 @@ func (s *Server) versionRoutes(mux *http.ServeMux) {
 	}
 	mux.HandleFunc("GET /versions", s.may(edit.ListVersions, func(w http.ResponseWriter, r *http.Request) {
 		list, err := s.edit.Versions(*whoIs(r))
-		if err != nil {
-			editError(w, err)
-			return
-		}
-		writeJSON(w, list)
+		reply(w, http.StatusOK, list, err)
 	}))
 	mux.HandleFunc("GET /versions/diff", s.may(edit.Diff, s.versionDiff))
 	mux.HandleFunc("POST /versions/rollback", s.may(edit.Rollback, func(w http.ResponseWriter, r *http.Request) {
@@ -60,11 +56,7 @@ func (s *Server) versionDiff(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	d, err := s.edit.Diff(*whoIs(r), q.Get("from"), q.Get("to"), limit)
-	if err != nil {
-		editError(w, err)
-		return
-	}
-	writeJSON(w, d)
+	reply(w, http.StatusOK, d, err)
 }
 
 // versionQuery parses r's query strictly: only the names given, each at

@@ -75,16 +75,16 @@ func (c *Console) routes() *http.ServeMux {
 	mux.Handle("GET /ui/assets/", assetHandler())
 	mux.HandleFunc("GET /ui/signin", c.signinForm)
 	mux.HandleFunc("POST /ui/signin", c.signin)
-	mux.HandleFunc("POST /ui/signout", c.action(edit.RoleViewer, c.signout))
-	mux.HandleFunc("GET /{$}", c.page(edit.RoleViewer, c.overview))
-	mux.HandleFunc("GET /ui/rules", c.page(edit.RoleViewer, c.rulesPage))
-	mux.HandleFunc("GET /ui/rules/hits", c.page(edit.RoleViewer, c.hitsPage))
-	mux.HandleFunc("GET /ui/rules/export.csv", c.page(edit.RoleViewer, c.exportCSV))
-	mux.HandleFunc("GET /ui/rules/export.toml", c.page(edit.RoleViewer, c.exportTOML))
-	mux.HandleFunc("GET /ui/explain", c.page(edit.RoleViewer, c.explainPage))
-	mux.HandleFunc("GET /ui/misses", c.page(edit.RoleViewer, c.missesPage))
-	mux.HandleFunc("GET /ui/versions", c.page(edit.RoleViewer, c.versionsPage))
-	mux.HandleFunc("GET /ui/versions/diff", c.page(edit.RoleViewer, c.versionDiffPage))
+	mux.HandleFunc("POST /ui/signout", c.action(c.signout))
+	mux.HandleFunc("GET /{$}", c.page(c.overview))
+	mux.HandleFunc("GET /ui/rules", c.page(c.rulesPage))
+	mux.HandleFunc("GET /ui/rules/hits", c.page(c.hitsPage))
+	mux.HandleFunc("GET /ui/rules/export.csv", c.page(c.exportCSV))
+	mux.HandleFunc("GET /ui/rules/export.toml", c.page(c.exportTOML))
+	mux.HandleFunc("GET /ui/explain", c.page(c.explainPage))
+	mux.HandleFunc("GET /ui/misses", c.page(c.missesPage))
+	mux.HandleFunc("GET /ui/versions", c.page(c.versionsPage))
+	mux.HandleFunc("GET /ui/versions/diff", c.page(c.versionDiffPage))
 	mux.HandleFunc("POST /ui/versions/rollback", c.act(edit.Rollback, c.rollback))
 	mux.HandleFunc("POST /ui/versions/unpin", c.act(edit.Unpin, c.unpin))
 	c.draftRoutes(mux)
@@ -141,17 +141,14 @@ func (c *Console) current(w http.ResponseWriter, r *http.Request, create bool) *
 	return &user{sess: s, who: c.srv.Local()}
 }
 
-// page wraps a GET handler: a signed-in user with role at least min, or
-// to the sign-in form.
-func (c *Console) page(min edit.Role, fn func(http.ResponseWriter, *http.Request, *user)) http.HandlerFunc {
+// page wraps a GET handler: a signed-in user (every role sees every
+// page; what a page offers, and what its forms may do, the editing
+// model decides), or to the sign-in form.
+func (c *Console) page(fn func(http.ResponseWriter, *http.Request, *user)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		u := c.current(w, r, true)
 		if u == nil {
 			http.Redirect(w, r, "/ui/signin?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
-			return
-		}
-		if !(u.who.Role >= min) {
-			c.fail(w, r, u, http.StatusForbidden, "your role ("+u.who.Role.String()+") cannot see this page")
 			return
 		}
 		fn(w, r, u)
@@ -164,9 +161,9 @@ const maxForm = 1 << 20
 
 // action wraps a POST handler: a live session, its CSRF token in the
 // form (403 without: a request another page made the browser send
-// carries the cookie but cannot know the token), and a role at least
-// min.
-func (c *Console) action(min edit.Role, fn func(http.ResponseWriter, *http.Request, *user)) http.HandlerFunc {
+// carries the cookie but cannot know the token). Who may do what is
+// the editing model's: act.
+func (c *Console) action(fn func(http.ResponseWriter, *http.Request, *user)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		u := c.current(w, r, false)
 		if u == nil {
@@ -182,10 +179,6 @@ func (c *Console) action(min edit.Role, fn func(http.ResponseWriter, *http.Reque
 			c.fail(w, r, u, http.StatusForbidden, "the form's CSRF token is missing or wrong: reload the page and try again")
 			return
 		}
-		if !(u.who.Role >= min) {
-			c.fail(w, r, u, http.StatusForbidden, "your role ("+u.who.Role.String()+") cannot do this")
-			return
-		}
 		fn(w, r, u)
 	}
 }
@@ -194,7 +187,7 @@ func (c *Console) action(min edit.Role, fn func(http.ResponseWriter, *http.Reque
 // model whether the user may (the table of who may do what is the
 // model's, the JSON endpoints' too), after the session and CSRF checks.
 func (c *Console) act(op edit.Op, fn func(http.ResponseWriter, *http.Request, *user)) http.HandlerFunc {
-	return c.action(edit.RoleViewer, func(w http.ResponseWriter, r *http.Request, u *user) {
+	return c.action(func(w http.ResponseWriter, r *http.Request, u *user) {
 		if err := c.ed.May(u.who, op); err != nil {
 			c.fail(w, r, u, edit.Status(err), err.Error())
 			return

@@ -65,6 +65,10 @@ func (c *Console) editRulePage(w http.ResponseWriter, r *http.Request, u *user) 
 		c.fail(w, r, u, edit.Status(edit.ErrNotEdited), edit.ErrNotEdited.Error())
 		return
 	}
+	if err := c.ed.May(u.who, edit.AddEntry); err != nil {
+		c.fail(w, r, u, edit.Status(err), err.Error())
+		return
+	}
 	f := formEntry(r.URL.Query())
 	if r.URL.Query().Get("op") == "" {
 		f.Op = "change"
