@@ -189,7 +189,7 @@ func (s *service) reloadLocked(c *candidate, commit func(ruleVersion) error) (st
 		commitUps()
 	}
 	s.srv.Swap(cfg.Set)
-	s.snap.Store(&rulesSnap{hash: ver.hash, set: cfg.Set})
+	s.snap.Store(&rulesSnap{hash: ver.Hash, set: cfg.Set})
 	s.https.rulesSwapped()
 	carried := cfg.Set.CarryHits(old)
 	// The engine now holds the only reference the old rules need: serve's
@@ -201,8 +201,8 @@ func (s *service) reloadLocked(c *candidate, commit func(ruleVersion) error) (st
 	logSkipped(s.log, cfg)
 	s.reloads.Inc()
 	s.lastReloadUnix = float64(time.Now().Unix())
-	msg := fmt.Sprintf("%s in %s, version %s", RuleCounts(cfg.Written, cfg.Set.Counts()), time.Since(start).Round(time.Microsecond), ver.hash)
-	s.log.Info("reloaded", "config", cfg.Path, "rules", cfg.Set.Len(), "version", ver.hash, "hits_carried", carried, "took", time.Since(start).Round(time.Microsecond))
+	msg := fmt.Sprintf("%s in %s, version %s", RuleCounts(cfg.Written, cfg.Set.Counts()), time.Since(start).Round(time.Microsecond), ver.Hash)
+	s.log.Info("reloaded", "config", cfg.Path, "rules", cfg.Set.Len(), "version", ver.Hash, "hits_carried", carried, "took", time.Since(start).Round(time.Microsecond))
 	s.applyToken(cfg)
 	if keys := restartNeeded(s.cfg, cfg); len(keys) > 0 {
 		changed := strings.Join(keys, ", ")

@@ -69,7 +69,7 @@ func (s *service) apply(ch change) (string, error) {
 		return nil
 	}
 	if ch.keep {
-		if err := commit(ruleVersion{hash: s.versions.servingHash()}); err != nil {
+		if err := commit(ruleVersion{Version: edit.Version{Hash: s.versions.servingHash()}}); err != nil {
 			return "", err
 		}
 		s.logChange(rec)
@@ -114,7 +114,7 @@ func (ed *editState) record(ch change, ver ruleVersion) edit.Record {
 		c := v.Counts
 		r.Time, r.Version, r.Base, r.RollbackOf, r.Counts = v.Time, v.Number, v.Base, v.RollbackOf, &c
 	}
-	r.Hash = ver.hash
+	r.Hash = ver.Hash
 	return r
 }
 

@@ -282,7 +282,7 @@ func TestRulesetETagMatchesArchive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	local := localVersion(cfg, configload.Loader{}).hash
+	local := localVersion(cfg, configload.Loader{}).Hash
 	number := map[string]int{strconv.Quote(local): 0}
 	for n := 1; n <= promotes; n++ {
 		number[strconv.Quote(editedHash(local, n))] = n

@@ -268,11 +268,11 @@ func (ed *editState) describe(rv ruleVersion, v *edits.Version) ruleVersion {
 	if v.Number == 0 {
 		return rv
 	}
-	rv.hash = editedHash(rv.hash, v.Number)
-	rv.number, rv.author, rv.message = v.Number, v.Author, v.Message
+	rv.Hash = editedHash(rv.Hash, v.Number)
+	rv.Number, rv.Author, rv.Message = v.Number, v.Author, v.Message
 	c := v.Counts
-	rv.counts = &c
-	rv.source += " + edits v" + strconv.Itoa(v.Number)
-	rv.kept = true
+	rv.Counts = &c
+	rv.Source += " + edits v" + strconv.Itoa(v.Number)
+	rv.Kept = true
 	return rv
 }

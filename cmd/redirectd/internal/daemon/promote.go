@@ -89,7 +89,7 @@ func (s *service) rollbackEdits(to string, a edit.Audit) (string, error) {
 		if ferr != nil {
 			return "", ferr
 		}
-		n = rv.number
+		n = rv.Number
 	}
 	if a.Message == "" {
 		return "", errNoMessage

@@ -199,8 +199,7 @@ func (s *service) loadCached() {
 	vl := &s.versions
 	for _, m := range rs.cache.List() {
 		if len(vl.list) < vl.keep {
-			vl.list = append(vl.list, ruleVersion{hash: m.Hash, fetchedAt: m.FetchedAt, source: m.Source,
-				validators: m.Validators, kept: true, entry: m.Entry})
+			vl.list = append(vl.list, metaVersion(m))
 		}
 	}
 	cur, ok, err := rs.cache.Current()
@@ -465,8 +464,14 @@ func (s *service) load(c *candidate) (*config.Config, ruleVersion, error) {
 		// A rule set holds no locations: the node's own config does.
 		cfg.Set.SetLocations(cfg.Locations)
 	}
-	return cfg, ruleVersion{hash: c.meta.Hash, fetchedAt: c.meta.FetchedAt, source: c.meta.Source,
-		validators: c.meta.Validators, kept: true, entry: c.meta.Entry}, nil
+	return cfg, metaVersion(c.meta), nil
+}
+
+// metaVersion is the version of the source's rule set m, kept in the
+// cache.
+func metaVersion(m source.Meta) ruleVersion {
+	return ruleVersion{Version: edit.Version{Hash: m.Hash, FetchedAt: m.FetchedAt, Source: m.Source,
+		ETag: m.Validators.ETag, LastModified: m.Validators.LastModified, Kept: true}, entry: m.Entry}
 }
 
 // FetchRules fetches the rules of cfg's [rules] source once into dir, as

@@ -33,21 +33,13 @@ import (
 // source are kept in cache_dir/versions/HASH instead, and loaded again
 // (through reloadLocked, like any reload) when asked for.
 type ruleVersion struct {
-	hash       string
-	loadedAt   time.Time
-	fetchedAt  time.Time
-	source     string
-	validators source.Validators
-	rules      int
-	// kept: the version came from the source, and its files are in the
-	// cache (entry is its TOML there).
-	kept  bool
+	// Version is the version as /versions lists it (the editing model's
+	// one type of a version); its Serving and Pinned are set only as
+	// it is listed, from the versionLog.
+	edit.Version
+	// entry is the TOML of a version from the source in the cache
+	// (Kept: its files are there).
 	entry string
-	// number, author, message and counts describe a version of edits
-	// promoted through the admin API's drafts (number 0: none).
-	number          int
-	author, message string
-	counts          *edit.Counts
 }
 
 // versionLog lists the versions loaded, newest first. Its own mutex, not
@@ -108,8 +100,8 @@ func (s *service) listPromoted(local ruleVersion) {
 			continue
 		}
 		rv := s.ed.describe(local, v)
-		rv.loadedAt = time.Time{}
-		if !slices.ContainsFunc(vl.list, func(o ruleVersion) bool { return o.hash == rv.hash }) {
+		rv.LoadedAt = time.Time{}
+		if !slices.ContainsFunc(vl.list, func(o ruleVersion) bool { return o.Hash == rv.Hash }) {
 			vl.list = append(vl.list, rv)
 		}
 	}
@@ -130,7 +122,7 @@ func localVersion(cfg *config.Config, example configload.Loader) ruleVersion {
 			h.Write(b)
 		}
 	}
-	return ruleVersion{hash: hex.EncodeToString(h.Sum(nil))[:source.HashLen], loadedAt: time.Now(), source: "file:" + cfg.Path}
+	return ruleVersion{Version: edit.Version{Hash: hex.EncodeToString(h.Sum(nil))[:source.HashLen], LoadedAt: time.Now(), Source: "file:" + cfg.Path}}
 }
 
 // pinState is what a load does to the pin of a rollback.
@@ -151,20 +143,20 @@ func (s *service) recordVersion(v ruleVersion, n int, p pinState) {
 	if p != keepPin {
 		vl.pinned = p == pin
 	}
-	v.rules = n
-	if v.loadedAt.IsZero() {
-		v.loadedAt = time.Now()
+	v.Rules = n
+	if v.LoadedAt.IsZero() {
+		v.LoadedAt = time.Now()
 	}
-	vl.list = slices.DeleteFunc(vl.list, func(o ruleVersion) bool { return o.hash == v.hash })
+	vl.list = slices.DeleteFunc(vl.list, func(o ruleVersion) bool { return o.Hash == v.Hash })
 	vl.list = slices.Insert(vl.list, 0, v)
 	if len(vl.list) > vl.keep {
 		vl.list = vl.list[:vl.keep]
 	}
 	vl.loaded.Store(true)
-	if vl.serving != v.hash {
-		vl.serving = v.hash
+	if vl.serving != v.Hash {
+		vl.serving = v.Hash
 		set := metrics.NewSet()
-		set.NewGauge(fmt.Sprintf(`redirectd_rules_version_info{hash=%q}`, v.hash), func() float64 { return 1 })
+		set.NewGauge(fmt.Sprintf(`redirectd_rules_version_info{hash=%q}`, v.Hash), func() float64 { return 1 })
 		vl.info.Store(set)
 	}
 }
@@ -176,7 +168,7 @@ func (vl *versionLog) keptHashes() map[string]bool {
 	defer vl.mu.Unlock()
 	keep := map[string]bool{}
 	for _, v := range vl.list {
-		keep[v.hash] = true
+		keep[v.Hash] = true
 	}
 	return keep
 }
@@ -186,7 +178,7 @@ func (vl *versionLog) find(hash string) (ruleVersion, error) {
 	vl.mu.Lock()
 	defer vl.mu.Unlock()
 	for _, v := range vl.list {
-		if v.hash == hash {
+		if v.Hash == hash {
 			return v, nil
 		}
 	}
@@ -231,10 +223,10 @@ func (s *service) Versions() []edit.Version {
 	defer vl.mu.Unlock()
 	out := make([]edit.Version, 0, len(vl.list))
 	for _, v := range vl.list {
-		out = append(out, edit.Version{Hash: v.hash, LoadedAt: v.loadedAt, FetchedAt: v.fetchedAt, Source: v.source,
-			ETag: v.validators.ETag, LastModified: v.validators.LastModified, Rules: v.rules,
-			Serving: v.hash == vl.serving, Pinned: v.hash == vl.serving && vl.pinned, Kept: v.kept,
-			Number: v.number, Author: v.author, Message: v.message, Counts: v.counts})
+		ver := v.Version
+		ver.Serving = v.Hash == vl.serving
+		ver.Pinned = ver.Serving && vl.pinned
+		out = append(out, ver)
 	}
 	return out
 }
@@ -249,7 +241,7 @@ func (s *service) Rollback(to string, a edit.Audit) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if !v.kept || s.rs == nil {
+	if !v.Kept || s.rs == nil {
 		return "", fmt.Errorf("version %s came from the local config, whose earlier files are not kept: only versions from [rules] source can be rolled back to", to)
 	}
 	s.mu.Lock()
@@ -344,7 +336,7 @@ func (s *service) versionRules(hash string) (*matcher.Set, error) {
 	if s.rs == nil && s.ed.store != nil {
 		return s.editedRules(v)
 	}
-	if !v.kept || s.rs == nil {
+	if !v.Kept || s.rs == nil {
 		return nil, fmt.Errorf("version %s came from the local config, whose earlier files are not kept: only versions from [rules] source can be compared", hash)
 	}
 	cfg, err := config.LoadRuleSetFor(s.cfg.Reload, s.rs.cache.Dir(hash), v.entry, s.srv.Rules().HeaderFields()...)
@@ -412,11 +404,11 @@ func cutQ(s string) string { return shorten.Text(s, 64) }
 func (s *service) editedRules(v ruleVersion) (*matcher.Set, error) {
 	cfg, err := s.loader.Load(s.file)
 	if err != nil {
-		return nil, fmt.Errorf("cannot load the config to rebuild version %s: %w", v.hash, err)
+		return nil, fmt.Errorf("cannot load the config to rebuild version %s: %w", v.Hash, err)
 	}
-	ev, err := s.ed.store.Load(v.number)
+	ev, err := s.ed.store.Load(v.Number)
 	if err != nil {
-		return nil, fmt.Errorf("version %s: %w", v.hash, edit.ErrUnknownVersion)
+		return nil, fmt.Errorf("version %s: %w", v.Hash, edit.ErrUnknownVersion)
 	}
 	if err := s.ed.apply(cfg, ev, s.log); err != nil {
 		return nil, err
