@@ -64,9 +64,17 @@ func TestConsoleMatchesAPI(t *testing.T) {
 		t.Helper()
 		n.json(token, "POST", "/drafts/"+draft+"/entries", map[string]any{"op": op, "host": host, "from": from, "to": to}, 201, nil)
 	}
-	// Version 1: rules of brand-a, brand-b and of no host, and a change
+	// Version 1: rules of brand-a (more than a diff page lists, so that
+	// counts are of whole lists), brand-b and of no host, and a change
 	// of brand-b's, for the diffs.
 	seed := n.newDraft("root")
+	var bulk strings.Builder
+	for i := range 1100 {
+		fmt.Fprintf(&bulk, "www.brand-a.com/bulk-%d,/x,301\n", i)
+	}
+	if code, body := n.call("root", "POST", "/drafts/"+seed.ID+"/upload", "text/csv", strings.NewReader(bulk.String())); code != 201 {
+		t.Fatalf("the seed's upload: %d %s", code, body)
+	}
 	add("root", seed.ID, "add", "www.brand-a.com", "/pa", "/x")
 	add("root", seed.ID, "add", "www.brand-b.com", "/pb", "/x")
 	add("root", seed.ID, "add", "", "/pn", "/x")
@@ -148,8 +156,8 @@ func TestConsoleMatchesAPI(t *testing.T) {
 	if _, page := users["alice"].get("/ui/drafts/" + shown.ID); threeCounts(pageDraftCounts.FindStringSubmatch(page)) != "1/0/1" {
 		t.Errorf("alice's view of the shown draft: %s, want 1 added, 1 removed", threeCounts(pageDraftCounts.FindStringSubmatch(page)))
 	}
-	if _, page := users["alice"].get("/ui/versions/diff?" + diffPath); threeCounts(pageDiffCounts.FindStringSubmatch(page)) != "1/0/0" {
-		t.Errorf("alice's diff of the seed: %s, want 1 added", threeCounts(pageDiffCounts.FindStringSubmatch(page)))
+	if _, page := users["alice"].get("/ui/versions/diff?" + diffPath); threeCounts(pageDiffCounts.FindStringSubmatch(page)) != "1101/0/0" {
+		t.Errorf("alice's diff of the seed: %s, want 1,101 added", threeCounts(pageDiffCounts.FindStringSubmatch(page)))
 	}
 
 	// tidy discards every draft but shown, within the drafts' quota.
