@@ -333,11 +333,11 @@ func TestSourcePoll(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &d); code != 200 || err != nil {
 		t.Fatalf("/versions/diff: %d %v %q", code, err, body)
 	}
-	want := edit.VersionDiff{From: h1, To: h2, AddedCount: 1, RemovedCount: 1, ChangedCount: 1, Changes: edit.Changes[edit.DiffRule]{
-		Added:   []edit.DiffRule{{Kind: "exact", From: "/b", To: "/two", Status: 301, Source: "redirectd.toml:1"}},
-		Removed: []edit.DiffRule{{Kind: "exact", From: "/d", To: "/gone", Status: 301, Source: "maps/site.map:2"}},
-		Changed: []edit.Change[edit.DiffRule]{{Old: edit.DiffRule{Kind: "exact", From: "/c", To: "/x", Status: 301, Source: "maps/site.map:1"},
-			New: edit.DiffRule{Kind: "exact", From: "/c", To: "/y", Status: 301, Source: "maps/site.map:1"}}}},
+	want := edit.VersionDiff{From: h1, To: h2, AddedCount: 1, RemovedCount: 1, ChangedCount: 1, Changes: edit.Changes[edit.Rule]{
+		Added:   []edit.Rule{{Kind: "exact", From: "/b", To: "/two", Status: 301, Source: "redirectd.toml:1"}},
+		Removed: []edit.Rule{{Kind: "exact", From: "/d", To: "/gone", Status: 301, Source: "maps/site.map:2"}},
+		Changed: []edit.Change[edit.Rule]{{Old: edit.Rule{Kind: "exact", From: "/c", To: "/x", Status: 301, Source: "maps/site.map:1"},
+			New: edit.Rule{Kind: "exact", From: "/c", To: "/y", Status: 301, Source: "maps/site.map:1"}}}},
 	}
 	if diff := cmp.Diff(want, d); diff != "" {
 		t.Errorf("/versions/diff (-want +got):\n%s", diff)

@@ -35,9 +35,9 @@ func (f *fakeVersions) Diff(from, to string, limit int) (*edit.VersionDiff, erro
 	if from != "aaa" {
 		return nil, fmt.Errorf("version %q: %w", from, edit.ErrUnknownVersion)
 	}
-	return &edit.VersionDiff{From: from, To: to, AddedCount: 1, Changes: edit.Changes[edit.DiffRule]{
-		Added:   []edit.DiffRule{{Kind: "exact", From: "/a", To: "/b", Status: 301, Source: "r.toml:1"}},
-		Removed: []edit.DiffRule{}, Changed: []edit.Change[edit.DiffRule]{}}}, nil
+	return &edit.VersionDiff{From: from, To: to, AddedCount: 1, Changes: edit.Changes[edit.Rule]{
+		Added:   []edit.Rule{{Kind: "exact", From: "/a", To: "/b", Status: 301, Source: "r.toml:1"}},
+		Removed: []edit.Rule{}, Changed: []edit.Change[edit.Rule]{}}}, nil
 }
 
 func (f *fakeVersions) Rollback(to string, a edit.Audit) (string, error) {

@@ -66,7 +66,7 @@ func (f *fakeBackend) Diff(from, to string, limit int) (*edit.VersionDiff, error
 		return nil, edit.ErrUnknownVersion
 	}
 	return &edit.VersionDiff{From: from, To: "bbbbbbbbbbbb", AddedCount: 2,
-		Changes: edit.Changes[edit.DiffRule]{Added: []edit.DiffRule{{Kind: "exact", Host: "a.example", From: "/a-new", To: "/x"}, {Kind: "exact", Host: "b.example", From: "/b-new", To: "/y"}}}}, nil
+		Changes: edit.Changes[edit.Rule]{Added: []edit.Rule{{Kind: "exact", Host: "a.example", From: "/a-new", To: "/x"}, {Kind: "exact", Host: "b.example", From: "/b-new", To: "/y"}}}}, nil
 }
 
 func (f *fakeBackend) Rollback(to string, _ edit.Audit) (string, error) {

@@ -26,22 +26,28 @@ type Entry struct {
 	Kind   string `json:"kind,omitempty"`
 }
 
-// Rule is a rule as a draft's diff shows it.
+// Rule is a rule as the editing path shows it: in a draft's change
+// and in a diff of two versions, whose rules also say where they are
+// written (Source, "file:line" in their version) and a diff's their
+// query conditions (Query, "a=1&b=2") and pass.
 type Rule struct {
+	Kind   string `json:"kind"`
 	Host   string `json:"host"`
 	From   string `json:"from"`
+	Query  string `json:"query,omitempty"`
 	To     string `json:"to"`
 	Status int    `json:"status"`
-	Kind   string `json:"kind"`
+	Pass   bool   `json:"pass,omitempty"`
 	// Conditions are the rule's conditions besides its host, as
 	// matcher's Rule.Conditions writes them (`scheme = https`); an edit
 	// keeps those of the rule it changes.
 	Conditions []string `json:"conditions,omitempty"`
+	Source     string   `json:"source,omitempty"`
 }
 
-// Changes are what a change does to rules shown as R: a draft's (R is
-// Rule), a diff of two versions' (DiffRule), check -baseline's. The
-// one shape of a set of changes.
+// Changes are what a change does to rules shown as R: a draft's and a
+// diff of two versions' (R is Rule), check -baseline's. The one shape
+// of a set of changes.
 type Changes[R any] struct {
 	Added   []R         `json:"added"`
 	Removed []R         `json:"removed"`

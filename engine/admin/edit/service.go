@@ -311,8 +311,8 @@ func (s *Service) Diff(who Identity, from, to string, limit int) (*VersionDiff, 
 // scopeDiff keeps the rules of d that who may see, at most limit of each
 // kind, counting them whole.
 func scopeDiff(who Identity, d *VersionDiff, limit int) *VersionDiff {
-	out := &VersionDiff{From: d.From, To: d.To, Changes: NoChanges[DiffRule]()}
-	keep := func(list []DiffRule, n *int, r DiffRule) []DiffRule {
+	out := &VersionDiff{From: d.From, To: d.To, Changes: NoChanges[Rule]()}
+	keep := func(list []Rule, n *int, r Rule) []Rule {
 		if *n++; len(list) < limit {
 			list = append(list, r)
 		}

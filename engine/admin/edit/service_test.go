@@ -131,20 +131,20 @@ func TestServiceRefuses(t *testing.T) {
 // only when both its rules are its hosts', and counts what it keeps,
 // whatever the limit.
 func TestDiffScope(t *testing.T) {
-	a, b := DiffRule{Host: "www.a.com", From: "/a"}, DiffRule{Host: "www.b.com", From: "/b"}
-	none := DiffRule{From: "/n"}
-	f := &fakeBackend{diff: &VersionDiff{From: "x", To: "y", AddedCount: 3, RemovedCount: 1, ChangedCount: 3, Changes: Changes[DiffRule]{
-		Added:   []DiffRule{a, b, a},
-		Removed: []DiffRule{none},
-		Changed: []Change[DiffRule]{{Old: a, New: a}, {Old: a, New: b}, {Old: b, New: a}},
+	a, b := Rule{Host: "www.a.com", From: "/a"}, Rule{Host: "www.b.com", From: "/b"}
+	none := Rule{From: "/n"}
+	f := &fakeBackend{diff: &VersionDiff{From: "x", To: "y", AddedCount: 3, RemovedCount: 1, ChangedCount: 3, Changes: Changes[Rule]{
+		Added:   []Rule{a, b, a},
+		Removed: []Rule{none},
+		Changed: []Change[Rule]{{Old: a, New: a}, {Old: a, New: b}, {Old: b, New: a}},
 	}}}
 	s := NewService(f)
 	got, err := s.Diff(Identity{Name: "s", Role: RoleViewer, Hosts: []string{"*.a.com"}}, "x", "", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &VersionDiff{From: "x", To: "y", AddedCount: 2, ChangedCount: 1, Truncated: true, Changes: Changes[DiffRule]{
-		Added: []DiffRule{a}, Removed: []DiffRule{}, Changed: []Change[DiffRule]{{Old: a, New: a}},
+	want := &VersionDiff{From: "x", To: "y", AddedCount: 2, ChangedCount: 1, Truncated: true, Changes: Changes[Rule]{
+		Added: []Rule{a}, Removed: []Rule{}, Changed: []Change[Rule]{{Old: a, New: a}},
 	}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("scoped diff (-want +got):\n%s", diff)

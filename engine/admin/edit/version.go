@@ -65,18 +65,6 @@ type Record struct {
 	Recovered bool `json:"recovered,omitempty"`
 }
 
-// DiffRule is a rule as a diff of two versions shows it.
-type DiffRule struct {
-	Kind   string `json:"kind"`
-	Host   string `json:"host,omitempty"`
-	From   string `json:"from"`
-	Query  string `json:"query,omitempty"` // its query conditions, "a=1&b=2"
-	To     string `json:"to,omitempty"`
-	Status int    `json:"status,omitempty"`
-	Pass   bool   `json:"pass,omitempty"`
-	Source string `json:"source"` // "file:line" in its version
-}
-
 // VersionDiff is what changed between two versions. Rules are matched by
 // host, match kind, from and query conditions; a rule in both whose
 // target, status or options differ is changed. The lists hold at most the
@@ -87,7 +75,7 @@ type VersionDiff struct {
 	AddedCount   int    `json:"added_count"`
 	RemovedCount int    `json:"removed_count"`
 	ChangedCount int    `json:"changed_count"`
-	Changes[DiffRule]
+	Changes[Rule]
 	Truncated bool `json:"truncated,omitempty"`
 }
 

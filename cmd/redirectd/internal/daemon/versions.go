@@ -357,7 +357,7 @@ func diffRules(a, b *matcher.Set, limit int) *edit.VersionDiff {
 		oldRules[k] = &rc
 		order = append(order, k)
 	})
-	d := &edit.VersionDiff{Changes: edit.NoChanges[edit.DiffRule]()}
+	d := &edit.VersionDiff{Changes: edit.NoChanges[edit.Rule]()}
 	seen := map[string]bool{}
 	b.Each(func(r matcher.RuleHits) {
 		k := r.Key()
@@ -370,7 +370,7 @@ func diffRules(a, b *matcher.Set, limit int) *edit.VersionDiff {
 			}
 		case !o.Same(r.Rule):
 			if d.ChangedCount++; len(d.Changed) < limit {
-				d.Changed = append(d.Changed, edit.Change[edit.DiffRule]{Old: diffRule(o), New: diffRule(r.Rule)})
+				d.Changed = append(d.Changed, edit.Change[edit.Rule]{Old: diffRule(o), New: diffRule(r.Rule)})
 			}
 		}
 	})
@@ -386,12 +386,12 @@ func diffRules(a, b *matcher.Set, limit int) *edit.VersionDiff {
 	return d
 }
 
-func diffRule(r *matcher.Rule) edit.DiffRule {
+func diffRule(r *matcher.Rule) edit.Rule {
 	var q []string
 	for _, c := range r.Query {
 		q = append(q, c.Name+"="+c.Value)
 	}
-	return edit.DiffRule{Kind: r.Kind.String(), Host: r.Host, From: r.From, Query: strings.Join(q, "&"),
+	return edit.Rule{Kind: r.Kind.String(), Host: r.Host, From: r.From, Query: strings.Join(q, "&"),
 		To: r.To, Status: r.Status, Pass: r.Pass, Source: r.Source()}
 }
 

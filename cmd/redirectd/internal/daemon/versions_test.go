@@ -78,27 +78,27 @@ func TestDiffRules(t *testing.T) {
 	}{
 		{"same rules moved", set(matcher.Rule{From: "/a", To: "/x"}, matcher.Rule{From: "/b", To: "/y"}),
 			set(matcher.Rule{From: "/b", To: "/y"}, matcher.Rule{From: "/a", To: "/x"}), 10,
-			&edit.VersionDiff{Changes: edit.NoChanges[edit.DiffRule]()}},
+			&edit.VersionDiff{Changes: edit.NoChanges[edit.Rule]()}},
 		{"status and pass are changes", set(matcher.Rule{From: "/a", To: "/x"}, matcher.Rule{From: "/b", To: "/y"}),
 			set(matcher.Rule{From: "/a", To: "/x", Status: 302}, matcher.Rule{From: "/b", Pass: true}), 10,
-			&edit.VersionDiff{ChangedCount: 2, Changes: edit.Changes[edit.DiffRule]{Added: []edit.DiffRule{}, Removed: []edit.DiffRule{}, Changed: []edit.Change[edit.DiffRule]{
-				{Old: edit.DiffRule{Kind: "exact", From: "/a", To: "/x", Status: 301, Source: "r.toml:1"}, New: edit.DiffRule{Kind: "exact", From: "/a", To: "/x", Status: 302, Source: "r.toml:1"}},
-				{Old: edit.DiffRule{Kind: "exact", From: "/b", To: "/y", Status: 301, Source: "r.toml:2"}, New: edit.DiffRule{Kind: "exact", From: "/b", Pass: true, Source: "r.toml:2"}},
+			&edit.VersionDiff{ChangedCount: 2, Changes: edit.Changes[edit.Rule]{Added: []edit.Rule{}, Removed: []edit.Rule{}, Changed: []edit.Change[edit.Rule]{
+				{Old: edit.Rule{Kind: "exact", From: "/a", To: "/x", Status: 301, Source: "r.toml:1"}, New: edit.Rule{Kind: "exact", From: "/a", To: "/x", Status: 302, Source: "r.toml:1"}},
+				{Old: edit.Rule{Kind: "exact", From: "/b", To: "/y", Status: 301, Source: "r.toml:2"}, New: edit.Rule{Kind: "exact", From: "/b", Pass: true, Source: "r.toml:2"}},
 			}}}},
 		{"host, kind and query tell rules apart", set(matcher.Rule{From: "/a", To: "/x"}),
 			set(matcher.Rule{From: "/a", To: "/x", Host: "h.example"}, matcher.Rule{Kind: matcher.Prefix, From: "/a", To: "/x"}, matcher.Rule{From: "/a", To: "/x", Query: q}), 10,
-			&edit.VersionDiff{AddedCount: 3, RemovedCount: 1, Changes: edit.Changes[edit.DiffRule]{Changed: []edit.Change[edit.DiffRule]{},
-				Added: []edit.DiffRule{
+			&edit.VersionDiff{AddedCount: 3, RemovedCount: 1, Changes: edit.Changes[edit.Rule]{Changed: []edit.Change[edit.Rule]{},
+				Added: []edit.Rule{
 					{Kind: "exact", Host: "h.example", From: "/a", To: "/x", Status: 301, Source: "r.toml:1"},
 					{Kind: "prefix", From: "/a", To: "/x", Status: 301, Source: "r.toml:2"},
 					{Kind: "exact", From: "/a", Query: "p=1", To: "/x", Status: 301, Source: "r.toml:3"},
 				},
-				Removed: []edit.DiffRule{{Kind: "exact", From: "/a", To: "/x", Status: 301, Source: "r.toml:1"}}}}},
+				Removed: []edit.Rule{{Kind: "exact", From: "/a", To: "/x", Status: 301, Source: "r.toml:1"}}}}},
 		{"lists cut at the limit, counts whole", set(), set(matcher.Rule{From: "/a", To: "/x"}, matcher.Rule{From: "/b", To: "/x"}, matcher.Rule{From: "/c", To: "/x"}), 2,
-			&edit.VersionDiff{AddedCount: 3, Truncated: true, Changes: edit.Changes[edit.DiffRule]{Removed: []edit.DiffRule{}, Changed: []edit.Change[edit.DiffRule]{},
-				Added: []edit.DiffRule{{Kind: "exact", From: "/a", To: "/x", Status: 301, Source: "r.toml:1"}, {Kind: "exact", From: "/b", To: "/x", Status: 301, Source: "r.toml:2"}}}}},
+			&edit.VersionDiff{AddedCount: 3, Truncated: true, Changes: edit.Changes[edit.Rule]{Removed: []edit.Rule{}, Changed: []edit.Change[edit.Rule]{},
+				Added: []edit.Rule{{Kind: "exact", From: "/a", To: "/x", Status: 301, Source: "r.toml:1"}, {Kind: "exact", From: "/b", To: "/x", Status: 301, Source: "r.toml:2"}}}}},
 		{"limit 0: counts only", set(matcher.Rule{From: "/a", To: "/x"}), set(), 0,
-			&edit.VersionDiff{RemovedCount: 1, Truncated: true, Changes: edit.NoChanges[edit.DiffRule]()}},
+			&edit.VersionDiff{RemovedCount: 1, Truncated: true, Changes: edit.NoChanges[edit.Rule]()}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
