@@ -2,10 +2,10 @@
 // from the traffic port: Prometheus metrics (/metrics), liveness (/healthz)
 // and readiness (/readyz), the loaded rules with their hit counts (/rules),
 // how one URL would be answered (/explain), a config reload (POST
-// /reload), and, when the Backend is a Versioner, the rule-set versions
+// /reload), and, when the Backend is an edit.Versioner, the rule-set versions
 // (/versions, /versions/diff, POST /versions/rollback and /versions/unpin),
 // and, when it is a MissReporter, the most requested paths that matched no
-// rule (/misses), and, when it is an Editor, drafts of rule edits
+// rule (/misses), and, when it is an edit.Editor, drafts of rule edits
 // (/drafts, promote, whose outcome a promote that outlasts a prompt
 // answer gives at /operations/{id}) and the serving rules as a rule-set archive
 // (/ruleset). With Options.Pages it also mounts the web console
