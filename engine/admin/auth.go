@@ -4,10 +4,11 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
-	"github.com/redirectd/redirectd/engine/admin/edit"
 	"net/http"
 	"strings"
 	"sync/atomic"
+
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // tokenTable is every token the server takes: the SHA-256 of each with

@@ -2,11 +2,12 @@ package admin
 
 import (
 	"fmt"
-	"github.com/redirectd/redirectd/engine/admin/edit"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // fakeEditor is a Backend and Editor whose Upload reads the whole body,

@@ -2,11 +2,11 @@ package admin
 
 import (
 	"fmt"
-	"github.com/redirectd/redirectd/engine/admin/edit"
 	"net"
 	"net/netip"
 	"strings"
 
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/internal/shorten"
 )
 

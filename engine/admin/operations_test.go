@@ -2,13 +2,13 @@ package admin
 
 import (
 	"encoding/json"
-	"github.com/redirectd/redirectd/engine/admin/edit"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/internal/testutil"
 )
 

@@ -2,8 +2,9 @@ package admin
 
 import (
 	"errors"
-	"github.com/redirectd/redirectd/engine/admin/edit"
 	"net/http"
+
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // CallerReloader is a Backend whose reloads are recorded in an audit

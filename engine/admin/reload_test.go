@@ -2,9 +2,10 @@ package admin
 
 import (
 	"fmt"
-	"github.com/redirectd/redirectd/engine/admin/edit"
 	"strings"
 	"testing"
+
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // callerReloader is a Backend whose reloads are given their caller.

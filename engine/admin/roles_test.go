@@ -1,9 +1,10 @@
 package admin
 
 import (
-	"github.com/redirectd/redirectd/engine/admin/edit"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // TestAllows checks a limited token's hosts against the rules' hosts: a

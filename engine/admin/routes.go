@@ -1,8 +1,9 @@
 package admin
 
 import (
-	"github.com/redirectd/redirectd/engine/admin/edit"
 	"net/http"
+
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // routes returns the admin endpoints. ServeMux method patterns give the

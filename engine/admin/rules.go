@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/redirectd/redirectd/engine/admin/edit"
 	"net/http"
 	"strconv"
+
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // rules answers with every rule as a JSON array, then the entries of the

@@ -3,13 +3,14 @@ package admin
 import (
 	"errors"
 	"fmt"
-	"github.com/redirectd/redirectd/engine/admin/edit"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // fakeVersions is a Backend that keeps versions: a rollback to "aaa" works,

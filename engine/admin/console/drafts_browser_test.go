@@ -2,13 +2,13 @@ package console
 
 import (
 	"context"
-	"github.com/redirectd/redirectd/engine/admin/edit"
 	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/internal/browsertest"
 )
 

@@ -3,11 +3,12 @@ package console
 import (
 	"bufio"
 	"fmt"
-	"github.com/redirectd/redirectd/engine/admin/edit"
 	"io"
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // editFake is a fakeBackend whose rules are edited through drafts, as

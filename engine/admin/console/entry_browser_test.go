@@ -2,7 +2,6 @@ package console
 
 import (
 	"context"
-	"github.com/redirectd/redirectd/engine/admin/edit"
 	"strconv"
 	"strings"
 	"testing"
@@ -10,6 +9,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/internal/browsertest"
 )
 

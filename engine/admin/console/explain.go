@@ -1,13 +1,13 @@
 package console
 
 import (
-	"github.com/redirectd/redirectd/engine/admin/edit"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 
 	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 type explainData struct {

@@ -2,7 +2,6 @@ package console
 
 import (
 	"bytes"
-	"github.com/redirectd/redirectd/engine/admin/edit"
 	"slices"
 	"sort"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/internal/safego"
 )
 

@@ -2,7 +2,6 @@ package console
 
 import (
 	"fmt"
-	"github.com/redirectd/redirectd/engine/admin/edit"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -15,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/internal/testutil"
 )
 

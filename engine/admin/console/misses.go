@@ -1,10 +1,10 @@
 package console
 
 import (
-	"github.com/redirectd/redirectd/engine/admin/edit"
 	"net/http"
 
 	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 type missesData struct {

@@ -1,8 +1,9 @@
 package console
 
 import (
-	"github.com/redirectd/redirectd/engine/admin/edit"
 	"strconv"
+
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // versionRow is a version as the console lists it: its one name, and

@@ -3,13 +3,13 @@ package console
 import (
 	"cmp"
 	"context"
-	"github.com/redirectd/redirectd/engine/admin/edit"
 	"net/http"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 type kindCount struct {

@@ -1,12 +1,12 @@
 package console
 
 import (
-	"github.com/redirectd/redirectd/engine/admin/edit"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // TestPages renders each page for the admin token and for a token

@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
-	"github.com/redirectd/redirectd/engine/admin/edit"
 	"html/template"
 	"io/fs"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 //go:embed templates/*.html

@@ -1,7 +1,6 @@
 package console
 
 import (
-	"github.com/redirectd/redirectd/engine/admin/edit"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -9,6 +8,7 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // pageSize is the rules shown per page.

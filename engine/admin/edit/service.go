@@ -30,9 +30,9 @@ const (
 	nOps
 )
 
-// rule is what an operation needs: a role, and for one whose effect or
+// needs is what an operation needs: a role, and for one whose effect or
 // answer covers every host's rules, a token that covers every host.
-type rule struct {
+type needs struct {
 	what      string
 	min       Role
 	everyHost bool
@@ -41,7 +41,7 @@ type rule struct {
 // ops is the one table of who may do what: the JSON endpoints and the
 // console both ask Service.May, and every method of Service asks it
 // again itself, so no client can skip it.
-var ops = [nOps]rule{
+var ops = [nOps]needs{
 	ListDrafts:   {"listing drafts", RoleViewer, false},
 	ShowDraft:    {"seeing a draft", RoleViewer, false},
 	NewDraft:     {"making a draft", RoleEditor, false},

@@ -8,7 +8,6 @@ package baseline
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/redirectd/redirectd/engine/admin/edit"
 	"io"
 	"maps"
 	"net/url"
@@ -16,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/redirectd/redirectd/config"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/matcher"
 )
 

@@ -3,7 +3,6 @@ package daemon
 import (
 	"bytes"
 	"fmt"
-	"github.com/redirectd/redirectd/engine/admin/edit"
 	"io"
 	"log/slog"
 	"os"
@@ -22,6 +21,7 @@ import (
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/accesslog"
 	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/engine/promtext"
 	"github.com/redirectd/redirectd/internal/safego"
 	"github.com/redirectd/redirectd/matcher"

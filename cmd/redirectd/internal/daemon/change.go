@@ -2,9 +2,9 @@ package daemon
 
 import (
 	"fmt"
-	"github.com/redirectd/redirectd/engine/admin/edit"
 
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // change is one change to the rules served, as a caller asked for it:

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/redirectd/redirectd/engine/admin/edit"
 	"io"
 	"log/slog"
 	"os"
@@ -23,6 +22,7 @@ import (
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/configload"
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
 	"github.com/redirectd/redirectd/engine"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // editRig is a service over a config with [admin] edits_dir, as serve

@@ -1,8 +1,9 @@
 package daemon
 
 import (
-	"github.com/redirectd/redirectd/engine/admin/edit"
 	"testing"
+
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // TestDiffCache: a kept diff answers the same question only (from, to

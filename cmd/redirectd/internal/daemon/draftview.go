@@ -2,11 +2,11 @@ package daemon
 
 import (
 	"fmt"
-	"github.com/redirectd/redirectd/engine/admin/edit"
 	"strconv"
 	"strings"
 
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/matcher"
 )
 

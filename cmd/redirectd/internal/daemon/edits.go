@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"github.com/redirectd/redirectd/engine/admin/edit"
 	"log/slog"
 	"maps"
 	"slices"
@@ -17,6 +16,7 @@ import (
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/config/source"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // editState is what the admin API's drafts edit: the promoted version

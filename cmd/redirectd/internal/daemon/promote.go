@@ -3,10 +3,10 @@ package daemon
 import (
 	"errors"
 	"fmt"
-	"github.com/redirectd/redirectd/engine/admin/edit"
 	"strconv"
 
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // Promote makes draft id the next version: its edits merged over the

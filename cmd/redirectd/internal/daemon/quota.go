@@ -2,8 +2,8 @@ package daemon
 
 import (
 	"fmt"
-	"github.com/redirectd/redirectd/engine/admin/edit"
 
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/internal/plural"
 )
 

@@ -1,13 +1,13 @@
 package daemon
 
 import (
-	"github.com/redirectd/redirectd/engine/admin/edit"
 	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // TestOverlayCounts: a rollback's counts. Rolling back to a version

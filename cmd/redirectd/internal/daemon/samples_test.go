@@ -1,12 +1,12 @@
 package daemon
 
 import (
-	"github.com/redirectd/redirectd/engine/admin/edit"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/matcher"
 )
 

@@ -8,7 +8,6 @@ package daemon
 import (
 	"context"
 	"fmt"
-	"github.com/redirectd/redirectd/engine/admin/edit"
 	"io"
 	"log/slog"
 	"os"
@@ -27,6 +26,7 @@ import (
 	"github.com/redirectd/redirectd/engine/accesslog"
 	"github.com/redirectd/redirectd/engine/admin"
 	"github.com/redirectd/redirectd/engine/admin/console"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/internal/safego"
 	"github.com/redirectd/redirectd/matcher"
 )

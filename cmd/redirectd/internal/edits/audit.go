@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/redirectd/redirectd/engine/admin/edit"
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // Audit is the audit log: JSON lines, each appended in one write and

@@ -1,12 +1,13 @@
 package edits
 
 import (
-	"github.com/redirectd/redirectd/engine/admin/edit"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // TestAuditTornLine: a last line a crash left without its newline is cut

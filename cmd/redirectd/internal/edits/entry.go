@@ -2,13 +2,13 @@ package edits
 
 import (
 	"fmt"
-	"github.com/redirectd/redirectd/engine/admin/edit"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/config/importer"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/internal/shorten"
 	"github.com/redirectd/redirectd/matcher"
 )

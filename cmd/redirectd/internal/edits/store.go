@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/redirectd/redirectd/engine/admin/edit"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/config/source"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // Version is one promoted version as kept: its number, the version its

@@ -1,12 +1,13 @@
 package edits
 
 import (
-	"github.com/redirectd/redirectd/engine/admin/edit"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // TestStore checks that versions round-trip, that current names the one
