@@ -216,6 +216,18 @@ func TestConsoleMatchesAPI(t *testing.T) {
 		pcode, _ = u.post("/ui/drafts/"+pageDraft.ID+"/delete", url.Values{})
 		check(tk, "discard", apiOutcome(code, ""), pageOutcome(pcode, ""))
 		tidy()
+		// The rules page's Edit link: a change put into a new draft.
+		for _, host := range []string{"www.brand-a.com", "www.brand-b.com"} {
+			code, body := n.call(tk, "POST", "/drafts", "application/json", nil)
+			var d draftRef
+			if json.Unmarshal([]byte(body), &d) == nil && code == 201 {
+				js := fmt.Sprintf(`{"op":"change","host":%q,"from":"/a","to":"/r%s"}`, host, tag)
+				code, _ = n.call(tk, "POST", "/drafts/"+d.ID+"/entries", "application/json", strings.NewReader(js))
+			}
+			pcode, _ := u.post("/ui/rules/edit", url.Values{"op": {"change"}, "host": {host}, "from": {"/a"}, "to": {"/r" + tag}, "draft": {"new"}})
+			check(tk, "edit a rule into a new draft ("+host+")", apiOutcome(code, ""), pageOutcome(pcode, ""))
+		}
+		tidy()
 
 		// Promote: each of a draft made on the version serving then.
 		promote := func(host string, viaPage bool) outcome {
@@ -261,6 +273,8 @@ func TestConsoleMatchesAPI(t *testing.T) {
 		"vera add an entry": forbidden, "ed add an entry": done, "alice add an entry": done,
 		"alice add an entry of another host": forbidden, "alice add an entry of no host": forbidden,
 		"alice change another host's entry": forbidden, "alice upload a row of another host": forbidden,
+		"alice edit a rule into a new draft (www.brand-a.com)": done, "alice edit a rule into a new draft (www.brand-b.com)": forbidden,
+		"vera edit a rule into a new draft (www.brand-a.com)": forbidden,
 		"ed promote": forbidden, "paula promote": done, "paula promote another host's entry": forbidden,
 		"paula rollback (pins)": forbidden, "pub rollback (pins)": done, "pub unpin": forbidden,
 		"ada unpin":    {Status: 409}, // nothing is pinned on a node without [rules] source
