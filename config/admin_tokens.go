@@ -3,7 +3,8 @@ package config
 import (
 	"fmt"
 	"path/filepath"
-	"slices"
+
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // AdminToken is one [[admin.tokens]] entry: a named token with a role,
@@ -11,7 +12,7 @@ import (
 type AdminToken struct {
 	// Name is who the token belongs to; the audit trail records it.
 	Name string `toml:"name"`
-	// Role is viewer, editor, publisher or admin (AdminRoles).
+	// Role is viewer, editor, publisher or admin (edit.ParseRole names them: the editing model's roles).
 	Role string `toml:"role"`
 	// Token or TokenFile (read at every load into Token, as the
 	// [admin] token_file is) is the secret itself.
@@ -21,10 +22,6 @@ type AdminToken struct {
 	// the rules' host syntax ("example.com", "*.example.com").
 	Hosts []string `toml:"hosts"`
 }
-
-// AdminRoles are the roles of [[admin.tokens]], each allowed what the
-// one before it is and more.
-var AdminRoles = []string{"viewer", "editor", "publisher", "admin"}
 
 // DefaultMaxUploadBytes bounds an upload to a draft unless [admin]
 // max_upload_bytes says otherwise: a million CSV rows of 200 bytes fit.
@@ -56,8 +53,8 @@ func checkAdminTokens(file string, a *Admin, loc *locator, errs *errorList) {
 			bad("name", "%q is the name of an earlier token; give each its own", cut(t.Name))
 		}
 		seen[t.Name] = true
-		if !slices.Contains(AdminRoles, t.Role) {
-			bad("role", "%q is not a role; use one of %v", cut(t.Role), AdminRoles)
+		if _, err := edit.ParseRole(t.Role); err != nil {
+			bad("role", "%v", err)
 		}
 		switch {
 		case t.Token != "" && t.TokenFile != "":

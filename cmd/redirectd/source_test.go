@@ -25,6 +25,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/engine/testport"
 	"github.com/redirectd/redirectd/internal/testutil"
 )
@@ -242,10 +243,10 @@ func (n *sourceNode) waitMetric(name string, want float64, within time.Duration)
 	}
 }
 
-func (n *sourceNode) versions() []admin.VersionInfo {
+func (n *sourceNode) versions() []edit.Version {
 	n.t.Helper()
 	code, body := n.call("GET", "/versions")
-	var vs []admin.VersionInfo
+	var vs []edit.Version
 	if err := json.Unmarshal([]byte(body), &vs); code != 200 || err != nil {
 		n.t.Fatalf("/versions: %d %v %q", code, err, body)
 	}
@@ -328,15 +329,15 @@ func TestSourcePoll(t *testing.T) {
 
 	// The diff of the two versions.
 	code, body := node.call("GET", "/versions/diff?from="+h1+"&to="+h2)
-	var d admin.VersionDiff
+	var d edit.VersionDiff
 	if err := json.Unmarshal([]byte(body), &d); code != 200 || err != nil {
 		t.Fatalf("/versions/diff: %d %v %q", code, err, body)
 	}
-	want := admin.VersionDiff{From: h1, To: h2, AddedCount: 1, RemovedCount: 1, ChangedCount: 1,
-		Added:   []admin.DiffRule{{Kind: "exact", From: "/b", To: "/two", Status: 301, Source: "redirectd.toml:1"}},
-		Removed: []admin.DiffRule{{Kind: "exact", From: "/d", To: "/gone", Status: 301, Source: "maps/site.map:2"}},
-		Changed: []admin.RuleChange{{Old: admin.DiffRule{Kind: "exact", From: "/c", To: "/x", Status: 301, Source: "maps/site.map:1"},
-			New: admin.DiffRule{Kind: "exact", From: "/c", To: "/y", Status: 301, Source: "maps/site.map:1"}}},
+	want := edit.VersionDiff{From: h1, To: h2, AddedCount: 1, RemovedCount: 1, ChangedCount: 1, Changes: edit.Changes[edit.Rule]{
+		Added:   []edit.Rule{{Kind: "exact", From: "/b", To: "/two", Status: 301, Source: "redirectd.toml:1"}},
+		Removed: []edit.Rule{{Kind: "exact", From: "/d", To: "/gone", Status: 301, Source: "maps/site.map:2"}},
+		Changed: []edit.Change[edit.Rule]{{Old: edit.Rule{Kind: "exact", From: "/c", To: "/x", Status: 301, Source: "maps/site.map:1"},
+			New: edit.Rule{Kind: "exact", From: "/c", To: "/y", Status: 301, Source: "maps/site.map:1"}}}},
 	}
 	if diff := cmp.Diff(want, d); diff != "" {
 		t.Errorf("/versions/diff (-want +got):\n%s", diff)

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"sync/atomic"
+
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // tokenTable is every token the server takes: the SHA-256 of each with
@@ -16,17 +18,17 @@ type tokenTable []tokenEntry
 
 type tokenEntry struct {
 	sum [sha256.Size]byte
-	id  *Identity
+	id  *edit.Identity
 }
 
 // newTokenTable hashes the tokens of opts.
 func newTokenTable(token string, named []Token) *tokenTable {
 	var t tokenTable
 	if token != "" {
-		t = append(t, tokenEntry{sha256.Sum256([]byte(token)), &Identity{Name: "admin", Role: RoleAdmin}})
+		t = append(t, tokenEntry{sha256.Sum256([]byte(token)), &edit.Identity{Name: "admin", Role: edit.RoleAdmin}})
 	}
 	for _, n := range named {
-		t = append(t, tokenEntry{sha256.Sum256([]byte(n.Token)), &Identity{Name: n.Name, Role: n.Role, Hosts: n.Hosts}})
+		t = append(t, tokenEntry{sha256.Sum256([]byte(n.Token)), &edit.Identity{Name: n.Name, Role: n.Role, Hosts: n.Hosts}})
 	}
 	return &t
 }
@@ -109,7 +111,7 @@ func isProbe(r *http.Request) bool {
 // would tell the token's length), and every token is compared whatever
 // matched, with no branch on the result, so the time taken does not say
 // which token, or how many, came before the one that matched.
-func findToken(r *http.Request, tokens tokenTable) *Identity {
+func findToken(r *http.Request, tokens tokenTable) *edit.Identity {
 	scheme, cred, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		return nil
@@ -119,7 +121,7 @@ func findToken(r *http.Request, tokens tokenTable) *Identity {
 
 // find returns the identity of token, or nil, in the constant time
 // findToken describes; the console's sign-in form asks it too.
-func (tokens tokenTable) find(token string) *Identity {
+func (tokens tokenTable) find(token string) *edit.Identity {
 	got := sha256.Sum256([]byte(token))
 	match := -1
 	for i := range tokens {

@@ -2,10 +2,10 @@
 // from the traffic port: Prometheus metrics (/metrics), liveness (/healthz)
 // and readiness (/readyz), the loaded rules with their hit counts (/rules),
 // how one URL would be answered (/explain), a config reload (POST
-// /reload), and, when the Backend is a Versioner, the rule-set versions
+// /reload), and, when the Backend is an edit.Versioner, the rule-set versions
 // (/versions, /versions/diff, POST /versions/rollback and /versions/unpin),
 // and, when it is a MissReporter, the most requested paths that matched no
-// rule (/misses), and, when it is an Editor, drafts of rule edits
+// rule (/misses), and, when it is an edit.Editor, drafts of rule edits
 // (/drafts, promote, whose outcome a promote that outlasts a prompt
 // answer gives at /operations/{id}) and the serving rules as a rule-set archive
 // (/ruleset). With Options.Pages it also mounts the web console
@@ -14,8 +14,10 @@
 // header; Identify, Open and Backend are what it asks of the server.
 //
 // It knows nothing of the rest of redirectd: every answer comes from a
-// Backend that the command wires up, so this package imports only the
-// standard library.
+// Backend that the command wires up. Who may do what to drafts and
+// versions, which hosts a token sees and the errors' statuses are the
+// editing model's (package edit), which the console asks too: the
+// handlers here parse a request, call it and write its answer.
 //
 // Access: when the admin.token config key or named tokens (Options.Tokens)
 // are set, every endpoint but the probes requires "Authorization: Bearer

@@ -5,154 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
-
-// DraftInfo is one draft as GET /drafts lists it.
-type DraftInfo struct {
-	ID      string    `json:"id"`
-	Base    int       `json:"base"`
-	Author  string    `json:"author"`
-	Created time.Time `json:"created"`
-	Entries int       `json:"entries"`
-}
-
-// EditRule is a rule as a draft's diff shows it.
-type EditRule struct {
-	Host   string `json:"host"`
-	From   string `json:"from"`
-	To     string `json:"to"`
-	Status int    `json:"status"`
-	Kind   string `json:"kind"`
-	// Conditions are the rule's conditions besides its host, as
-	// matcher's Rule.Conditions writes them (`scheme = https`); an edit
-	// keeps those of the rule it changes.
-	Conditions []string `json:"conditions,omitempty"`
-}
-
-// EditChange is a rule a draft changes.
-type EditChange struct {
-	Old EditRule `json:"old"`
-	New EditRule `json:"new"`
-}
-
-// Sample is a URL whose answer a draft changes: "301 /x" before, "301
-// /y" after ("404" for none, "forwarded" when an upstream takes it).
-type Sample struct {
-	URL string `json:"url"`
-	Old string `json:"old"`
-	New string `json:"new"`
-}
-
-// Problem is something wrong a draft would make: a "loop" (a redirect
-// that comes back to where it started), a "chain" (a redirect to a URL
-// that redirects again) or a "shadowed" rule (one another rule answers
-// before it).
-type Problem struct {
-	Kind   string `json:"kind"`
-	Detail string `json:"detail"`
-}
-
-// DraftView is a draft's change as `check -baseline` shows one: the
-// lists hold the page asked for (?limit=, ?offset=), the counts are
-// whole.
-type DraftView struct {
-	ID       string       `json:"id"`
-	Base     int          `json:"base"`
-	Added    []EditRule   `json:"added"`
-	Changed  []EditChange `json:"changed"`
-	Removed  []EditRule   `json:"removed"`
-	Samples  []Sample     `json:"samples"`
-	Problems []Problem    `json:"problems"`
-	Counts   Counts       `json:"counts"`
-}
-
-// DraftEntry is one edit: {"op":"add","host":"","from":"/a","to":"/b",
-// "status":301}; kind ("exact", "prefix", "regex") is optional.
-type DraftEntry struct {
-	Op     string `json:"op"`
-	Host   string `json:"host"`
-	From   string `json:"from"`
-	To     string `json:"to,omitempty"`
-	Status int    `json:"status,omitempty"`
-	Kind   string `json:"kind,omitempty"`
-}
-
-// Ruleset is the serving version as a rule-set archive, for GET
-// /ruleset: the .tar.gz's bytes and its ETag, made from one snapshot of
-// the rules and never changed after (a new version is a new Ruleset), so
-// the two always agree.
-type Ruleset struct {
-	Data []byte
-	ETag string
-	Time time.Time
-}
-
-// Scope says whether a host's rules may be seen and edited.
-type Scope func(host string) bool
-
-// Editor is a Backend whose rules can be edited through drafts; the
-// /drafts endpoints and /ruleset exist only then. Its methods are
-// called like Backend's (concurrently, never on a traffic loop). in is
-// the caller's Scope: entries of other hosts are left out of what is
-// shown, and an edit of one is ErrOutOfScope.
-type Editor interface {
-	NewDraft(author string) (DraftInfo, error)
-	Drafts(in Scope) []DraftInfo
-	Draft(id string, in Scope, limit, offset int) (*DraftView, error)
-	AddEntry(id, author string, e DraftEntry, in Scope) error
-	// Upload adds the entries of body (CSV or JSON lines, by
-	// contentType), all or none, and returns how many.
-	Upload(id, author, contentType string, body io.Reader, in Scope) (int, error)
-	DiscardDraft(id string, in Scope) error
-	// Promote makes the draft a new version that serves, and returns
-	// its number.
-	Promote(id string, a Audit, in Scope) (int, error)
-	Ruleset() (Ruleset, error)
-}
-
-// The errors of an Editor, each answered with its status.
-var (
-	ErrNoDraft     = errors.New("no such draft; GET /drafts lists them")                 // 404
-	ErrEditRefused = errors.New("the edit cannot be made now")                           // 409
-	ErrOutOfScope  = errors.New("the token may not edit the rules of this host")         // 403
-	ErrBadEdit     = errors.New("the edit is not valid")                                 // 400
-	ErrInvalid     = errors.New("the edited rules do not load")                          // 422
-	ErrNoRuleset   = errors.New("no rule-set archive: this node's rules are not edited") // 404
-	ErrQuota       = errors.New("over the token's draft quota")                          // 429
-	// ErrNotDurable is a change that could not be kept on disk (its
-	// version, commit or audit record: a full or failing disk); it was
-	// not made, and the rules served are the ones before it.
-	ErrNotDurable = errors.New("the change could not be made durable") // 507
-)
-
-// EditStatus is the HTTP status an Editor's error is answered with, by
-// the JSON endpoints and the console alike: 404 for no such draft or
-// archive, 403 out of scope, 413 too large, 400 a bad edit, 422 rules
-// that do not load, 507 a change that could not be kept, else 409.
-func EditStatus(err error) int {
-	var mb *http.MaxBytesError
-	switch {
-	case errors.Is(err, ErrNotDurable):
-		return http.StatusInsufficientStorage
-	case errors.Is(err, ErrNoDraft), errors.Is(err, ErrNoRuleset):
-		return http.StatusNotFound
-	case errors.Is(err, ErrOutOfScope):
-		return http.StatusForbidden
-	case errors.As(err, &mb):
-		return http.StatusRequestEntityTooLarge
-	case errors.Is(err, ErrBadEdit):
-		return http.StatusBadRequest
-	case errors.Is(err, ErrInvalid):
-		return http.StatusUnprocessableEntity
-	case errors.Is(err, ErrQuota):
-		return http.StatusTooManyRequests
-	}
-	return http.StatusConflict
-}
 
 // Pages of a draft's lists, unless ?limit= says.
 const defaultDraftLimit = 100
@@ -164,42 +22,64 @@ const maxEntryBody = 64 << 10
 // upload: a 256 MiB body does not arrive in readTimeout.
 const uploadTimeout = 15 * time.Minute
 
+// draftRoutes adds the drafts endpoints, when the Backend is an Editor:
+// each parses its request, asks the editing model (s.edit) and writes
+// what it answers.
 func (s *Server) draftRoutes(mux *http.ServeMux) {
-	e, ok := s.b.(Editor)
-	if !ok {
+	if !s.edit.Edits() {
 		return
 	}
-	mux.HandleFunc("POST /drafts", need(RoleEditor, false, func(w http.ResponseWriter, r *http.Request) {
-		d, err := e.NewDraft(whoIs(r).Name)
-		if err != nil {
-			text(w, EditStatus(err), line(err.Error()))
-			return
-		}
-		writeJSONStatus(w, http.StatusCreated, map[string]any{"id": d.ID, "base": d.Base})
+	mux.HandleFunc("POST /drafts", s.may(edit.NewDraft, func(w http.ResponseWriter, r *http.Request) {
+		d, err := s.edit.NewDraft(*whoIs(r))
+		reply(w, http.StatusCreated, map[string]any{"id": d.ID, "base": d.Base}, err)
 	}))
-	mux.HandleFunc("GET /drafts", need(RoleViewer, false, func(w http.ResponseWriter, r *http.Request) {
-		list := e.Drafts(whoIs(r).Allows)
-		if list == nil {
-			list = []DraftInfo{}
-		}
-		writeJSON(w, list)
+	mux.HandleFunc("GET /drafts", s.may(edit.ListDrafts, func(w http.ResponseWriter, r *http.Request) {
+		list, err := s.edit.Drafts(*whoIs(r))
+		reply(w, http.StatusOK, list, err)
 	}))
-	mux.HandleFunc("GET /drafts/{id}", need(RoleViewer, false, func(w http.ResponseWriter, r *http.Request) { draftView(w, r, e) }))
-	mux.HandleFunc("DELETE /drafts/{id}", need(RoleEditor, false, func(w http.ResponseWriter, r *http.Request) {
-		if err := e.DiscardDraft(r.PathValue("id"), whoIs(r).Allows); err != nil {
-			text(w, EditStatus(err), line(err.Error()))
+	mux.HandleFunc("GET /drafts/{id}", s.may(edit.ShowDraft, s.draftView))
+	mux.HandleFunc("DELETE /drafts/{id}", s.may(edit.DiscardDraft, func(w http.ResponseWriter, r *http.Request) {
+		if err := s.edit.DiscardDraft(*whoIs(r), r.PathValue("id")); err != nil {
+			editError(w, err)
 			return
 		}
 		w.WriteHeader(http.StatusNoContent)
 	}))
-	mux.HandleFunc("POST /drafts/{id}/entries", need(RoleEditor, false, func(w http.ResponseWriter, r *http.Request) { addEntry(w, r, e) }))
-	mux.HandleFunc("POST /drafts/{id}/upload", need(RoleEditor, false, func(w http.ResponseWriter, r *http.Request) { s.upload(w, r, e) }))
-	mux.HandleFunc("POST /drafts/{id}/promote", need(RolePublisher, false, func(w http.ResponseWriter, r *http.Request) { s.promote(w, r, e) }))
-	mux.HandleFunc("GET /operations/{id}", need(RoleEditor, false, s.operationStatus))
-	mux.HandleFunc("GET /ruleset", need(RoleViewer, true, func(w http.ResponseWriter, r *http.Request) { ruleset(w, r, e) }))
+	mux.HandleFunc("POST /drafts/{id}/entries", s.may(edit.AddEntry, s.addEntry))
+	mux.HandleFunc("POST /drafts/{id}/upload", s.may(edit.Upload, s.upload))
+	mux.HandleFunc("POST /drafts/{id}/promote", s.may(edit.Promote, s.promote))
+	mux.HandleFunc("GET /operations/{id}", need(edit.RoleEditor, false, s.operationStatus))
+	mux.HandleFunc("GET /ruleset", s.may(edit.Export, s.ruleset))
 }
 
-func draftView(w http.ResponseWriter, r *http.Request, e Editor) {
+// may wraps h so that a caller the editing model would refuse op is
+// refused (403) before its request's body is read.
+func (s *Server) may(op edit.Op, h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := s.edit.May(*whoIs(r), op); err != nil {
+			editError(w, err)
+			return
+		}
+		h(w, r)
+	}
+}
+
+// reply answers v as JSON with status, or err of the editing model
+// with its own.
+func reply[T any](w http.ResponseWriter, status int, v T, err error) {
+	if err != nil {
+		editError(w, err)
+		return
+	}
+	writeJSONStatus(w, status, v)
+}
+
+// editError answers err of the editing model with its status.
+func editError(w http.ResponseWriter, err error) {
+	text(w, edit.Status(err), line(err.Error()))
+}
+
+func (s *Server) draftView(w http.ResponseWriter, r *http.Request) {
 	q, err := versionQuery(r, "limit", "offset")
 	if err != nil {
 		text(w, http.StatusBadRequest, line(err.Error()))
@@ -216,12 +96,8 @@ func draftView(w http.ResponseWriter, r *http.Request, e Editor) {
 			*p = n
 		}
 	}
-	d, err := e.Draft(r.PathValue("id"), whoIs(r).Allows, limit, offset)
-	if err != nil {
-		text(w, EditStatus(err), line(err.Error()))
-		return
-	}
-	writeJSON(w, d)
+	d, err := s.edit.Draft(*whoIs(r), r.PathValue("id"), limit, offset)
+	reply(w, http.StatusOK, d, err)
 }
 
 // decodeBody reads one JSON object of at most maxEntryBody bytes into v,
@@ -239,41 +115,27 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
 	return nil
 }
 
-func addEntry(w http.ResponseWriter, r *http.Request, e Editor) {
-	var de DraftEntry
+func (s *Server) addEntry(w http.ResponseWriter, r *http.Request) {
+	var de edit.Entry
 	if err := decodeBody(w, r, &de); err != nil {
 		text(w, http.StatusBadRequest, line(err.Error()))
 		return
 	}
-	id := whoIs(r)
-	if err := e.AddEntry(r.PathValue("id"), id.Name, de, id.Allows); err != nil {
-		text(w, EditStatus(err), line(err.Error()))
-		return
-	}
-	writeJSONStatus(w, http.StatusCreated, map[string]int{"entries": 1})
+	reply(w, http.StatusCreated, map[string]int{"entries": 1}, s.edit.AddEntry(*whoIs(r), r.PathValue("id"), de))
 }
 
-func (s *Server) upload(w http.ResponseWriter, r *http.Request, e Editor) {
+func (s *Server) upload(w http.ResponseWriter, r *http.Request) {
 	rc := http.NewResponseController(w)
 	rc.SetReadDeadline(time.Now().Add(uploadTimeout))
 	rc.SetWriteDeadline(time.Now().Add(uploadTimeout))
 	body := http.MaxBytesReader(w, r.Body, s.opts.MaxUploadBytes)
-	id := whoIs(r)
-	n, err := e.Upload(r.PathValue("id"), id.Name, r.Header.Get("Content-Type"), body, id.Allows)
-	if err != nil {
-		var mb *http.MaxBytesError
-		if errors.As(err, &mb) {
-			err = fmt.Errorf("the upload is larger than %d bytes ([admin] max_upload_bytes); nothing was added: %w", mb.Limit, err)
-		}
-		text(w, EditStatus(err), line(err.Error()))
-		return
-	}
-	writeJSONStatus(w, http.StatusCreated, map[string]int{"entries": n})
+	n, err := s.edit.Upload(*whoIs(r), r.PathValue("id"), r.Header.Get("Content-Type"), body)
+	reply(w, http.StatusCreated, map[string]int{"entries": n}, err)
 }
 
 // promote runs the promote as an operation (operations.go): answered
 // with its outcome, or 202 and a status to poll when it takes long.
-func (s *Server) promote(w http.ResponseWriter, r *http.Request, e Editor) {
+func (s *Server) promote(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		Message string `json:"message"`
 	}
@@ -281,24 +143,20 @@ func (s *Server) promote(w http.ResponseWriter, r *http.Request, e Editor) {
 		text(w, http.StatusBadRequest, line(err.Error()))
 		return
 	}
-	if body.Message == "" {
-		text(w, http.StatusBadRequest, "missing message: POST {\"message\":\"why\"}; the audit trail records it with the version\n")
+	op, err := s.StartPromote(*whoIs(r), r.PathValue("id"), body.Message)
+	if err != nil {
+		editError(w, err)
 		return
 	}
-	id := whoIs(r)
-	draft := r.PathValue("id")
-	op := s.ops.start(id.Name, func() (int, error) {
-		return e.Promote(draft, Audit{Author: id.Name, Message: body.Message}, id.Allows)
-	})
 	s.awaitPromote(w, r, op)
 }
 
 // ruleset serves the archive with its ETag; http.ServeContent answers
 // If-None-Match with 304, as [rules] source asks.
-func ruleset(w http.ResponseWriter, r *http.Request, e Editor) {
-	rs, err := e.Ruleset()
+func (s *Server) ruleset(w http.ResponseWriter, r *http.Request) {
+	rs, err := s.edit.Ruleset(*whoIs(r))
 	if err != nil {
-		text(w, EditStatus(err), line(err.Error()))
+		editError(w, err)
 		return
 	}
 	rc := http.NewResponseController(w)

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // fakeEditor is a Backend and Editor whose Upload reads the whole body,
@@ -16,13 +18,13 @@ type fakeEditor struct {
 	err      error
 }
 
-func (f *fakeEditor) NewDraft(author string) (DraftInfo, error) { return DraftInfo{ID: "d1"}, f.err }
-func (f *fakeEditor) Drafts(Scope) []DraftInfo                  { return nil }
-func (f *fakeEditor) Draft(id string, _ Scope, limit, offset int) (*DraftView, error) {
-	return &DraftView{ID: fmt.Sprintf("%s %d %d", id, limit, offset)}, f.err
+func (f *fakeEditor) NewDraft(author string) (edit.Draft, error) { return edit.Draft{ID: "d1"}, f.err }
+func (f *fakeEditor) Drafts(edit.Scope) []edit.Draft             { return nil }
+func (f *fakeEditor) Draft(id string, _ edit.Scope, limit, offset int) (*edit.DraftView, error) {
+	return &edit.DraftView{ID: fmt.Sprintf("%s %d %d", id, limit, offset)}, f.err
 }
-func (f *fakeEditor) AddEntry(string, string, DraftEntry, Scope) error { return f.err }
-func (f *fakeEditor) Upload(_, _, _ string, body io.Reader, _ Scope) (int, error) {
+func (f *fakeEditor) AddEntry(string, string, edit.Entry, edit.Scope) error { return f.err }
+func (f *fakeEditor) Upload(_, _, _ string, body io.Reader, _ edit.Scope) (int, error) {
 	b, err := io.ReadAll(body)
 	f.uploaded = len(b)
 	if err != nil {
@@ -30,9 +32,9 @@ func (f *fakeEditor) Upload(_, _, _ string, body io.Reader, _ Scope) (int, error
 	}
 	return strings.Count(string(b), "\n"), f.err
 }
-func (f *fakeEditor) DiscardDraft(string, Scope) error          { return f.err }
-func (f *fakeEditor) Promote(string, Audit, Scope) (int, error) { return 7, f.err }
-func (f *fakeEditor) Ruleset() (Ruleset, error)                 { return Ruleset{}, ErrNoRuleset }
+func (f *fakeEditor) DiscardDraft(string, edit.Scope) error               { return f.err }
+func (f *fakeEditor) Promote(string, edit.Audit, edit.Scope) (int, error) { return 7, f.err }
+func (f *fakeEditor) Ruleset() (edit.Ruleset, error)                      { return edit.Ruleset{}, edit.ErrNoRuleset }
 
 // TestDraftAnswers checks the answers the endpoints make of bodies and
 // of an Editor's errors: an upload past MaxUploadBytes is a 413, a body
@@ -72,11 +74,11 @@ func TestDraftAnswers(t *testing.T) {
 		{"default page", "GET", "/drafts/d1", "", "", nil, 200, `"d1 100 0"`},
 		{"bad limit", "GET", "/drafts/d1?limit=-1", "", "", nil, 400, "limit"},
 		{"unknown query", "GET", "/drafts/d1?limt=5", "", "", nil, 400, "limt"},
-		{"no draft", "DELETE", "/drafts/d9", "", "", fmt.Errorf("draft: %w", ErrNoDraft), 404, "no such draft"},
-		{"conflict", "POST", "/drafts/d1/promote", "application/json", `{"message":"m"}`, fmt.Errorf("%w: base 1, serving 2", ErrEditRefused), 409, "base 1, serving 2"},
-		{"invalid", "POST", "/drafts/d1/promote", "application/json", `{"message":"m"}`, fmt.Errorf("%w: entry add /a", ErrInvalid), 422, "entry add /a"},
-		{"out of scope", "POST", "/drafts/d1/entries", "application/json", `{"op":"add"}`, fmt.Errorf("%w: x.com", ErrOutOfScope), 403, "x.com"},
-		{"bad edit", "POST", "/drafts/d1/entries", "application/json", `{"op":"add"}`, fmt.Errorf("%w: from", ErrBadEdit), 400, "from"},
+		{"no draft", "DELETE", "/drafts/d9", "", "", fmt.Errorf("draft: %w", edit.ErrNoDraft), 404, "no such draft"},
+		{"conflict", "POST", "/drafts/d1/promote", "application/json", `{"message":"m"}`, fmt.Errorf("%w: base 1, serving 2", edit.ErrEditRefused), 409, "base 1, serving 2"},
+		{"invalid", "POST", "/drafts/d1/promote", "application/json", `{"message":"m"}`, fmt.Errorf("%w: entry add /a", edit.ErrInvalid), 422, "entry add /a"},
+		{"out of scope", "POST", "/drafts/d1/entries", "application/json", `{"op":"add"}`, fmt.Errorf("%w: x.com", edit.ErrOutOfScope), 403, "x.com"},
+		{"bad edit", "POST", "/drafts/d1/entries", "application/json", `{"op":"add"}`, fmt.Errorf("%w: from", edit.ErrBadEdit), 400, "from"},
 		{"no ruleset", "GET", "/ruleset", "", "", nil, 404, "not edited"},
 		{"made", "POST", "/drafts", "", "", nil, 201, `"id": "d1"`},
 	} {
@@ -87,6 +89,6 @@ func TestDraftAnswers(t *testing.T) {
 		}
 	}
 	if f.uploaded > 100 {
-		t.Errorf("the Editor read %d bytes of an upload bounded at 100", f.uploaded)
+		t.Errorf("the edit.Editor read %d bytes of an upload bounded at 100", f.uploaded)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"strings"
 
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/internal/shorten"
 )
 
@@ -25,7 +26,7 @@ func Check(opts Options) error {
 		if err := checkToken(t.Token); err != nil || t.Token == "" {
 			return fmt.Errorf("%w (the token named %q)", ErrBadToken, cut(t.Name))
 		}
-		if t.Role < RoleViewer || t.Role > RoleAdmin {
+		if t.Role < edit.RoleViewer || t.Role > edit.RoleAdmin {
 			return fmt.Errorf("admin: the token named %q has no role", cut(t.Name))
 		}
 		anyToken = t.Token

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/internal/testutil"
 )
 
@@ -19,7 +20,7 @@ type slowEditor struct {
 	finish  chan error
 }
 
-func (f *slowEditor) Promote(string, Audit, Scope) (int, error) {
+func (f *slowEditor) Promote(string, edit.Audit, edit.Scope) (int, error) {
 	close(f.started)
 	return 9, <-f.finish
 }
@@ -36,7 +37,7 @@ func TestPromoteLong(t *testing.T) {
 		want map[string]any
 	}{
 		{"done", nil, map[string]any{"id": "1", "state": "done", "status": 200.0, "version": 9.0}},
-		{"failed", ErrNotDurable, map[string]any{"id": "1", "state": "failed", "status": 507.0, "error": ErrNotDurable.Error()}},
+		{"failed", edit.ErrNotDurable, map[string]any{"id": "1", "state": "failed", "status": 507.0, "error": edit.ErrNotDurable.Error()}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // callerReloader is a Backend whose reloads are given their caller.
@@ -13,7 +15,7 @@ type callerReloader struct {
 	err error
 }
 
-func (f *callerReloader) ReloadBy(a Audit) (string, error) {
+func (f *callerReloader) ReloadBy(a edit.Audit) (string, error) {
 	f.by = append(f.by, a.Author)
 	return "", f.err
 }
@@ -27,7 +29,7 @@ func TestReloadCaller(t *testing.T) {
 	if got := do(t, "POST", base+"/reload", nil); got.Status != 200 {
 		t.Errorf("reload: %d %q", got.Status, got.Body)
 	}
-	f.err = fmt.Errorf("%w: disk full", ErrNotDurable)
+	f.err = fmt.Errorf("%w: disk full", edit.ErrNotDurable)
 	if got := do(t, "POST", base+"/reload", nil); got.Status != 507 || !strings.Contains(got.Body, "disk full") {
 		t.Errorf("reload that cannot be recorded: %d %q, want 507 saying why", got.Status, got.Body)
 	}

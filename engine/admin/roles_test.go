@@ -3,6 +3,8 @@ package admin
 import (
 	"net/http/httptest"
 	"testing"
+
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // TestAllows checks a limited token's hosts against the rules' hosts: a
@@ -10,7 +12,7 @@ import (
 // name, a look-alike or the rules of no host.
 func TestAllows(t *testing.T) {
 	t.Parallel()
-	id := &Identity{Name: "a", Role: RoleEditor, Hosts: []string{"*.brand-a.com", "shop.example"}}
+	id := &edit.Identity{Name: "a", Role: edit.RoleEditor, Hosts: []string{"*.brand-a.com", "shop.example"}}
 	for host, want := range map[string]bool{
 		"www.brand-a.com": true, "a.b.brand-a.com": true, "*.brand-a.com": true, "*.x.brand-a.com": true, "WWW.Brand-A.com.": true,
 		"shop.example": true, "brand-a.com": false, "evilbrand-a.com": false, "brand-a.com.evil": false, "": false,
@@ -20,7 +22,7 @@ func TestAllows(t *testing.T) {
 			t.Errorf("Allows(%q) = %v, want %v", host, got, want)
 		}
 	}
-	if every := (&Identity{Role: RoleViewer}); !every.Allows("") || !every.Allows("x.com") {
+	if every := (&edit.Identity{Role: edit.RoleViewer}); !every.Allows("") || !every.Allows("x.com") {
 		t.Errorf("a token of every host is refused a host")
 	}
 }
@@ -29,7 +31,7 @@ func TestAllows(t *testing.T) {
 // unnamed [admin] token an admin's, and that anything else finds none.
 func TestFindToken(t *testing.T) {
 	t.Parallel()
-	table := *newTokenTable("root", []Token{{Name: "v", Role: RoleViewer, Token: "vt"}, {Name: "e", Role: RoleEditor, Token: "et", Hosts: []string{"a.com"}}})
+	table := *newTokenTable("root", []Token{{Name: "v", Role: edit.RoleViewer, Token: "vt"}, {Name: "e", Role: edit.RoleEditor, Token: "et", Hosts: []string{"a.com"}}})
 	for auth, want := range map[string]string{
 		"Bearer root": "admin", "bearer vt": "v", "Bearer  et": "e", "Bearer vt ": "", "Bearer v": "", "Basic vt": "", "": "", "Bearer": "",
 	} {

@@ -1,6 +1,10 @@
 package admin
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/redirectd/redirectd/engine/admin/edit"
+)
 
 // routes returns the admin endpoints. ServeMux method patterns give the
 // 405s for free: "GET /x" also matches HEAD, and any other method gets
@@ -19,14 +23,14 @@ import "net/http"
 // same-origin, so CrossOriginProtection alone would let it read /rules.
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /metrics", need(RoleViewer, true, s.metrics))
+	mux.HandleFunc("GET /metrics", need(edit.RoleViewer, true, s.metrics))
 	mux.HandleFunc("GET /healthz", healthz)
 	mux.HandleFunc("GET /livez", healthz)
 	mux.HandleFunc("GET /readyz", s.readyz)
-	mux.HandleFunc("GET /rules", need(RoleViewer, false, s.rules))
-	mux.HandleFunc("GET /explain", need(RoleViewer, false, s.explain))
-	mux.HandleFunc("GET /misses", need(RoleViewer, false, s.misses))
-	mux.HandleFunc("POST /reload", need(RoleAdmin, true, s.reload))
+	mux.HandleFunc("GET /rules", need(edit.RoleViewer, false, s.rules))
+	mux.HandleFunc("GET /explain", need(edit.RoleViewer, false, s.explain))
+	mux.HandleFunc("GET /misses", need(edit.RoleViewer, false, s.misses))
+	mux.HandleFunc("POST /reload", need(edit.RoleAdmin, true, s.reload))
 	s.versionRoutes(mux)
 	s.draftRoutes(mux)
 	if s.pages != nil {

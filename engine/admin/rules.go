@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // rules answers with every rule as a JSON array, then the entries of the
@@ -65,7 +67,7 @@ func unusedRules(list []RuleInfo) []RuleInfo {
 
 // inScope returns the rules of list that id may see: list itself for a
 // token of every host, else a new slice (list belongs to the Backend).
-func inScope(id *Identity, list []RuleInfo) []RuleInfo {
+func inScope(id *edit.Identity, list []RuleInfo) []RuleInfo {
 	if !id.Scoped() {
 		return list
 	}

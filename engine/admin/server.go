@@ -1,6 +1,8 @@
 package admin
 
 import (
+	"github.com/redirectd/redirectd/engine/admin/edit"
+
 	"context"
 	"fmt"
 	"net"
@@ -65,6 +67,9 @@ type Server struct {
 	// pages is the web console (Options.Pages), nil without one.
 	pages http.Handler
 
+	// edit is the editing model over b: drafts and versions, which
+	// the JSON endpoints and the console both ask (Edit).
+	edit *edit.Service
 	// ops are the promotes run apart from their requests.
 	ops operations
 
@@ -87,7 +92,7 @@ func New(opts Options, b Backend) (*Server, error) {
 	if err := Check(opts); err != nil {
 		return nil, err
 	}
-	s := &Server{opts: opts, b: b}
+	s := &Server{opts: opts, b: b, edit: edit.NewService(b)}
 	s.ops.wait = func() <-chan time.Time { return time.After(promptWait) }
 	if opts.hasTokens() {
 		s.token.Store(newTokenTable(opts.Token, opts.Tokens))

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // fakeVersions is a Backend that keeps versions: a rollback to "aaa" works,
@@ -25,20 +27,21 @@ func (f *fakeVersions) record(s string) {
 	f.mu.Unlock()
 }
 
-func (f *fakeVersions) Versions() []VersionInfo {
-	return []VersionInfo{{Hash: "aaa", Source: "http://s/x.tar.gz", ETag: `"1"`, Rules: 2, Serving: true, Kept: true}}
+func (f *fakeVersions) Versions() []edit.Version {
+	return []edit.Version{{Hash: "aaa", Source: "http://s/x.tar.gz", ETag: `"1"`, Rules: 2, Serving: true, Kept: true}}
 }
 
-func (f *fakeVersions) Diff(from, to string, limit int) (*VersionDiff, error) {
+func (f *fakeVersions) Diff(from, to string, limit int) (*edit.VersionDiff, error) {
 	f.record(fmt.Sprintf("diff %s %s %d", from, to, limit))
 	if from != "aaa" {
-		return nil, fmt.Errorf("version %q: %w", from, ErrUnknownVersion)
+		return nil, fmt.Errorf("version %q: %w", from, edit.ErrUnknownVersion)
 	}
-	return &VersionDiff{From: from, To: to, AddedCount: 1, Added: []DiffRule{{Kind: "exact", From: "/a", To: "/b", Status: 301, Source: "r.toml:1"}},
-		Removed: []DiffRule{}, Changed: []RuleChange{}}, nil
+	return &edit.VersionDiff{From: from, To: to, AddedCount: 1, Changes: edit.Changes[edit.Rule]{
+		Added:   []edit.Rule{{Kind: "exact", From: "/a", To: "/b", Status: 301, Source: "r.toml:1"}},
+		Removed: []edit.Rule{}, Changed: []edit.Change[edit.Rule]{}}}, nil
 }
 
-func (f *fakeVersions) Rollback(to string, a Audit) (string, error) {
+func (f *fakeVersions) Rollback(to string, a edit.Audit) (string, error) {
 	f.record("rollback " + to + " by " + a.Author)
 	switch to {
 	case "aaa":
@@ -46,10 +49,10 @@ func (f *fakeVersions) Rollback(to string, a Audit) (string, error) {
 	case "bad":
 		return "", errors.New("cannot roll back to bad: r.toml:3: status: 200")
 	}
-	return "", fmt.Errorf("version %q: %w", to, ErrUnknownVersion)
+	return "", fmt.Errorf("version %q: %w", to, edit.ErrUnknownVersion)
 }
 
-func (f *fakeVersions) Unpin(a Audit) (string, error) {
+func (f *fakeVersions) Unpin(a edit.Audit) (string, error) {
 	f.record("unpin by " + a.Author)
 	return "", errors.New("nothing is pinned")
 }

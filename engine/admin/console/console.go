@@ -7,12 +7,16 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // Console is the web console's handler. New makes it; admin mounts it.
 type Console struct {
-	srv   *admin.Server
-	b     admin.Backend
+	srv *admin.Server
+	b   admin.Backend
+	// ed is the editing model the JSON endpoints ask too: drafts,
+	// versions and who may do what to them.
+	ed    *edit.Service
 	st    *store
 	pages func() pages // parsePages, once, at the first page asked for
 	rules *ruleCache
@@ -20,6 +24,10 @@ type Console struct {
 	fails failLimits
 	now   func() time.Time
 	mux   *http.ServeMux
+	// wait returns what a promote's form waits on before it answers
+	// with the operation's page: time.After(promptWait), a test's
+	// channel in tests.
+	wait func() <-chan time.Time
 	// hist is the rules' hit history (nil: none kept).
 	hist *hitHistory
 }
@@ -55,8 +63,8 @@ func (c *Console) setHistory(h *hitHistory) {
 
 // New returns the console of srv, for admin.Options.Pages.
 func New(srv *admin.Server) http.Handler {
-	c := &Console{srv: srv, b: srv.Backend(), st: newStore(), pages: sync.OnceValue(parsePages),
-		rates: &rateSampler{}, now: time.Now}
+	c := &Console{srv: srv, b: srv.Backend(), ed: srv.Edit(), st: newStore(), pages: sync.OnceValue(parsePages),
+		rates: &rateSampler{}, now: time.Now, wait: func() <-chan time.Time { return time.After(promptWait) }}
 	c.rules = &ruleCache{b: c.b}
 	c.mux = c.routes()
 	return c
@@ -67,18 +75,18 @@ func (c *Console) routes() *http.ServeMux {
 	mux.Handle("GET /ui/assets/", assetHandler())
 	mux.HandleFunc("GET /ui/signin", c.signinForm)
 	mux.HandleFunc("POST /ui/signin", c.signin)
-	mux.HandleFunc("POST /ui/signout", c.action(admin.RoleViewer, c.signout))
-	mux.HandleFunc("GET /{$}", c.page(admin.RoleViewer, c.overview))
-	mux.HandleFunc("GET /ui/rules", c.page(admin.RoleViewer, c.rulesPage))
-	mux.HandleFunc("GET /ui/rules/hits", c.page(admin.RoleViewer, c.hitsPage))
-	mux.HandleFunc("GET /ui/rules/export.csv", c.page(admin.RoleViewer, c.exportCSV))
-	mux.HandleFunc("GET /ui/rules/export.toml", c.page(admin.RoleViewer, c.exportTOML))
-	mux.HandleFunc("GET /ui/explain", c.page(admin.RoleViewer, c.explainPage))
-	mux.HandleFunc("GET /ui/misses", c.page(admin.RoleViewer, c.missesPage))
-	mux.HandleFunc("GET /ui/versions", c.page(admin.RoleViewer, c.versionsPage))
-	mux.HandleFunc("GET /ui/versions/diff", c.page(admin.RoleViewer, c.versionDiffPage))
-	mux.HandleFunc("POST /ui/versions/rollback", c.action(admin.RolePublisher, c.rollback))
-	mux.HandleFunc("POST /ui/versions/unpin", c.action(admin.RolePublisher, c.unpin))
+	mux.HandleFunc("POST /ui/signout", c.action(c.signout))
+	mux.HandleFunc("GET /{$}", c.page(c.overview))
+	mux.HandleFunc("GET /ui/rules", c.page(c.rulesPage))
+	mux.HandleFunc("GET /ui/rules/hits", c.page(c.hitsPage))
+	mux.HandleFunc("GET /ui/rules/export.csv", c.page(c.exportCSV))
+	mux.HandleFunc("GET /ui/rules/export.toml", c.page(c.exportTOML))
+	mux.HandleFunc("GET /ui/explain", c.page(c.explainPage))
+	mux.HandleFunc("GET /ui/misses", c.page(c.missesPage))
+	mux.HandleFunc("GET /ui/versions", c.page(c.versionsPage))
+	mux.HandleFunc("GET /ui/versions/diff", c.page(c.versionDiffPage))
+	mux.HandleFunc("POST /ui/versions/rollback", c.act(edit.Rollback, c.rollback))
+	mux.HandleFunc("POST /ui/versions/unpin", c.act(edit.Unpin, c.unpin))
 	c.draftRoutes(mux)
 	mux.HandleFunc("/ui/", func(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, nil, http.StatusNotFound, "no such page")
@@ -106,7 +114,7 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // asked again of the admin server on every request.
 type user struct {
 	sess *session
-	who  admin.Identity
+	who  edit.Identity
 }
 
 // current returns the request's user, or nil when it has no live
@@ -133,17 +141,14 @@ func (c *Console) current(w http.ResponseWriter, r *http.Request, create bool) *
 	return &user{sess: s, who: c.srv.Local()}
 }
 
-// page wraps a GET handler: a signed-in user with role at least min, or
-// to the sign-in form.
-func (c *Console) page(min admin.Role, fn func(http.ResponseWriter, *http.Request, *user)) http.HandlerFunc {
+// page wraps a GET handler: a signed-in user (every role sees every
+// page; what a page offers, and what its forms may do, the editing
+// model decides), or to the sign-in form.
+func (c *Console) page(fn func(http.ResponseWriter, *http.Request, *user)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		u := c.current(w, r, true)
 		if u == nil {
 			http.Redirect(w, r, "/ui/signin?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
-			return
-		}
-		if !(u.who.Role >= min) {
-			c.fail(w, r, u, http.StatusForbidden, "your role ("+u.who.Role.String()+") cannot see this page")
 			return
 		}
 		fn(w, r, u)
@@ -156,9 +161,9 @@ const maxForm = 1 << 20
 
 // action wraps a POST handler: a live session, its CSRF token in the
 // form (403 without: a request another page made the browser send
-// carries the cookie but cannot know the token), and a role at least
-// min.
-func (c *Console) action(min admin.Role, fn func(http.ResponseWriter, *http.Request, *user)) http.HandlerFunc {
+// carries the cookie but cannot know the token). Who may do what is
+// the editing model's: act.
+func (c *Console) action(fn func(http.ResponseWriter, *http.Request, *user)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		u := c.current(w, r, false)
 		if u == nil {
@@ -174,12 +179,21 @@ func (c *Console) action(min admin.Role, fn func(http.ResponseWriter, *http.Requ
 			c.fail(w, r, u, http.StatusForbidden, "the form's CSRF token is missing or wrong: reload the page and try again")
 			return
 		}
-		if !(u.who.Role >= min) {
-			c.fail(w, r, u, http.StatusForbidden, "your role ("+u.who.Role.String()+") cannot do this")
+		fn(w, r, u)
+	}
+}
+
+// act is action for an operation of the editing model: it asks the
+// model whether the user may (the table of who may do what is the
+// model's, the JSON endpoints' too), after the session and CSRF checks.
+func (c *Console) act(op edit.Op, fn func(http.ResponseWriter, *http.Request, *user)) http.HandlerFunc {
+	return c.action(func(w http.ResponseWriter, r *http.Request, u *user) {
+		if err := c.ed.May(u.who, op); err != nil {
+			c.fail(w, r, u, edit.Status(err), err.Error())
 			return
 		}
 		fn(w, r, u)
-	}
+	})
 }
 
 // back sends the browser to path after a POST (303), so that reloading

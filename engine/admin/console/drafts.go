@@ -12,55 +12,52 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // draftRoutes adds the drafts pages, when the Backend is an Editor.
 func (c *Console) draftRoutes(mux *http.ServeMux) {
-	mux.HandleFunc("GET /ui/drafts", c.page(admin.RoleViewer, c.draftsPage))
-	mux.HandleFunc("POST /ui/drafts", c.action(admin.RoleEditor, c.newDraft))
-	mux.HandleFunc("GET /ui/drafts/{id}", c.page(admin.RoleViewer, c.draftPage))
-	mux.HandleFunc("POST /ui/drafts/{id}/entries", c.action(admin.RoleEditor, c.addEntry))
+	mux.HandleFunc("GET /ui/drafts", c.page(c.draftsPage))
+	mux.HandleFunc("POST /ui/drafts", c.act(edit.NewDraft, c.newDraft))
+	mux.HandleFunc("GET /ui/drafts/{id}", c.page(c.draftPage))
+	mux.HandleFunc("POST /ui/drafts/{id}/entries", c.act(edit.AddEntry, c.addEntry))
 	mux.HandleFunc("POST /ui/drafts/{id}/upload", c.uploadAction)
-	mux.HandleFunc("POST /ui/drafts/{id}/promote", c.action(admin.RolePublisher, c.promote))
-	mux.HandleFunc("POST /ui/drafts/{id}/delete", c.action(admin.RoleEditor, c.discard))
-	mux.HandleFunc("POST /ui/misses", c.action(admin.RoleEditor, c.newDraftFromMisses))
-	mux.HandleFunc("GET /ui/rules/edit", c.page(admin.RoleEditor, c.editRulePage))
-	mux.HandleFunc("POST /ui/rules/edit", c.action(admin.RoleEditor, c.editRule))
+	mux.HandleFunc("POST /ui/drafts/{id}/promote", c.act(edit.Promote, c.promote))
+	mux.HandleFunc("GET /ui/operations/{id}", c.page(c.operationPage))
+	mux.HandleFunc("POST /ui/drafts/{id}/delete", c.act(edit.DiscardDraft, c.discard))
+	mux.HandleFunc("POST /ui/misses", c.act(edit.AddEntry, c.newDraftFromMisses))
+	mux.HandleFunc("GET /ui/rules/edit", c.page(c.editRulePage))
+	mux.HandleFunc("POST /ui/rules/edit", c.act(edit.AddEntry, c.editRule))
 }
 
-func (c *Console) editor(w http.ResponseWriter, r *http.Request, u *user) (admin.Editor, bool) {
-	e, ok := c.b.(admin.Editor)
-	if !ok {
-		c.fail(w, r, u, http.StatusNotFound, "this server's rules are not edited here: set [admin] edits_dir to keep drafts")
-	}
-	return e, ok
+// editFailed shows err of the editing model with its status, prefixed
+// by what was not done.
+func (c *Console) editFailed(w http.ResponseWriter, r *http.Request, u *user, prefix string, err error) {
+	c.fail(w, r, u, edit.Status(err), prefix+err.Error())
 }
 
 type draftsData struct {
-	Drafts  []admin.DraftInfo
+	Drafts  []edit.Draft
 	CanEdit bool
 	Off     string
 }
 
 func (c *Console) draftsPage(w http.ResponseWriter, r *http.Request, u *user) {
-	d := draftsData{CanEdit: u.who.Role >= admin.RoleEditor}
-	if e, ok := c.b.(admin.Editor); ok {
-		d.Drafts = e.Drafts(u.who.Allows)
-	} else {
+	d := draftsData{CanEdit: c.ed.May(u.who, edit.AddEntry) == nil}
+	var err error
+	if d.Drafts, err = c.ed.Drafts(u.who); errors.Is(err, edit.ErrNotEdited) {
 		d.Off = "This server's rules are not edited here: set [admin] edits_dir to keep drafts."
+	} else if err != nil {
+		c.editFailed(w, r, u, "", err)
+		return
 	}
 	c.render(w, http.StatusOK, "drafts", "Drafts", u, d)
 }
 
 func (c *Console) newDraft(w http.ResponseWriter, r *http.Request, u *user) {
-	e, ok := c.editor(w, r, u)
-	if !ok {
-		return
-	}
-	d, err := e.NewDraft(u.who.Name)
+	d, err := c.ed.NewDraft(u.who)
 	if err != nil {
-		c.fail(w, r, u, admin.EditStatus(err), err.Error())
+		c.editFailed(w, r, u, "", err)
 		return
 	}
 	back(w, r, "/ui/drafts/"+url.PathEscape(d.ID))
@@ -72,7 +69,7 @@ func (c *Console) newDraft(w http.ResponseWriter, r *http.Request, u *user) {
 const draftPageSize = 50
 
 type draftData struct {
-	*admin.DraftView
+	*edit.DraftView
 	Page, Pages, PageSize int
 	Prev, Next            string
 	CanEdit, CanPublish   bool
@@ -84,7 +81,7 @@ type draftData struct {
 
 // EditLink is the draft page with the entry form filled in with r, for
 // the diff's Edit links.
-func (d draftData) EditLink(op string, r admin.EditRule) string {
+func (d draftData) EditLink(op string, r edit.Rule) string {
 	v := url.Values{"op": {op}, "host": {r.Host}, "from": {r.From}, "to": {r.To}, "kind": {r.Kind}}
 	if r.Status != 0 {
 		v.Set("status", strconv.Itoa(r.Status))
@@ -103,22 +100,19 @@ func (c *Console) draftPage(w http.ResponseWriter, r *http.Request, u *user) {
 }
 
 func (c *Console) showDraft(w http.ResponseWriter, r *http.Request, u *user, status int, f entryForm) {
-	e, ok := c.editor(w, r, u)
-	if !ok {
-		return
-	}
 	page := 1
 	if p, err := strconv.Atoi(r.URL.Query().Get("page")); err == nil && p > 1 {
 		page = min(p, 1<<20) // (page-1)*draftPageSize cannot overflow
 	}
 	id := r.PathValue("id")
-	v, err := e.Draft(id, u.who.Allows, draftPageSize, (page-1)*draftPageSize)
+	v, err := c.ed.Draft(u.who, id, draftPageSize, (page-1)*draftPageSize)
 	if err != nil {
-		c.fail(w, r, u, admin.EditStatus(err), err.Error())
+		c.editFailed(w, r, u, "", err)
 		return
 	}
-	d := draftData{DraftView: v, Page: page, PageSize: draftPageSize, CanEdit: u.who.Role >= admin.RoleEditor, CanPublish: u.who.Role >= admin.RolePublisher,
-		Notice: cut(r.URL.Query().Get("done")), MaxUpload: thousands(strconv.FormatInt(c.srv.MaxUpload(), 10)),
+	d := draftData{DraftView: v, Page: page, PageSize: draftPageSize, CanEdit: c.ed.May(u.who, edit.AddEntry) == nil,
+		CanPublish: c.ed.May(u.who, edit.Promote) == nil,
+		Notice:     cut(r.URL.Query().Get("done")), MaxUpload: thousands(strconv.FormatInt(c.srv.MaxUpload(), 10)),
 		Path: "/ui/drafts/" + url.PathEscape(id)}
 	f.Action, f.CSRF = d.Path+"/entries", u.sess.csrf
 	d.Form = f
@@ -137,19 +131,15 @@ func (c *Console) showDraft(w http.ResponseWriter, r *http.Request, u *user, sta
 // refused entry shows the draft again with the form as it was sent and
 // the reason, so that nothing typed is lost.
 func (c *Console) addEntry(w http.ResponseWriter, r *http.Request, u *user) {
-	e, ok := c.editor(w, r, u)
-	if !ok {
-		return
-	}
 	f := formEntry(r.PostForm)
 	id := r.PathValue("id")
-	if err := e.AddEntry(id, u.who.Name, f.entry(), u.who.Allows); err != nil {
-		if errors.Is(err, admin.ErrNoDraft) {
-			c.fail(w, r, u, admin.EditStatus(err), err.Error())
+	if err := c.ed.AddEntry(u.who, id, f.entry()); err != nil {
+		if errors.Is(err, edit.ErrNoDraft) {
+			c.editFailed(w, r, u, "", err)
 			return
 		}
 		f.Err = err.Error()
-		c.showDraft(w, r, u, admin.EditStatus(err), f)
+		c.showDraft(w, r, u, edit.Status(err), f)
 		return
 	}
 	back(w, r, "/ui/drafts/"+url.PathEscape(id)+"?done="+url.QueryEscape(f.Op+" "+f.Host+f.From+": entry added"))
@@ -189,12 +179,8 @@ func (c *Console) uploadAction(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, u, http.StatusForbidden, "the form's CSRF token is missing or wrong: reload the page and try again")
 		return
 	}
-	if u.who.Role < admin.RoleEditor {
-		c.fail(w, r, u, http.StatusForbidden, "your role ("+u.who.Role.String()+") cannot do this")
-		return
-	}
-	e, ok := c.editor(w, r, u)
-	if !ok {
+	if err := c.ed.May(u.who, edit.Upload); err != nil {
+		c.editFailed(w, r, u, "", err)
 		return
 	}
 	part, err = mr.NextPart()
@@ -203,9 +189,9 @@ func (c *Console) uploadAction(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PathValue("id")
-	n, err := e.Upload(id, u.who.Name, uploadType(part.FileName(), part.Header.Get("Content-Type")), part, u.who.Allows)
+	n, err := c.ed.Upload(u.who, id, uploadType(part.FileName(), part.Header.Get("Content-Type")), part)
 	if err != nil {
-		c.fail(w, r, u, admin.EditStatus(err), "nothing was added: "+err.Error())
+		c.editFailed(w, r, u, "", err)
 		return
 	}
 	back(w, r, "/ui/drafts/"+url.PathEscape(id)+"?done="+url.QueryEscape(thousands(strconv.Itoa(n))+" entries uploaded"))
@@ -237,7 +223,7 @@ const checkLimit = 10000
 
 type confirmData struct {
 	Path, Message string
-	Problems      []admin.Problem
+	Problems      []edit.Problem
 	Partial       bool
 }
 
@@ -246,45 +232,43 @@ type confirmData struct {
 // chain, a shadowed rule) is not promoted at the first click: a page
 // lists the problems and asks again ("confirm" = "yes").
 func (c *Console) promote(w http.ResponseWriter, r *http.Request, u *user) {
-	e, ok := c.editor(w, r, u)
-	if !ok {
+	msg, id := r.PostFormValue("message"), r.PathValue("id")
+	// Checked first (a role that may not, no message), so that the
+	// confirmation is never asked of a promote that would be refused.
+	if _, err := c.ed.StartPromote(u.who, id, msg); err != nil {
+		c.editFailed(w, r, u, "not promoted: ", err)
 		return
 	}
-	msg := strings.TrimSpace(r.PostFormValue("message"))
-	if msg == "" {
-		c.fail(w, r, u, http.StatusBadRequest, "write a message saying why: the audit trail records it with the version")
-		return
-	}
-	id := r.PathValue("id")
 	if r.PostFormValue("confirm") != "yes" {
-		v, err := e.Draft(id, u.who.Allows, checkLimit, 0)
+		v, err := c.ed.Draft(u.who, id, checkLimit, 0)
 		if err != nil {
-			c.fail(w, r, u, admin.EditStatus(err), "not promoted: "+err.Error())
+			c.editFailed(w, r, u, "not promoted: ", err)
 			return
 		}
 		if len(v.Problems) > 0 {
 			c.render(w, http.StatusOK, "confirm", "Promote draft "+id+"?", u, confirmData{Path: "/ui/drafts/" + url.PathEscape(id),
-				Message: msg, Problems: v.Problems, Partial: max(v.Counts.Added, v.Counts.Changed, v.Counts.Removed) > checkLimit})
+				Message: strings.TrimSpace(msg), Problems: v.Problems, Partial: max(v.Counts.Added, v.Counts.Changed, v.Counts.Removed) > checkLimit})
 			return
 		}
 	}
-	n, err := e.Promote(id, admin.Audit{Author: u.who.Name, Message: msg}, u.who.Allows)
+	op, err := c.srv.StartPromote(u.who, id, msg)
 	if err != nil {
-		c.fail(w, r, u, admin.EditStatus(err), "not promoted: "+err.Error())
+		c.editFailed(w, r, u, "not promoted: ", err)
 		return
 	}
-	c.rules.prefetch()
-	back(w, r, "/ui/versions?done="+url.QueryEscape(fmt.Sprintf("promoted as version %d", n)))
+	select {
+	case <-op.Done():
+		c.promoted(w, r, u, op)
+	case <-c.wait():
+		back(w, r, "/ui/operations/"+url.PathEscape(op.ID())+"?draft="+url.QueryEscape(id))
+	case <-r.Context().Done():
+	}
 }
 
 // discard deletes the draft.
 func (c *Console) discard(w http.ResponseWriter, r *http.Request, u *user) {
-	e, ok := c.editor(w, r, u)
-	if !ok {
-		return
-	}
-	if err := e.DiscardDraft(r.PathValue("id"), u.who.Allows); err != nil {
-		c.fail(w, r, u, admin.EditStatus(err), err.Error())
+	if err := c.ed.DiscardDraft(u.who, r.PathValue("id")); err != nil {
+		c.editFailed(w, r, u, "", err)
 		return
 	}
 	back(w, r, "/ui/drafts")
@@ -297,24 +281,16 @@ const maxPicked = 1000
 // target written beside it: an add entry per miss, its host and path as
 // the rule's.
 func (c *Console) newDraftFromMisses(w http.ResponseWriter, r *http.Request, u *user) {
-	e, ok := c.editor(w, r, u)
-	if !ok {
-		return
-	}
 	status, _ := strconv.Atoi(r.PostFormValue("status"))
-	var entries []admin.DraftEntry
+	var entries []edit.Entry
 	for _, i := range r.PostForm["pick"] {
 		if _, err := strconv.Atoi(i); err != nil || len(entries) >= maxPicked {
 			continue
 		}
-		de := admin.DraftEntry{Op: "add", Host: r.PostFormValue("host" + i), From: r.PostFormValue("path" + i),
+		de := edit.Entry{Op: "add", Host: r.PostFormValue("host" + i), From: r.PostFormValue("path" + i),
 			To: strings.TrimSpace(r.PostFormValue("to" + i)), Status: status}
 		if de.To == "" {
 			c.fail(w, r, u, http.StatusBadRequest, "write a target for "+cut(de.Host+de.From)+", or untick it")
-			return
-		}
-		if !u.who.Allows(de.Host) {
-			c.fail(w, r, u, http.StatusForbidden, "your token does not cover host "+strconv.Quote(cut(de.Host)))
 			return
 		}
 		entries = append(entries, de)
@@ -323,16 +299,10 @@ func (c *Console) newDraftFromMisses(w http.ResponseWriter, r *http.Request, u *
 		c.fail(w, r, u, http.StatusBadRequest, "tick at least one path and write its target")
 		return
 	}
-	d, err := e.NewDraft(u.who.Name)
+	d, err := c.ed.AddToNewDraft(u.who, entries)
 	if err != nil {
-		c.fail(w, r, u, admin.EditStatus(err), err.Error())
+		c.editFailed(w, r, u, "", err)
 		return
-	}
-	for _, de := range entries {
-		if err := e.AddEntry(d.ID, u.who.Name, de, u.who.Allows); err != nil {
-			c.fail(w, r, u, admin.EditStatus(err), "draft "+d.ID+" is made, but "+cut(de.Host+de.From)+" was not added: "+err.Error())
-			return
-		}
 	}
 	back(w, r, "/ui/drafts/"+url.PathEscape(d.ID)+"?done="+url.QueryEscape(strconv.Itoa(len(entries))+" misses added"))
 }

@@ -8,12 +8,13 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/internal/browsertest"
 )
 
 // draftBrowser serves f's console, makes a draft with entries and
 // opens its page in a headless Chromium.
-func draftBrowser(t *testing.T, f *editFake, entries ...admin.DraftEntry) (context.Context, string, string) {
+func draftBrowser(t *testing.T, f *editFake, entries ...edit.Entry) (context.Context, string, string) {
 	t.Helper()
 	browsertest.Find(t)
 	base, _ := serve(t, admin.Options{}, f)
@@ -51,8 +52,8 @@ func text(t *testing.T, ctx context.Context, sel string) string {
 func TestPromoteConfirmsProblemsBrowser(t *testing.T) {
 	t.Parallel()
 	f := newEditFake()
-	f.problems = []admin.Problem{{Kind: "loop", Detail: "/a redirects to /b, which redirects back to /a"}}
-	ctx, _, dir := draftBrowser(t, f, admin.DraftEntry{Op: "add", From: "/a", To: "/b", Status: 301})
+	f.problems = []edit.Problem{{Kind: "loop", Detail: "/a redirects to /b, which redirects back to /a"}}
+	ctx, _, dir := draftBrowser(t, f, edit.Entry{Op: "add", From: "/a", To: "/b", Status: 301})
 	text(t, ctx, "#promote")
 	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS("#message"), "move a")); err != nil {
 		t.Fatal(err)
@@ -89,7 +90,7 @@ func TestPromoteConfirmsProblemsBrowser(t *testing.T) {
 func TestPromoteWithoutProblemsBrowser(t *testing.T) {
 	t.Parallel()
 	f := newEditFake()
-	ctx, _, _ := draftBrowser(t, f, admin.DraftEntry{Op: "add", From: "/a", To: "/b", Status: 301})
+	ctx, _, _ := draftBrowser(t, f, edit.Entry{Op: "add", From: "/a", To: "/b", Status: 301})
 	text(t, ctx, "#promote")
 	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS("#message"), "move a")); err != nil {
 		t.Fatal(err)

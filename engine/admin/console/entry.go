@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // entryStatuses are the statuses the entry form offers: the redirects,
@@ -27,7 +27,7 @@ type entryForm struct {
 	Err                      string
 	Statuses                 []int
 	Kinds                    []string
-	Drafts                   []admin.DraftInfo // the edit page's choice of draft
+	Drafts                   []edit.Draft // the edit page's choice of draft
 	Draft                    string
 	CSRF                     string
 	// Serving are the serving rules of the form's host and from, with
@@ -50,8 +50,8 @@ func formEntry(v url.Values) entryForm {
 }
 
 // entry is the form's edit.
-func (f *entryForm) entry() admin.DraftEntry {
-	de := admin.DraftEntry{Op: f.Op, Host: f.Host, From: f.From, To: f.To, Status: f.Status, Kind: f.Kind}
+func (f *entryForm) entry() edit.Entry {
+	de := edit.Entry{Op: f.Op, Host: f.Host, From: f.From, To: f.To, Status: f.Status, Kind: f.Kind}
 	if de.Op == "delete" {
 		de.To, de.Status, de.Kind = "", 0, ""
 	}
@@ -61,8 +61,12 @@ func (f *entryForm) entry() admin.DraftEntry {
 // editRulePage shows the entry form for one rule (the rules page's
 // Edit link fills it in), with a choice of open draft or a new one.
 func (c *Console) editRulePage(w http.ResponseWriter, r *http.Request, u *user) {
-	e, ok := c.editor(w, r, u)
-	if !ok {
+	if !c.ed.Edits() {
+		c.fail(w, r, u, edit.Status(edit.ErrNotEdited), edit.ErrNotEdited.Error())
+		return
+	}
+	if err := c.ed.May(u.who, edit.AddEntry); err != nil {
+		c.fail(w, r, u, edit.Status(err), err.Error())
 		return
 	}
 	f := formEntry(r.URL.Query())
@@ -78,40 +82,31 @@ func (c *Console) editRulePage(w http.ResponseWriter, r *http.Request, u *user) 
 			}
 		}
 	}
-	c.showEditRule(w, u, e, http.StatusOK, f)
+	c.showEditRule(w, u, http.StatusOK, f)
 }
 
-func (c *Console) showEditRule(w http.ResponseWriter, u *user, e admin.Editor, status int, f entryForm) {
-	f.Action, f.Drafts, f.CSRF = "/ui/rules/edit", e.Drafts(u.who.Allows), u.sess.csrf
+func (c *Console) showEditRule(w http.ResponseWriter, u *user, status int, f entryForm) {
+	f.Action, f.CSRF = "/ui/rules/edit", u.sess.csrf
+	f.Drafts, _ = c.ed.Drafts(u.who)
 	c.render(w, status, "edit", "Edit a rule", u, f)
 }
 
 // editRule adds the form's entry to the draft it names, or to a new
 // one; a refused edit shows the form again with its input.
 func (c *Console) editRule(w http.ResponseWriter, r *http.Request, u *user) {
-	e, ok := c.editor(w, r, u)
-	if !ok {
-		return
-	}
 	f := formEntry(r.PostForm)
-	if !u.who.Allows(f.Host) {
-		f.Err = "your token does not cover host " + strconv.Quote(cut(f.Host))
-		c.showEditRule(w, u, e, http.StatusForbidden, f)
-		return
-	}
 	id := f.Draft
+	var err error
 	if id == "" || id == "new" {
-		d, err := e.NewDraft(u.who.Name)
-		if err != nil {
-			f.Err = err.Error()
-			c.showEditRule(w, u, e, admin.EditStatus(err), f)
-			return
-		}
+		var d edit.Draft
+		d, err = c.ed.AddToNewDraft(u.who, []edit.Entry{f.entry()})
 		id = d.ID
+	} else {
+		err = c.ed.AddEntry(u.who, id, f.entry())
 	}
-	if err := e.AddEntry(id, u.who.Name, f.entry(), u.who.Allows); err != nil {
+	if err != nil {
 		f.Err, f.Draft = err.Error(), id
-		c.showEditRule(w, u, e, admin.EditStatus(err), f)
+		c.showEditRule(w, u, edit.Status(err), f)
 		return
 	}
 	back(w, r, "/ui/drafts/"+url.PathEscape(id)+"?done="+url.QueryEscape(f.Op+" "+f.Host+f.From+": entry added"))

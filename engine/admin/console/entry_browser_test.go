@@ -9,7 +9,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/internal/browsertest"
 )
 
@@ -20,11 +20,11 @@ import (
 func TestDraftPageLayoutBrowser(t *testing.T) {
 	t.Parallel()
 	f := newEditFake()
-	var entries []admin.DraftEntry
+	var entries []edit.Entry
 	for i := range 500 {
-		entries = append(entries, admin.DraftEntry{Op: "add", From: "/old/" + strconv.Itoa(i), To: "/new/" + strconv.Itoa(i), Status: 301})
+		entries = append(entries, edit.Entry{Op: "add", From: "/old/" + strconv.Itoa(i), To: "/new/" + strconv.Itoa(i), Status: 301})
 	}
-	f.samples = []admin.Sample{{URL: "/old/0", Old: "forwarded", New: "301 /new/0"}}
+	f.samples = []edit.Sample{{URL: "/old/0", Old: "forwarded", New: "301 /new/0"}}
 	ctx, _, dir := draftBrowser(t, f, entries...)
 	type layout struct {
 		PromoteTop, Viewport, Height, Rows int
@@ -149,7 +149,7 @@ func TestEntryFormBrowser(t *testing.T) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	wantEntries := []admin.DraftEntry{
+	wantEntries := []edit.Entry{
 		{Op: "add", Host: "a.example", From: "/old/", To: "/new/", Status: 308, Kind: "prefix"},
 		{Op: "change", Host: "a.example", From: "/old-a", To: "/newer-a", Status: 301, Kind: "exact"},
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 type explainData struct {
@@ -51,7 +52,7 @@ func (c *Console) explainPage(w http.ResponseWriter, r *http.Request, u *user) {
 
 // explainScope says why a scoped identity may not explain raw, "" when
 // it may.
-func explainScope(who admin.Identity, raw string) string {
+func explainScope(who edit.Identity, raw string) string {
 	if !who.Scoped() {
 		return ""
 	}

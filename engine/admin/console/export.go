@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // exportTimeout replaces the server's write timeout for an export: a
@@ -75,20 +75,14 @@ func notCSV(rl *rule) string {
 // same rules, conditions, windows and headers included. It holds every
 // host's rules, so a token limited to some hosts gets the CSV only.
 func (c *Console) exportTOML(w http.ResponseWriter, r *http.Request, u *user) {
-	if u.who.Scoped() {
-		c.fail(w, r, u, http.StatusForbidden, "the TOML export holds every host's rules: your token covers some hosts only; export the CSV")
-		return
-	}
-	e, ok := c.b.(admin.Editor)
-	if !ok {
-		c.fail(w, r, u, http.StatusNotFound, "this server's rules are its config file, not edited here: the TOML export needs [admin] edits_dir")
-		return
-	}
-	rs, err := e.Ruleset()
+	rs, err := c.ed.Ruleset(u.who)
 	if err != nil {
-		status := admin.EditStatus(err)
-		if errors.Is(err, admin.ErrNoRuleset) {
+		status := edit.Status(err)
+		switch {
+		case errors.Is(err, edit.ErrNoRuleset):
 			err = errors.New("this server's rules are its config file, not edited here: the TOML export needs [admin] edits_dir")
+		case errors.Is(err, edit.ErrForbidden):
+			err = fmt.Errorf("%w; export the CSV, which holds your hosts' rules", err)
 		}
 		c.fail(w, r, u, status, err.Error())
 		return

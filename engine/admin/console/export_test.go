@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // TestExportCSV: the CSV export is read back by the upload's parser
@@ -25,7 +26,7 @@ func TestExportCSV(t *testing.T) {
 	f := newFake()
 	f.rules = append(f.rules, admin.RuleInfo{Kind: "exact", Host: "a.example", From: "/secure", To: "/s", Status: 302, Conditions: []string{"scheme = https"}},
 		admin.RuleInfo{Kind: "exact", From: "/gone", Status: 410})
-	opts := admin.Options{Token: token, Tokens: []admin.Token{{Name: "amy", Role: admin.RoleViewer, Token: "amy-token", Hosts: []string{"a.example"}}}}
+	opts := admin.Options{Token: token, Tokens: []admin.Token{{Name: "amy", Role: edit.RoleViewer, Token: "amy-token", Hosts: []string{"a.example"}}}}
 	base, _ := serve(t, opts, f)
 	root, amy := newBrowser(t, base), newBrowser(t, base)
 	root.signIn(token)
@@ -84,7 +85,7 @@ func TestExportCSV(t *testing.T) {
 func TestExportTOML(t *testing.T) {
 	t.Parallel()
 	f := newEditFake()
-	opts := admin.Options{Token: token, Tokens: []admin.Token{{Name: "amy", Role: admin.RoleViewer, Token: "amy-token", Hosts: []string{"a.example"}}}}
+	opts := admin.Options{Token: token, Tokens: []admin.Token{{Name: "amy", Role: edit.RoleViewer, Token: "amy-token", Hosts: []string{"a.example"}}}}
 	base, _ := serve(t, opts, f)
 	root, amy := newBrowser(t, base), newBrowser(t, base)
 	root.signIn(token)

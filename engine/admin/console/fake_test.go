@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // fakeBackend answers from its fields, as admin's own tests' fake does;
@@ -16,7 +17,7 @@ import (
 type fakeBackend struct {
 	mu       sync.Mutex
 	rules    []admin.RuleInfo
-	versions []admin.VersionInfo
+	versions []edit.Version
 	misses   []admin.MissInfo
 	metrics  string
 	rolled   string
@@ -54,31 +55,31 @@ func (f *fakeBackend) Explain(raw string, req admin.ExplainRequest) (string, err
 
 func (f *fakeBackend) Reload() (string, error) { return "reloaded", nil }
 
-func (f *fakeBackend) Versions() []admin.VersionInfo {
+func (f *fakeBackend) Versions() []edit.Version {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.versions
 }
 
-func (f *fakeBackend) Diff(from, to string, limit int) (*admin.VersionDiff, error) {
+func (f *fakeBackend) Diff(from, to string, limit int) (*edit.VersionDiff, error) {
 	if from != "aaaaaaaaaaaa" {
-		return nil, admin.ErrUnknownVersion
+		return nil, edit.ErrUnknownVersion
 	}
-	return &admin.VersionDiff{From: from, To: "bbbbbbbbbbbb", AddedCount: 2,
-		Added: []admin.DiffRule{{Kind: "exact", Host: "a.example", From: "/a-new", To: "/x"}, {Kind: "exact", Host: "b.example", From: "/b-new", To: "/y"}}}, nil
+	return &edit.VersionDiff{From: from, To: "bbbbbbbbbbbb", AddedCount: 2,
+		Changes: edit.Changes[edit.Rule]{Added: []edit.Rule{{Kind: "exact", Host: "a.example", From: "/a-new", To: "/x"}, {Kind: "exact", Host: "b.example", From: "/b-new", To: "/y"}}}}, nil
 }
 
-func (f *fakeBackend) Rollback(to string, _ admin.Audit) (string, error) {
+func (f *fakeBackend) Rollback(to string, _ edit.Audit) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if to != "aaaaaaaaaaaa" {
-		return "", admin.ErrUnknownVersion
+		return "", edit.ErrUnknownVersion
 	}
 	f.rolled = to
 	return "serving " + to + ", pinned", nil
 }
 
-func (f *fakeBackend) Unpin(admin.Audit) (string, error) { return "", errors.New("not pinned") }
+func (f *fakeBackend) Unpin(edit.Audit) (string, error) { return "", errors.New("not pinned") }
 
 func (f *fakeBackend) Misses(_ context.Context, host string, limit int) ([]admin.MissInfo, error) {
 	f.mu.Lock()
@@ -99,7 +100,7 @@ func newFake() *fakeBackend {
 			{Kind: "exact", Host: "b.example", From: "/old-b", To: "/new-b", Status: 301, Source: "r.toml:5"},
 			{Kind: "prefix", From: "/docs/", To: "https://docs.example/", Status: 302, Source: "r.toml:9"},
 		},
-		versions: []admin.VersionInfo{
+		versions: []edit.Version{
 			{Hash: "bbbbbbbbbbbb", Serving: true, Kept: true, Rules: 3},
 			{Hash: "aaaaaaaaaaaa", Kept: true, Rules: 2},
 		},

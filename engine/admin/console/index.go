@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/internal/safego"
 )
 
@@ -164,7 +165,7 @@ func (x *index) span(host string) hostSpan {
 
 // spans returns the parts of the index a search reads: the hosts of a
 // scoped identity, the host asked for, or every rule.
-func (x *index) spans(who admin.Identity, host string) []hostSpan {
+func (x *index) spans(who edit.Identity, host string) []hostSpan {
 	switch {
 	case host != "":
 		if !who.Allows(host) {
@@ -335,7 +336,7 @@ func (rc *ruleCache) prefetch() { safego.Go("console index", func() { rc.get(tim
 
 // servingHash returns the serving version's hash, "" without versions.
 func servingHash(b admin.Backend) string {
-	v, ok := b.(admin.Versioner)
+	v, ok := b.(edit.Versioner)
 	if !ok {
 		return ""
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/internal/testutil"
 )
 
@@ -35,11 +36,11 @@ func TestIndexSearch(t *testing.T) {
 		}
 		return out
 	}
-	all := admin.Identity{Role: admin.RoleViewer}
-	scoped := admin.Identity{Role: admin.RoleViewer, Hosts: []string{"a.example", "*.a.example"}}
+	all := edit.Identity{Role: edit.RoleViewer}
+	scoped := edit.Identity{Role: edit.RoleViewer, Hosts: []string{"a.example", "*.a.example"}}
 	tests := []struct {
 		name   string
-		who    admin.Identity
+		who    edit.Identity
 		host   string
 		q      string
 		want   []string
@@ -85,7 +86,7 @@ func TestIndexSearchAgainstScan(t *testing.T) {
 		list = append(list, admin.RuleInfo{Host: []string{"", "a.example", "b.example"}[rng.IntN(3)], From: "/" + word(), To: word()})
 	}
 	x := buildIndex(list, "", time.Now())
-	all := admin.Identity{Role: admin.RoleViewer}
+	all := edit.Identity{Role: edit.RoleViewer}
 	for range 2000 {
 		q := word()
 		rows, total, _ := x.search(x.spans(all, ""), q, 0, len(list))
@@ -107,7 +108,7 @@ func TestIndexSearchAgainstScan(t *testing.T) {
 func TestIndexSearchCount(t *testing.T) {
 	t.Parallel()
 	x := buildIndex(manyRules(maxCount+500), "", time.Now())
-	all := admin.Identity{Role: admin.RoleViewer}
+	all := edit.Identity{Role: edit.RoleViewer}
 	if _, total, capped := x.search(x.spans(all, ""), "/p", 0, 50); !capped || total != maxCount {
 		t.Errorf("a query matching every rule: total %d capped %v", total, capped)
 	}
@@ -137,11 +138,11 @@ func manyRules(n int) []admin.RuleInfo {
 // query (its hosts' part only). The target is < 100 ms a search.
 func BenchmarkConsoleRules1M(b *testing.B) {
 	x := buildIndex(manyRules(testutil.BenchSize(1_000_000)), "", time.Now())
-	all := admin.Identity{Role: admin.RoleViewer}
-	scoped := admin.Identity{Role: admin.RoleEditor, Hosts: []string{"h07.example"}}
+	all := edit.Identity{Role: edit.RoleViewer}
+	scoped := edit.Identity{Role: edit.RoleEditor, Hosts: []string{"h07.example"}}
 	for _, bc := range []struct {
 		name string
-		who  admin.Identity
+		who  edit.Identity
 		q    string
 	}{
 		{"one-match", all, "/p/54321x"},

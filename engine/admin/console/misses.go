@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 type missesData struct {
@@ -20,7 +21,7 @@ const missesShown = 100
 // pick each and a field for its target; the form POSTs them into a new
 // draft (newDraftFromMisses).
 func (c *Console) missesPage(w http.ResponseWriter, r *http.Request, u *user) {
-	d := missesData{Host: r.URL.Query().Get("host"), CanEdit: u.who.Role >= admin.RoleEditor}
+	d := missesData{Host: r.URL.Query().Get("host"), CanEdit: u.who.Role >= edit.RoleEditor}
 	status := http.StatusOK
 	d.Rows, d.Err = c.missList(r.Context(), u, d.Host, missesShown)
 	if d.Host != "" && !u.who.Allows(d.Host) {

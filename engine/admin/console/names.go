@@ -3,13 +3,13 @@ package console
 import (
 	"strconv"
 
-	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // versionRow is a version as the console lists it: its one name, and
 // what the rollback form posts for it.
 type versionRow struct {
-	admin.VersionInfo
+	edit.Version
 	Name string
 	// Ref is what a rollback's "to" carries: the number on an edited
 	// node (rollback?to=0 for the config's own rules, as the API takes
@@ -25,7 +25,7 @@ type versionRow struct {
 // was made by a promote or rollback. Then every version is named by its
 // number, version 0 being the config's own rules, as the drafts say
 // ("based on version 0").
-func numbered(list []admin.VersionInfo) bool {
+func numbered(list []edit.Version) bool {
 	for _, v := range list {
 		if v.Number > 0 {
 			return true
@@ -36,11 +36,11 @@ func numbered(list []admin.VersionInfo) bool {
 
 // versionRows names each version of list one way: "version N" on an
 // edited node, its hash elsewhere.
-func versionRows(list []admin.VersionInfo) []versionRow {
+func versionRows(list []edit.Version) []versionRow {
 	num := numbered(list)
 	out := make([]versionRow, 0, len(list))
 	for _, v := range list {
-		r := versionRow{VersionInfo: v, Name: v.Hash, Ref: v.Hash, CanRollBack: v.Kept && !v.Serving}
+		r := versionRow{Version: v, Name: v.Hash, Ref: v.Hash, CanRollBack: v.Kept && !v.Serving}
 		if num {
 			r.Name, r.Ref = versionName(v.Number), strconv.Itoa(v.Number)
 			r.CanRollBack = !v.Serving

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 type kindCount struct {
@@ -35,7 +36,7 @@ const topMisses = 10
 // hosts only when the token is scoped.
 func (c *Console) overview(w http.ResponseWriter, r *http.Request, u *user) {
 	d := overviewData{Scoped: u.who.Scoped()}
-	if v, ok := c.b.(admin.Versioner); ok {
+	if v, ok := c.b.(edit.Versioner); ok {
 		for _, vi := range versionRows(v.Versions()) {
 			if vi.Serving {
 				d.Version = &vi

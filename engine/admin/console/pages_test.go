@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // TestPages renders each page for the admin token and for a token
 // limited to a.example, and checks what each shows and hides.
 func TestPages(t *testing.T) {
 	t.Parallel()
-	opts := admin.Options{Token: token, Tokens: []admin.Token{{Name: "amy", Role: admin.RoleViewer, Token: "amy-token", Hosts: []string{"a.example"}}}}
+	opts := admin.Options{Token: token, Tokens: []admin.Token{{Name: "amy", Role: edit.RoleViewer, Token: "amy-token", Hosts: []string{"a.example"}}}}
 	base, _ := serve(t, opts, newFake())
 	root, amy := newBrowser(t, base), newBrowser(t, base)
 	root.signIn(token)

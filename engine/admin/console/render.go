@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 //go:embed templates/*.html
@@ -21,7 +21,7 @@ var templateFS embed.FS
 var assetFS embed.FS
 
 // pageNames are the templates, each rendered inside layout.html.
-var pageNames = []string{"signin", "overview", "rules", "explain", "misses", "versions", "diff", "drafts", "draft", "confirm", "edit", "hits", "error"}
+var pageNames = []string{"signin", "overview", "rules", "explain", "misses", "versions", "diff", "drafts", "draft", "confirm", "operation", "edit", "hits", "error"}
 
 // pages holds one parsed template per page.
 type pages map[string]*template.Template
@@ -90,17 +90,26 @@ func parsePages() pages {
 type view struct {
 	Title   string
 	Section string
-	User    *admin.Identity
+	User    *edit.Identity
 	Open    bool
 	CSRF    string
 	Notice  string
 	Data    any
+	// Refresh, when not 0, has the browser load the page again after
+	// that many seconds (a page whose data is a refresher).
+	Refresh int
 }
+
+// refresher is a page's data that asks to be looked at again.
+type refresher interface{ refresh() int }
 
 // render writes page name with data, status first. It renders into a
 // buffer so that a template error becomes a 500, not half a page.
 func (c *Console) render(w http.ResponseWriter, status int, name, title string, u *user, data any) {
 	v := view{Title: title, Section: name, Open: c.srv.Open(), Data: data}
+	if rf, ok := data.(refresher); ok {
+		v.Refresh = rf.refresh()
+	}
 	if u != nil {
 		v.User, v.CSRF = &u.who, u.sess.csrf
 	}

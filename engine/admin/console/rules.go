@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // pageSize is the rules shown per page.
@@ -49,8 +50,8 @@ func (rulesData) EditLink(r rule) string {
 // any case), ?host= (exactly this host), ?page= (from 1).
 func (c *Console) rulesPage(w http.ResponseWriter, r *http.Request, u *user) {
 	q := r.URL.Query()
-	d := rulesData{Q: q.Get("q"), Host: q.Get("host"), Scoped: u.who.Scoped(), Page: 1, CanEdit: u.who.Role >= admin.RoleEditor, History: c.hist != nil}
-	if _, ok := c.b.(admin.Editor); !ok {
+	d := rulesData{Q: q.Get("q"), Host: q.Get("host"), Scoped: u.who.Scoped(), Page: 1, CanEdit: u.who.Role >= edit.RoleEditor, History: c.hist != nil}
+	if _, ok := c.b.(edit.Editor); !ok {
 		d.CanEdit = false
 	}
 	if p, err := strconv.Atoi(q.Get("page")); err == nil && p > 1 {

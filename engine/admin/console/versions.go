@@ -1,26 +1,35 @@
 package console
 
 import (
-	"errors"
 	"net/http"
 	"net/url"
 
-	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 type versionsData struct {
 	Versions    []versionRow
 	CanRollback bool
-	Notice      string
+	// CanUnpin: the model lets the user unpin (an admin's, not a
+	// publisher's, though both may roll back).
+	CanUnpin bool
+	Notice   string
 }
 
-// versionsPage lists the versions with a diff link and, for a publisher
-// whose token covers every host, rollback and unpin: a rollback changes
-// every host's rules, so a scoped token may not.
+// versionsPage lists the versions with a diff link and, for a user the
+// editing model lets roll back (a publisher whose token covers every
+// host: a rollback changes every host's rules), rollback, and for one
+// it lets unpin (an admin), unpin.
 func (c *Console) versionsPage(w http.ResponseWriter, r *http.Request, u *user) {
-	d := versionsData{CanRollback: canRollback(u.who), Notice: r.URL.Query().Get("done")}
-	if v, ok := c.b.(admin.Versioner); ok {
-		d.Versions = versionRows(v.Versions())
+	d := versionsData{CanRollback: c.ed.May(u.who, edit.Rollback) == nil, CanUnpin: c.ed.May(u.who, edit.Unpin) == nil,
+		Notice: r.URL.Query().Get("done")}
+	if c.ed.KeepsVersions() {
+		list, err := c.ed.Versions(u.who)
+		if err != nil {
+			c.fail(w, r, u, edit.Status(err), err.Error())
+			return
+		}
+		d.Versions = versionRows(list)
 	}
 	if d.Notice != "" {
 		d.Notice = cut(d.Notice)
@@ -28,10 +37,8 @@ func (c *Console) versionsPage(w http.ResponseWriter, r *http.Request, u *user) 
 	c.render(w, http.StatusOK, "versions", "Versions", u, d)
 }
 
-func canRollback(who admin.Identity) bool { return who.Role >= admin.RolePublisher && !who.Scoped() }
-
 type diffData struct {
-	*admin.VersionDiff
+	*edit.VersionDiff
 	Scoped bool
 	// FromName and ToName name the versions as the versions page does.
 	FromName, ToName string
@@ -41,28 +48,17 @@ type diffData struct {
 const diffLimit = 1000
 
 // versionDiffPage compares ?from= with ?to= (the serving version when
-// empty), keeping a scoped token's hosts only.
+// empty), as the editing model keeps it to a scoped token's hosts.
 func (c *Console) versionDiffPage(w http.ResponseWriter, r *http.Request, u *user) {
-	v, ok := c.b.(admin.Versioner)
-	if !ok {
-		c.fail(w, r, u, http.StatusNotFound, "this server keeps no versions")
-		return
-	}
 	q := r.URL.Query()
-	if q.Get("from") == "" {
-		c.fail(w, r, u, http.StatusBadRequest, "pick a version to compare on the versions page")
-		return
-	}
-	d, err := v.Diff(q.Get("from"), q.Get("to"), diffLimit)
+	d, err := c.ed.Diff(u.who, q.Get("from"), q.Get("to"), diffLimit)
 	if err != nil {
-		c.fail(w, r, u, versionStatus(err), err.Error())
+		c.fail(w, r, u, edit.Status(err), err.Error())
 		return
-	}
-	if u.who.Scoped() {
-		d = scopeDiff(d, u.who)
 	}
 	dd := diffData{VersionDiff: d, Scoped: u.who.Scoped(), FromName: d.From, ToName: d.To}
-	for _, row := range versionRows(v.Versions()) {
+	list, _ := c.ed.Versions(u.who)
+	for _, row := range versionRows(list) {
 		switch row.Hash {
 		case d.From:
 			dd.FromName = row.Name
@@ -73,67 +69,24 @@ func (c *Console) versionDiffPage(w http.ResponseWriter, r *http.Request, u *use
 	c.render(w, http.StatusOK, "diff", "Diff", u, dd)
 }
 
-// scopeDiff returns d with only the rules of who's hosts, counted again
-// (the counts of the lists, which may be cut).
-func scopeDiff(d *admin.VersionDiff, who admin.Identity) *admin.VersionDiff {
-	out := &admin.VersionDiff{From: d.From, To: d.To, Truncated: d.Truncated}
-	for _, r := range d.Added {
-		if who.Allows(r.Host) {
-			out.Added = append(out.Added, r)
-		}
-	}
-	for _, r := range d.Removed {
-		if who.Allows(r.Host) {
-			out.Removed = append(out.Removed, r)
-		}
-	}
-	for _, ch := range d.Changed {
-		if who.Allows(ch.New.Host) || who.Allows(ch.Old.Host) {
-			out.Changed = append(out.Changed, ch)
-		}
-	}
-	out.AddedCount, out.RemovedCount, out.ChangedCount = len(out.Added), len(out.Removed), len(out.Changed)
-	return out
-}
-
-func versionStatus(err error) int {
-	if errors.Is(err, admin.ErrUnknownVersion) {
-		return http.StatusNotFound
-	}
-	return http.StatusConflict
-}
-
 // rollback serves the version of the form's "to", pinned.
 func (c *Console) rollback(w http.ResponseWriter, r *http.Request, u *user) {
-	c.versionAction(w, r, u, func(v admin.Versioner) (string, error) {
-		return v.Rollback(r.PostFormValue("to"), admin.Audit{Author: u.who.Name, Message: r.PostFormValue("message")})
-	})
+	c.versionAction(w, r, u)(c.ed.Rollback(u.who, r.PostFormValue("to"), r.PostFormValue("message")))
 }
 
-// unpin ends a rollback's pin: an admin's, as POST /versions/unpin.
+// unpin ends a rollback's pin.
 func (c *Console) unpin(w http.ResponseWriter, r *http.Request, u *user) {
-	if u.who.Role < admin.RoleAdmin {
-		c.fail(w, r, u, http.StatusForbidden, "unpinning needs an admin token")
-		return
-	}
-	c.versionAction(w, r, u, func(v admin.Versioner) (string, error) { return v.Unpin(admin.Audit{Author: u.who.Name}) })
+	c.versionAction(w, r, u)(c.ed.Unpin(u.who))
 }
 
-func (c *Console) versionAction(w http.ResponseWriter, r *http.Request, u *user, do func(admin.Versioner) (string, error)) {
-	v, ok := c.b.(admin.Versioner)
-	if !ok {
-		c.fail(w, r, u, http.StatusNotFound, "this server keeps no versions")
-		return
+// versionAction answers a rollback or unpin with its outcome.
+func (c *Console) versionAction(w http.ResponseWriter, r *http.Request, u *user) func(string, error) {
+	return func(msg string, err error) {
+		if err != nil {
+			c.fail(w, r, u, edit.Status(err), err.Error())
+			return
+		}
+		c.rules.prefetch()
+		back(w, r, "/ui/versions?done="+url.QueryEscape(msg))
 	}
-	if !canRollback(u.who) {
-		c.fail(w, r, u, http.StatusForbidden, "a rollback changes every host's rules: it needs a publisher token that covers every host")
-		return
-	}
-	msg, err := do(v)
-	if err != nil {
-		c.fail(w, r, u, versionStatus(err), err.Error())
-		return
-	}
-	c.rules.prefetch()
-	back(w, r, "/ui/versions?done="+url.QueryEscape(msg))
 }

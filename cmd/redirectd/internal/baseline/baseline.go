@@ -15,31 +15,31 @@ import (
 	"strings"
 
 	"github.com/redirectd/redirectd/config"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/matcher"
 )
 
 // Report is what check -baseline finds; -format json prints it.
 type Report struct {
-	Baseline string       `json:"baseline"`
-	Config   string       `json:"config"`
-	Added    []ruleDesc   `json:"added"`
-	Removed  []ruleDesc   `json:"removed"`
-	Changed  []ruleChange `json:"changed"`
-	Settings []string     `json:"settings"`
-	URLs     []urlChange  `json:"urls"`
-	Sampled  int          `json:"urls_sampled"`
-	Uncover  []string     `json:"not_covered"`
+	Baseline string `json:"baseline"`
+	Config   string `json:"config"`
+	// The rules added, changed and removed, in the shape of every set
+	// of changes (a draft's, a diff of versions').
+	ruleChanges
+	Settings []string    `json:"settings"`
+	URLs     []urlChange `json:"urls"`
+	Sampled  int         `json:"urls_sampled"`
+	Uncover  []string    `json:"not_covered"`
 }
+
+// ruleChanges are a Report's rules added, changed and removed;
+// embedded, its lists are the Report's own in JSON.
+type ruleChanges = edit.Changes[ruleDesc]
 
 // ruleDesc is a rule as a reviewer reads it.
 type ruleDesc struct {
 	Source string `json:"source"`
 	Rule   string `json:"rule"` // "exact /a (host x) -> 301 https://b"
-}
-
-type ruleChange struct {
-	Old ruleDesc `json:"old"`
-	New ruleDesc `json:"new"`
 }
 
 // urlChange is a sampled URL whose answer differs between the configs.
@@ -73,7 +73,7 @@ func WriteJSON(w io.Writer, r Report) {
 // cur (a rule is the same rule in both when its matcher.Rule.Key is), and
 // the sampled URLs whose answer changes.
 func Compare(old, cur *config.Config) Report {
-	rep := Report{Added: []ruleDesc{}, Removed: []ruleDesc{}, Changed: []ruleChange{}, Settings: []string{}, URLs: []urlChange{}, Uncover: []string{}}
+	rep := Report{ruleChanges: edit.NoChanges[ruleDesc](), Settings: []string{}, URLs: []urlChange{}, Uncover: []string{}}
 	oldRules, curRules := old.Set.Rules(), cur.Set.Rules()
 	byKey := map[string][]*matcher.Rule{}
 	for i := range oldRules {
@@ -87,7 +87,7 @@ func Compare(old, cur *config.Config) Report {
 		if prev := byKey[k]; len(prev) > 0 {
 			byKey[k] = prev[1:]
 			if !prev[0].Same(r) {
-				rep.Changed = append(rep.Changed, ruleChange{describe(prev[0]), describe(r)})
+				rep.Changed = append(rep.Changed, edit.Change[ruleDesc]{Old: describe(prev[0]), New: describe(r)})
 			}
 			continue
 		}

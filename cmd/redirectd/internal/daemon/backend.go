@@ -21,6 +21,7 @@ import (
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/accesslog"
 	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/engine/promtext"
 	"github.com/redirectd/redirectd/internal/safego"
 	"github.com/redirectd/redirectd/matcher"
@@ -129,7 +130,7 @@ func newService(srv *engine.Server, cfg *config.Config, file string, loader conf
 // errors leaves the running rules in place and is returned. Settings that
 // need a restart ([server], [admin], [access_log]) are
 // reported when they changed, not silently ignored.
-func (s *service) reload(who admin.Audit) (string, error) {
+func (s *service) reload(who edit.Audit) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.kickSource() // SIGHUP and POST /reload also ask the source now
@@ -188,7 +189,7 @@ func (s *service) reloadLocked(c *candidate, commit func(ruleVersion) error) (st
 		commitUps()
 	}
 	s.srv.Swap(cfg.Set)
-	s.snap.Store(&rulesSnap{hash: ver.hash, set: cfg.Set})
+	s.snap.Store(&rulesSnap{hash: ver.Hash, set: cfg.Set})
 	s.https.rulesSwapped()
 	carried := cfg.Set.CarryHits(old)
 	// The engine now holds the only reference the old rules need: serve's
@@ -200,8 +201,8 @@ func (s *service) reloadLocked(c *candidate, commit func(ruleVersion) error) (st
 	logSkipped(s.log, cfg)
 	s.reloads.Inc()
 	s.lastReloadUnix = float64(time.Now().Unix())
-	msg := fmt.Sprintf("%s in %s, version %s", RuleCounts(cfg.Written, cfg.Set.Counts()), time.Since(start).Round(time.Microsecond), ver.hash)
-	s.log.Info("reloaded", "config", cfg.Path, "rules", cfg.Set.Len(), "version", ver.hash, "hits_carried", carried, "took", time.Since(start).Round(time.Microsecond))
+	msg := fmt.Sprintf("%s in %s, version %s", RuleCounts(cfg.Written, cfg.Set.Counts()), time.Since(start).Round(time.Microsecond), ver.Hash)
+	s.log.Info("reloaded", "config", cfg.Path, "rules", cfg.Set.Len(), "version", ver.Hash, "hits_carried", carried, "took", time.Since(start).Round(time.Microsecond))
 	s.applyToken(cfg)
 	if keys := restartNeeded(s.cfg, cfg); len(keys) > 0 {
 		changed := strings.Join(keys, ", ")
@@ -343,10 +344,10 @@ func (s *service) Explain(url string, ar admin.ExplainRequest) (string, error) {
 	return b.String(), nil
 }
 
-func (s *service) Reload() (string, error) { return s.reload(admin.Audit{Author: "admin API"}) }
+func (s *service) Reload() (string, error) { return s.reload(edit.Audit{Author: "admin API"}) }
 
 // ReloadBy is Reload for a caller the audit log names.
-func (s *service) ReloadBy(a admin.Audit) (string, error) { return s.reload(a) }
+func (s *service) ReloadBy(a edit.Audit) (string, error) { return s.reload(a) }
 
 // stamp describes the config file and the map files it names (path,
 // modification time, size), for watch to tell when one changes.
@@ -383,7 +384,7 @@ func (s *service) watch(last string, interval time.Duration, stop <-chan struct{
 			// is seen at the next tick.
 			last = now
 			s.log.Info("config files changed; reloading", "config", s.cfg.Path)
-			s.reload(admin.Audit{Author: "watch", Message: "config files changed"})
+			s.reload(edit.Audit{Author: "watch", Message: "config files changed"})
 		}
 	})
 }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
-	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // change is one change to the rules served, as a caller asked for it:
@@ -12,7 +12,7 @@ import (
 // the source. Every one goes through service.apply.
 type change struct {
 	action string // the audit record's action
-	who    admin.Audit
+	who    edit.Audit
 	// c is the rule set to load (nil: the config again, with the
 	// source's version serving); keep, instead, changes only the pin
 	// and loads nothing.
@@ -29,7 +29,7 @@ type change struct {
 // errNotDurable wraps the failure to keep a change on disk: the change
 // is not acknowledged, and the rules served stay.
 func errNotDurable(what string, err error) error {
-	return fmt.Errorf("%w: cannot keep %s on disk, so it does not serve and the running rules stay: %v", admin.ErrNotDurable, what, err)
+	return fmt.Errorf("%w: cannot keep %s on disk, so it does not serve and the running rules stay: %v", edit.ErrNotDurable, what, err)
 }
 
 // apply makes ch: its rules loaded and checked, then, in this order, the
@@ -41,7 +41,7 @@ func errNotDurable(what string, err error) error {
 // record with it. Recovery at start (recoverEdits) completes or rolls
 // back what a crash interrupted. s.mu is held.
 func (s *service) apply(ch change) (string, error) {
-	var rec edits.Record
+	var rec edit.Record
 	commit := func(ver ruleVersion) error {
 		rec = s.ed.record(ch, ver)
 		if v := ch.version; v != nil {
@@ -58,7 +58,7 @@ func (s *service) apply(ch change) (string, error) {
 		}
 		if err := ch.durable(); err != nil {
 			s.discard(ch)
-			abort := edits.Record{Time: now(), Action: "abort", Version: rec.Version, Hash: rec.Hash, Author: rec.Author,
+			abort := edit.Record{Time: now(), Action: "abort", Version: rec.Version, Hash: rec.Hash, Author: rec.Author,
 				Message: fmt.Sprintf("the %s recorded above did not take effect: %v", ch.action, err)}
 			if aerr := s.ed.appendAudit(abort); aerr != nil {
 				s.ed.aborts = append(s.ed.aborts, abort)
@@ -69,7 +69,7 @@ func (s *service) apply(ch change) (string, error) {
 		return nil
 	}
 	if ch.keep {
-		if err := commit(ruleVersion{hash: s.versions.servingHash()}); err != nil {
+		if err := commit(ruleVersion{Version: edit.Version{Hash: s.versions.servingHash()}}); err != nil {
 			return "", err
 		}
 		s.logChange(rec)
@@ -89,7 +89,7 @@ func (s *service) apply(ch change) (string, error) {
 }
 
 // logChange logs a change made, as its audit record says it.
-func (s *service) logChange(r edits.Record) {
+func (s *service) logChange(r edit.Record) {
 	args := []any{"hash", r.Hash, "author", r.Author, "message", r.Message}
 	if r.Version > 0 {
 		args = append(args, "version", r.Version, "base", r.Base)
@@ -108,19 +108,19 @@ func (s *service) discard(ch change) {
 }
 
 // record is ch's audit record, ver the version it serves.
-func (ed *editState) record(ch change, ver ruleVersion) edits.Record {
-	r := edits.Record{Time: now(), Action: ch.action, Author: ch.who.Author, Message: ch.who.Message}
+func (ed *editState) record(ch change, ver ruleVersion) edit.Record {
+	r := edit.Record{Time: now(), Action: ch.action, Author: ch.who.Author, Message: ch.who.Message}
 	if v := ch.version; v != nil {
 		c := v.Counts
 		r.Time, r.Version, r.Base, r.RollbackOf, r.Counts = v.Time, v.Number, v.Base, v.RollbackOf, &c
 	}
-	r.Hash = ver.hash
+	r.Hash = ver.Hash
 	return r
 }
 
 // appendAudit appends r to the audit log, synced, after the abort
 // records held back; nothing without one. s.mu is held.
-func (ed *editState) appendAudit(r edits.Record) error {
+func (ed *editState) appendAudit(r edit.Record) error {
 	if ed.audit == nil {
 		return nil
 	}

@@ -22,7 +22,7 @@ import (
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/configload"
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
 	"github.com/redirectd/redirectd/engine"
-	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // editRig is a service over a config with [admin] edits_dir, as serve
@@ -73,10 +73,10 @@ func (r *editRig) promote(from, to string) (int, error) {
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	if err := r.s.AddEntry(d.ID, "ada", admin.DraftEntry{Op: "add", From: from, To: to, Status: 301}, all); err != nil {
+	if err := r.s.AddEntry(d.ID, "ada", edit.Entry{Op: "add", From: from, To: to, Status: 301}, all); err != nil {
 		r.t.Fatal(err)
 	}
-	return r.s.Promote(d.ID, admin.Audit{Author: "ada", Message: "add " + from}, all)
+	return r.s.Promote(d.ID, edit.Audit{Author: "ada", Message: "add " + from}, all)
 }
 
 // answer returns where the rules serving send path, "" for nowhere.
@@ -91,15 +91,15 @@ func (r *editRig) answer(path string) string {
 
 // audit returns the audit log's records, failing on a line that does
 // not parse.
-func (r *editRig) audit() []edits.Record {
+func (r *editRig) audit() []edit.Record {
 	r.t.Helper()
 	b, err := os.ReadFile(filepath.Join(r.dir, "edits", "audit.jsonl"))
 	if err != nil && !os.IsNotExist(err) {
 		r.t.Fatal(err)
 	}
-	var out []edits.Record
+	var out []edit.Record
 	for line := range bytes.Lines(b) {
-		var rec edits.Record
+		var rec edit.Record
 		if err := json.Unmarshal(line, &rec); err != nil {
 			r.t.Fatalf("audit line %q: %v", line, err)
 		}
@@ -108,7 +108,7 @@ func (r *editRig) audit() []edits.Record {
 	return out
 }
 
-func actions(recs []edits.Record) []string {
+func actions(recs []edit.Record) []string {
 	var out []string
 	for _, r := range recs {
 		out = append(out, fmt.Sprintf("%s %d", r.Action, r.Version))
@@ -146,8 +146,8 @@ func TestPromoteNotDurable(t *testing.T) {
 			undo := tt.break_(r)
 			_, err := r.promote("/two", "/2")
 			undo()
-			if !errors.Is(err, admin.ErrNotDurable) || admin.EditStatus(err) != 507 {
-				t.Fatalf("promote with the %s unwritable: %v (status %d), want ErrNotDurable, 507", tt.name, err, admin.EditStatus(err))
+			if !errors.Is(err, edit.ErrNotDurable) || edit.Status(err) != 507 {
+				t.Fatalf("promote with the %s unwritable: %v (status %d), want ErrNotDurable, 507", tt.name, err, edit.Status(err))
 			}
 			if got := r.answer("/two"); got != "" {
 				t.Errorf("the failed promote serves /two -> %s", got)
@@ -162,7 +162,7 @@ func TestPromoteNotDurable(t *testing.T) {
 			if got := r.answer("/one"); got != "/1" {
 				t.Errorf("after a restart /one -> %q, want the promoted /1", got)
 			}
-			if _, err := r.s.Rollback("2", admin.Audit{Author: "ada", Message: "m"}); !errors.Is(err, admin.ErrUnknownVersion) {
+			if _, err := r.s.Rollback("2", edit.Audit{Author: "ada", Message: "m"}); !errors.Is(err, edit.ErrUnknownVersion) {
 				t.Errorf("rollback to the failed version 2: %v, want ErrUnknownVersion", err)
 			}
 			// A number the audit log names is not taken again.
@@ -214,7 +214,7 @@ func TestRecoverEdits(t *testing.T) {
 	// Killed after the audit record of 4, before its commit; a torn
 	// last line.
 	r.s.ed.store.Write(&edits.Version{Number: 4, Base: 3, Author: "ada", Message: "lost"})
-	r.s.ed.audit.Append(edits.Record{Action: "promote", Version: 4, Author: "ada"})
+	r.s.ed.audit.Append(edit.Record{Action: "promote", Version: 4, Author: "ada"})
 	f, _ := os.OpenFile(r.s.ed.audit.Path(), os.O_WRONLY|os.O_APPEND, 0)
 	f.WriteString(`{"action":"prom`)
 	f.Close()
@@ -242,10 +242,10 @@ func TestRecoverEdits(t *testing.T) {
 	if d := cmp.Diff([]int{5, 3, 2, 1, 0}, listed); d != "" {
 		t.Errorf("/versions after a restart (-want +got):\n%s", d)
 	}
-	if _, err := r.s.Rollback("4", admin.Audit{Author: "ada", Message: "m"}); !errors.Is(err, admin.ErrUnknownVersion) {
+	if _, err := r.s.Rollback("4", edit.Audit{Author: "ada", Message: "m"}); !errors.Is(err, edit.ErrUnknownVersion) {
 		t.Errorf("rollback to never-promoted 4: %v, want ErrUnknownVersion", err)
 	}
-	if msg, err := r.s.Rollback("2", admin.Audit{Author: "ada", Message: "back"}); err != nil {
+	if msg, err := r.s.Rollback("2", edit.Audit{Author: "ada", Message: "back"}); err != nil {
 		t.Errorf("rollback to 2 after a restart: %v", err)
 	} else if !strings.Contains(msg, "serving version 6") {
 		t.Errorf("rollback to 2: %q, want version 6 (4 and 5 are taken)", msg)
@@ -257,7 +257,7 @@ func TestRecoverEdits(t *testing.T) {
 func TestReloadAudited(t *testing.T) {
 	t.Parallel()
 	r := newEditRig(t)
-	if _, err := r.s.ReloadBy(admin.Audit{Author: "ada"}); err != nil {
+	if _, err := r.s.ReloadBy(edit.Audit{Author: "ada"}); err != nil {
 		t.Fatal(err)
 	}
 	recs := r.audit()
@@ -282,7 +282,7 @@ func TestRulesetETagMatchesArchive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	local := localVersion(cfg, configload.Loader{}).hash
+	local := localVersion(cfg, configload.Loader{}).Hash
 	number := map[string]int{strconv.Quote(local): 0}
 	for n := 1; n <= promotes; n++ {
 		number[strconv.Quote(editedHash(local, n))] = n

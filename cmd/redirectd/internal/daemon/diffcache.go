@@ -1,6 +1,8 @@
 package daemon
 
-import "github.com/redirectd/redirectd/engine/admin"
+import (
+	"github.com/redirectd/redirectd/engine/admin/edit"
+)
 
 // diffCache keeps the version diff answered last, so that the same
 // question again (the console's diff page reloaded or paged back to,
@@ -16,12 +18,12 @@ type diffCache struct {
 	gen      uint64
 	from, to string
 	limit    int
-	d        *admin.VersionDiff
+	d        *edit.VersionDiff
 }
 
 // cachedDiff returns the kept diff of from and to with limit, or nil, and
 // the generation to pass to keepDiff.
-func (vl *versionLog) cachedDiff(from, to string, limit int) (*admin.VersionDiff, uint64) {
+func (vl *versionLog) cachedDiff(from, to string, limit int) (*edit.VersionDiff, uint64) {
 	vl.mu.Lock()
 	defer vl.mu.Unlock()
 	c := &vl.diff
@@ -36,7 +38,7 @@ func (vl *versionLog) cachedDiff(from, to string, limit int) (*admin.VersionDiff
 const maxKeptDiff = 10_000
 
 // keepDiff keeps d unless a load came since gen was read.
-func (vl *versionLog) keepDiff(gen uint64, from, to string, limit int, d *admin.VersionDiff) {
+func (vl *versionLog) keepDiff(gen uint64, from, to string, limit int, d *edit.VersionDiff) {
 	if limit > maxKeptDiff {
 		return
 	}

@@ -3,7 +3,7 @@ package daemon
 import (
 	"testing"
 
-	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // TestDiffCache: a kept diff answers the same question only (from, to
@@ -13,7 +13,7 @@ import (
 func TestDiffCache(t *testing.T) {
 	var vl versionLog
 	vl.keep = 10
-	d := &admin.VersionDiff{AddedCount: 1}
+	d := &edit.VersionDiff{AddedCount: 1}
 	_, gen := vl.cachedDiff("a", "b", 1000)
 	vl.keepDiff(gen, "a", "b", 1000, d)
 	if got, _ := vl.cachedDiff("a", "b", 1000); got != d {
@@ -32,12 +32,12 @@ func TestDiffCache(t *testing.T) {
 	s.versions.keep = 10
 	vl2 := &s.versions
 	vl2.keepDiff(0, "a", "b", 1000, d)
-	s.recordVersion(ruleVersion{hash: "h1"}, 1, keepPin)
+	s.recordVersion(ruleVersion{Version: edit.Version{Hash: "h1"}}, 1, keepPin)
 	if got, _ := vl2.cachedDiff("a", "b", 1000); got != nil {
 		t.Error("a diff kept before a load answers after it")
 	}
 	_, before := vl2.cachedDiff("a", "b", 1000)
-	s.recordVersion(ruleVersion{hash: "h2"}, 1, keepPin)
+	s.recordVersion(ruleVersion{Version: edit.Version{Hash: "h2"}}, 1, keepPin)
 	vl2.keepDiff(before, "a", "b", 1000, d)
 	if got, _ := vl2.cachedDiff("a", "b", 1000); got != nil {
 		t.Error("a diff computed across a load was kept")

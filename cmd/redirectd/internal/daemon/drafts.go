@@ -8,33 +8,33 @@ import (
 	"strconv"
 
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
-	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/matcher"
 )
 
-// The admin.Editor methods: drafts over the serving rules.
+// The edit.Editor methods: drafts over the serving rules.
 
-func (s *service) NewDraft(author string) (admin.DraftInfo, error) {
+func (s *service) NewDraft(author string) (edit.Draft, error) {
 	ed := s.ed
 	if err := ed.refuse(); err != nil {
-		return admin.DraftInfo{}, err
+		return edit.Draft{}, err
 	}
 	ed.mu.Lock()
 	defer ed.mu.Unlock()
 	if err := ed.draftQuota(author); err != nil {
-		return admin.DraftInfo{}, err
+		return edit.Draft{}, err
 	}
 	ed.next++
-	d := &draft{info: admin.DraftInfo{ID: "d" + strconv.Itoa(ed.next), Base: ed.cur.Number, Author: author, Created: now()}, ov: edits.NewOverlay()}
+	d := &draft{info: edit.Draft{ID: "d" + strconv.Itoa(ed.next), Base: ed.cur.Number, Author: author, Created: now()}, ov: edits.NewOverlay()}
 	ed.drafts[d.info.ID] = d
 	return d.info, nil
 }
 
-func (s *service) Drafts(in admin.Scope) []admin.DraftInfo {
+func (s *service) Drafts(in edit.Scope) []edit.Draft {
 	ed := s.ed
 	ed.mu.Lock()
 	defer ed.mu.Unlock()
-	out := []admin.DraftInfo{}
+	out := []edit.Draft{}
 	for i := 1; i <= ed.next; i++ {
 		d, ok := ed.drafts["d"+strconv.Itoa(i)]
 		if !ok {
@@ -52,7 +52,7 @@ func (s *service) Drafts(in admin.Scope) []admin.DraftInfo {
 	return out
 }
 
-func (s *service) DiscardDraft(id string, in admin.Scope) error {
+func (s *service) DiscardDraft(id string, in edit.Scope) error {
 	ed := s.ed
 	ed.mu.Lock()
 	defer ed.mu.Unlock()
@@ -68,22 +68,22 @@ func (s *service) DiscardDraft(id string, in admin.Scope) error {
 }
 
 // allIn returns ErrOutOfScope naming the first edit of ov outside in.
-func allIn(ov *edits.Overlay, in admin.Scope) error {
+func allIn(ov *edits.Overlay, in edit.Scope) error {
 	for _, e := range ov.Edits() {
 		if !in(e.Host) {
-			return fmt.Errorf("%w: the draft holds %s", admin.ErrOutOfScope, e.String())
+			return fmt.Errorf("%w: the draft holds %s", edit.ErrOutOfScope, e.String())
 		}
 	}
 	return nil
 }
 
-func (s *service) AddEntry(id, author string, de admin.DraftEntry, in admin.Scope) error {
+func (s *service) AddEntry(id, author string, de edit.Entry, in edit.Scope) error {
 	e := edits.Entry(de)
 	if err := e.Check(); err != nil {
-		return fmt.Errorf("%w: %v", admin.ErrBadEdit, err)
+		return fmt.Errorf("%w: %v", edit.ErrBadEdit, err)
 	}
 	if !in(e.Host) {
-		return fmt.Errorf("%w: %s", admin.ErrOutOfScope, e.String())
+		return fmt.Errorf("%w: %s", edit.ErrOutOfScope, e.String())
 	}
 	ed := s.ed
 	ed.mu.Lock()
@@ -96,7 +96,7 @@ func (s *service) AddEntry(id, author string, de admin.DraftEntry, in admin.Scop
 	var m matcher.Match
 	drop, err := s.resolve(set, &m, d, &e)
 	if err != nil {
-		return fmt.Errorf("%w: %v", admin.ErrBadEdit, err)
+		return fmt.Errorf("%w: %v", edit.ErrBadEdit, err)
 	}
 	if drop {
 		d.ov.Remove(e.Key())
@@ -140,7 +140,7 @@ func (s *service) resolve(set *matcher.Set, m *matcher.Match, d *draft, e *edits
 	return false, nil
 }
 
-func (s *service) Upload(id, author, contentType string, body io.Reader, in admin.Scope) (int, error) {
+func (s *service) Upload(id, author, contentType string, body io.Reader, in edit.Scope) (int, error) {
 	ed := s.ed
 	if err := ed.refuse(); err != nil {
 		return 0, err
@@ -162,12 +162,12 @@ func (s *service) Upload(id, author, contentType string, body io.Reader, in admi
 	var got []lined
 	err = edits.Parse(contentType, body, func(line int, e edits.Entry) error {
 		if !in(e.Host) {
-			return fmt.Errorf("%w: %s", admin.ErrOutOfScope, e.String())
+			return fmt.Errorf("%w: %s", edit.ErrOutOfScope, e.String())
 		}
 		if len(got) >= room {
 			// Stop reading: more lines than the quota leaves cannot be
 			// added, and holding them would cost what the quota bounds.
-			return fmt.Errorf("%w: the upload holds more than the %d entries the drafts of %q may still hold ([admin] max_draft_entries %d); split it, or promote or discard a draft", admin.ErrQuota, room, d.info.Author, ed.maxEntries)
+			return fmt.Errorf("%w: the upload holds more than the %d entries the drafts of %q may still hold ([admin] max_draft_entries %d); split it, or promote or discard a draft", edit.ErrQuota, room, d.info.Author, ed.maxEntries)
 		}
 		got = append(got, lined{line, e})
 		return nil
@@ -175,12 +175,12 @@ func (s *service) Upload(id, author, contentType string, body io.Reader, in admi
 	if err != nil {
 		var mb *http.MaxBytesError
 		switch {
-		case errors.Is(err, admin.ErrOutOfScope), errors.Is(err, admin.ErrQuota):
+		case errors.Is(err, edit.ErrOutOfScope), errors.Is(err, edit.ErrQuota):
 			return 0, fmt.Errorf("%w; nothing was added", err)
 		case errors.As(err, &mb):
 			return 0, err
 		}
-		return 0, fmt.Errorf("%w: %v; nothing was added", admin.ErrBadEdit, err)
+		return 0, fmt.Errorf("%w: %v; nothing was added", edit.ErrBadEdit, err)
 	}
 	ed.mu.Lock()
 	defer ed.mu.Unlock()
@@ -198,7 +198,7 @@ func (s *service) Upload(id, author, contentType string, body io.Reader, in admi
 	for _, l := range got {
 		drop, err := s.resolve(set, &m, t, &l.e)
 		if err != nil {
-			return 0, fmt.Errorf("%w: upload line %d: %v; nothing was added", admin.ErrBadEdit, l.line, err)
+			return 0, fmt.Errorf("%w: upload line %d: %v; nothing was added", edit.ErrBadEdit, l.line, err)
 		}
 		if drop {
 			trial.Remove(l.e.Key())

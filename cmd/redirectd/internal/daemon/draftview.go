@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
-	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -14,7 +14,7 @@ import (
 // added, changed and removed (a page of each), a sample URL per entry of
 // the page with its answer before and after, and the problems the
 // entries would make. Only the entries of in's hosts are shown.
-func (s *service) Draft(id string, in admin.Scope, limit, offset int) (*admin.DraftView, error) {
+func (s *service) Draft(id string, in edit.Scope, limit, offset int) (*edit.DraftView, error) {
 	ed := s.ed
 	// Held while the page is made: entries are counted by their op (an
 	// add of a rule that exists was made a change when it came), and
@@ -27,8 +27,8 @@ func (s *service) Draft(id string, in admin.Scope, limit, offset int) (*admin.Dr
 		return nil, err
 	}
 	set := s.srv.Rules()
-	v := &admin.DraftView{ID: d.info.ID, Base: d.info.Base, Added: []admin.EditRule{}, Changed: []admin.EditChange{},
-		Removed: []admin.EditRule{}, Samples: []admin.Sample{}, Problems: []admin.Problem{}}
+	v := &edit.DraftView{ID: d.info.ID, Base: d.info.Base, Changes: edit.NoChanges[edit.Rule](),
+		Samples: []edit.Sample{}, Problems: []edit.Problem{}}
 	var m matcher.Match
 	page := func(n int) bool { return n > offset && n <= offset+limit }
 	list := d.ov.Edits()
@@ -58,7 +58,7 @@ func (s *service) Draft(id string, in admin.Scope, limit, offset int) (*admin.Dr
 				}
 				nr := entryRule(&e.Entry)
 				nr.Conditions = old.Conditions()
-				v.Changed, shown = append(v.Changed, admin.EditChange{Old: editRule(old), New: nr}), true
+				v.Changed, shown = append(v.Changed, edit.Change[edit.Rule]{Old: editRule(old), New: nr}), true
 			}
 		}
 		if shown {
@@ -69,16 +69,16 @@ func (s *service) Draft(id string, in admin.Scope, limit, offset int) (*admin.Dr
 	return v, nil
 }
 
-func editRule(r *matcher.Rule) admin.EditRule {
-	return admin.EditRule{Host: r.Host, From: r.From, To: r.To, Status: r.Status, Kind: r.Kind.String(), Conditions: r.Conditions()}
+func editRule(r *matcher.Rule) edit.Rule {
+	return edit.Rule{Host: r.Host, From: r.From, To: r.To, Status: r.Status, Kind: r.Kind.String(), Conditions: r.Conditions()}
 }
 
-func entryRule(e *edits.Entry) admin.EditRule {
+func entryRule(e *edits.Entry) edit.Rule {
 	k := e.Kind
 	if k == "" {
 		k = "exact"
 	}
-	return admin.EditRule{Host: e.Host, From: e.From, To: e.To, Status: e.Status, Kind: k}
+	return edit.Rule{Host: e.Host, From: e.From, To: e.To, Status: e.Status, Kind: k}
 }
 
 // samples is e's from as a URL, answered by the serving rules and as e
@@ -88,7 +88,7 @@ func entryRule(e *edits.Entry) admin.EditRule {
 // https: over the other scheme e changes nothing (an edit keeps the
 // rule's conditions), unless the rule answering there has e's host and
 // from too, as a change edits every rule of its host and from.
-func samples(set *matcher.Set, m *matcher.Match, e *edits.Entry, old *matcher.Rule, miss missFunc) []admin.Sample {
+func samples(set *matcher.Set, m *matcher.Match, e *edits.Entry, old *matcher.Rule, miss missFunc) []edit.Sample {
 	u := e.From
 	if e.Host != "" {
 		u = "http://" + requestHost(e.Host) + u
@@ -102,11 +102,11 @@ func samples(set *matcher.Set, m *matcher.Match, e *edits.Entry, old *matcher.Ru
 	}
 	if old == nil || old.When == nil || old.When.Scheme == "" {
 		a, _ := answer(set, m, e.Host, e.From, false, miss)
-		return []admin.Sample{{URL: u, Old: a, New: edited}}
+		return []edit.Sample{{URL: u, Old: a, New: edited}}
 	}
-	var out []admin.Sample
+	var out []edit.Sample
 	for _, https := range []bool{false, true} {
-		smp := admin.Sample{URL: u}
+		smp := edit.Sample{URL: u}
 		if https {
 			if e.Host != "" {
 				smp.URL = "https://" + strings.TrimPrefix(u, "http://")
@@ -163,15 +163,15 @@ const maxChain = 10
 // its from), a chain (its target redirects again), or e shadowed (a
 // prefix or regex rule whose from an exact rule answers first). The
 // draft's own entries (ov) are followed before the serving rules.
-func problems(set *matcher.Set, m *matcher.Match, ov *edits.Overlay, e *edits.Entry) []admin.Problem {
-	var out []admin.Problem
+func problems(set *matcher.Set, m *matcher.Match, ov *edits.Overlay, e *edits.Entry) []edit.Problem {
+	var out []edit.Problem
 	if e.Op == edits.OpDelete {
 		return nil
 	}
 	if e.Kind == "prefix" || e.Kind == "regex" {
 		if set.Lookup([]byte(requestHost(e.Host)), []byte(e.From), nil, m) {
 			if r := m.Rule(); r.Kind == matcher.Exact && (r.Host != e.Host || r.From != e.From) {
-				out = append(out, admin.Problem{Kind: "shadowed", Detail: fmt.Sprintf("%s: %s is answered first by the exact rule %s", e.String(), cutQ(e.From), r.Source())})
+				out = append(out, edit.Problem{Kind: "shadowed", Detail: fmt.Sprintf("%s: %s is answered first by the exact rule %s", e.String(), cutQ(e.From), r.Source())})
 			}
 		}
 	}
@@ -182,7 +182,7 @@ func problems(set *matcher.Set, m *matcher.Match, ov *edits.Overlay, e *edits.En
 	hops := []string{e.From}
 	for i := 0; ok && i < maxChain; i++ {
 		if path == e.From || contains(hops[1:], path) {
-			out = append(out, admin.Problem{Kind: "loop", Detail: fmt.Sprintf("%s: %s comes back to %s", e.String(), strings.Join(append(hops, path), " -> "), cutQ(path))})
+			out = append(out, edit.Problem{Kind: "loop", Detail: fmt.Sprintf("%s: %s comes back to %s", e.String(), strings.Join(append(hops, path), " -> "), cutQ(path))})
 			return out
 		}
 		next, found := nextHop(set, m, ov, e.Host, path)
@@ -191,7 +191,7 @@ func problems(set *matcher.Set, m *matcher.Match, ov *edits.Overlay, e *edits.En
 		}
 		hops = append(hops, path)
 		if i == 0 {
-			out = append(out, admin.Problem{Kind: "chain", Detail: fmt.Sprintf("%s: its target %s redirects again, to %s; point it at the last target", e.String(), cutQ(path), cutQ(next))})
+			out = append(out, edit.Problem{Kind: "chain", Detail: fmt.Sprintf("%s: its target %s redirects again, to %s; point it at the last target", e.String(), cutQ(path), cutQ(next))})
 		}
 		path, ok = localTarget(e.Host, next)
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/config/source"
-	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // editState is what the admin API's drafts edit: the promoted version
@@ -33,10 +33,10 @@ type editState struct {
 	// aborts are abort records apply could not append; each is
 	// appended before the next record (recovery at start counts on
 	// it).
-	aborts []edits.Record
+	aborts []edit.Record
 	// last is the audit log's last record when it was opened, for the
 	// recovery of a node with a source (recoverSource).
-	last *edits.Record
+	last *edit.Record
 	// cur is the version serving (Number 0: the config's own rules),
 	// ov its edits indexed.
 	cur *edits.Version
@@ -47,7 +47,7 @@ type editState struct {
 	// ruleset is the archive of the version serving, made on the
 	// first GET /ruleset after it changes, with its ETag: one value,
 	// replaced whole. rulesetMu serialises the making.
-	ruleset   atomic.Pointer[admin.Ruleset]
+	ruleset   atomic.Pointer[edit.Ruleset]
 	rulesetMu sync.Mutex
 	// messages are the promote messages of versions, read once each
 	// (message): a version's message never changes.
@@ -60,7 +60,7 @@ type editState struct {
 // draft is an open draft: its own edits, over the version it started
 // from.
 type draft struct {
-	info admin.DraftInfo
+	info edit.Draft
 	ov   *edits.Overlay
 }
 
@@ -70,7 +70,7 @@ type draft struct {
 func openEdits(cfg *config.Config, log *slog.Logger) (*editState, error) {
 	ed := &editState{source: cfg.Reload.Source, cur: &edits.Version{}, ov: edits.NewOverlay(), drafts: map[string]*draft{},
 		maxDrafts: cmp.Or(cfg.Admin.MaxDrafts, config.DefaultMaxDrafts), maxEntries: cmp.Or(cfg.Admin.MaxDraftEntries, config.DefaultMaxDraftEntries)}
-	var recs []edits.Record
+	var recs []edit.Record
 	if cfg.Admin.AuditLog != "" && cfg.Admin.AuditLog != "off" {
 		a, r, bad, err := edits.OpenAudit(cfg.Admin.AuditLog)
 		if err != nil {
@@ -110,7 +110,7 @@ func openEdits(cfg *config.Config, log *slog.Logger) (*editState, error) {
 // its number is not used again); the version serving, committed but
 // without a record (the process ended between the two, or the audit log
 // is new), gets its record, marked recovered.
-func (ed *editState) recoverEdits(recs []edits.Record, log *slog.Logger) error {
+func (ed *editState) recoverEdits(recs []edit.Record, log *slog.Logger) error {
 	if ed.audit == nil {
 		return nil
 	}
@@ -120,7 +120,7 @@ func (ed *editState) recoverEdits(recs []edits.Record, log *slog.Logger) error {
 	// aborted while the process ran (apply holds an abort it could not
 	// write until it can).
 	serving, _ := ed.store.Current()
-	open := map[int]edits.Record{} // recorded, not committed, not aborted
+	open := map[int]edit.Record{} // recorded, not committed, not aborted
 	recorded := map[int]bool{}
 	for _, r := range recs {
 		if r.Version == 0 {
@@ -140,7 +140,7 @@ func (ed *editState) recoverEdits(recs []edits.Record, log *slog.Logger) error {
 	for _, n := range slices.Sorted(maps.Keys(open)) {
 		r := open[n]
 		log.Warn("a change recorded in [admin] audit_log did not commit before redirectd stopped: recording its abort", "version", n, "action", r.Action, "author", r.Author)
-		if err := ed.audit.Append(edits.Record{Time: now(), Action: "abort", Version: n, Author: r.Author, Recovered: true,
+		if err := ed.audit.Append(edit.Record{Time: now(), Action: "abort", Version: n, Author: r.Author, Recovered: true,
 			Message: "the " + r.Action + " recorded above did not take effect: redirectd stopped before it committed"}); err != nil {
 			return err
 		}
@@ -159,7 +159,7 @@ func (ed *editState) recoverEdits(recs []edits.Record, log *slog.Logger) error {
 	}
 	c := v.Counts
 	log.Warn("the version serving has no record in [admin] audit_log: recording it from its file", "version", n)
-	return ed.audit.Append(edits.Record{Time: v.Time, Action: action, Version: n, Base: v.Base, RollbackOf: v.RollbackOf,
+	return ed.audit.Append(edit.Record{Time: v.Time, Action: action, Version: n, Base: v.Base, RollbackOf: v.RollbackOf,
 		Author: v.Author, Message: v.Message, Counts: &c, Recovered: true})
 }
 
@@ -205,10 +205,10 @@ func editedHash(h string, n int) string {
 // refuse says why this node takes no edits, or nil.
 func (ed *editState) refuse() error {
 	if ed.source != "" {
-		return fmt.Errorf("%w: this node's rules come from %s; edit them on the node that serves it", admin.ErrEditRefused, ed.source)
+		return fmt.Errorf("%w: this node's rules come from %s; edit them on the node that serves it", edit.ErrEditRefused, ed.source)
 	}
 	if ed.store == nil {
-		return fmt.Errorf("%w: drafts are off: set [admin] edits_dir to a folder that keeps the versions promoted", admin.ErrEditRefused)
+		return fmt.Errorf("%w: drafts are off: set [admin] edits_dir to a folder that keeps the versions promoted", edit.ErrEditRefused)
 	}
 	return nil
 }
@@ -239,18 +239,18 @@ func (ed *editState) message(n int) string {
 func (ed *editState) getDraft(id string) (*draft, error) {
 	d, ok := ed.drafts[id]
 	if !ok {
-		return nil, fmt.Errorf("draft %q: %w", cutQ(id), admin.ErrNoDraft)
+		return nil, fmt.Errorf("draft %q: %w", cutQ(id), edit.ErrNoDraft)
 	}
 	return d, nil
 }
 
 // baseChanged is the 409 of a draft whose base no longer serves.
 func baseChanged(base, serving int) error {
-	return fmt.Errorf("%w: the serving version changed since this draft started (base %d, serving %d): start a new draft", admin.ErrEditRefused, base, serving)
+	return fmt.Errorf("%w: the serving version changed since this draft started (base %d, serving %d): start a new draft", edit.ErrEditRefused, base, serving)
 }
 
 // errNoMessage is a rollback without a message on an edited node.
-var errNoMessage = fmt.Errorf("%w: missing message: POST /versions/rollback?to=N&message=why; the audit trail records it", admin.ErrBadEdit)
+var errNoMessage = fmt.Errorf("%w: missing message: POST /versions/rollback?to=N&message=why; the audit trail records it", edit.ErrBadEdit)
 
 func now() time.Time { return time.Now().UTC().Truncate(time.Second) }
 
@@ -268,11 +268,11 @@ func (ed *editState) describe(rv ruleVersion, v *edits.Version) ruleVersion {
 	if v.Number == 0 {
 		return rv
 	}
-	rv.hash = editedHash(rv.hash, v.Number)
-	rv.number, rv.author, rv.message = v.Number, v.Author, v.Message
+	rv.Hash = editedHash(rv.Hash, v.Number)
+	rv.Number, rv.Author, rv.Message = v.Number, v.Author, v.Message
 	c := v.Counts
-	rv.counts = &c
-	rv.source += " + edits v" + strconv.Itoa(v.Number)
-	rv.kept = true
+	rv.Counts = &c
+	rv.Source += " + edits v" + strconv.Itoa(v.Number)
+	rv.Kept = true
 	return rv
 }

@@ -6,14 +6,14 @@ import (
 	"strconv"
 
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
-	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // Promote makes draft id the next version: its edits merged over the
 // serving version's, loaded through the reload path (the config read
 // again, the rules compiled and checked whole), stored in edits_dir
 // before it serves, recorded in the audit log.
-func (s *service) Promote(id string, a admin.Audit, in admin.Scope) (int, error) {
+func (s *service) Promote(id string, a edit.Audit, in edit.Scope) (int, error) {
 	ed := s.ed
 	if err := ed.refuse(); err != nil {
 		return 0, err
@@ -49,8 +49,8 @@ func (s *service) Promote(id string, a admin.Audit, in admin.Scope) (int, error)
 
 // draftCounts counts a draft's entries by op (an add of a rule that
 // exists was made a change when it was entered).
-func draftCounts(ov *edits.Overlay) edits.Counts {
-	var c edits.Counts
+func draftCounts(ov *edits.Overlay) edit.Counts {
+	var c edit.Counts
 	for _, e := range ov.Edits() {
 		switch e.Op {
 		case edits.OpAdd:
@@ -70,10 +70,10 @@ func draftCounts(ov *edits.Overlay) edits.Counts {
 // s.mu is held.
 func (s *service) serveEdits(v *edits.Version, action string) error {
 	ed := s.ed
-	_, err := s.apply(change{action: action, who: admin.Audit{Author: v.Author, Message: v.Message}, c: &candidate{edits: v}, version: v,
+	_, err := s.apply(change{action: action, who: edit.Audit{Author: v.Author, Message: v.Message}, c: &candidate{edits: v}, version: v,
 		durable: func() error { return ed.store.Commit(v.Number) }})
-	if err != nil && !errors.Is(err, admin.ErrNotDurable) {
-		return fmt.Errorf("%w; the running rules stay: %v", admin.ErrInvalid, err)
+	if err != nil && !errors.Is(err, edit.ErrNotDurable) {
+		return fmt.Errorf("%w; the running rules stay: %v", edit.ErrInvalid, err)
 	}
 	return err
 }
@@ -81,7 +81,7 @@ func (s *service) serveEdits(v *edits.Version, action string) error {
 // rollbackEdits serves again the edits of version to (a number, or the
 // hash /versions lists) as a new version, so numbers only grow and the
 // audit trail reads in order. s.mu is held.
-func (s *service) rollbackEdits(to string, a admin.Audit) (string, error) {
+func (s *service) rollbackEdits(to string, a edit.Audit) (string, error) {
 	ed := s.ed
 	n, err := strconv.Atoi(to)
 	if err != nil {
@@ -89,14 +89,14 @@ func (s *service) rollbackEdits(to string, a admin.Audit) (string, error) {
 		if ferr != nil {
 			return "", ferr
 		}
-		n = rv.number
+		n = rv.Number
 	}
 	if a.Message == "" {
 		return "", errNoMessage
 	}
 	old, err := ed.store.Load(n)
 	if err != nil {
-		return "", fmt.Errorf("version %d: %w", n, admin.ErrUnknownVersion)
+		return "", fmt.Errorf("version %d: %w", n, edit.ErrUnknownVersion)
 	}
 	ed.mu.Lock()
 	cur := ed.ov
@@ -115,8 +115,8 @@ func (s *service) rollbackEdits(to string, a admin.Audit) (string, error) {
 // overlayCounts counts the keys whose edit differs from cur to target:
 // one target deletes is removed, one only cur deleted or only target
 // adds is added (back), any other difference a change.
-func overlayCounts(cur, target *edits.Overlay) edits.Counts {
-	var c edits.Counts
+func overlayCounts(cur, target *edits.Overlay) edit.Counts {
+	var c edit.Counts
 	seen := map[string]bool{}
 	for _, e := range target.Edits() {
 		k := e.Key()

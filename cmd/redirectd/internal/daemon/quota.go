@@ -3,7 +3,7 @@ package daemon
 import (
 	"fmt"
 
-	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/internal/plural"
 )
 
@@ -24,7 +24,7 @@ func (ed *editState) draftQuota(author string) error {
 		}
 	}
 	if n >= ed.maxDrafts {
-		return fmt.Errorf("%w: %q has %s open, the most [admin] max_drafts allows; promote or discard one", admin.ErrQuota, author, plural.Count(n, "draft", "drafts"))
+		return fmt.Errorf("%w: %q has %s open, the most [admin] max_drafts allows; promote or discard one", edit.ErrQuota, author, plural.Count(n, "draft", "drafts"))
 	}
 	return nil
 }
@@ -45,7 +45,7 @@ func (ed *editState) heldBy(author string, skip *draft) int {
 func (ed *editState) entryQuota(d *draft, entries int) error {
 	held := ed.heldBy(d.info.Author, d)
 	if held+entries > ed.maxEntries {
-		return fmt.Errorf("%w: the drafts of %q would hold %d entries, over the %d [admin] max_draft_entries allows; promote or discard a draft, or split the upload", admin.ErrQuota, d.info.Author, held+entries, ed.maxEntries)
+		return fmt.Errorf("%w: the drafts of %q would hold %d entries, over the %d [admin] max_draft_entries allows; promote or discard a draft, or split the upload", edit.ErrQuota, d.info.Author, held+entries, ed.maxEntries)
 	}
 	return nil
 }

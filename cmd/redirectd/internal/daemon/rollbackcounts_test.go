@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // TestOverlayCounts: a rollback's counts. Rolling back to a version
@@ -28,17 +29,17 @@ func TestOverlayCounts(t *testing.T) {
 	tests := []struct {
 		name        string
 		cur, target *edits.Overlay
-		want        edits.Counts
+		want        edit.Counts
 	}{
-		{"500 adds come back", edits.NewOverlay(), adds(500, "/x"), edits.Counts{Added: 500}},
-		{"500 adds go", adds(500, "/x"), edits.NewOverlay(), edits.Counts{Removed: 500}},
-		{"500 targets differ", adds(500, "/x"), adds(500, "/y"), edits.Counts{Changed: 500}},
-		{"the same", adds(3, "/x"), adds(3, "/x"), edits.Counts{}},
-		{"a deleted config rule comes back", one(edits.OpDelete, ""), edits.NewOverlay(), edits.Counts{Added: 1}},
-		{"a config rule is deleted", edits.NewOverlay(), one(edits.OpDelete, ""), edits.Counts{Removed: 1}},
-		{"a deleted add comes back", one(edits.OpDelete, ""), one(edits.OpAdd, "/x"), edits.Counts{Added: 1}},
-		{"a config rule's change", edits.NewOverlay(), one(edits.OpChange, "/x"), edits.Counts{Changed: 1}},
-		{"a change undone", one(edits.OpChange, "/x"), edits.NewOverlay(), edits.Counts{Changed: 1}},
+		{"500 adds come back", edits.NewOverlay(), adds(500, "/x"), edit.Counts{Added: 500}},
+		{"500 adds go", adds(500, "/x"), edits.NewOverlay(), edit.Counts{Removed: 500}},
+		{"500 targets differ", adds(500, "/x"), adds(500, "/y"), edit.Counts{Changed: 500}},
+		{"the same", adds(3, "/x"), adds(3, "/x"), edit.Counts{}},
+		{"a deleted config rule comes back", one(edits.OpDelete, ""), edits.NewOverlay(), edit.Counts{Added: 1}},
+		{"a config rule is deleted", edits.NewOverlay(), one(edits.OpDelete, ""), edit.Counts{Removed: 1}},
+		{"a deleted add comes back", one(edits.OpDelete, ""), one(edits.OpAdd, "/x"), edit.Counts{Added: 1}},
+		{"a config rule's change", edits.NewOverlay(), one(edits.OpChange, "/x"), edit.Counts{Changed: 1}},
+		{"a change undone", one(edits.OpChange, "/x"), edits.NewOverlay(), edit.Counts{Changed: 1}},
 	}
 	for _, tt := range tests {
 		if diff := cmp.Diff(tt.want, overlayCounts(tt.cur, tt.target)); diff != "" {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/redirectd/redirectd/config/importer"
 	"github.com/redirectd/redirectd/config/source"
-	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -31,14 +31,14 @@ type rulesSnap struct {
 // come from one snapshot of the rules and are returned as one immutable
 // value, so a fetch never gets one version's archive under another's
 // ETag; the file in edits_dir is a copy for the operator.
-func (s *service) Ruleset() (admin.Ruleset, error) {
+func (s *service) Ruleset() (edit.Ruleset, error) {
 	ed := s.ed
 	if ed.store == nil {
-		return admin.Ruleset{}, fmt.Errorf("%w: set [admin] edits_dir", admin.ErrNoRuleset)
+		return edit.Ruleset{}, fmt.Errorf("%w: set [admin] edits_dir", edit.ErrNoRuleset)
 	}
 	snap := s.snap.Load()
 	if snap == nil {
-		return admin.Ruleset{}, fmt.Errorf("%w: no rules loaded yet", admin.ErrNoRuleset)
+		return edit.Ruleset{}, fmt.Errorf("%w: no rules loaded yet", edit.ErrNoRuleset)
 	}
 	// Made under its own lock, not the service's: a promote holds that
 	// for as long as its load.
@@ -50,9 +50,9 @@ func (s *service) Ruleset() (admin.Ruleset, error) {
 	file := filepath.Join(ed.store.Dir(), "ruleset.tar.gz")
 	data, err := writeRuleset(file, snap.set, snap.hash)
 	if err != nil {
-		return admin.Ruleset{}, fmt.Errorf("cannot write the rule-set archive: %w", err)
+		return edit.Ruleset{}, fmt.Errorf("cannot write the rule-set archive: %w", err)
 	}
-	rs := &admin.Ruleset{Data: data, ETag: strconv.Quote(snap.hash), Time: time.Now()}
+	rs := &edit.Ruleset{Data: data, ETag: strconv.Quote(snap.hash), Time: time.Now()}
 	ed.ruleset.Store(rs)
 	return *rs, nil
 }

@@ -6,7 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
-	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -27,14 +27,14 @@ func TestSamplesForwarded(t *testing.T) {
 	tests := []struct {
 		name string
 		e    edits.Entry
-		want []admin.Sample
+		want []edit.Sample
 	}{
 		{"an add over a forwarded page", edits.Entry{Op: edits.OpAdd, Host: "a.example", From: "/page", To: "/p", Status: 301},
-			[]admin.Sample{{URL: "http://a.example/page", Old: "forwarded", New: "301 /p"}}},
+			[]edit.Sample{{URL: "http://a.example/page", Old: "forwarded", New: "301 /p"}}},
 		{"a delete hands the page to the upstream", edits.Entry{Op: edits.OpDelete, Host: "a.example", From: "/old"},
-			[]admin.Sample{{URL: "http://a.example/old", Old: "301 /new", New: "forwarded"}}},
+			[]edit.Sample{{URL: "http://a.example/old", Old: "301 /new", New: "forwarded"}}},
 		{"no upstream for the host", edits.Entry{Op: edits.OpAdd, Host: "b.example", From: "/page", To: "/p", Status: 302},
-			[]admin.Sample{{URL: "http://b.example/page", Old: "404", New: "302 /p"}}},
+			[]edit.Sample{{URL: "http://b.example/page", Old: "404", New: "302 /p"}}},
 	}
 	for _, tt := range tests {
 		var m matcher.Match

@@ -26,6 +26,7 @@ import (
 	"github.com/redirectd/redirectd/engine/accesslog"
 	"github.com/redirectd/redirectd/engine/admin"
 	"github.com/redirectd/redirectd/engine/admin/console"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/internal/safego"
 	"github.com/redirectd/redirectd/matcher"
 )
@@ -254,7 +255,7 @@ func awaitSignals(sig <-chan os.Signal, done <-chan error, svc *service, srv *en
 		case s := <-sig:
 			switch s {
 			case syscall.SIGHUP:
-				svc.reload(admin.Audit{Author: "SIGHUP"})
+				svc.reload(edit.Audit{Author: "SIGHUP"})
 				continue
 			case syscall.SIGUSR1:
 				// logrotate renamed the access log: write to a new file.
@@ -383,7 +384,7 @@ func adminOptions(cfg *config.Config) admin.Options {
 	}
 	o := admin.Options{Listen: cfg.Admin.Listen, Token: cfg.Admin.Token, MaxUploadBytes: cfg.Admin.MaxUploadBytes, Pages: console.NewWith(co)}
 	for _, t := range cfg.Admin.Tokens {
-		role, _ := admin.ParseRole(t.Role) // checked by config
+		role, _ := edit.ParseRole(t.Role) // checked by config
 		o.Tokens = append(o.Tokens, admin.Token{Name: t.Name, Role: role, Token: t.Token, Hosts: t.Hosts})
 	}
 	return o

@@ -16,7 +16,7 @@ import (
 
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/config/source"
-	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/internal/safego"
 )
 
@@ -132,7 +132,7 @@ func (s *service) recoverSource() {
 		return
 	}
 	s.log.Warn("a change recorded in [admin] audit_log did not take effect before redirectd stopped: recording its abort", "action", r.Action, "version", r.Hash, "author", r.Author)
-	abort := edits.Record{Time: now(), Action: "abort", Hash: r.Hash, Author: r.Author, Recovered: true,
+	abort := edit.Record{Time: now(), Action: "abort", Hash: r.Hash, Author: r.Author, Recovered: true,
 		Message: "the " + r.Action + " recorded above did not take effect: redirectd stopped before it committed"}
 	if err := s.ed.audit.Append(abort); err != nil {
 		s.ed.aborts = append(s.ed.aborts, abort)
@@ -199,8 +199,7 @@ func (s *service) loadCached() {
 	vl := &s.versions
 	for _, m := range rs.cache.List() {
 		if len(vl.list) < vl.keep {
-			vl.list = append(vl.list, ruleVersion{hash: m.Hash, fetchedAt: m.FetchedAt, source: m.Source,
-				validators: m.Validators, kept: true, entry: m.Entry})
+			vl.list = append(vl.list, metaVersion(m))
 		}
 	}
 	cur, ok, err := rs.cache.Current()
@@ -331,8 +330,8 @@ func (s *service) pollOnce(ctx context.Context) {
 		return
 	}
 	wasPinned := s.versions.isPinned()
-	if _, err := s.apply(change{action: "source", who: admin.Audit{Author: "source", Message: rs.cfg.Source}, c: &candidate{dir: dir, meta: meta, pin: unpin}, durable: rs.makeCurrent(f.Hash)}); err != nil {
-		if errors.Is(err, admin.ErrNotDurable) {
+	if _, err := s.apply(change{action: "source", who: edit.Audit{Author: "source", Message: rs.cfg.Source}, c: &candidate{dir: dir, meta: meta, pin: unpin}, durable: rs.makeCurrent(f.Hash)}); err != nil {
+		if errors.Is(err, edit.ErrNotDurable) {
 			// Not the version's fault: asked again at the next poll.
 			rs.seen = prev
 			s.sourceFailed(&source.Error{Reason: source.ReasonArchive, Err: err})
@@ -465,8 +464,14 @@ func (s *service) load(c *candidate) (*config.Config, ruleVersion, error) {
 		// A rule set holds no locations: the node's own config does.
 		cfg.Set.SetLocations(cfg.Locations)
 	}
-	return cfg, ruleVersion{hash: c.meta.Hash, fetchedAt: c.meta.FetchedAt, source: c.meta.Source,
-		validators: c.meta.Validators, kept: true, entry: c.meta.Entry}, nil
+	return cfg, metaVersion(c.meta), nil
+}
+
+// metaVersion is the version of the source's rule set m, kept in the
+// cache.
+func metaVersion(m source.Meta) ruleVersion {
+	return ruleVersion{Version: edit.Version{Hash: m.Hash, FetchedAt: m.FetchedAt, Source: m.Source,
+		ETag: m.Validators.ETag, LastModified: m.Validators.LastModified, Kept: true}, entry: m.Entry}
 }
 
 // FetchRules fetches the rules of cfg's [rules] source once into dir, as

@@ -21,7 +21,7 @@ import (
 
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/config/source"
-	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/internal/shorten"
 	"github.com/redirectd/redirectd/matcher"
 )
@@ -33,21 +33,13 @@ import (
 // source are kept in cache_dir/versions/HASH instead, and loaded again
 // (through reloadLocked, like any reload) when asked for.
 type ruleVersion struct {
-	hash       string
-	loadedAt   time.Time
-	fetchedAt  time.Time
-	source     string
-	validators source.Validators
-	rules      int
-	// kept: the version came from the source, and its files are in the
-	// cache (entry is its TOML there).
-	kept  bool
+	// Version is the version as /versions lists it (the editing model's
+	// one type of a version); its Serving and Pinned are set only as
+	// it is listed, from the versionLog.
+	edit.Version
+	// entry is the TOML of a version from the source in the cache
+	// (Kept: its files are there).
 	entry string
-	// number, author, message and counts describe a version of edits
-	// promoted through the admin API's drafts (number 0: none).
-	number          int
-	author, message string
-	counts          *admin.Counts
 }
 
 // versionLog lists the versions loaded, newest first. Its own mutex, not
@@ -108,8 +100,8 @@ func (s *service) listPromoted(local ruleVersion) {
 			continue
 		}
 		rv := s.ed.describe(local, v)
-		rv.loadedAt = time.Time{}
-		if !slices.ContainsFunc(vl.list, func(o ruleVersion) bool { return o.hash == rv.hash }) {
+		rv.LoadedAt = time.Time{}
+		if !slices.ContainsFunc(vl.list, func(o ruleVersion) bool { return o.Hash == rv.Hash }) {
 			vl.list = append(vl.list, rv)
 		}
 	}
@@ -130,7 +122,7 @@ func localVersion(cfg *config.Config, example configload.Loader) ruleVersion {
 			h.Write(b)
 		}
 	}
-	return ruleVersion{hash: hex.EncodeToString(h.Sum(nil))[:source.HashLen], loadedAt: time.Now(), source: "file:" + cfg.Path}
+	return ruleVersion{Version: edit.Version{Hash: hex.EncodeToString(h.Sum(nil))[:source.HashLen], LoadedAt: time.Now(), Source: "file:" + cfg.Path}}
 }
 
 // pinState is what a load does to the pin of a rollback.
@@ -151,20 +143,20 @@ func (s *service) recordVersion(v ruleVersion, n int, p pinState) {
 	if p != keepPin {
 		vl.pinned = p == pin
 	}
-	v.rules = n
-	if v.loadedAt.IsZero() {
-		v.loadedAt = time.Now()
+	v.Rules = n
+	if v.LoadedAt.IsZero() {
+		v.LoadedAt = time.Now()
 	}
-	vl.list = slices.DeleteFunc(vl.list, func(o ruleVersion) bool { return o.hash == v.hash })
+	vl.list = slices.DeleteFunc(vl.list, func(o ruleVersion) bool { return o.Hash == v.Hash })
 	vl.list = slices.Insert(vl.list, 0, v)
 	if len(vl.list) > vl.keep {
 		vl.list = vl.list[:vl.keep]
 	}
 	vl.loaded.Store(true)
-	if vl.serving != v.hash {
-		vl.serving = v.hash
+	if vl.serving != v.Hash {
+		vl.serving = v.Hash
 		set := metrics.NewSet()
-		set.NewGauge(fmt.Sprintf(`redirectd_rules_version_info{hash=%q}`, v.hash), func() float64 { return 1 })
+		set.NewGauge(fmt.Sprintf(`redirectd_rules_version_info{hash=%q}`, v.Hash), func() float64 { return 1 })
 		vl.info.Store(set)
 	}
 }
@@ -176,7 +168,7 @@ func (vl *versionLog) keptHashes() map[string]bool {
 	defer vl.mu.Unlock()
 	keep := map[string]bool{}
 	for _, v := range vl.list {
-		keep[v.hash] = true
+		keep[v.Hash] = true
 	}
 	return keep
 }
@@ -186,11 +178,11 @@ func (vl *versionLog) find(hash string) (ruleVersion, error) {
 	vl.mu.Lock()
 	defer vl.mu.Unlock()
 	for _, v := range vl.list {
-		if v.hash == hash {
+		if v.Hash == hash {
 			return v, nil
 		}
 	}
-	return ruleVersion{}, fmt.Errorf("version %q: %w", cutQ(hash), admin.ErrUnknownVersion)
+	return ruleVersion{}, fmt.Errorf("version %q: %w", cutQ(hash), edit.ErrUnknownVersion)
 }
 
 func (vl *versionLog) setPinned(p bool) {
@@ -223,23 +215,23 @@ func (s *service) writeVersionMetrics(w io.Writer) {
 	}
 }
 
-// The admin.Versioner methods.
+// The edit.Versioner methods.
 
-func (s *service) Versions() []admin.VersionInfo {
+func (s *service) Versions() []edit.Version {
 	vl := &s.versions
 	vl.mu.Lock()
 	defer vl.mu.Unlock()
-	out := make([]admin.VersionInfo, 0, len(vl.list))
+	out := make([]edit.Version, 0, len(vl.list))
 	for _, v := range vl.list {
-		out = append(out, admin.VersionInfo{Hash: v.hash, LoadedAt: v.loadedAt, FetchedAt: v.fetchedAt, Source: v.source,
-			ETag: v.validators.ETag, LastModified: v.validators.LastModified, Rules: v.rules,
-			Serving: v.hash == vl.serving, Pinned: v.hash == vl.serving && vl.pinned, Kept: v.kept,
-			Number: v.number, Author: v.author, Message: v.message, Counts: v.counts})
+		ver := v.Version
+		ver.Serving = v.Hash == vl.serving
+		ver.Pinned = ver.Serving && vl.pinned
+		out = append(out, ver)
 	}
 	return out
 }
 
-func (s *service) Rollback(to string, a admin.Audit) (string, error) {
+func (s *service) Rollback(to string, a edit.Audit) (string, error) {
 	if s.rs == nil && s.ed.store != nil {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -249,7 +241,7 @@ func (s *service) Rollback(to string, a admin.Audit) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if !v.kept || s.rs == nil {
+	if !v.Kept || s.rs == nil {
 		return "", fmt.Errorf("version %s came from the local config, whose earlier files are not kept: only versions from [rules] source can be rolled back to", to)
 	}
 	s.mu.Lock()
@@ -270,7 +262,7 @@ func (s *service) Rollback(to string, a admin.Audit) (string, error) {
 
 // Unpin ends a rollback's pin, recorded in the audit log with a, the
 // caller.
-func (s *service) Unpin(a admin.Audit) (string, error) {
+func (s *service) Unpin(a edit.Audit) (string, error) {
 	if s.rs == nil {
 		return "", errors.New("nothing is pinned: rollback needs [rules] source")
 	}
@@ -306,7 +298,7 @@ func (vl *versionLog) servingHash() string {
 	return vl.serving
 }
 
-func (s *service) Diff(from, to string, limit int) (*admin.VersionDiff, error) {
+func (s *service) Diff(from, to string, limit int) (*edit.VersionDiff, error) {
 	if to == "" {
 		to = s.versions.servingHash()
 	}
@@ -344,7 +336,7 @@ func (s *service) versionRules(hash string) (*matcher.Set, error) {
 	if s.rs == nil && s.ed.store != nil {
 		return s.editedRules(v)
 	}
-	if !v.kept || s.rs == nil {
+	if !v.Kept || s.rs == nil {
 		return nil, fmt.Errorf("version %s came from the local config, whose earlier files are not kept: only versions from [rules] source can be compared", hash)
 	}
 	cfg, err := config.LoadRuleSetFor(s.cfg.Reload, s.rs.cache.Dir(hash), v.entry, s.srv.Rules().HeaderFields()...)
@@ -356,7 +348,7 @@ func (s *service) versionRules(hash string) (*matcher.Set, error) {
 
 // diffRules compares two rule sets by Rule.Key, listing at most limit
 // rules of each kind, in b's file order (a's for those removed).
-func diffRules(a, b *matcher.Set, limit int) *admin.VersionDiff {
+func diffRules(a, b *matcher.Set, limit int) *edit.VersionDiff {
 	oldRules := map[string]*matcher.Rule{}
 	var order []string
 	a.Each(func(r matcher.RuleHits) {
@@ -365,7 +357,7 @@ func diffRules(a, b *matcher.Set, limit int) *admin.VersionDiff {
 		oldRules[k] = &rc
 		order = append(order, k)
 	})
-	d := &admin.VersionDiff{Added: []admin.DiffRule{}, Removed: []admin.DiffRule{}, Changed: []admin.RuleChange{}}
+	d := &edit.VersionDiff{Changes: edit.NoChanges[edit.Rule]()}
 	seen := map[string]bool{}
 	b.Each(func(r matcher.RuleHits) {
 		k := r.Key()
@@ -378,7 +370,7 @@ func diffRules(a, b *matcher.Set, limit int) *admin.VersionDiff {
 			}
 		case !o.Same(r.Rule):
 			if d.ChangedCount++; len(d.Changed) < limit {
-				d.Changed = append(d.Changed, admin.RuleChange{Old: diffRule(o), New: diffRule(r.Rule)})
+				d.Changed = append(d.Changed, edit.Change[edit.Rule]{Old: diffRule(o), New: diffRule(r.Rule)})
 			}
 		}
 	})
@@ -394,12 +386,12 @@ func diffRules(a, b *matcher.Set, limit int) *admin.VersionDiff {
 	return d
 }
 
-func diffRule(r *matcher.Rule) admin.DiffRule {
+func diffRule(r *matcher.Rule) edit.Rule {
 	var q []string
 	for _, c := range r.Query {
 		q = append(q, c.Name+"="+c.Value)
 	}
-	return admin.DiffRule{Kind: r.Kind.String(), Host: r.Host, From: r.From, Query: strings.Join(q, "&"),
+	return edit.Rule{Kind: r.Kind.String(), Host: r.Host, From: r.From, Query: strings.Join(q, "&"),
 		To: r.To, Status: r.Status, Pass: r.Pass, Source: r.Source()}
 }
 
@@ -412,11 +404,11 @@ func cutQ(s string) string { return shorten.Text(s, 64) }
 func (s *service) editedRules(v ruleVersion) (*matcher.Set, error) {
 	cfg, err := s.loader.Load(s.file)
 	if err != nil {
-		return nil, fmt.Errorf("cannot load the config to rebuild version %s: %w", v.hash, err)
+		return nil, fmt.Errorf("cannot load the config to rebuild version %s: %w", v.Hash, err)
 	}
-	ev, err := s.ed.store.Load(v.number)
+	ev, err := s.ed.store.Load(v.Number)
 	if err != nil {
-		return nil, fmt.Errorf("version %s: %w", v.hash, admin.ErrUnknownVersion)
+		return nil, fmt.Errorf("version %s: %w", v.Hash, edit.ErrUnknownVersion)
 	}
 	if err := s.ed.apply(cfg, ev, s.log); err != nil {
 		return nil, err

@@ -10,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/redirectd/redirectd/config"
-	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -74,31 +74,31 @@ func TestDiffRules(t *testing.T) {
 		name  string
 		a, b  *matcher.Set
 		limit int
-		want  *admin.VersionDiff
+		want  *edit.VersionDiff
 	}{
 		{"same rules moved", set(matcher.Rule{From: "/a", To: "/x"}, matcher.Rule{From: "/b", To: "/y"}),
 			set(matcher.Rule{From: "/b", To: "/y"}, matcher.Rule{From: "/a", To: "/x"}), 10,
-			&admin.VersionDiff{Added: []admin.DiffRule{}, Removed: []admin.DiffRule{}, Changed: []admin.RuleChange{}}},
+			&edit.VersionDiff{Changes: edit.NoChanges[edit.Rule]()}},
 		{"status and pass are changes", set(matcher.Rule{From: "/a", To: "/x"}, matcher.Rule{From: "/b", To: "/y"}),
 			set(matcher.Rule{From: "/a", To: "/x", Status: 302}, matcher.Rule{From: "/b", Pass: true}), 10,
-			&admin.VersionDiff{ChangedCount: 2, Added: []admin.DiffRule{}, Removed: []admin.DiffRule{}, Changed: []admin.RuleChange{
-				{Old: admin.DiffRule{Kind: "exact", From: "/a", To: "/x", Status: 301, Source: "r.toml:1"}, New: admin.DiffRule{Kind: "exact", From: "/a", To: "/x", Status: 302, Source: "r.toml:1"}},
-				{Old: admin.DiffRule{Kind: "exact", From: "/b", To: "/y", Status: 301, Source: "r.toml:2"}, New: admin.DiffRule{Kind: "exact", From: "/b", Pass: true, Source: "r.toml:2"}},
-			}}},
+			&edit.VersionDiff{ChangedCount: 2, Changes: edit.Changes[edit.Rule]{Added: []edit.Rule{}, Removed: []edit.Rule{}, Changed: []edit.Change[edit.Rule]{
+				{Old: edit.Rule{Kind: "exact", From: "/a", To: "/x", Status: 301, Source: "r.toml:1"}, New: edit.Rule{Kind: "exact", From: "/a", To: "/x", Status: 302, Source: "r.toml:1"}},
+				{Old: edit.Rule{Kind: "exact", From: "/b", To: "/y", Status: 301, Source: "r.toml:2"}, New: edit.Rule{Kind: "exact", From: "/b", Pass: true, Source: "r.toml:2"}},
+			}}}},
 		{"host, kind and query tell rules apart", set(matcher.Rule{From: "/a", To: "/x"}),
 			set(matcher.Rule{From: "/a", To: "/x", Host: "h.example"}, matcher.Rule{Kind: matcher.Prefix, From: "/a", To: "/x"}, matcher.Rule{From: "/a", To: "/x", Query: q}), 10,
-			&admin.VersionDiff{AddedCount: 3, RemovedCount: 1, Changed: []admin.RuleChange{},
-				Added: []admin.DiffRule{
+			&edit.VersionDiff{AddedCount: 3, RemovedCount: 1, Changes: edit.Changes[edit.Rule]{Changed: []edit.Change[edit.Rule]{},
+				Added: []edit.Rule{
 					{Kind: "exact", Host: "h.example", From: "/a", To: "/x", Status: 301, Source: "r.toml:1"},
 					{Kind: "prefix", From: "/a", To: "/x", Status: 301, Source: "r.toml:2"},
 					{Kind: "exact", From: "/a", Query: "p=1", To: "/x", Status: 301, Source: "r.toml:3"},
 				},
-				Removed: []admin.DiffRule{{Kind: "exact", From: "/a", To: "/x", Status: 301, Source: "r.toml:1"}}}},
+				Removed: []edit.Rule{{Kind: "exact", From: "/a", To: "/x", Status: 301, Source: "r.toml:1"}}}}},
 		{"lists cut at the limit, counts whole", set(), set(matcher.Rule{From: "/a", To: "/x"}, matcher.Rule{From: "/b", To: "/x"}, matcher.Rule{From: "/c", To: "/x"}), 2,
-			&admin.VersionDiff{AddedCount: 3, Truncated: true, Removed: []admin.DiffRule{}, Changed: []admin.RuleChange{},
-				Added: []admin.DiffRule{{Kind: "exact", From: "/a", To: "/x", Status: 301, Source: "r.toml:1"}, {Kind: "exact", From: "/b", To: "/x", Status: 301, Source: "r.toml:2"}}}},
+			&edit.VersionDiff{AddedCount: 3, Truncated: true, Changes: edit.Changes[edit.Rule]{Removed: []edit.Rule{}, Changed: []edit.Change[edit.Rule]{},
+				Added: []edit.Rule{{Kind: "exact", From: "/a", To: "/x", Status: 301, Source: "r.toml:1"}, {Kind: "exact", From: "/b", To: "/x", Status: 301, Source: "r.toml:2"}}}}},
 		{"limit 0: counts only", set(matcher.Rule{From: "/a", To: "/x"}), set(), 0,
-			&admin.VersionDiff{RemovedCount: 1, Truncated: true, Added: []admin.DiffRule{}, Removed: []admin.DiffRule{}, Changed: []admin.RuleChange{}}},
+			&edit.VersionDiff{RemovedCount: 1, Truncated: true, Changes: edit.NoChanges[edit.Rule]()}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,27 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"time"
-)
 
-// Record is one line of the audit log: a change to the rules served, or
-// the abort of one whose record was written but that never served.
-type Record struct {
-	Time   time.Time `json:"time"`
-	Action string    `json:"action"` // promote, rollback, pin, unpin, reload, source, abort
-	// Version is the number of an edited node's version, Hash the
-	// content hash of a version of [rules] source.
-	Version    int     `json:"version,omitempty"`
-	Hash       string  `json:"hash,omitempty"`
-	Base       int     `json:"base"`
-	RollbackOf int     `json:"rollback_of,omitempty"`
-	Author     string  `json:"author"`
-	Message    string  `json:"message"`
-	Counts     *Counts `json:"counts,omitempty"`
-	// Recovered is set on a record that recovery at start wrote for a
-	// change the process made but could not record before it ended.
-	Recovered bool `json:"recovered,omitempty"`
-}
+	"github.com/redirectd/redirectd/engine/admin/edit"
+)
 
 // Audit is the audit log: JSON lines, each appended in one write and
 // synced before the change it records is acknowledged. A write that
@@ -42,7 +24,7 @@ type Audit struct {
 // last line that a crash left without its newline, and returns the
 // records it holds; a line that does not parse (written by an older
 // redirectd that glued two records) is skipped and counted in bad.
-func OpenAudit(path string) (a *Audit, recs []Record, bad int, err error) {
+func OpenAudit(path string) (a *Audit, recs []edit.Record, bad int, err error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, nil, 0, fmt.Errorf("cannot make the folder of [admin] audit_log: %w", err)
 	}
@@ -57,7 +39,7 @@ func OpenAudit(path string) (a *Audit, recs []Record, bad int, err error) {
 		b = b[:whole]
 	}
 	for line := range bytes.Lines(b) {
-		var r Record
+		var r edit.Record
 		if json.Unmarshal(line, &r) != nil {
 			bad++
 			continue
@@ -71,7 +53,7 @@ func OpenAudit(path string) (a *Audit, recs []Record, bad int, err error) {
 func (a *Audit) Path() string { return a.path }
 
 // Append writes r as one line, synced. On an error the log is as it was.
-func (a *Audit) Append(r Record) error {
+func (a *Audit) Append(r edit.Record) error {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return err

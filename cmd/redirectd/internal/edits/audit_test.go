@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // TestAuditTornLine: a last line a crash left without its newline is cut
@@ -18,7 +20,7 @@ func TestAuditTornLine(t *testing.T) {
 	if err != nil || len(recs) != 0 || bad != 0 {
 		t.Fatalf("new log: %v %v %d", recs, err, bad)
 	}
-	if err := a.Append(Record{Action: "promote", Version: 1, Author: "ada"}); err != nil {
+	if err := a.Append(edit.Record{Action: "promote", Version: 1, Author: "ada"}); err != nil {
 		t.Fatal(err)
 	}
 	f, _ := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
@@ -31,7 +33,7 @@ func TestAuditTornLine(t *testing.T) {
 	if d := cmp.Diff([]int{1}, versions(recs)); d != "" {
 		t.Errorf("records (-want +got):\n%s", d)
 	}
-	if err := a.Append(Record{Action: "promote", Version: 2, Author: "ada"}); err != nil {
+	if err := a.Append(edit.Record{Action: "promote", Version: 2, Author: "ada"}); err != nil {
 		t.Fatal(err)
 	}
 	_, recs, bad, _ = OpenAudit(path)
@@ -40,7 +42,7 @@ func TestAuditTornLine(t *testing.T) {
 	}
 }
 
-func versions(recs []Record) []int {
+func versions(recs []edit.Record) []int {
 	var out []int
 	for _, r := range recs {
 		out = append(out, r.Version)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/config/importer"
-	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/internal/shorten"
 	"github.com/redirectd/redirectd/matcher"
 )
@@ -20,12 +20,12 @@ const (
 	OpDelete = "delete"
 )
 
-// Entry is one edit as the admin API takes it (admin.DraftEntry, whose
+// Entry is one edit as the editing model takes it (edit.Entry, whose
 // fields it has, not a copy of them):
 // {"op":"add","host":"","from":"/a","to":"/b","status":301}. Kind
 // ("exact", the default for an add, "prefix" or "regex") is optional; a
 // change or delete takes the kind of the rule it edits.
-type Entry admin.DraftEntry
+type Entry edit.Entry
 
 // Edit is an Entry as kept: who made it, and when; Version is the
 // version that promoted it (0 while in a draft), whose message says why.

@@ -15,7 +15,7 @@ func TestApplyKeepsLocations(t *testing.T) {
 	}
 	phase := new(int) // what the Set carries is opaque to it
 	base.SetLocations(phase)
-	got, _, err := Apply(base, FromEdits([]Edit{edit(OpAdd, "", "/a", "/b", 301)}), matcher.DefaultLimits)
+	got, _, err := Apply(base, FromEdits([]Edit{mkEdit(OpAdd, "", "/a", "/b", 301)}), matcher.DefaultLimits)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,7 +35,7 @@ func briefs(s *matcher.Set) []brief {
 	return out
 }
 
-func edit(op, host, from, to string, status int) Edit {
+func mkEdit(op, host, from, to string, status int) Edit {
 	return Edit{Entry: Entry{Op: op, Host: host, From: from, To: to, Status: status}}
 }
 
@@ -52,11 +52,11 @@ func TestApply(t *testing.T) {
 		matcher.Rule{Kind: matcher.Regex, From: "^/r(.*)$", To: "/s$1"},
 	)
 	ov := FromEdits([]Edit{
-		edit(OpChange, "", "/a", "/y", 302),
-		edit(OpDelete, "h.com", "/a", "", 0),
-		edit(OpAdd, "", "/new", "/n", 301),
-		edit(OpDelete, "", "/gone", "", 0),
-		edit(OpChange, "", "^/r(.*)$", "/t$1", 308),
+		mkEdit(OpChange, "", "/a", "/y", 302),
+		mkEdit(OpDelete, "h.com", "/a", "", 0),
+		mkEdit(OpAdd, "", "/new", "/n", 301),
+		mkEdit(OpDelete, "", "/gone", "", 0),
+		mkEdit(OpChange, "", "^/r(.*)$", "/t$1", 308),
 	})
 	got, gone, err := Apply(base, ov, matcher.DefaultLimits)
 	if err != nil {
@@ -75,7 +75,7 @@ func TestApply(t *testing.T) {
 	if !got.Lookup(nil, []byte("/rab"), nil, &m) || string(m.AppendLocation(nil, nil)) != "/tab" {
 		t.Errorf("the changed regex does not answer /rab with /tab")
 	}
-	_, _, err = Apply(base, FromEdits([]Edit{edit(OpAdd, "", "^(", "/x", 301)}), matcher.DefaultLimits)
+	_, _, err = Apply(base, FromEdits([]Edit{mkEdit(OpAdd, "", "^(", "/x", 301)}), matcher.DefaultLimits)
 	var ee *EntryError
 	if !errors.As(err, &ee) || ee.Entry.From != "^(" {
 		t.Errorf("a bad entry: %v, want an EntryError naming it", err)
@@ -95,7 +95,7 @@ func TestApplyFileOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, _, err := Apply(base, FromEdits([]Edit{edit(OpChange, "", "/p/", "/r/", 302)}), matcher.DefaultLimits)
+	got, _, err := Apply(base, FromEdits([]Edit{mkEdit(OpChange, "", "/p/", "/r/", 302)}), matcher.DefaultLimits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,8 +109,8 @@ func TestApplyFileOrder(t *testing.T) {
 // its place.
 func TestMerge(t *testing.T) {
 	t.Parallel()
-	a := FromEdits([]Edit{edit(OpAdd, "", "/a", "/1", 301), edit(OpAdd, "", "/b", "/2", 301)})
-	b := FromEdits([]Edit{edit(OpDelete, "", "/a", "", 0), edit(OpAdd, "", "/c", "/3", 301)})
+	a := FromEdits([]Edit{mkEdit(OpAdd, "", "/a", "/1", 301), mkEdit(OpAdd, "", "/b", "/2", 301)})
+	b := FromEdits([]Edit{mkEdit(OpDelete, "", "/a", "", 0), mkEdit(OpAdd, "", "/c", "/3", 301)})
 	m := a.Merge(b)
 	var got []string
 	for _, e := range m.Edits() {
@@ -180,7 +180,7 @@ func TestApplyKeepsURI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, _, err := Apply(base, FromEdits([]Edit{edit(OpAdd, "", "/new", "/n", 301)}), matcher.DefaultLimits)
+	got, _, err := Apply(base, FromEdits([]Edit{mkEdit(OpAdd, "", "/new", "/n", 301)}), matcher.DefaultLimits)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,25 +14,20 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/config/source"
-	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
-
-// Counts are how many rules a promote added, changed and removed: the
-// admin API's type, one definition for the store, the audit log and the
-// API.
-type Counts = admin.Counts
 
 // Version is one promoted version as kept: its number, the version its
 // draft started from, who promoted it and why, and the whole overlay
 // (every edit since the config's own rules, not only this promote's),
 // so that loading it needs no other version.
 type Version struct {
-	Number  int       `json:"number"`
-	Base    int       `json:"base"`
-	Author  string    `json:"author"`
-	Message string    `json:"message"`
-	Time    time.Time `json:"time"`
-	Counts  Counts    `json:"counts"`
+	Number  int         `json:"number"`
+	Base    int         `json:"base"`
+	Author  string      `json:"author"`
+	Message string      `json:"message"`
+	Time    time.Time   `json:"time"`
+	Counts  edit.Counts `json:"counts"`
 	// RollbackOf is the version a rollback restored, 0 for a promote.
 	RollbackOf int    `json:"rollback_of,omitempty"`
 	Edits      []Edit `json:"edits"`

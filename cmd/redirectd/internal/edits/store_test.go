@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // TestStore checks that versions round-trip, that current names the one
@@ -25,7 +27,7 @@ func TestStore(t *testing.T) {
 		if s.Next() != i {
 			t.Fatalf("Next: %d, want %d", s.Next(), i)
 		}
-		v := &Version{Number: i, Base: i - 1, Author: "a", Message: "m", Counts: Counts{Added: i}, Edits: []Edit{edit(OpAdd, "", "/a", "/b", 301)}}
+		v := &Version{Number: i, Base: i - 1, Author: "a", Message: "m", Counts: edit.Counts{Added: i}, Edits: []Edit{mkEdit(OpAdd, "", "/a", "/b", 301)}}
 		if err := s.Write(v); err != nil {
 			t.Fatal(err)
 		}
@@ -129,8 +131,8 @@ func TestStoreHead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := &Version{Number: 1, Base: 0, Author: "ada", Message: "m", Counts: Counts{Added: 2}, RollbackOf: 0,
-		Edits: []Edit{edit(OpAdd, "", "/a", "/b", 301), edit(OpAdd, "", "/c", "/d", 301)}}
+	v := &Version{Number: 1, Base: 0, Author: "ada", Message: "m", Counts: edit.Counts{Added: 2}, RollbackOf: 0,
+		Edits: []Edit{mkEdit(OpAdd, "", "/a", "/b", 301), mkEdit(OpAdd, "", "/c", "/d", 301)}}
 	s.Write(v)
 	s.Commit(1)
 	h, err := s.Head(1)

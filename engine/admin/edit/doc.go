@@ -1,0 +1,16 @@
+// Package edit is the one model of the editing path: what a version, a
+// draft, an entry, a change's counts, a role, a host scope and an audit
+// record are, and the operations on them (Service), each of which takes
+// the caller's Identity and applies its role, its host scope, the limits
+// and the errors' statuses once. The JSON endpoints of package admin and
+// the pages of package console are thin clients of a Service: they parse
+// a request, call one method and write its answer or Status(err), and
+// decide nothing else, so the two cannot disagree on who may do what.
+//
+// Why here: package admin (the JSON endpoints) and package console (the
+// pages, which imports admin) both need it, so it cannot live in either
+// without an import cycle, and packages under engine may not import
+// config or cmd, where the daemon that stores versions lives. It imports
+// only the standard library; the daemon implements Editor and Versioner
+// (storage, loading, diffs) and the Service decides for it.
+package edit

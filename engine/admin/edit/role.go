@@ -1,0 +1,80 @@
+package edit
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/redirectd/redirectd/internal/shorten"
+)
+
+// Role is what a token may do; each role may do what the one before it
+// may, and more. What each operation needs is the table in service.go.
+type Role int
+
+// The roles, weakest first.
+const (
+	RoleViewer    Role = iota + 1 // see rules, drafts, versions
+	RoleEditor                    // and make, edit and discard drafts
+	RolePublisher                 // and promote drafts and roll back
+	RoleAdmin                     // and everything else: reload, unpin
+)
+
+// roleNames are the roles' names, the one list of them, weakest first.
+var roleNames = [...]string{RoleViewer: "viewer", RoleEditor: "editor", RolePublisher: "publisher", RoleAdmin: "admin"}
+
+// ParseRole returns the role named s (viewer, editor, publisher, admin).
+func ParseRole(s string) (Role, error) {
+	for r, n := range roleNames {
+		if n != "" && n == s {
+			return Role(r), nil
+		}
+	}
+	return 0, fmt.Errorf("%q is not a role; use %s", shorten.Text(s, 80), strings.Join(roleNames[RoleViewer:], ", "))
+}
+
+func (r Role) String() string {
+	if r >= RoleViewer && int(r) < len(roleNames) {
+		return roleNames[r]
+	}
+	return "none"
+}
+
+// Identity is who asks: the name of their token, its role and the hosts
+// it is limited to (none: every host).
+type Identity struct {
+	Name  string
+	Role  Role
+	Hosts []string
+}
+
+// Scope says whether a host's rules may be seen and edited.
+type Scope func(host string) bool
+
+// Scoped reports whether id is limited to some hosts.
+func (id *Identity) Scoped() bool { return len(id.Hosts) > 0 }
+
+// Allows reports whether id may see and edit the rules of host (a
+// rule's host: "", "example.com" or "*.example.com"). A token limited
+// to some hosts is not allowed the rules of no host (""), which answer
+// every host: editing one would reach hosts it is not given.
+func (id *Identity) Allows(host string) bool {
+	if !id.Scoped() {
+		return true
+	}
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	if host == "" {
+		return false
+	}
+	for _, p := range id.Hosts {
+		if host == p {
+			return true
+		}
+		if suffix, ok := strings.CutPrefix(p, "*"); ok { // ".example.com"
+			// a.example.com, and a rule's *.a.example.com
+			if strings.HasSuffix(strings.TrimPrefix(host, "*"), suffix) && len(strings.TrimPrefix(host, "*")) > len(suffix) {
+				return true
+			}
+		}
+	}
+	return false
+}
