@@ -61,22 +61,7 @@ func (f *forward) answerHead(code int, msg []byte, fields iter.Seq2[[]byte, []by
 	noBody = f.head || code == 204 || code == 304 || code < 200
 	head = make([]byte, 0, 512)
 	head = appendStatusLine(head, code, msg)
-	var connTokens []byte
-	hsts := f.cs.tls && f.cs.fields() != ""
-	for k, v := range fields {
-		if bytes.EqualFold(k, []byte("connection")) {
-			connTokens = append(append(connTokens, v...), ',')
-		}
-	}
-	for k, v := range fields {
-		if isHopByHop(k, connTokens) || bytes.EqualFold(k, []byte("content-length")) ||
-			hsts && bytes.EqualFold(k, []byte("strict-transport-security")) {
-			continue // the TLS port's own Strict-Transport-Security replaces the upstream's
-		}
-		head = f.appendUpstreamField(head, k, v)
-	}
-	// A second Vary line adds to the upstream's (RFC 9110 5.3).
-	head = append(head, f.vary...)
+	head = f.appendAnswerFields(head, fields, false)
 	switch {
 	case length >= 0:
 		head = append(strconv.AppendInt(append(head, "Content-Length: "...), int64(length), 10), "\r\n"...)
@@ -87,13 +72,45 @@ func (f *forward) answerHead(code int, msg []byte, fields iter.Seq2[[]byte, []by
 		chunkedOut = true
 		head = append(head, "Transfer-Encoding: chunked\r\n"...)
 	}
-	head = append(head, f.cs.fields()...)
 	if f.closing {
 		head = append(head, "Connection: close\r\n"...)
 	} else if f.http10 {
 		head = append(head, "Connection: keep-alive\r\n"...)
 	}
 	return append(head, "\r\n"...), chunkedOut, noBody
+}
+
+// appendAnswerFields is the header policy of every answer relayed from
+// an upstream, on HTTP/1.1 and HTTP/2, a tunnel's 101 included: one
+// place to change what forwarded answers carry. It appends to head the
+// upstream's fields less the hop-by-hop ones (hopByHop and those its
+// Connection names) and Content-Length (the caller frames the body),
+// each checked by appendUpstreamField; the server's own Strict-
+// Transport-Security in place of the upstream's on the TLS port; the
+// Vary of the rule conditions that failed (a second Vary line adds to
+// the upstream's, RFC 9110 5.3); and the server's own fields
+// (conn.fields). A 101 (upgrade) keeps its Connection and Upgrade: they
+// are the switch.
+func (f *forward) appendAnswerFields(head []byte, fields iter.Seq2[[]byte, []byte], upgrade bool) []byte {
+	var connTokens []byte
+	own := f.cs.fields()
+	hsts := f.cs.tls && own != ""
+	for k, v := range fields {
+		if bytes.EqualFold(k, []byte("connection")) {
+			connTokens = append(append(connTokens, v...), ',')
+		}
+	}
+	for k, v := range fields {
+		switch {
+		case upgrade && (bytes.EqualFold(k, []byte("connection")) || bytes.EqualFold(k, []byte("upgrade"))):
+		case isHopByHop(k, connTokens), bytes.EqualFold(k, []byte("content-length")),
+			hsts && bytes.EqualFold(k, []byte("strict-transport-security")):
+			continue // the TLS port's own Strict-Transport-Security replaces the upstream's
+		}
+		head = f.appendUpstreamField(head, k, v)
+	}
+	head = append(head, f.vary...)
+	return append(head, own...)
 }
 
 // appendStatusLine appends an HTTP/1.1 status line for an upstream's

@@ -167,14 +167,11 @@ func (f *forward) runTunnel(head []byte) {
 	up.SetDeadline(time.Time{})
 	f.status.Store(http.StatusSwitchingProtocols)
 	f.closing = true // the end of the tunnel is the end of the connection
-	// The 101 goes with the upstream's fields, its Upgrade and Connection
-	// included (they are the switch), each checked as every relayed
-	// field is; the status line is written from the code.
+	// The 101 goes with the upstream's fields by the policy of every
+	// relayed answer, its Upgrade and Connection kept (they are the
+	// switch); the status line is written from the code.
 	out := appendStatusLine(make([]byte, 0, 256), http.StatusSwitchingProtocols, resp.Header.StatusMessage())
-	for k, v := range resp.Header.All() {
-		out = f.appendUpstreamField(out, k, v)
-	}
-	out = append(out, "\r\n"...)
+	out = append(f.appendAnswerFields(out, resp.Header.All(), true), "\r\n"...)
 	body := make(chan []byte, bodyChunks)
 	if !f.switchTunnel(out, body) {
 		return
