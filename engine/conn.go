@@ -73,11 +73,6 @@ type conn struct {
 	pageStatus int
 }
 
-// maxKeptPartial is the capacity of conn.partial kept for the next partial
-// head once a head is complete; a bigger one, grown by a long head, is let
-// go rather than held by an idle connection.
-const maxKeptPartial = 4 << 10
-
 // input returns the bytes serve works on: buf, what gnet holds, after the
 // partial head held in cs.partial, if any. While it holds one, gnet holds
 // only the bytes of the current read (hold moved the rest out), so each

@@ -54,7 +54,7 @@
 // reads is atomic: the rule set pointer, the coarse clock, the Date line,
 // draining, the counters. The locks it takes are held for a few
 // instructions, never across I/O: a shard of the connection limiter
-// (limits.go) when a connection opens, when its PROXY header names its
+// (connlimit.go) when a connection opens, when its PROXY header names its
 // client and when it closes, a duration histogram's, the access log's
 // read lock around a hand-over. It never waits on the disk (the access
 // log hands full buffers to its writer without blocking), an upstream or

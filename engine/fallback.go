@@ -51,13 +51,6 @@ type fallbackRule interface {
 	Hit()
 }
 
-// maxFallbackDiscard bounds how much of the upstream's body is read and
-// dropped when the rule answers instead: reading an error page to its
-// end gives its connection back to the pool; past this, the connection
-// is closed rather than read any further (fasthttp closes a body stream
-// closed before its end).
-const maxFallbackDiscard = 64 << 10
-
 // startFallback readies the answer of the fallback rule m matched for
 // req, to be written if the upstream's answer lets it; the request is
 // then forwarded as a miss is.

@@ -232,14 +232,6 @@ func (f *forward) stop(status int) {
 	}
 }
 
-// maxPendingWhileForwarding bounds what a client may have buffered while
-// its forwarded request is answered or its tunnel runs: body bytes the
-// upstream has not taken yet, the next pipelined requests. gnet cannot
-// stop reading: it appends every read to the connection's buffer, and
-// Peek copies that buffer whole on each read, so past this bound the
-// connection is closed.
-const maxPendingWhileForwarding = 1 << 20
-
 // whileForwarding handles bytes that arrive while a request is forwarded:
 // body bytes go to the upstream, later requests wait in the buffer.
 func (cs *conn) whileForwarding(c gnet.Conn, buf []byte) gnet.Action {

@@ -55,14 +55,3 @@ const (
 	DefaultBodyMinRate        = 4096
 	DefaultMaxConnsPerClient  = 64
 )
-
-// Flow control of forwarding: at most bodyChunks copied chunks of a
-// request body wait for the upstream, and an answer is read from the
-// upstream only while less than maxOutboundFwd of it waits for the
-// client. What the client sends meanwhile is bounded by
-// maxPendingWhileForwarding (forward.go).
-const (
-	bodyChunks     = 16
-	maxOutboundFwd = 256 << 10
-	answerChunk    = 32 << 10
-)

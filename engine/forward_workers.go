@@ -25,10 +25,6 @@ type workers struct {
 	idle chan job
 }
 
-// workerIdle is how long a worker without work waits before it exits. The
-// workers a burst started then go away, and stacks with them.
-const workerIdle = 10 * time.Second
-
 func newWorkers() *workers { return &workers{idle: make(chan job)} }
 
 // run hands j to an idle worker or starts one.

@@ -111,22 +111,6 @@ const (
 	DefaultIPv6Prefix    = 64
 )
 
-// Lingering close: after an answer that closes the connection while the
-// client may still be sending (a body, pipelined requests), what arrives is
-// read and dropped for a while, so that closing with unread data does not
-// reset the connection and destroy the answer before the client reads it
-// (RFC 9112 9.6).
-const (
-	lingerTotal   = 2 * time.Second
-	lingerIdle    = 500 * time.Millisecond
-	lingerMaxRead = 1 << 20
-)
-
-// maxOutbound bounds the answers waiting in a connection's outbound buffer:
-// a client that pipelines requests without reading the answers is closed
-// rather than allowed to grow it without limit.
-const maxOutbound = 1 << 20
-
 func (o *Options) setDefaults() {
 	if o.MaxPathBytes <= 0 {
 		o.MaxPathBytes = DefaultMaxPathBytes
