@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/redirectd/redirectd/engine"
+	"github.com/redirectd/redirectd/engine/forward"
 )
 
 // Upstream is the [upstream] table, the group named "default", or one
@@ -78,8 +78,8 @@ type HealthCheck struct {
 	Interval Duration `toml:"interval"`
 }
 
-// Upstream defaults. Those the engine also applies (to an
-// engine.UpstreamOptions left zero) are declared there, once, and named
+// Upstream defaults. Those the engine also applies (to a
+// forward.Options left zero) are declared there, once, and named
 // here.
 const (
 	DefaultMaxConnsPerServer  = 512
@@ -87,15 +87,15 @@ const (
 	DefaultReadTimeout        = 30 * time.Second
 	DefaultWriteTimeout       = 30 * time.Second
 	DefaultPoolWaitTimeout    = 2 * time.Second
-	DefaultSendTimeout        = engine.DefaultSendTimeout
-	DefaultBodyTimeout        = engine.DefaultBodyTimeout
-	DefaultTunnelIdleTimeout  = engine.DefaultTunnelIdleTimeout
-	DefaultRequestBufferBytes = engine.DefaultRequestBufferBytes
+	DefaultSendTimeout        = forward.DefaultSendTimeout
+	DefaultBodyTimeout        = forward.DefaultBodyTimeout
+	DefaultTunnelIdleTimeout  = forward.DefaultTunnelIdleTimeout
+	DefaultRequestBufferBytes = forward.DefaultRequestBufferBytes
 	// maxRequestBufferBytes bounds request_buffer_bytes: the buffer is
 	// memory held per client connection.
 	maxRequestBufferBytes    = 64 << 20
-	DefaultBodyMinRate       = engine.DefaultBodyMinRate
-	DefaultMaxConnsPerClient = engine.DefaultMaxConnsPerClient
+	DefaultBodyMinRate       = forward.DefaultBodyMinRate
+	DefaultMaxConnsPerClient = forward.DefaultMaxConnsPerClient
 	// minProgressTimeout is the shortest send, body or tunnel timeout:
 	// the deadline sweep that enforces them runs every 100 ms.
 	minProgressTimeout    = 100 * time.Millisecond

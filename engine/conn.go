@@ -7,6 +7,7 @@ import (
 	"github.com/panjf2000/gnet/v2"
 	"golang.org/x/sys/unix"
 
+	fw "github.com/redirectd/redirectd/engine/forward"
 	"github.com/redirectd/redirectd/httpparse"
 )
 
@@ -203,7 +204,7 @@ func (cs *conn) serve(buf []byte, s *Server) (used int, res result) {
 			// The body is the upstream's: undo the local skipping.
 			cs.discard = 0
 			l.out = out
-			if isWebSocket(req) {
+			if fw.IsWebSocket(req) {
 				used += cs.startTunnel(s, req, buf[used:])
 			} else {
 				used += cs.startForward(s, req, buf[used:], !req.KeepAlive)

@@ -24,8 +24,8 @@
 // A request answered off the loop becomes the connection's forward
 // (forward.go): the requests after it wait in the buffer until its answer
 // is written, so answers keep request order. Its body is fed from the loop
-// (forward_body.go), the exchange runs on a worker (forward_workers.go) with
-// the header policy of forward_headers.go, and the upstream's answer is
+// (forward_body.go), the exchange runs on a worker (forward.Workers) with
+// the header policy of package forward, and the upstream's answer is
 // relayed to the client (forward_relay.go), or a fallback rule's answer
 // written instead (fallback.go). A WebSocket upgrade is a forward over an
 // upstream connection of its own, which becomes a tunnel on 101
@@ -64,9 +64,9 @@
 // second, the Date line, and queues a sweep on every loop
 // (loop.scheduleSweep); it touches no loop or connection itself.
 //
-// Forward workers (forward_workers.go: a worker per forward or challenge
+// Forward workers (forward.Workers: a worker per forward or challenge
 // running at once, which exits after ten idle seconds). A worker runs
-// forward.run, the upstream exchange, or challenge.run. It touches the
+// forward.Run, the upstream exchange, or challenge.Run. It touches the
 // forward's fields that are not loop-only (the request built on the loop
 // before the hand-over, the server picked, the atomics: status, bytes
 // sent, abort, stalled, moved), the upstream pool (its HostClients and

@@ -6,6 +6,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	fw "github.com/redirectd/redirectd/engine/forward"
 	"github.com/redirectd/redirectd/httpparse"
 	"github.com/redirectd/redirectd/matcher"
 )
@@ -60,7 +61,7 @@ func (cs *conn) startFallback(out []byte, req *httpparse.Request, rules *matcher
 		return appendTextWith(out, 413, cs.fields(), rules.Headers(), "request body too large\n", false, date, connClose),
 			verdict{status: 413, outcome: outClientError, closing: true, linger: true}
 	}
-	if isWebSocket(req) {
+	if fw.IsWebSocket(req) {
 		// A tunnel relays whatever the upstream answers: there is no
 		// answer to replace once the connection is upgraded.
 		return out, verdict{upstream: true}

@@ -160,7 +160,7 @@ func (cs *conn) startForward(s *Server, req *httpparse.Request, buf []byte, clos
 	// rebuilding the target and Host (upstream.Pool).
 	r.SetRequestURIBytes(cs.upstreamTarget(req))
 	if f.srv != nil {
-		s.upstreamHeaders(fasthttpHeaders{&r.Header}, req, cs.ip, cs.https(req), cs.proxy.xff, f.g, f.srv.Addr)
+		cs.upstreamHeaders(fasthttpHeaders(&r.Header), req, cs.https(req), f.g, f.srv.Addr)
 	}
 	used := 0
 	switch {
@@ -216,7 +216,7 @@ func (f *forward) startExchange() {
 		f.reader.pending, f.buffered = f.buffered, nil
 	}
 	f.started = true
-	f.s.workers.run(f)
+	f.s.workers.Run(f)
 }
 
 // stop aborts the exchange from the loop; status, when not 0, is answered
@@ -311,8 +311,8 @@ func (f *forward) abortExchange(status int) {
 	close(f.abort)
 }
 
-// run does the upstream exchange on its own goroutine.
-func (f *forward) run() {
+// Run does the upstream exchange on its own goroutine.
+func (f *forward) Run() {
 	defer f.s.recoverConn(atForward, f.c, f.cs, nil)
 	f.s.testPanic(atForward, nil)
 	resp := fasthttp.AcquireResponse()

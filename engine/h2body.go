@@ -3,6 +3,7 @@ package engine
 import (
 	"time"
 
+	fw "github.com/redirectd/redirectd/engine/forward"
 	"github.com/redirectd/redirectd/engine/h2"
 	"github.com/redirectd/redirectd/httpparse"
 )
@@ -40,7 +41,7 @@ func (x *h2conn) NeedsBody(st *h2.Stream) (need bool, timeout time.Duration, min
 	if !v.upstream {
 		return false, 0, 0
 	}
-	timeout, minRate = DefaultBodyTimeout, DefaultBodyMinRate
+	timeout, minRate = fw.DefaultBodyTimeout, fw.DefaultBodyMinRate
 	if g != nil {
 		timeout, minRate = g.BodyTimeout, g.BodyMinRate // both defaulted by SetUpstreams
 	}

@@ -51,7 +51,7 @@ func (x *h2conn) forward(st *h2.Stream, req *httpparse.Request) {
 	r.Header.SetMethodBytes(req.Method)
 	r.SetRequestURIBytes(cs.upstreamTarget(req))
 	if hf.srv != nil {
-		s.upstreamHeaders(fasthttpHeaders{&r.Header}, req, cs.ip, true, cs.proxy.xff, f.g, hf.srv.Addr)
+		cs.upstreamHeaders(fasthttpHeaders(&r.Header), req, true, f.g, hf.srv.Addr)
 	}
 	switch {
 	case st.BodyTooLarge || st.HeadOnly:
@@ -77,11 +77,11 @@ func (x *h2conn) forward(st *h2.Stream, req *httpparse.Request) {
 	}
 	hf.req = r
 	f.client = s.conns.client(cs.requestClient(req))
-	s.workers.run(hf)
+	s.workers.Run(hf)
 }
 
 // run is the exchange, on a forward worker.
-func (hf *h2forward) run() {
+func (hf *h2forward) Run() {
 	f := hf.f
 	s := f.s
 	// A panic closes the connection, which ends the stream.

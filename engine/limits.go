@@ -5,7 +5,8 @@ import "time"
 // The engine's internal bounds: what a connection, a forward or a TLS
 // connection may hold or wait, each with the reason for its value. The
 // bounds set by configuration are Options' (server.go) and
-// UpstreamOptions' (forward_options.go); engine/h2's are in its Options.
+// UpstreamOptions' (package forward); engine/h2's are in its Options,
+// package forward's in its limits.go.
 
 // maxKeptPartial is the capacity of conn.partial kept for the next partial
 // head once a head is complete; a bigger one, grown by a long head, is let

@@ -14,6 +14,7 @@ import (
 	"github.com/panjf2000/gnet/v2"
 
 	"github.com/redirectd/redirectd/engine/accesslog"
+	fw "github.com/redirectd/redirectd/engine/forward"
 	"github.com/redirectd/redirectd/httpparse"
 	"github.com/redirectd/redirectd/internal/safego"
 	"github.com/redirectd/redirectd/matcher"
@@ -165,7 +166,7 @@ type Server struct {
 	upMu   sync.Mutex
 	m      *serverMetrics
 	// workers run the forwards and ACME challenges.
-	workers *workers
+	workers *fw.Workers
 	// tls is the TLS listener, if any.
 	tls *tlsListener
 	// draining is set by Drain: answers close their connections and idle
@@ -200,7 +201,7 @@ func New(opts Options, rules *matcher.Set) *Server {
 	s.m = newServerMetrics(s)
 	s.proxy.init(opts.Proxies, s.m.set)
 	s.initMisses()
-	s.workers = newWorkers()
+	s.workers = fw.NewWorkers()
 	s.routes.Store(&routeTable{})
 	s.SetUpstreams(opts.Upstream, opts.Routes, opts.Groups...)
 	s.rules.Store(rules)
