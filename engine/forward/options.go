@@ -63,23 +63,18 @@ func (o Options) WithDefaults() Options {
 	if o.Name == "" {
 		o.Name = "default"
 	}
-	if o.BodyTimeout <= 0 {
-		o.BodyTimeout = DefaultBodyTimeout
-	}
-	if o.SendTimeout <= 0 {
-		o.SendTimeout = DefaultSendTimeout
-	}
-	if o.TunnelIdleTimeout <= 0 {
-		o.TunnelIdleTimeout = DefaultTunnelIdleTimeout
-	}
-	if o.RequestBufferBytes <= 0 {
-		o.RequestBufferBytes = DefaultRequestBufferBytes
-	}
-	if o.BodyMinRate <= 0 {
-		o.BodyMinRate = DefaultBodyMinRate
-	}
-	if o.MaxConnsPerClient <= 0 {
-		o.MaxConnsPerClient = DefaultMaxConnsPerClient
-	}
+	orDefault(&o.BodyTimeout, DefaultBodyTimeout)
+	orDefault(&o.SendTimeout, DefaultSendTimeout)
+	orDefault(&o.TunnelIdleTimeout, DefaultTunnelIdleTimeout)
+	orDefault(&o.RequestBufferBytes, DefaultRequestBufferBytes)
+	orDefault(&o.BodyMinRate, DefaultBodyMinRate)
+	orDefault(&o.MaxConnsPerClient, DefaultMaxConnsPerClient)
 	return o
+}
+
+// orDefault sets *v to d unless it is above zero.
+func orDefault[T int | int64 | time.Duration](v *T, d T) {
+	if *v <= 0 {
+		*v = d
+	}
 }

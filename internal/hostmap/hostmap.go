@@ -88,6 +88,15 @@ func (m *Map[V]) ExactString(name string) (V, bool) {
 //		... // v covers name; i = next to go on
 //	}
 func (m *Map[V]) Wild(name []byte, from int) (v V, next int, ok bool) {
+	return wild(m, name, from)
+}
+
+// WildString is Wild for a string.
+func (m *Map[V]) WildString(name string, from int) (v V, next int, ok bool) {
+	return wild(m, name, from)
+}
+
+func wild[V any, S string | []byte](m *Map[V], name S, from int) (v V, next int, ok bool) {
 	if len(m.wild) == 0 || m.oneLabel && from > 0 {
 		return v, len(name), false
 	}
@@ -99,28 +108,6 @@ func (m *Map[V]) Wild(name []byte, from int) (v V, next int, ok bool) {
 			break // the one label would be empty
 		}
 		if v, ok := m.wild[string(name[i:])]; ok {
-			return v, i + 1, true
-		}
-		if m.oneLabel {
-			break
-		}
-	}
-	return v, len(name), false
-}
-
-// WildString is Wild for a string.
-func (m *Map[V]) WildString(name string, from int) (v V, next int, ok bool) {
-	if len(m.wild) == 0 || m.oneLabel && from > 0 {
-		return v, len(name), false
-	}
-	for i := from; i < len(name); i++ {
-		if name[i] != '.' {
-			continue
-		}
-		if m.oneLabel && i == 0 {
-			break // the one label would be empty
-		}
-		if v, ok := m.wild[name[i:]]; ok {
 			return v, i + 1, true
 		}
 		if m.oneLabel {

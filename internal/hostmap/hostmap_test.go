@@ -97,8 +97,10 @@ func TestLookupAllocs(t *testing.T) {
 	m.Put("*.example.com", &n)
 	m.Put("www.example.com", &n)
 	name := []byte("a.b.example.com")
+	str := "a.b.example.com"
 	if a := testing.AllocsPerRun(100, func() {
 		m.Exact(name)
+		m.ExactString(str)
 		for i := 0; ; {
 			_, next, ok := m.Wild(name, i)
 			if !ok {
@@ -106,6 +108,7 @@ func TestLookupAllocs(t *testing.T) {
 			}
 			i = next
 		}
+		m.WildString(str, 0)
 	}); a != 0 {
 		t.Errorf("a lookup allocates %v times", a)
 	}
