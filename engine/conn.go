@@ -8,6 +8,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	fw "github.com/redirectd/redirectd/engine/forward"
+	"github.com/redirectd/redirectd/engine/tlsport"
 	"github.com/redirectd/redirectd/httpparse"
 )
 
@@ -17,7 +18,7 @@ type conn struct {
 	loop *loop
 	idx  int // position in loop.conns
 	ip   netip.Addr
-	// tls: the connection came through the TLS listener (tlsConn); h2:
+	// tls: the connection came through the TLS listener (tlsport.Conn); h2:
 	// it negotiated HTTP/2, whose streams engine/h2 times out itself.
 	tls, h2 bool
 	// local is the address the connection was accepted on, for
@@ -251,8 +252,8 @@ func (cs *conn) requestStart(at int) time.Time {
 // a byte, lingerTotal passes, or lingerMaxRead bytes have come.
 func (cs *conn) startLinger(c gnet.Conn, now int64, unread int) gnet.Action {
 	cs.lingerUntil = now + int64(lingerTotal)
-	if tc, ok := c.(*tlsConn); ok {
-		tc.closeWriteAfterFlush()
+	if tc, ok := c.(*tlsport.Conn); ok {
+		tc.CloseWriteAfterFlush()
 	} else if c.OutboundBuffered() == 0 {
 		// Without this the client would only see the end of the answer
 		// when the lingering read ends.

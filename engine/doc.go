@@ -88,20 +88,20 @@
 // which the loop feeds as a body, to the upstream. They touch the forward
 // as a worker does, and the upstream connection, which is theirs alone.
 //
-// TLS connections (tls.go, tlsconn.go). One goroutine accepts, started
+// TLS connections (tls.go, engine/tlsport). One goroutine accepts, started
 // by Run and waiting until the plain listeners are up; each
 // connection has one goroutine at a time (the PROXY header and the
 // handshake, then reading and serving, handed to a fresh goroutine when
 // the connection goes quiet), plus short-lived goroutines for a flush, an
 // AsyncWrite made on the loop, a Wake and a close callback; each task
 // Executed on a TLS loop runs on a goroutine of its own. Whatever gnet
-// would run on a loop runs for a TLS connection with its tlsLoop's mutex
+// would run on a loop runs for a TLS connection with its tlsport.Loop's mutex
 // held, so the loop struct and conns of a TLS loop are touched by one
 // goroutine at a time, under the rules of an event loop above; the
-// network writes (tlsConn.flush) are made with the mutex released.
+// network writes (tlsport's Conn.flush) are made with the mutex released.
 // A connection that negotiated HTTP/2 is served instead by engine/h2's
 // loop on the connection's goroutine (h2serve.go): each stream is decided
-// with the tlsLoop's mutex held, as a read is, and its frames written
+// with the tlsport.Loop's mutex held, as a read is, and its frames written
 // with it released; a forwarded stream's exchange runs on a forward
 // worker (h2forward.go), which writes its answer through the h2.Stream
 // and takes the mutex only to log.
@@ -115,7 +115,7 @@
 // reads atomically. fasthttp's HostClients run goroutines of their own for
 // their pooled connections.
 //
-// Waiters. onLoops (Swap, Shutdown) and tlsListener.stop wait on a
+// Waiters. onLoops (Swap, Shutdown) and tlsport.Listener.Stop wait on a
 // goroutine each for the work they handed out, with a time bound.
 //
 // Callers (the daemon, the admin listener's handlers) may call the

@@ -238,8 +238,8 @@ func (hf *h2forward) log() {
 		return
 	}
 	f.sent.Store(hf.sent)
-	tl := hf.x.c.tl
-	tl.lock()
+	tl := hf.x.c.Loop()
+	tl.Lock()
 	f.logForwarded()
-	tl.unlock()
+	tl.Unlock()
 }

@@ -4,8 +4,8 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/engine/h2"
+	"github.com/redirectd/redirectd/engine/tlsport"
 	"github.com/redirectd/redirectd/httpparse"
-	"github.com/redirectd/redirectd/internal/safego"
 )
 
 // h2conn answers the streams of one TLS connection that negotiated h2
@@ -17,7 +17,8 @@ import (
 // bytes that path writes are framed by h2.Stream.Answer. One decision,
 // two framings: nothing of the decision is written twice.
 type h2conn struct {
-	c  *tlsConn
+	c  *tlsport.Conn
+	s  *Server
 	cs *conn
 	// head is the stream's request as an HTTP/1.1 head; out a copy of its
 	// answer, made under the loop's lock and framed after it. Both are
@@ -28,19 +29,20 @@ type h2conn struct {
 	reset bool
 }
 
-// serveH2 serves c as HTTP/2 on fresh goroutines, the handshake's stack
-// left behind, until it ends; the last one tears c down.
-func (c *tlsConn) serveH2() {
-	cs, _ := c.ctx.(*conn)
+// ServeH2 serves c as HTTP/2 on fresh goroutines, the handshake's stack
+// left behind, until it ends; the last one tears c down
+// (tlsport.Handler).
+func (th tlsHandler) ServeH2(c *tlsport.Conn) {
+	cs, _ := c.Context().(*conn)
 	if cs == nil {
-		c.teardown()
+		c.Teardown()
 		return
 	}
-	s := c.t.s
-	c.tl.lock()
+	s := th.srv
+	c.Loop().Lock()
 	cs.h2 = true
-	c.tl.unlock()
-	o := c.t.opts.HTTP2
+	c.Loop().Unlock()
+	o := s.opts.TLS.HTTP2
 	if o.IdleTimeout <= 0 {
 		o.IdleTimeout = s.opts.IdleTimeout
 	}
@@ -53,37 +55,35 @@ func (c *tlsConn) serveH2() {
 	if o.BodyTimeout <= 0 {
 		o.BodyTimeout = s.opts.HeaderTimeout // a body dropped after an answer from its head
 	}
-	x := &h2conn{c: c, cs: cs}
+	x := &h2conn{c: c, s: s, cs: cs}
 	s.m.h2conns.Inc()
-	c.runH2(h2.NewConn(c.tc, x, o, c.closeReq.Load), x, false)
+	x.run(h2.NewConn(c.TLS(), x, o, c.Closing), false)
 }
 
-// runH2 runs hc's Serve on a fresh goroutine, and again on another each
+// run runs hc's Serve on a fresh goroutine, and again on another each
 // time it goes quiet (woken): the goroutine that waits for an idle
-// connection's next frame waits on the raw socket (waitReadable) with
+// connection's next frame waits on the raw socket (WaitReadable) with
 // the 2 KiB stack it started with, holding no buffer, not with a stack
 // grown by serving (engine/h2/buffers.go). x's buffers are let go while
 // it waits.
-func (c *tlsConn) runH2(hc *h2.Conn, x *h2conn, woken bool) {
-	c.t.wg.Add(1)
-	go func() {
-		defer safego.Recover("h2 connection")
-		defer c.t.wg.Done()
+func (x *h2conn) run(hc *h2.Conn, woken bool) {
+	c := x.c
+	c.Go("h2 connection", func() {
 		if woken {
-			c.waitReadable()
+			c.WaitReadable()
 		}
 		quiet, err := hc.Serve()
 		if quiet {
 			x.head, x.out = nil, nil
-			c.runH2(hc, x, true)
+			x.run(hc, true)
 			return
 		}
 		if err != nil {
-			c.t.s.log.Debug("HTTP/2 connection ended", "client", c.RemoteAddr().String(), "err", err)
+			x.s.log.Debug("HTTP/2 connection ended", "client", c.RemoteAddr().String(), "err", err)
 		}
-		c.peerClosed = hc.PeerClosed()
-		c.teardown()
-	}()
+		c.SetPeerClosed(hc.PeerClosed())
+		c.Teardown()
+	})
 }
 
 // Serve answers st (h2.Handler), or starts its forward.
@@ -100,15 +100,15 @@ func (x *h2conn) Serve(st *h2.Stream) {
 }
 
 // decide decides st's answer into x.out, or starts its forward (false).
-// It runs on the connection's goroutine, with the tlsLoop locked while it
+// It runs on the connection's goroutine, with the tlsport.Loop locked while it
 // uses the loop's state. A panic closes the connection; the stream gets a
 // 500 (x.out is left empty).
 func (x *h2conn) decide(st *h2.Stream) (local bool) {
-	tl := x.c.tl
-	tl.lock()
-	defer tl.unlock()
+	tl := x.c.Loop()
+	tl.Lock()
+	defer tl.Unlock()
 	x.out = x.out[:0]
-	defer x.c.t.s.recoverConn(atTraffic, x.c, x.cs, nil)
+	defer x.s.recoverConn(atTraffic, x.c, x.cs, nil)
 	local = true
 	cs := x.cs
 	l := cs.loop

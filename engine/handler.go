@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/panjf2000/gnet/v2"
+
+	"github.com/redirectd/redirectd/engine/tlsport"
 )
 
 // handler implements gnet.EventHandler for a Server.
@@ -48,7 +50,7 @@ func (h *handler) OnOpen(c gnet.Conn) (out []byte, action gnet.Action) {
 		v, _ = h.loops.LoadOrStore(el, newLoop(s, el))
 	}
 	l := v.(*loop)
-	_, isTLS := c.(*tlsConn)
+	_, isTLS := c.(*tlsport.Conn)
 	// The time of the open read once, rather than the coarse clock's:
 	// on a loaded machine the ticker that sets the clock runs late, and
 	// a new connection stamped with a stale time was closed as idle

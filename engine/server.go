@@ -15,6 +15,7 @@ import (
 
 	"github.com/redirectd/redirectd/engine/accesslog"
 	fw "github.com/redirectd/redirectd/engine/forward"
+	"github.com/redirectd/redirectd/engine/tlsport"
 	"github.com/redirectd/redirectd/httpparse"
 	"github.com/redirectd/redirectd/internal/safego"
 	"github.com/redirectd/redirectd/matcher"
@@ -168,7 +169,10 @@ type Server struct {
 	// workers run the forwards and ACME challenges.
 	workers *fw.Workers
 	// tls is the TLS listener, if any.
-	tls *tlsListener
+	tls *tlsport.Listener
+	// hsts is the Strict-Transport-Security line of the TLS port's
+	// answers ("" for none).
+	hsts string
 	// draining is set by Drain: answers close their connections and idle
 	// connections are closed.
 	draining atomic.Bool
@@ -255,7 +259,7 @@ func (s *Server) Run() error {
 			defer safego.Recover("tls listener")
 			select {
 			case <-s.ready:
-				s.tls.serve()
+				s.tls.Serve()
 			case <-s.stopping:
 			}
 		}()
@@ -290,7 +294,7 @@ func (s *Server) Run() error {
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.draining.Store(true)
 	if s.tls != nil {
-		s.tls.stopAccepting()
+		s.tls.StopAccepting()
 	}
 	if err := s.stopAccepting(); err != nil {
 		s.log.Warn("cannot close the listeners before draining; new connections are served until the end", "err", err)
@@ -370,7 +374,7 @@ func (s *Server) Stop(ctx context.Context) error {
 	eng := s.eng
 	s.engMu.Unlock()
 	if s.tls != nil {
-		s.tls.stop(ctx)
+		s.tls.Stop(ctx)
 	}
 	if err := eng.Stop(ctx); err != nil && !errors.Is(err, context.Canceled) {
 		return err
