@@ -75,6 +75,7 @@ func newConn(t *Listener, tl *Loop, nc net.Conn) *Conn {
 var tlsReadBufs = sync.Pool{New: func() any { b := make([]byte, tlsReadSize); return &b }}
 
 func (c *Conn) run() {
+	defer safego.Recover("tls connection")
 	defer c.t.wg.Done()
 	h := c.t.h
 	c.tl.Lock()
