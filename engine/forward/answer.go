@@ -39,6 +39,10 @@ type Answer struct {
 // upstream's, RFC 9110 5.3); and a's own fields. A 101 (upgrade) keeps
 // its Connection and Upgrade: they are the switch.
 func AppendAnswerFields(head []byte, fields iter.Seq2[[]byte, []byte], upgrade bool, a *Answer) []byte {
+	// a is read here, not in the loop bodies: they are closures passed
+	// to fields, and a captured there would move the caller's Answer to
+	// the heap.
+	hsts, dropped := a.OwnHSTS, a.Dropped
 	var connTokens []byte
 	for k, v := range fields {
 		if bytes.EqualFold(k, []byte("connection")) {
@@ -49,12 +53,12 @@ func AppendAnswerFields(head []byte, fields iter.Seq2[[]byte, []byte], upgrade b
 		switch {
 		case upgrade && (bytes.EqualFold(k, []byte("connection")) || bytes.EqualFold(k, []byte("upgrade"))):
 		case IsHopByHop(k, connTokens), bytes.EqualFold(k, []byte("content-length")),
-			a.OwnHSTS && bytes.EqualFold(k, []byte("strict-transport-security")):
+			hsts && bytes.EqualFold(k, []byte("strict-transport-security")):
 			continue
 		}
 		var ok bool
-		if head, ok = AppendField(head, k, v); !ok && a.Dropped != nil {
-			a.Dropped.Inc()
+		if head, ok = AppendField(head, k, v); !ok && dropped != nil {
+			dropped.Inc()
 		}
 	}
 	head = append(head, a.Vary...)
