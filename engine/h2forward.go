@@ -8,6 +8,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	fw "github.com/redirectd/redirectd/engine/forward"
 	"github.com/redirectd/redirectd/engine/h2"
 	"github.com/redirectd/redirectd/engine/upstream"
 	"github.com/redirectd/redirectd/httpparse"
@@ -65,7 +66,7 @@ func (x *h2conn) forward(st *h2.Stream, req *httpparse.Request) {
 		}
 		timeout := f.g.BodyTimeout
 		if timeout <= 0 {
-			timeout = 10 * time.Second
+			timeout = fw.DefaultBodyTimeout
 		}
 		r.SetBodyStream(st.BodyReader(timeout, f.g.MaxRequestBodyBytes), length)
 		s.m.bodies[bodyStreamed].Inc()

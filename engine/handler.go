@@ -108,7 +108,7 @@ func (h *handler) OnTick() (delay time.Duration, action gnet.Action) {
 // timeout, between 10 ms and 100 ms.
 func (s *Server) tick() time.Duration {
 	d := min(s.opts.IdleTimeout, s.opts.HeaderTimeout, lingerIdle) / 5
-	return max(10*time.Millisecond, min(d, 100*time.Millisecond))
+	return max(minTick, min(d, maxTick))
 }
 
 // timedReads is how many reads share one sample of the local answer

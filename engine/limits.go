@@ -54,3 +54,16 @@ const (
 // is closed rather than read any further (fasthttp closes a body stream
 // closed before its end).
 const maxFallbackDiscard = 64 << 10
+
+// The deadline sweep runs every fifth of the shortest timeout
+// (Server.tick), but no more often than minTick, so that tiny timeouts do
+// not keep the loops awake, and at least every maxTick, so that a
+// deadline is seen within that of passing however long the timeouts.
+const (
+	minTick = 10 * time.Millisecond
+	maxTick = 100 * time.Millisecond
+)
+
+// drainPoll is how often a drain looks whether connections are left: a
+// drain ends within this of its last connection closing.
+const drainPoll = 20 * time.Millisecond

@@ -299,7 +299,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if err := s.stopAccepting(); err != nil {
 		s.log.Warn("cannot close the listeners before draining; new connections are served until the end", "err", err)
 	}
-	t := time.NewTicker(20 * time.Millisecond)
+	t := time.NewTicker(drainPoll)
 	defer t.Stop()
 	for s.conns.total.Load() > 0 {
 		select {

@@ -37,3 +37,7 @@ const maxKeptOut = 64 << 10
 // maxHeld bounds progressConn.held: a bigger last write goes out as it
 // comes.
 const maxHeld = 16 << 10
+
+// acceptRetry is the wait after a failed accept (out of descriptors or
+// memory), so that the accept loop does not spin.
+const acceptRetry = 5 * time.Millisecond

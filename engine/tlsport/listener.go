@@ -102,7 +102,7 @@ func (t *Listener) Serve() {
 			}
 			// Out of descriptors or memory: wait rather than spin.
 			t.opts.Log.Warn("TLS accept failed", "err", err)
-			time.Sleep(5 * time.Millisecond)
+			time.Sleep(acceptRetry)
 			continue
 		}
 		// TCP_NODELAY is on already: Go sets it on every TCP connection.
