@@ -146,22 +146,8 @@ func (cs *conn) startForward(s *Server, req *httpparse.Request, buf []byte, clos
 	// The server is picked here, so that the header policy knows it
 	// (host_header = "upstream"); run answers 502 when none is up.
 	f.srv, f.pickErr = f.g.Pool.Pick()
-	f.req = fasthttp.AcquireRequest()
+	f.req = cs.upstreamRequest(req, cs.https(req), f.g, f.srv)
 	r := f.req
-	r.Header.DisableNormalizing()
-	// Host, User-Agent, Content-Type and Cookie are fields like the others:
-	// fasthttp would otherwise send them first (Cookie last), in its own
-	// spelling, with several Cookie fields joined and each cookie's value
-	// re-serialised (quotes dropped: `e="x y"` went out as `e=x y`). It
-	// still frames the body (Content-Length or chunked).
-	r.Header.DisableSpecialHeader()
-	r.Header.SetMethodBytes(req.Method)
-	// Sent as set: the pool's transport keeps fasthttp's URI parser from
-	// rebuilding the target and Host (upstream.Pool).
-	r.SetRequestURIBytes(cs.upstreamTarget(req))
-	if f.srv != nil {
-		cs.upstreamHeaders(fasthttpHeaders(&r.Header), req, cs.https(req), f.g, f.srv.Addr)
-	}
 	used := 0
 	switch {
 	case req.Chunked:

@@ -4,6 +4,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	fw "github.com/redirectd/redirectd/engine/forward"
+	"github.com/redirectd/redirectd/engine/upstream"
 	"github.com/redirectd/redirectd/httpparse"
 )
 
@@ -26,5 +27,25 @@ func (cs *conn) upstreamTarget(req *httpparse.Request) []byte {
 	return fw.Target(req)
 }
 
-// fasthttpHeaders is the sink of a forward's fasthttp request.
-func fasthttpHeaders(h *fasthttp.RequestHeader) fw.FasthttpHeaders { return fw.FasthttpHeaders{H: h} }
+// upstreamRequest is the request a forward sends to srv for req, on
+// HTTP/1.1 and HTTP/2 alike: its method, target and fields, the body left
+// to the caller. With no server (srv nil: the forward answers 502) it has
+// no fields.
+func (cs *conn) upstreamRequest(req *httpparse.Request, https bool, g *group, srv *upstream.Server) *fasthttp.Request {
+	r := fasthttp.AcquireRequest()
+	r.Header.DisableNormalizing()
+	// Host, User-Agent, Content-Type and Cookie are fields like the others:
+	// fasthttp would otherwise send them first (Cookie last), in its own
+	// spelling, with several Cookie fields joined and each cookie's value
+	// re-serialised (quotes dropped: `e="x y"` went out as `e=x y`). It
+	// still frames the body (Content-Length or chunked).
+	r.Header.DisableSpecialHeader()
+	r.Header.SetMethodBytes(req.Method)
+	// Sent as set: the pool's transport keeps fasthttp's URI parser from
+	// rebuilding the target and Host (upstream.Pool).
+	r.SetRequestURIBytes(cs.upstreamTarget(req))
+	if srv != nil {
+		cs.upstreamHeaders(fw.FasthttpHeaders{H: &r.Header}, req, https, g, srv.Addr)
+	}
+	return r
+}

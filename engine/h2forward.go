@@ -46,14 +46,7 @@ func (x *h2conn) forward(st *h2.Stream, req *httpparse.Request) {
 	cs.loop.group = nil // the forward holds it; a reload may drop it
 	hf := &h2forward{f: f, x: x, st: st, start: f.start}
 	hf.srv, hf.pickErr = f.g.Pool.Pick()
-	r := fasthttp.AcquireRequest()
-	r.Header.DisableNormalizing()
-	r.Header.DisableSpecialHeader()
-	r.Header.SetMethodBytes(req.Method)
-	r.SetRequestURIBytes(cs.upstreamTarget(req))
-	if hf.srv != nil {
-		cs.upstreamHeaders(fasthttpHeaders(&r.Header), req, true, f.g, hf.srv.Addr)
-	}
+	r := cs.upstreamRequest(req, true, f.g, hf.srv)
 	switch {
 	case st.BodyTooLarge || st.HeadOnly:
 		// HeadOnly: decided from its head as a local answer, the rules
