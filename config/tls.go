@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/internal/dnsname"
 )
 
@@ -107,7 +108,7 @@ const DefaultACMECA = "https://acme-v02.api.letsencrypt.org/directory"
 
 // Defaults of [tls] and [acme].
 const (
-	DefaultHandshakeTimeout = 10 * time.Second
+	DefaultHandshakeTimeout = engine.DefaultHandshakeTimeout // declared where it applies
 	DefaultOnDemandCount    = 10
 	DefaultOnDemandPer      = time.Hour
 	// DefaultOnDemandPerDomainWeek stays under Let's Encrypt's 50

@@ -3,6 +3,8 @@ package config
 import (
 	"fmt"
 	"time"
+
+	"github.com/redirectd/redirectd/engine/forward"
 )
 
 // Upstream is the [upstream] table, the group named "default", or one
@@ -76,22 +78,24 @@ type HealthCheck struct {
 	Interval Duration `toml:"interval"`
 }
 
-// Upstream defaults.
+// Upstream defaults. Those the engine also applies (to a
+// forward.Options left zero) are declared there, once, and named
+// here.
 const (
 	DefaultMaxConnsPerServer  = 512
 	DefaultConnectTimeout     = 2 * time.Second
 	DefaultReadTimeout        = 30 * time.Second
 	DefaultWriteTimeout       = 30 * time.Second
 	DefaultPoolWaitTimeout    = 2 * time.Second
-	DefaultSendTimeout        = 30 * time.Second
-	DefaultBodyTimeout        = 10 * time.Second
-	DefaultTunnelIdleTimeout  = 5 * time.Minute
-	DefaultRequestBufferBytes = 64 << 10
+	DefaultSendTimeout        = forward.DefaultSendTimeout
+	DefaultBodyTimeout        = forward.DefaultBodyTimeout
+	DefaultTunnelIdleTimeout  = forward.DefaultTunnelIdleTimeout
+	DefaultRequestBufferBytes = forward.DefaultRequestBufferBytes
 	// maxRequestBufferBytes bounds request_buffer_bytes: the buffer is
 	// memory held per client connection.
 	maxRequestBufferBytes    = 64 << 20
-	DefaultBodyMinRate       = 4096
-	DefaultMaxConnsPerClient = 64
+	DefaultBodyMinRate       = forward.DefaultBodyMinRate
+	DefaultMaxConnsPerClient = forward.DefaultMaxConnsPerClient
 	// minProgressTimeout is the shortest send, body or tunnel timeout:
 	// the deadline sweep that enforces them runs every 100 ms.
 	minProgressTimeout    = 100 * time.Millisecond

@@ -90,7 +90,7 @@ func appendConnection(dst []byte, cf connField) []byte {
 func (cs *conn) fields() string {
 	switch {
 	case cs.tls:
-		return cs.loop.srv.tls.hsts
+		return cs.loop.srv.hsts
 	case cs.loop.srv.opts.HTTPSRedirect && cs.proxy.xfp:
 		return varyForwardedProto
 	}

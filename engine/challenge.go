@@ -33,7 +33,7 @@ func (cs *conn) startChallenge(s *Server, req *httpparse.Request, closing bool) 
 	}
 	ch := &challenge{f: f, host: string(httpparse.HostName(req.Host)), path: string(req.Path)}
 	cs.fwd = f
-	s.workers.run(ch)
+	s.workers.Run(ch)
 }
 
 // challenge is an ACME HTTP-01 challenge answered on a worker: what it
@@ -48,7 +48,7 @@ type challenge struct {
 
 // run runs on a worker: 200 with the key authorization, or 404 for a
 // token the manager does not know.
-func (ch *challenge) run() {
+func (ch *challenge) Run() {
 	f := ch.f
 	defer f.s.recoverConn(atForward, f.c, f.cs, nil)
 	body, ok := f.s.opts.ACMEChallenge(ch.host, ch.path)

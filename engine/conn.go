@@ -7,6 +7,8 @@ import (
 	"github.com/panjf2000/gnet/v2"
 	"golang.org/x/sys/unix"
 
+	fw "github.com/redirectd/redirectd/engine/forward"
+	"github.com/redirectd/redirectd/engine/tlsport"
 	"github.com/redirectd/redirectd/httpparse"
 )
 
@@ -16,7 +18,7 @@ type conn struct {
 	loop *loop
 	idx  int // position in loop.conns
 	ip   netip.Addr
-	// tls: the connection came through the TLS listener (tlsConn); h2:
+	// tls: the connection came through the TLS listener (tlsport.Conn); h2:
 	// it negotiated HTTP/2, whose streams engine/h2 times out itself.
 	tls, h2 bool
 	// local is the address the connection was accepted on, for
@@ -72,11 +74,6 @@ type conn struct {
 	// startForward (locations_intercept.go).
 	pageStatus int
 }
-
-// maxKeptPartial is the capacity of conn.partial kept for the next partial
-// head once a head is complete; a bigger one, grown by a long head, is let
-// go rather than held by an idle connection.
-const maxKeptPartial = 4 << 10
 
 // input returns the bytes serve works on: buf, what gnet holds, after the
 // partial head held in cs.partial, if any. While it holds one, gnet holds
@@ -208,7 +205,7 @@ func (cs *conn) serve(buf []byte, s *Server) (used int, res result) {
 			// The body is the upstream's: undo the local skipping.
 			cs.discard = 0
 			l.out = out
-			if isWebSocket(req) {
+			if fw.IsWebSocket(req) {
 				used += cs.startTunnel(s, req, buf[used:])
 			} else {
 				used += cs.startForward(s, req, buf[used:], !req.KeepAlive)
@@ -255,8 +252,8 @@ func (cs *conn) requestStart(at int) time.Time {
 // a byte, lingerTotal passes, or lingerMaxRead bytes have come.
 func (cs *conn) startLinger(c gnet.Conn, now int64, unread int) gnet.Action {
 	cs.lingerUntil = now + int64(lingerTotal)
-	if tc, ok := c.(*tlsConn); ok {
-		tc.closeWriteAfterFlush()
+	if tc, ok := c.(*tlsport.Conn); ok {
+		tc.CloseWriteAfterFlush()
 	} else if c.OutboundBuffered() == 0 {
 		// Without this the client would only see the end of the answer
 		// when the lingering read ends.

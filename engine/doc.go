@@ -24,8 +24,8 @@
 // A request answered off the loop becomes the connection's forward
 // (forward.go): the requests after it wait in the buffer until its answer
 // is written, so answers keep request order. Its body is fed from the loop
-// (forward_body.go), the exchange runs on a worker (forward_workers.go) with
-// the header policy of forward_headers.go, and the upstream's answer is
+// (forward_body.go), the exchange runs on a worker (forward.Workers) with
+// the header policy of package forward, and the upstream's answer is
 // relayed to the client (forward_relay.go), or a fallback rule's answer
 // written instead (fallback.go). A WebSocket upgrade is a forward over an
 // upstream connection of its own, which becomes a tunnel on 101
@@ -54,7 +54,7 @@
 // reads is atomic: the rule set pointer, the coarse clock, the Date line,
 // draining, the counters. The locks it takes are held for a few
 // instructions, never across I/O: a shard of the connection limiter
-// (limits.go) when a connection opens, when its PROXY header names its
+// (connlimit.go) when a connection opens, when its PROXY header names its
 // client and when it closes, a duration histogram's, the access log's
 // read lock around a hand-over. It never waits on the disk (the access
 // log hands full buffers to its writer without blocking), an upstream or
@@ -64,9 +64,9 @@
 // second, the Date line, and queues a sweep on every loop
 // (loop.scheduleSweep); it touches no loop or connection itself.
 //
-// Forward workers (forward_workers.go: a worker per forward or challenge
+// Forward workers (forward.Workers: a worker per forward or challenge
 // running at once, which exits after ten idle seconds). A worker runs
-// forward.run, the upstream exchange, or challenge.run. It touches the
+// forward.Run, the upstream exchange, or challenge.Run. It touches the
 // forward's fields that are not loop-only (the request built on the loop
 // before the hand-over, the server picked, the atomics: status, bytes
 // sent, abort, stalled, moved), the upstream pool (its HostClients and
@@ -88,20 +88,20 @@
 // which the loop feeds as a body, to the upstream. They touch the forward
 // as a worker does, and the upstream connection, which is theirs alone.
 //
-// TLS connections (tls.go, tlsconn.go). One goroutine accepts, started
+// TLS connections (tls.go, engine/tlsport). One goroutine accepts, started
 // by Run and waiting until the plain listeners are up; each
 // connection has one goroutine at a time (the PROXY header and the
 // handshake, then reading and serving, handed to a fresh goroutine when
 // the connection goes quiet), plus short-lived goroutines for a flush, an
 // AsyncWrite made on the loop, a Wake and a close callback; each task
 // Executed on a TLS loop runs on a goroutine of its own. Whatever gnet
-// would run on a loop runs for a TLS connection with its tlsLoop's mutex
+// would run on a loop runs for a TLS connection with its tlsport.Loop's mutex
 // held, so the loop struct and conns of a TLS loop are touched by one
 // goroutine at a time, under the rules of an event loop above; the
-// network writes (tlsConn.flush) are made with the mutex released.
+// network writes (tlsport's Conn.flush) are made with the mutex released.
 // A connection that negotiated HTTP/2 is served instead by engine/h2's
 // loop on the connection's goroutine (h2serve.go): each stream is decided
-// with the tlsLoop's mutex held, as a read is, and its frames written
+// with the tlsport.Loop's mutex held, as a read is, and its frames written
 // with it released; a forwarded stream's exchange runs on a forward
 // worker (h2forward.go), which writes its answer through the h2.Stream
 // and takes the mutex only to log.
@@ -115,7 +115,7 @@
 // reads atomically. fasthttp's HostClients run goroutines of their own for
 // their pooled connections.
 //
-// Waiters. onLoops (Swap, Shutdown) and tlsListener.stop wait on a
+// Waiters. onLoops (Swap, Shutdown) and tlsport.Listener.Stop wait on a
 // goroutine each for the work they handed out, with a time bound.
 //
 // Callers (the daemon, the admin listener's handlers) may call the

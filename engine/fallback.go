@@ -6,6 +6,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	fw "github.com/redirectd/redirectd/engine/forward"
 	"github.com/redirectd/redirectd/httpparse"
 	"github.com/redirectd/redirectd/matcher"
 )
@@ -51,13 +52,6 @@ type fallbackRule interface {
 	Hit()
 }
 
-// maxFallbackDiscard bounds how much of the upstream's body is read and
-// dropped when the rule answers instead: reading an error page to its
-// end gives its connection back to the pool; past this, the connection
-// is closed rather than read any further (fasthttp closes a body stream
-// closed before its end).
-const maxFallbackDiscard = 64 << 10
-
 // startFallback readies the answer of the fallback rule m matched for
 // req, to be written if the upstream's answer lets it; the request is
 // then forwarded as a miss is.
@@ -67,7 +61,7 @@ func (cs *conn) startFallback(out []byte, req *httpparse.Request, rules *matcher
 		return appendTextWith(out, 413, cs.fields(), rules.Headers(), "request body too large\n", false, date, connClose),
 			verdict{status: 413, outcome: outClientError, closing: true, linger: true}
 	}
-	if isWebSocket(req) {
+	if fw.IsWebSocket(req) {
 		// A tunnel relays whatever the upstream answers: there is no
 		// answer to replace once the connection is upgraded.
 		return out, verdict{upstream: true}

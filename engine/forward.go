@@ -146,22 +146,8 @@ func (cs *conn) startForward(s *Server, req *httpparse.Request, buf []byte, clos
 	// The server is picked here, so that the header policy knows it
 	// (host_header = "upstream"); run answers 502 when none is up.
 	f.srv, f.pickErr = f.g.Pool.Pick()
-	f.req = fasthttp.AcquireRequest()
+	f.req = cs.upstreamRequest(req, cs.https(req), f.g, f.srv)
 	r := f.req
-	r.Header.DisableNormalizing()
-	// Host, User-Agent, Content-Type and Cookie are fields like the others:
-	// fasthttp would otherwise send them first (Cookie last), in its own
-	// spelling, with several Cookie fields joined and each cookie's value
-	// re-serialised (quotes dropped: `e="x y"` went out as `e=x y`). It
-	// still frames the body (Content-Length or chunked).
-	r.Header.DisableSpecialHeader()
-	r.Header.SetMethodBytes(req.Method)
-	// Sent as set: the pool's transport keeps fasthttp's URI parser from
-	// rebuilding the target and Host (upstream.Pool).
-	r.SetRequestURIBytes(cs.upstreamTarget(req))
-	if f.srv != nil {
-		s.upstreamHeaders(fasthttpHeaders{&r.Header}, req, cs.ip, cs.https(req), cs.proxy.xff, f.g, f.srv.Addr)
-	}
 	used := 0
 	switch {
 	case req.Chunked:
@@ -216,7 +202,7 @@ func (f *forward) startExchange() {
 		f.reader.pending, f.buffered = f.buffered, nil
 	}
 	f.started = true
-	f.s.workers.run(f)
+	f.s.workers.Run(f)
 }
 
 // stop aborts the exchange from the loop; status, when not 0, is answered
@@ -231,14 +217,6 @@ func (f *forward) stop(status int) {
 		f.startExchange()
 	}
 }
-
-// maxPendingWhileForwarding bounds what a client may have buffered while
-// its forwarded request is answered or its tunnel runs: body bytes the
-// upstream has not taken yet, the next pipelined requests. gnet cannot
-// stop reading: it appends every read to the connection's buffer, and
-// Peek copies that buffer whole on each read, so past this bound the
-// connection is closed.
-const maxPendingWhileForwarding = 1 << 20
 
 // whileForwarding handles bytes that arrive while a request is forwarded:
 // body bytes go to the upstream, later requests wait in the buffer.
@@ -319,8 +297,8 @@ func (f *forward) abortExchange(status int) {
 	close(f.abort)
 }
 
-// run does the upstream exchange on its own goroutine.
-func (f *forward) run() {
+// Run does the upstream exchange on its own goroutine.
+func (f *forward) Run() {
 	defer f.s.recoverConn(atForward, f.c, f.cs, nil)
 	f.s.testPanic(atForward, nil)
 	resp := fasthttp.AcquireResponse()

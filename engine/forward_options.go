@@ -1,68 +1,8 @@
 package engine
 
-import (
-	"time"
+import fw "github.com/redirectd/redirectd/engine/forward"
 
-	"github.com/redirectd/redirectd/engine/upstream"
-)
-
-// UpstreamOptions configure forwarding of misses to one upstream group.
-type UpstreamOptions struct {
-	// Name is the group's, for metrics and logs ("" for "default").
-	Name string
-	Pool *upstream.Pool
-	// HostFromUpstream sends the server's address as Host instead of the
-	// host the request was matched with (see upstreamHeaders).
-	HostFromUpstream bool
-	// HostHeader, when set, is sent as Host instead (nginx's
-	// proxy_set_header Host name).
-	HostHeader string
-	// MaxRequestBodyBytes bounds a forwarded body; 0: no limit.
-	MaxRequestBodyBytes int64
-	// BodyTimeout answers 408 when no byte of a forwarded request's body
-	// is passed on for this long (default 10s): bytes the client sends
-	// while the upstream takes none do not count.
-	BodyTimeout time.Duration
-	// SendTimeout closes a client connection whose relayed answer (or
-	// tunnel) waits with nothing taken by the client for this long
-	// (default 30s), which frees the upstream connection.
-	SendTimeout time.Duration
-	// TunnelIdleTimeout closes a tunnel that moves no byte either way
-	// for this long (default 5m).
-	TunnelIdleTimeout time.Duration
-	// RequestBufferBytes is how much of a request body is read before
-	// the exchange with the upstream starts (default 64 KiB): a body no
-	// larger is read whole first, so a client sending it slowly holds no
-	// pooled connection meanwhile (forward_body.go).
-	RequestBufferBytes int
-	// BodyMinRate is the lowest mean rate, in bytes per second, at which
-	// the rest of a body larger than RequestBufferBytes must come once the
-	// exchange has started (default 4096): it must be whole within
-	// BodyTimeout plus one second per BodyMinRate bytes, else 408.
-	BodyMinRate int64
-	// MaxConnsPerClient bounds the exchanges the requests of one client
-	// address run at once, each holding or waiting for a pooled
-	// connection (default 64); past it a request gets 429.
-	MaxConnsPerClient int
-}
-
-// Defaults of UpstreamOptions.
-const (
-	DefaultBodyTimeout        = 10 * time.Second
-	DefaultSendTimeout        = 30 * time.Second
-	DefaultTunnelIdleTimeout  = 5 * time.Minute
-	DefaultRequestBufferBytes = 64 << 10
-	DefaultBodyMinRate        = 4096
-	DefaultMaxConnsPerClient  = 64
-)
-
-// Flow control of forwarding: at most bodyChunks copied chunks of a
-// request body wait for the upstream, and an answer is read from the
-// upstream only while less than maxOutboundFwd of it waits for the
-// client. What the client sends meanwhile is bounded by
-// maxPendingWhileForwarding (forward.go).
-const (
-	bodyChunks     = 16
-	maxOutboundFwd = 256 << 10
-	answerChunk    = 32 << 10
-)
+// UpstreamOptions configure forwarding of misses to one upstream group;
+// the type, its fields and their defaults are package forward's
+// (forward.Options).
+type UpstreamOptions = fw.Options

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"io"
 	"iter"
 	"strconv"
@@ -10,7 +9,7 @@ import (
 	"github.com/panjf2000/gnet/v2"
 	"github.com/valyala/fasthttp"
 
-	"github.com/redirectd/redirectd/httpparse"
+	fw "github.com/redirectd/redirectd/engine/forward"
 )
 
 // relay writes the upstream's answer to the client: its head, then its
@@ -60,23 +59,8 @@ func (f *forward) answerHead(code int, msg []byte, fields iter.Seq2[[]byte, []by
 	f.status.Store(int32(code))
 	noBody = f.head || code == 204 || code == 304 || code < 200
 	head = make([]byte, 0, 512)
-	head = appendStatusLine(head, code, msg)
-	var connTokens []byte
-	hsts := f.cs.tls && f.cs.fields() != ""
-	for k, v := range fields {
-		if bytes.EqualFold(k, []byte("connection")) {
-			connTokens = append(append(connTokens, v...), ',')
-		}
-	}
-	for k, v := range fields {
-		if isHopByHop(k, connTokens) || bytes.EqualFold(k, []byte("content-length")) ||
-			hsts && bytes.EqualFold(k, []byte("strict-transport-security")) {
-			continue // the TLS port's own Strict-Transport-Security replaces the upstream's
-		}
-		head = f.appendUpstreamField(head, k, v)
-	}
-	// A second Vary line adds to the upstream's (RFC 9110 5.3).
-	head = append(head, f.vary...)
+	head = fw.AppendStatusLine(head, code, msg)
+	head = f.appendAnswerFields(head, fields, false)
 	switch {
 	case length >= 0:
 		head = append(strconv.AppendInt(append(head, "Content-Length: "...), int64(length), 10), "\r\n"...)
@@ -87,7 +71,6 @@ func (f *forward) answerHead(code int, msg []byte, fields iter.Seq2[[]byte, []by
 		chunkedOut = true
 		head = append(head, "Transfer-Encoding: chunked\r\n"...)
 	}
-	head = append(head, f.cs.fields()...)
 	if f.closing {
 		head = append(head, "Connection: close\r\n"...)
 	} else if f.http10 {
@@ -96,34 +79,14 @@ func (f *forward) answerHead(code int, msg []byte, fields iter.Seq2[[]byte, []by
 	return append(head, "\r\n"...), chunkedOut, noBody
 }
 
-// appendStatusLine appends an HTTP/1.1 status line for an upstream's
-// answer: the code, and its reason if every byte of it is one a reason
-// may hold (else, or when empty, the standard text). Written from the
-// code, never copied: a bare CR in a reason ("403 Forbidden\rSet-Cookie:
-// ...") reads as a line end to some clients.
-func appendStatusLine(head []byte, code int, reason []byte) []byte {
-	head = append(head, "HTTP/1.1 "...)
-	head = strconv.AppendInt(head, int64(code), 10)
-	head = append(head, ' ')
-	if len(reason) == 0 || !httpparse.ValidReason(reason) {
-		head = append(head, fasthttp.StatusMessage(code)...)
-	} else {
-		head = append(head, reason...)
-	}
-	return append(head, "\r\n"...)
-}
-
-// appendUpstreamField appends an upstream answer's field to head if its
-// name is a token and its value holds only field-value bytes, the checks
-// a client's fields pass; a field that fails them is left out and
-// counted (redirectd_upstream_fields_dropped_total), so that no byte an
-// upstream sends can start a field or an answer of its own.
-func (f *forward) appendUpstreamField(head, k, v []byte) []byte {
-	if !httpparse.ValidToken(k) || !httpparse.ValidFieldValue(v) {
-		f.s.m.fieldsDropped.Inc()
-		return head
-	}
-	return append(append(append(append(head, k...), ": "...), v...), "\r\n"...)
+// appendAnswerFields applies the header policy of every relayed answer
+// (forward.AppendAnswerFields) for f's client: the server's own fields,
+// the TLS port's Strict-Transport-Security replacing the upstream's, the
+// failed conditions' Vary. upgrade: the answer is a tunnel's 101.
+func (f *forward) appendAnswerFields(head []byte, fields iter.Seq2[[]byte, []byte], upgrade bool) []byte {
+	own := f.cs.fields()
+	return fw.AppendAnswerFields(head, fields, upgrade, &fw.Answer{Own: own, OwnHSTS: f.cs.tls && own != "",
+		Vary: f.vary, Dropped: f.s.m.fieldsDropped})
 }
 
 // relayBody writes head, then the body read from stream, re-framed as

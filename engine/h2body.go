@@ -3,6 +3,7 @@ package engine
 import (
 	"time"
 
+	fw "github.com/redirectd/redirectd/engine/forward"
 	"github.com/redirectd/redirectd/engine/h2"
 	"github.com/redirectd/redirectd/httpparse"
 )
@@ -16,10 +17,10 @@ import (
 // is buffered under its group's body_timeout and body_min_rate, as
 // the HTTP/1.1 path's (forward_body.go's rateDeadline).
 func (x *h2conn) NeedsBody(st *h2.Stream) (need bool, timeout time.Duration, minRate int64) {
-	tl := x.c.tl
-	tl.lock()
-	defer tl.unlock()
-	defer x.c.t.s.recoverConn(atTraffic, x.c, x.cs, nil)
+	tl := x.c.Loop()
+	tl.Lock()
+	defer tl.Unlock()
+	defer x.s.recoverConn(atTraffic, x.c, x.cs, nil)
 	cs := x.cs
 	l := cs.loop
 	s := l.srv
@@ -40,7 +41,7 @@ func (x *h2conn) NeedsBody(st *h2.Stream) (need bool, timeout time.Duration, min
 	if !v.upstream {
 		return false, 0, 0
 	}
-	timeout, minRate = DefaultBodyTimeout, DefaultBodyMinRate
+	timeout, minRate = fw.DefaultBodyTimeout, fw.DefaultBodyMinRate
 	if g != nil {
 		timeout, minRate = g.BodyTimeout, g.BodyMinRate // both defaulted by SetUpstreams
 	}
@@ -53,7 +54,7 @@ func (x *h2conn) NeedsBody(st *h2.Stream) (need bool, timeout time.Duration, min
 // to the upstream as it comes, held back by the stream's window, rather
 // than buffered.
 func (x *h2conn) TakeBody(n int) bool {
-	s := x.c.t.s
+	s := x.s
 	if !x.cs.ip.IsValid() {
 		return true
 	}
@@ -61,7 +62,7 @@ func (x *h2conn) TakeBody(n int) bool {
 }
 
 func (x *h2conn) PutBody(n int) {
-	s := x.c.t.s
+	s := x.s
 	if x.cs.ip.IsValid() {
 		s.h2bodies.putN(s.conns.client(x.cs.ip), n)
 	}

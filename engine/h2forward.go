@@ -8,6 +8,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	fw "github.com/redirectd/redirectd/engine/forward"
 	"github.com/redirectd/redirectd/engine/h2"
 	"github.com/redirectd/redirectd/engine/upstream"
 	"github.com/redirectd/redirectd/httpparse"
@@ -45,14 +46,7 @@ func (x *h2conn) forward(st *h2.Stream, req *httpparse.Request) {
 	cs.loop.group = nil // the forward holds it; a reload may drop it
 	hf := &h2forward{f: f, x: x, st: st, start: f.start}
 	hf.srv, hf.pickErr = f.g.Pool.Pick()
-	r := fasthttp.AcquireRequest()
-	r.Header.DisableNormalizing()
-	r.Header.DisableSpecialHeader()
-	r.Header.SetMethodBytes(req.Method)
-	r.SetRequestURIBytes(cs.upstreamTarget(req))
-	if hf.srv != nil {
-		s.upstreamHeaders(fasthttpHeaders{&r.Header}, req, cs.ip, true, cs.proxy.xff, f.g, hf.srv.Addr)
-	}
+	r := cs.upstreamRequest(req, true, f.g, hf.srv)
 	switch {
 	case st.BodyTooLarge || st.HeadOnly:
 		// HeadOnly: decided from its head as a local answer, the rules
@@ -65,7 +59,7 @@ func (x *h2conn) forward(st *h2.Stream, req *httpparse.Request) {
 		}
 		timeout := f.g.BodyTimeout
 		if timeout <= 0 {
-			timeout = 10 * time.Second
+			timeout = fw.DefaultBodyTimeout
 		}
 		r.SetBodyStream(st.BodyReader(timeout, f.g.MaxRequestBodyBytes), length)
 		s.m.bodies[bodyStreamed].Inc()
@@ -77,11 +71,11 @@ func (x *h2conn) forward(st *h2.Stream, req *httpparse.Request) {
 	}
 	hf.req = r
 	f.client = s.conns.client(cs.requestClient(req))
-	s.workers.run(hf)
+	s.workers.Run(hf)
 }
 
 // run is the exchange, on a forward worker.
-func (hf *h2forward) run() {
+func (hf *h2forward) Run() {
 	f := hf.f
 	s := f.s
 	// A panic closes the connection, which ends the stream.
@@ -238,8 +232,8 @@ func (hf *h2forward) log() {
 		return
 	}
 	f.sent.Store(hf.sent)
-	tl := hf.x.c.tl
-	tl.lock()
+	tl := hf.x.c.Loop()
+	tl.Lock()
 	f.logForwarded()
-	tl.unlock()
+	tl.Unlock()
 }

@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/engine/h2"
+	"github.com/redirectd/redirectd/engine/tlsport"
 	"github.com/redirectd/redirectd/httpparse"
-	"github.com/redirectd/redirectd/internal/safego"
 )
 
 // h2conn answers the streams of one TLS connection that negotiated h2
@@ -18,7 +18,8 @@ import (
 // bytes that path writes are framed by h2.Stream.Answer. One decision,
 // two framings: nothing of the decision is written twice.
 type h2conn struct {
-	c  *tlsConn
+	c  *tlsport.Conn
+	s  *Server
 	cs *conn
 	// head is the stream's request as an HTTP/1.1 head; out a copy of its
 	// answer, made under the loop's lock and framed after it. Both are
@@ -29,32 +30,33 @@ type h2conn struct {
 	reset bool
 }
 
-// serveH2 serves c as HTTP/2 on fresh goroutines, the handshake's stack
-// left behind, until it ends; the last one tears c down.
-func (c *tlsConn) serveH2() {
-	cs, _ := c.ctx.(*conn)
+// ServeH2 serves c as HTTP/2 on fresh goroutines, the handshake's stack
+// left behind, until it ends; the last one tears c down
+// (tlsport.Handler).
+func (th tlsHandler) ServeH2(c *tlsport.Conn) {
+	cs, _ := c.Context().(*conn)
 	if cs == nil {
-		c.teardown()
+		c.Teardown()
 		return
 	}
-	s := c.t.s
-	c.tl.lock()
+	s := th.srv
+	c.Loop().Lock()
 	cs.h2 = true
-	c.tl.unlock()
-	o := c.t.opts.HTTP2 // http2Options'
+	c.Loop().Unlock()
+	o := s.http2Options()
 	if s.opts.TLS.HTTP2.SendTimeout <= 0 {
 		o.SendTimeout = s.sendTimeout() // the HTTP/1.1 path's, which a reload may change
 	}
-	x := &h2conn{c: c, cs: cs}
+	x := &h2conn{c: c, s: s, cs: cs}
 	s.m.h2conns.Inc()
-	c.runH2(h2.NewConn(c.tc, x, o, c.closeReq.Load), x, false)
+	x.run(h2.NewConn(c.TLS(), x, o, c.Closing), false)
 }
 
-// http2Options returns the HTTP/2 bounds that apply, once, for the TLS
+// http2Options returns the HTTP/2 bounds that apply for the TLS
 // listener: those [tls] sets, the server's timeouts where it sets none
 // (idle_timeout, and header_timeout for the preface and for a body
 // dropped after an answer from its head), and h2's defaults for the
-// rest. Only SendTimeout is set per connection (serveH2), as the
+// rest. Only SendTimeout is set per connection (ServeH2), as the
 // HTTP/1.1 path's send_timeout follows reloads.
 func (s *Server) http2Options() h2.Options {
 	var o h2.Options
@@ -73,32 +75,30 @@ func (s *Server) http2Options() h2.Options {
 	return o.WithDefaults()
 }
 
-// runH2 runs hc's Serve on a fresh goroutine, and again on another each
+// run runs hc's Serve on a fresh goroutine, and again on another each
 // time it goes quiet (woken): the goroutine that waits for an idle
-// connection's next frame waits on the raw socket (waitReadable) with
+// connection's next frame waits on the raw socket (WaitReadable) with
 // the 2 KiB stack it started with, holding no buffer, not with a stack
 // grown by serving (engine/h2/buffers.go). x's buffers are let go while
 // it waits.
-func (c *tlsConn) runH2(hc *h2.Conn, x *h2conn, woken bool) {
-	c.t.wg.Add(1)
-	go func() {
-		defer safego.Recover("h2 connection")
-		defer c.t.wg.Done()
+func (x *h2conn) run(hc *h2.Conn, woken bool) {
+	c := x.c
+	c.Go("h2 connection", func() {
 		if woken {
-			c.waitReadable()
+			c.WaitReadable()
 		}
 		quiet, err := hc.Serve()
 		if quiet {
 			x.head, x.out = nil, nil
-			c.runH2(hc, x, true)
+			x.run(hc, true)
 			return
 		}
 		if err != nil {
-			c.t.s.log.Debug("HTTP/2 connection ended", "client", c.RemoteAddr().String(), "err", err)
+			x.s.log.Debug("HTTP/2 connection ended", "client", c.RemoteAddr().String(), "err", err)
 		}
-		c.peerClosed = hc.PeerClosed()
-		c.teardown()
-	}()
+		c.SetPeerClosed(hc.PeerClosed())
+		c.Teardown()
+	})
 }
 
 // Serve answers st (h2.Handler), or starts its forward.
@@ -115,15 +115,15 @@ func (x *h2conn) Serve(st *h2.Stream) {
 }
 
 // decide decides st's answer into x.out, or starts its forward (false).
-// It runs on the connection's goroutine, with the tlsLoop locked while it
+// It runs on the connection's goroutine, with the tlsport.Loop locked while it
 // uses the loop's state. A panic closes the connection; the stream gets a
 // 500 (x.out is left empty).
 func (x *h2conn) decide(st *h2.Stream) (local bool) {
-	tl := x.c.tl
-	tl.lock()
-	defer tl.unlock()
+	tl := x.c.Loop()
+	tl.Lock()
+	defer tl.Unlock()
 	x.out = x.out[:0]
-	defer x.c.t.s.recoverConn(atTraffic, x.c, x.cs, nil)
+	defer x.s.recoverConn(atTraffic, x.c, x.cs, nil)
 	local = true
 	cs := x.cs
 	l := cs.loop

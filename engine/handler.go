@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/panjf2000/gnet/v2"
+
+	"github.com/redirectd/redirectd/engine/tlsport"
 )
 
 // handler implements gnet.EventHandler for a Server.
@@ -48,7 +50,7 @@ func (h *handler) OnOpen(c gnet.Conn) (out []byte, action gnet.Action) {
 		v, _ = h.loops.LoadOrStore(el, newLoop(s, el))
 	}
 	l := v.(*loop)
-	_, isTLS := c.(*tlsConn)
+	_, isTLS := c.(*tlsport.Conn)
 	// The time of the open read once, rather than the coarse clock's:
 	// on a loaded machine the ticker that sets the clock runs late, and
 	// a new connection stamped with a stale time was closed as idle
@@ -106,7 +108,7 @@ func (h *handler) OnTick() (delay time.Duration, action gnet.Action) {
 // timeout, between 10 ms and 100 ms.
 func (s *Server) tick() time.Duration {
 	d := min(s.opts.IdleTimeout, s.opts.HeaderTimeout, lingerIdle) / 5
-	return max(10*time.Millisecond, min(d, 100*time.Millisecond))
+	return max(minTick, min(d, maxTick))
 }
 
 // timedReads is how many reads share one sample of the local answer

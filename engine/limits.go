@@ -1,82 +1,69 @@
 package engine
 
-import (
-	"net/netip"
-	"sync/atomic"
-)
+import "time"
 
-// connLimiter counts open connections, in all and per client address, an
-// IPv6 address counted by its prefix of v6bits (see Options.IPv6Prefix).
-// Connections of one address spread over every event loop (SO_REUSEPORT
-// hashes the whole 4-tuple), so the count is shared: a map split into
-// shards (ipCounts), taken once when a connection opens and once when it
-// closes, never while serving requests.
-type connLimiter struct {
-	max    int
-	v6bits int
-	total  atomic.Int64
-	perIP  ipCounts
-}
+// The engine's internal bounds: what a connection or a forward may hold
+// or wait, each with the reason for its value. The bounds set by
+// configuration are Options' (server.go) and UpstreamOptions' (package
+// forward); engine/h2's are in its Options; engine/forward and
+// engine/tlsport keep theirs in their own limits.go.
 
-func (l *connLimiter) init(max, maxPerIP, v6bits int) {
-	l.max, l.v6bits = max, v6bits
-	l.perIP.init(maxPerIP)
-}
+// maxKeptPartial is the capacity of conn.partial kept for the next partial
+// head once a head is complete; a bigger one, grown by a long head, is let
+// go rather than held by an idle connection.
+const maxKeptPartial = 4 << 10
 
-// client is what ip is counted as: an IPv4 address as it is, an IPv6 one
-// as the first address of its prefix (zone dropped), since one IPv6 host
-// is usually given a whole /64 and may rotate through it.
-func (l *connLimiter) client(ip netip.Addr) netip.Addr {
-	if !ip.Is6() || ip.Is4In6() {
-		return ip
-	}
-	p, err := ip.Prefix(l.v6bits)
-	if err != nil {
-		return ip
-	}
-	return p.Addr()
-}
-
-// rejectReason names a limit a new connection is over.
-type rejectReason uint8
-
+// Lingering close: after an answer that closes the connection while the
+// client may still be sending (a body, pipelined requests), what arrives is
+// read and dropped for a while, so that closing with unread data does not
+// reset the connection and destroy the answer before the client reads it
+// (RFC 9112 9.6).
 const (
-	accepted rejectReason = iota
-	overTotal
-	overPerIP
+	lingerTotal   = 2 * time.Second
+	lingerIdle    = 500 * time.Millisecond
+	lingerMaxRead = 1 << 20
 )
 
-// open counts a new connection from ip, unless it is over a limit. An
-// invalid ip (a client not known yet: see proxyPolicy.open) is counted in
-// the total only; openIP counts it once it is known.
-func (l *connLimiter) open(ip netip.Addr) rejectReason {
-	if l.total.Add(1) > int64(l.max) {
-		l.total.Add(-1)
-		return overTotal
-	}
-	if r := l.openIP(ip); r != accepted {
-		l.total.Add(-1)
-		return r
-	}
-	return accepted
-}
+// maxOutbound bounds the answers waiting in a connection's outbound buffer:
+// a client that pipelines requests without reading the answers is closed
+// rather than allowed to grow it without limit.
+const maxOutbound = 1 << 20
 
-// openIP counts a connection, already in the total, against ip's limit.
-func (l *connLimiter) openIP(ip netip.Addr) rejectReason {
-	if !ip.IsValid() {
-		return accepted
-	}
-	if !l.perIP.take(l.client(ip)) {
-		return overPerIP
-	}
-	return accepted
-}
+// maxPendingWhileForwarding bounds what a client may have buffered while
+// its forwarded request is answered or its tunnel runs: body bytes the
+// upstream has not taken yet, the next pipelined requests. gnet cannot
+// stop reading: it appends every read to the connection's buffer, and
+// Peek copies that buffer whole on each read, so past this bound the
+// connection is closed.
+const maxPendingWhileForwarding = 1 << 20
 
-// close uncounts a connection that open accepted, ip being the address
-// counted by open or openIP (invalid if neither counted one).
-func (l *connLimiter) close(ip netip.Addr) {
-	if ip.IsValid() {
-		l.perIP.put(l.client(ip))
-	}
-	l.total.Add(-1)
-}
+// Flow control of forwarding: at most bodyChunks copied chunks of a
+// request body wait for the upstream, and an answer is read from the
+// upstream only while less than maxOutboundFwd of it waits for the
+// client. What the client sends meanwhile is bounded by
+// maxPendingWhileForwarding (above).
+const (
+	bodyChunks     = 16
+	maxOutboundFwd = 256 << 10
+	answerChunk    = 32 << 10
+)
+
+// maxFallbackDiscard bounds how much of the upstream's body is read and
+// dropped when the rule answers instead: reading an error page to its
+// end gives its connection back to the pool; past this, the connection
+// is closed rather than read any further (fasthttp closes a body stream
+// closed before its end).
+const maxFallbackDiscard = 64 << 10
+
+// The deadline sweep runs every fifth of the shortest timeout
+// (Server.tick), but no more often than minTick, so that tiny timeouts do
+// not keep the loops awake, and at least every maxTick, so that a
+// deadline is seen within that of passing however long the timeouts.
+const (
+	minTick = 10 * time.Millisecond
+	maxTick = 100 * time.Millisecond
+)
+
+// drainPoll is how often a drain looks whether connections are left: a
+// drain ends within this of its last connection closing.
+const drainPoll = 20 * time.Millisecond

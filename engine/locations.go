@@ -3,6 +3,7 @@ package engine
 import (
 	"strconv"
 
+	fw "github.com/redirectd/redirectd/engine/forward"
 	"github.com/redirectd/redirectd/httpparse"
 	"github.com/redirectd/redirectd/internal/ascii"
 	"github.com/redirectd/redirectd/matcher"
@@ -168,10 +169,10 @@ func (cs *conn) answerPhase(out []byte, req *httpparse.Request, rules *matcher.S
 		return appendTextWith(out, 413, cs.fields(), rules.Headers(), "request body too large\n", false, date, connClose),
 			verdict{status: 413, outcome: outClientError, closing: true, linger: true}
 	}
-	if res.Intercept && !isWebSocket(req) {
+	if res.Intercept && !fw.IsWebSocket(req) {
 		cs.interceptPages(req, rules, date) // locations_intercept.go
 	}
-	if !isWebSocket(req) {
+	if !fw.IsWebSocket(req) {
 		cs.pageStatus = res.Status // an error page's status, 0 for none
 	}
 	return out, verdict{upstream: true}
@@ -199,7 +200,7 @@ func appendBody(dst []byte, status int, fields, extra string, body []byte, head 
 // else the group of that name (nil when a reload dropped it).
 func (t *routeTable) named(name string) *group {
 	if name == "" {
-		return t.def
+		return t.Default
 	}
 	for _, g := range t.groups {
 		if g.Name == name {

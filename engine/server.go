@@ -14,6 +14,8 @@ import (
 	"github.com/panjf2000/gnet/v2"
 
 	"github.com/redirectd/redirectd/engine/accesslog"
+	fw "github.com/redirectd/redirectd/engine/forward"
+	"github.com/redirectd/redirectd/engine/tlsport"
 	"github.com/redirectd/redirectd/httpparse"
 	"github.com/redirectd/redirectd/internal/safego"
 	"github.com/redirectd/redirectd/matcher"
@@ -111,22 +113,6 @@ const (
 	DefaultIPv6Prefix    = 64
 )
 
-// Lingering close: after an answer that closes the connection while the
-// client may still be sending (a body, pipelined requests), what arrives is
-// read and dropped for a while, so that closing with unread data does not
-// reset the connection and destroy the answer before the client reads it
-// (RFC 9112 9.6).
-const (
-	lingerTotal   = 2 * time.Second
-	lingerIdle    = 500 * time.Millisecond
-	lingerMaxRead = 1 << 20
-)
-
-// maxOutbound bounds the answers waiting in a connection's outbound buffer:
-// a client that pipelines requests without reading the answers is closed
-// rather than allowed to grow it without limit.
-const maxOutbound = 1 << 20
-
 func (o *Options) setDefaults() {
 	if o.MaxPathBytes <= 0 {
 		o.MaxPathBytes = DefaultMaxPathBytes
@@ -181,9 +167,12 @@ type Server struct {
 	upMu   sync.Mutex
 	m      *serverMetrics
 	// workers run the forwards and ACME challenges.
-	workers *workers
+	workers *fw.Workers
 	// tls is the TLS listener, if any.
-	tls *tlsListener
+	tls *tlsport.Listener
+	// hsts is the Strict-Transport-Security line of the TLS port's
+	// answers ("" for none).
+	hsts string
 	// draining is set by Drain: answers close their connections and idle
 	// connections are closed.
 	draining atomic.Bool
@@ -216,7 +205,7 @@ func New(opts Options, rules *matcher.Set) *Server {
 	s.m = newServerMetrics(s)
 	s.proxy.init(opts.Proxies, s.m.set)
 	s.initMisses()
-	s.workers = newWorkers()
+	s.workers = fw.NewWorkers()
 	s.routes.Store(&routeTable{})
 	s.SetUpstreams(opts.Upstream, opts.Routes, opts.Groups...)
 	s.rules.Store(rules)
@@ -270,7 +259,7 @@ func (s *Server) Run() error {
 			defer safego.Recover("tls listener")
 			select {
 			case <-s.ready:
-				s.tls.serve()
+				s.tls.Serve()
 			case <-s.stopping:
 			}
 		}()
@@ -305,12 +294,12 @@ func (s *Server) Run() error {
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.draining.Store(true)
 	if s.tls != nil {
-		s.tls.stopAccepting()
+		s.tls.StopAccepting()
 	}
 	if err := s.stopAccepting(); err != nil {
 		s.log.Warn("cannot close the listeners before draining; new connections are served until the end", "err", err)
 	}
-	t := time.NewTicker(20 * time.Millisecond)
+	t := time.NewTicker(drainPoll)
 	defer t.Stop()
 	for s.conns.total.Load() > 0 {
 		select {
@@ -385,7 +374,7 @@ func (s *Server) Stop(ctx context.Context) error {
 	eng := s.eng
 	s.engMu.Unlock()
 	if s.tls != nil {
-		s.tls.stop(ctx)
+		s.tls.Stop(ctx)
 	}
 	if err := eng.Stop(ctx); err != nil && !errors.Is(err, context.Canceled) {
 		return err

@@ -18,7 +18,7 @@ import (
 )
 
 // TestTLSIdleConnections: idle TLS connections, HTTP/2 and HTTP/1.1, wait
-// for their next bytes on the raw socket (tlsConn.waitReadable) once
+// for their next bytes on the raw socket (tlsport.Conn.waitReadable) once
 // quiet, not in a crypto/tls read: the waiting goroutine holds no buffer
 // and keeps the 2 KiB stack it started with. Each is then used again, to
 // show that the wait wakes. It logs the heap and stack each idle
@@ -76,9 +76,9 @@ func TestTLSIdleConnections(t *testing.T) {
 	}
 }
 
-// waitingOnSocket counts the goroutines in tlsConn.waitReadable.
+// waitingOnSocket counts the goroutines in tlsport.Conn.waitReadable.
 func waitingOnSocket() int {
 	var b bytes.Buffer
 	pprof.Lookup("goroutine").WriteTo(&b, 2)
-	return strings.Count(b.String(), "engine.(*tlsConn).waitReadable(")
+	return strings.Count(b.String(), "tlsport.(*Conn).waitReadable(")
 }

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"io"
 	"net"
@@ -12,51 +11,16 @@ import (
 	"github.com/panjf2000/gnet/v2"
 	"github.com/valyala/fasthttp"
 
+	fw "github.com/redirectd/redirectd/engine/forward"
 	"github.com/redirectd/redirectd/engine/upstream"
 	"github.com/redirectd/redirectd/httpparse"
 	"github.com/redirectd/redirectd/internal/safego"
 )
 
-// isWebSocket reports whether req asks to switch to WebSocket (RFC 6455
-// 4.1): an HTTP/1.1 GET without a body whose Connection names upgrade and
-// one of whose Upgrade fields names websocket. startTunnel refuses one
-// with several Upgrade fields. Upgrade on HTTP/1.0 is ignored (RFC 9110
-// 7.8): the request is forwarded without it.
-func isWebSocket(req *httpparse.Request) bool {
-	if string(req.Method) != "GET" || req.Minor == 0 || req.ContentLength > 0 || req.Chunked {
-		return false
-	}
-	var upgrade, connUpgrade bool
-	for i := range req.Headers {
-		h := &req.Headers[i]
-		switch {
-		case h.Is("upgrade"):
-			upgrade = upgrade || bytes.EqualFold(bytes.TrimSpace(h.Value), []byte("websocket"))
-		case h.Is("connection"):
-			for tok := range bytes.SplitSeq(h.Value, []byte{','}) {
-				if bytes.EqualFold(bytes.TrimSpace(tok), []byte("upgrade")) {
-					connUpgrade = true
-				}
-			}
-		}
-	}
-	return upgrade && connUpgrade
-}
-
-// upgradeFields returns the value of req's Upgrade field and how many
-// there are.
-func upgradeFields(req *httpparse.Request) (value []byte, n int) {
-	for i := range req.Headers {
-		if h := &req.Headers[i]; h.Is("upgrade") {
-			value, n = bytes.TrimSpace(h.Value), n+1
-		}
-	}
-	return value, n
-}
-
 // startTunnel forwards a WebSocket upgrade. fasthttp cannot carry an
 // upgraded connection, so the request goes over a connection of its own,
-// with the headers every forward gets (upstreamHeaders) and the upgrade.
+// with the headers every forward gets (forward.RequestHeaders) and the
+// upgrade.
 //
 // Nothing the client sent after the head is taken: until the upstream
 // answers, it waits in the connection's buffer like any pipelined request
@@ -73,7 +37,7 @@ func (cs *conn) startTunnel(s *Server, req *httpparse.Request, buf []byte) int {
 		f.info = cs.loop.ri.copy()
 	}
 	cs.fwd = f
-	upgrade, n := upgradeFields(req)
+	upgrade, n := fw.UpgradeFields(req)
 	if n != 1 {
 		// Which one would the upstream act on? Servers and proxies
 		// disagree (redirectd used to send all and check the last), so
@@ -89,11 +53,11 @@ func (cs *conn) startTunnel(s *Server, req *httpparse.Request, buf []byte) int {
 		return 0
 	}
 	// The head is built now: req points into the loop's buffer.
-	head := rawHead(make([]byte, 0, 512))
+	head := fw.RawHead(make([]byte, 0, 512))
 	head = append(append(append(append(head, req.Method...), ' '), cs.upstreamTarget(req)...), " HTTP/1.1\r\n"...)
-	s.upstreamHeaders(&head, req, cs.ip, cs.https(req), cs.proxy.xff, f.g, f.srv.Addr)
-	head.add([]byte("Upgrade"), upgrade)
-	head.add([]byte("Connection"), []byte("Upgrade"))
+	cs.upstreamHeaders(&head, req, cs.https(req), f.g, f.srv.Addr)
+	head.Add([]byte("Upgrade"), upgrade)
+	head.Add([]byte("Connection"), []byte("Upgrade"))
 	head = append(head, "\r\n"...)
 	go f.runTunnel(head)
 	return 0
@@ -167,14 +131,11 @@ func (f *forward) runTunnel(head []byte) {
 	up.SetDeadline(time.Time{})
 	f.status.Store(http.StatusSwitchingProtocols)
 	f.closing = true // the end of the tunnel is the end of the connection
-	// The 101 goes with the upstream's fields, its Upgrade and Connection
-	// included (they are the switch), each checked as every relayed
-	// field is; the status line is written from the code.
-	out := appendStatusLine(make([]byte, 0, 256), http.StatusSwitchingProtocols, resp.Header.StatusMessage())
-	for k, v := range resp.Header.All() {
-		out = f.appendUpstreamField(out, k, v)
-	}
-	out = append(out, "\r\n"...)
+	// The 101 goes with the upstream's fields by the policy of every
+	// relayed answer, its Upgrade and Connection kept (they are the
+	// switch); the status line is written from the code.
+	out := fw.AppendStatusLine(make([]byte, 0, 256), http.StatusSwitchingProtocols, resp.Header.StatusMessage())
+	out = append(f.appendAnswerFields(out, resp.Header.All(), true), "\r\n"...)
 	body := make(chan []byte, bodyChunks)
 	if !f.switchTunnel(out, body) {
 		return

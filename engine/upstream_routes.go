@@ -1,12 +1,10 @@
 package engine
 
 import (
-	"slices"
-	"strings"
 	"time"
 
+	fw "github.com/redirectd/redirectd/engine/forward"
 	"github.com/redirectd/redirectd/engine/upstream"
-	"github.com/redirectd/redirectd/internal/ascii"
 )
 
 // UpstreamRoute sends the misses of Host whose path starts with Prefix to
@@ -34,67 +32,20 @@ type group struct {
 	metrics    map[*upstream.Server]*upstreamMetrics
 }
 
-// routeTable is the compiled [[route]] tables with the default group: a
-// value never changed once stored, swapped whole on reload
-// (Server.SetUpstreams), read lock-free by the loops.
+// routeTable is the compiled [[route]] tables with the default group
+// (forward.Routes): a value never changed once stored, swapped whole on
+// reload (Server.SetUpstreams), read lock-free by the loops.
 type routeTable struct {
-	def   *group
-	exact map[string]*hostRoutes
-	// wild is keyed by the wildcard without its '*' (".example.com").
-	wild   map[string]*hostRoutes
-	any    *hostRoutes
+	fw.Routes[*group]
 	groups []*group
 	// sendTimeout is the longest of the groups' (Server.sendTimeout).
 	sendTimeout time.Duration
 }
 
-// hostRoutes are one host's routes, the longest prefix first.
-type hostRoutes struct {
-	prefixes []string
-	groups   []*group
-}
-
 // pick returns the group of the request for host (as sent: any case,
 // port allowed) and path, or nil when no route matches and there is no
-// default group. The most specific host's routes are tried first
-// (exact, wildcards from the longest, any host); within them, the
-// longest prefix. It allocates nothing: it runs on the loop for every
-// miss.
-func (t *routeTable) pick(host, path []byte) *group {
-	if len(t.exact) > 0 || len(t.wild) > 0 {
-		name, _ := splitHostPort(host)
-		var buf [256]byte
-		if len(name) <= len(buf) {
-			key := ascii.AppendLower(buf[:0], name)
-			if g := t.exact[string(key)].pick(path); g != nil {
-				return g
-			}
-			for i := 0; i < len(key) && len(t.wild) > 0; i++ {
-				if key[i] == '.' {
-					if g := t.wild[string(key[i:])].pick(path); g != nil {
-						return g
-					}
-				}
-			}
-		}
-	}
-	if g := t.any.pick(path); g != nil {
-		return g
-	}
-	return t.def
-}
-
-func (h *hostRoutes) pick(path []byte) *group {
-	if h == nil {
-		return nil
-	}
-	for i, p := range h.prefixes {
-		if len(path) >= len(p) && string(path[:len(p)]) == p {
-			return h.groups[i]
-		}
-	}
-	return nil
-}
+// default group (forward.Routes.Pick).
+func (t *routeTable) pick(host, path []byte) *group { return t.Pick(host, path) }
 
 // compileRoutes builds the table of def and routes; groups already run
 // (by their given options) are taken from old, so that their slots and
@@ -106,7 +57,7 @@ func (s *Server) compileRoutes(def *UpstreamOptions, routes []UpstreamRoute, nam
 			known[g.opts] = g
 		}
 	}
-	t := &routeTable{exact: map[string]*hostRoutes{}, wild: map[string]*hostRoutes{}}
+	t := &routeTable{}
 	seen := map[*group]bool{}
 	use := func(o *UpstreamOptions) *group {
 		g := known[o]
@@ -121,98 +72,29 @@ func (s *Server) compileRoutes(def *UpstreamOptions, routes []UpstreamRoute, nam
 		return g
 	}
 	if def != nil {
-		t.def = use(def)
+		t.Default = use(def)
 	}
 	for _, r := range routes {
-		if r.Group == nil {
-			continue
+		if r.Group != nil {
+			t.Add(r.Host, r.Prefix, use(r.Group))
 		}
-		table, key := t.exact, r.Host
-		if strings.HasPrefix(key, "*.") {
-			table, key = t.wild, key[1:]
-		}
-		h := t.any
-		if r.Host != "" {
-			h = table[key]
-		}
-		if h == nil {
-			h = &hostRoutes{}
-			if r.Host == "" {
-				t.any = h
-			} else {
-				table[key] = h
-			}
-		}
-		h.prefixes = append(h.prefixes, r.Prefix)
-		h.groups = append(h.groups, use(r.Group))
 	}
 	for _, o := range named {
 		if o != nil {
 			use(o) // reached by name only: a location's upstream
 		}
 	}
-	for _, h := range t.allHosts() {
-		sortRoutes(h)
-	}
+	t.Sort()
 	for _, g := range t.groups {
 		t.sendTimeout = max(t.sendTimeout, g.SendTimeout)
 	}
 	return t
 }
 
-func (t *routeTable) allHosts() []*hostRoutes {
-	var out []*hostRoutes
-	if t.any != nil {
-		out = append(out, t.any)
-	}
-	for _, h := range t.exact {
-		out = append(out, h)
-	}
-	for _, h := range t.wild {
-		out = append(out, h)
-	}
-	return out
-}
-
-// sortRoutes orders h's routes by prefix, the longest first.
-func sortRoutes(h *hostRoutes) {
-	idx := make([]int, len(h.prefixes))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortStableFunc(idx, func(a, b int) int { return len(h.prefixes[b]) - len(h.prefixes[a]) })
-	ps, gs := make([]string, len(idx)), make([]*group, len(idx))
-	for i, j := range idx {
-		ps[i], gs[i] = h.prefixes[j], h.groups[j]
-	}
-	h.prefixes, h.groups = ps, gs
-}
-
 // newGroup fills o's defaults and makes its slots and metrics.
 func (s *Server) newGroup(o *UpstreamOptions) *group {
-	g := &group{UpstreamOptions: *o, opts: o}
+	g := &group{UpstreamOptions: o.WithDefaults(), opts: o}
 	up := &g.UpstreamOptions
-	if up.Name == "" {
-		up.Name = "default"
-	}
-	if up.BodyTimeout <= 0 {
-		up.BodyTimeout = DefaultBodyTimeout
-	}
-	if up.SendTimeout <= 0 {
-		up.SendTimeout = DefaultSendTimeout
-	}
-	if up.TunnelIdleTimeout <= 0 {
-		up.TunnelIdleTimeout = DefaultTunnelIdleTimeout
-	}
-	if up.RequestBufferBytes <= 0 {
-		up.RequestBufferBytes = DefaultRequestBufferBytes
-	}
-	if up.BodyMinRate <= 0 {
-		up.BodyMinRate = DefaultBodyMinRate
-	}
-	if up.MaxConnsPerClient <= 0 {
-		up.MaxConnsPerClient = DefaultMaxConnsPerClient
-	}
 	if up.HostHeader != "" {
 		g.hostHeader = []byte(up.HostHeader)
 	}

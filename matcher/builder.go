@@ -42,8 +42,7 @@ type Builder struct {
 // bounded by l (DefaultLimits unless a test wants small ones).
 func NewBuilder(l Limits) *Builder {
 	h := heapBytes()
-	return &Builder{limits: l, s: &Set{any: newHostRules(), hosts: make(map[string]*hostRules),
-		wild: make(map[string]*hostRules)}, heap: h, lastGC: int64(h)}
+	return &Builder{limits: l, s: &Set{any: newHostRules()}, heap: h, lastGC: int64(h)}
 }
 
 // FileOrder makes the Set answer each request with the first matching

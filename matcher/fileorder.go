@@ -36,19 +36,19 @@ func (c *fileCand) take(r *rule, rest []byte) {
 // earliest rule of them all answers.
 func (s *Set) lookupFileOrder(host, path []byte, m *Match) bool {
 	c := fileCand{seq: math.MaxInt32}
-	if len(s.hosts) > 0 || len(s.wild) > 0 {
+	if !s.hosts.Empty() {
 		var buf [maxHostLen]byte
 		if key, ok := normalizeHost(buf[:0], host); ok {
-			if h := s.hosts[string(key)]; h != nil {
+			if h, _ := s.hosts.Exact(key); h != nil {
 				h.firstInFile(path, m, &c)
 			}
-			for i := 0; i < len(key) && len(s.wild) > 0; i++ {
-				if key[i] != '.' {
-					continue
+			for i := 0; ; {
+				h, next, ok := s.hosts.Wild(key, i)
+				if !ok {
+					break
 				}
-				if h := s.wild[string(key[i:])]; h != nil {
-					h.firstInFile(path, m, &c)
-				}
+				h.firstInFile(path, m, &c)
+				i = next
 			}
 		}
 	}

@@ -2,7 +2,6 @@ package matcher
 
 import (
 	"slices"
-	"strings"
 )
 
 // Hosts returns the exact hosts the rules name, sorted: the names a
@@ -10,10 +9,8 @@ import (
 // ("*.example.com") are left out: a certificate for one needs the DNS-01
 // challenge; CoversWildcard answers for the names under them.
 func (s *Set) Hosts() []string {
-	out := make([]string, 0, len(s.hosts))
-	for h := range s.hosts {
-		out = append(out, h)
-	}
+	out := make([]string, 0, s.hosts.NameCount())
+	s.hosts.Names(func(h string, _ *hostRules) { out = append(out, h) })
 	slices.Sort(out)
 	return out
 }
@@ -23,26 +20,23 @@ func (s *Set) Hosts() []string {
 // "a.b.example.com", as Lookup tries them. It gates on-demand certificates:
 // host-less rules answer for every name, and would let any name through.
 func (s *Set) CoversWildcard(host string) bool {
-	if s == nil || len(s.wild) == 0 {
+	if s == nil {
 		return false
 	}
-	for i := strings.IndexByte(host, '.'); i >= 0; {
-		if s.wild[host[i:]] != nil {
-			return true
-		}
-		j := strings.IndexByte(host[i+1:], '.')
-		if j < 0 {
-			break
-		}
-		i += 1 + j
-	}
-	return false
+	_, _, ok := s.hosts.WildString(host, 0)
+	return ok
 }
 
 // NamesHost reports whether a rule names host (a lower-case name without a
 // port) itself, not through a wildcard host; false on a nil set (no rules
 // loaded yet).
-func (s *Set) NamesHost(host string) bool { return s != nil && s.hosts[host] != nil }
+func (s *Set) NamesHost(host string) bool {
+	if s == nil {
+		return false
+	}
+	_, ok := s.hosts.ExactString(host)
+	return ok
+}
 
 // CoversHost reports whether rules name host (a lower-case name without a
 // port): an exact host rule for it or a wildcard host rule above it. It
@@ -50,7 +44,7 @@ func (s *Set) NamesHost(host string) bool { return s != nil && s.hosts[host] != 
 // rules answer for by host; host-less rules answer for every name and do
 // not count. It is a map lookup per label and allocates nothing.
 func (s *Set) CoversHost(host string) bool {
-	if s.hosts[host] != nil {
+	if _, ok := s.hosts.ExactString(host); ok {
 		return true
 	}
 	return s.CoversWildcard(host)

@@ -1,8 +1,9 @@
 package matcher
 
 import (
-	"strings"
 	"sync"
+
+	"github.com/redirectd/redirectd/internal/hostmap"
 )
 
 // Set is an immutable, compiled rule set. Lookups on one Set may run from
@@ -10,11 +11,10 @@ import (
 type Set struct {
 	// countries answers when.country (conditions.go); nil: no database.
 	countries Countries
-	any       *hostRules            // rules without a host
-	hosts     map[string]*hostRules // by lower-case host
-	// wild holds the rules of wildcard hosts, "*.example.com" under
-	// ".example.com".
-	wild  map[string]*hostRules
+	any       *hostRules // rules without a host
+	// hosts holds the rules of each lower-case host or wildcard host
+	// ("*.example.com", covering names at any depth below).
+	hosts hostmap.Map[*hostRules]
 	rules []*rule // the rules not in packed tables, in file order
 	// packed holds the packed tables of every host, packedN their rules;
 	// order lists rules and packed entries in file order, for Each.
@@ -117,19 +117,21 @@ func (s *Set) lookup(host, path, query []byte, m *Match) bool {
 	if s.fileOrder {
 		return s.lookupFileOrder(host, path, m)
 	}
-	if len(s.hosts) > 0 || len(s.wild) > 0 {
+	if !s.hosts.Empty() {
 		var buf [maxHostLen]byte
 		if key, ok := normalizeHost(buf[:0], host); ok {
-			if h := s.hosts[string(key)]; h != nil && h.lookup(path, m) {
+			if h, _ := s.hosts.Exact(key); h != nil && h.lookup(path, m) {
 				return true
 			}
-			for i := 0; i < len(key) && len(s.wild) > 0; i++ {
-				if key[i] != '.' {
-					continue
+			for i := 0; ; {
+				h, next, ok := s.hosts.Wild(key, i)
+				if !ok {
+					break
 				}
-				if h := s.wild[string(key[i:])]; h != nil && h.lookup(path, m) {
+				if h.lookup(path, m) {
 					return true
 				}
+				i = next
 			}
 		}
 	}
@@ -141,16 +143,12 @@ func (s *Set) hostRules(host string) *hostRules {
 	if host == "" {
 		return s.any
 	}
-	table, key := s.hosts, host
-	if strings.HasPrefix(key, "*.") {
-		table, key = s.wild, key[1:]
-	}
-	h := table[key]
+	h, _ := s.hosts.Get(host)
 	if h == nil {
 		h = newHostRules()
 		h.uriMode = s.uriMode
 		h.regex.host, h.uriRegex.host = host, host
-		table[key] = h
+		s.hosts.Put(host, h)
 	}
 	return h
 }
@@ -158,12 +156,7 @@ func (s *Set) hostRules(host string) *hostRules {
 // eachHost calls fn for the rules of every host, and of none.
 func (s *Set) eachHost(fn func(*hostRules)) {
 	fn(s.any)
-	for _, h := range s.hosts {
-		fn(h)
-	}
-	for _, h := range s.wild {
-		fn(h)
-	}
+	s.hosts.Values(fn)
 }
 
 func newHostRules() *hostRules {

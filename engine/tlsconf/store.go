@@ -8,15 +8,16 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/redirectd/redirectd/internal/hostmap"
 )
 
 // certSet is one immutable set of certificates from files, swapped whole
 // on reload.
 type certSet struct {
-	// exact maps a lower-case DNS name to its certificate; wild maps the
-	// parent of a wildcard ("example.com" for "*.example.com").
-	exact map[string]*tls.Certificate
-	wild  map[string]*tls.Certificate
+	// names maps a lower-case DNS name or wildcard to its certificate, a
+	// wildcard covering one label (RFC 6125 section 6.4.3).
+	names hostmap.Map[*tls.Certificate]
 	// def serves clients without SNI, and names no certificate covers:
 	// the first certificate configured.
 	def *tls.Certificate
@@ -37,20 +38,19 @@ type loadedCert struct {
 // matches exactly one label, so *.example.com covers a.example.com but
 // neither example.com nor a.b.example.com). Nil when none covers it.
 func (s *certSet) lookup(name string) *tls.Certificate {
-	if c := s.exact[name]; c != nil {
+	if c, ok := s.names.ExactString(name); ok {
 		return c
 	}
-	if i := strings.IndexByte(name, '.'); i > 0 {
-		return s.wild[name[i+1:]]
-	}
-	return nil
+	c, _, _ := s.names.WildString(name, 0)
+	return c
 }
 
 // loadSet reads the certificates t names: the [[tls.certificate]] pairs in
 // order, then certificates_dir. It returns every problem, each naming its
 // file; the set holds what did load.
 func loadSet(t *Settings) (*certSet, []error) {
-	s := &certSet{exact: map[string]*tls.Certificate{}, wild: map[string]*tls.Certificate{}}
+	s := &certSet{}
+	s.names.OneLabel()
 	var errs []error
 	for i, c := range t.Certificates {
 		if err := s.addPair(c.Cert, c.Key); err != nil {
@@ -143,12 +143,8 @@ func (s *certSet) addPair(certFile, keyFile string) error {
 	c := &cert
 	for _, n := range names {
 		n = strings.ToLower(strings.TrimSuffix(n, "."))
-		m, key := s.exact, n
-		if rest, ok := strings.CutPrefix(n, "*."); ok {
-			m, key = s.wild, rest
-		}
-		if m[key] == nil {
-			m[key] = c
+		if _, ok := s.names.Get(n); !ok {
+			s.names.Put(n, c)
 		}
 	}
 	if s.def == nil {

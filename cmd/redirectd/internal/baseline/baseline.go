@@ -16,6 +16,7 @@ import (
 
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/engine/admin/edit"
+	"github.com/redirectd/redirectd/internal/hostmap"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -267,10 +268,7 @@ func sampleLookup(cfg *config.Config, u sampleURL, m *matcher.Match) sampleAnswe
 // false when none could be made). The host is the rule's (a wildcard's
 // "www."), the query one that meets its query conditions.
 func rulePaths(r *matcher.Rule) ([]sampleURL, bool) {
-	host := r.Host
-	if rest, ok := strings.CutPrefix(host, "*."); ok {
-		host = "www." + rest
-	}
+	host := hostmap.Example(r.Host)
 	var froms []string
 	ok := true
 	switch r.Kind {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
 	"github.com/redirectd/redirectd/engine/admin/edit"
+	"github.com/redirectd/redirectd/internal/hostmap"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -91,7 +92,7 @@ func entryRule(e *edits.Entry) edit.Rule {
 func samples(set *matcher.Set, m *matcher.Match, e *edits.Entry, old *matcher.Rule, miss missFunc) []edit.Sample {
 	u := e.From
 	if e.Host != "" {
-		u = "http://" + requestHost(e.Host) + u
+		u = "http://" + hostmap.Example(e.Host) + u
 	}
 	edited := miss(e.Host, e.From)
 	if e.Op != edits.OpDelete {
@@ -131,7 +132,7 @@ func samples(set *matcher.Set, m *matcher.Match, e *edits.Entry, old *matcher.Ru
 func answer(set *matcher.Set, m *matcher.Match, host, path string, https bool, miss missFunc) (string, *matcher.Rule) {
 	m.Req = &matcher.FixedRequest{TLS: https}
 	defer func() { m.Req = nil }()
-	if !set.Lookup([]byte(requestHost(host)), []byte(path), nil, m) {
+	if !set.Lookup([]byte(hostmap.Example(host)), []byte(path), nil, m) {
 		return miss(host, path), nil
 	}
 	a := strconv.Itoa(m.Status())
@@ -150,7 +151,7 @@ type missFunc func(host, path string) string
 // samples of a site behind redirectd must not think a page the upstream
 // serves turns into a 404.
 func (s *service) missAnswer(host, path string) string {
-	if s.srv != nil && s.srv.Forwards(requestHost(host), path) {
+	if s.srv != nil && s.srv.Forwards(hostmap.Example(host), path) {
 		return "forwarded"
 	}
 	return "404"
@@ -169,7 +170,7 @@ func problems(set *matcher.Set, m *matcher.Match, ov *edits.Overlay, e *edits.En
 		return nil
 	}
 	if e.Kind == "prefix" || e.Kind == "regex" {
-		if set.Lookup([]byte(requestHost(e.Host)), []byte(e.From), nil, m) {
+		if set.Lookup([]byte(hostmap.Example(e.Host)), []byte(e.From), nil, m) {
 			if r := m.Rule(); r.Kind == matcher.Exact && (r.Host != e.Host || r.From != e.From) {
 				out = append(out, edit.Problem{Kind: "shadowed", Detail: fmt.Sprintf("%s: %s is answered first by the exact rule %s", e.String(), cutQ(e.From), r.Source())})
 			}
@@ -216,7 +217,7 @@ func nextHop(set *matcher.Set, m *matcher.Match, ov *edits.Overlay, host, path s
 		}
 		return d.To, true
 	}
-	if !set.Lookup([]byte(requestHost(host)), []byte(path), nil, m) || !matcher.HasLocation(m.Status()) {
+	if !set.Lookup([]byte(hostmap.Example(host)), []byte(path), nil, m) || !matcher.HasLocation(m.Status()) {
 		return "", false
 	}
 	return string(m.AppendLocation(nil, nil)), true

@@ -1,11 +1,11 @@
 package daemon
 
 import (
-	"strings"
 	"sync"
 	"weak"
 
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
+	"github.com/redirectd/redirectd/internal/hostmap"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -18,7 +18,7 @@ import (
 // not match itself.
 func findRule(set *matcher.Set, m *matcher.Match, host, from string) *matcher.Rule {
 	m.Req = nil
-	if set.Lookup([]byte(requestHost(host)), []byte(from), nil, m) || m.Passed() != nil {
+	if set.Lookup([]byte(hostmap.Example(host)), []byte(from), nil, m) || m.Passed() != nil {
 		if r := m.Rule(); r.Host == host && r.From == from {
 			c := *r
 			return &c
@@ -29,15 +29,6 @@ func findRule(set *matcher.Set, m *matcher.Match, host, from string) *matcher.Ru
 		return &c
 	}
 	return nil
-}
-
-// requestHost is a host a request could carry for a rule's host: a
-// wildcard's "www.".
-func requestHost(h string) string {
-	if rest, ok := strings.CutPrefix(h, "*."); ok {
-		return "www." + rest
-	}
-	return h
 }
 
 // offLookup indexes the rules of the serving set that are not plain

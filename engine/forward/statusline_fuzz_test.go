@@ -1,4 +1,4 @@
-package engine
+package forward
 
 import (
 	"bufio"
@@ -16,7 +16,7 @@ func FuzzStatusLine(f *testing.F) {
 	f.Add(200, []byte(""))
 	f.Fuzz(func(t *testing.T, code int, reason []byte) {
 		code = 100 + (code%500+500)%500
-		line := appendStatusLine(nil, code, reason)
+		line := AppendStatusLine(nil, code, reason)
 		if bytes.Count(line, []byte("\r")) != 1 || bytes.Count(line, []byte("\n")) != 1 || !bytes.HasSuffix(line, []byte("\r\n")) {
 			t.Fatalf("%q is not one line", line)
 		}

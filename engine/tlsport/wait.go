@@ -1,4 +1,4 @@
-package engine
+package tlsport
 
 import (
 	"syscall"
@@ -18,7 +18,7 @@ import (
 // holds no whole record (at most the start of one), so what comes next
 // comes from the socket. After the handshake it may hold the client's
 // first records already, so the first wait reads through crypto/tls.
-func (c *tlsConn) waitReadable() {
+func (c *Conn) waitReadable() {
 	p := c.raw.(*progressConn)
 	if len(p.pre) > 0 {
 		return

@@ -1,4 +1,4 @@
-package engine
+package tlsport
 
 import (
 	"context"
@@ -15,10 +15,10 @@ import (
 	"github.com/redirectd/redirectd/internal/safego"
 )
 
-// tlsConn is a TLS connection dressed as a gnet.Conn, so that the handler
-// serves it with the code that serves the plain port: OnOpen, OnTraffic
-// and OnClose are called as gnet calls them, with the connection's
-// tlsLoop locked in place of running on an event loop.
+// Conn is a TLS connection dressed as a gnet.Conn, so that the engine's
+// handler serves it with the code that serves the plain port: OnOpen,
+// OnTraffic and OnClose are called as gnet calls them, with the
+// connection's Loop locked in place of running on an event loop.
 //
 // Its goroutine (run) does the handshake, then reads, decrypts and hands
 // each read to OnTraffic. What the handler writes is buffered (out) and
@@ -26,9 +26,9 @@ import (
 // goroutine wrote it: the connection's own after OnTraffic, a forward's
 // after AsyncWrite. A write that makes no progress for the send timeout
 // fails and closes the connection, as the loop's sweep closes a plain one.
-type tlsConn struct {
-	t   *tlsListener
-	tl  *tlsLoop
+type Conn struct {
+	t   *Listener
+	tl  *Loop
 	raw net.Conn
 	tc  *tls.Conn
 	ctx any
@@ -63,68 +63,42 @@ type tlsConn struct {
 	room    chan struct{}
 }
 
-// tlsMaxPending is how much of what a client sent may wait while one of its
-// requests is forwarded or tunnelled before the connection stops reading
-// it. The plain port cannot stop reading (gnet reads whatever arrives) and
-// closes past maxPendingWhileForwarding; here the client is held back by
-// TCP flow control instead, as nginx holds back a body the upstream reads
-// slowly.
-const tlsMaxPending = 256 << 10
-
-func newTLSConn(t *tlsListener, tl *tlsLoop, nc net.Conn) *tlsConn {
-	c := &tlsConn{t: t, tl: tl}
+func newConn(t *Listener, tl *Loop, nc net.Conn) *Conn {
+	c := &Conn{t: t, tl: tl}
 	c.raw = &progressConn{Conn: nc, c: c}
 	c.flushed = sync.NewCond(&tl.mu)
 	c.room = make(chan struct{}, 1)
 	return c
 }
 
-// A connection's goroutine reads in one of two modes. Serving, it reads
-// into a tlsReadSize buffer: 4 KiB takes a browser's request or a burst of
-// pipelined small ones in one read. Once it has read nothing for about
-// tlsQuiet (readLoop) it hands the connection to a fresh goroutine that
-// waits for the socket to be readable without reading (waitReadable):
-// the serving goroutine's stack (grown to 8 KiB in OnTraffic, and given
-// back by Go only at a collection) and its buffer go with it, and the
-// waiting one keeps the 2 KiB stack it started with and no buffer. The
-// first wait, right after the handshake, reads through crypto/tls with a
-// tlsWaitSize buffer; what a 512-byte read leaves of a record, crypto/tls
-// keeps for the next (benchmarks/README.md, "Memory per idle TLS
-// connection").
-const (
-	tlsReadSize = 4 << 10
-	tlsWaitSize = 512
-	tlsQuiet    = 250 * time.Millisecond
-)
-
 // tlsReadBufs holds the serving buffers of connections that went quiet.
 var tlsReadBufs = sync.Pool{New: func() any { b := make([]byte, tlsReadSize); return &b }}
 
-func (c *tlsConn) run() {
+func (c *Conn) run() {
+	defer safego.Recover("tls connection")
 	defer c.t.wg.Done()
-	s := c.t.s
-	h := s.handler
-	c.tl.lock()
+	h := c.t.h
+	c.tl.Lock()
 	_, act := h.OnOpen(c)
 	opened := act != gnet.Close && c.ctx != nil
 	if opened {
 		if c.tl.conns == nil {
-			c.tl.conns = make(map[*tlsConn]struct{})
+			c.tl.conns = make(map[*Conn]struct{})
 		}
 		c.tl.conns[c] = struct{}{}
 	}
-	c.tl.unlock()
+	c.tl.Unlock()
 	if !opened {
 		c.raw.Close()
 		return
 	}
-	if cs, _ := c.ctx.(*conn); cs != nil && cs.proxy.waiting && !c.readProxyHeader(cs) {
+	if h.WaitsProxyHeader(c) && !c.readProxyHeader() {
 		c.teardown()
 		return
 	}
-	c.tl.lock()
+	c.tl.Lock()
 	c.tc = tls.Server(c.raw, c.t.opts.Config)
-	c.tl.unlock()
+	c.tl.Unlock()
 	// The handshake counts toward the connection limits (OnOpen above) and
 	// has a deadline of its own: a slow handshake is slowloris too.
 	ctx, cancel := context.WithTimeout(context.Background(), c.t.opts.HandshakeTimeout)
@@ -142,7 +116,7 @@ func (c *tlsConn) run() {
 		return
 	}
 	if c.tc.ConnectionState().NegotiatedProtocol == "h2" {
-		c.serveH2() // h2serve.go
+		h.ServeH2(c) // the engine's h2serve.go
 		return
 	}
 	// The handshake grew this goroutine's stack to 16 KiB: the
@@ -155,15 +129,10 @@ func (c *tlsConn) run() {
 // on-demand certificate can take most of it; counted as idle time, it
 // would close the connection before or just after the handshake, and
 // leave the client no time to send its request.
-func (c *tlsConn) idleFrom(extra time.Duration) {
-	cs, _ := c.ctx.(*conn)
-	if cs == nil {
-		return
-	}
-	c.tl.lock()
-	s := c.t.s
-	cs.active = s.clock.now() + int64(max(0, extra-s.opts.IdleTimeout))
-	c.tl.unlock()
+func (c *Conn) idleFrom(extra time.Duration) {
+	c.tl.Lock()
+	c.t.h.IdleFrom(c, extra)
+	c.tl.Unlock()
 }
 
 // wait has a fresh goroutine wait for the connection's next request, and
@@ -172,7 +141,7 @@ func (c *tlsConn) idleFrom(extra time.Duration) {
 // the first wait, after the handshake, reads through crypto/tls with a
 // tlsWaitSize buffer, since crypto/tls may hold the client's first
 // records already.
-func (c *tlsConn) wait(h *handler, woken bool) {
+func (c *Conn) wait(h Handler, woken bool) {
 	c.t.wg.Add(1)
 	go func() {
 		defer safego.Recover("tls connection")
@@ -192,7 +161,7 @@ func (c *tlsConn) wait(h *handler, woken bool) {
 // until it has served and then read nothing for tlsQuiet (true: wait on a
 // fresh goroutine). woken: the socket has bytes already, so the serving
 // buffer is taken at once.
-func (c *tlsConn) readLoop(h *handler, woken bool) (quiet bool) {
+func (c *Conn) readLoop(h Handler, woken bool) (quiet bool) {
 	var buf []byte
 	var serving *[]byte
 	if woken {
@@ -222,9 +191,9 @@ func (c *tlsConn) readLoop(h *handler, woken bool) (quiet bool) {
 		}
 		n, err := c.tc.Read(buf)
 		if n > 0 {
-			c.tl.lock()
+			c.tl.Lock()
 			if c.closeReq.Load() {
-				c.tl.unlock()
+				c.tl.Unlock()
 				return false
 			}
 			if len(c.in) == 0 {
@@ -237,13 +206,13 @@ func (c *tlsConn) readLoop(h *handler, woken bool) (quiet bool) {
 			act := h.OnTraffic(c)
 			for act != gnet.Close && c.holdBack() {
 				c.waiting = true
-				c.tl.unlock()
+				c.tl.Unlock()
 				c.flush()
 				<-c.room
-				c.tl.lock()
+				c.tl.Lock()
 				c.waiting = false
 			}
-			c.tl.unlock()
+			c.tl.Unlock()
 			if act == gnet.Close {
 				return false // teardown writes the answer, with the close_notify
 			}
@@ -269,25 +238,24 @@ func (c *tlsConn) readLoop(h *handler, woken bool) (quiet bool) {
 
 // readProxyHeader reads the PROXY protocol header that a trusted load
 // balancer sends before the TLS handshake, within the header timeout, and
-// applies it as the plain port does (proxyHeader: the client it names is
-// the connection's, counted against its limit). What follows the header
-// is the start of the handshake, read again by crypto/tls. It reports
-// false when the connection is to be closed.
-func (c *tlsConn) readProxyHeader(cs *conn) bool {
-	c.raw.SetReadDeadline(time.Now().Add(c.t.s.opts.HeaderTimeout))
+// applies it as the plain port does (Handler.ProxyHeader: the client it
+// names is the connection's, counted against its limit). What follows the
+// header is the start of the handshake, read again by crypto/tls. It
+// reports false when the connection is to be closed.
+func (c *Conn) readProxyHeader() bool {
+	c.raw.SetReadDeadline(time.Now().Add(c.t.h.HeaderTimeout()))
 	buf := make([]byte, 512)
 	for {
 		n, err := c.raw.Read(buf)
 		if n > 0 {
-			c.tl.lock()
+			c.tl.Lock()
 			c.in = append(c.in, buf[:n]...)
-			_, _, act := cs.proxyHeader(c, c.in)
-			done := !cs.proxy.waiting
+			done, act := c.t.h.ProxyHeader(c, c.in)
 			if done {
 				c.raw.(*progressConn).pre = append([]byte(nil), c.in...)
 				c.in = c.in[:0]
 			}
-			c.tl.unlock()
+			c.tl.Unlock()
 			if act == gnet.Close {
 				return false
 			}
@@ -305,17 +273,16 @@ func (c *tlsConn) readProxyHeader(cs *conn) bool {
 // holdBack reports whether the connection should wait before reading more
 // (tl.mu): its request is being forwarded and enough of what follows is
 // buffered.
-func (c *tlsConn) holdBack() bool {
+func (c *Conn) holdBack() bool {
 	if c.closeReq.Load() || len(c.in) <= tlsMaxPending {
 		return false
 	}
-	cs, _ := c.ctx.(*conn)
-	return cs != nil && cs.fwd != nil
+	return c.t.h.Forwarding(c)
 }
 
 // kick wakes the connection's goroutine if it holds off reading, to look
 // again.
-func (c *tlsConn) kick() {
+func (c *Conn) kick() {
 	select {
 	case c.room <- struct{}{}:
 	default:
@@ -329,9 +296,9 @@ func (c *tlsConn) kick() {
 // client closed (peerClosed) gets no close_notify, as nginx sends none
 // then: it would be one more write per connection, to a socket the
 // client has closed.
-func (c *tlsConn) teardown() {
+func (c *Conn) teardown() {
 	c.closeReq.Store(true)
-	c.tl.lock()
+	c.tl.Lock()
 	for c.flushing {
 		c.flushed.Wait()
 		c.tl.held.Store(true)
@@ -339,27 +306,27 @@ func (c *tlsConn) teardown() {
 	if !c.shutWrite {
 		c.raw.(*progressConn).holding.Store(true)
 	}
-	c.tl.unlock()
+	c.tl.Unlock()
 	c.flush()
 	if c.tc != nil && !c.peerClosed {
 		c.tc.Close()
 	} else {
 		c.raw.Close()
 	}
-	c.tl.lock()
+	c.tl.Lock()
 	c.gone = true
 	delete(c.tl.conns, c)
-	c.t.s.handler.OnClose(c, nil)
-	c.tl.unlock()
+	c.t.h.OnClose(c, nil)
+	c.tl.Unlock()
 }
 
 // flush writes out until it is empty, unless another goroutine is at it:
 // that one finds what was added, since it stops only when it sees out
 // empty with the lock held.
-func (c *tlsConn) flush() {
-	c.tl.lock()
+func (c *Conn) flush() {
+	c.tl.Lock()
 	if c.flushing {
-		c.tl.unlock()
+		c.tl.Unlock()
 		return
 	}
 	c.flushing = true
@@ -370,10 +337,10 @@ func (c *tlsConn) flush() {
 		p := c.out
 		c.out, c.spare = c.spare[:0], nil
 		c.inflight.Store(int64(len(p)))
-		c.tl.unlock()
+		c.tl.Unlock()
 		_, err := c.tc.Write(p)
 		c.inflight.Store(0)
-		c.tl.lock()
+		c.tl.Lock()
 		c.spare = p[:0]
 		if cap(c.spare) > maxKeptOut {
 			c.spare = nil
@@ -381,7 +348,7 @@ func (c *tlsConn) flush() {
 		if err != nil {
 			var ne net.Error
 			if errors.As(err, &ne) && ne.Timeout() && !c.closeReq.Load() {
-				c.t.s.m.timeouts.send.Inc() // the client took nothing for the send timeout
+				c.t.h.SendTimedOut() // the client took nothing for the send timeout
 			}
 			c.writeErr.Store(true)
 			c.out = c.out[:0]
@@ -392,7 +359,7 @@ func (c *tlsConn) flush() {
 	c.shutWrite = false
 	c.flushing = false
 	c.flushed.Broadcast()
-	c.tl.unlock()
+	c.tl.Unlock()
 	if shut {
 		// The client sees the end of the answer before the lingering
 		// read ends, as the plain port's shutdown(SHUT_WR) does.
@@ -403,13 +370,9 @@ func (c *tlsConn) flush() {
 	}
 }
 
-// maxKeptOut is the capacity of a spent write buffer kept for the next
-// write; a bigger one (a large answer) is let go.
-const maxKeptOut = 64 << 10
-
 // requestClose has the connection's goroutine close: its read returns at
 // once.
-func (c *tlsConn) requestClose() {
+func (c *Conn) requestClose() {
 	if !c.closeReq.Swap(true) {
 		c.raw.SetReadDeadline(time.Unix(1, 0))
 		c.kick()
@@ -422,7 +385,7 @@ func (c *tlsConn) requestClose() {
 // OutboundBuffered shows progress as the plain port's does.
 type progressConn struct {
 	net.Conn
-	c *tlsConn
+	c *Conn
 	// pre is what was read after a PROXY protocol header: the start of
 	// the handshake, returned first.
 	pre []byte
@@ -434,10 +397,6 @@ type progressConn struct {
 	holding atomic.Bool
 	held    []byte
 }
-
-// maxHeld bounds progressConn.held: a bigger last write goes out as it
-// comes.
-const maxHeld = 16 << 10
 
 func (p *progressConn) Read(b []byte) (int, error) {
 	if len(p.pre) > 0 {
@@ -464,7 +423,7 @@ func (p *progressConn) Write(b []byte) (int, error) {
 }
 
 func (p *progressConn) write(b []byte) (int, error) {
-	p.Conn.SetWriteDeadline(time.Now().Add(p.c.t.s.sendTimeout()))
+	p.Conn.SetWriteDeadline(time.Now().Add(p.c.t.h.SendTimeout()))
 	n, err := p.Conn.Write(b)
 	if v := p.c.inflight.Add(-int64(n)); v < 0 {
 		p.c.inflight.Store(0) // records are bigger than their plaintext
@@ -494,7 +453,7 @@ func (p *progressConn) Close() error {
 // marked "loop" are called with tl.mu held.
 
 // Peek returns the inbound buffer (loop).
-func (c *tlsConn) Peek(n int) ([]byte, error) {
+func (c *Conn) Peek(n int) ([]byte, error) {
 	if n < 0 || n > len(c.in) {
 		return c.in, nil
 	}
@@ -502,7 +461,7 @@ func (c *tlsConn) Peek(n int) ([]byte, error) {
 }
 
 // Next returns and discards n bytes (loop).
-func (c *tlsConn) Next(n int) ([]byte, error) {
+func (c *Conn) Next(n int) ([]byte, error) {
 	b, _ := c.Peek(n)
 	c.in = c.in[len(b):]
 	return b, nil
@@ -510,7 +469,7 @@ func (c *tlsConn) Next(n int) ([]byte, error) {
 
 // Discard drops n buffered bytes, all of them for n <= 0 as gnet does
 // (loop).
-func (c *tlsConn) Discard(n int) (int, error) {
+func (c *Conn) Discard(n int) (int, error) {
 	if n <= 0 || n > len(c.in) {
 		n = len(c.in)
 	}
@@ -522,10 +481,10 @@ func (c *tlsConn) Discard(n int) (int, error) {
 }
 
 // InboundBuffered is what is buffered and not discarded (loop).
-func (c *tlsConn) InboundBuffered() int { return len(c.in) }
+func (c *Conn) InboundBuffered() int { return len(c.in) }
 
 // Write buffers p for flush (loop).
-func (c *tlsConn) Write(p []byte) (int, error) {
+func (c *Conn) Write(p []byte) (int, error) {
 	if c.writeErr.Load() || c.gone {
 		return 0, net.ErrClosed
 	}
@@ -534,7 +493,7 @@ func (c *tlsConn) Write(p []byte) (int, error) {
 }
 
 // Writev is Write of each (loop).
-func (c *tlsConn) Writev(bs [][]byte) (n int, err error) {
+func (c *Conn) Writev(bs [][]byte) (n int, err error) {
 	for _, b := range bs {
 		m, err := c.Write(b)
 		n += m
@@ -546,17 +505,17 @@ func (c *tlsConn) Writev(bs [][]byte) (n int, err error) {
 }
 
 // Flush is a no-op: flush runs when the loop's lock is released.
-func (c *tlsConn) Flush() error { return nil }
+func (c *Conn) Flush() error { return nil }
 
 // OutboundBuffered is what is written and not yet taken by the socket
 // (loop).
-func (c *tlsConn) OutboundBuffered() int { return len(c.out) + int(c.inflight.Load()) }
+func (c *Conn) OutboundBuffered() int { return len(c.out) + int(c.inflight.Load()) }
 
 // AsyncWrite writes p from any goroutine and then calls callback with the
 // loop's lock held, as gnet calls it on the loop. It writes on the
 // calling goroutine (a forward's), which the write holds back while the
 // client is slow to read: that is the forward's flow control.
-func (c *tlsConn) AsyncWrite(p []byte, callback gnet.AsyncCallback) error {
+func (c *Conn) AsyncWrite(p []byte, callback gnet.AsyncCallback) error {
 	if c.tl.held.Load() {
 		// Called on the loop (or while it is busy with another
 		// connection): gnet queues the write for later; so does this.
@@ -569,23 +528,23 @@ func (c *tlsConn) AsyncWrite(p []byte, callback gnet.AsyncCallback) error {
 
 // asyncWriteGo is asyncWrite on a goroutine of its own, and flushGo
 // flush: a panic there is recovered rather than ending the process.
-func (c *tlsConn) asyncWriteGo(p []byte, callback gnet.AsyncCallback) {
+func (c *Conn) asyncWriteGo(p []byte, callback gnet.AsyncCallback) {
 	defer safego.Recover("tls write")
 	c.asyncWrite(p, callback)
 }
 
-func (c *tlsConn) flushGo() {
+func (c *Conn) flushGo() {
 	defer safego.Recover("tls flush")
 	c.flush()
 }
 
-func (c *tlsConn) asyncWrite(p []byte, callback gnet.AsyncCallback) {
-	c.tl.lock()
+func (c *Conn) asyncWrite(p []byte, callback gnet.AsyncCallback) {
+	c.tl.Lock()
 	_, err := c.Write(p)
-	c.tl.unlock()
+	c.tl.Unlock()
 	c.flush()
 	if callback != nil {
-		c.tl.lock()
+		c.tl.Lock()
 		if c.gone || c.writeErr.Load() {
 			err = net.ErrClosed
 		}
@@ -593,13 +552,13 @@ func (c *tlsConn) asyncWrite(p []byte, callback gnet.AsyncCallback) {
 		if c.waiting {
 			c.kick()
 		}
-		c.tl.unlock()
+		c.tl.Unlock()
 		c.flush()
 	}
 }
 
 // AsyncWritev is AsyncWrite of the buffers joined.
-func (c *tlsConn) AsyncWritev(bs [][]byte, callback gnet.AsyncCallback) error {
+func (c *Conn) AsyncWritev(bs [][]byte, callback gnet.AsyncCallback) error {
 	var p []byte
 	for _, b := range bs {
 		p = append(p, b...)
@@ -609,25 +568,25 @@ func (c *tlsConn) AsyncWritev(bs [][]byte, callback gnet.AsyncCallback) error {
 
 // Wake calls OnTraffic from another goroutine, as gnet's Wake has the loop
 // call it.
-func (c *tlsConn) Wake(callback gnet.AsyncCallback) error {
+func (c *Conn) Wake(callback gnet.AsyncCallback) error {
 	go func() {
 		defer safego.Recover("tls connection")
-		c.tl.lock()
+		c.tl.Lock()
 		if c.gone || c.closeReq.Load() {
 			if callback != nil {
 				callback(c, net.ErrClosed)
 			}
-			c.tl.unlock()
+			c.tl.Unlock()
 			return
 		}
-		act := c.t.s.handler.OnTraffic(c)
+		act := c.t.h.OnTraffic(c)
 		if callback != nil {
 			callback(c, nil)
 		}
 		if c.waiting {
 			c.kick() // the forward may have ended
 		}
-		c.tl.unlock()
+		c.tl.Unlock()
 		c.flush()
 		if act == gnet.Close {
 			c.requestClose()
@@ -638,25 +597,25 @@ func (c *tlsConn) Wake(callback gnet.AsyncCallback) error {
 
 // Close has the connection's goroutine write what is buffered, close and
 // call OnClose; it does not wait, and may be called with the lock held.
-func (c *tlsConn) Close() error {
+func (c *Conn) Close() error {
 	c.requestClose()
 	return nil
 }
 
 // CloseWithCallback is Close; the callback runs once OnClose has.
-func (c *tlsConn) CloseWithCallback(callback gnet.AsyncCallback) error {
+func (c *Conn) CloseWithCallback(callback gnet.AsyncCallback) error {
 	c.requestClose()
 	if callback != nil {
 		go func() {
 			defer safego.Recover("tls connection")
-			c.tl.lock()
+			c.tl.Lock()
 			for !c.gone {
-				c.tl.unlock()
+				c.tl.Unlock()
 				time.Sleep(time.Millisecond)
-				c.tl.lock()
+				c.tl.Lock()
 			}
 			callback(c, nil)
-			c.tl.unlock()
+			c.tl.Unlock()
 		}()
 	}
 	return nil
@@ -664,32 +623,32 @@ func (c *tlsConn) CloseWithCallback(callback gnet.AsyncCallback) error {
 
 // closeWriteAfterFlush ends the write side once what is buffered is
 // written (loop): the lingering close's shutdown(SHUT_WR).
-func (c *tlsConn) closeWriteAfterFlush() { c.shutWrite = true }
+func (c *Conn) closeWriteAfterFlush() { c.shutWrite = true }
 
-func (c *tlsConn) Context() any                     { return c.ctx }
-func (c *tlsConn) SetContext(ctx any)               { c.ctx = ctx }
-func (c *tlsConn) EventLoop() gnet.EventLoop        { return c.tl }
-func (c *tlsConn) LocalAddr() net.Addr              { return c.raw.LocalAddr() }
-func (c *tlsConn) RemoteAddr() net.Addr             { return c.raw.RemoteAddr() }
-func (c *tlsConn) SetDeadline(time.Time) error      { return errUnsupported }
-func (c *tlsConn) SetReadDeadline(time.Time) error  { return errUnsupported }
-func (c *tlsConn) SetWriteDeadline(time.Time) error { return errUnsupported }
+func (c *Conn) Context() any                     { return c.ctx }
+func (c *Conn) SetContext(ctx any)               { c.ctx = ctx }
+func (c *Conn) EventLoop() gnet.EventLoop        { return c.tl }
+func (c *Conn) LocalAddr() net.Addr              { return c.raw.LocalAddr() }
+func (c *Conn) RemoteAddr() net.Addr             { return c.raw.RemoteAddr() }
+func (c *Conn) SetDeadline(time.Time) error      { return errUnsupported }
+func (c *Conn) SetReadDeadline(time.Time) error  { return errUnsupported }
+func (c *Conn) SetWriteDeadline(time.Time) error { return errUnsupported }
 
 // The rest of gnet.Conn, which the handler does not use.
-func (c *tlsConn) Read([]byte) (int, error)               { return 0, errUnsupported }
-func (c *tlsConn) WriteTo(io.Writer) (int64, error)       { return 0, errUnsupported }
-func (c *tlsConn) ReadFrom(io.Reader) (int64, error)      { return 0, errUnsupported }
-func (c *tlsConn) SendTo([]byte, net.Addr) (int, error)   { return 0, errUnsupported }
-func (c *tlsConn) Fd() int                                { return -1 }
-func (c *tlsConn) Dup() (int, error)                      { return -1, errUnsupported }
-func (c *tlsConn) SetReadBuffer(int) error                { return errUnsupported }
-func (c *tlsConn) SetWriteBuffer(int) error               { return errUnsupported }
-func (c *tlsConn) SetLinger(int) error                    { return errUnsupported }
-func (c *tlsConn) SetKeepAlivePeriod(time.Duration) error { return errUnsupported }
-func (c *tlsConn) SetNoDelay(bool) error                  { return errUnsupported }
-func (c *tlsConn) SetKeepAlive(bool, time.Duration, time.Duration, int) error {
+func (c *Conn) Read([]byte) (int, error)               { return 0, errUnsupported }
+func (c *Conn) WriteTo(io.Writer) (int64, error)       { return 0, errUnsupported }
+func (c *Conn) ReadFrom(io.Reader) (int64, error)      { return 0, errUnsupported }
+func (c *Conn) SendTo([]byte, net.Addr) (int, error)   { return 0, errUnsupported }
+func (c *Conn) Fd() int                                { return -1 }
+func (c *Conn) Dup() (int, error)                      { return -1, errUnsupported }
+func (c *Conn) SetReadBuffer(int) error                { return errUnsupported }
+func (c *Conn) SetWriteBuffer(int) error               { return errUnsupported }
+func (c *Conn) SetLinger(int) error                    { return errUnsupported }
+func (c *Conn) SetKeepAlivePeriod(time.Duration) error { return errUnsupported }
+func (c *Conn) SetNoDelay(bool) error                  { return errUnsupported }
+func (c *Conn) SetKeepAlive(bool, time.Duration, time.Duration, int) error {
 	return errUnsupported
 }
 
-var _ gnet.Conn = (*tlsConn)(nil)
-var _ gnet.EventLoop = (*tlsLoop)(nil)
+var _ gnet.Conn = (*Conn)(nil)
+var _ gnet.EventLoop = (*Loop)(nil)

@@ -1,4 +1,4 @@
-package engine
+package forward
 
 import (
 	"time"
@@ -6,11 +6,10 @@ import (
 	"github.com/redirectd/redirectd/internal/safego"
 )
 
-// job is what a worker runs: a forward's exchange (forward.run) or an
-// ACME challenge (challenge.run).
-type job interface{ run() }
+// Job is what a worker runs: a forward's exchange or an ACME challenge.
+type Job interface{ Run() }
 
-// workers runs forwards and challenges on long-lived goroutines. A
+// Workers runs forwards and challenges on long-lived goroutines. A
 // goroutine started per forward grew its stack through fasthttp's call
 // chain on every request (morestack and copystack were 3 % of the
 // server's CPU in the proxy scenario, newproc another 0.9 %); a worker
@@ -20,19 +19,16 @@ type job interface{ run() }
 // minutes, and a fixed set of workers would queue the others behind it.
 // A forward goes to an idle worker when one is waiting, else to a new
 // one; a worker with nothing to do for workerIdle exits.
-type workers struct {
+type Workers struct {
 	// idle is unbuffered: a send succeeds only when a worker waits.
-	idle chan job
+	idle chan Job
 }
 
-// workerIdle is how long a worker without work waits before it exits. The
-// workers a burst started then go away, and stacks with them.
-const workerIdle = 10 * time.Second
+// NewWorkers returns a set of workers, none started yet.
+func NewWorkers() *Workers { return &Workers{idle: make(chan Job)} }
 
-func newWorkers() *workers { return &workers{idle: make(chan job)} }
-
-// run hands j to an idle worker or starts one.
-func (w *workers) run(j job) {
+// Run hands j to an idle worker or starts one.
+func (w *Workers) Run(j Job) {
 	select {
 	case w.idle <- j:
 	default:
@@ -40,12 +36,12 @@ func (w *workers) run(j job) {
 	}
 }
 
-func (w *workers) work(j job) {
+func (w *Workers) work(j Job) {
 	defer safego.Recover("forward worker")
 	t := time.NewTimer(workerIdle)
 	defer t.Stop()
 	for {
-		j.run()
+		j.Run()
 		t.Reset(workerIdle)
 		select {
 		case j = <-w.idle:
