@@ -51,11 +51,7 @@ func (h *handler) OnOpen(c gnet.Conn) (out []byte, action gnet.Action) {
 	}
 	l := v.(*loop)
 	_, isTLS := c.(*tlsport.Conn)
-	// The time of the open read once, rather than the coarse clock's:
-	// on a loaded machine the ticker that sets the clock runs late, and
-	// a new connection stamped with a stale time was closed as idle
-	// long before its idle timeout (23 ms of 300 ms, seen at load 4).
-	cs := &conn{c: c, loop: l, ip: ip, tls: isTLS, proxy: pc, active: max(s.clock.now(), time.Now().UnixNano()), local: addrPort(c.LocalAddr())}
+	cs := &conn{c: c, loop: l, ip: ip, tls: isTLS, proxy: pc, active: s.clock.fresh(), local: addrPort(c.LocalAddr())}
 	l.add(cs)
 	c.SetContext(cs)
 	s.testPanic(atOpen, nil)

@@ -51,7 +51,7 @@ func (th tlsHandler) Forwarding(c *tlsport.Conn) bool {
 func (th tlsHandler) IdleFrom(c *tlsport.Conn, extra time.Duration) {
 	if cs := connOf(c); cs != nil {
 		s := th.srv
-		cs.active = s.clock.now() + int64(max(0, extra-s.opts.IdleTimeout))
+		cs.active = s.clock.fresh() + int64(max(0, extra-s.opts.IdleTimeout))
 	}
 }
 
