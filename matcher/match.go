@@ -167,6 +167,19 @@ func (m *Match) Source() string {
 	return s
 }
 
+// Line returns the matched rule's Line without allocating: package
+// rewrite files a map's regex keys as rules whose Line is the key's
+// position, and reads which key matched by it.
+func (m *Match) Line() int {
+	switch {
+	case m.pk != nil:
+		return int(m.pk.ents[m.pi].line)
+	case m.lx != nil:
+		return int(m.lx.lit(m.li).line)
+	}
+	return m.rule.Line
+}
+
 // Status returns the matched rule's status code.
 func (m *Match) Status() int {
 	switch {
