@@ -23,6 +23,8 @@ type Scratch struct {
 	// buf builds a value before it goes to arena; out is Result's;
 	// low is a map's key in lower case.
 	buf, out, low []byte
+	// match is the map index's (mapindex.go).
+	match matcher.Match
 	// prog is the Program being run, for its maps.
 	prog *Program
 	// quoted is nginx's quoted_uri || plus_in_uri: the path as sent held
