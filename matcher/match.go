@@ -36,8 +36,12 @@ type Match struct {
 	// ngx: dec is nginx's $uri (Set.URI's Nginx), with the flags nginx
 	// noted of the path; bad: nginx answers 400 to the path.
 	ngx, bad bool
-	uflags   uriFlags
-	query    []byte // the request's query as given to Lookup
+	// ngxMode is the URI setting dec was built under; uriKept: by
+	// RefusesURI, for the next Lookup.
+	ngxMode URI
+	uriKept bool
+	uflags  uriFlags
+	query   []byte // the request's query as given to Lookup
 	// qp and cp are the query and the cookies split for conditions
 	// (params.go), on first use after a Lookup.
 	qp, cp params
