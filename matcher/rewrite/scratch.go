@@ -51,6 +51,10 @@ type Scratch struct {
 	// fwd is the location the request was forwarded from, for
 	// RunIntercepted.
 	fwd *location
+	// schemeRead: the run read $scheme (SchemeRead).
+	schemeRead bool
+	// chosen is the last server choice (Hosts.ChooseOn).
+	chosen choice
 	// hostRe is the regex server name Hosts.Choose chose by; begin
 	// runs it again on $host for its captures.
 	hostRe *rx
@@ -87,7 +91,9 @@ func (s *Scratch) begin(p *Program, req *Request) {
 		s.vars[i] = span{0, -1}
 	}
 	off := len(s.arena)
-	if u, ok := matcher.AppendNginxURI(s.arena, req.Path, req.KeepSlashes); ok {
+	if req.URI != nil {
+		s.arena = append(s.arena, req.URI...) // built once per request
+	} else if u, ok := matcher.AppendNginxURI(s.arena, req.Path, req.KeepSlashes); ok {
 		s.arena = u
 	} else {
 		// A path nginx answers 400 (the engine does so first under
@@ -103,7 +109,7 @@ func (s *Scratch) begin(p *Program, req *Request) {
 			break
 		}
 	}
-	s.rewritten, s.validLoc, s.changed = false, true, false
+	s.rewritten, s.validLoc, s.changed, s.schemeRead = false, true, false, false
 	s.errorPage, s.errStatus, s.named, s.fwd, s.asGET = false, 0, nil, nil, false
 	if re := s.hostRe; re != nil {
 		s.hostRe = nil
@@ -168,3 +174,9 @@ func (s *Scratch) matchHost(re *rx, host []byte) bool {
 	s.re.ResetSteps()
 	return re.match(&s.re, host, s.tmp[:2*(re.numCaps()+1)])
 }
+
+// SchemeRead reports whether the last run on s read $scheme (a step's
+// condition, a value, a map's source): its answer depends on
+// Request.HTTPS, and a server that took the scheme from a proxy's
+// header says the answer varies on that header.
+func (s *Scratch) SchemeRead() bool { return s.schemeRead }
