@@ -40,10 +40,17 @@ func (s *Scratch) evalMap(req *Request, m *mapVar, slot int) {
 		} else if i, ok := m.byHost.find(s.low); ok {
 			v = &m.values[i]
 		} else if m.index != nil {
-			// The index names the first key that matches; it runs
-			// again here for its captures. Should it not match (a
-			// PCRE key past its budget this time), the walk goes on.
-			for j := m.index.first(key, &s.match); j >= 0 && j < len(m.regexes); j++ {
+			// The index names the first key that matches; one with
+			// groups runs again here for its captures. Should it not
+			// match (a PCRE key past its budget this time), the walk
+			// goes on.
+			first := m.index.first(key, &s.match)
+			for j := first; j >= 0 && j < len(m.regexes); j++ {
+				if j == first && m.regexes[j].re.numCaps() == 0 {
+					s.matchedWhole(key)
+					v = &m.values[m.regexes[j].value]
+					break
+				}
 				if s.matchRegex(m.regexes[j].re, key) {
 					v = &m.values[m.regexes[j].value]
 					break

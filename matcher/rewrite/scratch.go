@@ -148,6 +148,15 @@ func (s *Scratch) matchRegex(re *rx, subject []byte) bool {
 	return true
 }
 
+// matchedWhole records a match over subject of a regex without groups,
+// as matchRegex would, without running it: such a match leaves the
+// request one group, group 0, which no value reads (nginx has no $0),
+// so its bounds are subject's.
+func (s *Scratch) matchedWhole(subject []byte) {
+	base := s.offsetOf(subject)
+	s.caps[0], s.caps[1], s.ncaps = base, base+len(subject), 1
+}
+
 // offsetOf is the offset in arena where b starts (b is in arena).
 func (s *Scratch) offsetOf(b []byte) int {
 	if len(b) == 0 {
