@@ -118,7 +118,7 @@ func TestMapRegexIndexRun(t *testing.T) {
 	for i := range 500 {
 		fmt.Fprintf(&b, "~^/old/%d(/.*)?$ /new/%d$1;\n", i, i)
 	}
-	b.WriteString("~*^/Any/ /any;\n~/deep$ /deep-end;\n")
+	b.WriteString("~*^/Any/ /any;\n~/deep$ /deep-end;\n~^/.*/tripbest/(.*)$ /trip/$1;\n")
 	hosts, err := CompileHosts([]HostSpec{{Spec: Spec{
 		Maps:      []MapSpec{{Source: "$uri", Variable: "m", Entries: b.String(), EntriesLine: 1}},
 		Locations: []LocationSpec{{Match: Prefix, Path: "/", Steps: `if ($m) { return 301 $m; }`}},
@@ -127,7 +127,7 @@ func TestMapRegexIndexRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, path := range []string{"/old/7", "/old/499/a/b", "/old/77x", "/ANY/x", "/x/deep", "/old/3/deep", "/nothing"} {
+	for _, path := range []string{"/old/7", "/old/499/a/b", "/old/77x", "/ANY/x", "/x/deep", "/old/3/deep", "/nothing", "/a/tripbest/b"} {
 		var s Scratch
 		var res Result
 		req := request("a.test", path, nil)
@@ -138,7 +138,7 @@ func TestMapRegexIndexRun(t *testing.T) {
 			t.Errorf("%s: %v allocations per Run", path, n)
 		}
 	}
-	want := []string{"/old/7 /new/7", "/old/499/a/b /new/499/a/b", "/old/77x ", "/ANY/x /any", "/x/deep /deep-end", "/old/3/deep /new/3/deep", "/nothing "}
+	want := []string{"/old/7 /new/7", "/old/499/a/b /new/499/a/b", "/old/77x ", "/ANY/x /any", "/x/deep /deep-end", "/old/3/deep /new/3/deep", "/nothing ", "/a/tripbest/b /trip/b"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("answers (-want +got):\n%s", diff)
 	}
