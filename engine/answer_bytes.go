@@ -87,14 +87,30 @@ func appendConnection(dst []byte, cf connField) []byte {
 // and the upstream answer) depends on it. Without it a cache between the
 // TLS terminator and redirectd would replay the 301 to https visitors,
 // who would then loop.
+//
+// Without https_redirect, an answer that read the scheme such a header
+// gave varies on it too (readScheme): a rule's when.scheme, servers
+// split by scheme, $scheme in the rewrite phase, an absolute Location's
+// origin.
 func (cs *conn) fields() string {
 	switch {
 	case cs.tls:
 		return cs.loop.srv.hsts
-	case cs.loop.srv.opts.HTTPSRedirect && cs.proxy.xfp:
+	case cs.proxy.xfp && (cs.loop.srv.opts.HTTPSRedirect || cs.loop.byProto):
 		return varyForwardedProto
 	}
 	return ""
+}
+
+// readScheme notes that the answer being made depends on the request's
+// scheme, which on a plain connection X-Forwarded-Proto may have given:
+// for an absolute Location's origin (cs.forwardedHTTPS) when the
+// connection trusts the header, for the rest (cs.https) when it trusts
+// the connection's X-Forwarded-For too. The answer then varies on it.
+func (cs *conn) readScheme(origin bool) {
+	if !cs.tls && cs.proxy.xfp && (origin || cs.proxy.xff) {
+		cs.loop.byProto = true
+	}
 }
 
 const varyForwardedProto = "Vary: X-Forwarded-Proto\r\n"
@@ -112,13 +128,13 @@ func ruleHeaders(m *matcher.Match, rules *matcher.Set) string {
 
 // appendRedirect appends a redirect answer with an empty body; extra are
 // the configured header lines (ruleHeaders).
-func (cs *conn) appendRedirect(dst []byte, m *matcher.Match, req *httpparse.Request, fields, extra string, date []byte, cf connField) []byte {
+func (cs *conn) appendRedirect(dst []byte, m *matcher.Match, req *httpparse.Request, extra string, date []byte, cf connField) []byte {
 	dst = append(dst, redirectLines[m.Status()-300]...)
 	dst = append(dst, "Location: "...)
 	dst = cs.appendLocation(dst, m, req)
 	dst = append(dst, "\r\nContent-Length: 0\r\n"...)
-	dst = append(dst, m.Vary()...) // conditions.go
-	dst = append(dst, fields...)
+	dst = append(dst, m.Vary()...)    // conditions.go
+	dst = append(dst, cs.fields()...) // after the Location, which may read the scheme
 	dst = append(dst, extra...)
 	dst = append(dst, date...)
 	dst = appendConnection(dst, cf)

@@ -38,6 +38,8 @@ func (cs *conn) answer(out []byte, req *httpparse.Request, rules *matcher.Set, d
 	s := l.srv
 	l.setCondReq(cs, req, rules)
 	l.phase.target, l.phase.started = nil, nil
+	l.match.ForgetURI() // the last request's $uri; this one's may lie where it did
+	l.byProto = false
 	switch {
 	case cs.isChallenge(req):
 		return out, verdict{challenge: true}
@@ -73,7 +75,7 @@ func (cs *conn) answer(out []byte, req *httpparse.Request, rules *matcher.Set, d
 			l.loc = cs.appendLocation(l.loc[:0], m, req)
 			v.location = l.loc
 		}
-		return cs.appendRedirect(out, m, req, cs.fields(), ruleHeaders(m, rules), date, connFieldOf(req, closing)), v
+		return cs.appendRedirect(out, m, req, ruleHeaders(m, rules), date, connFieldOf(req, closing)), v
 	case l.match.BadURI():
 		return appendBadURI(out, cs, rules, date)
 	case cs.runPhase(rules, req): // the location phase (locations.go)

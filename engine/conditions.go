@@ -35,7 +35,10 @@ func (c *condReq) Header(name []byte) []byte {
 
 // HTTPS reports whether the request came over TLS, or from a TLS
 // terminator in front that https_redirect trusts (conn.https).
-func (c *condReq) HTTPS() bool { return c.cs.https(c.req) }
+func (c *condReq) HTTPS() bool {
+	c.cs.readScheme(false) // a rule's when.scheme: the answer depends on it
+	return c.cs.https(c.req)
+}
 
 // Country looks the request's client address (as the proxy settings
 // decide it: PROXY protocol, trusted X-Forwarded-For) up in the Set's

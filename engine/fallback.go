@@ -72,7 +72,7 @@ func (cs *conn) startFallback(out []byte, req *httpparse.Request, rules *matcher
 	m := &l.match
 	a := &fallbackAnswer{fb: fb, status: m.Status(), rule: m.Source()}
 	if matcher.HasLocation(a.status) {
-		a.answer = cs.appendRedirect(nil, m, req, cs.fields(), ruleHeaders(m, rules), date, connDefault)
+		a.answer = cs.appendRedirect(nil, m, req, ruleHeaders(m, rules), date, connDefault)
 		if l.alog != nil {
 			a.location = m.AppendLocation(nil, req.Query)
 		}

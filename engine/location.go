@@ -51,6 +51,7 @@ func (cs *conn) appendLocation(dst []byte, m *matcher.Match, req *httpparse.Requ
 // none (HTTP/1.0), the listener's address, as nginx's
 // ngx_connection_local_sockaddr.
 func (cs *conn) appendOrigin(dst []byte, req *httpparse.Request) []byte {
+	cs.readScheme(true)
 	forwarded := !cs.tls && cs.forwardedHTTPS(req)
 	https := cs.tls || forwarded
 	if https {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"strconv"
 
 	fw "github.com/redirectd/redirectd/engine/forward"
@@ -15,8 +16,9 @@ import (
 // to send upstream when the phase changed it.
 type phase struct {
 	// host, port and target2 hold the request's $host, $server_port
-	// and, for an absolute-form target, its origin form.
-	host, port, target2 []byte
+	// and, for an absolute-form target, its origin form; rawHost is
+	// the Host header host was made from.
+	host, port, target2, rawHost []byte
 	// portNum is the port that port holds in decimal: a loop's
 	// connections mostly share one, so it is written once, not per
 	// request.
@@ -39,20 +41,39 @@ type phase struct {
 // program finds the Program of req's host and readies the loop's phase
 // to run it; nil when the rules carry none for the host.
 func (cs *conn) program(rules *matcher.Set, hosts *rewrite.Hosts, req *httpparse.Request) *rewrite.Program {
-	ph := &cs.loop.phase
-	name, _ := splitHostPort(req.Host)
-	if n := len(name); n > 0 && name[n-1] == '.' {
-		name = name[:n-1]
+	p, https := cs.chooseServer(hosts, req)
+	if p != nil {
+		cs.ready(rules, req, https)
 	}
-	ph.host = ascii.AppendLower(ph.host[:0], name)
+	return p
+}
+
+// chooseServer returns the Program of req's host, and whether req came
+// over TLS (or a trusted proxy says so).
+func (cs *conn) chooseServer(hosts *rewrite.Hosts, req *httpparse.Request) (*rewrite.Program, bool) {
+	ph := &cs.loop.phase
+	if !bytes.Equal(req.Host, ph.rawHost) || len(ph.rawHost) == 0 {
+		// A loop's requests mostly send one Host: $host is kept.
+		ph.rawHost = append(ph.rawHost[:0], req.Host...)
+		name, _ := splitHostPort(req.Host)
+		if n := len(name); n > 0 && name[n-1] == '.' {
+			name = name[:n-1]
+		}
+		ph.host = ascii.AppendLower(ph.host[:0], name)
+	}
 	if port := cs.local.Port(); port != ph.portNum || len(ph.port) == 0 {
 		ph.port, ph.portNum = strconv.AppendUint(ph.port[:0], uint64(port), 10), port
 	}
 	https := cs.https(req)
-	p := hosts.ChooseOn(&ph.scratch, ph.host, ph.port, https)
-	if p == nil {
-		return nil
+	if hosts.Schemed() {
+		cs.readScheme(false) // servers split by scheme: the choice depends on it
 	}
+	return hosts.ChooseOn(&ph.scratch, ph.host, ph.port, https), https
+}
+
+// ready readies the loop's phase to run a Program for req.
+func (cs *conn) ready(rules *matcher.Set, req *httpparse.Request, https bool) {
+	ph := &cs.loop.phase
 	target := req.Target
 	if len(target) > 0 && target[0] != '/' {
 		// An absolute-form target: nginx's $request_uri (and what it
@@ -65,7 +86,12 @@ func (cs *conn) program(rules *matcher.Set, hosts *rewrite.Hosts, req *httpparse
 	}
 	ph.req = rewrite.Request{Host: ph.host, Target: target, Path: req.Path, Query: req.Query, Method: req.Method,
 		Port: ph.port, HTTPS: https, Fields: &cs.loop.cond, KeepSlashes: rules.URI().KeepSlashes}
-	return p
+	// nginx's $uri, when the rules compare it, was built for the
+	// request already (RefusesURI before the server steps, or the
+	// lookup before the locations): once per request.
+	if uri, ok := cs.loop.match.NginxURI(req.Path); ok {
+		ph.req.URI = uri
+	}
 }
 
 // serverSteps reports whether some host of rules has [[server_rewrite]]
@@ -85,12 +111,20 @@ func (cs *conn) serverPhase(rules *matcher.Set, req *httpparse.Request) bool {
 	if !hosts.ServerSteps() {
 		return false // no host has any: nothing to do before the rules
 	}
-	p := cs.program(rules, hosts, req)
+	// The request is readied for the Program only when its server has
+	// steps: most requests of a site whose other servers have some go
+	// on to the rules.
+	p, https := cs.chooseServer(hosts, req)
 	if p == nil || !p.ServerSteps() {
 		return false
 	}
+	cs.ready(rules, req, https)
 	ph.started = p
-	return p.RunServer(&ph.scratch, &ph.req, &ph.res)
+	answered := p.RunServer(&ph.scratch, &ph.req, &ph.res)
+	if ph.scratch.SchemeRead() {
+		cs.readScheme(false) // $scheme decided what the steps did
+	}
+	return answered
 }
 
 // runPhase runs the location phase (config [[location]] and
@@ -102,17 +136,20 @@ func (cs *conn) runPhase(rules *matcher.Set, req *httpparse.Request) bool {
 	ph := &cs.loop.phase
 	if p := ph.started; p != nil {
 		p.RunLocations(&ph.scratch, &ph.req, &ph.res)
-		return true
+	} else {
+		hosts, _ := rules.Locations().(*rewrite.Hosts)
+		if hosts == nil {
+			return false
+		}
+		p := cs.program(rules, hosts, req)
+		if p == nil {
+			return false
+		}
+		p.Run(&ph.scratch, &ph.req, &ph.res)
 	}
-	hosts, _ := rules.Locations().(*rewrite.Hosts)
-	if hosts == nil {
-		return false
+	if ph.scratch.SchemeRead() {
+		cs.readScheme(false) // $scheme decided the answer
 	}
-	p := cs.program(rules, hosts, req)
-	if p == nil {
-		return false
-	}
-	p.Run(&ph.scratch, &ph.req, &ph.res)
 	return true
 }
 

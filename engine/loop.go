@@ -23,6 +23,9 @@ type loop struct {
 	cond  condReq // the request as match's conditions see it (conditions.go)
 	// phase is the location phase's working memory (locations.go).
 	phase phase
+	// byProto: the answer being made depends on the scheme an
+	// X-Forwarded-Proto gave (answer_bytes.go, fields).
+	byProto bool
 	// group is the upstream group the request being answered goes to,
 	// set by pickGroup for startForward and startTunnel.
 	group *group

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/redirectd/redirectd/benchmarks/rules"
+	"github.com/redirectd/redirectd/internal/testutil"
 	"github.com/redirectd/redirectd/matcher"
 	"github.com/redirectd/redirectd/matcher/rewrite"
 )
@@ -81,9 +82,13 @@ func BenchmarkServeModel(b *testing.B) {
 				b.Fatalf("answer %q", out)
 			}
 			b.ReportAllocs()
+			start := testutil.ProcessCPU()
 			for b.Loop() {
 				f.serve(b, req)
 			}
+			// CPU beside wall time: on a shared machine wall time
+			// counts others' turns too.
+			b.ReportMetric(float64(testutil.ProcessCPU()-start)/float64(b.N), "cpu-ns/op")
 		})
 	}
 }

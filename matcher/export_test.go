@@ -17,8 +17,10 @@ func CraftedPath(s *Set, n int) []byte {
 		for _, l := range x.real.lists {
 			rs = append(rs, l...)
 		}
-		for _, l := range x.real.grams {
-			rs = append(rs, l...)
+		if g := x.real.grams; g != nil {
+			for _, l := range g.lists {
+				rs = append(rs, l...)
+			}
 		}
 	}
 	slices.SortFunc(rs, func(a, b *rule) int { return int(a.seq - b.seq) })

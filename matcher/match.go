@@ -36,8 +36,12 @@ type Match struct {
 	// ngx: dec is nginx's $uri (Set.URI's Nginx), with the flags nginx
 	// noted of the path; bad: nginx answers 400 to the path.
 	ngx, bad bool
-	uflags   uriFlags
-	query    []byte // the request's query as given to Lookup
+	// ngxMode is the URI setting dec was built under; uriKept: by
+	// RefusesURI, for the next Lookup.
+	ngxMode URI
+	uriKept bool
+	uflags  uriFlags
+	query   []byte // the request's query as given to Lookup
 	// qp and cp are the query and the cookies split for conditions
 	// (params.go), on first use after a Lookup.
 	qp, cp params
@@ -165,6 +169,19 @@ func (m *Match) Source() string {
 	s := m.rule.Source()
 	m.rule.source.Store(&s)
 	return s
+}
+
+// Line returns the matched rule's Line without allocating: package
+// rewrite files a map's regex keys as rules whose Line is the key's
+// position, and reads which key matched by it.
+func (m *Match) Line() int {
+	switch {
+	case m.pk != nil:
+		return int(m.pk.ents[m.pi].line)
+	case m.lx != nil:
+		return int(m.lx.lit(m.li).line)
+	}
+	return m.rule.Line
 }
 
 // Status returns the matched rule's status code.

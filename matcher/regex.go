@@ -110,18 +110,13 @@ func (x *regexIndex) seqOf(r *rule, hit *litHit) int32 {
 // an input without running the others. Each is filed one way:
 //   - under its literal prefix in a radix tree, when that prefix is at
 //     least minFilter bytes: a candidate only for inputs starting with it;
-//   - else under one 3-byte piece (a gram) of a literal every match holds,
-//     the one fewest regexes hold: a candidate only for inputs containing
-//     the gram;
+//   - else under one 3-byte piece (a gram) of a literal every match holds
+//     (gramIndex): a candidate only for inputs containing the gram;
 //   - else under a shorter literal prefix, or in always when it has none.
-//
-// The grams of an input are checked against a 64 Ki-bit filter before the
-// map, so most cost an array load.
 type realIndex struct {
 	tree  *radix
 	lists [][]*rule // by radix value, in file order
-	grams map[uint32][]*rule
-	bits  *[gramBits / 64]uint64
+	grams *gramIndex
 	// always holds the regexes with no literal to file them under.
 	always []*rule
 	// pending holds the regexes to file under a gram once all are known.
@@ -139,40 +134,6 @@ type realIndex struct {
 // a gram is available: "/" or "/a" would make the regex a candidate for
 // most requests.
 const minFilter = 3
-
-const gramBits = 1 << 16
-
-func gramOf(b []byte) uint32 { return uint32(b[0])<<16 | uint32(b[1])<<8 | uint32(b[2]) }
-
-// sortGrams sorts grams (24-bit values) by radix, three passes of a byte
-// each, in time linear in their number whatever they hold: a comparison
-// sort's n log n is the one step of a lookup that was not linear in the
-// path. tmp is a buffer it may grow; it returns the sorted grams and the
-// other buffer, both for the next call.
-func sortGrams(gs, tmp []uint32) (sorted, spare []uint32) {
-	if cap(tmp) < len(gs) {
-		tmp = make([]uint32, len(gs))
-	}
-	tmp = tmp[:len(gs)]
-	for shift := uint(0); shift < 24; shift += 8 {
-		var count [257]int
-		for _, g := range gs {
-			count[(g>>shift)&0xff+1]++
-		}
-		for i := 1; i < len(count); i++ {
-			count[i] += count[i-1]
-		}
-		for _, g := range gs {
-			b := (g >> shift) & 0xff
-			tmp[count[b]] = g
-			count[b]++
-		}
-		gs, tmp = tmp, gs
-	}
-	return gs, tmp
-}
-
-func gramBit(g uint32) uint32 { return (g * 0x9E3779B1) >> 16 }
 
 func (x *realIndex) add(r *rule) {
 	if x.n == 0 || r.seq < x.minSeq {
@@ -204,9 +165,7 @@ func (x *realIndex) file(r *rule, lit string) {
 	x.lists = append(x.lists, []*rule{r})
 }
 
-// finish files the regexes that wait for a gram, each under the gram of
-// its required literals that the fewest of them hold: a gram common to
-// many patterns (".ht", "tml") is likely common in paths too.
+// finish files the regexes that wait for a gram (gramIndex).
 func (x *realIndex) finish() {
 	x.uncrowd()
 	if x.n > 0 {
@@ -221,30 +180,7 @@ func (x *realIndex) finish() {
 	if len(x.pending) == 0 {
 		return
 	}
-	freq := make(map[uint32]int)
-	for _, r := range x.pending {
-		for _, s := range r.prog.required {
-			for i := 0; i+3 <= len(s); i++ {
-				freq[gramOf([]byte(s[i:]))]++
-			}
-		}
-	}
-	x.grams = make(map[uint32][]*rule)
-	x.bits = new([gramBits / 64]uint64)
-	for _, r := range x.pending {
-		best, bestN := uint32(0), -1
-		for _, s := range r.prog.required {
-			for i := 0; i+3 <= len(s); i++ {
-				g := gramOf([]byte(s[i:]))
-				if n := freq[g]; bestN < 0 || n < bestN {
-					best, bestN = g, n
-				}
-			}
-		}
-		x.grams[best] = append(x.grams[best], r)
-		b := gramBit(best)
-		x.bits[b/64] |= 1 << (b % 64)
-	}
+	x.grams = newGramIndex(x.pending)
 	x.pending = nil
 }
 
@@ -299,26 +235,11 @@ func (x *realIndex) lookup(in, query []byte, limit int32, m *Match) *rule {
 			}
 		}
 	}
-	if x.bits != nil {
-		// Each gram's regexes are taken once, however often the input
-		// holds it: a path repeating one gram 2,666 times made a list
-		// of 300 regexes 800,000 candidates long. The grams found are
-		// sorted by radix (linear in the path) and each kept once.
-		gs := m.grams[:0]
-		for i := 0; i+3 <= len(in); i++ {
-			g := gramOf(in[i:])
-			if b := gramBit(g); x.bits[b/64]&(1<<(b%64)) != 0 {
-				gs = append(gs, g)
-			}
+	if x.grams != nil {
+		m.grams, m.gramsTmp = x.grams.grams(in, m.grams, m.gramsTmp)
+		for _, g := range m.grams {
+			take(x.grams.items(g))
 		}
-		if len(gs) > 1 {
-			gs, m.gramsTmp = sortGrams(gs, m.gramsTmp)
-			gs = slices.Compact(gs)
-		}
-		for _, g := range gs {
-			take(x.grams[g])
-		}
-		m.grams = gs
 	}
 	m.cands = c
 	if len(c) == 0 {

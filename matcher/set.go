@@ -96,7 +96,14 @@ func (s *Set) lookup(host, path, query []byte, m *Match) bool {
 	m.qp.ready, m.cp.ready = false, false
 	m.runs, m.passes, m.scratch.steps = 0, 0, 0
 	m.pcreLeft, m.pcreAbandoned = pcreBudget, false
-	m.raw, m.decoded, m.ngx, m.bad, m.fileOrder = path, false, false, false, s.fileOrder
+	// nginx's $uri of this path, built by RefusesURI for this request,
+	// is kept; anything else is built again.
+	kept := m.uriKept && s.uriMode.Nginx && m.ngx && m.ngxMode == s.uriMode && samePath(m.raw, path)
+	m.uriKept = false
+	if !kept {
+		m.decoded, m.ngx, m.bad = false, false, false
+	}
+	m.raw, m.fileOrder = path, s.fileOrder
 	if s.uri {
 		m.uri = append(m.uri[:0], path...)
 		if query != nil {
@@ -109,7 +116,11 @@ func (s *Set) lookup(host, path, query []byte, m *Match) bool {
 	}
 	if s.uriMode.Nginx {
 		// Every rule but the target's compares $uri, built here once.
-		if !m.nginxURIPath(m.raw, s.uriMode) {
+		if !kept {
+			m.ngxMode = s.uriMode
+			m.nginxURIPath(m.raw, s.uriMode)
+		}
+		if m.bad {
 			return false
 		}
 		path = m.dec

@@ -43,9 +43,38 @@ func (m *Match) BadURI() bool { return m.bad }
 // answers 400 to path, for answers decided before any lookup (the
 // server's https redirect). It uses m's memory and allocates nothing;
 // m's last match is then lost.
+//
+// The $uri it builds is kept: the next Lookup, of the same path (the
+// same bytes of the same buffer), and NginxURI use it rather than build
+// it again, unless ForgetURI comes first.
 func (s *Set) RefusesURI(path []byte, m *Match) bool {
 	m.rule, m.pk, m.lx, m.shadow = nil, nil, nil, nil
-	return s.uriMode.Nginx && !m.nginxURIPath(path, s.uriMode)
+	if !s.uriMode.Nginx {
+		return false
+	}
+	m.raw, m.ngxMode, m.uriKept = path, s.uriMode, true
+	return !m.nginxURIPath(path, s.uriMode)
+}
+
+// NginxURI returns nginx's $uri of path as RefusesURI or Lookup built
+// it for this request, with ok false when neither did (or nginx answers
+// 400): the rewrite phase then builds its own. The slice is m's (or
+// path itself) and valid until the next Lookup.
+func (m *Match) NginxURI(path []byte) (uri []byte, ok bool) {
+	if m.ngx && !m.bad && samePath(m.raw, path) {
+		return m.dec, true
+	}
+	return nil, false
+}
+
+// ForgetURI drops the $uri kept for the request: a caller that serves
+// requests from one buffer calls it as each starts, since the next
+// request's path may lie at the same place with other bytes.
+func (m *Match) ForgetURI() { m.ngx, m.raw, m.uriKept = false, nil, false }
+
+// samePath reports whether a and b are the same bytes of one buffer.
+func samePath(a, b []byte) bool {
+	return len(a) == len(b) && len(a) > 0 && unsafe.SliceData(a) == unsafe.SliceData(b)
 }
 
 // nginxKey returns a configured path as nginx's $uri for it, the key the

@@ -284,3 +284,64 @@ func FuzzNginxURILookup(f *testing.F) {
 		}
 	})
 }
+
+// TestNginxURIKept: the $uri RefusesURI builds is the next Lookup's and
+// NginxURI's, so that a request builds it once; a Lookup without
+// RefusesURI before it, of other bytes at the same place, builds its
+// own; ForgetURI drops it. Neither allocates.
+func TestNginxURIKept(t *testing.T) {
+	s := buildURISet(t, URI{Nginx: true}, []Rule{
+		{Kind: Exact, From: "/a/b", To: "/ab"},
+		{Kind: Exact, From: "/c/d", To: "/cd"},
+	})
+	var m Match
+	buf := []byte("/a//b")
+	var got []string
+	note := func(what string, hit bool) {
+		loc := ""
+		if hit {
+			loc = string(m.AppendLocation(nil, nil))
+		}
+		uri, ok := m.NginxURI(buf)
+		got = append(got, fmt.Sprintf("%s: %q %q %v", what, loc, uri, ok))
+	}
+	if s.RefusesURI(buf, &m) {
+		t.Fatal("refused")
+	}
+	note("after RefusesURI", false)
+	note("the lookup", s.Lookup(nil, buf, nil, &m))
+	copy(buf, "/c//d") // the next request, where the last one lay
+	note("a lookup of other bytes", s.Lookup(nil, buf, nil, &m))
+	m.ForgetURI()
+	note("forgotten", false)
+	copy(buf, "/a//b")
+	s.RefusesURI(buf, &m)
+	copy(buf, "/c//d")
+	// Not built again: the lookup compares what RefusesURI built.
+	note("kept for the lookup", s.Lookup(nil, buf, nil, &m))
+	copy(buf, "/a//b")
+	s.RefusesURI(buf, &m)
+	copy(buf, "/c//d")
+	m.ForgetURI()
+	note("forgotten before the lookup", s.Lookup(nil, buf, nil, &m))
+	want := []string{
+		`after RefusesURI: "" "/a/b" true`,
+		`the lookup: "/ab" "/a/b" true`,
+		`a lookup of other bytes: "/cd" "/c/d" true`,
+		`forgotten: "" "" false`,
+		`kept for the lookup: "/ab" "/a/b" true`,
+		`forgotten before the lookup: "/cd" "/c/d" true`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	run := func() {
+		m.ForgetURI()
+		s.RefusesURI(buf, &m)
+		s.Lookup(nil, buf, nil, &m)
+		m.NginxURI(buf)
+	}
+	if n := testing.AllocsPerRun(100, run); n != 0 {
+		t.Errorf("%v allocations a request", n)
+	}
+}

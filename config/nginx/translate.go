@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/redirectd/redirectd/matcher"
-	"github.com/redirectd/redirectd/matcher/rewrite"
 )
 
 // Rule is one redirectd rule the import writes.
@@ -121,14 +120,9 @@ func TranslateWith(dirs []*Directive, opts Options) *Result {
 		t.server(s)
 		// A server the flat rules cannot say whole is written as the
 		// location model where it runs it, and with AllLocations every
-		// server but one whose maps' regexes the matcher answers much
-		// faster (maxModelMapRegexes).
-		if n := t.regexMaps(s); (!t.all || n > maxModelMapRegexes) && !t.leftOutSteps(s) && !errorPages(s.d.Block) && (len(s.patterns) == 0 || s.dflt) {
-			why := FlatWhole
-			if t.all {
-				why += fmt.Sprintf(" (its maps hold %d regexes without a literal start, which the matcher indexes better)", n)
-			}
-			t.paths = append(t.paths, fmt.Sprintf("%s: server %s: %s", s.d.Source(), strings.Join(s.names, " "), why))
+		// server.
+		if !t.all && !t.leftOutSteps(s) && !errorPages(s.d.Block) && (len(s.patterns) == 0 || s.dflt) {
+			t.paths = append(t.paths, fmt.Sprintf("%s: server %s: %s", s.d.Source(), strings.Join(s.names, " "), FlatWhole))
 		} else if t.structural(s, claimed) {
 			t.rules, m.notes = t.rules[:start], m.notes[:notes]
 			t.dropNotes(s)
@@ -184,35 +178,6 @@ func TranslateWith(dirs []*Directive, opts Options) *Result {
 	t.checkRoutes()
 	res.Notes, res.LeftOut = m.notes, m.leftOut
 	return res
-}
-
-// maxModelMapRegexes is the most regex entries of the maps a server reads
-// that the location model's map index cannot narrow (whose literal start
-// is shorter than minIndexedLiteral: "^/.*/tripbest/.*$") for it to be
-// written as locations when the flat rules say it whole. The model tries
-// those in order on every lookup, as nginx does; the flat rules put them
-// in the matcher's index, which also files a regex by a literal inside
-// it. gwern.net's map has 1,142 such among 42,209: written as the model,
-// a miss costs 4.5 times the flat rules' (11,500 against 52,000 answers a
-// second on one connection's worth of wrk).
-const maxModelMapRegexes = 256
-
-// minIndexedLiteral is the shortest literal start the model's map index
-// narrows a lookup by usefully: "/" or "/a" file thousands of keys alike.
-const minIndexedLiteral = 3
-
-// regexMaps counts the regex entries of the maps s reads that the
-// location model's index cannot narrow.
-func (t *translator) regexMaps(s *server) int {
-	n := 0
-	for _, mp := range t.mapsRead(s.d.Block) {
-		for _, e := range mp.regex {
-			if len(rewrite.MapKeyLiteral(e.re.pcre)) < minIndexedLiteral {
-				n++
-			}
-		}
-	}
-	return n
 }
 
 // rewriteWhole reports whether the translation is to be done again

@@ -189,3 +189,41 @@ func TestServersAgainstNginx(t *testing.T) {
 		}
 	}
 }
+
+// TestChooseServerKept: the choice a Scratch keeps from its last request
+// answers as a fresh choice does, regex names' captures included, as
+// the host, the port and the scheme change and repeat.
+func TestChooseServerKept(t *testing.T) {
+	specs := append(hostSpecs(serverNames),
+		HostSpec{Host: "s.test", Scheme: "http", Spec: Spec{Steps: []Text{{Src: `return 200 "http";`}}}},
+		HostSpec{Host: "s.test", Scheme: "https", Spec: Spec{Steps: []Text{{Src: `return 200 "https";`}}}})
+	hosts, err := CompileHosts(specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept Scratch
+	for _, tc := range []struct {
+		host, port string
+		https      bool
+	}{
+		{"toys.shop.test", "80", false}, {"toys.shop.test", "80", false}, {"cars.shop.test", "80", false},
+		{"7.num.test", "80", false}, {"7.num.test", "80", false}, {"toys.shop.test", "80", false},
+		{"s.test", "80", false}, {"s.test", "80", true}, {"s.test", "80", true}, {"s.test", "443", false},
+		{"example.com", "80", false}, {"example.com", "81", false}, {"nowhere", "80", false}, {"", "80", false}, {"", "80", false},
+	} {
+		answer := func(s *Scratch) string {
+			req := request(tc.host, "/", nil)
+			req.Port, req.HTTPS = []byte(tc.port), tc.https
+			var res Result
+			p := hosts.ChooseOn(s, req.Host, req.Port, tc.https)
+			if p == nil {
+				return "none"
+			}
+			p.Run(s, req, &res)
+			return string(res.Body)
+		}
+		if got, want := answer(&kept), answer(new(Scratch)); got != want {
+			t.Errorf("%+v: %q with the kept choice, %q fresh", tc, got, want)
+		}
+	}
+}

@@ -40,13 +40,22 @@ func (s *Scratch) evalMap(req *Request, m *mapVar, slot int) {
 		} else if i, ok := m.byHost.find(s.low); ok {
 			v = &m.values[i]
 		} else if m.index != nil {
-			m.index.candidates(key, s.low, func(j int32) bool {
+			// The index names the first key that matches; one with
+			// groups runs again here for its captures. Should it not
+			// match (a PCRE key past its budget this time), the walk
+			// goes on.
+			first := m.index.first(key, &s.match)
+			for j := first; j >= 0 && j < len(m.regexes); j++ {
+				if j == first && m.regexes[j].re.numCaps() == 0 {
+					s.matchedWhole(key)
+					v = &m.values[m.regexes[j].value]
+					break
+				}
 				if s.matchRegex(m.regexes[j].re, key) {
 					v = &m.values[m.regexes[j].value]
-					return true
+					break
 				}
-				return false
-			})
+			}
 		} else {
 			for j := range m.regexes {
 				if s.matchRegex(m.regexes[j].re, key) {

@@ -87,7 +87,7 @@ type mapVar struct {
 	exact   map[string]int32
 	byHost  *hostTable
 	regexes []mapRegex
-	// index files the regexes by their literal starts (mapindex.go);
+	// index finds the first regex that matches (mapindex.go);
 	// nil for a map of few.
 	index  *regexIndex
 	values []script

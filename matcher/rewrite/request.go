@@ -16,6 +16,9 @@ type Request struct {
 	HTTPS bool
 	// KeepSlashes is nginx's merge_slashes off, for $uri.
 	KeepSlashes bool
+	// URI is nginx's $uri of Path under KeepSlashes when the caller
+	// has built it already (matcher.Match.NginxURI); nil: Run builds it.
+	URI []byte
 	// Fields gives the header fields, for $http_NAME, $http_host and
 	// $cookie_NAME; nil means none.
 	Fields matcher.Request

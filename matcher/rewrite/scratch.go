@@ -23,6 +23,8 @@ type Scratch struct {
 	// buf builds a value before it goes to arena; out is Result's;
 	// low is a map's key in lower case.
 	buf, out, low []byte
+	// match is the map index's (mapindex.go).
+	match matcher.Match
 	// prog is the Program being run, for its maps.
 	prog *Program
 	// quoted is nginx's quoted_uri || plus_in_uri: the path as sent held
@@ -49,6 +51,10 @@ type Scratch struct {
 	// fwd is the location the request was forwarded from, for
 	// RunIntercepted.
 	fwd *location
+	// schemeRead: the run read $scheme (SchemeRead).
+	schemeRead bool
+	// chosen is the last server choice (Hosts.ChooseOn).
+	chosen choice
 	// hostRe is the regex server name Hosts.Choose chose by; begin
 	// runs it again on $host for its captures.
 	hostRe *rx
@@ -85,7 +91,9 @@ func (s *Scratch) begin(p *Program, req *Request) {
 		s.vars[i] = span{0, -1}
 	}
 	off := len(s.arena)
-	if u, ok := matcher.AppendNginxURI(s.arena, req.Path, req.KeepSlashes); ok {
+	if req.URI != nil {
+		s.arena = append(s.arena, req.URI...) // built once per request
+	} else if u, ok := matcher.AppendNginxURI(s.arena, req.Path, req.KeepSlashes); ok {
 		s.arena = u
 	} else {
 		// A path nginx answers 400 (the engine does so first under
@@ -101,7 +109,7 @@ func (s *Scratch) begin(p *Program, req *Request) {
 			break
 		}
 	}
-	s.rewritten, s.validLoc, s.changed = false, true, false
+	s.rewritten, s.validLoc, s.changed, s.schemeRead = false, true, false, false
 	s.errorPage, s.errStatus, s.named, s.fwd, s.asGET = false, 0, nil, nil, false
 	if re := s.hostRe; re != nil {
 		s.hostRe = nil
@@ -140,6 +148,15 @@ func (s *Scratch) matchRegex(re *rx, subject []byte) bool {
 	return true
 }
 
+// matchedWhole records a match over subject of a regex without groups,
+// as matchRegex would, without running it: such a match leaves the
+// request one group, group 0, which no value reads (nginx has no $0),
+// so its bounds are subject's.
+func (s *Scratch) matchedWhole(subject []byte) {
+	base := s.offsetOf(subject)
+	s.caps[0], s.caps[1], s.ncaps = base, base+len(subject), 1
+}
+
 // offsetOf is the offset in arena where b starts (b is in arena).
 func (s *Scratch) offsetOf(b []byte) int {
 	if len(b) == 0 {
@@ -166,3 +183,9 @@ func (s *Scratch) matchHost(re *rx, host []byte) bool {
 	s.re.ResetSteps()
 	return re.match(&s.re, host, s.tmp[:2*(re.numCaps()+1)])
 }
+
+// SchemeRead reports whether the last run on s read $scheme (a step's
+// condition, a value, a map's source): its answer depends on
+// Request.HTTPS, and a server that took the scheme from a proxy's
+// header says the answer varies on that header.
+func (s *Scratch) SchemeRead() bool { return s.schemeRead }

@@ -43,6 +43,7 @@ func (s *Scratch) appendVar(dst []byte, req *Request, pt *part) []byte {
 		}
 		return dst
 	case vScheme:
+		s.schemeRead = true
 		if req.HTTPS {
 			return append(dst, "https"...)
 		}
