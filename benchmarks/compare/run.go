@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -136,37 +135,9 @@ func (h *harness) timedRun(p *Proc, addr string, sc Scenario) (Run, error) {
 	}, nil
 }
 
-// fixed runs sc at rate with the load generator.
-func (h *harness) fixed(p *Proc, addr string, sc Scenario, rate float64) *ScenarioResult {
-	var runs []Run
-	for range h.s.Runs {
-		c0 := p.CPU()
-		out, err := exec.Command("taskset", "-c", h.s.ClientCPUs, h.self, "loadgen", "-addr", addr,
-			"-rate", fmt.Sprint(rate), "-c", strconv.Itoa(h.s.Concurrency), "-warmup", h.s.Warmup.String(),
-			"-d", h.s.Duration.String(), "-requests", h.reqFiles[sc.Name]).Output()
-		c1 := p.CPU()
-		if err != nil {
-			return &ScenarioResult{Name: sc.Name, Failed: fmt.Sprintf("loadgen: %v", err)}
-		}
-		var lr LoadResult
-		if err := json.Unmarshal(out, &lr); err != nil {
-			return &ScenarioResult{Name: sc.Name, Failed: fmt.Sprintf("loadgen output %q: %v", out, err)}
-		}
-		if lr.Total == 0 {
-			return &ScenarioResult{Name: sc.Name, Failed: "no request was answered: " + lr.FirstError}
-		}
-		runs = append(runs, Run{RPS: lr.Achieved, P50US: lr.P50US, P99US: lr.P99US, P999US: lr.P999US,
-			CPUPerReqUS: float64((c1 - c0).Microseconds()) / float64(lr.Total),
-			Errors:      int64(lr.Errors), Rate: rate, PacerLagUS: lr.PacerLagUS})
-	}
-	r := median(runs)
-	r.Name = sc.Name
-	return r
-}
-
 // scenario runs one scenario: checked first, timed only when every answer
 // was right.
-func (h *harness) scenario(p *Proc, addr string, sc Scenario, rate float64) *ScenarioResult {
+func (h *harness) scenario(p *Proc, addr string, sc Scenario) *ScenarioResult {
 	verify := verifyTLS
 	if sc.H2 {
 		verify = verifyH2
@@ -179,8 +150,6 @@ func (h *harness) scenario(p *Proc, addr string, sc Scenario, rate float64) *Sce
 	switch {
 	case sc.H2:
 		r = h.h2Timed(p, addr, sc)
-	case sc.Fixed:
-		r = h.fixed(p, addr, sc, rate)
 	case sc.Full:
 		r = h.handshakes(p, addr, sc)
 	default:
@@ -219,7 +188,7 @@ func (h *harness) maxThroughput(srv Server) *ServerResult {
 	logf("  start-up %.1f ms, idle: %s", sr.StartupMS, idle)
 	for _, sc := range h.scenarios {
 		if sc.onMain() {
-			sr.Scenarios = append(sr.Scenarios, h.scenario(p, addr, sc, 0))
+			sr.Scenarios = append(sr.Scenarios, h.scenario(p, addr, sc))
 		}
 	}
 	load := p.Mem()
@@ -269,7 +238,7 @@ func (h *harness) sitemap(srv Server, sr *ServerResult) {
 	r.Idle = p.Mem()
 	logf("  start-up %.1f ms, after start: %s", r.StartupMS, r.Idle)
 	for _, sc := range scs {
-		sr.Scenarios = append(sr.Scenarios, h.scenario(p, addr, sc, 0))
+		sr.Scenarios = append(sr.Scenarios, h.scenario(p, addr, sc))
 	}
 	r.Load = p.Mem()
 	logf("  after load: %s", r.Load)
@@ -292,30 +261,6 @@ func (h *harness) sitemap(srv Server, sr *ServerResult) {
 	}
 }
 
-// second is the second phase: the fixed rate (known only once every
-// server's mixed figure is), then the upstream scenarios on an instance
-// that forwards misses, then proxy on one with a single exact rule.
-func (h *harness) second(srv Server, sr *ServerResult, rate float64) {
-	logf("%s: fixed rate and upstream", srv.Name())
-	for _, sc := range h.scenarios {
-		if !sc.Fixed || sc.Sitemap {
-			continue
-		}
-		if rate <= 0 {
-			sr.Scenarios = append(sr.Scenarios, &ScenarioResult{Name: sc.Name, Failed: "no server had a mixed figure to set the rate"})
-			continue
-		}
-		if p, addr, _, err := h.launch(srv, Instance{Spec: h.s.Spec}, "fixed"); err != nil {
-			sr.Scenarios = append(sr.Scenarios, &ScenarioResult{Name: sc.Name, Failed: err.Error()})
-		} else {
-			sr.Scenarios = append(sr.Scenarios, h.scenario(p, addr, sc, rate))
-			p.Stop()
-		}
-	}
-	h.forwarding(srv, sr, h.s.Spec, "upstream", func(sc Scenario) bool { return sc.Upstream })
-	h.forwarding(srv, sr, proxySpec, "proxy", func(sc Scenario) bool { return sc.Proxy })
-}
-
 // forwarding runs the scenarios that is picks on an instance of srv with
 // the rules of spec that forwards misses to the origin.
 func (h *harness) forwarding(srv Server, sr *ServerResult, spec rules.Spec, tag string, is func(Scenario) bool) {
@@ -334,7 +279,7 @@ func (h *harness) forwarding(srv Server, sr *ServerResult, spec rules.Spec, tag 
 			sr.Scenarios = append(sr.Scenarios, &ScenarioResult{Name: sc.Name, Failed: err.Error()})
 			continue
 		}
-		sr.Scenarios = append(sr.Scenarios, h.scenario(p, addr, sc, 0))
+		sr.Scenarios = append(sr.Scenarios, h.scenario(p, addr, sc))
 	}
 	if err == nil {
 		p.Stop()
@@ -391,7 +336,7 @@ func (h *harness) scale(srv Server, n int) *ScaleResult {
 	}
 	h.reqFiles["scale"] = file
 	sc.Name = "scale"
-	res := h.scenario(p, addr, sc, 0)
+	res := h.scenario(p, addr, sc)
 	r.Failed, r.RPS, r.CPUPerReqUS = res.Failed, res.RPS, res.CPUPerReqUS
 	load := p.Mem()
 	r.RSSLoadMiB, r.PSSLoadMiB, r.PeakMiB = load.RSS, load.PSS, load.Peak
