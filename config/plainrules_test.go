@@ -1,7 +1,9 @@
 package config
 
 import (
+	"os"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -24,6 +26,15 @@ func decodeBoth(src string) (fast, full rawConfig, fastMD, fullMD toml.MetaData,
 func sameDecoding(t *testing.T, src string) {
 	t.Helper()
 	fast, full, fastMD, fullMD, fastErr, fullErr := decodeBoth(src)
+	// The decoder fills a map of tables ([upstreams]) in Go's map order,
+	// so which entry's error it returns varies from call to call: a
+	// different message must be one the decoder also gives.
+	for range 100 {
+		if fastErr == nil || fullErr == nil || fastErr.Error() == fullErr.Error() {
+			break
+		}
+		_, fullErr = toml.Decode(src, &rawConfig{})
+	}
 	if (fastErr == nil) != (fullErr == nil) || fastErr != nil && fastErr.Error() != fullErr.Error() {
 		t.Fatalf("%q: error %v, the decoder's %v", src, fastErr, fullErr)
 	}
@@ -117,9 +128,54 @@ func TestPlainRulesKeepLines(t *testing.T) {
 	}
 }
 
+// realConfigs are the repository's TOML configs and the READMEs' TOML
+// examples: text written by people, as the fast path will meet it.
+func realConfigs(tb testing.TB) []string {
+	var out []string
+	for _, file := range []string{"../deploy/redirectd.toml", "../cmd/redirectd/example/redirectd.toml",
+		"../cmd/redirectd/testdata/testcmd/site.toml", "../cmd/redirectd/testdata/testcmd/routes.toml",
+		"../cmd/redirectd/testdata/testcmd/upstream.toml", "../cmd/redirectd/testdata/testcmd/baseline-old.toml"} {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out, string(b))
+	}
+	block := regexp.MustCompile("(?s)```toml\n(.*?)```")
+	for _, readme := range []string{"README.md", "../matcher/README.md", "../README.md"} {
+		b, err := os.ReadFile(readme)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for _, m := range block.FindAllStringSubmatch(string(b), -1) {
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
+
+// The repository's configs and examples decode as the decoder decodes
+// them, and those with rule tables are read by hand.
+func TestDecodeConfigRealFiles(t *testing.T) {
+	hand, all := 0, realConfigs(t)
+	defer func() { t.Logf("%d of %d read by hand", hand, len(all)) }()
+	for _, src := range all {
+		sameDecoding(t, src)
+		if rules, _ := plainRules([]byte(src), must(scanTOML("c.toml", []byte(src)))); rules != nil {
+			hand++
+		}
+	}
+	if hand == 0 {
+		t.Error("no config's rule tables were read by hand")
+	}
+}
+
 // FuzzDecodeConfig holds decodeConfig to toml.Decode: the same values
 // and errors, on any text.
 func FuzzDecodeConfig(f *testing.F) {
+	for _, s := range realConfigs(f) {
+		f.Add(s)
+	}
 	for _, s := range []string{
 		"[[rule]]\nfrom = \"/a\"\nto = 'b'\nstatus = 301\n",
 		"[server]\nlisten = \":80\"\n[[rule]]\nmatch = \"prefix\" # c\nfrom = \"/p/\"\ncase_insensitive = true\n[[map]]\nfile = \"m\"\n",
