@@ -203,3 +203,24 @@ func TestRenderFixedRateTables(t *testing.T) {
 		t.Errorf("table has fixed-rate's table, which this run did not measure:\n%s", out)
 	}
 }
+
+// Start-up's CPU time: a row of the memory table, and in the scale
+// table beside the wall time.
+func TestRenderStartupCPU(t *testing.T) {
+	res := &Results{Date: "2026-12-06", Commit: "abc1234", Quick: true, Versions: map[string]string{"wrk": "4.1"},
+		Servers: []*ServerResult{
+			{Name: "redirectd", StartupMS: 48, StartupCPUMS: 22.2, Scenarios: []*ScenarioResult{{Name: "exact", RPS: 1, CPUPerReqUS: 1}}},
+			{Name: "haproxy", StartupMS: 108, StartupCPUMS: 43.8, Scenarios: []*ScenarioResult{{Name: "exact", RPS: 1, CPUPerReqUS: 1}}},
+		},
+		Scale: []*ScaleResult{{Exact: 1000000, Server: "redirectd", StartupMS: 2419, StartupCPUMS: 558.5}, {Exact: 1000000, Server: "haproxy", StartupMS: 2330}}}
+	out := renderTable(res)
+	for _, want := range []string{
+		"| CPU to first correct answer (ms) | 22.2 | 43.8 | 0.51 |",
+		"| 1000000 | redirectd | 2419 (558.5) |",
+		"| 1000000 | haproxy | 2330 (-) |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+}

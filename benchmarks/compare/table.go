@@ -327,6 +327,7 @@ func memoryTable(b *strings.Builder, res *Results, head headFunc, row rowFunc) {
 	head("memory and start-up", "redirectd / best peer")
 	memoryRows(b, res, []memRow{
 		{"start-up to first correct answer (ms)", func(s *ServerResult) float64 { return s.StartupMS }},
+		{"CPU to first correct answer (ms)", func(s *ServerResult) float64 { return s.StartupCPUMS }},
 		{"RSS idle (MiB)", func(s *ServerResult) float64 { return s.RSSIdleMiB }},
 		{"PSS idle (MiB)", func(s *ServerResult) float64 { return s.PSSIdleMiB }},
 		{"RSS after load (MiB)", func(s *ServerResult) float64 { return s.RSSLoadMiB }},
@@ -361,6 +362,7 @@ func sitemapTables(b *strings.Builder, res *Results, head headFunc, row rowFunc)
 	head("sitemap: memory and start-up", "redirectd / best peer")
 	memoryRows(b, res, []memRow{
 		{"start-up to first correct answer (ms)", sm(func(r *SitemapResult) float64 { return r.StartupMS })},
+		{"CPU to first correct answer (ms)", sm(func(r *SitemapResult) float64 { return r.StartupCPUMS })},
 		{"RSS after start (MiB)", sm(func(r *SitemapResult) float64 { return r.Idle.RSS })},
 		{"PSS after start (MiB)", sm(func(r *SitemapResult) float64 { return r.Idle.PSS })},
 		{"peak after start, VmHWM (MiB)", sm(func(r *SitemapResult) float64 { return r.Idle.Peak })},
@@ -415,13 +417,13 @@ func sitemapTables(b *strings.Builder, res *Results, head headFunc, row rowFunc)
 // scaleAndSoak writes the scale and soak tables, when the run had them.
 func scaleAndSoak(b *strings.Builder, res *Results) {
 	if len(res.Scale) > 0 {
-		b.WriteString("| scale: exact rules | server | start-up (ms) | RSS idle (MiB) | RSS after load (MiB) | PSS after load (MiB) | peak, VmHWM (MiB) | exact hit req/s | CPU per request (us) |\n|--:|---|--:|--:|--:|--:|--:|--:|--:|\n")
+		b.WriteString("| scale: exact rules | server | start-up (ms), CPU in it | RSS idle (MiB) | RSS after load (MiB) | PSS after load (MiB) | peak, VmHWM (MiB) | exact hit req/s | CPU per request (us) |\n|--:|---|--:|--:|--:|--:|--:|--:|--:|\n")
 		for _, s := range res.Scale {
 			if s.Failed != "" {
 				fmt.Fprintf(b, "| %d | %s | failed: %s | | | | | | |\n", s.Exact, s.Server, oneLine(s.Failed))
 				continue
 			}
-			fmt.Fprintf(b, "| %d | %s | %.0f | %.1f | %.1f | %s | %s | %.0f | %.1f |\n", s.Exact, s.Server, s.StartupMS, s.RSSIdleMiB, s.RSSLoadMiB,
+			fmt.Fprintf(b, "| %d | %s | %.0f (%s) | %.1f | %.1f | %s | %s | %.0f | %.1f |\n", s.Exact, s.Server, s.StartupMS, orNone(s.StartupCPUMS), s.RSSIdleMiB, s.RSSLoadMiB,
 				orNone(s.PSSLoadMiB), orNone(s.PeakMiB), s.RPS, s.CPUPerReqUS)
 		}
 		b.WriteString("\n")
