@@ -102,11 +102,12 @@ func load(file string, fl files) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot read config: %w", err)
 	}
-	if err := CheckNesting(file, src); err != nil {
+	headers, err := scanTOML(file, src)
+	if err != nil {
 		return nil, err
 	}
 	var raw rawConfig
-	md, err := toml.Decode(string(src), &raw)
+	md, err := decodeConfig(src, headers, &raw)
 	if err != nil {
 		return nil, decodeError(file, err)
 	}

@@ -52,8 +52,10 @@ func appendMapRules(k *ruleSink, i int, raw *rawMap, d *Defaults, fl files) {
 		if len(targets) == 0 {
 			targets = []string{""}
 		}
+		// The newlines are not in the arena; the room left is given
+		// back only when over an eighth of it (packedTable.finish).
 		for _, h := range targets {
-			k.b.Grow(h, lines, size)
+			k.b.Grow(h, lines, size-lines+1)
 		}
 	}
 	f, err := fl.open(name)

@@ -18,8 +18,17 @@ const MaxNesting = 64
 // level the decoder could build, so its count is never below the depth of
 // what toml.Decode returns (FuzzCheckNesting holds it to that).
 func CheckNesting(file string, src []byte) error {
+	_, err := scanTOML(file, src)
+	return err
+}
+
+// scanTOML is CheckNesting that also returns where each top-level table
+// header starts (the offset of its first '['), as the decoder will see
+// them: not inside a string, a comment, an array or an inline table.
+func scanTOML(file string, src []byte) ([]int, error) {
 	s := nestScan{src: src, line: 1, keyMode: true}
-	return s.run(file)
+	err := s.run(file)
+	return s.headers, err
 }
 
 // nestScan walks a TOML text, tracking the open arrays and inline tables
@@ -33,6 +42,7 @@ type nestScan struct {
 	stack   []level // the open arrays and inline tables
 	dots    int     // dots in the current key at top level
 	sum     int     // the dots of every open level's key
+	headers []int   // offsets of the top-level table headers
 }
 
 // level is an open array or inline table.
@@ -61,6 +71,7 @@ func (s *nestScan) run(file string) error {
 			s.skipString(c)
 			continue
 		case c == '[' && s.keyMode && len(s.stack) == 0:
+			s.headers = append(s.headers, s.i)
 			s.readHeader()
 		case c == '[' || c == '{':
 			s.stack = append(s.stack, level{table: c == '{'})

@@ -71,3 +71,45 @@ func TestCheckFree(t *testing.T) {
 		t.Errorf("after the listener closed: %v", err)
 	}
 }
+
+// TestListenerDiag: sock_diag finds what the /proc tables find, for a
+// listener on an address, on the IPv4 wildcard and (where there is IPv6)
+// on the IPv6 wildcard, asked about the same and other addresses of the
+// port, and about a port nobody listens on.
+func TestListenerDiag(t *testing.T) {
+	tables := func(ap netip.AddrPort) (netip.AddrPort, bool) {
+		for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+			l, found, err := listenerOn(table, ap)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if found {
+				return l, true
+			}
+		}
+		return netip.AddrPort{}, false
+	}
+	for _, listen := range []string{"127.0.0.1:0", "0.0.0.0:0", "[::]:0"} {
+		ln, err := net.Listen("tcp", listen)
+		if err != nil {
+			t.Logf("%s: %v (no IPv6 here?)", listen, err)
+			continue
+		}
+		port := uint16(ln.Addr().(*net.TCPAddr).Port)
+		for _, ask := range []string{"127.0.0.1", "127.0.0.2", "0.0.0.0", "::1", "::"} {
+			ap := netip.AddrPortFrom(netip.MustParseAddr(ask), port)
+			l, found, err := listenerDiag(ap)
+			if err != nil {
+				t.Skipf("sock_diag refused here: %v", err)
+			}
+			wl, wfound := tables(ap)
+			if found != wfound || found && l != wl {
+				t.Errorf("listening on %s, asked %s: sock_diag %v %v, tables %v %v", ln.Addr(), ap, l, found, wl, wfound)
+			}
+		}
+		ln.Close()
+		if _, found, _ := listenerDiag(netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), port)); found {
+			t.Errorf("port %d still listened on after close", port)
+		}
+	}
+}

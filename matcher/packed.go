@@ -380,7 +380,12 @@ func (t *packedTable) grow(rules, bytes int) {
 // the end of the arena and the entries, which for a big map is tens of
 // megabytes held for the life of the Set.
 func (t *packedTable) finish() {
-	if cap(t.arena)-len(t.arena) > len(t.arena)/16 {
+	// The arena is copied only when more than an eighth of it is unused:
+	// the copy holds both at once, and for a map file sized by Grow (the
+	// file's bytes less its newlines, which keep the spaces and semicolons
+	// out of the arena) it was 40 MB of a million-rule load's 55 MB peak
+	// over the settled RSS, to give back 4.
+	if cap(t.arena)-len(t.arena) > cap(t.arena)/8 {
 		t.arena = bytes.Clone(t.arena)
 	}
 	if cap(t.ents)-len(t.ents) > len(t.ents)/16 {

@@ -60,9 +60,9 @@ func selectedNames(s Settings) []string {
 }
 
 // selectionTag names a run of chosen scenarios in its results file:
-// "sitemap", "proxy", "tls", "model" or "reference" when they are all of that group, else "some".
+// "sitemap", "proxy", "tls", "model", "rate" or "reference" when they are all of that group, else "some".
 func selectionTag(sel map[string]bool) string {
-	for _, g := range []string{"sitemap", "proxy", "tls", "model", "reference"} {
+	for _, g := range []string{"sitemap", "proxy", "tls", "model", "rate", "reference"} {
 		all := true
 		for name := range sel {
 			all = all && slices.Contains(scenarioGroups[g], name)
@@ -250,11 +250,16 @@ func (h *harness) measure(servers []Server) {
 		h.res.Servers = append(h.res.Servers, sr)
 	}
 	if hasScenario(scenarios, func(sc Scenario) bool { return sc.Fixed || sc.forwards() }) {
-		h.res.FixedRate = chooseRate(h.res.Servers)
+		h.res.FixedRate = float64(s.Rate)
+		if s.Rate == 0 {
+			h.res.FixedRate = chooseRate(h.res.Servers)
+		}
 		logf("fixed rate: %.0f req/s", h.res.FixedRate)
+		h.fixedPhase(servers, h.res.FixedRate)
 		for i, srv := range servers {
 			if h.res.Servers[i].Failed == "" {
-				h.second(srv, h.res.Servers[i], h.res.FixedRate)
+				h.forwarding(srv, h.res.Servers[i], h.s.Spec, "upstream", func(sc Scenario) bool { return sc.Upstream })
+				h.forwarding(srv, h.res.Servers[i], proxySpec, "proxy", func(sc Scenario) bool { return sc.Proxy })
 			}
 		}
 	}

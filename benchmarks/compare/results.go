@@ -51,19 +51,21 @@ type Machine struct {
 
 // ServerResult is one server's figures.
 type ServerResult struct {
-	Name       string            `json:"name"`
-	Version    string            `json:"version"`
-	Failed     string            `json:"failed,omitempty"` // it did not start or serve
-	StartupMS  float64           `json:"startup_ms"`       // launch to the first correct answer
-	RSSIdleMiB float64           `json:"rss_idle_mib"`
-	RSSLoadMiB float64           `json:"rss_after_load_mib"`
-	PSSIdleMiB float64           `json:"pss_idle_mib,omitempty"`
-	PSSLoadMiB float64           `json:"pss_after_load_mib,omitempty"`
-	PeakMiB    float64           `json:"peak_mib,omitempty"` // VmHWM after load, summed over the processes
-	Scenarios  []*ScenarioResult `json:"scenarios"`
-	Sitemap    *SitemapResult    `json:"sitemap,omitempty"`
-	TLSIdle    *IdleResult       `json:"tls_idle,omitempty"`
-	H2Idle     *IdleResult       `json:"h2_idle,omitempty"`
+	Name      string  `json:"name"`
+	Version   string  `json:"version"`
+	Failed    string  `json:"failed,omitempty"` // it did not start or serve
+	StartupMS float64 `json:"startup_ms"`       // launch to the first correct answer
+	// StartupCPUMS is the server's CPU time until then (Proc.SchedCPU).
+	StartupCPUMS float64           `json:"startup_cpu_ms,omitempty"`
+	RSSIdleMiB   float64           `json:"rss_idle_mib"`
+	RSSLoadMiB   float64           `json:"rss_after_load_mib"`
+	PSSIdleMiB   float64           `json:"pss_idle_mib,omitempty"`
+	PSSLoadMiB   float64           `json:"pss_after_load_mib,omitempty"`
+	PeakMiB      float64           `json:"peak_mib,omitempty"` // VmHWM after load, summed over the processes
+	Scenarios    []*ScenarioResult `json:"scenarios"`
+	Sitemap      *SitemapResult    `json:"sitemap,omitempty"`
+	TLSIdle      *IdleResult       `json:"tls_idle,omitempty"`
+	H2Idle       *IdleResult       `json:"h2_idle,omitempty"`
 }
 
 // IdleResult is the tls-idle measurement: the server's memory before and
@@ -81,12 +83,13 @@ type IdleResult struct {
 // SitemapResult is one server started on the sitemap corpus: its start-up
 // and memory (its scenarios' figures are in ServerResult.Scenarios).
 type SitemapResult struct {
-	Keys      int     `json:"keys"`
-	Skipped   string  `json:"skipped,omitempty"` // not run on this corpus, and why
-	Failed    string  `json:"failed,omitempty"`  // did not start
-	StartupMS float64 `json:"startup_ms"`        // launch to the first key's correct answer
-	Idle      Mem     `json:"after_start"`       // 1 s after that answer
-	Load      Mem     `json:"after_load"`        // after the sitemap scenarios
+	Keys         int     `json:"keys"`
+	Skipped      string  `json:"skipped,omitempty"` // not run on this corpus, and why
+	Failed       string  `json:"failed,omitempty"`  // did not start
+	StartupMS    float64 `json:"startup_ms"`        // launch to the first key's correct answer
+	StartupCPUMS float64 `json:"startup_cpu_ms,omitempty"`
+	Idle         Mem     `json:"after_start"` // 1 s after that answer
+	Load         Mem     `json:"after_load"`  // after the sitemap scenarios
 	// CheckMS is the wall time of `redirectd check` on the config (median
 	// of three), CheckLoadMS the load+compile time it reports; redirectd
 	// only.
@@ -133,16 +136,17 @@ type Run struct {
 
 // ScaleResult is one server at one size of exact map.
 type ScaleResult struct {
-	Exact       int     `json:"exact"`
-	Server      string  `json:"server"`
-	Failed      string  `json:"failed,omitempty"`
-	StartupMS   float64 `json:"startup_ms"`
-	RSSIdleMiB  float64 `json:"rss_idle_mib"`
-	RSSLoadMiB  float64 `json:"rss_after_load_mib"`
-	PSSLoadMiB  float64 `json:"pss_after_load_mib,omitempty"`
-	PeakMiB     float64 `json:"peak_mib,omitempty"`
-	RPS         float64 `json:"exact_rps"`
-	CPUPerReqUS float64 `json:"cpu_per_request_us"`
+	Exact        int     `json:"exact"`
+	Server       string  `json:"server"`
+	Failed       string  `json:"failed,omitempty"`
+	StartupMS    float64 `json:"startup_ms"`
+	StartupCPUMS float64 `json:"startup_cpu_ms,omitempty"`
+	RSSIdleMiB   float64 `json:"rss_idle_mib"`
+	RSSLoadMiB   float64 `json:"rss_after_load_mib"`
+	PSSLoadMiB   float64 `json:"pss_after_load_mib,omitempty"`
+	PeakMiB      float64 `json:"peak_mib,omitempty"`
+	RPS          float64 `json:"exact_rps"`
+	CPUPerReqUS  float64 `json:"cpu_per_request_us"`
 }
 
 // SoakResult is one server under mixed load for SOAK, access log on.

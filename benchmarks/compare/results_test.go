@@ -163,3 +163,64 @@ func TestRenderSitemapTable(t *testing.T) {
 		}
 	}
 }
+
+// The fixed-rate tables: one per scenario run, each server's lowest and
+// highest run, and redirectd's ratio to the best peer taken run by run
+// (run i of each server was measured back to back), not the ratio of
+// the medians.
+func TestRenderFixedRateTables(t *testing.T) {
+	sc := func(name string, cpus ...float64) *ScenarioResult {
+		var runs []Run
+		for _, c := range cpus {
+			runs = append(runs, Run{CPUPerReqUS: c, P50US: 100, P99US: 300, P999US: 900, Rate: 20000})
+		}
+		r := median(runs)
+		r.Name = name
+		return r
+	}
+	res := &Results{Date: "2026-12-06", Commit: "abc1234", Quick: true, FixedRate: 20000,
+		Versions: map[string]string{"wrk": "4.1"}, Settings: RunSettings{Scenarios: []string{"exact-rate", "prefix-rate"}},
+		Servers: []*ServerResult{
+			{Name: "redirectd", Scenarios: []*ScenarioResult{sc("exact-rate", 4, 6, 5), {Name: "prefix-rate", Failed: "wrong answer"}}},
+			{Name: "nginx", Scenarios: []*ScenarioResult{sc("exact-rate", 8, 5, 10), sc("prefix-rate", 7)}},
+			{Name: "haproxy", Scenarios: []*ScenarioResult{sc("exact-rate", 5, 12, 10), sc("prefix-rate", 8)}},
+		}}
+	out := renderTable(res)
+	for _, want := range []string{
+		"The exact hit at a fixed 20000 req/s",
+		"| exact-rate | redirectd | nginx | haproxy | redirectd / best peer |",
+		"| server CPU per request (us) | 5.0 | 8.0 | 10.0 | 0.62 |",
+		// per run: 4/5, 6/5, 5/10
+		"| CPU per request, lowest-highest run (us) | 4.0-6.0 | 5.0-10.0 | 5.0-12.0 | 0.50-1.20 |",
+		"The prefix hit at a fixed 20000 req/s",
+		"| CPU per request, lowest-highest run (us) | failed | 7.0-7.0 | 8.0-8.0 | - |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "Mixed at a fixed") {
+		t.Errorf("table has fixed-rate's table, which this run did not measure:\n%s", out)
+	}
+}
+
+// Start-up's CPU time: a row of the memory table, and in the scale
+// table beside the wall time.
+func TestRenderStartupCPU(t *testing.T) {
+	res := &Results{Date: "2026-12-06", Commit: "abc1234", Quick: true, Versions: map[string]string{"wrk": "4.1"},
+		Servers: []*ServerResult{
+			{Name: "redirectd", StartupMS: 48, StartupCPUMS: 22.2, Scenarios: []*ScenarioResult{{Name: "exact", RPS: 1, CPUPerReqUS: 1}}},
+			{Name: "haproxy", StartupMS: 108, StartupCPUMS: 43.8, Scenarios: []*ScenarioResult{{Name: "exact", RPS: 1, CPUPerReqUS: 1}}},
+		},
+		Scale: []*ScaleResult{{Exact: 1000000, Server: "redirectd", StartupMS: 2419, StartupCPUMS: 558.5}, {Exact: 1000000, Server: "haproxy", StartupMS: 2330}}}
+	out := renderTable(res)
+	for _, want := range []string{
+		"| CPU to first correct answer (ms) | 22.2 | 43.8 | 0.51 |",
+		"| 1000000 | redirectd | 2419 (558.5) |",
+		"| 1000000 | haproxy | 2330 (-) |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -34,6 +33,8 @@ func logf(format string, args ...any) {
 }
 
 func mib(b int64) float64 { return float64(b) / (1 << 20) }
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
 
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -79,6 +80,7 @@ func (h *harness) launch(srv Server, in Instance, tag string) (*Proc, string, ti
 		p.Stop()
 		return nil, "", 0, err
 	}
+	p.StartupCPU = p.SchedCPU()
 	return p, addr, startup, nil
 }
 
@@ -136,37 +138,9 @@ func (h *harness) timedRun(p *Proc, addr string, sc Scenario) (Run, error) {
 	}, nil
 }
 
-// fixed runs sc at rate with the load generator.
-func (h *harness) fixed(p *Proc, addr string, sc Scenario, rate float64) *ScenarioResult {
-	var runs []Run
-	for range h.s.Runs {
-		c0 := p.CPU()
-		out, err := exec.Command("taskset", "-c", h.s.ClientCPUs, h.self, "loadgen", "-addr", addr,
-			"-rate", fmt.Sprint(rate), "-c", strconv.Itoa(h.s.Concurrency), "-warmup", h.s.Warmup.String(),
-			"-d", h.s.Duration.String(), "-requests", h.reqFiles[sc.Name]).Output()
-		c1 := p.CPU()
-		if err != nil {
-			return &ScenarioResult{Name: sc.Name, Failed: fmt.Sprintf("loadgen: %v", err)}
-		}
-		var lr LoadResult
-		if err := json.Unmarshal(out, &lr); err != nil {
-			return &ScenarioResult{Name: sc.Name, Failed: fmt.Sprintf("loadgen output %q: %v", out, err)}
-		}
-		if lr.Total == 0 {
-			return &ScenarioResult{Name: sc.Name, Failed: "no request was answered: " + lr.FirstError}
-		}
-		runs = append(runs, Run{RPS: lr.Achieved, P50US: lr.P50US, P99US: lr.P99US, P999US: lr.P999US,
-			CPUPerReqUS: float64((c1 - c0).Microseconds()) / float64(lr.Total),
-			Errors:      int64(lr.Errors), Rate: rate, PacerLagUS: lr.PacerLagUS})
-	}
-	r := median(runs)
-	r.Name = sc.Name
-	return r
-}
-
 // scenario runs one scenario: checked first, timed only when every answer
 // was right.
-func (h *harness) scenario(p *Proc, addr string, sc Scenario, rate float64) *ScenarioResult {
+func (h *harness) scenario(p *Proc, addr string, sc Scenario) *ScenarioResult {
 	verify := verifyTLS
 	if sc.H2 {
 		verify = verifyH2
@@ -179,8 +153,6 @@ func (h *harness) scenario(p *Proc, addr string, sc Scenario, rate float64) *Sce
 	switch {
 	case sc.H2:
 		r = h.h2Timed(p, addr, sc)
-	case sc.Fixed:
-		r = h.fixed(p, addr, sc, rate)
 	case sc.Full:
 		r = h.handshakes(p, addr, sc)
 	default:
@@ -212,14 +184,14 @@ func (h *harness) maxThroughput(srv Server) *ServerResult {
 		return sr
 	}
 	defer p.Stop()
-	sr.StartupMS = float64(startup.Microseconds()) / 1e3
+	sr.StartupMS, sr.StartupCPUMS = float64(startup.Microseconds())/1e3, ms(p.StartupCPU)
 	time.Sleep(time.Second)
 	idle := p.Mem()
 	sr.RSSIdleMiB, sr.PSSIdleMiB = idle.RSS, idle.PSS
-	logf("  start-up %.1f ms, idle: %s", sr.StartupMS, idle)
+	logf("  start-up %.1f ms (%.1f ms of CPU), idle: %s", sr.StartupMS, sr.StartupCPUMS, idle)
 	for _, sc := range h.scenarios {
 		if sc.onMain() {
-			sr.Scenarios = append(sr.Scenarios, h.scenario(p, addr, sc, 0))
+			sr.Scenarios = append(sr.Scenarios, h.scenario(p, addr, sc))
 		}
 	}
 	load := p.Mem()
@@ -264,12 +236,12 @@ func (h *harness) sitemap(srv Server, sr *ServerResult) {
 		}
 		return
 	}
-	r.StartupMS = float64(startup.Microseconds()) / 1e3
+	r.StartupMS, r.StartupCPUMS = float64(startup.Microseconds())/1e3, ms(p.StartupCPU)
 	time.Sleep(time.Second)
 	r.Idle = p.Mem()
-	logf("  start-up %.1f ms, after start: %s", r.StartupMS, r.Idle)
+	logf("  start-up %.1f ms (%.1f ms of CPU), after start: %s", r.StartupMS, r.StartupCPUMS, r.Idle)
 	for _, sc := range scs {
-		sr.Scenarios = append(sr.Scenarios, h.scenario(p, addr, sc, 0))
+		sr.Scenarios = append(sr.Scenarios, h.scenario(p, addr, sc))
 	}
 	r.Load = p.Mem()
 	logf("  after load: %s", r.Load)
@@ -292,30 +264,6 @@ func (h *harness) sitemap(srv Server, sr *ServerResult) {
 	}
 }
 
-// second is the second phase: the fixed rate (known only once every
-// server's mixed figure is), then the upstream scenarios on an instance
-// that forwards misses, then proxy on one with a single exact rule.
-func (h *harness) second(srv Server, sr *ServerResult, rate float64) {
-	logf("%s: fixed rate and upstream", srv.Name())
-	for _, sc := range h.scenarios {
-		if !sc.Fixed || sc.Sitemap {
-			continue
-		}
-		if rate <= 0 {
-			sr.Scenarios = append(sr.Scenarios, &ScenarioResult{Name: sc.Name, Failed: "no server had a mixed figure to set the rate"})
-			continue
-		}
-		if p, addr, _, err := h.launch(srv, Instance{Spec: h.s.Spec}, "fixed"); err != nil {
-			sr.Scenarios = append(sr.Scenarios, &ScenarioResult{Name: sc.Name, Failed: err.Error()})
-		} else {
-			sr.Scenarios = append(sr.Scenarios, h.scenario(p, addr, sc, rate))
-			p.Stop()
-		}
-	}
-	h.forwarding(srv, sr, h.s.Spec, "upstream", func(sc Scenario) bool { return sc.Upstream })
-	h.forwarding(srv, sr, proxySpec, "proxy", func(sc Scenario) bool { return sc.Proxy })
-}
-
 // forwarding runs the scenarios that is picks on an instance of srv with
 // the rules of spec that forwards misses to the origin.
 func (h *harness) forwarding(srv Server, sr *ServerResult, spec rules.Spec, tag string, is func(Scenario) bool) {
@@ -334,7 +282,7 @@ func (h *harness) forwarding(srv Server, sr *ServerResult, spec rules.Spec, tag 
 			sr.Scenarios = append(sr.Scenarios, &ScenarioResult{Name: sc.Name, Failed: err.Error()})
 			continue
 		}
-		sr.Scenarios = append(sr.Scenarios, h.scenario(p, addr, sc, 0))
+		sr.Scenarios = append(sr.Scenarios, h.scenario(p, addr, sc))
 	}
 	if err == nil {
 		p.Stop()
@@ -379,7 +327,7 @@ func (h *harness) scale(srv Server, n int) *ScaleResult {
 		p.Stop()
 		os.RemoveAll(filepath.Join(h.work, srv.Name()+"-"+fmt.Sprintf("scale-%d", n)))
 	}()
-	r.StartupMS = float64(startup.Microseconds()) / 1e3
+	r.StartupMS, r.StartupCPUMS = float64(startup.Microseconds())/1e3, ms(p.StartupCPU)
 	time.Sleep(time.Second)
 	r.RSSIdleMiB = mib(p.RSS())
 	hit := exactHit(spec)
@@ -391,11 +339,11 @@ func (h *harness) scale(srv Server, n int) *ScaleResult {
 	}
 	h.reqFiles["scale"] = file
 	sc.Name = "scale"
-	res := h.scenario(p, addr, sc, 0)
+	res := h.scenario(p, addr, sc)
 	r.Failed, r.RPS, r.CPUPerReqUS = res.Failed, res.RPS, res.CPUPerReqUS
 	load := p.Mem()
 	r.RSSLoadMiB, r.PSSLoadMiB, r.PeakMiB = load.RSS, load.PSS, load.Peak
-	logf("  start-up %.1f ms, RSS idle %.1f MiB, after load: %s", r.StartupMS, r.RSSIdleMiB, load)
+	logf("  start-up %.1f ms (%.1f ms of CPU), RSS idle %.1f MiB, after load: %s", r.StartupMS, r.StartupCPUMS, r.RSSIdleMiB, load)
 	return r
 }
 

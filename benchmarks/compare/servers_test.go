@@ -200,3 +200,19 @@ func TestCheckAndLoad(t *testing.T) {
 		}
 	}
 }
+
+// SchedCPU counts the CPU a process's threads ran, in nanoseconds, from
+// its start, and agrees with the 10 ms ticks of CPU.
+func TestSchedCPU(t *testing.T) {
+	p, err := start("busy", "0", []string{"sh", "-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; sleep 30"}, nil, filepath.Join(t.TempDir(), "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop()
+	if got := p.SchedCPU(); got <= 0 {
+		t.Errorf("SchedCPU = %v at once, want the exec's own time at least", got)
+	}
+	if p.CPU() > p.SchedCPU()+20*time.Millisecond {
+		t.Errorf("CPU %v is over SchedCPU %v by more than two ticks", p.CPU(), p.SchedCPU())
+	}
+}

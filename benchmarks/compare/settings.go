@@ -34,12 +34,17 @@ type Settings struct {
 	Out      string // results directory
 	// TLSIdle is how many idle TLS connections tls-idle opens.
 	TLSIdle int
+	// Rate is the fixed scenarios' offered load in req/s (RATE); 0: half
+	// the lowest mixed req/s (chooseRate).
+	Rate int
 }
 
 // scenarioGroups are the names SCENARIOS takes besides single scenarios.
 var scenarioGroups = map[string][]string{
-	"reference": {"exact", "prefix", "regex", "miss", "mixed", "exact-churn", "pipelined", "upstream", "upstream-churn", "fixed-rate"},
-	"sitemap":   {"sitemap-hit-first", "sitemap-hit-last", "sitemap-miss", "sitemap-mixed"},
+	"reference": {"exact", "prefix", "regex", "miss", "mixed", "exact-churn", "pipelined", "upstream", "upstream-churn", "fixed-rate", "exact-rate", "prefix-rate"},
+	// rate: the scenarios at one offered load for every server.
+	"rate":    {"fixed-rate", "exact-rate", "prefix-rate"},
+	"sitemap": {"sitemap-hit-first", "sitemap-hit-last", "sitemap-miss", "sitemap-mixed"},
 	// proxy: every request a miss forwarded to the origin by an instance
 	// with one exact rule.
 	"proxy": {"proxy"},
@@ -56,8 +61,8 @@ var scenarioGroups = map[string][]string{
 func (s *Settings) selected(name string) bool { return s.Selected == nil || s.Selected[name] }
 
 // settingsFromEnv reads EXACT, PREFIX, REGEX, DURATION, RUNS, CONCURRENCY,
-// SERVER_CPUS, ONLY, QUICK, BASELINE, SOAK, SCALE, SITEMAP, SCENARIOS and
-// TLS_IDLE_CONNS.
+// SERVER_CPUS, ONLY, QUICK, BASELINE, SOAK, SCALE, SITEMAP, SCENARIOS,
+// TLS_IDLE_CONNS and RATE.
 func settingsFromEnv(getenv func(string) string) (Settings, error) {
 	s := Settings{Spec: rules.Reference, Warmup: 2 * time.Second, Duration: 10 * time.Second,
 		Runs: 3, Concurrency: 100, Scale: []int{100000, 1000000}, Sitemap: rules.SitemapSize, Out: "benchmarks/results", TLSIdle: 2000}
@@ -95,6 +100,7 @@ func settingsFromEnv(getenv func(string) string) (Settings, error) {
 	num("CONCURRENCY", &s.Concurrency, 1)
 	num("SITEMAP", &s.Sitemap, 0)
 	num("TLS_IDLE_CONNS", &s.TLSIdle, 10)
+	num("RATE", &s.Rate, 1)
 	if s.Sitemap >= 1_000_000 {
 		errs = append(errs, fmt.Sprintf("SITEMAP=%d: the corpus has at most 999999 keys", s.Sitemap))
 	}
@@ -181,7 +187,7 @@ func parseScenarios(v string) (map[string]bool, []string) {
 			continue
 		}
 		if !slices.Contains(scenarioGroups["reference"], name) && !slices.Contains(scenarioGroups["sitemap"], name) && !slices.Contains(scenarioGroups["tls"], name) && !slices.Contains(scenarioGroups["h2"], name) && !slices.Contains(scenarioGroups["model"], name) {
-			errs = append(errs, fmt.Sprintf("SCENARIOS=%q: %q is not a scenario; use reference, sitemap, proxy, tls, h2, model or names from benchmarks/README.md's table, separated by commas", v, name))
+			errs = append(errs, fmt.Sprintf("SCENARIOS=%q: %q is not a scenario; use reference, rate, sitemap, proxy, tls, h2, model or names from benchmarks/README.md's table, separated by commas", v, name))
 			continue
 		}
 		sel[name] = true

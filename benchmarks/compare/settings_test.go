@@ -68,8 +68,14 @@ func TestSettingsFromEnv(t *testing.T) {
 		scs[0].Reqs[0].Want.Status != 200 || selectionTag(s.Selected) != "proxy" || s.Scale != nil {
 		t.Errorf("SCENARIOS=proxy: %+v, tag %q, scale %v", scs, selectionTag(s.Selected), s.Scale)
 	}
-	_, err = settingsFromEnv(env(map[string]string{"EXACT": "-1", "ONLY": "apache", "DURATION": "soon", "SCENARIOS": "sitemap,hits", "SITEMAP": "2000000"}))
-	for _, want := range []string{`EXACT="-1"`, `"apache" is not a server`, `DURATION="soon"`, `"hits" is not a scenario`, `SITEMAP=2000000`} {
+	// rate: the three scenarios at one offered load, RATE setting it.
+	s, _ = settingsFromEnv(env(map[string]string{"SCENARIOS": "rate", "RATE": "20000"}))
+	if scs := selectedScenarios(s); len(scs) != 3 || !scs[1].Fixed || scs[1].Name != "exact-rate" || scs[2].Reqs[0].Want.Status != 302 ||
+		s.Rate != 20000 || selectionTag(s.Selected) != "rate" {
+		t.Errorf("SCENARIOS=rate: %+v, rate %d, tag %q", scs, s.Rate, selectionTag(s.Selected))
+	}
+	_, err = settingsFromEnv(env(map[string]string{"RATE": "0", "EXACT": "-1", "ONLY": "apache", "DURATION": "soon", "SCENARIOS": "sitemap,hits", "SITEMAP": "2000000"}))
+	for _, want := range []string{`RATE="0"`, `EXACT="-1"`, `"apache" is not a server`, `DURATION="soon"`, `"hits" is not a scenario`, `SITEMAP=2000000`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v does not name %s", err, want)
 		}

@@ -129,9 +129,7 @@ func renderTable(res *Results) string {
 	}
 
 	busyTable(&b, res, names, order)
-	if slices.Contains(order, "fixed-rate") {
-		fixedRateTable(&b, res, head, cell, row)
-	}
+	fixedRateTables(&b, res, head, cell, row)
 	if slices.ContainsFunc(res.Servers, func(s *ServerResult) bool { return s.StartupMS > 0 }) {
 		memoryTable(&b, res, head, row)
 	}
@@ -241,28 +239,57 @@ type (
 	rowFunc  func(label string, cells []string, vals []float64, higher bool)
 )
 
-func fixedRateTable(b *strings.Builder, res *Results, head headFunc, cell cellFunc, row rowFunc) {
-	fmt.Fprintf(b, "Mixed at a fixed %.0f req/s (latency from each request's send time):\n\n", res.FixedRate)
-	head("fixed rate", "redirectd / best peer")
-	for _, f := range []struct {
-		label  string
-		get    func(*ScenarioResult) float64
-		format string
-	}{
-		{"p50 (us)", func(r *ScenarioResult) float64 { return r.P50US }, "%.0f"},
-		{"p99 (us)", func(r *ScenarioResult) float64 { return r.P99US }, "%.0f"},
-		{"p99.9 (us)", func(r *ScenarioResult) float64 { return r.P999US }, "%.0f"},
-		{"server CPU per request (us)", func(r *ScenarioResult) float64 { return r.CPUPerReqUS }, "%.1f"},
-	} {
-		var cells []string
-		var vals []float64
-		for _, s := range res.Servers {
-			c, v := cell(s, "fixed-rate", f.get, f.format)
-			cells, vals = append(cells, c), append(vals, v)
+// fixedScenarios are the scenarios at one offered load, with what each
+// sends, in the order of their tables.
+var fixedScenarios = []struct{ name, what string }{
+	{"fixed-rate", "Mixed"},
+	{"exact-rate", "The exact hit"},
+	{"prefix-rate", "The prefix hit"},
+}
+
+// fixedRateTables writes a table for each fixed-rate scenario of the run:
+// latency, CPU per request, and the run-to-run spread of both the CPU per
+// request and redirectd's ratio to the best peer taken run by run.
+func fixedRateTables(b *strings.Builder, res *Results, head headFunc, cell cellFunc, row rowFunc) {
+	for _, fs := range fixedScenarios {
+		if !slices.ContainsFunc(res.Servers, func(s *ServerResult) bool { return s.scenario(fs.name) != nil }) {
+			continue
 		}
-		row(f.label, cells, vals, false)
+		fmt.Fprintf(b, "%s at a fixed %.0f req/s (latency from each request's send time):\n\n", fs.what, res.FixedRate)
+		head(fs.name, "redirectd / best peer")
+		for _, f := range []struct {
+			label  string
+			get    func(*ScenarioResult) float64
+			format string
+		}{
+			{"p50 (us)", func(r *ScenarioResult) float64 { return r.P50US }, "%.0f"},
+			{"p99 (us)", func(r *ScenarioResult) float64 { return r.P99US }, "%.0f"},
+			{"p99.9 (us)", func(r *ScenarioResult) float64 { return r.P999US }, "%.0f"},
+			{"server CPU per request (us)", func(r *ScenarioResult) float64 { return r.CPUPerReqUS }, "%.1f"},
+		} {
+			var cells []string
+			var vals []float64
+			for _, s := range res.Servers {
+				c, v := cell(s, fs.name, f.get, f.format)
+				cells, vals = append(cells, c), append(vals, v)
+			}
+			row(f.label, cells, vals, false)
+		}
+		var cells []string
+		for _, s := range res.Servers {
+			c, _ := cell(s, fs.name, func(r *ScenarioResult) float64 { return r.CPUPerReqUS }, "%.1f")
+			if r := s.scenario(fs.name); c != "-" && r != nil && r.Failed == "" && r.Skipped == "" && s.Failed == "" {
+				lo, hi := cpuSpread(r.Runs)
+				c = fmt.Sprintf("%.1f-%.1f", lo, hi)
+			}
+			cells = append(cells, c)
+		}
+		spread := "-"
+		if lo, hi, ok := pairedRatios(res.Servers, fs.name); ok {
+			spread = ratioString(lo) + "-" + ratioString(hi)
+		}
+		fmt.Fprintf(b, "| CPU per request, lowest-highest run (us) | %s | %s |\n\n", strings.Join(cells, " | "), spread)
 	}
-	b.WriteString("\n")
 }
 
 // memRow is one line of a memory table: label, and each server's figure
@@ -300,6 +327,7 @@ func memoryTable(b *strings.Builder, res *Results, head headFunc, row rowFunc) {
 	head("memory and start-up", "redirectd / best peer")
 	memoryRows(b, res, []memRow{
 		{"start-up to first correct answer (ms)", func(s *ServerResult) float64 { return s.StartupMS }},
+		{"CPU to first correct answer (ms)", func(s *ServerResult) float64 { return s.StartupCPUMS }},
 		{"RSS idle (MiB)", func(s *ServerResult) float64 { return s.RSSIdleMiB }},
 		{"PSS idle (MiB)", func(s *ServerResult) float64 { return s.PSSIdleMiB }},
 		{"RSS after load (MiB)", func(s *ServerResult) float64 { return s.RSSLoadMiB }},
@@ -334,6 +362,7 @@ func sitemapTables(b *strings.Builder, res *Results, head headFunc, row rowFunc)
 	head("sitemap: memory and start-up", "redirectd / best peer")
 	memoryRows(b, res, []memRow{
 		{"start-up to first correct answer (ms)", sm(func(r *SitemapResult) float64 { return r.StartupMS })},
+		{"CPU to first correct answer (ms)", sm(func(r *SitemapResult) float64 { return r.StartupCPUMS })},
 		{"RSS after start (MiB)", sm(func(r *SitemapResult) float64 { return r.Idle.RSS })},
 		{"PSS after start (MiB)", sm(func(r *SitemapResult) float64 { return r.Idle.PSS })},
 		{"peak after start, VmHWM (MiB)", sm(func(r *SitemapResult) float64 { return r.Idle.Peak })},
@@ -388,13 +417,13 @@ func sitemapTables(b *strings.Builder, res *Results, head headFunc, row rowFunc)
 // scaleAndSoak writes the scale and soak tables, when the run had them.
 func scaleAndSoak(b *strings.Builder, res *Results) {
 	if len(res.Scale) > 0 {
-		b.WriteString("| scale: exact rules | server | start-up (ms) | RSS idle (MiB) | RSS after load (MiB) | PSS after load (MiB) | peak, VmHWM (MiB) | exact hit req/s | CPU per request (us) |\n|--:|---|--:|--:|--:|--:|--:|--:|--:|\n")
+		b.WriteString("| scale: exact rules | server | start-up (ms), CPU in it | RSS idle (MiB) | RSS after load (MiB) | PSS after load (MiB) | peak, VmHWM (MiB) | exact hit req/s | CPU per request (us) |\n|--:|---|--:|--:|--:|--:|--:|--:|--:|\n")
 		for _, s := range res.Scale {
 			if s.Failed != "" {
 				fmt.Fprintf(b, "| %d | %s | failed: %s | | | | | | |\n", s.Exact, s.Server, oneLine(s.Failed))
 				continue
 			}
-			fmt.Fprintf(b, "| %d | %s | %.0f | %.1f | %.1f | %s | %s | %.0f | %.1f |\n", s.Exact, s.Server, s.StartupMS, s.RSSIdleMiB, s.RSSLoadMiB,
+			fmt.Fprintf(b, "| %d | %s | %.0f (%s) | %.1f | %.1f | %s | %s | %.0f | %.1f |\n", s.Exact, s.Server, s.StartupMS, orNone(s.StartupCPUMS), s.RSSIdleMiB, s.RSSLoadMiB,
 				orNone(s.PSSLoadMiB), orNone(s.PeakMiB), s.RPS, s.CPUPerReqUS)
 		}
 		b.WriteString("\n")

@@ -134,7 +134,7 @@ func (h *harness) tlsPhase(srv Server, sr *ServerResult) {
 			sr.TLSIdle = h.idleTLS(p, addr, h.s.TLSIdle)
 			continue
 		}
-		sr.Scenarios = append(sr.Scenarios, h.scenario(p, addr, sc, 0))
+		sr.Scenarios = append(sr.Scenarios, h.scenario(p, addr, sc))
 	}
 }
 

@@ -174,6 +174,11 @@ func Scenarios(s rules.Spec) []Scenario {
 		{Name: "upstream", Reqs: one(rules.Miss, false, upstream), Upstream: true},
 		{Name: "upstream-churn", Reqs: one(rules.Miss, true, upstream), Upstream: true, Churn: true},
 		{Name: "fixed-rate", Reqs: mixed, Fixed: true},
+		// exact and prefix at the fixed rate: at full load wrk's one CPU
+		// saturates before any server does, so req/s and CPU per request
+		// there move with the client; at one offered load they do not.
+		{Name: "exact-rate", Reqs: one(exactHit(s), false, expect(s, exactHit(s))), Fixed: true},
+		{Name: "prefix-rate", Reqs: one(prefixHit(s), false, expect(s, prefixHit(s))), Fixed: true},
 		{Name: "proxy", Reqs: one(rules.Miss, false, upstream), Proxy: true},
 		{Name: "model-exact", Reqs: one(exactHit(s), false, expect(s, exactHit(s))), Model: true},
 	}
