@@ -28,9 +28,9 @@ import (
 // sockets on the port only: /proc/net/tcp lists every connection, and on
 // a busy host the kernel's formatting of its tens of thousands of lines
 // was over half of the start-up's CPU. The tables are the fallback where
-// sock_diag is refused: no inet_diag in the kernel, or a sandbox such as
-// deploy/redirectd.service, whose RestrictAddressFamilies leaves out
-// AF_NETLINK.
+// sock_diag is refused: no inet_diag in the kernel, or a sandbox whose
+// RestrictAddressFamilies leaves out AF_NETLINK (deploy/redirectd.service
+// lets it in for this).
 func checkFree(addr string) error {
 	ap, err := boundAddr(addr)
 	if err != nil {
