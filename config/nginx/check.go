@@ -310,14 +310,6 @@ func (t *translator) probePaths(s *server) []string {
 	return sorted
 }
 
-// probeReq is a probe as rule conditions see it: no fields, over TLS or
-// not (when.scheme).
-type probeReq bool
-
-func (probeReq) Header([]byte) []byte { return nil }
-func (probeReq) Country() string      { return "" }
-func (r probeReq) HTTPS() bool        { return bool(r) }
-
 func probeHostOf(name string) string {
 	switch {
 	case strings.HasPrefix(name, "*."):
@@ -373,7 +365,9 @@ func flatAnswer(set *matcher.Set, res *Result, req request) (got, origin string)
 // setAnswer is set's answer to req, as check compares it, and the line
 // of the rule that gave it (0 for none).
 func setAnswer(set *matcher.Set, req request) (got string, line int) {
-	m := matcher.Match{Req: probeReq(req.https)}
+	// A probe as conditions see it: a GET with no fields, from no
+	// known client, over TLS or not.
+	m := matcher.Match{Req: &matcher.FixedRequest{TLS: req.https}}
 	var query []byte // nil: no '?' (an empty non-nil query is a bare "?" for request_uri rules)
 	if req.query != "" {
 		query = []byte(req.query)
