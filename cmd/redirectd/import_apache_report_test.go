@@ -14,7 +14,7 @@ func TestImportApacheReport(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"httpd.conf": `RewriteEngine On
-RewriteMap lc int:tolower
+RewriteMap lc prg:/usr/local/bin/lower
 RewriteRule ^/(.*[A-Z].*)$ /${lc:$1} [R=301,L]
 RewriteRule ^/app/(.*) http://127.0.0.1:9000/$1? [P]
 RewriteCond %{TIME_HOUR} <06
@@ -41,7 +41,7 @@ Redirect 301 /old-post /new-post
 		t.Fatalf("exit %d, want 1 (directives left out)\n%s", code, stderr)
 	}
 	for _, want := range []string{
-		"httpd.conf:2: RewriteMap lc int:tolower: the steps have no function to change a value's case or escapes",
+		"httpd.conf:2: RewriteMap lc prg:/usr/local/bin/lower: a program answers this map at each lookup, which redirectd cannot run",
 		"httpd.conf:3: ${lc:...}: no RewriteMap lc the import reads; left out",
 		"httpd.conf:4: a forward ([P]) is translated only as ProxyPass says it",
 		"httpd.conf:6: %{TIME_HOUR} is not translated; left out",

@@ -202,7 +202,6 @@ Redirect 302 /sub/away http://ex.test/away
 // for a reason config/apache/README.md gives; the test fails when one is
 // answered alike, so that the list stays true.
 var apacheKnownDiffs = map[string]string{
-	"/old/a[1]":    "Apache escapes '[' and ']' a group carries into a redirect; redirectd sends them as the client did",
 	"/red/a%3Fb":   "Apache escapes a '?' decoded from %3F in Redirect's rest of the path; redirectd sends it as '?'",
 	"/qsa/a?x=%20": "[QSA] with a query in the substitution: Apache escapes the request's query again (%20 as %2520)",
 }

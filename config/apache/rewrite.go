@@ -52,6 +52,12 @@ type rwCtx struct {
 	cur   *Directive // the rule being written, for its notes
 	// proxies are the [P] rules this context forwards by.
 	proxies []*Proxy
+	// rawOf maps a variable an escape made to the one before it;
+	// qcheck is the part of the rule's substitution whose expansions
+	// Apache checks for a '?' (a decoded %3F); bflag is the rule's [B].
+	rawOf  map[string]string
+	qcheck string
+	bflag  bool
 }
 
 func (c *rwCtx) init(line string) {
@@ -229,7 +235,11 @@ func compiles(inits, lines []string, maps []*LocMap) error {
 	for _, m := range maps {
 		// Every server's steps declare the key (declareMapKeys).
 		decl.WriteString("set $" + m.Key + " \"\";\n")
-		spec.Maps = append(spec.Maps, rewrite.MapSpec{Source: "$" + m.Key, Variable: m.Variable, Entries: "volatile;"})
+		ms := rewrite.MapSpec{Source: "$" + m.Key, Variable: m.Variable, Entries: "volatile;"}
+		if m.Function != "" {
+			ms.Entries, ms.Function = "", m.Function
+		}
+		spec.Maps = append(spec.Maps, ms)
 	}
 	spec.Steps = []rewrite.Text{{Src: decl.String() + src, Line: 1}}
 	_, err := rewrite.Compile(spec)
@@ -281,6 +291,7 @@ var flagNames = map[string]string{
 	"redirect": "R", "last": "L", "nocase": "NC", "qsappend": "QSA", "qsdiscard": "QSD", "qslast": "QSL",
 	"noescape": "NE", "gone": "G", "forbidden": "F", "proxy": "P", "skip": "S", "chain": "C", "env": "E",
 	"cookie": "CO", "passthrough": "PT", "next": "N", "type": "T", "handler": "H", "nosubreq": "NS",
+	"backrefescaping": "B", "backrefnoplus": "BNP",
 }
 
 func readFlags(s string) (map[string]string, error) {

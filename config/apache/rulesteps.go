@@ -38,7 +38,7 @@ func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
 		return nil, false, err
 	}
 	ci := r.has("NC")
-	c.pre, c.wantR = nil, [10]bool{}
+	c.pre, c.wantR, c.rawOf, c.qcheck, c.bflag = nil, [10]bool{}, map[string]string{}, "", r.has("B")
 	action, internal, err := c.action(r, re, ci)
 	if err != nil {
 		return nil, false, err
@@ -89,21 +89,22 @@ func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
 // action: the 403 of a '?' decoded from %3F, [E=]'s variables.
 func (c *rwCtx) inner(r rule, action []string, refs map[byte]*[10]bool) ([]string, error) {
 	inner := []string{"#action"}
-	if len(action) > 0 && !r.has("F") && !r.has("G") {
-		// A '?' decoded from %3F that a group carries into the
-		// substitution is refused with 403 (Apache 2.4.60's
-		// UnsafeAllow3F, which the import does not translate).
-		var groups []string
+	if len(action) > 0 && !r.has("F") && !r.has("G") && mayHoldQuestion(c.qcheck) && !r.has("UNSAFEALLOW3F") {
+		// A '?' decoded from %3F that an expansion carries into the
+		// substitution before its first literal '?' (its last, with
+		// [QSL]) is refused with 403: Apache 2.4.60's UnsafeAllow3F.
+		q := c.qcheck
+		for esc, raw := range c.rawOf {
+			q = strings.ReplaceAll(q, esc, raw)
+		}
 		for n := range 10 {
-			if dollarRef(r.subst, n) {
+			if d := fmt.Sprintf("$%d", n); strings.Contains(q, d) {
 				refs['$'][n] = true
-				groups = append(groups, fmt.Sprintf("${a_r%d}", n))
+				q = strings.ReplaceAll(q, d, fmt.Sprintf("${a_r%d}", n))
 			}
 		}
-		if len(groups) > 0 && !r.has("UNSAFEALLOW3F") {
-			inner = []string{"set $a_q " + quoteArg(strings.Join(groups, "")) + ";", `if ($a_q ~ "\?") { return 403; }`, "#action"}
-			c.init(`set $a_q "";`)
-		}
+		inner = []string{"set $a_q " + quoteArg(q) + ";", `if ($a_q ~ "\?") { return 403; }`, "#action"}
+		c.init(`set $a_q "";`)
 	}
 	for _, e := range strings.Split(r.flags["E"], ",") {
 		if e == "" {
@@ -121,18 +122,13 @@ func (c *rwCtx) inner(r rule, action []string, refs map[byte]*[10]bool) ([]strin
 	return inner, nil
 }
 
-// dollarRef reports whether s reads the rule's group n as $n.
-func dollarRef(s string, n int) bool {
-	for i := 0; i+1 < len(s); i++ {
-		if s[i] == '\\' {
-			i++
-			continue
-		}
-		if s[i] == '$' && s[i+1] == byte('0'+n) {
-			return true
-		}
+// mayHoldQuestion reports whether the expanded value v reads a variable
+// that may hold a '?': anything but the host, scheme, port and method.
+func mayHoldQuestion(v string) bool {
+	for _, safe := range []string{"${http_host}", "${host}", "${scheme}", "${server_port}", "${request_method}", "${a_https}"} {
+		v = strings.ReplaceAll(v, safe, "")
 	}
-	return false
+	return strings.Contains(v, "$")
 }
 
 // refused says why a rule is not written: a condition left out, a flag
@@ -143,13 +139,16 @@ func refused(r rule) error {
 			return fmt.Errorf("left out with its condition")
 		}
 	}
-	for _, f := range []string{"P", "N", "B", "QSL"} {
+	for _, f := range []string{"P", "N", "BNP", "BCTLS", "BNE"} {
 		if r.has(f) {
 			if f == "P" {
 				return fmt.Errorf("a forward ([P]) is not translated yet; left out")
 			}
 			return fmt.Errorf("flag %s is not translated; left out", f)
 		}
+	}
+	if r.flags["B"] != "" {
+		return fmt.Errorf("[B=%s] (escaping some characters only) is not translated; left out", r.flags["B"])
 	}
 	if r.has("T") || r.has("H") {
 		return servedErr{"a handler or type ([T], [H]) is the site's content"}
@@ -315,10 +314,14 @@ func (c *rwCtx) cond(cd cond) (head []string, test string, err error) {
 	if cd.test == "expr" {
 		return nil, "", fmt.Errorf("RewriteCond expr (an ap_expr) is not translated; its rule is left out")
 	}
+	n := len(c.pre)
 	left, err := c.expand(cd.test, false)
 	if err != nil {
 		return nil, "", err
 	}
+	// A lookup in the test string is made before the test reads it.
+	head = append(head, c.pre[n:]...)
+	c.pre = c.pre[:n]
 	if singleVar(left) {
 		left = "$" + left[2:len(left)-1]
 	} else {
@@ -476,6 +479,21 @@ func (c *rwCtx) expand(s string, escape bool) (string, error) {
 				return "", fmt.Errorf("a literal '$' cannot be written in a step; left out")
 			}
 			lit(string(s[i]))
+		case ch == '$' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9' && (c.bflag || escape):
+			v, err := c.backref(fmt.Sprintf("${a_r%c}", s[i+1]), escape)
+			if err != nil {
+				return "", err
+			}
+			c.wantR[s[i+1]-'0'] = true
+			b.WriteString(v)
+			i++
+		case ch == '%' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9' && (c.bflag || escape):
+			v, err := c.backref(fmt.Sprintf("${a_c%c}", s[i+1]), escape)
+			if err != nil {
+				return "", err
+			}
+			b.WriteString(v)
+			i++
 		case ch == '$' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9':
 			b.WriteString("$" + string(s[i+1]))
 			i++
@@ -484,7 +502,7 @@ func (c *rwCtx) expand(s string, escape bool) (string, error) {
 			if end < 0 {
 				return "", fmt.Errorf("${ is not closed; left out")
 			}
-			v, err := c.lookup(s[i+2 : end])
+			v, err := c.lookup(s[i+2:end], escape)
 			if err != nil {
 				return "", err
 			}
@@ -511,6 +529,27 @@ func (c *rwCtx) expand(s string, escape bool) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// backref writes a back-reference read from where it was saved: under
+// [B] escaped as mod_rewrite's escape_backref escapes it (letters,
+// digits and '_' kept, a space as '+'), then, in a redirect, as Apache
+// escapes the whole Location (ap_escape_uri), which the steps' own
+// escaping of captures is not.
+func (c *rwCtx) backref(saved string, escape bool) (string, error) {
+	if !c.bflag {
+		return c.escaped(strings.TrimSuffix(strings.TrimPrefix(saved, "${"), "}"))
+	}
+	v := c.newVar("b")
+	c.init("set $" + v + ` "";`)
+	c.pre = append(c.pre, "set $"+v+" "+quoteArg(saved)+";")
+	if err := c.applyFunc(v, "urlencode"); err != nil {
+		return "", err
+	}
+	if escape {
+		return c.escaped(v)
+	}
+	return "${" + v + "}", nil
 }
 
 // closingBrace returns the index of the '}' that closes the '{' at
@@ -598,6 +637,16 @@ func (c *rwCtx) action(r rule, re string, ci bool) ([]string, bool, error) {
 		}
 	}
 	pathPart, query, hasQuery := strings.Cut(subst, "?")
+	if r.has("QSL") {
+		// The query starts at the last '?', the ones before it are
+		// the path's.
+		if i := strings.LastIndexByte(subst, '?'); i >= 0 {
+			pathPart, query = subst[:i], subst[i+1:]
+		}
+		if strings.Contains(pathPart, "?") && code == 0 {
+			return nil, false, fmt.Errorf("[QSL] with a '?' in the path of an internal rewrite: the steps' rewrite starts the query at the first; left out")
+		}
+	}
 	escape := code != 0 && !r.has("NE")
 	p, err := c.expand(pathPart, escape)
 	if err != nil {
@@ -606,6 +655,10 @@ func (c *rwCtx) action(r rule, re string, ci bool) ([]string, bool, error) {
 	q, err := c.expand(query, escape)
 	if err != nil {
 		return nil, false, err
+	}
+	c.qcheck = p
+	if r.has("QSL") && hasQuery {
+		c.qcheck = q
 	}
 	repl := p
 	switch {

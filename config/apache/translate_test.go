@@ -73,7 +73,12 @@ func TestTranslateNotes(t *testing.T) {
 			[]string{"served by the original server itself: f.conf:3: RewriteCond %{REQUEST_FILENAME} !-f: a file test reads the site's files, which redirectd does not have: the rule is the site's own, not written"}},
 		{"engine off", "RewriteRule ^/a /b [R]\n", []string{"translated with a caveat: f.conf:1: RewriteEngine is not on here: Apache does not run this rule, nor does redirectd"}},
 		{"flag", "RewriteEngine on\nRewriteRule ^/a /b [R,N]\n", []string{"left out: f.conf:2: flag N is not translated; left out"}},
-		{"int map", "RewriteMap lc int:tolower\n", []string{"left out: f.conf:1: RewriteMap lc int:tolower: the steps have no function to change a value's case or escapes; the rules that read it are left out"}},
+		{"int map", "RewriteMap lc int:tolower\nRewriteMap x int:rot13\n", []string{"left out: f.conf:2: RewriteMap x int:rot13: not one of Apache's int: functions (tolower, toupper, escape, unescape); the rules that read it are left out"}},
+		{"prg map", "RewriteMap p prg:/usr/bin/m\n", []string{"left out: f.conf:1: RewriteMap p prg:/usr/bin/m: a program answers this map at each lookup, which redirectd cannot run; the rules that read it are left out"}},
+		{"backref flags", "RewriteEngine on\nRewriteRule ^/a(.*) /b$1 [R,B=?]\nRewriteRule ^/c(.*) /d$1 [R,BNP]\nRewriteRule ^/e(.*) /f?$1 [QSL]\nRewriteRule ^/g(.*) /h?$1?x [QSL]\n", []string{
+			"left out: f.conf:2: [B=?] (escaping some characters only) is not translated; left out",
+			"left out: f.conf:3: flag BNP is not translated; left out",
+			"left out: f.conf:5: [QSL] with a '?' in the path of an internal rewrite: the steps' rewrite starts the query at the first; left out"}},
 		{"location", "<Location /x>\nRedirect /x /y\n</Location>\n", []string{"left out: f.conf:1: <Location /x> holds redirects or rewrites; left out: only server context and .htaccess files are translated"}},
 		{"error page", "ErrorDocument 404 /nf.html\n", []string{"served by the original server itself: f.conf:1: ErrorDocument 404 /nf.html: a page or a text of the site's own"}},
 		{"redirect", "Redirect 301 /a /b\nRedirectMatch ^/c(.*) /d$1\n", nil},
