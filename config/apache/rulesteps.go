@@ -636,27 +636,16 @@ func (c *rwCtx) action(r rule, re string, ci bool) ([]string, bool, error) {
 			subst = c.base + subst
 		}
 	}
-	pathPart, query, hasQuery := strings.Cut(subst, "?")
-	if r.has("QSL") {
-		// The query starts at the last '?', the ones before it are
-		// the path's.
-		if i := strings.LastIndexByte(subst, '?'); i >= 0 {
-			pathPart, query = subst[:i], subst[i+1:]
-		}
-		if strings.Contains(pathPart, "?") && code == 0 {
-			return nil, false, fmt.Errorf("[QSL] with a '?' in the path of an internal rewrite: the steps' rewrite starts the query at the first; left out")
-		}
+	pathPart, query, hasQuery, err := splitQuery(r, subst, code)
+	if err != nil {
+		return nil, false, err
 	}
 	escape := code != 0 && !r.has("NE")
-	p, err := c.expand(pathPart, escape)
+	p, q, err := c.expand2(pathPart, query, escape)
 	if err != nil {
 		return nil, false, err
 	}
-	q, err := c.expand(query, escape)
-	if err != nil {
-		return nil, false, err
-	}
-	c.qcheck = p
+	c.qcheck = p // the expansions whose '?' Apache refuses
 	if r.has("QSL") && hasQuery {
 		c.qcheck = q
 	}
@@ -677,6 +666,32 @@ func (c *rwCtx) action(r rule, re string, ci bool) ([]string, bool, error) {
 	}
 	lines, internal := c.emit(r, re, repl, code, hasQuery)
 	return lines, internal, nil
+}
+
+// expand2 expands a substitution's path and query.
+func (c *rwCtx) expand2(path, query string, escape bool) (string, string, error) {
+	p, err := c.expand(path, escape)
+	if err != nil {
+		return "", "", err
+	}
+	q, err := c.expand(query, escape)
+	return p, q, err
+}
+
+// splitQuery cuts a substitution into its path and query: at the
+// first '?', or with [QSL] at the last, the ones before it the path's.
+func splitQuery(r rule, subst string, code int) (pathPart, query string, hasQuery bool, err error) {
+	pathPart, query, hasQuery = strings.Cut(subst, "?")
+	if !r.has("QSL") {
+		return pathPart, query, hasQuery, nil
+	}
+	if i := strings.LastIndexByte(subst, '?'); i >= 0 {
+		pathPart, query = subst[:i], subst[i+1:]
+	}
+	if strings.Contains(pathPart, "?") && code == 0 {
+		return "", "", false, fmt.Errorf("[QSL] with a '?' in the path of an internal rewrite: the steps' rewrite starts the query at the first; left out")
+	}
+	return pathPart, query, hasQuery, nil
 }
 
 // emit writes a rule's action: an internal rewrite (code 0) or a
