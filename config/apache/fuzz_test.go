@@ -24,6 +24,8 @@ func FuzzImport(f *testing.F) {
 	f.Add("<If \"%{HTTP_HOST} == 'a'\">\nRedirect / http://b/\nRewriteRule x y\n</If>\n<If \"%{HTTPS} =~ /(/\">\nRedirect /x /y\n</If>\n<If \"%{REQUEST_URI} !~ m#^/a#\">\nRedirect 410 /g\n</If>\n<Else>\nRedirect /e /f\n</Else>")
 	f.Add("RewriteEngine on\nRewriteRule ^/a/(.*)$ http://h:81/b/$1 [P]\nRewriteRule ^/a/(.*)$ http://h:81/b/$1 [P]\nProxyPass /a/ http://h/c/\nProxyPass /a http://h/c\nRewriteRule ^/(.*)$ http://h/$1 [P,L]\n")
 	f.Add("ProxyPass /a/ http://h:99999/b/\nProxyPass /c/ http://[::1]:8080/d/\nProxyPass / http://*/\n<Directory /srv/www/d>\nRewriteEngine on\nRewriteRule ^x$ /y [R]\n</Directory>\nDocumentRoot /srv/www")
+	f.Add("RewriteMap lc int:tolower\nRewriteMap e int:escape\nRewriteMap p prg:/bin/x\nRewriteEngine on\nRewriteCond ${lc:%{HTTP_HOST}} ^a\\.(.*)$\n" +
+		"RewriteRule ^/(.*)$ /${lc:$1}/${e:%1|d} [R=301]\nRewriteRule ^/b/(.*)$ /s?q=$1&r=%1 [B,QSL,NE]\nRewriteRule ^/c(.*)$ /d?$1?e [QSL,R]\nRewriteRule ^/f(.*) /g$1 [B=/,BNP]")
 	f.Fuzz(func(t *testing.T, text string) {
 		if len(text) > 4096 {
 			return
