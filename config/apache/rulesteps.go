@@ -305,7 +305,11 @@ func isRegexCond(cd cond) bool {
 // its test string first where it is more than one variable.
 func (c *rwCtx) cond(cd cond) (head []string, test string, err error) {
 	p := cd.pattern
+	intRe, intNeg, isInt, intErr := intCompare(p)
 	switch {
+	case isInt && intErr != nil:
+		return nil, "", fmt.Errorf("RewriteCond at %s: %v; its rule is left out", cd.d.Source(), intErr)
+	case isInt:
 	case strings.HasPrefix(p, "-") && len(p) == 2 && strings.ContainsRune("dfsslLhFUxe", rune(p[1])):
 		return nil, "", servedErr{fmt.Sprintf("RewriteCond %s %s: a file test reads the site's files, which redirectd does not have: the rule is the site's own, not written", cd.test, cd.d.Args[1])}
 	case strings.HasPrefix(p, "-"), (strings.HasPrefix(p, "<") || strings.HasPrefix(p, ">")) && (cd.nc || !lexicalOK(p)):
@@ -333,6 +337,9 @@ func (c *rwCtx) cond(cd cond) (head []string, test string, err error) {
 	re := p
 	negative := cd.negative
 	switch {
+	case isInt:
+		re, negative = intRe, negative != intNeg
+		c.t.note(cd.d, importer.Caveat, "RewriteCond %s %s: a number of more than %d digits, which Apache's atoi wraps, is taken as outside the range", cd.test, cd.d.Args[1], maxIntDigits)
 	case strings.HasPrefix(p, "="):
 		re = "^" + quoteMeta(p[1:]) + "$"
 		if p == `=""` {
