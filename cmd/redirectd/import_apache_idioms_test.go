@@ -34,6 +34,11 @@ func TestImportApacheIdioms(t *testing.T) {
 		{"if sections", "<If \"%{HTTP_HOST} == 'www.example.test'\">\n    Redirect 301 / https://example.test/\n</If>\n" +
 			"<If \"%{REQUEST_URI} =~ m#^/legacy/#\">\n    Redirect 302 /legacy http://ex.test/legacy\n</If>\n<If \"%{HTTPS} != 'on'\">\n    Redirect 301 /insecure https://example.test/secure\n</If>\nRedirect 301 /always /here\nRedirect 301 /legacy/x /from-base\n",
 			[]string{"/", "/a?b", "/legacy/x", "/legacy", "/legacy/y/z", "/always", "/insecure/q"}},
+		{"if chains", "<If \"%{HTTP_HOST} == 'www.example.test'\">\n    Redirect 301 /a https://example.test/from-www\n</If>\n" +
+			"<ElseIf \"%{QUERY_STRING} =~ /^lang=(de|fr)/\">\n    Redirect 302 /a /localized\n    Redirect 302 /b /b-localized\n</ElseIf>\n" +
+			"<ElseIf \"%{REQUEST_URI} =~ m#^/a/x#\">\n</ElseIf>\n<Else>\n    Redirect 301 /a /a-else\n</Else>\n" +
+			"<If \"%{HTTPS} == 'on'\">\n    Redirect 301 /c /c-tls\n</If>\n<Else>\n    Redirect 301 /c /c-plain\n</Else>\nRedirect 301 /d /d-base\n",
+			[]string{"/a", "/a/x", "/a/y?lang=de", "/a?lang=fr", "/a?lang=en", "/b?lang=de", "/b", "/c", "/c/q", "/d", "/a/x/y"}},
 		{"no RewriteBase", "RewriteEngine On\nRewriteRule ^rel/(.*)$ target/$1 [R=301,L]\nRewriteRule ^abs/(.*)$ /target/$1 [R=301,L]\n",
 			[]string{"/rel/x", "/rel/x/y?z=1", "/abs/x"}},
 		{"wordpress", "# BEGIN WordPress\n<IfModule mod_rewrite.c>\nRewriteEngine On\nRewriteBase /\nRewriteRule ^index\\.php$ - [L]\n" +

@@ -85,6 +85,9 @@ type translator struct {
 	// encodedSlash404 is AllowEncodedSlashes Off, Apache's default:
 	// a path holding %2F is answered 404 before any module reads it.
 	encodedSlash404 bool
+	// ifChains counts the <If>/<ElseIf>/<Else> chains written, for
+	// their variables.
+	ifChains int
 }
 
 // encodedSlashStep answers 404 to a path holding %2F, as Apache does
@@ -558,7 +561,7 @@ func (t *translator) scanOther(dirs []*Directive, main bool) []*Directive {
 	var redirects []*Directive
 	for _, d := range dirs {
 		if d.Section {
-			if !d.Is("VirtualHost") && !d.Is("If") && hasDeciding(d.Block) {
+			if !d.Is("VirtualHost") && !d.Is("If") && !d.Is("ElseIf") && !d.Is("Else") && hasDeciding(d.Block) {
 				t.note(d, importer.LeftOut, "<%s %s> holds redirects or rewrites; left out: only server context and .htaccess files are translated", d.Name, strings.Join(d.Args, " "))
 			}
 			continue
