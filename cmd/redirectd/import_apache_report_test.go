@@ -20,7 +20,7 @@ RewriteRule ^/app/(.*) http://127.0.0.1:9000/$1? [P]
 RewriteCond %{TIME_HOUR} <06
 RewriteRule ^/night$ /closed [R=302]
 ProxyPass /api http://127.0.0.1:9001/
-<Location /old>
+<Location /old*>
 Redirect /old /new
 </Location>
 Redirect 301 /kept /k
@@ -46,7 +46,7 @@ Redirect 301 /old-post /new-post
 		"httpd.conf:4: a forward ([P]) is translated only as ProxyPass says it",
 		"httpd.conf:6: %{TIME_HOUR} is not translated; left out",
 		"httpd.conf:7: ProxyPass /api http://127.0.0.1:9001/: the path and the URL's path must both end in '/' or neither",
-		"httpd.conf:8: <Location /old> holds redirects or rewrites; left out",
+		"httpd.conf:8: <Location /old*> holds redirects or rewrites; left out",
 		"1  Redirect",
 		"httpd.conf:13: RewriteCond expr (an ap_expr) is not translated",
 	} {

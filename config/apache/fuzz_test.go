@@ -26,6 +26,7 @@ func FuzzImport(f *testing.F) {
 	f.Add("ProxyPass /a/ http://h:99999/b/\nProxyPass /c/ http://[::1]:8080/d/\nProxyPass / http://*/\n<Directory /srv/www/d>\nRewriteEngine on\nRewriteRule ^x$ /y [R]\n</Directory>\nDocumentRoot /srv/www")
 	f.Add("RewriteMap lc int:tolower\nRewriteMap e int:escape\nRewriteMap p prg:/bin/x\nRewriteEngine on\nRewriteCond ${lc:%{HTTP_HOST}} ^a\\.(.*)$\n" +
 		"RewriteRule ^/(.*)$ /${lc:$1}/${e:%1|d} [R=301]\nRewriteRule ^/b/(.*)$ /s?q=$1&r=%1 [B,QSL,NE]\nRewriteRule ^/c(.*)$ /d?$1?e [QSL,R]\nRewriteRule ^/f(.*) /g$1 [B=/,BNP]")
+	f.Add("<Location /a>\nRedirect 301 /a/b /c\nRedirect permanent http://x/\nRewriteRule x y\n</Location>\n<Location /g/>\nRedirect gone\n</Location>\n<LocationMatch \"^/m(\">\nRedirect /m /n\n</LocationMatch>\n<Location ~ \"\\.pdf$\">\nRedirect 307 /p?q\n</Location>\n<Location /w*>\nRedirect /w /v\n</Location>")
 	f.Fuzz(func(t *testing.T, text string) {
 		if len(text) > 4096 {
 			return

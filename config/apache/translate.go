@@ -88,6 +88,16 @@ type translator struct {
 	// ifChains counts the <If>/<ElseIf>/<Else> chains written, for
 	// their variables.
 	ifChains int
+	// handled are the sections the import translates, which
+	// scanOther does not report; locExpr and locList the main server's
+	// <Location> sections' steps (locationSteps): every server's steps
+	// hold locExpr before its Redirects, every directory's location
+	// both, and without any location, the servers' steps end with
+	// locList.
+	handled     map[*Directive]bool
+	locExpr     []string
+	locList     []string
+	locInServer bool
 }
 
 // encodedSlashStep answers 404 to a path holding %2F, as Apache does
@@ -119,7 +129,7 @@ func (t *translator) count(d *Directive) {
 // steps. Each .htaccess is a location of every server: a directory's
 // file applies whichever host maps to it.
 func Translate(conf []*Directive, ht []HTAccess) *Result {
-	t := &translator{res: &Result{Forms: map[string]int{}}, maps: map[string]*rwMap{}, counted: map[*Directive]bool{}}
+	t := &translator{res: &Result{Forms: map[string]int{}}, maps: map[string]*rwMap{}, counted: map[*Directive]bool{}, handled: map[*Directive]bool{}}
 	t.readMaps(conf)
 	var vhosts []*Directive
 	var main []*Directive
@@ -148,6 +158,7 @@ func Translate(conf []*Directive, ht []HTAccess) *Result {
 	for _, v := range vhosts {
 		v.Block, ht = t.directories(v.Block, ht)
 	}
+	t.locExpr, t.locList = t.locationSteps(main)
 	mainRedirects := t.scanOther(main, true)
 	mainErrors := errorDocs(main)
 	var locs []*Location
@@ -158,6 +169,17 @@ func Translate(conf []*Directive, ht []HTAccess) *Result {
 			locs = append(locs, l)
 		}
 	}
+	if len(t.locExpr)+len(t.locList) > 0 && len(locs) > 0 && !htDirs["/"] {
+		// A path under no directory's location still goes through
+		// the sections: a location of "/" holds them.
+		l := &Location{Source: "the <Location> sections", Path: "/"}
+		if t.encodedSlash404 {
+			l.Steps = append(l.Steps, encodedSlashComment, encodedSlashStep)
+		}
+		locs = append(locs, l)
+		l.Steps = append(append(l.Steps, t.locExpr...), t.locList...)
+	}
+	t.locInServer = len(locs) == 0
 	defer t.declareMapKeys()
 	defer t.dedupeProxies(htDirs)
 	if len(vhosts) == 0 {
@@ -417,7 +439,11 @@ func (t *translator) serverSteps(s *Server, dirs []*Directive, inherited []*Dire
 		}
 	}
 	redirects = append(redirects, inherited...)
-	al := append(append(proxy, t.ifSteps(dirs)...), t.aliasSteps(redirects)...)
+	al := append(append(append(proxy, t.ifSteps(dirs)...), t.locExpr...), t.aliasSteps(redirects)...)
+	if t.locInServer {
+		// mod_alias's fixup, after its translate_name hook.
+		al = append(al, t.locList...)
+	}
 	if len(rw.steps)+len(al) == 0 {
 		return
 	}
@@ -477,7 +503,7 @@ func (t *translator) htaccess(h HTAccess, parents []HTAccess) *Location {
 			}
 		}
 	}
-	al := append(t.ifSteps(h.Dirs), t.aliasSteps(redirects)...)
+	al := append(append(append(t.ifSteps(h.Dirs), t.locExpr...), t.locList...), t.aliasSteps(redirects)...)
 	l := &Location{Source: h.File, Path: dir}
 	if len(rw.steps)+len(al) > 0 {
 		if t.encodedSlash404 {
@@ -561,7 +587,7 @@ func (t *translator) scanOther(dirs []*Directive, main bool) []*Directive {
 	var redirects []*Directive
 	for _, d := range dirs {
 		if d.Section {
-			if !d.Is("VirtualHost") && !d.Is("If") && !d.Is("ElseIf") && !d.Is("Else") && hasDeciding(d.Block) {
+			if !d.Is("VirtualHost") && !d.Is("If") && !d.Is("ElseIf") && !d.Is("Else") && !t.handled[d] && hasDeciding(d.Block) {
 				t.note(d, importer.LeftOut, "<%s %s> holds redirects or rewrites; left out: only server context and .htaccess files are translated", d.Name, strings.Join(d.Args, " "))
 			}
 			continue

@@ -79,7 +79,10 @@ func TestTranslateNotes(t *testing.T) {
 			"left out: f.conf:2: [B=?] (escaping some characters only) is not translated; left out",
 			"left out: f.conf:3: flag BNP is not translated; left out",
 			"left out: f.conf:5: [QSL] with a '?' in the path of an internal rewrite: the steps' rewrite starts the query at the first; left out"}},
-		{"location", "<Location /x>\nRedirect /x /y\n</Location>\n", []string{"left out: f.conf:1: <Location /x> holds redirects or rewrites; left out: only server context and .htaccess files are translated"}},
+		{"location", "<Location /x>\nRedirect /x /y\nRewriteRule ^ /z [R]\nRedirect 301 %{REQUEST_URI}\n</Location>\n<Location /w*>\nRedirect /x /y\n</Location>\n", []string{
+			"left out: f.conf:3: RewriteRule inside <Location /x> is not translated (only mod_alias's redirects); left out",
+			"left out: f.conf:4: Redirect %{REQUEST_URI}: the URL is an expression (ap_expr) the import does not read; only literal text; left out",
+			"left out: f.conf:6: <Location /w*> holds redirects or rewrites; left out: only server context and .htaccess files are translated"}},
 		{"error page", "ErrorDocument 404 /nf.html\n", []string{"served by the original server itself: f.conf:1: ErrorDocument 404 /nf.html: a page or a text of the site's own"}},
 		{"redirect", "Redirect 301 /a /b\nRedirectMatch ^/c(.*) /d$1\n", nil},
 		{"if module", "<IfModule mod_rewrite.c>\nRewriteEngine on\nRewriteRule ^/a$ /b [R,P]\n</IfModule>\n<IfModule !mod_rewrite.c>\nProxyPassMatch ^/x http://b/\n</IfModule>\n",
