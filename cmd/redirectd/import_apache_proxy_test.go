@@ -73,6 +73,9 @@ Redirect /rp/red /elsewhere
 Redirect /app/red /elsewhere
 Redirect /plain /elsewhere
 ProxyPass /app/ http://%[1]s/v1/
+ProxyPassMatch ^/img/(.*\.png)$ http://%[1]s/images/$1
+ProxyPassMatch ^/j/.*\.js$ http://%[1]s/static
+Redirect /img /elsewhere
 <VirtualHost *:%[2]s>
   ServerName main.test
   RewriteEngine On
@@ -97,7 +100,8 @@ ProxyPass /app/ http://%[1]s/v1/
 	srv := serveImport(t, out)
 	forwarded := 0
 	for _, host := range []string{"main.test", "kept.test", "other.test"} {
-		for _, p := range []string{"/app/x", "/app/a/b?q=1", "/app/", "/app/old", "/app/red", "/plain", "/plain/y", "/api/z?k=v", "/api/", "/nothing", "/app/a%20b", "/rp/a", "/rp/a/b?c=d", "/rp/red", "/rp", "/app", "/api"} {
+		for _, p := range []string{"/app/x", "/app/a/b?q=1", "/app/", "/app/old", "/app/red", "/plain", "/plain/y", "/api/z?k=v", "/api/", "/nothing", "/app/a%20b", "/rp/a", "/rp/a/b?c=d", "/rp/red", "/rp", "/app", "/api",
+			"/img/a.png", "/img/b/c.png?x=1", "/img/a.gif", "/img/a%20b.png", "/j/x.js", "/j/y/z.js?v=2", "/j/x.css"} {
 			a, r := proxiedAnswer(t, addr, host, p), proxiedAnswer(t, srv, host, p)
 			a = strings.Replace(a, ":"+port, "", 1)
 			r = strings.Replace(r, ":"+strings.Split(srv, ":")[1], "", 1)

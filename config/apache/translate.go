@@ -571,7 +571,6 @@ func indent(lines []string) []string {
 // mod_rewrite's (which their own code reads), that decide a redirect or
 // a forward: each is reported where it stands.
 var decides = map[string]string{
-	"proxypassmatch":   "a forward to a backend (ProxyPassMatch) is not translated yet",
 	"rewritemap":       "",
 	"fallbackresource": "FallbackResource serves a file: the site's own content",
 	"alias":            "",

@@ -83,6 +83,11 @@ func TestTranslateNotes(t *testing.T) {
 			"left out: f.conf:3: RewriteRule inside <Location /x> is not translated (only mod_alias's redirects); left out",
 			"left out: f.conf:4: Redirect %{REQUEST_URI}: the URL is an expression (ap_expr) the import does not read; only literal text; left out",
 			"left out: f.conf:6: <Location /w*> holds redirects or rewrites; left out: only server context and .htaccess files are translated"}},
+		{"proxy match", "ProxyPass /a/ http://b/c/\nProxyPassMatch ^/a/(.*)\\.png$ http://b/i/$1\nProxyPassMatch ^/x(.*)$ http://b/%1\nProxyPassMatch ^/y http://b/$x\nProxyPassMatch ^/z !\n", []string{
+			"translated with a caveat: f.conf:2: ProxyPassMatch ^/a/(.*)\\.png$: a path that ProxyPass /a/ before it also takes goes here (redirectd's regex locations win over its prefix ones), where Apache takes the first",
+			"left out: f.conf:3: ProxyPassMatch ^/x(.*)$ http://b/%1: only an http:// or https:// URL whose path has no query and no '%', groups as $0..$9, is translated; left out",
+			"left out: f.conf:4: ProxyPassMatch ^/y http://b/$x: only an http:// or https:// URL whose path has no query and no '%', groups as $0..$9, is translated; left out",
+			"served by the original server itself: f.conf:5: ProxyPassMatch ^/z !: the paths are the site's own"}},
 		{"error page", "ErrorDocument 404 /nf.html\n", []string{"served by the original server itself: f.conf:1: ErrorDocument 404 /nf.html: a page or a text of the site's own"}},
 		{"redirect", "Redirect 301 /a /b\nRedirectMatch ^/c(.*) /d$1\n", nil},
 		{"if module", "<IfModule mod_rewrite.c>\nRewriteEngine on\nRewriteRule ^/a$ /b [R,P]\n</IfModule>\n<IfModule !mod_rewrite.c>\nProxyPassMatch ^/x http://b/\n</IfModule>\n",
