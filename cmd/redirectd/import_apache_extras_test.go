@@ -3,8 +3,8 @@ package main
 import "testing"
 
 // TestImportApacheRewriteExtras: RewriteMap's int: functions, [B],
-// [QSL], where a '?' decoded from %3F is refused and RewriteCond's
-// integer comparisons, each in a
+// [QSL], where a '?' decoded from %3F is refused, RewriteCond's
+// integer comparisons and [N] in a .htaccess, each in a
 // DocumentRoot .htaccess of its own (the maps in server context),
 // against a real Apache.
 func TestImportApacheRewriteExtras(t *testing.T) {
@@ -40,6 +40,11 @@ func TestImportApacheRewriteExtras(t *testing.T) {
 				"/ge?100", "/ge?99", "/ge?1000", "/ge?0100", "/ge?100abc", "/eq", "/eq?0", "/eq?x", "/eq?-", "/eq?1", "/ne?-5", "/ne?-05", "/ne?5",
 				"/gt|X-N: 3", "/gt|X-N: 2", "/gt|X-N:  12", "/gt", "/page?p=2", "/page?p=3", "/page?p=4", "/page?p=0003", "/lt?4294967297"},
 			map[string]string{"/lt?4294967297": "Apache's atoi wraps a number of more than 9 digits (4294967297 is 1); the import takes it as outside the range"}},
+		{"next round", "", "RewriteEngine On\nRewriteBase /\nRewriteRule ^(.*)-(.*)$ $1_$2 [N]\nRewriteRule ^(.*_.*)$ /done/$1 [R=302,L]\n" +
+			"RewriteCond %{QUERY_STRING} ^(.*)x(.*)$\nRewriteRule ^q/(.*)$ q/$1?%1y%2 [N,DPI]\nRewriteRule ^q/(.*)$ /qd/$1 [R=302,L]\n",
+			[]string{"/a-b", "/a-b-c-d", "/x", "/a-b-c-d-e-f-g-h?k=v", "/a-b-c-d-e-f-g-h-i-j-k-l", "/q/a?xax", "/q/a?b", "/q/a?xxxxx", "/q/a/b?x", "/d/a-b"},
+			map[string]string{"/a-b-c-d-e-f-g-h-i-j-k-l": "redirectd starts the rules again at most 10 times, then answers 500; Apache goes on",
+				"/d/a-b": "without [DPI], Apache appends the PATH_INFO (the path below the deepest existing file or directory, here /a-b) at each round"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -28,6 +28,7 @@ func FuzzImport(f *testing.F) {
 		"RewriteRule ^/(.*)$ /${lc:$1}/${e:%1|d} [R=301]\nRewriteRule ^/b/(.*)$ /s?q=$1&r=%1 [B,QSL,NE]\nRewriteRule ^/c(.*)$ /d?$1?e [QSL,R]\nRewriteRule ^/f(.*) /g$1 [B=/,BNP]")
 	f.Add("<Location /a>\nRedirect 301 /a/b /c\nRedirect permanent http://x/\nRewriteRule x y\n</Location>\n<Location /g/>\nRedirect gone\n</Location>\n<LocationMatch \"^/m(\">\nRedirect /m /n\n</LocationMatch>\n<Location ~ \"\\.pdf$\">\nRedirect 307 /p?q\n</Location>\n<Location /w*>\nRedirect /w /v\n</Location>")
 	f.Add("ProxyPass /a/ http://b/c/\nProxyPassMatch ^/a/(.*\\.png)$ http://b:81/i/$1 timeout=1\nProxyPassMatch \\.js$ https://[::1]/s\nProxyPassMatch ^/(x http://b/\n<VirtualHost *:80>\nProxyPassMatch ^/v(/.*)?$ http://c$1\n</VirtualHost>")
+	f.Add("RewriteEngine on\nRewriteRule ^(.*)-(.*)$ $1_$2 [N]\nRewriteRule ^a$ b [N=3,DPI]\nRewriteRule ^c$ - [N]\nRewriteCond %{QUERY_STRING} -ge10\nRewriteCond %{HTTP:X} !-ne-0x\nRewriteRule ^d$ /e [R]")
 	f.Fuzz(func(t *testing.T, text string) {
 		if len(text) > 4096 {
 			return

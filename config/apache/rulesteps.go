@@ -33,6 +33,17 @@ func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
 	if r.has("CO") {
 		c.t.note(r.d, importer.Caveat, "[CO=%s]: the cookie is not set; the rule's answer is", r.flags["CO"])
 	}
+	if r.has("N") {
+		if c.dir == "" || r.subst == "-" {
+			return nil, false, fmt.Errorf("[N] is translated in a .htaccess only, on a rule that rewrites: server context's steps run once; left out")
+		}
+		// A location's steps start again after a rewrite with last:
+		// the rules from the first, on the new URI.
+		c.t.note(r.d, importer.Caveat, "[N]: the rules start again at most 10 times (redirectd's bound on a request's URI changes, then 500), where Apache allows %s", map[bool]string{true: r.flags["N"], false: "10000"}[r.flags["N"] != ""])
+		if !r.has("DPI") {
+			c.t.note(r.d, importer.Caveat, "[N] without [DPI]: at each round Apache appends the path's PATH_INFO (the part below the deepest existing file or directory), which the import does not know: exact where there is none")
+		}
+	}
 	re, err := c.pattern(r.pattern)
 	if err != nil {
 		return nil, false, err
@@ -139,7 +150,7 @@ func refused(r rule) error {
 			return fmt.Errorf("left out with its condition")
 		}
 	}
-	for _, f := range []string{"P", "N", "BNP", "BCTLS", "BNE"} {
+	for _, f := range []string{"P", "BNP", "BCTLS", "BNE"} {
 		if r.has(f) {
 			if f == "P" {
 				return fmt.Errorf("a forward ([P]) is not translated yet; left out")
@@ -713,7 +724,7 @@ func (c *rwCtx) emit(r rule, re, repl string, code int, hasQuery bool) ([]string
 			return []string{"rewrite " + quoteArg(re) + " " + quoteArg(repl) + ";"}, false
 		case r.has("END"):
 			flag = " break"
-		case r.has("L"), r.has("PT"):
+		case r.has("L"), r.has("PT"), r.has("N"):
 			flag = " last"
 		}
 		return []string{"rewrite " + quoteArg(re) + " " + quoteArg(repl) + flag + ";"}, flag == ""
