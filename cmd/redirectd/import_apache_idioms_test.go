@@ -39,6 +39,8 @@ func TestImportApacheIdioms(t *testing.T) {
 			"<ElseIf \"%{REQUEST_URI} =~ m#^/a/x#\">\n</ElseIf>\n<Else>\n    Redirect 301 /a /a-else\n</Else>\n" +
 			"<If \"%{HTTPS} == 'on'\">\n    Redirect 301 /c /c-tls\n</If>\n<Else>\n    Redirect 301 /c /c-plain\n</Else>\nRedirect 301 /d /d-base\n",
 			[]string{"/a", "/a/x", "/a/y?lang=de", "/a?lang=fr", "/a?lang=en", "/b?lang=de", "/b", "/c", "/c/q", "/d", "/a/x/y"}},
+		{"hidden files", "RewriteEngine on\nRewriteRule \"(^|/)\\.\" - [F]\nRewriteRule \"(^|/)old/?$\" /new [R=301,L]\nRewriteRule (^|/)(Old|Older)$ /x [NC,R=302]\n",
+			[]string{"/.git/config", "/a/.env", "/a.b", "/.well-known/x", "/old", "/x/old/", "/xold", "/a/b/.c", "/OLD", "/a/older?q", "/ab/cold"}},
 		{"no RewriteBase", "RewriteEngine On\nRewriteRule ^rel/(.*)$ target/$1 [R=301,L]\nRewriteRule ^abs/(.*)$ /target/$1 [R=301,L]\n",
 			[]string{"/rel/x", "/rel/x/y?z=1", "/abs/x"}},
 		{"wordpress", "# BEGIN WordPress\n<IfModule mod_rewrite.c>\nRewriteEngine On\nRewriteBase /\nRewriteRule ^index\\.php$ - [L]\n" +

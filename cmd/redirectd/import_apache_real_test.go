@@ -23,7 +23,14 @@ var realMaps = filepath.Join("..", "..", "..", "shared", "realmaps")
 // case, slash, query and encoding variants: every answer must agree.
 // Directives the import leaves out are listed by it; their requests are
 // compared all the same.
+//
+// REDIRECTD_REALMAPS names another folder of such sites, for material
+// that is not in the shared folder.
 func TestImportApacheRealSites(t *testing.T) {
+	realMaps := realMaps
+	if d := os.Getenv("REDIRECTD_REALMAPS"); d != "" {
+		realMaps = d
+	}
 	roots, _ := filepath.Glob(filepath.Join(realMaps, "*", "www"))
 	var sites []string
 	for _, www := range roots {
@@ -109,6 +116,12 @@ func samplePaths(dirs []*apache.Directive, dir string) []string {
 	}
 	for _, d := range dirs {
 		args := d.Args
+		if d.Section {
+			// <IfModule mod_rewrite.c> and the like hold most real
+			// files' rules.
+			out = append(out, samplePaths(d.Block, dir)...)
+			continue
+		}
 		switch strings.ToLower(d.Name) {
 		case "redirect", "redirectpermanent", "redirecttemp":
 			for _, a := range args {

@@ -58,6 +58,9 @@ type rwCtx struct {
 	rawOf  map[string]string
 	qcheck string
 	bflag  bool
+	// stripped: the rule's pattern is matched with $a_strip, the
+	// path without the directory's prefix.
+	stripped bool
 }
 
 func (c *rwCtx) init(line string) {

@@ -45,8 +45,16 @@ func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
 		}
 	}
 	re, err := c.pattern(r.pattern)
+	c.stripped = false
 	if err != nil {
-		return nil, false, err
+		// A '^' inside a group ("(^|/)\."): the pattern is matched
+		// with the path stripped of the directory, in a variable,
+		// where the rule reads none of its groups.
+		if !readsGroups(r) {
+			re, c.stripped, err = r.pattern, true, nil
+		} else {
+			return nil, false, err
+		}
 	}
 	ci := r.has("NC")
 	c.pre, c.wantR, c.rawOf, c.qcheck, c.bflag = nil, [10]bool{}, map[string]string{}, "", r.has("B")
@@ -89,11 +97,36 @@ func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
 			head = append(head, fmt.Sprintf("set $%s $%d;", v, n))
 		}
 	}
-	if len(r.conds) == 0 && len(head) == 0 && len(body) == len(action)+1 && !r.neg && !r.has("S") && !r.has("C") && !r.has("PT") && !internal && len(action) == 1 && strings.HasPrefix(action[0], "rewrite ") {
+	if len(r.conds) == 0 && len(head) == 0 && len(body) == len(action)+1 && !r.neg && !c.stripped && !r.has("S") && !r.has("C") && !r.has("PT") && !internal && len(action) == 1 && strings.HasPrefix(action[0], "rewrite ") {
 		return action, internal, nil // one regex: the rewrite's own
 	}
 	lines = append([]string{"if (" + c.subject() + " " + op + " " + quoteArg(re) + ") {"}, indent(append(head, body...))...)
+	if c.stripped {
+		c.init(`set $a_strip "";`)
+		lines = append([]string{`set $a_strip "";`, "if ($uri ~ " + quoteArg("^"+quoteMeta(c.dir)+"(.*)$") + ") { set $a_strip $1; }"}, lines...)
+	}
 	return append(lines, "}"), internal, nil
+}
+
+// readsGroups reports whether a rule's substitution, flags or
+// conditions read its groups ($0..$9).
+func readsGroups(r rule) bool {
+	texts := []string{r.subst, r.flags["E"]}
+	for _, cd := range r.conds {
+		texts = append(texts, cd.test)
+	}
+	for _, s := range texts {
+		for i := 0; i+1 < len(s); i++ {
+			if s[i] == '\\' {
+				i++
+				continue
+			}
+			if s[i] == '$' && s[i+1] >= '0' && s[i+1] <= '9' {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // inner is what runs where the rule's conditions hold, before its
@@ -169,7 +202,12 @@ func refused(r rule) error {
 
 // subject is what a rule's pattern is matched with: the path; in a
 // directory's rules, its own prefix is part of the pattern.
-func (c *rwCtx) subject() string { return "$uri" }
+func (c *rwCtx) subject() string {
+	if c.stripped {
+		return "$a_strip"
+	}
+	return "$uri"
+}
 
 // pattern writes a rule's pattern for nginx's $uri: in server context
 // as it is; per directory, Apache strips the directory's prefix before
@@ -607,7 +645,7 @@ func (c *rwCtx) action(r rule, re string, ci bool) ([]string, bool, error) {
 	if ci {
 		re = "(?i)" + re
 	}
-	if r.neg {
+	if r.neg || c.stripped {
 		re = "^"
 	}
 	switch {
