@@ -44,17 +44,9 @@ func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
 			c.t.note(r.d, importer.Caveat, "[N] without [DPI]: at each round Apache appends the path's PATH_INFO (the part below the deepest existing file or directory), which the import does not know: exact where there is none")
 		}
 	}
-	re, err := c.pattern(r.pattern)
-	c.stripped = false
+	re, err := c.rulePattern(r)
 	if err != nil {
-		// A '^' inside a group ("(^|/)\."): the pattern is matched
-		// with the path stripped of the directory, in a variable,
-		// where the rule reads none of its groups.
-		if !readsGroups(r) {
-			re, c.stripped, err = r.pattern, true, nil
-		} else {
-			return nil, false, err
-		}
+		return nil, false, err
 	}
 	ci := r.has("NC")
 	c.pre, c.wantR, c.rawOf, c.qcheck, c.bflag = nil, [10]bool{}, map[string]string{}, "", r.has("B")
@@ -106,6 +98,20 @@ func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
 		lines = append([]string{`set $a_strip "";`, "if ($uri ~ " + quoteArg("^"+quoteMeta(c.dir)+"(.*)$") + ") { set $a_strip $1; }"}, lines...)
 	}
 	return append(lines, "}"), internal, nil
+}
+
+// rulePattern is pattern, or where a '^' stands inside a group
+// ("(^|/)\.") the rule's own pattern, matched with the path stripped of
+// the directory in a variable (c.stripped), where the rule reads none of
+// its groups.
+func (c *rwCtx) rulePattern(r rule) (string, error) {
+	re, err := c.pattern(r.pattern)
+	c.stripped = false
+	if err != nil && !readsGroups(r) {
+		c.stripped = true
+		return r.pattern, nil
+	}
+	return re, err
 }
 
 // readsGroups reports whether a rule's substitution, flags or
