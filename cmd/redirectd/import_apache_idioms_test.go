@@ -41,6 +41,10 @@ func TestImportApacheIdioms(t *testing.T) {
 			[]string{"/a", "/a/x", "/a/y?lang=de", "/a?lang=fr", "/a?lang=en", "/b?lang=de", "/b", "/c", "/c/q", "/d", "/a/x/y"}},
 		{"hidden files", "RewriteEngine on\nRewriteRule \"(^|/)\\.\" - [F]\nRewriteRule \"(^|/)old/?$\" /new [R=301,L]\nRewriteRule (^|/)(Old|Older)$ /x [NC,R=302]\n",
 			[]string{"/.git/config", "/a/.env", "/a.b", "/.well-known/x", "/old", "/x/old/", "/xold", "/a/b/.c", "/OLD", "/a/older?q", "/ab/cold"}},
+		{"RewriteCond expr", "RewriteEngine On\nRewriteCond expr \"%{HTTP_HOST} == 'www.example.test'\"\nRewriteRule ^e1$ /www [R=302,L]\n" +
+			"RewriteCond expr \"%{QUERY_STRING} =~ /^id=([0-9]+)$/\"\nRewriteRule ^e2$ /id/%1? [R=302,L]\n" +
+			"RewriteCond expr \"!%{HTTP_USER_AGENT} =~ /bot/i\"\nRewriteCond expr \"%{HTTPS} != 'on'\"\nRewriteRule ^e3$ /human [R=302,L]\n",
+			[]string{"/e1", "/e1?x", "/e2?id=42", "/e2?id=x", "/e2", "/e3", "/e3|User-Agent: GoogleBot/2", "/e3|User-Agent: Firefox"}},
 		{"no RewriteBase", "RewriteEngine On\nRewriteRule ^rel/(.*)$ target/$1 [R=301,L]\nRewriteRule ^abs/(.*)$ /target/$1 [R=301,L]\n",
 			[]string{"/rel/x", "/rel/x/y?z=1", "/abs/x"}},
 		{"wordpress", "# BEGIN WordPress\n<IfModule mod_rewrite.c>\nRewriteEngine On\nRewriteBase /\nRewriteRule ^index\\.php$ - [L]\n" +

@@ -360,6 +360,18 @@ func isRegexCond(cd cond) bool {
 // its test string first where it is more than one variable.
 func (c *rwCtx) cond(cd cond) (head []string, test string, err error) {
 	p := cd.pattern
+	if strings.EqualFold(cd.test, "expr") {
+		// The ap_expr forms an <If> takes: a variable compared with a
+		// string or matched with a regex.
+		test, ok := c.t.ifCondition(&Directive{Name: "RewriteCond", Args: []string{p}, File: cd.d.File, Line: cd.d.Line})
+		if !ok || cd.nc {
+			return nil, "", fmt.Errorf("RewriteCond expr %q: only a variable compared with a string (==, !=) or a regex (=~, !~), without [NC], is translated; its rule is left out", p)
+		}
+		if cd.negative {
+			test = negateTest(test)
+		}
+		return nil, test, nil
+	}
 	intRe, intNeg, isInt, intErr := intCompare(p)
 	switch {
 	case isInt && intErr != nil:
@@ -369,9 +381,6 @@ func (c *rwCtx) cond(cd cond) (head []string, test string, err error) {
 		return nil, "", servedErr{fmt.Sprintf("RewriteCond %s %s: a file test reads the site's files, which redirectd does not have: the rule is the site's own, not written", cd.test, cd.d.Args[1])}
 	case strings.HasPrefix(p, "-"), (strings.HasPrefix(p, "<") || strings.HasPrefix(p, ">")) && (cd.nc || !lexicalOK(p)):
 		return nil, "", fmt.Errorf("RewriteCond at %s: the comparison %q is not translated; its rule is left out", cd.d.Source(), p)
-	}
-	if cd.test == "expr" {
-		return nil, "", fmt.Errorf("RewriteCond expr (an ap_expr) is not translated; its rule is left out")
 	}
 	n := len(c.pre)
 	left, err := c.expand(cd.test, false)
@@ -790,4 +799,22 @@ func (c *rwCtx) emit(r rule, re, repl string, code int, hasQuery bool) ([]string
 		to += "${is_args}${args}"
 	}
 	return []string{"if ($uri ~ " + quoteArg(re) + ") { return " + strconv.Itoa(code) + " " + quoteArg(to) + "; }"}, false
+}
+
+// negateTest negates an if's test as ifCondition writes it: "$v OP re"
+// with OP one of = ~ ~* and their negations.
+func negateTest(test string) string {
+	f := strings.SplitN(test, " ", 3)
+	if len(f) != 3 {
+		return test
+	}
+	switch op := f[1]; {
+	case strings.HasPrefix(op, "!"):
+		f[1] = op[1:]
+	case op == "=":
+		f[1] = "!="
+	default:
+		f[1] = "!" + op
+	}
+	return strings.Join(f, " ")
 }
