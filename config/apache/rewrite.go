@@ -112,10 +112,11 @@ func (c *rwCtx) readRules(dirs []*Directive) (rules []rule, on bool) {
 				c.base, c.hasBase = strings.TrimSuffix(d.Args[0], "/")+"/", true
 			}
 		case "rewriteoptions":
-			if strings.Contains(strings.ToLower(strings.Join(d.Args, " ")), "inherit") {
-				t.note(d, importer.LeftOut, "RewriteOptions %s is not translated: the rules of the enclosing context are not added; left out", strings.Join(d.Args, " "))
-			} else {
-				t.note(d, importer.Caveat, "RewriteOptions %s is not translated", strings.Join(d.Args, " "))
+			// The Inherit family decides the rules read (inherit.go).
+			for _, a := range d.Args {
+				if !inheritOption(a) {
+					t.note(d, importer.Caveat, "RewriteOptions %s is not translated", a)
+				}
 			}
 		case "rewritemap":
 			// Read before any rule (readMaps).

@@ -325,7 +325,7 @@ func (t *translator) virtualHosts(vhosts, main, mainRedirects []*Directive, main
 			t.note(v, importer.Caveat, "a virtual host without ServerName: its steps are written for every host")
 		}
 		t.preserve = proxyPreserve(v.Block, proxyPreserve(main, false))
-		t.serverSteps(s, v.Block, mainRedirects, t.proxies(s, proxyPasses(v.Block), proxyPasses(main), t.preserve, htDirs))
+		t.serverSteps(s, vhostDirs(v.Block, main), mainRedirects, t.proxies(s, proxyPasses(v.Block), proxyPasses(main), t.preserve, htDirs))
 		if len(kinds) == 2 {
 			// Plain and TLS virtual hosts: each answers its own
 			// scheme's requests, as Apache picks by port first.
@@ -469,9 +469,10 @@ func (t *translator) serverSteps(s *Server, dirs []*Directive, inherited []*Dire
 // its Redirects (mod_alias's).
 //
 // Apache merges a directory's configs with its parents': the nearest
-// RewriteEngine holds, the rules are the directory's own (without
-// RewriteOptions Inherit), and the Redirects are its own, then its
-// parents', nearest first.
+// RewriteEngine holds, the rules are the directory's own (with
+// RewriteOptions Inherit and the like, merged with its parent's:
+// dirRules), and the Redirects are its own, then its parents', nearest
+// first.
 func (t *translator) htaccess(h HTAccess, parents []HTAccess) *Location {
 	dir := h.Dir
 	t.scanOther(h.Dirs, false)
@@ -480,13 +481,18 @@ func (t *translator) htaccess(h HTAccess, parents []HTAccess) *Location {
 		// A .htaccess without mod_rewrite's directives leaves its
 		// parent's rules in force, matched from the parent's
 		// directory (as a real Apache answers).
-		for _, p := range parents {
+		for i, p := range parents {
 			if hasRewrite(p.Dirs) {
-				dirs, rwDir = p.Dirs, p.Dir
+				rules, _ := dirRules(p, parents[i+1:])
+				dirs, rwDir = withRules(p.Dirs, rules), p.Dir
 				break
 			}
 		}
-	} else if !hasDirective(dirs, "RewriteEngine") {
+	} else {
+		rules, _ := dirRules(h, parents)
+		dirs = withRules(dirs, rules)
+	}
+	if hasRewrite(h.Dirs) && !hasDirective(dirs, "RewriteEngine") {
 		for _, p := range parents {
 			if e := lastDirective(p.Dirs, "RewriteEngine"); e != nil {
 				dirs = append([]*Directive{e}, dirs...)
