@@ -43,7 +43,7 @@ Redirect 301 /old-post /new-post
 	for _, want := range []string{
 		"httpd.conf:2: RewriteMap lc prg:/usr/local/bin/lower: a program answers this map at each lookup, which redirectd cannot run",
 		"httpd.conf:3: ${lc:...}: no RewriteMap lc the import reads; left out",
-		"httpd.conf:4: a forward ([P]) is translated only as ProxyPass says it",
+		"httpd.conf:4: [P]: forwarded through the location /__apache_forward/apache-1/",
 		"httpd.conf:6: %{TIME_HOUR} is not translated; left out",
 		"httpd.conf:7: ProxyPass /api http://127.0.0.1:9001/: the path and the URL's path must both end in '/' or neither",
 		"httpd.conf:8: <Location /old*> holds redirects or rewrites; left out",

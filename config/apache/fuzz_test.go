@@ -30,6 +30,7 @@ func FuzzImport(f *testing.F) {
 	f.Add("ProxyPass /a/ http://b/c/\nProxyPassMatch ^/a/(.*\\.png)$ http://b:81/i/$1 timeout=1\nProxyPassMatch \\.js$ https://[::1]/s\nProxyPassMatch ^/(x http://b/\n<VirtualHost *:80>\nProxyPassMatch ^/v(/.*)?$ http://c$1\n</VirtualHost>")
 	f.Add("RewriteEngine on\nRewriteRule ^(.*)-(.*)$ $1_$2 [N]\nRewriteRule ^a$ b [N=3,DPI]\nRewriteRule ^c$ - [N]\nRewriteCond %{QUERY_STRING} -ge10\nRewriteCond %{HTTP:X} !-ne-0x\nRewriteRule ^d$ /e [R]")
 	f.Add("RewriteEngine on\nRewriteOptions InheritDown\nRewriteRule ^/m$ /n [R]\n<VirtualHost *:80>\nServerName a\nRewriteOptions IgnoreInherit MergeBase\nRewriteRule ^/v$ /w [R]\n</VirtualHost>\n<VirtualHost *:80>\nRewriteOptions InheritBefore\n</VirtualHost>")
+	f.Add("RewriteEngine on\nRewriteCond %{HTTP_HOST} ^a\nRewriteRule ^/(.*)$ http://127.0.0.1:3000/$1?x=%1 [P,QSA]\nRewriteRule ^/q https://h [P]\nRewriteRule x http://$1/ [P]")
 	f.Fuzz(func(t *testing.T, text string) {
 		if len(text) > 4096 {
 			return

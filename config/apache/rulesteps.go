@@ -25,7 +25,11 @@ import (
 func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
 	c.cur = r.d
 	if r.has("P") {
-		return c.forward(r)
+		lines, r2, err := c.proxyRule(r)
+		if err != nil || lines != nil {
+			return lines, false, err
+		}
+		r = r2
 	}
 	if err := refused(r); err != nil {
 		return nil, false, err

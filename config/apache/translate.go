@@ -35,6 +35,9 @@ type Result struct {
 	Fallbacks []*Fallback
 	// Groups are the backends ProxyPass forwards to.
 	Groups []*Group
+	// Forwards are the locations that forward [P] rules of other
+	// forms than ProxyPass's.
+	Forwards []*Forward
 }
 
 // Fallback is `ErrorDocument CODE URL`: where the site answers CODE,
@@ -95,6 +98,7 @@ type translator struct {
 	// both, and without any location, the servers' steps end with
 	// locList.
 	handled     map[*Directive]bool
+	forwarded   map[*Group]bool
 	locExpr     []string
 	locList     []string
 	locInServer bool
@@ -129,7 +133,7 @@ func (t *translator) count(d *Directive) {
 // steps. Each .htaccess is a location of every server: a directory's
 // file applies whichever host maps to it.
 func Translate(conf []*Directive, ht []HTAccess) *Result {
-	t := &translator{res: &Result{Forms: map[string]int{}}, maps: map[string]*rwMap{}, counted: map[*Directive]bool{}, handled: map[*Directive]bool{}}
+	t := &translator{res: &Result{Forms: map[string]int{}}, maps: map[string]*rwMap{}, counted: map[*Directive]bool{}, handled: map[*Directive]bool{}, forwarded: map[*Group]bool{}}
 	t.readMaps(conf)
 	var vhosts []*Directive
 	var main []*Directive
@@ -160,6 +164,8 @@ func Translate(conf []*Directive, ht []HTAccess) *Result {
 	}
 	t.locExpr, t.locList = t.locationSteps(main)
 	mainRedirects := t.scanOther(main, true)
+	// A .htaccess's [P] rules forward with the main server's setting.
+	t.preserve = proxyPreserve(main, false)
 	mainErrors := errorDocs(main)
 	var locs []*Location
 	htDirs := map[string]bool{}
@@ -181,6 +187,7 @@ func Translate(conf []*Directive, ht []HTAccess) *Result {
 	}
 	t.locInServer = len(locs) == 0
 	defer t.declareMapKeys()
+	defer t.guardForwards()
 	defer t.dedupeProxies(htDirs)
 	if len(vhosts) == 0 {
 		s := &Server{Source: "main server"}
@@ -701,4 +708,15 @@ func flatten(dirs []*Directive) []*Directive {
 		out = append(out, d)
 	}
 	return out
+}
+
+// guardForwards puts first in every server's steps the 404 that keeps
+// clients out of the [P] rules' forwarding locations.
+func (t *translator) guardForwards() {
+	if len(t.res.Forwards) == 0 {
+		return
+	}
+	for _, s := range t.res.Servers {
+		s.Steps = append([]string{"# the locations of the [P] rules are the import's own", forwardGuard}, s.Steps...)
+	}
 }

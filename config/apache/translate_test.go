@@ -68,7 +68,10 @@ func TestTranslateNotes(t *testing.T) {
 		name, conf string
 		want       []string
 	}{
-		{"forward", "RewriteEngine on\nRewriteRule ^/a http://b/ [P]\n", []string{"left out: f.conf:2: a forward ([P]) is translated only as ProxyPass says it (server context, no condition, ^/prefix/(.*)$ to URL/$1); left out"}},
+		{"forward", "RewriteEngine on\nRewriteRule ^/a http://b/ [P]\nRewriteRule ^/c http://$1/ [P]\nRewriteRule ^/d ftp://e/ [P]\n", []string{
+			"translated with a caveat: f.conf:2: [P]: forwarded through the location /__apache_forward/apache-1/, which strips its prefix and to which a client's own request is answered 404",
+			"left out: f.conf:3: a forward ([P]) to http://$1/: the backend's host is not a literal host name or address; left out",
+			"left out: f.conf:4: a forward ([P]) to ftp://e/: not an http:// or https:// URL; left out"}},
 		{"file test", "RewriteEngine on\nRewriteCond %{REQUEST_FILENAME} !-f\nRewriteRule . /index.php [L]\n",
 			[]string{"served by the original server itself: f.conf:3: RewriteCond %{REQUEST_FILENAME} !-f: a file test reads the site's files, which redirectd does not have: the rule is the site's own, not written"}},
 		{"engine off", "RewriteRule ^/a /b [R]\n", []string{"translated with a caveat: f.conf:1: RewriteEngine is not on here: Apache does not run this rule, nor does redirectd"}},
@@ -91,7 +94,7 @@ func TestTranslateNotes(t *testing.T) {
 		{"error page", "ErrorDocument 404 /nf.html\n", []string{"served by the original server itself: f.conf:1: ErrorDocument 404 /nf.html: a page or a text of the site's own"}},
 		{"redirect", "Redirect 301 /a /b\nRedirectMatch ^/c(.*) /d$1\n", nil},
 		{"if module", "<IfModule mod_rewrite.c>\nRewriteEngine on\nRewriteRule ^/a$ /b [R,P]\n</IfModule>\n<IfModule !mod_rewrite.c>\nProxyPassMatch ^/x http://b/\n</IfModule>\n",
-			[]string{"left out: f.conf:3: a forward ([P]) is translated only as ProxyPass says it (server context, no condition, ^/prefix/(.*)$ to URL/$1); left out"}},
+			[]string{"left out: f.conf:3: a forward ([P]) to /b: not an http:// or https:// URL; left out"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

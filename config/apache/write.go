@@ -81,6 +81,7 @@ func (res *Result) TOML(header string) string {
 		}
 	}
 	writeProxies(&b, res)
+	writeForwards(&b, res)
 	// Directories apply whichever host maps to them: host-less
 	// locations belong to every server.
 	if len(res.Servers) > 0 {
