@@ -187,8 +187,11 @@ func (c *rwCtx) lookup(spec string, escape bool) (string, error) {
 // escaped returns a variable that holds v escaped as Apache escapes a
 // redirect's Location, filing v as what the '?' check reads (Apache
 // looks for a '?' in an expansion before it escapes the Location).
+//
+// The variable's name follows v's, so that a context's rules share it
+// and the steps declare one per group, not one per rule.
 func (c *rwCtx) escaped(v string) (string, error) {
-	esc := c.newVar("e")
+	esc := "a_e_" + v
 	c.init("set $" + esc + ` "";`)
 	c.pre = append(c.pre, "set $"+esc+" $"+v+";")
 	if err := c.applyFunc(esc, "escape"); err != nil {

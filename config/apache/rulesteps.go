@@ -615,7 +615,7 @@ func (c *rwCtx) backref(saved string, escape bool) (string, error) {
 	if !c.bflag {
 		return c.escaped(strings.TrimSuffix(strings.TrimPrefix(saved, "${"), "}"))
 	}
-	v := c.newVar("b")
+	v := "a_b_" + strings.Trim(saved, "${}")
 	c.init("set $" + v + ` "";`)
 	c.pre = append(c.pre, "set $"+v+" "+quoteArg(saved)+";")
 	if err := c.applyFunc(v, "urlencode"); err != nil {
