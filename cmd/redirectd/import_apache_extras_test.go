@@ -30,7 +30,7 @@ func TestImportApacheRewriteExtras(t *testing.T) {
 		{"QSL and the decoded question mark", "", "RewriteEngine On\nRewriteRule ^qsl/(.*)$ /what?is/$1?a=1 [QSL,R=302,L]\n" +
 			"RewriteRule ^qsa/(.*)$ /q?x=$1 [QSA,QSL,R=302,L]\nRewriteRule ^late/(.*)$ /l?k=$1 [R=302,L]\nRewriteRule ^early/(.*)$ /e/$1?k=1 [R=302,L]\n" +
 			"RewriteRule ^uri/ https://example.test%{REQUEST_URI} [R=302,L]\nRewriteRule ^ne/(.*)$ /n?a/$1?b=1 [QSL,NE,R=302,L]\n",
-			[]string{"/qsl/x", "/qsl/x?b=2", "/qsl/a%3Fb", "/qsa/y?z=1", "/qsa/a%3Fb", "/qsa/y", "/late/a%3Fb", "/late/a", "/early/a%3Fb", "/early/a",
+			[]string{"/qsl/x", "/qsl/x?b=2", "/qsl/a%3Fb", "/qsa/y?z=1", "/qsa/a%3Fb", "/qsa/y", "/qsa/y?z=%20&w=%2F", "/qsa/a%20b?k=%25", "/late/a%3Fb", "/late/a", "/early/a%3Fb", "/early/a",
 				"/uri/a%3Fb", "/uri/a?b", "/ne/x", "/ne/a%3Fb?c=d"}, nil},
 		{"integer comparisons", "", "RewriteEngine On\nRewriteCond %{QUERY_STRING} -lt10\nRewriteRule ^lt$ /small [R=302,L]\n" +
 			"RewriteCond %{QUERY_STRING} -ge100\nRewriteRule ^ge$ /big [R=302,L]\nRewriteCond %{QUERY_STRING} -eq0\nRewriteRule ^eq$ /zero [R=302,L]\n" +

@@ -724,23 +724,34 @@ func (c *rwCtx) action(r rule, re string, ci bool) ([]string, bool, error) {
 	if r.has("QSL") && hasQuery {
 		c.qcheck = q
 	}
-	repl := p
-	switch {
-	case hasQuery && q == "" && r.has("QSA"):
-	case hasQuery && q == "":
-		repl += "?"
-	case hasQuery && r.has("QSA"):
-		repl += "?" + q
-		if code != 0 {
-			c.t.note(r.d, importer.Caveat, "[QSA] with a query in the substitution: Apache escapes the request's query again ('%%' as %%25), redirectd appends it as sent")
-		}
-	case hasQuery:
-		repl += "?" + q + "?"
-	case r.has("QSD"):
-		repl += "?"
+	repl, err := c.withQuery(r, p, q, hasQuery, escape)
+	if err != nil {
+		return nil, false, err
 	}
 	lines, internal := c.emit(r, re, repl, code, hasQuery)
 	return lines, internal, nil
+}
+
+// withQuery writes the substitution's query in rewrite's form: "?q"
+// replaces the request's, "?q?" drops it, none keeps it.
+func (c *rwCtx) withQuery(r rule, p, q string, hasQuery, escape bool) (string, error) {
+	switch {
+	case hasQuery && q == "" && r.has("QSA"):
+	case hasQuery && q == "":
+		return p + "?", nil
+	case hasQuery && r.has("QSA") && escape:
+		// The query changed: Apache escapes all of it in the
+		// Location, the request's part too ('%' as %25).
+		qsa, err := c.escapedArgs()
+		return p + "?" + q + qsa + "?", err
+	case hasQuery && r.has("QSA"):
+		return p + "?" + q, nil
+	case hasQuery:
+		return p + "?" + q + "?", nil
+	case r.has("QSD"):
+		return p + "?", nil
+	}
+	return p, nil
 }
 
 // expand2 expands a substitution's path and query.
@@ -751,6 +762,20 @@ func (c *rwCtx) expand2(path, query string, escape bool) (string, string, error)
 	}
 	q, err := c.expand(query, escape)
 	return p, q, err
+}
+
+// escapedArgs returns "&" and the request's query escaped as Apache
+// escapes a Location's (ap_escape_uri), or nothing where there is none.
+func (c *rwCtx) escapedArgs() (string, error) {
+	c.init(`set $a_args "";`)
+	c.init(`set $a_qsa_e "";`)
+	c.pre = append(c.pre, "set $a_args $args;")
+	esc, err := c.escaped("a_args")
+	if err != nil {
+		return "", err
+	}
+	c.pre = append(c.pre, `set $a_qsa_e "";`, `if ($args != "") { set $a_qsa_e "&`+esc+`"; }`)
+	return "${a_qsa_e}", nil
 }
 
 // splitQuery cuts a substitution into its path and query: at the
@@ -795,7 +820,7 @@ func (c *rwCtx) emit(r rule, re, repl string, code int, hasQuery bool) ([]string
 	// 303, 307, 308: a return, whose $1.. the if's match sets.
 	to := strings.TrimSuffix(repl, "?")
 	switch {
-	case hasQuery && r.has("QSA"):
+	case hasQuery && r.has("QSA") && !strings.Contains(to, "${a_qsa_e}"):
 		c.init(`set $a_qsa "";`)
 		c.init(`if ($args != "") { set $a_qsa "&$args"; }`)
 		to += "${a_qsa}"
