@@ -97,7 +97,7 @@ func (t *translator) aliasStepsEach(ds []*Directive) []string {
 		}
 		line, err := t.aliasStep(d, status, re, args, match)
 		if err == nil {
-			err = compiles(nil, []string{line}, nil)
+			err = compiles([]string{`set $a_rest "";`}, []string{line}, t.res.Maps)
 		}
 		if err != nil {
 			t.note(d, importer.LeftOut, "%s: the step written for it does not load (%v); left out", d.Name, err)
@@ -127,14 +127,36 @@ func (t *translator) aliasStep(d *Directive, status int, re string, args []strin
 		return "", fmt.Errorf("a '$' that is not $0..$9")
 	}
 	flag := "redirect"
-	switch status {
-	case 301:
+	if status == 301 {
 		flag = "permanent"
-	case 302:
-	default:
+	}
+	if !match {
+		// The rest of the path goes out escaped as Apache escapes it
+		// (ap_os_escape_path), which a capture in the steps is not.
+		k, v := t.escapeMap(d)
+		esc := "set $a_rest $1; set $" + k + " $a_rest; set $a_rest " + v + "; "
+		to = args[1] + "${a_rest}"
+		if status == 301 || status == 302 {
+			return "if ($uri ~ " + quoteArg(re) + ") { " + esc + "rewrite ^ " + quoteArg(to) + " " + flag + "; }", nil
+		}
+		return "if ($uri ~ " + quoteArg(re) + ") { " + esc + "return " + strconv.Itoa(status) + " " + quoteArg(to+"$is_args$args") + "; }", nil
+	}
+	if status != 301 && status != 302 {
 		return "if ($uri ~ " + quoteArg(re) + ") { return " + strconv.Itoa(status) + " " + quoteArg(to+"$is_args$args") + "; }", nil
 	}
 	return "rewrite " + quoteArg(re) + " " + quoteArg(to) + " " + flag + ";", nil
+}
+
+// escapeMap returns the key and the variable of the import's map of the
+// escape function, written on first use.
+func (t *translator) escapeMap(d *Directive) (key, variable string) {
+	m := t.maps["_escape"]
+	if m == nil {
+		m = &rwMap{name: "_escape", fn: "escape", d: d}
+		m.loc = t.locMap(m)
+		t.maps["_escape"] = m
+	}
+	return m.loc.Key, m.loc.Variable
 }
 
 // validRefs reports whether every '$' of s starts a group reference or
