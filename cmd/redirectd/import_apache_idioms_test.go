@@ -45,6 +45,13 @@ func TestImportApacheIdioms(t *testing.T) {
 			"RewriteCond expr \"%{QUERY_STRING} =~ /^id=([0-9]+)$/\"\nRewriteRule ^e2$ /id/%1? [R=302,L]\n" +
 			"RewriteCond expr \"!%{HTTP_USER_AGENT} =~ /bot/i\"\nRewriteCond expr \"%{HTTPS} != 'on'\"\nRewriteRule ^e3$ /human [R=302,L]\n",
 			[]string{"/e1", "/e1?x", "/e2?id=42", "/e2?id=x", "/e2", "/e3", "/e3|User-Agent: GoogleBot/2", "/e3|User-Agent: Firefox"}},
+		{"WordPress Redirection plugin", "RewriteEngine On\n# Created by Redirection\n<IfModule mod_rewrite.c>\nRewriteRule ^old-page$ /new-page [R=301,L]\n" +
+			"RewriteRule ^caf%C3%A9$ /cafe [R=301,L]\nRewriteRule ^with%20space$ /new%20target [R=302,L]\nRewriteRule ^two\\.words$ /two%20words?x=a%26b [R=301,L]\n" +
+			"RewriteCond %{QUERY_STRING} ^p=12$\nRewriteRule ^$ /post-12 [R=301,L]\nRewriteCond %{HTTP_REFERER} ^https%3A//ads\\.example$ [NC]\nRewriteRule ^promo$ /landing [R=302,L]\n" +
+			"RewriteCond %{HTTP_USER_AGENT} iPhone [NC]\nRewriteRule ^app$ /ios [R=302,L]\nRewriteRule ^gone-page$ / [G]\nRewriteRule ^blocked$ / [F]\n" +
+			"RewriteRule ^regex/(.*)$ /new/$1 [R=301,L]\nRewriteRule ^pass$ /index.php?page_id=3 [L]\n</IfModule>\n# End of Redirection\n",
+			[]string{"/old-page", "/old-page?utm=1", "/caf%C3%A9", "/caf%25C3%25A9", "/with%20space", "/two.words", "/?p=12", "/?p=13", "/promo|Referer: https%3A//ads.example",
+				"/promo", "/app|User-Agent: Mozilla (iPhone)", "/gone-page", "/blocked", "/regex/a%20b/c?d=e", "/regex/%E2%82%AC", "/pass"}},
 		{"no RewriteBase", "RewriteEngine On\nRewriteRule ^rel/(.*)$ target/$1 [R=301,L]\nRewriteRule ^abs/(.*)$ /target/$1 [R=301,L]\n",
 			[]string{"/rel/x", "/rel/x/y?z=1", "/abs/x"}},
 		{"wordpress", "# BEGIN WordPress\n<IfModule mod_rewrite.c>\nRewriteEngine On\nRewriteBase /\nRewriteRule ^index\\.php$ - [L]\n" +
