@@ -1,6 +1,10 @@
 package main
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
 
 // apacheLocationSections are a main server's <Location> and
 // <LocationMatch> sections holding Redirects of each form: a path's, a
@@ -57,4 +61,30 @@ func TestImportApacheLocation(t *testing.T) {
 			apacheRoundTripReport(t, files, ht, []string{"example.test"}, paths, nil, false, 3)
 		})
 	}
+}
+
+// TestImportApacheLocationVirtualHost: a virtual host's own <Location>
+// sections, tried before the main server's it inherits, against a real
+// Apache.
+func TestImportApacheLocationVirtualHost(t *testing.T) {
+	files := func(dir, addr string) map[string]string {
+		_, port, _ := strings.Cut(addr, ":")
+		server := apacheLocationSections + fmt.Sprintf(`<VirtualHost *:%[1]s>
+  ServerName vh.test
+  Redirect 301 /plain /vh-plain
+  <Location /old>
+    Redirect 302 /old/a /vh-a
+  </Location>
+  <Location /vh-only>
+    Redirect 308 https://vh.test/elsewhere
+  </Location>
+</VirtualHost>
+<VirtualHost *:%[1]s>
+  ServerName other.test
+</VirtualHost>
+`, port)
+		return map[string]string{"httpd.conf": apacheConf(dir, addr, server), "www/index.html": "home\n"}
+	}
+	paths := []string{"/old/a", "/old/b1", "/old/c", "/vh-only", "/vh-only/x?y=1", "/moved", "/gone", "/plain", "/plain/x", "/match/12", "/old/x/y"}
+	apacheRoundTripReport(t, files, nil, []string{"vh.test", "other.test"}, paths, nil, false, 3)
 }

@@ -326,6 +326,14 @@ func (t *translator) virtualHosts(vhosts, main, mainRedirects []*Directive, main
 		// one of the port the request came to.
 		s := &Server{Source: v.Source(), Default: !defaults[tls[i]]}
 		defaults[tls[i]] = true
+		// The host's own <Location> sections, where the servers' steps
+		// hold them (no directory's location): Apache merges them after
+		// the main server's, so they are tried first.
+		mainExpr, mainList := t.locExpr, t.locList
+		if t.locInServer {
+			e, l := t.locationSteps(v.Block)
+			t.locExpr, t.locList = append(e, mainExpr...), append(l, mainList...)
+		}
 		t.scanOther(v.Block, false)
 		s.Hosts = t.vhostNames(v)
 		if len(s.Hosts) == 0 && len(vhosts) > 1 {
@@ -333,6 +341,7 @@ func (t *translator) virtualHosts(vhosts, main, mainRedirects []*Directive, main
 		}
 		t.preserve = proxyPreserve(v.Block, proxyPreserve(main, false))
 		t.serverSteps(s, vhostDirs(v.Block, main), mainRedirects, t.proxies(s, proxyPasses(v.Block), proxyPasses(main), t.preserve, htDirs))
+		t.locExpr, t.locList = mainExpr, mainList
 		if len(kinds) == 2 {
 			// Plain and TLS virtual hosts: each answers its own
 			// scheme's requests, as Apache picks by port first.
