@@ -12,7 +12,7 @@ func TestImportApacheIdioms(t *testing.T) {
 		paths          []string
 	}{
 		{"www to apex", "RewriteEngine On\nRewriteCond %{HTTP_HOST} ^www\\.(.+)$ [NC]\nRewriteRule ^ https://%1%{REQUEST_URI} [R=301,L]\n",
-			[]string{"/", "/a/b?x=1", "/a%20b", "/caf%C3%A9"}},
+			[]string{"/", "/a/b?x=1", "/a%20b", "/caf%C3%A9", "/a%25b", "/x%23y", "/q%5B1%5D", "/a%3Fb"}},
 		{"https", "RewriteEngine On\nRewriteCond %{HTTPS} !=on\nRewriteRule ^(.*)$ https://%{HTTP_HOST}/$1 [R=301,L]\n",
 			[]string{"/", "/x/y?z=1", "/a%20b", "//x"}},
 		{"query id", "RewriteEngine On\nRewriteCond %{QUERY_STRING} ^id=([0-9]+)$\nRewriteRule ^product\\.php$ /product/%1? [R=301,L]\n" +

@@ -595,7 +595,15 @@ func (c *rwCtx) expand(s string, escape bool) (string, error) {
 			if err != nil {
 				return "", err
 			}
-			b.WriteString("${" + v + "}")
+			ref := "${" + v + "}"
+			if escape && mayHoldQuestion(ref) {
+				// %{REQUEST_URI} and the like are decoded: Apache
+				// escapes them with the rest of the Location.
+				if ref, err = c.escaped(v); err != nil {
+					return "", err
+				}
+			}
+			b.WriteString(ref)
 			i += end
 		case ch == '$':
 			return "", fmt.Errorf("a literal '$' cannot be written in a step; left out")
