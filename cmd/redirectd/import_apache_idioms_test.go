@@ -64,8 +64,9 @@ func TestImportApacheIdioms(t *testing.T) {
 			[]string{"/lt", "/lt?ab", "/lt?abb", "/lt?abd", "/lt?abcd", "/lt?zz", "/ge?m", "/ge?a", "/ge?z", "/ge?aa", "/ngt?b0", "/ngt?b1", "/ngt?a", "/ngt?zzz", "/ngt"}},
 		{"loop guard", "RewriteEngine On\nRewriteCond %{ENV:REDIRECT_STATUS} ^$\nRewriteRule ^old/(.*)$ /new/$1 [R=301,L]\n",
 			[]string{"/old/a", "/old/a?b=c", "/old", "/new/a"}},
-		{"blog dates", "RedirectMatch 301 ^/blog/([0-9]{4})/([0-9]{2})/(.*)$ /articles/$3\nRedirectMatch 302 ^/(?i)old-(.*)$ /new-$1\nRedirect 301 /shop https://shop.example.test\n",
-			[]string{"/blog/2024/12/my-post", "/blog/2024/1/x", "/blog/2024/12/", "/old-a", "/OLD-B?x", "/shop", "/shop/cart?x=1", "/shopping"}},
+		{"blog dates", "RedirectMatch 301 ^/blog/([0-9]{4})/([0-9]{2})/(.*)$ /articles/$3\nRedirect 301 /qq /target?a=1\nRedirectMatch 302 ^/qm/(.*)$ /t?b=$1\nRedirectMatch 302 ^/(?i)old-(.*)$ /new-$1\nRedirect 301 /shop https://shop.example.test\n",
+			[]string{"/qq?z=1", "/qq/r?z=1", "/qm/r?z=1", "/blog/2024/12/my-post", "/blog/2024/1/x", "/blog/2024/12/", "/old-a", "/OLD-B?x", "/shop", "/shop/cart?x=1", "/shopping",
+				"/old-a%25b", "/blog/2024/12/a%20b%5B1%5D", "/old-c%23d", "/old-x%3Fy", "/old-x%3Fy?z=1", "/shop/a%25b"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

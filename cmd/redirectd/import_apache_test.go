@@ -482,11 +482,11 @@ func TestImportApacheRedirectRun(t *testing.T) {
 		paths = append(paths, fmt.Sprintf("/run/p%d", i))
 	}
 	lines.WriteString("Redirect 301 /run/p3/deeper /never\nRedirect 301 /run/dir/ https://ex.test/dir-new/\nRedirect 301 /run/dir /dir-exact\n" +
-		"Redirect 301 /run/a/b/c/d /deep\nRedirect 301 /run/sl/ /slash\nRedirect 302 /run /catch-all\nRedirectPermanent /run2/x/ /x2/\nRedirectTemp /run2/y http://ex.test/y\n")
+		"Redirect 301 /run/a/b/c/d /deep\nRedirect 301 /run/sl/ /slash\nRedirect 301 /run/qq /qt?a=1\nRedirect 302 /run /catch-all\nRedirectPermanent /run2/x/ /x2/\nRedirectTemp /run2/y http://ex.test/y\n")
 	paths = append(paths, "/run/sl/d", "/run/sl/", "/run/sl", "/run/p3/deeper", "/run/p3/deeper/x", "/run/dir/", "/run/dir/a?b=c", "/run/dir", "/run/dirx", "/run/a/b/c/d", "/run/a/b/c/d/e/f/g/h/i/j?k",
 		"/run/a/b/c", "/run", "/run/", "/run/zzz", "/runx", "/run2/x", "/run2/x/", "/run2/x/y/z", "/run2/y/", "/run2/y?q=1", "//run//p1//x", "/RUN/p1",
 		"/run/p1%20x/y", "/run/p2/caf%C3%A9", "/run/p4/a+b", "/run/./p5/../p6",
-		"/run/p7/a%25b", "/run/p8/a%23b", "/run/p9/a%3Fb", "/run/zz/%5Bx%5D", "/run/a/b/c/d/%3F")
+		"/run/qq?z=1", "/run/qq/x?z=1", "/run/p7/a%25b", "/run/p8/a%23b", "/run/p9/a%3Fb", "/run/zz/%5Bx%5D", "/run/a/b/c/d/%3F")
 	var variants []string
 	for _, p := range paths {
 		variants = append(variants, p)
