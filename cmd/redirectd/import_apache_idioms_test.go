@@ -16,8 +16,8 @@ func TestImportApacheIdioms(t *testing.T) {
 		{"https", "RewriteEngine On\nRewriteCond %{HTTPS} !=on\nRewriteRule ^(.*)$ https://%{HTTP_HOST}/$1 [R=301,L]\n",
 			[]string{"/", "/x/y?z=1", "/a%20b", "//x"}},
 		{"query id", "RewriteEngine On\nRewriteCond %{QUERY_STRING} ^id=([0-9]+)$\nRewriteRule ^product\\.php$ /product/%1? [R=301,L]\n" +
-			"RewriteRule ^category/([^/]+)/page/([0-9]+)$ /shop/$1?page=$2 [R=301,L]\n",
-			[]string{"/product.php?id=42", "/product.php?id=42&x=1", "/product.php", "/PRODUCT.php?id=1", "/category/shoes/page/3", "/category/shoes/page/3?sort=asc", "/category/a%20b/page/2"}},
+			"RewriteRule ^category/([^/]+)/page/([0-9]+)$ /shop/$1?page=$2 [R=301,L]\nRewriteRule ^keep$ /kept?%{QUERY_STRING} [R=301,L]\nRewriteRule ^more$ /m?x=1&%{QUERY_STRING} [R=301,L]\n",
+			[]string{"/product.php?id=42", "/product.php?id=42&x=1", "/product.php", "/PRODUCT.php?id=1", "/category/shoes/page/3", "/category/shoes/page/3?sort=asc", "/category/a%20b/page/2", "/keep?a=%20b&c=%25", "/keep", "/more?a=%20b", "/more"}},
 		{"extensions", "RedirectMatch 301 ^/(.*)\\.html$ /$1\nRewriteEngine On\nRewriteRule ^(.+)\\.php$ /$1 [R=301,L]\n",
 			[]string{"/a.html", "/dir/b.html?x=1", "/c.php", "/d/e.php?q", "/f.htm", "/.php", "/g.PHP"}},
 		{"trailing slash added", "RewriteEngine On\nRewriteCond %{REQUEST_URI} !(.*)/$\nRewriteCond %{REQUEST_URI} !\\.[a-z]+$ [NC]\nRewriteRule ^(.*)$ /$1/ [R=301,L]\n",

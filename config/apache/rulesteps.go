@@ -2,6 +2,7 @@ package apache
 
 import (
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 
@@ -723,6 +724,7 @@ func (c *rwCtx) action(r rule, re string, ci bool) ([]string, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
+	r, query, hasQuery = queryIdioms(r, query, hasQuery)
 	escape := code != 0 && !r.has("NE")
 	p, q, err := c.expand2(pathPart, query, escape)
 	if err != nil {
@@ -760,6 +762,26 @@ func (c *rwCtx) withQuery(r rule, p, q string, hasQuery, escape bool) (string, e
 		return p + "?", nil
 	}
 	return p, nil
+}
+
+// queryIdioms reads the query parts that say what a flag says:
+// "?%{QUERY_STRING}" is the request's query as it was (Apache sends it
+// unescaped, the original, and no '?' where it is empty), and
+// "?x=1&%{QUERY_STRING}" is [QSA]'s (Apache drops the '&' where the
+// request has no query).
+func queryIdioms(r rule, query string, hasQuery bool) (rule, string, bool) {
+	if !hasQuery || r.has("QSA") || r.has("QSD") {
+		return r, query, hasQuery
+	}
+	if query == "%{QUERY_STRING}" {
+		return r, "", false
+	}
+	if pre, ok := strings.CutSuffix(query, "&%{QUERY_STRING}"); ok && pre != "" {
+		r.flags = maps.Clone(r.flags)
+		r.flags["QSA"] = ""
+		return r, pre, true
+	}
+	return r, query, hasQuery
 }
 
 // expand2 expands a substitution's path and query.
