@@ -15,10 +15,11 @@ type rawLocationMap struct {
 	Default  string `toml:"default"`
 	Entries  string `toml:"entries"`
 	File     string `toml:"file"`
+	Function string `toml:"function"`
 }
 
 // locationMapKeys are the keys of a [[location_map]].
-var locationMapKeys = []string{"variable", "source", "default", "entries", "file"}
+var locationMapKeys = []string{"variable", "source", "default", "entries", "file", "function"}
 
 // mapPlace is where a map is written, for its errors: the table's
 // header line and the file its entries came from ("" for entries).
@@ -39,7 +40,7 @@ func (r *locReader) locationMaps(raw []rawLocationMap, fl files) ([]rewrite.MapS
 		line := r.loc.header("location_map", i)
 		what := fmt.Sprintf("[[location_map]] #%d", i+1)
 		ms := rewrite.MapSpec{Line: line, Source: rm.Source, Variable: rm.Variable, Default: rm.Default,
-			Entries: rm.Entries, EntriesLine: r.textLine(line, "entries")}
+			Entries: rm.Entries, EntriesLine: r.textLine(line, "entries"), Function: rm.Function}
 		if !strings.HasPrefix(rm.Variable, "$") {
 			r.bad(line, what, "variable", "%q: the variable the map sets, with its '$' (\"$lang\")", cut(rm.Variable))
 			continue

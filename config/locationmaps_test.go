@@ -28,10 +28,16 @@ de de;
 ~*^fr fr;
 '''
 
+[[location_map]]
+variable = "$lower"
+source = "$uri"
+function = "tolower"
+
 [[location]]
 path = "/"
 steps = '''
 if ($moved) { return 301 $moved; }
+if ($uri ~ [A-Z]) { return 301 $lower; }
 return 200 $lang;
 '''
 `
@@ -46,7 +52,7 @@ func TestLocationMapsLoad(t *testing.T) {
 	}
 	hosts := cfg.Set.Locations().(*rewrite.Hosts)
 	for _, tt := range []struct{ target, want string }{
-		{"/old", "301 /new"}, {"/OLD", "301 /new"}, {"/blog/12", "301 /archive/12"},
+		{"/old", "301 /new"}, {"/OLD", "301 /new"}, {"/Some/Page", "301 /some/page"}, {"/blog/12", "301 /archive/12"},
 		{"/x", "200 en"}, {"/x?lang=de", "200 de"}, {"/x?lang=FRench", "200 fr"},
 	} {
 		req := testRequest("example.com", tt.target)
@@ -77,7 +83,11 @@ func TestLocationMapsErrors(t *testing.T) {
 		{"[[location_map]]\nvariable = \"$m\"\nsource = \"$uri\"\nfile = \"none.map\"\n" + loc, "",
 			`c.toml:4: [[location_map]] #1: file: cannot read map file: open none.map: file does not exist`},
 		{"[[location_map]]\nvariable = \"$m\"\nsource = \"$uri\"\nfiles = \"r.map\"\n" + loc, "",
-			`c.toml:4: [[location_map]] #1: files: unknown key; known keys here: variable, source, default, entries, file`},
+			`c.toml:4: [[location_map]] #1: files: unknown key; known keys here: variable, source, default, entries, file, function`},
+		{"[[location_map]]\nvariable = \"$m\"\nsource = \"$uri\"\nfunction = \"lower\"\n" + loc, "",
+			`c.toml:4: [[location_map]] $m: function: "lower": not a function (tolower, toupper, escape, unescape, urlencode)`},
+		{"[[location_map]]\nvariable = \"$m\"\nsource = \"$uri\"\nentries = \"/a /b;\"\nfunction = \"tolower\"\n" + loc, "",
+			`c.toml:5: [[location_map]] $m: function: a map of a function has no entries and no default`},
 		{"[[location_map]]\nvariable = \"$m\"\nsource = \"$uri\"\n", "",
 			`c.toml:1: [[location_map]] #1: a map is read by the steps of [[location]] and [[server_rewrite]], and there are none`},
 	}

@@ -73,11 +73,17 @@ Redirect /rp/red /elsewhere
 Redirect /app/red /elsewhere
 Redirect /plain /elsewhere
 ProxyPass /app/ http://%[1]s/v1/
+ProxyPassMatch ^/img/(.*\.png)$ http://%[1]s/images/$1
+ProxyPassMatch ^/j/.*\.js$ http://%[1]s/static
+Redirect /img /elsewhere
 <VirtualHost *:%[2]s>
   ServerName main.test
   RewriteEngine On
   RewriteRule ^/app/old$ /app/new [R=301,L]
   RewriteRule ^/rp/(.*)$ http://%[1]s/rp-v2/$1 [P,L]
+  RewriteCond %%{QUERY_STRING} ^to=node
+  RewriteRule ^/n/(.*)$ http://%[1]s/node/$1 [P]
+  RewriteRule ^/any-(.*)$ http://%[1]s/any/$1?x=1 [P,QSA]
 </VirtualHost>
 <VirtualHost *:%[2]s>
   ServerName kept.test
@@ -85,10 +91,11 @@ ProxyPass /app/ http://%[1]s/v1/
   ProxyPass /api/ http://%[1]s/
 </VirtualHost>
 `, backend, port)
-	writeFiles(t, dir, map[string]string{"httpd.conf": apacheConf(dir, addr, server), "www/index.html": "home\n"})
+	writeFiles(t, dir, map[string]string{"httpd.conf": apacheConf(dir, addr, server), "www/index.html": "home\n",
+		"www/.htaccess": fmt.Sprintf("RewriteEngine On\nRewriteRule ^app2/(.*)$ http://%s/app2/$1 [P,L]\n", backend)})
 	conf := filepath.Join(dir, "httpd.conf")
 	out := filepath.Join(dir, "out")
-	code, _, stderr := runCmd("import", "apache", "-o", out, conf)
+	code, _, stderr := runCmd("import", "apache", "-o", out, "-htaccess", "/="+filepath.Join(dir, "www", ".htaccess"), conf)
 	t.Logf("import:\n%s", stderr)
 	if code != 0 {
 		t.Fatalf("import: exit %d", code)
@@ -97,7 +104,14 @@ ProxyPass /app/ http://%[1]s/v1/
 	srv := serveImport(t, out)
 	forwarded := 0
 	for _, host := range []string{"main.test", "kept.test", "other.test"} {
-		for _, p := range []string{"/app/x", "/app/a/b?q=1", "/app/", "/app/old", "/app/red", "/plain", "/plain/y", "/api/z?k=v", "/api/", "/nothing", "/app/a%20b", "/rp/a", "/rp/a/b?c=d", "/rp/red", "/rp", "/app", "/api"} {
+		for _, p := range []string{"/app/x", "/app/a/b?q=1", "/app/", "/app/old", "/app/red", "/plain", "/plain/y", "/api/z?k=v", "/api/", "/nothing", "/app/a%20b", "/rp/a", "/rp/a/b?c=d", "/rp/red", "/rp", "/app", "/api",
+			"/img/a.png", "/img/b/c.png?x=1", "/img/a.gif", "/img/a%20b.png", "/j/x.js", "/j/y/z.js?v=2", "/j/x.css",
+			"/n/a?to=node", "/n/a/b?to=nodes&k", "/n/a", "/any-thing", "/any-a%20b?q=2", "/app2/x", "/app2/y/z?w=1", "/app2", "/__apache_forward/apache-1/x"} {
+			if host == "kept.test" && strings.HasPrefix(p, "/app2") {
+				// A .htaccess's [P] forwards with the main server's
+				// ProxyPreserveHost, not the virtual host's (noted).
+				continue
+			}
 			a, r := proxiedAnswer(t, addr, host, p), proxiedAnswer(t, srv, host, p)
 			a = strings.Replace(a, ":"+port, "", 1)
 			r = strings.Replace(r, ":"+strings.Split(srv, ":")[1], "", 1)

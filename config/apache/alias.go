@@ -97,7 +97,7 @@ func (t *translator) aliasStepsEach(ds []*Directive) []string {
 		}
 		line, err := t.aliasStep(d, status, re, args, match)
 		if err == nil {
-			err = compiles(nil, []string{line}, nil)
+			err = compiles([]string{`set $a_rest "";`}, []string{line}, t.res.Maps)
 		}
 		if err != nil {
 			t.note(d, importer.LeftOut, "%s: the step written for it does not load (%v); left out", d.Name, err)
@@ -120,21 +120,43 @@ func (t *translator) aliasStep(d *Directive, status int, re string, args []strin
 	} else {
 		to = strings.ReplaceAll(to, "$0", "$uri")
 	}
-	if strings.Contains(args[1], "?") {
-		t.note(d, importer.Caveat, "%s: a URL with a query: Apache appends the request's query after a second '?', redirectd after '&'", d.Name)
-	}
 	if strings.Contains(to, "$") && !validRefs(to) {
 		return "", fmt.Errorf("a '$' that is not $0..$9")
 	}
-	flag := "redirect"
-	switch status {
-	case 301:
-		flag = "permanent"
-	case 302:
-	default:
-		return "if ($uri ~ " + quoteArg(re) + ") { return " + strconv.Itoa(status) + " " + quoteArg(to+"$is_args$args") + "; }", nil
+	if !match {
+		// The rest of the path goes out escaped as Apache escapes it
+		// (ap_os_escape_path), which a capture in the steps is not.
+		// The request's query follows where the URL has none.
+		k, v := t.escapeMap(d)
+		esc := "set $a_rest $1; set $" + k + " $a_rest; set $a_rest " + v + "; "
+		to = args[1] + "${a_rest}"
+		if !strings.Contains(args[1], "?") {
+			to += "$is_args$args"
+		}
+		return "if ($uri ~ " + quoteArg(re) + ") { " + esc + "return " + strconv.Itoa(status) + " " + quoteArg(to) + "; }", nil
 	}
-	return "rewrite " + quoteArg(re) + " " + quoteArg(to) + " " + flag + ";", nil
+	// RedirectMatch: the groups filled in, Apache parses the result
+	// as a URI and escapes its path (ap_escape_uri), not its query or
+	// fragment, which a group's decoded '?' or '#' starts; the
+	// request's query goes after it where the result has none.
+	k, v := t.escapeMap(d)
+	return "if ($uri ~ " + quoteArg(re) + ") { set $a_rm " + quoteArg(to) + "; set $a_rp \"\"; set $a_rq \"\"; " +
+		`if ($a_rm ~ "^([^?#]*)(.*)$") { set $a_rp $1; set $a_rq $2; } ` +
+		"set $" + k + " $a_rp; set $a_rp " + v + "; set $a_ra \"\"; " +
+		`if ($a_rq !~ "\?") { set $a_ra "$is_args$args"; } ` +
+		"return " + strconv.Itoa(status) + " \"${a_rp}${a_rq}${a_ra}\"; }", nil
+}
+
+// escapeMap returns the key and the variable of the import's map of the
+// escape function, written on first use.
+func (t *translator) escapeMap(d *Directive) (key, variable string) {
+	m := t.maps["_escape"]
+	if m == nil {
+		m = &rwMap{name: "_escape", fn: "escape", d: d}
+		m.loc = t.locMap(m)
+		t.maps["_escape"] = m
+	}
+	return m.loc.Key, m.loc.Variable
 }
 
 // validRefs reports whether every '$' of s starts a group reference or

@@ -102,6 +102,10 @@ func (t *translator) batch(ds []*Directive) ([]string, bool) {
 		c, p, u, _ := plainRedirect(d)
 		rs = append(rs, red{c, p, u})
 	}
+	// The rest of the path goes out escaped as Apache escapes it
+	// (ap_os_escape_path): the part the map holds escaped here, the
+	// part the walk puts aside through the escape map.
+	ek, ev := t.escapeMap(ds[0])
 	var b strings.Builder
 	b.WriteString("volatile;\n")
 	depth := 0
@@ -133,7 +137,7 @@ func (t *translator) batch(ds []*Directive) ([]string, bool) {
 		if strings.HasPrefix(k, "~") || k == "default" {
 			k = `\` + k
 		}
-		fmt.Fprintf(&b, "%s \"%s\t%d\t%s%s\";\n", quoteArg(k), r.path, ownerR.code, ownerR.url, r.path[len(ownerR.path):])
+		fmt.Fprintf(&b, "%s \"%s\t%d\t%s%s\";\n", quoteArg(k), r.path, ownerR.code, ownerR.url, escapeURI(r.path[len(ownerR.path):]))
 	}
 	n := len(t.res.Maps) + 1
 	l := &LocMap{Source: ds[0].Source(), Name: "Redirect lines " + strconv.Itoa(n), Variable: fmt.Sprintf("$a_map_redirects%d", n), Key: fmt.Sprintf("a_key_redirects%d", n), Entries: b.String()}
@@ -168,6 +172,7 @@ func (t *translator) batch(ds []*Directive) ([]string, bool) {
 			`    if ($a_step = 0) { if (`+k+` ~ "^(.*/)([^/]+)$") { set $a_ar "$2$a_ar"; set `+k+` $1; } }`,
 			`}`)
 	}
+	steps = append(steps, "set $"+ek+" $a_ar;", "set $a_ar "+ev+";")
 	var cs []int
 	for c := range codes {
 		cs = append(cs, c)

@@ -24,6 +24,13 @@ func FuzzImport(f *testing.F) {
 	f.Add("<If \"%{HTTP_HOST} == 'a'\">\nRedirect / http://b/\nRewriteRule x y\n</If>\n<If \"%{HTTPS} =~ /(/\">\nRedirect /x /y\n</If>\n<If \"%{REQUEST_URI} !~ m#^/a#\">\nRedirect 410 /g\n</If>\n<Else>\nRedirect /e /f\n</Else>")
 	f.Add("RewriteEngine on\nRewriteRule ^/a/(.*)$ http://h:81/b/$1 [P]\nRewriteRule ^/a/(.*)$ http://h:81/b/$1 [P]\nProxyPass /a/ http://h/c/\nProxyPass /a http://h/c\nRewriteRule ^/(.*)$ http://h/$1 [P,L]\n")
 	f.Add("ProxyPass /a/ http://h:99999/b/\nProxyPass /c/ http://[::1]:8080/d/\nProxyPass / http://*/\n<Directory /srv/www/d>\nRewriteEngine on\nRewriteRule ^x$ /y [R]\n</Directory>\nDocumentRoot /srv/www")
+	f.Add("RewriteMap lc int:tolower\nRewriteMap e int:escape\nRewriteMap p prg:/bin/x\nRewriteEngine on\nRewriteCond ${lc:%{HTTP_HOST}} ^a\\.(.*)$\n" +
+		"RewriteRule ^/(.*)$ /${lc:$1}/${e:%1|d} [R=301]\nRewriteRule ^/b/(.*)$ /s?q=$1&r=%1 [B,QSL,NE]\nRewriteRule ^/c(.*)$ /d?$1?e [QSL,R]\nRewriteRule ^/f(.*) /g$1 [B=/,BNP]")
+	f.Add("<Location /a>\nRedirect 301 /a/b /c\nRedirect permanent http://x/\nRewriteRule x y\n</Location>\n<Location /g/>\nRedirect gone\n</Location>\n<LocationMatch \"^/m(\">\nRedirect /m /n\n</LocationMatch>\n<Location ~ \"\\.pdf$\">\nRedirect 307 /p?q\n</Location>\n<Location /w*>\nRedirect /w /v\n</Location>")
+	f.Add("ProxyPass /a/ http://b/c/\nProxyPassMatch ^/a/(.*\\.png)$ http://b:81/i/$1 timeout=1\nProxyPassMatch \\.js$ https://[::1]/s\nProxyPassMatch ^/(x http://b/\n<VirtualHost *:80>\nProxyPassMatch ^/v(/.*)?$ http://c$1\n</VirtualHost>")
+	f.Add("RewriteEngine on\nRewriteRule ^(.*)-(.*)$ $1_$2 [N]\nRewriteRule ^a$ b [N=3,DPI]\nRewriteRule ^c$ - [N]\nRewriteCond %{QUERY_STRING} -ge10\nRewriteCond %{HTTP:X} !-ne-0x\nRewriteRule ^d$ /e [R]")
+	f.Add("RewriteEngine on\nRewriteOptions InheritDown\nRewriteRule ^/m$ /n [R]\n<VirtualHost *:80>\nServerName a\nRewriteOptions IgnoreInherit MergeBase\nRewriteRule ^/v$ /w [R]\n</VirtualHost>\n<VirtualHost *:80>\nRewriteOptions InheritBefore\n</VirtualHost>")
+	f.Add("RewriteEngine on\nRewriteCond %{HTTP_HOST} ^a\nRewriteRule ^/(.*)$ http://127.0.0.1:3000/$1?x=%1 [P,QSA]\nRewriteRule ^/q https://h [P]\nRewriteRule x http://$1/ [P]")
 	f.Fuzz(func(t *testing.T, text string) {
 		if len(text) > 4096 {
 			return

@@ -1,6 +1,7 @@
 package apache
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -79,38 +80,99 @@ func (t *translator) ifCondition(d *Directive) (string, bool) {
 
 // ifSteps writes the Redirects of a context's <If> sections: where the
 // expression holds, Apache merges the section over the context, so its
-// Redirects come first, the last section's before the others'. Anything
-// else in an <If> that decides a redirect is left out.
+// Redirects come first, the last section's before the others'. Of an
+// <If>, <ElseIf>..., <Else> chain, the first section that holds is the
+// one merged. Anything else in a section that decides a redirect is left
+// out, and a whole chain where one of its expressions is not read.
 func (t *translator) ifSteps(dirs []*Directive) []string {
-	var out []string
-	for i := len(dirs) - 1; i >= 0; i-- {
-		d := dirs[i]
-		if !d.Section || !d.Is("If") {
-			continue
-		}
-		cond, ok := t.ifCondition(d)
-		var redirects []*Directive
-		for _, x := range d.Block {
-			switch {
-			case !x.Section && isRedirect(x) && ok:
-				redirects = append(redirects, x)
-			case hasDeciding([]*Directive{x}):
-				t.note(x, importer.LeftOut, "%s inside <If %s> is not translated (only Redirects under a variable compared with a string or a regex); left out", x.Name, strings.Join(d.Args, " "))
+	var chains [][]*Directive
+	for _, d := range dirs {
+		switch {
+		case !d.Section:
+		case d.Is("If"):
+			chains = append(chains, []*Directive{d})
+		case d.Is("ElseIf") || d.Is("Else"):
+			if n := len(chains); n > 0 && chains[n-1][len(chains[n-1])-1] == prevSection(dirs, d) && !chains[n-1][len(chains[n-1])-1].Is("Else") {
+				chains[n-1] = append(chains[n-1], d)
+			} else if hasDeciding(d.Block) {
+				t.note(d, importer.LeftOut, "<%s> without an <If> or <ElseIf> just before it: Apache refuses it; left out", d.Name)
 			}
 		}
-		if len(redirects) == 0 {
-			continue
+	}
+	var out []string
+	for i := len(chains) - 1; i >= 0; i-- {
+		out = append(out, t.ifChain(chains[i])...)
+	}
+	return out
+}
+
+// prevSection returns the directive just before d in dirs, nil if none.
+func prevSection(dirs []*Directive, d *Directive) *Directive {
+	for i := 1; i < len(dirs); i++ {
+		if dirs[i] == d {
+			return dirs[i-1]
 		}
-		steps := t.aliasSteps(redirects)
+	}
+	return nil
+}
+
+// ifChain writes one <If> chain: an <If> alone as an if; a chain with
+// a variable that the first section that holds sets, so that the later
+// ones do not run (the steps have no else).
+func (t *translator) ifChain(chain []*Directive) []string {
+	conds := make([]string, len(chain))
+	redirects := make([][]*Directive, len(chain))
+	readable := true
+	for i, d := range chain {
+		if !d.Is("Else") {
+			c, ok := t.ifCondition(d)
+			conds[i], readable = c, readable && ok
+		}
+	}
+	for i, d := range chain {
+		for _, x := range d.Block {
+			switch {
+			case !x.Section && isRedirect(x) && readable:
+				redirects[i] = append(redirects[i], x)
+			case hasDeciding([]*Directive{x}):
+				t.note(x, importer.LeftOut, "%s inside <%s %s> is not translated (only Redirects under a variable compared with a string or a regex, in a chain whose every expression is); left out", x.Name, d.Name, strings.Join(d.Args, " "))
+			}
+		}
+	}
+	some := false
+	for _, r := range redirects {
+		some = some || len(r) > 0
+	}
+	if !some {
+		return nil
+	}
+	var block []string
+	flag := ""
+	if len(chain) > 1 {
+		t.ifChains++
+		flag = fmt.Sprintf("a_if%d", t.ifChains)
+		block = append(block, "set $"+flag+" 0;")
+	}
+	for i, d := range chain {
+		steps := t.aliasSteps(redirects[i])
+		if flag != "" && d != chain[len(chain)-1] {
+			steps = append([]string{"set $" + flag + " 1;"}, steps...)
+		}
 		if len(steps) == 0 {
 			continue
 		}
-		block := append(append([]string{"if (" + cond + ") {"}, indent(steps)...), "}")
-		if err := compiles(nil, block, t.res.Maps); err != nil {
-			t.note(d, importer.LeftOut, "<If %s>: the steps written for it do not load (%v); left out", strings.Join(d.Args, " "), err)
-			continue
+		sec := steps
+		if !d.Is("Else") {
+			sec = append(append([]string{"if (" + conds[i] + ") {"}, indent(steps)...), "}")
 		}
-		out = append(append(out, "# "+commentSafe(d.Source()+": <If "+strings.Join(d.Args, " ")+">")), block...)
+		if i > 0 {
+			sec = append(append([]string{"if ($" + flag + " = 0) {"}, indent(sec)...), "}")
+		}
+		block = append(block, sec...)
 	}
-	return out
+	if err := compiles(nil, block, t.res.Maps); err != nil {
+		t.note(chain[0], importer.LeftOut, "<If %s>: the steps written for it do not load (%v); left out", strings.Join(chain[0].Args, " "), err)
+		return nil
+	}
+	return append([]string{"# " + commentSafe(chain[0].Source()+": <If "+strings.Join(chain[0].Args, " ")+">")}, block...)
 }

@@ -20,6 +20,9 @@ type rwMap struct {
 	name    string
 	entries [][2]string
 	loc     *LocMap // written on its first use
+	// fn is an int: map's function (tolower, toupper, escape,
+	// unescape), written as a location map of that function.
+	fn string
 }
 
 // LocMap is a RewriteMap as a [[location_map]]: each value is the key,
@@ -32,6 +35,7 @@ type LocMap struct {
 	Key      string
 	Entries  string
 	File     string // where Write put the entries; "" when inline
+	Function string // an int: map's function, without entries
 }
 
 // maxMapBytes bounds one map file read.
@@ -63,7 +67,14 @@ func (t *translator) readMaps(dirs []*Directive) {
 			}
 			t.maps[name] = m
 		case "int":
-			t.note(d, importer.LeftOut, "RewriteMap %s %s: the steps have no function to change a value's case or escapes; the rules that read it are left out", name, spec)
+			switch src {
+			case "tolower", "toupper", "escape", "unescape":
+				t.maps[name] = &rwMap{d: d, name: name, fn: src}
+			default:
+				t.note(d, importer.LeftOut, "RewriteMap %s %s: not one of Apache's int: functions (tolower, toupper, escape, unescape); the rules that read it are left out", name, spec)
+			}
+		case "prg":
+			t.note(d, importer.LeftOut, "RewriteMap %s %s: a program answers this map at each lookup, which redirectd cannot run; the rules that read it are left out", name, spec)
 		default:
 			t.note(d, importer.LeftOut, "RewriteMap %s: a %s: map is not translated (a program or database answers it); the rules that read it are left out", name, kind)
 		}
@@ -122,7 +133,11 @@ func (t *translator) readMapFile(d *Directive, name, kind, file string) (*rwMap,
 // lookup writes ${name:key|default}: the steps set the map's key, look
 // it up, and keep the value only where the key found is the key asked
 // with case. It returns the variable holding the answer.
-func (c *rwCtx) lookup(spec string) (string, error) {
+//
+// With escape (a redirect without [NE]), the answer is escaped as
+// Apache's ap_escape_uri escapes the whole Location, through a map of
+// the escape function.
+func (c *rwCtx) lookup(spec string, escape bool) (string, error) {
 	name, rest, ok := strings.Cut(spec, ":")
 	if !ok {
 		return "", fmt.Errorf("${%s}: a lookup is ${map:key|default}; left out", spec)
@@ -150,15 +165,57 @@ func (c *rwCtx) lookup(spec string) (string, error) {
 	out := c.newVar("v")
 	c.init("set $" + keyVar + ` "";`)
 	c.init("set $" + out + ` "";`)
-	c.init(`set $a_mk "";`)
-	c.init(`set $a_mv "";`)
-	c.pre = append(c.pre,
-		"set $"+keyVar+" "+quoteArg(k)+";",
-		"set $"+out+" "+quoteArg(dv)+";",
-		"if ("+m.loc.Variable+` ~ "^([^\t]*)\t(.*)$") { set $a_mk $1; set $a_mv $2; }`,
-		"if ($a_mk = \"$"+keyVar+"\") { set $"+out+" $a_mv; }",
-		`set $a_mk "";`)
+	if m.fn != "" {
+		// Apache's int: map answers whatever the key, the default never.
+		c.pre = append(c.pre, "set $"+keyVar+" "+quoteArg(k)+";", "set $"+out+" "+m.loc.Variable+";")
+	} else {
+		c.init(`set $a_mk "";`)
+		c.init(`set $a_mv "";`)
+		c.pre = append(c.pre,
+			"set $"+keyVar+" "+quoteArg(k)+";",
+			"set $"+out+" "+quoteArg(dv)+";",
+			"if ("+m.loc.Variable+` ~ "^([^\t]*)\t(.*)$") { set $a_mk $1; set $a_mv $2; }`,
+			"if ($a_mk = \"$"+keyVar+"\") { set $"+out+" $a_mv; }",
+			`set $a_mk "";`)
+	}
+	if escape {
+		return c.escaped(out)
+	}
 	return "${" + out + "}", nil
+}
+
+// escaped returns a variable that holds v escaped as Apache escapes a
+// redirect's Location, filing v as what the '?' check reads (Apache
+// looks for a '?' in an expansion before it escapes the Location).
+//
+// The variable's name follows v's, so that a context's rules share it
+// and the steps declare one per group, not one per rule.
+func (c *rwCtx) escaped(v string) (string, error) {
+	esc := "a_e_" + v
+	c.init("set $" + esc + ` "";`)
+	c.pre = append(c.pre, "set $"+esc+" $"+v+";")
+	if err := c.applyFunc(esc, "escape"); err != nil {
+		return "", err
+	}
+	c.rawOf["${"+esc+"}"] = "${" + v + "}"
+	return "${" + esc + "}", nil
+}
+
+// applyFunc sets the variable v to the function fn of its value,
+// through the import's own map of that function.
+func (c *rwCtx) applyFunc(v, fn string) error {
+	name := "_" + fn
+	m := c.t.maps[name]
+	if m == nil {
+		m = &rwMap{name: name, fn: fn, d: c.cur}
+		if m.loc = c.t.locMap(m); m.loc == nil {
+			return fmt.Errorf("the %s function does not load; left out", fn)
+		}
+		c.t.maps[name] = m
+	}
+	c.init("set $" + m.loc.Key + ` "";`)
+	c.pre = append(c.pre, "set $"+m.loc.Key+" $"+v+";", "set $"+v+" "+m.loc.Variable+";")
+	return nil
 }
 
 // expandKey expands a lookup's key or default: the rule's groups are
@@ -182,6 +239,11 @@ func (c *rwCtx) expandKey(s string) (string, error) {
 // that each lookup reads the key the steps set just before.
 func (t *translator) locMap(m *rwMap) *LocMap {
 	key := "a_key_" + varSafe(m.name)
+	if m.fn != "" {
+		l := &LocMap{Source: m.d.Source(), Name: m.name, Variable: "$a_map_" + varSafe(m.name), Key: key, Function: m.fn}
+		t.res.Maps = append(t.res.Maps, l)
+		return l
+	}
 	var b strings.Builder
 	b.WriteString("volatile;\n")
 	for _, e := range m.entries {

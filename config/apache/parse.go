@@ -136,8 +136,9 @@ func (p *parser) block(end string, depth, open int) ([]*Directive, error) {
 }
 
 // words splits a line as ap_getword_conf does: on white space, a word
-// in double or single quotes taken whole, a backslash before the quote
-// (or a backslash) inside it taken as that character. Outside quotes a
+// in double or single quotes taken whole (to the end of the line where
+// the quote is not closed), a backslash before the quote (or a
+// backslash) inside it taken as that character. Outside quotes a
 // backslash is kept, as Apache keeps it (regexes need it).
 func words(s string) ([]string, error) {
 	var out []string
@@ -155,11 +156,11 @@ func words(s string) ([]string, error) {
 				}
 				b.WriteByte(s[i])
 			}
-			if i >= len(s) {
-				return nil, fmt.Errorf("a quote is not closed")
-			}
+			// A quote left open takes the rest of the line, as
+			// ap_getword_conf reads it (Drupal's .htaccess has
+			// ErrorDocument 404 "The requested file ... unclosed).
 			out = append(out, b.String())
-			s = s[i+1:]
+			s = s[min(i+1, len(s)):]
 			continue
 		}
 		end := strings.IndexAny(s, " \t")

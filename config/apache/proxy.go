@@ -27,6 +27,10 @@ type Proxy struct {
 	Path   string
 	Group  *Group
 	URI    string
+	// Regex is a ProxyPassMatch: Path is its regex, a regex location
+	// whose Steps rewrite the path to the backend's.
+	Regex bool
+	Steps []string
 }
 
 // proxies reads a server's ProxyPass directives (its own, then the main
@@ -42,6 +46,10 @@ func (t *translator) proxies(s *Server, own, inherited []*Directive, preserve bo
 			continue
 		}
 		p, target := d.Args[0], d.Args[1]
+		if d.Is("ProxyPassMatch") {
+			steps = append(steps, t.proxyMatch(s, d, preserve)...)
+			continue
+		}
 		if target == "!" {
 			t.note(d, importer.Served, "ProxyPass %s !: the path is the site's own", p)
 			continue
@@ -119,7 +127,7 @@ func proxyPreserve(dirs []*Directive, def bool) bool {
 func proxyPasses(dirs []*Directive) []*Directive {
 	var out []*Directive
 	for _, d := range dirs {
-		if !d.Section && d.Is("ProxyPass") {
+		if !d.Section && (d.Is("ProxyPass") || d.Is("ProxyPassMatch")) {
 			out = append(out, d)
 		}
 	}
@@ -137,6 +145,10 @@ func writeProxies(b *strings.Builder, res *Result) {
 	}
 	for _, s := range res.Servers {
 		for _, p := range s.Proxies {
+			if p.Regex {
+				writeProxyMatch(b, s, p)
+				continue
+			}
 			fmt.Fprintf(b, "\n# %s: ProxyPass %s\n[[location]]\n", p.Source, commentSafe(p.Path))
 			if len(s.Hosts) > 0 {
 				hosts := make([]string, len(s.Hosts))
@@ -187,4 +199,79 @@ func (c *rwCtx) forward(r rule) ([]string, bool, error) {
 	server := backendURL(u)
 	c.proxies = append(c.proxies, &Proxy{Source: r.d.Source(), Path: m[1], Group: c.t.group(server, c.t.preserve), URI: u.Path})
 	return []string{"if ($uri ~ " + quoteArg("^"+quoteMeta(m[1])) + ") { break; }"}, false, nil
+}
+
+// proxyMatch reads a ProxyPassMatch: its regex is matched with the
+// decoded path (r->uri), and the URL, its groups filled, is where the
+// request goes; a URL without a group reference gets the whole path
+// appended (ap_proxy_trans_match). It is a regex location whose steps
+// rewrite the path to the URL's and keep it there (break), and a step
+// that ends the server's steps where it matches, as ProxyPass's.
+func (t *translator) proxyMatch(s *Server, d *Directive, preserve bool) []string {
+	re, target := d.Args[0], d.Args[1]
+	if target == "!" {
+		t.note(d, importer.Served, "ProxyPassMatch %s !: the paths are the site's own", re)
+		return nil
+	}
+	if len(d.Args) > 2 {
+		t.note(d, importer.Caveat, "ProxyPassMatch %s: the parameters %s are not translated", re, strings.Join(d.Args[2:], " "))
+	}
+	scheme, rest, _ := strings.Cut(target, "://")
+	hostPort, pathT, _ := strings.Cut(rest, "/")
+	pathT = "/" + pathT
+	u, err := url.Parse(scheme + "://" + hostPort)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || !backendHost(u.Hostname()) || !validPort(u.Port()) || u.User != nil ||
+		strings.ContainsAny(pathT, "?#%") || strings.Contains(pathT, "$") && !validRefs(pathT) {
+		t.note(d, importer.LeftOut, "ProxyPassMatch %s %s: only an http:// or https:// URL whose path has no query and no '%%', groups as $0..$9, is translated; left out", re, target)
+		return nil
+	}
+	repl := strings.ReplaceAll(pathT, "$0", "$uri")
+	if !strings.Contains(pathT, "$") {
+		// No group: the path is appended to the URL's.
+		repl = strings.TrimSuffix(pathT, "/") + "$uri"
+		if pathT == "/" {
+			repl = "$uri"
+		}
+	}
+	steps := []string{"rewrite " + quoteArg(re) + " " + quoteArg(repl) + " break;"}
+	check := "if ($uri ~ " + quoteArg(re) + ") { break; }"
+	if err := compiles(nil, append([]string{check}, steps...), nil); err != nil {
+		t.note(d, importer.LeftOut, "ProxyPassMatch %s: the steps written for it do not load (%v); left out", re, err)
+		return nil
+	}
+	for _, q := range s.Proxies {
+		if !q.Regex && mayOverlap(re, q.Path) {
+			t.note(d, importer.Caveat, "ProxyPassMatch %s: a path that ProxyPass %s before it also takes goes here (redirectd's regex locations win over its prefix ones), where Apache takes the first", re, q.Path)
+			break
+		}
+	}
+	t.count(d)
+	s.Proxies = append(s.Proxies, &Proxy{Source: d.Source(), Path: re, Group: t.group(backendURL(u), preserve), Regex: true, Steps: steps})
+	return []string{"# " + commentSafe(d.Source()+": ProxyPassMatch "+strings.Join(d.Args, " ")), check}
+}
+
+// writeProxyMatch writes a ProxyPassMatch's regex location.
+func writeProxyMatch(b *strings.Builder, s *Server, p *Proxy) {
+	fmt.Fprintf(b, "\n# %s: ProxyPassMatch %s\n[[location]]\n", p.Source, commentSafe(p.Path))
+	if len(s.Hosts) > 0 {
+		hosts := make([]string, len(s.Hosts))
+		for i, h := range s.Hosts {
+			hosts[i] = importer.Quote(h)
+		}
+		fmt.Fprintf(b, "hosts = [%s]\n", strings.Join(hosts, ", "))
+	}
+	fmt.Fprintf(b, "match = \"regex\"\npath = %s\nupstream = %q\nsteps = %s\n", importer.Quote(p.Path), p.Group.Name, mapEntries(strings.Join(p.Steps, "\n")+"\n"))
+}
+
+// mayOverlap reports whether a regex may match a path under prefix: its
+// literal start (after '^') and the prefix are not told apart.
+func mayOverlap(re, prefix string) bool {
+	if !strings.HasPrefix(re, "^") {
+		return true
+	}
+	lit := re[1:]
+	if i := strings.IndexAny(lit, `\.[]()*+?{}|^$`); i >= 0 {
+		lit = lit[:i]
+	}
+	return strings.HasPrefix(lit, prefix) || strings.HasPrefix(prefix, lit)
 }

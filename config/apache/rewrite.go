@@ -52,6 +52,15 @@ type rwCtx struct {
 	cur   *Directive // the rule being written, for its notes
 	// proxies are the [P] rules this context forwards by.
 	proxies []*Proxy
+	// rawOf maps a variable an escape made to the one before it;
+	// qcheck is the part of the rule's substitution whose expansions
+	// Apache checks for a '?' (a decoded %3F); bflag is the rule's [B].
+	rawOf  map[string]string
+	qcheck string
+	bflag  bool
+	// stripped: the rule's pattern is matched with $a_strip, the
+	// path without the directory's prefix.
+	stripped bool
 }
 
 func (c *rwCtx) init(line string) {
@@ -103,10 +112,11 @@ func (c *rwCtx) readRules(dirs []*Directive) (rules []rule, on bool) {
 				c.base, c.hasBase = strings.TrimSuffix(d.Args[0], "/")+"/", true
 			}
 		case "rewriteoptions":
-			if strings.Contains(strings.ToLower(strings.Join(d.Args, " ")), "inherit") {
-				t.note(d, importer.LeftOut, "RewriteOptions %s is not translated: the rules of the enclosing context are not added; left out", strings.Join(d.Args, " "))
-			} else {
-				t.note(d, importer.Caveat, "RewriteOptions %s is not translated", strings.Join(d.Args, " "))
+			// The Inherit family decides the rules read (inherit.go).
+			for _, a := range d.Args {
+				if !inheritOption(a) {
+					t.note(d, importer.Caveat, "RewriteOptions %s is not translated", a)
+				}
 			}
 		case "rewritemap":
 			// Read before any rule (readMaps).
@@ -229,7 +239,11 @@ func compiles(inits, lines []string, maps []*LocMap) error {
 	for _, m := range maps {
 		// Every server's steps declare the key (declareMapKeys).
 		decl.WriteString("set $" + m.Key + " \"\";\n")
-		spec.Maps = append(spec.Maps, rewrite.MapSpec{Source: "$" + m.Key, Variable: m.Variable, Entries: "volatile;"})
+		ms := rewrite.MapSpec{Source: "$" + m.Key, Variable: m.Variable, Entries: "volatile;"}
+		if m.Function != "" {
+			ms.Entries, ms.Function = "", m.Function
+		}
+		spec.Maps = append(spec.Maps, ms)
 	}
 	spec.Steps = []rewrite.Text{{Src: decl.String() + src, Line: 1}}
 	_, err := rewrite.Compile(spec)
@@ -281,6 +295,7 @@ var flagNames = map[string]string{
 	"redirect": "R", "last": "L", "nocase": "NC", "qsappend": "QSA", "qsdiscard": "QSD", "qslast": "QSL",
 	"noescape": "NE", "gone": "G", "forbidden": "F", "proxy": "P", "skip": "S", "chain": "C", "env": "E",
 	"cookie": "CO", "passthrough": "PT", "next": "N", "type": "T", "handler": "H", "nosubreq": "NS",
+	"backrefescaping": "B", "backrefnoplus": "BNP",
 }
 
 func readFlags(s string) (map[string]string, error) {

@@ -2,6 +2,7 @@ package apache
 
 import (
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 
@@ -25,7 +26,11 @@ import (
 func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
 	c.cur = r.d
 	if r.has("P") {
-		return c.forward(r)
+		lines, r2, err := c.proxyRule(r)
+		if err != nil || lines != nil {
+			return lines, false, err
+		}
+		r = r2
 	}
 	if err := refused(r); err != nil {
 		return nil, false, err
@@ -33,12 +38,23 @@ func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
 	if r.has("CO") {
 		c.t.note(r.d, importer.Caveat, "[CO=%s]: the cookie is not set; the rule's answer is", r.flags["CO"])
 	}
-	re, err := c.pattern(r.pattern)
+	if r.has("N") {
+		if c.dir == "" || r.subst == "-" {
+			return nil, false, fmt.Errorf("[N] is translated in a .htaccess only, on a rule that rewrites: server context's steps run once; left out")
+		}
+		// A location's steps start again after a rewrite with last:
+		// the rules from the first, on the new URI.
+		c.t.note(r.d, importer.Caveat, "[N]: the rules start again at most 10 times (redirectd's bound on a request's URI changes, then 500), where Apache allows %s", map[bool]string{true: r.flags["N"], false: "10000"}[r.flags["N"] != ""])
+		if !r.has("DPI") {
+			c.t.note(r.d, importer.Caveat, "[N] without [DPI]: at each round Apache appends the path's PATH_INFO (the part below the deepest existing file or directory), which the import does not know: exact where there is none")
+		}
+	}
+	re, err := c.rulePattern(r)
 	if err != nil {
 		return nil, false, err
 	}
 	ci := r.has("NC")
-	c.pre, c.wantR = nil, [10]bool{}
+	c.pre, c.wantR, c.rawOf, c.qcheck, c.bflag = nil, [10]bool{}, map[string]string{}, "", r.has("B")
 	action, internal, err := c.action(r, re, ci)
 	if err != nil {
 		return nil, false, err
@@ -78,32 +94,72 @@ func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
 			head = append(head, fmt.Sprintf("set $%s $%d;", v, n))
 		}
 	}
-	if len(r.conds) == 0 && len(head) == 0 && len(body) == len(action)+1 && !r.neg && !r.has("S") && !r.has("C") && !r.has("PT") && !internal && len(action) == 1 && strings.HasPrefix(action[0], "rewrite ") {
+	if len(r.conds) == 0 && len(head) == 0 && len(body) == len(action)+1 && !r.neg && !c.stripped && !r.has("S") && !r.has("C") && !r.has("PT") && !internal && len(action) == 1 && strings.HasPrefix(action[0], "rewrite ") {
 		return action, internal, nil // one regex: the rewrite's own
 	}
 	lines = append([]string{"if (" + c.subject() + " " + op + " " + quoteArg(re) + ") {"}, indent(append(head, body...))...)
+	if c.stripped {
+		c.init(`set $a_strip "";`)
+		lines = append([]string{`set $a_strip "";`, "if ($uri ~ " + quoteArg("^"+quoteMeta(c.dir)+"(.*)$") + ") { set $a_strip $1; }"}, lines...)
+	}
 	return append(lines, "}"), internal, nil
+}
+
+// rulePattern is pattern, or where a '^' stands inside a group
+// ("(^|/)\.") the rule's own pattern, matched with the path stripped of
+// the directory in a variable (c.stripped), where the rule reads none of
+// its groups.
+func (c *rwCtx) rulePattern(r rule) (string, error) {
+	re, err := c.pattern(r.pattern)
+	c.stripped = false
+	if err != nil && !readsGroups(r) {
+		c.stripped = true
+		return r.pattern, nil
+	}
+	return re, err
+}
+
+// readsGroups reports whether a rule's substitution, flags or
+// conditions read its groups ($0..$9).
+func readsGroups(r rule) bool {
+	texts := []string{r.subst, r.flags["E"]}
+	for _, cd := range r.conds {
+		texts = append(texts, cd.test)
+	}
+	for _, s := range texts {
+		for i := 0; i+1 < len(s); i++ {
+			if s[i] == '\\' {
+				i++
+				continue
+			}
+			if s[i] == '$' && s[i+1] >= '0' && s[i+1] <= '9' {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // inner is what runs where the rule's conditions hold, before its
 // action: the 403 of a '?' decoded from %3F, [E=]'s variables.
 func (c *rwCtx) inner(r rule, action []string, refs map[byte]*[10]bool) ([]string, error) {
 	inner := []string{"#action"}
-	if len(action) > 0 && !r.has("F") && !r.has("G") {
-		// A '?' decoded from %3F that a group carries into the
-		// substitution is refused with 403 (Apache 2.4.60's
-		// UnsafeAllow3F, which the import does not translate).
-		var groups []string
+	if len(action) > 0 && !r.has("F") && !r.has("G") && mayHoldQuestion(c.qcheck) && !r.has("UNSAFEALLOW3F") {
+		// A '?' decoded from %3F that an expansion carries into the
+		// substitution before its first literal '?' (its last, with
+		// [QSL]) is refused with 403: Apache 2.4.60's UnsafeAllow3F.
+		q := c.qcheck
+		for esc, raw := range c.rawOf {
+			q = strings.ReplaceAll(q, esc, raw)
+		}
 		for n := range 10 {
-			if dollarRef(r.subst, n) {
+			if d := fmt.Sprintf("$%d", n); strings.Contains(q, d) {
 				refs['$'][n] = true
-				groups = append(groups, fmt.Sprintf("${a_r%d}", n))
+				q = strings.ReplaceAll(q, d, fmt.Sprintf("${a_r%d}", n))
 			}
 		}
-		if len(groups) > 0 && !r.has("UNSAFEALLOW3F") {
-			inner = []string{"set $a_q " + quoteArg(strings.Join(groups, "")) + ";", `if ($a_q ~ "\?") { return 403; }`, "#action"}
-			c.init(`set $a_q "";`)
-		}
+		inner = []string{"set $a_q " + quoteArg(q) + ";", `if ($a_q ~ "\?") { return 403; }`, "#action"}
+		c.init(`set $a_q "";`)
 	}
 	for _, e := range strings.Split(r.flags["E"], ",") {
 		if e == "" {
@@ -121,18 +177,13 @@ func (c *rwCtx) inner(r rule, action []string, refs map[byte]*[10]bool) ([]strin
 	return inner, nil
 }
 
-// dollarRef reports whether s reads the rule's group n as $n.
-func dollarRef(s string, n int) bool {
-	for i := 0; i+1 < len(s); i++ {
-		if s[i] == '\\' {
-			i++
-			continue
-		}
-		if s[i] == '$' && s[i+1] == byte('0'+n) {
-			return true
-		}
+// mayHoldQuestion reports whether the expanded value v reads a variable
+// that may hold a '?': anything but the host, scheme, port and method.
+func mayHoldQuestion(v string) bool {
+	for _, safe := range []string{"${http_host}", "${host}", "${scheme}", "${server_port}", "${request_method}", "${a_https}"} {
+		v = strings.ReplaceAll(v, safe, "")
 	}
-	return false
+	return strings.Contains(v, "$")
 }
 
 // refused says why a rule is not written: a condition left out, a flag
@@ -143,13 +194,16 @@ func refused(r rule) error {
 			return fmt.Errorf("left out with its condition")
 		}
 	}
-	for _, f := range []string{"P", "N", "B", "QSL"} {
+	for _, f := range []string{"P", "BNP", "BCTLS", "BNE"} {
 		if r.has(f) {
 			if f == "P" {
 				return fmt.Errorf("a forward ([P]) is not translated yet; left out")
 			}
 			return fmt.Errorf("flag %s is not translated; left out", f)
 		}
+	}
+	if r.flags["B"] != "" {
+		return fmt.Errorf("[B=%s] (escaping some characters only) is not translated; left out", r.flags["B"])
 	}
 	if r.has("T") || r.has("H") {
 		return servedErr{"a handler or type ([T], [H]) is the site's content"}
@@ -159,7 +213,12 @@ func refused(r rule) error {
 
 // subject is what a rule's pattern is matched with: the path; in a
 // directory's rules, its own prefix is part of the pattern.
-func (c *rwCtx) subject() string { return "$uri" }
+func (c *rwCtx) subject() string {
+	if c.stripped {
+		return "$a_strip"
+	}
+	return "$uri"
+}
 
 // pattern writes a rule's pattern for nginx's $uri: in server context
 // as it is; per directory, Apache strips the directory's prefix before
@@ -306,19 +365,36 @@ func isRegexCond(cd cond) bool {
 // its test string first where it is more than one variable.
 func (c *rwCtx) cond(cd cond) (head []string, test string, err error) {
 	p := cd.pattern
+	if strings.EqualFold(cd.test, "expr") {
+		// The ap_expr forms an <If> takes: a variable compared with a
+		// string or matched with a regex.
+		test, ok := c.t.ifCondition(&Directive{Name: "RewriteCond", Args: []string{p}, File: cd.d.File, Line: cd.d.Line})
+		if !ok || cd.nc {
+			return nil, "", fmt.Errorf("RewriteCond expr %q: only a variable compared with a string (==, !=) or a regex (=~, !~), without [NC], is translated; its rule is left out", p)
+		}
+		if cd.negative {
+			test = negateTest(test)
+		}
+		return nil, test, nil
+	}
+	intRe, intNeg, isInt, intErr := intCompare(p)
 	switch {
+	case isInt && intErr != nil:
+		return nil, "", fmt.Errorf("RewriteCond at %s: %v; its rule is left out", cd.d.Source(), intErr)
+	case isInt:
 	case strings.HasPrefix(p, "-") && len(p) == 2 && strings.ContainsRune("dfsslLhFUxe", rune(p[1])):
 		return nil, "", servedErr{fmt.Sprintf("RewriteCond %s %s: a file test reads the site's files, which redirectd does not have: the rule is the site's own, not written", cd.test, cd.d.Args[1])}
 	case strings.HasPrefix(p, "-"), (strings.HasPrefix(p, "<") || strings.HasPrefix(p, ">")) && (cd.nc || !lexicalOK(p)):
 		return nil, "", fmt.Errorf("RewriteCond at %s: the comparison %q is not translated; its rule is left out", cd.d.Source(), p)
 	}
-	if cd.test == "expr" {
-		return nil, "", fmt.Errorf("RewriteCond expr (an ap_expr) is not translated; its rule is left out")
-	}
+	n := len(c.pre)
 	left, err := c.expand(cd.test, false)
 	if err != nil {
 		return nil, "", err
 	}
+	// A lookup in the test string is made before the test reads it.
+	head = append(head, c.pre[n:]...)
+	c.pre = c.pre[:n]
 	if singleVar(left) {
 		left = "$" + left[2:len(left)-1]
 	} else {
@@ -330,6 +406,9 @@ func (c *rwCtx) cond(cd cond) (head []string, test string, err error) {
 	re := p
 	negative := cd.negative
 	switch {
+	case isInt:
+		re, negative = intRe, negative != intNeg
+		c.t.note(cd.d, importer.Caveat, "RewriteCond %s %s: a number of more than %d digits, which Apache's atoi wraps, is taken as outside the range", cd.test, cd.d.Args[1], maxIntDigits)
 	case strings.HasPrefix(p, "="):
 		re = "^" + quoteMeta(p[1:]) + "$"
 		if p == `=""` {
@@ -476,6 +555,21 @@ func (c *rwCtx) expand(s string, escape bool) (string, error) {
 				return "", fmt.Errorf("a literal '$' cannot be written in a step; left out")
 			}
 			lit(string(s[i]))
+		case ch == '$' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9' && (c.bflag || escape):
+			v, err := c.backref(fmt.Sprintf("${a_r%c}", s[i+1]), escape)
+			if err != nil {
+				return "", err
+			}
+			c.wantR[s[i+1]-'0'] = true
+			b.WriteString(v)
+			i++
+		case ch == '%' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9' && (c.bflag || escape):
+			v, err := c.backref(fmt.Sprintf("${a_c%c}", s[i+1]), escape)
+			if err != nil {
+				return "", err
+			}
+			b.WriteString(v)
+			i++
 		case ch == '$' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9':
 			b.WriteString("$" + string(s[i+1]))
 			i++
@@ -484,7 +578,7 @@ func (c *rwCtx) expand(s string, escape bool) (string, error) {
 			if end < 0 {
 				return "", fmt.Errorf("${ is not closed; left out")
 			}
-			v, err := c.lookup(s[i+2 : end])
+			v, err := c.lookup(s[i+2:end], escape)
 			if err != nil {
 				return "", err
 			}
@@ -502,7 +596,15 @@ func (c *rwCtx) expand(s string, escape bool) (string, error) {
 			if err != nil {
 				return "", err
 			}
-			b.WriteString("${" + v + "}")
+			ref := "${" + v + "}"
+			if escape && mayHoldQuestion(ref) {
+				// %{REQUEST_URI} and the like are decoded: Apache
+				// escapes them with the rest of the Location.
+				if ref, err = c.escaped(v); err != nil {
+					return "", err
+				}
+			}
+			b.WriteString(ref)
 			i += end
 		case ch == '$':
 			return "", fmt.Errorf("a literal '$' cannot be written in a step; left out")
@@ -511,6 +613,27 @@ func (c *rwCtx) expand(s string, escape bool) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// backref writes a back-reference read from where it was saved: under
+// [B] escaped as mod_rewrite's escape_backref escapes it (letters,
+// digits and '_' kept, a space as '+'), then, in a redirect, as Apache
+// escapes the whole Location (ap_escape_uri), which the steps' own
+// escaping of captures is not.
+func (c *rwCtx) backref(saved string, escape bool) (string, error) {
+	if !c.bflag {
+		return c.escaped(strings.TrimSuffix(strings.TrimPrefix(saved, "${"), "}"))
+	}
+	v := "a_b_" + strings.Trim(saved, "${}")
+	c.init("set $" + v + ` "";`)
+	c.pre = append(c.pre, "set $"+v+" "+quoteArg(saved)+";")
+	if err := c.applyFunc(v, "urlencode"); err != nil {
+		return "", err
+	}
+	if escape {
+		return c.escaped(v)
+	}
+	return "${" + v + "}", nil
 }
 
 // closingBrace returns the index of the '}' that closes the '{' at
@@ -550,7 +673,7 @@ func (c *rwCtx) action(r rule, re string, ci bool) ([]string, bool, error) {
 	if ci {
 		re = "(?i)" + re
 	}
-	if r.neg {
+	if r.neg || c.stripped {
 		re = "^"
 	}
 	switch {
@@ -597,33 +720,108 @@ func (c *rwCtx) action(r rule, re string, ci bool) ([]string, bool, error) {
 			subst = c.base + subst
 		}
 	}
-	pathPart, query, hasQuery := strings.Cut(subst, "?")
+	pathPart, query, hasQuery, err := splitQuery(r, subst, code)
+	if err != nil {
+		return nil, false, err
+	}
+	r, query, hasQuery = queryIdioms(r, query, hasQuery)
 	escape := code != 0 && !r.has("NE")
-	p, err := c.expand(pathPart, escape)
+	p, q, err := c.expand2(pathPart, query, escape)
 	if err != nil {
 		return nil, false, err
 	}
-	q, err := c.expand(query, escape)
+	c.qcheck = p // the expansions whose '?' Apache refuses
+	if r.has("QSL") && hasQuery {
+		c.qcheck = q
+	}
+	repl, err := c.withQuery(r, p, q, hasQuery, escape)
 	if err != nil {
 		return nil, false, err
-	}
-	repl := p
-	switch {
-	case hasQuery && q == "" && r.has("QSA"):
-	case hasQuery && q == "":
-		repl += "?"
-	case hasQuery && r.has("QSA"):
-		repl += "?" + q
-		if code != 0 {
-			c.t.note(r.d, importer.Caveat, "[QSA] with a query in the substitution: Apache escapes the request's query again ('%%' as %%25), redirectd appends it as sent")
-		}
-	case hasQuery:
-		repl += "?" + q + "?"
-	case r.has("QSD"):
-		repl += "?"
 	}
 	lines, internal := c.emit(r, re, repl, code, hasQuery)
 	return lines, internal, nil
+}
+
+// withQuery writes the substitution's query in rewrite's form: "?q"
+// replaces the request's, "?q?" drops it, none keeps it.
+func (c *rwCtx) withQuery(r rule, p, q string, hasQuery, escape bool) (string, error) {
+	switch {
+	case hasQuery && q == "" && r.has("QSA"):
+	case hasQuery && q == "":
+		return p + "?", nil
+	case hasQuery && r.has("QSA") && escape:
+		// The query changed: Apache escapes all of it in the
+		// Location, the request's part too ('%' as %25).
+		qsa, err := c.escapedArgs()
+		return p + "?" + q + qsa + "?", err
+	case hasQuery && r.has("QSA"):
+		return p + "?" + q, nil
+	case hasQuery:
+		return p + "?" + q + "?", nil
+	case r.has("QSD"):
+		return p + "?", nil
+	}
+	return p, nil
+}
+
+// queryIdioms reads the query parts that say what a flag says:
+// "?%{QUERY_STRING}" is the request's query as it was (Apache sends it
+// unescaped, the original, and no '?' where it is empty), and
+// "?x=1&%{QUERY_STRING}" is [QSA]'s (Apache drops the '&' where the
+// request has no query).
+func queryIdioms(r rule, query string, hasQuery bool) (rule, string, bool) {
+	if !hasQuery || r.has("QSA") || r.has("QSD") {
+		return r, query, hasQuery
+	}
+	if query == "%{QUERY_STRING}" {
+		return r, "", false
+	}
+	if pre, ok := strings.CutSuffix(query, "&%{QUERY_STRING}"); ok && pre != "" {
+		r.flags = maps.Clone(r.flags)
+		r.flags["QSA"] = ""
+		return r, pre, true
+	}
+	return r, query, hasQuery
+}
+
+// expand2 expands a substitution's path and query.
+func (c *rwCtx) expand2(path, query string, escape bool) (string, string, error) {
+	p, err := c.expand(path, escape)
+	if err != nil {
+		return "", "", err
+	}
+	q, err := c.expand(query, escape)
+	return p, q, err
+}
+
+// escapedArgs returns "&" and the request's query escaped as Apache
+// escapes a Location's (ap_escape_uri), or nothing where there is none.
+func (c *rwCtx) escapedArgs() (string, error) {
+	c.init(`set $a_args "";`)
+	c.init(`set $a_qsa_e "";`)
+	c.pre = append(c.pre, "set $a_args $args;")
+	esc, err := c.escaped("a_args")
+	if err != nil {
+		return "", err
+	}
+	c.pre = append(c.pre, `set $a_qsa_e "";`, `if ($args != "") { set $a_qsa_e "&`+esc+`"; }`)
+	return "${a_qsa_e}", nil
+}
+
+// splitQuery cuts a substitution into its path and query: at the
+// first '?', or with [QSL] at the last, the ones before it the path's.
+func splitQuery(r rule, subst string, code int) (pathPart, query string, hasQuery bool, err error) {
+	pathPart, query, hasQuery = strings.Cut(subst, "?")
+	if !r.has("QSL") {
+		return pathPart, query, hasQuery, nil
+	}
+	if i := strings.LastIndexByte(subst, '?'); i >= 0 {
+		pathPart, query = subst[:i], subst[i+1:]
+	}
+	if strings.Contains(pathPart, "?") && code == 0 {
+		return "", "", false, fmt.Errorf("[QSL] with a '?' in the path of an internal rewrite: the steps' rewrite starts the query at the first; left out")
+	}
+	return pathPart, query, hasQuery, nil
 }
 
 // emit writes a rule's action: an internal rewrite (code 0) or a
@@ -638,7 +836,7 @@ func (c *rwCtx) emit(r rule, re, repl string, code int, hasQuery bool) ([]string
 			return []string{"rewrite " + quoteArg(re) + " " + quoteArg(repl) + ";"}, false
 		case r.has("END"):
 			flag = " break"
-		case r.has("L"), r.has("PT"):
+		case r.has("L"), r.has("PT"), r.has("N"):
 			flag = " last"
 		}
 		return []string{"rewrite " + quoteArg(re) + " " + quoteArg(repl) + flag + ";"}, flag == ""
@@ -652,7 +850,7 @@ func (c *rwCtx) emit(r rule, re, repl string, code int, hasQuery bool) ([]string
 	// 303, 307, 308: a return, whose $1.. the if's match sets.
 	to := strings.TrimSuffix(repl, "?")
 	switch {
-	case hasQuery && r.has("QSA"):
+	case hasQuery && r.has("QSA") && !strings.Contains(to, "${a_qsa_e}"):
 		c.init(`set $a_qsa "";`)
 		c.init(`if ($args != "") { set $a_qsa "&$args"; }`)
 		to += "${a_qsa}"
@@ -660,4 +858,22 @@ func (c *rwCtx) emit(r rule, re, repl string, code int, hasQuery bool) ([]string
 		to += "${is_args}${args}"
 	}
 	return []string{"if ($uri ~ " + quoteArg(re) + ") { return " + strconv.Itoa(code) + " " + quoteArg(to) + "; }"}, false
+}
+
+// negateTest negates an if's test as ifCondition writes it: "$v OP re"
+// with OP one of = ~ ~* and their negations.
+func negateTest(test string) string {
+	f := strings.SplitN(test, " ", 3)
+	if len(f) != 3 {
+		return test
+	}
+	switch op := f[1]; {
+	case strings.HasPrefix(op, "!"):
+		f[1] = op[1:]
+	case op == "=":
+		f[1] = "!="
+	default:
+		f[1] = "!" + op
+	}
+	return strings.Join(f, " ")
 }

@@ -35,6 +35,9 @@ type Result struct {
 	Fallbacks []*Fallback
 	// Groups are the backends ProxyPass forwards to.
 	Groups []*Group
+	// Forwards are the locations that forward [P] rules of other
+	// forms than ProxyPass's.
+	Forwards []*Forward
 }
 
 // Fallback is `ErrorDocument CODE URL`: where the site answers CODE,
@@ -85,6 +88,20 @@ type translator struct {
 	// encodedSlash404 is AllowEncodedSlashes Off, Apache's default:
 	// a path holding %2F is answered 404 before any module reads it.
 	encodedSlash404 bool
+	// ifChains counts the <If>/<ElseIf>/<Else> chains written, for
+	// their variables.
+	ifChains int
+	// handled are the sections the import translates, which
+	// scanOther does not report; locExpr and locList the main server's
+	// <Location> sections' steps (locationSteps): every server's steps
+	// hold locExpr before its Redirects, every directory's location
+	// both, and without any location, the servers' steps end with
+	// locList.
+	handled     map[*Directive]bool
+	forwarded   map[*Group]bool
+	locExpr     []string
+	locList     []string
+	locInServer bool
 }
 
 // encodedSlashStep answers 404 to a path holding %2F, as Apache does
@@ -116,7 +133,7 @@ func (t *translator) count(d *Directive) {
 // steps. Each .htaccess is a location of every server: a directory's
 // file applies whichever host maps to it.
 func Translate(conf []*Directive, ht []HTAccess) *Result {
-	t := &translator{res: &Result{Forms: map[string]int{}}, maps: map[string]*rwMap{}, counted: map[*Directive]bool{}}
+	t := &translator{res: &Result{Forms: map[string]int{}}, maps: map[string]*rwMap{}, counted: map[*Directive]bool{}, handled: map[*Directive]bool{}, forwarded: map[*Group]bool{}}
 	t.readMaps(conf)
 	var vhosts []*Directive
 	var main []*Directive
@@ -145,7 +162,10 @@ func Translate(conf []*Directive, ht []HTAccess) *Result {
 	for _, v := range vhosts {
 		v.Block, ht = t.directories(v.Block, ht)
 	}
+	t.locExpr, t.locList = t.locationSteps(main)
 	mainRedirects := t.scanOther(main, true)
+	// A .htaccess's [P] rules forward with the main server's setting.
+	t.preserve = proxyPreserve(main, false)
 	mainErrors := errorDocs(main)
 	var locs []*Location
 	htDirs := map[string]bool{}
@@ -155,7 +175,19 @@ func Translate(conf []*Directive, ht []HTAccess) *Result {
 			locs = append(locs, l)
 		}
 	}
+	if len(t.locExpr)+len(t.locList) > 0 && len(locs) > 0 && !htDirs["/"] {
+		// A path under no directory's location still goes through
+		// the sections: a location of "/" holds them.
+		l := &Location{Source: "the <Location> sections", Path: "/"}
+		if t.encodedSlash404 {
+			l.Steps = append(l.Steps, encodedSlashComment, encodedSlashStep)
+		}
+		locs = append(locs, l)
+		l.Steps = append(append(l.Steps, t.locExpr...), t.locList...)
+	}
+	t.locInServer = len(locs) == 0
 	defer t.declareMapKeys()
+	defer t.guardForwards()
 	defer t.dedupeProxies(htDirs)
 	if len(vhosts) == 0 {
 		s := &Server{Source: "main server"}
@@ -294,13 +326,22 @@ func (t *translator) virtualHosts(vhosts, main, mainRedirects []*Directive, main
 		// one of the port the request came to.
 		s := &Server{Source: v.Source(), Default: !defaults[tls[i]]}
 		defaults[tls[i]] = true
+		// The host's own <Location> sections, where the servers' steps
+		// hold them (no directory's location): Apache merges them after
+		// the main server's, so they are tried first.
+		mainExpr, mainList := t.locExpr, t.locList
+		if t.locInServer {
+			e, l := t.locationSteps(v.Block)
+			t.locExpr, t.locList = append(e, mainExpr...), append(l, mainList...)
+		}
 		t.scanOther(v.Block, false)
 		s.Hosts = t.vhostNames(v)
 		if len(s.Hosts) == 0 && len(vhosts) > 1 {
 			t.note(v, importer.Caveat, "a virtual host without ServerName: its steps are written for every host")
 		}
 		t.preserve = proxyPreserve(v.Block, proxyPreserve(main, false))
-		t.serverSteps(s, v.Block, mainRedirects, t.proxies(s, proxyPasses(v.Block), proxyPasses(main), t.preserve, htDirs))
+		t.serverSteps(s, vhostDirs(v.Block, main), mainRedirects, t.proxies(s, proxyPasses(v.Block), proxyPasses(main), t.preserve, htDirs))
+		t.locExpr, t.locList = mainExpr, mainList
 		if len(kinds) == 2 {
 			// Plain and TLS virtual hosts: each answers its own
 			// scheme's requests, as Apache picks by port first.
@@ -414,7 +455,11 @@ func (t *translator) serverSteps(s *Server, dirs []*Directive, inherited []*Dire
 		}
 	}
 	redirects = append(redirects, inherited...)
-	al := append(append(proxy, t.ifSteps(dirs)...), t.aliasSteps(redirects)...)
+	al := append(append(append(proxy, t.ifSteps(dirs)...), t.locExpr...), t.aliasSteps(redirects)...)
+	if t.locInServer {
+		// mod_alias's fixup, after its translate_name hook.
+		al = append(al, t.locList...)
+	}
 	if len(rw.steps)+len(al) == 0 {
 		return
 	}
@@ -440,9 +485,10 @@ func (t *translator) serverSteps(s *Server, dirs []*Directive, inherited []*Dire
 // its Redirects (mod_alias's).
 //
 // Apache merges a directory's configs with its parents': the nearest
-// RewriteEngine holds, the rules are the directory's own (without
-// RewriteOptions Inherit), and the Redirects are its own, then its
-// parents', nearest first.
+// RewriteEngine holds, the rules are the directory's own (with
+// RewriteOptions Inherit and the like, merged with its parent's:
+// dirRules), and the Redirects are its own, then its parents', nearest
+// first.
 func (t *translator) htaccess(h HTAccess, parents []HTAccess) *Location {
 	dir := h.Dir
 	t.scanOther(h.Dirs, false)
@@ -451,13 +497,18 @@ func (t *translator) htaccess(h HTAccess, parents []HTAccess) *Location {
 		// A .htaccess without mod_rewrite's directives leaves its
 		// parent's rules in force, matched from the parent's
 		// directory (as a real Apache answers).
-		for _, p := range parents {
+		for i, p := range parents {
 			if hasRewrite(p.Dirs) {
-				dirs, rwDir = p.Dirs, p.Dir
+				rules, _ := dirRules(p, parents[i+1:])
+				dirs, rwDir = withRules(p.Dirs, rules), p.Dir
 				break
 			}
 		}
-	} else if !hasDirective(dirs, "RewriteEngine") {
+	} else {
+		rules, _ := dirRules(h, parents)
+		dirs = withRules(dirs, rules)
+	}
+	if hasRewrite(h.Dirs) && !hasDirective(dirs, "RewriteEngine") {
 		for _, p := range parents {
 			if e := lastDirective(p.Dirs, "RewriteEngine"); e != nil {
 				dirs = append([]*Directive{e}, dirs...)
@@ -474,7 +525,7 @@ func (t *translator) htaccess(h HTAccess, parents []HTAccess) *Location {
 			}
 		}
 	}
-	al := append(t.ifSteps(h.Dirs), t.aliasSteps(redirects)...)
+	al := append(append(append(t.ifSteps(h.Dirs), t.locExpr...), t.locList...), t.aliasSteps(redirects)...)
 	l := &Location{Source: h.File, Path: dir}
 	if len(rw.steps)+len(al) > 0 {
 		if t.encodedSlash404 {
@@ -542,7 +593,6 @@ func indent(lines []string) []string {
 // mod_rewrite's (which their own code reads), that decide a redirect or
 // a forward: each is reported where it stands.
 var decides = map[string]string{
-	"proxypassmatch":   "a forward to a backend (ProxyPassMatch) is not translated yet",
 	"rewritemap":       "",
 	"fallbackresource": "FallbackResource serves a file: the site's own content",
 	"alias":            "",
@@ -558,7 +608,7 @@ func (t *translator) scanOther(dirs []*Directive, main bool) []*Directive {
 	var redirects []*Directive
 	for _, d := range dirs {
 		if d.Section {
-			if !d.Is("VirtualHost") && !d.Is("If") && hasDeciding(d.Block) {
+			if !d.Is("VirtualHost") && !d.Is("If") && !d.Is("ElseIf") && !d.Is("Else") && !t.handled[d] && hasDeciding(d.Block) {
 				t.note(d, importer.LeftOut, "<%s %s> holds redirects or rewrites; left out: only server context and .htaccess files are translated", d.Name, strings.Join(d.Args, " "))
 			}
 			continue
@@ -667,4 +717,15 @@ func flatten(dirs []*Directive) []*Directive {
 		out = append(out, d)
 	}
 	return out
+}
+
+// guardForwards puts first in every server's steps the 404 that keeps
+// clients out of the [P] rules' forwarding locations.
+func (t *translator) guardForwards() {
+	if len(t.res.Forwards) == 0 {
+		return
+	}
+	for _, s := range t.res.Servers {
+		s.Steps = append([]string{"# the locations of the [P] rules are the import's own", forwardGuard}, s.Steps...)
+	}
 }

@@ -68,17 +68,33 @@ func TestTranslateNotes(t *testing.T) {
 		name, conf string
 		want       []string
 	}{
-		{"forward", "RewriteEngine on\nRewriteRule ^/a http://b/ [P]\n", []string{"left out: f.conf:2: a forward ([P]) is translated only as ProxyPass says it (server context, no condition, ^/prefix/(.*)$ to URL/$1); left out"}},
+		{"forward", "RewriteEngine on\nRewriteRule ^/a http://b/ [P]\nRewriteRule ^/c http://$1/ [P]\nRewriteRule ^/d ftp://e/ [P]\n", []string{
+			"translated with a caveat: f.conf:2: [P]: forwarded through the location /__apache_forward/apache-1/, which strips its prefix and to which a client's own request is answered 404",
+			"left out: f.conf:3: a forward ([P]) to http://$1/: the backend's host is not a literal host name or address; left out",
+			"left out: f.conf:4: a forward ([P]) to ftp://e/: not an http:// or https:// URL; left out"}},
 		{"file test", "RewriteEngine on\nRewriteCond %{REQUEST_FILENAME} !-f\nRewriteRule . /index.php [L]\n",
 			[]string{"served by the original server itself: f.conf:3: RewriteCond %{REQUEST_FILENAME} !-f: a file test reads the site's files, which redirectd does not have: the rule is the site's own, not written"}},
 		{"engine off", "RewriteRule ^/a /b [R]\n", []string{"translated with a caveat: f.conf:1: RewriteEngine is not on here: Apache does not run this rule, nor does redirectd"}},
-		{"flag", "RewriteEngine on\nRewriteRule ^/a /b [R,N]\n", []string{"left out: f.conf:2: flag N is not translated; left out"}},
-		{"int map", "RewriteMap lc int:tolower\n", []string{"left out: f.conf:1: RewriteMap lc int:tolower: the steps have no function to change a value's case or escapes; the rules that read it are left out"}},
-		{"location", "<Location /x>\nRedirect /x /y\n</Location>\n", []string{"left out: f.conf:1: <Location /x> holds redirects or rewrites; left out: only server context and .htaccess files are translated"}},
+		{"flag", "RewriteEngine on\nRewriteRule ^/a /b [R,N]\n", []string{"left out: f.conf:2: [N] is translated in a .htaccess only, on a rule that rewrites: server context's steps run once; left out"}},
+		{"int map", "RewriteMap lc int:tolower\nRewriteMap x int:rot13\n", []string{"left out: f.conf:2: RewriteMap x int:rot13: not one of Apache's int: functions (tolower, toupper, escape, unescape); the rules that read it are left out"}},
+		{"prg map", "RewriteMap p prg:/usr/bin/m\n", []string{"left out: f.conf:1: RewriteMap p prg:/usr/bin/m: a program answers this map at each lookup, which redirectd cannot run; the rules that read it are left out"}},
+		{"backref flags", "RewriteEngine on\nRewriteRule ^/a(.*) /b$1 [R,B=?]\nRewriteRule ^/c(.*) /d$1 [R,BNP]\nRewriteRule ^/e(.*) /f?$1 [QSL]\nRewriteRule ^/g(.*) /h?$1?x [QSL]\n", []string{
+			"left out: f.conf:2: [B=?] (escaping some characters only) is not translated; left out",
+			"left out: f.conf:3: flag BNP is not translated; left out",
+			"left out: f.conf:5: [QSL] with a '?' in the path of an internal rewrite: the steps' rewrite starts the query at the first; left out"}},
+		{"location", "<Location /x>\nRedirect /x /y\nRewriteRule ^ /z [R]\nRedirect 301 %{REQUEST_URI}\n</Location>\n<Location /w*>\nRedirect /x /y\n</Location>\n", []string{
+			"left out: f.conf:3: RewriteRule inside <Location /x> is not translated (only mod_alias's redirects); left out",
+			"left out: f.conf:4: Redirect %{REQUEST_URI}: the URL is an expression (ap_expr) the import does not read; only literal text; left out",
+			"left out: f.conf:6: <Location /w*> holds redirects or rewrites; left out: only server context and .htaccess files are translated"}},
+		{"proxy match", "ProxyPass /a/ http://b/c/\nProxyPassMatch ^/a/(.*)\\.png$ http://b/i/$1\nProxyPassMatch ^/x(.*)$ http://b/%1\nProxyPassMatch ^/y http://b/$x\nProxyPassMatch ^/z !\n", []string{
+			"translated with a caveat: f.conf:2: ProxyPassMatch ^/a/(.*)\\.png$: a path that ProxyPass /a/ before it also takes goes here (redirectd's regex locations win over its prefix ones), where Apache takes the first",
+			"left out: f.conf:3: ProxyPassMatch ^/x(.*)$ http://b/%1: only an http:// or https:// URL whose path has no query and no '%', groups as $0..$9, is translated; left out",
+			"left out: f.conf:4: ProxyPassMatch ^/y http://b/$x: only an http:// or https:// URL whose path has no query and no '%', groups as $0..$9, is translated; left out",
+			"served by the original server itself: f.conf:5: ProxyPassMatch ^/z !: the paths are the site's own"}},
 		{"error page", "ErrorDocument 404 /nf.html\n", []string{"served by the original server itself: f.conf:1: ErrorDocument 404 /nf.html: a page or a text of the site's own"}},
 		{"redirect", "Redirect 301 /a /b\nRedirectMatch ^/c(.*) /d$1\n", nil},
 		{"if module", "<IfModule mod_rewrite.c>\nRewriteEngine on\nRewriteRule ^/a$ /b [R,P]\n</IfModule>\n<IfModule !mod_rewrite.c>\nProxyPassMatch ^/x http://b/\n</IfModule>\n",
-			[]string{"left out: f.conf:3: a forward ([P]) is translated only as ProxyPass says it (server context, no condition, ^/prefix/(.*)$ to URL/$1); left out"}},
+			[]string{"left out: f.conf:3: a forward ([P]) to /b: not an http:// or https:// URL; left out"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -110,14 +126,20 @@ func TestBatchOwner(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := Translate(dirs, nil)
-	if len(res.Maps) != 1 {
-		t.Fatalf("%d maps, want the run as one", len(res.Maps))
+	var runs []*LocMap
+	for _, m := range res.Maps {
+		if m.Function == "" {
+			runs = append(runs, m)
+		}
+	}
+	if len(runs) != 1 {
+		t.Fatalf("%d maps of entries, want the run as one", len(runs))
 	}
 	// "/c/" to "/slash" sends /c/d to /slashd: Apache appends what
 	// follows the path to the URL as it is.
 	for _, want := range []string{"/a/b \"/a/b\t302\t/first/b\";", "/c/d \"/c/d\t301\t/slashd\";", "/c/ \"/c/\t301\t/slash\";"} {
-		if !strings.Contains(res.Maps[0].Entries, want) {
-			t.Errorf("the map lacks %q:\n%s", want, res.Maps[0].Entries)
+		if !strings.Contains(runs[0].Entries, want) {
+			t.Errorf("the map lacks %q:\n%s", want, runs[0].Entries)
 		}
 	}
 }

@@ -24,6 +24,11 @@ func (res *Result) TOML(header string) string {
 	b.WriteString("\n# Apache matches the decoded URL-path, slashes merged: nginx's $uri\n[rules.defaults]\nuri = \"nginx\"\n")
 	b.WriteString("\n# Apache sends absolute Locations\n[server]\nabsolute_redirect = true\n")
 	for _, m := range res.Maps {
+		if m.Function != "" {
+			fmt.Fprintf(&b, "\n# %s: RewriteMap %s int:%s\n[[location_map]]\nvariable = %s\nsource = %s\nfunction = %s\n",
+				m.Source, commentSafe(m.Name), m.Function, importer.Quote(m.Variable), importer.Quote("$"+m.Key), importer.Quote(m.Function))
+			continue
+		}
 		fmt.Fprintf(&b, "\n# %s: RewriteMap %s; each value is the key, a tab, then Apache's value\n[[location_map]]\nvariable = %s\nsource = %s\n",
 			m.Source, commentSafe(m.Name), importer.Quote(m.Variable), importer.Quote("$"+m.Key))
 		if m.File != "" {
@@ -76,6 +81,7 @@ func (res *Result) TOML(header string) string {
 		}
 	}
 	writeProxies(&b, res)
+	writeForwards(&b, res)
 	// Directories apply whichever host maps to them: host-less
 	// locations belong to every server.
 	if len(res.Servers) > 0 {
@@ -122,7 +128,7 @@ func Write(dir string, res *Result, header string) (string, error) {
 		return "", err
 	}
 	for _, m := range res.Maps {
-		if strings.Count(m.Entries, "\n") <= maxInlineMap {
+		if m.Function != "" || strings.Count(m.Entries, "\n") <= maxInlineMap {
 			continue
 		}
 		m.File = "rewritemap-" + varSafe(m.Name) + ".map"

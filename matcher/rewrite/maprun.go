@@ -13,7 +13,7 @@ func (s *Scratch) prepare(req *Request, parts []part) {
 
 // preparePart is prepare of one part.
 func (s *Scratch) preparePart(req *Request, pt *part) {
-	if pt.kind == vMap && (s.vars[pt.n].n < 0 || s.prog.maps[pt.m].volatile) {
+	if pt.kind == vMap && (s.vars[pt.n].n < 0 || s.prog.maps[pt.m].volatile || s.prog.maps[pt.m].fn != 0) {
 		s.evalMap(req, s.prog.maps[pt.m], pt.n)
 	}
 }
@@ -29,6 +29,12 @@ func (s *Scratch) evalMap(req *Request, m *mapVar, slot int) {
 	start := len(s.arena)
 	s.arena = s.appendScript(s.arena, req, &m.source, false)
 	key := s.arena[start:]
+	if m.fn != 0 {
+		vs := len(s.arena)
+		s.arena = m.fn.apply(s.arena, key)
+		s.vars[slot] = span{vs, len(s.arena) - vs}
+		return
+	}
 	if m.byHost != nil && len(key) > 0 && key[len(key)-1] == '.' {
 		key = key[:len(key)-1]
 	}

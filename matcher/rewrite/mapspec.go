@@ -29,6 +29,11 @@ type MapSpec struct {
 	// Default is the value when nothing matches, "" by default; a
 	// "default" line in Entries says the same.
 	Default string
+	// Function makes the map a function of its source, without
+	// entries: "tolower", "toupper", "escape", "unescape" (Apache's
+	// int: maps) or "urlencode" (its [B] flag's escape); see mapFuncs.
+	// Such a map is computed at every read.
+	Function string
 }
 
 // mapEntry is one "key value;" of a map.
@@ -100,6 +105,8 @@ type mapVar struct {
 	// slots (no variable of set or of another map, no named group), so
 	// every host's Program uses the one compiled first.
 	shared bool
+	// fn, when set, is the map's value as a function of its source.
+	fn mapFunc
 }
 
 // mapRegex is a regex key and the index of its value.
@@ -148,6 +155,9 @@ func (c *compiler) compileMap(ms *MapSpec) (*mapVar, error) {
 	}
 	if len(m.source.parts) == 0 {
 		return fail("source", ms.Line, fmt.Errorf("missing; a map looks up a value with variables, such as \"$uri\""))
+	}
+	if ms.Function != "" {
+		return c.compileFuncMap(m, ms)
 	}
 	entries, def, hostnames, volatile, err := parseMapEntries(ms.Entries, ms.EntriesLine)
 	if err != nil {

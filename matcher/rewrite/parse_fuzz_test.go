@@ -20,17 +20,20 @@ func FuzzCompileSteps(f *testing.F) {
 }
 
 // FuzzCompileMap feeds a map's entries and a server name to the compiler
-// and a request to what compiled, with error pages that send it around:
-// nothing may panic, whatever the input.
+// and a request to what compiled, with error pages that send it around,
+// and a map of a function (valid or not) of the request: nothing may
+// panic, whatever the input.
 func FuzzCompileMap(f *testing.F) {
-	f.Add("/a /b;\n~^/c/(.*)$ /d/$1;\ndefault x;", "*.example.com", "error_page 404 = @n;", "/c/e")
-	f.Add("hostnames;\n.example.org org;\nwww.example.* w;\n\\default y;", `~^(?<s>.+)\.test$`, "error_page 404 /x?$m;", "/a")
-	f.Fuzz(func(t *testing.T, entries, host, steps, target string) {
+	f.Add("/a /b;\n~^/c/(.*)$ /d/$1;\ndefault x;", "*.example.com", "error_page 404 = @n;", "/c/e", "tolower")
+	f.Add("hostnames;\n.example.org org;\nwww.example.* w;\n\\default y;", `~^(?<s>.+)\.test$`, "error_page 404 /x?$m;", "/a", "unescape")
+	f.Add("", "a.test", "set $k $request_uri;", "/%41%00%zz%4?x=%2", "escape")
+	f.Fuzz(func(t *testing.T, entries, host, steps, target, function string) {
 		hosts, err := CompileHosts([]HostSpec{{Host: host, Default: true, Spec: Spec{
-			Steps: []Text{{Src: steps, Line: 1}},
-			Maps:  []MapSpec{{Source: "$host$uri", Variable: "m", Entries: entries, EntriesLine: 1}},
+			Steps: []Text{{Src: "set $k $request_uri$args;\n" + steps, Line: 1}},
+			Maps: []MapSpec{{Source: "$host$uri", Variable: "m", Entries: entries, EntriesLine: 1},
+				{Source: "$k", Variable: "f", Function: function}},
 			Locations: []LocationSpec{
-				{Path: "/", Steps: "if ($m) { return 404; } return 302 /$m;", Pass: true, InterceptErrors: true},
+				{Path: "/", Steps: "if ($m) { return 404; } if ($f ~ x) { return 302 /$f; } return 302 /$m;", Pass: true, InterceptErrors: true},
 				{Match: Named, Path: "n", Steps: "return 200 $m;"},
 			}}}})
 		if err != nil {
