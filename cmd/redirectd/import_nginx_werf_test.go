@@ -74,7 +74,8 @@ func TestImportNginxWerf(t *testing.T) {
 	if err := os.WriteFile(served, []byte(head+text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, addr, _, stderr := serveBound(t, served)
+	srv := startNode(t, nodeConfig{File: served})
+	addr, stderr := srv.addr, srv.stderr
 
 	paths := werfPaths(t)
 	agree, total, redirects := 0, 0, 0

@@ -29,9 +29,6 @@ import (
 // spending on_demand_rate.
 func TestServeOnDemand(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds the binary and issues certificates")
-	}
 	addr, tlsAddr, adminAddr := testport.Free(t), testport.Free(t), testport.Free(t)
 	port := func(a string) int {
 		_, p, _ := net.SplitHostPort(a)
@@ -66,7 +63,8 @@ on_demand = true
 		}
 	}
 	write("exact.example.com", "*.wild.example.com")
-	cmd, stderr := serveFile(t, file, addr, "/old")
+	nd := startNode(t, nodeConfig{File: file})
+	cmd, stderr := nd.cmd, nd.stderr
 	metrics := func() string {
 		_, m := httpGet(t, "http://"+adminAddr+"/metrics", "")
 		return m
@@ -175,7 +173,8 @@ on_demand = true
 	write("added.example.com", "*.wild.example.com")
 	conf, _ := os.ReadFile(file)
 	os.WriteFile(file, []byte(strings.Replace(string(conf), "on_demand = true\n", "on_demand = true\non_demand_rate = \"2/1h\"\n", 1)), 0o644)
-	cmd, stderr = serveFile(t, file, addr, "/old")
+	nd = startNode(t, nodeConfig{File: file})
+	cmd, stderr = nd.cmd, nd.stderr
 	wantServed("added.example.com")
 	wantServed("a.wild.example.com")
 	wantServed("b.wild.example.com") // the one new wildcard name the rate allows

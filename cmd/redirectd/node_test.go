@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/redirectd/redirectd/internal/testutil"
+)
+
+// nodeConfig is what startNode runs: `redirectd serve -config FILE ARGS`.
+type nodeConfig struct {
+	// Config is the config's text, written to r.toml in a folder of the
+	// test's own. Its listen addresses may be 127.0.0.1:0: the node's
+	// addresses are those it logs once bound, so no port is chosen
+	// before the server binds it and none can be taken in between.
+	Config string
+	// File is a config file already written, when Config is "".
+	File string
+	// Args follow `serve -config FILE`; Env is added to the environment.
+	Args, Env []string
+}
+
+// node is a `redirectd serve` process a test started: where it serves
+// (as it logged them; adminAddr and tlsAddr are "" when off), its config
+// file, and what it wrote to stderr, which the test may read while it
+// writes. It is killed when the test ends; the test may stop it first.
+type node struct {
+	tb                       testing.TB
+	cmd                      *exec.Cmd
+	file                     string
+	addr, adminAddr, tlsAddr string
+	stderr                   *testutil.LockedBuffer
+}
+
+// startNode starts the built binary on cfg and returns once it logs that
+// it serves. A node that exits first, or logs nothing within 30 s, fails
+// the test with its stderr.
+func startNode(tb testing.TB, cfg nodeConfig) *node {
+	tb.Helper()
+	if testing.Short() {
+		tb.Skip("builds the binary")
+	}
+	n := &node{tb: tb, file: cfg.File, stderr: &testutil.LockedBuffer{}}
+	if n.file == "" {
+		n.file = filepath.Join(tb.TempDir(), "r.toml")
+		if err := os.WriteFile(n.file, []byte(cfg.Config), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	n.start(cfg.Args, cfg.Env)
+	return n
+}
+
+// start runs the node's process (again, after stop, on the same file)
+// and waits for its serving line.
+func (n *node) start(args, env []string) {
+	n.tb.Helper()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		n.tb.Fatal(err)
+	}
+	cmd := exec.Command(buildBinary(n.tb), append([]string{"serve", "-config", n.file}, args...)...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
+	cmd.Stderr = pw
+	err = cmd.Start()
+	pw.Close()
+	if err != nil {
+		pr.Close()
+		n.tb.Fatal(err)
+	}
+	n.cmd = cmd
+	n.tb.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() }) // the test may have waited already
+	serving := make(chan map[string]string, 1)
+	go func() { // reads until the server exits: a closed pipe would kill it with SIGPIPE
+		defer pr.Close()
+		defer close(serving)
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			fmt.Fprintln(n.stderr, sc.Text())
+			if f := servingLine(sc.Text()); f != nil {
+				select {
+				case serving <- f:
+				default:
+				}
+			}
+		}
+	}()
+	select {
+	case f, ok := <-serving:
+		if !ok {
+			cmd.Wait()
+			n.tb.Fatalf("redirectd exited before serving (%v):\n%s", cmd.ProcessState, n.stderr)
+		}
+		n.addr, n.adminAddr, n.tlsAddr = f["listen"], f["admin"], f["tls"]
+	case <-time.After(30 * time.Second):
+		n.tb.Fatalf("redirectd logged no serving line in 30 s:\n%s", n.stderr)
+	}
+}
+
+// servingLine returns the fields of line when it is the daemon's
+// "serving" line, in the text or the JSON log format; else nil.
+func servingLine(line string) map[string]string {
+	f := map[string]string{}
+	if strings.HasPrefix(line, "{") {
+		var m map[string]any
+		if json.Unmarshal([]byte(line), &m) != nil || m["msg"] != "serving" {
+			return nil
+		}
+		for k, v := range m {
+			f[k] = fmt.Sprint(v)
+		}
+		return f
+	}
+	if !strings.Contains(line, "msg=serving ") {
+		return nil
+	}
+	for _, field := range strings.Fields(line) {
+		if k, v, ok := strings.Cut(field, "="); ok {
+			f[k] = v
+		}
+	}
+	return f
+}
+
+// signal sends sig to the node.
+func (n *node) signal(sig os.Signal) {
+	n.tb.Helper()
+	if err := n.cmd.Process.Signal(sig); err != nil {
+		n.tb.Fatalf("signal %v: %v", sig, err)
+	}
+}
+
+// stop ends the node with SIGTERM and returns how it exited.
+func (n *node) stop() error {
+	n.cmd.Process.Signal(syscall.SIGTERM)
+	return n.cmd.Wait()
+}
