@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -40,11 +39,7 @@ func readmeExample(t *testing.T, marker string) string {
 // connection, and checks the answers and their access log lines.
 func TestReadmeAnswersExample(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
 	example := readmeExample(t, "<!-- answers-example")
-	bin := buildBinary(t)
 	addr, adminAddr := testport.Free(t), testport.Free(t)
 	dir := t.TempDir()
 	logFile := filepath.Join(dir, "access.log")
@@ -54,13 +49,8 @@ func TestReadmeAnswersExample(t *testing.T) {
 	if err := os.WriteFile(file, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "serve", "-config", file)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
+	nd := startNode(t, nodeConfig{File: file})
+	cmd, stderr := nd.cmd, nd.stderr
 	if _, _, err := firstAnswer(addr, "/", time.Now().Add(10*time.Second)); err != nil {
 		t.Fatalf("no answer: %v\n%s", err, stderr.String())
 	}

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -18,7 +17,6 @@ import (
 	"github.com/prometheus/prometheus/promql/parser"
 
 	"github.com/redirectd/redirectd/engine/testport"
-	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // dashboardPanel is the part of a Grafana panel the test reads: rows hold
@@ -98,9 +96,6 @@ func exportedNames(text string) map[string]bool {
 // and the access log, with a request of each kind counted.
 func TestGrafanaDashboard(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
 	exprs := dashboardExprs(t, "../../deploy/grafana/redirectd.json")
 
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -112,7 +107,6 @@ func TestGrafanaDashboard(t *testing.T) {
 	src := httptest.NewServer(origin)
 	defer src.Close()
 
-	bin := buildBinary(t)
 	addr, tlsAddr, adminAddr := testport.Free(t), testport.Free(t), testport.Free(t)
 	dir := t.TempDir()
 	os.Mkdir(filepath.Join(dir, "certs"), 0o755)
@@ -141,12 +135,8 @@ cache_dir = "cache"
 source_header = "Authorization: Bearer fleet"
 `, addr, adminAddr, filepath.Join(dir, "access.log"), tlsAddr, upstream.Listener.Addr().String(), src.URL)
 	os.WriteFile(file, []byte(cfg), 0o644)
-	cmd := exec.Command(bin, "serve", "-config", file)
-	stderr := &testutil.LockedBuffer{}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	nd := startNode(t, nodeConfig{File: file})
+	cmd, stderr := nd.cmd, nd.stderr
 	defer func() {
 		cmd.Process.Signal(syscall.SIGTERM)
 		cmd.Wait()

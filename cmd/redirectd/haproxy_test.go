@@ -77,11 +77,7 @@ func findHAProxy(t *testing.T) string {
 // (SIGTERM while a client's request is unfinished): HAProxy must mark it
 // down while it still runs.
 func TestFleetExampleHealthCheck(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
 	hap := findHAProxy(t)
-	bin := buildBinary(t)
 	dir := t.TempDir()
 	down, err := net.Listen("tcp", "127.0.0.1:0") // a source that refuses
 	if err != nil {
@@ -104,12 +100,8 @@ func TestFleetExampleHealthCheck(t *testing.T) {
 		if err := os.WriteFile(file, []byte(cfg), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		cmd := exec.Command(bin, "serve", "-config", file)
-		stderr := &testutil.LockedBuffer{}
-		cmd.Stderr = stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		nd := startNode(t, nodeConfig{File: file})
+		cmd, stderr := nd.cmd, nd.stderr
 		done := make(chan struct{})
 		go func() { cmd.Wait(); close(done) }()
 		t.Cleanup(func() { cmd.Process.Kill(); <-done })

@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -54,10 +53,6 @@ func httpsGet(t *testing.T, addr, sni, req string) (*http.Response, *x509.Certif
 // metrics.
 func TestServeHTTPS(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := buildBinary(t)
 	addr, tlsAddr, adminAddr := testport.Free(t), testport.Free(t), testport.Free(t)
 	dir := t.TempDir()
 	certs := filepath.Join(dir, "certs")
@@ -87,13 +82,8 @@ from = "/old"
 to = "/new"
 `, addr, adminAddr, tlsAddr)
 	os.WriteFile(file, []byte(conf), 0o644)
-	cmd := exec.Command(bin, "serve", "-config", file, "-log-format", "json")
-	var stderr testutil.LockedBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
+	nd := startNode(t, nodeConfig{File: file, Args: []string{"-log-format", "json"}})
+	cmd, stderr := nd.cmd, nd.stderr
 	if _, _, err := firstAnswer(addr, "/old", time.Now().Add(10*time.Second)); err != nil {
 		t.Fatalf("plain port: %v", err)
 	}

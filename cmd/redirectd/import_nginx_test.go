@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -273,13 +272,8 @@ func roundTripExcept(t *testing.T, nginxBin, dir, conf, nginxAddr string, reqs [
 	body, _ := os.ReadFile(filepath.Join(out, "redirectd.toml"))
 	addr, admin := testport.Free(t), testport.Free(t)
 	os.WriteFile(served, servedConfig(fmt.Sprintf("[server]\nlisten = %q\n[admin]\nlisten = %q\n[access_log]\nenabled = false\n", addr, admin), body), 0o644)
-	srv := exec.Command(buildBinary(t), "serve", "-config", served)
-	var srvErr bytes.Buffer
-	srv.Stderr = &srvErr
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
+	nd := startNode(t, nodeConfig{File: served})
+	srvErr := nd.stderr
 	if _, _, err := firstAnswer(addr, "/", time.Now().Add(10*time.Second)); err != nil {
 		t.Fatalf("redirectd does not answer: %v\n%s", err, srvErr.String())
 	}

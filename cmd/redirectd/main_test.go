@@ -113,10 +113,6 @@ func firstAnswer(addr, path string, deadline time.Time) (int, string, error) {
 // reloads it with SIGHUP, and stops it with SIGTERM.
 func TestServeBinary(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := buildBinary(t)
 	addr := testport.Free(t)
 	file := filepath.Join(t.TempDir(), "r.toml")
 	write := func(to string) {
@@ -126,13 +122,8 @@ func TestServeBinary(t *testing.T) {
 		}
 	}
 	write("/first")
-	cmd := exec.Command(bin, "serve", "-config", file)
-	var stderr testutil.LockedBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
+	nd := startNode(t, nodeConfig{File: file})
+	cmd, stderr := nd.cmd, nd.stderr
 	status, loc, err := firstAnswer(addr, "/a", time.Now().Add(10*time.Second))
 	if err != nil || status != 301 || loc != "/first" {
 		t.Fatalf("first answer: %d %q %v\n%s", status, loc, err, stderr.String())
@@ -199,14 +190,10 @@ func BenchmarkStartup(b *testing.B) {
 // that a miss is answered by the upstream and a hit still redirects.
 func TestServeBinaryUpstream(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
 	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "origin saw %s %s", r.Method, r.URL.RequestURI())
 	}))
 	defer origin.Close()
-	bin := buildBinary(t)
 	addr := testport.Free(t)
 	file := filepath.Join(t.TempDir(), "r.toml")
 	cfg := fmt.Sprintf("[server]\nlisten = %q\n\n[admin]\nlisten = \"off\"\n\n[upstream]\nservers = [%q]\n\n[[rule]]\nfrom = \"/a\"\nto = \"/b\"\n",
@@ -214,12 +201,8 @@ func TestServeBinaryUpstream(t *testing.T) {
 	if err := os.WriteFile(file, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "serve", "-config", file)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	nd := startNode(t, nodeConfig{File: file})
+	cmd, stderr := nd.cmd, nd.stderr
 	defer func() {
 		cmd.Process.Signal(syscall.SIGTERM)
 		cmd.Wait()

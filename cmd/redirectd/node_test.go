@@ -26,6 +26,9 @@ type nodeConfig struct {
 	File string
 	// Args follow `serve -config FILE`; Env is added to the environment.
 	Args, Env []string
+	// Bin is the binary, when not this package's built by buildBinary:
+	// a test run again in a network namespace is handed its parent's.
+	Bin string
 }
 
 // node is a `redirectd serve` process a test started: where it serves
@@ -55,19 +58,23 @@ func startNode(tb testing.TB, cfg nodeConfig) *node {
 			tb.Fatal(err)
 		}
 	}
-	n.start(cfg.Args, cfg.Env)
+	n.start(cfg)
 	return n
 }
 
 // start runs the node's process (again, after stop, on the same file)
 // and waits for its serving line.
-func (n *node) start(args, env []string) {
+func (n *node) start(cfg nodeConfig) {
 	n.tb.Helper()
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		n.tb.Fatal(err)
 	}
-	cmd := exec.Command(buildBinary(n.tb), append([]string{"serve", "-config", n.file}, args...)...)
+	bin, env := cfg.Bin, cfg.Env
+	if bin == "" {
+		bin = buildBinary(n.tb)
+	}
+	cmd := exec.Command(bin, append([]string{"serve", "-config", n.file}, cfg.Args...)...)
 	if env != nil {
 		cmd.Env = append(os.Environ(), env...)
 	}

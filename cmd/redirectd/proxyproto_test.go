@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -25,23 +24,14 @@ import (
 // unanswered and counted in /metrics.
 func TestServeProxyProtocol(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := buildBinary(t)
 	addr, admin := testport.Free(t), testport.Free(t)
 	dir := t.TempDir()
 	logFile := filepath.Join(dir, "access.log")
 	file := filepath.Join(dir, "r.toml")
 	os.WriteFile(file, []byte(fmt.Sprintf("[server]\nlisten = %q\nproxy_protocol = true\ntrusted_proxies = [\"127.0.0.0/8\"]\n\n"+
 		"[admin]\nlisten = %q\n\n[access_log]\npath = %q\nformat = \"json\"\n\n[[rule]]\nfrom = \"/a\"\nto = \"/b\"\n", addr, admin, logFile)), 0o644)
-	cmd := exec.Command(bin, "serve", "-config", file)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
+	nd := startNode(t, nodeConfig{File: file})
+	cmd, stderr := nd.cmd, nd.stderr
 
 	var status int
 	deadline := time.Now().Add(10 * time.Second)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -14,7 +13,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/redirectd/redirectd/engine/testport"
-	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // TestTokenFileRotation runs the binary with [admin] token_file, as a
@@ -23,10 +21,6 @@ import (
 // a reload (SIGHUP, or [rules] watch seeing the file change) makes the new
 // token the only one, without a restart.
 func TestTokenFileRotation(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := buildBinary(t)
 	addr, adminAddr := testport.Free(t), testport.Free(t)
 	dir := t.TempDir()
 	tokenFile := filepath.Join(dir, "token")
@@ -35,13 +29,8 @@ func TestTokenFileRotation(t *testing.T) {
 	os.WriteFile(file, []byte(fmt.Sprintf("[server]\nlisten = %q\n\n[admin]\nlisten = %q\ntoken_file = \"token\"\n\n[access_log]\nenabled = false\n\n"+
 		"[rules]\nwatch = true\nwatch_interval = \"100ms\"\n\n"+
 		"[[rule]]\nfrom = \"/hit\"\nto = \"/there\"\n", addr, adminAddr)), 0o644)
-	cmd := exec.Command(bin, "serve", "-config", file)
-	var stderr testutil.LockedBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
+	nd := startNode(t, nodeConfig{File: file})
+	cmd, stderr := nd.cmd, nd.stderr
 	if status, _, err := firstAnswer(addr, "/hit", time.Now().Add(10*time.Second)); err != nil || status != 301 {
 		t.Fatalf("first answer: %d %v\n%s", status, err, stderr.String())
 	}

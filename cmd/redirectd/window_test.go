@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -94,10 +92,6 @@ func TestCheckWindowOver(t *testing.T) {
 // requests get the answer they would get without it, the access log names
 // the shadow rule and its would-be Location, and /rules counts its hits.
 func TestShadowMapBinary(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := buildBinary(t)
 	addr, adminAddr := testport.Free(t), testport.Free(t)
 	dir := t.TempDir()
 	file, logFile := filepath.Join(dir, "r.toml"), filepath.Join(dir, "access.log")
@@ -105,13 +99,8 @@ func TestShadowMapBinary(t *testing.T) {
 	cfg := fmt.Sprintf("[server]\nlisten = %q\n\n[admin]\nlisten = %q\n\n[access_log]\nenabled = true\npath = %q\nformat = \"json\"\n\n"+
 		"[[map]]\nfile = \"new.map\"\nmode = \"shadow\"\n\n[[rule]]\nfrom = \"/live\"\nto = \"/live-answer\"\n", addr, adminAddr, logFile)
 	os.WriteFile(file, []byte(cfg), 0o644)
-	cmd := exec.Command(bin, "serve", "-config", file)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
+	nd := startNode(t, nodeConfig{File: file})
+	stderr := nd.stderr
 	if status, loc, err := firstAnswer(addr, "/live", time.Now().Add(10*time.Second)); err != nil || status != 301 || loc != "/live-answer" {
 		t.Fatalf("/live: %d %q %v\n%s", status, loc, err, stderr.String())
 	}
