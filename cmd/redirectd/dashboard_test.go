@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/prometheus/promql/parser"
 
 	"github.com/redirectd/redirectd/engine/testport"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // dashboardPanel is the part of a Grafana panel the test reads: rows hold
@@ -143,16 +144,13 @@ source_header = "Authorization: Bearer fleet"
 	}()
 	// A redirect (once the source's rules load), a forwarded miss and an
 	// answer over TLS, so the labelled families have series.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		status, _, err := firstAnswer(addr, "/a", deadline)
-		if err == nil && status == 301 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the source's rule never answered: %d %v\n%s", status, err, stderr)
-		}
-		time.Sleep(50 * time.Millisecond)
+	var status int
+	var err error
+	if !testutil.Eventually(10*time.Second, func() bool {
+		status, _, err = firstAnswer(addr, "/a", time.Now().Add(2*time.Second))
+		return err == nil && status == 301
+	}) {
+		t.Fatalf("the source's rule never answered: %d %v\n%s", status, err, stderr)
 	}
 	if status, _, err := firstAnswer(addr, "/forwarded", time.Now().Add(2*time.Second)); err != nil || status != 200 {
 		t.Fatalf("forwarded: %d %v\n%s", status, err, stderr)

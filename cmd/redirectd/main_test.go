@@ -130,12 +130,10 @@ func TestServeBinary(t *testing.T) {
 	}
 	write("/second")
 	cmd.Process.Signal(syscall.SIGHUP)
-	deadline := time.Now().Add(5 * time.Second)
-	for loc != "/second" && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-		_, loc, _ = firstAnswer(addr, "/a", deadline)
-	}
-	if loc != "/second" {
+	if !testutil.Eventually(10*time.Second, func() bool {
+		_, loc, _ = firstAnswer(addr, "/a", time.Now().Add(2*time.Second))
+		return loc == "/second"
+	}) {
 		t.Fatalf("after SIGHUP Location is %q\n%s", loc, stderr.String())
 	}
 	// A broken config is refused and the rules in use keep serving.

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/redirectd/redirectd/engine/testport"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // TestTokenFileRotation runs the binary with [admin] token_file, as a
@@ -55,12 +56,8 @@ func TestTokenFileRotation(t *testing.T) {
 	}
 	os.WriteFile(tokenFile, []byte("second-token\n"), 0o600)
 	cmd.Process.Signal(syscall.SIGHUP)
-	deadline := time.Now().Add(10 * time.Second)
-	for status("/rules", "second-token") != 200 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the new token is not taken after a reload\n%s", stderr.String())
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !testutil.Eventually(10*time.Second, func() bool { return status("/rules", "second-token") == 200 }) {
+		t.Fatalf("the new token is not taken after a reload\n%s", stderr.String())
 	}
 	if got := status("/rules", "first-token"); got != 401 {
 		t.Errorf("the old token after the rotation: %d, want 401", got)
@@ -71,21 +68,15 @@ func TestTokenFileRotation(t *testing.T) {
 	// With [rules] watch, a change of the file alone reloads, as when
 	// kubelet updates a mounted Secret.
 	os.WriteFile(tokenFile, []byte("third-token"), 0o600)
-	for status("/rules", "third-token") != 200 {
-		if time.Now().After(deadline) {
-			t.Fatalf("watch did not take the new token\n%s", stderr.String())
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !testutil.Eventually(10*time.Second, func() bool { return status("/rules", "third-token") == 200 }) {
+		t.Fatalf("watch did not take the new token\n%s", stderr.String())
 	}
 	// A token file gone at reload fails the reload, naming the key; the
 	// running token stays.
 	os.Remove(tokenFile)
 	cmd.Process.Signal(syscall.SIGHUP)
-	for !strings.Contains(stderr.String(), "token_file: cannot read") {
-		if time.Now().After(deadline.Add(5 * time.Second)) {
-			t.Fatalf("no error naming token_file after the file went:\n%s", stderr.String())
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !testutil.Eventually(10*time.Second, func() bool { return strings.Contains(stderr.String(), "token_file: cannot read") }) {
+		t.Fatalf("no error naming token_file after the file went:\n%s", stderr.String())
 	}
 	if got := status("/rules", "third-token"); got != 200 {
 		t.Errorf("the running token after a failed reload: %d, want 200", got)

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/redirectd/redirectd/engine/testport"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 const windowConfig = `
@@ -112,7 +113,7 @@ func TestShadowMapBinary(t *testing.T) {
 		Target, Rule, ShadowRule, ShadowLocation string
 	}
 	var got []line
-	for deadline := time.Now().Add(5 * time.Second); len(got) < 2 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	testutil.Eventually(10*time.Second, func() bool {
 		data, _ := os.ReadFile(logFile)
 		got = got[:0]
 		for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
@@ -126,7 +127,8 @@ func TestShadowMapBinary(t *testing.T) {
 				got = append(got, line{e.Target, e.Rule, e.ShadowRule, e.ShadowLocation})
 			}
 		}
-	}
+		return len(got) >= 2
+	})
 	mapFile := filepath.Join(dir, "new.map")
 	want := []line{
 		{"/live", file + ":16", mapFile + ":2", "/shadow-live"},
