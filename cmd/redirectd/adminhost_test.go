@@ -20,6 +20,7 @@ import (
 // page would make the browser send: they get 421 and neither read the
 // rules nor reload; loopback names and addresses are served.
 func TestAdminHostWithoutToken(t *testing.T) {
+	t.Parallel()
 	addr, adminAddr := testport.Free(t), testport.Free(t)
 	_, port, _ := net.SplitHostPort(adminAddr)
 	file := filepath.Join(t.TempDir(), "r.toml")

@@ -43,6 +43,7 @@ func TestInstall(t *testing.T) {
 // TestSystemdUnit checks deploy/redirectd.service with systemd-analyze
 // verify, pointed at a built binary and the shipped config.
 func TestSystemdUnit(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("systemd-analyze"); err != nil {
 		t.Skip("systemd-analyze is not installed; the unit is not verified here")
 	}

@@ -77,6 +77,7 @@ func findHAProxy(t *testing.T) string {
 // (SIGTERM while a client's request is unfinished): HAProxy must mark it
 // down while it still runs.
 func TestFleetExampleHealthCheck(t *testing.T) {
+	t.Parallel()
 	hap := findHAProxy(t)
 	dir := t.TempDir()
 	down, err := net.Listen("tcp", "127.0.0.1:0") // a source that refuses

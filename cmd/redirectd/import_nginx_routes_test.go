@@ -31,6 +31,7 @@ import (
 // path: the same body from both (and the same status and Location for
 // the one redirect).
 func TestImportNginxRoutesRoundTrip(t *testing.T) {
+	t.Parallel()
 	nginxBin := findNginx(t)
 	dir := t.TempDir()
 	echo := func(name string) http.HandlerFunc {
@@ -188,6 +189,7 @@ func routedAnswer(t *testing.T, addr, host, target, base string) string {
 // over both kinds of port must get the same redirect, or reach the same
 // origin with the same Host and path, from nginx and from redirectd.
 func TestImportNginxRoutesTLSRoundTrip(t *testing.T) {
+	t.Parallel()
 	nginxBin := findNginx(t)
 	dir := t.TempDir()
 	origin := func(name string) string {

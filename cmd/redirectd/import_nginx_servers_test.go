@@ -184,6 +184,7 @@ func siteRoundTrip(t *testing.T, nginxBin, dir, conf, plain, tlsAddr string, req
 // `if ($host = ...)`), a port-80 default catch-all, `if ($host = ...)` for
 // a www host, nested locations, and locations serving content.
 func TestImportNginxSitesRoundTrip(t *testing.T) {
+	t.Parallel()
 	nginxBin := findNginx(t)
 	dir := t.TempDir()
 	plain, tlsAddr := testport.Free(t), testport.Free(t)
@@ -277,6 +278,7 @@ server {
 // what it does not redirect to an upstream block: the import forwards
 // those requests to the same application, which answers 200.
 func TestImportNginxProxyRoundTrip(t *testing.T) {
+	t.Parallel()
 	nginxBin := findNginx(t)
 	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "app: %s %s\n", r.Host, r.URL)

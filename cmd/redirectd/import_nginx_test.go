@@ -213,6 +213,7 @@ func findNginx(t *testing.T) string { return testutil.FindNginx(t) }
 // resolved against the request's URL on both sides: nginx makes them
 // absolute with the request's host and its port (absolute_redirect).
 func TestImportNginxRoundTrip(t *testing.T) {
+	t.Parallel()
 	nginxBin := findNginx(t)
 	dir := t.TempDir()
 	nginxAddr := testport.Free(t)
@@ -374,6 +375,7 @@ func sampleNginxMaps(t *testing.T, dir, addr string) (string, [][2]string) {
 // $scheme://$host$request_uri, "" values, and targets redirectd writes
 // differently (a space, a relative target).
 func TestImportNginxMapsRoundTrip(t *testing.T) {
+	t.Parallel()
 	nginxBin := findNginx(t)
 	dir := t.TempDir()
 	nginxAddr := testport.Free(t)

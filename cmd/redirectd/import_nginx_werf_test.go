@@ -27,6 +27,7 @@ var werfDir = filepath.Join("..", "..", "..", "shared", "realmaps", "werf")
 // answers only an upstream failure), to the www server and to an unknown
 // host.
 func TestImportNginxWerf(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat(filepath.Join(werfDir, "nginx.conf")); err != nil {
 		t.Skipf("werf's config is not here (%v): it lives in the shared folder beside the checkout", err)
 	}

@@ -41,6 +41,7 @@ var mdnAnswers = []struct{ target, want string }{
 // shape with the real binary, asks it with raw request bytes, and checks
 // each answer against the site's; `check` passes on the same config.
 func TestMDNStyleMap(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}

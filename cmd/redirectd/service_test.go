@@ -87,6 +87,7 @@ func keepAliveLoad(addr, path, location string, n int) func() (ok, failed int64)
 // TestReloadUnderLoad reloads 50 times in a row while clients keep sending
 // requests on keep-alive connections: none may fail or see a wrong answer.
 func TestReloadUnderLoad(t *testing.T) {
+	t.Parallel()
 	n := startNode(t, nodeConfig{Config: "[server]\nlisten = \"127.0.0.1:0\"\n\n[admin]\nlisten = \"127.0.0.1:0\"\n\n[access_log]\nenabled = false\n\n[[rule]]\nfrom = \"/a\"\nto = \"/b\"\n"})
 	stopLoad := keepAliveLoad(n.addr, "/a", "/b", 4)
 	for i := range 50 {
@@ -110,6 +111,7 @@ func TestReloadUnderLoad(t *testing.T) {
 // and the process exits 0, so the drain ended before shutdown_timeout
 // (a drain cut short by it exits 1).
 func TestGracefulShutdown(t *testing.T) {
+	t.Parallel()
 	arrived, release := make(chan struct{}, 1), make(chan struct{})
 	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		arrived <- struct{}{}
@@ -179,6 +181,7 @@ func TestGracefulShutdown(t *testing.T) {
 // TestWatchReload checks [rules] watch: editing a map file reloads the
 // rules without a signal.
 func TestWatchReload(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mapFile := filepath.Join(dir, "r.map")
 	os.WriteFile(mapFile, []byte("/m /first;\n"), 0o644)

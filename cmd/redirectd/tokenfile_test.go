@@ -22,6 +22,7 @@ import (
 // a reload (SIGHUP, or [rules] watch seeing the file change) makes the new
 // token the only one, without a restart.
 func TestTokenFileRotation(t *testing.T) {
+	t.Parallel()
 	addr, adminAddr := testport.Free(t), testport.Free(t)
 	dir := t.TempDir()
 	tokenFile := filepath.Join(dir, "token")

@@ -37,6 +37,7 @@ func migrateAcceptQueues() bool {
 // drains, and checks that a client sending requests all along sees no
 // failure and is served by both.
 func TestZeroDowntimeUpgrade(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -163,6 +164,7 @@ func locationOn(c net.Conn, host, target string, limit time.Duration) (string, e
 // address is in use, before it serves anything, and every request still
 // gets the first instance's answer.
 func TestSecondInstanceRefused(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -216,6 +218,7 @@ func TestSecondInstanceRefused(t *testing.T) {
 // stops the old one, which exits 0, answers on the traffic port, and
 // takes the configured admin port back once the old one has let it go.
 func TestUpgradeBySignal(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}

@@ -17,6 +17,7 @@ import (
 // their hash, not kept for rollback, and hit counts carried over a SIGHUP
 // reload for the rules that did not change.
 func TestVersionsLocal(t *testing.T) {
+	t.Parallel()
 	nd := startNode(t, nodeConfig{Config: "[server]\nlisten = \"127.0.0.1:0\"\n\n[admin]\nlisten = \"127.0.0.1:0\"\n\n[access_log]\nenabled = false\n\n" +
 		"[[rule]]\nfrom = \"/keep\"\nto = \"/k\"\n\n[[rule]]\nfrom = \"/change\"\nto = \"/c1\"\n"})
 	cmd, file := nd.cmd, nd.file

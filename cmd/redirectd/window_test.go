@@ -93,6 +93,7 @@ func TestCheckWindowOver(t *testing.T) {
 // requests get the answer they would get without it, the access log names
 // the shadow rule and its would-be Location, and /rules counts its hits.
 func TestShadowMapBinary(t *testing.T) {
+	t.Parallel()
 	addr, adminAddr := testport.Free(t), testport.Free(t)
 	dir := t.TempDir()
 	file, logFile := filepath.Join(dir, "r.toml"), filepath.Join(dir, "access.log")
