@@ -398,7 +398,7 @@ func serveImportTLS(t *testing.T, out string, e apacheEnv) (string, string) {
 		head += fmt.Sprintf("[tls]\nlisten = %q\n[[tls.certificate]]\ncert = %q\nkey = %q\n", tlsAddr, e.cert, e.key)
 	}
 	os.WriteFile(served, append([]byte(head), body...), 0o644)
-	stderr := startProcess(t, exec.Command(buildBinary(t), "serve", "-config", served))
+	stderr := startNode(t, nodeConfig{File: served}).stderr
 	if _, _, err := firstAnswer(addr, "/", time.Now().Add(10*time.Second)); err != nil {
 		t.Fatalf("redirectd does not answer: %v\n%s", err, stderr.String())
 	}

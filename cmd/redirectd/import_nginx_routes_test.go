@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -121,8 +120,7 @@ server {
 	if err := os.WriteFile(served, servedConfig(head, body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	srvErr := startProcess(t, exec.Command(buildBinary(t), "serve", "-config", served))
-	waitListening(t, "redirectd", srvErr, addr)
+	startNode(t, nodeConfig{File: served})
 
 	_, port, _ := net.SplitHostPort(plain)
 	origins := map[string]int{}
@@ -254,8 +252,7 @@ server {
 	if err := os.WriteFile(served, servedConfig(head, body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	srvErr := startProcess(t, exec.Command(buildBinary(t), "serve", "-config", served))
-	waitListening(t, "redirectd", srvErr, addr, tlsServe)
+	startNode(t, nodeConfig{File: served})
 
 	_, plainPort, _ := net.SplitHostPort(plain)
 	_, tlsPort, _ := net.SplitHostPort(tlsAddr)

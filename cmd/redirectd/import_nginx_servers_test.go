@@ -80,20 +80,17 @@ func startProcess(t *testing.T, cmd *exec.Cmd) *bytes.Buffer {
 }
 
 // waitListening waits until every address accepts connections.
-func waitListening(t *testing.T, what string, stderr *bytes.Buffer, addrs ...string) {
+func waitListening(t *testing.T, what string, stderr fmt.Stringer, addrs ...string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
 	for _, a := range addrs {
-		for {
+		if !testutil.Eventually(10*time.Second, func() bool {
 			c, err := net.Dial("tcp", a)
 			if err == nil {
 				c.Close()
-				break
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s does not listen on %s: %s", what, a, stderr.String())
-			}
-			time.Sleep(20 * time.Millisecond)
+			return err == nil
+		}) {
+			t.Fatalf("%s does not listen on %s: %s", what, a, stderr.String())
 		}
 	}
 }
@@ -133,8 +130,7 @@ func siteRoundTrip(t *testing.T, nginxBin, dir, conf, plain, tlsAddr string, req
 	body = listen.ReplaceAll(body, []byte(fmt.Sprintf("${1}%q", tlsServe)))
 	served := filepath.Join(out, "served.toml")
 	os.WriteFile(served, servedConfig(fmt.Sprintf("[server]\nlisten = %q\n[admin]\nlisten = %q\n[access_log]\nenabled = false\n", addr, admin), body), 0o644)
-	srvErr := startProcess(t, exec.Command(buildBinary(t), "serve", "-config", served))
-	waitListening(t, "redirectd", srvErr, addr, tlsServe)
+	startNode(t, nodeConfig{File: served})
 
 	_, nginxPlainPort, _ := net.SplitHostPort(plain)
 	_, nginxTLSPort, _ := net.SplitHostPort(tlsAddr)
