@@ -97,24 +97,23 @@ type logLine struct{ Client, Target string }
 // over every tick) and returns them.
 func logLines(t *testing.T, file string, n int) []logLine {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		data, _ := os.ReadFile(file)
-		var lines []logLine
+	var data []byte
+	var lines []logLine
+	testutil.Eventually(10*time.Second, func() bool {
+		data, _ = os.ReadFile(file)
+		lines = nil
 		for _, l := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
 			var ll logLine
 			if len(l) > 0 && json.Unmarshal(l, &ll) == nil {
 				lines = append(lines, ll)
 			}
 		}
-		if len(lines) >= n || time.Now().After(deadline) {
-			if len(lines) != n {
-				t.Fatalf("access log has %d lines, want %d:\n%s", len(lines), n, data)
-			}
-			return lines
-		}
-		time.Sleep(20 * time.Millisecond)
+		return len(lines) >= n
+	})
+	if len(lines) != n {
+		t.Fatalf("access log has %d lines, want %d:\n%s", len(lines), n, data)
 	}
+	return lines
 }
 
 // metric reads one sample of the server's /metrics text, 0 if absent.
