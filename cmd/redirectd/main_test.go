@@ -89,24 +89,24 @@ func TestUsage(t *testing.T) {
 // firstAnswer polls addr with a GET of path until it answers or the
 // deadline passes, and returns the answer's status and Location.
 func firstAnswer(addr, path string, deadline time.Time) (int, string, error) {
-	for {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.SetDeadline(time.Now().Add(2 * time.Second))
-			fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n", path)
-			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-			c.Close()
-			if err != nil {
-				return 0, "", err
-			}
-			resp.Body.Close()
-			return resp.StatusCode, resp.Header.Get("Location"), nil
-		}
-		if time.Now().After(deadline) {
-			return 0, "", err
-		}
-		time.Sleep(time.Millisecond)
+	var c net.Conn
+	var err error
+	// Every millisecond: BenchmarkStartup times the first answer with it.
+	if !testutil.EventuallyEvery(time.Until(deadline), time.Millisecond, func() bool {
+		c, err = net.Dial("tcp", addr)
+		return err == nil
+	}) {
+		return 0, "", err
 	}
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n", path)
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	c.Close()
+	if err != nil {
+		return 0, "", err
+	}
+	resp.Body.Close()
+	return resp.StatusCode, resp.Header.Get("Location"), nil
 }
 
 // TestServeBinary runs the built binary on a config, checks its answers,
