@@ -1,7 +1,7 @@
 package main
 
 import (
-	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/redirectd/redirectd/internal/testutil"
 )
@@ -66,10 +68,6 @@ func startNode(tb testing.TB, cfg nodeConfig) *node {
 // and waits for its serving line.
 func (n *node) start(cfg nodeConfig) {
 	n.tb.Helper()
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		n.tb.Fatal(err)
-	}
 	bin, env := cfg.Bin, cfg.Env
 	if bin == "" {
 		bin = buildBinary(n.tb)
@@ -78,41 +76,66 @@ func (n *node) start(cfg nodeConfig) {
 	if env != nil {
 		cmd.Env = append(os.Environ(), env...)
 	}
-	cmd.Stderr = pw
-	err = cmd.Start()
-	pw.Close()
-	if err != nil {
-		pr.Close()
+	// A writer, not a pipe of the test's: exec copies into it, and
+	// cmd.Wait returns once the last line is in the buffer.
+	w := &stderrWatch{buf: n.stderr, serving: make(chan map[string]string, 1)}
+	cmd.Stderr = w
+	if err := cmd.Start(); err != nil {
 		n.tb.Fatal(err)
 	}
 	n.cmd = cmd
 	n.tb.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() }) // the test may have waited already
-	serving := make(chan map[string]string, 1)
-	go func() { // reads until the server exits: a closed pipe would kill it with SIGPIPE
-		defer pr.Close()
-		defer close(serving)
-		sc := bufio.NewScanner(pr)
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			fmt.Fprintln(n.stderr, sc.Text())
-			if f := servingLine(sc.Text()); f != nil {
-				select {
-				case serving <- f:
-				default:
-				}
-			}
+	var f map[string]string
+	if !testutil.Eventually(30*time.Second, func() bool {
+		select {
+		case f = <-w.serving:
+			return true
+		default:
+			return exited(cmd.Process.Pid)
 		}
-	}()
-	select {
-	case f, ok := <-serving:
-		if !ok {
-			cmd.Wait()
-			n.tb.Fatalf("redirectd exited before serving (%v):\n%s", cmd.ProcessState, n.stderr)
-		}
-		n.addr, n.adminAddr, n.tlsAddr = f["listen"], f["admin"], f["tls"]
-	case <-time.After(30 * time.Second):
+	}) {
 		n.tb.Fatalf("redirectd logged no serving line in 30 s:\n%s", n.stderr)
 	}
+	if f == nil {
+		cmd.Wait()
+		n.tb.Fatalf("redirectd exited before serving (%v):\n%s", cmd.ProcessState, n.stderr)
+	}
+	n.addr, n.adminAddr, n.tlsAddr = f["listen"], f["admin"], f["tls"]
+}
+
+// exited reports whether the child pid has exited, leaving it to be
+// waited for (WNOWAIT): the test's cmd.Wait still reaps it.
+func exited(pid int) bool {
+	var info unix.Siginfo
+	err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+	return err != nil || info.Signo != 0 // Linux leaves info zero while the child runs
+}
+
+// stderrWatch is a node's stderr: each write goes to buf, and the first
+// serving line's fields to serving. exec calls Write from one goroutine.
+type stderrWatch struct {
+	buf     *testutil.LockedBuffer
+	partial []byte
+	serving chan map[string]string
+}
+
+func (w *stderrWatch) Write(p []byte) (int, error) {
+	w.buf.Write(p)
+	w.partial = append(w.partial, p...)
+	for {
+		line, rest, ok := bytes.Cut(w.partial, []byte("\n"))
+		if !ok {
+			break
+		}
+		if f := servingLine(string(line)); f != nil {
+			select {
+			case w.serving <- f:
+			default:
+			}
+		}
+		w.partial = rest
+	}
+	return len(p), nil
 }
 
 // servingLine returns the fields of line when it is the daemon's
