@@ -38,6 +38,17 @@ test-lint:
 # test-real-maps. So does werf's real site (7,755 requests to nginx and
 # to redirectd, one at a time): 31 s under the detector, 8 s without.
 REAL_MAPS := ^TestImportNginx(Gwern|Werf)
+# Property and budget tests that run the parser, the matcher's compiler
+# or the log's escaper on one goroutine over large inputs: the race
+# detector has nothing to find there (each package's other tests run the
+# same code under it) and slowed them 10 to 240 times, to 122 s for
+# TestParseResume (1 s without), 85 s for TestRuleBytesRefusedPeak (8 s),
+# 36 s for TestSiteShapes (0.15 s), on a 2-CPU machine under load; with
+# them matcher (206 s) and httpparse (148 s) were the suite's longest
+# packages, 33 s and 10 s without. They run without it, in
+# test-without-race.
+ONE_GOROUTINE := ^(TestParseResume|TestErrorsAreFinal|TestSiteShapes|TestRuleBytesRefusedPeak|TestRuleBytesEstimate|TestAltIndexAsInTurn|TestRulesBytesHostileMap|TestDecodeRune)$$
+NO_RACE := $(REAL_MAPS)|$(ONE_GOROUTINE)
 # The console's browser tests keep a screenshot of each page in
 # bin/console-screenshots (REDIRECTD_ARTIFACTS), for CI to keep. The
 # results pass through internal/testreport, which writes what go test
@@ -46,7 +57,7 @@ test-race:
 	$(GO) vet ./...
 	@mkdir -p bin
 	$(GO) build -o bin/testreport ./internal/testreport
-	REDIRECTD_ARTIFACTS=$(CURDIR)/bin/console-screenshots $(GO) test -race -count=1 -json -skip '$(REAL_MAPS)' ./... 2>&1 | bin/testreport
+	REDIRECTD_ARTIFACTS=$(CURDIR)/bin/console-screenshots $(GO) test -race -count=1 -json -skip '$(NO_RACE)' ./... 2>&1 | bin/testreport
 
 test-real-maps:
 	$(GO) test -count=1 -run '$(REAL_MAPS)' ./cmd/redirectd
@@ -54,11 +65,12 @@ test-real-maps:
 test-allocs:
 	$(GO) test -count=1 -run 'Allocs' ./...
 
-# test-real-maps, test-allocs and test-bench-smoke in one go test: each
-# package's test binary without the race detector is built, linked and
-# started once rather than three times (52 packages on every run).
+# test-real-maps, test-allocs, the NO_RACE tests and test-bench-smoke in
+# one go test: each package's test binary without the race detector is
+# built, linked and started once rather than three times (52 packages on
+# every run).
 test-without-race:
-	REDIRECTD_BENCH_SMOKE=1 $(GO) test -count=1 -run 'Allocs|$(REAL_MAPS)' -bench . -benchtime 1x ./...
+	REDIRECTD_BENCH_SMOKE=1 $(GO) test -count=1 -run 'Allocs|$(NO_RACE)' -bench . -benchtime 1x ./...
 
 # The hot path's benchmarks (parse, match, answer, access log line) must
 # report 0 allocs/op: a CI-speed guard next to the AllocsPerRun tests.
