@@ -84,7 +84,14 @@ func (n *node) start(cfg nodeConfig) {
 		n.tb.Fatal(err)
 	}
 	n.cmd = cmd
-	n.tb.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() }) // the test may have waited already
+	n.tb.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait() // the test may have waited already
+		if n.tb.Failed() {
+			log := n.stderr.String()
+			n.tb.Logf("redirectd serve -config %s wrote:\n%s", n.file, log[max(0, len(log)-8<<10):])
+		}
+	})
 	var f map[string]string
 	if !testutil.Eventually(30*time.Second, func() bool {
 		select {
