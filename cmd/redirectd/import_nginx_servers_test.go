@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -63,20 +62,6 @@ func siteAnswer(t *testing.T, addr string, r siteRequest, base string) string {
 		return fmt.Sprintf("%d %s", resp.StatusCode, resolve(t, base, loc))
 	}
 	return fmt.Sprint(resp.StatusCode)
-}
-
-// startProcess starts cmd and stops it when the test ends.
-func startProcess(t *testing.T, cmd *exec.Cmd) *bytes.Buffer {
-	t.Helper()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting %s: %v", cmd.Path, err)
-	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() { cmd.Process.Kill(); <-exited })
-	return &stderr
 }
 
 // waitListening waits until every address accepts connections.

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -176,10 +175,4 @@ func (n *node) signal(sig os.Signal) {
 	if err := n.cmd.Process.Signal(sig); err != nil {
 		n.tb.Fatalf("signal %v: %v", sig, err)
 	}
-}
-
-// stop ends the node with SIGTERM and returns how it exited.
-func (n *node) stop() error {
-	n.cmd.Process.Signal(syscall.SIGTERM)
-	return n.cmd.Wait()
 }
