@@ -63,8 +63,8 @@ func startNode(tb testing.TB, cfg nodeConfig) *node {
 	return n
 }
 
-// start runs the node's process (again, after stop, on the same file)
-// and waits for its serving line.
+// start runs the node's process on cfg's binary, arguments and
+// environment, and waits for its serving line.
 func (n *node) start(cfg nodeConfig) {
 	n.tb.Helper()
 	bin, env := cfg.Bin, cfg.Env
