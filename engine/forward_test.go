@@ -214,7 +214,10 @@ func testForwardBodies(t *testing.T, tr transport) {
 	})
 }
 
-func TestForwardAnswers(t *testing.T) { testForwardAnswers(t, plainTCP) }
+func TestForwardAnswers(t *testing.T) {
+	t.Parallel() // nothing in it is timed: its events wait on each other
+	testForwardAnswers(t, plainTCP)
+}
 
 // bigAnswer is the largest answer testForwardAnswers forwards: 16 times
 // what the server holds of a connection's pending bytes (1 MiB), so it

@@ -145,6 +145,7 @@ func expectRefused(t *testing.T, c net.Conn) {
 // upstream sees the header's client in X-Forwarded-For, and the access
 // log records it for both.
 func TestProxyProtocolClient(t *testing.T) {
+	t.Parallel()
 	srv, logFile := ppServer(t, engine.Options{Proxies: engine.ProxyOptions{Protocol: true, Trusted: trustLoopback}})
 	cases := []struct {
 		name   string
@@ -210,6 +211,7 @@ func TestProxyProtocolClient(t *testing.T) {
 // are each closed unanswered and counted by reason; and no connection
 // stays counted.
 func TestProxyProtocolRefused(t *testing.T) {
+	t.Parallel()
 	get := "GET /old HTTP/1.1\r\nHost: site.example\r\n\r\n"
 	for _, tc := range []struct {
 		name    string
@@ -339,6 +341,7 @@ func TestProxyProtocolPerIP(t *testing.T) {
 // is one; the forwarded X-Forwarded-For keeps the list and appends the
 // peer, as before.
 func TestForwardedForTrust(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		opts    engine.ProxyOptions
@@ -383,6 +386,7 @@ func TestForwardedForTrust(t *testing.T) {
 // spares a request the redirect, and reaches the upstream, only from a
 // trusted peer, or from loopback when trusted_proxies is empty.
 func TestForwardedProtoTrust(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		opts    engine.ProxyOptions
