@@ -38,16 +38,17 @@ test-lint:
 # test-real-maps. So does werf's real site (7,755 requests to nginx and
 # to redirectd, one at a time): 31 s under the detector, 8 s without.
 REAL_MAPS := ^TestImportNginx(Gwern|Werf)
-# Property and budget tests that run the parser, the matcher's compiler
-# or the log's escaper on one goroutine over large inputs: the race
-# detector has nothing to find there (each package's other tests run the
-# same code under it) and slowed them 10 to 240 times, to 122 s for
-# TestParseResume (1 s without), 85 s for TestRuleBytesRefusedPeak (8 s),
-# 36 s for TestSiteShapes (0.15 s), on a 2-CPU machine under load; with
-# them matcher (206 s) and httpparse (148 s) were the suite's longest
-# packages, 33 s and 10 s without. They run without it, in
-# test-without-race.
-ONE_GOROUTINE := ^(TestParseResume|TestErrorsAreFinal|TestSiteShapes|TestRuleBytesRefusedPeak|TestRuleBytesEstimate|TestAltIndexAsInTurn|TestRulesBytesHostileMap|TestDecodeRune)$$
+# Property and budget tests that run the parser, the matcher's compiler,
+# the nginx importer or the log's escaper on one goroutine over large
+# inputs: the race detector has nothing to find there (each package's
+# other tests run the same code under it) and slowed them 10 to 240
+# times, to 122 s for TestParseResume (1 s without), 85 s for
+# TestRuleBytesRefusedPeak (8 s), 36 s for TestSiteShapes (0.15 s), on a
+# 2-CPU machine under load; with them matcher (206 s) and httpparse
+# (148 s) were the suite's longest packages, 33 s and 10 s without.
+# TestStructuralBigMaps: 11 s under it on a quiet machine, 0.8 s without.
+# They run without it, in test-without-race.
+ONE_GOROUTINE := ^(TestParseResume|TestErrorsAreFinal|TestSiteShapes|TestRuleBytesRefusedPeak|TestRuleBytesEstimate|TestAltIndexAsInTurn|TestRulesBytesHostileMap|TestDecodeRune|TestStructuralBigMaps)$$
 NO_RACE := $(REAL_MAPS)|$(ONE_GOROUTINE)
 # The console's browser tests keep a screenshot of each page in
 # bin/console-screenshots (REDIRECTD_ARTIFACTS), for CI to keep. The
