@@ -46,9 +46,10 @@ REAL_MAPS := ^TestImportNginx(Gwern|Werf)
 # TestRuleBytesRefusedPeak (8 s), 36 s for TestSiteShapes (0.15 s), on a
 # 2-CPU machine under load; with them matcher (206 s) and httpparse
 # (148 s) were the suite's longest packages, 33 s and 10 s without.
-# TestStructuralBigMaps: 11 s under it on a quiet machine, 0.8 s without.
+# On a quiet machine: TestStructuralBigMaps (nginx) 11 s under it, 0.8 s
+# without; TestImportLarge (Netlify) 23 s, 2.9 s.
 # They run without it, in test-without-race.
-ONE_GOROUTINE := ^(TestParseResume|TestErrorsAreFinal|TestSiteShapes|TestRuleBytesRefusedPeak|TestRuleBytesEstimate|TestAltIndexAsInTurn|TestRulesBytesHostileMap|TestDecodeRune|TestStructuralBigMaps)$$
+ONE_GOROUTINE := ^(TestParseResume|TestErrorsAreFinal|TestSiteShapes|TestRuleBytesRefusedPeak|TestRuleBytesEstimate|TestAltIndexAsInTurn|TestRulesBytesHostileMap|TestDecodeRune|TestStructuralBigMaps|TestImportLarge)$$
 NO_RACE := $(REAL_MAPS)|$(ONE_GOROUTINE)
 # The console's browser tests keep a screenshot of each page in
 # bin/console-screenshots (REDIRECTD_ARTIFACTS), for CI to keep. The
