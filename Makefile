@@ -4,7 +4,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 BENCH_PKGS := ./matcher ./httpparse ./engine ./config
 
-.PHONY: build run test test-lint test-race test-real-maps test-allocs test-bench-allocs test-bench-smoke test-fleet test-console bench bench-startup bench-scale bench-upstream bench-compare bench-certs bench-benchstat fuzz install clean
+.PHONY: build run test test-lint test-race test-real-maps test-allocs test-without-race test-bench-allocs test-bench-smoke test-fleet test-console bench bench-startup bench-scale bench-upstream bench-compare bench-certs bench-benchstat fuzz install clean
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/redirectd ./cmd/redirectd
@@ -13,9 +13,11 @@ build:
 run: build
 	bin/redirectd serve
 
-# staticcheck, vet, every test under the race detector, then the allocation
-# tests, which need a build without it (the race detector allocates).
-test: test-lint test-race test-real-maps test-allocs test-bench-allocs test-bench-smoke
+# staticcheck, vet, every test under the race detector, then what needs a
+# build without it: the allocation tests (the race detector allocates),
+# the real maps and every benchmark once (test-without-race), and the hot
+# path's benchmarks' allocations.
+test: test-lint test-race test-without-race test-bench-allocs
 
 # staticcheck at a pinned version, fetched by go run from the module proxy
 # (no install step, the same findings on every machine); zero findings.
@@ -33,8 +35,22 @@ test-lint:
 # goroutine: under the race detector they took 145 of the 150 s of
 # cmd/redirectd and found nothing it could (the importer's code runs
 # under it in every other import test), so they run without it, in
-# test-real-maps.
-REAL_MAPS := ^TestImportNginxGwern
+# test-real-maps. So does werf's real site (7,755 requests to nginx and
+# to redirectd, one at a time): 31 s under the detector, 8 s without.
+REAL_MAPS := ^TestImportNginx(Gwern|Werf)
+# Property and budget tests that run the parser, the matcher's compiler,
+# the nginx importer or the log's escaper on one goroutine over large
+# inputs: the race detector has nothing to find there (each package's
+# other tests run the same code under it) and slowed them 10 to 240
+# times, to 122 s for TestParseResume (1 s without), 85 s for
+# TestRuleBytesRefusedPeak (8 s), 36 s for TestSiteShapes (0.15 s), on a
+# 2-CPU machine under load; with them matcher (206 s) and httpparse
+# (148 s) were the suite's longest packages, 33 s and 10 s without.
+# On a quiet machine: TestStructuralBigMaps (nginx) 11 s under it, 0.8 s
+# without; TestImportLarge (Netlify) 23 s, 2.9 s.
+# They run without it, in test-without-race.
+ONE_GOROUTINE := ^(TestParseResume|TestErrorsAreFinal|TestSiteShapes|TestRuleBytesRefusedPeak|TestRuleBytesEstimate|TestAltIndexAsInTurn|TestRulesBytesHostileMap|TestDecodeRune|TestStructuralBigMaps|TestImportLarge)$$
+NO_RACE := $(REAL_MAPS)|$(ONE_GOROUTINE)
 # The console's browser tests keep a screenshot of each page in
 # bin/console-screenshots (REDIRECTD_ARTIFACTS), for CI to keep. The
 # results pass through internal/testreport, which writes what go test
@@ -43,13 +59,20 @@ test-race:
 	$(GO) vet ./...
 	@mkdir -p bin
 	$(GO) build -o bin/testreport ./internal/testreport
-	REDIRECTD_ARTIFACTS=$(CURDIR)/bin/console-screenshots $(GO) test -race -count=1 -json -skip '$(REAL_MAPS)' ./... 2>&1 | bin/testreport
+	REDIRECTD_ARTIFACTS=$(CURDIR)/bin/console-screenshots $(GO) test -race -count=1 -json -skip '$(NO_RACE)' ./... 2>&1 | bin/testreport
 
 test-real-maps:
 	$(GO) test -count=1 -run '$(REAL_MAPS)' ./cmd/redirectd
 
 test-allocs:
 	$(GO) test -count=1 -run 'Allocs' ./...
+
+# test-real-maps, test-allocs, the NO_RACE tests and test-bench-smoke in
+# one go test: each package's test binary without the race detector is
+# built, linked and started once rather than three times (52 packages on
+# every run).
+test-without-race:
+	REDIRECTD_BENCH_SMOKE=1 $(GO) test -count=1 -run 'Allocs|$(NO_RACE)' -bench . -benchtime 1x ./...
 
 # The hot path's benchmarks (parse, match, answer, access log line) must
 # report 0 allocs/op: a CI-speed guard next to the AllocsPerRun tests.

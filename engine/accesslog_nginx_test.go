@@ -80,6 +80,7 @@ var accessLogUpstream = http.HandlerFunc(func(w http.ResponseWriter, r *http.Req
 // must mean what nginx's mean. $body_bytes_sent and $bytes_sent must be
 // the bytes each client received of the body and of the whole answer.
 func TestAccessLogAsNginx(t *testing.T) {
+	t.Parallel()
 	bin := testutil.FindNginx(t)
 	up := startUpstream(t, accessLogUpstream)
 	dir := t.TempDir()

@@ -18,6 +18,7 @@ import (
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/accesslog"
 	"github.com/redirectd/redirectd/engine/upstream"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // logLayout is the layout TestAccessLogFields logs with: one field per
@@ -143,16 +144,14 @@ var durationField = regexp.MustCompile(`" (\d+\.\d{6}) "`)
 // buffers every tick) and returns them.
 func readLines(t *testing.T, file string, n int) []string {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	var lines []string
+	testutil.Eventually(10*time.Second, func() bool {
 		data, _ := os.ReadFile(file)
-		lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
-		if len(data) > 0 && len(lines) >= n || time.Now().After(deadline) {
-			if len(data) == 0 {
-				lines = nil
-			}
-			return lines
+		lines = strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+		if len(data) == 0 {
+			lines = nil
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return len(lines) >= n
+	})
+	return lines
 }

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/redirectd/redirectd/engine"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // listenerOption reads a TCP option of every listening socket of this
@@ -49,14 +50,11 @@ func listenerOption(t *testing.T, addr string, opt int) []int {
 // that never sends a byte is still handed over and timed out.
 func TestDeferAccept(t *testing.T) {
 	srv := startServerWith(t, engine.Options{DeferAccept: true, EventLoops: 2, IdleTimeout: 300 * time.Millisecond})
-	deadline := time.Now().Add(3 * time.Second)
 	var got []int
-	for time.Now().Before(deadline) {
-		if got = listenerOption(t, srv.Addr(), unix.TCP_DEFER_ACCEPT); len(got) == 2 && got[0] > 0 && got[1] > 0 {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testutil.Eventually(10*time.Second, func() bool {
+		got = listenerOption(t, srv.Addr(), unix.TCP_DEFER_ACCEPT)
+		return len(got) == 2 && got[0] > 0 && got[1] > 0
+	})
 	if len(got) != 2 || got[0] == 0 || got[1] == 0 {
 		t.Fatalf("TCP_DEFER_ACCEPT on the listening sockets: %v, want two set", got)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/testport"
+	"github.com/redirectd/redirectd/internal/testutil"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -96,11 +97,10 @@ func TestListenNames(t *testing.T) {
 			addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 
 			var got []int
-			for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-				if got = listening(t, port); len(got) == 2 && got[0] > 0 && got[1] > 0 {
-					break
-				}
-			}
+			testutil.Eventually(10*time.Second, func() bool {
+				got = listening(t, port)
+				return len(got) == 2 && got[0] > 0 && got[1] > 0
+			})
 			if len(got) != 2 || got[0] == 0 || got[1] == 0 {
 				t.Errorf("TCP_DEFER_ACCEPT on the listening sockets of port %d: %v, want two set", port, got)
 			}
@@ -127,18 +127,13 @@ func TestListenNames(t *testing.T) {
 				defer cancel()
 				shut <- srv.Shutdown(ctx)
 			}()
-			refused := false
-			for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if !testutil.Eventually(10*time.Second, func() bool {
 				nc, err := net.DialTimeout("tcp", addr, time.Second)
-				if errors.Is(err, syscall.ECONNREFUSED) {
-					refused = true
-					break
-				}
 				if err == nil {
 					nc.Close()
 				}
-			}
-			if !refused {
+				return errors.Is(err, syscall.ECONNREFUSED)
+			}) {
 				t.Errorf("new connections to %s are still accepted while draining", addr)
 			}
 

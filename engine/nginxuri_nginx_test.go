@@ -59,6 +59,7 @@ type uriAnswer struct {
 // %2E, escapes, '+', spaces, UTF-8 and invalid escapes, with
 // merge_slashes on and off. Every difference fails.
 func TestNginxURIAsNginx(t *testing.T) {
+	t.Parallel()
 	bin := testutil.FindNginx(t)
 	for _, keep := range []bool{false, true} {
 		directive := ""

@@ -97,24 +97,23 @@ type logLine struct{ Client, Target string }
 // over every tick) and returns them.
 func logLines(t *testing.T, file string, n int) []logLine {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		data, _ := os.ReadFile(file)
-		var lines []logLine
+	var data []byte
+	var lines []logLine
+	testutil.Eventually(10*time.Second, func() bool {
+		data, _ = os.ReadFile(file)
+		lines = nil
 		for _, l := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
 			var ll logLine
 			if len(l) > 0 && json.Unmarshal(l, &ll) == nil {
 				lines = append(lines, ll)
 			}
 		}
-		if len(lines) >= n || time.Now().After(deadline) {
-			if len(lines) != n {
-				t.Fatalf("access log has %d lines, want %d:\n%s", len(lines), n, data)
-			}
-			return lines
-		}
-		time.Sleep(20 * time.Millisecond)
+		return len(lines) >= n
+	})
+	if len(lines) != n {
+		t.Fatalf("access log has %d lines, want %d:\n%s", len(lines), n, data)
 	}
+	return lines
 }
 
 // metric reads one sample of the server's /metrics text, 0 if absent.
@@ -146,6 +145,7 @@ func expectRefused(t *testing.T, c net.Conn) {
 // upstream sees the header's client in X-Forwarded-For, and the access
 // log records it for both.
 func TestProxyProtocolClient(t *testing.T) {
+	t.Parallel()
 	srv, logFile := ppServer(t, engine.Options{Proxies: engine.ProxyOptions{Protocol: true, Trusted: trustLoopback}})
 	cases := []struct {
 		name   string
@@ -211,6 +211,7 @@ func TestProxyProtocolClient(t *testing.T) {
 // are each closed unanswered and counted by reason; and no connection
 // stays counted.
 func TestProxyProtocolRefused(t *testing.T) {
+	t.Parallel()
 	get := "GET /old HTTP/1.1\r\nHost: site.example\r\n\r\n"
 	for _, tc := range []struct {
 		name    string
@@ -340,6 +341,7 @@ func TestProxyProtocolPerIP(t *testing.T) {
 // is one; the forwarded X-Forwarded-For keeps the list and appends the
 // peer, as before.
 func TestForwardedForTrust(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		opts    engine.ProxyOptions
@@ -384,6 +386,7 @@ func TestForwardedForTrust(t *testing.T) {
 // spares a request the redirect, and reaches the upstream, only from a
 // trusted peer, or from loopback when trusted_proxies is empty.
 func TestForwardedProtoTrust(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		opts    engine.ProxyOptions

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/engine"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // closedWithin waits for the server to close c and returns how long that
@@ -188,18 +189,15 @@ func testConnectionsPerIP(t *testing.T, tr transport) {
 	}
 	conns[0].Close()
 	// The server counts the close when it sees it; retry briefly.
-	deadline := time.Now().Add(2 * time.Second)
-	for {
+	var resp string
+	var err error
+	if !testutil.Eventually(10*time.Second, func() bool {
 		c := tr.dial(t, srv)
 		io.WriteString(c, followUp)
-		resp, err := bufio.NewReader(c).ReadString('\n')
-		if err == nil && strings.HasPrefix(resp, "HTTP/1.1 301") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no room after closing a connection: %q %v", resp, err)
-		}
-		time.Sleep(20 * time.Millisecond)
+		resp, err = bufio.NewReader(c).ReadString('\n')
+		return err == nil && strings.HasPrefix(resp, "HTTP/1.1 301")
+	}) {
+		t.Fatalf("no room after closing a connection: %q %v", resp, err)
 	}
 }
 

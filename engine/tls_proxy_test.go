@@ -16,6 +16,7 @@ import (
 // the upstream and the access log see; a missing header or an untrusted
 // peer is closed before the handshake and counted.
 func TestProxyProtocolOverTLS(t *testing.T) {
+	t.Parallel()
 	_, roots := testCertificate(t)
 	clientConf := &tls.Config{ServerName: "example.com", RootCAs: roots}
 	handshake := func(t *testing.T, srv *engine.Server, header string) (*tls.Conn, error) {

@@ -119,7 +119,7 @@ func TestOverTLS(t *testing.T) {
 		{"UnreadAnswersClose", testUnreadAnswersClose, false},
 		{"ForwardRequest", testForwardRequest, false},
 		{"ForwardBodies", testForwardBodies, true},
-		{"ForwardAnswers", testForwardAnswers, true},
+		{"ForwardAnswers", testForwardAnswers, false}, // measures no time: its events wait on each other
 		{"ForwardPipelined", testForwardPipelined, true},
 		{"ForwardFailures", testForwardFailures, true},
 		{"ForwardErrorKeepsHTTP10KeepAlive", testForwardErrorKeepsHTTP10KeepAlive, false},

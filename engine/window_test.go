@@ -15,6 +15,7 @@ import (
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/accesslog"
 	"github.com/redirectd/redirectd/engine/upstream"
+	"github.com/redirectd/redirectd/internal/testutil"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -56,15 +57,12 @@ func TestWindowStartsAndStops(t *testing.T) {
 	// answers change within a few ticks.
 	want = []answer{{Status: 301, Location: "/after", Close: true}, {Status: 302, Location: "/started", Close: true}}
 	var after []answer
-	for deadline := edge.Add(2 * time.Second); ; {
+	testutil.Eventually(time.Until(edge.Add(10*time.Second)), func() bool {
 		after = []answer{get(t, srv, "/ending"), get(t, srv, "/starting")}
-		if cmp.Equal(want, after) || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return cmp.Equal(want, after)
+	})
 	if diff := cmp.Diff(want, after); diff != "" {
-		t.Errorf("2 s after the edge (-want +got):\n%s", diff)
+		t.Errorf("10 s after the edge (-want +got):\n%s", diff)
 	}
 	if time.Since(edge) > 1500*time.Millisecond {
 		t.Errorf("the answers changed %v after the edge, want within a few ticks", time.Since(edge))
@@ -165,21 +163,19 @@ func TestShadowRule(t *testing.T) {
 // theirs over every tick) and returns them.
 func readShadowLines(t *testing.T, file string, n int) []shadowLine {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	var lines []string
+	testutil.Eventually(10*time.Second, func() bool {
 		data, _ := os.ReadFile(file)
-		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-		if len(lines) >= n && lines[0] != "" || time.Now().After(deadline) {
-			var out []shadowLine
-			for _, l := range lines {
-				var sl shadowLine
-				if err := json.Unmarshal([]byte(l), &sl); err != nil {
-					t.Fatalf("access log line %q: %v", l, err)
-				}
-				out = append(out, sl)
-			}
-			return out
+		lines = strings.Split(strings.TrimSpace(string(data)), "\n")
+		return len(lines) >= n && lines[0] != ""
+	})
+	var out []shadowLine
+	for _, l := range lines {
+		var sl shadowLine
+		if err := json.Unmarshal([]byte(l), &sl); err != nil {
+			t.Fatalf("access log line %q: %v", l, err)
 		}
-		time.Sleep(20 * time.Millisecond)
+		out = append(out, sl)
 	}
+	return out
 }

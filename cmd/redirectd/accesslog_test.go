@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -21,23 +20,14 @@ import (
 // request is logged once, in the right file, with its fields.
 func TestAccessLog(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := buildBinary(t)
 	addr := testport.Free(t)
 	dir := t.TempDir()
 	logFile := filepath.Join(dir, "access.log")
 	file := filepath.Join(dir, "r.toml")
 	os.WriteFile(file, []byte(fmt.Sprintf("[server]\nlisten = %q\n\n[admin]\nlisten = \"off\"\n\n[access_log]\npath = %q\nformat = \"json\"\n\n"+
 		"[[rule]]\nfrom = \"/a\"\nto = \"/b\"\n", addr, logFile)), 0o644)
-	cmd := exec.Command(bin, "serve", "-config", file)
-	var stderr testutil.LockedBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
+	nd := startNode(t, nodeConfig{File: file})
+	cmd, stderr := nd.cmd, nd.stderr
 	if status, _, err := firstAnswer(addr, "/a?x=1", time.Now().Add(10*time.Second)); err != nil || status != 301 {
 		t.Fatalf("first answer: %d %v\n%s", status, err, stderr.String())
 	}

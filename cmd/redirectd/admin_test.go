@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -21,23 +19,14 @@ import (
 // exercises every endpoint, then stops it with SIGTERM.
 func TestAdminAPI(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := buildBinary(t)
 	addr, adminAddr := testport.Free(t), testport.Free(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "r.toml")
 	good := fmt.Sprintf("[server]\nlisten = %q\n\n[admin]\nlisten = %q\ntoken = \"s3cret\"\n\n[access_log]\nenabled = false\n\n"+
 		"[[rule]]\nfrom = \"/hit\"\nto = \"/there\"\n\n[[rule]]\nfrom = \"/unused\"\nto = \"/x\"\n", addr, adminAddr)
 	os.WriteFile(file, []byte(good), 0o644)
-	cmd := exec.Command(bin, "serve", "-config", file, "-log-format", "json")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
+	nd := startNode(t, nodeConfig{File: file, Args: []string{"-log-format", "json"}})
+	cmd, stderr := nd.cmd, nd.stderr
 	if status, _, err := firstAnswer(addr, "/hit", time.Now().Add(10*time.Second)); err != nil || status != 301 {
 		t.Fatalf("first answer: %d %v\n%s", status, err, stderr.String())
 	}

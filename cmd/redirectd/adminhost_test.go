@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,21 +20,13 @@ import (
 // page would make the browser send: they get 421 and neither read the
 // rules nor reload; loopback names and addresses are served.
 func TestAdminHostWithoutToken(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := buildBinary(t)
+	t.Parallel()
 	addr, adminAddr := testport.Free(t), testport.Free(t)
 	_, port, _ := net.SplitHostPort(adminAddr)
 	file := filepath.Join(t.TempDir(), "r.toml")
 	os.WriteFile(file, []byte(fmt.Sprintf("[server]\nlisten = %q\n\n[admin]\nlisten = %q\n\n[access_log]\nenabled = false\n\n"+
 		"[[rule]]\nfrom = \"/hit\"\nto = \"/there\"\n", addr, adminAddr)), 0o644)
-	cmd := exec.Command(bin, "serve", "-config", file)
-	cmd.Stderr = io.Discard
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	startNode(t, nodeConfig{File: file})
 	if status, _, err := firstAnswer(addr, "/hit", time.Now().Add(10*time.Second)); err != nil || status != 301 {
 		t.Fatalf("first answer: %d %v", status, err)
 	}

@@ -19,6 +19,7 @@ import (
 // stray argument), each error naming what is wrong; flags after the
 // arguments work.
 func TestCommandLine(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -124,6 +125,7 @@ func TestCommandLine(t *testing.T) {
 // every flag is in its -h (as printed by the built binary) and in the
 // top-level usage, where a deprecated flag may be left out.
 func TestHelpListsEveryFlag(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -98,9 +97,6 @@ func exportedNames(text string) map[string]bool {
 // and the access log, with a request of each kind counted.
 func TestGrafanaDashboard(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
 	exprs := dashboardExprs(t, "../../deploy/grafana/redirectd.json")
 
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -112,7 +108,6 @@ func TestGrafanaDashboard(t *testing.T) {
 	src := httptest.NewServer(origin)
 	defer src.Close()
 
-	bin := buildBinary(t)
 	addr, tlsAddr, adminAddr := testport.Free(t), testport.Free(t), testport.Free(t)
 	dir := t.TempDir()
 	os.Mkdir(filepath.Join(dir, "certs"), 0o755)
@@ -141,28 +136,21 @@ cache_dir = "cache"
 source_header = "Authorization: Bearer fleet"
 `, addr, adminAddr, filepath.Join(dir, "access.log"), tlsAddr, upstream.Listener.Addr().String(), src.URL)
 	os.WriteFile(file, []byte(cfg), 0o644)
-	cmd := exec.Command(bin, "serve", "-config", file)
-	stderr := &testutil.LockedBuffer{}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	nd := startNode(t, nodeConfig{File: file})
+	cmd, stderr := nd.cmd, nd.stderr
 	defer func() {
 		cmd.Process.Signal(syscall.SIGTERM)
 		cmd.Wait()
 	}()
 	// A redirect (once the source's rules load), a forwarded miss and an
 	// answer over TLS, so the labelled families have series.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		status, _, err := firstAnswer(addr, "/a", deadline)
-		if err == nil && status == 301 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the source's rule never answered: %d %v\n%s", status, err, stderr)
-		}
-		time.Sleep(50 * time.Millisecond)
+	var status int
+	var err error
+	if !testutil.Eventually(10*time.Second, func() bool {
+		status, _, err = firstAnswer(addr, "/a", time.Now().Add(2*time.Second))
+		return err == nil && status == 301
+	}) {
+		t.Fatalf("the source's rule never answered: %d %v\n%s", status, err, stderr)
 	}
 	if status, _, err := firstAnswer(addr, "/forwarded", time.Now().Add(2*time.Second)); err != nil || status != 200 {
 		t.Fatalf("forwarded: %d %v\n%s", status, err, stderr)

@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/redirectd/redirectd/engine/testport"
 )
 
 // TestInstall runs `make install` into a temporary DESTDIR and checks the
@@ -43,6 +41,7 @@ func TestInstall(t *testing.T) {
 // TestSystemdUnit checks deploy/redirectd.service with systemd-analyze
 // verify, pointed at a built binary and the shipped config.
 func TestSystemdUnit(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("systemd-analyze"); err != nil {
 		t.Skip("systemd-analyze is not installed; the unit is not verified here")
 	}
@@ -69,9 +68,6 @@ func TestSystemdUnit(t *testing.T) {
 // STOPPING=1 on SIGTERM.
 func TestNotify(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
 	// The datagram protocol needs no systemd: listen where NOTIFY_SOCKET
 	// points, as systemd does.
 	sock := filepath.Join(t.TempDir(), "notify")
@@ -80,16 +76,8 @@ func TestNotify(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	bin := buildBinary(t)
-	addr := testport.Free(t)
-	file := filepath.Join(t.TempDir(), "r.toml")
-	os.WriteFile(file, []byte("[server]\nlisten = \""+addr+"\"\n\n[admin]\nlisten = \"off\"\n\n[[rule]]\nfrom = \"/a\"\nto = \"/b\"\n"), 0o644)
-	cmd := exec.Command(bin, "serve", "-config", file)
-	cmd.Env = append(os.Environ(), "NOTIFY_SOCKET="+sock)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
+	cmd := startNode(t, nodeConfig{Env: []string{"NOTIFY_SOCKET=" + sock},
+		Config: "[server]\nlisten = \"127.0.0.1:0\"\n\n[admin]\nlisten = \"off\"\n\n[[rule]]\nfrom = \"/a\"\nto = \"/b\"\n"}).cmd
 	got := readDatagrams(t, conn, 1)
 	if got[0] != "READY=1" {
 		t.Fatalf("first notification %q, want READY=1", got[0])

@@ -84,14 +84,8 @@ func startEditNodeConf(t *testing.T, conf func(addr, adminAddr string) string) *
 
 func (n *editNode) start() {
 	n.t.Helper()
-	n.cmd, n.stderr = serveFile(n.t, n.file, n.addr, "/old", "-log-format", "json")
-	testutil.WaitFor(n.t, 10*time.Second, "the admin listener", func() bool {
-		c, err := net.Dial("tcp", n.adminAddr)
-		if err == nil {
-			c.Close()
-		}
-		return err == nil
-	})
+	nd := startNode(n.t, nodeConfig{File: n.file, Args: []string{"-log-format", "json"}})
+	n.cmd, n.stderr = nd.cmd, nd.stderr
 }
 
 func (n *editNode) stop() {
@@ -459,27 +453,16 @@ func untarOne(t *testing.T, archive []byte, name string) string {
 // [rules] source refuses edits, naming the source.
 func TestDraftsOnSourceNode(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	dir := t.TempDir()
-	addr, adminAddr := testport.Free(t), testport.Free(t)
 	src := "http://" + testport.Free(t) + "/site.tar.gz" // nothing listens: the node waits
-	file := filepath.Join(dir, "r.toml")
-	os.WriteFile(file, []byte(fmt.Sprintf("[server]\nlisten = %q\n[admin]\nlisten = %q\n[access_log]\nenabled = false\n[rules]\nsource = %q\ncache_dir = \"cache\"\n", addr, adminAddr, src)), 0o644)
-	_, stderr := serveFile(t, file, addr, "")
-	var code int
-	var body string
-	testutil.WaitFor(t, 10*time.Second, "the admin listener", func() bool {
-		resp, err := http.Post("http://"+adminAddr+"/drafts", "application/json", nil)
-		if err != nil {
-			return false
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		code, body = resp.StatusCode, string(b)
-		return true
-	})
+	nd := startNode(t, nodeConfig{Config: fmt.Sprintf("[server]\nlisten = \"127.0.0.1:0\"\n[admin]\nlisten = \"127.0.0.1:0\"\n[access_log]\nenabled = false\n[rules]\nsource = %q\ncache_dir = \"cache\"\n", src)})
+	stderr := nd.stderr
+	resp, err := http.Post("http://"+nd.adminAddr+"/drafts", "application/json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	code, body := resp.StatusCode, string(b)
 	if want := "this node's rules come from " + src + "; edit them on the node that serves it"; code != 409 || !strings.Contains(body, want) {
 		t.Errorf("POST /drafts on a source node: %d %q, want 409 %q\n%s", code, body, want, stderr.String())
 	}
@@ -496,20 +479,15 @@ func TestEditedNodeAsSource(t *testing.T) {
 	n.json("pub", "POST", "/drafts/"+d.ID+"/promote", map[string]string{"message": "first"}, 200, nil)
 
 	dir := t.TempDir()
-	addr, adminAddr := testport.Free(t), testport.Free(t)
 	os.WriteFile(filepath.Join(dir, "header"), []byte("Authorization: Bearer vera-token\n"), 0o600)
 	file := filepath.Join(dir, "r.toml")
-	os.WriteFile(file, []byte(fmt.Sprintf("[server]\nlisten = %q\n[admin]\nlisten = %q\n[access_log]\nenabled = false\n"+
-		"[rules]\nsource = \"http://%s/ruleset\"\npoll = \"1s\"\nsource_header_file = \"header\"\ncache_dir = \"cache\"\n", addr, adminAddr, n.adminAddr)), 0o644)
-	_, stderr := serveFile(t, file, addr, "", "-log-format", "json")
-	follower := &editNode{t: t, addr: addr}
+	os.WriteFile(file, []byte(fmt.Sprintf("[server]\nlisten = \"127.0.0.1:0\"\n[admin]\nlisten = \"127.0.0.1:0\"\n[access_log]\nenabled = false\n"+
+		"[rules]\nsource = \"http://%s/ruleset\"\npoll = \"1s\"\nsource_header_file = \"header\"\ncache_dir = \"cache\"\n", n.adminAddr)), 0o644)
+	nd := startNode(t, nodeConfig{File: file, Args: []string{"-log-format", "json"}})
+	stderr := nd.stderr
+	follower := &editNode{t: t, addr: nd.addr}
 	answers := func(path, loc string) func() bool {
 		return func() bool {
-			c, err := net.Dial("tcp", addr)
-			if err != nil {
-				return false
-			}
-			c.Close()
 			st, l := follower.answer("localhost", path)
 			return st == 301 && strings.HasSuffix(l, loc)
 		}

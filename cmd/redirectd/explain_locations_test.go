@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -169,10 +167,6 @@ func TestExplainLocations(t *testing.T) {
 // location phase decides, as the explain command does.
 func TestAdminLocations(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := buildBinary(t)
 	addr, adminAddr := testport.Free(t), testport.Free(t)
 	file := filepath.Join(t.TempDir(), "site.toml")
 	cfg := strings.Replace(locationsConfig, "[admin]\nlisten = \"off\"\n",
@@ -180,13 +174,8 @@ func TestAdminLocations(t *testing.T) {
 	if err := os.WriteFile(file, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "serve", "-config", file, "-log-format", "json")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
+	nd := startNode(t, nodeConfig{File: file, Args: []string{"-log-format", "json"}})
+	stderr := nd.stderr
 	if status, _, err := firstAnswer(addr, "/flat", time.Now().Add(10*time.Second)); err != nil || status != 301 {
 		t.Fatalf("first answer: %d %v\n%s", status, err, stderr.String())
 	}

@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -66,12 +65,8 @@ func TestFootprintBudget(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			file := filepath.Join(t.TempDir(), "r.toml")
-			cfg := "[server]\nlisten = \"127.0.0.1:0\"\n\n[admin]\nlisten = \"127.0.0.1:0\"\n\n" + c.rules
-			if err := os.WriteFile(file, []byte(cfg), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			cmd, addr, adminAddr, stderr := serveBound(t, file)
+			n := startNode(t, nodeConfig{Config: "[server]\nlisten = \"127.0.0.1:0\"\n\n[admin]\nlisten = \"127.0.0.1:0\"\n\n" + c.rules})
+			cmd, addr, adminAddr, stderr := n.cmd, n.addr, n.adminAddr, n.stderr
 			resp, err := http.Post("http://"+adminAddr+"/reload", "", nil)
 			if err != nil {
 				t.Fatal(err)

@@ -77,11 +77,8 @@ func findHAProxy(t *testing.T) string {
 // (SIGTERM while a client's request is unfinished): HAProxy must mark it
 // down while it still runs.
 func TestFleetExampleHealthCheck(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
+	t.Parallel()
 	hap := findHAProxy(t)
-	bin := buildBinary(t)
 	dir := t.TempDir()
 	down, err := net.Listen("tcp", "127.0.0.1:0") // a source that refuses
 	if err != nil {
@@ -104,12 +101,8 @@ func TestFleetExampleHealthCheck(t *testing.T) {
 		if err := os.WriteFile(file, []byte(cfg), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		cmd := exec.Command(bin, "serve", "-config", file)
-		stderr := &testutil.LockedBuffer{}
-		cmd.Stderr = stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		nd := startNode(t, nodeConfig{File: file})
+		cmd, stderr := nd.cmd, nd.stderr
 		done := make(chan struct{})
 		go func() { cmd.Wait(); close(done) }()
 		t.Cleanup(func() { cmd.Process.Kill(); <-done })
@@ -134,22 +127,19 @@ func TestFleetExampleHealthCheck(t *testing.T) {
 	waitStates := func(n1, n2 string) {
 		t.Helper()
 		var got map[string]string
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			out, err := haproxy(sock, "show servers state redirectd")
+		var err error
+		if !testutil.Eventually(10*time.Second, func() bool {
+			var out string
+			out, err = haproxy(sock, "show servers state redirectd")
 			got = map[string]string{}
 			for _, l := range strings.Split(out, "\n") {
 				if f := strings.Fields(l); len(f) > 5 && (f[3] == "n1" || f[3] == "n2") {
 					got[f[3]] = f[5]
 				}
 			}
-			if err == nil && got["n1"] == n1 && got["n2"] == n2 {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("HAProxy's server states %v, want n1 %s and n2 %s (2 up, 0 down): %v\nhaproxy:\n%s\nn1:\n%s\nn2:\n%s", got, n1, n2, err, &hlog, logs[0], logs[1])
-			}
-			time.Sleep(50 * time.Millisecond)
+			return err == nil && got["n1"] == n1 && got["n2"] == n2
+		}) {
+			t.Fatalf("HAProxy's server states %v, want n1 %s and n2 %s (2 up, 0 down): %v\nhaproxy:\n%s\nn1:\n%s\nn2:\n%s", got, n1, n2, err, &hlog, logs[0], logs[1])
 		}
 	}
 	waitStates("2", "0")
@@ -167,7 +157,13 @@ func TestFleetExampleHealthCheck(t *testing.T) {
 	}
 	defer c.Close()
 	fmt.Fprintf(c, "PROXY TCP4 127.0.0.1 127.0.0.1 40000 %s\r\nGET /a HTTP/1.1\r\n", strings.TrimPrefix(nodes[0].traffic, "127.0.0.1:"))
-	time.Sleep(100 * time.Millisecond) // accepted and counted before the drain starts
+	// Accepted and counted before the drain starts. HAProxy checks the
+	// admin port, so the open connection on the traffic port is this one.
+	testutil.WaitFor(t, 10*time.Second, "n1 holding the half request's connection", func() bool {
+		_, m := httpGet(t, "http://127.0.0.1:"+nodes[0].adminPort+"/metrics", "")
+		v, _ := testutil.Metric(m, "redirectd_connections_open")
+		return v >= 1
+	})
 	cmds[0].Process.Signal(syscall.SIGTERM)
 	waitStates("0", "0")
 	select {

@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -54,10 +53,6 @@ func httpsGet(t *testing.T, addr, sni, req string) (*http.Response, *x509.Certif
 // metrics.
 func TestServeHTTPS(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := buildBinary(t)
 	addr, tlsAddr, adminAddr := testport.Free(t), testport.Free(t), testport.Free(t)
 	dir := t.TempDir()
 	certs := filepath.Join(dir, "certs")
@@ -87,13 +82,8 @@ from = "/old"
 to = "/new"
 `, addr, adminAddr, tlsAddr)
 	os.WriteFile(file, []byte(conf), 0o644)
-	cmd := exec.Command(bin, "serve", "-config", file, "-log-format", "json")
-	var stderr testutil.LockedBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
+	nd := startNode(t, nodeConfig{File: file, Args: []string{"-log-format", "json"}})
+	cmd, stderr := nd.cmd, nd.stderr
 	if _, _, err := firstAnswer(addr, "/old", time.Now().Add(10*time.Second)); err != nil {
 		t.Fatalf("plain port: %v", err)
 	}
@@ -162,16 +152,13 @@ to = "/new"
 	// /readyz says which file.
 	os.WriteFile(filepath.Join(certs, "b.crt"), []byte("not a certificate"), 0o644)
 	cmd.Process.Signal(syscall.SIGHUP)
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		code, body := admin("/readyz")
-		if code == 503 && strings.Contains(body, "b.crt") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("/readyz after a broken certificate: %d %q", code, body)
-		}
-		time.Sleep(20 * time.Millisecond)
+	var code int
+	var body string
+	if !testutil.Eventually(10*time.Second, func() bool {
+		code, body = admin("/readyz")
+		return code == 503 && strings.Contains(body, "b.crt")
+	}) {
+		t.Fatalf("/readyz after a broken certificate: %d %q", code, body)
 	}
 	if _, got := httpsGet(t, tlsAddr, "b.example", "GET /old HTTP/1.1\r\nHost: b.example\r\n\r\n"); !got.Equal(b) {
 		t.Errorf("after a failed reload, b.example got %v, want the old certificate", got.DNSNames)
@@ -179,17 +166,13 @@ to = "/new"
 	// Fixed: a new certificate for b.example serves, /readyz is 200.
 	b2 := writeCert(t, certs, "b", 60*24*time.Hour, "b.example")
 	cmd.Process.Signal(syscall.SIGHUP)
-	deadline = time.Now().Add(5 * time.Second)
-	for {
-		_, got := httpsGet(t, tlsAddr, "b.example", "GET /old HTTP/1.1\r\nHost: b.example\r\n\r\n")
-		code, _ := admin("/readyz")
-		if got.Equal(b2) && code == 200 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after fixing the certificate: /readyz %d, certificate %v", code, got.SerialNumber)
-		}
-		time.Sleep(20 * time.Millisecond)
+	var got *x509.Certificate
+	if !testutil.Eventually(10*time.Second, func() bool {
+		_, got = httpsGet(t, tlsAddr, "b.example", "GET /old HTTP/1.1\r\nHost: b.example\r\n\r\n")
+		code, _ = admin("/readyz")
+		return got.Equal(b2) && code == 200
+	}) {
+		t.Fatalf("after fixing the certificate: /readyz %d, certificate %v", code, got.SerialNumber)
 	}
 	cmd.Process.Signal(syscall.SIGTERM)
 	if err := cmd.Wait(); err != nil {

@@ -6,6 +6,7 @@ import "testing"
 // plugins', migration guides', CMS defaults), each in a DocumentRoot
 // .htaccess of its own, against a real Apache.
 func TestImportApacheIdioms(t *testing.T) {
+	t.Parallel()
 	hosts := []string{"example.test", "www.example.test"}
 	tests := []struct {
 		name, htaccess string

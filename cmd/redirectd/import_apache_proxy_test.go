@@ -61,6 +61,7 @@ func proxiedAnswer(t *testing.T, addr, host, target string) string {
 // reached); a virtual host's own and inherited ProxyPass. Apache and
 // redirectd must forward the same requests with the same path and Host.
 func TestImportApacheProxyPass(t *testing.T) {
+	t.Parallel()
 	bin := findApache(t)
 	backend := testutil.Serve(t, echoTargetHost)
 	dir := t.TempDir()

@@ -11,6 +11,7 @@ import (
 // and the import exits 1; a file test in a front controller's rules is
 // the site's content, listed as such, and does not fail the import.
 func TestImportApacheReport(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"httpd.conf": `RewriteEngine On
@@ -67,6 +68,7 @@ Redirect 301 /old-post /new-post
 
 // TestImportApacheUsage: the arguments the command refuses.
 func TestImportApacheUsage(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, tc := range []struct {
 		args []string

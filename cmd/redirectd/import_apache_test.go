@@ -217,6 +217,7 @@ func movedMap() string {
 // its import with redirectd, and asks both every path on both hosts:
 // status and Location (port aside) must agree.
 func TestImportApacheRoundTrip(t *testing.T) {
+	t.Parallel()
 	f := apacheFixture
 	apacheRoundTrip(t, func(dir, addr string) map[string]string {
 		return map[string]string{
@@ -238,6 +239,7 @@ func TestImportApacheRoundTrip(t *testing.T) {
 // answering unknown hosts; the main server's Redirects inherited, its
 // RewriteRules not; the DocumentRoot's .htaccess for every host.
 func TestImportApacheVirtualHosts(t *testing.T) {
+	t.Parallel()
 	hosts := []string{"main.test", "www.main.test", "a.wild.test", "a.b.wild.test", "other.test", "w1.other.test", "wxy.other.test", "unknown.test"}
 	paths := []string{"/", "/a-old", "/a-old/x?q=1", "/b-old", "/b-old/y", "/everywhere", "/everywhere/z", "/ht-all", "/main-only", "/x"}
 	apacheRoundTrip(t, func(dir, addr string) map[string]string {
@@ -394,7 +396,7 @@ func serveImportTLS(t *testing.T, out string, e apacheEnv) (string, string) {
 		head += fmt.Sprintf("[tls]\nlisten = %q\n[[tls.certificate]]\ncert = %q\nkey = %q\n", tlsAddr, e.cert, e.key)
 	}
 	os.WriteFile(served, append([]byte(head), body...), 0o644)
-	stderr := startProcess(t, exec.Command(buildBinary(t), "serve", "-config", served))
+	stderr := startNode(t, nodeConfig{File: served}).stderr
 	if _, _, err := firstAnswer(addr, "/", time.Now().Add(10*time.Second)); err != nil {
 		t.Fatalf("redirectd does not answer: %v\n%s", err, stderr.String())
 	}
@@ -447,6 +449,7 @@ func answerAny(t *testing.T, addr, host, target, base string) (int, string) {
 // it, as Apache with no files does); one with a local page is the
 // site's.
 func TestImportApacheErrorDocument(t *testing.T) {
+	t.Parallel()
 	paths := []string{"/a", "/a/b?x=1", "/nothing", "/x/y?q=1", "/A"}
 	apacheRoundTrip(t, func(dir, addr string) map[string]string {
 		return map[string]string{"www/index.html": "home\n", "httpd.conf": apacheConf(dir, addr, "Redirect 301 /a /b\nErrorDocument 404 http://ex.test/missing?from=apache\nErrorDocument 500 /oops.html\n")}
@@ -458,6 +461,7 @@ func TestImportApacheErrorDocument(t *testing.T) {
 // exist for one folder, the .htaccess's RewriteRules replace the
 // section's and its Redirects come first.
 func TestImportApacheDirectory(t *testing.T) {
+	t.Parallel()
 	paths := []string{"/d/x", "/d/x?q=1", "/d/y", "/d/r", "/d/r/s", "/d2/x", "/d2/z", "/d2/r", "/d2/h", "/d3/x", "/x"}
 	apacheRoundTrip(t, func(dir, addr string) map[string]string {
 		return map[string]string{
@@ -474,6 +478,7 @@ func TestImportApacheDirectory(t *testing.T) {
 // whose first covering line wins: a later, deeper line under an earlier
 // one never answers; a path with a trailing slash covers only below it.
 func TestImportApacheRedirectRun(t *testing.T) {
+	t.Parallel()
 	var lines strings.Builder
 	var paths []string
 	codes := []string{"301", "302", "permanent", "temp", "seeother", "307", "308"}

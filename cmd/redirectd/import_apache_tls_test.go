@@ -21,6 +21,7 @@ func apacheVhostPair(e apacheEnv, plain, secure string) string {
 // by $scheme), asked over both of Apache's ports and both of
 // redirectd's.
 func TestImportApacheTLS(t *testing.T) {
+	t.Parallel()
 	names := "  ServerName site.test\n  ServerAlias www.site.test\n  RewriteEngine On\n"
 	apacheRoundTripEnv(t, func(e apacheEnv) map[string]string {
 		return map[string]string{

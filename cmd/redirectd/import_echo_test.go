@@ -13,6 +13,7 @@ import (
 // redirectd on requests whose escapes nginx keeps ($request_uri: the
 // client's bytes, lower-case hex and %7E included) or decodes ($uri).
 func TestImportNginxEchoes(t *testing.T) {
+	t.Parallel()
 	nginxBin := findNginx(t)
 	dir := t.TempDir()
 	addr := testport.Free(t)

@@ -58,8 +58,7 @@ func serveImportWith(t *testing.T, kind, source string, o serveOpts, cases []con
 	addr := testport.Free(t)
 	file := filepath.Join(dir, "redirectd.toml")
 	os.WriteFile(file, fmt.Appendf(nil, "[server]\nlisten = %q\n%s\n[admin]\nlisten = \"off\"\n\n[access_log]\nenabled = false\n\n%s", addr, o.server, imported), 0o644)
-	stop := startServe(t, bin, file)
-	defer stop()
+	startNode(t, nodeConfig{File: file, Bin: bin})
 	if _, _, err := firstAnswer(addr, "/", time.Now().Add(10*time.Second)); err != nil {
 		t.Fatalf("no answer: %v", err)
 	}

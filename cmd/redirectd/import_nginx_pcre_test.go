@@ -14,6 +14,7 @@ import (
 // possessive quantifier) and checks that nginx and redirectd serving the
 // import answer every request alike: they run on matcher/pcre.
 func TestImportNginxPCRERoundTrip(t *testing.T) {
+	t.Parallel()
 	nginxBin := findNginx(t)
 	dir := t.TempDir()
 	addr := testport.Free(t)

@@ -16,6 +16,7 @@ import (
 // does. The import's check once filled $request_uri with a letter and
 // read the port as "18443x", and left the return out.
 func TestImportNginxLiteralPort(t *testing.T) {
+	t.Parallel()
 	nginxBin := findNginx(t)
 	dir := t.TempDir()
 	addr := testport.Free(t)

@@ -191,6 +191,7 @@ func isHex(c byte) bool {
 // and compares their answers: every request agrees but those whose map
 // entry the report says is left out.
 func TestImportNginxValuesRoundTrip(t *testing.T) {
+	t.Parallel()
 	nginxBin := findNginx(t)
 	golden, err := os.ReadFile(filepath.Join("..", "..", "config", "nginx", "testdata", "import", "values.txt"))
 	if err != nil {
@@ -235,6 +236,7 @@ func TestImportNginxValuesRoundTrip(t *testing.T) {
 // host, a percent escape's hex digits), and regex keys keep their own
 // rule (~ with case, ~* without).
 func TestImportNginxKeyCase(t *testing.T) {
+	t.Parallel()
 	nginxBin := findNginx(t)
 	dir := t.TempDir()
 	addr := testport.Free(t)

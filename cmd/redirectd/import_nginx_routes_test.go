@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -31,6 +30,7 @@ import (
 // path: the same body from both (and the same status and Location for
 // the one redirect).
 func TestImportNginxRoutesRoundTrip(t *testing.T) {
+	t.Parallel()
 	nginxBin := findNginx(t)
 	dir := t.TempDir()
 	echo := func(name string) http.HandlerFunc {
@@ -120,8 +120,7 @@ server {
 	if err := os.WriteFile(served, servedConfig(head, body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	srvErr := startProcess(t, exec.Command(buildBinary(t), "serve", "-config", served))
-	waitListening(t, "redirectd", srvErr, addr)
+	startNode(t, nodeConfig{File: served})
 
 	_, port, _ := net.SplitHostPort(plain)
 	origins := map[string]int{}
@@ -188,6 +187,7 @@ func routedAnswer(t *testing.T, addr, host, target, base string) string {
 // over both kinds of port must get the same redirect, or reach the same
 // origin with the same Host and path, from nginx and from redirectd.
 func TestImportNginxRoutesTLSRoundTrip(t *testing.T) {
+	t.Parallel()
 	nginxBin := findNginx(t)
 	dir := t.TempDir()
 	origin := func(name string) string {
@@ -252,8 +252,7 @@ server {
 	if err := os.WriteFile(served, servedConfig(head, body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	srvErr := startProcess(t, exec.Command(buildBinary(t), "serve", "-config", served))
-	waitListening(t, "redirectd", srvErr, addr, tlsServe)
+	startNode(t, nodeConfig{File: served})
 
 	_, plainPort, _ := net.SplitHostPort(plain)
 	_, tlsPort, _ := net.SplitHostPort(tlsAddr)

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -65,35 +64,18 @@ func siteAnswer(t *testing.T, addr string, r siteRequest, base string) string {
 	return fmt.Sprint(resp.StatusCode)
 }
 
-// startProcess starts cmd and stops it when the test ends.
-func startProcess(t *testing.T, cmd *exec.Cmd) *bytes.Buffer {
-	t.Helper()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting %s: %v", cmd.Path, err)
-	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() { cmd.Process.Kill(); <-exited })
-	return &stderr
-}
-
 // waitListening waits until every address accepts connections.
-func waitListening(t *testing.T, what string, stderr *bytes.Buffer, addrs ...string) {
+func waitListening(t *testing.T, what string, stderr fmt.Stringer, addrs ...string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
 	for _, a := range addrs {
-		for {
+		if !testutil.Eventually(10*time.Second, func() bool {
 			c, err := net.Dial("tcp", a)
 			if err == nil {
 				c.Close()
-				break
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s does not listen on %s: %s", what, a, stderr.String())
-			}
-			time.Sleep(20 * time.Millisecond)
+			return err == nil
+		}) {
+			t.Fatalf("%s does not listen on %s: %s", what, a, stderr.String())
 		}
 	}
 }
@@ -133,8 +115,7 @@ func siteRoundTrip(t *testing.T, nginxBin, dir, conf, plain, tlsAddr string, req
 	body = listen.ReplaceAll(body, []byte(fmt.Sprintf("${1}%q", tlsServe)))
 	served := filepath.Join(out, "served.toml")
 	os.WriteFile(served, servedConfig(fmt.Sprintf("[server]\nlisten = %q\n[admin]\nlisten = %q\n[access_log]\nenabled = false\n", addr, admin), body), 0o644)
-	srvErr := startProcess(t, exec.Command(buildBinary(t), "serve", "-config", served))
-	waitListening(t, "redirectd", srvErr, addr, tlsServe)
+	startNode(t, nodeConfig{File: served})
 
 	_, nginxPlainPort, _ := net.SplitHostPort(plain)
 	_, nginxTLSPort, _ := net.SplitHostPort(tlsAddr)
@@ -184,6 +165,7 @@ func siteRoundTrip(t *testing.T, nginxBin, dir, conf, plain, tlsAddr string, req
 // `if ($host = ...)`), a port-80 default catch-all, `if ($host = ...)` for
 // a www host, nested locations, and locations serving content.
 func TestImportNginxSitesRoundTrip(t *testing.T) {
+	t.Parallel()
 	nginxBin := findNginx(t)
 	dir := t.TempDir()
 	plain, tlsAddr := testport.Free(t), testport.Free(t)
@@ -277,6 +259,7 @@ server {
 // what it does not redirect to an upstream block: the import forwards
 // those requests to the same application, which answers 200.
 func TestImportNginxProxyRoundTrip(t *testing.T) {
+	t.Parallel()
 	nginxBin := findNginx(t)
 	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "app: %s %s\n", r.Host, r.URL)

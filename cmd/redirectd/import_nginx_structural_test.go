@@ -136,7 +136,8 @@ func importAgainstNginx(t *testing.T, site string, hosts, paths []string, import
 	served := filepath.Join(out, "served.toml")
 	text := strings.Replace(string(body), "[server]\nabsolute_redirect = true\n", "", 1)
 	os.WriteFile(served, []byte("[server]\nlisten = \"127.0.0.1:0\"\nabsolute_redirect = true\n[admin]\nlisten = \"127.0.0.1:0\"\n[access_log]\nenabled = false\n"+text), 0o644)
-	_, addr, _, stderr := serveBound(t, served)
+	srv := startNode(t, nodeConfig{File: served})
+	addr, stderr := srv.addr, srv.stderr
 	var all []string
 	for _, p := range paths {
 		all = append(all, p, "/"+p, "/."+p, "/x/.."+p, "/.."+p)

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -214,6 +213,7 @@ func findNginx(t *testing.T) string { return testutil.FindNginx(t) }
 // resolved against the request's URL on both sides: nginx makes them
 // absolute with the request's host and its port (absolute_redirect).
 func TestImportNginxRoundTrip(t *testing.T) {
+	t.Parallel()
 	nginxBin := findNginx(t)
 	dir := t.TempDir()
 	nginxAddr := testport.Free(t)
@@ -273,13 +273,8 @@ func roundTripExcept(t *testing.T, nginxBin, dir, conf, nginxAddr string, reqs [
 	body, _ := os.ReadFile(filepath.Join(out, "redirectd.toml"))
 	addr, admin := testport.Free(t), testport.Free(t)
 	os.WriteFile(served, servedConfig(fmt.Sprintf("[server]\nlisten = %q\n[admin]\nlisten = %q\n[access_log]\nenabled = false\n", addr, admin), body), 0o644)
-	srv := exec.Command(buildBinary(t), "serve", "-config", served)
-	var srvErr bytes.Buffer
-	srv.Stderr = &srvErr
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
+	nd := startNode(t, nodeConfig{File: served})
+	srvErr := nd.stderr
 	if _, _, err := firstAnswer(addr, "/", time.Now().Add(10*time.Second)); err != nil {
 		t.Fatalf("redirectd does not answer: %v\n%s", err, srvErr.String())
 	}
@@ -380,6 +375,7 @@ func sampleNginxMaps(t *testing.T, dir, addr string) (string, [][2]string) {
 // $scheme://$host$request_uri, "" values, and targets redirectd writes
 // differently (a space, a relative target).
 func TestImportNginxMapsRoundTrip(t *testing.T) {
+	t.Parallel()
 	nginxBin := findNginx(t)
 	dir := t.TempDir()
 	nginxAddr := testport.Free(t)

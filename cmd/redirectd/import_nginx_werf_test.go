@@ -27,6 +27,7 @@ var werfDir = filepath.Join("..", "..", "..", "shared", "realmaps", "werf")
 // answers only an upstream failure), to the www server and to an unknown
 // host.
 func TestImportNginxWerf(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat(filepath.Join(werfDir, "nginx.conf")); err != nil {
 		t.Skipf("werf's config is not here (%v): it lives in the shared folder beside the checkout", err)
 	}
@@ -74,7 +75,8 @@ func TestImportNginxWerf(t *testing.T) {
 	if err := os.WriteFile(served, []byte(head+text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, addr, _, stderr := serveBound(t, served)
+	srv := startNode(t, nodeConfig{File: served})
+	addr, stderr := srv.addr, srv.stderr
 
 	paths := werfPaths(t)
 	agree, total, redirects := 0, 0, 0

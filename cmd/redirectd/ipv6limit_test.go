@@ -99,13 +99,8 @@ func perIPLimitIPv6(t *testing.T, bin string) {
 			file := filepath.Join(t.TempDir(), "r.toml")
 			os.WriteFile(file, []byte(fmt.Sprintf("[server]\nlisten = %q\nmax_connections_per_ip = 2\n%s\n[admin]\nlisten = %q\n\n"+
 				"[access_log]\nenabled = false\n\n[[rule]]\nfrom = \"/hit\"\nto = \"/there\"\n", addr, tt.prefix, adminAddr)), 0o644)
-			cmd := exec.Command(bin, "serve", "-config", file)
-			var stderr strings.Builder
-			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			defer func() { cmd.Process.Kill(); cmd.Wait() }()
+			nd := startNode(t, nodeConfig{File: file, Bin: bin})
+			stderr := nd.stderr
 			if status, _, err := firstAnswer(addr, "/hit", time.Now().Add(10*time.Second)); err != nil || status != 301 {
 				t.Fatalf("first answer: %d %v\n%s", status, err, stderr.String())
 			}

@@ -89,34 +89,30 @@ func TestUsage(t *testing.T) {
 // firstAnswer polls addr with a GET of path until it answers or the
 // deadline passes, and returns the answer's status and Location.
 func firstAnswer(addr, path string, deadline time.Time) (int, string, error) {
-	for {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.SetDeadline(time.Now().Add(2 * time.Second))
-			fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n", path)
-			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-			c.Close()
-			if err != nil {
-				return 0, "", err
-			}
-			resp.Body.Close()
-			return resp.StatusCode, resp.Header.Get("Location"), nil
-		}
-		if time.Now().After(deadline) {
-			return 0, "", err
-		}
-		time.Sleep(time.Millisecond)
+	var c net.Conn
+	var err error
+	// Every millisecond: BenchmarkStartup times the first answer with it.
+	if !testutil.EventuallyEvery(time.Until(deadline), time.Millisecond, func() bool {
+		c, err = net.Dial("tcp", addr)
+		return err == nil
+	}) {
+		return 0, "", err
 	}
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n", path)
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	c.Close()
+	if err != nil {
+		return 0, "", err
+	}
+	resp.Body.Close()
+	return resp.StatusCode, resp.Header.Get("Location"), nil
 }
 
 // TestServeBinary runs the built binary on a config, checks its answers,
 // reloads it with SIGHUP, and stops it with SIGTERM.
 func TestServeBinary(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := buildBinary(t)
 	addr := testport.Free(t)
 	file := filepath.Join(t.TempDir(), "r.toml")
 	write := func(to string) {
@@ -126,25 +122,18 @@ func TestServeBinary(t *testing.T) {
 		}
 	}
 	write("/first")
-	cmd := exec.Command(bin, "serve", "-config", file)
-	var stderr testutil.LockedBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
+	nd := startNode(t, nodeConfig{File: file})
+	cmd, stderr := nd.cmd, nd.stderr
 	status, loc, err := firstAnswer(addr, "/a", time.Now().Add(10*time.Second))
 	if err != nil || status != 301 || loc != "/first" {
 		t.Fatalf("first answer: %d %q %v\n%s", status, loc, err, stderr.String())
 	}
 	write("/second")
 	cmd.Process.Signal(syscall.SIGHUP)
-	deadline := time.Now().Add(5 * time.Second)
-	for loc != "/second" && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-		_, loc, _ = firstAnswer(addr, "/a", deadline)
-	}
-	if loc != "/second" {
+	if !testutil.Eventually(10*time.Second, func() bool {
+		_, loc, _ = firstAnswer(addr, "/a", time.Now().Add(2*time.Second))
+		return loc == "/second"
+	}) {
 		t.Fatalf("after SIGHUP Location is %q\n%s", loc, stderr.String())
 	}
 	// A broken config is refused and the rules in use keep serving.
@@ -199,14 +188,10 @@ func BenchmarkStartup(b *testing.B) {
 // that a miss is answered by the upstream and a hit still redirects.
 func TestServeBinaryUpstream(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
 	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "origin saw %s %s", r.Method, r.URL.RequestURI())
 	}))
 	defer origin.Close()
-	bin := buildBinary(t)
 	addr := testport.Free(t)
 	file := filepath.Join(t.TempDir(), "r.toml")
 	cfg := fmt.Sprintf("[server]\nlisten = %q\n\n[admin]\nlisten = \"off\"\n\n[upstream]\nservers = [%q]\n\n[[rule]]\nfrom = \"/a\"\nto = \"/b\"\n",
@@ -214,12 +199,8 @@ func TestServeBinaryUpstream(t *testing.T) {
 	if err := os.WriteFile(file, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "serve", "-config", file)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	nd := startNode(t, nodeConfig{File: file})
+	cmd, stderr := nd.cmd, nd.stderr
 	defer func() {
 		cmd.Process.Signal(syscall.SIGTERM)
 		cmd.Wait()

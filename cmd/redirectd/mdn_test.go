@@ -3,10 +3,8 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/redirectd/redirectd/engine/testport"
 )
@@ -41,6 +39,7 @@ var mdnAnswers = []struct{ target, want string }{
 // shape with the real binary, asks it with raw request bytes, and checks
 // each answer against the site's; `check` passes on the same config.
 func TestMDNStyleMap(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -70,14 +69,7 @@ status = 301
 	if code, out, errs := runCmd("check", "-config", file); code != 0 {
 		t.Fatalf("check: exit %d\n%s%s", code, out, errs)
 	}
-	srv := exec.Command(buildBinary(t), "serve", "-config", file)
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
-	if _, _, err := firstAnswer(addr, "/", time.Now().Add(10*time.Second)); err != nil {
-		t.Fatalf("redirectd does not answer: %v", err)
-	}
+	startNode(t, nodeConfig{File: file})
 	for _, c := range mdnAnswers {
 		status, loc := rawAnswer(t, addr, "developer.example", c.target)
 		want := 301

@@ -34,8 +34,7 @@ func TestMissesEndToEnd(t *testing.T) {
 	file := filepath.Join(dir, "r.toml")
 	os.WriteFile(file, fmt.Appendf(nil, "[server]\nlisten = %q\nevent_loops = 2\n\n[admin]\nlisten = %q\n\n[access_log]\nenabled = false\n\n"+
 		"[misses]\ncapacity = 64\n\n[[rule]]\nfrom = \"/hit\"\nto = \"/there\"\n", addr, adminAddr), 0o644)
-	stop := startServe(t, bin, file)
-	defer stop()
+	startNode(t, nodeConfig{File: file, Bin: bin})
 	if status, _, err := firstAnswer(addr, "/hit", time.Now().Add(10*time.Second)); err != nil || status != 301 {
 		t.Fatalf("first answer: %d %v", status, err)
 	}
@@ -141,8 +140,7 @@ func TestMissesOff(t *testing.T) {
 	addr, adminAddr := testport.Free(t), testport.Free(t)
 	file := filepath.Join(t.TempDir(), "r.toml")
 	os.WriteFile(file, fmt.Appendf(nil, "[server]\nlisten = %q\n[admin]\nlisten = %q\n[access_log]\nenabled = false\n[misses]\ncapacity = 0\n", addr, adminAddr), 0o644)
-	stop := startServe(t, bin, file)
-	defer stop()
+	startNode(t, nodeConfig{File: file, Bin: bin})
 	if status, _, err := firstAnswer(addr, "/x", time.Now().Add(10*time.Second)); err != nil || status != 404 {
 		t.Fatalf("first answer: %d %v", status, err)
 	}

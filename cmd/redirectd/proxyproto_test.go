@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -25,52 +24,34 @@ import (
 // unanswered and counted in /metrics.
 func TestServeProxyProtocol(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := buildBinary(t)
 	addr, admin := testport.Free(t), testport.Free(t)
 	dir := t.TempDir()
 	logFile := filepath.Join(dir, "access.log")
 	file := filepath.Join(dir, "r.toml")
 	os.WriteFile(file, []byte(fmt.Sprintf("[server]\nlisten = %q\nproxy_protocol = true\ntrusted_proxies = [\"127.0.0.0/8\"]\n\n"+
 		"[admin]\nlisten = %q\n\n[access_log]\npath = %q\nformat = \"json\"\n\n[[rule]]\nfrom = \"/a\"\nto = \"/b\"\n", addr, admin, logFile)), 0o644)
-	cmd := exec.Command(bin, "serve", "-config", file)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
+	nd := startNode(t, nodeConfig{File: file})
+	cmd, stderr := nd.cmd, nd.stderr
+
+	c, err := net.Dial("tcp", addr) // startNode returned: it listens
+	if err != nil {
 		t.Fatal(err)
 	}
-	defer cmd.Process.Kill()
-
-	var status int
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.SetDeadline(time.Now().Add(2 * time.Second))
-			io.WriteString(c, "PROXY TCP4 203.0.113.7 192.0.2.1 40000 80\r\nGET /a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-			c.Close()
-			if err != nil {
-				t.Fatalf("behind a PROXY header: %v\n%s", err, stderr.String())
-			}
-			status = resp.StatusCode
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not listening: %v\n%s", err, stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	io.WriteString(c, "PROXY TCP4 203.0.113.7 192.0.2.1 40000 80\r\nGET /a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	c.Close()
+	if err != nil {
+		t.Fatalf("behind a PROXY header: %v\n%s", err, stderr.String())
 	}
-	if status != 301 {
-		t.Fatalf("behind a PROXY header: status %d", status)
+	if resp.StatusCode != 301 {
+		t.Fatalf("behind a PROXY header: status %d", resp.StatusCode)
 	}
 	// Plain HTTP, no header: closed unanswered.
 	if s, _, err := firstAnswer(addr, "/a", time.Now().Add(time.Second)); err == nil {
 		t.Fatalf("a request without a PROXY header was answered %d", s)
 	}
-	resp, err := http.Get("http://" + admin + "/metrics")
+	resp, err = http.Get("http://" + admin + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}

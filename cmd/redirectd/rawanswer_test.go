@@ -7,7 +7,6 @@ import (
 	"net"
 	"os/exec"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -51,33 +50,6 @@ func rawAnswerWith(t *testing.T, addr, host, target, extra string) (int, string)
 		}
 	}
 	return status, loc
-}
-
-// startServe runs `bin serve -config file` and returns a function that
-// stops it (SIGTERM, then a kill after 5 s) and reports its stderr if the
-// test failed.
-func startServe(t *testing.T, bin, file string) func() {
-	t.Helper()
-	cmd := exec.Command(bin, "serve", "-config", file)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	return func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-		if t.Failed() {
-			t.Logf("serve's stderr:\n%s", stderr.String())
-		}
-	}
 }
 
 func execCommand(name string, args ...string) *exec.Cmd { return exec.Command(name, args...) }

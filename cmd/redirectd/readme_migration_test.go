@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -45,7 +44,7 @@ func TestReadmeMigration(t *testing.T) {
 		t.Fatal(err)
 	}
 	readme := string(data)
-	bin := buildBinary(t)
+	bin := buildBinary(t) // before Chdir: it builds this folder's package
 	dir := t.TempDir()
 	t.Chdir(dir)
 	site := migrationBlock(t, readme, "migration-nginx")
@@ -120,9 +119,8 @@ func TestReadmeMigration(t *testing.T) {
 	ngPlain := testport.Free(t)
 	ngSite := strings.NewReplacer("listen 80;", "listen "+ngPlain+";", "127.0.0.1:8081", appAddr).Replace(site)
 	writeFiles(t, dir, map[string]string{"nginx.conf": nginxConf(dir), "sites/site.conf": ngSite})
-	srvErr := startProcess(t, exec.Command(bin, "serve", "-config", "site/redirectd.toml"))
+	startNode(t, nodeConfig{File: "site/redirectd.toml", Bin: bin})
 	testutil.RunNginx(t, nginxBin, dir, filepath.Join(dir, "nginx.conf"), ngPlain)
-	waitListening(t, "redirectd", srvErr, plain, tlsAddr)
 
 	// The port in an absolute Location is each server's own: compared as
 	// PORT.

@@ -18,9 +18,6 @@ import (
 // serving throughout.
 func TestServeRedisStorage(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
 	srv := testutil.RunRedis(t, "--requirepass", "sesame")
 	addr, tlsAddr, adminAddr := testport.Free(t), testport.Free(t), testport.Free(t)
 	dir := t.TempDir()
@@ -53,7 +50,7 @@ key_prefix = "test/"
 from = "/old"
 to = "/new"
 `, addr, adminAddr, tlsAddr, srv.Addr)), 0o644)
-	_, stderr := serveFile(t, file, addr, "/old", "-log-format", "json")
+	stderr := startNode(t, nodeConfig{File: file, Args: []string{"-log-format", "json"}}).stderr
 	admin := func(path string) (int, string) { return httpGet(t, "http://"+adminAddr+path, "") }
 	up := func(want float64) {
 		t.Helper()

@@ -99,7 +99,8 @@ func TestServeLocationsAgainstNginx(t *testing.T) {
 	file := filepath.Join(dir, "site.toml")
 	os.WriteFile(file, []byte("[server]\nlisten = \"127.0.0.1:0\"\nabsolute_redirect = true\n\n[admin]\nlisten = \"127.0.0.1:0\"\n"+
 		fmt.Sprintf(locationSiteTOML, echo)), 0o644)
-	_, addr, _, stderr := serveBound(t, file)
+	srv := startNode(t, nodeConfig{File: file})
+	addr, stderr := srv.addr, srv.stderr
 	for _, host := range []string{"example.com", "www.example.com"} {
 		for _, p := range []string{"/healthz", "/drop", "/gone", "/x", "/x%20y?q=1", "/docs", "/docs/", "/docs/a/usage",
 			"/docs/a//b?q", "/docs/keep/a%20b", "/docs/old/x?y=1", "/docs/perm/z", "/new/a", "/a/b.PNG", "/docs/x.jpg", "//docs/./a/../b",

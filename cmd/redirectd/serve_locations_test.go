@@ -61,7 +61,8 @@ rewrite ^(.*)/usage/?$ $1/usage/overview.html redirect;
 rewrite ^/docs/keep/(.*)$ /kept/$1 break;
 '''
 `, echo)), 0o644)
-	_, addr, _, stderr := serveBound(t, file)
+	srv := startNode(t, nodeConfig{File: file})
+	addr, stderr := srv.addr, srv.stderr
 	for _, tc := range []struct{ req, want string }{
 		{"GET /x?y HTTP/1.1\r\nHost: www.example.com\r\n", "308 https://example.com/x?y "},
 		{"GET /healthz HTTP/1.1\r\nHost: example.com\r\n", "200  ok"},

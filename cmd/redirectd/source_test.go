@@ -120,18 +120,8 @@ func newSourceNode(t *testing.T, bin, url, cacheDir string) *sourceNode {
 
 func (n *sourceNode) start() {
 	n.t.Helper()
-	n.cmd = exec.Command(n.bin, "serve", "-config", n.file)
-	n.cmd.Env = append(os.Environ(), n.env...)
-	stderr := &testutil.LockedBuffer{}
-	n.cmd.Stderr, n.stderr = stderr, stderr
-	if err := n.cmd.Start(); err != nil {
-		n.t.Fatal(err)
-	}
-	cmd := n.cmd
-	n.t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	if _, _, err := firstAnswer(n.addr, "/", time.Now().Add(10*time.Second)); err != nil {
-		n.t.Fatalf("no answer: %v\n%s", err, n.stderr)
-	}
+	nd := startNode(n.t, nodeConfig{File: n.file, Bin: n.bin, Env: n.env})
+	n.cmd, n.stderr = nd.cmd, nd.stderr
 }
 
 func (n *sourceNode) stop() {
@@ -205,21 +195,25 @@ func (n *sourceNode) answer(path string) (int, string) {
 }
 
 // waitAnswer asks path until it is answered status with Location loc, or
-// fails after within.
+// fails after within, or after minWait where within is shorter.
 func (n *sourceNode) waitAnswer(path string, status int, loc string, within time.Duration) {
 	n.t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		s, l := n.answer(path)
-		if s == status && l == loc {
-			return
-		}
-		if time.Now().After(deadline) {
-			n.t.Fatalf("GET %s: %d %q after %s, want %d %q\n%s", path, s, l, within, status, loc, n.stderr)
-		}
-		time.Sleep(50 * time.Millisecond)
+	within = max(within, minWait)
+	var s int
+	var l string
+	if !testutil.Eventually(within, func() bool {
+		s, l = n.answer(path)
+		return s == status && l == loc
+	}) {
+		n.t.Fatalf("GET %s: %d %q after %s, want %d %q\n%s", path, s, l, within, status, loc, n.stderr)
 	}
 }
+
+// minWait is the least a wait for a node gives it. A wait ends as soon
+// as what it waits for comes, so a long one costs nothing when the test
+// passes; a short one fails on a machine too busy to run the node in
+// time, which is not what a test checks.
+const minWait = 10 * time.Second
 
 // metric returns the value of the metric line that starts with name.
 func (n *sourceNode) metric(name string) float64 {
@@ -234,12 +228,9 @@ func (n *sourceNode) metric(name string) float64 {
 
 func (n *sourceNode) waitMetric(name string, want float64, within time.Duration) {
 	n.t.Helper()
-	deadline := time.Now().Add(within)
-	for n.metric(name) < want {
-		if time.Now().After(deadline) {
-			n.t.Fatalf("%s = %v after %s, want %v or more\n%s", name, n.metric(name), within, want, n.stderr)
-		}
-		time.Sleep(50 * time.Millisecond)
+	within = max(within, minWait)
+	if !testutil.Eventually(within, func() bool { return n.metric(name) >= want }) {
+		n.t.Fatalf("%s = %v after %s, want %v or more\n%s", name, n.metric(name), within, want, n.stderr)
 	}
 }
 
@@ -361,11 +352,7 @@ func TestSourcePoll(t *testing.T) {
 	node.waitAnswer("/b", 404, "", time.Second)
 	node.waitAnswer("/c", 301, "/x", time.Second)
 	reqs, _ := origin.counts()
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if r, _ := origin.counts(); r >= reqs+2 || time.Now().After(deadline) {
-			break
-		}
-	}
+	testutil.Eventually(minWait, func() bool { r, _ := origin.counts(); return r >= reqs+2 })
 	if h, pinned := node.serving(); h != h1 || !pinned {
 		t.Errorf("after two polls of an unchanged source: serving %s pinned %v, want %s pinned", h, pinned, h1)
 	}

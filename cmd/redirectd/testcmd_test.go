@@ -63,6 +63,7 @@ func golden(t *testing.T, name, got string) {
 // -baseline`, built, on the configs and case files of testdata/testcmd:
 // each case is answered by the real server on a loopback port.
 func TestTestAndBaselineBinary(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -23,10 +22,7 @@ import (
 // a reload (SIGHUP, or [rules] watch seeing the file change) makes the new
 // token the only one, without a restart.
 func TestTokenFileRotation(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := buildBinary(t)
+	t.Parallel()
 	addr, adminAddr := testport.Free(t), testport.Free(t)
 	dir := t.TempDir()
 	tokenFile := filepath.Join(dir, "token")
@@ -35,13 +31,8 @@ func TestTokenFileRotation(t *testing.T) {
 	os.WriteFile(file, []byte(fmt.Sprintf("[server]\nlisten = %q\n\n[admin]\nlisten = %q\ntoken_file = \"token\"\n\n[access_log]\nenabled = false\n\n"+
 		"[rules]\nwatch = true\nwatch_interval = \"100ms\"\n\n"+
 		"[[rule]]\nfrom = \"/hit\"\nto = \"/there\"\n", addr, adminAddr)), 0o644)
-	cmd := exec.Command(bin, "serve", "-config", file)
-	var stderr testutil.LockedBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
+	nd := startNode(t, nodeConfig{File: file})
+	cmd, stderr := nd.cmd, nd.stderr
 	if status, _, err := firstAnswer(addr, "/hit", time.Now().Add(10*time.Second)); err != nil || status != 301 {
 		t.Fatalf("first answer: %d %v\n%s", status, err, stderr.String())
 	}
@@ -66,12 +57,8 @@ func TestTokenFileRotation(t *testing.T) {
 	}
 	os.WriteFile(tokenFile, []byte("second-token\n"), 0o600)
 	cmd.Process.Signal(syscall.SIGHUP)
-	deadline := time.Now().Add(10 * time.Second)
-	for status("/rules", "second-token") != 200 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the new token is not taken after a reload\n%s", stderr.String())
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !testutil.Eventually(10*time.Second, func() bool { return status("/rules", "second-token") == 200 }) {
+		t.Fatalf("the new token is not taken after a reload\n%s", stderr.String())
 	}
 	if got := status("/rules", "first-token"); got != 401 {
 		t.Errorf("the old token after the rotation: %d, want 401", got)
@@ -82,21 +69,15 @@ func TestTokenFileRotation(t *testing.T) {
 	// With [rules] watch, a change of the file alone reloads, as when
 	// kubelet updates a mounted Secret.
 	os.WriteFile(tokenFile, []byte("third-token"), 0o600)
-	for status("/rules", "third-token") != 200 {
-		if time.Now().After(deadline) {
-			t.Fatalf("watch did not take the new token\n%s", stderr.String())
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !testutil.Eventually(10*time.Second, func() bool { return status("/rules", "third-token") == 200 }) {
+		t.Fatalf("watch did not take the new token\n%s", stderr.String())
 	}
 	// A token file gone at reload fails the reload, naming the key; the
 	// running token stays.
 	os.Remove(tokenFile)
 	cmd.Process.Signal(syscall.SIGHUP)
-	for !strings.Contains(stderr.String(), "token_file: cannot read") {
-		if time.Now().After(deadline.Add(5 * time.Second)) {
-			t.Fatalf("no error naming token_file after the file went:\n%s", stderr.String())
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !testutil.Eventually(10*time.Second, func() bool { return strings.Contains(stderr.String(), "token_file: cannot read") }) {
+		t.Fatalf("no error naming token_file after the file went:\n%s", stderr.String())
 	}
 	if got := status("/rules", "third-token"); got != 200 {
 		t.Errorf("the running token after a failed reload: %d, want 200", got)

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/engine/testport"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // migrateAcceptQueues asks the kernel to hand connections waiting in a
@@ -37,91 +38,72 @@ func migrateAcceptQueues() bool {
 // drains, and checks that a client sending requests all along sees no
 // failure and is served by both.
 func TestZeroDowntimeUpgrade(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
 	if !migrateAcceptQueues() {
 		t.Skip("net.ipv4.tcp_migrate_req cannot be set here: connections queued on the old listener would be reset when it closes (see deploy/README.md)")
 	}
-	bin := buildBinary(t)
 	addr, adminAddr, newAdmin := testport.Free(t), testport.Free(t), testport.Free(t)
-	dir := t.TempDir()
 	// Both configs hold the same [admin] listen, as one config file
 	// would: the new instance takes another with -admin-listen, as the
 	// procedure in deploy/README.md says.
-	start := func(name string, flags ...string) *exec.Cmd {
-		file := filepath.Join(dir, name+".toml")
-		cfg := fmt.Sprintf("[server]\nlisten = %q\nshutdown_timeout = \"5s\"\n\n[admin]\nlisten = %q\n\n[[rule]]\nfrom = \"/a\"\nto = \"/from-%s\"\n", addr, adminAddr, name)
-		os.WriteFile(file, []byte(cfg), 0o644)
-		cmd := exec.Command(bin, append([]string{"serve", "-config", file}, flags...)...)
-		cmd.Stderr = io.Discard
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-		return cmd
+	start := func(name string, flags ...string) *node {
+		return startNode(t, nodeConfig{Args: flags, Config: fmt.Sprintf("[server]\nlisten = %q\nshutdown_timeout = \"5s\"\n\n[admin]\nlisten = %q\n\n[[rule]]\nfrom = \"/a\"\nto = \"/from-%s\"\n", addr, adminAddr, name)})
 	}
 	old := start("old")
-	if _, _, err := firstAnswer(addr, "/a", time.Now().Add(10*time.Second)); err != nil {
-		t.Fatal(err)
-	}
 
+	// The client counts the answers of each instance; the test moves on
+	// when they show what it waits for, not after a pause.
 	var stop atomic.Bool
-	var ok, failed atomic.Int64
-	seen := make(chan string, 100000)
+	var failed, fromOld, fromNew atomic.Int64
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for !stop.Load() {
 			loc, err := oneRequest(addr)
-			if err != nil {
+			switch {
+			case err != nil:
 				failed.Add(1)
 				t.Logf("request failed: %v", err)
-				continue
-			}
-			ok.Add(1)
-			select {
-			case seen <- loc:
-			default:
+			case loc == "/from-old":
+				fromOld.Add(1)
+			case loc == "/from-new":
+				fromNew.Add(1)
 			}
 		}
 	}()
+	defer func() { stop.Store(true); <-done }()
 
-	time.Sleep(300 * time.Millisecond)
+	testutil.WaitFor(t, 10*time.Second, "the old instance answering the client", func() bool { return fromOld.Load() > 0 })
 	start("new", "-upgrade", "-admin-listen", newAdmin)
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if resp, err := http.Get("http://" + newAdmin + "/readyz"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				break
-			}
+	testutil.WaitFor(t, 10*time.Second, "the new instance's /readyz 200 on its -admin-listen address", func() bool {
+		resp, err := http.Get("http://" + newAdmin + "/readyz")
+		if err != nil {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("the new instance's /readyz did not answer 200 on its -admin-listen address")
-		}
-	}
-	time.Sleep(300 * time.Millisecond) // both instances serve
-	old.Process.Signal(sigTERM)
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	})
+	testutil.WaitFor(t, 10*time.Second, "the new instance answering the client", func() bool { return fromNew.Load() > 0 })
+	old.signal(sigTERM)
 	waited := make(chan error, 1)
-	go func() { waited <- old.Wait() }()
+	go func() { waited <- old.cmd.Wait() }()
 	select {
 	case err := <-waited:
 		if err != nil {
 			t.Errorf("old instance exit: %v", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatal("old instance did not stop")
 	}
-	time.Sleep(300 * time.Millisecond)
+	after := fromNew.Load()
+	testutil.WaitFor(t, 10*time.Second, "answers once the old instance is gone", func() bool { return fromNew.Load() >= after+20 })
 	stop.Store(true)
 	<-done
-	close(seen)
-	by := map[string]int{}
-	for l := range seen {
-		by[l]++
-	}
-	if failed.Load() > 0 || by["/from-old"] == 0 || by["/from-new"] == 0 {
-		t.Fatalf("%d requests answered (%v), %d failed; want none failed and both instances answering", ok.Load(), by, failed.Load())
+	if failed.Load() > 0 {
+		t.Fatalf("%d requests failed (%d answered by the old instance, %d by the new); want none", failed.Load(), fromOld.Load(), fromNew.Load())
 	}
 }
 
@@ -163,10 +145,7 @@ func locationOn(c net.Conn, host, target string, limit time.Duration) (string, e
 // address is in use, before it serves anything, and every request still
 // gets the first instance's answer.
 func TestSecondInstanceRefused(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := buildBinary(t)
+	t.Parallel()
 	addr := testport.Free(t)
 	dir := t.TempDir()
 	conf := func(name string) string {
@@ -177,16 +156,9 @@ func TestSecondInstanceRefused(t *testing.T) {
 		}
 		return file
 	}
-	first := exec.Command(bin, "serve", "-config", conf("first"))
-	if err := first.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { first.Process.Kill(); first.Wait() })
-	if _, _, err := firstAnswer(addr, "/a", time.Now().Add(10*time.Second)); err != nil {
-		t.Fatal(err)
-	}
+	startNode(t, nodeConfig{File: conf("first")})
 	var stderr bytes.Buffer
-	second := exec.Command(bin, "serve", "-config", conf("second"))
+	second := exec.Command(buildBinary(t), "serve", "-config", conf("second")) // it must fail: no startNode
 	second.Stderr = &stderr
 	done := make(chan error, 1)
 	if err := second.Start(); err != nil {
@@ -216,6 +188,7 @@ func TestSecondInstanceRefused(t *testing.T) {
 // stops the old one, which exits 0, answers on the traffic port, and
 // takes the configured admin port back once the old one has let it go.
 func TestUpgradeBySignal(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -297,17 +270,15 @@ func TestUpgradeBySignal(t *testing.T) {
 	if loc, err := locationOf(addr, "x", "/a", 5*time.Second); err != nil || loc != "/b" {
 		t.Errorf("after the upgrade, /a: %q, %v", loc, err)
 	}
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+	if !testutil.Eventually(20*time.Second, func() bool {
 		resp, err := http.Get("http://" + adminAddr + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				break
-			}
+		if err != nil {
+			return false
 		}
-		if time.Now().After(deadline) {
-			b, _ := os.ReadFile(filepath.Join(dir, "stderr"))
-			t.Fatalf("the new instance did not take the configured admin port back:\n%s", b)
-		}
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	}) {
+		b, _ := os.ReadFile(filepath.Join(dir, "stderr"))
+		t.Fatalf("the new instance did not take the configured admin port back:\n%s", b)
 	}
 }

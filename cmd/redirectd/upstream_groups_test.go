@@ -23,9 +23,6 @@ import (
 // it without a restart, and /metrics labels the servers by group.
 func TestServeUpstreamGroups(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
 	origin := func(name string) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprintf(w, "%s saw %s %s", name, r.Host, r.URL.RequestURI())
@@ -53,7 +50,8 @@ func TestServeUpstreamGroups(t *testing.T) {
 		}
 	}
 	write("/blog/")
-	cmd, stderr := serveFile(t, file, addr, "/a")
+	nd := startNode(t, nodeConfig{File: file})
+	cmd, stderr := nd.cmd, nd.stderr
 	get := func(path string) string {
 		code, body := httpGet(t, "http://"+addr+path, "www.example.com")
 		return fmt.Sprintf("%d %s", code, body)

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/redirectd/redirectd/engine/testport"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 const windowConfig = `
@@ -94,10 +93,7 @@ func TestCheckWindowOver(t *testing.T) {
 // requests get the answer they would get without it, the access log names
 // the shadow rule and its would-be Location, and /rules counts its hits.
 func TestShadowMapBinary(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := buildBinary(t)
+	t.Parallel()
 	addr, adminAddr := testport.Free(t), testport.Free(t)
 	dir := t.TempDir()
 	file, logFile := filepath.Join(dir, "r.toml"), filepath.Join(dir, "access.log")
@@ -105,13 +101,8 @@ func TestShadowMapBinary(t *testing.T) {
 	cfg := fmt.Sprintf("[server]\nlisten = %q\n\n[admin]\nlisten = %q\n\n[access_log]\nenabled = true\npath = %q\nformat = \"json\"\n\n"+
 		"[[map]]\nfile = \"new.map\"\nmode = \"shadow\"\n\n[[rule]]\nfrom = \"/live\"\nto = \"/live-answer\"\n", addr, adminAddr, logFile)
 	os.WriteFile(file, []byte(cfg), 0o644)
-	cmd := exec.Command(bin, "serve", "-config", file)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
+	nd := startNode(t, nodeConfig{File: file})
+	stderr := nd.stderr
 	if status, loc, err := firstAnswer(addr, "/live", time.Now().Add(10*time.Second)); err != nil || status != 301 || loc != "/live-answer" {
 		t.Fatalf("/live: %d %q %v\n%s", status, loc, err, stderr.String())
 	}
@@ -123,7 +114,7 @@ func TestShadowMapBinary(t *testing.T) {
 		Target, Rule, ShadowRule, ShadowLocation string
 	}
 	var got []line
-	for deadline := time.Now().Add(5 * time.Second); len(got) < 2 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	testutil.Eventually(10*time.Second, func() bool {
 		data, _ := os.ReadFile(logFile)
 		got = got[:0]
 		for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
@@ -137,7 +128,8 @@ func TestShadowMapBinary(t *testing.T) {
 				got = append(got, line{e.Target, e.Rule, e.ShadowRule, e.ShadowLocation})
 			}
 		}
-	}
+		return len(got) >= 2
+	})
 	mapFile := filepath.Join(dir, "new.map")
 	want := []line{
 		{"/live", file + ":16", mapFile + ":2", "/shadow-live"},

@@ -3,6 +3,8 @@ package accesslog
 import (
 	"testing"
 	"time"
+
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // BenchmarkAppend measures formatting a typical redirect into a loop's
@@ -40,12 +42,7 @@ func warmLog(tb testing.TB, f Format) (*Log, *Buffer) {
 		b.Append(&e)
 	}
 	close(w.open)
-	for deadline := time.Now().Add(10 * time.Second); len(l.queue) > 0 || len(l.free) < queueLen; {
-		if time.Now().After(deadline) {
-			tb.Fatal("writer did not give the slices back")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testutil.WaitFor(tb, 10*time.Second, "the writer giving the slices back", func() bool { return len(l.queue) == 0 && len(l.free) >= queueLen })
 	return l, b
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/testport"
+	"github.com/redirectd/redirectd/internal/testutil"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -104,16 +105,21 @@ func testACMEThroughServer(t *testing.T, challenge string) {
 	serial := func(not string, within time.Duration) string {
 		t.Helper()
 		var last error
-		for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		var got string
+		if testutil.EventuallyEvery(within, 100*time.Millisecond, func() bool { // a handshake per look
 			st, err := handshake(tlsAddr, client)
 			if err != nil {
 				last = err
-				continue
+				return false
 			}
 			if s := st.PeerCertificates[0].SerialNumber.String(); s != not {
-				return s
+				got = s
+				return true
 			}
 			last = fmt.Errorf("still serial %s", not)
+			return false
+		}) {
+			return got
 		}
 		t.Fatalf("no new certificate within %s: %v", within, last)
 		return ""

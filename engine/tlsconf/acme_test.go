@@ -139,16 +139,21 @@ func testACME(t *testing.T, challenge string) {
 	serial := func(name, not string, within time.Duration) string {
 		t.Helper()
 		var last error
-		for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		var got string
+		if testutil.EventuallyEvery(within, 100*time.Millisecond, func() bool { // a handshake per look
 			st, err := dial(addr, client(name))
 			if err != nil {
 				last = err
-				continue
+				return false
 			}
 			if s := st.PeerCertificates[0].SerialNumber.String(); s != not {
-				return s
+				got = s
+				return true
 			}
 			last = fmt.Errorf("still serial %s", not)
+			return false
+		}) {
+			return got
 		}
 		t.Fatalf("no new certificate for %s within %s: %v", name, within, last)
 		return ""

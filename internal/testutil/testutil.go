@@ -43,6 +43,14 @@ const pollEvery = 5 * time.Millisecond
 // Eventually reports whether ok holds within timeout, looking at once
 // and then every few milliseconds.
 func Eventually(timeout time.Duration, ok func() bool) bool {
+	return EventuallyEvery(timeout, pollEvery, ok)
+}
+
+// EventuallyEvery is Eventually looking every interval: for a look that
+// costs the server under test work of its own (a TLS handshake), where
+// looking every few milliseconds for seconds would load the machine the
+// test waits on.
+func EventuallyEvery(timeout, interval time.Duration, ok func() bool) bool {
 	deadline := time.Now().Add(timeout)
 	for {
 		if ok() {
@@ -51,7 +59,7 @@ func Eventually(timeout time.Duration, ok func() bool) bool {
 		if time.Now().After(deadline) {
 			return false
 		}
-		time.Sleep(pollEvery)
+		time.Sleep(interval)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"net"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -50,18 +51,37 @@ func TestFencedBlock(t *testing.T) {
 	}
 }
 
+// TestEventually runs in a synctest bubble, whose clock moves only when
+// every goroutine in it waits: the looks and the time they take are
+// exact, whatever the machine's load.
 func TestEventually(t *testing.T) {
-	var n atomic.Int32
-	if !Eventually(time.Second, func() bool { return n.Add(1) == 3 }) {
-		t.Errorf("a condition that holds on the third look was not seen")
-	}
-	start := time.Now()
-	if Eventually(50*time.Millisecond, func() bool { return false }) {
-		t.Errorf("a condition that never holds was seen")
-	}
-	if took := time.Since(start); took < 50*time.Millisecond {
-		t.Errorf("gave up after %v, before the timeout", took)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		var n atomic.Int32
+		start := time.Now()
+		if !Eventually(time.Second, func() bool { return n.Add(1) == 3 }) {
+			t.Errorf("a condition that holds on the third look was not seen")
+		}
+		if took := time.Since(start); took != 2*pollEvery {
+			t.Errorf("seen after %v, want %v: the third look", took, 2*pollEvery)
+		}
+		n.Store(0)
+		start = time.Now()
+		if Eventually(50*time.Millisecond, func() bool { n.Add(1); return false }) {
+			t.Errorf("a condition that never holds was seen")
+		}
+		// Looks at 0, 5, ..., 50 ms, and at 55 ms, past the timeout.
+		if took, looks := time.Since(start), n.Load(); took != 55*time.Millisecond || looks != 12 {
+			t.Errorf("gave up after %v and %d looks, want 55ms and 12", took, looks)
+		}
+		n.Store(0)
+		start = time.Now()
+		if EventuallyEvery(time.Second, 300*time.Millisecond, func() bool { n.Add(1); return false }) {
+			t.Errorf("a condition that never holds was seen")
+		}
+		if took, looks := time.Since(start), n.Load(); took != 1200*time.Millisecond || looks != 5 {
+			t.Errorf("EventuallyEvery gave up after %v and %d looks, want 1.2s and 5", took, looks)
+		}
+	})
 }
 
 func TestLockedBuffer(t *testing.T) {
