@@ -133,7 +133,11 @@ func (c *Console) showDraft(w http.ResponseWriter, r *http.Request, u *user, sta
 func (c *Console) addEntry(w http.ResponseWriter, r *http.Request, u *user) {
 	f := formEntry(r.PostForm)
 	id := r.PathValue("id")
-	if err := c.ed.AddEntry(u.who, id, f.entry()); err != nil {
+	de, err := f.entry()
+	if err == nil {
+		err = c.ed.AddEntry(u.who, id, de)
+	}
+	if err != nil {
 		if errors.Is(err, edit.ErrNoDraft) {
 			c.editFailed(w, r, u, "", err)
 			return

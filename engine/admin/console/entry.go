@@ -1,10 +1,13 @@
 package console
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/BurntSushi/toml"
 
 	"github.com/redirectd/redirectd/engine/admin/edit"
 )
@@ -24,12 +27,17 @@ type entryForm struct {
 	Action                   string
 	Op, Host, From, To, Kind string
 	Status                   int
-	Err                      string
-	Statuses                 []int
-	Kinds                    []string
-	Drafts                   []edit.Draft // the edit page's choice of draft
-	Draft                    string
-	CSRF                     string
+	// Conditions are the rule's conditions as the config's TOML writes
+	// them, a key a line (`scheme = "https"`, `header = { X-Beta = "1" }`,
+	// `query = { id = "5" }`); Headers its header fields, `Name: value`
+	// a line. Both are kept as typed, to show again.
+	Conditions, Headers string
+	Err                 string
+	Statuses            []int
+	Kinds               []string
+	Drafts              []edit.Draft // the edit page's choice of draft
+	Draft               string
+	CSRF                string
 	// Serving are the serving rules of the form's host and from, with
 	// their conditions, which a change keeps (the edit page shows them).
 	Serving []rule
@@ -41,6 +49,7 @@ func formEntry(v url.Values) entryForm {
 	f := entryForm{Op: v.Get("op"), Host: strings.TrimSpace(v.Get("host")), From: strings.TrimSpace(v.Get("from")),
 		To: strings.TrimSpace(v.Get("to")), Kind: v.Get("kind"), Draft: v.Get("draft"), Statuses: entryStatuses, Kinds: entryKinds}
 	f.Status, _ = strconv.Atoi(v.Get("status"))
+	f.Conditions, f.Headers = strings.TrimSpace(v.Get("conditions")), strings.TrimSpace(v.Get("headers"))
 	switch f.Op {
 	case "add", "change", "delete":
 	default:
@@ -49,13 +58,79 @@ func formEntry(v url.Values) entryForm {
 	return f
 }
 
-// entry is the form's edit.
-func (f *entryForm) entry() edit.Entry {
+// entry is the form's edit, or what is wrong with its conditions or
+// headers as text (the editing model checks what they say).
+func (f *entryForm) entry() (edit.Entry, error) {
 	de := edit.Entry{Op: f.Op, Host: f.Host, From: f.From, To: f.To, Status: f.Status, Kind: f.Kind}
 	if de.Op == "delete" {
 		de.To, de.Status, de.Kind = "", 0, ""
 	}
-	return de
+	var err error
+	if de.Query, de.When, err = formConditions(f.Conditions); err != nil {
+		return de, err
+	}
+	de.Headers, err = formHeaders(f.Headers)
+	return de, err
+}
+
+// formConditions reads the conditions field: TOML keys and values as a
+// [[rule]]'s when table holds them, and query as its query; the values
+// are checked by the editing model, as the config checks them.
+func formConditions(text string) (map[string]string, map[string]any, error) {
+	if text == "" {
+		return nil, nil, nil
+	}
+	var when map[string]any
+	if _, err := toml.Decode(text, &when); err != nil {
+		return nil, nil, fmt.Errorf("%w: conditions: %v (write one a line, as a rule's when table: scheme = \"https\", header = { X-Beta = \"1\" }, query = { id = \"5\" })",
+			edit.ErrBadEdit, firstLine(err.Error()))
+	}
+	qv, ok := when["query"]
+	if !ok {
+		return nil, when, nil
+	}
+	delete(when, "query")
+	t, ok := qv.(map[string]any)
+	if !ok || len(t) == 0 {
+		return nil, nil, fmt.Errorf("%w: conditions: query must be a table of parameter names to values, such as query = { id = \"5\" }", edit.ErrBadEdit)
+	}
+	q := make(map[string]string, len(t))
+	for k, v := range t {
+		s, ok := v.(string)
+		if !ok {
+			return nil, nil, fmt.Errorf("%w: conditions: query parameter %q must be a string (\"*\" for any value)", edit.ErrBadEdit, k)
+		}
+		q[k] = s
+	}
+	if len(when) == 0 {
+		when = nil
+	}
+	return q, when, nil
+}
+
+// formHeaders reads the headers field: one `Name: value` a line.
+func formHeaders(text string) (map[string]string, error) {
+	if text == "" {
+		return nil, nil
+	}
+	hs := map[string]string{}
+	for line := range strings.Lines(text) {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		name, value, ok := strings.Cut(line, ":")
+		if !ok {
+			return nil, fmt.Errorf("%w: headers: %q is not Name: value", edit.ErrBadEdit, cut(line))
+		}
+		hs[strings.TrimSpace(name)] = strings.TrimSpace(value)
+	}
+	return hs, nil
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
 }
 
 // editRulePage shows the entry form for one rule (the rules page's
@@ -96,13 +171,15 @@ func (c *Console) showEditRule(w http.ResponseWriter, u *user, status int, f ent
 func (c *Console) editRule(w http.ResponseWriter, r *http.Request, u *user) {
 	f := formEntry(r.PostForm)
 	id := f.Draft
-	var err error
-	if id == "" || id == "new" {
+	de, err := f.entry()
+	switch {
+	case err != nil:
+	case id == "" || id == "new":
 		var d edit.Draft
-		d, err = c.ed.AddToNewDraft(u.who, []edit.Entry{f.entry()})
+		d, err = c.ed.AddToNewDraft(u.who, []edit.Entry{de})
 		id = d.ID
-	} else {
-		err = c.ed.AddEntry(u.who, id, f.entry())
+	default:
+		err = c.ed.AddEntry(u.who, id, de)
 	}
 	if err != nil {
 		f.Err, f.Draft = err.Error(), id

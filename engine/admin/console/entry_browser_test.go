@@ -157,3 +157,67 @@ func TestEntryFormBrowser(t *testing.T) {
 		t.Errorf("draft d1's entries (-want +got):\n%s", diff)
 	}
 }
+
+// TestEntryConditionsBrowser: the entry form takes a rule's conditions
+// (as the config's when table and query write them) and its header
+// fields; a condition that is not TOML is refused with the form as it
+// was filled in; the entry the draft holds carries them, and the
+// draft's diff shows them.
+func TestEntryConditionsBrowser(t *testing.T) {
+	t.Parallel()
+	f := newEditFake()
+	ctx, _, dir := draftBrowser(t, f)
+	conds := "scheme = \"https\"\nheader = { X-Beta = \"1\" }\nlanguage = [\"de\", \"de-*\"]\nquery = { id = \"5\" }\nip = \"203.0.113.0/24\"\nmethod = [\"GET\"]\ncookie = { seen = \"*\" }"
+	headers := "Cache-Control: no-store\nX-Robots-Tag: noindex"
+	if err := chromedp.Do(ctx,
+		chromedp.SendKeys(chromedp.CSS("#ehost"), "a.example"),
+		chromedp.SendKeys(chromedp.CSS("#efrom"), "/beta"),
+		chromedp.SendKeys(chromedp.CSS("#eto"), "/beta/new"),
+		chromedp.SetValue(chromedp.CSS("#estatus"), "302"),
+		chromedp.SetValue(chromedp.CSS("#econd"), "scheme = https"), // not TOML: a string is quoted
+		chromedp.SetValue(chromedp.CSS("#eheaders"), headers)); err != nil {
+		t.Fatal(err)
+	}
+	if err := browsertest.Submit(ctx, "#add-entry"); err != nil {
+		t.Fatal(err)
+	}
+	if got := text(t, ctx, "#entry-error"); !strings.Contains(got, "conditions:") {
+		t.Errorf("the refusal says %q", got)
+	}
+	kept, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`['host','from','to','status','conditions','headers'].map(n => document.querySelector('#entry-form [name="'+n+'"]').value)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"a.example", "/beta", "/beta/new", "302", "scheme = https", headers}, kept); diff != "" {
+		t.Errorf("the form after a refusal (-want +got):\n%s", diff)
+	}
+	browsertest.Shot(t, ctx, dir, "entry-conditions-refused")
+	browsertest.CheckA11y(t, ctx, "entry-conditions-refused")
+	if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#econd"), conds)); err != nil {
+		t.Fatal(err)
+	}
+	if err := browsertest.Submit(ctx, "#add-entry"); err != nil {
+		t.Fatal(err)
+	}
+	if got := text(t, ctx, ".notice"); !strings.Contains(got, "entry added") {
+		t.Fatalf("after the entry: %q", got)
+	}
+	row := text(t, ctx, "#diff tbody")
+	for _, want := range []string{"scheme = https", "query id = 5", "Cache-Control: no-store", "X-Robots-Tag: noindex"} {
+		if !strings.Contains(row, want) {
+			t.Errorf("the draft's diff lacks %q: %q", want, row)
+		}
+	}
+	browsertest.Shot(t, ctx, dir, "entry-conditions")
+	browsertest.CheckA11y(t, ctx, "entry-conditions")
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	want := []edit.Entry{{Op: "add", Host: "a.example", From: "/beta", To: "/beta/new", Status: 302,
+		Query: map[string]string{"id": "5"},
+		When: map[string]any{"scheme": "https", "header": map[string]any{"X-Beta": "1"}, "language": []any{"de", "de-*"},
+			"ip": "203.0.113.0/24", "method": []any{"GET"}, "cookie": map[string]any{"seen": "*"}},
+		Headers: map[string]string{"Cache-Control": "no-store", "X-Robots-Tag": "noindex"}}}
+	if diff := cmp.Diff(want, f.drafts["d1"].entries); diff != "" {
+		t.Errorf("draft d1's entries (-want +got):\n%s", diff)
+	}
+}

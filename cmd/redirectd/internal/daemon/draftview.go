@@ -57,7 +57,12 @@ func (s *service) Draft(id string, in edit.Scope, limit, offset int) (*edit.Draf
 					old = &matcher.Rule{Host: e.Host, From: e.From}
 				}
 				nr := entryRule(&e.Entry)
-				nr.Conditions = old.Conditions()
+				if len(e.Query) == 0 && len(e.When) == 0 {
+					nr.Conditions = old.Conditions() // kept
+				}
+				if len(e.Headers) == 0 {
+					nr.Headers = edits.HeaderLines(old.Headers)
+				}
 				v.Changed, shown = append(v.Changed, edit.Change[edit.Rule]{Old: editRule(old), New: nr}), true
 			}
 		}
@@ -70,7 +75,8 @@ func (s *service) Draft(id string, in edit.Scope, limit, offset int) (*edit.Draf
 }
 
 func editRule(r *matcher.Rule) edit.Rule {
-	return edit.Rule{Host: r.Host, From: r.From, To: r.To, Status: r.Status, Kind: r.Kind.String(), Conditions: r.Conditions()}
+	return edit.Rule{Host: r.Host, From: r.From, To: r.To, Status: r.Status, Kind: r.Kind.String(), Conditions: r.Conditions(),
+		Headers: edits.HeaderLines(r.Headers)}
 }
 
 func entryRule(e *edits.Entry) edit.Rule {
@@ -78,7 +84,8 @@ func entryRule(e *edits.Entry) edit.Rule {
 	if k == "" {
 		k = "exact"
 	}
-	return edit.Rule{Host: e.Host, From: e.From, To: e.To, Status: e.Status, Kind: k}
+	conds, hs := e.Shown()
+	return edit.Rule{Host: e.Host, From: e.From, To: e.To, Status: e.Status, Kind: k, Conditions: conds, Headers: hs}
 }
 
 // samples is e's from as a URL, answered by the serving rules and as e

@@ -98,6 +98,9 @@ func (e *Entry) Check() error {
 		return fmt.Errorf("from, to or host holds U+FFFD, the mark of bytes that were not text (not UTF-8, or a lone surrogate escape in JSON); percent-encode such bytes (%%E9)")
 	}
 	if e.Op == OpDelete {
+		if (*edit.Entry)(e).Conditioned() {
+			return fmt.Errorf("a delete takes no conditions or headers: it deletes the rules of its host and from")
+		}
 		e.To, e.Status = "", 0
 		return nil
 	}
@@ -110,7 +113,7 @@ func (e *Entry) Check() error {
 	if e.To == "" && matcher.HasLocation(e.Status) {
 		return fmt.Errorf("to is empty: a %d needs a target", e.Status)
 	}
-	return nil
+	return e.checkParts()
 }
 
 // kind returns the matcher kind an entry names, exact by default.

@@ -134,6 +134,7 @@ func Apply(base *matcher.Set, o *Overlay, lim matcher.Limits) (*matcher.Set, []s
 			if e.Kind != "" {
 				r.Kind = kind(e.Kind)
 			}
+			e.setParts(&r, base)
 		}
 		if aerr := b.Add(&r); aerr != nil {
 			err = fmt.Errorf("%s: %w", r.Source(), aerr)
@@ -153,6 +154,7 @@ func Apply(base *matcher.Set, o *Overlay, lim matcher.Limits) (*matcher.Set, []s
 			continue
 		}
 		r := matcher.Rule{Kind: kind(e.Kind), Host: e.Host, From: e.From, To: e.To, Status: e.Status, File: "admin", Line: i + 1}
+		e.setParts(&r, base)
 		if aerr := b.Add(&r); aerr != nil {
 			return nil, nil, &EntryError{Entry: e.Entry, Err: aerr}
 		}
@@ -168,6 +170,23 @@ func Apply(base *matcher.Set, o *Overlay, lim matcher.Limits) (*matcher.Set, []s
 	// The locations are the config's, which edits do not change.
 	set.SetLocations(base.Locations())
 	return set, gone, nil
+}
+
+// setParts gives r the conditions and header fields e gives: an edit
+// that gives conditions (query or when) replaces r's, one that gives
+// headers replaces its headers (merged with the server's, as the
+// config merges a rule's), and one that gives neither keeps r's.
+func (e *Edit) setParts(r *matcher.Rule, base *matcher.Set) {
+	q, w, hs, err := e.parts()
+	if err != nil {
+		return // Check refused it when it was added
+	}
+	if len(e.Query) > 0 || len(e.When) > 0 {
+		r.Query, r.When = q, w
+	}
+	if len(hs) > 0 {
+		r.Headers = matcher.MergeHeaders(hs, base.HeaderFields())
+	}
 }
 
 // EntryError is an entry the rules cannot take, named.

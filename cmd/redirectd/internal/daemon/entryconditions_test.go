@@ -1,0 +1,113 @@
+package daemon
+
+import (
+	"encoding/json"
+	"net/netip"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
+	"github.com/redirectd/redirectd/config"
+	"github.com/redirectd/redirectd/matcher"
+)
+
+// TestEntryConditionsServed: a draft entry's conditions and header
+// fields, sent as JSON as the API and the console send them, are served
+// as the config's [[rule]] with the same when, query and headers serves
+// them (a change given headers only keeps its rule's conditions), and
+// the /ruleset archive carries them to the fleet; a condition the config
+// refuses is refused at the entry.
+func TestEntryConditionsServed(t *testing.T) {
+	t.Parallel()
+	const cfgText = `
+[server]
+headers = { X-Served-By = "redirectd" }
+
+[[rule]]
+from = "/old"
+to = "/x"
+when = { scheme = "https" }
+`
+	base, err := config.LoadFS(fstest.MapFS{"redirectd.toml": {Data: []byte(cfgText)}}, "redirectd.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := []string{
+		`{"op":"add","host":"a.example","from":"/beta","to":"/beta/new","status":302,"query":{"id":"5"},` +
+			`"when":{"scheme":"https","header":{"X-Beta":"1"},"cookie":{"seen":"*"},"language":["de","de-*"],"ip":"203.0.113.0/24","method":["GET"],"sample":0.5},` +
+			`"headers":{"Cache-Control":"no-store"}}`,
+		`{"op":"change","from":"/old","to":"/y","headers":{"X-Robots-Tag":"noindex"}}`,
+	}
+	var list []edits.Edit
+	for _, l := range lines {
+		var e edits.Entry
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Check(); err != nil {
+			t.Fatalf("%s: %v", l, err)
+		}
+		list = append(list, edits.Edit{Entry: e})
+	}
+	set, _, err := edits.Apply(base.Set, edits.FromEdits(list), matcher.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const wantText = `
+[server]
+headers = { X-Served-By = "redirectd" }
+
+[[rule]]
+from = "/old"
+to = "/y"
+when = { scheme = "https" }
+headers = { X-Robots-Tag = "noindex" }
+
+[[rule]]
+host = "a.example"
+from = "/beta"
+to = "/beta/new"
+status = 302
+query = { id = "5" }
+when = { scheme = "https", header = { X-Beta = "1" }, cookie = { seen = "*" }, language = ["de", "de-*"], ip = "203.0.113.0/24", method = ["GET"], sample = 0.5 }
+headers = { Cache-Control = "no-store" }
+`
+	want, err := config.LoadFS(fstest.MapFS{"redirectd.toml": {Data: []byte(wantText)}}, "redirectd.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ignore := cmpopts.IgnoreFields(matcher.Rule{}, "File", "Line")
+	if d := cmp.Diff(want.Set.Rules(), set.Rules(), ignore, cmpopts.EquateEmpty(), cmpopts.EquateComparable(netip.Prefix{})); d != "" {
+		t.Errorf("served (-the config's +the draft's):\n%s", d)
+	}
+	text, err := rulesetTOML(set, "h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fleet, err := config.LoadFS(fstest.MapFS{"redirectd.toml": {Data: []byte(text)}}, "redirectd.toml")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	if d := cmp.Diff(set.Rules(), fleet.Set.Rules(), ignore, cmpopts.EquateEmpty(), cmpopts.EquateComparable(netip.Prefix{})); d != "" {
+		t.Errorf("the archive (-served +loaded):\n%s\n%s", d, text)
+	}
+	for _, tc := range []struct{ line, want string }{
+		{`{"op":"add","from":"/a","to":"/b","when":{"ip":"203.0.113.7/24"}}`, "when.ip"},
+		{`{"op":"add","from":"/a","to":"/b","when":{"browser":"x"}}`, "unknown condition"},
+		{`{"op":"add","from":"/a","to":"/b","when":{"query":{"a":"1"}}}`, "when.query"},
+		{`{"op":"add","from":"/a","to":"/b","headers":{"Location":"/c"}}`, "Location"},
+		{`{"op":"delete","from":"/a","when":{"scheme":"https"}}`, "delete takes no conditions"},
+	} {
+		var e edits.Entry
+		if err := json.Unmarshal([]byte(tc.line), &e); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Check(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error naming %q", tc.line, err, tc.want)
+		}
+	}
+}
