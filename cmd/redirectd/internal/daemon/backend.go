@@ -119,7 +119,9 @@ func newService(srv *engine.Server, cfg *config.Config, file string, loader conf
 	}
 	s.initVersions(cfg)
 	if h := s.versions.servingHash(); h != "" {
-		s.snap.Store(&rulesSnap{hash: h, set: srv.Rules()})
+		snap := &rulesSnap{hash: h, set: srv.Rules()}
+		s.editsOf(snap, nil)
+		s.snap.Store(snap)
 	}
 	s.restoreLastAnswered()
 	s.idle = newIdleCollector(s.set)
@@ -182,6 +184,9 @@ func (s *service) reloadLocked(c *candidate, commit func(ruleVersion) error) (st
 	if c != nil {
 		pin = c.pin
 	}
+	snap := &rulesSnap{hash: ver.Hash, set: cfg.Set, origins: ver.origins}
+	ver.origins = nil
+	s.editsOf(snap, c)
 	s.recordVersion(ver, cfg.Set.Len(), pin)
 	old := s.srv.Rules()
 	if s.ups != nil {
@@ -189,7 +194,7 @@ func (s *service) reloadLocked(c *candidate, commit func(ruleVersion) error) (st
 		commitUps()
 	}
 	s.srv.Swap(cfg.Set)
-	s.snap.Store(&rulesSnap{hash: ver.Hash, set: cfg.Set})
+	s.snap.Store(snap)
 	s.https.rulesSwapped()
 	carried := cfg.Set.CarryHits(old)
 	// The engine now holds the only reference the old rules need: serve's
@@ -301,12 +306,19 @@ func (s *service) Ready() error {
 
 func (s *service) Rules() []admin.RuleInfo {
 	var out []admin.RuleInfo
+	var origins *ruleOrigins
+	if snap := s.snap.Load(); snap != nil {
+		origins = snap.origins
+	}
 	s.ed.mu.Lock()
 	ov := s.ed.ov
 	s.ed.mu.Unlock()
 	messages := map[int]string{} // by version, each read once per call
 	s.srv.Rules().Each(func(r matcher.RuleHits) {
 		ri := ruleInfo(r) // rules.go
+		if origins != nil {
+			origins.show(&ri)
+		}
 		if e, ok := ov.Get(edits.Key(r.Host, r.From)); ok {
 			ri.Added, ri.ChangedBy = e.At.UTC().Format(time.RFC3339), e.By
 			if e.Version > 0 {
