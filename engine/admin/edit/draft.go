@@ -19,9 +19,11 @@ type Draft struct {
 // optional, and so are the rule's conditions and header fields, written
 // as a [[rule]] of the config writes them: query
 // ({"id":"5"}), when ({"scheme":"https","header":{"X-Beta":"1"}}) and
-// headers ({"Cache-Control":"no-store"}). An add makes a rule with
-// them; a change that gives them replaces the rule's, and one that
-// gives none keeps the rule's own.
+// headers ({"Cache-Control":"no-store"}). An entry with conditions
+// edits the rule of its host and from with exactly those (an add makes
+// one beside the rule without them); one without edits every rule of
+// its host and from and keeps their conditions. Headers given replace
+// the rule's; none keep them.
 type Entry struct {
 	Op     string `json:"op"`
 	Host   string `json:"host"`

@@ -11,8 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
-
 	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/configload"
@@ -317,9 +315,9 @@ func (s *service) Rules() []admin.RuleInfo {
 	s.srv.Rules().Each(func(r matcher.RuleHits) {
 		ri := ruleInfo(r) // rules.go
 		if origins != nil {
-			origins.show(&ri)
+			origins.show(&ri, r.Rule)
 		}
-		if e, ok := ov.Get(edits.Key(r.Host, r.From)); ok {
+		if e, ok := ov.For(r.Rule); ok {
 			ri.Added, ri.ChangedBy = e.At.UTC().Format(time.RFC3339), e.By
 			if e.Version > 0 {
 				m, seen := messages[e.Version]

@@ -42,7 +42,7 @@ func (s *service) Draft(id string, in edit.Scope, limit, offset int) (*edit.Draf
 		switch e.Op {
 		case edits.OpDelete:
 			if v.Counts.Removed++; page(v.Counts.Removed) {
-				if old = findRule(set, &m, e.Host, e.From); old != nil {
+				if old = findEdited(set, &m, &e.Entry); old != nil {
 					v.Removed, shown = append(v.Removed, editRule(old)), true
 				}
 			}
@@ -52,7 +52,7 @@ func (s *service) Draft(id string, in edit.Scope, limit, offset int) (*edit.Draf
 			}
 		default:
 			if v.Counts.Changed++; page(v.Counts.Changed) {
-				old = findRule(set, &m, e.Host, e.From)
+				old = findEdited(set, &m, &e.Entry)
 				if old == nil { // a regex found by its pattern no longer
 					old = &matcher.Rule{Host: e.Host, From: e.From}
 				}

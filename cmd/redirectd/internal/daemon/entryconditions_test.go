@@ -18,9 +18,13 @@ import (
 // TestEntryConditionsServed: a draft entry's conditions and header
 // fields, sent as JSON as the API and the console send them, are served
 // as the config's [[rule]] with the same when, query and headers serves
-// them (a change given headers only keeps its rule's conditions), and
-// the /ruleset archive carries them to the fleet; a condition the config
-// refuses is refused at the entry.
+// them, and the /ruleset archive carries them to the fleet. An entry
+// with conditions names the rule of its path with those (an add makes
+// one beside the rule without them; a change of the rule with them
+// edits it and replaces a change without conditions of the same path,
+// which the later edit of one key supersedes: edits of one rule are
+// applied most specific first); a condition the config refuses is
+// refused at the entry.
 func TestEntryConditionsServed(t *testing.T) {
 	t.Parallel()
 	const cfgText = `
@@ -41,6 +45,8 @@ when = { scheme = "https" }
 			`"when":{"scheme":"https","header":{"X-Beta":"1"},"cookie":{"seen":"*"},"language":["de","de-*"],"ip":"203.0.113.0/24","method":["GET"],"sample":0.5},` +
 			`"headers":{"Cache-Control":"no-store"}}`,
 		`{"op":"change","from":"/old","to":"/y","headers":{"X-Robots-Tag":"noindex"}}`,
+		`{"op":"add","from":"/old","to":"/de","when":{"language":"de"}}`,
+		`{"op":"change","from":"/old","to":"/tls","when":{"scheme":"https"}}`,
 	}
 	var list []edits.Edit
 	for _, l := range lines {
@@ -63,9 +69,8 @@ headers = { X-Served-By = "redirectd" }
 
 [[rule]]
 from = "/old"
-to = "/y"
+to = "/tls"
 when = { scheme = "https" }
-headers = { X-Robots-Tag = "noindex" }
 
 [[rule]]
 host = "a.example"
@@ -75,6 +80,11 @@ status = 302
 query = { id = "5" }
 when = { scheme = "https", header = { X-Beta = "1" }, cookie = { seen = "*" }, language = ["de", "de-*"], ip = "203.0.113.0/24", method = ["GET"], sample = 0.5 }
 headers = { Cache-Control = "no-store" }
+
+[[rule]]
+from = "/old"
+to = "/de"
+when = { language = "de" }
 `
 	want, err := config.LoadFS(fstest.MapFS{"redirectd.toml": {Data: []byte(wantText)}}, "redirectd.toml")
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
 	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/matcher"
 )
 
 // originsFile is the file of a GET /ruleset archive, beside
@@ -38,12 +39,15 @@ type ruleOrigins struct {
 // version that promoted it, the edit's author and time, and the
 // promote's message.
 type ruleOrigin struct {
-	Host    string    `json:"host,omitempty"`
-	From    string    `json:"from"`
-	Version int       `json:"version"`
-	Author  string    `json:"author,omitempty"`
-	At      time.Time `json:"at"`
-	Message string    `json:"message,omitempty"`
+	Host string `json:"host,omitempty"`
+	From string `json:"from"`
+	// Conditions are those the edit names its rule by (matcher's
+	// Rule.Conditions), none for an edit of every rule of Host and From.
+	Conditions []string  `json:"conditions,omitempty"`
+	Version    int       `json:"version"`
+	Author     string    `json:"author,omitempty"`
+	At         time.Time `json:"at"`
+	Message    string    `json:"message,omitempty"`
 }
 
 // originsOf are the origins of ov's edits (deletes leave no rule) in
@@ -60,7 +64,7 @@ func originsOf(n int, ov *edits.Overlay, message func(int) string) *ruleOrigins 
 			m = message(e.Version)
 			msgs[e.Version] = m
 		}
-		o.Edits = append(o.Edits, ruleOrigin{Host: e.Host, From: e.From, Version: e.Version, Author: e.By, At: e.At, Message: m})
+		o.Edits = append(o.Edits, ruleOrigin{Host: e.Host, From: e.From, Conditions: e.Conds(), Version: e.Version, Author: e.By, At: e.At, Message: m})
 	}
 	return o
 }
@@ -91,15 +95,20 @@ func readOrigins(dir, entry string) (*ruleOrigins, error) {
 	o.byKey = make(map[string]*ruleOrigin, len(o.Edits))
 	for i := range o.Edits {
 		e := &o.Edits[i]
-		o.byKey[edits.Key(e.Host, e.From)] = e
+		o.byKey[edits.CondKey(e.Host, e.From, e.Conditions)] = e
 	}
 	return o, nil
 }
 
-// show sets ri's origin from o: the editor's version and author for a
-// rule an edit made, "config" for one the source's config holds.
-func (o *ruleOrigins) show(ri *admin.RuleInfo) {
-	e, ok := o.byKey[edits.Key(ri.Host, ri.From)]
+// show sets the origin of r, listed as ri, from o: the editor's version
+// and author for a rule an edit made (the edit that names its
+// conditions, else its host and from), "config" for one the source's
+// config holds.
+func (o *ruleOrigins) show(ri *admin.RuleInfo, r *matcher.Rule) {
+	e, ok := o.byKey[edits.RuleCondKey(r)]
+	if !ok {
+		e, ok = o.byKey[edits.Key(r.Host, r.From)]
+	}
 	if !ok {
 		ri.Source = "config"
 		return

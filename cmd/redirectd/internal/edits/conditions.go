@@ -140,6 +140,33 @@ func (e *Entry) checkParts() error {
 	return nil
 }
 
+// Conds returns the conditions e gives as matcher's Rule.Conditions
+// writes them, nil for none (or conditions Check refuses).
+func (e *Entry) Conds() []string {
+	q, w, _, err := e.parts()
+	if err != nil {
+		return nil
+	}
+	return condsOf(q, w)
+}
+
+// condsOf writes query and when conditions as matcher's
+// Rule.Conditions does, without a rule's window (which is not a
+// condition an entry gives).
+func condsOf(q []matcher.QueryCond, w *matcher.When) []string {
+	r := matcher.Rule{Query: q, When: w}
+	return r.Conditions()
+}
+
+// RuleCondKey returns the CondKey of r's host, from and conditions, ""
+// for a rule without conditions.
+func RuleCondKey(r *matcher.Rule) string {
+	if len(r.Query) == 0 && r.When.Empty() {
+		return ""
+	}
+	return CondKey(r.Host, r.From, condsOf(r.Query, r.When))
+}
+
 // Shown returns the conditions e gives as matcher's Rule.Conditions
 // writes them (`scheme = https`) and its header fields ("Name: value"),
 // for the lists of a draft; nil for none.

@@ -54,6 +54,29 @@ func (o *Overlay) Get(key string) (*Edit, bool) {
 	return &o.list[i], true
 }
 
+// For returns the edit of the rules r is one of: the edit that names r's
+// host, from and conditions, else the one that names its host and from.
+func (o *Overlay) For(r *matcher.Rule) (*Edit, bool) {
+	i, ok := o.indexFor(r)
+	if !ok {
+		return nil, false
+	}
+	return &o.list[i], true
+}
+
+func (o *Overlay) indexFor(r *matcher.Rule) (int, bool) {
+	if o == nil {
+		return 0, false
+	}
+	if k := RuleCondKey(r); k != "" {
+		if i, ok := o.m[k]; ok {
+			return i, true
+		}
+	}
+	i, ok := o.m[Key(r.Host, r.From)]
+	return i, ok
+}
+
 // Len returns the number of edits.
 func (o *Overlay) Len() int {
 	if o == nil {
@@ -103,7 +126,8 @@ func FromEdits(list []Edit) *Overlay {
 }
 
 // Apply builds a new rule set: base's rules in order, each whose key an
-// edit names replaced (an add or change: its target and status, and its
+// edit names (the edit naming its conditions first, else the one naming
+// its host and from) replaced (an add or change: its target and status, and its
 // kind when the edit gives one) or left out (a delete), then the adds
 // and changes whose key no rule of base has, at the end, as rules of
 // their own (file "admin", line the edit's place in o). It returns the
@@ -124,7 +148,12 @@ func Apply(base *matcher.Set, o *Overlay, lim matcher.Limits) (*matcher.Set, []s
 			return
 		}
 		r := *rh.Rule
-		if i, ok := o.m[Key(r.Host, r.From)]; ok {
+		if j, ok := o.m[Key(r.Host, r.From)]; ok {
+			// Its rule is there, if another edit (one naming its
+			// conditions) takes it: not an add.
+			found[j] = true
+		}
+		if i, ok := o.indexFor(&r); ok {
 			found[i] = true
 			e := &o.list[i]
 			if e.Op == OpDelete {
@@ -173,9 +202,9 @@ func Apply(base *matcher.Set, o *Overlay, lim matcher.Limits) (*matcher.Set, []s
 }
 
 // setParts gives r the conditions and header fields e gives: an edit
-// that gives conditions (query or when) replaces r's, one that gives
-// headers replaces its headers (merged with the server's, as the
-// config merges a rule's), and one that gives neither keeps r's.
+// names a rule of its conditions (or, without, keeps the rule's own),
+// and one that gives headers replaces its headers (merged with the
+// server's, as the config merges a rule's).
 func (e *Edit) setParts(r *matcher.Rule, base *matcher.Set) {
 	q, w, hs, err := e.parts()
 	if err != nil {
