@@ -86,6 +86,15 @@ func (d draftData) EditLink(op string, r edit.Rule) string {
 	if r.Status != 0 {
 		v.Set("status", strconv.Itoa(r.Status))
 	}
+	if e := r.Entry; e != nil {
+		// As given, so that the edit names the same rule.
+		if c := conditionsText(e.Query, e.When); c != "" {
+			v.Set("conditions", c)
+		}
+		if h := headersText(e.Headers); h != "" {
+			v.Set("headers", h)
+		}
+	}
 	return d.Path + "?" + v.Encode() + "#entry"
 }
 

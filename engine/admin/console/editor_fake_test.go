@@ -97,7 +97,7 @@ func (f *editFake) Draft(id string, in edit.Scope, limit, offset int) (*edit.Dra
 		if !in(e.Host) {
 			continue
 		}
-		r := edit.Rule{Host: e.Host, From: e.From, To: e.To, Status: e.Status, Kind: e.Kind}
+		r := edit.Rule{Host: e.Host, From: e.From, To: e.To, Status: e.Status, Kind: e.Kind, Entry: &e}
 		// Written as the daemon writes them, near enough for a page.
 		for _, k := range slices.Sorted(maps.Keys(e.When)) {
 			r.Conditions = append(r.Conditions, fmt.Sprintf("%s = %v", k, e.When[k]))

@@ -210,6 +210,20 @@ func TestEntryConditionsBrowser(t *testing.T) {
 	}
 	browsertest.Shot(t, ctx, dir, "entry-conditions")
 	browsertest.CheckA11y(t, ctx, "entry-conditions")
+	// The diff's Edit link fills the form in with the entry's
+	// conditions and headers as given, so that the edit names the same
+	// rule.
+	if err := browsertest.Submit(ctx, `a[aria-label="Edit the entry for a.example/beta"]`); err != nil {
+		t.Fatal(err)
+	}
+	filled, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`['conditions','headers'].map(n => document.querySelector('#entry-form [name="'+n+'"]').value)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantFilled := []string{"cookie = { seen = \"*\" }\nheader = { X-Beta = \"1\" }\nip = \"203.0.113.0/24\"\nlanguage = [\"de\", \"de-*\"]\nmethod = [\"GET\"]\nscheme = \"https\"\nquery = { id = \"5\" }", headers}
+	if diff := cmp.Diff(wantFilled, filled); diff != "" {
+		t.Errorf("the Edit link's form (-want +got):\n%s", diff)
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	want := []edit.Entry{{Op: "add", Host: "a.example", From: "/beta", To: "/beta/new", Status: 302,

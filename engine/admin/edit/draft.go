@@ -67,6 +67,10 @@ type Rule struct {
 	// value", by name.
 	Headers []string `json:"headers,omitempty"`
 	Source  string   `json:"source,omitempty"`
+	// Entry, in a draft's view, is the entry that makes the rule (an
+	// add's, a change's), whose conditions and headers an Edit link
+	// fills in as they were given; nil elsewhere.
+	Entry *Entry `json:"-"`
 }
 
 // Changes are what a change does to rules shown as R: a draft's and a

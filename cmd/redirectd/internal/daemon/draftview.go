@@ -85,7 +85,7 @@ func entryRule(e *edits.Entry) edit.Rule {
 		k = "exact"
 	}
 	conds, hs := e.Shown()
-	return edit.Rule{Host: e.Host, From: e.From, To: e.To, Status: e.Status, Kind: k, Conditions: conds, Headers: hs}
+	return edit.Rule{Host: e.Host, From: e.From, To: e.To, Status: e.Status, Kind: k, Conditions: conds, Headers: hs, Entry: (*edit.Entry)(e)}
 }
 
 // samples is e's from as a URL, answered by the serving rules and as e
