@@ -9,6 +9,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/redirectd/redirectd/engine/admin"
 	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/internal/browsertest"
 )
@@ -162,11 +163,15 @@ func TestEntryFormBrowser(t *testing.T) {
 // (as the config's when table and query write them) and its header
 // fields; a condition that is not TOML is refused with the form as it
 // was filled in; the entry the draft holds carries them, and the
-// draft's diff shows them.
+// draft's diff shows them, and its Edit link fills them in as given; the
+// rules list shows a serving rule's conditions and header fields, and
+// its Edit link names the rule by its conditions.
 func TestEntryConditionsBrowser(t *testing.T) {
 	t.Parallel()
 	f := newEditFake()
-	ctx, _, dir := draftBrowser(t, f)
+	f.rules = append(f.rules, admin.RuleInfo{Kind: "exact", Host: "a.example", From: "/tls", To: "/secure", Status: 301, Source: "r.toml:9",
+		Conditions: []string{"scheme = https"}, ConditionsTOML: "scheme = 'https'", Headers: map[string]string{"X-Robots-Tag": "noindex"}})
+	ctx, base, dir := draftBrowser(t, f)
 	conds := "scheme = \"https\"\nheader = { X-Beta = \"1\" }\nlanguage = [\"de\", \"de-*\"]\nquery = { id = \"5\" }\nip = \"203.0.113.0/24\"\nmethod = [\"GET\"]\ncookie = { seen = \"*\" }"
 	headers := "Cache-Control: no-store\nX-Robots-Tag: noindex"
 	if err := chromedp.Do(ctx,
@@ -223,6 +228,24 @@ func TestEntryConditionsBrowser(t *testing.T) {
 	wantFilled := []string{"cookie = { seen = \"*\" }\nheader = { X-Beta = \"1\" }\nip = \"203.0.113.0/24\"\nlanguage = [\"de\", \"de-*\"]\nmethod = [\"GET\"]\nscheme = \"https\"\nquery = { id = \"5\" }", headers}
 	if diff := cmp.Diff(wantFilled, filled); diff != "" {
 		t.Errorf("the Edit link's form (-want +got):\n%s", diff)
+	}
+	// A serving rule with conditions: its Edit link names it by them.
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/ui/rules?q=tls")); err != nil {
+		t.Fatal(err)
+	}
+	if got := text(t, ctx, "#rules tbody"); !strings.Contains(got, "scheme = https") || !strings.Contains(got, "X-Robots-Tag: noindex") {
+		t.Errorf("the rules list shows %q, want its conditions and header fields", got)
+	}
+	browsertest.Shot(t, ctx, dir, "rules-conditions")
+	browsertest.CheckA11y(t, ctx, "rules-conditions")
+	if err := browsertest.Submit(ctx, `a[aria-label="Edit a.example/tls"]`); err != nil {
+		t.Fatal(err)
+	}
+	if got := formValues(t, ctx); got["from"] != "/tls" {
+		t.Errorf("the edit page's form: %v", got)
+	}
+	if got, err := chromedp.Run(ctx, chromedp.Value(chromedp.CSS("#econd"))); err != nil || got != "scheme = 'https'" {
+		t.Errorf("the edit page's conditions: %q %v, want the rule's", got, err)
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()

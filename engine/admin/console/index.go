@@ -57,6 +57,9 @@ type rule struct {
 	// Conditions are the rule's conditions besides its host
 	// (admin.RuleInfo's), "" for none.
 	Conditions string
+	// CondTOML are its conditions as the entry form takes them, for its
+	// Edit link (admin.RuleInfo's ConditionsTOML).
+	CondTOML string
 	// Headers are the header fields the rule adds, "Name: value", by
 	// name; "" for none.
 	Headers string
@@ -96,7 +99,7 @@ func buildIndex(list []admin.RuleInfo, version string, now time.Time) *index {
 	for i, p := range perm {
 		ri := &list[p]
 		rules[i] = rule{Kind: ri.Kind, Host: ri.Host, From: ri.From, To: ri.To, Mode: ri.Mode, Source: ri.Source,
-			Status: ri.Status, Hits: ri.Hits + ri.ShadowHits, LastAnswered: lastAnswered(ri), Conditions: strings.Join(ri.Conditions, ", "), Headers: headerText(ri.Headers), Changed: changed(ri)}
+			Status: ri.Status, Hits: ri.Hits + ri.ShadowHits, LastAnswered: lastAnswered(ri), Conditions: strings.Join(ri.Conditions, ", "), Headers: headerText(ri.Headers), CondTOML: ri.ConditionsTOML, Changed: changed(ri)}
 	}
 	x := &index{rules: rules, starts: make([]int, 0, len(rules)+1), kinds: map[string]int{}, built: now, version: version}
 	defer func() { x.took = time.Since(start) }()

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/BurntSushi/toml"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
@@ -119,5 +120,40 @@ when = { language = "de" }
 		if err := e.Check(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error naming %q", tc.line, err, tc.want)
 		}
+	}
+}
+
+// TestConditionsTOMLNamesTheRule: the conditions the console's Edit link
+// fills in for a serving rule (ConditionsTOML) read back, as the entry
+// form reads them, as an entry that names that rule.
+func TestConditionsTOMLNamesTheRule(t *testing.T) {
+	t.Parallel()
+	const cfgText = `
+[[rule]]
+from = "/a"
+to = "/b"
+query = { "a b" = "it's", ref = "*" }
+when = { scheme = "https", header = { X-Beta = "1" }, language = ["de", "de-*"], ip = ["203.0.113.0/24", "2001:db8::/32"], method = "GET", sample = 0.25, unless = { cookie = { seen = "*" }, query = { utm = "*" } } }
+`
+	cfg, err := config.LoadFS(fstest.MapFS{"redirectd.toml": {Data: []byte(cfgText)}}, "redirectd.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := cfg.Set.Rules()[0]
+	text := conditionsTOML(&r)
+	var when map[string]any
+	if _, err := toml.Decode(text, &when); err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	e := edits.Entry{Op: edits.OpChange, From: "/a", To: "/c", When: when, Query: map[string]string{}}
+	for k, v := range when["query"].(map[string]any) {
+		e.Query[k] = v.(string)
+	}
+	delete(e.When, "query")
+	if err := e.Check(); err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	if got, want := e.Key(), edits.RuleCondKey(&r); got != want {
+		t.Errorf("the entry names %q, the rule is %q\n%s", got, want, text)
 	}
 }
