@@ -18,8 +18,8 @@ type RuleInfo struct {
 	// entry's conditions field takes them (`scheme = 'https'`, a key a
 	// line), for the console's Edit link to name the rule by them.
 	ConditionsTOML string `json:"-"`
-	Source     string   `json:"source"` // "file:line"
-	Hits       uint64   `json:"hits"`   // since start
+	Source         string `json:"source"` // "file:line"
+	Hits           uint64 `json:"hits"`   // since start
 	// Headers are the rule's header fields, the [server] ones merged in;
 	// absent for a rule that sends only the server's.
 	Headers map[string]string `json:"headers,omitempty"`
