@@ -148,12 +148,19 @@ func Apply(base *matcher.Set, o *Overlay, lim matcher.Limits) (*matcher.Set, []s
 			return
 		}
 		r := *rh.Rule
-		if j, ok := o.m[Key(r.Host, r.From)]; ok {
-			// Its rule is there, if another edit (one naming its
-			// conditions) takes it: not an add.
-			found[j] = true
+		// One key made a rule: a million-rule promote makes a million.
+		i, ok := o.m[Key(r.Host, r.From)]
+		if ok {
+			// Its rule is there, if an edit naming its conditions
+			// takes it instead: not an add.
+			found[i] = true
 		}
-		if i, ok := o.indexFor(&r); ok {
+		if k := RuleCondKey(&r); k != "" {
+			if ci, cok := o.m[k]; cok {
+				i, ok = ci, true
+			}
+		}
+		if ok {
 			found[i] = true
 			e := &o.list[i]
 			if e.Op == OpDelete {
