@@ -36,7 +36,8 @@ func condAnswer(t *testing.T, n *editNode, path, extra string) (int, http.Header
 // conditions makes a rule beside the one of its path without them,
 // which keeps answering everyone else; the new rule's header fields are
 // sent; /rules lists the conditions and header fields; the /ruleset
-// archive holds them.
+// archive holds them; a delete naming the conditions deletes that rule
+// and leaves the one without them.
 func TestDraftEntryConditions(t *testing.T) {
 	t.Parallel()
 	n := startEditNode(t)
@@ -74,5 +75,14 @@ func TestDraftEntryConditions(t *testing.T) {
 	toml := untarOne(t, []byte(archive), "redirectd.toml")
 	if code != 200 || !strings.Contains(toml, `headers = { Cache-Control = 'no-store' }`) || !strings.Contains(toml, "X-Beta") {
 		t.Errorf("the /ruleset archive lacks the entry's conditions or headers:\n%s", toml)
+	}
+
+	// A delete naming the conditions deletes that rule alone.
+	d = n.newDraft("ed")
+	n.json("ed", "POST", "/drafts/"+d.ID+"/entries", map[string]any{"op": "delete", "from": "/old",
+		"when": map[string]any{"header": map[string]any{"X-Beta": "1"}, "method": "GET"}, "query": map[string]any{"ref": "*"}}, 201, nil)
+	n.json("pub", "POST", "/drafts/"+d.ID+"/promote", map[string]string{"message": "beta over"}, 200, nil)
+	if st, h := condAnswer(t, n, "/old?ref=x", "X-Beta: 1\r\n"); st != 301 || !strings.Contains(h.Get("Location"), "/x?ref=x") {
+		t.Errorf("after the delete, a request that met the conditions: %d %v, want the config's 301 to /x", st, h)
 	}
 }

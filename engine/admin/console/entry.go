@@ -71,7 +71,9 @@ func (f *entryForm) entry() (edit.Entry, error) {
 	if de.Query, de.When, err = formConditions(f.Conditions); err != nil {
 		return de, err
 	}
-	de.Headers, err = formHeaders(f.Headers)
+	if de.Op != "delete" { // a delete's rule goes, headers and all
+		de.Headers, err = formHeaders(f.Headers)
+	}
 	return de, err
 }
 

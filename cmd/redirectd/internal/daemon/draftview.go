@@ -43,7 +43,10 @@ func (s *service) Draft(id string, in edit.Scope, limit, offset int) (*edit.Draf
 		case edits.OpDelete:
 			if v.Counts.Removed++; page(v.Counts.Removed) {
 				if old = findEdited(set, &m, &e.Entry); old != nil {
-					v.Removed, shown = append(v.Removed, editRule(old)), true
+					r := editRule(old)
+					en := edit.Entry(e.Entry) // a copy: the draft's list changes
+					r.Entry = &en
+					v.Removed, shown = append(v.Removed, r), true
 				}
 			}
 		case edits.OpAdd:
@@ -85,7 +88,8 @@ func entryRule(e *edits.Entry) edit.Rule {
 		k = "exact"
 	}
 	conds, hs := e.Shown()
-	return edit.Rule{Host: e.Host, From: e.From, To: e.To, Status: e.Status, Kind: k, Conditions: conds, Headers: hs, Entry: (*edit.Entry)(e)}
+	en := edit.Entry(*e) // a copy: the draft's list changes after
+	return edit.Rule{Host: e.Host, From: e.From, To: e.To, Status: e.Status, Kind: k, Conditions: conds, Headers: hs, Entry: &en}
 }
 
 // samples is e's from as a URL, answered by the serving rules and as e

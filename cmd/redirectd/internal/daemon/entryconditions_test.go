@@ -111,7 +111,8 @@ when = { language = "de" }
 		{`{"op":"add","from":"/a","to":"/b","when":{"browser":"x"}}`, "unknown condition"},
 		{`{"op":"add","from":"/a","to":"/b","when":{"query":{"a":"1"}}}`, "when.query"},
 		{`{"op":"add","from":"/a","to":"/b","headers":{"Location":"/c"}}`, "Location"},
-		{`{"op":"delete","from":"/a","when":{"scheme":"https"}}`, "delete takes no conditions"},
+		{`{"op":"delete","from":"/a","headers":{"X-A":"1"}}`, "delete takes no headers"},
+		{`{"op":"delete","from":"/a","when":{"scheme":"ftp"}}`, "when.scheme"},
 	} {
 		var e edits.Entry
 		if err := json.Unmarshal([]byte(tc.line), &e); err != nil {

@@ -117,10 +117,15 @@ func (e *Entry) Check() error {
 		return fmt.Errorf("from, to or host holds U+FFFD, the mark of bytes that were not text (not UTF-8, or a lone surrogate escape in JSON); percent-encode such bytes (%%E9)")
 	}
 	if e.Op == OpDelete {
-		if (*edit.Entry)(e).Conditioned() {
-			return fmt.Errorf("a delete takes no conditions or headers: it deletes the rules of its host and from")
+		// Its conditions name the rule it deletes; without, it deletes
+		// every rule of its host and from.
+		if len(e.Headers) > 0 {
+			return fmt.Errorf("a delete takes no headers")
 		}
 		e.To, e.Status = "", 0
+		if _, _, _, err := e.parts(); err != nil {
+			return err
+		}
 		return nil
 	}
 	if e.Status == 0 {
