@@ -111,6 +111,11 @@ func samples(set *matcher.Set, m *matcher.Match, e *edits.Entry, old *matcher.Ru
 			edited += " " + e.To
 		}
 	}
+	if c := e.Conds(); len(c) > 0 {
+		// Only the requests that meet them: the others are answered
+		// as they were.
+		edited += " when " + strings.Join(c, ", ")
+	}
 	if old == nil || old.When == nil || old.When.Scheme == "" {
 		a, _ := answer(set, m, e.Host, e.From, false, miss)
 		return []edit.Sample{{URL: u, Old: a, New: edited}}
