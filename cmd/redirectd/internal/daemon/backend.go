@@ -304,29 +304,21 @@ func (s *service) Ready() error {
 
 func (s *service) Rules() []admin.RuleInfo {
 	var out []admin.RuleInfo
-	var origins *ruleOrigins
-	if snap := s.snap.Load(); snap != nil {
-		origins = snap.origins
+	// The edits, their messages and a fleet node's origins of the
+	// version serving, taken with it at its swap: a promote's commit
+	// is not read meanwhile.
+	var snap rulesSnap
+	if sn := s.snap.Load(); sn != nil {
+		snap = *sn
 	}
-	s.ed.mu.Lock()
-	ov := s.ed.ov
-	s.ed.mu.Unlock()
-	messages := map[int]string{} // by version, each read once per call
 	s.srv.Rules().Each(func(r matcher.RuleHits) {
 		ri := ruleInfo(r) // rules.go
-		if origins != nil {
-			origins.show(&ri, r.Rule)
+		if snap.origins != nil {
+			snap.origins.show(&ri, r.Rule)
 		}
-		if e, ok := ov.For(r.Rule); ok {
+		if e, ok := snap.ov.For(r.Rule); ok {
 			ri.Added, ri.ChangedBy = e.At.UTC().Format(time.RFC3339), e.By
-			if e.Version > 0 {
-				m, seen := messages[e.Version]
-				if !seen {
-					m = s.ed.message(e.Version)
-					messages[e.Version] = m
-				}
-				ri.Message = m
-			}
+			ri.Message = snap.messages[e.Version]
 		}
 		out = append(out, ri)
 	})

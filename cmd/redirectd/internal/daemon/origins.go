@@ -51,20 +51,14 @@ type ruleOrigin struct {
 }
 
 // originsOf are the origins of ov's edits (deletes leave no rule) in
-// version n; message gives a version's promote message.
-func originsOf(n int, ov *edits.Overlay, message func(int) string) *ruleOrigins {
+// version n; messages are the promote messages by version.
+func originsOf(n int, ov *edits.Overlay, messages map[int]string) *ruleOrigins {
 	o := &ruleOrigins{Version: n, Edits: []ruleOrigin{}}
-	msgs := map[int]string{}
 	for _, e := range ov.Edits() {
 		if e.Op == edits.OpDelete {
 			continue
 		}
-		m, ok := msgs[e.Version]
-		if !ok && e.Version > 0 {
-			m = message(e.Version)
-			msgs[e.Version] = m
-		}
-		o.Edits = append(o.Edits, ruleOrigin{Host: e.Host, From: e.From, Conditions: e.Conds(), Version: e.Version, Author: e.By, At: e.At, Message: m})
+		o.Edits = append(o.Edits, ruleOrigin{Host: e.Host, From: e.From, Conditions: e.Conds(), Version: e.Version, Author: e.By, At: e.At, Message: messages[e.Version]})
 	}
 	return o
 }
@@ -125,7 +119,10 @@ func (o *ruleOrigins) show(ri *admin.RuleInfo, r *matcher.Rule) {
 
 // editsOf sets snap's edits on an edited node: those of c, the version
 // about to serve, else those serving (a reload of the config keeps
-// them).
+// them), with the messages of the versions that made them. It is called
+// where the store is not written meanwhile (s.mu held, or at start):
+// the messages are read from it here, not by a page or a fetch while a
+// promote commits.
 func (s *service) editsOf(snap *rulesSnap, c *candidate) {
 	ed := s.ed
 	if ed.store == nil {
@@ -133,12 +130,18 @@ func (s *service) editsOf(snap *rulesSnap, c *candidate) {
 	}
 	if c != nil && c.edits != nil {
 		snap.ov, snap.number = edits.FromEdits(c.edits.Edits), c.edits.Number
-		return
+	} else {
+		ed.mu.Lock()
+		snap.ov = ed.ov
+		if ed.cur != nil {
+			snap.number = ed.cur.Number
+		}
+		ed.mu.Unlock()
 	}
-	ed.mu.Lock()
-	defer ed.mu.Unlock()
-	snap.ov = ed.ov
-	if ed.cur != nil {
-		snap.number = ed.cur.Number
+	snap.messages = map[int]string{}
+	for _, e := range snap.ov.Edits() {
+		if _, ok := snap.messages[e.Version]; !ok && e.Version > 0 {
+			snap.messages[e.Version] = ed.message(e.Version)
+		}
 	}
 }

@@ -27,8 +27,9 @@ type rulesSnap struct {
 	// ov and number are the edits laid over the config's rules in set
 	// and their version's number, on an edited node (ov nil elsewhere),
 	// whose /ruleset carries who made each edited rule.
-	ov     *edits.Overlay
-	number int
+	ov       *edits.Overlay
+	number   int
+	messages map[int]string
 	// origins, on a node fed by an edited node's /ruleset, say who
 	// made set's edited rules (nil: the archive did not say).
 	origins *ruleOrigins
@@ -61,7 +62,7 @@ func (s *service) Ruleset() (edit.Ruleset, error) {
 	file := filepath.Join(ed.store.Dir(), "ruleset.tar.gz")
 	var origins []byte
 	if snap.ov != nil {
-		if origins, err = json.Marshal(originsOf(snap.number, snap.ov, ed.message)); err != nil {
+		if origins, err = json.Marshal(originsOf(snap.number, snap.ov, snap.messages)); err != nil {
 			return edit.Ruleset{}, err
 		}
 	}
