@@ -1,122 +1,88 @@
 package main
 
 import (
-	"slices"
+	"bufio"
+	"fmt"
+	"net"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/redirectd/redirectd/engine/admin"
 )
 
-// conditionedRules are served rules a plain lookup of their from does not
-// reach: an https-only rule (as an nginx import writes a 443 server's),
-// a rule for a header, and a regex whose pattern does not match itself.
-const conditionedRules = `
-[[rule]]
-from = "/secure"
-to = "/s1"
-when.scheme = "https"
+// condAnswer sends GET path with the header lines extra to n's traffic
+// port as raw bytes and returns the answer's status and head.
+func condAnswer(t *testing.T, n *editNode, path, extra string) (int, http.Header) {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", n.addr, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: localhost\r\n%sConnection: close\r\n\r\n", path, extra)
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode, resp.Header
+}
 
-[[rule]]
-host = "www.brand-b.com"
-from = "/beta"
-to = "/b1"
-when.header = { X-Beta = "1" }
-
-[[rule]]
-match = "regex"
-from = '^/re/(\d+)$'
-to = "/n/$1"
-`
-
-// TestDraftEditsConditionedRules: a draft's change and delete find
-// served rules with conditions (before, a change of the https-only rule
-// was refused: "no rule has host "" and from "/secure""), the draft
-// shows their conditions and samples the https-only rule over both
-// schemes, and the promoted rules keep the conditions: /rules lists
-// them.
-func TestDraftEditsConditionedRules(t *testing.T) {
+// TestDraftEntryConditions: entries with conditions and header fields,
+// through the API, are promoted into the rules served: an add with
+// conditions makes a rule beside the one of its path without them,
+// which keeps answering everyone else; the new rule's header fields are
+// sent; /rules lists the conditions and header fields; the /ruleset
+// archive holds them; a delete naming the conditions deletes that rule
+// and leaves the one without them.
+func TestDraftEntryConditions(t *testing.T) {
 	t.Parallel()
-	n := startEditNodeWith(t, conditionedRules)
-	defer n.stop()
+	n := startEditNode(t)
 	d := n.newDraft("ed")
-	for _, e := range []map[string]any{
-		{"op": "change", "from": "/secure", "to": "/s2", "status": 302},
-		{"op": "delete", "host": "www.brand-b.com", "from": "/beta"},
-		{"op": "change", "from": `^/re/(\d+)$`, "to": "/m/$1"},
-		// An add of a conditioned rule's from is a change of it.
-		{"op": "add", "from": "/secure", "to": "/s3", "status": 302},
-	} {
-		n.json("ed", "POST", "/drafts/"+d.ID+"/entries", e, 201, nil)
+	n.json("ed", "POST", "/drafts/"+d.ID+"/entries", map[string]any{"op": "add", "from": "/old", "to": "/beta", "status": 302,
+		"when":    map[string]any{"header": map[string]any{"X-Beta": "1"}, "method": []any{"GET"}},
+		"query":   map[string]any{"ref": "*"},
+		"headers": map[string]any{"Cache-Control": "no-store"}}, 201, nil)
+	if code, body := n.call("ed", "POST", "/drafts/"+d.ID+"/entries", "application/json",
+		strings.NewReader(`{"op":"add","from":"/c","to":"/d","when":{"ip":"203.0.113.7/24"}}`)); code != 400 || !strings.Contains(body, "when.ip") {
+		t.Errorf("an entry with a condition the config refuses: %d %q, want 400 naming when.ip", code, body)
 	}
-	var view struct {
-		Changed []struct {
-			Old, New struct {
-				From       string
-				Kind       string
-				Conditions []string
-			}
-		} `json:"changed"`
-		Removed []struct {
-			From       string
-			Conditions []string
-		} `json:"removed"`
-		Samples []struct{ URL, Old, New string } `json:"samples"`
-		Counts  map[string]int                   `json:"counts"`
+	n.json("pub", "POST", "/drafts/"+d.ID+"/promote", map[string]string{"message": "beta testers"}, 200, nil)
+
+	if st, h := condAnswer(t, n, "/old?ref=x", "X-Beta: 1\r\n"); st != 302 || !strings.HasSuffix(h.Get("Location"), "/beta?ref=x") || h.Get("Cache-Control") != "no-store" {
+		t.Errorf("a request meeting the conditions: %d %v, want 302 to /beta with Cache-Control: no-store", st, h)
 	}
-	n.json("vera", "GET", "/drafts/"+d.ID, nil, 200, &view)
-	if view.Counts["changed"] != 2 || view.Counts["removed"] != 1 || view.Counts["added"] != 0 {
-		t.Errorf("counts: %v, want 2 changed and 1 removed", view.Counts)
-	}
-	if len(view.Changed) != 2 || !slices.Equal(view.Changed[0].Old.Conditions, []string{"scheme = https"}) ||
-		!slices.Equal(view.Changed[0].New.Conditions, []string{"scheme = https"}) || view.Changed[1].New.Kind != "regex" {
-		t.Errorf("changed: %+v", view.Changed)
-	}
-	if len(view.Removed) != 1 || !slices.Equal(view.Removed[0].Conditions, []string{`header X-Beta = "1"`}) {
-		t.Errorf("removed: %+v", view.Removed)
-	}
-	want := []struct{ URL, Old, New string }{
-		{"/secure", "404", "404"},
-		{"/secure (https)", "301 /s1", "302 /s3"},
-	}
-	if diff := cmp.Diff(want, view.Samples[:min(2, len(view.Samples))]); diff != "" {
-		t.Errorf("samples of the https-only rule (-want +got):\n%s\nall: %+v", diff, view.Samples)
-	}
-	// The console's draft page shows the same.
-	vera := consoleSignIn(t, n, "vera")
-	if code, body := vera.get("/ui/drafts/" + d.ID); code != 200 || !strings.Contains(body, "<td><code>/secure</code></td><td>scheme = https</td>") ||
-		!strings.Contains(body, "<td><code>/secure (https)</code></td><td>301 /s1</td><td>302 /s3</td>") ||
-		!strings.Contains(body, "<td>header X-Beta = &#34;1&#34;</td>") {
-		t.Errorf("console draft page: %d\n%s", code, body)
-	}
-	var promoted map[string]int
-	n.json("pub", "POST", "/drafts/"+d.ID+"/promote", map[string]string{"message": "conditioned"}, 200, &promoted)
-	var rules []struct {
-		From, To, Host string
-		Conditions     []string
-	}
-	n.json("vera", "GET", "/rules", nil, 200, &rules)
-	got := map[string]string{}
-	for _, r := range rules {
-		got[r.Host+r.From] = r.To + " " + strings.Join(r.Conditions, ", ")
-	}
-	for k, v := range map[string]string{"/secure": "/s3 scheme = https", `^/re/(\d+)$`: "/m/$1 ", "/old": "/x "} {
-		if got[k] != v {
-			t.Errorf("/rules %s: %q, want %q", k, got[k], v)
+	for _, c := range []struct{ path, extra string }{{"/old?ref=x", ""}, {"/old", "X-Beta: 1\r\n"}} {
+		if st, h := condAnswer(t, n, c.path, c.extra); st != 301 || !strings.HasSuffix(h.Get("Location"), "/x") && !strings.Contains(h.Get("Location"), "/x?") || h.Get("Cache-Control") != "" {
+			t.Errorf("%s %q: %d %v, want the config's 301 to /x", c.path, c.extra, st, h)
 		}
 	}
-	if _, ok := got["www.brand-b.com/beta"]; ok {
-		t.Errorf("/rules still has the deleted rule: %v", got)
+	var rules []admin.RuleInfo
+	n.json("vera", "GET", "/rules", nil, 200, &rules)
+	var got []string
+	for _, r := range rules {
+		if r.From == "/old" {
+			got = append(got, fmt.Sprintf("%s %v %v", r.To, r.Conditions, r.Headers))
+		}
 	}
-	if code, body := vera.get("/ui/rules?q=secure"); code != 200 || !strings.Contains(body, "<td><code>scheme = https</code></td>") {
-		t.Errorf("console rules page: %d\n%s", code, body)
+	if want := []string{"/x [] map[]", `/beta [query ref (any value) header X-Beta = "1" method = GET] map[Cache-Control:no-store]`}; strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("/rules lists /old as\n%q\nwant\n%q", got, want)
 	}
-	// The admin /explain names the rule an http URL does not meet.
-	if code, body := n.call("vera", "GET", "/explain?url=http%3A%2F%2Fexample.com%2Fsecure", "", nil); code != 200 ||
-		!strings.Contains(body, `(exact "/secure", scheme = https) matches this path but requires scheme = https; this URL is http`) {
-		t.Errorf("/explain: %d\n%s", code, body)
+	code, archive := n.call("vera", "GET", "/ruleset", "", nil)
+	toml := untarOne(t, []byte(archive), "redirectd.toml")
+	if code != 200 || !strings.Contains(toml, `headers = { Cache-Control = 'no-store' }`) || !strings.Contains(toml, "X-Beta") {
+		t.Errorf("the /ruleset archive lacks the entry's conditions or headers:\n%s", toml)
 	}
-	// Over http the https-only rule still does not answer.
-	n.wantAnswer("example.com", "/secure", 404, "")
-	n.wantAnswer("example.com", "/re/7", 301, "/m/7")
+
+	// A delete naming the conditions deletes that rule alone.
+	d = n.newDraft("ed")
+	n.json("ed", "POST", "/drafts/"+d.ID+"/entries", map[string]any{"op": "delete", "from": "/old",
+		"when": map[string]any{"header": map[string]any{"X-Beta": "1"}, "method": "GET"}, "query": map[string]any{"ref": "*"}}, 201, nil)
+	n.json("pub", "POST", "/drafts/"+d.ID+"/promote", map[string]string{"message": "beta over"}, 200, nil)
+	if st, h := condAnswer(t, n, "/old?ref=x", "X-Beta: 1\r\n"); st != 301 || !strings.Contains(h.Get("Location"), "/x?ref=x") {
+		t.Errorf("after the delete, a request that met the conditions: %d %v, want the config's 301 to /x", st, h)
+	}
 }

@@ -14,8 +14,12 @@ type RuleInfo struct {
 	// `header X-Beta = "1"`, `active until 2026-12-31T00:00:00Z`;
 	// absent for a rule that answers every request for its path.
 	Conditions []string `json:"conditions,omitempty"`
-	Source     string   `json:"source"` // "file:line"
-	Hits       uint64   `json:"hits"`   // since start
+	// ConditionsTOML are its query and when conditions as a draft
+	// entry's conditions field takes them (`scheme = 'https'`, a key a
+	// line), for the console's Edit link to name the rule by them.
+	ConditionsTOML string `json:"-"`
+	Source         string `json:"source"` // "file:line"
+	Hits           uint64 `json:"hits"`   // since start
 	// Headers are the rule's header fields, the [server] ones merged in;
 	// absent for a rule that sends only the server's.
 	Headers map[string]string `json:"headers,omitempty"`

@@ -86,6 +86,15 @@ func (d draftData) EditLink(op string, r edit.Rule) string {
 	if r.Status != 0 {
 		v.Set("status", strconv.Itoa(r.Status))
 	}
+	if e := r.Entry; e != nil {
+		// As given, so that the edit names the same rule.
+		if c := conditionsText(e.Query, e.When); c != "" {
+			v.Set("conditions", c)
+		}
+		if h := headersText(e.Headers); h != "" {
+			v.Set("headers", h)
+		}
+	}
 	return d.Path + "?" + v.Encode() + "#entry"
 }
 
@@ -133,7 +142,11 @@ func (c *Console) showDraft(w http.ResponseWriter, r *http.Request, u *user, sta
 func (c *Console) addEntry(w http.ResponseWriter, r *http.Request, u *user) {
 	f := formEntry(r.PostForm)
 	id := r.PathValue("id")
-	if err := c.ed.AddEntry(u.who, id, f.entry()); err != nil {
+	de, err := f.entry()
+	if err == nil {
+		err = c.ed.AddEntry(u.who, id, de)
+	}
+	if err != nil {
 		if errors.Is(err, edit.ErrNoDraft) {
 			c.editFailed(w, r, u, "", err)
 			return

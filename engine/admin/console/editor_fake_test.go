@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -95,7 +97,17 @@ func (f *editFake) Draft(id string, in edit.Scope, limit, offset int) (*edit.Dra
 		if !in(e.Host) {
 			continue
 		}
-		r := edit.Rule{Host: e.Host, From: e.From, To: e.To, Status: e.Status, Kind: e.Kind}
+		r := edit.Rule{Host: e.Host, From: e.From, To: e.To, Status: e.Status, Kind: e.Kind, Entry: &e}
+		// Written as the daemon writes them, near enough for a page.
+		for _, k := range slices.Sorted(maps.Keys(e.When)) {
+			r.Conditions = append(r.Conditions, fmt.Sprintf("%s = %v", k, e.When[k]))
+		}
+		for _, k := range slices.Sorted(maps.Keys(e.Query)) {
+			r.Conditions = append(r.Conditions, "query "+k+" = "+e.Query[k])
+		}
+		for _, k := range slices.Sorted(maps.Keys(e.Headers)) {
+			r.Headers = append(r.Headers, k+": "+e.Headers[k])
+		}
 		switch e.Op {
 		case "delete":
 			if v.Counts.Removed++; page(v.Counts.Removed) {

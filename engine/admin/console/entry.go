@@ -1,10 +1,15 @@
 package console
 
 import (
+	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/BurntSushi/toml"
 
 	"github.com/redirectd/redirectd/engine/admin/edit"
 )
@@ -24,12 +29,17 @@ type entryForm struct {
 	Action                   string
 	Op, Host, From, To, Kind string
 	Status                   int
-	Err                      string
-	Statuses                 []int
-	Kinds                    []string
-	Drafts                   []edit.Draft // the edit page's choice of draft
-	Draft                    string
-	CSRF                     string
+	// Conditions are the rule's conditions as the config's TOML writes
+	// them, a key a line (`scheme = "https"`, `header = { X-Beta = "1" }`,
+	// `query = { id = "5" }`); Headers its header fields, `Name: value`
+	// a line. Both are kept as typed, to show again.
+	Conditions, Headers string
+	Err                 string
+	Statuses            []int
+	Kinds               []string
+	Drafts              []edit.Draft // the edit page's choice of draft
+	Draft               string
+	CSRF                string
 	// Serving are the serving rules of the form's host and from, with
 	// their conditions, which a change keeps (the edit page shows them).
 	Serving []rule
@@ -41,6 +51,7 @@ func formEntry(v url.Values) entryForm {
 	f := entryForm{Op: v.Get("op"), Host: strings.TrimSpace(v.Get("host")), From: strings.TrimSpace(v.Get("from")),
 		To: strings.TrimSpace(v.Get("to")), Kind: v.Get("kind"), Draft: v.Get("draft"), Statuses: entryStatuses, Kinds: entryKinds}
 	f.Status, _ = strconv.Atoi(v.Get("status"))
+	f.Conditions, f.Headers = strings.TrimSpace(v.Get("conditions")), strings.TrimSpace(v.Get("headers"))
 	switch f.Op {
 	case "add", "change", "delete":
 	default:
@@ -49,13 +60,84 @@ func formEntry(v url.Values) entryForm {
 	return f
 }
 
-// entry is the form's edit.
-func (f *entryForm) entry() edit.Entry {
+// entry is the form's edit, or what is wrong with its conditions or
+// headers as text (the editing model checks what they say).
+func (f *entryForm) entry() (edit.Entry, error) {
 	de := edit.Entry{Op: f.Op, Host: f.Host, From: f.From, To: f.To, Status: f.Status, Kind: f.Kind}
 	if de.Op == "delete" {
 		de.To, de.Status, de.Kind = "", 0, ""
 	}
-	return de
+	var err error
+	if de.Query, de.When, err = formConditions(f.Conditions); err != nil {
+		return de, err
+	}
+	if de.Op != "delete" { // a delete's rule goes, headers and all
+		de.Headers, err = formHeaders(f.Headers)
+	}
+	return de, err
+}
+
+// formConditions reads the conditions field: TOML keys and values as a
+// [[rule]]'s when table holds them, and query as its query; the values
+// are checked by the editing model, as the config checks them.
+func formConditions(text string) (map[string]string, map[string]any, error) {
+	if text == "" {
+		return nil, nil, nil
+	}
+	var when map[string]any
+	if _, err := toml.Decode(text, &when); err != nil {
+		return nil, nil, fmt.Errorf("%w: conditions: %v (write one a line, as a rule's when table: scheme = \"https\", header = { X-Beta = \"1\" }, query = { id = \"5\" })",
+			edit.ErrBadEdit, firstLine(err.Error()))
+	}
+	qv, ok := when["query"]
+	if !ok {
+		if len(when) == 0 {
+			when = nil // blank lines or comments: no condition
+		}
+		return nil, when, nil
+	}
+	delete(when, "query")
+	t, ok := qv.(map[string]any)
+	if !ok || len(t) == 0 {
+		return nil, nil, fmt.Errorf("%w: conditions: query must be a table of parameter names to values, such as query = { id = \"5\" }", edit.ErrBadEdit)
+	}
+	q := make(map[string]string, len(t))
+	for k, v := range t {
+		s, ok := v.(string)
+		if !ok {
+			return nil, nil, fmt.Errorf("%w: conditions: query parameter %q must be a string (\"*\" for any value)", edit.ErrBadEdit, k)
+		}
+		q[k] = s
+	}
+	if len(when) == 0 {
+		when = nil
+	}
+	return q, when, nil
+}
+
+// formHeaders reads the headers field: one `Name: value` a line.
+func formHeaders(text string) (map[string]string, error) {
+	if text == "" {
+		return nil, nil
+	}
+	hs := map[string]string{}
+	for line := range strings.Lines(text) {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		name, value, ok := strings.Cut(line, ":")
+		if !ok {
+			return nil, fmt.Errorf("%w: headers: %q is not Name: value", edit.ErrBadEdit, cut(line))
+		}
+		hs[strings.TrimSpace(name)] = strings.TrimSpace(value)
+	}
+	return hs, nil
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
 }
 
 // editRulePage shows the entry form for one rule (the rules page's
@@ -96,13 +178,15 @@ func (c *Console) showEditRule(w http.ResponseWriter, u *user, status int, f ent
 func (c *Console) editRule(w http.ResponseWriter, r *http.Request, u *user) {
 	f := formEntry(r.PostForm)
 	id := f.Draft
-	var err error
-	if id == "" || id == "new" {
+	de, err := f.entry()
+	switch {
+	case err != nil:
+	case id == "" || id == "new":
 		var d edit.Draft
-		d, err = c.ed.AddToNewDraft(u.who, []edit.Entry{f.entry()})
+		d, err = c.ed.AddToNewDraft(u.who, []edit.Entry{de})
 		id = d.ID
-	} else {
-		err = c.ed.AddEntry(u.who, id, f.entry())
+	default:
+		err = c.ed.AddEntry(u.who, id, de)
 	}
 	if err != nil {
 		f.Err, f.Draft = err.Error(), id
@@ -110,4 +194,87 @@ func (c *Console) editRule(w http.ResponseWriter, r *http.Request, u *user) {
 		return
 	}
 	back(w, r, "/ui/drafts/"+url.PathEscape(id)+"?done="+url.QueryEscape(f.Op+" "+f.Host+f.From+": entry added"))
+}
+
+// conditionsText writes an entry's conditions as the conditions field
+// takes them (formConditions reads it back): a key a line, by name,
+// the query last.
+func conditionsText(q map[string]string, when map[string]any) string {
+	var lines []string
+	for _, k := range slices.Sorted(maps.Keys(when)) {
+		lines = append(lines, tomlKey(k)+" = "+tomlValue(when[k]))
+	}
+	if len(q) > 0 {
+		t := make(map[string]any, len(q))
+		for k, v := range q {
+			t[k] = v
+		}
+		lines = append(lines, "query = "+tomlValue(t))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// headersText writes header fields as the headers field takes them.
+func headersText(hs map[string]string) string {
+	var lines []string
+	for _, k := range slices.Sorted(maps.Keys(hs)) {
+		lines = append(lines, k+": "+hs[k])
+	}
+	return strings.Join(lines, "\n")
+}
+
+// tomlValue writes a decoded TOML or JSON value (a string, number,
+// list or table) as TOML, tables inline.
+func tomlValue(v any) string {
+	switch x := v.(type) {
+	case string:
+		return tomlString(x)
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case bool:
+		return strconv.FormatBool(x)
+	case []any:
+		parts := make([]string, len(x))
+		for i, y := range x {
+			parts[i] = tomlValue(y)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case map[string]any:
+		parts := make([]string, 0, len(x))
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			parts = append(parts, tomlKey(k)+" = "+tomlValue(x[k]))
+		}
+		return "{ " + strings.Join(parts, ", ") + " }"
+	}
+	return tomlString(fmt.Sprint(v))
+}
+
+// tomlKey writes a key bare when TOML allows it, else quoted.
+func tomlKey(k string) string {
+	if k != "" && strings.Trim(k, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") == "" {
+		return k
+	}
+	return tomlString(k)
+}
+
+// tomlString writes s as a TOML basic string: quotes, backslashes and
+// control characters escaped.
+func tomlString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, "\\u%04X", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }

@@ -25,7 +25,7 @@ const exportTimeout = 15 * time.Minute
 // upload (and a [[csv]] table) reads: source,target,status, the source
 // host/path or a path. A CSV row is an exact rule of one host without
 // conditions, so the other rules (prefix and regex rules, rules with
-// conditions or of a *.domain host, shadow rules) are written as "#"
+// conditions, header fields or a *.domain host, shadow rules) are written as "#"
 // comment lines, which the upload skips, naming each and why: the TOML
 // export holds them.
 func (c *Console) exportCSV(w http.ResponseWriter, r *http.Request, u *user) {
@@ -59,6 +59,8 @@ func notCSV(rl *rule) string {
 		return rl.Kind + " rule"
 	case rl.Conditions != "":
 		return "conditions " + rl.Conditions
+	case rl.Headers != "":
+		return "headers " + rl.Headers
 	case strings.HasPrefix(rl.Host, "*."):
 		return "a *.domain host"
 	case rl.Mode != "":

@@ -25,7 +25,8 @@ func TestExportCSV(t *testing.T) {
 	t.Parallel()
 	f := newFake()
 	f.rules = append(f.rules, admin.RuleInfo{Kind: "exact", Host: "a.example", From: "/secure", To: "/s", Status: 302, Conditions: []string{"scheme = https"}},
-		admin.RuleInfo{Kind: "exact", From: "/gone", Status: 410})
+		admin.RuleInfo{Kind: "exact", From: "/gone", Status: 410},
+		admin.RuleInfo{Kind: "exact", From: "/h", To: "/i", Status: 301, Headers: map[string]string{"X-Robots-Tag": "noindex"}})
 	opts := admin.Options{Token: token, Tokens: []admin.Token{{Name: "amy", Role: edit.RoleViewer, Token: "amy-token", Hosts: []string{"a.example"}}}}
 	base, _ := serve(t, opts, f)
 	root, amy := newBrowser(t, base), newBrowser(t, base)
@@ -68,7 +69,8 @@ func TestExportCSV(t *testing.T) {
 	if diff := cmp.Diff(want, read(p.Body)); diff != "" {
 		t.Errorf("the export read back (-want +got):\n%s", diff)
 	}
-	for _, c := range []string{`# left out (prefix rule): " prefix /docs/ -> https://docs.example/ 302"`, `# left out (conditions scheme = https): "a.example exact /secure -> /s 302"`} {
+	for _, c := range []string{`# left out (prefix rule): " prefix /docs/ -> https://docs.example/ 302"`, `# left out (conditions scheme = https): "a.example exact /secure -> /s 302"`,
+		`# left out (headers X-Robots-Tag: noindex): " exact /h -> /i 301"`} {
 		if !strings.Contains(p.Body, c+"\n") {
 			t.Errorf("the export lacks %q:\n%s", c, p.Body)
 		}

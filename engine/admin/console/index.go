@@ -2,6 +2,7 @@ package console
 
 import (
 	"bytes"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -56,6 +57,12 @@ type rule struct {
 	// Conditions are the rule's conditions besides its host
 	// (admin.RuleInfo's), "" for none.
 	Conditions string
+	// CondTOML are its conditions as the entry form takes them, for its
+	// Edit link (admin.RuleInfo's ConditionsTOML).
+	CondTOML string
+	// Headers are the header fields the rule adds, "Name: value", by
+	// name; "" for none.
+	Headers string
 	// Changed is who promoted the rule's last edit and when ("amy,
 	// 2026-12-06T04:00:00Z"), "" for a rule as the config writes it.
 	Changed string
@@ -92,7 +99,7 @@ func buildIndex(list []admin.RuleInfo, version string, now time.Time) *index {
 	for i, p := range perm {
 		ri := &list[p]
 		rules[i] = rule{Kind: ri.Kind, Host: ri.Host, From: ri.From, To: ri.To, Mode: ri.Mode, Source: ri.Source,
-			Status: ri.Status, Hits: ri.Hits + ri.ShadowHits, LastAnswered: lastAnswered(ri), Conditions: strings.Join(ri.Conditions, ", "), Changed: changed(ri)}
+			Status: ri.Status, Hits: ri.Hits + ri.ShadowHits, LastAnswered: lastAnswered(ri), Conditions: strings.Join(ri.Conditions, ", "), Headers: headerText(ri.Headers), CondTOML: ri.ConditionsTOML, Changed: changed(ri)}
 	}
 	x := &index{rules: rules, starts: make([]int, 0, len(rules)+1), kinds: map[string]int{}, built: now, version: version}
 	defer func() { x.took = time.Since(start) }()
@@ -346,4 +353,16 @@ func servingHash(b admin.Backend) string {
 		}
 	}
 	return ""
+}
+
+// headerText writes a rule's header fields as "Name: value", by name.
+func headerText(hs map[string]string) string {
+	if len(hs) == 0 {
+		return ""
+	}
+	lines := make([]string, 0, len(hs))
+	for _, name := range slices.Sorted(maps.Keys(hs)) {
+		lines = append(lines, name+": "+hs[name])
+	}
+	return strings.Join(lines, ", ")
 }

@@ -40,9 +40,15 @@ func (rulesData) HitsLink(r rule) string {
 	return "/ui/rules/hits?" + url.Values{"host": {r.Host}, "from": {r.From}}.Encode()
 }
 
-// EditLink is the edit page of r, its entry form filled in.
+// EditLink is the edit page of r, its entry form filled in, its
+// conditions too.
 func (rulesData) EditLink(r rule) string {
 	v := url.Values{"op": {"change"}, "host": {r.Host}, "from": {r.From}, "to": {r.To}, "kind": {r.Kind}, "status": {strconv.Itoa(r.Status)}}
+	if r.CondTOML != "" {
+		// Named by its conditions: the edit is of this rule, not of
+		// every rule of its path.
+		v.Set("conditions", r.CondTOML)
+	}
 	return "/ui/rules/edit?" + v.Encode()
 }
 

@@ -16,7 +16,14 @@ type Draft struct {
 
 // Entry is one edit of a draft: {"op":"add","host":"","from":"/a",
 // "to":"/b","status":301}; kind ("exact", "prefix", "regex") is
-// optional.
+// optional, and so are the rule's conditions and header fields, written
+// as a [[rule]] of the config writes them: query
+// ({"id":"5"}), when ({"scheme":"https","header":{"X-Beta":"1"}}) and
+// headers ({"Cache-Control":"no-store"}). An entry with conditions
+// edits the rule of its host and from with exactly those (an add makes
+// one beside the rule without them); one without edits every rule of
+// its host and from and keeps their conditions. Headers given replace
+// the rule's; none keep them.
 type Entry struct {
 	Op     string `json:"op"`
 	Host   string `json:"host"`
@@ -24,6 +31,20 @@ type Entry struct {
 	To     string `json:"to,omitempty"`
 	Status int    `json:"status,omitempty"`
 	Kind   string `json:"kind,omitempty"`
+	// Query is the rule's query conditions, as [[rule]] query.
+	Query map[string]string `json:"query,omitempty"`
+	// When is the rule's when table as the config's TOML decodes it
+	// (strings, lists of strings, tables of strings, numbers), read by
+	// the matcher's own parser of each condition.
+	When map[string]any `json:"when,omitempty"`
+	// Headers are the fields added to the rule's answers, as [[rule]]
+	// headers.
+	Headers map[string]string `json:"headers,omitempty"`
+}
+
+// Conditioned reports whether e gives the rule's conditions or headers.
+func (e *Entry) Conditioned() bool {
+	return len(e.Query) > 0 || len(e.When) > 0 || len(e.Headers) > 0
 }
 
 // Rule is a rule as the editing path shows it: in a draft's change
@@ -42,7 +63,14 @@ type Rule struct {
 	// matcher's Rule.Conditions writes them (`scheme = https`); an edit
 	// keeps those of the rule it changes.
 	Conditions []string `json:"conditions,omitempty"`
-	Source     string   `json:"source,omitempty"`
+	// Headers are the fields the rule adds to its answers, "Name:
+	// value", by name.
+	Headers []string `json:"headers,omitempty"`
+	Source  string   `json:"source,omitempty"`
+	// Entry, in a draft's view, is the entry that makes the rule (an
+	// add's, a change's), whose conditions and headers an Edit link
+	// fills in as they were given; nil elsewhere.
+	Entry *Entry `json:"-"`
 }
 
 // Changes are what a change does to rules shown as R: a draft's and a

@@ -11,8 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
-
 	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/configload"
@@ -119,7 +117,9 @@ func newService(srv *engine.Server, cfg *config.Config, file string, loader conf
 	}
 	s.initVersions(cfg)
 	if h := s.versions.servingHash(); h != "" {
-		s.snap.Store(&rulesSnap{hash: h, set: srv.Rules()})
+		snap := &rulesSnap{hash: h, set: srv.Rules()}
+		s.editsOf(snap, nil)
+		s.snap.Store(snap)
 	}
 	s.restoreLastAnswered()
 	s.idle = newIdleCollector(s.set)
@@ -182,6 +182,9 @@ func (s *service) reloadLocked(c *candidate, commit func(ruleVersion) error) (st
 	if c != nil {
 		pin = c.pin
 	}
+	snap := &rulesSnap{hash: ver.Hash, set: cfg.Set, origins: ver.origins}
+	ver.origins = nil
+	s.editsOf(snap, c)
 	s.recordVersion(ver, cfg.Set.Len(), pin)
 	old := s.srv.Rules()
 	if s.ups != nil {
@@ -189,7 +192,7 @@ func (s *service) reloadLocked(c *candidate, commit func(ruleVersion) error) (st
 		commitUps()
 	}
 	s.srv.Swap(cfg.Set)
-	s.snap.Store(&rulesSnap{hash: ver.Hash, set: cfg.Set})
+	s.snap.Store(snap)
 	s.https.rulesSwapped()
 	carried := cfg.Set.CarryHits(old)
 	// The engine now holds the only reference the old rules need: serve's
@@ -301,22 +304,21 @@ func (s *service) Ready() error {
 
 func (s *service) Rules() []admin.RuleInfo {
 	var out []admin.RuleInfo
-	s.ed.mu.Lock()
-	ov := s.ed.ov
-	s.ed.mu.Unlock()
-	messages := map[int]string{} // by version, each read once per call
+	// The edits, their messages and a fleet node's origins of the
+	// version serving, taken with it at its swap: a promote's commit
+	// is not read meanwhile.
+	var snap rulesSnap
+	if sn := s.snap.Load(); sn != nil {
+		snap = *sn
+	}
 	s.srv.Rules().Each(func(r matcher.RuleHits) {
 		ri := ruleInfo(r) // rules.go
-		if e, ok := ov.Get(edits.Key(r.Host, r.From)); ok {
+		if snap.origins != nil {
+			snap.origins.show(&ri, r.Rule)
+		}
+		if e, ok := snap.ov.For(r.Rule); ok {
 			ri.Added, ri.ChangedBy = e.At.UTC().Format(time.RFC3339), e.By
-			if e.Version > 0 {
-				m, seen := messages[e.Version]
-				if !seen {
-					m = s.ed.message(e.Version)
-					messages[e.Version] = m
-				}
-				ri.Message = m
-			}
+			ri.Message = snap.messages[e.Version]
 		}
 		out = append(out, ri)
 	})

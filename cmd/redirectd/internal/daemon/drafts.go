@@ -118,7 +118,7 @@ func (s *service) AddEntry(id, author string, de edit.Entry, in edit.Scope) erro
 // ed.mu is held.
 func (s *service) resolve(set *matcher.Set, m *matcher.Match, d *draft, e *edits.Entry) (drop bool, err error) {
 	_, inDraft := d.ov.Get(e.Key())
-	r := findRule(set, m, e.Host, e.From)
+	r := findEdited(set, m, e)
 	if prev, ok := d.ov.Get(e.Key()); ok && prev.Op == edits.OpDelete {
 		inDraft, r = false, nil // deleted in this draft: an add adds it again
 	}

@@ -43,8 +43,11 @@ func (s *service) Draft(id string, in edit.Scope, limit, offset int) (*edit.Draf
 		switch e.Op {
 		case edits.OpDelete:
 			if v.Counts.Removed++; page(v.Counts.Removed) {
-				if old = findRule(set, &m, e.Host, e.From); old != nil {
-					v.Removed, shown = append(v.Removed, editRule(old)), true
+				if old = findEdited(set, &m, &e.Entry); old != nil {
+					r := editRule(old)
+					en := edit.Entry(e.Entry) // a copy: the draft's list changes
+					r.Entry = &en
+					v.Removed, shown = append(v.Removed, r), true
 				}
 			}
 		case edits.OpAdd:
@@ -53,12 +56,17 @@ func (s *service) Draft(id string, in edit.Scope, limit, offset int) (*edit.Draf
 			}
 		default:
 			if v.Counts.Changed++; page(v.Counts.Changed) {
-				old = findRule(set, &m, e.Host, e.From)
+				old = findEdited(set, &m, &e.Entry)
 				if old == nil { // a regex found by its pattern no longer
 					old = &matcher.Rule{Host: e.Host, From: e.From}
 				}
 				nr := entryRule(&e.Entry)
-				nr.Conditions = old.Conditions()
+				if len(e.Query) == 0 && len(e.When) == 0 {
+					nr.Conditions = old.Conditions() // kept
+				}
+				if len(e.Headers) == 0 {
+					nr.Headers = edits.HeaderLines(old.Headers)
+				}
 				v.Changed, shown = append(v.Changed, edit.Change[edit.Rule]{Old: editRule(old), New: nr}), true
 			}
 		}
@@ -71,7 +79,8 @@ func (s *service) Draft(id string, in edit.Scope, limit, offset int) (*edit.Draf
 }
 
 func editRule(r *matcher.Rule) edit.Rule {
-	return edit.Rule{Host: r.Host, From: r.From, To: r.To, Status: r.Status, Kind: r.Kind.String(), Conditions: r.Conditions()}
+	return edit.Rule{Host: r.Host, From: r.From, To: r.To, Status: r.Status, Kind: r.Kind.String(), Conditions: r.Conditions(),
+		Headers: edits.HeaderLines(r.Headers)}
 }
 
 func entryRule(e *edits.Entry) edit.Rule {
@@ -79,7 +88,9 @@ func entryRule(e *edits.Entry) edit.Rule {
 	if k == "" {
 		k = "exact"
 	}
-	return edit.Rule{Host: e.Host, From: e.From, To: e.To, Status: e.Status, Kind: k}
+	conds, hs := e.Shown()
+	en := edit.Entry(*e) // a copy: the draft's list changes after
+	return edit.Rule{Host: e.Host, From: e.From, To: e.To, Status: e.Status, Kind: k, Conditions: conds, Headers: hs, Entry: &en}
 }
 
 // samples is e's from as a URL, answered by the serving rules and as e
@@ -100,6 +111,11 @@ func samples(set *matcher.Set, m *matcher.Match, e *edits.Entry, old *matcher.Ru
 		if matcher.HasLocation(e.Status) {
 			edited += " " + e.To
 		}
+	}
+	if c := e.Conds(); len(c) > 0 {
+		// Only the requests that meet them: the others are answered
+		// as they were.
+		edited += " when " + strings.Join(c, ", ")
 	}
 	if old == nil || old.When == nil || old.When.Scheme == "" {
 		a, _ := answer(set, m, e.Host, e.From, false, miss)

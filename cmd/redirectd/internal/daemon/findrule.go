@@ -31,6 +31,20 @@ func findRule(set *matcher.Set, m *matcher.Match, host, from string) *matcher.Ru
 	return nil
 }
 
+// findEdited returns the rule of set that e edits (a copy), or nil: the
+// rule of its host, from and conditions when e gives conditions, else
+// the first of its host and from.
+func findEdited(set *matcher.Set, m *matcher.Match, e *edits.Entry) *matcher.Rule {
+	if len(e.Query) == 0 && len(e.When) == 0 {
+		return findRule(set, m, e.Host, e.From)
+	}
+	if r := offLookup.find(set, e.Key()); r != nil {
+		c := *r
+		return &c
+	}
+	return nil
+}
+
 // offLookup indexes the rules of the serving set that are not plain
 // exact rules, by edits.Key, built on the first find after the set
 // changes: a draft's edits are checked against the set serving, which
@@ -55,8 +69,15 @@ func (x *ruleIndex) find(set *matcher.Set, key string) *matcher.Rule {
 		set.Each(func(rh matcher.RuleHits) {
 			r := rh.Rule
 			plain := r.Kind == matcher.Exact && r.When.Empty() && len(r.Query) == 0 && r.Active.IsZero() && !r.Shadow
-			if k := edits.Key(r.Host, r.From); !plain && x.byKey[k] == nil {
-				c := *r
+			if plain {
+				return
+			}
+			c := *r
+			if k := edits.Key(r.Host, r.From); x.byKey[k] == nil {
+				x.byKey[k] = &c
+			}
+			// And by its conditions, for an entry that names them.
+			if k := edits.RuleCondKey(r); k != "" && x.byKey[k] == nil {
 				x.byKey[k] = &c
 			}
 		})

@@ -123,7 +123,7 @@ func overlayCounts(cur, target *edits.Overlay) edit.Counts {
 		seen[k] = true
 		p, ok := cur.Get(k)
 		switch {
-		case ok && p.Entry == e.Entry:
+		case ok && p.Entry.Equal(&e.Entry):
 		case e.Op == edits.OpDelete:
 			c.Removed++
 		case ok && p.Op == edits.OpDelete, !ok && e.Op == edits.OpAdd:

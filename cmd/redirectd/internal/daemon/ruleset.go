@@ -4,12 +4,14 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
 	"github.com/redirectd/redirectd/config/importer"
 	"github.com/redirectd/redirectd/config/source"
 	"github.com/redirectd/redirectd/engine/admin/edit"
@@ -22,6 +24,15 @@ import (
 type rulesSnap struct {
 	hash string
 	set  *matcher.Set
+	// ov and number are the edits laid over the config's rules in set
+	// and their version's number, on an edited node (ov nil elsewhere),
+	// whose /ruleset carries who made each edited rule.
+	ov       *edits.Overlay
+	number   int
+	messages map[int]string
+	// origins, on a node fed by an edited node's /ruleset, say who
+	// made set's edited rules (nil: the archive did not say).
+	origins *ruleOrigins
 }
 
 // Ruleset returns the serving rules as a rule-set archive in the form
@@ -44,11 +55,18 @@ func (s *service) Ruleset() (edit.Ruleset, error) {
 	// for as long as its load.
 	ed.rulesetMu.Lock()
 	defer ed.rulesetMu.Unlock()
+	var err error
 	if cur := ed.ruleset.Load(); cur != nil && cur.ETag == strconv.Quote(snap.hash) {
 		return *cur, nil
 	}
 	file := filepath.Join(ed.store.Dir(), "ruleset.tar.gz")
-	data, err := writeRuleset(file, snap.set, snap.hash)
+	var origins []byte
+	if snap.ov != nil {
+		if origins, err = json.Marshal(originsOf(snap.number, snap.ov, snap.messages)); err != nil {
+			return edit.Ruleset{}, err
+		}
+	}
+	data, err := writeRuleset(file, snap.set, snap.hash, origins)
 	if err != nil {
 		return edit.Ruleset{}, fmt.Errorf("cannot write the rule-set archive: %w", err)
 	}
@@ -57,15 +75,16 @@ func (s *service) Ruleset() (edit.Ruleset, error) {
 	return *rs, nil
 }
 
-// writeRuleset returns set's rules as redirectd.toml in a .tar.gz, and
-// keeps a copy at file. The rules are written by the one writer of
+// writeRuleset returns set's rules as redirectd.toml in a .tar.gz, with
+// origins (JSON, none when nil) as origins.json beside it, and keeps a
+// copy at file. The rules are written by the one writer of
 // configs (importer.WriteRule, the inverse of config.Load, fuzzed by
 // FuzzWriteRule and FuzzRuleset), so a node that loads the archive serves
 // the same rules, conditions, windows, headers and shadow mode included.
 // A rule that TOML cannot hold (bytes that are not UTF-8, from a map
 // file) fails the archive with its place and why: an archive that loads
 // as other rules would be served to the whole fleet.
-func writeRuleset(file string, set *matcher.Set, hash string) ([]byte, error) {
+func writeRuleset(file string, set *matcher.Set, hash string, origins []byte) ([]byte, error) {
 	toml, err := rulesetTOML(set, hash)
 	if err != nil {
 		return nil, err
@@ -76,6 +95,12 @@ func writeRuleset(file string, set *matcher.Set, hash string) ([]byte, error) {
 	err = tw.WriteHeader(&tar.Header{Name: "redirectd.toml", Mode: 0o644, Size: int64(len(toml)), ModTime: time.Now(), Typeflag: tar.TypeReg})
 	if err == nil {
 		_, err = tw.Write([]byte(toml))
+	}
+	if err == nil && origins != nil {
+		err = tw.WriteHeader(&tar.Header{Name: originsFile, Mode: 0o644, Size: int64(len(origins)), ModTime: time.Now(), Typeflag: tar.TypeReg})
+		if err == nil {
+			_, err = tw.Write(origins)
+		}
 	}
 	for _, c := range []func() error{tw.Close, zw.Close} {
 		if err == nil {

@@ -105,7 +105,7 @@ func TestRulesetKeepsURI(t *testing.T) {
 	}
 	dir := t.TempDir()
 	archive := filepath.Join(dir, "ruleset.tar.gz")
-	if _, err := writeRuleset(archive, set, "h1"); err != nil {
+	if _, err := writeRuleset(archive, set, "h1", nil); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(archive)

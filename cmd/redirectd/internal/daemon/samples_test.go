@@ -35,6 +35,8 @@ func TestSamplesForwarded(t *testing.T) {
 			[]edit.Sample{{URL: "http://a.example/old", Old: "301 /new", New: "forwarded"}}},
 		{"no upstream for the host", edits.Entry{Op: edits.OpAdd, Host: "b.example", From: "/page", To: "/p", Status: 302},
 			[]edit.Sample{{URL: "http://b.example/page", Old: "404", New: "302 /p"}}},
+		{"an add with conditions says for whom", edits.Entry{Op: edits.OpAdd, Host: "a.example", From: "/old", To: "/de", Status: 302, When: map[string]any{"language": "de"}},
+			[]edit.Sample{{URL: "http://a.example/old", Old: "301 /new", New: "302 /de when language = de"}}},
 	}
 	for _, tt := range tests {
 		var m matcher.Match

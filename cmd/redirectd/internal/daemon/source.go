@@ -464,7 +464,12 @@ func (s *service) load(c *candidate) (*config.Config, ruleVersion, error) {
 		// A rule set holds no locations: the node's own config does.
 		cfg.Set.SetLocations(cfg.Locations)
 	}
-	return cfg, metaVersion(c.meta), nil
+	ver := metaVersion(c.meta)
+	if ver.origins, err = readOrigins(c.dir, c.meta.Entry); err != nil {
+		// Only what the rules pages show: the rules serve all the same.
+		s.log.Warn("cannot read who made the rules of the rule set; they are shown by their place in it", "version", c.meta.Hash, "err", err)
+	}
+	return cfg, ver, nil
 }
 
 // metaVersion is the version of the source's rule set m, kept in the

@@ -40,6 +40,10 @@ type ruleVersion struct {
 	// entry is the TOML of a version from the source in the cache
 	// (Kept: its files are there).
 	entry string
+	// origins, just loaded from the source's rule set, say who made its
+	// edited rules; taken into the rules' snapshot, never kept in the
+	// version log.
+	origins *ruleOrigins
 }
 
 // versionLog lists the versions loaded, newest first. Its own mutex, not

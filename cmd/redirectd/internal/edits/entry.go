@@ -39,8 +39,27 @@ type Edit struct {
 // Key returns what an entry edits: the rules with this host and from.
 func Key(host, from string) string { return host + "\x00" + from }
 
-// Key returns e's Key.
-func (e *Entry) Key() string { return Key(e.Host, e.From) }
+// CondKey returns what an entry with conditions edits: the rules of
+// host and from whose conditions are conds (as matcher's
+// Rule.Conditions writes them); Key for none.
+func CondKey(host, from string, conds []string) string {
+	k := Key(host, from)
+	for _, c := range conds {
+		k += "\x00" + c
+	}
+	return k
+}
+
+// Key returns e's Key: with the conditions it gives, the rules of its
+// host and from with exactly those (an add makes one beside the rule
+// of the same path without them); without, every rule of its host and
+// from, whose conditions it keeps.
+func (e *Entry) Key() string {
+	if len(e.Query) == 0 && len(e.When) == 0 {
+		return Key(e.Host, e.From)
+	}
+	return CondKey(e.Host, e.From, e.Conds())
+}
 
 // maxField bounds from, to and host: a rule longer than this is a
 // mistake, and the bound keeps a million-entry upload's memory in check.
@@ -98,7 +117,15 @@ func (e *Entry) Check() error {
 		return fmt.Errorf("from, to or host holds U+FFFD, the mark of bytes that were not text (not UTF-8, or a lone surrogate escape in JSON); percent-encode such bytes (%%E9)")
 	}
 	if e.Op == OpDelete {
+		// Its conditions name the rule it deletes; without, it deletes
+		// every rule of its host and from.
+		if len(e.Headers) > 0 {
+			return fmt.Errorf("a delete takes no headers")
+		}
 		e.To, e.Status = "", 0
+		if _, _, _, err := e.parts(); err != nil {
+			return err
+		}
 		return nil
 	}
 	if e.Status == 0 {
@@ -110,7 +137,7 @@ func (e *Entry) Check() error {
 	if e.To == "" && matcher.HasLocation(e.Status) {
 		return fmt.Errorf("to is empty: a %d needs a target", e.Status)
 	}
-	return nil
+	return e.checkParts()
 }
 
 // kind returns the matcher kind an entry names, exact by default.

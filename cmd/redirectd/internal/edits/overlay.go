@@ -54,6 +54,29 @@ func (o *Overlay) Get(key string) (*Edit, bool) {
 	return &o.list[i], true
 }
 
+// For returns the edit of the rules r is one of: the edit that names r's
+// host, from and conditions, else the one that names its host and from.
+func (o *Overlay) For(r *matcher.Rule) (*Edit, bool) {
+	i, ok := o.indexFor(r)
+	if !ok {
+		return nil, false
+	}
+	return &o.list[i], true
+}
+
+func (o *Overlay) indexFor(r *matcher.Rule) (int, bool) {
+	if o == nil {
+		return 0, false
+	}
+	if k := RuleCondKey(r); k != "" {
+		if i, ok := o.m[k]; ok {
+			return i, true
+		}
+	}
+	i, ok := o.m[Key(r.Host, r.From)]
+	return i, ok
+}
+
 // Len returns the number of edits.
 func (o *Overlay) Len() int {
 	if o == nil {
@@ -103,7 +126,8 @@ func FromEdits(list []Edit) *Overlay {
 }
 
 // Apply builds a new rule set: base's rules in order, each whose key an
-// edit names replaced (an add or change: its target and status, and its
+// edit names (the edit naming its conditions first, else the one naming
+// its host and from) replaced (an add or change: its target and status, and its
 // kind when the edit gives one) or left out (a delete), then the adds
 // and changes whose key no rule of base has, at the end, as rules of
 // their own (file "admin", line the edit's place in o). It returns the
@@ -124,7 +148,19 @@ func Apply(base *matcher.Set, o *Overlay, lim matcher.Limits) (*matcher.Set, []s
 			return
 		}
 		r := *rh.Rule
-		if i, ok := o.m[Key(r.Host, r.From)]; ok {
+		// One key made a rule: a million-rule promote makes a million.
+		i, ok := o.m[Key(r.Host, r.From)]
+		if ok {
+			// Its rule is there, if an edit naming its conditions
+			// takes it instead: not an add.
+			found[i] = true
+		}
+		if k := RuleCondKey(&r); k != "" {
+			if ci, cok := o.m[k]; cok {
+				i, ok = ci, true
+			}
+		}
+		if ok {
 			found[i] = true
 			e := &o.list[i]
 			if e.Op == OpDelete {
@@ -134,6 +170,7 @@ func Apply(base *matcher.Set, o *Overlay, lim matcher.Limits) (*matcher.Set, []s
 			if e.Kind != "" {
 				r.Kind = kind(e.Kind)
 			}
+			e.setParts(&r, base)
 		}
 		if aerr := b.Add(&r); aerr != nil {
 			err = fmt.Errorf("%s: %w", r.Source(), aerr)
@@ -153,6 +190,7 @@ func Apply(base *matcher.Set, o *Overlay, lim matcher.Limits) (*matcher.Set, []s
 			continue
 		}
 		r := matcher.Rule{Kind: kind(e.Kind), Host: e.Host, From: e.From, To: e.To, Status: e.Status, File: "admin", Line: i + 1}
+		e.setParts(&r, base)
 		if aerr := b.Add(&r); aerr != nil {
 			return nil, nil, &EntryError{Entry: e.Entry, Err: aerr}
 		}
@@ -168,6 +206,23 @@ func Apply(base *matcher.Set, o *Overlay, lim matcher.Limits) (*matcher.Set, []s
 	// The locations are the config's, which edits do not change.
 	set.SetLocations(base.Locations())
 	return set, gone, nil
+}
+
+// setParts gives r the conditions and header fields e gives: an edit
+// names a rule of its conditions (or, without, keeps the rule's own),
+// and one that gives headers replaces its headers (merged with the
+// server's, as the config merges a rule's).
+func (e *Edit) setParts(r *matcher.Rule, base *matcher.Set) {
+	q, w, hs, err := e.parts()
+	if err != nil {
+		return // Check refused it when it was added
+	}
+	if len(e.Query) > 0 || len(e.When) > 0 {
+		r.Query, r.When = q, w
+	}
+	if len(hs) > 0 {
+		r.Headers = matcher.MergeHeaders(hs, base.HeaderFields())
+	}
 }
 
 // EntryError is an entry the rules cannot take, named.

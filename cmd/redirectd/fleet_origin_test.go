@@ -1,0 +1,92 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/testport"
+	"github.com/redirectd/redirectd/internal/testutil"
+)
+
+// TestFleetRuleOrigin: on a node fed by an edited node's GET /ruleset, a
+// rule's origin in /rules and on the console's rules page is its
+// editor's (version and author, with the promote's message and time),
+// not the line of the archive that holds it ("redirectd.toml:7"); a
+// rule of the edited node's config says "config". A later promote's
+// origin replaces the earlier.
+func TestFleetRuleOrigin(t *testing.T) {
+	t.Parallel()
+	n := startEditNode(t)
+	d := n.newDraft("ed")
+	n.json("ed", "POST", "/drafts/"+d.ID+"/entries", map[string]any{"op": "add", "from": "/fleet", "to": "/f1"}, 201, nil)
+	n.json("pub", "POST", "/drafts/"+d.ID+"/promote", map[string]string{"message": "first"}, 200, nil)
+
+	dir := t.TempDir()
+	addr, adminAddr := testport.Free(t), testport.Free(t)
+	os.WriteFile(filepath.Join(dir, "header"), []byte("Authorization: Bearer vera-token\n"), 0o600)
+	file := filepath.Join(dir, "r.toml")
+	os.WriteFile(file, []byte(fmt.Sprintf("[server]\nlisten = %q\n[admin]\nlisten = %q\n[access_log]\nenabled = false\n"+
+		"[rules]\nsource = \"http://%s/ruleset\"\npoll = \"1s\"\nsource_header_file = \"header\"\ncache_dir = \"cache\"\n", addr, adminAddr, n.adminAddr)), 0o644)
+	stderr := startNode(t, nodeConfig{File: file, Args: []string{"-log-format", "json"}}).stderr
+	get := func(path string) (int, string) {
+		resp, err := http.Get("http://" + adminAddr + path)
+		if err != nil {
+			return 0, err.Error()
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	rule := func(from string) (admin.RuleInfo, bool) {
+		code, body := get("/rules")
+		if code != 200 {
+			return admin.RuleInfo{}, false
+		}
+		var list []admin.RuleInfo
+		if err := json.Unmarshal([]byte(body), &list); err != nil {
+			t.Fatalf("GET /rules: %v\n%s", err, body)
+		}
+		for _, r := range list {
+			if r.From == from {
+				return r, true
+			}
+		}
+		return admin.RuleInfo{}, false
+	}
+	origin := func(from, want string) admin.RuleInfo {
+		t.Helper()
+		var got admin.RuleInfo
+		if !testutil.Eventually(15*time.Second, func() bool {
+			var ok bool
+			got, ok = rule(from)
+			return ok && got.Source == want
+		}) {
+			t.Fatalf("the follower's rule %s: %+v, want source %q\n%s", from, got, want, stderr.String())
+		}
+		return got
+	}
+	got := origin("/fleet", "version 1 by ed")
+	if got.ChangedBy != "ed" || got.Message != "first" || got.Added == "" {
+		t.Errorf("the follower's /fleet: changed_by %q, message %q, added %q; want ed, first and a time", got.ChangedBy, got.Message, got.Added)
+	}
+	origin("/old", "config")
+	code, page := get("/ui/rules?q=fleet")
+	if code != 200 || !strings.Contains(page, "version 1 by ed") || strings.Contains(page, "redirectd.toml:") {
+		t.Errorf("the follower's console rules page: %d, want the origin \"version 1 by ed\" and no archive line\n%.3000s", code, page)
+	}
+
+	d = n.newDraft("ed")
+	n.json("ed", "POST", "/drafts/"+d.ID+"/entries", map[string]any{"op": "change", "from": "/fleet", "to": "/f2"}, 201, nil)
+	n.json("pub", "POST", "/drafts/"+d.ID+"/promote", map[string]string{"message": "second"}, 200, nil)
+	if got := origin("/fleet", "version 2 by ed"); got.Message != "second" || got.To != "/f2" {
+		t.Errorf("after the second promote, the follower's /fleet: %+v", got)
+	}
+}
