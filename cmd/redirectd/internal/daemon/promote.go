@@ -31,8 +31,10 @@ func (s *service) Promote(id string, a edit.Audit, in edit.Scope) (int, error) {
 	var v *edits.Version
 	if err == nil {
 		next := ed.store.Next()
+		ov := ed.ov.MergeStamped(d.ov, next)
 		v = &edits.Version{Number: next, Base: ed.cur.Number, Author: a.Author, Message: a.Message, Time: now(),
-			Counts: draftCounts(d.ov), Edits: ed.ov.Merge(d.ov.Stamped(next)).Edits()}
+			Counts: draftCounts(d.ov), Edits: ov.Edits()}
+		ed.staged = stagedVersion{v, ov}
 	}
 	ed.mu.Unlock()
 	if err != nil {
@@ -106,6 +108,9 @@ func (s *service) rollbackEdits(to string, a edit.Audit) (string, error) {
 	target := edits.FromEdits(old.Edits)
 	v := &edits.Version{Number: next, Base: base, Author: a.Author, Message: a.Message, Time: now(), RollbackOf: n,
 		Counts: overlayCounts(cur, target), Edits: old.Edits}
+	ed.mu.Lock()
+	ed.staged = stagedVersion{v, target}
+	ed.mu.Unlock()
 	if err := s.serveEdits(v, "rollback"); err != nil {
 		return "", err
 	}

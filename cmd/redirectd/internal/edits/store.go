@@ -15,6 +15,7 @@ import (
 
 	"github.com/redirectd/redirectd/config/source"
 	"github.com/redirectd/redirectd/engine/admin/edit"
+	"github.com/redirectd/redirectd/internal/safego"
 )
 
 // Version is one promoted version as kept: its number, the version its
@@ -191,13 +192,27 @@ func (s *Store) Head(n int) (*Version, error) {
 }
 
 // Write stores v, durably, not yet promoted: Commit makes it so.
-func (s *Store) Write(v *Version) error {
-	b, err := json.Marshal(v)
-	if err != nil {
+func (s *Store) Write(v *Version) error { return s.StartWrite(v)() }
+
+// StartWrite starts storing v, durably, not yet promoted, on a goroutine
+// of its own, and returns the wait for its end: a promote writes its
+// version file (at a million edits, 130 MB and its fsync) while its
+// rules compile, and waits for it before its audit record and commit.
+// The wait may be called more than once. v is only read meanwhile.
+func (s *Store) StartWrite(v *Version) (wait func() error) {
+	s.next = max(s.next, v.Number+1)
+	name := s.file(v.Number)
+	done := make(chan struct{})
+	var err error
+	safego.Go("edits: write version", func() {
+		defer close(done)
+		err = errors.New("the version's write stopped") // should it panic
+		err = writeAtomic(name, v.encode)
+	})
+	return func() error {
+		<-done
 		return err
 	}
-	s.next = max(s.next, v.Number+1)
-	return source.WriteAtomic(s.file(v.Number), b)
 }
 
 // Discard removes the file of version n, written but not committed.
