@@ -57,6 +57,7 @@ func (s *service) apply(ch change) (string, error) {
 		written = s.ed.store.StartWrite(v)
 	}
 	commit := func(ver ruleVersion) error {
+		edits.CrashPoint("loaded")
 		rec = s.ed.record(ch, ver)
 		if v := ch.version; written != nil {
 			if err := written(); err != nil {
@@ -69,6 +70,7 @@ func (s *service) apply(ch change) (string, error) {
 			return errNotDurable("the audit record in [admin] audit_log", err)
 		}
 		if ch.durable == nil {
+			edits.CrashPoint("committed")
 			return nil
 		}
 		if err := ch.durable(); err != nil {
@@ -81,12 +83,14 @@ func (s *service) apply(ch change) (string, error) {
 			}
 			return errNotDurable("the change", err)
 		}
+		edits.CrashPoint("committed")
 		return nil
 	}
 	if ch.keep {
 		if err := commit(ruleVersion{Version: edit.Version{Hash: s.versions.servingHash()}}); err != nil {
 			return "", err
 		}
+		edits.CrashPoint("swapped")
 		s.logChange(rec)
 		return "", nil
 	}
@@ -103,6 +107,7 @@ func (s *service) apply(ch change) (string, error) {
 		s.ed.cur, s.ed.ov = v, s.ed.overlay(v)
 		s.ed.mu.Unlock()
 	}
+	edits.CrashPoint("swapped")
 	s.logChange(rec)
 	return msg, nil
 }

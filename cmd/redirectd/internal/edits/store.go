@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redirectd/redirectd/config/source"
 	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/internal/safego"
 )
@@ -207,7 +206,7 @@ func (s *Store) StartWrite(v *Version) (wait func() error) {
 	safego.Go("edits: write version", func() {
 		defer close(done)
 		err = errors.New("the version's write stopped") // should it panic
-		err = writeAtomic(name, v.encode)
+		err = writeAtomic(name, "version", v.encode)
 	})
 	return func() error {
 		<-done
@@ -236,7 +235,12 @@ func (s *Store) Commit(n int) error {
 		promoted = promoted[1:]
 	}
 	b, _ := json.Marshal(commitRecord{Serving: n, Promoted: promoted})
-	if err := source.WriteAtomic(filepath.Join(s.dir, "current"), append(b, '\n')); err != nil {
+	b = append(b, '\n')
+	err := writeAtomic(filepath.Join(s.dir, "current"), "current", func(w *bufio.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
+	if err != nil {
 		return err
 	}
 	s.serving, s.promoted = n, promoted

@@ -16,9 +16,10 @@ import (
 // does (a temporary name, synced, renamed, the folder synced), streamed
 // through a buffer: a version of a million edits is 130 MB, which
 // json.Marshal would hold whole, twice over while its buffer grows.
-func writeAtomic(name string, fill func(*bufio.Writer) error) error {
+// step names its crash points (CrashSteps): "version" or "current".
+func writeAtomic(name, step string, fill func(*bufio.Writer) error) error {
 	tmp := name + ".tmp"
-	err := writeSynced(tmp, fill)
+	err := writeSynced(tmp, step, fill)
 	if err == nil {
 		err = os.Rename(tmp, name)
 	}
@@ -26,6 +27,7 @@ func writeAtomic(name string, fill func(*bufio.Writer) error) error {
 		os.Remove(tmp)
 		return fmt.Errorf("cannot write %s: %w", name, err)
 	}
+	CrashPoint(step + "-renamed")
 	d, err := os.Open(filepath.Dir(name))
 	if err != nil {
 		return err
@@ -34,11 +36,12 @@ func writeAtomic(name string, fill func(*bufio.Writer) error) error {
 	if err := d.Sync(); err != nil {
 		return fmt.Errorf("cannot sync %s: %w", filepath.Dir(name), err)
 	}
+	CrashPoint(step + "-durable")
 	return nil
 }
 
 // writeSynced writes a new file name with fill and syncs it.
-func writeSynced(name string, fill func(*bufio.Writer) error) error {
+func writeSynced(name, step string, fill func(*bufio.Writer) error) error {
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
@@ -49,7 +52,11 @@ func writeSynced(name string, fill func(*bufio.Writer) error) error {
 		err = w.Flush()
 	}
 	if err == nil {
+		CrashPoint(step + "-written")
 		err = f.Sync()
+	}
+	if err == nil {
+		CrashPoint(step + "-synced")
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
