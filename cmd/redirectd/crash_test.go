@@ -231,7 +231,7 @@ func (n *editNode) waitKilled(step string) {
 	waitKilled(n.t, n.cmd, step, n.stderr)
 }
 
-func waitKilled(t *testing.T, cmd *exec.Cmd, step string, stderr *testutil.LockedBuffer) {
+func waitKilled(t *testing.T, cmd *exec.Cmd, step string, stderr fmt.Stringer) {
 	t.Helper()
 	exited := make(chan struct{})
 	go func() {
@@ -442,7 +442,8 @@ func runMount(dir, opts string) ([]byte, error) {
 func runUmount(dir string) { exec.Command("umount", dir).Run() }
 
 // TestCrashDrillPins is TestCrashDrill for a node whose rules come from
-// a source: 50 SIGKILLs at random moments while versions are published
+// a source: 50 SIGKILLs, at named steps and at random moments, while
+// versions are published
 // (and the node asked to fetch them), pinned by rollbacks and unpinned.
 // After each restart: the audit log parses whole, no acknowledged pin or
 // unpin was aborted, and the version serving has its record.
@@ -456,6 +457,18 @@ func TestCrashDrillPins(t *testing.T) {
 	defer srv.Close()
 	origin.publish(t, map[string]string{"redirectd.toml": "[[rule]]\nfrom = \"/a\"\nto = \"/v0\"\n"})
 	node := newSourceNode(t, buildBinary(t), srv.URL+"/site.tar.gz", t.TempDir())
+	// Three kills in four at a named step (of those a change of a node
+	// with a source passes: its cache_dir has files of its own), in
+	// turn, the fourth at a random moment.
+	steps := []string{"loaded", "audit-written", "audit-synced", "committed", "swapped"}
+	stepOf := func(kill int) string {
+		if kill%4 == 3 {
+			return ""
+		}
+		k := kill - kill/4
+		return fmt.Sprintf("%s@%d", steps[k%len(steps)], 1+k/len(steps)%3)
+	}
+	at := map[string]int{}
 	node.start()
 	hc := &http.Client{Timeout: 10 * time.Second}
 	try := func(method, path string) (int, string) {
@@ -475,6 +488,13 @@ func TestCrashDrillPins(t *testing.T) {
 	ackedPins := map[string]bool{} // by message
 	ackedUnpins, published := 0, 0
 	for kill := range 50 {
+		// The node of the checks (which its own poll could kill at
+		// its step before they end) gives way to one that kills
+		// itself at this round's.
+		node.cmd.Process.Kill()
+		node.cmd.Wait()
+		node.env = []string{"REDIRECTD_TEST_KILL_AT=" + stepOf(kill)}
+		node.start()
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
@@ -527,11 +547,16 @@ func TestCrashDrillPins(t *testing.T) {
 				}
 			}
 		}()
-		// A random moment, as in TestCrashDrill: no bound on a check.
-		time.Sleep(time.Duration(rng.IntN(60_000)) * time.Microsecond)
-		node.cmd.Process.Kill()
-		node.cmd.Wait()
+		step := stepOf(kill)
+		if step == "" {
+			// A random moment, as in TestCrashDrill: no bound on a check.
+			time.Sleep(time.Duration(rng.IntN(60_000)) * time.Microsecond)
+			node.cmd.Process.Kill()
+		}
+		waitKilled(t, node.cmd, step, node.stderr)
 		<-done
+		at[strings.Split(step, "@")[0]]++
+		node.env = nil
 		node.start()
 
 		// The version serving first: its record is written before it
@@ -573,6 +598,6 @@ func TestCrashDrillPins(t *testing.T) {
 		}
 	}
 	mu.Lock()
-	t.Logf("50 kills, %d pins and %d unpins acknowledged, %d versions published", len(ackedPins), ackedUnpins, published)
+	t.Logf("50 kills (by step: %v), %d pins and %d unpins acknowledged, %d versions published", at, len(ackedPins), ackedUnpins, published)
 	mu.Unlock()
 }
