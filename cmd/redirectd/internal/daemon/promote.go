@@ -40,12 +40,16 @@ func (s *service) Promote(id string, a edit.Audit, in edit.Scope) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := s.serveEdits(v, "promote"); err != nil {
+	err = s.serveEdits(v, "promote")
+	if err == nil {
+		ed.mu.Lock()
+		delete(ed.drafts, id)
+		ed.mu.Unlock()
+	}
+	freeLoadGarbage() // what the load left, and the draft: see reloadLocked
+	if err != nil {
 		return 0, err
 	}
-	ed.mu.Lock()
-	delete(ed.drafts, id)
-	ed.mu.Unlock()
 	return v.Number, nil
 }
 
@@ -111,7 +115,9 @@ func (s *service) rollbackEdits(to string, a edit.Audit) (string, error) {
 	ed.mu.Lock()
 	ed.staged = stagedVersion{v, target}
 	ed.mu.Unlock()
-	if err := s.serveEdits(v, "rollback"); err != nil {
+	err = s.serveEdits(v, "rollback")
+	freeLoadGarbage() // see reloadLocked
+	if err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("serving version %d, the rules of version %d", v.Number, n), nil
