@@ -493,8 +493,7 @@ func TestCrashDrillPins(t *testing.T) {
 		// itself at this round's.
 		node.cmd.Process.Kill()
 		node.cmd.Wait()
-		node.env = []string{"REDIRECTD_TEST_KILL_AT=" + stepOf(kill)}
-		node.start()
+		node.startArmed(stepOf(kill))
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
@@ -600,4 +599,21 @@ func TestCrashDrillPins(t *testing.T) {
 	mu.Lock()
 	t.Logf("50 kills (by step: %v), %d pins and %d unpins acknowledged, %d versions published", at, len(ackedPins), ackedUnpins, published)
 	mu.Unlock()
+}
+
+// startArmed starts the node to kill itself at step. Its own poll may
+// get there before it first answers, so a failed first answer is no
+// failure here: waitKilled says how the node ended.
+func (n *sourceNode) startArmed(step string) {
+	n.t.Helper()
+	n.cmd = exec.Command(n.bin, "serve", "-config", n.file)
+	n.cmd.Env = append(os.Environ(), "REDIRECTD_TEST_KILL_AT="+step)
+	stderr := &testutil.LockedBuffer{}
+	n.cmd.Stderr, n.stderr = stderr, stderr
+	if err := n.cmd.Start(); err != nil {
+		n.t.Fatal(err)
+	}
+	cmd := n.cmd
+	n.t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	firstAnswer(n.addr, "/", time.Now().Add(10*time.Second))
 }

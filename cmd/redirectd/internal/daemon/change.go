@@ -60,6 +60,9 @@ func (s *service) apply(ch change) (string, error) {
 		edits.CrashPoint("loaded")
 		rec = s.ed.record(ch, ver)
 		if v := ch.version; written != nil {
+			// Its rules loaded: its number is not used again, even
+			// should its file not be kept.
+			s.ed.store.Reserve(v.Number)
 			if err := written(); err != nil {
 				s.discard(ch)
 				return errNotDurable(fmt.Sprintf("version %d in [admin] edits_dir", v.Number), err)

@@ -190,16 +190,21 @@ func (s *Store) Head(n int) (*Version, error) {
 	return &v, nil
 }
 
-// Write stores v, durably, not yet promoted: Commit makes it so.
-func (s *Store) Write(v *Version) error { return s.StartWrite(v)() }
+// Write stores v, durably, not yet promoted: Commit makes it so. Its
+// number is not used again (Reserve).
+func (s *Store) Write(v *Version) error {
+	s.Reserve(v.Number)
+	return s.StartWrite(v)()
+}
 
 // StartWrite starts storing v, durably, not yet promoted, on a goroutine
 // of its own, and returns the wait for its end: a promote writes its
 // version file (at a million edits, 130 MB and its fsync) while its
 // rules compile, and waits for it before its audit record and commit.
-// The wait may be called more than once. v is only read meanwhile.
+// The wait may be called more than once. v is only read meanwhile. Its
+// number stays free until the caller reserves it (a promote whose rules
+// do not load leaves it to the next).
 func (s *Store) StartWrite(v *Version) (wait func() error) {
-	s.next = max(s.next, v.Number+1)
 	name := s.file(v.Number)
 	done := make(chan struct{})
 	var err error
