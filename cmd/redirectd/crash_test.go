@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,8 +17,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // drillClient drives an edited node's admin API as the drill does: no
@@ -120,13 +125,17 @@ func (c *drillClient) rollback(rng *rand.Rand) bool {
 	return true
 }
 
-// TestCrashDrill SIGKILLs a real redirectd at random moments while
-// promotes, uploads and rollbacks run, starts it again each time, and
-// checks what the editing path promises: no acknowledged change lost, no
-// version serving or listed without its audit record, no version
-// servable that never committed (its number not listed, its rollback a
-// 404, its file gone), and the audit log parsing whole after every
-// restart. 100 kills (10 under -short).
+// TestCrashDrill kills a real redirectd while promotes, uploads and
+// rollbacks run, starts it again each time, and checks what the editing
+// path promises: no acknowledged change lost, no version serving or
+// listed without its audit record, no version servable that never
+// committed (its number not listed, its rollback a 404, its file gone),
+// and the audit log parsing whole after every restart. 100 kills: three
+// in four at a named step of a change's write-ahead order
+// (edits.CrashSteps, the process killing itself there through
+// REDIRECTD_TEST_KILL_AT), in turn, so each step is killed at five or
+// six times every run; the rest with SIGKILL at a random moment, which
+// also falls inside uploads and between the steps.
 func TestCrashDrill(t *testing.T) {
 	t.Parallel()
 	kills := 100
@@ -139,7 +148,11 @@ func TestCrashDrill(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	c := &drillClient{n: n, hc: &http.Client{Timeout: 10 * time.Second},
 		audit: filepath.Join(n.dir, "edits", "audit.jsonl"), edits: filepath.Join(n.dir, "edits")}
+	at := map[string]int{} // kills at each step
+	n.stop()
+	n.startKillAt(crashStep(0))
 	for kill := range kills {
+		step := crashStep(kill)
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
@@ -147,17 +160,19 @@ func TestCrashDrill(t *testing.T) {
 			for c.change(crng) {
 			}
 		}()
-		// The kill's moment is random: the drill looks for the
-		// windows between the steps of a change, wherever they are.
-		// The wait is no bound on anything the test checks.
-		time.Sleep(time.Duration(rng.IntN(60_000)) * time.Microsecond)
-		n.cmd.Process.Kill()
-		n.cmd.Wait()
+		if step == "" {
+			// A random moment: the windows between the steps, and
+			// uploads. The wait is no bound on anything checked.
+			time.Sleep(time.Duration(rng.IntN(60_000)) * time.Microsecond)
+			n.cmd.Process.Kill()
+		}
+		n.waitKilled(step)
 		<-done
-		n.start()
+		at[strings.Split(step, "@")[0]]++
+		n.startKillAt(crashStep(kill + 1))
 		c.check(t, kill)
 		if t.Failed() {
-			t.Fatalf("after kill %d (seed %d):\n%s", kill+1, seed, n.stderr)
+			t.Fatalf("after kill %d at %q (seed %d):\n%s", kill+1, step, seed, n.stderr)
 		}
 	}
 	aborts := 0
@@ -167,8 +182,72 @@ func TestCrashDrill(t *testing.T) {
 		}
 	}
 	c.mu.Lock()
-	t.Logf("%d kills, %d changes acknowledged, %d recorded then rolled back at start", kills, len(c.acked), aborts)
+	t.Logf("%d kills (by step: %v), %d changes acknowledged, %d recorded then rolled back at start", kills, at, len(c.acked), aborts)
 	c.mu.Unlock()
+}
+
+// crashStep is the step kill number i is made at: each of
+// edits.CrashSteps in turn three times in four, "" (a random moment)
+// the fourth; the first, second or third change to pass it, by turns,
+// so that some changes are acknowledged before each kill.
+func crashStep(i int) string {
+	if i%4 == 3 {
+		return ""
+	}
+	k := i - i/4
+	n := len(edits.CrashSteps)
+	return fmt.Sprintf("%s@%d", edits.CrashSteps[k%n], 1+k/n%3)
+}
+
+// startKillAt starts the node again, to kill itself at step ("" never).
+func (n *editNode) startKillAt(step string) {
+	n.t.Helper()
+	n.cmd = exec.Command(n.bin, "serve", "-config", n.file, "-log-format", "json")
+	n.cmd.Env = append(os.Environ(), "REDIRECTD_TEST_KILL_AT="+step)
+	n.stderr = &testutil.LockedBuffer{}
+	n.cmd.Stderr = n.stderr
+	if err := n.cmd.Start(); err != nil {
+		n.t.Fatal(err)
+	}
+	cmd := n.cmd
+	n.t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	if _, _, err := firstAnswer(n.addr, "/old", time.Now().Add(30*time.Second)); err != nil {
+		n.t.Fatalf("no answer after a start: %v\n%s", err, n.stderr)
+	}
+	testutil.WaitFor(n.t, 30*time.Second, "the admin listener", func() bool {
+		c, err := net.Dial("tcp", n.adminAddr)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	})
+}
+
+// waitKilled waits for the node to end by SIGKILL: its own at step, or
+// the test's. A step no change reaches fails the test, after a minute
+// (a watchdog, not a bound on what is measured).
+func (n *editNode) waitKilled(step string) {
+	n.t.Helper()
+	waitKilled(n.t, n.cmd, step, n.stderr)
+}
+
+func waitKilled(t *testing.T, cmd *exec.Cmd, step string, stderr fmt.Stringer) {
+	t.Helper()
+	exited := make(chan struct{})
+	go func() {
+		defer close(exited)
+		cmd.Wait()
+	}()
+	select {
+	case <-exited:
+	case <-time.After(time.Minute):
+		cmd.Process.Kill()
+		<-exited
+		t.Fatalf("no change reached step %q in a minute:\n%s", step, stderr)
+	}
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("the node ended with %v, not SIGKILL at step %q:\n%s", cmd.ProcessState, step, stderr)
+	}
 }
 
 // check compares the restarted node with what was acknowledged.
@@ -363,7 +442,8 @@ func runMount(dir, opts string) ([]byte, error) {
 func runUmount(dir string) { exec.Command("umount", dir).Run() }
 
 // TestCrashDrillPins is TestCrashDrill for a node whose rules come from
-// a source: 50 SIGKILLs at random moments while versions are published
+// a source: 50 SIGKILLs, at named steps and at random moments, while
+// versions are published
 // (and the node asked to fetch them), pinned by rollbacks and unpinned.
 // After each restart: the audit log parses whole, no acknowledged pin or
 // unpin was aborted, and the version serving has its record.
@@ -377,6 +457,18 @@ func TestCrashDrillPins(t *testing.T) {
 	defer srv.Close()
 	origin.publish(t, map[string]string{"redirectd.toml": "[[rule]]\nfrom = \"/a\"\nto = \"/v0\"\n"})
 	node := newSourceNode(t, buildBinary(t), srv.URL+"/site.tar.gz", t.TempDir())
+	// Three kills in four at a named step (of those a change of a node
+	// with a source passes: its cache_dir has files of its own), in
+	// turn, the fourth at a random moment.
+	steps := []string{"loaded", "audit-written", "audit-synced", "committed", "swapped"}
+	stepOf := func(kill int) string {
+		if kill%4 == 3 {
+			return ""
+		}
+		k := kill - kill/4
+		return fmt.Sprintf("%s@%d", steps[k%len(steps)], 1+k/len(steps)%3)
+	}
+	at := map[string]int{}
 	node.start()
 	hc := &http.Client{Timeout: 10 * time.Second}
 	try := func(method, path string) (int, string) {
@@ -396,6 +488,12 @@ func TestCrashDrillPins(t *testing.T) {
 	ackedPins := map[string]bool{} // by message
 	ackedUnpins, published := 0, 0
 	for kill := range 50 {
+		// The node of the checks (which its own poll could kill at
+		// its step before they end) gives way to one that kills
+		// itself at this round's.
+		node.cmd.Process.Kill()
+		node.cmd.Wait()
+		node.startArmed(stepOf(kill))
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
@@ -448,11 +546,16 @@ func TestCrashDrillPins(t *testing.T) {
 				}
 			}
 		}()
-		// A random moment, as in TestCrashDrill: no bound on a check.
-		time.Sleep(time.Duration(rng.IntN(60_000)) * time.Microsecond)
-		node.cmd.Process.Kill()
-		node.cmd.Wait()
+		step := stepOf(kill)
+		if step == "" {
+			// A random moment, as in TestCrashDrill: no bound on a check.
+			time.Sleep(time.Duration(rng.IntN(60_000)) * time.Microsecond)
+			node.cmd.Process.Kill()
+		}
+		waitKilled(t, node.cmd, step, node.stderr)
 		<-done
+		at[strings.Split(step, "@")[0]]++
+		node.env = nil
 		node.start()
 
 		// The version serving first: its record is written before it
@@ -494,6 +597,23 @@ func TestCrashDrillPins(t *testing.T) {
 		}
 	}
 	mu.Lock()
-	t.Logf("50 kills, %d pins and %d unpins acknowledged, %d versions published", len(ackedPins), ackedUnpins, published)
+	t.Logf("50 kills (by step: %v), %d pins and %d unpins acknowledged, %d versions published", at, len(ackedPins), ackedUnpins, published)
 	mu.Unlock()
+}
+
+// startArmed starts the node to kill itself at step. Its own poll may
+// get there before it first answers, so a failed first answer is no
+// failure here: waitKilled says how the node ended.
+func (n *sourceNode) startArmed(step string) {
+	n.t.Helper()
+	n.cmd = exec.Command(n.bin, "serve", "-config", n.file)
+	n.cmd.Env = append(os.Environ(), "REDIRECTD_TEST_KILL_AT="+step)
+	stderr := &testutil.LockedBuffer{}
+	n.cmd.Stderr, n.stderr = stderr, stderr
+	if err := n.cmd.Start(); err != nil {
+		n.t.Fatal(err)
+	}
+	cmd := n.cmd
+	n.t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	firstAnswer(n.addr, "/", time.Now().Add(10*time.Second))
 }

@@ -41,11 +41,30 @@ func errNotDurable(what string, err error) error {
 // record with it. Recovery at start (recoverEdits) completes or rolls
 // back what a crash interrupted. s.mu is held.
 func (s *service) apply(ch change) (string, error) {
+	defer func() {
+		s.ed.mu.Lock()
+		s.ed.staged = stagedVersion{}
+		s.ed.mu.Unlock()
+	}()
 	var rec edit.Record
+	// The version's file is written while its rules load (at a million
+	// edits both take seconds, one mostly the disk's, the other the
+	// CPU's); commit waits for it before anything names it, so the
+	// order on disk is unchanged. A file left by a crash meanwhile is
+	// one no commit record names, removed at start.
+	var written func() error
+	if v := ch.version; v != nil && !ch.keep {
+		written = s.ed.store.StartWrite(v)
+	}
 	commit := func(ver ruleVersion) error {
+		edits.CrashPoint("loaded")
 		rec = s.ed.record(ch, ver)
-		if v := ch.version; v != nil {
-			if err := s.ed.store.Write(v); err != nil {
+		if v := ch.version; written != nil {
+			// Its rules loaded: its number is not used again, even
+			// should its file not be kept.
+			s.ed.store.Reserve(v.Number)
+			if err := written(); err != nil {
+				s.discard(ch)
 				return errNotDurable(fmt.Sprintf("version %d in [admin] edits_dir", v.Number), err)
 			}
 		}
@@ -54,6 +73,7 @@ func (s *service) apply(ch change) (string, error) {
 			return errNotDurable("the audit record in [admin] audit_log", err)
 		}
 		if ch.durable == nil {
+			edits.CrashPoint("committed")
 			return nil
 		}
 		if err := ch.durable(); err != nil {
@@ -66,24 +86,31 @@ func (s *service) apply(ch change) (string, error) {
 			}
 			return errNotDurable("the change", err)
 		}
+		edits.CrashPoint("committed")
 		return nil
 	}
 	if ch.keep {
 		if err := commit(ruleVersion{Version: edit.Version{Hash: s.versions.servingHash()}}); err != nil {
 			return "", err
 		}
+		edits.CrashPoint("swapped")
 		s.logChange(rec)
 		return "", nil
 	}
 	msg, err := s.reloadLocked(ch.c, commit)
 	if err != nil {
+		if written != nil {
+			written() // then its file, not committed, is removed
+			s.discard(ch)
+		}
 		return "", err
 	}
 	if v := ch.version; v != nil {
 		s.ed.mu.Lock()
-		s.ed.cur, s.ed.ov = v, edits.FromEdits(v.Edits)
+		s.ed.cur, s.ed.ov = v, s.ed.overlay(v)
 		s.ed.mu.Unlock()
 	}
+	edits.CrashPoint("swapped")
 	s.logChange(rec)
 	return msg, nil
 }

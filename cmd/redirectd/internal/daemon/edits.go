@@ -41,6 +41,11 @@ type editState struct {
 	// ov its edits indexed.
 	cur *edits.Version
 	ov  *edits.Overlay
+	// staged is the version a promote or rollback is making, with its
+	// edits indexed, so that loading it and serving it after reuse the
+	// index (a million edits take a second to index, and as much again
+	// of garbage collection); held only while the change runs.
+	staged stagedVersion
 	// next is the number of the next draft's id ("d1", "d2", ...).
 	next   int
 	drafts map[string]*draft
@@ -55,6 +60,21 @@ type editState struct {
 	// maxDrafts and maxEntries are [admin] max_drafts and
 	// max_draft_entries (quota.go).
 	maxDrafts, maxEntries int
+}
+
+// stagedVersion is a version being made and its edits indexed.
+type stagedVersion struct {
+	v  *edits.Version
+	ov *edits.Overlay
+}
+
+// overlay returns v's edits indexed: the staged index when v is the
+// version staged, else one built now. ed.mu is held.
+func (ed *editState) overlay(v *edits.Version) *edits.Overlay {
+	if ed.staged.v == v {
+		return ed.staged.ov
+	}
+	return edits.FromEdits(v.Edits)
 }
 
 // draft is an open draft: its own edits, over the version it started
@@ -176,7 +196,9 @@ func (ed *editState) apply(cfg *config.Config, v *edits.Version, log *slog.Logge
 		v, ov = ed.cur, ed.ov
 		ed.mu.Unlock()
 	} else {
-		ov = edits.FromEdits(v.Edits)
+		ed.mu.Lock()
+		ov = ed.overlay(v)
+		ed.mu.Unlock()
 	}
 	if ov.Len() == 0 {
 		return nil

@@ -31,19 +31,25 @@ func (s *service) Promote(id string, a edit.Audit, in edit.Scope) (int, error) {
 	var v *edits.Version
 	if err == nil {
 		next := ed.store.Next()
+		ov := ed.ov.MergeStamped(d.ov, next)
 		v = &edits.Version{Number: next, Base: ed.cur.Number, Author: a.Author, Message: a.Message, Time: now(),
-			Counts: draftCounts(d.ov), Edits: ed.ov.Merge(d.ov.Stamped(next)).Edits()}
+			Counts: draftCounts(d.ov), Edits: ov.Edits()}
+		ed.staged = stagedVersion{v, ov}
 	}
 	ed.mu.Unlock()
 	if err != nil {
 		return 0, err
 	}
-	if err := s.serveEdits(v, "promote"); err != nil {
+	err = s.serveEdits(v, "promote")
+	if err == nil {
+		ed.mu.Lock()
+		delete(ed.drafts, id)
+		ed.mu.Unlock()
+	}
+	freeLoadGarbage() // what the load left, and the draft: see reloadLocked
+	if err != nil {
 		return 0, err
 	}
-	ed.mu.Lock()
-	delete(ed.drafts, id)
-	ed.mu.Unlock()
 	return v.Number, nil
 }
 
@@ -106,7 +112,12 @@ func (s *service) rollbackEdits(to string, a edit.Audit) (string, error) {
 	target := edits.FromEdits(old.Edits)
 	v := &edits.Version{Number: next, Base: base, Author: a.Author, Message: a.Message, Time: now(), RollbackOf: n,
 		Counts: overlayCounts(cur, target), Edits: old.Edits}
-	if err := s.serveEdits(v, "rollback"); err != nil {
+	ed.mu.Lock()
+	ed.staged = stagedVersion{v, target}
+	ed.mu.Unlock()
+	err = s.serveEdits(v, "rollback")
+	freeLoadGarbage() // see reloadLocked
+	if err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("serving version %d, the rules of version %d", v.Number, n), nil

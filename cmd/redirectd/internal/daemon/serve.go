@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/configload"
+	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/engineopts"
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/engine"
@@ -110,6 +111,7 @@ func Serve(o Options, stdout, stderr io.Writer) int {
 		return 1
 	}
 	logServing(log, srv, cfg, adm, start, o.Upgrade)
+	edits.ArmCrashPoints() // a crash drill's, after recovery at start
 	sdNotify("READY=1")
 	freeLoadGarbage()
 	if o.Config == "" {

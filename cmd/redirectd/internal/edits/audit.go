@@ -73,7 +73,11 @@ func (a *Audit) Append(r edit.Record) error {
 	// One write: a record is never interleaved with another's bytes.
 	_, err = f.Write(b)
 	if err == nil {
+		CrashPoint("audit-written")
 		err = f.Sync()
+	}
+	if err == nil {
+		CrashPoint("audit-synced")
 	}
 	if err == nil && st.Size() == 0 {
 		err = syncDir(filepath.Dir(a.path)) // a new file's name, synced too

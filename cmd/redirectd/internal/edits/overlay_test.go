@@ -189,3 +189,35 @@ func TestApplyKeepsURI(t *testing.T) {
 		t.Errorf("after Apply: URI %+v (base %+v), or /p%%2Fx finds no rule", got.URI(), base.URI())
 	}
 }
+
+// TestMergeStamped holds MergeStamped to Merge with top's edits stamped,
+// over an empty overlay (top's index reused) and a full one, and leaves
+// top as it was.
+func TestMergeStamped(t *testing.T) {
+	e := func(from, to string, v int) Edit {
+		return Edit{Entry: Entry{Op: OpAdd, From: from, To: to, Status: 301}, Version: v}
+	}
+	top := FromEdits([]Edit{e("/a", "/1", 0), e("/b", "/2", 0)})
+	for _, tc := range []struct {
+		name string
+		base *Overlay
+		want []Edit
+	}{
+		{"empty", NewOverlay(), []Edit{e("/a", "/1", 7), e("/b", "/2", 7)}},
+		{"nil", nil, []Edit{e("/a", "/1", 7), e("/b", "/2", 7)}},
+		{"full", FromEdits([]Edit{e("/b", "/0", 3), e("/c", "/3", 3)}), []Edit{e("/b", "/2", 7), e("/c", "/3", 3), e("/a", "/1", 7)}},
+	} {
+		got := tc.base.MergeStamped(top, 7)
+		if diff := cmp.Diff(tc.want, got.Edits()); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
+		for _, w := range tc.want {
+			if g, ok := got.Get(w.Key()); !ok || *g != w {
+				t.Errorf("%s: Get(%q) = %+v %v", tc.name, w.From, g, ok)
+			}
+		}
+	}
+	if top.Edits()[0].Version != 0 {
+		t.Errorf("top was stamped: %+v", top.Edits())
+	}
+}

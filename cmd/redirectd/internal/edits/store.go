@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redirectd/redirectd/config/source"
 	"github.com/redirectd/redirectd/engine/admin/edit"
+	"github.com/redirectd/redirectd/internal/safego"
 )
 
 // Version is one promoted version as kept: its number, the version its
@@ -190,14 +190,33 @@ func (s *Store) Head(n int) (*Version, error) {
 	return &v, nil
 }
 
-// Write stores v, durably, not yet promoted: Commit makes it so.
+// Write stores v, durably, not yet promoted: Commit makes it so. Its
+// number is not used again (Reserve).
 func (s *Store) Write(v *Version) error {
-	b, err := json.Marshal(v)
-	if err != nil {
+	s.Reserve(v.Number)
+	return s.StartWrite(v)()
+}
+
+// StartWrite starts storing v, durably, not yet promoted, on a goroutine
+// of its own, and returns the wait for its end: a promote writes its
+// version file (at a million edits, 130 MB and its fsync) while its
+// rules compile, and waits for it before its audit record and commit.
+// The wait may be called more than once. v is only read meanwhile. Its
+// number stays free until the caller reserves it (a promote whose rules
+// do not load leaves it to the next).
+func (s *Store) StartWrite(v *Version) (wait func() error) {
+	name := s.file(v.Number)
+	done := make(chan struct{})
+	var err error
+	safego.Go("edits: write version", func() {
+		defer close(done)
+		err = errors.New("the version's write stopped") // should it panic
+		err = writeAtomic(name, "version", v.encode)
+	})
+	return func() error {
+		<-done
 		return err
 	}
-	s.next = max(s.next, v.Number+1)
-	return source.WriteAtomic(s.file(v.Number), b)
 }
 
 // Discard removes the file of version n, written but not committed.
@@ -221,7 +240,12 @@ func (s *Store) Commit(n int) error {
 		promoted = promoted[1:]
 	}
 	b, _ := json.Marshal(commitRecord{Serving: n, Promoted: promoted})
-	if err := source.WriteAtomic(filepath.Join(s.dir, "current"), append(b, '\n')); err != nil {
+	b = append(b, '\n')
+	err := writeAtomic(filepath.Join(s.dir, "current"), "current", func(w *bufio.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
+	if err != nil {
 		return err
 	}
 	s.serving, s.promoted = n, promoted
