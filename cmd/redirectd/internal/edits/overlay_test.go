@@ -212,7 +212,7 @@ func TestMergeStamped(t *testing.T) {
 			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
 		}
 		for _, w := range tc.want {
-			if g, ok := got.Get(w.Key()); !ok || *g != w {
+			if g, ok := got.Get(w.Key()); !ok || !cmp.Equal(*g, w) {
 				t.Errorf("%s: Get(%q) = %+v %v", tc.name, w.From, g, ok)
 			}
 		}

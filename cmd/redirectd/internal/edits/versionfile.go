@@ -108,8 +108,15 @@ func (v *Version) encode(w *bufio.Writer) error {
 	return err
 }
 
-// appendEdit appends e as json.Marshal writes it.
+// appendEdit appends e as json.Marshal writes it. An edit with
+// conditions or headers (few: the console's form makes them one at a
+// time) goes through Marshal itself, so its maps are written as Marshal
+// writes them, keys sorted.
 func appendEdit(b []byte, e *Edit) ([]byte, error) {
+	if (*edit.Entry)(&e.Entry).Conditioned() {
+		j, err := json.Marshal(e)
+		return append(b, j...), err
+	}
 	b = append(b, `{"op":`...)
 	b = appendString(b, e.Op)
 	b = append(b, `,"host":`...)
