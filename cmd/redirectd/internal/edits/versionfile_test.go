@@ -28,7 +28,7 @@ func TestVersionEncode(t *testing.T) {
 			{Entry: Entry{Op: OpChange, From: "^/r/(.*)$", To: "/x?a=1&b=<2>", Status: 308, Kind: "regex"}, By: "é\u2028\x01\\\"", At: at.In(time.FixedZone("x", 3600))},
 			{Entry: Entry{Op: OpAdd, From: "/z\x7f\xff", To: "/ü", Status: 410}},
 			{Entry: Entry{Op: OpAdd, From: "/de", To: "/de/", Status: 302, Query: map[string]string{"a": "1"},
-				When: map[string]any{"language": []any{"de"}, "header": map[string]any{"X-B": "1"}},
+				When:    map[string]any{"language": []any{"de"}, "header": map[string]any{"X-B": "1"}},
 				Headers: map[string]string{"Cache-Control": "no-store"}}, By: "ed", At: at, Version: 2},
 		}},
 	} {
