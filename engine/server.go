@@ -133,7 +133,28 @@ func (o *Options) setDefaults() {
 		o.MaxConns = fdLimit() - 64
 	}
 	if o.EventLoops <= 0 {
-		o.EventLoops = runtime.GOMAXPROCS(0)
+		o.EventLoops = startProcs
+	}
+}
+
+// startProcs is GOMAXPROCS as the process started, the default number of
+// event loops: Run may raise GOMAXPROCS (spareProc), and a server made
+// after that still gets one loop per CPU.
+var startProcs = runtime.GOMAXPROCS(0)
+
+// spareProc raises GOMAXPROCS to one more than the event loops. A loop
+// with nothing to read blocks in epoll_wait, a system call during which
+// it keeps its P. When no P is idle the runtime's sysmon takes that P
+// back after 20 us and wakes a thread to run it, the loop's thread wakes
+// to find its P gone and must wait for one, and sysmon, having taken a
+// P, keeps polling every 20 us instead of backing off to 10 ms: at a
+// moderate rate, several context switches for every request. With a P
+// idle, sysmon leaves a waiting loop's P alone for 10 ms. The spare P
+// lets one more thread run Go code at once (the ticker, a forward
+// worker, the GC beside busy loops), the kernel sharing the CPUs.
+func spareProc(loops int) {
+	if runtime.GOMAXPROCS(0) <= loops {
+		runtime.GOMAXPROCS(loops + 1)
 	}
 }
 
@@ -264,6 +285,7 @@ func (s *Server) Run() error {
 			}
 		}()
 	}
+	spareProc(s.opts.EventLoops)
 	err = gnet.Run(s.handler, "tcp://"+addr,
 		gnet.WithNumEventLoop(s.opts.EventLoops),
 		// Each loop gets its own listening socket, so the kernel spreads
