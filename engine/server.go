@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -137,27 +136,6 @@ func (o *Options) setDefaults() {
 	}
 }
 
-// startProcs is GOMAXPROCS as the process started, the default number of
-// event loops: Run may raise GOMAXPROCS (spareProc), and a server made
-// after that still gets one loop per CPU.
-var startProcs = runtime.GOMAXPROCS(0)
-
-// spareProc raises GOMAXPROCS to one more than the event loops. A loop
-// with nothing to read blocks in epoll_wait, a system call during which
-// it keeps its P. When no P is idle the runtime's sysmon takes that P
-// back after 20 us and wakes a thread to run it, the loop's thread wakes
-// to find its P gone and must wait for one, and sysmon, having taken a
-// P, keeps polling every 20 us instead of backing off to 10 ms: at a
-// moderate rate, several context switches for every request. With a P
-// idle, sysmon leaves a waiting loop's P alone for 10 ms. The spare P
-// lets one more thread run Go code at once (the ticker, a forward
-// worker, the GC beside busy loops), the kernel sharing the CPUs.
-func spareProc(loops int) {
-	if runtime.GOMAXPROCS(0) <= loops {
-		runtime.GOMAXPROCS(loops + 1)
-	}
-}
-
 // fdLimit returns the soft limit on open files.
 func fdLimit() int {
 	var rl syscall.Rlimit
@@ -199,7 +177,10 @@ type Server struct {
 	draining atomic.Bool
 
 	handler *handler
-	ready   chan struct{}
+	// procs holds a P spare beside the event loops while they are
+	// idle-ish (procs.go).
+	procs spareProc
+	ready chan struct{}
 	// stopping is closed by Stop, so forwarding goroutines stop waiting
 	// for callbacks that a stopped engine never runs.
 	stopping chan struct{}
@@ -285,7 +266,7 @@ func (s *Server) Run() error {
 			}
 		}()
 	}
-	spareProc(s.opts.EventLoops)
+	s.procs.start(s.opts.EventLoops)
 	err = gnet.Run(s.handler, "tcp://"+addr,
 		gnet.WithNumEventLoop(s.opts.EventLoops),
 		// Each loop gets its own listening socket, so the kernel spreads
@@ -301,6 +282,7 @@ func (s *Server) Run() error {
 		gnet.WithTCPNoDelay(gnet.TCPNoDelay),
 		gnet.WithLogger(gnetLogger{s.log}),
 	)
+	s.procs.stop()
 	if err != nil {
 		return fmt.Errorf("cannot serve on %s: %w", addr, err)
 	}
