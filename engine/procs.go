@@ -16,11 +16,13 @@ var startProcs = runtime.GOMAXPROCS(0)
 // spareEvery. Measured on one CPU (benchmarks/README.md, "An idle-ish
 // event loop"): at 5,000 requests a second the spare P halved the CPU per
 // request, at 20,000 it cost a third more; the gap between the two
-// thresholds keeps a rate near them from switching every second.
+// thresholds keeps a rate near them from switching at every decision.
+// A quarter of a second is enough reads to tell the rates apart, and
+// short enough that a burst pays little for the spare P before it goes.
 const (
 	spareBelow = 8000
 	spareAbove = 12000
-	spareEvery = time.Second
+	spareEvery = 250 * time.Millisecond
 )
 
 // spareProc keeps GOMAXPROCS one above the number of event loops while

@@ -24,12 +24,12 @@ func TestSpareProc(t *testing.T) {
 		procs int
 	}{
 		{"first tick only sets the mark", 0, 0, loops + 1},
-		{"idle keeps the spare", 100, time.Second, loops + 1},
-		{"between the thresholds keeps it", 10000, time.Second, loops + 1},
-		{"too soon to decide", 50000, time.Second / 2, loops + 1},
-		{"above spareAbove takes it back", 50000, time.Second / 2, loops}, // measured over the whole second
-		{"between keeps it off", 10000, time.Second, loops},
-		{"below spareBelow gives it again", 7000, time.Second, loops + 1},
+		{"idle keeps the spare", 100, spareEvery, loops + 1},
+		{"between the thresholds keeps it", 10000, spareEvery, loops + 1},
+		{"too soon to decide", 50000, spareEvery / 2, loops + 1},
+		{"above spareAbove takes it back", 50000, spareEvery / 2, loops}, // measured over the whole spareEvery
+		{"between keeps it off", 10000, spareEvery, loops},
+		{"below spareBelow gives it again", 7000, spareEvery, loops + 1},
 	}
 	now := t0
 	for _, s := range steps {
