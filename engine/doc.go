@@ -61,8 +61,10 @@
 // a forward.
 //
 // The ticker (gnet's, OnTick). It sets the coarse clock and, once a
-// second, the Date line, and queues a sweep on every loop
-// (loop.scheduleSweep); it touches no loop or connection itself.
+// second, the Date line, queues a sweep on every loop
+// (loop.scheduleSweep) and, from the reads the sweeps publish, gives or
+// takes back the P spare beside the loops (procs.go); it touches no loop
+// or connection itself.
 //
 // Forward workers (forward.Workers: a worker per forward or challenge
 // running at once, which exits after ten idle seconds). A worker runs

@@ -93,10 +93,14 @@ func (h *handler) OnTick() (delay time.Duration, action gnet.Action) {
 	if now.Unix() != prev/int64(time.Second) {
 		s.date.update(now)
 	}
+	var reads uint32
 	h.loops.Range(func(_, v any) bool {
-		v.(*loop).scheduleSweep()
+		l := v.(*loop)
+		reads += l.readsSeen.Load()
+		l.scheduleSweep()
 		return true
 	})
+	s.procs.tune(now, reads)
 	return s.tick(), gnet.None
 }
 

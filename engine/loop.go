@@ -34,6 +34,9 @@ type loop struct {
 	answers int
 	// reads counts the reads served, to time one in timedReads.
 	reads uint32
+	// readsSeen is reads as the last sweep saw it, for the ticker's
+	// spare P (procs.go), which may not read reads itself.
+	readsSeen atomic.Uint32
 	// alog is the loop's access-log buffer (nil: no access log), with the
 	// entry, request fields and Location it reuses for each line.
 	alog  *accesslog.Buffer
@@ -97,6 +100,7 @@ func (l *loop) scheduleSweep() {
 // into its place) skips none.
 func (l *loop) Run(context.Context) error {
 	l.sweeping.Store(false)
+	l.readsSeen.Store(l.reads)
 	if l.alog != nil {
 		l.alog.Flush()
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -133,7 +132,7 @@ func (o *Options) setDefaults() {
 		o.MaxConns = fdLimit() - 64
 	}
 	if o.EventLoops <= 0 {
-		o.EventLoops = runtime.GOMAXPROCS(0)
+		o.EventLoops = startProcs
 	}
 }
 
@@ -178,7 +177,10 @@ type Server struct {
 	draining atomic.Bool
 
 	handler *handler
-	ready   chan struct{}
+	// procs holds a P spare beside the event loops while they are
+	// idle-ish (procs.go).
+	procs spareProc
+	ready chan struct{}
 	// stopping is closed by Stop, so forwarding goroutines stop waiting
 	// for callbacks that a stopped engine never runs.
 	stopping chan struct{}
@@ -264,6 +266,7 @@ func (s *Server) Run() error {
 			}
 		}()
 	}
+	s.procs.start(s.opts.EventLoops)
 	err = gnet.Run(s.handler, "tcp://"+addr,
 		gnet.WithNumEventLoop(s.opts.EventLoops),
 		// Each loop gets its own listening socket, so the kernel spreads
@@ -279,6 +282,7 @@ func (s *Server) Run() error {
 		gnet.WithTCPNoDelay(gnet.TCPNoDelay),
 		gnet.WithLogger(gnetLogger{s.log}),
 	)
+	s.procs.stop()
 	if err != nil {
 		return fmt.Errorf("cannot serve on %s: %w", addr, err)
 	}

@@ -77,7 +77,7 @@ func (h *harness) fixedPhase(servers []Server, rate float64) {
 					f.failed[sc.Name] = err.Error()
 					continue
 				}
-				logf("  %-15s run %d %-10s %6.1f us CPU/req  p99 %7.0f us  %d errors", sc.Name, i+1, f.sr.Name, run.CPUPerReqUS, run.P99US, run.Errors)
+				logf("  %-15s run %d %-10s %6.1f us CPU/req  %5.2f switches/req  p99 %7.0f us  %d errors", sc.Name, i+1, f.sr.Name, run.CPUPerReqUS, run.SwitchesPerReq, run.P99US, run.Errors)
 				f.runs[sc.Name] = append(f.runs[sc.Name], run)
 			}
 		}
@@ -97,18 +97,18 @@ func (f *fixedServer) result(name string) *ScenarioResult {
 	r.Name = name
 	r.RSSAfterMiB = f.p.Mem().RSS
 	lo, hi := cpuSpread(r.Runs)
-	logf("  %-15s %-10s %6.1f us CPU/req (runs %.1f-%.1f)  p99 %7.0f us  RSS %.1f MiB", name, f.sr.Name, r.CPUPerReqUS, lo, hi, r.P99US, r.RSSAfterMiB)
+	logf("  %-15s %-10s %6.1f us CPU/req (runs %.1f-%.1f)  %5.2f switches/req  p99 %7.0f us  RSS %.1f MiB", name, f.sr.Name, r.CPUPerReqUS, lo, hi, r.SwitchesPerReq, r.P99US, r.RSSAfterMiB)
 	return r
 }
 
 // loadRun is one run of sc at rate with the load generator (warm-up
 // included), with the server's CPU over it.
 func (h *harness) loadRun(p *Proc, addr string, sc Scenario, rate float64) (Run, error) {
-	c0 := p.CPU()
+	c0, s0 := p.CPU(), p.Switches()
 	out, err := exec.Command("taskset", "-c", h.s.ClientCPUs, h.self, "loadgen", "-addr", addr,
 		"-rate", fmt.Sprint(rate), "-c", strconv.Itoa(h.s.Concurrency), "-warmup", h.s.Warmup.String(),
 		"-d", h.s.Duration.String(), "-requests", h.reqFiles[sc.Name]).Output()
-	c1 := p.CPU()
+	c1, s1 := p.CPU(), p.Switches()
 	if err != nil {
 		return Run{}, fmt.Errorf("loadgen: %v", err)
 	}
@@ -121,7 +121,8 @@ func (h *harness) loadRun(p *Proc, addr string, sc Scenario, rate float64) (Run,
 	}
 	return Run{RPS: lr.Achieved, P50US: lr.P50US, P99US: lr.P99US, P999US: lr.P999US,
 		CPUPerReqUS: float64((c1 - c0).Microseconds()) / float64(lr.Total),
-		Errors:      int64(lr.Errors), Rate: rate, PacerLagUS: lr.PacerLagUS}, nil
+		Errors:      int64(lr.Errors), Rate: rate, PacerLagUS: lr.PacerLagUS,
+		SwitchesPerReq: float64(s1-s0) / float64(lr.Total)}, nil
 }
 
 // cpuSpread is the lowest and highest CPU per request of runs.

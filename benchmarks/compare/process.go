@@ -179,6 +179,31 @@ func (p *Proc) SchedCPU() time.Duration {
 	return time.Duration(ns)
 }
 
+// Switches is how many times the server's processes' threads have been
+// switched out, voluntarily (a wait: a futex, epoll_wait, a sleep) or not,
+// from /proc/PID/task/TID/status. A server that blocks and wakes for every
+// request at a moderate rate pays for it in these. (Threads that already
+// ended are not counted.)
+func (p *Proc) Switches() int64 {
+	var n int64
+	for _, pid := range p.Tree() {
+		tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+		for _, t := range tasks {
+			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/status", pid, t.Name()))
+			if err != nil {
+				continue
+			}
+			for line := range strings.Lines(string(b)) {
+				if k, v, ok := strings.Cut(line, ":"); ok && strings.HasSuffix(k, "_ctxt_switches") {
+					c, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+					n += c
+				}
+			}
+		}
+	}
+	return n
+}
+
 // RSS is the resident memory of all the server's processes together, in
 // bytes (shared pages counted in each, as ps and top do).
 func (p *Proc) RSS() int64 {

@@ -111,6 +111,8 @@ type ScenarioResult struct {
 	Errors      int64   `json:"errors"`                // socket errors and timeouts, all runs
 	ServerBusy  float64 `json:"server_busy,omitempty"` // medians of the runs' (see Run)
 	ClientBusy  float64 `json:"client_busy,omitempty"`
+	// SwitchesPerReq is the median of the runs' (fixed rate only).
+	SwitchesPerReq float64 `json:"switches_per_request,omitempty"`
 	// RSSAfterMiB is the server's RSS (all its processes) right after the
 	// scenario's last run: what its traffic left resident.
 	RSSAfterMiB float64 `json:"rss_after_mib,omitempty"`
@@ -127,6 +129,9 @@ type Run struct {
 	Errors      int64   `json:"errors"`
 	Rate        float64 `json:"rate,omitempty"` // asked, at a fixed rate
 	PacerLagUS  float64 `json:"pacer_lag_p99_us,omitempty"`
+	// SwitchesPerReq is the server's threads' context switches per
+	// request (fixed rate only).
+	SwitchesPerReq float64 `json:"switches_per_request,omitempty"`
 	// ServerBusy and ClientBusy are the server's and wrk's CPU time over
 	// the run's duration (1 is one CPU kept busy): which of the two bounded
 	// the run.
@@ -176,6 +181,7 @@ func median(runs []Run) *ScenarioResult {
 	r.P999US = pick(func(x Run) float64 { return x.P999US })
 	r.CPUPerReqUS = pick(func(x Run) float64 { return x.CPUPerReqUS })
 	r.ServerBusy = pick(func(x Run) float64 { return x.ServerBusy })
+	r.SwitchesPerReq = pick(func(x Run) float64 { return x.SwitchesPerReq })
 	r.ClientBusy = pick(func(x Run) float64 { return x.ClientBusy })
 	for _, x := range runs {
 		r.Errors += x.Errors
