@@ -207,19 +207,7 @@ func (s *service) reloadLocked(c *candidate, commit func(ruleVersion) error) (st
 	msg := fmt.Sprintf("%s in %s, version %s", RuleCounts(cfg.Written, cfg.Set.Counts()), time.Since(start).Round(time.Microsecond), ver.Hash)
 	s.log.Info("reloaded", "config", cfg.Path, "rules", cfg.Set.Len(), "version", ver.Hash, "hits_carried", carried, "took", time.Since(start).Round(time.Microsecond))
 	s.applyToken(cfg)
-	if keys := restartNeeded(s.cfg, cfg); len(keys) > 0 {
-		changed := strings.Join(keys, ", ")
-		msg += "; " + changed + " changed: restart to apply"
-		s.log.Warn(changed+" changed: the new rules serve, but these settings take effect only after a restart", "config", cfg.Path)
-		token := cfg.Admin
-		cfg.Server, cfg.Admin, cfg.AccessLog, cfg.Misses = s.cfg.Server, s.cfg.Admin, s.cfg.AccessLog, s.cfg.Misses
-		if tokenSwappable(s.cfg.Admin, token) {
-			cfg.Admin.Token, cfg.Admin.TokenFile = token.Token, token.TokenFile // applied by applyToken
-		}
-		cfg.TLS.Listen, cfg.TLS.HSTS, cfg.TLS.HandshakeTimeout = s.cfg.TLS.Listen, s.cfg.TLS.HSTS, s.cfg.TLS.HandshakeTimeout
-		cfg.TLS.PostQuantum = s.cfg.TLS.PostQuantum
-		cfg.TLS.HTTP2, cfg.TLS.MaxConcurrentStreams = s.cfg.TLS.HTTP2, s.cfg.TLS.MaxConcurrentStreams
-	}
+	msg += s.keepRestartSettings(cfg)
 	s.cfg = cfg
 	if c == nil || c.edits == nil {
 		freeLoadMemory() // the old rules, the decoder's garbage and its code's pages
@@ -228,6 +216,28 @@ func (s *service) reloadLocked(c *candidate, commit func(ruleVersion) error) (st
 	// (with its draft's edits, garbage only then), off its answer's
 	// path: at a million edits the collection takes a second or more.
 	return msg, nil
+}
+
+// keepRestartSettings gives cfg, the config a reload loaded, the running
+// config's values of the settings that take effect only after a restart
+// (listeners, logs, TLS ports), warning that they changed; it returns
+// what to add to the reload's message, "" when none changed.
+func (s *service) keepRestartSettings(cfg *config.Config) string {
+	keys := restartNeeded(s.cfg, cfg)
+	if len(keys) == 0 {
+		return ""
+	}
+	changed := strings.Join(keys, ", ")
+	s.log.Warn(changed+" changed: the new rules serve, but these settings take effect only after a restart", "config", cfg.Path)
+	token := cfg.Admin
+	cfg.Server, cfg.Admin, cfg.AccessLog, cfg.Misses = s.cfg.Server, s.cfg.Admin, s.cfg.AccessLog, s.cfg.Misses
+	if tokenSwappable(s.cfg.Admin, token) {
+		cfg.Admin.Token, cfg.Admin.TokenFile = token.Token, token.TokenFile // applied by applyToken
+	}
+	cfg.TLS.Listen, cfg.TLS.HSTS, cfg.TLS.HandshakeTimeout = s.cfg.TLS.Listen, s.cfg.TLS.HSTS, s.cfg.TLS.HandshakeTimeout
+	cfg.TLS.PostQuantum = s.cfg.TLS.PostQuantum
+	cfg.TLS.HTTP2, cfg.TLS.MaxConcurrentStreams = s.cfg.TLS.HTTP2, s.cfg.TLS.MaxConcurrentStreams
+	return "; " + changed + " changed: restart to apply"
 }
 
 // attachAdmin gives the service its admin server, once made, so that
