@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/engine/accesslog"
+	fw "github.com/redirectd/redirectd/engine/forward"
 	"github.com/redirectd/redirectd/httpparse"
 )
 
@@ -144,11 +145,6 @@ func bodyBytes(p []byte, headLen int) int64 {
 	return int64(len(p) - headLen)
 }
 
-// headLen is the length of the answer head at the start of p, all of p
-// when it holds no head end.
-func headLen(p []byte) int {
-	if i := bytes.Index(p, []byte("\r\n\r\n")); i >= 0 {
-		return i + 4
-	}
-	return len(p)
-}
+// headLen is the length of the answer head at the start of p
+// (forward.HeadLen, which exchanges count their answers by too).
+func headLen(p []byte) int { return fw.HeadLen(p) }

@@ -62,7 +62,7 @@ func (cs *conn) answer(out []byte, req *httpparse.Request, rules *matcher.Set, d
 	case cs.lookup(rules, req): // the one call into the matcher
 		m := &l.match
 		if fb := m.Fallback(); fb != nil && cs.pickGroup(req) {
-			return cs.startFallback(out, req, rules, fb, date) // fallback.go
+			return cs.startFallback(out, req, rules, fb, date) // forwarding.go
 		}
 		if !l.dry {
 			m.Hit()

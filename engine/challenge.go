@@ -2,8 +2,8 @@ package engine
 
 import (
 	"bytes"
-	"time"
 
+	"github.com/redirectd/redirectd/engine/forward/exchange"
 	"github.com/redirectd/redirectd/httpparse"
 )
 
@@ -25,12 +25,7 @@ func (cs *conn) isChallenge(req *httpparse.Request) bool {
 // forward's is, in request order: the connection's fwd is a forward
 // without an exchange, which the challenge writes through.
 func (cs *conn) startChallenge(s *Server, req *httpparse.Request, closing bool) {
-	f := &forward{s: s, cs: cs, c: cs.c, closing: closing, http10: req.Minor == 0,
-		head: isHead(req.Method), abort: make(chan struct{}), drained: make(chan struct{}, 1), start: time.Now()}
-	f.moved.Store(s.clock.now())
-	if cs.loop.alog != nil {
-		f.info = cs.loop.ri.copy()
-	}
+	f := cs.newForward(cs.c, req, nil, func(r *exchange.Request) { r.Closing = closing })
 	ch := &challenge{f: f, host: string(httpparse.HostName(req.Host)), path: string(req.Path)}
 	cs.fwd = f
 	s.workers.Run(ch)
@@ -46,19 +41,19 @@ type challenge struct {
 	host, path string
 }
 
-// run runs on a worker: 200 with the key authorization, or 404 for a
+// Run runs on a worker: 200 with the key authorization, or 404 for a
 // token the manager does not know.
 func (ch *challenge) Run() {
 	f := ch.f
-	defer f.s.recoverConn(atForward, f.c, f.cs, nil)
-	body, ok := f.s.opts.ACMEChallenge(ch.host, ch.path)
+	s := f.cs.loop.srv
+	defer s.recoverConn(atForward, f.cs.c, f.cs, nil)
+	body, ok := s.opts.ACMEChallenge(ch.host, ch.path)
 	if !ok {
-		f.s.m.challenges[0].Inc()
-		f.s.m.answer(outMiss, 404)
-		f.answerError(404, "not found\n")
+		s.m.challenges[0].Inc()
+		s.m.answer(outMiss, 404)
+		f.AnswerError(404, "not found\n")
 		return
 	}
-	f.s.m.challenges[1].Inc()
-	f.status.Store(200)
-	f.writeLast(appendText(nil, 200, "", string(body), f.head, f.s.date.get(), connFieldFor(f.http10, f.closing)))
+	s.m.challenges[1].Inc()
+	f.AnswerOK(body)
 }

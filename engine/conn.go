@@ -8,6 +8,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	fw "github.com/redirectd/redirectd/engine/forward"
+	"github.com/redirectd/redirectd/engine/forward/exchange"
 	"github.com/redirectd/redirectd/engine/tlsport"
 	"github.com/redirectd/redirectd/httpparse"
 )
@@ -48,9 +49,8 @@ type conn struct {
 	lingerRead  int
 	// fwd is the request being forwarded upstream, if any: requests after
 	// it wait in the buffer until its answer is written, so answers keep
-	// request order. waitDrain is set while its goroutine waits for the
-	// outbound buffer to drain.
-	fwd, waitDrain *forward
+	// request order.
+	fwd *forward
 	// head is where the parse of a partial head stopped, so that the next
 	// read scans only the bytes after it (a head dribbled a byte per
 	// segment would otherwise be parsed from its start once per byte).
@@ -67,8 +67,8 @@ type conn struct {
 	// forward or a tunnel reads what follows its head from gnet's buffer.
 	partial []byte
 	// fallback is the answer of the fallback rule the request being
-	// started matched, taken by startForward (fallback.go).
-	fallback *fallbackAnswer
+	// started matched, taken by startForward (forwarding.go).
+	fallback *exchange.FallbackAnswer
 	// pageStatus is the status an error page gives the upstream's
 	// answer to the request being started (0: its own), taken by
 	// startForward (locations_intercept.go).

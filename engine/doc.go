@@ -22,15 +22,16 @@
 // match, write) allocates nothing once a loop's buffers have grown.
 //
 // A request answered off the loop becomes the connection's forward
-// (forward.go): the requests after it wait in the buffer until its answer
-// is written, so answers keep request order. Its body is fed from the loop
-// (forward_body.go), the exchange runs on a worker (forward.Workers) with
-// the header policy of package forward, and the upstream's answer is
-// relayed to the client (forward_relay.go), or a fallback rule's answer
-// written instead (fallback.go). A WebSocket upgrade is a forward over an
-// upstream connection of its own, which becomes a tunnel on 101
-// (tunnel.go). An ACME HTTP-01 challenge is answered on a worker, written
-// through a forward without an exchange (challenge.go).
+// (forwarding.go): the requests after it wait in the buffer until its
+// answer is written, so answers keep request order. The exchange is
+// driven by package exchange (engine/forward/exchange), which reaches the
+// connection only through exchange.Conn, implemented by forward: its body
+// is fed from the loop, the exchange runs on a worker (forward.Workers)
+// with the header policy of package forward, and the upstream's answer is
+// relayed to the client, or a fallback rule's answer written instead. A
+// WebSocket upgrade is a forward over an upstream connection of its own,
+// which becomes a tunnel on 101. An ACME HTTP-01 challenge is answered on
+// a worker, written through a forward without an exchange (challenge.go).
 //
 // The deadlines (header, idle, lingering close, body, send, tunnel idle)
 // are checked by a sweep that each loop runs over its own connections
@@ -44,13 +45,13 @@
 // Event loops (gnet, Options.EventLoops of them). A loop runs OnOpen,
 // OnTraffic and OnClose for the connections it accepted (OnTraffic also
 // when a forward wakes the connection), the AsyncWrite callbacks of their
-// forwards (forward.onLoop), and the tasks
+// forwards (exchange.Forward.onLoop), and the tasks
 // handed to it with Execute: the deadline sweep (loop.Run), Swap's reset
 // of the loop's Match, the access log flush of Shutdown, and Misses' copy
 // of the loop's sketch. It alone touches its loop struct (request, Match,
 // output buffer, access-log Buffer, misses sketch) and its conns, and the
 // fields of their forwards marked loop-only (the body being fed, buffered
-// or pending, the rate, refused, outLast and outSince). Shared state it
+// or pending, the rate, refused, waitDrain, outLast and outSince). Shared state it
 // reads is atomic: the rule set pointer, the coarse clock, the Date line,
 // draining, the counters. The locks it takes are held for a few
 // instructions, never across I/O: a shard of the connection limiter
@@ -68,7 +69,8 @@
 //
 // Forward workers (forward.Workers: a worker per forward or challenge
 // running at once, which exits after ten idle seconds). A worker runs
-// forward.Run, the upstream exchange, or challenge.Run. It touches the
+// exchange.Forward.Run or exchange.Stream.Run, the upstream exchange, or
+// challenge.Run. It touches the
 // forward's fields that are not loop-only (the request built on the loop
 // before the hand-over, the server picked, the atomics: status, bytes
 // sent, abort, stalled, moved), the upstream pool (its HostClients and
@@ -78,12 +80,12 @@
 // with). It
 // reaches the connection only through AsyncWrite and Wake, which gnet
 // allows from any goroutine, and the callbacks those run on the loop,
-// which hand the connection back (forward.release). The request body
-// reaches the exchange over a channel (bodyReader), whose reader wakes the
-// connection when the loop waits for room.
+// which hand the connection back (exchange.Conn.Released). The request
+// body reaches the exchange over a channel (exchange's bodyReader), whose
+// reader wakes the connection when the loop waits for room.
 //
-// Tunnels (tunnel.go: up to three goroutines per WebSocket upgrade, not
-// workers). runTunnel dials the upstream, sends the upgrade, relays the
+// Tunnels (exchange's tunnel.go: up to three goroutines per WebSocket
+// upgrade, not workers). runTunnel dials the upstream, sends the upgrade, relays the
 // answer and then the upstream's bytes to the client; once dialled, a
 // second goroutine closes the upstream connection when the forward is
 // aborted (the client went), and on 101 a third copies the client's bytes,
@@ -105,7 +107,7 @@
 // loop on the connection's goroutine (h2serve.go): each stream is decided
 // with the tlsport.Loop's mutex held, as a read is, and its frames written
 // with it released; a forwarded stream's exchange runs on a forward
-// worker (h2forward.go), which writes its answer through the h2.Stream
+// worker (exchange.Stream), which writes its answer through the h2.Stream
 // and takes the mutex only to log.
 //
 // The access-log writer (engine/accesslog: one per Log). It takes the

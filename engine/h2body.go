@@ -15,7 +15,7 @@ import (
 // own, made with the loop's dry set, so that nothing is counted or
 // logged twice; Serve then decides the stream for real. A forward's body
 // is buffered under its group's body_timeout and body_min_rate, as
-// the HTTP/1.1 path's (forward_body.go's rateDeadline).
+// the HTTP/1.1 path's (exchange's rateDeadline).
 func (x *h2conn) NeedsBody(st *h2.Stream) (need bool, timeout time.Duration, minRate int64) {
 	tl := x.c.Loop()
 	tl.Lock()

@@ -232,7 +232,7 @@ func appendH2Head(dst []byte, st *h2.Stream, whole bool) []byte {
 	}
 	switch {
 	case !whole && st.ContentLength >= 0:
-		dst = appendContentLength(dst, st.ContentLength) // to come, streamed (h2forward.go) or dropped
+		dst = appendContentLength(dst, st.ContentLength) // to come, streamed (exchange.Stream) or dropped
 	case whole && (len(st.Body) > 0 || st.ContentLength >= 0):
 		dst = appendContentLength(dst, int64(len(st.Body)))
 	}

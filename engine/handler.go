@@ -67,7 +67,7 @@ func (h *handler) OnClose(c gnet.Conn, _ error) gnet.Action {
 	cs.loop.remove(cs)
 	h.srv.conns.close(cs.ip)
 	if cs.fwd != nil {
-		cs.fwd.stop(0) // the client is gone
+		cs.fwd.Stop(0) // the client is gone
 	}
 	c.SetContext(nil)
 	h.srv.testPanic(atClose, nil)

@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 
+	"github.com/redirectd/redirectd/engine/forward/exchange"
 	"github.com/redirectd/redirectd/httpparse"
 	"github.com/redirectd/redirectd/matcher"
 	"github.com/redirectd/redirectd/matcher/rewrite"
@@ -11,7 +12,7 @@ import (
 // A location with intercept_errors (nginx's proxy_intercept_errors on)
 // sends the upstream's answers of the statuses its error_page names to
 // the error page. The answer is built here, on the loop, before the
-// request is forwarded, as a fallback rule's is (fallback.go): one per
+// request is forwarded, as a fallback rule's is (forwarding.go): one per
 // status, by replaying the request on the phase's second Scratch and
 // asking rewrite for the error page's answer. An error page whose
 // target forwards cannot be built ahead: the upstream's answer is then
@@ -32,7 +33,7 @@ func (cs *conn) interceptPages(req *httpparse.Request, rules *matcher.Set, date 
 	if p == nil {
 		return
 	}
-	var first *fallbackAnswer
+	var first *exchange.FallbackAnswer
 	for i := 0; ; i++ {
 		// ph.scratch is as Run left it: the forwarding location.
 		status, ok := p.InterceptStatus(&ph.scratch, i)
@@ -45,7 +46,7 @@ func (cs *conn) interceptPages(req *httpparse.Request, rules *matcher.Set, date 
 			continue
 		}
 		res := &ph.res2
-		a := &fallbackAnswer{fb: pageStatus(status), status: res.Status, rule: res.Where, next: first}
+		a := &exchange.FallbackAnswer{FB: pageStatus(status), Status: res.Status, Rule: res.Where, Next: first}
 		switch res.Action {
 		case rewrite.Redirect:
 			b := append([]byte(nil), redirectLines[res.Status-300]...)
@@ -53,19 +54,19 @@ func (cs *conn) interceptPages(req *httpparse.Request, rules *matcher.Set, date 
 			mark := len(b)
 			b = cs.appendPhaseLocation(b, res.Location, req)
 			if cs.loop.alog != nil {
-				a.location = append([]byte(nil), b[mark:]...)
+				a.Location = append([]byte(nil), b[mark:]...)
 			}
 			b = append(b, "\r\nContent-Length: 0\r\n"...)
 			b = append(b, cs.fields()...)
 			b = append(b, rules.Headers()...)
 			b = append(b, date...)
-			a.answer = append(b, "\r\n"...)
+			a.Answer = append(b, "\r\n"...)
 		case rewrite.Answer:
-			a.answer = appendBody(nil, res.Status, cs.fields(), rules.Headers(), res.Body, isHead(req.Method), date, connDefault)
+			a.Answer = appendBody(nil, res.Status, cs.fields(), rules.Headers(), res.Body, isHead(req.Method), date, connDefault)
 		default:
 			continue // a forward or a close: the upstream's answer goes as it is
 		}
-		a.headEnd = bytes.Index(a.answer, []byte("\r\n\r\n")) + 2
+		a.HeadEnd = bytes.Index(a.Answer, []byte("\r\n\r\n")) + 2
 		first = a
 	}
 	if first != nil {

@@ -5,10 +5,10 @@ import (
 	"io"
 	"strconv"
 	"sync"
-	"sync/atomic"
 
 	"github.com/VictoriaMetrics/metrics"
 
+	"github.com/redirectd/redirectd/engine/forward/exchange"
 	"github.com/redirectd/redirectd/engine/promtext"
 	"github.com/redirectd/redirectd/engine/upstream"
 )
@@ -21,7 +21,7 @@ type serverMetrics struct {
 	// ups holds each group's servers' metrics by group and address,
 	// made when a group is (forServer, under upMu).
 	upMu sync.Mutex
-	ups  map[string]*upstreamMetrics
+	ups  map[string]*exchange.ServerMetrics
 	// answered[outcome][status] counts local answers; nil where a status
 	// never occurs for an outcome (answeredOther catches it).
 	answered      [numOutcomes][600]*metrics.Counter
@@ -44,18 +44,20 @@ type serverMetrics struct {
 	// body_rate is a body larger than request_buffer_bytes that came
 	// slower than body_min_rate.
 	timeouts struct{ idle, header, linger, body, bodyRate, send, tunnel *metrics.Counter }
-	// bodies counts forwarded request bodies: [bodyBuffered] read whole
-	// before the exchange started, [bodyStreamed] larger than
-	// request_buffer_bytes, passed on as they came once it had.
+	// bodies counts forwarded request bodies: [exchange.BodyBuffered]
+	// read whole before the exchange started, [exchange.BodyStreamed]
+	// larger than request_buffer_bytes, passed on as they came once it
+	// had.
 	bodies [2]*metrics.Counter
 	panics [numBoundaries]*metrics.Counter // by boundary, see recover.go
 	// challenges counts ACME HTTP-01 challenges: [0] unknown tokens, [1]
 	// answered.
 	challenges [2]*metrics.Counter
 	// fieldsDropped counts upstream answer fields left out for bytes no
-	// field may hold (forward_relay.go).
+	// field may hold (package exchange's relay.go).
 	fieldsDropped *metrics.Counter
-	// fallback counts forwards of fallback rules (fallback.go).
+	// fallback counts forwards of fallback rules (package exchange's
+	// fallback.go), by exchange.FallbackAnswered and FallbackRelayed.
 	fallback [2]*metrics.Counter
 	// onePass counts lookups whose regex candidates went past the
 	// matcher's work budget (conn.lookup).
@@ -138,8 +140,8 @@ func newServerMetrics(s *Server) *serverMetrics {
 	m.timeouts.linger = m.set.NewCounter(`redirectd_connections_timed_out_total{timeout="linger"}`)
 	m.timeouts.body = m.set.NewCounter(`redirectd_connections_timed_out_total{timeout="body"}`)
 	m.timeouts.bodyRate = m.set.NewCounter(`redirectd_connections_timed_out_total{timeout="body_rate"}`)
-	m.bodies[bodyBuffered] = m.set.NewCounter(`redirectd_upstream_request_bodies_total{result="buffered"}`)
-	m.bodies[bodyStreamed] = m.set.NewCounter(`redirectd_upstream_request_bodies_total{result="streamed"}`)
+	m.bodies[exchange.BodyBuffered] = m.set.NewCounter(`redirectd_upstream_request_bodies_total{result="buffered"}`)
+	m.bodies[exchange.BodyStreamed] = m.set.NewCounter(`redirectd_upstream_request_bodies_total{result="streamed"}`)
 	m.timeouts.send = m.set.NewCounter(`redirectd_connections_timed_out_total{timeout="send"}`)
 	m.timeouts.tunnel = m.set.NewCounter(`redirectd_connections_timed_out_total{timeout="tunnel"}`)
 	for at := range numBoundaries {
@@ -161,12 +163,6 @@ func newServerMetrics(s *Server) *serverMetrics {
 	return m
 }
 
-// Indexes of serverMetrics.bodies.
-const (
-	bodyBuffered = iota
-	bodyStreamed
-)
-
 // answer counts one local answer.
 func (m *serverMetrics) answer(o outcome, status int) {
 	if status > 0 && status < 600 {
@@ -178,55 +174,37 @@ func (m *serverMetrics) answer(o outcome, status int) {
 	m.answeredOther[o].Inc()
 }
 
-// upstreamMetrics are one upstream server's counters.
-type upstreamMetrics struct {
-	ok, failed, timedOut *metrics.Counter
-	// poolFull counts requests answered 503 because no pooled
-	// connection came free within pool_wait_timeout.
-	poolFull *metrics.Counter
-	// clientLimit counts requests answered 429 because their client
-	// had max_conns_per_client exchanges running.
-	clientLimit *metrics.Counter
-	// stale counts pooled connections closed before reuse because bytes
-	// or an end of stream came while they were idle.
-	stale *metrics.Counter
-	dur   *metrics.PrometheusHistogram
-	// srv is the server the health gauge reads: the latest of this group
-	// and address (a reload may rebuild it).
-	srv atomic.Pointer[upstream.Server]
-}
-
 // forServer returns the metrics of srv in the group named group: made
 // once per group and address, and kept across reloads, so that a group
 // rebuilt with the same servers goes on counting where it was; the
 // health gauge reads the server given last.
-func (m *serverMetrics) forServer(group string, srv *upstream.Server) *upstreamMetrics {
+func (m *serverMetrics) forServer(group string, srv *upstream.Server) *exchange.ServerMetrics {
 	m.upMu.Lock()
 	defer m.upMu.Unlock()
 	key := group + "\x00" + srv.Addr
 	if um := m.ups[key]; um != nil {
-		um.srv.Store(srv)
+		um.Srv.Store(srv)
 		return um
 	}
 	l := `group=` + strconv.Quote(group) + `,server=` + strconv.Quote(srv.Addr)
-	um := &upstreamMetrics{
-		ok:          m.set.GetOrCreateCounter(`redirectd_upstream_requests_total{` + l + `,result="answered"}`),
-		failed:      m.set.GetOrCreateCounter(`redirectd_upstream_requests_total{` + l + `,result="error"}`),
-		timedOut:    m.set.GetOrCreateCounter(`redirectd_upstream_requests_total{` + l + `,result="timeout"}`),
-		poolFull:    m.set.GetOrCreateCounter(`redirectd_upstream_requests_total{` + l + `,result="pool_full"}`),
-		clientLimit: m.set.GetOrCreateCounter(`redirectd_upstream_requests_total{` + l + `,result="client_limit"}`),
-		stale:       m.set.GetOrCreateCounter(`redirectd_upstream_idle_closed_total{` + l + `}`),
-		dur:         m.set.GetOrCreatePrometheusHistogram(`redirectd_upstream_duration_seconds{` + l + `}`),
+	um := &exchange.ServerMetrics{
+		OK:          m.set.GetOrCreateCounter(`redirectd_upstream_requests_total{` + l + `,result="answered"}`),
+		Failed:      m.set.GetOrCreateCounter(`redirectd_upstream_requests_total{` + l + `,result="error"}`),
+		TimedOut:    m.set.GetOrCreateCounter(`redirectd_upstream_requests_total{` + l + `,result="timeout"}`),
+		PoolFull:    m.set.GetOrCreateCounter(`redirectd_upstream_requests_total{` + l + `,result="pool_full"}`),
+		ClientLimit: m.set.GetOrCreateCounter(`redirectd_upstream_requests_total{` + l + `,result="client_limit"}`),
+		Stale:       m.set.GetOrCreateCounter(`redirectd_upstream_idle_closed_total{` + l + `}`),
+		Dur:         m.set.GetOrCreatePrometheusHistogram(`redirectd_upstream_duration_seconds{` + l + `}`),
 	}
-	um.srv.Store(srv)
+	um.Srv.Store(srv)
 	m.set.GetOrCreateGauge(`redirectd_upstream_server_up{`+l+`}`, func() float64 {
-		if um.srv.Load().Up() {
+		if um.Srv.Load().Up() {
 			return 1
 		}
 		return 0
 	})
 	if m.ups == nil {
-		m.ups = map[string]*upstreamMetrics{}
+		m.ups = map[string]*exchange.ServerMetrics{}
 	}
 	m.ups[key] = um
 	return um

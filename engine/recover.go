@@ -21,10 +21,10 @@ const (
 	atTraffic                  // OnTraffic
 	atClose                    // OnClose
 	atSweep                    // a connection's deadline check, run on its loop
-	atForward                  // forward.run, the upstream exchange
-	atTunnel                   // runTunnel and its copy from the client
+	atForward                  // an exchange (package exchange: Forward.Run, Stream.Run) or a challenge
+	atTunnel                   // a tunnel's goroutines (exchange.Forward.StartTunnel)
 	atTick                     // OnTick, on gnet's ticker goroutine
-	atCallback                 // a forward's AsyncWrite callback, run on its loop (onLoop)
+	atCallback                 // an exchange's AsyncWrite callback, run on its loop
 	numBoundaries
 )
 
@@ -45,10 +45,14 @@ var boundaryNames = [numBoundaries]string{"open", "traffic", "close", "sweep", "
 // served. A panic in OnClose before it has uncounted the connection leaves
 // it counted against its client's limit.
 func (s *Server) recoverConn(at boundary, c gnet.Conn, cs *conn, action *gnet.Action) {
-	v := recover()
-	if v == nil {
-		return
+	if v := recover(); v != nil {
+		s.panicked(at, v, c, cs, action)
 	}
+}
+
+// panicked is recoverConn's handling of the panic v it recovered, also
+// that of an exchange (forward.Panicked), which recovers its own.
+func (s *Server) panicked(at boundary, v any, c gnet.Conn, cs *conn, action *gnet.Action) {
 	s.m.panics[at].Inc()
 	client := netip.Addr{}
 	switch {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/redirectd/redirectd/engine/accesslog"
 	fw "github.com/redirectd/redirectd/engine/forward"
+	"github.com/redirectd/redirectd/engine/forward/exchange"
 	"github.com/redirectd/redirectd/engine/tlsport"
 	"github.com/redirectd/redirectd/httpparse"
 	"github.com/redirectd/redirectd/internal/safego"
@@ -167,6 +168,8 @@ type Server struct {
 	m      *serverMetrics
 	// workers run the forwards and ACME challenges.
 	workers *fw.Workers
+	// xhost is what the exchanges share (forwarding.go).
+	xhost exchange.Host
 	// tls is the TLS listener, if any.
 	tls *tlsport.Listener
 	// hsts is the Strict-Transport-Security line of the TLS port's
@@ -208,6 +211,7 @@ func New(opts Options, rules *matcher.Set) *Server {
 	s.proxy.init(opts.Proxies, s.m.set)
 	s.initMisses()
 	s.workers = fw.NewWorkers()
+	s.xhost = s.exchangeHost()
 	s.routes.Store(&routeTable{})
 	s.SetUpstreams(opts.Upstream, opts.Routes, opts.Groups...)
 	s.rules.Store(rules)

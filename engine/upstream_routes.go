@@ -1,11 +1,18 @@
 package engine
 
 import (
+	"net/netip"
 	"time"
 
 	fw "github.com/redirectd/redirectd/engine/forward"
+	"github.com/redirectd/redirectd/engine/forward/exchange"
 	"github.com/redirectd/redirectd/engine/upstream"
 )
+
+// UpstreamOptions configure forwarding of misses to one upstream group;
+// the type, its fields and their defaults are package forward's
+// (forward.Options).
+type UpstreamOptions = fw.Options
 
 // UpstreamRoute sends the misses of Host whose path starts with Prefix to
 // Group: the [[route]] tables.
@@ -19,17 +26,42 @@ type UpstreamRoute struct {
 	Group  *UpstreamOptions
 }
 
-// group is one upstream group as the server runs it: its options with
-// the defaults filled, the client slots of max_conns_per_client and each
-// server's metrics. Forwards keep the group they started with, so that a
-// reload replacing it does not move an exchange under way.
+// group is one upstream group as the server runs it: as exchanges see it
+// (its options with the defaults filled, each server's metrics, the
+// client slots of max_conns_per_client), and what the loop needs besides.
+// Forwards keep the group they started with, so that a reload replacing
+// it does not move an exchange under way.
 type group struct {
-	UpstreamOptions
+	exchange.Group
 	opts *UpstreamOptions // as given, for reuse across SetUpstreams
 	// hostHeader is HostHeader as bytes, made once.
 	hostHeader []byte
 	slots      clientSlots
-	metrics    map[*upstream.Server]*upstreamMetrics
+}
+
+// clientSlots counts, per client address, the forwarded requests whose
+// exchange with an upstream is running (waiting for a pooled connection,
+// sending the body, relaying the answer), so that one client cannot hold
+// the whole pool: max_conns_per_client. The connections of one client
+// spread over every event loop, so the count is shared, in shards behind
+// their own mutex. It is taken and given back by the forward's goroutine,
+// never on an event loop (exchange.Slots). The count is ipCounts'.
+type clientSlots struct{ counts ipCounts }
+
+func (cs *clientSlots) init(max int) { cs.counts.init(max) }
+
+// Take counts one exchange for ip unless ip has max running; an unknown
+// address (invalid) is never refused. ip is the client as the connection
+// limiter counts it (connLimiter.client: an IPv6 address by its prefix).
+func (cs *clientSlots) Take(ip netip.Addr) bool {
+	return !ip.IsValid() || cs.counts.take(ip)
+}
+
+// Put gives back a slot that Take counted.
+func (cs *clientSlots) Put(ip netip.Addr) {
+	if ip.IsValid() {
+		cs.counts.put(ip)
+	}
 }
 
 // routeTable is the compiled [[route]] tables with the default group
@@ -93,17 +125,18 @@ func (s *Server) compileRoutes(def *UpstreamOptions, routes []UpstreamRoute, nam
 
 // newGroup fills o's defaults and makes its slots and metrics.
 func (s *Server) newGroup(o *UpstreamOptions) *group {
-	g := &group{UpstreamOptions: o.WithDefaults(), opts: o}
-	up := &g.UpstreamOptions
+	g := &group{Group: exchange.Group{Options: o.WithDefaults()}, opts: o}
+	up := &g.Options
 	if up.HostHeader != "" {
 		g.hostHeader = []byte(up.HostHeader)
 	}
 	g.slots.init(up.MaxConnsPerClient)
-	g.metrics = make(map[*upstream.Server]*upstreamMetrics)
+	g.Slots = &g.slots
+	g.Servers = make(map[*upstream.Server]*exchange.ServerMetrics)
 	for _, srv := range up.Pool.Servers() {
 		m := s.m.forServer(up.Name, srv)
-		g.metrics[srv] = m
-		srv.CountStale(m.stale)
+		g.Servers[srv] = m
+		srv.CountStale(m.Stale)
 	}
 	return g
 }

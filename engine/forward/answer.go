@@ -93,3 +93,13 @@ func AppendStatusLine(head []byte, code int, reason []byte) []byte {
 	}
 	return append(head, "\r\n"...)
 }
+
+// HeadLen is the length of the answer head at the start of p, all of p
+// when it holds no head end: the access log tells an answer's body bytes
+// from its head's by it.
+func HeadLen(p []byte) int {
+	if i := bytes.Index(p, []byte("\r\n\r\n")); i >= 0 {
+		return i + 4
+	}
+	return len(p)
+}

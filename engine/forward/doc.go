@@ -1,6 +1,6 @@
 // Package forward is the policy of a request forwarded to an upstream
-// group, apart from the event loop that drives the exchange (package
-// engine, forward*.go): what goes upstream (RequestHeaders, Target), what
+// group, apart from what drives the exchange (package exchange, below
+// this one, and the engine's forwarding.go): what goes upstream (RequestHeaders, Target), what
 // comes back to the client (AppendAnswerFields, AppendStatusLine, a
 // tunnel's 101 included), which requests are WebSocket upgrades, the
 // [[route]] table a miss is looked up in (Routes), the groups' options

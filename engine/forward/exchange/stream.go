@@ -1,4 +1,4 @@
-package engine
+package exchange
 
 import (
 	"bytes"
@@ -11,18 +11,16 @@ import (
 	fw "github.com/redirectd/redirectd/engine/forward"
 	"github.com/redirectd/redirectd/engine/h2"
 	"github.com/redirectd/redirectd/engine/upstream"
-	"github.com/redirectd/redirectd/httpparse"
 )
 
-// h2forward is one HTTP/2 stream forwarded to the upstream over HTTP/1.1
+// Stream is one HTTP/2 stream forwarded to the upstream over HTTP/1.1
 // (the same pool, header policy, fallback rules and answer policy as a
 // forward from the HTTP/1.1 path). Its body was buffered whole by
 // engine/h2 when it fits its MaxBodyBytes, else it is streamed as it
 // comes (h2.Stream.BodyReader); the upstream's answer is relayed as it
 // comes, held back by the stream's flow control.
-type h2forward struct {
-	f   *forward // the answer policy's view: cs, head, vary, fallback, status
-	x   *h2conn
+type Stream struct {
+	f   *Forward // the answer policy's view: head, vary, fallback, status
 	st  *h2.Stream
 	req *fasthttp.Request
 	srv *upstream.Server
@@ -32,21 +30,10 @@ type h2forward struct {
 	sent    int64
 }
 
-// forward starts st's exchange (on the loop: tl locked), req being its
-// parsed head.
-func (x *h2conn) forward(st *h2.Stream, req *httpparse.Request) {
-	cs := x.cs
-	s := cs.loop.srv
-	f := &forward{s: s, g: cs.loop.group, cs: cs, c: x.c, head: isHead(req.Method), vary: cs.loop.match.Vary(), fallback: cs.fallbackFor()}
-	f.pageStatus, cs.pageStatus = cs.pageStatus, 0
-	f.start = time.Now()
-	if cs.loop.alog != nil {
-		f.info = cs.loop.ri.copy()
-	}
-	cs.loop.group = nil // the forward holds it; a reload may drop it
-	hf := &h2forward{f: f, x: x, st: st, start: f.start}
-	hf.srv, hf.pickErr = f.g.Pool.Pick()
-	r := cs.upstreamRequest(req, true, f.g, hf.srv)
+// NewStream readies the exchange of st through f (Init, Pick: the
+// engine's, on the loop), its upstream request r lacking the body.
+func NewStream(f *Forward, st *h2.Stream, r *fasthttp.Request) *Stream {
+	hf := &Stream{f: f, st: st, start: f.start, srv: f.srv, pickErr: f.pickErr}
 	switch {
 	case st.BodyTooLarge || st.HeadOnly:
 		// HeadOnly: decided from its head as a local answer, the rules
@@ -62,24 +49,22 @@ func (x *h2conn) forward(st *h2.Stream, req *httpparse.Request) {
 			timeout = fw.DefaultBodyTimeout
 		}
 		r.SetBodyStream(st.BodyReader(timeout, f.g.MaxRequestBodyBytes), length)
-		s.m.bodies[bodyStreamed].Inc()
+		f.m.Bodies[BodyStreamed].Inc()
 	case len(st.Body) > 0:
 		// The body is the stream's until it ends, which is after the
 		// exchange.
 		r.SetBodyStream(bytes.NewReader(st.Body), len(st.Body))
-		s.m.bodies[bodyBuffered].Inc()
+		f.m.Bodies[BodyBuffered].Inc()
 	}
 	hf.req = r
-	f.client = s.conns.client(cs.requestClient(req))
-	s.workers.Run(hf)
+	return hf
 }
 
-// run is the exchange, on a forward worker.
-func (hf *h2forward) Run() {
+// Run is the exchange, on a forward worker.
+func (hf *Stream) Run() {
 	f := hf.f
-	s := f.s
 	// A panic closes the connection, which ends the stream.
-	defer s.recoverConn(atForward, hf.x.c, hf.x.cs, nil)
+	defer f.recoverAt(AtForward)
 	defer fasthttp.ReleaseRequest(hf.req)
 	if hf.pickErr != nil {
 		f.noServer(hf)
@@ -87,15 +72,15 @@ func (hf *h2forward) Run() {
 	}
 	srv := hf.srv
 	f.server = srv.Addr
-	um := f.g.metrics[srv]
+	um := f.g.Servers[srv]
 	if !f.takeSlot(hf, srv, um) {
 		return
 	}
-	defer f.g.slots.put(f.client)
+	defer f.g.Slots.Put(f.client)
 	resp := fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseResponse(resp)
 	start, err := f.exchange(srv, hf.req, resp)
-	defer func() { s.m.fwdDur.Update(time.Since(start).Seconds()) }()
+	defer func() { f.m.Duration.Update(time.Since(start).Seconds()) }()
 	if err != nil {
 		hf.exchangeFailed(err, srv, um)
 		return
@@ -111,7 +96,7 @@ func (hf *h2forward) Run() {
 
 // relay sends the upstream's answer: its head by forward.answerHead's
 // policy, then its body as it is read.
-func (hf *h2forward) relay(resp *fasthttp.Response) {
+func (hf *Stream) relay(resp *fasthttp.Response) {
 	f := hf.f
 	code, msg := f.upstreamStatus(resp)
 	head, _, noBody := f.answerHead(code, msg, resp.Header.All(), resp.Header.ContentLength())
@@ -155,7 +140,7 @@ func (hf *h2forward) relay(resp *fasthttp.Response) {
 			hf.sent += int64(n)
 			if werr := hf.st.WriteData(buf[:n], false); werr != nil {
 				if errors.Is(werr, h2.ErrSendTimeout) {
-					f.s.m.timeouts.send.Inc()
+					f.m.SendTimeouts.Inc()
 				}
 				hf.log()
 				return // the client reset the stream, went, or took nothing for send_timeout
@@ -179,7 +164,7 @@ func (hf *h2forward) relay(resp *fasthttp.Response) {
 }
 
 // done sends body after a head sent with err, ending the stream, and logs.
-func (hf *h2forward) done(err error, head, body []byte) {
+func (hf *Stream) done(err error, head, body []byte) {
 	hf.sent = int64(len(head) + len(body))
 	if err == nil && len(body) > 0 {
 		hf.st.WriteData(body, true)
@@ -188,33 +173,33 @@ func (hf *h2forward) done(err error, head, body []byte) {
 }
 
 // answerError answers status with msg (failAnswerer).
-func (hf *h2forward) answerError(status int, msg string) {
+func (hf *Stream) answerError(status int, msg string) {
 	f := hf.f
 	f.status.Store(int32(status))
-	b := appendText(nil, status, f.errorFields(status), msg, f.head, f.s.date.get(), connDefault)
+	b := f.conn.AppendText(nil, status, f.errorFields(status), msg, f.head, false, false)
 	hf.st.Answer(b)
 	hf.sent = int64(len(b))
 	hf.log()
 }
 
 // writeFallback answers with the fallback rule's answer (failAnswerer).
-func (hf *h2forward) writeFallback() {
+func (hf *Stream) writeFallback() {
 	a := hf.f.fallbackAnswered()
-	hf.st.Answer(a.answer)
-	hf.sent = int64(len(a.answer))
+	hf.st.Answer(a.Answer)
+	hf.sent = int64(len(a.Answer))
 	hf.log()
 }
 
 // exchangeFailed answers an exchange that failed with err: 413 or 408 for
 // the stream's body, nothing for a stream the client reset, else as
 // forward.upstreamFailed decides for both paths.
-func (hf *h2forward) exchangeFailed(err error, srv *upstream.Server, um *upstreamMetrics) {
+func (hf *Stream) exchangeFailed(err error, srv *upstream.Server, um *ServerMetrics) {
 	f := hf.f
 	switch {
 	case errors.Is(err, h2.ErrBodyTooLarge):
 		f.fail(hf, 413, "request body too large\n")
 	case errors.Is(err, h2.ErrBodyTimeout):
-		f.s.m.timeouts.body.Inc()
+		f.m.BodyTimeouts.Inc()
 		f.fail(hf, 408, "request body not received in time\n")
 	case errors.Is(err, h2.ErrStreamClosed):
 		hf.st.Abort() // the client reset the stream while sending its body
@@ -224,16 +209,8 @@ func (hf *h2forward) exchangeFailed(err error, srv *upstream.Server, um *upstrea
 	}
 }
 
-// log writes the access log line, on the loop.
-func (hf *h2forward) log() {
-	f := hf.f
-	l := f.cs.loop
-	if l.alog == nil {
-		return
-	}
-	f.sent.Store(hf.sent)
-	tl := hf.x.c.Loop()
-	tl.Lock()
-	f.logForwarded()
-	tl.Unlock()
+// log writes the access log line (Conn.Log takes the loop's lock).
+func (hf *Stream) log() {
+	hf.f.sent.Store(hf.sent)
+	hf.f.conn.Log()
 }

@@ -1,4 +1,4 @@
-package engine
+package exchange
 
 import (
 	"io"
@@ -14,7 +14,7 @@ import (
 
 // relay writes the upstream's answer to the client: its head, then its
 // body streamed in chunks, re-framed for the client.
-func (f *forward) relay(resp *fasthttp.Response) {
+func (f *Forward) relay(resp *fasthttp.Response) {
 	code, msg := f.upstreamStatus(resp)
 	length := resp.Header.ContentLength()
 	head, chunkedOut, noBody := f.answerHead(code, msg, resp.Header.All(), length)
@@ -35,7 +35,7 @@ func (f *forward) relay(resp *fasthttp.Response) {
 
 // upstreamStatus is the status and text the client gets for resp: the
 // upstream's, or the error page's status that sent the request there.
-func (f *forward) upstreamStatus(resp *fasthttp.Response) (int, []byte) {
+func (f *Forward) upstreamStatus(resp *fasthttp.Response) (int, []byte) {
 	if f.pageStatus != 0 {
 		return f.pageStatus, nil
 	}
@@ -55,7 +55,7 @@ func (s streamCloser) Close() error { return s.resp.CloseBodyStream() }
 // the end of the connection for an HTTP/1.0 client. noBody says the
 // answer has no body whatever its fields say; chunkedOut, that the body
 // must be sent chunked. It records the status for the access log.
-func (f *forward) answerHead(code int, msg []byte, fields iter.Seq2[[]byte, []byte], length int) (head []byte, chunkedOut, noBody bool) {
+func (f *Forward) answerHead(code int, msg []byte, fields iter.Seq2[[]byte, []byte], length int) (head []byte, chunkedOut, noBody bool) {
 	f.status.Store(int32(code))
 	noBody = f.head || code == 204 || code == 304 || code < 200
 	head = make([]byte, 0, 512)
@@ -71,22 +71,30 @@ func (f *forward) answerHead(code int, msg []byte, fields iter.Seq2[[]byte, []by
 		chunkedOut = true
 		head = append(head, "Transfer-Encoding: chunked\r\n"...)
 	}
-	if f.closing {
-		head = append(head, "Connection: close\r\n"...)
-	} else if f.http10 {
-		head = append(head, "Connection: keep-alive\r\n"...)
-	}
+	head = appendConnection(head, f.http10, f.closing)
 	return append(head, "\r\n"...), chunkedOut, noBody
+}
+
+// appendConnection appends the Connection field of an answer to an
+// HTTP/1.x client (http10: 1.0) after which the server closes or not:
+// none when an HTTP/1.1 connection stays open.
+func appendConnection(dst []byte, http10, closing bool) []byte {
+	switch {
+	case closing:
+		return append(dst, "Connection: close\r\n"...)
+	case http10:
+		return append(dst, "Connection: keep-alive\r\n"...)
+	}
+	return dst
 }
 
 // appendAnswerFields applies the header policy of every relayed answer
 // (forward.AppendAnswerFields) for f's client: the server's own fields,
 // the TLS port's Strict-Transport-Security replacing the upstream's, the
 // failed conditions' Vary. upgrade: the answer is a tunnel's 101.
-func (f *forward) appendAnswerFields(head []byte, fields iter.Seq2[[]byte, []byte], upgrade bool) []byte {
-	own := f.cs.fields()
-	return fw.AppendAnswerFields(head, fields, upgrade, &fw.Answer{Own: own, OwnHSTS: f.cs.tls && own != "",
-		Vary: f.vary, Dropped: f.s.m.fieldsDropped})
+func (f *Forward) appendAnswerFields(head []byte, fields iter.Seq2[[]byte, []byte], upgrade bool) []byte {
+	return fw.AppendAnswerFields(head, fields, upgrade, &fw.Answer{Own: f.own, OwnHSTS: f.ownHSTS,
+		Vary: f.vary, Dropped: f.m.FieldsDropped})
 }
 
 // relayBody writes head, then the body read from stream, re-framed as
@@ -94,7 +102,7 @@ func (f *forward) appendAnswerFields(head []byte, fields iter.Seq2[[]byte, []byt
 // closes the stream with closer before the answer's last write, so that
 // the upstream connection is back in the pool before the client, having
 // its answer, sends the next request (which took a new connection else).
-func (f *forward) relayBody(head []byte, stream io.Reader, closer io.Closer, length int, chunkedOut bool) {
+func (f *Forward) relayBody(head []byte, stream io.Reader, closer io.Closer, length int, chunkedOut bool) {
 	closed := false
 	closeStream := func() {
 		if !closed {
@@ -182,7 +190,7 @@ var chunkPool = sync.Pool{New: func() any {
 // It reports false when the client is gone or the exchange was aborted:
 // the sweep closes a client that takes nothing for send_timeout, so a
 // client that never reads does not hold the upstream connection forever.
-func (f *forward) write(p []byte) bool {
+func (f *Forward) write(p []byte) bool {
 	type written struct {
 		err  error
 		full bool
@@ -193,9 +201,9 @@ func (f *forward) write(p []byte) bool {
 		full := err == nil && c.OutboundBuffered() > maxOutboundFwd
 		if full {
 			// The sweep signals drained, or closes the client once it
-			// takes nothing for send_timeout (checkForward).
-			f.cs.waitDrain = f
-			f.outLast, f.outSince = c.OutboundBuffered(), f.s.clock.now()
+			// takes nothing for send_timeout (Check).
+			f.waitDrain = true
+			f.outLast, f.outSince = c.OutboundBuffered(), f.conn.Now()
 		}
 		done <- written{err, full}
 	}))
@@ -210,7 +218,7 @@ func (f *forward) write(p []byte) bool {
 	case w = <-done:
 	case <-f.abort:
 		return false
-	case <-f.s.stopping:
+	case <-f.h.Stopping:
 		return false
 	}
 	if w.err != nil {
@@ -221,7 +229,7 @@ func (f *forward) write(p []byte) bool {
 		case <-f.drained:
 		case <-f.abort:
 			return false
-		case <-f.s.stopping:
+		case <-f.h.Stopping:
 			return false
 		}
 	}

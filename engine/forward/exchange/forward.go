@@ -1,4 +1,4 @@
-package engine
+package exchange
 
 import (
 	"net/netip"
@@ -8,21 +8,28 @@ import (
 	"github.com/panjf2000/gnet/v2"
 	"github.com/valyala/fasthttp"
 
+	fw "github.com/redirectd/redirectd/engine/forward"
 	"github.com/redirectd/redirectd/engine/upstream"
 	"github.com/redirectd/redirectd/httpparse"
 )
 
-// forward is one request being forwarded. The loop builds it and feeds its
-// body; a goroutine (run) does the upstream exchange and writes the answer
-// with AsyncWrite, then hands the connection back to the loop.
-type forward struct {
-	s *Server
+// Forward is one request being forwarded. The loop builds it (Init,
+// Begin) and feeds its body; a goroutine (Run) does the upstream exchange
+// and writes the answer with AsyncWrite, then hands the connection back
+// to the loop (Conn.Released).
+type Forward struct {
+	conn Conn
+	h    *Host
+	m    *Metrics
 	// g is the upstream group the request goes to, chosen by the loop
 	// (pickGroup); the forward keeps it through a reload.
-	g   *group
-	cs  *conn
+	g   *Group
 	c   gnet.Conn
 	req *fasthttp.Request
+	// own are the server's own fields on every answer on the connection
+	// (""), ownHSTS says they are the TLS port's Strict-Transport-Security.
+	own     string
+	ownHSTS bool
 	// closing: the client connection closes after this answer; http10:
 	// the client speaks HTTP/1.0 (no chunked answers); head: no body.
 	closing, http10, head bool
@@ -35,7 +42,7 @@ type forward struct {
 	// fallback is the answer of the fallback rule the request matched,
 	// written instead of the upstream's when its status lets it
 	// (fallback.go); nil for a plain miss.
-	fallback *fallbackAnswer
+	fallback *FallbackAnswer
 	// pageStatus replaces the upstream's status, as an error page that
 	// forwards gives its error's (0: none).
 	pageStatus int
@@ -94,7 +101,7 @@ type forward struct {
 	// um and upCode are the metrics of the server that answered and its
 	// status, for counted; countDone says the answer was counted (the
 	// forward's goroutine alone reads and writes them).
-	um        *upstreamMetrics
+	um        *ServerMetrics
 	upCode    int
 	countDone bool
 	// refused is set on the loop when the loop answered the client itself
@@ -102,8 +109,10 @@ type forward struct {
 	// writes nothing and closes nothing.
 	refused bool
 	// drained is signalled by the loop when the outbound buffer is below
-	// maxOutboundFwd again.
-	drained chan struct{}
+	// maxOutboundFwd again; waitDrain (loop-only) is set while the
+	// goroutine waits for it.
+	drained   chan struct{}
+	waitDrain bool
 	// outLast is the outbound buffer's size when the client last took
 	// bytes of it, outSince the coarse time of that (loop-only, while
 	// waiting for drained).
@@ -113,9 +122,8 @@ type forward struct {
 	// was.
 	srv     *upstream.Server
 	pickErr error
-	// For the access log: the request (copied), when it started, the
-	// server chosen, the status answered and the bytes sent.
-	info   requestInfo
+	// For the access log: when it started, the server chosen, the status
+	// answered and the bytes sent.
 	start  time.Time
 	server string
 	status atomic.Int32
@@ -128,48 +136,56 @@ type forward struct {
 	upTime   atomic.Int64
 }
 
-// startForward builds the upstream request for req (copying everything it
-// needs, since req points into the loop's buffer) and starts it. buf holds
-// what follows the head; startForward takes the body bytes in it and
-// returns how many.
-func (cs *conn) startForward(s *Server, req *httpparse.Request, buf []byte, closing bool) int {
-	f := &forward{s: s, g: cs.loop.group, cs: cs, c: cs.c, closing: closing, http10: req.Minor == 0, head: isHead(req.Method),
-		abort: make(chan struct{}), drained: make(chan struct{}, 1)}
-	f.start = time.Now()
-	f.moved.Store(s.clock.now())
-	f.vary = cs.loop.match.Vary() // the lookup of this request, just done (conn.answer)
-	f.fallback = cs.fallbackFor()
-	f.pageStatus, cs.pageStatus = cs.pageStatus, 0
-	if cs.loop.alog != nil {
-		f.info = cs.loop.ri.copy()
-	}
-	// The server is picked here, so that the header policy knows it
-	// (host_header = "upstream"); run answers 502 when none is up.
+// Request is what the loop decided of a request it forwards, for Init.
+type Request struct {
+	// Conn is the client's connection as the exchange sees it, c its
+	// gnet connection; h the server's share, g the group chosen.
+	Conn Conn
+	C    gnet.Conn
+	Host *Host
+	G    *Group
+	// Own are the server's own fields on the connection's answers;
+	// OwnHSTS, that they are the TLS port's Strict-Transport-Security.
+	Own     string
+	OwnHSTS bool
+	// Closing: the client connection closes after this answer; HTTP10:
+	// the client speaks HTTP/1.0; Head: the answer has no body; Tunnel:
+	// a WebSocket upgrade.
+	Closing, HTTP10, Head, Tunnel bool
+	// Vary, Fallback and PageStatus: see Forward's fields.
+	Vary       string
+	Fallback   *FallbackAnswer
+	PageStatus int
+	// Client is the address counted against max_conns_per_client.
+	Client netip.Addr
+}
+
+// Init readies f for r's request, on the loop; the engine's value that
+// holds f is r.Conn.
+func (f *Forward) Init(r *Request) {
+	*f = Forward{conn: r.Conn, c: r.C, h: r.Host, m: &r.Host.Metrics, g: r.G, own: r.Own, ownHSTS: r.OwnHSTS,
+		closing: r.Closing, http10: r.HTTP10, head: r.Head, tunnel: r.Tunnel, vary: r.Vary, fallback: r.Fallback,
+		pageStatus: r.PageStatus, client: r.Client,
+		abort: make(chan struct{}), drained: make(chan struct{}, 1), start: time.Now()}
+	f.moved.Store(r.Conn.Now())
+}
+
+// Pick picks the server of f's group for the request, so that the
+// header policy knows it (host_header = "upstream"): nil when none is
+// up, and Run then answers 502.
+func (f *Forward) Pick() *upstream.Server {
 	f.srv, f.pickErr = f.g.Pool.Pick()
-	f.req = cs.upstreamRequest(req, cs.https(req), f.g, f.srv)
-	r := f.req
+	return f.srv
+}
+
+// Begin starts the forward of req, the upstream request built for the
+// server Pick returned (the forward releases it), whose body is chunked
+// or of length bytes. buf holds what follows the head; Begin takes the
+// body bytes in it and returns how many. Before, BodyStream tells the
+// loop whether the request has a body to pass on.
+func (f *Forward) Begin(req *fasthttp.Request, buf []byte) int {
+	f.req = req
 	used := 0
-	switch {
-	case req.Chunked:
-		f.chunked = &httpparse.ChunkedDecoder{}
-		f.body = make(chan []byte, bodyChunks)
-		f.reader = &bodyReader{f: f, ch: f.body}
-		r.SetBodyStream(f.reader, -1)
-	case req.ContentLength > 0:
-		f.bodyLeft = req.ContentLength
-		f.body = make(chan []byte, bodyChunks)
-		f.reader = &bodyReader{f: f, ch: f.body}
-		r.SetBodyStream(f.reader, int(req.ContentLength))
-	}
-	if f.body != nil && req.ExpectContinue {
-		// The client waits for this before sending the body; fasthttp
-		// cannot relay a 1xx, so the server answers it itself, as nginx
-		// does when it reads a body.
-		cs.loop.out = append(cs.loop.out, "HTTP/1.1 100 Continue\r\n\r\n"...)
-	}
-	cs.fwd = f
-	f.hasBody = f.body != nil
-	f.client = s.conns.client(cs.requestClient(req))
 	// With no server up there is nothing to wait for: the 502 goes out
 	// at once.
 	f.buffering = f.hasBody && f.pickErr == nil
@@ -182,32 +198,52 @@ func (cs *conn) startForward(s *Server, req *httpparse.Request, buf []byte, clos
 	return used
 }
 
+// BodyStream gives req the request body as the exchange will pass it
+// on: chunked, or of length bytes (none when 0). It reports whether
+// there is a body.
+func (f *Forward) BodyStream(req *fasthttp.Request, chunked bool, length int64) bool {
+	switch {
+	case chunked:
+		f.chunked = &httpparse.ChunkedDecoder{}
+		f.body = make(chan []byte, bodyChunks)
+		f.reader = &bodyReader{f: f, ch: f.body}
+		req.SetBodyStream(f.reader, -1)
+	case length > 0:
+		f.bodyLeft = length
+		f.body = make(chan []byte, bodyChunks)
+		f.reader = &bodyReader{f: f, ch: f.body}
+		req.SetBodyStream(f.reader, int(length))
+	}
+	f.hasBody = f.body != nil
+	return f.hasBody
+}
+
 // startExchange hands the forward to a worker (on the loop, once): what
 // was buffered of the body goes first, the rest, if it is still coming,
 // through the body channel, at body_min_rate at least.
-func (f *forward) startExchange() {
+func (f *Forward) startExchange() {
 	if f.started {
 		return
 	}
 	if f.buffering {
 		f.buffering = false
 		if f.body == nil {
-			f.s.m.bodies[bodyBuffered].Inc()
+			f.m.Bodies[BodyBuffered].Inc()
 		} else {
-			f.s.m.bodies[bodyStreamed].Inc()
-			f.rated, f.rateStart, f.rateSeen = true, f.s.clock.now(), f.bodySeen
+			f.m.Bodies[BodyStreamed].Inc()
+			f.rated, f.rateStart, f.rateSeen = true, f.conn.Now(), f.bodySeen
 		}
 	}
 	if f.reader != nil {
 		f.reader.pending, f.buffered = f.buffered, nil
 	}
 	f.started = true
-	f.s.workers.Run(f)
+	f.h.Workers.Run(f)
 }
 
-// stop aborts the exchange from the loop; status, when not 0, is answered
+// Stop aborts the exchange from the loop; status, when not 0, is answered
 // to the client if nothing of the upstream's answer was sent yet.
-func (f *forward) stop(status int) {
+func (f *Forward) Stop(status int) {
 	f.abortExchange(status)
 	f.body, f.pending, f.buffered = nil, nil, nil
 	// A forward still reading its body has no goroutine yet: run
@@ -218,10 +254,9 @@ func (f *forward) stop(status int) {
 	}
 }
 
-// whileForwarding handles bytes that arrive while a request is forwarded:
+// WhileForwarding handles bytes that arrive while a request is forwarded:
 // body bytes go to the upstream, later requests wait in the buffer.
-func (cs *conn) whileForwarding(c gnet.Conn, buf []byte) gnet.Action {
-	f := cs.fwd
+func (f *Forward) WhileForwarding(c gnet.Conn, buf []byte) gnet.Action {
 	if f.body != nil {
 		if n := f.feed(buf); n > 0 {
 			c.Discard(n)
@@ -236,32 +271,31 @@ func (cs *conn) whileForwarding(c gnet.Conn, buf []byte) gnet.Action {
 			// much of it cannot be held.
 			return f.refuse(c, 413, "request body too large to buffer\n", len(buf))
 		}
-		f.stop(0)
+		f.Stop(0)
 		return gnet.Close
 	}
 	return gnet.None
 }
 
-// checkForward runs from the deadline sweep for a connection whose request
-// is being forwarded: it resumes an answer waiting for the client to read,
+// Check runs from the deadline sweep for a connection whose request is
+// being forwarded: it resumes an answer waiting for the client to read,
 // closes a client that reads nothing of it for send_timeout, gives up on
 // a request body that the upstream was passed none of for body_timeout,
 // and closes a tunnel that moved nothing for tunnel_idle_timeout.
-func (cs *conn) checkForward(now int64) {
-	f := cs.fwd
+func (f *Forward) Check(now int64) {
 	up := f.g
-	if w := cs.waitDrain; w != nil {
-		switch out := cs.c.OutboundBuffered(); {
+	if f.waitDrain {
+		switch out := f.c.OutboundBuffered(); {
 		case out <= maxOutboundFwd:
-			cs.waitDrain = nil
-			w.drained <- struct{}{}
-		case out < w.outLast:
-			w.outLast, w.outSince = out, now // the client took some
-		case now-w.outSince >= int64(up.SendTimeout):
+			f.waitDrain = false
+			f.drained <- struct{}{}
+		case out < f.outLast:
+			f.outLast, f.outSince = out, now // the client took some
+		case now-f.outSince >= int64(up.SendTimeout):
 			// Closing stops the exchange (OnClose), which frees the
 			// upstream connection.
-			cs.loop.srv.m.timeouts.send.Inc()
-			cs.close()
+			f.m.SendTimeouts.Inc()
+			f.conn.Close()
 			return
 		}
 	}
@@ -269,27 +303,27 @@ func (cs *conn) checkForward(now int64) {
 	switch {
 	case f.body == nil:
 	case !f.tunnel && idle >= int64(up.BodyTimeout):
-		cs.loop.srv.m.timeouts.body.Inc()
-		if f.refuse(cs.c, 408, abortMessage(408), cs.c.InboundBuffered()) == gnet.Close {
-			cs.close()
+		f.m.BodyTimeouts.Inc()
+		if f.refuse(f.c, 408, abortMessage(408), f.c.InboundBuffered()) == gnet.Close {
+			f.conn.Close()
 		}
 	case f.rated && now > f.rateDeadline(now):
 		// A body larger than the buffer, sent so slowly that it would
 		// hold its pooled connection without bound.
-		cs.loop.srv.m.timeouts.bodyRate.Inc()
-		if f.refuse(cs.c, 408, abortMessage(408), cs.c.InboundBuffered()) == gnet.Close {
-			cs.close()
+		f.m.BodyRateTimeouts.Inc()
+		if f.refuse(f.c, 408, abortMessage(408), f.c.InboundBuffered()) == gnet.Close {
+			f.conn.Close()
 		}
 	case f.tunnel && idle >= int64(up.TunnelIdleTimeout):
 		// A tunnel used to have no timeout at all.
-		cs.loop.srv.m.timeouts.tunnel.Inc()
-		cs.close()
+		f.m.TunnelTimeouts.Inc()
+		f.conn.Close()
 	}
 }
 
 // abortExchange is stop's part that any goroutine may run: the first call
 // closes abort, which ends the body reader and the exchange.
-func (f *forward) abortExchange(status int) {
+func (f *Forward) abortExchange(status int) {
 	if f.aborted.Swap(true) {
 		return
 	}
@@ -298,9 +332,9 @@ func (f *forward) abortExchange(status int) {
 }
 
 // Run does the upstream exchange on its own goroutine.
-func (f *forward) Run() {
-	defer f.s.recoverConn(atForward, f.c, f.cs, nil)
-	f.s.testPanic(atForward, nil)
+func (f *Forward) Run() {
+	defer f.recoverAt(AtForward)
+	f.conn.TestPanic(AtForward)
 	resp := fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseResponse(resp)
 	defer fasthttp.ReleaseRequest(f.req)
@@ -310,7 +344,7 @@ func (f *forward) Run() {
 		return
 	}
 	f.server = srv.Addr
-	um := f.g.metrics[srv]
+	um := f.g.Servers[srv]
 	if f.aborted.Load() {
 		// Stopped while its body was read (client gone, body too large,
 		// too slow or malformed): nothing was sent.
@@ -328,7 +362,7 @@ func (f *forward) Run() {
 	f.slotHeld = true
 	defer f.putSlot()
 	start, err := f.exchange(srv, f.req, resp)
-	defer func() { f.s.m.fwdDur.Update(time.Since(start).Seconds()) }()
+	defer func() { f.m.Duration.Update(time.Since(start).Seconds()) }()
 	if err != nil {
 		f.exchangeFailed(err, srv, um)
 		return
@@ -345,7 +379,7 @@ func (f *forward) Run() {
 // exchangeFailed answers the client when the exchange with srv failed
 // with err: as the abort that stopped it asked, else as upstreamFailed
 // decides.
-func (f *forward) exchangeFailed(err error, srv *upstream.Server, um *upstreamMetrics) {
+func (f *Forward) exchangeFailed(err error, srv *upstream.Server, um *ServerMetrics) {
 	if st := f.abortStatus.Load(); st != 0 {
 		f.answerError(int(st), abortMessage(int(st)))
 		return
@@ -369,18 +403,30 @@ func abortMessage(status int) string {
 
 // answerError answers the client when nothing of an upstream answer has
 // been sent, and closes if the request body may still be on its way.
-func (f *forward) answerError(status int, msg string) {
+func (f *Forward) answerError(status int, msg string) {
 	f.status.Store(int32(status))
 	if f.hasBody && !f.bodyDone.Load() || f.aborted.Load() {
 		f.closing = true // the rest of the body would be read as a request
 	}
-	b := appendText(nil, status, f.errorFields(status), msg, f.head, f.s.date.get(), connFieldFor(f.http10, f.closing))
+	b := f.conn.AppendText(nil, status, f.errorFields(status), msg, f.head, f.http10, f.closing)
 	f.writeLast(b)
+}
+
+// AnswerError is answerError for a forward that asks nothing upstream
+// (an ACME challenge's 404).
+func (f *Forward) AnswerError(status int, msg string) { f.answerError(status, msg) }
+
+// AnswerOK answers 200 with body, without the connection's own fields,
+// for a forward that asks nothing upstream (an ACME challenge's key
+// authorization).
+func (f *Forward) AnswerOK(body []byte) {
+	f.status.Store(200)
+	f.writeLast(f.conn.AppendText(nil, 200, "", string(body), f.head, f.http10, f.closing))
 }
 
 // writeLast writes the end of the answer and hands the connection back to
 // the loop in the same trip through it (see release).
-func (f *forward) writeLast(p []byte) {
+func (f *Forward) writeLast(p []byte) {
 	f.putSlot()
 	f.wrote(p)
 	f.c.AsyncWrite(p, f.onLoop(func(c gnet.Conn, _ error) { f.release(c, false) }))
@@ -389,9 +435,9 @@ func (f *forward) writeLast(p []byte) {
 // wrote counts p, about to be written to the client, as sent. The first
 // write of an answer starts with its head, whose length is kept so that
 // the log can tell the body's bytes from the head's.
-func (f *forward) wrote(p []byte) {
+func (f *Forward) wrote(p []byte) {
 	if f.sent.Load() == 0 {
-		f.headSent.Store(int64(headLen(p)))
+		f.headSent.Store(int64(fw.HeadLen(p)))
 	}
 	f.sent.Add(int64(len(p)))
 }
@@ -399,16 +445,16 @@ func (f *forward) wrote(p []byte) {
 // putSlot gives back the client's slot, if the exchange holds one, before
 // the connection is handed back to the loop: the client's next request,
 // served once the loop has it back, must find the slot free.
-func (f *forward) putSlot() {
+func (f *Forward) putSlot() {
 	if f.slotHeld {
 		f.slotHeld = false
-		f.g.slots.put(f.client)
+		f.g.Slots.Put(f.client)
 	}
 }
 
 // finish hands the connection back to the loop without writing, closing
 // it when closeConn is set (an answer cut short).
-func (f *forward) finish(closeConn bool) {
+func (f *Forward) finish(closeConn bool) {
 	f.putSlot()
 	f.c.AsyncWrite(nil, f.onLoop(func(c gnet.Conn, _ error) { f.release(c, closeConn) }))
 }
@@ -416,47 +462,43 @@ func (f *forward) finish(closeConn bool) {
 // onLoop wraps fn as an AsyncWrite callback of f's: it runs on the loop,
 // where a panic would end the loop's goroutine and the process with it, so
 // it is recovered there and f's connection closed.
-func (f *forward) onLoop(fn func(c gnet.Conn, err error)) gnet.AsyncCallback {
+func (f *Forward) onLoop(fn func(c gnet.Conn, err error)) gnet.AsyncCallback {
 	return func(c gnet.Conn, err error) error {
-		defer f.s.recoverConn(atCallback, c, f.cs, nil)
-		f.s.testPanic(atCallback, nil)
+		defer f.recoverAt(AtCallback)
+		f.conn.TestPanic(AtCallback)
 		fn(c, err)
 		return nil
 	}
 }
 
-// release runs on the loop once the answer is written: it closes the
-// connection, or serves the requests that came meanwhile (new bytes would
-// call OnTraffic anyway, so the loop is only woken for bytes already
-// buffered).
-func (f *forward) release(c gnet.Conn, closeConn bool) {
-	if f.refused {
-		f.logForwarded()
-		return
-	}
-	if f.cs.fwd == f {
-		f.cs.fwd = nil
-		f.cs.waitDrain = nil
-	}
-	f.logForwarded()
-	switch {
-	case closeConn || f.closing || f.s.draining.Load():
-		c.Close()
-	case c.InboundBuffered() > 0:
-		c.Wake(nil)
+// recoverAt, deferred at a boundary, recovers a panic there and hands it
+// to the engine (Conn.Panicked), which logs it and closes the connection.
+func (f *Forward) recoverAt(at Boundary) {
+	if v := recover(); v != nil {
+		f.conn.Panicked(at, v)
 	}
 }
 
-// logForwarded logs a forwarded request once its answer is written; it
-// runs on the loop.
-func (f *forward) logForwarded() {
-	if l := f.cs.loop; l.alog != nil {
-		sent := f.sent.Load()
-		a := logged{status: int(f.status.Load()), bytes: sent, bodyBytes: sent - f.headSent.Load(),
-			upstream: f.server, upStatus: int(f.upStatus.Load()), upTime: time.Duration(f.upTime.Load()), start: f.start}
-		if fa := f.fallback; fa != nil && fa.answered {
-			a.rule, a.location = fa.rule, fa.location // fallback.go
-		}
-		l.log(f.cs.ip, &f.info, a)
+// release runs on the loop once the answer is written: the connection
+// is handed back (Conn.Released), unless the loop refused the request
+// and left the connection to a lingering read, when only the request is
+// logged.
+func (f *Forward) release(c gnet.Conn, closeConn bool) {
+	if f.refused {
+		f.conn.Log()
+		return
 	}
+	f.waitDrain = false
+	f.conn.Released(c, closeConn || f.closing)
+}
+
+// Record is what the access log records of f's answer, once written.
+func (f *Forward) Record() Record {
+	sent := f.sent.Load()
+	r := Record{Status: int(f.status.Load()), Bytes: sent, BodyBytes: sent - f.headSent.Load(),
+		Upstream: f.server, UpstreamStatus: int(f.upStatus.Load()), UpstreamTime: time.Duration(f.upTime.Load()), Start: f.start}
+	if fa := f.fallback; fa != nil && fa.answered {
+		r.Rule, r.Location = fa.Rule, fa.Location // fallback.go
+	}
+	return r
 }

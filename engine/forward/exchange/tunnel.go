@@ -1,4 +1,4 @@
-package engine
+package exchange
 
 import (
 	"bufio"
@@ -13,14 +13,12 @@ import (
 
 	fw "github.com/redirectd/redirectd/engine/forward"
 	"github.com/redirectd/redirectd/engine/upstream"
-	"github.com/redirectd/redirectd/httpparse"
 	"github.com/redirectd/redirectd/internal/safego"
 )
 
-// startTunnel forwards a WebSocket upgrade. fasthttp cannot carry an
-// upgraded connection, so the request goes over a connection of its own,
-// with the headers every forward gets (forward.RequestHeaders) and the
-// upgrade.
+// A WebSocket upgrade is forwarded over a connection of its own, since
+// fasthttp cannot carry an upgraded connection: the engine builds the
+// upgrade request's head (engine/forwarding.go) and StartTunnel sends it.
 //
 // Nothing the client sent after the head is taken: until the upstream
 // answers, it waits in the connection's buffer like any pipelined request
@@ -28,47 +26,29 @@ import (
 // behind a refused upgrade reached the upstream unparsed, with the
 // client's own X-Forwarded-For). On 101 the connection becomes a tunnel
 // (switchTunnel); any other answer is relayed, and what follows is parsed
-// as requests. It returns how many bytes of buf it took: none.
-func (cs *conn) startTunnel(s *Server, req *httpparse.Request, buf []byte) int {
-	f := &forward{s: s, g: cs.loop.group, cs: cs, c: cs.c, closing: !req.KeepAlive, http10: req.Minor == 0, tunnel: true,
-		abort: make(chan struct{}), drained: make(chan struct{}, 1), start: time.Now()}
-	f.moved.Store(s.clock.now())
-	if cs.loop.alog != nil {
-		f.info = cs.loop.ri.copy()
-	}
-	cs.fwd = f
-	upgrade, n := fw.UpgradeFields(req)
-	if n != 1 {
-		// Which one would the upstream act on? Servers and proxies
-		// disagree (redirectd used to send all and check the last), so
-		// the request is refused.
-		s.m.answer(outClientError, 400)
-		f.closing = true
-		f.answerError(400, "several Upgrade fields\n")
-		return 0
-	}
-	f.srv, f.pickErr = f.g.Pool.Pick()
-	if f.pickErr != nil {
-		go f.runTunnel(nil)
-		return 0
-	}
-	// The head is built now: req points into the loop's buffer.
-	head := fw.RawHead(make([]byte, 0, 512))
-	head = append(append(append(append(head, req.Method...), ' '), cs.upstreamTarget(req)...), " HTTP/1.1\r\n"...)
-	cs.upstreamHeaders(&head, req, cs.https(req), f.g, f.srv.Addr)
-	head.Add([]byte("Upgrade"), upgrade)
-	head.Add([]byte("Connection"), []byte("Upgrade"))
-	head = append(head, "\r\n"...)
+// as requests.
+
+// StartTunnel starts the tunnel of a WebSocket upgrade whose request
+// head for the server Pick chose is head (nil when none is up), on a
+// goroutine of its own.
+func (f *Forward) StartTunnel(head []byte) {
 	go f.runTunnel(head)
-	return 0
+}
+
+// Refuse answers status with msg without asking the upstream, as an
+// exchange's own answer: for a request the loop found wrong once it had
+// made it a forward.
+func (f *Forward) Refuse(status int, msg string) {
+	f.closing = true
+	f.answerError(status, msg)
 }
 
 // runTunnel dials the server picked, sends the upgrade request and
 // relays the answer; on 101 it relays bytes both ways until either side
 // closes.
-func (f *forward) runTunnel(head []byte) {
-	defer f.s.recoverConn(atTunnel, f.c, f.cs, nil)
-	f.s.testPanic(atTunnel, nil)
+func (f *Forward) runTunnel(head []byte) {
+	defer f.recoverAt(AtTunnel)
+	f.conn.TestPanic(AtTunnel)
 	// However the tunnel ends, the client's side stops feeding it.
 	defer f.abortExchange(0)
 	if f.pickErr != nil {
@@ -80,7 +60,7 @@ func (f *forward) runTunnel(head []byte) {
 	up, err := srv.Dial() // over TLS for an https:// server
 	srv.Done(err != nil)
 	if err != nil {
-		f.s.log.Warn("tunnel failed", "group", f.g.Name, "server", srv.Addr, "status", 502, "err", err)
+		f.h.Log.Warn("tunnel failed", "group", f.g.Name, "server", srv.Addr, "status", 502, "err", err)
 		f.answerError(502, "the upstream server could not be reached\n")
 		return
 	}
@@ -94,7 +74,7 @@ func (f *forward) runTunnel(head []byte) {
 	if d := srv.ReadTimeout(); d > 0 {
 		// The upgrade's answer is due as a forward's is; a refusal's body
 		// too. Once switched, the tunnel has its own idle timeout
-		// (tunnel_idle_timeout, checkForward).
+		// (tunnel_idle_timeout, Check).
 		up.SetDeadline(time.Now().Add(d))
 	}
 	if _, err := up.Write(head); err != nil {
@@ -147,9 +127,9 @@ func (f *forward) runTunnel(head []byte) {
 // client sends (body) to up on a goroutine of its own, what up sends
 // (read through br) to the client here, until up closes or the client
 // goes.
-func (f *forward) pumpTunnel(up net.Conn, br *bufio.Reader, body chan []byte) {
+func (f *Forward) pumpTunnel(up net.Conn, br *bufio.Reader, body chan []byte) {
 	go func() {
-		defer f.s.recoverConn(atTunnel, f.c, f.cs, nil)
+		defer f.recoverAt(AtTunnel)
 		// Client to upstream; ends when the client goes (abort) or the
 		// upstream stops taking bytes.
 		io.Copy(up, &bodyReader{f: f, ch: body})
@@ -167,7 +147,7 @@ func (f *forward) pumpTunnel(up net.Conn, br *bufio.Reader, body chan []byte) {
 			if !f.write(buf[:n]) {
 				return
 			}
-			f.moved.Store(f.s.clock.now())
+			f.moved.Store(f.conn.Now())
 		}
 		if err != nil {
 			break
@@ -180,15 +160,15 @@ func (f *forward) pumpTunnel(up net.Conn, br *bufio.Reader, body chan []byte) {
 // in the same trip, makes the connection a tunnel: from then on, what the
 // client sent after its head and sends later goes into body, for the
 // upstream. It reports false when the client is gone.
-func (f *forward) switchTunnel(head []byte, body chan []byte) bool {
+func (f *Forward) switchTunnel(head []byte, body chan []byte) bool {
 	done := make(chan error, 1)
 	f.wrote(head)
 	err := f.c.AsyncWrite(head, f.onLoop(func(c gnet.Conn, err error) {
 		if err == nil && !f.aborted.Load() {
 			f.body = body
-			f.moved.Store(f.s.clock.now()) // the idle timeout starts
+			f.moved.Store(f.conn.Now()) // the idle timeout starts
 			if c.InboundBuffered() > 0 {
-				c.Wake(nil) // whileForwarding feeds what is buffered
+				c.Wake(nil) // WhileForwarding feeds what is buffered
 			}
 		}
 		done <- err
@@ -201,7 +181,7 @@ func (f *forward) switchTunnel(head []byte, body chan []byte) bool {
 		return err == nil && !f.aborted.Load()
 	case <-f.abort: // the connection closed (a panic in the callback too)
 		return false
-	case <-f.s.stopping:
+	case <-f.h.Stopping:
 		return false
 	}
 }

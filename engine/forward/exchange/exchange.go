@@ -1,4 +1,4 @@
-package engine
+package exchange
 
 import (
 	"errors"
@@ -12,9 +12,9 @@ import (
 )
 
 // failAnswerer is how a forward answers when the upstream could not be
-// asked or did not answer: the HTTP/1.1 path (forward) writes to its gnet
-// connection, the HTTP/2 path (h2forward) to its stream. What to answer
-// is decided once, for both, by forward.fail and forward.upstreamFailed.
+// asked or did not answer: the HTTP/1.1 path (Forward) writes to its gnet
+// connection, the HTTP/2 path (Stream) to its stream. What to answer
+// is decided once, for both, by Forward.fail and Forward.upstreamFailed.
 type failAnswerer interface {
 	// answerError answers status with msg as its text body.
 	answerError(status int, msg string)
@@ -25,7 +25,7 @@ type failAnswerer interface {
 // fail answers through w an upstream that could not be asked or did not
 // answer: with the fallback rule's answer when status is one of its
 // statuses, else with status and msg.
-func (f *forward) fail(w failAnswerer, status int, msg string) {
+func (f *Forward) fail(w failAnswerer, status int, msg string) {
 	if f.useFallback(status) {
 		w.writeFallback()
 		return
@@ -37,29 +37,29 @@ func (f *forward) fail(w failAnswerer, status int, msg string) {
 // err: 502, 503 or 504 as err says, counted in um and the forwarded
 // metrics, recorded as the upstream's status for the access log (as nginx
 // logs a failed exchange) and logged.
-func (f *forward) upstreamFailed(w failAnswerer, err error, srv *upstream.Server, um *upstreamMetrics) {
-	status, msg, count := 502, "the upstream server could not be reached\n", um.failed
+func (f *Forward) upstreamFailed(w failAnswerer, err error, srv *upstream.Server, um *ServerMetrics) {
+	status, msg, count := 502, "the upstream server could not be reached\n", um.Failed
 	var ne net.Error
 	var small *fasthttp.ErrSmallBuffer
 	switch {
 	case errors.Is(err, fasthttp.ErrNoFreeConns):
 		// Every pooled connection stayed busy for pool_wait_timeout.
-		status, msg, count = 503, "the upstream server is busy\n", um.poolFull
+		status, msg, count = 503, "the upstream server is busy\n", um.PoolFull
 	case errors.As(err, &small):
 		count.Inc()
-		f.s.m.forwarded[5].Inc()
-		f.s.log.Warn("forwarding failed: the upstream answer's head is larger than 64 KiB", "group", f.g.Name, "server", srv.Addr, "status", 502, "limit", upstream.MaxAnswerHead)
+		f.m.Forwarded[5].Inc()
+		f.h.Log.Warn("forwarding failed: the upstream answer's head is larger than 64 KiB", "group", f.g.Name, "server", srv.Addr, "status", 502, "limit", upstream.MaxAnswerHead)
 		f.fail(w, 502, "the upstream server sent an answer head too large\n")
 		return
 	case errors.As(err, new(errInformational)):
 		msg = "the upstream server answered with an informational status only\n"
 	case errors.Is(err, fasthttp.ErrTimeout) || errors.As(err, &ne) && ne.Timeout() && !upstream.IsConnError(err):
-		status, msg, count = 504, "the upstream server did not answer in time\n", um.timedOut
+		status, msg, count = 504, "the upstream server did not answer in time\n", um.TimedOut
 	}
 	count.Inc()
-	f.s.m.forwarded[5].Inc()
+	f.m.Forwarded[5].Inc()
 	f.upStatus.Store(int32(status))
-	f.s.log.Warn("forwarding failed", "group", f.g.Name, "server", srv.Addr, "status", status, "err", err)
+	f.h.Log.Warn("forwarding failed", "group", f.g.Name, "server", srv.Addr, "status", status, "err", err)
 	f.fail(w, status, msg)
 }
 
@@ -67,8 +67,8 @@ func (f *forward) upstreamFailed(w failAnswerer, err error, srv *upstream.Server
 // forwarded request: the connection's, and for 503 and 429 Retry-After,
 // since a full pool, or this client's share of it, empties in about a
 // request's time (RFC 9110 10.2.3, RFC 6585 4).
-func (f *forward) errorFields(status int) string {
-	fields := f.cs.fields()
+func (f *Forward) errorFields(status int) string {
+	fields := f.own
 	if status == 503 || status == 429 {
 		fields += "Retry-After: 1\r\n"
 	}
@@ -77,21 +77,21 @@ func (f *forward) errorFields(status int) string {
 
 // noServer answers through w a request for which no server was up when
 // it was decided.
-func (f *forward) noServer(w failAnswerer) {
-	f.s.m.forwarded[5].Inc()
+func (f *Forward) noServer(w failAnswerer) {
+	f.m.Forwarded[5].Inc()
 	f.fail(w, 502, "no upstream server is available\n")
 }
 
 // takeSlot takes one of the client's max_conns_per_client slots for the
 // exchange with srv; when none is free it answers 429 through w, gives
 // srv's pick back and reports false.
-func (f *forward) takeSlot(w failAnswerer, srv *upstream.Server, um *upstreamMetrics) bool {
-	if f.g.slots.take(f.client) {
+func (f *Forward) takeSlot(w failAnswerer, srv *upstream.Server, um *ServerMetrics) bool {
+	if f.g.Slots.Take(f.client) {
 		return true
 	}
 	srv.Cancel()
-	um.clientLimit.Inc()
-	f.s.m.forwarded[4].Inc()
+	um.ClientLimit.Inc()
+	f.m.Forwarded[4].Inc()
 	f.fail(w, 429, "too many requests of this client are being forwarded\n")
 	return false
 }
@@ -99,7 +99,7 @@ func (f *forward) takeSlot(w failAnswerer, srv *upstream.Server, um *upstreamMet
 // exchange sends req to srv and reads resp's head, recording the exchange
 // time for the access log and the outcome for srv's health; it returns
 // when it started, for the duration metrics.
-func (f *forward) exchange(srv *upstream.Server, req *fasthttp.Request, resp *fasthttp.Response) (time.Time, error) {
+func (f *Forward) exchange(srv *upstream.Server, req *fasthttp.Request, resp *fasthttp.Response) (time.Time, error) {
 	resp.Header.SetNoDefaultContentType(true)
 	start := time.Now()
 	err := srv.Client.Do(req, resp)
@@ -129,8 +129,8 @@ func (e errInformational) Error() string {
 // of an answer of code (for the access log and the duration metrics). The
 // answer is counted by counted once its body is read whole or found cut
 // short.
-func (f *forward) answered(um *upstreamMetrics, code int, start time.Time) {
-	um.dur.Update(time.Since(start).Seconds())
+func (f *Forward) answered(um *ServerMetrics, code int, start time.Time) {
+	um.Dur.Update(time.Since(start).Seconds())
 	f.upStatus.Store(int32(code))
 	f.um, f.upCode = um, code
 }
@@ -138,28 +138,28 @@ func (f *forward) answered(um *upstreamMetrics, code int, start time.Time) {
 // counted counts the upstream's answer, once: whole (or abandoned by the
 // client) as answered with its status class, cut short (the upstream
 // closed or failed within its body) as a failed forward.
-func (f *forward) counted(whole bool) {
+func (f *Forward) counted(whole bool) {
 	if f.um == nil || f.countDone {
 		return
 	}
 	f.countDone = true
 	if !whole {
-		f.um.failed.Inc()
-		f.s.m.forwarded[5].Inc()
+		f.um.Failed.Inc()
+		f.m.Forwarded[5].Inc()
 		return
 	}
-	f.um.ok.Inc()
+	f.um.OK.Inc()
 	if c := f.upCode / 100; c >= 1 && c <= 5 {
-		f.s.m.forwarded[c].Inc()
+		f.m.Forwarded[c].Inc()
 	}
 }
 
 // cutShort records an answer whose body the upstream cut short with err:
 // a failed forward, logged. Nothing of it has reached the client when
 // nothingSent, which then gets 502 (upStatus says so in the access log).
-func (f *forward) cutShort(err error, nothingSent bool) {
+func (f *Forward) cutShort(err error, nothingSent bool) {
 	f.counted(false)
-	f.s.log.Warn("upstream answer cut short", "group", f.g.Name, "server", f.server, "status", f.upCode, "err", err, "client_answered_502", nothingSent)
+	f.h.Log.Warn("upstream answer cut short", "group", f.g.Name, "server", f.server, "status", f.upCode, "err", err, "client_answered_502", nothingSent)
 	if nothingSent {
 		f.upStatus.Store(502)
 	}

@@ -1,4 +1,4 @@
-package engine
+package exchange
 
 import (
 	"errors"
@@ -12,14 +12,14 @@ import (
 // the loop and returns how many bytes it took. When the body channel is
 // full, the chunk in hand is kept as pending and feed stops: the reader
 // wakes the connection once it drains, and the next feed sends it first.
-func (f *forward) feed(buf []byte) int {
+func (f *Forward) feed(buf []byte) int {
 	if f.pending != nil {
 		if !f.trySend(f.pending) {
 			return 0
 		}
 		f.pending = nil
 		// The time the upstream took nothing is not the client's.
-		f.rateStart += f.s.clock.now() - f.stallStart
+		f.rateStart += f.conn.Now() - f.stallStart
 		if f.pendingEnd {
 			f.endBody()
 			return 0
@@ -35,7 +35,7 @@ func (f *forward) feed(buf []byte) int {
 		} else if f.chunked != nil {
 			d, m, fin, err := f.chunked.Next(buf[used:])
 			if err != nil {
-				f.stop(400)
+				f.Stop(400)
 				return len(buf)
 			}
 			if m == 0 && !fin {
@@ -52,7 +52,7 @@ func (f *forward) feed(buf []byte) int {
 		if len(data) > 0 {
 			f.bodySeen += int64(len(data))
 			if limit := f.g.MaxRequestBodyBytes; limit > 0 && f.bodySeen > limit && !f.tunnel {
-				f.stop(413)
+				f.Stop(413)
 				return len(buf)
 			}
 		}
@@ -76,7 +76,7 @@ func (f *forward) feed(buf []byte) int {
 			chunk := append([]byte(nil), data...)
 			if !f.trySend(chunk) {
 				f.pending, f.pendingEnd = chunk, done
-				f.stallStart = f.s.clock.now()
+				f.stallStart = f.conn.Now()
 				return used
 			}
 		}
@@ -91,7 +91,7 @@ func (f *forward) feed(buf []byte) int {
 // request_buffer_bytes and returns the rest. The buffer grows as bytes
 // come, never past the limit or the announced length: a client that
 // announces a body and sends none costs nothing.
-func (f *forward) hold(data []byte) []byte {
+func (f *Forward) hold(data []byte) []byte {
 	limit := f.g.RequestBufferBytes
 	take := min(len(data), limit-len(f.buffered))
 	if need := len(f.buffered) + take; need > cap(f.buffered) {
@@ -104,17 +104,17 @@ func (f *forward) hold(data []byte) []byte {
 		f.buffered = nb
 	}
 	f.buffered = append(f.buffered, data[:take]...)
-	f.moved.Store(f.s.clock.now()) // body_timeout counts the client's pace
+	f.moved.Store(f.conn.Now()) // body_timeout counts the client's pace
 	return data[take:]
 }
 
 // trySend hands chunk to the upstream reader without blocking. On failure
 // the forward is marked stalled, so the reader wakes the connection when
 // it takes the next chunk.
-func (f *forward) trySend(chunk []byte) bool {
+func (f *Forward) trySend(chunk []byte) bool {
 	select {
 	case f.body <- chunk:
-		f.moved.Store(f.s.clock.now())
+		f.moved.Store(f.conn.Now())
 		return true
 	default:
 	}
@@ -122,7 +122,7 @@ func (f *forward) trySend(chunk []byte) bool {
 	select {
 	case f.body <- chunk:
 		f.stalled.Store(false)
-		f.moved.Store(f.s.clock.now())
+		f.moved.Store(f.conn.Now())
 		return true
 	default:
 		return false
@@ -130,7 +130,7 @@ func (f *forward) trySend(chunk []byte) bool {
 }
 
 // endBody marks the body complete (on the loop).
-func (f *forward) endBody() {
+func (f *Forward) endBody() {
 	if f.body != nil {
 		close(f.body)
 		f.body = nil
@@ -140,7 +140,7 @@ func (f *forward) endBody() {
 
 // bodyReader is the request body as the fasthttp client reads it.
 type bodyReader struct {
-	f       *forward
+	f       *Forward
 	ch      <-chan []byte
 	pending []byte
 }
@@ -174,7 +174,7 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 // channel is full), the bytes the client sends wait in the connection's
 // buffer and are not counted in bodySeen: the upstream is the slow side,
 // so that time moves the start on (feed adds it once the chunk goes).
-func (f *forward) rateDeadline(now int64) int64 {
+func (f *Forward) rateDeadline(now int64) int64 {
 	up := f.g
 	seen, rate := f.bodySeen-f.rateSeen, up.BodyMinRate
 	credit := seen/rate*int64(time.Second) + seen%rate*int64(time.Second)/rate
@@ -187,7 +187,7 @@ func (f *forward) rateDeadline(now int64) int64 {
 
 // refuse answers status from the loop, when nothing of an answer has
 // gone out, stops the exchange, and closes the connection after a
-// lingering read (startLinger), unread being the bytes buffered: the
+// lingering read (Conn.Refused), unread being the bytes buffered: the
 // client may still be sending, and closing at once would reset the
 // connection and destroy the answer. It does not wait for the exchange's
 // goroutine, which may be blocked writing to an upstream that takes
@@ -196,17 +196,18 @@ func (f *forward) rateDeadline(now int64) int64 {
 // writes no answer of its own: the exchange was not aborted before (the
 // callers check), and a body not passed on whole makes the exchange fail
 // once abort is closed, so it ends in finish.
-func (f *forward) refuse(c gnet.Conn, status int, msg string, unread int) gnet.Action {
-	cs, s := f.cs, f.s
-	if f.sent.Load() == 0 {
-		b := appendText(cs.loop.out[:0], status, cs.fields(), msg, f.head, s.date.get(), connClose)
+func (f *Forward) refuse(c gnet.Conn, status int, msg string, unread int) gnet.Action {
+	answered := f.sent.Load() == 0
+	if answered {
+		// Rare (a body too large or too slow), so the answer's buffer is
+		// its own.
+		b := f.conn.AppendText(nil, status, f.own, msg, f.head, f.http10, true)
 		f.status.Store(int32(status))
 		f.wrote(b)
-		s.m.answer(outClientError, status)
 		c.Write(b)
 	}
-	f.stop(0)
+	f.Stop(0)
 	f.refused = true
-	cs.fwd, cs.waitDrain = nil, nil
-	return cs.startLinger(c, s.clock.now(), unread)
+	f.waitDrain = false
+	return f.conn.Refused(c, status, unread, answered)
 }

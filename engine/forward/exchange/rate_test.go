@@ -1,10 +1,12 @@
-package engine
+package exchange
 
 import (
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	fw "github.com/redirectd/redirectd/engine/forward"
 )
 
 // TestRateDeadline: the deadline of a body past the buffer is
@@ -14,10 +16,10 @@ import (
 // has passed it on.
 func TestRateDeadline(t *testing.T) {
 	sec := int64(time.Second)
-	s := &Server{}
-	g := &group{UpstreamOptions: UpstreamOptions{BodyTimeout: time.Second, BodyMinRate: 1000}}
-	at := func(ns int64) { s.clock.set(time.Unix(0, ns)) }
-	f := &forward{s: s, g: g, rated: true, rateStart: 10 * sec, rateSeen: 500, body: make(chan []byte, 1)}
+	clock := &clockConn{}
+	g := &Group{Options: fw.Options{BodyTimeout: time.Second, BodyMinRate: 1000}}
+	at := func(ns int64) { clock.now = ns }
+	f := &Forward{conn: clock, g: g, rated: true, rateStart: 10 * sec, rateSeen: 500, body: make(chan []byte, 1)}
 	var got []int64
 	f.bodySeen = 500
 	got = append(got, f.rateDeadline(10*sec)) // nothing since the start: body_timeout
@@ -39,3 +41,12 @@ func TestRateDeadline(t *testing.T) {
 		t.Errorf("deadlines (-want +got):\n%s", diff)
 	}
 }
+
+// clockConn is a Conn with only a clock, set by the test: the other
+// methods are not called.
+type clockConn struct {
+	Conn
+	now int64
+}
+
+func (c *clockConn) Now() int64 { return c.now }
