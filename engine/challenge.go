@@ -25,7 +25,7 @@ func (cs *conn) isChallenge(req *httpparse.Request) bool {
 // forward's is, in request order: the connection's fwd is a forward
 // without an exchange, which the challenge writes through.
 func (cs *conn) startChallenge(s *Server, req *httpparse.Request, closing bool) {
-	f := cs.newForward(cs.c, req, nil, func(r *exchange.Request) { r.Closing = closing })
+	f := cs.newForward(cs.c, nil, exchange.Request{Closing: closing, HTTP10: req.Minor == 0, Head: isHead(req.Method)})
 	ch := &challenge{f: f, host: string(httpparse.HostName(req.Host)), path: string(req.Path)}
 	cs.fwd = f
 	s.workers.Run(ch)

@@ -26,19 +26,17 @@ type forward struct {
 	info requestInfo
 }
 
-// newForward makes the forward of req on cs, answered on c, going to g
-// (nil for a challenge); set completes what the caller decided before
-// Init.
-func (cs *conn) newForward(c gnet.Conn, req *httpparse.Request, g *group, set func(*exchange.Request)) *forward {
-	s := cs.loop.srv
+// newForward makes the forward of a request on cs, answered on c, going
+// to g (nil for a challenge), as r says: newForward adds what every
+// forward on cs shares (exchange.Request's Conn, C, Host, G and Own).
+func (cs *conn) newForward(c gnet.Conn, g *group, r exchange.Request) *forward {
 	f := &forward{cs: cs}
-	own := cs.fields()
-	r := exchange.Request{Conn: f, C: c, Host: &s.xhost, Own: own, OwnHSTS: cs.tls && own != "",
-		HTTP10: req.Minor == 0, Head: isHead(req.Method)}
+	r.Conn, r.C, r.Host = f, c, &cs.loop.srv.xhost
+	r.Own = cs.fields()
+	r.OwnHSTS = cs.tls && r.Own != ""
 	if g != nil {
 		r.G = &g.Group
 	}
-	set(&r)
 	f.Init(&r)
 	if cs.loop.alog != nil {
 		f.info = cs.loop.ri.copy()
@@ -52,13 +50,12 @@ func (cs *conn) newForward(c gnet.Conn, req *httpparse.Request, g *group, set fu
 // returns how many.
 func (cs *conn) startForward(s *Server, req *httpparse.Request, buf []byte, closing bool) int {
 	g := cs.loop.group
-	f := cs.newForward(cs.c, req, g, func(r *exchange.Request) {
-		r.Closing = closing
-		r.Vary = cs.loop.match.Vary() // the lookup of this request, just done (conn.answer)
-		r.Fallback = cs.fallbackFor()
-		r.PageStatus, cs.pageStatus = cs.pageStatus, 0
-		r.Client = s.conns.client(cs.requestClient(req))
-	})
+	f := cs.newForward(cs.c, g, exchange.Request{Closing: closing, HTTP10: req.Minor == 0, Head: isHead(req.Method),
+		Vary:       cs.loop.match.Vary(), // the lookup of this request, just done (conn.answer)
+		Fallback:   cs.fallbackFor(),
+		PageStatus: cs.pageStatus,
+		Client:     s.conns.client(cs.requestClient(req))})
+	cs.pageStatus = 0
 	r := cs.upstreamRequest(req, cs.https(req), g, f.Pick())
 	if f.BodyStream(r, req.Chunked, req.ContentLength) && req.ExpectContinue {
 		// The client waits for this before sending the body; fasthttp
@@ -77,17 +74,15 @@ func (cs *conn) startForward(s *Server, req *httpparse.Request, buf []byte, clos
 // follows waits until the upstream answers.
 func (cs *conn) startTunnel(s *Server, req *httpparse.Request, buf []byte) int {
 	g := cs.loop.group
-	f := cs.newForward(cs.c, req, g, func(r *exchange.Request) {
-		r.Closing, r.Tunnel, r.Head = !req.KeepAlive, true, false
-	})
-	cs.fwd = f
 	upgrade, n := fw.UpgradeFields(req)
+	f := cs.newForward(cs.c, g, exchange.Request{Closing: !req.KeepAlive || n != 1, HTTP10: req.Minor == 0, Tunnel: true})
+	cs.fwd = f
 	if n != 1 {
 		// Which one would the upstream act on? Servers and proxies
 		// disagree (redirectd used to send all and check the last), so
 		// the request is refused.
 		s.m.answer(outClientError, 400)
-		f.Refuse(400, "several Upgrade fields\n")
+		f.AnswerError(400, "several Upgrade fields\n")
 		return 0
 	}
 	srv := f.Pick()
@@ -111,12 +106,9 @@ func (x *h2conn) forward(st *h2.Stream, req *httpparse.Request) {
 	cs := x.cs
 	s := cs.loop.srv
 	g := cs.loop.group
-	f := cs.newForward(x.c, req, g, func(r *exchange.Request) {
-		r.Vary = cs.loop.match.Vary()
-		r.Fallback = cs.fallbackFor()
-		r.PageStatus, cs.pageStatus = cs.pageStatus, 0
-		r.Client = s.conns.client(cs.requestClient(req))
-	})
+	f := cs.newForward(x.c, g, exchange.Request{Head: isHead(req.Method), Vary: cs.loop.match.Vary(),
+		Fallback: cs.fallbackFor(), PageStatus: cs.pageStatus, Client: s.conns.client(cs.requestClient(req))})
+	cs.pageStatus = 0
 	f.x = x
 	cs.loop.group = nil // the forward holds it; a reload may drop it
 	r := cs.upstreamRequest(req, true, g, f.Pick())

@@ -22,12 +22,14 @@ type Forward struct {
 	h    *Host
 	m    *Metrics
 	// g is the upstream group the request goes to, chosen by the loop
-	// (pickGroup); the forward keeps it through a reload.
+	// (the engine's loop.pickGroup); the forward keeps it through a
+	// reload.
 	g   *Group
 	c   gnet.Conn
 	req *fasthttp.Request
 	// own are the server's own fields on every answer on the connection
-	// (""), ownHSTS says they are the TLS port's Strict-Transport-Security.
+	// ("" for none); ownHSTS says they are the TLS port's
+	// Strict-Transport-Security, which replaces the upstream's.
 	own     string
 	ownHSTS bool
 	// closing: the client connection closes after this answer; http10:
@@ -62,7 +64,7 @@ type Forward struct {
 	// before the exchange starts: a body of up to request_buffer_bytes
 	// is read whole, so that a client sending it slowly holds no pooled
 	// connection meanwhile (as nginx's proxy_request_buffering). started
-	// is set once run was handed to a worker; reader is the body as the
+	// is set once Run was handed to a worker; reader is the body as the
 	// upstream request reads it, which takes buffered first.
 	buffering, started bool
 	buffered           []byte
@@ -75,7 +77,7 @@ type Forward struct {
 	rateStart, rateSeen, stallStart int64
 	rated                           bool
 	// client is the address the exchange counts against
-	// max_conns_per_client (clientSlots); slotHeld says the exchange
+	// max_conns_per_client (Group.Slots); slotHeld says the exchange
 	// holds one of its slots (the forward's goroutine alone reads and
 	// writes it).
 	client   netip.Addr
@@ -160,8 +162,8 @@ type Request struct {
 	Client netip.Addr
 }
 
-// Init readies f for r's request, on the loop; the engine's value that
-// holds f is r.Conn.
+// Init readies f for r's request, on the loop; r.Conn is usually the
+// engine's value that holds f.
 func (f *Forward) Init(r *Request) {
 	*f = Forward{conn: r.Conn, c: r.C, h: r.Host, m: &r.Host.Metrics, g: r.G, own: r.Own, ownHSTS: r.OwnHSTS,
 		closing: r.Closing, http10: r.HTTP10, head: r.Head, tunnel: r.Tunnel, vary: r.Vary, fallback: r.Fallback,
@@ -179,10 +181,9 @@ func (f *Forward) Pick() *upstream.Server {
 }
 
 // Begin starts the forward of req, the upstream request built for the
-// server Pick returned (the forward releases it), whose body is chunked
-// or of length bytes. buf holds what follows the head; Begin takes the
-// body bytes in it and returns how many. Before, BodyStream tells the
-// loop whether the request has a body to pass on.
+// server Pick returned, its body set by BodyStream (the forward releases
+// req). buf holds what follows the head; Begin takes the body bytes in it
+// and returns how many.
 func (f *Forward) Begin(req *fasthttp.Request, buf []byte) int {
 	f.req = req
 	used := 0
@@ -413,7 +414,7 @@ func (f *Forward) answerError(status int, msg string) {
 }
 
 // AnswerError is answerError for a forward that asks nothing upstream
-// (an ACME challenge's 404).
+// (an ACME challenge's 404, an upgrade with several Upgrade fields).
 func (f *Forward) AnswerError(status int, msg string) { f.answerError(status, msg) }
 
 // AnswerOK answers 200 with body, without the connection's own fields,

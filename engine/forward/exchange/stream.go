@@ -94,7 +94,7 @@ func (hf *Stream) Run() {
 	hf.relay(resp)
 }
 
-// relay sends the upstream's answer: its head by forward.answerHead's
+// relay sends the upstream's answer: its head by Forward.answerHead's
 // policy, then its body as it is read.
 func (hf *Stream) relay(resp *fasthttp.Response) {
 	f := hf.f
@@ -192,7 +192,7 @@ func (hf *Stream) writeFallback() {
 
 // exchangeFailed answers an exchange that failed with err: 413 or 408 for
 // the stream's body, nothing for a stream the client reset, else as
-// forward.upstreamFailed decides for both paths.
+// Forward.upstreamFailed decides for both paths.
 func (hf *Stream) exchangeFailed(err error, srv *upstream.Server, um *ServerMetrics) {
 	f := hf.f
 	switch {

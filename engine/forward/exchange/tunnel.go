@@ -35,14 +35,6 @@ func (f *Forward) StartTunnel(head []byte) {
 	go f.runTunnel(head)
 }
 
-// Refuse answers status with msg without asking the upstream, as an
-// exchange's own answer: for a request the loop found wrong once it had
-// made it a forward.
-func (f *Forward) Refuse(status int, msg string) {
-	f.closing = true
-	f.answerError(status, msg)
-}
-
 // runTunnel dials the server picked, sends the upgrade request and
 // relays the answer; on 101 it relays bytes both ways until either side
 // closes.
