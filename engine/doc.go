@@ -74,7 +74,7 @@
 // forward's fields that are not loop-only (the request built on the loop
 // before the hand-over, the server picked, the atomics: status, bytes
 // sent, abort, stalled, moved), the upstream pool (its HostClients and
-// lock-free counters), the per-client slots (forward_slots.go: sharded
+// lock-free counters), the per-client slots (upstream_routes.go: sharded
 // mutexes) and the metrics, and reads the connection's fields that are
 // fixed before its first request (tls, ip, what its peer is trusted
 // with). It

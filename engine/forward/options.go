@@ -34,7 +34,7 @@ type Options struct {
 	// RequestBufferBytes is how much of a request body is read before
 	// the exchange with the upstream starts (default 64 KiB): a body no
 	// larger is read whole first, so a client sending it slowly holds no
-	// pooled connection meanwhile (the engine's forward_body.go).
+	// pooled connection meanwhile (package exchange's body.go).
 	RequestBufferBytes int
 	// BodyMinRate is the lowest mean rate, in bytes per second, at which
 	// the rest of a body larger than RequestBufferBytes must come once the
