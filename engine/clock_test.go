@@ -61,7 +61,7 @@ func (s *clockedServer) advance(d time.Duration) {
 
 // waitConn waits until the server holds one connection and ok holds for
 // it: the server has seen what the test sent.
-func (s *clockedServer) waitConn(t *testing.T, what string, ok func(engine.ConnTimes) bool) {
+func (s *clockedServer) waitConn(t *testing.T, what string, ok func(engine.ConnState) bool) {
 	t.Helper()
 	testutil.WaitFor(t, 30*time.Second, what, func() bool {
 		cs := engine.Conns(s.Server)
@@ -80,7 +80,7 @@ func (s *clockedServer) settled(t *testing.T, c net.Conn) {
 			t.Fatal(err)
 		}
 	}
-	s.waitConn(t, "the connection's idle time to start", func(c engine.ConnTimes) bool { return c.Active == s.now() })
+	s.waitConn(t, "the connection's idle time to start", func(c engine.ConnState) bool { return c.Active == s.now() })
 }
 
 // timedOut is how many connections timeout (idle, header, linger) closed.

@@ -24,25 +24,26 @@ func Sweep(s *Server) {
 	onEveryLoop(s, func(l *loop) { l.Run(context.Background()) })
 }
 
-// ConnTimes is what a test sees of a connection's deadlines: the clock
-// readings, in Unix nanoseconds, they count from or end at; 0 where one
-// is not running.
-type ConnTimes struct {
+// ConnState is what a test sees of a connection's deadlines: the clock
+// readings, in Unix nanoseconds, they count from or end at (0 where one
+// is not running), and the bytes a lingering close has dropped.
+type ConnState struct {
 	// Active is the last read (the idle timeout's and the lingering
 	// close's idle start), HeadStart the first byte of a partial head,
 	// LingerUntil the end of a lingering close.
 	Active, HeadStart, LingerUntil int64
+	LingerRead                     int
 }
 
-// Conns returns the deadlines of the connections s holds open.
-func Conns(s *Server) []ConnTimes {
+// Conns returns the state of the connections s holds open.
+func Conns(s *Server) []ConnState {
 	var mu sync.Mutex
-	var out []ConnTimes
+	var out []ConnState
 	onEveryLoop(s, func(l *loop) {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, cs := range l.conns {
-			out = append(out, ConnTimes{cs.active, cs.headStart, cs.lingerUntil})
+			out = append(out, ConnState{cs.active, cs.headStart, cs.lingerUntil, cs.lingerRead})
 		}
 	})
 	return out
