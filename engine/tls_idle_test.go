@@ -4,12 +4,9 @@ package engine_test
 
 import (
 	"bufio"
-	"bytes"
 	"io"
 	"net"
 	"runtime"
-	"runtime/pprof"
-	"strings"
 	"testing"
 	"time"
 
@@ -74,11 +71,4 @@ func TestTLSIdleConnections(t *testing.T) {
 			t.Fatalf("HTTP/1.1 connection %d after its quiet wait: %+v, want %+v", i, got, want)
 		}
 	}
-}
-
-// waitingOnSocket counts the goroutines in tlsport.Conn.waitReadable.
-func waitingOnSocket() int {
-	var b bytes.Buffer
-	pprof.Lookup("goroutine").WriteTo(&b, 2)
-	return strings.Count(b.String(), "tlsport.(*Conn).waitReadable(")
 }
