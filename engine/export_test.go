@@ -24,15 +24,17 @@ func Sweep(s *Server) {
 	onEveryLoop(s, func(l *loop) { l.Run(context.Background()) })
 }
 
-// ConnState is what a test sees of a connection's deadlines: the clock
-// readings, in Unix nanoseconds, they count from or end at (0 where one
-// is not running), and the bytes a lingering close has dropped.
+// ConnState is what a test sees of a connection: the clock readings, in
+// Unix nanoseconds, its deadlines count from or end at (0 where one is
+// not running), and what it holds of the client's bytes.
 type ConnState struct {
 	// Active is the last read (the idle timeout's and the lingering
 	// close's idle start), HeadStart the first byte of a partial head,
 	// LingerUntil the end of a lingering close.
 	Active, HeadStart, LingerUntil int64
-	LingerRead                     int
+	// Held is the input read and not yet used up (a partial head or
+	// PROXY header), LingerRead what a lingering close has dropped.
+	Held, LingerRead int
 }
 
 // Conns returns the state of the connections s holds open.
@@ -43,7 +45,7 @@ func Conns(s *Server) []ConnState {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, cs := range l.conns {
-			out = append(out, ConnState{cs.active, cs.headStart, cs.lingerUntil, cs.lingerRead})
+			out = append(out, ConnState{cs.active, cs.headStart, cs.lingerUntil, len(cs.partial) + cs.c.InboundBuffered(), cs.lingerRead})
 		}
 	})
 	return out
