@@ -15,8 +15,9 @@ import (
 )
 
 // closedWithin waits for the server to close c and returns how long that
-// took; it fails the test when c is still open after limit. Bytes the
-// server sends before closing are returned too.
+// took, for messages; it fails the test when c is still open after limit,
+// only a guard against a test that would hang. Bytes the server sends
+// before closing are returned too.
 func closedWithin(t *testing.T, c net.Conn, limit time.Duration) (time.Duration, string) {
 	t.Helper()
 	start := time.Now()
@@ -246,7 +247,7 @@ func testConnectionsPerIP(t *testing.T, tr transport) {
 	}
 	over := tr.dial(t, srv)
 	io.WriteString(over, followUp)
-	if took, got := closedWithin(t, over, 2*time.Second); got != "" {
+	if took, got := closedWithin(t, over, 30*time.Second); got != "" {
 		t.Fatalf("connection over the limit answered %q after %v; want it closed at once", got, took)
 	}
 	conns[0].Close()
@@ -279,7 +280,7 @@ func testMaxConnections(t *testing.T, tr transport) {
 	}
 	over := tr.dial(t, srv)
 	io.WriteString(over, followUp)
-	if _, got := closedWithin(t, over, 2*time.Second); got != "" {
+	if _, got := closedWithin(t, over, 30*time.Second); got != "" {
 		t.Fatalf("connection over the global limit answered %q", got)
 	}
 }
