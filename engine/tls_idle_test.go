@@ -51,7 +51,7 @@ func TestTLSIdleConnections(t *testing.T) {
 		}
 	}
 	// Each goes quiet a quarter second after its request.
-	testutil.WaitFor(t, 10*time.Second, "every connection waiting on its socket", func() bool {
+	testutil.WaitFor(t, 30*time.Second, "every connection waiting on its socket", func() bool {
 		return waitingOnSocket() == 2*n
 	})
 	runtime.GC()

@@ -177,7 +177,7 @@ func TestTLSQuietConnection(t *testing.T) {
 	// quiet waits until the connection, quiet, has been handed over.
 	quiet := func() {
 		t.Helper()
-		testutil.WaitFor(t, 10*time.Second, "the quiet connection's hand-over", func() bool { return waitingOnSocket() == before+1 })
+		testutil.WaitFor(t, 30*time.Second, "the quiet connection's hand-over", func() bool { return waitingOnSocket() == before+1 })
 	}
 	big := "GET /old HTTP/1.1\r\nHost: a\r\nCookie: " + strings.Repeat("c", 3000) + "\r\n\r\n"
 	want := answer{301, "https://example.com/new", "", false}
