@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/engine"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // dribbleEnv makes the test binary a server for the dribbled-head tests,
@@ -195,7 +196,7 @@ func TestDribbledHead(t *testing.T) {
 	var reads [5]int
 	for i := 0; i < len(head); i++ {
 		if i%quarter == 0 && i/quarter < 4 {
-			time.Sleep(20 * time.Millisecond) // let the server catch up
+			caughtUp(t, c)
 			cpu[i/quarter], reads[i/quarter] = srv.usage(t)
 		}
 		if _, err := io.WriteString(c, head[i:i+1]); err != nil {
@@ -224,4 +225,36 @@ func TestDribbledHead(t *testing.T) {
 	if last > first*3 {
 		t.Errorf("the last quarter of the head cost the server %v, the first %v: the work per byte grows with the head", last, first)
 	}
+}
+
+// caughtUp waits until the server has read every byte the client sent on
+// c: the receive queue of the server's end, in /proc/net/tcp, is empty.
+func caughtUp(t *testing.T, c net.Conn) {
+	t.Helper()
+	// The server's end is local there, the client's remote: each an IPv4
+	// address as a little-endian hex word, a colon, the port in hex.
+	hexAddr := func(a net.Addr) string {
+		ta := a.(*net.TCPAddr)
+		ip := ta.IP.To4()
+		if ip == nil {
+			t.Fatalf("%v: want an IPv4 address", a)
+		}
+		return fmt.Sprintf("%02X%02X%02X%02X:%04X", ip[3], ip[2], ip[1], ip[0], ta.Port)
+	}
+	ends := hexAddr(c.RemoteAddr()) + " " + hexAddr(c.LocalAddr()) + " "
+	testutil.WaitFor(t, 30*time.Second, "the server to read what was sent", func() bool {
+		tab, err := os.ReadFile("/proc/net/tcp")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(tab), "\n") {
+			if _, rest, ok := strings.Cut(line, ": "); ok && strings.HasPrefix(rest, ends) {
+				// st tx_queue:rx_queue
+				f := strings.Fields(rest[len(ends):])
+				return len(f) > 1 && strings.HasSuffix(f[1], ":00000000")
+			}
+		}
+		t.Fatalf("no socket %s in /proc/net/tcp", ends)
+		return false
+	})
 }

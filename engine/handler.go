@@ -87,12 +87,7 @@ func (h *handler) OnTick() (delay time.Duration, action gnet.Action) {
 		h.tuneOnce.Do(h.srv.deferAccept)
 	}
 	s := h.srv
-	now := time.Now()
-	prev := s.clock.now()
-	s.clock.set(now)
-	if now.Unix() != prev/int64(time.Second) {
-		s.date.update(now)
-	}
+	s.clock.tick(&s.date)
 	var reads uint32
 	h.loops.Range(func(_, v any) bool {
 		l := v.(*loop)
@@ -100,7 +95,9 @@ func (h *handler) OnTick() (delay time.Duration, action gnet.Action) {
 		l.scheduleSweep()
 		return true
 	})
-	s.procs.tune(now, reads)
+	// The loops' read rate is the machine's, whatever clock the
+	// timeouts follow (Options.Now).
+	s.procs.tune(time.Now(), reads)
 	return s.tick(), gnet.None
 }
 

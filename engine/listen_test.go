@@ -119,7 +119,7 @@ func TestListenNames(t *testing.T) {
 			// A request under way keeps the connection from being closed
 			// as idle by the drain.
 			io.WriteString(c, "GET /old HTTP/1.1\r\nHost: a\r\n")
-			time.Sleep(100 * time.Millisecond)
+			waitHeld(t, srv, len("GET /old HTTP/1.1\r\nHost: a\r\n"))
 
 			shut := make(chan error, 1)
 			go func() {

@@ -127,7 +127,7 @@ func TestPanicRecovered(t *testing.T) {
 	// The hook fires in whichever callback runs next: wait until the
 	// forwards before are done (their callbacks run before the server
 	// sees their connections close).
-	testutil.WaitFor(t, 5*time.Second, "the earlier connections closed", func() bool {
+	testutil.WaitFor(t, 30*time.Second, "the earlier connections closed", func() bool {
 		return strings.Contains(metricsOf(srv), "redirectd_connections_open 1\n")
 	})
 	fired := arm("callback")
@@ -140,7 +140,7 @@ func TestPanicRecovered(t *testing.T) {
 	if fired.Load() {
 		t.Errorf("panic in callback: the hook did not fire")
 	}
-	testutil.WaitFor(t, 5*time.Second, "the callback panic counted", func() bool {
+	testutil.WaitFor(t, 30*time.Second, "the callback panic counted", func() bool {
 		return strings.Contains(metricsOf(srv), `redirectd_panics_total{at="callback"} 1`)
 	})
 	stillServing("callback")
@@ -149,11 +149,11 @@ func TestPanicRecovered(t *testing.T) {
 	if st := served("GET /old HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"); st != 301 {
 		t.Errorf("before a panic in close: %d, want 301", st)
 	}
-	testutil.WaitFor(t, 5*time.Second, "the close hook", func() bool { return !fired.Load() })
+	testutil.WaitFor(t, 30*time.Second, "the close hook", func() bool { return !fired.Load() })
 	stillServing("close")
 
 	// Every connection but keep is closed: none stays counted.
-	testutil.WaitFor(t, 5*time.Second, "one connection open", func() bool {
+	testutil.WaitFor(t, 30*time.Second, "one connection open", func() bool {
 		return strings.Contains(metricsOf(srv), "redirectd_connections_open 1\n")
 	})
 
@@ -163,20 +163,20 @@ func TestPanicRecovered(t *testing.T) {
 	io.WriteString(second, "GET /old HTTP/1.1\r\nHost: a\r\n\r\n")
 	readAnswer(t, bufio.NewReader(second), "GET")
 	fired = arm("sweep")
-	testutil.WaitFor(t, 5*time.Second, "the sweep hook", func() bool { return !fired.Load() })
+	testutil.WaitFor(t, 30*time.Second, "the sweep hook", func() bool { return !fired.Load() })
 	if st := served("GET /old HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"); st != 301 {
 		t.Errorf("after a panic in the sweep, a new connection got %d, want 301", st)
 	}
-	testutil.WaitFor(t, 5*time.Second, "one connection closed by the sweep", func() bool {
+	testutil.WaitFor(t, 30*time.Second, "one connection closed by the sweep", func() bool {
 		return strings.Contains(metricsOf(srv), "redirectd_connections_open 1\n")
 	})
 
 	// The ticker goes on after a panic: it still hands out sweeps (this
 	// one panics too, closing the connection left open).
 	fired = arm("tick")
-	testutil.WaitFor(t, 5*time.Second, "the tick hook", func() bool { return !fired.Load() })
+	testutil.WaitFor(t, 30*time.Second, "the tick hook", func() bool { return !fired.Load() })
 	fired = arm("sweep")
-	testutil.WaitFor(t, 5*time.Second, "a sweep after the tick's panic", func() bool { return !fired.Load() })
+	testutil.WaitFor(t, 30*time.Second, "a sweep after the tick's panic", func() bool { return !fired.Load() })
 	if st := served("GET /old HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"); st != 301 {
 		t.Errorf("after a panic in the ticker, a new connection got %d, want 301", st)
 	}

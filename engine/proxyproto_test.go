@@ -122,10 +122,11 @@ func metric(srv *engine.Server, name string) float64 {
 	return v
 }
 
-// waitMetric waits up to 3s for a metric to reach want.
+// waitMetric waits for a metric to reach want; the 30 s are only there
+// to end a test that would hang.
 func waitMetric(t *testing.T, srv *engine.Server, name string, want float64) {
 	t.Helper()
-	if !testutil.Eventually(3*time.Second, func() bool { return metric(srv, name) == want }) {
+	if !testutil.Eventually(30*time.Second, func() bool { return metric(srv, name) == want }) {
 		t.Fatalf("%s = %v, want %v", name, metric(srv, name), want)
 	}
 }
@@ -149,7 +150,7 @@ func TestProxyProtocolClient(t *testing.T) {
 	srv, logFile := ppServer(t, engine.Options{Proxies: engine.ProxyOptions{Protocol: true, Trusted: trustLoopback}})
 	cases := []struct {
 		name   string
-		header [][]byte // written one after another, with a pause between
+		header [][]byte // written one after another, each read before the next
 		client string
 	}{
 		{"v1 tcp4", [][]byte{[]byte("PROXY TCP4 203.0.113.7 192.0.2.1 40000 80\r\n")}, "203.0.113.7"},
@@ -167,9 +168,12 @@ func TestProxyProtocolClient(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c := dial(t, srv)
+			held := 0
 			for _, p := range tc.header {
 				c.Write(p)
-				time.Sleep(30 * time.Millisecond)
+				if held += len(p); len(tc.header) > 1 {
+					waitHeld(t, srv, held) // the pieces are parts of a header
+				}
 			}
 			rest := ""
 			if strings.HasSuffix(tc.name, "pieces") && tc.header[0][0] == 'P' {
@@ -246,16 +250,22 @@ func TestProxyProtocolRefused(t *testing.T) {
 // TestProxyProtocolSlowHeader: a header that never completes is bounded
 // by header_timeout, and the connection is uncounted.
 func TestProxyProtocolSlowHeader(t *testing.T) {
-	srv := startServerWith(t, engine.Options{HeaderTimeout: 200 * time.Millisecond,
+	const header = 10 * time.Second
+	srv := plainTCP.startClocked(t, engine.Options{HeaderTimeout: header, IdleTimeout: time.Hour,
 		Proxies: engine.ProxyOptions{Protocol: true, Trusted: trustLoopback}})
-	c := dial(t, srv)
+	c := dial(t, srv.Server)
 	io.WriteString(c, "PROXY TCP4 203.0.")
-	c.SetReadDeadline(time.Now().Add(3 * time.Second))
+	start := srv.now()
+	srv.waitConn(t, "the header's first bytes", func(c engine.ConnState) bool { return c.HeadStart == start })
+	srv.advance(header - time.Millisecond)
+	srv.wantTimedOut(t, "header", 0)
+	srv.advance(time.Millisecond)
+	srv.wantTimedOut(t, "header", 1)
+	c.SetReadDeadline(time.Now().Add(30 * time.Second))
 	if _, err := io.ReadAll(c); err != nil && !errors.Is(err, syscall.ECONNRESET) {
 		t.Fatalf("want the connection closed after header_timeout: %v", err)
 	}
-	waitMetric(t, srv, "redirectd_connections_open", 0)
-	waitMetric(t, srv, `redirectd_connections_timed_out_total{timeout="header"}`, 1)
+	waitMetric(t, srv.Server, "redirectd_connections_open", 0)
 }
 
 // ppGet opens a connection through the "balancer" for client and has a

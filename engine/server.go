@@ -102,6 +102,11 @@ type Options struct {
 	// MissesCapacity is the number of paths that matched no rule tracked
 	// for Misses, shared out between the loops; 0 counts none.
 	MissesCapacity int
+	// Now, when set, is the time the server's timeouts and Date follow
+	// in place of time.Now: a test gives a fake clock and moves it, to
+	// see a connection closed at its timeout and not before, however
+	// loaded the machine.
+	Now func() time.Time
 }
 
 // Defaults of Options.
@@ -215,9 +220,7 @@ func New(opts Options, rules *matcher.Set) *Server {
 	s.routes.Store(&routeTable{})
 	s.SetUpstreams(opts.Upstream, opts.Routes, opts.Groups...)
 	s.rules.Store(rules)
-	now := time.Now()
-	s.date.update(now)
-	s.clock.set(now)
+	s.clock.init(opts.Now, &s.date)
 	s.handler = &handler{srv: s}
 	return s
 }

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/redirectd/redirectd/engine"
+	"github.com/redirectd/redirectd/internal/testutil"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -127,6 +129,21 @@ type answer struct {
 	Location string
 	Body     string
 	Close    bool
+}
+
+// waitHeld waits until one of the server's connections holds n bytes
+// of input it has not used up: the server has read what the test sent
+// so far, and no more.
+func waitHeld(t *testing.T, srv *engine.Server, n int) {
+	t.Helper()
+	testutil.WaitFor(t, 30*time.Second, fmt.Sprintf("the server to hold %d bytes", n), func() bool {
+		for _, c := range engine.Conns(srv) {
+			if c.Held == n {
+				return true
+			}
+		}
+		return false
+	})
 }
 
 // dial connects to the server's plain port.
@@ -269,7 +286,9 @@ func testSplitRequest(t *testing.T, tr transport) {
 		if _, err := c.Write([]byte{req[i]}); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Millisecond)
+		if i < len(req)-1 {
+			waitHeld(t, srv, i+1) // each byte a read of its own
+		}
 	}
 	if a := readAnswer(t, bufio.NewReader(c), "GET"); a.Status != 301 {
 		t.Fatalf("split request: %+v", a)

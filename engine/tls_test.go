@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -11,12 +12,14 @@ import (
 	"io"
 	"math/big"
 	"net"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/redirectd/redirectd/engine"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // transport is how a test reaches the traffic port. The tests that apply
@@ -111,9 +114,9 @@ func TestOverTLS(t *testing.T) {
 		{"StrictRequestLine", testStrictRequestLine, false},
 		{"StrictHeaders", testStrictHeaders, false},
 		{"StrictFraming", testStrictFraming, false},
-		{"IdleTimeout", testIdleTimeout, true},
-		{"HeaderTimeout", testHeaderTimeout, true},
-		{"LingeringClose", testLingeringClose, true},
+		{"IdleTimeout", testIdleTimeout, false},       // on a fake clock
+		{"HeaderTimeout", testHeaderTimeout, false},   // on a fake clock
+		{"LingeringClose", testLingeringClose, false}, // on a fake clock
 		{"ConnectionsPerIP", testConnectionsPerIP, true},
 		{"MaxConnections", testMaxConnections, false},
 		{"UnreadAnswersClose", testUnreadAnswersClose, false},
@@ -167,10 +170,15 @@ func readTLSAnswer(t *testing.T, srv *engine.Server, req string) (*bufio.Reader,
 // after one, each answered on the same connection.
 func TestTLSQuietConnection(t *testing.T) {
 	srv := startServerWith(t, engine.Options{TLS: testTLSOptions(t)})
+	before := waitingOnSocket()
 	c := dialTLS(t, srv)
 	c.SetDeadline(time.Now().Add(20 * time.Second))
 	br := bufio.NewReader(c)
-	quiet := func() { time.Sleep(600 * time.Millisecond) } // past the hand-over
+	// quiet waits until the connection, quiet, has been handed over.
+	quiet := func() {
+		t.Helper()
+		testutil.WaitFor(t, 30*time.Second, "the quiet connection's hand-over", func() bool { return waitingOnSocket() == before+1 })
+	}
 	big := "GET /old HTTP/1.1\r\nHost: a\r\nCookie: " + strings.Repeat("c", 3000) + "\r\n\r\n"
 	want := answer{301, "https://example.com/new", "", false}
 	steps := []struct {
@@ -206,24 +214,48 @@ func TestTLSQuietConnection(t *testing.T) {
 // TestTLSSlowHandshakeIsNotIdle checks that the time a handshake takes
 // (here a certificate that takes longer than idle_timeout to choose, as
 // an on-demand order does) is not counted as idle: the connection stays
-// open after it for a whole idle_timeout, and answers.
+// open after it for a whole idle_timeout, and answers. The server's clock
+// is a fake one, moved while the certificate is held back.
 func TestTLSSlowHandshakeIsNotIdle(t *testing.T) {
+	const idle = 10 * time.Second
 	opts := testTLSOptions(t)
 	cert := opts.Config.Certificates[0]
 	opts.Config.Certificates = nil
+	choosing, chosen := make(chan struct{}, 1), make(chan struct{})
+	release := sync.OnceFunc(func() { close(chosen) })
 	opts.Config.GetCertificate = func(*tls.ClientHelloInfo) (*tls.Certificate, error) {
-		time.Sleep(1500 * time.Millisecond)
+		choosing <- struct{}{}
+		<-chosen
 		return &cert, nil
 	}
-	opts.HandshakeTimeout = 5 * time.Second
-	srv := startServerWith(t, engine.Options{TLS: opts, IdleTimeout: time.Second})
-	c := dialTLS(t, srv)
-	if err := c.(*tls.Conn).Handshake(); err != nil {
+	// Real time: only a bound on a test that hangs.
+	opts.HandshakeTimeout = 3 * idle
+	srv := plainTCP.startClocked(t, engine.Options{TLS: opts, IdleTimeout: idle, HeaderTimeout: time.Hour})
+	t.Cleanup(release) // before the server stops: its handshake would hold the stop
+	c := dialTLS(t, srv.Server)
+	c.SetDeadline(time.Now().Add(time.Minute))
+	handshake := make(chan error, 1)
+	go func() { handshake <- c.(*tls.Conn).Handshake() }()
+	<-choosing
+	srv.advance(idle + idle/2)
+	srv.wantTimedOut(t, "idle", 0)
+	release()
+	if err := <-handshake; err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond) // the client takes its time, within idle_timeout
+	srv.waitConn(t, "the end of the handshake", func(c engine.ConnState) bool { return c.Active == srv.now() })
+	srv.advance(idle - time.Millisecond) // the client takes its time, within idle_timeout
+	srv.wantTimedOut(t, "idle", 0)
 	io.WriteString(c, "GET /old HTTP/1.1\r\nHost: a\r\n\r\n")
 	if got, want := readAnswer(t, bufio.NewReader(c), "GET"), (answer{301, "https://example.com/new", "", false}); got != want {
-		t.Errorf("after a 1.5 s handshake with idle_timeout 1s: got %+v, want %+v", got, want)
+		t.Errorf("after a handshake longer than idle_timeout: got %+v, want %+v", got, want)
 	}
+}
+
+// waitingOnSocket counts the goroutines in tlsport.Conn.waitReadable:
+// connections gone quiet, waiting for their socket to be readable.
+func waitingOnSocket() int {
+	var b bytes.Buffer
+	pprof.Lookup("goroutine").WriteTo(&b, 2)
+	return strings.Count(b.String(), "tlsport.(*Conn).waitReadable(")
 }
