@@ -119,6 +119,26 @@ func (e *entry) str(key string, v any, required bool) string {
 	return s
 }
 
+// subTable reads the table at key, which must hold something: nil when
+// absent, or when it is not a table (want says what it must be: "a table
+// such as ...") or is empty (ifEmpty says what to do instead), each
+// reported.
+func (e *entry) subTable(key string, v any, want, ifEmpty string) map[string]any {
+	if v == nil {
+		return nil
+	}
+	t, ok := v.(map[string]any)
+	if !ok {
+		e.fail(key, "must be %s, not %s", want, tomlType(v))
+		return nil
+	}
+	if len(t) == 0 {
+		e.fail(key, "the table is empty; %s", ifEmpty)
+		return nil
+	}
+	return t
+}
+
 func (e *entry) status(v any, def int) int {
 	if v == nil {
 		return def
@@ -405,16 +425,8 @@ func convertRule(file string, i int, raw *rawRule, d *Defaults, loc *locator, er
 // query reads query conditions: a table of parameter names to the value
 // each must have, "*" for any value.
 func (e *entry) query(v any) []matcher.QueryCond {
-	if v == nil {
-		return nil
-	}
-	t, ok := v.(map[string]any)
-	if !ok {
-		e.fail("query", "must be a table of parameter names to values, such as { utm_source = \"newsletter\", ref = \"*\" }, not %s", tomlType(v))
-		return nil
-	}
-	if len(t) == 0 {
-		e.fail("query", "the table is empty; leave query out to match any query")
+	t := e.subTable("query", v, "a table of parameter names to values, such as { utm_source = \"newsletter\", ref = \"*\" }", "leave query out to match any query")
+	if t == nil {
 		return nil
 	}
 	conds := make([]matcher.QueryCond, 0, len(t))
