@@ -372,7 +372,9 @@ trailing_slash = "strict"
 
 func TestRuleOptionErrors(t *testing.T) {
 	for _, tt := range []struct{ text, want string }{
-		{"[[rule]]\nfrom = \"/a\"\nto = \"/b\"\ntrailing_slash = \"yes\"\n", "redirectd.toml:4: [[rule]] #1: trailing_slash: \"yes\" is not a choice"},
+		{"[[rule]]\nfrom = \"/a\"\nto = \"/b\"\ntrailing_slash = \"yes\"\n", "redirectd.toml:4: [[rule]] #1: trailing_slash: \"yes\" is not a choice; use \"ignore\" or \"strict\""},
+		{"[[rule]]\nfrom = \"/a\"\nto = \"/b\"\ntrailing_slash = true\n", "redirectd.toml:4: [[rule]] #1: trailing_slash: must be a string, not a boolean"},
+		{"[[rule]]\nfrom = \"/a\"\nto = \"/b\"\npath = \"raw\"\n", "redirectd.toml:4: [[rule]] #1: path: \"raw\" is not a choice; use \"normalized\" (escapes of unreserved characters decoded, the rest as sent) or \"decoded\" (every escape decoded, as nginx's $uri)"},
 		{"[[rule]]\nfrom = \"/a\"\nto = \"/b\"\nquery_string = \"merge\"\n", "redirectd.toml:4: [[rule]] #1: query_string: \"merge\" is not a choice"},
 		{"[[rule]]\nfrom = \"/a\"\nto = \"/b\"\ncase_insensitive = \"yes\"\n", "redirectd.toml:4: [[rule]] #1: case_insensitive: must be true or false"},
 		{"[[rule]]\nfrom = \"/a\"\nto = \"/b\"\nhost = [\"a.com\", 3]\n", "redirectd.toml:4: [[rule]] #1: host: must be a string or a list of strings"},
