@@ -11,14 +11,9 @@ OLD=${OLD:-HEAD~1}
 COUNT=${COUNT:-10}
 BENCH=${BENCH:-.}
 PKGS=${PKGS:-./matcher ./httpparse ./engine}
-BENCHSTAT_VERSION=v0.0.0-20260908200009-22c9c6c9d4da
 
 git rev-parse --verify -q "$OLD^{commit}" >/dev/null || { echo "OLD=$OLD is not a commit of this repository" >&2; exit 1; }
-if ! command -v benchstat >/dev/null; then
-	echo "installing benchstat ($BENCHSTAT_VERSION) from the module proxy" >&2
-	go install "golang.org/x/perf/cmd/benchstat@$BENCHSTAT_VERSION"
-	PATH=$PATH:$(go env GOPATH)/bin
-fi
+. benchmarks/need-benchstat.sh
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -12,12 +12,7 @@ COUNT=${COUNT:-8}
 HANDSHAKES=${HANDSHAKES:-600}
 NAMES=${NAMES:-20}
 ISSUE_COUNT=${ISSUE_COUNT:-3}
-BENCHSTAT_VERSION=v0.0.0-20260908200009-22c9c6c9d4da
-if ! command -v benchstat >/dev/null; then
-	echo "installing benchstat ($BENCHSTAT_VERSION) from the module proxy" >&2
-	go install "golang.org/x/perf/cmd/benchstat@$BENCHSTAT_VERSION"
-	PATH=$PATH:$(go env GOPATH)/bin
-fi
+. ../../benchmarks/need-benchstat.sh
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 go test -c -o "$work/tlsconf.test" .

@@ -4,7 +4,9 @@
 # its threads and children's: robust where other jobs share the CPUs).
 # Servers on CPU 0 with GOMAXPROCS=1, this poller on CPU 1; N rounds (7),
 # the servers alternating. See benchmarks/README.md, "Start-up".
-import subprocess, socket, time, sys, statistics, os, shlex
+import subprocess, socket, time, sys, statistics, os
+sys.dont_write_bytecode = True
+from startup_probe import read_specs, rounds, tree_cpu_ms
 os.sched_setaffinity(0, {1})
 def first_answer(argv, port, path, status):
     t0 = time.perf_counter()
@@ -23,25 +25,14 @@ def first_answer(argv, port, path, status):
             time.sleep(0.001)
         if time.perf_counter() - t0 > 60: raise SystemExit("no answer: " + " ".join(argv))
     took = time.perf_counter() - t0
-    cpu = 0
-    pids = [p.pid]
-    for t in os.listdir(f"/proc/{p.pid}/task"):
-        pids += [int(c) for c in open(f"/proc/{p.pid}/task/{t}/children").read().split()]
-    for pid in pids:
-        for t in os.listdir(f"/proc/{pid}/task"):
-            cpu += int(open(f"/proc/{pid}/task/{t}/schedstat").read().split()[0])
+    cpu = tree_cpu_ms(p.pid)
     p.terminate(); p.wait()
     time.sleep(0.2)
-    return took * 1000, cpu / 1e6
-specs = []
-for a in sys.argv[1:]:
-    name, rest = a.split("=", 1)
-    argv, port, path, status = rest.split("@")
-    specs.append((name, shlex.split(argv), int(port), path, status))
+    return took * 1000, cpu
+specs = read_specs(sys.argv[1:])
 res = {s[0]: [] for s in specs}
-for i in range(int(os.environ.get("N", "7"))):
-    for s in (specs if i % 2 == 0 else specs[::-1]):
-        res[s[0]].append(first_answer(*s[1:]))
+for s in rounds(specs, int(os.environ.get("N", "7"))):
+    res[s[0]].append(first_answer(*s[1:]))
 for n, v in res.items():
     w = [x[0] for x in v]; c = [x[1] for x in v]
     print("%-12s wall median %7.1f ms  min %7.1f  max %7.1f | CPU median %6.1f ms  min %6.1f  max %6.1f" % (n, statistics.median(w), min(w), max(w), statistics.median(c), min(c), max(c)))

@@ -4,7 +4,9 @@
 # "serve") also a SIGHUP reload's peak (VmHWM reset through clear_refs)
 # and the RSS 5 s after it. N rounds (3), alternating. Server on CPU 0,
 # this on CPU 1. See benchmarks/README.md, "A million exact rules".
-import subprocess, socket, time, sys, statistics, os, shlex, signal
+import subprocess, socket, time, sys, statistics, os, signal
+sys.dont_write_bytecode = True
+from startup_probe import read_specs, rounds, tree_cpu_ms
 os.sched_setaffinity(0, {1})
 def status(pid, key):
     for l in open(f"/proc/{pid}/status"):
@@ -34,14 +36,7 @@ def run(argv, port, path, st):
         time.sleep(0.001)
         if time.perf_counter() - t0 > 120: raise SystemExit("no answer")
     took = (time.perf_counter() - t0) * 1000
-    cpu = 0
-    for t in os.listdir(f"/proc/{p.pid}/task"):
-        cpu += int(open(f"/proc/{p.pid}/task/{t}/schedstat").read().split()[0])
-    for t in os.listdir(f"/proc/{p.pid}/task"):
-        for c in open(f"/proc/{p.pid}/task/{t}/children").read().split():
-            for tt in os.listdir(f"/proc/{c}/task"):
-                cpu += int(open(f"/proc/{c}/task/{tt}/schedstat").read().split()[0])
-    took = (took, cpu / 1e6)
+    took = (took, tree_cpu_ms(p.pid))
     time.sleep(3)
     pids = tree(p)
     hwm = sum(status(x, "VmHWM") for x in pids); rss = sum(status(x, "VmRSS") for x in pids)
@@ -55,16 +50,11 @@ def run(argv, port, path, st):
         out = out[:3] + out[4:] + [out[3]]
     p.terminate(); p.wait(); time.sleep(0.3)
     return out
-specs = []
-for a in sys.argv[1:]:
-    name, rest = a.split("=", 1)
-    argv, port, path, st = rest.split("@")
-    specs.append((name, shlex.split(argv), int(port), path, st))
+specs = read_specs(sys.argv[1:])
 res = {s[0]: [] for s in specs}
-for i in range(int(os.environ.get("N", "3"))):
-    for s in (specs if i % 2 == 0 else specs[::-1]):
-        r = run(*s[1:]); res[s[0]].append(r)
-        print(s[0], " ".join("%.1f" % x for x in r), flush=True)
+for s in rounds(specs, int(os.environ.get("N", "3"))):
+    r = run(*s[1:]); res[s[0]].append(r)
+    print(s[0], " ".join("%.1f" % x for x in r), flush=True)
 for n, v in res.items():
     cols = list(zip(*v))
     med = [statistics.median(c) for c in cols]

@@ -51,16 +51,8 @@ func (e *entry) failWhen(key, format string, args ...any) {
 // header and cookie; nil when absent. geoip says whether [geoip] names a
 // database, without which country cannot be known.
 func (e *entry) when(v any, geoip bool) *matcher.When {
-	if v == nil {
-		return nil
-	}
-	t, ok := v.(map[string]any)
-	if !ok {
-		e.fail("when", "must be a table such as { language = [\"de\", \"de-*\"], country = [\"AT\"] }, not %s", tomlType(v))
-		return nil
-	}
-	if len(t) == 0 {
-		e.fail("when", "the table is empty; leave when out to match every request")
+	t := e.subTable("when", v, "a table such as { language = [\"de\", \"de-*\"], country = [\"AT\"] }", "leave when out to match every request")
+	if t == nil {
 		return nil
 	}
 	return e.whenIn("when", t, geoip)

@@ -9,16 +9,8 @@ import (
 // headers reads a headers table: field names to values, checked as
 // matcher.CheckHeader checks them, in name order (a TOML table has none).
 func (e *entry) headers(v any) []matcher.Header {
-	if v == nil {
-		return nil
-	}
-	t, ok := v.(map[string]any)
-	if !ok {
-		e.fail("headers", "must be a table of field names to values, such as { Cache-Control = \"max-age=3600\" }, not %s", tomlType(v))
-		return nil
-	}
-	if len(t) == 0 {
-		e.fail("headers", "the table is empty; leave headers out for none")
+	t := e.subTable("headers", v, "a table of field names to values, such as { Cache-Control = \"max-age=3600\" }", "leave headers out for none")
+	if t == nil {
 		return nil
 	}
 	hs := make([]matcher.Header, 0, len(t))

@@ -121,6 +121,8 @@ func TestAnswersConfigErrors(t *testing.T) {
 			[]string{`redirectd.toml:4: [[rule]] #1: headers: "Location" is written by the server itself for every answer; leave it out`}},
 		{"not a table", "[server]\nheaders = \"Cache-Control: no-store\"\n", nil,
 			[]string{`redirectd.toml:2: [server]: headers: must be a table of field names to values, such as { Cache-Control = "max-age=3600" }, not a string`}},
+		{"empty table", "[[rule]]\nfrom = \"/a\"\nto = \"/b\"\nheaders = {}\n", nil,
+			[]string{`redirectd.toml:4: [[rule]] #1: headers: the table is empty; leave headers out for none`}},
 		{"value not a string", "[[rule]]\nfrom = \"/a\"\nto = \"/b\"\nheaders = { Max = 3 }\n", nil,
 			[]string{`redirectd.toml:4: [[rule]] #1: headers: the value of "Max" must be a string, not an integer`}},
 		{"map entry with to and 410 status", "[[map]]\nfile = \"m\"\nstatus = 410\n", map[string]string{"m": "/a /b;\n"},

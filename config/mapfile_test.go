@@ -194,7 +194,7 @@ func TestMapOptions(t *testing.T) {
 		{"request_uri not a boolean", "[[map]]\nfile = \"r.map\"\nrequest_uri = \"yes\"\n",
 			"redirectd.toml:3: [[map]] #1: request_uri: must be true or false, not a string"},
 		{"invalid unknown", "[[map]]\nfile = \"r.map\"\ninvalid = \"ignore\"\n",
-			`redirectd.toml:3: [[map]] #1: invalid: "ignore" is not a choice; use "error"`},
+			`redirectd.toml:3: [[map]] #1: invalid: "ignore" is not a choice; use "error" (a bad entry is an error of the config) or "skip" (it is left out and logged)`},
 		{"invalid on a rule", "[[rule]]\nfrom = \"/a\"\nto = \"/b\"\ninvalid = \"skip\"\n",
 			"redirectd.toml:4: [[rule]] #1: invalid: unknown key"},
 	}

@@ -119,6 +119,26 @@ func (e *entry) str(key string, v any, required bool) string {
 	return s
 }
 
+// subTable reads the table at key, which must hold something: nil when
+// absent, or when it is not a table (want says what it must be: "a table
+// such as ...") or is empty (ifEmpty says what to do instead), each
+// reported.
+func (e *entry) subTable(key string, v any, want, ifEmpty string) map[string]any {
+	if v == nil {
+		return nil
+	}
+	t, ok := v.(map[string]any)
+	if !ok {
+		e.fail(key, "must be %s, not %s", want, tomlType(v))
+		return nil
+	}
+	if len(t) == 0 {
+		e.fail(key, "the table is empty; %s", ifEmpty)
+		return nil
+	}
+	return t
+}
+
 func (e *entry) status(v any, def int) int {
 	if v == nil {
 		return def
@@ -248,16 +268,23 @@ func (e *entry) flag(key string, v any, def bool) bool {
 
 // trailingSlash reads trailing_slash: "ignore" (true) or "strict".
 func (e *entry) trailingSlash(v any, def bool) bool {
+	return e.twoWords("trailing_slash", v, def, "strict", "ignore", `"ignore" or "strict"`)
+}
+
+// twoWords reads key, a choice of two words: def when absent, false for
+// no, true for yes; any other value is reported, with use saying what
+// the choices are.
+func (e *entry) twoWords(key string, v any, def bool, no, yes, use string) bool {
 	if v == nil {
 		return def
 	}
-	switch s := e.str("trailing_slash", v, false); s {
-	case "ignore":
+	switch s := e.str(key, v, false); s {
+	case yes:
 		return true
-	case "strict":
+	case no:
 		return false
 	default:
-		e.fail("trailing_slash", "%q is not a choice; use \"ignore\" or \"strict\"", s)
+		e.fail(key, "%q is not a choice; use %s", s, use)
 	}
 	return false
 }
@@ -288,18 +315,7 @@ func (e *entry) requestURI(v any, k matcher.Kind) bool {
 
 // skipInvalid reads [[map]] invalid: "error" (false, the default) or "skip".
 func (e *entry) skipInvalid(v any) bool {
-	if v == nil {
-		return false
-	}
-	switch s := e.str("invalid", v, false); s {
-	case "error":
-		return false
-	case "skip":
-		return true
-	default:
-		e.fail("invalid", "%q is not a choice; use \"error\" (a bad entry is an error of the config) or \"skip\" (it is left out and logged)", s)
-	}
-	return false
+	return e.twoWords("invalid", v, false, "error", "skip", `"error" (a bad entry is an error of the config) or "skip" (it is left out and logged)`)
 }
 
 // options applies the shared options over the defaults.
@@ -328,18 +344,7 @@ func (e *entry) caseInsensitive(v any, d *Defaults) (fold, unicode bool) {
 
 // pathForm reads path: "normalized" (false) or "decoded" (true).
 func (e *entry) pathForm(v any, def bool) bool {
-	if v == nil {
-		return def
-	}
-	switch s := e.str("path", v, false); s {
-	case "normalized":
-		return false
-	case "decoded":
-		return true
-	default:
-		e.fail("path", "%q is not a choice; use \"normalized\" (escapes of unreserved characters decoded, the rest as sent) or \"decoded\" (every escape decoded, as nginx's $uri)", s)
-	}
-	return false
+	return e.twoWords("path", v, def, "normalized", "decoded", `"normalized" (escapes of unreserved characters decoded, the rest as sent) or "decoded" (every escape decoded, as nginx's $uri)`)
 }
 
 // perHost returns r once per host (r itself for no host).
@@ -405,16 +410,8 @@ func convertRule(file string, i int, raw *rawRule, d *Defaults, loc *locator, er
 // query reads query conditions: a table of parameter names to the value
 // each must have, "*" for any value.
 func (e *entry) query(v any) []matcher.QueryCond {
-	if v == nil {
-		return nil
-	}
-	t, ok := v.(map[string]any)
-	if !ok {
-		e.fail("query", "must be a table of parameter names to values, such as { utm_source = \"newsletter\", ref = \"*\" }, not %s", tomlType(v))
-		return nil
-	}
-	if len(t) == 0 {
-		e.fail("query", "the table is empty; leave query out to match any query")
+	t := e.subTable("query", v, "a table of parameter names to values, such as { utm_source = \"newsletter\", ref = \"*\" }", "leave query out to match any query")
+	if t == nil {
 		return nil
 	}
 	conds := make([]matcher.QueryCond, 0, len(t))

@@ -136,26 +136,12 @@ func checkUpstream(file, table string, u *Upstream, fl files, loc *locator, errs
 	if u.MaxConnsPerServer == 0 {
 		u.MaxConnsPerServer = DefaultMaxConnsPerServer
 	}
-	switch {
-	case u.RequestBufferBytes < 0:
-		bad("request_buffer_bytes", "negative values are not allowed; leave the key out for its default (%d)", DefaultRequestBufferBytes)
-	case u.RequestBufferBytes == 0:
-		u.RequestBufferBytes = DefaultRequestBufferBytes
-	case u.RequestBufferBytes > maxRequestBufferBytes:
+	defaultCount(bad, "request_buffer_bytes", &u.RequestBufferBytes, DefaultRequestBufferBytes, "")
+	if u.RequestBufferBytes > maxRequestBufferBytes {
 		bad("request_buffer_bytes", "%d is more than %d: the buffer is memory each client connection may hold", u.RequestBufferBytes, maxRequestBufferBytes)
 	}
-	switch {
-	case u.BodyMinRate < 0:
-		bad("body_min_rate", "negative values are not allowed; leave the key out for its default (%d bytes a second)", DefaultBodyMinRate)
-	case u.BodyMinRate == 0:
-		u.BodyMinRate = DefaultBodyMinRate
-	}
-	switch {
-	case u.MaxConnsPerClient < 0:
-		bad("max_conns_per_client", "negative values are not allowed; leave the key out for its default (%d)", DefaultMaxConnsPerClient)
-	case u.MaxConnsPerClient == 0:
-		u.MaxConnsPerClient = DefaultMaxConnsPerClient
-	}
+	defaultCount(bad, "body_min_rate", &u.BodyMinRate, DefaultBodyMinRate, " bytes a second")
+	defaultCount(bad, "max_conns_per_client", &u.MaxConnsPerClient, DefaultMaxConnsPerClient, "")
 	defaultDuration(&u.ConnectTimeout, DefaultConnectTimeout)
 	defaultDuration(&u.ReadTimeout, DefaultReadTimeout)
 	defaultDuration(&u.WriteTimeout, DefaultWriteTimeout)
@@ -196,6 +182,18 @@ func checkServers(u *Upstream, bad func(key, format string, args ...any)) {
 			continue
 		}
 		u.Targets = append(u.Targets, t)
+	}
+}
+
+// defaultCount sets *v, the value of key, to def when it is left out
+// (0), and reports a negative one through bad, naming the default and its
+// unit.
+func defaultCount[T int | int64](bad func(key, format string, args ...any), key string, v *T, def T, unit string) {
+	switch {
+	case *v < 0:
+		bad(key, "negative values are not allowed; leave the key out for its default (%d%s)", def, unit)
+	case *v == 0:
+		*v = def
 	}
 }
 

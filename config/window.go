@@ -42,16 +42,8 @@ func (e *entry) shadow(v any) bool {
 // an offset (or RFC 3339 strings), either of which may be left out.
 func (e *entry) window(v any) matcher.Window {
 	var w matcher.Window
-	if v == nil {
-		return w
-	}
-	t, ok := v.(map[string]any)
-	if !ok {
-		e.fail("active", "must be a table such as { from = 2026-12-01T00:00:00Z, until = 2027-01-07T00:00:00Z }, not %s", tomlType(v))
-		return w
-	}
-	if len(t) == 0 {
-		e.fail("active", "the table is empty; give from, until or both, or leave active out for always")
+	t := e.subTable("active", v, "a table such as { from = 2026-12-01T00:00:00Z, until = 2027-01-07T00:00:00Z }", "give from, until or both, or leave active out for always")
+	if t == nil {
 		return w
 	}
 	for k, val := range t {

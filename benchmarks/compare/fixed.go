@@ -27,12 +27,7 @@ type fixedServer struct {
 // of two servers is a pair whose ratio can be taken on its own, which is
 // how the table reports the run-to-run spread.
 func (h *harness) fixedPhase(servers []Server, rate float64) {
-	var scs []Scenario
-	for _, sc := range h.scenarios {
-		if sc.Fixed && !sc.Sitemap {
-			scs = append(scs, sc)
-		}
-	}
+	scs := h.scenariosWhere(func(sc Scenario) bool { return sc.Fixed && !sc.Sitemap })
 	if len(scs) == 0 {
 		return
 	}

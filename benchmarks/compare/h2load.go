@@ -122,16 +122,15 @@ func (h *harness) h2Timed(p *Proc, addr string, sc Scenario) *ScenarioResult {
 	if _, err := runH2load(h.s.ClientCPUs, url, h.h2Args(sc, true)...); err != nil {
 		return &ScenarioResult{Name: sc.Name, Failed: err.Error()}
 	}
-	var runs []Run
-	for range h.s.Runs {
+	return h.repeat(sc.Name, func() (Run, error) {
 		c0 := p.CPU()
 		w, err := runH2load(h.s.ClientCPUs, url, h.h2Args(sc, false)...)
 		c1 := p.CPU()
 		if err != nil {
-			return &ScenarioResult{Name: sc.Name, Failed: err.Error()}
+			return Run{}, err
 		}
 		if w.Succeeded == 0 || w.Status3xx != w.Succeeded {
-			return &ScenarioResult{Name: sc.Name, Failed: fmt.Sprintf("%d requests succeeded, %d of them redirects: want all", w.Succeeded, w.Status3xx)}
+			return Run{}, fmt.Errorf("%d requests succeeded, %d of them redirects: want all", w.Succeeded, w.Status3xx)
 		}
 		wallUS := w.Seconds * 1e6
 		r := Run{RPS: float64(w.Succeeded) / w.Seconds, P50US: w.MeanUS,
@@ -142,11 +141,8 @@ func (h *harness) h2Timed(p *Proc, addr string, sc Scenario) *ScenarioResult {
 		if sc.Churn {
 			r.Rate = h2ChurnRate
 		}
-		runs = append(runs, r)
-	}
-	r := median(runs)
-	r.Name = sc.Name
-	return r
+		return r, nil
+	})
 }
 
 // verifyH2 checks sc's request over HTTP/2 (ALPN h2) with x/net's client.

@@ -172,17 +172,7 @@ func quantileUS(ds []time.Duration, q float64) float64 {
 // new connection (handshake, request, close), read around the measured
 // part alone.
 func (h *harness) handshakes(p *Proc, addr string, sc Scenario) *ScenarioResult {
-	var runs []Run
-	for range h.s.Runs {
-		run, err := h.handshakeRun(p, addr, sc)
-		if err != nil {
-			return &ScenarioResult{Name: sc.Name, Failed: err.Error()}
-		}
-		runs = append(runs, run)
-	}
-	r := median(runs)
-	r.Name = sc.Name
-	return r
+	return h.repeat(sc.Name, func() (Run, error) { return h.handshakeRun(p, addr, sc) })
 }
 
 func (h *harness) handshakeRun(p *Proc, addr string, sc Scenario) (Run, error) {

@@ -59,12 +59,7 @@ steps = 'return 302 /search?q=$uri;'
 // and so on), so that the ratio of <scenario>-base to <scenario> is
 // measured in the same minutes, whatever else the machine runs.
 func (h *harness) model(srv Server, sr *ServerResult) {
-	var scs []Scenario
-	for _, sc := range h.scenarios {
-		if sc.Model {
-			scs = append(scs, sc)
-		}
-	}
+	scs := h.scenariosWhere(func(sc Scenario) bool { return sc.Model })
 	if len(scs) == 0 {
 		return
 	}

@@ -164,18 +164,11 @@ func (p *Proc) CPU() time.Duration {
 // (Threads that already ended are not counted.)
 func (p *Proc) SchedCPU() time.Duration {
 	var ns int64
-	for _, pid := range p.Tree() {
-		tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
-		for _, t := range tasks {
-			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/schedstat", pid, t.Name()))
-			if err != nil {
-				continue
-			}
-			f, _, _ := strings.Cut(string(b), " ")
-			v, _ := strconv.ParseInt(f, 10, 64)
-			ns += v
-		}
-	}
+	p.eachThread("schedstat", func(b string) {
+		f, _, _ := strings.Cut(b, " ")
+		v, _ := strconv.ParseInt(f, 10, 64)
+		ns += v
+	})
 	return time.Duration(ns)
 }
 
@@ -186,22 +179,30 @@ func (p *Proc) SchedCPU() time.Duration {
 // ended are not counted.)
 func (p *Proc) Switches() int64 {
 	var n int64
+	p.eachThread("status", func(b string) {
+		for line := range strings.Lines(b) {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.HasSuffix(k, "_ctxt_switches") {
+				c, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+				n += c
+			}
+		}
+	})
+	return n
+}
+
+// eachThread calls read with the file name of /proc/PID/task/TID of every
+// thread of the server's processes that can be read.
+func (p *Proc) eachThread(name string, read func(string)) {
 	for _, pid := range p.Tree() {
 		tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
 		for _, t := range tasks {
-			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/status", pid, t.Name()))
+			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/%s", pid, t.Name(), name))
 			if err != nil {
 				continue
 			}
-			for line := range strings.Lines(string(b)) {
-				if k, v, ok := strings.Cut(line, ":"); ok && strings.HasSuffix(k, "_ctxt_switches") {
-					c, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-					n += c
-				}
-			}
+			read(string(b))
 		}
 	}
-	return n
 }
 
 // RSS is the resident memory of all the server's processes together, in

@@ -54,18 +54,11 @@ func (r *redirectd) Configure(in Instance) ([]string, []string, error) {
 	if err := write("regex.map", "~", regex); err != nil {
 		return nil, nil, err
 	}
-	conf := fmt.Sprintf(`[server]
-listen = "127.0.0.1:%d"
-event_loops = %d
-max_connections_per_ip = 100000
-
-[admin]
-listen = "off"
-
+	conf := serverTables(in) + fmt.Sprintf(`
 [access_log]
 enabled = %t
 path = %q
-`, in.Port, in.CPUs, in.AccessLog != "", orDash(in.AccessLog))
+`, in.AccessLog != "", orDash(in.AccessLog))
 	if in.TLS != nil {
 		// idle_timeout: 75 s, nginx's keepalive_timeout, so that tls-idle's
 		// connections outlive the measurement (the default is 10 s).
@@ -88,11 +81,7 @@ path = %q
 	if in.Model {
 		conf += modelTables
 	}
-	path := join(in.Dir, "redirectd.toml")
-	if err := writeFile(path, func(w *bufio.Writer) error { _, err := w.WriteString(conf); return err }); err != nil {
-		return nil, nil, err
-	}
-	return []string{r.bin, "serve", "-config", path}, []string{fmt.Sprintf("GOMAXPROCS=%d", in.CPUs)}, nil
+	return r.serveConfig(in, conf)
 }
 
 // sitemap serves the site's include file as it is, as one [[map]]: every
@@ -101,21 +90,35 @@ func (r *redirectd) sitemap(in Instance) ([]string, []string, error) {
 	if err := writeSitemap(in.Dir, in.Sitemap); err != nil {
 		return nil, nil, err
 	}
-	conf := fmt.Sprintf(`[server]
-listen = "127.0.0.1:%d"
-event_loops = %d
-max_connections_per_ip = 100000
-
-[admin]
-listen = "off"
-
+	conf := serverTables(in) + fmt.Sprintf(`
 [access_log]
 enabled = false
 
 [[map]]
 file = %q
 status = 301
-`, in.Port, in.CPUs, sitemapFile)
+`, sitemapFile)
+	return r.serveConfig(in, conf)
+}
+
+// serverTables is the [server] and [admin] tables of every config the
+// harness writes for in: its port and event loops, a connection limit
+// no load generator reaches (they all come from one loopback address),
+// and no admin listener.
+func serverTables(in Instance) string {
+	return fmt.Sprintf(`[server]
+listen = "127.0.0.1:%d"
+event_loops = %d
+max_connections_per_ip = 100000
+
+[admin]
+listen = "off"
+`, in.Port, in.CPUs)
+}
+
+// serveConfig writes conf as in's redirectd.toml and returns the command
+// and environment that serve it.
+func (r *redirectd) serveConfig(in Instance, conf string) ([]string, []string, error) {
 	path := join(in.Dir, "redirectd.toml")
 	if err := writeFile(path, func(w *bufio.Writer) error { _, err := w.WriteString(conf); return err }); err != nil {
 		return nil, nil, err

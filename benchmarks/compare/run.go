@@ -89,17 +89,34 @@ func (h *harness) timed(p *Proc, addr string, sc Scenario) *ScenarioResult {
 	if err := h.warmUp(addr, sc); err != nil {
 		return &ScenarioResult{Name: sc.Name, Failed: err.Error()}
 	}
+	return h.repeat(sc.Name, func() (Run, error) { return h.timedRun(p, addr, sc) })
+}
+
+// repeat runs once Runs times and gives the median of the runs, named
+// name, or the first run's failure.
+func (h *harness) repeat(name string, once func() (Run, error)) *ScenarioResult {
 	var runs []Run
 	for range h.s.Runs {
-		run, err := h.timedRun(p, addr, sc)
+		run, err := once()
 		if err != nil {
-			return &ScenarioResult{Name: sc.Name, Failed: err.Error()}
+			return &ScenarioResult{Name: name, Failed: err.Error()}
 		}
 		runs = append(runs, run)
 	}
 	r := median(runs)
-	r.Name = sc.Name
+	r.Name = name
 	return r
+}
+
+// scenariosWhere is the run's scenarios that keep holds for, in order.
+func (h *harness) scenariosWhere(keep func(Scenario) bool) []Scenario {
+	var scs []Scenario
+	for _, sc := range h.scenarios {
+		if keep(sc) {
+			scs = append(scs, sc)
+		}
+	}
+	return scs
 }
 
 // target is the URL wrk loads for sc on addr.
@@ -210,12 +227,7 @@ func (m Mem) String() string {
 func (h *harness) sitemap(srv Server, sr *ServerResult) {
 	r := &SitemapResult{Keys: h.s.Sitemap}
 	sr.Sitemap = r
-	var scs []Scenario
-	for _, sc := range h.scenarios {
-		if sc.Sitemap {
-			scs = append(scs, sc)
-		}
-	}
+	scs := h.scenariosWhere(func(sc Scenario) bool { return sc.Sitemap })
 	logf("%s: the sitemap corpus, %d regex keys", srv.Name(), h.s.Sitemap)
 	in := Instance{Spec: h.s.Spec, Sitemap: h.s.Sitemap}
 	p, addr, startup, err := h.launch(srv, in, "sitemap")

@@ -91,12 +91,7 @@ func (f *TLSFiles) clientConfig() *tls.Config {
 // reference rules on a plain port (for the start-up check) and on a TLS
 // port with the run's certificate.
 func (h *harness) tlsPhase(srv Server, sr *ServerResult) {
-	var scs []Scenario
-	for _, sc := range h.scenarios {
-		if sc.TLS {
-			scs = append(scs, sc)
-		}
-	}
+	scs := h.scenariosWhere(func(sc Scenario) bool { return sc.TLS })
 	if len(scs) == 0 {
 		return
 	}

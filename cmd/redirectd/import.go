@@ -146,3 +146,11 @@ func refuseOverwrite(file string, force bool) error {
 	}
 	return nil
 }
+
+// writtenDoesNotLoad reports that the config the import cmd wrote does
+// not load: the input was read, so the fault is the import's own. It
+// returns the exit status, 1.
+func writtenDoesNotLoad(stderr io.Writer, cmd string, err error) int {
+	fmt.Fprintf(stderr, "redirectd %s: the written config does not load (a bug in the import; please report it):\n%v\n", cmd, err)
+	return 1
+}

@@ -84,8 +84,7 @@ func importApache(args []string, _, stderr io.Writer) int {
 		return 1
 	}
 	if _, err := config.Load(written); err != nil {
-		fmt.Fprintf(stderr, "redirectd import apache: the written config does not load (a bug in the import; please report it):\n%v\n", err)
-		return 1
+		return writtenDoesNotLoad(stderr, "import apache", err)
 	}
 	(&importer.Report{Files: []string{written}, Forms: res.Forms, Notes: res.Notes}).Write(stderr)
 	if res.LeftOut() {

@@ -86,8 +86,7 @@ func importHosted(kind string, args []string, stdout, stderr io.Writer) int {
 	importer.WriteFileOrderTOML(&buf, header, opt.GeoIP, res.Rules)
 	// What is written must load, as `redirectd check` loads it.
 	if err := loadsAsWritten(buf.Bytes()); err != nil {
-		fmt.Fprintf(stderr, "redirectd import %s: the written config does not load (a bug in the import; please report it):\n%v\n", kind, err)
-		return 1
+		return writtenDoesNotLoad(stderr, "import "+kind, err)
 	}
 	w, written := stdout, "stdout"
 	if *out != "" {

@@ -58,8 +58,7 @@ func importNginx(args []string, _, stderr io.Writer) int {
 	// What was written must load, as `redirectd check` loads it.
 	cfg, err := config.Load(target)
 	if err != nil {
-		fmt.Fprintf(stderr, "redirectd import nginx: the written config does not load (a bug in the import; please report it):\n%v\n", err)
-		return 1
+		return writtenDoesNotLoad(stderr, "import nginx", err)
 	}
 	// The self-check again, on the servers written as locations, as
 	// the loaded text says them.

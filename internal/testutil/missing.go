@@ -2,6 +2,7 @@ package testutil
 
 import (
 	"os"
+	"os/exec"
 	"testing"
 )
 
@@ -21,4 +22,18 @@ func Missing(tb testing.TB, why string) {
 		return
 	}
 	tb.Skip(why)
+}
+
+// FindProgram returns the first of names found on PATH or as a path (a
+// Debian package's own, such as /usr/sbin/nginx, which a user's PATH may
+// not hold), or ends tb by Missing with why.
+func FindProgram(tb testing.TB, why string, names ...string) string {
+	tb.Helper()
+	for _, name := range names {
+		if bin, err := exec.LookPath(name); err == nil {
+			return bin
+		}
+	}
+	Missing(tb, why)
+	return ""
 }

@@ -17,13 +17,7 @@ import (
 // user's PATH may not hold).
 func FindNginx(tb testing.TB) string {
 	tb.Helper()
-	bin, err := exec.LookPath("nginx")
-	if err != nil {
-		if bin, err = exec.LookPath("/usr/sbin/nginx"); err != nil {
-			Missing(tb, "nginx is not installed (apt-get install nginx); the comparison with a real nginx is skipped")
-		}
-	}
-	return bin
+	return FindProgram(tb, "nginx is not installed (apt-get install nginx); the comparison with a real nginx is skipped", "nginx", "/usr/sbin/nginx")
 }
 
 // RunNginx runs nginx on the config file conf, with dir as its prefix

@@ -33,13 +33,7 @@ type Redis struct {
 // there is none.
 func FindRedis(tb testing.TB) string {
 	tb.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		if bin, err = exec.LookPath("/usr/bin/redis-server"); err != nil {
-			Missing(tb, "redis-server is not installed: install Debian's redis-server (apt-get install redis-server)")
-		}
-	}
-	return bin
+	return FindProgram(tb, "redis-server is not installed: install Debian's redis-server (apt-get install redis-server)", "redis-server", "/usr/bin/redis-server")
 }
 
 // RunRedis starts redis-server on a free loopback port with args added

@@ -22,6 +22,37 @@ type failAnswerer interface {
 	writeFallback()
 }
 
+// answerer is a failAnswerer that also answers an exchange: relays the
+// upstream's answer, or answers the error the exchange ended with, each
+// path as its client takes it.
+type answerer interface {
+	failAnswerer
+	// relay sends the upstream's answer.
+	relay(resp *fasthttp.Response)
+	// exchangeFailed answers an exchange with srv that failed with err.
+	exchangeFailed(err error, srv *upstream.Server, um *ServerMetrics)
+}
+
+// exchangeAndAnswer is the exchange of req with srv, then its answer
+// through w: the failure, the fallback rule's answer when it takes the
+// upstream's, else the upstream's relayed; both paths, HTTP/1.1 and
+// HTTP/2, go through it, so that they count and answer alike.
+func (f *Forward) exchangeAndAnswer(w answerer, srv *upstream.Server, um *ServerMetrics, req *fasthttp.Request, resp *fasthttp.Response) {
+	start, err := f.exchange(srv, req, resp)
+	defer func() { f.m.Duration.Update(time.Since(start).Seconds()) }()
+	if err != nil {
+		w.exchangeFailed(err, srv, um)
+		return
+	}
+	f.answered(um, resp.StatusCode(), start)
+	if f.fallbackTakes(resp) { // fallback.go
+		f.counted(true)
+		w.writeFallback()
+		return
+	}
+	w.relay(resp)
+}
+
 // fail answers through w an upstream that could not be asked or did not
 // answer: with the fallback rule's answer when status is one of its
 // statuses, else with status and msg.

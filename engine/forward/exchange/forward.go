@@ -362,19 +362,7 @@ func (f *Forward) Run() {
 	}
 	f.slotHeld = true
 	defer f.putSlot()
-	start, err := f.exchange(srv, f.req, resp)
-	defer func() { f.m.Duration.Update(time.Since(start).Seconds()) }()
-	if err != nil {
-		f.exchangeFailed(err, srv, um)
-		return
-	}
-	f.answered(um, resp.StatusCode(), start)
-	if f.fallbackTakes(resp) { // fallback.go
-		f.counted(true)
-		f.writeFallback()
-		return
-	}
-	f.relay(resp)
+	f.exchangeAndAnswer(f, srv, um, f.req, resp)
 }
 
 // exchangeFailed answers the client when the exchange with srv failed

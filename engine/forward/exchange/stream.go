@@ -79,19 +79,7 @@ func (hf *Stream) Run() {
 	defer f.g.Slots.Put(f.client)
 	resp := fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseResponse(resp)
-	start, err := f.exchange(srv, hf.req, resp)
-	defer func() { f.m.Duration.Update(time.Since(start).Seconds()) }()
-	if err != nil {
-		hf.exchangeFailed(err, srv, um)
-		return
-	}
-	f.answered(um, resp.StatusCode(), start)
-	if f.fallbackTakes(resp) { // fallback.go
-		f.counted(true)
-		hf.writeFallback()
-		return
-	}
-	hf.relay(resp)
+	f.exchangeAndAnswer(hf, srv, um, hf.req, resp)
 }
 
 // relay sends the upstream's answer: its head by Forward.answerHead's

@@ -44,23 +44,21 @@ func newStorageMetrics(set *metrics.Set) *storageMetrics {
 }
 
 func (m *storageMetrics) errors(op string) *metrics.Counter {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	c := m.errs[op]
-	if c == nil {
-		c = m.set.GetOrCreateCounter(fmt.Sprintf(`redirectd_tls_storage_errors_total{op=%q}`, op))
-		m.errs[op] = c
-	}
-	return c
+	return m.counter(m.errs, "redirectd_tls_storage_errors_total", op)
 }
 
 func (m *storageMetrics) fallbacks(op string) *metrics.Counter {
+	return m.counter(m.fall, "redirectd_tls_storage_fallbacks_total", op)
+}
+
+// counter is family{op}, made on first use and kept in byOp.
+func (m *storageMetrics) counter(byOp map[string]*metrics.Counter, family, op string) *metrics.Counter {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	c := m.fall[op]
+	c := byOp[op]
 	if c == nil {
-		c = m.set.GetOrCreateCounter(fmt.Sprintf(`redirectd_tls_storage_fallbacks_total{op=%q}`, op))
-		m.fall[op] = c
+		c = m.set.GetOrCreateCounter(fmt.Sprintf(`%s{op=%q}`, family, op))
+		byOp[op] = c
 	}
 	return c
 }
