@@ -3,8 +3,8 @@ package daemon
 import (
 	"fmt"
 
-	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
 	"github.com/redirectd/redirectd/engine/admin/edit"
+	"github.com/redirectd/redirectd/engine/admin/edit/edits"
 )
 
 // change is one change to the rules served, as a caller asked for it:

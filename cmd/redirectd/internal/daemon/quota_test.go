@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
+	"github.com/redirectd/redirectd/engine/admin/edit/edits"
 )
 
 // TestDraftEntryMemory measures what an entry held in a draft costs, for
