@@ -79,7 +79,7 @@ func allIn(ov *edits.Overlay, in edit.Scope) error {
 
 func (s *service) AddEntry(id, author string, de edit.Entry, in edit.Scope) error {
 	e := edits.Entry(de)
-	if err := e.Check(); err != nil {
+	if err := e.Check(configSyntax{}); err != nil {
 		return fmt.Errorf("%w: %v", edit.ErrBadEdit, err)
 	}
 	if !in(e.Host) {
@@ -160,7 +160,7 @@ func (s *service) Upload(id, author, contentType string, body io.Reader, in edit
 		e    edits.Entry
 	}
 	var got []lined
-	err = edits.Parse(contentType, body, func(line int, e edits.Entry) error {
+	err = edits.Parse(configSyntax{}, contentType, body, func(line int, e edits.Entry) error {
 		if !in(e.Host) {
 			return fmt.Errorf("%w: %s", edit.ErrOutOfScope, e.String())
 		}

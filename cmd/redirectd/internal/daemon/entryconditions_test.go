@@ -55,7 +55,7 @@ when = { scheme = "https" }
 		if err := json.Unmarshal([]byte(l), &e); err != nil {
 			t.Fatal(err)
 		}
-		if err := e.Check(); err != nil {
+		if err := e.Check(configSyntax{}); err != nil {
 			t.Fatalf("%s: %v", l, err)
 		}
 		list = append(list, edits.Edit{Entry: e})
@@ -118,7 +118,7 @@ when = { language = "de" }
 		if err := json.Unmarshal([]byte(tc.line), &e); err != nil {
 			t.Fatal(err)
 		}
-		if err := e.Check(); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if err := e.Check(configSyntax{}); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error naming %q", tc.line, err, tc.want)
 		}
 	}
@@ -151,7 +151,7 @@ when = { scheme = "https", header = { X-Beta = "1" }, language = ["de", "de-*"],
 		e.Query[k] = v.(string)
 	}
 	delete(e.When, "query")
-	if err := e.Check(); err != nil {
+	if err := e.Check(configSyntax{}); err != nil {
 		t.Fatalf("%v\n%s", err, text)
 	}
 	if got, want := e.Key(), edits.RuleCondKey(&r); got != want {

@@ -34,7 +34,7 @@ func FuzzRuleset(f *testing.F) {
 		// A served rule comes from a config, which config.Load checks,
 		// or from an edit, which Entry.Check checks: the edit's path.
 		e := edits.Entry{Op: edits.OpAdd, Kind: []string{"exact", "prefix", "regex"}[kind%3], From: from, To: to, Host: host, Status: int(status)}
-		if err := e.Check(); err != nil {
+		if err := e.Check(configSyntax{}); err != nil {
 			return // refused at the edit, with its reason
 		}
 		r := matcher.Rule{Kind: matcher.Kind(kind % 3), From: e.From, To: e.To, Host: e.Host, Status: e.Status, Shadow: shadow,

@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"slices"
 
-	"github.com/redirectd/redirectd/config/importer"
 	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/matcher"
 )
@@ -116,7 +115,7 @@ func fieldMsg(err error) error {
 // gives, compiling them into a rule as the promote will: a condition
 // the config refuses (a network with host bits set, an unknown key) is
 // refused when the entry is added, not at the promote.
-func (e *Entry) checkParts() error {
+func (e *Entry) checkParts(syn Syntax) error {
 	if !(*edit.Entry)(e).Conditioned() {
 		return nil
 	}
@@ -131,7 +130,7 @@ func (e *Entry) checkParts() error {
 	if r.Kind != matcher.Regex && e.Kind == "" && e.Op != OpAdd && len(e.From) > 0 && e.From[0] != '/' {
 		r.Kind = matcher.Regex // a change naming a regex by its pattern
 	}
-	if err := importer.Writable(&r); err != nil {
+	if err := syn.Writable(&r); err != nil {
 		return err
 	}
 	if err := matcher.NewBuilder(matcher.DefaultLimits).Add(&r); err != nil {

@@ -6,8 +6,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/redirectd/redirectd/config"
-	"github.com/redirectd/redirectd/config/importer"
 	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/internal/shorten"
 	"github.com/redirectd/redirectd/matcher"
@@ -66,8 +64,9 @@ func (e *Entry) Key() string {
 const maxField = 8192
 
 // Check normalises e (host lower case, status defaulted to 301 for an
-// add or change) and says what is wrong with it, or nil.
-func (e *Entry) Check() error {
+// add or change) and says what is wrong with it, or nil; syn is the
+// config's word on its host and on what a config can hold.
+func (e *Entry) Check(syn Syntax) error {
 	e.Host = strings.TrimSuffix(strings.ToLower(strings.TrimSpace(e.Host)), ".")
 	switch e.Op {
 	case OpAdd, OpChange, OpDelete:
@@ -80,7 +79,7 @@ func (e *Entry) Check() error {
 		return fmt.Errorf("host, from or to is too long (from and to at most %d bytes, host 255)", maxField)
 	}
 	if e.Host != "" {
-		h, err := config.RuleHost(e.Host)
+		h, err := syn.RuleHost(e.Host)
 		if err != nil {
 			return fmt.Errorf("%w (write example.com or *.example.com, without scheme, port or path)", err)
 		}
@@ -107,7 +106,7 @@ func (e *Entry) Check() error {
 	// What an edit makes is served, and written by GET /ruleset for a
 	// fleet to load back: a rule the one config writer cannot write as
 	// it is (bytes that are not UTF-8) would load as another rule there.
-	if err := importer.Writable(&matcher.Rule{From: e.From, To: e.To, Host: e.Host}); err != nil {
+	if err := syn.Writable(&matcher.Rule{From: e.From, To: e.To, Host: e.Host}); err != nil {
 		return fmt.Errorf("%w; a rule must be text that a config (and GET /ruleset) can hold: percent-encode such bytes (%%E9)", err)
 	}
 	// JSON decoding turns bytes that are not UTF-8, and escapes of lone
@@ -137,7 +136,7 @@ func (e *Entry) Check() error {
 	if e.To == "" && matcher.HasLocation(e.Status) {
 		return fmt.Errorf("to is empty: a %d needs a target", e.Status)
 	}
-	return e.checkParts()
+	return e.checkParts(syn)
 }
 
 // kind returns the matcher kind an entry names, exact by default.

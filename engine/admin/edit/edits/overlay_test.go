@@ -2,7 +2,6 @@ package edits
 
 import (
 	"errors"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -126,44 +125,6 @@ func TestMerge(t *testing.T) {
 	m.Remove(Key("", "/none"))
 	if e, ok := m.Get(Key("", "/c")); m.Len() != 2 || !ok || e.To != "/3" {
 		t.Errorf("after Remove: %d edits, /c %v %v", m.Len(), e, ok)
-	}
-}
-
-// TestCheck checks what an entry may hold.
-func TestCheck(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct {
-		e    Entry
-		want string // "" for none
-	}{
-		{Entry{Op: "add", From: "/a", To: "/b"}, ""},
-		{Entry{Op: "add", Host: "Www.A.com.", From: "/a", To: "/b"}, ""},
-		{Entry{Op: "delete", From: "/a"}, ""},
-		{Entry{Op: "add", Kind: "regex", From: "^/a", To: "/b"}, ""},
-		{Entry{Op: "", From: "/a", To: "/b"}, "op is missing"},
-		{Entry{Op: "put", From: "/a", To: "/b"}, `op "put"`},
-		{Entry{Op: "add", From: "a", To: "/b"}, "must begin with /"},
-		{Entry{Op: "add", From: "/a"}, "to is empty"},
-		{Entry{Op: "add", From: "/a", To: "/b", Status: 200}, "status 200"},
-		{Entry{Op: "add", From: "/a", Status: 410}, ""},
-		{Entry{Op: "add", Host: "a.com/x", From: "/a", To: "/b"}, "not a host name"},
-		{Entry{Op: "add", Host: "a.*.com", From: "/a", To: "/b"}, "'*' other than"},
-		{Entry{Op: "add", Host: "\xff.com", From: "/a", To: "/b"}, "internationalised host name"},
-		{Entry{Op: "add", From: "/caf\xe9", To: "/b"}, "not UTF-8"},
-		{Entry{Op: "add", From: "/a", To: "/\xe9"}, "not UTF-8"},
-		{Entry{Op: "add", From: "/del\x7fbyte", To: "/b"}, ""},     // written as \u007f in the archive
-		{Entry{Op: "add", From: "/caf\ufffd", To: "/b"}, "U+FFFD"}, // what JSON makes of "/caf\xe9"
-		{Entry{Op: "add", From: "/a", To: "/b\r\nSet-Cookie: x"}, "line break"},
-		{Entry{Op: "add", Kind: "glob", From: "/a", To: "/b"}, "kind"},
-	} {
-		err := tt.e.Check()
-		got := ""
-		if err != nil {
-			got = err.Error()
-		}
-		if (tt.want == "") != (got == "") || tt.want != "" && !strings.Contains(got, tt.want) {
-			t.Errorf("%+v: %q, want %q", tt.e, got, tt.want)
-		}
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"io"
 	"mime"
 
-	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -45,7 +44,7 @@ func (e *LineError) Unwrap() error { return e.Err }
 // each entry with its line. A CSV row is an add (a change when a rule has
 // its key: fn decides); a JSON line is an Entry object. The first bad
 // line ends it with a *LineError. Entries are checked (Entry.Check).
-func Parse(contentType string, r io.Reader, fn func(line int, e Entry) error) error {
+func Parse(syn Syntax, contentType string, r io.Reader, fn func(line int, e Entry) error) error {
 	mt, _, err := mime.ParseMediaType(contentType)
 	if err != nil {
 		return ErrUploadType
@@ -55,7 +54,7 @@ func Parse(contentType string, r io.Reader, fn func(line int, e Entry) error) er
 		if n++; n > MaxEntries {
 			return &LineError{line, ErrTooMany}
 		}
-		if err := e.Check(); err != nil {
+		if err := e.Check(syn); err != nil {
 			return &LineError{line, err}
 		}
 		if err := fn(line, e); err != nil {
@@ -69,15 +68,15 @@ func Parse(contentType string, r io.Reader, fn func(line int, e Entry) error) er
 	}
 	switch mt {
 	case TypeCSV:
-		return parseCSV(r, count)
+		return parseCSV(syn, r, count)
 	case TypeNDJSON, "application/jsonl", "application/json-lines":
 		return parseNDJSON(r, count)
 	}
 	return ErrUploadType
 }
 
-func parseCSV(r io.Reader, fn func(int, Entry) error) error {
-	err := config.StreamCSV("upload", r, func(line int, rules []matcher.Rule) error {
+func parseCSV(syn Syntax, r io.Reader, fn func(int, Entry) error) error {
+	return syn.ReadCSV(r, func(line int, rules []matcher.Rule) error {
 		for _, rl := range rules {
 			e := Entry{Op: OpAdd, Host: rl.Host, From: rl.From, To: rl.To, Status: rl.Status, Kind: rl.Kind.String()}
 			if err := fn(line, e); err != nil {
@@ -86,11 +85,6 @@ func parseCSV(r io.Reader, fn func(int, Entry) error) error {
 		}
 		return nil
 	})
-	var ce *config.Error
-	if errors.As(err, &ce) {
-		return &LineError{ce.Line, errors.New(ce.Msg)}
-	}
-	return err
 }
 
 func parseNDJSON(r io.Reader, fn func(int, Entry) error) error {
