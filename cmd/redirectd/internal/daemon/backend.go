@@ -20,6 +20,7 @@ import (
 	"github.com/redirectd/redirectd/engine/accesslog"
 	"github.com/redirectd/redirectd/engine/admin"
 	"github.com/redirectd/redirectd/engine/admin/edit"
+	"github.com/redirectd/redirectd/engine/admin/edit/edits"
 	"github.com/redirectd/redirectd/engine/promtext"
 	"github.com/redirectd/redirectd/internal/safego"
 	"github.com/redirectd/redirectd/matcher"
@@ -60,8 +61,13 @@ type service struct {
 	// lists the rule sets loaded (versions.go).
 	rs       *ruleSource
 	versions versionLog
-	// ed is what the admin API's drafts edit (edits.go).
-	ed *editState
+	// ed is what the admin API's drafts edit (editing.go).
+	ed *edits.State
+	// ruleset is the archive of the version serving, made on the
+	// first GET /ruleset after it changes, with its ETag: one value,
+	// replaced whole. rulesetMu serialises the making.
+	ruleset   atomic.Pointer[edit.Ruleset]
+	rulesetMu sync.Mutex
 	// snap is the rules serving with their version's hash, stored
 	// together at each swap, for GET /ruleset.
 	snap atomic.Pointer[rulesSnap]
@@ -94,11 +100,12 @@ var versionMetricHelp = promtext.Help{
 	"redirectd_rules_version_info":                          "The content hash of the rule set serving, as a label; the value is 1.",
 }
 
-func newService(srv *engine.Server, cfg *config.Config, file string, loader configload.Loader, ed *editState, log *slog.Logger) *service {
+func newService(srv *engine.Server, cfg *config.Config, file string, loader configload.Loader, ed *edits.State, log *slog.Logger) *service {
 	if ed == nil {
-		ed = &editState{drafts: map[string]*draft{}}
+		ed = edits.NewState(edits.Options{})
 	}
 	s := &service{srv: srv, cfg: cfg, file: file, loader: loader, ed: ed, log: log, set: metrics.NewSet()}
+	ed.Serve(srv.Rules, s.missAnswer)
 	s.reloads = s.set.NewCounter(`redirectd_config_reloads_total{result="ok"}`)
 	s.reloadFails = s.set.NewCounter(`redirectd_config_reloads_total{result="failed"}`)
 	s.lastReloadUnix = float64(time.Now().Unix())

@@ -41,11 +41,7 @@ func errNotDurable(what string, err error) error {
 // record with it. Recovery at start (recoverEdits) completes or rolls
 // back what a crash interrupted. s.mu is held.
 func (s *service) apply(ch change) (string, error) {
-	defer func() {
-		s.ed.mu.Lock()
-		s.ed.staged = stagedVersion{}
-		s.ed.mu.Unlock()
-	}()
+	defer s.ed.Unstage()
 	var rec edit.Record
 	// The version's file is written while its rules load (at a million
 	// edits both take seconds, one mostly the disk's, the other the
@@ -54,21 +50,21 @@ func (s *service) apply(ch change) (string, error) {
 	// one no commit record names, removed at start.
 	var written func() error
 	if v := ch.version; v != nil && !ch.keep {
-		written = s.ed.store.StartWrite(v)
+		written = s.ed.Store().StartWrite(v)
 	}
 	commit := func(ver ruleVersion) error {
 		edits.CrashPoint("loaded")
-		rec = s.ed.record(ch, ver)
+		rec = edits.Record(ch.action, ch.who, ch.version, ver.Hash)
 		if v := ch.version; written != nil {
 			// Its rules loaded: its number is not used again, even
 			// should its file not be kept.
-			s.ed.store.Reserve(v.Number)
+			s.ed.Store().Reserve(v.Number)
 			if err := written(); err != nil {
 				s.discard(ch)
 				return errNotDurable(fmt.Sprintf("version %d in [admin] edits_dir", v.Number), err)
 			}
 		}
-		if err := s.ed.appendAudit(rec); err != nil {
+		if err := s.ed.AppendAudit(rec); err != nil {
 			s.discard(ch)
 			return errNotDurable("the audit record in [admin] audit_log", err)
 		}
@@ -78,10 +74,10 @@ func (s *service) apply(ch change) (string, error) {
 		}
 		if err := ch.durable(); err != nil {
 			s.discard(ch)
-			abort := edit.Record{Time: now(), Action: "abort", Version: rec.Version, Hash: rec.Hash, Author: rec.Author,
+			abort := edit.Record{Time: edits.Now(), Action: "abort", Version: rec.Version, Hash: rec.Hash, Author: rec.Author,
 				Message: fmt.Sprintf("the %s recorded above did not take effect: %v", ch.action, err)}
-			if aerr := s.ed.appendAudit(abort); aerr != nil {
-				s.ed.aborts = append(s.ed.aborts, abort)
+			if aerr := s.ed.AppendAudit(abort); aerr != nil {
+				s.ed.HoldAbort(abort)
 				s.log.Error("cannot append an abort record to [admin] audit_log; it is appended before the next record, or at the next start", "err", aerr)
 			}
 			return errNotDurable("the change", err)
@@ -106,9 +102,7 @@ func (s *service) apply(ch change) (string, error) {
 		return "", err
 	}
 	if v := ch.version; v != nil {
-		s.ed.mu.Lock()
-		s.ed.cur, s.ed.ov = v, s.ed.overlay(v)
-		s.ed.mu.Unlock()
+		s.ed.Served(v)
 	}
 	edits.CrashPoint("swapped")
 	s.logChange(rec)
@@ -130,32 +124,6 @@ func (s *service) logChange(r edit.Record) {
 // discard removes the file of ch's version, written but not committed.
 func (s *service) discard(ch change) {
 	if ch.version != nil {
-		s.ed.store.Discard(ch.version.Number)
+		s.ed.Store().Discard(ch.version.Number)
 	}
-}
-
-// record is ch's audit record, ver the version it serves.
-func (ed *editState) record(ch change, ver ruleVersion) edit.Record {
-	r := edit.Record{Time: now(), Action: ch.action, Author: ch.who.Author, Message: ch.who.Message}
-	if v := ch.version; v != nil {
-		c := v.Counts
-		r.Time, r.Version, r.Base, r.RollbackOf, r.Counts = v.Time, v.Number, v.Base, v.RollbackOf, &c
-	}
-	r.Hash = ver.Hash
-	return r
-}
-
-// appendAudit appends r to the audit log, synced, after the abort
-// records held back; nothing without one. s.mu is held.
-func (ed *editState) appendAudit(r edit.Record) error {
-	if ed.audit == nil {
-		return nil
-	}
-	for len(ed.aborts) > 0 {
-		if err := ed.audit.Append(ed.aborts[0]); err != nil {
-			return err
-		}
-		ed.aborts = ed.aborts[1:]
-	}
-	return ed.audit.Append(r)
 }

@@ -56,7 +56,7 @@ func (r *editRig) restart() {
 	}
 	ed, err := openEdits(cfg, log)
 	if err == nil {
-		err = ed.apply(cfg, nil, log)
+		err = applyEdits(ed, cfg, nil, log)
 	}
 	if err != nil {
 		r.t.Fatal(err)
@@ -213,9 +213,9 @@ func TestRecoverEdits(t *testing.T) {
 	}
 	// Killed after the audit record of 4, before its commit; a torn
 	// last line.
-	r.s.ed.store.Write(&edits.Version{Number: 4, Base: 3, Author: "ada", Message: "lost"})
-	r.s.ed.audit.Append(edit.Record{Action: "promote", Version: 4, Author: "ada"})
-	f, _ := os.OpenFile(r.s.ed.audit.Path(), os.O_WRONLY|os.O_APPEND, 0)
+	r.s.ed.Store().Write(&edits.Version{Number: 4, Base: 3, Author: "ada", Message: "lost"})
+	r.s.ed.AuditLog().Append(edit.Record{Action: "promote", Version: 4, Author: "ada"})
+	f, _ := os.OpenFile(r.s.ed.AuditLog().Path(), os.O_WRONLY|os.O_APPEND, 0)
 	f.WriteString(`{"action":"prom`)
 	f.Close()
 	r.restart()
@@ -224,7 +224,7 @@ func TestRecoverEdits(t *testing.T) {
 	}
 	// Killed after the commit of 5, before its record (as an older
 	// redirectd could be).
-	st := r.s.ed.store
+	st := r.s.ed.Store()
 	st.Write(&edits.Version{Number: 5, Base: 3, Author: "bob", Message: "kept",
 		Edits: []edits.Edit{{Entry: edits.Entry{Op: edits.OpAdd, Kind: "exact", From: "/p5", To: "/x", Status: 301}}}})
 	st.Commit(5)

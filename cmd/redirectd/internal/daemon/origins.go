@@ -125,23 +125,22 @@ func (o *ruleOrigins) show(ri *admin.RuleInfo, r *matcher.Rule) {
 // promote commits.
 func (s *service) editsOf(snap *rulesSnap, c *candidate) {
 	ed := s.ed
-	if ed.store == nil {
+	if ed.Store() == nil {
 		return
 	}
 	if c != nil && c.edits != nil {
 		snap.ov, snap.number = edits.FromEdits(c.edits.Edits), c.edits.Number
 	} else {
-		ed.mu.Lock()
-		snap.ov = ed.ov
-		if ed.cur != nil {
-			snap.number = ed.cur.Number
+		var cur *edits.Version
+		cur, snap.ov = ed.Serving()
+		if cur != nil {
+			snap.number = cur.Number
 		}
-		ed.mu.Unlock()
 	}
 	snap.messages = map[int]string{}
 	for _, e := range snap.ov.Edits() {
 		if _, ok := snap.messages[e.Version]; !ok && e.Version > 0 {
-			snap.messages[e.Version] = ed.message(e.Version)
+			snap.messages[e.Version] = ed.Message(e.Version)
 		}
 	}
 }

@@ -110,8 +110,8 @@ func (s *service) startSource() (stop func(), err error) {
 // gets its abort record. (Only the last can be: each change is recorded
 // after the one before it took effect or was aborted.) s.mu is held.
 func (s *service) recoverSource() {
-	r := s.ed.last
-	if r == nil || s.ed.audit == nil {
+	r := s.ed.LastRecord()
+	if r == nil || s.ed.AuditLog() == nil {
 		return
 	}
 	cache := s.rs.cache
@@ -132,10 +132,10 @@ func (s *service) recoverSource() {
 		return
 	}
 	s.log.Warn("a change recorded in [admin] audit_log did not take effect before redirectd stopped: recording its abort", "action", r.Action, "version", r.Hash, "author", r.Author)
-	abort := edit.Record{Time: now(), Action: "abort", Hash: r.Hash, Author: r.Author, Recovered: true,
+	abort := edit.Record{Time: edits.Now(), Action: "abort", Hash: r.Hash, Author: r.Author, Recovered: true,
 		Message: "the " + r.Action + " recorded above did not take effect: redirectd stopped before it committed"}
-	if err := s.ed.audit.Append(abort); err != nil {
-		s.ed.aborts = append(s.ed.aborts, abort)
+	if err := s.ed.AuditLog().Append(abort); err != nil {
+		s.ed.HoldAbort(abort)
 		s.log.Error("cannot append an abort record to [admin] audit_log; it is appended before the next record", "err", err)
 	}
 }
@@ -430,10 +430,10 @@ func (s *service) load(c *candidate) (*config.Config, ruleVersion, error) {
 		if c != nil {
 			v = c.edits
 		}
-		if err := s.ed.apply(cfg, v, s.log); err != nil {
+		if err := applyEdits(s.ed, cfg, v, s.log); err != nil {
 			return nil, ruleVersion{}, err
 		}
-		return cfg, s.ed.describe(localVersion(cfg, s.loader), v), nil
+		return cfg, describe(s.ed, localVersion(cfg, s.loader), v), nil
 	}
 	if cfg.Reload.RulesSource != s.rs.cfg {
 		return nil, ruleVersion{}, errors.New(cfg.Path + ": [rules] source, poll, source_header, cache_dir or keep_versions changed: restart redirectd to apply them; the running rules stay")

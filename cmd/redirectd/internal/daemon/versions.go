@@ -76,7 +76,7 @@ func (s *service) initVersions(cfg *config.Config) {
 		return
 	}
 	local := localVersion(cfg, s.loader)
-	s.recordVersion(s.ed.describe(local, nil), cfg.Set.Len(), keepPin)
+	s.recordVersion(describe(s.ed, local, nil), cfg.Set.Len(), keepPin)
 	s.listPromoted(local)
 }
 
@@ -85,7 +85,7 @@ func (s *service) initVersions(cfg *config.Config) {
 // rules (version 0, which a rollback can restore): a restart keeps what
 // /versions showed. Their rule counts are not known until one is loaded.
 func (s *service) listPromoted(local ruleVersion) {
-	st := s.ed.store
+	st := s.ed.Store()
 	if st == nil {
 		return
 	}
@@ -103,7 +103,7 @@ func (s *service) listPromoted(local ruleVersion) {
 		if err != nil {
 			continue
 		}
-		rv := s.ed.describe(local, v)
+		rv := describe(s.ed, local, v)
 		rv.LoadedAt = time.Time{}
 		if !slices.ContainsFunc(vl.list, func(o ruleVersion) bool { return o.Hash == rv.Hash }) {
 			vl.list = append(vl.list, rv)
@@ -236,7 +236,7 @@ func (s *service) Versions() []edit.Version {
 }
 
 func (s *service) Rollback(to string, a edit.Audit) (string, error) {
-	if s.rs == nil && s.ed.store != nil {
+	if s.rs == nil && s.ed.Store() != nil {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		return s.rollbackEdits(to, a)
@@ -337,7 +337,7 @@ func (s *service) versionRules(hash string) (*matcher.Set, error) {
 	if hash == s.versions.servingHash() {
 		return s.srv.Rules(), nil
 	}
-	if s.rs == nil && s.ed.store != nil {
+	if s.rs == nil && s.ed.Store() != nil {
 		return s.editedRules(v)
 	}
 	if !v.Kept || s.rs == nil {
@@ -410,11 +410,11 @@ func (s *service) editedRules(v ruleVersion) (*matcher.Set, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot load the config to rebuild version %s: %w", v.Hash, err)
 	}
-	ev, err := s.ed.store.Load(v.Number)
+	ev, err := s.ed.Store().Load(v.Number)
 	if err != nil {
 		return nil, fmt.Errorf("version %s: %w", v.Hash, edit.ErrUnknownVersion)
 	}
-	if err := s.ed.apply(cfg, ev, s.log); err != nil {
+	if err := applyEdits(s.ed, cfg, ev, s.log); err != nil {
 		return nil, err
 	}
 	return cfg.Set, nil

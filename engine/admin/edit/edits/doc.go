@@ -1,8 +1,15 @@
-// Package edits holds the rule edits made through the admin API: an
-// Overlay of entries (add, change, delete) keyed by host and from, laid
-// over the rules of the config; the Store that keeps each promoted
-// version's overlay on disk; and the parsers of bulk uploads (CSV in the
-// shapes `redirectd import csv` reads, JSON lines).
+// Package edits does the work of the editing path that package edit
+// models: it holds the drafts open (State: their entries, views,
+// samples, problems and quotas), stages the versions a promote or
+// rollback makes, keeps them on disk (Store) and the audit log (Audit),
+// and recovers both at start. Edits are an Overlay of entries (add,
+// change, delete) keyed by host and from, laid over the rules of the
+// config; uploads are parsed here (CSV in the shapes `redirectd import
+// csv` reads, JSON lines).
+//
+// The daemon opens a State from its config, gives it what only the
+// config knows (Syntax: engine packages do not import config), loads
+// and swaps in the versions it stages, and tells it what serves.
 //
 // An overlay is small beside the rules it edits: a draft of ten entries
 // against a million-rule map holds ten entries, never a copy of the map.

@@ -58,10 +58,10 @@ type commitRecord struct {
 	Promoted []int `json:"promoted"`
 }
 
-// Open returns the store in dir, made if missing, with what a promote
+// OpenStore returns the store in dir, made if missing, with what a promote
 // that did not commit left removed. keep bounds the versions kept on
 // disk (the serving one always is).
-func Open(dir string, keep int) (*Store, error) {
+func OpenStore(dir string, keep int) (*Store, error) {
 	if err := os.MkdirAll(filepath.Join(dir, "versions"), 0o755); err != nil {
 		return nil, fmt.Errorf("cannot make [admin] edits_dir: %w", err)
 	}

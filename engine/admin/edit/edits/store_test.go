@@ -16,7 +16,7 @@ import (
 func TestStore(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	s, err := Open(dir, 2)
+	s, err := OpenStore(dir, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestStore(t *testing.T) {
 		t.Errorf("Load(3): %+v %v", v, err)
 	}
 	os.WriteFile(filepath.Join(dir, "current"), []byte("x\n"), 0o644)
-	if _, err := Open(dir, 2); err == nil {
+	if _, err := OpenStore(dir, 2); err == nil {
 		t.Errorf("a current that is not a commit record: no error")
 	}
 	if matches, _ := filepath.Glob(filepath.Join(dir, "versions", "*.tmp")); len(matches) > 0 {
@@ -61,7 +61,7 @@ func TestStore(t *testing.T) {
 func TestStoreUncommitted(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	s, err := Open(dir, 2)
+	s, err := OpenStore(dir, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestStoreUncommitted(t *testing.T) {
 		t.Errorf("Load of version %d, written but not committed: no error", n)
 	}
 	// The process ends here.
-	s, err = Open(dir, 2)
+	s, err = OpenStore(dir, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestStoreOldCurrent(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, "versions", n+".json"), []byte(`{"number":`+n+`}`), 0o644)
 	}
 	os.WriteFile(filepath.Join(dir, "current"), []byte("2\n"), 0o644)
-	s, err := Open(dir, 5)
+	s, err := OpenStore(dir, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestStoreOldCurrent(t *testing.T) {
 // counts, not its edits.
 func TestStoreHead(t *testing.T) {
 	t.Parallel()
-	s, err := Open(t.TempDir(), 2)
+	s, err := OpenStore(t.TempDir(), 2)
 	if err != nil {
 		t.Fatal(err)
 	}

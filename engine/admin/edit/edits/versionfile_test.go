@@ -52,7 +52,7 @@ func TestVersionEncode(t *testing.T) {
 // reads it back whole, Head and Load alike, with no temporary file left.
 func TestStartWrite(t *testing.T) {
 	dir := t.TempDir()
-	s, err := Open(dir, 10)
+	s, err := OpenStore(dir, 10)
 	if err != nil {
 		t.Fatal(err)
 	}

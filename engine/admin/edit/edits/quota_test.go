@@ -1,4 +1,4 @@
-package daemon
+package edits
 
 import (
 	"fmt"
@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/redirectd/redirectd/engine/admin/edit/edits"
 )
 
 // TestDraftEntryMemory measures what an entry held in a draft costs, for
@@ -20,10 +18,10 @@ func TestDraftEntryMemory(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	ov := edits.NewOverlay()
+	ov := NewOverlay()
 	at := time.Now()
 	for i := range n {
-		ov.Put(edits.Edit{Entry: edits.Entry{Op: edits.OpAdd, From: fmt.Sprintf("/%s%09d", pad, i), To: fmt.Sprintf("/%s%09d", pad, -i), Status: 301}, By: "ed", At: at})
+		ov.Put(Edit{Entry: Entry{Op: OpAdd, From: fmt.Sprintf("/%s%09d", pad, i), To: fmt.Sprintf("/%s%09d", pad, -i), Status: 301}, By: "ed", At: at})
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)
