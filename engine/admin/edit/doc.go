@@ -10,7 +10,7 @@
 // Why here: package admin (the JSON endpoints) and package console (the
 // pages, which imports admin) both need it, so it cannot live in either
 // without an import cycle, and packages under engine may not import
-// config or cmd. It imports only the standard library; its work (the
+// config or cmd. It imports the standard library and matcher; its work (the
 // drafts held, versions staged and kept, the audit log) is package
 // edits', and the daemon implements Editor and Versioner with it,
 // loading and swapping the rules.

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/redirectd/redirectd/config"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/engine/admin/edit/edits"
 	"github.com/redirectd/redirectd/matcher"
 )
@@ -141,7 +142,7 @@ when = { scheme = "https", header = { X-Beta = "1" }, language = ["de", "de-*"],
 		t.Fatal(err)
 	}
 	r := cfg.Set.Rules()[0]
-	text := conditionsTOML(&r)
+	text := edit.RuleConditionsTOML(&r)
 	var when map[string]any
 	if _, err := toml.Decode(text, &when); err != nil {
 		t.Fatalf("%v\n%s", err, text)
