@@ -226,7 +226,7 @@ func TestRecoverEdits(t *testing.T) {
 	// redirectd could be).
 	st := r.s.ed.Store()
 	st.Write(&edits.Version{Number: 5, Base: 3, Author: "bob", Message: "kept",
-		Edits: []edits.Edit{{Entry: edits.Entry{Op: edits.OpAdd, Kind: "exact", From: "/p5", To: "/x", Status: 301}}}})
+		Edits: []edit.Edit{{Entry: edit.Entry{Op: edit.OpAdd, Kind: "exact", From: "/p5", To: "/x", Status: 301}}}})
 	st.Commit(5)
 	r.restart()
 	if d := cmp.Diff([]string{"promote 1", "promote 2", "promote 3", "promote 4", "abort 4", "promote 5"}, actions(r.audit())); d != "" {

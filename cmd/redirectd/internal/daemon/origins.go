@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/engine/admin/edit/edits"
 	"github.com/redirectd/redirectd/matcher"
 )
@@ -55,7 +56,7 @@ type ruleOrigin struct {
 func originsOf(n int, ov *edits.Overlay, messages map[int]string) *ruleOrigins {
 	o := &ruleOrigins{Version: n, Edits: []ruleOrigin{}}
 	for _, e := range ov.Edits() {
-		if e.Op == edits.OpDelete {
+		if e.Op == edit.OpDelete {
 			continue
 		}
 		o.Edits = append(o.Edits, ruleOrigin{Host: e.Host, From: e.From, Conditions: e.Conds(), Version: e.Version, Author: e.By, At: e.At, Message: messages[e.Version]})
@@ -89,7 +90,7 @@ func readOrigins(dir, entry string) (*ruleOrigins, error) {
 	o.byKey = make(map[string]*ruleOrigin, len(o.Edits))
 	for i := range o.Edits {
 		e := &o.Edits[i]
-		o.byKey[edits.CondKey(e.Host, e.From, e.Conditions)] = e
+		o.byKey[edit.CondKey(e.Host, e.From, e.Conditions)] = e
 	}
 	return o, nil
 }
@@ -99,9 +100,9 @@ func readOrigins(dir, entry string) (*ruleOrigins, error) {
 // conditions, else its host and from), "config" for one the source's
 // config holds.
 func (o *ruleOrigins) show(ri *admin.RuleInfo, r *matcher.Rule) {
-	e, ok := o.byKey[edits.RuleCondKey(r)]
+	e, ok := o.byKey[edit.RuleCondKey(r)]
 	if !ok {
-		e, ok = o.byKey[edits.Key(r.Host, r.From)]
+		e, ok = o.byKey[edit.Key(r.Host, r.From)]
 	}
 	if !ok {
 		ri.Source = "config"

@@ -10,7 +10,7 @@ import (
 	"github.com/redirectd/redirectd/matcher"
 )
 
-// configSyntax is edits.Syntax by the config package: an entry is
+// configSyntax is edit.Syntax by the config package: an entry is
 // checked, and an upload's CSV read, as a config's rule is.
 type configSyntax struct{}
 

@@ -8,12 +8,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/engine/admin/edit/edits"
 )
 
 func parseAll(ctype, body string) ([]string, error) {
 	var got []string
-	err := edits.Parse(configSyntax{}, ctype, strings.NewReader(body), func(line int, e edits.Entry) error {
+	err := edits.Parse(configSyntax{}, ctype, strings.NewReader(body), func(line int, e edit.Entry) error {
 		got = append(got, fmt.Sprintf("%d %s %s %s %s %d %s", line, e.Op, e.Host, e.From, e.To, e.Status, e.Kind))
 		return nil
 	})
@@ -65,7 +66,7 @@ func TestUploadParseStopsOnCallback(t *testing.T) {
 	t.Parallel()
 	stop := errors.New("out of scope")
 	n := 0
-	err := edits.Parse(configSyntax{}, edits.TypeCSV, strings.NewReader("/a,/b,301\n/c,/d,301\n/e,/f,301\n"), func(line int, _ edits.Entry) error {
+	err := edits.Parse(configSyntax{}, edits.TypeCSV, strings.NewReader("/a,/b,301\n/c,/d,301\n/e,/f,301\n"), func(line int, _ edit.Entry) error {
 		if n++; line == 2 {
 			return stop
 		}
@@ -88,8 +89,8 @@ func FuzzUploadParse(f *testing.F) {
 		if len(body) > 1<<16 {
 			return
 		}
-		edits.Parse(configSyntax{}, ctype, strings.NewReader(body), func(_ int, e edits.Entry) error {
-			if e.Op != edits.OpAdd && e.Op != edits.OpChange && e.Op != edits.OpDelete {
+		edits.Parse(configSyntax{}, ctype, strings.NewReader(body), func(_ int, e edit.Entry) error {
+			if e.Op != edit.OpAdd && e.Op != edit.OpChange && e.Op != edit.OpDelete {
 				t.Fatalf("entry with op %q", e.Op)
 			}
 			if e.Kind != "regex" && !strings.HasPrefix(e.From, "/") {

@@ -74,7 +74,7 @@ func allIn(ov *Overlay, in edit.Scope) error {
 }
 
 func (ed *State) AddEntry(id, author string, de edit.Entry, in edit.Scope) error {
-	e := Entry(de)
+	e := edit.Entry(de)
 	if err := e.Check(ed.syn); err != nil {
 		return fmt.Errorf("%w: %v", edit.ErrBadEdit, err)
 	}
@@ -102,7 +102,7 @@ func (ed *State) AddEntry(id, author string, de edit.Entry, in edit.Scope) error
 			return err
 		}
 	}
-	d.ov.Put(Edit{Entry: e, By: author, At: now()})
+	d.ov.Put(edit.Edit{Entry: e, By: author, At: now()})
 	return nil
 }
 
@@ -111,22 +111,22 @@ func (ed *State) AddEntry(id, author string, de edit.Entry, in edit.Scope) error
 // change takes the kind of the rule it changes. drop is a delete of a
 // rule only the draft adds: the draft's add goes, and nothing is kept.
 // ed.mu is held.
-func (ed *State) resolve(set *matcher.Set, m *matcher.Match, d *draft, e *Entry) (drop bool, err error) {
+func (ed *State) resolve(set *matcher.Set, m *matcher.Match, d *draft, e *edit.Entry) (drop bool, err error) {
 	_, inDraft := d.ov.Get(e.Key())
 	r := findEdited(set, m, e)
-	if prev, ok := d.ov.Get(e.Key()); ok && prev.Op == OpDelete {
+	if prev, ok := d.ov.Get(e.Key()); ok && prev.Op == edit.OpDelete {
 		inDraft, r = false, nil // deleted in this draft: an add adds it again
 	}
 	exists := inDraft || r != nil
-	if prev, ok := d.ov.Get(e.Key()); ok && prev.Op == OpAdd && e.Op == OpChange {
-		e.Op = OpAdd // still an add, of the rule this draft adds
+	if prev, ok := d.ov.Get(e.Key()); ok && prev.Op == edit.OpAdd && e.Op == edit.OpChange {
+		e.Op = edit.OpAdd // still an add, of the rule this draft adds
 	}
 	switch {
-	case e.Op == OpAdd && r != nil:
-		e.Op = OpChange
-	case e.Op != OpAdd && !exists:
+	case e.Op == edit.OpAdd && r != nil:
+		e.Op = edit.OpChange
+	case e.Op != edit.OpAdd && !exists:
 		return false, fmt.Errorf("%s: no rule has host %q and from %q; add it with op add", e.String(), e.Host, cut(e.From))
-	case e.Op == OpDelete && r == nil:
+	case e.Op == edit.OpDelete && r == nil:
 		return true, nil
 	}
 	if e.Kind == "" && r != nil {
@@ -151,10 +151,10 @@ func (ed *State) Upload(id, author, contentType string, body io.Reader, in edit.
 	}
 	type lined struct {
 		line int
-		e    Entry
+		e    edit.Entry
 	}
 	var got []lined
-	err = Parse(ed.syn, contentType, body, func(line int, e Entry) error {
+	err = Parse(ed.syn, contentType, body, func(line int, e edit.Entry) error {
 		if !in(e.Host) {
 			return fmt.Errorf("%w: %s", edit.ErrOutOfScope, e.String())
 		}
@@ -198,7 +198,7 @@ func (ed *State) Upload(id, author, contentType string, body io.Reader, in edit.
 			trial.Remove(l.e.Key())
 			continue
 		}
-		trial.Put(Edit{Entry: l.e, By: author, At: at})
+		trial.Put(edit.Edit{Entry: l.e, By: author, At: at})
 	}
 	if err := ed.entryQuota(d, trial.Len()); err != nil {
 		return 0, fmt.Errorf("%w; nothing was added", err)

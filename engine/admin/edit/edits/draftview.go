@@ -39,7 +39,7 @@ func (ed *State) Draft(id string, in edit.Scope, limit, offset int) (*edit.Draft
 		shown := false
 		var old *matcher.Rule
 		switch e.Op {
-		case OpDelete:
+		case edit.OpDelete:
 			if v.Counts.Removed++; page(v.Counts.Removed) {
 				if old = findEdited(set, &m, &e.Entry); old != nil {
 					r := editRule(old)
@@ -48,7 +48,7 @@ func (ed *State) Draft(id string, in edit.Scope, limit, offset int) (*edit.Draft
 					v.Removed, shown = append(v.Removed, r), true
 				}
 			}
-		case OpAdd:
+		case edit.OpAdd:
 			if v.Counts.Added++; page(v.Counts.Added) {
 				v.Added, shown = append(v.Added, entryRule(&e.Entry)), true
 			}
@@ -63,7 +63,7 @@ func (ed *State) Draft(id string, in edit.Scope, limit, offset int) (*edit.Draft
 					nr.Conditions = old.Conditions() // kept
 				}
 				if len(e.Headers) == 0 {
-					nr.Headers = HeaderLines(old.Headers)
+					nr.Headers = edit.HeaderLines(old.Headers)
 				}
 				v.Changed, shown = append(v.Changed, edit.Change[edit.Rule]{Old: editRule(old), New: nr}), true
 			}
@@ -78,10 +78,10 @@ func (ed *State) Draft(id string, in edit.Scope, limit, offset int) (*edit.Draft
 
 func editRule(r *matcher.Rule) edit.Rule {
 	return edit.Rule{Host: r.Host, From: r.From, To: r.To, Status: r.Status, Kind: r.Kind.String(), Conditions: r.Conditions(),
-		Headers: HeaderLines(r.Headers)}
+		Headers: edit.HeaderLines(r.Headers)}
 }
 
-func entryRule(e *Entry) edit.Rule {
+func entryRule(e *edit.Entry) edit.Rule {
 	k := e.Kind
 	if k == "" {
 		k = "exact"
@@ -98,13 +98,13 @@ func entryRule(e *Entry) edit.Rule {
 // https: over the other scheme e changes nothing (an edit keeps the
 // rule's conditions), unless the rule answering there has e's host and
 // from too, as a change edits every rule of its host and from.
-func samples(set *matcher.Set, m *matcher.Match, e *Entry, old *matcher.Rule, miss missFunc) []edit.Sample {
+func samples(set *matcher.Set, m *matcher.Match, e *edit.Entry, old *matcher.Rule, miss missFunc) []edit.Sample {
 	u := e.From
 	if e.Host != "" {
 		u = "http://" + hostmap.Example(e.Host) + u
 	}
 	edited := miss(e.Host, e.From)
-	if e.Op != OpDelete {
+	if e.Op != edit.OpDelete {
 		edited = strconv.Itoa(e.Status)
 		if matcher.HasLocation(e.Status) {
 			edited += " " + e.To
@@ -168,9 +168,9 @@ const maxChain = 10
 // its from), a chain (its target redirects again), or e shadowed (a
 // prefix or regex rule whose from an exact rule answers first). The
 // draft's own entries (ov) are followed before the serving rules.
-func problems(set *matcher.Set, m *matcher.Match, ov *Overlay, e *Entry) []edit.Problem {
+func problems(set *matcher.Set, m *matcher.Match, ov *Overlay, e *edit.Entry) []edit.Problem {
 	var out []edit.Problem
-	if e.Op == OpDelete {
+	if e.Op == edit.OpDelete {
 		return nil
 	}
 	if e.Kind == "prefix" || e.Kind == "regex" {
@@ -215,8 +215,8 @@ func contains(list []string, s string) bool {
 // nextHop returns where host and path redirect to: by the draft's entry
 // for them when it has one, else by the serving rules.
 func nextHop(set *matcher.Set, m *matcher.Match, ov *Overlay, host, path string) (string, bool) {
-	if d, ok := ov.Get(Key(host, path)); ok {
-		if d.Op == OpDelete || !matcher.HasLocation(d.Status) {
+	if d, ok := ov.Get(edit.Key(host, path)); ok {
+		if d.Op == edit.OpDelete || !matcher.HasLocation(d.Status) {
 			return "", false
 		}
 		return d.To, true

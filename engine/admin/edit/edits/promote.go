@@ -48,9 +48,9 @@ func draftCounts(ov *Overlay) edit.Counts {
 	var c edit.Counts
 	for _, e := range ov.Edits() {
 		switch e.Op {
-		case OpAdd:
+		case edit.OpAdd:
 			c.Added++
-		case OpChange:
+		case edit.OpChange:
 			c.Changed++
 		default:
 			c.Removed++
@@ -92,9 +92,9 @@ func overlayCounts(cur, target *Overlay) edit.Counts {
 		p, ok := cur.Get(k)
 		switch {
 		case ok && p.Entry.Equal(&e.Entry):
-		case e.Op == OpDelete:
+		case e.Op == edit.OpDelete:
 			c.Removed++
-		case ok && p.Op == OpDelete, !ok && e.Op == OpAdd:
+		case ok && p.Op == edit.OpDelete, !ok && e.Op == edit.OpAdd:
 			c.Added++ // back, or an add cur lacks (a rollback past a rollback)
 		default:
 			c.Changed++
@@ -105,9 +105,9 @@ func overlayCounts(cur, target *Overlay) edit.Counts {
 			continue
 		}
 		switch e.Op {
-		case OpDelete:
+		case edit.OpDelete:
 			c.Added++
-		case OpAdd:
+		case edit.OpAdd:
 			c.Removed++
 		default:
 			c.Changed++

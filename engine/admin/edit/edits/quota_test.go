@@ -2,6 +2,7 @@ package edits
 
 import (
 	"fmt"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"runtime"
 	"strings"
 	"testing"
@@ -21,7 +22,7 @@ func TestDraftEntryMemory(t *testing.T) {
 	ov := NewOverlay()
 	at := time.Now()
 	for i := range n {
-		ov.Put(Edit{Entry: Entry{Op: OpAdd, From: fmt.Sprintf("/%s%09d", pad, i), To: fmt.Sprintf("/%s%09d", pad, -i), Status: 301}, By: "ed", At: at})
+		ov.Put(edit.Edit{Entry: edit.Entry{Op: edit.OpAdd, From: fmt.Sprintf("/%s%09d", pad, i), To: fmt.Sprintf("/%s%09d", pad, -i), Status: 301}, By: "ed", At: at})
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)

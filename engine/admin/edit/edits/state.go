@@ -55,7 +55,7 @@ type State struct {
 	// syn checks entries as the config does; rules and miss are the
 	// serving rules and the answer to a URL none takes, which drafts
 	// are shown against (Serve).
-	syn   Syntax
+	syn   edit.Syntax
 	rules func() *matcher.Set
 	miss  func(host, path string) string
 }
@@ -95,7 +95,7 @@ type Options struct {
 	// one, which takes no edits.
 	Source                string
 	MaxDrafts, MaxEntries int
-	Syntax                Syntax
+	Syntax                edit.Syntax
 }
 
 // Open opens o's audit log and edits_dir, completes or rolls back what
@@ -360,3 +360,5 @@ func (ed *State) HoldAbort(r edit.Record) { ed.aborts = append(ed.aborts, r) }
 
 // Now is the time a record or draft is stamped with: UTC, to the second.
 func Now() time.Time { return now() }
+
+func cut(s string) string { return shorten.Text(s, 80) }

@@ -29,8 +29,8 @@ type Version struct {
 	Time    time.Time   `json:"time"`
 	Counts  edit.Counts `json:"counts"`
 	// RollbackOf is the version a rollback restored, 0 for a promote.
-	RollbackOf int    `json:"rollback_of,omitempty"`
-	Edits      []Edit `json:"edits"`
+	RollbackOf int         `json:"rollback_of,omitempty"`
+	Edits      []edit.Edit `json:"edits"`
 }
 
 // Store keeps versions in dir/versions/N.json and, in dir/current, the

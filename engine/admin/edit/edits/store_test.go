@@ -27,7 +27,7 @@ func TestStore(t *testing.T) {
 		if s.Next() != i {
 			t.Fatalf("Next: %d, want %d", s.Next(), i)
 		}
-		v := &Version{Number: i, Base: i - 1, Author: "a", Message: "m", Counts: edit.Counts{Added: i}, Edits: []Edit{mkEdit(OpAdd, "", "/a", "/b", 301)}}
+		v := &Version{Number: i, Base: i - 1, Author: "a", Message: "m", Counts: edit.Counts{Added: i}, Edits: []edit.Edit{mkEdit(edit.OpAdd, "", "/a", "/b", 301)}}
 		if err := s.Write(v); err != nil {
 			t.Fatal(err)
 		}
@@ -132,7 +132,7 @@ func TestStoreHead(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := &Version{Number: 1, Base: 0, Author: "ada", Message: "m", Counts: edit.Counts{Added: 2}, RollbackOf: 0,
-		Edits: []Edit{mkEdit(OpAdd, "", "/a", "/b", 301), mkEdit(OpAdd, "", "/c", "/d", 301)}}
+		Edits: []edit.Edit{mkEdit(edit.OpAdd, "", "/a", "/b", 301), mkEdit(edit.OpAdd, "", "/c", "/d", 301)}}
 	s.Write(v)
 	s.Commit(1)
 	h, err := s.Head(1)

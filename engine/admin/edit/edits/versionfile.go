@@ -108,7 +108,7 @@ func (v *Version) encode(w *bufio.Writer) error {
 // conditions or headers (few: the console's form makes them one at a
 // time) goes through Marshal itself, so its maps are written as Marshal
 // writes them, keys sorted.
-func appendEdit(b []byte, e *Edit) ([]byte, error) {
+func appendEdit(b []byte, e *edit.Edit) ([]byte, error) {
 	if (*edit.Entry)(&e.Entry).Conditioned() {
 		j, err := json.Marshal(e)
 		return append(b, j...), err

@@ -21,13 +21,13 @@ func TestVersionEncode(t *testing.T) {
 	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	for _, v := range []*Version{
 		{},
-		{Number: 3, Base: 2, Author: "pub", Message: "spring <clean-up> & \"more\"", Time: at, Counts: edit.Counts{Added: 1, Changed: 2, Removed: 3}, RollbackOf: 1, Edits: []Edit{}},
-		{Number: 1, Edits: []Edit{
-			{Entry: Entry{Op: OpAdd, From: "/a", To: "/b", Status: 301}, By: "pub", At: at, Version: 1},
-			{Entry: Entry{Op: OpDelete, Host: "www.example.com", From: "/gone"}, At: at.Add(time.Nanosecond * 1500)},
-			{Entry: Entry{Op: OpChange, From: "^/r/(.*)$", To: "/x?a=1&b=<2>", Status: 308, Kind: "regex"}, By: "é\u2028\x01\\\"", At: at.In(time.FixedZone("x", 3600))},
-			{Entry: Entry{Op: OpAdd, From: "/z\x7f\xff", To: "/ü", Status: 410}},
-			{Entry: Entry{Op: OpAdd, From: "/de", To: "/de/", Status: 302, Query: map[string]string{"a": "1"},
+		{Number: 3, Base: 2, Author: "pub", Message: "spring <clean-up> & \"more\"", Time: at, Counts: edit.Counts{Added: 1, Changed: 2, Removed: 3}, RollbackOf: 1, Edits: []edit.Edit{}},
+		{Number: 1, Edits: []edit.Edit{
+			{Entry: edit.Entry{Op: edit.OpAdd, From: "/a", To: "/b", Status: 301}, By: "pub", At: at, Version: 1},
+			{Entry: edit.Entry{Op: edit.OpDelete, Host: "www.example.com", From: "/gone"}, At: at.Add(time.Nanosecond * 1500)},
+			{Entry: edit.Entry{Op: edit.OpChange, From: "^/r/(.*)$", To: "/x?a=1&b=<2>", Status: 308, Kind: "regex"}, By: "é\u2028\x01\\\"", At: at.In(time.FixedZone("x", 3600))},
+			{Entry: edit.Entry{Op: edit.OpAdd, From: "/z\x7f\xff", To: "/ü", Status: 410}},
+			{Entry: edit.Entry{Op: edit.OpAdd, From: "/de", To: "/de/", Status: 302, Query: map[string]string{"a": "1"},
 				When:    map[string]any{"language": []any{"de"}, "header": map[string]any{"X-B": "1"}},
 				Headers: map[string]string{"Cache-Control": "no-store"}}, By: "ed", At: at, Version: 2},
 		}},
@@ -56,7 +56,7 @@ func TestStartWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := &Version{Number: 1, Author: "pub", Message: "m", Edits: []Edit{{Entry: Entry{Op: OpAdd, From: "/a", To: "/b", Status: 301}, By: "pub"}}}
+	v := &Version{Number: 1, Author: "pub", Message: "m", Edits: []edit.Edit{{Entry: edit.Entry{Op: edit.OpAdd, From: "/a", To: "/b", Status: 301}, By: "pub"}}}
 	wait := s.StartWrite(v)
 	if s.Next() != 1 {
 		t.Errorf("Next is %d while the write runs, want 1: the number is not reserved yet", s.Next())

@@ -1,4 +1,4 @@
-package edits
+package edit
 
 import (
 	"fmt"
@@ -6,8 +6,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/redirectd/redirectd/engine/admin/edit"
-	"github.com/redirectd/redirectd/internal/shorten"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -17,13 +15,6 @@ const (
 	OpChange = "change"
 	OpDelete = "delete"
 )
-
-// Entry is one edit as the editing model takes it (edit.Entry, whose
-// fields it has, not a copy of them):
-// {"op":"add","host":"","from":"/a","to":"/b","status":301}. Kind
-// ("exact", the default for an add, "prefix" or "regex") is optional; a
-// change or delete takes the kind of the rule it edits.
-type Entry edit.Entry
 
 // Edit is an Entry as kept: who made it, and when; Version is the
 // version that promoted it (0 while in a draft), whose message says why.
@@ -139,9 +130,9 @@ func (e *Entry) Check(syn Syntax) error {
 	return e.checkParts(syn)
 }
 
-// kind returns the matcher kind an entry names, exact by default.
-func kind(s string) matcher.Kind {
-	switch s {
+// MatchKind returns the matcher kind e names, exact by default.
+func (e *Entry) MatchKind() matcher.Kind {
+	switch e.Kind {
 	case "prefix":
 		return matcher.Prefix
 	case "regex":
@@ -161,5 +152,3 @@ func (e *Entry) String() string {
 	}
 	return s
 }
-
-func cut(s string) string { return shorten.Text(s, 80) }
