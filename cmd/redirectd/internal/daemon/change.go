@@ -19,7 +19,7 @@ type change struct {
 	c    *candidate
 	keep bool
 	// version is the version of edits a promote or rollback makes.
-	version *edits.Version
+	version *edit.Version
 	// durable records the change's state where a restart reads it (the
 	// commit record of edits_dir, the pinned or current version of
 	// cache_dir); nil for none (a reload: its files are the state).

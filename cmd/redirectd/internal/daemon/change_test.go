@@ -22,7 +22,6 @@ import (
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/configload"
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/admin/edit"
-	"github.com/redirectd/redirectd/engine/admin/edit/edits"
 )
 
 // editRig is a service over a config with [admin] edits_dir, as serve
@@ -213,7 +212,7 @@ func TestRecoverEdits(t *testing.T) {
 	}
 	// Killed after the audit record of 4, before its commit; a torn
 	// last line.
-	r.s.ed.Store().Write(&edits.Version{Number: 4, Base: 3, Author: "ada", Message: "lost"})
+	r.s.ed.Store().Write(&edit.Version{Number: 4, Base: 3, Author: "ada", Message: "lost"})
 	r.s.ed.AuditLog().Append(edit.Record{Action: "promote", Version: 4, Author: "ada"})
 	f, _ := os.OpenFile(r.s.ed.AuditLog().Path(), os.O_WRONLY|os.O_APPEND, 0)
 	f.WriteString(`{"action":"prom`)
@@ -225,7 +224,7 @@ func TestRecoverEdits(t *testing.T) {
 	// Killed after the commit of 5, before its record (as an older
 	// redirectd could be).
 	st := r.s.ed.Store()
-	st.Write(&edits.Version{Number: 5, Base: 3, Author: "bob", Message: "kept",
+	st.Write(&edit.Version{Number: 5, Base: 3, Author: "bob", Message: "kept",
 		Edits: []edit.Edit{{Entry: edit.Entry{Op: edit.OpAdd, Kind: "exact", From: "/p5", To: "/x", Status: 301}}}})
 	st.Commit(5)
 	r.restart()

@@ -37,7 +37,7 @@ func editOptions(cfg *config.Config) edits.Options {
 
 // applyEdits lays the edits of v (the serving version's when nil) over
 // cfg's rules, replacing cfg.Set.
-func applyEdits(ed *edits.State, cfg *config.Config, v *edits.Version, log *slog.Logger) error {
+func applyEdits(ed *edits.State, cfg *config.Config, v *edit.Version, log *slog.Logger) error {
 	set, err := ed.Apply(cfg.Set, v, cfg.Reload.Limits(), cfg.Path, log)
 	if err != nil {
 		return err
@@ -58,7 +58,7 @@ func editedHash(h string, n int) string {
 
 // describe fills in rv, a local config's version, with the edits of v
 // laid over it (the serving version's when v is nil).
-func describe(ed *edits.State, rv ruleVersion, v *edits.Version) ruleVersion {
+func describe(ed *edits.State, rv ruleVersion, v *edit.Version) ruleVersion {
 	if ed == nil || ed.Store() == nil {
 		return rv
 	}
@@ -70,8 +70,7 @@ func describe(ed *edits.State, rv ruleVersion, v *edits.Version) ruleVersion {
 	}
 	rv.Hash = editedHash(rv.Hash, v.Number)
 	rv.Number, rv.Author, rv.Message = v.Number, v.Author, v.Message
-	c := v.Counts
-	rv.Counts = &c
+	rv.Counts = v.Counts
 	rv.Source += " + edits v" + strconv.Itoa(v.Number)
 	rv.Kept = true
 	return rv
@@ -131,7 +130,7 @@ func (s *service) Promote(id string, a edit.Audit, in edit.Scope) (int, error) {
 // version serving, through apply: a v that does not load is ErrInvalid,
 // one that cannot be kept ErrNotDurable, and the running rules stay.
 // s.mu is held.
-func (s *service) serveEdits(v *edits.Version, action string) error {
+func (s *service) serveEdits(v *edit.Version, action string) error {
 	st := s.ed.Store()
 	_, err := s.apply(change{action: action, who: edit.Audit{Author: v.Author, Message: v.Message}, c: &candidate{edits: v}, version: v,
 		durable: func() error { return st.Commit(v.Number) }})

@@ -132,7 +132,7 @@ func (s *service) editsOf(snap *rulesSnap, c *candidate) {
 	if c != nil && c.edits != nil {
 		snap.ov, snap.number = edits.FromEdits(c.edits.Edits), c.edits.Number
 	} else {
-		var cur *edits.Version
+		var cur *edit.Version
 		cur, snap.ov = ed.Serving()
 		if cur != nil {
 			snap.number = cur.Number

@@ -65,7 +65,7 @@ type candidate struct {
 	// edits, on a node without a source, is a version of edits to lay
 	// over the config's rules instead of the one serving (a promote, a
 	// rollback).
-	edits *edits.Version
+	edits *edit.Version
 }
 
 // startSource, with [rules] source, serves the version the cache holds
@@ -426,7 +426,7 @@ func (s *service) load(c *candidate) (*config.Config, ruleVersion, error) {
 		if cfg.Reload.Source != "" {
 			return nil, ruleVersion{}, errors.New(cfg.Path + ": [rules] source was added: restart redirectd to pull the rules from it; the running rules stay")
 		}
-		var v *edits.Version
+		var v *edit.Version
 		if c != nil {
 			v = c.edits
 		}

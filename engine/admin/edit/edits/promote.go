@@ -11,7 +11,7 @@ import (
 // version is staged, its edits indexed, for the daemon to load, keep
 // and serve (Served), or not (Unstage); Promoted then drops the draft.
 // The daemon's lock on changes to the rules served is held.
-func (ed *State) StagePromote(id string, a edit.Audit, in edit.Scope) (*Version, error) {
+func (ed *State) StagePromote(id string, a edit.Audit, in edit.Scope) (*edit.Version, error) {
 	if err := ed.refuse(); err != nil {
 		return nil, err
 	}
@@ -29,7 +29,7 @@ func (ed *State) StagePromote(id string, a edit.Audit, in edit.Scope) (*Version,
 	}
 	next := ed.store.Next()
 	ov := ed.ov.MergeStamped(d.ov, next)
-	v := &Version{Number: next, Base: ed.cur.Number, Author: a.Author, Message: a.Message, Time: now(),
+	v := &edit.Version{Number: next, Base: ed.cur.Number, Author: a.Author, Message: a.Message, Time: now(),
 		Counts: draftCounts(d.ov), Edits: ov.Edits()}
 	ed.staged = stagedVersion{v, ov}
 	return v, nil
@@ -44,8 +44,8 @@ func (ed *State) Promoted(id string) {
 
 // draftCounts counts a draft's entries by op (an add of a rule that
 // exists was made a change when it was entered).
-func draftCounts(ov *Overlay) edit.Counts {
-	var c edit.Counts
+func draftCounts(ov *Overlay) *edit.Counts {
+	c := &edit.Counts{}
 	for _, e := range ov.Edits() {
 		switch e.Op {
 		case edit.OpAdd:
@@ -63,7 +63,7 @@ func draftCounts(ov *Overlay) edit.Counts {
 // of version n, so numbers only grow and the audit trail reads in
 // order; staged as StagePromote's. The daemon's lock on changes to the
 // rules served is held.
-func (ed *State) StageRollback(n int, a edit.Audit) (*Version, error) {
+func (ed *State) StageRollback(n int, a edit.Audit) (*edit.Version, error) {
 	if a.Message == "" {
 		return nil, errNoMessage
 	}
@@ -74,7 +74,7 @@ func (ed *State) StageRollback(n int, a edit.Audit) (*Version, error) {
 	ed.mu.Lock()
 	defer ed.mu.Unlock()
 	target := FromEdits(old.Edits)
-	v := &Version{Number: ed.store.Next(), Base: ed.cur.Number, Author: a.Author, Message: a.Message, Time: now(), RollbackOf: n,
+	v := &edit.Version{Number: ed.store.Next(), Base: ed.cur.Number, Author: a.Author, Message: a.Message, Time: now(), RollbackOf: n,
 		Counts: overlayCounts(ed.ov, target), Edits: old.Edits}
 	ed.staged = stagedVersion{v, target}
 	return v, nil
@@ -83,8 +83,8 @@ func (ed *State) StageRollback(n int, a edit.Audit) (*Version, error) {
 // overlayCounts counts the keys whose edit differs from cur to target:
 // one target deletes is removed, one only cur deleted or only target
 // adds is added (back), any other difference a change.
-func overlayCounts(cur, target *Overlay) edit.Counts {
-	var c edit.Counts
+func overlayCounts(cur, target *Overlay) *edit.Counts {
+	c := &edit.Counts{}
 	seen := map[string]bool{}
 	for _, e := range target.Edits() {
 		k := e.Key()

@@ -41,7 +41,7 @@ func TestOverlayCounts(t *testing.T) {
 		{"a change undone", one(edit.OpChange, "/x"), NewOverlay(), edit.Counts{Changed: 1}},
 	}
 	for _, tt := range tests {
-		if diff := cmp.Diff(tt.want, overlayCounts(tt.cur, tt.target)); diff != "" {
+		if diff := cmp.Diff(tt.want, *overlayCounts(tt.cur, tt.target)); diff != "" {
 			t.Errorf("%s: counts (-want +got):\n%s", tt.name, diff)
 		}
 	}

@@ -36,7 +36,7 @@ type State struct {
 	last *edit.Record
 	// cur is the version serving (Number 0: the config's own rules),
 	// ov its edits indexed.
-	cur *Version
+	cur *edit.Version
 	ov  *Overlay
 	// staged is the version a promote or rollback is making, with its
 	// edits indexed, so that loading it and serving it after reuse the
@@ -62,13 +62,13 @@ type State struct {
 
 // stagedVersion is a version being made and its edits indexed.
 type stagedVersion struct {
-	v  *Version
+	v  *edit.Version
 	ov *Overlay
 }
 
 // overlay returns v's edits indexed: the staged index when v is the
 // version staged, else one built now. ed.mu is held.
-func (ed *State) overlay(v *Version) *Overlay {
+func (ed *State) overlay(v *edit.Version) *Overlay {
 	if ed.staged.v == v {
 		return ed.staged.ov
 	}
@@ -139,7 +139,7 @@ func Open(o Options, log *slog.Logger) (*State, error) {
 // NewState returns a State of o without its files: no audit log, and
 // drafts off.
 func NewState(o Options) *State {
-	return &State{source: o.Source, cur: &Version{}, ov: NewOverlay(), drafts: map[string]*draft{},
+	return &State{source: o.Source, cur: &edit.Version{}, ov: NewOverlay(), drafts: map[string]*draft{},
 		maxDrafts: o.MaxDrafts, maxEntries: o.MaxEntries, syn: o.Syntax,
 		rules: func() *matcher.Set { return nil }, miss: func(string, string) string { return "404" }}
 }
@@ -204,17 +204,16 @@ func (ed *State) recoverEdits(recs []edit.Record, log *slog.Logger) error {
 	if v.RollbackOf > 0 {
 		action = "rollback"
 	}
-	c := v.Counts
 	log.Warn("the version serving has no record in [admin] audit_log: recording it from its file", "version", n)
 	return ed.audit.Append(edit.Record{Time: v.Time, Action: action, Version: n, Base: v.Base, RollbackOf: v.RollbackOf,
-		Author: v.Author, Message: v.Message, Counts: &c, Recovered: true})
+		Author: v.Author, Message: v.Message, Counts: v.Counts, Recovered: true})
 }
 
 // Apply lays v's edits (the serving version's when v is nil) over set,
 // the config's rules, and returns the rules edited (set itself when
 // there are no edits). The deletes that found no rule are logged: the
 // config no longer has them. file names the config in an error.
-func (ed *State) Apply(set *matcher.Set, v *Version, lim matcher.Limits, file string, log *slog.Logger) (*matcher.Set, error) {
+func (ed *State) Apply(set *matcher.Set, v *edit.Version, lim matcher.Limits, file string, log *slog.Logger) (*matcher.Set, error) {
 	if ed == nil || ed.store == nil {
 		return set, nil
 	}
@@ -305,14 +304,14 @@ func (ed *State) AuditLog() *Audit { return ed.audit }
 func (ed *State) LastRecord() *edit.Record { return ed.last }
 
 // Serving returns the version serving and its edits indexed.
-func (ed *State) Serving() (*Version, *Overlay) {
+func (ed *State) Serving() (*edit.Version, *Overlay) {
 	ed.mu.Lock()
 	defer ed.mu.Unlock()
 	return ed.cur, ed.ov
 }
 
 // Served makes v, staged, the version serving: its rules swapped in.
-func (ed *State) Served(v *Version) {
+func (ed *State) Served(v *edit.Version) {
 	ed.mu.Lock()
 	ed.cur, ed.ov = v, ed.overlay(v)
 	ed.mu.Unlock()
@@ -328,11 +327,10 @@ func (ed *State) Unstage() {
 // Record is the audit record of a change: action by who, making v (nil
 // for a change that is not a version of edits), serving the rules of
 // hash.
-func Record(action string, who edit.Audit, v *Version, hash string) edit.Record {
+func Record(action string, who edit.Audit, v *edit.Version, hash string) edit.Record {
 	r := edit.Record{Time: now(), Action: action, Author: who.Author, Message: who.Message}
 	if v != nil {
-		c := v.Counts
-		r.Time, r.Version, r.Base, r.RollbackOf, r.Counts = v.Time, v.Number, v.Base, v.RollbackOf, &c
+		r.Time, r.Version, r.Base, r.RollbackOf, r.Counts = v.Time, v.Number, v.Base, v.RollbackOf, v.Counts
 	}
 	r.Hash = hash
 	return r

@@ -27,7 +27,7 @@ func TestStore(t *testing.T) {
 		if s.Next() != i {
 			t.Fatalf("Next: %d, want %d", s.Next(), i)
 		}
-		v := &Version{Number: i, Base: i - 1, Author: "a", Message: "m", Counts: edit.Counts{Added: i}, Edits: []edit.Edit{mkEdit(edit.OpAdd, "", "/a", "/b", 301)}}
+		v := &edit.Version{Number: i, Base: i - 1, Author: "a", Message: "m", Counts: &edit.Counts{Added: i}, Edits: []edit.Edit{mkEdit(edit.OpAdd, "", "/a", "/b", 301)}}
 		if err := s.Write(v); err != nil {
 			t.Fatal(err)
 		}
@@ -67,7 +67,7 @@ func TestStoreUncommitted(t *testing.T) {
 	}
 	for i := 1; i <= 2; i++ {
 		n := s.Next()
-		if err := s.Write(&Version{Number: n}); err != nil {
+		if err := s.Write(&edit.Version{Number: n}); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.Commit(n); err != nil {
@@ -75,7 +75,7 @@ func TestStoreUncommitted(t *testing.T) {
 		}
 	}
 	n := s.Next()
-	if err := s.Write(&Version{Number: n, Message: "never committed"}); err != nil {
+	if err := s.Write(&edit.Version{Number: n, Message: "never committed"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Load(n); err == nil {
@@ -131,7 +131,7 @@ func TestStoreHead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := &Version{Number: 1, Base: 0, Author: "ada", Message: "m", Counts: edit.Counts{Added: 2}, RollbackOf: 0,
+	v := &edit.Version{Number: 1, Base: 0, Author: "ada", Message: "m", Counts: &edit.Counts{Added: 2}, RollbackOf: 0,
 		Edits: []edit.Edit{mkEdit(edit.OpAdd, "", "/a", "/b", 301), mkEdit(edit.OpAdd, "", "/c", "/d", 301)}}
 	s.Write(v)
 	s.Commit(1)
