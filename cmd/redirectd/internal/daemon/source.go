@@ -31,7 +31,7 @@ type ruleSource struct {
 	cache   *source.Cache
 	// latest is the source's newest version that loaded: what serves
 	// unless a rollback pinned another.
-	latest source.Meta
+	latest edit.Version
 	// seen are the validators of the source's last answer, good version
 	// or bad, sent with the next fetch: a bad version is not fetched and
 	// refused again every poll while it stays at the source.
@@ -60,7 +60,7 @@ type ruleSource struct {
 // it does to a rollback's pin.
 type candidate struct {
 	dir  string
-	meta source.Meta
+	meta edit.Version
 	pin  pinState
 	// edits, on a node without a source, is a version of edits to lay
 	// over the config's rules instead of the one serving (a promote, a
@@ -209,10 +209,10 @@ func (s *service) loadCached() {
 	if !ok {
 		return
 	}
-	rs.latest, rs.seen = cur, cur.Validators
+	rs.latest, rs.seen = cur, validators(cur)
 	want, pinned := cur, false
 	if h, ok := rs.cache.Pinned(); ok {
-		if m, err := rs.cache.Meta(h); err == nil {
+		if m, err := rs.cache.Version(h); err == nil {
 			want, pinned = m, true
 		}
 	}
@@ -223,7 +223,7 @@ func (s *service) loadCached() {
 	if _, err := s.reloadLocked(c, nil); err != nil {
 		// Forget its validators: a 304 to them would leave the node
 		// without rules while the source holds good ones.
-		rs.latest, rs.seen = source.Meta{}, source.Validators{}
+		rs.latest, rs.seen = edit.Version{}, source.Validators{}
 		s.log.Error("cannot serve the version in [rules] cache_dir; waiting for the source", "version", want.Hash, "err", err)
 		return
 	}
@@ -233,7 +233,7 @@ func (s *service) loadCached() {
 
 // cached returns the version hash from the cache as a candidate.
 func (rs *ruleSource) cached(hash string) (*candidate, error) {
-	m, err := rs.cache.Meta(hash)
+	m, err := rs.cache.Version(hash)
 	if err != nil {
 		return nil, err
 	}
@@ -308,7 +308,7 @@ func (s *service) pollOnce(ctx context.Context) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rs.seen = f.Validators
-	meta := source.Meta{Hash: f.Hash, Entry: f.Entry, Source: rs.cfg.Source, Validators: f.Validators, FetchedAt: time.Now()}
+	meta := edit.Version{Hash: f.Hash, Entry: f.Entry, Source: rs.cfg.Source, ETag: f.ETag, LastModified: f.LastModified, FetchedAt: time.Now()}
 	switch f.Hash {
 	case rs.latest.Hash: // the same files under new validators
 		if _, err := rs.cache.Commit(staged, meta); err == nil {
@@ -473,10 +473,16 @@ func (s *service) load(c *candidate) (*config.Config, ruleVersion, error) {
 }
 
 // metaVersion is the version of the source's rule set m, kept in the
-// cache.
-func metaVersion(m source.Meta) ruleVersion {
-	return ruleVersion{Version: edit.Version{Hash: m.Hash, FetchedAt: m.FetchedAt, Source: m.Source,
-		ETag: m.Validators.ETag, LastModified: m.Validators.LastModified, Kept: true}, entry: m.Entry}
+// cache, as /versions lists it.
+func metaVersion(m edit.Version) ruleVersion {
+	m.Kept = true
+	return ruleVersion{Version: m}
+}
+
+// validators are the validators a fetch of m answered with, which the
+// next fetch sends.
+func validators(m edit.Version) source.Validators {
+	return source.Validators{ETag: m.ETag, LastModified: m.LastModified}
 }
 
 // FetchRules fetches the rules of cfg's [rules] source once into dir, as

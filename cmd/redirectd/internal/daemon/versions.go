@@ -37,9 +37,6 @@ type ruleVersion struct {
 	// one type of a version); its Serving and Pinned are set only as
 	// it is listed, from the versionLog.
 	edit.Version
-	// entry is the TOML of a version from the source in the cache
-	// (Kept: its files are there).
-	entry string
 	// origins, just loaded from the source's rule set, say who made its
 	// edited rules; taken into the rules' snapshot, never kept in the
 	// version log.
@@ -343,7 +340,7 @@ func (s *service) versionRules(hash string) (*matcher.Set, error) {
 	if !v.Kept || s.rs == nil {
 		return nil, fmt.Errorf("version %s came from the local config, whose earlier files are not kept: only versions from [rules] source can be compared", hash)
 	}
-	cfg, err := config.LoadRuleSetFor(s.cfg.Reload, s.rs.cache.Dir(hash), v.entry, s.srv.Rules().HeaderFields()...)
+	cfg, err := config.LoadRuleSetFor(s.cfg.Reload, s.rs.cache.Dir(hash), v.Entry, s.srv.Rules().HeaderFields()...)
 	if err != nil {
 		return nil, fmt.Errorf("cannot load version %s from [rules] cache_dir: %w", hash, err)
 	}
