@@ -60,7 +60,10 @@ type service struct {
 	// rs pulls the rules from [rules] source (nil without one); versions
 	// lists the rule sets loaded (versions.go).
 	rs       *ruleSource
-	versions versionLog
+	versions edits.VersionLog
+	// versionInfo holds redirectd_rules_version_info, remade when the
+	// version serving changes (its label is the hash).
+	versionInfo atomic.Pointer[metrics.Set]
 	// ed is what the admin API's drafts edit (editing.go).
 	ed *edits.State
 	// ruleset is the archive of the version serving, made on the
@@ -123,7 +126,7 @@ func newService(srv *engine.Server, cfg *config.Config, file string, loader conf
 		})
 	}
 	s.initVersions(cfg)
-	if h := s.versions.servingHash(); h != "" {
+	if h := s.versions.ServingHash(); h != "" {
 		snap := &rulesSnap{hash: h, set: srv.Rules()}
 		s.editsOf(snap, nil)
 		s.snap.Store(snap)
@@ -185,7 +188,7 @@ func (s *service) reloadLocked(c *candidate, commit func(ruleVersion) error) (st
 	}
 	// Recorded before the swap, so that whoever sees the new rules answer
 	// finds them in /versions (and the pin as the load set it) too.
-	pin := keepPin
+	pin := edits.KeepPin
 	if c != nil {
 		pin = c.pin
 	}

@@ -86,7 +86,7 @@ func (s *service) apply(ch change) (string, error) {
 		return nil
 	}
 	if ch.keep {
-		if err := commit(ruleVersion{Version: edit.Version{Hash: s.versions.servingHash()}}); err != nil {
+		if err := commit(ruleVersion{Version: edit.Version{Hash: s.versions.ServingHash()}}); err != nil {
 			return "", err
 		}
 		edits.CrashPoint("swapped")

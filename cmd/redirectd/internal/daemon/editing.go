@@ -146,7 +146,7 @@ func (s *service) serveEdits(v *edit.Version, action string) error {
 func (s *service) rollbackEdits(to string, a edit.Audit) (string, error) {
 	n, err := strconv.Atoi(to)
 	if err != nil {
-		rv, ferr := s.versions.find(to)
+		rv, ferr := s.versions.Find(to)
 		if ferr != nil {
 			return "", ferr
 		}

@@ -61,7 +61,7 @@ type ruleSource struct {
 type candidate struct {
 	dir  string
 	meta edit.Version
-	pin  pinState
+	pin  edits.Pin
 	// edits, on a node without a source, is a version of edits to lay
 	// over the config's rules instead of the one serving (a promote, a
 	// rollback).
@@ -163,7 +163,7 @@ func headerFunc(rc config.RulesSource) func() (string, string, error) {
 	return nil
 }
 
-func (rs *ruleSource) register(vl *versionLog) {
+func (rs *ruleSource) register(vl *edits.VersionLog) {
 	m := rs.metrics
 	m.NewGauge(`redirectd_rules_source_last_success_timestamp_seconds`, func() float64 {
 		return float64(rs.lastOK.Load()) / 1e9
@@ -184,7 +184,7 @@ func (rs *ruleSource) register(vl *versionLog) {
 		rs.failures[r] = m.NewCounter(fmt.Sprintf(`redirectd_rules_source_failures_total{reason=%q}`, r))
 	}
 	m.NewGauge(`redirectd_rules_pinned`, func() float64 {
-		if vl.isPinned() {
+		if vl.Pinned() {
 			return 1
 		}
 		return 0
@@ -196,10 +196,9 @@ func (rs *ruleSource) register(vl *versionLog) {
 // it served before. s.mu is held.
 func (s *service) loadCached() {
 	rs := s.rs
-	vl := &s.versions
 	for _, m := range rs.cache.List() {
-		if len(vl.list) < vl.keep {
-			vl.list = append(vl.list, metaVersion(m))
+		if !s.versions.AddOlder(metaVersion(m).Version) {
+			break
 		}
 	}
 	cur, ok, err := rs.cache.Current()
@@ -216,9 +215,9 @@ func (s *service) loadCached() {
 			want, pinned = m, true
 		}
 	}
-	c := &candidate{dir: rs.cache.Dir(want.Hash), meta: want, pin: unpin}
+	c := &candidate{dir: rs.cache.Dir(want.Hash), meta: want, pin: edits.ClearPin}
 	if pinned {
-		c.pin = pin
+		c.pin = edits.SetPin
 	}
 	if _, err := s.reloadLocked(c, nil); err != nil {
 		// Forget its validators: a 304 to them would leave the node
@@ -329,8 +328,8 @@ func (s *service) pollOnce(ctx context.Context) {
 		s.sourceFailed(&source.Error{Reason: source.ReasonArchive, Err: err})
 		return
 	}
-	wasPinned := s.versions.isPinned()
-	if _, err := s.apply(change{action: "source", who: edit.Audit{Author: "source", Message: rs.cfg.Source}, c: &candidate{dir: dir, meta: meta, pin: unpin}, durable: rs.makeCurrent(f.Hash)}); err != nil {
+	wasPinned := s.versions.Pinned()
+	if _, err := s.apply(change{action: "source", who: edit.Audit{Author: "source", Message: rs.cfg.Source}, c: &candidate{dir: dir, meta: meta, pin: edits.ClearPin}, durable: rs.makeCurrent(f.Hash)}); err != nil {
 		if errors.Is(err, edit.ErrNotDurable) {
 			// Not the version's fault: asked again at the next poll.
 			rs.seen = prev
@@ -387,7 +386,7 @@ func (s *service) stillBad() bool {
 // pruneCache removes the versions no longer listed, but the source's
 // latest (unpin's target).
 func (s *service) pruneCache() {
-	keep := s.versions.keptHashes()
+	keep := s.versions.KeptHashes()
 	keep[s.rs.latest.Hash] = true
 	s.rs.cache.Prune(keep)
 }
@@ -439,7 +438,7 @@ func (s *service) load(c *candidate) (*config.Config, ruleVersion, error) {
 		return nil, ruleVersion{}, errors.New(cfg.Path + ": [rules] source, poll, source_header, cache_dir or keep_versions changed: restart redirectd to apply them; the running rules stay")
 	}
 	if c == nil {
-		h := s.versions.servingHash()
+		h := s.versions.ServingHash()
 		if h == "" {
 			return nil, ruleVersion{}, fmt.Errorf("no rule set from [rules] source has loaded yet; it is asked again now, and every %s", s.rs.cfg.Poll.Std())
 		}
