@@ -74,7 +74,9 @@ func TestFleetRuleOrigin(t *testing.T) {
 		return got
 	}
 	got := origin("/fleet", "version 1 by ed")
-	if got.ChangedBy != "ed" || got.Message != "first" || got.Added == "" {
+	if got.RuleChange == nil {
+		t.Errorf("the follower's /fleet: no changed_by, message or added")
+	} else if got.ChangedBy != "ed" || got.Message != "first" || got.Added == "" {
 		t.Errorf("the follower's /fleet: changed_by %q, message %q, added %q; want ed, first and a time", got.ChangedBy, got.Message, got.Added)
 	}
 	origin("/old", "config")
@@ -86,7 +88,7 @@ func TestFleetRuleOrigin(t *testing.T) {
 	d = n.newDraft("ed")
 	n.json("ed", "POST", "/drafts/"+d.ID+"/entries", map[string]any{"op": "change", "from": "/fleet", "to": "/f2"}, 201, nil)
 	n.json("pub", "POST", "/drafts/"+d.ID+"/promote", map[string]string{"message": "second"}, 200, nil)
-	if got := origin("/fleet", "version 2 by ed"); got.Message != "second" || got.To != "/f2" {
+	if got := origin("/fleet", "version 2 by ed"); got.RuleChange == nil || got.Message != "second" || got.To != "/f2" {
 		t.Errorf("after the second promote, the follower's /fleet: %+v", got)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/redirectd/redirectd/engine/admin"
 	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
@@ -42,7 +43,7 @@ type entryForm struct {
 	CSRF                string
 	// Serving are the serving rules of the form's host and from, with
 	// their conditions, which a change keeps (the edit page shows them).
-	Serving []rule
+	Serving []admin.RuleInfo
 }
 
 // formEntry reads an entry form (a POST's form, or a link's query that

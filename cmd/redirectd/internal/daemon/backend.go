@@ -342,8 +342,7 @@ func (s *service) Rules() []admin.RuleInfo {
 			snap.origins.show(&ri, r.Rule)
 		}
 		if e, ok := snap.ov.For(r.Rule); ok {
-			ri.Added, ri.ChangedBy = e.At.UTC().Format(time.RFC3339), e.By
-			ri.Message = snap.messages[e.Version]
+			ri.RuleChange = &admin.RuleChange{Added: e.At.UTC().Format(time.RFC3339), ChangedBy: e.By, Message: snap.messages[e.Version]}
 		}
 		out = append(out, ri)
 	})

@@ -112,7 +112,7 @@ func (o *ruleOrigins) show(ri *admin.RuleInfo, r *matcher.Rule) {
 	if e.Author != "" {
 		ri.Source += " by " + e.Author
 	}
-	ri.ChangedBy, ri.Message = e.Author, e.Message
+	ri.RuleChange = &admin.RuleChange{ChangedBy: e.Author, Message: e.Message}
 	if !e.At.IsZero() {
 		ri.Added = e.At.UTC().Format(time.RFC3339)
 	}

@@ -21,11 +21,14 @@ func ruleInfo(r matcher.RuleHits) admin.RuleInfo {
 	if r.LastAnswered > 0 {
 		ri.LastAnswered = time.Unix(r.LastAnswered, 0).UTC().Format(time.RFC3339)
 	}
-	if !r.Active.From.IsZero() {
-		ri.ActiveFrom = r.Active.From.UTC().Format(time.RFC3339)
-	}
-	if !r.Active.Until.IsZero() {
-		ri.ActiveUntil = r.Active.Until.UTC().Format(time.RFC3339)
+	if !r.Active.IsZero() {
+		ri.Window = &admin.Window{}
+		if !r.Active.From.IsZero() {
+			ri.ActiveFrom = r.Active.From.UTC().Format(time.RFC3339)
+		}
+		if !r.Active.Until.IsZero() {
+			ri.ActiveUntil = r.Active.Until.UTC().Format(time.RFC3339)
+		}
 	}
 	return ri
 }
@@ -55,7 +58,7 @@ func locationInfos(set *matcher.Set) []admin.RuleInfo {
 	var out []admin.RuleInfo
 	for _, l := range hosts.List() {
 		ri := admin.RuleInfo{Kind: "location", From: l.Path, Host: l.Host, Source: hosts.File() + ":" + strconv.Itoa(l.Line),
-			Location: l.Location, Parent: l.Parent, Steps: l.Steps}
+			LocationInfo: &admin.LocationInfo{Location: l.Location, Parent: l.Parent, Steps: l.Steps}}
 		if l.Location == "" {
 			ri.Kind = "server_rewrite"
 		}
