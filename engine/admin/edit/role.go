@@ -78,3 +78,20 @@ func (id *Identity) Allows(host string) bool {
 	}
 	return false
 }
+
+// InScope returns the items of list whose host (host gives it) who may
+// see, by Allows: list itself for a token of every host, else a new
+// slice (list may belong to another). The one filter of host scope for
+// the JSON endpoints and the console alike.
+func InScope[T any](who *Identity, list []T, host func(*T) string) []T {
+	if !who.Scoped() {
+		return list
+	}
+	out := []T{}
+	for i := range list {
+		if who.Allows(host(&list[i])) {
+			out = append(out, list[i])
+		}
+	}
+	return out
+}
