@@ -351,6 +351,12 @@ func (s *service) Rules() []admin.RuleInfo {
 
 func (s *service) Explain(url string, ar admin.ExplainRequest) (string, error) {
 	set := s.srv.Rules()
+	// A fleet node names a rule an editor made by its origin, as /rules
+	// does, from the origins taken with the rules serving.
+	var name func(*matcher.Rule) string
+	if sn := s.snap.Load(); sn != nil && sn.origins != nil && sn.set != nil {
+		set, name = sn.set, sn.origins.name
+	}
 	var fields explain.Fields
 	for _, h := range ar.Headers {
 		if err := fields.Set(h); err != nil {
@@ -364,7 +370,7 @@ func (s *service) Explain(url string, ar admin.ExplainRequest) (string, error) {
 	}
 	req.Client = client
 	var b bytes.Buffer
-	if err := explain.RequestAt(&b, set, url, time.Now(), req); err != nil {
+	if err := explain.RequestNamed(&b, set, url, time.Now(), req, name); err != nil {
 		return "", err
 	}
 	return b.String(), nil

@@ -100,22 +100,40 @@ func readOrigins(dir, entry string) (*ruleOrigins, error) {
 // conditions, else its host and from), "config" for one the source's
 // config holds.
 func (o *ruleOrigins) show(ri *admin.RuleInfo, r *matcher.Rule) {
-	e, ok := o.byKey[edit.RuleCondKey(r)]
-	if !ok {
-		e, ok = o.byKey[edit.Key(r.Host, r.From)]
-	}
-	if !ok {
-		ri.Source = "config"
+	var e *ruleOrigin
+	ri.Source, e = o.of(r)
+	if e == nil {
 		return
-	}
-	ri.Source = fmt.Sprintf("version %d", e.Version)
-	if e.Author != "" {
-		ri.Source += " by " + e.Author
 	}
 	ri.RuleChange = &admin.RuleChange{ChangedBy: e.Author, Message: e.Message}
 	if !e.At.IsZero() {
 		ri.Added = e.At.UTC().Format(time.RFC3339)
 	}
+}
+
+// of returns the origin of r: "version 3 by ed" and the edit that made
+// it (the edit that names its conditions, else its host and from), or
+// "config" and nil for a rule the source's config holds. /rules and
+// explain name a fleet node's rules by it.
+func (o *ruleOrigins) of(r *matcher.Rule) (string, *ruleOrigin) {
+	e, ok := o.byKey[edit.RuleCondKey(r)]
+	if !ok {
+		e, ok = o.byKey[edit.Key(r.Host, r.From)]
+	}
+	if !ok {
+		return "config", nil
+	}
+	src := fmt.Sprintf("version %d", e.Version)
+	if e.Author != "" {
+		src += " by " + e.Author
+	}
+	return src, e
+}
+
+// name is of's text alone, for explain.
+func (o *ruleOrigins) name(r *matcher.Rule) string {
+	src, _ := o.of(r)
+	return src
 }
 
 // editsOf sets snap's edits on an edited node: those of c, the version
