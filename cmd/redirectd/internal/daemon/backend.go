@@ -155,7 +155,7 @@ func (s *service) reload(who edit.Audit) (string, error) {
 // the source's version serving). commit, when not nil, makes the change
 // durable once the rules are checked, before they swap; its error fails
 // the load. s.mu is held.
-func (s *service) reloadLocked(c *candidate, commit func(ruleVersion) error) (string, error) {
+func (s *service) reloadLocked(c *candidate, commit func(edit.Version) error) (string, error) {
 	// Not while starting (the cached rule set of a source loads before
 	// the listeners are up): READY=1 would tell systemd too early.
 	if s.srv.Readiness() == nil {
@@ -163,7 +163,7 @@ func (s *service) reloadLocked(c *candidate, commit func(ruleVersion) error) (st
 		defer sdNotify("READY=1")
 	}
 	start := time.Now()
-	cfg, ver, err := s.load(c)
+	cfg, ver, origins, err := s.load(c)
 	if err == nil && s.adminListen != "" {
 		cfg.Admin.Listen = s.adminListen
 	}
@@ -192,8 +192,7 @@ func (s *service) reloadLocked(c *candidate, commit func(ruleVersion) error) (st
 	if c != nil {
 		pin = c.pin
 	}
-	snap := &rulesSnap{hash: ver.Hash, set: cfg.Set, origins: ver.origins}
-	ver.origins = nil
+	snap := &rulesSnap{hash: ver.Hash, set: cfg.Set, origins: origins}
 	s.editsOf(snap, c)
 	s.recordVersion(ver, cfg.Set.Len(), pin)
 	old := s.srv.Rules()

@@ -39,7 +39,7 @@ func (s *service) apply(ch change) (string, error) {
 		s.logChange(cm.Record)
 		return "", nil
 	}
-	msg, err := s.reloadLocked(ch.c, func(ver ruleVersion) error { return cm.Durable(ver.Hash) })
+	msg, err := s.reloadLocked(ch.c, func(ver edit.Version) error { return cm.Durable(ver.Hash) })
 	if err != nil {
 		cm.Failed()
 		return "", err

@@ -58,7 +58,7 @@ func editedHash(h string, n int) string {
 
 // describe fills in rv, a local config's version, with the edits of v
 // laid over it (the serving version's when v is nil).
-func describe(ed *edits.State, rv ruleVersion, v *edit.Version) ruleVersion {
+func describe(ed *edits.State, rv edit.Version, v *edit.Version) edit.Version {
 	if ed == nil || ed.Store() == nil {
 		return rv
 	}

@@ -197,7 +197,7 @@ func (rs *ruleSource) register(vl *edits.VersionLog) {
 func (s *service) loadCached() {
 	rs := s.rs
 	for _, m := range rs.cache.List() {
-		if !s.versions.AddOlder(metaVersion(m).Version) {
+		if !s.versions.AddOlder(metaVersion(m)) {
 			break
 		}
 	}
@@ -414,40 +414,41 @@ func (s *service) sourceFailed(err error) {
 }
 
 // load loads the config, and with a source the rule set c (nil: the
-// version serving), for reloadLocked. With a source, the local config
+// version serving), for reloadLocked, with the version it is and, for a
+// rule set from an edited node, its rules' origins. With a source, the local config
 // holds no rules; the source's settings take effect at a restart only.
-func (s *service) load(c *candidate) (*config.Config, ruleVersion, error) {
+func (s *service) load(c *candidate) (*config.Config, edit.Version, *ruleOrigins, error) {
 	cfg, err := s.loader.Load(s.file)
 	if err != nil {
-		return nil, ruleVersion{}, err
+		return nil, edit.Version{}, nil, err
 	}
 	if s.rs == nil {
 		if cfg.Reload.Source != "" {
-			return nil, ruleVersion{}, errors.New(cfg.Path + ": [rules] source was added: restart redirectd to pull the rules from it; the running rules stay")
+			return nil, edit.Version{}, nil, errors.New(cfg.Path + ": [rules] source was added: restart redirectd to pull the rules from it; the running rules stay")
 		}
 		var v *edit.Version
 		if c != nil {
 			v = c.edits
 		}
 		if err := applyEdits(s.ed, cfg, v, s.log); err != nil {
-			return nil, ruleVersion{}, err
+			return nil, edit.Version{}, nil, err
 		}
-		return cfg, describe(s.ed, localVersion(cfg, s.loader), v), nil
+		return cfg, describe(s.ed, localVersion(cfg, s.loader), v), nil, nil
 	}
 	if cfg.Reload.RulesSource != s.rs.cfg {
-		return nil, ruleVersion{}, errors.New(cfg.Path + ": [rules] source, poll, source_header, cache_dir or keep_versions changed: restart redirectd to apply them; the running rules stay")
+		return nil, edit.Version{}, nil, errors.New(cfg.Path + ": [rules] source, poll, source_header, cache_dir or keep_versions changed: restart redirectd to apply them; the running rules stay")
 	}
 	if c == nil {
 		h := s.versions.ServingHash()
 		if h == "" {
-			return nil, ruleVersion{}, fmt.Errorf("no rule set from [rules] source has loaded yet; it is asked again now, and every %s", s.rs.cfg.Poll.Std())
+			return nil, edit.Version{}, nil, fmt.Errorf("no rule set from [rules] source has loaded yet; it is asked again now, and every %s", s.rs.cfg.Poll.Std())
 		}
 		if c, err = s.rs.cached(h); err != nil {
-			return nil, ruleVersion{}, err
+			return nil, edit.Version{}, nil, err
 		}
 	}
 	if s.rs.cache.Refused(c.meta.Hash) {
-		return nil, ruleVersion{}, fmt.Errorf("rule set %s from %s was loading when redirectd stopped, %d times in a row, and may have ended it: it is not loaded again (delete %s to try)",
+		return nil, edit.Version{}, nil, fmt.Errorf("rule set %s from %s was loading when redirectd stopped, %d times in a row, and may have ended it: it is not loaded again (delete %s to try)",
 			c.meta.Hash, c.meta.Source, source.MaxInterruptedLoads, s.rs.cache.RefusedFile())
 	}
 	if err := s.rs.cache.BeginLoad(c.meta.Hash); err != nil {
@@ -456,26 +457,26 @@ func (s *service) load(c *candidate) (*config.Config, ruleVersion, error) {
 	rules, err := config.LoadRuleSetFor(cfg.Reload, c.dir, c.meta.Entry, cfg.Server.HeaderList...)
 	s.rs.cache.EndLoad()
 	if err != nil {
-		return nil, ruleVersion{}, fmt.Errorf("rule set %s from %s: %w", c.meta.Hash, c.meta.Source, err)
+		return nil, edit.Version{}, nil, fmt.Errorf("rule set %s from %s: %w", c.meta.Hash, c.meta.Source, err)
 	}
 	cfg.Set, cfg.Files, cfg.Skipped, cfg.SkippedEntries = rules.Set, nil, rules.Skipped, rules.SkippedEntries
 	if cfg.Locations != nil {
 		// A rule set holds no locations: the node's own config does.
 		cfg.Set.SetLocations(cfg.Locations)
 	}
-	ver := metaVersion(c.meta)
-	if ver.origins, err = readOrigins(c.dir, c.meta.Entry); err != nil {
+	origins, err := readOrigins(c.dir, c.meta.Entry)
+	if err != nil {
 		// Only what the rules pages show: the rules serve all the same.
 		s.log.Warn("cannot read who made the rules of the rule set; they are shown by their place in it", "version", c.meta.Hash, "err", err)
 	}
-	return cfg, ver, nil
+	return cfg, metaVersion(c.meta), origins, nil
 }
 
 // metaVersion is the version of the source's rule set m, kept in the
 // cache, as /versions lists it.
-func metaVersion(m edit.Version) ruleVersion {
+func metaVersion(m edit.Version) edit.Version {
 	m.Kept = true
-	return ruleVersion{Version: m}
+	return m
 }
 
 // validators are the validators a fetch of m answered with, which the

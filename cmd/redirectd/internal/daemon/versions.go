@@ -24,23 +24,6 @@ import (
 	"github.com/redirectd/redirectd/matcher"
 )
 
-// ruleVersion is one rule set as loaded. Only this is held per version, not
-// its rules: a compiled million-rule set is about 50 MiB, and even its
-// rule list twice that, so ten of them in memory would cost a gigabyte
-// for an occasional diff or rollback. The files of a version from the
-// source are kept in cache_dir/versions/HASH instead, and loaded again
-// (through reloadLocked, like any reload) when asked for.
-type ruleVersion struct {
-	// Version is the version as /versions lists it (the editing model's
-	// one type of a version); its Serving and Pinned are set only as
-	// it is listed, from the versionLog.
-	edit.Version
-	// origins, just loaded from the source's rule set, say who made its
-	// edited rules; taken into the rules' snapshot, never kept in the
-	// version log.
-	origins *ruleOrigins
-}
-
 // initVersions records the version of the config serve loaded, unless
 // its rules come from a source (startSource loads them).
 func (s *service) initVersions(cfg *config.Config) {
@@ -57,7 +40,7 @@ func (s *service) initVersions(cfg *config.Config) {
 // commit record of edits_dir keeps (newest first), then the config's own
 // rules (version 0, which a rollback can restore): a restart keeps what
 // /versions showed. Their rule counts are not known until one is loaded.
-func (s *service) listPromoted(local ruleVersion) {
+func (s *service) listPromoted(local edit.Version) {
 	st := s.ed.Store()
 	if st == nil {
 		return
@@ -72,7 +55,7 @@ func (s *service) listPromoted(local ruleVersion) {
 		}
 		rv := describe(s.ed, local, v)
 		rv.LoadedAt = time.Time{}
-		if !s.versions.AddOlder(rv.Version) {
+		if !s.versions.AddOlder(rv) {
 			return
 		}
 	}
@@ -81,7 +64,7 @@ func (s *service) listPromoted(local ruleVersion) {
 // localVersion describes a config's own rules: its hash covers the config
 // file and the map and CSV files it names. Their earlier contents are not
 // kept, so such a version is listed, not rolled back to.
-func localVersion(cfg *config.Config, example configload.Loader) ruleVersion {
+func localVersion(cfg *config.Config, example configload.Loader) edit.Version {
 	h := sha256.New()
 	for _, f := range append([]string{cfg.Path}, cfg.Files...) {
 		io.WriteString(h, f+"\x00")
@@ -93,13 +76,13 @@ func localVersion(cfg *config.Config, example configload.Loader) ruleVersion {
 			h.Write(b)
 		}
 	}
-	return ruleVersion{Version: edit.Version{Hash: hex.EncodeToString(h.Sum(nil))[:source.HashLen], LoadedAt: time.Now(), Source: "file:" + cfg.Path}}
+	return edit.Version{Hash: hex.EncodeToString(h.Sum(nil))[:source.HashLen], LoadedAt: time.Now(), Source: "file:" + cfg.Path}
 }
 
 // recordVersion notes that v serves now, with n rules, and sets the
 // pin; the version metric follows the version serving.
-func (s *service) recordVersion(v ruleVersion, n int, p edits.Pin) {
-	if s.versions.Record(v.Version, n, p) {
+func (s *service) recordVersion(v edit.Version, n int, p edits.Pin) {
+	if s.versions.Record(v, n, p) {
 		set := metrics.NewSet()
 		set.NewGauge(fmt.Sprintf(`redirectd_rules_version_info{hash=%q}`, v.Hash), func() float64 { return 1 })
 		s.versionInfo.Store(set)
