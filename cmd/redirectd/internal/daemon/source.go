@@ -415,8 +415,9 @@ func (s *service) sourceFailed(err error) {
 
 // load loads the config, and with a source the rule set c (nil: the
 // version serving), for reloadLocked, with the version it is and, for a
-// rule set from an edited node, its rules' origins. With a source, the local config
-// holds no rules; the source's settings take effect at a restart only.
+// rule set from an edited node, its rules' origins. With a source, the
+// local config holds no rules; the source's settings take effect at a
+// restart only.
 func (s *service) load(c *candidate) (*config.Config, edit.Version, *ruleOrigins, error) {
 	cfg, err := s.loader.Load(s.file)
 	if err != nil {
