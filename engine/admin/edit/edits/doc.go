@@ -1,8 +1,10 @@
 // Package edits does the work of the editing path that package edit
 // models: it holds the drafts open (State: their entries, views,
 // samples, problems and quotas), stages the versions a promote or
-// rollback makes, keeps them on disk (Store) and the audit log (Audit),
-// and recovers both at start. Edits are an Overlay of entries (add,
+// rollback makes, keeps them on disk (Store) and the audit log (Audit)
+// in one write-ahead order for every change to the rules served
+// (Commit), recovers both at start, and lists the versions loaded and
+// compares them (VersionLog). Edits are an Overlay of entries (add,
 // change, delete) keyed by host and from, laid over the rules of the
 // config; uploads are parsed here (CSV in the shapes `redirectd import
 // csv` reads, JSON lines).
