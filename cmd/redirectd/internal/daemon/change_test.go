@@ -22,6 +22,7 @@ import (
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/configload"
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/admin/edit"
+	"github.com/redirectd/redirectd/engine/admin/edit/edits"
 )
 
 // editRig is a service over a config with [admin] edits_dir, as serve
@@ -284,7 +285,7 @@ func TestRulesetETagMatchesArchive(t *testing.T) {
 	local := localVersion(cfg, configload.Loader{}).Hash
 	number := map[string]int{strconv.Quote(local): 0}
 	for n := 1; n <= promotes; n++ {
-		number[strconv.Quote(editedHash(local, n))] = n
+		number[strconv.Quote(edits.EditedHash(local, n))] = n
 	}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup

@@ -2,8 +2,6 @@ package daemon
 
 import (
 	"cmp"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +9,6 @@ import (
 	"strconv"
 
 	"github.com/redirectd/redirectd/config"
-	"github.com/redirectd/redirectd/config/source"
 	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/engine/admin/edit/edits"
 	"github.com/redirectd/redirectd/internal/hostmap"
@@ -44,36 +41,6 @@ func applyEdits(ed *edits.State, cfg *config.Config, v *edit.Version, log *slog.
 	}
 	cfg.Set = set
 	return nil
-}
-
-// editedHash mixes an edited version's number into the hash of the
-// config it edits, so that each version is told apart in /versions.
-func editedHash(h string, n int) string {
-	if n == 0 {
-		return h
-	}
-	sum := sha256.Sum256([]byte(h + "\x00edits\x00" + strconv.Itoa(n)))
-	return hex.EncodeToString(sum[:])[:source.HashLen]
-}
-
-// describe fills in rv, a local config's version, with the edits of v
-// laid over it (the serving version's when v is nil).
-func describe(ed *edits.State, rv edit.Version, v *edit.Version) edit.Version {
-	if ed == nil || ed.Store() == nil {
-		return rv
-	}
-	if v == nil {
-		v, _ = ed.Serving()
-	}
-	if v.Number == 0 {
-		return rv
-	}
-	rv.Hash = editedHash(rv.Hash, v.Number)
-	rv.Number, rv.Author, rv.Message = v.Number, v.Author, v.Message
-	rv.Counts = v.Counts
-	rv.Source += " + edits v" + strconv.Itoa(v.Number)
-	rv.Kept = true
-	return rv
 }
 
 // missAnswer is the answer to a URL no rule takes, for a draft's

@@ -434,7 +434,7 @@ func (s *service) load(c *candidate) (*config.Config, edit.Version, *ruleOrigins
 		if err := applyEdits(s.ed, cfg, v, s.log); err != nil {
 			return nil, edit.Version{}, nil, err
 		}
-		return cfg, describe(s.ed, localVersion(cfg, s.loader), v), nil, nil
+		return cfg, s.ed.Describe(localVersion(cfg, s.loader), v), nil, nil
 	}
 	if cfg.Reload.RulesSource != s.rs.cfg {
 		return nil, edit.Version{}, nil, errors.New(cfg.Path + ": [rules] source, poll, source_header, cache_dir or keep_versions changed: restart redirectd to apply them; the running rules stay")

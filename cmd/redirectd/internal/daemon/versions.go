@@ -9,7 +9,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"slices"
 	"time"
 
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/configload"
@@ -32,33 +31,8 @@ func (s *service) initVersions(cfg *config.Config) {
 		return
 	}
 	local := localVersion(cfg, s.loader)
-	s.recordVersion(describe(s.ed, local, nil), cfg.Set.Len(), edits.KeepPin)
-	s.listPromoted(local)
-}
-
-// listPromoted lists, after the version serving, the other versions the
-// commit record of edits_dir keeps (newest first), then the config's own
-// rules (version 0, which a rollback can restore): a restart keeps what
-// /versions showed. Their rule counts are not known until one is loaded.
-func (s *service) listPromoted(local edit.Version) {
-	st := s.ed.Store()
-	if st == nil {
-		return
-	}
-	nums := st.Numbers()
-	slices.Reverse(nums)
-	nums = append(nums, 0)
-	for _, n := range nums {
-		v, err := st.Head(n)
-		if err != nil {
-			continue
-		}
-		rv := describe(s.ed, local, v)
-		rv.LoadedAt = time.Time{}
-		if !s.versions.AddOlder(rv) {
-			return
-		}
-	}
+	s.recordVersion(s.ed.Describe(local, nil), cfg.Set.Len(), edits.KeepPin)
+	s.ed.ListKept(&s.versions, local)
 }
 
 // localVersion describes a config's own rules: its hash covers the config

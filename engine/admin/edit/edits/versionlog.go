@@ -1,8 +1,11 @@
 package edits
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -226,4 +229,61 @@ func diffRule(r *matcher.Rule) edit.Rule {
 	}
 	return edit.Rule{Kind: r.Kind.String(), Host: r.Host, From: r.From, Query: strings.Join(q, "&"),
 		To: r.To, Status: r.Status, Pass: r.Pass, Source: r.Source()}
+}
+
+// Describe returns local, the version of a config's own rules, with the
+// edits of v laid over it (the serving version's when v is nil): its
+// number, author, message and counts, and a hash of its own.
+func (ed *State) Describe(local edit.Version, v *edit.Version) edit.Version {
+	if ed == nil || ed.store == nil {
+		return local
+	}
+	if v == nil {
+		v, _ = ed.Serving()
+	}
+	if v.Number == 0 {
+		return local
+	}
+	local.Hash = EditedHash(local.Hash, v.Number)
+	local.Number, local.Author, local.Message, local.Counts = v.Number, v.Author, v.Message, v.Counts
+	local.Source += " + edits v" + strconv.Itoa(v.Number)
+	local.Kept = true
+	return local
+}
+
+// EditedHash mixes an edited version's number into the hash of the
+// config it edits, of the same length, so that each version is told
+// apart in /versions.
+func EditedHash(h string, n int) string {
+	if n == 0 {
+		return h
+	}
+	sum := sha256.Sum256([]byte(h + "\x00edits\x00" + strconv.Itoa(n)))
+	return hex.EncodeToString(sum[:])[:min(len(h), 2*len(sum))]
+}
+
+// ListKept lists in vl, after the versions listed, the other versions
+// the commit record of edits_dir keeps (newest first), then the
+// config's own rules (version 0, which a rollback can restore), each
+// described over local: a restart keeps what /versions showed. Their
+// rule counts are not known until one is loaded.
+func (ed *State) ListKept(vl *VersionLog, local edit.Version) {
+	st := ed.Store()
+	if st == nil {
+		return
+	}
+	nums := st.Numbers()
+	slices.Reverse(nums)
+	nums = append(nums, 0)
+	for _, n := range nums {
+		v, err := st.Head(n)
+		if err != nil {
+			continue
+		}
+		d := ed.Describe(local, v)
+		d.LoadedAt = time.Time{}
+		if !vl.AddOlder(d) {
+			return
+		}
+	}
 }
