@@ -21,7 +21,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
+	"github.com/redirectd/redirectd/engine/admin/edit/edits"
 	"github.com/redirectd/redirectd/internal/testutil"
 )
 

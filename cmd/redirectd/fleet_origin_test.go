@@ -17,7 +17,7 @@ import (
 )
 
 // TestFleetRuleOrigin: on a node fed by an edited node's GET /ruleset, a
-// rule's origin in /rules and on the console's rules page is its
+// rule's origin in /rules, explain and on the console's rules page is its
 // editor's (version and author, with the promote's message and time),
 // not the line of the archive that holds it ("redirectd.toml:7"); a
 // rule of the edited node's config says "config". A later promote's
@@ -74,10 +74,15 @@ func TestFleetRuleOrigin(t *testing.T) {
 		return got
 	}
 	got := origin("/fleet", "version 1 by ed")
-	if got.ChangedBy != "ed" || got.Message != "first" || got.Added == "" {
+	if got.RuleChange == nil {
+		t.Errorf("the follower's /fleet: no changed_by, message or added")
+	} else if got.ChangedBy != "ed" || got.Message != "first" || got.Added == "" {
 		t.Errorf("the follower's /fleet: changed_by %q, message %q, added %q; want ed, first and a time", got.ChangedBy, got.Message, got.Added)
 	}
 	origin("/old", "config")
+	if code, out := get("/explain?url=/fleet"); code != 200 || !strings.Contains(out, "version 1 by ed") || strings.Contains(out, "redirectd.toml:") {
+		t.Errorf("the follower's explain of /fleet: %d, want the origin \"version 1 by ed\" and no archive line\n%s", code, out)
+	}
 	code, page := get("/ui/rules?q=fleet")
 	if code != 200 || !strings.Contains(page, "version 1 by ed") || strings.Contains(page, "redirectd.toml:") {
 		t.Errorf("the follower's console rules page: %d, want the origin \"version 1 by ed\" and no archive line\n%.3000s", code, page)
@@ -86,7 +91,7 @@ func TestFleetRuleOrigin(t *testing.T) {
 	d = n.newDraft("ed")
 	n.json("ed", "POST", "/drafts/"+d.ID+"/entries", map[string]any{"op": "change", "from": "/fleet", "to": "/f2"}, 201, nil)
 	n.json("pub", "POST", "/drafts/"+d.ID+"/promote", map[string]string{"message": "second"}, 200, nil)
-	if got := origin("/fleet", "version 2 by ed"); got.Message != "second" || got.To != "/f2" {
+	if got := origin("/fleet", "version 2 by ed"); got.RuleChange == nil || got.Message != "second" || got.To != "/f2" {
 		t.Errorf("after the second promote, the follower's /fleet: %+v", got)
 	}
 }

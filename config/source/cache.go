@@ -1,6 +1,7 @@
 package source
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -14,24 +15,15 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
-)
 
-// Meta describes a version kept in a Cache.
-type Meta struct {
-	Hash string `json:"hash"`
-	// Entry is the rules TOML inside the version's folder.
-	Entry  string `json:"entry"`
-	Source string `json:"source"`
-	Validators
-	FetchedAt time.Time `json:"fetched_at"`
-}
+	"github.com/redirectd/redirectd/engine/admin/edit"
+)
 
 // Cache keeps fetched rule sets in a folder:
 //
 //	tmp/fetch-*       a fetch in progress (removed by OpenCache)
 //	versions/HASH/    a version's files, as fetched
-//	versions/HASH.json  its Meta
+//	versions/HASH.json  its record (edit.Version's Marshal)
 //	current           the hash of the last good version
 //	pinned            the hash of a version a rollback pinned
 //	loading           the hash of a version being loaded now, and how
@@ -175,12 +167,13 @@ func (c *Cache) Stage() (string, error) {
 	return os.MkdirTemp(filepath.Join(c.dir, "tmp"), "fetch-")
 }
 
-// Commit moves a staged folder holding the version m describes into the
-// cache and records m. It returns the version's folder. A folder of the
+// Commit moves a staged folder holding version m (its Hash, Entry,
+// Source, ETag, LastModified and FetchedAt) into the cache and records
+// m. It returns the version's folder. A folder of the
 // same hash already there is replaced, not trusted: the files just
 // fetched are known whole, the old ones may have been damaged on disk
 // since (and would then never load again).
-func (c *Cache) Commit(staged string, m Meta) (string, error) {
+func (c *Cache) Commit(staged string, m edit.Version) (string, error) {
 	dst := c.Dir(m.Hash)
 	if _, err := os.Stat(dst); err == nil {
 		trash := staged + ".old" // under tmp/, which OpenCache clears
@@ -195,8 +188,13 @@ func (c *Cache) Commit(staged string, m Meta) (string, error) {
 	if err := syncDir(filepath.Join(c.dir, "versions")); err != nil {
 		return "", err
 	}
-	b, _ := json.MarshalIndent(m, "", "  ")
-	return dst, writeAtomic(filepath.Join(c.dir, "versions", m.Hash+".json"), b)
+	b, err := m.Marshal()
+	if err != nil {
+		return "", err
+	}
+	var ind bytes.Buffer // for the operator who reads it
+	json.Indent(&ind, b, "", "  ")
+	return dst, writeAtomic(filepath.Join(c.dir, "versions", m.Hash+".json"), ind.Bytes())
 }
 
 // Dir returns the folder of the version hash.
@@ -228,21 +226,21 @@ func (c *Cache) SetPinned(hash string) error {
 func (c *Cache) Pinned() (string, bool) { return c.readHash("pinned") }
 
 // Current returns the last good version, or ok false when there is none.
-func (c *Cache) Current() (m Meta, ok bool, err error) {
+func (c *Cache) Current() (m edit.Version, ok bool, err error) {
 	b, err := os.ReadFile(filepath.Join(c.dir, "current"))
 	if errors.Is(err, fs.ErrNotExist) {
-		return Meta{}, false, nil
+		return edit.Version{}, false, nil
 	}
 	if err != nil {
-		return Meta{}, false, err
+		return edit.Version{}, false, err
 	}
-	m, err = c.Meta(strings.TrimSpace(string(b)))
+	m, err = c.Version(strings.TrimSpace(string(b)))
 	return m, err == nil, err
 }
 
-// Meta returns what the cache recorded of version hash.
-func (c *Cache) Meta(hash string) (Meta, error) {
-	var m Meta
+// Version returns what the cache recorded of version hash.
+func (c *Cache) Version(hash string) (edit.Version, error) {
+	var m edit.Version
 	if !validHash(hash) {
 		return m, fmt.Errorf("%q is not a version hash", cutName(hash))
 	}
@@ -250,18 +248,18 @@ func (c *Cache) Meta(hash string) (Meta, error) {
 	if err != nil {
 		return m, fmt.Errorf("version %s is not in [rules] cache_dir: %w", hash, err)
 	}
-	if err := json.Unmarshal(b, &m); err != nil || m.Hash != hash {
+	if err := m.Unmarshal(b); err != nil || m.Hash != hash {
 		return m, fmt.Errorf("version %s: its record in [rules] cache_dir is damaged", hash)
 	}
 	return m, nil
 }
 
 // List returns every version the cache holds, the newest fetch first.
-func (c *Cache) List() []Meta {
+func (c *Cache) List() []edit.Version {
 	names, _ := filepath.Glob(filepath.Join(c.dir, "versions", "*.json"))
-	var out []Meta
+	var out []edit.Version
 	for _, n := range names {
-		if m, err := c.Meta(strings.TrimSuffix(filepath.Base(n), ".json")); err == nil {
+		if m, err := c.Version(strings.TrimSuffix(filepath.Base(n), ".json")); err == nil {
 			out = append(out, m)
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 func stage(t *testing.T, c *Cache, files map[string]string) (string, string) {
@@ -55,10 +57,10 @@ func TestCache(t *testing.T) {
 		t.Fatalf("Current of a new cache = %v, %v; want none", ok, err)
 	}
 	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
-	var metas []Meta
+	var metas []edit.Version
 	for i, body := range []string{"one", "two", "three"} {
 		dir, h := stage(t, c, map[string]string{"redirectd.toml": body})
-		m := Meta{Hash: h, Entry: "redirectd.toml", Source: "http://s/x", Validators: Validators{ETag: body}, FetchedAt: t0.Add(time.Duration(i) * time.Minute)}
+		m := edit.Version{Hash: h, Entry: "redirectd.toml", Source: "http://s/x", ETag: body, FetchedAt: t0.Add(time.Duration(i) * time.Minute)}
 		got, err := c.Commit(dir, m)
 		if err != nil || got != c.Dir(h) {
 			t.Fatalf("Commit = %q, %v", got, err)
@@ -87,7 +89,7 @@ func TestCache(t *testing.T) {
 	if diff := cmp.Diff(metas[1], cur); diff != "" {
 		t.Errorf("Current (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]Meta{metas[2], metas[1], metas[0]}, c.List()); diff != "" {
+	if diff := cmp.Diff([]edit.Version{metas[2], metas[1], metas[0]}, c.List()); diff != "" {
 		t.Errorf("List (-want +got):\n%s", diff)
 	}
 	c.SetPinned(metas[0].Hash)
@@ -99,11 +101,11 @@ func TestCache(t *testing.T) {
 		t.Error("still pinned after SetPinned(\"\")")
 	}
 	c.Prune(map[string]bool{metas[1].Hash: true})
-	if diff := cmp.Diff([]Meta{metas[1]}, c.List()); diff != "" {
+	if diff := cmp.Diff([]edit.Version{metas[1]}, c.List()); diff != "" {
 		t.Errorf("List after Prune (-want +got):\n%s", diff)
 	}
-	if _, err := c.Meta("../../etc"); err == nil {
-		t.Error("Meta of a path, not a hash: no error")
+	if _, err := c.Version("../../etc"); err == nil {
+		t.Error("Version of a path, not a hash: no error")
 	}
 	// A fetch cut short by a crash is cleared at the next open.
 	left, _ := c.Stage()

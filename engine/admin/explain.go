@@ -24,16 +24,9 @@ func (s *Server) explain(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u := q.Get("url")
-	if id := whoIs(r); id.Scoped() {
-		pu, err := url.Parse(u)
-		if err != nil || !id.Allows(pu.Hostname()) {
-			host := ""
-			if pu != nil {
-				host = pu.Hostname()
-			}
-			forbiddenHost(w, id, host)
-			return
-		}
+	if err := whoIs(r).MayExplain(u); err != nil {
+		text(w, http.StatusForbidden, line(err.Error()))
+		return
 	}
 	out, err := s.b.Explain(u, ExplainRequest{Headers: q["header"], Client: q.Get("client")})
 	if err != nil {

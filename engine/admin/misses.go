@@ -14,6 +14,8 @@ import (
 	"github.com/redirectd/redirectd/engine/misses"
 
 	"github.com/redirectd/redirectd/internal/plural"
+
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // MissInfo is one path that matched no rule, as /misses lists it: the
@@ -72,11 +74,7 @@ func (s *Server) misses(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), missesTimeout)
 	defer cancel()
-	ask := limit
-	if id.Scoped() && host == "" {
-		ask = 0 // every host's, then only id's: the limit counts those
-	}
-	list, err := mr.Misses(ctx, host, ask)
+	list, err := ScopedMisses(ctx, mr, id, host, limit)
 	switch {
 	case errors.Is(err, ErrMissesOff):
 		text(w, http.StatusNotFound, err.Error()+"\n")
@@ -84,15 +82,6 @@ func (s *Server) misses(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		text(w, http.StatusServiceUnavailable, fmt.Sprintf("cannot collect the counts of every event loop: %v; try again\n", err))
 		return
-	}
-	if id.Scoped() && host == "" {
-		mine := []MissInfo{}
-		for _, m := range list {
-			if id.Allows(m.Host) && (limit == 0 || len(mine) < limit) {
-				mine = append(mine, m)
-			}
-		}
-		list = mine
 	}
 	if list == nil {
 		list = []MissInfo{}
@@ -158,4 +147,27 @@ func mapKey(p string) string {
 		return `"` + b.String() + `"`
 	}
 	return b.String()
+}
+
+// ScopedMisses returns the top misses of host ("": every host's) that
+// who may see, at most limit (0: all): for a token limited to some hosts
+// and no host named, every host's, kept to who's by edit.InScope, then
+// cut to limit, so the limit counts who's. The JSON endpoint and the
+// console both ask it. A host who may not see is edit.ErrForbidden.
+func ScopedMisses(ctx context.Context, mr MissReporter, who *edit.Identity, host string, limit int) ([]MissInfo, error) {
+	if host != "" && !who.Allows(host) {
+		return nil, fmt.Errorf("%w: your token does not cover host %q", edit.ErrForbidden, cut(host))
+	}
+	if !who.Scoped() || host != "" {
+		return mr.Misses(ctx, host, limit)
+	}
+	list, err := mr.Misses(ctx, "", 0)
+	if err != nil {
+		return nil, err
+	}
+	list = edit.InScope(who, list, func(m *MissInfo) string { return m.Host })
+	if limit > 0 && len(list) > limit {
+		list = list[:limit]
+	}
+	return list, nil
 }

@@ -65,17 +65,7 @@ func unusedRules(list []RuleInfo) []RuleInfo {
 	return out
 }
 
-// inScope returns the rules of list that id may see: list itself for a
-// token of every host, else a new slice (list belongs to the Backend).
+// inScope returns the rules of list that id may see (edit.InScope).
 func inScope(id *edit.Identity, list []RuleInfo) []RuleInfo {
-	if !id.Scoped() {
-		return list
-	}
-	out := []RuleInfo{}
-	for _, ri := range list {
-		if id.Allows(ri.Host) {
-			out = append(out, ri)
-		}
-	}
-	return out
+	return edit.InScope(id, list, func(ri *RuleInfo) string { return ri.Host })
 }

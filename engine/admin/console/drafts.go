@@ -88,7 +88,7 @@ func (d draftData) EditLink(op string, r edit.Rule) string {
 	}
 	if e := r.Entry; e != nil {
 		// As given, so that the edit names the same rule.
-		if c := conditionsText(e.Query, e.When); c != "" {
+		if c := edit.ConditionsTOML(e.Query, e.When); c != "" {
 			v.Set("conditions", c)
 		}
 		if h := headersText(e.Headers); h != "" {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/redirectd/redirectd/engine/admin"
 	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
@@ -42,7 +43,7 @@ type entryForm struct {
 	CSRF                string
 	// Serving are the serving rules of the form's host and from, with
 	// their conditions, which a change keeps (the edit page shows them).
-	Serving []rule
+	Serving []admin.RuleInfo
 }
 
 // formEntry reads an entry form (a POST's form, or a link's query that
@@ -196,24 +197,6 @@ func (c *Console) editRule(w http.ResponseWriter, r *http.Request, u *user) {
 	back(w, r, "/ui/drafts/"+url.PathEscape(id)+"?done="+url.QueryEscape(f.Op+" "+f.Host+f.From+": entry added"))
 }
 
-// conditionsText writes an entry's conditions as the conditions field
-// takes them (formConditions reads it back): a key a line, by name,
-// the query last.
-func conditionsText(q map[string]string, when map[string]any) string {
-	var lines []string
-	for _, k := range slices.Sorted(maps.Keys(when)) {
-		lines = append(lines, tomlKey(k)+" = "+tomlValue(when[k]))
-	}
-	if len(q) > 0 {
-		t := make(map[string]any, len(q))
-		for k, v := range q {
-			t[k] = v
-		}
-		lines = append(lines, "query = "+tomlValue(t))
-	}
-	return strings.Join(lines, "\n")
-}
-
 // headersText writes header fields as the headers field takes them.
 func headersText(hs map[string]string) string {
 	var lines []string
@@ -221,60 +204,4 @@ func headersText(hs map[string]string) string {
 		lines = append(lines, k+": "+hs[k])
 	}
 	return strings.Join(lines, "\n")
-}
-
-// tomlValue writes a decoded TOML or JSON value (a string, number,
-// list or table) as TOML, tables inline.
-func tomlValue(v any) string {
-	switch x := v.(type) {
-	case string:
-		return tomlString(x)
-	case float64:
-		return strconv.FormatFloat(x, 'g', -1, 64)
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case bool:
-		return strconv.FormatBool(x)
-	case []any:
-		parts := make([]string, len(x))
-		for i, y := range x {
-			parts[i] = tomlValue(y)
-		}
-		return "[" + strings.Join(parts, ", ") + "]"
-	case map[string]any:
-		parts := make([]string, 0, len(x))
-		for _, k := range slices.Sorted(maps.Keys(x)) {
-			parts = append(parts, tomlKey(k)+" = "+tomlValue(x[k]))
-		}
-		return "{ " + strings.Join(parts, ", ") + " }"
-	}
-	return tomlString(fmt.Sprint(v))
-}
-
-// tomlKey writes a key bare when TOML allows it, else quoted.
-func tomlKey(k string) string {
-	if k != "" && strings.Trim(k, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") == "" {
-		return k
-	}
-	return tomlString(k)
-}
-
-// tomlString writes s as a TOML basic string: quotes, backslashes and
-// control characters escaped.
-func tomlString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, "\\u%04X", r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
 // TestConditionsTextRoundTrip: the conditions an Edit link fills in
@@ -19,7 +21,7 @@ func TestConditionsTextRoundTrip(t *testing.T) {
 		{map[string]string{"a b": `x"y\z`}, map[string]any{"header": map[string]any{"X-A": "\t1"}, "sample": 0.25, "unless": map[string]any{"cookie": map[string]any{"seen": "*"}}}},
 		{map[string]string{"id": "5"}, nil},
 	} {
-		text := conditionsText(tc.q, tc.when)
+		text := edit.ConditionsTOML(tc.q, tc.when)
 		q, when, err := formConditions(text)
 		if err != nil {
 			t.Errorf("%q does not read back: %v", text, err)
@@ -47,7 +49,7 @@ func FuzzFormConditions(f *testing.F) {
 		if err != nil || !plainValues(when) {
 			return
 		}
-		text := conditionsText(q, when)
+		text := edit.ConditionsTOML(q, when)
 		q2, when2, err := formConditions(text)
 		if err != nil {
 			t.Fatalf("%q read, written as %q, which does not read: %v", conds, text, err)

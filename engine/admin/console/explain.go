@@ -2,7 +2,6 @@ package console
 
 import (
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -50,18 +49,11 @@ func (c *Console) explainPage(w http.ResponseWriter, r *http.Request, u *user) {
 	c.render(w, status, "explain", "Explain a URL", u, d)
 }
 
-// explainScope says why a scoped identity may not explain raw, "" when
-// it may.
+// explainScope says why who may not explain raw (edit.Identity's
+// MayExplain), "" when it may.
 func explainScope(who edit.Identity, raw string) string {
-	if !who.Scoped() {
-		return ""
-	}
-	p, err := url.Parse(raw)
-	if err != nil || p.Host == "" {
-		return "give a full URL (https://host/path) with one of your hosts: " + strings.Join(who.Hosts, ", ")
-	}
-	if !who.Allows(p.Hostname()) {
-		return "your token does not cover host " + strconv.Quote(cut(p.Hostname()))
+	if err := who.MayExplain(raw); err != nil {
+		return strings.TrimPrefix(err.Error(), edit.ErrForbidden.Error()+": ")
 	}
 	return ""
 }

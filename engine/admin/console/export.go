@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redirectd/redirectd/engine/admin"
 	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
@@ -53,14 +54,14 @@ func (c *Console) exportCSV(w http.ResponseWriter, r *http.Request, u *user) {
 }
 
 // notCSV says why rl cannot be a CSV row, "" when it can.
-func notCSV(rl *rule) string {
+func notCSV(rl *admin.RuleInfo) string {
 	switch {
 	case rl.Kind != "exact":
 		return rl.Kind + " rule"
-	case rl.Conditions != "":
-		return "conditions " + rl.Conditions
-	case rl.Headers != "":
-		return "headers " + rl.Headers
+	case len(rl.Conditions) > 0:
+		return "conditions " + strings.Join(rl.Conditions, ", ")
+	case len(rl.Headers) > 0:
+		return "headers " + headerText(rl.Headers)
 	case strings.HasPrefix(rl.Host, "*."):
 		return "a *.domain host"
 	case rl.Mode != "":

@@ -109,8 +109,8 @@ func newFake() *fakeBackend {
 			{Host: "b.example", Path: "/gone-b", Count: 7},
 		},
 		locations: []admin.RuleInfo{
-			{Kind: "location", Host: "a.example", From: "/shop/", Location: "^~ /shop/", Steps: "rewrite ^/shop/(.*)$ /store/$1 permanent;", Source: "r.toml:20"},
-			{Kind: "location", Host: "b.example", From: "/b-loc/", Location: "/b-loc/", To: "upstream default", Source: "r.toml:30"},
+			{Kind: "location", Host: "a.example", From: "/shop/", LocationInfo: &admin.LocationInfo{Location: "^~ /shop/", Steps: "rewrite ^/shop/(.*)$ /store/$1 permanent;"}, Source: "r.toml:20"},
+			{Kind: "location", Host: "b.example", From: "/b-loc/", LocationInfo: &admin.LocationInfo{Location: "/b-loc/"}, To: "upstream default", Source: "r.toml:30"},
 		},
 		metrics: "redirectd_requests_total{outcome=\"redirect\",status=\"301\"} 10\nredirectd_requests_total{outcome=\"miss\",status=\"404\"} 4\n",
 	}

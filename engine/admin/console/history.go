@@ -79,7 +79,7 @@ func (h *hitHistory) observe(x *index, now time.Time) {
 	same := h.sampled && x.version == h.version && len(h.prev) == len(x.rules)
 	if !h.sampled || same {
 		for i := range x.rules {
-			n := x.rules[i].Hits
+			n := x.rules[i].Hits + x.rules[i].ShadowHits
 			if same {
 				n -= min(n, h.prev[i]) // counters restart at a version's load
 			}
@@ -91,7 +91,7 @@ func (h *hitHistory) observe(x *index, now time.Time) {
 	h.sampled, h.version = true, x.version
 	h.prev = slices.Grow(h.prev[:0], len(x.rules))[:len(x.rules)]
 	for i := range x.rules {
-		h.prev[i] = x.rules[i].Hits
+		h.prev[i] = x.rules[i].Hits + x.rules[i].ShadowHits
 	}
 	if len(h.counts) > 2*h.keep {
 		h.counts = toMap(h.top())

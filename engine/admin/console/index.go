@@ -24,7 +24,7 @@ import (
 // a few milliseconds), never a pass over a million structs; and a
 // host-scoped user's search reads only their hosts' lines.
 type index struct {
-	rules  []rule
+	rules  []admin.RuleInfo
 	hay    []byte
 	starts []int
 	hosts  []hostSpan // sorted by host
@@ -43,29 +43,6 @@ type index struct {
 type hostSpan struct {
 	host   string
 	lo, hi int
-}
-
-// rule is a rule as the console keeps it: the fields its pages show,
-// copied from the Backend's list (which may not be kept) without the
-// rest (headers, time windows), so a million rules cost about 120 MB
-// here rather than twice that.
-type rule struct {
-	Kind, Host, From, To, Mode, Source string
-	Status                             int
-	Hits                               uint64
-	LastAnswered                       string
-	// Conditions are the rule's conditions besides its host
-	// (admin.RuleInfo's), "" for none.
-	Conditions string
-	// CondTOML are its conditions as the entry form takes them, for its
-	// Edit link (admin.RuleInfo's ConditionsTOML).
-	CondTOML string
-	// Headers are the header fields the rule adds, "Name: value", by
-	// name; "" for none.
-	Headers string
-	// Changed is who promoted the rule's last edit and when ("amy,
-	// 2026-12-06T04:00:00Z"), "" for a rule as the config writes it.
-	Changed string
 }
 
 func buildIndex(list []admin.RuleInfo, version string, now time.Time) *index {
@@ -95,11 +72,12 @@ func buildIndex(list []admin.RuleInfo, version string, now time.Time) *index {
 		perm[next[h]] = int32(i)
 		next[h]++
 	}
-	rules := make([]rule, len(list))
+	// The Backend's own rules, one type of a rule shown (admin.RuleInfo),
+	// copied in host order: what few rules have (a window, a change
+	// through a draft, a location) is a pointer, nil on the others.
+	rules := make([]admin.RuleInfo, len(list))
 	for i, p := range perm {
-		ri := &list[p]
-		rules[i] = rule{Kind: ri.Kind, Host: ri.Host, From: ri.From, To: ri.To, Mode: ri.Mode, Source: ri.Source,
-			Status: ri.Status, Hits: ri.Hits + ri.ShadowHits, LastAnswered: lastAnswered(ri), Conditions: strings.Join(ri.Conditions, ", "), Headers: headerText(ri.Headers), CondTOML: ri.ConditionsTOML, Changed: changed(ri)}
+		rules[i] = list[p]
 	}
 	x := &index{rules: rules, starts: make([]int, 0, len(rules)+1), kinds: map[string]int{}, built: now, version: version}
 	defer func() { x.took = time.Since(start) }()
@@ -201,7 +179,7 @@ const maxCount = 10000
 // search returns the rules in the spans whose host, from or to contains
 // q (any case), the offset-th to the offset+limit-th, with how many
 // match (at most maxCount, capped then).
-func (x *index) search(spans []hostSpan, q string, offset, limit int) (rows []rule, total int, capped bool) {
+func (x *index) search(spans []hostSpan, q string, offset, limit int) (rows []admin.RuleInfo, total int, capped bool) {
 	needle := appendLower(nil, q)
 	k := x.rarest(needle)
 	tail := needle[k:] // searched for; needle[:k] checked before it

@@ -29,7 +29,7 @@ func TestIndexSearch(t *testing.T) {
 		{Host: "c.example", From: "/x\n\x00b.example", To: "/y"},
 		{Host: "sub.a.example", From: "/s", To: "/t"},
 	}, "", time.Now())
-	froms := func(rows []rule) []string {
+	froms := func(rows []admin.RuleInfo) []string {
 		out := []string{}
 		for _, r := range rows {
 			out = append(out, r.From)

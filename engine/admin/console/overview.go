@@ -1,8 +1,8 @@
 package console
 
 import (
-	"cmp"
 	"context"
+	"errors"
 	"net/http"
 	"slices"
 	"strings"
@@ -87,24 +87,12 @@ func (c *Console) missList(ctx context.Context, u *user, host string, limit int)
 	}
 	ctx, cancel := context.WithTimeout(ctx, missesTimeout)
 	defer cancel()
-	hosts := []string{host}
-	if host == "" && u.who.Scoped() {
-		hosts = u.who.Hosts
+	list, err := admin.ScopedMisses(ctx, mr, &u.who, host, limit)
+	if errors.Is(err, edit.ErrForbidden) {
+		return nil, "your token does not cover host " + cut(host)
 	}
-	var out []admin.MissInfo
-	for _, h := range hosts {
-		if !u.who.Allows(h) {
-			return nil, "your token does not cover host " + cut(h)
-		}
-		list, err := mr.Misses(ctx, h, limit)
-		if err != nil {
-			return nil, err.Error()
-		}
-		out = append(out, list...)
+	if err != nil {
+		return nil, err.Error()
 	}
-	slices.SortStableFunc(out, func(a, b admin.MissInfo) int { return cmp.Compare(b.Count, a.Count) })
-	if limit > 0 && len(out) > limit {
-		out = out[:limit]
-	}
-	return out, ""
+	return list, ""
 }

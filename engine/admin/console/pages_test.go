@@ -108,7 +108,7 @@ func TestRulesShowLastEdit(t *testing.T) {
 	t.Parallel()
 	f := newFake()
 	f.rules = append(f.rules, admin.RuleInfo{Kind: "exact", From: "/edited", To: "/e", Status: 301, Source: "admin:1",
-		ChangedBy: "amy", Added: "2026-12-06T04:00:00Z", Message: "moved the blog"})
+		RuleChange: &admin.RuleChange{ChangedBy: "amy", Added: "2026-12-06T04:00:00Z", Message: "moved the blog"}})
 	base, _ := serve(t, admin.Options{}, f)
 	b := newBrowser(t, base)
 	if p := b.get("/ui/rules?q=edited"); !strings.Contains(p.Body, "<td>amy, 2026-12-06T04:00:00Z: moved the blog</td>") {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redirectd/redirectd/engine/admin"
 	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
@@ -47,7 +48,13 @@ var funcs = template.FuncMap{
 		}
 		return thousands(s)
 	},
-	"rate": func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
+	// lastAnswered, hits, changed and headers write a rule's
+	// (admin.RuleInfo's) as the rules pages show them.
+	"lastAnswered": func(ri admin.RuleInfo) string { return lastAnswered(&ri) },
+	"hits":         func(ri admin.RuleInfo) uint64 { return ri.Hits + ri.ShadowHits },
+	"changed":      func(ri admin.RuleInfo) string { return changed(&ri) },
+	"headers":      headerText,
+	"rate":         func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
 	// list makes a template's own list of choices.
 	"list":       func(s ...string) []string { return s },
 	"statusText": func(n int) string { return strings.ToLower(http.StatusText(n)) },

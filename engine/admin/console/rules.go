@@ -16,7 +16,7 @@ const pageSize = 50
 
 type rulesData struct {
 	Q, Host    string
-	Rows       []rule
+	Rows       []admin.RuleInfo
 	Total      int
 	Capped     bool
 	Scoped     bool
@@ -36,18 +36,18 @@ type rulesData struct {
 }
 
 // HitsLink is the hit history page of r.
-func (rulesData) HitsLink(r rule) string {
+func (rulesData) HitsLink(r admin.RuleInfo) string {
 	return "/ui/rules/hits?" + url.Values{"host": {r.Host}, "from": {r.From}}.Encode()
 }
 
 // EditLink is the edit page of r, its entry form filled in, its
 // conditions too.
-func (rulesData) EditLink(r rule) string {
+func (rulesData) EditLink(r admin.RuleInfo) string {
 	v := url.Values{"op": {"change"}, "host": {r.Host}, "from": {r.From}, "to": {r.To}, "kind": {r.Kind}, "status": {strconv.Itoa(r.Status)}}
-	if r.CondTOML != "" {
+	if r.ConditionsTOML != "" {
 		// Named by its conditions: the edit is of this rule, not of
 		// every rule of its path.
-		v.Set("conditions", r.CondTOML)
+		v.Set("conditions", r.ConditionsTOML)
 	}
 	return "/ui/rules/edit?" + v.Encode()
 }
@@ -106,6 +106,9 @@ func (c *Console) locations(u *user, host, q string) []admin.RuleInfo {
 	q = strings.ToLower(q)
 	var out []admin.RuleInfo
 	for _, l := range ll.Locations() {
+		if l.LocationInfo == nil { // shown by its fields
+			l.LocationInfo = &admin.LocationInfo{}
+		}
 		if !u.who.Allows(l.Host) || host != "" && !strings.EqualFold(l.Host, host) {
 			continue
 		}

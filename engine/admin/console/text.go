@@ -20,6 +20,9 @@ func lastAnswered(ri *admin.RuleInfo) string {
 // changed is who last changed ri through a draft, when and why (the
 // promote's message, shortened), "" for a rule as the config writes it.
 func changed(ri *admin.RuleInfo) string {
+	if ri.RuleChange == nil {
+		return ""
+	}
 	var who string
 	switch {
 	case ri.ChangedBy != "" && ri.Added != "":

@@ -10,7 +10,8 @@
 // Why here: package admin (the JSON endpoints) and package console (the
 // pages, which imports admin) both need it, so it cannot live in either
 // without an import cycle, and packages under engine may not import
-// config or cmd, where the daemon that stores versions lives. It imports
-// only the standard library; the daemon implements Editor and Versioner
-// (storage, loading, diffs) and the Service decides for it.
+// config or cmd. It imports the standard library and matcher; its work (the
+// drafts held, versions staged and kept, the audit log) is package
+// edits', and the daemon implements Editor and Versioner with it,
+// loading and swapping the rules.
 package edit

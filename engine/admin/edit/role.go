@@ -2,6 +2,8 @@ package edit
 
 import (
 	"fmt"
+	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/redirectd/redirectd/internal/shorten"
@@ -77,4 +79,39 @@ func (id *Identity) Allows(host string) bool {
 		}
 	}
 	return false
+}
+
+// InScope returns the items of list whose host (host gives it) who may
+// see, by Allows: list itself for a token of every host, else a new
+// slice (list may belong to another). The one filter of host scope for
+// the JSON endpoints and the console alike.
+func InScope[T any](who *Identity, list []T, host func(*T) string) []T {
+	if !who.Scoped() {
+		return list
+	}
+	out := []T{}
+	for i := range list {
+		if who.Allows(host(&list[i])) {
+			out = append(out, list[i])
+		}
+	}
+	return out
+}
+
+// MayExplain returns nil when id may explain raw, else ErrForbidden
+// saying why: a token limited to some hosts explains only a full URL
+// (https://host/path) of one of its hosts, since a path alone is
+// answered as every host's. The JSON endpoint and the console both ask.
+func (id *Identity) MayExplain(raw string) error {
+	if !id.Scoped() {
+		return nil
+	}
+	p, err := url.Parse(raw)
+	if err != nil || p.Host == "" {
+		return fmt.Errorf("%w: give a full URL (https://host/path) with one of your hosts: %s", ErrForbidden, strings.Join(id.Hosts, ", "))
+	}
+	if !id.Allows(p.Hostname()) {
+		return fmt.Errorf("%w: your token does not cover host %s", ErrForbidden, strconv.Quote(shorten.Text(p.Hostname(), 80)))
+	}
+	return nil
 }

@@ -1,9 +1,14 @@
 package edit
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
-// Version is one rule-set version as /versions and the versions page
-// list it.
+// Version is one rule-set version: as /versions and the versions page
+// list it (its JSON), and as it is kept on disk (Marshal), a promoted
+// version in edits_dir and a fetched one in the source's cache alike.
+// The one type of a version.
 type Version struct {
 	// Hash is the content hash of the rule set's files (12 hex digits).
 	Hash string `json:"hash"`
@@ -30,6 +35,59 @@ type Version struct {
 	Author  string  `json:"author,omitempty"`
 	Message string  `json:"message,omitempty"`
 	Counts  *Counts `json:"counts,omitempty"`
+
+	// Kept on disk, not listed: a promoted version's Base (the version
+	// its draft started from), Time (when it was promoted), RollbackOf
+	// (the version a rollback restored, 0 for a promote) and Edits,
+	// every edit since the config's own rules, not only this promote's,
+	// so that loading it needs no other version; a fetched version's
+	// Entry, the rules TOML inside its folder in the cache.
+	Base       int       `json:"-"`
+	Time       time.Time `json:"-"`
+	RollbackOf int       `json:"-"`
+	Edits      []Edit    `json:"-"`
+	Entry      string    `json:"-"`
+}
+
+// storedVersion is a Version as kept on disk: each store writes the
+// fields it has, its edits last, so that a reader of the head (what
+// /versions lists) stops before them. The fields and names are those of
+// the files older versions wrote, which read back as they were.
+type storedVersion struct {
+	Number       int       `json:"number,omitempty"`
+	Base         int       `json:"base,omitempty"`
+	Author       string    `json:"author,omitempty"`
+	Message      string    `json:"message,omitempty"`
+	Time         time.Time `json:"time,omitzero"`
+	Counts       *Counts   `json:"counts,omitempty"`
+	RollbackOf   int       `json:"rollback_of,omitempty"`
+	Hash         string    `json:"hash,omitempty"`
+	Entry        string    `json:"entry,omitempty"`
+	Source       string    `json:"source,omitempty"`
+	ETag         string    `json:"etag,omitempty"`
+	LastModified string    `json:"last_modified,omitempty"`
+	FetchedAt    time.Time `json:"fetched_at,omitzero"`
+	Edits        []Edit    `json:"edits,omitempty"`
+}
+
+// Marshal returns v as it is kept on disk.
+func (v *Version) Marshal() ([]byte, error) {
+	return json.Marshal(storedVersion{Number: v.Number, Base: v.Base, Author: v.Author, Message: v.Message, Time: v.Time,
+		Counts: v.Counts, RollbackOf: v.RollbackOf, Hash: v.Hash, Entry: v.Entry, Source: v.Source, ETag: v.ETag,
+		LastModified: v.LastModified, FetchedAt: v.FetchedAt, Edits: v.Edits})
+}
+
+// Unmarshal reads into v a version Marshal wrote, or an older
+// redirectd did.
+func (v *Version) Unmarshal(b []byte) error {
+	var s storedVersion
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	*v = Version{Number: s.Number, Base: s.Base, Author: s.Author, Message: s.Message, Time: s.Time, Counts: s.Counts,
+		RollbackOf: s.RollbackOf, Hash: s.Hash, Entry: s.Entry, Source: s.Source, ETag: s.ETag, LastModified: s.LastModified,
+		FetchedAt: s.FetchedAt, Edits: s.Edits}
+	return nil
 }
 
 // Counts are the rules a change added, changed and removed: of a

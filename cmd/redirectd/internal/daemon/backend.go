@@ -20,6 +20,7 @@ import (
 	"github.com/redirectd/redirectd/engine/accesslog"
 	"github.com/redirectd/redirectd/engine/admin"
 	"github.com/redirectd/redirectd/engine/admin/edit"
+	"github.com/redirectd/redirectd/engine/admin/edit/edits"
 	"github.com/redirectd/redirectd/engine/promtext"
 	"github.com/redirectd/redirectd/internal/safego"
 	"github.com/redirectd/redirectd/matcher"
@@ -59,9 +60,17 @@ type service struct {
 	// rs pulls the rules from [rules] source (nil without one); versions
 	// lists the rule sets loaded (versions.go).
 	rs       *ruleSource
-	versions versionLog
-	// ed is what the admin API's drafts edit (edits.go).
-	ed *editState
+	versions edits.VersionLog
+	// versionInfo holds redirectd_rules_version_info, remade when the
+	// version serving changes (its label is the hash).
+	versionInfo atomic.Pointer[metrics.Set]
+	// ed is what the admin API's drafts edit (editing.go).
+	ed *edits.State
+	// ruleset is the archive of the version serving, made on the
+	// first GET /ruleset after it changes, with its ETag: one value,
+	// replaced whole. rulesetMu serialises the making.
+	ruleset   atomic.Pointer[edit.Ruleset]
+	rulesetMu sync.Mutex
 	// snap is the rules serving with their version's hash, stored
 	// together at each swap, for GET /ruleset.
 	snap atomic.Pointer[rulesSnap]
@@ -94,11 +103,12 @@ var versionMetricHelp = promtext.Help{
 	"redirectd_rules_version_info":                          "The content hash of the rule set serving, as a label; the value is 1.",
 }
 
-func newService(srv *engine.Server, cfg *config.Config, file string, loader configload.Loader, ed *editState, log *slog.Logger) *service {
+func newService(srv *engine.Server, cfg *config.Config, file string, loader configload.Loader, ed *edits.State, log *slog.Logger) *service {
 	if ed == nil {
-		ed = &editState{drafts: map[string]*draft{}}
+		ed = edits.NewState(edits.Options{})
 	}
 	s := &service{srv: srv, cfg: cfg, file: file, loader: loader, ed: ed, log: log, set: metrics.NewSet()}
+	ed.Serve(srv.Rules, s.missAnswer)
 	s.reloads = s.set.NewCounter(`redirectd_config_reloads_total{result="ok"}`)
 	s.reloadFails = s.set.NewCounter(`redirectd_config_reloads_total{result="failed"}`)
 	s.lastReloadUnix = float64(time.Now().Unix())
@@ -116,7 +126,7 @@ func newService(srv *engine.Server, cfg *config.Config, file string, loader conf
 		})
 	}
 	s.initVersions(cfg)
-	if h := s.versions.servingHash(); h != "" {
+	if h := s.versions.ServingHash(); h != "" {
 		snap := &rulesSnap{hash: h, set: srv.Rules()}
 		s.editsOf(snap, nil)
 		s.snap.Store(snap)
@@ -145,7 +155,7 @@ func (s *service) reload(who edit.Audit) (string, error) {
 // the source's version serving). commit, when not nil, makes the change
 // durable once the rules are checked, before they swap; its error fails
 // the load. s.mu is held.
-func (s *service) reloadLocked(c *candidate, commit func(ruleVersion) error) (string, error) {
+func (s *service) reloadLocked(c *candidate, commit func(edit.Version) error) (string, error) {
 	// Not while starting (the cached rule set of a source loads before
 	// the listeners are up): READY=1 would tell systemd too early.
 	if s.srv.Readiness() == nil {
@@ -153,7 +163,7 @@ func (s *service) reloadLocked(c *candidate, commit func(ruleVersion) error) (st
 		defer sdNotify("READY=1")
 	}
 	start := time.Now()
-	cfg, ver, err := s.load(c)
+	cfg, ver, origins, err := s.load(c)
 	if err == nil && s.adminListen != "" {
 		cfg.Admin.Listen = s.adminListen
 	}
@@ -178,12 +188,11 @@ func (s *service) reloadLocked(c *candidate, commit func(ruleVersion) error) (st
 	}
 	// Recorded before the swap, so that whoever sees the new rules answer
 	// finds them in /versions (and the pin as the load set it) too.
-	pin := keepPin
+	pin := edits.KeepPin
 	if c != nil {
 		pin = c.pin
 	}
-	snap := &rulesSnap{hash: ver.Hash, set: cfg.Set, origins: ver.origins}
-	ver.origins = nil
+	snap := &rulesSnap{hash: ver.Hash, set: cfg.Set, origins: origins}
 	s.editsOf(snap, c)
 	s.recordVersion(ver, cfg.Set.Len(), pin)
 	old := s.srv.Rules()
@@ -332,8 +341,7 @@ func (s *service) Rules() []admin.RuleInfo {
 			snap.origins.show(&ri, r.Rule)
 		}
 		if e, ok := snap.ov.For(r.Rule); ok {
-			ri.Added, ri.ChangedBy = e.At.UTC().Format(time.RFC3339), e.By
-			ri.Message = snap.messages[e.Version]
+			ri.RuleChange = &admin.RuleChange{Added: e.At.UTC().Format(time.RFC3339), ChangedBy: e.By, Message: snap.messages[e.Version]}
 		}
 		out = append(out, ri)
 	})
@@ -342,6 +350,12 @@ func (s *service) Rules() []admin.RuleInfo {
 
 func (s *service) Explain(url string, ar admin.ExplainRequest) (string, error) {
 	set := s.srv.Rules()
+	// A fleet node names a rule an editor made by its origin, as /rules
+	// does, from the origins taken with the rules serving.
+	var name func(*matcher.Rule) string
+	if sn := s.snap.Load(); sn != nil && sn.origins != nil && sn.set != nil {
+		set, name = sn.set, sn.origins.name
+	}
 	var fields explain.Fields
 	for _, h := range ar.Headers {
 		if err := fields.Set(h); err != nil {
@@ -355,7 +369,7 @@ func (s *service) Explain(url string, ar admin.ExplainRequest) (string, error) {
 	}
 	req.Client = client
 	var b bytes.Buffer
-	if err := explain.RequestAt(&b, set, url, time.Now(), req); err != nil {
+	if err := explain.RequestNamed(&b, set, url, time.Now(), req, name); err != nil {
 		return "", err
 	}
 	return b.String(), nil

@@ -1,10 +1,8 @@
 package daemon
 
 import (
-	"fmt"
-
-	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
 	"github.com/redirectd/redirectd/engine/admin/edit"
+	"github.com/redirectd/redirectd/engine/admin/edit/edits"
 )
 
 // change is one change to the rules served, as a caller asked for it:
@@ -19,99 +17,35 @@ type change struct {
 	c    *candidate
 	keep bool
 	// version is the version of edits a promote or rollback makes.
-	version *edits.Version
+	version *edit.Version
 	// durable records the change's state where a restart reads it (the
 	// commit record of edits_dir, the pinned or current version of
 	// cache_dir); nil for none (a reload: its files are the state).
 	durable func() error
 }
 
-// errNotDurable wraps the failure to keep a change on disk: the change
-// is not acknowledged, and the rules served stay.
-func errNotDurable(what string, err error) error {
-	return fmt.Errorf("%w: cannot keep %s on disk, so it does not serve and the running rules stay: %v", edit.ErrNotDurable, what, err)
-}
-
-// apply makes ch: its rules loaded and checked, then, in this order, the
-// version's file, the audit record, and the durable state (the commit)
-// each written and synced, then the rules swapped in. A failure at any
-// step leaves the rules served and the state on disk as they were (an
-// audit record already written is followed by an abort record), so an
-// answer of success means the change survives a crash, and its audit
-// record with it. Recovery at start (recoverEdits) completes or rolls
-// back what a crash interrupted. s.mu is held.
+// apply makes ch, through an edits.Commit: its rules loaded and
+// checked (reloadLocked), then made durable and recorded in the order
+// Commit keeps, then swapped in; an answer of success means the change
+// survives a crash, and its audit record with it. s.mu is held.
 func (s *service) apply(ch change) (string, error) {
-	defer func() {
-		s.ed.mu.Lock()
-		s.ed.staged = stagedVersion{}
-		s.ed.mu.Unlock()
-	}()
-	var rec edit.Record
-	// The version's file is written while its rules load (at a million
-	// edits both take seconds, one mostly the disk's, the other the
-	// CPU's); commit waits for it before anything names it, so the
-	// order on disk is unchanged. A file left by a crash meanwhile is
-	// one no commit record names, removed at start.
-	var written func() error
-	if v := ch.version; v != nil && !ch.keep {
-		written = s.ed.store.StartWrite(v)
-	}
-	commit := func(ver ruleVersion) error {
-		edits.CrashPoint("loaded")
-		rec = s.ed.record(ch, ver)
-		if v := ch.version; written != nil {
-			// Its rules loaded: its number is not used again, even
-			// should its file not be kept.
-			s.ed.store.Reserve(v.Number)
-			if err := written(); err != nil {
-				s.discard(ch)
-				return errNotDurable(fmt.Sprintf("version %d in [admin] edits_dir", v.Number), err)
-			}
-		}
-		if err := s.ed.appendAudit(rec); err != nil {
-			s.discard(ch)
-			return errNotDurable("the audit record in [admin] audit_log", err)
-		}
-		if ch.durable == nil {
-			edits.CrashPoint("committed")
-			return nil
-		}
-		if err := ch.durable(); err != nil {
-			s.discard(ch)
-			abort := edit.Record{Time: now(), Action: "abort", Version: rec.Version, Hash: rec.Hash, Author: rec.Author,
-				Message: fmt.Sprintf("the %s recorded above did not take effect: %v", ch.action, err)}
-			if aerr := s.ed.appendAudit(abort); aerr != nil {
-				s.ed.aborts = append(s.ed.aborts, abort)
-				s.log.Error("cannot append an abort record to [admin] audit_log; it is appended before the next record, or at the next start", "err", aerr)
-			}
-			return errNotDurable("the change", err)
-		}
-		edits.CrashPoint("committed")
-		return nil
-	}
+	defer s.ed.Unstage()
+	cm := s.ed.Begin(edits.Change{Action: ch.action, Who: ch.who, Version: ch.version, Durable: ch.durable}, !ch.keep, s.log)
 	if ch.keep {
-		if err := commit(ruleVersion{Version: edit.Version{Hash: s.versions.servingHash()}}); err != nil {
+		if err := cm.Durable(s.versions.ServingHash()); err != nil {
 			return "", err
 		}
-		edits.CrashPoint("swapped")
-		s.logChange(rec)
+		cm.Served()
+		s.logChange(cm.Record)
 		return "", nil
 	}
-	msg, err := s.reloadLocked(ch.c, commit)
+	msg, err := s.reloadLocked(ch.c, func(ver edit.Version) error { return cm.Durable(ver.Hash) })
 	if err != nil {
-		if written != nil {
-			written() // then its file, not committed, is removed
-			s.discard(ch)
-		}
+		cm.Failed()
 		return "", err
 	}
-	if v := ch.version; v != nil {
-		s.ed.mu.Lock()
-		s.ed.cur, s.ed.ov = v, s.ed.overlay(v)
-		s.ed.mu.Unlock()
-	}
-	edits.CrashPoint("swapped")
-	s.logChange(rec)
+	cm.Served()
+	s.logChange(cm.Record)
 	return msg, nil
 }
 
@@ -125,37 +59,4 @@ func (s *service) logChange(r edit.Record) {
 		args = append(args, "added", c.Added, "changed", c.Changed, "removed", c.Removed)
 	}
 	s.log.Info(r.Action, args...)
-}
-
-// discard removes the file of ch's version, written but not committed.
-func (s *service) discard(ch change) {
-	if ch.version != nil {
-		s.ed.store.Discard(ch.version.Number)
-	}
-}
-
-// record is ch's audit record, ver the version it serves.
-func (ed *editState) record(ch change, ver ruleVersion) edit.Record {
-	r := edit.Record{Time: now(), Action: ch.action, Author: ch.who.Author, Message: ch.who.Message}
-	if v := ch.version; v != nil {
-		c := v.Counts
-		r.Time, r.Version, r.Base, r.RollbackOf, r.Counts = v.Time, v.Number, v.Base, v.RollbackOf, &c
-	}
-	r.Hash = ver.Hash
-	return r
-}
-
-// appendAudit appends r to the audit log, synced, after the abort
-// records held back; nothing without one. s.mu is held.
-func (ed *editState) appendAudit(r edit.Record) error {
-	if ed.audit == nil {
-		return nil
-	}
-	for len(ed.aborts) > 0 {
-		if err := ed.audit.Append(ed.aborts[0]); err != nil {
-			return err
-		}
-		ed.aborts = ed.aborts[1:]
-	}
-	return ed.audit.Append(r)
 }

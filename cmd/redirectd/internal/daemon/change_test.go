@@ -20,9 +20,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/configload"
-	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/admin/edit"
+	"github.com/redirectd/redirectd/engine/admin/edit/edits"
 )
 
 // editRig is a service over a config with [admin] edits_dir, as serve
@@ -56,7 +56,7 @@ func (r *editRig) restart() {
 	}
 	ed, err := openEdits(cfg, log)
 	if err == nil {
-		err = ed.apply(cfg, nil, log)
+		err = applyEdits(ed, cfg, nil, log)
 	}
 	if err != nil {
 		r.t.Fatal(err)
@@ -213,9 +213,9 @@ func TestRecoverEdits(t *testing.T) {
 	}
 	// Killed after the audit record of 4, before its commit; a torn
 	// last line.
-	r.s.ed.store.Write(&edits.Version{Number: 4, Base: 3, Author: "ada", Message: "lost"})
-	r.s.ed.audit.Append(edit.Record{Action: "promote", Version: 4, Author: "ada"})
-	f, _ := os.OpenFile(r.s.ed.audit.Path(), os.O_WRONLY|os.O_APPEND, 0)
+	r.s.ed.Store().Write(&edit.Version{Number: 4, Base: 3, Author: "ada", Message: "lost"})
+	r.s.ed.AuditLog().Append(edit.Record{Action: "promote", Version: 4, Author: "ada"})
+	f, _ := os.OpenFile(r.s.ed.AuditLog().Path(), os.O_WRONLY|os.O_APPEND, 0)
 	f.WriteString(`{"action":"prom`)
 	f.Close()
 	r.restart()
@@ -224,9 +224,9 @@ func TestRecoverEdits(t *testing.T) {
 	}
 	// Killed after the commit of 5, before its record (as an older
 	// redirectd could be).
-	st := r.s.ed.store
-	st.Write(&edits.Version{Number: 5, Base: 3, Author: "bob", Message: "kept",
-		Edits: []edits.Edit{{Entry: edits.Entry{Op: edits.OpAdd, Kind: "exact", From: "/p5", To: "/x", Status: 301}}}})
+	st := r.s.ed.Store()
+	st.Write(&edit.Version{Number: 5, Base: 3, Author: "bob", Message: "kept",
+		Edits: []edit.Edit{{Entry: edit.Entry{Op: edit.OpAdd, Kind: "exact", From: "/p5", To: "/x", Status: 301}}}})
 	st.Commit(5)
 	r.restart()
 	if d := cmp.Diff([]string{"promote 1", "promote 2", "promote 3", "promote 4", "abort 4", "promote 5"}, actions(r.audit())); d != "" {
@@ -285,7 +285,7 @@ func TestRulesetETagMatchesArchive(t *testing.T) {
 	local := localVersion(cfg, configload.Loader{}).Hash
 	number := map[string]int{strconv.Quote(local): 0}
 	for n := 1; n <= promotes; n++ {
-		number[strconv.Quote(editedHash(local, n))] = n
+		number[strconv.Quote(edits.EditedHash(local, n))] = n
 	}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup

@@ -11,8 +11,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
 	"github.com/redirectd/redirectd/config"
+	"github.com/redirectd/redirectd/engine/admin/edit"
+	"github.com/redirectd/redirectd/engine/admin/edit/edits"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -49,16 +50,16 @@ when = { scheme = "https" }
 		`{"op":"add","from":"/old","to":"/de","when":{"language":"de"}}`,
 		`{"op":"change","from":"/old","to":"/tls","when":{"scheme":"https"}}`,
 	}
-	var list []edits.Edit
+	var list []edit.Edit
 	for _, l := range lines {
-		var e edits.Entry
+		var e edit.Entry
 		if err := json.Unmarshal([]byte(l), &e); err != nil {
 			t.Fatal(err)
 		}
-		if err := e.Check(); err != nil {
+		if err := e.Check(configSyntax{}); err != nil {
 			t.Fatalf("%s: %v", l, err)
 		}
-		list = append(list, edits.Edit{Entry: e})
+		list = append(list, edit.Edit{Entry: e})
 	}
 	set, _, err := edits.Apply(base.Set, edits.FromEdits(list), matcher.DefaultLimits)
 	if err != nil {
@@ -114,11 +115,11 @@ when = { language = "de" }
 		{`{"op":"delete","from":"/a","headers":{"X-A":"1"}}`, "delete takes no headers"},
 		{`{"op":"delete","from":"/a","when":{"scheme":"ftp"}}`, "when.scheme"},
 	} {
-		var e edits.Entry
+		var e edit.Entry
 		if err := json.Unmarshal([]byte(tc.line), &e); err != nil {
 			t.Fatal(err)
 		}
-		if err := e.Check(); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if err := e.Check(configSyntax{}); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error naming %q", tc.line, err, tc.want)
 		}
 	}
@@ -141,20 +142,20 @@ when = { scheme = "https", header = { X-Beta = "1" }, language = ["de", "de-*"],
 		t.Fatal(err)
 	}
 	r := cfg.Set.Rules()[0]
-	text := conditionsTOML(&r)
+	text := edit.RuleConditionsTOML(&r)
 	var when map[string]any
 	if _, err := toml.Decode(text, &when); err != nil {
 		t.Fatalf("%v\n%s", err, text)
 	}
-	e := edits.Entry{Op: edits.OpChange, From: "/a", To: "/c", When: when, Query: map[string]string{}}
+	e := edit.Entry{Op: edit.OpChange, From: "/a", To: "/c", When: when, Query: map[string]string{}}
 	for k, v := range when["query"].(map[string]any) {
 		e.Query[k] = v.(string)
 	}
 	delete(e.When, "query")
-	if err := e.Check(); err != nil {
+	if err := e.Check(configSyntax{}); err != nil {
 		t.Fatalf("%v\n%s", err, text)
 	}
-	if got, want := e.Key(), edits.RuleCondKey(&r); got != want {
+	if got, want := e.Key(), edit.RuleCondKey(&r); got != want {
 		t.Errorf("the entry names %q, the rule is %q\n%s", got, want, text)
 	}
 }

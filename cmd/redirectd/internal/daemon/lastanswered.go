@@ -20,10 +20,10 @@ const maxLastAnsweredBytes = 512 << 20
 
 // lastAnsweredFile is the snapshot's path, "" without edits_dir.
 func (s *service) lastAnsweredFile() string {
-	if s.ed.store == nil {
+	if s.ed.Store() == nil {
 		return ""
 	}
-	return filepath.Join(s.ed.store.Dir(), "last_answered.json")
+	return filepath.Join(s.ed.Store().Dir(), "last_answered.json")
 }
 
 // restoreLastAnswered reads the snapshot into the serving rules.

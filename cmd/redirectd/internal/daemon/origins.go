@@ -10,8 +10,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
 	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
+	"github.com/redirectd/redirectd/engine/admin/edit/edits"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -55,7 +56,7 @@ type ruleOrigin struct {
 func originsOf(n int, ov *edits.Overlay, messages map[int]string) *ruleOrigins {
 	o := &ruleOrigins{Version: n, Edits: []ruleOrigin{}}
 	for _, e := range ov.Edits() {
-		if e.Op == edits.OpDelete {
+		if e.Op == edit.OpDelete {
 			continue
 		}
 		o.Edits = append(o.Edits, ruleOrigin{Host: e.Host, From: e.From, Conditions: e.Conds(), Version: e.Version, Author: e.By, At: e.At, Message: messages[e.Version]})
@@ -89,7 +90,7 @@ func readOrigins(dir, entry string) (*ruleOrigins, error) {
 	o.byKey = make(map[string]*ruleOrigin, len(o.Edits))
 	for i := range o.Edits {
 		e := &o.Edits[i]
-		o.byKey[edits.CondKey(e.Host, e.From, e.Conditions)] = e
+		o.byKey[edit.CondKey(e.Host, e.From, e.Conditions)] = e
 	}
 	return o, nil
 }
@@ -99,22 +100,40 @@ func readOrigins(dir, entry string) (*ruleOrigins, error) {
 // conditions, else its host and from), "config" for one the source's
 // config holds.
 func (o *ruleOrigins) show(ri *admin.RuleInfo, r *matcher.Rule) {
-	e, ok := o.byKey[edits.RuleCondKey(r)]
-	if !ok {
-		e, ok = o.byKey[edits.Key(r.Host, r.From)]
-	}
-	if !ok {
-		ri.Source = "config"
+	var e *ruleOrigin
+	ri.Source, e = o.of(r)
+	if e == nil {
 		return
 	}
-	ri.Source = fmt.Sprintf("version %d", e.Version)
-	if e.Author != "" {
-		ri.Source += " by " + e.Author
-	}
-	ri.ChangedBy, ri.Message = e.Author, e.Message
+	ri.RuleChange = &admin.RuleChange{ChangedBy: e.Author, Message: e.Message}
 	if !e.At.IsZero() {
 		ri.Added = e.At.UTC().Format(time.RFC3339)
 	}
+}
+
+// of returns the origin of r: "version 3 by ed" and the edit that made
+// it (the edit that names its conditions, else its host and from), or
+// "config" and nil for a rule the source's config holds. /rules and
+// explain name a fleet node's rules by it.
+func (o *ruleOrigins) of(r *matcher.Rule) (string, *ruleOrigin) {
+	e, ok := o.byKey[edit.RuleCondKey(r)]
+	if !ok {
+		e, ok = o.byKey[edit.Key(r.Host, r.From)]
+	}
+	if !ok {
+		return "config", nil
+	}
+	src := fmt.Sprintf("version %d", e.Version)
+	if e.Author != "" {
+		src += " by " + e.Author
+	}
+	return src, e
+}
+
+// name is of's text alone, for explain.
+func (o *ruleOrigins) name(r *matcher.Rule) string {
+	src, _ := o.of(r)
+	return src
 }
 
 // editsOf sets snap's edits on an edited node: those of c, the version
@@ -125,23 +144,22 @@ func (o *ruleOrigins) show(ri *admin.RuleInfo, r *matcher.Rule) {
 // promote commits.
 func (s *service) editsOf(snap *rulesSnap, c *candidate) {
 	ed := s.ed
-	if ed.store == nil {
+	if ed.Store() == nil {
 		return
 	}
 	if c != nil && c.edits != nil {
 		snap.ov, snap.number = edits.FromEdits(c.edits.Edits), c.edits.Number
 	} else {
-		ed.mu.Lock()
-		snap.ov = ed.ov
-		if ed.cur != nil {
-			snap.number = ed.cur.Number
+		var cur *edit.Version
+		cur, snap.ov = ed.Serving()
+		if cur != nil {
+			snap.number = cur.Number
 		}
-		ed.mu.Unlock()
 	}
 	snap.messages = map[int]string{}
 	for _, e := range snap.ov.Edits() {
 		if _, ok := snap.messages[e.Version]; !ok && e.Version > 0 {
-			snap.messages[e.Version] = ed.message(e.Version)
+			snap.messages[e.Version] = ed.Message(e.Version)
 		}
 	}
 }

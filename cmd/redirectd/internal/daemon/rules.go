@@ -2,11 +2,10 @@ package daemon
 
 import (
 	"strconv"
-	"strings"
 	"time"
 
-	"github.com/redirectd/redirectd/config/importer"
 	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/matcher"
 	"github.com/redirectd/redirectd/matcher/rewrite"
 )
@@ -15,50 +14,23 @@ import (
 func ruleInfo(r matcher.RuleHits) admin.RuleInfo {
 	ri := admin.RuleInfo{Kind: r.Kind.String(), From: r.From, To: r.To, Status: r.Status,
 		Host: r.Host, Source: r.Source(), Hits: r.Hits, ShadowHits: r.ShadowHits,
-		Headers: ruleInfoHeaders(r.Headers), Conditions: r.Conditions(), ConditionsTOML: conditionsTOML(r.Rule)}
+		Headers: ruleInfoHeaders(r.Headers), Conditions: r.Conditions(), ConditionsTOML: edit.RuleConditionsTOML(r.Rule)}
 	if r.Shadow {
 		ri.Mode = "shadow"
 	}
 	if r.LastAnswered > 0 {
 		ri.LastAnswered = time.Unix(r.LastAnswered, 0).UTC().Format(time.RFC3339)
 	}
-	if !r.Active.From.IsZero() {
-		ri.ActiveFrom = r.Active.From.UTC().Format(time.RFC3339)
-	}
-	if !r.Active.Until.IsZero() {
-		ri.ActiveUntil = r.Active.Until.UTC().Format(time.RFC3339)
-	}
-	return ri
-}
-
-// conditionsTOML writes r's query and when conditions as a draft
-// entry's conditions field takes them: a key of when a line, then its
-// query; "" for none.
-func conditionsTOML(r *matcher.Rule) string {
-	if len(r.Query) == 0 && r.When.Empty() {
-		return ""
-	}
-	f := matcher.TOMLForm{Quote: importer.Quote, Key: tomlKey}
-	var lines []string
-	if !r.When.Empty() {
-		lines = r.When.TOMLParts(f)
-		if u := r.When.Unless; !u.Empty() {
-			lines = append(lines, "unless = { "+strings.Join(u.TOMLParts(f), ", ")+" }")
+	if !r.Active.IsZero() {
+		ri.Window = &admin.Window{}
+		if !r.Active.From.IsZero() {
+			ri.ActiveFrom = r.Active.From.UTC().Format(time.RFC3339)
+		}
+		if !r.Active.Until.IsZero() {
+			ri.ActiveUntil = r.Active.Until.UTC().Format(time.RFC3339)
 		}
 	}
-	if len(r.Query) > 0 {
-		// The query's TOML form is when.unless.query's, written by it.
-		lines = append(lines, (&matcher.When{Query: r.Query}).TOMLParts(f)...)
-	}
-	return strings.Join(lines, "\n")
-}
-
-// tomlKey writes a key bare when TOML allows it, else quoted.
-func tomlKey(k string) string {
-	if k != "" && strings.Trim(k, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") == "" {
-		return k
-	}
-	return importer.Quote(k)
+	return ri
 }
 
 // ruleInfoHeaders is a rule's headers as /rules lists them, nil for none.
@@ -86,7 +58,7 @@ func locationInfos(set *matcher.Set) []admin.RuleInfo {
 	var out []admin.RuleInfo
 	for _, l := range hosts.List() {
 		ri := admin.RuleInfo{Kind: "location", From: l.Path, Host: l.Host, Source: hosts.File() + ":" + strconv.Itoa(l.Line),
-			Location: l.Location, Parent: l.Parent, Steps: l.Steps}
+			LocationInfo: &admin.LocationInfo{Location: l.Location, Parent: l.Parent, Steps: l.Steps}}
 		if l.Location == "" {
 			ri.Kind = "server_rewrite"
 		}

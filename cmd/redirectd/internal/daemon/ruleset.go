@@ -11,10 +11,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
 	"github.com/redirectd/redirectd/config/importer"
 	"github.com/redirectd/redirectd/config/source"
 	"github.com/redirectd/redirectd/engine/admin/edit"
+	"github.com/redirectd/redirectd/engine/admin/edit/edits"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -43,8 +43,8 @@ type rulesSnap struct {
 // value, so a fetch never gets one version's archive under another's
 // ETag; the file in edits_dir is a copy for the operator.
 func (s *service) Ruleset() (edit.Ruleset, error) {
-	ed := s.ed
-	if ed.store == nil {
+	st := s.ed.Store()
+	if st == nil {
 		return edit.Ruleset{}, fmt.Errorf("%w: set [admin] edits_dir", edit.ErrNoRuleset)
 	}
 	snap := s.snap.Load()
@@ -53,13 +53,13 @@ func (s *service) Ruleset() (edit.Ruleset, error) {
 	}
 	// Made under its own lock, not the service's: a promote holds that
 	// for as long as its load.
-	ed.rulesetMu.Lock()
-	defer ed.rulesetMu.Unlock()
+	s.rulesetMu.Lock()
+	defer s.rulesetMu.Unlock()
 	var err error
-	if cur := ed.ruleset.Load(); cur != nil && cur.ETag == strconv.Quote(snap.hash) {
+	if cur := s.ruleset.Load(); cur != nil && cur.ETag == strconv.Quote(snap.hash) {
 		return *cur, nil
 	}
-	file := filepath.Join(ed.store.Dir(), "ruleset.tar.gz")
+	file := filepath.Join(st.Dir(), "ruleset.tar.gz")
 	var origins []byte
 	if snap.ov != nil {
 		if origins, err = json.Marshal(originsOf(snap.number, snap.ov, snap.messages)); err != nil {
@@ -71,7 +71,7 @@ func (s *service) Ruleset() (edit.Ruleset, error) {
 		return edit.Ruleset{}, fmt.Errorf("cannot write the rule-set archive: %w", err)
 	}
 	rs := &edit.Ruleset{Data: data, ETag: strconv.Quote(snap.hash), Time: time.Now()}
-	ed.ruleset.Store(rs)
+	s.ruleset.Store(rs)
 	return *rs, nil
 }
 

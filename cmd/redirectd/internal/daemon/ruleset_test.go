@@ -14,8 +14,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
 	"github.com/redirectd/redirectd/config"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -33,8 +33,8 @@ func FuzzRuleset(f *testing.F) {
 	f.Fuzz(func(t *testing.T, from, to, host string, kind uint8, status uint16, shadow bool) {
 		// A served rule comes from a config, which config.Load checks,
 		// or from an edit, which Entry.Check checks: the edit's path.
-		e := edits.Entry{Op: edits.OpAdd, Kind: []string{"exact", "prefix", "regex"}[kind%3], From: from, To: to, Host: host, Status: int(status)}
-		if err := e.Check(); err != nil {
+		e := edit.Entry{Op: edit.OpAdd, Kind: []string{"exact", "prefix", "regex"}[kind%3], From: from, To: to, Host: host, Status: int(status)}
+		if err := e.Check(configSyntax{}); err != nil {
 			return // refused at the edit, with its reason
 		}
 		r := matcher.Rule{Kind: matcher.Kind(kind % 3), From: e.From, To: e.To, Host: e.Host, Status: e.Status, Shadow: shadow,

@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/configload"
-	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/engineopts"
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/engine"
@@ -28,6 +27,7 @@ import (
 	"github.com/redirectd/redirectd/engine/admin"
 	"github.com/redirectd/redirectd/engine/admin/console"
 	"github.com/redirectd/redirectd/engine/admin/edit"
+	"github.com/redirectd/redirectd/engine/admin/edit/edits"
 	"github.com/redirectd/redirectd/internal/safego"
 	"github.com/redirectd/redirectd/matcher"
 )
@@ -136,7 +136,7 @@ func freeLoadGarbage() { safego.Go("free OS memory", freeLoadMemory) }
 // admin address overridden by -admin-listen, and checks that it can be
 // served; the edits promoted through the admin API ([admin] edits_dir)
 // are laid over its rules.
-func loadForServe(o Options, log *slog.Logger) (cfg *config.Config, ed *editState, adminListen string, err error) {
+func loadForServe(o Options, log *slog.Logger) (cfg *config.Config, ed *edits.State, adminListen string, err error) {
 	// The first load builds a heap from nothing: at the default GOGC the
 	// collector runs on every doubling of a growing heap, marking it again
 	// each time, about a fifth of the time to the first answer on a
@@ -157,7 +157,7 @@ func loadForServe(o Options, log *slog.Logger) (cfg *config.Config, ed *editStat
 	}
 	ed, err = openEdits(cfg, log)
 	if err == nil {
-		err = ed.apply(cfg, nil, log)
+		err = applyEdits(ed, cfg, nil, log)
 	}
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("%s: [admin] edits_dir: %w (delete the file current there to serve the config's own rules)", cfg.Path, err)

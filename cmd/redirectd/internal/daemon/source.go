@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
+	"github.com/redirectd/redirectd/engine/admin/edit/edits"
 
 	"github.com/VictoriaMetrics/metrics"
 
@@ -31,7 +31,7 @@ type ruleSource struct {
 	cache   *source.Cache
 	// latest is the source's newest version that loaded: what serves
 	// unless a rollback pinned another.
-	latest source.Meta
+	latest edit.Version
 	// seen are the validators of the source's last answer, good version
 	// or bad, sent with the next fetch: a bad version is not fetched and
 	// refused again every poll while it stays at the source.
@@ -60,12 +60,12 @@ type ruleSource struct {
 // it does to a rollback's pin.
 type candidate struct {
 	dir  string
-	meta source.Meta
-	pin  pinState
+	meta edit.Version
+	pin  edits.Pin
 	// edits, on a node without a source, is a version of edits to lay
 	// over the config's rules instead of the one serving (a promote, a
 	// rollback).
-	edits *edits.Version
+	edits *edit.Version
 }
 
 // startSource, with [rules] source, serves the version the cache holds
@@ -110,8 +110,8 @@ func (s *service) startSource() (stop func(), err error) {
 // gets its abort record. (Only the last can be: each change is recorded
 // after the one before it took effect or was aborted.) s.mu is held.
 func (s *service) recoverSource() {
-	r := s.ed.last
-	if r == nil || s.ed.audit == nil {
+	r := s.ed.LastRecord()
+	if r == nil || s.ed.AuditLog() == nil {
 		return
 	}
 	cache := s.rs.cache
@@ -132,10 +132,10 @@ func (s *service) recoverSource() {
 		return
 	}
 	s.log.Warn("a change recorded in [admin] audit_log did not take effect before redirectd stopped: recording its abort", "action", r.Action, "version", r.Hash, "author", r.Author)
-	abort := edit.Record{Time: now(), Action: "abort", Hash: r.Hash, Author: r.Author, Recovered: true,
+	abort := edit.Record{Time: edits.Now(), Action: "abort", Hash: r.Hash, Author: r.Author, Recovered: true,
 		Message: "the " + r.Action + " recorded above did not take effect: redirectd stopped before it committed"}
-	if err := s.ed.audit.Append(abort); err != nil {
-		s.ed.aborts = append(s.ed.aborts, abort)
+	if err := s.ed.AuditLog().Append(abort); err != nil {
+		s.ed.HoldAbort(abort)
 		s.log.Error("cannot append an abort record to [admin] audit_log; it is appended before the next record", "err", err)
 	}
 }
@@ -163,7 +163,7 @@ func headerFunc(rc config.RulesSource) func() (string, string, error) {
 	return nil
 }
 
-func (rs *ruleSource) register(vl *versionLog) {
+func (rs *ruleSource) register(vl *edits.VersionLog) {
 	m := rs.metrics
 	m.NewGauge(`redirectd_rules_source_last_success_timestamp_seconds`, func() float64 {
 		return float64(rs.lastOK.Load()) / 1e9
@@ -184,7 +184,7 @@ func (rs *ruleSource) register(vl *versionLog) {
 		rs.failures[r] = m.NewCounter(fmt.Sprintf(`redirectd_rules_source_failures_total{reason=%q}`, r))
 	}
 	m.NewGauge(`redirectd_rules_pinned`, func() float64 {
-		if vl.isPinned() {
+		if vl.Pinned() {
 			return 1
 		}
 		return 0
@@ -196,10 +196,9 @@ func (rs *ruleSource) register(vl *versionLog) {
 // it served before. s.mu is held.
 func (s *service) loadCached() {
 	rs := s.rs
-	vl := &s.versions
 	for _, m := range rs.cache.List() {
-		if len(vl.list) < vl.keep {
-			vl.list = append(vl.list, metaVersion(m))
+		if !s.versions.AddOlder(metaVersion(m)) {
+			break
 		}
 	}
 	cur, ok, err := rs.cache.Current()
@@ -209,21 +208,21 @@ func (s *service) loadCached() {
 	if !ok {
 		return
 	}
-	rs.latest, rs.seen = cur, cur.Validators
+	rs.latest, rs.seen = cur, validators(cur)
 	want, pinned := cur, false
 	if h, ok := rs.cache.Pinned(); ok {
-		if m, err := rs.cache.Meta(h); err == nil {
+		if m, err := rs.cache.Version(h); err == nil {
 			want, pinned = m, true
 		}
 	}
-	c := &candidate{dir: rs.cache.Dir(want.Hash), meta: want, pin: unpin}
+	c := &candidate{dir: rs.cache.Dir(want.Hash), meta: want, pin: edits.ClearPin}
 	if pinned {
-		c.pin = pin
+		c.pin = edits.SetPin
 	}
 	if _, err := s.reloadLocked(c, nil); err != nil {
 		// Forget its validators: a 304 to them would leave the node
 		// without rules while the source holds good ones.
-		rs.latest, rs.seen = source.Meta{}, source.Validators{}
+		rs.latest, rs.seen = edit.Version{}, source.Validators{}
 		s.log.Error("cannot serve the version in [rules] cache_dir; waiting for the source", "version", want.Hash, "err", err)
 		return
 	}
@@ -233,7 +232,7 @@ func (s *service) loadCached() {
 
 // cached returns the version hash from the cache as a candidate.
 func (rs *ruleSource) cached(hash string) (*candidate, error) {
-	m, err := rs.cache.Meta(hash)
+	m, err := rs.cache.Version(hash)
 	if err != nil {
 		return nil, err
 	}
@@ -308,7 +307,7 @@ func (s *service) pollOnce(ctx context.Context) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rs.seen = f.Validators
-	meta := source.Meta{Hash: f.Hash, Entry: f.Entry, Source: rs.cfg.Source, Validators: f.Validators, FetchedAt: time.Now()}
+	meta := edit.Version{Hash: f.Hash, Entry: f.Entry, Source: rs.cfg.Source, ETag: f.ETag, LastModified: f.LastModified, FetchedAt: time.Now()}
 	switch f.Hash {
 	case rs.latest.Hash: // the same files under new validators
 		if _, err := rs.cache.Commit(staged, meta); err == nil {
@@ -329,8 +328,8 @@ func (s *service) pollOnce(ctx context.Context) {
 		s.sourceFailed(&source.Error{Reason: source.ReasonArchive, Err: err})
 		return
 	}
-	wasPinned := s.versions.isPinned()
-	if _, err := s.apply(change{action: "source", who: edit.Audit{Author: "source", Message: rs.cfg.Source}, c: &candidate{dir: dir, meta: meta, pin: unpin}, durable: rs.makeCurrent(f.Hash)}); err != nil {
+	wasPinned := s.versions.Pinned()
+	if _, err := s.apply(change{action: "source", who: edit.Audit{Author: "source", Message: rs.cfg.Source}, c: &candidate{dir: dir, meta: meta, pin: edits.ClearPin}, durable: rs.makeCurrent(f.Hash)}); err != nil {
 		if errors.Is(err, edit.ErrNotDurable) {
 			// Not the version's fault: asked again at the next poll.
 			rs.seen = prev
@@ -387,7 +386,7 @@ func (s *service) stillBad() bool {
 // pruneCache removes the versions no longer listed, but the source's
 // latest (unpin's target).
 func (s *service) pruneCache() {
-	keep := s.versions.keptHashes()
+	keep := s.versions.KeptHashes()
 	keep[s.rs.latest.Hash] = true
 	s.rs.cache.Prune(keep)
 }
@@ -415,40 +414,42 @@ func (s *service) sourceFailed(err error) {
 }
 
 // load loads the config, and with a source the rule set c (nil: the
-// version serving), for reloadLocked. With a source, the local config
-// holds no rules; the source's settings take effect at a restart only.
-func (s *service) load(c *candidate) (*config.Config, ruleVersion, error) {
+// version serving), for reloadLocked, with the version it is and, for a
+// rule set from an edited node, its rules' origins. With a source, the
+// local config holds no rules; the source's settings take effect at a
+// restart only.
+func (s *service) load(c *candidate) (*config.Config, edit.Version, *ruleOrigins, error) {
 	cfg, err := s.loader.Load(s.file)
 	if err != nil {
-		return nil, ruleVersion{}, err
+		return nil, edit.Version{}, nil, err
 	}
 	if s.rs == nil {
 		if cfg.Reload.Source != "" {
-			return nil, ruleVersion{}, errors.New(cfg.Path + ": [rules] source was added: restart redirectd to pull the rules from it; the running rules stay")
+			return nil, edit.Version{}, nil, errors.New(cfg.Path + ": [rules] source was added: restart redirectd to pull the rules from it; the running rules stay")
 		}
-		var v *edits.Version
+		var v *edit.Version
 		if c != nil {
 			v = c.edits
 		}
-		if err := s.ed.apply(cfg, v, s.log); err != nil {
-			return nil, ruleVersion{}, err
+		if err := applyEdits(s.ed, cfg, v, s.log); err != nil {
+			return nil, edit.Version{}, nil, err
 		}
-		return cfg, s.ed.describe(localVersion(cfg, s.loader), v), nil
+		return cfg, s.ed.Describe(localVersion(cfg, s.loader), v), nil, nil
 	}
 	if cfg.Reload.RulesSource != s.rs.cfg {
-		return nil, ruleVersion{}, errors.New(cfg.Path + ": [rules] source, poll, source_header, cache_dir or keep_versions changed: restart redirectd to apply them; the running rules stay")
+		return nil, edit.Version{}, nil, errors.New(cfg.Path + ": [rules] source, poll, source_header, cache_dir or keep_versions changed: restart redirectd to apply them; the running rules stay")
 	}
 	if c == nil {
-		h := s.versions.servingHash()
+		h := s.versions.ServingHash()
 		if h == "" {
-			return nil, ruleVersion{}, fmt.Errorf("no rule set from [rules] source has loaded yet; it is asked again now, and every %s", s.rs.cfg.Poll.Std())
+			return nil, edit.Version{}, nil, fmt.Errorf("no rule set from [rules] source has loaded yet; it is asked again now, and every %s", s.rs.cfg.Poll.Std())
 		}
 		if c, err = s.rs.cached(h); err != nil {
-			return nil, ruleVersion{}, err
+			return nil, edit.Version{}, nil, err
 		}
 	}
 	if s.rs.cache.Refused(c.meta.Hash) {
-		return nil, ruleVersion{}, fmt.Errorf("rule set %s from %s was loading when redirectd stopped, %d times in a row, and may have ended it: it is not loaded again (delete %s to try)",
+		return nil, edit.Version{}, nil, fmt.Errorf("rule set %s from %s was loading when redirectd stopped, %d times in a row, and may have ended it: it is not loaded again (delete %s to try)",
 			c.meta.Hash, c.meta.Source, source.MaxInterruptedLoads, s.rs.cache.RefusedFile())
 	}
 	if err := s.rs.cache.BeginLoad(c.meta.Hash); err != nil {
@@ -457,26 +458,32 @@ func (s *service) load(c *candidate) (*config.Config, ruleVersion, error) {
 	rules, err := config.LoadRuleSetFor(cfg.Reload, c.dir, c.meta.Entry, cfg.Server.HeaderList...)
 	s.rs.cache.EndLoad()
 	if err != nil {
-		return nil, ruleVersion{}, fmt.Errorf("rule set %s from %s: %w", c.meta.Hash, c.meta.Source, err)
+		return nil, edit.Version{}, nil, fmt.Errorf("rule set %s from %s: %w", c.meta.Hash, c.meta.Source, err)
 	}
 	cfg.Set, cfg.Files, cfg.Skipped, cfg.SkippedEntries = rules.Set, nil, rules.Skipped, rules.SkippedEntries
 	if cfg.Locations != nil {
 		// A rule set holds no locations: the node's own config does.
 		cfg.Set.SetLocations(cfg.Locations)
 	}
-	ver := metaVersion(c.meta)
-	if ver.origins, err = readOrigins(c.dir, c.meta.Entry); err != nil {
+	origins, err := readOrigins(c.dir, c.meta.Entry)
+	if err != nil {
 		// Only what the rules pages show: the rules serve all the same.
 		s.log.Warn("cannot read who made the rules of the rule set; they are shown by their place in it", "version", c.meta.Hash, "err", err)
 	}
-	return cfg, ver, nil
+	return cfg, metaVersion(c.meta), origins, nil
 }
 
 // metaVersion is the version of the source's rule set m, kept in the
-// cache.
-func metaVersion(m source.Meta) ruleVersion {
-	return ruleVersion{Version: edit.Version{Hash: m.Hash, FetchedAt: m.FetchedAt, Source: m.Source,
-		ETag: m.Validators.ETag, LastModified: m.Validators.LastModified, Kept: true}, entry: m.Entry}
+// cache, as /versions lists it.
+func metaVersion(m edit.Version) edit.Version {
+	m.Kept = true
+	return m
+}
+
+// validators are the validators a fetch of m answered with, which the
+// next fetch sends.
+func validators(m edit.Version) source.Validators {
+	return source.Validators{ETag: m.ETag, LastModified: m.LastModified}
 }
 
 // FetchRules fetches the rules of cfg's [rules] source once into dir, as

@@ -60,6 +60,14 @@ func urlAt(w io.Writer, set *matcher.Set, raw string, now time.Time) error {
 // with when conditions on them do not answer). The URL's scheme is the
 // request's for when.scheme.
 func RequestAt(w io.Writer, set *matcher.Set, raw string, now time.Time, req matcher.Request) error {
+	return RequestNamed(w, set, raw, now, req, nil)
+}
+
+// RequestNamed is RequestAt naming each rule's origin by name (nil: its
+// place in its file, Rule.Source): a fleet node names a rule an editor
+// made by who made it ("version 3 by ed"), not by its line in the
+// rule-set archive it loaded, as its /rules does.
+func RequestNamed(w io.Writer, set *matcher.Set, raw string, now time.Time, req matcher.Request, name func(*matcher.Rule) string) error {
 	host, path, query, err := splitURL(raw)
 	if err != nil {
 		return err
@@ -76,7 +84,7 @@ func RequestAt(w io.Writer, set *matcher.Set, raw string, now time.Time, req mat
 		return nil
 	}
 	m := matcher.Match{Now: now.UnixNano(), Req: req}
-	defer explainShadow(w, &m, query) // shadow.go
+	defer explainShadow(w, &m, query, name) // shadow.go
 	if !set.Lookup([]byte(host), []byte(path), query, &m) {
 		if m.BadURI() {
 			fmt.Fprintf(w, "bad path %q: the rules compare nginx's $uri (uri = \"nginx\"), and nginx answers 400 to this path (an invalid escape, %%00 or a \"..\" above the root): the answer is 400\n", path)
@@ -85,30 +93,30 @@ func RequestAt(w io.Writer, set *matcher.Set, raw string, now time.Time, req mat
 		// The location phase runs after the rules miss, a no-redirect
 		// entry's request too (engine's conn.answer).
 		if explainPhase(w, set, pr, false) {
-			explainNear(w, set, nil, host, path, query, req, now)
+			explainNear(w, set, nil, host, path, query, req, now, name)
 			return nil
 		}
 		if r := m.Passed(); r != nil {
 			// An nginx map value of "": it decides the request, so no
 			// later rule is tried.
 			fmt.Fprintf(w, "no redirect: %s is a no-redirect entry (its value is \"\"): the answer is 404, or the upstream's when one is set\n",
-				RuleText(r))
+				ruleText(r, name))
 			return nil
 		}
 		fmt.Fprintf(w, "no rule matches host %q path %q: the answer is 404, or the upstream's when one is set\n", host, path)
-		explainNear(w, set, nil, host, path, query, req, now)
+		explainNear(w, set, nil, host, path, query, req, now, name)
 		explainVary(w, &m)
 		return nil
 	}
 	r := m.Rule()
 	if !matcher.HasLocation(m.Status()) {
-		fmt.Fprintf(w, "rule:     %s\nstatus:   %d\nlocation: none (a %d answer has none; its body is %q)\n", RuleText(r),
+		fmt.Fprintf(w, "rule:     %s\nstatus:   %d\nlocation: none (a %d answer has none; its body is %q)\n", ruleText(r, name),
 			m.Status(), m.Status(), matcher.StatusText(m.Status()))
 	} else {
-		fmt.Fprintf(w, "rule:     %s\nstatus:   %d\nlocation: %s\n", RuleText(r),
+		fmt.Fprintf(w, "rule:     %s\nstatus:   %d\nlocation: %s\n", ruleText(r, name),
 			m.Status(), m.AppendLocation(nil, query))
 	}
-	explainNear(w, set, r, host, path, query, req, now)
+	explainNear(w, set, r, host, path, query, req, now, name)
 	explainVary(w, &m)
 	explainHeaders(w, &m, set)
 	explainFallback(w, &m) // fallback.go
@@ -127,8 +135,15 @@ func explainVary(w io.Writer, m *matcher.Match) {
 // its kind and from, its host and its conditions (matcher's
 // Rule.Conditions): `redirectd.toml:12 (exact "/a", host "x", scheme =
 // https)`.
-func RuleText(r *matcher.Rule) string {
-	s := fmt.Sprintf("%s (%s %q", r.Source(), r.Kind, r.From)
+func RuleText(r *matcher.Rule) string { return ruleText(r, nil) }
+
+// ruleText is RuleText with the rule's origin by name (nil: Source).
+func ruleText(r *matcher.Rule, name func(*matcher.Rule) string) string {
+	src := r.Source()
+	if name != nil {
+		src = name(r)
+	}
+	s := fmt.Sprintf("%s (%s %q", src, r.Kind, r.From)
 	if r.Host != "" {
 		s += fmt.Sprintf(", host %q", r.Host)
 	}

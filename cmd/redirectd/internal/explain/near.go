@@ -15,12 +15,12 @@ import (
 // leaving a bare "no rule matches". With answered (the rule that
 // answered), only the rules of its path are written: those tried before
 // it.
-func explainNear(w io.Writer, set *matcher.Set, answered *matcher.Rule, host, path string, query []byte, req matcher.Request, now time.Time) {
+func explainNear(w io.Writer, set *matcher.Set, answered *matcher.Rule, host, path string, query []byte, req matcher.Request, now time.Time, name func(*matcher.Rule) string) {
 	for _, n := range Near(set, host, path, query, req, now) {
 		if answered != nil && (n.Rule.Kind != answered.Kind || n.Rule.From != answered.From || n.Rule.Host != answered.Host) {
 			continue
 		}
-		fmt.Fprintf(w, "near:     %s\n", NearText(&n))
+		fmt.Fprintf(w, "near:     %s\n", nearText(&n, name))
 	}
 }
 
@@ -33,6 +33,8 @@ func Near(set *matcher.Set, host, path string, query []byte, req matcher.Request
 // NearText writes one near miss: `redirectd.toml:12 (exact "/a", scheme
 // = https) matches this path but requires scheme = https; this URL is
 // http`.
-func NearText(n *matcher.Near) string {
-	return RuleText(&n.Rule) + " matches this path but " + strings.Join(n.Unmet, ", and ")
+func NearText(n *matcher.Near) string { return nearText(n, nil) }
+
+func nearText(n *matcher.Near, name func(*matcher.Rule) string) string {
+	return ruleText(&n.Rule, name) + " matches this path but " + strings.Join(n.Unmet, ", and ")
 }

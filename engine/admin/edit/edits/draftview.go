@@ -1,11 +1,10 @@
-package daemon
+package edits
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
 
-	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
 	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/internal/hostmap"
 	"github.com/redirectd/redirectd/matcher"
@@ -15,8 +14,7 @@ import (
 // added, changed and removed (a page of each), a sample URL per entry of
 // the page with its answer before and after, and the problems the
 // entries would make. Only the entries of in's hosts are shown.
-func (s *service) Draft(id string, in edit.Scope, limit, offset int) (*edit.DraftView, error) {
-	ed := s.ed
+func (ed *State) Draft(id string, in edit.Scope, limit, offset int) (*edit.DraftView, error) {
 	// Held while the page is made: entries are counted by their op (an
 	// add of a rule that exists was made a change when it came), and
 	// only the page's are looked up, so a million-entry draft is one
@@ -27,7 +25,7 @@ func (s *service) Draft(id string, in edit.Scope, limit, offset int) (*edit.Draf
 	if err != nil {
 		return nil, err
 	}
-	set := s.srv.Rules()
+	set := ed.rules()
 	v := &edit.DraftView{ID: d.info.ID, Base: d.info.Base, Changes: edit.NoChanges[edit.Rule](),
 		Samples: []edit.Sample{}, Problems: []edit.Problem{}}
 	var m matcher.Match
@@ -41,7 +39,7 @@ func (s *service) Draft(id string, in edit.Scope, limit, offset int) (*edit.Draf
 		shown := false
 		var old *matcher.Rule
 		switch e.Op {
-		case edits.OpDelete:
+		case edit.OpDelete:
 			if v.Counts.Removed++; page(v.Counts.Removed) {
 				if old = findEdited(set, &m, &e.Entry); old != nil {
 					r := editRule(old)
@@ -50,7 +48,7 @@ func (s *service) Draft(id string, in edit.Scope, limit, offset int) (*edit.Draf
 					v.Removed, shown = append(v.Removed, r), true
 				}
 			}
-		case edits.OpAdd:
+		case edit.OpAdd:
 			if v.Counts.Added++; page(v.Counts.Added) {
 				v.Added, shown = append(v.Added, entryRule(&e.Entry)), true
 			}
@@ -65,13 +63,13 @@ func (s *service) Draft(id string, in edit.Scope, limit, offset int) (*edit.Draf
 					nr.Conditions = old.Conditions() // kept
 				}
 				if len(e.Headers) == 0 {
-					nr.Headers = edits.HeaderLines(old.Headers)
+					nr.Headers = edit.HeaderLines(old.Headers)
 				}
 				v.Changed, shown = append(v.Changed, edit.Change[edit.Rule]{Old: editRule(old), New: nr}), true
 			}
 		}
 		if shown {
-			v.Samples = append(v.Samples, samples(set, &m, &e.Entry, old, s.missAnswer)...)
+			v.Samples = append(v.Samples, samples(set, &m, &e.Entry, old, ed.miss)...)
 			v.Problems = append(v.Problems, problems(set, &m, d.ov, &e.Entry)...)
 		}
 	}
@@ -80,10 +78,10 @@ func (s *service) Draft(id string, in edit.Scope, limit, offset int) (*edit.Draf
 
 func editRule(r *matcher.Rule) edit.Rule {
 	return edit.Rule{Host: r.Host, From: r.From, To: r.To, Status: r.Status, Kind: r.Kind.String(), Conditions: r.Conditions(),
-		Headers: edits.HeaderLines(r.Headers)}
+		Headers: edit.HeaderLines(r.Headers)}
 }
 
-func entryRule(e *edits.Entry) edit.Rule {
+func entryRule(e *edit.Entry) edit.Rule {
 	k := e.Kind
 	if k == "" {
 		k = "exact"
@@ -100,13 +98,13 @@ func entryRule(e *edits.Entry) edit.Rule {
 // https: over the other scheme e changes nothing (an edit keeps the
 // rule's conditions), unless the rule answering there has e's host and
 // from too, as a change edits every rule of its host and from.
-func samples(set *matcher.Set, m *matcher.Match, e *edits.Entry, old *matcher.Rule, miss missFunc) []edit.Sample {
+func samples(set *matcher.Set, m *matcher.Match, e *edit.Entry, old *matcher.Rule, miss missFunc) []edit.Sample {
 	u := e.From
 	if e.Host != "" {
 		u = "http://" + hostmap.Example(e.Host) + u
 	}
 	edited := miss(e.Host, e.From)
-	if e.Op != edits.OpDelete {
+	if e.Op != edit.OpDelete {
 		edited = strconv.Itoa(e.Status)
 		if matcher.HasLocation(e.Status) {
 			edited += " " + e.To
@@ -163,16 +161,6 @@ func answer(set *matcher.Set, m *matcher.Match, host, path string, https bool, m
 // an upstream group takes it, else "404".
 type missFunc func(host, path string) string
 
-// missAnswer is the serving upstreams' missFunc: an owner reading the
-// samples of a site behind redirectd must not think a page the upstream
-// serves turns into a 404.
-func (s *service) missAnswer(host, path string) string {
-	if s.srv != nil && s.srv.Forwards(hostmap.Example(host), path) {
-		return "forwarded"
-	}
-	return "404"
-}
-
 // maxChain bounds how far problems follows a chain of redirects.
 const maxChain = 10
 
@@ -180,15 +168,15 @@ const maxChain = 10
 // its from), a chain (its target redirects again), or e shadowed (a
 // prefix or regex rule whose from an exact rule answers first). The
 // draft's own entries (ov) are followed before the serving rules.
-func problems(set *matcher.Set, m *matcher.Match, ov *edits.Overlay, e *edits.Entry) []edit.Problem {
+func problems(set *matcher.Set, m *matcher.Match, ov *Overlay, e *edit.Entry) []edit.Problem {
 	var out []edit.Problem
-	if e.Op == edits.OpDelete {
+	if e.Op == edit.OpDelete {
 		return nil
 	}
 	if e.Kind == "prefix" || e.Kind == "regex" {
 		if set.Lookup([]byte(hostmap.Example(e.Host)), []byte(e.From), nil, m) {
 			if r := m.Rule(); r.Kind == matcher.Exact && (r.Host != e.Host || r.From != e.From) {
-				out = append(out, edit.Problem{Kind: "shadowed", Detail: fmt.Sprintf("%s: %s is answered first by the exact rule %s", e.String(), cutQ(e.From), r.Source())})
+				out = append(out, edit.Problem{Kind: "shadowed", Detail: fmt.Sprintf("%s: %s is answered first by the exact rule %s", e.String(), cut(e.From), r.Source())})
 			}
 		}
 	}
@@ -199,7 +187,7 @@ func problems(set *matcher.Set, m *matcher.Match, ov *edits.Overlay, e *edits.En
 	hops := []string{e.From}
 	for i := 0; ok && i < maxChain; i++ {
 		if path == e.From || contains(hops[1:], path) {
-			out = append(out, edit.Problem{Kind: "loop", Detail: fmt.Sprintf("%s: %s comes back to %s", e.String(), strings.Join(append(hops, path), " -> "), cutQ(path))})
+			out = append(out, edit.Problem{Kind: "loop", Detail: fmt.Sprintf("%s: %s comes back to %s", e.String(), strings.Join(append(hops, path), " -> "), cut(path))})
 			return out
 		}
 		next, found := nextHop(set, m, ov, e.Host, path)
@@ -208,7 +196,7 @@ func problems(set *matcher.Set, m *matcher.Match, ov *edits.Overlay, e *edits.En
 		}
 		hops = append(hops, path)
 		if i == 0 {
-			out = append(out, edit.Problem{Kind: "chain", Detail: fmt.Sprintf("%s: its target %s redirects again, to %s; point it at the last target", e.String(), cutQ(path), cutQ(next))})
+			out = append(out, edit.Problem{Kind: "chain", Detail: fmt.Sprintf("%s: its target %s redirects again, to %s; point it at the last target", e.String(), cut(path), cut(next))})
 		}
 		path, ok = localTarget(e.Host, next)
 	}
@@ -226,9 +214,9 @@ func contains(list []string, s string) bool {
 
 // nextHop returns where host and path redirect to: by the draft's entry
 // for them when it has one, else by the serving rules.
-func nextHop(set *matcher.Set, m *matcher.Match, ov *edits.Overlay, host, path string) (string, bool) {
-	if d, ok := ov.Get(edits.Key(host, path)); ok {
-		if d.Op == edits.OpDelete || !matcher.HasLocation(d.Status) {
+func nextHop(set *matcher.Set, m *matcher.Match, ov *Overlay, host, path string) (string, bool) {
+	if d, ok := ov.Get(edit.Key(host, path)); ok {
+		if d.Op == edit.OpDelete || !matcher.HasLocation(d.Status) {
 			return "", false
 		}
 		return d.To, true

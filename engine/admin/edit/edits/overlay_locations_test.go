@@ -1,6 +1,7 @@
 package edits
 
 import (
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"testing"
 
 	"github.com/redirectd/redirectd/matcher"
@@ -15,7 +16,7 @@ func TestApplyKeepsLocations(t *testing.T) {
 	}
 	phase := new(int) // what the Set carries is opaque to it
 	base.SetLocations(phase)
-	got, _, err := Apply(base, FromEdits([]Edit{mkEdit(OpAdd, "", "/a", "/b", 301)}), matcher.DefaultLimits)
+	got, _, err := Apply(base, FromEdits([]edit.Edit{mkEdit(edit.OpAdd, "", "/a", "/b", 301)}), matcher.DefaultLimits)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package daemon
+package edits
 
 import (
 	"testing"

@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"io"
 	"mime"
 
-	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -43,19 +43,19 @@ func (e *LineError) Unwrap() error { return e.Err }
 
 // Parse reads an upload of contentType from r, streaming, and hands fn
 // each entry with its line. A CSV row is an add (a change when a rule has
-// its key: fn decides); a JSON line is an Entry object. The first bad
-// line ends it with a *LineError. Entries are checked (Entry.Check).
-func Parse(contentType string, r io.Reader, fn func(line int, e Entry) error) error {
+// its key: fn decides); a JSON line is an edit.Entry object. The first bad
+// line ends it with a *LineError. Entries are checked (edit.Entry.Check).
+func Parse(syn edit.Syntax, contentType string, r io.Reader, fn func(line int, e edit.Entry) error) error {
 	mt, _, err := mime.ParseMediaType(contentType)
 	if err != nil {
 		return ErrUploadType
 	}
 	n := 0
-	count := func(line int, e Entry) error {
+	count := func(line int, e edit.Entry) error {
 		if n++; n > MaxEntries {
 			return &LineError{line, ErrTooMany}
 		}
-		if err := e.Check(); err != nil {
+		if err := e.Check(syn); err != nil {
 			return &LineError{line, err}
 		}
 		if err := fn(line, e); err != nil {
@@ -69,31 +69,26 @@ func Parse(contentType string, r io.Reader, fn func(line int, e Entry) error) er
 	}
 	switch mt {
 	case TypeCSV:
-		return parseCSV(r, count)
+		return parseCSV(syn, r, count)
 	case TypeNDJSON, "application/jsonl", "application/json-lines":
 		return parseNDJSON(r, count)
 	}
 	return ErrUploadType
 }
 
-func parseCSV(r io.Reader, fn func(int, Entry) error) error {
-	err := config.StreamCSV("upload", r, func(line int, rules []matcher.Rule) error {
+func parseCSV(syn edit.Syntax, r io.Reader, fn func(int, edit.Entry) error) error {
+	return syn.ReadCSV(r, func(line int, rules []matcher.Rule) error {
 		for _, rl := range rules {
-			e := Entry{Op: OpAdd, Host: rl.Host, From: rl.From, To: rl.To, Status: rl.Status, Kind: rl.Kind.String()}
+			e := edit.Entry{Op: edit.OpAdd, Host: rl.Host, From: rl.From, To: rl.To, Status: rl.Status, Kind: rl.Kind.String()}
 			if err := fn(line, e); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
-	var ce *config.Error
-	if errors.As(err, &ce) {
-		return &LineError{ce.Line, errors.New(ce.Msg)}
-	}
-	return err
 }
 
-func parseNDJSON(r io.Reader, fn func(int, Entry) error) error {
+func parseNDJSON(r io.Reader, fn func(int, edit.Entry) error) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), maxLine)
 	line := 0
@@ -103,7 +98,7 @@ func parseNDJSON(r io.Reader, fn func(int, Entry) error) error {
 		if len(b) == 0 {
 			continue
 		}
-		var e Entry
+		var e edit.Entry
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&e); err != nil {

@@ -1,4 +1,4 @@
-package daemon
+package edits
 
 import (
 	"github.com/redirectd/redirectd/engine/admin/edit"
@@ -9,11 +9,11 @@ import (
 // the JSON /versions/diff after it) is answered at once: comparing a
 // version of a million rules rebuilds it from the config and takes
 // seconds (5.3 s measured by BenchmarkConsolePages1M). Any load clears it
-// (versionLog.recordVersion), since an edited version is rebuilt from
+// (VersionLog.recordVersion), since an edited version is rebuilt from
 // the config as it is at the time; gen tells a diff computed across a
 // load, which is not kept. One diff only, of at most three lists of
 // maxKeptDiff rules: a scoped token's JSON diff asks for every rule,
-// which could be a million, and is not kept. Guarded by versionLog.mu.
+// which could be a million, and is not kept. Guarded by VersionLog.mu.
 type diffCache struct {
 	gen      uint64
 	from, to string
@@ -23,7 +23,7 @@ type diffCache struct {
 
 // cachedDiff returns the kept diff of from and to with limit, or nil, and
 // the generation to pass to keepDiff.
-func (vl *versionLog) cachedDiff(from, to string, limit int) (*edit.VersionDiff, uint64) {
+func (vl *VersionLog) cachedDiff(from, to string, limit int) (*edit.VersionDiff, uint64) {
 	vl.mu.Lock()
 	defer vl.mu.Unlock()
 	c := &vl.diff
@@ -38,7 +38,7 @@ func (vl *versionLog) cachedDiff(from, to string, limit int) (*edit.VersionDiff,
 const maxKeptDiff = 10_000
 
 // keepDiff keeps d unless a load came since gen was read.
-func (vl *versionLog) keepDiff(gen uint64, from, to string, limit int, d *edit.VersionDiff) {
+func (vl *VersionLog) keepDiff(gen uint64, from, to string, limit int, d *edit.VersionDiff) {
 	if limit > maxKeptDiff {
 		return
 	}
@@ -51,6 +51,6 @@ func (vl *versionLog) keepDiff(gen uint64, from, to string, limit int, d *edit.V
 
 // forgetDiff drops the kept diff: a load changed what a diff rebuilds.
 // vl.mu is held.
-func (vl *versionLog) forgetDiff() {
+func (vl *VersionLog) forgetDiff() {
 	vl.diff = diffCache{gen: vl.diff.gen + 1}
 }

@@ -1,4 +1,4 @@
-package edits
+package edit
 
 import (
 	"fmt"
@@ -6,10 +6,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/redirectd/redirectd/config"
-	"github.com/redirectd/redirectd/config/importer"
-	"github.com/redirectd/redirectd/engine/admin/edit"
-	"github.com/redirectd/redirectd/internal/shorten"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -19,13 +15,6 @@ const (
 	OpChange = "change"
 	OpDelete = "delete"
 )
-
-// Entry is one edit as the editing model takes it (edit.Entry, whose
-// fields it has, not a copy of them):
-// {"op":"add","host":"","from":"/a","to":"/b","status":301}. Kind
-// ("exact", the default for an add, "prefix" or "regex") is optional; a
-// change or delete takes the kind of the rule it edits.
-type Entry edit.Entry
 
 // Edit is an Entry as kept: who made it, and when; Version is the
 // version that promoted it (0 while in a draft), whose message says why.
@@ -66,8 +55,9 @@ func (e *Entry) Key() string {
 const maxField = 8192
 
 // Check normalises e (host lower case, status defaulted to 301 for an
-// add or change) and says what is wrong with it, or nil.
-func (e *Entry) Check() error {
+// add or change) and says what is wrong with it, or nil; syn is the
+// config's word on its host and on what a config can hold.
+func (e *Entry) Check(syn Syntax) error {
 	e.Host = strings.TrimSuffix(strings.ToLower(strings.TrimSpace(e.Host)), ".")
 	switch e.Op {
 	case OpAdd, OpChange, OpDelete:
@@ -80,7 +70,7 @@ func (e *Entry) Check() error {
 		return fmt.Errorf("host, from or to is too long (from and to at most %d bytes, host 255)", maxField)
 	}
 	if e.Host != "" {
-		h, err := config.RuleHost(e.Host)
+		h, err := syn.RuleHost(e.Host)
 		if err != nil {
 			return fmt.Errorf("%w (write example.com or *.example.com, without scheme, port or path)", err)
 		}
@@ -107,7 +97,7 @@ func (e *Entry) Check() error {
 	// What an edit makes is served, and written by GET /ruleset for a
 	// fleet to load back: a rule the one config writer cannot write as
 	// it is (bytes that are not UTF-8) would load as another rule there.
-	if err := importer.Writable(&matcher.Rule{From: e.From, To: e.To, Host: e.Host}); err != nil {
+	if err := syn.Writable(&matcher.Rule{From: e.From, To: e.To, Host: e.Host}); err != nil {
 		return fmt.Errorf("%w; a rule must be text that a config (and GET /ruleset) can hold: percent-encode such bytes (%%E9)", err)
 	}
 	// JSON decoding turns bytes that are not UTF-8, and escapes of lone
@@ -137,12 +127,12 @@ func (e *Entry) Check() error {
 	if e.To == "" && matcher.HasLocation(e.Status) {
 		return fmt.Errorf("to is empty: a %d needs a target", e.Status)
 	}
-	return e.checkParts()
+	return e.checkParts(syn)
 }
 
-// kind returns the matcher kind an entry names, exact by default.
-func kind(s string) matcher.Kind {
-	switch s {
+// MatchKind returns the matcher kind e names, exact by default.
+func (e *Entry) MatchKind() matcher.Kind {
+	switch e.Kind {
 	case "prefix":
 		return matcher.Prefix
 	case "regex":
@@ -162,5 +152,3 @@ func (e *Entry) String() string {
 	}
 	return s
 }
-
-func cut(s string) string { return shorten.Text(s, 80) }

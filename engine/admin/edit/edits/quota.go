@@ -1,4 +1,4 @@
-package daemon
+package edits
 
 import (
 	"fmt"
@@ -16,7 +16,7 @@ import (
 
 // draftQuota returns ErrQuota when author may not open another draft
 // (ed.mu held).
-func (ed *editState) draftQuota(author string) error {
+func (ed *State) draftQuota(author string) error {
 	n := 0
 	for _, d := range ed.drafts {
 		if d.info.Author == author {
@@ -30,7 +30,7 @@ func (ed *editState) draftQuota(author string) error {
 }
 
 // heldBy counts the entries of author's drafts but skip (ed.mu held).
-func (ed *editState) heldBy(author string, skip *draft) int {
+func (ed *State) heldBy(author string, skip *draft) int {
 	n := 0
 	for _, d := range ed.drafts {
 		if d.info.Author == author && d != skip {
@@ -42,7 +42,7 @@ func (ed *editState) heldBy(author string, skip *draft) int {
 
 // entryQuota returns ErrQuota when d would hold entries in all, with the
 // other drafts of its author (ed.mu held).
-func (ed *editState) entryQuota(d *draft, entries int) error {
+func (ed *State) entryQuota(d *draft, entries int) error {
 	held := ed.heldBy(d.info.Author, d)
 	if held+entries > ed.maxEntries {
 		return fmt.Errorf("%w: the drafts of %q would hold %d entries, over the %d [admin] max_draft_entries allows; promote or discard a draft, or split the upload", edit.ErrQuota, d.info.Author, held+entries, ed.maxEntries)

@@ -16,7 +16,7 @@ import (
 func TestStore(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	s, err := Open(dir, 2)
+	s, err := OpenStore(dir, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +27,7 @@ func TestStore(t *testing.T) {
 		if s.Next() != i {
 			t.Fatalf("Next: %d, want %d", s.Next(), i)
 		}
-		v := &Version{Number: i, Base: i - 1, Author: "a", Message: "m", Counts: edit.Counts{Added: i}, Edits: []Edit{mkEdit(OpAdd, "", "/a", "/b", 301)}}
+		v := &edit.Version{Number: i, Base: i - 1, Author: "a", Message: "m", Counts: &edit.Counts{Added: i}, Edits: []edit.Edit{mkEdit(edit.OpAdd, "", "/a", "/b", 301)}}
 		if err := s.Write(v); err != nil {
 			t.Fatal(err)
 		}
@@ -46,7 +46,7 @@ func TestStore(t *testing.T) {
 		t.Errorf("Load(3): %+v %v", v, err)
 	}
 	os.WriteFile(filepath.Join(dir, "current"), []byte("x\n"), 0o644)
-	if _, err := Open(dir, 2); err == nil {
+	if _, err := OpenStore(dir, 2); err == nil {
 		t.Errorf("a current that is not a commit record: no error")
 	}
 	if matches, _ := filepath.Glob(filepath.Join(dir, "versions", "*.tmp")); len(matches) > 0 {
@@ -61,13 +61,13 @@ func TestStore(t *testing.T) {
 func TestStoreUncommitted(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	s, err := Open(dir, 2)
+	s, err := OpenStore(dir, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := 1; i <= 2; i++ {
 		n := s.Next()
-		if err := s.Write(&Version{Number: n}); err != nil {
+		if err := s.Write(&edit.Version{Number: n}); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.Commit(n); err != nil {
@@ -75,14 +75,14 @@ func TestStoreUncommitted(t *testing.T) {
 		}
 	}
 	n := s.Next()
-	if err := s.Write(&Version{Number: n, Message: "never committed"}); err != nil {
+	if err := s.Write(&edit.Version{Number: n, Message: "never committed"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Load(n); err == nil {
 		t.Errorf("Load of version %d, written but not committed: no error", n)
 	}
 	// The process ends here.
-	s, err = Open(dir, 2)
+	s, err = OpenStore(dir, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestStoreOldCurrent(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, "versions", n+".json"), []byte(`{"number":`+n+`}`), 0o644)
 	}
 	os.WriteFile(filepath.Join(dir, "current"), []byte("2\n"), 0o644)
-	s, err := Open(dir, 5)
+	s, err := OpenStore(dir, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,12 +127,12 @@ func TestStoreOldCurrent(t *testing.T) {
 // counts, not its edits.
 func TestStoreHead(t *testing.T) {
 	t.Parallel()
-	s, err := Open(t.TempDir(), 2)
+	s, err := OpenStore(t.TempDir(), 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := &Version{Number: 1, Base: 0, Author: "ada", Message: "m", Counts: edit.Counts{Added: 2}, RollbackOf: 0,
-		Edits: []Edit{mkEdit(OpAdd, "", "/a", "/b", 301), mkEdit(OpAdd, "", "/c", "/d", 301)}}
+	v := &edit.Version{Number: 1, Base: 0, Author: "ada", Message: "m", Counts: &edit.Counts{Added: 2}, RollbackOf: 0,
+		Edits: []edit.Edit{mkEdit(edit.OpAdd, "", "/a", "/b", 301), mkEdit(edit.OpAdd, "", "/c", "/d", 301)}}
 	s.Write(v)
 	s.Commit(1)
 	h, err := s.Head(1)

@@ -1,4 +1,4 @@
-package daemon
+package edits
 
 import (
 	"errors"
@@ -7,15 +7,13 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
 	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/matcher"
 )
 
 // The edit.Editor methods: drafts over the serving rules.
 
-func (s *service) NewDraft(author string) (edit.Draft, error) {
-	ed := s.ed
+func (ed *State) NewDraft(author string) (edit.Draft, error) {
 	if err := ed.refuse(); err != nil {
 		return edit.Draft{}, err
 	}
@@ -25,13 +23,12 @@ func (s *service) NewDraft(author string) (edit.Draft, error) {
 		return edit.Draft{}, err
 	}
 	ed.next++
-	d := &draft{info: edit.Draft{ID: "d" + strconv.Itoa(ed.next), Base: ed.cur.Number, Author: author, Created: now()}, ov: edits.NewOverlay()}
+	d := &draft{info: edit.Draft{ID: "d" + strconv.Itoa(ed.next), Base: ed.cur.Number, Author: author, Created: now()}, ov: NewOverlay()}
 	ed.drafts[d.info.ID] = d
 	return d.info, nil
 }
 
-func (s *service) Drafts(in edit.Scope) []edit.Draft {
-	ed := s.ed
+func (ed *State) Drafts(in edit.Scope) []edit.Draft {
 	ed.mu.Lock()
 	defer ed.mu.Unlock()
 	out := []edit.Draft{}
@@ -52,8 +49,7 @@ func (s *service) Drafts(in edit.Scope) []edit.Draft {
 	return out
 }
 
-func (s *service) DiscardDraft(id string, in edit.Scope) error {
-	ed := s.ed
+func (ed *State) DiscardDraft(id string, in edit.Scope) error {
 	ed.mu.Lock()
 	defer ed.mu.Unlock()
 	d, err := ed.getDraft(id)
@@ -68,7 +64,7 @@ func (s *service) DiscardDraft(id string, in edit.Scope) error {
 }
 
 // allIn returns ErrOutOfScope naming the first edit of ov outside in.
-func allIn(ov *edits.Overlay, in edit.Scope) error {
+func allIn(ov *Overlay, in edit.Scope) error {
 	for _, e := range ov.Edits() {
 		if !in(e.Host) {
 			return fmt.Errorf("%w: the draft holds %s", edit.ErrOutOfScope, e.String())
@@ -77,24 +73,23 @@ func allIn(ov *edits.Overlay, in edit.Scope) error {
 	return nil
 }
 
-func (s *service) AddEntry(id, author string, de edit.Entry, in edit.Scope) error {
-	e := edits.Entry(de)
-	if err := e.Check(); err != nil {
+func (ed *State) AddEntry(id, author string, de edit.Entry, in edit.Scope) error {
+	e := edit.Entry(de)
+	if err := e.Check(ed.syn); err != nil {
 		return fmt.Errorf("%w: %v", edit.ErrBadEdit, err)
 	}
 	if !in(e.Host) {
 		return fmt.Errorf("%w: %s", edit.ErrOutOfScope, e.String())
 	}
-	ed := s.ed
 	ed.mu.Lock()
 	defer ed.mu.Unlock()
 	d, err := ed.getDraft(id)
 	if err != nil {
 		return err
 	}
-	set := s.srv.Rules()
+	set := ed.rules()
 	var m matcher.Match
-	drop, err := s.resolve(set, &m, d, &e)
+	drop, err := ed.resolve(set, &m, d, &e)
 	if err != nil {
 		return fmt.Errorf("%w: %v", edit.ErrBadEdit, err)
 	}
@@ -107,7 +102,7 @@ func (s *service) AddEntry(id, author string, de edit.Entry, in edit.Scope) erro
 			return err
 		}
 	}
-	d.ov.Put(edits.Edit{Entry: e, By: author, At: now()})
+	d.ov.Put(edit.Edit{Entry: e, By: author, At: now()})
 	return nil
 }
 
@@ -116,22 +111,22 @@ func (s *service) AddEntry(id, author string, de edit.Entry, in edit.Scope) erro
 // change takes the kind of the rule it changes. drop is a delete of a
 // rule only the draft adds: the draft's add goes, and nothing is kept.
 // ed.mu is held.
-func (s *service) resolve(set *matcher.Set, m *matcher.Match, d *draft, e *edits.Entry) (drop bool, err error) {
+func (ed *State) resolve(set *matcher.Set, m *matcher.Match, d *draft, e *edit.Entry) (drop bool, err error) {
 	_, inDraft := d.ov.Get(e.Key())
 	r := findEdited(set, m, e)
-	if prev, ok := d.ov.Get(e.Key()); ok && prev.Op == edits.OpDelete {
+	if prev, ok := d.ov.Get(e.Key()); ok && prev.Op == edit.OpDelete {
 		inDraft, r = false, nil // deleted in this draft: an add adds it again
 	}
 	exists := inDraft || r != nil
-	if prev, ok := d.ov.Get(e.Key()); ok && prev.Op == edits.OpAdd && e.Op == edits.OpChange {
-		e.Op = edits.OpAdd // still an add, of the rule this draft adds
+	if prev, ok := d.ov.Get(e.Key()); ok && prev.Op == edit.OpAdd && e.Op == edit.OpChange {
+		e.Op = edit.OpAdd // still an add, of the rule this draft adds
 	}
 	switch {
-	case e.Op == edits.OpAdd && r != nil:
-		e.Op = edits.OpChange
-	case e.Op != edits.OpAdd && !exists:
-		return false, fmt.Errorf("%s: no rule has host %q and from %q; add it with op add", e.String(), e.Host, cutQ(e.From))
-	case e.Op == edits.OpDelete && r == nil:
+	case e.Op == edit.OpAdd && r != nil:
+		e.Op = edit.OpChange
+	case e.Op != edit.OpAdd && !exists:
+		return false, fmt.Errorf("%s: no rule has host %q and from %q; add it with op add", e.String(), e.Host, cut(e.From))
+	case e.Op == edit.OpDelete && r == nil:
 		return true, nil
 	}
 	if e.Kind == "" && r != nil {
@@ -140,8 +135,7 @@ func (s *service) resolve(set *matcher.Set, m *matcher.Match, d *draft, e *edits
 	return false, nil
 }
 
-func (s *service) Upload(id, author, contentType string, body io.Reader, in edit.Scope) (int, error) {
-	ed := s.ed
+func (ed *State) Upload(id, author, contentType string, body io.Reader, in edit.Scope) (int, error) {
 	if err := ed.refuse(); err != nil {
 		return 0, err
 	}
@@ -157,10 +151,10 @@ func (s *service) Upload(id, author, contentType string, body io.Reader, in edit
 	}
 	type lined struct {
 		line int
-		e    edits.Entry
+		e    edit.Entry
 	}
 	var got []lined
-	err = edits.Parse(contentType, body, func(line int, e edits.Entry) error {
+	err = Parse(ed.syn, contentType, body, func(line int, e edit.Entry) error {
 		if !in(e.Host) {
 			return fmt.Errorf("%w: %s", edit.ErrOutOfScope, e.String())
 		}
@@ -188,7 +182,7 @@ func (s *service) Upload(id, author, contentType string, body io.Reader, in edit
 	if err != nil {
 		return 0, err
 	}
-	set := s.srv.Rules()
+	set := ed.rules()
 	var m matcher.Match
 	// Resolved against a copy, so that a bad line leaves the draft as
 	// it was.
@@ -196,7 +190,7 @@ func (s *service) Upload(id, author, contentType string, body io.Reader, in edit
 	t := &draft{info: d.info, ov: trial}
 	at := now()
 	for _, l := range got {
-		drop, err := s.resolve(set, &m, t, &l.e)
+		drop, err := ed.resolve(set, &m, t, &l.e)
 		if err != nil {
 			return 0, fmt.Errorf("%w: upload line %d: %v; nothing was added", edit.ErrBadEdit, l.line, err)
 		}
@@ -204,7 +198,7 @@ func (s *service) Upload(id, author, contentType string, body io.Reader, in edit
 			trial.Remove(l.e.Key())
 			continue
 		}
-		trial.Put(edits.Edit{Entry: l.e, By: author, At: at})
+		trial.Put(edit.Edit{Entry: l.e, By: author, At: at})
 	}
 	if err := ed.entryQuota(d, trial.Len()); err != nil {
 		return 0, fmt.Errorf("%w; nothing was added", err)

@@ -2,7 +2,7 @@ package edits
 
 import (
 	"errors"
-	"strings"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -35,8 +35,8 @@ func briefs(s *matcher.Set) []brief {
 	return out
 }
 
-func mkEdit(op, host, from, to string, status int) Edit {
-	return Edit{Entry: Entry{Op: op, Host: host, From: from, To: to, Status: status}}
+func mkEdit(op, host, from, to string, status int) edit.Edit {
+	return edit.Edit{Entry: edit.Entry{Op: op, Host: host, From: from, To: to, Status: status}}
 }
 
 // TestApply checks that an overlay changes and deletes the rules its
@@ -51,12 +51,12 @@ func TestApply(t *testing.T) {
 		matcher.Rule{Kind: matcher.Exact, Host: "h.com", From: "/a", To: "/hx"},
 		matcher.Rule{Kind: matcher.Regex, From: "^/r(.*)$", To: "/s$1"},
 	)
-	ov := FromEdits([]Edit{
-		mkEdit(OpChange, "", "/a", "/y", 302),
-		mkEdit(OpDelete, "h.com", "/a", "", 0),
-		mkEdit(OpAdd, "", "/new", "/n", 301),
-		mkEdit(OpDelete, "", "/gone", "", 0),
-		mkEdit(OpChange, "", "^/r(.*)$", "/t$1", 308),
+	ov := FromEdits([]edit.Edit{
+		mkEdit(edit.OpChange, "", "/a", "/y", 302),
+		mkEdit(edit.OpDelete, "h.com", "/a", "", 0),
+		mkEdit(edit.OpAdd, "", "/new", "/n", 301),
+		mkEdit(edit.OpDelete, "", "/gone", "", 0),
+		mkEdit(edit.OpChange, "", "^/r(.*)$", "/t$1", 308),
 	})
 	got, gone, err := Apply(base, ov, matcher.DefaultLimits)
 	if err != nil {
@@ -75,7 +75,7 @@ func TestApply(t *testing.T) {
 	if !got.Lookup(nil, []byte("/rab"), nil, &m) || string(m.AppendLocation(nil, nil)) != "/tab" {
 		t.Errorf("the changed regex does not answer /rab with /tab")
 	}
-	_, _, err = Apply(base, FromEdits([]Edit{mkEdit(OpAdd, "", "^(", "/x", 301)}), matcher.DefaultLimits)
+	_, _, err = Apply(base, FromEdits([]edit.Edit{mkEdit(edit.OpAdd, "", "^(", "/x", 301)}), matcher.DefaultLimits)
 	var ee *EntryError
 	if !errors.As(err, &ee) || ee.Entry.From != "^(" {
 		t.Errorf("a bad entry: %v, want an EntryError naming it", err)
@@ -95,7 +95,7 @@ func TestApplyFileOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, _, err := Apply(base, FromEdits([]Edit{mkEdit(OpChange, "", "/p/", "/r/", 302)}), matcher.DefaultLimits)
+	got, _, err := Apply(base, FromEdits([]edit.Edit{mkEdit(edit.OpChange, "", "/p/", "/r/", 302)}), matcher.DefaultLimits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,8 +109,8 @@ func TestApplyFileOrder(t *testing.T) {
 // its place.
 func TestMerge(t *testing.T) {
 	t.Parallel()
-	a := FromEdits([]Edit{mkEdit(OpAdd, "", "/a", "/1", 301), mkEdit(OpAdd, "", "/b", "/2", 301)})
-	b := FromEdits([]Edit{mkEdit(OpDelete, "", "/a", "", 0), mkEdit(OpAdd, "", "/c", "/3", 301)})
+	a := FromEdits([]edit.Edit{mkEdit(edit.OpAdd, "", "/a", "/1", 301), mkEdit(edit.OpAdd, "", "/b", "/2", 301)})
+	b := FromEdits([]edit.Edit{mkEdit(edit.OpDelete, "", "/a", "", 0), mkEdit(edit.OpAdd, "", "/c", "/3", 301)})
 	m := a.Merge(b)
 	var got []string
 	for _, e := range m.Edits() {
@@ -122,48 +122,10 @@ func TestMerge(t *testing.T) {
 	if a.Len() != 2 || b.Len() != 2 {
 		t.Errorf("Merge changed its inputs")
 	}
-	m.Remove(Key("", "/a"))
-	m.Remove(Key("", "/none"))
-	if e, ok := m.Get(Key("", "/c")); m.Len() != 2 || !ok || e.To != "/3" {
+	m.Remove(edit.Key("", "/a"))
+	m.Remove(edit.Key("", "/none"))
+	if e, ok := m.Get(edit.Key("", "/c")); m.Len() != 2 || !ok || e.To != "/3" {
 		t.Errorf("after Remove: %d edits, /c %v %v", m.Len(), e, ok)
-	}
-}
-
-// TestCheck checks what an entry may hold.
-func TestCheck(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct {
-		e    Entry
-		want string // "" for none
-	}{
-		{Entry{Op: "add", From: "/a", To: "/b"}, ""},
-		{Entry{Op: "add", Host: "Www.A.com.", From: "/a", To: "/b"}, ""},
-		{Entry{Op: "delete", From: "/a"}, ""},
-		{Entry{Op: "add", Kind: "regex", From: "^/a", To: "/b"}, ""},
-		{Entry{Op: "", From: "/a", To: "/b"}, "op is missing"},
-		{Entry{Op: "put", From: "/a", To: "/b"}, `op "put"`},
-		{Entry{Op: "add", From: "a", To: "/b"}, "must begin with /"},
-		{Entry{Op: "add", From: "/a"}, "to is empty"},
-		{Entry{Op: "add", From: "/a", To: "/b", Status: 200}, "status 200"},
-		{Entry{Op: "add", From: "/a", Status: 410}, ""},
-		{Entry{Op: "add", Host: "a.com/x", From: "/a", To: "/b"}, "not a host name"},
-		{Entry{Op: "add", Host: "a.*.com", From: "/a", To: "/b"}, "'*' other than"},
-		{Entry{Op: "add", Host: "\xff.com", From: "/a", To: "/b"}, "internationalised host name"},
-		{Entry{Op: "add", From: "/caf\xe9", To: "/b"}, "not UTF-8"},
-		{Entry{Op: "add", From: "/a", To: "/\xe9"}, "not UTF-8"},
-		{Entry{Op: "add", From: "/del\x7fbyte", To: "/b"}, ""},     // written as \u007f in the archive
-		{Entry{Op: "add", From: "/caf\ufffd", To: "/b"}, "U+FFFD"}, // what JSON makes of "/caf\xe9"
-		{Entry{Op: "add", From: "/a", To: "/b\r\nSet-Cookie: x"}, "line break"},
-		{Entry{Op: "add", Kind: "glob", From: "/a", To: "/b"}, "kind"},
-	} {
-		err := tt.e.Check()
-		got := ""
-		if err != nil {
-			got = err.Error()
-		}
-		if (tt.want == "") != (got == "") || tt.want != "" && !strings.Contains(got, tt.want) {
-			t.Errorf("%+v: %q, want %q", tt.e, got, tt.want)
-		}
 	}
 }
 
@@ -180,7 +142,7 @@ func TestApplyKeepsURI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, _, err := Apply(base, FromEdits([]Edit{mkEdit(OpAdd, "", "/new", "/n", 301)}), matcher.DefaultLimits)
+	got, _, err := Apply(base, FromEdits([]edit.Edit{mkEdit(edit.OpAdd, "", "/new", "/n", 301)}), matcher.DefaultLimits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,18 +156,18 @@ func TestApplyKeepsURI(t *testing.T) {
 // over an empty overlay (top's index reused) and a full one, and leaves
 // top as it was.
 func TestMergeStamped(t *testing.T) {
-	e := func(from, to string, v int) Edit {
-		return Edit{Entry: Entry{Op: OpAdd, From: from, To: to, Status: 301}, Version: v}
+	e := func(from, to string, v int) edit.Edit {
+		return edit.Edit{Entry: edit.Entry{Op: edit.OpAdd, From: from, To: to, Status: 301}, Version: v}
 	}
-	top := FromEdits([]Edit{e("/a", "/1", 0), e("/b", "/2", 0)})
+	top := FromEdits([]edit.Edit{e("/a", "/1", 0), e("/b", "/2", 0)})
 	for _, tc := range []struct {
 		name string
 		base *Overlay
-		want []Edit
+		want []edit.Edit
 	}{
-		{"empty", NewOverlay(), []Edit{e("/a", "/1", 7), e("/b", "/2", 7)}},
-		{"nil", nil, []Edit{e("/a", "/1", 7), e("/b", "/2", 7)}},
-		{"full", FromEdits([]Edit{e("/b", "/0", 3), e("/c", "/3", 3)}), []Edit{e("/b", "/2", 7), e("/c", "/3", 3), e("/a", "/1", 7)}},
+		{"empty", NewOverlay(), []edit.Edit{e("/a", "/1", 7), e("/b", "/2", 7)}},
+		{"nil", nil, []edit.Edit{e("/a", "/1", 7), e("/b", "/2", 7)}},
+		{"full", FromEdits([]edit.Edit{e("/b", "/0", 3), e("/c", "/3", 3)}), []edit.Edit{e("/b", "/2", 7), e("/c", "/3", 3), e("/a", "/1", 7)}},
 	} {
 		got := tc.base.MergeStamped(top, 7)
 		if diff := cmp.Diff(tc.want, got.Edits()); diff != "" {

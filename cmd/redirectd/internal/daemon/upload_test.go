@@ -1,4 +1,4 @@
-package edits
+package daemon
 
 import (
 	"errors"
@@ -7,21 +7,24 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/redirectd/redirectd/engine/admin/edit"
+	"github.com/redirectd/redirectd/engine/admin/edit/edits"
 )
 
 func parseAll(ctype, body string) ([]string, error) {
 	var got []string
-	err := Parse(ctype, strings.NewReader(body), func(line int, e Entry) error {
+	err := edits.Parse(configSyntax{}, ctype, strings.NewReader(body), func(line int, e edit.Entry) error {
 		got = append(got, fmt.Sprintf("%d %s %s %s %s %d %s", line, e.Op, e.Host, e.From, e.To, e.Status, e.Kind))
 		return nil
 	})
 	return got, err
 }
 
-// TestParse checks both upload forms: the CSV shapes import csv reads
+// TestUploadParse checks both upload forms: the CSV shapes import csv reads
 // (a header, a host, subdomains and subpaths), JSON lines, and that a
 // bad line is named.
-func TestParse(t *testing.T) {
+func TestUploadParse(t *testing.T) {
 	t.Parallel()
 	got, err := parseAll("text/csv; charset=utf-8", "source,target,status,preserve_query,include_subdomains,subpath_matching\n/a,/b,302\nexample.com/c,/d,,,true\n/e,/f,301,,,true\n")
 	if err != nil {
@@ -46,7 +49,7 @@ func TestParse(t *testing.T) {
 		{"application/x-ndjson", `{"op":"add","from":"/a","to":"/b"}` + "\n" + `{"op":"add","from":"/a","to":"/b","x":1}`, "upload line 2: not an entry object"},
 		{"application/x-ndjson", `{"op":"add","from":"/a","to":"/b"} {}`, "upload line 1: more than one JSON value"},
 		{"application/x-ndjson", `{"op":"add","from":"a","to":"/b"}`, "upload line 1: from \"a\" must begin with /"},
-		{"application/x-ndjson", strings.Repeat("x", maxLine+1), "upload line 1: the line is longer than"},
+		{"application/x-ndjson", strings.Repeat("x", 64<<10+1), "upload line 1: the line is longer than"},
 		{"text/plain", "x", "Content-Type"},
 		{"", "x", "Content-Type"},
 	} {
@@ -57,28 +60,28 @@ func TestParse(t *testing.T) {
 	}
 }
 
-// TestParseStopsOnCallback checks that fn's error ends the upload,
+// TestUploadParseStopsOnCallback checks that fn's error ends the upload,
 // named by its line.
-func TestParseStopsOnCallback(t *testing.T) {
+func TestUploadParseStopsOnCallback(t *testing.T) {
 	t.Parallel()
 	stop := errors.New("out of scope")
 	n := 0
-	err := Parse(TypeCSV, strings.NewReader("/a,/b,301\n/c,/d,301\n/e,/f,301\n"), func(line int, _ Entry) error {
+	err := edits.Parse(configSyntax{}, edits.TypeCSV, strings.NewReader("/a,/b,301\n/c,/d,301\n/e,/f,301\n"), func(line int, _ edit.Entry) error {
 		if n++; line == 2 {
 			return stop
 		}
 		return nil
 	})
-	var le *LineError
+	var le *edits.LineError
 	if !errors.As(err, &le) || le.Line != 2 || !errors.Is(err, stop) || n != 2 {
 		t.Errorf("err %v after %d entries, want a LineError at 2 wrapping fn's after 2", err, n)
 	}
 }
 
-// FuzzParse checks that no upload panics, and that every entry handed
+// FuzzUploadParse checks that no upload panics, and that every entry handed
 // on has passed Check (an op, a from beginning with / unless a regex, no
 // line break in to).
-func FuzzParse(f *testing.F) {
+func FuzzUploadParse(f *testing.F) {
 	f.Add("text/csv", "source,target,status\n/a,/b,301\nexample.com/c,/d,,,true,true\n")
 	f.Add("application/x-ndjson", `{"op":"add","host":"a.com","from":"/a","to":"/b","status":302}`+"\n"+`{"op":"delete","from":"/c"}`)
 	f.Add("text/csv", "\"unclosed,/b\n")
@@ -86,8 +89,8 @@ func FuzzParse(f *testing.F) {
 		if len(body) > 1<<16 {
 			return
 		}
-		Parse(ctype, strings.NewReader(body), func(_ int, e Entry) error {
-			if e.Op != OpAdd && e.Op != OpChange && e.Op != OpDelete {
+		edits.Parse(configSyntax{}, ctype, strings.NewReader(body), func(_ int, e edit.Entry) error {
+			if e.Op != edit.OpAdd && e.Op != edit.OpChange && e.Op != edit.OpDelete {
 				t.Fatalf("entry with op %q", e.Op)
 			}
 			if e.Kind != "regex" && !strings.HasPrefix(e.From, "/") {

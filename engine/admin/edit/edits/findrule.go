@@ -1,16 +1,16 @@
-package daemon
+package edits
 
 import (
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"sync"
 	"weak"
 
-	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
 	"github.com/redirectd/redirectd/internal/hostmap"
 	"github.com/redirectd/redirectd/matcher"
 )
 
 // findRule returns the first rule of set with this host and from (a
-// copy), or nil: the rule a draft's change or delete edits. The rule that
+// copy), or nil: the rule a draft's change or delete  The rule that
 // answers from itself is found by a lookup; the rules a plain lookup
 // cannot reach are found in an index of them (offLookup): rules with
 // conditions (an https-only rule of an nginx import), a window or shadow
@@ -24,7 +24,7 @@ func findRule(set *matcher.Set, m *matcher.Match, host, from string) *matcher.Ru
 			return &c
 		}
 	}
-	if r := offLookup.find(set, edits.Key(host, from)); r != nil {
+	if r := offLookup.find(set, edit.Key(host, from)); r != nil {
 		c := *r
 		return &c
 	}
@@ -34,7 +34,7 @@ func findRule(set *matcher.Set, m *matcher.Match, host, from string) *matcher.Ru
 // findEdited returns the rule of set that e edits (a copy), or nil: the
 // rule of its host, from and conditions when e gives conditions, else
 // the first of its host and from.
-func findEdited(set *matcher.Set, m *matcher.Match, e *edits.Entry) *matcher.Rule {
+func findEdited(set *matcher.Set, m *matcher.Match, e *edit.Entry) *matcher.Rule {
 	if len(e.Query) == 0 && len(e.When) == 0 {
 		return findRule(set, m, e.Host, e.From)
 	}
@@ -46,7 +46,7 @@ func findEdited(set *matcher.Set, m *matcher.Match, e *edits.Entry) *matcher.Rul
 }
 
 // offLookup indexes the rules of the serving set that are not plain
-// exact rules, by edits.Key, built on the first find after the set
+// exact rules, by edit.Key, built on the first find after the set
 // changes: a draft's edits are checked against the set serving, which
 // changes at a reload or promote. Plain exact rules (a million-line map)
 // are found by lookup and stay out of it.
@@ -73,11 +73,11 @@ func (x *ruleIndex) find(set *matcher.Set, key string) *matcher.Rule {
 				return
 			}
 			c := *r
-			if k := edits.Key(r.Host, r.From); x.byKey[k] == nil {
+			if k := edit.Key(r.Host, r.From); x.byKey[k] == nil {
 				x.byKey[k] = &c
 			}
 			// And by its conditions, for an entry that names them.
-			if k := edits.RuleCondKey(r); k != "" && x.byKey[k] == nil {
+			if k := edit.RuleCondKey(r); k != "" && x.byKey[k] == nil {
 				x.byKey[k] = &c
 			}
 		})

@@ -1,4 +1,4 @@
-package daemon
+package edits
 
 import (
 	"testing"
@@ -11,8 +11,8 @@ import (
 // across it from being kept, and a diff of more than maxKeptDiff rules
 // a list is not kept.
 func TestDiffCache(t *testing.T) {
-	var vl versionLog
-	vl.keep = 10
+	var vl VersionLog
+	vl.SetKeep(10)
 	d := &edit.VersionDiff{AddedCount: 1}
 	_, gen := vl.cachedDiff("a", "b", 1000)
 	vl.keepDiff(gen, "a", "b", 1000, d)
@@ -28,16 +28,15 @@ func TestDiffCache(t *testing.T) {
 		}
 	}
 
-	s := &service{}
-	s.versions.keep = 10
-	vl2 := &s.versions
+	var vl2 VersionLog
+	vl2.SetKeep(10)
 	vl2.keepDiff(0, "a", "b", 1000, d)
-	s.recordVersion(ruleVersion{Version: edit.Version{Hash: "h1"}}, 1, keepPin)
+	vl2.Record(edit.Version{Hash: "h1"}, 1, KeepPin)
 	if got, _ := vl2.cachedDiff("a", "b", 1000); got != nil {
 		t.Error("a diff kept before a load answers after it")
 	}
 	_, before := vl2.cachedDiff("a", "b", 1000)
-	s.recordVersion(ruleVersion{Version: edit.Version{Hash: "h2"}}, 1, keepPin)
+	vl2.Record(edit.Version{Hash: "h2"}, 1, KeepPin)
 	vl2.keepDiff(before, "a", "b", 1000, d)
 	if got, _ := vl2.cachedDiff("a", "b", 1000); got != nil {
 		t.Error("a diff computed across a load was kept")

@@ -1,4 +1,4 @@
-package edits
+package edit
 
 import (
 	"errors"
@@ -7,13 +7,15 @@ import (
 	"reflect"
 	"slices"
 
-	"github.com/redirectd/redirectd/config/importer"
-	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/matcher"
 )
 
-// Equal reports whether e and o make the same edit.
+// Equal reports whether e and o make the same edit (nil only as nil:
+// go-cmp compares a Rule's Entry by it).
 func (e *Entry) Equal(o *Entry) bool {
+	if e == nil || o == nil {
+		return e == o
+	}
 	return e.Op == o.Op && e.Host == o.Host && e.From == o.From && e.To == o.To && e.Status == o.Status &&
 		e.Kind == o.Kind && maps.Equal(e.Query, o.Query) && maps.Equal(e.Headers, o.Headers) &&
 		(len(e.When) == 0 && len(o.When) == 0 || reflect.DeepEqual(e.When, o.When))
@@ -116,8 +118,8 @@ func fieldMsg(err error) error {
 // gives, compiling them into a rule as the promote will: a condition
 // the config refuses (a network with host bits set, an unknown key) is
 // refused when the entry is added, not at the promote.
-func (e *Entry) checkParts() error {
-	if !(*edit.Entry)(e).Conditioned() {
+func (e *Entry) checkParts(syn Syntax) error {
+	if !e.Conditioned() {
 		return nil
 	}
 	if len(e.Query)+len(e.Headers) > 256 {
@@ -127,11 +129,11 @@ func (e *Entry) checkParts() error {
 	if err != nil {
 		return err
 	}
-	r := matcher.Rule{Kind: kind(e.Kind), Host: e.Host, From: e.From, To: e.To, Status: e.Status, Query: q, When: w, Headers: hs}
+	r := matcher.Rule{Kind: e.MatchKind(), Host: e.Host, From: e.From, To: e.To, Status: e.Status, Query: q, When: w, Headers: hs}
 	if r.Kind != matcher.Regex && e.Kind == "" && e.Op != OpAdd && len(e.From) > 0 && e.From[0] != '/' {
 		r.Kind = matcher.Regex // a change naming a regex by its pattern
 	}
-	if err := importer.Writable(&r); err != nil {
+	if err := syn.Writable(&r); err != nil {
 		return err
 	}
 	if err := matcher.NewBuilder(matcher.DefaultLimits).Add(&r); err != nil {
@@ -186,4 +188,21 @@ func HeaderLines(hs []matcher.Header) []string {
 		out = append(out, h.Name+": "+h.Value)
 	}
 	return out
+}
+
+// SetParts gives r the conditions and header fields e gives: an edit
+// names a rule of its conditions (or, without, keeps the rule's own),
+// and one that gives headers replaces its headers (merged with the
+// server's, as the config merges a rule's).
+func (e *Entry) SetParts(r *matcher.Rule, base *matcher.Set) {
+	q, w, hs, err := e.parts()
+	if err != nil {
+		return // Check refused it when it was added
+	}
+	if len(e.Query) > 0 || len(e.When) > 0 {
+		r.Query, r.When = q, w
+	}
+	if len(hs) > 0 {
+		r.Headers = matcher.MergeHeaders(hs, base.HeaderFields())
+	}
 }

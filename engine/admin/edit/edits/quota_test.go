@@ -1,13 +1,12 @@
-package daemon
+package edits
 
 import (
 	"fmt"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
 )
 
 // TestDraftEntryMemory measures what an entry held in a draft costs, for
@@ -20,10 +19,10 @@ func TestDraftEntryMemory(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	ov := edits.NewOverlay()
+	ov := NewOverlay()
 	at := time.Now()
 	for i := range n {
-		ov.Put(edits.Edit{Entry: edits.Entry{Op: edits.OpAdd, From: fmt.Sprintf("/%s%09d", pad, i), To: fmt.Sprintf("/%s%09d", pad, -i), Status: 301}, By: "ed", At: at})
+		ov.Put(edit.Edit{Entry: edit.Entry{Op: edit.OpAdd, From: fmt.Sprintf("/%s%09d", pad, i), To: fmt.Sprintf("/%s%09d", pad, -i), Status: 301}, By: "ed", At: at})
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)

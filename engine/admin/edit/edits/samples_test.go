@@ -1,11 +1,10 @@
-package daemon
+package edits
 
 import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/redirectd/redirectd/cmd/redirectd/internal/edits"
 	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/matcher"
 )
@@ -26,16 +25,16 @@ func TestSamplesForwarded(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		e    edits.Entry
+		e    edit.Entry
 		want []edit.Sample
 	}{
-		{"an add over a forwarded page", edits.Entry{Op: edits.OpAdd, Host: "a.example", From: "/page", To: "/p", Status: 301},
+		{"an add over a forwarded page", edit.Entry{Op: edit.OpAdd, Host: "a.example", From: "/page", To: "/p", Status: 301},
 			[]edit.Sample{{URL: "http://a.example/page", Old: "forwarded", New: "301 /p"}}},
-		{"a delete hands the page to the upstream", edits.Entry{Op: edits.OpDelete, Host: "a.example", From: "/old"},
+		{"a delete hands the page to the upstream", edit.Entry{Op: edit.OpDelete, Host: "a.example", From: "/old"},
 			[]edit.Sample{{URL: "http://a.example/old", Old: "301 /new", New: "forwarded"}}},
-		{"no upstream for the host", edits.Entry{Op: edits.OpAdd, Host: "b.example", From: "/page", To: "/p", Status: 302},
+		{"no upstream for the host", edit.Entry{Op: edit.OpAdd, Host: "b.example", From: "/page", To: "/p", Status: 302},
 			[]edit.Sample{{URL: "http://b.example/page", Old: "404", New: "302 /p"}}},
-		{"an add with conditions says for whom", edits.Entry{Op: edits.OpAdd, Host: "a.example", From: "/old", To: "/de", Status: 302, When: map[string]any{"language": "de"}},
+		{"an add with conditions says for whom", edit.Entry{Op: edit.OpAdd, Host: "a.example", From: "/old", To: "/de", Status: 302, When: map[string]any{"language": "de"}},
 			[]edit.Sample{{URL: "http://a.example/old", Old: "301 /new", New: "302 /de when language = de"}}},
 	}
 	for _, tt := range tests {

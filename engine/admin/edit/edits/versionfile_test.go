@@ -3,7 +3,6 @@ package edits
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -13,32 +12,32 @@ import (
 	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
-// TestVersionEncode holds encode to json.Marshal's bytes, on edits with
+// TestVersionEncode holds encode to the version's Marshal's bytes, on edits with
 // every field set or empty and strings that Marshal escapes, so that a
 // version file reads back as it always has (Head and Load use the
 // json package).
 func TestVersionEncode(t *testing.T) {
 	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-	for _, v := range []*Version{
+	for _, v := range []*edit.Version{
 		{},
-		{Number: 3, Base: 2, Author: "pub", Message: "spring <clean-up> & \"more\"", Time: at, Counts: edit.Counts{Added: 1, Changed: 2, Removed: 3}, RollbackOf: 1, Edits: []Edit{}},
-		{Number: 1, Edits: []Edit{
-			{Entry: Entry{Op: OpAdd, From: "/a", To: "/b", Status: 301}, By: "pub", At: at, Version: 1},
-			{Entry: Entry{Op: OpDelete, Host: "www.example.com", From: "/gone"}, At: at.Add(time.Nanosecond * 1500)},
-			{Entry: Entry{Op: OpChange, From: "^/r/(.*)$", To: "/x?a=1&b=<2>", Status: 308, Kind: "regex"}, By: "é\u2028\x01\\\"", At: at.In(time.FixedZone("x", 3600))},
-			{Entry: Entry{Op: OpAdd, From: "/z\x7f\xff", To: "/ü", Status: 410}},
-			{Entry: Entry{Op: OpAdd, From: "/de", To: "/de/", Status: 302, Query: map[string]string{"a": "1"},
+		{Number: 3, Base: 2, Author: "pub", Message: "spring <clean-up> & \"more\"", Time: at, Counts: &edit.Counts{Added: 1, Changed: 2, Removed: 3}, RollbackOf: 1, Edits: []edit.Edit{}},
+		{Number: 1, Edits: []edit.Edit{
+			{Entry: edit.Entry{Op: edit.OpAdd, From: "/a", To: "/b", Status: 301}, By: "pub", At: at, Version: 1},
+			{Entry: edit.Entry{Op: edit.OpDelete, Host: "www.example.com", From: "/gone"}, At: at.Add(time.Nanosecond * 1500)},
+			{Entry: edit.Entry{Op: edit.OpChange, From: "^/r/(.*)$", To: "/x?a=1&b=<2>", Status: 308, Kind: "regex"}, By: "é\u2028\x01\\\"", At: at.In(time.FixedZone("x", 3600))},
+			{Entry: edit.Entry{Op: edit.OpAdd, From: "/z\x7f\xff", To: "/ü", Status: 410}},
+			{Entry: edit.Entry{Op: edit.OpAdd, From: "/de", To: "/de/", Status: 302, Query: map[string]string{"a": "1"},
 				When:    map[string]any{"language": []any{"de"}, "header": map[string]any{"X-B": "1"}},
 				Headers: map[string]string{"Cache-Control": "no-store"}}, By: "ed", At: at, Version: 2},
 		}},
 	} {
-		want, err := json.Marshal(v)
+		want, err := v.Marshal()
 		if err != nil {
 			t.Fatal(err)
 		}
 		var buf bytes.Buffer
 		w := bufio.NewWriter(&buf)
-		if err := v.encode(w); err != nil {
+		if err := encode(v, w); err != nil {
 			t.Fatal(err)
 		}
 		w.Flush()
@@ -52,11 +51,11 @@ func TestVersionEncode(t *testing.T) {
 // reads it back whole, Head and Load alike, with no temporary file left.
 func TestStartWrite(t *testing.T) {
 	dir := t.TempDir()
-	s, err := Open(dir, 10)
+	s, err := OpenStore(dir, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := &Version{Number: 1, Author: "pub", Message: "m", Edits: []Edit{{Entry: Entry{Op: OpAdd, From: "/a", To: "/b", Status: 301}, By: "pub"}}}
+	v := &edit.Version{Number: 1, Author: "pub", Message: "m", Edits: []edit.Edit{{Entry: edit.Entry{Op: edit.OpAdd, From: "/a", To: "/b", Status: 301}, By: "pub"}}}
 	wait := s.StartWrite(v)
 	if s.Next() != 1 {
 		t.Errorf("Next is %d while the write runs, want 1: the number is not reserved yet", s.Next())

@@ -2,6 +2,7 @@ package edits
 
 import (
 	"fmt"
+	"github.com/redirectd/redirectd/engine/admin/edit"
 	"maps"
 	"slices"
 
@@ -12,15 +13,15 @@ import (
 // were first made; a later edit of the same key replaces the earlier.
 // It is not safe for concurrent use: its owner locks.
 type Overlay struct {
-	m    map[string]int // Key -> index in list
-	list []Edit
+	m    map[string]int // edit.Key -> index in list
+	list []edit.Edit
 }
 
 // NewOverlay returns an empty overlay.
 func NewOverlay() *Overlay { return &Overlay{m: map[string]int{}} }
 
 // Put adds e, replacing an earlier edit of its key in place.
-func (o *Overlay) Put(e Edit) {
+func (o *Overlay) Put(e edit.Edit) {
 	k := e.Key()
 	if i, ok := o.m[k]; ok {
 		o.list[i] = e
@@ -45,7 +46,7 @@ func (o *Overlay) Remove(key string) {
 }
 
 // Get returns the edit of key, if any.
-func (o *Overlay) Get(key string) (*Edit, bool) {
+func (o *Overlay) Get(key string) (*edit.Edit, bool) {
 	if o == nil {
 		return nil, false
 	}
@@ -58,7 +59,7 @@ func (o *Overlay) Get(key string) (*Edit, bool) {
 
 // For returns the edit of the rules r is one of: the edit that names r's
 // host, from and conditions, else the one that names its host and from.
-func (o *Overlay) For(r *matcher.Rule) (*Edit, bool) {
+func (o *Overlay) For(r *matcher.Rule) (*edit.Edit, bool) {
 	i, ok := o.indexFor(r)
 	if !ok {
 		return nil, false
@@ -70,12 +71,12 @@ func (o *Overlay) indexFor(r *matcher.Rule) (int, bool) {
 	if o == nil {
 		return 0, false
 	}
-	if k := RuleCondKey(r); k != "" {
+	if k := edit.RuleCondKey(r); k != "" {
 		if i, ok := o.m[k]; ok {
 			return i, true
 		}
 	}
-	i, ok := o.m[Key(r.Host, r.From)]
+	i, ok := o.m[edit.Key(r.Host, r.From)]
 	return i, ok
 }
 
@@ -88,7 +89,7 @@ func (o *Overlay) Len() int {
 }
 
 // Edits returns the edits in order; the slice is o's, only to be read.
-func (o *Overlay) Edits() []Edit {
+func (o *Overlay) Edits() []edit.Edit {
 	if o == nil {
 		return nil
 	}
@@ -97,7 +98,7 @@ func (o *Overlay) Edits() []Edit {
 
 // Merge returns a new overlay: o's edits, then top's over them.
 func (o *Overlay) Merge(top *Overlay) *Overlay {
-	out := &Overlay{m: make(map[string]int, o.Len()+top.Len()), list: make([]Edit, 0, o.Len()+top.Len())}
+	out := &Overlay{m: make(map[string]int, o.Len()+top.Len()), list: make([]edit.Edit, 0, o.Len()+top.Len())}
 	for _, e := range o.Edits() {
 		out.Put(e)
 	}
@@ -122,7 +123,7 @@ func (o *Overlay) MergeStamped(top *Overlay, n int) *Overlay {
 		}
 		return out
 	}
-	out := &Overlay{m: make(map[string]int, o.Len()+top.Len()), list: make([]Edit, 0, o.Len()+top.Len())}
+	out := &Overlay{m: make(map[string]int, o.Len()+top.Len()), list: make([]edit.Edit, 0, o.Len()+top.Len())}
 	for _, e := range o.Edits() {
 		out.Put(e)
 	}
@@ -134,8 +135,8 @@ func (o *Overlay) MergeStamped(top *Overlay, n int) *Overlay {
 }
 
 // FromEdits builds an overlay from a stored list.
-func FromEdits(list []Edit) *Overlay {
-	o := &Overlay{m: make(map[string]int, len(list)), list: make([]Edit, 0, len(list))}
+func FromEdits(list []edit.Edit) *Overlay {
+	o := &Overlay{m: make(map[string]int, len(list)), list: make([]edit.Edit, 0, len(list))}
 	for _, e := range list {
 		o.Put(e)
 	}
@@ -166,13 +167,13 @@ func Apply(base *matcher.Set, o *Overlay, lim matcher.Limits) (*matcher.Set, []s
 		}
 		r := *rh.Rule
 		// One key made a rule: a million-rule promote makes a million.
-		i, ok := o.m[Key(r.Host, r.From)]
+		i, ok := o.m[edit.Key(r.Host, r.From)]
 		if ok {
 			// Its rule is there, if an edit naming its conditions
 			// takes it instead: not an add.
 			found[i] = true
 		}
-		if k := RuleCondKey(&r); k != "" {
+		if k := edit.RuleCondKey(&r); k != "" {
 			if ci, cok := o.m[k]; cok {
 				i, ok = ci, true
 			}
@@ -180,14 +181,14 @@ func Apply(base *matcher.Set, o *Overlay, lim matcher.Limits) (*matcher.Set, []s
 		if ok {
 			found[i] = true
 			e := &o.list[i]
-			if e.Op == OpDelete {
+			if e.Op == edit.OpDelete {
 				return
 			}
 			r.To, r.Status, r.Pass = e.To, e.Status, false
 			if e.Kind != "" {
-				r.Kind = kind(e.Kind)
+				r.Kind = e.MatchKind()
 			}
-			e.setParts(&r, base)
+			e.SetParts(&r, base)
 		}
 		if aerr := b.Add(&r); aerr != nil {
 			err = fmt.Errorf("%s: %w", r.Source(), aerr)
@@ -202,12 +203,12 @@ func Apply(base *matcher.Set, o *Overlay, lim matcher.Limits) (*matcher.Set, []s
 		if found[i] {
 			continue
 		}
-		if e.Op == OpDelete {
+		if e.Op == edit.OpDelete {
 			gone = append(gone, e.String())
 			continue
 		}
-		r := matcher.Rule{Kind: kind(e.Kind), Host: e.Host, From: e.From, To: e.To, Status: e.Status, File: "admin", Line: i + 1}
-		e.setParts(&r, base)
+		r := matcher.Rule{Kind: e.MatchKind(), Host: e.Host, From: e.From, To: e.To, Status: e.Status, File: "admin", Line: i + 1}
+		e.SetParts(&r, base)
 		if aerr := b.Add(&r); aerr != nil {
 			return nil, nil, &EntryError{Entry: e.Entry, Err: aerr}
 		}
@@ -225,26 +226,9 @@ func Apply(base *matcher.Set, o *Overlay, lim matcher.Limits) (*matcher.Set, []s
 	return set, gone, nil
 }
 
-// setParts gives r the conditions and header fields e gives: an edit
-// names a rule of its conditions (or, without, keeps the rule's own),
-// and one that gives headers replaces its headers (merged with the
-// server's, as the config merges a rule's).
-func (e *Edit) setParts(r *matcher.Rule, base *matcher.Set) {
-	q, w, hs, err := e.parts()
-	if err != nil {
-		return // Check refused it when it was added
-	}
-	if len(e.Query) > 0 || len(e.When) > 0 {
-		r.Query, r.When = q, w
-	}
-	if len(hs) > 0 {
-		r.Headers = matcher.MergeHeaders(hs, base.HeaderFields())
-	}
-}
-
 // EntryError is an entry the rules cannot take, named.
 type EntryError struct {
-	Entry Entry
+	Entry edit.Entry
 	Err   error
 }
 

@@ -11,27 +11,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/internal/safego"
 )
-
-// Version is one promoted version as kept: its number, the version its
-// draft started from, who promoted it and why, and the whole overlay
-// (every edit since the config's own rules, not only this promote's),
-// so that loading it needs no other version.
-type Version struct {
-	Number  int         `json:"number"`
-	Base    int         `json:"base"`
-	Author  string      `json:"author"`
-	Message string      `json:"message"`
-	Time    time.Time   `json:"time"`
-	Counts  edit.Counts `json:"counts"`
-	// RollbackOf is the version a rollback restored, 0 for a promote.
-	RollbackOf int    `json:"rollback_of,omitempty"`
-	Edits      []Edit `json:"edits"`
-}
 
 // Store keeps versions in dir/versions/N.json and, in dir/current, the
 // commit record: the number serving and the numbers promoted. Each file
@@ -58,10 +41,10 @@ type commitRecord struct {
 	Promoted []int `json:"promoted"`
 }
 
-// Open returns the store in dir, made if missing, with what a promote
+// OpenStore returns the store in dir, made if missing, with what a promote
 // that did not commit left removed. keep bounds the versions kept on
 // disk (the serving one always is).
-func Open(dir string, keep int) (*Store, error) {
+func OpenStore(dir string, keep int) (*Store, error) {
 	if err := os.MkdirAll(filepath.Join(dir, "versions"), 0o755); err != nil {
 		return nil, fmt.Errorf("cannot make [admin] edits_dir: %w", err)
 	}
@@ -123,9 +106,9 @@ func (s *Store) Current() (int, error) { return s.serving, nil }
 
 // Load reads promoted version n; 0 is the config's rules, an empty
 // version.
-func (s *Store) Load(n int) (*Version, error) {
+func (s *Store) Load(n int) (*edit.Version, error) {
 	if n == 0 {
-		return &Version{}, nil
+		return &edit.Version{}, nil
 	}
 	if !slices.Contains(s.promoted, n) {
 		return nil, fmt.Errorf("version %d was not promoted, or is no longer kept", n)
@@ -133,13 +116,13 @@ func (s *Store) Load(n int) (*Version, error) {
 	return s.read(n)
 }
 
-func (s *Store) read(n int) (*Version, error) {
+func (s *Store) read(n int) (*edit.Version, error) {
 	b, err := os.ReadFile(s.file(n))
 	if err != nil {
 		return nil, fmt.Errorf("cannot read version %d: %w", n, err)
 	}
-	var v Version
-	if err := json.Unmarshal(b, &v); err != nil {
+	var v edit.Version
+	if err := v.Unmarshal(b); err != nil {
 		return nil, fmt.Errorf("cannot read version %d (%s): %w", n, s.file(n), err)
 	}
 	return &v, nil
@@ -148,9 +131,9 @@ func (s *Store) read(n int) (*Version, error) {
 // Head reads promoted version n without its edits: what /versions
 // lists, read from the start of the file only (a version of a million
 // edits is some 128 MB, and a restart lists ten).
-func (s *Store) Head(n int) (*Version, error) {
+func (s *Store) Head(n int) (*edit.Version, error) {
 	if n == 0 {
-		return &Version{}, nil
+		return &edit.Version{}, nil
 	}
 	if !slices.Contains(s.promoted, n) {
 		return nil, fmt.Errorf("version %d was not promoted, or is no longer kept", n)
@@ -179,10 +162,10 @@ func (s *Store) Head(n int) (*Version, error) {
 			head[key] = raw
 		}
 	}
-	var v Version
+	var v edit.Version
 	if err == nil {
 		b, _ := json.Marshal(head)
-		err = json.Unmarshal(b, &v)
+		err = v.Unmarshal(b)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot read version %d (%s): %w", n, s.file(n), err)
@@ -192,7 +175,7 @@ func (s *Store) Head(n int) (*Version, error) {
 
 // Write stores v, durably, not yet promoted: Commit makes it so. Its
 // number is not used again (Reserve).
-func (s *Store) Write(v *Version) error {
+func (s *Store) Write(v *edit.Version) error {
 	s.Reserve(v.Number)
 	return s.StartWrite(v)()
 }
@@ -204,14 +187,14 @@ func (s *Store) Write(v *Version) error {
 // The wait may be called more than once. v is only read meanwhile. Its
 // number stays free until the caller reserves it (a promote whose rules
 // do not load leaves it to the next).
-func (s *Store) StartWrite(v *Version) (wait func() error) {
+func (s *Store) StartWrite(v *edit.Version) (wait func() error) {
 	name := s.file(v.Number)
 	done := make(chan struct{})
 	var err error
 	safego.Go("edits: write version", func() {
 		defer close(done)
 		err = errors.New("the version's write stopped") // should it panic
-		err = writeAtomic(name, "version", v.encode)
+		err = writeAtomic(name, "version", func(w *bufio.Writer) error { return encode(v, w) })
 	})
 	return func() error {
 		<-done

@@ -1,0 +1,117 @@
+package edits
+
+import (
+	"fmt"
+
+	"github.com/redirectd/redirectd/engine/admin/edit"
+)
+
+// StagePromote makes draft id the next version: its edits merged over
+// the serving version's, of in's hosts only, recorded as a's. The
+// version is staged, its edits indexed, for the daemon to load, keep
+// and serve (Served), or not (Unstage); Promoted then drops the draft.
+// The daemon's lock on changes to the rules served is held.
+func (ed *State) StagePromote(id string, a edit.Audit, in edit.Scope) (*edit.Version, error) {
+	if err := ed.refuse(); err != nil {
+		return nil, err
+	}
+	ed.mu.Lock()
+	defer ed.mu.Unlock()
+	d, err := ed.getDraft(id)
+	if err == nil && d.info.Base != ed.cur.Number {
+		err = baseChanged(d.info.Base, ed.cur.Number)
+	}
+	if err == nil {
+		err = allIn(d.ov, in)
+	}
+	if err != nil {
+		return nil, err
+	}
+	next := ed.store.Next()
+	ov := ed.ov.MergeStamped(d.ov, next)
+	v := &edit.Version{Number: next, Base: ed.cur.Number, Author: a.Author, Message: a.Message, Time: now(),
+		Counts: draftCounts(d.ov), Edits: ov.Edits()}
+	ed.staged = stagedVersion{v, ov}
+	return v, nil
+}
+
+// Promoted drops draft id, whose version now serves.
+func (ed *State) Promoted(id string) {
+	ed.mu.Lock()
+	delete(ed.drafts, id)
+	ed.mu.Unlock()
+}
+
+// draftCounts counts a draft's entries by op (an add of a rule that
+// exists was made a change when it was entered).
+func draftCounts(ov *Overlay) *edit.Counts {
+	c := &edit.Counts{}
+	for _, e := range ov.Edits() {
+		switch e.Op {
+		case edit.OpAdd:
+			c.Added++
+		case edit.OpChange:
+			c.Changed++
+		default:
+			c.Removed++
+		}
+	}
+	return c
+}
+
+// StageRollback makes the next version one that serves again the edits
+// of version n, so numbers only grow and the audit trail reads in
+// order; staged as StagePromote's. The daemon's lock on changes to the
+// rules served is held.
+func (ed *State) StageRollback(n int, a edit.Audit) (*edit.Version, error) {
+	if a.Message == "" {
+		return nil, errNoMessage
+	}
+	old, err := ed.store.Load(n)
+	if err != nil {
+		return nil, fmt.Errorf("version %d: %w", n, edit.ErrUnknownVersion)
+	}
+	ed.mu.Lock()
+	defer ed.mu.Unlock()
+	target := FromEdits(old.Edits)
+	v := &edit.Version{Number: ed.store.Next(), Base: ed.cur.Number, Author: a.Author, Message: a.Message, Time: now(), RollbackOf: n,
+		Counts: overlayCounts(ed.ov, target), Edits: old.Edits}
+	ed.staged = stagedVersion{v, target}
+	return v, nil
+}
+
+// overlayCounts counts the keys whose edit differs from cur to target:
+// one target deletes is removed, one only cur deleted or only target
+// adds is added (back), any other difference a change.
+func overlayCounts(cur, target *Overlay) *edit.Counts {
+	c := &edit.Counts{}
+	seen := map[string]bool{}
+	for _, e := range target.Edits() {
+		k := e.Key()
+		seen[k] = true
+		p, ok := cur.Get(k)
+		switch {
+		case ok && p.Entry.Equal(&e.Entry):
+		case e.Op == edit.OpDelete:
+			c.Removed++
+		case ok && p.Op == edit.OpDelete, !ok && e.Op == edit.OpAdd:
+			c.Added++ // back, or an add cur lacks (a rollback past a rollback)
+		default:
+			c.Changed++
+		}
+	}
+	for _, e := range cur.Edits() {
+		if seen[e.Key()] {
+			continue
+		}
+		switch e.Op {
+		case edit.OpDelete:
+			c.Added++
+		case edit.OpAdd:
+			c.Removed++
+		default:
+			c.Changed++
+		}
+	}
+	return c
+}
