@@ -83,16 +83,25 @@ func importApache(args []string, _, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "redirectd import apache: %v\n", err)
 		return 1
 	}
-	if _, err := config.Load(written); err != nil {
+	cfg, err := config.Load(written)
+	if err != nil {
 		fmt.Fprintf(stderr, "redirectd import apache: the written config does not load (a bug in the import; please report it):\n%v\n", err)
 		return 1
 	}
+	// The self-check: the config as loaded against the model of Apache.
+	st := res.SelfCheck(cfg.Locations)
 	(&importer.Report{Files: []string{written}, Forms: res.Forms, Notes: res.Notes}).Write(stderr)
+	fmt.Fprintf(stderr, "self-check: %d requests made from the rules, %d answered by the model of Apache and compared, %d differ\n", st.Asked, st.Compared, st.Differ)
+	code := 0
 	if res.LeftOut() {
 		fmt.Fprintln(stderr, "redirectd import apache: directives that decide a redirect were left out (listed above)")
-		return 1
+		code = 1
 	}
-	return 0
+	if res.Differs() {
+		fmt.Fprintln(stderr, "redirectd import apache: the written config answers some requests otherwise than Apache (listed above)")
+		code = 1
+	}
+	return code
 }
 
 func hts2names(hts []apache.HTAccess) []string {

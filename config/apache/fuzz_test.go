@@ -67,8 +67,11 @@ func FuzzImport(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := config.Load(filepath.Join(dir, filepath.Base(name))); err != nil {
+		cfg, err := config.Load(filepath.Join(dir, filepath.Base(name)))
+		if err != nil {
 			t.Fatalf("the import of\n%s\ndoes not load: %v\n%s", text, err, res.TOML(""))
 		}
+		// The self-check reads any input without panicking.
+		res.SelfCheck(cfg.Locations)
 	})
 }

@@ -38,6 +38,9 @@ type Result struct {
 	// Forwards are the locations that forward [P] rules of other
 	// forms than ProxyPass's.
 	Forwards []*Forward
+	// model is the input read again by the model of Apache, for
+	// SelfCheck.
+	model *apModel
 }
 
 // Fallback is `ErrorDocument CODE URL`: where the site answers CODE,
@@ -134,6 +137,9 @@ func (t *translator) count(d *Directive) {
 // file applies whichever host maps to it.
 func Translate(conf []*Directive, ht []HTAccess) *Result {
 	t := &translator{res: &Result{Forms: map[string]int{}}, maps: map[string]*rwMap{}, counted: map[*Directive]bool{}, handled: map[*Directive]bool{}, forwarded: map[*Group]bool{}}
+	// The model reads the input as given, before the translation
+	// merges and flattens it.
+	t.res.model = newModel(conf, slices.Clone(ht))
 	t.readMaps(conf)
 	var vhosts []*Directive
 	var main []*Directive
