@@ -40,6 +40,12 @@ func TestImportApacheRewriteExtras(t *testing.T) {
 				"/ge?100", "/ge?99", "/ge?1000", "/ge?0100", "/ge?100abc", "/eq", "/eq?0", "/eq?x", "/eq?-", "/eq?1", "/ne?-5", "/ne?-05", "/ne?5",
 				"/gt|X-N: 3", "/gt|X-N: 2", "/gt|X-N:  12", "/gt", "/page?p=2", "/page?p=3", "/page?p=4", "/page?p=0003", "/lt?4294967297"},
 			map[string]string{"/lt?4294967297": "Apache's atoi wraps a number of more than 9 digits (4294967297 is 1); the import takes it as outside the range"}},
+		{"a query that expands to nothing", "", "RewriteEngine On\nRewriteCond %{QUERY_STRING} ^k=(.*)$\nRewriteRule ^e1$ /p1?%1 [R=302,L]\n" +
+			"RewriteCond %{QUERY_STRING} ^k=(.*)$\nRewriteRule ^e2$ /p2?%1 [R=302,QSA,L]\nRewriteCond %{QUERY_STRING} ^k=(.*)$\nRewriteRule ^e3$ /p3?%1 [R=307,L]\n" +
+			"RewriteCond %{QUERY_STRING} ^k=(.*)$\nRewriteRule ^e4$ /p4?%1 [R=308,QSA,L]\nRewriteRule ^e5/(.*)$ /p5?$1 [R=301,L]\nRewriteRule ^e6/(.*)$ /p6?$1 [R=301,NE,L]\n" +
+			"RewriteRule ^e7/(.*)$ /p7?$1 [R=301,QSD,L]\nRewriteRule ^e8/([^/]*)/(.*)$ e8-done/$2?$1 [L]\nRewriteRule ^e8-done/(.*)$ /p8/$1 [R=302,L]\n",
+			[]string{"/e1?k=", "/e1?k=v", "/e2?k=", "/e2?k=v", "/e3?k=", "/e3?k=v", "/e4?k=", "/e4?k=v", "/e5/", "/e5/x", "/e5/?z=1", "/e6/?z=1", "/e6/x?z=1",
+				"/e7/?z=1", "/e7/a%20b?z=1", "/e8//x?z=1", "/e8/a/x?z=1"}, nil},
 		{"next round", "", "RewriteEngine On\nRewriteBase /\nRewriteRule ^(.*)-(.*)$ $1_$2 [N]\nRewriteRule ^(.*_.*)$ /done/$1 [R=302,L]\n" +
 			"RewriteCond %{QUERY_STRING} ^(.*)x(.*)$\nRewriteRule ^q/(.*)$ q/$1?%1y%2 [N,DPI]\nRewriteRule ^q/(.*)$ /qd/$1 [R=302,L]\n",
 			[]string{"/a-b", "/a-b-c-d", "/x", "/a-b-c-d-e-f-g-h?k=v", "/a-b-c-d-e-f-g-h-i-j-k-l", "/q/a?xax", "/q/a?b", "/q/a?xxxxx", "/q/a/b?x", "/d/a-b"},

@@ -717,7 +717,13 @@ func (c *rwCtx) action(r rule, re string, ci bool) ([]string, bool, error) {
 			if !c.hasBase && c.t.docRoot == "" && code != 0 {
 				c.t.note(r.d, importer.Caveat, "a relative substitution without RewriteBase: Apache puts the directory's file-system path in front of it in the Location; the import, given no DocumentRoot, writes the directory's URL path %s", c.dir)
 			}
-			subst = c.base + subst
+			if !c.hasBase && code == 0 {
+				// An internal rewrite: hook_fixup takes the
+				// DocumentRoot off the file-system path it made.
+				subst = c.dir + subst
+			} else {
+				subst = c.base + subst
+			}
 		}
 	}
 	pathPart, query, hasQuery, err := splitQuery(r, subst, code)
@@ -739,7 +745,32 @@ func (c *rwCtx) action(r rule, re string, ci bool) ([]string, bool, error) {
 		return nil, false, err
 	}
 	lines, internal := c.emit(r, re, repl, code, hasQuery)
+	if hasQuery && strings.Contains(q, "$") {
+		lines = c.emptyQuery(r, re, p, q, code, lines)
+	}
 	return lines, internal, nil
+}
+
+// emptyQuery guards lines, a rule's action whose query q holds
+// expansions: where q expands to nothing, Apache's splitout_queryargs
+// sets no query (the request's dropped, or kept with [QSA]) and sends no
+// '?', where rewrite's "p?" would send one. The value is taken in an if
+// on the rule's pattern, whose groups q reads.
+func (c *rwCtx) emptyQuery(r rule, re, p, q string, code int, lines []string) []string {
+	v := c.newVar("qv")
+	c.init("set $" + v + ` "";`)
+	var empty []string
+	if r.has("QSA") {
+		empty, _ = c.emit(r, re, p, code, false)
+	} else {
+		empty, _ = c.emit(r, re, p+"?", code, true)
+	}
+	out := []string{"set $" + v + ` "";`, "if ($uri ~ " + quoteArg(re) + ") { set $" + v + " " + quoteArg(q) + "; }"}
+	out = append(out, "if ($"+v+` = "") {`)
+	out = append(out, indent(empty)...)
+	out = append(out, "}", "if ($"+v+` != "") {`)
+	out = append(out, indent(lines)...)
+	return append(out, "}")
 }
 
 // withQuery writes the substitution's query in rewrite's form: "?q"

@@ -171,18 +171,18 @@ func (m *apModel) probes() []probe {
 	type src struct {
 		d   *Directive
 		dir string
-		q   string
+		q   []string
 	}
 	var srcs []src
 	collect := func(ds []*Directive, dir string) {
-		q := ""
+		var q []string
 		for _, d := range ds {
 			switch {
 			case d.Is("RewriteCond") && len(d.Args) >= 2 && strings.EqualFold(d.Args[0], "%{QUERY_STRING}"):
-				q = sampleRegex(d.Args[1])
+				q = []string{regexSample(d.Args[1], false), regexSample(d.Args[1], true)}
 			case d.Is("RewriteRule") || modelAlias(d):
 				srcs = append(srcs, src{d, dir, q})
-				q = ""
+				q = nil
 			}
 		}
 	}
@@ -225,16 +225,17 @@ func (m *apModel) probes() []probe {
 // probePaths are a directive's requests: its path (a Redirect's) or a
 // string its regex matches (below dir, for a .htaccess's RewriteRule),
 // then variants of it, as TestImportApacheRealSites makes them.
-func probePaths(d *Directive, dir, query string) []string {
-	var base string
+func probePaths(d *Directive, dir string, queries []string) []string {
+	var base, least string
 	switch {
 	case d.Is("RewriteRule") && len(d.Args) > 0:
-		base = sampleRegex(d.Args[0])
+		base, least = sampleRegex(d.Args[0]), regexSample(d.Args[0], true)
 		if !strings.HasPrefix(base, "/") || dir != "/" {
 			base = strings.TrimSuffix(dir, "/") + "/" + strings.TrimPrefix(base, "/")
+			least = strings.TrimSuffix(dir, "/") + "/" + strings.TrimPrefix(least, "/")
 		}
 	case d.Is("RedirectMatch") && len(d.Args) >= 2:
-		base = sampleRegex(d.Args[len(d.Args)-2])
+		base, least = sampleRegex(d.Args[len(d.Args)-2]), regexSample(d.Args[len(d.Args)-2], true)
 	case len(d.Args) >= 1:
 		for _, a := range d.Args {
 			if strings.HasPrefix(a, "/") {
@@ -248,8 +249,13 @@ func probePaths(d *Directive, dir, query string) []string {
 	}
 	p := encodeTarget(base)
 	out := []string{p, p + "/", p + "/x", p + "x", strings.ToUpper(p), p + "?q=1", strings.Replace(p, "/", "//", 1), p + "%20a"}
-	if query != "" {
-		out = append(out, p+"?"+encodeTarget(query))
+	if least != base && strings.HasPrefix(least, "/") {
+		out = append(out, encodeTarget(least), encodeTarget(least)+"?q=1")
+	}
+	for _, q := range queries {
+		if q != "" {
+			out = append(out, p+"?"+encodeTarget(q))
+		}
 	}
 	return out
 }
@@ -275,18 +281,22 @@ func encodeTarget(s string) string {
 // sampleRegex is a string the regex matches ("" where Go's syntax does
 // not read it): the first choice of each alternative, one of each
 // repetition.
-func sampleRegex(src string) string {
+func sampleRegex(src string) string { return regexSample(src, false) }
+
+// regexSample is sampleRegex; with least, a '*' repeats nothing: "^k=(.*)$"
+// gives "k=", whose empty group is a corner of its own.
+func regexSample(src string, least bool) string {
 	src = strings.TrimPrefix(src, "!")
 	tree, err := syntax.Parse(src, syntax.Perl)
 	if err != nil {
 		return ""
 	}
 	var b strings.Builder
-	writeRegexSample(&b, tree.Simplify())
+	writeRegexSample(&b, tree.Simplify(), least)
 	return b.String()
 }
 
-func writeRegexSample(b *strings.Builder, re *syntax.Regexp) {
+func writeRegexSample(b *strings.Builder, re *syntax.Regexp, least bool) {
 	switch re.Op {
 	case syntax.OpLiteral:
 		b.WriteString(string(re.Rune))
@@ -301,18 +311,22 @@ func writeRegexSample(b *strings.Builder, re *syntax.Regexp) {
 		b.WriteRune(c)
 	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
 		b.WriteByte('x')
-	case syntax.OpCapture, syntax.OpPlus, syntax.OpStar:
-		writeRegexSample(b, re.Sub[0])
+	case syntax.OpStar:
+		if !least {
+			writeRegexSample(b, re.Sub[0], least)
+		}
+	case syntax.OpCapture, syntax.OpPlus:
+		writeRegexSample(b, re.Sub[0], least)
 	case syntax.OpRepeat:
 		for range max(re.Min, 1) {
-			writeRegexSample(b, re.Sub[0])
+			writeRegexSample(b, re.Sub[0], least)
 		}
 	case syntax.OpConcat:
 		for _, s := range re.Sub {
-			writeRegexSample(b, s)
+			writeRegexSample(b, s, least)
 		}
 	case syntax.OpAlternate:
-		writeRegexSample(b, re.Sub[0])
+		writeRegexSample(b, re.Sub[0], least)
 	}
 }
 

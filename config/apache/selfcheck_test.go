@@ -51,6 +51,8 @@ RewriteCond %{HTTP_HOST} ^www\.(.+)$ [NC]
 RewriteRule ^/www/(.*)$ http://%1/$1 [R=301,L]
 Redirect 302 /red http://ex.test/target
 RedirectMatch 301 ^/rm/(.*)\.html$ /rm2/$1
+RewriteCond %{QUERY_STRING} ^k=(.*)$
+RewriteRule ^/e1$ /p1?%1 [R=302,L]
 `
 
 const checkRoot = `RewriteEngine On
@@ -150,6 +152,8 @@ func TestModelAnswers(t *testing.T) {
 		"/internal":       "unknown",
 		"/old/./x/../y":   "301 http://example.test/new/y",
 		"/nothing/at/all": "no redirect",
+		"/e1?k=":          "302 http://example.test/p1",
+		"/e1?k=v":         "302 http://example.test/p1?v",
 	}
 	got := map[string]string{}
 	for target := range tests {
