@@ -27,6 +27,12 @@ func TestImportApacheRewriteExtras(t *testing.T) {
 			"RewriteRule ^path/(.*)$ /p/$1 [B,R=301,L]\nRewriteCond %{QUERY_STRING} ^k=(.*)$\nRewriteRule ^cond$ /c/%1? [B,NE,R=302,L]\n",
 			[]string{"/search/a%20b", "/search/x/y", "/search/a+b", "/search/caf%C3%A9", "/search/q%26a=1", "/search/a%3Fb", "/bne/a%20b%26c", "/bne/x_y-z.w",
 				"/path/a%20b", "/path/a/b?x=1", "/cond?k=a%20b/c", "/cond?k=x"}, nil},
+		{"B variants", "", "RewriteEngine On\nRewriteRule ^bc/(.*)$ /s?q=$1 [B=?&,R=302,L]\nRewriteRule ^bnp/(.*)$ /s?q=$1 [B,BNP,R=302,L]\n" +
+			"RewriteRule ^bctls/(.*)$ /c/$1 [BCTLS,R=302,L]\nRewriteRule ^bne/(.*)$ /n?q=$1 [B,BNE=/.,R=302,L]\nRewriteRule ^bchars/(.*)$ /p/$1 [B=#?,NE,R=302,L]\n" +
+			"RewriteCond %{QUERY_STRING} ^k=(.*)$\nRewriteRule ^bcond$ /c?v=%1 [B=&,backrefernoplus,R=302,L]\nRewriteRule ^bctlsb/(.*)$ /d?x=$1 [BCTLS,B=/,BNP,R=302,L]\n",
+			[]string{"/bc/a%3Fb&c%20d", "/bc/x%26y", "/bc/a/b", "/bnp/a%20b", "/bnp/a+b", "/bnp/x/y", "/bctls/a%20b", "/bctls/a%09b", "/bctls/a%7Fb", "/bctls/caf%C3%A9", "/bctls/a%3Fb",
+				"/bne/a/b%20c.d", "/bne/a%3Fb", "/bchars/a%23b", "/bchars/a%3Fb%20c", "/bchars/a/b", "/bcond?k=a%26b%20c", "/bcond?k=a&b", "/bcond?k=a%20b",
+				"/bctlsb/a%20b/c", "/bctlsb/a%3Fb"}, nil},
 		{"QSL and the decoded question mark", "", "RewriteEngine On\nRewriteRule ^qsl/(.*)$ /what?is/$1?a=1 [QSL,R=302,L]\n" +
 			"RewriteRule ^qsa/(.*)$ /q?x=$1 [QSA,QSL,R=302,L]\nRewriteRule ^late/(.*)$ /l?k=$1 [R=302,L]\nRewriteRule ^early/(.*)$ /e/$1?k=1 [R=302,L]\n" +
 			"RewriteRule ^uri/ https://example.test%{REQUEST_URI} [R=302,L]\nRewriteRule ^ne/(.*)$ /n?a/$1?b=1 [QSL,NE,R=302,L]\n",

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -205,6 +206,12 @@ func (c *rwCtx) escaped(v string) (string, error) {
 // through the import's own map of that function.
 func (c *rwCtx) applyFunc(v, fn string) error {
 	name := "_" + fn
+	if strings.Contains(fn, " ") {
+		// urlencode with options: a map of its own for each set.
+		h := fnv.New32a()
+		h.Write([]byte(fn))
+		name = fmt.Sprintf("_urlencode_%08x", h.Sum32())
+	}
 	m := c.t.maps[name]
 	if m == nil {
 		m = &rwMap{name: name, fn: fn, d: c.cur}

@@ -54,10 +54,12 @@ type rwCtx struct {
 	proxies []*Proxy
 	// rawOf maps a variable an escape made to the one before it;
 	// qcheck is the part of the rule's substitution whose expansions
-	// Apache checks for a '?' (a decoded %3F); bflag is the rule's [B].
+	// Apache checks for a '?' (a decoded %3F); bflag is the rule's [B]
+	// (or [BCTLS]), bfunc its urlencode function with the variants' options.
 	rawOf  map[string]string
 	qcheck string
 	bflag  bool
+	bfunc  string
 	// stripped: the rule's pattern is matched with $a_strip, the
 	// path without the directory's prefix.
 	stripped bool
@@ -295,8 +297,15 @@ var flagNames = map[string]string{
 	"redirect": "R", "last": "L", "nocase": "NC", "qsappend": "QSA", "qsdiscard": "QSD", "qslast": "QSL",
 	"noescape": "NE", "gone": "G", "forbidden": "F", "proxy": "P", "skip": "S", "chain": "C", "env": "E",
 	"cookie": "CO", "passthrough": "PT", "next": "N", "type": "T", "handler": "H", "nosubreq": "NS",
-	"backrefescaping": "B", "backrefnoplus": "BNP",
+	// mod_rewrite's parser spells it so; "backrefnoplus" is refused.
+	"backrefescaping": "B", "backrefernoplus": "BNP", "discardpath": "DPI",
 }
+
+// ruleFlags are the flags mod_rewrite's parser takes: any other makes
+// Apache refuse the rule (a .htaccess holding it answers 500).
+var ruleFlags = map[string]bool{"B": true, "BNP": true, "BCTLS": true, "BNE": true, "C": true, "CO": true, "DPI": true, "E": true,
+	"END": true, "F": true, "G": true, "H": true, "L": true, "N": true, "NC": true, "NE": true, "NS": true, "P": true, "PT": true,
+	"QSA": true, "QSD": true, "QSL": true, "R": true, "S": true, "T": true, "UNSAFEALLOW3F": true, "UNSAFEPREFIXSTAT": true}
 
 func readFlags(s string) (map[string]string, error) {
 	flags := map[string]string{}
@@ -334,8 +343,15 @@ func readRule(d *Directive) (rule, error) {
 	if len(d.Args) == 3 {
 		fl = d.Args[2]
 	}
-	r.flags, err = readFlags(fl)
-	return r, err
+	if r.flags, err = readFlags(fl); err != nil {
+		return r, err
+	}
+	for k := range r.flags {
+		if !ruleFlags[k] {
+			return r, fmt.Errorf("unknown flag %q: Apache refuses the rule", k)
+		}
+	}
+	return r, nil
 }
 
 func readCond(d *Directive) (cond, error) {

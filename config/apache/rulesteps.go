@@ -54,7 +54,8 @@ func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
 		return nil, false, err
 	}
 	ci := r.has("NC")
-	c.pre, c.wantR, c.rawOf, c.qcheck, c.bflag = nil, [10]bool{}, map[string]string{}, "", r.has("B")
+	c.pre, c.wantR, c.rawOf, c.qcheck = nil, [10]bool{}, map[string]string{}, ""
+	c.bflag, c.bfunc = r.has("B") || r.has("BCTLS"), backrefFunc(r)
 	action, internal, err := c.action(r, re, ci)
 	if err != nil {
 		return nil, false, err
@@ -194,16 +195,11 @@ func refused(r rule) error {
 			return fmt.Errorf("left out with its condition")
 		}
 	}
-	for _, f := range []string{"P", "BNP", "BCTLS", "BNE"} {
-		if r.has(f) {
-			if f == "P" {
-				return fmt.Errorf("a forward ([P]) is not translated yet; left out")
-			}
-			return fmt.Errorf("flag %s is not translated; left out", f)
-		}
+	if r.has("P") {
+		return fmt.Errorf("a forward ([P]) is not translated yet; left out")
 	}
-	if r.flags["B"] != "" {
-		return fmt.Errorf("[B=%s] (escaping some characters only) is not translated; left out", r.flags["B"])
+	if r.has("BNE") && r.flags["BNE"] == "" {
+		return fmt.Errorf("[BNE] without the characters not to escape: Apache refuses the rule; left out")
 	}
 	if r.has("T") || r.has("H") {
 		return servedErr{"a handler or type ([T], [H]) is the site's content"}
@@ -627,13 +623,41 @@ func (c *rwCtx) backref(saved string, escape bool) (string, error) {
 	v := "a_b_" + strings.Trim(saved, "${}")
 	c.init("set $" + v + ` "";`)
 	c.pre = append(c.pre, "set $"+v+" "+quoteArg(saved)+";")
-	if err := c.applyFunc(v, "urlencode"); err != nil {
+	if err := c.applyFunc(v, c.bfunc); err != nil {
 		return "", err
 	}
 	if escape {
 		return c.escaped(v)
 	}
 	return "${" + v + "}", nil
+}
+
+// backrefFunc is the urlencode function of the rule's [B] and its
+// variants (mod_rewrite's escape_backref): [B=chars] escapes only those,
+// [BCTLS] the controls and space too, [BNE=chars] never those, [BNP] a
+// space as %20. The characters go percent-encoded, every byte.
+func backrefFunc(r rule) string {
+	fn := "urlencode"
+	hex := func(v string) string {
+		var b strings.Builder
+		for i := 0; i < len(v); i++ {
+			fmt.Fprintf(&b, "%%%02X", v[i])
+		}
+		return b.String()
+	}
+	if v := r.flags["B"]; v != "" {
+		fn += " only=" + hex(v)
+	}
+	if r.has("BCTLS") {
+		fn += " ctls"
+	}
+	if v := r.flags["BNE"]; v != "" {
+		fn += " except=" + hex(v)
+	}
+	if r.has("BNP") {
+		fn += " noplus"
+	}
+	return fn
 }
 
 // closingBrace returns the index of the '}' that closes the '{' at

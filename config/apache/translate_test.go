@@ -78,10 +78,10 @@ func TestTranslateNotes(t *testing.T) {
 		{"flag", "RewriteEngine on\nRewriteRule ^/a /b [R,N]\n", []string{"left out: f.conf:2: [N] is translated in a .htaccess only, on a rule that rewrites: server context's steps run once; left out"}},
 		{"int map", "RewriteMap lc int:tolower\nRewriteMap x int:rot13\n", []string{"left out: f.conf:2: RewriteMap x int:rot13: not one of Apache's int: functions (tolower, toupper, escape, unescape); the rules that read it are left out"}},
 		{"prg map", "RewriteMap p prg:/usr/bin/m\n", []string{"left out: f.conf:1: RewriteMap p prg:/usr/bin/m: a program answers this map at each lookup, which redirectd cannot run; the rules that read it are left out"}},
-		{"backref flags", "RewriteEngine on\nRewriteRule ^/a(.*) /b$1 [R,B=?]\nRewriteRule ^/c(.*) /d$1 [R,BNP]\nRewriteRule ^/e(.*) /f?$1 [QSL]\nRewriteRule ^/g(.*) /h?$1?x [QSL]\n", []string{
-			"left out: f.conf:2: [B=?] (escaping some characters only) is not translated; left out",
-			"left out: f.conf:3: flag BNP is not translated; left out",
-			"left out: f.conf:5: [QSL] with a '?' in the path of an internal rewrite: the steps' rewrite starts the query at the first; left out"}},
+		{"backref flags", "RewriteEngine on\nRewriteRule ^/a(.*) /b$1 [R,B=?]\nRewriteRule ^/c(.*) /d$1 [R,backrefnoplus]\nRewriteRule ^/e(.*) /f?$1 [QSL]\nRewriteRule ^/g(.*) /h?$1?x [QSL]\nRewriteRule ^/i(.*) /j$1 [R,B,BNE]\n", []string{
+			"left out: f.conf:3: RewriteRule: unknown flag \"BACKREFNOPLUS\": Apache refuses the rule; left out",
+			"left out: f.conf:5: [QSL] with a '?' in the path of an internal rewrite: the steps' rewrite starts the query at the first; left out",
+			"left out: f.conf:6: [BNE] without the characters not to escape: Apache refuses the rule; left out"}},
 		{"location", "<Location /x>\nRedirect /x /y\nRewriteRule ^ /z [R]\nRedirect 301 %{REQUEST_URI}\n</Location>\n<Location /w*>\nRedirect /x /y\n</Location>\n", []string{
 			"left out: f.conf:3: RewriteRule inside <Location /x> is not translated (only mod_alias's redirects); left out",
 			"left out: f.conf:4: Redirect %{REQUEST_URI}: the URL is an expression (ap_expr) the import does not read; only literal text; left out",
