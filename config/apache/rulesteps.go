@@ -772,7 +772,31 @@ func (c *rwCtx) action(r rule, re string, ci bool) ([]string, bool, error) {
 	if hasQuery && strings.Contains(q, "$") {
 		lines = c.emptyQuery(r, re, p, q, code, lines)
 	}
+	if dynamic && code != 0 {
+		// A lookup that finds nothing: Apache's redirect goes to the
+		// server's "/" (fully_qualify_uri).
+		empty, err := c.withQuery(r, "/", q, hasQuery, escape)
+		if err != nil {
+			return nil, false, err
+		}
+		lines = c.guardEmpty("pv", re, p, empty, code, hasQuery, r, lines)
+	}
 	return lines, internal, nil
+}
+
+// guardEmpty runs lines where v, the value val taken in an if on the
+// rule's pattern, is not empty, and the rule's action to repl where it
+// is.
+func (c *rwCtx) guardEmpty(prefix, re, val, repl string, code int, hasQuery bool, r rule, lines []string) []string {
+	empty, _ := c.emit(r, re, repl, code, hasQuery)
+	v := c.newVar(prefix)
+	c.init("set $" + v + ` "";`)
+	out := []string{"set $" + v + ` "";`, "if ($uri ~ " + quoteArg(re) + ") { set $" + v + " " + quoteArg(val) + "; }"}
+	out = append(out, "if ($"+v+` = "") {`)
+	out = append(out, indent(empty)...)
+	out = append(out, "}", "if ($"+v+` != "") {`)
+	out = append(out, indent(lines)...)
+	return append(out, "}")
 }
 
 // emptyQuery guards lines, a rule's action whose query q holds
@@ -781,20 +805,10 @@ func (c *rwCtx) action(r rule, re string, ci bool) ([]string, bool, error) {
 // '?', where rewrite's "p?" would send one. The value is taken in an if
 // on the rule's pattern, whose groups q reads.
 func (c *rwCtx) emptyQuery(r rule, re, p, q string, code int, lines []string) []string {
-	v := c.newVar("qv")
-	c.init("set $" + v + ` "";`)
-	var empty []string
 	if r.has("QSA") {
-		empty, _ = c.emit(r, re, p, code, false)
-	} else {
-		empty, _ = c.emit(r, re, p+"?", code, true)
+		return c.guardEmpty("qv", re, q, p, code, false, r, lines)
 	}
-	out := []string{"set $" + v + ` "";`, "if ($uri ~ " + quoteArg(re) + ") { set $" + v + " " + quoteArg(q) + "; }"}
-	out = append(out, "if ($"+v+` = "") {`)
-	out = append(out, indent(empty)...)
-	out = append(out, "}", "if ($"+v+` != "") {`)
-	out = append(out, indent(lines)...)
-	return append(out, "}")
+	return c.guardEmpty("qv", re, q, p+"?", code, true, r, lines)
 }
 
 // withQuery writes the substitution's query in rewrite's form: "?q"
