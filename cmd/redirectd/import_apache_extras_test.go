@@ -52,6 +52,12 @@ func TestImportApacheRewriteExtras(t *testing.T) {
 			"RewriteRule ^e7/(.*)$ /p7?$1 [R=301,QSD,L]\nRewriteRule ^e8/([^/]*)/(.*)$ e8-done/$2?$1 [L]\nRewriteRule ^e8-done/(.*)$ /p8/$1 [R=302,L]\n",
 			[]string{"/e1?k=", "/e1?k=v", "/e2?k=", "/e2?k=v", "/e3?k=", "/e3?k=v", "/e4?k=", "/e4?k=v", "/e5/", "/e5/x", "/e5/?z=1", "/e6/?z=1", "/e6/x?z=1",
 				"/e7/?z=1", "/e7/a%20b?z=1", "/e8//x?z=1", "/e8/a/x?z=1"}, nil},
+		{"next round in server context", "RewriteEngine On\nRewriteRule ^/n/(.*)-(.*)$ /n/$1_$2 [N]\nRewriteRule ^/n/(.*_.*)$ /done/$1 [R=302,L]\n" +
+			"RewriteRule ^/m/a$ /m/b [N]\nRewriteRule ^/m/b$ /m/c [N]\nRewriteRule ^/m/c$ /final [R=301,L]\nRedirect 301 /m/z /zed\n" +
+			"RewriteRule ^/r/(.*)-(.*)$ /r/$1$2 [N]\nRedirect 301 /r/ab /rab\nRedirect 301 /r/cd /rcd\nRewriteCond %{QUERY_STRING} ^(.*)x(.*)$\nRewriteRule ^/q/(.*)$ /q/$1?%1y%2 [N]\nRewriteRule ^/q/(.*)$ /qd/$1 [R=302,L]\n", "",
+			[]string{"/n/a-b", "/n/a-b-c-d", "/n/x", "/n/a-b?q=1", "/m/a", "/m/b", "/m/c", "/m/z", "/m/a?k", "/r/a-b", "/r/ab", "/r/cd", "/q/a?xax", "/q/a?b", "/q/a?xxxxx",
+				"/n/a-b-c-d-e-f-g-h-i-j-k-l"},
+			map[string]string{"/n/a-b-c-d-e-f-g-h-i-j-k-l": "redirectd runs server context's rules at most 10 times with [N], then answers 500; Apache goes on"}},
 		{"next round", "", "RewriteEngine On\nRewriteBase /\nRewriteRule ^(.*)-(.*)$ $1_$2 [N]\nRewriteRule ^(.*_.*)$ /done/$1 [R=302,L]\n" +
 			"RewriteCond %{QUERY_STRING} ^(.*)x(.*)$\nRewriteRule ^q/(.*)$ q/$1?%1y%2 [N,DPI]\nRewriteRule ^q/(.*)$ /qd/$1 [R=302,L]\n",
 			[]string{"/a-b", "/a-b-c-d", "/x", "/a-b-c-d-e-f-g-h?k=v", "/a-b-c-d-e-f-g-h-i-j-k-l", "/q/a?xax", "/q/a?b", "/q/a?xxxxx", "/q/a/b?x", "/d/a-b"},

@@ -154,6 +154,7 @@ func (c *rwCtx) writeRules(rules []rule) rwResult {
 	var body []string
 	var guards []string // variables that must be 0 for the next rule to run
 	skip := map[string]int{}
+	next := false // a rule of server context has [N]
 	for _, r := range rules {
 		lines, internal, err := c.rule(r)
 		if err != nil {
@@ -186,6 +187,14 @@ func (c *rwCtx) writeRules(rules []rule) rwResult {
 			lines = setOnSuccess(lines, "set $"+v+" 1;")
 			n, _ := strconv.Atoi(sv)
 			skip[v] = n
+		}
+		if r.has("N") && c.dir == "" && len(lines) > 0 {
+			// The rest of the round is skipped; the next round starts
+			// from the first rule.
+			c.init("set $a_next 0;")
+			lines = setOnSuccess(lines, "set $a_next 1;")
+			after = append(after, "a_next")
+			next = true
 		}
 		if _, ok := r.flags["C"]; ok {
 			v := c.newVar("chain")
@@ -220,9 +229,37 @@ func (c *rwCtx) writeRules(rules []rule) rwResult {
 		}
 		guards = append(next, after...)
 	}
+	if next {
+		body = nextRounds(c.inits, body)
+	}
 	res.steps = append(c.inits, body...)
 	res.proxies = c.proxies
 	return res
+}
+
+// maxRounds is how many times server context's rules run with [N]:
+// redirectd's bound on a request's URI changes, as a location's.
+const maxRounds = 10
+
+// nextRounds writes server context's rules again for each [N] round:
+// nginx's server steps run once. Each round starts with the variables
+// as the first did (but the one that says a rewrite happened), and a
+// request still going round after the last is answered 500, as a
+// location's eleventh URI change is.
+func nextRounds(inits, round []string) []string {
+	var reset []string
+	for _, l := range inits {
+		if !strings.HasPrefix(l, "set $a_rewritten ") {
+			reset = append(reset, l)
+		}
+	}
+	body := round
+	for range maxRounds - 1 {
+		body = append(body, "if ($a_next = 1) {")
+		body = append(body, indent(append(append([]string{}, reset...), round...))...)
+		body = append(body, "}")
+	}
+	return append(body, "if ($a_next = 1) { return 500; }")
 }
 
 // compiles reports why the steps (after the declarations inits) do not

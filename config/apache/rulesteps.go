@@ -39,13 +39,14 @@ func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
 		c.t.note(r.d, importer.Caveat, "[CO=%s]: the cookie is not set; the rule's answer is", r.flags["CO"])
 	}
 	if r.has("N") {
-		if c.dir == "" || r.subst == "-" {
-			return nil, false, fmt.Errorf("[N] is translated in a .htaccess only, on a rule that rewrites: server context's steps run once; left out")
+		if r.subst == "-" {
+			return nil, false, fmt.Errorf("[N] on a rule that does not rewrite (Apache starts the rules again on the same URI until its bound); left out")
 		}
 		// A location's steps start again after a rewrite with last:
-		// the rules from the first, on the new URI.
+		// the rules from the first, on the new URI; in server context,
+		// the rules are written again for each round (writeRules).
 		c.t.note(r.d, importer.Caveat, "[N]: the rules start again at most 10 times (redirectd's bound on a request's URI changes, then 500), where Apache allows %s", map[bool]string{true: r.flags["N"], false: "10000"}[r.flags["N"] != ""])
-		if !r.has("DPI") {
+		if !r.has("DPI") && c.dir != "" {
 			c.t.note(r.d, importer.Caveat, "[N] without [DPI]: at each round Apache appends the path's PATH_INFO (the part below the deepest existing file or directory), which the import does not know: exact where there is none")
 		}
 	}
@@ -905,6 +906,8 @@ func (c *rwCtx) emit(r rule, re, repl string, code int, hasQuery bool) ([]string
 			return []string{"rewrite " + quoteArg(re) + " " + quoteArg(repl) + ";"}, false
 		case r.has("END"):
 			flag = " break"
+		case r.has("N") && c.dir == "":
+			// writeRules starts the server's rules again.
 		case r.has("L"), r.has("PT"), r.has("N"):
 			flag = " last"
 		}

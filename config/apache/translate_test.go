@@ -75,7 +75,7 @@ func TestTranslateNotes(t *testing.T) {
 		{"file test", "RewriteEngine on\nRewriteCond %{REQUEST_FILENAME} !-f\nRewriteRule . /index.php [L]\n",
 			[]string{"served by the original server itself: f.conf:3: RewriteCond %{REQUEST_FILENAME} !-f: a file test reads the site's files, which redirectd does not have: the rule is the site's own, not written"}},
 		{"engine off", "RewriteRule ^/a /b [R]\n", []string{"translated with a caveat: f.conf:1: RewriteEngine is not on here: Apache does not run this rule, nor does redirectd"}},
-		{"flag", "RewriteEngine on\nRewriteRule ^/a /b [R,N]\n", []string{"left out: f.conf:2: [N] is translated in a .htaccess only, on a rule that rewrites: server context's steps run once; left out"}},
+		{"flag", "RewriteEngine on\nRewriteRule ^/a - [N]\n", []string{"left out: f.conf:2: [N] on a rule that does not rewrite (Apache starts the rules again on the same URI until its bound); left out"}},
 		{"int map", "RewriteMap lc int:tolower\nRewriteMap x int:rot13\n", []string{"left out: f.conf:2: RewriteMap x int:rot13: not one of Apache's int: functions (tolower, toupper, escape, unescape); the rules that read it are left out"}},
 		{"prg map", "RewriteMap p prg:/usr/bin/m\n", []string{"left out: f.conf:1: RewriteMap p prg:/usr/bin/m: a program answers this map at each lookup, which redirectd cannot run; the rules that read it are left out"}},
 		{"backref flags", "RewriteEngine on\nRewriteRule ^/a(.*) /b$1 [R,B=?]\nRewriteRule ^/c(.*) /d$1 [R,backrefnoplus]\nRewriteRule ^/e(.*) /f?$1 [QSL]\nRewriteRule ^/g(.*) /h?$1?x [QSL]\nRewriteRule ^/i(.*) /j$1 [R,B,BNE]\n", []string{
