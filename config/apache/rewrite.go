@@ -63,6 +63,9 @@ type rwCtx struct {
 	// stripped: the rule's pattern is matched with $a_strip, the
 	// path without the directory's prefix.
 	stripped bool
+	// loc is the DocumentRoot, for the rules of a <Location>: their
+	// patterns are matched with $a_fpath, the file-system path.
+	loc string
 }
 
 func (c *rwCtx) init(line string) {

@@ -38,6 +38,9 @@ func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
 	if r.has("CO") {
 		c.t.note(r.d, importer.Caveat, "[CO=%s]: the cookie is not set; the rule's answer is", r.flags["CO"])
 	}
+	if c.loc != "" && (r.has("N") || r.has("PT") || r.has("P")) {
+		return nil, false, fmt.Errorf("[N], [P] or [PT] inside <Location> (a per-directory round on the file-system path) is not translated; left out")
+	}
 	if r.has("N") {
 		if r.subst == "-" {
 			return nil, false, fmt.Errorf("[N] on a rule that does not rewrite (Apache starts the rules again on the same URI until its bound); left out")
@@ -96,10 +99,14 @@ func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
 			head = append(head, fmt.Sprintf("set $%s $%d;", v, n))
 		}
 	}
-	if len(r.conds) == 0 && len(head) == 0 && len(body) == len(action)+1 && !r.neg && !c.stripped && !r.has("S") && !r.has("C") && !r.has("PT") && !internal && len(action) == 1 && strings.HasPrefix(action[0], "rewrite ") {
+	if len(r.conds) == 0 && len(head) == 0 && len(body) == len(action)+1 && !r.neg && !c.stripped && c.loc == "" && !r.has("S") && !r.has("C") && !r.has("PT") && !internal && len(action) == 1 && strings.HasPrefix(action[0], "rewrite ") {
 		return action, internal, nil // one regex: the rewrite's own
 	}
 	lines = append([]string{"if (" + c.subject() + " " + op + " " + quoteArg(re) + ") {"}, indent(append(head, body...))...)
+	if c.loc != "" {
+		c.init(`set $a_fpath "";`)
+		lines = append([]string{"set $a_fpath " + quoteArg(c.loc+"$uri") + ";"}, lines...)
+	}
 	if c.stripped {
 		c.init(`set $a_strip "";`)
 		lines = append([]string{`set $a_strip "";`, "if ($uri ~ " + quoteArg("^"+quoteMeta(c.dir)+"(.*)$") + ") { set $a_strip $1; }"}, lines...)
@@ -211,6 +218,9 @@ func refused(r rule) error {
 // subject is what a rule's pattern is matched with: the path; in a
 // directory's rules, its own prefix is part of the pattern.
 func (c *rwCtx) subject() string {
+	if c.loc != "" {
+		return "$a_fpath"
+	}
 	if c.stripped {
 		return "$a_strip"
 	}
@@ -552,7 +562,7 @@ func (c *rwCtx) expand(s string, escape bool) (string, error) {
 				return "", fmt.Errorf("a literal '$' cannot be written in a step; left out")
 			}
 			lit(string(s[i]))
-		case ch == '$' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9' && (c.bflag || escape):
+		case ch == '$' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9' && (c.bflag || escape || c.loc != ""):
 			v, err := c.backref(fmt.Sprintf("${a_r%c}", s[i+1]), escape)
 			if err != nil {
 				return "", err
@@ -560,7 +570,7 @@ func (c *rwCtx) expand(s string, escape bool) (string, error) {
 			c.wantR[s[i+1]-'0'] = true
 			b.WriteString(v)
 			i++
-		case ch == '%' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9' && (c.bflag || escape):
+		case ch == '%' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9' && (c.bflag || escape || c.loc != ""):
 			v, err := c.backref(fmt.Sprintf("${a_c%c}", s[i+1]), escape)
 			if err != nil {
 				return "", err
@@ -618,6 +628,9 @@ func (c *rwCtx) expand(s string, escape bool) (string, error) {
 // escapes the whole Location (ap_escape_uri), which the steps' own
 // escaping of captures is not.
 func (c *rwCtx) backref(saved string, escape bool) (string, error) {
+	if !c.bflag && !escape {
+		return saved, nil // a <Location>'s rule reads its groups saved
+	}
 	if !c.bflag {
 		return c.escaped(strings.TrimSuffix(strings.TrimPrefix(saved, "${"), "}"))
 	}
@@ -698,7 +711,7 @@ func (c *rwCtx) action(r rule, re string, ci bool) ([]string, bool, error) {
 	if ci {
 		re = "(?i)" + re
 	}
-	if r.neg || c.stripped {
+	if r.neg || c.stripped || c.loc != "" {
 		re = "^"
 	}
 	switch {
@@ -731,6 +744,12 @@ func (c *rwCtx) action(r rule, re string, ci bool) ([]string, bool, error) {
 	abs := strings.HasPrefix(strings.ToLower(subst), "http://") || strings.HasPrefix(strings.ToLower(subst), "https://")
 	if abs && code == 0 {
 		code = 302 // an absolute URL redirects, as [R] does
+	}
+	if c.loc != "" && code == 0 {
+		return nil, false, fmt.Errorf("an internal rewrite inside <Location> (Apache's per-directory round on the file-system path) is not translated, only redirects; left out")
+	}
+	if c.loc != "" && !abs && !strings.HasPrefix(subst, "/") {
+		return nil, false, fmt.Errorf("a relative substitution inside <Location> (Apache puts a file-system path in front of it) is not translated; left out")
 	}
 	// A substitution that starts with a lookup or a variable is a path
 	// or a URL by its value, which the Location says as it is.

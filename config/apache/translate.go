@@ -168,7 +168,11 @@ func Translate(conf []*Directive, ht []HTAccess) *Result {
 	for _, v := range vhosts {
 		v.Block, ht = t.directories(v.Block, ht)
 	}
-	t.locExpr, t.locList = t.locationSteps(main)
+	// A directory's own rules would be replaced by a section's under
+	// it (mod_rewrite's merge): sections' rules are written only where
+	// no directory has any.
+	perDirRules := slices.ContainsFunc(ht, func(h HTAccess) bool { return hasRewrite(h.Dirs) })
+	t.locExpr, t.locList = t.locationSteps(main, !perDirRules)
 	mainRedirects := t.scanOther(main, true)
 	// A .htaccess's [P] rules forward with the main server's setting.
 	t.preserve = proxyPreserve(main, false)
@@ -337,7 +341,7 @@ func (t *translator) virtualHosts(vhosts, main, mainRedirects []*Directive, main
 		// the main server's, so they are tried first.
 		mainExpr, mainList := t.locExpr, t.locList
 		if t.locInServer {
-			e, l := t.locationSteps(v.Block)
+			e, l := t.locationSteps(v.Block, false)
 			t.locExpr, t.locList = append(e, mainExpr...), append(l, mainList...)
 		}
 		t.scanOther(v.Block, false)

@@ -83,9 +83,13 @@ func TestTranslateNotes(t *testing.T) {
 			"left out: f.conf:5: [QSL] with a '?' in the path of an internal rewrite: the steps' rewrite starts the query at the first; left out",
 			"left out: f.conf:6: [BNE] without the characters not to escape: Apache refuses the rule; left out"}},
 		{"location", "<Location /x>\nRedirect /x /y\nRewriteRule ^ /z [R]\nRedirect 301 %{REQUEST_URI}\n</Location>\n<Location /w*>\nRedirect /x /y\n</Location>\n", []string{
-			"left out: f.conf:3: RewriteRule inside <Location /x> is not translated (only mod_alias's redirects); left out",
 			"left out: f.conf:4: Redirect %{REQUEST_URI}: the URL is an expression (ap_expr) the import does not read; only literal text; left out",
+			"left out: f.conf:3: RewriteRule inside <Location /x>: Apache matches it with the file-system path, and the main server has no DocumentRoot the import can write; left out",
 			"left out: f.conf:6: <Location /w*> holds redirects or rewrites; left out: only server context and .htaccess files are translated"}},
+		{"location rewrite", "DocumentRoot /srv/www\n<Location /x>\nRewriteEngine on\nRewriteRule ^ /z [L]\nRewriteRule ^ z [R]\nRewriteRule ^ /z [R,N]\n</Location>\n", []string{
+			"left out: f.conf:4: an internal rewrite inside <Location> (Apache's per-directory round on the file-system path) is not translated, only redirects; left out",
+			"left out: f.conf:5: a relative substitution inside <Location> (Apache puts a file-system path in front of it) is not translated; left out",
+			"left out: f.conf:6: [N], [P] or [PT] inside <Location> (a per-directory round on the file-system path) is not translated; left out"}},
 		{"proxy match", "ProxyPass /a/ http://b/c/\nProxyPassMatch ^/a/(.*)\\.png$ http://b/i/$1\nProxyPassMatch ^/x(.*)$ http://b/%1\nProxyPassMatch ^/y http://b/$x\nProxyPassMatch ^/z !\n", []string{
 			"translated with a caveat: f.conf:2: ProxyPassMatch ^/a/(.*)\\.png$: a path that ProxyPass /a/ before it also takes goes here (redirectd's regex locations win over its prefix ones), where Apache takes the first",
 			"left out: f.conf:3: ProxyPassMatch ^/x(.*)$ http://b/%1: only an http:// or https:// URL whose path has no query and no '%', groups as $0..$9, is translated; left out",
