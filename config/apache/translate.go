@@ -173,6 +173,9 @@ func Translate(conf []*Directive, ht []HTAccess) *Result {
 	// no directory has any.
 	perDirRules := slices.ContainsFunc(ht, func(h HTAccess) bool { return hasRewrite(h.Dirs) })
 	t.locExpr, t.locList = t.locationSteps(main, !perDirRules)
+	// The file walk's sections merge after the directory's, before the
+	// location walk's: their Redirects come after the <Location>s'.
+	t.locList = append(t.locList, t.filesSteps(main)...)
 	mainRedirects := t.scanOther(main, true)
 	// A .htaccess's [P] rules forward with the main server's setting.
 	t.preserve = proxyPreserve(main, false)
@@ -501,6 +504,13 @@ func (t *translator) serverSteps(s *Server, dirs []*Directive, inherited []*Dire
 // first.
 func (t *translator) htaccess(h HTAccess, parents []HTAccess) *Location {
 	dir := h.Dir
+	// Its <Files> sections' Redirects, and its parents' (which apply
+	// below them), the nearest's first; read before scanOther notes
+	// the sections left out.
+	var files []string
+	for _, hh := range append([]HTAccess{h}, parents...) {
+		files = append(files, t.filesSteps(hh.Dirs)...)
+	}
 	t.scanOther(h.Dirs, false)
 	dirs, rwDir := h.Dirs, dir
 	if !hasRewrite(dirs) {
@@ -535,7 +545,7 @@ func (t *translator) htaccess(h HTAccess, parents []HTAccess) *Location {
 			}
 		}
 	}
-	al := append(append(append(t.ifSteps(h.Dirs), t.locExpr...), t.locList...), t.aliasSteps(redirects)...)
+	al := append(append(append(append(t.ifSteps(h.Dirs), t.locExpr...), t.locList...), files...), t.aliasSteps(redirects)...)
 	l := &Location{Source: h.File, Path: dir}
 	if len(rw.steps)+len(al) > 0 {
 		if t.encodedSlash404 {
