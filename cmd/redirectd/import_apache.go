@@ -88,7 +88,14 @@ func importApache(args []string, _, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "redirectd import apache: the written config does not load (a bug in the import; please report it):\n%v\n", err)
 		return 1
 	}
-	// The self-check: the config as loaded against the model of Apache.
+	return reportApache(res, cfg, written, stderr)
+}
+
+// reportApache runs the self-check on the config as loaded, prints the
+// report and returns the exit status: 1 where a directive that decides
+// a redirect is left out or an answer differs from the model of
+// Apache's.
+func reportApache(res *apache.Result, cfg *config.Config, written string, stderr io.Writer) int {
 	st := res.SelfCheck(cfg.Locations)
 	(&importer.Report{Files: []string{written}, Forms: res.Forms, Notes: res.Notes}).Write(stderr)
 	fmt.Fprintf(stderr, "self-check: %d requests made from the rules, %d answered by the model of Apache and compared, %d differ\n", st.Asked, st.Compared, st.Differ)

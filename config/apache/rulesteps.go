@@ -25,7 +25,7 @@ import (
 // URI without ending the context's rules.
 func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
 	c.cur = r.d
-	if r.has("P") {
+	if r.has("P") && c.loc == "" {
 		lines, r2, err := c.proxyRule(r)
 		if err != nil || lines != nil {
 			return lines, false, err
@@ -35,23 +35,8 @@ func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
 	if err := refused(r); err != nil {
 		return nil, false, err
 	}
-	if r.has("CO") {
-		c.t.note(r.d, importer.Caveat, "[CO=%s]: the cookie is not set; the rule's answer is", r.flags["CO"])
-	}
-	if c.loc != "" && (r.has("N") || r.has("PT") || r.has("P")) {
-		return nil, false, fmt.Errorf("[N], [P] or [PT] inside <Location> (a per-directory round on the file-system path) is not translated; left out")
-	}
-	if r.has("N") {
-		if r.subst == "-" {
-			return nil, false, fmt.Errorf("[N] on a rule that does not rewrite (Apache starts the rules again on the same URI until its bound); left out")
-		}
-		// A location's steps start again after a rewrite with last:
-		// the rules from the first, on the new URI; in server context,
-		// the rules are written again for each round (writeRules).
-		c.t.note(r.d, importer.Caveat, "[N]: the rules start again at most 10 times (redirectd's bound on a request's URI changes, then 500), where Apache allows %s", map[bool]string{true: r.flags["N"], false: "10000"}[r.flags["N"] != ""])
-		if !r.has("DPI") && c.dir != "" {
-			c.t.note(r.d, importer.Caveat, "[N] without [DPI]: at each round Apache appends the path's PATH_INFO (the part below the deepest existing file or directory), which the import does not know: exact where there is none")
-		}
+	if err := c.flagNotes(r); err != nil {
+		return nil, false, err
 	}
 	re, err := c.rulePattern(r)
 	if err != nil {
@@ -112,6 +97,30 @@ func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
 		lines = append([]string{`set $a_strip "";`, "if ($uri ~ " + quoteArg("^"+quoteMeta(c.dir)+"(.*)$") + ") { set $a_strip $1; }"}, lines...)
 	}
 	return append(lines, "}"), internal, nil
+}
+
+// flagNotes notes the flags a rule is translated with a caveat for,
+// and refuses those the rule's context cannot say.
+func (c *rwCtx) flagNotes(r rule) error {
+	if r.has("CO") {
+		c.t.note(r.d, importer.Caveat, "[CO=%s]: the cookie is not set; the rule's answer is", r.flags["CO"])
+	}
+	if c.loc != "" && (r.has("N") || r.has("PT") || r.has("P")) {
+		return fmt.Errorf("[N], [P] or [PT] inside <Location> (a per-directory round on the file-system path) is not translated; left out")
+	}
+	if r.has("N") {
+		if r.subst == "-" {
+			return fmt.Errorf("[N] on a rule that does not rewrite (Apache starts the rules again on the same URI until its bound); left out")
+		}
+		// A location's steps start again after a rewrite with last:
+		// the rules from the first, on the new URI; in server context,
+		// the rules are written again for each round (writeRules).
+		c.t.note(r.d, importer.Caveat, "[N]: the rules start again at most 10 times (redirectd's bound on a request's URI changes, then 500), where Apache allows %s", map[bool]string{true: r.flags["N"], false: "10000"}[r.flags["N"] != ""])
+		if !r.has("DPI") && c.dir != "" {
+			c.t.note(r.d, importer.Caveat, "[N] without [DPI]: at each round Apache appends the path's PATH_INFO (the part below the deepest existing file or directory), which the import does not know: exact where there is none")
+		}
+	}
+	return nil
 }
 
 // rulePattern is pattern, or where a '^' stands inside a group
@@ -745,11 +754,8 @@ func (c *rwCtx) action(r rule, re string, ci bool) ([]string, bool, error) {
 	if abs && code == 0 {
 		code = 302 // an absolute URL redirects, as [R] does
 	}
-	if c.loc != "" && code == 0 {
-		return nil, false, fmt.Errorf("an internal rewrite inside <Location> (Apache's per-directory round on the file-system path) is not translated, only redirects; left out")
-	}
-	if c.loc != "" && !abs && !strings.HasPrefix(subst, "/") {
-		return nil, false, fmt.Errorf("a relative substitution inside <Location> (Apache puts a file-system path in front of it) is not translated; left out")
+	if err := c.locRefused(subst, code, abs); err != nil {
+		return nil, false, err
 	}
 	// A substitution that starts with a lookup or a variable is a path
 	// or a URL by its value, which the Location says as it is.
@@ -789,19 +795,26 @@ func (c *rwCtx) action(r rule, re string, ci bool) ([]string, bool, error) {
 		return nil, false, err
 	}
 	lines, internal := c.emit(r, re, repl, code, hasQuery)
+	lines, err = c.emptyGuards(r, re, p, q, code, hasQuery, dynamic, escape, lines)
+	return lines, internal, err
+}
+
+// emptyGuards writes a rule's action again for where its expansions
+// give nothing: a query that expands to nothing sends no '?'; a
+// lookup that finds nothing, Apache's redirect goes to the server's "/"
+// (fully_qualify_uri).
+func (c *rwCtx) emptyGuards(r rule, re, p, q string, code int, hasQuery, dynamic, escape bool, lines []string) ([]string, error) {
 	if hasQuery && strings.Contains(q, "$") {
 		lines = c.emptyQuery(r, re, p, q, code, lines)
 	}
 	if dynamic && code != 0 {
-		// A lookup that finds nothing: Apache's redirect goes to the
-		// server's "/" (fully_qualify_uri).
 		empty, err := c.withQuery(r, "/", q, hasQuery, escape)
 		if err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		lines = c.guardEmpty("pv", re, p, empty, code, hasQuery, r, lines)
 	}
-	return lines, internal, nil
+	return lines, nil
 }
 
 // guardEmpty runs lines where v, the value val taken in an if on the
@@ -829,6 +842,20 @@ func (c *rwCtx) emptyQuery(r rule, re, p, q string, code int, lines []string) []
 		return c.guardEmpty("qv", re, q, p, code, false, r, lines)
 	}
 	return c.guardEmpty("qv", re, q, p+"?", code, true, r, lines)
+}
+
+// locRefused refuses what a <Location>'s rule cannot be written as:
+// an internal rewrite, a relative substitution.
+func (c *rwCtx) locRefused(subst string, code int, abs bool) error {
+	switch {
+	case c.loc == "":
+		return nil
+	case code == 0:
+		return fmt.Errorf("an internal rewrite inside <Location> (Apache's per-directory round on the file-system path) is not translated, only redirects; left out")
+	case !abs && !strings.HasPrefix(subst, "/"):
+		return fmt.Errorf("a relative substitution inside <Location> (Apache puts a file-system path in front of it) is not translated; left out")
+	}
+	return nil
 }
 
 // withQuery writes the substitution's query in rewrite's form: "?q"
