@@ -52,6 +52,9 @@ func TestImportApacheRewriteExtras(t *testing.T) {
 			"RewriteRule ^e7/(.*)$ /p7?$1 [R=301,QSD,L]\nRewriteRule ^e8/([^/]*)/(.*)$ e8-done/$2?$1 [L]\nRewriteRule ^e8-done/(.*)$ /p8/$1 [R=302,L]\n",
 			[]string{"/e1?k=", "/e1?k=v", "/e2?k=", "/e2?k=v", "/e3?k=", "/e3?k=v", "/e4?k=", "/e4?k=v", "/e5/", "/e5/x", "/e5/?z=1", "/e6/?z=1", "/e6/x?z=1",
 				"/e7/?z=1", "/e7/a%20b?z=1", "/e8//x?z=1", "/e8/a/x?z=1"}, nil},
+		{"a redirect without [L]", "", "RewriteEngine On\nRewriteRule ^r1/(.*)$ /t1/$1 [R=302]\nRewriteRule t1 /t1-again [R=301,L]\nRewriteRule ^r2/(.*)$ /t2/$1 [R=302]\nRewriteRule ^r3/(.*)$ /t3/$1 [R=302]\n",
+			[]string{"/r1/a", "/r2/a", "/r2/b?c=d", "/r3/x", "/t1"},
+			map[string]string{"/r1/a": "Apache goes on with the rules after a redirect without [L], matching \"redirect:URL\", which a later rule matches; the import answers the redirect (noted)"}},
 		{"next round in server context", "RewriteEngine On\nRewriteRule ^/n/(.*)-(.*)$ /n/$1_$2 [N]\nRewriteRule ^/n/(.*_.*)$ /done/$1 [R=302,L]\n" +
 			"RewriteRule ^/m/a$ /m/b [N]\nRewriteRule ^/m/b$ /m/c [N]\nRewriteRule ^/m/c$ /final [R=301,L]\nRedirect 301 /m/z /zed\n" +
 			"RewriteRule ^/r/(.*)-(.*)$ /r/$1$2 [N]\nRedirect 301 /r/ab /rab\nRedirect 301 /r/cd /rcd\nRewriteCond %{QUERY_STRING} ^(.*)x(.*)$\nRewriteRule ^/q/(.*)$ /q/$1?%1y%2 [N]\nRewriteRule ^/q/(.*)$ /qd/$1 [R=302,L]\n", "",

@@ -215,6 +215,11 @@ func (m *apModel) runRules(ds []*Directive, r *mReq, dir *mDir) (a mAnswer, done
 			matched = ok
 			if ok {
 				if a, stop := m.act(rule, r, dir, groups, condGroups); stop {
+					if a.known && a.status >= 300 && a.status < 400 && !rule.has("l", "end") && goesOn(rules[i+1:], a.loc) {
+						// mod_rewrite goes on with "redirect:URL",
+						// which a later rule matches: not followed.
+						return unknown, true
+					}
 					return a, true
 				}
 			}
@@ -539,4 +544,15 @@ func apEscapeURI(s string) string {
 		b.WriteByte(hex[c&15])
 	}
 	return b.String()
+}
+
+// goesOn reports whether a later rule's pattern matches the string
+// mod_rewrite goes on with after a redirect without [L].
+func goesOn(later []*mRule, loc string) bool {
+	for _, l := range later {
+		if l.re == nil || (l.re.MatchString("redirect:"+loc) != l.negate) {
+			return true
+		}
+	}
+	return false
 }

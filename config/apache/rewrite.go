@@ -158,7 +158,8 @@ func (c *rwCtx) writeRules(rules []rule) rwResult {
 	var guards []string // variables that must be 0 for the next rule to run
 	skip := map[string]int{}
 	next := false // a rule of server context has [N]
-	for _, r := range rules {
+	for i, r := range rules {
+		c.redirectGoesOn(r, rules[i+1:])
 		lines, internal, err := c.rule(r)
 		if err != nil {
 			kind := importer.LeftOut
@@ -421,4 +422,47 @@ func readCond(d *Directive) (cond, error) {
 		cd.negative, cd.pattern = true, cd.pattern[1:]
 	}
 	return cd, nil
+}
+
+// redirectGoesOn notes a redirect without [L] or [END] where a later
+// rule may match what mod_rewrite goes on with: the string
+// "redirect:URL" (Apache's docs: use [R] with [L]). The steps answer
+// the redirect at once; Apache's later rule may answer otherwise (a
+// catch-all's internal rewrite, [F]).
+func (c *rwCtx) redirectGoesOn(r rule, later []rule) {
+	if r.has("L") || r.has("END") || r.subst == "-" || r.has("F") || r.has("G") {
+		return
+	}
+	low := strings.ToLower(r.subst)
+	if !r.has("R") && !strings.HasPrefix(low, "http://") && !strings.HasPrefix(low, "https://") {
+		return
+	}
+	for _, l := range later {
+		if mayMatchRedirect(l) {
+			c.t.note(r.d, importer.Caveat, "a redirect without [L]: Apache goes on with the rules, matching \"redirect:URL\", and %s may match it and answer otherwise; the import answers the redirect", l.d.Source())
+			return
+		}
+	}
+}
+
+// mayMatchRedirect reports whether a rule's pattern may match
+// "redirect:http://...": a negated one, or one not anchored on a
+// literal that such a string cannot start with.
+func mayMatchRedirect(r rule) bool {
+	p, ok := strings.CutPrefix(r.pattern, "^")
+	if r.neg || !ok {
+		return true
+	}
+	n := 0
+	for n < len(p) && !strings.ContainsRune(`.[](){}*+?|\$^`, rune(p[n])) {
+		n++
+	}
+	lit := p[:n]
+	if n < len(p) && strings.ContainsRune("?*{", rune(p[n])) && n > 0 {
+		lit = lit[:n-1] // its last byte is optional
+	}
+	if r.has("NC") {
+		lit = strings.ToLower(lit)
+	}
+	return strings.HasPrefix("redirect:https://", lit) || strings.HasPrefix(lit, "redirect:http")
 }

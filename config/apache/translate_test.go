@@ -75,6 +75,9 @@ func TestTranslateNotes(t *testing.T) {
 		{"file test", "RewriteEngine on\nRewriteCond %{REQUEST_FILENAME} !-f\nRewriteRule . /index.php [L]\n",
 			[]string{"served by the original server itself: f.conf:3: RewriteCond %{REQUEST_FILENAME} !-f: a file test reads the site's files, which redirectd does not have: the rule is the site's own, not written"}},
 		{"engine off", "RewriteRule ^/a /b [R]\n", []string{"translated with a caveat: f.conf:1: RewriteEngine is not on here: Apache does not run this rule, nor does redirectd"}},
+		{"redirect goes on", "RewriteEngine on\nRewriteRule ^/a /b [R]\nRewriteRule ^/c /d [R=301]\nRewriteRule ^/e /f [NC,R,L]\nRewriteRule ^(.*)$ - [F]\n", []string{
+			`translated with a caveat: f.conf:2: a redirect without [L]: Apache goes on with the rules, matching "redirect:URL", and f.conf:5 may match it and answer otherwise; the import answers the redirect`,
+			`translated with a caveat: f.conf:3: a redirect without [L]: Apache goes on with the rules, matching "redirect:URL", and f.conf:5 may match it and answer otherwise; the import answers the redirect`}},
 		{"flag", "RewriteEngine on\nRewriteRule ^/a - [N]\n", []string{"left out: f.conf:2: [N] on a rule that does not rewrite (Apache starts the rules again on the same URI until its bound); left out"}},
 		{"int map", "RewriteMap lc int:tolower\nRewriteMap x int:rot13\n", []string{"left out: f.conf:2: RewriteMap x int:rot13: not one of Apache's int: functions (tolower, toupper, escape, unescape); the rules that read it are left out"}},
 		{"prg map", "RewriteMap p prg:/usr/bin/m\n", []string{"left out: f.conf:1: RewriteMap p prg:/usr/bin/m: a program answers this map at each lookup, which redirectd cannot run; the rules that read it are left out"}},
@@ -86,7 +89,7 @@ func TestTranslateNotes(t *testing.T) {
 			"left out: f.conf:4: Redirect %{REQUEST_URI}: the URL is an expression (ap_expr) the import does not read; only literal text; left out",
 			"left out: f.conf:3: RewriteRule inside <Location /x>: Apache matches it with the file-system path, and the main server has no DocumentRoot the import can write; left out",
 			"left out: f.conf:6: <Location /w*> holds redirects or rewrites; left out: only server context and .htaccess files are translated"}},
-		{"location rewrite", "DocumentRoot /srv/www\n<Location /x>\nRewriteEngine on\nRewriteRule ^ /z [L]\nRewriteRule ^ z [R]\nRewriteRule ^ /z [R,N]\n</Location>\n", []string{
+		{"location rewrite", "DocumentRoot /srv/www\n<Location /x>\nRewriteEngine on\nRewriteRule ^ /z [L]\nRewriteRule ^ z [R,L]\nRewriteRule ^ /z [R,N]\n</Location>\n", []string{
 			"left out: f.conf:4: an internal rewrite inside <Location> (Apache's per-directory round on the file-system path) is not translated, only redirects; left out",
 			"left out: f.conf:5: a relative substitution inside <Location> (Apache puts a file-system path in front of it) is not translated; left out",
 			"left out: f.conf:6: [N], [P] or [PT] inside <Location> (a per-directory round on the file-system path) is not translated; left out"}},
