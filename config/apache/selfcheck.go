@@ -23,6 +23,7 @@ import (
 // import stays within seconds.
 const (
 	maxCheckDirectives = 600
+	maxProbes          = 4000
 	maxCheckNotes      = 20
 	// maxModelWork bounds the rules and regexes the model tries in all
 	// (about a second of work): past it, the requests left are not asked.
@@ -218,6 +219,13 @@ func (m *apModel) probes() []probe {
 				out = append(out, probe{host: t.host, target: path, https: t.https, from: s.d})
 			}
 		}
+	}
+	if len(out) > maxProbes {
+		spread := make([]probe, 0, maxProbes)
+		for i := range maxProbes {
+			spread = append(spread, out[i*(len(out)-1)/(maxProbes-1)])
+		}
+		out = spread
 	}
 	return out
 }
