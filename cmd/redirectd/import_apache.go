@@ -83,15 +83,31 @@ func importApache(args []string, _, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "redirectd import apache: %v\n", err)
 		return 1
 	}
-	if _, err := config.Load(written); err != nil {
+	cfg, err := config.Load(written)
+	if err != nil {
 		return writtenDoesNotLoad(stderr, "import apache", err)
 	}
+	return reportApache(res, cfg, written, stderr)
+}
+
+// reportApache runs the self-check on the config as loaded, prints the
+// report and returns the exit status: 1 where a directive that decides
+// a redirect is left out or an answer differs from the model of
+// Apache's.
+func reportApache(res *apache.Result, cfg *config.Config, written string, stderr io.Writer) int {
+	st := res.SelfCheck(cfg.Locations)
 	(&importer.Report{Files: []string{written}, Forms: res.Forms, Notes: res.Notes}).Write(stderr)
+	fmt.Fprintf(stderr, "self-check: %d requests made from the rules, %d answered by the model of Apache and compared, %d differ\n", st.Asked, st.Compared, st.Differ)
+	code := 0
 	if res.LeftOut() {
 		fmt.Fprintln(stderr, "redirectd import apache: directives that decide a redirect were left out (listed above)")
-		return 1
+		code = 1
 	}
-	return 0
+	if res.Differs() {
+		fmt.Fprintln(stderr, "redirectd import apache: the written config answers some requests otherwise than Apache (listed above)")
+		code = 1
+	}
+	return code
 }
 
 func hts2names(hts []apache.HTAccess) []string {

@@ -88,3 +88,61 @@ func TestImportApacheLocationVirtualHost(t *testing.T) {
 	paths := []string{"/old/a", "/old/b1", "/old/c", "/vh-only", "/vh-only/x?y=1", "/moved", "/gone", "/plain", "/plain/x", "/match/12", "/old/x/y"}
 	apacheRoundTripReport(t, files, nil, []string{"vh.test", "other.test"}, paths, nil, false, 3)
 }
+
+// apacheLocationRewrite are <Location> sections holding RewriteRules:
+// Apache runs them in its per-directory round, the pattern matched with
+// the file-system path, the last matching section's rules replacing
+// the others', before the sections' Redirects and after the server's.
+const apacheLocationRewrite = `Redirect 301 /lx/red /lx-red
+<Location /lx>
+  RewriteEngine On
+  RewriteCond %{QUERY_STRING} ^k=(.*)$
+  RewriteRule /lx/q$ /lq/%1? [R=302,L]
+  RewriteRule www/lx/(.*)$ /from-file/$1 [R=301,L]
+  RewriteRule ^/lx/(.*)$ /never/$1 [R=302,L]
+  Redirect 302 /lx/alias /lx-alias
+</Location>
+<Location /lx/deep>
+  RewriteEngine On
+  RewriteRule deep/(.*)\.html$ /deep-html/$1 [R=302,NE,L]
+</Location>
+<LocationMatch "^/lm/[0-9]+">
+  RewriteEngine On
+  RewriteRule /lm/([0-9]+)(.*)$ https://ex.test/num/$1$2 [R=308,L]
+  RewriteRule . - [F]
+</LocationMatch>
+<Location /lg>
+  RewriteEngine On
+  RewriteRule ^ - [G]
+</Location>
+<Location /loff>
+  RewriteRule ^ /x [R]
+</Location>
+`
+
+// TestImportApacheLocationRewrite: RewriteRules inside <Location> and
+// <LocationMatch>, with a .htaccess of Redirects only and without one,
+// against a real Apache.
+func TestImportApacheLocationRewrite(t *testing.T) {
+	paths := []string{"/lx/a", "/lx/a/b?x=1", "/lx/q?k=v", "/lx/q?k=", "/lx/alias", "/lx/red", "/lx", "/lxx/a", "/lx/deep/a.html", "/lx/deep/b.txt",
+		"/lx/deep", "/lm/12", "/lm/12/x?y", "/lm/ab", "/lg", "/lg/x", "/loff", "/lx/caf%C3%A9", "/lx/a%20b", "/LX/a", "/sub/c", "/lx/deep/a%20b.html"}
+	for _, tc := range []struct{ name, htaccess string }{
+		{"with a .htaccess of Redirects", "Redirect 301 /lx/c /htaccess-c\n"},
+		{"without", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := func(dir, addr string) map[string]string {
+				f := map[string]string{"httpd.conf": apacheConf(dir, addr, apacheLocationRewrite), "www/sub/.htaccess": "Redirect 302 /sub/c /sub-c\n"}
+				if tc.htaccess != "" {
+					f["www/.htaccess"] = tc.htaccess
+				}
+				return f
+			}
+			ht := []string{"/sub=www/sub/.htaccess"}
+			if tc.htaccess != "" {
+				ht = append(ht, "/=www/.htaccess")
+			}
+			apacheRoundTripReport(t, files, ht, []string{"example.test"}, append(paths, "/lx/c"), nil, false, 3)
+		})
+	}
+}

@@ -178,3 +178,16 @@ func regexSample(src string) string {
 	sampleOf(&b, tree.Simplify())
 	return b.String()
 }
+
+// TestImportApacheSiteShapes is TestImportApacheRealSites on two sites
+// kept in testdata/apache-sites: a WordPress site's .htaccess with the
+// redirects SEO plugins and migrations add, and one of every flag and
+// form the self-check's model of Apache follows ([C], [S], [OR], [NE],
+// [QSA], [QSD], [END], RewriteBase, nested directories). Each answer
+// of Apache's must be the import's, and the model's where it answers.
+func TestImportApacheSiteShapes(t *testing.T) {
+	t.Parallel()
+	for _, site := range []string{"wp", "tricky"} {
+		t.Run(site, func(t *testing.T) { realApacheSite(t, filepath.Join("testdata", "apache-sites", site, "www")) })
+	}
+}

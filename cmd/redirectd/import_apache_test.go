@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redirectd/redirectd/config/apache"
+	"github.com/redirectd/redirectd/config/importer"
 	"github.com/redirectd/redirectd/engine/testport"
 	"github.com/redirectd/redirectd/internal/testutil"
 )
@@ -320,6 +322,10 @@ func apacheRoundTripEnv(t *testing.T, files func(e apacheEnv) map[string]string,
 	if code != 0 && !(leftOut && code == 1 && strings.Contains(stderr, "left out")) {
 		t.Fatalf("import: exit %d", code)
 	}
+	if !strings.Contains(stderr, "self-check: ") || strings.Contains(stderr, importer.Differs) {
+		t.Errorf("the import's self-check did not run, or found the written config answering otherwise than its model of Apache")
+	}
+	model := apacheModel(t, conf, args)
 	if strings.Contains(stderr, "not load") {
 		t.Errorf("the import wrote steps that do not load (a bug of the import):\n%s", stderr)
 	}
@@ -334,7 +340,7 @@ func apacheRoundTripEnv(t *testing.T, files func(e apacheEnv) map[string]string,
 	if tls {
 		fronts = append(fronts, front{"https", "tls://" + e.tlsAddr, "tls://" + srvTLS})
 	}
-	redirects, asked := 0, 0
+	redirects, asked, modeled := 0, 0, 0
 	for _, f := range fronts {
 		for _, host := range hosts {
 			for _, p := range paths {
@@ -351,6 +357,15 @@ func apacheRoundTripEnv(t *testing.T, files func(e apacheEnv) map[string]string,
 					redirects++
 				}
 				differ := as != rs || sameAsClient(al) != sameAsClient(rl)
+				// The self-check's model of Apache, where it can say,
+				// must answer as the real one.
+				want, ok := model.Expect(host, p, f.scheme == "https")
+				if ok {
+					modeled++
+				}
+				if ok && !strings.Contains(p, "|") && !apache.SameAnswer(want, apacheAnswerString(as, al)) {
+					t.Errorf("%s Host %s, %s: apache %d %q, the self-check's model of it %s", f.scheme, host, p, as, al, want)
+				}
 				if why, ok := known[p]; ok {
 					if !differ {
 						t.Errorf("Host %s, %s: the known difference (%s) is gone: take it out of the test's list and config/apache/README.md", host, p, why)
@@ -363,10 +378,53 @@ func apacheRoundTripEnv(t *testing.T, files func(e apacheEnv) map[string]string,
 			}
 		}
 	}
-	t.Logf("%d requests compared, %d redirects", asked, redirects)
+	t.Logf("%d requests compared, %d redirects; the self-check's model answered %d", asked, redirects, modeled)
 	if redirects < asked/share {
 		t.Errorf("apache redirected or refused only %d of %d requests: the fixture does not exercise the import", redirects, asked)
 	}
+}
+
+// apacheModel translates the import's input again, in the test, for
+// the self-check's model of Apache (Result.Expect); args are the
+// import's, without the config.
+func apacheModel(t *testing.T, conf string, args []string) *apache.Result {
+	t.Helper()
+	dirs, err := apache.ParseFile(conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hts []apache.HTAccess
+	for i := 0; i+1 < len(args); i++ {
+		switch args[i] {
+		case "-htaccess":
+			url, file, _ := strings.Cut(args[i+1], "=")
+			hts = append(hts, apache.HTAccess{Dir: url, File: file})
+		case "-htaccess-tree":
+			found, err := apache.FindHTAccess(args[i+1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			hts = append(hts, found...)
+		}
+	}
+	for i, h := range hts {
+		if hts[i].Dirs, err = apache.ParseFile(h.File, h.File); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return apache.Translate(dirs, hts)
+}
+
+// apacheAnswerString is an answer of answerAny as Result.Expect says
+// one.
+func apacheAnswerString(status int, loc string) string {
+	switch {
+	case status >= 300 && status < 400:
+		return fmt.Sprintf("%d %s", status, loc)
+	case status == 403 || status == 410:
+		return fmt.Sprint(status)
+	}
+	return "no redirect"
 }
 
 // serveImport serves DIR/redirectd.toml with the real binary and

@@ -31,6 +31,8 @@ func FuzzImport(f *testing.F) {
 	f.Add("RewriteEngine on\nRewriteRule ^(.*)-(.*)$ $1_$2 [N]\nRewriteRule ^a$ b [N=3,DPI]\nRewriteRule ^c$ - [N]\nRewriteCond %{QUERY_STRING} -ge10\nRewriteCond %{HTTP:X} !-ne-0x\nRewriteRule ^d$ /e [R]")
 	f.Add("RewriteEngine on\nRewriteOptions InheritDown\nRewriteRule ^/m$ /n [R]\n<VirtualHost *:80>\nServerName a\nRewriteOptions IgnoreInherit MergeBase\nRewriteRule ^/v$ /w [R]\n</VirtualHost>\n<VirtualHost *:80>\nRewriteOptions InheritBefore\n</VirtualHost>")
 	f.Add("RewriteEngine on\nRewriteCond %{HTTP_HOST} ^a\nRewriteRule ^/(.*)$ http://127.0.0.1:3000/$1?x=%1 [P,QSA]\nRewriteRule ^/q https://h [P]\nRewriteRule x http://$1/ [P]")
+	f.Add("DocumentRoot /srv\nRewriteMap d dbm:none\nRewriteMap s dbm=sdbm:none\n<Location /l>\nRewriteEngine on\nRewriteRule www/l/(.*)$ /x/$1 [R,NE]\n</Location>\n<Files \"a*.[hx]tml\">\nRedirect 301 /a /b\n</Files>\n<FilesMatch \\.pdf$>\nRedirectMatch ^/(.*)$ /p/$1\n</FilesMatch>")
+	f.Add("RewriteEngine on\nRewriteRule ^/(.*)-(.*)$ /$1_$2 [N]\nRewriteRule ^/b/(.*)$ /c?q=$1 [B=?&,BNP,BCTLS,BNE=/,R]\nRewriteCond %{QUERY_STRING} ^k=(.*)$\nRewriteRule ^/e$ /p?%1 [R=307]\nRewriteRule . - [F]")
 	f.Fuzz(func(t *testing.T, text string) {
 		if len(text) > 4096 {
 			return
@@ -67,8 +69,11 @@ func FuzzImport(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := config.Load(filepath.Join(dir, filepath.Base(name))); err != nil {
+		cfg, err := config.Load(filepath.Join(dir, filepath.Base(name)))
+		if err != nil {
 			t.Fatalf("the import of\n%s\ndoes not load: %v\n%s", text, err, res.TOML(""))
 		}
+		// The self-check reads any input without panicking.
+		res.SelfCheck(cfg.Locations)
 	})
 }

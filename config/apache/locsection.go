@@ -16,6 +16,9 @@ type locSection struct {
 	cond string
 	expr string
 	list []*Directive
+	// rw are its mod_rewrite directives (RewriteEngine, RewriteCond,
+	// RewriteRule), translated where rules says (locRewrite).
+	rw []*Directive
 }
 
 // locationSteps writes the main server's <Location> and <LocationMatch>
@@ -25,7 +28,11 @@ type locSection struct {
 // that has it there, before the server's Redirects (expr); its fixup
 // tries it again, then the Redirects of each section, the last
 // section's first, before the directory's own (list).
-func (t *translator) locationSteps(dirs []*Directive) (expr, list []string) {
+//
+// With rules (the main server's sections, where no directory has
+// mod_rewrite rules of its own), a section's RewriteRules are written
+// too, before the list: mod_rewrite's fixup runs before mod_alias's.
+func (t *translator) locationSteps(dirs []*Directive, rules bool) (expr, list []string) {
 	var secs []locSection
 	for _, d := range dirs {
 		if !d.Section || !(d.Is("Location") || d.Is("LocationMatch")) || !hasDeciding(d.Block) {
@@ -45,6 +52,8 @@ func (t *translator) locationSteps(dirs []*Directive) (expr, list []string) {
 				}
 			case !x.Section && isRedirect(x):
 				s.list = append(s.list, x)
+			case rules && !x.Section && (x.Is("RewriteRule") || x.Is("RewriteCond") || x.Is("RewriteEngine")):
+				s.rw = append(s.rw, x)
 			case hasDeciding([]*Directive{x}):
 				t.note(x, importer.LeftOut, "%s inside <%s %s> is not translated (only mod_alias's redirects); left out", x.Name, d.Name, strings.Join(d.Args, " "))
 			}
@@ -56,6 +65,7 @@ func (t *translator) locationSteps(dirs []*Directive) (expr, list []string) {
 			expr = append(expr, "# "+commentSafe(s.d.Source()+": <"+s.d.Name+" "+strings.Join(s.d.Args, " ")+">"), "if ("+s.cond+") { "+s.expr+" }")
 		}
 	}
+	list = t.locRewrite(secs)
 	for i := len(secs) - 1; i >= 0; i-- {
 		s := secs[i]
 		steps := t.aliasSteps(s.list)
@@ -145,4 +155,49 @@ func (t *translator) locExprStep(d *Directive) (string, bool) {
 	}
 	t.count(d)
 	return step, true
+}
+
+// locRewrite writes the sections' RewriteRules. Apache merges the
+// sections that match over the directory's config, a later one's rules
+// replacing an earlier one's: the last matching section with rules
+// runs them, the first tried here. In a section, mod_rewrite's
+// per-directory round matches the pattern with the file-system path
+// the URL maps to (DocumentRoot and the path: the section's path is no
+// directory prefix it can strip), and a redirect is the only answer the
+// import writes; an internal rewrite there is left out.
+func (t *translator) locRewrite(secs []locSection) []string {
+	var out []string
+	for i := len(secs) - 1; i >= 0; i-- {
+		s := secs[i]
+		if len(s.rw) == 0 {
+			continue
+		}
+		if t.docRoot == "" || strings.ContainsAny(t.docRoot, `$"\`) {
+			for _, x := range s.rw {
+				if x.Is("RewriteRule") {
+					t.note(x, importer.LeftOut, "RewriteRule inside <%s %s>: Apache matches it with the file-system path, and the main server has no DocumentRoot the import can write; left out", s.d.Name, strings.Join(s.d.Args, " "))
+				}
+			}
+			continue
+		}
+		c := &rwCtx{t: t, seen: map[string]bool{}, loc: strings.TrimSuffix(t.docRoot, "/")}
+		rules, on := c.readRules(s.rw)
+		if !on {
+			for _, r := range rules {
+				t.note(r.d, importer.Caveat, "RewriteEngine is not on in <%s %s>: Apache does not run this rule, nor does redirectd", s.d.Name, strings.Join(s.d.Args, " "))
+			}
+			continue
+		}
+		rw := c.writeRules(rules)
+		if len(rw.steps) == 0 {
+			continue
+		}
+		out = append(out, "# "+commentSafe(s.d.Source()+": <"+s.d.Name+" "+strings.Join(s.d.Args, " ")+">'s RewriteRules"),
+			"if ($a_lrw = 0) {", "    if ("+s.cond+") {", "        set $a_lrw 1;")
+		out = append(append(out, indent(indent(rw.steps))...), "    }", "}")
+	}
+	if len(out) > 0 {
+		out = append([]string{"set $a_lrw 0;"}, out...)
+	}
+	return out
 }

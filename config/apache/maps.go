@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,9 +74,25 @@ func (t *translator) readMaps(dirs []*Directive) {
 			default:
 				t.note(d, importer.LeftOut, "RewriteMap %s %s: not one of Apache's int: functions (tolower, toupper, escape, unescape); the rules that read it are left out", name, spec)
 			}
+		case "dbm":
+			m, err := t.readDBMMap(d, name, "", src)
+			if err != nil {
+				t.note(d, importer.LeftOut, "RewriteMap %s %s: %v; the rules that read it are left out", name, spec, err)
+				continue
+			}
+			t.maps[name] = m
 		case "prg":
 			t.note(d, importer.LeftOut, "RewriteMap %s %s: a program answers this map at each lookup, which redirectd cannot run; the rules that read it are left out", name, spec)
 		default:
+			if typ, ok := strings.CutPrefix(strings.ToLower(kind), "dbm="); ok {
+				m, err := t.readDBMMap(d, name, typ, src)
+				if err != nil {
+					t.note(d, importer.LeftOut, "RewriteMap %s %s: %v; the rules that read it are left out", name, spec, err)
+					continue
+				}
+				t.maps[name] = m
+				continue
+			}
 			t.note(d, importer.LeftOut, "RewriteMap %s: a %s: map is not translated (a program or database answers it); the rules that read it are left out", name, kind)
 		}
 	}
@@ -99,8 +116,7 @@ func (t *translator) readMapFile(d *Directive, name, kind, file string) (*rwMap,
 	if err != nil {
 		return nil, fmt.Errorf("%s cannot be read", file)
 	}
-	m := &rwMap{d: d, name: name}
-	seen := map[string]string{}
+	var pairs []mapPair
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(nil, 1<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -108,26 +124,60 @@ func (t *translator) readMapFile(d *Directive, name, kind, file string) (*rwMap,
 		if len(f) < 2 || strings.HasPrefix(f[0], "#") {
 			continue
 		}
-		key, val := f[0], f[1]
+		pairs = append(pairs, mapPair{f[0], f[1], fmt.Sprintf("%s:%d", file, n)})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	return t.mapOf(d, name, kind, pairs), nil
+}
+
+// mapPair is a map file's key and value, and where it stands.
+type mapPair struct{ key, val, at string }
+
+// mapOf makes the map of pairs: the first of a key answers, as Apache's
+// txt: lookup finds it.
+func (t *translator) mapOf(d *Directive, name, kind string, pairs []mapPair) *rwMap {
+	m := &rwMap{d: d, name: name}
+	seen := map[string]string{}
+	for _, p := range pairs {
+		key, val := p.key, p.val
 		if kind == "rnd" && strings.Contains(val, "|") {
-			t.note(d, importer.Caveat, "RewriteMap %s: %s:%d: Apache picks one of %q at random; redirectd answers the first", name, file, n, val)
+			t.note(d, importer.Caveat, "RewriteMap %s: %s: Apache picks one of %q at random; redirectd answers the first", name, p.at, val)
 			val, _, _ = strings.Cut(val, "|")
 		}
-		if strings.ContainsAny(key+val, `$\"`) {
-			t.note(d, importer.LeftOut, "RewriteMap %s: %s:%d: a '$', '\\' or '\"' cannot be written in a map entry; left out", name, file, n)
+		if strings.ContainsAny(key+val, `$\"`) || hasControl(key+val) || strings.ContainsAny(key, " \t\n") || !utf8.ValidString(key+val) {
+			t.note(d, importer.LeftOut, "RewriteMap %s: %s: a '$', '\\', '\"', a control byte or bytes that are not UTF-8 cannot be written in a map entry; left out", name, p.at)
 			continue
 		}
 		low := strings.ToLower(key)
 		if first, ok := seen[low]; ok {
 			if first != key {
-				t.note(d, importer.LeftOut, "RewriteMap %s: %s:%d: key %q differs from an earlier one only by case, which redirectd's map does not tell apart; left out", name, file, n, key)
+				t.note(d, importer.LeftOut, "RewriteMap %s: %s: key %q differs from an earlier one only by case, which redirectd's map does not tell apart; left out", name, p.at, key)
 			}
 			continue // Apache answers the first of a key
 		}
 		seen[low] = key
 		m.entries = append(m.entries, [2]string{key, val})
 	}
-	return m, sc.Err()
+	return m
+}
+
+// readDBMMap reads a dbm: map's file (typ: dbm=TYPE's, "" for the
+// default), relative to the config's folder as readMapFile reads one.
+func (t *translator) readDBMMap(d *Directive, name, typ, file string) (*rwMap, error) {
+	if !filepath.IsAbs(file) {
+		file = filepath.Join(filepath.Dir(d.File), file)
+	}
+	kv, err := readDBM(typ, file)
+	if err != nil {
+		return nil, err
+	}
+	pairs := make([]mapPair, len(kv))
+	for i, p := range kv {
+		pairs[i] = mapPair{p[0], p[1], fmt.Sprintf("%s key %q", file, p[0])}
+	}
+	return t.mapOf(d, name, "dbm", pairs), nil
 }
 
 // lookup writes ${name:key|default}: the steps set the map's key, look
@@ -171,9 +221,13 @@ func (c *rwCtx) lookup(spec string, escape bool) (string, error) {
 	} else {
 		c.init(`set $a_mk "";`)
 		c.init(`set $a_mv "";`)
+		// $a_mk starts as " ", which no key is (a key has no white
+		// space): an empty key misses, and takes the default, as in
+		// Apache.
 		c.pre = append(c.pre,
 			"set $"+keyVar+" "+quoteArg(k)+";",
 			"set $"+out+" "+quoteArg(dv)+";",
+			`set $a_mk " ";`,
 			"if ("+m.loc.Variable+` ~ "^([^\t]*)\t(.*)$") { set $a_mk $1; set $a_mv $2; }`,
 			"if ($a_mk = \"$"+keyVar+"\") { set $"+out+" $a_mv; }",
 			`set $a_mk "";`)
@@ -205,6 +259,12 @@ func (c *rwCtx) escaped(v string) (string, error) {
 // through the import's own map of that function.
 func (c *rwCtx) applyFunc(v, fn string) error {
 	name := "_" + fn
+	if strings.Contains(fn, " ") {
+		// urlencode with options: a map of its own for each set.
+		h := fnv.New32a()
+		h.Write([]byte(fn))
+		name = fmt.Sprintf("_urlencode_%08x", h.Sum32())
+	}
 	m := c.t.maps[name]
 	if m == nil {
 		m = &rwMap{name: name, fn: fn, d: c.cur}

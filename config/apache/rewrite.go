@@ -54,13 +54,18 @@ type rwCtx struct {
 	proxies []*Proxy
 	// rawOf maps a variable an escape made to the one before it;
 	// qcheck is the part of the rule's substitution whose expansions
-	// Apache checks for a '?' (a decoded %3F); bflag is the rule's [B].
+	// Apache checks for a '?' (a decoded %3F); bflag is the rule's [B]
+	// (or [BCTLS]), bfunc its urlencode function with the variants' options.
 	rawOf  map[string]string
 	qcheck string
 	bflag  bool
+	bfunc  string
 	// stripped: the rule's pattern is matched with $a_strip, the
 	// path without the directory's prefix.
 	stripped bool
+	// loc is the DocumentRoot, for the rules of a <Location>: their
+	// patterns are matched with $a_fpath, the file-system path.
+	loc string
 }
 
 func (c *rwCtx) init(line string) {
@@ -152,7 +157,9 @@ func (c *rwCtx) writeRules(rules []rule) rwResult {
 	var body []string
 	var guards []string // variables that must be 0 for the next rule to run
 	skip := map[string]int{}
-	for _, r := range rules {
+	next := false // a rule of server context has [N]
+	for i, r := range rules {
+		c.redirectGoesOn(r, rules[i+1:])
 		lines, internal, err := c.rule(r)
 		if err != nil {
 			kind := importer.LeftOut
@@ -184,6 +191,14 @@ func (c *rwCtx) writeRules(rules []rule) rwResult {
 			lines = setOnSuccess(lines, "set $"+v+" 1;")
 			n, _ := strconv.Atoi(sv)
 			skip[v] = n
+		}
+		if r.has("N") && c.dir == "" && len(lines) > 0 {
+			// The rest of the round is skipped; the next round starts
+			// from the first rule.
+			c.init("set $a_next 0;")
+			lines = setOnSuccess(lines, "set $a_next 1;")
+			after = append(after, "a_next")
+			next = true
 		}
 		if _, ok := r.flags["C"]; ok {
 			v := c.newVar("chain")
@@ -218,9 +233,37 @@ func (c *rwCtx) writeRules(rules []rule) rwResult {
 		}
 		guards = append(next, after...)
 	}
+	if next {
+		body = nextRounds(c.inits, body)
+	}
 	res.steps = append(c.inits, body...)
 	res.proxies = c.proxies
 	return res
+}
+
+// maxRounds is how many times server context's rules run with [N]:
+// redirectd's bound on a request's URI changes, as a location's.
+const maxRounds = 10
+
+// nextRounds writes server context's rules again for each [N] round:
+// nginx's server steps run once. Each round starts with the variables
+// as the first did (but the one that says a rewrite happened), and a
+// request still going round after the last is answered 500, as a
+// location's eleventh URI change is.
+func nextRounds(inits, round []string) []string {
+	var reset []string
+	for _, l := range inits {
+		if !strings.HasPrefix(l, "set $a_rewritten ") {
+			reset = append(reset, l)
+		}
+	}
+	body := round
+	for range maxRounds - 1 {
+		body = append(body, "if ($a_next = 1) {")
+		body = append(body, indent(append(append([]string{}, reset...), round...))...)
+		body = append(body, "}")
+	}
+	return append(body, "if ($a_next = 1) { return 500; }")
 }
 
 // compiles reports why the steps (after the declarations inits) do not
@@ -295,8 +338,15 @@ var flagNames = map[string]string{
 	"redirect": "R", "last": "L", "nocase": "NC", "qsappend": "QSA", "qsdiscard": "QSD", "qslast": "QSL",
 	"noescape": "NE", "gone": "G", "forbidden": "F", "proxy": "P", "skip": "S", "chain": "C", "env": "E",
 	"cookie": "CO", "passthrough": "PT", "next": "N", "type": "T", "handler": "H", "nosubreq": "NS",
-	"backrefescaping": "B", "backrefnoplus": "BNP",
+	// mod_rewrite's parser spells it so; "backrefnoplus" is refused.
+	"backrefescaping": "B", "backrefernoplus": "BNP", "discardpath": "DPI",
 }
+
+// ruleFlags are the flags mod_rewrite's parser takes: any other makes
+// Apache refuse the rule (a .htaccess holding it answers 500).
+var ruleFlags = map[string]bool{"B": true, "BNP": true, "BCTLS": true, "BNE": true, "C": true, "CO": true, "DPI": true, "E": true,
+	"END": true, "F": true, "G": true, "H": true, "L": true, "N": true, "NC": true, "NE": true, "NS": true, "P": true, "PT": true,
+	"QSA": true, "QSD": true, "QSL": true, "R": true, "S": true, "T": true, "UNSAFEALLOW3F": true, "UNSAFEPREFIXSTAT": true}
 
 func readFlags(s string) (map[string]string, error) {
 	flags := map[string]string{}
@@ -334,8 +384,15 @@ func readRule(d *Directive) (rule, error) {
 	if len(d.Args) == 3 {
 		fl = d.Args[2]
 	}
-	r.flags, err = readFlags(fl)
-	return r, err
+	if r.flags, err = readFlags(fl); err != nil {
+		return r, err
+	}
+	for k := range r.flags {
+		if !ruleFlags[k] {
+			return r, fmt.Errorf("unknown flag %q: Apache refuses the rule", k)
+		}
+	}
+	return r, nil
 }
 
 func readCond(d *Directive) (cond, error) {
@@ -365,4 +422,47 @@ func readCond(d *Directive) (cond, error) {
 		cd.negative, cd.pattern = true, cd.pattern[1:]
 	}
 	return cd, nil
+}
+
+// redirectGoesOn notes a redirect without [L] or [END] where a later
+// rule may match what mod_rewrite goes on with: the string
+// "redirect:URL" (Apache's docs: use [R] with [L]). The steps answer
+// the redirect at once; Apache's later rule may answer otherwise (a
+// catch-all's internal rewrite, [F]).
+func (c *rwCtx) redirectGoesOn(r rule, later []rule) {
+	if r.has("L") || r.has("END") || r.subst == "-" || r.has("F") || r.has("G") {
+		return
+	}
+	low := strings.ToLower(r.subst)
+	if !r.has("R") && !strings.HasPrefix(low, "http://") && !strings.HasPrefix(low, "https://") {
+		return
+	}
+	for _, l := range later {
+		if mayMatchRedirect(l) {
+			c.t.note(r.d, importer.Caveat, "a redirect without [L]: Apache goes on with the rules, matching \"redirect:URL\", and %s may match it and answer otherwise; the import answers the redirect", l.d.Source())
+			return
+		}
+	}
+}
+
+// mayMatchRedirect reports whether a rule's pattern may match
+// "redirect:http://...": a negated one, or one not anchored on a
+// literal that such a string cannot start with.
+func mayMatchRedirect(r rule) bool {
+	p, ok := strings.CutPrefix(r.pattern, "^")
+	if r.neg || !ok {
+		return true
+	}
+	n := 0
+	for n < len(p) && !strings.ContainsRune(`.[](){}*+?|\$^`, rune(p[n])) {
+		n++
+	}
+	lit := p[:n]
+	if n < len(p) && strings.ContainsRune("?*{", rune(p[n])) && n > 0 {
+		lit = lit[:n-1] // its last byte is optional
+	}
+	if r.has("NC") {
+		lit = strings.ToLower(lit)
+	}
+	return strings.HasPrefix("redirect:https://", lit) || strings.HasPrefix(lit, "redirect:http")
 }

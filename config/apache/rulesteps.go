@@ -25,7 +25,7 @@ import (
 // URI without ending the context's rules.
 func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
 	c.cur = r.d
-	if r.has("P") {
+	if r.has("P") && c.loc == "" {
 		lines, r2, err := c.proxyRule(r)
 		if err != nil || lines != nil {
 			return lines, false, err
@@ -35,26 +35,16 @@ func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
 	if err := refused(r); err != nil {
 		return nil, false, err
 	}
-	if r.has("CO") {
-		c.t.note(r.d, importer.Caveat, "[CO=%s]: the cookie is not set; the rule's answer is", r.flags["CO"])
-	}
-	if r.has("N") {
-		if c.dir == "" || r.subst == "-" {
-			return nil, false, fmt.Errorf("[N] is translated in a .htaccess only, on a rule that rewrites: server context's steps run once; left out")
-		}
-		// A location's steps start again after a rewrite with last:
-		// the rules from the first, on the new URI.
-		c.t.note(r.d, importer.Caveat, "[N]: the rules start again at most 10 times (redirectd's bound on a request's URI changes, then 500), where Apache allows %s", map[bool]string{true: r.flags["N"], false: "10000"}[r.flags["N"] != ""])
-		if !r.has("DPI") {
-			c.t.note(r.d, importer.Caveat, "[N] without [DPI]: at each round Apache appends the path's PATH_INFO (the part below the deepest existing file or directory), which the import does not know: exact where there is none")
-		}
+	if err := c.flagNotes(r); err != nil {
+		return nil, false, err
 	}
 	re, err := c.rulePattern(r)
 	if err != nil {
 		return nil, false, err
 	}
 	ci := r.has("NC")
-	c.pre, c.wantR, c.rawOf, c.qcheck, c.bflag = nil, [10]bool{}, map[string]string{}, "", r.has("B")
+	c.pre, c.wantR, c.rawOf, c.qcheck = nil, [10]bool{}, map[string]string{}, ""
+	c.bflag, c.bfunc = r.has("B") || r.has("BCTLS"), backrefFunc(r)
 	action, internal, err := c.action(r, re, ci)
 	if err != nil {
 		return nil, false, err
@@ -94,15 +84,43 @@ func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
 			head = append(head, fmt.Sprintf("set $%s $%d;", v, n))
 		}
 	}
-	if len(r.conds) == 0 && len(head) == 0 && len(body) == len(action)+1 && !r.neg && !c.stripped && !r.has("S") && !r.has("C") && !r.has("PT") && !internal && len(action) == 1 && strings.HasPrefix(action[0], "rewrite ") {
+	if len(r.conds) == 0 && len(head) == 0 && len(body) == len(action)+1 && !r.neg && !c.stripped && c.loc == "" && !r.has("S") && !r.has("C") && !r.has("PT") && !internal && len(action) == 1 && strings.HasPrefix(action[0], "rewrite ") {
 		return action, internal, nil // one regex: the rewrite's own
 	}
 	lines = append([]string{"if (" + c.subject() + " " + op + " " + quoteArg(re) + ") {"}, indent(append(head, body...))...)
+	if c.loc != "" {
+		c.init(`set $a_fpath "";`)
+		lines = append([]string{"set $a_fpath " + quoteArg(c.loc+"$uri") + ";"}, lines...)
+	}
 	if c.stripped {
 		c.init(`set $a_strip "";`)
 		lines = append([]string{`set $a_strip "";`, "if ($uri ~ " + quoteArg("^"+quoteMeta(c.dir)+"(.*)$") + ") { set $a_strip $1; }"}, lines...)
 	}
 	return append(lines, "}"), internal, nil
+}
+
+// flagNotes notes the flags a rule is translated with a caveat for,
+// and refuses those the rule's context cannot say.
+func (c *rwCtx) flagNotes(r rule) error {
+	if r.has("CO") {
+		c.t.note(r.d, importer.Caveat, "[CO=%s]: the cookie is not set; the rule's answer is", r.flags["CO"])
+	}
+	if c.loc != "" && (r.has("N") || r.has("PT") || r.has("P")) {
+		return fmt.Errorf("[N], [P] or [PT] inside <Location> (a per-directory round on the file-system path) is not translated; left out")
+	}
+	if r.has("N") {
+		if r.subst == "-" {
+			return fmt.Errorf("[N] on a rule that does not rewrite (Apache starts the rules again on the same URI until its bound); left out")
+		}
+		// A location's steps start again after a rewrite with last:
+		// the rules from the first, on the new URI; in server context,
+		// the rules are written again for each round (writeRules).
+		c.t.note(r.d, importer.Caveat, "[N]: the rules start again at most 10 times (redirectd's bound on a request's URI changes, then 500), where Apache allows %s", map[bool]string{true: r.flags["N"], false: "10000"}[r.flags["N"] != ""])
+		if !r.has("DPI") && c.dir != "" {
+			c.t.note(r.d, importer.Caveat, "[N] without [DPI]: at each round Apache appends the path's PATH_INFO (the part below the deepest existing file or directory), which the import does not know: exact where there is none")
+		}
+	}
+	return nil
 }
 
 // rulePattern is pattern, or where a '^' stands inside a group
@@ -194,16 +212,11 @@ func refused(r rule) error {
 			return fmt.Errorf("left out with its condition")
 		}
 	}
-	for _, f := range []string{"P", "BNP", "BCTLS", "BNE"} {
-		if r.has(f) {
-			if f == "P" {
-				return fmt.Errorf("a forward ([P]) is not translated yet; left out")
-			}
-			return fmt.Errorf("flag %s is not translated; left out", f)
-		}
+	if r.has("P") {
+		return fmt.Errorf("a forward ([P]) is not translated yet; left out")
 	}
-	if r.flags["B"] != "" {
-		return fmt.Errorf("[B=%s] (escaping some characters only) is not translated; left out", r.flags["B"])
+	if r.has("BNE") && r.flags["BNE"] == "" {
+		return fmt.Errorf("[BNE] without the characters not to escape: Apache refuses the rule; left out")
 	}
 	if r.has("T") || r.has("H") {
 		return servedErr{"a handler or type ([T], [H]) is the site's content"}
@@ -214,6 +227,9 @@ func refused(r rule) error {
 // subject is what a rule's pattern is matched with: the path; in a
 // directory's rules, its own prefix is part of the pattern.
 func (c *rwCtx) subject() string {
+	if c.loc != "" {
+		return "$a_fpath"
+	}
 	if c.stripped {
 		return "$a_strip"
 	}
@@ -555,7 +571,7 @@ func (c *rwCtx) expand(s string, escape bool) (string, error) {
 				return "", fmt.Errorf("a literal '$' cannot be written in a step; left out")
 			}
 			lit(string(s[i]))
-		case ch == '$' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9' && (c.bflag || escape):
+		case ch == '$' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9' && (c.bflag || escape || c.loc != ""):
 			v, err := c.backref(fmt.Sprintf("${a_r%c}", s[i+1]), escape)
 			if err != nil {
 				return "", err
@@ -563,7 +579,7 @@ func (c *rwCtx) expand(s string, escape bool) (string, error) {
 			c.wantR[s[i+1]-'0'] = true
 			b.WriteString(v)
 			i++
-		case ch == '%' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9' && (c.bflag || escape):
+		case ch == '%' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9' && (c.bflag || escape || c.loc != ""):
 			v, err := c.backref(fmt.Sprintf("${a_c%c}", s[i+1]), escape)
 			if err != nil {
 				return "", err
@@ -621,19 +637,50 @@ func (c *rwCtx) expand(s string, escape bool) (string, error) {
 // escapes the whole Location (ap_escape_uri), which the steps' own
 // escaping of captures is not.
 func (c *rwCtx) backref(saved string, escape bool) (string, error) {
+	if !c.bflag && !escape {
+		return saved, nil // a <Location>'s rule reads its groups saved
+	}
 	if !c.bflag {
 		return c.escaped(strings.TrimSuffix(strings.TrimPrefix(saved, "${"), "}"))
 	}
 	v := "a_b_" + strings.Trim(saved, "${}")
 	c.init("set $" + v + ` "";`)
 	c.pre = append(c.pre, "set $"+v+" "+quoteArg(saved)+";")
-	if err := c.applyFunc(v, "urlencode"); err != nil {
+	if err := c.applyFunc(v, c.bfunc); err != nil {
 		return "", err
 	}
 	if escape {
 		return c.escaped(v)
 	}
 	return "${" + v + "}", nil
+}
+
+// backrefFunc is the urlencode function of the rule's [B] and its
+// variants (mod_rewrite's escape_backref): [B=chars] escapes only those,
+// [BCTLS] the controls and space too, [BNE=chars] never those, [BNP] a
+// space as %20. The characters go percent-encoded, every byte.
+func backrefFunc(r rule) string {
+	fn := "urlencode"
+	hex := func(v string) string {
+		var b strings.Builder
+		for i := 0; i < len(v); i++ {
+			fmt.Fprintf(&b, "%%%02X", v[i])
+		}
+		return b.String()
+	}
+	if v := r.flags["B"]; v != "" {
+		fn += " only=" + hex(v)
+	}
+	if r.has("BCTLS") {
+		fn += " ctls"
+	}
+	if v := r.flags["BNE"]; v != "" {
+		fn += " except=" + hex(v)
+	}
+	if r.has("BNP") {
+		fn += " noplus"
+	}
+	return fn
 }
 
 // closingBrace returns the index of the '}' that closes the '{' at
@@ -673,7 +720,7 @@ func (c *rwCtx) action(r rule, re string, ci bool) ([]string, bool, error) {
 	if ci {
 		re = "(?i)" + re
 	}
-	if r.neg || c.stripped {
+	if r.neg || c.stripped || c.loc != "" {
 		re = "^"
 	}
 	switch {
@@ -707,6 +754,9 @@ func (c *rwCtx) action(r rule, re string, ci bool) ([]string, bool, error) {
 	if abs && code == 0 {
 		code = 302 // an absolute URL redirects, as [R] does
 	}
+	if err := c.locRefused(subst, code, abs); err != nil {
+		return nil, false, err
+	}
 	// A substitution that starts with a lookup or a variable is a path
 	// or a URL by its value, which the Location says as it is.
 	dynamic := strings.HasPrefix(subst, "${") || strings.HasPrefix(subst, "%{")
@@ -717,7 +767,13 @@ func (c *rwCtx) action(r rule, re string, ci bool) ([]string, bool, error) {
 			if !c.hasBase && c.t.docRoot == "" && code != 0 {
 				c.t.note(r.d, importer.Caveat, "a relative substitution without RewriteBase: Apache puts the directory's file-system path in front of it in the Location; the import, given no DocumentRoot, writes the directory's URL path %s", c.dir)
 			}
-			subst = c.base + subst
+			if !c.hasBase && code == 0 {
+				// An internal rewrite: hook_fixup takes the
+				// DocumentRoot off the file-system path it made.
+				subst = c.dir + subst
+			} else {
+				subst = c.base + subst
+			}
 		}
 	}
 	pathPart, query, hasQuery, err := splitQuery(r, subst, code)
@@ -739,7 +795,67 @@ func (c *rwCtx) action(r rule, re string, ci bool) ([]string, bool, error) {
 		return nil, false, err
 	}
 	lines, internal := c.emit(r, re, repl, code, hasQuery)
-	return lines, internal, nil
+	lines, err = c.emptyGuards(r, re, p, q, code, hasQuery, dynamic, escape, lines)
+	return lines, internal, err
+}
+
+// emptyGuards writes a rule's action again for where its expansions
+// give nothing: a query that expands to nothing sends no '?'; a
+// lookup that finds nothing, Apache's redirect goes to the server's "/"
+// (fully_qualify_uri).
+func (c *rwCtx) emptyGuards(r rule, re, p, q string, code int, hasQuery, dynamic, escape bool, lines []string) ([]string, error) {
+	if hasQuery && strings.Contains(q, "$") {
+		lines = c.emptyQuery(r, re, p, q, code, lines)
+	}
+	if dynamic && code != 0 {
+		empty, err := c.withQuery(r, "/", q, hasQuery, escape)
+		if err != nil {
+			return nil, err
+		}
+		lines = c.guardEmpty("pv", re, p, empty, code, hasQuery, r, lines)
+	}
+	return lines, nil
+}
+
+// guardEmpty runs lines where v, the value val taken in an if on the
+// rule's pattern, is not empty, and the rule's action to repl where it
+// is.
+func (c *rwCtx) guardEmpty(prefix, re, val, repl string, code int, hasQuery bool, r rule, lines []string) []string {
+	empty, _ := c.emit(r, re, repl, code, hasQuery)
+	v := c.newVar(prefix)
+	c.init("set $" + v + ` "";`)
+	out := []string{"set $" + v + ` "";`, "if ($uri ~ " + quoteArg(re) + ") { set $" + v + " " + quoteArg(val) + "; }"}
+	out = append(out, "if ($"+v+` = "") {`)
+	out = append(out, indent(empty)...)
+	out = append(out, "}", "if ($"+v+` != "") {`)
+	out = append(out, indent(lines)...)
+	return append(out, "}")
+}
+
+// emptyQuery guards lines, a rule's action whose query q holds
+// expansions: where q expands to nothing, Apache's splitout_queryargs
+// sets no query (the request's dropped, or kept with [QSA]) and sends no
+// '?', where rewrite's "p?" would send one. The value is taken in an if
+// on the rule's pattern, whose groups q reads.
+func (c *rwCtx) emptyQuery(r rule, re, p, q string, code int, lines []string) []string {
+	if r.has("QSA") {
+		return c.guardEmpty("qv", re, q, p, code, false, r, lines)
+	}
+	return c.guardEmpty("qv", re, q, p+"?", code, true, r, lines)
+}
+
+// locRefused refuses what a <Location>'s rule cannot be written as:
+// an internal rewrite, a relative substitution.
+func (c *rwCtx) locRefused(subst string, code int, abs bool) error {
+	switch {
+	case c.loc == "":
+		return nil
+	case code == 0:
+		return fmt.Errorf("an internal rewrite inside <Location> (Apache's per-directory round on the file-system path) is not translated, only redirects; left out")
+	case !abs && !strings.HasPrefix(subst, "/"):
+		return fmt.Errorf("a relative substitution inside <Location> (Apache puts a file-system path in front of it) is not translated; left out")
+	}
+	return nil
 }
 
 // withQuery writes the substitution's query in rewrite's form: "?q"
@@ -836,6 +952,8 @@ func (c *rwCtx) emit(r rule, re, repl string, code int, hasQuery bool) ([]string
 			return []string{"rewrite " + quoteArg(re) + " " + quoteArg(repl) + ";"}, false
 		case r.has("END"):
 			flag = " break"
+		case r.has("N") && c.dir == "":
+			// writeRules starts the server's rules again.
 		case r.has("L"), r.has("PT"), r.has("N"):
 			flag = " last"
 		}

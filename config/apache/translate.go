@@ -38,6 +38,9 @@ type Result struct {
 	// Forwards are the locations that forward [P] rules of other
 	// forms than ProxyPass's.
 	Forwards []*Forward
+	// model is the input read again by the model of Apache, for
+	// SelfCheck.
+	model *apModel
 }
 
 // Fallback is `ErrorDocument CODE URL`: where the site answers CODE,
@@ -134,6 +137,9 @@ func (t *translator) count(d *Directive) {
 // file applies whichever host maps to it.
 func Translate(conf []*Directive, ht []HTAccess) *Result {
 	t := &translator{res: &Result{Forms: map[string]int{}}, maps: map[string]*rwMap{}, counted: map[*Directive]bool{}, handled: map[*Directive]bool{}, forwarded: map[*Group]bool{}}
+	// The model reads the input as given, before the translation
+	// merges and flattens it.
+	t.res.model = newModel(conf, slices.Clone(ht))
 	t.readMaps(conf)
 	var vhosts []*Directive
 	var main []*Directive
@@ -162,7 +168,14 @@ func Translate(conf []*Directive, ht []HTAccess) *Result {
 	for _, v := range vhosts {
 		v.Block, ht = t.directories(v.Block, ht)
 	}
-	t.locExpr, t.locList = t.locationSteps(main)
+	// A directory's own rules would be replaced by a section's under
+	// it (mod_rewrite's merge): sections' rules are written only where
+	// no directory has any.
+	perDirRules := slices.ContainsFunc(ht, func(h HTAccess) bool { return hasRewrite(h.Dirs) })
+	t.locExpr, t.locList = t.locationSteps(main, !perDirRules)
+	// The file walk's sections merge after the directory's, before the
+	// location walk's: their Redirects come after the <Location>s'.
+	t.locList = append(t.locList, t.filesSteps(main)...)
 	mainRedirects := t.scanOther(main, true)
 	// A .htaccess's [P] rules forward with the main server's setting.
 	t.preserve = proxyPreserve(main, false)
@@ -331,7 +344,7 @@ func (t *translator) virtualHosts(vhosts, main, mainRedirects []*Directive, main
 		// the main server's, so they are tried first.
 		mainExpr, mainList := t.locExpr, t.locList
 		if t.locInServer {
-			e, l := t.locationSteps(v.Block)
+			e, l := t.locationSteps(v.Block, false)
 			t.locExpr, t.locList = append(e, mainExpr...), append(l, mainList...)
 		}
 		t.scanOther(v.Block, false)
@@ -491,6 +504,13 @@ func (t *translator) serverSteps(s *Server, dirs []*Directive, inherited []*Dire
 // first.
 func (t *translator) htaccess(h HTAccess, parents []HTAccess) *Location {
 	dir := h.Dir
+	// Its <Files> sections' Redirects, and its parents' (which apply
+	// below them), the nearest's first; read before scanOther notes
+	// the sections left out.
+	var files []string
+	for _, hh := range append([]HTAccess{h}, parents...) {
+		files = append(files, t.filesSteps(hh.Dirs)...)
+	}
 	t.scanOther(h.Dirs, false)
 	dirs, rwDir := h.Dirs, dir
 	if !hasRewrite(dirs) {
@@ -525,7 +545,7 @@ func (t *translator) htaccess(h HTAccess, parents []HTAccess) *Location {
 			}
 		}
 	}
-	al := append(append(append(t.ifSteps(h.Dirs), t.locExpr...), t.locList...), t.aliasSteps(redirects)...)
+	al := append(append(append(append(t.ifSteps(h.Dirs), t.locExpr...), t.locList...), files...), t.aliasSteps(redirects)...)
 	l := &Location{Source: h.File, Path: dir}
 	if len(rw.steps)+len(al) > 0 {
 		if t.encodedSlash404 {

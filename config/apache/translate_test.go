@@ -75,17 +75,24 @@ func TestTranslateNotes(t *testing.T) {
 		{"file test", "RewriteEngine on\nRewriteCond %{REQUEST_FILENAME} !-f\nRewriteRule . /index.php [L]\n",
 			[]string{"served by the original server itself: f.conf:3: RewriteCond %{REQUEST_FILENAME} !-f: a file test reads the site's files, which redirectd does not have: the rule is the site's own, not written"}},
 		{"engine off", "RewriteRule ^/a /b [R]\n", []string{"translated with a caveat: f.conf:1: RewriteEngine is not on here: Apache does not run this rule, nor does redirectd"}},
-		{"flag", "RewriteEngine on\nRewriteRule ^/a /b [R,N]\n", []string{"left out: f.conf:2: [N] is translated in a .htaccess only, on a rule that rewrites: server context's steps run once; left out"}},
+		{"redirect goes on", "RewriteEngine on\nRewriteRule ^/a /b [R]\nRewriteRule ^/c /d [R=301]\nRewriteRule ^/e /f [NC,R,L]\nRewriteRule ^(.*)$ - [F]\n", []string{
+			`translated with a caveat: f.conf:2: a redirect without [L]: Apache goes on with the rules, matching "redirect:URL", and f.conf:5 may match it and answer otherwise; the import answers the redirect`,
+			`translated with a caveat: f.conf:3: a redirect without [L]: Apache goes on with the rules, matching "redirect:URL", and f.conf:5 may match it and answer otherwise; the import answers the redirect`}},
+		{"flag", "RewriteEngine on\nRewriteRule ^/a - [N]\n", []string{"left out: f.conf:2: [N] on a rule that does not rewrite (Apache starts the rules again on the same URI until its bound); left out"}},
 		{"int map", "RewriteMap lc int:tolower\nRewriteMap x int:rot13\n", []string{"left out: f.conf:2: RewriteMap x int:rot13: not one of Apache's int: functions (tolower, toupper, escape, unescape); the rules that read it are left out"}},
 		{"prg map", "RewriteMap p prg:/usr/bin/m\n", []string{"left out: f.conf:1: RewriteMap p prg:/usr/bin/m: a program answers this map at each lookup, which redirectd cannot run; the rules that read it are left out"}},
-		{"backref flags", "RewriteEngine on\nRewriteRule ^/a(.*) /b$1 [R,B=?]\nRewriteRule ^/c(.*) /d$1 [R,BNP]\nRewriteRule ^/e(.*) /f?$1 [QSL]\nRewriteRule ^/g(.*) /h?$1?x [QSL]\n", []string{
-			"left out: f.conf:2: [B=?] (escaping some characters only) is not translated; left out",
-			"left out: f.conf:3: flag BNP is not translated; left out",
-			"left out: f.conf:5: [QSL] with a '?' in the path of an internal rewrite: the steps' rewrite starts the query at the first; left out"}},
+		{"backref flags", "RewriteEngine on\nRewriteRule ^/a(.*) /b$1 [R,B=?]\nRewriteRule ^/c(.*) /d$1 [R,backrefnoplus]\nRewriteRule ^/e(.*) /f?$1 [QSL]\nRewriteRule ^/g(.*) /h?$1?x [QSL]\nRewriteRule ^/i(.*) /j$1 [R,B,BNE]\n", []string{
+			"left out: f.conf:3: RewriteRule: unknown flag \"BACKREFNOPLUS\": Apache refuses the rule; left out",
+			"left out: f.conf:5: [QSL] with a '?' in the path of an internal rewrite: the steps' rewrite starts the query at the first; left out",
+			"left out: f.conf:6: [BNE] without the characters not to escape: Apache refuses the rule; left out"}},
 		{"location", "<Location /x>\nRedirect /x /y\nRewriteRule ^ /z [R]\nRedirect 301 %{REQUEST_URI}\n</Location>\n<Location /w*>\nRedirect /x /y\n</Location>\n", []string{
-			"left out: f.conf:3: RewriteRule inside <Location /x> is not translated (only mod_alias's redirects); left out",
 			"left out: f.conf:4: Redirect %{REQUEST_URI}: the URL is an expression (ap_expr) the import does not read; only literal text; left out",
+			"left out: f.conf:3: RewriteRule inside <Location /x>: Apache matches it with the file-system path, and the main server has no DocumentRoot the import can write; left out",
 			"left out: f.conf:6: <Location /w*> holds redirects or rewrites; left out: only server context and .htaccess files are translated"}},
+		{"location rewrite", "DocumentRoot /srv/www\n<Location /x>\nRewriteEngine on\nRewriteRule ^ /z [L]\nRewriteRule ^ z [R,L]\nRewriteRule ^ /z [R,N]\n</Location>\n", []string{
+			"left out: f.conf:4: an internal rewrite inside <Location> (Apache's per-directory round on the file-system path) is not translated, only redirects; left out",
+			"left out: f.conf:5: a relative substitution inside <Location> (Apache puts a file-system path in front of it) is not translated; left out",
+			"left out: f.conf:6: [N], [P] or [PT] inside <Location> (a per-directory round on the file-system path) is not translated; left out"}},
 		{"proxy match", "ProxyPass /a/ http://b/c/\nProxyPassMatch ^/a/(.*)\\.png$ http://b/i/$1\nProxyPassMatch ^/x(.*)$ http://b/%1\nProxyPassMatch ^/y http://b/$x\nProxyPassMatch ^/z !\n", []string{
 			"translated with a caveat: f.conf:2: ProxyPassMatch ^/a/(.*)\\.png$: a path that ProxyPass /a/ before it also takes goes here (redirectd's regex locations win over its prefix ones), where Apache takes the first",
 			"left out: f.conf:3: ProxyPassMatch ^/x(.*)$ http://b/%1: only an http:// or https:// URL whose path has no query and no '%', groups as $0..$9, is translated; left out",

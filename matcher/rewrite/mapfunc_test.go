@@ -50,3 +50,46 @@ func TestMapFunctions(t *testing.T) {
 		}
 	}
 }
+
+// TestURLEncodeOptions: urlencode's options are mod_rewrite's [B]
+// variants: only some bytes escaped ([B=chars]), the controls and space
+// ([BCTLS]), some never ([BNE=chars]), a space as %20 ([BNP]).
+func TestURLEncodeOptions(t *testing.T) {
+	tests := []struct{ fn, k, want string }{
+		{"urlencode", "a b/c?d", "a+b%2fc%3fd"},
+		{"urlencode only=%20%3F", "a b/c?d", "a+b/c%3fd"},
+		{"urlencode only=%20%3F noplus", "a b/c?d", "a%20b/c%3fd"},
+		{"urlencode only=ab%26", "ab&c", "ab%26c"},
+		{"urlencode ctls", "a b/c?d\x01\x7f\xc3", "a+b/c?d%01%7f\xc3"},
+		{"urlencode ctls noplus only=%2F", "a b/c", "a%20b%2fc"},
+		{"urlencode except=%2F%20", "a b/c?d", "a b/c%3fd"},
+		{"urlencode noplus", "a b", "a%20b"},
+	}
+	for _, tt := range tests {
+		p, err := Compile(Spec{Maps: []MapSpec{{Source: "$k", Variable: "e", Function: tt.fn}},
+			Locations: []LocationSpec{{Match: Prefix, Path: "/", Steps: `if ($uri ~ ^/x/(.*)$) { set $k $1; } return 200 "$e";`}}})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.fn, err)
+		}
+		// The key goes in escaped, and $uri decodes it.
+		var b []byte
+		for _, c := range []byte(tt.k) {
+			b = append(b, '%', lowerHex[c>>4], lowerHex[c&15])
+		}
+		req := request("example.com", "/x/"+string(b), nil)
+		if got := run(t, p, req); got.Body != tt.want {
+			t.Errorf("%s of %q: %q, want %q", tt.fn, tt.k, got.Body, tt.want)
+		}
+		var s Scratch
+		var res Result
+		p.Run(&s, req, &res)
+		if n := testing.AllocsPerRun(100, func() { p.Run(&s, req, &res) }); n != 0 {
+			t.Errorf("%s: %v allocations per Run", tt.fn, n)
+		}
+	}
+	for _, bad := range []string{"urlencode only", "urlencode only=%zz", "urlencode other", "tolower ctls", "urlencode ctls=1"} {
+		if _, err := Compile(Spec{Maps: []MapSpec{{Source: "$k", Variable: "e", Function: bad}}}); err == nil {
+			t.Errorf("%q: compiled", bad)
+		}
+	}
+}

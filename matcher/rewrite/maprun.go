@@ -31,7 +31,11 @@ func (s *Scratch) evalMap(req *Request, m *mapVar, slot int) {
 	key := s.arena[start:]
 	if m.fn != 0 {
 		vs := len(s.arena)
-		s.arena = m.fn.apply(s.arena, key)
+		if m.enc != nil {
+			s.arena = applyEnc(s.arena, key, m.enc)
+		} else {
+			s.arena = m.fn.apply(s.arena, key)
+		}
 		s.vars[slot] = span{vs, len(s.arena) - vs}
 		return
 	}

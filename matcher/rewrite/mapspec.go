@@ -105,8 +105,10 @@ type mapVar struct {
 	// slots (no variable of set or of another map, no named group), so
 	// every host's Program uses the one compiled first.
 	shared bool
-	// fn, when set, is the map's value as a function of its source.
-	fn mapFunc
+	// fn, when set, is the map's value as a function of its source;
+	// enc, urlencode's table where its options set one.
+	fn  mapFunc
+	enc *[256]byte
 }
 
 // mapRegex is a regex key and the index of its value.

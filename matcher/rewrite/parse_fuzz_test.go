@@ -27,6 +27,7 @@ func FuzzCompileMap(f *testing.F) {
 	f.Add("/a /b;\n~^/c/(.*)$ /d/$1;\ndefault x;", "*.example.com", "error_page 404 = @n;", "/c/e", "tolower")
 	f.Add("hostnames;\n.example.org org;\nwww.example.* w;\n\\default y;", `~^(?<s>.+)\.test$`, "error_page 404 /x?$m;", "/a", "unescape")
 	f.Add("", "a.test", "set $k $request_uri;", "/%41%00%zz%4?x=%2", "escape")
+	f.Add("", "a.test", "set $k $uri;", "/a%20b/%3F?c", "urlencode only=%20%3F ctls except=%2F noplus")
 	f.Fuzz(func(t *testing.T, entries, host, steps, target, function string) {
 		hosts, err := CompileHosts([]HostSpec{{Host: host, Default: true, Spec: Spec{
 			Steps: []Text{{Src: "set $k $request_uri$args;\n" + steps, Line: 1}},
