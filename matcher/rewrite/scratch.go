@@ -1,6 +1,10 @@
 package rewrite
 
-import "github.com/redirectd/redirectd/matcher"
+import (
+	"bytes"
+
+	"github.com/redirectd/redirectd/matcher"
+)
 
 // span is a value held in Scratch.arena; n < 0 is a variable not set.
 type span struct{ off, n int }
@@ -102,13 +106,7 @@ func (s *Scratch) begin(p *Program, req *Request) {
 	}
 	s.uri = span{off, len(s.arena) - off}
 	s.args = s.keep(req.Query)
-	s.quoted = false
-	for _, c := range req.Path {
-		if c == '%' || c == '+' {
-			s.quoted = true
-			break
-		}
-	}
+	s.quoted = bytes.IndexByte(req.Path, '%') >= 0 || bytes.IndexByte(req.Path, '+') >= 0
 	s.rewritten, s.validLoc, s.changed, s.schemeRead = false, true, false, false
 	s.errorPage, s.errStatus, s.named, s.fwd, s.asGET = false, 0, nil, nil, false
 	if re := s.hostRe; re != nil {

@@ -39,7 +39,10 @@ var builtins = map[string]varKind{
 // part is one piece of a script.
 type part struct {
 	kind varKind
-	lit  string
+	// escLit: lit holds a byte that a Location cannot carry (a literal
+	// part of a redirect is then escaped as it is written).
+	escLit bool
+	lit    string
 	// name is the argument, field or cookie name of vArg, vHTTP and
 	// vCookie (a field's '_' turned to '-', as nginx matches it).
 	name []byte
@@ -64,7 +67,7 @@ func (c *compiler) compileScript(src string, line int) (script, error) {
 			continue
 		}
 		if i > lit {
-			s.parts = append(s.parts, part{kind: vLiteral, lit: src[lit:i]})
+			s.parts = append(s.parts, literalPart(src[lit:i]))
 		}
 		name, n, err := varName(src[i+1:])
 		if err != nil {
@@ -79,9 +82,14 @@ func (c *compiler) compileScript(src string, line int) (script, error) {
 		lit = i + 1
 	}
 	if lit < len(src) {
-		s.parts = append(s.parts, part{kind: vLiteral, lit: src[lit:]})
+		s.parts = append(s.parts, literalPart(src[lit:]))
 	}
 	return s, nil
+}
+
+// literalPart is a script's literal text.
+func literalPart(lit string) part {
+	return part{kind: vLiteral, lit: lit, escLit: locationUnsafe(lit) < len(lit)}
 }
 
 // varName reads the name after a '$': "{name}", one digit (a capture),
