@@ -1,6 +1,7 @@
 package matcher
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/redirectd/redirectd/matcher/pcre"
@@ -120,6 +121,18 @@ func AppendNginxURI(dst, p []byte, keepSlashes bool) (out []byte, ok bool) {
 	}
 	out, _, ok = appendNginxURI(dst, p, !keepSlashes)
 	return out, ok
+}
+
+// AppendNginxURIQuoted is AppendNginxURI that also reports whether p
+// held a '%' or a '+' (nginx's quoted_uri || plus_in_uri), from the
+// same pass over a plain path: the rewrite phase asks both of every
+// request.
+func AppendNginxURIQuoted(dst, p []byte, keepSlashes bool) (out []byte, ok, quoted bool) {
+	if flags, plain := plainNginxURI(p, !keepSlashes); plain {
+		return append(dst, p...), true, flags&uriPlus != 0 // plain: no '%'
+	}
+	out, _, ok = appendNginxURI(dst, p, !keepSlashes)
+	return out, ok, bytes.IndexByte(p, '%') >= 0 || bytes.IndexByte(p, '+') >= 0
 }
 
 // AppendDecodedPath appends to dst the decoded form of the path p, as

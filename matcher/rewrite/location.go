@@ -38,6 +38,12 @@ type level struct {
 	// one walk along it, not a comparison with every prefix (a site's
 	// 330 docs locations cost microseconds per request that way).
 	byPath *prefixTrie
+	// skip is the length of the path that every URI searched here and
+	// every prefix of the level start with (the enclosing prefix
+	// location's), which byPath leaves out.
+	skip int
+	// empty: no location at all, the search here is over at once.
+	empty bool
 }
 
 // prefixIndexMin is the number of prefixes from which a level files them
@@ -61,6 +67,9 @@ const (
 // longest prefix is ^~, the regexes in file order. *cur is the location
 // chosen so far, left as it is when none is found here.
 func (lv *level) find(s *Scratch, uri []byte, cur **location) rc {
+	if lv.empty {
+		return rcDeclined
+	}
 	r := lv.findStatic(uri, cur)
 	noregex := false
 	if r == rcAgain {
@@ -119,7 +128,7 @@ func (lv *level) findStatic(uri []byte, cur **location) rc {
 // lv.byPath: a prefix equal to uri, else an auto-redirect location for
 // uri+"/", else the longest prefix.
 func (lv *level) findIndexed(uri []byte, cur **location) rc {
-	l, whole := lv.byPath.longest(uri)
+	l, whole := lv.byPath.longest(uri[lv.skip:])
 	if whole {
 		*cur = l
 		return rcAgain
@@ -160,9 +169,11 @@ func (lv *level) finish() {
 	if len(lv.prefixes) >= prefixIndexMin {
 		lv.byPath = &prefixTrie{}
 		for _, l := range lv.prefixes {
-			lv.byPath.add(l)
+			lv.byPath.add(l.path[lv.skip:], l)
 		}
+		lv.byPath.root.index()
 	}
+	lv.empty = len(lv.exact) == 0 && len(lv.prefixes) == 0 && len(lv.regexes) == 0
 	for _, l := range lv.prefixes {
 		if l.autoRedirect {
 			if lv.auto == nil {

@@ -21,12 +21,20 @@ type trieNode struct {
 	// same order: one IndexByte finds the edge to follow.
 	first []byte
 	kids  []*trieNode
+	// byByte is index+1 of the kid for each first byte, in a node of
+	// more than wideNode kids (nil in the others): a werf-like level
+	// branches ten or more ways at each digit of a version.
+	byByte *[256]uint16
 }
 
-// add files l under its path; a path already there keeps its first
-// location (the compiler refuses a second).
-func (t *prefixTrie) add(l *location) {
-	n, p := &t.root, l.path
+// wideNode is the number of kids above which a node indexes them by
+// byte.
+const wideNode = 8
+
+// add files l under p (its path, less the level's skip); a path already
+// there keeps its first location (the compiler refuses a second).
+func (t *prefixTrie) add(p string, l *location) {
+	n := &t.root
 	for {
 		if p == "" {
 			if n.loc == nil {
@@ -91,12 +99,26 @@ func (t *prefixTrie) longest(uri []byte) (best *location, whole bool) {
 	}
 }
 
-// kid is the kid whose label starts with c, nil if none. A loop, not
-// IndexByte: most nodes have a few kids, fewer than a call costs.
+// index sets byByte in the wide nodes under n, once all are added.
+func (n *trieNode) index() {
+	if len(n.kids) > wideNode {
+		n.byByte = new([256]uint16)
+		for i, c := range n.first {
+			n.byByte[c] = uint16(i + 1)
+		}
+	}
+	for _, k := range n.kids {
+		k.index()
+	}
+}
+
+// kid is the kid whose label starts with c, nil if none: by byByte in a
+// wide node, else a loop (not IndexByte: a few kids cost less than its
+// call).
 func (n *trieNode) kid(c byte) *trieNode {
-	if len(n.first) > 16 {
-		if i := bytes.IndexByte(n.first, c); i >= 0 {
-			return n.kids[i]
+	if n.byByte != nil {
+		if i := n.byByte[c]; i > 0 {
+			return n.kids[i-1]
 		}
 		return nil
 	}

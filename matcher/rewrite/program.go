@@ -105,6 +105,11 @@ func (c *compiler) compileLevel(p *Program, lv *level, specs []LocationSpec, par
 		}
 		lv.add(l)
 	}
+	if parent != nil && (parent.kind == Prefix || parent.kind == PrefixNoRegex) {
+		// Its nested paths start with its own (checkLocation), and
+		// the level is searched only for a URI that does.
+		lv.skip = len(parent.path)
+	}
 	lv.finish()
 	return nil
 }

@@ -6,33 +6,23 @@ import (
 	"github.com/redirectd/redirectd/matcher"
 )
 
-// regex is what the rewrite phase needs of a regex engine: a match into
-// caller-owned captures, with caller-owned working memory. matcher.Pattern
-// runs RE2's regexes on matcher's backtracker and the others on
-// matcher/pcre.
-type regex interface {
-	// match fills caps[0:2*(numCaps()+1)] on a match.
-	match(s *matcher.Scratch, subject []byte, caps []int) bool
-	numCaps() int
-	// names are the group names by group number, "" for unnamed ones.
-	names() []string
-}
-
-// goRegex is a regex on matcher.Pattern.
-type goRegex struct{ p *matcher.Pattern }
-
-func (g goRegex) match(s *matcher.Scratch, subject []byte, caps []int) bool {
-	return g.p.Match(s, subject, caps)
-}
-func (g goRegex) numCaps() int    { return g.p.NumCap() }
-func (g goRegex) names() []string { return g.p.Names() }
-
-// rx is a compiled regex with the variable slot of each named group
-// (-1 for the others).
+// rx is a compiled regex (matcher.Pattern: RE2's regexes on matcher's
+// backtracker, the others on matcher/pcre) with its group count and the
+// variable slot of each named group (-1 for the others). The count is
+// kept here, and the Pattern called directly, because a rewrite's
+// regex runs on every request that reaches its location.
 type rx struct {
-	regex
+	p     *matcher.Pattern
+	ncaps int
 	slots []int
 }
+
+// match fills caps[0:2*(numCaps()+1)] on a match.
+func (r *rx) match(s *matcher.Scratch, subject []byte, caps []int) bool {
+	return r.p.Match(s, subject, caps)
+}
+
+func (r *rx) numCaps() int { return r.ncaps }
 
 // compileRegex compiles expr, case-insensitive with ci (nginx's "~*"),
 // and defines its named groups as variables.
@@ -45,11 +35,11 @@ func (c *compiler) compileRegex(expr string, ci bool) (*rx, error) {
 	if err != nil {
 		return nil, fmt.Errorf("invalid regex %q: %v", expr, err)
 	}
-	re := &rx{regex: goRegex{p}}
+	re := &rx{p: p, ncaps: p.NumCap()}
 	if n := re.numCaps(); n > c.maxCaps {
 		c.maxCaps = n
 	}
-	for _, name := range re.names() {
+	for _, name := range p.Names() {
 		slot := -1
 		if name != "" {
 			slot = c.define(name)

@@ -97,16 +97,16 @@ func (s *Scratch) begin(p *Program, req *Request) {
 	off := len(s.arena)
 	if req.URI != nil {
 		s.arena = append(s.arena, req.URI...) // built once per request
-	} else if u, ok := matcher.AppendNginxURI(s.arena, req.Path, req.KeepSlashes); ok {
-		s.arena = u
+		s.quoted = bytes.IndexByte(req.Path, '%') >= 0 || bytes.IndexByte(req.Path, '+') >= 0
+	} else if u, ok, quoted := matcher.AppendNginxURIQuoted(s.arena, req.Path, req.KeepSlashes); ok {
+		s.arena, s.quoted = u, quoted
 	} else {
 		// A path nginx answers 400 (the engine does so first under
 		// uri = "nginx"): decoded as the flat rules' path = "decoded".
-		s.arena = matcher.AppendDecodedPath(s.arena[:off], req.Path)
+		s.arena, s.quoted = matcher.AppendDecodedPath(s.arena[:off], req.Path), quoted
 	}
 	s.uri = span{off, len(s.arena) - off}
 	s.args = s.keep(req.Query)
-	s.quoted = bytes.IndexByte(req.Path, '%') >= 0 || bytes.IndexByte(req.Path, '+') >= 0
 	s.rewritten, s.validLoc, s.changed, s.schemeRead = false, true, false, false
 	s.errorPage, s.errStatus, s.named, s.fwd, s.asGET = false, 0, nil, nil, false
 	if re := s.hostRe; re != nil {
