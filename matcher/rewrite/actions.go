@@ -9,8 +9,10 @@ func (s *Scratch) rewrite(req *Request, st *step, res *Result) outcome {
 	if s.trace != nil {
 		s.trace.matched = true
 	}
-	s.prepare(req, st.uri.parts)
-	s.prepare(req, st.args.parts)
+	if st.readsMap {
+		s.prepare(req, st.uri.parts)
+		s.prepare(req, st.args.parts)
+	}
 	if st.redirect {
 		out := s.appendScriptLocation(s.out[:0], req, &st.uri, true)
 		if st.hasArgs {

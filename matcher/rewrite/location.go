@@ -171,7 +171,7 @@ func (lv *level) finish() {
 		for _, l := range lv.prefixes {
 			lv.byPath.add(l.path[lv.skip:], l)
 		}
-		lv.byPath.root.index()
+		lv.byPath.finish()
 	}
 	lv.empty = len(lv.exact) == 0 && len(lv.prefixes) == 0 && len(lv.regexes) == 0
 	for _, l := range lv.prefixes {

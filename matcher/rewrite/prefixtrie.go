@@ -10,6 +10,11 @@ import "bytes"
 // location a fifth of its time).
 type prefixTrie struct {
 	root trieNode
+	// start is where longest begins once lead, the bytes every path
+	// starts with (the '/' of all, at least), matched: the nodes above
+	// it have one kid and no location.
+	start *trieNode
+	lead  string
 }
 
 // trieNode is the point after its edge's label; loc is the prefix
@@ -73,7 +78,10 @@ func commonPrefix(a, b string) int {
 // longest returns the location with the longest path that is a prefix
 // of uri (nil if none), and whether that path is uri itself.
 func (t *prefixTrie) longest(uri []byte) (best *location, whole bool) {
-	n, rest := &t.root, uri
+	if len(uri) < len(t.lead) || string(uri[:len(t.lead)]) != t.lead {
+		return nil, false
+	}
+	n, rest := t.start, uri[len(t.lead):]
 	for {
 		if n.loc != nil {
 			best, whole = n.loc, len(rest) == 0
@@ -99,7 +107,18 @@ func (t *prefixTrie) longest(uri []byte) (best *location, whole bool) {
 	}
 }
 
-// index sets byByte in the wide nodes under n, once all are added.
+// finish readies t for longest once all are added: start, lead and the
+// wide nodes' byByte.
+func (t *prefixTrie) finish() {
+	t.start = &t.root
+	for t.start.loc == nil && len(t.start.kids) == 1 {
+		t.start = t.start.kids[0]
+		t.lead += t.start.label
+	}
+	t.root.index()
+}
+
+// index sets byByte in the wide nodes under n.
 func (n *trieNode) index() {
 	if len(n.kids) > wideNode {
 		n.byByte = new([256]uint16)

@@ -29,7 +29,7 @@ func TestPrefixTrieLongest(t *testing.T) {
 					tr.add(p[len(skip):], l)
 				}
 			}
-			tr.root.index()
+			tr.finish()
 			for range 2000 {
 				var b strings.Builder
 				b.WriteString(skip)

@@ -2,15 +2,17 @@ package rewrite
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/redirectd/redirectd/matcher"
 )
 
 // rx is a compiled regex (matcher.Pattern: RE2's regexes on matcher's
 // backtracker, the others on matcher/pcre) with its group count and the
-// variable slot of each named group (-1 for the others). The count is
-// kept here, and the Pattern called directly, because a rewrite's
-// regex runs on every request that reaches its location.
+// variable slot of each group (-1 for an unnamed one; none at all when
+// no group is named). The count is kept here, and the Pattern called
+// directly, because a rewrite's regex runs on every request that
+// reaches its location.
 type rx struct {
 	p     *matcher.Pattern
 	ncaps int
@@ -39,7 +41,11 @@ func (c *compiler) compileRegex(expr string, ci bool) (*rx, error) {
 	if n := re.numCaps(); n > c.maxCaps {
 		c.maxCaps = n
 	}
-	for _, name := range p.Names() {
+	names := p.Names()
+	if !slices.ContainsFunc(names, func(n string) bool { return n != "" }) {
+		return re, nil // no slots: a match sets no variable
+	}
+	for _, name := range names {
 		slot := -1
 		if name != "" {
 			slot = c.define(name)
