@@ -15,10 +15,29 @@ type share struct {
 	// matcher.Pattern is read-only once made (its lazily built fallback
 	// is an atomic pointer), so Programs and loops can run one.
 	patterns map[string]*matcher.Pattern
+	// indexes are the maps' regex indexes by the map's entries as
+	// written: a map that defines a named group is compiled per host,
+	// but its index depends on its keys alone (a 42,000-key map's is
+	// 15 MiB).
+	indexes map[string]*regexIndex
 }
 
 func newShare() *share {
-	return &share{maps: map[*MapSpec]*mapVar{}, patterns: map[string]*matcher.Pattern{}}
+	return &share{maps: map[*MapSpec]*mapVar{}, patterns: map[string]*matcher.Pattern{}, indexes: map[string]*regexIndex{}}
+}
+
+// regexIndex returns the index of a map of entries whose regex keys are
+// regexes, built once per share.
+func (s *share) regexIndex(entries string, regexes []mapRegex) *regexIndex {
+	if s == nil {
+		return buildMapIndex(regexes)
+	}
+	if x, ok := s.indexes[entries]; ok {
+		return x
+	}
+	x := buildMapIndex(regexes)
+	s.indexes[entries] = x
+	return x
 }
 
 func (s *share) mapVar(ms *MapSpec) *mapVar {
