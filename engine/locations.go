@@ -121,9 +121,7 @@ func (cs *conn) serverPhase(rules *matcher.Set, req *httpparse.Request) bool {
 	cs.ready(rules, req, https)
 	ph.started = p
 	answered := p.RunServer(&ph.scratch, &ph.req, &ph.res)
-	if ph.scratch.SchemeRead() {
-		cs.readScheme(false) // $scheme decided what the steps did
-	}
+	cs.phaseRead()
 	return answered
 }
 
@@ -147,10 +145,21 @@ func (cs *conn) runPhase(rules *matcher.Set, req *httpparse.Request) bool {
 		}
 		p.Run(&ph.scratch, &ph.req, &ph.res)
 	}
-	if ph.scratch.SchemeRead() {
-		cs.readScheme(false) // $scheme decided the answer
-	}
+	cs.phaseRead()
 	return true
+}
+
+// phaseRead notes what of the request the phase's run read that the
+// answer varies on: $scheme (readScheme), or the X-Forwarded-Proto
+// field itself, on which it varies whoever sent it.
+func (cs *conn) phaseRead() {
+	sc := &cs.loop.phase.scratch
+	if sc.SchemeRead() {
+		cs.readScheme(false)
+	}
+	if sc.ForwardedProtoRead() {
+		cs.loop.readXFP = true
+	}
 }
 
 // answerPhase answers what runPhase decided: a redirect (its Location

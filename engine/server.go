@@ -170,8 +170,9 @@ type Server struct {
 	// tls is the TLS listener, if any.
 	tls *tlsport.Listener
 	// hsts is the Strict-Transport-Security line of the TLS port's
-	// answers ("" for none).
-	hsts string
+	// answers ("" for none); hstsVary is it with a Vary on
+	// X-Forwarded-Proto (fields).
+	hsts, hstsVary string
 	// draining is set by Drain: answers close their connections and idle
 	// connections are closed.
 	draining atomic.Bool

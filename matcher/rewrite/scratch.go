@@ -55,8 +55,9 @@ type Scratch struct {
 	// fwd is the location the request was forwarded from, for
 	// RunIntercepted.
 	fwd *location
-	// schemeRead: the run read $scheme (SchemeRead).
-	schemeRead bool
+	// schemeRead: the run read $scheme (SchemeRead); xfpRead, the
+	// X-Forwarded-Proto field (ForwardedProtoRead).
+	schemeRead, xfpRead bool
 	// chosen is the last server choice (Hosts.ChooseOn).
 	chosen choice
 	// hostRe is the regex server name Hosts.Choose chose by; begin
@@ -107,7 +108,7 @@ func (s *Scratch) begin(p *Program, req *Request) {
 	}
 	s.uri = span{off, len(s.arena) - off}
 	s.args = s.keep(req.Query)
-	s.rewritten, s.validLoc, s.changed, s.schemeRead = false, true, false, false
+	s.rewritten, s.validLoc, s.changed, s.schemeRead, s.xfpRead = false, true, false, false, false
 	s.errorPage, s.errStatus, s.named, s.fwd, s.asGET = false, 0, nil, nil, false
 	if re := s.hostRe; re != nil {
 		s.hostRe = nil
@@ -187,3 +188,10 @@ func (s *Scratch) matchHost(re *rx, host []byte) bool {
 // Request.HTTPS, and a server that took the scheme from a proxy's
 // header says the answer varies on that header.
 func (s *Scratch) SchemeRead() bool { return s.schemeRead }
+
+// ForwardedProtoRead reports whether the last run on s read the
+// X-Forwarded-Proto field itself ($http_x_forwarded_proto in a step's
+// condition, a value, a map's source): its answer depends on that
+// field as the client sent it, whatever the server makes of the field,
+// so a cache must keep one answer per value (Vary).
+func (s *Scratch) ForwardedProtoRead() bool { return s.xfpRead }

@@ -42,7 +42,9 @@ type part struct {
 	// escLit: lit holds a byte that a Location cannot carry (a literal
 	// part of a redirect is then escaped as it is written).
 	escLit bool
-	lit    string
+	// xfp: a vHTTP part reading X-Forwarded-Proto (ForwardedProtoRead).
+	xfp bool
+	lit string
 	// name is the argument, field or cookie name of vArg, vHTTP and
 	// vCookie (a field's '_' turned to '-', as nginx matches it).
 	name []byte
@@ -135,7 +137,7 @@ func (c *compiler) variable(name string, line int) (part, error) {
 			if pre.kind == vHTTP {
 				rest = strings.ReplaceAll(rest, "_", "-")
 			}
-			return part{kind: pre.kind, name: []byte(rest)}, nil
+			return part{kind: pre.kind, name: []byte(rest), xfp: pre.kind == vHTTP && rest == "x-forwarded-proto"}, nil
 		}
 	}
 	if m, ok := c.maps[lower]; ok {

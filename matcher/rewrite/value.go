@@ -91,6 +91,7 @@ func (s *Scratch) appendVar(dst []byte, req *Request, pt *part) []byte {
 	case vArg:
 		return append(dst, param(s.bytes(s.args), pt.name, '&')...)
 	case vHTTP:
+		s.xfpRead = s.xfpRead || pt.xfp
 		if req.Fields == nil {
 			return dst
 		}
