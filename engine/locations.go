@@ -38,6 +38,16 @@ type phase struct {
 	res2     rewrite.Result
 }
 
+// forget drops what the phase keeps of the rules in use, which are being
+// replaced (Server.Swap): between requests nothing of it is wanted, and
+// kept it would hold the old config in memory until the loop's next
+// request.
+func (ph *phase) forget() {
+	ph.scratch.Forget()
+	ph.scratch2.Forget()
+	ph.started = nil
+}
+
 // program finds the Program of req's host and readies the loop's phase
 // to run it; nil when the rules carry none for the host.
 func (cs *conn) program(rules *matcher.Set, hosts *rewrite.Hosts, req *httpparse.Request) *rewrite.Program {
