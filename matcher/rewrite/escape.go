@@ -74,8 +74,17 @@ func appendLocationSafe[T ~string | ~[]byte](dst []byte, loc T) []byte {
 // escapes, len(loc) when there is none.
 func locationUnsafe[T ~string | ~[]byte](loc T) int {
 	i := 0
-	for i < len(loc) && !escapeLocation.has(loc[i]) {
+	for i < len(loc) && !locationEscaped[loc[i]] {
 		i++
 	}
 	return i
 }
+
+// locationEscaped is escapeLocation as a byte's flag: one load per byte
+// of every capture a redirect writes.
+var locationEscaped = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = escapeLocation.has(byte(c))
+	}
+	return t
+}()

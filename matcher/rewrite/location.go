@@ -42,8 +42,9 @@ type level struct {
 	// every prefix of the level start with (the enclosing prefix
 	// location's), which byPath leaves out.
 	skip int
-	// empty: no location at all, the search here is over at once.
-	empty bool
+	// empty: no location at all, the search here is over at once;
+	// treeOnly: prefixes in byPath and no exact or auto-redirect one.
+	empty, treeOnly bool
 }
 
 // prefixIndexMin is the number of prefixes from which a level files them
@@ -70,11 +71,25 @@ func (lv *level) find(s *Scratch, uri []byte, cur **location) rc {
 	if lv.empty {
 		return rcDeclined
 	}
-	r := lv.findStatic(uri, cur)
+	var r rc
+	if lv.treeOnly {
+		// findStatic's answer in one call: a level of many prefixes
+		// and nothing else is most of a werf-like site's levels.
+		r = rcDeclined
+		if l, _ := lv.byPath.longest(uri[lv.skip:]); l != nil {
+			*cur, r = l, rcAgain
+		}
+	} else {
+		r = lv.findStatic(uri, cur)
+	}
 	noregex := false
 	if r == rcAgain {
 		noregex = (*cur).kind == PrefixNoRegex
-		r = (*cur).sub.find(s, uri, cur)
+		if sub := &(*cur).sub; sub.empty {
+			r = rcDeclined
+		} else {
+			r = sub.find(s, uri, cur)
+		}
 	}
 	if r == rcOK || r == rcDone || noregex {
 		return r
@@ -190,4 +205,5 @@ func (lv *level) finish() {
 			lv.auto[l.path[:len(l.path)-1]] = l
 		}
 	}
+	lv.treeOnly = lv.byPath != nil && len(lv.exact) == 0 && len(lv.auto) == 0
 }

@@ -78,8 +78,13 @@ func commonPrefix(a, b string) int {
 // longest returns the location with the longest path that is a prefix
 // of uri (nil if none), and whether that path is uri itself.
 func (t *prefixTrie) longest(uri []byte) (best *location, whole bool) {
-	if len(uri) < len(t.lead) || string(uri[:len(t.lead)]) != t.lead {
+	if len(uri) < len(t.lead) {
 		return nil, false
+	}
+	for i := range len(t.lead) {
+		if uri[i] != t.lead[i] {
+			return nil, false
+		}
 	}
 	n, rest := t.start, uri[len(t.lead):]
 	for {
