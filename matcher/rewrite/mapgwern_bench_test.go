@@ -115,18 +115,17 @@ func cpuLoop(b *testing.B, op func()) {
 }
 
 // BenchmarkMapGwernHeap reports the heap that the gwern map's Programs
-// hold, for one server and for two that each carry a copy of the map's
-// spec (as an import of two server blocks including one map file
-// gives): its keys are to be compiled once, not once as the map's
-// regexes and again as its index, nor once per server.
+// hold, for one server and for two given the one map (as config gives
+// every server the [[location_map]] tables, locations.go): its keys are
+// to be compiled once, not once as the map's regexes and again as its
+// index, nor once per server.
 func BenchmarkMapGwernHeap(b *testing.B) {
-	entries := gwernMap(b)
+	maps := []MapSpec{{Source: "$request_uri", Variable: "new_uri", Entries: gwernMap(b), EntriesLine: 1}}
 	for _, servers := range []int{1, 2} {
 		b.Run(fmt.Sprintf("servers/%d", servers), func(b *testing.B) {
 			var specs []HostSpec
 			for i := range servers {
-				specs = append(specs, HostSpec{Host: fmt.Sprintf("s%d.gwern.net", i), Spec: Spec{
-					Maps:      []MapSpec{{Source: "$request_uri", Variable: "new_uri", Entries: strings.Clone(entries), EntriesLine: 1}},
+				specs = append(specs, HostSpec{Host: fmt.Sprintf("s%d.gwern.net", i), Spec: Spec{Maps: maps,
 					Locations: []LocationSpec{{Path: "/", Steps: `if ($new_uri != "") { rewrite ^(.*)$ $new_uri permanent; }`}}}})
 			}
 			var heap float64

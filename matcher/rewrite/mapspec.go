@@ -209,6 +209,11 @@ func (c *compiler) compileMap(ms *MapSpec) (*mapVar, error) {
 // independent reports whether m reads no variable slot, so that its
 // compiled form serves every Program.
 func (m *mapVar) independent() bool {
+	// caps first, whole: a Program that takes the map from another
+	// sizes its Scratch by it (share.go).
+	for _, r := range m.regexes {
+		m.caps = max(m.caps, r.re.numCaps())
+	}
 	scripts := append([]script{m.source, m.def}, m.values...)
 	for _, sc := range scripts {
 		for _, pt := range sc.parts {
@@ -218,9 +223,6 @@ func (m *mapVar) independent() bool {
 		}
 	}
 	for _, r := range m.regexes {
-		if n := r.re.numCaps(); n > m.caps {
-			m.caps = n
-		}
 		for _, slot := range r.re.slots {
 			if slot >= 0 {
 				return false

@@ -43,15 +43,15 @@ func compile(spec Spec, first func(*compiler) error, shared *share) (*Program, e
 	for i := range spec.Maps {
 		ms := &spec.Maps[i]
 		m := c.shared.mapVar(ms)
+		if m == nil {
+			m = c.shared.slotMap(c, ms)
+		}
 		if m != nil {
 			c.maxCaps = max(c.maxCaps, m.caps)
 		} else {
 			var err error
-			if m, err = c.compileMap(ms); err != nil {
+			if m, err = c.compileMapShared(ms); err != nil {
 				return nil, err
-			}
-			if m.shared {
-				c.shared.keepMap(ms, m)
 			}
 		}
 		p.maps = append(p.maps, m)
