@@ -19,6 +19,11 @@ import (
 type Pattern struct {
 	p  *program
 	re *pcre.Regexp
+	// mayReject and needs say which of the regex tier's filters p has
+	// (rejects, holdsNeeds): a rewrite's regex runs on every request
+	// its location takes, and a call to a filter with nothing to check
+	// was a few per cent of one.
+	mayReject, needs bool
 }
 
 // CompilePattern compiles expr as regexp.Compile would, refusing one whose
@@ -26,7 +31,8 @@ type Pattern struct {
 func CompilePattern(expr string) (*Pattern, error) {
 	p, err := compileProgram(expr)
 	if err == nil {
-		return &Pattern{p: p}, nil
+		return &Pattern{p: p, mayReject: p.strip != "" || p.hasFirst || p.maxLen >= 0 || len(p.suffix) > 0 || p.hasLast,
+			needs: len(p.need) > 0 || len(p.short) > 0}, nil
 	}
 	re, perr := pcre.Compile(expr, false) // (?i) is in expr
 	if perr != nil {
@@ -67,7 +73,7 @@ func (r *Pattern) Match(s *Scratch, subject []byte, caps []int) bool {
 	// The regex tier's filters first: the bytes a match starts and ends
 	// with, its length, and the literals it holds rule most subjects out
 	// faster than backtracking does.
-	if big := r.p.tooBig(len(subject)); big || r.p.rejects(subject) || !r.p.holdsNeeds(subject) {
+	if big := r.p.tooBig(len(subject)); big || r.mayReject && r.p.rejects(subject) || r.needs && !r.p.holdsNeeds(subject) {
 		for i := range caps {
 			caps[i] = -1
 		}
