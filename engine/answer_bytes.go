@@ -91,12 +91,15 @@ func appendConnection(dst []byte, cf connField) []byte {
 // Without https_redirect, an answer that read the scheme such a header
 // gave varies on it too (readScheme): a rule's when.scheme, servers
 // split by scheme, $scheme in the rewrite phase, an absolute Location's
-// origin.
+// origin. One that a rewrite-phase step decided by reading the field
+// itself ($http_x_forwarded_proto) varies on it on any connection.
 func (cs *conn) fields() string {
 	switch {
+	case cs.tls && cs.loop.readXFP:
+		return cs.loop.srv.hstsVary
 	case cs.tls:
 		return cs.loop.srv.hsts
-	case cs.proxy.xfp && (cs.loop.srv.opts.HTTPSRedirect || cs.loop.byProto):
+	case cs.loop.readXFP, cs.proxy.xfp && (cs.loop.srv.opts.HTTPSRedirect || cs.loop.byProto):
 		return varyForwardedProto
 	}
 	return ""

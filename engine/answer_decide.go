@@ -39,7 +39,7 @@ func (cs *conn) answer(out []byte, req *httpparse.Request, rules *matcher.Set, d
 	l.setCondReq(cs, req, rules)
 	l.phase.target, l.phase.started = nil, nil
 	l.match.ForgetURI() // the last request's $uri; this one's may lie where it did
-	l.byProto = false
+	l.byProto, l.readXFP = false, false
 	switch {
 	case cs.isChallenge(req):
 		return out, verdict{challenge: true}

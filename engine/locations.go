@@ -38,6 +38,16 @@ type phase struct {
 	res2     rewrite.Result
 }
 
+// forget drops what the phase keeps of the rules in use, which are being
+// replaced (Server.Swap): between requests nothing of it is wanted, and
+// kept it would hold the old config in memory until the loop's next
+// request.
+func (ph *phase) forget() {
+	ph.scratch.Forget()
+	ph.scratch2.Forget()
+	ph.started = nil
+}
+
 // program finds the Program of req's host and readies the loop's phase
 // to run it; nil when the rules carry none for the host.
 func (cs *conn) program(rules *matcher.Set, hosts *rewrite.Hosts, req *httpparse.Request) *rewrite.Program {
@@ -121,9 +131,7 @@ func (cs *conn) serverPhase(rules *matcher.Set, req *httpparse.Request) bool {
 	cs.ready(rules, req, https)
 	ph.started = p
 	answered := p.RunServer(&ph.scratch, &ph.req, &ph.res)
-	if ph.scratch.SchemeRead() {
-		cs.readScheme(false) // $scheme decided what the steps did
-	}
+	cs.phaseRead()
 	return answered
 }
 
@@ -147,10 +155,21 @@ func (cs *conn) runPhase(rules *matcher.Set, req *httpparse.Request) bool {
 		}
 		p.Run(&ph.scratch, &ph.req, &ph.res)
 	}
-	if ph.scratch.SchemeRead() {
-		cs.readScheme(false) // $scheme decided the answer
-	}
+	cs.phaseRead()
 	return true
+}
+
+// phaseRead notes what of the request the phase's run read that the
+// answer varies on: $scheme (readScheme), or the X-Forwarded-Proto
+// field itself, on which it varies whoever sent it.
+func (cs *conn) phaseRead() {
+	sc := &cs.loop.phase.scratch
+	if sc.SchemeRead() {
+		cs.readScheme(false)
+	}
+	if sc.ForwardedProtoRead() {
+		cs.loop.readXFP = true
+	}
 }
 
 // answerPhase answers what runPhase decided: a redirect (its Location

@@ -24,8 +24,9 @@ type loop struct {
 	// phase is the location phase's working memory (locations.go).
 	phase phase
 	// byProto: the answer being made depends on the scheme an
-	// X-Forwarded-Proto gave (answer_bytes.go, fields).
-	byProto bool
+	// X-Forwarded-Proto gave (answer_bytes.go, fields); readXFP: on
+	// that field as sent, which a step read itself.
+	byProto, readXFP bool
 	// group is the upstream group the request being answered goes to,
 	// set by pickGroup for startForward and startTunnel.
 	group *group

@@ -178,8 +178,9 @@ type Server struct {
 	// tls is the TLS listener, if any.
 	tls *tlsport.Listener
 	// hsts is the Strict-Transport-Security line of the TLS port's
-	// answers ("" for none).
-	hsts string
+	// answers ("" for none); hstsVary is it with a Vary on
+	// X-Forwarded-Proto (fields).
+	hsts, hstsVary string
 	// draining is set by Drain: answers close their connections and idle
 	// connections are closed.
 	draining atomic.Bool
@@ -234,7 +235,13 @@ func New(opts Options, rules *matcher.Set) *Server {
 // use (settled RSS grew by a whole set per reload, 121 to 340 MiB in two).
 func (s *Server) Swap(rules *matcher.Set) {
 	s.rules.Store(rules)
-	s.onLoops(func(l *loop) { l.match = matcher.Match{} })
+	// Nothing a loop keeps between requests is to hold the old rules:
+	// a loop idle after the swap would keep them in memory (a site's
+	// large map, tens of MiB) until its next request.
+	s.onLoops(func(l *loop) {
+		l.match, l.cond = matcher.Match{}, condReq{}
+		l.phase.forget()
+	})
 }
 
 // Rules returns the rule set in use.

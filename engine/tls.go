@@ -91,6 +91,7 @@ func (s *Server) listenTLS() error {
 	if o.HSTS != "" {
 		s.hsts = "Strict-Transport-Security: " + o.HSTS + "\r\n"
 	}
+	s.hstsVary = s.hsts + varyForwardedProto
 	s.tls = tlsport.New(ln, tlsport.Options{Config: o.Config, HandshakeTimeout: o.HandshakeTimeout,
 		Handshake: o.Handshake, Loops: s.opts.EventLoops, Log: s.log}, tlsHandler{s.handler})
 	return nil

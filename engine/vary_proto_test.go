@@ -2,6 +2,8 @@ package engine_test
 
 import (
 	"bufio"
+	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -33,6 +35,10 @@ func TestVaryForwardedProto(t *testing.T) {
 	}
 	schemeVar := []rewrite.HostSpec{{Spec: rewrite.Spec{Steps: []rewrite.Text{{Src: `if ($scheme = http) { return 301 https://example.com$request_uri; } return 302 https://example.com/tls;`}}}}}
 	plainModel := []rewrite.HostSpec{{Spec: rewrite.Spec{Steps: []rewrite.Text{{Src: `return 301 https://example.com/x;`}}}}}
+	headerVar := []rewrite.HostSpec{{Spec: rewrite.Spec{Steps: []rewrite.Text{{Src: xfpSteps}}}}}
+	headerMap := []rewrite.HostSpec{{Spec: rewrite.Spec{
+		Maps:  []rewrite.MapSpec{{Source: "$http_x_forwarded_proto", Variable: "to_tls", Entries: "default 1; https 0;"}},
+		Steps: []rewrite.Text{{Src: `if ($to_tls) { return 301 https://example.com$request_uri; }`}}}}}
 	for _, tc := range []struct {
 		name     string
 		rules    []matcher.Rule
@@ -50,6 +56,10 @@ func TestVaryForwardedProto(t *testing.T) {
 		{"servers split by scheme", nil, split, "/x", true, false, "yes yes"},
 		{"$scheme in a step", nil, schemeVar, "/x", true, false, "yes yes"},
 		{"model without scheme", nil, plainModel, "/x", true, false, "no no"},
+		{"$http_x_forwarded_proto in a step", nil, headerVar, "/x", true, false, "yes yes"},
+		{"$http_x_forwarded_proto in a step, header not believed", nil, headerVar, "/x", false, false, "yes yes"},
+		{"a step answers before the one reading it", nil, headerVar, "/early", false, false, "no no"},
+		{"$http_x_forwarded_proto as a map's source", nil, headerMap, "/x", false, false, "yes yes"},
 		{"absolute Location", []matcher.Rule{{From: "/r", To: "/to", Status: 301}}, nil, "/r", false, true, "yes yes"},
 		{"absolute_redirect, a full URL", []matcher.Rule{{From: "/r", To: "https://example.com/to", Status: 301}}, nil, "/r", false, true, "yes yes"},
 	} {
@@ -84,6 +94,43 @@ func TestVaryForwardedProto(t *testing.T) {
 				t.Errorf("Vary on the plain, the forwarded request (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// xfpSteps decide by X-Forwarded-Proto as sent, as a site behind a TLS
+// terminator writes it, after a step that answers /early first.
+const xfpSteps = `if ($uri = /early) { return 200 "early"; }
+if ($http_x_forwarded_proto != "https") { return 301 https://example.com$request_uri; }
+return 200 "tls";`
+
+// TestVaryForwardedProtoTLS: on the TLS port, a step reading
+// X-Forwarded-Proto itself varies its answer on it beside the HSTS
+// field; one answered before that step carries HSTS alone.
+func TestVaryForwardedProtoTLS(t *testing.T) {
+	t.Parallel()
+	set, err := matcher.Compile(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts, err := rewrite.CompileHosts([]rewrite.HostSpec{{Spec: rewrite.Spec{Steps: []rewrite.Text{{Src: xfpSteps}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set.SetLocations(hosts)
+	srv := startH2(t, engine.Options{})
+	srv.Swap(set)
+	base := "https://" + srv.TLSAddr()
+	type fields struct{ Status, HSTS, Vary string }
+	var got []fields
+	for _, path := range []string{"/x", "/early"} {
+		for _, c := range []*http.Client{h1Client(t), h2Client(t)} {
+			a := doRequest(t, c, "GET", base+path, "example.com", "")
+			got = append(got, fields{fmt.Sprint(a.Status), a.HSTS, a.Vary})
+		}
+	}
+	want := []fields{{"301", "max-age=60", "X-Forwarded-Proto"}, {"301", "max-age=60", "X-Forwarded-Proto"}, {"200", "max-age=60", ""}, {"200", "max-age=60", ""}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("status, HSTS, Vary over HTTP/1.1 and h2 (-want +got):\n%s", diff)
 	}
 }
 

@@ -282,6 +282,10 @@ func FuzzNginxURI(f *testing.F) {
 		if got, gotOK := AppendNginxURI([]byte("x"), []byte(p), !merge); gotOK != ok || ok && string(got) != "x"+string(out) {
 			t.Errorf("AppendNginxURI(%q, %v) = %q %v, want %q %v", p, !merge, got, gotOK, "x"+string(out), ok)
 		}
+		quoted := strings.ContainsAny(p, "%+")
+		if got, gotOK, gotQuoted := AppendNginxURIQuoted([]byte("x"), []byte(p), !merge); gotOK != ok || ok && string(got) != "x"+string(out) || gotQuoted != quoted {
+			t.Errorf("AppendNginxURIQuoted(%q, %v) = %q %v %v, want %q %v %v", p, !merge, got, gotOK, gotQuoted, "x"+string(out), ok, quoted)
+		}
 		// The lookup's shortcut for a path that is its own $uri.
 		if pflags, plain := plainNginxURI([]byte(p), merge); plain {
 			if _, flags, _ := appendNginxURI(nil, []byte(p), merge); !ok || string(out) != p || flags != pflags {

@@ -1,6 +1,7 @@
 package matcher
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/redirectd/redirectd/matcher/pcre"
@@ -18,6 +19,11 @@ import (
 type Pattern struct {
 	p  *program
 	re *pcre.Regexp
+	// mayReject and needs say which of the regex tier's filters p has
+	// (rejects, holdsNeeds): a rewrite's regex runs on every request
+	// its location takes, and a call to a filter with nothing to check
+	// was a few per cent of one.
+	mayReject, needs bool
 }
 
 // CompilePattern compiles expr as regexp.Compile would, refusing one whose
@@ -25,7 +31,8 @@ type Pattern struct {
 func CompilePattern(expr string) (*Pattern, error) {
 	p, err := compileProgram(expr)
 	if err == nil {
-		return &Pattern{p: p}, nil
+		return &Pattern{p: p, mayReject: p.strip != "" || p.hasFirst || p.maxLen >= 0 || len(p.suffix) > 0 || p.hasLast,
+			needs: len(p.need) > 0 || len(p.short) > 0}, nil
 	}
 	re, perr := pcre.Compile(expr, false) // (?i) is in expr
 	if perr != nil {
@@ -66,7 +73,7 @@ func (r *Pattern) Match(s *Scratch, subject []byte, caps []int) bool {
 	// The regex tier's filters first: the bytes a match starts and ends
 	// with, its length, and the literals it holds rule most subjects out
 	// faster than backtracking does.
-	if big := r.p.tooBig(len(subject)); big || r.p.rejects(subject) || !r.p.holdsNeeds(subject) {
+	if big := r.p.tooBig(len(subject)); big || r.mayReject && r.p.rejects(subject) || r.needs && !r.p.holdsNeeds(subject) {
 		for i := range caps {
 			caps[i] = -1
 		}
@@ -120,6 +127,18 @@ func AppendNginxURI(dst, p []byte, keepSlashes bool) (out []byte, ok bool) {
 	}
 	out, _, ok = appendNginxURI(dst, p, !keepSlashes)
 	return out, ok
+}
+
+// AppendNginxURIQuoted is AppendNginxURI that also reports whether p
+// held a '%' or a '+' (nginx's quoted_uri || plus_in_uri), from the
+// same pass over a plain path: the rewrite phase asks both of every
+// request.
+func AppendNginxURIQuoted(dst, p []byte, keepSlashes bool) (out []byte, ok, quoted bool) {
+	if flags, plain := plainNginxURI(p, !keepSlashes); plain {
+		return append(dst, p...), true, flags&uriPlus != 0 // plain: no '%'
+	}
+	out, _, ok = appendNginxURI(dst, p, !keepSlashes)
+	return out, ok, bytes.IndexByte(p, '%') >= 0 || bytes.IndexByte(p, '+') >= 0
 }
 
 // AppendDecodedPath appends to dst the decoded form of the path p, as

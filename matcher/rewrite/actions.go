@@ -9,24 +9,26 @@ func (s *Scratch) rewrite(req *Request, st *step, res *Result) outcome {
 	if s.trace != nil {
 		s.trace.matched = true
 	}
-	s.prepare(req, st.uri.parts)
-	s.prepare(req, st.args.parts)
+	if st.readsMap {
+		s.prepare(req, st.uri.parts)
+		s.prepare(req, st.args.parts)
+	}
 	if st.redirect {
-		s.buf = s.appendScript(s.buf[:0], req, &st.uri, true)
+		out := s.appendScriptLocation(s.out[:0], req, &st.uri, true)
 		if st.hasArgs {
-			s.buf = append(s.buf, '?')
-			s.buf = s.appendScript(s.buf, req, &st.args, true)
+			out = append(out, '?')
+			out = s.appendScriptLocation(out, req, &st.args, true)
 		}
 		if args := s.bytes(s.args); st.addArgs && len(args) > 0 {
 			if st.hasArgs {
-				s.buf = append(s.buf, '&')
+				out = append(out, '&')
 			} else {
-				s.buf = append(s.buf, '?')
+				out = append(out, '?')
 			}
-			s.buf = append(s.buf, args...)
+			out = appendLocationSafe(out, args)
 		}
-		s.out = appendLocationSafe(s.out[:0], s.buf)
-		*res = Result{Action: Redirect, Status: st.code, Location: s.out, Where: res.Where}
+		s.out = out
+		res.redirect(st.code, out)
 		return oDone
 	}
 	start := len(s.arena)
@@ -73,8 +75,7 @@ func (s *Scratch) ret(req *Request, st *step, res *Result) {
 		// return copies captures as they are, where rewrite ...
 		// redirect escapes them: "return 301 /to/$1" of /ret/a%20b
 		// sends "/to/a b" (then made Location-safe), as nginx.
-		s.buf = s.appendScript(s.buf[:0], req, &st.value, false)
-		s.out = appendLocationSafe(s.out[:0], s.buf)
+		s.out = s.appendScriptLocation(s.out[:0], req, &st.value, false)
 		*res = Result{Action: Redirect, Status: st.code, Location: s.out}
 	default:
 		*res = Result{Action: Answer, Status: st.code}

@@ -24,6 +24,8 @@ type compiler struct {
 	// shared holds what earlier Programs of the same CompileHosts
 	// compiled that serves this one too (share.go); nil: nothing kept.
 	shared *share
+	// rec, when set, records each slot and define call (share.go).
+	rec *[]slotOp
 }
 
 func newCompiler() *compiler {
@@ -32,6 +34,9 @@ func newCompiler() *compiler {
 
 // slot returns the slot of the variable name, giving it one on first use.
 func (c *compiler) slot(name string, line int) int {
+	if c.rec != nil {
+		*c.rec = append(*c.rec, slotOp{name: name, line: line})
+	}
 	name = strings.ToLower(name)
 	n, ok := c.slots[name]
 	if !ok {
@@ -49,6 +54,9 @@ func (c *compiler) slot(name string, line int) int {
 func (c *compiler) define(name string) int {
 	n := c.slot(name, 0)
 	c.defined[n] = true
+	if c.rec != nil {
+		*c.rec = append(*c.rec, slotOp{name: name, define: true})
+	}
 	return n
 }
 

@@ -31,6 +31,16 @@ func appendEscaped(dst, b []byte, t *escapeTable) []byte {
 	return dst
 }
 
+// escapeCaptureLocation is escapeCapture then escapeLocation in one
+// pass: what escapeCapture writes ('%' and hex digits) a Location
+// carries as it is.
+var escapeCaptureLocation = func() (t escapeTable) {
+	for i := range t {
+		t[i] = escapeCapture[i] | escapeLocation[i]
+	}
+	return t
+}()
+
 // escapeLocation is what appendLocationSafe escapes.
 var escapeLocation = func() (t escapeTable) {
 	for c := range 256 {
@@ -47,12 +57,9 @@ var escapeLocation = func() (t escapeTable) {
 // this is the one intended difference. The runs between such bytes
 // (the whole Location, mostly) are appended at once: byte by byte, this
 // cost a rewrite's redirect an eighth of its time.
-func appendLocationSafe(dst, loc []byte) []byte {
+func appendLocationSafe[T ~string | ~[]byte](dst []byte, loc T) []byte {
 	for {
-		i := 0
-		for i < len(loc) && !escapeLocation.has(loc[i]) {
-			i++
-		}
+		i := locationUnsafe(loc)
 		dst = append(dst, loc[:i]...)
 		if i == len(loc) {
 			return dst
@@ -62,3 +69,22 @@ func appendLocationSafe(dst, loc []byte) []byte {
 		loc = loc[i+1:]
 	}
 }
+
+// locationUnsafe is the index of loc's first byte that appendLocationSafe
+// escapes, len(loc) when there is none.
+func locationUnsafe[T ~string | ~[]byte](loc T) int {
+	i := 0
+	for i < len(loc) && !locationEscaped[loc[i]] {
+		i++
+	}
+	return i
+}
+
+// locationEscaped is escapeLocation as a byte's flag: one load per byte
+// of every capture a redirect writes.
+var locationEscaped = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = escapeLocation.has(byte(c))
+	}
+	return t
+}()

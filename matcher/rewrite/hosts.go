@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+
+	"github.com/redirectd/redirectd/matcher"
 )
 
 // Hosts holds the Program of each server and chooses one for a host as
@@ -239,6 +241,20 @@ func (h *Hosts) ChooseOn(s *Scratch, host, port []byte, https bool) *Program {
 	c.h, c.https, c.p, c.re = h, https, p, s.hostRe
 	c.host, c.port = append(c.host[:0], host...), append(c.port[:0], port...)
 	return p
+}
+
+// Forget drops what s keeps of the Hosts and Programs it last ran: the
+// kept choice, and the last run's Program, locations and regexes. The
+// choice is never taken for another Hosts (ChooseOn compares them), but
+// while s keeps it the whole of a replaced config stays in memory: a
+// loop that serves no request for a while after a reload would hold
+// the old server table, maps included, until its next one. Call it
+// between runs, when the Hosts in use is replaced.
+func (s *Scratch) Forget() {
+	s.chosen.h, s.chosen.p, s.chosen.re = nil, nil, nil
+	s.chosen.host, s.chosen.port = s.chosen.host[:0], s.chosen.port[:0]
+	s.prog, s.hostRe, s.named, s.fwd = nil, nil, nil, nil
+	s.match = matcher.Match{} // it names the map index's rules
 }
 
 // choice is the last ChooseOn of a Scratch: its request and answer.

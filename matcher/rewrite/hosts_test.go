@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -224,6 +225,62 @@ func TestChooseServerKept(t *testing.T) {
 		}
 		if got, want := answer(&kept), answer(new(Scratch)); got != want {
 			t.Errorf("%+v: %q with the kept choice, %q fresh", tc, got, want)
+		}
+	}
+}
+
+// TestChooseServerReload: a Scratch that kept a choice of one Hosts
+// holds it, and the whole config behind it, until its next request or
+// Forget; once told to Forget (a loop idle after a reload is), the
+// replaced Hosts is freed, and the Scratch answers from the Hosts that
+// replaced it as a fresh Scratch does.
+func TestChooseServerReload(t *testing.T) {
+	var kept Scratch
+	released := make(chan struct{}, 1)
+	answer := func(hosts *Hosts, s *Scratch, host string) string {
+		req := request(host, "/", nil)
+		var res Result
+		p := hosts.ChooseOn(s, req.Host, req.Port, false)
+		if p == nil {
+			return "none"
+		}
+		p.Run(s, req, &res)
+		return string(res.Body)
+	}
+	func() {
+		old, err := CompileHosts(hostSpecs(serverNames))
+		if err != nil {
+			t.Fatal(err)
+		}
+		runtime.AddCleanup(old, func(ch chan struct{}) { ch <- struct{}{} }, released)
+		answer(old, &kept, "toys.shop.test") // chosen by a regex name
+	}()
+	freed := func() bool {
+		for range 20 {
+			runtime.GC()
+			select {
+			case <-released:
+				return true
+			default:
+				runtime.Gosched()
+			}
+		}
+		return false
+	}
+	if freed() {
+		t.Fatal("the Hosts was freed while a Scratch kept its choice: the test shows nothing")
+	}
+	kept.Forget()
+	if !freed() {
+		t.Error("after Forget, the replaced Hosts is still held")
+	}
+	reloaded, err := CompileHosts(hostSpecs(append([]string{"toys.shop.test"}, serverNames...)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, host := range []string{"toys.shop.test", "7.num.test", "toys.shop.test"} {
+		if got, want := answer(reloaded, &kept, host), answer(reloaded, new(Scratch), host); got != want {
+			t.Errorf("%s after the reload: %q with the kept Scratch, %q fresh", host, got, want)
 		}
 	}
 }

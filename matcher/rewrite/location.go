@@ -33,17 +33,22 @@ type level struct {
 	regexes  []*location // file order
 	// auto are the autoRedirect locations by path without its '/'.
 	auto map[string]*location
-	// byPath files the prefixes by path and lens holds their distinct
-	// lengths, longest first, in a level of prefixIndexMin prefixes or
-	// more (nil below): the longest prefix of a URI is then a map probe
-	// per length, not a comparison with every prefix (a site's 330
-	// docs locations cost microseconds per request that way).
-	byPath map[string]*location
-	lens   []int
+	// byPath files the prefixes by path in a level of prefixIndexMin
+	// prefixes or more (nil below): the longest prefix of a URI is then
+	// one walk along it, not a comparison with every prefix (a site's
+	// 330 docs locations cost microseconds per request that way).
+	byPath *prefixTrie
+	// skip is the length of the path that every URI searched here and
+	// every prefix of the level start with (the enclosing prefix
+	// location's), which byPath leaves out.
+	skip int
+	// empty: no location at all, the search here is over at once;
+	// treeOnly: prefixes in byPath and no exact or auto-redirect one.
+	empty, treeOnly bool
 }
 
 // prefixIndexMin is the number of prefixes from which a level files them
-// by path; below it, comparing with each costs less than the probes. A
+// by path; below it, comparing with each costs less than the walk. A
 // variable so that the fuzz target tries both ways.
 var prefixIndexMin = 8
 
@@ -63,11 +68,28 @@ const (
 // longest prefix is ^~, the regexes in file order. *cur is the location
 // chosen so far, left as it is when none is found here.
 func (lv *level) find(s *Scratch, uri []byte, cur **location) rc {
-	r := lv.findStatic(uri, cur)
+	if lv.empty {
+		return rcDeclined
+	}
+	var r rc
+	if lv.treeOnly {
+		// findStatic's answer in one call: a level of many prefixes
+		// and nothing else is most of a werf-like site's levels.
+		r = rcDeclined
+		if l, _ := lv.byPath.longest(uri[lv.skip:]); l != nil {
+			*cur, r = l, rcAgain
+		}
+	} else {
+		r = lv.findStatic(uri, cur)
+	}
 	noregex := false
 	if r == rcAgain {
 		noregex = (*cur).kind == PrefixNoRegex
-		r = (*cur).sub.find(s, uri, cur)
+		if sub := &(*cur).sub; sub.empty {
+			r = rcDeclined
+		} else {
+			r = sub.find(s, uri, cur)
+		}
 	}
 	if r == rcOK || r == rcDone || noregex {
 		return r
@@ -89,9 +111,11 @@ func (lv *level) find(s *Scratch, uri []byte, cur **location) rc {
 // uri, else an auto-redirect location for uri+"/", else the longest
 // prefix.
 func (lv *level) findStatic(uri []byte, cur **location) rc {
-	if l := lv.exact[string(uri)]; l != nil {
-		*cur = l
-		return rcOK
+	if lv.exact != nil {
+		if l := lv.exact[string(uri)]; l != nil {
+			*cur = l
+			return rcOK
+		}
 	}
 	if lv.byPath != nil {
 		return lv.findIndexed(uri, cur)
@@ -117,24 +141,22 @@ func (lv *level) findStatic(uri []byte, cur **location) rc {
 
 // findIndexed is findStatic's answer after its exact locations, by
 // lv.byPath: a prefix equal to uri, else an auto-redirect location for
-// uri+"/", else the longest prefix, probed from the longest length.
+// uri+"/", else the longest prefix.
 func (lv *level) findIndexed(uri []byte, cur **location) rc {
-	if l := lv.byPath[string(uri)]; l != nil {
+	l, whole := lv.byPath.longest(uri[lv.skip:])
+	if whole {
 		*cur = l
 		return rcAgain
 	}
-	if l := lv.auto[string(uri)]; l != nil {
-		*cur = l
-		return rcDone
+	if lv.auto != nil {
+		if a := lv.auto[string(uri)]; a != nil {
+			*cur = a
+			return rcDone
+		}
 	}
-	for _, n := range lv.lens {
-		if n >= len(uri) {
-			continue // equal was probed above; longer cannot be a prefix
-		}
-		if l := lv.byPath[string(uri[:n])]; l != nil {
-			*cur = l
-			return rcAgain
-		}
+	if l != nil {
+		*cur = l
+		return rcAgain
 	}
 	return rcDeclined
 }
@@ -160,18 +182,13 @@ func (lv *level) add(l *location) {
 func (lv *level) finish() {
 	slices.SortStableFunc(lv.prefixes, func(a, b *location) int { return len(b.path) - len(a.path) })
 	if len(lv.prefixes) >= prefixIndexMin {
-		lv.byPath = make(map[string]*location, len(lv.prefixes))
+		lv.byPath = &prefixTrie{}
 		for _, l := range lv.prefixes {
-			// A path is unique among a level's prefixes (the compiler
-			// refuses a second); the first kept all the same.
-			if lv.byPath[l.path] == nil {
-				lv.byPath[l.path] = l
-			}
-			if n := len(l.path); len(lv.lens) == 0 || lv.lens[len(lv.lens)-1] != n {
-				lv.lens = append(lv.lens, n)
-			}
+			lv.byPath.add(l.path[lv.skip:], l)
 		}
+		lv.byPath.finish()
 	}
+	lv.empty = len(lv.exact) == 0 && len(lv.prefixes) == 0 && len(lv.regexes) == 0
 	for _, l := range lv.prefixes {
 		if l.autoRedirect {
 			if lv.auto == nil {
@@ -188,4 +205,5 @@ func (lv *level) finish() {
 			lv.auto[l.path[:len(l.path)-1]] = l
 		}
 	}
+	lv.treeOnly = lv.byPath != nil && len(lv.exact) == 0 && len(lv.auto) == 0
 }

@@ -119,7 +119,9 @@ func TestMapErrors(t *testing.T) {
 }
 
 // TestMapShared: hosts given the same maps compile a map that reads no
-// variable slot once, and one that does once per host.
+// variable slot once, and one that does once per state of the slots it
+// meets: the hosts whose slots stand the same share it, a host whose
+// regex name defined a slot first has its own.
 func TestMapShared(t *testing.T) {
 	maps := []MapSpec{
 		{Source: "$uri", Variable: "plain", Entries: "/a /b;\n~^/c/(.*)$ /d/$1$is_args$args;"},
@@ -129,16 +131,23 @@ func TestMapShared(t *testing.T) {
 	hosts, err := CompileHosts([]HostSpec{
 		{Host: "a.test", Spec: Spec{Maps: maps, Locations: loc}},
 		{Host: `~^(?<sub>b)\.test$`, Spec: Spec{Maps: maps, Locations: loc}},
+		{Host: "c.test", Spec: Spec{Maps: maps, Locations: []LocationSpec{{Path: "/", Steps: `set $late "l"; return 200 "$plain $reads$late";`}}}},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, b := hosts.Lookup([]byte("a.test"), false), hosts.Lookup([]byte("b.test"), false)
+	a, b, c := hosts.Lookup([]byte("a.test"), false), hosts.Lookup([]byte("b.test"), false), hosts.Lookup([]byte("c.test"), false)
 	if a.maps[0] != b.maps[0] {
 		t.Error("the map that reads no variable is compiled twice")
 	}
 	if a.maps[1] == b.maps[1] {
-		t.Error("the map that reads a variable is shared")
+		t.Error("the map that reads a variable is shared with a host whose slots differ")
+	}
+	if a.maps[1] != c.maps[1] {
+		t.Error("the map that reads a variable is compiled again for a host whose slots stand the same")
+	}
+	if got := run(t, c, request("x", "/e", nil)); got.Body != " el" {
+		t.Errorf("c.test: body %q, want %q", got.Body, " el")
 	}
 	for _, p := range []*Program{a, b} {
 		if got := run(t, p, request("x", "/a", nil)); got.Body != "/b /b" {
@@ -168,5 +177,20 @@ func TestMapKeyCaseASCII(t *testing.T) {
 		if string(res.Location) != want {
 			t.Errorf("%s: Location %q, want %q", path, res.Location, want)
 		}
+	}
+}
+
+// TestMapSharedUndefined: a map taken from an earlier host still has
+// its variables checked against the host that takes it: one that this
+// host's steps do not set is the error it would be compiled anew.
+func TestMapSharedUndefined(t *testing.T) {
+	maps := []MapSpec{{Source: "$uri", Variable: "m", Entries: "/a $late;", EntriesLine: 2}}
+	_, err := CompileHosts([]HostSpec{
+		{Host: "a.test", Spec: Spec{Maps: maps, Steps: []Text{{Src: `set $late "x"; return 200 $m;`}}}},
+		{Host: "b.test", Spec: Spec{Maps: maps, Steps: []Text{{Src: `return 200 $m;`}}}},
+	})
+	want := `map $m: line 2: unknown variable $late`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want one containing %q", err, want)
 	}
 }

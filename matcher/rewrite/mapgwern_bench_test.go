@@ -1,8 +1,10 @@
 package rewrite
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -110,4 +112,41 @@ func cpuLoop(b *testing.B, op func()) {
 		op()
 	}
 	b.ReportMetric(float64(testutil.ProcessCPU()-start)/float64(b.N), "cpu-ns/op")
+}
+
+// BenchmarkMapGwernHeap reports the heap that the gwern map's Programs
+// hold, for one server and for two given the one map (as config gives
+// every server the [[location_map]] tables, locations.go): its keys are
+// to be compiled once, not once as the map's regexes and again as its
+// index, nor once per server.
+func BenchmarkMapGwernHeap(b *testing.B) {
+	maps := []MapSpec{{Source: "$request_uri", Variable: "new_uri", Entries: gwernMap(b), EntriesLine: 1}}
+	for _, servers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("servers/%d", servers), func(b *testing.B) {
+			var specs []HostSpec
+			for i := range servers {
+				specs = append(specs, HostSpec{Host: fmt.Sprintf("s%d.gwern.net", i), Spec: Spec{Maps: maps,
+					Locations: []LocationSpec{{Path: "/", Steps: `if ($new_uri != "") { rewrite ^(.*)$ $new_uri permanent; }`}}}})
+			}
+			var heap float64
+			for b.Loop() {
+				before := liveHeap()
+				h, err := CompileHosts(specs)
+				if err != nil {
+					b.Fatal(err)
+				}
+				heap = float64(liveHeap()-before) / (1 << 20)
+				runtime.KeepAlive(h)
+			}
+			b.ReportMetric(heap, "heap-MiB")
+		})
+	}
+}
+
+// liveHeap is the heap in use after a collection.
+func liveHeap() uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
 }

@@ -1,6 +1,10 @@
 package rewrite
 
-import "github.com/redirectd/redirectd/matcher"
+import (
+	"regexp/syntax"
+
+	"github.com/redirectd/redirectd/matcher"
+)
 
 // A map's regex keys are tried in order, as nginx tries them; a map of
 // thousands (a site's moved pages, each "~^/old/page$", and keys with no
@@ -13,6 +17,16 @@ import "github.com/redirectd/redirectd/matcher"
 // inside them), so a lookup costs what a flat rule's does. The key it
 // names is then run once more for its captures. What matches, and which
 // key wins, is what the plain walk gives (FuzzMapIndex).
+
+// The Set compiles the keys, most of them into its literal forms, which
+// hold a fraction of what a compiled regex does. So a key with no group,
+// whose match the Set's answer settles, is not compiled a second time
+// for the map: mapKeyRegex leaves it lazy, and only the walk past a
+// key that did not match again (a PCRE key out of budget) compiles it.
+// On gwern.net's 42,209 keys that halves the heap the map holds
+// (BenchmarkMapGwernHeap). The Set depends on the keys alone, so the
+// hosts of one CompileHosts share it (share.regexIndex) even when the
+// map itself is compiled per host (it defines a named group).
 
 // minIndexedRegexes: a map with fewer regex keys is walked in order.
 const minIndexedRegexes = 32
@@ -50,4 +64,24 @@ func (x *regexIndex) first(key []byte, m *matcher.Match) int {
 		return -1
 	}
 	return m.Line()
+}
+
+// mapKeyRegex is compileRegex of a map's key, except that a key with no
+// group (as RE2 parses it) is left lazy: compileMap compiles it once it
+// knows the map has no index.
+func (c *compiler) mapKeyRegex(expr string, ci bool) (*rx, error) {
+	src := regexSource(expr, ci)
+	if re, err := syntax.Parse(src, syntax.Perl); err == nil && re.MaxCap() == 0 {
+		return &rx{lazy: &lazyPattern{src: src}}, nil
+	}
+	return c.compileRegex(expr, ci)
+}
+
+// buildMapIndex is buildRegexIndex of a map's regex keys.
+func buildMapIndex(regexes []mapRegex) *regexIndex {
+	exprs, ci := make([]string, len(regexes)), make([]bool, len(regexes))
+	for i, r := range regexes {
+		exprs[i], ci[i] = r.expr, r.ci
+	}
+	return buildRegexIndex(exprs, ci)
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/redirectd/redirectd/internal/safego"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -141,5 +142,71 @@ func TestMapRegexIndexRun(t *testing.T) {
 	want := []string{"/old/7 /new/7", "/old/499/a/b /new/499/a/b", "/old/77x ", "/ANY/x /any", "/x/deep /deep-end", "/old/3/deep /new/3/deep", "/nothing ", "/a/tripbest/b /trip/b"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("answers (-want +got):\n%s", diff)
+	}
+}
+
+// TestMapLazyKeys: in a map with an index, a key with no group is not
+// compiled for the map (the index settles its match), one with a group
+// is; a lazy key still runs when the walk reaches it (compiled then,
+// once for all loops); without an index every key is compiled.
+func TestMapLazyKeys(t *testing.T) {
+	var b strings.Builder
+	for i := range minIndexedRegexes {
+		fmt.Fprintf(&b, "~^/page/%d$ /new/%d;\n", i, i)
+	}
+	b.WriteString("~^/g/(.*)$ /grouped/$1;\n")
+	p, err := Compile(Spec{Maps: []MapSpec{{Source: "$uri", Variable: "m", Entries: b.String(), EntriesLine: 1}},
+		Locations: []LocationSpec{{Path: "/", Steps: `if ($m) { return 301 $m; }`}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := p.maps[0]
+	if m.index == nil {
+		t.Fatal("no index")
+	}
+	var lazy []bool
+	for _, r := range m.regexes {
+		lazy = append(lazy, r.re.p == nil && r.re.lazy != nil)
+	}
+	want := make([]bool, minIndexedRegexes+1)
+	for i := range minIndexedRegexes {
+		want[i] = true
+	}
+	if diff := cmp.Diff(want, lazy); diff != "" {
+		t.Errorf("lazy keys (-want +got):\n%s", diff)
+	}
+	for _, tc := range []struct{ path, want string }{{"/page/7", "/new/7"}, {"/g/x", "/grouped/x"}, {"/page/77", ""}} {
+		got := run(t, p, request("a.test", tc.path, nil))
+		if got.Location != tc.want {
+			t.Errorf("%s: Location %q, want %q", tc.path, got.Location, tc.want)
+		}
+	}
+	// The walk past a key that did not match again runs the keys after
+	// it on their own: here, from several loops at once.
+	done := make(chan bool)
+	for range 4 {
+		go func() {
+			defer safego.Recover("lazy key")
+			var s Scratch
+			s.begin(p, request("a.test", "/", nil))
+			key := s.keep([]byte("/page/9"))
+			done <- s.matchRegex(m.regexes[9].re, s.bytes(key)) && !s.matchRegex(m.regexes[8].re, s.bytes(key))
+		}()
+	}
+	for range 4 {
+		if !<-done {
+			t.Error("a lazy key, run on its own, did not answer as its regex")
+		}
+	}
+
+	small, err := Compile(Spec{Maps: []MapSpec{{Source: "$uri", Variable: "m", Entries: "~^/a$ /b;\n~^/c$ /d;\n", EntriesLine: 1}},
+		Locations: []LocationSpec{{Path: "/", Steps: `if ($m) { return 301 $m; }`}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range small.maps[0].regexes {
+		if r.re.p == nil {
+			t.Errorf("%q: not compiled in a map without an index", r.expr)
+		}
 	}
 }

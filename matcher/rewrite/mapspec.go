@@ -115,6 +115,8 @@ type mapVar struct {
 type mapRegex struct {
 	re    *rx
 	value int32
+	// line is the entry's, for an error found once all are read.
+	line int32
 	// expr is the regex as written, ci whether it was ~*, for the index.
 	expr string
 	ci   bool
@@ -184,18 +186,36 @@ func (c *compiler) compileMap(ms *MapSpec) (*mapVar, error) {
 			return fail("entries", e.line, errAt(e.line, "%q: %v", e.key, err))
 		}
 	}
-	m.shared = m.independent()
-	exprs, ci := make([]string, len(m.regexes)), make([]bool, len(m.regexes))
-	for i, r := range m.regexes {
-		exprs[i], ci[i] = r.expr, r.ci
+	m.index = c.shared.regexIndex(ms.Entries, m.regexes)
+	if m.index == nil {
+		// Walked in order: every key runs on its own.
+		for i := range m.regexes {
+			r := &m.regexes[i]
+			if r.re.lazy == nil {
+				continue
+			}
+			if r.re.p, err = c.shared.pattern(r.re.lazy.src); err != nil {
+				key := "~" + r.expr
+				if r.ci {
+					key = "~*" + r.expr
+				}
+				return fail("entries", int(r.line), errAt(int(r.line), "%q: invalid regex %q: %v", key, r.expr, err))
+			}
+			r.re.lazy = nil
+		}
 	}
-	m.index = buildRegexIndex(exprs, ci)
+	m.shared = m.independent()
 	return m, nil
 }
 
 // independent reports whether m reads no variable slot, so that its
 // compiled form serves every Program.
 func (m *mapVar) independent() bool {
+	// caps first, whole: a Program that takes the map from another
+	// sizes its Scratch by it (share.go).
+	for _, r := range m.regexes {
+		m.caps = max(m.caps, r.re.numCaps())
+	}
 	scripts := append([]script{m.source, m.def}, m.values...)
 	for _, sc := range scripts {
 		for _, pt := range sc.parts {
@@ -205,9 +225,6 @@ func (m *mapVar) independent() bool {
 		}
 	}
 	for _, r := range m.regexes {
-		if n := r.re.numCaps(); n > m.caps {
-			m.caps = n
-		}
 		for _, slot := range r.re.slots {
 			if slot >= 0 {
 				return false
@@ -231,12 +248,12 @@ func (c *compiler) addMapEntry(m *mapVar, e mapEntry) error {
 		if ci {
 			expr = key[2:]
 		}
-		re, err := c.compileRegex(expr, ci)
+		re, err := c.mapKeyRegex(expr, ci)
 		if err != nil {
 			return err
 		}
 		m.values = append(m.values, v)
-		m.regexes = append(m.regexes, mapRegex{re: re, value: idx, expr: expr, ci: ci})
+		m.regexes = append(m.regexes, mapRegex{re: re, value: idx, line: int32(e.line), expr: expr, ci: ci})
 		return nil
 	}
 	// ASCII only, as the lookup folds the request's key and as nginx's

@@ -2,6 +2,7 @@ package rewrite
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -161,7 +162,14 @@ func (c *compiler) compileRewrite(st *step, args []token) error {
 		return err
 	}
 	st.args, err = c.compileScript(args2, st.line)
+	st.readsMap = readsMap(st.uri) || readsMap(st.args)
 	return err
+}
+
+// readsMap reports whether sc reads a map's variable, which prepare
+// evaluates first.
+func readsMap(sc script) bool {
+	return slices.ContainsFunc(sc.parts, func(pt part) bool { return pt.kind == vMap })
 }
 
 // compileReturn compiles "return CODE [TEXT|URL]" and "return URL".

@@ -43,15 +43,15 @@ func compile(spec Spec, first func(*compiler) error, shared *share) (*Program, e
 	for i := range spec.Maps {
 		ms := &spec.Maps[i]
 		m := c.shared.mapVar(ms)
+		if m == nil {
+			m = c.shared.slotMap(c, ms)
+		}
 		if m != nil {
 			c.maxCaps = max(c.maxCaps, m.caps)
 		} else {
 			var err error
-			if m, err = c.compileMap(ms); err != nil {
+			if m, err = c.compileMapShared(ms); err != nil {
 				return nil, err
-			}
-			if m.shared {
-				c.shared.keepMap(ms, m)
 			}
 		}
 		p.maps = append(p.maps, m)
@@ -104,6 +104,11 @@ func (c *compiler) compileLevel(p *Program, lv *level, specs []LocationSpec, par
 			continue
 		}
 		lv.add(l)
+	}
+	if parent != nil && (parent.kind == Prefix || parent.kind == PrefixNoRegex) {
+		// Its nested paths start with its own (checkLocation), and
+		// the level is searched only for a URI that does.
+		lv.skip = len(parent.path)
 	}
 	lv.finish()
 	return nil

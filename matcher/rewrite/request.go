@@ -59,3 +59,11 @@ type Result struct {
 	// Location name chosen, as nginx writes it ("" when none was).
 	Where string
 }
+
+// redirect makes r a redirect to loc, r.Where kept. Field by field: the
+// composite literal built a copy of the whole Result first, a twentieth
+// of a rewrite's redirect.
+func (r *Result) redirect(status int, loc []byte) {
+	r.Action, r.Status, r.Location = Redirect, status, loc
+	r.Body, r.URI, r.Pass, r.Upstream, r.Intercept = nil, nil, false, "", false
+}

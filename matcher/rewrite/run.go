@@ -33,7 +33,7 @@ func (p *Program) ServerSteps() bool { return len(p.server) > 0 }
 func (p *Program) RunServer(s *Scratch, req *Request, res *Result) bool {
 	*res = Result{}
 	s.begin(p, req)
-	return p.runServer(s, req, res)
+	return len(p.server) > 0 && p.runServer(s, req, res)
 }
 
 // runServer runs the server's steps, and reports whether they answered.
@@ -125,7 +125,10 @@ func (p *Program) runLocations(s *Scratch, req *Request, res *Result, named *loc
 		if loc != nil {
 			res.Where = loc.name
 			if p.runSteps(s, req, loc.steps, res) == oDone {
-				ep := s.pageFor(loc.pages, res)
+				var ep *errorPage
+				if len(loc.pages) > 0 { // no call for most locations
+					ep = s.pageFor(loc.pages, res)
+				}
 				if ep == nil || !p.sendErrorPage(s, req, ep, res, &named) {
 					s.finish(res)
 					return

@@ -1,6 +1,10 @@
 package rewrite
 
-import "github.com/redirectd/redirectd/matcher"
+import (
+	"bytes"
+
+	"github.com/redirectd/redirectd/matcher"
+)
 
 // span is a value held in Scratch.arena; n < 0 is a variable not set.
 type span struct{ off, n int }
@@ -51,8 +55,9 @@ type Scratch struct {
 	// fwd is the location the request was forwarded from, for
 	// RunIntercepted.
 	fwd *location
-	// schemeRead: the run read $scheme (SchemeRead).
-	schemeRead bool
+	// schemeRead: the run read $scheme (SchemeRead); xfpRead, the
+	// X-Forwarded-Proto field (ForwardedProtoRead).
+	schemeRead, xfpRead bool
 	// chosen is the last server choice (Hosts.ChooseOn).
 	chosen choice
 	// hostRe is the regex server name Hosts.Choose chose by; begin
@@ -93,23 +98,17 @@ func (s *Scratch) begin(p *Program, req *Request) {
 	off := len(s.arena)
 	if req.URI != nil {
 		s.arena = append(s.arena, req.URI...) // built once per request
-	} else if u, ok := matcher.AppendNginxURI(s.arena, req.Path, req.KeepSlashes); ok {
-		s.arena = u
+		s.quoted = bytes.IndexByte(req.Path, '%') >= 0 || bytes.IndexByte(req.Path, '+') >= 0
+	} else if u, ok, quoted := matcher.AppendNginxURIQuoted(s.arena, req.Path, req.KeepSlashes); ok {
+		s.arena, s.quoted = u, quoted
 	} else {
 		// A path nginx answers 400 (the engine does so first under
 		// uri = "nginx"): decoded as the flat rules' path = "decoded".
-		s.arena = matcher.AppendDecodedPath(s.arena[:off], req.Path)
+		s.arena, s.quoted = matcher.AppendDecodedPath(s.arena[:off], req.Path), quoted
 	}
 	s.uri = span{off, len(s.arena) - off}
 	s.args = s.keep(req.Query)
-	s.quoted = false
-	for _, c := range req.Path {
-		if c == '%' || c == '+' {
-			s.quoted = true
-			break
-		}
-	}
-	s.rewritten, s.validLoc, s.changed, s.schemeRead = false, true, false, false
+	s.rewritten, s.validLoc, s.changed, s.schemeRead, s.xfpRead = false, true, false, false, false
 	s.errorPage, s.errStatus, s.named, s.fwd, s.asGET = false, 0, nil, nil, false
 	if re := s.hostRe; re != nil {
 		s.hostRe = nil
@@ -189,3 +188,10 @@ func (s *Scratch) matchHost(re *rx, host []byte) bool {
 // Request.HTTPS, and a server that took the scheme from a proxy's
 // header says the answer varies on that header.
 func (s *Scratch) SchemeRead() bool { return s.schemeRead }
+
+// ForwardedProtoRead reports whether the last run on s read the
+// X-Forwarded-Proto field itself ($http_x_forwarded_proto in a step's
+// condition, a value, a map's source): its answer depends on that
+// field as the client sent it, whatever the server makes of the field,
+// so a cache must keep one answer per value (Vary).
+func (s *Scratch) ForwardedProtoRead() bool { return s.xfpRead }

@@ -39,7 +39,12 @@ var builtins = map[string]varKind{
 // part is one piece of a script.
 type part struct {
 	kind varKind
-	lit  string
+	// escLit: lit holds a byte that a Location cannot carry (a literal
+	// part of a redirect is then escaped as it is written).
+	escLit bool
+	// xfp: a vHTTP part reading X-Forwarded-Proto (ForwardedProtoRead).
+	xfp bool
+	lit string
 	// name is the argument, field or cookie name of vArg, vHTTP and
 	// vCookie (a field's '_' turned to '-', as nginx matches it).
 	name []byte
@@ -64,7 +69,7 @@ func (c *compiler) compileScript(src string, line int) (script, error) {
 			continue
 		}
 		if i > lit {
-			s.parts = append(s.parts, part{kind: vLiteral, lit: src[lit:i]})
+			s.parts = append(s.parts, literalPart(src[lit:i]))
 		}
 		name, n, err := varName(src[i+1:])
 		if err != nil {
@@ -79,9 +84,14 @@ func (c *compiler) compileScript(src string, line int) (script, error) {
 		lit = i + 1
 	}
 	if lit < len(src) {
-		s.parts = append(s.parts, part{kind: vLiteral, lit: src[lit:]})
+		s.parts = append(s.parts, literalPart(src[lit:]))
 	}
 	return s, nil
+}
+
+// literalPart is a script's literal text.
+func literalPart(lit string) part {
+	return part{kind: vLiteral, lit: lit, escLit: locationUnsafe(lit) < len(lit)}
 }
 
 // varName reads the name after a '$': "{name}", one digit (a capture),
@@ -127,7 +137,7 @@ func (c *compiler) variable(name string, line int) (part, error) {
 			if pre.kind == vHTTP {
 				rest = strings.ReplaceAll(rest, "_", "-")
 			}
-			return part{kind: pre.kind, name: []byte(rest)}, nil
+			return part{kind: pre.kind, name: []byte(rest), xfp: pre.kind == vHTTP && rest == "x-forwarded-proto"}, nil
 		}
 	}
 	if m, ok := c.maps[lower]; ok {

@@ -33,17 +33,18 @@ type step struct {
 	// uri and args are a rewrite's replacement split at its first
 	// literal '?' (hasArgs); addArgs says to append the request's query
 	// (no trailing '?'); redirect says the rewrite answers (its flag, or
-	// a replacement naming a scheme).
-	uri, args        script
-	hasArgs, addArgs bool
-	redirect         bool
-	flag             flag
-	code             int    // return's status; a rewrite redirect's 301 or 302
-	value            script // return's URL or text, set's value
-	hasValue         bool
-	cond             cond
-	body             []step // the steps of an if
-	slot             int    // set's variable
+	// a replacement naming a scheme); readsMap says it reads a map's
+	// variable, which prepare evaluates first.
+	uri, args          script
+	hasArgs, addArgs   bool
+	redirect, readsMap bool
+	flag               flag
+	code               int    // return's status; a rewrite redirect's 301 or 302
+	value              script // return's URL or text, set's value
+	hasValue           bool
+	cond               cond
+	body               []step // the steps of an if
+	slot               int    // set's variable
 }
 
 // condOp is an if's operator.

@@ -13,12 +13,45 @@ func (s *Scratch) appendScript(dst []byte, req *Request, sc *script, quote bool)
 			dst = append(dst, pt.lit...)
 		case vCapture:
 			if quote && s.quoted {
-				dst = appendEscaped(dst, s.capture(pt.n), &escapeCapture)
+				dst = appendEscaped(dst, s.capture(pt.n), &escapeCaptureLocation)
 			} else {
 				dst = append(dst, s.capture(pt.n)...)
 			}
 		default:
 			dst = s.appendVar(dst, req, pt)
+		}
+	}
+	return dst
+}
+
+// appendScriptLocation appends the value of sc to dst as
+// appendLocationSafe would append what appendScript builds, in one pass:
+// a redirect's Location is written where it goes, and only the parts
+// that may hold a byte to escape are scanned (a literal part was at
+// compile time).
+func (s *Scratch) appendScriptLocation(dst []byte, req *Request, sc *script, quote bool) []byte {
+	for i := range sc.parts {
+		pt := &sc.parts[i]
+		switch pt.kind {
+		case vLiteral:
+			if pt.escLit {
+				dst = appendLocationSafe(dst, pt.lit)
+			} else {
+				dst = append(dst, pt.lit...)
+			}
+		case vCapture:
+			if quote && s.quoted {
+				dst = appendEscaped(dst, s.capture(pt.n), &escapeCaptureLocation)
+			} else {
+				dst = appendLocationSafe(dst, s.capture(pt.n))
+			}
+		default:
+			k := len(dst)
+			dst = s.appendVar(dst, req, pt)
+			if v := dst[k:]; locationUnsafe(v) < len(v) {
+				s.buf = append(s.buf[:0], v...)
+				dst = appendLocationSafe(dst[:k], s.buf)
+			}
 		}
 	}
 	return dst
@@ -58,6 +91,7 @@ func (s *Scratch) appendVar(dst []byte, req *Request, pt *part) []byte {
 	case vArg:
 		return append(dst, param(s.bytes(s.args), pt.name, '&')...)
 	case vHTTP:
+		s.xfpRead = s.xfpRead || pt.xfp
 		if req.Fields == nil {
 			return dst
 		}
