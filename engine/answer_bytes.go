@@ -183,7 +183,7 @@ func appendTextVary[B ~string | ~[]byte](dst []byte, status int, vary, fields, e
 // for a redirect.
 func (cs *conn) appendNoLocation(out []byte, req *httpparse.Request, rules *matcher.Set, status int, date []byte, closing bool) ([]byte, verdict) {
 	m := &cs.loop.match
-	v := verdict{status: status, outcome: outRedirect, rule: m.Source()}
+	v := verdict{status: status, outcome: outRedirect, rule: cs.loop.ruleSource(m)}
 	return appendTextVary(out, status, m.Vary(), cs.fields(), ruleHeaders(m, rules), matcher.StatusText(status), isHead(req.Method), date, connFieldOf(req, closing)), v
 }
 
