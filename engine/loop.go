@@ -30,6 +30,9 @@ type loop struct {
 	// set by pickGroup for startForward and startTunnel.
 	group *group
 	out   []byte
+	// tail is redirectTail's answer for the Date line at tailDate.
+	tail     []byte
+	tailDate *byte
 	// answers counts the requests answered by the last serve.
 	answers int
 	// reads counts the reads served, to time one in timedReads.
