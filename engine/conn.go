@@ -73,6 +73,9 @@ type conn struct {
 	// answer to the request being started (0: its own), taken by
 	// startForward (locations_intercept.go).
 	pageStatus int
+	// shared is set once a goroutine off the loop may hold the conn (a
+	// forward, a tunnel, a challenge): it is then not reused (loop.free).
+	shared bool
 }
 
 // input returns the bytes serve works on: buf, what gnet holds, after the
@@ -203,6 +206,7 @@ func (cs *conn) serve(buf []byte, s *Server) (used int, res result) {
 			// forward. A body (there should be none) is skipped.
 			l.out = out
 			tally.flush()
+			cs.shared = true
 			cs.startChallenge(s, req, closing || res == closeLinger)
 			return used, keepOpen
 		}
@@ -211,6 +215,7 @@ func (cs *conn) serve(buf []byte, s *Server) (used int, res result) {
 			cs.discard = 0
 			l.out = out
 			tally.flush()
+			cs.shared = true
 			if fw.IsWebSocket(req) {
 				used += cs.startTunnel(s, req, buf[used:])
 			} else {

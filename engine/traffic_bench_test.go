@@ -107,3 +107,38 @@ func BenchmarkConnChurn(b *testing.B) {
 		h.OnClose(c, nil)
 	}
 }
+
+// TestConnReused checks what a loop keeps of a closed conn for the next
+// connection: nothing of its state, and nothing at all of one that a
+// goroutine off the loop may still hold.
+func TestConnReused(t *testing.T) {
+	h := newBenchHandler(t)
+	c := newBenchConn()
+	h.OnOpen(c)
+	first := c.ctx.(*conn)
+	c.in = []byte("GET " + rules.ExactHit + " HTTP/1.1\r\nHost: www.example.com\r\n\r\nGET /partial")
+	if h.OnTraffic(c) != gnet.None {
+		t.Fatal("a keep-alive request closed the connection")
+	}
+	if first.served != 1 || first.headStart == 0 || len(first.partial) == 0 {
+		t.Fatalf("after a request and a partial head: served %d, headStart %d, %d bytes held", first.served, first.headStart, len(first.partial))
+	}
+	h.OnClose(c, nil)
+
+	c.ctx = nil
+	h.OnOpen(c)
+	second := c.ctx.(*conn)
+	if second != first {
+		t.Fatal("the closed conn was not reused")
+	}
+	if second.served != 0 || second.headStart != 0 || len(second.partial) != 0 || second.loop == nil || second.c != c {
+		t.Errorf("the reused conn kept state: served %d, headStart %d, %d bytes held", second.served, second.headStart, len(second.partial))
+	}
+	second.shared = true // as a forward would have made it
+	h.OnClose(c, nil)
+	c.ctx = nil
+	h.OnOpen(c)
+	if c.ctx.(*conn) == second {
+		t.Error("a conn a forward may hold was reused")
+	}
+}
