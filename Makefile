@@ -77,10 +77,10 @@ test-without-race:
 # The hot path's benchmarks (parse, match, answer, access log line) must
 # report 0 allocs/op: a CI-speed guard next to the AllocsPerRun tests.
 HOT_BENCH_PKGS := ./matcher ./httpparse ./httpparse/proxyproto ./engine ./engine/accesslog ./engine/h2
-HOT_BENCH      := ^Benchmark(Lookup|LookupExact|LookupConditions|LookupSitemap|Serve|ServeAnswers|Parse|ParseSplit|Append|Backtrack/port|ConnAnswer)(/|$$)
+HOT_BENCH      := ^Benchmark(Lookup|LookupExact|LookupConditions|LookupSitemap|Serve|ServeAnswers|Parse|ParseSplit|Append|Backtrack/port|ConnAnswer|Traffic|ConnChurn)(/|$$)
 test-bench-allocs:
 	@mkdir -p bin
-	$(GO) test -count=1 -run '^$$' -bench 'Lookup|Serve|Parse|Append|Backtrack|ConnAnswer' -benchmem -benchtime 1000x $(HOT_BENCH_PKGS) >bin/hot-bench.txt || (cat bin/hot-bench.txt; exit 1)
+	$(GO) test -count=1 -run '^$$' -bench 'Lookup|Serve|Parse|Append|Backtrack|ConnAnswer|Traffic|ConnChurn' -benchmem -benchtime 1000x $(HOT_BENCH_PKGS) >bin/hot-bench.txt || (cat bin/hot-bench.txt; exit 1)
 	$(GO) run ./benchmarks/allocguard -match '$(HOT_BENCH)' <bin/hot-bench.txt
 
 # Every benchmark once, so none rots between benchmark runs.

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"strconv"
+	"unsafe"
 
 	"github.com/redirectd/redirectd/httpparse"
 	"github.com/redirectd/redirectd/matcher"
@@ -34,9 +35,14 @@ var statusLines = map[int]string{
 // a map lookup per redirect is measurable on the hot path.
 var redirectLines [9]string
 
+// redirectHeads is redirectLines followed by the Location field's name,
+// the start of every redirect appendRedirect writes, in one append.
+var redirectHeads [9]string
+
 func init() {
 	for code := 301; code <= 308; code++ {
 		redirectLines[code-300] = statusLines[code]
+		redirectHeads[code-300] = statusLines[code] + "Location: "
 	}
 }
 
@@ -132,16 +138,31 @@ func ruleHeaders(m *matcher.Match, rules *matcher.Set) string {
 // appendRedirect appends a redirect answer with an empty body; extra are
 // the configured header lines (ruleHeaders).
 func (cs *conn) appendRedirect(dst []byte, m *matcher.Match, req *httpparse.Request, extra string, date []byte, cf connField) []byte {
-	dst = append(dst, redirectLines[m.Status()-300]...)
-	dst = append(dst, "Location: "...)
+	dst = append(dst, redirectHeads[m.Status()-300]...)
 	dst = cs.appendLocation(dst, m, req)
+	vary, fields := m.Vary(), cs.fields() // after the Location, which may read the scheme
+	if vary == "" && fields == "" && extra == "" && cf == connDefault {
+		return append(dst, cs.loop.redirectTail(date)...)
+	}
 	dst = append(dst, "\r\nContent-Length: 0\r\n"...)
-	dst = append(dst, m.Vary()...)    // conditions.go
-	dst = append(dst, cs.fields()...) // after the Location, which may read the scheme
+	dst = append(dst, vary...) // conditions.go
+	dst = append(dst, fields...)
 	dst = append(dst, extra...)
 	dst = append(dst, date...)
 	dst = appendConnection(dst, cf)
 	return append(dst, "\r\n"...)
+}
+
+// redirectTail is what follows the Location of most redirects: the
+// Content-Length, the Date line date and the end of the head, built once
+// a second (when the Date line is replaced) rather than appended in
+// three steps per answer.
+func (l *loop) redirectTail(date []byte) []byte {
+	if p := unsafe.SliceData(date); p != l.tailDate {
+		l.tail = append(append(append(l.tail[:0], "\r\nContent-Length: 0\r\n"...), date...), "\r\n"...)
+		l.tailDate = p
+	}
+	return l.tail
 }
 
 // appendText appends an answer with a short text/plain body; head leaves
@@ -186,7 +207,7 @@ func appendTextVary[B ~string | ~[]byte](dst []byte, status int, vary, fields, e
 // for a redirect.
 func (cs *conn) appendNoLocation(out []byte, req *httpparse.Request, rules *matcher.Set, status int, date []byte, closing bool) ([]byte, verdict) {
 	m := &cs.loop.match
-	v := verdict{status: status, outcome: outRedirect, rule: m.Source()}
+	v := verdict{status: status, outcome: outRedirect, rule: cs.loop.ruleSource(m)}
 	return appendTextVary(out, status, m.Vary(), cs.fields(), ruleHeaders(m, rules), matcher.StatusText(status), isHead(req.Method), date, connFieldOf(req, closing)), v
 }
 

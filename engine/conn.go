@@ -73,6 +73,9 @@ type conn struct {
 	// answer to the request being started (0: its own), taken by
 	// startForward (locations_intercept.go).
 	pageStatus int
+	// shared is set once a goroutine off the loop may hold the conn (a
+	// forward, a tunnel, a challenge): it is then not reused (loop.free).
+	shared bool
 }
 
 // input returns the bytes serve works on: buf, what gnet holds, after the
@@ -139,6 +142,10 @@ func (cs *conn) serve(buf []byte, s *Server) (used int, res result) {
 	l.answers = 0
 	rules := s.rules.Load()
 	date := s.date.get()
+	var tally answerTally // flushed at each return
+	// Read once per read: a drain that begins while one is served
+	// closes the connection after the next read's answers.
+	draining := s.draining.Load()
 	for used < len(buf) {
 		if cs.discard > 0 {
 			n := min(cs.discard, int64(len(buf)-used))
@@ -155,7 +162,7 @@ func (cs *conn) serve(buf []byte, s *Server) (used int, res result) {
 			// The request's fields are not to be trusted after an error.
 			l.ri.reset()
 			l.ri.start = cs.requestStart(used)
-			cs.record(&v, out[mark:])
+			cs.recordIn(&tally, &v, out[mark:])
 			res = closeLinger
 			break
 		}
@@ -179,7 +186,7 @@ func (cs *conn) serve(buf []byte, s *Server) (used int, res result) {
 		case req.ContentLength > 0:
 			cs.discard = req.ContentLength
 		}
-		if s.draining.Load() {
+		if draining {
 			closing = true // answer, then let the client reconnect elsewhere
 		}
 		if l.alog != nil {
@@ -198,6 +205,8 @@ func (cs *conn) serve(buf []byte, s *Server) (used int, res result) {
 			// Answered off the loop; what follows waits, as behind a
 			// forward. A body (there should be none) is skipped.
 			l.out = out
+			tally.flush()
+			cs.shared = true
 			cs.startChallenge(s, req, closing || res == closeLinger)
 			return used, keepOpen
 		}
@@ -205,6 +214,8 @@ func (cs *conn) serve(buf []byte, s *Server) (used int, res result) {
 			// The body is the upstream's: undo the local skipping.
 			cs.discard = 0
 			l.out = out
+			tally.flush()
+			cs.shared = true
 			if fw.IsWebSocket(req) {
 				used += cs.startTunnel(s, req, buf[used:])
 			} else {
@@ -213,7 +224,7 @@ func (cs *conn) serve(buf []byte, s *Server) (used int, res result) {
 			l.group = nil // the forward holds it; a reload may drop it
 			return used, keepOpen
 		}
-		cs.record(&v, out[mark:])
+		cs.recordIn(&tally, &v, out[mark:])
 		if v.linger {
 			res = closeLinger
 			break
@@ -231,6 +242,7 @@ func (cs *conn) serve(buf []byte, s *Server) (used int, res result) {
 		}
 	}
 	l.out = out
+	tally.flush()
 	return used, res
 }
 

@@ -51,7 +51,8 @@ func (h *handler) OnOpen(c gnet.Conn) (out []byte, action gnet.Action) {
 	}
 	l := v.(*loop)
 	_, isTLS := c.(*tlsport.Conn)
-	cs := &conn{c: c, loop: l, ip: ip, tls: isTLS, proxy: pc, active: s.clock.fresh(), local: addrPort(c.LocalAddr())}
+	cs := l.newConn()
+	*cs = conn{c: c, loop: l, ip: ip, tls: isTLS, proxy: pc, active: s.clock.fresh(), local: addrPort(c.LocalAddr()), partial: cs.partial}
 	l.add(cs)
 	c.SetContext(cs)
 	s.testPanic(atOpen, nil)
@@ -70,6 +71,7 @@ func (h *handler) OnClose(c gnet.Conn, _ error) gnet.Action {
 		cs.fwd.Stop(0) // the client is gone
 	}
 	c.SetContext(nil)
+	cs.loop.recycle(cs)
 	h.srv.testPanic(atClose, nil)
 	return gnet.None
 }

@@ -31,6 +31,9 @@ type loop struct {
 	// set by pickGroup for startForward and startTunnel.
 	group *group
 	out   []byte
+	// tail is redirectTail's answer for the Date line at tailDate.
+	tail     []byte
+	tailDate *byte
 	// answers counts the requests answered by the last serve.
 	answers int
 	// reads counts the reads served, to time one in timedReads.
@@ -52,6 +55,8 @@ type loop struct {
 	// conns lists the loop's connections for the deadline sweep; each
 	// conn knows its index, so removal is a swap with the last.
 	conns []*conn
+	// free holds closed conns for the next ones to open (newConn).
+	free []*conn
 	// sweeping is set while a sweep is queued on the loop, so that a slow
 	// loop does not get a backlog of them.
 	sweeping atomic.Bool
@@ -75,6 +80,37 @@ func newLoop(s *Server, el gnet.EventLoop) *loop {
 func (l *loop) add(cs *conn) {
 	cs.idx = len(l.conns)
 	l.conns = append(l.conns, cs)
+}
+
+// maxFreeConns bounds loop.free. Opens and closes alternate under
+// connection churn, so a few suffice; more would only hold memory after a
+// burst.
+const maxFreeConns = 64
+
+// newConn returns a zeroed conn, a closed one of this loop's if it has
+// one: with a connection per request, allocating one was most of
+// redirectd's own allocation per connection, and the garbage it made
+// cost the collector as much again.
+func (l *loop) newConn() *conn {
+	if n := len(l.free); n > 0 {
+		cs := l.free[n-1]
+		l.free[n-1] = nil
+		l.free = l.free[:n-1]
+		return cs
+	}
+	return new(conn)
+}
+
+// recycle keeps the closed cs for newConn, unless something off the loop
+// may still hold it: a forward, a tunnel or a challenge (shared), the
+// TLS listener's handshake and HTTP/2 goroutines.
+func (l *loop) recycle(cs *conn) {
+	if cs.shared || cs.tls || cs.h2 || len(l.free) >= maxFreeConns {
+		return
+	}
+	partial := cs.partial[:0] // its capacity is bounded by release
+	*cs = conn{partial: partial}
+	l.free = append(l.free, cs)
 }
 
 func (l *loop) remove(cs *conn) {

@@ -164,14 +164,40 @@ func newServerMetrics(s *Server) *serverMetrics {
 }
 
 // answer counts one local answer.
-func (m *serverMetrics) answer(o outcome, status int) {
+func (m *serverMetrics) answer(o outcome, status int) { m.answerCounter(o, status).Inc() }
+
+// answerCounter is the counter of a local answer.
+func (m *serverMetrics) answerCounter(o outcome, status int) *metrics.Counter {
 	if status > 0 && status < 600 {
 		if c := m.answered[o][status]; c != nil {
-			c.Inc()
-			return
+			return c
 		}
 	}
-	m.answeredOther[o].Inc()
+	return m.answeredOther[o]
+}
+
+// answerTally counts the answers of one read: a run of answers with the
+// same outcome and status, as pipelined requests mostly are, costs one
+// atomic add on a counter every loop shares rather than one per answer.
+type answerTally struct {
+	c *metrics.Counter
+	n int
+}
+
+func (t *answerTally) add(c *metrics.Counter) {
+	if c != t.c {
+		t.flush()
+		t.c = c
+	}
+	t.n++
+}
+
+// flush adds the run counted so far to its counter.
+func (t *answerTally) flush() {
+	if t.n > 0 {
+		t.c.Add(t.n)
+	}
+	t.c, t.n = nil, 0
 }
 
 // forServer returns the metrics of srv in the group named group: made

@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"net/http"
 	"testing"
+	"time"
 
 	"github.com/redirectd/redirectd/benchmarks/rules"
 	"github.com/redirectd/redirectd/matcher"
@@ -44,6 +46,23 @@ func TestServeAnswer(t *testing.T) {
 		string(f.srv.date.get()) + "\r\n"
 	if got != want {
 		t.Fatalf("answer:\n%q\nwant:\n%q", got, want)
+	}
+}
+
+// TestServeAnswerNewDate checks that a redirect carries the Date line of
+// the moment it is answered: the end of the head after the Location is
+// built once per Date line (redirectTail), and must follow it.
+func TestServeAnswerNewDate(t *testing.T) {
+	f := newServeFixture(t)
+	req := []byte("GET " + rules.ExactHit + " HTTP/1.1\r\nHost: www.example.com\r\n\r\n")
+	for _, at := range []time.Time{time.Date(2026, 12, 6, 9, 0, 0, 0, time.UTC), time.Date(2026, 12, 6, 9, 0, 1, 0, time.UTC)} {
+		f.srv.date.update(at)
+		got := string(f.serve(t, req))
+		want := "HTTP/1.1 301 Moved Permanently\r\nLocation: https://example.com/new/9999\r\nContent-Length: 0\r\n" +
+			"Date: " + at.Format(http.TimeFormat) + "\r\n\r\n"
+		if got != want {
+			t.Errorf("answer at %v:\n%q\nwant:\n%q", at, got, want)
+		}
 	}
 }
 

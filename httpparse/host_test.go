@@ -1,6 +1,7 @@
 package httpparse
 
 import (
+	"bytes"
 	"net/netip"
 	"strings"
 	"testing"
@@ -86,6 +87,30 @@ func FuzzIPv6(f *testing.F) {
 		want := err == nil && a.Is6() && a.Zone() == ""
 		if got := validIPv6([]byte(s)); got != want {
 			t.Errorf("validIPv6(%q) = %v, netip says %v", s, got, want)
+		}
+	})
+}
+
+// FuzzValidHost checks validHost, whose usual name is checked in the pass
+// that finds its port, against the plain reading of the grammar: the
+// port split off at the first ':', then each part checked on its own.
+func FuzzValidHost(f *testing.F) {
+	for _, s := range []string{"www.example.com", "a:80", "a:", ":80", "a%41b:8080", "[::1]:80", "a:b:c", "a b", "%4", "é.com", strings.Repeat("a", 256)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		b := []byte(s)
+		want := false
+		switch i := bytes.IndexByte(b, ':'); {
+		case len(b) > 0 && b[0] == '[':
+			want = validHost(b) // the IPv6 literal takes the same path as before
+		case i >= 0:
+			want = validPort(b[i+1:]) && validRegName(b[:i])
+		default:
+			want = validRegName(b)
+		}
+		if got := validHost(b); got != want {
+			t.Errorf("validHost(%q) = %v, want %v", s, got, want)
 		}
 	})
 }

@@ -1,6 +1,7 @@
 package httpparse
 
 import (
+	"encoding/binary"
 	"errors"
 	"strings"
 	"testing"
@@ -498,5 +499,19 @@ func TestReuse(t *testing.T) {
 func TestErrorText(t *testing.T) {
 	if got, want := ErrBareLF.Error(), "httpparse: bare lf or cr in request head"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
+	}
+}
+
+// TestVersionWords checks the words version compares a whole version
+// with: were they wrong, every request would take the byte-by-byte path
+// and still parse, so no other test would notice.
+func TestVersionWords(t *testing.T) {
+	for _, c := range []struct {
+		word uint64
+		text string
+	}{{http11, "HTTP/1.1"}, {http10, "HTTP/1.0"}} {
+		if got := binary.LittleEndian.Uint64([]byte(c.text)); got != c.word {
+			t.Errorf("%s is %#x as a word, not %#x", c.text, got, c.word)
+		}
 	}
 }

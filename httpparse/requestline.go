@@ -2,6 +2,7 @@ package httpparse
 
 import (
 	"bytes"
+	"encoding/binary"
 
 	"github.com/redirectd/redirectd/internal/ascii"
 )
@@ -74,10 +75,30 @@ func (p *parser) requestLine(b []byte) (int, *Error) {
 	return pos + 2, nil
 }
 
+// http11 and http10 are "HTTP/1.1" and "HTTP/1.0" read as little-endian
+// words (TestVersionWords).
+const (
+	http11 = 0x312e312f50545448
+	http10 = 0x302e312f50545448
+)
+
 // version parses HTTP-version = "HTTP/" DIGIT "." DIGIT (RFC 9112 section
 // 2.3; the name is case-sensitive) at b[pos], byte by byte so that a
 // prefix of a valid version is not an error.
 func (p *parser) version(b []byte, pos int) (int, *Error) {
+	// Nearly every request says HTTP/1.1 or HTTP/1.0: one compare of the
+	// eight bytes as a word, rather than eight of a byte (5 % of the
+	// instructions of answering a short pipelined request).
+	if pos+8 <= len(b) {
+		switch binary.LittleEndian.Uint64(b[pos:]) {
+		case http11:
+			p.r.Major, p.r.Minor = 1, 1
+			return pos + 8, nil
+		case http10:
+			p.r.Major, p.r.Minor = 1, 0
+			return pos + 8, nil
+		}
+	}
 	const pattern = "HTTP/0.0"
 	for i := 0; i < len(pattern); i++ {
 		if pos+i >= len(b) {
