@@ -296,7 +296,7 @@ func TestImportNginxGwernWholeConf(t *testing.T) {
 	if code != 1 { // it leaves out what redirectd cannot do (rsync: targets, file tests), and says so
 		t.Fatalf("import: exit %d, want 1\n%s", code, stderr)
 	}
-	if !strings.Contains(stderr, "  map entry\n") || !strings.Contains(stderr, "left out") {
+	if !strings.Contains(stderr, "  [[location_map]]\n") || !strings.Contains(stderr, "left out") {
 		t.Errorf("the report does not count the map's entries and what it left out:\n%.3000s", stderr)
 	}
 	if code, stdout, errs := runCmd("check", "-config", filepath.Join(out, "redirectd.toml")); code != 0 {
