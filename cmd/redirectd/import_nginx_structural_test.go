@@ -98,12 +98,20 @@ server {
 }
 `
 
-// TestImportNginxAllLocations: with -locations all, a server the flat
-// rules say whole is written as locations too, and answers as nginx.
+// TestImportNginxAllLocations: a server of plain returns, which the flat
+// rules once said whole, is written as locations and answers as nginx;
+// -locations all, which asked for that, is still taken, and -locations
+// auto, which asked for flat rules, exits 2 saying it is gone.
 func TestImportNginxAllLocations(t *testing.T) {
 	report := importAgainstNginx(t, simpleSite, []string{"s.test"}, []string{"/a", "/a/", "/old/x?q=1", "/p/12", "/p/x", "/other"}, "-locations", "all")
 	if !strings.Contains(report, "server s.test: [[server_rewrite]] and [[location]] tables (4 locations)") {
 		t.Errorf("s.test is not written as locations:\n%s", report)
+	}
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"nginx.conf": "server { return 301 /x; }\n"})
+	code, _, stderr := runCmd("import", "nginx", "-locations", "auto", "-o", filepath.Join(dir, "out"), filepath.Join(dir, "nginx.conf"))
+	if code != 2 || !strings.Contains(stderr, "-locations auto is gone") {
+		t.Errorf("-locations auto: exit %d, want 2 and a message:\n%s", code, stderr)
 	}
 }
 
