@@ -51,7 +51,7 @@ func init() {
 		{"test", "-config FILE [-format text|junit] [-o FILE] [-host HOST] CASES...",
 			"run case files against the rules, answered by the real server", test},
 		{"import csv", "[-o FILE] [-force] FILE", "convert a bulk-redirect CSV into a config", importCSV},
-		{"import nginx", "[-o DIR] [-force] [-include-dir DIR]... FILE...",
+		{"import nginx", "[-o DIR] [-force] [-include-dir DIR]... [-locations all] FILE...",
 			"translate nginx configs' servers, locations and upstreams into DIR/redirectd.toml", importNginx},
 		{"import apache", "[-o DIR] [-force] [-include-dir DIR]... [-htaccess URLDIR=FILE]... [-htaccess-tree DOCROOT]... [FILE...]",
 			"translate Apache configs' and .htaccess files' mod_alias and mod_rewrite redirects into DIR/redirectd.toml", importApache},

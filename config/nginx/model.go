@@ -85,8 +85,6 @@ type server struct {
 	// dfltFlag, whether a listen of that kind says default_server.
 	on, dfltOn, dfltFlag [2]bool
 	sslOn                bool // `ssl on;`
-	// unnamable: a server_name of it has no redirectd host (a regex).
-	unnamable bool
 	// patterns are its regex and trailing-wildcard names, which only
 	// the location model's hosts say.
 	patterns []string
@@ -162,8 +160,6 @@ type step struct {
 	mapv    *nmap  // stepIfMap: the map whose variable is tested
 	host    string // stepIfHost: the name compared, lower case
 	loc     *location
-	// uncond: a return at this place answers every request reaching it.
-	uncond bool
 	// zeroFalse: `if ($v)` is false for "0" as well as "", `if ($v != "")`
 	// only for "".
 	zeroFalse bool
@@ -174,8 +170,6 @@ type step struct {
 	// rather than '?'. nginx decides this from the replacement as
 	// written (a literal '?' in it), not from the value it produces.
 	argsAmp bool
-	// formName, when set, is how the step's rules are counted.
-	formName string
 }
 
 // falseValue reports whether a map value makes the step's if false.
@@ -342,7 +336,6 @@ func (m *model) readServer(d *Directive) {
 			for _, n := range c.Args {
 				if n == "" || n == "_" || strings.HasPrefix(n, "~") || strings.HasSuffix(n, ".*") || strings.Contains(n, "$") {
 					if n != "" && n != "_" {
-						s.unnamable = true
 						if strings.HasPrefix(n, "~") || !strings.Contains(n, "$") {
 							s.patterns = append(s.patterns, n)
 						}
@@ -566,10 +559,6 @@ func (m *model) tryNamed(s *server) {
 	}
 }
 
-// FormAutoRedirect is the form of the rule of nginx's redirect of a
-// backend location's prefix without its final slash.
-const FormAutoRedirect = "trailing slash (auto redirect)"
-
 // autoRedirects adds the redirect nginx makes for each location whose
 // prefix ends with '/' and that passes requests to a backend: a request
 // for the prefix without its slash gets 301 to the prefix, its query
@@ -597,9 +586,6 @@ func (m *model) autoRedirects(s *server) {
 		}
 		rw := &Directive{Name: "rewrite", Args: []string{"^", l.path, "permanent"}, File: l.d.File, Line: l.d.Line}
 		m.readLocationIn(s, l.parent, &Directive{Name: "location", Args: []string{"=", p}, Block: []*Directive{rw}, IsBlock: true, File: l.d.File, Line: l.d.Line})
-		if x := s.locs[len(s.locs)-1]; x.path == p && len(x.steps) == 1 {
-			x.steps[0].formName = FormAutoRedirect
-		}
 	}
 }
 
@@ -626,7 +612,7 @@ func (m *model) readStep(d *Directive, l *location) *step {
 }
 
 func (m *model) readReturn(d *Directive, l *location, args []string) *step {
-	st := &step{d: d, kind: stepStop, loc: l, uncond: true}
+	st := &step{d: d, kind: stepStop, loc: l}
 	if len(args) == 0 || len(args) > 2 {
 		return st
 	}
@@ -735,7 +721,7 @@ func (m *model) readIf(d *Directive, l *location) *step {
 	if mp.bad {
 		return nil
 	}
-	st.kind, st.mapv, st.d, st.uncond, st.zeroFalse = stepIfMap, mp, d, false, len(cond) == 1
+	st.kind, st.mapv, st.d, st.zeroFalse = stepIfMap, mp, d, len(cond) == 1
 	return st
 }
 
@@ -750,7 +736,7 @@ func (m *model) readIfHost(d *Directive, l *location, name string) *step {
 	if st.kind != stepReturn {
 		return nil
 	}
-	st.kind, st.d, st.uncond, st.host = stepIfHost, d, false, strings.TrimSuffix(strings.ToLower(name), ".")
+	st.kind, st.d, st.host = stepIfHost, d, strings.TrimSuffix(strings.ToLower(name), ".")
 	return st
 }
 
@@ -771,7 +757,7 @@ func (m *model) alwaysMap(st *step) *step {
 	if mp.bad {
 		return &step{d: st.d, kind: stepStop, loc: st.loc}
 	}
-	st.kind, st.mapv, st.always, st.uncond = stepIfMap, mp, true, false
+	st.kind, st.mapv, st.always = stepIfMap, mp, true
 	return st
 }
 
