@@ -54,7 +54,17 @@ type Certificate struct {
 func (r *Result) Counts() map[string]int {
 	c := map[string]int{}
 	for _, st := range r.Structural {
-		if len(st.Steps) > 0 {
+		// As writeStructural writes them: the default server's table,
+		// which holds the steps unless it is of one scheme only, then
+		// the steps of the other hosts.
+		hosts := len(st.Hosts)
+		if st.Default {
+			c["[[server_rewrite]]"]++
+			if st.DefaultScheme == "" {
+				hosts--
+			}
+		}
+		if len(st.Steps) > 0 && (hosts > 0 || st.Hosts == nil) {
 			c["[[server_rewrite]]"]++
 		}
 		if n := countLocs(st.Locations); n > 0 {
