@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/redirectd/redirectd/config/importer"
 	"github.com/redirectd/redirectd/matcher/rewrite"
@@ -317,6 +318,10 @@ var ifRunnable = map[string]bool{"rewrite": true, "return": true, "if": true, "s
 // the server's first name, its value in nginx. The rest of the server is
 // still written as locations.
 func (t *translator) runnable(d *Directive, s *server) *Directive {
+	if !utf8.ValidString(directiveText(d)) {
+		t.m.note(d, "%s: a byte that is not UTF-8, which a config's text cannot hold; left out", d.Name)
+		return nil
+	}
 	if d.Name != "if" {
 		return serverName(d, s)
 	}
@@ -566,7 +571,13 @@ func (t *translator) fitMaps() {
 			mp.refused = true
 			continue
 		}
-		kept := slices.Clone(mp.d.Block)
+		kept := slices.DeleteFunc(slices.Clone(mp.d.Block), func(e *Directive) bool {
+			if utf8.ValidString(directiveText(e)) {
+				return false
+			}
+			t.m.note(e, "map entry: a byte that is not UTF-8, which a config's text cannot hold; left out")
+			return true
+		})
 		mp.kept = &kept
 		for re := compiles(true); re != nil; re = compiles(true) {
 			i := lineIn(kept, 1, re.Line)
