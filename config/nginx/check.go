@@ -21,11 +21,10 @@ const maxCheckNotes = 30
 // and asking about every key took over ten minutes.
 const maxProbeEntries = 1000
 
-// check asks the model of nginx and the written rules the same requests,
-// built from every location, rewrite and map key, and notes each answer
-// that differs: the cases where redirectd's precedence cannot repeat
-// nginx's (a location that serves content shadowing a redirect redirectd
-// would still make, a server whose misses fall through to another's rules).
+// check asks the model of nginx and the written tables the same
+// requests, built from every location, rewrite and map key, and notes
+// each answer that differs: what a piece left out changes, or a
+// construct the tables say otherwise than nginx.
 func (t *translator) check(res *Result) {
 	hosts, err := rewrite.CompileHosts(hostSpecs(res.Structural))
 	if err != nil {
@@ -82,7 +81,7 @@ func (t *translator) check(res *Result) {
 		if o.step != nil {
 			msg += " (" + o.step.d.Source() + ")"
 		}
-		msg += ", the written rules " + got
+		msg += ", the written tables " + got
 		if origin != "" {
 			msg += " (from " + origin + ")"
 		}

@@ -11,11 +11,10 @@ import (
 	"github.com/redirectd/redirectd/matcher/rewrite"
 )
 
-// Structural translation: a server block whose directives redirectd's
-// location model runs is written as [[server_rewrite]] and [[location]]
-// tables, its steps copied as nginx's own text, rather than flattened
-// into exact, prefix and regex rules. A server that uses what the model
-// lacks keeps the flat translation.
+// Structural translation: each server block is written as
+// [[server_rewrite]] and [[location]] tables, its steps copied as nginx's
+// own text; what the location model does not run is left out piece by
+// piece, with a note at its place (fit).
 
 // Structural is one server block written as the location model.
 type Structural struct {
@@ -479,8 +478,8 @@ func (t *translator) noteContent(ls []*StructLoc) {
 	}
 }
 
-// noteAddHeaders notes each add_header of a structural server that the flat
-// rules would have sent: locations send no header fields of their own.
+// noteAddHeaders notes each add_header of a server: locations send no
+// header fields of their own.
 func (t *translator) noteAddHeaders(dirs []*Directive) {
 	for _, d := range dirs {
 		if d.Name == "add_header" && len(d.Args) > 0 && !slices.ContainsFunc(t.m.notes, func(n Note) bool { return n.File == d.File && n.Line == d.Line }) {
