@@ -118,6 +118,9 @@ func TestStructuralWhy(t *testing.T) {
 			"host = 'a.test'\nscheme = \"http\"\ndefault_server = true\n", ""},
 		{"a server on both kinds of port, the default on one", "server { listen 80; listen 443 ssl; server_name a.test; location / { rewrite ^/a$ /b last; } } server { listen 443 ssl default_server; server_name b.test; }", true, "tables (1 locations)",
 			"host = 'a.test'\nscheme = \"http\"\ndefault_server = true\n\n# t.conf:1: location /\n[[location]]\nhosts = ['a.test']\nmatch", ""},
+		{"a regex location the PCRE engine does not run", "server { server_name a.test; location ~ ^/(a(?1)?b)$ { return 301 /x; } location /k { return 301 /k2; } }", true, "tables (1 locations)", "path = '/k'", "its redirects are left out"},
+		{"a map line the model refuses", "map $uri $m { /a /b; ~^/(a(?1)?b)$ /c; } server { server_name a.test; if ($m) { return 301 $m; } }", true, "tables (0 locations)", "entries = '''\n/a /b;\n'''", "map entry ~^/(a(?1)?b)$: redirectd's location model refuses it"},
+		{"a map whose source the model has not", "map $status $m { 404 /b; } server { server_name a.test; if ($m) { return 301 $m; } location /k { return 301 /k2; } }", true, "tables (1 locations)", "path = '/k'", "map $status $m: redirectd's location model refuses it"},
 		{"a server of returns", "server { server_name a.test; location / { return 301 /x; } }", true, "tables (1 locations)", "steps = '''\nreturn 301 /x;\n'''", ""},
 	}
 	for _, tt := range tests {
