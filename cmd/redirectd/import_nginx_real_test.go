@@ -19,7 +19,7 @@ import (
 // serves it (SOURCE: `map $request_uri $new_uri { include move.conf;
 // include broken.conf; }` and `if ($new_uri != "") { rewrite ^(.*)$
 // $new_uri permanent; }`), with the files included where they lie. Its
-// values hold what flat rules cannot take as written: a relative "$u",
+// values hold what a Location check refuses as written: a relative "$u",
 // "https:/host" typos, data:, irc:, rsync: and ftp: URLs, a bare
 // //path, a newline. The import must pass check, and a real nginx and
 // redirectd serving the import must answer a few hundred requests

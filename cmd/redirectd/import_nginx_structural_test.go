@@ -17,7 +17,7 @@ import (
 // permanent, last and break; return of a redirect, a text, 410, 405 and
 // 444; if on $arg_, $request_method and $uri with captures; proxy_pass
 // with and without a URI part; a location that serves files (404 here);
-// a default server whose flat rules must not answer the others' hosts.
+// a default server that must not answer the others' hosts.
 // %[1]s is nginx's address, %[2]s the origin.
 const structuralSite = `
 server {
@@ -85,8 +85,8 @@ func TestImportNginxStructuralFixture(t *testing.T) {
 	}
 }
 
-// simpleSite is a server the flat rules say whole: exact, prefix and
-// regex returns and a proxy. %[1]s is nginx's address, %[2]s the origin.
+// simpleSite is a server of plain returns: exact, prefix and regex
+// returns and a proxy. %[1]s is nginx's address, %[2]s the origin.
 const simpleSite = `
 server {
 	listen %[1]s;

@@ -203,9 +203,8 @@ func TestStructuralAbsoluteOff(t *testing.T) {
 }
 
 // TestStructuralBigMaps: a server reading a map of many regexes is
-// written as the model, whether its keys have a
-// literal start or only a literal inside (the model's map index files
-// both as the flat rules' index does).
+// written as the model, whether its keys have a literal start or only a
+// literal inside.
 func TestStructuralBigMaps(t *testing.T) {
 	conf := func(key string) string {
 		var b strings.Builder
