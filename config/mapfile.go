@@ -371,7 +371,7 @@ func mapRule(toks []syntax.Token, n int, tmpl matcher.Rule) (matcher.Rule, bool,
 		return tmpl, false, nil // only turns off nginx's caching of the variable
 	case n == 1 && toks[0].Text == "hostnames":
 		return tmpl, false, fmt.Errorf("nginx's \"hostnames\" makes the keys host names, but a [[map]] file's keys are paths; " +
-			"give the hosts with host in [[map]] (`redirectd import nginx` translates maps on $host)")
+			"give the hosts with host in [[map]], or write the map on $host as a [[location_map]], as `redirectd import nginx` does")
 	case n == 2 && toks[0].Text == "default" && toks[1].Text == "":
 		return tmpl, false, nil // a miss is no redirect already
 	case n == 2 && toks[0].Text == "default":

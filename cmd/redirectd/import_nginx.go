@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/redirectd/redirectd/config"
@@ -20,7 +19,10 @@ func importNginx(args []string, _, stderr io.Writer) int {
 	flags := newFlags("import nginx", stderr)
 	out := flags.String("o", ".", "write redirectd.toml and its map files into `dir`")
 	force := flags.Bool("force", false, "replace the files of an earlier import in the -o dir")
-	locations := flags.String("locations", "all", "`all`: write every server the location model runs as [[server_rewrite]] and [[location]] tables; auto: only those the flat rules cannot say whole")
+	// Every server is written as the location model; the flag that
+	// could ask for flat rules instead stays, so that a script passing
+	// -locations all still runs, and auto says what became of it.
+	locations := flags.String("locations", "all", "`all`, the only choice: every server is written as [[server_rewrite]] and [[location]] tables")
 	var allow []string
 	flags.Func("include-dir", "also follow includes into `dir` (repeatable); by default only the folder of each file named is read", func(dir string) error {
 		allow = append(allow, dir)
@@ -30,8 +32,8 @@ func importNginx(args []string, _, stderr io.Writer) int {
 	if err != nil {
 		return parseExit(err)
 	}
-	if *locations != "auto" && *locations != "all" {
-		fmt.Fprintf(stderr, "redirectd import nginx: -locations takes auto or all, not %q\n", *locations)
+	if *locations != "all" {
+		fmt.Fprintf(stderr, "redirectd import nginx: -locations %s is gone: every server is written as the location model ([[server_rewrite]] and [[location]] tables), the flat rules are no more\n", *locations)
 		return 2
 	}
 	if len(names) == 0 {
@@ -48,7 +50,7 @@ func importNginx(args []string, _, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "redirectd import nginx: %v\n", err)
 		return 1
 	}
-	res := nginx.TranslateWith(dirs, nginx.Options{AllLocations: *locations == "all"})
+	res := nginx.Translate(dirs)
 	header := fmt.Sprintf("Imported from %s by redirectd import nginx.\nEach rule names the nginx directive it comes from.", strings.Join(names, " "))
 	written, err := nginx.Write(*out, res, header)
 	if err != nil {
@@ -60,13 +62,10 @@ func importNginx(args []string, _, stderr io.Writer) int {
 	if err != nil {
 		return writtenDoesNotLoad(stderr, "import nginx", err)
 	}
-	// The self-check again, on the servers written as locations, as
-	// the loaded text says them.
-	res.Notes = append(res.Notes, res.CheckLoaded(cfg.Set, cfg.Locations)...)
+	// The self-check again, as the loaded text says the servers.
+	res.Notes = append(res.Notes, res.CheckLoaded(cfg.Locations)...)
 	res.Report(written, "").Write(stderr)
-	// Said only where a server is, or could not be, written as
-	// locations: a config the flat rules say whole needs no line.
-	if slices.ContainsFunc(res.Paths, func(p string) bool { return !strings.HasSuffix(p, nginx.FlatWhole) }) {
+	if len(res.Paths) > 0 {
 		fmt.Fprintln(stderr, "how each server was translated:")
 		for _, p := range res.Paths {
 			fmt.Fprintln(stderr, "  "+p)

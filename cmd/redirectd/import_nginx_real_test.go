@@ -19,7 +19,7 @@ import (
 // serves it (SOURCE: `map $request_uri $new_uri { include move.conf;
 // include broken.conf; }` and `if ($new_uri != "") { rewrite ^(.*)$
 // $new_uri permanent; }`), with the files included where they lie. Its
-// values hold what flat rules cannot take as written: a relative "$u",
+// values hold what a Location check refuses as written: a relative "$u",
 // "https:/host" typos, data:, irc:, rsync: and ftp: URLs, a bare
 // //path, a newline. The import must pass check, and a real nginx and
 // redirectd serving the import must answer a few hundred requests
@@ -296,7 +296,7 @@ func TestImportNginxGwernWholeConf(t *testing.T) {
 	if code != 1 { // it leaves out what redirectd cannot do (rsync: targets, file tests), and says so
 		t.Fatalf("import: exit %d, want 1\n%s", code, stderr)
 	}
-	if !strings.Contains(stderr, "  map entry\n") || !strings.Contains(stderr, "left out") {
+	if !strings.Contains(stderr, "  [[location_map]]\n") || !strings.Contains(stderr, "left out") {
 		t.Errorf("the report does not count the map's entries and what it left out:\n%.3000s", stderr)
 	}
 	if code, stdout, errs := runCmd("check", "-config", filepath.Join(out, "redirectd.toml")); code != 0 {

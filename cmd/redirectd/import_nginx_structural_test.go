@@ -17,7 +17,7 @@ import (
 // permanent, last and break; return of a redirect, a text, 410, 405 and
 // 444; if on $arg_, $request_method and $uri with captures; proxy_pass
 // with and without a URI part; a location that serves files (404 here);
-// a default server whose flat rules must not answer the others' hosts.
+// a default server that must not answer the others' hosts.
 // %[1]s is nginx's address, %[2]s the origin.
 const structuralSite = `
 server {
@@ -85,8 +85,8 @@ func TestImportNginxStructuralFixture(t *testing.T) {
 	}
 }
 
-// simpleSite is a server the flat rules say whole: exact, prefix and
-// regex returns and a proxy. %[1]s is nginx's address, %[2]s the origin.
+// simpleSite is a server of plain returns: exact, prefix and regex
+// returns and a proxy. %[1]s is nginx's address, %[2]s the origin.
 const simpleSite = `
 server {
 	listen %[1]s;
@@ -98,12 +98,20 @@ server {
 }
 `
 
-// TestImportNginxAllLocations: with -locations all, a server the flat
-// rules say whole is written as locations too, and answers as nginx.
+// TestImportNginxAllLocations: a server of plain returns, which the flat
+// rules once said whole, is written as locations and answers as nginx;
+// -locations all, which asked for that, is still taken, and -locations
+// auto, which asked for flat rules, exits 2 saying it is gone.
 func TestImportNginxAllLocations(t *testing.T) {
 	report := importAgainstNginx(t, simpleSite, []string{"s.test"}, []string{"/a", "/a/", "/old/x?q=1", "/p/12", "/p/x", "/other"}, "-locations", "all")
 	if !strings.Contains(report, "server s.test: [[server_rewrite]] and [[location]] tables (4 locations)") {
 		t.Errorf("s.test is not written as locations:\n%s", report)
+	}
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"nginx.conf": "server { return 301 /x; }\n"})
+	code, _, stderr := runCmd("import", "nginx", "-locations", "auto", "-o", filepath.Join(dir, "out"), filepath.Join(dir, "nginx.conf"))
+	if code != 2 || !strings.Contains(stderr, "-locations auto is gone") {
+		t.Errorf("-locations auto: exit %d, want 2 and a message:\n%s", code, stderr)
 	}
 }
 

@@ -59,7 +59,10 @@ type Report struct {
 	Dir string
 	// Forms counts the rules written by the form of their source
 	// ("exact", "location =", "map entry", ...); Rules is their sum.
+	// Unit is what they count, "rule" when "" (the nginx import counts
+	// "table"s).
 	Forms map[string]int
+	Unit  string
 	Notes []Note
 }
 
@@ -93,7 +96,11 @@ func (r *Report) Write(w io.Writer) {
 		total += n
 	}
 	slices.Sort(forms)
-	fmt.Fprintf(w, "wrote %s: %s\n", files, plural.Count(total, "rule"))
+	unit := r.Unit
+	if unit == "" {
+		unit = "rule"
+	}
+	fmt.Fprintf(w, "wrote %s: %s\n", files, plural.Count(total, unit))
 	for _, f := range forms {
 		fmt.Fprintf(w, "  %6d  %s\n", r.Forms[f], f)
 	}

@@ -1,7 +1,6 @@
 package nginx
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -22,90 +21,14 @@ const maxCheckNotes = 30
 // and asking about every key took over ten minutes.
 const maxProbeEntries = 1000
 
-// MatcherRules returns the rules as matcher.Compile takes them, one per
-// host; each rule's Line is its index in r.Rules plus one and File is
-// "nginx", so that a match leads back to its Rule.
-func (r *Result) MatcherRules() []matcher.Rule {
-	var out []matcher.Rule
-	for i, x := range r.Rules {
-		base := matcher.Rule{Kind: x.Kind, From: x.From, To: x.To, Status: x.Status, CaseInsensitive: x.CaseInsensitive,
-			QueryString: x.QueryString, RequestURI: x.RequestURI, Pass: x.Pass, File: "nginx", Line: i + 1}
-		if x.Pass {
-			base.To, base.Status, base.QueryString = "", 0, 0
-		}
-		if x.Scheme != "" {
-			base.When = &matcher.When{Scheme: x.Scheme}
-		}
-		if len(x.Hosts) == 0 {
-			out = append(out, base)
-			continue
-		}
-		for _, h := range x.Hosts {
-			base.Host = h
-			out = append(out, base)
-		}
-	}
-	return out
-}
-
-// compileKept compiles res's rules, leaving out with a note each rule
-// that redirectd refuses on its own (nginx took the directive, but the
-// rule would fail the whole load): a Location with no host after "//"
-// (`return $n` of a map value "//"), a regex past redirectd's limits. The
-// rules refused are found from the errors, each of which names its rule
-// (MatcherRules' Line), so a clean import compiles once.
-func (t *translator) compileKept(res *Result) (*matcher.Set, error) {
-	for {
-		set, err := matcher.Compile(res.MatcherRules())
-		if err == nil && t.leaveOutChecked(res, set) {
-			continue // recompiled without the rules check refuses
-		}
-		if err == nil {
-			return set, nil
-		}
-		refused := map[int]string{}
-		for _, e := range joined(err) {
-			var re *matcher.RuleError
-			if errors.As(e, &re) && re.Rule.File == "nginx" && re.Rule.Line >= 1 && re.Rule.Line <= len(res.Rules) {
-				refused[re.Rule.Line-1] = re.FieldError.Error()
-			}
-		}
-		if len(refused) == 0 {
-			return nil, err
-		}
-		kept := res.Rules[:0]
-		for i, r := range res.Rules {
-			if msg, ok := refused[i]; ok {
-				t.ruleLeftOut(&r, fmt.Sprintf("redirectd refuses the rule for %q: %s; left out", r.From, msg))
-				continue
-			}
-			kept = append(kept, r)
-		}
-		res.Rules = kept
-	}
-}
-
-// joined is err's list when it is an errors.Join, else err alone.
-func joined(err error) []error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()
-	}
-	return []error{err}
-}
-
-// check asks the model of nginx and the written rules the same requests,
-// built from every location, rewrite and map key, and notes each answer
-// that differs: the cases where redirectd's precedence cannot repeat
-// nginx's (a location that serves content shadowing a redirect redirectd
-// would still make, a server whose misses fall through to another's rules).
+// check asks the model of nginx and the written tables the same
+// requests, built from every location, rewrite and map key, and notes
+// each answer that differs: what a piece left out changes, or a
+// construct the tables say otherwise than nginx.
 func (t *translator) check(res *Result) {
-	set, err := t.compileKept(res)
-	var hosts *rewrite.Hosts
-	if err == nil {
-		hosts, err = rewrite.CompileHosts(hostSpecs(res.Structural))
-	}
+	hosts, err := rewrite.CompileHosts(hostSpecs(res.Structural))
 	if err != nil {
-		t.m.note(nil, "the written rules do not compile (a bug in the import; please report it): %v", err)
+		t.m.note(nil, "the written tables do not compile (a bug in the import; please report it): %v", err)
 		return
 	}
 	var scratch rewrite.Scratch
@@ -115,16 +38,13 @@ func (t *translator) check(res *Result) {
 	fragmentNoted := false
 	for _, req := range t.probes() {
 		o := t.m.emulate(req)
-		if o.unknown || o.entry != nil && t.m.leftOutAt[o.entry.d] {
-			continue // nothing to say, or said: the entry is left out
+		if o.unknown {
+			continue // nothing to say
 		}
-		var got, origin string
-		structural := t.structSrv[t.m.selectServer(req.host, req.https)]
-		if structural {
-			got, origin = runStructural(hosts, &scratch, req, func() (string, string) { return flatAnswer(set, res, req) })
-		} else {
-			got, origin = flatAnswer(set, res, req)
+		if !t.structSrv[t.m.selectServer(req.host, req.https)] {
+			continue // a server left out, said so
 		}
+		got, origin := runStructural(hosts, &scratch, req)
 		want := "no redirect"
 		if o.redirect {
 			want = fmt.Sprintf("%d %s", o.status, asClientSees(o.location, req.path))
@@ -132,9 +52,7 @@ func (t *translator) check(res *Result) {
 				want = fmt.Sprintf("%d", o.status)
 			}
 		}
-		if structural {
-			res.loadProbes = append(res.loadProbes, loadProbe{req, want})
-		}
+		res.loadProbes = append(res.loadProbes, loadProbe{req, want})
 		if got == want {
 			continue
 		}
@@ -163,7 +81,7 @@ func (t *translator) check(res *Result) {
 		if o.step != nil {
 			msg += " (" + o.step.d.Source() + ")"
 		}
-		msg += ", the written rules " + got
+		msg += ", the written tables " + got
 		if origin != "" {
 			msg += " (from " + origin + ")"
 		}
@@ -352,40 +270,65 @@ func (t *translator) sample(mp *nmap, es []*mapEntry, kind string) []*mapEntry {
 	return out
 }
 
-// flatAnswer is the written rules' answer to req, as check compares it,
-// and the directive of the rule that gave it.
-func flatAnswer(set *matcher.Set, res *Result, req request) (got, origin string) {
-	got, line := setAnswer(set, req)
-	if line > 0 {
-		origin = res.Rules[line-1].Origin.Source()
-	}
-	return got, origin
-}
-
-// setAnswer is set's answer to req, as check compares it, and the line
-// of the rule that gave it (0 for none).
-func setAnswer(set *matcher.Set, req request) (got string, line int) {
-	// A probe as conditions see it: a GET with no fields, from no
-	// known client, over TLS or not.
-	m := matcher.Match{Req: &matcher.FixedRequest{TLS: req.https}}
-	var query []byte // nil: no '?' (an empty non-nil query is a bare "?" for request_uri rules)
-	if req.query != "" {
-		query = []byte(req.query)
-	}
-	if !set.Lookup([]byte(req.host), []byte(req.path), query, &m) {
-		return "no redirect", 0
-	}
-	got = fmt.Sprintf("%d %s", m.Status(), asClientSees(string(m.AppendLocation(nil, query)), req.path))
-	if !matcher.HasLocation(m.Status()) {
-		got = fmt.Sprintf("%d", m.Status())
-	}
-	return got, m.Rule().Line
-}
-
 // sampleRe is a path the step's regex matches, "" for none.
 func (s *step) sampleRe() string {
 	if s.re == nil {
 		return ""
 	}
 	return s.re.sample()
+}
+
+// isRelative reports whether a written target is a relative reference
+// that does not start with '/': not "/x", "//host/x", "${...}" (a variable
+// whose value decides) or "scheme:...".
+func isRelative(to string) bool {
+	if to == "" || to[0] == '/' || strings.HasPrefix(to, "${") {
+		return false
+	}
+	for i := 0; i < len(to); i++ {
+		c := to[i]
+		switch {
+		case c == ':':
+			return i == 0
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && (c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.'):
+		default:
+			return true
+		}
+	}
+	return true
+}
+
+// resolvePath resolves a relative reference against the path base as a
+// client does (RFC 3986, section 5.2): "x/y" from "/a/b" is "/a/x/y",
+// "../x" is "/x", "?q" is "/a/b?q".
+func resolvePath(base, ref string) string {
+	if strings.HasPrefix(ref, "?") {
+		return base + ref
+	}
+	p, rest := ref, ""
+	if i := strings.IndexAny(ref, "?#"); i >= 0 {
+		p, rest = ref[:i], ref[i:]
+	}
+	full := base[:strings.LastIndexByte(base, '/')+1] + p
+	var out []string
+	segs := strings.Split(full, "/")
+	for i, seg := range segs {
+		last := i == len(segs)-1
+		switch seg {
+		case ".":
+			if last {
+				out = append(out, "")
+			}
+		case "..":
+			if len(out) > 1 {
+				out = out[:len(out)-1]
+			}
+			if last {
+				out = append(out, "")
+			}
+		default:
+			out = append(out, seg)
+		}
+	}
+	return strings.Join(out, "/") + rest
 }

@@ -8,8 +8,8 @@ import (
 )
 
 // What nginx answers itself rather than with a redirect: proxy_pass and
-// upstream blocks, which become redirectd's upstream groups and routes
-// (proxy.go, routes.go), and the directives that serve files or pages,
+// upstream blocks, which become redirectd's upstream groups (proxy.go),
+// and the directives that serve files or pages,
 // which redirectd has no equivalent for. Each is noted with its place, so that an import never forwards
 // nothing where nginx proxied, or serves nothing without saying so.
 
@@ -19,7 +19,6 @@ var servedDirectives = map[string]string{
 	"root":         "serves files from",
 	"alias":        "serves files from",
 	"try_files":    "serves the first file found of",
-	"error_page":   "answers errors with",
 	"index":        "serves the index file",
 	"autoindex":    "lists folders",
 	"fastcgi_pass": "passes requests to FastCGI at",
@@ -63,7 +62,7 @@ func (m *model) readContent(d *Directive, s *server, l *location) bool {
 		if len(d.Args) > 0 && d.Name != "index" && d.Name != "autoindex" {
 			what += " " + strings.Join(d.Args, " ")
 		}
-		m.note(d, "%s: nginx %s here; redirectd serves no content of its own, so requests nginx answers so are answered 404, or forwarded where a route sends them", d.Name, what)
+		m.note(d, "%s: nginx %s here; redirectd serves no content of its own, so requests nginx answers so are answered 404", d.Name, what)
 		m.notes[len(m.notes)-1].Kind = importer.Served
 		return true
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/redirectd/redirectd/httpparse"
+	"github.com/redirectd/redirectd/matcher"
 )
 
 // outcome is what nginx does with one request, as the model sees it.
@@ -35,7 +36,10 @@ type request struct {
 
 // evalCtx is what a target's variables read while one request is handled.
 type evalCtx struct {
-	req      request
+	req request
+	// uri is nginx's $uri of req.path: decoded, slashes merged, dot
+	// segments resolved, which locations, rewrites and maps read.
+	uri      string
 	srv      *server
 	groups   []string          // the last regex's captures, $0 first
 	names    map[string]string // its named groups
@@ -49,11 +53,15 @@ func (m *model) emulate(req request) outcome {
 	if s == nil {
 		return outcome{}
 	}
-	c := &evalCtx{req: req, srv: s}
+	uri, ok := matcher.AppendNginxURI(nil, []byte(req.path), m.keepSlashes)
+	if !ok {
+		return outcome{} // nginx answers 400
+	}
+	c := &evalCtx{req: req, uri: string(uri), srv: s}
 	if o, done := m.runSteps(s.pre, c); done {
 		return o
 	}
-	l := s.selectLocation(req.path, c)
+	l := s.selectLocation(c.uri, c)
 	if l == nil {
 		return outcome{}
 	}
@@ -151,7 +159,7 @@ func findLocation(locs []*location, path string, c *evalCtx) (found *location, f
 
 // match runs re on the path, keeping its captures as nginx does.
 func (c *evalCtx) match(re *nginxRegex) bool {
-	sub := re.re.FindStringSubmatch(c.req.path)
+	sub := re.re.FindStringSubmatch(c.uri)
 	if sub == nil {
 		return false
 	}
@@ -250,7 +258,7 @@ func (c *evalCtx) render(parts []part) (string, bool) {
 func (c *evalCtx) variable(name string) (string, bool) {
 	switch name {
 	case "uri", "document_uri":
-		return c.req.path, true
+		return c.uri, true
 	case "request_uri":
 		if c.req.query != "" {
 			return c.req.path + "?" + c.req.query, true
@@ -289,6 +297,9 @@ func (c *evalCtx) variable(name string) (string, bool) {
 // case), then hostnames wildcards (the longest), then regexes in order,
 // then the default.
 func (c *evalCtx) mapLookup(mp *nmap) (string, bool) {
+	if mp.partial {
+		return "", false
+	}
 	src, ok := c.render(mp.src)
 	if !ok {
 		return "", false
@@ -333,7 +344,7 @@ func (c *evalCtx) mapLookup(mp *nmap) (string, bool) {
 	if ent != nil {
 		value = ent.value
 	}
-	sub := &evalCtx{req: c.req, srv: c.srv, groups: groups}
+	sub := &evalCtx{req: c.req, uri: c.uri, srv: c.srv, groups: groups}
 	v, ok := sub.render(value)
 	if !ok {
 		return "", false

@@ -8,8 +8,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/redirectd/redirectd/config/importer"
-
-	"github.com/redirectd/redirectd/matcher"
 )
 
 // Note is something the import could not translate, or translated with
@@ -34,11 +32,6 @@ type model struct {
 	servers []*server
 	maps    map[string]*nmap // by variable name, without '$'
 	notes   []Note
-	// leftOut counts, by map name, the entries of each map left out, and
-	// leftOutAt holds those entries: the self-check does not report
-	// again that the import answers them differently (values.go).
-	leftOut   map[string]int
-	leftOutAt map[*Directive]bool
 	// ports are the plain (0) and TLS (1) ports redirectd keeps: the
 	// first of each kind that a listen names; "" for none.
 	ports [2]string
@@ -55,6 +48,8 @@ type model struct {
 	// (proxy.go).
 	upstreams map[string]*upstreamBlock
 	httpProxy *proxyLevel
+	// keepSlashes is merge_slashes off, for $uri.
+	keepSlashes bool
 }
 
 // cert is one server's ssl_certificate and ssl_certificate_key.
@@ -73,18 +68,10 @@ func (m *model) note(d *Directive, format string, args ...any) {
 	m.notes = append(m.notes, n)
 }
 
-// noteRewritten records a construct written as an equivalent.
-func (m *model) noteRewritten(d *Directive, format string, args ...any) {
-	m.note(d, format, args...)
-	m.notes[len(m.notes)-1].Kind = importer.Rewritten
-}
-
 // server is one server block.
 type server struct {
-	d *Directive
-	// headers are its add_header directives (headers.go).
-	headers []addHeader
-	names   []string // server_name values usable as hosts, as written
+	d     *Directive
+	names []string // server_name values usable as hosts, as written
 	// hosts are the redirectd hosts of its rules; nil means any host.
 	hosts []string
 	pre   []*step // rewrite-phase directives at server level, in order
@@ -98,8 +85,6 @@ type server struct {
 	// dfltFlag, whether a listen of that kind says default_server.
 	on, dfltOn, dfltFlag [2]bool
 	sslOn                bool // `ssl on;`
-	// unnamable: a server_name of it has no redirectd host (a regex).
-	unnamable bool
 	// patterns are its regex and trailing-wildcard names, which only
 	// the location model's hosts say.
 	patterns []string
@@ -115,19 +100,6 @@ func kindOf(https bool) int {
 		return 1
 	}
 	return 0
-}
-
-// probeHTTPS is the kind of request the import asks the model about for
-// s: a plain one when s listens on a plain port.
-func (s *server) probeHTTPS() bool { return !s.on[0] }
-
-// fixedScheme is nginx's $scheme in every request s answers; ok is false
-// for a server on both kinds of port ("http" is then given).
-func (s *server) fixedScheme() (string, bool) {
-	if s.on[1] && !s.on[0] {
-		return "https", true
-	}
-	return "http", !s.on[1]
 }
 
 // scheme is the when.scheme of the rules of s: "http" or "https" for a
@@ -153,10 +125,6 @@ type location struct {
 	path     string // for =, ^~ and plain prefixes
 	re       *nginxRegex
 	steps    []*step
-	// headers are its add_header directives; hasHeaders is set when it
-	// has any, even one left out, since nginx then inherits none.
-	headers    []addHeader
-	hasHeaders bool
 	// pass is its proxy_pass, nil for none; proxy holds its other
 	// proxy_* directives (proxy.go).
 	pass  *Directive
@@ -167,17 +135,6 @@ type location struct {
 	backend bool
 	// tryNamed is the named location a try_files ends with ("@app").
 	tryNamed string
-}
-
-// kindName is how the location's rules are counted.
-func (l *location) kindName() string {
-	switch l.mod {
-	case "=":
-		return "location ="
-	case "":
-		return "location (prefix)"
-	}
-	return "location " + l.mod
 }
 
 type stepKind uint8
@@ -203,8 +160,6 @@ type step struct {
 	mapv    *nmap  // stepIfMap: the map whose variable is tested
 	host    string // stepIfHost: the name compared, lower case
 	loc     *location
-	// uncond: a return at this place answers every request reaching it.
-	uncond bool
 	// zeroFalse: `if ($v)` is false for "0" as well as "", `if ($v != "")`
 	// only for "".
 	zeroFalse bool
@@ -215,33 +170,11 @@ type step struct {
 	// rather than '?'. nginx decides this from the replacement as
 	// written (a literal '?' in it), not from the value it produces.
 	argsAmp bool
-	// formName, when set, is how the step's rules are counted.
-	formName string
 }
 
 // falseValue reports whether a map value makes the step's if false.
 func (s *step) falseValue(v string) bool {
 	return v == "" || v == "0" && s.zeroFalse
-}
-
-// form names the nginx construct a rule comes from, for the counts.
-func (s *step) form() string {
-	switch {
-	case s.formName != "":
-		return s.formName
-	case s.kind == stepIfMap:
-		if s.mapv.source == "host" {
-			return "map entry (host)"
-		}
-		return "map entry"
-	case s.kind == stepRewrite:
-		return "rewrite"
-	case s.kind == stepIfHost:
-		return "if ($host =)"
-	case s.loc == nil:
-		return "return (server)"
-	}
-	return s.loc.kindName()
 }
 
 // nmap is a map block on $uri, $request_uri, $host, or a host and a URI
@@ -263,7 +196,14 @@ type nmap struct {
 	exact      []*mapEntry // in file order; keys lower-cased
 	wild       []*mapEntry // hostnames: ".x" or "*.x" keys, stored as ".x" with apex
 	regex      []*mapEntry
-	bad        bool // used but not translatable
+	bad        bool // a source the model does not look up
+	// partial: an entry the model cannot read (the location model runs
+	// the map as written), so the self-check does not ask about it.
+	partial bool
+	// kept, when set, are the lines written, those the location model
+	// runs; refused, a map the model does not run at all (fitMaps).
+	kept    *[]*Directive
+	refused bool
 	// idx speeds up the model's lookups in big maps; built on first use.
 	idx *mapIndex
 }
@@ -300,20 +240,21 @@ func build(dirs []*Directive) *model {
 		}
 	}
 	walk(dirs)
+	m.keepSlashes = anyDirective(dirs, "merge_slashes", "off")
 	m.pickDefault()
 	return m
 }
 
 func (m *model) readMap(d *Directive) {
 	if len(d.Args) != 2 || !strings.HasPrefix(d.Args[0], "$") || !strings.HasPrefix(d.Args[1], "$") {
-		m.note(d, "map takes a source and a variable, both starting with '$'")
+		m.note(d, "map takes a source and a variable, both starting with '$'; left out")
 		return
 	}
 	mp := &nmap{d: d, name: strings.Trim(d.Args[1], "${}")}
 	mp.readSource(d.Args[0])
 	for _, e := range d.Block {
 		if e.IsBlock {
-			m.note(e, "unexpected block in map")
+			mp.partial = true
 			continue
 		}
 		switch {
@@ -324,19 +265,19 @@ func (m *model) readMap(d *Directive) {
 			continue
 		case e.Name == "default" && len(e.Args) == 1:
 			if p, err := parseTarget(e.Args[0]); err != nil {
-				m.note(e, "map default: %v", err)
+				mp.partial = true
 			} else {
 				mp.dflt = p
 			}
 			continue
 		}
 		if len(e.Args) != 1 {
-			m.note(e, "map entry %q: an entry is `key value;`", e.Name)
+			mp.partial = true
 			continue
 		}
 		val, err := parseTarget(e.Args[0])
 		if err != nil {
-			m.entryLeftOut(mp, e, "map entry %q: %v; left out", e.Name, err)
+			mp.partial = true
 			continue
 		}
 		ent := &mapEntry{d: e, key: e.Name, value: val}
@@ -349,14 +290,14 @@ func (m *model) readMap(d *Directive) {
 			if mp.byHost {
 				host, rest, err := splitHostRegex(src, mp.scheme, ci)
 				if err != nil {
-					m.entryLeftOut(mp, e, "map entry %s: %v; left out", e.Name, err)
+					mp.partial = true
 					continue
 				}
 				ent.host, src = host, rest
 			}
-			re, err := m.compileRegex(e, src, ci)
+			re, err := compileRegex(src, ci)
 			if err != nil {
-				m.entryLeftOut(mp, e, "map entry %s: %v; left out", e.Name, err)
+				mp.partial = true
 				continue
 			}
 			ent.re = re
@@ -366,13 +307,13 @@ func (m *model) readMap(d *Directive) {
 			ent.key = lowerASCII(strings.TrimPrefix(e.Name, "*"))
 			mp.wild = append(mp.wild, ent)
 		case mp.hostnames && strings.HasSuffix(e.Name, ".*"):
-			m.entryLeftOut(mp, e, "map entry %q: a wildcard at the end of a host name has no redirectd equivalent; left out", e.Name)
+			mp.partial = true
 		default:
 			ent.key = exactKey(e.Name, mp.hostnames)
 			if mp.byHost {
 				host, path, err := splitHostKey(ent.key, mp.scheme)
 				if err != nil {
-					m.entryLeftOut(mp, e, "map entry %s: %v; left out", e.Name, err)
+					mp.partial = true
 					continue
 				}
 				ent.host, ent.key = host, path
@@ -395,8 +336,6 @@ func (m *model) readServer(d *Directive) {
 			for _, n := range c.Args {
 				if n == "" || n == "_" || strings.HasPrefix(n, "~") || strings.HasSuffix(n, ".*") || strings.Contains(n, "$") {
 					if n != "" && n != "_" {
-						m.note(c, "server_name %q: regex and trailing-wildcard names have no redirectd equivalent; left out", n)
-						s.unnamable = true
 						if strings.HasPrefix(n, "~") || !strings.Contains(n, "$") {
 							s.patterns = append(s.patterns, n)
 						}
@@ -417,10 +356,6 @@ func (m *model) readServer(d *Directive) {
 			m.readCert(s, c)
 		case "location":
 			m.readLocation(s, c)
-		case "add_header":
-			if h, ok := m.readAddHeader(c); ok {
-				s.headers = append(s.headers, h)
-			}
 		default:
 			if m.readContent(c, s, nil) {
 				continue
@@ -525,7 +460,7 @@ func (m *model) readLocationIn(s *server, parent *location, d *Directive) {
 		return
 	}
 	if !d.IsBlock || len(d.Args) == 0 || len(d.Args) > 2 {
-		m.note(d, "location takes an optional modifier and a path or regex, then a block")
+		m.note(d, "location takes an optional modifier and a path or regex, then a block; left out")
 		return
 	}
 	l := &location{d: d}
@@ -555,14 +490,14 @@ func (m *model) readLocationIn(s *server, parent *location, d *Directive) {
 			return
 		}
 	case "~", "~*":
-		re, err := m.compileRegex(d, l.path, l.mod == "~*")
+		re, err := compileRegex(l.path, l.mod == "~*")
 		if err != nil {
 			m.note(d, "location %s: %v; its redirects are left out", l.mod, err)
 			return
 		}
 		l.re = re
 	default:
-		m.note(d, "location modifier %q is not one nginx knows", l.mod)
+		m.note(d, "location modifier %q is not one nginx knows; left out", l.mod)
 		return
 	}
 	if parent != nil && parent.re == nil && l.re == nil && !strings.HasPrefix(l.path, parent.path) {
@@ -582,13 +517,6 @@ func (m *model) readLocationIn(s *server, parent *location, d *Directive) {
 	for _, c := range d.Block {
 		if c.Name == "location" {
 			m.readLocationIn(s, l, c)
-			continue
-		}
-		if c.Name == "add_header" {
-			l.hasHeaders = true
-			if h, ok := m.readAddHeader(c); ok {
-				l.headers = append(l.headers, h)
-			}
 			continue
 		}
 		if m.readContent(c, s, l) {
@@ -631,10 +559,6 @@ func (m *model) tryNamed(s *server) {
 	}
 }
 
-// FormAutoRedirect is the form of the rule of nginx's redirect of a
-// backend location's prefix without its final slash.
-const FormAutoRedirect = "trailing slash (auto redirect)"
-
 // autoRedirects adds the redirect nginx makes for each location whose
 // prefix ends with '/' and that passes requests to a backend: a request
 // for the prefix without its slash gets 301 to the prefix, its query
@@ -662,28 +586,7 @@ func (m *model) autoRedirects(s *server) {
 		}
 		rw := &Directive{Name: "rewrite", Args: []string{"^", l.path, "permanent"}, File: l.d.File, Line: l.d.Line}
 		m.readLocationIn(s, l.parent, &Directive{Name: "location", Args: []string{"=", p}, Block: []*Directive{rw}, IsBlock: true, File: l.d.File, Line: l.d.Line})
-		if x := s.locs[len(s.locs)-1]; x.path == p && len(x.steps) == 1 {
-			x.steps[0].formName = FormAutoRedirect
-		}
 	}
-}
-
-// topmost is the location directly inside the server that holds l.
-func (l *location) topmost() *location {
-	for l.parent != nil {
-		l = l.parent
-	}
-	return l
-}
-
-// inRegex reports whether a location encloses l with a regex.
-func (l *location) inRegex() bool {
-	for x := l.parent; x != nil; x = x.parent {
-		if x.re != nil {
-			return true
-		}
-	}
-	return false
 }
 
 // readStep reads one directive of the rewrite phase; other directives
@@ -701,9 +604,6 @@ func (m *model) readStep(d *Directive, l *location) *step {
 	case "if":
 		return m.readIf(d, l)
 	case "set", "break", "rewrite_log", "uninitialized_variable_warn":
-		if d.Name == "set" {
-			m.note(d, "set: variables set at run time are not translated; rules using them are left out")
-		}
 		if d.Name == "break" {
 			return &step{d: d, kind: stepStop, loc: l}
 		}
@@ -712,9 +612,8 @@ func (m *model) readStep(d *Directive, l *location) *step {
 }
 
 func (m *model) readReturn(d *Directive, l *location, args []string) *step {
-	st := &step{d: d, kind: stepStop, loc: l, uncond: true}
+	st := &step{d: d, kind: stepStop, loc: l}
 	if len(args) == 0 || len(args) > 2 {
-		m.note(d, "return takes a code and a URL or text, or a URL alone")
 		return st
 	}
 	code, err := strconv.Atoi(args[0])
@@ -723,16 +622,12 @@ func (m *model) readReturn(d *Directive, l *location, args []string) *step {
 	case err != nil && len(args) == 1:
 		code, target = 302, args[0] // return URL: a 302
 	case err != nil:
-		m.note(d, "return code %q is not a number", args[0])
 		return st
 	case len(args) == 2:
 		target = args[1]
 	}
 	if code == 410 || code == 451 {
-		// An answer with no Location, which redirectd rules give too.
-		if target != "" {
-			m.note(d, "return %d with a text: redirectd answers %d with its own short text (%q); translated", code, code, matcher.StatusText(code))
-		}
+		// An answer with no Location, which the self-check compares.
 		st.kind, st.status = stepReturn, code
 		return st
 	}
@@ -741,7 +636,6 @@ func (m *model) readReturn(d *Directive, l *location, args []string) *step {
 	}
 	p, err := parseTarget(target)
 	if err != nil {
-		m.note(d, "return: %v", err)
 		return st
 	}
 	st.kind, st.status, st.target = stepReturn, code, p
@@ -750,7 +644,6 @@ func (m *model) readReturn(d *Directive, l *location, args []string) *step {
 
 func (m *model) readRewrite(d *Directive, l *location) *step {
 	if len(d.Args) < 2 || len(d.Args) > 3 {
-		m.note(d, "rewrite takes a regex, a replacement and an optional flag")
 		return nil
 	}
 	flag := ""
@@ -767,12 +660,10 @@ func (m *model) readRewrite(d *Directive, l *location) *step {
 		// An absolute replacement redirects whatever the flag.
 		st.status = 302
 	default:
-		m.note(d, "rewrite %s %s %s: an internal rewrite (not permanent or redirect) changes the URI nginx goes on with; left out, and requests it matches may be answered differently", d.Args[0], repl, flag)
 		st.kind = stepStop
 	}
-	re, err := m.compileRegex(d, d.Args[0], false)
+	re, err := compileRegex(d.Args[0], false)
 	if err != nil {
-		m.note(d, "rewrite: %v; left out", err)
 		return nil
 	}
 	st.re = re
@@ -784,7 +675,6 @@ func (m *model) readRewrite(d *Directive, l *location) *step {
 		repl, st.addArgs = repl[:len(repl)-1], false
 	}
 	if st.target, err = parseTarget(repl); err != nil {
-		m.note(d, "rewrite: %v; left out", err)
 		return nil
 	}
 	for _, p := range st.target {
@@ -807,7 +697,6 @@ func (m *model) readIf(d *Directive, l *location) *step {
 		mp = m.maps[strings.Trim(cond[0][1:], "{}")]
 	}
 	if !ok || mp == nil || len(d.Block) != 1 || d.Block[0].Name != "return" && d.Block[0].Name != "rewrite" {
-		m.note(d, "if %s: only `if ($map_variable) { return 30x ...; }` and `if ($map_variable) { rewrite ^ ... permanent; }` are translated; left out", strings.Join(cond, " "))
 		return nil
 	}
 	inner := d.Block[0]
@@ -823,19 +712,16 @@ func (m *model) readIf(d *Directive, l *location) *step {
 			return nil
 		}
 		if !isMatchAll(st.re) || hasCaptureRef(st.target) {
-			m.note(d, "if ($%s): the rewrite inside answers only some paths, or uses its captures; only `rewrite ^ $%s ...` and `rewrite ^(.*)$ $%s ...` are translated; left out", mp.name, mp.name, mp.name)
 			return nil
 		}
 	}
 	if !hasVar(st.target, mp.name) {
-		m.note(d, "if ($%s): the %s inside does not use $%s; left out", mp.name, inner.Name, mp.name)
 		return nil
 	}
 	if mp.bad {
-		m.note(mp.d, "map on %s: only maps on $uri, $request_uri, $host, $host$uri, $host$request_uri and $scheme://$host$request_uri are translated; left out", mp.d.Args[0])
 		return nil
 	}
-	st.kind, st.mapv, st.d, st.uncond, st.zeroFalse = stepIfMap, mp, d, false, len(cond) == 1
+	st.kind, st.mapv, st.d, st.zeroFalse = stepIfMap, mp, d, len(cond) == 1
 	return st
 }
 
@@ -843,16 +729,14 @@ func (m *model) readIf(d *Directive, l *location) *step {
 // certbot writes: a redirect of every path for one host name.
 func (m *model) readIfHost(d *Directive, l *location, name string) *step {
 	if len(d.Block) != 1 || d.Block[0].Name != "return" || name == "" || strings.ContainsAny(name, "$*~ /") {
-		m.note(d, "if ($host = %s): only `if ($host = name) { return 30x URL; }` is translated; left out", name)
 		return nil
 	}
 	inner := d.Block[0]
 	st := m.readReturn(inner, l, inner.Args)
 	if st.kind != stepReturn {
-		m.note(d, "if ($host = %s): the return inside is not a redirect or 410, which redirectd rules cannot answer for one host; left out", name)
 		return nil
 	}
-	st.kind, st.d, st.uncond, st.host = stepIfHost, d, false, strings.TrimSuffix(strings.ToLower(name), ".")
+	st.kind, st.d, st.host = stepIfHost, d, strings.TrimSuffix(strings.ToLower(name), ".")
 	return st
 }
 
@@ -871,10 +755,9 @@ func (m *model) alwaysMap(st *step) *step {
 		return st // its target's variable is noted where it is translated
 	}
 	if mp.bad {
-		m.note(mp.d, "map on %s: only maps on $uri, $request_uri, $host, $host$uri, $host$request_uri and $scheme://$host$request_uri are translated; left out", mp.d.Args[0])
 		return &step{d: st.d, kind: stepStop, loc: st.loc}
 	}
-	st.kind, st.mapv, st.always, st.uncond = stepIfMap, mp, true, false
+	st.kind, st.mapv, st.always = stepIfMap, mp, true
 	return st
 }
 
@@ -947,15 +830,7 @@ func (m *model) pickDefault() {
 			}
 		}
 	}
-	for _, s := range m.servers {
-		if s.dflt && len(m.servers) > 1 && s.hosts != nil {
-			if slices.ContainsFunc(s.locs, func(l *location) bool { return l.pass != nil }) {
-				m.note(s.d, "nginx sends requests for hosts that no server_name names to this default server; its rules are written for its own names, so redirectd redirects no other host (its proxy_pass routes take every host)")
-			} else {
-				m.note(s.d, "nginx sends requests for hosts that no server_name names to this default server; its rules are written for its own names, so redirectd answers other hosts 404")
-			}
-		}
-	}
+
 }
 
 // ifCondition returns an if's condition without its parentheses:

@@ -164,6 +164,31 @@ func (t *translator) proxyGroup(l *location) (*Group, bool) {
 	return g, g != nil
 }
 
+// nameGroups names the groups after their upstream block or host, each
+// name once ("default" is [upstream]'s, which the import does not write).
+func (t *translator) nameGroups() {
+	used := map[string]bool{"default": true}
+	for _, g := range t.groups {
+		base := strings.Map(func(r rune) rune {
+			if r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+				return r
+			}
+			return '-'
+		}, strings.Trim(g.base, "[]"))
+		if len(base) > 60 {
+			base = base[:60]
+		}
+		if base == "" {
+			base = "upstream"
+		}
+		name := base
+		for n := 2; used[name]; n++ {
+			name = fmt.Sprintf("%s-%d", base, n)
+		}
+		used[name], g.Name = true, name
+	}
+}
+
 // makeGroup reads l's proxy_pass into a group, noting what it cannot
 // express.
 func (t *translator) makeGroup(l *location) *Group {
@@ -179,7 +204,7 @@ func (t *translator) makeGroup(l *location) *Group {
 		m.note(d, "proxy_pass %s: only http:// and https:// URLs are translated; left out", target)
 		return nil
 	case strings.Contains(target, "$"):
-		m.note(d, "proxy_pass %s: a target with variables is chosen per request, which a route cannot; left out", target)
+		m.note(d, "proxy_pass %s: redirectd forwards to the fixed servers of a group, not to an address a variable names; the forward is left out", target)
 		return nil
 	case strings.HasPrefix(rest, "unix:"):
 		m.note(d, "proxy_pass %s: redirectd forwards over TCP only; left out", target)
@@ -265,19 +290,12 @@ func serverURL(addr string, overTLS bool) string {
 	return "https://" + addr
 }
 
-// noteURI notes a proxy_pass URI part: nginx sends the request's path with
-// the location's prefix replaced by it, where redirectd forwards the path
-// as sent; a URI that equals the prefix changes nothing.
+// noteURI notes a proxy_pass URI part where nginx refuses it: in a
+// regex or named location (nginx -t fails). Elsewhere the location's
+// upstream_uri replaces the part of $uri its path matched, as nginx does.
 func (t *translator) noteURI(l *location, target, uri string) {
-	d := l.pass
-	switch {
-	case l.re != nil:
-		t.m.note(d, "proxy_pass %s in a regex location: nginx refuses a URI part there (nginx -t fails); the URI part is left out", target)
-	case uri == l.path:
-	case l.mod == "=":
-		t.m.note(d, "proxy_pass %s: nginx sends %s to the upstream as %s; redirectd forwards a request's path as sent, which a route cannot change", target, l.path, uri)
-	default:
-		t.m.note(d, "proxy_pass %s: nginx replaces the location's prefix %s with %s (%sx reaches the upstream as %sx); redirectd forwards a request's path as sent, which a route cannot change", target, l.path, uri, l.path, uri)
+	if l.re != nil || l.mod == "@" {
+		t.m.note(l.pass, "proxy_pass %s in a regex or named location: nginx refuses a URI part there (nginx -t fails); the URI part is left out", target)
 	}
 }
 

@@ -24,18 +24,6 @@ type nginxRegex struct {
 	anchored   bool
 }
 
-// compileRegex reads an nginx (PCRE) regex as Go syntax, noting where
-// toRE2 rewrote it. Most path regexes read the same; what has no RE2
-// equivalent (lookarounds, backreferences, most possessive quantifiers)
-// is refused with the reason.
-func (m *model) compileRegex(d *Directive, src string, ci bool) (*nginxRegex, error) {
-	re, err := compileRegex(src, ci)
-	if err == nil && re.src != re.pcre {
-		m.noteRewritten(d, "PCRE regex %s is written %s, which RE2 reads with the same matches", re.pcre, re.src)
-	}
-	return re, err
-}
-
 // pathRegex is what the import runs of a regex: a *regexp.Regexp, or a
 // PCRE one (pcreRegex) for what RE2 cannot express.
 type pathRegex interface {
@@ -112,38 +100,6 @@ func isAnyString(re *syntax.Regexp) bool {
 	return re.Op == syntax.OpStar && (re.Sub[0].Op == syntax.OpAnyChar || re.Sub[0].Op == syntax.OpAnyCharNotNL)
 }
 
-// within reports whether every path r matches starts with prefix (compared
-// without case when ci), so that r needs no other condition to stand for
-// "r, inside the location of prefix".
-func (r *nginxRegex) within(prefix string, ci bool) bool {
-	if prefix == "/" || prefix == "" {
-		return true
-	}
-	if !r.anchored {
-		return false
-	}
-	lit := r.literal
-	if ci {
-		lit, prefix = strings.ToLower(lit), strings.ToLower(prefix)
-	} else if r.ci {
-		return false // a folded literal allows cases the prefix does not
-	}
-	return strings.HasPrefix(lit, prefix)
-}
-
-// withinRegex reports whether every path r matches also matches loc.
-func (r *nginxRegex) withinRegex(loc *nginxRegex) bool {
-	if isMatchAll(loc) {
-		return true
-	}
-	if !loc.prefixOnly {
-		// The same regex is within its location's; a case-sensitive one
-		// also within the case-insensitive location of the same text.
-		return r.src == loc.src && (r.ci == loc.ci || loc.ci)
-	}
-	return r.within(loc.literal, loc.ci)
-}
-
 // isMatchAll reports whether a regex matches every path: "^", "^/",
 // "^(.*)$" and the like.
 func isMatchAll(r *nginxRegex) bool {
@@ -212,23 +168,4 @@ func writeSample(b *strings.Builder, re *syntax.Regexp) {
 	case syntax.OpAlternate:
 		writeSample(b, re.Sub[0])
 	}
-}
-
-// literalPath returns the one path a regex matches when it is ^/literal$
-// (case-sensitive), else "".
-func literalPath(from string) string {
-	tree, err := syntax.Parse(from, syntax.Perl)
-	if err != nil {
-		return ""
-	}
-	tree = tree.Simplify()
-	if tree.Op != syntax.OpConcat || len(tree.Sub) != 3 || tree.Sub[0].Op != syntax.OpBeginText ||
-		tree.Sub[1].Op != syntax.OpLiteral || tree.Sub[1].Flags&syntax.FoldCase != 0 || tree.Sub[2].Op != syntax.OpEndText {
-		return ""
-	}
-	lit := string(tree.Sub[1].Rune)
-	if !strings.HasPrefix(lit, "/") {
-		return ""
-	}
-	return lit
 }

@@ -9,33 +9,23 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/redirectd/redirectd/matcher"
+	"github.com/redirectd/redirectd/matcher/rewrite"
 )
 
-// answerOf answers one request from the import's rules as the matcher
-// does: "404" for a miss, "STATUS LOCATION" for a redirect.
-func answerOf(t *testing.T, set *matcher.Set, https bool, host, target string) string {
-	t.Helper()
-	path, query, hasQuery := strings.Cut(target, "?")
-	var q []byte
-	if hasQuery {
-		q = []byte(query)
-	}
-	m := matcher.Match{Req: schemeReq(https)}
-	if !set.Lookup([]byte(host), []byte(path), q, &m) {
+// answerOf answers one request from the import's tables as the engine
+// runs them: "404" where they answer nothing, "STATUS LOCATION" for a
+// redirect.
+func answerOf(hosts *rewrite.Hosts, https bool, host, target string) string {
+	path, query, _ := strings.Cut(target, "?")
+	var scratch rewrite.Scratch
+	got, _ := runStructural(hosts, &scratch, request{host: host, path: path, query: query, https: https})
+	if got == "no redirect" {
 		return "404"
 	}
-	return fmt.Sprintf("%d %s", m.Status(), m.AppendLocation(nil, q))
+	return got
 }
 
-// schemeReq is a request seen by rule conditions: over TLS or not.
-type schemeReq bool
-
-func (schemeReq) Header([]byte) []byte { return nil }
-func (schemeReq) Country() string      { return "" }
-func (r schemeReq) HTTPS() bool        { return bool(r) }
-
-// TestServerSelection checks that a request is answered by the rules of
+// TestServerSelection checks that a request is answered by the tables of
 // the one server nginx picks for it, on the port it came to, and by no
 // other server's: each case is a config and requests with what nginx
 // answers them.
@@ -143,8 +133,8 @@ type ask struct {
 	want         string
 }
 
-// checkAnswers imports conf and checks that its rules answer each request
-// as nginx does, and that the import's self-check found no difference.
+// checkAnswers imports conf and checks that its tables answer each
+// request as nginx does, and that the import's self-check found no difference.
 func checkAnswers(t *testing.T, conf string, asks []ask) {
 	t.Helper()
 	dirs, err := Parse("nginx.conf", []byte(conf))
@@ -157,14 +147,14 @@ func checkAnswers(t *testing.T, conf string, asks []ask) {
 			t.Errorf("the self-check found a difference: %s", n)
 		}
 	}
-	set, err := matcher.Compile(res.MatcherRules())
+	hosts, err := rewrite.CompileHosts(hostSpecs(res.Structural))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got, want []string
 	for _, a := range asks {
 		line := fmt.Sprintf("https=%v %s%s: ", a.https, a.host, a.target)
-		got = append(got, line+answerOf(t, set, a.https, a.host, a.target))
+		got = append(got, line+answerOf(hosts, a.https, a.host, a.target))
 		want = append(want, line+a.want)
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -1,19 +1,20 @@
 package nginx
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/redirectd/redirectd/config/importer"
 	"github.com/redirectd/redirectd/matcher/rewrite"
 )
 
-// Structural translation: a server block whose directives redirectd's
-// location model runs is written as [[server_rewrite]] and [[location]]
-// tables, its steps copied as nginx's own text, rather than flattened
-// into exact, prefix and regex rules. A server that uses what the model
-// lacks keeps the flat translation.
+// Structural translation: each server block is written as
+// [[server_rewrite]] and [[location]] tables, its steps copied as nginx's
+// own text; what the location model does not run is left out piece by
+// piece, with a note at its place (fit).
 
 // Structural is one server block written as the location model.
 type Structural struct {
@@ -104,95 +105,202 @@ var stepNames = map[string]bool{"rewrite": true, "return": true, "if": true, "se
 // matchKinds maps a location modifier to its match key.
 var matchKinds = map[string]string{"=": "exact", "": "prefix", "^~": "prefix_noregex", "~": "regex", "~*": "regex_ci"}
 
-// structural writes s as the location model when it can and reports
-// whether it did; when it cannot, a note says why and s keeps the flat
-// translation.
-func (t *translator) structural(s *server, claimed nameClaims) bool {
-	// The notes on what the tables leave out, kept in t.pending for the
-	// caller, which drops the flat rules' notes.
-	mark := len(t.m.notes)
-	defer func() {
-		t.pending = slices.Clone(t.m.notes[mark:])
-		t.m.notes = t.m.notes[:mark]
-	}()
-	why := t.structuralWhy(s)
-	if why == "" {
-		byDir := map[*Directive]*location{}
-		for _, l := range s.locs {
-			byDir[l.d] = l
-		}
-		st := &Structural{Server: s.d, Scheme: s.scheme(t.m)}
-		for _, c := range s.d.Block {
-			switch {
-			case stepNames[c.Name]:
-				if r := t.runnable(c); r != nil {
-					st.Steps = append(st.Steps, r)
-				}
-			case c.Name == "location" && len(c.Args) == 1 && strings.HasPrefix(c.Args[0], "@"):
-				// A named location, which error_page reaches.
-				sl, w := t.structLoc(c, byDir)
-				if w != "" {
-					why = w
-				}
-				st.Locations = append(st.Locations, sl)
-			case c.Name == "location":
-				sl, w := t.structLoc(c, byDir)
-				if w != "" {
-					why = w
-				}
+// structural writes s as the location model. What the model does not
+// run is left out, each with a note at its place (fit); a server that
+// nginx never chooses for a request with a Host is left out whole.
+func (t *translator) structural(s *server, claimed nameClaims) {
+	byDir := map[*Directive]*location{}
+	for _, l := range s.locs {
+		byDir[l.d] = l
+	}
+	for _, l := range s.named {
+		byDir[l.d] = l
+	}
+	st := &Structural{Server: s.d, Scheme: s.scheme(t.m)}
+	for _, c := range s.d.Block {
+		switch {
+		case stepNames[c.Name]:
+			if r := t.runnable(c, s); r != nil {
+				st.Steps = append(st.Steps, r)
+			}
+		case c.Name == "location":
+			if sl := t.structLoc(c, byDir, s); sl != nil {
 				st.Locations = append(st.Locations, sl)
 			}
-		}
-		for _, n := range append(slices.Clone(s.names), s.patterns...) {
-			if !claimed.taken(s, n) {
-				st.Hosts = append(st.Hosts, n)
-			}
-		}
-		if s.dflt && len(s.names)+len(s.patterns) == 0 && len(t.m.servers) > 1 && !claimed.taken(s, noName) {
-			st.Hosts = []string{noName}
-		}
-		st.Maps = t.mapsRead(writtenSteps(st.Steps, st.Locations)) // not those of an if left out
-		if why != "" {
-			// st is incomplete
-		} else if _, err := rewrite.CompileHosts(hostSpecs([]*Structural{st})); err != nil {
-			why = "the location model refuses it: " + err.Error()
-		}
-		st.Default = s.dflt && len(t.m.servers) > 1 && len(st.Hosts) > 0
-		st.DefaultOn = s.dfltOn
-		if st.Scheme == "" && s.dfltOn[0] != s.dfltOn[1] && t.m.ports[0] != "" && t.m.ports[1] != "" {
-			st.DefaultScheme = [2]string{"http", "https"}[kindOf(s.dfltOn[1])]
-		}
-		if len(t.m.servers) == 1 {
-			st.Hosts = nil
-		} else if why == "" && len(st.Hosts) == 0 {
-			why = "an earlier server has all its names"
-		}
-		if why == "" {
-			claimed.claim(s, st.Hosts)
-			t.structs = append(t.structs, st)
-			t.structSrv[s] = true
-			t.paths = append(t.paths, fmt.Sprintf("%s: server %s: [[server_rewrite]] and [[location]] tables (%d locations)", s.d.Source(), strings.Join(s.names, " "), countLocs(st.Locations)))
-			t.locationForm(s.d.Block)
-			return true
 		}
 	}
-	t.paths = append(t.paths, fmt.Sprintf("%s: server %s: flat rules, since the location model does not run it: %s", s.d.Source(), strings.Join(s.names, " "), why))
-	t.m.notes = t.m.notes[:mark] // the flat rules say their own
-	return false
+	for _, n := range append(slices.Clone(s.names), s.patterns...) {
+		if !claimed.taken(s, n) {
+			st.Hosts = append(st.Hosts, n)
+		}
+	}
+	if s.dflt && len(st.Hosts) == 0 && len(t.m.servers) > 1 && !claimed.taken(s, noName) {
+		st.Hosts = []string{noName}
+	}
+	st.Maps = t.mapsRead(writtenSteps(st.Steps, st.Locations)) // not those of an if left out
+	st.Default = s.dflt && len(t.m.servers) > 1 && len(st.Hosts) > 0
+	st.DefaultOn = s.dfltOn
+	if st.Scheme == "" && s.dfltOn[0] != s.dfltOn[1] && t.m.ports[0] != "" && t.m.ports[1] != "" {
+		st.DefaultScheme = [2]string{"http", "https"}[kindOf(s.dfltOn[1])]
+	}
+	switch {
+	case len(t.m.servers) == 1:
+		st.Hosts = nil // one server answers every host: its tables name none
+	case len(st.Hosts) > 0:
+	case len(s.names)+len(s.patterns) > 0:
+		// nginx warns of the conflicting names and uses the first
+		// server's; this one answers nothing.
+		t.m.note(s.d, "server_name: every name of this server is an earlier server's on the same kind of port, and nginx chooses the first: this server answers no request; left out")
+		t.paths = append(t.paths, fmt.Sprintf("%s: server %s: left out, nginx never chooses it", s.d.Source(), strings.Join(s.names, " ")))
+		return
+	default:
+		t.m.note(s.d, "this server has no server_name a request's host can match and is not the default server: nginx sends it only requests without a Host; left out")
+		t.paths = append(t.paths, fmt.Sprintf("%s: server: left out, it has no server_name a host can match", s.d.Source()))
+		return
+	}
+	if !t.fit(st) {
+		t.paths = append(t.paths, fmt.Sprintf("%s: server %s: left out, the location model refuses it", s.d.Source(), strings.Join(s.names, " ")))
+		return
+	}
+	claimed.claim(s, st.Hosts)
+	t.structs = append(t.structs, st)
+	t.structSrv[s] = true
+	t.paths = append(t.paths, fmt.Sprintf("%s: server %s: [[server_rewrite]] and [[location]] tables (%d locations)", s.d.Source(), strings.Join(s.names, " "), countLocs(st.Locations)))
+	t.locationForm(s.d.Block)
+	t.noteContent(st.Locations)
+	t.noteAddHeaders(s.d.Block)
 }
 
-// structuralWhy says why s cannot be written as the location model, ""
-// when it can.
-func (t *translator) structuralWhy(s *server) string {
-	switch {
-	case len(t.m.servers) == 1 && !s.unnamable:
-		// One server answers every host: its tables name none.
-	case len(s.names) == 0 && len(s.patterns) == 0 && s.dflt:
-		// Written under noName, as the default server.
-	case len(s.names) == 0 && len(s.patterns) == 0 || s.unnamable && len(s.patterns) == 0:
-		return "it has no server_name a host can match exactly"
+// fitStride spaces the lines fit gives each location's spec, so that an
+// error's line says which location, and which of its steps, it is in.
+const fitStride = 1 << 20
+
+// fit makes st compile in the location model: each piece the model
+// refuses (a step, a location, a map, a host name) is left out with the
+// model's reason at its place, so that the rest is still written. The
+// pieces are numbered through the lines of the specs compiled, so an
+// error names its piece and each piece refused costs one compile; it
+// reports false when an error names none, and st is then left out whole.
+func (t *translator) fit(st *Structural) bool {
+	for {
+		var slots []fitSlot
+		var walk func(ls *[]*StructLoc)
+		walk = func(ls *[]*StructLoc) {
+			for _, l := range *ls {
+				slots = append(slots, fitSlot{l, ls})
+				walk(&l.Locations)
+			}
+		}
+		walk(&st.Locations)
+		specs := hostSpecs([]*Structural{st})
+		if len(specs) > 0 {
+			numberSpec(&specs[0].Spec, slots)
+		}
+		for _, hs := range specs {
+			for j := range hs.Spec.Maps {
+				// fitMaps checked the entries: the steps need only
+				// the variables, and a site's map of 42,000 keys
+				// compiled once per piece took minutes.
+				hs.Spec.Maps[j].Entries = ""
+			}
+		}
+		_, err := rewrite.CompileHosts(specs)
+		if err == nil {
+			// The maps only steps left out read go too: the loader
+			// refuses a map that no step reads.
+			read := t.mapsRead(writtenSteps(st.Steps, st.Locations))
+			st.Maps = slices.DeleteFunc(st.Maps, func(mp *nmap) bool { return !slices.Contains(read, mp) })
+			return true
+		}
+		var re *rewrite.Error
+		if !errors.As(err, &re) || !t.dropPiece(st, slots, re) {
+			t.m.note(st.Server, "server: redirectd's location model refuses it (%v); left out", err)
+			return false
+		}
 	}
-	return ""
+}
+
+// fitSlot is a location of the server fit compiles, and the list it is in.
+type fitSlot struct {
+	l  *StructLoc
+	in *[]*StructLoc
+}
+
+// numberSpec gives the server's steps lines from 1 and the location of
+// slot k lines from (k+1)*fitStride, its steps the lines after.
+func numberSpec(spec *rewrite.Spec, slots []fitSlot) {
+	for i := range spec.Steps {
+		spec.Steps[i].Line = 1
+	}
+	k := 0
+	var walk func(ls []rewrite.LocationSpec)
+	walk = func(ls []rewrite.LocationSpec) {
+		for i := range ls {
+			k++
+			ls[i].Line, ls[i].StepsLine = k*fitStride, k*fitStride+1
+			walk(ls[i].Locations)
+		}
+	}
+	walk(spec.Locations)
+}
+
+// lineIn is the index in ds of the directive written at line of their
+// step text whose first line is base, -1 for none.
+func lineIn(ds []*Directive, base, line int) int {
+	for i, d := range ds {
+		n := strings.Count(stepText([]*Directive{d}), "\n")
+		if line >= base && line < base+n {
+			return i
+		}
+		base += n
+	}
+	return -1
+}
+
+// dropPiece leaves out the piece of st that re names, with a note; it
+// reports false when re names none.
+func (t *translator) dropPiece(st *Structural, slots []fitSlot, re *rewrite.Error) bool {
+	refused := func(d *Directive, what string) {
+		t.m.note(d, "%s: redirectd's location model refuses it (%s); left out", what, re.Msg)
+	}
+	dropStep := func(steps *[]*Directive, base int) bool {
+		i := lineIn(*steps, base, re.Line)
+		if i < 0 {
+			return false
+		}
+		refused((*steps)[i], directiveText((*steps)[i]))
+		*steps = slices.Delete(*steps, i, i+1)
+		return true
+	}
+	switch k := re.Line/fitStride - 1; {
+	case re.Map != "":
+		for i, mp := range st.Maps {
+			if mp.name == re.Map {
+				refused(mp.d, "map "+strings.Join(mp.d.Args, " "))
+				mp.refused = true
+				st.Maps = slices.Delete(st.Maps, i, i+1)
+				return true
+			}
+		}
+	case k >= 0 && k < len(slots) && re.Line == (k+1)*fitStride:
+		sl := slots[k]
+		refused(sl.l.D, "location "+strings.Join(sl.l.D.Args, " "))
+		*sl.in = slices.DeleteFunc(*sl.in, func(x *StructLoc) bool { return x == sl.l })
+		return true
+	case k >= 0 && k < len(slots):
+		return dropStep(&slots[k].l.Steps, (k+1)*fitStride+1)
+	case re.Line > 0:
+		return dropStep(&st.Steps, 1)
+	case re.Key == "host":
+		for i, h := range st.Hosts {
+			if _, err := rewrite.CompileHosts([]rewrite.HostSpec{{Host: h}}); err != nil {
+				t.m.note(st.Server, "server_name %s: redirectd's location model refuses it (%v); left out", h, err)
+				st.Hosts = slices.Delete(st.Hosts, i, i+1)
+				return len(st.Hosts) > 0
+			}
+		}
+	}
+	return false
 }
 
 // fileTests are nginx's if operators on files.
@@ -205,10 +313,16 @@ var ifRunnable = map[string]bool{"rewrite": true, "return": true, "if": true, "s
 // holds directives the model does not run inside an if (proxy_pass,
 // error_page, add_header, ...) is written without them, each noted:
 // left out where it decides a forward or an error's answer, a caveat
-// otherwise. The rest of the server is still written as locations.
-func (t *translator) runnable(d *Directive) *Directive {
+// otherwise; $server_name, which the model does not have, is written as
+// the server's first name, its value in nginx. The rest of the server is
+// still written as locations.
+func (t *translator) runnable(d *Directive, s *server) *Directive {
+	if !utf8.ValidString(directiveText(d)) {
+		t.m.note(d, "%s: a byte that is not UTF-8, which a config's text cannot hold; left out", d.Name)
+		return nil
+	}
 	if d.Name != "if" {
-		return d
+		return serverName(d, s)
 	}
 	if c := ifCondition(d.Args); len(c) > 0 && fileTests[strings.TrimPrefix(c[0], "!")] {
 		t.m.note(d, "if (%s): nginx tests the site's files here, which redirectd does not have; the if and its steps are left out", strings.Join(c, " "))
@@ -219,7 +333,7 @@ func (t *translator) runnable(d *Directive) *Directive {
 	for _, c := range d.Block {
 		switch {
 		case ifRunnable[c.Name]:
-			r := t.runnable(c)
+			r := t.runnable(c, s)
 			changed = changed || r != c
 			if r != nil {
 				block = append(block, r)
@@ -238,6 +352,31 @@ func (t *translator) runnable(d *Directive) *Directive {
 	}
 	c := *d
 	c.Block = block
+	return &c
+}
+
+// serverName is d with $server_name and ${server_name} in its arguments
+// written as the server's first name ("" for none), as nginx sets it.
+func serverName(d *Directive, s *server) *Directive {
+	name := ""
+	if len(s.names) > 0 {
+		name = s.names[0]
+	}
+	r := strings.NewReplacer("${server_name}", name, "$server_name", name)
+	var args []string
+	for i, a := range d.Args {
+		if b := r.Replace(a); b != a {
+			if args == nil {
+				args = slices.Clone(d.Args)
+			}
+			args[i] = b
+		}
+	}
+	if args == nil {
+		return d
+	}
+	c := *d
+	c.Args = args
 	return &c
 }
 
@@ -262,15 +401,17 @@ func (t *translator) absolute() bool {
 	return !anyDirective(t.dirs, "absolute_redirect", "off") || anyDirective(t.dirs, "absolute_redirect", "on")
 }
 
-// structLoc converts location directive d; why is not "" when the
-// model cannot run it.
-func (t *translator) structLoc(d *Directive, byDir map[*Directive]*location) (sl *StructLoc, why string) {
+// structLoc converts location directive d, nil when the model of nginx
+// refused it (its note says why).
+func (t *translator) structLoc(d *Directive, byDir map[*Directive]*location, s *server) *StructLoc {
 	l := byDir[d]
-	if len(d.Args) == 1 && strings.HasPrefix(d.Args[0], "@") {
-		sl = &StructLoc{D: d, Match: "named", Path: d.Args[0][1:]}
-	} else if l == nil {
-		return nil, "location at " + d.Source() + " is left out"
-	} else {
+	var sl *StructLoc
+	switch {
+	case l == nil:
+		return nil
+	case l.mod == "@":
+		sl = &StructLoc{D: d, Match: "named", Path: l.path[1:]}
+	default:
 		sl = &StructLoc{D: d, Match: matchKinds[l.mod], Path: l.path}
 	}
 	for _, c := range d.Block {
@@ -278,73 +419,30 @@ func (t *translator) structLoc(d *Directive, byDir map[*Directive]*location) (sl
 		case c.Name == "proxy_intercept_errors" && len(c.Args) == 1:
 			sl.Intercept = c.Args[0] == "on"
 		case stepNames[c.Name]:
-			if r := t.runnable(c); r != nil {
+			if r := t.runnable(c, s); r != nil {
 				sl.Steps = append(sl.Steps, r)
 			}
 		case c.Name == "location":
-			n, w := t.structLoc(c, byDir)
-			if w != "" {
-				return sl, w
+			if n := t.structLoc(c, byDir, s); n != nil {
+				sl.Locations = append(sl.Locations, n)
 			}
-			sl.Locations = append(sl.Locations, n)
-		case c.Name == "proxy_pass" && (len(c.Args) != 1 || strings.Contains(c.Args[0], "$") || !strings.Contains(c.Args[0], "://")):
-			t.m.note(c, "proxy_pass %s: redirectd forwards to the fixed servers of a group, not to an address a variable names; the forward is left out", strings.Join(c.Args, " "))
-		case c.Name == "proxy_pass":
-			g := t.locGroup(l)
-			if g == nil {
-				return sl, "proxy_pass at " + c.Source() + " has no upstream group"
-			}
+		}
+	}
+	if l.pass != nil {
+		// Its own proxy_pass, or that of the named location its
+		// try_files falls back to (try_files $uri @app): nginx forwards
+		// what it finds no file for, and redirectd, which has no files,
+		// forwards it all (the try_files note says so). A proxy_pass
+		// that cannot be a group is left out, its note says why.
+		if g, ok := t.proxyGroup(l); ok {
 			sl.Group = g
-			_, rest, _ := strings.Cut(c.Args[0], "://")
-			if i := strings.IndexByte(rest, '/'); i >= 0 {
+			_, rest, _ := strings.Cut(l.pass.Args[0], "://")
+			if i := strings.IndexByte(rest, '/'); i >= 0 && l.re == nil && l.mod != "@" {
 				sl.URI, sl.HasURI = rest[i:], true
 			}
 		}
 	}
-	if sl.Group == nil && l != nil && l.tryNamed != "" && l.pass != nil {
-		// try_files $uri @app, with @app proxying: nginx forwards what
-		// it finds no file for, and redirectd, which has no files,
-		// forwards it all (the try_files note says so).
-		if sl.Group = t.locGroup(l); sl.Group == nil {
-			return sl, "the try_files at " + d.Source() + " falls back to a proxy_pass with no upstream group"
-		}
-		_, rest, _ := strings.Cut(l.pass.Args[0], "://")
-		if i := strings.IndexByte(rest, '/'); i >= 0 {
-			sl.URI, sl.HasURI = rest[i:], true
-		}
-	}
-	return sl, ""
-}
-
-// locGroup is the upstream group l forwards to, nil when there is none
-// written.
-func (t *translator) locGroup(l *location) *Group {
-	g, seen := t.passGroup[l]
-	if !seen && l != nil && l.pass != nil {
-		// A location no route could say (a regex one, or one of a
-		// server with regex names): its group, when it is one the
-		// routes already use. Looked up without adding a group or a
-		// note, as a server left flat would keep them.
-		n := len(t.m.notes)
-		if ng := t.makeGroup(l); ng != nil {
-			g = t.groupByKey[ng.key()]
-		}
-		t.m.notes = t.m.notes[:n]
-	}
-	if g == nil || g.Name == "" || !t.groupWritten(g) {
-		return nil
-	}
-	return g
-}
-
-// groupWritten reports whether g is among the groups written.
-func (t *translator) groupWritten(g *Group) bool {
-	for _, x := range t.groups {
-		if x == g {
-			return true
-		}
-	}
-	return false
+	return sl
 }
 
 // anyDirective reports whether a directive name with the one argument
@@ -367,79 +465,21 @@ func countLocs(ls []*StructLoc) int {
 	return n
 }
 
-// stepSources are the places of the rewrite-phase directives, locations
-// and proxy_pass directives of s: what the location model runs.
-func stepSources(s *server) map[string]bool {
-	at := map[string]bool{}
-	var walk func([]*Directive)
-	walk = func(dirs []*Directive) {
-		for _, d := range dirs {
-			if stepNames[d.Name] || d.Name == "location" || d.Name == "proxy_pass" {
-				at[d.Source()] = true
-			}
-			walk(d.Block)
-		}
-	}
-	walk(s.d.Block)
-	return at
-}
-
-// leftOutSteps reports whether a note says a rewrite-phase directive or
-// a location of s is left out: what the flat rules cannot say.
-func (t *translator) leftOutSteps(s *server) bool {
-	at := stepSources(s)
-	for _, n := range t.m.notes {
-		if n.Kind == importer.LeftOut && at[fmt.Sprintf("%s:%d", n.File, n.Line)] {
-			return true
-		}
-	}
-	return false
-}
-
-// dropNotes takes out the notes about what the flat rules could not say
-// of s, which its locations now say.
-func (t *translator) dropNotes(s *server) {
-	at := stepSources(s)
-	// Notes on content (root, try_files) stay: a location on the same
-	// line has the same place.
-	t.m.notes = slices.DeleteFunc(t.m.notes, func(n Note) bool {
-		return (n.Kind != importer.Served || strings.HasPrefix(n.Msg, "error_page:")) && at[fmt.Sprintf("%s:%d", n.File, n.Line)]
-	})
-}
-
 // noteContent notes each location that neither proxies nor ends in a
 // return: nginx answers what its steps leave with content or 404, where
-// redirectd goes on to the routes and [upstream].
+// redirectd answers 404.
 func (t *translator) noteContent(ls []*StructLoc) {
 	for _, l := range ls {
 		ends := len(l.Steps) > 0 && l.Steps[len(l.Steps)-1].Name == "return"
 		if l.Group == nil && !ends {
-			t.m.note(l.D, "location %s: nginx answers the requests its steps leave itself (content, or 404); redirectd forwards them where the routes or [upstream] send them, else answers 404", strings.Join(l.D.Args, " "))
+			t.m.note(l.D, "location %s: nginx answers the requests its steps leave itself (content, or 404); redirectd answers them 404", strings.Join(l.D.Args, " "))
 		}
 		t.noteContent(l.Locations)
 	}
 }
 
-// upstreamErrorsOnly reports whether error_page d names only 5xx codes:
-// nginx's answers when the upstream fails, which redirectd gives as its
-// own 502 and 504 whichever way the server is written (noted).
-func upstreamErrorsOnly(d *Directive) bool {
-	if len(d.Args) < 2 {
-		return false
-	}
-	for _, a := range d.Args[:len(d.Args)-1] {
-		if strings.HasPrefix(a, "=") {
-			continue
-		}
-		if len(a) != 3 || a[0] != '5' {
-			return false
-		}
-	}
-	return true
-}
-
-// noteAddHeaders notes each add_header of a structural server that the flat
-// rules would have sent: locations send no header fields of their own.
+// noteAddHeaders notes each add_header of a server: locations send no
+// header fields of their own.
 func (t *translator) noteAddHeaders(dirs []*Directive) {
 	for _, d := range dirs {
 		if d.Name == "add_header" && len(d.Args) > 0 && !slices.ContainsFunc(t.m.notes, func(n Note) bool { return n.File == d.File && n.Line == d.Line }) {
@@ -472,7 +512,7 @@ func (t *translator) mapsRead(dirs []*Directive) []*nmap {
 	walk(dirs)
 	var out []*nmap
 	for _, mp := range t.m.mapOrder() {
-		if used[mp] {
+		if used[mp] && !mp.refused {
 			out = append(out, mp)
 		}
 	}
@@ -494,7 +534,61 @@ func writtenSteps(steps []*Directive, locs []*StructLoc) []*Directive {
 // mapSpec is map mp as the location model compiles it: its lines as
 // nginx's text.
 func mapSpec(mp *nmap) rewrite.MapSpec {
-	return rewrite.MapSpec{Line: mp.d.Line, Source: mp.d.Args[0], Variable: mp.d.Args[1], Entries: stepText(mp.d.Block), EntriesLine: mp.d.Line + 1}
+	return rewrite.MapSpec{Line: mp.d.Line, Source: mp.d.Args[0], Variable: mp.d.Args[1], Entries: stepText(mp.lines()), EntriesLine: mp.d.Line + 1}
+}
+
+// lines are the map's lines as written: those the location model runs.
+func (mp *nmap) lines() []*Directive {
+	if mp.kept != nil {
+		return *mp.kept
+	}
+	return mp.d.Block
+}
+
+// fitMaps leaves out each line of a map that the location model refuses
+// (a regex it does not run), with the model's reason at its place, so
+// that the rest of the map is still written; a map whose source the
+// model refuses is left out whole. Each line refused costs one compile
+// of the map, its line found from the error's.
+func (t *translator) fitMaps() {
+	for _, mp := range t.m.mapOrder() {
+		compiles := func(entries bool) *rewrite.Error {
+			spec := mapSpec(mp)
+			spec.EntriesLine = 1
+			if !entries {
+				spec.Entries = ""
+			}
+			_, err := rewrite.Compile(rewrite.Spec{Maps: []rewrite.MapSpec{spec}})
+			var re *rewrite.Error
+			if err != nil && !errors.As(err, &re) {
+				re = &rewrite.Error{Msg: err.Error()}
+			}
+			return re
+		}
+		if re := compiles(false); re != nil {
+			t.m.note(mp.d, "map %s: redirectd's location model refuses it (%s); left out", strings.Join(mp.d.Args, " "), re.Msg)
+			mp.refused = true
+			continue
+		}
+		kept := slices.DeleteFunc(slices.Clone(mp.d.Block), func(e *Directive) bool {
+			if utf8.ValidString(directiveText(e)) {
+				return false
+			}
+			t.m.note(e, "map entry: a byte that is not UTF-8, which a config's text cannot hold; left out")
+			return true
+		})
+		mp.kept = &kept
+		for re := compiles(true); re != nil; re = compiles(true) {
+			i := lineIn(kept, 1, re.Line)
+			if i < 0 {
+				t.m.note(mp.d, "map %s: redirectd's location model refuses it (%s); left out", strings.Join(mp.d.Args, " "), re.Msg)
+				mp.refused = true
+				break
+			}
+			t.m.note(kept[i], "map entry %s: redirectd's location model refuses it (%s); left out", kept[i].Name, re.Msg)
+			kept = slices.Delete(kept, i, i+1)
+		}
+	}
 }
 
 // mapOrder is the maps in the order the config writes them.
@@ -510,67 +604,4 @@ func (m *model) mapOrder() []*nmap {
 		return a.d.Line - b.d.Line
 	})
 	return out
-}
-
-// errorPages reports whether dirs hold an error_page the flat rules
-// cannot say (one for a code below 500, or one to a named location):
-// nginx sends those errors elsewhere, which only the location model
-// runs.
-func errorPages(dirs []*Directive) bool {
-	for _, d := range dirs {
-		if d.Name == "error_page" && (!upstreamErrorsOnly(d) || strings.HasPrefix(d.Args[len(d.Args)-1], "@")) || errorPages(d.Block) {
-			return true
-		}
-	}
-	return false
-}
-
-// defaultWhole reports whether the config's default server has names,
-// among several servers, and the location model can run every server.
-func (t *translator) defaultWhole() bool {
-	named := false
-	for _, s := range t.m.servers {
-		named = named || t.namedDefault(s)
-		if t.structuralWhy(s) != "" {
-			return false
-		}
-	}
-	return named
-}
-
-// keepDefault writes the default server as default_server when every
-// server is written as locations, and takes out the note that says
-// redirectd answers other hosts otherwise; else it is written for its
-// names only, as the note says.
-func (t *translator) keepDefault() {
-	whole := len(t.structs) == len(t.m.servers)
-	for _, st := range t.structs {
-		if !st.Default {
-			continue
-		}
-		if !whole {
-			st.Default = false
-			continue
-		}
-		t.m.notes = slices.DeleteFunc(t.m.notes, func(n Note) bool {
-			return n.File == st.Server.File && n.Line == st.Server.Line && strings.HasPrefix(n.Msg, "nginx sends requests for hosts that no server_name names")
-		})
-	}
-}
-
-// namedDefault reports whether s is the default server of several: its
-// flat rules answer only its names, where nginx sends it every host no
-// server names too.
-func (t *translator) namedDefault(s *server) bool {
-	return s.dflt && len(t.m.servers) > 1
-}
-
-// dropPatternNotes takes out the notes that s's regex and
-// trailing-wildcard names, and its proxy_pass routes, are left out: its
-// tables name them and its locations forward.
-func (t *translator) dropPatternNotes(s *server) {
-	t.m.notes = slices.DeleteFunc(t.m.notes, func(n Note) bool {
-		return n.File == s.d.File && n.Line == s.d.Line && strings.HasPrefix(n.Msg, "this server's names are regexes") ||
-			slices.ContainsFunc(s.patterns, func(p string) bool { return strings.HasPrefix(n.Msg, fmt.Sprintf("server_name %q: regex", p)) })
-	})
 }

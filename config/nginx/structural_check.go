@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/redirectd/redirectd/config/importer"
-	"github.com/redirectd/redirectd/matcher"
 	"github.com/redirectd/redirectd/matcher/rewrite"
 )
 
@@ -65,14 +64,13 @@ func locSpec(l *StructLoc) rewrite.LocationSpec {
 }
 
 // runStructural answers req as the engine does for a host with
-// locations, as the self-check compares it with the model of nginx: the
-// server steps, then the flat rules (flat), then the locations. It gives
-// a redirect's status and Location as a client reads it, else "no
+// locations, as the self-check compares it with the model of nginx. It
+// gives a redirect's status and Location as a client reads it, else "no
 // redirect"; origin is what answered.
-func runStructural(hosts *rewrite.Hosts, scratch *rewrite.Scratch, req request, flat func() (string, string)) (got, origin string) {
+func runStructural(hosts *rewrite.Hosts, scratch *rewrite.Scratch, req request) (got, origin string) {
 	p := hosts.Lookup([]byte(strings.ToLower(hostOnly(req.host))), req.https)
 	if p == nil {
-		return flat()
+		return "no redirect", ""
 	}
 	target := req.path
 	var query []byte
@@ -87,16 +85,7 @@ func runStructural(hosts *rewrite.Hosts, scratch *rewrite.Scratch, req request, 
 	rq := rewrite.Request{Host: []byte(strings.ToLower(hostOnly(req.host))), Target: []byte(target), Path: []byte(req.path), Query: query,
 		Method: []byte("GET"), Port: []byte(port), HTTPS: req.https}
 	var res rewrite.Result
-	if !p.ServerSteps() || !p.RunServer(scratch, &rq, &res) {
-		if got, origin := flat(); got != "no redirect" {
-			return got, origin
-		}
-		if p.ServerSteps() {
-			p.RunLocations(scratch, &rq, &res)
-		} else {
-			p.Run(scratch, &rq, &res)
-		}
-	}
+	p.Run(scratch, &rq, &res)
 	switch {
 	case res.Action == rewrite.Answer && (res.Status == 410 || res.Status == 451):
 		// As the model of nginx says them: an answer rules give too.
@@ -114,20 +103,16 @@ type loadProbe struct {
 	want string
 }
 
-// CheckLoaded asks the config loaded from what Write wrote (its rules
-// and its locations, as serve runs them) the self-check's requests to
-// the servers written as locations, and returns a note for each answer
-// that differs from the model of nginx's: the written text, read back,
-// must say what the import meant.
-func (r *Result) CheckLoaded(set *matcher.Set, hosts *rewrite.Hosts) []Note {
+// CheckLoaded asks the locations of the config loaded from what Write
+// wrote, as serve runs them, the self-check's requests, and returns a
+// note for each answer that differs from the model of nginx's: the
+// written text, read back, must say what the import meant.
+func (r *Result) CheckLoaded(hosts *rewrite.Hosts) []Note {
 	var notes []Note
 	var scratch rewrite.Scratch
 	seen := map[string]bool{}
 	for _, p := range r.loadProbes {
-		got, _ := runStructural(hosts, &scratch, p.req, func() (string, string) {
-			got, _ := setAnswer(set, p.req)
-			return got, ""
-		})
+		got, _ := runStructural(hosts, &scratch, p.req)
 		if got == p.want {
 			continue
 		}

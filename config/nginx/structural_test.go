@@ -81,8 +81,8 @@ func TestStructuralTables(t *testing.T) {
 	}
 }
 
-// TestStructuralWhy: which servers stay flat rules, and the settings a
-// structural one brings.
+// TestStructuralWhy: what each server becomes, what is left out of it
+// and why, and the settings the tables bring.
 func TestStructuralWhy(t *testing.T) {
 	tests := []struct {
 		name, conf string
@@ -111,12 +111,17 @@ func TestStructuralWhy(t *testing.T) {
 			"hosts = ['~^a', 'www.a.*']", ""},
 		{"a regex name, the default server", "server { server_name ~^a; location / { rewrite ^/a$ /b last; } } server { server_name c.test; }", true, "tables (1 locations)", "host = '~^a'\ndefault_server = true\n", ""},
 		{"a name with a variable", "server { server_name $x; location / { rewrite ^/a$ /b last; } } server { server_name c.test; }", true, "tables (1 locations)", "host = '_'\ndefault_server = true\n", ""},
-		{"no name, not the default server", "server { server_name c.test; } server { location / { rewrite ^/a$ /b last; } }", false, "no server_name a host can match exactly", "", ""},
+		{"no name, not the default server", "server { server_name c.test; } server { location / { rewrite ^/a$ /b last; } }", true, "server: left out, it has no server_name a host can match", "", "has no server_name a request's host can match and is not the default server: nginx sends it only requests without a Host; left out"},
+		{"every name an earlier server's", "server { server_name c.test; } server { server_name c.test; location / { rewrite ^/a$ /b last; } }", true, "server c.test: left out, nginx never chooses it", "", "server_name: every name of this server is an earlier server's"},
+		{"a variable the model has not", "server { server_name a.test; location / { return 301 /x$remote_addr; } location /k { return 301 /k2; } }", true, "tables (2 locations)", "path = '/k'", "return 301 /x$remote_addr: redirectd's location model refuses it"},
 		{"plain and TLS servers", "server { listen 80; server_name a.test; location / { rewrite ^/a$ /b last; } } server { listen 443 ssl; server_name b.test; }", true, "tables (1 locations)",
 			"host = 'a.test'\nscheme = \"http\"\ndefault_server = true\n", ""},
 		{"a server on both kinds of port, the default on one", "server { listen 80; listen 443 ssl; server_name a.test; location / { rewrite ^/a$ /b last; } } server { listen 443 ssl default_server; server_name b.test; }", true, "tables (1 locations)",
 			"host = 'a.test'\nscheme = \"http\"\ndefault_server = true\n\n# t.conf:1: location /\n[[location]]\nhosts = ['a.test']\nmatch", ""},
-		{"the flat rules say it all", "server { server_name a.test; location / { return 301 /x; } }", false, "flat rules, which say all it does", "", ""},
+		{"a regex location the PCRE engine does not run", "server { server_name a.test; location ~ ^/(a(?1)?b)$ { return 301 /x; } location /k { return 301 /k2; } }", true, "tables (1 locations)", "path = '/k'", "its redirects are left out"},
+		{"a map line the model refuses", "map $uri $m { /a /b; ~^/(a(?1)?b)$ /c; } server { server_name a.test; if ($m) { return 301 $m; } }", true, "tables (0 locations)", "entries = '''\n/a /b;\n'''", "map entry ~^/(a(?1)?b)$: redirectd's location model refuses it"},
+		{"a map whose source the model has not", "map $status $m { 404 /b; } server { server_name a.test; if ($m) { return 301 $m; } location /k { return 301 /k2; } }", true, "tables (1 locations)", "path = '/k'", "map $status $m: redirectd's location model refuses it"},
+		{"a server of returns", "server { server_name a.test; location / { return 301 /x; } }", true, "tables (1 locations)", "steps = '''\nreturn 301 /x;\n'''", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -163,7 +168,7 @@ func TestCheckLoaded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if notes := res.CheckLoaded(cfg.Set, cfg.Locations); len(notes) != 0 {
+	if notes := res.CheckLoaded(cfg.Locations); len(notes) != 0 {
 		t.Errorf("the loaded config differs: %v", notes)
 	}
 	b, _ := os.ReadFile(file)
@@ -171,7 +176,7 @@ func TestCheckLoaded(t *testing.T) {
 	if cfg, err = config.Load(file); err != nil {
 		t.Fatal(err)
 	}
-	notes := res.CheckLoaded(cfg.Set, cfg.Locations)
+	notes := res.CheckLoaded(cfg.Locations)
 	if len(notes) == 0 || !strings.Contains(notes[0].Msg, "differs: http://a.test/p/x: nginx gives 302 /p/y, the loaded config 302 /p/z") {
 		t.Errorf("a changed step is not found: %v", notes)
 	}
@@ -198,9 +203,8 @@ func TestStructuralAbsoluteOff(t *testing.T) {
 }
 
 // TestStructuralBigMaps: a server reading a map of many regexes is
-// written as the model under -locations all, whether its keys have a
-// literal start or only a literal inside (the model's map index files
-// both as the flat rules' index does).
+// written as the model, whether its keys have a literal start or only a
+// literal inside.
 func TestStructuralBigMaps(t *testing.T) {
 	conf := func(key string) string {
 		var b strings.Builder
@@ -223,7 +227,7 @@ func TestStructuralBigMaps(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res := TranslateWith(dirs, Options{AllLocations: true})
+		res := Translate(dirs)
 		if got := len(res.Structural) > 0; got != tt.structural || !strings.Contains(strings.Join(res.Paths, "\n"), tt.path) {
 			t.Errorf("keys %s...: structural %v, paths %q; want %v and %q", tt.key, got, res.Paths, tt.structural, tt.path)
 		}

@@ -75,8 +75,8 @@ func writeStructural(b *strings.Builder, res *Result, mapFile func(mp *nmap, tex
 	for _, mp := range allMaps(res.Structural) {
 		fmt.Fprintf(b, "\n# %s: map %s %s\n[[location_map]]\nsource = %s\nvariable = %s\n", mp.d.Source(), commentSafe(mp.d.Args[0]), commentSafe(mp.d.Args[1]),
 			importer.Quote(mp.d.Args[0]), importer.Quote(mp.d.Args[1]))
-		text := stepText(mp.d.Block)
-		if mapFile == nil || len(mp.d.Block) <= maxInlineMap {
+		text := stepText(mp.lines())
+		if mapFile == nil || len(mp.lines()) <= maxInlineMap {
 			fmt.Fprintf(b, "entries = %s\n", stepsString(text))
 			continue
 		}

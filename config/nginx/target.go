@@ -91,16 +91,3 @@ func hasVar(parts []part, name string) bool {
 	}
 	return false
 }
-
-// String writes the parts back in nginx syntax, for messages.
-func partsString(parts []part) string {
-	var b strings.Builder
-	for _, p := range parts {
-		if p.kind == partLit {
-			b.WriteString(p.text)
-		} else {
-			b.WriteString("${" + p.text + "}")
-		}
-	}
-	return b.String()
-}

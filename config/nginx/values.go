@@ -2,13 +2,9 @@ package nginx
 
 import (
 	"fmt"
-	"path/filepath"
-	"strconv"
 	"strings"
 
-	"github.com/redirectd/redirectd/config/lint"
 	"github.com/redirectd/redirectd/internal/ascii"
-	"github.com/redirectd/redirectd/matcher"
 )
 
 // lowerASCII lower-cases the ASCII letters of s and nothing else, as
@@ -35,21 +31,6 @@ func exactKey(name string, hostnames bool) string {
 	}
 	name = strings.TrimPrefix(name, `\`)
 	return lowerASCII(name)
-}
-
-// entryLeftOut notes a map entry the import leaves out, and counts it
-// for its map: the writer marks a map that lost entries invalid = "skip".
-func (m *model) entryLeftOut(mp *nmap, e *Directive, format string, args ...any) {
-	m.note(e, format, args...)
-	m.countLeftOut(mp.name, e)
-}
-
-func (m *model) countLeftOut(name string, e *Directive) {
-	if m.leftOut == nil {
-		m.leftOut, m.leftOutAt = map[string]int{}, map[*Directive]bool{}
-	}
-	m.leftOut[name]++
-	m.leftOutAt[e] = true
 }
 
 // slashTypo repairs "https:/host/x" and "http:/host/x", a missing slash
@@ -88,84 +69,6 @@ func clientSends(s string) bool {
 // Location, so the import writes them encoded, and the self-check reads
 // nginx's Location the same way.
 var locationEscapes = strings.NewReplacer(" ", "%20", `\`, "%5C", `"`, "%22", "<", "%3C", ">", "%3E")
-
-// valueLeftOut notes a rule of step st that is not written: at the map
-// entry e whose value makes the target (counted for its map), else at
-// the step.
-func (t *translator) valueLeftOut(st *step, e *mapEntry, err error) {
-	if e == nil {
-		t.noteOnce(st.d, "%s: %v; left out", directiveText(st.d), err)
-		return
-	}
-	msg := fmt.Sprintf("map entry %s (used at %s:%d): %v; left out", e.d.Name, filepath.Base(st.d.File), st.d.Line, err)
-	if key := e.d.Source() + msg; !t.noted[key] {
-		if t.noted == nil {
-			t.noted = map[string]bool{}
-		}
-		t.noted[key] = true
-		t.m.entryLeftOut(st.mapv, e.d, "%s", msg)
-	}
-}
-
-// ruleLeftOut notes a written rule taken out again, at its origin, and
-// counts it for its map.
-func (t *translator) ruleLeftOut(r *Rule, msg string) {
-	if name, _, ok := strings.Cut(r.Map, "@"); ok {
-		t.m.countLeftOut(name, r.Origin)
-	}
-	t.m.note(r.Origin, "%s", msg)
-}
-
-// leaveOutChecked runs the checks of `redirectd check` on the compiled
-// rules and takes out each rule it finds an error in, with a note: a
-// Location nginx sends as it is but check refuses (irc://, data:, a bare
-// //path, which nginx makes http://host//path). One line of the nginx
-// config must not make the whole import fail check. It reports whether
-// it took any out.
-func (t *translator) leaveOutChecked(res *Result, set *matcher.Set) bool {
-	refused := map[int]string{}
-	for _, f := range lint.Check(set.Rules(), set) {
-		if f.Severity != lint.Error || f.Kind != "location" || len(f.Rules) == 0 {
-			// A loop is nginx's too (its config redirects the same
-			// way), and leaving out one rule of it would answer
-			// differently: check reports it as it stands.
-			continue
-		}
-		file, line, _ := strings.Cut(f.Rules[0].Source, ":")
-		i, err := strconv.Atoi(line)
-		if file != "nginx" || err != nil || i < 1 || i > len(res.Rules) {
-			continue
-		}
-		if _, ok := refused[i-1]; ok {
-			continue
-		}
-		r := &res.Rules[i-1]
-		what := directiveText(r.Origin)
-		if r.Map != "" {
-			what = "map entry " + r.Origin.Name
-		}
-		if strings.HasPrefix(r.To, "//") {
-			refused[i-1] = fmt.Sprintf("%s: nginx sends Location %s as http://HOST:PORT%s (absolute_redirect), which a client would read as a host if redirectd sent it as written; left out", what, r.To, r.To)
-		} else {
-			why, _ := strings.CutPrefix(f.Message, fmt.Sprintf("to %q is ", r.To))
-			refused[i-1] = fmt.Sprintf("%s: nginx sends Location %s as it is, which redirectd check refuses (%s); left out", what, r.To, why)
-		}
-	}
-	if len(refused) == 0 {
-		return false
-	}
-	kept := res.Rules[:0]
-	for i := range res.Rules {
-		if msg, ok := refused[i]; ok {
-			r := res.Rules[i]
-			t.ruleLeftOut(&r, msg)
-			continue
-		}
-		kept = append(kept, res.Rules[i])
-	}
-	res.Rules = kept
-	return true
-}
 
 // clientPath writes a path as a client sends it: the bytes of the URL
 // standard's path percent-encode set (controls, space, '"', '#', '<',

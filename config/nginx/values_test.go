@@ -31,9 +31,6 @@ func TestProbesClientSends(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr := &translator{m: build(dirs)}
-	for _, s := range tr.m.servers {
-		tr.server(s)
-	}
 	probes := tr.probes()
 	sawPlain := false
 	for _, p := range probes {
@@ -111,23 +108,24 @@ func FuzzValueHelpers(f *testing.F) {
 }
 
 // TestReportCounts checks the report's first line: the count agrees with
-// the rules and reads in the singular for one, and a map split into many
+// the tables and reads in the singular for one, and a map split into many
 // files is named by its first and last.
 func TestReportCounts(t *testing.T) {
-	one := &Result{Rules: []Rule{{Form: "map entry"}}}
+	loc := &StructLoc{D: &Directive{Name: "location"}}
+	one := &Result{Structural: []*Structural{{Locations: []*StructLoc{loc}}}}
 	var b strings.Builder
 	one.Report([]string{"out/redirectd.toml", "out/v.map"}, "out").Write(&b)
-	if want := "wrote redirectd.toml, v.map: 1 rule\n       1  map entry\n"; !strings.HasPrefix(b.String(), want) {
-		t.Errorf("report of one rule:\n%s\nwant it to start with:\n%s", b.String(), want)
+	if want := "wrote redirectd.toml, v.map: 1 table\n       1  [[location]]\n"; !strings.HasPrefix(b.String(), want) {
+		t.Errorf("report of one table:\n%s\nwant it to start with:\n%s", b.String(), want)
 	}
-	many := &Result{Rules: make([]Rule, 12)}
+	many := &Result{Structural: []*Structural{{Steps: []*Directive{{Name: "return"}}, Locations: []*StructLoc{{D: loc.D, Locations: []*StructLoc{loc, loc}}}}}}
 	names := []string{"out/redirectd.toml"}
 	for i := range 11 {
 		names = append(names, fmt.Sprintf("out/v-%d.map", i+1))
 	}
 	b.Reset()
 	many.Report(names, "out").Write(&b)
-	if want := "wrote redirectd.toml and 11 map files beside it (v-1.map to v-11.map): 12 rules\n"; !strings.HasPrefix(b.String(), want) {
+	if want := "wrote redirectd.toml and 11 map files beside it (v-1.map to v-11.map): 4 tables\n       3  [[location]]\n       1  [[server_rewrite]]\n"; !strings.HasPrefix(b.String(), want) {
 		t.Errorf("report of a map split in 11 files:\n%s\nwant it to start with:\n%s", b.String(), want)
 	}
 }

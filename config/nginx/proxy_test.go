@@ -7,28 +7,30 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestRoutes translates small configs and compares the groups and routes
-// written, and the notes about them, with what nginx does with each.
-func TestRoutes(t *testing.T) {
+// TestGroups translates small configs and compares the upstream groups
+// written, the group each location forwards to, and the notes about
+// them, with what nginx does with each.
+func TestGroups(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name, conf string
-		// groups are "name servers... host=H [sni=N]"; routes are
-		// "host prefix group" ("-" for any host).
-		groups, routes []string
+		// groups are "name servers... host=H [sni=N]"; locs are
+		// "location path group" for each location that forwards.
+		groups, locs []string
 		// notes are parts of the notes expected, each in some note.
 		notes []string
 	}{{
 		name: "nginx sends $proxy_host: the address, without the scheme's port",
 		conf: `server { server_name a.test; location / { proxy_pass http://10.0.0.1:80; } }
 server { server_name b.test; location / { proxy_pass http://10.0.0.2:8080; } }`,
-		groups: []string{"default 10.0.0.1:80 host=10.0.0.1", "10-0-0-2-8080 10.0.0.2:8080 host=10.0.0.2:8080"},
-		routes: []string{"b.test / 10-0-0-2-8080"},
+		groups: []string{"10-0-0-1 10.0.0.1:80 host=10.0.0.1", "10-0-0-2-8080 10.0.0.2:8080 host=10.0.0.2:8080"},
+		locs:   []string{"/ 10-0-0-1", "/ 10-0-0-2-8080"},
 	}, {
 		name: "an upstream block's name is the Host, and the name nginx verifies",
 		conf: `upstream app { server 10.0.0.1; server 10.0.0.2:81; }
 server { server_name a.test; location / { proxy_ssl_verify on; proxy_pass https://app; } }`,
-		groups: []string{"default https://10.0.0.1:80 https://10.0.0.2:81 host=app sni=app"},
+		groups: []string{"app https://10.0.0.1:80 https://10.0.0.2:81 host=app sni=app"},
+		locs:   []string{"/ app"},
 		notes:  []string{"redirectd sends the name it verifies in SNI"},
 	}, {
 		name: "proxy_set_header is inherited whole, and only where a level sets none",
@@ -36,48 +38,47 @@ server { server_name a.test; location / { proxy_ssl_verify on; proxy_pass https:
   location / { proxy_pass http://10.0.0.1; }
   location /x/ { proxy_set_header X-Real-IP $remote_addr; proxy_pass http://10.0.0.1; }
   location /y/ { proxy_pass http://10.0.0.1; location /y/z/ { proxy_pass http://10.0.0.1; } } }`,
-		groups: []string{"default 10.0.0.1:80 host=preserve", "10-0-0-1 10.0.0.1:80 host=10.0.0.1"},
-		routes: []string{"- /x/ 10-0-0-1"},
+		groups: []string{"10-0-0-1 10.0.0.1:80 host=preserve", "10-0-0-1-2 10.0.0.1:80 host=10.0.0.1"},
+		locs:   []string{"/ 10-0-0-1", "/x/ 10-0-0-1-2", "/y/ 10-0-0-1", "/y/z/ 10-0-0-1"},
 	}, {
-		name: "a server's location that nginx answers itself, where the default server's routes forward",
+		name: "each server's locations name their own groups",
 		conf: `server { listen 80 default_server; location / { proxy_pass http://10.0.0.1; } }
 server { server_name a.test; location /api/ { proxy_pass http://10.0.0.2; } }`,
-		groups: []string{"default 10.0.0.1:80 host=10.0.0.1", "10-0-0-2 10.0.0.2:80 host=10.0.0.2"},
-		routes: []string{"a.test /api/ 10-0-0-2"},
-		notes:  []string{"nginx answers requests of this server that it does not proxy itself (404 or its content), such as http://a.test/, where redirectd forwards them to group default"},
-	}, {
-		name: "no [upstream] when the default server does not proxy /",
-		conf: `server { listen 80 default_server; return 444; }
-server { server_name a.test; location / { proxy_pass http://10.0.0.1; } }`,
-		groups: []string{"10-0-0-1 10.0.0.1:80 host=10.0.0.1"},
-		routes: []string{"a.test / 10-0-0-1"},
+		groups: []string{"10-0-0-1 10.0.0.1:80 host=10.0.0.1", "10-0-0-2 10.0.0.2:80 host=10.0.0.2"},
+		locs:   []string{"/ 10-0-0-1", "/api/ 10-0-0-2"},
 	}, {
 		name: "the same host and prefix to two upstreams on the two kinds of port",
 		conf: `server { listen 80; server_name a.test; location / { proxy_pass http://10.0.0.1; } }
 server { listen 443 ssl; server_name a.test; ssl_certificate c; ssl_certificate_key k; location / { proxy_pass http://10.0.0.2; } }`,
-		groups: []string{"default 10.0.0.1:80 host=10.0.0.1"},
-		notes:  []string{"a route cannot tell plain requests from TLS ones", "differs: https://a.test/: nginx proxies it to 10.0.0.2:80"},
+		groups: []string{"10-0-0-1 10.0.0.1:80 host=10.0.0.1", "10-0-0-2 10.0.0.2:80 host=10.0.0.2"},
+		locs:   []string{"/ 10-0-0-1", "/ 10-0-0-2"},
 	}, {
-		name:   "a regex location to another upstream than the prefixes",
+		name:   "regex locations forward to their own groups",
 		conf:   `server { location / { proxy_pass http://10.0.0.1; } location ~ \.php$ { proxy_pass http://10.0.0.9:9000; } location ~ ^/img/ { proxy_pass http://10.0.0.1; } }`,
-		groups: []string{"default 10.0.0.1:80 host=10.0.0.1"},
-		notes:  []string{`location ~ \.php$: redirectd routes by host and path prefix, not by regex`},
+		groups: []string{"10-0-0-1 10.0.0.1:80 host=10.0.0.1", "10-0-0-9-9000 10.0.0.9:9000 host=10.0.0.9:9000"},
+		locs:   []string{"/ 10-0-0-1", `\.php$ 10-0-0-9-9000`, "^/img/ 10-0-0-1"},
 	}, {
-		name:   "a regex that is a prefix is a route; nginx trying it before a longer prefix is listed",
-		conf:   `server { location / { proxy_pass http://10.0.0.1; } location ~ ^/api/(.*)$ { proxy_pass http://10.0.0.2; } location /api/v2/ { proxy_pass http://10.0.0.3; } }`,
-		groups: []string{"default 10.0.0.1:80 host=10.0.0.1", "10-0-0-2 10.0.0.2:80 host=10.0.0.2", "10-0-0-3 10.0.0.3:80 host=10.0.0.3"},
-		routes: []string{"- /api/v2/ 10-0-0-3", "- /api/ 10-0-0-2"},
-		notes:  []string{"differs: http://probe.invalid/api/v2/: nginx proxies it to 10.0.0.2:80 (nginx.conf:1), redirectd forwards it to group 10-0-0-3"},
+		name:   "a URI part in a regex location, which nginx refuses",
+		conf:   `server { location ~ ^/api/(.*)$ { proxy_pass http://10.0.0.2/v2/; } location /api/v2/ { proxy_pass http://10.0.0.3/; } }`,
+		groups: []string{"10-0-0-2 10.0.0.2:80 host=10.0.0.2", "10-0-0-3 10.0.0.3:80 host=10.0.0.3"},
+		locs:   []string{"^/api/(.*)$ 10-0-0-2", "/api/v2/ 10-0-0-3"},
+		notes:  []string{"proxy_pass http://10.0.0.2/v2/ in a regex or named location: nginx refuses a URI part there"},
 	}, {
 		name: "a server named by a regex",
 		conf: `server { listen 80 default_server; return 444; }
 server { server_name ~^(?<app>.+)\.apps\.test$; location / { proxy_pass http://10.0.0.1; } }`,
-		notes: []string{"this server's names are regexes or end with a wildcard, which no route's host can say; its proxy_pass routes are left out"},
+		groups: []string{"10-0-0-1 10.0.0.1:80 host=10.0.0.1"},
+		locs:   []string{"/ 10-0-0-1"},
 	}, {
 		name: "a server named by a regex with a variable proxy_pass",
 		conf: `server { listen 80 default_server; return 444; }
 server { server_name ~^(?<app>.+)\.apps\.test$; location / { proxy_pass http://10.0.0.1/$app; } }`,
 		notes: []string{"proxy_pass http://10.0.0.1/$app: redirectd forwards to the fixed servers of a group, not to an address a variable names; the forward is left out"},
+	}, {
+		name:   "a named location that try_files falls back to",
+		conf:   `server { location / { try_files $uri @app; } location @app { proxy_pass http://10.0.0.1:8080; } }`,
+		groups: []string{"10-0-0-1-8080 10.0.0.1:8080 host=10.0.0.1:8080"},
+		locs:   []string{"/ 10-0-0-1-8080", "app 10-0-0-1-8080"},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -87,7 +88,7 @@ server { server_name ~^(?<app>.+)\.apps\.test$; location / { proxy_pass http://1
 				t.Fatal(err)
 			}
 			res := Translate(dirs)
-			var groups, routes []string
+			var groups []string
 			for _, g := range res.Groups {
 				s := g.Name + " " + strings.Join(g.Servers, " ") + " host=" + g.HostHeader
 				if g.TLSServerName != "" {
@@ -95,18 +96,24 @@ server { server_name ~^(?<app>.+)\.apps\.test$; location / { proxy_pass http://1
 				}
 				groups = append(groups, s)
 			}
-			for _, r := range res.Routes {
-				h := r.Host
-				if h == "" {
-					h = "-"
+			var locs []string
+			var walk func([]*StructLoc)
+			walk = func(ls []*StructLoc) {
+				for _, l := range ls {
+					if l.Group != nil {
+						locs = append(locs, l.Path+" "+l.Group.Name)
+					}
+					walk(l.Locations)
 				}
-				routes = append(routes, h+" "+r.Prefix+" "+r.Group.Name)
+			}
+			for _, st := range res.Structural {
+				walk(st.Locations)
 			}
 			if d := cmp.Diff(tt.groups, groups); d != "" {
 				t.Errorf("groups (-want +got):\n%s", d)
 			}
-			if d := cmp.Diff(tt.routes, routes); d != "" {
-				t.Errorf("routes (-want +got):\n%s", d)
+			if d := cmp.Diff(tt.locs, locs); d != "" {
+				t.Errorf("locations (-want +got):\n%s", d)
 			}
 			var notes []string
 			for _, n := range res.Notes {
