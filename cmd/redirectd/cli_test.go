@@ -123,9 +123,11 @@ func TestCommandLine(t *testing.T) {
 
 // TestHelpListsEveryFlag walks each subcommand's flag set and checks that
 // every flag is in its -h (as printed by the built binary) and in the
-// top-level usage, where a deprecated flag may be left out.
+// top-level usage, where a deprecated flag may be left out. It is not
+// parallel: it sets onParse, which every command run in this process
+// calls, so another test's import or check running beside it would hand
+// it the wrong flag set.
 func TestHelpListsEveryFlag(t *testing.T) {
-	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
