@@ -95,7 +95,7 @@ func TestCommandLine(t *testing.T) {
 	for _, c := range commands {
 		args := strings.Fields(c.name)
 		tests = append(tests,
-			tc{c.name + " -h", append(args[:len(args):len(args)], "-h"), 0, "usage: redirectd " + c.name + " " + c.synopsis},
+			tc{c.name + " -h", append(args[:len(args):len(args)], "-h"), 0, "usage: " + c.line() + "\n"},
 			tc{c.name + " unknown flag", append(args[:len(args):len(args)], "-nope"), 2, "flag provided but not defined: -nope"})
 		if strings.HasPrefix(c.name, "import ") {
 			// import reads no config: -config is refused, not ignored.
@@ -150,6 +150,9 @@ func TestHelpListsEveryFlag(t *testing.T) {
 			cmd.Stderr = &help
 			if err := cmd.Run(); err != nil {
 				t.Fatalf("%s -h: %v", c.name, err)
+			}
+			if first, _, _ := strings.Cut(help.String(), "\n"); first != "usage: "+c.line() {
+				t.Errorf("%s -h begins %q, want %q", c.name, first, "usage: "+c.line())
 			}
 			line := regexp.MustCompile(`(?m)^  redirectd ` + regexp.QuoteMeta(c.name) + `( .*)?$`).Find(top)
 			if line == nil {

@@ -4,6 +4,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -87,4 +89,39 @@ func TestNotify(t *testing.T) {
 		t.Fatalf("notification on SIGTERM %q, want STOPPING=1", got[0])
 	}
 	cmd.Wait()
+}
+
+// TestUnitWritableFolders: under ProtectSystem=strict the unit can write
+// only the folders it declares (LogsDirectory, StateDirectory,
+// CacheDirectory), so every /var/log, /var/lib and /var/cache path the
+// service docs and the shipped config give it (the access log, [acme]
+// storage, [admin] edits_dir, [rules] cache_dir) must lie in one of
+// them: a cache_dir of /var/cache/redirectd without CacheDirectory
+// would fail at start on an installed node.
+func TestUnitWritableFolders(t *testing.T) {
+	t.Parallel()
+	unit, err := os.ReadFile("../../deploy/redirectd.service")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^ProtectSystem=strict$`).Match(unit) {
+		t.Fatal("the unit no longer has ProtectSystem=strict: revisit this test")
+	}
+	var writable []string
+	for _, m := range regexp.MustCompile(`(?m)^(Logs|State|Cache)Directory=(\S+)$`).FindAllSubmatch(unit, -1) {
+		base := map[string]string{"Logs": "/var/log/", "State": "/var/lib/", "Cache": "/var/cache/"}[string(m[1])]
+		writable = append(writable, base+string(m[2]))
+	}
+	path := regexp.MustCompile(`/var/(?:log|lib|cache)/[^\s"'` + "`" + `),]*`)
+	for _, doc := range []string{"../../deploy/README.md", "../../deploy/redirectd.toml", "../../config/source/README.md"} {
+		text, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range path.FindAllString(string(text), -1) {
+			if !slices.ContainsFunc(writable, func(w string) bool { return p == w || strings.HasPrefix(p, w+"/") }) {
+				t.Errorf("%s names %s, which the unit cannot write (it declares %v)", doc, p, writable)
+			}
+		}
+	}
 }

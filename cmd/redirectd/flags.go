@@ -17,7 +17,7 @@ func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 	fs.Usage = func() {
 		w := fs.Output()
 		if c := lookup(name); c != nil {
-			fmt.Fprintf(w, "usage: redirectd %s %s\n  %s\n", c.name, c.synopsis, c.what)
+			fmt.Fprintf(w, "usage: %s\n  %s\n", c.line(), c.what)
 		}
 		n := 0
 		fs.VisitAll(func(*flag.Flag) { n++ })

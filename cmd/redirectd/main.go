@@ -36,6 +36,15 @@ type command struct {
 	run      func(args []string, stdout, stderr io.Writer) int
 }
 
+// line is c's usage line: "redirectd NAME SYNOPSIS", with no space
+// after a command that takes nothing (version).
+func (c *command) line() string {
+	if c.synopsis == "" {
+		return "redirectd " + c.name
+	}
+	return "redirectd " + c.name + " " + c.synopsis
+}
+
 // commands is every subcommand, in the order the usage lists them. (Set
 // in init: the subcommands' -h reads it.)
 var commands []command
@@ -80,11 +89,7 @@ func usage() string {
 	var b strings.Builder
 	b.WriteString("usage:\n")
 	for _, c := range commands {
-		line := "  redirectd " + c.name
-		if c.synopsis != "" {
-			line += " " + c.synopsis
-		}
-		fmt.Fprintf(&b, "%s\n      %s\n", line, c.what)
+		fmt.Fprintf(&b, "  %s\n      %s\n", c.line(), c.what)
 	}
 	b.WriteString("\nExit status: 0 success, 1 an input that does not load or findings, 2 a usage error.\n" +
 		"Flags may come before or after the arguments; 'redirectd COMMAND -h' lists a command's flags.\n")
@@ -146,7 +151,7 @@ func importCmd(args []string, stdout, stderr io.Writer) int {
 	if args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
 		for _, c := range commands {
 			if strings.HasPrefix(c.name, "import ") {
-				fmt.Fprintf(stdout, "usage: redirectd %s %s\n      %s\n", c.name, c.synopsis, c.what)
+				fmt.Fprintf(stdout, "usage: %s\n      %s\n", c.line(), c.what)
 			}
 		}
 		return 0

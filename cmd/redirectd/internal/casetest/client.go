@@ -74,6 +74,9 @@ func (e *testEnv) runConn(cases []testCase, got []caseAnswer, host string) {
 					open = false
 					break
 				}
+				if !cases[i].HTTPS && a.Location != "" {
+					a.Location = caseLocation(a.Location, caseHost(&cases[i], host), e.srv.Addr())
+				}
 				got[i], fresh = a, false
 				if closing {
 					i++
@@ -86,11 +89,18 @@ func (e *testEnv) runConn(cases []testCase, got []caseAnswer, host string) {
 	}
 }
 
+// caseHost is the Host field c is sent with: its URL's host, else host
+// (-host, for a case written as a path).
+func caseHost(c *testCase, host string) string {
+	if c.Host != "" {
+		return c.Host
+	}
+	return host
+}
+
 // appendCaseRequest appends c's request to dst as a client sends it.
 func appendCaseRequest(dst []byte, c *testCase, host string) []byte {
-	if c.Host != "" {
-		host = c.Host
-	}
+	host = caseHost(c, host)
 	dst = append(dst, c.Method...)
 	dst = append(dst, ' ')
 	dst = append(dst, c.Target...)

@@ -78,7 +78,7 @@ func (e *testEnv) explain(c *testCase, host string, m *matcher.Match) (string, [
 	// The server believes the X-Forwarded-Proto an https:// case is
 	// marked with only under https_redirect (engine's conn.https): say
 	// what it saw.
-	req := caseRequest(c, c.HTTPS && e.httpsRedirect)
+	req := caseRequest(c, host, c.HTTPS && e.httpsRedirect)
 	// The server's own steps run before the rules; the locations after
 	// the rules miss (engine's serverPhase and runPhase).
 	phase := explain.Phase(e.set, explain.PhaseRequest{Host: host, Path: path, Query: q, Method: c.Method, HTTPS: req.TLS, Fields: req})
@@ -121,10 +121,11 @@ func (e *testEnv) explain(c *testCase, host string, m *matcher.Match) (string, [
 	return fmt.Sprintf("no rule matches host %q path %q: %s", host, path, miss), near, nil
 }
 
-// caseRequest is a case as the conditions of rules read it: its header
+// caseRequest is a case as the conditions of rules and the server's
+// steps read it: the Host field it is sent with (host), its header
 // fields and method, and https for an https:// URL (sent marked so).
-func caseRequest(c *testCase, https bool) *matcher.FixedRequest {
-	r := &matcher.FixedRequest{Verb: c.Method, TLS: https}
+func caseRequest(c *testCase, host string, https bool) *matcher.FixedRequest {
+	r := &matcher.FixedRequest{Verb: c.Method, TLS: https, Fields: []matcher.KeyValue{{Name: "Host", Value: host}}}
 	for _, h := range c.Header {
 		r.Fields = append(r.Fields, matcher.KeyValue(h))
 	}

@@ -79,6 +79,7 @@ func RequestNamed(w io.Writer, set *matcher.Set, raw string, now time.Time, req 
 	case *matcher.FixedRequest:
 		r.TLS = https
 	}
+	req = WithHost(req, host)
 	pr := PhaseRequest{Host: host, Path: path, Query: query, HTTPS: https, Fields: req}
 	if explainPhase(w, set, pr, true) { // phase.go
 		return nil
@@ -121,6 +122,21 @@ func RequestNamed(w io.Writer, set *matcher.Set, raw string, now time.Time, req 
 	explainHeaders(w, &m, set)
 	explainFallback(w, &m) // fallback.go
 	return nil
+}
+
+// WithHost returns req with the Host field a client sends for a URL of
+// host (as written: port and case kept), unless req has one (an -H Host
+// wins): the server's steps read it as $http_host and rules' when.header
+// as Host, as the engine reads the request's own field. A request of
+// another type, or a URL with no host, is returned as it is.
+func WithHost(req matcher.Request, host string) matcher.Request {
+	r, ok := req.(*matcher.FixedRequest)
+	if !ok || host == "" || r.Header([]byte("Host")) != nil {
+		return req
+	}
+	c := *r
+	c.Fields = append([]matcher.KeyValue{{Name: "Host", Value: host}}, r.Fields...)
+	return &c
 }
 
 // explainVary writes the Vary line an answer decided by conditions
