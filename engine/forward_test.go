@@ -60,6 +60,13 @@ func (tr transport) startProxy(t *testing.T, cfg upstream.Config, up engine.Upst
 	return tr.start(t, engine.Options{Upstream: &up})
 }
 
+// startClockedProxy is startProxy on a fake clock (startClocked).
+func (tr transport) startClockedProxy(t *testing.T, cfg upstream.Config, up engine.UpstreamOptions) *clockedServer {
+	t.Helper()
+	up.Pool = testPool(t, cfg, nil)
+	return tr.startClocked(t, engine.Options{Upstream: &up})
+}
+
 // testPool makes the pool of cfg, closed when the test ends, with the
 // tests' timeouts (1 s to connect, 5 s to read and write) and 64
 // connections a server where cfg leaves them 0; it logs to log.
