@@ -118,47 +118,63 @@ func TestForwardTrickledBodies(t *testing.T) {
 // TestForwardBodyMinRate: a body larger than request_buffer_bytes starts
 // its exchange with its first byte past the buffer, and must then come at
 // body_min_rate: within body_timeout plus a second per body_min_rate
-// bytes. One trickled at half the rate, though never idle for
-// body_timeout, gets 408 and gives its pooled connection back (the one
-// of a max_conns_per_server = 1 pool serves the next request); one sent
-// faster reaches the upstream whole.
+// bytes. On a fake clock, one trickled under the rate, though never idle
+// for body_timeout, is open at that deadline and gets 408 just past it,
+// giving its pooled connection back (the one of a max_conns_per_server =
+// 1 pool serves the next request); one sent faster reaches the upstream
+// whole.
 func TestForwardBodyMinRate(t *testing.T) {
+	const (
+		timeout = 500 * time.Millisecond
+		rate    = 20 // bytes a second: a byte is 50 ms of credit
+		length  = 100
+	)
 	addr := startUpstream(t, echoUpstream("a"))
-	srv := startProxy(t, upstream.Config{Servers: []string{addr}, MaxConnsPerServer: 1, PoolWaitTimeout: time.Second},
-		engine.UpstreamOptions{RequestBufferBytes: 16, BodyMinRate: 20, BodyTimeout: 500 * time.Millisecond})
-	send := func(c net.Conn, every time.Duration, per int) {
-		io.WriteString(c, "POST /upload HTTP/1.1\r\nHost: a\r\nContent-Length: 100\r\n\r\n"+strings.Repeat("b", 16))
-		for sent := 16; sent < 100; sent += per {
-			time.Sleep(every)
-			if _, err := io.WriteString(c, strings.Repeat("b", min(per, 100-sent))); err != nil {
-				return // answered and closed
-			}
-		}
+	srv := plainTCP.startClockedProxy(t, upstream.Config{Servers: []string{addr}, MaxConnsPerServer: 1, PoolWaitTimeout: time.Second},
+		engine.UpstreamOptions{RequestBufferBytes: 16, BodyMinRate: rate, BodyTimeout: timeout})
+	// start sends the head, then, a millisecond on, the buffer's 16 bytes
+	// and one past it, which starts the exchange and its rate's clock.
+	start := func(c net.Conn) int64 {
+		io.WriteString(c, fmt.Sprintf("POST /upload HTTP/1.1\r\nHost: a\r\nContent-Length: %d\r\n\r\n", length))
+		srv.waitForwarding(t)
+		srv.advance(time.Millisecond)
+		srv.sendBody(t, c, strings.Repeat("b", 17))
+		return srv.now()
 	}
 	t.Run("too slow", func(t *testing.T) {
-		c := dial(t, srv)
-		start := time.Now()
-		go send(c, 100*time.Millisecond, 1) // 10 bytes a second
+		c := dial(t, srv.Server)
+		t0 := start(c)
+		// A byte 400 ms on: never idle for body_timeout, but the body is
+		// due at t0 + 500 ms + 50 ms.
+		srv.advance(400 * time.Millisecond)
+		srv.sendBody(t, c, "b")
+		srv.advance(time.Duration(t0 + int64(timeout) + int64(time.Second)/rate - srv.now()))
+		srv.wantTimedOut(t, "body_rate", 0)
+		srv.advance(time.Nanosecond)
+		srv.wantTimedOut(t, "body_rate", 1)
 		resp, _ := readFull(t, bufio.NewReader(c), "POST")
-		// 500 ms plus 1/20 s per byte, at 10 bytes a second: about 1 s.
-		if took := time.Since(start); resp.StatusCode != 408 || !resp.Close || took > 3*time.Second {
-			t.Fatalf("got %d close=%v after %v, want 408 and close after about 1s", resp.StatusCode, resp.Close, took)
+		if resp.StatusCode != 408 || !resp.Close {
+			t.Fatalf("got %d close=%v, want 408 and close", resp.StatusCode, resp.Close)
 		}
-		c2 := dial(t, srv)
+		c2 := dial(t, srv.Server)
 		io.WriteString(c2, "GET /next HTTP/1.1\r\nHost: a\r\n\r\n")
 		if resp, _ := readFull(t, bufio.NewReader(c2), "GET"); resp.StatusCode != 200 {
 			t.Fatalf("the next request: %d, want 200 (the pooled connection given back)", resp.StatusCode)
 		}
 	})
 	t.Run("fast enough", func(t *testing.T) {
-		c := dial(t, srv)
-		go send(c, 100*time.Millisecond, 10) // 100 bytes a second
+		c := dial(t, srv.Server)
+		start(c)
+		for sent := 17; sent < length; sent += 10 { // 100 bytes a second
+			srv.advance(100 * time.Millisecond)
+			srv.sendBody(t, c, strings.Repeat("b", min(10, length-sent)))
+		}
 		resp, body := readFull(t, bufio.NewReader(c), "POST")
-		if resp.StatusCode != 200 || !strings.Contains(body, "body 100 ") {
+		if resp.StatusCode != 200 || !strings.Contains(body, fmt.Sprintf("body %d ", length)) {
 			t.Fatalf("got %d %q, want 200 and the whole body upstream", resp.StatusCode, tail(body))
 		}
 	})
-	m := metricsOf(srv)
+	m := metricsOf(srv.Server)
 	for name, want := range map[string]string{
 		`redirectd_connections_timed_out_total{timeout="body_rate"}`: "1",
 		`redirectd_connections_timed_out_total{timeout="body"}`:      "0",

@@ -1,0 +1,39 @@
+package engine_test
+
+import (
+	"io"
+	"net"
+	"testing"
+
+	"github.com/redirectd/redirectd/engine"
+	"github.com/redirectd/redirectd/engine/upstream"
+)
+
+// startClockedProxy is startProxy on a fake clock (startClocked): the
+// forwarding timeouts that the engine keeps (body_timeout, body_min_rate,
+// send_timeout, tunnel_idle_timeout) move only with it. The upstream's
+// own (connect, read, write and pool wait timeouts) are socket deadlines
+// and timers, on real time.
+func (tr transport) startClockedProxy(t *testing.T, cfg upstream.Config, up engine.UpstreamOptions) *clockedServer {
+	t.Helper()
+	up.Pool = testPool(t, cfg, nil)
+	return tr.startClocked(t, engine.Options{Upstream: &up})
+}
+
+// waitForwarding waits until the server forwards the request of its one
+// connection: it has read the head.
+func (s *clockedServer) waitForwarding(t *testing.T) {
+	t.Helper()
+	s.waitConn(t, "the request to be forwarded", func(cs engine.ConnState) bool { return cs.Forwarding })
+}
+
+// sendBody writes body bytes on c, after the clock moved since bytes last
+// moved, and waits until the server has taken them (the time they moved
+// is now): a sweep after it counts them.
+func (s *clockedServer) sendBody(t *testing.T, c net.Conn, data string) {
+	t.Helper()
+	if _, err := io.WriteString(c, data); err != nil {
+		t.Fatalf("sending %d body bytes: %v", len(data), err)
+	}
+	s.waitConn(t, "the server to take the body bytes", func(cs engine.ConnState) bool { return cs.Moved == s.now() })
+}
