@@ -8,7 +8,6 @@ import (
 	"net"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -42,68 +41,62 @@ func dialFrom(t *testing.T, srv *engine.Server, local string) net.Conn {
 	return c
 }
 
-// TestForwardTrickledBodies: two clients sending their bodies a byte a
-// second used to hold both connections of a max_conns_per_server = 2
-// pool (the exchange started at the head, and body_timeout counts only
-// time without a byte), so every other request got 503 after
-// pool_wait_timeout for as long as they kept it up. A body of up to
-// request_buffer_bytes is now read whole before the exchange starts: the
-// others are answered by the upstream meanwhile, and the slow bodies
-// reach it whole in the end.
+// TestForwardTrickledBodies: two clients trickling their bodies used to
+// hold both connections of a max_conns_per_server = 2 pool (the exchange
+// started at the head, and body_timeout counts only time without a
+// byte), so every other request got 503 after pool_wait_timeout for as
+// long as they kept it up. A body of up to request_buffer_bytes is now
+// read whole before the exchange starts: the others are answered by the
+// upstream while the slow bodies are partly in, and the slow bodies
+// reach it whole in the end. The clock is a fake one, so that no
+// body_timeout runs out meanwhile.
 func TestForwardTrickledBodies(t *testing.T) {
 	addr := startUpstream(t, echoUpstream("a"))
-	srv := startProxy(t, upstream.Config{Servers: []string{addr}, MaxConnsPerServer: 2, PoolWaitTimeout: 200 * time.Millisecond},
+	srv := plainTCP.startClockedProxy(t, upstream.Config{Servers: []string{addr}, MaxConnsPerServer: 2, PoolWaitTimeout: 200 * time.Millisecond},
 		engine.UpstreamOptions{})
 	const body = "abc"
-	type result struct {
-		who    string
-		status int
-		body   string
-	}
-	results := make(chan result, 16)
-	var wg sync.WaitGroup
+	var slow []net.Conn
 	for i := range 2 {
-		c := dialFrom(t, srv, fmt.Sprintf("127.0.0.%d", 2+i))
+		c := dialFrom(t, srv.Server, fmt.Sprintf("127.0.0.%d", 2+i))
 		fmt.Fprintf(c, "POST /slow HTTP/1.1\r\nHost: a\r\nContent-Length: %d\r\n\r\n", len(body))
-		wg.Go(func() {
-			for j := range len(body) {
-				if j > 0 {
-					time.Sleep(time.Second)
-				}
-				io.WriteString(c, body[j:j+1])
-			}
-			resp, got := readFull(t, bufio.NewReader(c), "POST")
-			results <- result{"slow", resp.StatusCode, tail(got)}
+		slow = append(slow, c)
+		srv.waitConns(t, "the slow requests to be forwarded", func(cs []engine.ConnState) bool {
+			return countConns(cs, func(c engine.ConnState) bool { return c.Forwarding }) == i+1
 		})
 	}
-	// The other requests, while the slow bodies come: a GET, and a POST
-	// whose body comes at once.
-	time.Sleep(300 * time.Millisecond)
+	// Each sends its body's first byte; once the server took them (their
+	// bytes moved at the clock's new reading), the others come.
+	srv.advance(time.Millisecond)
+	for _, c := range slow {
+		io.WriteString(c, body[:1])
+	}
+	srv.waitConns(t, "the server to take the slow bodies' first bytes", func(cs []engine.ConnState) bool {
+		return countConns(cs, func(c engine.ConnState) bool { return c.Forwarding && c.Moved == srv.now() }) == 2
+	})
+	var got []int
+	// The other requests, while the slow bodies are partly in: a GET, and
+	// a POST whose body comes at once.
 	for i := range 4 {
-		c := dial(t, srv)
+		c := dial(t, srv.Server)
 		if i%2 == 0 {
 			io.WriteString(c, "GET /other HTTP/1.1\r\nHost: a\r\n\r\n")
 		} else {
 			io.WriteString(c, "POST /other HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\nok")
 		}
 		resp, _ := readFull(t, bufio.NewReader(c), "GET")
-		results <- result{"other", resp.StatusCode, ""}
-		time.Sleep(400 * time.Millisecond)
+		got = append(got, resp.StatusCode)
 	}
-	wg.Wait()
-	close(results)
-	got := map[string][]int{}
-	for r := range results {
-		got[r.who] = append(got[r.who], r.status)
-		if r.who == "slow" && !strings.Contains(r.body, "body 3 ") {
-			t.Errorf("the slow body did not reach the upstream whole: %q", r.body)
+	if diff := cmp.Diff([]int{200, 200, 200, 200}, got); diff != "" {
+		t.Errorf("the other requests' statuses (-want +got):\n%s", diff)
+	}
+	for _, c := range slow {
+		io.WriteString(c, body[1:])
+		resp, echoed := readFull(t, bufio.NewReader(c), "POST")
+		if resp.StatusCode != 200 || !strings.Contains(echoed, "body 3 ") {
+			t.Errorf("a slow body: got %d %q, want 200 and the body whole upstream", resp.StatusCode, tail(echoed))
 		}
 	}
-	want := map[string][]int{"slow": {200, 200}, "other": {200, 200, 200, 200}}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("statuses (-want +got):\n%s", diff)
-	}
-	m := metricsOf(srv)
+	m := metricsOf(srv.Server)
 	for name, want := range map[string]string{
 		`redirectd_upstream_request_bodies_total{result="buffered"}`:                                  "4",
 		`redirectd_upstream_request_bodies_total{result="streamed"}`:                                  "0",

@@ -4,9 +4,11 @@ import (
 	"io"
 	"net"
 	"testing"
+	"time"
 
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/upstream"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // startClockedProxy is startProxy on a fake clock (startClocked): the
@@ -36,4 +38,21 @@ func (s *clockedServer) sendBody(t *testing.T, c net.Conn, data string) {
 		t.Fatalf("sending %d body bytes: %v", len(data), err)
 	}
 	s.waitConn(t, "the server to take the body bytes", func(cs engine.ConnState) bool { return cs.Moved == s.now() })
+}
+
+// waitConns waits until ok holds for the connections the server holds.
+func (s *clockedServer) waitConns(t *testing.T, what string, ok func([]engine.ConnState) bool) {
+	t.Helper()
+	testutil.WaitFor(t, 30*time.Second, what, func() bool { return ok(engine.Conns(s.Server)) })
+}
+
+// countConns counts the connections for which ok holds.
+func countConns(cs []engine.ConnState, ok func(engine.ConnState) bool) int {
+	n := 0
+	for _, c := range cs {
+		if ok(c) {
+			n++
+		}
+	}
+	return n
 }
