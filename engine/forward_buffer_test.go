@@ -248,7 +248,9 @@ func TestForwardClientLimit(t *testing.T) {
 // pass the rest on (streamed), what did not fit of that read first.
 func TestForwardBufferedBodies(t *testing.T) {
 	addr := startUpstream(t, echoUpstream("a"))
-	srv := startProxy(t, upstream.Config{Servers: []string{addr}}, engine.UpstreamOptions{RequestBufferBytes: 1000})
+	// On a fake clock, so that the test knows when the server has taken
+	// the first of two pieces (sendBody).
+	srv := plainTCP.startClockedProxy(t, upstream.Config{Servers: []string{addr}}, engine.UpstreamOptions{RequestBufferBytes: 1000})
 	sum := func(b string) string { return fmt.Sprintf("body %d %x", len(b), sha256.Sum256([]byte(b))) }
 	type body struct {
 		size    int
@@ -279,16 +281,14 @@ func TestForwardBufferedBodies(t *testing.T) {
 		if b.split < 0 {
 			b.split += len(wire)
 		}
-		c := dial(t, srv)
-		go func() {
-			if b.split == 0 {
-				io.WriteString(c, head+wire)
-				return
-			}
-			io.WriteString(c, head+wire[:b.split])
-			time.Sleep(20 * time.Millisecond)
+		c := dial(t, srv.Server)
+		if b.split == 0 {
+			io.WriteString(c, head+wire)
+		} else {
+			srv.advance(time.Millisecond) // bytes that move now moved after the last body's
+			srv.sendBody(t, c, head+wire[:b.split])
 			io.WriteString(c, wire[b.split:])
-		}()
+		}
 		resp, echoed := readFull(t, bufio.NewReader(c), "POST")
 		if resp.StatusCode != 200 || !strings.Contains(echoed, sum(payload)) {
 			t.Errorf("%+v: %d, upstream saw %q", b, resp.StatusCode, tail(echoed))
@@ -299,7 +299,7 @@ func TestForwardBufferedBodies(t *testing.T) {
 		}
 		want[kind]++
 	}
-	m := metricsOf(srv)
+	m := metricsOf(srv.Server)
 	for kind := range want {
 		var n int
 		fmt.Sscan(metricValue(m, `redirectd_upstream_request_bodies_total{result="`+kind+`"}`), &n)

@@ -37,7 +37,9 @@ func (s *clockedServer) sendBody(t *testing.T, c net.Conn, data string) {
 	if _, err := io.WriteString(c, data); err != nil {
 		t.Fatalf("sending %d body bytes: %v", len(data), err)
 	}
-	s.waitConn(t, "the server to take the body bytes", func(cs engine.ConnState) bool { return cs.Moved == s.now() })
+	s.waitConns(t, "the server to take the body bytes", func(cs []engine.ConnState) bool {
+		return countConns(cs, func(c engine.ConnState) bool { return c.Forwarding && c.Moved == s.now() }) == 1
+	})
 }
 
 // waitConns waits until ok holds for the connections the server holds.
