@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"fmt"
 	"io"
 	"net"
 	"testing"
@@ -57,4 +58,13 @@ func countConns(cs []engine.ConnState, ok func(engine.ConnState) bool) int {
 		}
 	}
 	return n
+}
+
+// waitForwards waits until n of srv's connections have a request being
+// forwarded: the server has read their heads.
+func waitForwards(t *testing.T, srv *engine.Server, n int) {
+	t.Helper()
+	testutil.WaitFor(t, 30*time.Second, fmt.Sprintf("%d requests to be forwarded", n), func() bool {
+		return countConns(engine.Conns(srv), func(c engine.ConnState) bool { return c.Forwarding }) == n
+	})
 }
