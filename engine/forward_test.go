@@ -630,11 +630,5 @@ func TestActiveHealthCheck(t *testing.T) {
 		t.Fatalf("with the check failing: %d, %d requests reached the server", code, served.Load())
 	}
 	healthy.Store(true)
-	deadline := time.Now().Add(3 * time.Second)
-	for ask() != 200 {
-		if time.Now().After(deadline) {
-			t.Fatal("server not back in service after its check passed")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testutil.WaitFor(t, 30*time.Second, "the server back in service after its check passed", func() bool { return ask() == 200 })
 }
