@@ -166,8 +166,6 @@ func isReset(err error) bool {
 
 func errorsAs(err error, target any) bool { return errors.As(err, target) }
 
-func containsLine(text, line string) bool { return strings.Contains("\n"+text, "\n"+line+"\n") }
-
 // TestForwardBodyTimeoutWithoutProgress: the body timeout counts from the
 // last body bytes passed on to the upstream. A client that keeps sending
 // to an upstream that takes nothing gets 408 once the server stops
