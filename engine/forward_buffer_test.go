@@ -158,10 +158,15 @@ func TestForwardBodyMinRate(t *testing.T) {
 	t.Run("fast enough", func(t *testing.T) {
 		c := dial(t, srv.Server)
 		start(c)
-		for sent := 17; sent < length; sent += 10 { // 100 bytes a second
+		sent := 17
+		for ; sent+10 < length; sent += 10 { // 100 bytes a second
 			srv.advance(100 * time.Millisecond)
-			srv.sendBody(t, c, strings.Repeat("b", min(10, length-sent)))
+			srv.sendBody(t, c, strings.Repeat("b", 10))
 		}
+		// The end of the body, which ends the exchange: no waiting for
+		// it to be taken, the answer says it was.
+		srv.advance(100 * time.Millisecond)
+		io.WriteString(c, strings.Repeat("b", length-sent))
 		resp, body := readFull(t, bufio.NewReader(c), "POST")
 		if resp.StatusCode != 200 || !strings.Contains(body, fmt.Sprintf("body %d ", length)) {
 			t.Fatalf("got %d %q, want 200 and the whole body upstream", resp.StatusCode, tail(body))

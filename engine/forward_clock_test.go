@@ -32,7 +32,8 @@ func (s *clockedServer) waitForwarding(t *testing.T) {
 
 // sendBody writes body bytes on c, after the clock moved since bytes last
 // moved, and waits until the server has taken them (the time they moved
-// is now): a sweep after it counts them.
+// is now): a sweep after it counts them. They must not end the exchange,
+// which would leave no forward to look at.
 func (s *clockedServer) sendBody(t *testing.T, c net.Conn, data string) {
 	t.Helper()
 	if _, err := io.WriteString(c, data); err != nil {
