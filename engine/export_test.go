@@ -35,6 +35,10 @@ type ConnState struct {
 	// Held is the input read and not yet used up (a partial head or
 	// PROXY header), LingerRead what a lingering close has dropped.
 	Held, LingerRead int
+	// Forwarding says a request of the connection is being forwarded
+	// (or tunnelled), Moved when its bytes last moved (0 if none).
+	Forwarding bool
+	Moved      int64
 }
 
 // Conns returns the state of the connections s holds open.
@@ -45,7 +49,12 @@ func Conns(s *Server) []ConnState {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, cs := range l.conns {
-			out = append(out, ConnState{cs.active, cs.headStart, cs.lingerUntil, len(cs.partial) + cs.c.InboundBuffered(), cs.lingerRead})
+			st := ConnState{Active: cs.active, HeadStart: cs.headStart, LingerUntil: cs.lingerUntil,
+				Held: len(cs.partial) + cs.c.InboundBuffered(), LingerRead: cs.lingerRead}
+			if cs.fwd != nil {
+				st.Forwarding, st.Moved = true, cs.fwd.Moved()
+			}
+			out = append(out, st)
 		}
 	})
 	return out

@@ -66,9 +66,11 @@ func testPoolWaitTimeout(t *testing.T, tr transport) {
 		t.Errorf("pool_full not counted:\n%s", m)
 	}
 
-	// A connection freed within the wait is used.
+	// A connection freed within the wait is used: it is freed once the
+	// server forwards both requests (then the exchange of /y waits for
+	// it, or is about to).
 	io.WriteString(c, "GET /y HTTP/1.1\r\nHost: a.example\r\n\r\n")
-	time.Sleep(100 * time.Millisecond)
+	waitForwards(t, srv, 2)
 	close(release)
 	if resp, body := readFull(t, bufio.NewReader(c), "GET"); resp.StatusCode != 200 {
 		t.Fatalf("after the holder's answer: got %d %q, want 200", resp.StatusCode, body)

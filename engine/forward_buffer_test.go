@@ -8,7 +8,6 @@ import (
 	"net"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -42,68 +41,62 @@ func dialFrom(t *testing.T, srv *engine.Server, local string) net.Conn {
 	return c
 }
 
-// TestForwardTrickledBodies: two clients sending their bodies a byte a
-// second used to hold both connections of a max_conns_per_server = 2
-// pool (the exchange started at the head, and body_timeout counts only
-// time without a byte), so every other request got 503 after
-// pool_wait_timeout for as long as they kept it up. A body of up to
-// request_buffer_bytes is now read whole before the exchange starts: the
-// others are answered by the upstream meanwhile, and the slow bodies
-// reach it whole in the end.
+// TestForwardTrickledBodies: two clients trickling their bodies used to
+// hold both connections of a max_conns_per_server = 2 pool (the exchange
+// started at the head, and body_timeout counts only time without a
+// byte), so every other request got 503 after pool_wait_timeout for as
+// long as they kept it up. A body of up to request_buffer_bytes is now
+// read whole before the exchange starts: the others are answered by the
+// upstream while the slow bodies are partly in, and the slow bodies
+// reach it whole in the end. The clock is a fake one, so that no
+// body_timeout runs out meanwhile.
 func TestForwardTrickledBodies(t *testing.T) {
 	addr := startUpstream(t, echoUpstream("a"))
-	srv := startProxy(t, upstream.Config{Servers: []string{addr}, MaxConnsPerServer: 2, PoolWaitTimeout: 200 * time.Millisecond},
+	srv := plainTCP.startClockedProxy(t, upstream.Config{Servers: []string{addr}, MaxConnsPerServer: 2, PoolWaitTimeout: 200 * time.Millisecond},
 		engine.UpstreamOptions{})
 	const body = "abc"
-	type result struct {
-		who    string
-		status int
-		body   string
-	}
-	results := make(chan result, 16)
-	var wg sync.WaitGroup
+	var slow []net.Conn
 	for i := range 2 {
-		c := dialFrom(t, srv, fmt.Sprintf("127.0.0.%d", 2+i))
+		c := dialFrom(t, srv.Server, fmt.Sprintf("127.0.0.%d", 2+i))
 		fmt.Fprintf(c, "POST /slow HTTP/1.1\r\nHost: a\r\nContent-Length: %d\r\n\r\n", len(body))
-		wg.Go(func() {
-			for j := range len(body) {
-				if j > 0 {
-					time.Sleep(time.Second)
-				}
-				io.WriteString(c, body[j:j+1])
-			}
-			resp, got := readFull(t, bufio.NewReader(c), "POST")
-			results <- result{"slow", resp.StatusCode, tail(got)}
+		slow = append(slow, c)
+		srv.waitConns(t, "the slow requests to be forwarded", func(cs []engine.ConnState) bool {
+			return countConns(cs, func(c engine.ConnState) bool { return c.Forwarding }) == i+1
 		})
 	}
-	// The other requests, while the slow bodies come: a GET, and a POST
-	// whose body comes at once.
-	time.Sleep(300 * time.Millisecond)
+	// Each sends its body's first byte; once the server took them (their
+	// bytes moved at the clock's new reading), the others come.
+	srv.advance(time.Millisecond)
+	for _, c := range slow {
+		io.WriteString(c, body[:1])
+	}
+	srv.waitConns(t, "the server to take the slow bodies' first bytes", func(cs []engine.ConnState) bool {
+		return countConns(cs, func(c engine.ConnState) bool { return c.Forwarding && c.Moved == srv.now() }) == 2
+	})
+	var got []int
+	// The other requests, while the slow bodies are partly in: a GET, and
+	// a POST whose body comes at once.
 	for i := range 4 {
-		c := dial(t, srv)
+		c := dial(t, srv.Server)
 		if i%2 == 0 {
 			io.WriteString(c, "GET /other HTTP/1.1\r\nHost: a\r\n\r\n")
 		} else {
 			io.WriteString(c, "POST /other HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\nok")
 		}
 		resp, _ := readFull(t, bufio.NewReader(c), "GET")
-		results <- result{"other", resp.StatusCode, ""}
-		time.Sleep(400 * time.Millisecond)
+		got = append(got, resp.StatusCode)
 	}
-	wg.Wait()
-	close(results)
-	got := map[string][]int{}
-	for r := range results {
-		got[r.who] = append(got[r.who], r.status)
-		if r.who == "slow" && !strings.Contains(r.body, "body 3 ") {
-			t.Errorf("the slow body did not reach the upstream whole: %q", r.body)
+	if diff := cmp.Diff([]int{200, 200, 200, 200}, got); diff != "" {
+		t.Errorf("the other requests' statuses (-want +got):\n%s", diff)
+	}
+	for _, c := range slow {
+		io.WriteString(c, body[1:])
+		resp, echoed := readFull(t, bufio.NewReader(c), "POST")
+		if resp.StatusCode != 200 || !strings.Contains(echoed, "body 3 ") {
+			t.Errorf("a slow body: got %d %q, want 200 and the body whole upstream", resp.StatusCode, tail(echoed))
 		}
 	}
-	want := map[string][]int{"slow": {200, 200}, "other": {200, 200, 200, 200}}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("statuses (-want +got):\n%s", diff)
-	}
-	m := metricsOf(srv)
+	m := metricsOf(srv.Server)
 	for name, want := range map[string]string{
 		`redirectd_upstream_request_bodies_total{result="buffered"}`:                                  "4",
 		`redirectd_upstream_request_bodies_total{result="streamed"}`:                                  "0",
@@ -118,47 +111,68 @@ func TestForwardTrickledBodies(t *testing.T) {
 // TestForwardBodyMinRate: a body larger than request_buffer_bytes starts
 // its exchange with its first byte past the buffer, and must then come at
 // body_min_rate: within body_timeout plus a second per body_min_rate
-// bytes. One trickled at half the rate, though never idle for
-// body_timeout, gets 408 and gives its pooled connection back (the one
-// of a max_conns_per_server = 1 pool serves the next request); one sent
-// faster reaches the upstream whole.
+// bytes. On a fake clock, one trickled under the rate, though never idle
+// for body_timeout, is open at that deadline and gets 408 just past it,
+// giving its pooled connection back (the one of a max_conns_per_server =
+// 1 pool serves the next request); one sent faster reaches the upstream
+// whole.
 func TestForwardBodyMinRate(t *testing.T) {
+	const (
+		timeout = 500 * time.Millisecond
+		rate    = 20 // bytes a second: a byte is 50 ms of credit
+		length  = 100
+	)
 	addr := startUpstream(t, echoUpstream("a"))
-	srv := startProxy(t, upstream.Config{Servers: []string{addr}, MaxConnsPerServer: 1, PoolWaitTimeout: time.Second},
-		engine.UpstreamOptions{RequestBufferBytes: 16, BodyMinRate: 20, BodyTimeout: 500 * time.Millisecond})
-	send := func(c net.Conn, every time.Duration, per int) {
-		io.WriteString(c, "POST /upload HTTP/1.1\r\nHost: a\r\nContent-Length: 100\r\n\r\n"+strings.Repeat("b", 16))
-		for sent := 16; sent < 100; sent += per {
-			time.Sleep(every)
-			if _, err := io.WriteString(c, strings.Repeat("b", min(per, 100-sent))); err != nil {
-				return // answered and closed
-			}
-		}
+	srv := plainTCP.startClockedProxy(t, upstream.Config{Servers: []string{addr}, MaxConnsPerServer: 1, PoolWaitTimeout: time.Second},
+		engine.UpstreamOptions{RequestBufferBytes: 16, BodyMinRate: rate, BodyTimeout: timeout})
+	// start sends the head, then, a millisecond on, the buffer's 16 bytes
+	// and one past it, which starts the exchange and its rate's clock.
+	start := func(c net.Conn) int64 {
+		io.WriteString(c, fmt.Sprintf("POST /upload HTTP/1.1\r\nHost: a\r\nContent-Length: %d\r\n\r\n", length))
+		srv.waitForwarding(t)
+		srv.advance(time.Millisecond)
+		srv.sendBody(t, c, strings.Repeat("b", 17))
+		return srv.now()
 	}
 	t.Run("too slow", func(t *testing.T) {
-		c := dial(t, srv)
-		start := time.Now()
-		go send(c, 100*time.Millisecond, 1) // 10 bytes a second
+		c := dial(t, srv.Server)
+		t0 := start(c)
+		// A byte 400 ms on: never idle for body_timeout, but the body is
+		// due at t0 + 500 ms + 50 ms.
+		srv.advance(400 * time.Millisecond)
+		srv.sendBody(t, c, "b")
+		srv.advance(time.Duration(t0 + int64(timeout) + int64(time.Second)/rate - srv.now()))
+		srv.wantTimedOut(t, "body_rate", 0)
+		srv.advance(time.Nanosecond)
+		srv.wantTimedOut(t, "body_rate", 1)
 		resp, _ := readFull(t, bufio.NewReader(c), "POST")
-		// 500 ms plus 1/20 s per byte, at 10 bytes a second: about 1 s.
-		if took := time.Since(start); resp.StatusCode != 408 || !resp.Close || took > 3*time.Second {
-			t.Fatalf("got %d close=%v after %v, want 408 and close after about 1s", resp.StatusCode, resp.Close, took)
+		if resp.StatusCode != 408 || !resp.Close {
+			t.Fatalf("got %d close=%v, want 408 and close", resp.StatusCode, resp.Close)
 		}
-		c2 := dial(t, srv)
+		c2 := dial(t, srv.Server)
 		io.WriteString(c2, "GET /next HTTP/1.1\r\nHost: a\r\n\r\n")
 		if resp, _ := readFull(t, bufio.NewReader(c2), "GET"); resp.StatusCode != 200 {
 			t.Fatalf("the next request: %d, want 200 (the pooled connection given back)", resp.StatusCode)
 		}
 	})
 	t.Run("fast enough", func(t *testing.T) {
-		c := dial(t, srv)
-		go send(c, 100*time.Millisecond, 10) // 100 bytes a second
+		c := dial(t, srv.Server)
+		start(c)
+		sent := 17
+		for ; sent+10 < length; sent += 10 { // 100 bytes a second
+			srv.advance(100 * time.Millisecond)
+			srv.sendBody(t, c, strings.Repeat("b", 10))
+		}
+		// The end of the body, which ends the exchange: no waiting for
+		// it to be taken, the answer says it was.
+		srv.advance(100 * time.Millisecond)
+		io.WriteString(c, strings.Repeat("b", length-sent))
 		resp, body := readFull(t, bufio.NewReader(c), "POST")
-		if resp.StatusCode != 200 || !strings.Contains(body, "body 100 ") {
+		if resp.StatusCode != 200 || !strings.Contains(body, fmt.Sprintf("body %d ", length)) {
 			t.Fatalf("got %d %q, want 200 and the whole body upstream", resp.StatusCode, tail(body))
 		}
 	})
-	m := metricsOf(srv)
+	m := metricsOf(srv.Server)
 	for name, want := range map[string]string{
 		`redirectd_connections_timed_out_total{timeout="body_rate"}`: "1",
 		`redirectd_connections_timed_out_total{timeout="body"}`:      "0",
@@ -239,7 +253,9 @@ func TestForwardClientLimit(t *testing.T) {
 // pass the rest on (streamed), what did not fit of that read first.
 func TestForwardBufferedBodies(t *testing.T) {
 	addr := startUpstream(t, echoUpstream("a"))
-	srv := startProxy(t, upstream.Config{Servers: []string{addr}}, engine.UpstreamOptions{RequestBufferBytes: 1000})
+	// On a fake clock, so that the test knows when the server has taken
+	// the first of two pieces (sendBody).
+	srv := plainTCP.startClockedProxy(t, upstream.Config{Servers: []string{addr}}, engine.UpstreamOptions{RequestBufferBytes: 1000})
 	sum := func(b string) string { return fmt.Sprintf("body %d %x", len(b), sha256.Sum256([]byte(b))) }
 	type body struct {
 		size    int
@@ -270,16 +286,14 @@ func TestForwardBufferedBodies(t *testing.T) {
 		if b.split < 0 {
 			b.split += len(wire)
 		}
-		c := dial(t, srv)
-		go func() {
-			if b.split == 0 {
-				io.WriteString(c, head+wire)
-				return
-			}
-			io.WriteString(c, head+wire[:b.split])
-			time.Sleep(20 * time.Millisecond)
+		c := dial(t, srv.Server)
+		if b.split == 0 {
+			io.WriteString(c, head+wire)
+		} else {
+			srv.advance(time.Millisecond) // bytes that move now moved after the last body's
+			srv.sendBody(t, c, head+wire[:b.split])
 			io.WriteString(c, wire[b.split:])
-		}()
+		}
 		resp, echoed := readFull(t, bufio.NewReader(c), "POST")
 		if resp.StatusCode != 200 || !strings.Contains(echoed, sum(payload)) {
 			t.Errorf("%+v: %d, upstream saw %q", b, resp.StatusCode, tail(echoed))
@@ -290,7 +304,7 @@ func TestForwardBufferedBodies(t *testing.T) {
 		}
 		want[kind]++
 	}
-	m := metricsOf(srv)
+	m := metricsOf(srv.Server)
 	for kind := range want {
 		var n int
 		fmt.Sscan(metricValue(m, `redirectd_upstream_request_bodies_total{result="`+kind+`"}`), &n)

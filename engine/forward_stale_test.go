@@ -30,6 +30,10 @@ func TestForwardStaleIdleConnection(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var conns atomic.Int32
+			// answered: the first client has its answer; stale: the
+			// upstream has written its extra bytes (or closed), which are
+			// then in the pooled connection's socket (loopback).
+			answered, stale := make(chan struct{}), make(chan struct{})
 			up := startRawUpstream(t, func(u *rawUpstream, rc *rawConn) {
 				n := conns.Add(1)
 				for i := 0; ; i++ {
@@ -38,14 +42,20 @@ func TestForwardStaleIdleConnection(t *testing.T) {
 						return
 					}
 					if strings.HasPrefix(head, "POST") {
-						rc.unreadWithin(100 * time.Millisecond) // the 4-byte body
-						rc.consumeAll()
+						if _, err := rc.readBody(len("body"), 5*time.Second); err != nil {
+							return
+						}
 					}
 					body := fmt.Sprintf("conn %d answer %d", n, i)
 					rc.c.Write([]byte(fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(body), body)))
 					if n == 1 && i == 0 {
-						time.Sleep(50 * time.Millisecond)
+						select {
+						case <-answered:
+						case <-t.Context().Done():
+							return
+						}
 						tc.after(rc)
+						close(stale)
 					}
 				}
 			})
@@ -59,7 +69,12 @@ func TestForwardStaleIdleConnection(t *testing.T) {
 			if resp, body := readFull(t, bufio.NewReader(a), "GET"); resp.StatusCode != 200 || body != "conn 1 answer 0" {
 				t.Fatalf("first client: %d %q", resp.StatusCode, body)
 			}
-			time.Sleep(300 * time.Millisecond) // the upstream's extra bytes arrive
+			close(answered)
+			select {
+			case <-stale:
+			case <-time.After(30 * time.Second):
+				t.Fatal("the upstream did not write its extra bytes") // only ends a test that would hang
+			}
 			b := dial(t, srv)
 			io.WriteString(b, "POST /miss/b HTTP/1.1\r\nHost: site.example\r\nContent-Length: 4\r\n\r\nbody")
 			resp, body := readFull(t, bufio.NewReader(b), "POST")

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -321,19 +322,25 @@ func testForwardAnswers(t *testing.T, tr transport) {
 func TestForwardPipelined(t *testing.T) { testForwardPipelined(t, plainTCP) }
 
 func testForwardPipelined(t *testing.T, tr transport) {
+	// /slow is answered once the server holds the requests after it,
+	// unanswered: its local redirects wait for the forward before them.
+	const later = "GET /docs/x HTTP/1.1\r\nHost: a\r\n\r\n" +
+		"GET /fast HTTP/1.1\r\nHost: a\r\n\r\n" +
+		"GET /blog/1/y HTTP/1.1\r\nHost: a\r\n\r\n"
+	var srv *engine.Server
 	slow := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/slow" {
-			time.Sleep(200 * time.Millisecond)
+		held := func() bool {
+			return slices.ContainsFunc(engine.Conns(srv), func(c engine.ConnState) bool { return c.Held == len(later) })
+		}
+		if r.URL.Path == "/slow" && !testutil.Eventually(30*time.Second, held) {
+			t.Errorf("the server did not hold the %d bytes of the requests after /slow", len(later))
 		}
 		fmt.Fprint(w, "from upstream "+r.URL.Path)
 	})
-	srv := tr.startProxy(t, upstream.Config{Servers: []string{startUpstream(t, slow)}}, engine.UpstreamOptions{})
+	srv = tr.startProxy(t, upstream.Config{Servers: []string{startUpstream(t, slow)}}, engine.UpstreamOptions{})
 	c := tr.dial(t, srv)
 	io.WriteString(c, "GET /old HTTP/1.1\r\nHost: a\r\n\r\n"+
-		"GET /slow HTTP/1.1\r\nHost: a\r\n\r\n"+
-		"GET /docs/x HTTP/1.1\r\nHost: a\r\n\r\n"+
-		"GET /fast HTTP/1.1\r\nHost: a\r\n\r\n"+
-		"GET /blog/1/y HTTP/1.1\r\nHost: a\r\n\r\n")
+		"GET /slow HTTP/1.1\r\nHost: a\r\n\r\n"+later)
 	br := bufio.NewReader(c)
 	var got []string
 	for range 5 {
@@ -432,16 +439,18 @@ func testForwardFailures(t *testing.T, tr transport) {
 		}
 	})
 	t.Run("upstream slow", func(t *testing.T) {
+		// An upstream that never answers; read_timeout is a socket
+		// deadline, on real time: the answer cannot come before it.
 		addr := startUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			time.Sleep(2 * time.Second)
+			<-r.Context().Done() // the server gave up and closed
 		}))
 		srv := tr.startProxy(t, upstream.Config{Servers: []string{addr}, ReadTimeout: 300 * time.Millisecond}, engine.UpstreamOptions{})
 		c := tr.dial(t, srv)
 		start := time.Now()
 		io.WriteString(c, "GET /miss HTTP/1.1\r\nHost: a\r\n\r\n")
 		resp, _ := readFull(t, bufio.NewReader(c), "GET")
-		if took := time.Since(start); resp.StatusCode != 504 || took > 1500*time.Millisecond {
-			t.Fatalf("got %d after %v, want 504 after about 300ms", resp.StatusCode, took)
+		if took := time.Since(start); resp.StatusCode != 504 || took < 300*time.Millisecond {
+			t.Fatalf("got %d after %v, want 504 after read_timeout (300ms)", resp.StatusCode, took)
 		}
 	})
 	t.Run("idle connection closed by the upstream", func(t *testing.T) {
@@ -489,10 +498,16 @@ func testForwardFailures(t *testing.T, tr transport) {
 		}
 	})
 	t.Run("upstream dies mid-answer", func(t *testing.T) {
+		// The upstream dies once the client has the answer's head: the
+		// relay has begun.
+		headRead := make(chan struct{})
 		upAddr := testutil.Serve(t, func(uc net.Conn) {
 			bufio.NewReader(uc).ReadString('\n')
 			io.WriteString(uc, "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n"+strings.Repeat("x", 40000))
-			time.Sleep(100 * time.Millisecond)
+			select {
+			case <-headRead:
+			case <-t.Context().Done():
+			}
 			uc.Close()
 		})
 		srv := tr.startProxy(t, upstream.Config{Servers: []string{upAddr}}, engine.UpstreamOptions{})
@@ -502,6 +517,7 @@ func testForwardFailures(t *testing.T, tr transport) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		close(headRead)
 		if _, err := io.ReadAll(resp.Body); err == nil {
 			t.Fatal("a truncated answer was read as complete")
 		}
@@ -549,7 +565,7 @@ func TestForwardLimits(t *testing.T) {
 		seen <- r.URL.Path
 		io.Copy(io.Discard, r.Body)
 	}))
-	srv := startProxy(t, upstream.Config{Servers: []string{addr}}, engine.UpstreamOptions{MaxRequestBodyBytes: 1000, BodyTimeout: 300 * time.Millisecond})
+	srv := startProxy(t, upstream.Config{Servers: []string{addr}}, engine.UpstreamOptions{MaxRequestBodyBytes: 1000})
 	t.Run("413 before forwarding", func(t *testing.T) {
 		c := dial(t, srv)
 		io.WriteString(c, "POST /big HTTP/1.1\r\nHost: a\r\nContent-Length: 1001\r\n\r\n")
@@ -573,12 +589,23 @@ func TestForwardLimits(t *testing.T) {
 		}
 	})
 	t.Run("408 when the body stops", func(t *testing.T) {
-		c := dial(t, srv)
-		io.WriteString(c, "POST /stalled HTTP/1.1\r\nHost: a\r\nContent-Length: 500\r\n\r\nonly part")
-		start := time.Now()
+		// On a fake clock: open a millisecond before body_timeout after
+		// the last bytes came, answered 408 and closed at it.
+		const timeout = 2 * time.Second
+		srv := plainTCP.startClockedProxy(t, upstream.Config{Servers: []string{addr}},
+			engine.UpstreamOptions{MaxRequestBodyBytes: 1000, BodyTimeout: timeout})
+		c := dial(t, srv.Server)
+		io.WriteString(c, "POST /stalled HTTP/1.1\r\nHost: a\r\nContent-Length: 500\r\n\r\n")
+		srv.waitForwarding(t)
+		srv.advance(timeout - time.Millisecond)
+		srv.sendBody(t, c, "only part")
+		srv.advance(timeout - time.Millisecond)
+		srv.wantTimedOut(t, "body", 0)
+		srv.advance(time.Millisecond)
+		srv.wantTimedOut(t, "body", 1)
 		resp, _ := readFull(t, bufio.NewReader(c), "POST")
-		if took := time.Since(start); resp.StatusCode != 408 || !resp.Close || took > 2*time.Second {
-			t.Fatalf("got %d close=%v after %v, want 408 and close after about 300ms", resp.StatusCode, resp.Close, took)
+		if resp.StatusCode != 408 || !resp.Close {
+			t.Fatalf("got %d close=%v, want 408 and close", resp.StatusCode, resp.Close)
 		}
 	})
 }
@@ -619,11 +646,5 @@ func TestActiveHealthCheck(t *testing.T) {
 		t.Fatalf("with the check failing: %d, %d requests reached the server", code, served.Load())
 	}
 	healthy.Store(true)
-	deadline := time.Now().Add(3 * time.Second)
-	for ask() != 200 {
-		if time.Now().After(deadline) {
-			t.Fatal("server not back in service after its check passed")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testutil.WaitFor(t, 30*time.Second, "the server back in service after its check passed", func() bool { return ask() == 200 })
 }

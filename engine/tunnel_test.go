@@ -89,8 +89,10 @@ func readFrame(br *bufio.Reader) (string, error) {
 func TestWebSocketTunnel(t *testing.T) { testWebSocketTunnel(t, plainTCP) }
 
 func testWebSocketTunnel(t *testing.T, tr transport) {
-	srv := tr.startProxy(t, upstream.Config{Servers: []string{wsEchoUpstream(t)}}, engine.UpstreamOptions{BodyTimeout: 200 * time.Millisecond})
-	c := tr.dial(t, srv)
+	// On a fake clock, which moves past the body timeout mid-tunnel.
+	srv := tr.startClockedProxy(t, upstream.Config{Servers: []string{wsEchoUpstream(t)}},
+		engine.UpstreamOptions{BodyTimeout: 200 * time.Millisecond, TunnelIdleTimeout: time.Hour})
+	c := tr.dial(t, srv.Server)
 	io.WriteString(c, "GET /chat HTTP/1.1\r\nHost: a\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"+
 		"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
 	br := bufio.NewReader(c)
@@ -104,7 +106,7 @@ func testWebSocketTunnel(t *testing.T, tr transport) {
 	for i, msg := range []string{"hello", strings.Repeat("x", 100), "bye"} {
 		if i == 1 {
 			// Longer than the body timeout: a tunnel is not a body.
-			time.Sleep(400 * time.Millisecond)
+			srv.advance(400 * time.Millisecond)
 		}
 		c.Write(frame(msg, []byte{1, 2, 3, 4}))
 		got, err := readFrame(br)

@@ -481,6 +481,12 @@ func (f *Forward) release(c gnet.Conn, closeConn bool) {
 	f.conn.Released(c, closeConn || f.closing)
 }
 
+// Moved is the coarse clock's reading when bytes last moved (a body
+// chunk passed on, tunnel bytes either way): what body_timeout and
+// tunnel_idle_timeout count from. Tests read it to know that the server
+// has taken what they sent before they move a fake clock on.
+func (f *Forward) Moved() int64 { return f.moved.Load() }
+
 // Record is what the access log records of f's answer, once written.
 func (f *Forward) Record() Record {
 	sent := f.sent.Load()
