@@ -253,9 +253,9 @@ func TestPackedAfterConditions(t *testing.T) {
 	}
 }
 
-// TestPackedDuplicatesMany checks the duplicates of a table big enough for
-// the in-place grouping by home slot, which leaves the keys of a group in
-// any order: each error still names the later rule and the first one.
+// TestPackedDuplicatesMany checks the duplicates of a table indexed in
+// batches and grown several times: each error still names the later rule
+// and the first one.
 func TestPackedDuplicatesMany(t *testing.T) {
 	const n = 1 << 17
 	var rules []matcher.Rule
