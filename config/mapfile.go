@@ -165,6 +165,12 @@ func parseMapFile(k *ruleSink, name string, r io.Reader, size int, tmpl matcher.
 			return used // take is done with its entries
 		})
 	}
+	return readMapFileAsync(name, r, tmpl, scan, take)
+}
+
+// readMapFileAsync is readMapFile on a goroutine of its own, which hands
+// the entries to take, on this one, in batches.
+func readMapFileAsync(name string, r io.Reader, tmpl matcher.Rule, scan scanner, take func(*mapItem) bool) error {
 	const batch = 1024
 	type mapBatch struct {
 		items   []mapItem
