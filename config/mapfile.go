@@ -302,15 +302,17 @@ func scanMapFile(name string, data []byte, final bool, line int, tmpl matcher.Ru
 	// The lexer's words are substrings of src. data is read for this load
 	// alone and never changed while its entries are compiled, and the Set
 	// copies what it keeps, so src aliases it rather than copying it.
-	lx := syntax.New(unsafe.String(unsafe.SliceData(data), len(data)))
-	at := func(l int) int { return l + line - 1 }
+	// It counts lines from the piece's first, so that the lines its
+	// messages name are the file's.
+	first := line
+	lx := syntax.NewAt(unsafe.String(unsafe.SliceData(data), len(data)), first)
 	var toks [3]syntax.Token
 	n, bad := 0, "" // bad: why the entry being read is wrong
 	fail := func(line int, msg string) bool {
-		*out.Item = mapItem{err: &Error{File: name, Line: at(line), Msg: msg}}
+		*out.Item = mapItem{err: &Error{File: name, Line: line, Msg: msg}}
 		return out.Emit()
 	}
-	done := func() { end, lines = lx.Offset(), lx.Line()-1 }
+	done := func() { end, lines = lx.Offset(), lx.Line()-first }
 	for {
 		if n == 0 && bad == "" {
 			// Most entries are two plain words: read without a token
@@ -318,7 +320,7 @@ func scanMapFile(name string, data []byte, final bool, line int, tmpl matcher.Ru
 			if a, b, l, ok := lx.Pair(); ok {
 				toks[0] = syntax.Token{Text: a, Line: l}
 				toks[1] = syntax.Token{Text: b, Line: l}
-				if entryItem(out.Item, name, at(l), toks[:2], 2, "", &tmpl) && !out.Emit() {
+				if entryItem(out.Item, name, l, toks[:2], 2, "", &tmpl) && !out.Emit() {
 					return end, lines, false
 				}
 				done()
@@ -334,7 +336,7 @@ func scanMapFile(name string, data []byte, final bool, line int, tmpl matcher.Ru
 			if !se.Fatal && !skipEntry(lx) && !final {
 				return end, lines, true // the entry goes on in the next piece
 			}
-			*out.Item = mapItem{err: &Error{File: name, Line: at(se.Line), Msg: se.Msg}, fatal: se.Fatal}
+			*out.Item = mapItem{err: &Error{File: name, Line: se.Line, Msg: se.Msg}, fatal: se.Fatal}
 			if !out.Emit() || se.Fatal {
 				return end, lines, false
 			}
@@ -350,7 +352,7 @@ func scanMapFile(name string, data []byte, final bool, line int, tmpl matcher.Ru
 			if n > 0 || bad != "" {
 				fail(toks[0].Line, "entry does not end with ';'")
 			}
-			return len(data), lx.Line() - 1, false
+			return len(data), lx.Line() - first, false
 		case syntax.Open, syntax.Close:
 			if bad == "" {
 				bad = fmt.Sprintf("unexpected '%c': a map file holds the entries of nginx's map block, without braces; "+
@@ -373,7 +375,7 @@ func scanMapFile(name string, data []byte, final bool, line int, tmpl matcher.Ru
 		if n > 0 {
 			line = toks[0].Line
 		}
-		if entryItem(out.Item, name, at(line), toks[:min(n, len(toks))], n, bad, &tmpl) && !out.Emit() {
+		if entryItem(out.Item, name, line, toks[:min(n, len(toks))], n, bad, &tmpl) && !out.Emit() {
 			return end, lines, false
 		}
 		n, bad = 0, ""

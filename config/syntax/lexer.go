@@ -82,6 +82,11 @@ type Lexer struct {
 // src.
 func New(src string) *Lexer { return &Lexer{src: src, line: 1} }
 
+// NewAt is New for a src that starts on line line of its file (a piece
+// of a map file read in pieces): tokens and errors, and the lines errors
+// name in their messages, count from there.
+func NewAt(src string, line int) *Lexer { return &Lexer{src: src, line: line} }
+
 // Line is the line the Lexer has reached.
 func (l *Lexer) Line() int { return l.line }
 
