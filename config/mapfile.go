@@ -301,9 +301,8 @@ type mapItem struct {
 func scanMapFile(name string, data []byte, final bool, line int, tmpl matcher.Rule, out *mapOut) (end, lines int, more bool) {
 	// The lexer's words are substrings of src. data is read for this load
 	// alone and never changed while its entries are compiled, and the Set
-	// copies what it keeps, so src aliases it rather than copying it.
-	// It counts lines from the piece's first, so that the lines its
-	// messages name are the file's.
+	// copies what it keeps, so src aliases it rather than copying it. It
+	// counts from the piece's first line: its messages name the file's.
 	first := line
 	lx := syntax.NewAt(unsafe.String(unsafe.SliceData(data), len(data)), first)
 	var toks [3]syntax.Token
@@ -315,8 +314,7 @@ func scanMapFile(name string, data []byte, final bool, line int, tmpl matcher.Ru
 	done := func() { end, lines = lx.Offset(), lx.Line()-first }
 	for {
 		if n == 0 && bad == "" {
-			// Most entries are two plain words: read without a token
-			// each.
+			// Most entries are two plain words: no token for each.
 			if a, b, l, ok := lx.Pair(); ok {
 				toks[0] = syntax.Token{Text: a, Line: l}
 				toks[1] = syntax.Token{Text: b, Line: l}
