@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"fmt"
 	"testing"
 	"testing/fstest"
@@ -85,4 +86,16 @@ func FuzzMapChunks(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestRegexLines holds regexLines, which searches for '~' alone, to what
+// it counts: the lines after the first that start with ~, "~ or '~.
+func TestRegexLines(t *testing.T) {
+	for _, s := range []string{"", "~a", "\n~a\n\"~b\n'~c\n~~\nx~\n\"x~", "a\n~\n~", "\n\"~", "\n'", "~\n\n'~'~\n\"\"~", "/a /b;\n/c /d;\n"} {
+		b := []byte(s)
+		want := bytes.Count(b, []byte("\n~")) + bytes.Count(b, []byte("\n\"~")) + bytes.Count(b, []byte("\n'~"))
+		if got := regexLines(b); got != want {
+			t.Errorf("regexLines(%q) = %d, want %d", s, got, want)
+		}
+	}
 }

@@ -32,8 +32,7 @@ func (e *entry) mapFormat(v any) scanner {
 // starting with '#' (no path does) are skipped, a line may end in CRLF,
 // and a line with other than two fields, or an empty one, is an error
 // naming its line. A piece ends after its last whole line.
-func scanTSV(name string, data []byte, final bool, line int, tmpl matcher.Rule, emit func(*mapItem) bool) (end, lines int, more bool) {
-	var it mapItem
+func scanTSV(name string, data []byte, final bool, line int, tmpl matcher.Rule, out *mapOut) (end, lines int, more bool) {
 	for end < len(data) {
 		nl := bytes.IndexByte(data[end:], '\n')
 		if nl < 0 && !final {
@@ -52,19 +51,19 @@ func scanTSV(name string, data []byte, final bool, line int, tmpl matcher.Rule, 
 		from, to, ok := bytes.Cut(text, []byte("\t"))
 		switch {
 		case !ok || bytes.IndexByte(to, '\t') >= 0:
-			it = mapItem{err: &Error{File: name, Line: at, Msg: fmt.Sprintf(
+			*out.Item = mapItem{err: &Error{File: name, Line: at, Msg: fmt.Sprintf(
 				"an entry of a tab-separated map is `from<TAB>to`; this line has %d fields", bytes.Count(text, []byte("\t"))+1)}}
 		case len(from) == 0 || len(to) == 0:
-			it = mapItem{err: &Error{File: name, Line: at, Msg: "an entry of a tab-separated map needs both a from and a to; one is empty"}}
+			*out.Item = mapItem{err: &Error{File: name, Line: at, Msg: "an entry of a tab-separated map needs both a from and a to; one is empty"}}
 		default:
 			r := tmpl
 			// As scanMapFile's words, these alias the piece read for
 			// this load; the Set copies what it keeps.
 			r.From, r.To = unsafe.String(unsafe.SliceData(from), len(from)), unsafe.String(unsafe.SliceData(to), len(to))
 			r.File, r.Line = name, at
-			it = mapItem{r: r}
+			*out.Item = mapItem{r: r}
 		}
-		if !emit(&it) {
+		if !out.Emit() {
 			return end, lines, false
 		}
 	}

@@ -93,11 +93,12 @@ func FuzzTSVMap(f *testing.F) {
 		for _, l := range strings.Split(text, "\n") {
 			lines[strings.TrimSuffix(l, "\r")] = true
 		}
-		scanTSV("r.tsv", []byte(text), true, 1, matcher.Rule{}, func(it *mapItem) bool {
+		var it mapItem
+		scanTSV("r.tsv", []byte(text), true, 1, matcher.Rule{}, &mapOut{Item: &it, Emit: func() bool {
 			if it.err == nil && (strings.ContainsAny(it.r.From, "\t\n") || strings.ContainsAny(it.r.To, "\t\n") || !lines[it.r.From+"\t"+it.r.To]) {
 				t.Fatalf("rule %q -> %q is not the two fields of a line", it.r.From, it.r.To)
 			}
 			return true
-		})
+		}})
 	})
 }

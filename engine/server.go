@@ -233,6 +233,9 @@ func New(opts Options, rules *matcher.Set) *Server {
 // reload would otherwise keep a million-rule set alive until it does, and
 // the garbage collection after a reload would find the old set still in
 // use (settled RSS grew by a whole set per reload, 121 to 340 MiB in two).
+// The loop's condition view goes too: it points at the set of the last
+// request, which kept a million-rule set resident after a SIGHUP until
+// the next request came (RSS 5 s after the reload 1.9x that after start).
 func (s *Server) Swap(rules *matcher.Set) {
 	s.rules.Store(rules)
 	// Nothing a loop keeps between requests is to hold the old rules:

@@ -7,9 +7,11 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
+	"weak"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -380,6 +382,33 @@ func testMalformed(t *testing.T, tr transport) {
 			}
 			expectClosed(t, br)
 		})
+	}
+}
+
+// TestSwapReleasesOld checks that once Swap returns nothing of the engine
+// keeps the old set, though the loop's last answer came from it and no
+// request came since: a million-rule set stayed resident after a reload.
+func TestSwapReleasesOld(t *testing.T) {
+	old, err := matcher.Compile(testRules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := plainTCP.startSet(t, engine.Options{EventLoops: 1}, old)
+	gone := weak.Make(old)
+	old = nil
+	c := dial(t, srv)
+	io.WriteString(c, "GET /old HTTP/1.1\r\nHost: a\r\n\r\n")
+	if a := readAnswer(t, bufio.NewReader(c), "GET"); a.Status != 301 {
+		t.Fatalf("before the swap: %+v", a)
+	}
+	set, err := matcher.Compile([]matcher.Rule{{Kind: matcher.Exact, From: "/new-rule", To: "/there", Status: 302}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Swap(set)
+	runtime.GC()
+	if gone.Value() != nil {
+		t.Fatal("the old set is still in use after Swap")
 	}
 }
 

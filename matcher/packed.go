@@ -2,14 +2,12 @@ package matcher
 
 import (
 	"bytes"
-	"cmp"
 	"fmt"
 	"hash/maphash"
 	"math"
 	"math/bits"
 	"slices"
 	"strconv"
-	"strings"
 	"sync/atomic"
 )
 
@@ -26,14 +24,17 @@ type packedTable struct {
 	ents  []packedEntry // in the order the rules were added
 	// slots is an open-addressing (linear probing) hash index: 0 is
 	// empty, else the low 32 bits are an entry index + 1 and the high 32
-	// the low 32 bits of the key's hash, so a probe rarely touches an
-	// entry that is not the one sought. A key's home slot is the top bits
-	// of its hash (shift), so that keys sorted by hash fill the slots in
-	// order.
+	// the high 32 bits of the key's hash (its tag), so a probe rarely
+	// touches an entry that is not the one sought. A key's home slot is
+	// the top bits of its hash (shift, at least 32), so a slot's value
+	// alone gives its home.
 	slots []uint64
 	shift uint8
 	// indexed is how many entries (the first ones) are in the index.
 	indexed int
+	// touched keeps the reads of home slots that index makes only to
+	// have them in the cache (unused, they would be compiled away).
+	touched uint64
 	hits    []atomic.Uint64 // per entry, made by finish
 	last    []atomic.Uint32 // per entry, made by finish: lastanswered.go
 	seed    maphash.Seed
@@ -45,12 +46,6 @@ type packedTable struct {
 	form    uint8
 	orig    []byte
 	origEnd []uint32
-}
-
-// pendingKey is an entry being filed in the hash index.
-type pendingKey struct {
-	hash uint64
-	i    uint32
 }
 
 // packedEntry is one rule of a packedTable: 16 bytes.
@@ -101,9 +96,11 @@ var DefaultLimits = Limits{HostBytes: math.MaxUint32, HostRules: math.MaxInt32, 
 // rule (no query conditions either) that is valid and fits the entry's
 // fields. Anything else, valid or
 // not, takes the ordinary path, which also reports what is wrong with it.
+// (Active's times are tested one by one: Window.IsZero copies the
+// Window, a fifth of packable's own time at a million rules.)
 func packable(in *Rule) bool {
 	return in.Kind == Exact && !in.Pass && !in.RequestURI && !in.DecodedPath && !in.CaseInsensitive && !in.TrailingSlash && len(in.Query) == 0 && in.When.Empty() &&
-		in.Active.IsZero() && !in.Shadow && !in.Fallback && len(in.FallbackStatus) == 0 &&
+		in.Active.From.IsZero() && in.Active.Until.IsZero() && !in.Shadow && !in.Fallback && len(in.FallbackStatus) == 0 &&
 		len(in.From) > 0 && in.From[0] == '/' && len(in.From) <= math.MaxUint16 &&
 		plainPath(in.From) &&
 		// NeedsEncoding holds for every byte checkTo refuses (controls).
@@ -133,14 +130,19 @@ var notPlain = func() (t [256]bool) {
 
 // namesNoHost reports a To that has a scheme or "//" but no host after
 // it ("//", "https:///x"), or a host taken from the request: parseTemplate
-// refuses it, so the ordinary path takes it and reports why.
+// refuses it, so the ordinary path takes it and reports why. It reads no
+// further than the host's first byte (what authorityEnd and a trim of the
+// slashes would give, without the rest of the host: every `to` of a
+// million-rule map comes here at load).
 func namesNoHost(to string) bool {
-	end := authorityEnd(to)
-	if end < 0 {
+	start := schemeEnd(to)
+	if start == 0 && (len(to) < 2 || to[0] != '/' && to[0] != '\\' || to[1] != '/' && to[1] != '\\') {
 		return false
 	}
-	host := strings.TrimLeft(to[schemeEnd(to):end], "/\\")
-	return host == "" || host[0] == '$'
+	for start < len(to) && (to[start] == '/' || to[start] == '\\') {
+		start++
+	}
+	return start == len(to) || to[start] == '?' || to[start] == '#' || to[start] == '$'
 }
 
 func newPackedTable(host string) *packedTable {
@@ -155,7 +157,7 @@ func (t *packedTable) find(key []byte) (uint32, bool) {
 
 // probe looks for key, whose hash is h.
 func probe[K string | []byte](t *packedTable, h uint64, key K) (uint32, bool) {
-	tag, mask := uint32(h), uint64(len(t.slots)-1)
+	tag, mask := uint32(h>>32), uint64(len(t.slots)-1)
 	for i := h >> t.shift; ; i = (i + 1) & mask {
 		s := t.slots[i]
 		if s == 0 {
@@ -196,14 +198,14 @@ func (t *packedTable) add(in *Rule, lim Limits) (ok bool, err error) {
 }
 
 // index files the entries added since the last index in the hash index
-// and reports each that repeats an earlier From. Inserting a million keys
-// one by one into a 16 MB index costs a cache miss each; sorted by hash
-// (a radix sort on the top 16 bits), they fill the slots front to back: a
-// million rules went from about 190 ms to about 60 ms in config.Load's
-// profile. The keys are hashed here rather than as they are added, and
-// sorted in place, a quarter of the hash space at a time (see quarters):
-// a list of them kept through the load, a copy of it and a sorted copy
-// were 48 MB of a million-rule load's 250 MiB peak; now 5 MB.
+// and reports each that repeats an earlier From. Filing a million keys
+// one by one into a 16 MB index costs a cache miss each, one after the
+// other; here the keys are hashed indexBatch at a time, the home slot of
+// each read in a row (loads that do not wait on each other, so the
+// misses overlap), then filed. Sorting the keys by hash first, to fill
+// the slots front to back, cost more than the misses it saved (a sixth
+// of the CPU to the first answer at a million rules, on 65,536 buckets)
+// and a list of every key's hash.
 func (t *packedTable) index() []error {
 	if t.indexed == len(t.ents) {
 		return nil
@@ -215,49 +217,46 @@ func (t *packedTable) index() []error {
 	done, from := t.indexed, t.indexed
 	if n > len(t.slots) {
 		// A bigger index: the entries indexed before are filed again.
+		// At most 2^32 slots (2^31 entries), so shift is at least 32.
 		t.slots = make([]uint64, n)
 		t.shift = uint8(64 - bits.TrailingZeros(uint(n)))
 		from = 0
 	}
 	t.indexed = len(t.ents)
 	// dups are the entries that repeat a key, with the slot of the key.
-	// The sort leaves equal hashes in any order, so the earliest rule of
-	// a key is the one kept in its slot, and the errors are made once
-	// every copy was seen: each names the later rule and the first.
 	type dup struct {
 		i    uint32
 		slot int
 	}
 	var dups []dup
-	quarter, most := t.quarters(from)
-	keys := make([]pendingKey, 0, most)
-	for q := range uint8(4) {
-		keys = keys[:0]
-		for i := uint32(from); i < uint32(len(t.ents)); i++ {
-			if quarter == nil || quarter[int(i)-from] == q {
-				keys = append(keys, pendingKey{hash: maphash.Bytes(t.seed, t.key(i)), i: i})
-			}
+	var vs [indexBatch]uint64
+	var sink uint64
+	for lo := uint32(from); lo < uint32(len(t.ents)); lo += indexBatch {
+		m := min(indexBatch, uint32(len(t.ents))-lo)
+		for k := range m {
+			vs[k] = slotValue(maphash.Bytes(t.seed, t.key(lo+k)), lo+k)
 		}
-		sortByHash(keys)
-		for _, p := range keys {
-			j, found := t.probeEntry(p.hash, p.i)
+		for _, v := range vs[:m] {
+			sink += t.slots[v>>t.shift]
+		}
+		for _, s := range vs[:m] {
+			i := uint32(s) - 1
+			j, found := t.probeEntry(s, i)
 			if !found {
-				t.slots[j] = uint64(uint32(p.hash))<<32 | uint64(p.i+1)
+				t.slots[j] = s
 				continue
 			}
-			later := p.i
+			later := i
 			if in := uint32(t.slots[j]) - 1; later < in {
 				later = in
-				t.slots[j] = uint64(uint32(p.hash))<<32 | uint64(p.i+1)
+				t.slots[j] = s
 			}
 			if int(later) >= done { // else reported by an earlier index
 				dups = append(dups, dup{later, j})
 			}
 		}
-		if quarter == nil {
-			break
-		}
 	}
+	t.touched = sink
 	var errs []error
 	for _, d := range dups {
 		r := t.rule(d.i)
@@ -266,76 +265,30 @@ func (t *packedTable) index() []error {
 	return errs
 }
 
-// quarters returns, for each entry from from on, the top two bits of its
-// key's hash, and how many keys the biggest quarter holds; nil and the
-// number of entries when there are few. index sorts and files one quarter
-// of the keys at a time, which fill a quarter of the slots each: a list
-// of 16 bytes per key to sort was 16 MB of a million-rule load, at its
-// peak (beside a running set, on a reload). Hashing each key twice costs
-// about 20 ms a million.
-func (t *packedTable) quarters(from int) ([]uint8, int) {
-	if len(t.ents)-from < 1<<16 {
-		return nil, len(t.ents) - from
-	}
-	quarter := make([]uint8, len(t.ents)-from)
-	var count [4]int
-	for k := range quarter {
-		q := uint8(maphash.Bytes(t.seed, t.key(uint32(from+k))) >> 62)
-		quarter[k] = q
-		count[q]++
-	}
-	return quarter, slices.Max(count[:])
-}
+// indexBatch is how many keys index hashes before it reads their home
+// slots: 32 took 40-50 ms of CPU to index a million keys against 55-65
+// for 8 and 64 (and 16 within the noise of 32).
+const indexBatch = 32
 
-// probeEntry is probe for the key of entry i, which it reads only when a
-// slot's tag matches: in hash order, entries come in no order at all, and
-// reading each one's key would cost a cache miss per entry. It returns
-// the slot holding the same key, or the empty slot where i belongs.
-func (t *packedTable) probeEntry(h uint64, i uint32) (int, bool) {
-	tag, mask := uint32(h), uint64(len(t.slots)-1)
-	for j := h >> t.shift; ; j = (j + 1) & mask {
-		s := t.slots[j]
-		if s == 0 {
+// slotValue is what the index's slot of entry i, whose key hashes to h,
+// holds: the high 32 bits of h (the tag) and i + 1. Its top bits are
+// those of h, so the key's home slot is slotValue >> shift as well.
+func slotValue(h uint64, i uint32) uint64 { return h&^math.MaxUint32 | uint64(i) + 1 }
+
+// probeEntry is probe for the key of entry i, whose slot value is s; it
+// reads the entry of a slot only when the slot's tag matches: the
+// entries in a run of slots lie anywhere, and reading each one's key
+// would cost a cache miss per slot. It returns the slot holding the same
+// key, or the empty slot where i belongs.
+func (t *packedTable) probeEntry(s uint64, i uint32) (int, bool) {
+	tag, mask := uint32(s>>32), uint64(len(t.slots)-1)
+	for j := s >> t.shift; ; j = (j + 1) & mask {
+		v := t.slots[j]
+		if v == 0 {
 			return int(j), false
 		}
-		if uint32(s>>32) == tag && string(t.key(uint32(s)-1)) == string(t.key(i)) {
+		if uint32(v>>32) == tag && string(t.key(uint32(v)-1)) == string(t.key(i)) {
 			return int(j), true
-		}
-	}
-}
-
-// sortByHash orders keys by the top 16 bits of their hash, in place: an
-// American flag sort (count each bucket, then swap every key into the
-// next free place of its bucket), which moves each key once, as a counting
-// sort into a second array does, without the second array. Keys with
-// equal top bits end in no particular order.
-func sortByHash(keys []pendingKey) {
-	if len(keys) < 1<<12 {
-		slices.SortFunc(keys, func(a, b pendingKey) int { return cmp.Compare(a.hash>>48, b.hash>>48) })
-		return
-	}
-	// next[b] is the next place to fill in bucket b, end[b] its end.
-	var next, end [1 << 16]uint32
-	for _, k := range keys {
-		end[k.hash>>48]++
-	}
-	var sum uint32
-	for b, c := range end {
-		next[b] = sum
-		sum += c
-		end[b] = sum
-	}
-	for b := range next {
-		for next[b] < end[b] {
-			k := keys[next[b]]
-			// Carry k to its bucket, taking the key found there
-			// along, until one belongs in b.
-			for kb := k.hash >> 48; kb != uint64(b); kb = k.hash >> 48 {
-				keys[next[kb]], k = k, keys[next[kb]]
-				next[kb]++
-			}
-			keys[next[b]] = k
-			next[b]++
 		}
 	}
 }
@@ -373,7 +326,11 @@ func (t *packedTable) grow(rules, bytes int) {
 	} else {
 		t.arena = slices.Grow(t.arena, bytes)
 	}
-	t.ents = slices.Grow(t.ents, rules)
+	if len(t.ents) == 0 && rules > cap(t.ents) {
+		t.ents = make([]packedEntry, 0, rules) // not cleared, as the arena
+	} else {
+		t.ents = slices.Grow(t.ents, rules)
+	}
 }
 
 // finish makes the hit counters and gives back the room append left at

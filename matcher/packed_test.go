@@ -253,10 +253,9 @@ func TestPackedAfterConditions(t *testing.T) {
 	}
 }
 
-// TestPackedDuplicatesMany checks the duplicates of a table big enough for
-// the in-place radix sort, which leaves equal hashes in any order, and to
-// be indexed a quarter of its keys at a time: each error still names the
-// later rule and the first one.
+// TestPackedDuplicatesMany checks the duplicates of a table indexed in
+// batches and grown several times: each error still names the later rule
+// and the first one.
 func TestPackedDuplicatesMany(t *testing.T) {
 	const n = 1 << 17
 	var rules []matcher.Rule

@@ -306,3 +306,52 @@ func referenceUnescape(s string) string {
 	}
 	return string(dst)
 }
+
+// pairTexts are sources that Pair reads, or leaves to Next, at the start.
+var pairTexts = []string{
+	"/a /b;", "\n\r\t /a\t/b \t;x", "/a /b", "/a /b\n;", "/a\n/b;", "/a;", "/a /b /c;",
+	"\"/a\" /b;", "/a '/b';", "# c\n/a /b;", "/a$x /b;", "/a /${b};", "/a\\ b /c;",
+	"/a}b /c#d;", "{ /a /b;", "} /a /b;", "/a {/b;", "/a /b{;", "", "  \n", ";",
+	"/a /b;\n/c /d;", "~^/x$ /y;", "/a\x00 /b\xff;",
+}
+
+// TestPair checks Pair against Next on pairTexts (see FuzzPair).
+func TestPair(t *testing.T) {
+	for _, src := range pairTexts {
+		checkPair(t, src)
+	}
+}
+
+// FuzzPair holds Pair to what Next reads: when Pair takes an entry, Next
+// reads the same two unquoted words on the same line and a ';', and ends
+// at the same place; when it does not, the Lexer is where it was.
+func FuzzPair(f *testing.F) {
+	for _, src := range pairTexts {
+		f.Add(src)
+	}
+	f.Fuzz(checkPair)
+}
+
+func checkPair(t *testing.T, src string) {
+	l := New(src)
+	a, b, line, ok := l.Pair()
+	if !ok {
+		if l.pos != 0 || l.line != 1 {
+			t.Fatalf("%q: Pair failed but moved the Lexer to %d, line %d", src, l.pos, l.line)
+		}
+		return
+	}
+	n := New(src)
+	var got []Token
+	for range 3 {
+		tok, err := n.Next()
+		if err != nil {
+			t.Fatalf("%q: Pair read %q %q, Next fails: %v", src, a, b, err)
+		}
+		got = append(got, tok)
+	}
+	want := []Token{{Kind: Word, Text: a, Line: line}, {Kind: Word, Text: b, Line: line}, {Kind: Semicolon, Line: line}}
+	if diff := cmp.Diff(want, got); diff != "" || n.pos != l.pos || n.line != l.line {
+		t.Fatalf("%q: Pair ended at %d line %d, Next at %d line %d; tokens (-Pair +Next):\n%s", src, l.pos, l.line, n.pos, n.line, diff)
+	}
+}
