@@ -1,7 +1,9 @@
 package matcher
 
 import (
+	"errors"
 	"fmt"
+	"regexp/syntax"
 
 	"github.com/redirectd/redirectd/matcher/pcre"
 )
@@ -26,12 +28,22 @@ const pcreBudget = 1 << 16
 // anything is the stand-in program of a PCRE rule.
 const anything = `(?s).*`
 
+// re2Reason is RE2's reason for refusing a regex without the regex
+// itself, which the message quotes already: regexp/syntax writes it raw,
+// and a regex holding a newline would break the message's one line.
+func re2Reason(err error) string {
+	if se, ok := errors.AsType[*syntax.Error](err); ok {
+		return string(se.Code)
+	}
+	return err.Error()
+}
+
 // compilePCRE compiles r's regex, which RE2 refused with rerr, for
 // package pcre, and returns its groups' names.
 func (r *rule) compilePCRE(rerr error) ([]string, error) {
 	re, err := pcre.Compile(r.From, false) // CaseInsensitive is in From already, as (?i)
 	if err != nil {
-		return nil, fieldErr("from", "cannot compile regex %q: %v (as RE2: %v)", r.From, err, rerr)
+		return nil, fieldErr("from", "cannot compile regex %q: %v (as RE2: %s)", r.From, err, re2Reason(rerr))
 	}
 	if n := re.Size(); n > maxProgramInsts {
 		return nil, fieldErr("from", "cannot compile regex %q: compiles to %d instructions, more than the %d allowed; split it into simpler rules", r.From, n, maxProgramInsts)
