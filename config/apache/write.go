@@ -24,6 +24,11 @@ func (res *Result) TOML(header string) string {
 	b.WriteString("\n# Apache matches the decoded URL-path, slashes merged: nginx's $uri\n[rules.defaults]\nuri = \"nginx\"\n")
 	b.WriteString("\n# Apache sends absolute Locations\n[server]\nabsolute_redirect = true\n")
 	for _, m := range res.Maps {
+		if m.Made != "" { // no RewriteMap names it: say what made it
+			fmt.Fprintf(&b, "\n# %s: %s\n[[location_map]]\nvariable = %s\nsource = %s\nfunction = %s\n",
+				m.Source, commentSafe(m.Made), importer.Quote(m.Variable), importer.Quote("$"+m.Key), importer.Quote(m.Function))
+			continue
+		}
 		if m.Function != "" {
 			fmt.Fprintf(&b, "\n# %s: RewriteMap %s int:%s\n[[location_map]]\nvariable = %s\nsource = %s\nfunction = %s\n",
 				m.Source, commentSafe(m.Name), m.Function, importer.Quote(m.Variable), importer.Quote("$"+m.Key), importer.Quote(m.Function))
