@@ -141,44 +141,71 @@ func locationOn(c net.Conn, host, target string, limit time.Duration) (string, e
 }
 
 // TestSecondInstanceRefused starts a second instance, with another config,
-// on the port a first one serves: without -upgrade it exits 1 saying the
-// address is in use, before it serves anything, and every request still
-// gets the first instance's answer.
+// on the ports a first one serves: without -upgrade it exits 1 saying,
+// once, which address is in use and what to do, before it serves
+// anything, and every request still gets the first instance's answer.
+// With the admin endpoints on, their address is the one met first.
 func TestSecondInstanceRefused(t *testing.T) {
 	t.Parallel()
-	addr := testport.Free(t)
-	dir := t.TempDir()
-	conf := func(name string) string {
-		file := filepath.Join(dir, name+".toml")
-		cfg := fmt.Sprintf("[server]\nlisten = %q\n\n[admin]\nlisten = \"off\"\n\n[[rule]]\nfrom = \"/a\"\nto = \"/from-%s\"\n", addr, name)
-		if err := os.WriteFile(file, []byte(cfg), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return file
-	}
-	startNode(t, nodeConfig{File: conf("first")})
-	var stderr bytes.Buffer
-	second := exec.Command(buildBinary(t), "serve", "-config", conf("second")) // it must fail: no startNode
-	second.Stderr = &stderr
-	done := make(chan error, 1)
-	if err := second.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { done <- second.Wait() }()
-	select {
-	case err := <-done:
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(stderr.String(), "address already in use") || !strings.Contains(stderr.String(), "-upgrade") {
-			t.Errorf("second instance: %v, want exit 1 saying the address is in use and naming -upgrade:\n%s", err, stderr.String())
-		}
-	case <-time.After(10 * time.Second):
-		second.Process.Kill()
-		t.Fatalf("the second instance is still running:\n%s", stderr.String())
-	}
-	for range 20 {
-		if loc, err := oneRequest(addr); err != nil || loc != "/from-first" {
-			t.Fatalf("after the refused start: %q, %v; want every answer from the first instance", loc, err)
-		}
+	for _, tt := range []struct {
+		name, admin string
+		want        func(addr, admin string) []string
+	}{
+		{"admin off", "off", func(addr, _ string) []string {
+			return []string{"cannot serve on " + addr + ": address already in use", "serve -upgrade"}
+		}},
+		{"admin on", "", func(_, admin string) []string {
+			return []string{"second.toml: [admin]: cannot listen on " + admin + ": address already in use (another redirectd, or another server, listens there): stop it first, or give this one another admin address with serve -admin-listen ADDR"}
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			addr, admin := testport.Free(t), tt.admin
+			if admin == "" {
+				admin = testport.Free(t)
+			}
+			dir := t.TempDir()
+			conf := func(name string) string {
+				file := filepath.Join(dir, name+".toml")
+				cfg := fmt.Sprintf("[server]\nlisten = %q\n\n[admin]\nlisten = %q\n\n[[rule]]\nfrom = \"/a\"\nto = \"/from-%s\"\n", addr, admin, name)
+				if err := os.WriteFile(file, []byte(cfg), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return file
+			}
+			startNode(t, nodeConfig{File: conf("first")})
+			var stderr bytes.Buffer
+			second := exec.Command(buildBinary(t), "serve", "-config", conf("second")) // it must fail: no startNode
+			second.Stderr = &stderr
+			done := make(chan error, 1)
+			if err := second.Start(); err != nil {
+				t.Fatal(err)
+			}
+			go func() { done <- second.Wait() }()
+			select {
+			case err := <-done:
+				var ee *exec.ExitError
+				if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+					t.Errorf("second instance: %v, want exit 1:\n%s", err, stderr.String())
+				}
+				for _, w := range tt.want(addr, admin) {
+					if !strings.Contains(stderr.String(), w) {
+						t.Errorf("second instance's stderr lacks %q:\n%s", w, stderr.String())
+					}
+				}
+				if strings.Contains(stderr.String(), "admin: admin") || strings.Contains(stderr.String(), "[admin]: admin:") {
+					t.Errorf("second instance says admin twice:\n%s", stderr.String())
+				}
+			case <-time.After(3 * time.Minute): // a hang guard, not a bound on how long the refusal takes
+				second.Process.Kill()
+				t.Fatalf("the second instance is still running:\n%s", stderr.String())
+			}
+			for range 20 {
+				if loc, err := oneRequest(addr); err != nil || loc != "/from-first" {
+					t.Fatalf("after the refused start: %q, %v; want every answer from the first instance", loc, err)
+				}
+			}
+		})
 	}
 }
 

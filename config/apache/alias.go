@@ -152,7 +152,7 @@ func (t *translator) aliasStep(d *Directive, status int, re string, args []strin
 func (t *translator) escapeMap(d *Directive) (key, variable string) {
 	m := t.maps["_escape"]
 	if m == nil {
-		m = &rwMap{name: "_escape", fn: "escape", d: d}
+		m = &rwMap{name: "_escape", fn: "escape", d: d, made: "the Location of " + d.Name + ", escaped as Apache escapes it"}
 		m.loc = t.locMap(m)
 		t.maps["_escape"] = m
 	}

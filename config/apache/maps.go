@@ -24,6 +24,9 @@ type rwMap struct {
 	// fn is an int: map's function (tolower, toupper, escape,
 	// unescape), written as a location map of that function.
 	fn string
+	// made, for a map the import writes of its own (no RewriteMap
+	// names it), says what at d needs it: "[B] of RewriteRule".
+	made string
 }
 
 // LocMap is a RewriteMap as a [[location_map]]: each value is the key,
@@ -37,6 +40,7 @@ type LocMap struct {
 	Entries  string
 	File     string // where Write put the entries; "" when inline
 	Function string // an int: map's function, without entries
+	Made     string // for a map of the import's own, what at Source needs it
 }
 
 // maxMapBytes bounds one map file read.
@@ -248,7 +252,7 @@ func (c *rwCtx) escaped(v string) (string, error) {
 	esc := "a_e_" + v
 	c.init("set $" + esc + ` "";`)
 	c.pre = append(c.pre, "set $"+esc+" $"+v+";")
-	if err := c.applyFunc(esc, "escape"); err != nil {
+	if err := c.applyFunc(esc, "escape", "the Location of RewriteRule's redirect, escaped as Apache escapes it (no [NE])"); err != nil {
 		return "", err
 	}
 	c.rawOf["${"+esc+"}"] = "${" + v + "}"
@@ -256,8 +260,9 @@ func (c *rwCtx) escaped(v string) (string, error) {
 }
 
 // applyFunc sets the variable v to the function fn of its value,
-// through the import's own map of that function.
-func (c *rwCtx) applyFunc(v, fn string) error {
+// through the import's own map of that function; made says what of the
+// rule needs it, for the map's comment.
+func (c *rwCtx) applyFunc(v, fn, made string) error {
 	name := "_" + fn
 	if strings.Contains(fn, " ") {
 		// urlencode with options: a map of its own for each set.
@@ -267,7 +272,7 @@ func (c *rwCtx) applyFunc(v, fn string) error {
 	}
 	m := c.t.maps[name]
 	if m == nil {
-		m = &rwMap{name: name, fn: fn, d: c.cur}
+		m = &rwMap{name: name, fn: fn, d: c.cur, made: made}
 		if m.loc = c.t.locMap(m); m.loc == nil {
 			return fmt.Errorf("the %s function does not load; left out", fn)
 		}
@@ -300,7 +305,7 @@ func (c *rwCtx) expandKey(s string) (string, error) {
 func (t *translator) locMap(m *rwMap) *LocMap {
 	key := "a_key_" + varSafe(m.name)
 	if m.fn != "" {
-		l := &LocMap{Source: m.d.Source(), Name: m.name, Variable: "$a_map_" + varSafe(m.name), Key: key, Function: m.fn}
+		l := &LocMap{Source: m.d.Source(), Name: m.name, Variable: "$a_map_" + varSafe(m.name), Key: key, Function: m.fn, Made: m.made}
 		t.res.Maps = append(t.res.Maps, l)
 		return l
 	}

@@ -60,6 +60,7 @@ type rwCtx struct {
 	qcheck string
 	bflag  bool
 	bfunc  string
+	bflags string // those flags as the rule gives them, "[B,BNP]", for notes
 	// stripped: the rule's pattern is matched with $a_strip, the
 	// path without the directory's prefix.
 	stripped bool

@@ -44,7 +44,7 @@ func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
 	}
 	ci := r.has("NC")
 	c.pre, c.wantR, c.rawOf, c.qcheck = nil, [10]bool{}, map[string]string{}, ""
-	c.bflag, c.bfunc = r.has("B") || r.has("BCTLS"), backrefFunc(r)
+	c.bflag, c.bfunc, c.bflags = r.has("B") || r.has("BCTLS"), backrefFunc(r), backrefFlags(r)
 	action, internal, err := c.action(r, re, ci)
 	if err != nil {
 		return nil, false, err
@@ -646,7 +646,7 @@ func (c *rwCtx) backref(saved string, escape bool) (string, error) {
 	v := "a_b_" + strings.Trim(saved, "${}")
 	c.init("set $" + v + ` "";`)
 	c.pre = append(c.pre, "set $"+v+" "+quoteArg(saved)+";")
-	if err := c.applyFunc(v, c.bfunc); err != nil {
+	if err := c.applyFunc(v, c.bfunc, c.bflags+" of RewriteRule"); err != nil {
 		return "", err
 	}
 	if escape {
@@ -681,6 +681,20 @@ func backrefFunc(r rule) string {
 		fn += " noplus"
 	}
 	return fn
+}
+
+// backrefFlags returns the rule's [B] and its variants as it gives
+// them, "[B,BNP]", to name what made the import's urlencode map.
+func backrefFlags(r rule) string {
+	var fs []string
+	for _, f := range []string{"B", "BCTLS", "BNE", "BNP"} {
+		if v, ok := r.flags[f]; ok && v != "" {
+			fs = append(fs, f+"="+v)
+		} else if ok {
+			fs = append(fs, f)
+		}
+	}
+	return "[" + strings.Join(fs, ",") + "]"
 }
 
 // closingBrace returns the index of the '}' that closes the '{' at

@@ -25,8 +25,8 @@ func (res *Result) TOML(header string) string {
 	b.WriteString("\n# Apache sends absolute Locations\n[server]\nabsolute_redirect = true\n")
 	for _, m := range res.Maps {
 		if m.Function != "" {
-			fmt.Fprintf(&b, "\n# %s: RewriteMap %s int:%s\n[[location_map]]\nvariable = %s\nsource = %s\nfunction = %s\n",
-				m.Source, commentSafe(m.Name), m.Function, importer.Quote(m.Variable), importer.Quote("$"+m.Key), importer.Quote(m.Function))
+			fmt.Fprintf(&b, "\n# %s: %s\n[[location_map]]\nvariable = %s\nsource = %s\nfunction = %s\n",
+				m.Source, m.funcWhat(), importer.Quote(m.Variable), importer.Quote("$"+m.Key), importer.Quote(m.Function))
 			continue
 		}
 		fmt.Fprintf(&b, "\n# %s: RewriteMap %s; each value is the key, a tab, then Apache's value\n[[location_map]]\nvariable = %s\nsource = %s\n",
@@ -115,6 +115,16 @@ func mapEntries(s string) string {
 		return "'''\n" + s + "'''"
 	}
 	return importer.Quote(s)
+}
+
+// funcWhat says what a map of a function is, for its comment: its
+// RewriteMap, or, for one the import adds (no RewriteMap names it),
+// what needs it.
+func (m *LocMap) funcWhat() string {
+	if m.Made != "" {
+		return commentSafe(m.Made)
+	}
+	return "RewriteMap " + commentSafe(m.Name) + " int:" + m.Function
 }
 
 // maxInlineMap is the most lines a map has inside the config; a longer

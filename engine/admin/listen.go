@@ -1,10 +1,12 @@
 package admin
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/netip"
 	"strings"
+	"syscall"
 
 	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/internal/shorten"
@@ -86,3 +88,15 @@ func checkToken(token string) error {
 // cut shortens s for an error message, so a pasted blob does not flood the
 // log.
 func cut(s string) string { return shorten.Text(s, 64) }
+
+// listenError says why the admin endpoints cannot listen on addr, once
+// (the command names the config and [admin]), and, for an address in
+// use, what to do: a second serve of the same config meets the admin
+// address first, since the admin endpoints start before the traffic
+// listeners.
+func listenError(addr string, err error) error {
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("cannot listen on %s: address already in use (another redirectd, or another server, listens there): stop it first, or give this one another admin address with serve -admin-listen ADDR (with -upgrade to take over from a running redirectd without downtime)", addr)
+	}
+	return fmt.Errorf("cannot listen on %s: %w", addr, err)
+}

@@ -41,7 +41,7 @@ func need(min edit.Role, everyHost bool, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		id := whoIs(r)
 		if id.Role < min {
-			text(w, http.StatusForbidden, fmt.Sprintf("forbidden: token %q is a %s; %s %s needs %s or more\n", id.Name, id.Role, r.Method, r.URL.Path, min))
+			text(w, http.StatusForbidden, fmt.Sprintf("forbidden: token %q is %s; %s %s needs %s or more\n", id.Name, id.Role.Article(), r.Method, r.URL.Path, min))
 			return
 		}
 		if everyHost && id.Scoped() {

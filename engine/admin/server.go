@@ -4,7 +4,6 @@ import (
 	"github.com/redirectd/redirectd/engine/admin/edit"
 
 	"context"
-	"fmt"
 	"net"
 	"net/http"
 	"sync"
@@ -126,7 +125,7 @@ func (s *Server) Start() error {
 	}
 	ln, err := net.Listen("tcp", s.opts.Listen)
 	if err != nil {
-		return fmt.Errorf("admin: cannot listen on %q: %w", s.opts.Listen, err)
+		return listenError(s.opts.Listen, err)
 	}
 	s.started, s.ln = true, ln
 	// Serve returns ErrServerClosed after Shutdown; any other error is an
@@ -149,7 +148,7 @@ func (s *Server) Adopt(addr string) error {
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("admin: cannot listen on %q: %w", addr, err)
+		return listenError(addr, err)
 	}
 	old := s.ln
 	s.ln, s.opts.Listen = ln, addr

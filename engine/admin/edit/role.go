@@ -41,6 +41,16 @@ func (r Role) String() string {
 	return "none"
 }
 
+// Article returns the role's name after its article ("a viewer", "an
+// editor"), as the refusals that name a token's role say it.
+func (r Role) Article() string {
+	n := r.String()
+	if strings.IndexByte("aeiou", n[0]) >= 0 {
+		return "an " + n
+	}
+	return "a " + n
+}
+
 // Identity is who asks: the name of their token, its role and the hosts
 // it is limited to (none: every host).
 type Identity struct {

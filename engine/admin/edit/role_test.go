@@ -26,3 +26,35 @@ func TestMayExplain(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusalWords: a refusal names the token's role with its article
+// and, for a rule of no host, says why a limited token may not add it
+// and what to do instead.
+func TestRefusalWords(t *testing.T) {
+	s := NewService(&fakeBackend{})
+	scoped := Identity{Name: "s", Role: RoleEditor, Hosts: []string{"*.a.com"}}
+	for _, tt := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"editor promotes", s.May(Identity{Name: "ed", Role: RoleEditor}, Promote),
+			`forbidden: token "ed" is an editor; promoting a draft needs publisher or more`},
+		{"admin's need", s.May(Identity{Name: "p", Role: RolePublisher}, Unpin),
+			`forbidden: token "p" is a publisher; unpinning needs admin or more`},
+		{"viewer edits", s.May(Identity{Name: "v", Role: RoleViewer}, AddEntry),
+			`forbidden: token "v" is a viewer; editing a draft needs editor or more`},
+		{"rule of no host", s.AddEntry(scoped, "d1", Entry{Op: "add", From: "/a"}),
+			`forbidden: token "s" is limited to hosts [*.a.com]; a rule without a host applies to every host, which the token does not cover: give the rule a host the token covers`},
+		{"another host", s.AddEntry(scoped, "d1", Entry{Op: "add", Host: "b.com", From: "/a"}),
+			`the token may not edit the rules of this host: token "s" is limited to hosts [*.a.com], not "b.com"`},
+	} {
+		got := ""
+		if tt.err != nil {
+			got = tt.err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("%s:\n got %s\nwant %s", tt.name, got, tt.want)
+		}
+	}
+}

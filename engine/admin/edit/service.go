@@ -92,7 +92,7 @@ func (s *Service) KeepsVersions() bool { return s.ver != nil }
 func (s *Service) May(who Identity, op Op) error {
 	r := ops[op]
 	if who.Role < r.min {
-		return fmt.Errorf("%w: token %q is a %s; %s needs %s or more", ErrForbidden, who.Name, who.Role, r.what, r.min)
+		return fmt.Errorf("%w: token %q is %s; %s needs %s or more", ErrForbidden, who.Name, who.Role.Article(), r.what, r.min)
 	}
 	if r.everyHost && who.Scoped() {
 		return fmt.Errorf("%w: token %q is limited to hosts %v; %s covers every host", ErrForbidden, who.Name, who.Hosts, r.what)
@@ -191,6 +191,9 @@ func (s *Service) AddToNewDraft(who Identity, entries []Entry) (Draft, error) {
 }
 
 func (s *Service) inScope(who Identity, en Entry) error {
+	if en.Host == "" && who.Scoped() { // not "this host": there is none to name
+		return fmt.Errorf("%w: token %q is limited to hosts %v; a rule without a host applies to every host, which the token does not cover: give the rule a host the token covers", ErrForbidden, who.Name, who.Hosts)
+	}
 	if !who.Allows(en.Host) {
 		return fmt.Errorf("%w: token %q is limited to hosts %v, not %q", ErrOutOfScope, who.Name, who.Hosts, cut(en.Host))
 	}

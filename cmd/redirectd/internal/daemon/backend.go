@@ -140,9 +140,20 @@ func newService(srv *engine.Server, cfg *config.Config, file string, loader conf
 // errors leaves the running rules in place and is returned. Settings that
 // need a restart ([server], [admin], [access_log]) are
 // reported when they changed, not silently ignored.
+//
+// Each request is a reload of its own, run one after another: one that
+// comes during another's waits for it, then reads the files again,
+// which may have changed since the other read them. So each logs
+// "reload" (who asked) once it starts, then "reloaded" or "reload
+// failed", and nothing of another reload comes between.
 func (s *service) reload(who edit.Audit) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	args := []any{"author", who.Author}
+	if who.Message != "" {
+		args = append(args, "message", who.Message)
+	}
+	s.log.Info("reload", args...)
 	s.kickSource() // SIGHUP and POST /reload also ask the source now
 	return s.apply(change{action: "reload", who: who})
 }

@@ -49,8 +49,13 @@ func (s *service) apply(ch change) (string, error) {
 	return msg, nil
 }
 
-// logChange logs a change made, as its audit record says it.
+// logChange logs a change made, as its audit record says it; but for a
+// reload, whose "reload" line (who asked) came at its start and whose
+// "reloaded" line (the version) at its end (service.reload).
 func (s *service) logChange(r edit.Record) {
+	if r.Action == "reload" {
+		return
+	}
 	args := []any{"hash", r.Hash, "author", r.Author, "message", r.Message}
 	if r.Version > 0 {
 		args = append(args, "version", r.Version, "base", r.Base)
