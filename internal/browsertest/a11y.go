@@ -58,10 +58,11 @@ return out;
 // judges the style only once the element matches :focus, which takes
 // the page holding the focus as well as the element: a Tab past the
 // last element hands the focus to the browser, which gives it back to
-// the page and its first element (Overview) by messages of its own, and
-// on a busy machine the check read the element between the two, active
-// but without :focus and so without its outline. The step waits for
-// the focus event that ends that moment, not for a time.
+// the page and its first element (Overview) by messages of its own
+// that cross the next Tab, and on a busy machine the check can read the
+// element between the two, active but without :focus and so without its
+// outline ("no visible focus: Overview"). The step waits for the focus
+// event that ends that moment, not for a time.
 const focusStep = `new Promise(resolve => {
 const el = document.activeElement;
 if (!el || !el.hasAttribute('data-a11y')) return resolve(false);
