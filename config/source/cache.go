@@ -105,7 +105,7 @@ func (c *Cache) BeginLoad(hash string) error {
 	if hash == c.interrupted {
 		n = c.strikes + 1
 	}
-	return writeAtomic(filepath.Join(c.dir, "loading"), []byte(hash+" "+strconv.Itoa(n)+"\n"))
+	return writeAtomic(filepath.Join(c.dir, "loading"), "loading", []byte(hash+" "+strconv.Itoa(n)+"\n"))
 }
 
 // EndLoad records that no version is loading: the last one loaded, or
@@ -113,6 +113,7 @@ func (c *Cache) BeginLoad(hash string) error {
 func (c *Cache) EndLoad() {
 	os.Remove(filepath.Join(c.dir, "loading"))
 	c.interrupted, c.strikes = "", 0
+	crashPoint("loaded")
 }
 
 // Interrupted returns the version that was loading when the last process
@@ -144,7 +145,9 @@ func (c *Cache) refuse(hash string) error {
 	}
 	b, _ := os.ReadFile(filepath.Join(c.dir, "refused"))
 	b = append(b, hash+"\n"...)
-	if err := writeAtomic(filepath.Join(c.dir, "refused"), b); err != nil {
+	// No crash points: a refusal is made at start, before a drill arms
+	// them.
+	if err := writeAtomic(filepath.Join(c.dir, "refused"), "", b); err != nil {
 		return fmt.Errorf("cannot record in [rules] cache_dir the version that was loading when redirectd last stopped: %w", err)
 	}
 	os.Remove(filepath.Join(c.dir, "loading"))
@@ -173,28 +176,52 @@ func (c *Cache) Stage() (string, error) {
 // same hash already there is replaced, not trusted: the files just
 // fetched are known whole, the old ones may have been damaged on disk
 // since (and would then never load again).
+//
+// The record is written last: a crash before it leaves a folder that no
+// record names, which List skips and Prune removes. A folder replaced
+// is swapped for the new one in one step where the file system can
+// (exchange), since current may name it: a crash between two renames
+// would leave current naming a version with no files.
 func (c *Cache) Commit(staged string, m edit.Version) (string, error) {
+	crashPoint("staged")
 	dst := c.Dir(m.Hash)
 	if _, err := os.Stat(dst); err == nil {
-		trash := staged + ".old" // under tmp/, which OpenCache clears
-		if err := os.Rename(dst, trash); err != nil {
+		if err := c.replace(staged, dst); err != nil {
 			return "", fmt.Errorf("cannot replace version %s in [rules] cache_dir: %w", m.Hash, err)
 		}
-		defer os.RemoveAll(trash)
-	}
-	if err := os.Rename(staged, dst); err != nil {
+	} else if err := os.Rename(staged, dst); err != nil {
 		return "", fmt.Errorf("cannot keep the rule set in [rules] cache_dir: %w", err)
 	}
 	if err := syncDir(filepath.Join(c.dir, "versions")); err != nil {
 		return "", err
 	}
+	crashPoint("moved")
 	b, err := m.Marshal()
 	if err != nil {
 		return "", err
 	}
 	var ind bytes.Buffer // for the operator who reads it
 	json.Indent(&ind, b, "", "  ")
-	return dst, writeAtomic(filepath.Join(c.dir, "versions", m.Hash+".json"), ind.Bytes())
+	return dst, writeAtomic(filepath.Join(c.dir, "versions", m.Hash+".json"), "record", ind.Bytes())
+}
+
+// replace puts the staged folder at dst, which holds a version of the
+// same hash, and removes the old one, left at staged (under tmp/, which
+// OpenCache clears).
+func (c *Cache) replace(staged, dst string) error {
+	defer os.RemoveAll(staged)
+	if err := exchange(staged, dst); err == nil {
+		crashPoint("replaced")
+		return nil
+	}
+	// Two steps, where the file system cannot swap: a crash between
+	// them leaves no folder at dst until the source is asked again.
+	trash := staged + ".old"
+	if err := os.Rename(dst, trash); err != nil {
+		return err
+	}
+	defer os.RemoveAll(trash)
+	return os.Rename(staged, dst)
 }
 
 // Dir returns the folder of the version hash.
@@ -202,7 +229,7 @@ func (c *Cache) Dir(hash string) string { return filepath.Join(c.dir, "versions"
 
 // SetCurrent records hash as the last good version.
 func (c *Cache) SetCurrent(hash string) error {
-	return writeAtomic(filepath.Join(c.dir, "current"), []byte(hash+"\n"))
+	return writeAtomic(filepath.Join(c.dir, "current"), "current", []byte(hash+"\n"))
 }
 
 // SetPinned records hash as pinned by a rollback, so that a restart
@@ -217,9 +244,10 @@ func (c *Cache) SetPinned(hash string) error {
 		if err != nil {
 			return err
 		}
+		crashPoint("pinned-removed")
 		return syncDir(c.dir) // the unpin survives a power cut too
 	}
-	return writeAtomic(name, []byte(hash+"\n"))
+	return writeAtomic(name, "pinned", []byte(hash+"\n"))
 }
 
 // Pinned returns the pinned version's hash, if one is.
@@ -267,12 +295,18 @@ func (c *Cache) List() []edit.Version {
 	return out
 }
 
-// Prune removes every version but those in keep.
+// Prune removes every version but those in keep: its record first, so
+// that a crash meanwhile leaves files that no record names (removed at
+// the next Prune), never a version listed without its files.
 func (c *Cache) Prune(keep map[string]bool) {
 	ents, _ := os.ReadDir(filepath.Join(c.dir, "versions"))
 	for _, e := range ents {
-		hash := strings.TrimSuffix(e.Name(), ".json")
-		if !keep[hash] {
+		if name, ok := strings.CutSuffix(e.Name(), ".json"); ok && !keep[name] {
+			os.Remove(filepath.Join(c.dir, "versions", e.Name()))
+		}
+	}
+	for _, e := range ents {
+		if hash := strings.TrimSuffix(e.Name(), ".json"); !keep[hash] {
 			os.RemoveAll(filepath.Join(c.dir, "versions", e.Name()))
 		}
 	}
@@ -362,14 +396,21 @@ func writeSynced(name string, b []byte) error {
 }
 
 // writeAtomic replaces name with b: a reader sees the old bytes or the
-// new, never a mix, even after a crash.
-func writeAtomic(name string, b []byte) error {
+// new, never a mix, even after a crash. step names its crash points
+// (CrashSteps: step-written, step-renamed); "" has none.
+func writeAtomic(name, step string, b []byte) error {
 	tmp := name + ".tmp"
 	if err := writeSynced(tmp, b); err != nil {
 		return fmt.Errorf("cannot write %s: %w", name, err)
 	}
+	if step != "" {
+		crashPoint(step + "-written")
+	}
 	if err := os.Rename(tmp, name); err != nil {
 		return fmt.Errorf("cannot write %s: %w", name, err)
+	}
+	if step != "" {
+		crashPoint(step + "-renamed")
 	}
 	return syncDir(filepath.Dir(name))
 }
@@ -377,4 +418,4 @@ func writeAtomic(name string, b []byte) error {
 // WriteAtomic replaces name with b as the cache replaces its files
 // (written to a temporary name, synced, renamed, the folder synced), for
 // other stores of the node that must survive a crash whole.
-func WriteAtomic(name string, b []byte) error { return writeAtomic(name, b) }
+func WriteAtomic(name string, b []byte) error { return writeAtomic(name, "", b) }

@@ -79,6 +79,10 @@ func TestCache(t *testing.T) {
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("the staged folder is still there after Commit: %v", err)
 	}
+	// Swapped in one step (exchange), the old copy removed.
+	if left, _ := os.ReadDir(filepath.Join(root, "tmp")); len(left) != 0 {
+		t.Errorf("tmp/ holds %v after replacing a version", left)
+	}
 	if err := c.SetCurrent(metas[1].Hash); err != nil {
 		t.Fatal(err)
 	}
@@ -103,6 +107,14 @@ func TestCache(t *testing.T) {
 	c.Prune(map[string]bool{metas[1].Hash: true})
 	if diff := cmp.Diff([]edit.Version{metas[1]}, c.List()); diff != "" {
 		t.Errorf("List after Prune (-want +got):\n%s", diff)
+	}
+	var kept []string
+	ents, _ := os.ReadDir(filepath.Join(root, "versions"))
+	for _, e := range ents {
+		kept = append(kept, e.Name())
+	}
+	if diff := cmp.Diff([]string{metas[1].Hash, metas[1].Hash + ".json"}, kept); diff != "" {
+		t.Errorf("versions/ after Prune (-want +got):\n%s", diff)
 	}
 	if _, err := c.Version("../../etc"); err == nil {
 		t.Error("Version of a path, not a hash: no error")

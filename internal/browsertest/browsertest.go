@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"github.com/redirectd/redirectd/internal/testutil"
@@ -60,11 +62,21 @@ func Start(tb testing.TB) context.Context {
 	// middle of the test's first step. It runs on ctx itself, not on a
 	// context with a timeout, because the browser lives as long as the
 	// context of its first action.
-	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank"), emulateFocus); err != nil {
 		tb.Fatalf("cannot start %s: %v", path, err)
 	}
 	return ctx
 }
+
+// emulateFocus has the page count as focused whatever the browser's
+// window focus does (Playwright does the same for every page), so that
+// :focus follows the document's focused element alone: a Tab past the
+// last element hands the focus to the browser, and the keyboard check
+// (focusStep) must not wait on the browser to give it back.
+var emulateFocus = chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+	_, err := cdp.Call(ctx, t, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true})
+	return err
+})
 
 // Artifacts returns the folder screenshots go to: $REDIRECTD_ARTIFACTS
 // (made when missing), else a folder of the test's own, and logs it.

@@ -28,6 +28,11 @@ type Console struct {
 	// with the operation's page: time.After(promptWait), a test's
 	// channel in tests.
 	wait func() <-chan time.Time
+	// refresh is how often, in seconds, the operation's page loads
+	// itself again: refreshEvery, longer in a test that reads the page
+	// in a browser (a reload in the middle of the keyboard check would
+	// start it again on a new page).
+	refresh int
 	// hist is the rules' hit history (nil: none kept).
 	hist *hitHistory
 }
@@ -64,7 +69,8 @@ func (c *Console) setHistory(h *hitHistory) {
 // New returns the console of srv, for admin.Options.Pages.
 func New(srv *admin.Server) http.Handler {
 	c := &Console{srv: srv, b: srv.Backend(), ed: srv.Edit(), st: newStore(), pages: sync.OnceValue(parsePages),
-		rates: &rateSampler{}, now: time.Now, wait: func() <-chan time.Time { return time.After(promptWait) }}
+		rates: &rateSampler{}, now: time.Now, wait: func() <-chan time.Time { return time.After(promptWait) },
+		refresh: refreshEvery}
 	c.rules = &ruleCache{b: c.b}
 	c.mux = c.routes()
 	return c

@@ -39,7 +39,7 @@ func (c *Console) operationPage(w http.ResponseWriter, r *http.Request, u *user)
 	case <-op.Done():
 		c.promoted(w, r, u, op)
 	default:
-		c.render(w, http.StatusOK, "operation", "Promoting", u, operationData{ID: op.ID(), Draft: cut(r.URL.Query().Get("draft")), Every: refreshEvery})
+		c.render(w, http.StatusOK, "operation", "Promoting", u, operationData{ID: op.ID(), Draft: cut(r.URL.Query().Get("draft")), Every: c.refresh})
 	}
 }
 

@@ -6,6 +6,12 @@ import "time"
 // closes: the loop of the daemon's periodic jobs (the config watch, the
 // last-answered snapshot, the idle collector).
 func every(interval time.Duration, stop <-chan struct{}, fn func()) {
+	everyUntil(interval, stop, func() bool { fn(); return false })
+}
+
+// everyUntil is every for a job that ends of itself: it stops too once
+// fn reports it done (the admin address taken back after an upgrade).
+func everyUntil(interval time.Duration, stop <-chan struct{}, fn func() (done bool)) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -13,7 +19,9 @@ func every(interval time.Duration, stop <-chan struct{}, fn func()) {
 		case <-stop:
 			return
 		case <-t.C:
-			fn()
+			if fn() {
+				return
+			}
 		}
 	}
 }

@@ -108,7 +108,9 @@ func (s *service) startSource() (stop func(), err error) {
 // last change recorded (a pin, an unpin, a new version) whose state in
 // cache_dir did not follow, because the process ended between the two,
 // gets its abort record. (Only the last can be: each change is recorded
-// after the one before it took effect or was aborted.) s.mu is held.
+// after the one before it took effect or was aborted.) A new version
+// that became current but whose end of a pin did not follow is
+// completed instead. s.mu is held.
 func (s *service) recoverSource() {
 	r := s.ed.LastRecord()
 	if r == nil || s.ed.AuditLog() == nil {
@@ -125,6 +127,14 @@ func (s *service) recoverSource() {
 		took = !isPinned
 	case "source":
 		took = cur.Hash == r.Hash
+		if took && isPinned {
+			// current is its commit: the pin it ends (makeCurrent's
+			// second write) is completed, not the change undone.
+			if err := cache.SetPinned(""); err != nil {
+				s.log.Error("cannot end in [rules] cache_dir the pin that the last new version from the source ended; the pinned version serves", "err", err)
+			}
+			return
+		}
 	default:
 		return
 	}

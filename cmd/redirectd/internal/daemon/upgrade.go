@@ -95,19 +95,13 @@ func upgraded(log *slog.Logger) {
 // this one replaces, once it lets it go, until stop.
 func reclaimAdmin(adm *admin.Server, listen string, stop <-chan struct{}, log *slog.Logger) {
 	defer safego.Recover("admin reclaim")
-	t := time.NewTicker(reclaimEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-t.C:
+	everyUntil(reclaimEvery, stop, func() bool {
+		if err := adm.Adopt(listen); err != nil {
+			return false
 		}
-		if err := adm.Adopt(listen); err == nil {
-			log.Info("admin: listening on the configured address again", "listen", listen)
-			return
-		}
-	}
+		log.Info("admin: listening on the configured address again", "listen", listen)
+		return true
+	})
 }
 
 // upgradeSide runs once the instance serves: one that SIGUSR2 started

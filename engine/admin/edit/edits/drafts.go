@@ -50,12 +50,11 @@ func (ed *State) Drafts(in edit.Scope) []edit.Draft {
 }
 
 func (ed *State) DiscardDraft(id string, in edit.Scope) error {
-	ed.mu.Lock()
-	defer ed.mu.Unlock()
-	d, err := ed.getDraft(id)
+	d, err := ed.lockDraft(id)
 	if err != nil {
 		return err
 	}
+	defer ed.mu.Unlock()
 	if err := allIn(d.ov, in); err != nil {
 		return err
 	}
@@ -81,12 +80,11 @@ func (ed *State) AddEntry(id, author string, de edit.Entry, in edit.Scope) error
 	if !in(e.Host) {
 		return fmt.Errorf("%w: %s", edit.ErrOutOfScope, e.String())
 	}
-	ed.mu.Lock()
-	defer ed.mu.Unlock()
-	d, err := ed.getDraft(id)
+	d, err := ed.lockDraft(id)
 	if err != nil {
 		return err
 	}
+	defer ed.mu.Unlock()
 	set := ed.rules()
 	var m matcher.Match
 	drop, err := ed.resolve(set, &m, d, &e)
@@ -139,16 +137,12 @@ func (ed *State) Upload(id, author, contentType string, body io.Reader, in edit.
 	if err := ed.refuse(); err != nil {
 		return 0, err
 	}
-	ed.mu.Lock()
-	d, err := ed.getDraft(id)
-	var room int
-	if err == nil {
-		room = ed.maxEntries - ed.heldBy(d.info.Author, d)
-	}
-	ed.mu.Unlock()
+	d, err := ed.lockDraft(id)
 	if err != nil {
 		return 0, err
 	}
+	room := ed.maxEntries - ed.heldBy(d.info.Author, d)
+	ed.mu.Unlock()
 	type lined struct {
 		line int
 		e    edit.Entry
@@ -176,12 +170,11 @@ func (ed *State) Upload(id, author, contentType string, body io.Reader, in edit.
 		}
 		return 0, fmt.Errorf("%w: %v; nothing was added", edit.ErrBadEdit, err)
 	}
-	ed.mu.Lock()
-	defer ed.mu.Unlock()
-	d, err = ed.getDraft(id) // discarded meanwhile?
+	d, err = ed.lockDraft(id) // discarded meanwhile?
 	if err != nil {
 		return 0, err
 	}
+	defer ed.mu.Unlock()
 	set := ed.rules()
 	var m matcher.Match
 	// Resolved against a copy, so that a bad line leaves the draft as

@@ -19,12 +19,11 @@ func (ed *State) Draft(id string, in edit.Scope, limit, offset int) (*edit.Draft
 	// add of a rule that exists was made a change when it came), and
 	// only the page's are looked up, so a million-entry draft is one
 	// scan.
-	ed.mu.Lock()
-	defer ed.mu.Unlock()
-	d, err := ed.getDraft(id)
+	d, err := ed.lockDraft(id)
 	if err != nil {
 		return nil, err
 	}
+	defer ed.mu.Unlock()
 	set := ed.rules()
 	v := &edit.DraftView{ID: d.info.ID, Base: d.info.Base, Changes: edit.NoChanges[edit.Rule](),
 		Samples: []edit.Sample{}, Problems: []edit.Problem{}}

@@ -15,16 +15,15 @@ func (ed *State) StagePromote(id string, a edit.Audit, in edit.Scope) (*edit.Ver
 	if err := ed.refuse(); err != nil {
 		return nil, err
 	}
-	ed.mu.Lock()
-	defer ed.mu.Unlock()
-	d, err := ed.getDraft(id)
-	if err == nil && d.info.Base != ed.cur.Number {
-		err = baseChanged(d.info.Base, ed.cur.Number)
-	}
-	if err == nil {
-		err = allIn(d.ov, in)
-	}
+	d, err := ed.lockDraft(id)
 	if err != nil {
+		return nil, err
+	}
+	defer ed.mu.Unlock()
+	if d.info.Base != ed.cur.Number {
+		return nil, baseChanged(d.info.Base, ed.cur.Number)
+	}
+	if err := allIn(d.ov, in); err != nil {
 		return nil, err
 	}
 	next := ed.store.Next()

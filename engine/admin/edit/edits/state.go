@@ -271,10 +271,14 @@ func (ed *State) Message(n int) string {
 	return m
 }
 
-// getDraft returns draft id; ed.mu is held.
-func (ed *State) getDraft(id string) (*draft, error) {
+// lockDraft locks ed.mu and returns draft id, for the caller to read or
+// change and then unlock ed.mu: the one way the drafts' methods find
+// theirs. On an error (no such draft) ed.mu is unlocked again.
+func (ed *State) lockDraft(id string) (*draft, error) {
+	ed.mu.Lock()
 	d, ok := ed.drafts[id]
 	if !ok {
+		ed.mu.Unlock()
 		return nil, fmt.Errorf("draft %q: %w", shorten.Text(id, 64), edit.ErrNoDraft)
 	}
 	return d, nil

@@ -1,0 +1,22 @@
+package source
+
+import "github.com/redirectd/redirectd/engine/admin/edit/edits"
+
+// CrashSteps are the cache's own write points at which a crash drill
+// has the process kill itself (edits.CrashPoint, through
+// REDIRECTD_TEST_KILL_AT; TestCrashDrillCache): a fetch's files whole
+// under tmp/ (staged); a version kept already swapped for the same files
+// fetched again (replaced); the fetched folder renamed into versions/
+// (moved); each file the cache replaces (its record, current, pinned,
+// loading) written under its temporary name, then renamed; pinned
+// removed; and loading removed once a load ended (loaded).
+var CrashSteps = []string{
+	"cache-staged", "cache-replaced", "cache-moved",
+	"cache-record-written", "cache-record-renamed",
+	"cache-current-written", "cache-current-renamed",
+	"cache-pinned-written", "cache-pinned-renamed", "cache-pinned-removed",
+	"cache-loading-written", "cache-loading-renamed", "cache-loaded",
+}
+
+// crashPoint kills the process at the cache's step, in a crash drill.
+func crashPoint(step string) { edits.CrashPoint("cache-" + step) }
