@@ -43,11 +43,11 @@ Redirect 301 /old-post /new-post
 	}
 	for _, want := range []string{
 		"httpd.conf:2: RewriteMap lc prg:/usr/local/bin/lower: a program answers this map at each lookup, which redirectd cannot run",
-		"httpd.conf:3: ${lc:...}: no RewriteMap lc the import reads; left out",
+		"httpd.conf:3: ${lc:...}: no RewriteMap lc the import reads\n",
 		"httpd.conf:4: [P]: forwarded through the location /__apache_forward/apache-1/",
-		"httpd.conf:6: %{TIME_HOUR} is not translated; left out",
+		"httpd.conf:6: %{TIME_HOUR} is not translated\n",
 		"httpd.conf:7: ProxyPass /api http://127.0.0.1:9001/: the path and the URL's path must both end in '/' or neither",
-		"httpd.conf:8: <Location /old*> holds redirects or rewrites; left out",
+		"httpd.conf:8: <Location /old*> holds redirects or rewrites; left out: only server context",
 		"1  Redirect",
 		"httpd.conf:13: RewriteCond expr \"-R '10.0.0.0/8'\": only a variable compared with a string",
 	} {

@@ -137,6 +137,10 @@ func (r *Report) Write(w io.Writer) {
 		fmt.Fprintf(w, "%s (%d):\n", k, len(notes))
 		for _, n := range notes {
 			n.File = rel(n.File)
+			if k == LeftOut {
+				// The heading says it: a note need not end so again.
+				n.Msg = strings.TrimSuffix(strings.TrimSuffix(n.Msg, "; left out"), ", left out")
+			}
 			fmt.Fprintf(w, "  %s\n", n)
 		}
 	}

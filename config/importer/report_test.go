@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestReportMapRuns: a report of many map files names the first and
@@ -27,6 +29,34 @@ func TestReportMapRuns(t *testing.T) {
 		if got, _, _ := strings.Cut(b.String(), "       1"); got != want {
 			t.Errorf("%v:\n got %q\nwant %q", tt.maps, got, want)
 		}
+	}
+}
+
+// TestReportLeftOutOnce: a note under "left out (N):" does not end with
+// "; left out" again, as the importers' messages do (they are classified
+// by it); a message where the words say more keeps them.
+func TestReportLeftOutOnce(t *testing.T) {
+	r := &Report{Files: []string{"redirectd.toml"}, Forms: map[string]int{"exact": 1}, Notes: []Note{
+		{"a.conf", 3, LeftOut, "add_header X: no header fields; left out"},
+		{"a.conf", 4, LeftOut, "routes are not read, left out"},
+		{"a.conf", 5, LeftOut, "if (-f $x): the if and its steps are left out"},
+		{"a.conf", 6, Caveat, "kept; left out"},
+	}}
+	var b strings.Builder
+	r.Write(&b)
+	want := `wrote redirectd.toml: 1 rule
+       1  exact
+       3  left out
+       1  translated with a caveat
+left out (3):
+  a.conf:3: add_header X: no header fields
+  a.conf:4: routes are not read
+  a.conf:5: if (-f $x): the if and its steps are left out
+translated with a caveat (1):
+  a.conf:6: kept; left out
+`
+	if diff := cmp.Diff(want, b.String()); diff != "" {
+		t.Errorf("report (-want +got):\n%s", diff)
 	}
 }
 

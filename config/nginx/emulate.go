@@ -45,6 +45,12 @@ type evalCtx struct {
 	names    map[string]string // its named groups
 	mapValue map[string]string // evaluated map variables
 	mapEntry map[string]*mapEntry
+	// m is the model, for the maps an if reads; args is $args, which
+	// `set $args` changes; vars are the variables set, nil for a value
+	// the model could not render.
+	m    *model
+	args string
+	vars map[string]*string
 }
 
 // emulate answers req as nginx would, as far as the model knows.
@@ -57,7 +63,7 @@ func (m *model) emulate(req request) outcome {
 	if !ok {
 		return outcome{} // nginx answers 400
 	}
-	c := &evalCtx{req: req, uri: string(uri), srv: s}
+	c := &evalCtx{req: req, uri: string(uri), srv: s, m: m, args: req.query}
 	if o, done := m.runSteps(s.pre, c); done {
 		return o
 	}
@@ -196,6 +202,21 @@ func (m *model) runSteps(steps []*step, c *evalCtx) (outcome, bool) {
 				continue
 			}
 			return c.redirect(st, st.addArgs), true
+		case stepOpaque:
+			return outcome{unknown: true, step: st}, true
+		case stepSet:
+			c.runSet(st)
+		case stepIf:
+			ok, known := c.test(st.cond)
+			if !known {
+				return outcome{unknown: true, step: st}, true
+			}
+			if !ok {
+				continue
+			}
+			if o, done := m.runSteps(st.block, c); done {
+				return o, true
+			}
 		case stepIfMap:
 			v, ok := c.mapLookup(st.mapv)
 			if !ok {
@@ -221,11 +242,11 @@ func (c *evalCtx) redirect(st *step, addArgs bool) outcome {
 	if !ok {
 		return outcome{unknown: true, step: st, why: "uses a variable redirectd has no equivalent for"}
 	}
-	if addArgs && c.req.query != "" {
+	if addArgs && c.args != "" {
 		if st.argsAmp {
-			loc += "&" + c.req.query
+			loc += "&" + c.args
 		} else {
-			loc += "?" + c.req.query
+			loc += "?" + c.args
 		}
 	}
 	return outcome{redirect: true, status: st.status, location: loc, step: st, ctx: c}
@@ -256,6 +277,12 @@ func (c *evalCtx) render(parts []part) (string, bool) {
 }
 
 func (c *evalCtx) variable(name string) (string, bool) {
+	if v, ok := c.vars[name]; ok {
+		if v == nil {
+			return "", false
+		}
+		return *v, true
+	}
 	switch name {
 	case "uri", "document_uri":
 		return c.uri, true
@@ -265,9 +292,9 @@ func (c *evalCtx) variable(name string) (string, bool) {
 		}
 		return c.req.path, true
 	case "args", "query_string":
-		return c.req.query, true
+		return c.args, true
 	case "is_args":
-		if c.req.query != "" {
+		if c.args != "" {
 			return "?", true
 		}
 		return "", true
@@ -290,7 +317,7 @@ func (c *evalCtx) variable(name string) (string, bool) {
 	if v, ok := c.mapValue[name]; ok {
 		return v, true
 	}
-	return "", false
+	return c.requestVariable(name)
 }
 
 // mapLookup evaluates a map variable as nginx does: exact keys (without
@@ -344,7 +371,7 @@ func (c *evalCtx) mapLookup(mp *nmap) (string, bool) {
 	if ent != nil {
 		value = ent.value
 	}
-	sub := &evalCtx{req: c.req, uri: c.uri, srv: c.srv, groups: groups}
+	sub := &evalCtx{req: c.req, uri: c.uri, srv: c.srv, groups: groups, m: c.m, args: c.args, vars: c.vars}
 	v, ok := sub.render(value)
 	if !ok {
 		return "", false

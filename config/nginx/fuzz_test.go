@@ -29,6 +29,8 @@ func FuzzParse(f *testing.F) {
 	// named locations, exact and regex locations, URI parts.
 	f.Add("upstream b { server 10.0.0.1 weight=2; server 10.0.0.2:8443 backup; }\nserver { server_name *.x.test; proxy_set_header Host x; location /a/ { proxy_ssl_verify on; proxy_ssl_name n.test; proxy_ssl_trusted_certificate ca.pem; proxy_pass https://b; } location = /e { proxy_pass http://[::1]:81/z; } location ~ \\.php$ { proxy_pass http://p; } }\n" +
 		"server { listen 80 default_server; location / { try_files $uri @a; } location @a { proxy_set_header Host $host:$server_port; proxy_pass http://a.test:8080; } location /v/ { proxy_pass http://a.test:8080/w/; } }")
+	// Ifs the self-check's model evaluates, set and set $args.
+	f.Add("map $http_accept $md { default 0; ~*text/markdown 1; }\nserver { set $args ''; if ($uri ~ \"^(?<o>.*?)\\\\\\$\") { return 301 $scheme://$host$o; } location / { set $f 0; if ($request_uri ~* ^/doc%2F) { set $f 1; } if ($f) { return 301 $uri$is_args$args; } if ($md = 1) { return 302 /md; } if (-f $uri) { return 301 /f; } if ($arg_x != \"\") { rewrite ^ /x?; } } }")
 	f.Fuzz(func(t *testing.T, text string) {
 		if len(text) > 4096 {
 			return

@@ -145,6 +145,9 @@ const (
 	stepIfMap                   // if ($map) { return CODE ...$map...; }
 	stepStop                    // anything that ends with a non-redirect answer or an internal rewrite
 	stepIfHost                  // if ($host = NAME) { return 30x URL; }
+	stepIf                      // any other if: its condition, then its block (emulate_if.go)
+	stepSet                     // set $var value
+	stepOpaque                  // a step the model cannot follow: the answer is unknown
 )
 
 // step is one rewrite-phase directive, in a server or a location.
@@ -170,6 +173,12 @@ type step struct {
 	// rather than '?'. nginx decides this from the replacement as
 	// written (a literal '?' in it), not from the value it produces.
 	argsAmp bool
+	// cond is a stepIf's condition, block its steps; setVar and setVal
+	// are a stepSet's variable (without '$') and value.
+	cond   *ifCond
+	block  []*step
+	setVar string
+	setVal []part
 }
 
 // falseValue reports whether a map value makes the step's if false.
@@ -602,11 +611,14 @@ func (m *model) readStep(d *Directive, l *location) *step {
 		}
 		return nil
 	case "if":
-		return m.readIf(d, l)
-	case "set", "break", "rewrite_log", "uninitialized_variable_warn":
-		if d.Name == "break" {
-			return &step{d: d, kind: stepStop, loc: l}
+		if st := m.readIf(d, l); st != nil {
+			return st
 		}
+		return m.readIfAny(d, l)
+	case "set":
+		return m.readSet(d, l)
+	case "break":
+		return &step{d: d, kind: stepStop, loc: l}
 	}
 	return nil
 }

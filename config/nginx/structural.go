@@ -159,13 +159,13 @@ func (t *translator) structural(s *server, claimed nameClaims) {
 		return
 	}
 	if !t.fit(st) {
-		t.paths = append(t.paths, fmt.Sprintf("%s: server %s: left out, the location model refuses it", s.d.Source(), strings.Join(s.names, " ")))
+		t.paths = append(t.paths, fmt.Sprintf("%s: %s: left out, the location model refuses it", s.d.Source(), serverLabel(s.d)))
 		return
 	}
 	claimed.claim(s, st.Hosts)
 	t.structs = append(t.structs, st)
 	t.structSrv[s] = true
-	t.paths = append(t.paths, fmt.Sprintf("%s: server %s: [[server_rewrite]] and [[location]] tables (%d locations)", s.d.Source(), strings.Join(s.names, " "), countLocs(st.Locations)))
+	t.paths = append(t.paths, fmt.Sprintf("%s: %s: [[server_rewrite]] and [[location]] tables (%d locations)", s.d.Source(), serverLabel(s.d), countLocs(st.Locations)))
 	t.locationForm(s.d.Block)
 	t.noteContent(st.Locations)
 	t.noteAddHeaders(s.d.Block)
@@ -604,4 +604,21 @@ func (m *model) mapOrder() []*nmap {
 		return a.d.Line - b.d.Line
 	})
 	return out
+}
+
+// serverLabel is how the report and the written comments name a server
+// block: "server" and its server_name words as written ("_" and regex
+// names included), which the reader finds in the file, whatever hosts
+// the tables end up listing (none where one server answers every host).
+func serverLabel(d *Directive) string {
+	var names []string
+	for _, c := range d.Block {
+		if c.Name == "server_name" {
+			names = append(names, c.Args...)
+		}
+	}
+	if len(names) == 0 {
+		return "server (no server_name)"
+	}
+	return "server " + strings.Join(names, " ")
 }

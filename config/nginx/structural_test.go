@@ -233,3 +233,33 @@ func TestStructuralBigMaps(t *testing.T) {
 		}
 	}
 }
+
+// TestServerLabel: the report and the written comments name each server
+// by its server_name words as written, "_" included, also where its
+// tables list no host (one server answering every host).
+func TestServerLabel(t *testing.T) {
+	for _, tt := range []struct {
+		conf, report, comment string
+	}{
+		{"server {\n listen 80;\n server_name old.example www.old.example;\n rewrite ^/a$ /b permanent;\n}\n",
+			"t.conf:1: server old.example www.old.example: [[server_rewrite]]", "# t.conf:1: server old.example www.old.example, its rewrite phase\n"},
+		{"server {\n listen 80 default_server;\n server_name _;\n return 404;\n}\nserver {\n listen 80;\n server_name a.test;\n return 301 /x;\n}\n",
+			"t.conf:1: server _: [[server_rewrite]]", "# t.conf:1: server _, nginx's default server"},
+		{"server {\n listen 80;\n return 301 /x;\n}\n",
+			"t.conf:1: server (no server_name): [[server_rewrite]]", "# t.conf:1: server (no server_name), its rewrite phase\n"},
+	} {
+		dirs, err := Parse("t.conf", []byte(tt.conf))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := Translate(dirs)
+		if !strings.Contains(strings.Join(res.Paths, "\n"), tt.report) {
+			t.Errorf("paths %q lack %q", res.Paths, tt.report)
+		}
+		var b strings.Builder
+		writeStructural(&b, res, nil)
+		if !strings.Contains(b.String(), tt.comment) {
+			t.Errorf("the tables lack %q:\n%s", tt.comment, b.String())
+		}
+	}
+}

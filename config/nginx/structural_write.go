@@ -108,7 +108,7 @@ func writeStructural(b *strings.Builder, res *Result, mapFile func(mp *nmap, tex
 			if partial {
 				defScheme = fmt.Sprintf("scheme = %q\n", st.DefaultScheme)
 			}
-			fmt.Fprintf(b, "\n# %s: server %s, nginx's default server: it answers the hosts no server names\n[[server_rewrite]]\nhost = %s\n%sdefault_server = true\n", st.Server.Source(), st.Hosts[0], hosts[0], defScheme)
+			fmt.Fprintf(b, "\n# %s: %s, nginx's default server: it answers the hosts no server names\n[[server_rewrite]]\nhost = %s\n%sdefault_server = true\n", st.Server.Source(), serverLabel(st.Server), hosts[0], defScheme)
 			if !partial {
 				if len(st.Steps) > 0 {
 					fmt.Fprintf(b, "steps = %s\n", stepsString(stepText(st.Steps)))
@@ -117,7 +117,7 @@ func writeStructural(b *strings.Builder, res *Result, mapFile func(mp *nmap, tex
 			}
 		}
 		if len(st.Steps) > 0 && (len(hosts) > 0 || st.Hosts == nil) {
-			fmt.Fprintf(b, "\n# %s: server %s, its rewrite phase\n[[server_rewrite]]\n", st.Server.Source(), strings.Join(st.Hosts, " "))
+			fmt.Fprintf(b, "\n# %s: %s, its rewrite phase\n[[server_rewrite]]\n", st.Server.Source(), serverLabel(st.Server))
 			if hostList != "" {
 				hostList := "[" + strings.Join(hosts, ", ") + "]"
 				fmt.Fprintf(b, "hosts = %s\n", hostList)

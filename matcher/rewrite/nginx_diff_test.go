@@ -186,6 +186,21 @@ rewrite ^/docs/l/(.*)$ /other/$1 last;`},
 		paths: []string{"/x", "/x y", "/docs", "/docs/", "/docs/a/b", "/docs/b/c%20d", "/docs/l/x", "/api", "/re/a", "/other/z",
 			"/x%41", "/docs/a%2Bb", "/docs/b/a+b", "/docs/b/caf%C3%A9", "/re/%41?x"},
 	},
+	// set $args changes the query string that later steps read and a
+	// redirecting rewrite appends; a rewrite whose result starts with
+	// "//" keeps it (merge_slashes applies to the request's path only).
+	{name: "set args, rewrite to a double slash",
+		server: `set $args "${args}&s=1";`,
+		locs: []LocationSpec{
+			{Match: Prefix, Path: "/clear/", Steps: `set $args ''; rewrite ^/clear/(.*)$ /to/$1 permanent;`},
+			{Match: Prefix, Path: "/arg/", Steps: `set $args "k=$arg_a"; if ($arg_k) { return 200 "k $arg_k $args$is_args"; } return 200 "none $args";`},
+			{Match: Prefix, Path: "/last/", Steps: `set $args "n=2"; rewrite ^/last/(.*)$ /land/$1 last;`},
+			{Match: Prefix, Path: "/land/", Steps: `return 200 "land $uri $args";`},
+			{Match: Regex, Path: `^/[A-Z]`, Steps: `rewrite ^/[A-Z].*(?<rest>/tags/.*) /$rest permanent; return 200 "upper $uri";`},
+			{Match: Prefix, Path: "/", Steps: `rewrite ^/keep/(.*)$ /to/$1 redirect; return 200 "root $args";`},
+		},
+		paths: []string{"/clear/x", "/arg/x", "/arg/x?a=5", "/last/x", "/A/tags/", "/B/x/tags/y", "/C/none", "/keep/x", "/z"},
+	},
 }
 
 // nginxLocations writes locs in nginx's syntax, each forwarding to

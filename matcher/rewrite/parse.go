@@ -201,6 +201,15 @@ func (c *compiler) compileSet(st *step, args []token) error {
 	if len(args) != 2 {
 		return fmt.Errorf("takes a variable and a value")
 	}
+	if strings.EqualFold(args[0].word, "$args") {
+		// nginx lets set change the query string: $args, $is_args,
+		// $arg_NAME and the arguments a rewrite appends read it after.
+		// ($query_string, the same variable, it refuses to set.)
+		st.slot = slotArgs
+		var err error
+		st.value, err = c.compileScript(args[1].word, st.line)
+		return err
+	}
 	if err := checkSettable(args[0].word); err != nil {
 		return err
 	}

@@ -174,7 +174,11 @@ func (p *Program) runSteps(s *Scratch, req *Request, steps []step, res *Result) 
 			s.prepare(req, st.value.parts)
 			start := len(s.arena)
 			s.arena = s.appendScript(s.arena, req, &st.value, false)
-			s.vars[st.slot] = span{start, len(s.arena) - start}
+			if st.slot == slotArgs {
+				s.args = span{start, len(s.arena) - start}
+			} else {
+				s.vars[st.slot] = span{start, len(s.arena) - start}
+			}
 		case stBreak:
 			if s.changed {
 				s.validLoc, s.changed = false, false

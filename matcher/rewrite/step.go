@@ -44,7 +44,7 @@ type step struct {
 	hasValue           bool
 	cond               cond
 	body               []step // the steps of an if
-	slot               int    // set's variable
+	slot               int    // set's variable; slotArgs for $args
 }
 
 // condOp is an if's operator.
@@ -66,3 +66,7 @@ type cond struct {
 	right script
 	re    *rx
 }
+
+// slotArgs is the slot of a set of $args: the
+// request's query string, which the step replaces, not a variable slot.
+const slotArgs = -1
