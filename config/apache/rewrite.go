@@ -66,6 +66,9 @@ type rwCtx struct {
 	// loc is the DocumentRoot, for the rules of a <Location>: their
 	// patterns are matched with $a_fpath, the file-system path.
 	loc string
+	// envSet names the variables a rule of the context sets with [E=]:
+	// the others' %{ENV:...} is empty in the steps.
+	envSet map[string]bool
 }
 
 func (c *rwCtx) init(line string) {
@@ -141,6 +144,13 @@ func (c *rwCtx) readRules(dirs []*Directive) (rules []rule, on bool) {
 				continue
 			}
 			rules = append(rules, r)
+			if c.envSet == nil {
+				c.envSet = map[string]bool{}
+			}
+			for _, e := range strings.Split(r.flags["E"], ",") {
+				name, _, _ := strings.Cut(strings.TrimPrefix(e, "!"), ":")
+				c.envSet[name] = true
+			}
 		}
 	}
 	return rules, on
@@ -376,6 +386,11 @@ func readRule(d *Directive) (rule, error) {
 		return r, fmt.Errorf("takes a pattern, a substitution and optional [flags]")
 	}
 	r.pattern, r.subst = d.Args[0], d.Args[1]
+	if r.subst == "" {
+		// A quoted pattern alone: parseargline reads an empty
+		// substitution, which Apache rewrites to the directory itself.
+		return r, fmt.Errorf("an empty substitution is not translated")
+	}
 	if strings.HasPrefix(r.pattern, "!") {
 		r.neg, r.pattern = true, r.pattern[1:]
 	}

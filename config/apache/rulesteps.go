@@ -393,6 +393,17 @@ func (c *rwCtx) cond(cd cond) (head []string, test string, err error) {
 		}
 		return nil, test, nil
 	}
+	if p == "" {
+		// An empty pattern matches any test string: mod_rewrite's
+		// parseargline gives one to a condition whose only argument
+		// is quoted ("! -f %{REQUEST_FILENAME}"), which Apache then
+		// takes as always true (as never, negated).
+		c.t.note(cd.d, importer.Caveat, "RewriteCond %q with no pattern: Apache reads an empty regex, which any test string matches; the test string is not read", cd.test)
+		if cd.negative {
+			return nil, `$uri !~ ""`, nil
+		}
+		return nil, `$uri ~ ""`, nil
+	}
 	intRe, intNeg, isInt, intErr := intCompare(p)
 	switch {
 	case isInt && intErr != nil:
@@ -749,7 +760,10 @@ func (c *rwCtx) action(r rule, re string, ci bool) ([]string, bool, error) {
 		}
 		return nil, false, nil
 	}
-	subst := r.subst
+	subst, err := c.dropEmptyEnv(r.subst)
+	if err != nil {
+		return nil, false, err
+	}
 	abs := strings.HasPrefix(strings.ToLower(subst), "http://") || strings.HasPrefix(strings.ToLower(subst), "https://")
 	if abs && code == 0 {
 		code = 302 // an absolute URL redirects, as [R] does
@@ -797,6 +811,24 @@ func (c *rwCtx) action(r rule, re string, ci bool) ([]string, bool, error) {
 	lines, internal := c.emit(r, re, repl, code, hasQuery)
 	lines, err = c.emptyGuards(r, re, p, q, code, hasQuery, dynamic, escape, lines)
 	return lines, internal, err
+}
+
+// dropEmptyEnv takes off the front of a substitution the %{ENV:...}
+// variables no rule sets (read as empty, noted): Apache judges what it
+// expanded, so "%{ENV:PROTO}://%{HTTP_HOST}/x" with PROTO unset is the
+// relative "://host/x", which RewriteBase goes in front of.
+func (c *rwCtx) dropEmptyEnv(subst string) (string, error) {
+	for strings.HasPrefix(subst, "%{ENV:") {
+		end := strings.IndexByte(subst, '}')
+		if end < 0 || c.envSet[subst[6:end]] {
+			break
+		}
+		if _, err := c.variable(subst[2:end]); err != nil {
+			return "", err
+		}
+		subst = subst[end+1:]
+	}
+	return subst, nil
 }
 
 // emptyGuards writes a rule's action again for where its expansions
