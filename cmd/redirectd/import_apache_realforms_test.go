@@ -8,7 +8,9 @@ import "testing"
 // the rest, "://host/x", is relative and RewriteBase goes in front of
 // it, the last RewriteBase of the file), one that an earlier rule's
 // [E=] sets, and a RewriteCond whose only argument is quoted
-// (mod_rewrite reads an empty pattern, which always matches).
+// (mod_rewrite reads an empty pattern, which always matches), and a
+// Redirect of the path a RewriteRule rewrote internally (mod_alias's
+// fixup runs after mod_rewrite's, on the request's own path), and $0.
 func TestImportApacheRealForms(t *testing.T) {
 	hosts := []string{"example.test"}
 	tests := []struct {
@@ -30,6 +32,20 @@ func TestImportApacheRealForms(t *testing.T) {
 				"RewriteCond \"%{HTTP_HOST}\"\nRewriteCond %{QUERY_STRING} ^k=(.*)$\nRewriteRule ^q$ /q/%1? [L,R=302]\n",
 		}, []string{"/=www/.htaccess"},
 			[]string{"/x.adoc", "/a/b.adoc?z=1", "/x.ADOC", "/q?k=v", "/q?z=1", "/q"}},
+		{"a Redirect after an internal rewrite", map[string]string{
+			"www/.htaccess": "RewriteEngine On\nRewriteRule ^a/(.*)$ b/$1 [L]\nRewriteRule ^p/(.*)$ /q/$1 [PT]\nRewriteRule ^b/x$ /from-b [R=302,L]\n" +
+				"RewriteRule ^plain\\.html$ other.html [L]\nRewriteRule ^end/(.*)$ /b/$1 [END]\n" +
+				"Redirect 301 /a/x /new-a\nRedirect 301 /p /new-p\nRedirect 301 /b/y /new-b\nRedirectMatch 302 ^/a/(m.*)$ /match/$1\n" +
+				"Redirect 302 /plain.html /redirected\nRedirect 302 /end/e /from-end\n",
+		}, []string{"/=www/.htaccess"},
+			[]string{"/a/x", "/a/x/y", "/a/y", "/a/z", "/a/mm?k=v", "/p/z", "/p", "/b/x", "/b/y", "/q/z", "/plain.html", "/end/e", "/end/x"}},
+		{"the whole match", map[string]string{
+			"www/.htaccess": "RewriteEngine On\nRewriteBase /\nRewriteRule ^(docs|guide)/\\d+(?!.+\\.\\w+$|.+/$).+$ $0/ [R=301,L]\n" +
+				"RewriteRule ^docs/\\d+.*$ /to/$0 [R=302,L]\nRewriteRule ^in/(.*)$ out/$0 [L]\nRewriteRule ^out/in/(.*)$ /done/$1 [R=302,L]\n" +
+				"RedirectMatch temp ^/api$ $0/\n",
+			"www/sub/.htaccess": "RewriteEngine On\nRewriteRule ^s/.*$ /sub-to/$0 [R=302,L]\n",
+		}, []string{"/=www/.htaccess", "/sub=www/sub/.htaccess"},
+			[]string{"/docs/9_0", "/docs/9_0/x", "/docs/9_0/x.html", "/docs/9/a%20b", "/guide/7_1", "/in/z", "/api", "/api/", "/sub/s/a", "/sub/s/a%20b?q=1"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -66,6 +66,9 @@ type rwCtx struct {
 	// loc is the DocumentRoot, for the rules of a <Location>: their
 	// patterns are matched with $a_fpath, the file-system path.
 	loc string
+	// whole is the step that saves $0 in $a_r0 for the rule being
+	// written, "" where its pattern does not match the whole subject.
+	whole string
 	// envSet names the variables a rule of the context sets with [E=]:
 	// the others' %{ENV:...} is empty in the steps.
 	envSet map[string]bool
@@ -184,6 +187,9 @@ func (c *rwCtx) writeRules(rules []rule) rwResult {
 				t.note(r.d, importer.LeftOut, "the steps written for it do not load (%v); left out", err)
 				lines = nil
 			}
+		}
+		if c.dir != "" && len(t.fixup) > 0 && endsInternal(lines) {
+			lines = beforeAction(lines, t.fixup)
 		}
 		if internal && c.dir == "" {
 			res.internal = true
@@ -329,6 +335,35 @@ func setOnSuccess(lines []string, set string) []string {
 			pad := l[:len(l)-len(strings.TrimLeft(l, " "))]
 			out := append([]string{}, lines[:i]...)
 			out = append(out, pad+set)
+			return append(out, lines[i:]...)
+		}
+	}
+	return lines
+}
+
+// endsInternal reports whether a rule's steps end the round with an
+// internal rewrite ([L], [PT], [END]).
+func endsInternal(lines []string) bool {
+	for _, l := range lines {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "rewrite ") && (strings.HasSuffix(l, " last;") || strings.HasSuffix(l, " break;")) {
+			return true
+		}
+	}
+	return false
+}
+
+// beforeAction puts steps in front of a rule's action, where its
+// pattern and conditions hold: the action matches its pattern again,
+// so the steps' own matches do not change its groups.
+func beforeAction(lines, steps []string) []string {
+	for i, l := range lines {
+		if strings.TrimSpace(l) == "#action" {
+			pad := l[:len(l)-len(strings.TrimLeft(l, " "))]
+			out := append([]string{}, lines[:i]...)
+			for _, s := range steps {
+				out = append(out, pad+s)
+			}
 			return append(out, lines[i:]...)
 		}
 	}

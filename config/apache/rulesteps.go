@@ -43,6 +43,7 @@ func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
 		return nil, false, err
 	}
 	ci := r.has("NC")
+	c.whole = c.wholeStep(r)
 	c.pre, c.wantR, c.rawOf, c.qcheck = nil, [10]bool{}, map[string]string{}, ""
 	c.bflag, c.bfunc = r.has("B") || r.has("BCTLS"), backrefFunc(r)
 	action, internal, err := c.action(r, re, ci)
@@ -77,14 +78,19 @@ func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
 		op = "!" + op
 	}
 	var head []string
-	for n := range 10 {
+	for n := 1; n < 10; n++ {
 		if refs['$'][n] {
 			v := fmt.Sprintf("a_r%d", n)
 			c.init("set $" + v + ` "";`)
 			head = append(head, fmt.Sprintf("set $%s $%d;", v, n))
 		}
 	}
-	if len(r.conds) == 0 && len(head) == 0 && len(body) == len(action)+1 && !r.neg && !c.stripped && c.loc == "" && !r.has("S") && !r.has("C") && !r.has("PT") && !internal && len(action) == 1 && strings.HasPrefix(action[0], "rewrite ") {
+	if refs['$'][0] {
+		// Last: the step may match a regex of its own.
+		c.init(`set $a_r0 "";`)
+		head = append(head, c.whole)
+	}
+	if len(r.conds) == 0 && len(head) == 0 && len(body) == len(action)+1 && !r.neg && !c.stripped && c.loc == "" && !r.has("S") && !r.has("C") && !r.has("PT") && !internal && len(action) == 1 && strings.HasPrefix(action[0], "rewrite ") && (c.dir == "" || len(c.t.fixup) == 0) {
 		return action, internal, nil // one regex: the rewrite's own
 	}
 	lines = append([]string{"if (" + c.subject() + " " + op + " " + quoteArg(re) + ") {"}, indent(append(head, body...))...)
@@ -97,6 +103,36 @@ func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
 		lines = append([]string{`set $a_strip "";`, "if ($uri ~ " + quoteArg("^"+quoteMeta(c.dir)+"(.*)$") + ") { set $a_strip $1; }"}, lines...)
 	}
 	return append(lines, "}"), internal, nil
+}
+
+// wholeStep is the step that saves the rule's $0, the string its
+// pattern matched: the subject (the path, less the directory's prefix
+// per directory) where the pattern is anchored at both ends; "" for
+// other patterns, whose $0 is left out.
+func (c *rwCtx) wholeStep(r rule) string {
+	switch {
+	case r.neg || c.loc != "" || !anchoredWhole(r.pattern):
+		return ""
+	case c.dir == "":
+		return "set $a_r0 $uri;"
+	case c.stripped:
+		return "set $a_r0 $a_strip;"
+	}
+	return "if ($uri ~ " + quoteArg("^"+quoteMeta(c.dir)+"(.*)$") + ") { set $a_r0 $1; }"
+}
+
+// anchoredWhole reports a regex of one alternative between '^' and an
+// unescaped '$': what it matches is all of the string.
+func anchoredWhole(p string) bool {
+	alts, ok := topAlternatives(p)
+	if !ok || len(alts) != 1 || !strings.HasPrefix(p, "^") || !strings.HasSuffix(p, "$") {
+		return false
+	}
+	n := 0
+	for i := len(p) - 2; i >= 0 && p[i] == '\\'; i-- {
+		n++
+	}
+	return n%2 == 0
 }
 
 // flagNotes notes the flags a rule is translated with a caveat for,
@@ -582,6 +618,20 @@ func (c *rwCtx) expand(s string, escape bool) (string, error) {
 				return "", fmt.Errorf("a literal '$' cannot be written in a step; left out")
 			}
 			lit(string(s[i]))
+		case ch == '$' && i+1 < len(s) && s[i+1] == '0':
+			if c.whole == "" {
+				return "", fmt.Errorf("$0 of a pattern not anchored at both ends (^...$) is not translated; left out")
+			}
+			v := "${a_r0}"
+			if c.bflag || escape {
+				var err error
+				if v, err = c.backref(v, escape); err != nil {
+					return "", err
+				}
+			}
+			c.wantR[0] = true
+			b.WriteString(v)
+			i++
 		case ch == '$' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9' && (c.bflag || escape || c.loc != ""):
 			v, err := c.backref(fmt.Sprintf("${a_r%c}", s[i+1]), escape)
 			if err != nil {

@@ -82,7 +82,11 @@ func (r *Result) LeftOut() bool {
 }
 
 type translator struct {
-	res     *Result
+	res *Result
+	// fixup is mod_alias's steps of the .htaccess being written: they
+	// run, on the request's own path, where its rules end in an
+	// internal rewrite.
+	fixup   []string
 	docRoot string // the main server's DocumentRoot, "" if none
 	maps    map[string]*rwMap
 	counted map[*Directive]bool
@@ -536,7 +540,6 @@ func (t *translator) htaccess(h HTAccess, parents []HTAccess) *Location {
 			}
 		}
 	}
-	rw := t.rewriteSteps(dirs, rwDir)
 	var redirects []*Directive
 	for _, hh := range append([]HTAccess{h}, parents...) {
 		for _, d := range hh.Dirs {
@@ -546,6 +549,13 @@ func (t *translator) htaccess(h HTAccess, parents []HTAccess) *Location {
 		}
 	}
 	al := append(append(append(append(t.ifSteps(h.Dirs), t.locExpr...), t.locList...), files...), t.aliasSteps(redirects)...)
+	// mod_rewrite's fixup hook returns OK after an internal rewrite
+	// (the internal redirect comes after, from its handler), and
+	// mod_alias's fixup runs next on the request's own path: a
+	// Redirect of it wins over the rewrite.
+	t.fixup = al
+	rw := t.rewriteSteps(dirs, rwDir)
+	t.fixup = nil
 	l := &Location{Source: h.File, Path: dir}
 	if len(rw.steps)+len(al) > 0 {
 		if t.encodedSlash404 {
