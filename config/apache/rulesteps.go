@@ -121,6 +121,23 @@ func (c *rwCtx) wholeStep(r rule) string {
 	return "if ($uri ~ " + quoteArg("^"+quoteMeta(c.dir)+"(.*)$") + ") { set $a_r0 $1; }"
 }
 
+// wholeRef writes $0 to b: $a_r0, which the rule's wholeStep saves.
+func (c *rwCtx) wholeRef(b *strings.Builder, escape bool) error {
+	if c.whole == "" {
+		return fmt.Errorf("$0 of a pattern not anchored at both ends (^...$) is not translated; left out")
+	}
+	c.wantR[0] = true
+	v := "${a_r0}"
+	if c.bflag || escape {
+		var err error
+		if v, err = c.backref(v, escape); err != nil {
+			return err
+		}
+	}
+	b.WriteString(v)
+	return nil
+}
+
 // anchoredWhole reports a regex of one alternative between '^' and an
 // unescaped '$': what it matches is all of the string.
 func anchoredWhole(p string) bool {
@@ -619,18 +636,9 @@ func (c *rwCtx) expand(s string, escape bool) (string, error) {
 			}
 			lit(string(s[i]))
 		case ch == '$' && i+1 < len(s) && s[i+1] == '0':
-			if c.whole == "" {
-				return "", fmt.Errorf("$0 of a pattern not anchored at both ends (^...$) is not translated; left out")
+			if err := c.wholeRef(&b, escape); err != nil {
+				return "", err
 			}
-			v := "${a_r0}"
-			if c.bflag || escape {
-				var err error
-				if v, err = c.backref(v, escape); err != nil {
-					return "", err
-				}
-			}
-			c.wantR[0] = true
-			b.WriteString(v)
 			i++
 		case ch == '$' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9' && (c.bflag || escape || c.loc != ""):
 			v, err := c.backref(fmt.Sprintf("${a_r%c}", s[i+1]), escape)
@@ -810,10 +818,7 @@ func (c *rwCtx) action(r rule, re string, ci bool) ([]string, bool, error) {
 		}
 		return nil, false, nil
 	}
-	subst, err := c.dropEmptyEnv(r.subst)
-	if err != nil {
-		return nil, false, err
-	}
+	subst := c.dropEmptyEnv(r.subst)
 	abs := strings.HasPrefix(strings.ToLower(subst), "http://") || strings.HasPrefix(strings.ToLower(subst), "https://")
 	if abs && code == 0 {
 		code = 302 // an absolute URL redirects, as [R] does
@@ -867,18 +872,16 @@ func (c *rwCtx) action(r rule, re string, ci bool) ([]string, bool, error) {
 // variables no rule sets (read as empty, noted): Apache judges what it
 // expanded, so "%{ENV:PROTO}://%{HTTP_HOST}/x" with PROTO unset is the
 // relative "://host/x", which RewriteBase goes in front of.
-func (c *rwCtx) dropEmptyEnv(subst string) (string, error) {
+func (c *rwCtx) dropEmptyEnv(subst string) string {
 	for strings.HasPrefix(subst, "%{ENV:") {
 		end := strings.IndexByte(subst, '}')
 		if end < 0 || c.envSet[subst[6:end]] {
 			break
 		}
-		if _, err := c.variable(subst[2:end]); err != nil {
-			return "", err
-		}
+		c.variable(subst[2:end]) // notes it read as empty; never fails
 		subst = subst[end+1:]
 	}
-	return subst, nil
+	return subst
 }
 
 // emptyGuards writes a rule's action again for where its expansions
