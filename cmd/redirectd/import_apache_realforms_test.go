@@ -10,7 +10,10 @@ import "testing"
 // [E=] sets, and a RewriteCond whose only argument is quoted
 // (mod_rewrite reads an empty pattern, which always matches), and a
 // Redirect of the path a RewriteRule rewrote internally (mod_alias's
-// fixup runs after mod_rewrite's, on the request's own path), and $0.
+// fixup runs after mod_rewrite's, on the request's own path), $0, and
+// RewriteRules in an <If>/<ElseIf>/<Else> chain (the first section
+// that holds replaces the directory's rules with its own, matched with
+// the file-system path).
 func TestImportApacheRealForms(t *testing.T) {
 	hosts := []string{"example.test"}
 	tests := []struct {
@@ -39,6 +42,12 @@ func TestImportApacheRealForms(t *testing.T) {
 				"Redirect 302 /plain.html /redirected\nRedirect 302 /end/e /from-end\n",
 		}, []string{"/=www/.htaccess"},
 			[]string{"/a/x", "/a/x/y", "/a/y", "/a/z", "/a/mm?k=v", "/p/z", "/p", "/b/x", "/b/y", "/q/z", "/plain.html", "/end/e", "/end/x"}},
+		{"RewriteRules in an <If> chain", map[string]string{
+			"www/.htaccess": "RewriteEngine On\nRewriteBase /\nRewriteRule ^a$ /from-dir [R=302,L]\nRedirect 302 /c /from-redirect\n" +
+				"<If \"%{QUERY_STRING} == 'keep'\">\n  Redirect 302 /k /from-if\n</If>\n<ElseIf \"%{QUERY_STRING} =~ /^fs/\">\n  RewriteRule /www/(.*)$ /fs/$1 [R=302,L]\n</ElseIf>\n" +
+				"<Else>\n  RewriteRule ^ https://other.test%{REQUEST_URI} [R=301,L]\n</Else>\n",
+		}, []string{"/=www/.htaccess"},
+			[]string{"/a?keep", "/a", "/c", "/c?keep", "/k?keep", "/a?fs", "/x/y?fs=1", "/b?keep", "/a%20b"}},
 		{"the whole match", map[string]string{
 			"www/.htaccess": "RewriteEngine On\nRewriteBase /\nRewriteRule ^(docs|guide)/\\d+(?!.+\\.\\w+$|.+/$).+$ $0/ [R=301,L]\n" +
 				"RewriteRule ^docs/\\d+.*$ /to/$0 [R=302,L]\nRewriteRule ^in/(.*)$ out/$0 [L]\nRewriteRule ^out/in/(.*)$ /done/$1 [R=302,L]\n" +
