@@ -105,10 +105,12 @@ var portInURL = regexp.MustCompile(`^(https?://[^/:]+):\d+`)
 var hexEscape = regexp.MustCompile(`%[0-9a-fA-F]{2}`)
 
 // sameAsClient reads a Location as a client compares it: the port
-// aside (each server names its own) and escapes' hex without case
-// (Apache writes %c3, redirectd %C3).
+// aside (each server names its own), escapes' hex without case
+// (Apache writes %c3, redirectd %C3) and a space as the %20 a client
+// sends for it (Apache's RedirectMatch puts a group's decoded space in
+// the query as it is; redirectd's Locations are made safe).
 func sameAsClient(loc string) string {
-	loc = portInURL.ReplaceAllString(loc, "$1")
+	loc = strings.ReplaceAll(portInURL.ReplaceAllString(loc, "$1"), " ", "%20")
 	return hexEscape.ReplaceAllStringFunc(loc, strings.ToUpper)
 }
 
@@ -341,6 +343,10 @@ func apacheRoundTripEnv(t *testing.T, files func(e apacheEnv) map[string]string,
 		fronts = append(fronts, front{"https", "tls://" + e.tlsAddr, "tls://" + srvTLS})
 	}
 	redirects, asked, modeled := 0, 0, 0
+	// known["http:*"] (or "https:*"): the scheme's answers differ,
+	// for the reason given (a real site's construct the import leaves
+	// out, which its report lists); it must differ at least once.
+	schemeDiffers := map[string]bool{}
 	for _, f := range fronts {
 		for _, host := range hosts {
 			for _, p := range paths {
@@ -366,6 +372,10 @@ func apacheRoundTripEnv(t *testing.T, files func(e apacheEnv) map[string]string,
 				if ok && !strings.Contains(p, "|") && !apache.SameAnswer(want, apacheAnswerString(as, al)) {
 					t.Errorf("%s Host %s, %s: apache %d %q, the self-check's model of it %s", f.scheme, host, p, as, al, want)
 				}
+				if _, ok := known[f.scheme+":*"]; ok {
+					schemeDiffers[f.scheme] = schemeDiffers[f.scheme] || differ
+					continue
+				}
 				if why, ok := known[p]; ok {
 					if !differ {
 						t.Errorf("Host %s, %s: the known difference (%s) is gone: take it out of the test's list and config/apache/README.md", host, p, why)
@@ -376,6 +386,11 @@ func apacheRoundTripEnv(t *testing.T, files func(e apacheEnv) map[string]string,
 					t.Errorf("%s Host %s, %s: apache %d %q, redirectd %d %q", f.scheme, host, p, as, al, rs, rl)
 				}
 			}
+		}
+	}
+	for _, f := range fronts {
+		if why, ok := known[f.scheme+":*"]; ok && !schemeDiffers[f.scheme] {
+			t.Errorf("%s: the known difference (%s) is gone: take it out of the list", f.scheme, why)
 		}
 	}
 	t.Logf("%d requests compared, %d redirects; the self-check's model answered %d", asked, redirects, modeled)

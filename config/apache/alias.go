@@ -117,7 +117,12 @@ func (t *translator) aliasStep(d *Directive, status int, re string, args []strin
 	to := args[1]
 	if !match {
 		to += "$1"
-	} else {
+	} else if strings.Contains(to, "$0") {
+		// $0 is what the regex matched: the path where it is
+		// anchored at both ends, a part of it elsewhere.
+		if !anchoredWhole(re) {
+			return "", fmt.Errorf("$0 of a regex not anchored at both ends (^...$) is not translated")
+		}
 		to = strings.ReplaceAll(to, "$0", "$uri")
 	}
 	if strings.Contains(to, "$") && !validRefs(to) {

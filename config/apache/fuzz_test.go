@@ -33,6 +33,9 @@ func FuzzImport(f *testing.F) {
 	f.Add("RewriteEngine on\nRewriteCond %{HTTP_HOST} ^a\nRewriteRule ^/(.*)$ http://127.0.0.1:3000/$1?x=%1 [P,QSA]\nRewriteRule ^/q https://h [P]\nRewriteRule x http://$1/ [P]")
 	f.Add("DocumentRoot /srv\nRewriteMap d dbm:none\nRewriteMap s dbm=sdbm:none\n<Location /l>\nRewriteEngine on\nRewriteRule www/l/(.*)$ /x/$1 [R,NE]\n</Location>\n<Files \"a*.[hx]tml\">\nRedirect 301 /a /b\n</Files>\n<FilesMatch \\.pdf$>\nRedirectMatch ^/(.*)$ /p/$1\n</FilesMatch>")
 	f.Add("RewriteEngine on\nRewriteRule ^/(.*)-(.*)$ /$1_$2 [N]\nRewriteRule ^/b/(.*)$ /c?q=$1 [B=?&,BNP,BCTLS,BNE=/,R]\nRewriteCond %{QUERY_STRING} ^k=(.*)$\nRewriteRule ^/e$ /p?%1 [R=307]\nRewriteRule . - [F]")
+	f.Add("DocumentRoot /srv\nRewriteEngine on\nRewriteBase /d/\nRewriteCond \"! -f %{REQUEST_FILENAME}\"\nRewriteRule ^(.*)\\.adoc$ %{ENV:P}://%{HTTP_HOST}/$1 [R=301]\n" +
+		"RewriteRule ^(a|b)/\\d+$ $0/ [R,L]\nRewriteRule ^i/.*$ o/$0 [PT]\nRewriteRule x /y$0 [R]\nRedirect 301 /d/i /z\nRedirectMatch ^/m$ $0/\n" +
+		"<If \"%{HTTPS} == 'on'\">\nRedirect /k /l\n</If>\n<ElseIf \"%{QUERY_STRING} =~ /^q/\">\nRewriteRule /srv/(.*)$ /q/$1 [R]\n</ElseIf>\n<Else>\nRewriteRule ^ https://%{HTTP_HOST}%{REQUEST_URI} [R=301,L]\nRewriteRule ^ in [L]\n</Else>")
 	f.Fuzz(func(t *testing.T, text string) {
 		if len(text) > 4096 {
 			return

@@ -134,6 +134,8 @@ func (t *translator) ifChain(chain []*Directive) []string {
 			switch {
 			case !x.Section && isRedirect(x) && readable:
 				redirects[i] = append(redirects[i], x)
+			case t.ifHandled[d] && !x.Section && strings.HasPrefix(strings.ToLower(x.Name), "rewrite"):
+				// ifRewrite writes the section's mod_rewrite rules.
 			case hasDeciding([]*Directive{x}):
 				t.note(x, importer.LeftOut, "%s inside <%s %s> is not translated (only Redirects under a variable compared with a string or a regex, in a chain whose every expression is); left out", x.Name, d.Name, strings.Join(d.Args, " "))
 			}

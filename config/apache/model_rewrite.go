@@ -42,6 +42,8 @@ type mCond struct {
 	negate bool
 	nc, or bool
 	bad    bool
+	// any: an empty regex, which matches whatever the test string is.
+	any bool
 }
 
 // ruleFlagNames are the long names of the flags the model follows.
@@ -131,6 +133,7 @@ func modelCond(d *Directive) mCond {
 	default:
 		c.re = modelRegex(p, c.nc)
 		c.bad = c.re == nil
+		c.any = p == ""
 	}
 	return c
 }
@@ -275,6 +278,9 @@ func modelConds(cs []mCond, r *mReq, groups []string) (condGroups []string, ok, 
 			return nil, false, false
 		}
 		v, vok := expandModel(c.test, r, groups, condGroups)
+		if c.any {
+			v, vok = "", true
+		}
 		if !vok {
 			return nil, false, false
 		}

@@ -203,6 +203,13 @@ func argLine(s string) ([]string, error) {
 		out = append(out, s[:i])
 		if quote != 0 {
 			i++
+			if len(out) == 1 && strings.TrimLeft(s[i:], " \t") == "" {
+				// parseargline: after a quoted first argument the
+				// second starts, empty at the end of the line (a
+				// RewriteCond "! -f %{REQUEST_FILENAME}" is that
+				// test string and an empty pattern).
+				out = append(out, "")
+			}
 		}
 		s = s[i:]
 	}

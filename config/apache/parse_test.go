@@ -42,6 +42,8 @@ func TestParse(t *testing.T) {
 			[]brief{{"VirtualHost", []string{"*:80"}, 1, []brief{{"ServerName", []string{"a.test"}, 2, nil}, {"Directory", []string{"/var/www"}, 3, []brief{{"AllowOverride", []string{"All"}, 4, nil}}}}}}},
 		{"mod_rewrite's own words", `RewriteCond %{THE_REQUEST} ^GET\ /index\.php\ HTTP/ [NC]` + "\n" + `RewriteRule "^a b$" '/c d' [R]`,
 			[]brief{{"RewriteCond", []string{"%{THE_REQUEST}", `^GET\ /index\.php\ HTTP/`, "[NC]"}, 1, nil}, {"RewriteRule", []string{"^a b$", "/c d", "[R]"}, 2, nil}}},
+		{"a quoted argument alone", `RewriteCond "! -f %{REQUEST_FILENAME}"` + "\n" + `RewriteCond 'x y'  ` + "\n" + `RewriteCond alone`,
+			[]brief{{"RewriteCond", []string{"! -f %{REQUEST_FILENAME}", ""}, 1, nil}, {"RewriteCond", []string{"x y", ""}, 2, nil}, {"RewriteCond", []string{"alone"}, 3, nil}}},
 		{"a quote left open", "ErrorDocument 404 \"The file was not found.\nHeader 'a\\' b\n", []brief{{"ErrorDocument", []string{"404", "The file was not found."}, 1, nil}, {"Header", []string{"a' b"}, 2, nil}}},
 		{"crlf", "Redirect /a /b\r\nRedirect /c /d\r\n", []brief{{"Redirect", []string{"/a", "/b"}, 1, nil}, {"Redirect", []string{"/c", "/d"}, 2, nil}}},
 	}

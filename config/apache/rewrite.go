@@ -67,6 +67,12 @@ type rwCtx struct {
 	// loc is the DocumentRoot, for the rules of a <Location>: their
 	// patterns are matched with $a_fpath, the file-system path.
 	loc string
+	// whole is the step that saves $0 in $a_r0 for the rule being
+	// written, "" where its pattern does not match the whole subject.
+	whole string
+	// envSet names the variables a rule of the context sets with [E=]:
+	// the others' %{ENV:...} is empty in the steps.
+	envSet map[string]bool
 }
 
 func (c *rwCtx) init(line string) {
@@ -142,6 +148,13 @@ func (c *rwCtx) readRules(dirs []*Directive) (rules []rule, on bool) {
 				continue
 			}
 			rules = append(rules, r)
+			if c.envSet == nil {
+				c.envSet = map[string]bool{}
+			}
+			for _, e := range strings.Split(r.flags["E"], ",") {
+				name, _, _ := strings.Cut(strings.TrimPrefix(e, "!"), ":")
+				c.envSet[name] = true
+			}
 		}
 	}
 	return rules, on
@@ -175,6 +188,9 @@ func (c *rwCtx) writeRules(rules []rule) rwResult {
 				t.note(r.d, importer.LeftOut, "the steps written for it do not load (%v); left out", err)
 				lines = nil
 			}
+		}
+		if c.dir != "" && len(t.fixup) > 0 && endsInternal(lines) {
+			lines = beforeAction(lines, t.fixup)
 		}
 		if internal && c.dir == "" {
 			res.internal = true
@@ -326,6 +342,35 @@ func setOnSuccess(lines []string, set string) []string {
 	return lines
 }
 
+// endsInternal reports whether a rule's steps end the round with an
+// internal rewrite ([L], [PT], [END]).
+func endsInternal(lines []string) bool {
+	for _, l := range lines {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "rewrite ") && (strings.HasSuffix(l, " last;") || strings.HasSuffix(l, " break;")) {
+			return true
+		}
+	}
+	return false
+}
+
+// beforeAction puts steps in front of a rule's action, where its
+// pattern and conditions hold: the action matches its pattern again,
+// so the steps' own matches do not change its groups.
+func beforeAction(lines, steps []string) []string {
+	for i, l := range lines {
+		if strings.TrimSpace(l) == "#action" {
+			pad := l[:len(l)-len(strings.TrimLeft(l, " "))]
+			out := append([]string{}, lines[:i]...)
+			for _, s := range steps {
+				out = append(out, pad+s)
+			}
+			return append(out, lines[i:]...)
+		}
+	}
+	return lines
+}
+
 func (r rule) has(f string) bool { _, ok := r.flags[f]; return ok }
 
 type servedErr struct{ msg string }
@@ -377,6 +422,11 @@ func readRule(d *Directive) (rule, error) {
 		return r, fmt.Errorf("takes a pattern, a substitution and optional [flags]")
 	}
 	r.pattern, r.subst = d.Args[0], d.Args[1]
+	if r.subst == "" {
+		// A quoted pattern alone: parseargline reads an empty
+		// substitution, which Apache rewrites to the directory itself.
+		return r, fmt.Errorf("an empty substitution is not translated")
+	}
 	if strings.HasPrefix(r.pattern, "!") {
 		r.neg, r.pattern = true, r.pattern[1:]
 	}

@@ -43,6 +43,7 @@ func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
 		return nil, false, err
 	}
 	ci := r.has("NC")
+	c.whole = c.wholeStep(r)
 	c.pre, c.wantR, c.rawOf, c.qcheck = nil, [10]bool{}, map[string]string{}, ""
 	c.bflag, c.bfunc, c.bflags = r.has("B") || r.has("BCTLS"), backrefFunc(r), backrefFlags(r)
 	action, internal, err := c.action(r, re, ci)
@@ -77,14 +78,19 @@ func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
 		op = "!" + op
 	}
 	var head []string
-	for n := range 10 {
+	for n := 1; n < 10; n++ {
 		if refs['$'][n] {
 			v := fmt.Sprintf("a_r%d", n)
 			c.init("set $" + v + ` "";`)
 			head = append(head, fmt.Sprintf("set $%s $%d;", v, n))
 		}
 	}
-	if len(r.conds) == 0 && len(head) == 0 && len(body) == len(action)+1 && !r.neg && !c.stripped && c.loc == "" && !r.has("S") && !r.has("C") && !r.has("PT") && !internal && len(action) == 1 && strings.HasPrefix(action[0], "rewrite ") {
+	if refs['$'][0] {
+		// Last: the step may match a regex of its own.
+		c.init(`set $a_r0 "";`)
+		head = append(head, c.whole)
+	}
+	if len(r.conds) == 0 && len(head) == 0 && len(body) == len(action)+1 && !r.neg && !c.stripped && c.loc == "" && !r.has("S") && !r.has("C") && !r.has("PT") && !internal && len(action) == 1 && strings.HasPrefix(action[0], "rewrite ") && (c.dir == "" || len(c.t.fixup) == 0) {
 		return action, internal, nil // one regex: the rewrite's own
 	}
 	lines = append([]string{"if (" + c.subject() + " " + op + " " + quoteArg(re) + ") {"}, indent(append(head, body...))...)
@@ -97,6 +103,53 @@ func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
 		lines = append([]string{`set $a_strip "";`, "if ($uri ~ " + quoteArg("^"+quoteMeta(c.dir)+"(.*)$") + ") { set $a_strip $1; }"}, lines...)
 	}
 	return append(lines, "}"), internal, nil
+}
+
+// wholeStep is the step that saves the rule's $0, the string its
+// pattern matched: the subject (the path, less the directory's prefix
+// per directory) where the pattern is anchored at both ends; "" for
+// other patterns, whose $0 is left out.
+func (c *rwCtx) wholeStep(r rule) string {
+	switch {
+	case r.neg || c.loc != "" || !anchoredWhole(r.pattern):
+		return ""
+	case c.dir == "":
+		return "set $a_r0 $uri;"
+	case c.stripped:
+		return "set $a_r0 $a_strip;"
+	}
+	return "if ($uri ~ " + quoteArg("^"+quoteMeta(c.dir)+"(.*)$") + ") { set $a_r0 $1; }"
+}
+
+// wholeRef writes $0 to b: $a_r0, which the rule's wholeStep saves.
+func (c *rwCtx) wholeRef(b *strings.Builder, escape bool) error {
+	if c.whole == "" {
+		return fmt.Errorf("$0 of a pattern not anchored at both ends (^...$) is not translated; left out")
+	}
+	c.wantR[0] = true
+	v := "${a_r0}"
+	if c.bflag || escape {
+		var err error
+		if v, err = c.backref(v, escape); err != nil {
+			return err
+		}
+	}
+	b.WriteString(v)
+	return nil
+}
+
+// anchoredWhole reports a regex of one alternative between '^' and an
+// unescaped '$': what it matches is all of the string.
+func anchoredWhole(p string) bool {
+	alts, ok := topAlternatives(p)
+	if !ok || len(alts) != 1 || !strings.HasPrefix(p, "^") || !strings.HasSuffix(p, "$") {
+		return false
+	}
+	n := 0
+	for i := len(p) - 2; i >= 0 && p[i] == '\\'; i-- {
+		n++
+	}
+	return n%2 == 0
 }
 
 // flagNotes notes the flags a rule is translated with a caveat for,
@@ -393,6 +446,17 @@ func (c *rwCtx) cond(cd cond) (head []string, test string, err error) {
 		}
 		return nil, test, nil
 	}
+	if p == "" {
+		// An empty pattern matches any test string: mod_rewrite's
+		// parseargline gives one to a condition whose only argument
+		// is quoted ("! -f %{REQUEST_FILENAME}"), which Apache then
+		// takes as always true (as never, negated).
+		c.t.note(cd.d, importer.Caveat, "RewriteCond %q with no pattern: Apache reads an empty regex, which any test string matches; the test string is not read", cd.test)
+		if cd.negative {
+			return nil, `$uri !~ ""`, nil
+		}
+		return nil, `$uri ~ ""`, nil
+	}
 	intRe, intNeg, isInt, intErr := intCompare(p)
 	switch {
 	case isInt && intErr != nil:
@@ -571,6 +635,11 @@ func (c *rwCtx) expand(s string, escape bool) (string, error) {
 				return "", fmt.Errorf("a literal '$' cannot be written in a step; left out")
 			}
 			lit(string(s[i]))
+		case ch == '$' && i+1 < len(s) && s[i+1] == '0':
+			if err := c.wholeRef(&b, escape); err != nil {
+				return "", err
+			}
+			i++
 		case ch == '$' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9' && (c.bflag || escape || c.loc != ""):
 			v, err := c.backref(fmt.Sprintf("${a_r%c}", s[i+1]), escape)
 			if err != nil {
@@ -763,7 +832,7 @@ func (c *rwCtx) action(r rule, re string, ci bool) ([]string, bool, error) {
 		}
 		return nil, false, nil
 	}
-	subst := r.subst
+	subst := c.dropEmptyEnv(r.subst)
 	abs := strings.HasPrefix(strings.ToLower(subst), "http://") || strings.HasPrefix(strings.ToLower(subst), "https://")
 	if abs && code == 0 {
 		code = 302 // an absolute URL redirects, as [R] does
@@ -811,6 +880,22 @@ func (c *rwCtx) action(r rule, re string, ci bool) ([]string, bool, error) {
 	lines, internal := c.emit(r, re, repl, code, hasQuery)
 	lines, err = c.emptyGuards(r, re, p, q, code, hasQuery, dynamic, escape, lines)
 	return lines, internal, err
+}
+
+// dropEmptyEnv takes off the front of a substitution the %{ENV:...}
+// variables no rule sets (read as empty, noted): Apache judges what it
+// expanded, so "%{ENV:PROTO}://%{HTTP_HOST}/x" with PROTO unset is the
+// relative "://host/x", which RewriteBase goes in front of.
+func (c *rwCtx) dropEmptyEnv(subst string) string {
+	for strings.HasPrefix(subst, "%{ENV:") {
+		end := strings.IndexByte(subst, '}')
+		if end < 0 || c.envSet[subst[6:end]] {
+			break
+		}
+		c.variable(subst[2:end]) // notes it read as empty; never fails
+		subst = subst[end+1:]
+	}
+	return subst
 }
 
 // emptyGuards writes a rule's action again for where its expansions

@@ -82,7 +82,14 @@ func (r *Result) LeftOut() bool {
 }
 
 type translator struct {
-	res     *Result
+	res *Result
+	// ifHandled are the <If> sections whose RewriteRules ifRewrite
+	// writes.
+	ifHandled map[*Directive]bool
+	// fixup is mod_alias's steps of the .htaccess being written: they
+	// run, on the request's own path, where its rules end in an
+	// internal rewrite.
+	fixup   []string
 	docRoot string // the main server's DocumentRoot, "" if none
 	maps    map[string]*rwMap
 	counted map[*Directive]bool
@@ -136,7 +143,7 @@ func (t *translator) count(d *Directive) {
 // steps. Each .htaccess is a location of every server: a directory's
 // file applies whichever host maps to it.
 func Translate(conf []*Directive, ht []HTAccess) *Result {
-	t := &translator{res: &Result{Forms: map[string]int{}}, maps: map[string]*rwMap{}, counted: map[*Directive]bool{}, handled: map[*Directive]bool{}, forwarded: map[*Group]bool{}}
+	t := &translator{res: &Result{Forms: map[string]int{}}, maps: map[string]*rwMap{}, counted: map[*Directive]bool{}, handled: map[*Directive]bool{}, ifHandled: map[*Directive]bool{}, forwarded: map[*Group]bool{}}
 	// The model reads the input as given, before the translation
 	// merges and flattens it.
 	t.res.model = newModel(conf, slices.Clone(ht))
@@ -536,7 +543,8 @@ func (t *translator) htaccess(h HTAccess, parents []HTAccess) *Location {
 			}
 		}
 	}
-	rw := t.rewriteSteps(dirs, rwDir)
+	engine := lastDirective(dirs, "RewriteEngine")
+	ifrw, guard := t.ifRewrite(h.Dirs, engine)
 	var redirects []*Directive
 	for _, hh := range append([]HTAccess{h}, parents...) {
 		for _, d := range hh.Dirs {
@@ -546,13 +554,27 @@ func (t *translator) htaccess(h HTAccess, parents []HTAccess) *Location {
 		}
 	}
 	al := append(append(append(append(t.ifSteps(h.Dirs), t.locExpr...), t.locList...), files...), t.aliasSteps(redirects)...)
+	// mod_rewrite's fixup hook returns OK after an internal rewrite
+	// (the internal redirect comes after, from its handler), and
+	// mod_alias's fixup runs next on the request's own path: a
+	// Redirect of it wins over the rewrite.
+	t.fixup = al
+	rw := t.rewriteSteps(dirs, rwDir)
+	t.fixup = nil
 	l := &Location{Source: h.File, Path: dir}
-	if len(rw.steps)+len(al) > 0 {
+	if len(rw.steps)+len(al)+len(ifrw) > 0 {
 		if t.encodedSlash404 {
 			l.Steps = append(l.Steps, encodedSlashComment, encodedSlashStep)
 		}
 	}
-	l.Steps = append(append(l.Steps, rw.steps...), al...)
+	if guard != "" {
+		l.Steps = append(l.Steps, ifrw...)
+		l.Steps = append(append(l.Steps, "if ($"+guard+" = 0) {"), indent(rw.steps)...)
+		l.Steps = append(l.Steps, "}")
+	} else {
+		l.Steps = append(l.Steps, rw.steps...)
+	}
+	l.Steps = append(l.Steps, al...)
 	return l
 }
 

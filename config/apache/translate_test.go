@@ -100,6 +100,9 @@ func TestTranslateNotes(t *testing.T) {
 			"served by the original server itself: f.conf:5: ProxyPassMatch ^/z !: the paths are the site's own"}},
 		{"error page", "ErrorDocument 404 /nf.html\n", []string{"served by the original server itself: f.conf:1: ErrorDocument 404 /nf.html: a page or a text of the site's own"}},
 		{"redirect", "Redirect 301 /a /b\nRedirectMatch ^/c(.*) /d$1\n", nil},
+		{"whole match", "RewriteEngine on\nRewriteRule ^/a(.*)$ /b$0 [R]\nRewriteRule ^/c /d$0 [R,L]\nRedirectMatch ^/e$ $0/\nRedirectMatch /f /g$0\n", []string{
+			"left out: f.conf:3: $0 of a pattern not anchored at both ends (^...$) is not translated; left out",
+			"left out: f.conf:5: RedirectMatch: the step written for it does not load ($0 of a regex not anchored at both ends (^...$) is not translated); left out"}},
 		{"if module", "<IfModule mod_rewrite.c>\nRewriteEngine on\nRewriteRule ^/a$ /b [R,P]\n</IfModule>\n<IfModule !mod_rewrite.c>\nProxyPassMatch ^/x http://b/\n</IfModule>\n",
 			[]string{"left out: f.conf:3: a forward ([P]) to /b: not an http:// or https:// URL; left out"}},
 	}
