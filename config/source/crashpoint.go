@@ -13,7 +13,8 @@ import (
 // fetched again (replaced); the fetched folder renamed into versions/
 // (moved); each file the cache replaces (its record, current, pinned,
 // loading) written under its temporary name, then renamed; pinned
-// removed; and loading removed once a load ended (loaded).
+// removed; and loading rewritten without the version, or removed, once
+// its load ended (loaded).
 var CrashSteps = []string{
 	"cache-staged", "cache-replaced", "cache-moved",
 	"cache-record-written", "cache-record-renamed",
