@@ -2,17 +2,21 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/redirectd/redirectd/config/source"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // TestSourceHostile runs the binary on rule sources that attack it.
@@ -29,6 +33,7 @@ func TestSourceHostile(t *testing.T) {
 	bin := buildBinary(t)
 	t.Run("deep nesting", func(t *testing.T) { testSourceDeepNesting(t, bin) })
 	t.Run("interrupted load", func(t *testing.T) { testSourceInterruptedLoad(t, bin) })
+	t.Run("crashing version", func(t *testing.T) { testSourceCrashingVersion(t, bin) })
 	t.Run("header after a redirect", func(t *testing.T) { testSourceHeaderRedirect(t, bin) })
 	t.Run("regex budget", func(t *testing.T) { testSourceRegexBudget(t, bin) })
 	t.Run("memory budget", func(t *testing.T) { testSourceMemoryBudget(t, bin) })
@@ -186,6 +191,122 @@ func testSourceInterruptedLoad(t *testing.T, bin string) {
 	if !strings.Contains(node.stderr.String(), "it is loaded again") {
 		t.Errorf("the log does not say the interrupted version is loaded again:\n%s", node.stderr)
 	}
+}
+
+// testSourceCrashingVersion publishes a version whose every load ends
+// the process (REDIRECTD_TEST_KILL_LOADING names it, as a rule set that
+// runs the node out of memory would) and starts the node again each time
+// it ends, as a supervisor does. Each start loads the good version the
+// cache holds before it fetches the bad one, and that load must not
+// forgive the bad one: after MaxInterruptedLoads ends the bad version is
+// refused, the log says so, and the node serves the good one instead of
+// ending at every start. Then a good version killed while loading
+// MaxInterruptedLoads-1 times (another version loaded at each start
+// between) loads whole at the next start; killed as many times again
+// while loading at start, it is still not refused: its whole load
+// forgave the first kills.
+func testSourceCrashingVersion(t *testing.T, bin string) {
+	origin := &ruleOrigin{}
+	srv := httptest.NewServer(origin)
+	defer srv.Close()
+	origin.publish(t, map[string]string{"redirectd.toml": "[[rule]]\nfrom = \"/a\"\nto = \"/one\"\n"})
+	cache := t.TempDir()
+	node := newSourceNode(t, bin, srv.URL+"/site.tar.gz", cache)
+	node.start()
+	node.waitAnswer("/a", 301, "/one", 15*time.Second)
+	node.stop()
+
+	v2 := map[string]string{"redirectd.toml": "[[rule]]\nfrom = \"/a\"\nto = \"/two\"\n"}
+	origin.publish(t, v2)
+	h2 := hashFiles(t, v2)
+	for ends := 0; ; ends++ {
+		if ends > source.MaxInterruptedLoads {
+			t.Fatalf("the node ended %d times loading version %s and ends again at each start: it is never refused\n%s", ends, h2, node.stderr)
+		}
+		if !node.superviseUntil(h2, `redirectd_rules_source_failures_total{reason="invalid"}`) {
+			continue
+		}
+		if ends != source.MaxInterruptedLoads {
+			t.Errorf("version %s refused after %d ends, want %d", h2, ends, source.MaxInterruptedLoads)
+		}
+		break
+	}
+	node.waitAnswer("/a", 301, "/one", time.Second)
+	if b, _ := os.ReadFile(filepath.Join(cache, "refused")); string(b) != h2+"\n" {
+		t.Errorf("refused file %q, want %s", b, h2)
+	}
+	if !strings.Contains(node.stderr.String(), "is refused from now on") {
+		t.Errorf("the log does not say the version is refused:\n%s", node.stderr)
+	}
+	node.cmd.Process.Kill()
+	node.cmd.Wait()
+
+	v3 := map[string]string{"redirectd.toml": "[[rule]]\nfrom = \"/a\"\nto = \"/three\"\n"}
+	origin.publish(t, v3)
+	h3 := hashFiles(t, v3)
+	for range source.MaxInterruptedLoads - 1 { // loaded by the poll
+		if node.superviseUntil(h3, "") {
+			t.Fatalf("version %s loaded, though each load of it ends the process", h3)
+		}
+	}
+	node.start()
+	node.waitAnswer("/a", 301, "/three", 15*time.Second)
+	node.stop()
+	origin.setDown(true) // the node ends loading it from the cache
+	for range source.MaxInterruptedLoads - 1 {
+		if node.superviseUntil(h3, "") {
+			t.Fatalf("version %s loaded, though each load of it ends the process", h3)
+		}
+	}
+	node.start()
+	node.waitAnswer("/a", 301, "/three", 15*time.Second)
+	if b, _ := os.ReadFile(filepath.Join(cache, "refused")); strings.Contains(string(b), h3) {
+		t.Errorf("version %s refused, though it loaded whole between its interrupted loads", h3)
+	}
+}
+
+// superviseUntil starts the node with every load of version kill ending
+// it, and waits until either it has ended, by SIGKILL (false), or metric
+// is at least 1 (true; "": never). Its own poll may load the version
+// before it first answers, so the node's answers are not waited for.
+func (n *sourceNode) superviseUntil(kill, metric string) bool {
+	n.t.Helper()
+	n.cmd = exec.Command(n.bin, "serve", "-config", n.file)
+	n.cmd.Env = append(os.Environ(), "REDIRECTD_TEST_KILL_LOADING="+kill)
+	stderr := &testutil.LockedBuffer{}
+	n.cmd.Stderr, n.stderr = stderr, stderr
+	if err := n.cmd.Start(); err != nil {
+		n.t.Fatal(err)
+	}
+	cmd := n.cmd
+	n.t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	hc := &http.Client{Timeout: 5 * time.Second}
+	var ended, reached bool
+	testutil.Eventually(time.Minute, func() bool {
+		if ended = exited(cmd.Process.Pid); ended || metric == "" {
+			return ended
+		}
+		resp, err := hc.Get("http://" + n.adminAddr + "/metrics")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		v, ok := testutil.Metric(string(b), metric)
+		reached = ok && v >= 1
+		return reached
+	})
+	if !ended && !reached {
+		n.t.Fatalf("in a minute the node neither ended nor reached %s:\n%s", metric, stderr)
+	}
+	if !ended {
+		return true
+	}
+	cmd.Wait()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		n.t.Fatalf("the node ended with %v, not SIGKILL while loading %s:\n%s", cmd.ProcessState, kill, stderr)
+	}
+	return false
 }
 
 // testSourceHeaderRedirect points a node at a source that redirects to

@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,26 +27,48 @@ import (
 //	versions/HASH.json  its record (edit.Version's Marshal)
 //	current           the hash of the last good version
 //	pinned            the hash of a version a rollback pinned
-//	loading           the hash of a version being loaded now, and how
-//	                  many loads of it in a row a process ended in
+//	loading           the strikes: a line for each version whose loads
+//	                  ended processes since it last loaded whole, its
+//	                  hash and how many; "loading" ends the line of the
+//	                  one being loaded now
 //	refused           hashes that ended MaxInterruptedLoads processes
 //
 // A Cache is used by one goroutine at a time.
 type Cache struct {
-	dir         string
-	interrupted string // the version loading when the last process ended
-	// strikes is how many processes in a row ended while loading
-	// interrupted.
-	strikes int
+	dir string
+	// strikes are the loading file's lines, the last load begun first;
+	// the one begun by this process counts already, since it is on disk
+	// before the load and the file is what the next process reads.
+	strikes []strike
+	// interrupted is the line that was loading when the last process
+	// ended, found by OpenCache.
+	interrupted strike
+	// loadingNow is the version between BeginLoad and EndLoad.
+	loadingNow string
 }
 
-// MaxInterruptedLoads is how many processes in a row may end while
-// loading one version before it is refused. A process killed for another
-// reason (a deploy, an operator's kill -9, a power cut) while it loads a
-// good version tries it again at its next start; a version that ends the
-// process itself (out of memory) ends it this many times, then is
-// refused, so the node serves its last good version instead of looping.
+// strike is a line of the loading file.
+type strike struct {
+	hash string
+	n    int // processes that ended while loading it
+}
+
+// MaxInterruptedLoads is how many processes may end while loading one
+// version, with no whole load of it between, before it is refused. A
+// process killed for another reason (a deploy, an operator's kill -9, a
+// power cut) while it loads a good version tries it again at its next
+// start, and a load of it that ends forgives the kills; a version that
+// ends the process itself (out of memory) ends it this many times, then
+// is refused, so the node serves its last good version instead of
+// looping. The count is the version's own: the loads of other versions
+// between (the last good one, at each start) neither add to it nor clear
+// it.
 const MaxInterruptedLoads = 3
+
+// maxStrikes bounds the loading file: a version with a strike that is
+// never loaded again (the source moved on) stays there until this many
+// others had one since.
+const maxStrikes = 32
 
 // OpenCache makes dir's layout when missing and removes what an earlier
 // process left half-fetched.
@@ -60,72 +83,144 @@ func OpenCache(dir string) (*Cache, error) {
 		os.RemoveAll(l)
 	}
 	c := &Cache{dir: dir}
-	if h, n, ok := c.readLoading(); ok {
-		c.interrupted, c.strikes = h, n
-		if n >= MaxInterruptedLoads {
-			if err := c.refuse(h); err != nil {
-				return nil, err
-			}
-		}
+	var marked bool
+	c.strikes, c.interrupted, marked = c.readStrikes()
+	if !marked {
 		return c, nil
 	}
-	os.Remove(filepath.Join(dir, "loading")) // damaged: names no version
+	// Only the version loading when a process ended can have reached
+	// the limit: a load that ends removes its line.
+	if c.interrupted.n >= MaxInterruptedLoads {
+		if err := c.refuse(c.interrupted.hash); err != nil {
+			return nil, err
+		}
+		c.strikes = slices.DeleteFunc(c.strikes, func(s strike) bool { return s.hash == c.interrupted.hash })
+	}
+	// That process is gone: its mark is cleared, so that the next start
+	// does not report it again. The count stays in the lines. Unwritten,
+	// the mark is only reported again: its count did not grow.
+	c.writeStrikes("")
 	return c, nil
 }
 
-// readLoading reads the loading file: a hash, then the processes that
-// ended while loading it (1 when absent, as an older redirectd wrote it).
-func (c *Cache) readLoading() (hash string, n int, ok bool) {
+// strikesHeader starts the loading file, for the operator who reads it,
+// and tells it from an older redirectd's.
+const strikesHeader = "# version, processes that ended while loading it since it last loaded whole; \"loading\": the one loading now\n"
+
+// readStrikes reads the loading file: under strikesHeader, a line "HASH
+// N", or "HASH N loading" for the one loading when its process ended.
+// Without the header, an older redirectd wrote it, holding only the
+// version loading then: "HASH N", or "HASH" (one strike). A damaged line
+// names no version and is dropped.
+func (c *Cache) readStrikes() (strikes []strike, interrupted strike, marked bool) {
 	b, err := os.ReadFile(filepath.Join(c.dir, "loading"))
 	if err != nil {
-		return "", 0, false
+		return nil, strike{}, false
 	}
-	f := strings.Fields(string(b))
-	if len(f) == 0 || !validHash(f[0]) {
-		return "", 0, false
-	}
-	n = 1
-	if len(f) > 1 {
-		if m, err := strconv.Atoi(f[1]); err == nil && m > 0 {
-			n = m
+	text, current := strings.CutPrefix(string(b), strikesHeader)
+	for _, l := range strings.Split(text, "\n") {
+		f := strings.Fields(l)
+		if len(f) == 0 {
+			continue
 		}
+		if !validHash(f[0]) || slices.ContainsFunc(strikes, func(s strike) bool { return s.hash == f[0] }) {
+			marked = true // rewritten without it
+			continue
+		}
+		s := strike{hash: f[0], n: 1}
+		if len(f) > 1 {
+			if m, err := strconv.Atoi(f[1]); err == nil && m > 0 {
+				s.n = m
+			}
+		}
+		if (len(f) > 2 && f[2] == "loading") || (!current && interrupted.hash == "") {
+			interrupted, marked = s, true
+		}
+		strikes = append(strikes, s)
 	}
-	return f[0], n, true
+	return strikes, interrupted, marked
 }
 
-// BeginLoad records that version hash is being loaded, until EndLoad. A
+// writeStrikes replaces the loading file with c.strikes, marking
+// loading's line; with none, it removes the file. Only BeginLoad's write
+// (loading not "") has crash points: CrashSteps' loading-written and
+// loading-renamed.
+func (c *Cache) writeStrikes(loading string) error {
+	name := filepath.Join(c.dir, "loading")
+	if len(c.strikes) == 0 {
+		if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString(strikesHeader)
+	for _, s := range c.strikes {
+		fmt.Fprintf(&b, "%s %d", s.hash, s.n)
+		if s.hash == loading {
+			b.WriteString(" loading")
+		}
+		b.WriteByte('\n')
+	}
+	step := ""
+	if loading != "" {
+		step = "loading"
+	}
+	return writeAtomic(name, step, []byte(b.String()))
+}
+
+// BeginLoad records that version hash is being loaded, until EndLoad,
+// as one more strike against it, written (synced) before the load. A
 // process that ends while loading (a crash the loader could not catch, an
-// out-of-memory kill, or a kill for any other reason) leaves the record
-// behind, counting the loads in a row that ended so; the OpenCache that
-// finds MaxInterruptedLoads refuses that version: a rule set that ends a
-// node must not end it again after every restart, and one that was only
-// loading when the node was killed is loaded again.
+// out-of-memory kill, or a kill for any other reason) leaves the strike
+// behind; the OpenCache that finds MaxInterruptedLoads against the
+// version loading refuses it: a rule set that ends a node must not end it
+// again after every restart, and one that was only loading when the node
+// was killed is loaded again. Each version's strikes are its own, so the
+// load of the last good version at each start clears none of them.
 func (c *Cache) BeginLoad(hash string) error {
-	n := 1
-	if hash == c.interrupted {
-		n = c.strikes + 1
+	s := strike{hash: hash, n: 1}
+	if i := slices.IndexFunc(c.strikes, func(s strike) bool { return s.hash == hash }); i >= 0 {
+		s.n = c.strikes[i].n + 1
+		c.strikes = slices.Delete(c.strikes, i, i+1)
 	}
-	return writeAtomic(filepath.Join(c.dir, "loading"), "loading", []byte(hash+" "+strconv.Itoa(n)+"\n"))
+	c.strikes = slices.Insert(c.strikes, 0, s)
+	if len(c.strikes) > maxStrikes {
+		c.strikes = c.strikes[:maxStrikes]
+	}
+	c.loadingNow = hash
+	if err := c.writeStrikes(hash); err != nil {
+		return err
+	}
+	crashLoading(hash)
+	return nil
 }
 
-// EndLoad records that no version is loading: the last one loaded, or
-// failed with an error, and the process goes on.
+// EndLoad records that the version BeginLoad named is no longer loading:
+// it loaded, or failed with an error, and the process goes on, so the
+// version does not end processes and its strikes are forgiven. A failed
+// write leaves them, marked loading, for the next BeginLoad's write to
+// correct.
 func (c *Cache) EndLoad() {
-	os.Remove(filepath.Join(c.dir, "loading"))
-	c.interrupted, c.strikes = "", 0
+	c.strikes = slices.DeleteFunc(c.strikes, func(s strike) bool { return s.hash == c.loadingNow })
+	if c.interrupted.hash == c.loadingNow {
+		c.interrupted = strike{}
+	}
+	c.loadingNow = ""
+	c.writeStrikes("")
 	crashPoint("loaded")
 }
 
 // Interrupted returns the version that was loading when the last process
-// ended, found by OpenCache, if one was, and how many processes in a row
-// ended while loading it.
+// ended, found by OpenCache, if one was and has not loaded whole since,
+// and how many processes ended while loading it since it last did.
 func (c *Cache) Interrupted() (string, int, bool) {
-	return c.interrupted, c.strikes, c.interrupted != ""
+	return c.interrupted.hash, c.interrupted.n, c.interrupted.hash != ""
 }
 
-// Refused reports whether version hash was loading when
-// MaxInterruptedLoads processes in a row ended. Deleting RefusedFile
-// lets it load again.
+// Refused reports whether version hash was loading when the
+// MaxInterruptedLoads-th process ended while loading it. Deleting
+// RefusedFile lets it load again.
 func (c *Cache) Refused(hash string) bool {
 	b, _ := os.ReadFile(filepath.Join(c.dir, "refused"))
 	for _, h := range strings.Fields(string(b)) {
@@ -150,7 +245,6 @@ func (c *Cache) refuse(hash string) error {
 	if err := writeAtomic(filepath.Join(c.dir, "refused"), "", b); err != nil {
 		return fmt.Errorf("cannot record in [rules] cache_dir the version that was loading when redirectd last stopped: %w", err)
 	}
-	os.Remove(filepath.Join(c.dir, "loading"))
 	return nil
 }
 

@@ -1,8 +1,10 @@
 package source
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -196,5 +198,119 @@ func TestCacheKilledOnceLoadsAgain(t *testing.T) {
 	}
 	if _, _, ok := c.Interrupted(); ok {
 		t.Errorf("still interrupted after a completed load")
+	}
+}
+
+// TestCacheStrikesPerVersion: each start loads the last good version
+// whole before the version that ends the process is loaded again; those
+// loads neither clear nor add to its strikes, so it is refused after
+// MaxInterruptedLoads ends; a version killed while loading one time
+// fewer, then loaded whole, starts from no strikes again.
+func TestCacheStrikesPerVersion(t *testing.T) {
+	root := t.TempDir()
+	const good, bad, flaky = "aaaaaaaaaaaa", "bbbbbbbbbbbb", "cccccccccccc"
+	restart := func() *Cache {
+		t.Helper()
+		c, err := OpenCache(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	loadWhole := func(c *Cache, h string) {
+		t.Helper()
+		if err := c.BeginLoad(h); err != nil {
+			t.Fatal(err)
+		}
+		c.EndLoad()
+	}
+	c := restart()
+	for i := 1; i <= MaxInterruptedLoads; i++ {
+		loadWhole(c, good) // the last good version, at start
+		c.BeginLoad(bad)   // the source's: the process ends here
+		c = restart()
+		h, n, ok := c.Interrupted()
+		if !ok || h != bad || n != i {
+			t.Fatalf("after %d ends: Interrupted %q %d %v, want %s %d", i, h, n, ok, bad, i)
+		}
+		want := i >= MaxInterruptedLoads
+		if got := []bool{c.Refused(good), c.Refused(bad)}; !cmp.Equal(got, []bool{false, want}) {
+			t.Errorf("after %d ends: refused good, bad = %v, want [false %v]", i, got, want)
+		}
+	}
+	for range 2 { // a good version killed once fewer, twice over
+		for range MaxInterruptedLoads - 1 {
+			loadWhole(c, good)
+			c.BeginLoad(flaky) // killed
+			c = restart()
+		}
+		loadWhole(c, flaky)
+		c = restart()
+	}
+	if c.Refused(flaky) {
+		t.Errorf("a version that loaded whole between its kills is refused")
+	}
+	if b, _ := os.ReadFile(c.RefusedFile()); string(b) != bad+"\n" {
+		t.Errorf("refused file %q, want the bad hash once", b)
+	}
+	if _, err := os.Stat(filepath.Join(root, "loading")); !os.IsNotExist(err) {
+		t.Errorf("loading file left with no strikes: %v", err)
+	}
+}
+
+// TestCacheStrikesFile: the loading file keeps the strikes of versions
+// not loaded since, marks the one loading, is read as an older redirectd
+// wrote it (the version loading, alone), and holds at most maxStrikes.
+func TestCacheStrikesFile(t *testing.T) {
+	root := t.TempDir()
+	name := filepath.Join(root, "loading")
+	c, err := OpenCache(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.BeginLoad("dddddddddddd") // killed
+	if c, err = OpenCache(root); err != nil {
+		t.Fatal(err)
+	}
+	c.BeginLoad("eeeeeeeeeeee")
+	b, _ := os.ReadFile(name)
+	if diff := cmp.Diff(strikesHeader+"eeeeeeeeeeee 1 loading\ndddddddddddd 1\n", string(b)); diff != "" {
+		t.Errorf("loading file while loading (-want +got):\n%s", diff)
+	}
+	c.EndLoad()
+	b, _ = os.ReadFile(name)
+	if diff := cmp.Diff(strikesHeader+"dddddddddddd 1\n", string(b)); diff != "" {
+		t.Errorf("loading file after a load (-want +got):\n%s", diff)
+	}
+	if c, err = OpenCache(root); err != nil {
+		t.Fatal(err)
+	}
+	if h, _, ok := c.Interrupted(); ok {
+		t.Errorf("Interrupted %s after a process that ended between loads", h)
+	}
+
+	for _, tc := range []struct{ file, hash string }{
+		{"ffffffffffff\n", "ffffffffffff 1"},
+		{"ffffffffffff 2\n", "ffffffffffff 2"},
+	} {
+		os.WriteFile(name, []byte(tc.file), 0o644)
+		if c, err = OpenCache(root); err != nil {
+			t.Fatal(err)
+		}
+		h, n, ok := c.Interrupted()
+		if got := fmt.Sprintf("%s %d", h, n); !ok || got != tc.hash {
+			t.Errorf("older loading file %q: Interrupted %q %v, want %q", tc.file, got, ok, tc.hash)
+		}
+	}
+
+	for i := range maxStrikes + 5 {
+		c.BeginLoad(fmt.Sprintf("%012x", i)) // each killed
+		if c, err = OpenCache(root); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, _ = os.ReadFile(name)
+	if lines := strings.Count(string(b), "\n") - 1; lines != maxStrikes {
+		t.Errorf("loading file holds %d versions, want %d", lines, maxStrikes)
 	}
 }

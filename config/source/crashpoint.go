@@ -1,6 +1,10 @@
 package source
 
-import "github.com/redirectd/redirectd/engine/admin/edit/edits"
+import (
+	"os"
+
+	"github.com/redirectd/redirectd/engine/admin/edit/edits"
+)
 
 // CrashSteps are the cache's own write points at which a crash drill
 // has the process kill itself (edits.CrashPoint, through
@@ -9,7 +13,8 @@ import "github.com/redirectd/redirectd/engine/admin/edit/edits"
 // fetched again (replaced); the fetched folder renamed into versions/
 // (moved); each file the cache replaces (its record, current, pinned,
 // loading) written under its temporary name, then renamed; pinned
-// removed; and loading removed once a load ended (loaded).
+// removed; and loading rewritten without the version, or removed, once
+// its load ended (loaded).
 var CrashSteps = []string{
 	"cache-staged", "cache-replaced", "cache-moved",
 	"cache-record-written", "cache-record-renamed",
@@ -20,3 +25,21 @@ var CrashSteps = []string{
 
 // crashPoint kills the process at the cache's step, in a crash drill.
 func crashPoint(step string) { edits.CrashPoint("cache-" + step) }
+
+// killLoading is REDIRECTD_TEST_KILL_LOADING: the hash of a version whose
+// every load kills the process as soon as BeginLoad has recorded it, as a
+// rule set that runs a node out of memory would (TestSourceHostile's
+// crashing version). Unlike CrashPoint it is live from the start: such a
+// version ends a node whenever it is loaded. No one else sets it.
+var killLoading = os.Getenv("REDIRECTD_TEST_KILL_LOADING")
+
+// crashLoading kills the process when hash is killLoading.
+func crashLoading(hash string) {
+	if killLoading == "" || hash != killLoading {
+		return
+	}
+	if p, err := os.FindProcess(os.Getpid()); err == nil {
+		p.Kill()
+	}
+	select {} // SIGKILL is on its way: the load must not run
+}

@@ -85,7 +85,7 @@ func (s *service) startSource() (stop func(), err error) {
 	rs.register(&s.versions)
 	if h, n, ok := cache.Interrupted(); ok {
 		if cache.Refused(h) {
-			s.log.Error("the rule set version loading when redirectd last stopped is refused from now on: the process ended while loading it each of the last times", "version", h, "times", n, "refused", cache.RefusedFile())
+			s.log.Error("the rule set version loading when redirectd last stopped is refused from now on: the process ended during each of its last loads", "version", h, "times", n, "refused", cache.RefusedFile())
 		} else {
 			s.log.Warn("redirectd stopped while loading a rule set version; it is loaded again", "version", h, "times", n, "refused_after", source.MaxInterruptedLoads)
 		}
