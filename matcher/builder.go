@@ -2,7 +2,9 @@ package matcher
 
 import (
 	"errors"
+	"regexp/syntax"
 	"strings"
+	"unsafe"
 )
 
 // Builder compiles rules into a Set one at a time, so that a loader can
@@ -38,6 +40,10 @@ type Builder struct {
 	heap                     uint64
 	// keep: From and To are kept as given (KeepStrings).
 	keep bool
+	// ruleSlab and instSlab are the slabs of the rules kept as real regexes
+	// and of their programs' instructions (newRule, keepInsts).
+	ruleSlab []rule
+	instSlab []syntax.Inst
 }
 
 // NewBuilder returns a Builder of an empty Set whose packed tables are
@@ -85,7 +91,7 @@ func (b *Builder) Add(in *Rule) error {
 	// is then reused for the next one.
 	r := b.spare
 	if r == nil {
-		r = new(rule)
+		r = b.newRule()
 	}
 	b.spare = nil
 	err := compileRuleInto(r, in, b.room(), b.keep)
@@ -140,12 +146,51 @@ func (b *Builder) Add(in *Rule) error {
 			return ruleError(in, err)
 		}
 	}
+	if r.prog != nil {
+		b.keepInsts(r.prog.prog)
+	}
 	if err := h.add(r); err != nil {
 		return ruleError(in, err)
 	}
 	b.s.rules = append(b.s.rules, r)
 	b.extend(nil, len(b.s.rules)-1)
 	return nil
+}
+
+// A map of 42,209 regex keys keeps 1,700 of them as real regexes, each
+// a rule of 456 bytes and an instruction slice of 500 to 1,800, among
+// the load's garbage of the same sizes (parse trees, instruction slices
+// grown by appending, the rules lowered and reused). Once that garbage
+// was collected, spans holding one or two of them each stayed, 9.6 MB of
+// free room held. So both come from slabs of the Builder, in chunks
+// just under 32 KiB (the largest size class), from a few for a small
+// Set.
+const (
+	ruleChunk = (32 << 10) / int(unsafe.Sizeof(rule{}))
+	instChunk = (32 << 10) / int(unsafe.Sizeof(syntax.Inst{}))
+)
+
+// newRule returns a zero rule from the Builder's slab.
+func (b *Builder) newRule() *rule {
+	if len(b.ruleSlab) == cap(b.ruleSlab) {
+		b.ruleSlab = make([]rule, 0, min(ruleChunk, max(4, 2*cap(b.ruleSlab))))
+	}
+	b.ruleSlab = b.ruleSlab[:len(b.ruleSlab)+1]
+	return &b.ruleSlab[len(b.ruleSlab)-1]
+}
+
+// keepInsts moves p's instructions into the Builder's slab; a program
+// of more than a quarter of a chunk keeps its own.
+func (b *Builder) keepInsts(p *syntax.Prog) {
+	if p == nil || len(p.Inst) == 0 || len(p.Inst) > instChunk/4 {
+		return
+	}
+	if cap(b.instSlab)-len(b.instSlab) < len(p.Inst) {
+		b.instSlab = make([]syntax.Inst, 0, min(instChunk, max(64, 2*cap(b.instSlab))))
+	}
+	n := len(b.instSlab)
+	b.instSlab = append(b.instSlab, p.Inst...)
+	p.Inst = b.instSlab[n:len(b.instSlab):len(b.instSlab)]
 }
 
 // addPacked adds in to its host's packed table; false without an error
