@@ -3,6 +3,7 @@ package matcher
 import (
 	"errors"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"unsafe"
 )
@@ -44,6 +45,10 @@ type Builder struct {
 	// and of their programs' instructions (newRule, keepInsts).
 	ruleSlab []rule
 	instSlab []syntax.Inst
+	// runeSlab and byteSlab hold the programs' rune classes and literals
+	// (keepProgram).
+	runeSlab []rune
+	byteSlab []byte
 }
 
 // NewBuilder returns a Builder of an empty Set whose packed tables are
@@ -147,7 +152,7 @@ func (b *Builder) Add(in *Rule) error {
 		}
 	}
 	if r.prog != nil {
-		b.keepInsts(r.prog.prog)
+		b.keepProgram(r.prog)
 	}
 	if err := h.add(r); err != nil {
 		return ruleError(in, err)
@@ -177,6 +182,54 @@ func (b *Builder) newRule() *rule {
 	}
 	b.ruleSlab = b.ruleSlab[:len(b.ruleSlab)+1]
 	return &b.ruleSlab[len(b.ruleSlab)-1]
+}
+
+// keepProgram moves p's instructions, their runes and its literals into
+// the Builder's slabs: small objects of their own, each of them (the
+// literals' strings, the runes taken from the parse tree) held a span
+// of the load's garbage in use too.
+func (b *Builder) keepProgram(p *program) {
+	b.keepInsts(p.prog)
+	if p.prog != nil {
+		for i := range p.prog.Inst {
+			in := &p.prog.Inst[i]
+			in.Rune = keepIn(&b.runeSlab, in.Rune, 256, 4<<10)
+		}
+	}
+	if len(p.names) <= len(unnamed) && !slices.ContainsFunc(p.names, func(n string) bool { return n != "" }) {
+		p.names = unnamed[:len(p.names)]
+	}
+	for i, r := range p.required {
+		p.required[i] = b.keepString(r)
+	}
+	p.literal, p.strip = b.keepString(p.literal), b.keepString(p.strip)
+	p.need = keepIn(&b.byteSlab, p.need, 512, 16<<10)
+	p.prefix = keepIn(&b.byteSlab, p.prefix, 512, 16<<10)
+	p.suffix = keepIn(&b.byteSlab, p.suffix, 512, 16<<10)
+}
+
+// keepString is s copied into the Builder's byte slab.
+func (b *Builder) keepString(s string) string {
+	if s == "" {
+		return s
+	}
+	k := keepIn(&b.byteSlab, []byte(s), 512, 16<<10)
+	// The slab's bytes are never written again: append writes past them.
+	return unsafe.String(&k[0], len(k))
+}
+
+// keepIn returns v copied into the slab, whose chunks grow from least
+// to most elements; v itself when empty or over a quarter of a chunk.
+func keepIn[T any](slab *[]T, v []T, least, most int) []T {
+	if len(v) == 0 || len(v) > most/4 {
+		return v
+	}
+	if cap(*slab)-len(*slab) < len(v) {
+		*slab = make([]T, 0, min(most, max(least, 2*cap(*slab))))
+	}
+	n := len(*slab)
+	*slab = append(*slab, v...)
+	return (*slab)[n:len(*slab):len(*slab)]
 }
 
 // keepInsts moves p's instructions into the Builder's slab; a program
