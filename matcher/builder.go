@@ -2,7 +2,10 @@ package matcher
 
 import (
 	"errors"
+	"regexp/syntax"
+	"slices"
 	"strings"
+	"unsafe"
 )
 
 // Builder compiles rules into a Set one at a time, so that a loader can
@@ -36,6 +39,16 @@ type Builder struct {
 	// (budget.go).
 	bytes, nextCheck, lastGC int64
 	heap                     uint64
+	// keep: From and To are kept as given (KeepStrings).
+	keep bool
+	// ruleSlab and instSlab are the slabs of the rules kept as real regexes
+	// and of their programs' instructions (newRule, keepInsts).
+	ruleSlab []rule
+	instSlab []syntax.Inst
+	// runeSlab and byteSlab hold the programs' rune classes and literals
+	// (keepProgram).
+	runeSlab []rune
+	byteSlab []byte
 }
 
 // NewBuilder returns a Builder of an empty Set whose packed tables are
@@ -54,11 +67,18 @@ func NewBuilder(l Limits) *Builder {
 // place in file order): each costs what a rule with conditions does.
 func (b *Builder) FileOrder() { b.s.fileOrder = true }
 
+// KeepStrings makes the Set keep the From and To strings of the rules
+// added as they are given, not copies, for a caller whose strings live
+// as long as the Set anyway: a map's index of its regex keys held each
+// key twice (1.9 MiB of gwern.net's 42,209). Call it before the first
+// Add; Add then keeps references to in's strings.
+func (b *Builder) KeepStrings() { b.keep = true }
+
 // Add checks one rule and adds it. A bad rule or a rule past the Limits is
 // reported as a *RuleError and leaves the Set as it was; so is a
 // duplicate, except that one between two packed rules is found only when
 // the table is indexed, and reported by Set. Add keeps no reference to
-// in or its strings.
+// in or its strings, unless KeepStrings was called.
 func (b *Builder) Add(in *Rule) error {
 	if err := checkNginxFrom(in, b.s.uriMode); err != nil {
 		return ruleError(in, err)
@@ -76,10 +96,10 @@ func (b *Builder) Add(in *Rule) error {
 	// is then reused for the next one.
 	r := b.spare
 	if r == nil {
-		r = new(rule)
+		r = b.newRule()
 	}
 	b.spare = nil
-	err := compileRuleInto(r, in, b.room())
+	err := compileRuleInto(r, in, b.room(), b.keep)
 	if err == errNoRoom {
 		err = b.bytesError()
 	}
@@ -131,12 +151,99 @@ func (b *Builder) Add(in *Rule) error {
 			return ruleError(in, err)
 		}
 	}
+	if r.prog != nil {
+		b.keepProgram(r.prog)
+	}
 	if err := h.add(r); err != nil {
 		return ruleError(in, err)
 	}
 	b.s.rules = append(b.s.rules, r)
 	b.extend(nil, len(b.s.rules)-1)
 	return nil
+}
+
+// A map of 42,209 regex keys keeps 1,700 of them as real regexes, each
+// a rule of 456 bytes and an instruction slice of 500 to 1,800, among
+// the load's garbage of the same sizes (parse trees, instruction slices
+// grown by appending, the rules lowered and reused). Once that garbage
+// was collected, spans holding one or two of them each stayed, 9.6 MB of
+// free room held. So both come from slabs of the Builder, in chunks
+// just under 32 KiB (the largest size class), from a few for a small
+// Set.
+const (
+	ruleChunk = (32 << 10) / int(unsafe.Sizeof(rule{}))
+	instChunk = (32 << 10) / int(unsafe.Sizeof(syntax.Inst{}))
+)
+
+// newRule returns a zero rule from the Builder's slab.
+func (b *Builder) newRule() *rule {
+	if len(b.ruleSlab) == cap(b.ruleSlab) {
+		b.ruleSlab = make([]rule, 0, min(ruleChunk, max(4, 2*cap(b.ruleSlab))))
+	}
+	b.ruleSlab = b.ruleSlab[:len(b.ruleSlab)+1]
+	return &b.ruleSlab[len(b.ruleSlab)-1]
+}
+
+// keepProgram moves p's instructions, their runes and its literals into
+// the Builder's slabs: small objects of their own, each of them (the
+// literals' strings, the runes taken from the parse tree) held a span
+// of the load's garbage in use too.
+func (b *Builder) keepProgram(p *program) {
+	b.keepInsts(p.prog)
+	if p.prog != nil {
+		for i := range p.prog.Inst {
+			in := &p.prog.Inst[i]
+			in.Rune = keepIn(&b.runeSlab, in.Rune, 256, 4<<10)
+		}
+	}
+	if len(p.names) <= len(unnamed) && !slices.ContainsFunc(p.names, func(n string) bool { return n != "" }) {
+		p.names = unnamed[:len(p.names)]
+	}
+	for i, r := range p.required {
+		p.required[i] = b.keepString(r)
+	}
+	p.literal, p.strip = b.keepString(p.literal), b.keepString(p.strip)
+	p.need = keepIn(&b.byteSlab, p.need, 512, 16<<10)
+	p.prefix = keepIn(&b.byteSlab, p.prefix, 512, 16<<10)
+	p.suffix = keepIn(&b.byteSlab, p.suffix, 512, 16<<10)
+}
+
+// keepString is s copied into the Builder's byte slab.
+func (b *Builder) keepString(s string) string {
+	if s == "" {
+		return s
+	}
+	k := keepIn(&b.byteSlab, []byte(s), 512, 16<<10)
+	// The slab's bytes are never written again: append writes past them.
+	return unsafe.String(&k[0], len(k))
+}
+
+// keepIn returns v copied into the slab, whose chunks grow from least
+// to most elements; v itself when empty or over a quarter of a chunk.
+func keepIn[T any](slab *[]T, v []T, least, most int) []T {
+	if len(v) == 0 || len(v) > most/4 {
+		return v
+	}
+	if cap(*slab)-len(*slab) < len(v) {
+		*slab = make([]T, 0, min(most, max(least, 2*cap(*slab))))
+	}
+	n := len(*slab)
+	*slab = append(*slab, v...)
+	return (*slab)[n:len(*slab):len(*slab)]
+}
+
+// keepInsts moves p's instructions into the Builder's slab; a program
+// of more than a quarter of a chunk keeps its own.
+func (b *Builder) keepInsts(p *syntax.Prog) {
+	if p == nil || len(p.Inst) == 0 || len(p.Inst) > instChunk/4 {
+		return
+	}
+	if cap(b.instSlab)-len(b.instSlab) < len(p.Inst) {
+		b.instSlab = make([]syntax.Inst, 0, min(instChunk, max(64, 2*cap(b.instSlab))))
+	}
+	n := len(b.instSlab)
+	b.instSlab = append(b.instSlab, p.Inst...)
+	p.Inst = b.instSlab[n:len(b.instSlab):len(b.instSlab)]
 }
 
 // addPacked adds in to its host's packed table; false without an error

@@ -118,12 +118,15 @@ func unjoin(err error) []error {
 // compileRuleInto compiles in into r, a zero rule the caller may reuse
 // when the rule is not kept (a lowered regex: see Builder.Add). A regex
 // whose program would not fit in room bytes (room < 0: no bound) is not
-// compiled: errNoRoom.
-func compileRuleInto(r *rule, in *Rule, room int64) error {
+// compiled: errNoRoom. keep: From and To are kept as given
+// (Builder.KeepStrings).
+func compileRuleInto(r *rule, in *Rule, room int64, keep bool) error {
 	r.Rule = *in
 	// A Set keeps no reference into the caller's memory: From and To of a
 	// map file's rules are substrings of the whole file.
-	r.From, r.To = strings.Clone(r.From), strings.Clone(r.To)
+	if !keep {
+		r.From, r.To = strings.Clone(r.From), strings.Clone(r.To)
+	}
 	r.Host = strings.ToLower(r.Host)
 	if r.Kind == Regex && r.CaseInsensitive {
 		r.From = "(?i)" + r.From

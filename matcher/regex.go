@@ -24,6 +24,10 @@ type regexIndex struct {
 	nlits int32
 	tmpls []template
 	files []string
+	// wilds holds the lowered rules' wildcard offsets (keepWild), strs
+	// their patterns that are not part of From (keepPat).
+	wilds []uint16
+	strs  []byte
 	host  string // the rules' Host, as configured
 }
 
@@ -44,10 +48,12 @@ func (x *regexIndex) addLit(r *rule) (int32, bool) {
 	*c = append(*c, litRule{})
 	x.nlits++
 	x.setLitRule(x.lit(i), r)
-	if r.lit.fold {
-		x.fold.add(x, r.lit, i)
+	// The tables take the litRule's pattern (its strings kept below),
+	// not the rule's, which is reused.
+	if l := &x.lit(i).litPattern; l.fold {
+		x.fold.add(x, l, i)
 	} else {
-		x.plain.add(x, r.lit, i)
+		x.plain.add(x, l, i)
 	}
 	return i, true
 }

@@ -80,6 +80,7 @@ func newLitCrowd(x *regexIndex, list []int32, at int) *litCrowd {
 		}
 		c.lists[v] = append(c.lists[v], i)
 	}
+	c.tree.compact()
 	c.subs = make([]*litCrowd, len(c.lists))
 	for v, l := range c.lists {
 		if len(l) > litCrowded {

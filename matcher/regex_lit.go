@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strconv"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/redirectd/redirectd/internal/ascii"
 )
@@ -43,6 +44,7 @@ const (
 // anything, its template.
 func (x *regexIndex) setLitRule(l *litRule, r *rule) {
 	l.from, l.to, l.litPattern, l.line, l.seq, l.tmpl, l.next = r.From, r.To, *r.lit, uint32(r.Line), r.seq, -1, -1
+	l.wild, l.pat = x.keepWild(l.wild), x.keepPat(l.pat, l.from)
 	l.status, l.file = uint16(r.Status), x.fileIndex(r.File)
 	set := func(f litFlags, on bool) {
 		if on {
@@ -59,6 +61,52 @@ func (x *regexIndex) setLitRule(l *litRule, r *rule) {
 		l.tmpl = int32(len(x.tmpls))
 		x.tmpls = append(x.tmpls, r.to)
 	}
+}
+
+// keepWild returns w copied into x's arena of wildcard offsets: one
+// small slice a pattern, kept among the load's garbage, held spans of
+// the heap that would otherwise have been freed.
+func (x *regexIndex) keepWild(w []uint16) []uint16 {
+	if len(w) == 0 {
+		return nil
+	}
+	if cap(x.wilds)-len(x.wilds) < len(w) {
+		x.wilds = make([]uint16, 0, max(wildChunk, len(w)))
+	}
+	n := len(x.wilds)
+	x.wilds = append(x.wilds, w...)
+	return x.wilds[n:len(x.wilds):len(x.wilds)]
+}
+
+// wildChunk is the size of one chunk of regexIndex.wilds.
+const wildChunk = 2048
+
+// keepPat returns pat, a lowered rule's pattern, copied into x's arena
+// unless it is part of from (lowerFastInto takes it from there when it
+// can), for the reason of keepWild.
+func (x *regexIndex) keepPat(pat, from string) string {
+	if pat == "" || within(pat, from) {
+		return pat
+	}
+	if cap(x.strs)-len(x.strs) < len(pat) {
+		x.strs = make([]byte, 0, max(strChunk, len(pat)))
+	}
+	n := len(x.strs)
+	x.strs = append(x.strs, pat...)
+	// The arena's bytes are never written again: append writes past them.
+	return unsafe.String(&x.strs[n], len(pat))
+}
+
+// strChunk is the size of one chunk of regexIndex.strs.
+const strChunk = 16 << 10
+
+// within reports whether s lies in the memory of in.
+func within(s, in string) bool {
+	if len(in) == 0 {
+		return false
+	}
+	p, b := uintptr(unsafe.Pointer(unsafe.StringData(s))), uintptr(unsafe.Pointer(unsafe.StringData(in)))
+	return p >= b && p+uintptr(len(s)) <= b+uintptr(len(in))
 }
 
 // fileIndex returns the index of name in x.files, adding it when it is
@@ -134,6 +182,9 @@ type litTables struct {
 func (t *litTables) finish(x *regexIndex) {
 	t.last = nil
 	t.crowd(x)
+	if t.tree != nil {
+		t.tree.compact()
+	}
 }
 
 // add files entry i of x, whose pattern is p.

@@ -8,8 +8,12 @@ import (
 // compiler holds what compiling one Program gathers: the variables of
 // set and named captures, by slot, and the largest capture count.
 type compiler struct {
-	slots   map[string]int
-	defined []bool
+	// partSlab holds the parts of map values (keepParts), valueParts
+	// those of each value text of the map being compiled.
+	partSlab   []part
+	valueParts map[string][]part
+	slots      map[string]int
+	defined    []bool
 	// used is where each variable was first used, for the error on one
 	// that nothing defines.
 	used    map[string]Error

@@ -2,6 +2,7 @@ package rewrite
 
 import (
 	"regexp/syntax"
+	"sync"
 
 	"github.com/redirectd/redirectd/matcher"
 )
@@ -21,8 +22,9 @@ import (
 // The Set compiles the keys, most of them into its literal forms, which
 // hold a fraction of what a compiled regex does. So a key with no group,
 // whose match the Set's answer settles, is not compiled a second time
-// for the map: mapKeyRegex leaves it lazy, and only the walk past a
-// key that did not match again (a PCRE key out of budget) compiles it.
+// for the map: mapKeyRegex leaves it lazy (no rx at all: 68 bytes a key
+// were 3 MiB of gwern.net's map), and only the walk past a key that did
+// not match again (a PCRE key out of budget) compiles it (keyRegex).
 // On gwern.net's 42,209 keys that halves the heap the map holds
 // (BenchmarkMapGwernHeap). The Set depends on the keys alone, so the
 // hosts of one CompileHosts share it (share.regexIndex) even when the
@@ -42,6 +44,8 @@ func buildRegexIndex(exprs []string, ci []bool) *regexIndex {
 		return nil
 	}
 	b := matcher.NewBuilder(matcher.DefaultLimits)
+	// The keys are the map's own (mapRegex.expr), kept as long as it.
+	b.KeepStrings()
 	for i, e := range exprs {
 		// RequestURI: the rule compares the bytes given as they are,
 		// not a normalised path. To is never sent.
@@ -67,14 +71,39 @@ func (x *regexIndex) first(key []byte, m *matcher.Match) int {
 }
 
 // mapKeyRegex is compileRegex of a map's key, except that a key with no
-// group (as RE2 parses it) is left lazy: compileMap compiles it once it
-// knows the map has no index.
+// group (as RE2 parses it) is left lazy, returned nil: compileMap
+// compiles it once it knows the map has no index.
 func (c *compiler) mapKeyRegex(expr string, ci bool) (*rx, error) {
-	src := regexSource(expr, ci)
-	if re, err := syntax.Parse(src, syntax.Perl); err == nil && re.MaxCap() == 0 {
-		return &rx{lazy: &lazyPattern{src: src}}, nil
+	if re, err := syntax.Parse(regexSource(expr, ci), syntax.Perl); err == nil && re.MaxCap() == 0 {
+		return nil, nil
 	}
 	return c.compileRegex(expr, ci)
+}
+
+// lazyKeys holds the lazy keys of a map compiled so far, by position:
+// few, as only a walk past a key that did not match again reaches one.
+type lazyKeys struct {
+	mu sync.Mutex
+	rx map[int]*rx
+}
+
+// keyRegex returns regex key j, compiling a lazy one once for all loops
+// (it allocates then, and only then).
+func (m *mapVar) keyRegex(j int) *rx {
+	if r := m.regexes[j].re; r != nil {
+		return r
+	}
+	m.lazy.mu.Lock()
+	defer m.lazy.mu.Unlock()
+	r := m.lazy.rx[j]
+	if r == nil {
+		if m.lazy.rx == nil {
+			m.lazy.rx = make(map[int]*rx)
+		}
+		r = &rx{lazy: &lazyPattern{src: regexSource(m.regexes[j].expr, m.regexes[j].ci)}}
+		m.lazy.rx[j] = r
+	}
+	return r
 }
 
 // buildMapIndex is buildRegexIndex of a map's regex keys.

@@ -56,12 +56,12 @@ func (s *Scratch) evalMap(req *Request, m *mapVar, slot int) {
 			// goes on.
 			first := m.index.first(key, &s.match)
 			for j := first; j >= 0 && j < len(m.regexes); j++ {
-				if j == first && m.regexes[j].re.numCaps() == 0 {
+				if j == first && m.regexes[j].re.numCaps() == 0 { // nil: lazy, no group
 					s.matchedWhole(key)
 					v = &m.values[m.regexes[j].value]
 					break
 				}
-				if s.matchRegex(m.regexes[j].re, key) {
+				if s.matchRegex(m.keyRegex(j), key) {
 					v = &m.values[m.regexes[j].value]
 					break
 				}

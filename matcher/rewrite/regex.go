@@ -56,7 +56,13 @@ func (l *lazyPattern) get() *matcher.Pattern {
 	return l.p.Load()
 }
 
-func (r *rx) numCaps() int { return r.ncaps }
+// numCaps is 0 for a nil rx, a map's lazy key (which has no group).
+func (r *rx) numCaps() int {
+	if r == nil {
+		return 0
+	}
+	return r.ncaps
+}
 
 // regexSource is expr as matcher.CompilePattern takes it.
 func regexSource(expr string, ci bool) string {
