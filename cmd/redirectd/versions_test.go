@@ -83,7 +83,7 @@ func TestVersionsLocal(t *testing.T) {
 func TestVersionsLocalFiles(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	files := map[string]string{"b.map": "/b1 /x;\n/b2 /y;\n", "c.csv": "from,to\n/c,/cc\n", "a.map": "/a /z;\n"}
+	files := map[string]string{"b.map": "/b1 /x;\n/b2 /y;\n", "c.csv": "source,target,status\n/c,/cc,301\n", "a.map": "/a /z;\n"}
 	for name, body := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)

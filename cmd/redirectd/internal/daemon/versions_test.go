@@ -58,7 +58,7 @@ func TestHeaderFile(t *testing.T) {
 // the start's version first.
 func TestSettleVersionLate(t *testing.T) {
 	dir := t.TempDir()
-	for name, body := range map[string]string{"b.map": "/b1 /x;\n/b2 /y;\n", "c.csv": "from,to\n/c,/cc\n", "a.map": "/a /z;\n"} {
+	for name, body := range map[string]string{"b.map": "/b1 /x;\n/b2 /y;\n", "c.csv": "source,target,status\n/c,/cc,301\n", "a.map": "/a /z;\n"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
