@@ -91,14 +91,7 @@ func Serve(o Options, stdout, stderr io.Writer) int {
 	srv = engine.New(opts, cfg.Set)
 	svc := makeService(srv, cfg, o.Config, o.Loader, ed, log)
 	svc.adminListen, svc.https, svc.ups = o.AdminListen, https, ups
-	// The local config's version is hashed once the listeners answer
-	// (below): reading every file again through SHA-256 was 13 % of a
-	// million-rule start-up's CPU. A source's version comes with its
-	// rules, so with one there is nothing to wait for.
-	late := cfg.Reload.Source == ""
-	if !late {
-		svc.settleVersion(cfg)
-	}
+	settle := svc.settleWhenServing(cfg)
 	stopSource, err := svc.startSource() // [rules] source: serve the cached version, poll
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: [rules]: %v\n", cfg.Path, err)
@@ -114,12 +107,9 @@ func Serve(o Options, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: [admin]: %v\n", cfg.Path, err)
 		return 1
 	}
-	done, ok := startServer(srv, https, log)
+	done, ok := startServer(srv, https, log, settle)
 	if !ok {
 		return 1
-	}
-	if late {
-		safego.Go("version hash", func() { svc.settleVersion(cfg) })
 	}
 	logServing(log, srv, cfg, adm, start, o.Upgrade)
 	edits.ArmCrashPoints() // a crash drill's, after recovery at start
@@ -207,9 +197,9 @@ func startAdmin(cfg *config.Config, svc *service) (*admin.Server, error) {
 
 // startServer runs srv on its own goroutine, whose error comes on done,
 // and waits until it listens; then ACME starts, now that the challenge
-// ports are ours. It is false, and has logged why, when srv cannot
-// start.
-func startServer(srv *engine.Server, https *httpsSide, log *slog.Logger) (done chan error, ok bool) {
+// ports are ours, and served (settleWhenServing). It is false, and has
+// logged why, when srv cannot start.
+func startServer(srv *engine.Server, https *httpsSide, log *slog.Logger, served func()) (done chan error, ok bool) {
 	done = make(chan error, 1)
 	go func() {
 		var err error
@@ -226,6 +216,7 @@ func startServer(srv *engine.Server, https *httpsSide, log *slog.Logger) (done c
 	if https != nil {
 		https.m.Start()
 	}
+	served()
 	return done, true
 }
 
