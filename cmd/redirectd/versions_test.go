@@ -1,9 +1,12 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -69,5 +72,50 @@ func TestVersionsLocal(t *testing.T) {
 	}
 	if code, body := node.call("POST", "/versions/unpin"); code != 409 {
 		t.Errorf("unpin without a source: %d %q, want 409", code, body)
+	}
+}
+
+// TestVersionsLocalFiles checks the hash of a config's own version once
+// it is computed after the listeners serve: /versions, asked as soon as
+// the node serves, waits for it, and it is what it was when computed
+// before serving: SHA-256 of each file's path, a NUL and its bytes, the
+// config first, then the map and CSV files in the config's order.
+func TestVersionsLocalFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	files := map[string]string{"b.map": "/b1 /x;\n/b2 /y;\n", "c.csv": "source,target,status\n/c,/cc,301\n", "a.map": "/a /z;\n"}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := filepath.Join(dir, "r.toml")
+	conf := "[server]\nlisten = \"127.0.0.1:0\"\n\n[admin]\nlisten = \"127.0.0.1:0\"\n\n[access_log]\nenabled = false\n\n" +
+		"[[map]]\nfile = \"b.map\"\n\n[[rule]]\nfrom = \"/r\"\nto = \"/rr\"\n\n[[csv]]\nfile = \"c.csv\"\n\n[[map]]\nfile = \"a.map\"\n"
+	if err := os.WriteFile(file, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.New()
+	for _, f := range []string{file, filepath.Join(dir, "b.map"), filepath.Join(dir, "c.csv"), filepath.Join(dir, "a.map")} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Write([]byte(f + "\x00"))
+		h.Write(b)
+	}
+	want := hex.EncodeToString(h.Sum(nil))[:12]
+
+	nd := startNode(t, nodeConfig{File: file})
+	node := &sourceNode{t: t, addr: nd.addr, adminAddr: nd.adminAddr, cmd: nd.cmd, stderr: nd.stderr}
+	vs := node.versions()
+	if len(vs) != 1 || !vs[0].Serving || vs[0].Hash != want || vs[0].Rules != 5 {
+		t.Fatalf("/versions at start: %+v, want one serving version %s of 5 rules", vs, want)
+	}
+	// A reload of the same files is the same version.
+	nd.cmd.Process.Signal(syscall.SIGHUP)
+	testutil.Eventually(10*time.Second, func() bool { return strings.Contains(nd.stderr.String(), "reloaded") })
+	if vs := node.versions(); len(vs) != 1 || vs[0].Hash != want {
+		t.Errorf("/versions after a reload of the same files: %+v, want %s", vs, want)
 	}
 }

@@ -47,6 +47,17 @@ func (s *Server) routes() http.Handler {
 	} else {
 		h = requireLoopbackHost(h)
 	}
+	if wait := s.opts.Wait; wait != nil {
+		next := h
+		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-wait:
+			case <-r.Context().Done():
+				return // the client left
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
 	return h
 }
 

@@ -44,6 +44,10 @@ type Options struct {
 	// Bearer token (the console signs people in with its own cookie) but
 	// keep the loopback Host rule and CrossOriginProtection.
 	Pages func(*Server) http.Handler
+	// Wait, when not nil, holds every request until it is closed: the
+	// daemon hashes the files of the version serving once its
+	// listeners answer, and /versions, /ruleset and the rest need it.
+	Wait <-chan struct{}
 }
 
 // DefaultMaxUploadBytes bounds an upload to a draft unless

@@ -3,13 +3,17 @@ package admin
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/redirectd/redirectd/internal/safego"
 )
 
 const (
@@ -337,5 +341,40 @@ func TestShutdownStopsServing(t *testing.T) {
 	}
 	if err := s.Start(); !errors.Is(err, errStarted) {
 		t.Errorf("Start after Shutdown = %v, want %v", err, errStarted)
+	}
+}
+
+// TestWait checks Options.Wait: a request is handled only once it is
+// closed, and one whose client leaves first is dropped unanswered.
+func TestWait(t *testing.T) {
+	wait := make(chan struct{})
+	s := start(t, Options{Wait: wait}, newFake())
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	w := httptest.NewRecorder()
+	s.Handler().ServeHTTP(w, httptest.NewRequestWithContext(ctx, "GET", "http://127.0.0.1/healthz", nil))
+	if w.Body.Len() != 0 {
+		t.Errorf("a request whose client left before Wait closed was answered: %d %q", w.Code, w.Body)
+	}
+	got := make(chan string, 1)
+	go func() {
+		defer safego.Recover("test client")
+		resp, err := http.Get("http://" + s.Addr() + "/healthz")
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		got <- fmt.Sprintf("%d %s", resp.StatusCode, b)
+	}()
+	select {
+	case a := <-got:
+		t.Fatalf("answered before Wait closed: %q", a)
+	default:
+	}
+	close(wait)
+	if a := <-got; a != "200 ok\n" {
+		t.Errorf("after Wait closed: %q, want 200 ok", a)
 	}
 }

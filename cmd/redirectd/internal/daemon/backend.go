@@ -76,6 +76,10 @@ type service struct {
 	snap atomic.Pointer[rulesSnap]
 	// idle hands a burst's garbage back once the process is quiet.
 	idle *idleCollector
+	// versionReady is closed once the version of the config serve
+	// loaded is recorded (settleVersion): the admin endpoints and every
+	// change of rules wait for it.
+	versionReady chan struct{}
 }
 
 // serviceMetricHelp is the HELP text of every family the service
@@ -103,11 +107,20 @@ var versionMetricHelp = promtext.Help{
 	"redirectd_rules_version_info":                          "The content hash of the rule set serving, as a label; the value is 1.",
 }
 
+// newService is makeService with the version of cfg recorded.
 func newService(srv *engine.Server, cfg *config.Config, file string, loader configload.Loader, ed *edits.State, log *slog.Logger) *service {
+	s := makeService(srv, cfg, file, loader, ed, log)
+	s.settleVersion(cfg)
+	return s
+}
+
+// makeService makes the service of srv serving cfg's rules; its version
+// is recorded by settleVersion, which it waits for (versionReady).
+func makeService(srv *engine.Server, cfg *config.Config, file string, loader configload.Loader, ed *edits.State, log *slog.Logger) *service {
 	if ed == nil {
 		ed = edits.NewState(edits.Options{})
 	}
-	s := &service{srv: srv, cfg: cfg, file: file, loader: loader, ed: ed, log: log, set: metrics.NewSet()}
+	s := &service{srv: srv, cfg: cfg, file: file, loader: loader, ed: ed, log: log, set: metrics.NewSet(), versionReady: make(chan struct{})}
 	ed.Serve(srv.Rules, s.missAnswer)
 	s.reloads = s.set.NewCounter(`redirectd_config_reloads_total{result="ok"}`)
 	s.reloadFails = s.set.NewCounter(`redirectd_config_reloads_total{result="failed"}`)
@@ -124,12 +137,6 @@ func newService(srv *engine.Server, cfg *config.Config, file string, loader conf
 			c := s.srv.Rules().Counts()
 			return float64(map[string]int{"exact": c.Exact, "prefix": c.Prefix, "regex": c.Regex}[kind])
 		})
-	}
-	s.initVersions(cfg)
-	if h := s.versions.ServingHash(); h != "" {
-		snap := &rulesSnap{hash: h, set: srv.Rules()}
-		s.editsOf(snap, nil)
-		s.snap.Store(snap)
 	}
 	s.restoreLastAnswered()
 	s.idle = newIdleCollector(s.set)

@@ -29,6 +29,7 @@ type change struct {
 // Commit keeps, then swapped in; an answer of success means the change
 // survives a crash, and its audit record with it. s.mu is held.
 func (s *service) apply(ch change) (string, error) {
+	s.awaitVersion()
 	defer s.ed.Unstage()
 	cm := s.ed.Begin(edits.Change{Action: ch.action, Who: ch.who, Version: ch.version, Durable: ch.durable}, !ch.keep, s.log)
 	if ch.keep {

@@ -89,8 +89,9 @@ func Serve(o Options, stdout, stderr io.Writer) int {
 	}
 	defer https.close()
 	srv = engine.New(opts, cfg.Set)
-	svc := newService(srv, cfg, o.Config, o.Loader, ed, log)
+	svc := makeService(srv, cfg, o.Config, o.Loader, ed, log)
 	svc.adminListen, svc.https, svc.ups = o.AdminListen, https, ups
+	settle := svc.settleWhenServing(cfg)
 	stopSource, err := svc.startSource() // [rules] source: serve the cached version, poll
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: [rules]: %v\n", cfg.Path, err)
@@ -106,7 +107,7 @@ func Serve(o Options, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: [admin]: %v\n", cfg.Path, err)
 		return 1
 	}
-	done, ok := startServer(srv, https, log)
+	done, ok := startServer(srv, https, log, settle)
 	if !ok {
 		return 1
 	}
@@ -181,7 +182,9 @@ func startAdmin(cfg *config.Config, svc *service) (*admin.Server, error) {
 	if cfg.Admin.Listen == "off" {
 		return nil, nil
 	}
-	adm, err := admin.New(adminOptions(cfg), svc)
+	opts := adminOptions(cfg)
+	opts.Wait = svc.versionReady
+	adm, err := admin.New(opts, svc)
 	if err != nil {
 		return nil, err
 	}
@@ -194,9 +197,9 @@ func startAdmin(cfg *config.Config, svc *service) (*admin.Server, error) {
 
 // startServer runs srv on its own goroutine, whose error comes on done,
 // and waits until it listens; then ACME starts, now that the challenge
-// ports are ours. It is false, and has logged why, when srv cannot
-// start.
-func startServer(srv *engine.Server, https *httpsSide, log *slog.Logger) (done chan error, ok bool) {
+// ports are ours, and served (settleWhenServing). It is false, and has
+// logged why, when srv cannot start.
+func startServer(srv *engine.Server, https *httpsSide, log *slog.Logger, served func()) (done chan error, ok bool) {
 	done = make(chan error, 1)
 	go func() {
 		var err error
@@ -213,6 +216,7 @@ func startServer(srv *engine.Server, https *httpsSide, log *slog.Logger) (done c
 	if https != nil {
 		https.m.Start()
 	}
+	served()
 	return done, true
 }
 
