@@ -31,8 +31,11 @@ func (rc *rawConn) readBody(n int, timeout time.Duration) (string, error) {
 }
 
 // TestUpstreamSlowAnswer: read_timeout counts between bytes. An answer
-// streamed over 1 s with 100 ms between pieces passes a 300 ms
-// read_timeout whole; fasthttp's deadline per exchange cut it at 300 ms.
+// streamed over 1.5 s with 100 ms between pieces passes a 1 s
+// read_timeout whole; fasthttp's deadline per exchange cut it at 1 s.
+// The gap is a tenth of the timeout so that a loaded machine, which
+// stretches the sleeps, cannot make one gap reach it; a longer stream
+// only proves more.
 func TestUpstreamSlowAnswer(t *testing.T) { testUpstreamSlowAnswer(t, plainTCP) }
 
 func testUpstreamSlowAnswer(t *testing.T, tr transport) {
@@ -40,24 +43,25 @@ func testUpstreamSlowAnswer(t *testing.T, tr transport) {
 		if _, err := rc.readHead(5 * time.Second); err != nil {
 			return
 		}
-		io.WriteString(rc.c, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n")
-		for i := range 10 {
+		io.WriteString(rc.c, "HTTP/1.1 200 OK\r\nContent-Length: 15\r\n\r\n")
+		for i := range 15 {
 			time.Sleep(100 * time.Millisecond)
-			fmt.Fprint(rc.c, i)
+			fmt.Fprint(rc.c, i%10)
 		}
 	})
-	srv := tr.startProxy(t, upstream.Config{Servers: []string{u.addr}, ReadTimeout: 300 * time.Millisecond}, engine.UpstreamOptions{})
+	srv := tr.startProxy(t, upstream.Config{Servers: []string{u.addr}, ReadTimeout: time.Second}, engine.UpstreamOptions{})
 	c := tr.dial(t, srv)
 	io.WriteString(c, "GET /events HTTP/1.1\r\nHost: a.example\r\n\r\n")
 	resp, body := readFull(t, bufio.NewReader(c), "GET")
-	if resp.StatusCode != 200 || body != "0123456789" {
-		t.Fatalf("got %d %q, want 200 \"0123456789\"", resp.StatusCode, body)
+	if resp.StatusCode != 200 || body != "012345678901234" {
+		t.Fatalf("got %d %q, want 200 \"012345678901234\"", resp.StatusCode, body)
 	}
 }
 
 // TestUpstreamSlowUpload: write_timeout counts between bytes. A body sent
-// over 1 s reaches the upstream whole under a 300 ms write_timeout;
-// fasthttp's write deadline per exchange cut it at 300 ms.
+// over 1.5 s reaches the upstream whole under a 1 s write_timeout;
+// fasthttp's write deadline per exchange cut it at 1 s. The gap is a
+// tenth of the timeout, as in TestUpstreamSlowAnswer.
 func TestUpstreamSlowUpload(t *testing.T) { testUpstreamSlowUpload(t, plainTCP) }
 
 func testUpstreamSlowUpload(t *testing.T, tr transport) {
@@ -65,22 +69,22 @@ func testUpstreamSlowUpload(t *testing.T, tr transport) {
 		if _, err := rc.readHead(5 * time.Second); err != nil {
 			return
 		}
-		body, err := rc.readBody(10, 5*time.Second)
+		body, err := rc.readBody(15, 5*time.Second)
 		if err != nil {
 			return
 		}
 		fmt.Fprintf(rc.c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
 	})
-	srv := tr.startProxy(t, upstream.Config{Servers: []string{u.addr}, WriteTimeout: 300 * time.Millisecond}, engine.UpstreamOptions{})
+	srv := tr.startProxy(t, upstream.Config{Servers: []string{u.addr}, WriteTimeout: time.Second}, engine.UpstreamOptions{})
 	c := tr.dial(t, srv)
-	io.WriteString(c, "POST /upload HTTP/1.1\r\nHost: a.example\r\nContent-Length: 10\r\n\r\n")
-	for i := range 10 {
+	io.WriteString(c, "POST /upload HTTP/1.1\r\nHost: a.example\r\nContent-Length: 15\r\n\r\n")
+	for i := range 15 {
 		time.Sleep(100 * time.Millisecond)
-		fmt.Fprint(c, i)
+		fmt.Fprint(c, i%10)
 	}
 	resp, body := readFull(t, bufio.NewReader(c), "POST")
-	if resp.StatusCode != 200 || body != "0123456789" {
-		t.Fatalf("got %d %q, want 200 \"0123456789\"", resp.StatusCode, body)
+	if resp.StatusCode != 200 || body != "012345678901234" {
+		t.Fatalf("got %d %q, want 200 \"012345678901234\"", resp.StatusCode, body)
 	}
 }
 
