@@ -10,7 +10,9 @@ import "testing"
 // [E=] sets, and a RewriteCond whose only argument is quoted
 // (mod_rewrite reads an empty pattern, which always matches), and a
 // Redirect of the path a RewriteRule rewrote internally (mod_alias's
-// fixup runs after mod_rewrite's, on the request's own path), $0, and
+// fixup runs after mod_rewrite's, on the request's own path), the
+// Redirects of the new path's directory after an [END] rewrite (but no
+// directory's RewriteRules), $0, and
 // RewriteRules in an <If>/<ElseIf>/<Else> chain (the first section
 // that holds replaces the directory's rules with its own, matched with
 // the file-system path).
@@ -42,6 +44,13 @@ func TestImportApacheRealForms(t *testing.T) {
 				"Redirect 302 /plain.html /redirected\nRedirect 302 /end/e /from-end\n",
 		}, []string{"/=www/.htaccess"},
 			[]string{"/a/x", "/a/x/y", "/a/y", "/a/z", "/a/mm?k=v", "/p/z", "/p", "/b/x", "/b/y", "/q/z", "/plain.html", "/end/e", "/end/x"}},
+		{"Redirects after [END]", map[string]string{
+			"www/.htaccess": "RewriteEngine On\nRewriteRule ^end/(.*)$ /b/$1 [END]\nRewriteRule ^endc/(.*)$ /c/$1 [END]\nRewriteRule ^top/(.*)$ /t/$1 [END]\n" +
+				"RewriteRule ^t/r$ /from-t-rule [R=302,L]\nRedirect 301 /b/y /new-b\nRedirect 301 /end/z /from-end\nRedirect 301 /c/w /root-c-w\nRedirect 302 /t/k /root-t-k\n",
+			"www/b/.htaccess": "Redirect 301 /b/s /sub-b-s\nRedirect 301 /b/y /sub-b-y\n",
+			"www/c/.htaccess": "RewriteEngine On\nRewriteRule ^q$ /c-q [R=302]\nRedirect 301 /c/v /sub-c-v\n",
+		}, []string{"/=www/.htaccess", "/b=www/b/.htaccess", "/c=www/c/.htaccess"},
+			[]string{"/end/y", "/end/s", "/end/z", "/end/q", "/endc/w", "/endc/v", "/endc/q", "/c/q", "/top/k", "/top/r", "/t/r", "/b/y?a=1"}},
 		{"RewriteRules in an <If> chain", map[string]string{
 			"www/.htaccess": "RewriteEngine On\nRewriteBase /\nRewriteRule ^a$ /from-dir [R=302,L]\nRedirect 302 /c /from-redirect\n" +
 				"<If \"%{QUERY_STRING} == 'keep'\">\n  Redirect 302 /k /from-if\n</If>\n<ElseIf \"%{QUERY_STRING} =~ /^fs/\">\n  RewriteRule /www/(.*)$ /fs/$1 [R=302,L]\n</ElseIf>\n" +
