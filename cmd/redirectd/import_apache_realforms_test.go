@@ -15,7 +15,8 @@ import "testing"
 // directory's RewriteRules), $0, and
 // RewriteRules in an <If>/<ElseIf>/<Else> chain (the first section
 // that holds replaces the directory's rules with its own, matched with
-// the file-system path).
+// the file-system path; of several chains, the last whose section that
+// holds has rules).
 func TestImportApacheRealForms(t *testing.T) {
 	hosts := []string{"example.test"}
 	tests := []struct {
@@ -57,6 +58,13 @@ func TestImportApacheRealForms(t *testing.T) {
 				"<Else>\n  RewriteRule ^ https://other.test%{REQUEST_URI} [R=301,L]\n</Else>\n",
 		}, []string{"/=www/.htaccess"},
 			[]string{"/a?keep", "/a", "/c", "/c?keep", "/k?keep", "/a?fs", "/x/y?fs=1", "/b?keep", "/a%20b"}},
+		{"RewriteRules in two <If> chains", map[string]string{
+			"www/.htaccess": "RewriteEngine On\nRewriteRule ^a$ /from-dir [R=302,L]\n" +
+				"<If \"%{QUERY_STRING} =~ /one/\">\n  RewriteRule /www/(.*)$ /one/$1 [R=302,L]\n</If>\n" +
+				"<If \"%{QUERY_STRING} =~ /two/\">\n  RewriteRule /www/(.*)$ /two/$1 [R=302,L]\n</If>\n<ElseIf \"%{QUERY_STRING} =~ /three/\">\n  Redirect 302 /e /from-elseif\n</ElseIf>\n" +
+				"<Else>\n  RewriteRule /www/(.*)$ /else/$1 [R=302,L]\n</Else>\n",
+		}, []string{"/=www/.htaccess"},
+			[]string{"/x?one", "/x?two", "/x?one-two", "/a?one", "/a?three", "/e?three", "/a?one-three", "/x?one-three", "/a", "/x"}},
 		{"the whole match", map[string]string{
 			"www/.htaccess": "RewriteEngine On\nRewriteBase /\nRewriteRule ^(docs|guide)/\\d+(?!.+\\.\\w+$|.+/$).+$ $0/ [R=301,L]\n" +
 				"RewriteRule ^docs/\\d+.*$ /to/$0 [R=302,L]\nRewriteRule ^in/(.*)$ out/$0 [L]\nRewriteRule ^out/in/(.*)$ /done/$1 [R=302,L]\n" +
