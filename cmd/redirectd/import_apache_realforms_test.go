@@ -16,7 +16,9 @@ import "testing"
 // RewriteRules in an <If>/<ElseIf>/<Else> chain (the first section
 // that holds replaces the directory's rules with its own, matched with
 // the file-system path; of several chains, the last whose section that
-// holds has rules).
+// holds has rules; with RewriteOptions Inherit, in the section or the
+// directory, the directory's rules after the section's, matched with
+// the file-system path too).
 func TestImportApacheRealForms(t *testing.T) {
 	hosts := []string{"example.test"}
 	tests := []struct {
@@ -65,6 +67,15 @@ func TestImportApacheRealForms(t *testing.T) {
 				"<Else>\n  RewriteRule /www/(.*)$ /else/$1 [R=302,L]\n</Else>\n",
 		}, []string{"/=www/.htaccess"},
 			[]string{"/x?one", "/x?two", "/x?one-two", "/a?one", "/a?three", "/e?three", "/a?one-three", "/x?one-three", "/a", "/x"}},
+		{"RewriteOptions Inherit with an <If>", map[string]string{
+			"www/s1/.htaccess": "RewriteEngine On\nRewriteRule ^a$ /dir-a [R=302,L]\nRewriteRule /www/s1/b$ /dir-fs-b [R=302,L]\nRewriteRule b$ /dir-unanch-b [R=302,L]\n" +
+				"<If \"%{QUERY_STRING} =~ /one/\">\n  RewriteOptions Inherit\n  RewriteRule /www/s1/c$ /if-c [R=302,L]\n</If>\n",
+			"www/s2/.htaccess": "RewriteEngine On\nRewriteOptions Inherit\nRewriteRule ^a$ /dir-a [R=302,L]\nRewriteRule /www/s2/b$ /dir-fs-b [R=302,L]\nRewriteRule b$ /dir-unanch-b [R=302,L]\n" +
+				"<If \"%{QUERY_STRING} =~ /one/\">\n  RewriteRule /www/s2/c$ /if-c [R=302,L]\n</If>\n",
+			"www/s3/.htaccess": "RewriteEngine On\nRewriteRule ^a$ /dir-a [R=302,L]\nRewriteRule b$ /dir-unanch-b [R=302,L]\n" +
+				"<If \"%{QUERY_STRING} =~ /one/\">\n  RewriteRule /www/s3/c$ /if-c [R=302,L]\n</If>\n",
+		}, []string{"/s1=www/s1/.htaccess", "/s2=www/s2/.htaccess", "/s3=www/s3/.htaccess"},
+			[]string{"/s1/a", "/s1/a?one", "/s1/b", "/s1/b?one", "/s1/c?one", "/s2/a?one", "/s2/b", "/s2/b?one", "/s2/c?one", "/s3/b?one", "/s3/b", "/s3/c?one"}},
 		{"the whole match", map[string]string{
 			"www/.htaccess": "RewriteEngine On\nRewriteBase /\nRewriteRule ^(docs|guide)/\\d+(?!.+\\.\\w+$|.+/$).+$ $0/ [R=301,L]\n" +
 				"RewriteRule ^docs/\\d+.*$ /to/$0 [R=302,L]\nRewriteRule ^in/(.*)$ out/$0 [L]\nRewriteRule ^out/in/(.*)$ /done/$1 [R=302,L]\n" +

@@ -19,8 +19,12 @@ import (
 // are written (locRefused). guard is the variable that is 1 where a
 // section's rules ran in place of the directory's; "" where no chain
 // holds rules. engine is the directory's RewriteEngine, which a section
-// without its own inherits.
-func (t *translator) ifRewrite(dirs []*Directive, engine *Directive) (steps []string, guard string) {
+// without its own inherits; base and opts are the directory's rules in
+// force and its RewriteOptions, which a section merges as a child
+// directory does (RewriteOptions Inherit: the directory's rules after
+// the section's, matched with the file-system path too, as a real
+// Apache answers).
+func (t *translator) ifRewrite(dirs []*Directive, engine *Directive, base []*Directive, opts rwOptions) (steps []string, guard string) {
 	var chains [][]*Directive
 	for _, d := range dirs {
 		switch {
@@ -57,7 +61,7 @@ func (t *translator) ifRewrite(dirs []*Directive, engine *Directive) (steps []st
 			body := []string{"set $" + sel + " 1;"}
 			if hasRewrite(d.Block) {
 				body = append(body, "set $a_ifrw 1;")
-				body = append(body, t.ifSectionRules(d, engine, root)...)
+				body = append(body, t.ifSectionRules(d, engine, root, base, opts)...)
 			}
 			if !d.Is("Else") {
 				body = append(append([]string{"if (" + conds[i] + ") {"}, indent(body)...), "}")
@@ -86,10 +90,12 @@ func (t *translator) ifRewrite(dirs []*Directive, engine *Directive) (steps []st
 	return all, "a_ifrw"
 }
 
-// ifSectionRules writes one section's rules, matched with the
-// file-system path under root.
-func (t *translator) ifSectionRules(d, engine *Directive, root string) []string {
-	rw := d.Block
+// ifSectionRules writes one section's rules, merged over the
+// directory's (base, opts), matched with the file-system path under
+// root.
+func (t *translator) ifSectionRules(d, engine *Directive, root string, base []*Directive, opts rwOptions) []string {
+	merged, _ := mergeRules(rulesOf(d.Block), readOptions(d.Block), base, opts)
+	rw := withRules(d.Block, merged)
 	if engine != nil && !hasDirective(rw, "RewriteEngine") {
 		rw = append([]*Directive{engine}, rw...)
 	}

@@ -526,19 +526,22 @@ func (t *translator) htaccess(h HTAccess, parents []HTAccess) *Location {
 	}
 	t.scanOther(h.Dirs, false)
 	dirs, rwDir := h.Dirs, dir
+	var opts rwOptions
 	if !hasRewrite(dirs) {
 		// A .htaccess without mod_rewrite's directives leaves its
 		// parent's rules in force, matched from the parent's
 		// directory (as a real Apache answers).
 		for i, p := range parents {
 			if hasRewrite(p.Dirs) {
-				rules, _ := dirRules(p, parents[i+1:])
+				var rules []*Directive
+				rules, opts = dirRules(p, parents[i+1:])
 				dirs, rwDir = withRules(p.Dirs, rules), p.Dir
 				break
 			}
 		}
 	} else {
-		rules, _ := dirRules(h, parents)
+		var rules []*Directive
+		rules, opts = dirRules(h, parents)
 		dirs = withRules(dirs, rules)
 	}
 	if hasRewrite(h.Dirs) && !hasDirective(dirs, "RewriteEngine") {
@@ -550,7 +553,7 @@ func (t *translator) htaccess(h HTAccess, parents []HTAccess) *Location {
 		}
 	}
 	engine := lastDirective(dirs, "RewriteEngine")
-	ifrw, guard := t.ifRewrite(h.Dirs, engine)
+	ifrw, guard := t.ifRewrite(h.Dirs, engine, rulesOf(dirs), opts)
 	var redirects []*Directive
 	for _, hh := range append([]HTAccess{h}, parents...) {
 		for _, d := range hh.Dirs {
