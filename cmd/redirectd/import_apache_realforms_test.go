@@ -10,10 +10,15 @@ import "testing"
 // [E=] sets, and a RewriteCond whose only argument is quoted
 // (mod_rewrite reads an empty pattern, which always matches), and a
 // Redirect of the path a RewriteRule rewrote internally (mod_alias's
-// fixup runs after mod_rewrite's, on the request's own path), $0, and
+// fixup runs after mod_rewrite's, on the request's own path), the
+// Redirects of the new path's directory after an [END] rewrite (but no
+// directory's RewriteRules), $0, and
 // RewriteRules in an <If>/<ElseIf>/<Else> chain (the first section
 // that holds replaces the directory's rules with its own, matched with
-// the file-system path).
+// the file-system path; of several chains, the last whose section that
+// holds has rules; with RewriteOptions Inherit, in the section or the
+// directory, the directory's rules after the section's, matched with
+// the file-system path too).
 func TestImportApacheRealForms(t *testing.T) {
 	hosts := []string{"example.test"}
 	tests := []struct {
@@ -42,12 +47,35 @@ func TestImportApacheRealForms(t *testing.T) {
 				"Redirect 302 /plain.html /redirected\nRedirect 302 /end/e /from-end\n",
 		}, []string{"/=www/.htaccess"},
 			[]string{"/a/x", "/a/x/y", "/a/y", "/a/z", "/a/mm?k=v", "/p/z", "/p", "/b/x", "/b/y", "/q/z", "/plain.html", "/end/e", "/end/x"}},
+		{"Redirects after [END]", map[string]string{
+			"www/.htaccess": "RewriteEngine On\nRewriteRule ^end/(.*)$ /b/$1 [END]\nRewriteRule ^endc/(.*)$ /c/$1 [END]\nRewriteRule ^top/(.*)$ /t/$1 [END]\n" +
+				"RewriteRule ^t/r$ /from-t-rule [R=302,L]\nRedirect 301 /b/y /new-b\nRedirect 301 /end/z /from-end\nRedirect 301 /c/w /root-c-w\nRedirect 302 /t/k /root-t-k\n",
+			"www/b/.htaccess": "Redirect 301 /b/s /sub-b-s\nRedirect 301 /b/y /sub-b-y\n",
+			"www/c/.htaccess": "RewriteEngine On\nRewriteRule ^q$ /c-q [R=302]\nRedirect 301 /c/v /sub-c-v\n",
+		}, []string{"/=www/.htaccess", "/b=www/b/.htaccess", "/c=www/c/.htaccess"},
+			[]string{"/end/y", "/end/s", "/end/z", "/end/q", "/endc/w", "/endc/v", "/endc/q", "/c/q", "/top/k", "/top/r", "/t/r", "/b/y?a=1"}},
 		{"RewriteRules in an <If> chain", map[string]string{
 			"www/.htaccess": "RewriteEngine On\nRewriteBase /\nRewriteRule ^a$ /from-dir [R=302,L]\nRedirect 302 /c /from-redirect\n" +
 				"<If \"%{QUERY_STRING} == 'keep'\">\n  Redirect 302 /k /from-if\n</If>\n<ElseIf \"%{QUERY_STRING} =~ /^fs/\">\n  RewriteRule /www/(.*)$ /fs/$1 [R=302,L]\n</ElseIf>\n" +
 				"<Else>\n  RewriteRule ^ https://other.test%{REQUEST_URI} [R=301,L]\n</Else>\n",
 		}, []string{"/=www/.htaccess"},
 			[]string{"/a?keep", "/a", "/c", "/c?keep", "/k?keep", "/a?fs", "/x/y?fs=1", "/b?keep", "/a%20b"}},
+		{"RewriteRules in two <If> chains", map[string]string{
+			"www/.htaccess": "RewriteEngine On\nRewriteRule ^a$ /from-dir [R=302,L]\n" +
+				"<If \"%{QUERY_STRING} =~ /one/\">\n  RewriteRule /www/(.*)$ /one/$1 [R=302,L]\n</If>\n" +
+				"<If \"%{QUERY_STRING} =~ /two/\">\n  RewriteRule /www/(.*)$ /two/$1 [R=302,L]\n</If>\n<ElseIf \"%{QUERY_STRING} =~ /three/\">\n  Redirect 302 /e /from-elseif\n</ElseIf>\n" +
+				"<Else>\n  RewriteRule /www/(.*)$ /else/$1 [R=302,L]\n</Else>\n",
+		}, []string{"/=www/.htaccess"},
+			[]string{"/x?one", "/x?two", "/x?one-two", "/a?one", "/a?three", "/e?three", "/a?one-three", "/x?one-three", "/a", "/x"}},
+		{"RewriteOptions Inherit with an <If>", map[string]string{
+			"www/s1/.htaccess": "RewriteEngine On\nRewriteRule ^a$ /dir-a [R=302,L]\nRewriteRule /www/s1/b$ /dir-fs-b [R=302,L]\nRewriteRule b$ /dir-unanch-b [R=302,L]\n" +
+				"<If \"%{QUERY_STRING} =~ /one/\">\n  RewriteOptions Inherit\n  RewriteRule /www/s1/c$ /if-c [R=302,L]\n</If>\n",
+			"www/s2/.htaccess": "RewriteEngine On\nRewriteOptions Inherit\nRewriteRule ^a$ /dir-a [R=302,L]\nRewriteRule /www/s2/b$ /dir-fs-b [R=302,L]\nRewriteRule b$ /dir-unanch-b [R=302,L]\n" +
+				"<If \"%{QUERY_STRING} =~ /one/\">\n  RewriteRule /www/s2/c$ /if-c [R=302,L]\n</If>\n",
+			"www/s3/.htaccess": "RewriteEngine On\nRewriteRule ^a$ /dir-a [R=302,L]\nRewriteRule b$ /dir-unanch-b [R=302,L]\n" +
+				"<If \"%{QUERY_STRING} =~ /one/\">\n  RewriteRule /www/s3/c$ /if-c [R=302,L]\n</If>\n",
+		}, []string{"/s1=www/s1/.htaccess", "/s2=www/s2/.htaccess", "/s3=www/s3/.htaccess"},
+			[]string{"/s1/a", "/s1/a?one", "/s1/b", "/s1/b?one", "/s1/c?one", "/s2/a?one", "/s2/b", "/s2/b?one", "/s2/c?one", "/s3/b?one", "/s3/b", "/s3/c?one"}},
 		{"the whole match", map[string]string{
 			"www/.htaccess": "RewriteEngine On\nRewriteBase /\nRewriteRule ^(docs|guide)/\\d+(?!.+\\.\\w+$|.+/$).+$ $0/ [R=301,L]\n" +
 				"RewriteRule ^docs/\\d+.*$ /to/$0 [R=302,L]\nRewriteRule ^in/(.*)$ out/$0 [L]\nRewriteRule ^out/in/(.*)$ /done/$1 [R=302,L]\n" +

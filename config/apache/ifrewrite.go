@@ -11,14 +11,20 @@ import (
 // <Else> chains. Apache merges the first section of a chain that holds
 // over the directory's config, and a section with mod_rewrite
 // directives brings a config of its own: its rules replace the
-// directory's (the last such chain's, as merged last). They are
+// directory's, and a later chain's those of an earlier one where its
+// section that holds has any: the chains are written last first, each
+// run only where no later one's section with rules held. They are
 // matched with the file-system path (the section is no directory whose
 // prefix mod_rewrite strips), as a <Location>'s are, so only redirects
 // are written (locRefused). guard is the variable that is 1 where a
 // section's rules ran in place of the directory's; "" where no chain
 // holds rules. engine is the directory's RewriteEngine, which a section
-// without its own inherits.
-func (t *translator) ifRewrite(dirs []*Directive, engine *Directive) (steps []string, guard string) {
+// without its own inherits; base and opts are the directory's rules in
+// force and its RewriteOptions, which a section merges as a child
+// directory does (RewriteOptions Inherit: the directory's rules after
+// the section's, matched with the file-system path too, as a real
+// Apache answers).
+func (t *translator) ifRewrite(dirs []*Directive, engine *Directive, base []*Directive, opts rwOptions) (steps []string, guard string) {
 	var chains [][]*Directive
 	for _, d := range dirs {
 		switch {
@@ -29,6 +35,7 @@ func (t *translator) ifRewrite(dirs []*Directive, engine *Directive) (steps []st
 		}
 	}
 	root := strings.TrimSuffix(t.docRoot, "/")
+	var all []string
 	for ci := len(chains) - 1; ci >= 0; ci-- {
 		chain := chains[ci]
 		conds := make([]string, len(chain))
@@ -45,13 +52,16 @@ func (t *translator) ifRewrite(dirs []*Directive, engine *Directive) (steps []st
 		}
 		t.ifChains++
 		sel := fmt.Sprintf("a_ifrw%d", t.ifChains)
-		out := []string{"set $" + sel + " 0;", "set $a_ifrw 0;"}
+		out := []string{"set $" + sel + " 0;"}
+		if len(all) == 0 {
+			out = append(out, "set $a_ifrw 0;")
+		}
 		for i, d := range chain {
 			t.ifHandled[d] = true
 			body := []string{"set $" + sel + " 1;"}
 			if hasRewrite(d.Block) {
 				body = append(body, "set $a_ifrw 1;")
-				body = append(body, t.ifSectionRules(d, engine, root)...)
+				body = append(body, t.ifSectionRules(d, engine, root, base, opts)...)
 			}
 			if !d.Is("Else") {
 				body = append(append([]string{"if (" + conds[i] + ") {"}, indent(body)...), "}")
@@ -59,20 +69,33 @@ func (t *translator) ifRewrite(dirs []*Directive, engine *Directive) (steps []st
 			out = append(out, "if ($"+sel+" = 0) {")
 			out = append(append(out, indent(body)...), "}")
 		}
-		if err := compiles(nil, out, t.res.Maps); err != nil {
+		if err := compiles([]string{"set $a_ifrw 0;"}, out, t.res.Maps); err != nil {
 			t.note(chain[0], importer.LeftOut, "<If %s>'s RewriteRules: the steps written for them do not load (%v); left out", strings.Join(chain[0].Args, " "), err)
-			return nil, ""
+			if len(all) == 0 {
+				return nil, ""
+			}
+			continue
 		}
-		head := "# " + commentSafe(chain[0].Source()+": <If "+strings.Join(chain[0].Args, " ")+">'s RewriteRules, in place of the directory's")
-		return append([]string{head}, out...), "a_ifrw"
+		out = append([]string{"# " + commentSafe(chain[0].Source()+": <If "+strings.Join(chain[0].Args, " ")+">'s RewriteRules, in place of the directory's")}, out...)
+		if len(all) > 0 {
+			// An earlier chain's section is merged before a later
+			// one's, whose rules replace its own where it holds.
+			out = append(append([]string{"if ($a_ifrw = 0) {"}, indent(out)...), "}")
+		}
+		all = append(all, out...)
 	}
-	return nil, ""
+	if len(all) == 0 {
+		return nil, ""
+	}
+	return all, "a_ifrw"
 }
 
-// ifSectionRules writes one section's rules, matched with the
-// file-system path under root.
-func (t *translator) ifSectionRules(d, engine *Directive, root string) []string {
-	rw := d.Block
+// ifSectionRules writes one section's rules, merged over the
+// directory's (base, opts), matched with the file-system path under
+// root.
+func (t *translator) ifSectionRules(d, engine *Directive, root string, base []*Directive, opts rwOptions) []string {
+	merged, _ := mergeRules(rulesOf(d.Block), readOptions(d.Block), base, opts)
+	rw := withRules(d.Block, merged)
 	if engine != nil && !hasDirective(rw, "RewriteEngine") {
 		rw = append([]*Directive{engine}, rw...)
 	}

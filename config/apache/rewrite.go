@@ -192,6 +192,11 @@ func (c *rwCtx) writeRules(rules []rule) rwResult {
 		if c.dir != "" && len(t.fixup) > 0 && endsInternal(lines) {
 			lines = beforeAction(lines, t.fixup)
 		}
+		if c.dir != "" && r.has("END") && endsInternal(lines) {
+			// [END]: no rule of any directory runs on the new path.
+			lines = setOnSuccess(lines, "set $a_end 1;")
+			t.endRound = true
+		}
 		if internal && c.dir == "" {
 			res.internal = true
 			c.init("set $a_rewritten 0;")

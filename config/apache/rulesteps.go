@@ -90,7 +90,7 @@ func (c *rwCtx) rule(r rule) (lines []string, internal bool, err error) {
 		c.init(`set $a_r0 "";`)
 		head = append(head, c.whole)
 	}
-	if len(r.conds) == 0 && len(head) == 0 && len(body) == len(action)+1 && !r.neg && !c.stripped && c.loc == "" && !r.has("S") && !r.has("C") && !r.has("PT") && !internal && len(action) == 1 && strings.HasPrefix(action[0], "rewrite ") && (c.dir == "" || len(c.t.fixup) == 0) {
+	if len(r.conds) == 0 && len(head) == 0 && len(body) == len(action)+1 && !r.neg && !c.stripped && c.loc == "" && !r.has("S") && !r.has("C") && !r.has("PT") && !internal && len(action) == 1 && strings.HasPrefix(action[0], "rewrite ") && (c.dir == "" || len(c.t.fixup) == 0 && !r.has("END")) {
 		return action, internal, nil // one regex: the rewrite's own
 	}
 	lines = append([]string{"if (" + c.subject() + " " + op + " " + quoteArg(re) + ") {"}, indent(append(head, body...))...)
@@ -1049,6 +1049,11 @@ func (c *rwCtx) emit(r rule, re, repl string, code int, hasQuery bool) ([]string
 			// The new URI goes on to mod_alias's and mod_proxy's
 			// hooks, and no later rule runs ([PT] implies [L]).
 			return []string{"rewrite " + quoteArg(re) + " " + quoteArg(repl) + ";"}, false
+		case r.has("END") && c.dir != "":
+			// The internal redirect still runs the new path's
+			// directory's Redirects; writeRules sets $a_end, which
+			// keeps every directory's rules from running again.
+			flag = " last"
 		case r.has("END"):
 			flag = " break"
 		case r.has("N") && c.dir == "":

@@ -83,6 +83,11 @@ func (r *Result) LeftOut() bool {
 
 type translator struct {
 	res *Result
+	// endRound is set where a .htaccess rule with [END] rewrites
+	// internally; rwSpans are the locations' mod_rewrite steps, which
+	// are then skipped once one has (endRounds).
+	endRound bool
+	rwSpans  []rwSpan
 	// ifHandled are the <If> sections whose RewriteRules ifRewrite
 	// writes.
 	ifHandled map[*Directive]bool
@@ -195,6 +200,7 @@ func Translate(conf []*Directive, ht []HTAccess) *Result {
 			locs = append(locs, l)
 		}
 	}
+	t.endRounds()
 	if len(t.locExpr)+len(t.locList) > 0 && len(locs) > 0 && !htDirs["/"] {
 		// A path under no directory's location still goes through
 		// the sections: a location of "/" holds them.
@@ -520,19 +526,22 @@ func (t *translator) htaccess(h HTAccess, parents []HTAccess) *Location {
 	}
 	t.scanOther(h.Dirs, false)
 	dirs, rwDir := h.Dirs, dir
+	var opts rwOptions
 	if !hasRewrite(dirs) {
 		// A .htaccess without mod_rewrite's directives leaves its
 		// parent's rules in force, matched from the parent's
 		// directory (as a real Apache answers).
 		for i, p := range parents {
 			if hasRewrite(p.Dirs) {
-				rules, _ := dirRules(p, parents[i+1:])
+				var rules []*Directive
+				rules, opts = dirRules(p, parents[i+1:])
 				dirs, rwDir = withRules(p.Dirs, rules), p.Dir
 				break
 			}
 		}
 	} else {
-		rules, _ := dirRules(h, parents)
+		var rules []*Directive
+		rules, opts = dirRules(h, parents)
 		dirs = withRules(dirs, rules)
 	}
 	if hasRewrite(h.Dirs) && !hasDirective(dirs, "RewriteEngine") {
@@ -544,7 +553,7 @@ func (t *translator) htaccess(h HTAccess, parents []HTAccess) *Location {
 		}
 	}
 	engine := lastDirective(dirs, "RewriteEngine")
-	ifrw, guard := t.ifRewrite(h.Dirs, engine)
+	ifrw, guard := t.ifRewrite(h.Dirs, engine, rulesOf(dirs), opts)
 	var redirects []*Directive
 	for _, hh := range append([]HTAccess{h}, parents...) {
 		for _, d := range hh.Dirs {
@@ -567,12 +576,16 @@ func (t *translator) htaccess(h HTAccess, parents []HTAccess) *Location {
 			l.Steps = append(l.Steps, encodedSlashComment, encodedSlashStep)
 		}
 	}
+	rwFrom := len(l.Steps)
 	if guard != "" {
 		l.Steps = append(l.Steps, ifrw...)
 		l.Steps = append(append(l.Steps, "if ($"+guard+" = 0) {"), indent(rw.steps)...)
 		l.Steps = append(l.Steps, "}")
 	} else {
 		l.Steps = append(l.Steps, rw.steps...)
+	}
+	if len(l.Steps) > rwFrom {
+		t.rwSpans = append(t.rwSpans, rwSpan{l, rwFrom, len(l.Steps)})
 	}
 	l.Steps = append(l.Steps, al...)
 	return l
