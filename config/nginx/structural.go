@@ -102,6 +102,43 @@ type StructLoc struct {
 // error_page is written among them, as the model declares it.
 var stepNames = map[string]bool{"rewrite": true, "return": true, "if": true, "set": true, "break": true, "error_page": true}
 
+// access is the step that answers as a location's allow and deny do:
+// `deny all` alone is nginx's 403 for every request that reaches the
+// access phase, which comes after the rewrite phase, so a `return 403`
+// after the steps; nil when there are none. Rules on client addresses,
+// or a location whose steps can break into the access phase, are left
+// out with a note.
+func (t *translator) access(d *Directive) *Directive {
+	var deny *Directive
+	for _, c := range d.Block {
+		switch {
+		case c.Name == "deny" && len(c.Args) == 1 && c.Args[0] == "all" && deny == nil:
+			deny = c
+		case c.Name == "deny" || c.Name == "allow":
+			t.m.note(c, "%s %s: nginx decides by the client's address here, which the location model does not; left out", c.Name, strings.Join(c.Args, " "))
+			return nil
+		}
+	}
+	if deny == nil {
+		return nil
+	}
+	for _, c := range d.Block {
+		if c.Name == "break" || c.Name == "rewrite" && len(c.Args) == 3 && c.Args[2] == "break" || c.Name == "if" {
+			t.m.note(deny, "deny all: nginx answers 403 after this location's steps, which can stop early here; left out")
+			return nil
+		}
+	}
+	return &Directive{Name: "return", Args: []string{"403"}, File: deny.File, Line: deny.Line}
+}
+
+// tryFallback reports whether d is a try_files whose fallback is a URI
+// or =CODE, which the location model runs as nginx does when no file is
+// found (redirectd has none); one that falls back to a named location
+// gives the location that one's proxy_pass (tryNamed).
+func tryFallback(d *Directive) bool {
+	return d.Name == "try_files" && len(d.Args) > 1 && !strings.HasPrefix(d.Args[len(d.Args)-1], "@")
+}
+
 // matchKinds maps a location modifier to its match key.
 var matchKinds = map[string]string{"=": "exact", "": "prefix", "^~": "prefix_noregex", "~": "regex", "~*": "regex_ci"}
 
@@ -418,7 +455,7 @@ func (t *translator) structLoc(d *Directive, byDir map[*Directive]*location, s *
 		switch {
 		case c.Name == "proxy_intercept_errors" && len(c.Args) == 1:
 			sl.Intercept = c.Args[0] == "on"
-		case stepNames[c.Name]:
+		case stepNames[c.Name], tryFallback(c):
 			if r := t.runnable(c, s); r != nil {
 				sl.Steps = append(sl.Steps, r)
 			}
@@ -427,6 +464,9 @@ func (t *translator) structLoc(d *Directive, byDir map[*Directive]*location, s *
 				sl.Locations = append(sl.Locations, n)
 			}
 		}
+	}
+	if r := t.access(d); r != nil {
+		sl.Steps = append(sl.Steps, r)
 	}
 	if l.pass != nil {
 		// Its own proxy_pass, or that of the named location its

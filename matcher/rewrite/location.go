@@ -14,6 +14,7 @@ type location struct {
 	line     int
 	steps    []step
 	pages    []errorPage
+	try      *tryFiles // nil for none
 	sub      level
 	pass     bool
 	upstream string

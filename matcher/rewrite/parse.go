@@ -15,6 +15,7 @@ type parser struct {
 	// pages are the error_page directives read; depth is how many if
 	// blocks the parser is in.
 	pages []errorPage
+	try   *tryFiles
 	depth int
 }
 
@@ -43,6 +44,17 @@ func (p *parser) parseSteps(inBlock bool) ([]step, error) {
 				return nil, errAt(args[0].line, "%s: %v", args[0].word, err)
 			}
 			p.pages = append(p.pages, pages...)
+			continue
+		}
+		if args[0].word == "try_files" && !args[0].quoted && end == ";" {
+			try, err := p.c.compileTryFiles(args[1:])
+			if err == nil && p.depth > 0 {
+				err = fmt.Errorf("not supported inside if")
+			}
+			if err != nil {
+				return nil, errAt(args[0].line, "%s: %v", args[0].word, err)
+			}
+			p.try = try
 			continue
 		}
 		st, err := p.compileDirective(args, end)
@@ -117,7 +129,7 @@ func (p *parser) compileDirective(args []token, end string) (step, error) {
 			}
 		}
 	default:
-		return st, fmt.Errorf("unknown directive; steps are rewrite, return, if, set, break and error_page")
+		return st, fmt.Errorf("unknown directive; steps are rewrite, return, if, set, break, error_page and try_files")
 	}
 	return st, err
 }

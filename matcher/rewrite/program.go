@@ -57,7 +57,10 @@ func compile(spec Spec, first func(*compiler) error, shared *share) (*Program, e
 		p.maps = append(p.maps, m)
 	}
 	for _, t := range spec.Steps {
-		steps, pages, err := c.compileSteps(t.Src, t.Line)
+		steps, pages, try, err := c.compileSteps(t.Src, t.Line)
+		if err == nil && try != nil {
+			err = errAt(t.Line, "try_files: redirectd takes it in a location only")
+		}
 		if err != nil {
 			if e, ok := err.(*Error); ok {
 				e.Key = "steps"
@@ -136,7 +139,7 @@ func (c *compiler) compileLocation(p *Program, sp *LocationSpec, parent *locatio
 		l.re = re
 	}
 	var err error
-	if l.steps, l.pages, err = c.compileSteps(sp.Steps, sp.StepsLine); err != nil {
+	if l.steps, l.pages, l.try, err = c.compileSteps(sp.Steps, sp.StepsLine); err != nil {
 		if e, ok := err.(*Error); ok {
 			e.Location, e.Key = l.name, "steps"
 		}

@@ -124,7 +124,22 @@ func (p *Program) runLocations(s *Scratch, req *Request, res *Result, named *loc
 		res.Where = ""
 		if loc != nil {
 			res.Where = loc.name
-			if p.runSteps(s, req, loc.steps, res) == oDone {
+			done := p.runSteps(s, req, loc.steps, res) == oDone
+			if !done && !s.changed && loc.try != nil {
+				// try_files finds no file (redirectd has none): its
+				// fallback answers, or is a URI change as below.
+				if done = p.runTryFiles(s, req, loc, res, &named); !done {
+					if changes--; changes == 0 {
+						*res = Result{Action: Answer, Status: 500, Where: res.Where}
+						return
+					}
+					if named == nil && p.runServer(s, req, res) {
+						return
+					}
+					continue
+				}
+			}
+			if done {
 				var ep *errorPage
 				if len(loc.pages) > 0 { // no call for most locations
 					ep = s.pageFor(loc.pages, res)
