@@ -511,7 +511,10 @@ func countLocs(ls []*StructLoc) int {
 func (t *translator) noteContent(ls []*StructLoc) {
 	for _, l := range ls {
 		ends := len(l.Steps) > 0 && l.Steps[len(l.Steps)-1].Name == "return"
-		if l.Group == nil && !ends {
+		// A try_files to a URI or named location (its own note says
+		// so) passes on what the steps leave.
+		tries := slices.ContainsFunc(l.Steps, func(d *Directive) bool { return tryFallback(d) && !strings.HasPrefix(d.Args[len(d.Args)-1], "=") })
+		if l.Group == nil && !ends && !tries {
 			t.m.note(l.D, "location %s: nginx answers the requests its steps leave itself (content, or 404); redirectd answers them 404", strings.Join(l.D.Args, " "))
 		}
 		t.noteContent(l.Locations)
