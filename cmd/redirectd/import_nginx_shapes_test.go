@@ -48,7 +48,8 @@ func TestImportNginxShapeWordPress(t *testing.T) {
 	t.Parallel()
 	paths := shapePaths("/", "/wp-admin", "/wp-admin/", "/feed", "/feed/", "/favicon.ico", "/robots.txt", "/.htaccess",
 		"/2024/05/hello-world/", "/index.php", "/wp-login.php", "/wp-content/themes/a/style.css", "/img/logo.PNG",
-		"/wp-content/uploads/2024/x.jpg", "/wp-content/uploads/evil.php", "/?p=12", "/page.php/x")
+		"/wp-content/uploads/2024/x.jpg", "/wp-content/uploads/evil.php", "/?p=12", "/page.php/x", "/404.html", "/xmlrpc.php",
+		"/files/a.php", "/old-blog", "/old-blog/x?y=1", "/shop/index.php", "/index.php/x")
 	importAgainstNginx(t, shapeSite(t, "wordpress.conf"), []string{"blog.example", "www.blog.example", "WWW.Blog.Example", "other.test"}, paths)
 }
 
@@ -61,9 +62,9 @@ func TestImportNginxShapeTenants(t *testing.T) {
 	t.Parallel()
 	paths := shapePaths("/", "/?lang=de", "/?lang=FR", "/x?lang=es", "/blog/hello", "/blog/hello/", "/blog/hello?ref=rss",
 		"/blog", "/blog/a/b", "/news/2023/04/launch", "/news/2023/4/launch", "/static/app.css", "/static/x.php",
-		"/products/1", "/search?q=x")
+		"/products/1", "/search?q=x", "/a%2Fb?lang=de")
 	importAgainstNginx(t, shapeSite(t, "tenants.conf"), []string{"brand.example", "acme.tenants.example", "a.b.tenants.example",
-		"old-brand.example", "www.old-brand.example", "legacy.example", "x.partners.example", "unknown.test"}, paths)
+		"old-brand.example", "www.old-brand.example", "legacy.example", "x.partners.example", "shop.brand.example", "go.brand.example", "unknown.test"}, paths)
 }
 
 // TestImportNginxShapeDocs: a versioned docs site (rewrite ... last

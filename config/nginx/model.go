@@ -755,7 +755,10 @@ func (m *model) alwaysMap(st *step) *step {
 		return st // its target's variable is noted where it is translated
 	}
 	if mp.bad {
-		return &step{d: st.d, kind: stepStop, loc: st.loc}
+		// A map the model does not look up (on $arg_lang, say): the
+		// step stays a redirect whose variable the model cannot render,
+		// so its answer is unknown, not "no redirect".
+		return st
 	}
 	st.kind, st.mapv, st.always = stepIfMap, mp, true
 	return st
