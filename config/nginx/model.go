@@ -687,6 +687,31 @@ func (m *model) readRewrite(d *Directive, l *location) *step {
 // variable, `if ($v)` or `if ($v != "")`, whose block returns a redirect
 // or rewrites every path to one, using the variable.
 func (m *model) readIf(d *Directive, l *location) *step {
+	if st := m.readIfKnown(d, l); st != nil {
+		return st
+	}
+	if mayAnswer(d.Block) {
+		// An if the model does not follow ($host != x, $http_host ~*
+		// ..., a set variable) may end the request: the model's answer
+		// is unknown from here, never "no redirect".
+		re, err := compileRegex("^", false)
+		if err == nil {
+			return &step{d: d, kind: stepStop, loc: l, re: re}
+		}
+	}
+	return nil
+}
+
+// mayAnswer reports whether dirs hold a return or rewrite, at any depth.
+func mayAnswer(dirs []*Directive) bool {
+	return slices.ContainsFunc(dirs, func(c *Directive) bool {
+		return c.Name == "return" || c.Name == "rewrite" || mayAnswer(c.Block)
+	})
+}
+
+// readIfKnown reads the forms of if the model follows: on $host, and on
+// a map variable whose block is one redirect through it.
+func (m *model) readIfKnown(d *Directive, l *location) *step {
 	cond := ifCondition(d.Args)
 	if len(cond) == 3 && cond[0] == "$host" && cond[1] == "=" {
 		return m.readIfHost(d, l, cond[2])

@@ -103,21 +103,28 @@ type StructLoc struct {
 var stepNames = map[string]bool{"rewrite": true, "return": true, "if": true, "set": true, "break": true, "error_page": true}
 
 // access is the step that answers as a location's allow and deny do:
-// `deny all` alone is nginx's 403 for every request that reaches the
+// `deny all` first is nginx's 403 for every request that reaches the
 // access phase, which comes after the rewrite phase, so a `return 403`
-// after the steps; nil when there are none. Rules on client addresses,
+// after the steps; nil when there are none or `allow all` comes first.
+// Rules on client addresses before that,
 // or a location whose steps can break into the access phase, are left
 // out with a note.
 func (t *translator) access(d *Directive) *Directive {
+	// The first rule that matches decides: one on "all" before any on
+	// an address decides every request.
 	var deny *Directive
 	for _, c := range d.Block {
-		switch {
-		case c.Name == "deny" && len(c.Args) == 1 && c.Args[0] == "all" && deny == nil:
-			deny = c
-		case c.Name == "deny" || c.Name == "allow":
+		if c.Name != "deny" && c.Name != "allow" {
+			continue
+		}
+		if len(c.Args) != 1 || c.Args[0] != "all" {
 			t.m.note(c, "%s %s: nginx decides by the client's address here, which the location model does not; left out", c.Name, strings.Join(c.Args, " "))
 			return nil
 		}
+		if c.Name == "deny" {
+			deny = c
+		}
+		break
 	}
 	if deny == nil {
 		return nil
@@ -137,6 +144,15 @@ func (t *translator) access(d *Directive) *Directive {
 // gives the location that one's proxy_pass (tryNamed).
 func tryFallback(d *Directive) bool {
 	return d.Name == "try_files" && len(d.Args) > 1 && !strings.HasPrefix(d.Args[len(d.Args)-1], "@")
+}
+
+// tryRewrites reports whether l's try_files falls back to a named
+// location that does not proxy (Drupal's `location @rewrite { rewrite
+// ^/(.*)$ /index.php?q=$1; }`): the location model runs it as nginx does
+// when no file is found, where one that proxies gives l its proxy_pass.
+func tryRewrites(l *location, s *server) bool {
+	n := s.named[l.tryNamed]
+	return n != nil && n.pass == nil
 }
 
 // matchKinds maps a location modifier to its match key.
@@ -455,7 +471,7 @@ func (t *translator) structLoc(d *Directive, byDir map[*Directive]*location, s *
 		switch {
 		case c.Name == "proxy_intercept_errors" && len(c.Args) == 1:
 			sl.Intercept = c.Args[0] == "on"
-		case stepNames[c.Name], tryFallback(c):
+		case stepNames[c.Name], tryFallback(c), c.Name == "try_files" && tryRewrites(l, s):
 			if r := t.runnable(c, s); r != nil {
 				sl.Steps = append(sl.Steps, r)
 			}

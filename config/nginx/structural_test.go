@@ -125,6 +125,8 @@ func TestStructuralWhy(t *testing.T) {
 		{"try_files to a URI", "server { server_name a.test; location / { try_files $uri $uri/ /index.php?$args; } location ~ \\.php$ { proxy_pass http://127.0.0.1:9; } }", true, "tables (2 locations)", "steps = '''\ntry_files $uri $uri/ /index.php?$args;\n'''", "redirectd has no files, so it takes the fallback /index.php?$args for every request"},
 		{"deny all", "server { server_name a.test; location ~ /\\.ht { deny all; } location / { return 301 /x; } }", true, "tables (2 locations)", "steps = '''\nreturn 403;\n'''", ""},
 		{"deny by address", "server { server_name a.test; location /admin/ { allow 10.0.0.0/8; deny all; } location / { return 301 /x; } }", true, "tables (2 locations)", "path = '/admin/'", "allow 10.0.0.0/8: nginx decides by the client's address here"},
+		{"try_files to a named location that rewrites", "server { server_name a.test; location / { try_files $uri @rewrite; } location @rewrite { rewrite ^/(.*)$ /index.php?q=$1; } location ~ \\.php$ { proxy_pass http://127.0.0.1:9; } }", true, "tables (3 locations)", "steps = '''\ntry_files $uri @rewrite;\n'''", "redirectd has no files, so it takes the fallback @rewrite for every request"},
+		{"allow all", "server { server_name a.test; location /.well-known/ { allow all; deny 10.0.0.1; } location / { return 301 /x; } }", true, "tables (2 locations)", "path = '/.well-known/'\n\n", ""},
 		{"deny all after break", "server { server_name a.test; location /a/ { rewrite ^ /b break; deny all; } location / { return 301 /x; } }", true, "tables (2 locations)", "rewrite ^ /b break;", "deny all: nginx answers 403 after this location's steps, which can stop early here; left out"},
 		{"a server of returns", "server { server_name a.test; location / { return 301 /x; } }", true, "tables (1 locations)", "steps = '''\nreturn 301 /x;\n'''", ""},
 	}
@@ -190,14 +192,16 @@ func TestCheckLoaded(t *testing.T) {
 // TestStructuralCheckAgrees: the self-check finds no difference where
 // the written tables answer as nginx: under merge_slashes off it runs
 // them with the slashes kept, as serve does (a $uri holding "//"); a
-// return reading a map the model does not look up (on $arg_lang) is
-// unknown to the model, not "no redirect".
+// return reading a map the model does not look up (on $arg_lang), or an
+// if it does not follow ($host !=), is unknown to the model, not "no
+// redirect".
 func TestStructuralCheckAgrees(t *testing.T) {
 	for _, conf := range []string{
 		`server { server_name a.test; merge_slashes off;
 		rewrite ^/(v[0-9]+)$ /$1/ permanent;
 		location /v3/ { rewrite ^/v3/(.*)/$ /site/v3/$1/index.html break; proxy_pass http://127.0.0.1:9; }
 		location / { return 301 /latest$uri; } }`,
+		`server { server_name a.test b.test; if ($host != 'a.test') { return 301 https://a.test$request_uri; } location / { return 301 /x; } }`,
 		`map $arg_lang $lang { default ""; de /de; }
 		server { server_name a.test; location / { return 302 https://b.test$lang/go$uri; } }`,
 	} {
