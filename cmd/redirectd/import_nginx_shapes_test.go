@@ -78,6 +78,7 @@ func TestImportNginxShapeDocs(t *testing.T) {
 	paths := shapePaths("/", "/v1", "/v2", "/v3", "/docs/intro", "/latest/guide/", "/latest/guide", "/v1/install", "/v1/install.html",
 		"/v1/guide/", "/v2/guide.html", "/v2/api/Client", "/v3/guide/index.html", "/v3/reference/client", "/v3/a//b",
 		"/loop/a", "/assets/app.js", "/other/page", "/v2/intro.pdf", "/v3/guide/a.pdf", "/api", "/api/users?id=1", "/apix",
-		"/search/hello%20world", "/search/a/b?x=1", "/home", "/v3/img/a.png")
+		"/search/hello%20world", "/search/a/b?x=1", "/home", "/v3/img/a.png", "/download/a%20b.zip", "/DOWNLOAD/x/y",
+		"/guide/index.html", "/api/index.html", "/blog/2024/05/post%20one", "/blog/other")
 	importAgainstNginx(t, shapeSite(t, "docs.conf"), []string{"docs.example", "other.test"}, paths)
 }
