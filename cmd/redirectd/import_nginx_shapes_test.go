@@ -65,7 +65,7 @@ func TestImportNginxShapeTenants(t *testing.T) {
 		"/products/1", "/search?q=x", "/a%2Fb?lang=de", "/node/12", "/about.html", "/sites/default/files/styles/a.jpg",
 		"/.well-known/acme-challenge/tok", "/.git/config", "/index.php?q=x")
 	importAgainstNginx(t, shapeSite(t, "tenants.conf"), []string{"brand.example", "acme.tenants.example", "a.b.tenants.example",
-		"old-brand.example", "www.old-brand.example", "legacy.example", "x.partners.example", "shop.brand.example", "go.brand.example", "cms.brand.example", "cms-old.brand.example", "unknown.test"}, paths)
+		"old-brand.example", "www.old-brand.example", "legacy.example", "x.partners.example", "shop.brand.example", "go.brand.example", "cms.brand.example", "cms-old.brand.example", "www.brand.example", "www.x.tenants.example", "WWW.Acme.Example", "unknown.test"}, paths)
 }
 
 // TestImportNginxShapeDocs: a versioned docs site (rewrite ... last
