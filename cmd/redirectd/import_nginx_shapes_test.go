@@ -49,8 +49,8 @@ func TestImportNginxShapeWordPress(t *testing.T) {
 	paths := shapePaths("/", "/wp-admin", "/wp-admin/", "/feed", "/feed/", "/favicon.ico", "/robots.txt", "/.htaccess",
 		"/2024/05/hello-world/", "/index.php", "/wp-login.php", "/wp-content/themes/a/style.css", "/img/logo.PNG",
 		"/wp-content/uploads/2024/x.jpg", "/wp-content/uploads/evil.php", "/?p=12", "/page.php/x", "/404.html", "/xmlrpc.php",
-		"/files/a.php", "/old-blog", "/old-blog/x?y=1", "/shop/index.php", "/index.php/x")
-	importAgainstNginx(t, shapeSite(t, "wordpress.conf"), []string{"blog.example", "www.blog.example", "WWW.Blog.Example", "other.test"}, paths)
+		"/files/a.php", "/old-blog", "/old-blog/x?y=1", "/shop/index.php", "/index.php/x", "/config.php", "/api/users?page=2")
+	importAgainstNginx(t, shapeSite(t, "wordpress.conf"), []string{"blog.example", "www.blog.example", "WWW.Blog.Example", "app.example", "other.test"}, paths)
 }
 
 // TestImportNginxShapeTenants: a redirect host for tenants (a regex

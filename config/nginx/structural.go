@@ -471,7 +471,7 @@ func (t *translator) structLoc(d *Directive, byDir map[*Directive]*location, s *
 		switch {
 		case c.Name == "proxy_intercept_errors" && len(c.Args) == 1:
 			sl.Intercept = c.Args[0] == "on"
-		case stepNames[c.Name], tryFallback(c), c.Name == "try_files" && tryRewrites(l, s):
+		case stepNames[c.Name], tryFallback(c), c.Name == "try_files" && tryRewrites(l, s), c.Name == "internal" && len(c.Args) == 0:
 			if r := t.runnable(c, s); r != nil {
 				sl.Steps = append(sl.Steps, r)
 			}

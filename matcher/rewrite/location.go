@@ -15,6 +15,9 @@ type location struct {
 	steps    []step
 	pages    []errorPage
 	try      *tryFiles // nil for none
+	// internal: nginx's internal, a location external requests get 404
+	// from.
+	internal bool
 	sub      level
 	pass     bool
 	upstream string

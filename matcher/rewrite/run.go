@@ -116,6 +116,13 @@ func (p *Program) runLocations(s *Scratch, req *Request, res *Result, named *loc
 		if s.trace != nil {
 			s.trace.chose(s, loc)
 		}
+		if loc != nil && loc.internal && named == nil && !s.rewritten {
+			// nginx's internal: only a request a rewrite, error page or
+			// try_files changed may use it (r->internal).
+			*res = Result{Action: Answer, Status: 404, Where: loc.name}
+			s.finish(res)
+			return
+		}
 		if found == rcDone {
 			s.autoRedirect(loc, res)
 			return

@@ -20,6 +20,9 @@ var trySite = Spec{
 		{Match: Named, Path: "app", Pass: true, Upstream: "app"},
 		{Match: Prefix, Path: "/code/", Steps: "error_page 404 /missing.php;\ntry_files $uri =404;"},
 		{Match: Prefix, Path: "/loop/", Steps: `try_files $uri /loop/again;`},
+		{Match: Prefix, Path: "/app/", Steps: `try_files $uri /front/index;`},
+		{Match: Prefix, Path: "/front/", Steps: "internal;\nreturn 200 \"front $uri\";"},
+		{Match: Prefix, Path: "/r/", Steps: `rewrite ^/r/(.*)$ /front/$1 last;`},
 	},
 }
 
@@ -39,6 +42,11 @@ func TestTryFiles(t *testing.T) {
 		{"/named/a%20b?q", answer{Action: Forward, URI: "/named/a%20b?q", Where: "@app", Ups: "app"}},
 		{"/code/x", answer{Action: Forward, Status: 404, URI: "/missing.php", Where: `~ \.php$`, Ups: "php"}},
 		{"/loop/x", answer{Action: Answer, Status: 500, Where: "/loop/"}},
+		// internal: a 404 asked directly, the location reached by
+		// try_files or a rewrite.
+		{"/front/index", answer{Action: Answer, Status: 404, Where: "/front/"}},
+		{"/app/x", answer{Action: Answer, Status: 200, Body: "front /front/index", Where: "/front/"}},
+		{"/r/y", answer{Action: Answer, Status: 200, Body: "front /front/y", Where: "/front/"}},
 	} {
 		got := run(t, p, request("example.com", tt.target, nil))
 		if d := cmp.Diff(tt.want, got); d != "" {
@@ -62,7 +70,8 @@ func TestTryFilesErrors(t *testing.T) {
 		{Spec{Locations: []LocationSpec{{Match: Prefix, Path: "/", Steps: "try_files /x;"}}}, "try_files: takes one or more files and a fallback URI, @name or =CODE"},
 		{Spec{Locations: []LocationSpec{{Match: Prefix, Path: "/", Steps: "try_files $uri =abc;"}}}, `try_files: invalid code "=abc"`},
 		{Spec{Locations: []LocationSpec{{Match: Prefix, Path: "/", Steps: "if ($uri) { try_files $uri /x; }"}}}, "try_files: not supported inside if"},
-		{Spec{Steps: []Text{{Src: "try_files $uri /x;", Line: 1}}}, "try_files: redirectd takes it in a location only"},
+		{Spec{Steps: []Text{{Src: "try_files $uri /x;", Line: 1}}}, "try_files and internal: redirectd takes them in a location only"},
+		{Spec{Locations: []LocationSpec{{Match: Prefix, Path: "/", Steps: "internal x;"}}}, "internal: takes no arguments, and not inside if"},
 	} {
 		_, err := Compile(tt.spec)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
