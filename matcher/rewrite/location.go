@@ -10,11 +10,11 @@ type location struct {
 	path string
 	re   *rx
 	// name is how nginx writes it ("= /x", "~* \.php$", "@err").
-	name     string
-	line     int
-	steps    []step
-	pages    []errorPage
-	try      *tryFiles // nil for none
+	name  string
+	line  int
+	steps []step
+	pages []errorPage
+	try   *tryFiles // nil for none
 	// internal: nginx's internal, a location external requests get 404
 	// from.
 	internal bool

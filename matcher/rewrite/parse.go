@@ -14,7 +14,7 @@ type parser struct {
 	i    int
 	// pages are the error_page directives read; depth is how many if
 	// blocks the parser is in.
-	pages []errorPage
+	pages    []errorPage
 	try      *tryFiles
 	internal bool
 	depth    int
