@@ -116,14 +116,11 @@ func (p *Program) runLocations(s *Scratch, req *Request, res *Result, named *loc
 		if s.trace != nil {
 			s.trace.chose(s, loc)
 		}
-		if loc != nil && loc.internal && named == nil && !s.rewritten {
-			// nginx's internal: only a request a rewrite, error page or
-			// try_files changed may use it (r->internal).
-			*res = Result{Action: Answer, Status: 404, Where: loc.name}
-			s.finish(res)
-			return
-		}
-		if found == rcDone {
+		// nginx's internal: only a request a rewrite, error page or
+		// try_files changed may use it (r->internal); 404 before the
+		// auto-redirect, which an error page may catch.
+		denied := loc != nil && loc.internal && named == nil && !s.rewritten
+		if found == rcDone && !denied {
 			s.autoRedirect(loc, res)
 			return
 		}
@@ -131,7 +128,12 @@ func (p *Program) runLocations(s *Scratch, req *Request, res *Result, named *loc
 		res.Where = ""
 		if loc != nil {
 			res.Where = loc.name
-			done := p.runSteps(s, req, loc.steps, res) == oDone
+			done := denied
+			if denied {
+				*res = Result{Action: Answer, Status: 404, Where: loc.name}
+			} else {
+				done = p.runSteps(s, req, loc.steps, res) == oDone
+			}
 			if !done && !s.changed && loc.try != nil {
 				// try_files finds no file (redirectd has none): its
 				// fallback answers, or is a URI change as below.

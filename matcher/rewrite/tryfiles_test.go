@@ -23,6 +23,7 @@ var trySite = Spec{
 		{Match: Prefix, Path: "/app/", Steps: `try_files $uri /front/index;`},
 		{Match: Prefix, Path: "/front/", Steps: "internal;\nreturn 200 \"front $uri\";"},
 		{Match: Prefix, Path: "/r/", Steps: `rewrite ^/r/(.*)$ /front/$1 last;`},
+		{Match: Prefix, Path: "/secret/", Steps: "internal;\nerror_page 404 /front/from-secret;"},
 	},
 }
 
@@ -47,6 +48,7 @@ func TestTryFiles(t *testing.T) {
 		{"/front/index", answer{Action: Answer, Status: 404, Where: "/front/"}},
 		{"/app/x", answer{Action: Answer, Status: 200, Body: "front /front/index", Where: "/front/"}},
 		{"/r/y", answer{Action: Answer, Status: 200, Body: "front /front/y", Where: "/front/"}},
+		{"/secret/a", answer{Action: Answer, Status: 404, Body: "front /front/from-secret", Where: "/front/"}},
 	} {
 		got := run(t, p, request("example.com", tt.target, nil))
 		if d := cmp.Diff(tt.want, got); d != "" {
