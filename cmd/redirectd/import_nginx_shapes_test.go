@@ -63,9 +63,9 @@ func TestImportNginxShapeTenants(t *testing.T) {
 	paths := shapePaths("/", "/?lang=de", "/?lang=FR", "/x?lang=es", "/blog/hello", "/blog/hello/", "/blog/hello?ref=rss",
 		"/blog", "/blog/a/b", "/news/2023/04/launch", "/news/2023/4/launch", "/static/app.css", "/static/x.php",
 		"/products/1", "/search?q=x", "/a%2Fb?lang=de", "/node/12", "/about.html", "/sites/default/files/styles/a.jpg",
-		"/.well-known/acme-challenge/tok", "/.git/config", "/index.php?q=x")
+		"/.well-known/acme-challenge/tok", "/.git/config", "/index.php?q=x", "/p/12-blue-shirt", "/p/12", "/p/x", "/a//", "/a/?x=1")
 	importAgainstNginx(t, shapeSite(t, "tenants.conf"), []string{"brand.example", "acme.tenants.example", "a.b.tenants.example",
-		"old-brand.example", "www.old-brand.example", "legacy.example", "x.partners.example", "shop.brand.example", "go.brand.example", "cms.brand.example", "cms-old.brand.example", "www.brand.example", "www.x.tenants.example", "WWW.Acme.Example", "unknown.test"}, paths)
+		"old-brand.example", "www.old-brand.example", "legacy.example", "x.partners.example", "shop.brand.example", "go.brand.example", "cms.brand.example", "cms-old.brand.example", "www.brand.example", "www.x.tenants.example", "WWW.Acme.Example", "shop2.brand.example", "unknown.test"}, paths)
 }
 
 // TestImportNginxShapeDocs: a versioned docs site (rewrite ... last
