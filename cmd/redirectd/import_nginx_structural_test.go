@@ -142,8 +142,12 @@ func importAgainstNginx(t *testing.T, site string, hosts, paths []string, import
 		t.Fatal(err)
 	}
 	served := filepath.Join(out, "served.toml")
-	text := strings.Replace(string(body), "[server]\nabsolute_redirect = true\n", "", 1)
-	os.WriteFile(served, []byte("[server]\nlisten = \"127.0.0.1:0\"\nabsolute_redirect = true\n[admin]\nlisten = \"127.0.0.1:0\"\n[access_log]\nenabled = false\n"+text), 0o644)
+	// The import's [server] table (absolute_redirect = true, unless nginx
+	// has absolute_redirect off) joins the listen address.
+	const absLine = "[server]\nabsolute_redirect = true\n"
+	absolute := strings.Contains(string(body), absLine)
+	text := strings.Replace(string(body), absLine, "", 1)
+	os.WriteFile(served, []byte("[server]\nlisten = \"127.0.0.1:0\"\nabsolute_redirect = "+fmt.Sprint(absolute)+"\n[admin]\nlisten = \"127.0.0.1:0\"\n[access_log]\nenabled = false\n"+text), 0o644)
 	srv := startNode(t, nodeConfig{File: served})
 	addr, stderr := srv.addr, srv.stderr
 	var all []string
@@ -158,7 +162,7 @@ func importAgainstNginx(t *testing.T, site string, hosts, paths []string, import
 		for _, p := range all {
 			total++
 			want, got := locationAnswer(t, nginxAddr, host, p), locationAnswer(t, addr, host, p)
-			if want == got {
+			if want == got || locationSafe(want) == got {
 				agree++
 				continue
 			}
@@ -170,4 +174,25 @@ func importAgainstNginx(t *testing.T, site string, hosts, paths []string, import
 		t.Logf("report:\n%s\nredirectd's stderr:\n%s", report, stderr)
 	}
 	return report
+}
+
+// locationSafe is answer (locationAnswer's) with the bytes of its
+// Location that redirectd escapes and nginx sends raw (a space, non-ASCII
+// from a decoded $uri) percent-encoded: the one intended difference
+// (matcher/rewrite's appendLocationSafe).
+func locationSafe(answer string) string {
+	status, loc, ok := strings.Cut(answer, " ")
+	if !ok || !strings.HasPrefix(status, "3") {
+		return answer
+	}
+	var b strings.Builder
+	for i := 0; i < len(loc); i++ {
+		c := loc[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"<>\\^`{|}", c) >= 0 {
+			fmt.Fprintf(&b, "%%%02X", c)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return status + " " + b.String()
 }

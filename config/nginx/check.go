@@ -44,7 +44,7 @@ func (t *translator) check(res *Result) {
 		if !t.structSrv[t.m.selectServer(req.host, req.https)] {
 			continue // a server left out, said so
 		}
-		got, origin := runStructural(hosts, &scratch, req)
+		got, origin := runStructural(hosts, &scratch, req, res.KeepSlashes)
 		want := "no redirect"
 		if o.redirect {
 			want = fmt.Sprintf("%d %s", o.status, asClientSees(o.location, req.path))

@@ -62,7 +62,13 @@ func (m *model) readContent(d *Directive, s *server, l *location) bool {
 		if len(d.Args) > 0 && d.Name != "index" && d.Name != "autoindex" {
 			what += " " + strings.Join(d.Args, " ")
 		}
-		m.note(d, "%s: nginx %s here; redirectd serves no content of its own, so requests nginx answers so are answered 404", d.Name, what)
+		if l != nil && d.Name == "try_files" && len(d.Args) > 1 {
+			// A URI or =CODE is run as a step, a named location
+			// either lends its proxy_pass or is run as a step.
+			m.note(d, "%s: nginx %s here; redirectd has no files, so it takes the fallback %s for every request", d.Name, what, d.Args[len(d.Args)-1])
+		} else {
+			m.note(d, "%s: nginx %s here; redirectd serves no content of its own, so requests nginx answers so are answered 404", d.Name, what)
+		}
 		m.notes[len(m.notes)-1].Kind = importer.Served
 		return true
 	}

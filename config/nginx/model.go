@@ -699,6 +699,31 @@ func (m *model) readRewrite(d *Directive, l *location) *step {
 // variable, `if ($v)` or `if ($v != "")`, whose block returns a redirect
 // or rewrites every path to one, using the variable.
 func (m *model) readIf(d *Directive, l *location) *step {
+	if st := m.readIfKnown(d, l); st != nil {
+		return st
+	}
+	if mayAnswer(d.Block) {
+		// An if the model does not follow ($host != x, $http_host ~*
+		// ..., a set variable) may end the request: the model's answer
+		// is unknown from here, never "no redirect".
+		re, err := compileRegex("^", false)
+		if err == nil {
+			return &step{d: d, kind: stepStop, loc: l, re: re}
+		}
+	}
+	return nil
+}
+
+// mayAnswer reports whether dirs hold a return or rewrite, at any depth.
+func mayAnswer(dirs []*Directive) bool {
+	return slices.ContainsFunc(dirs, func(c *Directive) bool {
+		return c.Name == "return" || c.Name == "rewrite" || mayAnswer(c.Block)
+	})
+}
+
+// readIfKnown reads the forms of if the model follows: on $host, and on
+// a map variable whose block is one redirect through it.
+func (m *model) readIfKnown(d *Directive, l *location) *step {
 	cond := ifCondition(d.Args)
 	if len(cond) == 3 && cond[0] == "$host" && cond[1] == "=" {
 		return m.readIfHost(d, l, cond[2])
@@ -767,7 +792,10 @@ func (m *model) alwaysMap(st *step) *step {
 		return st // its target's variable is noted where it is translated
 	}
 	if mp.bad {
-		return &step{d: st.d, kind: stepStop, loc: st.loc}
+		// A map the model does not look up (on $arg_lang, say): the
+		// step stays a redirect whose variable the model cannot render,
+		// so its answer is unknown, not "no redirect".
+		return st
 	}
 	st.kind, st.mapv, st.always = stepIfMap, mp, true
 	return st

@@ -18,7 +18,7 @@ import (
 func answerOf(hosts *rewrite.Hosts, https bool, host, target string) string {
 	path, query, _ := strings.Cut(target, "?")
 	var scratch rewrite.Scratch
-	got, _ := runStructural(hosts, &scratch, request{host: host, path: path, query: query, https: https})
+	got, _ := runStructural(hosts, &scratch, request{host: host, path: path, query: query, https: https}, false)
 	if got == "no redirect" {
 		return "404"
 	}

@@ -102,6 +102,59 @@ type StructLoc struct {
 // error_page is written among them, as the model declares it.
 var stepNames = map[string]bool{"rewrite": true, "return": true, "if": true, "set": true, "break": true, "error_page": true}
 
+// access is the step that answers as a location's allow and deny do:
+// `deny all` first is nginx's 403 for every request that reaches the
+// access phase, which comes after the rewrite phase, so a `return 403`
+// after the steps; nil when there are none or `allow all` comes first.
+// Rules on client addresses before that,
+// or a location whose steps can break into the access phase, are left
+// out with a note.
+func (t *translator) access(d *Directive) *Directive {
+	// The first rule that matches decides: one on "all" before any on
+	// an address decides every request.
+	var deny *Directive
+	for _, c := range d.Block {
+		if c.Name != "deny" && c.Name != "allow" {
+			continue
+		}
+		if len(c.Args) != 1 || c.Args[0] != "all" {
+			t.m.note(c, "%s %s: nginx decides by the client's address here, which the location model does not; left out", c.Name, strings.Join(c.Args, " "))
+			return nil
+		}
+		if c.Name == "deny" {
+			deny = c
+		}
+		break
+	}
+	if deny == nil {
+		return nil
+	}
+	for _, c := range d.Block {
+		if c.Name == "break" || c.Name == "rewrite" && len(c.Args) == 3 && c.Args[2] == "break" || c.Name == "if" {
+			t.m.note(deny, "deny all: nginx answers 403 after this location's steps, which can stop early here; left out")
+			return nil
+		}
+	}
+	return &Directive{Name: "return", Args: []string{"403"}, File: deny.File, Line: deny.Line}
+}
+
+// tryFallback reports whether d is a try_files whose fallback is a URI
+// or =CODE, which the location model runs as nginx does when no file is
+// found (redirectd has none); one that falls back to a named location
+// gives the location that one's proxy_pass (tryNamed).
+func tryFallback(d *Directive) bool {
+	return d.Name == "try_files" && len(d.Args) > 1 && !strings.HasPrefix(d.Args[len(d.Args)-1], "@")
+}
+
+// tryRewrites reports whether l's try_files falls back to a named
+// location that does not proxy (Drupal's `location @rewrite { rewrite
+// ^/(.*)$ /index.php?q=$1; }`): the location model runs it as nginx does
+// when no file is found, where one that proxies gives l its proxy_pass.
+func tryRewrites(l *location, s *server) bool {
+	n := s.named[l.tryNamed]
+	return n != nil && n.pass == nil
+}
+
 // matchKinds maps a location modifier to its match key.
 var matchKinds = map[string]string{"=": "exact", "": "prefix", "^~": "prefix_noregex", "~": "regex", "~*": "regex_ci"}
 
@@ -418,7 +471,7 @@ func (t *translator) structLoc(d *Directive, byDir map[*Directive]*location, s *
 		switch {
 		case c.Name == "proxy_intercept_errors" && len(c.Args) == 1:
 			sl.Intercept = c.Args[0] == "on"
-		case stepNames[c.Name]:
+		case stepNames[c.Name], tryFallback(c), c.Name == "try_files" && tryRewrites(l, s), c.Name == "internal" && len(c.Args) == 0:
 			if r := t.runnable(c, s); r != nil {
 				sl.Steps = append(sl.Steps, r)
 			}
@@ -427,6 +480,9 @@ func (t *translator) structLoc(d *Directive, byDir map[*Directive]*location, s *
 				sl.Locations = append(sl.Locations, n)
 			}
 		}
+	}
+	if r := t.access(d); r != nil {
+		sl.Steps = append(sl.Steps, r)
 	}
 	if l.pass != nil {
 		// Its own proxy_pass, or that of the named location its
@@ -471,7 +527,10 @@ func countLocs(ls []*StructLoc) int {
 func (t *translator) noteContent(ls []*StructLoc) {
 	for _, l := range ls {
 		ends := len(l.Steps) > 0 && l.Steps[len(l.Steps)-1].Name == "return"
-		if l.Group == nil && !ends {
+		// A try_files to a URI or named location (its own note says
+		// so) passes on what the steps leave.
+		tries := slices.ContainsFunc(l.Steps, func(d *Directive) bool { return tryFallback(d) && !strings.HasPrefix(d.Args[len(d.Args)-1], "=") })
+		if l.Group == nil && !ends && !tries {
 			t.m.note(l.D, "location %s: nginx answers the requests its steps leave itself (content, or 404); redirectd answers them 404", strings.Join(l.D.Args, " "))
 		}
 		t.noteContent(l.Locations)

@@ -66,8 +66,9 @@ func locSpec(l *StructLoc) rewrite.LocationSpec {
 // runStructural answers req as the engine does for a host with
 // locations, as the self-check compares it with the model of nginx. It
 // gives a redirect's status and Location as a client reads it, else "no
-// redirect"; origin is what answered.
-func runStructural(hosts *rewrite.Hosts, scratch *rewrite.Scratch, req request) (got, origin string) {
+// redirect"; origin is what answered. keepSlashes is merge_slashes off,
+// which the engine passes for the whole config.
+func runStructural(hosts *rewrite.Hosts, scratch *rewrite.Scratch, req request, keepSlashes bool) (got, origin string) {
 	p := hosts.Lookup([]byte(strings.ToLower(hostOnly(req.host))), req.https)
 	if p == nil {
 		return "no redirect", ""
@@ -83,7 +84,7 @@ func runStructural(hosts *rewrite.Hosts, scratch *rewrite.Scratch, req request) 
 		port = "443"
 	}
 	rq := rewrite.Request{Host: []byte(strings.ToLower(hostOnly(req.host))), Target: []byte(target), Path: []byte(req.path), Query: query,
-		Method: []byte("GET"), Port: []byte(port), HTTPS: req.https}
+		Method: []byte("GET"), Port: []byte(port), HTTPS: req.https, KeepSlashes: keepSlashes}
 	var res rewrite.Result
 	p.Run(scratch, &rq, &res)
 	switch {
@@ -112,7 +113,7 @@ func (r *Result) CheckLoaded(hosts *rewrite.Hosts) []Note {
 	var scratch rewrite.Scratch
 	seen := map[string]bool{}
 	for _, p := range r.loadProbes {
-		got, _ := runStructural(hosts, &scratch, p.req)
+		got, _ := runStructural(hosts, &scratch, p.req, r.KeepSlashes)
 		if got == p.want {
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/redirectd/redirectd/config"
+	"github.com/redirectd/redirectd/config/importer"
 )
 
 // TestQuoteArg: an argument written by quoteArg reads back, through the
@@ -121,6 +122,13 @@ func TestStructuralWhy(t *testing.T) {
 		{"a regex location the PCRE engine does not run", "server { server_name a.test; location ~ ^/(a(?1)?b)$ { return 301 /x; } location /k { return 301 /k2; } }", true, "tables (1 locations)", "path = '/k'", "its redirects are left out"},
 		{"a map line the model refuses", "map $uri $m { /a /b; ~^/(a(?1)?b)$ /c; } server { server_name a.test; if ($m) { return 301 $m; } }", true, "tables (0 locations)", "entries = '''\n/a /b;\n'''", "map entry ~^/(a(?1)?b)$: redirectd's location model refuses it"},
 		{"a map whose source the model has not", "map $status $m { 404 /b; } server { server_name a.test; if ($m) { return 301 $m; } location /k { return 301 /k2; } }", true, "tables (1 locations)", "path = '/k'", "map $status $m: redirectd's location model refuses it"},
+		{"try_files to a URI", "server { server_name a.test; location / { try_files $uri $uri/ /index.php?$args; } location ~ \\.php$ { proxy_pass http://127.0.0.1:9; } }", true, "tables (2 locations)", "steps = '''\ntry_files $uri $uri/ /index.php?$args;\n'''", "redirectd has no files, so it takes the fallback /index.php?$args for every request"},
+		{"deny all", "server { server_name a.test; location ~ /\\.ht { deny all; } location / { return 301 /x; } }", true, "tables (2 locations)", "steps = '''\nreturn 403;\n'''", ""},
+		{"deny by address", "server { server_name a.test; location /admin/ { allow 10.0.0.0/8; deny all; } location / { return 301 /x; } }", true, "tables (2 locations)", "path = '/admin/'", "allow 10.0.0.0/8: nginx decides by the client's address here"},
+		{"try_files to a named location that rewrites", "server { server_name a.test; location / { try_files $uri @rewrite; } location @rewrite { rewrite ^/(.*)$ /index.php?q=$1; } location ~ \\.php$ { proxy_pass http://127.0.0.1:9; } }", true, "tables (3 locations)", "steps = '''\ntry_files $uri @rewrite;\n'''", "redirectd has no files, so it takes the fallback @rewrite for every request"},
+		{"internal", "server { server_name a.test; location = /404.html { internal; } location / { return 301 /x; } }", true, "tables (2 locations)", "path = '/404.html'\nsteps = '''\ninternal;\n'''", ""},
+		{"allow all", "server { server_name a.test; location /.well-known/ { allow all; deny 10.0.0.1; } location / { return 301 /x; } }", true, "tables (2 locations)", "path = '/.well-known/'\n\n", ""},
+		{"deny all after break", "server { server_name a.test; location /a/ { rewrite ^ /b break; deny all; } location / { return 301 /x; } }", true, "tables (2 locations)", "rewrite ^ /b break;", "deny all: nginx answers 403 after this location's steps, which can stop early here; left out"},
 		{"a server of returns", "server { server_name a.test; location / { return 301 /x; } }", true, "tables (1 locations)", "steps = '''\nreturn 301 /x;\n'''", ""},
 	}
 	for _, tt := range tests {
@@ -179,6 +187,34 @@ func TestCheckLoaded(t *testing.T) {
 	notes := res.CheckLoaded(cfg.Locations)
 	if len(notes) == 0 || !strings.Contains(notes[0].Msg, "differs: http://a.test/p/x: nginx gives 302 /p/y, the loaded config 302 /p/z") {
 		t.Errorf("a changed step is not found: %v", notes)
+	}
+}
+
+// TestStructuralCheckAgrees: the self-check finds no difference where
+// the written tables answer as nginx: under merge_slashes off it runs
+// them with the slashes kept, as serve does (a $uri holding "//"); a
+// return reading a map the model does not look up (on $arg_lang), or an
+// if it does not follow ($host !=), is unknown to the model, not "no
+// redirect".
+func TestStructuralCheckAgrees(t *testing.T) {
+	for _, conf := range []string{
+		`server { server_name a.test; merge_slashes off;
+		rewrite ^/(v[0-9]+)$ /$1/ permanent;
+		location /v3/ { rewrite ^/v3/(.*)/$ /site/v3/$1/index.html break; proxy_pass http://127.0.0.1:9; }
+		location / { return 301 /latest$uri; } }`,
+		`server { server_name a.test b.test; if ($host != 'a.test') { return 301 https://a.test$request_uri; } location / { return 301 /x; } }`,
+		`map $arg_lang $lang { default ""; de /de; }
+		server { server_name a.test; location / { return 302 https://b.test$lang/go$uri; } }`,
+	} {
+		dirs, err := Parse("t.conf", []byte(conf))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range Translate(dirs).Notes {
+			if n.Kind == importer.Differs {
+				t.Errorf("%s\nthe self-check: %s", conf, n.Msg)
+			}
+		}
 	}
 }
 

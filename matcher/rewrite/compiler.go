@@ -87,14 +87,14 @@ func (c *compiler) undefined() error {
 }
 
 // compileSteps compiles one step text whose first line is line.
-// The error_page directives in it are returned apart: they are the
-// block's declarations, not steps.
-func (c *compiler) compileSteps(src string, line int) ([]step, []errorPage, error) {
+// The error_page, try_files and internal directives in it are returned
+// apart, in p: they are the block's declarations, not steps.
+func (c *compiler) compileSteps(src string, line int) ([]step, *parser, error) {
 	toks, err := lex(src, line)
 	if err != nil {
 		return nil, nil, err
 	}
 	p := &parser{c: c, toks: toks}
 	steps, err := p.parseSteps(false)
-	return steps, p.pages, err
+	return steps, p, err
 }

@@ -10,10 +10,14 @@ type location struct {
 	path string
 	re   *rx
 	// name is how nginx writes it ("= /x", "~* \.php$", "@err").
-	name     string
-	line     int
-	steps    []step
-	pages    []errorPage
+	name  string
+	line  int
+	steps []step
+	pages []errorPage
+	try   *tryFiles // nil for none
+	// internal: nginx's internal, a location external requests get 404
+	// from.
+	internal bool
 	sub      level
 	pass     bool
 	upstream string

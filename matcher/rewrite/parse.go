@@ -14,8 +14,10 @@ type parser struct {
 	i    int
 	// pages are the error_page directives read; depth is how many if
 	// blocks the parser is in.
-	pages []errorPage
-	depth int
+	pages    []errorPage
+	try      *tryFiles
+	internal bool
+	depth    int
 }
 
 // parseSteps reads directives up to the end or a '}' (inBlock).
@@ -43,6 +45,24 @@ func (p *parser) parseSteps(inBlock bool) ([]step, error) {
 				return nil, errAt(args[0].line, "%s: %v", args[0].word, err)
 			}
 			p.pages = append(p.pages, pages...)
+			continue
+		}
+		if args[0].word == "internal" && !args[0].quoted && end == ";" {
+			if len(args) > 1 || p.depth > 0 {
+				return nil, errAt(args[0].line, "internal: takes no arguments, and not inside if")
+			}
+			p.internal = true
+			continue
+		}
+		if args[0].word == "try_files" && !args[0].quoted && end == ";" {
+			try, err := p.c.compileTryFiles(args[1:])
+			if err == nil && p.depth > 0 {
+				err = fmt.Errorf("not supported inside if")
+			}
+			if err != nil {
+				return nil, errAt(args[0].line, "%s: %v", args[0].word, err)
+			}
+			p.try = try
 			continue
 		}
 		st, err := p.compileDirective(args, end)
@@ -117,7 +137,7 @@ func (p *parser) compileDirective(args []token, end string) (step, error) {
 			}
 		}
 	default:
-		return st, fmt.Errorf("unknown directive; steps are rewrite, return, if, set, break and error_page")
+		return st, fmt.Errorf("unknown directive; steps are rewrite, return, if, set, break, error_page, try_files and internal")
 	}
 	return st, err
 }

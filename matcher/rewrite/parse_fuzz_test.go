@@ -8,14 +8,22 @@ func FuzzCompileSteps(f *testing.F) {
 	f.Add("rewrite ^/(a)(?<n>b)?$ /x/$1$n?k=$arg_k last;", "/ab?k=1")
 	f.Add(`if ($http_x ~* "^(on|yes)$") { set $v $1; return 200 "$v"; } return 301 $scheme://$host$uri;`, "/")
 	f.Add("if ( $uri != '/x' ) { break; } rewrite ^ /y? break;", "/x%2Fy")
+	f.Add("try_files $uri $uri/ /index.php?$args;", "/a?b=1")
+	f.Add("error_page 404 @n; try_files $uri =404;", "/a")
 	f.Fuzz(func(t *testing.T, steps, target string) {
-		p, err := Compile(Spec{Steps: []Text{{steps, 1}}, Locations: []LocationSpec{{Path: "/", Steps: steps, Pass: true}}})
-		if err != nil {
-			return
+		// Also in a location only, as try_files is taken there alone.
+		for _, spec := range []Spec{
+			{Steps: []Text{{steps, 1}}, Locations: []LocationSpec{{Path: "/", Steps: steps, Pass: true}}},
+			{Locations: []LocationSpec{{Path: "/", Steps: steps}, {Match: Named, Path: "n", Steps: steps}}},
+		} {
+			p, err := Compile(spec)
+			if err != nil {
+				continue
+			}
+			var s Scratch
+			var res Result
+			p.Run(&s, request("h", target, fields{"X": "on"}), &res)
 		}
-		var s Scratch
-		var res Result
-		p.Run(&s, request("h", target, fields{"X": "on"}), &res)
 	})
 }
 

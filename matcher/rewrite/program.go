@@ -57,7 +57,10 @@ func compile(spec Spec, first func(*compiler) error, shared *share) (*Program, e
 		p.maps = append(p.maps, m)
 	}
 	for _, t := range spec.Steps {
-		steps, pages, err := c.compileSteps(t.Src, t.Line)
+		steps, decl, err := c.compileSteps(t.Src, t.Line)
+		if err == nil && (decl.try != nil || decl.internal) {
+			err = errAt(t.Line, "try_files and internal: redirectd takes them in a location only")
+		}
 		if err != nil {
 			if e, ok := err.(*Error); ok {
 				e.Key = "steps"
@@ -65,7 +68,7 @@ func compile(spec Spec, first func(*compiler) error, shared *share) (*Program, e
 			return nil, err
 		}
 		p.server = append(p.server, steps...)
-		p.pages = append(p.pages, pages...)
+		p.pages = append(p.pages, decl.pages...)
 	}
 	if err := c.compileLevel(p, &p.root, spec.Locations, nil); err != nil {
 		return nil, err
@@ -136,12 +139,14 @@ func (c *compiler) compileLocation(p *Program, sp *LocationSpec, parent *locatio
 		l.re = re
 	}
 	var err error
-	if l.steps, l.pages, err = c.compileSteps(sp.Steps, sp.StepsLine); err != nil {
+	var decl *parser
+	if l.steps, decl, err = c.compileSteps(sp.Steps, sp.StepsLine); err != nil {
 		if e, ok := err.(*Error); ok {
 			e.Location, e.Key = l.name, "steps"
 		}
 		return nil, err
 	}
+	l.pages, l.try, l.internal = decl.pages, decl.try, decl.internal
 	if len(l.pages) == 0 {
 		// nginx merges error_page as a whole list: a location without
 		// its own takes the enclosing block's.

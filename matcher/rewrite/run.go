@@ -116,7 +116,11 @@ func (p *Program) runLocations(s *Scratch, req *Request, res *Result, named *loc
 		if s.trace != nil {
 			s.trace.chose(s, loc)
 		}
-		if found == rcDone {
+		// nginx's internal: only a request a rewrite, error page or
+		// try_files changed may use it (r->internal); 404 before the
+		// auto-redirect, which an error page may catch.
+		denied := loc != nil && loc.internal && named == nil && !s.rewritten
+		if found == rcDone && !denied {
 			s.autoRedirect(loc, res)
 			return
 		}
@@ -124,7 +128,27 @@ func (p *Program) runLocations(s *Scratch, req *Request, res *Result, named *loc
 		res.Where = ""
 		if loc != nil {
 			res.Where = loc.name
-			if p.runSteps(s, req, loc.steps, res) == oDone {
+			done := denied
+			if denied {
+				*res = Result{Action: Answer, Status: 404, Where: loc.name}
+			} else {
+				done = p.runSteps(s, req, loc.steps, res) == oDone
+			}
+			if !done && !s.changed && loc.try != nil {
+				// try_files finds no file (redirectd has none): its
+				// fallback answers, or is a URI change as below.
+				if done = p.runTryFiles(s, req, loc, res, &named); !done {
+					if changes--; changes == 0 {
+						*res = Result{Action: Answer, Status: 500, Where: res.Where}
+						return
+					}
+					if named == nil && p.runServer(s, req, res) {
+						return
+					}
+					continue
+				}
+			}
+			if done {
 				var ep *errorPage
 				if len(loc.pages) > 0 { // no call for most locations
 					ep = s.pageFor(loc.pages, res)

@@ -125,7 +125,7 @@ func TestCompileErrors(t *testing.T) {
 		want string
 	}{
 		{Spec{Steps: []Text{{"rewrite ^/a /b", 3}}}, "line 3: rewrite: missing ';' at the end"},
-		{Spec{Steps: []Text{{"\nfoo bar;", 1}}}, "line 2: foo: unknown directive; steps are rewrite, return, if, set, break and error_page"},
+		{Spec{Steps: []Text{{"\nfoo bar;", 1}}}, "line 2: foo: unknown directive; steps are rewrite, return, if, set, break, error_page, try_files and internal"},
 		{Spec{Steps: []Text{{"return 301 $nope;", 1}}}, "line 1: unknown variable $nope: not the request's, and no set or named capture defines it"},
 		{Spec{Steps: []Text{{"if $uri { return 404; }", 1}}}, "line 1: if: the condition must be in parentheses"},
 		{Spec{Steps: []Text{{"rewrite ^/(a /b last;", 1}}}, "line 1: rewrite: invalid regex \"^/(a\": error parsing regexp: missing closing ): `^/(a`"},
