@@ -32,6 +32,9 @@ type model struct {
 	servers []*server
 	maps    map[string]*nmap // by variable name, without '$'
 	notes   []Note
+	// aside are the notes on what is left out without changing an
+	// answer: a map or set no deciding step reads (deciding.go).
+	aside map[Note]bool
 	// ports are the plain (0) and TLS (1) ports redirectd keeps: the
 	// first of each kind that a listen names; "" for none.
 	ports [2]string
@@ -66,6 +69,16 @@ func (m *model) note(d *Directive, format string, args ...any) {
 		n.File, n.Line = d.File, d.Line
 	}
 	m.notes = append(m.notes, n)
+}
+
+// noteAside notes what is left out without changing whether or where a
+// request is redirected or forwarded: Blocking does not count it.
+func (m *model) noteAside(d *Directive, format string, args ...any) {
+	m.note(d, format, args...)
+	if m.aside == nil {
+		m.aside = map[Note]bool{}
+	}
+	m.aside[m.notes[len(m.notes)-1]] = true
 }
 
 // server is one server block.

@@ -19,7 +19,7 @@ func (r *Result) Report(written []string, dir string) *importer.Report {
 var notDeciding = []string{"proxy_set_header ", "proxy_", "add_header ", "upstream ", "listen ", "server_name ", "a server needs both ssl_certificate"}
 
 // Blocking counts the notes of what decides a redirect or a forward and
-// is left out, and of answers the self-check found different: what
+// is left out (not a map or set variable only logging or headers read), and of answers the self-check found different: what
 // makes the import exit 1, the files still written.
 func (r *Result) Blocking() int {
 	n := 0
@@ -27,7 +27,7 @@ func (r *Result) Blocking() int {
 		switch {
 		case x.Kind == importer.Differs:
 			n++
-		case x.Kind == importer.LeftOut && !slices.ContainsFunc(notDeciding, func(p string) bool { return strings.HasPrefix(x.Msg, p) }):
+		case x.Kind == importer.LeftOut && !r.aside[x] && !slices.ContainsFunc(notDeciding, func(p string) bool { return strings.HasPrefix(x.Msg, p) }):
 			n++
 		}
 	}

@@ -313,7 +313,13 @@ func lineIn(ds []*Directive, base, line int) int {
 // dropPiece leaves out the piece of st that re names, with a note; it
 // reports false when re names none.
 func (t *translator) dropPiece(st *Structural, slots []fitSlot, re *rewrite.Error) bool {
+	deciding := decidingVars(t.dirs)
 	refused := func(d *Directive, what string) {
+		// a set of a variable no deciding step reads changes no answer
+		if d.Name == "set" && len(d.Args) == 2 && !deciding[strings.Trim(d.Args[0], "${}")] {
+			t.m.noteAside(d, "%s: redirectd's location model refuses it (%s); %s; left out", what, re.Msg, notDecidingWhy(t.dirs, strings.Trim(d.Args[0], "${}")))
+			return
+		}
 		t.m.note(d, "%s: redirectd's location model refuses it (%s); left out", what, re.Msg)
 	}
 	dropStep := func(steps *[]*Directive, base int) bool {
@@ -610,7 +616,14 @@ func (mp *nmap) lines() []*Directive {
 // model refuses is left out whole. Each line refused costs one compile
 // of the map, its line found from the error's.
 func (t *translator) fitMaps() {
+	deciding := decidingVars(t.dirs)
 	for _, mp := range t.m.mapOrder() {
+		// A map no deciding step reads (one for access_log if=) is
+		// left out without blocking: it changes no answer.
+		note, why := t.m.note, ""
+		if !deciding[mp.name] {
+			note, why = t.m.noteAside, "; "+notDecidingWhy(t.dirs, mp.name)
+		}
 		compiles := func(entries bool) *rewrite.Error {
 			spec := mapSpec(mp)
 			spec.EntriesLine = 1
@@ -625,7 +638,7 @@ func (t *translator) fitMaps() {
 			return re
 		}
 		if re := compiles(false); re != nil {
-			t.m.note(mp.d, "map %s: redirectd's location model refuses it (%s); left out", strings.Join(mp.d.Args, " "), re.Msg)
+			note(mp.d, "map %s: redirectd's location model refuses it (%s)%s; left out", strings.Join(mp.d.Args, " "), re.Msg, why)
 			mp.refused = true
 			continue
 		}
@@ -633,18 +646,18 @@ func (t *translator) fitMaps() {
 			if utf8.ValidString(directiveText(e)) {
 				return false
 			}
-			t.m.note(e, "map entry: a byte that is not UTF-8, which a config's text cannot hold; left out")
+			note(e, "map entry: a byte that is not UTF-8, which a config's text cannot hold%s; left out", why)
 			return true
 		})
 		mp.kept = &kept
 		for re := compiles(true); re != nil; re = compiles(true) {
 			i := lineIn(kept, 1, re.Line)
 			if i < 0 {
-				t.m.note(mp.d, "map %s: redirectd's location model refuses it (%s); left out", strings.Join(mp.d.Args, " "), re.Msg)
+				note(mp.d, "map %s: redirectd's location model refuses it (%s)%s; left out", strings.Join(mp.d.Args, " "), re.Msg, why)
 				mp.refused = true
 				break
 			}
-			t.m.note(kept[i], "map entry %s: redirectd's location model refuses it (%s); left out", kept[i].Name, re.Msg)
+			note(kept[i], "map entry %s: redirectd's location model refuses it (%s)%s; left out", kept[i].Name, re.Msg, why)
 			kept = slices.Delete(kept, i, i+1)
 		}
 	}

@@ -38,6 +38,8 @@ type Result struct {
 	// loadProbes are the self-check's requests and nginx's answers, for
 	// CheckLoaded.
 	loadProbes []loadProbe
+	// aside are the notes Blocking does not count (model.noteAside).
+	aside map[Note]bool
 }
 
 // Certificate is one server's ssl_certificate and ssl_certificate_key.
@@ -119,7 +121,7 @@ func Translate(dirs []*Directive) *Result {
 		m.note(nil, "nginx listens with ssl, but no server names its ssl_certificate and ssl_certificate_key; add [[tls.certificate]] to [tls]")
 	}
 	t.check(res)
-	res.Notes = m.notes
+	res.Notes, res.aside = m.notes, m.aside
 	return res
 }
 
