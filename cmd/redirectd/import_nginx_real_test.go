@@ -300,6 +300,11 @@ func TestImportNginxGwernWholeConf(t *testing.T) {
 	if !strings.Contains(stderr, "  [[location_map]]\n") || !strings.Contains(stderr, "left out") {
 		t.Errorf("the report does not count the map's entries and what it left out:\n%.3000s", stderr)
 	}
+	// Only the test of the site's files decides a redirect: the map
+	// access_log if= reads is left out without counting.
+	if !strings.Contains(stderr, "redirectd import nginx: 1 note above") || !strings.Contains(stderr, "$log_gwern_404_hits is read only by access_log") {
+		t.Errorf("the report does not count only the file test as deciding a redirect:\n%s", stderr)
+	}
 	// What it leaves out is no redirect (a map for the access log, a test
 	// of the site's files): its self-check finds every answer as nginx's.
 	if strings.Contains(stderr, "differs:") {
