@@ -218,6 +218,7 @@ func readRules(file string, raw *rawConfig, defaults *Defaults, fl files, loc *l
 		}
 	}
 	set, err := sink.b.Set()
+	keepMapTables(set, sink.built)
 	for _, e := range unjoin(err) {
 		if e != nil {
 			sink.place(e)
@@ -252,6 +253,10 @@ type ruleSink struct {
 	written  matcher.Counts
 	lastFile string
 	lastLine int
+
+	// built are the map files whose tables the next load may take
+	// over (mapreuse.go).
+	built []mapBuilt
 }
 
 // add compiles r into the Set, or records its error on the line of the key

@@ -46,6 +46,9 @@ type packedTable struct {
 	form    uint8
 	orig    []byte
 	origEnd []uint32
+	// shared: the arrays are another Set's too (Builder.Reuse); own
+	// copies them before any is written.
+	shared bool
 }
 
 // packedEntry is one rule of a packedTable: 16 bytes.
@@ -179,6 +182,7 @@ func probe[K string | []byte](t *packedTable, h uint64, key K) (uint32, bool) {
 // entry is not in the hash index yet: index files it, and finds
 // duplicates then.
 func (t *packedTable) add(in *Rule, lim Limits) (ok bool, err error) {
+	t.own()
 	file, ok := t.fileIndex(in.File)
 	if !ok {
 		return false, nil
@@ -317,6 +321,7 @@ func (t *packedTable) fileIndex(file string) (uint16, bool) {
 
 // grow makes room for rules more entries of bytes more arena bytes.
 func (t *packedTable) grow(rules, bytes int) {
+	t.own()
 	bytes = min(bytes, math.MaxUint32-len(t.arena))
 	if len(t.arena) == 0 {
 		// Not slices.Grow, which clears the new room: fresh memory from
