@@ -36,8 +36,10 @@ test-lint:
 # cmd/redirectd and found nothing it could (the importer's code runs
 # under it in every other import test), so they run without it, in
 # test-real-maps. So does werf's real site (7,755 requests to nginx and
-# to redirectd, one at a time): 31 s under the detector, 8 s without.
-REAL_MAPS := ^TestImportNginx(Gwern|Werf)
+# to redirectd, one at a time): 31 s under the detector, 8 s without;
+# and the real sites' .htaccess files against Apache (15,000 requests,
+# one at a time): 51 s under it, 25 s without.
+REAL_MAPS := ^(TestImportNginx(Gwern|Werf)|TestImportApacheRealSites$$)
 # Property and budget tests that run the parser, the matcher's compiler,
 # the nginx importer or the log's escaper on one goroutine over large
 # inputs: the race detector has nothing to find there (each package's
