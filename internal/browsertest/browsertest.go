@@ -41,12 +41,23 @@ func Find(tb testing.TB) string {
 
 // Start runs a headless Chromium for the test and returns a browser tab's
 // context, closed when the test ends. --no-sandbox only when running as
-// root, where Chromium's sandbox refuses to start.
+// root, where Chromium's sandbox refuses to start. Chromium's TMPDIR is
+// a folder of the test's own, removed after the browser ends: Chromium
+// makes its singleton folder (org.chromium.Chromium.*) there and never
+// removes it, so each run left one in /tmp. It is a short name in the
+// temporary folder, not tb.TempDir(), whose path holds the test's name:
+// the singleton socket's path must fit a Unix socket address (108 bytes).
 func Start(tb testing.TB) context.Context {
 	tb.Helper()
 	path := Find(tb)
+	tmp, err := os.MkdirTemp("", "rdchrome")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { os.RemoveAll(tmp) }) // after the browser's cleanup below
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(path),
+		chromedp.Env("TMPDIR="+tmp),
 		chromedp.Flag("headless", true),
 		chromedp.DisableGPU,
 		chromedp.WindowSize(1280, 900),
