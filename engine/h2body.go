@@ -1,54 +1,46 @@
 package engine
 
 import (
-	"time"
-
 	fw "github.com/redirectd/redirectd/engine/forward"
-	"github.com/redirectd/redirectd/engine/h2"
+	"github.com/redirectd/redirectd/engine/h2bridge"
 	"github.com/redirectd/redirectd/httpparse"
 )
 
-// NeedsBody (h2.HeadDecider) tells engine/h2 whether a stream whose body
-// is still to come needs it: only a forward does. A redirect, a 404 or
+// NeedsBody (h2bridge.Conn, for h2.HeadDecider) tells engine/h2 whether
+// a stream whose body is still to come needs it: only a forward does. A redirect, a 404 or
 // any other local answer is decided from the head, as on the HTTP/1.1
 // path, and the body dropped as it comes. The decision is conn.answer's
 // own, made with the loop's dry set, so that nothing is counted or
-// logged twice; Serve then decides the stream for real. A forward's body
+// logged twice; Decide then decides the stream for real. A forward's body
 // is buffered under its group's body_timeout and body_min_rate, as
 // the HTTP/1.1 path's (exchange's rateDeadline).
-func (x *h2conn) NeedsBody(st *h2.Stream) (need bool, timeout time.Duration, minRate int64) {
-	tl := x.c.Loop()
-	tl.Lock()
-	defer tl.Unlock()
+func (x *h2conn) NeedsBody(head, scratch []byte) (b h2bridge.Body, grown []byte) {
+	grown = scratch
 	defer x.s.recoverConn(atTraffic, x.c, x.cs, nil)
 	cs := x.cs
 	l := cs.loop
 	s := l.srv
-	if st.HeadersTooLarge {
-		return false, 0, 0
-	}
-	x.head = appendH2Head(x.head[:0], st, false)
 	req := &l.req
-	if n, err := httpparse.Parse(x.head, req, &s.limits); err != nil || n != len(x.head) {
-		return false, 0, 0 // a 400 of the head's
+	if n, err := httpparse.Parse(head, req, &s.limits); err != nil || n != len(head) {
+		return b, grown // a 400 of the head's
 	}
 	l.dry = true
-	out, v := cs.answer(x.out[:0], req, s.rules.Load(), s.date.get(), false)
+	out, v := cs.answer(scratch[:0], req, s.rules.Load(), s.date.get(), false)
 	l.dry = false
-	x.out = out[:0]
+	grown = out[:0]
 	g := l.group
-	l.group = nil // Serve picks it again
+	l.group = nil // Decide picks it again
 	if !v.upstream {
-		return false, 0, 0
+		return b, grown
 	}
-	timeout, minRate = fw.DefaultBodyTimeout, fw.DefaultBodyMinRate
+	b = h2bridge.Body{Need: true, Timeout: fw.DefaultBodyTimeout, MinRate: fw.DefaultBodyMinRate}
 	if g != nil {
-		timeout, minRate = g.BodyTimeout, g.BodyMinRate // both defaulted by SetUpstreams
+		b.Timeout, b.MinRate = g.BodyTimeout, g.BodyMinRate // both defaulted by SetUpstreams
 	}
-	return true, timeout, minRate
+	return b, grown
 }
 
-// TakeBody and PutBody (h2.BodyBudget) count the bodies engine/h2
+// TakeBody and PutBody (h2bridge.Conn, for h2.BodyBudget) count the bodies engine/h2
 // buffers for one client across all its connections, against
 // [tls]'s HTTP2.MaxClientBodyBytes: past it a stream's body is streamed
 // to the upstream as it comes, held back by the stream's window, rather

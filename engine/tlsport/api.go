@@ -6,7 +6,7 @@ import (
 	"github.com/redirectd/redirectd/internal/safego"
 )
 
-// What the engine's HTTP/2 serving (h2serve.go) and its lingering close
+// What HTTP/2 serving (engine/h2bridge) and the engine's lingering close
 // use of a Conn beside gnet.Conn's methods.
 
 // Loop is the stand-in event loop c is served under: lock it where gnet

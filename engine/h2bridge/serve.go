@@ -1,26 +1,26 @@
-package engine
+package h2bridge
 
 import (
+	"log/slog"
 	"strconv"
 	"time"
 
 	"github.com/redirectd/redirectd/engine/h2"
 	"github.com/redirectd/redirectd/engine/tlsport"
-	"github.com/redirectd/redirectd/httpparse"
 )
 
-// h2conn answers the streams of one TLS connection that negotiated h2
+// bridge serves the streams of one TLS connection that negotiated h2
 // (engine/h2 does the framing). Each stream becomes the HTTP/1.1 head it
 // stands for (RFC 9113 8.3.1: :method, :path and :authority as the
-// request line and Host), parsed by httpparse and decided by conn.answer
-// exactly as a request on the HTTP/1.1 path is: the same checks, rules,
-// conditions, answers, headers, HSTS, access log and metrics. The answer
-// bytes that path writes are framed by h2.Stream.Answer. One decision,
-// two framings: nothing of the decision is written twice.
-type h2conn struct {
-	c  *tlsport.Conn
-	s  *Server
-	cs *conn
+// request line and Host), decided by the engine (Conn.Decide) exactly as
+// a request on the HTTP/1.1 path is: the same checks, rules, conditions,
+// answers, headers, HSTS, access log and metrics. The answer bytes that
+// path writes are framed by h2.Stream.Answer. One decision, two
+// framings: nothing of the decision is written twice.
+type bridge struct {
+	c   *tlsport.Conn
+	e   Conn
+	log *slog.Logger
 	// head is the stream's request as an HTTP/1.1 head; out a copy of its
 	// answer, made under the loop's lock and framed after it. Both are
 	// the connection goroutine's.
@@ -30,47 +30,31 @@ type h2conn struct {
 	reset bool
 }
 
-// ServeH2 serves c as HTTP/2 on fresh goroutines, the handshake's stack
-// left behind, until it ends; the last one tears c down
-// (tlsport.Handler).
-func (th tlsHandler) ServeH2(c *tlsport.Conn) {
-	cs, _ := c.Context().(*conn)
-	if cs == nil {
-		c.Teardown()
-		return
-	}
-	s := th.srv
-	c.Loop().Lock()
-	cs.h2 = true
-	c.Loop().Unlock()
-	o := s.http2Options()
-	if s.opts.TLS.HTTP2.SendTimeout <= 0 {
-		o.SendTimeout = s.sendTimeout() // the HTTP/1.1 path's, which a reload may change
-	}
-	x := &h2conn{c: c, s: s, cs: cs}
-	s.m.h2conns.Inc()
+// Serve serves c as HTTP/2 under o on fresh goroutines, the handshake's
+// stack left behind, each stream decided by e, until it ends; the last
+// one tears c down. log gets the reason a connection ended, at debug
+// level.
+func Serve(c *tlsport.Conn, e Conn, o h2.Options, log *slog.Logger) {
+	x := &bridge{c: c, e: e, log: log}
 	x.run(h2.NewConn(c.TLS(), x, o, c.Closing), false)
 }
 
-// http2Options returns the HTTP/2 bounds that apply for the TLS
-// listener: those [tls] sets, the server's timeouts where it sets none
-// (idle_timeout, and header_timeout for the preface and for a body
-// dropped after an answer from its head), and h2's defaults for the
-// rest. Only SendTimeout is set per connection (ServeH2), as the
+// Options returns the HTTP/2 bounds that apply for the TLS listener:
+// those set (the [tls] table's), the server's timeouts where it sets
+// none (idle, and header for the preface and for a body dropped after an
+// answer from its head), and h2's defaults for the rest. Only
+// SendTimeout is set per connection (the engine's ServeH2), as the
 // HTTP/1.1 path's send_timeout follows reloads.
-func (s *Server) http2Options() h2.Options {
-	var o h2.Options
-	if s.opts.TLS != nil {
-		o = s.opts.TLS.HTTP2
-	}
+func Options(set h2.Options, idle, header time.Duration) h2.Options {
+	o := set
 	if o.IdleTimeout <= 0 {
-		o.IdleTimeout = s.opts.IdleTimeout
+		o.IdleTimeout = idle
 	}
 	if o.PrefaceTimeout <= 0 {
-		o.PrefaceTimeout = s.opts.HeaderTimeout
+		o.PrefaceTimeout = header
 	}
 	if o.BodyTimeout <= 0 {
-		o.BodyTimeout = s.opts.HeaderTimeout
+		o.BodyTimeout = header
 	}
 	return o.WithDefaults()
 }
@@ -81,7 +65,7 @@ func (s *Server) http2Options() h2.Options {
 // the 2 KiB stack it started with, holding no buffer, not with a stack
 // grown by serving (engine/h2/buffers.go). x's buffers are let go while
 // it waits.
-func (x *h2conn) run(hc *h2.Conn, woken bool) {
+func (x *bridge) run(hc *h2.Conn, woken bool) {
 	c := x.c
 	c.Go("h2 connection", func() {
 		if woken {
@@ -94,7 +78,7 @@ func (x *h2conn) run(hc *h2.Conn, woken bool) {
 			return
 		}
 		if err != nil {
-			x.s.log.Debug("HTTP/2 connection ended", "client", c.RemoteAddr().String(), "err", err)
+			x.log.Debug("HTTP/2 connection ended", "client", c.RemoteAddr().String(), "err", err)
 		}
 		c.SetPeerClosed(hc.PeerClosed())
 		c.Teardown()
@@ -102,7 +86,7 @@ func (x *h2conn) run(hc *h2.Conn, woken bool) {
 }
 
 // Serve answers st (h2.Handler), or starts its forward.
-func (x *h2conn) Serve(st *h2.Stream) {
+func (x *bridge) Serve(st *h2.Stream) {
 	x.head = appendH2Head(x.head[:0], st, !st.BodyTooLarge && !st.HeadOnly)
 	if x.decide(st) {
 		if x.reset {
@@ -114,67 +98,46 @@ func (x *h2conn) Serve(st *h2.Stream) {
 	}
 }
 
-// decide decides st's answer into x.out, or starts its forward (false).
-// It runs on the connection's goroutine, with the tlsport.Loop locked while it
-// uses the loop's state. A panic closes the connection; the stream gets a
-// 500 (x.out is left empty).
-func (x *h2conn) decide(st *h2.Stream) (local bool) {
+// decide has the engine decide st's answer into x.out, or start its
+// forward (false), with the tlsport.Loop locked while it uses the loop's
+// state. After a panic, which the engine recovers and which closes the
+// connection, the stream gets a 500 (x.out is left empty).
+func (x *bridge) decide(st *h2.Stream) (local bool) {
 	tl := x.c.Loop()
 	tl.Lock()
 	defer tl.Unlock()
-	x.out = x.out[:0]
-	defer x.s.recoverConn(atTraffic, x.c, x.cs, nil)
-	local = true
-	cs := x.cs
-	l := cs.loop
-	s := l.srv
-	s.m.h2streams.Inc()
-	cs.active = s.clock.now()
-	cs.served++
-	start := time.Now()
-	l.readStart = start
-	rules, date := s.rules.Load(), s.date.get()
-	out := l.out[:0]
-	req := &l.req
-	var v verdict
-	n, err := httpparse.Parse(x.head, req, &s.limits)
-	switch {
-	case st.HeadersTooLarge:
-		l.ri.reset()
-		l.ri.start = start
-		out = appendText(out, 431, cs.fields(), "request header fields too large\n", false, date, connDefault)
-		v = verdict{status: 431, outcome: outClientError}
-	case err != nil || n != len(x.head):
-		l.ri.reset()
-		l.ri.start = start
-		out, v = appendParseError(out, err, cs.fields(), date)
-	default:
-		if l.alog != nil {
-			l.ri.from(req, l.fieldNames)
-			l.ri.client = cs.requestClient(req)
-			l.ri.start = start
-			l.ri.scheme = "https"
-			l.ri.proto = "HTTP/2.0" // as nginx logs $server_protocol
-		}
-		out, v = cs.answer(out, req, rules, date, false)
-		switch {
-		case v.upstream:
-			x.forward(st, req)
-			return false
-		case v.closing && v.status == 444 && len(out) == 0:
-			x.reset = true
-		case v.challenge:
-			// Not reached: challenges are answered on the plain port only.
-			out = appendText(out, 404, cs.fields(), "not found\n", false, date, connDefault)
-			v = verdict{status: 404, outcome: outMiss}
-		}
+	out, d := x.e.Decide(st, x.head)
+	switch d {
+	case Forwarded:
+		return false
+	case Reset:
+		x.reset = true
 	}
-	s.m.bytesIn.Add(len(x.head))
-	s.m.bytesOut.Add(len(out))
-	cs.record(&v, out)
 	x.out = append(x.out[:0], out...)
 	return true
 }
+
+// NeedsBody (h2.HeadDecider) has the engine tell, from st's head alone,
+// whether st needs its body still to come (Conn.NeedsBody), with the
+// tlsport.Loop locked.
+func (x *bridge) NeedsBody(st *h2.Stream) (need bool, timeout time.Duration, minRate int64) {
+	tl := x.c.Loop()
+	tl.Lock()
+	defer tl.Unlock()
+	if st.HeadersTooLarge {
+		return false, 0, 0
+	}
+	x.head = appendH2Head(x.head[:0], st, false)
+	var b Body
+	b, x.out = x.e.NeedsBody(x.head, x.out[:0])
+	x.out = x.out[:0]
+	return b.Need, b.Timeout, b.MinRate
+}
+
+// TakeBody and PutBody (h2.BodyBudget) are the engine's budget of the
+// bodies buffered for the client (Conn).
+func (x *bridge) TakeBody(n int) bool { return x.e.TakeBody(n) }
+func (x *bridge) PutBody(n int)       { x.e.PutBody(n) }
 
 // appendH2Head appends st's request as an HTTP/1.1 head. engine/h2 has
 // refused the fields HTTP/2 forbids and any value holding CR, LF or NUL,
