@@ -24,9 +24,13 @@ func (x *h2conn) NeedsBody(head, scratch []byte) (b h2bridge.Body, grown []byte)
 	if n, err := httpparse.Parse(head, req, &s.limits); err != nil || n != len(head) {
 		return b, grown // a 400 of the head's
 	}
+	// The dry flag is the loop's, shared by its every connection: reset
+	// by a defer, so that a panic recovered here cannot leave the loop
+	// deciding every later request dry (uncounted, unlogged).
 	l.dry = true
+	defer func() { l.dry = false }()
+	s.testPanic(atTraffic, head)
 	out, v := cs.answer(scratch[:0], req, s.rules.Load(), s.date.get(), false)
-	l.dry = false
 	grown = out[:0]
 	g := l.group
 	l.group = nil // Decide picks it again

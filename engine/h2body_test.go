@@ -12,6 +12,7 @@ import (
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/h2"
 	"github.com/redirectd/redirectd/engine/upstream"
+	"github.com/redirectd/redirectd/matcher"
 )
 
 // pingAck reads until the PING ack, calling each for the frames before.
@@ -172,5 +173,52 @@ func TestH2HeadDecisionCountsOnce(t *testing.T) {
 	}
 	if len(got) != 1 || got[0].Path != "/forwarded" || got[0].Count != 1 {
 		t.Errorf("misses %+v, want /forwarded once", got)
+	}
+}
+
+// TestH2BodyPanicEndsDry: a panic recovered while a stream's body is
+// asked about (NeedsBody decides dry, on the loop's flag) leaves the loop
+// deciding for real: a later request on that loop is counted.
+func TestH2BodyPanicEndsDry(t *testing.T) {
+	t.Parallel()
+	set, err := matcher.Compile(testRules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := engine.New(engine.Options{Listen: "127.0.0.1:0", EventLoops: 1, IdleTimeout: time.Minute,
+		TLS: h2TLSOptions(t)}, set)
+	engine.SetPanicHook(srv, func(at string, data []byte) {
+		if at == "traffic" && strings.Contains(string(data), "/panic-body") {
+			panic("injected while deciding a body")
+		}
+	})
+	done := make(chan error, 1)
+	go func() { done <- srv.Run() }()
+	select {
+	case <-srv.Ready():
+	case err := <-done:
+		t.Fatalf("server did not start: %v", err)
+	}
+	t.Cleanup(func() { stopServer(t, srv, done) })
+
+	r := dialH2(t, srv)
+	r.headers(1, false, r.block("POST", "/panic-body", "content-length", "10"))
+	r.fr.WriteData(1, false, make([]byte, 5))
+	for { // the connection the panic was on is closed
+		if _, err := r.fr.ReadFrame(); err != nil {
+			break
+		}
+	}
+
+	hits := func() (n uint64) {
+		srv.Rules().Each(func(h matcher.RuleHits) { n += h.Hits })
+		return n
+	}
+	before := hits()
+	if got := doRequest(t, h2Client(t), "GET", "https://"+srv.TLSAddr()+"/old", "a", ""); got.Status != 301 {
+		t.Fatalf("after the panic: %+v", got)
+	}
+	if n := hits() - before; n != 1 {
+		t.Errorf("the redirect after the panic counted %d hits, want 1: the loop still decides dry", n)
 	}
 }

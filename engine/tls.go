@@ -53,7 +53,6 @@ func (s *Server) listenTLS() error {
 	if o.HandshakeTimeout <= 0 {
 		o.HandshakeTimeout = DefaultHandshakeTimeout
 	}
-	o.HTTP2 = s.http2Options()
 	if o.Config == nil {
 		return errors.New("tls: no TLS configuration")
 	}
