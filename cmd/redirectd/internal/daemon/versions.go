@@ -21,6 +21,7 @@ import (
 	"github.com/redirectd/redirectd/config/source"
 	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/engine/admin/edit/edits"
+	"github.com/redirectd/redirectd/engine/admin/edit/ruleset"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -31,9 +32,7 @@ func (s *service) settleVersion(cfg *config.Config) {
 	defer close(s.versionReady)
 	s.initVersions(cfg)
 	if h := s.versions.ServingHash(); h != "" {
-		snap := &rulesSnap{hash: h, set: s.srv.Rules()}
-		s.editsOf(snap, nil)
-		s.snap.Store(snap)
+		s.snap.Store(ruleset.Take(h, s.srv.Rules(), nil, s.ed, nil))
 	}
 }
 

@@ -168,3 +168,12 @@ func appendString(b []byte, s string) []byte {
 	b = append(b, s...)
 	return append(b, '"')
 }
+
+// WriteFile replaces name with b as writeAtomic does: what is kept
+// beside the versions for the operator (GET /ruleset's copy).
+func WriteFile(name string, b []byte) error {
+	return writeAtomic(name, "file", func(w *bufio.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
+}

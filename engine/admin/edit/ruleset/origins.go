@@ -1,4 +1,4 @@
-package daemon
+package ruleset
 
 import (
 	"encoding/json"
@@ -16,30 +16,30 @@ import (
 	"github.com/redirectd/redirectd/matcher"
 )
 
-// originsFile is the file of a GET /ruleset archive, beside
+// OriginsFile is the file of a GET /ruleset archive, beside
 // redirectd.toml, that says who made each rule an edit made: a node fed
 // by the archive shows a rule's origin as its editor's (version,
 // author), which the TOML cannot say (its rules' places are lines of the
 // archive, "redirectd.toml:7930", which no editor wrote).
-const originsFile = "origins.json"
+const OriginsFile = "origins.json"
 
-// maxOriginsBytes bounds the origins file a node reads: a
+// MaxOriginsBytes bounds the origins file a node reads: a
 // million-edit version's is about 150 MB.
-const maxOriginsBytes = 1 << 30
+const MaxOriginsBytes = 1 << 30
 
-// ruleOrigins are the origins of a version's edited rules, as the
+// Origins are the origins of a version's edited rules, as the
 // archive carries them.
-type ruleOrigins struct {
+type Origins struct {
 	// Version is the number of the version the archive holds.
-	Version int          `json:"version"`
-	Edits   []ruleOrigin `json:"edits"`
-	byKey   map[string]*ruleOrigin
+	Version int      `json:"version"`
+	Edits   []Origin `json:"edits"`
+	byKey   map[string]*Origin
 }
 
-// ruleOrigin is who made the edit of the rules of Host and From: the
+// Origin is who made the edit of the rules of Host and From: the
 // version that promoted it, the edit's author and time, and the
 // promote's message.
-type ruleOrigin struct {
+type Origin struct {
 	Host string `json:"host,omitempty"`
 	From string `json:"from"`
 	// Conditions are those the edit names its rule by (matcher's
@@ -51,24 +51,24 @@ type ruleOrigin struct {
 	Message    string    `json:"message,omitempty"`
 }
 
-// originsOf are the origins of ov's edits (deletes leave no rule) in
+// OriginsOf are the origins of ov's edits (deletes leave no rule) in
 // version n; messages are the promote messages by version.
-func originsOf(n int, ov *edits.Overlay, messages map[int]string) *ruleOrigins {
-	o := &ruleOrigins{Version: n, Edits: []ruleOrigin{}}
+func OriginsOf(n int, ov *edits.Overlay, messages map[int]string) *Origins {
+	o := &Origins{Version: n, Edits: []Origin{}}
 	for _, e := range ov.Edits() {
 		if e.Op == edit.OpDelete {
 			continue
 		}
-		o.Edits = append(o.Edits, ruleOrigin{Host: e.Host, From: e.From, Conditions: e.Conds(), Version: e.Version, Author: e.By, At: e.At, Message: messages[e.Version]})
+		o.Edits = append(o.Edits, Origin{Host: e.Host, From: e.From, Conditions: e.Conds(), Version: e.Version, Author: e.By, At: e.At, Message: messages[e.Version]})
 	}
 	return o
 }
 
-// readOrigins reads the origins file beside entry in dir, the folder of
+// ReadOrigins reads the origins file beside entry in dir, the folder of
 // a rule set from the source; nil, nil when it has none (a source that
 // is not an edited node's /ruleset).
-func readOrigins(dir, entry string) (*ruleOrigins, error) {
-	file := filepath.Join(dir, filepath.FromSlash(path.Dir(entry)), originsFile)
+func ReadOrigins(dir, entry string) (*Origins, error) {
+	file := filepath.Join(dir, filepath.FromSlash(path.Dir(entry)), OriginsFile)
 	st, err := os.Stat(file)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -76,18 +76,18 @@ func readOrigins(dir, entry string) (*ruleOrigins, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st.Size() > maxOriginsBytes {
-		return nil, fmt.Errorf("%s is over %d bytes", originsFile, maxOriginsBytes)
+	if st.Size() > MaxOriginsBytes {
+		return nil, fmt.Errorf("%s is over %d bytes", OriginsFile, MaxOriginsBytes)
 	}
 	b, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}
-	o := &ruleOrigins{}
+	o := &Origins{}
 	if err := json.Unmarshal(b, o); err != nil {
-		return nil, fmt.Errorf("%s: %w", originsFile, err)
+		return nil, fmt.Errorf("%s: %w", OriginsFile, err)
 	}
-	o.byKey = make(map[string]*ruleOrigin, len(o.Edits))
+	o.byKey = make(map[string]*Origin, len(o.Edits))
 	for i := range o.Edits {
 		e := &o.Edits[i]
 		o.byKey[edit.CondKey(e.Host, e.From, e.Conditions)] = e
@@ -95,12 +95,12 @@ func readOrigins(dir, entry string) (*ruleOrigins, error) {
 	return o, nil
 }
 
-// show sets the origin of r, listed as ri, from o: the editor's version
+// Show sets the origin of r, listed as ri, from o: the editor's version
 // and author for a rule an edit made (the edit that names its
 // conditions, else its host and from), "config" for one the source's
 // config holds.
-func (o *ruleOrigins) show(ri *admin.RuleInfo, r *matcher.Rule) {
-	var e *ruleOrigin
+func (o *Origins) Show(ri *admin.RuleInfo, r *matcher.Rule) {
+	var e *Origin
 	ri.Source, e = o.of(r)
 	if e == nil {
 		return
@@ -115,7 +115,7 @@ func (o *ruleOrigins) show(ri *admin.RuleInfo, r *matcher.Rule) {
 // it (the edit that names its conditions, else its host and from), or
 // "config" and nil for a rule the source's config holds. /rules and
 // explain name a fleet node's rules by it.
-func (o *ruleOrigins) of(r *matcher.Rule) (string, *ruleOrigin) {
+func (o *Origins) of(r *matcher.Rule) (string, *Origin) {
 	e, ok := o.byKey[edit.RuleCondKey(r)]
 	if !ok {
 		e, ok = o.byKey[edit.Key(r.Host, r.From)]
@@ -130,36 +130,8 @@ func (o *ruleOrigins) of(r *matcher.Rule) (string, *ruleOrigin) {
 	return src, e
 }
 
-// name is of's text alone, for explain.
-func (o *ruleOrigins) name(r *matcher.Rule) string {
+// Name is of's text alone, for explain.
+func (o *Origins) Name(r *matcher.Rule) string {
 	src, _ := o.of(r)
 	return src
-}
-
-// editsOf sets snap's edits on an edited node: those of c, the version
-// about to serve, else those serving (a reload of the config keeps
-// them), with the messages of the versions that made them. It is called
-// where the store is not written meanwhile (s.mu held, or at start):
-// the messages are read from it here, not by a page or a fetch while a
-// promote commits.
-func (s *service) editsOf(snap *rulesSnap, c *candidate) {
-	ed := s.ed
-	if ed.Store() == nil {
-		return
-	}
-	if c != nil && c.edits != nil {
-		snap.ov, snap.number = edits.FromEdits(c.edits.Edits), c.edits.Number
-	} else {
-		var cur *edit.Version
-		cur, snap.ov = ed.Serving()
-		if cur != nil {
-			snap.number = cur.Number
-		}
-	}
-	snap.messages = map[int]string{}
-	for _, e := range snap.ov.Edits() {
-		if _, ok := snap.messages[e.Version]; !ok && e.Version > 0 {
-			snap.messages[e.Version] = ed.Message(e.Version)
-		}
-	}
 }
