@@ -151,6 +151,10 @@ func appendEdit(b []byte, e *edit.Edit) ([]byte, error) {
 		b = append(b, `,"version":`...)
 		b = strconv.AppendInt(b, int64(e.Version), 10)
 	}
+	if e.Restored != 0 {
+		b = append(b, `,"restored":`...)
+		b = strconv.AppendInt(b, int64(e.Restored), 10)
+	}
 	return append(b, '}'), nil
 }
 

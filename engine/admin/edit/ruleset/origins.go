@@ -38,7 +38,10 @@ type Origins struct {
 
 // Origin is who made the edit of the rules of Host and From: the
 // version that promoted it, the edit's author and time, and the
-// promote's message.
+// promote's message; and, when a rollback served it again, that
+// rollback's version, author and message (Restored): after a rollback
+// to version 3 served as version 7, a rule of version 3 is still its
+// editor's, brought back by whoever rolled back.
 type Origin struct {
 	Host string `json:"host,omitempty"`
 	From string `json:"from"`
@@ -49,17 +52,37 @@ type Origin struct {
 	Author     string    `json:"author,omitempty"`
 	At         time.Time `json:"at"`
 	Message    string    `json:"message,omitempty"`
+	Restored   *Restore  `json:"restored,omitempty"`
+}
+
+// Restore is the rollback that served an edit again: its version, its
+// author and its message.
+type Restore struct {
+	Version int    `json:"version"`
+	Author  string `json:"author,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// text is how /rules, explain and the console name r: "version 7
+// (rollback by bob)".
+func (r *Restore) text() string {
+	s := fmt.Sprintf("version %d (rollback", r.Version)
+	if r.Author != "" {
+		s += " by " + r.Author
+	}
+	return s + ")"
 }
 
 // OriginsOf are the origins of ov's edits (deletes leave no rule) in
-// version n; messages are the promote messages by version.
-func OriginsOf(n int, ov *edits.Overlay, messages map[int]string) *Origins {
+// version n; made says who made each version and why.
+func OriginsOf(n int, ov *edits.Overlay, made map[int]edit.Audit) *Origins {
 	o := &Origins{Version: n, Edits: []Origin{}}
 	for _, e := range ov.Edits() {
 		if e.Op == edit.OpDelete {
 			continue
 		}
-		o.Edits = append(o.Edits, Origin{Host: e.Host, From: e.From, Conditions: e.Conds(), Version: e.Version, Author: e.By, At: e.At, Message: messages[e.Version]})
+		o.Edits = append(o.Edits, Origin{Host: e.Host, From: e.From, Conditions: e.Conds(), Version: e.Version, Author: e.By, At: e.At,
+			Message: made[e.Version].Message, Restored: restoreOf(&e, made)})
 	}
 	return o
 }
@@ -95,6 +118,15 @@ func ReadOrigins(dir, entry string) (*Origins, error) {
 	return o, nil
 }
 
+// restoreOf is the rollback that served e again, nil for none.
+func restoreOf(e *edit.Edit, made map[int]edit.Audit) *Restore {
+	if e.Restored == 0 {
+		return nil
+	}
+	m := made[e.Restored]
+	return &Restore{Version: e.Restored, Author: m.Author, Message: m.Message}
+}
+
 // Show sets the origin of r, listed as ri, from o: the editor's version
 // and author for a rule an edit made (the edit that names its
 // conditions, else its host and from), "config" for one the source's
@@ -106,13 +138,18 @@ func (o *Origins) Show(ri *admin.RuleInfo, r *matcher.Rule) {
 		return
 	}
 	ri.RuleChange = &admin.RuleChange{ChangedBy: e.Author, Message: e.Message}
+	if e.Restored != nil {
+		ri.Restored = e.Restored.text()
+	}
 	if !e.At.IsZero() {
 		ri.Added = e.At.UTC().Format(time.RFC3339)
 	}
 }
 
 // of returns the origin of r: "version 3 by ed" and the edit that made
-// it (the edit that names its conditions, else its host and from), or
+// it (the edit that names its conditions, else its host and from),
+// "version 3 by ed, restored in version 7 (rollback by bob)" when a
+// rollback served that edit again, or
 // "config" and nil for a rule the source's config holds. /rules and
 // explain name a fleet node's rules by it.
 func (o *Origins) of(r *matcher.Rule) (string, *Origin) {
@@ -126,6 +163,9 @@ func (o *Origins) of(r *matcher.Rule) (string, *Origin) {
 	src := fmt.Sprintf("version %d", e.Version)
 	if e.Author != "" {
 		src += " by " + e.Author
+	}
+	if e.Restored != nil {
+		src += ", restored in " + e.Restored.text()
 	}
 	return src, e
 }

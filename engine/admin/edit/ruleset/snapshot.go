@@ -25,10 +25,10 @@ type Snapshot struct {
 	// Edits and Number are the edits laid over the config's rules in
 	// Set and their version's number, on an edited node (Edits nil
 	// elsewhere), whose /ruleset carries who made each edited rule;
-	// Messages are the promote messages of the versions that made them.
-	Edits    *edits.Overlay
-	Number   int
-	Messages map[int]string
+	// Made says who made each version that made them, and why.
+	Edits  *edits.Overlay
+	Number int
+	Made   map[int]edit.Audit
 	// Origins, on a node fed by an edited node's /ruleset, say who
 	// made Set's edited rules (nil: the archive did not say).
 	Origins *Origins
@@ -64,7 +64,7 @@ func (a *Archive) Get(snap *Snapshot, dir string, w TOML) (edit.Ruleset, error) 
 	file := filepath.Join(dir, "ruleset.tar.gz")
 	var origins []byte
 	if snap.Edits != nil {
-		if origins, err = json.Marshal(OriginsOf(snap.Number, snap.Edits, snap.Messages)); err != nil {
+		if origins, err = json.Marshal(OriginsOf(snap.Number, snap.Edits, snap.Made)); err != nil {
 			return edit.Ruleset{}, err
 		}
 	}
@@ -81,9 +81,9 @@ func (a *Archive) Get(snap *Snapshot, dir string, w TOML) (edit.Ruleset, error) 
 // hash, with origins (from a fleet source's archive, nil for none). On
 // an edited node (ed keeps versions) it holds the edits of v, the
 // version about to serve, else those serving (a reload of the config
-// keeps them), with the messages of the versions that made them. It is
+// keeps them), with who made the versions that made them, and why. It is
 // called where the store is not written meanwhile (the daemon's lock on
-// changes held, or at start): the messages are read from it here, not
+// changes held, or at start): they are read from it here, not
 // by a page or a fetch while a promote commits.
 func Take(hash string, set *matcher.Set, origins *Origins, ed *edits.State, v *edit.Version) *Snapshot {
 	sn := &Snapshot{Hash: hash, Set: set, Origins: origins}
@@ -99,10 +99,12 @@ func Take(hash string, set *matcher.Set, origins *Origins, ed *edits.State, v *e
 			sn.Number = cur.Number
 		}
 	}
-	sn.Messages = map[int]string{}
+	sn.Made = map[int]edit.Audit{}
 	for _, e := range sn.Edits.Edits() {
-		if _, ok := sn.Messages[e.Version]; !ok && e.Version > 0 {
-			sn.Messages[e.Version] = ed.Message(e.Version)
+		for _, n := range []int{e.Version, e.Restored} {
+			if _, ok := sn.Made[n]; !ok && n > 0 {
+				sn.Made[n] = ed.Made(n)
+			}
 		}
 	}
 	return sn
@@ -120,7 +122,10 @@ func (sn *Snapshot) Show(ri *admin.RuleInfo, r *matcher.Rule) {
 		sn.Origins.Show(ri, r)
 	}
 	if e, ok := sn.Edits.For(r); ok {
-		ri.RuleChange = &admin.RuleChange{Added: e.At.UTC().Format(time.RFC3339), ChangedBy: e.By, Message: sn.Messages[e.Version]}
+		ri.RuleChange = &admin.RuleChange{Added: e.At.UTC().Format(time.RFC3339), ChangedBy: e.By, Message: sn.Made[e.Version].Message}
+		if r := restoreOf(e, sn.Made); r != nil {
+			ri.Restored = r.text()
+		}
 	}
 }
 
