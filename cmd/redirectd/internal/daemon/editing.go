@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strconv"
 
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/engine/admin/edit"
@@ -108,18 +107,10 @@ func (s *service) serveEdits(v *edit.Version, action string) error {
 }
 
 // rollbackEdits serves again the edits of version to (a number, or the
-// hash /versions lists) as a new version (edits.State.StageRollback).
+// hash /versions lists) as a new version (edits.State.RollbackTo).
 // s.mu is held.
 func (s *service) rollbackEdits(to string, a edit.Audit) (string, error) {
-	n, err := strconv.Atoi(to)
-	if err != nil {
-		rv, ferr := s.versions.Find(to)
-		if ferr != nil {
-			return "", ferr
-		}
-		n = rv.Number
-	}
-	v, err := s.ed.StageRollback(n, a)
+	v, err := s.ed.RollbackTo(to, &s.versions, a)
 	if err != nil {
 		return "", err
 	}
@@ -128,5 +119,5 @@ func (s *service) rollbackEdits(to string, a edit.Audit) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("serving version %d, the rules of version %d", v.Number, n), nil
+	return edits.RolledBack(v), nil
 }
