@@ -2,8 +2,6 @@ package daemon
 
 import (
 	"cmp"
-	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 
@@ -77,47 +75,16 @@ func (s *service) Draft(id string, in edit.Scope, limit, offset int) (*edit.Draf
 func (s *service) Promote(id string, a edit.Audit, in edit.Scope) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	v, err := s.ed.StagePromote(id, a, in)
-	if err != nil {
-		return 0, err
-	}
-	err = s.serveEdits(v, "promote")
-	if err == nil {
-		s.ed.Promoted(id)
-	}
-	freeLoadGarbage() // what the load left, and the draft: see reloadLocked
-	if err != nil {
-		return 0, err
-	}
-	return v.Number, nil
+	return s.ed.Promote(id, a, in, s.serveEdits)
 }
 
 // serveEdits makes v, a promote or a rollback on an edited node, the
-// version serving, through apply: a v that does not load is ErrInvalid,
-// one that cannot be kept ErrNotDurable, and the running rules stay.
-// s.mu is held.
+// version serving, through apply (edits.Serve); its error is
+// edits.ServeFailed's. s.mu is held.
 func (s *service) serveEdits(v *edit.Version, action string) error {
 	st := s.ed.Store()
 	_, err := s.apply(change{action: action, who: edit.Audit{Author: v.Author, Message: v.Message}, c: &candidate{edits: v}, version: v,
 		durable: func() error { return st.Commit(v.Number) }})
-	if err != nil && !errors.Is(err, edit.ErrNotDurable) {
-		return fmt.Errorf("%w; the running rules stay: %v", edit.ErrInvalid, err)
-	}
-	return err
-}
-
-// rollbackEdits serves again the edits of version to (a number, or the
-// hash /versions lists) as a new version (edits.State.RollbackTo).
-// s.mu is held.
-func (s *service) rollbackEdits(to string, a edit.Audit) (string, error) {
-	v, err := s.ed.RollbackTo(to, &s.versions, a)
-	if err != nil {
-		return "", err
-	}
-	err = s.serveEdits(v, "rollback")
-	freeLoadGarbage() // see reloadLocked
-	if err != nil {
-		return "", err
-	}
-	return edits.RolledBack(v), nil
+	freeLoadGarbage() // what the load left, and a promote's draft: see reloadLocked
+	return edits.ServeFailed(err)
 }

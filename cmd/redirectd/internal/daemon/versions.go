@@ -119,13 +119,13 @@ func (s *service) writeVersionMetrics(w io.Writer) {
 }
 
 // Rollback serves version to again: on an edited node, as a new
-// version of its edits (rollbackEdits); with a source, the cache's copy,
+// version of its edits (edits.State.Rollback); with a source, the cache's copy,
 // pinned. What may be rolled back to is edits.VersionLog's to say.
 func (s *service) Rollback(to string, a edit.Audit) (string, error) {
 	if s.rs == nil && s.ed.Store() != nil {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		return s.rollbackEdits(to, a)
+		return s.ed.Rollback(to, &s.versions, a, s.serveEdits)
 	}
 	if _, err := s.versions.PinTarget(to, s.rs != nil); err != nil {
 		return "", err

@@ -13,6 +13,50 @@ import (
 // for every node: the daemon only loads the rules these name (which
 // needs the config or the source's cache) and swaps them in.
 
+// Serve is how the daemon serves a version staged here: loaded,
+// committed and swapped in through a Commit, as action (promote or
+// rollback). An error leaves the running rules.
+type Serve func(v *edit.Version, action string) error
+
+// Promote makes draft id the next version (StagePromote) and serves
+// it; the draft is dropped only once its version serves. The daemon's
+// lock on changes to the rules served is held.
+func (ed *State) Promote(id string, a edit.Audit, in edit.Scope, serve Serve) (int, error) {
+	v, err := ed.StagePromote(id, a, in)
+	if err != nil {
+		return 0, err
+	}
+	if err := serve(v, "promote"); err != nil {
+		return 0, err
+	}
+	ed.Promoted(id)
+	return v.Number, nil
+}
+
+// Rollback serves again, as a new version, the edits of version to (a
+// number, or a hash vl lists) on an edited node, as a's, and says what
+// serves. The daemon's lock on changes is held.
+func (ed *State) Rollback(to string, vl *VersionLog, a edit.Audit, serve Serve) (string, error) {
+	v, err := ed.RollbackTo(to, vl, a)
+	if err != nil {
+		return "", err
+	}
+	if err := serve(v, "rollback"); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("serving version %d, the rules of version %d", v.Number, v.RollbackOf), nil
+}
+
+// ServeFailed is the error of a version that did not serve: one that
+// could not be kept is ErrNotDurable as it is, any other did not load
+// (ErrInvalid); the running rules stay either way.
+func ServeFailed(err error) error {
+	if err == nil || errors.Is(err, edit.ErrNotDurable) {
+		return err
+	}
+	return fmt.Errorf("%w; the running rules stay: %v", edit.ErrInvalid, err)
+}
+
 // RollbackTo stages the rollback of an edited node to version to (a
 // number, or a hash vl lists) as a's (StageRollback).
 func (ed *State) RollbackTo(to string, vl *VersionLog, a edit.Audit) (*edit.Version, error) {
@@ -25,11 +69,6 @@ func (ed *State) RollbackTo(to string, vl *VersionLog, a edit.Audit) (*edit.Vers
 		n = rv.Number
 	}
 	return ed.StageRollback(n, a)
-}
-
-// RolledBack is what a rollback of an edited node answers.
-func RolledBack(v *edit.Version) string {
-	return fmt.Sprintf("serving version %d, the rules of version %d", v.Number, v.RollbackOf)
 }
 
 // PinTarget is the version a rollback to hash to serves and pins on a

@@ -2,6 +2,9 @@ package edits
 
 import (
 	"errors"
+	"fmt"
+	"io"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -106,5 +109,79 @@ func TestVersionRulesAndPinTarget(t *testing.T) {
 		if diff := cmp.Diff(tt.asked, l.asked); diff != "" {
 			t.Errorf("%s: rules asked (-want +got):\n%s", tt.hash, diff)
 		}
+	}
+}
+
+// anySyntax is an edit.Syntax that takes every host and rule.
+type anySyntax struct{}
+
+func (anySyntax) RuleHost(h string) (string, error) { return h, nil }
+func (anySyntax) Writable(*matcher.Rule) error      { return nil }
+func (anySyntax) ReadCSV(io.Reader, func(int, []matcher.Rule) error) error {
+	return nil
+}
+
+// TestPromoteAndRollback: a promote whose version does not serve keeps
+// its draft and says why (ErrNotDurable as it is, any other failure
+// ErrInvalid); one that serves drops it; a rollback serves the edits of
+// the version named as the next number and says so.
+func TestPromoteAndRollback(t *testing.T) {
+	log := slog.New(slog.DiscardHandler)
+	ed, err := Open(Options{Dir: t.TempDir(), Keep: 5, MaxDrafts: 5, MaxEntries: 10, Syntax: anySyntax{}}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules, err := matcher.Compile(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ed.Serve(func() *matcher.Set { return rules }, func(string, string) string { return "404" })
+	all := func(string) bool { return true }
+	// serve is the daemon's: a Commit, its rules "loaded" (or not).
+	serve := func(fail error) Serve {
+		return func(v *edit.Version, action string) error {
+			defer ed.Unstage()
+			cm := ed.Begin(Change{Action: action, Who: edit.Audit{Author: v.Author, Message: v.Message}, Version: v,
+				Durable: func() error { return ed.Store().Commit(v.Number) }}, true, log)
+			if fail != nil {
+				cm.Failed()
+				return ServeFailed(fail)
+			}
+			if err := cm.Durable(fmt.Sprint("h", v.Number)); err != nil {
+				return ServeFailed(err)
+			}
+			cm.Served()
+			return nil
+		}
+	}
+	d, err := ed.NewDraft("ed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ed.AddEntry(d.ID, "ed", edit.Entry{Op: edit.OpAdd, Kind: "exact", From: "/a", To: "/b"}, all); err != nil {
+		t.Fatal(err)
+	}
+	for _, fail := range []struct {
+		err  error
+		want error
+	}{{fmt.Errorf("disk full: %w", edit.ErrNotDurable), edit.ErrNotDurable}, {errors.New("a loop"), edit.ErrInvalid}} {
+		if _, err := ed.Promote(d.ID, edit.Audit{Author: "pub", Message: "m"}, all, serve(fail.err)); !errors.Is(err, fail.want) {
+			t.Errorf("a promote that failed with %v: %v, want %v", fail.err, err, fail.want)
+		}
+		if n := len(ed.Drafts(all)); n != 1 {
+			t.Errorf("after a failed promote, %d drafts, want the draft kept", n)
+		}
+	}
+	n, err := ed.Promote(d.ID, edit.Audit{Author: "pub", Message: "m"}, all, serve(nil))
+	if err != nil || n != 1 || len(ed.Drafts(all)) != 0 {
+		t.Fatalf("promote: version %d, %v, %d drafts; want version 1 and the draft dropped", n, err, len(ed.Drafts(all)))
+	}
+	var vl VersionLog
+	msg, err := ed.Rollback("0", &vl, edit.Audit{Author: "bob", Message: "back"}, serve(nil))
+	if err != nil || msg != "serving version 2, the rules of version 0" {
+		t.Errorf("rollback to 0: %q, %v", msg, err)
+	}
+	if cur, ov := ed.Serving(); cur.Number != 2 || cur.RollbackOf != 0 || ov.Len() != 0 {
+		t.Errorf("serving after the rollback: version %d of %d, %d edits; want 2, of 0, none", cur.Number, cur.RollbackOf, ov.Len())
 	}
 }
