@@ -22,11 +22,10 @@ import (
 // rule no rollback touched names its editor alone, and one of the
 // config "config".
 func TestOriginsAfterRollback(t *testing.T) {
-	at := time.Date(2026, 12, 6, 4, 0, 0, 0, time.UTC)
 	ov := edits.FromEdits([]edit.Edit{
-		{Entry: edit.Entry{Op: edit.OpAdd, From: "/fleet", To: "/f1", Status: 301}, By: "ed", At: at, Version: 1, Restored: 3},
-		{Entry: edit.Entry{Op: edit.OpAdd, Host: "a.example.com", From: "/kept", To: "/k", Status: 301}, By: "ann", At: at, Version: 1},
-		{Entry: edit.Entry{Op: edit.OpDelete, From: "/old"}, By: "ed", At: at, Version: 1, Restored: 3},
+		{Entry: edit.Entry{Op: edit.OpAdd, From: "/fleet", To: "/f1", Status: 301}, By: "ed", At: origin, Version: 1, Restored: 3},
+		{Entry: edit.Entry{Op: edit.OpAdd, Host: "a.example.com", From: "/kept", To: "/k", Status: 301}, By: "ann", At: origin, Version: 1},
+		{Entry: edit.Entry{Op: edit.OpDelete, From: "/old"}, By: "ed", At: origin, Version: 1, Restored: 3},
 	})
 	made := map[int]edit.Audit{1: {Author: "pub", Message: "first"}, 3: {Author: "bob", Message: "the second broke checkout"}}
 	b, err := json.Marshal(OriginsOf(3, ov, made))
@@ -66,3 +65,6 @@ func TestOriginsAfterRollback(t *testing.T) {
 		}
 	}
 }
+
+// origin is when the edits of TestOriginsAfterRollback were made.
+var origin = time.Date(2026, 12, 6, 4, 0, 0, 0, time.UTC)
