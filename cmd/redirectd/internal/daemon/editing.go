@@ -75,16 +75,25 @@ func (s *service) Draft(id string, in edit.Scope, limit, offset int) (*edit.Draf
 func (s *service) Promote(id string, a edit.Audit, in edit.Scope) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.ed.Promote(id, a, in, s.serveEdits)
+	serve, loaded := s.serveEdits()
+	n, err := s.ed.Promote(id, a, in, serve)
+	if *loaded {
+		freeLoadGarbage() // what the load left, and the draft: see reloadLocked
+	}
+	return n, err
 }
 
-// serveEdits makes v, a promote or a rollback on an edited node, the
-// version serving, through apply (edits.Serve); its error is
-// edits.ServeFailed's. s.mu is held.
-func (s *service) serveEdits(v *edit.Version, action string) error {
-	st := s.ed.Store()
-	_, err := s.apply(change{action: action, who: edit.Audit{Author: v.Author, Message: v.Message}, c: &candidate{edits: v}, version: v,
-		durable: func() error { return st.Commit(v.Number) }})
-	freeLoadGarbage() // what the load left, and a promote's draft: see reloadLocked
-	return edits.ServeFailed(err)
+// serveEdits returns the edits.Serve of an edited node, which makes a
+// promote's or rollback's version the version serving through apply
+// (its error edits.ServeFailed's), and whether it loaded one, after
+// which the caller hands the load's garbage back. s.mu is held.
+func (s *service) serveEdits() (edits.Serve, *bool) {
+	loaded := new(bool)
+	return func(v *edit.Version, action string) error {
+		*loaded = true
+		st := s.ed.Store()
+		_, err := s.apply(change{action: action, who: edit.Audit{Author: v.Author, Message: v.Message}, c: &candidate{edits: v}, version: v,
+			durable: func() error { return st.Commit(v.Number) }})
+		return edits.ServeFailed(err)
+	}, loaded
 }

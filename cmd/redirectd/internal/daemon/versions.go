@@ -125,7 +125,12 @@ func (s *service) Rollback(to string, a edit.Audit) (string, error) {
 	if s.rs == nil && s.ed.Store() != nil {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		return s.ed.Rollback(to, &s.versions, a, s.serveEdits)
+		serve, loaded := s.serveEdits()
+		msg, err := s.ed.Rollback(to, &s.versions, a, serve)
+		if *loaded {
+			freeLoadGarbage() // see reloadLocked
+		}
+		return msg, err
 	}
 	if _, err := s.versions.PinTarget(to, s.rs != nil); err != nil {
 		return "", err
