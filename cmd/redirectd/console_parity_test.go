@@ -40,6 +40,7 @@ var (
 	pageDiffCounts  = regexp.MustCompile(`id="diff-summary">[^\n]*?: ([\d,]+) added, ([\d,]+) changed, ([\d,]+) removed`)
 	pageDraftRow    = regexp.MustCompile(`<tr><td><a href="/ui/drafts/[^"]+">[^<]+</a></td><td>version \d+</td><td>[^<]*</td><td>[^<]*</td><td class="n">([\d,]+)</td></tr>`)
 	pageTbody       = regexp.MustCompile(`(?s)<tbody>(.*?)</tbody>`)
+	pageRuleCount   = regexp.MustCompile(`id="rule-count">(More than )?([\d,]+) rules? match`)
 )
 
 // threeCounts writes the three counts a page shows as the API's are.
@@ -53,9 +54,10 @@ func threeCounts(m []string) string {
 // TestConsoleMatchesAPI: every operation of the editing model (list
 // drafts, see one, make one, add, change and delete an entry, upload,
 // discard, compare versions, promote, roll back, which pins, unpin,
-// list versions, export) run through the JSON API and through the
-// console with the same token is done or refused alike, refused with
-// the same status, and shows the same counts, for every role and for
+// list versions, export, list the rules and those of a host) run
+// through the JSON API and through the console with the same token is
+// done or refused alike, refused with the same status, and shows the
+// same counts, for every role and for
 // tokens limited to *.brand-a.com; both ask one model (package edit).
 func TestConsoleMatchesAPI(t *testing.T) {
 	t.Parallel()
@@ -147,6 +149,33 @@ func TestConsoleMatchesAPI(t *testing.T) {
 		pcode, page = u.get("/ui/versions/diff?" + diffPath)
 		check(tk, "diff", apiOutcome(code, fmt.Sprintf("%d/%d/%d", diff.AddedCount, diff.ChangedCount, diff.RemovedCount)),
 			pageOutcome(pcode, threeCounts(pageDiffCounts.FindStringSubmatch(page))))
+
+		// The rules a token sees, and of one host: the console's index
+		// and GET /rules keep them to its hosts by one function.
+		queries := []string{"", "?host=www.brand-a.com"}
+		if tk != "alice" && tk != "paula" { // brand-b is not theirs: the console refuses it (TestConsoleScope)
+			queries = append(queries, "?host=www.brand-b.com")
+		}
+		for _, q := range queries {
+			var rules []json.RawMessage
+			code, body = n.call(tk, "GET", "/rules", "", nil)
+			json.Unmarshal([]byte(body), &rules)
+			host := strings.TrimPrefix(q, "?host=")
+			want := 0
+			for _, r := range rules {
+				var ri struct{ Host string }
+				json.Unmarshal(r, &ri)
+				if host == "" || ri.Host == host {
+					want++
+				}
+			}
+			pcode, page = u.get("/ui/rules" + q)
+			got := "none shown"
+			if m := pageRuleCount.FindStringSubmatch(page); m != nil {
+				got = m[1] + strings.ReplaceAll(m[2], ",", "") + " rules"
+			}
+			check(tk, "list rules"+q, apiOutcome(code, fmt.Sprint(want, " rules")), pageOutcome(pcode, got))
+		}
 
 		code, _ = n.call(tk, "GET", "/ruleset", "", nil)
 		pcode, _ = u.get("/ui/rules/export.toml")

@@ -21,7 +21,9 @@ import (
 // editor's (version and author, with the promote's message and time),
 // not the line of the archive that holds it ("redirectd.toml:7"); a
 // rule of the edited node's config says "config". A later promote's
-// origin replaces the earlier.
+// origin replaces the earlier; after a rollback, the rule is its
+// editor's of the version rolled back to, restored by the rollback's
+// author.
 func TestFleetRuleOrigin(t *testing.T) {
 	t.Parallel()
 	n := startEditNode(t)
@@ -93,5 +95,20 @@ func TestFleetRuleOrigin(t *testing.T) {
 	n.json("pub", "POST", "/drafts/"+d.ID+"/promote", map[string]string{"message": "second"}, 200, nil)
 	if got := origin("/fleet", "version 2 by ed"); got.RuleChange == nil || got.Message != "second" || got.To != "/f2" {
 		t.Errorf("after the second promote, the follower's /fleet: %+v", got)
+	}
+
+	// A rollback to version 1, served as version 3: the rule is version
+	// 1's again, its editor's, brought back by the rollback's author.
+	n.json("pub", "POST", "/versions/rollback?to=1&message=the+second+broke+checkout", nil, 200, nil)
+	restored := "version 1 by ed, restored in version 3 (rollback by pub)"
+	if got := origin("/fleet", restored); got.RuleChange == nil || got.ChangedBy != "ed" || got.Message != "first" ||
+		got.Restored != "version 3 (rollback by pub)" || got.To != "/f1" {
+		t.Errorf("after the rollback, the follower's /fleet: %+v", got)
+	}
+	if code, out := get("/explain?url=/fleet"); code != 200 || !strings.Contains(out, restored) {
+		t.Errorf("the follower's explain of /fleet after the rollback: %d, want %q\n%s", code, restored, out)
+	}
+	if code, page := get("/ui/rules?q=fleet"); code != 200 || !strings.Contains(page, "restored in version 3 (rollback by pub)") {
+		t.Errorf("the follower's console rules page after the rollback: %d, want the rollback named\n%.3000s", code, page)
 	}
 }

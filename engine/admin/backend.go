@@ -52,12 +52,15 @@ type Window struct {
 }
 
 // RuleChange is when a rule was added or last changed through a draft
-// (RFC 3339), the name of the token that promoted it, and the message
-// of that promote.
+// (RFC 3339), the name of the token that promoted it, the message of
+// that promote, and the rollback that brought it back, if one did.
 type RuleChange struct {
 	Added     string `json:"added,omitempty"`
 	ChangedBy string `json:"changed_by,omitempty"`
 	Message   string `json:"message,omitempty"`
+	// Restored is the rollback that served the rule's edit again since
+	// its promote: "version 7 (rollback by bob)".
+	Restored string `json:"restored,omitempty"`
 }
 
 // LocationInfo is an entry of the location phase: the location as nginx

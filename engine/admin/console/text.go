@@ -18,7 +18,8 @@ func lastAnswered(ri *admin.RuleInfo) string {
 }
 
 // changed is who last changed ri through a draft, when and why (the
-// promote's message, shortened), "" for a rule as the config writes it.
+// promote's message, shortened), and the rollback that brought it back
+// if one did; "" for a rule as the config writes it.
 func changed(ri *admin.RuleInfo) string {
 	if ri.RuleChange == nil {
 		return ""
@@ -34,6 +35,9 @@ func changed(ri *admin.RuleInfo) string {
 	}
 	if ri.Message != "" && who != "" {
 		who += ": " + shorten.Text(ri.Message, 80)
+	}
+	if ri.Restored != "" {
+		who += "; restored in " + ri.Restored
 	}
 	return who
 }

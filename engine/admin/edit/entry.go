@@ -18,11 +18,16 @@ const (
 
 // Edit is an Entry as kept: who made it, and when; Version is the
 // version that promoted it (0 while in a draft), whose message says why.
+// Restored is the version of the last rollback that served it again
+// (0: none since its promote, or it served unchanged through the
+// rollback): the rule's editor is still Version's, and the rollback's
+// author is who brought it back.
 type Edit struct {
 	Entry
-	By      string    `json:"by,omitempty"`
-	At      time.Time `json:"at"`
-	Version int       `json:"version,omitempty"`
+	By       string    `json:"by,omitempty"`
+	At       time.Time `json:"at"`
+	Version  int       `json:"version,omitempty"`
+	Restored int       `json:"restored,omitempty"`
 }
 
 // Key returns what an entry edits: the rules with this host and from.

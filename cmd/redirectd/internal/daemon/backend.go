@@ -21,6 +21,7 @@ import (
 	"github.com/redirectd/redirectd/engine/admin"
 	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/engine/admin/edit/edits"
+	"github.com/redirectd/redirectd/engine/admin/edit/ruleset"
 	"github.com/redirectd/redirectd/engine/promtext"
 	"github.com/redirectd/redirectd/internal/safego"
 	"github.com/redirectd/redirectd/matcher"
@@ -67,13 +68,12 @@ type service struct {
 	// ed is what the admin API's drafts edit (editing.go).
 	ed *edits.State
 	// ruleset is the archive of the version serving, made on the
-	// first GET /ruleset after it changes, with its ETag: one value,
-	// replaced whole. rulesetMu serialises the making.
-	ruleset   atomic.Pointer[edit.Ruleset]
-	rulesetMu sync.Mutex
-	// snap is the rules serving with their version's hash, stored
-	// together at each swap, for GET /ruleset.
-	snap atomic.Pointer[rulesSnap]
+	// first GET /ruleset after it changes (package ruleset).
+	ruleset ruleset.Archive
+	// snap is the rules serving with their version's hash and who made
+	// them, stored together at each swap, for GET /ruleset, /rules and
+	// explain.
+	snap atomic.Pointer[ruleset.Snapshot]
 	// idle hands a burst's garbage back once the process is quiet.
 	idle *idleCollector
 	// versionReady is closed once the version of the config serve
@@ -210,8 +210,11 @@ func (s *service) reloadLocked(c *candidate, commit func(edit.Version) error) (s
 	if c != nil {
 		pin = c.pin
 	}
-	snap := &rulesSnap{hash: ver.Hash, set: cfg.Set, origins: origins}
-	s.editsOf(snap, c)
+	var edited *edit.Version
+	if c != nil {
+		edited = c.edits
+	}
+	snap := ruleset.Take(ver.Hash, cfg.Set, origins, s.ed, edited)
 	s.recordVersion(ver, cfg.Set.Len(), pin)
 	old := s.srv.Rules()
 	if s.ups != nil {
@@ -349,31 +352,19 @@ func (s *service) Rules() []admin.RuleInfo {
 	// The edits, their messages and a fleet node's origins of the
 	// version serving, taken with it at its swap: a promote's commit
 	// is not read meanwhile.
-	var snap rulesSnap
-	if sn := s.snap.Load(); sn != nil {
-		snap = *sn
-	}
+	snap := s.snap.Load()
 	s.srv.Rules().Each(func(r matcher.RuleHits) {
 		ri := ruleInfo(r) // rules.go
-		if snap.origins != nil {
-			snap.origins.show(&ri, r.Rule)
-		}
-		if e, ok := snap.ov.For(r.Rule); ok {
-			ri.RuleChange = &admin.RuleChange{Added: e.At.UTC().Format(time.RFC3339), ChangedBy: e.By, Message: snap.messages[e.Version]}
-		}
+		snap.Show(&ri, r.Rule)
 		out = append(out, ri)
 	})
 	return out
 }
 
 func (s *service) Explain(url string, ar admin.ExplainRequest) (string, error) {
-	set := s.srv.Rules()
 	// A fleet node names a rule an editor made by its origin, as /rules
 	// does, from the origins taken with the rules serving.
-	var name func(*matcher.Rule) string
-	if sn := s.snap.Load(); sn != nil && sn.origins != nil && sn.set != nil {
-		set, name = sn.set, sn.origins.name
-	}
+	set, name := s.snap.Load().Explained(s.srv.Rules())
 	var fields explain.Fields
 	for _, h := range ar.Headers {
 		if err := fields.Set(h); err != nil {

@@ -2,11 +2,8 @@ package daemon
 
 import (
 	"cmp"
-	"errors"
-	"fmt"
 	"io"
 	"log/slog"
-	"strconv"
 
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/engine/admin/edit"
@@ -78,55 +75,25 @@ func (s *service) Draft(id string, in edit.Scope, limit, offset int) (*edit.Draf
 func (s *service) Promote(id string, a edit.Audit, in edit.Scope) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	v, err := s.ed.StagePromote(id, a, in)
-	if err != nil {
-		return 0, err
+	serve, loaded := s.serveEdits()
+	n, err := s.ed.Promote(id, a, in, serve)
+	if *loaded {
+		freeLoadGarbage() // what the load left, and the draft: see reloadLocked
 	}
-	err = s.serveEdits(v, "promote")
-	if err == nil {
-		s.ed.Promoted(id)
-	}
-	freeLoadGarbage() // what the load left, and the draft: see reloadLocked
-	if err != nil {
-		return 0, err
-	}
-	return v.Number, nil
+	return n, err
 }
 
-// serveEdits makes v, a promote or a rollback on an edited node, the
-// version serving, through apply: a v that does not load is ErrInvalid,
-// one that cannot be kept ErrNotDurable, and the running rules stay.
-// s.mu is held.
-func (s *service) serveEdits(v *edit.Version, action string) error {
-	st := s.ed.Store()
-	_, err := s.apply(change{action: action, who: edit.Audit{Author: v.Author, Message: v.Message}, c: &candidate{edits: v}, version: v,
-		durable: func() error { return st.Commit(v.Number) }})
-	if err != nil && !errors.Is(err, edit.ErrNotDurable) {
-		return fmt.Errorf("%w; the running rules stay: %v", edit.ErrInvalid, err)
-	}
-	return err
-}
-
-// rollbackEdits serves again the edits of version to (a number, or the
-// hash /versions lists) as a new version (edits.State.StageRollback).
-// s.mu is held.
-func (s *service) rollbackEdits(to string, a edit.Audit) (string, error) {
-	n, err := strconv.Atoi(to)
-	if err != nil {
-		rv, ferr := s.versions.Find(to)
-		if ferr != nil {
-			return "", ferr
-		}
-		n = rv.Number
-	}
-	v, err := s.ed.StageRollback(n, a)
-	if err != nil {
-		return "", err
-	}
-	err = s.serveEdits(v, "rollback")
-	freeLoadGarbage() // see reloadLocked
-	if err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("serving version %d, the rules of version %d", v.Number, n), nil
+// serveEdits returns the edits.Serve of an edited node, which makes a
+// promote's or rollback's version the version serving through apply
+// (its error edits.ServeFailed's), and whether it loaded one, after
+// which the caller hands the load's garbage back. s.mu is held.
+func (s *service) serveEdits() (edits.Serve, *bool) {
+	loaded := new(bool)
+	return func(v *edit.Version, action string) error {
+		*loaded = true
+		st := s.ed.Store()
+		_, err := s.apply(change{action: action, who: edit.Audit{Author: v.Author, Message: v.Message}, c: &candidate{edits: v}, version: v,
+			durable: func() error { return st.Commit(v.Number) }})
+		return edits.ServeFailed(err)
+	}, loaded
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/engine/admin/edit/edits"
+	"github.com/redirectd/redirectd/engine/admin/edit/ruleset"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -96,7 +97,7 @@ when = { language = "de" }
 	if d := cmp.Diff(want.Set.Rules(), set.Rules(), ignore, cmpopts.EquateEmpty(), cmpopts.EquateComparable(netip.Prefix{})); d != "" {
 		t.Errorf("served (-the config's +the draft's):\n%s", d)
 	}
-	text, err := rulesetTOML(set, "h")
+	text, err := ruleset.RulesTOML(set, "h", configSyntax{})
 	if err != nil {
 		t.Fatal(err)
 	}

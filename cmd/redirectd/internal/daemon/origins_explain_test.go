@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/cmd/redirectd/internal/explain"
+	"github.com/redirectd/redirectd/engine/admin/edit/ruleset"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -18,10 +19,10 @@ import (
 func TestExplainNamesOrigins(t *testing.T) {
 	dir := t.TempDir()
 	origins := `{"version":1,"edits":[{"from":"/fleet","version":1,"author":"ed","at":"2026-12-06T04:00:00Z"}]}`
-	if err := os.WriteFile(filepath.Join(dir, originsFile), []byte(origins), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, ruleset.OriginsFile), []byte(origins), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	o, err := readOrigins(dir, "redirectd.toml")
+	o, err := ruleset.ReadOrigins(dir, "redirectd.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +35,7 @@ func TestExplainNamesOrigins(t *testing.T) {
 	}
 	for path, want := range map[string]string{"/fleet": `rule:     version 1 by ed (exact "/fleet")`, "/old": `rule:     config (exact "/old")`} {
 		var b strings.Builder
-		if err := explain.RequestNamed(&b, set, path, time.Now(), nil, o.name); err != nil {
+		if err := explain.RequestNamed(&b, set, path, time.Now(), nil, o.Name); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(b.String(), want) || strings.Contains(b.String(), "redirectd.toml:") {

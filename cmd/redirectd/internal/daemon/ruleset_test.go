@@ -16,6 +16,7 @@ import (
 
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/engine/admin/edit"
+	"github.com/redirectd/redirectd/engine/admin/edit/ruleset"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -43,7 +44,7 @@ func FuzzRuleset(f *testing.F) {
 		if err != nil {
 			return // refused at the edit's compile, with its reason
 		}
-		text, err := rulesetTOML(set, "h")
+		text, err := ruleset.RulesTOML(set, "h", configSyntax{})
 		if err != nil {
 			t.Fatalf("an edit that is served cannot be written to the archive: %v", err)
 		}
@@ -73,7 +74,7 @@ func TestRulesetTOMLCarriesEverything(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text, err := rulesetTOML(set, "h")
+	text, err := ruleset.RulesTOML(set, "h", configSyntax{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +106,7 @@ func TestRulesetKeepsURI(t *testing.T) {
 	}
 	dir := t.TempDir()
 	archive := filepath.Join(dir, "ruleset.tar.gz")
-	if _, err := writeRuleset(archive, set, "h1", nil); err != nil {
+	if _, err := ruleset.Write(archive, set, "h1", nil, configSyntax{}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(archive)

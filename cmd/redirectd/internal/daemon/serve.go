@@ -3,6 +3,14 @@
 // them serving: reloads (SIGHUP, POST /reload, file changes), [rules]
 // source polling with versions and rollback, idle garbage collection,
 // systemd notification, and the drain on SIGTERM.
+//
+// The editing path's decisions are not here: drafts, versions, the
+// audit and the write-ahead order of a change are package edits', the
+// /ruleset archive and a fleet node's origins package ruleset's (both
+// under engine/admin/edit, whose doc says what lives where). The daemon
+// loads what they name (the config with a version's edits, a cached
+// rule set), swaps the rules in through one function (apply, change.go)
+// and fetches from the source, since those need config.
 package daemon
 
 import (

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/engine/admin/edit/edits"
+	"github.com/redirectd/redirectd/engine/admin/edit/ruleset"
 
 	"github.com/VictoriaMetrics/metrics"
 
@@ -428,7 +429,7 @@ func (s *service) sourceFailed(err error) {
 // rule set from an edited node, its rules' origins. With a source, the
 // local config holds no rules; the source's settings take effect at a
 // restart only.
-func (s *service) load(c *candidate) (*config.Config, edit.Version, *ruleOrigins, error) {
+func (s *service) load(c *candidate) (*config.Config, edit.Version, *ruleset.Origins, error) {
 	cfg, err := s.loader.Load(s.file)
 	if err != nil {
 		return nil, edit.Version{}, nil, err
@@ -475,7 +476,7 @@ func (s *service) load(c *candidate) (*config.Config, edit.Version, *ruleOrigins
 		// A rule set holds no locations: the node's own config does.
 		cfg.Set.SetLocations(cfg.Locations)
 	}
-	origins, err := readOrigins(c.dir, c.meta.Entry)
+	origins, err := ruleset.ReadOrigins(c.dir, c.meta.Entry)
 	if err != nil {
 		// Only what the rules pages show: the rules serve all the same.
 		s.log.Warn("cannot read who made the rules of the rule set; they are shown by their place in it", "version", c.meta.Hash, "err", err)

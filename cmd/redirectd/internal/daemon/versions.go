@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -21,6 +20,7 @@ import (
 	"github.com/redirectd/redirectd/config/source"
 	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/engine/admin/edit/edits"
+	"github.com/redirectd/redirectd/engine/admin/edit/ruleset"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -31,9 +31,7 @@ func (s *service) settleVersion(cfg *config.Config) {
 	defer close(s.versionReady)
 	s.initVersions(cfg)
 	if h := s.versions.ServingHash(); h != "" {
-		snap := &rulesSnap{hash: h, set: s.srv.Rules()}
-		s.editsOf(snap, nil)
-		s.snap.Store(snap)
+		s.snap.Store(ruleset.Take(h, s.srv.Rules(), nil, s.ed, nil))
 	}
 }
 
@@ -97,7 +95,8 @@ func (s *service) recordVersion(v edit.Version, n int, p edits.Pin) {
 }
 
 // The edit.Versioner methods: the version log's (edits.VersionLog),
-// Rollback and Unpin loading through apply.
+// which decides what a rollback, an unpin and a diff do (versionops.go
+// there); Rollback and Unpin load through apply.
 
 func (s *service) Versions() []edit.Version { return s.versions.Versions() }
 
@@ -119,18 +118,22 @@ func (s *service) writeVersionMetrics(w io.Writer) {
 	}
 }
 
+// Rollback serves version to again: on an edited node, as a new
+// version of its edits (edits.State.Rollback); with a source, the cache's copy,
+// pinned. What may be rolled back to is edits.VersionLog's to say.
 func (s *service) Rollback(to string, a edit.Audit) (string, error) {
 	if s.rs == nil && s.ed.Store() != nil {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		return s.rollbackEdits(to, a)
+		serve, loaded := s.serveEdits()
+		msg, err := s.ed.Rollback(to, &s.versions, a, serve)
+		if *loaded {
+			freeLoadGarbage() // see reloadLocked
+		}
+		return msg, err
 	}
-	v, err := s.versions.Find(to)
-	if err != nil {
+	if _, err := s.versions.PinTarget(to, s.rs != nil); err != nil {
 		return "", err
-	}
-	if !v.Kept || s.rs == nil {
-		return "", fmt.Errorf("version %s came from the local config, whose earlier files are not kept: only versions from [rules] source can be rolled back to", to)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -145,84 +148,76 @@ func (s *service) Rollback(to string, a edit.Audit) (string, error) {
 		return "", fmt.Errorf("cannot roll back to %s; the running rules stay: %w", to, err)
 	}
 	s.log.Warn("rolled back; pinned until the source changes or POST /versions/unpin", "version", to, "author", a.Author, "message", a.Message)
-	return fmt.Sprintf("serving %s, pinned until the source changes or POST /versions/unpin: %s", to, msg), nil
+	return edits.Pinned(to, msg), nil
 }
 
 // Unpin ends a rollback's pin, recorded in the audit log with a, the
-// caller.
+// caller; edits.VersionLog says whether there is one and what serves
+// after it.
 func (s *service) Unpin(a edit.Audit) (string, error) {
-	if s.rs == nil {
-		return "", errors.New("nothing is pinned: rollback needs [rules] source")
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.versions.Pinned() {
-		return "", errors.New("nothing is pinned: POST /versions/rollback?to=HASH pins a version")
+	var latest string
+	if s.rs != nil {
+		latest = s.rs.latest.Hash
+	}
+	target, err := s.versions.UnpinTarget(s.rs != nil, latest)
+	if err != nil {
+		return "", err
 	}
 	cache := s.rs.cache
 	unpinned := func() error { return cache.SetPinned("") }
-	latest := s.rs.latest
-	if latest.Hash == "" || latest.Hash == s.versions.ServingHash() {
+	if target == "" {
 		if _, err := s.apply(change{action: "unpin", who: a, keep: true, durable: unpinned}); err != nil {
 			return "", err
 		}
 		s.versions.SetPinned(false)
-		return "unpinned; the source's version serves already", nil
+		return edits.Unpinned("", "", nil)
 	}
-	c, err := s.rs.cached(latest.Hash)
+	var msg string
+	c, err := s.rs.cached(target)
 	if err == nil {
-		var msg string
 		c.pin = edits.ClearPin
-		if msg, err = s.apply(change{action: "unpin", who: a, c: c, durable: unpinned}); err == nil {
-			return "unpinned; serving the source's version " + latest.Hash + ": " + msg, nil
-		}
+		msg, err = s.apply(change{action: "unpin", who: a, c: c, durable: unpinned})
 	}
-	return "", fmt.Errorf("cannot load the source's version %s, so the pin stays: %w", latest.Hash, err)
+	return edits.Unpinned(target, msg, err)
 }
 
+// Diff compares two versions (edits.VersionLog), their rules loaded by
+// versionLoader.
 func (s *service) Diff(from, to string, limit int) (*edit.VersionDiff, error) {
-	return s.versions.Diff(from, to, limit, s.versionRules)
+	return s.versions.Diff(from, to, limit, func(hash string) (*matcher.Set, error) {
+		return s.versions.VersionRules(hash, s.ed, s.rs != nil, versionLoader{s})
+	})
 }
 
-// versionRules returns the rules of version hash: the serving set's when
-// it serves, else loaded from the cache (compiled: the loader has no
-// cheaper path, and a diff is rare).
-func (s *service) versionRules(hash string) (*matcher.Set, error) {
-	v, err := s.versions.Find(hash)
+// versionLoader is edits.RuleLoader by the daemon: the rules serving,
+// the config loaded again, the source's cache.
+type versionLoader struct{ s *service }
+
+func (l versionLoader) Serving() *matcher.Set { return l.s.srv.Rules() }
+
+// Edited compiles the config of now with v's edits (none for number 0)
+// laid over it.
+func (l versionLoader) Edited(v *edit.Version) (*matcher.Set, error) {
+	s := l.s
+	cfg, err := s.loader.Load(s.file)
 	if err != nil {
+		return nil, fmt.Errorf("cannot load the config to rebuild version %d: %w", v.Number, err)
+	}
+	if err := applyEdits(s.ed, cfg, v, s.log); err != nil {
 		return nil, err
-	}
-	if hash == s.versions.ServingHash() {
-		return s.srv.Rules(), nil
-	}
-	if s.rs == nil && s.ed.Store() != nil {
-		return s.editedRules(v)
-	}
-	if !v.Kept || s.rs == nil {
-		return nil, fmt.Errorf("version %s came from the local config, whose earlier files are not kept: only versions from [rules] source can be compared", hash)
-	}
-	cfg, err := config.LoadRuleSetFor(s.cfg.Reload, s.rs.cache.Dir(hash), v.Entry, s.srv.Rules().HeaderFields()...)
-	if err != nil {
-		return nil, fmt.Errorf("cannot load version %s from [rules] cache_dir: %w", hash, err)
 	}
 	return cfg.Set, nil
 }
 
-// editedRules rebuilds the rules of version v of an edited node: the
-// config as it is now, with v's stored edits (none for number 0) laid
-// over it. A version from before the config last changed is rebuilt on
-// the config of now: the edits are kept, not the config's files.
-func (s *service) editedRules(v edit.Version) (*matcher.Set, error) {
-	cfg, err := s.loader.Load(s.file)
+// Fetched compiles version v from the cache (the loader has no cheaper
+// path, and a diff is rare).
+func (l versionLoader) Fetched(v edit.Version) (*matcher.Set, error) {
+	s := l.s
+	cfg, err := config.LoadRuleSetFor(s.cfg.Reload, s.rs.cache.Dir(v.Hash), v.Entry, s.srv.Rules().HeaderFields()...)
 	if err != nil {
-		return nil, fmt.Errorf("cannot load the config to rebuild version %s: %w", v.Hash, err)
-	}
-	ev, err := s.ed.Store().Load(v.Number)
-	if err != nil {
-		return nil, fmt.Errorf("version %s: %w", v.Hash, edit.ErrUnknownVersion)
-	}
-	if err := applyEdits(s.ed, cfg, ev, s.log); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("cannot load version %s from [rules] cache_dir: %w", v.Hash, err)
 	}
 	return cfg.Set, nil
 }

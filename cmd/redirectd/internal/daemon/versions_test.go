@@ -96,7 +96,7 @@ func TestSettleVersionLate(t *testing.T) {
 	if len(late) != 1 || late[0].Hash != before[0].Hash || late[0].Rules != before[0].Rules || !late[0].Serving {
 		t.Errorf("versions with the hash computed late: %+v, want one serving %s of %d rules", late, before[0].Hash, before[0].Rules)
 	}
-	if sn := s.snap.Load(); sn == nil || sn.hash != before[0].Hash {
+	if sn := s.snap.Load(); sn == nil || sn.Hash != before[0].Hash {
 		t.Errorf("the rules' snapshot: %+v, want hash %s", sn, before[0].Hash)
 	}
 }

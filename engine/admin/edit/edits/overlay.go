@@ -119,7 +119,7 @@ func (o *Overlay) MergeStamped(top *Overlay, n int) *Overlay {
 		// is, no key made again.
 		out := &Overlay{m: maps.Clone(top.m), list: slices.Clone(top.list)}
 		for i := range out.list {
-			out.list[i].Version = n
+			out.list[i].Version, out.list[i].Restored = n, 0
 		}
 		return out
 	}
@@ -128,7 +128,7 @@ func (o *Overlay) MergeStamped(top *Overlay, n int) *Overlay {
 		out.Put(e)
 	}
 	for _, e := range top.Edits() {
-		e.Version = n
+		e.Version, e.Restored = n, 0
 		out.Put(e)
 	}
 	return out

@@ -72,11 +72,30 @@ func (ed *State) StageRollback(n int, a edit.Audit) (*edit.Version, error) {
 	}
 	ed.mu.Lock()
 	defer ed.mu.Unlock()
-	target := FromEdits(old.Edits)
-	v := &edit.Version{Number: ed.store.Next(), Base: ed.cur.Number, Author: a.Author, Message: a.Message, Time: now(), RollbackOf: n,
-		Counts: overlayCounts(ed.ov, target), Edits: old.Edits}
+	next := ed.store.Next()
+	target := restored(ed.ov, old.Edits, next)
+	v := &edit.Version{Number: next, Base: ed.cur.Number, Author: a.Author, Message: a.Message, Time: now(), RollbackOf: n,
+		Counts: overlayCounts(ed.ov, target), Edits: target.Edits()}
 	ed.staged = stagedVersion{v, target}
 	return v, nil
+}
+
+// restored returns the edits of list, the version rolled back to, as
+// version n serves them again: each stamped Restored by n unless cur,
+// the serving edits, holds it as it is (the same entry from the same
+// promote), whose stamp it keeps. A rule's origin is then its editor's
+// as of the version served, and who brought it back.
+func restored(cur *Overlay, list []edit.Edit, n int) *Overlay {
+	out := FromEdits(list)
+	for i := range out.list {
+		e := &out.list[i]
+		if p, ok := cur.Get(e.Key()); ok && p.Version == e.Version && p.Entry.Equal(&e.Entry) {
+			e.Restored = p.Restored
+		} else {
+			e.Restored = n
+		}
+	}
+	return out
 }
 
 // overlayCounts counts the keys whose edit differs from cur to target:

@@ -46,9 +46,9 @@ type State struct {
 	// next is the number of the next draft's id ("d1", "d2", ...).
 	next   int
 	drafts map[string]*draft
-	// messages are the promote messages of versions, read once each
-	// (Message): a version's message never changes.
-	messages map[int]string
+	// made are the authors and messages of versions, read once each
+	// (Made): a version's never change.
+	made map[int]edit.Audit
 	// maxDrafts and maxEntries are [admin] max_drafts and
 	// max_draft_entries (quota.go).
 	maxDrafts, maxEntries int
@@ -249,25 +249,26 @@ func (ed *State) refuse() error {
 	return nil
 }
 
-// Message is version n's promote message, "" when it is no longer kept:
-// what /rules and the console show beside a rule's last change.
-func (ed *State) Message(n int) string {
+// Made is who made version n (a promote's or rollback's author) and
+// why (its message), empty when it is no longer kept: what /rules, the
+// console and a fleet's origins show beside a rule's last change.
+func (ed *State) Made(n int) edit.Audit {
 	ed.mu.Lock()
 	defer ed.mu.Unlock()
 	if ed.store == nil {
-		return ""
+		return edit.Audit{}
 	}
-	if m, ok := ed.messages[n]; ok {
+	if m, ok := ed.made[n]; ok {
 		return m
 	}
-	m := ""
+	var m edit.Audit
 	if v, err := ed.store.Head(n); err == nil {
-		m = v.Message
+		m = edit.Audit{Author: v.Author, Message: v.Message}
 	}
-	if ed.messages == nil {
-		ed.messages = map[int]string{}
+	if ed.made == nil {
+		ed.made = map[int]edit.Audit{}
 	}
-	ed.messages[n] = m
+	ed.made[n] = m
 	return m
 }
 

@@ -151,6 +151,10 @@ func appendEdit(b []byte, e *edit.Edit) ([]byte, error) {
 		b = append(b, `,"version":`...)
 		b = strconv.AppendInt(b, int64(e.Version), 10)
 	}
+	if e.Restored != 0 {
+		b = append(b, `,"restored":`...)
+		b = strconv.AppendInt(b, int64(e.Restored), 10)
+	}
 	return append(b, '}'), nil
 }
 
@@ -167,4 +171,13 @@ func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	b = append(b, s...)
 	return append(b, '"')
+}
+
+// WriteFile replaces name with b as writeAtomic does: what is kept
+// beside the versions for the operator (GET /ruleset's copy).
+func WriteFile(name string, b []byte) error {
+	return writeAtomic(name, "file", func(w *bufio.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
 }

@@ -23,6 +23,7 @@ func TestVersionEncode(t *testing.T) {
 		{Number: 3, Base: 2, Author: "pub", Message: "spring <clean-up> & \"more\"", Time: at, Counts: &edit.Counts{Added: 1, Changed: 2, Removed: 3}, RollbackOf: 1, Edits: []edit.Edit{}},
 		{Number: 1, Edits: []edit.Edit{
 			{Entry: edit.Entry{Op: edit.OpAdd, From: "/a", To: "/b", Status: 301}, By: "pub", At: at, Version: 1},
+			{Entry: edit.Entry{Op: edit.OpAdd, From: "/back", To: "/b", Status: 301}, By: "ed", At: at, Version: 1, Restored: 4},
 			{Entry: edit.Entry{Op: edit.OpDelete, Host: "www.example.com", From: "/gone"}, At: at.Add(time.Nanosecond * 1500)},
 			{Entry: edit.Entry{Op: edit.OpChange, From: "^/r/(.*)$", To: "/x?a=1&b=<2>", Status: 308, Kind: "regex"}, By: "é\u2028\x01\\\"", At: at.In(time.FixedZone("x", 3600))},
 			{Entry: edit.Entry{Op: edit.OpAdd, From: "/z\x7f\xff", To: "/ü", Status: 410}},
