@@ -85,6 +85,9 @@ type Server struct {
 	// with the request's scheme, host and port, as nginx's default
 	// `absolute_redirect on` (default false: the path as configured).
 	AbsoluteRedirect bool `toml:"absolute_redirect"`
+	// RedirectPort is absolute_redirect's port: "listener" (default, as
+	// nginx) or "host", the Host header's (as Apache).
+	RedirectPort string `toml:"redirect_port"`
 	// ShutdownTimeout bounds the drain on SIGTERM (default 10s).
 	ShutdownTimeout Duration `toml:"shutdown_timeout"`
 	// DeferAccept hands a connection over once its first bytes arrive and
@@ -236,7 +239,7 @@ var known = map[string][]string{
 	"server_rewrite":                      {"host", "hosts", "scheme", "steps", "default_server", "default_server_ports"},
 	"location_map":                        locationMapKeys,
 	"server": {"listen", "event_loops", "max_path_bytes", "idle_timeout", "header_timeout",
-		"max_connections_per_ip", "ipv6_prefix", "max_connections", "https_redirect", "absolute_redirect", "shutdown_timeout", "defer_accept",
+		"max_connections_per_ip", "ipv6_prefix", "max_connections", "https_redirect", "absolute_redirect", "redirect_port", "shutdown_timeout", "defer_accept",
 		"proxy_protocol", "trusted_proxies", "headers"},
 	"rule":           {"match", "from", "to", "status", "host", "case_insensitive", "trailing_slash", "query_string", "query", "request_uri", "path", "headers", "when"},
 	"map":            {"file", "format", "match", "status", "host", "case_insensitive", "trailing_slash", "query_string", "request_uri", "path", "invalid", "headers", "when"},

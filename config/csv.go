@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/redirectd/redirectd/matcher"
 
@@ -81,7 +82,7 @@ func ReadCSV(name string, data []byte) ([]matcher.Rule, []*Error) {
 // host and path ("example.com/old", a scheme allowed); status may be empty
 // for the default; the three flags are true or false (empty: the
 // defaults, which keep the query and match neither subdomains nor
-// subpaths). A first row whose status is not a number is a header. With
+// subpaths). A first row of column names is a header (csvHeader). With
 // include_subdomains the rule also answers every subdomain of the host;
 // with subpath_matching it answers /old and everything under /old/,
 // appending the rest of the path to the target.
@@ -114,12 +115,12 @@ func parseCSV(name string, data []byte, d *Defaults, bad func(*Error) bool) []ma
 			continue
 		}
 		line, _ := r.FieldPos(0)
-		if row == 0 && len(rec) >= 3 && !isNumberOrEmpty(rec[2]) {
-			continue // header
+		if row == 0 && csvHeader(rec) {
+			continue
 		}
 		rs, err := csvRow(rec, d)
 		if err != nil {
-			if !bad(&Error{File: name, Line: line, Msg: err.Error()}) {
+			if !bad(&Error{File: name, Line: line, Msg: rowError(row, err)}) {
 				break
 			}
 			continue
@@ -132,12 +133,40 @@ func parseCSV(name string, data []byte, d *Defaults, bad func(*Error) bool) []ma
 	return rules
 }
 
-func isNumberOrEmpty(s string) bool {
-	if s = strings.TrimSpace(s); s == "" {
-		return true
+// csvHeader reports whether rec, a file's first row, is a header (column
+// names) rather than a redirect, and takes a UTF-8 byte order mark
+// (Excel's "CSV UTF-8") off its first field. Every row's source or target
+// holds a '/' (a path or a URL; only a bare host with a 410's empty target
+// holds none), so a first row is a header when none of its fields holds a
+// '/', one holds a letter, and its status, if given, is not a number:
+// `from,to`, `source,destination,status`, `Old URL,New URL,Code`. A first
+// row with a '/' is a rule, so that a bad one (`/old,/new,30l`) is an
+// error naming line 1, not a row dropped as a header. The one test for
+// every reader of the form: [[csv]], import csv and uploads.
+func csvHeader(rec []string) bool {
+	rec[0] = strings.TrimPrefix(rec[0], "\ufeff")
+	letter := false
+	for _, f := range rec {
+		if strings.Contains(f, "/") {
+			return false
+		}
+		letter = letter || strings.ContainsFunc(f, unicode.IsLetter)
 	}
-	_, err := strconv.Atoi(s)
-	return err == nil
+	if len(rec) >= 3 {
+		if _, err := strconv.Atoi(strings.TrimSpace(rec[2])); err == nil {
+			return false
+		}
+	}
+	return letter
+}
+
+// rowError is the message of a row that cannot be read; on the first
+// row, which may have been meant as a header, it says what a header is.
+func rowError(row int, err error) string {
+	if row == 0 {
+		return err.Error() + " (a first row of column names is a header when none of them holds a '/')"
+	}
+	return err.Error()
 }
 
 // csvRow turns one row into its rules (two when subdomains are included).
@@ -231,12 +260,17 @@ func splitSource(s string) (host, path string, err error) {
 	if err != nil || u.Host == "" {
 		return "", "", fmt.Errorf("source %q is neither a path nor host/path", s)
 	}
-	if u.RawQuery != "" || u.Fragment != "" {
+	if strings.ContainsAny(s, "?#") {
 		return "", "", fmt.Errorf("source %q holds a query or fragment; sources match the path only", s)
 	}
-	path = u.EscapedPath()
-	if path == "" {
-		path = "/"
+	// The path as written, as a source without a host and a [[rule]]'s
+	// from keep it: the url package's form of it would escape a space or
+	// a letter beyond ASCII, and a rule exported as a row would come back
+	// as another rule of the same path.
+	_, authorityPath, _ := strings.Cut(s, "://")
+	path = "/"
+	if i := strings.IndexByte(authorityPath, '/'); i >= 0 {
+		path = authorityPath[i:]
 	}
 	host, msg := asciiHost(u.Hostname())
 	if msg != "" {
@@ -269,12 +303,12 @@ func StreamCSV(name string, r io.Reader, fn func(line int, rules []matcher.Rule)
 			return &Error{File: name, Line: pe.StartLine, Msg: fmt.Sprintf("cannot read the row: %v", err)}
 		}
 		line, _ := cr.FieldPos(0)
-		if row == 0 && len(rec) >= 3 && !isNumberOrEmpty(rec[2]) {
-			continue // header
+		if row == 0 && csvHeader(rec) {
+			continue
 		}
 		rs, err := csvRow(rec, d)
 		if err != nil {
-			return &Error{File: name, Line: line, Msg: err.Error()}
+			return &Error{File: name, Line: line, Msg: rowError(row, err)}
 		}
 		if err := fn(line, rs); err != nil {
 			return err

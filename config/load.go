@@ -558,6 +558,12 @@ func checkServer(file string, sv *Server, loc *locator, errs *errorList) {
 	if sv.IPv6Prefix > 128 {
 		bad("ipv6_prefix", "%d is more than 128, the bits of an IPv6 address; use 64 (the default) for one client per /64", sv.IPv6Prefix)
 	}
+	switch {
+	case sv.RedirectPort != "" && sv.RedirectPort != "listener" && sv.RedirectPort != "host":
+		bad("redirect_port", "%q is not a choice; use \"listener\" (the listener's port, as nginx) or \"host\" (the Host header's, as Apache)", sv.RedirectPort)
+	case sv.RedirectPort != "" && !sv.AbsoluteRedirect:
+		bad("redirect_port", "is the port of an absolute Location: it needs absolute_redirect = true")
+	}
 	if sv.MaxPathBytes > maxPathBytesLimit {
 		bad("max_path_bytes", "%d is more than %d; a request head is limited to it plus 64 KiB", sv.MaxPathBytes, maxPathBytesLimit)
 	}

@@ -198,6 +198,10 @@ func TestLoadErrors(t *testing.T) {
 			[]string{"redirectd.toml:3: [server]: ipv6_prefix: 129 is more than 128"}},
 		{"negative ipv6 prefix", map[string]string{"redirectd.toml": "[server]\nipv6_prefix = -64\n"},
 			[]string{"redirectd.toml:2: [server]: ipv6_prefix: -64 is negative"}},
+		{"redirect_port not a choice", map[string]string{"redirectd.toml": "[server]\nabsolute_redirect = true\nredirect_port = \"client\"\n"},
+			[]string{"redirectd.toml:3: [server]: redirect_port: \"client\" is not a choice"}},
+		{"redirect_port without absolute_redirect", map[string]string{"redirectd.toml": "[server]\nredirect_port = \"host\"\n"},
+			[]string{"redirectd.toml:2: [server]: redirect_port: is the port of an absolute Location: it needs absolute_redirect = true"}},
 		{"ipv6 prefix as text", map[string]string{"redirectd.toml": "[server]\n\nipv6_prefix = \"/64\"\n"},
 			[]string{"redirectd.toml:3: server.ipv6_prefix: wrong type: a string, where an integer is wanted"}},
 		{"ipv6 prefix misspelt", map[string]string{"redirectd.toml": "[server]\nipv6_prefixlen = 64\n"},
@@ -387,5 +391,13 @@ func TestRuleOptionErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%q: error %v, want %q", tt.text, err, tt.want)
 		}
+	}
+}
+
+// TestRedirectPort: redirect_port = "host" is read with absolute_redirect.
+func TestRedirectPort(t *testing.T) {
+	cfg, err := config.Load(writeFiles(t, map[string]string{"redirectd.toml": "[server]\nabsolute_redirect = true\nredirect_port = \"host\"\n"}))
+	if err != nil || cfg.Server.RedirectPort != "host" || !cfg.Server.AbsoluteRedirect {
+		t.Fatalf("redirect_port = \"host\": %v %+v", err, cfg)
 	}
 }

@@ -36,8 +36,10 @@ func (cs *conn) appendLocation(dst []byte, m *matcher.Match, req *httpparse.Requ
 
 // appendOrigin appends "scheme://host[:port]" for a path Location of req.
 //
-// The scheme is the listener's, as nginx's (c->ssl). One choice differs:
-// behind a TLS terminator every request arrives on the plain listener,
+// The port is the listener's, as nginx's, or with RedirectPortFromHost the
+// Host header's, as Apache's (UseCanonicalName Off) for a request with a
+// Host. The scheme is the listener's, as nginx's (c->ssl). One choice
+// differs: behind a TLS terminator every request arrives on the plain listener,
 // where nginx would send "http://" and its own port, which is why such
 // sites turn absolute_redirect off. redirectd believes the
 // X-Forwarded-Proto: https of a proxy it trusts (trusted_proxies; loopback
@@ -69,16 +71,27 @@ func (cs *conn) appendOrigin(dst []byte, req *httpparse.Request) []byte {
 		}
 	}
 	dst = ascii.AppendLower(dst, name)
-	if forwarded {
-		if len(port) > 0 && string(port) != "443" {
-			dst = append(append(dst, ':'), port...)
-		}
-		return dst
+	if forwarded || len(name) > 0 && cs.loop.srv.opts.RedirectPortFromHost {
+		return appendHostPort(dst, port, https)
 	}
 	if p := cs.local.Port(); p != 0 && !(https && p == 443) && !(!https && p == 80) {
 		dst = strconv.AppendUint(append(dst, ':'), uint64(p), 10)
 	}
 	return dst
+}
+
+// appendHostPort appends ":port" for the port of a Host header, none
+// when it is empty or the scheme's default, as Apache's
+// ap_is_default_port; leading zeros are dropped, as Apache writes the
+// number it parsed (Host "x:080" is port 80).
+func appendHostPort(dst, port []byte, https bool) []byte {
+	for len(port) > 1 && port[0] == '0' {
+		port = port[1:]
+	}
+	if len(port) == 0 || https && string(port) == "443" || !https && string(port) == "80" {
+		return dst
+	}
+	return append(append(dst, ':'), port...)
 }
 
 // splitHostPort splits a Host value into its name, without a trailing

@@ -94,11 +94,14 @@ func TestAbsoluteRedirectAsNginx(t *testing.T) {
 }
 
 // TestAbsoluteRedirect checks what nginx has no part in: the default
-// (relative, as configured), and a trusted proxy's X-Forwarded-Proto.
+// (relative, as configured), a trusted proxy's X-Forwarded-Proto, and
+// the port taken from the Host as Apache takes it (UseCanonicalName Off;
+// cmd/redirectd's TestImportApachePorts compares with a real Apache).
 func TestAbsoluteRedirect(t *testing.T) {
 	off := startAbsolute(t, engine.Options{})
 	on := startAbsolute(t, engine.Options{AbsoluteRedirect: true})
-	p := port(on.Addr())
+	host := startAbsolute(t, engine.Options{AbsoluteRedirect: true, RedirectPortFromHost: true})
+	p, hp := port(on.Addr()), port(host.Addr())
 	for _, c := range []struct {
 		name string
 		srv  *engine.Server
@@ -113,6 +116,15 @@ func TestAbsoluteRedirect(t *testing.T) {
 		{"proxied https port", on, "GET /old HTTP/1.1\r\nHost: example.com:8443\r\nX-Forwarded-Proto: https\r\n\r\n", "https://example.com:8443/new-page"},
 		{"proxied http", on, "GET /old HTTP/1.1\r\nHost: example.com\r\nX-Forwarded-Proto: http\r\n\r\n", "http://example.com:" + p + "/new-page"},
 		{"absolute to", on, "GET /away HTTP/1.1\r\nHost: example.com\r\n\r\n", "https://other.example/x"},
+		// The port the Host names, none for none or the scheme's
+		// default, whatever the listener's; without a Host the
+		// listener's address and port, which a client can reach.
+		{"host's port: none", host, "GET /old HTTP/1.1\r\nHost: example.com\r\n\r\n", "http://example.com/new-page"},
+		{"host's port: 8080", host, "GET /old HTTP/1.1\r\nHost: Example.COM.:8080\r\n\r\n", "http://example.com:8080/new-page"},
+		{"host's port: the listener's", host, "GET /old HTTP/1.1\r\nHost: example.com:" + hp + "\r\n\r\n", "http://example.com:" + hp + "/new-page"},
+		{"host's port: 80", host, "GET /old HTTP/1.1\r\nHost: example.com:080\r\n\r\n", "http://example.com/new-page"},
+		{"host's port: https 443", host, "GET /old HTTP/1.1\r\nHost: example.com:443\r\nX-Forwarded-Proto: https\r\n\r\n", "https://example.com/new-page"},
+		{"host's port: no Host", host, "GET /old HTTP/1.0\r\n\r\n", "http://127.0.0.1:" + hp + "/new-page"},
 	} {
 		if got := rawLocation(t, c.srv.Addr(), false, c.req); got != c.want {
 			t.Errorf("%s: Location %q, want %q", c.name, got, c.want)

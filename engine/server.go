@@ -67,6 +67,12 @@ type Options struct {
 	// (location.go): the scheme of the listener, the request's Host name
 	// and the listener's port unless it is the scheme's default.
 	AbsoluteRedirect bool
+	// RedirectPortFromHost makes AbsoluteRedirect's port the Host
+	// header's (none when the Host names none or the scheme's default)
+	// instead of the listener's, as Apache does with its default
+	// UseCanonicalName Off: the port the client asked for, whatever the
+	// port behind a balancer.
+	RedirectPortFromHost bool
 	// DeferAccept sets TCP_DEFER_ACCEPT and delayed ACKs on the listening
 	// sockets, as HAProxy's tcp-smart-accept (its default) and nginx's
 	// `listen ... deferred` do: the kernel hands a connection over with

@@ -49,9 +49,12 @@ type span struct {
 	lo, hi int
 }
 
-// Counts tells how many rules of each kind a Set holds.
+// Counts tells how many rules of each kind a Set holds. Its JSON keys are
+// snake_case, as every JSON output of redirectd's (check -format json).
 type Counts struct {
-	Exact, Prefix, Regex int
+	Exact  int `json:"exact"`
+	Prefix int `json:"prefix"`
+	Regex  int `json:"regex"`
 }
 
 // Counts returns the number of rules of each kind.

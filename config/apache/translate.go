@@ -162,6 +162,7 @@ func Translate(conf []*Directive, ht []HTAccess) *Result {
 		}
 		main = append(main, d)
 	}
+	t.noteCanonicalNames(conf)
 	t.encodedSlash404 = true
 	for _, d := range main {
 		if d.Is("DocumentRoot") && len(d.Args) == 1 {

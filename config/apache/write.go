@@ -22,7 +22,7 @@ func (res *Result) TOML(header string) string {
 		b.WriteString("# " + l + "\n")
 	}
 	b.WriteString("\n# Apache matches the decoded URL-path, slashes merged: nginx's $uri\n[rules.defaults]\nuri = \"nginx\"\n")
-	b.WriteString("\n# Apache sends absolute Locations\n[server]\nabsolute_redirect = true\n")
+	b.WriteString("\n# Apache sends absolute Locations, with the Host's name and port (UseCanonicalName Off)\n[server]\nabsolute_redirect = true\nredirect_port = \"host\"\n")
 	for _, m := range res.Maps {
 		if m.Function != "" {
 			fmt.Fprintf(&b, "\n# %s: %s\n[[location_map]]\nvariable = %s\nsource = %s\nfunction = %s\n",

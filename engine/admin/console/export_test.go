@@ -17,10 +17,11 @@ import (
 	"github.com/redirectd/redirectd/engine/admin/edit"
 )
 
-// TestExportCSV: the CSV export is read back by the upload's parser
-// (config.StreamCSV) as the exact rules, and names each rule a row
-// cannot hold in a comment; a token limited to a host exports its
-// host's rules only.
+// TestExportCSV: the CSV export is read back, as the upload's parser
+// reads it, as the exact rules, and names each rule a row cannot hold in
+// a comment; a token limited to a host exports its host's rules only.
+// (cmd/redirectd's TestConsoleCSVRoundTrip reads it with the upload's
+// own parser, config.StreamCSV, which this package may not import.)
 func TestExportCSV(t *testing.T) {
 	t.Parallel()
 	f := newFake()

@@ -17,19 +17,20 @@ import (
 // values take the engine's defaults.
 func Engine(sv *config.Server, log *slog.Logger) engine.Options {
 	return engine.Options{
-		Listen:           sv.Listen,
-		EventLoops:       sv.EventLoops,
-		MaxPathBytes:     sv.MaxPathBytes,
-		IdleTimeout:      sv.IdleTimeout.Std(),
-		HeaderTimeout:    sv.HeaderTimeout.Std(),
-		MaxConnsPerIP:    sv.MaxConnectionsPerIP,
-		IPv6Prefix:       sv.IPv6Prefix,
-		MaxConns:         sv.MaxConnections,
-		HTTPSRedirect:    sv.HTTPSRedirect,
-		AbsoluteRedirect: sv.AbsoluteRedirect,
-		DeferAccept:      sv.DeferAcceptOn(),
-		Proxies:          engine.ProxyOptions{Protocol: sv.ProxyProtocol, Trusted: sv.TrustedProxies},
-		Logger:           log,
+		Listen:               sv.Listen,
+		EventLoops:           sv.EventLoops,
+		MaxPathBytes:         sv.MaxPathBytes,
+		IdleTimeout:          sv.IdleTimeout.Std(),
+		HeaderTimeout:        sv.HeaderTimeout.Std(),
+		MaxConnsPerIP:        sv.MaxConnectionsPerIP,
+		IPv6Prefix:           sv.IPv6Prefix,
+		MaxConns:             sv.MaxConnections,
+		HTTPSRedirect:        sv.HTTPSRedirect,
+		AbsoluteRedirect:     sv.AbsoluteRedirect,
+		RedirectPortFromHost: sv.RedirectPort == "host",
+		DeferAccept:          sv.DeferAcceptOn(),
+		Proxies:              engine.ProxyOptions{Protocol: sv.ProxyProtocol, Trusted: sv.TrustedProxies},
+		Logger:               log,
 	}
 }
 
