@@ -1,4 +1,4 @@
-package baseline
+package regexsample
 
 import (
 	"regexp"
@@ -7,14 +7,14 @@ import (
 	"unicode/utf8"
 )
 
-// regexSample returns a path that expr matches, built from its syntax
+// Path returns a path that expr matches, built from its syntax
 // tree: each repetition taken once (then, if that fails, as few times as
 // it allows), the first branch of each alternation, a plain character from
 // each class. ok is false when neither attempt gives a path that expr
 // matches, which happens with word boundaries (\b) between two generated
 // characters, an alternation whose first branch is contradicted later, or
 // a class of only unprintable characters.
-func regexSample(expr string) (path string, ok bool) {
+func Path(expr string) (path string, ok bool) {
 	re, err := syntax.Parse(expr, syntax.Perl)
 	if err != nil {
 		return "", false

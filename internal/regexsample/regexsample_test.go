@@ -1,4 +1,4 @@
-package baseline
+package regexsample
 
 import (
 	"regexp"
@@ -20,7 +20,7 @@ func TestRegexSample(t *testing.T) {
 		{`^/a\b/c$`, "/a/c"},
 	}
 	for _, tt := range tests {
-		got, ok := regexSample(tt.expr)
+		got, ok := Path(tt.expr)
 		if !ok || got != tt.want {
 			t.Errorf("%s: %q %v, want %q", tt.expr, got, ok, tt.want)
 			continue
@@ -30,7 +30,7 @@ func TestRegexSample(t *testing.T) {
 		}
 	}
 	for _, expr := range []string{`^/a\bb$`, `^/[^\x00-\x{10FFFF}]$`, `^/(`, `^x$`} {
-		if got, ok := regexSample(expr); ok {
+		if got, ok := Path(expr); ok {
 			t.Errorf("%s: sample %q, want none", expr, got)
 		}
 	}
