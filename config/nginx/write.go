@@ -10,7 +10,7 @@ import (
 )
 
 // ConfigName is the file Write writes the config to.
-const ConfigName = "redirectd.toml"
+const ConfigName = importer.ConfigName
 
 // Write writes res into dir as redirectd.toml, with the entries of each
 // long nginx map in a map file beside it. header is written
