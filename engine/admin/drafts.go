@@ -165,4 +165,3 @@ func (s *Server) ruleset(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/gzip")
 	http.ServeContent(w, r, "ruleset.tar.gz", rs.Time, bytes.NewReader(rs.Data))
 }
-
