@@ -125,13 +125,7 @@ func proxyPreserve(dirs []*Directive, def bool) bool {
 }
 
 func proxyPasses(dirs []*Directive) []*Directive {
-	var out []*Directive
-	for _, d := range dirs {
-		if !d.Section && (d.Is("ProxyPass") || d.Is("ProxyPassMatch")) {
-			out = append(out, d)
-		}
-	}
-	return out
+	return directivesNamed(dirs, "ProxyPass", "ProxyPassMatch")
 }
 
 // writeProxies writes the groups and each server's forwarding locations.
