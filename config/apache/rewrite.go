@@ -2,6 +2,7 @@ package apache
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -249,7 +250,7 @@ func (c *rwCtx) writeRules(rules []rule) rwResult {
 			next = append(next, g)
 		}
 		for v := range skip {
-			if !contains(next, v) && skip[v] > 0 && !contains(guards, v) {
+			if !slices.Contains(next, v) && skip[v] > 0 && !slices.Contains(guards, v) {
 				next = append(next, v)
 			}
 		}
@@ -313,15 +314,6 @@ func compiles(inits, lines []string, maps []*LocMap) error {
 	spec.Steps = []rewrite.Text{{Src: decl.String() + src, Line: 1}}
 	_, err := rewrite.Compile(spec)
 	return err
-}
-
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // wrap nests lines in one if per guard variable, each of which must be
