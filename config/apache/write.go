@@ -9,9 +9,6 @@ import (
 	"github.com/redirectd/redirectd/config/importer"
 )
 
-// ConfigName is the file Write writes the config to.
-const ConfigName = importer.ConfigName
-
 // TOML returns the config for res: nginx's $uri (Apache's decoded,
 // slash-merged URL-path) for every rule, absolute Locations as Apache
 // sends them, a [[server_rewrite]] per virtual host and a [[location]]
@@ -137,7 +134,7 @@ func Write(dir string, res *Result, header string) (string, error) {
 			return "", err
 		}
 	}
-	name := filepath.Join(dir, ConfigName)
+	name := filepath.Join(dir, importer.ConfigName)
 	return name, os.WriteFile(name, []byte(res.TOML(header)), 0o644)
 }
 

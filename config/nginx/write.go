@@ -9,9 +9,6 @@ import (
 	"github.com/redirectd/redirectd/config/importer"
 )
 
-// ConfigName is the file Write writes the config to.
-const ConfigName = importer.ConfigName
-
 // Write writes res into dir as redirectd.toml, with the entries of each
 // long nginx map in a map file beside it. header is written
 // as the config's first comment. It returns the paths it wrote.
@@ -27,7 +24,7 @@ func Write(dir string, res *Result, header string) ([]string, error) {
 		return nil, err
 	}
 	writeListeners(&b, res, dir)
-	path := filepath.Join(dir, ConfigName)
+	path := filepath.Join(dir, importer.ConfigName)
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		return nil, fmt.Errorf("cannot write config: %w", err)
 	}
