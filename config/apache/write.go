@@ -15,9 +15,7 @@ import (
 // per directory.
 func (res *Result) TOML(header string) string {
 	var b strings.Builder
-	for _, l := range strings.Split(header, "\n") {
-		b.WriteString("# " + l + "\n")
-	}
+	importer.WriteHeader(&b, header)
 	b.WriteString("\n# Apache matches the decoded URL-path, slashes merged: nginx's $uri\n[rules.defaults]\nuri = \"nginx\"\n")
 	b.WriteString("\n# Apache sends absolute Locations\n[server]\nabsolute_redirect = true\n")
 	for _, m := range res.Maps {

@@ -17,7 +17,7 @@ func Write(dir string, res *Result, header string) ([]string, error) {
 		return nil, fmt.Errorf("cannot create output folder: %w", err)
 	}
 	var b strings.Builder
-	writeHeader(&b, header)
+	importer.WriteHeader(&b, header)
 	written := []string{}
 	mapNames := map[string]int{}
 	if err := writeStructural(&b, res, locationMapFile(dir, mapNames, &written)); err != nil {
@@ -29,13 +29,6 @@ func Write(dir string, res *Result, header string) ([]string, error) {
 		return nil, fmt.Errorf("cannot write config: %w", err)
 	}
 	return append([]string{path}, written...), nil
-}
-
-// writeHeader writes header as comment lines.
-func writeHeader(b *strings.Builder, header string) {
-	for _, line := range strings.Split(strings.TrimSpace(header), "\n") {
-		b.WriteString("# " + line + "\n")
-	}
 }
 
 // locationMapFile writes a [[location_map]]'s lines to a file of its
