@@ -70,19 +70,13 @@ func readLocations(file string, raw *rawConfig, def *Upstream, groups map[string
 	var entries []locEntry
 	for i := range raw.ServerRewrite {
 		sr := &raw.ServerRewrite[i]
-		line := loc.header("server_rewrite", i)
-		what := fmt.Sprintf("[[server_rewrite]] #%d", i+1)
-		hosts := r.hosts(sr.Host, sr.Hosts, line, what)
-		scheme := r.scheme(sr.Scheme, line, what)
+		line, what, hosts, scheme := r.scope("server_rewrite", i, sr.Host, sr.Hosts, sr.Scheme)
 		r.defaultServer(sr, hosts, scheme, line, what) // servernames.go
 		entries = append(entries, locEntry{hosts: hosts, scheme: scheme, steps: &rewrite.Text{Src: sr.Steps, Line: r.textLine(line, "steps")}, line: line})
 	}
 	for i := range raw.Location {
 		rl := &raw.Location[i]
-		line := loc.header("location", i)
-		what := fmt.Sprintf("[[location]] #%d", i+1)
-		hosts := r.hosts(rl.Host, rl.Hosts, line, what)
-		scheme := r.scheme(rl.Scheme, line, what)
+		line, what, hosts, scheme := r.scope("location", i, rl.Host, rl.Hosts, rl.Scheme)
 		spec := r.location(rl, "location", line, what, 1)
 		entries = append(entries, locEntry{hosts: hosts, scheme: scheme, spec: &spec, line: line})
 	}
@@ -142,6 +136,15 @@ type locReader struct {
 // bad notes a problem with key of the table headed at line.
 func (r *locReader) bad(line int, what, key, format string, a ...any) {
 	r.errs.add(&Error{File: r.file, Line: r.loc.keyLine(line, key), What: what, Key: key, Msg: fmt.Sprintf(format, a...)})
+}
+
+// scope reads the keys every [[server_rewrite]] and [[location]] has
+// (host or hosts, and scheme) for the table's entry i, with the line and
+// name its errors give.
+func (r *locReader) scope(table string, i int, host string, hosts []string, scheme string) (line int, what string, names []string, sch string) {
+	line = r.loc.header(table, i)
+	what = fmt.Sprintf("[[%s]] #%d", table, i+1)
+	return line, what, r.hosts(host, hosts, line, what), r.scheme(scheme, line, what)
 }
 
 // hosts checks a table's host and hosts, returning them lower case.

@@ -53,7 +53,7 @@ func importApache(args []string, _, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "redirectd import apache: give the Apache config file(s), such as /etc/apache2/apache2.conf, -htaccess /=FILE or -htaccess-tree DOCROOT")
 		return 2
 	}
-	target := filepath.Join(*out, apache.ConfigName)
+	target := filepath.Join(*out, importer.ConfigName)
 	if err := refuseOverwrite(target, *force); err != nil {
 		fmt.Fprintf(stderr, "redirectd import apache: %v\n", err)
 		return 2

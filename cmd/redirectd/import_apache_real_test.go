@@ -5,12 +5,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp/syntax"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/redirectd/redirectd/config/apache"
+	"github.com/redirectd/redirectd/internal/regexsample"
 )
 
 // realMaps holds real sites' redirect files, beside the checkout (never
@@ -209,16 +209,11 @@ func samplePaths(dirs []*apache.Directive, dir string) []string {
 	return out
 }
 
-// regexSample returns a string the regex matches, "" where Go's syntax
-// cannot read it.
+// regexSample returns a string the regex matches, "" where there is
+// none Go's syntax reads; a RewriteCond's '!' is dropped.
 func regexSample(src string) string {
-	tree, err := syntax.Parse(strings.TrimPrefix(src, "!"), syntax.Perl)
-	if err != nil {
-		return ""
-	}
-	var b strings.Builder
-	sampleOf(&b, tree.Simplify())
-	return b.String()
+	s, _ := regexsample.Of(strings.TrimPrefix(src, "!"))
+	return s
 }
 
 // TestImportApacheSiteShapes is TestImportApacheRealSites on two sites

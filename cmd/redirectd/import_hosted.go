@@ -115,7 +115,7 @@ func loadsAsWritten(data []byte) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	file := filepath.Join(dir, "redirectd.toml")
+	file := filepath.Join(dir, importer.ConfigName)
 	if err := os.WriteFile(file, data, 0o600); err != nil {
 		return err
 	}

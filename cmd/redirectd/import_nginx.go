@@ -40,7 +40,7 @@ func importNginx(args []string, _, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "redirectd import nginx: give the nginx config file(s), such as /etc/nginx/nginx.conf")
 		return 2
 	}
-	target := filepath.Join(*out, nginx.ConfigName)
+	target := filepath.Join(*out, importer.ConfigName)
 	if err := refuseOverwrite(target, *force); err != nil {
 		fmt.Fprintf(stderr, "redirectd import nginx: %v\n", err)
 		return 2

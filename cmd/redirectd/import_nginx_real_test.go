@@ -4,15 +4,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
-	"regexp/syntax"
 	"strings"
 	"testing"
-	"unicode"
 
 	"github.com/redirectd/redirectd/benchmarks/realmaps"
 	"github.com/redirectd/redirectd/config/nginx"
 	"github.com/redirectd/redirectd/engine/testport"
+	"github.com/redirectd/redirectd/internal/regexsample"
 )
 
 // TestImportNginxGwern imports a real site's 42,000-key map as the site
@@ -103,9 +101,9 @@ func mapEntries(dirs []*nginx.Directive) []*nginx.Directive {
 }
 
 // keySample returns a request target a map key matches, as a client
-// sends it: an exact key as written, a regex key's first choice of
-// everything. Keys Go's regexp does not read, and samples the regex does
-// not match after all, give none.
+// sends it: an exact key as written, a regex key's sample
+// (regexsample.Path). Keys Go's regexp does not read, and regexes it
+// makes no path for, give none.
 func keySample(key string) (string, bool) {
 	src, ci := strings.CutPrefix(key, "~")
 	if !ci {
@@ -115,51 +113,11 @@ func keySample(key string) (string, bool) {
 	if fold {
 		src = "(?i)" + src
 	}
-	re, err := regexp.Compile(src)
-	if err != nil {
-		return "", false
-	}
-	tree, err := syntax.Parse(src, syntax.Perl)
-	if err != nil {
-		return "", false
-	}
-	var b strings.Builder
-	sampleOf(&b, tree.Simplify())
-	s := b.String()
-	if !strings.HasPrefix(s, "/") || !re.MatchString(s) {
+	s, ok := regexsample.Path(src)
+	if !ok {
 		return "", false
 	}
 	return clientTarget(s), true
-}
-
-func sampleOf(b *strings.Builder, re *syntax.Regexp) {
-	switch re.Op {
-	case syntax.OpLiteral:
-		b.WriteString(string(re.Rune))
-	case syntax.OpCharClass:
-		c := 'x'
-		for i := 0; i+1 < len(re.Rune); i += 2 {
-			if r := re.Rune[i]; r < 0x80 && unicode.IsPrint(r) && r != ' ' {
-				c = r
-				break
-			}
-		}
-		b.WriteRune(c)
-	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
-		b.WriteByte('x')
-	case syntax.OpCapture, syntax.OpPlus:
-		sampleOf(b, re.Sub[0])
-	case syntax.OpRepeat:
-		for range re.Min {
-			sampleOf(b, re.Sub[0])
-		}
-	case syntax.OpConcat:
-		for _, s := range re.Sub {
-			sampleOf(b, s)
-		}
-	case syntax.OpAlternate:
-		sampleOf(b, re.Sub[0])
-	}
 }
 
 // clientTarget percent-encodes what a client never sends raw in a request

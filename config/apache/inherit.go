@@ -47,13 +47,7 @@ func inheritOption(a string) bool {
 
 // rulesOf returns the RewriteCond and RewriteRule directives of dirs.
 func rulesOf(dirs []*Directive) []*Directive {
-	var out []*Directive
-	for _, d := range dirs {
-		if !d.Section && (d.Is("RewriteCond") || d.Is("RewriteRule")) {
-			out = append(out, d)
-		}
-	}
-	return out
+	return directivesNamed(dirs, "RewriteCond", "RewriteRule")
 }
 
 // mergeRules merges a context's rules over its parent's as mod_rewrite's

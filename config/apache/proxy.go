@@ -125,13 +125,7 @@ func proxyPreserve(dirs []*Directive, def bool) bool {
 }
 
 func proxyPasses(dirs []*Directive) []*Directive {
-	var out []*Directive
-	for _, d := range dirs {
-		if !d.Section && (d.Is("ProxyPass") || d.Is("ProxyPassMatch")) {
-			out = append(out, d)
-		}
-	}
-	return out
+	return directivesNamed(dirs, "ProxyPass", "ProxyPassMatch")
 }
 
 // writeProxies writes the groups and each server's forwarding locations.
@@ -150,13 +144,7 @@ func writeProxies(b *strings.Builder, res *Result) {
 				continue
 			}
 			fmt.Fprintf(b, "\n# %s: ProxyPass %s\n[[location]]\n", p.Source, commentSafe(p.Path))
-			if len(s.Hosts) > 0 {
-				hosts := make([]string, len(s.Hosts))
-				for i, h := range s.Hosts {
-					hosts[i] = importer.Quote(h)
-				}
-				fmt.Fprintf(b, "hosts = [%s]\n", strings.Join(hosts, ", "))
-			}
+			writeHosts(b, s.Hosts)
 			fmt.Fprintf(b, "match = \"prefix\"\npath = %s\nupstream = %q\nupstream_uri = %s\n", importer.Quote(p.Path), p.Group.Name, importer.Quote(p.URI))
 			// A forwarding location of /app/ answers /app with a 301
 			// to /app/, as nginx's does; Apache forwards neither.
@@ -165,13 +153,7 @@ func writeProxies(b *strings.Builder, res *Result) {
 				continue
 			}
 			fmt.Fprintf(b, "\n# %s: %s is not forwarded, nor sent to %s\n[[location]]\n", p.Source, commentSafe(bare), commentSafe(p.Path))
-			if len(s.Hosts) > 0 {
-				hosts := make([]string, len(s.Hosts))
-				for i, h := range s.Hosts {
-					hosts[i] = importer.Quote(h)
-				}
-				fmt.Fprintf(b, "hosts = [%s]\n", strings.Join(hosts, ", "))
-			}
+			writeHosts(b, s.Hosts)
 			fmt.Fprintf(b, "match = \"exact\"\npath = %s\n", importer.Quote(bare))
 		}
 	}
@@ -253,13 +235,7 @@ func (t *translator) proxyMatch(s *Server, d *Directive, preserve bool) []string
 // writeProxyMatch writes a ProxyPassMatch's regex location.
 func writeProxyMatch(b *strings.Builder, s *Server, p *Proxy) {
 	fmt.Fprintf(b, "\n# %s: ProxyPassMatch %s\n[[location]]\n", p.Source, commentSafe(p.Path))
-	if len(s.Hosts) > 0 {
-		hosts := make([]string, len(s.Hosts))
-		for i, h := range s.Hosts {
-			hosts[i] = importer.Quote(h)
-		}
-		fmt.Fprintf(b, "hosts = [%s]\n", strings.Join(hosts, ", "))
-	}
+	writeHosts(b, s.Hosts)
 	fmt.Fprintf(b, "match = \"regex\"\npath = %s\nupstream = %q\nsteps = %s\n", importer.Quote(p.Path), p.Group.Name, mapEntries(strings.Join(p.Steps, "\n")+"\n"))
 }
 

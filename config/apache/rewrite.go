@@ -2,6 +2,7 @@ package apache
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -249,7 +250,7 @@ func (c *rwCtx) writeRules(rules []rule) rwResult {
 			next = append(next, g)
 		}
 		for v := range skip {
-			if !contains(next, v) && skip[v] > 0 && !contains(guards, v) {
+			if !slices.Contains(next, v) && skip[v] > 0 && !slices.Contains(guards, v) {
 				next = append(next, v)
 			}
 		}
@@ -313,15 +314,6 @@ func compiles(inits, lines []string, maps []*LocMap) error {
 	spec.Steps = []rewrite.Text{{Src: decl.String() + src, Line: 1}}
 	_, err := rewrite.Compile(spec)
 	return err
-}
-
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // wrap nests lines in one if per guard variable, each of which must be
@@ -421,12 +413,26 @@ func readFlags(s string) (map[string]string, error) {
 	return flags, nil
 }
 
+// ruleArgs reads a RewriteRule's or RewriteCond's two arguments and
+// its [flags] ("" where it has none), as mod_rewrite's parseargline
+// splits them; usage names the two for the error.
+func ruleArgs(d *Directive, usage string) (a, b, flags string, err error) {
+	if len(d.Args) < 2 || len(d.Args) > 3 {
+		return "", "", "", fmt.Errorf("takes %s and optional [flags]", usage)
+	}
+	if len(d.Args) == 3 {
+		flags = d.Args[2]
+	}
+	return d.Args[0], d.Args[1], flags, nil
+}
+
 func readRule(d *Directive) (rule, error) {
 	r := rule{d: d}
-	if len(d.Args) < 2 || len(d.Args) > 3 {
-		return r, fmt.Errorf("takes a pattern, a substitution and optional [flags]")
+	var fl string
+	var err error
+	if r.pattern, r.subst, fl, err = ruleArgs(d, "a pattern, a substitution"); err != nil {
+		return r, err
 	}
-	r.pattern, r.subst = d.Args[0], d.Args[1]
 	if r.subst == "" {
 		// A quoted pattern alone: parseargline reads an empty
 		// substitution, which Apache rewrites to the directory itself.
@@ -434,11 +440,6 @@ func readRule(d *Directive) (rule, error) {
 	}
 	if strings.HasPrefix(r.pattern, "!") {
 		r.neg, r.pattern = true, r.pattern[1:]
-	}
-	var err error
-	fl := ""
-	if len(d.Args) == 3 {
-		fl = d.Args[2]
 	}
 	if r.flags, err = readFlags(fl); err != nil {
 		return r, err
@@ -453,12 +454,13 @@ func readRule(d *Directive) (rule, error) {
 
 func readCond(d *Directive) (cond, error) {
 	cd := cond{d: d}
-	if len(d.Args) < 2 || len(d.Args) > 3 {
-		return cd, fmt.Errorf("takes a test string, a pattern and optional [flags]")
+	test, pattern, flags, err := ruleArgs(d, "a test string, a pattern")
+	if err != nil {
+		return cd, err
 	}
-	cd.test, cd.pattern = d.Args[0], d.Args[1]
-	if len(d.Args) == 3 {
-		fl, err := readFlags(d.Args[2])
+	cd.test, cd.pattern = test, pattern
+	if flags != "" {
+		fl, err := readFlags(flags)
 		if err != nil {
 			return cd, err
 		}

@@ -316,21 +316,9 @@ func (c *rwCtx) pattern(p string) (string, error) {
 // classes and escapes).
 func topAlternatives(p string) ([]string, bool) {
 	var alts []string
-	depth, start, class := 0, 0, false
-	for i := 0; i < len(p); i++ {
-		switch c := p[i]; {
-		case c == '\\':
-			i++
-		case class:
-			class = c != ']'
-		case c == '[':
-			class = true
-			if i+1 < len(p) && p[i+1] == '^' {
-				i++
-			}
-			if i+1 < len(p) && p[i+1] == ']' {
-				i++
-			}
+	depth, start := 0, 0
+	for i, c := range importer.PatternMeta(p) {
+		switch {
 		case c == '(':
 			depth++
 		case c == ')':

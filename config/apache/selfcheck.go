@@ -9,11 +9,10 @@ package apache
 import (
 	"fmt"
 	"regexp"
-	"regexp/syntax"
 	"strings"
-	"unicode"
 
 	"github.com/redirectd/redirectd/config/importer"
+	"github.com/redirectd/redirectd/internal/regexsample"
 	"github.com/redirectd/redirectd/matcher"
 	"github.com/redirectd/redirectd/matcher/rewrite"
 )
@@ -180,7 +179,7 @@ func (m *apModel) probes() []probe {
 		for _, d := range ds {
 			switch {
 			case d.Is("RewriteCond") && len(d.Args) >= 2 && strings.EqualFold(d.Args[0], "%{QUERY_STRING}"):
-				q = []string{regexSample(d.Args[1], false), regexSample(d.Args[1], true)}
+				q = []string{sampleRegex(d.Args[1], false), sampleRegex(d.Args[1], true)}
 			case d.Is("RewriteRule") || modelAlias(d):
 				srcs = append(srcs, src{d, dir, q})
 				q = nil
@@ -237,13 +236,13 @@ func probePaths(d *Directive, dir string, queries []string) []string {
 	var base, least string
 	switch {
 	case d.Is("RewriteRule") && len(d.Args) > 0:
-		base, least = sampleRegex(d.Args[0]), regexSample(d.Args[0], true)
+		base, least = sampleRegex(d.Args[0], false), sampleRegex(d.Args[0], true)
 		if !strings.HasPrefix(base, "/") || dir != "/" {
 			base = strings.TrimSuffix(dir, "/") + "/" + strings.TrimPrefix(base, "/")
 			least = strings.TrimSuffix(dir, "/") + "/" + strings.TrimPrefix(least, "/")
 		}
 	case d.Is("RedirectMatch") && len(d.Args) >= 2:
-		base, least = sampleRegex(d.Args[len(d.Args)-2]), regexSample(d.Args[len(d.Args)-2], true)
+		base, least = sampleRegex(d.Args[len(d.Args)-2], false), sampleRegex(d.Args[len(d.Args)-2], true)
 	case len(d.Args) >= 1:
 		for _, a := range d.Args {
 			if strings.HasPrefix(a, "/") {
@@ -286,56 +285,19 @@ func encodeTarget(s string) string {
 	return b.String()
 }
 
-// sampleRegex is a string the regex matches ("" where Go's syntax does
-// not read it): the first choice of each alternative, one of each
-// repetition.
-func sampleRegex(src string) string { return regexSample(src, false) }
-
-// regexSample is sampleRegex; with least, a '*' repeats nothing: "^k=(.*)$"
-// gives "k=", whose empty group is a corner of its own.
-func regexSample(src string, least bool) string {
+// sampleRegex is a string the regex matches ("" where there is none Go's
+// syntax reads): the first choice of each alternative, one of each
+// repetition; with least, the fewest of each: "^k=(.*)$" gives "k=",
+// whose empty group is a corner of its own. A RewriteCond's '!' is
+// dropped: the probe is the request the negated condition refuses.
+func sampleRegex(src string, least bool) string {
 	src = strings.TrimPrefix(src, "!")
-	tree, err := syntax.Parse(src, syntax.Perl)
-	if err != nil {
-		return ""
+	sample := regexsample.Of
+	if least {
+		sample = regexsample.Least
 	}
-	var b strings.Builder
-	writeRegexSample(&b, tree.Simplify(), least)
-	return b.String()
-}
-
-func writeRegexSample(b *strings.Builder, re *syntax.Regexp, least bool) {
-	switch re.Op {
-	case syntax.OpLiteral:
-		b.WriteString(string(re.Rune))
-	case syntax.OpCharClass:
-		c := 'x'
-		for i := 0; i+1 < len(re.Rune); i += 2 {
-			if r := re.Rune[i]; r < 0x80 && unicode.IsPrint(r) && r != ' ' {
-				c = r
-				break
-			}
-		}
-		b.WriteRune(c)
-	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
-		b.WriteByte('x')
-	case syntax.OpStar:
-		if !least {
-			writeRegexSample(b, re.Sub[0], least)
-		}
-	case syntax.OpCapture, syntax.OpPlus:
-		writeRegexSample(b, re.Sub[0], least)
-	case syntax.OpRepeat:
-		for range max(re.Min, 1) {
-			writeRegexSample(b, re.Sub[0], least)
-		}
-	case syntax.OpConcat:
-		for _, s := range re.Sub {
-			writeRegexSample(b, s, least)
-		}
-	case syntax.OpAlternate:
-		writeRegexSample(b, re.Sub[0], least)
-	}
+	s, _ := sample(src)
+	return s
 }
 
 // Expect is the model of Apache's answer to a GET of target on host

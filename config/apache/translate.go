@@ -637,6 +637,18 @@ func lastDirective(dirs []*Directive, name string) *Directive {
 	return last
 }
 
+// directivesNamed returns the directives of dirs (not sections) of any
+// of the names, in their order.
+func directivesNamed(dirs []*Directive, names ...string) []*Directive {
+	var out []*Directive
+	for _, d := range dirs {
+		if !d.Section && slices.ContainsFunc(names, d.Is) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 func indent(lines []string) []string {
 	out := make([]string, len(lines))
 	for i, l := range lines {

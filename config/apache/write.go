@@ -9,18 +9,13 @@ import (
 	"github.com/redirectd/redirectd/config/importer"
 )
 
-// ConfigName is the file Write writes in its folder.
-const ConfigName = "redirectd.toml"
-
 // TOML returns the config for res: nginx's $uri (Apache's decoded,
 // slash-merged URL-path) for every rule, absolute Locations as Apache
 // sends them, a [[server_rewrite]] per virtual host and a [[location]]
 // per directory.
 func (res *Result) TOML(header string) string {
 	var b strings.Builder
-	for _, l := range strings.Split(header, "\n") {
-		b.WriteString("# " + l + "\n")
-	}
+	importer.WriteHeader(&b, header)
 	b.WriteString("\n# Apache matches the decoded URL-path, slashes merged: nginx's $uri\n[rules.defaults]\nuri = \"nginx\"\n")
 	b.WriteString("\n# Apache sends absolute Locations, with the Host's name and port (UseCanonicalName Off)\n[server]\nabsolute_redirect = true\nredirect_port = \"host\"\n")
 	for _, m := range res.Maps {
@@ -39,10 +34,7 @@ func (res *Result) TOML(header string) string {
 	}
 	defaultHost := ""
 	for _, s := range res.Servers {
-		hosts := make([]string, len(s.Hosts))
-		for i, h := range s.Hosts {
-			hosts[i] = importer.Quote(h)
-		}
+		hosts := s.Hosts
 		// One default server: the plain port's first virtual host's
 		// name (the TLS port's first one is noted where it differs).
 		if s.Default && len(hosts) > 0 && defaultHost != "" {
@@ -51,7 +43,7 @@ func (res *Result) TOML(header string) string {
 			}
 		} else if s.Default && len(hosts) > 0 {
 			defaultHost = s.Hosts[0]
-			fmt.Fprintf(&b, "\n# %s: the first virtual host answers the hosts no other names\n[[server_rewrite]]\nhost = %s\ndefault_server = true\n", s.Source, hosts[0])
+			fmt.Fprintf(&b, "\n# %s: the first virtual host answers the hosts no other names\n[[server_rewrite]]\nhost = %s\ndefault_server = true\n", s.Source, importer.Quote(hosts[0]))
 			if len(s.Steps) > 0 {
 				fmt.Fprintf(&b, "steps = %s\n", steps(s.Steps))
 			}
@@ -64,20 +56,14 @@ func (res *Result) TOML(header string) string {
 			continue
 		}
 		fmt.Fprintf(&b, "\n# %s\n[[server_rewrite]]\n", s.Source)
-		if len(hosts) > 0 {
-			fmt.Fprintf(&b, "hosts = [%s]\n", strings.Join(hosts, ", "))
-		}
+		writeHosts(&b, hosts)
 		fmt.Fprintf(&b, "steps = %s\n", steps(s.Steps))
 	}
 	for _, f := range res.Fallbacks {
 		fmt.Fprintf(&b, "\n# %s: ErrorDocument %d %s, Apache's 302 where the site answers %d\n[[rule]]\nmatch = \"regex\"\nfrom = '^'\nto = %s\nstatus = 302\nquery_string = \"replace\"\nfallback = true\nfallback_status = [%d]\n",
 			f.Source, f.Code, commentSafe(f.To), f.Code, importer.Quote(f.To), f.Code)
 		if len(f.Hosts) > 0 {
-			hosts := make([]string, len(f.Hosts))
-			for i, h := range f.Hosts {
-				hosts[i] = importer.Quote(h)
-			}
-			fmt.Fprintf(&b, "host = [%s]\n", strings.Join(hosts, ", "))
+			fmt.Fprintf(&b, "host = [%s]\n", strings.Join(quoteAll(f.Hosts), ", "))
 		}
 	}
 	writeProxies(&b, res)
@@ -146,8 +132,24 @@ func Write(dir string, res *Result, header string) (string, error) {
 			return "", err
 		}
 	}
-	name := filepath.Join(dir, ConfigName)
+	name := filepath.Join(dir, importer.ConfigName)
 	return name, os.WriteFile(name, []byte(res.TOML(header)), 0o644)
+}
+
+// quoteAll quotes each host name as a TOML string.
+func quoteAll(hosts []string) []string {
+	q := make([]string, len(hosts))
+	for i, h := range hosts {
+		q[i] = importer.Quote(h)
+	}
+	return q
+}
+
+// writeHosts writes a table's hosts key, none for no hosts.
+func writeHosts(b *strings.Builder, hosts []string) {
+	if len(hosts) > 0 {
+		fmt.Fprintf(b, "hosts = [%s]\n", strings.Join(quoteAll(hosts), ", "))
+	}
 }
 
 // hasControl reports whether s holds a control character a TOML

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/redirectd/redirectd/config"
+	"github.com/redirectd/redirectd/config/importer"
 )
 
 // FuzzParse feeds arbitrary text to the parser and the translator. A parse
@@ -66,7 +67,7 @@ func FuzzParse(f *testing.F) {
 		if _, err := Write(out, res, "fuzz"); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := config.Load(filepath.Join(out, ConfigName)); err != nil {
+		if _, err := config.Load(filepath.Join(out, importer.ConfigName)); err != nil {
 			t.Fatalf("the import does not load: %v", err)
 		}
 	})

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/redirectd/redirectd/config"
+	"github.com/redirectd/redirectd/config/importer"
 	"github.com/redirectd/redirectd/config/importer/importertest"
 )
 
@@ -29,7 +30,7 @@ func TestImportGolden(t *testing.T) {
 		}
 		// What the import writes loads, upstream groups and routes
 		// included.
-		if _, err := config.Load(filepath.Join(out, ConfigName)); err != nil {
+		if _, err := config.Load(filepath.Join(out, importer.ConfigName)); err != nil {
 			t.Errorf("the written config does not load: %v", err)
 		}
 		got := map[string]string{}

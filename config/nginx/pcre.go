@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/redirectd/redirectd/config/importer"
 	"github.com/redirectd/redirectd/internal/ascii"
 )
 
@@ -341,18 +342,12 @@ func (c *pcreConv) atomic() error {
 
 // groupBody returns s up to the ')' closing a group opened before s.
 func groupBody(s string) (string, bool) {
-	depth, inClass := 0, false
-	for i := 0; i < len(s); i++ {
-		switch ch := s[i]; {
-		case ch == '\\':
-			i++
-		case inClass:
-			inClass = ch != ']'
-		case ch == '[':
-			inClass = true
-		case ch == '(':
+	depth := 0
+	for i, c := range importer.PatternMeta(s) {
+		switch c {
+		case '(':
 			depth++
-		case ch == ')':
+		case ')':
 			if depth == 0 {
 				return s[:i], true
 			}

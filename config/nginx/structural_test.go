@@ -171,7 +171,7 @@ func TestCheckLoaded(t *testing.T) {
 	if _, err := Write(dir, res, "test"); err != nil {
 		t.Fatal(err)
 	}
-	file := filepath.Join(dir, ConfigName)
+	file := filepath.Join(dir, importer.ConfigName)
 	cfg, err := config.Load(file)
 	if err != nil {
 		t.Fatal(err)

@@ -9,9 +9,6 @@ import (
 	"github.com/redirectd/redirectd/config/importer"
 )
 
-// ConfigName is the file Write writes the config to.
-const ConfigName = "redirectd.toml"
-
 // Write writes res into dir as redirectd.toml, with the entries of each
 // long nginx map in a map file beside it. header is written
 // as the config's first comment. It returns the paths it wrote.
@@ -20,25 +17,18 @@ func Write(dir string, res *Result, header string) ([]string, error) {
 		return nil, fmt.Errorf("cannot create output folder: %w", err)
 	}
 	var b strings.Builder
-	writeHeader(&b, header)
+	importer.WriteHeader(&b, header)
 	written := []string{}
 	mapNames := map[string]int{}
 	if err := writeStructural(&b, res, locationMapFile(dir, mapNames, &written)); err != nil {
 		return nil, err
 	}
 	writeListeners(&b, res, dir)
-	path := filepath.Join(dir, ConfigName)
+	path := filepath.Join(dir, importer.ConfigName)
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		return nil, fmt.Errorf("cannot write config: %w", err)
 	}
 	return append([]string{path}, written...), nil
-}
-
-// writeHeader writes header as comment lines.
-func writeHeader(b *strings.Builder, header string) {
-	for _, line := range strings.Split(strings.TrimSpace(header), "\n") {
-		b.WriteString("# " + line + "\n")
-	}
 }
 
 // locationMapFile writes a [[location_map]]'s lines to a file of its

@@ -165,16 +165,3 @@ func (s *Server) ruleset(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/gzip")
 	http.ServeContent(w, r, "ruleset.tar.gz", rs.Time, bytes.NewReader(rs.Data))
 }
-
-// writeJSONStatus is writeJSON with a status other than 200.
-func writeJSONStatus(w http.ResponseWriter, status int, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	enc.Encode(v)
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(status)
-	w.Write(buf.Bytes())
-}

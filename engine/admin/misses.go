@@ -3,7 +3,6 @@ package admin
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -92,17 +91,7 @@ func (s *Server) misses(w http.ResponseWriter, r *http.Request) {
 		w.Write(missMap(list, time.Now()))
 		return
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(list); err != nil { // cannot happen: plain fields
-		text(w, http.StatusInternalServerError, fmt.Sprintf("cannot encode misses: %v\n", err))
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.Write(buf.Bytes())
+	writeJSON(w, list)
 }
 
 // missMap writes list as a map file to fill in: one `/path ;` entry per

@@ -1,8 +1,6 @@
 package admin
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -38,19 +36,7 @@ func (s *Server) rules(w http.ResponseWriter, r *http.Request) {
 	if list == nil {
 		list = []RuleInfo{} // "[]", never "null"
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	// Rules are read by people with curl and jq: indent, and leave <, >
-	// and & in regexes readable rather than as \u003c.
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(list); err != nil { // cannot happen: plain fields
-		text(w, http.StatusInternalServerError, fmt.Sprintf("cannot encode rules: %v\n", err))
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.Write(buf.Bytes())
+	writeJSON(w, list)
 }
 
 // unusedRules returns the rules in list with no hits (live or shadow), in a new slice: list

@@ -90,17 +90,23 @@ func versionAnswer(w http.ResponseWriter, do func() (string, error)) {
 	text(w, http.StatusOK, line(msg))
 }
 
-// writeJSON answers with v indented, as /rules does: read with curl and jq.
-func writeJSON(w http.ResponseWriter, v any) {
+// writeJSON answers with v, as /rules, /misses and the versions do.
+func writeJSON(w http.ResponseWriter, v any) { writeJSONStatus(w, http.StatusOK, v) }
+
+// writeJSONStatus answers status with v. The answers are read by people
+// with curl and jq: indented, and with <, > and & in regexes readable
+// rather than as \u003c.
+func writeJSONStatus(w http.ResponseWriter, status int, v any) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	if err := enc.Encode(v); err != nil { // cannot happen: plain fields
 		text(w, http.StatusInternalServerError, fmt.Sprintf("cannot encode: %v\n", err))
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
 	w.Write(buf.Bytes())
 }

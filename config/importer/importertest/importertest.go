@@ -37,7 +37,7 @@ func Import(t testing.TB, tool string, load LoadFunc, dir, name string, opt impo
 	if err := importer.WriteFileOrderTOML(&out, "Imported from "+name+" by redirectd import "+tool+".", opt.GeoIP, res.Rules); err != nil {
 		t.Fatal(err)
 	}
-	res.Report("redirectd.toml").Write(&rep)
+	res.Report(importer.ConfigName).Write(&rep)
 	return out.Bytes(), rep.Bytes()
 }
 

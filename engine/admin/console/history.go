@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"cmp"
 	"fmt"
+	"iter"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -146,25 +147,34 @@ func (h *hitHistory) write() {
 	os.Rename(tmp, h.file(h.day))
 }
 
-// read returns the counts of day's file; none when it is missing or a
-// line does not parse (a file cut short keeps the lines before).
+// read returns the counts of day's file; none when it is missing.
 func (h *hitHistory) read(day string) map[string]uint64 {
 	m := map[string]uint64{}
-	f, err := os.Open(h.file(day))
-	if err != nil {
-		return m
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		n, host, from, ok := parseHistoryLine(sc.Text())
-		if !ok {
-			break
-		}
-		m[historyKey(host, from)] = n
+	for key, n := range h.lines(day) {
+		m[key] = n
 	}
 	return m
+}
+
+// lines yields the key and count of each line of day's file, in order,
+// up to the first line that does not parse: a file cut short keeps the
+// lines before. A missing file has none.
+func (h *hitHistory) lines(day string) iter.Seq2[string, uint64] {
+	return func(yield func(string, uint64) bool) {
+		f, err := os.Open(h.file(day))
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			n, host, from, ok := parseHistoryLine(sc.Text())
+			if !ok || !yield(historyKey(host, from), n) {
+				return
+			}
+		}
+	}
 }
 
 func parseHistoryLine(line string) (n uint64, host, from string, ok bool) {
@@ -228,19 +238,8 @@ func (h *hitHistory) rule(host, from string, now time.Time) []dayCount {
 // lookup reads day's file for key, line by line (at most keep lines),
 // so a look at a rule's history holds no day in memory.
 func (h *hitHistory) lookup(day, key string) uint64 {
-	f, err := os.Open(h.file(day))
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		n, host, from, ok := parseHistoryLine(sc.Text())
-		if !ok {
-			return 0
-		}
-		if historyKey(host, from) == key {
+	for k, n := range h.lines(day) {
+		if k == key {
 			return n
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/redirectd/redirectd/config"
 	"github.com/redirectd/redirectd/engine/admin/edit"
 	"github.com/redirectd/redirectd/internal/hostmap"
+	"github.com/redirectd/redirectd/internal/regexsample"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -278,7 +279,7 @@ func rulePaths(r *matcher.Rule) ([]sampleURL, bool) {
 		froms = []string{r.From, r.From + "x"}
 	case matcher.Regex:
 		var p string
-		if p, ok = regexSample(r.From); ok {
+		if p, ok = regexsample.Path(r.From); ok {
 			froms = []string{p}
 		}
 	}

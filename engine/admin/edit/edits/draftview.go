@@ -2,6 +2,7 @@ package edits
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -185,7 +186,7 @@ func problems(set *matcher.Set, m *matcher.Match, ov *Overlay, e *edit.Entry) []
 	path, ok := localTarget(e.Host, e.To)
 	hops := []string{e.From}
 	for i := 0; ok && i < maxChain; i++ {
-		if path == e.From || contains(hops[1:], path) {
+		if path == e.From || slices.Contains(hops[1:], path) {
 			out = append(out, edit.Problem{Kind: "loop", Detail: fmt.Sprintf("%s: %s comes back to %s", e.String(), strings.Join(append(hops, path), " -> "), cut(path))})
 			return out
 		}
@@ -200,15 +201,6 @@ func problems(set *matcher.Set, m *matcher.Match, ov *Overlay, e *edit.Entry) []
 		path, ok = localTarget(e.Host, next)
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // nextHop returns where host and path redirect to: by the draft's entry

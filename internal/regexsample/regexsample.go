@@ -1,4 +1,4 @@
-package baseline
+package regexsample
 
 import (
 	"regexp"
@@ -7,14 +7,29 @@ import (
 	"unicode/utf8"
 )
 
-// regexSample returns a path that expr matches, built from its syntax
-// tree: each repetition taken once (then, if that fails, as few times as
-// it allows), the first branch of each alternation, a plain character from
-// each class. ok is false when neither attempt gives a path that expr
-// matches, which happens with word boundaries (\b) between two generated
-// characters, an alternation whose first branch is contradicted later, or
-// a class of only unprintable characters.
-func regexSample(expr string) (path string, ok bool) {
+// Of returns a string expr (Go's Perl syntax) matches, built from its
+// syntax tree: each optional repetition taken once (then, if that fails,
+// as few times as it allows), the first branch of each alternation that
+// gives a string, a plain character from each class. ok is false when
+// neither attempt gives a string that expr matches, which happens with
+// word boundaries (\b) between two generated characters, an alternation
+// whose first branch is contradicted later, a class of only unprintable
+// characters, or an expression deeper or longer than the bounds below.
+func Of(expr string) (string, bool) { return sample(expr, false, false) }
+
+// Least is Of with each optional repetition taken as few times as it
+// allows: "^k=(.*)$" gives "k=", whose empty group is a corner of its
+// own that a probe of Of's "k=x" does not reach.
+func Least(expr string) (string, bool) { return sample(expr, true, false) }
+
+// Path is Of for an expression matched against a URL path: the string
+// starts with '/', one put in front of an unanchored expression's
+// sample ("legacy" gives "/legacy") where the expression still matches.
+func Path(expr string) (string, bool) { return sample(expr, false, true) }
+
+// sample tries once and then the fewest repetitions (only the fewest
+// with least), keeping the first string expr matches.
+func sample(expr string, least, path bool) (string, bool) {
 	re, err := syntax.Parse(expr, syntax.Perl)
 	if err != nil {
 		return "", false
@@ -24,15 +39,23 @@ func regexSample(expr string) (path string, ok bool) {
 	if err != nil {
 		return "", false
 	}
-	for _, once := range []bool{true, false} {
+	modes := []bool{true, false}
+	if least {
+		modes = modes[1:]
+	}
+	for _, once := range modes {
 		var b strings.Builder
 		if !genRegex(&b, re, once, 0) {
 			continue
 		}
 		s := b.String()
-		// An unanchored expression matches inside a longer path.
-		for _, cand := range []string{s, "/" + s} {
-			if strings.HasPrefix(cand, "/") && check.MatchString(cand) {
+		cands := []string{s}
+		if path {
+			// An unanchored expression matches inside a longer path.
+			cands = append(cands, "/"+s)
+		}
+		for _, cand := range cands {
+			if (!path || strings.HasPrefix(cand, "/")) && check.MatchString(cand) {
 				return cand, true
 			}
 		}
@@ -40,15 +63,20 @@ func regexSample(expr string) (path string, ok bool) {
 	return "", false
 }
 
-// maxSampleRepeat bounds the characters written for x{n}: a path of a
-// thousand characters tells a reviewer nothing more than one of a hundred.
-const maxSampleRepeat = 100
+// The bounds of a sample: a path of a thousand characters tells a
+// reviewer nothing more than one of a hundred, and an expression nested
+// deeper than any a person writes is not walked down to the stack's end.
+const (
+	maxSampleRepeat = 100  // characters written for x{n}
+	maxDepth        = 100  // nesting of the syntax tree
+	maxLen          = 4096 // bytes of the sample
+)
 
 // genRegex writes a string re matches (if the assertions in it hold) to
 // b; once takes each optional repetition once rather than not at all. It
 // returns false for an expression that matches nothing.
 func genRegex(b *strings.Builder, re *syntax.Regexp, once bool, depth int) bool {
-	if depth > 100 || b.Len() > 4096 {
+	if depth > maxDepth || b.Len() > maxLen {
 		return false
 	}
 	switch re.Op {
