@@ -137,9 +137,9 @@ const (
 	QueryReplace
 )
 
-var queryModeNames = [...]string{QueryKeep: "keep", QueryDrop: "drop", QueryReplace: "replace"}
-
 // ParseQueryMode turns "keep" (or ""), "drop" or "replace" into a QueryMode.
 func ParseQueryMode(s string) (QueryMode, bool) {
 	return parseName[QueryMode](s, queryModeNames[:])
 }
+
+var queryModeNames = [...]string{QueryKeep: "keep", QueryDrop: "drop", QueryReplace: "replace"}
