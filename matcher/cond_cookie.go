@@ -42,21 +42,15 @@ func cookiesOf(c *when) []KeyValue {
 }
 
 // CookieValue returns the value of the cookie named name in a Cookie field
-// value ("a=1; b=2"), without surrounding quotes.
+// value ("a=1; b=2"), without surrounding quotes. It is the plain reading
+// that the condition's own (params.setCookies, which reads every cookie
+// once per request) is checked against, and no request path calls it.
 func CookieValue(cookies, name []byte) ([]byte, bool) {
-	for len(cookies) > 0 {
-		pair := cookies
-		if i := bytes.IndexByte(cookies, ';'); i >= 0 {
-			pair, cookies = cookies[:i], cookies[i+1:]
-		} else {
-			cookies = nil
-		}
-		pair = bytes.Trim(pair, " \t")
-		i := bytes.IndexByte(pair, '=')
-		if i < 0 || !bytes.Equal(pair[:i], name) {
+	for pair := range bytes.SplitSeq(cookies, []byte{';'}) {
+		k, v, ok := bytes.Cut(bytes.Trim(pair, " \t"), []byte{'='})
+		if !ok || !bytes.Equal(k, name) {
 			continue
 		}
-		v := pair[i+1:]
 		if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
 			v = v[1 : len(v)-1]
 		}
