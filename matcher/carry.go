@@ -21,7 +21,7 @@ func (r *Rule) Key() string {
 	b.WriteByte(0)
 	conds := append([]QueryCond(nil), r.Query...)
 	sortConds(conds)
-	b.WriteString(condsKey(conds))
+	b.WriteString(pairsKey(conds))
 	if !r.When.Empty() {
 		if _, k, err := compileWhen(r.When); err == nil {
 			b.WriteString("\x01" + k)
@@ -42,14 +42,14 @@ func (r *Rule) Key() string {
 // above it is unchanged.
 func (r *Rule) Same(o *Rule) bool {
 	return r.To == o.To && r.Status == o.Status && r.Pass == o.Pass && r.CaseInsensitive == o.CaseInsensitive &&
-		r.TrailingSlash == o.TrailingSlash && r.QueryString == o.QueryString && headersKey(r.Headers) == headersKey(o.Headers)
+		r.TrailingSlash == o.TrailingSlash && r.QueryString == o.QueryString && pairsKey(r.Headers) == pairsKey(o.Headers)
 }
 
 // identity is Key and what Same compares, as one map key.
 func (r *Rule) identity() string {
 	return r.Key() + "\x01" + r.To + "\x00" + strconv.Itoa(r.Status) + "\x00" + strconv.FormatBool(r.Pass) +
 		strconv.FormatBool(r.CaseInsensitive) + strconv.FormatBool(r.TrailingSlash) + strconv.Itoa(int(r.QueryString)) +
-		"\x00" + headersKey(r.Headers)
+		"\x00" + pairsKey(r.Headers)
 }
 
 // CarryHits adds the hit counts of old's rules to the identical rules of s

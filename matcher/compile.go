@@ -214,7 +214,7 @@ func (r *rule) compileConds() error {
 				return fieldErr("query", "a condition has an empty parameter name")
 			}
 		}
-		r.condKey = condsKey(r.Query)
+		r.condKey = pairsKey(r.Query)
 	}
 	r.condKey += gateKey(&r.Rule)
 	if !r.When.Empty() {

@@ -3,7 +3,6 @@ package matcher
 import (
 	"fmt"
 	"net/netip"
-	"strings"
 )
 
 // The when.country condition: the client's country, as the Set's
@@ -11,51 +10,22 @@ import (
 // it for the client's address (Request.Country), is one of the ISO 3166
 // alpha-2 codes listed. The list is one condition. No Vary: no field
 // says where the client is.
-var countryType = condType{key: "country", inWhen: true, inUnless: true,
-	has:   func(w *When) bool { return len(w.Country) > 0 },
-	count: checksOf[*countryCond],
-	words: func(w *When) []string { return w.Country },
-	toml:  func(w *When, f TOMLForm) string { return tomlList(w.Country, f) },
-	unit:  countryUnit{},
-}
+var countryType = countryList.condType(checksOf[*countryCond], countryUnit{countryList})
 
-type countryUnit struct{}
+var countryList = listUnit{key: "country", tag: "c", check: checkCountry,
+	list: func(w *When) *[]string { return &w.Country },
+	cond: func(codes []string) condCheck { return &countryCond{codes} }}
+
+type countryUnit struct{ listUnit }
 
 // countryCond is a compiled when.country.
 type countryCond struct{ codes []string }
-
-func (countryUnit) parse(w *When, v any, kind func(any) string) error {
-	list, err := condStrings(v, kind)
-	if err != nil {
-		return err
-	}
-	for _, cc := range list {
-		if err := checkCountry(cc); err != nil {
-			return err
-		}
-	}
-	w.Country = append(w.Country, list...)
-	return nil
-}
 
 func checkCountry(cc string) error {
 	if len(cc) != 2 || cc[0] < 'A' || cc[0] > 'Z' || cc[1] < 'A' || cc[1] > 'Z' {
 		return fmt.Errorf("%q is not an ISO 3166 alpha-2 country code; write two capital letters such as \"DE\"", cc)
 	}
 	return nil
-}
-
-func (countryUnit) compile(w *When, field string, key *strings.Builder) ([]condCheck, error) {
-	if len(w.Country) == 0 {
-		return nil, nil
-	}
-	for _, cc := range w.Country {
-		if err := checkCountry(cc); err != nil {
-			return nil, fieldErr(field+".country", "%v", err)
-		}
-		key.WriteString("c" + cc + "\x00")
-	}
-	return []condCheck{&countryCond{codes: w.Country}}, nil
 }
 
 func (c *countryCond) holds(m *Match) bool {
@@ -66,10 +36,6 @@ func (c *countryCond) holds(m *Match) bool {
 		}
 	}
 	return false
-}
-
-func (countryUnit) text(w *When) []string {
-	return []string{"country = " + strings.Join(w.Country, ", ")}
 }
 
 func (countryUnit) got(_ *When, _ int, m *Match) string {

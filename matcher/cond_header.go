@@ -2,13 +2,8 @@ package matcher
 
 import (
 	"bytes"
-	"fmt"
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/redirectd/redirectd/internal/ascii"
 )
 
 // The when.header condition: each field named must be in the request
@@ -16,61 +11,16 @@ import (
 // surrounding blanks cut), or with any value when the value is AnyValue
 // ("*"). Each field is one condition (in an unless, any one of them
 // holding refuses the rule). Answers carry Vary on the fields named.
-var headerType = condType{key: "header", inWhen: true, inUnless: true,
-	has:   func(w *When) bool { return len(w.Header) > 0 },
-	count: checksOf[*headerCond],
-	words: func(w *When) []string { return pairWords(w.Header) },
-	toml:  func(w *When, f TOMLForm) string { return tomlTable(w.Header, f) },
-	unit:  headerUnit{},
-}
+var headerType = headerPairs.condType(checksOf[*headerCond], headerUnit{headerPairs})
 
-type headerUnit struct{}
+var headerPairs = pairUnit{key: "header", tag: "h", noun: "header field name", form: strings.ToLower,
+	list: func(w *When) *[]KeyValue { return &w.Header },
+	cond: func(kv KeyValue) condCheck { return &headerCond{[]byte(kv.Name), []byte(kv.Value)} }}
+
+type headerUnit struct{ pairUnit }
 
 // headerCond is a compiled field of when.header: its name in lower case.
 type headerCond struct{ name, value []byte }
-
-func (headerUnit) parse(w *When, v any, kind func(any) string) error {
-	kvs, err := condPairs(v, kind)
-	w.Header = append(w.Header, kvs...)
-	return err
-}
-
-// condPairs reads a when.header or when.cookie table of names to the
-// value each must have, by name; a bad entry is named in the error and
-// left out, the others kept.
-func condPairs(v any, kind func(any) string) ([]KeyValue, error) {
-	t, ok := v.(map[string]any)
-	if !ok || len(t) == 0 {
-		return nil, fmt.Errorf("must be a non-empty table of names to values, such as { X-Device = \"mobile\" }, not %s", kind(v))
-	}
-	var out []KeyValue
-	var err error
-	for _, name := range slices.Sorted(maps.Keys(t)) {
-		s, ok := t[name].(string)
-		switch {
-		case !ok:
-			err = fmt.Errorf("%q must be a string, not %s", name, kind(t[name]))
-		case !ascii.IsToken(name):
-			err = fmt.Errorf("%q is not a valid name: use letters, digits and !#$%%&'*+-.^_`|~", name)
-		default:
-			out = append(out, KeyValue{Name: name, Value: s})
-		}
-	}
-	return out, err
-}
-
-func (headerUnit) compile(w *When, field string, key *strings.Builder) ([]condCheck, error) {
-	var checks []condCheck
-	for _, h := range w.Header {
-		if !ascii.IsToken(h.Name) {
-			return nil, fieldErr(field+".header", "%q is not a header field name", h.Name)
-		}
-		name := strings.ToLower(h.Name)
-		checks = append(checks, &headerCond{[]byte(name), []byte(h.Value)})
-		key.WriteString("h" + name + "\x00" + h.Value + "\x00")
-	}
-	return checks, nil
-}
 
 func (c *headerCond) holds(m *Match) bool {
 	v := m.Req.Header(c.name)
@@ -78,8 +28,6 @@ func (c *headerCond) holds(m *Match) bool {
 }
 
 func isAny(v []byte) bool { return len(v) == 1 && v[0] == AnyValue[0] }
-
-func (headerUnit) text(w *When) []string { return pairTexts("header", w.Header) }
 
 func (headerUnit) got(w *When, i int, m *Match) string {
 	if v := m.Req.Header([]byte(strings.ToLower(w.Header[i].Name))); v != nil {
@@ -94,13 +42,4 @@ func (headerUnit) vary(w *When) []string {
 		names[i] = h.Name
 	}
 	return names
-}
-
-// pairTexts writes each of kvs as pairText does.
-func pairTexts(what string, kvs []KeyValue) []string {
-	out := make([]string, len(kvs))
-	for i, kv := range kvs {
-		out[i] = pairText(what, kv.Name, kv.Value)
-	}
-	return out
 }

@@ -14,15 +14,13 @@ import (
 // one of the ranges listed by RFC 4647 basic filtering ("de" and "de-*"
 // take "de" and "de-AT"; "*" any). The list is one condition. Answers
 // carry Vary: Accept-Language.
-var languageType = condType{key: "language", inWhen: true, inUnless: true,
-	has:   func(w *When) bool { return len(w.Language) > 0 },
-	count: checksOf[*languageCond],
-	words: func(w *When) []string { return w.Language },
-	toml:  func(w *When, f TOMLForm) string { return tomlList(w.Language, f) },
-	unit:  languageUnit{},
-}
+var languageType = languageList.condType(checksOf[*languageCond], languageUnit{languageList})
 
-type languageUnit struct{}
+var languageList = listUnit{key: "language", tag: "l", check: checkLanguage, form: languageRange,
+	list: func(w *When) *[]string { return &w.Language },
+	cond: func(ranges []string) condCheck { return &languageCond{ranges} }}
+
+type languageUnit struct{ listUnit }
 
 // languageCond is a compiled when.language: the ranges in lower case,
 // "-*" cut off; "*" for any.
@@ -30,49 +28,18 @@ type languageCond struct{ ranges []string }
 
 var acceptLanguage = []byte("accept-language")
 
-func (languageUnit) parse(w *When, v any, kind func(any) string) error {
-	list, err := condStrings(v, kind)
-	if err != nil {
-		return err
+func checkLanguage(l string) error {
+	if !validRange(languageRange(l)) {
+		return fmt.Errorf("%q is not a language range; write a tag such as \"de\", \"de-AT\", \"de-*\" or \"*\"", l)
 	}
-	for _, l := range list {
-		if !validRange(languageRange(l)) {
-			return languageErr(l)
-		}
-	}
-	w.Language = append(w.Language, list...)
 	return nil
-}
-
-func languageErr(l string) error {
-	return fmt.Errorf("%q is not a language range; write a tag such as \"de\", \"de-AT\", \"de-*\" or \"*\"", l)
 }
 
 // languageRange is the compiled form of a range as written.
 func languageRange(l string) string { return strings.TrimSuffix(strings.ToLower(l), "-*") }
 
-func (languageUnit) compile(w *When, field string, key *strings.Builder) ([]condCheck, error) {
-	if len(w.Language) == 0 {
-		return nil, nil
-	}
-	c := &languageCond{}
-	for _, l := range w.Language {
-		r := languageRange(l)
-		if !validRange(r) {
-			return nil, fieldErr(field+".language", "%v", languageErr(l))
-		}
-		c.ranges = append(c.ranges, r)
-		key.WriteString("l" + r + "\x00")
-	}
-	return []condCheck{c}, nil
-}
-
 func (c *languageCond) holds(m *Match) bool {
 	return langHolds(c.ranges, m.Req.Header(acceptLanguage))
-}
-
-func (languageUnit) text(w *When) []string {
-	return []string{"language = " + strings.Join(w.Language, ", ")}
 }
 
 func (languageUnit) got(_ *When, _ int, m *Match) string {

@@ -11,31 +11,16 @@ import (
 // listed, compared exactly (methods are case-sensitive, RFC 9110 section
 // 9.1), so "GET" does not take HEAD: list both for a redirect that a
 // HEAD check should see. No Vary: caches key by method already.
-var methodType = condType{key: "method", inWhen: true, inUnless: true,
-	has:   func(w *When) bool { return len(w.Method) > 0 },
-	count: checksOf[*methodCond],
-	toml:  func(w *When, f TOMLForm) string { return tomlList(w.Method, f) },
-	unit:  methodUnit{},
-}
+var methodType = methodList.condType(checksOf[*methodCond], methodUnit{methodList})
 
-type methodUnit struct{}
+var methodList = listUnit{key: "method", tag: "m", check: checkMethod,
+	list: func(w *When) *[]string { return &w.Method },
+	cond: func(methods []string) condCheck { return &methodCond{methods} }}
+
+type methodUnit struct{ listUnit }
 
 // methodCond is a compiled when.method.
 type methodCond struct{ methods []string }
-
-func (methodUnit) parse(w *When, v any, kind func(any) string) error {
-	list, err := condStrings(v, kind)
-	if err != nil {
-		return err
-	}
-	for _, s := range list {
-		if err := checkMethod(s); err != nil {
-			return err
-		}
-	}
-	w.Method = append(w.Method, list...)
-	return nil
-}
 
 // checkMethod refuses what no client can send as a method, and a method
 // in lower case, which is another method than the one meant.
@@ -47,21 +32,6 @@ func checkMethod(s string) error {
 		return fmt.Errorf("%q is not %q: methods are case-sensitive and clients send them in capitals", s, u)
 	}
 	return nil
-}
-
-func (methodUnit) compile(w *When, field string, key *strings.Builder) ([]condCheck, error) {
-	if len(w.Method) == 0 {
-		return nil, nil
-	}
-	c := &methodCond{}
-	for _, s := range w.Method {
-		if err := checkMethod(s); err != nil {
-			return nil, fieldErr(field+".method", "%v", err)
-		}
-		c.methods = append(c.methods, s)
-		key.WriteString("m" + s + "\x00")
-	}
-	return []condCheck{c}, nil
 }
 
 func (c *methodCond) holds(m *Match) bool {
@@ -76,10 +46,6 @@ func (c *methodCond) holds(m *Match) bool {
 		}
 	}
 	return false
-}
-
-func (methodUnit) text(w *When) []string {
-	return []string{"method = " + strings.Join(w.Method, ", ")}
 }
 
 func (methodUnit) vary(*When) []string { return nil }

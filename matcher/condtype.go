@@ -2,9 +2,12 @@ package matcher
 
 import (
 	"fmt"
+	"maps"
 	"net/netip"
 	"slices"
 	"strings"
+
+	"github.com/redirectd/redirectd/internal/ascii"
 )
 
 // condType is one kind of when condition: what every place that handles
@@ -24,7 +27,7 @@ type condType struct {
 	// words are the texts w's conditions of this kind hold that come
 	// from a source file (a header's name and value as one), for
 	// Writable's check that TOML can hold them; nil for a kind whose
-	// values are checked to be ASCII.
+	// values are not strings (ip, sample) or one of a few (scheme).
 	words func(w *When) []string
 	// toml writes w's conditions of this kind as a TOML value
 	// ("['GET', 'HEAD']"); called only when has.
@@ -244,4 +247,153 @@ func condStrings(v any, kind func(any) string) ([]string, error) {
 		return out, nil
 	}
 	return nil, fmt.Errorf("must be a string or a list of strings, not %s", kind(v))
+}
+
+// condPairs reads a when.header or when.cookie table of names to the
+// value each must have, by name; a bad entry is named in the error and
+// left out, the others kept.
+func condPairs(v any, kind func(any) string) ([]KeyValue, error) {
+	t, ok := v.(map[string]any)
+	if !ok || len(t) == 0 {
+		return nil, fmt.Errorf("must be a non-empty table of names to values, such as { X-Device = \"mobile\" }, not %s", kind(v))
+	}
+	var out []KeyValue
+	var err error
+	for _, name := range slices.Sorted(maps.Keys(t)) {
+		s, ok := t[name].(string)
+		switch {
+		case !ok:
+			err = fmt.Errorf("%q must be a string, not %s", name, kind(t[name]))
+		case !ascii.IsToken(name):
+			err = fmt.Errorf("%q is not a valid name: use letters, digits and !#$%%&'*+-.^_`|~", name)
+		default:
+			out = append(out, KeyValue{Name: name, Value: s})
+		}
+	}
+	return out, err
+}
+
+// listUnit is what the kinds written as a list of strings (language,
+// country, method) share: reading and checking the list, compiling it
+// into one check, its text and its condType. Each kind embeds it and
+// adds its check's holds, and got and vary.
+type listUnit struct {
+	key string
+	// list is the field of When the kind fills.
+	list func(w *When) *[]string
+	// check says what is wrong with a value as written, nil when nothing.
+	check func(v string) error
+	// form turns a checked value into the one compiled; nil keeps it.
+	form func(v string) string
+	// tag starts each value in the condKey.
+	tag string
+	// cond is the compiled check of the values, formed.
+	cond func(values []string) condCheck
+}
+
+// condType is the kind's entry in condTypes; count counts its checks.
+func (u listUnit) condType(count func(c *when) int, unit condUnit) condType {
+	return condType{key: u.key, inWhen: true, inUnless: true,
+		has:   func(w *When) bool { return len(*u.list(w)) > 0 },
+		count: count,
+		words: func(w *When) []string { return *u.list(w) },
+		toml:  func(w *When, f TOMLForm) string { return tomlList(*u.list(w), f) },
+		unit:  unit,
+	}
+}
+
+func (u listUnit) parse(w *When, v any, kind func(any) string) error {
+	list, err := condStrings(v, kind)
+	if err != nil {
+		return err
+	}
+	for _, s := range list {
+		if err := u.check(s); err != nil {
+			return err
+		}
+	}
+	*u.list(w) = append(*u.list(w), list...)
+	return nil
+}
+
+// compile checks w's list and compiles it into one check, writing each
+// value to key; none for an empty list.
+func (u listUnit) compile(w *When, field string, key *strings.Builder) ([]condCheck, error) {
+	var values []string
+	for _, s := range *u.list(w) {
+		if err := u.check(s); err != nil {
+			return nil, fieldErr(field+"."+u.key, "%v", err)
+		}
+		if u.form != nil {
+			s = u.form(s)
+		}
+		values = append(values, s)
+		key.WriteString(u.tag + s + "\x00")
+	}
+	if len(values) == 0 {
+		return nil, nil
+	}
+	return []condCheck{u.cond(values)}, nil
+}
+
+func (u listUnit) text(w *When) []string {
+	return []string{u.key + " = " + strings.Join(*u.list(w), ", ")}
+}
+
+// pairUnit is what the kinds written as a table of names to values
+// (header, cookie) share: reading the table, compiling each pair into a
+// check of its own, its text and its condType.
+type pairUnit struct {
+	key string
+	// list is the field of When the kind fills.
+	list func(w *When) *[]KeyValue
+	// noun is what a name is, for the error on a name that is no token.
+	noun string
+	// form turns a name into the one compiled; nil keeps it.
+	form func(name string) string
+	// tag starts each pair in the condKey.
+	tag string
+	// cond is the compiled check of a pair, its name formed.
+	cond func(kv KeyValue) condCheck
+}
+
+// condType is the kind's entry in condTypes; count counts its checks.
+func (u pairUnit) condType(count func(c *when) int, unit condUnit) condType {
+	return condType{key: u.key, inWhen: true, inUnless: true,
+		has:   func(w *When) bool { return len(*u.list(w)) > 0 },
+		count: count,
+		words: func(w *When) []string { return pairWords(*u.list(w)) },
+		toml:  func(w *When, f TOMLForm) string { return tomlTable(*u.list(w), f) },
+		unit:  unit,
+	}
+}
+
+func (u pairUnit) parse(w *When, v any, kind func(any) string) error {
+	kvs, err := condPairs(v, kind)
+	*u.list(w) = append(*u.list(w), kvs...)
+	return err
+}
+
+func (u pairUnit) compile(w *When, field string, key *strings.Builder) ([]condCheck, error) {
+	var checks []condCheck
+	for _, kv := range *u.list(w) {
+		if !ascii.IsToken(kv.Name) {
+			return nil, fieldErr(field+"."+u.key, "%q is not a %s", kv.Name, u.noun)
+		}
+		if u.form != nil {
+			kv.Name = u.form(kv.Name)
+		}
+		checks = append(checks, u.cond(kv))
+		key.WriteString(u.tag + kv.Name + "\x00" + kv.Value + "\x00")
+	}
+	return checks, nil
+}
+
+func (u pairUnit) text(w *When) []string {
+	kvs := *u.list(w)
+	out := make([]string, len(kvs))
+	for i, kv := range kvs {
+		out[i] = pairText(u.key, kv.Name, kv.Value)
+	}
+	return out
 }

@@ -159,16 +159,3 @@ func (b *Builder) intern(block string) string {
 	b.hdrs[block] = block
 	return block
 }
-
-// headersKey is hs as one string, for Same and identity: a rule whose
-// headers changed answers differently.
-func headersKey(hs []Header) string {
-	var b strings.Builder
-	for _, h := range hs {
-		b.WriteString(h.Name)
-		b.WriteByte(0)
-		b.WriteString(h.Value)
-		b.WriteByte(0)
-	}
-	return b.String()
-}

@@ -84,23 +84,14 @@ func SampleTarget(to string, kind Kind) string {
 	end := authorityEnd(to)
 	var b strings.Builder
 	afterHost := false // a reference in the authority ended the host
-	for i := 0; i < len(to); i++ {
-		c := to[i]
-		if c != '$' {
-			b.WriteByte(c)
-			continue
-		}
-		if i+1 < len(to) && to[i+1] == '$' {
-			b.WriteByte('$')
-			i++
-			continue
-		}
-		name, n, err := templateRef(to[i+1:])
-		if err != nil {
-			b.WriteByte(c) // refused at compile; left for the check to see
-			continue
-		}
+	for i := 0; i < len(to); {
+		text, name, n, err := templateToken(to[i:])
 		switch {
+		case err != nil:
+			b.WriteByte('$') // refused at compile; left for the check to see
+			n = 1
+		case text != "":
+			b.WriteString(text)
 		case i >= end || afterHost:
 			b.WriteString("x")
 		case name == "host":

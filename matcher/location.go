@@ -129,20 +129,15 @@ func (t *template) addParts(s string, names []string, encode bool) error {
 			lit.Reset()
 		}
 	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '$' {
-			lit.WriteByte(c)
-			continue
-		}
-		if i+1 < len(s) && s[i+1] == '$' {
-			lit.WriteByte('$')
-			i++
-			continue
-		}
-		name, n, err := templateRef(s[i+1:])
+	for i := 0; i < len(s); {
+		text, name, n, err := templateToken(s[i:])
 		if err != nil {
 			return err
+		}
+		i += n
+		if text != "" {
+			lit.WriteString(text)
+			continue
 		}
 		g := groupIndex(name, names)
 		if g < 0 {
@@ -154,7 +149,6 @@ func (t *template) addParts(s string, names []string, encode bool) error {
 		}
 		flush()
 		t.parts = append(t.parts, templatePart{group: g})
-		i += n
 	}
 	flush()
 	return nil
@@ -199,6 +193,24 @@ func schemeEnd(s string) int {
 		}
 	}
 	return 0
+}
+
+// templateToken reads the piece of a template that s starts with: text
+// up to the next '$' or "$$" (as "$"), or else a reference, by name. n is
+// the bytes it took; err is templateRef's for a '$' that starts no
+// reference.
+func templateToken(s string) (text, name string, n int, err error) {
+	if s[0] != '$' {
+		if n = strings.IndexByte(s, '$'); n < 0 {
+			n = len(s)
+		}
+		return s[:n], "", n, nil
+	}
+	if len(s) > 1 && s[1] == '$' {
+		return "$", "", 2, nil
+	}
+	name, n, err = templateRef(s[1:])
+	return "", name, n + 1, err
 }
 
 // templateRef reads the reference after a '$': "{name}" or a run of

@@ -56,6 +56,20 @@ func appendNginxURI(dst, p []byte, merge bool) (out []byte, flags uriFlags, ok b
 		i++
 	again:
 		switch state {
+		case swDotDot:
+			// After "/..": a '/', '?' or '#' climbs a segment; any
+			// other byte makes the ".." part of a name, as in swUsual.
+			if ch == '/' || ch == '?' || ch == '#' {
+				if u = upSegment(b, u); u < 0 {
+					return dst[:start], flags, false
+				}
+				if ch != '/' {
+					return dst[:start+u], flags, true
+				}
+				state = swSlash
+				continue
+			}
+			fallthrough
 		case swUsual, swSlash, swDot:
 			switch {
 			case ch == '%':
@@ -91,26 +105,6 @@ func appendNginxURI(dst, p []byte, merge bool) (out []byte, flags uriFlags, ok b
 				state = swDotDot
 				b[u] = ch
 				u++
-			default:
-				if ch == '+' {
-					flags |= uriPlus
-				}
-				state = swUsual
-				b[u] = ch
-				u++
-			}
-		case swDotDot:
-			switch ch {
-			case '/', '?', '#':
-				if u = upSegment(b, u); u < 0 {
-					return dst[:start], flags, false
-				}
-				if ch != '/' {
-					return dst[:start+u], flags, true
-				}
-				state = swSlash
-			case '%':
-				quotedState, state = state, swQuoted
 			default:
 				if ch == '+' {
 					flags |= uriPlus

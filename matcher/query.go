@@ -23,13 +23,16 @@ func sortConds(c []QueryCond) {
 	slices.SortFunc(c, func(a, b QueryCond) int { return strings.Compare(a.Name, b.Name) })
 }
 
-// condsKey is the canonical text of sorted conditions, for duplicate checks.
-func condsKey(c []QueryCond) string {
+// pairsKey is names and values (sorted query conditions, response
+// headers) as one string, each ended by a NUL: for duplicate checks and
+// Same, two lists are the same when their keys are.
+func pairsKey[T ~struct{ Name, Value string }](ps []T) string {
 	var b strings.Builder
-	for _, q := range c {
-		b.WriteString(q.Name)
+	for _, p := range ps {
+		nv := struct{ Name, Value string }(p)
+		b.WriteString(nv.Name)
 		b.WriteByte(0)
-		b.WriteString(q.Value)
+		b.WriteString(nv.Value)
 		b.WriteByte(0)
 	}
 	return b.String()

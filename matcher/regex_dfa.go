@@ -64,20 +64,7 @@ func newRuneClasses(progs []*syntax.Prog) *runeClasses {
 			case syntax.InstRune1:
 				span(inst.Rune[0], inst.Rune[0])
 			case syntax.InstRune:
-				rs := inst.Rune
-				if len(rs) == 1 {
-					r := rs[0]
-					span(r, r)
-					if syntax.Flags(inst.Arg)&syntax.FoldCase != 0 {
-						for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-							span(f, f)
-						}
-					}
-					continue
-				}
-				for j := 0; j+1 < len(rs); j += 2 {
-					span(rs[j], rs[j+1])
-				}
+				instRunes(inst, func(r rune) { span(r, r) }, span)
 			}
 		}
 	}

@@ -52,7 +52,7 @@ func firstBytes(prog *syntax.Prog) (byteSet256, bool) {
 		case syntax.InstRune1:
 			addFirstByte(&set, inst.Rune[0])
 		case syntax.InstRune:
-			addRuneClass(&set, inst)
+			instRunes(inst, func(r rune) { addFirstByte(&set, r) }, set.addRunes)
 		default: // InstMatch, InstRuneAny, InstRuneAnyNotNL
 			return set, false
 		}
@@ -60,27 +60,41 @@ func firstBytes(prog *syntax.Prog) (byteSet256, bool) {
 	return set, true
 }
 
-// addRuneClass adds the first bytes of the runes inst matches.
-func addRuneClass(set *byteSet256, inst *syntax.Inst) {
+// instRunes calls one with the rune of a one-rune InstRune, and with
+// each of its other cases under FoldCase; for a class, it calls spans
+// with each range.
+func instRunes(inst *syntax.Inst, one func(rune), spans func(lo, hi rune)) {
 	rs := inst.Rune
 	if len(rs) == 1 {
-		r := rs[0]
-		addFirstByte(set, r)
-		if syntax.Flags(inst.Arg)&syntax.FoldCase != 0 {
-			for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-				addFirstByte(set, f)
-			}
-		}
+		withFolds(rs[0], syntax.Flags(inst.Arg)&syntax.FoldCase != 0, one)
 		return
 	}
 	for i := 0; i+1 < len(rs); i += 2 {
-		lo, hi := rs[i], rs[i+1]
-		if lo < utf8.RuneSelf {
-			set.addRange(byte(lo), byte(min(hi, utf8.RuneSelf-1)))
+		spans(rs[i], rs[i+1])
+	}
+}
+
+// withFolds calls f with r and, when fold, with each other case of r
+// (unicode.SimpleFold's orbit).
+func withFolds(r rune, fold bool, f func(rune)) {
+	f(r)
+	if fold {
+		for g := unicode.SimpleFold(r); g != r; g = unicode.SimpleFold(g) {
+			f(g)
 		}
-		if hi >= utf8.RuneSelf {
-			set.addRange(0x80, 0xFF) // every multi-byte rune, and invalid bytes (read as U+FFFD)
-		}
+	}
+}
+
+// addRunes adds the bytes that the runes lo to hi start or end with as
+// the backtracker reads them: the ASCII ones themselves, and for any
+// other every byte of 0x80 and up (those of multi-byte runes, and the
+// invalid bytes read as U+FFFD).
+func (s *byteSet256) addRunes(lo, hi rune) {
+	if lo < utf8.RuneSelf {
+		s.addRange(byte(lo), byte(min(hi, utf8.RuneSelf-1)))
+	}
+	if hi >= utf8.RuneSelf {
+		s.addRange(0x80, 0xFF)
 	}
 }
 
@@ -111,24 +125,11 @@ func addLastBytes(set *byteSet256, re *syntax.Regexp) bool {
 		if len(re.Rune) == 0 {
 			return false
 		}
-		r := re.Rune[len(re.Rune)-1]
-		addLastByte(set, r)
-		if re.Flags&syntax.FoldCase != 0 {
-			for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-				addLastByte(set, f)
-			}
-		}
+		withFolds(re.Rune[len(re.Rune)-1], re.Flags&syntax.FoldCase != 0, func(r rune) { addLastByte(set, r) })
 		return true
 	case syntax.OpCharClass:
-		rs := re.Rune
-		for i := 0; i+1 < len(rs); i += 2 {
-			lo, hi := rs[i], rs[i+1]
-			if lo < utf8.RuneSelf {
-				set.addRange(byte(lo), byte(min(hi, utf8.RuneSelf-1)))
-			}
-			if hi >= utf8.RuneSelf {
-				set.addRange(0x80, 0xFF)
-			}
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			set.addRunes(re.Rune[i], re.Rune[i+1])
 		}
 		return true
 	case syntax.OpCapture, syntax.OpPlus:

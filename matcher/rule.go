@@ -2,6 +2,7 @@ package matcher
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 )
 
@@ -30,16 +31,19 @@ func (k Kind) String() string {
 }
 
 // ParseKind turns a configuration name into a Kind; "" means Exact.
-func ParseKind(s string) (Kind, bool) {
-	switch s {
-	case "", "exact":
-		return Exact, true
-	case "prefix":
-		return Prefix, true
-	case "regex":
-		return Regex, true
+func ParseKind(s string) (Kind, bool) { return parseName[Kind](s, kindNames[:]) }
+
+// parseName returns the value whose name is s in names (indexed by
+// value); "" is the first, the default.
+func parseName[T ~uint8](s string, names []string) (T, bool) {
+	if s == "" {
+		return 0, true
 	}
-	return 0, false
+	i := slices.Index(names, s)
+	if i < 0 {
+		return 0, false
+	}
+	return T(i), true
 }
 
 // Rule is one redirect as configured.
@@ -135,13 +139,7 @@ const (
 
 // ParseQueryMode turns "keep" (or ""), "drop" or "replace" into a QueryMode.
 func ParseQueryMode(s string) (QueryMode, bool) {
-	switch s {
-	case "", "keep":
-		return QueryKeep, true
-	case "drop":
-		return QueryDrop, true
-	case "replace":
-		return QueryReplace, true
-	}
-	return 0, false
+	return parseName[QueryMode](s, queryModeNames[:])
 }
+
+var queryModeNames = [...]string{QueryKeep: "keep", QueryDrop: "drop", QueryReplace: "replace"}

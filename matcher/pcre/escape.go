@@ -5,6 +5,11 @@ import (
 	"strings"
 )
 
+// assertEscapes are the escapes that assert a position (\A, \z, ...).
+var assertEscapes = map[byte]assertKind{
+	'A': aBegin, 'z': aEnd, 'Z': aEndZ, 'b': aWord, 'B': aNotWord, 'G': aStart,
+}
+
 // escape parses an escape outside a class, from its backslash.
 func (p *parser) escape() (*node, error) {
 	at := p.i
@@ -21,9 +26,11 @@ func (p *parser) escape() (*node, error) {
 		}
 		return n, nil
 	}
-	as := func(a assertKind) (*node, error) { return &node{kind: nAssert, assert: a}, nil }
 	if t, neg, ok := classEscape(c); ok {
 		return set(t, neg)
+	}
+	if a, ok := assertEscapes[c]; ok {
+		return &node{kind: nAssert, assert: a}, nil
 	}
 	switch c {
 	case 'N':
@@ -31,18 +38,6 @@ func (p *parser) escape() (*node, error) {
 			return nil, p.errf(at, "\\N{name} is not supported")
 		}
 		return set(&setNotNL, false)
-	case 'A':
-		return as(aBegin)
-	case 'z':
-		return as(aEnd)
-	case 'Z':
-		return as(aEndZ)
-	case 'b':
-		return as(aWord)
-	case 'B':
-		return as(aNotWord)
-	case 'G':
-		return as(aStart)
 	case 'K':
 		if p.look > 0 {
 			return nil, p.errf(at, "\\K is not allowed in lookarounds")
@@ -169,6 +164,22 @@ func (p *parser) octal(max int) byte {
 	return byte(v)
 }
 
+// bracedCode parses the {digits} of \o{...} (base 8) or \x{...} (base
+// 16), p.i on its '{'; why says more of a value too large, as PCRE2's
+// message for that escape does.
+func (p *parser) bracedCode(at int, esc byte, base int, why string) (byte, error) {
+	end := strings.IndexByte(p.src[p.i:], '}')
+	if end < 0 {
+		return 0, p.errf(at, "missing closing brace after \\%c{", esc)
+	}
+	v, err := strconv.ParseUint(p.src[p.i+1:p.i+end], base, 32)
+	if err != nil || v > 255 {
+		return 0, p.errf(at, "character code point value in \\%c{} is too large%s or invalid", esc, why)
+	}
+	p.i += end + 1
+	return byte(v), nil
+}
+
 // charEscape parses an escape that stands for one byte, p.i on the
 // character after the backslash at at.
 func (p *parser) charEscape(at int) (byte, error) {
@@ -193,28 +204,10 @@ func (p *parser) charEscape(at int) (byte, error) {
 		if !p.more() || p.peek() != '{' {
 			return 0, p.errf(at, "missing opening brace after \\o")
 		}
-		end := strings.IndexByte(p.src[p.i:], '}')
-		if end < 0 {
-			return 0, p.errf(at, "missing closing brace after \\o{")
-		}
-		v, err := strconv.ParseUint(p.src[p.i+1:p.i+end], 8, 32)
-		if err != nil || v > 255 {
-			return 0, p.errf(at, "character code point value in \\o{} is too large or invalid")
-		}
-		p.i += end + 1
-		return byte(v), nil
+		return p.bracedCode(at, 'o', 8, "")
 	case 'x':
 		if p.more() && p.peek() == '{' {
-			end := strings.IndexByte(p.src[p.i:], '}')
-			if end < 0 {
-				return 0, p.errf(at, "missing closing brace after \\x{")
-			}
-			v, err := strconv.ParseUint(p.src[p.i+1:p.i+end], 16, 32)
-			if err != nil || v > 255 {
-				return 0, p.errf(at, "character code point value in \\x{} is too large (no UTF mode) or invalid")
-			}
-			p.i += end + 1
-			return byte(v), nil
+			return p.bracedCode(at, 'x', 16, " (no UTF mode)")
 		}
 		v := 0
 		for k := 0; k < 2 && p.more() && isHex(p.peek()); k++ {

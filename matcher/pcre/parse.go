@@ -422,22 +422,16 @@ func (p *parser) group() (*node, error) {
 		p.names = append(p.names, capName)
 	}
 	cap := p.ncap
-	saved := p.fl
 	if kind == nLook {
 		p.look++
 	}
-	sub, err := p.alt()
+	sub, err := p.groupBody(open, p.fl)
 	if kind == nLook {
 		p.look--
 	}
-	p.fl = saved
 	if err != nil {
 		return nil, err
 	}
-	if !p.more() || p.peek() != ')' {
-		return nil, p.errf(open, "missing closing parenthesis")
-	}
-	p.i++
 	switch kind {
 	case nCapture:
 		n := &node{kind: nCapture, cap: cap, subs: []*node{sub}}
@@ -458,6 +452,23 @@ func (p *parser) group() (*node, error) {
 	return wrap(sub), nil // (?:...) and, under (?n), (...)
 }
 
+// groupBody parses the alternatives of the group opened at open, and its
+// ')', under the flags fl: those in force before it hold again after.
+func (p *parser) groupBody(open int, fl flags) (*node, error) {
+	saved := p.fl
+	p.fl = fl
+	sub, err := p.alt()
+	p.fl = saved
+	if err != nil {
+		return nil, err
+	}
+	if !p.more() || p.peek() != ')' {
+		return nil, p.errf(open, "missing closing parenthesis")
+	}
+	p.i++
+	return sub, nil
+}
+
 // flagGroup parses (?flags) and (?flags:...) after the '(' at open.
 func (p *parser) flagGroup(open int) (*node, error) {
 	p.i++ // '?'
@@ -471,17 +482,10 @@ func (p *parser) flagGroup(open int) (*node, error) {
 			p.fl = fl // to the end of the enclosing group
 			return nil, nil
 		case ':':
-			saved := p.fl
-			p.fl = fl
-			sub, err := p.alt()
-			p.fl = saved
+			sub, err := p.groupBody(open, fl)
 			if err != nil {
 				return nil, err
 			}
-			if !p.more() || p.peek() != ')' {
-				return nil, p.errf(open, "missing closing parenthesis")
-			}
-			p.i++
 			return wrap(sub), nil
 		case '-':
 			if !on {

@@ -36,33 +36,10 @@ func (p *parser) parseSteps(inBlock bool) ([]step, error) {
 		if err != nil {
 			return nil, err
 		}
-		if args[0].word == "error_page" && !args[0].quoted && end == ";" {
-			pages, err := p.c.compileErrorPage(args[1:])
-			if err == nil && p.depth > 0 {
-				err = fmt.Errorf("not supported inside if")
-			}
+		if ok, err := p.declaration(args, end); ok || err != nil {
 			if err != nil {
-				return nil, errAt(args[0].line, "%s: %v", args[0].word, err)
+				return nil, err
 			}
-			p.pages = append(p.pages, pages...)
-			continue
-		}
-		if args[0].word == "internal" && !args[0].quoted && end == ";" {
-			if len(args) > 1 || p.depth > 0 {
-				return nil, errAt(args[0].line, "internal: takes no arguments, and not inside if")
-			}
-			p.internal = true
-			continue
-		}
-		if args[0].word == "try_files" && !args[0].quoted && end == ";" {
-			try, err := p.c.compileTryFiles(args[1:])
-			if err == nil && p.depth > 0 {
-				err = fmt.Errorf("not supported inside if")
-			}
-			if err != nil {
-				return nil, errAt(args[0].line, "%s: %v", args[0].word, err)
-			}
-			p.try = try
 			continue
 		}
 		st, err := p.compileDirective(args, end)
@@ -78,6 +55,43 @@ func (p *parser) parseSteps(inBlock bool) ([]step, error) {
 		return nil, errAt(p.toks[len(p.toks)-1].line, "unexpected end of steps: an if block lacks its '}'")
 	}
 	return steps, nil
+}
+
+// declaration reads a directive that declares something of the block
+// (error_page, try_files, internal) rather than being a step; ok is
+// false for any other. None of them is taken inside if.
+func (p *parser) declaration(args []token, end string) (ok bool, err error) {
+	name := args[0]
+	if name.quoted || end != ";" {
+		return false, nil
+	}
+	switch name.word {
+	case "internal":
+		if len(args) > 1 || p.depth > 0 {
+			return true, errAt(name.line, "internal: takes no arguments, and not inside if")
+		}
+		p.internal = true
+		return true, nil
+	case "error_page":
+		var pages []errorPage
+		if pages, err = p.c.compileErrorPage(args[1:]); err == nil && p.depth == 0 {
+			p.pages = append(p.pages, pages...)
+		}
+	case "try_files":
+		var try *tryFiles
+		if try, err = p.c.compileTryFiles(args[1:]); err == nil && p.depth == 0 {
+			p.try = try
+		}
+	default:
+		return false, nil
+	}
+	if err == nil && p.depth > 0 {
+		err = fmt.Errorf("not supported inside if")
+	}
+	if err != nil {
+		return true, errAt(name.line, "%s: %v", name.word, err)
+	}
+	return true, nil
 }
 
 // directive reads the words of one directive and what ends it, ';' or
