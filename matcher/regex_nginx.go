@@ -1,0 +1,183 @@
+package matcher
+
+import (
+	"regexp/syntax"
+	"unicode"
+)
+
+// nginx runs its regexes on PCRE2 without UTF mode; Go's regexp, which
+// the RE2 path follows, reads some patterns that both accept otherwise
+// (each confirmed against a real nginx by matcher/pcre's
+// TestNginxAgrees):
+//
+//   - an unbounded loop whose body can match empty: PCRE ends it at an
+//     iteration that matched empty, so `^/(.*)+(.*)$` on "/xx" leaves $1
+//     empty, where RE2 gives "xx";
+//   - `\v`: PCRE's vertical space class (\n \v \f \r \x85), RE2's one
+//     byte 0x0B;
+//   - `$` (without (?m)) also matches before a final newline in PCRE;
+//   - PCRE reads bytes: `.` and `[^a]` are one byte, not a UTF-8 rune,
+//     `\xE9` is a byte, and (?i) folds ASCII only (RE2's (?i)k matches
+//     the Kelvin sign);
+//   - PCRE2's `\s` holds \v, RE2's does not.
+//
+// The first two are differences of the pattern alone: such a regex of
+// the nginx model runs on matcher/pcre. The others show only on some
+// subjects (one ending in '\n', holding a byte above 0x7F, holding \v),
+// which are rare in paths: a regex that can read them otherwise keeps
+// the RE2 path, and runs on matcher/pcre for such a subject.
+
+// The subjects on which a regex's RE2 reading may differ from PCRE's.
+const (
+	readsFinalNewline uint8 = 1 << iota // its `$` before a final '\n'
+	readsHighBytes                      // '.', classes, literals and \B on bytes above 0x7F
+	readsVT                             // its \s or \S on \v
+)
+
+// nginxReading reports whether the regex expr, re parsed, reads
+// otherwise in PCRE than in RE2 whatever the subject (pcreOnly), else on
+// which subjects it may (a set of reads* bits, 0 for none).
+func nginxReading(expr string, re *syntax.Regexp) (pcreOnly bool, on uint8) {
+	esc := escapes(expr)
+	if esc&escV != 0 || emptyLoop(re) {
+		return true, 0
+	}
+	if esc&escS != 0 {
+		on |= readsVT
+	}
+	return false, on | treeReads(re)
+}
+
+// Escapes escapes reports.
+const (
+	escV = 1 << iota // \v
+	escS             // \s or \S
+)
+
+// escapes reports which of \v, \s and \S expr holds, outside and inside
+// classes. Inside \Q...\E it may see one that is not: the regex then
+// runs on PCRE, which reads it as nginx does anyway.
+func escapes(expr string) (found int) {
+	for i := 0; i+1 < len(expr); i++ {
+		if expr[i] != '\\' {
+			continue
+		}
+		i++
+		switch expr[i] {
+		case 'v':
+			found |= escV
+		case 's', 'S':
+			found |= escS
+		}
+	}
+	return found
+}
+
+// emptyLoop reports whether re holds an unbounded repeat (`*`, `+`,
+// `{n,}`, lazy or not) whose body can match the empty string.
+func emptyLoop(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpStar, syntax.OpPlus:
+		if canBeEmpty(re.Sub[0]) {
+			return true
+		}
+	case syntax.OpRepeat:
+		if re.Max < 0 && canBeEmpty(re.Sub[0]) {
+			return true
+		}
+	}
+	for _, s := range re.Sub {
+		if emptyLoop(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// canBeEmpty reports whether re can match the empty string (on some
+// subject: its assertions are taken as holding).
+func canBeEmpty(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpNoMatch, syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return false
+	case syntax.OpLiteral:
+		return len(re.Rune) == 0
+	case syntax.OpStar, syntax.OpQuest:
+		return true
+	case syntax.OpRepeat:
+		return re.Min == 0 || canBeEmpty(re.Sub[0])
+	case syntax.OpConcat:
+		for _, s := range re.Sub {
+			if !canBeEmpty(s) {
+				return false
+			}
+		}
+		return true
+	case syntax.OpAlternate:
+		for _, s := range re.Sub {
+			if canBeEmpty(s) {
+				return true
+			}
+		}
+		return false
+	case syntax.OpCapture, syntax.OpPlus:
+		return canBeEmpty(re.Sub[0])
+	}
+	return true // the empty match and the assertions
+}
+
+// treeReads is the reads* bits of re's nodes: readsFinalNewline for a
+// `$`, readsHighBytes for what can match or look at a byte above 0x7F.
+func treeReads(re *syntax.Regexp) (on uint8) {
+	switch re.Op {
+	case syntax.OpEndText:
+		if re.Flags&syntax.WasDollar != 0 {
+			on |= readsFinalNewline
+		}
+	case syntax.OpAnyChar, syntax.OpAnyCharNotNL, syntax.OpNoWordBoundary:
+		on |= readsHighBytes
+	case syntax.OpCharClass:
+		if n := len(re.Rune); n > 0 && re.Rune[n-1] > unicode.MaxASCII {
+			on |= readsHighBytes
+		}
+	case syntax.OpLiteral:
+		for _, r := range re.Rune {
+			if r > unicode.MaxASCII || re.Flags&syntax.FoldCase != 0 && foldsBeyondASCII(r) {
+				on |= readsHighBytes
+			}
+		}
+	}
+	for _, s := range re.Sub {
+		on |= treeReads(s)
+	}
+	return on
+}
+
+// foldsBeyondASCII reports whether r's case folding orbit holds a rune
+// above 0x7F (k and s do: the Kelvin sign, the long s).
+func foldsBeyondASCII(r rune) bool {
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		if f > unicode.MaxASCII {
+			return true
+		}
+	}
+	return false
+}
+
+// subjectReads reports whether subject is one of those (on, reads* bits)
+// on which a regex may read otherwise in RE2 than in PCRE.
+func subjectReads(subject []byte, on uint8) bool {
+	n := len(subject)
+	if on&readsFinalNewline != 0 && n > 0 && subject[n-1] == '\n' {
+		return true
+	}
+	if on&(readsHighBytes|readsVT) == 0 {
+		return false
+	}
+	for _, c := range subject {
+		if c > unicode.MaxASCII && on&readsHighBytes != 0 || c == '\v' && on&readsVT != 0 {
+			return true
+		}
+	}
+	return false
+}
