@@ -1,6 +1,8 @@
 package matcher
 
 import (
+	"bytes"
+	"encoding/binary"
 	"regexp/syntax"
 	"unicode"
 )
@@ -146,11 +148,70 @@ func treeReads(re *syntax.Regexp) (on uint8) {
 				on |= readsHighBytes
 			}
 		}
+	case syntax.OpConcat:
+		for i, s := range re.Sub {
+			if !anyRunBetweenASCII(re.Sub, i) {
+				on |= treeReads(s)
+			}
+		}
+		return on
 	}
 	for _, s := range re.Sub {
 		on |= treeReads(s)
 	}
 	return on
+}
+
+// anyRunBetweenASCII reports whether seq[i] (as in `^/docs/(.*)$`, most
+// nginx regexes) reads bytes above 0x7F alike in RE2 and PCRE: a run of
+// any bytes above 0x7F (`.*`, `[^/]+`, in a group or not) that starts
+// after an ASCII literal or at the start and ends before an ASCII
+// literal or at the end. Its ends then lie where a UTF-8 rune starts or
+// ends whichever way the bytes are read, and any bytes above 0x7F are in
+// it both as runes and as bytes, so both readings match the same bytes.
+func anyRunBetweenASCII(seq []*syntax.Regexp, i int) bool {
+	if !anyRun(seq[i]) || i == 0 || i == len(seq)-1 {
+		return false
+	}
+	l, r := seq[i-1], seq[i+1]
+	return (l.Op == syntax.OpBeginText || l.Op == syntax.OpBeginLine || asciiLiteral(l)) &&
+		(r.Op == syntax.OpEndText || r.Op == syntax.OpEndLine || asciiLiteral(r))
+}
+
+// anyRun reports whether re is `x*` or `x+` (lazy or not, in groups or
+// not) of an x that matches every rune or byte above 0x7F.
+func anyRun(re *syntax.Regexp) bool {
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	if re.Op != syntax.OpStar && re.Op != syntax.OpPlus {
+		return false
+	}
+	switch x := re.Sub[0]; x.Op {
+	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return true
+	case syntax.OpCharClass:
+		for j := 0; j+1 < len(x.Rune); j += 2 {
+			if x.Rune[j] <= 0x80 && x.Rune[j+1] >= unicode.MaxRune {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// asciiLiteral reports whether re is a literal of ASCII bytes, whose
+// case folding (if any) stays in ASCII.
+func asciiLiteral(re *syntax.Regexp) bool {
+	if re.Op != syntax.OpLiteral || len(re.Rune) == 0 {
+		return false
+	}
+	for _, r := range re.Rune {
+		if r > unicode.MaxASCII || re.Flags&syntax.FoldCase != 0 && foldsBeyondASCII(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // foldsBeyondASCII reports whether r's case folding orbit holds a rune
@@ -167,15 +228,29 @@ func foldsBeyondASCII(r rune) bool {
 // subjectReads reports whether subject is one of those (on, reads* bits)
 // on which a regex may read otherwise in RE2 than in PCRE.
 func subjectReads(subject []byte, on uint8) bool {
-	n := len(subject)
-	if on&readsFinalNewline != 0 && n > 0 && subject[n-1] == '\n' {
+	if n := len(subject); on&readsFinalNewline != 0 && n > 0 && subject[n-1] == '\n' {
 		return true
 	}
-	if on&(readsHighBytes|readsVT) == 0 {
+	return on&(readsHighBytes|readsVT) != 0 && scanReads(subject, on)
+}
+
+// scanReads reports whether subject holds a byte above 0x7F (with
+// readsHighBytes in on) or \v (with readsVT).
+func scanReads(subject []byte, on uint8) bool {
+	if on&readsVT != 0 && bytes.IndexByte(subject, '\v') >= 0 {
+		return true
+	}
+	if on&readsHighBytes == 0 {
 		return false
 	}
+	for len(subject) >= 8 {
+		if binary.LittleEndian.Uint64(subject)&0x8080808080808080 != 0 {
+			return true
+		}
+		subject = subject[8:]
+	}
 	for _, c := range subject {
-		if c > unicode.MaxASCII && on&readsHighBytes != 0 || c == '\v' && on&readsVT != 0 {
+		if c > unicode.MaxASCII {
 			return true
 		}
 	}
