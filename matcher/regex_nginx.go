@@ -15,6 +15,8 @@ import (
 //   - an unbounded loop whose body can match empty: PCRE ends it at an
 //     iteration that matched empty, so `^/(.*)+(.*)$` on "/xx" leaves $1
 //     empty, where RE2 gives "xx";
+//   - a repeat of a literal above 0x7F: PCRE repeats its last byte, so
+//     `é?` is "\xC3\xA9?", which RE2 reads as an optional rune;
 //   - `\v`: PCRE's vertical space class (\n \v \f \r \x85), RE2's one
 //     byte 0x0B;
 //   - `$` (without (?m)) also matches before a final newline in PCRE;
@@ -23,7 +25,7 @@ import (
 //     the Kelvin sign);
 //   - PCRE2's `\s` holds \v, RE2's does not.
 //
-// The first two are differences of the pattern alone: such a regex of
+// The first three are differences of the pattern alone: such a regex of
 // the nginx model runs on matcher/pcre. The others show only on some
 // subjects (one ending in '\n', holding a byte above 0x7F, holding \v),
 // which are rare in paths: a regex that can read them otherwise keeps
@@ -41,7 +43,7 @@ const (
 // which subjects it may (a set of reads* bits, 0 for none).
 func nginxReading(expr string, re *syntax.Regexp) (pcreOnly bool, on uint8) {
 	esc := escapes(expr)
-	if esc&escV != 0 || emptyLoop(re) {
+	if esc&escV != 0 || emptyLoop(re) || repeatsHighLiteral(re) {
 		return true, 0
 	}
 	if esc&escS != 0 {
@@ -90,6 +92,23 @@ func emptyLoop(re *syntax.Regexp) bool {
 	}
 	for _, s := range re.Sub {
 		if emptyLoop(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// repeatsHighLiteral reports whether re repeats (`*`, `+`, `?`, `{n,m}`)
+// a literal above 0x7F.
+func repeatsHighLiteral(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
+		if x := re.Sub[0]; x.Op == syntax.OpLiteral && len(x.Rune) == 1 && x.Rune[0] > unicode.MaxASCII {
+			return true
+		}
+	}
+	for _, s := range re.Sub {
+		if repeatsHighLiteral(s) {
 			return true
 		}
 	}

@@ -112,6 +112,9 @@ var constructs = []construct{
 	{`^/caf..$`, false, "/café", "m|/café|||"},
 	{`^/caf(é)$`, false, "/café", "m|/café|é||"},
 	{`^/(.)`, false, "/é", "m|/\xc3|\xc3||"},
+	{`^/é?$`, false, "/", "n"}, // a repeat takes é's last byte
+	{`^/é?$`, false, "/\xc3", "m|/\xc3|||"},
+	{`^/xé*$`, false, "/x\xc3\xa9\xa9", "m|/x\xc3\xa9\xa9|||"},
 	{`^/k$`, true, "/\u212a", "n"}, // RE2's (?i)k also matches the Kelvin sign
 	{`^/s$`, true, "/\u017f", "n"}, // and s the long s
 	// \s is PCRE2's, with \v (RE2's has no \v)
