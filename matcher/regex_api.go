@@ -108,7 +108,9 @@ func (r *Pattern) Match(s *Scratch, subject []byte, caps []int) bool {
 	if r.re != nil {
 		return matchPCRE(r.re, s, subject, caps)
 	}
-	if r.on != 0 && subjectReads(subject, r.on) {
+	// subjectReads, written out: most regexes have only `$` to check.
+	if n := len(subject); r.on != 0 && (n > 0 && subject[n-1] == '\n' && r.on&readsFinalNewline != 0 ||
+		r.on > readsFinalNewline && scanReads(subject, r.on)) {
 		return matchPCRE(r.alt, s, subject, caps)
 	}
 	// The regex tier's filters first: the bytes a match starts and ends

@@ -247,10 +247,10 @@ func foldsBeyondASCII(r rune) bool {
 // subjectReads reports whether subject is one of those (on, reads* bits)
 // on which a regex may read otherwise in RE2 than in PCRE.
 func subjectReads(subject []byte, on uint8) bool {
-	if n := len(subject); on&readsFinalNewline != 0 && n > 0 && subject[n-1] == '\n' {
+	if n := len(subject); n > 0 && subject[n-1] == '\n' && on&readsFinalNewline != 0 {
 		return true
 	}
-	return on&(readsHighBytes|readsVT) != 0 && scanReads(subject, on)
+	return on > readsFinalNewline && scanReads(subject, on) // another bit than readsFinalNewline
 }
 
 // scanReads reports whether subject holds a byte above 0x7F (with
