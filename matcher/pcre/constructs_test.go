@@ -120,6 +120,7 @@ var constructs = []construct{
 	// \s is PCRE2's, with \v (RE2's has no \v)
 	{`^/a\s$`, false, "/a\v", "m|/a\v|||"},
 	{`^/a\S$`, false, "/a\v", "n"},
+	{`^/a\v`, false, "/a\f", "m|/a\f|||"}, // vertical space, RE2's \x0B
 	// repeats and empty iterations
 	{`^/(a*)*b`, false, "/aab", "m|/aab|||"},
 	{`^/(a|)*b`, false, "/aab", "m|/aab|||"},
