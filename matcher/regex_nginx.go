@@ -43,7 +43,7 @@ const (
 // which subjects it may (a set of reads* bits, 0 for none).
 func nginxReading(expr string, re *syntax.Regexp) (pcreOnly bool, on uint8) {
 	esc := escapes(expr)
-	if esc&escV != 0 || emptyLoop(re) || repeatsHighLiteral(re) {
+	if esc&escV != 0 || holds(re, emptyLoop) || holds(re, repeatsHighLiteral) {
 		return true, 0
 	}
 	if esc&escS != 0 {
@@ -77,40 +77,33 @@ func escapes(expr string) (found int) {
 	return found
 }
 
-// emptyLoop reports whether re holds an unbounded repeat (`*`, `+`,
-// `{n,}`, lazy or not) whose body can match the empty string.
-func emptyLoop(re *syntax.Regexp) bool {
-	switch re.Op {
-	case syntax.OpStar, syntax.OpPlus:
-		if canBeEmpty(re.Sub[0]) {
-			return true
-		}
-	case syntax.OpRepeat:
-		if re.Max < 0 && canBeEmpty(re.Sub[0]) {
-			return true
-		}
+// holds reports whether re or a node inside it is one that f reports.
+func holds(re *syntax.Regexp, f func(*syntax.Regexp) bool) bool {
+	if f(re) {
+		return true
 	}
 	for _, s := range re.Sub {
-		if emptyLoop(s) {
+		if holds(s, f) {
 			return true
 		}
 	}
 	return false
 }
 
-// repeatsHighLiteral reports whether re repeats (`*`, `+`, `?`, `{n,m}`)
-// a literal above 0x7F.
+// emptyLoop reports whether re is an unbounded repeat (`*`, `+`,
+// `{n,}`, lazy or not) whose body can match the empty string.
+func emptyLoop(re *syntax.Regexp) bool {
+	loop := re.Op == syntax.OpStar || re.Op == syntax.OpPlus || re.Op == syntax.OpRepeat && re.Max < 0
+	return loop && canBeEmpty(re.Sub[0])
+}
+
+// repeatsHighLiteral reports whether re repeats (`*`, `+`, `?`,
+// `{n,m}`) a literal above 0x7F.
 func repeatsHighLiteral(re *syntax.Regexp) bool {
 	switch re.Op {
 	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
-		if x := re.Sub[0]; x.Op == syntax.OpLiteral && len(x.Rune) == 1 && x.Rune[0] > unicode.MaxASCII {
-			return true
-		}
-	}
-	for _, s := range re.Sub {
-		if repeatsHighLiteral(s) {
-			return true
-		}
+		x := re.Sub[0]
+		return x.Op == syntax.OpLiteral && len(x.Rune) == 1 && x.Rune[0] > unicode.MaxASCII
 	}
 	return false
 }
