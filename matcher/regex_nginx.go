@@ -52,7 +52,7 @@ func nginxReading(expr string, re *syntax.Regexp) (pcreOnly bool, on uint8) {
 	return false, on | treeReads(re)
 }
 
-// Escapes escapes reports.
+// The escapes that escapes reports.
 const (
 	escV = 1 << iota // \v
 	escS             // \s or \S
