@@ -255,15 +255,6 @@ func checkPathFrom(r *Rule) error {
 // would not fit in room bytes. nginx: one that RE2 reads otherwise than
 // PCRE whatever the path runs on package pcre (regex_nginx.go).
 func (r *rule) compileRegex(room int64, nginx bool) ([]string, error) {
-	if nginx {
-		if re, err := syntax.Parse(r.From, syntax.Perl); err == nil {
-			if pcreOnly, _ := nginxReading(r.From, re); pcreOnly {
-				if names, err := r.compilePCRE(nil); err == nil {
-					return names, nil
-				}
-			}
-		}
-	}
 	// Rules with query conditions keep their program: lowered rules
 	// are stored without them (litRule).
 	if !r.conditional() {
@@ -275,6 +266,14 @@ func (r *rule) compileRegex(room int64, nginx bool) ([]string, error) {
 	re, err := syntax.Parse(r.From, syntax.Perl)
 	if err != nil {
 		return r.compilePCRE(err)
+	}
+	if nginx {
+		// After lowerFastInto: none of its forms reads otherwise.
+		if pcreOnly, _ := nginxReading(r.From, re); pcreOnly {
+			if names, err := r.compilePCRE(nil); err == nil {
+				return names, nil
+			}
+		}
 	}
 	if !r.conditional() {
 		r.lit = lower(re, r.From)

@@ -126,6 +126,7 @@ var constructs = []construct{
 	{`^/(a|)*b`, false, "/aab", "m|/aab|||"},
 	{`^/(([^b]*)*)$`, false, "/0", "m|/0|0||"},
 	{`^/x(?:\B|[^a])*`, false, "/x00", "m|/x|||"},
+	{`x(?:\B|[^a])*`, false, "/x00", "m|x|||"}, // RE2: x00
 	{`^/tags/(?<first>.*)+(?<second>.*)$`, false, "/tags/xx", "m|/tags/xx|||"},
 	{`^/(a*)+$`, false, "/aa", "m|/aa|||"},
 	{`^/(a|b|)+$`, false, "/ab", "m|/ab|||"},
