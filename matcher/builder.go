@@ -41,6 +41,8 @@ type Builder struct {
 	heap                     uint64
 	// keep: From and To are kept as given (KeepStrings).
 	keep bool
+	// nginx: regexes are read as nginx's PCRE reads them (NginxRegexes).
+	nginx bool
 	// ruleSlab and instSlab are the slabs of the rules kept as real regexes
 	// and of their programs' instructions (newRule, keepInsts).
 	ruleSlab []rule
@@ -74,6 +76,12 @@ func (b *Builder) FileOrder() { b.s.fileOrder = true }
 // Add; Add then keeps references to in's strings.
 func (b *Builder) KeepStrings() { b.keep = true }
 
+// NginxRegexes makes the Set read a regex that RE2 reads otherwise than
+// nginx's PCRE whatever the path (an unbounded loop that can match
+// empty: regex_nginx.go) as PCRE does, on package pcre, for the nginx
+// model's regexes (a map's keys). Call it before the first Add.
+func (b *Builder) NginxRegexes() { b.nginx = true }
+
 // Add checks one rule and adds it. A bad rule or a rule past the Limits is
 // reported as a *RuleError and leaves the Set as it was; so is a
 // duplicate, except that one between two packed rules is found only when
@@ -99,7 +107,7 @@ func (b *Builder) Add(in *Rule) error {
 		r = b.newRule()
 	}
 	b.spare = nil
-	err := compileRuleInto(r, in, b.room(), b.keep)
+	err := compileRuleInto(r, in, b.room(), b.keep, b.nginx)
 	if err == errNoRoom {
 		err = b.bytesError()
 	}

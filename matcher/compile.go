@@ -119,8 +119,9 @@ func unjoin(err error) []error {
 // when the rule is not kept (a lowered regex: see Builder.Add). A regex
 // whose program would not fit in room bytes (room < 0: no bound) is not
 // compiled: errNoRoom. keep: From and To are kept as given
-// (Builder.KeepStrings).
-func compileRuleInto(r *rule, in *Rule, room int64, keep bool) error {
+// (Builder.KeepStrings). nginx: a regex is read as nginx's PCRE reads it
+// where that differs whatever the path (Builder.NginxRegexes).
+func compileRuleInto(r *rule, in *Rule, room int64, keep, nginx bool) error {
 	r.Rule = *in
 	// A Set keeps no reference into the caller's memory: From and To of a
 	// map file's rules are substrings of the whole file.
@@ -148,7 +149,7 @@ func compileRuleInto(r *rule, in *Rule, room int64, keep bool) error {
 		}
 	case Regex:
 		var err error
-		if names, err = r.compileRegex(room); err != nil {
+		if names, err = r.compileRegex(room, nginx); err != nil {
 			return err
 		}
 	default:
@@ -251,8 +252,9 @@ func checkPathFrom(r *Rule) error {
 // compileRegex compiles a regex rule's `from`: lowered to literal parts
 // where it can be, else into a program. It returns the names of its
 // capture groups, which `to` may refer to; errNoRoom when its program
-// would not fit in room bytes.
-func (r *rule) compileRegex(room int64) ([]string, error) {
+// would not fit in room bytes. nginx: one that RE2 reads otherwise than
+// PCRE whatever the path runs on package pcre (regex_nginx.go).
+func (r *rule) compileRegex(room int64, nginx bool) ([]string, error) {
 	// Rules with query conditions keep their program: lowered rules
 	// are stored without them (litRule).
 	if !r.conditional() {
@@ -264,6 +266,14 @@ func (r *rule) compileRegex(room int64) ([]string, error) {
 	re, err := syntax.Parse(r.From, syntax.Perl)
 	if err != nil {
 		return r.compilePCRE(err)
+	}
+	if nginx {
+		// After lowerFastInto: none of its forms reads otherwise.
+		if pcreOnly, _ := nginxReading(r.From, re); pcreOnly {
+			if names, err := r.compilePCRE(nil); err == nil {
+				return names, nil
+			}
+		}
 	}
 	if !r.conditional() {
 		r.lit = lower(re, r.From)

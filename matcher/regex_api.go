@@ -3,22 +3,31 @@ package matcher
 import (
 	"bytes"
 	"fmt"
+	"regexp/syntax"
 
 	"github.com/redirectd/redirectd/matcher/pcre"
 )
 
-// Pattern is one regular expression (Go's regexp syntax) compiled for the
-// allocation-free backtracker, for packages that run regexes outside a
-// Set (package matcher/rewrite). It is immutable and safe for concurrent
-// use; all working memory is the caller's Scratch.
+// Pattern is one regular expression compiled for the allocation-free
+// backtracker, for packages that run regexes outside a Set (package
+// matcher/rewrite: nginx's regexes). It is immutable and safe for
+// concurrent use; all working memory is the caller's Scratch.
 //
-// A regex RE2 refuses and package pcre accepts (lookaround, atomic
-// groups, backreferences: nginx's PCRE) runs on package pcre, within
-// pcreBudget steps for all the Patterns one Scratch runs between two
-// ResetSteps, as the flat rules' PCRE regexes are bounded per lookup.
+// It reads its regex as nginx's PCRE does (regex_nginx.go): a regex RE2
+// refuses and package pcre accepts (lookaround, atomic groups,
+// backreferences), or one RE2 reads otherwise whatever the subject
+// (an unbounded loop that can match empty), runs on package pcre; one
+// RE2 reads otherwise on some subjects runs on package pcre for those.
+// PCRE runs within pcreBudget steps for all the Patterns one Scratch
+// runs between two ResetSteps, as the flat rules' PCRE regexes are
+// bounded per lookup.
 type Pattern struct {
 	p  *program
 	re *pcre.Regexp
+	// alt is the regex for package pcre when p reads some subjects
+	// otherwise (on, reads* bits: subjectReads).
+	alt *pcre.Regexp
+	on  uint8
 	// mayReject and needs say which of the regex tier's filters p has
 	// (rejects, holdsNeeds): a rewrite's regex runs on every request
 	// its location takes, and a call to a filter with nothing to check
@@ -26,22 +35,51 @@ type Pattern struct {
 	mayReject, needs bool
 }
 
-// CompilePattern compiles expr as regexp.Compile would, refusing one whose
-// program is larger than the rule tier allows (maxProgramInsts).
+// CompilePattern compiles expr, in Go's regexp syntax or PCRE's,
+// refusing one whose program is larger than the rule tier allows
+// (maxProgramInsts).
 func CompilePattern(expr string) (*Pattern, error) {
 	p, err := compileProgram(expr)
-	if err == nil {
-		return &Pattern{p: p, mayReject: p.strip != "" || p.hasFirst || p.maxLen >= 0 || len(p.suffix) > 0 || p.hasLast,
-			needs: len(p.need) > 0 || len(p.short) > 0}, nil
+	if err != nil {
+		re, perr := compilePatternPCRE(expr)
+		if perr != nil {
+			return nil, err // refused by both: RE2's word, as for any regex
+		}
+		return &Pattern{re: re}, nil
 	}
-	re, perr := pcre.Compile(expr, false) // (?i) is in expr
-	if perr != nil {
-		return nil, err // refused by both: RE2's word, as for any regex
+	rp := &Pattern{p: p, mayReject: p.strip != "" || p.hasFirst || p.maxLen >= 0 || len(p.suffix) > 0 || p.hasLast,
+		needs: len(p.need) > 0 || len(p.short) > 0}
+	tree, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return nil, err // compileProgram parsed it
+	}
+	pcreOnly, on := nginxReading(expr, tree)
+	if !pcreOnly && on == 0 {
+		return rp, nil
+	}
+	// A regex package pcre refuses (\pL, \x{100}) keeps RE2's reading.
+	re, err := compilePatternPCRE(expr)
+	if err != nil || re.NumSubexp() != p.numSubexp() {
+		return rp, nil
+	}
+	if pcreOnly {
+		return &Pattern{re: re}, nil
+	}
+	rp.alt, rp.on = re, on
+	return rp, nil
+}
+
+// compilePatternPCRE compiles expr for package pcre, within the size
+// the rule tier allows.
+func compilePatternPCRE(expr string) (*pcre.Regexp, error) {
+	re, err := pcre.Compile(expr, false) // (?i) is in expr
+	if err != nil {
+		return nil, err
 	}
 	if n := re.Size(); n > maxProgramInsts {
 		return nil, fmt.Errorf("compiles to %d instructions, more than the %d allowed; split it", n, maxProgramInsts)
 	}
-	return &Pattern{re: re}, nil
+	return re, nil
 }
 
 // NumCap is the number of capture groups, as regexp's NumSubexp.
@@ -68,7 +106,12 @@ func (r *Pattern) Names() []string {
 // visited bitmap, which package regexp answers (see matchBig).
 func (r *Pattern) Match(s *Scratch, subject []byte, caps []int) bool {
 	if r.re != nil {
-		return r.matchPCRE(s, subject, caps)
+		return matchPCRE(r.re, s, subject, caps)
+	}
+	// subjectReads, written out: most regexes have only `$` to check.
+	if n := len(subject); r.on != 0 && (n > 0 && subject[n-1] == '\n' && r.on&readsFinalNewline != 0 ||
+		r.on > readsFinalNewline && scanReads(subject, r.on)) {
+		return matchPCRE(r.alt, s, subject, caps)
 	}
 	// The regex tier's filters first: the bytes a match starts and ends
 	// with, its length, and the literals it holds rule most subjects out
@@ -93,16 +136,16 @@ func (s *Scratch) Steps() int { return s.steps }
 // ResetSteps starts a new count for Steps, and a new PCRE budget.
 func (s *Scratch) ResetSteps() { s.steps, s.pcreSpent, s.pcreAbandoned = 0, 0, false }
 
-// matchPCRE runs r's PCRE regex within what is left of s's budget; past
-// it the regex does not match (PCREAbandoned says so).
-func (r *Pattern) matchPCRE(s *Scratch, subject []byte, caps []int) bool {
+// matchPCRE runs re within what is left of s's budget; past it the
+// regex does not match (PCREAbandoned says so).
+func matchPCRE(re *pcre.Regexp, s *Scratch, subject []byte, caps []int) bool {
 	left := pcreBudget - s.pcreSpent
 	if left <= 0 {
 		s.pcreAbandoned = true
 		return false
 	}
 	start := left
-	ok, out := r.re.Match(&s.pcre, subject, caps, &left)
+	ok, out := re.Match(&s.pcre, subject, caps, &left)
 	s.pcreSpent += start - left
 	if out {
 		s.pcreAbandoned = true

@@ -32,6 +32,9 @@ const anything = `(?s).*`
 // itself, which the message quotes already: regexp/syntax writes it raw,
 // and a regex holding a newline would break the message's one line.
 func re2Reason(err error) string {
+	if err == nil {
+		return "accepted" // an nginx regex RE2 reads otherwise (regex_nginx.go)
+	}
 	if se, ok := errors.AsType[*syntax.Error](err); ok {
 		return string(se.Code)
 	}

@@ -23,6 +23,11 @@ func TestImportNginxPCRERoundTrip(t *testing.T) {
 		"    if ($pcre_map) { return 301 $pcre_map; }\n"+
 		"    rewrite ^/docs/(?!(v\\d+(?:\\.\\d+)?|latest)/)(?:.+) /docs/v2/ redirect;\n"+
 		"    rewrite ^/a/(.+)(?<!\\.html)$ /b/$1.html permanent;\n"+
+		// RE2 accepts these and reads them otherwise than nginx's PCRE.
+		"    rewrite ^/tags/(?<first>.*)+(?<second>.*)$ /$first%%20$second permanent;\n"+
+		"    rewrite ^/x((?:\\B|[^a])*) /x-$1 permanent;\n"+
+		"    location ~ ^/nl$ { return 301 /newline; }\n"+
+		"    location ~ ^/sp/a\\s$ { return 301 /space; }\n"+
 		"    location ~* ^/(?<w>[a-z]+)/\\k<w>$ { return 301 /twice/$w; }\n"+
 		"    location ~ ^/p/(?=\\d)(\\w+)$ { return 302 /product/$1; }\n}\n", addr)
 	writeFiles(t, dir, map[string]string{"nginx.conf": nginxConf(dir), "maps/pcre.conf": maps, "sites/pcre.conf": sites})
@@ -34,6 +39,7 @@ func TestImportNginxPCRERoundTrip(t *testing.T) {
 		"/p/1abc", "/p/abc",
 		"/m/foo/foo", "/m/foo/bar", "/Re/x/x", "/re/x/x", "/m/abc", "/M/AC", "/m/ac", "/m/abcx", "/m/abx1",
 		"/nothing",
+		"/tags/xx", "/tags/", "/x00", "/xa0", "/nl", "/nl%0A", "/sp/a%0B", "/sp/a%20",
 	} {
 		reqs = append(reqs, [2]string{"pcre.test", target})
 	}

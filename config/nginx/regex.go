@@ -6,6 +6,8 @@ import (
 	"regexp/syntax"
 	"strings"
 	"unicode"
+
+	"github.com/redirectd/redirectd/matcher"
 )
 
 // nginxRegex is a PCRE regex from the nginx config, read as Go (RE2) syntax.
@@ -24,8 +26,10 @@ type nginxRegex struct {
 	anchored   bool
 }
 
-// pathRegex is what the import runs of a regex: a *regexp.Regexp, or a
-// PCRE one (pcreRegex) for what RE2 cannot express.
+// pathRegex is what the import runs of a regex: one RE2 accepts as the
+// location model runs it (patternRegex: PCRE's reading where RE2's
+// differs), a PCRE one (pcreRegex) for what RE2 cannot express, or a
+// *regexp.Regexp of toRE2's rewrite when matcher refuses it as written.
 type pathRegex interface {
 	FindStringSubmatch(s string) []string
 	SubexpNames() []string
@@ -51,6 +55,13 @@ func compileRegex(src string, ci bool) (*nginxRegex, error) {
 		return nil, fmt.Errorf("regex %q is not RE2 syntax, which redirectd uses (%w)", pcre, err)
 	}
 	x := &nginxRegex{src: src, pcre: pcre, ci: ci, re: re}
+	written := pcre
+	if ci {
+		written = "(?i)" + pcre // as package rewrite compiles it
+	}
+	if p, err := matcher.CompilePattern(written); err == nil {
+		x.re = patternRegex{p, full}
+	}
 	tree, err := syntax.Parse(full, syntax.Perl)
 	if err != nil {
 		return nil, err

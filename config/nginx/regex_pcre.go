@@ -5,6 +5,7 @@ import (
 	"regexp/syntax"
 	"strings"
 
+	"github.com/redirectd/redirectd/matcher"
 	"github.com/redirectd/redirectd/matcher/pcre"
 )
 
@@ -46,6 +47,36 @@ func (r pcreRegex) FindStringSubmatch(s string) []string {
 	if ok, _ := r.re.Match(&sc, []byte(s), caps, &budget); !ok {
 		return nil
 	}
+	return submatches(s, caps)
+}
+
+// patternRegex runs a regex RE2 accepts as the location model does
+// (matcher.CompilePattern of the regex as written: PCRE's reading where
+// RE2's differs, as gwern.net's ^/tags/(?<first>.*)+(?<second>.*)$), so
+// that the self-check's nginx reads it as nginx does. expr is its RE2
+// text, which String gives for the import's reading of its tree.
+type patternRegex struct {
+	p    *matcher.Pattern
+	expr string
+}
+
+func (r patternRegex) String() string            { return r.expr }
+func (r patternRegex) SubexpNames() []string     { return r.p.Names() }
+func (r patternRegex) MatchString(s string) bool { return r.FindStringSubmatch(s) != nil }
+
+// FindStringSubmatch is regexp's, as pcreRegex's.
+func (r patternRegex) FindStringSubmatch(s string) []string {
+	var sc matcher.Scratch
+	caps := make([]int, 2*(r.p.NumCap()+1))
+	if !r.p.Match(&sc, []byte(s), caps) {
+		return nil
+	}
+	return submatches(s, caps)
+}
+
+// submatches are the texts of caps's groups in s, "" for one that took
+// no part.
+func submatches(s string, caps []int) []string {
 	out := make([]string, len(caps)/2)
 	for i := range out {
 		if caps[2*i] >= 0 {

@@ -111,11 +111,24 @@ var constructs = []construct{
 	{`^/caf.$`, false, "/café", "n"},
 	{`^/caf..$`, false, "/café", "m|/café|||"},
 	{`^/caf(é)$`, false, "/café", "m|/café|é||"},
+	{`^/(.)`, false, "/é", "m|/\xc3|\xc3||"},
+	{`^/é?$`, false, "/", "n"}, // a repeat takes é's last byte
+	{`^/é?$`, false, "/\xc3", "m|/\xc3|||"},
+	{`^/xé*$`, false, "/x\xc3\xa9\xa9", "m|/x\xc3\xa9\xa9|||"},
+	{`^/k$`, true, "/\u212a", "n"}, // RE2's (?i)k also matches the Kelvin sign
+	{`^/s$`, true, "/\u017f", "n"}, // and s the long s
+	// \s is PCRE2's, with \v (RE2's has no \v)
+	{`^/a\s$`, false, "/a\v", "m|/a\v|||"},
+	{`^/a\S$`, false, "/a\v", "n"},
+	{`^/a\v`, false, "/a\f", "m|/a\f|||"}, // vertical space, RE2's \x0B
 	// repeats and empty iterations
 	{`^/(a*)*b`, false, "/aab", "m|/aab|||"},
 	{`^/(a|)*b`, false, "/aab", "m|/aab|||"},
 	{`^/(([^b]*)*)$`, false, "/0", "m|/0|0||"},
 	{`^/x(?:\B|[^a])*`, false, "/x00", "m|/x|||"},
+	{`x(?:\B|[^a])*`, false, "/x00", "m|x|||"}, // RE2: x00
+	{`^/tags/(?<first>.*)+(?<second>.*)$`, false, "/tags/xx", "m|/tags/xx|||"},
+	{`^/(a*)+$`, false, "/aa", "m|/aa|||"},
 	{`^/(a|b|)+$`, false, "/ab", "m|/ab|||"},
 	{`^/(?:(a)|b|)+$`, false, "/ab", "m|/ab|a||"},
 	{`^/(a?)*?$`, false, "/aa", "m|/aa|a||"},

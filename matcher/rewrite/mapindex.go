@@ -46,6 +46,7 @@ func buildRegexIndex(exprs []string, ci []bool) *regexIndex {
 	b := matcher.NewBuilder(matcher.DefaultLimits)
 	// The keys are the map's own (mapRegex.expr), kept as long as it.
 	b.KeepStrings()
+	b.NginxRegexes()
 	for i, e := range exprs {
 		// RequestURI: the rule compares the bytes given as they are,
 		// not a normalised path. To is never sent.
