@@ -38,8 +38,11 @@ test-lint:
 # test-real-maps. So does werf's real site (7,755 requests to nginx and
 # to redirectd, one at a time): 31 s under the detector, 8 s without;
 # and the real sites' .htaccess files against Apache (15,000 requests,
-# one at a time): 51 s under it, 25 s without.
-REAL_MAPS := ^(TestImportNginx(Gwern|Werf)|TestImportApacheRealSites$$)
+# one at a time): 51 s under it, 25 s without; the same comparison on
+# the two sites kept in testdata (TestImportApacheSiteShapes), 7 CPU
+# seconds under it, 4 without (the other Apache import tests run the
+# importer and the self-check under it).
+REAL_MAPS := ^(TestImportNginx(Gwern|Werf)|TestImportApache(RealSites|SiteShapes)$$)
 # Property and budget tests that run the parser, the matcher's compiler,
 # the nginx importer or the log's escaper on one goroutine over large
 # inputs: the race detector has nothing to find there (each package's

@@ -39,6 +39,11 @@ type ConnState struct {
 	// (or tunnelled), Moved when its bytes last moved (0 if none).
 	Forwarding bool
 	Moved      int64
+	// SendWait says the answer waits for the client to take its
+	// outbound buffer, SendSince since when it took nothing of it
+	// (send_timeout counts from it).
+	SendWait  bool
+	SendSince int64
 }
 
 // Conns returns the state of the connections s holds open.
@@ -53,6 +58,7 @@ func Conns(s *Server) []ConnState {
 				Held: len(cs.partial) + cs.c.InboundBuffered(), LingerRead: cs.lingerRead}
 			if cs.fwd != nil {
 				st.Forwarding, st.Moved = true, cs.fwd.Moved()
+				st.SendWait, st.SendSince = cs.fwd.SendStall()
 			}
 			out = append(out, st)
 		}

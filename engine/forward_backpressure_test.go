@@ -79,11 +79,72 @@ func testPoolWaitTimeout(t *testing.T, tr transport) {
 
 // TestSendTimeout: a client that reads nothing of a relayed answer is
 // closed after send_timeout, which frees the upstream connection; the
-// relay used to wait for it forever, holding the upstream connection.
-func TestSendTimeout(t *testing.T) { testSendTimeout(t, plainTCP) }
+// relay used to wait for it forever, holding the upstream connection. On
+// the fake clock: open a millisecond before send_timeout has passed since
+// the client last took bytes, closed at it. The kernel may still take
+// bytes of the buffer now and then (its socket buffers are not the
+// test's); the server counts that as the client taking some, from the
+// sweep that sees it, so the test starts the count again from there.
+func TestSendTimeout(t *testing.T) {
+	const timeout = 300 * time.Millisecond
+	up := endlessUpstream(t)
+	srv := plainTCP.startClockedProxy(t, upstream.Config{Servers: []string{up.addr}}, engine.UpstreamOptions{SendTimeout: timeout})
+	c := plainTCP.dial(t, srv.Server)
+	io.WriteString(c, "GET /download HTTP/1.1\r\nHost: a.example\r\n\r\n")
+	// The client reads nothing. A bounded number of restarts: the
+	// kernel's buffers take a bounded number of bytes.
+	for restart := 0; ; restart++ {
+		if restart == 100 {
+			t.Fatal("the client's buffers took bytes at 100 sweeps running")
+		}
+		st := srv.sendWait(t)
+		srv.advance(time.Duration(st.SendSince + int64(timeout) - time.Millisecond.Nanoseconds() - srv.now()))
+		cs := engine.Conns(srv.Server)
+		if len(cs) == 0 {
+			t.Fatalf("closed a millisecond before send_timeout (after %d restarts)", restart)
+		}
+		if !cs[0].SendWait || cs[0].SendSince != st.SendSince {
+			continue // the kernel took bytes: the count starts again
+		}
+		srv.advance(time.Millisecond)
+		if cs := engine.Conns(srv.Server); len(cs) == 0 {
+			t.Logf("closed at send_timeout, after %d restarts", restart)
+			break
+		} else if cs[0].SendWait && cs[0].SendSince != srv.now() {
+			t.Fatalf("still open at send_timeout, since %v without bytes taken", time.Duration(srv.now()-cs[0].SendSince))
+		}
+	}
+	select {
+	case <-up.gone:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the upstream connection is still held 30s after the send timeout")
+	}
+	if m := metricsOf(srv.Server); !strings.Contains(m, `timeout="send"} 1`) {
+		t.Errorf("send timeout not counted:\n%s", m)
+	}
+}
 
-func testSendTimeout(t *testing.T, tr transport) {
-	upstreamGone := make(chan time.Time, 1)
+// sendWait waits until the answer of the server's one connection waits
+// for the client to take its outbound buffer, and returns its state.
+func (s *clockedServer) sendWait(t *testing.T) engine.ConnState {
+	t.Helper()
+	var st engine.ConnState
+	s.waitConn(t, "the answer to wait for the client", func(cs engine.ConnState) bool {
+		st = cs
+		return cs.SendWait
+	})
+	return st
+}
+
+// endless is an upstream that answers a body of a GiB and writes it until
+// the connection fails, then sends on gone.
+type endless struct {
+	addr string
+	gone chan time.Time
+}
+
+func endlessUpstream(t *testing.T) endless {
+	gone := make(chan time.Time, 1)
 	u := startRawUpstream(t, func(u *rawUpstream, rc *rawConn) {
 		if _, err := rc.readHead(5 * time.Second); err != nil {
 			return
@@ -93,18 +154,25 @@ func testSendTimeout(t *testing.T, tr transport) {
 		for {
 			rc.c.SetWriteDeadline(time.Now().Add(20 * time.Second))
 			if _, err := rc.c.Write(chunk); err != nil {
-				upstreamGone <- time.Now()
+				gone <- time.Now()
 				return
 			}
 		}
 	})
+	return endless{u.addr, gone}
+}
+
+// testSendTimeout is TestSendTimeout on real time, for the TLS bridge,
+// whose writes to the client are bounded by a socket deadline (tlsport).
+func testSendTimeout(t *testing.T, tr transport) {
+	u := endlessUpstream(t)
 	srv := tr.startProxy(t, upstream.Config{Servers: []string{u.addr}}, engine.UpstreamOptions{SendTimeout: 300 * time.Millisecond})
 	c := tr.dial(t, srv)
 	start := time.Now()
 	io.WriteString(c, "GET /download HTTP/1.1\r\nHost: a.example\r\n\r\n")
 	// The client reads nothing.
 	select {
-	case at := <-upstreamGone:
+	case at := <-u.gone:
 		t.Logf("upstream connection closed %v after the request", at.Sub(start))
 	case <-time.After(8 * time.Second):
 		t.Fatal("the upstream connection is still held 8s after the client stopped reading")

@@ -170,47 +170,91 @@ func errorsAs(err error, target any) bool { return errors.As(err, target) }
 // last body bytes passed on to the upstream. A client that keeps sending
 // to an upstream that takes nothing gets 408 once the server stops
 // passing its bytes on; every read used to restart the body clock, so it
-// never fired. The upstream's receive buffer is made
-// small so that the path fills in well under a second; the client's rate
-// keeps it under the 1 MiB bound for longer than the body timeout.
+// never fired.
+//
+// On the fake clock: the client sends until the server holds its bytes
+// (the upstream takes none), then a few bytes more between two looks: no
+// 408 a millisecond before body_timeout has passed since bytes last moved,
+// a 408 at it. The kernel may still pass bytes on now and then (its
+// socket buffers are not the test's); that moves the body clock, from
+// when the server passed them, and the test starts its count again.
 func TestForwardBodyTimeoutWithoutProgress(t *testing.T) {
 	testForwardBodyTimeoutWithoutProgress(t, plainTCP)
 }
 
 func testForwardBodyTimeoutWithoutProgress(t *testing.T, tr transport) {
-	lc := net.ListenConfig{Control: func(_, _ string, rc syscall.RawConn) error {
+	const timeout = 300 * time.Millisecond
+	u := startRawUpstreamOn(t, smallReceiveBuffer(), stallAfterHead(t, ""))
+	srv := tr.startClockedProxy(t, upstream.Config{Servers: []string{u.addr}, WriteTimeout: 30 * time.Second},
+		engine.UpstreamOptions{BodyTimeout: timeout})
+	c := tr.dial(t, srv.Server)
+	io.WriteString(c, "POST /upload HTTP/1.1\r\nHost: a.example\r\nContent-Length: 1073741824\r\n\r\n")
+	srv.waitForwarding(t)
+	// Fill the path to the upstream until the server holds 64 KiB of
+	// the body it cannot pass on; the bytes after it stay well under
+	// the 1 MiB bound.
+	chunk := make([]byte, 16<<10)
+	for held := 0; held < 64<<10; {
+		srv.advance(time.Millisecond) // so that bytes passed on show
+		if _, err := c.Write(chunk); err != nil {
+			t.Fatal(err)
+		}
+		srv.waitConn(t, "the server to read the body bytes", func(cs engine.ConnState) bool {
+			held = cs.Held
+			return cs.Active == srv.now()
+		})
+	}
+	for restart := 0; ; restart++ {
+		// The kernel's buffers on the way to the upstream take a
+		// bounded number of bytes (tcp_wmem's 4 MiB at most, by
+		// default): 2,000 looks of 4 KiB are past them.
+		if restart == 2000 {
+			t.Fatal("the body moved to the upstream at 2,000 looks running")
+		}
+		st := srv.conn(t)
+		srv.advance(time.Duration(st.Moved + int64(timeout) - time.Millisecond.Nanoseconds() - srv.now()))
+		srv.wantTimedOut(t, "body", 0)
+		// More bytes, read and held: a read must not restart the clock.
+		if _, err := c.Write(chunk[:4<<10]); err != nil {
+			t.Fatal(err)
+		}
+		var now engine.ConnState
+		srv.waitConn(t, "the server to read them", func(cs engine.ConnState) bool {
+			now = cs
+			return cs.Active == srv.now()
+		})
+		if now.Moved != st.Moved {
+			continue // passed on: the count starts again
+		}
+		srv.advance(time.Millisecond)
+		if srv.timedOut(t, "body") == 1 {
+			t.Logf("408 at body_timeout, after %d restarts", restart)
+			break
+		}
+		if cs := srv.conn(t); cs.Moved == st.Moved {
+			t.Fatalf("no 408 at body_timeout, %v since the body last moved", time.Duration(srv.now()-cs.Moved))
+		}
+	}
+	c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(c), &http.Request{Method: "POST"})
+	if err != nil || resp.StatusCode != 408 {
+		t.Fatalf("after the body timeout: %v %v, want a 408", resp, err)
+	}
+}
+
+// conn returns the state of the server's one connection.
+func (s *clockedServer) conn(t *testing.T) engine.ConnState {
+	t.Helper()
+	var st engine.ConnState
+	s.waitConn(t, "one connection", func(cs engine.ConnState) bool { st = cs; return true })
+	return st
+}
+
+// smallReceiveBuffer is a ListenConfig whose connections take 4 KiB at a
+// time: an upstream that reads nothing holds little of a body, so that
+// the path to it fills sooner.
+func smallReceiveBuffer() *net.ListenConfig {
+	return &net.ListenConfig{Control: func(_, _ string, rc syscall.RawConn) error {
 		return rc.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
 	}}
-	u := startRawUpstreamOn(t, &lc, stallAfterHead(t, ""))
-	srv := tr.startProxy(t, upstream.Config{Servers: []string{u.addr}, WriteTimeout: 30 * time.Second},
-		engine.UpstreamOptions{BodyTimeout: 300 * time.Millisecond})
-	c := tr.dial(t, srv)
-	if tc, ok := c.(*net.TCPConn); ok {
-		tc.SetWriteBuffer(16 << 10)
-	}
-	start := time.Now()
-	c.SetReadDeadline(start.Add(8 * time.Second))
-	io.WriteString(c, "POST /upload HTTP/1.1\r\nHost: a.example\r\nContent-Length: 1073741824\r\n\r\n")
-	var sent atomic.Int64
-	go func() {
-		// About 1 MB/s: the 1 MiB bound is a second away once stalled.
-		chunk := make([]byte, 16<<10)
-		for time.Since(start) < 8*time.Second {
-			c.SetWriteDeadline(time.Now().Add(time.Second))
-			n, err := c.Write(chunk)
-			sent.Add(int64(n))
-			if err != nil {
-				return
-			}
-			time.Sleep(16 * time.Millisecond)
-		}
-	}()
-	resp, err := http.ReadResponse(bufio.NewReader(c), &http.Request{Method: "POST"})
-	if err != nil {
-		t.Fatalf("no answer after %v (%d KiB sent): %v", time.Since(start), sent.Load()>>10, err)
-	}
-	if resp.StatusCode != 408 {
-		t.Fatalf("got %d after %v (%d KiB sent), want 408", resp.StatusCode, time.Since(start), sent.Load()>>10)
-	}
-	t.Logf("408 after %v, %d KiB sent", time.Since(start), sent.Load()>>10)
 }

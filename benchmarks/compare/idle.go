@@ -21,7 +21,7 @@ type idleConn struct {
 // measurement. name labels the log lines (tls-idle, h2-idle).
 func (h *harness) idle(p *Proc, name string, n int, open func(deadline time.Time) (idleConn, error)) *IdleResult {
 	r := &IdleResult{Conns: n}
-	time.Sleep(time.Second)
+	time.Sleep(h.s.Settle)
 	r.Before = p.Mem()
 	conns := make([]idleConn, n)
 	defer func() {
@@ -62,7 +62,7 @@ func (h *harness) idle(p *Proc, name string, n int, open func(deadline time.Time
 		logf("  %s FAILED: %v", name, err)
 		return r
 	}
-	time.Sleep(2 * time.Second)
+	time.Sleep(2 * h.s.Settle)
 	r.After = p.Mem()
 	for i, c := range conns {
 		if err := c.use(); err != nil {

@@ -93,7 +93,7 @@ func (h *harness) model(srv Server, sr *ServerResult) {
 		return
 	}
 	defer p.Stop()
-	time.Sleep(time.Second)
+	time.Sleep(h.s.Settle)
 	logf("  start-up %.1f ms, idle: %s", float64(startup.Microseconds())/1e3, p.Mem())
 	for _, sc := range scs {
 		sr.Scenarios = append(sr.Scenarios, h.alternate(sc, [2]*Proc{base, p}, [2]string{baddr, addr})...)

@@ -202,7 +202,7 @@ func (h *harness) maxThroughput(srv Server) *ServerResult {
 	}
 	defer p.Stop()
 	sr.StartupMS, sr.StartupCPUMS = float64(startup.Microseconds())/1e3, ms(p.StartupCPU)
-	time.Sleep(time.Second)
+	time.Sleep(h.s.Settle)
 	idle := p.Mem()
 	sr.RSSIdleMiB, sr.PSSIdleMiB = idle.RSS, idle.PSS
 	logf("  start-up %.1f ms (%.1f ms of CPU), idle: %s", sr.StartupMS, sr.StartupCPUMS, idle)
@@ -249,7 +249,7 @@ func (h *harness) sitemap(srv Server, sr *ServerResult) {
 		return
 	}
 	r.StartupMS, r.StartupCPUMS = float64(startup.Microseconds())/1e3, ms(p.StartupCPU)
-	time.Sleep(time.Second)
+	time.Sleep(h.s.Settle)
 	r.Idle = p.Mem()
 	logf("  start-up %.1f ms (%.1f ms of CPU), after start: %s", r.StartupMS, r.StartupCPUMS, r.Idle)
 	for _, sc := range scs {
@@ -340,7 +340,7 @@ func (h *harness) scale(srv Server, n int) *ScaleResult {
 		os.RemoveAll(filepath.Join(h.work, srv.Name()+"-"+fmt.Sprintf("scale-%d", n)))
 	}()
 	r.StartupMS, r.StartupCPUMS = float64(startup.Microseconds())/1e3, ms(p.StartupCPU)
-	time.Sleep(time.Second)
+	time.Sleep(h.s.Settle)
 	r.RSSIdleMiB = mib(p.RSS())
 	hit := exactHit(spec)
 	sc := Scenario{Name: "exact", Reqs: []Req{{Path: hit, Raw: simpleRequest(hit, false), Want: expect(spec, hit)}}}

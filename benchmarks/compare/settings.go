@@ -34,6 +34,10 @@ type Settings struct {
 	Out      string // results directory
 	// TLSIdle is how many idle TLS connections tls-idle opens.
 	TLSIdle int
+	// Settle is how long a server's memory is left to settle before it
+	// is read: after the server starts, and before the connections of
+	// tls-idle and h2-idle open (twice it after).
+	Settle time.Duration
 	// Rate is the fixed scenarios' offered load in req/s (RATE); 0: half
 	// the lowest mixed req/s (chooseRate).
 	Rate int
@@ -65,7 +69,8 @@ func (s *Settings) selected(name string) bool { return s.Selected == nil || s.Se
 // TLS_IDLE_CONNS and RATE.
 func settingsFromEnv(getenv func(string) string) (Settings, error) {
 	s := Settings{Spec: rules.Reference, Warmup: 2 * time.Second, Duration: 10 * time.Second,
-		Runs: 3, Concurrency: 100, Scale: []int{100000, 1000000}, Sitemap: rules.SitemapSize, Out: "benchmarks/results", TLSIdle: 2000}
+		Runs: 3, Concurrency: 100, Scale: []int{100000, 1000000}, Sitemap: rules.SitemapSize, Out: "benchmarks/results", TLSIdle: 2000,
+		Settle: time.Second}
 	var errs []string
 	num := func(key string, dst *int, min int) {
 		if v := getenv(key); v != "" {

@@ -123,14 +123,28 @@ func TestCommandLine(t *testing.T) {
 
 // TestHelpListsEveryFlag walks each subcommand's flag set and checks that
 // every flag is in its -h (as printed by the built binary) and in the
-// top-level usage, where a deprecated flag may be left out. It is not
-// parallel: it sets onParse, which every command run in this process
-// calls, so another test's import or check running beside it would hand
-// it the wrong flag set.
+// top-level usage, where a deprecated flag may be left out. It takes the
+// flag sets before it turns parallel: it sets onParse, which every
+// command run in this process calls, so another test's import or check
+// running beside it would hand it the wrong flag set. The binary's
+// answers, which need the build, it reads in the parallel phase.
 func TestHelpListsEveryFlag(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
+	sets := map[string]*flag.FlagSet{}
+	for _, c := range commands {
+		args := append(strings.Fields(c.name), "-h")
+		var fs *flag.FlagSet
+		onParse = func(f *flag.FlagSet) { fs = f }
+		code, _, _ := runCmd(args...)
+		onParse = nil
+		if code != 0 || fs == nil {
+			t.Fatalf("%s -h: exit %d, flag set parsed: %v", c.name, code, fs != nil)
+		}
+		sets[c.name] = fs
+	}
+	t.Parallel()
 	bin := buildBinary(t)
 	top, err := exec.Command(bin, "-h").Output()
 	if err != nil {
@@ -139,12 +153,7 @@ func TestHelpListsEveryFlag(t *testing.T) {
 	for _, c := range commands {
 		t.Run(c.name, func(t *testing.T) {
 			args := append(strings.Fields(c.name), "-h")
-			var fs *flag.FlagSet
-			onParse = func(f *flag.FlagSet) { fs = f }
-			defer func() { onParse = nil }()
-			if code, _, _ := runCmd(args...); code != 0 || fs == nil {
-				t.Fatalf("%s -h: exit %d, flag set parsed: %v", c.name, code, fs != nil)
-			}
+			fs := sets[c.name]
 			var help bytes.Buffer
 			cmd := exec.Command(bin, args...)
 			cmd.Stderr = &help

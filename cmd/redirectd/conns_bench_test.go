@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/engine/testport"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // BenchmarkIdleConnections measures the server's memory per idle
@@ -44,7 +45,7 @@ func BenchmarkIdleConnections(b *testing.B) {
 		if _, _, err := firstAnswer(addr, "/a", time.Now().Add(10*time.Second)); err != nil {
 			b.Fatal(err)
 		}
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(testutil.BenchSettle(200 * time.Millisecond))
 		before := rssKiB(b, cmd.Process.Pid)
 		conns := make([]net.Conn, 0, n)
 		for range n {
@@ -58,7 +59,7 @@ func BenchmarkIdleConnections(b *testing.B) {
 			}
 			conns = append(conns, c)
 		}
-		time.Sleep(500 * time.Millisecond)
+		time.Sleep(testutil.BenchSettle(500 * time.Millisecond))
 		after := rssKiB(b, cmd.Process.Pid)
 		b.ReportMetric(float64(after-before)*1024/float64(n), "B/idle-conn")
 		b.ReportMetric(float64(after)/1024, "MiB-RSS")

@@ -49,6 +49,7 @@ func checkedCount(t *testing.T, file string) (written, perHost int) {
 // and for every nginx import case of config/nginx/testdata. (A rule
 // listed for several hosts is counted once: TestCountGrammar.)
 func TestImportCountsAsCheck(t *testing.T) {
+	t.Parallel()
 	type input struct {
 		name  string
 		kind  string

@@ -14,6 +14,7 @@ import (
 // layout, the paths written into the unit, and that the installed config
 // is valid.
 func TestInstall(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}

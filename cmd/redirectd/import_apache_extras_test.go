@@ -8,6 +8,7 @@ import "testing"
 // DocumentRoot .htaccess of its own (the maps in server context),
 // against a real Apache.
 func TestImportApacheRewriteExtras(t *testing.T) {
+	t.Parallel()
 	hosts := []string{"example.test"}
 	maps := "RewriteMap lc int:tolower\nRewriteMap uc int:toupper\nRewriteMap esc int:escape\nRewriteMap unesc int:unescape\n"
 	tests := []struct {

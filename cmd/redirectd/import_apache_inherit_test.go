@@ -12,6 +12,7 @@ import (
 // main server's rules after its own; a virtual host without
 // RewriteEngine takes the main server's), against a real Apache.
 func TestImportApacheInherit(t *testing.T) {
+	t.Parallel()
 	t.Run("directories", func(t *testing.T) {
 		files := func(dir, addr string) map[string]string {
 			return map[string]string{

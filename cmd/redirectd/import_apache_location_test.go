@@ -39,6 +39,7 @@ const apacheLocationSections = `<Location /old>
 // sections' paths, with a .htaccess at the DocumentRoot whose Redirects
 // they come before, and without one.
 func TestImportApacheLocation(t *testing.T) {
+	t.Parallel()
 	paths := []string{"/old/a", "/old/a/z?k=v", "/old/b1", "/old/c", "/older/a", "/old", "/gone", "/gone/x", "/gonex", "/moved", "/moved/x?q=1",
 		"/moved/q/r?a=b", "/moved/q", "/match/12", "/match/ab", "/match/12/x", "/old/x/y", "/old/x/y/z", "/old/x/a", "/OLD/a",
 		"/docs/a.pdf", "/docs/a.pdf/x", "/docs/b.html", "/old//a", "/old/./a", "/sub/c", "/sub/old"}
@@ -67,6 +68,7 @@ func TestImportApacheLocation(t *testing.T) {
 // sections, tried before the main server's it inherits, against a real
 // Apache.
 func TestImportApacheLocationVirtualHost(t *testing.T) {
+	t.Parallel()
 	files := func(dir, addr string) map[string]string {
 		_, port, _ := strings.Cut(addr, ":")
 		server := apacheLocationSections + fmt.Sprintf(`<VirtualHost *:%[1]s>
@@ -124,6 +126,7 @@ const apacheLocationRewrite = `Redirect 301 /lx/red /lx-red
 // <LocationMatch>, with a .htaccess of Redirects only and without one,
 // against a real Apache.
 func TestImportApacheLocationRewrite(t *testing.T) {
+	t.Parallel()
 	paths := []string{"/lx/a", "/lx/a/b?x=1", "/lx/q?k=v", "/lx/q?k=", "/lx/alias", "/lx/red", "/lx", "/lxx/a", "/lx/deep/a.html", "/lx/deep/b.txt",
 		"/lx/deep", "/lm/12", "/lm/12/x?y", "/lm/ab", "/lg", "/lg/x", "/loff", "/lx/caf%C3%A9", "/lx/a%20b", "/LX/a", "/sub/c", "/lx/deep/a%20b.html"}
 	for _, tc := range []struct{ name, htaccess string }{

@@ -20,6 +20,7 @@ import "testing"
 // directory, the directory's rules after the section's, matched with
 // the file-system path too).
 func TestImportApacheRealForms(t *testing.T) {
+	t.Parallel()
 	hosts := []string{"example.test"}
 	tests := []struct {
 		name     string

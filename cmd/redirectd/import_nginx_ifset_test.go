@@ -37,6 +37,7 @@ server {
 // included (a backslash left in a Location is percent-encoded, the one
 // intended difference, so no path here keeps one).
 func TestImportNginxIfSetFixture(t *testing.T) {
+	t.Parallel()
 	paths := []string{"/doc%2Fa", "/DOC%2F", "/doc%2Fa?q=1", "/x%5C", "/a/b%5C?q=1", "/A/tags/", "/B/x/tags/y?z=1",
 		"/keep/a?b=1", "/plain?x=1", "/doc/a"}
 	report := importAgainstNginx(t, ifSetSite, []string{"g.test"}, paths)

@@ -54,6 +54,7 @@ server {
 // redirectd the same requests: the moved pages, the health check, the
 // proxied pages and the www and wildcard hosts.
 func TestImportNginxShop(t *testing.T) {
+	t.Parallel()
 	paths := []string{"/", "/a", "/a/", "/old-page", "/OLD-thing/x?y=1", "/sale", "/healthz", "/healthz/", "/products/1?c=2", "/b", "/p20", "/P7"}
 	report := importAgainstNginx(t, shopSite, []string{"shop.example", "www.shop.example", "m.shop.example", "paris.shops.example", "other.test"}, paths)
 	if !strings.Contains(report, "new_uri.map") {

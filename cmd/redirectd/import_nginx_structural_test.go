@@ -72,6 +72,7 @@ server {
 // status, Location (port aside), text bodies and the origin's target must
 // agree.
 func TestImportNginxStructuralFixture(t *testing.T) {
+	t.Parallel()
 	paths := []string{"/", "/old-server/x?y=1", "/x?go=away", "/healthz", "/drop", "/gone", "/static/a.css", "/static/b.png",
 		"/a/b.png", "/a/b.JPG", "/CASE/Thing", "/case/x", "/docs/", "/docs", "/docs/old/a?q", "/docs/int/old/z", "/docs/int/p",
 		"/docs/brk/c?d=1", "/docs/nested/n?m", "/docs/f.pdf", "/docs/nested/f.pdf", "/api/list?x=1", "/api", "/internal/q",

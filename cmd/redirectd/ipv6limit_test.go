@@ -25,6 +25,7 @@ const netnsEnv = "REDIRECTD_TEST_NETNS_BIN"
 // (`unshare -rn`, or `-n` as root), where it may add them without touching
 // the machine's; it skips, saying why, where that is not allowed.
 func TestPerIPLimitIPv6Prefix(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}

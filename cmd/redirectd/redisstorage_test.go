@@ -74,6 +74,11 @@ to = "/new"
 	up(0)
 	srv.Start()
 	up(1)
+	// The gauge is set before the line is logged, and the line comes
+	// through a pipe: wait for it rather than read the log at once.
+	testutil.WaitFor(t, 10*time.Second, "the log line for Redis's return", func() bool {
+		return strings.Contains(stderr.String(), "redis is reachable")
+	})
 	log := stderr.String()
 	if strings.Count(log, "redis is unreachable") != 1 || !strings.Contains(log, "redis is reachable") {
 		t.Errorf("want one line for the outage and one for the return:\n%s", log)

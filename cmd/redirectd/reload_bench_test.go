@@ -19,6 +19,7 @@ import (
 
 	"github.com/redirectd/redirectd/benchmarks/rules"
 	"github.com/redirectd/redirectd/engine/testport"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // The memory targets of a million-rule map, checked by
@@ -123,7 +124,7 @@ func measureReloads(b *testing.B, bin, conf, mapFile, addr, adminAddr string, n,
 	ld := startLoad(addr, n)
 	defer ld.stop()
 	ld.touchHits(addr, n)
-	time.Sleep(time.Second)
+	time.Sleep(testutil.BenchSettle(time.Second))
 	var m reloadMemory
 	m.settled, m.loadPeak = float64(statusKiB(b, pid, "VmRSS")), float64(statusKiB(b, pid, "VmHWM"))
 	for r := range reloads {
@@ -151,7 +152,7 @@ func measureReloads(b *testing.B, bin, conf, mapFile, addr, adminAddr string, n,
 		}
 		m.reloadTime += time.Since(start)
 		ld.touchHits(addr, n)
-		time.Sleep(500 * time.Millisecond)
+		time.Sleep(testutil.BenchSettle(500 * time.Millisecond))
 		if peak := float64(statusKiB(b, pid, "VmHWM")); changed {
 			m.changedPeak = max(m.changedPeak, peak)
 		} else {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/redirectd/redirectd/benchmarks/rules"
 	"github.com/redirectd/redirectd/engine/testport"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // BenchmarkStartupMap measures `redirectd serve` on one map file of N exact
@@ -62,7 +63,7 @@ func BenchmarkStartupMap(b *testing.B) {
 					cmd.Wait()
 					b.Fatalf("first answer: %d %q %v", status, loc, err)
 				}
-				time.Sleep(time.Second)
+				time.Sleep(testutil.BenchSettle(time.Second))
 				rss := rssKiB(b, cmd.Process.Pid)
 				cmd.Process.Signal(syscall.SIGTERM)
 				cmd.Wait()

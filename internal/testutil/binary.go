@@ -38,25 +38,39 @@ func NewBinary(pkg string) (*Binary, error) {
 	return &Binary{pkg: abs, dir: dir}, nil
 }
 
-// Path returns the built command, building it on the first call. Every
-// caller gets the same file: tests run it, none may change it.
+// Path returns the built command, building it on the first call (or
+// waiting for the build Prebuild started). Every caller gets the same
+// file: tests run it, none may change it.
 func (b *Binary) Path(tb testing.TB) string {
 	tb.Helper()
-	b.once.Do(func() {
-		bin := filepath.Join(b.dir, filepath.Base(b.pkg))
-		build := exec.Command("go", "build", "-o", bin, ".")
-		build.Dir = b.pkg
-		if out, err := build.CombinedOutput(); err != nil {
-			b.err = fmt.Errorf("go build: %v\n%s", err, out)
-			return
-		}
-		b.path = bin
-	})
+	b.once.Do(b.build)
 	if b.err != nil {
 		tb.Fatal(b.err)
 	}
 	return b.path
 }
 
-// Remove removes the built command.
-func (b *Binary) Remove() { os.RemoveAll(b.dir) }
+// Prebuild starts the build now, on a goroutine of its own, for a run
+// that will ask for the command: the tests that need none (in-process,
+// run one at a time before the parallel ones start) run while it builds
+// rather than after, and the first test to ask waits only for what is
+// left of it.
+func (b *Binary) Prebuild() { go b.once.Do(b.build) }
+
+func (b *Binary) build() {
+	bin := filepath.Join(b.dir, filepath.Base(b.pkg))
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Dir = b.pkg
+	if out, err := build.CombinedOutput(); err != nil {
+		b.err = fmt.Errorf("go build: %v\n%s", err, out)
+		return
+	}
+	b.path = bin
+}
+
+// Remove removes the built command, once a build Prebuild started has
+// ended (the Once waits for it; if none started, none will).
+func (b *Binary) Remove() {
+	b.once.Do(func() {})
+	os.RemoveAll(b.dir)
+}

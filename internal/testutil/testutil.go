@@ -120,3 +120,13 @@ func BenchSize(n int) int {
 	}
 	return max(n/100, 1)
 }
+
+// BenchSettle is d, or nothing when REDIRECTD_BENCH_SMOKE is set: the
+// time a benchmark leaves a server's memory to settle before it reads
+// it makes its figure right, and the smoke run keeps no figure.
+func BenchSettle(d time.Duration) time.Duration {
+	if os.Getenv("REDIRECTD_BENCH_SMOKE") != "" {
+		return 0
+	}
+	return d
+}

@@ -487,6 +487,11 @@ func (f *Forward) release(c gnet.Conn, closeConn bool) {
 // has taken what they sent before they move a fake clock on.
 func (f *Forward) Moved() int64 { return f.moved.Load() }
 
+// SendStall reports whether the answer waits for the client to take its
+// outbound buffer (send_timeout runs), and the coarse time it last took
+// bytes of it, or the wait began. Loop-only, as the state it reads.
+func (f *Forward) SendStall() (waiting bool, since int64) { return f.waitDrain, f.outSince }
+
 // Record is what the access log records of f's answer, once written.
 func (f *Forward) Record() Record {
 	sent := f.sent.Load()
