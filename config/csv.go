@@ -195,6 +195,15 @@ func csvRow(rec []string, d *Defaults) ([]matcher.Rule, error) {
 	if err != nil {
 		return nil, err
 	}
+	// One rule for "/a?b" and "example.com/a?b": the path is a
+	// [[rule]]'s from, compared with the request's path without its
+	// query, so a '?' or '#' in it is refused here, at its row (which
+	// `invalid = "skip"` and import csv can leave out), rather than by
+	// the rule set's build; with path = "decoded" they are bytes of the
+	// decoded path, which a from may hold.
+	if !d.DecodedPath && strings.ContainsAny(path, "?#") {
+		return nil, fmt.Errorf("source %q holds '?' or '#': a source matches the request's path, without its query; write a '?' or '#' of the path as %%3F or %%23", field(0))
+	}
 	r := matcher.Rule{Kind: matcher.Exact, From: path, To: field(1), Status: d.Status,
 		CaseInsensitive: d.CaseInsensitive, UnicodeFold: d.UnicodeFold, TrailingSlash: d.TrailingSlash, QueryString: d.QueryString,
 		DecodedPath: d.DecodedPath}
@@ -253,6 +262,7 @@ func splitSource(s string) (host, path string, err error) {
 	if strings.HasPrefix(s, "/") {
 		return "", s, nil
 	}
+	written := s
 	if !strings.Contains(s, "://") {
 		s = "http://" + s
 	}
@@ -260,16 +270,16 @@ func splitSource(s string) (host, path string, err error) {
 	if err != nil || u.Host == "" {
 		return "", "", fmt.Errorf("source %q is neither a path nor host/path", s)
 	}
-	if strings.ContainsAny(s, "?#") {
-		return "", "", fmt.Errorf("source %q holds a query or fragment; sources match the path only", s)
-	}
 	// The path as written, as a source without a host and a [[rule]]'s
 	// from keep it: the url package's form of it would escape a space or
 	// a letter beyond ASCII, and a rule exported as a row would come back
 	// as another rule of the same path.
 	_, authorityPath, _ := strings.Cut(s, "://")
 	path = "/"
-	if i := strings.IndexByte(authorityPath, '/'); i >= 0 {
+	if i := strings.IndexAny(authorityPath, "/?#"); i >= 0 {
+		if authorityPath[i] != '/' {
+			return "", "", fmt.Errorf("source %q holds a query or fragment after its host; a source matches the request's path, without its query", written)
+		}
 		path = authorityPath[i:]
 	}
 	host, msg := asciiHost(u.Hostname())

@@ -40,49 +40,65 @@ func TestCSVHeader(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			show := func(rs []matcher.Rule) []string {
-				var out []string
-				for _, r := range rs {
-					out = append(out, fmt.Sprintf("%s|%s|%s|%d@%d", r.Host, r.From, r.To, r.Status, r.Line))
-				}
-				return out
-			}
-			check := func(reader string, rs []matcher.Rule, err error) {
-				t.Helper()
-				if tt.err != "" {
-					if err == nil || !strings.Contains(err.Error(), tt.err) {
-						t.Errorf("%s: error %v, want one holding %q", reader, err, tt.err)
-					}
-					return
-				}
-				if err != nil {
-					t.Fatalf("%s: %v", reader, err)
-				}
-				if diff := cmp.Diff(tt.want, show(rs)); diff != "" {
-					t.Errorf("%s (-want +got):\n%s", reader, diff)
-				}
-			}
-			cfg, err := config.Load(writeFiles(t, map[string]string{"redirectd.toml": "[[csv]]\nfile = \"bulk.csv\"\n", "bulk.csv": tt.csv}))
-			var rs []matcher.Rule
-			if err == nil {
-				rs = cfg.Set.Rules()
-			}
-			check("[[csv]]", rs, err)
-			rs, bad := config.ReadCSV("bulk.csv", []byte(tt.csv))
-			err = nil
-			if len(bad) > 0 {
-				err = bad[0]
-			}
-			check("ReadCSV", rs, err)
-			rs = nil
-			err = config.StreamCSV("bulk.csv", strings.NewReader(tt.csv), func(line int, got []matcher.Rule) error {
-				for _, r := range got {
-					r.Line = line
-					rs = append(rs, r)
-				}
-				return nil
-			})
-			check("StreamCSV", rs, err)
+			checkCSVReaders(t, tt.csv, "", tt.want, tt.err)
 		})
 	}
+}
+
+// checkCSVReaders reads csv with every reader of the form (a [[csv]]
+// table, under [rules.defaults] defaults when given, then ReadCSV and
+// StreamCSV, which take no defaults) and checks each gives want
+// (host|from|to|status@line) or an error holding wantErr.
+func checkCSVReaders(t *testing.T, csv, defaults string, want []string, wantErr string) {
+	t.Helper()
+	show := func(rs []matcher.Rule) []string {
+		var out []string
+		for _, r := range rs {
+			out = append(out, fmt.Sprintf("%s|%s|%s|%d@%d", r.Host, r.From, r.To, r.Status, r.Line))
+		}
+		return out
+	}
+	check := func(reader string, rs []matcher.Rule, err error) {
+		t.Helper()
+		if wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), wantErr) {
+				t.Errorf("%s: error %v, want one holding %q", reader, err, wantErr)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", reader, err)
+		}
+		if diff := cmp.Diff(want, show(rs)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", reader, diff)
+		}
+	}
+	toml := "[[csv]]\nfile = \"bulk.csv\"\n"
+	if defaults != "" {
+		toml = "[rules.defaults]\n" + defaults + toml
+	}
+	cfg, err := config.Load(writeFiles(t, map[string]string{"redirectd.toml": toml, "bulk.csv": csv}))
+	var rs []matcher.Rule
+	if err == nil {
+		rs = cfg.Set.Rules()
+	}
+	check("[[csv]]", rs, err)
+	if defaults != "" {
+		return // only a [[csv]] has the config's defaults
+	}
+	rs, bad := config.ReadCSV("bulk.csv", []byte(csv))
+	err = nil
+	if len(bad) > 0 {
+		err = bad[0]
+	}
+	check("ReadCSV", rs, err)
+	rs = nil
+	err = config.StreamCSV("bulk.csv", strings.NewReader(csv), func(line int, got []matcher.Rule) error {
+		for _, r := range got {
+			r.Line = line
+			rs = append(rs, r)
+		}
+		return nil
+	})
+	check("StreamCSV", rs, err)
 }

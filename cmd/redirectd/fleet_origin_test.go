@@ -23,7 +23,9 @@ import (
 // rule of the edited node's config says "config". A later promote's
 // origin replaces the earlier; after a rollback, the rule is its
 // editor's of the version rolled back to, restored by the rollback's
-// author.
+// author; after a rollback to version 0, a rule the config holds again
+// is "config, restored in" that rollback, on the follower and on the
+// edited node.
 func TestFleetRuleOrigin(t *testing.T) {
 	t.Parallel()
 	n := startEditNode(t)
@@ -110,5 +112,34 @@ func TestFleetRuleOrigin(t *testing.T) {
 	}
 	if code, page := get("/ui/rules?q=fleet"); code != 200 || !strings.Contains(page, "restored in version 3 (rollback by pub)") {
 		t.Errorf("the follower's console rules page after the rollback: %d, want the rollback named\n%.3000s", code, page)
+	}
+
+	// The config's /old, changed by version 4, then a rollback to the
+	// config's own rules served as version 5: /old is the config's
+	// again, brought back by the rollback's author, on both nodes.
+	d = n.newDraft("ed")
+	n.json("ed", "POST", "/drafts/"+d.ID+"/entries", map[string]any{"op": "change", "from": "/old", "to": "/o4"}, 201, nil)
+	n.json("pub", "POST", "/drafts/"+d.ID+"/promote", map[string]string{"message": "fourth"}, 200, nil)
+	origin("/old", "version 4 by ed")
+	n.json("pub", "POST", "/versions/rollback?to=0&message=back+to+the+config", nil, 200, nil)
+	back := "config, restored in version 5 (rollback by pub)"
+	if got := origin("/old", back); got.RuleChange == nil || got.ChangedBy != "" || got.Restored != "version 5 (rollback by pub)" || got.To != "/x" {
+		t.Errorf("after the rollback to the config, the follower's /old: %+v", got)
+	}
+	if code, out := get("/explain?url=/old"); code != 200 || !strings.Contains(out, back) {
+		t.Errorf("the follower's explain of /old after the rollback to the config: %d, want %q\n%s", code, back, out)
+	}
+	if code, page := get("/ui/rules?q=old"); code != 200 || !strings.Contains(page, "config; restored in version 5 (rollback by pub)") {
+		t.Errorf("the follower's console rules page after the rollback to the config: %d, want the rollback named\n%.3000s", code, page)
+	}
+	var rules []admin.RuleInfo
+	n.json("root", "GET", "/rules", nil, 200, &rules)
+	for _, r := range rules {
+		if r.From == "/old" && (r.RuleChange == nil || r.Restored != "version 5 (rollback by pub)" || r.ChangedBy != "" || r.To != "/x") {
+			t.Errorf("the edited node's /old after the rollback to the config: %+v", r)
+		}
+	}
+	if code, page := consoleSignIn(t, n, "root").get("/ui/rules?q=old"); code != 200 || !strings.Contains(page, "config; restored in version 5 (rollback by pub)") {
+		t.Errorf("the edited node's console rules page after the rollback to the config: %d, want the rollback named\n%.3000s", code, page)
 	}
 }

@@ -56,6 +56,10 @@ func TestImportApacheRewriteExtras(t *testing.T) {
 		{"a redirect without [L]", "", "RewriteEngine On\nRewriteRule ^r1/(.*)$ /t1/$1 [R=302]\nRewriteRule t1 /t1-again [R=301,L]\nRewriteRule ^r2/(.*)$ /t2/$1 [R=302]\nRewriteRule ^r3/(.*)$ /t3/$1 [R=302]\n",
 			[]string{"/r1/a", "/r2/a", "/r2/b?c=d", "/r3/x", "/t1"},
 			map[string]string{"/r1/a": "Apache goes on with the rules after a redirect without [L], matching \"redirect:URL\", which a later rule matches; the import answers the redirect (noted)"}},
+		{"status of [R]", "", "RewriteEngine On\nRewriteRule ^gone$ /to-gone [R=gone,L]\nRewriteRule ^perm$ /to-perm [R=permanent,L]\nRewriteRule ^temp$ /to-temp [R=temp,L]\n" +
+			"RewriteRule ^see$ /to-see [R=seeother,L]\nRewriteRule ^g410$ /to-410 [R=410,L]\nRewriteRule ^abc$ /to-abc [R=abc,L]\nRewriteRule ^Perm2$ /to-perm2 [redirect=PERMANENT,L]\n" +
+			"RewriteRule ^trail$ /to-trail [R=301x,L]\nRewriteRule ^nf$ /to-nf [R=404,L]\nRewriteRule ^err$ /to-err [R=503,L]\nRewriteRule ^r451$ /to-451 [R=451,L]\nRewriteRule ^ok$ /to-ok [R=200,L]\n",
+			[]string{"/gone", "/perm", "/temp", "/see", "/g410", "/abc", "/Perm2", "/trail", "/nf", "/err", "/r451", "/ok", "/other"}, nil},
 		{"next round in server context", "RewriteEngine On\nRewriteRule ^/n/(.*)-(.*)$ /n/$1_$2 [N]\nRewriteRule ^/n/(.*_.*)$ /done/$1 [R=302,L]\n" +
 			"RewriteRule ^/m/a$ /m/b [N]\nRewriteRule ^/m/b$ /m/c [N]\nRewriteRule ^/m/c$ /final [R=301,L]\nRedirect 301 /m/z /zed\n" +
 			"RewriteRule ^/r/(.*)-(.*)$ /r/$1$2 [N]\nRedirect 301 /r/ab /rab\nRedirect 301 /r/cd /rcd\nRewriteCond %{QUERY_STRING} ^(.*)x(.*)$\nRewriteRule ^/q/(.*)$ /q/$1?%1y%2 [N]\nRewriteRule ^/q/(.*)$ /qd/$1 [R=302,L]\n", "",

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -82,6 +84,32 @@ func TestImportApacheUsage(t *testing.T) {
 		code, _, stderr := runCmd(tc.args...)
 		if code != tc.code || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, %q; want %d and %q", tc.args, code, stderr, tc.code, tc.want)
+		}
+	}
+}
+
+// TestImportApacheRefusedStatus: an [R=n] that Apache refuses when it
+// reads the config (no status line for n, or no number at all after a
+// digit) is a RewriteRule left out, named with its file:line and
+// Apache's reason, never read as another status.
+func TestImportApacheRefusedStatus(t *testing.T) {
+	t.Parallel()
+	bin := findApache(t)
+	for _, v := range []string{"299", "306", "418", "999", "3xx", "0"} {
+		dir := t.TempDir()
+		rule := "RewriteEngine On\nRewriteRule ^/x /y [R=" + v + ",L]\n"
+		writeFiles(t, dir, map[string]string{"httpd.conf": apacheConf(dir, "127.0.0.1:1", rule), "www/.keep": ""})
+		conf := filepath.Join(dir, "httpd.conf")
+		out, err := exec.Command(bin, "-t", "-f", conf).CombinedOutput()
+		apacheWhy := "invalid HTTP response code '" + v + "' for flag 'R'"
+		if err == nil || !strings.Contains(string(out), apacheWhy) {
+			t.Errorf("[R=%s]: apache2 -t: %v %s; want it refused: %s", v, err, out, apacheWhy)
+		}
+		code, _, stderr := runCmd("import", "apache", "-o", filepath.Join(dir, "out"), conf)
+		line := strings.Count(apacheConf(dir, "127.0.0.1:1", ""), "\n") + 1
+		want := fmt.Sprintf("httpd.conf:%d: RewriteRule: [R=%s]: %s: Apache refuses the rule", line, v, apacheWhy)
+		if code != 1 || !strings.Contains(stderr, want) {
+			t.Errorf("[R=%s]: import exit %d, want 1 with %q:\n%s", v, code, want, stderr)
 		}
 	}
 }

@@ -406,7 +406,11 @@ func (m *apModel) act(rule *mRule, r *mReq, dir *mDir, groups, condGroups []stri
 		return mAnswer{}, last || end
 	}
 	code, ok := redirectCode(rule.flags)
-	if !ok {
+	switch {
+	case ok && code >= 400:
+		// [R=410] and the like: the status, with no substitution.
+		return mAnswer{status: code, by: rule.d, known: true}, true
+	case !ok || code < 300:
 		// An internal rewrite, or an answer the model does not follow.
 		return unknown, true
 	}
@@ -429,28 +433,16 @@ func hasScheme(s string) bool {
 	return i > 0 && !strings.ContainsAny(s[:i], "/?")
 }
 
-// redirectCode is [R]'s status: 302 by default; ok is false for a
-// rule without [R] or with a status that is not a redirect.
+// redirectCode is [R]'s status, as mod_rewrite reads it
+// (rewriteStatus: another word than its three is 302); ok is false for
+// a rule without [R] or with a status Apache refuses.
 func redirectCode(flags map[string]string) (int, bool) {
 	v, ok := flags["r"]
 	if !ok {
 		return 0, false
 	}
-	switch strings.ToLower(v) {
-	case "":
-		return 302, true
-	case "permanent":
-		return 301, true
-	case "temp":
-		return 302, true
-	case "seeother":
-		return 303, true
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 300 || n > 399 {
-		return 0, false
-	}
-	return n, true
+	n, _, err := rewriteStatus(v)
+	return n, err == nil
 }
 
 // expandChecked is expandModel, refusing an expansion that carries a

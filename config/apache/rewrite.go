@@ -32,6 +32,9 @@ type rule struct {
 	neg     bool
 	subst   string
 	flags   map[string]string
+	// rWord is [R=word]'s word where mod_rewrite does not know it,
+	// which Apache answers as 302 (flags["R"] holds the status read).
+	rWord string
 }
 
 // rwCtx is what one context's rules share: its directory ("" for
@@ -147,6 +150,9 @@ func (c *rwCtx) readRules(dirs []*Directive) (rules []rule, on bool) {
 			if err != nil {
 				t.note(d, importer.LeftOut, "RewriteRule: %v; left out", err)
 				continue
+			}
+			if r.rWord != "" {
+				t.note(d, importer.Caveat, "[R=%s]: mod_rewrite's status words are permanent, temp and seeother; Apache answers another as a 302 redirect, and so does the import", r.rWord)
 			}
 			rules = append(rules, r)
 			if c.envSet == nil {
@@ -448,6 +454,18 @@ func readRule(d *Directive) (rule, error) {
 		if !ruleFlags[k] {
 			return r, fmt.Errorf("unknown flag %q: Apache refuses the rule", k)
 		}
+	}
+	if v, ok := r.flags["R"]; ok {
+		// Read once here, so that the steps written and the notes
+		// agree on it.
+		code, word, err := rewriteStatus(v)
+		if err != nil {
+			return r, fmt.Errorf("[R=%s]: %v", v, err)
+		}
+		if word {
+			r.rWord = v
+		}
+		r.flags["R"] = strconv.Itoa(code)
 	}
 	return r, nil
 }

@@ -802,14 +802,8 @@ func (c *rwCtx) action(r rule, re string, ci bool) ([]string, bool, error) {
 	}
 	code := 0
 	if v, ok := r.flags["R"]; ok {
-		code = 302
-		if v != "" {
-			if s, ok := aliasStatus(v); ok {
-				code = s
-			} else {
-				return nil, false, fmt.Errorf("[R=%s]: not a status; left out", v)
-			}
-		}
+		// readRule wrote the status mod_rewrite reads.
+		code, _ = strconv.Atoi(v)
 		if code < 300 || code > 399 {
 			return []string{"return " + strconv.Itoa(code) + ";"}, false, nil
 		}

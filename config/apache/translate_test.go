@@ -98,6 +98,10 @@ func TestTranslateNotes(t *testing.T) {
 			"left out: f.conf:3: ProxyPassMatch ^/x(.*)$ http://b/%1: only an http:// or https:// URL whose path has no query and no '%', groups as $0..$9, is translated; left out",
 			"left out: f.conf:4: ProxyPassMatch ^/y http://b/$x: only an http:// or https:// URL whose path has no query and no '%', groups as $0..$9, is translated; left out",
 			"served by the original server itself: f.conf:5: ProxyPassMatch ^/z !: the paths are the site's own"}},
+		{"redirect status", "RewriteEngine on\nRewriteRule ^/a /b [R=gone]\nRewriteRule ^/c /d [R=Permanent]\nRewriteRule ^/e /f [R=410]\nRewriteRule ^/g /h [R=299]\nRewriteRule ^/i /j [redirect=3xx]\nRewriteRule ^/k /l [R=301x,L]\n", []string{
+			"translated with a caveat: f.conf:2: [R=gone]: mod_rewrite's status words are permanent, temp and seeother; Apache answers another as a 302 redirect, and so does the import",
+			"left out: f.conf:5: RewriteRule: [R=299]: invalid HTTP response code '299' for flag 'R': Apache refuses the rule; left out",
+			"left out: f.conf:6: RewriteRule: [R=3xx]: invalid HTTP response code '3xx' for flag 'R': Apache refuses the rule; left out"}},
 		{"error page", "ErrorDocument 404 /nf.html\n", []string{"served by the original server itself: f.conf:1: ErrorDocument 404 /nf.html: a page or a text of the site's own"}},
 		{"redirect", "Redirect 301 /a /b\nRedirectMatch ^/c(.*) /d$1\n", nil},
 		{"whole match", "RewriteEngine on\nRewriteRule ^/a(.*)$ /b$0 [R]\nRewriteRule ^/c /d$0 [R,L]\nRedirectMatch ^/e$ $0/\nRedirectMatch /f /g$0\n", []string{

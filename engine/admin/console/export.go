@@ -26,7 +26,8 @@ const exportTimeout = 15 * time.Minute
 // upload (and a [[csv]] table) reads: source,target,status, the source
 // host/path or a path. A CSV row is an exact rule of one host without
 // conditions, so the other rules (prefix and regex rules, rules with
-// conditions, header fields or a *.domain host, shadow rules) are written as "#"
+// conditions, header fields or a *.domain host, shadow rules, a path
+// holding '?' or '#', which a source may not) are written as "#"
 // comment lines, which the upload skips, naming each and why: the TOML
 // export holds them.
 func (c *Console) exportCSV(w http.ResponseWriter, r *http.Request, u *user) {
@@ -60,6 +61,10 @@ func notCSV(rl *admin.RuleInfo) string {
 		return rl.Kind + " rule"
 	case len(rl.Conditions) > 0:
 		return "conditions " + strings.Join(rl.Conditions, ", ")
+	case strings.ContainsAny(rl.From, "?#"):
+		// A path = "decoded" or request_uri rule: a CSV source holding
+		// them is refused, as it would be read back otherwise.
+		return "a path holding '?' or '#'"
 	case len(rl.Headers) > 0:
 		return "headers " + headerText(rl.Headers)
 	case strings.HasPrefix(rl.Host, "*."):

@@ -37,6 +37,9 @@ func changed(ri *admin.RuleInfo) string {
 		who += ": " + shorten.Text(ri.Message, 80)
 	}
 	if ri.Restored != "" {
+		if who == "" {
+			who = "config" // a rollback made it the config's rule again
+		}
 		who += "; restored in " + ri.Restored
 	}
 	return who

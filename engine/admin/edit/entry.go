@@ -14,6 +14,11 @@ const (
 	OpAdd    = "add"
 	OpChange = "change"
 	OpDelete = "delete"
+	// OpConfig is an edit no one enters: a rollback's mark that the
+	// rules of its key are the config's again (the version rolled back
+	// to had no edit of them), so that they can say which rollback
+	// brought them back (Edit.Restored). It applies nothing.
+	OpConfig = "config"
 )
 
 // Edit is an Entry as kept: who made it, and when; Version is the

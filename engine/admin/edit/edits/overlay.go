@@ -146,7 +146,8 @@ func FromEdits(list []edit.Edit) *Overlay {
 // Apply builds a new rule set: base's rules in order, each whose key an
 // edit names (the edit naming its conditions first, else the one naming
 // its host and from) replaced (an add or change: its target and status, and its
-// kind when the edit gives one) or left out (a delete), then the adds
+// kind when the edit gives one), left out (a delete) or kept as it is
+// (a rollback's OpConfig mark), then the adds
 // and changes whose key no rule of base has, at the end, as rules of
 // their own (file "admin", line the edit's place in o). It returns the
 // keys of deletes that found no rule (the config no longer has them),
@@ -180,15 +181,17 @@ func Apply(base *matcher.Set, o *Overlay, lim matcher.Limits) (*matcher.Set, []s
 		}
 		if ok {
 			found[i] = true
-			e := &o.list[i]
-			if e.Op == edit.OpDelete {
+			switch e := &o.list[i]; e.Op {
+			case edit.OpConfig: // the config's rule as it is
+			case edit.OpDelete:
 				return
+			default:
+				r.To, r.Status, r.Pass = e.To, e.Status, false
+				if e.Kind != "" {
+					r.Kind = e.MatchKind()
+				}
+				e.SetParts(&r, base)
 			}
-			r.To, r.Status, r.Pass = e.To, e.Status, false
-			if e.Kind != "" {
-				r.Kind = e.MatchKind()
-			}
-			e.SetParts(&r, base)
 		}
 		if aerr := b.Add(&r); aerr != nil {
 			err = fmt.Errorf("%s: %w", r.Source(), aerr)
@@ -200,8 +203,8 @@ func Apply(base *matcher.Set, o *Overlay, lim matcher.Limits) (*matcher.Set, []s
 	var gone []string
 	for i := range o.list {
 		e := &o.list[i]
-		if found[i] {
-			continue
+		if found[i] || e.Op == edit.OpConfig {
+			continue // a mark of a rule the config no longer has
 		}
 		if e.Op == edit.OpDelete {
 			gone = append(gone, e.String())

@@ -85,6 +85,11 @@ func (ed *State) StageRollback(n int, a edit.Audit) (*edit.Version, error) {
 // the serving edits, holds it as it is (the same entry from the same
 // promote), whose stamp it keeps. A rule's origin is then its editor's
 // as of the version served, and who brought it back.
+//
+// A rule cur changes or deletes that list does not edit is the config's
+// again: it gets an OpConfig edit stamped by n (one cur already marks
+// so keeps its stamp), so that it too names the rollback; a rule cur
+// adds goes, and has nothing to name.
 func restored(cur *Overlay, list []edit.Edit, n int) *Overlay {
 	out := FromEdits(list)
 	for i := range out.list {
@@ -94,6 +99,16 @@ func restored(cur *Overlay, list []edit.Edit, n int) *Overlay {
 		} else {
 			e.Restored = n
 		}
+	}
+	for _, p := range cur.Edits() {
+		if _, ok := out.Get(p.Key()); ok || p.Op == edit.OpAdd {
+			continue
+		}
+		if p.Op == edit.OpConfig {
+			out.Put(p)
+			continue
+		}
+		out.Put(edit.Edit{Entry: edit.Entry{Op: edit.OpConfig, Host: p.Host, From: p.From, Query: p.Query, When: p.When}, Restored: n})
 	}
 	return out
 }
@@ -110,6 +125,17 @@ func overlayCounts(cur, target *Overlay) *edit.Counts {
 		p, ok := cur.Get(k)
 		switch {
 		case ok && p.Entry.Equal(&e.Entry):
+		case e.Op == edit.OpConfig:
+			// The config's rule again: counted by what cur did to it.
+			switch {
+			case !ok || p.Op == edit.OpConfig:
+			case p.Op == edit.OpDelete:
+				c.Added++
+			case p.Op == edit.OpAdd:
+				c.Removed++
+			default:
+				c.Changed++
+			}
 		case e.Op == edit.OpDelete:
 			c.Removed++
 		case ok && p.Op == edit.OpDelete, !ok && e.Op == edit.OpAdd:
@@ -123,6 +149,7 @@ func overlayCounts(cur, target *Overlay) *edit.Counts {
 			continue
 		}
 		switch e.Op {
+		case edit.OpConfig:
 		case edit.OpDelete:
 			c.Added++
 		case edit.OpAdd:

@@ -149,8 +149,9 @@ func (o *Origins) Show(ri *admin.RuleInfo, r *matcher.Rule) {
 // of returns the origin of r: "version 3 by ed" and the edit that made
 // it (the edit that names its conditions, else its host and from),
 // "version 3 by ed, restored in version 7 (rollback by bob)" when a
-// rollback served that edit again, or
-// "config" and nil for a rule the source's config holds. /rules and
+// rollback served that edit again, "config, restored in version 7
+// (rollback by bob)" when a rollback made it the config's rule again,
+// or "config" and nil for a rule the source's config holds. /rules and
 // explain name a fleet node's rules by it.
 func (o *Origins) of(r *matcher.Rule) (string, *Origin) {
 	e, ok := o.byKey[edit.RuleCondKey(r)]
@@ -160,7 +161,10 @@ func (o *Origins) of(r *matcher.Rule) (string, *Origin) {
 	if !ok {
 		return "config", nil
 	}
-	src := fmt.Sprintf("version %d", e.Version)
+	src := "config" // a rollback's mark: the config's rule again
+	if e.Version > 0 {
+		src = fmt.Sprintf("version %d", e.Version)
+	}
 	if e.Author != "" {
 		src += " by " + e.Author
 	}

@@ -19,13 +19,15 @@ import (
 // version 3, a fleet node names a rule of version 1 by its editor's
 // (version, author, message) and by the rollback that brought it back
 // (version, who), through origins.json as the archive carries it; a
-// rule no rollback touched names its editor alone, and one of the
-// config "config".
+// rule no rollback touched names its editor alone, one the rollback
+// made the config's again "config, restored in" the rollback, and one
+// of the config "config".
 func TestOriginsAfterRollback(t *testing.T) {
 	ov := edits.FromEdits([]edit.Edit{
 		{Entry: edit.Entry{Op: edit.OpAdd, From: "/fleet", To: "/f1", Status: 301}, By: "ed", At: origin, Version: 1, Restored: 3},
 		{Entry: edit.Entry{Op: edit.OpAdd, Host: "a.example.com", From: "/kept", To: "/k", Status: 301}, By: "ann", At: origin, Version: 1},
 		{Entry: edit.Entry{Op: edit.OpDelete, From: "/old"}, By: "ed", At: origin, Version: 1, Restored: 3},
+		{Entry: edit.Entry{Op: edit.OpConfig, From: "/back"}, Restored: 3},
 	})
 	made := map[int]edit.Audit{1: {Author: "pub", Message: "first"}, 3: {Author: "bob", Message: "the second broke checkout"}}
 	b, err := json.Marshal(OriginsOf(3, ov, made))
@@ -49,6 +51,7 @@ func TestOriginsAfterRollback(t *testing.T) {
 			&admin.RuleChange{Added: "2026-12-06T04:00:00Z", ChangedBy: "ed", Message: "first", Restored: "version 3 (rollback by bob)"}},
 		{matcher.Rule{Host: "a.example.com", From: "/kept"}, "version 1 by ann",
 			&admin.RuleChange{Added: "2026-12-06T04:00:00Z", ChangedBy: "ann", Message: "first"}},
+		{matcher.Rule{From: "/back"}, "config, restored in version 3 (rollback by bob)", &admin.RuleChange{Restored: "version 3 (rollback by bob)"}},
 		{matcher.Rule{From: "/other"}, "config", nil},
 	}
 	for _, tt := range tests {

@@ -122,7 +122,11 @@ func (sn *Snapshot) Show(ri *admin.RuleInfo, r *matcher.Rule) {
 		sn.Origins.Show(ri, r)
 	}
 	if e, ok := sn.Edits.For(r); ok {
-		ri.RuleChange = &admin.RuleChange{Added: e.At.UTC().Format(time.RFC3339), ChangedBy: e.By, Message: sn.Made[e.Version].Message}
+		ri.RuleChange = &admin.RuleChange{}
+		if e.Op != edit.OpConfig {
+			// A rollback's mark of the config's rule has no editor.
+			ri.RuleChange = &admin.RuleChange{Added: e.At.UTC().Format(time.RFC3339), ChangedBy: e.By, Message: sn.Made[e.Version].Message}
+		}
 		if r := restoreOf(e, sn.Made); r != nil {
 			ri.Restored = r.text()
 		}
