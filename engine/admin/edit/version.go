@@ -37,13 +37,15 @@ type Version struct {
 	Counts  *Counts `json:"counts,omitempty"`
 
 	// Kept on disk, not listed: a promoted version's Base (the version
-	// its draft started from), Time (when it was promoted), RollbackOf
-	// (the version a rollback restored, 0 for a promote) and Edits,
+	// its draft started from), Time (when it was promoted), Rollback
+	// (it was made by a rollback), RollbackOf (the version a rollback
+	// restored: 0, the config's own rules, is one too) and Edits,
 	// every edit since the config's own rules, not only this promote's,
 	// so that loading it needs no other version; a fetched version's
 	// Entry, the rules TOML inside its folder in the cache.
 	Base       int       `json:"-"`
 	Time       time.Time `json:"-"`
+	Rollback   bool      `json:"-"`
 	RollbackOf int       `json:"-"`
 	Edits      []Edit    `json:"-"`
 	Entry      string    `json:"-"`
@@ -60,6 +62,7 @@ type storedVersion struct {
 	Message      string    `json:"message,omitempty"`
 	Time         time.Time `json:"time,omitzero"`
 	Counts       *Counts   `json:"counts,omitempty"`
+	Rollback     bool      `json:"rollback,omitempty"`
 	RollbackOf   int       `json:"rollback_of,omitempty"`
 	Hash         string    `json:"hash,omitempty"`
 	Entry        string    `json:"entry,omitempty"`
@@ -73,7 +76,7 @@ type storedVersion struct {
 // Marshal returns v as it is kept on disk.
 func (v *Version) Marshal() ([]byte, error) {
 	return json.Marshal(storedVersion{Number: v.Number, Base: v.Base, Author: v.Author, Message: v.Message, Time: v.Time,
-		Counts: v.Counts, RollbackOf: v.RollbackOf, Hash: v.Hash, Entry: v.Entry, Source: v.Source, ETag: v.ETag,
+		Counts: v.Counts, Rollback: v.Rollback, RollbackOf: v.RollbackOf, Hash: v.Hash, Entry: v.Entry, Source: v.Source, ETag: v.ETag,
 		LastModified: v.LastModified, FetchedAt: v.FetchedAt, Edits: v.Edits})
 }
 
@@ -85,7 +88,7 @@ func (v *Version) Unmarshal(b []byte) error {
 		return err
 	}
 	*v = Version{Number: s.Number, Base: s.Base, Author: s.Author, Message: s.Message, Time: s.Time, Counts: s.Counts,
-		RollbackOf: s.RollbackOf, Hash: s.Hash, Entry: s.Entry, Source: s.Source, ETag: s.ETag, LastModified: s.LastModified,
+		Rollback: s.Rollback || s.RollbackOf > 0, RollbackOf: s.RollbackOf, Hash: s.Hash, Entry: s.Entry, Source: s.Source, ETag: s.ETag, LastModified: s.LastModified,
 		FetchedAt: s.FetchedAt, Edits: s.Edits}
 	return nil
 }

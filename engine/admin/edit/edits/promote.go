@@ -74,7 +74,7 @@ func (ed *State) StageRollback(n int, a edit.Audit) (*edit.Version, error) {
 	defer ed.mu.Unlock()
 	next := ed.store.Next()
 	target := restored(ed.ov, old.Edits, next)
-	v := &edit.Version{Number: next, Base: ed.cur.Number, Author: a.Author, Message: a.Message, Time: now(), RollbackOf: n,
+	v := &edit.Version{Number: next, Base: ed.cur.Number, Author: a.Author, Message: a.Message, Time: now(), Rollback: true, RollbackOf: n,
 		Counts: overlayCounts(ed.ov, target), Edits: target.Edits()}
 	ed.staged = stagedVersion{v, target}
 	return v, nil

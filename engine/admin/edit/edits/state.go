@@ -201,7 +201,7 @@ func (ed *State) recoverEdits(recs []edit.Record, log *slog.Logger) error {
 		return fmt.Errorf("[admin] edits_dir: %w", err)
 	}
 	action := "promote"
-	if v.RollbackOf > 0 {
+	if v.Rollback {
 		action = "rollback"
 	}
 	log.Warn("the version serving has no record in [admin] audit_log: recording it from its file", "version", n)
