@@ -56,12 +56,7 @@ func TestDecodedAsNginx(t *testing.T) {
 func startURINginx(t *testing.T, bin string) string {
 	t.Helper()
 	dir := t.TempDir()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := freeAddr(t)
 	conf := filepath.Join(dir, "nginx.conf")
 	os.WriteFile(conf, []byte(fmt.Sprintf(`worker_processes 1;
 pid %[1]s/nginx.pid;

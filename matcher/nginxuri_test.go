@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/redirectd/redirectd/engine/testport"
 	"github.com/redirectd/redirectd/internal/testutil"
 )
 
@@ -317,15 +318,9 @@ func TestNginxURIModel(t *testing.T) {
 	}
 }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
+// freeAddr is a port for nginx to listen on, held for the test and
+// drawn where the kernel hands out no port to another test's listener.
+func freeAddr(t *testing.T) string { return testport.Free(t) }
 
 // startNginx runs nginx with servers (text inside its http block),
 // listening on addrs.

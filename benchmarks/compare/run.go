@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/benchmarks/rules"
+	"github.com/redirectd/redirectd/engine/testport"
 )
 
 // harness holds what one run shares: settings, the work directory, the
@@ -36,13 +37,13 @@ func mib(b int64) float64 { return float64(b) / (1 << 20) }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
 
+// freePort is a port for a server to listen on, drawn below the
+// kernel's ephemeral range (testport.Reserve): HAProxy and redirectd bind
+// with SO_REUSEPORT, so a port the kernel had meanwhile handed to another
+// program's ":0" listener would be shared with it.
 func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	_, port, err := testport.Reserve()
+	return port, err
 }
 
 // launch configures and starts srv from a fresh directory and waits for its

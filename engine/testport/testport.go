@@ -1,6 +1,7 @@
-// Package testport gives tests loopback ports to listen on later, when a
-// port must be known before the server that binds it starts (a config
-// file for the binary, a challenge port told to an ACME server).
+// Package testport gives tests (and the benchmark harness: Reserve)
+// loopback ports to listen on later, when a port must be known before
+// the server that binds it starts (a config file for the binary, a
+// challenge port told to an ACME server).
 //
 // A port the kernel hands out (listening on ":0", or the local end of an
 // outgoing connection anywhere on the machine) can be handed out again
@@ -18,6 +19,7 @@
 package testport
 
 import (
+	"errors"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -30,16 +32,39 @@ import (
 // registered services' ports.
 const from = 10000
 
-// Addr returns a free loopback address and its port.
+// Addr returns a free loopback address and its port, held until the
+// test ends.
 func Addr(tb testing.TB) (string, int) {
 	tb.Helper()
+	addr, port, err := draw(func(port int) bool { return hold(port, tb.Cleanup) })
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return addr, port
+}
+
+// Reserve is Addr for a program that is not a test (the benchmark
+// harness, which starts servers on ports it must write into their
+// configs): the port is held until the process ends. A port the kernel
+// hands out (":0") must not be chosen there either: a server that binds
+// with SO_REUSEPORT (HAProxy's default, redirectd's own listeners) would
+// share it with a test's listener that got it from the kernel meanwhile,
+// and the kernel would then split that test's connections between the two.
+func Reserve() (string, int, error) {
+	return draw(func(port int) bool { return hold(port, nil) })
+}
+
+// draw picks a port below the kernel's ephemeral range that held takes
+// and that is free to bind, or, where there is no room below the range,
+// one the kernel hands out.
+func draw(held func(port int) bool) (string, int, error) {
 	low := ephemeralLow()
 	for range 100 {
 		if low <= from+100 {
 			break // no room below the range: the kernel's choice
 		}
 		port := from + rand.IntN(low-from)
-		if !hold(tb, port) {
+		if !held(port) {
 			continue
 		}
 		ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
@@ -47,20 +72,19 @@ func Addr(tb testing.TB) (string, int) {
 			continue
 		}
 		ln.Close()
-		return ln.Addr().String(), port
+		return ln.Addr().String(), port, nil
 	}
 	for range 100 {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
-			tb.Fatal(err)
+			return "", 0, err
 		}
 		ln.Close()
-		if port := ln.Addr().(*net.TCPAddr).Port; hold(tb, port) {
-			return ln.Addr().String(), port
+		if port := ln.Addr().(*net.TCPAddr).Port; held(port) {
+			return ln.Addr().String(), port, nil
 		}
 	}
-	tb.Fatal("testport: no free loopback port that no other test holds")
-	return "", 0
+	return "", 0, errors.New("testport: no free loopback port that no other test holds")
 }
 
 // ephemeralLow is the first port of the kernel's ephemeral range.

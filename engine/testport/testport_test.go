@@ -52,12 +52,33 @@ func TestHoldRefusesAHeldPort(t *testing.T) {
 		t.Skip("no flock(2): the bind check alone")
 	}
 	_, port := Addr(t)
-	if hold(t, port) {
+	if hold(port, t.Cleanup) {
 		t.Fatalf("port %d held twice", port)
 	}
 	var inner int
 	t.Run("holder", func(t *testing.T) { _, inner = Addr(t) })
-	if !hold(t, inner) {
+	if !hold(inner, t.Cleanup) {
 		t.Fatalf("port %d still held after its test ended", inner)
+	}
+}
+
+// TestReserve: a port Reserve hands out is below the ephemeral range
+// where there is room (never one the kernel gives a test's ":0" listener),
+// free to listen on, and held: a test cannot draw it.
+func TestReserve(t *testing.T) {
+	addr, port, err := Reserve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatalf("cannot listen on %s: %v", addr, err)
+	}
+	ln.Close()
+	if low := ephemeralLow(); low > from+100 && (port < from || port >= low) {
+		t.Errorf("port %d is outside [%d, %d), below the ephemeral range", port, from, low)
+	}
+	if runtime.GOOS != "windows" && runtime.GOOS != "plan9" && hold(port, t.Cleanup) {
+		t.Errorf("port %d is not held after Reserve", port)
 	}
 }
