@@ -3,10 +3,10 @@ package engine_test
 import (
 	"bufio"
 	"io"
-	"net"
 	"testing"
 
 	"github.com/redirectd/redirectd/engine"
+	"github.com/redirectd/redirectd/engine/testport"
 	"github.com/redirectd/redirectd/engine/upstream"
 )
 
@@ -20,9 +20,7 @@ func TestForwardErrorKeepsHTTP10KeepAlive(t *testing.T) {
 }
 
 func testForwardErrorKeepsHTTP10KeepAlive(t *testing.T, tr transport) {
-	ln, _ := net.Listen("tcp", "127.0.0.1:0")
-	addr := ln.Addr().String()
-	ln.Close() // nothing listens: every forward gets 502
+	addr := testport.Free(t) // held, so nothing listens: every forward gets 502
 	srv := tr.startProxy(t, upstream.Config{Servers: []string{addr}}, engine.UpstreamOptions{})
 	c := tr.dial(t, srv)
 	br := bufio.NewReader(c)

@@ -20,6 +20,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/redirectd/redirectd/engine"
+	"github.com/redirectd/redirectd/engine/testport"
 	"github.com/redirectd/redirectd/engine/upstream"
 	"github.com/redirectd/redirectd/internal/testutil"
 )
@@ -363,9 +364,7 @@ func TestForwardFailures(t *testing.T) { testForwardFailures(t, plainTCP) }
 
 func testForwardFailures(t *testing.T, tr transport) {
 	t.Run("upstream down", func(t *testing.T) {
-		ln, _ := net.Listen("tcp", "127.0.0.1:0")
-		addr := ln.Addr().String()
-		ln.Close()
+		addr := testport.Free(t) // held, so nothing listens there
 		srv := tr.startProxy(t, upstream.Config{Servers: []string{addr}}, engine.UpstreamOptions{})
 		for range 5 { // past the passive-health threshold too
 			c := tr.dial(t, srv)
@@ -541,9 +540,7 @@ func TestForwardBalancing(t *testing.T) {
 		}
 	}
 	t.Run("a server that is down is skipped", func(t *testing.T) {
-		ln, _ := net.Listen("tcp", "127.0.0.1:0")
-		down := ln.Addr().String()
-		ln.Close()
+		down := testport.Free(t) // held, so nothing listens there
 		srv := startProxy(t, upstream.Config{Servers: []string{down, a}}, engine.UpstreamOptions{})
 		ok := 0
 		for range 20 {
