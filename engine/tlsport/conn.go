@@ -295,7 +295,10 @@ func (c *Conn) kick() {
 // first (a lingering close shuts it in flush). An HTTP/2 connection the
 // client closed (peerClosed) gets no close_notify, as nginx sends none
 // then: it would be one more write per connection, to a socket the
-// client has closed.
+// client has closed. Nor does a connection whose write failed (the send
+// timeout, a reset): the client takes nothing, and the alert would hold
+// this goroutine for another send timeout (nginx's ngx_ssl_shutdown
+// sends none after a timeout or an error either).
 func (c *Conn) teardown() {
 	c.closeReq.Store(true)
 	c.tl.Lock()
@@ -308,7 +311,7 @@ func (c *Conn) teardown() {
 	}
 	c.tl.Unlock()
 	c.flush()
-	if c.tc != nil && !c.peerClosed {
+	if c.tc != nil && !c.peerClosed && !c.writeErr.Load() {
 		c.tc.Close()
 	} else {
 		c.raw.Close()

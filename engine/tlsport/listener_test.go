@@ -156,8 +156,11 @@ func TestSendTimeout(t *testing.T) {
 		if n := h.sendTimedOut.Load(); n != 1 {
 			t.Errorf("at the send timeout: %d writes timed out, want 1", n)
 		}
-		// The connection closes; its close_notify waits for the client
-		// (under the send timeout again), which goes.
+		// The connection closes at once: no close_notify waits for a
+		// client that takes nothing (another send timeout).
+		if n := h.closed.Load(); n != 1 {
+			t.Errorf("at the send timeout: OnClose ran %d times, want 1", n)
+		}
 		c.Close()
 		l.Stop(t.Context())
 		<-served
