@@ -47,6 +47,10 @@ type conn struct {
 	// the answer is sent and what arrives is dropped until this time.
 	lingerUntil int64
 	lingerRead  int
+	// closing is set once the connection was asked to close: a TLS
+	// connection closes on its own goroutine, after the sweep that closed
+	// it, and a sweep before then must not count its timeout again.
+	closing bool
 	// fwd is the request being forwarded upstream, if any: requests after
 	// it wait in the buffer until its answer is written, so answers keep
 	// request order.
@@ -321,12 +325,16 @@ func (cs *conn) checkDeadline(now int64) {
 // sweep checks cs's deadlines (see checkDeadline), closing cs if that
 // panics rather than leaving the loop's other connections unchecked.
 func (cs *conn) sweep(now int64) {
+	if cs.closing {
+		return
+	}
 	defer cs.loop.srv.recoverConn(atSweep, cs.c, cs, nil)
 	cs.loop.srv.testPanic(atSweep, nil)
 	cs.checkDeadline(now)
 }
 
 func (cs *conn) close() {
+	cs.closing = true
 	cs.loop.el.Close(cs.c)
 }
 
