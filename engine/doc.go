@@ -105,7 +105,7 @@
 // network writes (tlsport's Conn.flush) are made with the mutex released.
 // A connection that negotiated HTTP/2 is served instead by engine/h2's
 // loop on the connection's goroutine (engine/h2bridge): each stream is
-// decided (h2stream.go) with the tlsport.Loop's mutex held, as a read
+// decided (h2conn.go) with the tlsport.Loop's mutex held, as a read
 // is, and its frames written with it released; a forwarded stream's exchange runs on a forward
 // worker (exchange.Stream), which writes its answer through the h2.Stream
 // and takes the mutex only to log.

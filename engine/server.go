@@ -169,7 +169,7 @@ type Server struct {
 	conns  connLimiter
 	proxy  proxyPolicy
 	// h2bodies counts the HTTP/2 request bodies buffered per client
-	// (h2body.go).
+	// (h2conn.go).
 	h2bodies ipCounts
 	// routes is where misses go: the upstream groups and the routes to
 	// them, swapped whole by SetUpstreams (under upMu), read by the

@@ -10,7 +10,7 @@ import (
 
 // tlsHandler is the handler as the TLS listener (engine/tlsport) sees it:
 // gnet's callbacks, and what it asks of a connection's state. Its
-// methods but the timeouts' and ServeH2 (h2stream.go) run with the
+// methods but the timeouts' and ServeH2 (h2conn.go) run with the
 // connection's tlsport.Loop locked, as a gnet callback runs on its loop.
 type tlsHandler struct{ *handler }
 

@@ -116,7 +116,7 @@ func (c *Conn) run() {
 		return
 	}
 	if c.tc.ConnectionState().NegotiatedProtocol == "h2" {
-		h.ServeH2(c) // the engine's h2stream.go, then engine/h2bridge
+		h.ServeH2(c) // the engine's h2conn.go, then engine/h2bridge
 		return
 	}
 	// The handshake grew this goroutine's stack to 16 KiB: the
