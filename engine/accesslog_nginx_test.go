@@ -148,11 +148,12 @@ func TestAccessLogAsNginx(t *testing.T) {
 }
 
 // exchange sends req on a new connection, reads the answer until the
-// server closes or 300 ms pass without a byte, and returns
+// server closes or, once its first bytes came, 300 ms pass without a
+// byte (the first may be late on a loaded machine), and returns
 // "body_bytes|bytes" of what came.
 func exchange(t *testing.T, addr, req string) string {
 	t.Helper()
-	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	c, err := net.DialTimeout("tcp", addr, testutil.Patience)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +162,11 @@ func exchange(t *testing.T, addr, req string) string {
 	var got []byte
 	buf := make([]byte, 4096)
 	for {
-		c.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+		quiet := 300 * time.Millisecond
+		if len(got) == 0 {
+			quiet = testutil.Patience
+		}
+		c.SetReadDeadline(time.Now().Add(quiet))
 		n, err := c.Read(buf)
 		got = append(got, buf[:n]...)
 		if err != nil {

@@ -38,7 +38,7 @@ func sendUntilRefused(c net.Conn, total int) *atomic.Int64 {
 	go func() {
 		chunk := make([]byte, 64<<10)
 		for sent.Load() < int64(total) {
-			c.SetWriteDeadline(time.Now().Add(10 * time.Second))
+			c.SetWriteDeadline(time.Now().Add(testutil.Patience))
 			n, err := c.Write(chunk)
 			sent.Add(int64(n))
 			if err != nil {
@@ -63,7 +63,7 @@ func TestForwardStalledBodyBounded(t *testing.T) {
 	srv := startProxy(t, upstream.Config{Servers: []string{u.addr}, WriteTimeout: 30 * time.Second},
 		engine.UpstreamOptions{BodyTimeout: 30 * time.Second})
 	c := dial(t, srv)
-	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	c.SetReadDeadline(time.Now().Add(testutil.Patience))
 	io.WriteString(c, "POST /upload HTTP/1.1\r\nHost: a.example\r\nContent-Length: 1073741824\r\n\r\n")
 	sent := sendUntilRefused(c, sentLimit)
 	resp, err := http.ReadResponse(bufio.NewReader(c), &http.Request{Method: "POST"})
@@ -89,7 +89,7 @@ const switched = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConn
 func (tr transport) openTunnel(t *testing.T, srv *engine.Server) (net.Conn, *bufio.Reader) {
 	t.Helper()
 	c := tr.dial(t, srv)
-	c.SetDeadline(time.Now().Add(10 * time.Second))
+	c.SetDeadline(time.Now().Add(testutil.Patience))
 	io.WriteString(c, wsUpgradeHead)
 	br := bufio.NewReader(c)
 	resp, err := http.ReadResponse(br, &http.Request{Method: "GET"})

@@ -31,12 +31,12 @@ func metricValue(text, name string) string {
 // local (127.0.0.2, ...): another client, as the per-client limits see it.
 func dialFrom(t *testing.T, srv *engine.Server, local string) net.Conn {
 	t.Helper()
-	d := net.Dialer{Timeout: 2 * time.Second, LocalAddr: &net.TCPAddr{IP: net.ParseIP(local)}}
+	d := net.Dialer{Timeout: testutil.Patience, LocalAddr: &net.TCPAddr{IP: net.ParseIP(local)}}
 	c, err := d.Dial("tcp", srv.Addr())
 	if err != nil {
 		t.Fatalf("dialing from %s: %v", local, err)
 	}
-	c.SetDeadline(time.Now().Add(10 * time.Second))
+	c.SetDeadline(time.Now().Add(testutil.Patience))
 	t.Cleanup(func() { c.Close() })
 	return c
 }
@@ -353,7 +353,7 @@ func TestForwardBodyMinRateSlowUpstream(t *testing.T) {
 		engine.UpstreamOptions{RequestBufferBytes: 16 << 10, BodyMinRate: 1 << 20, BodyTimeout: 300 * time.Millisecond})
 	const size = 900 << 10
 	c := dial(t, srv)
-	c.SetDeadline(time.Now().Add(15 * time.Second))
+	c.SetDeadline(time.Now().Add(testutil.Patience))
 	go fmt.Fprintf(c, "POST /upload HTTP/1.1\r\nHost: a\r\nContent-Length: %d\r\n\r\n%s", size, strings.Repeat("u", size))
 	start := time.Now()
 	resp, body := readFull(t, bufio.NewReader(c), "POST")

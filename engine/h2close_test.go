@@ -14,6 +14,7 @@ import (
 	"golang.org/x/net/http2/hpack"
 
 	"github.com/redirectd/redirectd/engine"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // countedConn counts the bytes read from a connection.
@@ -46,7 +47,7 @@ func TestH2ClientClose(t *testing.T) {
 		}
 		cc := &countedConn{Conn: raw}
 		c := tls.Client(cc, &tls.Config{RootCAs: roots, ServerName: "127.0.0.1", NextProtos: []string{tc.proto}})
-		c.SetDeadline(time.Now().Add(10 * time.Second))
+		c.SetDeadline(time.Now().Add(testutil.Patience))
 		if tc.proto == "h2" {
 			fr := http2.NewFramer(c, c)
 			io.WriteString(c, http2.ClientPreface)

@@ -18,6 +18,7 @@ import (
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/h2"
 	"github.com/redirectd/redirectd/engine/upstream"
+	"github.com/redirectd/redirectd/internal/testutil"
 	"github.com/redirectd/redirectd/matcher"
 )
 
@@ -47,7 +48,7 @@ func dialH2(t *testing.T, srv *engine.Server) *rawH2 {
 		t.Fatal(err)
 	}
 	r.fr.WriteSettings()
-	c.SetDeadline(time.Now().Add(10 * time.Second))
+	c.SetDeadline(time.Now().Add(testutil.Patience))
 	return r
 }
 

@@ -105,12 +105,12 @@ func TestListenNames(t *testing.T) {
 				t.Errorf("TCP_DEFER_ACCEPT on the listening sockets of port %d: %v, want two set", port, got)
 			}
 
-			c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+			c, err := net.DialTimeout("tcp", addr, testutil.Patience)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer c.Close()
-			c.SetDeadline(time.Now().Add(5 * time.Second))
+			c.SetDeadline(time.Now().Add(testutil.Patience))
 			br := bufio.NewReader(c)
 			io.WriteString(c, "GET /old HTTP/1.1\r\nHost: a\r\n\r\n")
 			if a := readAnswer(t, br, "GET"); a.Status != 301 || a.Close {
@@ -128,7 +128,7 @@ func TestListenNames(t *testing.T) {
 				shut <- srv.Shutdown(ctx)
 			}()
 			if !testutil.Eventually(10*time.Second, func() bool {
-				nc, err := net.DialTimeout("tcp", addr, time.Second)
+				nc, err := net.DialTimeout("tcp", addr, testutil.Patience)
 				if err == nil {
 					nc.Close()
 				}
@@ -194,7 +194,7 @@ func TestListenBesideTimeWait(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	c.SetReadDeadline(time.Now().Add(testutil.Patience))
 	io.Copy(io.Discard, c)
 	c.Close()
 	ln.Close()

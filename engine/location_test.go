@@ -176,7 +176,7 @@ func runNginx(t *testing.T, bin, dir, text string, addrs ...string) {
 // returns the answer's Location.
 func rawLocation(t *testing.T, addr string, secure bool, req string) string {
 	t.Helper()
-	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	c, err := net.DialTimeout("tcp", addr, testutil.Patience)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func rawLocation(t *testing.T, addr string, secure bool, req string) string {
 	if secure {
 		c = tls.Client(c, &tls.Config{ServerName: "example.com", InsecureSkipVerify: true})
 	}
-	c.SetDeadline(time.Now().Add(5 * time.Second))
+	c.SetDeadline(time.Now().Add(testutil.Patience))
 	if _, err := c.Write([]byte(req)); err != nil {
 		t.Fatal(err)
 	}

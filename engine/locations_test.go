@@ -13,6 +13,7 @@ import (
 
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/upstream"
+	"github.com/redirectd/redirectd/internal/testutil"
 	"github.com/redirectd/redirectd/matcher"
 	"github.com/redirectd/redirectd/matcher/rewrite"
 )
@@ -123,7 +124,7 @@ func TestLocationPhase(t *testing.T) {
 	// 444: the connection closes with no answer.
 	c := plainTCP.dial(t, srv)
 	io.WriteString(c, "GET /drop HTTP/1.1\r\nHost: example.com\r\n\r\n")
-	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	c.SetReadDeadline(time.Now().Add(testutil.Patience))
 	if b, err := io.ReadAll(c); err != nil || len(b) != 0 {
 		t.Errorf("444: read %q, %v; want the connection closed without an answer", b, err)
 	}

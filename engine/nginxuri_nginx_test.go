@@ -122,12 +122,12 @@ func uriVariants(paths ...string) []string {
 // then gets no answer).
 func uriAsk(t *testing.T, addr, target string) uriAnswer {
 	t.Helper()
-	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	c, err := net.DialTimeout("tcp", addr, testutil.Patience)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(10 * time.Second))
+	c.SetDeadline(time.Now().Add(testutil.Patience))
 	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: example.com\r\n\r\n", target)
 	br := bufio.NewReader(c)
 	resp, err := http.ReadResponse(br, nil)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/upstream"
+	"github.com/redirectd/redirectd/internal/testutil"
 	"github.com/redirectd/redirectd/matcher"
 	"github.com/redirectd/redirectd/matcher/rewrite"
 )
@@ -54,7 +55,7 @@ func TestNginxURIServe(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c.SetDeadline(time.Now().Add(10 * time.Second))
+		c.SetDeadline(time.Now().Add(testutil.Patience))
 		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: example.com\r\n\r\n", target)
 		br := bufio.NewReader(c)
 		resp, err := http.ReadResponse(br, nil)
@@ -128,7 +129,7 @@ func TestNginxURIBeforeHTTPSRedirect(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c.SetDeadline(time.Now().Add(10 * time.Second))
+		c.SetDeadline(time.Now().Add(testutil.Patience))
 		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: example.com\r\n\r\n", target)
 		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 		c.Close()
@@ -163,7 +164,7 @@ func TestNginxURIBeforeServerSteps(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c.SetDeadline(time.Now().Add(10 * time.Second))
+		c.SetDeadline(time.Now().Add(testutil.Patience))
 		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: example.com\r\n\r\n", target)
 		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 		c.Close()

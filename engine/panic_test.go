@@ -83,7 +83,7 @@ func TestPanicRecovered(t *testing.T) {
 	keepBR := bufio.NewReader(keep)
 	stillServing := func(after string) {
 		t.Helper()
-		keep.SetDeadline(time.Now().Add(5 * time.Second))
+		keep.SetDeadline(time.Now().Add(testutil.Patience))
 		io.WriteString(keep, "GET /old HTTP/1.1\r\nHost: a\r\n\r\n")
 		if a := readAnswer(t, keepBR, "GET"); a.Status != 301 {
 			t.Errorf("after a panic in %s, the connection opened before got %d", after, a.Status)

@@ -134,7 +134,7 @@ func waitMetric(t *testing.T, srv *engine.Server, name string, want float64) {
 // expectRefused checks that the server closed c without answering a byte.
 func expectRefused(t *testing.T, c net.Conn) {
 	t.Helper()
-	c.SetReadDeadline(time.Now().Add(3 * time.Second))
+	c.SetReadDeadline(time.Now().Add(testutil.Patience))
 	b, err := io.ReadAll(c)
 	if len(b) > 0 || err != nil && !errors.Is(err, syscall.ECONNRESET) {
 		t.Fatalf("want the connection closed unanswered; read %q, %v", b, err)
@@ -276,7 +276,7 @@ func ppGet(t *testing.T, srv *engine.Server, client string) (net.Conn, error) {
 		return nil, err
 	}
 	t.Cleanup(func() { c.Close() })
-	c.SetDeadline(time.Now().Add(5 * time.Second))
+	c.SetDeadline(time.Now().Add(testutil.Patience))
 	fmt.Fprintf(c, "PROXY TCP4 %s 192.0.2.1 40000 80\r\nGET /old HTTP/1.1\r\nHost: site.example\r\n\r\n", client)
 	br := bufio.NewReader(c)
 	resp, err := readResponse(br)

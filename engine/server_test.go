@@ -164,7 +164,7 @@ func (tr transport) dial(t *testing.T, srv *engine.Server) net.Conn {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.SetDeadline(time.Now().Add(5 * time.Second))
+	c.SetDeadline(time.Now().Add(testutil.Patience))
 	t.Cleanup(func() { c.Close() })
 	return c
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/engine"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // strictCase is one raw request and the answer the traffic port must give.
@@ -58,7 +59,7 @@ func (tr transport) runStrict(t *testing.T, srv *engine.Server, tc strictCase) {
 		if resp.StatusCode >= 400 && len(body) == 0 && method != "HEAD" {
 			t.Errorf("error answer without a body")
 		}
-		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		c.SetReadDeadline(time.Now().Add(testutil.Patience))
 		if _, err := br.ReadByte(); err != io.EOF {
 			t.Errorf("connection not closed after an answer with Connection: close: %v", err)
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/engine"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // TestProxyProtocolOverTLS: on the TLS listener, the PROXY header comes
@@ -25,7 +26,7 @@ func TestProxyProtocolOverTLS(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { raw.Close() })
-		raw.SetDeadline(time.Now().Add(5 * time.Second))
+		raw.SetDeadline(time.Now().Add(testutil.Patience))
 		io.WriteString(raw, header)
 		c := tls.Client(raw, clientConf)
 		return c, c.Handshake()

@@ -85,7 +85,7 @@ func dialTLS(t *testing.T, srv *engine.Server) net.Conn {
 		t.Fatal(err)
 	}
 	c := tls.Client(raw, &tls.Config{ServerName: "example.com", RootCAs: roots, NextProtos: []string{"http/1.1"}})
-	c.SetDeadline(time.Now().Add(5 * time.Second))
+	c.SetDeadline(time.Now().Add(testutil.Patience))
 	t.Cleanup(func() { c.Close() })
 	return c
 }

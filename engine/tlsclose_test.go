@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/redirectd/redirectd/engine"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // TestTLSCloseInOneWrite checks the end of a Connection: close exchange
@@ -28,7 +29,7 @@ func TestTLSCloseInOneWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer raw.Close()
-	raw.SetDeadline(time.Now().Add(5 * time.Second))
+	raw.SetDeadline(time.Now().Add(testutil.Patience))
 	c := tls.Client(raw, &tls.Config{ServerName: "example.com", RootCAs: roots, MaxVersion: tls.VersionTLS12})
 	if err := c.Handshake(); err != nil {
 		t.Fatal(err)

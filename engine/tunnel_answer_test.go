@@ -13,6 +13,7 @@ import (
 
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/upstream"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // TestTunnel101HeaderPolicy: a tunnel's 101 goes out by the policy of
@@ -51,7 +52,7 @@ func testTunnel101HeaderPolicy(t *testing.T, tr transport) {
 	}
 	srv := tr.start(t, opts)
 	c := tr.dial(t, srv)
-	c.SetDeadline(time.Now().Add(10 * time.Second))
+	c.SetDeadline(time.Now().Add(testutil.Patience))
 	io.WriteString(c, upgradeHead)
 	resp, err := http.ReadResponse(bufio.NewReader(c), &http.Request{Method: "GET"})
 	if err != nil || resp.StatusCode != 101 {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/upstream"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // TestTunnelHostileUpstream answers a WebSocket upgrade the ways a hostile
@@ -25,7 +26,7 @@ func TestTunnelHostileUpstream(t *testing.T) {
 			rc.c.Write([]byte(prefix))
 			chunk := []byte(strings.Repeat(unit, 4096/len(unit)))
 			for sent.Load() < 64<<20 {
-				rc.c.SetWriteDeadline(time.Now().Add(5 * time.Second))
+				rc.c.SetWriteDeadline(time.Now().Add(testutil.Patience))
 				n, err := rc.c.Write(chunk)
 				sent.Add(int64(n))
 				if err != nil {
@@ -69,7 +70,7 @@ func TestTunnelHostileUpstream(t *testing.T) {
 			t.Cleanup(pool.Close)
 			srv := startServerWith(t, engine.Options{Upstream: &engine.UpstreamOptions{Pool: pool}})
 			c := dial(t, srv)
-			c.SetDeadline(time.Now().Add(10 * time.Second))
+			c.SetDeadline(time.Now().Add(testutil.Patience))
 			io.WriteString(c, upgradeHead)
 			br := bufio.NewReader(c)
 			var head strings.Builder

@@ -13,6 +13,7 @@ import (
 
 	"github.com/redirectd/redirectd/engine"
 	"github.com/redirectd/redirectd/engine/upstream"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // newGroup starts an origin that answers with its name (X-Upstream) and
@@ -237,7 +238,7 @@ func TestUpstreamGroupWebSocket(t *testing.T) {
 		t.Fatalf("upgrade: %d from %q with Host %q, want 101 from chat with chat.internal", resp.StatusCode, resp.Header.Get("X-Upstream"), resp.Header.Get("X-Host"))
 	}
 	io.WriteString(c, "hello")
-	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	c.SetReadDeadline(time.Now().Add(testutil.Patience))
 	got := make([]byte, len("echo:hello"))
 	if _, err := io.ReadFull(br, got); err != nil || string(got) != "echo:hello" {
 		t.Errorf("through the tunnel: %q, %v", got, err)

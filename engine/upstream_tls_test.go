@@ -125,7 +125,7 @@ func TestUpstreamTLS(t *testing.T) {
 			t.Fatalf("upgrade over TLS: %v %v", resp, err)
 		}
 		io.WriteString(c, "hello")
-		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		c.SetReadDeadline(time.Now().Add(testutil.Patience))
 		got := make([]byte, len("echo:hello"))
 		if _, err := io.ReadFull(br, got); err != nil || string(got) != "echo:hello" {
 			t.Errorf("through the TLS tunnel: %q, %v", got, err)

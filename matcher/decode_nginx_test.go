@@ -79,12 +79,12 @@ http {
 // nginxURI returns nginx's $uri for target, false when nginx refuses it.
 func nginxURI(t *testing.T, addr, target string) (string, bool) {
 	t.Helper()
-	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	c, err := net.DialTimeout("tcp", addr, testutil.Patience)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(5 * time.Second))
+	c.SetDeadline(time.Now().Add(testutil.Patience))
 	fmt.Fprintf(c, "GET %s HTTP/1.0\r\n\r\n", target)
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil {

@@ -353,12 +353,12 @@ http {
 // Location.
 func nginxGet(t *testing.T, addr, target string) (int, string, string) {
 	t.Helper()
-	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	c, err := net.DialTimeout("tcp", addr, testutil.Patience)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(10 * time.Second))
+	c.SetDeadline(time.Now().Add(testutil.Patience))
 	fmt.Fprintf(c, "GET %s HTTP/1.0\r\nHost: example.com\r\n\r\n", target)
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // TestFullHandshakes runs the tls-full load generator against a Go TLS
@@ -39,7 +41,7 @@ func TestFullHandshakes(t *testing.T) {
 			go func() {
 				defer c.Close()
 				tc := tls.Server(c, &tls.Config{Certificates: []tls.Certificate{cert}})
-				tc.SetDeadline(time.Now().Add(5 * time.Second))
+				tc.SetDeadline(time.Now().Add(testutil.Patience))
 				if err := tc.Handshake(); err != nil {
 					return
 				}

@@ -55,7 +55,7 @@ func TestWriteTLSFiles(t *testing.T) {
 	}
 	testutil.ServeOn(t, ln, func(c net.Conn) {
 		defer c.Close()
-		c.SetDeadline(time.Now().Add(5 * time.Second))
+		c.SetDeadline(time.Now().Add(testutil.Patience))
 		buf := make([]byte, 4096)
 		if n, _ := c.Read(buf); n > 0 {
 			c.Write([]byte("HTTP/1.1 301 Moved Permanently\r\nLocation: https://example.com/new/9\r\nContent-Length: 0\r\n\r\n"))

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/engine/testport"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // TestAdminHostWithoutToken runs the binary with a loopback admin listener
@@ -32,12 +33,12 @@ func TestAdminHostWithoutToken(t *testing.T) {
 	}
 	call := func(method, path, host string) (int, string) {
 		t.Helper()
-		c, err := net.DialTimeout("tcp", adminAddr, 2*time.Second)
+		c, err := net.DialTimeout("tcp", adminAddr, testutil.Patience)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer c.Close()
-		c.SetDeadline(time.Now().Add(5 * time.Second))
+		c.SetDeadline(time.Now().Add(testutil.Patience))
 		fmt.Fprintf(c, "%s %s HTTP/1.1\r\nHost: %s\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", method, path, host)
 		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 		if err != nil {

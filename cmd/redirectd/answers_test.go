@@ -59,7 +59,7 @@ func TestReadmeAnswersExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(5 * time.Second))
+	c.SetDeadline(time.Now().Add(testutil.Patience))
 	br := bufio.NewReader(c)
 	type got struct {
 		Status                          int

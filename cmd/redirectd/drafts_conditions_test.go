@@ -10,18 +10,19 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/engine/admin"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // condAnswer sends GET path with the header lines extra to n's traffic
 // port as raw bytes and returns the answer's status and head.
 func condAnswer(t *testing.T, n *editNode, path, extra string) (int, http.Header) {
 	t.Helper()
-	c, err := net.DialTimeout("tcp", n.addr, 2*time.Second)
+	c, err := net.DialTimeout("tcp", n.addr, testutil.Patience)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(5 * time.Second))
+	c.SetDeadline(time.Now().Add(testutil.Patience))
 	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: localhost\r\n%sConnection: close\r\n\r\n", path, extra)
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil {

@@ -135,12 +135,12 @@ func (n *editNode) json(token, method, path string, body any, want int, into any
 // returns the status and Location.
 func (n *editNode) answer(host, path string) (int, string) {
 	n.t.Helper()
-	c, err := net.DialTimeout("tcp", n.addr, 2*time.Second)
+	c, err := net.DialTimeout("tcp", n.addr, testutil.Patience)
 	if err != nil {
 		n.t.Fatal(err)
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(5 * time.Second))
+	c.SetDeadline(time.Now().Add(testutil.Patience))
 	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", path, host)
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil {

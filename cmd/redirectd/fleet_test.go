@@ -284,12 +284,12 @@ func (n *fleetNode) serving() string {
 
 // haproxy sends one command to HAProxy's runtime API.
 func haproxy(sock, cmd string) (string, error) {
-	c, err := net.DialTimeout("unix", sock, time.Second)
+	c, err := net.DialTimeout("unix", sock, testutil.Patience)
 	if err != nil {
 		return "", err
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(2 * time.Second))
+	c.SetDeadline(time.Now().Add(testutil.Patience))
 	io.WriteString(c, cmd+"\n")
 	b, err := io.ReadAll(c)
 	return string(b), err

@@ -31,12 +31,12 @@ func writeCert(t *testing.T, dir, name string, life time.Duration, names ...stri
 // and the certificate the server presented.
 func httpsGet(t *testing.T, addr, sni, req string) (*http.Response, *x509.Certificate) {
 	t.Helper()
-	c, err := tls.DialWithDialer(&net.Dialer{Timeout: 2 * time.Second}, "tcp", addr, &tls.Config{ServerName: sni, InsecureSkipVerify: true})
+	c, err := tls.DialWithDialer(&net.Dialer{Timeout: testutil.Patience}, "tcp", addr, &tls.Config{ServerName: sni, InsecureSkipVerify: true})
 	if err != nil {
 		t.Fatalf("TLS handshake with %s (SNI %q): %v", addr, sni, err)
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(5 * time.Second))
+	c.SetDeadline(time.Now().Add(testutil.Patience))
 	io.WriteString(c, req)
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil {
@@ -112,7 +112,7 @@ to = "/new"
 			t.Fatal(err)
 		}
 		defer c.Close()
-		c.SetDeadline(time.Now().Add(5 * time.Second))
+		c.SetDeadline(time.Now().Add(testutil.Patience))
 		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: a.example\r\n\r\n", path)
 		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 		if err != nil {

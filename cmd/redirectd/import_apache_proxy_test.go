@@ -31,12 +31,12 @@ func echoTargetHost(c net.Conn) {
 // aside: each front end sends its own where it preserves the Host).
 func proxiedAnswer(t *testing.T, addr, host, target string) string {
 	t.Helper()
-	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	c, err := net.DialTimeout("tcp", addr, testutil.Patience)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(5 * time.Second))
+	c.SetDeadline(time.Now().Add(testutil.Patience))
 	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", target, host)
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil {

@@ -486,15 +486,15 @@ func answerAny(t *testing.T, addr, host, target, base string) (int, string) {
 	var c net.Conn
 	var err error
 	if a, ok := strings.CutPrefix(addr, "tls://"); ok {
-		c, err = tls.DialWithDialer(&net.Dialer{Timeout: 2 * time.Second}, "tcp", a, &tls.Config{ServerName: host, InsecureSkipVerify: true})
+		c, err = tls.DialWithDialer(&net.Dialer{Timeout: testutil.Patience}, "tcp", a, &tls.Config{ServerName: host, InsecureSkipVerify: true})
 	} else {
-		c, err = net.DialTimeout("tcp", addr, 2*time.Second)
+		c, err = net.DialTimeout("tcp", addr, testutil.Patience)
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(5 * time.Second))
+	c.SetDeadline(time.Now().Add(testutil.Patience))
 	// A target may carry header fields after '|': "/a.jpg|Referer: x".
 	target, fields, _ := strings.Cut(target, "|")
 	if fields != "" {

@@ -154,15 +154,15 @@ func routedAnswer(t *testing.T, addr, host, target, base string) string {
 	var c net.Conn
 	var err error
 	if strings.HasPrefix(base, "https:") {
-		c, err = tls.DialWithDialer(&net.Dialer{Timeout: 2 * time.Second}, "tcp", addr, &tls.Config{ServerName: host, InsecureSkipVerify: true})
+		c, err = tls.DialWithDialer(&net.Dialer{Timeout: testutil.Patience}, "tcp", addr, &tls.Config{ServerName: host, InsecureSkipVerify: true})
 	} else {
-		c, err = net.DialTimeout("tcp", addr, 2*time.Second)
+		c, err = net.DialTimeout("tcp", addr, testutil.Patience)
 	}
 	if err != nil {
 		t.Fatalf("%s: %v", addr, err)
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(5 * time.Second))
+	c.SetDeadline(time.Now().Add(testutil.Patience))
 	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", target, host)
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil {

@@ -42,16 +42,16 @@ func siteAnswer(t *testing.T, addr string, r siteRequest, base string) string {
 	var c net.Conn
 	var err error
 	if r.https {
-		c, err = tls.DialWithDialer(&net.Dialer{Timeout: 2 * time.Second}, "tcp", addr,
+		c, err = tls.DialWithDialer(&net.Dialer{Timeout: testutil.Patience}, "tcp", addr,
 			&tls.Config{ServerName: strings.ToLower(r.host), InsecureSkipVerify: true})
 	} else {
-		c, err = net.DialTimeout("tcp", addr, 2*time.Second)
+		c, err = net.DialTimeout("tcp", addr, testutil.Patience)
 	}
 	if err != nil {
 		t.Fatalf("%s: %v", addr, err)
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(5 * time.Second))
+	c.SetDeadline(time.Now().Add(testutil.Patience))
 	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", r.target, r.host)
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil {

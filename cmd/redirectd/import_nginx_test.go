@@ -109,12 +109,12 @@ func sampleNginx(t *testing.T, dir, addr string) (string, [][2]string) {
 // and the Location resolved against the request's URL at base.
 func answer(t *testing.T, addr, host, target, base string) (int, string) {
 	t.Helper()
-	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	c, err := net.DialTimeout("tcp", addr, testutil.Patience)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(5 * time.Second))
+	c.SetDeadline(time.Now().Add(testutil.Patience))
 	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", target, host)
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // netnsEnv, set to the binary's path, tells the test binary that it runs
@@ -113,7 +115,7 @@ func perIPLimitIPv6(t *testing.T, bin string) {
 					t.Fatalf("dial from %s: %v", from, err)
 				}
 				defer c.Close()
-				c.SetDeadline(time.Now().Add(5 * time.Second))
+				c.SetDeadline(time.Now().Add(testutil.Patience))
 				io.WriteString(c, "GET /hit HTTP/1.1\r\nHost: localhost\r\n\r\n")
 				resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 				served := err == nil && resp.StatusCode == 301

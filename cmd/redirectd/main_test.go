@@ -98,7 +98,7 @@ func firstAnswer(addr, path string, deadline time.Time) (int, string, error) {
 	}) {
 		return 0, "", err
 	}
-	c.SetDeadline(time.Now().Add(5 * time.Second))
+	c.SetDeadline(time.Now().Add(testutil.Patience))
 	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n", path)
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 	c.Close()
@@ -230,7 +230,7 @@ func readDatagrams(t *testing.T, c *net.UnixConn, n int) []string {
 	t.Helper()
 	var out []string
 	buf := make([]byte, 4096)
-	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	c.SetReadDeadline(time.Now().Add(testutil.Patience))
 	for len(out) < n {
 		m, err := c.Read(buf)
 		if err != nil {

@@ -85,12 +85,12 @@ on_demand = true
 	// get handshakes as name (verified against Pebble's root) and asks
 	// GET /old over the connection.
 	get := func(name string) (string, error) {
-		c, err := tls.DialWithDialer(&net.Dialer{Timeout: 15 * time.Second}, "tcp", tlsAddr, &tls.Config{ServerName: name, RootCAs: pb.Roots})
+		c, err := tls.DialWithDialer(&net.Dialer{Timeout: testutil.Patience}, "tcp", tlsAddr, &tls.Config{ServerName: name, RootCAs: pb.Roots})
 		if err != nil {
 			return "", err
 		}
 		defer c.Close()
-		c.SetDeadline(time.Now().Add(5 * time.Second))
+		c.SetDeadline(time.Now().Add(testutil.Patience))
 		fmt.Fprintf(c, "GET /old HTTP/1.1\r\nHost: %s\r\n\r\n", name)
 		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 		if err != nil {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/engine/testport"
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // TestServeProxyProtocol runs the binary with proxy_protocol and
@@ -37,7 +38,7 @@ func TestServeProxyProtocol(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.SetDeadline(time.Now().Add(10 * time.Second))
+	c.SetDeadline(time.Now().Add(testutil.Patience))
 	io.WriteString(c, "PROXY TCP4 203.0.113.7 192.0.2.1 40000 80\r\nGET /a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 	c.Close()

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // rawAnswer sends "GET target" with Host host on a new connection to addr,
@@ -23,12 +25,12 @@ func rawAnswer(t *testing.T, addr, host, target string) (int, string) {
 // ending in "\r\n").
 func rawAnswerWith(t *testing.T, addr, host, target, extra string) (int, string) {
 	t.Helper()
-	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	c, err := net.DialTimeout("tcp", addr, testutil.Patience)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(5 * time.Second))
+	c.SetDeadline(time.Now().Add(testutil.Patience))
 	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\n%sConnection: close\r\n\r\n", target, host, extra)
 	raw, err := io.ReadAll(c)
 	if err != nil {

@@ -226,7 +226,7 @@ func (ld *loopbackLoad) run(addr string, n, g int) {
 		}
 		i := (k % 256) * (n / 256)
 		ld.requests.Add(1)
-		c.SetDeadline(time.Now().Add(5 * time.Second))
+		c.SetDeadline(time.Now().Add(testutil.Patience))
 		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: localhost\r\n\r\n", rules.MapKey(i))
 		resp, err := http.ReadResponse(br, nil)
 		if err == nil {

@@ -136,12 +136,12 @@ func echoRequestLine(c net.Conn) {
 // body where it is the site's text (2xx), or "closed" for no answer.
 func locationAnswer(t *testing.T, addr, host, target string) string {
 	t.Helper()
-	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	c, err := net.DialTimeout("tcp", addr, testutil.Patience)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(10 * time.Second))
+	c.SetDeadline(time.Now().Add(testutil.Patience))
 	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", target, host)
 	all, _ := io.ReadAll(c)
 	if len(all) == 0 {

@@ -70,11 +70,11 @@ rewrite ^/docs/keep/(.*)$ /kept/$1 break;
 		{"GET /docs/a//b?q HTTP/1.1\r\nHost: example.com\r\n", "200  GET /v2/a/b?q HTTP/1.1"},
 		{"GET /docs/keep/a HTTP/1.1\r\nHost: example.com\r\n", "200  GET /kept/a HTTP/1.1"},
 	} {
-		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		c, err := net.DialTimeout("tcp", addr, testutil.Patience)
 		if err != nil {
 			t.Fatal(err)
 		}
-		c.SetDeadline(time.Now().Add(10 * time.Second))
+		c.SetDeadline(time.Now().Add(testutil.Patience))
 		io.WriteString(c, tc.req+"Connection: close\r\n\r\n")
 		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 		if err != nil {

@@ -64,7 +64,7 @@ func keepAliveLoad(addr, path, location string, n int) func() (ok, failed int64)
 			defer c.Close()
 			br := bufio.NewReader(c)
 			for ; !stop.Load(); once.Do(first.Done) {
-				c.SetDeadline(time.Now().Add(5 * time.Second))
+				c.SetDeadline(time.Now().Add(testutil.Patience))
 				io.WriteString(c, "GET "+path+" HTTP/1.1\r\nHost: x\r\n\r\n")
 				resp, err := http.ReadResponse(br, nil)
 				if err != nil || resp.StatusCode != 301 || resp.Header.Get("Location") != location {
@@ -159,12 +159,12 @@ func TestGracefulShutdown(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode == 503
 	})
-	idle.SetReadDeadline(time.Now().Add(10 * time.Second))
+	idle.SetReadDeadline(time.Now().Add(testutil.Patience))
 	if _, err := idleR.ReadByte(); err != io.EOF {
 		t.Errorf("idle keep-alive connection not closed by the drain: %v", err)
 	}
 	close(release)
-	slow.SetReadDeadline(time.Now().Add(10 * time.Second))
+	slow.SetReadDeadline(time.Now().Add(testutil.Patience))
 	resp, err := http.ReadResponse(bufio.NewReader(slow), nil)
 	if err != nil {
 		t.Fatalf("in-flight request lost: %v\n%s", err, n.stderr)

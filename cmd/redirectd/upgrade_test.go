@@ -114,7 +114,7 @@ func oneRequest(addr string) (string, error) { return locationOf(addr, "x", "/a"
 // locationOf sends GET target with Host host on a new connection, within
 // limit, and returns the Location of a 301; anything else is an error.
 func locationOf(addr, host, target string, limit time.Duration) (string, error) {
-	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	c, err := net.DialTimeout("tcp", addr, testutil.Patience)
 	if err != nil {
 		return "", err
 	}

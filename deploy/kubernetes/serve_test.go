@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/redirectd/redirectd/engine/testport"
+	"github.com/redirectd/redirectd/internal/testutil"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -145,12 +146,12 @@ func TestManifestsServe(t *testing.T) {
 // get sends one GET as raw bytes and returns the status and Location.
 func get(t *testing.T, addr, path string) (int, string) {
 	t.Helper()
-	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	conn, err := net.DialTimeout("tcp", addr, testutil.Patience)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(5 * time.Second))
+	conn.SetDeadline(time.Now().Add(testutil.Patience))
 	conn.Write([]byte("GET " + path + " HTTP/1.1\r\nHost: k8s.test\r\nConnection: close\r\n\r\n"))
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/redirectd/redirectd/internal/testutil"
 )
 
 // hostileQueries are /explain queries an attacker or a careless script
@@ -104,7 +106,7 @@ func TestExplainRawTarget(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer c.Close()
-			c.SetDeadline(time.Now().Add(5 * time.Second))
+			c.SetDeadline(time.Now().Add(testutil.Patience))
 			if _, err := c.Write([]byte("GET " + target + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")); err != nil {
 				t.Fatal(err)
 			}

@@ -43,7 +43,7 @@ func TestACMEThroughServer(t *testing.T) {
 // handshake dials addr and completes a handshake (the server sends
 // nothing before a request).
 func handshake(addr string, cfg *tls.Config) (tls.ConnectionState, error) {
-	c, err := tls.DialWithDialer(&net.Dialer{Timeout: 10 * time.Second}, "tcp", addr, cfg)
+	c, err := tls.DialWithDialer(&net.Dialer{Timeout: testutil.Patience}, "tcp", addr, cfg)
 	if err != nil {
 		return tls.ConnectionState{}, err
 	}
@@ -131,7 +131,7 @@ func testACMEThroughServer(t *testing.T, challenge string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.SetDeadline(time.Now().Add(5 * time.Second))
+	c.SetDeadline(time.Now().Add(testutil.Patience))
 	io.WriteString(c, "GET /old HTTP/1.1\r\nHost: managed.example.com\r\n\r\n")
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 	c.Close()

@@ -104,12 +104,12 @@ func serveTLS(t *testing.T, m *Manager, errs chan<- error) string {
 // dial handshakes with addr as name and reads the "ok", so that a TLS 1.3
 // session ticket (sent after the handshake) has arrived.
 func dial(addr string, cfg *tls.Config) (tls.ConnectionState, error) {
-	raw, err := net.DialTimeout("tcp", addr, 10*time.Second)
+	raw, err := net.DialTimeout("tcp", addr, testutil.Patience)
 	if err != nil {
 		return tls.ConnectionState{}, err
 	}
 	c := tls.Client(raw, cfg)
-	c.SetDeadline(time.Now().Add(10 * time.Second))
+	c.SetDeadline(time.Now().Add(testutil.Patience))
 	if err := c.Handshake(); err != nil {
 		// Not a plain close: the server's flight may be unread here (the
 		// client gives up at its certificate), and closing a socket with
@@ -117,13 +117,13 @@ func dial(addr string, cfg *tls.Config) (tls.ConnectionState, error) {
 		// the client's alert and turn "bad certificate" into a reset.
 		// Half-close, and wait for the server to close.
 		raw.(*net.TCPConn).CloseWrite()
-		raw.SetReadDeadline(time.Now().Add(3 * time.Second))
+		raw.SetReadDeadline(time.Now().Add(testutil.Patience))
 		io.Copy(io.Discard, raw)
 		raw.Close()
 		return tls.ConnectionState{}, err
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(5 * time.Second))
+	c.SetDeadline(time.Now().Add(testutil.Patience))
 	buf := make([]byte, 2)
 	if _, err := io.ReadFull(c, buf); err != nil {
 		return tls.ConnectionState{}, err

@@ -94,7 +94,7 @@ func TestListenerServes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(10 * time.Second))
+	c.SetDeadline(time.Now().Add(testutil.Patience))
 	br := bufio.NewReader(c)
 	for _, msg := range []string{"hello", "again"} {
 		io.WriteString(c, msg)

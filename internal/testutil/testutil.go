@@ -35,6 +35,13 @@ func (l *LockedBuffer) String() string {
 	return l.b.String()
 }
 
+// Patience bounds a wait on a socket (a dial, a handshake, reading an
+// answer) that is only there to end a test that would hang: a machine
+// loaded by other work, as CI's or a second `make test` beside this one,
+// can take seconds to schedule the peer, and a test that fails there
+// fails for the machine, not for the code.
+const Patience = 30 * time.Second
+
 // pollEvery is how often Eventually looks again: often enough that a
 // test waits little past the moment the condition holds, seldom enough
 // that looking costs nothing beside the server under test.

@@ -289,12 +289,12 @@ func upstreamStatus(line string) int {
 // nginxAnswer is what nginx answered target, in the form diffAnswer
 // gives.
 func nginxAnswer(t *testing.T, addr, target string) string {
-	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	c, err := net.DialTimeout("tcp", addr, testutil.Patience)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(10 * time.Second))
+	c.SetDeadline(time.Now().Add(testutil.Patience))
 	host := "example.com"
 	if h, t, ok := strings.Cut(target, " "); ok {
 		host, target = h, t // "HOST TARGET": a request for another server

@@ -80,7 +80,7 @@ func TestHostileRedis(t *testing.T) {
 					defer c.Close()
 					br := bufio.NewReader(c)
 					for {
-						c.SetDeadline(time.Now().Add(5 * time.Second))
+						c.SetDeadline(time.Now().Add(testutil.Patience))
 						cmd, err := readCommand(br)
 						if err != nil {
 							return
