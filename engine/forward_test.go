@@ -638,7 +638,7 @@ func TestActiveHealthCheck(t *testing.T) {
 	}
 	// The checks run one after the other: at the second, the first's
 	// failure has taken the server out.
-	testutil.WaitFor(t, 3*time.Second, "two health checks", func() bool { return checks.Load() >= 2 })
+	testutil.WaitFor(t, testutil.Patience, "two health checks", func() bool { return checks.Load() >= 2 })
 	if code := ask(); code != 502 || served.Load() != 0 {
 		t.Fatalf("with the check failing: %d, %d requests reached the server", code, served.Load())
 	}

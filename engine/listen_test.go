@@ -127,7 +127,7 @@ func TestListenNames(t *testing.T) {
 				defer cancel()
 				shut <- srv.Shutdown(ctx)
 			}()
-			if !testutil.Eventually(10*time.Second, func() bool {
+			if !testutil.Eventually(testutil.Patience, func() bool {
 				nc, err := net.DialTimeout("tcp", addr, testutil.Patience)
 				if err == nil {
 					nc.Close()

@@ -259,7 +259,7 @@ func testConnectionsPerIP(t *testing.T, tr transport) {
 	// The server counts the close when it sees it; retry briefly.
 	var resp string
 	var err error
-	if !testutil.Eventually(10*time.Second, func() bool {
+	if !testutil.Eventually(testutil.Patience, func() bool {
 		c := tr.dial(t, srv)
 		io.WriteString(c, followUp)
 		resp, err = bufio.NewReader(c).ReadString('\n')

@@ -33,7 +33,7 @@ func TestAccessLog(t *testing.T) {
 	}
 	firstAnswer(addr, "/missing", time.Now().Add(time.Second))
 	// A sweep flushes the loop's buffer: both lines reach the file.
-	testutil.WaitFor(t, 5*time.Second, "two lines in the access log", func() bool {
+	testutil.WaitFor(t, testutil.Patience, "two lines in the access log", func() bool {
 		data, _ := os.ReadFile(logFile)
 		return strings.Count(string(data), "\n") >= 2
 	})
@@ -41,7 +41,7 @@ func TestAccessLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd.Process.Signal(syscall.SIGUSR1)
-	testutil.WaitFor(t, 5*time.Second, "the access log reopened", func() bool {
+	testutil.WaitFor(t, testutil.Patience, "the access log reopened", func() bool {
 		return strings.Contains(stderr.String(), "access log reopened")
 	})
 	firstAnswer(addr, "/a", time.Now().Add(time.Second))

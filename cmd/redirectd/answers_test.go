@@ -135,7 +135,7 @@ func TestReadmeAnswersExample(t *testing.T) {
 	}
 	cmd.Process.Signal(syscall.SIGHUP)
 	cc := ""
-	if !testutil.Eventually(10*time.Second, func() bool {
+	if !testutil.Eventually(testutil.Patience, func() bool {
 		resp, err := http.Get("http://" + addr + "/reload-probe")
 		if err != nil {
 			t.Fatal(err)

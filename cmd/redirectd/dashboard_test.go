@@ -146,7 +146,7 @@ source_header = "Authorization: Bearer fleet"
 	// answer over TLS, so the labelled families have series.
 	var status int
 	var err error
-	if !testutil.Eventually(10*time.Second, func() bool {
+	if !testutil.Eventually(testutil.Patience, func() bool {
 		status, _, err = firstAnswer(addr, "/a", time.Now().Add(2*time.Second))
 		return err == nil && status == 301
 	}) {

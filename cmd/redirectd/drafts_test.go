@@ -348,7 +348,7 @@ func TestDraftPromoteRollback(t *testing.T) {
 	f.WriteString("\n[[rule]]\nfrom = \"/from-config\"\nto = \"/cfg\"\n")
 	f.Close()
 	n.cmd.Process.Signal(syscall.SIGHUP)
-	testutil.WaitFor(t, 10*time.Second, "the reload", func() bool { return strings.Count(n.stderr.String(), `"msg":"reloaded"`) > 0 })
+	testutil.WaitFor(t, testutil.Patience, "the reload", func() bool { return strings.Count(n.stderr.String(), `"msg":"reloaded"`) > 0 })
 	n.wantAnswer("localhost", "/from-config", 301, "/cfg")
 	n.wantAnswer("localhost", "/new", 301, "/y")
 	n.wantAnswer("localhost", "/old", 302, "/z")
@@ -492,13 +492,13 @@ func TestEditedNodeAsSource(t *testing.T) {
 			return st == 301 && strings.HasSuffix(l, loc)
 		}
 	}
-	if !testutil.Eventually(15*time.Second, answers("/fleet", "/f1")) {
+	if !testutil.Eventually(testutil.Patience, answers("/fleet", "/f1")) {
 		t.Fatalf("the follower does not serve the edited node's rules:\n%s", stderr.String())
 	}
 	d = n.newDraft("pub")
 	n.json("ed", "POST", "/drafts/"+d.ID+"/entries", map[string]any{"op": "change", "from": "/fleet", "to": "/f2"}, 201, nil)
 	n.json("pub", "POST", "/drafts/"+d.ID+"/promote", map[string]string{"message": "second"}, 200, nil)
-	if !testutil.Eventually(15*time.Second, answers("/fleet", "/f2")) {
+	if !testutil.Eventually(testutil.Patience, answers("/fleet", "/f2")) {
 		t.Fatalf("the follower does not take the second promote:\n%s", stderr.String())
 	}
 	follower.wantAnswer("localhost", "/old", 301, "/x") // the edited node's config rules travel too
@@ -513,7 +513,7 @@ func TestEditedNodeAsSource(t *testing.T) {
 	d = n.newDraft("pub")
 	n.json("ed", "POST", "/drafts/"+d.ID+"/entries", map[string]any{"op": "add", "host": "other.example", "from": "/later", "to": "/l1"}, 201, nil)
 	n.json("pub", "POST", "/drafts/"+d.ID+"/promote", map[string]string{"message": "after it"}, 200, nil)
-	if !testutil.Eventually(15*time.Second, func() bool {
+	if !testutil.Eventually(testutil.Patience, func() bool {
 		st, l := follower.answer("other.example", "/later")
 		return st == 301 && strings.HasSuffix(l, "/l1")
 	}) {

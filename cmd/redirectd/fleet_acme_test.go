@@ -279,7 +279,7 @@ frontend https
 	// until then it refuses the name, which is not a failure unless it
 	// lasts.
 	var lastErr error
-	if !testutil.Eventually(10*time.Second, func() bool {
+	if !testutil.Eventually(testutil.Patience, func() bool {
 		inLG(func() {
 			if _, err := get(added); err != nil {
 				lastErr = err

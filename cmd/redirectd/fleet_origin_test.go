@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/redirectd/redirectd/engine/admin"
 	"github.com/redirectd/redirectd/engine/testport"
@@ -68,7 +67,7 @@ func TestFleetRuleOrigin(t *testing.T) {
 	origin := func(from, want string) admin.RuleInfo {
 		t.Helper()
 		var got admin.RuleInfo
-		if !testutil.Eventually(15*time.Second, func() bool {
+		if !testutil.Eventually(testutil.Patience, func() bool {
 			var ok bool
 			got, ok = rule(from)
 			return ok && got.Source == want

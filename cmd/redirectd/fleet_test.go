@@ -174,7 +174,7 @@ func (f *fleet) startHAProxy(hap string, config func(sock string) string, backen
 	hdone := make(chan struct{})
 	go func() { hcmd.Wait(); close(hdone) }()
 	t.Cleanup(func() { hcmd.Process.Kill(); <-hdone })
-	if !testutil.Eventually(10*time.Second, func() bool {
+	if !testutil.Eventually(testutil.Patience, func() bool {
 		for _, b := range backends {
 			out, err := haproxy(sock, "show servers state "+b)
 			if err != nil || strings.Count(out, " 2 ") < 2 { // srv_op_state 2: running

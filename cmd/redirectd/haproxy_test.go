@@ -128,7 +128,7 @@ func TestFleetExampleHealthCheck(t *testing.T) {
 		t.Helper()
 		var got map[string]string
 		var err error
-		if !testutil.Eventually(10*time.Second, func() bool {
+		if !testutil.Eventually(testutil.Patience, func() bool {
 			var out string
 			out, err = haproxy(sock, "show servers state redirectd")
 			got = map[string]string{}
@@ -159,7 +159,7 @@ func TestFleetExampleHealthCheck(t *testing.T) {
 	fmt.Fprintf(c, "PROXY TCP4 127.0.0.1 127.0.0.1 40000 %s\r\nGET /a HTTP/1.1\r\n", strings.TrimPrefix(nodes[0].traffic, "127.0.0.1:"))
 	// Accepted and counted before the drain starts. HAProxy checks the
 	// admin port, so the open connection on the traffic port is this one.
-	testutil.WaitFor(t, 10*time.Second, "n1 holding the half request's connection", func() bool {
+	testutil.WaitFor(t, testutil.Patience, "n1 holding the half request's connection", func() bool {
 		_, m := httpGet(t, "http://127.0.0.1:"+nodes[0].adminPort+"/metrics", "")
 		v, _ := testutil.Metric(m, "redirectd_connections_open")
 		return v >= 1

@@ -154,7 +154,7 @@ to = "/new"
 	cmd.Process.Signal(syscall.SIGHUP)
 	var code int
 	var body string
-	if !testutil.Eventually(10*time.Second, func() bool {
+	if !testutil.Eventually(testutil.Patience, func() bool {
 		code, body = admin("/readyz")
 		return code == 503 && strings.Contains(body, "b.crt")
 	}) {
@@ -167,7 +167,7 @@ to = "/new"
 	b2 := writeCert(t, certs, "b", 60*24*time.Hour, "b.example")
 	cmd.Process.Signal(syscall.SIGHUP)
 	var got *x509.Certificate
-	if !testutil.Eventually(10*time.Second, func() bool {
+	if !testutil.Eventually(testutil.Patience, func() bool {
 		_, got = httpsGet(t, tlsAddr, "b.example", "GET /old HTTP/1.1\r\nHost: b.example\r\n\r\n")
 		code, _ = admin("/readyz")
 		return got.Equal(b2) && code == 200

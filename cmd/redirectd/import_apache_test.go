@@ -89,7 +89,7 @@ func runApache(t *testing.T, bin, dir, conf string, addrs ...string) {
 		<-exited
 	})
 	for _, a := range addrs {
-		if !testutil.Eventually(10*time.Second, func() bool {
+		if !testutil.Eventually(testutil.Patience, func() bool {
 			c, err := net.Dial("tcp", a)
 			if err == nil {
 				c.Close()

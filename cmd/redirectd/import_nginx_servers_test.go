@@ -68,7 +68,7 @@ func siteAnswer(t *testing.T, addr string, r siteRequest, base string) string {
 func waitListening(t *testing.T, what string, stderr fmt.Stringer, addrs ...string) {
 	t.Helper()
 	for _, a := range addrs {
-		if !testutil.Eventually(10*time.Second, func() bool {
+		if !testutil.Eventually(testutil.Patience, func() bool {
 			c, err := net.Dial("tcp", a)
 			if err == nil {
 				c.Close()

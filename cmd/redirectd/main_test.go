@@ -130,7 +130,7 @@ func TestServeBinary(t *testing.T) {
 	}
 	write("/second")
 	cmd.Process.Signal(syscall.SIGHUP)
-	if !testutil.Eventually(10*time.Second, func() bool {
+	if !testutil.Eventually(testutil.Patience, func() bool {
 		_, loc, _ = firstAnswer(addr, "/a", time.Now().Add(2*time.Second))
 		return loc == "/second"
 	}) {
@@ -139,7 +139,7 @@ func TestServeBinary(t *testing.T) {
 	// A broken config is refused and the rules in use keep serving.
 	os.WriteFile(file, []byte("[[rule]]\nfrom = \"/a\"\n"), 0o644)
 	cmd.Process.Signal(syscall.SIGHUP)
-	testutil.WaitFor(t, 5*time.Second, "the failed reload logged", func() bool {
+	testutil.WaitFor(t, testutil.Patience, "the failed reload logged", func() bool {
 		return strings.Contains(stderr.String(), "reload failed")
 	})
 	if _, loc, _ = firstAnswer(addr, "/a", time.Now().Add(time.Second)); loc != "/second" {

@@ -75,7 +75,7 @@ on_demand = true
 		before, _ := testutil.Metric(metrics(), `redirectd_config_reloads_total{result="ok"}`)
 		write(hosts...)
 		cmd.Process.Signal(syscall.SIGHUP)
-		if !testutil.Eventually(10*time.Second, func() bool {
+		if !testutil.Eventually(testutil.Patience, func() bool {
 			v, _ := testutil.Metric(metrics(), `redirectd_config_reloads_total{result="ok"}`)
 			return v > before
 		}) {

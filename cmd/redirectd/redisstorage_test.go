@@ -54,7 +54,7 @@ to = "/new"
 	admin := func(path string) (int, string) { return httpGet(t, "http://"+adminAddr+path, "") }
 	up := func(want float64) {
 		t.Helper()
-		testutil.WaitFor(t, 10*time.Second, fmt.Sprintf("redirectd_tls_storage_up %v", want), func() bool {
+		testutil.WaitFor(t, testutil.Patience, fmt.Sprintf("redirectd_tls_storage_up %v", want), func() bool {
 			_, m := admin("/metrics")
 			v, ok := testutil.Metric(m, `redirectd_tls_storage_up{backend="redis"}`)
 			return ok && v == want
@@ -76,7 +76,7 @@ to = "/new"
 	up(1)
 	// The gauge is set before the line is logged, and the line comes
 	// through a pipe: wait for it rather than read the log at once.
-	testutil.WaitFor(t, 10*time.Second, "the log line for Redis's return", func() bool {
+	testutil.WaitFor(t, testutil.Patience, "the log line for Redis's return", func() bool {
 		return strings.Contains(stderr.String(), "redis is reachable")
 	})
 	log := stderr.String()

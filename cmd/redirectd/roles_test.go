@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/redirectd/redirectd/internal/testutil"
 )
@@ -133,7 +132,7 @@ func TestAdminRoles(t *testing.T) {
 	n.answer("www.brand-b.com", "/missing-b")
 	n.answer("www.brand-a.com", "/missing-a")
 	var misses string
-	testutil.WaitFor(t, 10*time.Second, "the misses", func() bool {
+	testutil.WaitFor(t, testutil.Patience, "the misses", func() bool {
 		_, all := n.call("ada", "GET", "/misses", "", nil)
 		_, misses = n.call("alice", "GET", "/misses", "", nil)
 		return strings.Contains(all, "/missing-b") && strings.Contains(misses, "/missing-a")

@@ -151,7 +151,7 @@ func TestGracefulShutdown(t *testing.T) {
 	}
 	n.signal(syscall.SIGTERM)
 
-	testutil.WaitFor(t, 10*time.Second, "/readyz 503 while draining", func() bool {
+	testutil.WaitFor(t, testutil.Patience, "/readyz 503 while draining", func() bool {
 		resp, err := http.Get("http://" + n.adminAddr + "/readyz")
 		if err != nil {
 			return false
@@ -188,7 +188,7 @@ func TestWatchReload(t *testing.T) {
 	n := startNode(t, nodeConfig{Config: "[server]\nlisten = \"127.0.0.1:0\"\n\n[admin]\nlisten = \"127.0.0.1:0\"\n\n[rules]\nwatch = true\nwatch_interval = \"100ms\"\n\n" +
 		"[[map]]\nfile = " + fmt.Sprintf("%q", mapFile) + "\n"})
 	os.WriteFile(mapFile, []byte("/m /second;\n"), 0o644)
-	if !testutil.Eventually(10*time.Second, func() bool {
+	if !testutil.Eventually(testutil.Patience, func() bool {
 		_, loc, _ := firstAnswer(n.addr, "/m", time.Now().Add(time.Second))
 		return loc == "/second"
 	}) {

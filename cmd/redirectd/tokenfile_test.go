@@ -57,7 +57,7 @@ func TestTokenFileRotation(t *testing.T) {
 	}
 	os.WriteFile(tokenFile, []byte("second-token\n"), 0o600)
 	cmd.Process.Signal(syscall.SIGHUP)
-	if !testutil.Eventually(10*time.Second, func() bool { return status("/rules", "second-token") == 200 }) {
+	if !testutil.Eventually(testutil.Patience, func() bool { return status("/rules", "second-token") == 200 }) {
 		t.Fatalf("the new token is not taken after a reload\n%s", stderr.String())
 	}
 	if got := status("/rules", "first-token"); got != 401 {
@@ -69,14 +69,14 @@ func TestTokenFileRotation(t *testing.T) {
 	// With [rules] watch, a change of the file alone reloads, as when
 	// kubelet updates a mounted Secret.
 	os.WriteFile(tokenFile, []byte("third-token"), 0o600)
-	if !testutil.Eventually(10*time.Second, func() bool { return status("/rules", "third-token") == 200 }) {
+	if !testutil.Eventually(testutil.Patience, func() bool { return status("/rules", "third-token") == 200 }) {
 		t.Fatalf("watch did not take the new token\n%s", stderr.String())
 	}
 	// A token file gone at reload fails the reload, naming the key; the
 	// running token stays.
 	os.Remove(tokenFile)
 	cmd.Process.Signal(syscall.SIGHUP)
-	if !testutil.Eventually(10*time.Second, func() bool { return strings.Contains(stderr.String(), "token_file: cannot read") }) {
+	if !testutil.Eventually(testutil.Patience, func() bool { return strings.Contains(stderr.String(), "token_file: cannot read") }) {
 		t.Fatalf("no error naming token_file after the file went:\n%s", stderr.String())
 	}
 	if got := status("/rules", "third-token"); got != 200 {

@@ -76,9 +76,9 @@ func TestZeroDowntimeUpgrade(t *testing.T) {
 	}()
 	defer func() { stop.Store(true); <-done }()
 
-	testutil.WaitFor(t, 10*time.Second, "the old instance answering the client", func() bool { return fromOld.Load() > 0 })
+	testutil.WaitFor(t, testutil.Patience, "the old instance answering the client", func() bool { return fromOld.Load() > 0 })
 	start("new", "-upgrade", "-admin-listen", newAdmin)
-	testutil.WaitFor(t, 10*time.Second, "the new instance's /readyz 200 on its -admin-listen address", func() bool {
+	testutil.WaitFor(t, testutil.Patience, "the new instance's /readyz 200 on its -admin-listen address", func() bool {
 		resp, err := http.Get("http://" + newAdmin + "/readyz")
 		if err != nil {
 			return false
@@ -86,7 +86,7 @@ func TestZeroDowntimeUpgrade(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode == 200
 	})
-	testutil.WaitFor(t, 10*time.Second, "the new instance answering the client", func() bool { return fromNew.Load() > 0 })
+	testutil.WaitFor(t, testutil.Patience, "the new instance answering the client", func() bool { return fromNew.Load() > 0 })
 	old.signal(sigTERM)
 	waited := make(chan error, 1)
 	go func() { waited <- old.cmd.Wait() }()
@@ -99,7 +99,7 @@ func TestZeroDowntimeUpgrade(t *testing.T) {
 		t.Fatal("old instance did not stop")
 	}
 	after := fromNew.Load()
-	testutil.WaitFor(t, 10*time.Second, "answers once the old instance is gone", func() bool { return fromNew.Load() >= after+20 })
+	testutil.WaitFor(t, testutil.Patience, "answers once the old instance is gone", func() bool { return fromNew.Load() >= after+20 })
 	stop.Store(true)
 	<-done
 	if failed.Load() > 0 {

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/redirectd/redirectd/engine/testport"
 	"github.com/redirectd/redirectd/internal/testutil"
@@ -66,7 +65,7 @@ func TestServeUpstreamGroups(t *testing.T) {
 	}
 	write("/news/")
 	cmd.Process.Signal(syscall.SIGHUP)
-	if !testutil.Eventually(5*time.Second, func() bool { return strings.HasPrefix(get("/news/x"), "200 blog saw") }) {
+	if !testutil.Eventually(testutil.Patience, func() bool { return strings.HasPrefix(get("/news/x"), "200 blog saw") }) {
 		t.Fatalf("after the reload /news/x still gets %q\n%s", get("/news/x"), stderr.String())
 	}
 	if got := get("/blog/post"); !strings.HasPrefix(got, "200 plain saw") {

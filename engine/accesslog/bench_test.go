@@ -2,7 +2,6 @@ package accesslog
 
 import (
 	"testing"
-	"time"
 
 	"github.com/redirectd/redirectd/internal/testutil"
 )
@@ -42,7 +41,7 @@ func warmLog(tb testing.TB, f Format) (*Log, *Buffer) {
 		b.Append(&e)
 	}
 	close(w.open)
-	testutil.WaitFor(tb, 10*time.Second, "the writer giving the slices back", func() bool { return len(l.queue) == 0 && len(l.free) >= queueLen })
+	testutil.WaitFor(tb, testutil.Patience, "the writer giving the slices back", func() bool { return len(l.queue) == 0 && len(l.free) >= queueLen })
 	return l, b
 }
 

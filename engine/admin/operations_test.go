@@ -82,7 +82,7 @@ func TestPromoteLong(t *testing.T) {
 				t.Errorf("status while running: %v", st)
 			}
 			f.finish <- tt.err
-			testutil.WaitFor(t, 5*time.Second, "the promote's outcome", func() bool { return status()["state"] != "running" })
+			testutil.WaitFor(t, testutil.Patience, "the promote's outcome", func() bool { return status()["state"] != "running" })
 			if st := status(); !equalJSON(st, tt.want) {
 				t.Errorf("status: %v, want %v", st, tt.want)
 			}

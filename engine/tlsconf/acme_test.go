@@ -202,7 +202,7 @@ func testACME(t *testing.T, challenge string) {
 
 func waitMetricAtLeast(t *testing.T, set *metrics.Set, name string, want float64) {
 	t.Helper()
-	if !testutil.Eventually(5*time.Second, func() bool { return metricValue(set, name) >= want }) {
+	if !testutil.Eventually(testutil.Patience, func() bool { return metricValue(set, name) >= want }) {
 		t.Errorf("%s = %v, want at least %v", name, metricValue(set, name), want)
 	}
 }

@@ -69,7 +69,7 @@ func TestHandshake(t *testing.T) {
 // counts after the client has its answer.
 func waitMetric(t *testing.T, set *metrics.Set, name string, want float64) {
 	t.Helper()
-	if !testutil.Eventually(2*time.Second, func() bool { return metricValue(set, name) == want }) {
+	if !testutil.Eventually(testutil.Patience, func() bool { return metricValue(set, name) == want }) {
 		t.Errorf("%s = %v, want %v", name, metricValue(set, name), want)
 	}
 }

@@ -478,7 +478,7 @@ func TestBackoffDoubles(t *testing.T) {
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	if !testutil.Eventually(5*time.Second, cond) {
+	if !testutil.Eventually(testutil.Patience, cond) {
 		t.Fatalf("timed out waiting for %s", what)
 	}
 }

@@ -230,13 +230,13 @@ func TestRuleCacheOneBuild(t *testing.T) {
 	cb := &countingBackend{fakeBackend: f, release: make(chan struct{})}
 	rc := &ruleCache{b: cb}
 	rc.prefetch()
-	testutil.WaitFor(t, 5*time.Second, "the prefetch's build", func() bool { return cb.calls.Load() == 1 })
+	testutil.WaitFor(t, testutil.Patience, "the prefetch's build", func() bool { return cb.calls.Load() == 1 })
 	var wg sync.WaitGroup
 	got := make([]*index, 8)
 	for i := range got {
 		wg.Go(func() { got[i] = rc.get(time.Now()) })
 	}
-	testutil.WaitFor(t, 5*time.Second, "the pages waiting for the build", func() bool {
+	testutil.WaitFor(t, testutil.Patience, "the pages waiting for the build", func() bool {
 		rc.mu.Lock()
 		defer rc.mu.Unlock()
 		return rc.building != nil && rc.building.waiters.Load() == int32(len(got)) || cb.calls.Load() > 1

@@ -56,7 +56,7 @@ func (n *node) metric(t *testing.T, name string) float64 {
 
 func (n *node) waitUp(t *testing.T, up float64) {
 	t.Helper()
-	testutil.WaitFor(t, 10*time.Second, "redirectd_tls_storage_up", func() bool {
+	testutil.WaitFor(t, testutil.Patience, "redirectd_tls_storage_up", func() bool {
 		return n.metric(t, `redirectd_tls_storage_up{backend="redis"}`) == up
 	})
 }
