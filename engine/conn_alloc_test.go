@@ -4,6 +4,7 @@ package engine
 
 import (
 	"testing"
+	"unsafe"
 
 	"github.com/panjf2000/gnet/v2"
 
@@ -31,5 +32,15 @@ func TestConnChurnAllocs(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("%v allocations per connection, want 0", allocs)
+	}
+}
+
+// TestConnSize: a conn fits the runtime's 352-byte size class, which
+// every connection, plain, TLS or HTTP/2, keeps while open; the next
+// class is 384 bytes. The bools sit together for that: spread between
+// the wider fields, each took 8 bytes and the conn 360.
+func TestConnSize(t *testing.T) {
+	if n := unsafe.Sizeof(conn{}); n > 352 {
+		t.Errorf("conn is %d bytes, over the 352-byte size class", n)
 	}
 }
