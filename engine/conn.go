@@ -19,9 +19,19 @@ type conn struct {
 	loop *loop
 	idx  int // position in loop.conns
 	ip   netip.Addr
+	// The bools sit together, so that a conn fits the 352-byte size
+	// class (TestConnSize).
+	//
 	// tls: the connection came through the TLS listener (tlsport.Conn); h2:
 	// it negotiated HTTP/2, whose streams engine/h2 times out itself.
 	tls, h2 bool
+	// closing is set once the connection was asked to close: a TLS
+	// connection closes on its own goroutine, after the sweep that closed
+	// it, and a sweep before then must not count its timeout again.
+	closing bool
+	// shared is set once a goroutine off the loop may hold the conn (a
+	// forward, a tunnel, a challenge): it is then not reused (loop.free).
+	shared bool
 	// local is the address the connection was accepted on, for
 	// absolute_redirect's port and its host when a request names none.
 	local netip.AddrPort
@@ -47,10 +57,6 @@ type conn struct {
 	// the answer is sent and what arrives is dropped until this time.
 	lingerUntil int64
 	lingerRead  int
-	// closing is set once the connection was asked to close: a TLS
-	// connection closes on its own goroutine, after the sweep that closed
-	// it, and a sweep before then must not count its timeout again.
-	closing bool
 	// fwd is the request being forwarded upstream, if any: requests after
 	// it wait in the buffer until its answer is written, so answers keep
 	// request order.
@@ -77,9 +83,6 @@ type conn struct {
 	// answer to the request being started (0: its own), taken by
 	// startForward (locations_intercept.go).
 	pageStatus int
-	// shared is set once a goroutine off the loop may hold the conn (a
-	// forward, a tunnel, a challenge): it is then not reused (loop.free).
-	shared bool
 }
 
 // input returns the bytes serve works on: buf, what gnet holds, after the

@@ -184,9 +184,15 @@ const (
 	maxWindow     = 1<<31 - 1
 )
 
-// limiter is a token bucket of rate a second and burst at once, full
-// at first: golang.org/x/time/rate's, which takes the frame's time and
-// allocates nothing per token.
-func limiter(perSecond, burst int) *rate.Limiter {
-	return rate.NewLimiter(rate.Limit(perSecond), burst)
+// fill readies the zero Limiter l as a token bucket of perSecond a
+// second and burst at once, full at first, as rate.NewLimiter's
+// (golang.org/x/time/rate's, which takes the frame's time and allocates
+// nothing per token), but in place: NewLimiter returns a pointer to a
+// value that holds a mutex, which may not be copied. Set at the zero
+// time, the bucket's last event is the zero time, so the first frame
+// (perSecond > 0: setDefaults) finds it full, as NewLimiter's
+// (TestLimiterFullAtFirst).
+func fill(l *rate.Limiter, perSecond, burst int) {
+	l.SetLimitAt(time.Time{}, rate.Limit(perSecond))
+	l.SetBurstAt(time.Time{}, burst)
 }

@@ -35,8 +35,23 @@ type bridge struct {
 // one tears c down. log gets the reason a connection ended, at debug
 // level.
 func Serve(c *tlsport.Conn, e Conn, o h2.Options, log *slog.Logger) {
-	x := &bridge{c: c, e: e, log: log}
-	x.run(h2.NewConn(c.TLS(), x, o, c.Closing), false)
+	new(Bridge).Serve(c, e, o, log)
+}
+
+// Bridge is the state the package keeps for one connection, for the
+// engine to hold in its own side of the connection (its Conn), so that
+// the two are one allocation. Allocated on its own, the 88-byte bridge
+// falls in the runtime's 96-byte size class, which a handshake churns
+// with some 60 short-lived objects: kept by an idle connection, the
+// bridges hold spans of 85 slots in use, mostly empty once those are
+// collected (about 1 MB more heap in use with 2,000 idle connections,
+// some 500 bytes each).
+type Bridge struct{ x bridge }
+
+// Serve is the package's Serve, with b as the connection's state.
+func (b *Bridge) Serve(c *tlsport.Conn, e Conn, o h2.Options, log *slog.Logger) {
+	b.x = bridge{c: c, e: e, log: log}
+	b.x.run(h2.NewConn(c.TLS(), &b.x, o, c.Closing), false)
 }
 
 // Options returns the HTTP/2 bounds that apply for the TLS listener:
