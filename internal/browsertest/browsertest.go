@@ -22,6 +22,11 @@ import (
 	"github.com/redirectd/redirectd/internal/testutil"
 )
 
+// maxBrowsers bounds the browsers a test process runs at once (Start).
+const maxBrowsers = 2
+
+var browsers = make(chan struct{}, maxBrowsers)
+
 // candidates are the names Chromium goes by: Debian's package
 // (chromium), other distributions', and Chrome's.
 var candidates = []string{"/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome", "google-chrome-stable"}
@@ -47,17 +52,34 @@ func Find(tb testing.TB) string {
 // removes it, so each run left one in /tmp. It is a short name in the
 // temporary folder, not tb.TempDir(), whose path holds the test's name:
 // the singleton socket's path must fit a Unix socket address (108 bytes).
+//
+// At most maxBrowsers run at once in a test process; a test waits for a
+// slot. Chromium starts a handful of processes each, and a crowd of them
+// starting at once beside another `make test` is where one Chromium was
+// seen to crash (a segmentation fault in its own code, once in ten
+// side-by-side runs). What the browser writes is kept and logged when
+// the test fails, so that a crash says why.
 func Start(tb testing.TB) context.Context {
 	tb.Helper()
 	path := Find(tb)
+	browsers <- struct{}{}
+	tb.Cleanup(func() { <-browsers }) // last: after the browser's cleanup below
 	tmp, err := os.MkdirTemp("", "rdchrome")
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { os.RemoveAll(tmp) }) // after the browser's cleanup below
+	out := new(testutil.LockedBuffer)
+	tb.Cleanup(func() {
+		if tb.Failed() {
+			s := out.String()
+			tb.Logf("the browser wrote:\n%s", s[max(0, len(s)-4<<10):])
+		}
+	})
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(path),
 		chromedp.Env("TMPDIR="+tmp),
+		chromedp.CombinedOutput(out),
 		chromedp.Flag("headless", true),
 		chromedp.DisableGPU,
 		chromedp.WindowSize(1280, 900),
