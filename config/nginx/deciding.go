@@ -80,19 +80,27 @@ func decidingVars(dirs []*Directive) map[string]bool {
 // once, in the order found: what the note on a map no deciding step
 // reads says reads it.
 func readersOf(dirs []*Directive, name string) []string {
+	reads := func(args []string) bool {
+		return slices.ContainsFunc(args, func(a string) bool {
+			return strings.Contains(a, name) && slices.Contains(varsIn(a), name)
+		})
+	}
 	var out []string
 	var walk func([]*Directive)
 	walk = func(dirs []*Directive) {
 		for _, d := range dirs {
-			reader, args := d.Name, d.Args
+			reader, found := d.Name, reads(d.Args)
 			if d.Name == "map" && d.IsBlock && len(d.Args) == 2 {
 				// a map reads its source and its values, not its keys
-				reader, args = "map "+d.Args[1], d.Args[:1]
+				reader, found = "map "+d.Args[1], reads(d.Args[:1])
 				for _, e := range d.Block {
-					args = append(slices.Clip(args), e.Args...)
+					if found {
+						break
+					}
+					found = reads(e.Args) // an entry's key is its Name
 				}
 			}
-			if slices.ContainsFunc(args, func(a string) bool { return slices.Contains(varsIn(a), name) }) && !slices.Contains(out, reader) {
+			if found && !slices.Contains(out, reader) {
 				out = append(out, reader)
 			}
 			if d.Name != "map" {
