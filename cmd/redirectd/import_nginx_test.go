@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -106,31 +108,41 @@ func sampleNginx(t *testing.T, dir, addr string) (string, [][2]string) {
 }
 
 // answer sends GET target with Host host to addr and returns the status
-// and the Location resolved against the request's URL at base.
-func answer(t *testing.T, addr, host, target, base string) (int, string) {
-	t.Helper()
+// and the Location resolved against the request's URL at base. It may
+// run on a goroutine other than the test's, so it returns its error.
+func answer(addr, host, target, base string) (int, string, error) {
 	c, err := net.DialTimeout("tcp", addr, testutil.Patience)
 	if err != nil {
-		t.Fatal(err)
+		return 0, "", err
 	}
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(testutil.Patience))
 	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", target, host)
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil {
-		t.Fatalf("%s %s: %v", host, target, err)
+		return 0, "", fmt.Errorf("%s %s: %v", host, target, err)
 	}
 	resp.Body.Close()
 	if resp.StatusCode < 300 || resp.StatusCode > 399 {
-		return 0, "" // not a redirect: nginx's 404, redirectd's miss
+		return 0, "", nil // not a redirect: nginx's 404, redirectd's miss
 	}
-	return resp.StatusCode, resolve(t, base, resp.Header.Get("Location"))
+	loc, err := resolveErr(base, resp.Header.Get("Location"))
+	return resp.StatusCode, loc, err
 }
 
 // resolve reads loc as a browser does, against base: the URL standard
 // reads one slash after http: or https: as two ("https:/host/x" is
 // https://host/x), where url.Parse reads a path.
 func resolve(t *testing.T, base, loc string) string {
+	t.Helper()
+	u, err := resolveErr(base, loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+func resolveErr(base, loc string) (string, error) {
 	for _, scheme := range []string{"http:/", "https:/"} {
 		if rest, ok := strings.CutPrefix(loc, scheme); ok && rest != "" && rest[0] != '/' {
 			loc = scheme + "/" + rest
@@ -138,13 +150,13 @@ func resolve(t *testing.T, base, loc string) string {
 	}
 	b, err := url.Parse(base)
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	l, err := url.Parse(loc)
 	if err != nil {
-		t.Fatalf("Location %q: %v", loc, err)
+		return "", fmt.Errorf("Location %q: %v", loc, err)
 	}
-	return b.ResolveReference(l).String()
+	return b.ResolveReference(l).String(), nil
 }
 
 // explainAnswer asks the rules what explain would print for host+target.
@@ -279,13 +291,42 @@ func roundTripExcept(t *testing.T, nginxBin, dir, conf, nginxAddr string, reqs [
 	// for a host it does not serve (return 444).
 	waitListening(t, "redirectd", srvErr, addr)
 
+	// Both servers are asked by a few workers at once (each request on
+	// its own connection, as before): one after another, the waits on
+	// loopback round trips were most of the longest test's time.
+	type answers struct {
+		ns, ss int
+		nl, sl string
+		err    error
+	}
+	got := make([]answers, len(reqs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(reqs); i = int(next.Add(1)) - 1 {
+				host, target := reqs[i][0], reqs[i][1]
+				base := "http://" + strings.ToLower(host) + ":" + strings.Split(nginxAddr, ":")[1] + target
+				a := &got[i]
+				if a.ns, a.nl, a.err = answer(nginxAddr, host, target, base); a.err == nil {
+					a.ss, a.sl, a.err = answer(addr, host, target, base)
+				}
+				if a.err != nil {
+					next.Store(int64(len(reqs))) // the test ends at the first
+				}
+			}
+		})
+	}
+	wg.Wait()
 	redirects := 0
-	for _, r := range reqs {
+	for i, r := range reqs {
 		host, target := r[0], r[1]
 		base := "http://" + strings.ToLower(host) + ":" + strings.Split(nginxAddr, ":")[1] + target
-		ns, nl := answer(t, nginxAddr, host, target, base)
+		if got[i].err != nil {
+			t.Fatal(got[i].err)
+		}
+		ns, nl, ss, sl := got[i].ns, got[i].nl, got[i].ss, got[i].sl
 		es, el := explainAnswer(t, cfg, host, target, base)
-		ss, sl := answer(t, addr, host, target, base)
 		sl = asNginxPort(sl, addr, strings.Split(nginxAddr, ":")[1])
 		if ns != 0 {
 			redirects++
