@@ -99,8 +99,7 @@ func TestCraftedRegexPath(t *testing.T) {
 // on one connection: the CPU an attacker's request aimed at the regex
 // tier costs (client and server together, on loopback).
 func BenchmarkCraftedRegexPath(b *testing.B) {
-	srv, stop := runBenchServer(b, engine.Options{})
-	defer stop()
+	srv := runBenchServer(b, engine.Options{})
 	for _, tc := range craftedRegexCases(b) {
 		b.Run(strings.ReplaceAll(tc.name, " ", "-"), func(b *testing.B) {
 			srv.Swap(tc.set)

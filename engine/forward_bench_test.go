@@ -30,8 +30,7 @@ func BenchmarkForward(b *testing.B) {
 	pool := upstream.New(upstream.Config{Servers: []string{ln.Addr().String()}, MaxConnsPerServer: 64,
 		ConnectTimeout: 1e9, ReadTimeout: 5e9, WriteTimeout: 5e9}, nil)
 	defer pool.Close()
-	srv, stop := runBenchServer(b, engine.Options{Upstream: &engine.UpstreamOptions{Pool: pool}})
-	defer stop()
+	srv := runBenchServer(b, engine.Options{Upstream: &engine.UpstreamOptions{Pool: pool}})
 	req := []byte("GET /miss HTTP/1.1\r\nHost: bench\r\n\r\n")
 	b.Run("keepalive", func(b *testing.B) {
 		c, err := net.Dial("tcp", srv.Addr())

@@ -192,14 +192,7 @@ func TestH2BodyPanicEndsDry(t *testing.T) {
 			panic("injected while deciding a body")
 		}
 	})
-	done := make(chan error, 1)
-	go func() { done <- srv.Run() }()
-	select {
-	case <-srv.Ready():
-	case err := <-done:
-		t.Fatalf("server did not start: %v", err)
-	}
-	t.Cleanup(func() { stopServer(t, srv, done) })
+	runServer(t, srv)
 
 	r := dialH2(t, srv)
 	r.headers(1, false, r.block("POST", "/panic-body", "content-length", "10"))

@@ -74,14 +74,7 @@ func TestLocationModel(t *testing.T) {
 	set.SetLocations(hosts)
 	up := engine.UpstreamOptions{Pool: testPool(t, upstream.Config{Servers: []string{def.addr}}, nil)}
 	srv := engine.New(engine.Options{Listen: "127.0.0.1:0", EventLoops: 1, Upstream: &up}, set)
-	done := make(chan error, 1)
-	go func() { done <- srv.Run() }()
-	select {
-	case <-srv.Ready():
-	case err := <-done:
-		t.Fatalf("server did not start: %v", err)
-	}
-	t.Cleanup(func() { stopServer(t, srv, done) })
+	runServer(t, srv)
 	type answer struct {
 		Status               int
 		Location, Body, Line string

@@ -60,14 +60,7 @@ func startPhase(t *testing.T, def, docs string) *engine.Server {
 	docsGroup := &engine.UpstreamOptions{Name: "docs", Pool: testPool(t, upstream.Config{Servers: []string{docs}}, nil)}
 	srv := engine.New(engine.Options{Listen: "127.0.0.1:0", EventLoops: 1, Upstream: &up,
 		Groups: []*engine.UpstreamOptions{docsGroup}}, set)
-	done := make(chan error, 1)
-	go func() { done <- srv.Run() }()
-	select {
-	case <-srv.Ready():
-	case err := <-done:
-		t.Fatalf("server did not start: %v", err)
-	}
-	t.Cleanup(func() { stopServer(t, srv, done) })
+	runServer(t, srv)
 	return srv
 }
 

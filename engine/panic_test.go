@@ -56,14 +56,7 @@ func TestPanicRecovered(t *testing.T) {
 			panic("injected in " + at)
 		}
 	})
-	done := make(chan error, 1)
-	go func() { done <- srv.Run() }()
-	select {
-	case <-srv.Ready():
-	case err := <-done:
-		t.Fatalf("server did not start: %v", err)
-	}
-	t.Cleanup(func() { stopServer(t, srv, done) })
+	runServer(t, srv)
 
 	// served sends one request on a new connection and returns the
 	// answer's status, or 0 when the connection closes without one.

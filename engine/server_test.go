@@ -67,17 +67,24 @@ func (tr transport) startSet(t *testing.T, opts engine.Options, set *matcher.Set
 		opts.TLS = testTLSOptions(t)
 	}
 	srv := engine.New(opts, set)
+	runServer(t, srv)
+	return srv
+}
+
+// runServer runs srv until the test ends, and fails the test when srv
+// does not start.
+func runServer(tb testing.TB, srv *engine.Server) {
+	tb.Helper()
 	done := make(chan error, 1)
 	go func() { done <- srv.Run() }()
 	select {
 	case <-srv.Ready():
 	case err := <-done:
-		t.Fatalf("server did not start: %v", err)
-	case <-time.After(5 * time.Second):
-		t.Fatal("server did not start within 5s")
+		tb.Fatalf("server did not start: %v", err)
+	case <-time.After(testutil.Patience):
+		tb.Fatalf("server did not start within %v", testutil.Patience)
 	}
-	t.Cleanup(func() { stopServer(t, srv, done) })
-	return srv
+	tb.Cleanup(func() { stopServer(tb, srv, done) })
 }
 
 // stopServer stops srv, whose Run reports on done, and fails the test
@@ -106,23 +113,17 @@ func stopServer(tb testing.TB, srv *engine.Server, done <-chan error) {
 	}
 }
 
-// runBenchServer starts a server for a benchmark and returns it with a
-// function that stops it.
-func runBenchServer(b *testing.B, opts engine.Options) (*engine.Server, func()) {
+// runBenchServer runs a server with the test rules for a benchmark, one
+// event loop, until the benchmark's run ends.
+func runBenchServer(b *testing.B, opts engine.Options) *engine.Server {
 	set, err := matcher.Compile(testRules)
 	if err != nil {
 		b.Fatal(err)
 	}
 	opts.Listen, opts.EventLoops = "127.0.0.1:0", 1
 	srv := engine.New(opts, set)
-	done := make(chan error, 1)
-	go func() { done <- srv.Run() }()
-	select {
-	case <-srv.Ready():
-	case err := <-done:
-		b.Fatal(err)
-	}
-	return srv, func() { stopServer(b, srv, done) }
+	runServer(b, srv)
+	return srv
 }
 
 // answer is what a test compares of a response.

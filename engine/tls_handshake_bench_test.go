@@ -55,8 +55,7 @@ func benchHandshake(b *testing.B, name string) {
 	m := benchManager(b)
 	// DeferAccept as the daemon has it by default.
 	opts := engine.Options{DeferAccept: true, TLS: &engine.TLSOptions{Listen: "127.0.0.1:0", Config: m.TLSConfig()}}
-	srv, stop := runBenchServer(b, opts)
-	defer stop()
+	srv := runBenchServer(b, opts)
 	step := testutil.ChildSteps(b, "TestTLSHandshakeClient", handshakeClientEnv, srv.TLSAddr()+" "+name)
 	step()           // the child's start-up, outside the timing
 	b.ReportAllocs() // the server's: the client is another process
