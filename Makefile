@@ -36,7 +36,7 @@ test-lint:
 # cmd/redirectd and found nothing it could (the importer's code runs
 # under it in every other import test), so they run without it, in
 # test-real-maps. So does werf's real site (7,755 requests to nginx and
-# to redirectd, one at a time): 31 s under the detector, 8 s without;
+# to redirectd): 31 s under the detector, 8 s without;
 # and the real sites' .htaccess files against Apache (15,000 requests,
 # one at a time): 51 s under it, 25 s without; the same comparison on
 # the two sites kept in testdata (TestImportApacheSiteShapes), 7 CPU
