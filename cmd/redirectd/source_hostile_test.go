@@ -65,7 +65,8 @@ func testSourceMemoryBudget(t *testing.T, bin string) {
 	origin.publish(t, map[string]string{"redirectd.toml": "[[map]]\nfile = \"rules.map\"\n", "rules.map": m.String()})
 	node.waitMetric(`redirectd_rules_source_failures_total{reason="invalid"}`, 1, 30*time.Second)
 	node.waitAnswer("/a", 301, "/one", time.Second)
-	if log := node.stderr.String(); !strings.Contains(log, "rules.map:") || !strings.Contains(log, "(max_rules_bytes;") {
+	node.waitLog("(max_rules_bytes;", "the log does not say the map is past max_rules_bytes")
+	if log := node.stderr.String(); !strings.Contains(log, "rules.map:") {
 		t.Errorf("the log does not name the map's line past max_rules_bytes:\n%s", log)
 	}
 	peak, _ := procStatusKiB(node.cmd.Process.Pid, "VmHWM")
@@ -112,9 +113,7 @@ func testSourceRegexBudget(t *testing.T, bin string) {
 	origin.publish(t, map[string]string{"redirectd.toml": "[[map]]\nfile = \"re.map\"\n", "re.map": m.String()})
 	node.waitMetric(`redirectd_rules_source_failures_total{reason="invalid"}`, 1, 15*time.Second)
 	node.waitAnswer("/a", 301, "/one", time.Second)
-	if !strings.Contains(node.stderr.String(), "re.map:11: from: more than 10 regexes") {
-		t.Errorf("the log does not name the rule past the budget:\n%s", node.stderr)
-	}
+	node.waitLog("re.map:11: from: more than 10 regexes", "the log does not name the rule past the budget")
 }
 
 func testSourceDeepNesting(t *testing.T, bin string) {
@@ -130,9 +129,7 @@ func testSourceDeepNesting(t *testing.T, bin string) {
 	origin.publish(t, map[string]string{"redirectd.toml": "[[rule]]\nfrom = \"/a\"\nto = \"/two\"\nx = " + strings.Repeat("[", n) + strings.Repeat("]", n) + "\n"})
 	node.waitMetric(`redirectd_rules_source_failures_total{reason="invalid"}`, 1, 15*time.Second)
 	node.waitAnswer("/a", 301, "/one", time.Second)
-	if !strings.Contains(node.stderr.String(), "redirectd.toml:4: nests deeper than 64") {
-		t.Errorf("the log does not name the line that nests too deep:\n%s", node.stderr)
-	}
+	node.waitLog("redirectd.toml:4: nests deeper than 64", "the log does not name the line that nests too deep")
 	node.stop()
 	node.start()
 	node.waitMetric(`redirectd_rules_source_failures_total{reason="invalid"}`, 1, 15*time.Second)
@@ -167,9 +164,7 @@ func testSourceInterruptedLoad(t *testing.T, bin string) {
 	node.waitMetric(`redirectd_rules_source_failures_total{reason="invalid"}`, 1, 15*time.Second)
 	node.waitAnswer("/a", 301, "/one", time.Second)
 	for _, want := range []string{"is refused from now on", "times in a row", filepath.Join(cache, "refused")} {
-		if !strings.Contains(node.stderr.String(), want) {
-			t.Errorf("the log does not say %q:\n%s", want, node.stderr)
-		}
+		node.waitLog(want, fmt.Sprintf("the log does not say %q", want))
 	}
 	if err := os.Remove(filepath.Join(cache, "refused")); err != nil {
 		t.Fatal(err)
@@ -188,9 +183,7 @@ func testSourceInterruptedLoad(t *testing.T, bin string) {
 	}
 	node.start()
 	node.waitAnswer("/a", 301, "/four", 15*time.Second)
-	if !strings.Contains(node.stderr.String(), "it is loaded again") {
-		t.Errorf("the log does not say the interrupted version is loaded again:\n%s", node.stderr)
-	}
+	node.waitLog("it is loaded again", "the log does not say the interrupted version is loaded again")
 }
 
 // testSourceCrashingVersion publishes a version whose every load ends
@@ -235,9 +228,7 @@ func testSourceCrashingVersion(t *testing.T, bin string) {
 	if b, _ := os.ReadFile(filepath.Join(cache, "refused")); string(b) != h2+"\n" {
 		t.Errorf("refused file %q, want %s", b, h2)
 	}
-	if !strings.Contains(node.stderr.String(), "is refused from now on") {
-		t.Errorf("the log does not say the version is refused:\n%s", node.stderr)
-	}
+	node.waitLog("is refused from now on", "the log does not say the version is refused")
 	node.cmd.Process.Kill()
 	node.cmd.Wait()
 

@@ -14,7 +14,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -122,6 +121,17 @@ func (n *sourceNode) start() {
 	n.t.Helper()
 	nd := startNode(n.t, nodeConfig{File: n.file, Bin: n.bin, Env: n.env})
 	n.cmd, n.stderr = nd.cmd, nd.stderr
+}
+
+// waitLog waits until the node's log holds text, and fails the test
+// with what says otherwise and the log when it does not. The node writes
+// a line beside the effect a test saw first (a metric, an answer), and
+// the line reaches the test's buffer through a pipe: it can come after.
+func (n *sourceNode) waitLog(text, otherwise string) {
+	n.t.Helper()
+	if !testutil.Eventually(testutil.Patience, func() bool { return strings.Contains(n.stderr.String(), text) }) {
+		n.t.Errorf("%s:\n%s", otherwise, n.stderr)
+	}
 }
 
 func (n *sourceNode) stop() {
@@ -341,9 +351,7 @@ func TestSourcePoll(t *testing.T) {
 	if h, _ := node.serving(); h != h2 {
 		t.Errorf("serving %s after a bad version, want %s", h, h2)
 	}
-	if !strings.Contains(node.stderr.String(), "redirectd.toml:4: [[rule]] #1: status: 200 is not a redirect status") {
-		t.Errorf("the log does not say why the version was refused:\n%s", node.stderr)
-	}
+	node.waitLog("redirectd.toml:4: [[rule]] #1: status: 200 is not a redirect status", "the log does not say why the version was refused")
 
 	// Roll back to v1: pinned while the source stays as it is.
 	if code, body := node.call("POST", "/versions/rollback?to="+h1); code != 200 {
@@ -412,9 +420,7 @@ func TestSourcePoll(t *testing.T) {
 		t.Errorf("serving %s from the cache, want %s", h, h4)
 	}
 	node.waitMetric(`redirectd_rules_source_failures_total{reason="status"}`, 1, 15*time.Second)
-	if !regexp.MustCompile(`the source answered 503 Service Unavailable`).MatchString(node.stderr.String()) {
-		t.Errorf("the log does not say the source is down:\n%s", node.stderr)
-	}
+	node.waitLog("the source answered 503 Service Unavailable", "the log does not say the source is down")
 }
 
 // TestSourceNotReady starts a node whose source is down and whose cache is
@@ -480,9 +486,7 @@ func TestSourceDamagedCache(t *testing.T) {
 	}
 	node.start()
 	node.waitAnswer("/a", 301, "/one", 15*time.Second)
-	if !strings.Contains(node.stderr.String(), "cannot serve the version in [rules] cache_dir") {
-		t.Errorf("the log does not say the cached version failed:\n%s", node.stderr)
-	}
+	node.waitLog("cannot serve the version in [rules] cache_dir", "the log does not say the cached version failed")
 	if b, _ := os.ReadFile(filepath.Join(cache, "versions", h, "redirectd.toml")); !strings.Contains(string(b), "/one") {
 		t.Errorf("the damaged copy is still in the cache: %q", b)
 	}
