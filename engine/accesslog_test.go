@@ -146,7 +146,7 @@ var durationField = regexp.MustCompile(`" (\d+\.\d{6}) "`)
 func readLines(t *testing.T, file string, n int) []string {
 	t.Helper()
 	var lines []string
-	testutil.Eventually(10*time.Second, func() bool {
+	testutil.Eventually(testutil.Patience, func() bool {
 		data, _ := os.ReadFile(file)
 		lines = strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 		if len(data) == 0 {

@@ -52,7 +52,7 @@ func TestDeferAccept(t *testing.T) {
 	const idle = 10 * time.Second
 	srv := plainTCP.startClocked(t, engine.Options{DeferAccept: true, EventLoops: 2, IdleTimeout: idle})
 	var got []int
-	testutil.Eventually(10*time.Second, func() bool {
+	testutil.Eventually(testutil.Patience, func() bool {
 		got = listenerOption(t, srv.Addr(), unix.TCP_DEFER_ACCEPT)
 		return len(got) == 2 && got[0] > 0 && got[1] > 0
 	})

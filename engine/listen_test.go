@@ -97,7 +97,7 @@ func TestListenNames(t *testing.T) {
 			addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 
 			var got []int
-			testutil.Eventually(10*time.Second, func() bool {
+			testutil.Eventually(testutil.Patience, func() bool {
 				got = listening(t, port)
 				return len(got) == 2 && got[0] > 0 && got[1] > 0
 			})

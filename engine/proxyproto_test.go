@@ -99,7 +99,7 @@ func logLines(t *testing.T, file string, n int) []logLine {
 	t.Helper()
 	var data []byte
 	var lines []logLine
-	testutil.Eventually(10*time.Second, func() bool {
+	testutil.Eventually(testutil.Patience, func() bool {
 		data, _ = os.ReadFile(file)
 		lines = nil
 		for _, l := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {

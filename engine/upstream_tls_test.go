@@ -157,7 +157,7 @@ func expect502(t *testing.T, srv *engine.Server, logs *testutil.LockedBuffer, wa
 	if resp.StatusCode != 502 || !strings.Contains(body, "could not be reached") {
 		t.Errorf("got %d %q, want 502", resp.StatusCode, body)
 	}
-	ok := testutil.Eventually(2*time.Second, func() bool {
+	ok := testutil.Eventually(testutil.Patience, func() bool {
 		for _, w := range want {
 			if !strings.Contains(logs.String(), w) {
 				return false

@@ -155,7 +155,7 @@ func TestShadowRule(t *testing.T) {
 func readShadowLines(t *testing.T, file string, n int) []shadowLine {
 	t.Helper()
 	var lines []string
-	testutil.Eventually(10*time.Second, func() bool {
+	testutil.Eventually(testutil.Patience, func() bool {
 		data, _ := os.ReadFile(file)
 		lines = strings.Split(strings.TrimSpace(string(data)), "\n")
 		return len(lines) >= n && lines[0] != ""

@@ -142,7 +142,7 @@ on_demand = true
 	// A refused handshake is counted after the alert that tells the
 	// client: the last one may still be on its way.
 	var m string
-	testutil.Eventually(5*time.Second, func() bool {
+	testutil.Eventually(testutil.Patience, func() bool {
 		m = metrics()
 		v, _ := testutil.Metric(m, `redirectd_tls_handshake_failures_total{reason="unknown_sni"}`)
 		return v >= 3

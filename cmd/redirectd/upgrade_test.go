@@ -297,7 +297,7 @@ func TestUpgradeBySignal(t *testing.T) {
 	if loc, err := locationOf(addr, "x", "/a", 5*time.Second); err != nil || loc != "/b" {
 		t.Errorf("after the upgrade, /a: %q, %v", loc, err)
 	}
-	if !testutil.Eventually(20*time.Second, func() bool {
+	if !testutil.Eventually(testutil.Patience, func() bool {
 		resp, err := http.Get("http://" + adminAddr + "/readyz")
 		if err != nil {
 			return false

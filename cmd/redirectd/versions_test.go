@@ -48,7 +48,7 @@ func TestVersionsLocal(t *testing.T) {
 	// after the new rules serve, so the answer above can come before
 	// them: ask until they are there.
 	var got map[string]uint64
-	testutil.Eventually(10*time.Second, func() bool {
+	testutil.Eventually(testutil.Patience, func() bool {
 		_, rb := node.call("GET", "/rules")
 		var rules []admin.RuleInfo
 		json.Unmarshal([]byte(rb), &rules)
@@ -114,7 +114,7 @@ func TestVersionsLocalFiles(t *testing.T) {
 	}
 	// A reload of the same files is the same version.
 	nd.cmd.Process.Signal(syscall.SIGHUP)
-	testutil.Eventually(10*time.Second, func() bool { return strings.Contains(nd.stderr.String(), "reloaded") })
+	testutil.Eventually(testutil.Patience, func() bool { return strings.Contains(nd.stderr.String(), "reloaded") })
 	if vs := node.versions(); len(vs) != 1 || vs[0].Hash != want {
 		t.Errorf("/versions after a reload of the same files: %+v, want %s", vs, want)
 	}

@@ -114,7 +114,7 @@ func TestShadowMapBinary(t *testing.T) {
 		Target, Rule, ShadowRule, ShadowLocation string
 	}
 	var got []line
-	testutil.Eventually(10*time.Second, func() bool {
+	testutil.Eventually(testutil.Patience, func() bool {
 		data, _ := os.ReadFile(logFile)
 		got = got[:0]
 		for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {

@@ -112,7 +112,8 @@ func TestLayeredOutage(t *testing.T) {
 		if n.metric(t, `redirectd_tls_storage_errors_total{op="store"}`) < 1 || n.metric(t, `redirectd_tls_storage_fallbacks_total{op="load"}`) < 1 {
 			t.Error("the store error or the load fallback was not counted")
 		}
-		if !strings.Contains(n.log.String(), "redis is unreachable") {
+		// the gauge is set before the line is logged
+		if !testutil.Eventually(testutil.Patience, func() bool { return strings.Contains(n.log.String(), "redis is unreachable") }) {
 			t.Errorf("no log line for the outage:\n%s", n.log)
 		}
 	}
@@ -123,7 +124,8 @@ func TestLayeredOutage(t *testing.T) {
 	srv.Start() // empty: the test runs it without persistence
 	for _, n := range []*node{a, b} {
 		n.waitUp(t, 1)
-		if !strings.Contains(n.log.String(), "redis is reachable") {
+		// the gauge is set before the line is logged
+		if !testutil.Eventually(testutil.Patience, func() bool { return strings.Contains(n.log.String(), "redis is reachable") }) {
 			t.Errorf("no log line for the return:\n%s", n.log)
 		}
 		if err := n.Store(ctx, "certificates/x", []byte("x")); err != nil {
